@@ -1,0 +1,51 @@
+/*
+ * util/version.c - the `petrel -V` report.
+ */
+#include "config.h"
+#include "util/version.h"
+#include "util/thread.h"
+#include <openssl/crypto.h>
+#include <ldns/ldns.h>
+#ifdef HAVE_LIBEVENT
+#include <event2/event.h>
+#endif
+
+const char *
+version_thread_models(void)
+{
+#if defined(HAVE_SOLARIS_THREADS)
+	return "solaris fork";
+#elif defined(HAVE_PTHREAD)
+	return "pthreads fork";
+#else
+	return "fork";
+#endif
+}
+
+/** event backend names, weak so the event layer can provide the list */
+const char *netevent_backends_compiled(void) __attribute__((weak));
+
+void
+version_print(FILE *out, const char *progname)
+{
+	fprintf(out, "%s %s\n", progname, PACKAGE_VERSION);
+	fprintf(out, "configure line: %s\n", CONFIGURE_LINE);
+	if(netevent_backends_compiled)
+		fprintf(out, "event backends: %s\n", netevent_backends_compiled());
+	else
+#ifdef HAVE_LIBEVENT
+		fprintf(out, "event backends: select libevent\n");
+#else
+		fprintf(out, "event backends: select\n");
+#endif
+	fprintf(out, "thread models: %s\n", version_thread_models());
+	fprintf(out, "thread library: %s\n", thread_lib_name());
+#ifdef HAVE_LIBEVENT
+	fprintf(out, "libevent: %s (method %s)\n", event_get_version(),
+		"chosen per event base");
+#else
+	fprintf(out, "libevent: not compiled in\n");
+#endif
+	fprintf(out, "OpenSSL: %s\n", OpenSSL_version(OPENSSL_VERSION));
+	fprintf(out, "ldns: %s\n", ldns_version());
+}
