@@ -1,0 +1,476 @@
+/*
+ * util/netevent/netevent.h - the event layer: comm_base, comm_point,
+ * timers, signals, socket helpers, and the backends underneath.
+ *
+ * Layering. Everything above util/netevent/ sees only the objects declared
+ * here: a comm_base (one per worker: the loop, its cached clock, its timers
+ * and signals) and comm_points (a UDP socket served in batches, a TCP
+ * listening socket with its connections, an outgoing TCP connection),
+ * plus comm_timer, comm_signal and comm_watch (any fd, readable). Below
+ * them sits one backend, picked per comm_base by name at run time:
+ *
+ *   "select"    built always: select(2), fd sets copied before every call,
+ *               descriptors >= FD_SETSIZE refused with an error (never
+ *               written past the set), timers in a binary min-heap.
+ *   "libevent"  built when HAVE_LIBEVENT: one event_base per comm_base
+ *               (epoll on Linux, event ports on Solaris, kqueue on BSD).
+ *
+ * The backend contract (util/netevent/backend.h, internal) is the small
+ * set of operations of Redis' ae: create/destroy a loop; register a file
+ * descriptor and set its read/write interest, or remove it; create, arm,
+ * disarm and free a one-shot relative timer; run one iteration of the loop
+ * (block until something is ready, then call the callbacks); and a name.
+ * Signals and the cross-thread "break" are built once above the backends
+ * out of that contract: a signal handler writes the signal number into a
+ * self-pipe, and comm_base_exit() sets a flag and writes a byte into the
+ * base's wakeup pipe, both ordinary readable descriptors to every backend.
+ *
+ * Clock. The comm_base reads the time (gettimeofday) once per loop
+ * iteration, right after the backend wakes and before the first callback
+ * runs; everything above reads comm_base_now() / comm_base_secs() and never
+ * calls time() itself. The idle hooks run at the same two points:
+ * before_wait just before the backend may block, after_wake after it woke
+ * and before any callback of that iteration.
+ *
+ * Threads. A comm_base and everything created on it belong to one thread.
+ * The only call allowed from another thread is comm_base_exit().
+ *
+ * UDP hot path. comm_point_create_udp() preallocates batch_size slots
+ * (buffer, address, control data) per comm_point; a wake-up drains the
+ * socket with recvmmsg (recvmsg without it) in at most
+ * NETEVENT_UDP_BATCHES_PER_WAKE batches, calls the callback per datagram
+ * with a struct comm_reply, and sends all the answers of a batch with one
+ * sendmmsg (per-packet sendmsg when sendmmsg is missing or stops short).
+ * Nothing is allocated, locked or logged per packet. With a wildcard-bound
+ * socket the answer leaves from the address the query was sent to
+ * (IP_PKTINFO / IPV6_RECVPKTINFO).
+ *
+ * Answering later. The callback may copy the reply's address with
+ * comm_reply_save() (a small struct, by value) and return 0; later,
+ * comm_reply_send() sends the answer. For TCP the saved address holds the
+ * connection and its generation number: a connection closed (or reused)
+ * in between is detected and the answer dropped (-1).
+ *
+ * Ownership. Every object is freed by its own _delete function, which may
+ * be called from inside its own callback unless the doc says otherwise.
+ * Comm_points must outlive saved comm_reply_addr values that name them.
+ * A function that takes a callback and fails never calls the callback.
+ */
+#ifndef UTIL_NETEVENT_NETEVENT_H
+#define UTIL_NETEVENT_NETEVENT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include "util/netaddr.h"
+
+struct comm_base;
+struct comm_point;
+struct comm_timer;
+struct comm_signal;
+struct comm_watch;
+struct comm_tcp_conn;
+struct comm_tcp_out;
+
+/** default number of datagrams per recvmmsg/sendmmsg batch */
+#define NETEVENT_UDP_BATCH_DEFAULT 32
+/** most batches drained from one UDP socket per wake-up */
+#define NETEVENT_UDP_BATCHES_PER_WAKE 4
+/** default per-slot buffer size (largest answer that fits) */
+#define NETEVENT_BUFSIZE_DEFAULT 65535
+
+/* ------------------------------------------------------------------ */
+/* backends and the base                                               */
+
+/**
+ * @return the names of the backends compiled into this binary, separated
+ *	by spaces, the default first among equals: "select libevent" or
+ *	"select". Static string.
+ */
+const char *netevent_backends_compiled(void);
+
+/** @return the name of the default backend ("libevent" when built). */
+const char *netevent_backend_default(void);
+
+/**
+ * Create an event base (one per worker).
+ * @param backend: "select", "libevent", or NULL / "" / "default" for the
+ *	default backend.
+ * @return the base, or NULL (unknown or not compiled backend, or out of
+ *	resources; logged).
+ */
+struct comm_base *comm_base_create(const char *backend);
+
+/**
+ * Free a base. Every comm_point, timer, signal and watch created on it must
+ * have been deleted first. NULL is allowed. Not from inside dispatch.
+ */
+void comm_base_delete(struct comm_base *base);
+
+/** @return the backend name of this base: "select" or "libevent". */
+const char *comm_base_backend_name(struct comm_base *base);
+
+/**
+ * @return the kernel method underneath: "select", "epoll", "evport",
+ *	"kqueue", "poll", ... (libevent's choice).
+ */
+const char *comm_base_method(struct comm_base *base);
+
+/**
+ * Run the loop until comm_base_exit() is called.
+ * @return 0 after an exit request, -1 on a backend error (logged).
+ */
+int comm_base_dispatch(struct comm_base *base);
+
+/**
+ * Run one iteration: wait (at most until the next timer, or the given
+ * limit) and run the callbacks that became ready. For tests and the
+ * replay runner.
+ * @param max_wait_ms: upper bound on the wait, -1 for none (then it may
+ *	block until an event). 0 polls.
+ * @return 0, or -1 on a backend error.
+ */
+int comm_base_loop_once(struct comm_base *base, int max_wait_ms);
+
+/**
+ * Make comm_base_dispatch() return after the current iteration. Callable
+ * from a callback running on this base, or from any other thread (the base
+ * is woken through its wakeup pipe). Async-signal-safe.
+ */
+void comm_base_exit(struct comm_base *base);
+
+/** @return 1 if an exit was requested and not yet consumed by dispatch. */
+int comm_base_exiting(struct comm_base *base);
+
+/**
+ * The cached clock: updated once per loop iteration (after the wait, before
+ * the first callback). The pointer is stable for the life of the base.
+ */
+const struct timeval *comm_base_now(struct comm_base *base);
+
+/** The cached clock in seconds; pointer stable for the life of the base. */
+const time_t *comm_base_secs(struct comm_base *base);
+
+/** Read the system clock into the cache now (start-up, long callbacks). */
+void comm_base_update_time(struct comm_base *base);
+
+/**
+ * Set idle hooks (e.g. mark the worker offline for epoch-based
+ * reclamation while it sleeps).
+ * @param before_wait: called just before the backend may block; may be NULL.
+ * @param after_wake: called after the backend woke, before any callback of
+ *	that iteration runs; may be NULL.
+ * @param arg: passed to both.
+ */
+void comm_base_set_idle_hooks(struct comm_base *base,
+	void (*before_wait)(void *), void (*after_wake)(void *), void *arg);
+
+/* ------------------------------------------------------------------ */
+/* timers                                                              */
+
+/**
+ * Create a timer (not armed).
+ * @param cb: called with arg when the timer fires (once per arming).
+ * @return the timer or NULL.
+ */
+struct comm_timer *comm_timer_create(struct comm_base *base,
+	void (*cb)(void *arg), void *arg);
+
+/**
+ * Arm (or re-arm) a timer to fire after ms milliseconds, counted from the
+ * base's cached clock. Timers with the same deadline fire in the order they
+ * were set. @return 0 or -1.
+ */
+int comm_timer_set(struct comm_timer *t, int ms);
+
+/** Disarm a timer; its callback will not be called. */
+void comm_timer_disable(struct comm_timer *t);
+
+/** @return 1 if the timer is armed. */
+int comm_timer_is_set(struct comm_timer *t);
+
+/** Free a timer (disarmed first). NULL is allowed. */
+void comm_timer_delete(struct comm_timer *t);
+
+/* ------------------------------------------------------------------ */
+/* signals                                                             */
+
+/**
+ * Create a signal handler object: signals bound to it are caught by a
+ * handler that only writes the number into a self-pipe; cb runs later in the
+ * loop, as any other callback. One base per process should bind a given
+ * signal (the last binding wins).
+ * @return the object or NULL.
+ */
+struct comm_signal *comm_signal_create(struct comm_base *base,
+	void (*cb)(int sig, void *arg), void *arg);
+
+/** Catch sig and deliver it to this object's callback. @return 0 or -1. */
+int comm_signal_bind(struct comm_signal *s, int sig);
+
+/** Restore the default disposition of the bound signals and free. */
+void comm_signal_delete(struct comm_signal *s);
+
+/* ------------------------------------------------------------------ */
+/* watching an arbitrary descriptor                                    */
+
+/**
+ * Call cb whenever fd is readable (level triggered), e.g. a command pipe.
+ * The fd stays owned by the caller (not closed by delete).
+ * @return the watch, or NULL (e.g. fd >= FD_SETSIZE on the select backend;
+ *	logged).
+ */
+struct comm_watch *comm_watch_create(struct comm_base *base, int fd,
+	void (*cb)(int fd, void *arg), void *arg);
+
+/** Stop watching and free. NULL is allowed. */
+void comm_watch_delete(struct comm_watch *w);
+
+/* ------------------------------------------------------------------ */
+/* sockets                                                             */
+
+/** options for the socket helpers; zero means "leave the kernel default" */
+struct comm_sock_opts {
+	/** set SO_REUSEPORT (one listening socket per worker) */
+	int reuseport;
+	/** SO_RCVBUF in bytes, 0 for default; logged if the kernel gives less */
+	int rcvbuf;
+	/** SO_SNDBUF in bytes, 0 for default; logged if the kernel gives less */
+	int sndbuf;
+	/** TCP listen backlog, 0 for 128 */
+	int backlog;
+	/** IP_FREEBIND / IP_TRANSPARENT style binding of absent addresses */
+	int freebind;
+};
+
+/**
+ * Open a UDP socket bound to addr: nonblocking, close-on-exec, IPV6_V6ONLY
+ * for IPv6, IP_PKTINFO / IPV6_RECVPKTINFO when addr is a wildcard.
+ * @return the fd, or -1 (logged, naming the address).
+ */
+int comm_sock_open_udp(const struct netaddr *addr,
+	const struct comm_sock_opts *opts);
+
+/**
+ * Open a TCP listening socket bound to addr: nonblocking, close-on-exec,
+ * SO_REUSEADDR, IPV6_V6ONLY for IPv6.
+ * @return the fd, or -1 (logged, naming the address).
+ */
+int comm_sock_open_tcp(const struct netaddr *addr,
+	const struct comm_sock_opts *opts);
+
+/** @return 1 if addr is 0.0.0.0 or :: (any port). */
+int comm_sock_is_wildcard(const struct netaddr *addr);
+
+/* ------------------------------------------------------------------ */
+/* comm_point: UDP and TCP service                                     */
+
+/** local address information of a query (the address that was asked) */
+struct comm_local {
+	/** AF_INET or AF_INET6 if known, else 0 */
+	int family;
+	union {
+		/** IPv4: from IP_PKTINFO */
+		struct in_pktinfo v4;
+		/** IPv6: from IPV6_RECVPKTINFO */
+		struct in6_pktinfo v6;
+	} pi;
+};
+
+/**
+ * One query handed to the callback. The callback reads the query from
+ * buf[0..len) and may write the answer in place (up to cap bytes) and set
+ * len; returning 1 sends buf[0..len). Valid only during the callback.
+ */
+struct comm_reply {
+	/** the comm_point the query came in on */
+	struct comm_point *c;
+	/** the query, and the answer written in place */
+	uint8_t *buf;
+	/** length of the query in buf; set to the answer length to send */
+	size_t len;
+	/** capacity of buf */
+	size_t cap;
+	/** the client's address */
+	struct netaddr client;
+	/** the local address asked (UDP on a wildcard socket), or family 0 */
+	struct comm_local local;
+	/** TCP: the connection, else NULL */
+	struct comm_tcp_conn *conn;
+	/** TCP: the connection's generation when the query arrived */
+	uint32_t gen;
+	/** 1 if it came over TCP */
+	int is_tcp;
+};
+
+/**
+ * Per-query callback for UDP and TCP comm_points.
+ * @param rep: the query; write the answer in place.
+ * @param arg: the arg given at creation.
+ * @return 1 to send rep->buf[0..rep->len), 0 to send nothing (dropped, or
+ *	answered later through comm_reply_save / comm_reply_send).
+ */
+typedef int (*comm_point_cb_type)(struct comm_reply *rep, void *arg);
+
+/** where to send an answer later; a plain value, copy it freely */
+struct comm_reply_addr {
+	/** the comm_point the query came in on */
+	struct comm_point *c;
+	/** the client's address */
+	struct netaddr client;
+	/** the local address asked, or family 0 */
+	struct comm_local local;
+	/** TCP: the connection, else NULL */
+	struct comm_tcp_conn *conn;
+	/** TCP: the connection's generation, checked on send */
+	uint32_t gen;
+	/** 1 for TCP */
+	int is_tcp;
+};
+
+/** counters of a comm_point; read them freely from the owning thread */
+struct comm_point_stats {
+	/** queries received (datagrams or TCP messages) */
+	uint64_t pkts_in;
+	/** answers sent */
+	uint64_t pkts_out;
+	/** UDP batches processed (a recv call that returned >= 1 datagram) */
+	uint64_t batches;
+	/** recvmmsg calls (or recvmsg calls without recvmmsg) */
+	uint64_t recv_calls;
+	/** sendmmsg calls */
+	uint64_t sendmmsg_calls;
+	/** per-packet sendmsg calls (fallback and later answers) */
+	uint64_t sendmsg_calls;
+	/** answers the kernel refused (dropped) */
+	uint64_t send_errors;
+	/** TCP connections accepted and served */
+	uint64_t tcp_accepted;
+	/** TCP connections refused (accepted and closed: over the limit) */
+	uint64_t tcp_refused;
+	/** TCP connections closed for idleness */
+	uint64_t tcp_timeouts;
+	/** TCP connections closed for a malformed length or read error */
+	uint64_t tcp_errors;
+	/** answers dropped because their connection was gone */
+	uint64_t tcp_stale_replies;
+};
+
+/**
+ * Serve a bound UDP socket.
+ * @param base: the worker's base.
+ * @param fd: the socket (from comm_sock_open_udp); owned by the comm_point
+ *	from now on (closed by delete), also on failure.
+ * @param bufsize: buffer per datagram slot (largest answer), 0 for default.
+ * @param batch: datagrams per recvmmsg/sendmmsg, 0 for default (32).
+ * @param cb: per-query callback.
+ * @param arg: its argument.
+ * @return the comm_point, or NULL.
+ */
+struct comm_point *comm_point_create_udp(struct comm_base *base, int fd,
+	size_t bufsize, int batch, comm_point_cb_type cb, void *arg);
+
+/**
+ * Serve a TCP listening socket (RFC 7766: 2-byte length framing,
+ * pipelined queries answered in any order, idle timeout).
+ * @param base: the worker's base.
+ * @param fd: the listening socket (comm_sock_open_tcp); owned from now on,
+ *	also on failure.
+ * @param max_conn: connections served at once (incoming-num-tcp); more are
+ *	accepted and closed at once (counted in tcp_refused).
+ * @param idle_timeout_ms: close a connection idle this long (tcp-idle-timeout).
+ * @param bufsize: largest query/answer, 0 for default (65535).
+ * @param cb: per-query callback (rep->is_tcp set).
+ * @param arg: its argument.
+ * @return the comm_point, or NULL.
+ */
+struct comm_point *comm_point_create_tcp(struct comm_base *base, int fd,
+	int max_conn, int idle_timeout_ms, size_t bufsize,
+	comm_point_cb_type cb, void *arg);
+
+/** Close the socket(s), connections, and free. NULL is allowed. */
+void comm_point_delete(struct comm_point *c);
+
+/** @return the comm_point's counters. */
+const struct comm_point_stats *comm_point_get_stats(struct comm_point *c);
+
+/** Zero the counters. */
+void comm_point_clear_stats(struct comm_point *c);
+
+/** @return the socket (UDP) or listening socket (TCP). */
+int comm_point_fd(struct comm_point *c);
+
+/** @return the number of open TCP connections (0 for UDP). */
+int comm_point_tcp_count(struct comm_point *c);
+
+/** Stop reading / accepting (e.g. during reload). @return 0 or -1. */
+int comm_point_stop_listening(struct comm_point *c);
+
+/** Resume reading / accepting. @return 0 or -1. */
+int comm_point_start_listening(struct comm_point *c);
+
+/** Copy the address of a query out of a callback, to answer later. */
+void comm_reply_save(const struct comm_reply *rep, struct comm_reply_addr *out);
+
+/**
+ * Send an answer later (outside the query's callback).
+ * UDP: one sendmsg, from the asked address. TCP: queued on the
+ * connection (copied) if it is still the same connection.
+ * @return 0 if sent or queued; -1 if dropped (connection gone, send error).
+ */
+int comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
+	size_t len);
+
+/* ------------------------------------------------------------------ */
+/* outgoing TCP (upstream queries)                                     */
+
+/** how an outgoing TCP event ended, for comm_tcp_out_cb_type */
+enum comm_tcp_out_status {
+	/** a framed reply arrived */
+	COMM_TCP_OUT_REPLY = 0,
+	/** the connection closed or failed (connect refused, reset, EOF) */
+	COMM_TCP_OUT_CLOSED,
+	/** the timeout (connect or idle) expired */
+	COMM_TCP_OUT_TIMEOUT
+};
+
+/**
+ * Called for each framed reply (status REPLY; pkt valid during the call),
+ * or once when the connection ends (CLOSED/TIMEOUT; pkt NULL). After
+ * CLOSED/TIMEOUT no more replies come; the callback may delete t then (and
+ * the caller must delete it eventually).
+ */
+typedef void (*comm_tcp_out_cb_type)(struct comm_tcp_out *t,
+	enum comm_tcp_out_status status, const uint8_t *pkt, size_t len,
+	void *arg);
+
+/**
+ * Start a nonblocking TCP connection.
+ * @param base: the worker's base.
+ * @param to: server address.
+ * @param from: source address to bind, or NULL.
+ * @param timeout_ms: connect timeout and, after that, idle timeout between
+ *	reads while replies are expected.
+ * @param cb: callback; never called from inside this function.
+ * @param arg: its argument.
+ * @return the connection, or NULL (logged at verbose level).
+ */
+struct comm_tcp_out *comm_tcp_out_create(struct comm_base *base,
+	const struct netaddr *to, const struct netaddr *from, int timeout_ms,
+	comm_tcp_out_cb_type cb, void *arg);
+
+/**
+ * Queue a query; the 2-byte length is added. Can be called before the
+ * connection is up. @return 0 or -1 (too long, closed, out of memory).
+ */
+int comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt,
+	size_t len);
+
+/** Close and free. NULL is allowed. Safe from inside its own callback. */
+void comm_tcp_out_delete(struct comm_tcp_out *t);
+
+#endif /* UTIL_NETEVENT_NETEVENT_H */
