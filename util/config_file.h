@@ -1,0 +1,439 @@
+/*
+ * util/config_file.h - petrel's configuration: the struct and the loader.
+ *
+ * petrel reads Unbound's configuration syntax, so that an unbound.conf
+ * written by hand or by OPNsense, OpenWrt or an Ansible role can be pointed
+ * at petrel unchanged:
+ *
+ *	server:
+ *		interface: 127.0.0.1		# a comment
+ *		access-control: 10.0.0.0/8 allow
+ *		msg-cache-size: 64m
+ *		local-data: "www.example. A 192.0.2.1"
+ *	forward-zone:
+ *		name: "example.com."
+ *		forward-addr: 192.0.2.53@5353
+ *	include: "/etc/petrel/conf.d/*.conf"
+ *
+ * Clauses are server:, forward-zone:, stub-zone: and remote-control:. Each
+ * line is "key: value" (some keys take two values, e.g. "access-control:
+ * netblock action"); values may be quoted with "" or ''; '#' starts a comment
+ * outside quotes; include: (glob, relative to directory: if set, else to the
+ * folder of the including file) and include-toplevel: work anywhere. Keys
+ * that name lists (interface, access-control, local-zone, local-data, ...)
+ * accumulate; every forward-zone: or stub-zone: clause makes one zone.
+ *
+ * Every option is described once, in the table in util/config_options.c:
+ * its name, clause, type, default, limits, where the value goes, whether a
+ * reload (SIGHUP) applies it, a one-line description and whether petrel
+ * implements it. config_create() fills the defaults from that table, the
+ * parser stores through it, petrel-checkconf -o prints through it, and
+ * example.conf and doc/petrel.conf.5 are generated from it (a test in
+ * tests/check_config.c fails when they drift apart).
+ *
+ * Loading is all or nothing: config_read() parses into a copy and hands the
+ * result over only when the whole file (with its includes) is good. A
+ * malformed value stops the load with "file:line: what was expected".
+ * Options Unbound has and petrel does not are accepted with one warning per
+ * option name ("file:line: 'x' is not implemented by petrel, ignored").
+ *
+ * Ownership: a struct config_file owns every string and list element hanging
+ * off it; config_delete() frees them all. Nothing here is thread safe: the
+ * daemon reads the config at start-up and at reload, while workers are
+ * paused, and hands each worker the values it needs.
+ */
+#ifndef UTIL_CONFIG_FILE_H
+#define UTIL_CONFIG_FILE_H
+
+#include <stddef.h>
+#include "util/netaddr.h"
+
+/** a list of strings, in the order they appeared in the file */
+struct config_strlist {
+	/** next element, or NULL */
+	struct config_strlist *next;
+	/** the string (malloced) */
+	char *str;
+};
+
+/** a list of addresses (ip or ip@port), in file order */
+struct config_addrlist {
+	/** next element, or NULL */
+	struct config_addrlist *next;
+	/** the address; the port is the default (53) unless given with '@' */
+	struct netaddr addr;
+	/** the text as written in the file (malloced), e.g. for printing */
+	char *str;
+};
+
+/** a list of netblocks (private-address), in file order */
+struct config_netblocklist {
+	/** next element, or NULL */
+	struct config_netblocklist *next;
+	/** the netblock; an address without /prefix is a host */
+	struct netblock block;
+};
+
+/** access-control actions, as in Unbound */
+enum config_acl_action {
+	/** drop the query silently */
+	ACL_DENY = 0,
+	/** answer REFUSED */
+	ACL_REFUSE,
+	/** serve recursive queries (and cached answers) */
+	ACL_ALLOW,
+	/** allow, and serve queries without the RD bit as if it were set */
+	ACL_ALLOW_SETRD,
+	/** allow, also non-recursive (cache snooping) queries */
+	ACL_ALLOW_SNOOP,
+	/** drop, except for queries to local data */
+	ACL_DENY_NON_LOCAL,
+	/** refuse, except for queries to local data */
+	ACL_REFUSE_NON_LOCAL
+};
+
+/** one access-control: line */
+struct config_acl {
+	/** next element, or NULL */
+	struct config_acl *next;
+	/** the netblock it applies to */
+	struct netblock block;
+	/** what to do with queries from it */
+	enum config_acl_action action;
+};
+
+/** one local-zone: line: a name and its type word */
+struct config_localzone {
+	/** next element, or NULL */
+	struct config_localzone *next;
+	/** the zone name as written, with a trailing dot added (malloced) */
+	char *name;
+	/** the type word as written (static, transparent, redirect, deny,
+	 * refuse, typetransparent, nodefault, always_nxdomain, ...),
+	 * one of config_localzone_types (malloced) */
+	char *type;
+};
+
+/** one forward-zone: or stub-zone: clause */
+struct config_stub {
+	/** next zone, or NULL */
+	struct config_stub *next;
+	/** the zone name with a trailing dot added (malloced); "." for root */
+	char *name;
+	/** forward-addr: or stub-addr: values; port 53 unless given */
+	struct config_addrlist *addrs;
+	/** forward-host: or stub-host: names, resolved by the iterator */
+	struct config_strlist *hosts;
+	/** forward-first: or stub-first: try normal resolution when the
+	 * configured servers fail */
+	int first;
+	/** stub-prime: prime the stub's NS set (stub zones only; 0 for
+	 * forward zones) */
+	int prime;
+	/** line of the clause header in its file, for later messages */
+	int line;
+};
+
+/** thread-model: values */
+enum config_thread_model {
+	/** POSIX threads, one shared cache */
+	THREAD_MODEL_PTHREADS = 0,
+	/** Solaris threads, one shared cache */
+	THREAD_MODEL_SOLARIS,
+	/** forked worker processes, a cache each */
+	THREAD_MODEL_FORK
+};
+
+/** event-backend: values */
+enum config_event_backend {
+	/** the built-in select(2) loop */
+	EVENT_BACKEND_SELECT = 0,
+	/** libevent (epoll, event ports, kqueue) */
+	EVENT_BACKEND_LIBEVENT
+};
+
+/**
+ * The configuration. Every member is set from the option of the same name
+ * (dashes become underscores); "ms" marks milliseconds, "s" seconds.
+ * Booleans are 0 or 1. Strings are malloced and never NULL ("" when unset).
+ */
+struct config_file {
+	/* ---- server: ---- */
+	/** interface: addresses to listen on (ip or ip@port); the default is
+	 * 127.0.0.1 and ::1 when none is given (see config_interfaces) */
+	struct config_strlist *interfaces;
+	/** port: the port to listen on (default 53) */
+	int port;
+	/** interface-automatic: bind the wildcard and answer from the address
+	 * the query came to (IP_PKTINFO) */
+	int interface_automatic;
+	/** access-control: netblock and action lines, in file order (the
+	 * resolver uses the longest matching netblock); when empty, the
+	 * resolver allows localhost only and refuses everything else */
+	struct config_acl *acls;
+	/** num-threads: worker count */
+	int num_threads;
+	/** thread-model: pthreads, solaris or fork (enum config_thread_model) */
+	int thread_model;
+	/** event-backend: select or libevent (enum config_event_backend) */
+	int event_backend;
+	/** so-reuseport: one listening socket per worker with SO_REUSEPORT */
+	int so_reuseport;
+	/** so-rcvbuf: SO_RCVBUF for the listening UDP sockets; 0 = OS default */
+	size_t so_rcvbuf;
+	/** so-sndbuf: SO_SNDBUF for the listening UDP sockets; 0 = OS default */
+	size_t so_sndbuf;
+	/** outgoing-range: outgoing UDP sockets per worker (the daemon lowers
+	 * it to fit FD_SETSIZE with the select backend) */
+	int outgoing_range;
+	/** outgoing-interface: source addresses for upstream queries */
+	struct config_strlist *outgoing_interfaces;
+	/** num-queries-per-thread: in-flight queries per worker */
+	int num_queries_per_thread;
+	/** jostle-timeout: ms after which a query may be replaced when full */
+	int jostle_timeout;
+	/** incoming-num-tcp: client TCP connections per worker */
+	int incoming_num_tcp;
+	/** outgoing-num-tcp: upstream TCP connections per worker */
+	int outgoing_num_tcp;
+	/** tcp-idle-timeout: ms an idle client TCP connection is kept */
+	int tcp_idle_timeout;
+	/** edns-buffer-size: EDNS buffer size advertised upstream */
+	int edns_buffer_size;
+	/** max-udp-size: largest UDP answer sent to clients */
+	int max_udp_size;
+	/** msg-cache-size: bytes for the message cache */
+	size_t msg_cache_size;
+	/** msg-cache-slabs: slabs of the message cache, a power of 2 */
+	int msg_cache_slabs;
+	/** rrset-cache-size: bytes for the RRset cache */
+	size_t rrset_cache_size;
+	/** rrset-cache-slabs: slabs of the RRset cache, a power of 2 */
+	int rrset_cache_slabs;
+	/** cache-min-ttl: s, lower bound on cached TTLs */
+	int cache_min_ttl;
+	/** cache-max-ttl: s, upper bound on cached TTLs */
+	int cache_max_ttl;
+	/** cache-max-negative-ttl: s, upper bound on negative answers */
+	int cache_max_negative_ttl;
+	/** infra-host-ttl: s an upstream server's RTT data is kept */
+	int infra_host_ttl;
+	/** prefetch: refresh popular entries before they expire */
+	int prefetch;
+	/** serve-expired: answer from expired cache entries */
+	int serve_expired;
+	/** serve-expired-ttl: s past expiry an entry may be served; 0 = no
+	 * limit */
+	int serve_expired_ttl;
+	/** serve-expired-reply-ttl: TTL put in expired answers */
+	int serve_expired_reply_ttl;
+	/** serve-expired-client-timeout: ms to wait for a fresh answer before
+	 * serving an expired one; 0 = serve expired at once */
+	int serve_expired_client_timeout;
+	/** root-hints: file with the root servers; "" = built-in */
+	char *root_hints;
+	/** qname-minimisation: send minimal names upstream (RFC 9156) */
+	int qname_minimisation;
+	/** use-caps-for-id: 0x20 random letter case in upstream queries */
+	int use_caps_for_id;
+	/** harden-glue: only trust glue inside the server's zone */
+	int harden_glue;
+	/** harden-below-nxdomain: NXDOMAIN for names below a cached
+	 * NXDOMAIN (RFC 8020) */
+	int harden_below_nxdomain;
+	/** do-not-query-localhost: never send upstream queries to 127/8, ::1 */
+	int do_not_query_localhost;
+	/** do-ip4: use IPv4 */
+	int do_ip4;
+	/** do-ip6: use IPv6 */
+	int do_ip6;
+	/** do-udp: use UDP */
+	int do_udp;
+	/** do-tcp: use TCP */
+	int do_tcp;
+	/** tcp-upstream: query upstream over TCP only */
+	int tcp_upstream;
+	/** local-zone: name and type lines */
+	struct config_localzone *local_zones;
+	/** local-data: resource records in presentation format (each checked
+	 * with ldns at load) */
+	struct config_strlist *local_data;
+	/** local-data-ptr: "address name" lines (checked at load) */
+	struct config_strlist *local_data_ptr;
+	/** private-address: netblocks stripped from upstream answers */
+	struct config_netblocklist *private_addresses;
+	/** private-domain: names allowed to hold private addresses */
+	struct config_strlist *private_domains;
+	/** hide-identity: refuse id.server and hostname.bind */
+	int hide_identity;
+	/** hide-version: refuse version.server and version.bind */
+	int hide_version;
+	/** identity: answer to id.server; "" = the host name */
+	char *identity;
+	/** version: answer to version.server; "" = the package version */
+	char *version;
+	/** minimal-responses: leave out authority and additional data */
+	int minimal_responses;
+	/** verbosity: log level 0..5 */
+	int verbosity;
+	/** logfile: file to log to; "" = stderr (or syslog) */
+	char *logfile;
+	/** use-syslog: log to syslog */
+	int use_syslog;
+	/** log-queries: log every query */
+	int log_queries;
+	/** log-replies: log every reply */
+	int log_replies;
+	/** pidfile: file to write the pid to; "" = none */
+	char *pidfile;
+	/** chroot: directory to chroot to; "" = none */
+	char *chroot;
+	/** username: user to change to after binding; "" = stay */
+	char *username;
+	/** directory: working directory; "" = stay */
+	char *directory;
+	/** do-daemonize: detach into the background */
+	int do_daemonize;
+	/** statistics-interval: s between statistics log lines; 0 = off */
+	int statistics_interval;
+	/** statistics-cumulative: do not reset counters when printed */
+	int statistics_cumulative;
+	/** extended-statistics: keep per-type and per-rcode counters */
+	int extended_statistics;
+	/** unwanted-reply-threshold: unwanted replies before defensive
+	 * action; 0 = off */
+	int unwanted_reply_threshold;
+	/** http-metrics-interface: ip@port for the Prometheus endpoint;
+	 * "" = off */
+	char *http_metrics_interface;
+
+	/* ---- forward-zone: and stub-zone: ---- */
+	/** forward zones, in file order */
+	struct config_stub *forwards;
+	/** stub zones, in file order */
+	struct config_stub *stubs;
+
+	/* ---- remote-control: ---- */
+	/** control-enable: run the control server */
+	int control_enable;
+	/** control-interface: addresses, or unix socket paths starting with
+	 * '/'; default 127.0.0.1 and ::1 when none is given */
+	struct config_strlist *control_interfaces;
+	/** control-port: TCP port of the control server */
+	int control_port;
+	/** control-use-cert: TLS with certificates (else plain, only
+	 * sensible for localhost and unix sockets) */
+	int control_use_cert;
+	/** server-key-file: the control server's private key */
+	char *server_key_file;
+	/** server-cert-file: the control server's certificate */
+	char *server_cert_file;
+	/** control-key-file: petrel-control's private key */
+	char *control_key_file;
+	/** control-cert-file: petrel-control's certificate */
+	char *control_cert_file;
+
+	/* ---- bookkeeping, not options ---- */
+	/** the file config_read() loaded, "" before (malloced) */
+	char *filename;
+	/** warnings logged by the last config_read() */
+	int num_warnings;
+};
+
+/**
+ * Create a configuration holding the defaults from the option table.
+ * @return the config, or NULL when out of memory. Free with config_delete.
+ */
+struct config_file *config_create(void);
+
+/**
+ * Read a config file on top of cfg. All or nothing: the file is parsed into
+ * a copy of cfg, and cfg is replaced by the copy only when every line (and
+ * every include) is good. Warnings (options petrel ignores) are logged with
+ * log_warnx and counted in cfg->num_warnings.
+ * @param cfg: config to update; normally fresh from config_create().
+ * @param filename: the file to read.
+ * @param err: buffer for the error, "file:line: what was expected".
+ * @param errlen: size of err.
+ * @return 0 on success, -1 on error (cfg untouched, err filled).
+ */
+int config_read(struct config_file *cfg, const char *filename, char *err,
+	size_t errlen);
+
+/**
+ * As config_read, but the text comes from memory (tests, fuzzing).
+ * @param name: the name to use in messages and for relative includes (its
+ *	folder); includes are read from disk.
+ * @param text: the config text, len bytes, need not be NUL-terminated.
+ */
+int config_read_mem(struct config_file *cfg, const char *name,
+	const char *text, size_t len, char *err, size_t errlen);
+
+/** Free a config and everything it owns. NULL is allowed. */
+void config_delete(struct config_file *cfg);
+
+/**
+ * Deep copy of a config.
+ * @return the copy or NULL when out of memory.
+ */
+struct config_file *config_dup(const struct config_file *cfg);
+
+/**
+ * Print one option's value as it would be written in the config file
+ * (petrel-checkconf -o). Lists print one value per line, in file order;
+ * booleans print yes/no; sizes print in bytes.
+ * forward-zone and stub-zone options print one line per zone, as
+ * "zone-name value".
+ * @param name: option name without the colon, e.g. "pidfile".
+ * @param buf: output, NUL-terminated (truncated if too small).
+ * @return 0, or -1 when there is no such option.
+ */
+int config_get_option_str(const struct config_file *cfg, const char *name,
+	char *buf, size_t len);
+
+/**
+ * Set one server: or remote-control: option from its text value, as a line
+ * "name: value" would (petrel-control set_option). List options append.
+ * All or nothing: on error cfg is unchanged.
+ * @param name: option name, with or without the trailing colon.
+ * @param value: the value text, as after the colon in the file.
+ * @param err: buffer for the error message (no file:line prefix).
+ * @return 0, or -1 with err filled.
+ */
+int config_set_option(struct config_file *cfg, const char *name,
+	const char *value, char *err, size_t errlen);
+
+/**
+ * Does a reload (SIGHUP) apply this option?
+ * @return 1 if a reload applies it, 0 if it needs a restart, -1 if there
+ *	is no such option.
+ */
+int config_option_sighup_applies(const char *name);
+
+/**
+ * The listening addresses: cfg->interfaces, or the default (127.0.0.1 and
+ * ::1) when none was configured.
+ * @return the list (owned by cfg or static; do not free).
+ */
+const struct config_strlist *config_interfaces(const struct config_file *cfg);
+
+/** @return the control interfaces, or the default 127.0.0.1, ::1 list. */
+const struct config_strlist *config_control_interfaces(
+	const struct config_file *cfg);
+
+/** @return the default config file, "SYSCONFDIR/petrel/petrel.conf". */
+const char *config_default_file(void);
+
+/** @return the word for a thread model ("pthreads", "solaris", "fork"). */
+const char *config_thread_model_str(int model);
+
+/** @return the word for an event backend ("select", "libevent"). */
+const char *config_event_backend_str(int backend);
+
+/** @return the word for an access-control action ("allow", ...). */
+const char *config_acl_action_str(enum config_acl_action a);
+
+/** the local-zone type words petrel accepts, NULL-terminated */
+extern const char *const config_localzone_types[];
+
+#endif /* UTIL_CONFIG_FILE_H */
