@@ -13,7 +13,7 @@
  *	forward-zone:
  *		name: "example.com."
  *		forward-addr: 192.0.2.53@5353
- *	include: "/etc/petrel/conf.d/*.conf"
+ *	include: "/etc/petrel/conf.d/[a-z]*.conf"
  *
  * Clauses are server:, forward-zone:, stub-zone: and remote-control:. Each
  * line is "key: value" (some keys take two values, e.g. "access-control:
