@@ -1,0 +1,133 @@
+/*
+ * tests/check_log.c - Check suite for util/log.
+ */
+#include "config.h"
+#include "util/log.h"
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char cap[4096];
+
+START_TEST(test_levels)
+{
+	log_capture(cap, sizeof(cap));
+	log_set_verbosity(1);
+	verbose(VERB_OPS, "ops %d", 1);
+	verbose(VERB_DETAIL, "detail %d", 2);
+	verbose(VERB_ALGO, "algo");
+	log_err("err %s", "x");
+	ck_assert_ptr_nonnull(strstr(cap, "ops 1"));
+	ck_assert_ptr_null(strstr(cap, "detail 2"));
+	ck_assert_ptr_null(strstr(cap, "algo"));
+	ck_assert_ptr_nonnull(strstr(cap, "error: err x"));
+	log_set_verbosity(4);
+	verbose(VERB_ALGO, "algo now");
+	ck_assert_ptr_nonnull(strstr(cap, "algo now"));
+	verbose(VERB_CLIENT, "client");
+	ck_assert_ptr_null(strstr(cap, "client"));
+	log_capture(NULL, 0);
+	log_set_verbosity(1);
+}
+END_TEST
+
+START_TEST(test_errno_kept)
+{
+	log_capture(cap, sizeof(cap));
+	errno = ENOENT;
+	log_warn("open %s", "/nonexistent");
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(cap, "open /nonexistent: No such file or directory"));
+	errno = EACCES;
+	log_info("info");
+	log_err("err");
+	log_warnx("warnx");
+	verbose(VERB_OPS, "v");
+	ck_assert_int_eq(errno, EACCES);
+	ck_assert_ptr_null(strstr(cap, "warnx: Permission"));
+	log_capture(NULL, 0);
+}
+END_TEST
+
+START_TEST(test_file_output)
+{
+	char path[] = "/tmp/petrel-check-log-XXXXXX";
+	char buf[2048];
+	int fd = mkstemp(path);
+	ssize_t n;
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(log_init(path, 0, NULL), 0);
+	log_thread_set(3);
+	log_err("to the file %d", 42);
+	verbose(VERB_OPS, "second line");
+	/* rotate: move the file away, reopen, write again */
+	{
+		char moved[64];
+		snprintf(moved, sizeof(moved), "%s.1", path);
+		ck_assert_int_eq(rename(path, moved), 0);
+		ck_assert_int_eq(log_reopen(), 0);
+		log_err("after rotate");
+		log_close();
+		fd = open(moved, O_RDONLY);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		ck_assert_int_gt(n, 0);
+		buf[n] = 0;
+		ck_assert_ptr_nonnull(strstr(buf, "error: to the file 42"));
+		ck_assert_ptr_nonnull(strstr(buf, ":3] notice: second line"));
+		ck_assert_ptr_null(strstr(buf, "after rotate"));
+		unlink(moved);
+	}
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	ck_assert_ptr_nonnull(strstr(buf, "after rotate"));
+	unlink(path);
+	/* an unopenable file fails and keeps errno */
+	ck_assert_int_eq(log_init("/nonexistent-dir/x.log", 0, NULL), -1);
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+START_TEST(test_long_line)
+{
+	char big[3000];
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	log_capture(cap, sizeof(cap));
+	log_err("%s", big);
+	ck_assert_uint_lt(strlen(cap), sizeof(cap));
+	log_capture(NULL, 0);
+}
+END_TEST
+
+static Suite *
+log_suite(void)
+{
+	Suite *s = suite_create("log");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_levels);
+	tcase_add_test(tc, test_errno_kept);
+	tcase_add_test(tc, test_file_output);
+	tcase_add_test(tc, test_long_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(log_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
