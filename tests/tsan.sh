@@ -1,0 +1,37 @@
+#!/bin/sh
+# tests/tsan.sh - build the cache concurrency tests with ThreadSanitizer in
+# a separate tree and run them; any TSan report fails the run.
+# usage: tsan.sh SRCDIR BUILDDIR
+# The separate tree is BUILDDIR/tsan-build (configure --enable-tsan); only
+# the library and the test programs are built there.
+set -e
+srcdir=$(cd "$1" && pwd)
+builddir=$(cd "$2" && pwd)
+tdir="$builddir/tsan-build"
+mkdir -p "$tdir"
+cd "$tdir"
+if test ! -f Makefile; then
+	"$srcdir/configure" --enable-tsan --without-libevent CC="${CC:-gcc}" \
+		>configure.log 2>&1 || { tail -30 configure.log; exit 1; }
+fi
+progs="tests/check_slabhash"
+if test -f "$srcdir/tests/check_msgcache.c"; then
+	progs="$progs tests/check_msgcache"
+fi
+make -j2 $progs >build.log 2>&1 || { tail -40 build.log; exit 1; }
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
+export TSAN_OPTIONS
+CK_FORK=no
+export CK_FORK
+# 2 threads (1 reader, 1 writer), then 8 (4 readers, 4 writers), 10 s each
+for n in 2 8; do
+	echo "check-tsan: slabhash, $n threads, 10 s"
+	PETREL_STRESS_SECONDS=10 PETREL_STRESS_THREADS=$n \
+		./tests/check_slabhash concurrent
+done
+if test -x tests/check_msgcache; then
+	echo "check-tsan: message cache, 4 threads, 5 s"
+	PETREL_STRESS_SECONDS=5 PETREL_STRESS_THREADS=4 \
+		./tests/check_msgcache concurrent
+fi
+echo "check-tsan: no ThreadSanitizer report"
