@@ -129,8 +129,9 @@ int dns_build_question_raw(struct dns_builder *b, const uint8_t *pkt,
  * @param owner: uncompressed owner name.
  * @param rdata: uncompressed RDATA.
  * @param rdlen: its length.
- * @return 0, DNS_ERR_NOSPACE (nothing written), or DNS_ERR_BAD_RDATA
- *	(a name in the RDATA is invalid; nothing written).
+ * @return 0, DNS_ERR_NOSPACE (nothing written), DNS_ERR_BAD_RDATA
+ *	(a name in the RDATA is invalid; nothing written), or DNS_ERR_SYNTAX
+ *	(misuse: section out of order, after the OPT, or before the header).
  */
 int dns_build_rr(struct dns_builder *b, int section, const uint8_t *owner,
 	uint16_t type, uint16_t rrclass, uint32_t ttl, const uint8_t *rdata,

@@ -91,6 +91,10 @@ struct dns_rrset {
 	uint16_t covered;
 	/** smallest TTL of the RRs */
 	uint32_t min_ttl;
+	/** index of the last RR (internal, for appending) */
+	uint16_t last;
+	/** hash of the lower-cased owner, type, class (internal) */
+	uint32_t owner_hash;
 };
 
 /** a parsed message */
@@ -198,7 +202,9 @@ int dns_rr_rdata_uncompressed(const struct dns_msg *msg,
 /**
  * Group the RRs of each section into RRsets: same owner (case-insensitive),
  * type and class; RRSIGs grouped by covered type. Sets rrs[i].next.
- * Sets appear in the order of their first RR.
+ * Sets appear in the order of their first RR. Quadratic in the number of
+ * sets per section (with a hash check first); callers facing hostile
+ * upstreams may cap rr_count before calling.
  * @param sets: output array.
  * @param max: its size.
  * @return number of sets, or -1 when max is too small.
