@@ -1,0 +1,297 @@
+/*
+ * services/cache/msgcache.h - the message cache: ready-made wire answers.
+ *
+ * An entry is a complete answer as it goes to a client, kept in wire format
+ * (question, answer, authority and additional sections, without the OPT
+ * record) together with the byte offset of every RR's TTL field, the TTLs
+ * as stored (already clamped by cache-min-ttl/cache-max-ttl, or set to the
+ * negative TTL), the time it was stored, its absolute expiry, rcode and
+ * DNSSEC security status. The key is the lower-cased question name, type,
+ * class, and the client's DO and CD bits (an answer for a DO query carries
+ * RRSIGs, a CD answer may hold unvalidated data).
+ *
+ * The hot path, mcache_answer(), looks the key up in the shared slabbed
+ * table (util/storage/slabhash.h: no lock, no shared write on a hit),
+ * copies the stored answer into the caller's buffer with one memcpy and
+ * patches:
+ *   - the header: the client's ID; QR, RA set; RD and CD copied from the
+ *     query; AA cleared; AD only when the entry is secure and the client
+ *     set DO or AD; the stored rcode; the counts;
+ *   - the question name, with the client's bytes (its letter case);
+ *   - every TTL: the stored TTL minus the entry's age (or
+ *     serve-expired-reply-ttl for an expired answer);
+ *   - the OPT record, only if the client sent EDNS: petrel's UDP size, DO
+ *     echoed, and an Extended DNS Error option where one applies (3, Stale
+ *     Answer, for expired data; or the entry's own code).
+ * An answer larger than the limit (the client's UDP size, at least 512,
+ * at most max-udp-size; 512 without EDNS; the buffer size for TCP) is
+ * truncated at whole RRsets (RFC 2181 section 9): RRsets are dropped from
+ * the end; TC is set when one from the answer or authority section had to
+ * go; dropped additional data does not set TC. The OPT record always fits.
+ * It allocates nothing, takes no lock, calls no clock and logs nothing:
+ * the caller passes `now` (the worker's cached clock).
+ *
+ * Threads: one msgcache is shared by all worker threads (thread-model
+ * pthreads/solaris), or each process has its own (fork). Workers must be
+ * QSBR readers (util/storage/qsbr.h): the hit path reads entries that a
+ * writer on another thread may be replacing. Store, flush, traverse take
+ * the slab locks. The parameters (mcache_params) may only change while no
+ * worker runs (reload).
+ *
+ * Refresh signalling: an entry in the last 10% of its TTL is "due for
+ * prefetch"; an expired entry within serve-expired-ttl may be served
+ * stale. Both ask the caller to refresh it, once: the first caller to see
+ * the state wins an atomic compare-and-swap on the entry and gets
+ * *refresh = 1; others get 0 until MCACHE_REFRESH_RETRY seconds have
+ * passed (in case that refresh failed). This is the one write a hit can
+ * make to a shared line, once per entry per refresh.
+ */
+#ifndef SERVICES_CACHE_MSGCACHE_H
+#define SERVICES_CACHE_MSGCACHE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+
+struct query_info;
+struct fast_query;
+struct msgcache;
+
+/** seconds after a refresh was signalled before another may be signalled */
+#define MCACHE_REFRESH_RETRY 5
+
+/** DNSSEC status of a cached answer */
+enum mcache_security {
+	/** not validated (no validator, or CD query) */
+	MCACHE_SEC_UNCHECKED = 0,
+	/** validated insecure (no chain of trust) */
+	MCACHE_SEC_INSECURE,
+	/** validated secure: AD may be set */
+	MCACHE_SEC_SECURE,
+	/** validation failed */
+	MCACHE_SEC_BOGUS,
+	/** validation could not decide */
+	MCACHE_SEC_INDETERMINATE
+};
+
+/** what mcache_answer found */
+enum mcache_result {
+	/** nothing usable: resolve (nothing written) */
+	MCACHE_MISS = 0,
+	/** a fresh answer was written */
+	MCACHE_HIT,
+	/** a fresh answer was written; the entry is in the last 10% of its
+	 * TTL (prefetch) */
+	MCACHE_HIT_PREFETCH,
+	/** an expired answer was written (serve-expired, RFC 8767), with
+	 * TTL serve-expired-reply-ttl and EDE 3 when the client has EDNS */
+	MCACHE_HIT_EXPIRED
+};
+
+/** what mcache_store did */
+enum mcache_store_result {
+	/** stored */
+	MCACHE_STORED = 0,
+	/** not cacheable (TTL 0, TC set, rcode other than NOERROR/NXDOMAIN,
+	 * negative answer without SOA, question mismatch, OPT not last...) */
+	MCACHE_NOT_CACHEABLE = 1,
+	/** malformed message or out of memory */
+	MCACHE_ERROR = -1
+};
+
+/** the message cache's settings (from the config) */
+struct mcache_params {
+	/** msg-cache-size: bytes */
+	size_t maxmem;
+	/** msg-cache-slabs: power of two */
+	size_t slabs;
+	/** cache-min-ttl: s */
+	uint32_t min_ttl;
+	/** cache-max-ttl: s */
+	uint32_t max_ttl;
+	/** cache-max-negative-ttl: s */
+	uint32_t max_negative_ttl;
+	/** prefetch: 1 to signal refreshes in the last 10% of the TTL */
+	int prefetch;
+	/** serve-expired: 1 to answer from expired entries */
+	int serve_expired;
+	/** serve-expired-ttl: s past expiry an entry may be served; 0 = no
+	 * limit */
+	uint32_t serve_expired_ttl;
+	/** serve-expired-reply-ttl: the TTL put in expired answers */
+	uint32_t serve_expired_reply_ttl;
+	/** max-udp-size: the UDP size petrel puts in its OPT record and the
+	 * largest UDP answer it sends */
+	uint16_t max_udp_size;
+};
+
+/**
+ * Fill params with the defaults (Unbound's): 4 MB, 4 slabs, min 0,
+ * max 86400, negative 3600, no prefetch, no serve-expired, reply TTL 30,
+ * UDP 1232.
+ */
+void mcache_params_default(struct mcache_params *p);
+
+/**
+ * Create a message cache.
+ * @param p: settings (copied).
+ * @return the cache or NULL when out of memory. Free with mcache_delete.
+ */
+struct msgcache *mcache_create(const struct mcache_params *p);
+
+/** Delete a cache and its entries; no thread may use it any more. */
+void mcache_delete(struct msgcache *c);
+
+/**
+ * Change the settings (reload; no worker may run). The byte budget is
+ * applied at once (evicting); TTL rules apply to later stores.
+ */
+void mcache_set_params(struct msgcache *c, const struct mcache_params *p);
+
+/**
+ * Store an answer.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the queries this answer is for.
+ * @param cd_bit: the CD bit of those queries.
+ * @param reply: the full reply message in wire format (header, the one
+ *	question, sections; an OPT record, if any, must be the last
+ *	additional record and is left out). Not owned; copied.
+ * @param len: its length.
+ * @param now: the current time.
+ * @param sec: DNSSEC status.
+ * @param ede: Extended DNS Error code to put in answers from this entry,
+ *	or -1 for none.
+ * @return MCACHE_STORED, MCACHE_NOT_CACHEABLE or MCACHE_ERROR.
+ *	TTL rules: positive answers live min(TTL of every RR), each TTL
+ *	clamped to [cache-min-ttl, cache-max-ttl]; NXDOMAIN and NODATA
+ *	(RFC 2308) live min(SOA TTL, SOA MINIMUM), at most
+ *	cache-max-negative-ttl; an answer with a TTL 0 record is not cached.
+ */
+enum mcache_store_result mcache_store(struct msgcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit,
+	const uint8_t *reply, size_t len, time_t now,
+	enum mcache_security sec, int ede);
+
+/**
+ * The hot path: answer a client query from the cache.
+ * @param c: cache.
+ * @param q: the client query, parsed by dns_query_parse_fast (its hash,
+ *	ID, flags, EDNS, question offsets).
+ * @param qpkt: the client's packet (for its question bytes).
+ * @param tcp: 1 when the answer goes over TCP (no UDP size limit).
+ * @param now: the worker's clock.
+ * @param out: the reply buffer (may not overlap qpkt).
+ * @param outmax: its size (at least 512).
+ * @param outlen: the reply length, set on a hit.
+ * @param refresh: set to 1 when this caller should start a refresh of the
+ *	entry (prefetch, or background refresh of an expired answer); 0
+ *	otherwise. May be NULL.
+ * @return MCACHE_HIT, MCACHE_HIT_PREFETCH, MCACHE_HIT_EXPIRED (an answer
+ *	is in out) or MCACHE_MISS (nothing written). A query with EDNS
+ *	version other than 0 is always a miss (the caller answers BADVERS).
+ */
+enum mcache_result mcache_answer(struct msgcache *c,
+	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
+	uint8_t *out, size_t outmax, size_t *outlen, int *refresh);
+
+/** what mcache_peek reports about an entry */
+struct mcache_state {
+	/** MCACHE_MISS, MCACHE_HIT, MCACHE_HIT_PREFETCH, MCACHE_HIT_EXPIRED
+	 * (the latter only when serve-expired allows it) */
+	enum mcache_result result;
+	/** remaining TTL in seconds (0 when expired) */
+	uint32_t ttl;
+	/** the stored rcode */
+	int rcode;
+	/** the security status */
+	enum mcache_security sec;
+};
+
+/**
+ * Look an entry up without answering (for the resolver: serve-expired
+ * decisions, tests). Same key as mcache_answer.
+ * @return 0 and *st filled, or -1 when there is no entry (st->result is
+ *	then MCACHE_MISS).
+ */
+int mcache_peek(struct msgcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, struct mcache_state *st);
+
+/* ---- flushing (control channel) ---- */
+
+/** Remove every entry for this name (all types, classes, DO/CD).
+ * @param name: uncompressed wire name, any case. @return entries removed */
+size_t mcache_flush_name(struct msgcache *c, const uint8_t *name);
+
+/** Remove the entries for name, type and class (all DO/CD variants).
+ * @return entries removed */
+size_t mcache_flush_type(struct msgcache *c, const uint8_t *name,
+	uint16_t qtype, uint16_t qclass);
+
+/** Remove every entry at or below zone. @return entries removed */
+size_t mcache_flush_zone(struct msgcache *c, const uint8_t *zone);
+
+/** Remove every negative entry (NXDOMAIN, NODATA). @return removed */
+size_t mcache_flush_negative(struct msgcache *c);
+
+/** Remove every bogus entry. @return removed */
+size_t mcache_flush_bogus(struct msgcache *c);
+
+/** Remove everything. */
+void mcache_flush_all(struct msgcache *c);
+
+/* ---- dump and load ---- */
+
+/** one entry as dump_cache sees it */
+struct mcache_dump_entry {
+	/** question name, lower-cased, uncompressed wire */
+	const uint8_t *qname;
+	/** its length */
+	size_t qname_len;
+	/** question type */
+	uint16_t qtype;
+	/** question class */
+	uint16_t qclass;
+	/** the DO and CD bits of the key */
+	int do_bit, cd_bit;
+	/** the answer as a complete message (ID 0, QR RA set, TTLs as they
+	 * would be sent now), ready for mcache_store on load */
+	const uint8_t *msg;
+	/** its length */
+	size_t msg_len;
+	/** remaining TTL of the entry (0 when expired) */
+	uint32_t ttl;
+	/** rcode */
+	int rcode;
+	/** security status */
+	enum mcache_security sec;
+};
+
+/**
+ * Callback for mcache_traverse; called under a slab lock: copy what is
+ * needed, do not call into the cache.
+ */
+typedef void (*mcache_traverse_func)(const struct mcache_dump_entry *d,
+	void *arg);
+
+/**
+ * Call fn for every entry (dump_cache).
+ * @return 0, or -1 when out of memory (nothing called).
+ */
+int mcache_traverse(struct msgcache *c, time_t now, mcache_traverse_func fn,
+	void *arg);
+
+/* load_cache: mcache_store() with the dumped message. */
+
+/* ---- statistics ---- */
+
+/** @return bytes in use */
+size_t mcache_get_mem(struct msgcache *c);
+
+/** @return number of entries */
+size_t mcache_get_count(struct msgcache *c);
+
+/** @return the underlying table (for tests and statistics) */
+struct slabhash *mcache_table(struct msgcache *c);
+
+#endif /* SERVICES_CACHE_MSGCACHE_H */
