@@ -182,8 +182,9 @@ struct comm_timer *comm_timer_create(struct comm_base *base,
 
 /**
  * Arm (or re-arm) a timer to fire after ms milliseconds, counted from the
- * base's cached clock. Timers with the same deadline fire in the order they
- * were set. @return 0 or -1.
+ * base's cached clock. Timers fire in deadline order; on the select backend
+ * timers with the same deadline fire in the order they were set (libevent
+ * does not promise that). @return 0 or -1.
  */
 int comm_timer_set(struct comm_timer *t, int ms);
 

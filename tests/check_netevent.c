@@ -1,0 +1,873 @@
+/*
+ * tests/check_netevent.c - the event layer, run once per compiled backend.
+ *
+ * Clients live in the test itself, on the same thread: they send, then the
+ * test turns the loop (comm_base_loop_once) and reads, so everything works
+ * without threads. Only the cross-thread exit test needs a thread library.
+ */
+#include "config.h"
+#include "util/netevent/netevent.h"
+#include "util/netaddr.h"
+#include "util/log.h"
+#include "util/thread.h"
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+
+/** the backends to run every test on */
+static const char *backends[] = {
+	"select",
+#ifdef HAVE_LIBEVENT
+	"libevent",
+#endif
+};
+#define NUM_BACKENDS ((int)(sizeof(backends) / sizeof(backends[0])))
+
+static struct comm_base *
+mkbase(int i)
+{
+	struct comm_base *b = comm_base_create(backends[i]);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_str_eq(comm_base_backend_name(b), backends[i]);
+	return b;
+}
+
+/** an address on loopback with port 0 */
+static struct netaddr
+lo_addr(const char *ip)
+{
+	struct netaddr a;
+	ck_assert_int_eq(netaddr_parse(ip, 0, &a, NULL), 0);
+	return a;
+}
+
+/** the bound address of fd */
+static struct netaddr
+sock_addr(int fd)
+{
+	struct netaddr a;
+	a.len = sizeof(a.addr);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a.addr, &a.len),
+		0);
+	return a;
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_backend_names)
+{
+	const char *l = netevent_backends_compiled();
+	ck_assert_ptr_nonnull(strstr(l, "select"));
+#ifdef HAVE_LIBEVENT
+	ck_assert_ptr_nonnull(strstr(l, "libevent"));
+	ck_assert_str_eq(netevent_backend_default(), "libevent");
+#else
+	ck_assert_ptr_null(strstr(l, "libevent"));
+	ck_assert_str_eq(netevent_backend_default(), "select");
+#endif
+	ck_assert_ptr_null(comm_base_create("nonsense"));
+	{
+		struct comm_base *b = comm_base_create(NULL);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_str_eq(comm_base_backend_name(b),
+			netevent_backend_default());
+		ck_assert_ptr_nonnull(comm_base_method(b));
+		comm_base_delete(b);
+	}
+}
+END_TEST
+
+/* timers */
+static int fired[16];
+static int nfired;
+static struct comm_base *tbase;
+static struct timeval tstart;
+
+static void
+tm_cb(void *arg)
+{
+	int id = (int)(intptr_t)arg;
+	fired[nfired++] = id;
+	if(id == 99)
+		comm_base_exit(tbase);
+}
+
+START_TEST(test_timers_order)
+{
+	struct comm_base *b = mkbase(_i);
+	struct comm_timer *t[6];
+	int ms[6] = { 60, 10, 40, 20, 30, 120 };
+	int i;
+	long elapsed;
+	tbase = b;
+	nfired = 0;
+	for(i = 0; i < 5; i++) {
+		t[i] = comm_timer_create(b, tm_cb, (void *)(intptr_t)ms[i]);
+		ck_assert_ptr_nonnull(t[i]);
+		ck_assert_int_eq(comm_timer_set(t[i], ms[i]), 0);
+		ck_assert_int_eq(comm_timer_is_set(t[i]), 1);
+	}
+	t[5] = comm_timer_create(b, tm_cb, (void *)(intptr_t)99);
+	ck_assert_int_eq(comm_timer_set(t[5], ms[5]), 0);
+	/* 30 is disabled, 40 is re-armed later: must not fire at 40 */
+	comm_timer_disable(t[4]);
+	ck_assert_int_eq(comm_timer_is_set(t[4]), 0);
+	ck_assert_int_eq(comm_timer_set(t[2], 80), 0);
+	tstart = *comm_base_now(b);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(nfired, 5);
+	ck_assert_int_eq(fired[0], 10);
+	ck_assert_int_eq(fired[1], 20);
+	ck_assert_int_eq(fired[2], 60);
+	ck_assert_int_eq(fired[3], 40); /* re-armed to 80 ms */
+	ck_assert_int_eq(fired[4], 99);
+	/* the cached clock moved with the loop */
+	elapsed = (comm_base_now(b)->tv_sec - tstart.tv_sec) * 1000 +
+		(comm_base_now(b)->tv_usec - tstart.tv_usec) / 1000;
+	ck_assert_int_ge(elapsed, 115);
+	ck_assert_int_lt(elapsed, 5000);
+	ck_assert_int_eq(*comm_base_secs(b), comm_base_now(b)->tv_sec);
+	for(i = 0; i < 6; i++)
+		comm_timer_delete(t[i]);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* a timer deleting itself and re-arming another from its callback */
+static struct comm_timer *self_t, *other_t;
+static int self_count;
+
+static void
+self_cb(void *arg)
+{
+	(void)arg;
+	self_count++;
+	comm_timer_delete(self_t);
+	self_t = NULL;
+	comm_timer_set(other_t, 0);
+}
+
+static void
+other_cb(void *arg)
+{
+	self_count += 10;
+	comm_base_exit(arg);
+}
+
+START_TEST(test_timer_from_callback)
+{
+	struct comm_base *b = mkbase(_i);
+	self_count = 0;
+	self_t = comm_timer_create(b, self_cb, NULL);
+	other_t = comm_timer_create(b, other_cb, b);
+	comm_timer_set(self_t, 5);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(self_count, 11);
+	comm_timer_delete(other_t);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* idle hooks and the clock */
+static int hook_online, hook_before, hook_after, hook_bad;
+
+static void
+hk_before(void *arg)
+{
+	(void)arg;
+	hook_online = 0;
+	hook_before++;
+}
+
+static void
+hk_after(void *arg)
+{
+	(void)arg;
+	hook_online = 1;
+	hook_after++;
+}
+
+static void
+hk_timer(void *arg)
+{
+	if(!hook_online)
+		hook_bad++;
+	if(++self_count == 3)
+		comm_base_exit(arg);
+	else	comm_timer_set(other_t, 1);
+}
+
+START_TEST(test_idle_hooks)
+{
+	struct comm_base *b = mkbase(_i);
+	hook_online = 1;
+	hook_before = hook_after = hook_bad = self_count = 0;
+	comm_base_set_idle_hooks(b, hk_before, hk_after, NULL);
+	other_t = comm_timer_create(b, hk_timer, b);
+	comm_timer_set(other_t, 1);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(self_count, 3);
+	ck_assert_int_eq(hook_bad, 0);
+	ck_assert_int_ge(hook_before, 3);
+	ck_assert_int_eq(hook_before, hook_after);
+	ck_assert_int_eq(hook_online, 1);
+	comm_timer_delete(other_t);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* signals */
+static int sig_seen;
+
+static void
+sig_cb(int sig, void *arg)
+{
+	sig_seen = sig;
+	comm_base_exit(arg);
+}
+
+START_TEST(test_signal)
+{
+	struct comm_base *b = mkbase(_i);
+	struct comm_signal *s = comm_signal_create(b, sig_cb, b);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(comm_signal_bind(s, SIGUSR1), 0);
+	sig_seen = 0;
+	raise(SIGUSR1);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(sig_seen, SIGUSR1);
+	comm_signal_delete(s);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* watch */
+static int watch_bytes;
+
+static void
+watch_cb(int fd, void *arg)
+{
+	char buf[16];
+	ssize_t r = read(fd, buf, sizeof(buf));
+	if(r > 0)
+		watch_bytes += (int)r;
+	comm_base_exit(arg);
+}
+
+START_TEST(test_watch)
+{
+	struct comm_base *b = mkbase(_i);
+	int p[2];
+	struct comm_watch *w;
+	ck_assert_int_eq(pipe(p), 0);
+	w = comm_watch_create(b, p[0], watch_cb, b);
+	ck_assert_ptr_nonnull(w);
+	watch_bytes = 0;
+	ck_assert_int_eq(write(p[1], "abc", 3), 3);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(watch_bytes, 3);
+	comm_watch_delete(w);
+	close(p[0]);
+	close(p[1]);
+	comm_base_delete(b);
+}
+END_TEST
+
+#ifdef PETREL_HAVE_THREADS
+static void *
+exit_thread(void *arg)
+{
+	usleep(50000);
+	comm_base_exit(arg);
+	return NULL;
+}
+
+START_TEST(test_exit_other_thread)
+{
+	struct comm_base *b = mkbase(_i);
+	thread_type t;
+	struct timeval a, z;
+	gettimeofday(&a, NULL);
+	ck_assert_int_eq(thread_create(&t, exit_thread, b), 0);
+	/* nothing else registered: blocks until the other thread wakes it */
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	gettimeofday(&z, NULL);
+	ck_assert_int_eq(thread_join(t), 0);
+	ck_assert_int_ge((z.tv_sec - a.tv_sec) * 1000000 +
+		(z.tv_usec - a.tv_usec), 40000);
+	comm_base_delete(b);
+}
+END_TEST
+#endif
+
+/* ------------------------------------------------------------------ */
+/* UDP */
+
+/** echo: flip every byte after the 4-byte sequence number, in place */
+static int
+udp_echo_cb(struct comm_reply *rep, void *arg)
+{
+	size_t i;
+	(void)arg;
+	ck_assert_int_eq(rep->is_tcp, 0);
+	for(i = 4; i < rep->len; i++)
+		rep->buf[i] ^= 0xff;
+	return 1;
+}
+
+/** open a nonblocking client UDP socket with a large receive buffer */
+static int
+udp_client(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	int sz = 4 * 1024 * 1024;
+	ck_assert_int_ge(fd, 0);
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	return fd;
+}
+
+#define BURST 10000
+#define CHUNK 64
+
+START_TEST(test_udp_burst)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1");
+	struct comm_sock_opts o;
+	struct comm_point *c;
+	const struct comm_point_stats *st;
+	static unsigned char seen[BURST];
+	int sfd, cfd, sent = 0, got = 0, spins = 0;
+	memset(&o, 0, sizeof(o));
+	o.rcvbuf = 1024 * 1024;
+	memset(seen, 0, sizeof(seen));
+	sfd = comm_sock_open_udp(&a, &o);
+	ck_assert_int_ge(sfd, 0);
+	a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 512, 32, udp_echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	cfd = udp_client();
+	while(got < BURST && spins < 100000) {
+		uint8_t pkt[40];
+		ssize_t r;
+		int k;
+		spins++;
+		/* keep at most CHUNK datagrams in flight */
+		for(k = 0; sent < BURST && sent - got < CHUNK; k++) {
+			memset(pkt, 0x5a, sizeof(pkt));
+			memcpy(pkt, &sent, 4);
+			if(sendto(cfd, pkt, sizeof(pkt), 0,
+				(struct sockaddr *)&a.addr, a.len) != sizeof(pkt))
+				break;
+			sent++;
+		}
+		ck_assert_int_eq(comm_base_loop_once(b, 100), 0);
+		while((r = recv(cfd, pkt, sizeof(pkt), 0)) > 0) {
+			int seq, j;
+			ck_assert_int_eq(r, sizeof(pkt));
+			memcpy(&seq, pkt, 4);
+			ck_assert_int_ge(seq, 0);
+			ck_assert_int_lt(seq, BURST);
+			ck_assert_int_eq(seen[seq], 0);
+			for(j = 4; j < (int)sizeof(pkt); j++)
+				ck_assert_int_eq(pkt[j], 0x5a ^ 0xff);
+			seen[seq] = 1;
+			got++;
+		}
+	}
+	ck_assert_int_eq(got, BURST);
+	st = comm_point_get_stats(c);
+	ck_assert_uint_eq(st->pkts_in, BURST);
+	ck_assert_uint_eq(st->pkts_out, BURST);
+	/* batching is visible: far fewer batches than packets */
+	ck_assert_uint_le(st->batches, BURST / 8);
+	ck_assert_uint_ge(st->batches, BURST / 32);
+#ifdef HAVE_SENDMMSG
+	ck_assert_uint_le(st->sendmmsg_calls, BURST / 8);
+	ck_assert_uint_eq(st->sendmsg_calls, 0);
+#endif
+#ifdef HAVE_RECVMMSG
+	ck_assert_uint_le(st->recv_calls, BURST / 4);
+#endif
+	fprintf(stderr, "udp burst [%s]: %d packets, %llu batches, %llu recv "
+		"calls, %llu sendmmsg calls\n", backends[_i], BURST,
+		(unsigned long long)st->batches,
+		(unsigned long long)st->recv_calls,
+		(unsigned long long)st->sendmmsg_calls);
+	close(cfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* the callback answers some queries later, through a saved address */
+static struct comm_reply_addr saved[8];
+static int nsaved;
+
+static int
+udp_later_cb(struct comm_reply *rep, void *arg)
+{
+	(void)arg;
+	if(rep->buf[0] == 'L') {
+		comm_reply_save(rep, &saved[nsaved++]);
+		return 0;
+	}
+	if(rep->buf[0] == 'D')
+		return 0; /* dropped */
+	rep->buf[0] = 'A';
+	return 1;
+}
+
+/** receive one datagram (turning the loop), @return its length */
+static ssize_t
+udp_recv_wait(struct comm_base *b, int fd, void *buf, size_t len,
+	struct netaddr *from)
+{
+	int i;
+	for(i = 0; i < 200; i++) {
+		ssize_t r;
+		from->len = sizeof(from->addr);
+		r = recvfrom(fd, buf, len, 0, (struct sockaddr *)&from->addr,
+			&from->len);
+		if(r >= 0)
+			return r;
+		comm_base_loop_once(b, 10);
+	}
+	return -1;
+}
+
+START_TEST(test_udp_wildcard_and_later)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("0.0.0.0"), to, from, want;
+	struct comm_point *c;
+	uint8_t buf[16];
+	int sfd, cfd;
+	char s1[NETADDR_STRLEN];
+	sfd = comm_sock_open_udp(&a, NULL);
+	ck_assert_int_ge(sfd, 0);
+	a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 0, 0, udp_later_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	cfd = udp_client();
+	/* asked at 127.0.0.2: the answer must come from 127.0.0.2 */
+	to = lo_addr("127.0.0.2");
+	netaddr_set_port(&to, netaddr_port(&a));
+	want = to;
+	ck_assert_int_eq(sendto(cfd, "Q", 1, 0, (struct sockaddr *)&to.addr,
+		to.len), 1);
+	ck_assert_int_eq(udp_recv_wait(b, cfd, buf, sizeof(buf), &from), 1);
+	ck_assert_int_eq(buf[0], 'A');
+	ck_assert_msg(netaddr_cmp(&from, &want) == 0, "answer came from %s",
+		netaddr_str(&from, -1, s1, sizeof(s1)));
+	/* a dropped query gets nothing, a later one gets its answer */
+	nsaved = 0;
+	ck_assert_int_eq(sendto(cfd, "D", 1, 0, (struct sockaddr *)&to.addr,
+		to.len), 1);
+	ck_assert_int_eq(sendto(cfd, "L", 1, 0, (struct sockaddr *)&to.addr,
+		to.len), 1);
+	while(nsaved == 0)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(recv(cfd, buf, sizeof(buf), 0), -1);
+	ck_assert_int_eq(comm_reply_send(&saved[0], (const uint8_t *)"later",
+		5), 0);
+	ck_assert_int_eq(udp_recv_wait(b, cfd, buf, sizeof(buf), &from), 5);
+	ck_assert_int_eq(memcmp(buf, "later", 5), 0);
+	ck_assert_msg(netaddr_cmp(&from, &want) == 0, "later answer from %s",
+		netaddr_str(&from, -1, s1, sizeof(s1)));
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 3);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_out, 2);
+	close(cfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* TCP */
+
+/** answers: "E..." echoes with 'e'; "L..." is answered later */
+static int
+tcp_cb(struct comm_reply *rep, void *arg)
+{
+	(void)arg;
+	ck_assert_int_eq(rep->is_tcp, 1);
+	if(rep->buf[0] == 'L') {
+		comm_reply_save(rep, &saved[nsaved++]);
+		return 0;
+	}
+	rep->buf[0] = 'e';
+	return 1;
+}
+
+static int
+tcp_connect(const struct netaddr *a)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(connect(fd, (const struct sockaddr *)&a->addr,
+		a->len), 0);
+	ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	return fd;
+}
+
+/** read exactly n bytes from fd, turning the loop. @return n, 0 on EOF */
+static int
+tcp_read_n(struct comm_base *b, int fd, uint8_t *buf, int n)
+{
+	int got = 0, i;
+	for(i = 0; i < 500 && got < n; i++) {
+		ssize_t r = recv(fd, buf + got, (size_t)(n - got), 0);
+		if(r == 0 || (r == -1 && errno == ECONNRESET))
+			return 0;
+		if(r > 0) {
+			got += (int)r;
+			continue;
+		}
+		comm_base_loop_once(b, 10);
+	}
+	return got;
+}
+
+/** read one framed message. @return its length, 0 on EOF, -1 timeout */
+static int
+tcp_read_msg(struct comm_base *b, int fd, uint8_t *buf)
+{
+	uint8_t l[2];
+	int n;
+	int r = tcp_read_n(b, fd, l, 2);
+	if(r == 0)
+		return 0;
+	if(r != 2)
+		return -1;
+	n = (l[0] << 8) | l[1];
+	if(tcp_read_n(b, fd, buf, n) != n)
+		return -1;
+	return n;
+}
+
+static struct comm_point *
+tcp_server(struct comm_base *b, int max, int idle, struct netaddr *a)
+{
+	struct comm_point *c;
+	int fd;
+	*a = lo_addr("127.0.0.1");
+	fd = comm_sock_open_tcp(a, NULL);
+	ck_assert_int_ge(fd, 0);
+	*a = sock_addr(fd);
+	c = comm_point_create_tcp(b, fd, max, idle, 0, tcp_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
+START_TEST(test_tcp_framing)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 5000, &a);
+	/* three pipelined queries, the middle one answered later */
+	const uint8_t stream[] = { 0, 3, 'E', '1', 'x', 0, 2, 'L', '2',
+		0, 4, 'E', '3', 'y', 'z' };
+	uint8_t buf[100];
+	size_t i;
+	int fd = tcp_connect(&a);
+	nsaved = 0;
+	for(i = 0; i < sizeof(stream); i++) {
+		ck_assert_int_eq(send(fd, stream + i, 1, 0), 1);
+		comm_base_loop_once(b, 0);
+		comm_base_loop_once(b, 0);
+	}
+	ck_assert_int_eq(tcp_read_msg(b, fd, buf), 3);
+	ck_assert_int_eq(memcmp(buf, "e1x", 3), 0);
+	ck_assert_int_eq(tcp_read_msg(b, fd, buf), 4);
+	ck_assert_int_eq(memcmp(buf, "e3yz", 4), 0);
+	ck_assert_int_eq(nsaved, 1);
+	ck_assert_int_eq(comm_reply_send(&saved[0], (const uint8_t *)"l2", 2),
+		0);
+	ck_assert_int_eq(tcp_read_msg(b, fd, buf), 2);
+	ck_assert_int_eq(memcmp(buf, "l2", 2), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 3);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_out, 3);
+	ck_assert_int_eq(comm_point_tcp_count(c), 1);
+
+	/* a malformed length closes that connection only */
+	{
+		int bad = tcp_connect(&a);
+		int good = tcp_connect(&a);
+		const uint8_t zero[] = { 0, 0 };
+		const uint8_t q[] = { 0, 2, 'E', 'g' };
+		ck_assert_int_eq(send(bad, zero, 2, 0), 2);
+		ck_assert_int_eq(tcp_read_msg(b, bad, buf), 0);
+		ck_assert_int_eq(send(good, q, 4, 0), 4);
+		ck_assert_int_eq(tcp_read_msg(b, good, buf), 2);
+		ck_assert_int_eq(memcmp(buf, "eg", 2), 0);
+		ck_assert_uint_eq(comm_point_get_stats(c)->tcp_errors, 1);
+		close(bad);
+		close(good);
+	}
+
+	/* an answer for a closed connection is detected and dropped */
+	{
+		const uint8_t q[] = { 0, 1, 'L' };
+		int k;
+		nsaved = 0;
+		ck_assert_int_eq(send(fd, q, 3, 0), 3);
+		for(k = 0; k < 100 && nsaved == 0; k++)
+			comm_base_loop_once(b, 10);
+		ck_assert_int_eq(nsaved, 1);
+		close(fd);
+		for(k = 0; k < 100 && comm_point_tcp_count(c) > 0; k++)
+			comm_base_loop_once(b, 10);
+		ck_assert_int_eq(comm_point_tcp_count(c), 0);
+		ck_assert_int_eq(comm_reply_send(&saved[0],
+			(const uint8_t *)"xx", 2), -1);
+		ck_assert_uint_eq(comm_point_get_stats(c)->tcp_stale_replies,
+			1);
+	}
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+START_TEST(test_tcp_limit)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 2, 5000, &a);
+	uint8_t buf[100];
+	const uint8_t q[] = { 0, 2, 'E', 'k' };
+	int f1 = tcp_connect(&a), f2 = tcp_connect(&a), f3, f4, k;
+	for(k = 0; k < 20 && comm_point_tcp_count(c) < 2; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(comm_point_tcp_count(c), 2);
+	f3 = tcp_connect(&a);
+	/* the third is refused: it sees the connection close */
+	ck_assert_int_eq(tcp_read_msg(b, f3, buf), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	/* the first two keep working */
+	ck_assert_int_eq(send(f1, q, 4, 0), 4);
+	ck_assert_int_eq(send(f2, q, 4, 0), 4);
+	ck_assert_int_eq(tcp_read_msg(b, f1, buf), 2);
+	ck_assert_int_eq(tcp_read_msg(b, f2, buf), 2);
+	ck_assert_int_eq(memcmp(buf, "ek", 2), 0);
+	/* after one closes, a new one is served */
+	close(f1);
+	for(k = 0; k < 100 && comm_point_tcp_count(c) > 1; k++)
+		comm_base_loop_once(b, 10);
+	f4 = tcp_connect(&a);
+	ck_assert_int_eq(send(f4, q, 4, 0), 4);
+	ck_assert_int_eq(tcp_read_msg(b, f4, buf), 2);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 3);
+	close(f2);
+	close(f3);
+	close(f4);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+START_TEST(test_tcp_idle_timeout)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 2, 100, &a);
+	uint8_t buf[10];
+	struct timeval t0, t1;
+	int fd = tcp_connect(&a);
+	long ms;
+	gettimeofday(&t0, NULL);
+	ck_assert_int_eq(tcp_read_msg(b, fd, buf), 0);
+	gettimeofday(&t1, NULL);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_usec - t0.tv_usec) / 1000;
+	ck_assert_int_ge(ms, 80);
+	ck_assert_int_lt(ms, 3000);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_timeouts, 1);
+	close(fd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* outgoing TCP */
+static int out_replies, out_closed, out_timeout;
+static uint8_t out_last[64];
+
+static void
+out_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
+	const uint8_t *pkt, size_t len, void *arg)
+{
+	(void)t; (void)arg;
+	if(st == COMM_TCP_OUT_REPLY) {
+		out_replies++;
+		ck_assert_uint_le(len, sizeof(out_last));
+		memcpy(out_last, pkt, len);
+	} else if(st == COMM_TCP_OUT_CLOSED)
+		out_closed++;
+	else	out_timeout++;
+}
+
+START_TEST(test_tcp_out)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a, dead;
+	struct comm_point *c = tcp_server(b, 2, 5000, &a);
+	struct comm_tcp_out *t;
+	int k, lfd;
+	out_replies = out_closed = out_timeout = 0;
+	t = comm_tcp_out_create(b, &a, NULL, 2000, out_cb, NULL);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(comm_tcp_out_write(t, (const uint8_t *)"E1", 2), 0);
+	ck_assert_int_eq(comm_tcp_out_write(t, (const uint8_t *)"E2", 2), 0);
+	for(k = 0; k < 200 && out_replies < 2; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(out_replies, 2);
+	ck_assert_int_eq(memcmp(out_last, "e2", 2), 0);
+	comm_tcp_out_delete(t);
+
+	/* connection refused: a closed port */
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	dead = lo_addr("127.0.0.1");
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&dead.addr, dead.len),
+		0);
+	dead = sock_addr(lfd);
+	close(lfd);
+	t = comm_tcp_out_create(b, &dead, NULL, 2000, out_cb, NULL);
+	if(t) {
+		for(k = 0; k < 200 && out_closed == 0; k++)
+			comm_base_loop_once(b, 10);
+		ck_assert_int_eq(out_closed, 1);
+		comm_tcp_out_delete(t);
+	}
+
+	/* a server that never answers: the timeout fires */
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	dead = lo_addr("127.0.0.1");
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&dead.addr, dead.len),
+		0);
+	ck_assert_int_eq(listen(lfd, 5), 0);
+	dead = sock_addr(lfd);
+	t = comm_tcp_out_create(b, &dead, NULL, 100, out_cb, NULL);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(comm_tcp_out_write(t, (const uint8_t *)"E3", 2), 0);
+	for(k = 0; k < 300 && out_timeout == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(out_timeout, 1);
+	ck_assert_int_eq(out_replies, 2);
+	comm_tcp_out_delete(t);
+	close(lfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* select refuses descriptors past FD_SETSIZE; libevent takes them */
+static void
+nop_watch(int fd, void *arg)
+{
+	(void)fd; (void)arg;
+}
+
+START_TEST(test_fd_setsize)
+{
+	struct comm_base *b = mkbase(_i);
+	struct rlimit rl;
+	char cap[1024];
+	int big = FD_SETSIZE + 5, p[2];
+	struct comm_watch *w;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if(rl.rlim_cur <= (rlim_t)big + 1) {
+		if(rl.rlim_max <= (rlim_t)big + 1) {
+			fprintf(stderr, "fd_setsize: RLIMIT_NOFILE hard limit "
+				"too low, skipped\n");
+			comm_base_delete(b);
+			return;
+		}
+		rl.rlim_cur = (rlim_t)big + 2;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(dup2(p[0], big), big);
+	cap[0] = 0;
+	log_capture(cap, sizeof(cap));
+	w = comm_watch_create(b, big, nop_watch, NULL);
+	log_capture(NULL, 0);
+	if(strcmp(backends[_i], "select") == 0) {
+		int ufd;
+		struct netaddr a = lo_addr("127.0.0.1");
+		ck_assert_ptr_null(w);
+		ck_assert_ptr_nonnull(strstr(cap, "FD_SETSIZE"));
+		/* the same for a comm_point on such a socket */
+		ufd = comm_sock_open_udp(&a, NULL);
+		ck_assert_int_ge(ufd, 0);
+		ck_assert_int_eq(dup2(ufd, big + 1), big + 1);
+		close(ufd);
+		/* fails and closes the socket it was given */
+		ck_assert_ptr_null(comm_point_create_udp(b, big + 1, 0, 0,
+			udp_echo_cb, NULL));
+		ck_assert_int_eq(fcntl(big + 1, F_GETFD), -1);
+		/* the base still works */
+		ck_assert_int_eq(comm_base_loop_once(b, 0), 0);
+	} else {
+		ck_assert_ptr_nonnull(w);
+		comm_watch_delete(w);
+	}
+	close(big);
+	close(p[0]);
+	close(p[1]);
+	comm_base_delete(b);
+}
+END_TEST
+
+static Suite *
+netevent_suite(void)
+{
+	Suite *s = suite_create("netevent");
+	TCase *tc = tcase_create("base");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_backend_names);
+	tcase_add_loop_test(tc, test_timers_order, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timer_from_callback, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_idle_hooks, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_signal, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_watch, 0, NUM_BACKENDS);
+#ifdef PETREL_HAVE_THREADS
+	tcase_add_loop_test(tc, test_exit_other_thread, 0, NUM_BACKENDS);
+#endif
+	tcase_add_loop_test(tc, test_fd_setsize, 0, NUM_BACKENDS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("udp");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_udp_burst, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_wildcard_and_later, 0, NUM_BACKENDS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tcp");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_tcp_framing, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_limit, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_idle_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_out, 0, NUM_BACKENDS);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(netevent_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

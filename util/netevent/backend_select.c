@@ -1,0 +1,364 @@
+/*
+ * util/netevent/backend_select.c - the select(2) backend, always built.
+ *
+ * Descriptors: a table indexed by fd (FD_SETSIZE entries) and two master
+ * fd_sets; run_once copies the sets before every select() because select
+ * overwrites them. A descriptor >= FD_SETSIZE is refused in io_new with an
+ * error: FD_SET on it would write past the set.
+ *
+ * Timers: a binary min-heap ordered by (deadline, sequence number), so
+ * equal deadlines fire in the order they were armed, and a timer re-armed
+ * for 0 ms from its own callback waits for the next iteration instead of
+ * looping forever. Each timer knows its heap index, so clear is O(log n).
+ */
+#include "config.h"
+#include "util/netevent/backend.h"
+#include "util/log.h"
+#include <sys/select.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+
+/** a registered descriptor */
+struct sel_io {
+	/** the descriptor */
+	int fd;
+	/** interest mask */
+	int mask;
+	/** callback */
+	nev_io_cb_type cb;
+	/** its argument */
+	void *arg;
+};
+
+/** a timer */
+struct sel_timer {
+	/** deadline */
+	struct timeval when;
+	/** arming sequence number (tie breaker) */
+	uint64_t seq;
+	/** index in the heap, -1 when disarmed */
+	int idx;
+	/** callback */
+	nev_timer_cb_type cb;
+	/** its argument */
+	void *arg;
+};
+
+/** the loop state */
+struct sel_state {
+	/** io by fd */
+	struct sel_io *ios[FD_SETSIZE];
+	/** master read set */
+	fd_set rset;
+	/** master write set */
+	fd_set wset;
+	/** highest registered fd, -1 if none */
+	int maxfd;
+	/** the timer heap */
+	struct sel_timer **heap;
+	/** timers in the heap */
+	int heap_num;
+	/** heap array capacity */
+	int heap_cap;
+	/** next arming sequence number */
+	uint64_t seq;
+	/** wake-up hook */
+	nev_wake_cb_type wake;
+	/** its argument */
+	void *warg;
+};
+
+static void *
+sel_create(nev_wake_cb_type wake, void *warg)
+{
+	struct sel_state *s = calloc(1, sizeof(*s));
+	if(!s) {
+		log_err("select backend: out of memory");
+		return NULL;
+	}
+	FD_ZERO(&s->rset);
+	FD_ZERO(&s->wset);
+	s->maxfd = -1;
+	s->wake = wake;
+	s->warg = warg;
+	return s;
+}
+
+static void
+sel_destroy(void *st)
+{
+	struct sel_state *s = st;
+	if(!s)
+		return;
+	free(s->heap);
+	free(s);
+}
+
+static const char *
+sel_method(void *st)
+{
+	(void)st;
+	return "select";
+}
+
+static void *
+sel_io_new(void *st, int fd, nev_io_cb_type cb, void *arg)
+{
+	struct sel_state *s = st;
+	struct sel_io *io;
+	if(fd < 0 || fd >= FD_SETSIZE) {
+		log_err("select backend: descriptor %d is >= FD_SETSIZE (%d), "
+			"refused; use the libevent backend or fewer descriptors",
+			fd, (int)FD_SETSIZE);
+		return NULL;
+	}
+	if(s->ios[fd]) {
+		log_err("select backend: descriptor %d registered twice", fd);
+		return NULL;
+	}
+	io = calloc(1, sizeof(*io));
+	if(!io) {
+		log_err("select backend: out of memory");
+		return NULL;
+	}
+	io->fd = fd;
+	io->cb = cb;
+	io->arg = arg;
+	s->ios[fd] = io;
+	if(fd > s->maxfd)
+		s->maxfd = fd;
+	return io;
+}
+
+static int
+sel_io_set(void *st, void *p, int mask)
+{
+	struct sel_state *s = st;
+	struct sel_io *io = p;
+	io->mask = mask;
+	if(mask & NEV_READ)
+		FD_SET(io->fd, &s->rset);
+	else	FD_CLR(io->fd, &s->rset);
+	if(mask & NEV_WRITE)
+		FD_SET(io->fd, &s->wset);
+	else	FD_CLR(io->fd, &s->wset);
+	return 0;
+}
+
+static void
+sel_io_free(void *st, void *p)
+{
+	struct sel_state *s = st;
+	struct sel_io *io = p;
+	if(!io)
+		return;
+	FD_CLR(io->fd, &s->rset);
+	FD_CLR(io->fd, &s->wset);
+	if(s->ios[io->fd] == io)
+		s->ios[io->fd] = NULL;
+	while(s->maxfd >= 0 && s->ios[s->maxfd] == NULL)
+		s->maxfd--;
+	free(io);
+}
+
+/** heap order: a before b? */
+static int
+tm_less(const struct sel_timer *a, const struct sel_timer *b)
+{
+	if(a->when.tv_sec != b->when.tv_sec)
+		return a->when.tv_sec < b->when.tv_sec;
+	if(a->when.tv_usec != b->when.tv_usec)
+		return a->when.tv_usec < b->when.tv_usec;
+	return a->seq < b->seq;
+}
+
+/** put t at index i and record it */
+static void
+heap_place(struct sel_state *s, int i, struct sel_timer *t)
+{
+	s->heap[i] = t;
+	t->idx = i;
+}
+
+static void
+heap_up(struct sel_state *s, int i)
+{
+	struct sel_timer *t = s->heap[i];
+	while(i > 0) {
+		int p = (i - 1) / 2;
+		if(!tm_less(t, s->heap[p]))
+			break;
+		heap_place(s, i, s->heap[p]);
+		i = p;
+	}
+	heap_place(s, i, t);
+}
+
+static void
+heap_down(struct sel_state *s, int i)
+{
+	struct sel_timer *t = s->heap[i];
+	for(;;) {
+		int c = 2 * i + 1;
+		if(c >= s->heap_num)
+			break;
+		if(c + 1 < s->heap_num && tm_less(s->heap[c + 1], s->heap[c]))
+			c++;
+		if(!tm_less(s->heap[c], t))
+			break;
+		heap_place(s, i, s->heap[c]);
+		i = c;
+	}
+	heap_place(s, i, t);
+}
+
+static void
+heap_remove(struct sel_state *s, struct sel_timer *t)
+{
+	int i = t->idx;
+	struct sel_timer *last;
+	if(i < 0)
+		return;
+	t->idx = -1;
+	last = s->heap[--s->heap_num];
+	if(i == s->heap_num)
+		return;
+	heap_place(s, i, last);
+	if(i > 0 && tm_less(last, s->heap[(i - 1) / 2]))
+		heap_up(s, i);
+	else	heap_down(s, i);
+}
+
+static void *
+sel_timer_new(void *st, nev_timer_cb_type cb, void *arg)
+{
+	struct sel_timer *t = calloc(1, sizeof(*t));
+	(void)st;
+	if(!t) {
+		log_err("select backend: out of memory");
+		return NULL;
+	}
+	t->idx = -1;
+	t->cb = cb;
+	t->arg = arg;
+	return t;
+}
+
+static int
+sel_timer_set(void *st, void *p, const struct timeval *now,
+	const struct timeval *rel)
+{
+	struct sel_state *s = st;
+	struct sel_timer *t = p;
+	heap_remove(s, t);
+	if(s->heap_num == s->heap_cap) {
+		int ncap = s->heap_cap ? s->heap_cap * 2 : 64;
+		struct sel_timer **n = realloc(s->heap, sizeof(*n) * ncap);
+		if(!n) {
+			log_err("select backend: out of memory");
+			return -1;
+		}
+		s->heap = n;
+		s->heap_cap = ncap;
+	}
+	timeradd(now, rel, &t->when);
+	t->seq = s->seq++;
+	heap_place(s, s->heap_num++, t);
+	heap_up(s, t->idx);
+	return 0;
+}
+
+static void
+sel_timer_clear(void *st, void *p)
+{
+	heap_remove(st, p);
+}
+
+static void
+sel_timer_free(void *st, void *p)
+{
+	if(!p)
+		return;
+	heap_remove(st, p);
+	free(p);
+}
+
+static int
+sel_run_once(void *st, const struct timeval *max_wait)
+{
+	struct sel_state *s = st;
+	fd_set r, w;
+	struct timeval now, wait, *wp = NULL;
+	int n, fd, maxfd;
+	uint64_t seq_limit;
+
+	gettimeofday(&now, NULL);
+	if(s->heap_num > 0) {
+		if(timercmp(&s->heap[0]->when, &now, >))
+			timersub(&s->heap[0]->when, &now, &wait);
+		else	timerclear(&wait);
+		wp = &wait;
+	}
+	if(max_wait && (!wp || timercmp(max_wait, wp, <))) {
+		wait = *max_wait;
+		wp = &wait;
+	}
+	/* select overwrites the sets: work on copies */
+	memcpy(&r, &s->rset, sizeof(r));
+	memcpy(&w, &s->wset, sizeof(w));
+	maxfd = s->maxfd;
+	n = select(maxfd + 1, &r, &w, NULL, wp);
+	if(n < 0) {
+		if(errno == EINTR)
+			return 0;
+		log_warn("select backend: select");
+		return -1;
+	}
+	s->wake(s->warg);
+	for(fd = 0; n > 0 && fd <= maxfd; fd++) {
+		int ev = 0;
+		struct sel_io *io;
+		if(FD_ISSET(fd, &r))
+			ev |= NEV_READ;
+		if(FD_ISSET(fd, &w))
+			ev |= NEV_WRITE;
+		if(!ev)
+			continue;
+		n--;
+		io = s->ios[fd];
+		/* an earlier callback may have removed or changed it */
+		if(!io || !(ev &= io->mask))
+			continue;
+		io->cb(fd, ev, io->arg);
+	}
+	/* timers: only those armed before this round, so a timer re-armed
+	 * from its callback waits for the next iteration */
+	gettimeofday(&now, NULL);
+	seq_limit = s->seq;
+	while(s->heap_num > 0) {
+		struct sel_timer *t = s->heap[0];
+		if(timercmp(&t->when, &now, >) || t->seq >= seq_limit)
+			break;
+		heap_remove(s, t);
+		t->cb(t->arg);
+	}
+	return 0;
+}
+
+/** the select backend */
+const struct nev_backend nev_backend_select = {
+	"select",
+	sel_create,
+	sel_destroy,
+	sel_method,
+	sel_io_new,
+	sel_io_set,
+	sel_io_free,
+	sel_timer_new,
+	sel_timer_set,
+	sel_timer_clear,
+	sel_timer_free,
+	sel_run_once
+};

@@ -1,0 +1,67 @@
+/*
+ * util/netevent/netevent_int.h - internals shared by the files of
+ * util/netevent/ (not for use outside it).
+ *
+ * struct comm_base holds the backend and its state, the cached clock, the
+ * wakeup pipe and the idle hooks. The comm_point files reach the backend
+ * only through the nev_io_* helpers here, so that the wake-up bookkeeping
+ * (clock, after_wake) lives in one place.
+ */
+#ifndef UTIL_NETEVENT_NETEVENT_INT_H
+#define UTIL_NETEVENT_NETEVENT_INT_H
+
+#include <signal.h>
+#include "util/netevent/netevent.h"
+#include "util/netevent/backend.h"
+
+/** the event base of one worker */
+struct comm_base {
+	/** the backend functions */
+	const struct nev_backend *be;
+	/** the backend's loop state */
+	void *st;
+	/** cached clock */
+	struct timeval now;
+	/** cached clock, seconds */
+	time_t secs;
+	/** exit requested (set from callbacks, threads, signal handlers) */
+	volatile sig_atomic_t exit_flag;
+	/** wakeup pipe: [0] read end watched by the loop, [1] written */
+	int wake_pipe[2];
+	/** backend io of wake_pipe[0] */
+	void *wake_io;
+	/** idle hook before the wait */
+	void (*before_wait)(void *);
+	/** idle hook after the wait */
+	void (*after_wake)(void *);
+	/** argument of the idle hooks */
+	void *hook_arg;
+	/** set once the current iteration has woken */
+	int awake;
+};
+
+/** a timer */
+struct comm_timer {
+	/** the base */
+	struct comm_base *base;
+	/** backend timer */
+	void *bt;
+	/** armed? */
+	int is_set;
+	/** callback */
+	void (*cb)(void *);
+	/** argument */
+	void *arg;
+};
+
+/** register fd on the base's backend. @return io handle or NULL */
+void *nev_io_new(struct comm_base *base, int fd, nev_io_cb_type cb,
+	void *arg);
+/** set interest. @return 0 or -1 */
+int nev_io_set(struct comm_base *base, void *io, int mask);
+/** unregister */
+void nev_io_free(struct comm_base *base, void *io);
+/** set fd nonblocking and close-on-exec. @return 0 or -1 */
+int nev_fd_nonblock(int fd);
+
+#endif /* UTIL_NETEVENT_NETEVENT_INT_H */

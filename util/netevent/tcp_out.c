@@ -1,0 +1,357 @@
+/*
+ * util/netevent/tcp_out.c - outgoing TCP connections for upstream queries.
+ *
+ * A nonblocking connect is watched for writability; SO_ERROR tells how it
+ * went. Queries are queued with their 2-byte length and written as the
+ * socket allows (also before the connect completes: they wait). Replies are
+ * read with the same framing and handed to the callback one by one. One
+ * timer serves as connect timeout and then as idle timeout between reads.
+ *
+ * Deletion from inside the callback: the callback runs with in_cb set;
+ * comm_tcp_out_delete() then closes the socket at once but defers the
+ * free until the callback returns.
+ */
+#include "config.h"
+#include "util/netevent/netevent_int.h"
+#include "util/log.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/tcp.h>
+
+/** a queued query with its 2-byte length */
+struct out_wq {
+	/** next */
+	struct out_wq *next;
+	/** length of data */
+	size_t len;
+	/** bytes written */
+	size_t off;
+	/** data */
+	uint8_t data[];
+};
+
+/** an outgoing TCP connection */
+struct comm_tcp_out {
+	/** the base */
+	struct comm_base *base;
+	/** socket, -1 once closed */
+	int fd;
+	/** backend io */
+	void *io;
+	/** connect / idle timer */
+	struct comm_timer *timer;
+	/** timeout in ms */
+	int timeout_ms;
+	/** connect completed */
+	int connected;
+	/** the connection ended (callback told) */
+	int closed;
+	/** callback running */
+	int in_cb;
+	/** delete requested from the callback */
+	int deleted;
+	/** interest set */
+	int mask;
+	/** callback */
+	comm_tcp_out_cb_type cb;
+	/** its argument */
+	void *arg;
+	/** write queue */
+	struct out_wq *wq_head;
+	/** write queue tail */
+	struct out_wq *wq_tail;
+	/** length prefix */
+	uint8_t lenbuf[2];
+	/** bytes of lenbuf read */
+	size_t lgot;
+	/** reply length */
+	size_t need;
+	/** reply bytes read */
+	size_t got;
+	/** reply buffer, 65535 bytes */
+	uint8_t *rbuf;
+};
+
+/** release the socket and the queue (not the struct) */
+static void
+out_close(struct comm_tcp_out *t)
+{
+	struct out_wq *w, *n;
+	if(t->io) {
+		nev_io_free(t->base, t->io);
+		t->io = NULL;
+	}
+	if(t->fd != -1) {
+		close(t->fd);
+		t->fd = -1;
+	}
+	comm_timer_disable(t->timer);
+	for(w = t->wq_head; w; w = n) {
+		n = w->next;
+		free(w);
+	}
+	t->wq_head = t->wq_tail = NULL;
+}
+
+static void
+out_free(struct comm_tcp_out *t)
+{
+	out_close(t);
+	comm_timer_delete(t->timer);
+	free(t->rbuf);
+	free(t);
+}
+
+/** call the callback. @return 0, or -1 if t was deleted in it */
+static int
+out_call(struct comm_tcp_out *t, enum comm_tcp_out_status st,
+	const uint8_t *pkt, size_t len)
+{
+	t->in_cb++;
+	t->cb(t, st, pkt, len, t->arg);
+	t->in_cb--;
+	if(t->deleted) {
+		if(!t->in_cb)
+			out_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/** end the connection and tell the callback once */
+static void
+out_fail(struct comm_tcp_out *t, enum comm_tcp_out_status st)
+{
+	out_close(t);
+	if(t->closed)
+		return;
+	t->closed = 1;
+	(void)out_call(t, st, NULL, 0);
+}
+
+/** set the interest to what is wanted now. @return 0 or -1 */
+static int
+out_update_mask(struct comm_tcp_out *t)
+{
+	int mask = NEV_READ;
+	if(!t->connected || t->wq_head)
+		mask |= NEV_WRITE;
+	if(!t->connected)
+		mask = NEV_WRITE;
+	if(mask == t->mask)
+		return 0;
+	t->mask = mask;
+	return nev_io_set(t->base, t->io, mask);
+}
+
+/** write queued queries. @return 0 or -1 (failed, callback told) */
+static int
+out_flush(struct comm_tcp_out *t)
+{
+	while(t->wq_head) {
+		struct out_wq *w = t->wq_head;
+		ssize_t r = write(t->fd, w->data + w->off, w->len - w->off);
+		if(r == -1) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				break;
+			verbose(VERB_ALGO, "tcp out write: %s",
+				strerror(errno));
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+		w->off += (size_t)r;
+		if(w->off < w->len)
+			break;
+		t->wq_head = w->next;
+		if(!t->wq_head)
+			t->wq_tail = NULL;
+		free(w);
+	}
+	if(out_update_mask(t) == -1) {
+		out_fail(t, COMM_TCP_OUT_CLOSED);
+		return -1;
+	}
+	return 0;
+}
+
+/** read replies. @return 0, or -1 if t ended or was deleted */
+static int
+out_read(struct comm_tcp_out *t)
+{
+	for(;;) {
+		ssize_t r;
+		if(t->lgot < 2)
+			r = read(t->fd, t->lenbuf + t->lgot, 2 - t->lgot);
+		else	r = read(t->fd, t->rbuf + t->got, t->need - t->got);
+		if(r == 0) {
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+		if(r == -1) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				return 0;
+			verbose(VERB_ALGO, "tcp out read: %s", strerror(errno));
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+		if(t->timeout_ms > 0)
+			(void)comm_timer_set(t->timer, t->timeout_ms);
+		if(t->lgot < 2) {
+			t->lgot += (size_t)r;
+			if(t->lgot == 2) {
+				t->need = ((size_t)t->lenbuf[0] << 8) |
+					t->lenbuf[1];
+				t->got = 0;
+				if(t->need == 0) {
+					out_fail(t, COMM_TCP_OUT_CLOSED);
+					return -1;
+				}
+			}
+			continue;
+		}
+		t->got += (size_t)r;
+		if(t->got < t->need)
+			continue;
+		t->lgot = 0;
+		if(out_call(t, COMM_TCP_OUT_REPLY, t->rbuf, t->need) == -1)
+			return -1;
+		if(t->fd == -1)
+			return -1;
+	}
+}
+
+static void
+out_event(int fd, int events, void *arg)
+{
+	struct comm_tcp_out *t = arg;
+	if(!t->connected) {
+		int err = 0;
+		socklen_t elen = sizeof(err);
+		if(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) == -1)
+			err = errno;
+		if(err == EINPROGRESS || err == EALREADY)
+			return;
+		if(err != 0) {
+			verbose(VERB_ALGO, "tcp out connect: %s",
+				strerror(err));
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return;
+		}
+		t->connected = 1;
+		if(t->timeout_ms > 0)
+			(void)comm_timer_set(t->timer, t->timeout_ms);
+		(void)out_flush(t);
+		return;
+	}
+	if(events & NEV_WRITE) {
+		if(out_flush(t) == -1)
+			return;
+	}
+	if(events & NEV_READ)
+		(void)out_read(t);
+}
+
+static void
+out_timeout(void *arg)
+{
+	struct comm_tcp_out *t = arg;
+	out_fail(t, COMM_TCP_OUT_TIMEOUT);
+}
+
+struct comm_tcp_out *
+comm_tcp_out_create(struct comm_base *base, const struct netaddr *to,
+	const struct netaddr *from, int timeout_ms, comm_tcp_out_cb_type cb,
+	void *arg)
+{
+	char astr[NETADDR_STRLEN];
+	struct comm_tcp_out *t = calloc(1, sizeof(*t));
+	int on = 1;
+	if(!t) {
+		log_err("comm_tcp_out_create: out of memory");
+		return NULL;
+	}
+	t->base = base;
+	t->cb = cb;
+	t->arg = arg;
+	t->timeout_ms = timeout_ms;
+	t->fd = -1;
+	t->rbuf = malloc(65535);
+	t->timer = comm_timer_create(base, out_timeout, t);
+	if(!t->rbuf || !t->timer)
+		goto fail;
+	t->fd = socket(to->addr.ss_family, SOCK_STREAM, 0);
+	if(t->fd == -1) {
+		verbose(VERB_OPS, "tcp out: socket: %s", strerror(errno));
+		goto fail;
+	}
+	if(nev_fd_nonblock(t->fd) == -1)
+		goto fail;
+	(void)setsockopt(t->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+	if(from && bind(t->fd, (const struct sockaddr *)&from->addr,
+		from->len) == -1) {
+		verbose(VERB_OPS, "tcp out: bind %s: %s",
+			netaddr_str(from, -1, astr, sizeof(astr)),
+			strerror(errno));
+		goto fail;
+	}
+	if(connect(t->fd, (const struct sockaddr *)&to->addr, to->len) == -1
+		&& errno != EINPROGRESS) {
+		verbose(VERB_ALGO, "tcp out: connect %s: %s",
+			netaddr_str(to, -1, astr, sizeof(astr)),
+			strerror(errno));
+		goto fail;
+	}
+	t->io = nev_io_new(base, t->fd, out_event, t);
+	if(!t->io)
+		goto fail;
+	if(out_update_mask(t) == -1)
+		goto fail;
+	if(timeout_ms > 0 && comm_timer_set(t->timer, timeout_ms) == -1)
+		goto fail;
+	return t;
+fail:
+	out_free(t);
+	return NULL;
+}
+
+int
+comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt, size_t len)
+{
+	struct out_wq *w;
+	if(t->fd == -1 || t->closed || len == 0 || len > 65535)
+		return -1;
+	w = malloc(sizeof(*w) + 2 + len);
+	if(!w)
+		return -1;
+	w->next = NULL;
+	w->len = 2 + len;
+	w->off = 0;
+	w->data[0] = (uint8_t)(len >> 8);
+	w->data[1] = (uint8_t)len;
+	memcpy(w->data + 2, pkt, len);
+	if(t->wq_tail)
+		t->wq_tail->next = w;
+	else	t->wq_head = w;
+	t->wq_tail = w;
+	if(t->connected && out_update_mask(t) == -1)
+		return -1;
+	return 0;
+}
+
+void
+comm_tcp_out_delete(struct comm_tcp_out *t)
+{
+	if(!t)
+		return;
+	if(t->in_cb) {
+		t->deleted = 1;
+		t->closed = 1;
+		out_close(t);
+		return;
+	}
+	out_free(t);
+}
