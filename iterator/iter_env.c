@@ -1,0 +1,544 @@
+/*
+ * iterator/iter_env.c - root hints, forward and stub zones, settings.
+ */
+#include "config.h"
+#include "util/log.h"
+/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
+#undef ATTR_FORMAT
+#undef ATTR_UNUSED
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <ldns/ldns.h>
+#include "iterator/iter_env.h"
+#include "util/config_file.h"
+#include "util/region.h"
+#include "dns/name.h"
+
+/** the IANA root servers (root-servers.net), names and IPv4/IPv6 */
+static const char *const iter_root_servers[][3] = {
+	{"a.root-servers.net.", "198.41.0.4", "2001:503:ba3e::2:30"},
+	{"b.root-servers.net.", "170.247.170.2", "2801:1b8:10::b"},
+	{"c.root-servers.net.", "192.33.4.12", "2001:500:2::c"},
+	{"d.root-servers.net.", "199.7.91.13", "2001:500:2d::d"},
+	{"e.root-servers.net.", "192.203.230.10", "2001:500:a8::e"},
+	{"f.root-servers.net.", "192.5.5.241", "2001:500:2f::f"},
+	{"g.root-servers.net.", "192.112.36.4", "2001:500:12::d0d"},
+	{"h.root-servers.net.", "198.97.190.53", "2001:500:1::53"},
+	{"i.root-servers.net.", "192.36.148.17", "2001:7fe::53"},
+	{"j.root-servers.net.", "192.58.128.30", "2001:503:c27::2:30"},
+	{"k.root-servers.net.", "193.0.14.129", "2001:7fd::1"},
+	{"l.root-servers.net.", "199.7.83.42", "2001:500:9f::42"},
+	{"m.root-servers.net.", "202.12.27.33", "2001:dc3::35"},
+	{NULL, NULL, NULL}
+};
+
+/** parse a presentation name into lower-case wire; @return len or 0 */
+static size_t
+iter_name_parse(const char *s, uint8_t *out)
+{
+	ldns_rdf *d = NULL;
+	size_t len;
+	if(ldns_str2rdf_dname(&d, s) != LDNS_STATUS_OK || !d)
+		return 0;
+	len = ldns_rdf_size(d);
+	if(len > 255) {
+		ldns_rdf_deep_free(d);
+		return 0;
+	}
+	memcpy(out, ldns_rdf_data(d), len);
+	ldns_rdf_deep_free(d);
+	dname_tolower(out);
+	return len;
+}
+
+struct iter_env *
+iter_env_create_default(void)
+{
+	struct iter_env *env = calloc(1, sizeof(*env));
+	int i;
+	if(!env)
+		return NULL;
+	env->qname_min = 1;
+	env->dnqlh = 1;
+	env->harden_glue = 1;
+	env->do_ip4 = 1;
+	env->do_ip6 = 1;
+	env->timeout_ms = 376;
+	env->max_ttl = 86400;
+	env->min_ttl = 0;
+	env->max_neg_ttl = 3600;
+	env->num_queries = 1024;
+	env->jostle_ms = 200;
+	env->max_time_ms = 30000;
+	env->serve_expired_ttl = 0;
+	env->serve_expired_client_timeout = 1800;
+	for(i = 0; iter_root_servers[i][0]; i++) {
+		if(iter_env_add_hint(env, iter_root_servers[i][0],
+			iter_root_servers[i][1]) < 0 ||
+		   iter_env_add_hint(env, iter_root_servers[i][0],
+			iter_root_servers[i][2]) < 0) {
+			iter_env_delete(env);
+			return NULL;
+		}
+	}
+	return env;
+}
+
+/** copy one config_stub into the env */
+static int
+iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
+{
+	struct iter_zone *z = iter_env_add_zone(env, s->name, fwd);
+	struct config_addrlist *a;
+	struct config_strlist *h;
+	if(!z)
+		return -1;
+	z->first = s->first;
+	z->prime = s->prime;
+	for(a = s->addrs; a; a = a->next) {
+		if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
+			break;
+		z->addrs[z->num_addrs++] = a->addr;
+	}
+	for(h = s->hosts; h; h = h->next)
+		if(iter_zone_add_host(z, h->str) < 0)
+			return -1;
+	return 0;
+}
+
+struct iter_env *
+iter_env_create(struct config_file *cfg)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct config_stub *s;
+	struct config_netblocklist *nb;
+	struct config_strlist *sl;
+	if(!env || !cfg)
+		return env;
+	env->qname_min = cfg->qname_minimisation;
+	env->dnqlh = cfg->do_not_query_localhost;
+	env->harden_glue = cfg->harden_glue;
+	env->tcp_upstream = cfg->tcp_upstream;
+	env->do_ip4 = cfg->do_ip4;
+	env->do_ip6 = cfg->do_ip6;
+	env->max_ttl = (uint32_t)cfg->cache_max_ttl;
+	env->min_ttl = (uint32_t)cfg->cache_min_ttl;
+	env->max_neg_ttl = (uint32_t)cfg->cache_max_negative_ttl;
+	env->prefetch = cfg->prefetch;
+	env->serve_expired = cfg->serve_expired;
+	env->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
+	env->serve_expired_client_timeout = cfg->serve_expired_client_timeout;
+	env->num_queries = cfg->num_queries_per_thread;
+	env->jostle_ms = cfg->jostle_timeout;
+	if(cfg->root_hints && cfg->root_hints[0]) {
+		if(iter_env_read_hints(env, cfg->root_hints) < 0)
+			goto fail;
+	}
+	for(s = cfg->stubs; s; s = s->next)
+		if(iter_env_add_cfgzone(env, s, 0) < 0)
+			goto fail;
+	for(s = cfg->forwards; s; s = s->next)
+		if(iter_env_add_cfgzone(env, s, 1) < 0)
+			goto fail;
+	for(nb = cfg->private_addresses; nb; nb = nb->next) {
+		struct iter_private *p = calloc(1, sizeof(*p));
+		if(!p)
+			goto fail;
+		p->block = nb->block;
+		p->next = env->priv;
+		env->priv = p;
+	}
+	for(sl = cfg->private_domains; sl; sl = sl->next)
+		if(iter_env_add_privdom(env, sl->str) < 0)
+			goto fail;
+	return env;
+fail:
+	iter_env_delete(env);
+	return NULL;
+}
+
+void
+iter_env_clear_hints(struct iter_env *env)
+{
+	while(env->hints) {
+		struct iter_hint *h = env->hints;
+		env->hints = h->next;
+		free(h);
+	}
+}
+
+void
+iter_env_delete(struct iter_env *env)
+{
+	if(!env)
+		return;
+	iter_env_clear_hints(env);
+	while(env->zones) {
+		struct iter_zone *z = env->zones;
+		env->zones = z->next;
+		free(z);
+	}
+	while(env->priv) {
+		struct iter_private *p = env->priv;
+		env->priv = p->next;
+		free(p);
+	}
+	while(env->privdom) {
+		struct iter_privdom *p = env->privdom;
+		env->privdom = p->next;
+		free(p);
+	}
+	free(env);
+}
+
+/** add a hint from wire name and optional address */
+static int
+iter_env_add_hint_wire(struct iter_env *env, const uint8_t *name,
+	size_t len, const struct netaddr *a)
+{
+	struct iter_hint *h = calloc(1, sizeof(*h)), **pp;
+	if(!h)
+		return -1;
+	memcpy(h->name, name, len);
+	if(a) {
+		h->addr = *a;
+		h->has_addr = 1;
+	}
+	/* append, to keep file order */
+	for(pp = &env->hints; *pp; pp = &(*pp)->next)
+		;
+	*pp = h;
+	return 0;
+}
+
+int
+iter_env_add_hint(struct iter_env *env, const char *name, const char *addr)
+{
+	uint8_t wire[256];
+	size_t len = iter_name_parse(name, wire);
+	struct netaddr a;
+	const char *err = NULL;
+	if(!len)
+		return -1;
+	if(addr) {
+		if(netaddr_parse(addr, 53, &a, &err) < 0)
+			return -1;
+		return iter_env_add_hint_wire(env, wire, len, &a);
+	}
+	return iter_env_add_hint_wire(env, wire, len, NULL);
+}
+
+int
+iter_env_read_hints(struct iter_env *env, const char *file)
+{
+	FILE *in = fopen(file, "r");
+	ldns_zone *z = NULL;
+	int line = 0;
+	size_t i;
+	if(!in) {
+		log_warn("could not open root-hints %s", file);
+		return -1;
+	}
+	if(ldns_zone_new_frm_fp_l(&z, in, NULL, 3600, LDNS_RR_CLASS_IN,
+		&line) != LDNS_STATUS_OK) {
+		log_err("%s:%d: could not parse root-hints", file, line);
+		fclose(in);
+		return -1;
+	}
+	fclose(in);
+	iter_env_clear_hints(env);
+	/* NS names first, then their addresses */
+	for(i = 0; i < ldns_rr_list_rr_count(ldns_zone_rrs(z)); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(ldns_zone_rrs(z), i);
+		ldns_rdf *t;
+		uint8_t wire[256];
+		size_t j, len;
+		int found = 0;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS)
+			continue;
+		t = ldns_rr_rdf(rr, 0);
+		if(!t || ldns_rdf_size(t) > 255)
+			continue;
+		len = ldns_rdf_size(t);
+		memcpy(wire, ldns_rdf_data(t), len);
+		dname_tolower(wire);
+		for(j = 0; j < ldns_rr_list_rr_count(ldns_zone_rrs(z)); j++) {
+			ldns_rr *a = ldns_rr_list_rr(ldns_zone_rrs(z), j);
+			struct netaddr na;
+			ldns_rdf *ad;
+			if(ldns_rr_get_type(a) != LDNS_RR_TYPE_A &&
+			   ldns_rr_get_type(a) != LDNS_RR_TYPE_AAAA)
+				continue;
+			if(ldns_dname_compare(ldns_rr_owner(a), t) != 0)
+				continue;
+			ad = ldns_rr_rdf(a, 0);
+			if(!ad)
+				continue;
+			memset(&na, 0, sizeof(na));
+			if(ldns_rdf_get_type(ad) == LDNS_RDF_TYPE_A) {
+				struct sockaddr_in *s4 =
+					(struct sockaddr_in *)&na.addr;
+				s4->sin_family = AF_INET;
+				s4->sin_port = htons(53);
+				memcpy(&s4->sin_addr, ldns_rdf_data(ad), 4);
+				na.len = sizeof(*s4);
+			} else {
+				struct sockaddr_in6 *s6 =
+					(struct sockaddr_in6 *)&na.addr;
+				s6->sin6_family = AF_INET6;
+				s6->sin6_port = htons(53);
+				memcpy(&s6->sin6_addr, ldns_rdf_data(ad), 16);
+				na.len = sizeof(*s6);
+			}
+			if(iter_env_add_hint_wire(env, wire, len, &na) < 0)
+				goto fail;
+			found = 1;
+		}
+		if(!found && iter_env_add_hint_wire(env, wire, len, NULL) < 0)
+			goto fail;
+	}
+	ldns_zone_deep_free(z);
+	if(!env->hints) {
+		log_err("root-hints %s: no NS records", file);
+		return -1;
+	}
+	return 0;
+fail:
+	ldns_zone_deep_free(z);
+	return -1;
+}
+
+struct iter_zone *
+iter_env_add_zone(struct iter_env *env, const char *name, int is_forward)
+{
+	uint8_t wire[256];
+	size_t len = iter_name_parse(name, wire);
+	struct iter_zone *z;
+	if(!len)
+		return NULL;
+	for(z = env->zones; z; z = z->next)
+		if(z->len == len && memcmp(z->name, wire, len) == 0 &&
+			z->is_forward == is_forward)
+			return z;
+	z = calloc(1, sizeof(*z));
+	if(!z)
+		return NULL;
+	memcpy(z->name, wire, len);
+	z->len = len;
+	z->is_forward = is_forward;
+	z->next = env->zones;
+	env->zones = z;
+	return z;
+}
+
+int
+iter_zone_add_addr(struct iter_zone *z, const char *addr)
+{
+	const char *err = NULL;
+	if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
+		return -1;
+	if(netaddr_parse(addr, 53, &z->addrs[z->num_addrs], &err) < 0)
+		return -1;
+	z->num_addrs++;
+	return 0;
+}
+
+int
+iter_zone_add_host(struct iter_zone *z, const char *host)
+{
+	if(z->num_hosts >= (int)(sizeof(z->hosts)/sizeof(z->hosts[0])))
+		return -1;
+	if(!iter_name_parse(host, z->hosts[z->num_hosts]))
+		return -1;
+	z->num_hosts++;
+	return 0;
+}
+
+int
+iter_env_add_private(struct iter_env *env, const char *block)
+{
+	struct iter_private *p = calloc(1, sizeof(*p));
+	const char *err = NULL;
+	if(!p)
+		return -1;
+	if(netblock_parse(block, &p->block, 1, &err) < 0) {
+		free(p);
+		return -1;
+	}
+	p->next = env->priv;
+	env->priv = p;
+	return 0;
+}
+
+int
+iter_env_add_privdom(struct iter_env *env, const char *name)
+{
+	struct iter_privdom *p = calloc(1, sizeof(*p));
+	if(!p)
+		return -1;
+	if(!iter_name_parse(name, p->name)) {
+		free(p);
+		return -1;
+	}
+	p->next = env->privdom;
+	env->privdom = p;
+	return 0;
+}
+
+struct iter_zone *
+iter_env_find_zone(struct iter_env *env, const uint8_t *qname)
+{
+	struct iter_zone *z, *best = NULL;
+	int bestlabs = -1;
+	for(z = env->zones; z; z = z->next) {
+		int labs;
+		if(!dname_is_subdomain(qname, z->name))
+			continue;
+		labs = dname_count_labels(z->name);
+		/* a stub wins over a forward at the same name, as the
+		 * more specific configuration */
+		if(labs > bestlabs || (labs == bestlabs && best &&
+			best->is_forward && !z->is_forward)) {
+			best = z;
+			bestlabs = labs;
+		}
+	}
+	return best;
+}
+
+struct delegpt *
+delegpt_create(struct region *r, const uint8_t *name)
+{
+	struct delegpt *dp = region_alloc_zero(r, sizeof(*dp));
+	size_t len = dname_len(name);
+	if(!dp)
+		return NULL;
+	dp->name = region_memdup(r, name, len);
+	if(!dp->name)
+		return NULL;
+	dname_tolower(dp->name);
+	dp->len = len;
+	return dp;
+}
+
+struct delegpt_ns *
+delegpt_find_ns(struct delegpt *dp, const uint8_t *name)
+{
+	struct delegpt_ns *ns;
+	for(ns = dp->nslist; ns; ns = ns->next)
+		if(dname_equal(ns->name, name))
+			return ns;
+	return NULL;
+}
+
+struct delegpt_ns *
+delegpt_add_ns(struct delegpt *dp, struct region *r, const uint8_t *name)
+{
+	struct delegpt_ns *ns = delegpt_find_ns(dp, name), **pp;
+	size_t len = dname_len(name);
+	if(ns)
+		return ns;
+	ns = region_alloc_zero(r, sizeof(*ns));
+	if(!ns)
+		return NULL;
+	ns->name = region_memdup(r, name, len);
+	if(!ns->name)
+		return NULL;
+	dname_tolower(ns->name);
+	ns->len = len;
+	for(pp = &dp->nslist; *pp; pp = &(*pp)->next)
+		;
+	*pp = ns;
+	return ns;
+}
+
+int
+delegpt_add_addr(struct delegpt *dp, struct region *r,
+	const struct netaddr *a)
+{
+	struct delegpt_addr *da, **pp;
+	for(da = dp->addrs; da; da = da->next)
+		if(netaddr_cmp(&da->addr, a) == 0)
+			return 0;
+	da = region_alloc_zero(r, sizeof(*da));
+	if(!da)
+		return -1;
+	da->addr = *a;
+	for(pp = &dp->addrs; *pp; pp = &(*pp)->next)
+		;
+	*pp = da;
+	return 0;
+}
+
+struct delegpt *
+iter_env_root_dp(struct iter_env *env, struct region *r)
+{
+	static const uint8_t root[1] = {0};
+	struct delegpt *dp = delegpt_create(r, root);
+	struct iter_hint *h;
+	if(!dp)
+		return NULL;
+	for(h = env->hints; h; h = h->next) {
+		struct delegpt_ns *ns = delegpt_add_ns(dp, r, h->name);
+		if(!ns)
+			return NULL;
+		if(h->has_addr) {
+			ns->resolved = 1;
+			if(delegpt_add_addr(dp, r, &h->addr) < 0)
+				return NULL;
+		}
+	}
+	return dp;
+}
+
+struct delegpt *
+iter_env_zone_dp(struct iter_zone *z, struct region *r)
+{
+	struct delegpt *dp = delegpt_create(r, z->name);
+	int i;
+	if(!dp)
+		return NULL;
+	dp->is_forward = z->is_forward;
+	dp->is_stub = !z->is_forward;
+	dp->first = z->first;
+	for(i = 0; i < z->num_addrs; i++)
+		if(delegpt_add_addr(dp, r, &z->addrs[i]) < 0)
+			return NULL;
+	for(i = 0; i < z->num_hosts; i++)
+		if(!delegpt_add_ns(dp, r, z->hosts[i]))
+			return NULL;
+	return dp;
+}
+
+int
+iter_addr_allowed(struct iter_env *env, const struct netaddr *a)
+{
+	if(env->dnqlh && netaddr_is_loopback(a))
+		return 0;
+	if(!env->do_ip4 && netaddr_family(a) == AF_INET)
+		return 0;
+	if(!env->do_ip6 && netaddr_family(a) == AF_INET6)
+		return 0;
+	return 1;
+}
+
+int
+iter_addr_private(struct iter_env *env, const struct netaddr *a)
+{
+	struct iter_private *p;
+	for(p = env->priv; p; p = p->next)
+		if(netblock_match(&p->block, a))
+			return 1;
+	return 0;
+}
+
+int
+iter_name_privdom(struct iter_env *env, const uint8_t *name)
+{
+	struct iter_privdom *p;
+	for(p = env->privdom; p; p = p->next)
+		if(dname_is_subdomain(name, p->name))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,262 @@
+/*
+ * iterator/iter_env.h - what the iterator knows before it asks anyone:
+ * root hints, forward and stub zones, and its settings.
+ *
+ * The environment is built once at config load and read without locks by
+ * every worker. Delegation points (struct delegpt) for one resolution are
+ * copied from it into the mesh state's region, and grow there (addresses
+ * of NS names learnt from glue and sub-queries, servers marked bad).
+ */
+#ifndef ITERATOR_ITER_ENV_H
+#define ITERATOR_ITER_ENV_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "util/netaddr.h"
+
+struct region;
+struct config_file;
+
+/** a name server name of a delegation */
+struct delegpt_ns {
+	/** next in list */
+	struct delegpt_ns *next;
+	/** name, lower case wire format */
+	uint8_t *name;
+	/** its length */
+	size_t len;
+	/** 1 when a sub-query for its address was started (or glue seen) */
+	int resolved;
+	/** 1 when its address lookup is in flight */
+	int pending;
+};
+
+/** a server address of a delegation */
+struct delegpt_addr {
+	/** next in list */
+	struct delegpt_addr *next;
+	/** address and port */
+	struct netaddr addr;
+	/** queries sent to it for this state */
+	int attempts;
+	/** 1 when it failed (timeout, lame, garbage) for this state */
+	int bad;
+	/** 1 when it does not do EDNS (FORMERR to EDNS) */
+	int noedns;
+	/** 1 when it truncated a reply: ask over TCP */
+	int tcp;
+};
+
+/** a delegation point: a zone and its servers */
+struct delegpt {
+	/** zone name, lower case wire */
+	uint8_t *name;
+	/** its length */
+	size_t len;
+	/** NS names */
+	struct delegpt_ns *nslist;
+	/** addresses */
+	struct delegpt_addr *addrs;
+	/** 1 for a forward zone (RD set, answers taken as is) */
+	int is_forward;
+	/** 1 for a stub zone */
+	int is_stub;
+	/** forward-first / stub-first: fall back to full recursion */
+	int first;
+	/** number of NS names whose lookup was started */
+	int targets_started;
+};
+
+/** a configured forward or stub zone */
+struct iter_zone {
+	/** next in list */
+	struct iter_zone *next;
+	/** zone name, lower case wire */
+	uint8_t name[256];
+	/** its length */
+	size_t len;
+	/** 1 forward, 0 stub */
+	int is_forward;
+	/** forward-first / stub-first */
+	int first;
+	/** stub-prime */
+	int prime;
+	/** server addresses (forward-addr / stub-addr) */
+	struct netaddr addrs[32];
+	/** number of addresses */
+	int num_addrs;
+	/** server names (forward-host / stub-host), wire, lower case */
+	uint8_t hosts[8][256];
+	/** number of host names */
+	int num_hosts;
+};
+
+/** a private-address block */
+struct iter_private {
+	/** next */
+	struct iter_private *next;
+	/** the block */
+	struct netblock block;
+};
+
+/** a private-domain name */
+struct iter_privdom {
+	/** next */
+	struct iter_privdom *next;
+	/** name, wire */
+	uint8_t name[256];
+};
+
+/** the root hints: names and addresses */
+struct iter_hint {
+	/** next */
+	struct iter_hint *next;
+	/** NS name, wire lower case */
+	uint8_t name[256];
+	/** its address */
+	struct netaddr addr;
+	/** 1 when addr is set */
+	int has_addr;
+};
+
+/** the iterator's environment */
+struct iter_env {
+	/** forward and stub zones */
+	struct iter_zone *zones;
+	/** root hints */
+	struct iter_hint *hints;
+	/** private-address blocks */
+	struct iter_private *priv;
+	/** private-domain names */
+	struct iter_privdom *privdom;
+	/** qname-minimisation */
+	int qname_min;
+	/** do-not-query-localhost */
+	int dnqlh;
+	/** harden-glue */
+	int harden_glue;
+	/** tcp-upstream */
+	int tcp_upstream;
+	/** do-ip4 */
+	int do_ip4;
+	/** do-ip6 */
+	int do_ip6;
+	/** upstream timeout per try, ms */
+	int timeout_ms;
+	/** cache-max-ttl */
+	uint32_t max_ttl;
+	/** cache-min-ttl */
+	uint32_t min_ttl;
+	/** cache-max-negative-ttl */
+	uint32_t max_neg_ttl;
+	/** prefetch */
+	int prefetch;
+	/** serve-expired */
+	int serve_expired;
+	/** serve-expired-ttl (0: no limit) */
+	uint32_t serve_expired_ttl;
+	/** serve-expired-client-timeout, ms (0: answer stale at once) */
+	int serve_expired_client_timeout;
+	/** num-queries-per-thread */
+	int num_queries;
+	/** jostle-timeout, ms */
+	int jostle_ms;
+	/** total time per query, ms */
+	int max_time_ms;
+};
+
+/** @return an environment with the defaults and the IANA root hints */
+struct iter_env *iter_env_create_default(void);
+
+/**
+ * Build an environment from a config. NULL cfg gives the defaults.
+ * @return env or NULL on error (logged).
+ */
+struct iter_env *iter_env_create(struct config_file *cfg);
+
+/** Free an environment. */
+void iter_env_delete(struct iter_env *env);
+
+/**
+ * Replace the root hints with those from a zone file (NS and A/AAAA
+ * records, parsed with ldns).
+ * @return 0 or -1 (logged).
+ */
+int iter_env_read_hints(struct iter_env *env, const char *file);
+
+/** Remove all root hints. */
+void iter_env_clear_hints(struct iter_env *env);
+
+/**
+ * Add a root hint.
+ * @param env: the env.
+ * @param name: NS name (presentation).
+ * @param addr: address string or NULL.
+ * @return 0 or -1.
+ */
+int iter_env_add_hint(struct iter_env *env, const char *name,
+	const char *addr);
+
+/**
+ * Add (or find) a forward or stub zone by name.
+ * @return the zone or NULL.
+ */
+struct iter_zone *iter_env_add_zone(struct iter_env *env, const char *name,
+	int is_forward);
+
+/** Add an address ("ip" or "ip@port") to a zone. @return 0 or -1. */
+int iter_zone_add_addr(struct iter_zone *z, const char *addr);
+
+/** Add a host name to a zone. @return 0 or -1. */
+int iter_zone_add_host(struct iter_zone *z, const char *host);
+
+/** Add a private-address block. @return 0 or -1. */
+int iter_env_add_private(struct iter_env *env, const char *block);
+
+/** Add a private-domain. @return 0 or -1. */
+int iter_env_add_privdom(struct iter_env *env, const char *name);
+
+/**
+ * Longest-match forward or stub zone for a name.
+ * @return the zone or NULL.
+ */
+struct iter_zone *iter_env_find_zone(struct iter_env *env,
+	const uint8_t *qname);
+
+/**
+ * Build the delegation point for the root from the hints, in region.
+ * @return dp or NULL.
+ */
+struct delegpt *iter_env_root_dp(struct iter_env *env, struct region *r);
+
+/**
+ * Build a delegation point for a configured zone, in region.
+ * @return dp or NULL.
+ */
+struct delegpt *iter_env_zone_dp(struct iter_zone *z, struct region *r);
+
+/** Create an empty delegation point for a zone name. */
+struct delegpt *delegpt_create(struct region *r, const uint8_t *name);
+
+/** Add an NS name (no duplicates). @return the entry or NULL. */
+struct delegpt_ns *delegpt_add_ns(struct delegpt *dp, struct region *r,
+	const uint8_t *name);
+
+/** Add an address (no duplicates). @return 0 or -1. */
+int delegpt_add_addr(struct delegpt *dp, struct region *r,
+	const struct netaddr *a);
+
+/** Find an NS name. @return entry or NULL. */
+struct delegpt_ns *delegpt_find_ns(struct delegpt *dp, const uint8_t *name);
+
+/** @return 1 when the address may be queried (do-not-query-localhost,
+ * do-ip4/do-ip6) */
+int iter_addr_allowed(struct iter_env *env, const struct netaddr *a);
+
+/** @return 1 when the address is in a private-address block */
+int iter_addr_private(struct iter_env *env, const struct netaddr *a);
+
+/** @return 1 when the name is under a private-domain */
+int iter_name_privdom(struct iter_env *env, const uint8_t *name);
+
+#endif /* ITERATOR_ITER_ENV_H */

@@ -1,0 +1,933 @@
+/*
+ * iterator/iterator.c - iterative resolution for one mesh state.
+ *
+ * See iterator.h for the design. Upstream replies are read with ldns
+ * (this is not the cached-answer path: it runs once per upstream reply).
+ * Names kept by the iterator are lower-case uncompressed wire format; the
+ * records it collects are ldns_rr in lists it owns.
+ */
+#include "config.h"
+#include "util/log.h"
+/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
+#undef ATTR_FORMAT
+#undef ATTR_UNUSED
+#include <stdlib.h>
+#include <string.h>
+#include <ldns/ldns.h>
+#include "iterator/iterator.h"
+#include "iterator/iter_env.h"
+#include "services/mesh.h"
+#include "services/resolver.h"
+#include "services/outbound.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "util/region.h"
+#include "util/random.h"
+
+/** how a scrubbed reply was classified */
+enum iter_class {
+	/** the question's RRset (maybe behind a CNAME/DNAME chain) */
+	ITER_CL_ANSWER,
+	/** a CNAME chain ending at a name that must be resolved anew */
+	ITER_CL_CNAME,
+	/** a referral to a zone below the current one */
+	ITER_CL_REFERRAL,
+	/** name does not exist */
+	ITER_CL_NXDOMAIN,
+	/** name exists, no data of this type */
+	ITER_CL_NODATA,
+	/** lame or useless */
+	ITER_CL_LAME
+};
+
+static void iter_send(struct mesh_state *s);
+static void iter_reply_cb(void *arg, enum outbound_status status,
+	const uint8_t *pkt, size_t len, int rtt_ms);
+
+/** env of a state */
+static struct iter_env *
+st_env(struct mesh_state *s)
+{
+	return s->mesh->res->ienv;
+}
+
+/** milliseconds since the state started */
+static long
+st_elapsed_ms(struct mesh_state *s)
+{
+	const struct timeval *now = s->mesh->res->out->now;
+	return (long)(now->tv_sec - s->start.tv_sec) * 1000 +
+		(long)(now->tv_usec - s->start.tv_usec) / 1000;
+}
+
+/** wire name of an ldns dname rdf (not lower-cased; points into rdf) */
+static const uint8_t *
+rdf_wire(const ldns_rdf *d)
+{
+	return ldns_rdf_data(d);
+}
+
+/** is the rdf a valid dname */
+static int
+rdf_is_dname(const ldns_rdf *d)
+{
+	return d && ldns_rdf_get_type(d) == LDNS_RDF_TYPE_DNAME &&
+		ldns_rdf_size(d) >= 1 && ldns_rdf_size(d) <= 255;
+}
+
+/** @return 1 when rr's owner equals the wire name */
+static int
+rr_owner_is(const ldns_rr *rr, const uint8_t *name)
+{
+	return rdf_is_dname(ldns_rr_owner(rr)) &&
+		dname_equal(rdf_wire(ldns_rr_owner(rr)), name);
+}
+
+void
+mesh_answer_clear(struct mesh_answer *a)
+{
+	if(!a)
+		return;
+	ldns_rr_list_deep_free(a->an);
+	ldns_rr_list_deep_free(a->ns);
+	ldns_rr_list_deep_free(a->ar);
+	a->an = a->ns = a->ar = NULL;
+}
+
+int
+iter_new_state(struct mesh_state *s)
+{
+	struct iter_qstate *iq = region_alloc_zero(s->region, sizeof(*iq));
+	if(!iq)
+		return -1;
+	memcpy(iq->qname, s->qname, s->qname_len);
+	iq->qname_len = s->qname_len;
+	iq->qtype = s->qtype;
+	iq->qclass = s->qclass;
+	iq->chain = ldns_rr_list_new();
+	if(!iq->chain)
+		return -1;
+	iq->ede = -1;
+	iq->phase = ITER_INIT;
+	s->iq = iq;
+	mesh_schedule(s);
+	return 0;
+}
+
+void
+iter_qstate_cleanup(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	if(!iq)
+		return;
+	if(iq->oq) {
+		s->mesh->res->out->cancel(s->mesh->res->out->ctx, iq->oq);
+		iq->oq = NULL;
+	}
+	ldns_rr_list_deep_free(iq->chain);
+	iq->chain = NULL;
+	s->iq = NULL;
+}
+
+/** finish with SERVFAIL */
+static void
+iter_fail(struct mesh_state *s, int ede)
+{
+	s->iq->phase = ITER_DONE;
+	mesh_state_finish(s, NULL, ede);
+}
+
+/** number of labels to send with qname minimisation, 0 for full */
+static void
+iter_qmin_reset(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	if(!st_env(s)->qname_min || iq->qmin_off || !iq->dp ||
+		iq->dp->is_forward) {
+		iq->qmin_labels = 0;
+		return;
+	}
+	iq->qmin_labels = dname_count_labels(iq->dp->name) + 1;
+	if(iq->qmin_labels >= dname_count_labels(iq->qname))
+		iq->qmin_labels = 0;
+}
+
+/** find the starting delegation for the current name */
+static int
+iter_init_dp(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	struct iter_zone *z = iter_env_find_zone(st_env(s), iq->qname);
+	if(z && !iq->skip_zone)
+		iq->dp = iter_env_zone_dp(z, s->region);
+	else	iq->dp = iter_env_root_dp(st_env(s), s->region);
+	if(!iq->dp)
+		return -1;
+	iter_qmin_reset(s);
+	return 0;
+}
+
+void
+iter_run(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	if(!iq)
+		return;
+	switch(iq->phase) {
+	case ITER_INIT:
+		if(iter_init_dp(s) < 0) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
+		iq->phase = ITER_SEND;
+		iter_send(s);
+		return;
+	case ITER_SEND:
+		iter_send(s);
+		return;
+	case ITER_WAIT_REPLY:
+	case ITER_DONE:
+		return;
+	}
+}
+
+/** pick a server address: the least tried usable one, random among
+ * equals (exploration). @return addr or NULL. */
+static struct delegpt_addr *
+iter_pick_addr(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	struct delegpt_addr *a, *best = NULL;
+	uint32_t nbest = 0;
+	if(iq->retry && !iq->retry->bad)
+		return iq->retry;
+	for(a = iq->dp->addrs; a; a = a->next) {
+		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr))
+			continue;
+		if(!best || a->attempts < best->attempts) {
+			best = a;
+			nbest = 1;
+		} else if(a->attempts == best->attempts) {
+			nbest++;
+			if(random_uniform(s->mesh->res->rnd, nbest) == 0)
+				best = a;
+		}
+	}
+	return best;
+}
+
+/** start address lookups for NS names without addresses.
+ * @return number of lookups now in flight */
+static int
+iter_start_targets(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	struct delegpt_ns *ns;
+	int inflight = 0;
+	for(ns = iq->dp->nslist; ns; ns = ns->next) {
+		struct mesh_state *sub;
+		if(ns->pending) {
+			inflight++;
+			continue;
+		}
+		if(ns->resolved)
+			continue;
+		if(iq->dp->targets_started >= ITER_MAX_TARGETS ||
+			iq->depth >= ITER_MAX_DEPTH)
+			break;
+		ns->resolved = 1;
+		iq->dp->targets_started++;
+		sub = mesh_attach_sub(s, ns->name,
+			st_env(s)->do_ip4 ? DNS_TYPE_A : DNS_TYPE_AAAA,
+			DNS_CLASS_IN, MESH_FLAG_RD);
+		if(!sub)
+			continue;
+		if(sub->iq && sub->iq->depth < iq->depth + 1)
+			sub->iq->depth = iq->depth + 1;
+		ns->pending = 1;
+		inflight++;
+	}
+	return inflight;
+}
+
+/** pick a server and send the next query, or wait, or give up */
+static void
+iter_send(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	struct iter_env *env = st_env(s);
+	struct outbound *out = s->mesh->res->out;
+	struct delegpt_addr *a;
+	const uint8_t *name;
+	uint16_t qtype;
+	int flags = 0;
+
+	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
+		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		return;
+	}
+	while((a = iter_pick_addr(s)) != NULL) {
+		iq->retry = NULL;
+		name = iq->qname;
+		qtype = iq->qtype;
+		if(iq->qmin_labels > 0) {
+			name = dname_suffix_labels(iq->qname, iq->qmin_labels);
+			qtype = DNS_TYPE_A;
+		}
+		flags = 0;
+		if(iq->dp->is_forward)
+			flags |= OUTBOUND_FLAG_RD;
+		if(a->noedns)
+			flags |= OUTBOUND_FLAG_NOEDNS;
+		if(env->tcp_upstream || a->tcp)
+			flags |= OUTBOUND_FLAG_TCP;
+		if(s->flags & MESH_FLAG_CD)
+			flags |= OUTBOUND_FLAG_CD;
+		iq->sent_qname_len = dname_len(name);
+		memcpy(iq->sent_qname, name, iq->sent_qname_len);
+		iq->sent_qtype = qtype;
+		iq->cur = a;
+		iq->cur_flags = flags;
+		a->attempts++;
+		iq->sends++;
+		s->mesh->res->stats.num_outgoing++;
+		iq->oq = out->send(out->ctx, &a->addr, name,
+			iq->sent_qname_len, qtype, iq->qclass, flags,
+			env->timeout_ms, iter_reply_cb, s);
+		if(iq->oq) {
+			iq->phase = ITER_WAIT_REPLY;
+			return;
+		}
+		a->bad = 1;
+		iq->ede = DNS_EDE_NETWORK_ERROR;
+	}
+	/* no usable address: look up NS names */
+	if(iter_start_targets(s) > 0 || s->num_subs > 0) {
+		iq->phase = ITER_SEND;
+		return;
+	}
+	/* every server failed */
+	if(iq->dp->first && (iq->dp->is_forward || iq->dp->is_stub) &&
+		!iq->skip_zone) {
+		/* forward-first / stub-first: full recursion instead */
+		iq->skip_zone = 1;
+		iq->phase = ITER_INIT;
+		mesh_schedule(s);
+		return;
+	}
+	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
+}
+
+/** drop records not under zone from a list (scrub for bailiwick) */
+static void
+scrub_list_zone(ldns_rr_list *l, const uint8_t *zone)
+{
+	size_t i = 0;
+	while(i < ldns_rr_list_rr_count(l)) {
+		ldns_rr *rr = ldns_rr_list_rr(l, i);
+		if(!rdf_is_dname(ldns_rr_owner(rr)) ||
+			!dname_is_subdomain(rdf_wire(ldns_rr_owner(rr)), zone) ||
+			ldns_rr_get_type(rr) == LDNS_RR_TYPE_OPT) {
+			/* remove by swapping in the last one keeps order
+			 * poorly; shift instead */
+			size_t n = ldns_rr_list_rr_count(l), j;
+			for(j = i; j + 1 < n; j++)
+				ldns_rr_list_set_rr(l,
+					ldns_rr_list_rr(l, j + 1), j);
+			ldns_rr_list_set_rr_count(l, n - 1);
+			ldns_rr_free(rr);
+			continue;
+		}
+		i++;
+	}
+}
+
+/** remove A/AAAA in private ranges, unless under a private-domain.
+ * @return number removed */
+static int
+scrub_private(struct iter_env *env, ldns_rr_list *l)
+{
+	size_t i = 0;
+	int removed = 0;
+	if(!env->priv)
+		return 0;
+	while(i < ldns_rr_list_rr_count(l)) {
+		ldns_rr *rr = ldns_rr_list_rr(l, i);
+		ldns_rdf *d = ldns_rr_rdf(rr, 0);
+		struct netaddr na;
+		int bad = 0;
+		memset(&na, 0, sizeof(na));
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A && d &&
+			ldns_rdf_size(d) == 4) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&na.addr;
+			s4->sin_family = AF_INET;
+			memcpy(&s4->sin_addr, ldns_rdf_data(d), 4);
+			na.len = sizeof(*s4);
+			bad = 1;
+		} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA && d &&
+			ldns_rdf_size(d) == 16) {
+			struct sockaddr_in6 *s6 =
+				(struct sockaddr_in6 *)&na.addr;
+			s6->sin6_family = AF_INET6;
+			memcpy(&s6->sin6_addr, ldns_rdf_data(d), 16);
+			na.len = sizeof(*s6);
+			bad = 1;
+		}
+		if(bad && iter_addr_private(env, &na) &&
+			!iter_name_privdom(env, rdf_wire(ldns_rr_owner(rr)))) {
+			size_t n = ldns_rr_list_rr_count(l), j;
+			for(j = i; j + 1 < n; j++)
+				ldns_rr_list_set_rr(l,
+					ldns_rr_list_rr(l, j + 1), j);
+			ldns_rr_list_set_rr_count(l, n - 1);
+			ldns_rr_free(rr);
+			removed++;
+			continue;
+		}
+		i++;
+	}
+	return removed;
+}
+
+/** append a clone of rr to list; @return 0 or -1 */
+static int
+list_push_clone(ldns_rr_list *l, const ldns_rr *rr)
+{
+	ldns_rr *c = ldns_rr_clone(rr);
+	if(!c)
+		return -1;
+	if(!ldns_rr_list_push_rr(l, c)) {
+		ldns_rr_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+/** synthesise the CNAME for name from a DNAME; @return rr or NULL */
+static ldns_rr *
+synth_cname(const ldns_rr *dname, const uint8_t *name)
+{
+	const uint8_t *owner = rdf_wire(ldns_rr_owner(dname));
+	ldns_rdf *target = ldns_rr_rdf(dname, 0);
+	int keep = dname_count_labels(name) - dname_count_labels(owner);
+	uint8_t out[512];
+	size_t prefix = 0, tlen;
+	const uint8_t *p = name;
+	ldns_rr *rr;
+	ldns_rdf *o, *t;
+	int i;
+	if(!rdf_is_dname(target) || keep <= 0)
+		return NULL;
+	for(i = 0; i < keep; i++)
+		p += 1 + *p;
+	prefix = (size_t)(p - name);
+	tlen = ldns_rdf_size(target);
+	if(prefix + tlen > 255)
+		return NULL; /* YXDOMAIN: too long */
+	memcpy(out, name, prefix);
+	memcpy(out + prefix, ldns_rdf_data(target), tlen);
+	rr = ldns_rr_new();
+	if(!rr)
+		return NULL;
+	o = ldns_dname_new_frm_data((uint16_t)dname_len(name), name);
+	t = ldns_dname_new_frm_data((uint16_t)(prefix + tlen), out);
+	if(!o || !t) {
+		ldns_rdf_deep_free(o);
+		ldns_rdf_deep_free(t);
+		ldns_rr_free(rr);
+		return NULL;
+	}
+	ldns_rr_set_owner(rr, o);
+	ldns_rr_set_type(rr, LDNS_RR_TYPE_CNAME);
+	ldns_rr_set_class(rr, ldns_rr_get_class(dname));
+	ldns_rr_set_ttl(rr, ldns_rr_ttl(dname));
+	ldns_rr_push_rdf(rr, t);
+	return rr;
+}
+
+/**
+ * Walk the answer section from name along CNAME/DNAME records, appending
+ * the links to chain and the final RRset (if any) to final.
+ * @param ans: answer section (scrubbed).
+ * @param name: start name; on return the end of the chain (buffer 256).
+ * @param qtype: the type wanted.
+ * @param chain: link records appended (clones).
+ * @param final: the answer RRset appended (clones).
+ * @param links: incremented per link; the walk stops past the limit.
+ * @return 0, or -1 on error (out of memory, loop, too long).
+ */
+static int
+walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
+	ldns_rr_list *chain, ldns_rr_list *final, int *links)
+{
+	size_t i;
+	for(;;) {
+		int found = 0;
+		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
+			ldns_rr *rr = ldns_rr_list_rr(ans, i);
+			uint16_t t = (uint16_t)ldns_rr_get_type(rr);
+			if(!rr_owner_is(rr, name))
+				continue;
+			if(t == qtype || (qtype == DNS_TYPE_ANY &&
+				t != DNS_TYPE_RRSIG)) {
+				if(list_push_clone(final, rr) < 0)
+					return -1;
+				found = 1;
+			}
+		}
+		if(found)
+			return 0;
+		/* a CNAME at name? */
+		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
+			ldns_rr *rr = ldns_rr_list_rr(ans, i);
+			ldns_rdf *t;
+			if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_CNAME ||
+				!rr_owner_is(rr, name))
+				continue;
+			t = ldns_rr_rdf(rr, 0);
+			if(!rdf_is_dname(t))
+				return -1;
+			if(++(*links) > ITER_MAX_CNAME)
+				return -1;
+			if(list_push_clone(chain, rr) < 0)
+				return -1;
+			memcpy(name, ldns_rdf_data(t), ldns_rdf_size(t));
+			dname_tolower(name);
+			found = 1;
+			break;
+		}
+		if(found)
+			continue;
+		/* a DNAME above name? */
+		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
+			ldns_rr *rr = ldns_rr_list_rr(ans, i), *c;
+			if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNAME ||
+				!rdf_is_dname(ldns_rr_owner(rr)) ||
+				!dname_is_strict_subdomain(name,
+				rdf_wire(ldns_rr_owner(rr))))
+				continue;
+			if(++(*links) > ITER_MAX_CNAME)
+				return -1;
+			c = synth_cname(rr, name);
+			if(!c)
+				return -1;
+			if(list_push_clone(chain, rr) < 0 ||
+				!ldns_rr_list_push_rr(chain, c)) {
+				ldns_rr_free(c);
+				return -1;
+			}
+			memcpy(name, ldns_rdf_data(ldns_rr_rdf(c, 0)),
+				ldns_rdf_size(ldns_rr_rdf(c, 0)));
+			dname_tolower(name);
+			found = 1;
+			break;
+		}
+		if(!found)
+			return 0;
+	}
+}
+
+/** copy the SOA (and nothing else) from authority for a negative answer,
+ * when its owner is an ancestor of name */
+static int
+copy_soa(ldns_rr_list *auth, const uint8_t *name, ldns_rr_list *to)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(auth, i);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA)
+			continue;
+		if(!dname_is_subdomain(name, rdf_wire(ldns_rr_owner(rr))))
+			continue;
+		if(list_push_clone(to, rr) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/** does authority have an SOA */
+static int
+has_soa(ldns_rr_list *auth)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(auth, i)) ==
+			LDNS_RR_TYPE_SOA)
+			return 1;
+	return 0;
+}
+
+/** find the referral NS owner in authority: the deepest NS owner that is
+ * an ancestor-or-self of name. @return rr or NULL */
+static ldns_rr *
+find_ns(ldns_rr_list *auth, const uint8_t *name)
+{
+	size_t i;
+	ldns_rr *best = NULL;
+	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(auth, i);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS)
+			continue;
+		if(!dname_is_subdomain(name, rdf_wire(ldns_rr_owner(rr))))
+			continue;
+		if(!best || dname_count_labels(rdf_wire(ldns_rr_owner(rr))) >
+			dname_count_labels(rdf_wire(ldns_rr_owner(best))))
+			best = rr;
+	}
+	return best;
+}
+
+/** build the answer and finish the state */
+static void
+iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
+	ldns_rr_list *auth, int forwarded)
+{
+	struct iter_qstate *iq = s->iq;
+	struct mesh_answer ans;
+	size_t i;
+	memset(&ans, 0, sizeof(ans));
+	ans.rcode = rcode;
+	ans.ede = -1;
+	ans.forwarded = forwarded;
+	ans.an = ldns_rr_list_new();
+	ans.ns = ldns_rr_list_new();
+	ans.ar = ldns_rr_list_new();
+	if(!ans.an || !ans.ns || !ans.ar)
+		goto fail;
+	for(i = 0; i < ldns_rr_list_rr_count(iq->chain); i++)
+		if(list_push_clone(ans.an, ldns_rr_list_rr(iq->chain, i)) < 0)
+			goto fail;
+	if(final) {
+		for(i = 0; i < ldns_rr_list_rr_count(final); i++)
+			if(list_push_clone(ans.an,
+				ldns_rr_list_rr(final, i)) < 0)
+				goto fail;
+	}
+	if(auth) {
+		for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
+			if(list_push_clone(ans.ns,
+				ldns_rr_list_rr(auth, i)) < 0)
+				goto fail;
+	}
+	iq->phase = ITER_DONE;
+	mesh_state_finish(s, &ans, -1);
+	mesh_answer_clear(&ans);
+	return;
+fail:
+	mesh_answer_clear(&ans);
+	iter_fail(s, DNS_EDE_OTHER);
+}
+
+/** mark the current server bad and try another */
+static void
+iter_server_failed(struct mesh_state *s, int ede)
+{
+	struct iter_qstate *iq = s->iq;
+	if(iq->cur)
+		iq->cur->bad = 1;
+	if(ede >= 0)
+		iq->ede = ede;
+	iq->phase = ITER_SEND;
+	mesh_schedule(s);
+}
+
+/** follow a referral: new delegation point from the NS set and glue */
+static void
+iter_referral(struct mesh_state *s, ldns_pkt *p, ldns_rr *nsrr)
+{
+	struct iter_qstate *iq = s->iq;
+	ldns_rr_list *auth = ldns_pkt_authority(p);
+	ldns_rr_list *add = ldns_pkt_additional(p);
+	const uint8_t *zone = rdf_wire(ldns_rr_owner(nsrr));
+	struct delegpt *dp;
+	size_t i, j;
+	if(++iq->referrals > ITER_MAX_REFERRALS) {
+		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		return;
+	}
+	dp = delegpt_create(s->region, zone);
+	if(!dp) {
+		iter_fail(s, DNS_EDE_OTHER);
+		return;
+	}
+	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(auth, i);
+		ldns_rdf *t = ldns_rr_rdf(rr, 0);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
+			!rr_owner_is(rr, zone) || !rdf_is_dname(t))
+			continue;
+		if(!delegpt_add_ns(dp, s->region, rdf_wire(t))) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
+	}
+	/* glue: A/AAAA for the NS names, already scrubbed to be under the
+	 * zone of the server that sent them */
+	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
+		ldns_rr *rr = ldns_rr_list_rr(add, j);
+		ldns_rdf *d = ldns_rr_rdf(rr, 0);
+		struct delegpt_ns *ns;
+		struct netaddr na;
+		memset(&na, 0, sizeof(na));
+		if(!rdf_is_dname(ldns_rr_owner(rr)))
+			continue;
+		ns = delegpt_find_ns(dp, rdf_wire(ldns_rr_owner(rr)));
+		if(!ns || !d)
+			continue;
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A &&
+			ldns_rdf_size(d) == 4) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&na.addr;
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons(53);
+			memcpy(&s4->sin_addr, ldns_rdf_data(d), 4);
+			na.len = sizeof(*s4);
+		} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA &&
+			ldns_rdf_size(d) == 16) {
+			struct sockaddr_in6 *s6 =
+				(struct sockaddr_in6 *)&na.addr;
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons(53);
+			memcpy(&s6->sin6_addr, ldns_rdf_data(d), 16);
+			na.len = sizeof(*s6);
+		} else	continue;
+		if(delegpt_add_addr(dp, s->region, &na) < 0) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
+		ns->resolved = 1;
+	}
+	if(!dp->nslist) {
+		iter_server_failed(s, -1);
+		return;
+	}
+	iq->dp = dp;
+	iq->retry = NULL;
+	iter_qmin_reset(s);
+	iq->phase = ITER_SEND;
+	mesh_schedule(s);
+}
+
+/** handle a reply from the server the state asked */
+static void
+iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
+{
+	struct iter_qstate *iq = s->iq;
+	ldns_pkt *p = NULL;
+	ldns_rr_list *final = NULL, *neg = NULL;
+	ldns_rr *q, *nsrr;
+	uint8_t name[256];
+	int rcode, minimised, links;
+
+	if(ldns_wire2pkt(&p, pkt, len) != LDNS_STATUS_OK || !p) {
+		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+		return;
+	}
+	iq->got_reply = 1;
+	rcode = (int)ldns_pkt_get_rcode(p);
+	if(rcode == DNS_RCODE_FORMERR &&
+		!(iq->cur_flags & OUTBOUND_FLAG_NOEDNS) && iq->cur) {
+		/* retry without EDNS, remember for this server */
+		iq->cur->noedns = 1;
+		iq->retry = iq->cur;
+		iq->phase = ITER_SEND;
+		mesh_schedule(s);
+		goto out;
+	}
+	if(ldns_pkt_tc(p) && !(iq->cur_flags & OUTBOUND_FLAG_TCP) && iq->cur) {
+		iq->cur->tcp = 1;
+		iq->retry = iq->cur;
+		iq->phase = ITER_SEND;
+		mesh_schedule(s);
+		goto out;
+	}
+	/* the question must match what was sent */
+	if(ldns_rr_list_rr_count(ldns_pkt_question(p)) != 1 ||
+		!ldns_pkt_qr(p)) {
+		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+		goto out;
+	}
+	q = ldns_rr_list_rr(ldns_pkt_question(p), 0);
+	if(!rr_owner_is(q, iq->sent_qname) ||
+		(uint16_t)ldns_rr_get_type(q) != iq->sent_qtype ||
+		(uint16_t)ldns_rr_get_class(q) != iq->qclass) {
+		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+		goto out;
+	}
+	if(rcode != DNS_RCODE_NOERROR && rcode != DNS_RCODE_NXDOMAIN) {
+		/* lame (REFUSED, SERVFAIL, NOTIMPL, ...) */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		goto out;
+	}
+	final = ldns_rr_list_new();
+	neg = ldns_rr_list_new();
+	if(!final || !neg) {
+		iter_fail(s, DNS_EDE_OTHER);
+		goto out;
+	}
+	minimised = (iq->qmin_labels > 0);
+	if(!iq->dp->is_forward) {
+		/* bailiwick: only what the server is authoritative for */
+		scrub_list_zone(ldns_pkt_answer(p), iq->dp->name);
+		scrub_list_zone(ldns_pkt_authority(p), iq->dp->name);
+		scrub_list_zone(ldns_pkt_additional(p), iq->dp->name);
+	}
+	scrub_private(st_env(s), ldns_pkt_answer(p));
+	memcpy(name, iq->sent_qname, iq->sent_qname_len);
+	dname_tolower(name);
+	links = iq->cname_count;
+
+	if(minimised) {
+		/* RFC 9156: a referral moves down; anything else that says
+		 * the name exists means no zone cut here: one label more;
+		 * errors fall back to the full name */
+		nsrr = find_ns(ldns_pkt_authority(p), name);
+		if(nsrr && !ldns_pkt_aa(p) &&
+			ldns_rr_list_rr_count(ldns_pkt_answer(p)) == 0 &&
+			dname_is_strict_subdomain(rdf_wire(ldns_rr_owner(nsrr)),
+			iq->dp->name)) {
+			iter_referral(s, p, nsrr);
+			goto out;
+		}
+		if(rcode == DNS_RCODE_NOERROR) {
+			iq->qmin_labels++;
+			if(iq->qmin_labels >= dname_count_labels(iq->qname))
+				iq->qmin_labels = 0;
+		} else {
+			iq->qmin_labels = 0;
+			iq->qmin_off = 1;
+		}
+		iq->retry = iq->cur;
+		iq->phase = ITER_SEND;
+		mesh_schedule(s);
+		goto out;
+	}
+
+	if(walk_chain(ldns_pkt_answer(p), name, iq->qtype, iq->chain, final,
+		&links) < 0) {
+		/* CNAME loop or too long chain */
+		iter_fail(s, DNS_EDE_OTHER);
+		goto out;
+	}
+	iq->cname_count = links;
+	if(iq->dp->is_forward) {
+		/* a forwarder answers recursively: take it as is */
+		if(ldns_rr_list_rr_count(final) == 0)
+			copy_soa(ldns_pkt_authority(p), name, neg);
+		iter_finish(s, rcode, final, neg, 1);
+		goto out;
+	}
+	if(ldns_rr_list_rr_count(final) > 0) {
+		iter_finish(s, DNS_RCODE_NOERROR, final, NULL, 0);
+		goto out;
+	}
+	if(!dname_equal(name, iq->qname)) {
+		/* the chain moved to a new name */
+		if(rcode == DNS_RCODE_NXDOMAIN || (ldns_pkt_aa(p) &&
+			has_soa(ldns_pkt_authority(p)) &&
+			dname_is_subdomain(name, iq->dp->name))) {
+			copy_soa(ldns_pkt_authority(p), name, neg);
+			iter_finish(s, rcode, NULL, neg, 0);
+			goto out;
+		}
+		/* resolve the target from the top */
+		memcpy(iq->qname, name, dname_len(name));
+		iq->qname_len = dname_len(name);
+		iq->qmin_off = 0;
+		iq->referrals = 0;
+		iq->retry = NULL;
+		iq->skip_zone = 0;
+		iq->phase = ITER_INIT;
+		mesh_schedule(s);
+		goto out;
+	}
+	if(rcode == DNS_RCODE_NXDOMAIN) {
+		copy_soa(ldns_pkt_authority(p), name, neg);
+		iter_finish(s, DNS_RCODE_NXDOMAIN, NULL, neg, 0);
+		goto out;
+	}
+	nsrr = find_ns(ldns_pkt_authority(p), name);
+	if(nsrr && !ldns_pkt_aa(p) && ldns_rr_list_rr_count(
+		ldns_pkt_answer(p)) == 0) {
+		if(dname_is_strict_subdomain(rdf_wire(ldns_rr_owner(nsrr)),
+			iq->dp->name)) {
+			iter_referral(s, p, nsrr);
+			goto out;
+		}
+		/* upward or sideways referral: lame */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		goto out;
+	}
+	if(ldns_pkt_aa(p) || has_soa(ldns_pkt_authority(p))) {
+		copy_soa(ldns_pkt_authority(p), name, neg);
+		iter_finish(s, DNS_RCODE_NOERROR, NULL, neg, 0);
+		goto out;
+	}
+	/* nothing useful: lame */
+	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+out:
+	ldns_rr_list_deep_free(final);
+	ldns_rr_list_deep_free(neg);
+	ldns_pkt_free(p);
+}
+
+/** the outbound callback: a reply, a timeout or an error */
+static void
+iter_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
+	size_t len, int rtt_ms)
+{
+	struct mesh_state *s = arg;
+	struct mesh *m = s->mesh;
+	struct iter_qstate *iq = s->iq;
+	(void)rtt_ms;
+	iq->oq = NULL;
+	iq->phase = ITER_SEND;
+	if(status != OUTBOUND_REPLY || !pkt)
+		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+	else	iter_handle_reply(s, pkt, len);
+	mesh_run(m);
+}
+
+void
+iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
+	struct mesh_answer *ans)
+{
+	struct iter_qstate *iq = super->iq;
+	struct delegpt_ns *ns;
+	size_t i;
+	if(!iq || iq->phase == ITER_DONE || !iq->dp)
+		return;
+	ns = delegpt_find_ns(iq->dp, sub->qname);
+	if(!ns)
+		return;
+	ns->pending = 0;
+	if(ans && ans->an) {
+		for(i = 0; i < ldns_rr_list_rr_count(ans->an); i++) {
+			ldns_rr *rr = ldns_rr_list_rr(ans->an, i);
+			ldns_rdf *d = ldns_rr_rdf(rr, 0);
+			struct netaddr na;
+			memset(&na, 0, sizeof(na));
+			if(!d)
+				continue;
+			if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A &&
+				ldns_rdf_size(d) == 4) {
+				struct sockaddr_in *s4 =
+					(struct sockaddr_in *)&na.addr;
+				s4->sin_family = AF_INET;
+				s4->sin_port = htons(53);
+				memcpy(&s4->sin_addr, ldns_rdf_data(d), 4);
+				na.len = sizeof(*s4);
+			} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA &&
+				ldns_rdf_size(d) == 16) {
+				struct sockaddr_in6 *s6 =
+					(struct sockaddr_in6 *)&na.addr;
+				s6->sin6_family = AF_INET6;
+				s6->sin6_port = htons(53);
+				memcpy(&s6->sin6_addr, ldns_rdf_data(d), 16);
+				na.len = sizeof(*s6);
+			} else	continue;
+			(void)delegpt_add_addr(iq->dp, super->region, &na);
+		}
+	}
+	if(iq->phase == ITER_SEND)
+		mesh_schedule(super);
+}

@@ -1,0 +1,172 @@
+/*
+ * iterator/iterator.h - iterative resolution for one mesh state.
+ *
+ * The iterator resolves a question by asking authoritative servers,
+ * starting from the closest known delegation: a configured stub or
+ * forward zone (longest match), else the root hints. Each reply is
+ * scrubbed (iter_scrub: records outside the zone the queried server is
+ * authoritative for are dropped, as are answer records not on the chain
+ * from the question name) and then classified:
+ *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME)
+ *   - a CNAME (or DNAME, synthesised into a CNAME) to chase: the new name
+ *     is resolved from the top again, at most ITER_MAX_CNAME links
+ *   - a referral to a zone strictly below the current one and above the
+ *     name: glue is kept only for the referred NS names and only under
+ *     the current zone; NS names without glue are resolved by sub-queries
+ *     through the mesh (at most ITER_MAX_TARGETS per delegation: the
+ *     NXNSAttack limit)
+ *   - NXDOMAIN or NODATA (negative answers, with the SOA if given)
+ *   - lame (REFUSED, SERVFAIL, upward or sideways referral, not
+ *     authoritative with nothing useful, or garbage): the server is marked
+ *     and another one tried.
+ * FORMERR to an EDNS query is retried without EDNS; TC is retried over
+ * TCP. Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream
+ * queries, a total time budget, after which the client gets SERVFAIL with
+ * an Extended DNS Error (22 No Reachable Authority, 23 Network Error).
+ *
+ * With qname-minimisation the iterator asks for the NS type of one more
+ * label at each step (RFC 9156, relaxed: any error, NXDOMAIN excepted,
+ * falls back to the full name).
+ *
+ * Records are held as ldns_rr in ldns_rr_lists owned by the state and
+ * freed by iter_qstate_cleanup(); the delegation points live in the mesh
+ * state's region.
+ */
+#ifndef ITERATOR_ITERATOR_H
+#define ITERATOR_ITERATOR_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "util/netaddr.h"
+
+struct mesh_state;
+struct iter_env;
+struct delegpt;
+struct outbound_query;
+/** ldns's record list (ldns_rr_list), kept opaque here so that this header
+ * does not pull in ldns (whose ATTR_FORMAT clashes with util/log.h) */
+struct ldns_struct_rr_list;
+struct delegpt_addr;
+
+/** most CNAME/DNAME links followed */
+#define ITER_MAX_CNAME		11
+/** most referrals followed for one name */
+#define ITER_MAX_REFERRALS	30
+/** most upstream queries for one client question (all sub-queries
+ * count separately) */
+#define ITER_MAX_SENDS		64
+/** most NS names resolved per delegation (NXNSAttack) */
+#define ITER_MAX_TARGETS	6
+/** most sub-query depth (target lookups within target lookups) */
+#define ITER_MAX_DEPTH		6
+/** total time budget for one state, ms */
+#define ITER_MAX_TIME_MS	30000
+
+/** the answer handed to the mesh when a state finishes */
+struct mesh_answer {
+	/** DNS rcode */
+	int rcode;
+	/** answer section (owned) */
+	struct ldns_struct_rr_list *an;
+	/** authority section (owned) */
+	struct ldns_struct_rr_list *ns;
+	/** additional section (owned) */
+	struct ldns_struct_rr_list *ar;
+	/** 1 when the answer came from a forwarder (taken as is) */
+	int forwarded;
+	/** Extended DNS Error to add, or -1 */
+	int ede;
+};
+
+/** where the iterator is */
+enum iter_phase {
+	/** start: find the delegation to begin from */
+	ITER_INIT = 0,
+	/** pick a server and send (or wait for targets) */
+	ITER_SEND,
+	/** a query is out, waiting for the reply */
+	ITER_WAIT_REPLY,
+	/** finished */
+	ITER_DONE
+};
+
+/** per-state iterator data (in the mesh state's region) */
+struct iter_qstate {
+	/** phase */
+	enum iter_phase phase;
+	/** current name being resolved (after CNAMEs), lower case */
+	uint8_t qname[256];
+	/** its length */
+	size_t qname_len;
+	/** question type */
+	uint16_t qtype;
+	/** question class */
+	uint16_t qclass;
+	/** the CNAME/DNAME records collected so far (owned) */
+	struct ldns_struct_rr_list *chain;
+	/** number of CNAME links followed */
+	int cname_count;
+	/** current delegation point */
+	struct delegpt *dp;
+	/** referrals followed */
+	int referrals;
+	/** upstream queries sent */
+	int sends;
+	/** the upstream query in flight, or NULL */
+	struct outbound_query *oq;
+	/** server of the query in flight (in a delegpt in the region) */
+	struct delegpt_addr *cur;
+	/** server to ask again next (FORMERR, TC, qname minimisation) */
+	struct delegpt_addr *retry;
+	/** 1 after forward-first/stub-first fell back to recursion */
+	int skip_zone;
+	/** flags of the query in flight */
+	int cur_flags;
+	/** name sent in the query in flight (may be minimised) */
+	uint8_t sent_qname[256];
+	/** its length */
+	size_t sent_qname_len;
+	/** type sent in the query in flight */
+	uint16_t sent_qtype;
+	/** qname minimisation: labels of qname to ask for now (0: full) */
+	int qmin_labels;
+	/** 1 when minimisation was given up for this name */
+	int qmin_off;
+	/** sub-query depth of this state (0 for client states) */
+	int depth;
+	/** last error for the EDE, -1 none */
+	int ede;
+	/** 1 when a reply of any kind came back */
+	int got_reply;
+};
+
+/**
+ * Start iterating for a new mesh state. Puts it on the run list.
+ * @return 0 or -1 (out of memory).
+ */
+int iter_new_state(struct mesh_state *s);
+
+/**
+ * Run a state: called by mesh_run when the state is on the run list.
+ * May send upstream queries, start sub-queries, or finish the state.
+ */
+void iter_run(struct mesh_state *s);
+
+/**
+ * A sub-state that super waits on has finished.
+ * @param super: the waiting state.
+ * @param sub: the finished sub-state.
+ * @param ans: its answer, or NULL when it failed.
+ */
+void iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
+	struct mesh_answer *ans);
+
+/**
+ * Free what the iterator holds for a state (cancels an upstream query).
+ */
+void iter_qstate_cleanup(struct mesh_state *s);
+
+/** Free an answer's record lists (not the struct, which is in a region). */
+void mesh_answer_clear(struct mesh_answer *a);
+
+#endif /* ITERATOR_ITERATOR_H */

@@ -1,0 +1,332 @@
+/*
+ * services/resolver.c - the per-query front end.
+ *
+ * See resolver.h for the order of work. The immediate path (parse, access
+ * control, local zones, cache) writes into the caller's buffer and
+ * allocates nothing. Answers for pending clients are encoded with the
+ * dns/msgencode builder from the records of the finished mesh state into
+ * the resolver's own buffer.
+ */
+#include "config.h"
+#include "util/log.h"
+/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
+#undef ATTR_FORMAT
+#undef ATTR_UNUSED
+#include <stdlib.h>
+#include <string.h>
+#include <ldns/ldns.h>
+#include "services/resolver.h"
+#include "services/mesh.h"
+#include "services/outbound.h"
+#include "services/localzone.h"
+#include "services/acl.h"
+#include "iterator/iterator.h"
+#include "iterator/iter_env.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "dns/msgencode.h"
+#include "dns/msgparse.h"
+#include "util/config_file.h"
+
+/** the UDP size we advertise to clients in our OPT record */
+#define RESOLVER_EDNS_SIZE 1232
+
+struct resolver *
+resolver_create(struct config_file *cfg, struct iter_env *ienv,
+	struct outbound *out, struct petrel_random *rnd,
+	resolver_reply_cb_type cb, void *cb_arg)
+{
+	struct resolver *r = calloc(1, sizeof(*r));
+	size_t maxq = 1024;
+	int jostle = 200;
+	if(!r)
+		return NULL;
+	r->cfg = cfg;
+	r->ienv = ienv;
+	r->out = out;
+	r->rnd = rnd;
+	r->reply_cb = cb;
+	r->reply_arg = cb_arg;
+	r->max_udp = RESOLVER_EDNS_SIZE;
+	if(cfg) {
+		if(cfg->num_queries_per_thread > 0)
+			maxq = (size_t)cfg->num_queries_per_thread;
+		jostle = cfg->jostle_timeout;
+		if(cfg->max_udp_size >= 512)
+			r->max_udp = (uint16_t)cfg->max_udp_size;
+	} else if(ienv) {
+		if(ienv->num_queries > 0)
+			maxq = (size_t)ienv->num_queries;
+		jostle = ienv->jostle_ms;
+	}
+	r->buf = malloc(DNS_MAX_MSG);
+	r->scratch = malloc(DNS_MAX_MSG);
+	r->mesh = mesh_create(r, maxq, jostle);
+	if(!r->mesh || !r->buf || !r->scratch) {
+		resolver_delete(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+resolver_delete(struct resolver *r)
+{
+	if(!r)
+		return;
+	mesh_delete(r->mesh);
+	free(r->buf);
+	free(r->scratch);
+	free(r);
+}
+
+size_t
+resolver_num_pending(struct resolver *r)
+{
+	return mesh_num_clients(r->mesh);
+}
+
+/** answer an error straight away; @return RESOLVER_ANSWERED or DROP */
+static enum resolver_result
+resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *fq, int rcode, int ede, uint8_t *out,
+	size_t outmax, size_t *outlen)
+{
+	int n = dns_build_error_reply(pkt, len, fq, rcode, 1, ede, NULL,
+		r->max_udp, out, outmax);
+	if(n < 0)
+		return RESOLVER_DROP;
+	*outlen = (size_t)n;
+	return RESOLVER_ANSWERED;
+}
+
+enum resolver_result
+resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct netaddr *client, enum resolver_transport tp,
+	const struct resolver_handle *handle, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	struct fast_query fq;
+	struct local_front_info info;
+	struct mesh_client c;
+	int err, flags = 0;
+
+	r->stats.num_queries++;
+	*outlen = 0;
+	if(len < DNS_HDR_SIZE) {
+		r->stats.num_malformed++;
+		return RESOLVER_DROP;
+	}
+	err = dns_query_parse_fast(pkt, len, &fq);
+	if(err == DNS_ERR_NOT_QUERY) {
+		/* a response: never answer it (reflection loops) */
+		r->stats.num_malformed++;
+		return RESOLVER_DROP;
+	}
+	if(err != 0) {
+		r->stats.num_malformed++;
+		return resolver_error(r, pkt, len, &fq, DNS_RCODE_FORMERR, -1,
+			out, outmax, outlen);
+	}
+	if(fq.opcode != DNS_OPCODE_QUERY)
+		return resolver_error(r, pkt, len, &fq, DNS_RCODE_NOTIMPL, -1,
+			out, outmax, outlen);
+	if(fq.edns.present && fq.edns.version != 0)
+		/* dns_build_error_reply answers BADVERS */
+		return resolver_error(r, pkt, len, &fq, DNS_RCODE_FORMERR, -1,
+			out, outmax, outlen);
+	if(fq.qinfo.qtype == DNS_TYPE_AXFR || fq.qinfo.qtype == DNS_TYPE_IXFR)
+		return resolver_error(r, pkt, len, &fq, DNS_RCODE_REFUSED,
+			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
+	memset(&info, 0, sizeof(info));
+#ifdef RESOLVER_HAVE_LOCALZONE
+	switch(local_front_answer(r->acl, r->lz, pkt, len, &fq, client,
+		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
+	case LOCAL_FRONT_ANSWERED:
+		r->stats.num_local++;
+		return RESOLVER_ANSWERED;
+	case LOCAL_FRONT_DROP:
+		r->stats.num_acl_denied++;
+		return RESOLVER_DROP;
+	case LOCAL_FRONT_CONTINUE:
+	default:
+		break;
+	}
+#else
+	(void)client;
+#endif
+	if(info.alias.present) {
+		/* redirect-zone alias answers are written by local zones */
+		r->stats.num_local++;
+	}
+	/* TODO(cache): message cache lookup goes here */
+
+	/* the mesh */
+	r->stats.num_cache_miss++;
+	if(fq.edns.present && fq.edns.do_bit)
+		flags |= MESH_FLAG_DO;
+	if(fq.flags & DNS_FLAG_CD)
+		flags |= MESH_FLAG_CD;
+	flags |= MESH_FLAG_RD;
+	memset(&c, 0, sizeof(c));
+	if(handle)
+		c.handle = *handle;
+	c.id = fq.id;
+	c.qflags = fq.flags;
+	if(info.set_rd)
+		c.qflags |= DNS_FLAG_RD;
+	memcpy(c.qname, pkt + fq.qname_off, fq.qinfo.qname_len);
+	c.edns = fq.edns.present;
+	c.udp_size = fq.edns.present ? fq.edns.udp_size : DNS_MIN_UDP;
+	if(c.udp_size < DNS_MIN_UDP)
+		c.udp_size = DNS_MIN_UDP;
+	c.do_bit = fq.edns.present && fq.edns.do_bit;
+	c.tp = tp;
+	c.start = *r->out->now;
+	if(mesh_new_client(r->mesh, fq.qinfo.qname, fq.qinfo.qtype,
+		fq.qinfo.qclass, flags, &c) < 0) {
+		r->stats.num_dropped++;
+		r->stats.num_servfail++;
+		return resolver_error(r, pkt, len, &fq, DNS_RCODE_SERVFAIL,
+			DNS_EDE_OTHER, out, outmax, outlen);
+	}
+	return RESOLVER_PENDING;
+}
+
+void
+resolver_store_answer(struct resolver *r, struct mesh_state *s,
+	struct mesh_answer *ans)
+{
+	/* TODO(cache): store in the message and RRset caches */
+	(void)r;
+	(void)s;
+	(void)ans;
+}
+
+/** rdata of an ldns rr in uncompressed wire format; @return len or -1 */
+static int
+rr_rdata_wire(const ldns_rr *rr, uint8_t *buf, size_t max)
+{
+	size_t i, n = 0;
+	for(i = 0; i < ldns_rr_rd_count(rr); i++) {
+		const ldns_rdf *d = ldns_rr_rdf(rr, i);
+		if(n + ldns_rdf_size(d) > max)
+			return -1;
+		memcpy(buf + n, ldns_rdf_data(d), ldns_rdf_size(d));
+		n += ldns_rdf_size(d);
+	}
+	return (int)n;
+}
+
+/** most RRs in one RRset we encode */
+#define RESOLVER_MAX_SET 256
+
+/** add a section, RRset by RRset (consecutive RRs of the same owner,
+ * type and class). @return 0, or -1 when truncated/failed. */
+static int
+encode_section(struct dns_builder *b, int section, ldns_rr_list *l,
+	uint8_t *scratch, size_t scratchlen)
+{
+	size_t i = 0, n = ldns_rr_list_rr_count(l);
+	while(i < n) {
+		const uint8_t *rd[RESOLVER_MAX_SET];
+		uint16_t rdlen[RESOLVER_MAX_SET];
+		ldns_rr *first = ldns_rr_list_rr(l, i);
+		uint32_t ttl = ldns_rr_ttl(first);
+		size_t k = 0, used = 0;
+		int err;
+		while(i < n && k < RESOLVER_MAX_SET) {
+			ldns_rr *rr = ldns_rr_list_rr(l, i);
+			int len;
+			if(k > 0 && (ldns_rr_get_type(rr) !=
+				ldns_rr_get_type(first) ||
+				ldns_rr_get_class(rr) !=
+				ldns_rr_get_class(first) ||
+				ldns_dname_compare(ldns_rr_owner(rr),
+				ldns_rr_owner(first)) != 0))
+				break;
+			len = rr_rdata_wire(rr, scratch + used,
+				scratchlen - used);
+			if(len < 0)
+				return -1;
+			rd[k] = scratch + used;
+			rdlen[k] = (uint16_t)len;
+			used += (size_t)len;
+			if(ldns_rr_ttl(rr) < ttl)
+				ttl = ldns_rr_ttl(rr);
+			k++;
+			i++;
+		}
+		err = dns_build_rrset(b, section,
+			ldns_rdf_data(ldns_rr_owner(first)),
+			(uint16_t)ldns_rr_get_type(first),
+			(uint16_t)ldns_rr_get_class(first), ttl, k, rd, rdlen);
+		if(err == DNS_ERR_NOSPACE && section == DNS_SEC_ADDITIONAL)
+			continue;
+		if(err != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+resolver_answer_client(struct resolver *r, struct mesh_state *s,
+	struct mesh_client *c, struct mesh_answer *ans, int ede)
+{
+	struct dns_builder b;
+	struct edns_opt_out opt;
+	uint8_t edebuf[64];
+	uint8_t *scratch = r->scratch;
+	size_t scratchlen = DNS_MAX_MSG;
+	size_t limit, len, nopt = 0;
+	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
+	uint16_t flags;
+
+	if(!ans) {
+		r->stats.num_servfail++;
+		if(ede < 0)
+			ede = DNS_EDE_OTHER;
+	} else if(ans->ede >= 0)
+		ede = ans->ede;
+	else	ede = -1;
+	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
+	if(c->tp == RESOLVER_TCP)
+		limit = DNS_MAX_MSG;
+	else if(c->edns)
+		limit = c->udp_size < r->max_udp ? c->udp_size : r->max_udp;
+	else	limit = DNS_MIN_UDP;
+	dns_build_init(&b, r->buf, DNS_MAX_MSG, limit);
+	if(dns_build_header(&b, c->id, flags) != 0 ||
+		dns_build_question(&b, c->qname, s->qtype, s->qclass) != 0)
+		goto drop;
+	if(c->edns) {
+		if(ede >= 0) {
+			edns_opt_ede(&opt, edebuf, sizeof(edebuf),
+				(uint16_t)ede, NULL);
+			nopt = 1;
+		}
+		dns_build_reserve(&b, dns_opt_size(&opt, nopt));
+	}
+	if(ans) {
+		if(encode_section(&b, DNS_SEC_ANSWER, ans->an, scratch,
+			scratchlen) == 0 &&
+		   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, scratch,
+			scratchlen) == 0)
+			(void)encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar,
+				scratch, scratchlen);
+	}
+	if(c->edns) {
+		dns_build_reserve(&b, 0);
+		if(dns_build_opt(&b, r->max_udp, rcode, c->do_bit,
+			nopt ? &opt : NULL, nopt) != 0)
+			goto drop;
+	}
+	len = dns_build_finish(&b);
+	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
+	return;
+drop:
+	r->stats.num_dropped++;
+	r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
+}

@@ -1,0 +1,186 @@
+/*
+ * services/resolver.h - the per-query front end shared by the daemon and
+ * the replay runner.
+ *
+ * One struct resolver per worker. It holds pointers to the pieces the
+ * worker shares with others (config, caches, local zones, access control)
+ * and to the pieces it owns (its mesh, its outbound network, its random
+ * generator, its statistics). The daemon calls resolver_handle_query()
+ * from its UDP and TCP callbacks; the replay runner calls it from its
+ * QUERY steps.
+ *
+ * The order of work for one client packet is:
+ *   1. fast parse (dns/query.h); garbage is dropped, a bad question gets
+ *      FORMERR, an unknown opcode NOTIMPL;
+ *   2. access control (deny drops, refuse answers REFUSED);
+ *   3. local zones (may answer);
+ *   4. message cache (the hot path: writes the answer into the caller's
+ *      buffer, allocates nothing, writes only this worker's counters);
+ *   5. otherwise the mesh: the query is attached to an in-flight
+ *      resolution (or starts one) together with a reply handle, an opaque
+ *      by-value blob the caller gives (for the daemon: the comm_point and
+ *      client address; for the replay runner: its fake client). When the
+ *      resolution ends the resolver encodes one reply per waiting client
+ *      (their ID, RD, question letter case, EDNS/DO, UDP size and TC) and
+ *      calls the reply callback given at creation with the blob.
+ *
+ * Ownership: the resolver never frees what it points to except its own
+ * mesh. The reply callback's packet is only valid during the call.
+ */
+#ifndef SERVICES_RESOLVER_H
+#define SERVICES_RESOLVER_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "util/netaddr.h"
+
+struct outbound;
+struct mesh;
+struct iter_env;
+struct petrel_random;
+struct config_file;
+struct acl_list;
+struct local_zones;
+
+/** how big the opaque reply handle can be */
+#define RESOLVER_HANDLE_SIZE 192
+
+/** transport the client query came in on */
+enum resolver_transport {
+	/** UDP: the reply is truncated to the client's UDP size */
+	RESOLVER_UDP = 0,
+	/** TCP (or another stream): no truncation up to 65535 */
+	RESOLVER_TCP
+};
+
+/** result of resolver_handle_query */
+enum resolver_result {
+	/** nothing to send (dropped: garbage, deny, or jostled out) */
+	RESOLVER_DROP = 0,
+	/** an answer was written into the caller's buffer; send it now */
+	RESOLVER_ANSWERED,
+	/** the query went to the mesh; the reply callback will be called */
+	RESOLVER_PENDING
+};
+
+/** opaque blob the caller uses to find its client again */
+struct resolver_handle {
+	/** caller's data, copied by value */
+	uint8_t data[RESOLVER_HANDLE_SIZE];
+	/** how many bytes of data are in use */
+	size_t len;
+};
+
+/**
+ * Called when a pending client's answer is ready.
+ * @param arg: cb_arg given to resolver_create.
+ * @param handle: the blob given with the query.
+ * @param pkt: the reply in wire format, or NULL when the query is dropped
+ *	(jostled out, or the resolver is being deleted); valid only during
+ *	the call.
+ * @param len: length of pkt.
+ */
+typedef void (*resolver_reply_cb_type)(void *arg,
+	const struct resolver_handle *handle, const uint8_t *pkt, size_t len);
+
+/** per-worker counters (each worker its own, on its own cache line) */
+struct resolver_stats {
+	/** client queries seen */
+	uint64_t num_queries;
+	/** answered from the message cache */
+	uint64_t num_cache_hits;
+	/** sent to the mesh */
+	uint64_t num_cache_miss;
+	/** answered from local zones */
+	uint64_t num_local;
+	/** dropped or refused by access control */
+	uint64_t num_acl_denied;
+	/** malformed queries (dropped or FORMERR) */
+	uint64_t num_malformed;
+	/** answered with SERVFAIL */
+	uint64_t num_servfail;
+	/** queries dropped because the mesh was full (or jostled out) */
+	uint64_t num_dropped;
+	/** prefetches started */
+	uint64_t num_prefetch;
+	/** answers served from expired data */
+	uint64_t num_expired;
+	/** upstream queries sent */
+	uint64_t num_outgoing;
+} __attribute__((aligned(64)));
+
+/** the per-worker front end */
+struct resolver {
+	/** config (shared, read-only) */
+	struct config_file *cfg;
+	/** iterator environment: root hints, forward and stub zones, limits
+	 * (built from cfg by iter_env_create; shared, read-only) */
+	struct iter_env *ienv;
+	/** the mesh of in-flight queries (owned) */
+	struct mesh *mesh;
+	/** the network (and clock) */
+	struct outbound *out;
+	/** random numbers (the worker's) */
+	struct petrel_random *rnd;
+	/** where pending answers go */
+	resolver_reply_cb_type reply_cb;
+	/** argument for reply_cb */
+	void *reply_arg;
+	/** access control (shared, read-only; NULL: the default, which
+	 * allows localhost only); set after resolver_create */
+	const struct acl_list *acl;
+	/** local zones (shared, read-only; NULL: none); set after create */
+	const struct local_zones *lz;
+	/** largest UDP answer to clients (max-udp-size), and our EDNS size */
+	uint16_t max_udp;
+	/** buffer the answers for pending clients are encoded in */
+	uint8_t *buf;
+	/** scratch for RDATA while encoding */
+	uint8_t *scratch;
+	/** this worker's counters */
+	struct resolver_stats stats;
+};
+
+/**
+ * Create the front end for one worker.
+ * @param cfg: config (may be NULL for defaults in tests); not owned.
+ * @param ienv: iterator environment (iter_env_create); not owned.
+ * @param out: the network and clock; not owned.
+ * @param rnd: random generator; not owned.
+ * @param cb: reply callback for pending queries.
+ * @param cb_arg: its argument.
+ * @return the resolver or NULL on failure.
+ */
+struct resolver *resolver_create(struct config_file *cfg,
+	struct iter_env *ienv, struct outbound *out,
+	struct petrel_random *rnd, resolver_reply_cb_type cb, void *cb_arg);
+
+/**
+ * Delete the resolver: pending clients get the callback with pkt NULL,
+ * pending upstream queries are cancelled. NULL is allowed.
+ */
+void resolver_delete(struct resolver *r);
+
+/**
+ * Handle one client packet.
+ * @param r: the resolver.
+ * @param pkt: the query.
+ * @param len: its length.
+ * @param client: client address (for access control and logging).
+ * @param tp: transport.
+ * @param handle: the reply handle (copied when the query goes pending).
+ * @param out: buffer for an immediate answer.
+ * @param outmax: its size (at least 512; 65535 for TCP is best).
+ * @param outlen: length of the immediate answer.
+ * @return RESOLVER_ANSWERED (answer in out), RESOLVER_PENDING (callback
+ *	later) or RESOLVER_DROP.
+ */
+enum resolver_result resolver_handle_query(struct resolver *r,
+	const uint8_t *pkt, size_t len, const struct netaddr *client,
+	enum resolver_transport tp, const struct resolver_handle *handle,
+	uint8_t *out, size_t outmax, size_t *outlen);
+
+/** @return number of client queries waiting in the mesh */
+size_t resolver_num_pending(struct resolver *r);
+
+#endif /* SERVICES_RESOLVER_H */
