@@ -1,0 +1,764 @@
+/*
+ * services/cache/msgcache.c - the message cache.
+ *
+ * Entry layout: one malloc holds struct mcache_entry, then the TTL offset
+ * array (uint16 message offsets, one per RR), the per-RR flags (the first
+ * RR of each run of one RRset, for truncation), the lower-cased qname, and
+ * the body: the reply from offset 12 (the question and the three sections,
+ * OPT cut off), with every TTL already rewritten to its stored value.
+ * Keeping the question inside the body keeps the upstream compression
+ * pointers valid: the client's question has the same length and sits at
+ * the same offset, so it is copied over the stored one on a hit.
+ */
+#include "config.h"
+#include "services/cache/msgcache.h"
+#include "util/storage/slabhash.h"
+#include "util/region.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "dns/msgparse.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** key bit: the DO bit */
+#define MKEY_DO 0x01
+/** key bit: the CD bit */
+#define MKEY_CD 0x02
+/** rr flag: first RR of a run of one RRset */
+#define MRR_START 0x01
+/** size of the OPT record petrel writes, without options */
+#define OPT_FIXED 11
+/** size of an EDE option with no text */
+#define OPT_EDE 6
+
+/** a cached answer */
+struct mcache_entry {
+	/** table part; must be first */
+	struct slabhash_entry h;
+	/** when it was stored */
+	time_t stored;
+	/** absolute expiry */
+	time_t expire;
+	/** from here on a prefetch is due */
+	time_t prefetch_at;
+	/** no refresh is signalled before this time (CAS by readers) */
+	_Atomic int64_t refresh_after;
+	/** TTL offsets in the message, n_rr of them */
+	uint16_t *ttl_off;
+	/** per-RR flags (MRR_START) */
+	uint8_t *rr_flags;
+	/** the lower-cased qname */
+	uint8_t *qname;
+	/** the message from offset 12 */
+	uint8_t *body;
+	/** length of body */
+	uint16_t body_len;
+	/** message offset just past the question */
+	uint16_t qd_end;
+	/** number of RRs (OPT not counted) */
+	uint16_t n_rr;
+	/** RRs per section */
+	uint16_t counts[3];
+	/** question type */
+	uint16_t qtype;
+	/** question class */
+	uint16_t qclass;
+	/** the entry's own EDE code, or -1 */
+	int16_t ede;
+	/** qname length */
+	uint8_t qname_len;
+	/** MKEY_DO | MKEY_CD */
+	uint8_t dc;
+	/** rcode */
+	uint8_t rcode;
+	/** enum mcache_security */
+	uint8_t sec;
+	/** 1 for NXDOMAIN/NODATA */
+	uint8_t negative;
+};
+
+/** a lookup key */
+struct mcache_key {
+	/** lower-cased name */
+	const uint8_t *qname;
+	/** its length */
+	size_t qname_len;
+	/** type, class */
+	uint16_t qtype, qclass;
+	/** MKEY_DO | MKEY_CD */
+	uint8_t dc;
+};
+
+/** the cache */
+struct msgcache {
+	/** the table */
+	struct slabhash *table;
+	/** settings */
+	struct mcache_params p;
+};
+
+void
+mcache_params_default(struct mcache_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->maxmem = 4 * 1024 * 1024;
+	p->slabs = 4;
+	p->min_ttl = 0;
+	p->max_ttl = 86400;
+	p->max_negative_ttl = 3600;
+	p->prefetch = 0;
+	p->serve_expired = 0;
+	p->serve_expired_ttl = 0;
+	p->serve_expired_reply_ttl = 30;
+	p->max_udp_size = 1232;
+}
+
+/** the table hash of a key */
+static inline uint32_t
+mkey_hash(uint32_t qhash, uint8_t dc)
+{
+	return qhash ^ ((uint32_t)dc * 0x9e3779b9u);
+}
+
+static int
+mcache_match(const struct slabhash_entry *he, const void *key)
+{
+	const struct mcache_entry *e = (const struct mcache_entry *)he;
+	const struct mcache_key *k = key;
+	return e->qtype == k->qtype && e->qclass == k->qclass &&
+		e->dc == k->dc && e->qname_len == k->qname_len &&
+		memcmp(e->qname, k->qname, k->qname_len) == 0;
+}
+
+static void
+mcache_del(struct slabhash_entry *he, void *arg)
+{
+	(void)arg;
+	free(he);
+}
+
+struct msgcache *
+mcache_create(const struct mcache_params *p)
+{
+	struct msgcache *c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->p = *p;
+	c->table = slabhash_create(p->slabs, p->maxmem, mcache_match,
+		mcache_del, NULL);
+	if(!c->table) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+mcache_delete(struct msgcache *c)
+{
+	if(!c)
+		return;
+	slabhash_delete(c->table);
+	free(c);
+}
+
+void
+mcache_set_params(struct msgcache *c, const struct mcache_params *p)
+{
+	c->p = *p;
+	slabhash_set_maxmem(c->table, p->maxmem);
+}
+
+/** clamp a TTL as received (RFC 2181 8: above 2^31-1 means 0) */
+static inline uint32_t
+ttl_sane(uint32_t t)
+{
+	return t > 0x7fffffffu ? 0 : t;
+}
+
+enum mcache_store_result
+mcache_store(struct msgcache *c, const struct query_info *qinfo, int do_bit,
+	int cd_bit, const uint8_t *reply, size_t len, time_t now,
+	enum mcache_security sec, int ede)
+{
+	struct dns_msg *msg;
+	struct region *region = NULL;
+	struct mcache_entry *e = NULL;
+	struct mcache_key key;
+	enum mcache_store_result ret = MCACHE_ERROR;
+	size_t i, body_end, n, sz, prefix;
+	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
+	int r, negative, soa_idx = -1;
+
+	msg = malloc(sizeof(*msg));
+	if(!msg)
+		return MCACHE_ERROR;
+	r = dns_msg_parse(reply, len, msg, NULL, 0);
+	if(r == DNS_ERR_TOO_MANY_RRS) {
+		region = region_create(0);
+		if(!region)
+			goto fail;
+		r = dns_msg_parse(reply, len, msg, region, 0);
+	}
+	if(r != 0)
+		goto fail;
+	ret = MCACHE_NOT_CACHEABLE;
+	if(msg->qdcount != 1 || msg->qtype != qinfo->qtype ||
+		msg->qclass != qinfo->qclass ||
+		!dname_pkt_equal_wire(reply, len, msg->qname_off, qinfo->qname))
+		goto fail;
+	if((msg->flags & DNS_FLAG_TC) || msg->tsig_off != 0)
+		goto fail;
+	if(msg->rcode != DNS_RCODE_NOERROR && msg->rcode != DNS_RCODE_NXDOMAIN)
+		goto fail;
+	if(msg->rr_count > 0xffff || qinfo->qname_len > DNS_MAX_NAME)
+		goto fail;
+	n = msg->rr_count;
+	/* where the body ends: after the last RR that is not OPT */
+	body_end = msg->question_end;
+	for(i = 0; i < n; i++) {
+		size_t end = (size_t)msg->rrs[i].rdata_off + msg->rrs[i].rdlen;
+		if(end > body_end)
+			body_end = end;
+	}
+	if(msg->edns.present && msg->edns.opt_off < body_end)
+		goto fail; /* OPT is not the last record */
+
+	/* negative answer? NXDOMAIN, or no answer RR of the asked type */
+	negative = (msg->rcode == DNS_RCODE_NXDOMAIN);
+	if(!negative) {
+		negative = 1;
+		for(i = 0; i < msg->sec_count[DNS_SEC_ANSWER]; i++) {
+			uint16_t t = msg->rrs[msg->sec_first[DNS_SEC_ANSWER]
+				+ i].type;
+			if(t == qinfo->qtype || qinfo->qtype == DNS_TYPE_ANY ||
+				(t != DNS_TYPE_CNAME && t != DNS_TYPE_DNAME &&
+				t != DNS_TYPE_RRSIG)) {
+				negative = 0;
+				break;
+			}
+		}
+	}
+	if(negative) {
+		for(i = 0; i < msg->sec_count[DNS_SEC_AUTHORITY]; i++) {
+			size_t k = msg->sec_first[DNS_SEC_AUTHORITY] + i;
+			const struct dns_rr *rr = &msg->rrs[k];
+			if(rr->type == DNS_TYPE_SOA && rr->rdlen >= 22) {
+				uint32_t minimum = dns_read_u32(reply +
+					rr->rdata_off + rr->rdlen - 4);
+				neg_ttl = ttl_sane(rr->ttl);
+				if(ttl_sane(minimum) < neg_ttl)
+					neg_ttl = ttl_sane(minimum);
+				soa_idx = (int)k;
+				break;
+			}
+		}
+		if(soa_idx < 0)
+			goto fail; /* RFC 2308 5: no SOA, do not cache */
+		if(neg_ttl == 0)
+			goto fail;
+		if(neg_ttl < c->p.min_ttl)
+			neg_ttl = c->p.min_ttl;
+		if(neg_ttl > c->p.max_negative_ttl)
+			neg_ttl = c->p.max_negative_ttl;
+		entry_ttl = neg_ttl;
+	}
+	for(i = 0; i < n; i++)
+		if(ttl_sane(msg->rrs[i].ttl) == 0)
+			goto fail; /* a TTL 0 record: not cached */
+
+	/* allocate: struct, ttl offsets, flags, qname, body */
+	prefix = sizeof(*e) + n * sizeof(uint16_t) + n;
+	sz = prefix + qinfo->qname_len + (body_end - DNS_HDR_SIZE);
+	ret = MCACHE_ERROR;
+	e = calloc(1, sz);
+	if(!e)
+		goto fail;
+	e->ttl_off = (uint16_t *)(e + 1);
+	e->rr_flags = (uint8_t *)(e->ttl_off + n);
+	e->qname = e->rr_flags + n;
+	e->body = e->qname + qinfo->qname_len;
+	memcpy(e->qname, qinfo->qname, qinfo->qname_len);
+	e->qname_len = (uint8_t)qinfo->qname_len;
+	e->body_len = (uint16_t)(body_end - DNS_HDR_SIZE);
+	memcpy(e->body, reply + DNS_HDR_SIZE, e->body_len);
+	e->qd_end = msg->question_end;
+	e->n_rr = (uint16_t)n;
+	for(i = 0; i < DNS_SEC_NUM; i++)
+		e->counts[i] = (uint16_t)msg->sec_count[i];
+	e->qtype = qinfo->qtype;
+	e->qclass = qinfo->qclass;
+	e->ede = (int16_t)(ede < 0 || ede > 0x7fff ? -1 : ede);
+	e->dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	e->rcode = (uint8_t)msg->rcode;
+	e->sec = (uint8_t)sec;
+	e->negative = (uint8_t)negative;
+	for(i = 0; i < n; i++) {
+		const struct dns_rr *rr = &msg->rrs[i];
+		uint32_t t = ttl_sane(rr->ttl);
+		if((int)i == soa_idx)
+			t = neg_ttl;
+		else {
+			if(t < c->p.min_ttl)
+				t = c->p.min_ttl;
+			if(t > c->p.max_ttl)
+				t = c->p.max_ttl;
+		}
+		if(t < entry_ttl)
+			entry_ttl = t;
+		e->ttl_off[i] = rr->ttl_off;
+		dns_write_u32(e->body + rr->ttl_off - DNS_HDR_SIZE, t);
+		/* a new run starts at a section change or a different set */
+		if(i == 0 || rr->section != msg->rrs[i-1].section ||
+			rr->type != msg->rrs[i-1].type ||
+			rr->rrclass != msg->rrs[i-1].rrclass ||
+			rr->covered != msg->rrs[i-1].covered ||
+			!dname_pkt_equal(reply, len, rr->owner_off,
+			msg->rrs[i-1].owner_off))
+			e->rr_flags[i] = MRR_START;
+	}
+	if(n == 0 && !negative)
+		entry_ttl = 0; /* NOERROR with nothing in it: nothing to keep */
+	ret = MCACHE_NOT_CACHEABLE;
+	if(entry_ttl == 0 || entry_ttl == 0xffffffffu)
+		goto fail;
+	e->stored = now;
+	e->expire = now + (time_t)entry_ttl;
+	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
+	atomic_init(&e->refresh_after, 0);
+	e->h.hash = mkey_hash(qinfo->hash, e->dc);
+	e->h.mem = slabhash_malloc_size(sz);
+	key.qname = e->qname;
+	key.qname_len = e->qname_len;
+	key.qtype = e->qtype;
+	key.qclass = e->qclass;
+	key.dc = e->dc;
+	slabhash_insert(c->table, &e->h, &key, NULL, NULL);
+	free(msg);
+	region_destroy(region);
+	return MCACHE_STORED;
+fail:
+	free(e);
+	free(msg);
+	region_destroy(region);
+	return ret;
+}
+
+/** message offset where RR i ends (i < n_rr) */
+static inline size_t
+rr_end(const struct mcache_entry *e, size_t i)
+{
+	size_t off = e->ttl_off[i];
+	return off + 6 + dns_read_u16(e->body + off + 4 - DNS_HDR_SIZE);
+}
+
+/**
+ * Find how much of the entry fits in room bytes (the message without
+ * OPT): whole runs of RRsets, in order.
+ * @param e: entry.
+ * @param room: bytes available.
+ * @param counts: out: RRs kept per section.
+ * @param nrr: out: RRs kept.
+ * @return message length kept, with *tc set when an answer or authority
+ *	RRset had to go; 0 when not even the question fits.
+ */
+static size_t
+mcache_truncate(const struct mcache_entry *e, size_t room, uint16_t *counts,
+	size_t *nrr, int *tc)
+{
+	size_t pos = e->qd_end, i = 0, j;
+	int sec;
+	*tc = 0;
+	counts[0] = counts[1] = counts[2] = 0;
+	if(pos > room)
+		return 0;
+	for(sec = 0; sec < 3; sec++) {
+		size_t sec_last = i + e->counts[sec];
+		while(i < sec_last) {
+			size_t end;
+			for(j = i + 1; j < sec_last &&
+				!(e->rr_flags[j] & MRR_START); j++)
+				;
+			end = rr_end(e, j - 1);
+			if(end > room) {
+				if(sec < 2)
+					*tc = 1;
+				*nrr = i;
+				return pos;
+			}
+			counts[sec] += (uint16_t)(j - i);
+			pos = end;
+			i = j;
+		}
+	}
+	*nrr = i;
+	return pos;
+}
+
+enum mcache_result
+mcache_answer(struct msgcache *c, const struct fast_query *q,
+	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
+	size_t *outlen, int *refresh)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	enum mcache_result res;
+	size_t limit, opt_len = 0, msglen, nrr, i;
+	uint16_t counts[3], flags;
+	uint32_t age = 0;
+	int tc = 0, ede = -1, stale = 0;
+	int edns = q->edns.present;
+	int client_do = edns && q->edns.do_bit;
+
+	if(refresh)
+		*refresh = 0;
+	if(edns && q->edns.version != 0)
+		return MCACHE_MISS;
+	key.qname = q->qinfo.qname;
+	key.qname_len = q->qinfo.qname_len;
+	key.qtype = q->qinfo.qtype;
+	key.qclass = q->qinfo.qclass;
+	key.dc = (uint8_t)((client_do ? MKEY_DO : 0) |
+		((q->flags & DNS_FLAG_CD) ? MKEY_CD : 0));
+	e = (const struct mcache_entry *)slabhash_lookup(c->table,
+		mkey_hash(q->qinfo.hash, key.dc), &key);
+	if(!e)
+		return MCACHE_MISS;
+
+	if(now < e->expire) {
+		res = MCACHE_HIT;
+		age = (uint32_t)(now - e->stored);
+		if(c->p.prefetch && now >= e->prefetch_at)
+			res = MCACHE_HIT_PREFETCH;
+	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
+		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
+		res = MCACHE_HIT_EXPIRED;
+		stale = 1;
+		ede = DNS_EDE_STALE_ANSWER;
+	} else {
+		return MCACHE_MISS;
+	}
+	if(ede < 0)
+		ede = e->ede;
+
+	if(tcp)
+		limit = outmax;
+	else if(edns) {
+		limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
+			q->edns.udp_size;
+		if(limit > c->p.max_udp_size && c->p.max_udp_size >= DNS_MIN_UDP)
+			limit = c->p.max_udp_size;
+	} else
+		limit = DNS_MIN_UDP;
+	if(limit > outmax)
+		limit = outmax;
+	if(edns)
+		opt_len = OPT_FIXED + (ede >= 0 ? OPT_EDE : 0);
+
+	msglen = DNS_HDR_SIZE + (size_t)e->body_len;
+	if(msglen + opt_len <= limit) {
+		nrr = e->n_rr;
+		counts[0] = e->counts[0];
+		counts[1] = e->counts[1];
+		counts[2] = e->counts[2];
+	} else {
+		if(limit < opt_len)
+			return MCACHE_MISS;
+		msglen = mcache_truncate(e, limit - opt_len, counts, &nrr, &tc);
+		if(msglen == 0)
+			return MCACHE_MISS;
+	}
+
+	/* the refresh signal: one caller wins, until the retry time */
+	if(refresh && res != MCACHE_HIT) {
+		int64_t ra = atomic_load_explicit(&e->refresh_after,
+			memory_order_relaxed);
+		if((int64_t)now >= ra && atomic_compare_exchange_strong_explicit(
+			&((struct mcache_entry *)e)->refresh_after, &ra,
+			(int64_t)now + MCACHE_REFRESH_RETRY,
+			memory_order_relaxed, memory_order_relaxed))
+			*refresh = 1;
+	}
+
+	/* the body, then the client's question name over the stored one */
+	memcpy(out + DNS_HDR_SIZE, e->body, msglen - DNS_HDR_SIZE);
+	memcpy(out + DNS_HDR_SIZE, qpkt + q->qname_off, e->qname_len);
+
+	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | e->rcode |
+		(q->flags & (DNS_FLAG_RD | DNS_FLAG_CD)));
+	if(tc)
+		flags |= DNS_FLAG_TC;
+	if(e->sec == MCACHE_SEC_SECURE && (client_do ||
+		(q->flags & DNS_FLAG_AD)))
+		flags |= DNS_FLAG_AD;
+	dns_write_u16(out, q->id);
+	dns_write_u16(out + 2, flags);
+	dns_write_u16(out + 4, 1);
+	dns_write_u16(out + 6, counts[0]);
+	dns_write_u16(out + 8, counts[1]);
+	dns_write_u16(out + 10, (uint16_t)(counts[2] + (edns ? 1 : 0)));
+
+	/* the TTLs */
+	if(stale) {
+		uint32_t rt = c->p.serve_expired_reply_ttl;
+		for(i = 0; i < nrr; i++)
+			dns_write_u32(out + e->ttl_off[i], rt);
+	} else {
+		for(i = 0; i < nrr; i++) {
+			size_t off = e->ttl_off[i];
+			uint32_t t = dns_read_u32(e->body + off - DNS_HDR_SIZE);
+			dns_write_u32(out + off, t > age ? t - age : 0);
+		}
+	}
+
+	/* the OPT record */
+	if(edns) {
+		uint8_t *o = out + msglen;
+		o[0] = 0;
+		dns_write_u16(o + 1, DNS_TYPE_OPT);
+		dns_write_u16(o + 3, c->p.max_udp_size);
+		o[5] = 0; /* extended rcode */
+		o[6] = 0; /* version */
+		dns_write_u16(o + 7, client_do ? DNS_EDNS_DO : 0);
+		if(ede >= 0) {
+			dns_write_u16(o + 9, OPT_EDE);
+			dns_write_u16(o + 11, DNS_EDNS_EDE);
+			dns_write_u16(o + 13, 2);
+			dns_write_u16(o + 15, (uint16_t)ede);
+		} else {
+			dns_write_u16(o + 9, 0);
+		}
+		msglen += opt_len;
+	}
+	*outlen = msglen;
+	return res;
+}
+
+int
+mcache_peek(struct msgcache *c, const struct query_info *qinfo, int do_bit,
+	int cd_bit, time_t now, struct mcache_state *st)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	memset(st, 0, sizeof(*st));
+	st->result = MCACHE_MISS;
+	e = (const struct mcache_entry *)slabhash_lookup(c->table,
+		mkey_hash(qinfo->hash, key.dc), &key);
+	if(!e)
+		return -1;
+	st->rcode = e->rcode;
+	st->sec = (enum mcache_security)e->sec;
+	if(now < e->expire) {
+		st->ttl = (uint32_t)(e->expire - now);
+		st->result = (c->p.prefetch && now >= e->prefetch_at) ?
+			MCACHE_HIT_PREFETCH : MCACHE_HIT;
+	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
+		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
+		st->result = MCACHE_HIT_EXPIRED;
+	}
+	return 0;
+}
+
+/* ---- flushing ---- */
+
+/** what flush predicates look at */
+struct flush_arg {
+	/** lower-cased name */
+	uint8_t name[DNS_MAX_NAME + 1];
+	/** its length */
+	size_t len;
+};
+
+/** lower-case a name into a flush_arg; @return 0 or -1 when invalid */
+static int
+flush_arg_set(struct flush_arg *a, const uint8_t *name)
+{
+	a->len = dname_valid(name, DNS_MAX_NAME);
+	if(a->len == 0)
+		return -1;
+	dname_copy_lower(a->name, name);
+	return 0;
+}
+
+static int
+pred_name(const struct slabhash_entry *he, void *arg)
+{
+	const struct mcache_entry *e = (const struct mcache_entry *)he;
+	const struct flush_arg *a = arg;
+	return e->qname_len == a->len &&
+		memcmp(e->qname, a->name, a->len) == 0;
+}
+
+static int
+pred_zone(const struct slabhash_entry *he, void *arg)
+{
+	const struct mcache_entry *e = (const struct mcache_entry *)he;
+	const struct flush_arg *a = arg;
+	return dname_is_subdomain(e->qname, a->name);
+}
+
+static int
+pred_negative(const struct slabhash_entry *he, void *arg)
+{
+	(void)arg;
+	return ((const struct mcache_entry *)he)->negative;
+}
+
+static int
+pred_bogus(const struct slabhash_entry *he, void *arg)
+{
+	(void)arg;
+	return ((const struct mcache_entry *)he)->sec == MCACHE_SEC_BOGUS;
+}
+
+size_t
+mcache_flush_name(struct msgcache *c, const uint8_t *name)
+{
+	struct flush_arg a;
+	if(flush_arg_set(&a, name) != 0)
+		return 0;
+	return slabhash_remove_if(c->table, pred_name, &a);
+}
+
+size_t
+mcache_flush_type(struct msgcache *c, const uint8_t *name, uint16_t qtype,
+	uint16_t qclass)
+{
+	struct flush_arg a;
+	struct mcache_key key;
+	uint32_t h;
+	size_t n = 0;
+	int dc;
+	if(flush_arg_set(&a, name) != 0)
+		return 0;
+	h = dns_qinfo_hash(a.name, a.len, qtype, qclass);
+	key.qname = a.name;
+	key.qname_len = a.len;
+	key.qtype = qtype;
+	key.qclass = qclass;
+	for(dc = 0; dc < 4; dc++) {
+		key.dc = (uint8_t)dc;
+		n += (size_t)slabhash_remove(c->table,
+			mkey_hash(h, key.dc), &key);
+	}
+	return n;
+}
+
+size_t
+mcache_flush_zone(struct msgcache *c, const uint8_t *zone)
+{
+	struct flush_arg a;
+	if(flush_arg_set(&a, zone) != 0)
+		return 0;
+	return slabhash_remove_if(c->table, pred_zone, &a);
+}
+
+size_t
+mcache_flush_negative(struct msgcache *c)
+{
+	return slabhash_remove_if(c->table, pred_negative, NULL);
+}
+
+size_t
+mcache_flush_bogus(struct msgcache *c)
+{
+	return slabhash_remove_if(c->table, pred_bogus, NULL);
+}
+
+void
+mcache_flush_all(struct msgcache *c)
+{
+	slabhash_clear(c->table);
+}
+
+/* ---- dump ---- */
+
+/** traversal state */
+struct dump_arg {
+	/** the user's callback */
+	mcache_traverse_func fn;
+	/** its argument */
+	void *arg;
+	/** the clock */
+	time_t now;
+	/** scratch message buffer, DNS_MAX_MSG bytes */
+	uint8_t *buf;
+};
+
+static void
+dump_one(const struct slabhash_entry *he, void *arg)
+{
+	const struct mcache_entry *e = (const struct mcache_entry *)he;
+	struct dump_arg *a = arg;
+	struct mcache_dump_entry d;
+	uint32_t age = (uint32_t)(a->now > e->stored ? a->now - e->stored : 0);
+	size_t i;
+	uint8_t *m = a->buf;
+	memset(m, 0, DNS_HDR_SIZE);
+	dns_write_u16(m + 2, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | e->rcode));
+	dns_write_u16(m + 4, 1);
+	dns_write_u16(m + 6, e->counts[0]);
+	dns_write_u16(m + 8, e->counts[1]);
+	dns_write_u16(m + 10, e->counts[2]);
+	memcpy(m + DNS_HDR_SIZE, e->body, e->body_len);
+	memcpy(m + DNS_HDR_SIZE, e->qname, e->qname_len);
+	for(i = 0; i < e->n_rr; i++) {
+		size_t off = e->ttl_off[i];
+		uint32_t t = dns_read_u32(e->body + off - DNS_HDR_SIZE);
+		dns_write_u32(m + off, t > age ? t - age : 0);
+	}
+	memset(&d, 0, sizeof(d));
+	d.qname = e->qname;
+	d.qname_len = e->qname_len;
+	d.qtype = e->qtype;
+	d.qclass = e->qclass;
+	d.do_bit = (e->dc & MKEY_DO) != 0;
+	d.cd_bit = (e->dc & MKEY_CD) != 0;
+	d.msg = m;
+	d.msg_len = DNS_HDR_SIZE + (size_t)e->body_len;
+	d.ttl = a->now < e->expire ? (uint32_t)(e->expire - a->now) : 0;
+	d.rcode = e->rcode;
+	d.sec = (enum mcache_security)e->sec;
+	a->fn(&d, a->arg);
+}
+
+int
+mcache_traverse(struct msgcache *c, time_t now, mcache_traverse_func fn,
+	void *arg)
+{
+	struct dump_arg a;
+	a.fn = fn;
+	a.arg = arg;
+	a.now = now;
+	a.buf = malloc(DNS_MAX_MSG);
+	if(!a.buf)
+		return -1;
+	slabhash_traverse(c->table, dump_one, &a);
+	free(a.buf);
+	return 0;
+}
+
+size_t
+mcache_get_mem(struct msgcache *c)
+{
+	return slabhash_get_mem(c->table);
+}
+
+size_t
+mcache_get_count(struct msgcache *c)
+{
+	return slabhash_get_count(c->table);
+}
+
+struct slabhash *
+mcache_table(struct msgcache *c)
+{
+	return c->table;
+}

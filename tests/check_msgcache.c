@@ -1,0 +1,811 @@
+/*
+ * tests/check_msgcache.c - the message cache: store rules, the hot-path
+ * answer and its patches, truncation, refresh signals, flushing, dump and
+ * load, the byte budget, and readers against writers on threads.
+ */
+#include "config.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "services/cache/msgcache.h"
+#include "util/storage/slabhash.h"
+#include "util/storage/qsbr.h"
+#include "util/thread.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "dns/msgparse.h"
+#include "dns/msgencode.h"
+
+/** the clock at store time in the tests */
+#define T0 1000000
+
+static void
+name(const char *s, uint8_t *out)
+{
+	size_t len = DNS_MAX_NAME;
+	ck_assert_int_eq(dname_from_str(s, out, &len), 0);
+}
+
+/** a test RR to put in a reply */
+struct trr {
+	/** section */
+	int sec;
+	/** owner, presentation */
+	const char *owner;
+	/** type */
+	uint16_t type;
+	/** ttl */
+	uint32_t ttl;
+	/** rdata */
+	const uint8_t *rdata;
+	/** its length */
+	size_t rdlen;
+};
+
+/** SOA rdata: ns. host. 1 2 3 4 minimum */
+static size_t
+soa_rdata(uint8_t *buf, uint32_t minimum)
+{
+	size_t n = 0;
+	buf[n++] = 2; buf[n++] = 'n'; buf[n++] = 's'; buf[n++] = 0;
+	buf[n++] = 1; buf[n++] = 'h'; buf[n++] = 0;
+	dns_write_u32(buf + n, 1); n += 4;
+	dns_write_u32(buf + n, 2); n += 4;
+	dns_write_u32(buf + n, 3); n += 4;
+	dns_write_u32(buf + n, 4); n += 4;
+	dns_write_u32(buf + n, minimum); n += 4;
+	return n;
+}
+
+/** build an upstream reply; @return its length */
+static size_t
+make_reply(uint8_t *buf, size_t cap, const char *qname, uint16_t qtype,
+	int rcode, uint16_t extra_flags, const struct trr *rrs, size_t n,
+	int with_opt)
+{
+	struct dns_builder b;
+	uint8_t nm[DNS_MAX_NAME];
+	size_t i;
+	dns_build_init(&b, buf, cap, 0);
+	ck_assert_int_eq(dns_build_header(&b, 0x1234, (uint16_t)(DNS_FLAG_QR |
+		DNS_FLAG_AA | DNS_FLAG_RD | extra_flags | rcode)), 0);
+	name(qname, nm);
+	ck_assert_int_eq(dns_build_question(&b, nm, qtype, DNS_CLASS_IN), 0);
+	for(i = 0; i < n; i++) {
+		name(rrs[i].owner, nm);
+		ck_assert_int_eq(dns_build_rr(&b, rrs[i].sec, nm, rrs[i].type,
+			DNS_CLASS_IN, rrs[i].ttl, rrs[i].rdata, rrs[i].rdlen),
+			0);
+	}
+	if(with_opt)
+		ck_assert_int_eq(dns_build_opt(&b, 4096, 0, 1, NULL, 0), 0);
+	return dns_build_finish(&b);
+}
+
+/** build and parse a client query */
+static size_t
+make_query(uint8_t *buf, struct fast_query *fq, const char *qname,
+	uint16_t qtype, uint16_t id, uint16_t flags, int edns, uint16_t udp,
+	int do_bit)
+{
+	struct dns_builder b;
+	uint8_t nm[DNS_MAX_NAME];
+	size_t len;
+	dns_build_init(&b, buf, 512, 0);
+	ck_assert_int_eq(dns_build_header(&b, id, flags), 0);
+	name(qname, nm);
+	ck_assert_int_eq(dns_build_question(&b, nm, qtype, DNS_CLASS_IN), 0);
+	if(edns)
+		ck_assert_int_eq(dns_build_opt(&b, udp, 0, do_bit, NULL, 0), 0);
+	len = dns_build_finish(&b);
+	ck_assert_int_eq(dns_query_parse_fast(buf, len, fq), 0);
+	return len;
+}
+
+static void
+qinfo(struct query_info *qi, const char *s, uint16_t qtype)
+{
+	uint8_t nm[DNS_MAX_NAME];
+	name(s, nm);
+	ck_assert_int_eq(query_info_set(qi, nm, qtype, DNS_CLASS_IN), 0);
+}
+
+static const uint8_t a1[4] = {192, 0, 2, 1};
+static const uint8_t a2[4] = {192, 0, 2, 2};
+
+static struct msgcache *
+new_cache(struct mcache_params *p)
+{
+	struct mcache_params d;
+	struct msgcache *c;
+	if(!p) {
+		mcache_params_default(&d);
+		p = &d;
+	}
+	c = mcache_create(p);
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
+/** store the standard positive answer: two A records, TTL 300 and 3600 */
+static void
+store_a(struct msgcache *c, const char *qname, int do_bit, int cd_bit,
+	enum mcache_security sec)
+{
+	uint8_t buf[1024];
+	struct trr rrs[2] = {
+		{ DNS_SEC_ANSWER, qname, DNS_TYPE_A, 300, a1, 4 },
+		{ DNS_SEC_ANSWER, qname, DNS_TYPE_A, 3600, a2, 4 },
+	};
+	struct query_info qi;
+	size_t len = make_reply(buf, sizeof(buf), qname, DNS_TYPE_A, 0, 0,
+		rrs, 2, 1);
+	qinfo(&qi, qname, DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store(c, &qi, do_bit, cd_bit, buf, len, T0,
+		sec, -1), MCACHE_STORED);
+}
+
+/** answer a query and parse the reply */
+static enum mcache_result
+ask(struct msgcache *c, const char *qname, uint16_t qtype, uint16_t flags,
+	int edns, uint16_t udp, int do_bit, time_t now, uint8_t *out,
+	size_t *outlen, struct dns_msg *msg, int *refresh)
+{
+	uint8_t q[512];
+	struct fast_query fq;
+	enum mcache_result r;
+	make_query(q, &fq, qname, qtype, 0xbeef, flags, edns, udp, do_bit);
+	r = mcache_answer(c, &fq, q, 0, now, out, 65535, outlen, refresh);
+	if(r != MCACHE_MISS && msg) {
+		ck_assert_int_eq(dns_msg_parse(out, *outlen, msg, NULL, 0), 0);
+		ck_assert_uint_eq(msg->id, 0xbeef);
+		/* the question bytes are the client's */
+		ck_assert_int_eq(memcmp(out + 12, q + 12, fq.question_end - 12),
+			0);
+	}
+	return r;
+}
+
+START_TEST(test_hit_patches)
+{
+	struct msgcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	store_a(c, "www.example.com", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_uint_eq(mcache_get_count(c), 1);
+	/* mixed case, RD, no EDNS, 100 s later */
+	ck_assert_int_eq(ask(c, "WwW.ExAmPle.COM", DNS_TYPE_A, DNS_FLAG_RD, 0,
+		0, 0, T0 + 100, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_QR);
+	ck_assert(msg.flags & DNS_FLAG_RA);
+	ck_assert(msg.flags & DNS_FLAG_RD);
+	ck_assert(!(msg.flags & DNS_FLAG_AA));
+	ck_assert(!(msg.flags & DNS_FLAG_AD));
+	ck_assert(!(msg.flags & DNS_FLAG_TC));
+	ck_assert(!(msg.flags & DNS_FLAG_CD));
+	ck_assert_int_eq(msg.rcode, 0);
+	ck_assert_uint_eq(msg.ancount, 2);
+	ck_assert_uint_eq(msg.arcount, 0);
+	ck_assert(!msg.edns.present);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 200);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3500);
+	/* the question in the client's case */
+	ck_assert_int_eq(memcmp(out + 13, "WwW", 3), 0);
+	/* no RD: RD clear; TTL counts down */
+	ck_assert_int_eq(ask(c, "www.example.com", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 299, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(!(msg.flags & DNS_FLAG_RD));
+	ck_assert_uint_eq(msg.rrs[0].ttl, 1);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3301);
+	/* expired */
+	ck_assert_int_eq(ask(c, "www.example.com", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 300, out, &len, NULL, NULL), MCACHE_MISS);
+	/* other type, other name: miss */
+	ck_assert_int_eq(ask(c, "www.example.com", DNS_TYPE_AAAA, 0, 0, 0, 0,
+		T0, out, &len, NULL, NULL), MCACHE_MISS);
+	ck_assert_int_eq(ask(c, "ww.example.com", DNS_TYPE_A, 0, 0, 0, 0,
+		T0, out, &len, NULL, NULL), MCACHE_MISS);
+	mcache_delete(c);
+}
+END_TEST
+
+START_TEST(test_edns_do_cd_ad)
+{
+	struct msgcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	store_a(c, "sec.example", 0, 0, MCACHE_SEC_SECURE);
+	/* EDNS without DO: OPT with our size, no DO; no AD */
+	ck_assert_int_eq(ask(c, "sec.example", DNS_TYPE_A, DNS_FLAG_RD, 1,
+		4096, 0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.edns.present);
+	ck_assert_uint_eq(msg.edns.udp_size, 1232);
+	ck_assert(!msg.edns.do_bit);
+	ck_assert_uint_eq(msg.arcount, 1);
+	ck_assert(!(msg.flags & DNS_FLAG_AD));
+	/* AD asked: AD set for a secure entry */
+	ck_assert_int_eq(ask(c, "sec.example", DNS_TYPE_A, DNS_FLAG_AD, 1,
+		4096, 0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	/* DO is part of the key */
+	ck_assert_int_eq(ask(c, "sec.example", DNS_TYPE_A, 0, 1, 4096, 1, T0,
+		out, &len, NULL, NULL), MCACHE_MISS);
+	store_a(c, "sec.example", 1, 0, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(ask(c, "sec.example", DNS_TYPE_A, 0, 1, 4096, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.edns.do_bit);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	/* CD is part of the key, and copied */
+	ck_assert_int_eq(ask(c, "sec.example", DNS_TYPE_A, DNS_FLAG_CD, 0, 0,
+		0, T0, out, &len, NULL, NULL), MCACHE_MISS);
+	store_a(c, "sec.example", 0, 1, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "sec.example", DNS_TYPE_A, DNS_FLAG_CD, 0, 0,
+		0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_CD);
+	ck_assert(!(msg.flags & DNS_FLAG_AD));
+	/* an insecure entry never gets AD */
+	store_a(c, "ins.example", 1, 0, MCACHE_SEC_INSECURE);
+	ck_assert_int_eq(ask(c, "ins.example", DNS_TYPE_A, DNS_FLAG_AD, 1,
+		4096, 1, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(!(msg.flags & DNS_FLAG_AD));
+	mcache_delete(c);
+}
+END_TEST
+
+/** store a negative answer: rcode, SOA TTL soa_ttl, minimum min */
+static enum mcache_store_result
+store_neg(struct msgcache *c, const char *qname, int rcode, uint32_t soa_ttl,
+	uint32_t minimum, int with_soa)
+{
+	uint8_t buf[1024], soa[64];
+	struct trr rrs[1] = {
+		{ DNS_SEC_AUTHORITY, "example", DNS_TYPE_SOA, soa_ttl, soa, 0 }
+	};
+	struct query_info qi;
+	size_t len;
+	rrs[0].rdlen = soa_rdata(soa, minimum);
+	len = make_reply(buf, sizeof(buf), qname, DNS_TYPE_A, rcode, 0, rrs,
+		with_soa ? 1 : 0, 0);
+	qinfo(&qi, qname, DNS_TYPE_A);
+	return mcache_store(c, &qi, 0, 0, buf, len, T0, MCACHE_SEC_UNCHECKED,
+		-1);
+}
+
+START_TEST(test_negative)
+{
+	struct mcache_params p;
+	struct msgcache *c;
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	struct mcache_state st;
+	struct query_info qi;
+	mcache_params_default(&p);
+	p.max_negative_ttl = 600;
+	c = new_cache(&p);
+	/* NXDOMAIN: min(SOA TTL 3600, minimum 300) */
+	ck_assert_int_eq(store_neg(c, "nx.example", DNS_RCODE_NXDOMAIN, 3600,
+		300, 1), MCACHE_STORED);
+	qinfo(&qi, "nx.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, 300);
+	ck_assert_int_eq(st.rcode, DNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq(ask(c, "nx.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 10,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_int_eq(msg.rcode, DNS_RCODE_NXDOMAIN);
+	ck_assert_uint_eq(msg.nscount, 1);
+	ck_assert_uint_eq(msg.rrs[0].type, DNS_TYPE_SOA);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 290);
+	ck_assert_int_eq(ask(c, "nx.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 300,
+		out, &len, NULL, NULL), MCACHE_MISS);
+	/* NODATA with SOA TTL 100 < minimum 900 */
+	ck_assert_int_eq(store_neg(c, "nodata.example", 0, 100, 900, 1),
+		MCACHE_STORED);
+	qinfo(&qi, "nodata.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, 100);
+	/* bounded by cache-max-negative-ttl */
+	ck_assert_int_eq(store_neg(c, "long.example", DNS_RCODE_NXDOMAIN,
+		86400, 86400, 1), MCACHE_STORED);
+	qinfo(&qi, "long.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, 600);
+	/* no SOA: not cached */
+	ck_assert_int_eq(store_neg(c, "nosoa.example", DNS_RCODE_NXDOMAIN,
+		0, 0, 0), MCACHE_NOT_CACHEABLE);
+	ck_assert_int_eq(store_neg(c, "nosoa2.example", 0, 0, 0, 0),
+		MCACHE_NOT_CACHEABLE);
+	/* SOA minimum 0: not cached */
+	ck_assert_int_eq(store_neg(c, "zero.example", DNS_RCODE_NXDOMAIN,
+		300, 0, 1), MCACHE_NOT_CACHEABLE);
+	/* flush negative */
+	ck_assert_uint_eq(mcache_get_count(c), 3);
+	store_a(c, "pos.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_uint_eq(mcache_flush_negative(c), 3);
+	ck_assert_uint_eq(mcache_get_count(c), 1);
+	mcache_delete(c);
+}
+END_TEST
+
+START_TEST(test_ttl_rules)
+{
+	struct mcache_params p;
+	struct msgcache *c;
+	static uint8_t out[65535];
+	uint8_t buf[1024];
+	size_t len;
+	struct dns_msg msg;
+	struct query_info qi;
+	struct trr rrs[2] = {
+		{ DNS_SEC_ANSWER, "t.example", DNS_TYPE_A, 10, a1, 4 },
+		{ DNS_SEC_ANSWER, "t.example", DNS_TYPE_A, 999999, a2, 4 },
+	};
+	mcache_params_default(&p);
+	p.min_ttl = 60;
+	p.max_ttl = 1000;
+	c = new_cache(&p);
+	len = make_reply(buf, sizeof(buf), "t.example", DNS_TYPE_A, 0, 0, rrs,
+		2, 0);
+	qinfo(&qi, "t.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+	ck_assert_int_eq(ask(c, "t.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 30,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 30);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 970);
+	ck_assert_int_eq(ask(c, "t.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 60,
+		out, &len, NULL, NULL), MCACHE_MISS);
+	/* a TTL 0 record: never cached, even with cache-min-ttl */
+	rrs[0].ttl = 0;
+	len = make_reply(buf, sizeof(buf), "z.example", DNS_TYPE_A, 0, 0, rrs,
+		1, 0);
+	rrs[0].owner = "z.example";
+	len = make_reply(buf, sizeof(buf), "z.example", DNS_TYPE_A, 0, 0, rrs,
+		1, 0);
+	qinfo(&qi, "z.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_NOT_CACHEABLE);
+	/* a TTL above 2^31 counts as 0 (RFC 2181) */
+	rrs[0].ttl = 0x80000000u;
+	len = make_reply(buf, sizeof(buf), "z.example", DNS_TYPE_A, 0, 0, rrs,
+		1, 0);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_NOT_CACHEABLE);
+	/* SERVFAIL, TC, and a question mismatch are not cached */
+	rrs[0].ttl = 100;
+	len = make_reply(buf, sizeof(buf), "z.example", DNS_TYPE_A,
+		DNS_RCODE_SERVFAIL, 0, rrs, 1, 0);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_NOT_CACHEABLE);
+	len = make_reply(buf, sizeof(buf), "z.example", DNS_TYPE_A, 0,
+		DNS_FLAG_TC, rrs, 1, 0);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_NOT_CACHEABLE);
+	qinfo(&qi, "other.example", DNS_TYPE_A);
+	len = make_reply(buf, sizeof(buf), "z.example", DNS_TYPE_A, 0, 0, rrs,
+		1, 0);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_NOT_CACHEABLE);
+	/* garbage */
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, 7, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_ERROR);
+	mcache_delete(c);
+}
+END_TEST
+
+START_TEST(test_prefetch)
+{
+	struct mcache_params p;
+	struct msgcache *c;
+	static uint8_t out[65535];
+	size_t len;
+	int refresh;
+	mcache_params_default(&p);
+	p.prefetch = 1;
+	c = new_cache(&p);
+	store_a(c, "pf.example", 0, 0, MCACHE_SEC_UNCHECKED); /* TTL 300 */
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 269,
+		out, &len, NULL, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(refresh, 0);
+	/* last 10%: the first caller is told to refresh, the others not */
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 270,
+		out, &len, NULL, &refresh), MCACHE_HIT_PREFETCH);
+	ck_assert_int_eq(refresh, 1);
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 270,
+		out, &len, NULL, &refresh), MCACHE_HIT_PREFETCH);
+	ck_assert_int_eq(refresh, 0);
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 274,
+		out, &len, NULL, &refresh), MCACHE_HIT_PREFETCH);
+	ck_assert_int_eq(refresh, 0);
+	/* the refresh did not land in MCACHE_REFRESH_RETRY s: ask again */
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 270 + MCACHE_REFRESH_RETRY, out, &len, NULL, &refresh),
+		MCACHE_HIT_PREFETCH);
+	ck_assert_int_eq(refresh, 1);
+	/* a refreshed entry starts over */
+	store_a(c, "pf.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 280,
+		out, &len, NULL, &refresh), MCACHE_HIT_PREFETCH);
+	ck_assert_int_eq(refresh, 1);
+	mcache_delete(c);
+	/* without prefetch: a plain hit */
+	mcache_params_default(&p);
+	c = new_cache(&p);
+	store_a(c, "pf.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "pf.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 290,
+		out, &len, NULL, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(refresh, 0);
+	mcache_delete(c);
+}
+END_TEST
+
+/** find the EDE info code in a parsed reply's OPT; -1 when none */
+static int
+find_ede(const uint8_t *pkt, const struct dns_msg *msg)
+{
+	uint16_t i;
+	for(i = 0; i < msg->edns.num_opts && i < EDNS_MAX_OPTS; i++)
+		if(msg->edns.opts[i].code == DNS_EDNS_EDE &&
+			msg->edns.opts[i].len >= 2)
+			return dns_read_u16(pkt + msg->edns.opts[i].off);
+	return -1;
+}
+
+START_TEST(test_serve_expired)
+{
+	struct mcache_params p;
+	struct msgcache *c;
+	static uint8_t out[65535];
+	size_t len, i;
+	struct dns_msg msg;
+	int refresh;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	p.serve_expired_ttl = 100;
+	p.serve_expired_reply_ttl = 30;
+	c = new_cache(&p);
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED); /* TTL 300 */
+	/* fresh: no EDE */
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 1, 1232, 0,
+		T0 + 10, out, &len, &msg, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(find_ede(out, &msg), -1);
+	/* expired, within serve-expired-ttl */
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 1, 1232, 0,
+		T0 + 350, out, &len, &msg, &refresh), MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(refresh, 1);
+	for(i = 0; i < msg.rr_count; i++)
+		ck_assert_uint_eq(msg.rrs[i].ttl, 30);
+	ck_assert_int_eq(find_ede(out, &msg), DNS_EDE_STALE_ANSWER);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 351, out, &len, &msg, &refresh), MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(refresh, 0);
+	ck_assert(!msg.edns.present);
+	/* past serve-expired-ttl */
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 400, out, &len, NULL, &refresh), MCACHE_MISS);
+	mcache_delete(c);
+	/* serve-expired off */
+	mcache_params_default(&p);
+	c = new_cache(&p);
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 301, out, &len, NULL, &refresh), MCACHE_MISS);
+	mcache_delete(c);
+}
+END_TEST
+
+START_TEST(test_truncation)
+{
+	struct msgcache *c = new_cache(NULL);
+	static uint8_t out[65535], buf[65535];
+	struct trr rrs[80];
+	uint8_t addrs[80][4];
+	size_t len, i;
+	struct dns_msg msg;
+	struct query_info qi;
+	uint8_t q[512];
+	struct fast_query fq;
+
+	/* 40 A records in the answer: 40*16 + header + question > 512 */
+	for(i = 0; i < 40; i++) {
+		addrs[i][0] = 10; addrs[i][1] = 0; addrs[i][2] = 0;
+		addrs[i][3] = (uint8_t)i;
+		rrs[i].sec = DNS_SEC_ANSWER;
+		rrs[i].owner = "big.example";
+		rrs[i].type = DNS_TYPE_A;
+		rrs[i].ttl = 300;
+		rrs[i].rdata = addrs[i];
+		rrs[i].rdlen = 4;
+	}
+	len = make_reply(buf, sizeof(buf), "big.example", DNS_TYPE_A, 0, 0,
+		rrs, 40, 0);
+	qinfo(&qi, "big.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+	/* no EDNS: 512, the one RRset does not fit: TC, empty answer */
+	ck_assert_int_eq(ask(c, "big.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_le(len, 512);
+	ck_assert(msg.flags & DNS_FLAG_TC);
+	ck_assert_uint_eq(msg.ancount, 0);
+	/* EDNS 1232: fits */
+	ck_assert_int_eq(ask(c, "big.example", DNS_TYPE_A, 0, 1, 1232, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(!(msg.flags & DNS_FLAG_TC));
+	ck_assert_uint_eq(msg.ancount, 40);
+	/* EDNS 100 is taken as 512 */
+	ck_assert_int_eq(ask(c, "big.example", DNS_TYPE_A, 0, 1, 100, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_le(len, 512);
+	ck_assert(msg.flags & DNS_FLAG_TC);
+	ck_assert(msg.edns.present);
+	/* TCP: everything, no TC */
+	make_query(q, &fq, "big.example", DNS_TYPE_A, 7, 0, 0, 0, 0);
+	ck_assert_int_eq(mcache_answer(c, &fq, q, 1, T0, out, sizeof(out),
+		&len, NULL), MCACHE_HIT);
+	ck_assert_int_eq(dns_msg_parse(out, len, &msg, NULL, 0), 0);
+	ck_assert_uint_eq(msg.ancount, 40);
+	ck_assert(!(msg.flags & DNS_FLAG_TC));
+
+	/* one answer, then 40 additional sets (one RR each): the answer
+	 * stays, whole additional sets are dropped, no TC */
+	rrs[0].owner = "mx.example";
+	rrs[0].type = DNS_TYPE_A;
+	for(i = 1; i < 41; i++) {
+		static char owners[41][16];
+		snprintf(owners[i], sizeof(owners[i]), "h%d.example", (int)i);
+		rrs[i].sec = DNS_SEC_ADDITIONAL;
+		rrs[i].owner = owners[i];
+		rrs[i].type = DNS_TYPE_A;
+		rrs[i].ttl = 300;
+		rrs[i].rdata = addrs[i - 1];
+		rrs[i].rdlen = 4;
+	}
+	len = make_reply(buf, sizeof(buf), "mx.example", DNS_TYPE_A, 0, 0,
+		rrs, 41, 1);
+	qinfo(&qi, "mx.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+	ck_assert_int_eq(ask(c, "mx.example", DNS_TYPE_A, 0, 1, 512, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_le(len, 512);
+	ck_assert(!(msg.flags & DNS_FLAG_TC));
+	ck_assert_uint_eq(msg.ancount, 1);
+	ck_assert_uint_gt(msg.sec_count[DNS_SEC_ADDITIONAL], 5);
+	ck_assert_uint_lt(msg.sec_count[DNS_SEC_ADDITIONAL], 40);
+	ck_assert(msg.edns.present);
+	/* every kept TTL was patched */
+	for(i = 0; i < msg.rr_count; i++)
+		ck_assert_uint_eq(msg.rrs[i].ttl, 300);
+	mcache_delete(c);
+}
+END_TEST
+
+START_TEST(test_flush)
+{
+	struct msgcache *c = new_cache(NULL);
+	uint8_t nm[DNS_MAX_NAME];
+	store_a(c, "a.zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	store_a(c, "a.zone.example", 1, 0, MCACHE_SEC_UNCHECKED);
+	store_a(c, "b.zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	store_a(c, "zone.example", 0, 0, MCACHE_SEC_BOGUS);
+	store_a(c, "other.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	store_a(c, "notzone.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_uint_eq(mcache_get_count(c), 6);
+	name("A.Zone.Example", nm);
+	ck_assert_uint_eq(mcache_flush_type(c, nm, DNS_TYPE_AAAA,
+		DNS_CLASS_IN), 0);
+	ck_assert_uint_eq(mcache_flush_type(c, nm, DNS_TYPE_A, DNS_CLASS_IN),
+		2);
+	ck_assert_uint_eq(mcache_get_count(c), 4);
+	name("b.zone.example", nm);
+	ck_assert_uint_eq(mcache_flush_name(c, nm), 1);
+	store_a(c, "b.zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_uint_eq(mcache_flush_bogus(c), 1);
+	store_a(c, "zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	name("zone.example", nm);
+	ck_assert_uint_eq(mcache_flush_zone(c, nm), 2);
+	ck_assert_uint_eq(mcache_get_count(c), 2);
+	mcache_flush_all(c);
+	ck_assert_uint_eq(mcache_get_count(c), 0);
+	mcache_delete(c);
+}
+END_TEST
+
+/** dump callback: store into another cache */
+static void
+reload_fn(const struct mcache_dump_entry *d, void *arg)
+{
+	struct msgcache *c2 = arg;
+	struct query_info qi;
+	ck_assert_int_eq(query_info_set(&qi, d->qname, d->qtype, d->qclass),
+		0);
+	ck_assert_uint_eq(d->ttl, 250);
+	ck_assert_int_eq(mcache_store(c2, &qi, d->do_bit, d->cd_bit, d->msg,
+		d->msg_len, T0 + 50, d->sec, -1), MCACHE_STORED);
+}
+
+START_TEST(test_dump_load)
+{
+	struct msgcache *c = new_cache(NULL), *c2 = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	store_a(c, "d1.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	store_a(c, "d2.example", 1, 0, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(mcache_traverse(c, T0 + 50, reload_fn, c2), 0);
+	ck_assert_uint_eq(mcache_get_count(c2), 2);
+	ck_assert_int_eq(ask(c2, "d1.example", DNS_TYPE_A, 0, 0, 0, 0, T0 + 60,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 240);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3540);
+	ck_assert_int_eq(ask(c2, "d2.example", DNS_TYPE_A, 0, 1, 1232, 1,
+		T0 + 60, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	mcache_delete(c);
+	mcache_delete(c2);
+}
+END_TEST
+
+START_TEST(test_budget)
+{
+	struct mcache_params p;
+	struct msgcache *c;
+	int i;
+	char nm[64];
+	mcache_params_default(&p);
+	p.maxmem = 256 * 1024;
+	p.slabs = 4;
+	c = new_cache(&p);
+	for(i = 0; i < 20000; i++) {
+		snprintf(nm, sizeof(nm), "host%d.example", i);
+		store_a(c, nm, 0, 0, MCACHE_SEC_UNCHECKED);
+		ck_assert_uint_le(mcache_get_mem(c), p.maxmem);
+	}
+	ck_assert_uint_gt(mcache_get_count(c), 500);
+	ck_assert_uint_lt(mcache_get_count(c), 20000);
+	mcache_delete(c);
+}
+END_TEST
+
+/* ---------------- readers and writers on threads ---------------- */
+
+static struct msgcache *s_cache;
+static atomic_int s_stop, s_errors;
+static _Atomic long s_hits;
+
+static void *
+s_reader(void *arg)
+{
+	struct qsbr_reader *r = qsbr_register();
+	static _Thread_local uint8_t out[65535];
+	uint8_t q[64][512];
+	struct fast_query fq[64];
+	int i, n = 0;
+	long hits = 0;
+	(void)arg;
+	if(!r) {
+		atomic_fetch_add(&s_errors, 1);
+		return NULL;
+	}
+	for(i = 0; i < 64; i++) {
+		char nm[64];
+		snprintf(nm, sizeof(nm), "Host%d.Example", i);
+		make_query(q[i], &fq[i], nm, DNS_TYPE_A, (uint16_t)i,
+			DNS_FLAG_RD, 1, 1232, 0);
+	}
+	while(!atomic_load(&s_stop)) {
+		size_t len;
+		struct dns_msg msg;
+		i = n++ % 64;
+		if(mcache_answer(s_cache, &fq[i], q[i], 0, T0 + 1, out,
+			sizeof(out), &len, NULL) != MCACHE_MISS) {
+			hits++;
+			if(dns_msg_parse(out, len, &msg, NULL, 0) != 0 ||
+				msg.id != (uint16_t)i || msg.ancount != 2 ||
+				msg.rrs[0].ttl != 299)
+				atomic_fetch_add(&s_errors, 1);
+		}
+		if(n % 32 == 0)
+			qsbr_quiescent(r);
+	}
+	atomic_fetch_add(&s_hits, hits);
+	qsbr_unregister(r);
+	return NULL;
+}
+
+static void *
+s_writer(void *arg)
+{
+	int n = 0;
+	(void)arg;
+	while(!atomic_load(&s_stop)) {
+		char nm[64];
+		snprintf(nm, sizeof(nm), "host%d.example", n++ % 96);
+		store_a(s_cache, nm, 0, 0, MCACHE_SEC_UNCHECKED);
+		if(n % 50 == 0) {
+			uint8_t w[DNS_MAX_NAME];
+			name(nm, w);
+			mcache_flush_name(s_cache, w);
+		}
+	}
+	return NULL;
+}
+
+START_TEST(test_concurrent)
+{
+#ifdef PETREL_HAVE_THREADS
+	struct mcache_params p;
+	thread_type th[8];
+	int i, total = 4, seconds = 1, nw;
+	const char *env = getenv("PETREL_STRESS_SECONDS");
+	const char *envt = getenv("PETREL_STRESS_THREADS");
+	if(env)
+		seconds = atoi(env);
+	if(envt)
+		total = atoi(envt);
+	if(total < 2)
+		total = 2;
+	if(total > 8)
+		total = 8;
+	nw = total / 2;
+	mcache_params_default(&p);
+	p.maxmem = 32 * 1024; /* constant eviction */
+	s_cache = new_cache(&p);
+	for(i = 0; i < total; i++)
+		ck_assert_int_eq(thread_create(&th[i], i < nw ? s_writer :
+			s_reader, NULL), 0);
+	sleep((unsigned)seconds);
+	atomic_store(&s_stop, 1);
+	for(i = 0; i < total; i++)
+		ck_assert_int_eq(thread_join(th[i]), 0);
+	ck_assert_int_eq(atomic_load(&s_errors), 0);
+	ck_assert_int_gt(atomic_load(&s_hits), 0);
+	printf("msgcache stress: %d threads %ds: %ld hits\n", total, seconds,
+		(long)atomic_load(&s_hits));
+	mcache_delete(s_cache);
+#endif
+}
+END_TEST
+
+static Suite *
+msgcache_suite(void)
+{
+	Suite *s = suite_create("msgcache");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_hit_patches);
+	tcase_add_test(tc, test_edns_do_cd_ad);
+	tcase_add_test(tc, test_negative);
+	tcase_add_test(tc, test_ttl_rules);
+	tcase_add_test(tc, test_prefetch);
+	tcase_add_test(tc, test_serve_expired);
+	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_flush);
+	tcase_add_test(tc, test_dump_load);
+	tcase_add_test(tc, test_budget);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("concurrent");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_concurrent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(int argc, char *argv[])
+{
+	SRunner *sr = srunner_create(msgcache_suite());
+	int failed;
+	if(argc > 1)
+		srunner_run(sr, NULL, argv[1], CK_NORMAL);
+	else	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
