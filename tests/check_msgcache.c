@@ -116,11 +116,11 @@ qinfo(struct query_info *qi, const char *s, uint16_t qtype)
 static const uint8_t a1[4] = {192, 0, 2, 1};
 static const uint8_t a2[4] = {192, 0, 2, 2};
 
-static struct msgcache *
+static struct mcache *
 new_cache(struct mcache_params *p)
 {
 	struct mcache_params d;
-	struct msgcache *c;
+	struct mcache *c;
 	if(!p) {
 		mcache_params_default(&d);
 		p = &d;
@@ -132,7 +132,7 @@ new_cache(struct mcache_params *p)
 
 /** store the standard positive answer: two A records, TTL 300 and 3600 */
 static void
-store_a(struct msgcache *c, const char *qname, int do_bit, int cd_bit,
+store_a(struct mcache *c, const char *qname, int do_bit, int cd_bit,
 	enum mcache_security sec)
 {
 	uint8_t buf[1024];
@@ -150,7 +150,7 @@ store_a(struct msgcache *c, const char *qname, int do_bit, int cd_bit,
 
 /** answer a query and parse the reply */
 static enum mcache_result
-ask(struct msgcache *c, const char *qname, uint16_t qtype, uint16_t flags,
+ask(struct mcache *c, const char *qname, uint16_t qtype, uint16_t flags,
 	int edns, uint16_t udp, int do_bit, time_t now, uint8_t *out,
 	size_t *outlen, struct dns_msg *msg, int *refresh)
 {
@@ -171,7 +171,7 @@ ask(struct msgcache *c, const char *qname, uint16_t qtype, uint16_t flags,
 
 START_TEST(test_hit_patches)
 {
-	struct msgcache *c = new_cache(NULL);
+	struct mcache *c = new_cache(NULL);
 	static uint8_t out[65535];
 	size_t len;
 	struct dns_msg msg;
@@ -215,7 +215,7 @@ END_TEST
 
 START_TEST(test_edns_do_cd_ad)
 {
-	struct msgcache *c = new_cache(NULL);
+	struct mcache *c = new_cache(NULL);
 	static uint8_t out[65535];
 	size_t len;
 	struct dns_msg msg;
@@ -259,7 +259,7 @@ END_TEST
 
 /** store a negative answer: rcode, SOA TTL soa_ttl, minimum min */
 static enum mcache_store_result
-store_neg(struct msgcache *c, const char *qname, int rcode, uint32_t soa_ttl,
+store_neg(struct mcache *c, const char *qname, int rcode, uint32_t soa_ttl,
 	uint32_t minimum, int with_soa)
 {
 	uint8_t buf[1024], soa[64];
@@ -279,7 +279,7 @@ store_neg(struct msgcache *c, const char *qname, int rcode, uint32_t soa_ttl,
 START_TEST(test_negative)
 {
 	struct mcache_params p;
-	struct msgcache *c;
+	struct mcache *c;
 	static uint8_t out[65535];
 	size_t len;
 	struct dns_msg msg;
@@ -335,7 +335,7 @@ END_TEST
 START_TEST(test_ttl_rules)
 {
 	struct mcache_params p;
-	struct msgcache *c;
+	struct mcache *c;
 	static uint8_t out[65535];
 	uint8_t buf[1024];
 	size_t len;
@@ -401,7 +401,7 @@ END_TEST
 START_TEST(test_prefetch)
 {
 	struct mcache_params p;
-	struct msgcache *c;
+	struct mcache *c;
 	static uint8_t out[65535];
 	size_t len;
 	int refresh;
@@ -459,7 +459,7 @@ find_ede(const uint8_t *pkt, const struct dns_msg *msg)
 START_TEST(test_serve_expired)
 {
 	struct mcache_params p;
-	struct msgcache *c;
+	struct mcache *c;
 	static uint8_t out[65535];
 	size_t len, i;
 	struct dns_msg msg;
@@ -501,7 +501,7 @@ END_TEST
 
 START_TEST(test_truncation)
 {
-	struct msgcache *c = new_cache(NULL);
+	struct mcache *c = new_cache(NULL);
 	static uint8_t out[65535], buf[65535];
 	struct trr rrs[80];
 	uint8_t addrs[80][4];
@@ -588,7 +588,7 @@ END_TEST
 
 START_TEST(test_flush)
 {
-	struct msgcache *c = new_cache(NULL);
+	struct mcache *c = new_cache(NULL);
 	uint8_t nm[DNS_MAX_NAME];
 	store_a(c, "a.zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
 	store_a(c, "a.zone.example", 1, 0, MCACHE_SEC_UNCHECKED);
@@ -621,7 +621,7 @@ END_TEST
 static void
 reload_fn(const struct mcache_dump_entry *d, void *arg)
 {
-	struct msgcache *c2 = arg;
+	struct mcache *c2 = arg;
 	struct query_info qi;
 	ck_assert_int_eq(query_info_set(&qi, d->qname, d->qtype, d->qclass),
 		0);
@@ -632,7 +632,7 @@ reload_fn(const struct mcache_dump_entry *d, void *arg)
 
 START_TEST(test_dump_load)
 {
-	struct msgcache *c = new_cache(NULL), *c2 = new_cache(NULL);
+	struct mcache *c = new_cache(NULL), *c2 = new_cache(NULL);
 	static uint8_t out[65535];
 	size_t len;
 	struct dns_msg msg;
@@ -655,7 +655,7 @@ END_TEST
 START_TEST(test_budget)
 {
 	struct mcache_params p;
-	struct msgcache *c;
+	struct mcache *c;
 	int i;
 	char nm[64];
 	mcache_params_default(&p);
@@ -675,7 +675,7 @@ END_TEST
 
 /* ---------------- readers and writers on threads ---------------- */
 
-static struct msgcache *s_cache;
+static struct mcache *s_cache;
 static atomic_int s_stop, s_errors;
 static _Atomic long s_hits;
 

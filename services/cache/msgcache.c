@@ -92,7 +92,7 @@ struct mcache_key {
 };
 
 /** the cache */
-struct msgcache {
+struct mcache {
 	/** the table */
 	struct slabhash *table;
 	/** settings */
@@ -139,10 +139,10 @@ mcache_del(struct slabhash_entry *he, void *arg)
 	free(he);
 }
 
-struct msgcache *
+struct mcache *
 mcache_create(const struct mcache_params *p)
 {
-	struct msgcache *c = calloc(1, sizeof(*c));
+	struct mcache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
 	c->p = *p;
@@ -156,7 +156,7 @@ mcache_create(const struct mcache_params *p)
 }
 
 void
-mcache_delete(struct msgcache *c)
+mcache_delete(struct mcache *c)
 {
 	if(!c)
 		return;
@@ -165,7 +165,7 @@ mcache_delete(struct msgcache *c)
 }
 
 void
-mcache_set_params(struct msgcache *c, const struct mcache_params *p)
+mcache_set_params(struct mcache *c, const struct mcache_params *p)
 {
 	c->p = *p;
 	slabhash_set_maxmem(c->table, p->maxmem);
@@ -179,7 +179,7 @@ ttl_sane(uint32_t t)
 }
 
 enum mcache_store_result
-mcache_store(struct msgcache *c, const struct query_info *qinfo, int do_bit,
+mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	int cd_bit, const uint8_t *reply, size_t len, time_t now,
 	enum mcache_security sec, int ede)
 {
@@ -398,7 +398,7 @@ mcache_truncate(const struct mcache_entry *e, size_t room, uint16_t *counts,
 }
 
 enum mcache_result
-mcache_answer(struct msgcache *c, const struct fast_query *q,
+mcache_answer(struct mcache *c, const struct fast_query *q,
 	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
 	size_t *outlen, int *refresh)
 {
@@ -537,7 +537,7 @@ mcache_answer(struct msgcache *c, const struct fast_query *q,
 }
 
 int
-mcache_peek(struct msgcache *c, const struct query_info *qinfo, int do_bit,
+mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	int cd_bit, time_t now, struct mcache_state *st)
 {
 	const struct mcache_entry *e;
@@ -619,7 +619,7 @@ pred_bogus(const struct slabhash_entry *he, void *arg)
 }
 
 size_t
-mcache_flush_name(struct msgcache *c, const uint8_t *name)
+mcache_flush_name(struct mcache *c, const uint8_t *name)
 {
 	struct flush_arg a;
 	if(flush_arg_set(&a, name) != 0)
@@ -628,7 +628,7 @@ mcache_flush_name(struct msgcache *c, const uint8_t *name)
 }
 
 size_t
-mcache_flush_type(struct msgcache *c, const uint8_t *name, uint16_t qtype,
+mcache_flush_type(struct mcache *c, const uint8_t *name, uint16_t qtype,
 	uint16_t qclass)
 {
 	struct flush_arg a;
@@ -652,7 +652,7 @@ mcache_flush_type(struct msgcache *c, const uint8_t *name, uint16_t qtype,
 }
 
 size_t
-mcache_flush_zone(struct msgcache *c, const uint8_t *zone)
+mcache_flush_zone(struct mcache *c, const uint8_t *zone)
 {
 	struct flush_arg a;
 	if(flush_arg_set(&a, zone) != 0)
@@ -661,19 +661,19 @@ mcache_flush_zone(struct msgcache *c, const uint8_t *zone)
 }
 
 size_t
-mcache_flush_negative(struct msgcache *c)
+mcache_flush_negative(struct mcache *c)
 {
 	return slabhash_remove_if(c->table, pred_negative, NULL);
 }
 
 size_t
-mcache_flush_bogus(struct msgcache *c)
+mcache_flush_bogus(struct mcache *c)
 {
 	return slabhash_remove_if(c->table, pred_bogus, NULL);
 }
 
 void
-mcache_flush_all(struct msgcache *c)
+mcache_flush_all(struct mcache *c)
 {
 	slabhash_clear(c->table);
 }
@@ -730,7 +730,7 @@ dump_one(const struct slabhash_entry *he, void *arg)
 }
 
 int
-mcache_traverse(struct msgcache *c, time_t now, mcache_traverse_func fn,
+mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 	void *arg)
 {
 	struct dump_arg a;
@@ -746,19 +746,19 @@ mcache_traverse(struct msgcache *c, time_t now, mcache_traverse_func fn,
 }
 
 size_t
-mcache_get_mem(struct msgcache *c)
+mcache_get_mem(struct mcache *c)
 {
 	return slabhash_get_mem(c->table);
 }
 
 size_t
-mcache_get_count(struct msgcache *c)
+mcache_get_count(struct mcache *c)
 {
 	return slabhash_get_count(c->table);
 }
 
 struct slabhash *
-mcache_table(struct msgcache *c)
+mcache_table(struct mcache *c)
 {
 	return c->table;
 }

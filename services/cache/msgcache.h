@@ -31,7 +31,7 @@
  * It allocates nothing, takes no lock, calls no clock and logs nothing:
  * the caller passes `now` (the worker's cached clock).
  *
- * Threads: one msgcache is shared by all worker threads (thread-model
+ * Threads: one message cache is shared by all worker threads (thread-model
  * pthreads/solaris), or each process has its own (fork). Workers must be
  * QSBR readers (util/storage/qsbr.h): the hit path reads entries that a
  * writer on another thread may be replacing. Store, flush, traverse take
@@ -55,7 +55,7 @@
 
 struct query_info;
 struct fast_query;
-struct msgcache;
+struct mcache;
 
 /** seconds after a refresh was signalled before another may be signalled */
 #define MCACHE_REFRESH_RETRY 5
@@ -137,16 +137,16 @@ void mcache_params_default(struct mcache_params *p);
  * @param p: settings (copied).
  * @return the cache or NULL when out of memory. Free with mcache_delete.
  */
-struct msgcache *mcache_create(const struct mcache_params *p);
+struct mcache *mcache_create(const struct mcache_params *p);
 
 /** Delete a cache and its entries; no thread may use it any more. */
-void mcache_delete(struct msgcache *c);
+void mcache_delete(struct mcache *c);
 
 /**
  * Change the settings (reload; no worker may run). The byte budget is
  * applied at once (evicting); TTL rules apply to later stores.
  */
-void mcache_set_params(struct msgcache *c, const struct mcache_params *p);
+void mcache_set_params(struct mcache *c, const struct mcache_params *p);
 
 /**
  * Store an answer.
@@ -168,7 +168,7 @@ void mcache_set_params(struct msgcache *c, const struct mcache_params *p);
  *	(RFC 2308) live min(SOA TTL, SOA MINIMUM), at most
  *	cache-max-negative-ttl; an answer with a TTL 0 record is not cached.
  */
-enum mcache_store_result mcache_store(struct msgcache *c,
+enum mcache_store_result mcache_store(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit,
 	const uint8_t *reply, size_t len, time_t now,
 	enum mcache_security sec, int ede);
@@ -191,7 +191,7 @@ enum mcache_store_result mcache_store(struct msgcache *c,
  *	is in out) or MCACHE_MISS (nothing written). A query with EDNS
  *	version other than 0 is always a miss (the caller answers BADVERS).
  */
-enum mcache_result mcache_answer(struct msgcache *c,
+enum mcache_result mcache_answer(struct mcache *c,
 	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
 	uint8_t *out, size_t outmax, size_t *outlen, int *refresh);
 
@@ -214,31 +214,31 @@ struct mcache_state {
  * @return 0 and *st filled, or -1 when there is no entry (st->result is
  *	then MCACHE_MISS).
  */
-int mcache_peek(struct msgcache *c, const struct query_info *qinfo,
+int mcache_peek(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now, struct mcache_state *st);
 
 /* ---- flushing (control channel) ---- */
 
 /** Remove every entry for this name (all types, classes, DO/CD).
  * @param name: uncompressed wire name, any case. @return entries removed */
-size_t mcache_flush_name(struct msgcache *c, const uint8_t *name);
+size_t mcache_flush_name(struct mcache *c, const uint8_t *name);
 
 /** Remove the entries for name, type and class (all DO/CD variants).
  * @return entries removed */
-size_t mcache_flush_type(struct msgcache *c, const uint8_t *name,
+size_t mcache_flush_type(struct mcache *c, const uint8_t *name,
 	uint16_t qtype, uint16_t qclass);
 
 /** Remove every entry at or below zone. @return entries removed */
-size_t mcache_flush_zone(struct msgcache *c, const uint8_t *zone);
+size_t mcache_flush_zone(struct mcache *c, const uint8_t *zone);
 
 /** Remove every negative entry (NXDOMAIN, NODATA). @return removed */
-size_t mcache_flush_negative(struct msgcache *c);
+size_t mcache_flush_negative(struct mcache *c);
 
 /** Remove every bogus entry. @return removed */
-size_t mcache_flush_bogus(struct msgcache *c);
+size_t mcache_flush_bogus(struct mcache *c);
 
 /** Remove everything. */
-void mcache_flush_all(struct msgcache *c);
+void mcache_flush_all(struct mcache *c);
 
 /* ---- dump and load ---- */
 
@@ -278,7 +278,7 @@ typedef void (*mcache_traverse_func)(const struct mcache_dump_entry *d,
  * Call fn for every entry (dump_cache).
  * @return 0, or -1 when out of memory (nothing called).
  */
-int mcache_traverse(struct msgcache *c, time_t now, mcache_traverse_func fn,
+int mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 	void *arg);
 
 /* load_cache: mcache_store() with the dumped message. */
@@ -286,12 +286,12 @@ int mcache_traverse(struct msgcache *c, time_t now, mcache_traverse_func fn,
 /* ---- statistics ---- */
 
 /** @return bytes in use */
-size_t mcache_get_mem(struct msgcache *c);
+size_t mcache_get_mem(struct mcache *c);
 
 /** @return number of entries */
-size_t mcache_get_count(struct msgcache *c);
+size_t mcache_get_count(struct mcache *c);
 
 /** @return the underlying table (for tests and statistics) */
-struct slabhash *mcache_table(struct msgcache *c);
+struct slabhash *mcache_table(struct mcache *c);
 
 #endif /* SERVICES_CACHE_MSGCACHE_H */
