@@ -1,0 +1,414 @@
+/*
+ * services/acl.c - access control lists.
+ *
+ * See acl.h. While the list is being built, entries sit in one array in
+ * the order given. acl_finish() appends the localhost defaults, sorts by
+ * (family, prefix, masked address, default-last, order given), drops
+ * duplicates (the first given wins, a default never beats a line), and
+ * then lays out, per family, one group per prefix length, longest first,
+ * each a sorted array of masked addresses with their actions. A check
+ * masks the client address to each group's length in turn and binary
+ * searches the group; the first hit is the longest match.
+ */
+#include "config.h"
+#include "services/acl.h"
+#include "util/log.h"
+#include "util/netaddr.h"
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** one netblock with its action (build time) */
+struct acl_item {
+	/** address bytes, host bits cleared (4 used for IPv4) */
+	uint8_t addr[16];
+	/** 4 or 16 */
+	uint8_t alen;
+	/** prefix length */
+	uint8_t prefix;
+	/** 1 for a built-in default */
+	uint8_t is_default;
+	/** the action */
+	enum config_acl_action action;
+	/** order given */
+	size_t seq;
+};
+
+/** all netblocks of one prefix length in one family */
+struct acl_group {
+	/** the prefix length */
+	int prefix;
+	/** first item (into the family's items) */
+	size_t start;
+	/** number of items */
+	size_t n;
+};
+
+/** the lookup structure of one family */
+struct acl_family {
+	/** groups, longest prefix first */
+	struct acl_group groups[129];
+	/** number of groups */
+	int ngroups;
+	/** the items, grouped, sorted by address within each group */
+	struct acl_item *items;
+	/** number of items */
+	size_t nitems;
+};
+
+/** an access-control list */
+struct acl_list {
+	/** entries being built (freed by finish) */
+	struct acl_item *build;
+	/** number of build entries */
+	size_t nbuild;
+	/** allocated length of build */
+	size_t capbuild;
+	/** 1 once finished */
+	int finished;
+	/** IPv4 lookup */
+	struct acl_family v4;
+	/** IPv6 lookup */
+	struct acl_family v6;
+};
+
+/** the action words, indexed by enum config_acl_action */
+static const char *const acl_words[] = {
+	"deny", "refuse", "allow", "allow_setrd", "allow_snoop",
+	"deny_non_local", "refuse_non_local"
+};
+
+/** write an error message */
+static void __attribute__((format(printf, 3, 4)))
+acl_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if(!err || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int
+acl_action_from_str(const char *s, enum config_acl_action *out)
+{
+	size_t i;
+	if(!s)
+		return -1;
+	for(i = 0; i < sizeof(acl_words) / sizeof(acl_words[0]); i++) {
+		if(strcmp(s, acl_words[i]) == 0) {
+			*out = (enum config_acl_action)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *
+acl_action_str(enum config_acl_action a)
+{
+	if((size_t)a >= sizeof(acl_words) / sizeof(acl_words[0]))
+		return "unknown";
+	return acl_words[a];
+}
+
+struct acl_list *
+acl_create(void)
+{
+	return calloc(1, sizeof(struct acl_list));
+}
+
+void
+acl_delete(struct acl_list *acl)
+{
+	if(!acl)
+		return;
+	free(acl->build);
+	free(acl->v4.items);
+	free(acl->v6.items);
+	free(acl);
+}
+
+/** clear the bits past prefix */
+static void
+acl_mask(uint8_t *a, size_t alen, int prefix)
+{
+	size_t i;
+	for(i = 0; i < alen; i++) {
+		int bits = prefix - (int)(i * 8);
+		if(bits >= 8)
+			continue;
+		if(bits <= 0)
+			a[i] = 0;
+		else
+			a[i] &= (uint8_t)(0xff << (8 - bits));
+	}
+}
+
+/** add an item. @return 0 or -1 */
+static int
+acl_add_item(struct acl_list *acl, const struct netblock *nb,
+	enum config_acl_action action, int is_default)
+{
+	struct acl_item *it;
+	const uint8_t *b;
+	size_t n;
+	if(!acl || acl->finished || !nb)
+		return -1;
+	if((size_t)action >= sizeof(acl_words) / sizeof(acl_words[0]))
+		return -1;
+	b = netaddr_bytes(&nb->a, &n);
+	if(!b || (n != 4 && n != 16) || nb->prefix < 0 ||
+		nb->prefix > (int)n * 8)
+		return -1;
+	if(acl->nbuild == acl->capbuild) {
+		size_t nc = acl->capbuild ? acl->capbuild * 2 : 16;
+		struct acl_item *ni = realloc(acl->build, nc * sizeof(*ni));
+		if(!ni)
+			return -1;
+		acl->build = ni;
+		acl->capbuild = nc;
+	}
+	it = &acl->build[acl->nbuild];
+	memset(it, 0, sizeof(*it));
+	memcpy(it->addr, b, n);
+	it->alen = (uint8_t)n;
+	it->prefix = (uint8_t)nb->prefix;
+	acl_mask(it->addr, n, nb->prefix);
+	it->is_default = (uint8_t)is_default;
+	it->action = action;
+	it->seq = acl->nbuild;
+	acl->nbuild++;
+	return 0;
+}
+
+int
+acl_add(struct acl_list *acl, const struct netblock *nb,
+	enum config_acl_action action)
+{
+	return acl_add_item(acl, nb, action, 0);
+}
+
+int
+acl_add_str(struct acl_list *acl, const char *netblock, const char *action,
+	char *err, size_t errlen)
+{
+	struct netblock nb;
+	enum config_acl_action a;
+	const char *why = NULL;
+	if(!netblock || netblock_parse(netblock, &nb, 1, &why) != 0) {
+		acl_err(err, errlen, "bad access-control netblock '%s': %s",
+			netblock ? netblock : "", why ? why : "syntax");
+		return -1;
+	}
+	if(acl_action_from_str(action, &a) != 0) {
+		acl_err(err, errlen, "bad access-control action '%s'",
+			action ? action : "");
+		return -1;
+	}
+	if(acl_add(acl, &nb, a) != 0) {
+		acl_err(err, errlen, "cannot add access-control %s %s",
+			netblock, action);
+		return -1;
+	}
+	return 0;
+}
+
+/** sort: family, prefix (longest first), address, lines before defaults,
+ * order given */
+static int
+acl_item_cmp(const void *x, const void *y)
+{
+	const struct acl_item *a = x, *b = y;
+	int c;
+	if(a->alen != b->alen)
+		return a->alen < b->alen ? -1 : 1;
+	if(a->prefix != b->prefix)
+		return a->prefix > b->prefix ? -1 : 1;
+	c = memcmp(a->addr, b->addr, a->alen);
+	if(c != 0)
+		return c;
+	if(a->is_default != b->is_default)
+		return a->is_default < b->is_default ? -1 : 1;
+	if(a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return 0;
+}
+
+/** lay out one family from the sorted, deduplicated items */
+static int
+acl_layout(struct acl_family *f, const struct acl_item *items, size_t n)
+{
+	size_t i;
+	f->items = NULL;
+	f->nitems = 0;
+	f->ngroups = 0;
+	if(n == 0)
+		return 0;
+	f->items = malloc(n * sizeof(*f->items));
+	if(!f->items)
+		return -1;
+	memcpy(f->items, items, n * sizeof(*items));
+	f->nitems = n;
+	for(i = 0; i < n; i++) {
+		if(f->ngroups == 0 ||
+			f->groups[f->ngroups - 1].prefix != items[i].prefix) {
+			f->groups[f->ngroups].prefix = items[i].prefix;
+			f->groups[f->ngroups].start = i;
+			f->groups[f->ngroups].n = 0;
+			f->ngroups++;
+		}
+		f->groups[f->ngroups - 1].n++;
+	}
+	return 0;
+}
+
+int
+acl_finish(struct acl_list *acl, char *err, size_t errlen)
+{
+	static const char *const defaults[] = {
+		"127.0.0.0/8", "::1", "::ffff:127.0.0.1", NULL
+	};
+	size_t i, out, n4;
+	if(!acl || acl->finished) {
+		acl_err(err, errlen, "access-control list already finished");
+		return -1;
+	}
+	for(i = 0; defaults[i]; i++) {
+		struct netblock nb;
+		if(netblock_parse(defaults[i], &nb, 1, NULL) != 0 ||
+			acl_add_item(acl, &nb, ACL_ALLOW, 1) != 0) {
+			acl_err(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	qsort(acl->build, acl->nbuild, sizeof(*acl->build), acl_item_cmp);
+	out = 0;
+	for(i = 0; i < acl->nbuild; i++) {
+		struct acl_item *it = &acl->build[i];
+		if(out > 0 && acl->build[out - 1].alen == it->alen &&
+			acl->build[out - 1].prefix == it->prefix &&
+			memcmp(acl->build[out - 1].addr, it->addr,
+			it->alen) == 0) {
+			if(!it->is_default) {
+				struct netblock nb;
+				char buf[NETADDR_STRLEN + 8];
+				memset(&nb, 0, sizeof(nb));
+				if(it->alen == 4) {
+					struct sockaddr_in *s = (struct
+						sockaddr_in *)&nb.a.addr;
+					s->sin_family = AF_INET;
+					memcpy(&s->sin_addr, it->addr, 4);
+					nb.a.len = sizeof(*s);
+				} else {
+					struct sockaddr_in6 *s = (struct
+						sockaddr_in6 *)&nb.a.addr;
+					s->sin6_family = AF_INET6;
+					memcpy(&s->sin6_addr, it->addr, 16);
+					nb.a.len = sizeof(*s);
+				}
+				nb.prefix = it->prefix;
+				log_warnx("duplicate access-control %s "
+					"ignored", netblock_str(&nb, buf,
+					sizeof(buf)));
+			}
+			continue;
+		}
+		acl->build[out++] = *it;
+	}
+	for(n4 = 0; n4 < out && acl->build[n4].alen == 4; n4++)
+		;
+	if(acl_layout(&acl->v4, acl->build, n4) != 0 ||
+		acl_layout(&acl->v6, acl->build + n4, out - n4) != 0) {
+		acl_err(err, errlen, "out of memory");
+		return -1;
+	}
+	free(acl->build);
+	acl->build = NULL;
+	acl->nbuild = acl->capbuild = 0;
+	acl->finished = 1;
+	return 0;
+}
+
+int
+acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
+	char *err, size_t errlen)
+{
+	const struct config_acl *c;
+	if(!acl || !cfg) {
+		acl_err(err, errlen, "no config");
+		return -1;
+	}
+	for(c = cfg->acls; c; c = c->next) {
+		if(acl_add(acl, &c->block, c->action) != 0) {
+			char buf[NETADDR_STRLEN + 8];
+			acl_err(err, errlen, "cannot add access-control %s %s",
+				netblock_str(&c->block, buf, sizeof(buf)),
+				acl_action_str(c->action));
+			return -1;
+		}
+	}
+	return acl_finish(acl, err, errlen);
+}
+
+/** search one family */
+static int
+acl_family_find(const struct acl_family *f, const uint8_t *a, size_t alen,
+	enum config_acl_action *out)
+{
+	int g;
+	for(g = 0; g < f->ngroups; g++) {
+		const struct acl_group *gr = &f->groups[g];
+		uint8_t m[16];
+		size_t lo = gr->start, hi = gr->start + gr->n;
+		memcpy(m, a, alen);
+		acl_mask(m, alen, gr->prefix);
+		while(lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = memcmp(f->items[mid].addr, m, alen);
+			if(c == 0) {
+				*out = f->items[mid].action;
+				return 1;
+			}
+			if(c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return 0;
+}
+
+enum config_acl_action
+acl_check(const struct acl_list *acl, const struct netaddr *addr)
+{
+	const uint8_t *a;
+	size_t n;
+	enum config_acl_action r;
+	if(!addr)
+		return ACL_REFUSE;
+	if(!acl || !acl->finished)
+		return netaddr_is_loopback(addr) ? ACL_ALLOW : ACL_REFUSE;
+	a = netaddr_bytes(addr, &n);
+	if(!a)
+		return ACL_REFUSE;
+	if(n == 4 && acl_family_find(&acl->v4, a, 4, &r))
+		return r;
+	if(n == 16 && acl_family_find(&acl->v6, a, 16, &r))
+		return r;
+	return ACL_REFUSE;
+}
+
+size_t
+acl_count(const struct acl_list *acl)
+{
+	if(!acl)
+		return 0;
+	if(!acl->finished)
+		return acl->nbuild;
+	return acl->v4.nitems + acl->v6.nitems;
+}
