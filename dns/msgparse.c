@@ -149,7 +149,9 @@ parse_rr(const uint8_t *pkt, size_t len, size_t *pos, struct dns_rr *rr)
 	rr->rdlen = (uint16_t)rdlen;
 	rr->next = DNS_RR_NONE;
 	rr->covered = 0;
-	if(rr->type != DNS_TYPE_OPT && (d = rdata_desc(rr->type)) != NULL) {
+	/* empty RDATA is allowed for every type (RFC 2136 2.5.2 deletes) */
+	if(rdlen != 0 && rr->type != DNS_TYPE_OPT &&
+		(d = rdata_desc(rr->type)) != NULL) {
 		if((r = rdata_walk(pkt, len, p, rdlen, d, NULL, NULL)) != 0)
 			return r;
 		if(rr->type == DNS_TYPE_RRSIG || rr->type == DNS_TYPE_SIG)
@@ -286,7 +288,7 @@ dns_rr_rdata_name(const struct dns_msg *msg, const struct dns_rr *rr,
 {
 	const int *d = rdata_desc(rr->type);
 	size_t p = rr->rdata_off;
-	if(!d)
+	if(!d || rr->rdlen == 0)
 		return 0;
 	for(; *d != F_END; d++) {
 		if(*d == F_NAME)
@@ -304,7 +306,7 @@ dns_rr_rdata_uncompressed(const struct dns_msg *msg,
 {
 	const int *d = rdata_desc(rr->type);
 	size_t o = outlen;
-	if(!d || rr->type == DNS_TYPE_OPT) {
+	if(!d || rr->type == DNS_TYPE_OPT || rr->rdlen == 0) {
 		if(rr->rdlen > outlen)
 			return -1;
 		memcpy(out, msg->pkt + rr->rdata_off, rr->rdlen);

@@ -16,6 +16,8 @@
  * and those RFC 3597 lets receivers decompress, and must end inside the
  * RDATA with the fixed fields after it. Everything else is opaque
  * (RFC 3597), with a few fixed-size types (A, AAAA) length-checked.
+ * Empty RDATA is accepted for every type (RFC 2136 uses it to delete);
+ * the helpers below return no name for it.
  *
  * The OPT record (RFC 6891) is taken out of the RR list and parsed into
  * msg->edns. OPT anywhere but the additional section, or more than one,
