@@ -1,0 +1,523 @@
+/*
+ * services/cache/rrset.c - the RRset cache.
+ *
+ * Entry layout: one malloc holds struct rrset_entry, the lower-cased owner
+ * name, and the RDATA blob: for each RR, then each RRSIG, a 16-bit length
+ * and the RDATA. A lookup copies the blob into the caller's region in one
+ * go and builds the pointer arrays there.
+ */
+#include "config.h"
+#include "services/cache/rrset.h"
+#include "util/storage/slabhash.h"
+#include "util/region.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "dns/msgparse.h"
+#include <stdlib.h>
+#include <string.h>
+
+/** a cached RRset */
+struct rrset_entry {
+	/** table part; must be first */
+	struct slabhash_entry h;
+	/** absolute expiry */
+	time_t expire;
+	/** the owner, lower-cased (points after the struct) */
+	uint8_t *name;
+	/** the RDATA blob (points after the name) */
+	uint8_t *blob;
+	/** blob length */
+	size_t blob_len;
+	/** type */
+	uint16_t type;
+	/** class */
+	uint16_t rrclass;
+	/** RRs */
+	uint16_t count;
+	/** RRSIGs */
+	uint16_t sig_count;
+	/** owner length */
+	uint8_t name_len;
+	/** enum rrset_trust */
+	uint8_t trust;
+	/** enum rrset_security */
+	uint8_t sec;
+};
+
+/** a lookup key */
+struct rrset_key {
+	/** lower-cased owner */
+	const uint8_t *name;
+	/** its length */
+	size_t name_len;
+	/** type */
+	uint16_t type;
+	/** class */
+	uint16_t rrclass;
+};
+
+/** the cache */
+struct rrset_cache {
+	/** the table */
+	struct slabhash *table;
+	/** cache-min-ttl */
+	uint32_t min_ttl;
+	/** cache-max-ttl */
+	uint32_t max_ttl;
+};
+
+static int
+rrset_match(const struct slabhash_entry *he, const void *key)
+{
+	const struct rrset_entry *e = (const struct rrset_entry *)he;
+	const struct rrset_key *k = key;
+	return e->type == k->type && e->rrclass == k->rrclass &&
+		e->name_len == k->name_len &&
+		memcmp(e->name, k->name, k->name_len) == 0;
+}
+
+static void
+rrset_del(struct slabhash_entry *he, void *arg)
+{
+	(void)arg;
+	free(he);
+}
+
+struct rrset_cache *
+rrset_cache_create(size_t maxmem, size_t slabs, uint32_t min_ttl,
+	uint32_t max_ttl)
+{
+	struct rrset_cache *c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->table = slabhash_create(slabs, maxmem, rrset_match, rrset_del,
+		NULL);
+	if(!c->table) {
+		free(c);
+		return NULL;
+	}
+	c->min_ttl = min_ttl;
+	c->max_ttl = max_ttl;
+	return c;
+}
+
+void
+rrset_cache_delete(struct rrset_cache *c)
+{
+	if(!c)
+		return;
+	slabhash_delete(c->table);
+	free(c);
+}
+
+void
+rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
+	uint32_t min_ttl, uint32_t max_ttl)
+{
+	c->min_ttl = min_ttl;
+	c->max_ttl = max_ttl;
+	slabhash_set_maxmem(c->table, maxmem);
+}
+
+/** is this set protected against TTL extension at this trust? */
+static int
+ghost_protected(const struct rrset_entry *e)
+{
+	if(e->trust >= RRSET_TRUST_AUTH_AA)
+		return 0; /* authoritative from the child itself */
+	if(e->type == DNS_TYPE_NS)
+		return 1;
+	/* glue: address records from outside an authoritative answer */
+	return (e->type == DNS_TYPE_A || e->type == DNS_TYPE_AAAA) &&
+		e->trust < RRSET_TRUST_ANS_NOAA;
+}
+
+/** the insert policy (see the header); arg is &now */
+static int
+rrset_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
+	void *arg)
+{
+	const struct rrset_entry *old = (const struct rrset_entry *)oh;
+	struct rrset_entry *e = (struct rrset_entry *)nh;
+	time_t now = *(const time_t *)arg;
+	if(old->expire <= now)
+		return 1;
+	if(e->trust < old->trust)
+		return 0;
+	if(e->trust == old->trust && e->count == old->count &&
+		e->sig_count == old->sig_count && e->sec == old->sec &&
+		e->blob_len == old->blob_len &&
+		memcmp(e->blob, old->blob, e->blob_len) == 0)
+		return 0;
+	if(ghost_protected(e) && e->expire > old->expire)
+		e->expire = old->expire;
+	return 1;
+}
+
+int
+rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now)
+{
+	struct rrset_entry *e;
+	struct rrset_key key;
+	size_t i, n, blob = 0, nlen;
+	uint32_t ttl = rs->ttl > 0x7fffffffu ? 0 : rs->ttl;
+	uint8_t *p;
+	if(ttl == 0)
+		return RRSET_NOT_STORED;
+	nlen = dname_valid(rs->name, rs->name_len);
+	if(nlen == 0 || nlen != rs->name_len || rs->count == 0 ||
+		rs->count > 0xffff || rs->sig_count > 0xffff)
+		return RRSET_NOT_STORED;
+	if(ttl < c->min_ttl)
+		ttl = c->min_ttl;
+	if(ttl > c->max_ttl)
+		ttl = c->max_ttl;
+	if(ttl == 0)
+		return RRSET_NOT_STORED;
+	n = rs->count + rs->sig_count;
+	for(i = 0; i < n; i++)
+		blob += 2 + (size_t)rs->rdlen[i];
+	e = calloc(1, sizeof(*e) + nlen + blob);
+	if(!e)
+		return RRSET_NOT_STORED;
+	e->name = (uint8_t *)(e + 1);
+	e->blob = e->name + nlen;
+	e->blob_len = blob;
+	dname_copy_lower(e->name, rs->name);
+	e->name_len = (uint8_t)nlen;
+	for(p = e->blob, i = 0; i < n; i++) {
+		dns_write_u16(p, rs->rdlen[i]);
+		memcpy(p + 2, rs->rdata[i], rs->rdlen[i]);
+		p += 2 + rs->rdlen[i];
+	}
+	e->type = rs->type;
+	e->rrclass = rs->rrclass;
+	e->count = (uint16_t)rs->count;
+	e->sig_count = (uint16_t)rs->sig_count;
+	e->trust = (uint8_t)rs->trust;
+	e->sec = (uint8_t)rs->sec;
+	e->expire = now + (time_t)ttl;
+	e->h.hash = dns_qinfo_hash(e->name, nlen, e->type, e->rrclass);
+	e->h.mem = slabhash_malloc_size(sizeof(*e) + nlen + blob);
+	key.name = e->name;
+	key.name_len = nlen;
+	key.type = e->type;
+	key.rrclass = e->rrclass;
+	if(slabhash_insert(c->table, &e->h, &key, rrset_decide, &now) ==
+		SLABHASH_KEPT)
+		return RRSET_KEPT;
+	return RRSET_STORED;
+}
+
+/**
+ * Copy an entry into region (or, with region NULL, point into it: only
+ * for traversals under the slab lock, arrays in arr).
+ */
+static int
+rrset_copy(const struct rrset_entry *e, time_t now, struct region *region,
+	struct rrset_data *out, const uint8_t **arr, uint16_t *lens)
+{
+	size_t i, n = (size_t)e->count + e->sig_count;
+	const uint8_t *blob = e->blob, *name = e->name;
+	if(region) {
+		uint8_t *nb = region_alloc(region, e->name_len + e->blob_len);
+		arr = region_alloc(region, n * sizeof(*arr));
+		lens = region_alloc(region, n * sizeof(*lens));
+		if(!nb || !arr || !lens)
+			return -1;
+		memcpy(nb, e->name, e->name_len);
+		memcpy(nb + e->name_len, e->blob, e->blob_len);
+		name = nb;
+		blob = nb + e->name_len;
+	}
+	for(i = 0; i < n; i++) {
+		lens[i] = dns_read_u16(blob);
+		arr[i] = blob + 2;
+		blob += 2 + lens[i];
+	}
+	out->name = name;
+	out->name_len = e->name_len;
+	out->type = e->type;
+	out->rrclass = e->rrclass;
+	out->ttl = e->expire > now ? (uint32_t)(e->expire - now) : 0;
+	out->expire = e->expire;
+	out->trust = (enum rrset_trust)e->trust;
+	out->sec = (enum rrset_security)e->sec;
+	out->count = e->count;
+	out->sig_count = e->sig_count;
+	out->rdata = arr;
+	out->rdlen = lens;
+	return 0;
+}
+
+/** look up the live entry for name (lower-cased), type, class */
+static const struct rrset_entry *
+rrset_find(struct rrset_cache *c, const uint8_t *lname, size_t len,
+	uint16_t type, uint16_t rrclass, time_t now)
+{
+	struct rrset_key key;
+	const struct rrset_entry *e;
+	key.name = lname;
+	key.name_len = len;
+	key.type = type;
+	key.rrclass = rrclass;
+	e = (const struct rrset_entry *)slabhash_lookup(c->table,
+		dns_qinfo_hash(lname, len, type, rrclass), &key);
+	if(!e || e->expire <= now)
+		return NULL;
+	return e;
+}
+
+int
+rrset_cache_lookup(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out)
+{
+	uint8_t lname[DNS_MAX_NAME + 1];
+	size_t len = dname_valid(name, DNS_MAX_NAME);
+	const struct rrset_entry *e;
+	if(len == 0)
+		return -1;
+	dname_copy_lower(lname, name);
+	e = rrset_find(c, lname, len, type, rrclass, now);
+	if(!e)
+		return -1;
+	return rrset_copy(e, now, region, out, NULL, NULL);
+}
+
+int
+rrset_cache_find_delegation(struct rrset_cache *c, const uint8_t *qname,
+	uint16_t qclass, time_t now, struct region *region,
+	struct rrset_delegation *out)
+{
+	uint8_t lname[DNS_MAX_NAME + 1];
+	const uint8_t *zone;
+	size_t len = dname_valid(qname, DNS_MAX_NAME), i, g = 0;
+	const struct rrset_entry *e = NULL;
+	if(len == 0)
+		return -1;
+	dname_copy_lower(lname, qname);
+	memset(out, 0, sizeof(*out));
+	zone = lname;
+	for(;;) {
+		size_t zlen = len - (size_t)(zone - lname);
+		e = rrset_find(c, zone, zlen, DNS_TYPE_NS, qclass, now);
+		if(e || zone[0] == 0)
+			break;
+		zone = dname_strip_label(zone);
+	}
+	if(!e)
+		return -1;
+	if(rrset_copy(e, now, region, &out->ns, NULL, NULL) != 0)
+		return -1;
+	out->glue = region_alloc(region, 2 * out->ns.count *
+		sizeof(struct rrset_data));
+	if(!out->glue)
+		return -1;
+	for(i = 0; i < out->ns.count; i++) {
+		uint8_t target[DNS_MAX_NAME + 1];
+		size_t tlen = dname_valid(out->ns.rdata[i], out->ns.rdlen[i]);
+		const struct rrset_entry *a;
+		int t;
+		if(tlen == 0)
+			continue;
+		dname_copy_lower(target, out->ns.rdata[i]);
+		for(t = 0; t < 2; t++) {
+			a = rrset_find(c, target, tlen, t == 0 ? DNS_TYPE_A :
+				DNS_TYPE_AAAA, qclass, now);
+			if(a && rrset_copy(a, now, region, &out->glue[g],
+				NULL, NULL) == 0)
+				g++;
+		}
+	}
+	out->glue_count = g;
+	return 0;
+}
+
+int
+rrset_data_from_msg(const struct dns_msg *msg, const struct dns_rrset *set,
+	const struct dns_rrset *sigs, enum rrset_trust trust,
+	struct region *region, struct rrset_data *out)
+{
+	size_t n = set->count + (sigs ? sigs->count : 0), k = 0;
+	const uint8_t **arr = region_alloc(region, n * sizeof(*arr));
+	uint16_t *lens = region_alloc(region, n * sizeof(*lens));
+	uint8_t *owner = region_alloc(region, DNS_MAX_NAME);
+	/* decompressed RDATA can grow up to the largest RDATA size */
+	uint8_t *scratch = region_alloc(region, 65535);
+	const struct dns_rrset *s;
+	uint32_t ttl = set->min_ttl;
+	int pass;
+	if(!arr || !lens || !owner || !scratch)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->name_len = dns_rr_owner(msg, &msg->rrs[set->first], owner);
+	out->name = owner;
+	for(pass = 0; pass < 2; pass++) {
+		uint16_t i;
+		s = pass == 0 ? set : sigs;
+		if(!s)
+			break;
+		if(pass == 1 && s->min_ttl < ttl)
+			ttl = s->min_ttl;
+		for(i = s->first; i != DNS_RR_NONE; i = msg->rrs[i].next) {
+			const struct dns_rr *rr = &msg->rrs[i];
+			int l;
+			if(k >= n)
+				return -1;
+			l = dns_rr_rdata_uncompressed(msg, rr, scratch, 65535);
+			if(l < 0)
+				return -1;
+			arr[k] = region_memdup(region, scratch, (size_t)l);
+			if(!arr[k] && l > 0)
+				return -1;
+			lens[k] = (uint16_t)l;
+			k++;
+		}
+	}
+	out->type = set->type;
+	out->rrclass = set->rrclass;
+	out->ttl = ttl;
+	out->trust = trust;
+	out->sec = RRSET_SEC_UNCHECKED;
+	out->count = set->count;
+	out->sig_count = k - set->count;
+	out->rdata = arr;
+	out->rdlen = lens;
+	return 0;
+}
+
+/* ---- flushing ---- */
+
+/** predicate argument: a lower-cased name */
+struct rflush_arg {
+	/** name */
+	uint8_t name[DNS_MAX_NAME + 1];
+	/** length */
+	size_t len;
+};
+
+static int
+rpred_name(const struct slabhash_entry *he, void *arg)
+{
+	const struct rrset_entry *e = (const struct rrset_entry *)he;
+	const struct rflush_arg *a = arg;
+	return e->name_len == a->len && memcmp(e->name, a->name, a->len) == 0;
+}
+
+static int
+rpred_zone(const struct slabhash_entry *he, void *arg)
+{
+	const struct rrset_entry *e = (const struct rrset_entry *)he;
+	return dname_is_subdomain(e->name, ((const struct rflush_arg *)arg)->
+		name);
+}
+
+static int
+rflush_set(struct rflush_arg *a, const uint8_t *name)
+{
+	a->len = dname_valid(name, DNS_MAX_NAME);
+	if(a->len == 0)
+		return -1;
+	dname_copy_lower(a->name, name);
+	return 0;
+}
+
+size_t
+rrset_cache_flush_name(struct rrset_cache *c, const uint8_t *name)
+{
+	struct rflush_arg a;
+	if(rflush_set(&a, name) != 0)
+		return 0;
+	return slabhash_remove_if(c->table, rpred_name, &a);
+}
+
+size_t
+rrset_cache_flush_type(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass)
+{
+	struct rflush_arg a;
+	struct rrset_key key;
+	if(rflush_set(&a, name) != 0)
+		return 0;
+	key.name = a.name;
+	key.name_len = a.len;
+	key.type = type;
+	key.rrclass = rrclass;
+	return (size_t)slabhash_remove(c->table, dns_qinfo_hash(a.name, a.len,
+		type, rrclass), &key);
+}
+
+size_t
+rrset_cache_flush_zone(struct rrset_cache *c, const uint8_t *zone)
+{
+	struct rflush_arg a;
+	if(rflush_set(&a, zone) != 0)
+		return 0;
+	return slabhash_remove_if(c->table, rpred_zone, &a);
+}
+
+void
+rrset_cache_flush_all(struct rrset_cache *c)
+{
+	slabhash_clear(c->table);
+}
+
+/** traversal state */
+struct rdump_arg {
+	/** user callback */
+	rrset_traverse_func fn;
+	/** its argument */
+	void *arg;
+	/** the time */
+	time_t now;
+	/** pointer array, 2*65535 entries */
+	const uint8_t **arr;
+	/** length array */
+	uint16_t *lens;
+};
+
+static void
+rdump_one(const struct slabhash_entry *he, void *arg)
+{
+	struct rdump_arg *a = arg;
+	struct rrset_data d;
+	(void)rrset_copy((const struct rrset_entry *)he, a->now, NULL, &d,
+		a->arr, a->lens);
+	a->fn(&d, a->arg);
+}
+
+int
+rrset_cache_traverse(struct rrset_cache *c, time_t now,
+	rrset_traverse_func fn, void *arg)
+{
+	struct rdump_arg a;
+	a.fn = fn;
+	a.arg = arg;
+	a.now = now;
+	a.arr = malloc(2 * 65536 * sizeof(*a.arr));
+	a.lens = malloc(2 * 65536 * sizeof(*a.lens));
+	if(!a.arr || !a.lens) {
+		free(a.arr);
+		free(a.lens);
+		return -1;
+	}
+	slabhash_traverse(c->table, rdump_one, &a);
+	free(a.arr);
+	free(a.lens);
+	return 0;
+}
+
+size_t
+rrset_cache_get_mem(struct rrset_cache *c)
+{
+	return slabhash_get_mem(c->table);
+}
+
+size_t
+rrset_cache_get_count(struct rrset_cache *c)
+{
+	return slabhash_get_count(c->table);
+}

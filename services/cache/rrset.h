@@ -1,0 +1,229 @@
+/*
+ * services/cache/rrset.h - the RRset cache.
+ *
+ * One entry per RRset: owner name (lower-cased), type and class as the key;
+ * the RDATA of each RR in uncompressed wire format, the RRSIGs that cover
+ * the set (kept with it), one TTL for the set (RFC 2181 5.2: the smallest),
+ * its absolute expiry, a trust rank and a DNSSEC status. The iterator uses
+ * it to find the closest delegation (the NS set of the longest cached
+ * ancestor of a name, with the A/AAAA sets of the server names) and cached
+ * CNAMEs and answers.
+ *
+ * Trust (RFC 2181 5.4.1), lowest to highest: additional section of a
+ * non-authoritative answer; authority section of a non-authoritative
+ * answer (a referral's NS set); additional section of an authoritative
+ * answer (glue); answer section of a non-authoritative answer; authority
+ * section of an authoritative answer; answer section of an authoritative
+ * answer; validated (DNSSEC secure). An update:
+ *   - replaces an expired entry whatever its trust;
+ *   - never replaces a live entry with lower-trust data;
+ *   - with equal trust and identical RDATA, keeps the old entry (a
+ *     re-received set does not get a longer life);
+ *   - otherwise replaces it, but an NS set, or an A/AAAA set of lower
+ *     trust than the answer of an authoritative reply (glue), keeps the old
+ *     expiry unless the new data comes authoritatively from the child
+ *     (trust RRSET_TRUST_AUTH_AA or above): no "ghost domains", where a
+ *     revoked delegation lives on because its servers keep re-sending it.
+ *
+ * Threads: the table is the shared slabbed table (util/storage/slabhash.h);
+ * lookups are lock-free and copy the set into the caller's region, so the
+ * copy stays valid as long as the region (across event-loop iterations);
+ * the caller must be a QSBR reader when other threads write. Stores and
+ * flushes take the slab lock.
+ */
+#ifndef SERVICES_CACHE_RRSET_H
+#define SERVICES_CACHE_RRSET_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+
+struct rrset_cache;
+struct region;
+struct dns_msg;
+struct dns_rrset;
+
+/** trust ranks, low to high (RFC 2181 5.4.1) */
+enum rrset_trust {
+	/** nothing */
+	RRSET_TRUST_NONE = 0,
+	/** additional section of a non-authoritative answer */
+	RRSET_TRUST_ADD_NOAA,
+	/** authority section of a non-authoritative answer (referral NS) */
+	RRSET_TRUST_AUTH_NOAA,
+	/** additional section of an authoritative answer (glue) */
+	RRSET_TRUST_ADD_AA,
+	/** answer section of a non-authoritative answer */
+	RRSET_TRUST_ANS_NOAA,
+	/** authority section of an authoritative answer */
+	RRSET_TRUST_AUTH_AA,
+	/** answer section of an authoritative answer */
+	RRSET_TRUST_ANS_AA,
+	/** DNSSEC validated secure */
+	RRSET_TRUST_VALIDATED
+};
+
+/** DNSSEC status of an RRset (same values as enum mcache_security) */
+enum rrset_security {
+	/** not validated */
+	RRSET_SEC_UNCHECKED = 0,
+	/** insecure */
+	RRSET_SEC_INSECURE,
+	/** secure */
+	RRSET_SEC_SECURE,
+	/** bogus */
+	RRSET_SEC_BOGUS
+};
+
+/**
+ * An RRset by value: what rrset_cache_store takes and what the lookups
+ * fill in (then everything points into the caller's region).
+ */
+struct rrset_data {
+	/** owner name, uncompressed wire format (any case on store,
+	 *  lower-cased on lookup) */
+	const uint8_t *name;
+	/** its length */
+	size_t name_len;
+	/** type */
+	uint16_t type;
+	/** class */
+	uint16_t rrclass;
+	/** store: the TTL as received (the smallest of the set);
+	 *  lookup: the remaining seconds */
+	uint32_t ttl;
+	/** lookup: absolute expiry (ignored on store) */
+	time_t expire;
+	/** trust rank */
+	enum rrset_trust trust;
+	/** DNSSEC status */
+	enum rrset_security sec;
+	/** number of RRs */
+	size_t count;
+	/** number of RRSIGs covering the set (after the RRs in rdata) */
+	size_t sig_count;
+	/** count + sig_count RDATA, uncompressed */
+	const uint8_t *const *rdata;
+	/** their lengths */
+	const uint16_t *rdlen;
+};
+
+/** a delegation found in the cache */
+struct rrset_delegation {
+	/** the NS set; its owner is the zone cut */
+	struct rrset_data ns;
+	/** the A and AAAA sets found for the NS names (in the region) */
+	struct rrset_data *glue;
+	/** how many */
+	size_t glue_count;
+};
+
+/** rrset_cache_store result: stored (new or replacing) */
+#define RRSET_STORED 1
+/** rrset_cache_store result: the cached set was kept (trust rules) */
+#define RRSET_KEPT 0
+/** rrset_cache_store result: not cacheable (TTL 0) or bad input */
+#define RRSET_NOT_STORED -1
+
+/**
+ * Create an RRset cache.
+ * @param maxmem: byte budget (rrset-cache-size).
+ * @param slabs: slabs (rrset-cache-slabs), a power of two.
+ * @param min_ttl: cache-min-ttl.
+ * @param max_ttl: cache-max-ttl.
+ * @return the cache or NULL when out of memory.
+ */
+struct rrset_cache *rrset_cache_create(size_t maxmem, size_t slabs,
+	uint32_t min_ttl, uint32_t max_ttl);
+
+/** Delete the cache; no thread may use it any more. NULL is allowed. */
+void rrset_cache_delete(struct rrset_cache *c);
+
+/** Change the budget and TTL bounds (reload, no worker running). */
+void rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
+	uint32_t min_ttl, uint32_t max_ttl);
+
+/**
+ * Store an RRset under the trust rules above.
+ * @param c: cache.
+ * @param rs: the set (copied). rs->ttl is the received TTL; it is clamped
+ *	to [cache-min-ttl, cache-max-ttl]; TTL 0 is not stored.
+ * @param now: the time.
+ * @return RRSET_STORED, RRSET_KEPT or RRSET_NOT_STORED.
+ */
+int rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now);
+
+/**
+ * Look up a live (unexpired) RRset and copy it into region.
+ * @param name: owner, uncompressed, any case.
+ * @param out: filled in, pointing into region.
+ * @return 0, or -1 when absent, expired or out of memory.
+ */
+int rrset_cache_lookup(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out);
+
+/**
+ * Find the closest cached delegation for a name: the live NS set of the
+ * name itself or its nearest ancestor, and the live A/AAAA sets of its
+ * server names.
+ * @param qname: the name (any case).
+ * @param qclass: class.
+ * @param now: the time.
+ * @param region: where the copies go.
+ * @param out: filled in.
+ * @return 0, or -1 when no ancestor (not even the root) has a live NS set.
+ */
+int rrset_cache_find_delegation(struct rrset_cache *c, const uint8_t *qname,
+	uint16_t qclass, time_t now, struct region *region,
+	struct rrset_delegation *out);
+
+/**
+ * Build an rrset_data from an RRset of a parsed message (for store):
+ * RDATA decompressed into region.
+ * @param msg: the parsed message (dns_msg_group_rrsets done).
+ * @param set: the RRset.
+ * @param sigs: the RRSIG set covering it, or NULL.
+ * @param trust: trust to record.
+ * @param region: scratch memory for the result.
+ * @param out: filled in.
+ * @return 0 or -1 (out of memory, malformed).
+ */
+int rrset_data_from_msg(const struct dns_msg *msg,
+	const struct dns_rrset *set, const struct dns_rrset *sigs,
+	enum rrset_trust trust, struct region *region, struct rrset_data *out);
+
+/** Remove every set owned by name (any type). @return sets removed */
+size_t rrset_cache_flush_name(struct rrset_cache *c, const uint8_t *name);
+
+/** Remove the set name/type/class. @return 1 if removed, else 0 */
+size_t rrset_cache_flush_type(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass);
+
+/** Remove every set at or below zone. @return sets removed */
+size_t rrset_cache_flush_zone(struct rrset_cache *c, const uint8_t *zone);
+
+/** Remove everything. */
+void rrset_cache_flush_all(struct rrset_cache *c);
+
+/**
+ * Dump callback: called under a slab lock with a set whose pointers are
+ * only valid during the call (ttl = remaining seconds, 0 when expired).
+ */
+typedef void (*rrset_traverse_func)(const struct rrset_data *rs, void *arg);
+
+/**
+ * Call fn for every set (dump_cache).
+ * @return 0, or -1 when out of memory.
+ */
+int rrset_cache_traverse(struct rrset_cache *c, time_t now,
+	rrset_traverse_func fn, void *arg);
+
+/** @return bytes in use */
+size_t rrset_cache_get_mem(struct rrset_cache *c);
+
+/** @return number of sets */
+size_t rrset_cache_get_count(struct rrset_cache *c);
+
+#endif /* SERVICES_CACHE_RRSET_H */
