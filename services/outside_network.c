@@ -1,0 +1,1021 @@
+/*
+ * services/outside_network.c - upstream queries over UDP and TCP.
+ *
+ * Objects:
+ *  - struct pend (a query in flight): the server, the question, the
+ *    flags, the packet as sent (ID, 0x20 name), its transport state (a
+ *    UDP socket with its watch, or a comm_tcp_out), its timer, and the
+ *    list of callers (struct outbound_query) waiting for it. Pends are
+ *    kept in a hash table keyed by server, lower-cased name, type, class
+ *    and flags, so duplicates join instead of sending again.
+ *  - struct outbound_query: one caller; the handle returned by send().
+ *
+ * A pend is in exactly one state: waiting for a UDP socket, waiting for a
+ * TCP slot, sent over UDP, sent over TCP, or delivering. Delivery takes
+ * the pend out of the hash table first (new identical queries start
+ * afresh), then pops callers one at a time, so a callback may cancel
+ * another caller of the same pend or send new queries.
+ */
+#include "config.h"
+#include "services/outside_network.h"
+#include "util/netevent/netevent.h"
+#include "util/netaddr.h"
+#include "util/random.h"
+#include "util/log.h"
+#include "util/config_file.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+/** buckets of the pend hash table (power of two) */
+#define ON_HASH_SIZE 1024
+/** attempts to bind a random port before giving up */
+#define ON_BIND_TRIES 16
+/** largest query name */
+#define ON_MAX_NAME 255
+/** largest query packet: header, name, type, class, OPT */
+#define ON_MAX_PKT (12 + ON_MAX_NAME + 4 + 11)
+/** largest UDP reply read */
+#define ON_MAX_REPLY 65535
+
+/** pend states */
+enum pend_state {
+	/** queued for a UDP socket */
+	PEND_UDP_WAIT,
+	/** queued for a TCP slot */
+	PEND_TCP_WAIT,
+	/** sent over UDP, socket open */
+	PEND_UDP,
+	/** sent over TCP, connection open */
+	PEND_TCP,
+	/** callbacks running */
+	PEND_DELIVER
+};
+
+struct pend;
+
+/** one caller of a query */
+struct outbound_query {
+	/** the pend it waits on */
+	struct pend *p;
+	/** next caller */
+	struct outbound_query *next;
+	/** previous caller */
+	struct outbound_query *prev;
+	/** callback */
+	outbound_cb_type cb;
+	/** its argument */
+	void *cb_arg;
+};
+
+/** a query in flight */
+struct pend {
+	/** the network */
+	struct outside_network *on;
+	/** hash chain */
+	struct pend *hnext;
+	/** hash chain back link */
+	struct pend *hprev;
+	/** wait queue link (UDP or TCP wait) */
+	struct pend *wnext;
+	/** hash value */
+	uint32_t hash;
+	/** in the hash table */
+	int in_hash;
+	/** state */
+	enum pend_state state;
+	/** server */
+	struct netaddr to;
+	/** query name as given, lower-cased (the key) */
+	uint8_t qname[ON_MAX_NAME];
+	/** its length */
+	size_t qname_len;
+	/** query name in the case the first caller gave (sent without 0x20) */
+	uint8_t qname_given[ON_MAX_NAME];
+	/** type */
+	uint16_t qtype;
+	/** class */
+	uint16_t qclass;
+	/** OUTBOUND_FLAG_* */
+	int flags;
+	/** timeout in ms */
+	int timeout_ms;
+	/** the packet as sent (ID and 0x20 name in it) */
+	uint8_t pkt[ON_MAX_PKT];
+	/** its length */
+	size_t pkt_len;
+	/** the ID in pkt */
+	uint16_t id;
+	/** when it was created (the cached clock) */
+	struct timeval start;
+	/** timeout timer */
+	struct comm_timer *timer;
+	/** UDP socket, -1 if none */
+	int fd;
+	/** watch on fd */
+	struct comm_watch *watch;
+	/** TCP connection */
+	struct comm_tcp_out *tcp;
+	/** callers */
+	struct outbound_query *callers;
+};
+
+/** a timer from timer_set */
+struct on_timer {
+	/** the network */
+	struct outside_network *on;
+	/** the comm timer */
+	struct comm_timer *t;
+	/** function */
+	void (*fn)(void *);
+	/** its argument */
+	void *arg;
+	/** list links (to free them all on delete) */
+	struct on_timer *next, *prev;
+};
+
+/** the outside network of one worker */
+struct outside_network {
+	/** the base */
+	struct comm_base *base;
+	/** random numbers */
+	struct petrel_random *rnd;
+	/** the seam */
+	struct outbound ob;
+	/** most UDP sockets open */
+	int outgoing_range;
+	/** most TCP connections */
+	int num_tcp;
+	/** 0x20 */
+	int use_caps;
+	/** EDNS size */
+	int edns_size;
+	/** allow IPv4 */
+	int do_ip4;
+	/** allow IPv6 */
+	int do_ip6;
+	/** outgoing interfaces, IPv4 */
+	struct netaddr *ifs4;
+	/** their number */
+	int num_ifs4;
+	/** outgoing interfaces, IPv6 */
+	struct netaddr *ifs6;
+	/** their number */
+	int num_ifs6;
+	/** unwanted-reply-threshold */
+	int unwanted_threshold;
+	/** unwanted replies since the last callback */
+	int unwanted_count;
+	/** callback on the threshold */
+	void (*unwanted_cb)(void *);
+	/** its argument */
+	void *unwanted_arg;
+	/** UDP sockets open */
+	int udp_open;
+	/** TCP connections open */
+	int tcp_open;
+	/** pends existing */
+	int num_pend;
+	/** queue waiting for UDP sockets, head and tail */
+	struct pend *udp_wait, *udp_wait_tail;
+	/** queue waiting for TCP slots, head and tail */
+	struct pend *tcp_wait, *tcp_wait_tail;
+	/** timers from timer_set */
+	struct on_timer *timers;
+	/** counters */
+	struct outside_network_stats stats;
+	/** the pend hash table */
+	struct pend *hash[ON_HASH_SIZE];
+	/** reply buffer for UDP reads */
+	uint8_t rbuf[ON_MAX_REPLY];
+};
+
+static void pend_start_udp(struct pend *p);
+static void pend_start_tcp(struct pend *p);
+
+/* ------------------------------------------------------------------ */
+/* names and packets */
+
+/** @return length of a valid uncompressed wire name, or 0 */
+static size_t
+name_len(const uint8_t *d, size_t max)
+{
+	size_t n = 0;
+	while(n < max) {
+		uint8_t l = d[n];
+		if(l & 0xc0)
+			return 0;
+		n += 1 + (size_t)l;
+		if(l == 0)
+			return n <= ON_MAX_NAME ? n : 0;
+	}
+	return 0;
+}
+
+static uint8_t
+lower(uint8_t c)
+{
+	return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c;
+}
+
+/** compare two wire names of length len: exactly, or case-insensitive */
+static int
+name_eq(const uint8_t *a, const uint8_t *b, size_t len, int exact)
+{
+	size_t i;
+	if(exact)
+		return memcmp(a, b, len) == 0;
+	for(i = 0; i < len; i++)
+		if(lower(a[i]) != lower(b[i]))
+			return 0;
+	return 1;
+}
+
+/** FNV-1a over bytes */
+static uint32_t
+hash_bytes(uint32_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+	for(i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/** hash of a pend's key */
+static uint32_t
+pend_hash(const struct netaddr *to, const uint8_t *lname, size_t len,
+	uint16_t qtype, uint16_t qclass, int flags)
+{
+	size_t alen;
+	const uint8_t *ab = netaddr_bytes(to, &alen);
+	uint32_t h = 2166136261u;
+	int port = netaddr_port(to);
+	h = hash_bytes(h, ab, alen);
+	h = hash_bytes(h, &port, sizeof(port));
+	h = hash_bytes(h, lname, len);
+	h = hash_bytes(h, &qtype, sizeof(qtype));
+	h = hash_bytes(h, &qclass, sizeof(qclass));
+	h = hash_bytes(h, &flags, sizeof(flags));
+	return h;
+}
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/** build the query packet of p with a fresh ID (and fresh 0x20 case) */
+static void
+pend_build(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	uint8_t *q = p->pkt;
+	uint16_t fl = 0;
+	size_t i, pos;
+	p->id = (uint16_t)random_uniform(on->rnd, 65536);
+	put16(q, p->id);
+	if(p->flags & OUTBOUND_FLAG_RD)
+		fl |= 0x0100;
+	if(p->flags & OUTBOUND_FLAG_CD)
+		fl |= 0x0010;
+	put16(q + 2, fl);
+	put16(q + 4, 1);
+	put16(q + 6, 0);
+	put16(q + 8, 0);
+	put16(q + 10, (p->flags & OUTBOUND_FLAG_NOEDNS) ? 0 : 1);
+	memcpy(q + 12, on->use_caps ? p->qname : p->qname_given,
+		p->qname_len);
+	if(on->use_caps) {
+		/* 0x20: a random case for every letter (labels' length
+		 * bytes are never letters: they are < 64) */
+		uint32_t bits = 0;
+		int left = 0;
+		for(i = 0; i < p->qname_len; i++) {
+			uint8_t c = q[12 + i];
+			if(c >= 'a' && c <= 'z') {
+				if(left == 0) {
+					bits = random_u32(on->rnd);
+					left = 32;
+				}
+				if(bits & 1)
+					q[12 + i] = (uint8_t)(c - 32);
+				bits >>= 1;
+				left--;
+			}
+		}
+	}
+	pos = 12 + p->qname_len;
+	put16(q + pos, p->qtype);
+	put16(q + pos + 2, p->qclass);
+	pos += 4;
+	if(!(p->flags & OUTBOUND_FLAG_NOEDNS)) {
+		q[pos] = 0;				/* root owner */
+		put16(q + pos + 1, 41);			/* OPT */
+		put16(q + pos + 3, (uint16_t)on->edns_size);
+		q[pos + 5] = 0;				/* ext rcode */
+		q[pos + 6] = 0;				/* version */
+		put16(q + pos + 7, (p->flags & OUTBOUND_FLAG_DO) ? 0x8000 : 0);
+		put16(q + pos + 9, 0);			/* rdlen */
+		pos += 11;
+	}
+	p->pkt_len = pos;
+}
+
+/**
+ * Does reply r match pend p (ID, QR, question)? The address is checked
+ * by the caller (UDP) or implied (TCP).
+ */
+static int
+pend_match(struct pend *p, const uint8_t *r, size_t len)
+{
+	size_t qpos = 12 + p->qname_len;
+	if(len < qpos + 4)
+		return 0;
+	if(get16(r) != p->id || !(r[2] & 0x80) || get16(r + 4) != 1)
+		return 0;
+	if(!name_eq(r + 12, p->pkt + 12, p->qname_len, p->on->use_caps))
+		return 0;
+	return get16(r + qpos) == p->qtype && get16(r + qpos + 2) == p->qclass;
+}
+
+/* ------------------------------------------------------------------ */
+/* pend lifetime */
+
+static void
+hash_remove(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	if(!p->in_hash)
+		return;
+	if(p->hprev)
+		p->hprev->hnext = p->hnext;
+	else	on->hash[p->hash & (ON_HASH_SIZE - 1)] = p->hnext;
+	if(p->hnext)
+		p->hnext->hprev = p->hprev;
+	p->in_hash = 0;
+}
+
+/** take p off a wait queue */
+static void
+wait_remove(struct pend **head, struct pend **tail, struct pend *p)
+{
+	struct pend *q, *prev = NULL;
+	for(q = *head; q; prev = q, q = q->wnext) {
+		if(q != p)
+			continue;
+		if(prev)
+			prev->wnext = q->wnext;
+		else	*head = q->wnext;
+		if(*tail == q)
+			*tail = prev;
+		q->wnext = NULL;
+		return;
+	}
+}
+
+static void
+wait_append(struct pend **head, struct pend **tail, struct pend *p)
+{
+	p->wnext = NULL;
+	if(*tail)
+		(*tail)->wnext = p;
+	else	*head = p;
+	*tail = p;
+}
+
+/** start queued queries while sockets or slots are free */
+static void
+run_queues(struct outside_network *on)
+{
+	while(on->udp_wait && on->udp_open < on->outgoing_range) {
+		struct pend *p = on->udp_wait;
+		wait_remove(&on->udp_wait, &on->udp_wait_tail, p);
+		pend_start_udp(p);
+	}
+	while(on->tcp_wait && on->tcp_open < on->num_tcp) {
+		struct pend *p = on->tcp_wait;
+		wait_remove(&on->tcp_wait, &on->tcp_wait_tail, p);
+		pend_start_tcp(p);
+	}
+}
+
+/** take p off the wait queue it is on, if any */
+static void
+pend_unqueue(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	if(p->state == PEND_UDP_WAIT)
+		wait_remove(&on->udp_wait, &on->udp_wait_tail, p);
+	else if(p->state == PEND_TCP_WAIT)
+		wait_remove(&on->tcp_wait, &on->tcp_wait_tail, p);
+}
+
+/** close p's transport (socket or connection) and leave the queues */
+static void
+pend_close_transport(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	if(p->watch) {
+		comm_watch_delete(p->watch);
+		p->watch = NULL;
+	}
+	if(p->fd != -1) {
+		close(p->fd);
+		p->fd = -1;
+		on->udp_open--;
+	}
+	if(p->tcp) {
+		comm_tcp_out_delete(p->tcp);
+		p->tcp = NULL;
+		on->tcp_open--;
+	}
+	pend_unqueue(p);
+}
+
+/** free a pend (transport closed first); callers must be gone */
+static void
+pend_free(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	hash_remove(p);
+	pend_close_transport(p);
+	comm_timer_delete(p->timer);
+	on->num_pend--;
+	free(p);
+}
+
+/** end p: run every caller's callback, then free p */
+static void
+pend_deliver(struct pend *p, enum outbound_status st, const uint8_t *pkt,
+	size_t len)
+{
+	struct outside_network *on = p->on;
+	const struct timeval *now = comm_base_now(on->base);
+	int rtt;
+	hash_remove(p);
+	pend_unqueue(p);
+	comm_timer_disable(p->timer);
+	if(st == OUTBOUND_TIMEOUT)
+		rtt = p->timeout_ms;
+	else {
+		rtt = (int)((now->tv_sec - p->start.tv_sec) * 1000 +
+			(now->tv_usec - p->start.tv_usec) / 1000);
+		if(rtt < 0)
+			rtt = 0;
+	}
+	if(st == OUTBOUND_REPLY)
+		on->stats.replies++;
+	else if(st == OUTBOUND_TIMEOUT)
+		on->stats.timeouts++;
+	else	on->stats.errors++;
+	p->state = PEND_DELIVER;
+	while(p->callers) {
+		struct outbound_query *q = p->callers;
+		p->callers = q->next;
+		if(p->callers)
+			p->callers->prev = NULL;
+		q->p = NULL;
+		q->cb(q->cb_arg, st, pkt, len, rtt);
+		free(q);
+	}
+	/* pkt may point into the transport: close it only now */
+	pend_free(p);
+	run_queues(on);
+}
+
+/** an unmatched reply */
+static void
+count_unwanted(struct outside_network *on)
+{
+	on->stats.unwanted++;
+	if(on->unwanted_threshold <= 0)
+		return;
+	if(++on->unwanted_count >= on->unwanted_threshold) {
+		on->unwanted_count = 0;
+		if(on->unwanted_cb)
+			on->unwanted_cb(on->unwanted_arg);
+	}
+}
+
+static void
+pend_timeout(void *arg)
+{
+	struct pend *p = arg;
+	pend_deliver(p, OUTBOUND_TIMEOUT, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* TCP */
+
+static void
+pend_tcp_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
+	const uint8_t *pkt, size_t len, void *arg)
+{
+	struct pend *p = arg;
+	(void)t;
+	if(st == COMM_TCP_OUT_REPLY) {
+		if(!pend_match(p, pkt, len)) {
+			count_unwanted(p->on);
+			return;
+		}
+		pend_deliver(p, OUTBOUND_REPLY, pkt, len);
+		return;
+	}
+	pend_deliver(p, st == COMM_TCP_OUT_TIMEOUT ? OUTBOUND_TIMEOUT :
+		OUTBOUND_ERROR, NULL, 0);
+}
+
+/** pick the source address for the server's family, or NULL */
+static const struct netaddr *
+pick_source(struct outside_network *on, const struct netaddr *to)
+{
+	if(netaddr_family(to) == AF_INET6) {
+		if(on->num_ifs6 == 0)
+			return NULL;
+		return &on->ifs6[random_uniform(on->rnd,
+			(uint32_t)on->num_ifs6)];
+	}
+	if(on->num_ifs4 == 0)
+		return NULL;
+	return &on->ifs4[random_uniform(on->rnd, (uint32_t)on->num_ifs4)];
+}
+
+/** send p over TCP now, or queue it. Failures are delivered later. */
+static void
+pend_start_tcp(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	if(on->tcp_open >= on->num_tcp) {
+		p->state = PEND_TCP_WAIT;
+		on->stats.tcp_waits++;
+		wait_append(&on->tcp_wait, &on->tcp_wait_tail, p);
+		return;
+	}
+	p->state = PEND_TCP;
+	p->tcp = comm_tcp_out_create(on->base, &p->to, pick_source(on, &p->to),
+		p->timeout_ms, pend_tcp_cb, p);
+	if(!p->tcp) {
+		/* tell the callers from the loop, not from here: 0 ms timer
+		 * firing reports an error */
+		p->state = PEND_TCP;
+		comm_timer_set(p->timer, 0);
+		p->timeout_ms = -1;
+		return;
+	}
+	on->tcp_open++;
+	if(comm_tcp_out_write(p->tcp, p->pkt, p->pkt_len) == -1) {
+		comm_timer_set(p->timer, 0);
+		p->timeout_ms = -1;
+		return;
+	}
+	on->stats.tcp_sent++;
+}
+
+/* ------------------------------------------------------------------ */
+/* UDP */
+
+/** read replies from p's socket */
+static void
+pend_udp_read(int fd, void *arg)
+{
+	struct pend *p = arg;
+	struct outside_network *on = p->on;
+	int k;
+	for(k = 0; k < 16; k++) {
+		struct netaddr from;
+		ssize_t r;
+		from.len = sizeof(from.addr);
+		r = recvfrom(fd, on->rbuf, sizeof(on->rbuf), MSG_DONTWAIT,
+			(struct sockaddr *)&from.addr, &from.len);
+		if(r == -1) {
+			if(errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR)
+				verbose(VERB_ALGO, "outside network: recv: %s",
+					strerror(errno));
+			return;
+		}
+		if(netaddr_cmp(&from, &p->to) != 0 ||
+			!pend_match(p, on->rbuf, (size_t)r)) {
+			count_unwanted(on);
+			continue;
+		}
+		if(on->rbuf[2] & 0x02) {
+			/* TC: retry over TCP, the callers see the TCP reply */
+			on->stats.tc_fallbacks++;
+			pend_close_transport(p);
+			pend_build(p);
+			pend_start_tcp(p);
+			run_queues(on);
+			return;
+		}
+		pend_deliver(p, OUTBOUND_REPLY, on->rbuf, (size_t)r);
+		return;
+	}
+}
+
+/** open a UDP socket on a random port. @return fd or -1 */
+static int
+open_udp(struct outside_network *on, const struct netaddr *to)
+{
+	const struct netaddr *src = pick_source(on, to);
+	struct netaddr a;
+	int fd, i, fl;
+	fd = socket(netaddr_family(to), SOCK_DGRAM, 0);
+	if(fd == -1) {
+		log_warn("outside network: socket");
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL, 0);
+	if(fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
+		fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
+		log_warn("outside network: fcntl");
+		close(fd);
+		return -1;
+	}
+	if(src)
+		a = *src;
+	else {
+		memset(&a, 0, sizeof(a));
+		a.addr.ss_family = (sa_family_t)netaddr_family(to);
+		a.len = netaddr_family(to) == AF_INET6 ?
+			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	}
+	for(i = 0; i < ON_BIND_TRIES; i++) {
+		netaddr_set_port(&a, 1024 + (int)random_uniform(on->rnd,
+			65536 - 1024));
+		if(bind(fd, (struct sockaddr *)&a.addr, a.len) == 0)
+			return fd;
+		if(errno != EADDRINUSE && errno != EACCES) {
+			char s[NETADDR_STRLEN];
+			log_warn("outside network: bind %s",
+				netaddr_str(&a, -1, s, sizeof(s)));
+			break;
+		}
+	}
+	close(fd);
+	return -1;
+}
+
+/** send p over UDP now, or queue it. Failures are delivered later. */
+static void
+pend_start_udp(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	if(on->udp_open >= on->outgoing_range) {
+		p->state = PEND_UDP_WAIT;
+		on->stats.udp_waits++;
+		wait_append(&on->udp_wait, &on->udp_wait_tail, p);
+		return;
+	}
+	p->state = PEND_UDP;
+	p->fd = open_udp(on, &p->to);
+	if(p->fd == -1)
+		goto fail;
+	on->udp_open++;
+	p->watch = comm_watch_create(on->base, p->fd, pend_udp_read, p);
+	if(!p->watch)
+		goto fail;
+	if(sendto(p->fd, p->pkt, p->pkt_len, 0,
+		(const struct sockaddr *)&p->to.addr, p->to.len) == -1) {
+		char s[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "outside network: sendto %s: %s",
+			netaddr_str(&p->to, -1, s, sizeof(s)), strerror(errno));
+		goto fail;
+	}
+	on->stats.udp_sent++;
+	return;
+fail:
+	/* report from the loop (never from inside send) */
+	comm_timer_set(p->timer, 0);
+	p->timeout_ms = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* the seam */
+
+/** timer of a pend: a real timeout, or an error reported from the loop */
+static void
+pend_timer_cb(void *arg)
+{
+	struct pend *p = arg;
+	if(p->timeout_ms < 0)
+		pend_deliver(p, OUTBOUND_ERROR, NULL, 0);
+	else	pend_timeout(p);
+}
+
+static struct outbound_query *
+on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
+	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+{
+	struct outside_network *on = ctx;
+	struct outbound_query *q;
+	struct pend *p;
+	uint8_t lname[ON_MAX_NAME];
+	uint32_t h;
+	size_t i;
+	int fam = netaddr_family(to);
+	if(!cb || qname_len == 0 || qname_len > ON_MAX_NAME ||
+		name_len(qname, qname_len) != qname_len)
+		return NULL;
+	if((fam == AF_INET && !on->do_ip4) || (fam == AF_INET6 &&
+		!on->do_ip6) || (fam != AF_INET && fam != AF_INET6))
+		return NULL;
+	for(i = 0; i < qname_len; i++)
+		lname[i] = lower(qname[i]);
+	q = calloc(1, sizeof(*q));
+	if(!q)
+		return NULL;
+	q->cb = cb;
+	q->cb_arg = cb_arg;
+	h = pend_hash(to, lname, qname_len, qtype, qclass, flags);
+	for(p = on->hash[h & (ON_HASH_SIZE - 1)]; p; p = p->hnext) {
+		if(p->hash == h && p->qname_len == qname_len &&
+			p->qtype == qtype && p->qclass == qclass &&
+			p->flags == flags && netaddr_cmp(&p->to, to) == 0 &&
+			memcmp(p->qname, lname, qname_len) == 0)
+			break;
+	}
+	if(p) {
+		/* identical query in flight: wait for its reply */
+		on->stats.dup_joins++;
+		q->p = p;
+		q->next = p->callers;
+		if(p->callers)
+			p->callers->prev = q;
+		p->callers = q;
+		return q;
+	}
+	p = calloc(1, sizeof(*p));
+	if(!p) {
+		free(q);
+		return NULL;
+	}
+	p->on = on;
+	p->fd = -1;
+	p->to = *to;
+	memcpy(p->qname, lname, qname_len);
+	memcpy(p->qname_given, qname, qname_len);
+	p->qname_len = qname_len;
+	p->qtype = qtype;
+	p->qclass = qclass;
+	p->flags = flags;
+	p->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+	p->start = *comm_base_now(on->base);
+	p->hash = h;
+	p->timer = comm_timer_create(on->base, pend_timer_cb, p);
+	if(!p->timer) {
+		free(p);
+		free(q);
+		return NULL;
+	}
+	on->num_pend++;
+	on->stats.queries++;
+	q->p = p;
+	p->callers = q;
+	p->hnext = on->hash[h & (ON_HASH_SIZE - 1)];
+	if(p->hnext)
+		p->hnext->hprev = p;
+	on->hash[h & (ON_HASH_SIZE - 1)] = p;
+	p->in_hash = 1;
+	if(comm_timer_set(p->timer, p->timeout_ms) == -1) {
+		p->callers = NULL;
+		pend_free(p);
+		free(q);
+		return NULL;
+	}
+	pend_build(p);
+	if(flags & OUTBOUND_FLAG_TCP)
+		pend_start_tcp(p);
+	else	pend_start_udp(p);
+	return q;
+}
+
+static void
+on_cancel(void *ctx, struct outbound_query *q)
+{
+	struct outside_network *on = ctx;
+	struct pend *p;
+	if(!q)
+		return;
+	p = q->p;
+	if(!p) {
+		/* its callback is running (delivery): nothing to undo */
+		return;
+	}
+	if(q->prev)
+		q->prev->next = q->next;
+	else	p->callers = q->next;
+	if(q->next)
+		q->next->prev = q->prev;
+	free(q);
+	if(!p->callers && p->state != PEND_DELIVER) {
+		on->stats.cancelled++;
+		pend_free(p);
+		run_queues(on);
+	}
+}
+
+static void
+on_timer_fire(void *arg)
+{
+	struct on_timer *t = arg;
+	struct outside_network *on = t->on;
+	if(t->prev)
+		t->prev->next = t->next;
+	else	on->timers = t->next;
+	if(t->next)
+		t->next->prev = t->prev;
+	t->fn(t->arg);
+	comm_timer_delete(t->t);
+	free(t);
+}
+
+static void *
+on_timer_set(void *ctx, int ms, void (*fn)(void *), void *arg)
+{
+	struct outside_network *on = ctx;
+	struct on_timer *t = calloc(1, sizeof(*t));
+	if(!t)
+		return NULL;
+	t->on = on;
+	t->fn = fn;
+	t->arg = arg;
+	t->t = comm_timer_create(on->base, on_timer_fire, t);
+	if(!t->t || comm_timer_set(t->t, ms) == -1) {
+		comm_timer_delete(t->t);
+		free(t);
+		return NULL;
+	}
+	t->next = on->timers;
+	if(t->next)
+		t->next->prev = t;
+	on->timers = t;
+	return t;
+}
+
+static void
+on_timer_cancel(void *ctx, void *timer)
+{
+	struct outside_network *on = ctx;
+	struct on_timer *t = timer;
+	if(!t)
+		return;
+	if(t->prev)
+		t->prev->next = t->next;
+	else	on->timers = t->next;
+	if(t->next)
+		t->next->prev = t->prev;
+	comm_timer_delete(t->t);
+	free(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* create, delete */
+
+/** add one outgoing interface to the per-family arrays */
+static void
+add_if(struct outside_network *on, const struct netaddr *a)
+{
+	if(netaddr_family(a) == AF_INET6)
+		on->ifs6[on->num_ifs6++] = *a;
+	else	on->ifs4[on->num_ifs4++] = *a;
+}
+
+struct outside_network *
+outside_network_create(struct comm_base *base,
+	const struct outside_network_params *p)
+{
+	struct outside_network *on = calloc(1, sizeof(*on));
+	struct config_strlist *s;
+	int i, n;
+	if(!on) {
+		log_err("outside_network_create: out of memory");
+		return NULL;
+	}
+	if(!p->rnd) {
+		log_err("outside_network_create: no random generator");
+		goto fail;
+	}
+	on->base = base;
+	on->rnd = p->rnd;
+	on->outgoing_range = p->outgoing_range > 0 ? p->outgoing_range : 1;
+	on->num_tcp = p->outgoing_num_tcp > 0 ? p->outgoing_num_tcp : 1;
+	on->use_caps = p->use_caps_for_id;
+	on->edns_size = p->edns_buffer_size >= 512 &&
+		p->edns_buffer_size <= 65535 ? p->edns_buffer_size : 1232;
+	on->do_ip4 = p->do_ip4;
+	on->do_ip6 = p->do_ip6;
+	on->unwanted_threshold = p->unwanted_reply_threshold;
+	on->unwanted_cb = p->unwanted_cb;
+	on->unwanted_arg = p->unwanted_arg;
+	n = p->ifs ? p->num_ifs : 0;
+	for(s = p->outgoing_interfaces; s; s = s->next)
+		n++;
+	if(n > 0) {
+		on->ifs4 = calloc((size_t)n, sizeof(*on->ifs4));
+		on->ifs6 = calloc((size_t)n, sizeof(*on->ifs6));
+		if(!on->ifs4 || !on->ifs6) {
+			log_err("outside_network_create: out of memory");
+			goto fail;
+		}
+	}
+	for(i = 0; p->ifs && i < p->num_ifs; i++)
+		add_if(on, &p->ifs[i]);
+	for(s = p->outgoing_interfaces; s; s = s->next) {
+		struct netaddr a;
+		const char *err = NULL;
+		if(netaddr_parse(s->str, 0, &a, &err) != 0) {
+			log_err("outgoing-interface: %s: %s", s->str,
+				err ? err : "bad address");
+			goto fail;
+		}
+		add_if(on, &a);
+	}
+	on->ob.ctx = on;
+	on->ob.send = on_send;
+	on->ob.cancel = on_cancel;
+	on->ob.timer_set = on_timer_set;
+	on->ob.timer_cancel = on_timer_cancel;
+	on->ob.now = comm_base_now(base);
+	return on;
+fail:
+	outside_network_delete(on);
+	return NULL;
+}
+
+void
+outside_network_delete(struct outside_network *on)
+{
+	int i;
+	if(!on)
+		return;
+	for(i = 0; i < ON_HASH_SIZE; i++) {
+		while(on->hash[i]) {
+			struct pend *p = on->hash[i];
+			while(p->callers) {
+				struct outbound_query *q = p->callers;
+				p->callers = q->next;
+				free(q);
+			}
+			pend_free(p);
+		}
+	}
+	while(on->timers)
+		on_timer_cancel(on, on->timers);
+	free(on->ifs4);
+	free(on->ifs6);
+	free(on);
+}
+
+struct outbound *
+outside_network_outbound(struct outside_network *on)
+{
+	return &on->ob;
+}
+
+void
+outside_network_set_unwanted_cb(struct outside_network *on,
+	void (*cb)(void *arg), void *arg)
+{
+	on->unwanted_cb = cb;
+	on->unwanted_arg = arg;
+}
+
+const struct outside_network_stats *
+outside_network_get_stats(struct outside_network *on)
+{
+	return &on->stats;
+}
+
+int
+outside_network_udp_open(struct outside_network *on)
+{
+	return on->udp_open;
+}
+
+int
+outside_network_tcp_open(struct outside_network *on)
+{
+	return on->tcp_open;
+}
+
+int
+outside_network_pending(struct outside_network *on)
+{
+	return on->num_pend;
+}

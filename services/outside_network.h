@@ -1,0 +1,156 @@
+/*
+ * services/outside_network.h - the real network behind struct outbound.
+ *
+ * One outside_network per worker, on the worker's comm_base. It implements
+ * the seam of services/outbound.h:
+ *
+ *  - UDP: each query gets its own socket, bound to a random port in
+ *    1024..65535 (on a random outgoing-interface of the right family, or
+ *    the wildcard), and a random 16-bit ID from the worker's generator. At
+ *    most outgoing-range UDP sockets are open; queries beyond wait in a
+ *    queue for a socket. The socket is not connected, so a reply from the
+ *    wrong address or port is seen, ignored and counted as unwanted.
+ *  - 0x20: with use-caps-for-id the letters of the query name get a random
+ *    case, and the reply's question must carry exactly that case.
+ *  - Matching: a reply is accepted only if its ID, source address and port
+ *    and question (name, type, class) match, and QR is set. Anything else
+ *    is counted; every unwanted-reply-threshold such replies (0 = off) the
+ *    owner's callback is called (the daemon clears caches and warns).
+ *  - TCP: OUTBOUND_FLAG_TCP, or a truncated (TC) UDP reply, sends the query
+ *    over a fresh TCP connection (comm_tcp_out); the caller never sees the
+ *    truncated reply. At most outgoing-num-tcp connections at once; queries
+ *    beyond wait in a queue.
+ *  - Duplicates: a query identical to one in flight (same server address
+ *    and port, name compared case-insensitively, type, class and flags)
+ *    is not sent again; its caller joins the one in flight and every
+ *    caller gets the reply. The first caller's timeout applies to all.
+ *  - Timeout: one timer per query in flight, armed with the caller's
+ *    timeout_ms when the query is created (time spent queued counts). The
+ *    network does not retransmit by itself; the iterator decides.
+ *
+ * Ownership and callbacks follow outbound.h: send() returns a handle or
+ * NULL (and then never calls back), callbacks run from the event loop
+ * only, cancel() suppresses the callback. Callbacks may call send() and
+ * cancel() (also for other queries that waited on the same reply).
+ * timer_set() handles are freed when they fire: do not cancel a timer
+ * whose function has run.
+ *
+ * Single-threaded: everything belongs to the worker's thread.
+ */
+#ifndef SERVICES_OUTSIDE_NETWORK_H
+#define SERVICES_OUTSIDE_NETWORK_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "services/outbound.h"
+
+struct comm_base;
+struct petrel_random;
+struct netaddr;
+struct outside_network;
+struct config_strlist;
+
+/** counters of an outside network */
+struct outside_network_stats {
+	/** queries created (not counting joins of duplicates) */
+	uint64_t queries;
+	/** callers that joined an identical query in flight */
+	uint64_t dup_joins;
+	/** UDP datagrams sent */
+	uint64_t udp_sent;
+	/** TCP queries sent (connections opened) */
+	uint64_t tcp_sent;
+	/** truncated UDP replies retried over TCP */
+	uint64_t tc_fallbacks;
+	/** matching replies delivered */
+	uint64_t replies;
+	/** replies that matched nothing (wrong ID, question, address, port) */
+	uint64_t unwanted;
+	/** queries that timed out */
+	uint64_t timeouts;
+	/** queries that failed (send error, connection failed) */
+	uint64_t errors;
+	/** queries cancelled by every caller before they ended */
+	uint64_t cancelled;
+	/** times a query waited for a free UDP socket (outgoing-range) */
+	uint64_t udp_waits;
+	/** times a query waited for a free TCP slot (outgoing-num-tcp) */
+	uint64_t tcp_waits;
+};
+
+/**
+ * What an outside network is made with: plain values taken from the
+ * config by the daemon (so tests and tools need no config file).
+ */
+struct outside_network_params {
+	/** outgoing-range: most UDP sockets open at once (>= 1) */
+	int outgoing_range;
+	/** outgoing-num-tcp: most outgoing TCP connections at once (>= 1) */
+	int outgoing_num_tcp;
+	/** use-caps-for-id (0x20) */
+	int use_caps_for_id;
+	/** edns-buffer-size advertised in the OPT record */
+	int edns_buffer_size;
+	/** allow IPv4 upstreams */
+	int do_ip4;
+	/** allow IPv6 upstreams */
+	int do_ip6;
+	/** unwanted-reply-threshold, 0 for off */
+	int unwanted_reply_threshold;
+	/** called each time the threshold is passed (may be NULL) */
+	void (*unwanted_cb)(void *arg);
+	/** its argument */
+	void *unwanted_arg;
+	/** the worker's random generator (IDs, ports, 0x20); not owned */
+	struct petrel_random *rnd;
+	/** outgoing-interface: source addresses as text ("ip"), or NULL */
+	struct config_strlist *outgoing_interfaces;
+	/** outgoing interfaces as addresses (used besides the list), or NULL */
+	const struct netaddr *ifs;
+	/** number of ifs */
+	int num_ifs;
+};
+
+/**
+ * Create the outside network of one worker.
+ * @param base: the worker's event base (clock and timers).
+ * @param p: the parameters (copied; the lists may be freed afterwards).
+ * @return the outside network, or NULL (logged; e.g. a bad
+ *	outgoing-interface address).
+ */
+struct outside_network *outside_network_create(struct comm_base *base,
+	const struct outside_network_params *p);
+
+/**
+ * Free an outside network: pending queries are dropped without callbacks,
+ * pending timer_set timers are freed without running.
+ */
+void outside_network_delete(struct outside_network *on);
+
+/**
+ * @return the struct outbound that sends through this network (valid for
+ *	the life of on; its now member is the comm_base's cached clock).
+ */
+struct outbound *outside_network_outbound(struct outside_network *on);
+
+/**
+ * Set (replace) the callback called each time unwanted-reply-threshold
+ * unwanted replies have been counted (the counter then starts again).
+ */
+void outside_network_set_unwanted_cb(struct outside_network *on,
+	void (*cb)(void *arg), void *arg);
+
+/** @return the counters. */
+const struct outside_network_stats *outside_network_get_stats(
+	struct outside_network *on);
+
+/** @return the number of UDP sockets open now. */
+int outside_network_udp_open(struct outside_network *on);
+
+/** @return the number of TCP connections open now. */
+int outside_network_tcp_open(struct outside_network *on);
+
+/** @return the number of distinct queries in flight (or queued). */
+int outside_network_pending(struct outside_network *on);
+
+#endif /* SERVICES_OUTSIDE_NETWORK_H */

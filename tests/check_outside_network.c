@@ -1,0 +1,838 @@
+/*
+ * tests/check_outside_network.c - the outside network against a small fake
+ * authoritative server on 127.0.0.1, served from the same comm_base (a UDP
+ * socket watched with comm_watch, and a TCP comm_point), so the test runs
+ * on one thread in every build.
+ */
+#include "config.h"
+#include "services/outside_network.h"
+#include "util/netevent/netevent.h"
+#include "util/netaddr.h"
+#include "util/random.h"
+#include "util/log.h"
+#include "util/config_file.h"
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+/* ------------------------------------------------------------------ */
+/* the fake server */
+
+/** how the fake UDP server answers */
+enum fake_mode {
+	/** echo the question with QR set */
+	FAKE_ANSWER,
+	/** first a wrong ID, a wrong question, a wrong port, then right */
+	FAKE_WRONG_FIRST,
+	/** answer with TC set (TCP server gives the full answer) */
+	FAKE_TC,
+	/** never answer */
+	FAKE_SILENT,
+	/** answer with the name lower-cased (breaks 0x20) */
+	FAKE_LOWERCASE
+};
+
+static struct comm_base *base;
+static struct petrel_random *rnd;
+static enum fake_mode mode;
+static int srv_fd, alt_fd;
+static struct netaddr srv_addr, tcp_addr;
+static struct comm_watch *srv_watch;
+static struct comm_point *tcp_srv;
+/** queries the UDP server saw: source port, ID, name */
+static int udp_seen;
+static int seen_port[64];
+/** source address of the last query */
+static struct netaddr seen_from;
+static int seen_id[64];
+static uint8_t seen_name[64][64];
+static int tcp_seen;
+
+/** answer marker in ANCOUNT: which path made the answer */
+#define MARK_UDP 1
+#define MARK_TCP 2
+#define MARK_BAD 9
+
+static void
+put16(uint8_t *p, int v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static int
+get16(const uint8_t *p)
+{
+	return (p[0] << 8) | p[1];
+}
+
+/** length of the question section (name + 4) of pkt, or 0 */
+static size_t
+question_len(const uint8_t *pkt, size_t len)
+{
+	size_t n = 12;
+	while(n < len && pkt[n] != 0)
+		n += 1 + pkt[n];
+	if(n + 5 > len)
+		return 0;
+	return n + 1 + 4 - 12;
+}
+
+static void
+srv_send(int fd, const uint8_t *pkt, size_t len, const struct netaddr *to)
+{
+	ck_assert_int_eq(sendto(fd, pkt, len, 0,
+		(const struct sockaddr *)&to->addr, to->len), (ssize_t)len);
+}
+
+static void
+srv_read(int fd, void *arg)
+{
+	uint8_t q[512], r[512];
+	struct netaddr from;
+	ssize_t n;
+	size_t qlen, rlen, i;
+	(void)arg;
+	from.len = sizeof(from.addr);
+	n = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&from.addr,
+		&from.len);
+	if(n < 12)
+		return;
+	qlen = question_len(q, (size_t)n);
+	ck_assert_uint_gt(qlen, 0);
+	if(udp_seen < 64) {
+		seen_port[udp_seen] = netaddr_port(&from);
+		seen_id[udp_seen] = get16(q);
+		memcpy(seen_name[udp_seen], q + 12, qlen - 4 < 64 ? qlen - 4 :
+			63);
+	}
+	udp_seen++;
+	seen_from = from;
+	if(mode == FAKE_SILENT)
+		return;
+	/* the reply: header, question */
+	memcpy(r, q, 12 + qlen);
+	r[2] |= 0x80;
+	put16(r + 4, 1);
+	put16(r + 6, MARK_UDP);
+	put16(r + 8, 0);
+	put16(r + 10, 0);
+	rlen = 12 + qlen;
+	if(mode == FAKE_TC)
+		r[2] |= 0x02;
+	if(mode == FAKE_LOWERCASE) {
+		for(i = 12; i < 12 + qlen - 4; i++)
+			if(r[i] >= 'A' && r[i] <= 'Z')
+				r[i] += 32;
+	}
+	if(mode == FAKE_WRONG_FIRST) {
+		uint8_t bad[512];
+		memcpy(bad, r, rlen);
+		put16(bad + 6, MARK_BAD);
+		/* wrong ID */
+		put16(bad, get16(r) ^ 0x5555);
+		srv_send(fd, bad, rlen, &from);
+		/* wrong question (type) */
+		memcpy(bad, r, rlen);
+		put16(bad + 6, MARK_BAD);
+		put16(bad + 12 + qlen - 4, get16(r + 12 + qlen - 4) + 1);
+		srv_send(fd, bad, rlen, &from);
+		/* right packet, wrong source port */
+		memcpy(bad, r, rlen);
+		put16(bad + 6, MARK_BAD);
+		srv_send(alt_fd, bad, rlen, &from);
+	}
+	srv_send(fd, r, rlen, &from);
+}
+
+/** the TCP server: echo the query with QR set and the TCP mark */
+static int
+tcp_srv_cb(struct comm_reply *rep, void *arg)
+{
+	(void)arg;
+	tcp_seen++;
+	rep->buf[2] |= 0x80;
+	put16(rep->buf + 6, MARK_TCP);
+	return 1;
+}
+
+/** open the fake servers on 127.0.0.1, UDP and TCP on the same port */
+static void
+fake_start(void)
+{
+	struct netaddr a;
+	int tfd, tries;
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 0, &a, NULL), 0);
+	for(tries = 0; tries < 20; tries++) {
+		srv_fd = comm_sock_open_udp(&a, NULL);
+		ck_assert_int_ge(srv_fd, 0);
+		srv_addr.len = sizeof(srv_addr.addr);
+		getsockname(srv_fd, (struct sockaddr *)&srv_addr.addr,
+			&srv_addr.len);
+		tfd = comm_sock_open_tcp(&srv_addr, NULL);
+		if(tfd >= 0)
+			break;
+		close(srv_fd);
+	}
+	ck_assert_int_ge(tfd, 0);
+	tcp_addr = srv_addr;
+	alt_fd = comm_sock_open_udp(&a, NULL);
+	ck_assert_int_ge(alt_fd, 0);
+	srv_watch = comm_watch_create(base, srv_fd, srv_read, NULL);
+	ck_assert_ptr_nonnull(srv_watch);
+	tcp_srv = comm_point_create_tcp(base, tfd, 8, 5000, 0, tcp_srv_cb,
+		NULL);
+	ck_assert_ptr_nonnull(tcp_srv);
+	udp_seen = tcp_seen = 0;
+	mode = FAKE_ANSWER;
+}
+
+static void
+fake_stop(void)
+{
+	comm_watch_delete(srv_watch);
+	comm_point_delete(tcp_srv);
+	close(srv_fd);
+	close(alt_fd);
+}
+
+/* ------------------------------------------------------------------ */
+/* callers */
+
+/** what a caller got */
+struct result {
+	/** callbacks seen */
+	int calls;
+	/** status */
+	enum outbound_status st;
+	/** ANCOUNT mark of the reply */
+	int mark;
+	/** TC bit of the reply */
+	int tc;
+	/** rtt given */
+	int rtt;
+};
+
+static void
+res_cb(void *arg, enum outbound_status st, const uint8_t *pkt, size_t len,
+	int rtt)
+{
+	struct result *r = arg;
+	r->calls++;
+	r->st = st;
+	r->rtt = rtt;
+	if(st == OUTBOUND_REPLY) {
+		ck_assert_ptr_nonnull(pkt);
+		ck_assert_uint_ge(len, 12);
+		r->mark = get16(pkt + 6);
+		r->tc = (pkt[2] & 0x02) != 0;
+	}
+}
+
+/** turn the loop until *flag >= want, or about two seconds */
+static void
+run_until(int *flag, int want)
+{
+	int i;
+	for(i = 0; i < 400 && *flag < want; i++)
+		comm_base_loop_once(base, 5);
+}
+
+/** turn the loop ms milliseconds */
+static void
+run_for(int ms)
+{
+	struct timeval a, n;
+	gettimeofday(&a, NULL);
+	do {
+		comm_base_loop_once(base, 5);
+		gettimeofday(&n, NULL);
+	} while((n.tv_sec - a.tv_sec) * 1000 + (n.tv_usec - a.tv_usec) / 1000
+		< ms);
+}
+
+/** wire name of "a<i>.example." (or a long name) into out */
+static size_t
+mkname(uint8_t *out, const char *label, int i)
+{
+	char l[64];
+	size_t n;
+	snprintf(l, sizeof(l), "%s%d", label, i);
+	n = strlen(l);
+	out[0] = (uint8_t)n;
+	memcpy(out + 1, l, n);
+	out[1 + n] = 7;
+	memcpy(out + 2 + n, "example", 7);
+	out[9 + n] = 0;
+	return 10 + n;
+}
+
+/** the event backends, every test runs on each */
+static const char *backends[] = {
+	"select",
+#ifdef HAVE_LIBEVENT
+	"libevent",
+#endif
+};
+#define NUM_BACKENDS ((int)(sizeof(backends) / sizeof(backends[0])))
+
+/** set up a network and the fake server on the test's backend */
+#define mknet(range, ntcp, caps, thr) mknet_(backends[_i], range, ntcp, \
+	caps, thr)
+
+static struct outside_network *
+mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
+{
+	struct outside_network *on;
+	struct outside_network_params op;
+	base = comm_base_create(backend);
+	ck_assert_ptr_nonnull(base);
+	rnd = random_create();
+	ck_assert_ptr_nonnull(rnd);
+	memset(&op, 0, sizeof(op));
+	op.outgoing_range = range;
+	op.outgoing_num_tcp = ntcp;
+	op.use_caps_for_id = caps;
+	op.edns_buffer_size = 1232;
+	op.do_ip4 = 1;
+	op.do_ip6 = 0;
+	op.unwanted_reply_threshold = threshold;
+	op.rnd = rnd;
+	on = outside_network_create(base, &op);
+	ck_assert_ptr_nonnull(on);
+	fake_start();
+	return on;
+}
+
+static void
+rmnet(struct outside_network *on)
+{
+	outside_network_delete(on);
+	fake_stop();
+	random_delete(rnd);
+	comm_base_delete(base);
+}
+
+static struct outbound_query *
+ask(struct outbound *ob, const uint8_t *name, size_t len, int flags,
+	int timeout, struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	return ob->send(ob->ctx, &srv_addr, name, len, 1, 1, flags, timeout,
+		res_cb, r);
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_answer)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "www", 1);
+	ck_assert_ptr_eq(ob->now, comm_base_now(base));
+	ck_assert_ptr_nonnull(ask(ob, name, len, OUTBOUND_FLAG_RD |
+		OUTBOUND_FLAG_DO, 1000, &r));
+	/* never called from inside send */
+	ck_assert_int_eq(r.calls, 0);
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(r.mark, MARK_UDP);
+	ck_assert_int_ge(r.rtt, 0);
+	ck_assert_int_lt(r.rtt, 1000);
+	ck_assert_int_eq(udp_seen, 1);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	ck_assert_int_eq(outside_network_pending(on), 0);
+	ck_assert_uint_eq(outside_network_get_stats(on)->replies, 1);
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 0);
+	rmnet(on);
+}
+END_TEST
+
+/** the query packet: flags, EDNS, DO, RD */
+static uint8_t last_q[512];
+static ssize_t last_qlen;
+
+static void
+raw_read(int fd, void *arg)
+{
+	struct netaddr from;
+	(void)arg;
+	from.len = sizeof(from.addr);
+	last_qlen = recvfrom(fd, last_q, sizeof(last_q), 0,
+		(struct sockaddr *)&from.addr, &from.len);
+	udp_seen++;
+}
+
+START_TEST(test_query_format)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct outbound_query *q;
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "Fmt", 1), qend;
+	comm_watch_delete(srv_watch);
+	srv_watch = comm_watch_create(base, srv_fd, raw_read, NULL);
+	q = ask(ob, name, len, OUTBOUND_FLAG_RD | OUTBOUND_FLAG_CD |
+		OUTBOUND_FLAG_DO, 1000, &r);
+	ck_assert_ptr_nonnull(q);
+	run_until(&udp_seen, 1);
+	qend = 12 + len + 4;
+	ck_assert_int_eq(last_qlen, (ssize_t)(qend + 11));
+	ck_assert_int_eq(last_q[2] & 0x81, 0x01);	/* RD, not QR */
+	ck_assert_int_eq(last_q[3] & 0x10, 0x10);	/* CD */
+	ck_assert_int_eq(get16(last_q + 4), 1);
+	ck_assert_int_eq(get16(last_q + 10), 1);	/* OPT */
+	ck_assert_int_eq(memcmp(last_q + 12, name, len), 0); /* no 0x20 */
+	ck_assert_int_eq(get16(last_q + qend + 1), 41);
+	ck_assert_int_eq(get16(last_q + qend + 3), 1232);
+	ck_assert_int_eq(get16(last_q + qend + 7), 0x8000); /* DO */
+	ob->cancel(ob->ctx, q);
+	/* without EDNS and flags */
+	q = ask(ob, name, len, OUTBOUND_FLAG_NOEDNS, 1000, &r);
+	run_until(&udp_seen, 2);
+	ck_assert_int_eq(last_qlen, (ssize_t)qend);
+	ck_assert_int_eq(last_q[2], 0);
+	ck_assert_int_eq(get16(last_q + 10), 0);
+	ob->cancel(ob->ctx, q);
+	ck_assert_int_eq(r.calls, 0);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_wrong_replies_ignored)
+{
+	struct outside_network *on = mknet(16, 4, 0, 3);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "bad", 1);
+	mode = FAKE_WRONG_FIRST;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(r.mark, MARK_UDP);	/* not one of the bad ones */
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 3);
+	rmnet(on);
+}
+END_TEST
+
+static int unwanted_calls;
+
+static void
+unwanted_cb(void *arg)
+{
+	(void)arg;
+	unwanted_calls++;
+}
+
+START_TEST(test_unwanted_threshold)
+{
+	struct outside_network *on = mknet(16, 4, 0, 5);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r[2];
+	uint8_t name[64];
+	size_t len;
+	unwanted_calls = 0;
+	outside_network_set_unwanted_cb(on, unwanted_cb, NULL);
+	mode = FAKE_WRONG_FIRST;
+	len = mkname(name, "thr", 1);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r[0]));
+	run_until(&r[0].calls, 1);
+	ck_assert_int_eq(unwanted_calls, 0);	/* 3 of 5 */
+	len = mkname(name, "thr", 2);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r[1]));
+	run_until(&r[1].calls, 1);
+	ck_assert_int_eq(unwanted_calls, 1);	/* 6: crossed once */
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 6);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_ports_and_ids_vary)
+{
+	struct outside_network *on = mknet(64, 4, 1, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r[20];
+	uint8_t name[64];
+	int i, j, same_port = 0, same_id = 0, upper = 0, done = 0;
+	for(i = 0; i < 20; i++) {
+		size_t len = mkname(name, "abcdefghijklmnopqrst", i);
+		ck_assert_ptr_nonnull(ask(ob, name, len, 0, 2000, &r[i]));
+	}
+	for(i = 0; i < 400 && done < 20; i++) {
+		comm_base_loop_once(base, 5);
+		for(done = 0, j = 0; j < 20; j++)
+			done += r[j].calls;
+	}
+	ck_assert_int_eq(done, 20);
+	ck_assert_int_eq(udp_seen, 20);
+	for(i = 0; i < 20; i++) {
+		ck_assert_int_eq(r[i].st, OUTBOUND_REPLY);
+		ck_assert_int_ge(seen_port[i], 1024);
+		for(j = 0; j < i; j++) {
+			same_port += seen_port[i] == seen_port[j];
+			same_id += seen_id[i] == seen_id[j];
+		}
+		/* 0x20: some letters went out in upper case */
+		for(j = 1; j < 21; j++)
+			if(seen_name[i][j] >= 'A' && seen_name[i][j] <= 'Z')
+				upper++;
+	}
+	/* 190 pairs out of 64512 ports / 65536 IDs: a few collisions at
+	 * most by chance; a fixed port or ID gives 190 */
+	ck_assert_int_le(same_port, 5);
+	ck_assert_int_le(same_id, 5);
+	ck_assert_int_gt(upper, 50);
+	ck_assert_int_lt(upper, 350);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_caps_mismatch_rejected)
+{
+	struct outside_network *on = mknet(16, 4, 1, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "abcdefghijklmnopqrstuvwxyz", 0);
+	mode = FAKE_LOWERCASE;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 200, &r));
+	run_until(&r.calls, 1);
+	/* the lower-cased echo does not match the 0x20 name */
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 1);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_tc_goes_tcp)
+{
+	struct outside_network *on = mknet(16, 4, 1, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "big", 1);
+	mode = FAKE_TC;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 2000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(r.mark, MARK_TCP);
+	ck_assert_int_eq(r.tc, 0);
+	ck_assert_int_eq(udp_seen, 1);
+	ck_assert_int_eq(tcp_seen, 1);
+	ck_assert_uint_eq(outside_network_get_stats(on)->tc_fallbacks, 1);
+	ck_assert_int_eq(outside_network_tcp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_tcp_flag_and_limit)
+{
+	struct outside_network *on = mknet(16, 1, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r[3];
+	uint8_t name[64];
+	int i, done = 0, maxopen = 0;
+	for(i = 0; i < 3; i++) {
+		size_t len = mkname(name, "tcp", i);
+		ck_assert_ptr_nonnull(ask(ob, name, len, OUTBOUND_FLAG_TCP,
+			2000, &r[i]));
+	}
+	for(i = 0; i < 400 && done < 3; i++) {
+		comm_base_loop_once(base, 5);
+		if(outside_network_tcp_open(on) > maxopen)
+			maxopen = outside_network_tcp_open(on);
+		done = r[0].calls + r[1].calls + r[2].calls;
+	}
+	ck_assert_int_eq(done, 3);
+	for(i = 0; i < 3; i++) {
+		ck_assert_int_eq(r[i].st, OUTBOUND_REPLY);
+		ck_assert_int_eq(r[i].mark, MARK_TCP);
+	}
+	ck_assert_int_eq(maxopen, 1);
+	ck_assert_int_eq(udp_seen, 0);
+	ck_assert_int_eq(tcp_seen, 3);
+	ck_assert_uint_eq(outside_network_get_stats(on)->tcp_waits, 2);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_outgoing_range)
+{
+	struct outside_network *on = mknet(2, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r[5];
+	uint8_t name[64];
+	int i, j, done = 0, maxopen = 0;
+	for(i = 0; i < 5; i++) {
+		size_t len = mkname(name, "rng", i);
+		ck_assert_ptr_nonnull(ask(ob, name, len, 0, 2000, &r[i]));
+		ck_assert_int_le(outside_network_udp_open(on), 2);
+	}
+	for(i = 0; i < 400 && done < 5; i++) {
+		comm_base_loop_once(base, 5);
+		if(outside_network_udp_open(on) > maxopen)
+			maxopen = outside_network_udp_open(on);
+		for(done = 0, j = 0; j < 5; j++)
+			done += r[j].calls;
+	}
+	ck_assert_int_eq(done, 5);
+	ck_assert_int_le(maxopen, 2);
+	ck_assert_uint_eq(outside_network_get_stats(on)->udp_waits, 3);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_timeout)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "slow", 1);
+	struct timeval a, z;
+	long ms;
+	mode = FAKE_SILENT;
+	gettimeofday(&a, NULL);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 150, &r));
+	run_until(&r.calls, 1);
+	gettimeofday(&z, NULL);
+	ms = (z.tv_sec - a.tv_sec) * 1000 + (z.tv_usec - a.tv_usec) / 1000;
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_int_eq(r.rtt, 150);
+	ck_assert_int_ge(ms, 140);
+	ck_assert_int_lt(ms, 1500);
+	ck_assert_uint_eq(outside_network_get_stats(on)->timeouts, 1);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_cancel)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r1, r2;
+	struct outbound_query *q1, *q2;
+	uint8_t name[64];
+	size_t len = mkname(name, "gone", 1);
+	q1 = ask(ob, name, len, 0, 500, &r1);
+	ck_assert_ptr_nonnull(q1);
+	ob->cancel(ob->ctx, q1);
+	ck_assert_int_eq(outside_network_pending(on), 0);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	/* a cancelled joiner: the other caller still gets the reply */
+	len = mkname(name, "gone", 2);
+	q1 = ask(ob, name, len, 0, 500, &r1);
+	q2 = ask(ob, name, len, 0, 500, &r2);
+	ob->cancel(ob->ctx, q2);
+	run_for(700);
+	ck_assert_int_eq(r1.calls, 1);
+	ck_assert_int_eq(r1.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(r2.calls, 0);
+	ck_assert_uint_eq(outside_network_get_stats(on)->cancelled, 1);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_duplicates_sent_once)
+{
+	struct outside_network *on = mknet(16, 4, 1, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r[4];
+	uint8_t name[64], upper[64];
+	size_t len = mkname(name, "dup", 1), i;
+	memcpy(upper, name, len);
+	for(i = 0; i < len; i++)
+		if(upper[i] >= 'a' && upper[i] <= 'z')
+			upper[i] -= 32;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r[0]));
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r[1]));
+	ck_assert_ptr_nonnull(ask(ob, upper, len, 0, 1000, &r[2]));
+	/* different flags: a different query */
+	ck_assert_ptr_nonnull(ask(ob, name, len, OUTBOUND_FLAG_CD, 1000,
+		&r[3]));
+	ck_assert_int_eq(outside_network_pending(on), 2);
+	run_until(&r[3].calls, 1);
+	run_until(&r[0].calls, 1);
+	for(i = 0; i < 4; i++) {
+		ck_assert_int_eq(r[i].calls, 1);
+		ck_assert_int_eq(r[i].st, OUTBOUND_REPLY);
+	}
+	ck_assert_int_eq(udp_seen, 2);
+	ck_assert_uint_eq(outside_network_get_stats(on)->dup_joins, 2);
+	ck_assert_uint_eq(outside_network_get_stats(on)->queries, 2);
+	rmnet(on);
+}
+END_TEST
+
+/* a callback that cancels the other caller of the same reply */
+static struct outbound_query *other_q;
+static struct outbound *cur_ob;
+
+static void
+cancel_other_cb(void *arg, enum outbound_status st, const uint8_t *pkt,
+	size_t len, int rtt)
+{
+	res_cb(arg, st, pkt, len, rtt);
+	if(other_q) {
+		cur_ob->cancel(cur_ob->ctx, other_q);
+		other_q = NULL;
+	}
+}
+
+START_TEST(test_cancel_from_callback)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r1, r2;
+	uint8_t name[64];
+	size_t len = mkname(name, "cb", 1);
+	memset(&r1, 0, sizeof(r1));
+	memset(&r2, 0, sizeof(r2));
+	cur_ob = ob;
+	/* joiners are called newest first: r2's callback runs first */
+	other_q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0, 1000,
+		res_cb, &r1);
+	ck_assert_ptr_nonnull(ob->send(ob->ctx, &srv_addr, name, len, 1, 1,
+		0, 1000, cancel_other_cb, &r2));
+	run_until(&r2.calls, 1);
+	run_for(50);
+	ck_assert_int_eq(r2.calls, 1);
+	ck_assert_int_eq(r1.calls, 0);
+	rmnet(on);
+}
+END_TEST
+
+static int tfired;
+
+static void
+tfn(void *arg)
+{
+	(void)arg;
+	tfired++;
+}
+
+START_TEST(test_timers_and_refusals)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct netaddr v6;
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "x", 1);
+	void *t1, *t2;
+	tfired = 0;
+	t1 = ob->timer_set(ob->ctx, 20, tfn, NULL);
+	t2 = ob->timer_set(ob->ctx, 20, tfn, NULL);
+	ck_assert_ptr_nonnull(t1);
+	ck_assert_ptr_nonnull(t2);
+	ob->timer_cancel(ob->ctx, t2);
+	run_for(100);
+	ck_assert_int_eq(tfired, 1);
+	/* do-ip6 off: refused, and no callback ever */
+	ck_assert_int_eq(netaddr_parse("::1@53", 53, &v6, NULL), 0);
+	memset(&r, 0, sizeof(r));
+	ck_assert_ptr_null(ob->send(ob->ctx, &v6, name, len, 1, 1, 0, 100,
+		res_cb, &r));
+	/* a malformed name is refused */
+	name[0] = 60;
+	ck_assert_ptr_null(ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0,
+		100, res_cb, &r));
+	/* pending queries and timers are freed by delete, no callbacks */
+	len = mkname(name, "x", 2);
+	mode = FAKE_SILENT;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r));
+	ck_assert_ptr_nonnull(ob->timer_set(ob->ctx, 1000, tfn, NULL));
+	comm_base_loop_once(base, 5);
+	ck_assert_int_eq(r.calls, 0);
+	rmnet(on);
+}
+END_TEST
+
+START_TEST(test_outgoing_interface)
+{
+	struct outside_network_params op;
+	struct outside_network *on;
+	struct config_strlist bad = { NULL, "192.0.2.300" };
+	struct config_strlist lo2 = { NULL, "127.0.0.2" };
+	struct outbound *ob;
+	struct result r;
+	struct netaddr want;
+	uint8_t name[64];
+	size_t len = mkname(name, "src", 1);
+	char s1[NETADDR_STRLEN];
+	base = comm_base_create(backends[_i]);
+	rnd = random_create();
+	fake_start();
+	memset(&op, 0, sizeof(op));
+	op.outgoing_range = 4;
+	op.outgoing_num_tcp = 2;
+	op.edns_buffer_size = 1232;
+	op.do_ip4 = 1;
+	op.rnd = rnd;
+	op.outgoing_interfaces = &bad;
+	ck_assert_ptr_null(outside_network_create(base, &op));
+	op.outgoing_interfaces = &lo2;
+	on = outside_network_create(base, &op);
+	ck_assert_ptr_nonnull(on);
+	ob = outside_network_outbound(on);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(netaddr_parse("127.0.0.2", 0, &want, NULL), 0);
+	ck_assert_msg(netaddr_cmp_addr(&seen_from, &want) == 0,
+		"query came from %s", netaddr_str(&seen_from, -1, s1,
+		sizeof(s1)));
+	rmnet(on);
+}
+END_TEST
+
+static Suite *
+outnet_suite(void)
+{
+	Suite *s = suite_create("outside_network");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_answer, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_query_format, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_wrong_replies_ignored, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_unwanted_threshold, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_ports_and_ids_vary, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_caps_mismatch_rejected, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tc_goes_tcp, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_flag_and_limit, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_outgoing_range, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_cancel, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_duplicates_sent_once, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_cancel_from_callback, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timers_and_refusals, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_outgoing_interface, 0, NUM_BACKENDS);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(outnet_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
