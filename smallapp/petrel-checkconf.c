@@ -1,0 +1,110 @@
+/*
+ * smallapp/petrel-checkconf.c - check a petrel config file.
+ *
+ *	petrel-checkconf [-f] [-o option] [file]
+ *
+ * Loads the file (default /etc/petrel/petrel.conf) with the daemon's own
+ * loader and prints "petrel-checkconf: no errors in FILE" (exit 0), or the
+ * error line "file:line: what was expected" (exit 1). Options petrel
+ * ignores are reported as warnings on stderr and do not fail the check.
+ * -o prints one option's value instead (init scripts read the pidfile this
+ * way); -f prints the full path of the file.
+ */
+#include "config.h"
+#include "util/config_file.h"
+#include "util/config_options.h"
+#include "util/log.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/** print usage and exit 1 */
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: petrel-checkconf [-h] [-f] [-o option] "
+		"[file]\n");
+	fprintf(stderr, "	Checks a petrel configuration file.\n");
+	fprintf(stderr, "	file	the config file (default %s)\n",
+		config_default_file());
+	fprintf(stderr, "	-o opt	print the value of one option\n");
+	fprintf(stderr, "	-f	print the full path of the file\n");
+	fprintf(stderr, "	-h	this help\n");
+	exit(1);
+}
+
+/** main: check the file, or print one option */
+int
+main(int argc, char *argv[])
+{
+	const char *file, *opt = NULL;
+	int c, fullpath = 0, ret = 0;
+	char err[1024];
+	struct config_file *cfg;
+
+	while((c = getopt(argc, argv, "fho:")) != -1) {
+		switch(c) {
+		case 'f':
+			fullpath = 1;
+			break;
+		case 'o':
+			opt = optarg;
+			break;
+		case 'h':
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if(argc > 1)
+		usage();
+	file = argc == 1 ? argv[0] : config_default_file();
+	log_ident_set("petrel-checkconf");
+
+	if(fullpath) {
+		char real[PATH_MAX];
+		if(!realpath(file, real)) {
+			fprintf(stderr, "petrel-checkconf: %s: cannot resolve "
+				"the path\n", file);
+			return 1;
+		}
+		printf("%s\n", real);
+		return 0;
+	}
+	if(opt && !config_option_find(opt, -1)) {
+		fprintf(stderr, "petrel-checkconf: unknown option '%s', did "
+			"you mean '%s'?\n", opt, config_option_nearest(opt));
+		return 1;
+	}
+	cfg = config_create();
+	if(!cfg) {
+		fprintf(stderr, "petrel-checkconf: out of memory\n");
+		return 1;
+	}
+	if(opt)
+		log_set_verbosity(0);
+	if(config_read(cfg, file, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		config_delete(cfg);
+		return 1;
+	}
+	if(opt) {
+		char *buf = malloc(1024 * 1024);
+		if(!buf || config_get_option_str(cfg, opt, buf, 1024 * 1024)
+			!= 0) {
+			fprintf(stderr, "petrel-checkconf: cannot print '%s'\n",
+				opt);
+			ret = 1;
+		} else if(buf[0]) {
+			printf("%s\n", buf);
+		}
+		free(buf);
+	} else {
+		printf("petrel-checkconf: no errors in %s\n", file);
+	}
+	config_delete(cfg);
+	return ret;
+}

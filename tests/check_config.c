@@ -1,0 +1,908 @@
+/*
+ * tests/check_config.c - Check suite for the config parser, the option
+ * table, the generated documents and petrel-checkconf.
+ *
+ * The good and bad configs live in testdata/conf/. Every bad-NAME.conf has
+ * a bad-NAME.err beside it with the exact error line the load must give
+ * (paths as seen from testdata/conf/, where the test runs).
+ */
+#include "config.h"
+#include "util/config_file.h"
+#include "util/config_options.h"
+#include "util/config_doc.h"
+#include "util/log.h"
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CONFIG_TOP_SRCDIR
+#define CONFIG_TOP_SRCDIR "."
+#endif
+#ifndef CONFIG_TOP_BUILDDIR
+#define CONFIG_TOP_BUILDDIR "."
+#endif
+/** the folder with the test configs */
+#define CONFDIR CONFIG_TOP_SRCDIR "/testdata/conf"
+
+/** a log capture buffer for warnings */
+static char logbuf[65536];
+
+/** read a whole file into a malloced string, or NULL */
+static char *
+slurp(const char *fn)
+{
+	FILE *f = fopen(fn, "r");
+	char *buf;
+	long n;
+	if(!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if(!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/** Print every option of a config, one "name=value" per line, into a
+ * malloced string: a fingerprint to compare whole configs with. */
+static char *
+dump(const struct config_file *cfg)
+{
+	size_t i, cap = 1 << 20, used = 0;
+	char *out = malloc(cap), val[65536];
+	ck_assert_ptr_nonnull(out);
+	out[0] = 0;
+	for(i = 0; i < config_option_count; i++) {
+		const struct config_option *o = config_option_at(i);
+		ck_assert_int_eq(config_get_option_str(cfg, o->name, val,
+			sizeof(val)), 0);
+		used += (size_t)snprintf(out + used, cap - used, "%s=%s\n",
+			o->name, val);
+		ck_assert_uint_lt(used, cap);
+	}
+	return out;
+}
+
+/** get an option's value as a static string */
+static const char *
+get(const struct config_file *cfg, const char *name)
+{
+	static char buf[4096];
+	ck_assert_int_eq(config_get_option_str(cfg, name, buf, sizeof(buf)),
+		0);
+	return buf;
+}
+
+/** load a file from testdata/conf (relative name), expect success */
+static struct config_file *
+load_good(const char *name)
+{
+	char err[1024];
+	struct config_file *cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(chdir(CONFDIR), 0);
+	if(config_read(cfg, name, err, sizeof(err)) != 0)
+		ck_abort_msg("%s did not load: %s", name, err);
+	return cfg;
+}
+
+/** count occurrences of a string */
+static int
+count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+	const char *p = hay;
+	while((p = strstr(p, needle)) != NULL) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+START_TEST(test_defaults)
+{
+	struct config_file *cfg = config_create();
+	const struct config_strlist *l;
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(cfg->port, 53);
+	ck_assert_int_eq(cfg->num_threads, 1);
+	ck_assert_int_eq(cfg->outgoing_range, 4096);
+	ck_assert_int_eq(cfg->num_queries_per_thread, 1024);
+	ck_assert_uint_eq(cfg->msg_cache_size, 4 * 1024 * 1024);
+	ck_assert_uint_eq(cfg->rrset_cache_size, 4 * 1024 * 1024);
+	ck_assert_int_eq(cfg->msg_cache_slabs, 4);
+	ck_assert_int_eq(cfg->rrset_cache_slabs, 4);
+	ck_assert_int_eq(cfg->cache_max_ttl, 86400);
+	ck_assert_int_eq(cfg->cache_max_negative_ttl, 3600);
+	ck_assert_int_eq(cfg->cache_min_ttl, 0);
+	ck_assert_int_eq(cfg->infra_host_ttl, 900);
+	ck_assert_int_eq(cfg->edns_buffer_size, 1232);
+	ck_assert_int_eq(cfg->max_udp_size, 1232);
+	ck_assert_int_eq(cfg->tcp_idle_timeout, 30000);
+	ck_assert_int_eq(cfg->incoming_num_tcp, 10);
+	ck_assert_int_eq(cfg->outgoing_num_tcp, 10);
+	ck_assert_int_eq(cfg->jostle_timeout, 200);
+	ck_assert_int_eq(cfg->serve_expired_ttl, 0);
+	ck_assert_int_eq(cfg->serve_expired_reply_ttl, 30);
+	ck_assert_int_eq(cfg->serve_expired_client_timeout, 0);
+	ck_assert_int_eq(cfg->qname_minimisation, 1);
+	ck_assert_int_eq(cfg->harden_glue, 1);
+	ck_assert_int_eq(cfg->do_not_query_localhost, 1);
+	ck_assert_int_eq(cfg->do_ip4, 1);
+	ck_assert_int_eq(cfg->do_ip6, 1);
+	ck_assert_int_eq(cfg->do_udp, 1);
+	ck_assert_int_eq(cfg->do_tcp, 1);
+	ck_assert_int_eq(cfg->do_daemonize, 1);
+	ck_assert_int_eq(cfg->verbosity, 1);
+	ck_assert_int_eq(cfg->prefetch, 0);
+	ck_assert_int_eq(cfg->control_enable, 0);
+	ck_assert_int_eq(cfg->control_port, 8953);
+	ck_assert_int_eq(cfg->control_use_cert, 1);
+	ck_assert_str_eq(cfg->username, "");
+	ck_assert_str_eq(cfg->chroot, "");
+	ck_assert_str_eq(cfg->directory, "");
+	ck_assert_str_eq(cfg->pidfile, "");
+	ck_assert_str_eq(cfg->http_metrics_interface, "");
+	ck_assert_str_eq(cfg->server_key_file, "/etc/petrel/petrel_server.key");
+	ck_assert_ptr_null(cfg->interfaces);
+	ck_assert_ptr_null(cfg->acls);
+	ck_assert_ptr_null(cfg->forwards);
+#if defined(HAVE_SOLARIS_THREADS)
+	ck_assert_int_eq(cfg->thread_model, THREAD_MODEL_SOLARIS);
+#elif defined(HAVE_PTHREAD)
+	ck_assert_int_eq(cfg->thread_model, THREAD_MODEL_PTHREADS);
+#else
+	ck_assert_int_eq(cfg->thread_model, THREAD_MODEL_FORK);
+#endif
+#ifdef HAVE_LIBEVENT
+	ck_assert_int_eq(cfg->event_backend, EVENT_BACKEND_LIBEVENT);
+#else
+	ck_assert_int_eq(cfg->event_backend, EVENT_BACKEND_SELECT);
+#endif
+	l = config_interfaces(cfg);
+	ck_assert_str_eq(l->str, "127.0.0.1");
+	ck_assert_str_eq(l->next->str, "::1");
+	ck_assert_ptr_null(l->next->next);
+	ck_assert_str_eq(config_control_interfaces(cfg)->str, "127.0.0.1");
+	ck_assert_str_eq(config_default_file(), "/etc/petrel/petrel.conf");
+	config_delete(cfg);
+}
+END_TEST
+
+/** every bad-*.conf fails with exactly its .err text, and leaves the
+ * config as it was */
+START_TEST(test_bad_configs)
+{
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+	ck_assert_int_eq(chdir(CONFDIR), 0);
+	d = opendir(".");
+	ck_assert_ptr_nonnull(d);
+	while((e = readdir(d)) != NULL) {
+		char errname[512], err[1024], *want, *before, *after;
+		size_t l = strlen(e->d_name);
+		struct config_file *cfg;
+		if(strncmp(e->d_name, "bad-", 4) != 0 || l < 6 ||
+			strcmp(e->d_name + l - 5, ".conf") != 0)
+			continue;
+		snprintf(errname, sizeof(errname), "%.*s.err", (int)(l - 5),
+			e->d_name);
+		want = slurp(errname);
+		ck_assert_msg(want != NULL, "missing %s", errname);
+		while(want[0] && want[strlen(want)-1] == '\n')
+			want[strlen(want)-1] = 0;
+		cfg = config_create();
+		ck_assert_ptr_nonnull(cfg);
+		/* something set before, that the failed load must keep */
+		ck_assert_int_eq(config_set_option(cfg, "port", "1234", err,
+			sizeof(err)), 0);
+		ck_assert_int_eq(config_set_option(cfg, "interface",
+			"127.0.0.9", err, sizeof(err)), 0);
+		before = dump(cfg);
+		log_capture(logbuf, sizeof(logbuf));
+		ck_assert_msg(config_read(cfg, e->d_name, err, sizeof(err))
+			== -1, "%s loaded", e->d_name);
+		log_capture(NULL, 0);
+		ck_assert_msg(strcmp(err, want) == 0,
+			"%s: got '%s', want '%s'", e->d_name, err, want);
+		after = dump(cfg);
+		ck_assert_msg(strcmp(before, after) == 0,
+			"%s: config changed by a failed load", e->d_name);
+		ck_assert_int_eq(cfg->port, 1234);
+		free(before);
+		free(after);
+		free(want);
+		config_delete(cfg);
+		n++;
+	}
+	closedir(d);
+	ck_assert_int_ge(n, 40);
+}
+END_TEST
+
+START_TEST(test_good_full)
+{
+	struct config_file *cfg = load_good("good-full.conf");
+	const struct config_strlist *s;
+	const struct config_acl *a;
+	const struct config_stub *z;
+	const struct config_localzone *lz;
+	int n;
+	ck_assert_int_eq(cfg->num_warnings, 0);
+	ck_assert_str_eq(cfg->filename, "good-full.conf");
+	/* interfaces accumulate across repeated server: clauses */
+	for(n = 0, s = cfg->interfaces; s; s = s->next)
+		n++;
+	ck_assert_int_eq(n, 4);
+	ck_assert_str_eq(cfg->interfaces->str, "127.0.0.1");
+	ck_assert_str_eq(cfg->interfaces->next->str, "::1@5353");
+	ck_assert_str_eq(cfg->interfaces->next->next->str, "192.0.2.1");
+	ck_assert_str_eq(cfg->interfaces->next->next->next->str, "192.0.2.2");
+	ck_assert_int_eq(cfg->port, 5353);
+	a = cfg->acls;
+	ck_assert_int_eq(a->action, ACL_ALLOW);
+	ck_assert_int_eq(a->block.prefix, 8);
+	ck_assert_int_eq(a->next->action, ACL_REFUSE);
+	ck_assert_int_eq(a->next->next->action, ACL_ALLOW_SNOOP);
+	ck_assert_int_eq(a->next->next->block.prefix, 32);
+	ck_assert_int_eq(a->next->next->next->action, ACL_DENY);
+	ck_assert_ptr_null(a->next->next->next->next);
+	ck_assert_str_eq(get(cfg, "access-control"), "127.0.0.0/8 allow\n"
+		"10.0.0.0/8 refuse\n2001:db8::/32 allow_snoop\n"
+		"192.0.2.0/24 deny");
+	ck_assert_int_eq(cfg->num_threads, 4);
+	ck_assert_int_eq(cfg->thread_model, THREAD_MODEL_FORK);
+	ck_assert_int_eq(cfg->event_backend, EVENT_BACKEND_SELECT);
+	ck_assert_int_eq(cfg->so_reuseport, 0);
+	ck_assert_uint_eq(cfg->so_rcvbuf, 4 * 1024 * 1024);
+	ck_assert_uint_eq(cfg->so_sndbuf, 256 * 1024);
+	ck_assert_int_eq(cfg->outgoing_range, 512);
+	ck_assert_str_eq(cfg->outgoing_interfaces->str, "192.0.2.10");
+	ck_assert_int_eq(cfg->num_queries_per_thread, 2048);
+	ck_assert_int_eq(cfg->jostle_timeout, 300);
+	ck_assert_int_eq(cfg->incoming_num_tcp, 20);
+	ck_assert_int_eq(cfg->outgoing_num_tcp, 30);
+	ck_assert_int_eq(cfg->tcp_idle_timeout, 10000);
+	ck_assert_int_eq(cfg->edns_buffer_size, 1400);
+	ck_assert_int_eq(cfg->max_udp_size, 4096);
+	ck_assert_uint_eq(cfg->msg_cache_size, 64 * 1024 * 1024);
+	ck_assert_uint_eq(cfg->rrset_cache_size, 1024UL * 1024 * 1024);
+	ck_assert_int_eq(cfg->msg_cache_slabs, 8);
+	ck_assert_int_eq(cfg->rrset_cache_slabs, 16);
+	ck_assert_int_eq(cfg->cache_min_ttl, 60);
+	ck_assert_int_eq(cfg->cache_max_ttl, 3600);
+	ck_assert_int_eq(cfg->cache_max_negative_ttl, 300);
+	ck_assert_int_eq(cfg->infra_host_ttl, 600);
+	ck_assert_int_eq(cfg->prefetch, 1);
+	ck_assert_int_eq(cfg->serve_expired, 1);
+	ck_assert_int_eq(cfg->serve_expired_ttl, 86400);
+	ck_assert_int_eq(cfg->serve_expired_reply_ttl, 10);
+	ck_assert_int_eq(cfg->serve_expired_client_timeout, 1800);
+	ck_assert_str_eq(cfg->root_hints, "/usr/share/dns/root.hints");
+	ck_assert_int_eq(cfg->qname_minimisation, 0);
+	ck_assert_int_eq(cfg->use_caps_for_id, 1);
+	ck_assert_int_eq(cfg->harden_glue, 0);
+	ck_assert_int_eq(cfg->harden_below_nxdomain, 1);
+	ck_assert_int_eq(cfg->do_not_query_localhost, 0);
+	ck_assert_int_eq(cfg->do_ip6, 0);
+	ck_assert_int_eq(cfg->tcp_upstream, 0);
+	lz = cfg->local_zones;
+	ck_assert_str_eq(lz->name, "example.");
+	ck_assert_str_eq(lz->type, "static");
+	ck_assert_str_eq(lz->next->name, "home.arpa.");
+	ck_assert_str_eq(lz->next->type, "transparent");
+	ck_assert_str_eq(cfg->local_data->str,
+		"www.example. 3600 IN A 192.0.2.80");
+	/* '#' inside quotes is not a comment */
+	ck_assert_str_eq(cfg->local_data->next->str,
+		"txt.example. TXT \"hello # not a comment\"");
+	ck_assert_str_eq(cfg->local_data_ptr->str, "192.0.2.80 www.example.");
+	ck_assert_int_eq(cfg->private_addresses->block.prefix, 8);
+	ck_assert_int_eq(cfg->private_addresses->next->block.prefix, 8);
+	ck_assert_str_eq(get(cfg, "private-address"), "10.0.0.0/8\nfd00::/8");
+	ck_assert_str_eq(cfg->private_domains->str, "lan.");
+	ck_assert_int_eq(cfg->hide_identity, 1);
+	ck_assert_int_eq(cfg->hide_version, 1);
+	ck_assert_str_eq(cfg->identity, "resolver # one");
+	ck_assert_str_eq(cfg->version, "petrel test");
+	ck_assert_int_eq(cfg->minimal_responses, 1);
+	ck_assert_int_eq(cfg->verbosity, 3); /* written "verbosity:3" */
+	ck_assert_str_eq(cfg->logfile, "/var/log/petrel.log");
+	ck_assert_int_eq(cfg->log_queries, 1);
+	ck_assert_str_eq(cfg->pidfile, "/run/petrel.pid");
+	ck_assert_str_eq(cfg->username, "petrel");
+	ck_assert_str_eq(cfg->directory, "/etc/petrel");
+	ck_assert_int_eq(cfg->do_daemonize, 0);
+	ck_assert_int_eq(cfg->statistics_interval, 60);
+	ck_assert_int_eq(cfg->statistics_cumulative, 1);
+	ck_assert_int_eq(cfg->extended_statistics, 1);
+	ck_assert_int_eq(cfg->unwanted_reply_threshold, 10000000);
+	ck_assert_str_eq(cfg->http_metrics_interface, "127.0.0.1@9167");
+	/* zones: one per clause, in file order */
+	z = cfg->forwards;
+	ck_assert_str_eq(z->name, "example.com.");
+	ck_assert_int_eq(z->first, 1);
+	ck_assert_str_eq(z->addrs->str, "192.0.2.53");
+	ck_assert_int_eq(netaddr_port(&z->addrs->addr), 53);
+	ck_assert_str_eq(z->addrs->next->str, "2001:db8::53@5353");
+	ck_assert_int_eq(netaddr_port(&z->addrs->next->addr), 5353);
+	ck_assert_str_eq(z->hosts->str, "ns.example.net.");
+	z = z->next;
+	ck_assert_str_eq(z->name, ".");
+	ck_assert_int_eq(z->first, 0);
+	ck_assert_int_eq(netaddr_port(&z->addrs->addr), 853);
+	ck_assert_ptr_null(z->next);
+	z = cfg->stubs;
+	ck_assert_str_eq(z->name, "corp.example.");
+	ck_assert_int_eq(z->prime, 1);
+	ck_assert_int_eq(z->first, 0);
+	ck_assert_str_eq(z->next->name, "internal.");
+	ck_assert_str_eq(z->next->hosts->str, "ns1.internal.");
+	ck_assert_int_eq(z->next->prime, 0);
+	ck_assert_ptr_null(z->next->next);
+	ck_assert_str_eq(get(cfg, "name"), "example.com.\n.\ncorp.example.\n"
+		"internal.");
+	ck_assert_str_eq(get(cfg, "forward-first"), "example.com. yes\n. no");
+	ck_assert_str_eq(get(cfg, "stub-prime"), "corp.example. yes\n"
+		"internal. no");
+	ck_assert_int_eq(cfg->control_enable, 1);
+	ck_assert_str_eq(get(cfg, "control-interface"),
+		"127.0.0.1\n/run/petrel.ctl");
+	ck_assert_int_eq(cfg->control_port, 8954);
+	ck_assert_int_eq(cfg->control_use_cert, 0);
+	ck_assert_str_eq(cfg->server_key_file, "/etc/petrel/s.key");
+	ck_assert_str_eq(cfg->control_cert_file, "/etc/petrel/c.pem");
+	/* -o prints */
+	ck_assert_str_eq(get(cfg, "msg-cache-size"), "67108864");
+	ck_assert_str_eq(get(cfg, "pidfile:"), "/run/petrel.pid");
+	ck_assert_str_eq(get(cfg, "do-ip6"), "no");
+	ck_assert_str_eq(get(cfg, "thread-model"), "fork");
+	ck_assert_int_eq(config_get_option_str(cfg, "no-such", logbuf, 10),
+		-1);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_include_glob)
+{
+	struct config_file *cfg = load_good("good-include.conf");
+	ck_assert_int_eq(cfg->port, 5300);
+	ck_assert_int_eq(cfg->verbosity, 2);
+	ck_assert_uint_eq(cfg->msg_cache_size, 8 * 1024 * 1024);
+	/* in file order: the include inside server:, the glob (sorted),
+	 * then the line after */
+	ck_assert_str_eq(get(cfg, "interface"),
+		"127.0.0.1\n127.0.0.2\n127.0.0.3");
+	ck_assert_str_eq(get(cfg, "name"), "a.example.\nb.example.");
+	ck_assert_int_eq(cfg->num_warnings, 0);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_include_directory)
+{
+	/* a relative include is taken from directory: when it is set */
+	char text[1024], err[1024];
+	struct config_file *cfg = config_create();
+	snprintf(text, sizeof(text), "server:\n directory: \"%s/include\"\n"
+		" include: in-server.inc\n", CONFDIR);
+	ck_assert_int_eq(chdir("/"), 0);
+	ck_assert_int_eq(config_read_mem(cfg, "/nowhere/x.conf", text,
+		strlen(text), err, sizeof(err)), 0);
+	ck_assert_str_eq(get(cfg, "interface"), "127.0.0.1");
+	ck_assert_uint_eq(cfg->msg_cache_size, 8 * 1024 * 1024);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_debian)
+{
+	struct config_file *cfg;
+	ck_assert_int_eq(chdir(CONFDIR), 0);
+	log_capture(logbuf, sizeof(logbuf));
+	cfg = load_good("debian/unbound.conf");
+	log_capture(NULL, 0);
+	/* warnings only: one per ignored option name, val-log-level twice
+	 * in the file but warned once */
+	ck_assert_int_eq(cfg->num_warnings, 10);
+	ck_assert_int_eq(count_str(logbuf, "warning: "), 10);
+	ck_assert_int_eq(count_str(logbuf, "val-log-level"), 1);
+	ck_assert_ptr_nonnull(strstr(logbuf, "warning: debian/unbound.conf.d/"
+		"root-auto-trust-anchor-file.conf:4: auto-trust-anchor-file: "
+		"not implemented by petrel, ignored\n"));
+	ck_assert_ptr_nonnull(strstr(logbuf, "warning: debian/unbound.conf.d/"
+		"zz-local.conf:25: view: clause not implemented by petrel, "
+		"ignored\n"));
+	ck_assert_int_eq(cfg->control_enable, 1);
+	ck_assert_str_eq(get(cfg, "control-interface"), "/run/unbound.ctl");
+	ck_assert_str_eq(get(cfg, "interface"), "0.0.0.0\n::0");
+	ck_assert_int_eq(cfg->num_threads, 2);
+	ck_assert_uint_eq(cfg->msg_cache_size, 50 * 1024 * 1024);
+	ck_assert_str_eq(cfg->forwards->name, ".");
+	ck_assert_str_eq(get(cfg, "forward-addr"),
+		". 9.9.9.9@853#dns.quad9.net\n. 149.112.112.112@853#dns.quad9.net");
+	/* the view: clause's local-zone line was skipped */
+	ck_assert_ptr_null(cfg->local_zones);
+	ck_assert_int_eq(cfg->verbosity, 1);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_nothing_half_applied)
+{
+	const char *bad = "server:\n port: 5353\n interface: 127.0.0.5\n"
+		"forward-zone:\n name: x.\n forward-addr: 192.0.2.1\n"
+		"server:\n msg-cache-size: 12q\n";
+	const char *good = "server:\n port: 5353\n interface: 127.0.0.5\n";
+	char err[256], *before, *after;
+	struct config_file *cfg = config_create();
+	before = dump(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "mem.conf", bad, strlen(bad),
+		err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "mem.conf:8: msg-cache-size: expected a size "
+		"from 0 to 1024g (a number, optionally followed by k, m or g), "
+		"got '12q'");
+	after = dump(cfg);
+	ck_assert_str_eq(before, after);
+	ck_assert_ptr_null(cfg->forwards);
+	ck_assert_ptr_null(cfg->interfaces);
+	free(after);
+	/* a good load applies on top */
+	ck_assert_int_eq(config_read_mem(cfg, "mem.conf", good, strlen(good),
+		err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg->port, 5353);
+	ck_assert_str_eq(cfg->interfaces->str, "127.0.0.5");
+	ck_assert_str_eq(cfg->filename, "mem.conf");
+	free(before);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_syntax_corners)
+{
+	/* no trailing newline, CRLF, tabs, a clause with its option on the
+	 * same line, comments everywhere, an empty quoted value */
+	const char *t = "# top comment\r\nserver: port: 5300\r\n"
+		"\t\tverbosity: 4 # four\n"
+		"  # indented comment\n\n"
+		"identity: \"\"\n"
+		"remote-control: control-enable: yes\n"
+		"server:\n\tlocal-zone: 'a.example' redirect\n"
+		"\taccess-control: \"10.1.0.0/16 allow_setrd\"\n"
+		"\tlocal-data: www.a.example. IN AAAA 2001:db8::1\n"
+		"\tmsg-cache-size: 1024\n\trrset-cache-size: 2g\n"
+		"\tso-rcvbuf: 8KB";
+	char err[256];
+	struct config_file *cfg = config_create();
+	if(config_read_mem(cfg, "c.conf", t, strlen(t), err, sizeof(err)))
+		ck_abort_msg("%s", err);
+	ck_assert_int_eq(cfg->port, 5300);
+	ck_assert_int_eq(cfg->verbosity, 4);
+	ck_assert_str_eq(cfg->identity, "");
+	ck_assert_int_eq(cfg->control_enable, 1);
+	ck_assert_str_eq(cfg->local_zones->name, "a.example.");
+	ck_assert_str_eq(cfg->local_zones->type, "redirect");
+	ck_assert_int_eq(cfg->acls->action, ACL_ALLOW_SETRD);
+	ck_assert_str_eq(cfg->local_data->str,
+		"www.a.example. IN AAAA 2001:db8::1");
+	ck_assert_uint_eq(cfg->msg_cache_size, 1024);
+	ck_assert_uint_eq(cfg->rrset_cache_size, 2048UL * 1024 * 1024);
+	ck_assert_uint_eq(cfg->so_rcvbuf, 8192);
+	config_delete(cfg);
+}
+END_TEST
+
+/** load a text, expect failure with this message */
+static void
+expect_err(const char *text, const char *want)
+{
+	char err[512];
+	struct config_file *cfg = config_create();
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), -1);
+	ck_assert_str_eq(err, want);
+	config_delete(cfg);
+}
+
+START_TEST(test_errors_inline)
+{
+	expect_err("server:\n\tmsg-cache-size: 99999999999999999999g\n",
+		"t.conf:2: msg-cache-size: expected a size from 0 to 1024g (a "
+		"number, optionally followed by k, m or g), got "
+		"'99999999999999999999g'");
+	expect_err("server:\n\tport: 99999999999999999999\n",
+		"t.conf:2: port: expected an integer from 1 to 65535, got "
+		"'99999999999999999999'");
+	expect_err("server:\n\tport: 5x\n",
+		"t.conf:2: port: expected an integer from 1 to 65535, got '5x'");
+	expect_err("server:\n\tdo-tcp: YES\n",
+		"t.conf:2: do-tcp: expected yes or no, got 'YES'");
+	expect_err("server:\n\tharden-glu: yes\n",
+		"t.conf:2: unknown option 'harden-glu', did you mean "
+		"'harden-glue'?");
+	expect_err("server:\n\trrset-cache-slabs: 0\n",
+		"t.conf:2: rrset-cache-slabs: expected a power of 2 from 1 to "
+		"65536, got '0'");
+	expect_err("stub-zone:\n\tname: a.\n\tstub-addr: 192.0.2.1\n"
+		"\tforward-first: yes\n",
+		"t.conf:4: forward-first: not a stub-zone: option (it belongs "
+		"in forward-zone:)");
+	expect_err("server:\n\tport: 53\nstub-zone:\n\tname: \"a.\"\n",
+		"t.conf:3: stub-zone 'a.': expected a stub-addr: or stub-host: "
+		"line");
+	expect_err("server:\n local-data: \"a. A\"\n",
+		"t.conf:2: local-data: expected a resource record, got 'a. A': "
+		"Syntax error, value expected");
+	expect_err("server:\n access-control: 10.0.0.0/8 allow extra\n",
+		"t.conf:2: access-control: expected <netblock> <action>, got 3 "
+		"values");
+	expect_err("server:\n include: a b\n",
+		"t.conf:2: include: expected a file name or pattern, got 2 "
+		"values");
+}
+END_TEST
+
+START_TEST(test_ignored_warn_once)
+{
+	const char *t = "server:\n module-config: \"iterator\"\n"
+		"module-config: \"validator iterator\"\n ratelimit: 1000\n"
+		"dnstap:\n dnstap-enable: yes\n dnstap-socket-path: /x\n"
+		"dnstap:\n dnstap-enable: no\nserver:\n port: 5301\n";
+	char err[256];
+	struct config_file *cfg = config_create();
+	log_capture(logbuf, sizeof(logbuf));
+	ck_assert_int_eq(config_read_mem(cfg, "w.conf", t, strlen(t), err,
+		sizeof(err)), 0);
+	log_capture(NULL, 0);
+	ck_assert_int_eq(cfg->num_warnings, 3);
+	ck_assert_str_eq(logbuf,
+		"warning: w.conf:2: module-config: not implemented by petrel, "
+		"ignored\n"
+		"warning: w.conf:4: ratelimit: not implemented by petrel, "
+		"ignored\n"
+		"warning: w.conf:5: dnstap: clause not implemented by petrel, "
+		"ignored\n");
+	ck_assert_int_eq(cfg->port, 5301);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_set_option)
+{
+	char err[256];
+	struct config_file *cfg = config_create();
+	ck_assert_int_eq(config_set_option(cfg, "msg-cache-size:", "16m", err,
+		sizeof(err)), 0);
+	ck_assert_uint_eq(cfg->msg_cache_size, 16 * 1024 * 1024);
+	ck_assert_int_eq(config_set_option(cfg, "msg-cache-size", "16x", err,
+		sizeof(err)), -1);
+	ck_assert_str_eq(err, "msg-cache-size: expected a size from 0 to "
+		"1024g (a number, optionally followed by k, m or g), got '16x'");
+	ck_assert_uint_eq(cfg->msg_cache_size, 16 * 1024 * 1024);
+	ck_assert_int_eq(config_set_option(cfg, "access-control",
+		"192.0.2.0/24 refuse", err, sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "access-control",
+		"\"192.0.2.0/24 bogus\"", err, sizeof(err)), -1);
+	ck_assert_ptr_null(cfg->acls->next);
+	ck_assert_int_eq(config_set_option(cfg, "control-port", "9000", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(cfg->control_port, 9000);
+	ck_assert_int_eq(config_set_option(cfg, "forward-addr", "192.0.2.1",
+		err, sizeof(err)), -1);
+	ck_assert_int_eq(config_set_option(cfg, "vrebosity", "2",
+		err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "unknown option 'vrebosity', did you mean "
+		"'verbosity'?");
+	ck_assert_int_eq(config_set_option(cfg, "module-config", "x",
+		err, sizeof(err)), -1);
+	ck_assert_int_eq(config_option_sighup_applies("msg-cache-size"), 1);
+	ck_assert_int_eq(config_option_sighup_applies("port"), 0);
+	ck_assert_int_eq(config_option_sighup_applies("username"), 0);
+	ck_assert_int_eq(config_option_sighup_applies("local-data"), 1);
+	ck_assert_int_eq(config_option_sighup_applies("nope"), -1);
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_dup)
+{
+	struct config_file *cfg = load_good("good-full.conf"), *c;
+	char *a, *b;
+	c = config_dup(cfg);
+	ck_assert_ptr_nonnull(c);
+	a = dump(cfg);
+	b = dump(c);
+	ck_assert_str_eq(a, b);
+	/* deep: changing the copy leaves the original */
+	ck_assert_ptr_ne(c->interfaces, cfg->interfaces);
+	ck_assert_ptr_ne(c->forwards, cfg->forwards);
+	ck_assert_ptr_ne(c->forwards->addrs, cfg->forwards->addrs);
+	ck_assert_ptr_ne(c->pidfile, cfg->pidfile);
+	config_delete(cfg);
+	free(b);
+	b = dump(c);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	config_delete(c);
+}
+END_TEST
+
+/** the table itself is sound: unique names per clause, descriptions,
+ * defaults that parse, the required options present and implemented */
+START_TEST(test_table)
+{
+	static const char *const required[] = { "interface", "port",
+		"interface-automatic", "access-control", "num-threads",
+		"thread-model", "event-backend", "so-reuseport", "so-rcvbuf",
+		"so-sndbuf", "outgoing-range", "outgoing-interface",
+		"num-queries-per-thread", "jostle-timeout", "incoming-num-tcp",
+		"outgoing-num-tcp", "tcp-idle-timeout", "edns-buffer-size",
+		"max-udp-size", "msg-cache-size", "msg-cache-slabs",
+		"rrset-cache-size", "rrset-cache-slabs", "cache-min-ttl",
+		"cache-max-ttl", "cache-max-negative-ttl", "infra-host-ttl",
+		"prefetch", "serve-expired", "serve-expired-ttl",
+		"serve-expired-reply-ttl", "serve-expired-client-timeout",
+		"root-hints", "qname-minimisation", "use-caps-for-id",
+		"harden-glue", "harden-below-nxdomain",
+		"do-not-query-localhost", "do-ip4", "do-ip6", "do-udp",
+		"do-tcp", "tcp-upstream", "local-zone", "local-data",
+		"local-data-ptr", "private-address", "private-domain",
+		"hide-identity", "hide-version", "identity", "version",
+		"minimal-responses", "verbosity", "logfile", "use-syslog",
+		"log-queries", "log-replies", "pidfile", "chroot", "username",
+		"directory", "do-daemonize", "statistics-interval",
+		"statistics-cumulative", "extended-statistics",
+		"unwanted-reply-threshold", "http-metrics-interface",
+		"name", "forward-addr", "forward-host", "forward-first",
+		"stub-addr", "stub-host", "stub-prime", "stub-first",
+		"control-enable", "control-interface", "control-port",
+		"control-use-cert", "server-key-file", "server-cert-file",
+		"control-key-file", "control-cert-file", NULL };
+	size_t i, j, ignored = 0;
+	for(i = 0; required[i]; i++) {
+		const struct config_option *o = config_option_find(required[i],
+			-1);
+		ck_assert_msg(o != NULL, "%s missing", required[i]);
+		ck_assert_msg(o->type != OPT_IGNORED, "%s ignored",
+			required[i]);
+	}
+	for(i = 0; i < config_option_count; i++) {
+		const struct config_option *o = config_option_at(i);
+		if(o->type == OPT_IGNORED) {
+			ignored++;
+			ck_assert(!(o->flags & OPT_F_IMPLEMENTED));
+			continue;
+		}
+		ck_assert_msg(o->desc && o->desc[0], "%s: no description",
+			o->name);
+		ck_assert_msg(o->arg && o->arg[0], "%s: no argument", o->name);
+		for(j = i + 1; j < config_option_count; j++)
+			ck_assert_msg(strcmp(o->name, config_option_at(j)->name)
+				!= 0 || o->clause != config_option_at(j)->clause,
+				"%s twice", o->name);
+		if(o->type == OPT_INT || o->type == OPT_INT_POW2 ||
+			o->type == OPT_SIZE)
+			ck_assert(o->min <= o->max);
+	}
+	ck_assert_uint_ge(ignored, 60);
+	ck_assert_ptr_null(config_option_at(config_option_count));
+	ck_assert_str_eq(config_option_nearest("stubaddr"), "stub-addr");
+	ck_assert_str_eq(config_option_nearest("forward-zon"), "forward-zone");
+}
+END_TEST
+
+/** generate a document into a malloced string */
+static char *
+gen(int (*fn)(FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fn(f), 0);
+	fclose(f);
+	return buf;
+}
+
+/** the committed example.conf and petrel.conf.5 are what the table
+ * generates; otherwise 'make config-docs' was not run */
+START_TEST(test_docs_match_table)
+{
+	char *ex = gen(config_doc_example), *man = gen(config_doc_manpage);
+	char *exf = slurp(CONFIG_TOP_SRCDIR "/example.conf");
+	char *manf = slurp(CONFIG_TOP_SRCDIR "/doc/petrel.conf.5");
+	size_t i;
+	ck_assert_ptr_nonnull(exf);
+	ck_assert_ptr_nonnull(manf);
+	ck_assert_msg(strcmp(ex, exf) == 0, "example.conf differs from the "
+		"option table: run 'make config-docs'");
+	ck_assert_msg(strcmp(man, manf) == 0, "doc/petrel.conf.5 differs from "
+		"the option table: run 'make config-docs'");
+	/* and what was generated names every option, in both */
+	for(i = 0; i < config_option_count; i++) {
+		const struct config_option *o = config_option_at(i);
+		char key[128], roffname[256];
+		size_t k = 0, j;
+		snprintf(key, sizeof(key), "%s: ", o->name);
+		for(j = 0; o->name[j] && k + 3 < sizeof(roffname); j++) {
+			if(o->name[j] == '-')
+				roffname[k++] = '\\';
+			roffname[k++] = o->name[j];
+		}
+		roffname[k] = 0;
+		if(o->type == OPT_IGNORED) {
+			snprintf(key, sizeof(key), "%s:", o->name);
+			ck_assert_msg(strstr(exf, key) != NULL, "%s", key);
+		} else
+			ck_assert_msg(strstr(exf, key) != NULL, "%s not in "
+				"example.conf", o->name);
+		ck_assert_msg(strstr(manf, roffname) != NULL, "%s not in the "
+			"man page", o->name);
+	}
+	free(ex);
+	free(man);
+	free(exf);
+	free(manf);
+}
+END_TEST
+
+/** example.conf loads, without warnings, and runs on 127.0.0.1@5353 in
+ * the foreground; every option line in it (commented or not) is known */
+START_TEST(test_example_conf)
+{
+	char err[1024], *text, *line;
+	struct config_file *cfg = config_create();
+	int n = 0;
+	if(config_read(cfg, CONFIG_TOP_SRCDIR "/example.conf", err,
+		sizeof(err)) != 0)
+		ck_abort_msg("example.conf: %s", err);
+	ck_assert_int_eq(cfg->num_warnings, 0);
+	ck_assert_int_eq(cfg->port, 5353);
+	ck_assert_str_eq(get(cfg, "interface"), "127.0.0.1");
+	ck_assert_int_eq(cfg->do_daemonize, 0);
+	ck_assert_str_eq(cfg->username, "");
+	ck_assert_str_eq(get(cfg, "access-control"), "127.0.0.0/8 allow");
+	ck_assert_ptr_null(cfg->forwards);
+	ck_assert_int_eq(cfg->control_enable, 0);
+	config_delete(cfg);
+
+	/* uncomment every "# key: value" line of the server: clause and
+	 * remote-control: and load that: the defaults shown must parse */
+	text = slurp(CONFIG_TOP_SRCDIR "/example.conf");
+	ck_assert_ptr_nonnull(text);
+	for(line = strstr(text, "\n\t# "); line; line = strstr(line + 1,
+		"\n\t# ")) {
+		char *colon = strchr(line + 4, ':');
+		char *nl = strchr(line + 4, '\n');
+		char key[128];
+		if(!colon || (nl && colon > nl) || colon - (line + 4) > 60)
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(colon - (line + 4)),
+			line + 4);
+		if(strchr(key, ' ') || (key[0] >= 'A' && key[0] <= 'Z'))
+			continue; /* prose */
+		ck_assert_msg(config_option_find(key, -1) != NULL,
+			"example.conf shows unknown option '%s'", key);
+		line[2] = ' '; /* uncomment */
+		n++;
+	}
+	ck_assert_int_ge(n, 80);
+	/* the zone clauses too, so their options land in a zone */
+	for(line = text; (line = strstr(line, "\n# forward-zone:\n")) ||
+		(line = strstr(text, "\n# stub-zone:\n")); )
+		line[1] = ' ';
+	cfg = config_create();
+	if(config_read_mem(cfg, "example-uncommented.conf", text,
+		strlen(text), err, sizeof(err)) != 0)
+		ck_abort_msg("example.conf with every option: %s", err);
+	ck_assert_str_eq(get(cfg, "name"), "example.com.\nexample.org.");
+	ck_assert_str_eq(cfg->local_zones->name, "example.");
+	free(text);
+	config_delete(cfg);
+}
+END_TEST
+
+/** run petrel-checkconf, capture stdout+stderr; @return exit code */
+static int
+run_checkconf(const char *args, char *out, size_t len)
+{
+	char cmd[2048];
+	FILE *p;
+	size_t n;
+	int st;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/smallapp/petrel-checkconf' "
+		"%s 2>&1", CONFDIR, CONFIG_TOP_BUILDDIR, args);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	n = fread(out, 1, len - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+START_TEST(test_checkconf)
+{
+	char out[8192];
+	ck_assert_int_eq(run_checkconf("good-full.conf", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "petrel-checkconf: no errors in good-full.conf\n");
+	ck_assert_int_eq(run_checkconf("bad-port.conf", out, sizeof(out)), 1);
+	ck_assert_str_eq(out, "bad-port.conf:2: port: expected an integer "
+		"from 1 to 65535, got '70000'\n");
+	ck_assert_int_eq(run_checkconf("-o pidfile good-full.conf", out,
+		sizeof(out)), 0);
+	ck_assert_str_eq(out, "/run/petrel.pid\n");
+	ck_assert_int_eq(run_checkconf("-o interface good-include.conf", out,
+		sizeof(out)), 0);
+	ck_assert_str_eq(out, "127.0.0.1\n127.0.0.2\n127.0.0.3\n");
+	ck_assert_int_eq(run_checkconf("-o prot good-full.conf", out,
+		sizeof(out)), 1);
+	ck_assert_str_eq(out, "petrel-checkconf: unknown option 'prot', did "
+		"you mean 'port'?\n");
+	ck_assert_int_eq(run_checkconf("-f good-full.conf", out, sizeof(out)),
+		0);
+	ck_assert_ptr_nonnull(strstr(out, "/testdata/conf/good-full.conf\n"));
+	ck_assert(out[0] == '/');
+	ck_assert_int_eq(run_checkconf("no-such.conf", out, sizeof(out)), 1);
+	ck_assert_str_eq(out, "no-such.conf: cannot open: No such file or "
+		"directory\n");
+	/* warnings go to stderr, and the check passes */
+	ck_assert_int_eq(run_checkconf("debian/unbound.conf", out,
+		sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "module-config: not implemented"));
+	ck_assert_ptr_nonnull(strstr(out, "petrel-checkconf: no errors in "
+		"debian/unbound.conf\n"));
+}
+END_TEST
+
+/** the suite */
+static Suite *
+config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_bad_configs);
+	tcase_add_test(tc, test_good_full);
+	tcase_add_test(tc, test_include_glob);
+	tcase_add_test(tc, test_include_directory);
+	tcase_add_test(tc, test_debian);
+	tcase_add_test(tc, test_nothing_half_applied);
+	tcase_add_test(tc, test_syntax_corners);
+	tcase_add_test(tc, test_errors_inline);
+	tcase_add_test(tc, test_ignored_warn_once);
+	tcase_add_test(tc, test_set_option);
+	tcase_add_test(tc, test_dup);
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_docs_match_table);
+	tcase_add_test(tc, test_example_conf);
+	tcase_add_test(tc, test_checkconf);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/** main: run the suite */
+int
+main(void)
+{
+	int failed;
+	SRunner *sr = srunner_create(config_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

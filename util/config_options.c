@@ -1,0 +1,518 @@
+/*
+ * util/config_options.c - the one table of configuration options.
+ *
+ * See util/config_options.h for what a row holds. The rows are in the
+ * order the documents list them. Defaults follow Unbound's.
+ */
+#include "config.h"
+#include "util/config_options.h"
+#include "util/config_file.h"
+#include <string.h>
+#include <stdlib.h>
+
+/** offset of a member of struct config_file */
+#define OFF(m) offsetof(struct config_file, m)
+/** offset of a member of struct config_stub */
+#define ZOFF(m) offsetof(struct config_stub, m)
+/** flag shorthands */
+#define SH OPT_F_SIGHUP
+#define IM OPT_F_IMPLEMENTED
+
+/** one TTL or count in seconds can be up to 2^31-1 */
+#define INTMAX 2147483647LL
+/** an hour in milliseconds, the upper limit of the timeouts */
+#define HOUR_MS 3600000LL
+/** largest cache size accepted (also capped by SIZE_MAX when parsed) */
+#define SIZEMAX (1024LL * 1024 * 1024 * 1024)
+
+/** a yes/no server: option */
+#define BOOLOPT(nm, cl, m, d, fl, ds) \
+	{ nm, cl, OPT_BOOL, d, NULL, NULL, 0, 0, NULL, OFF(m), (fl), \
+	  "yes|no", ds }
+/** an integer option */
+#define INTOPT(nm, cl, m, d, lo, hi, fl, ar, ds) \
+	{ nm, cl, OPT_INT, d, NULL, NULL, lo, hi, NULL, OFF(m), (fl), ar, ds }
+/** a power-of-2 integer option */
+#define POW2OPT(nm, cl, m, d, lo, hi, fl, ds) \
+	{ nm, cl, OPT_INT_POW2, d, NULL, NULL, lo, hi, NULL, OFF(m), (fl), \
+	  "<number>", ds }
+/** a size option */
+#define SIZEOPT(nm, cl, m, d, lo, hi, fl, ds) \
+	{ nm, cl, OPT_SIZE, d, NULL, NULL, lo, hi, NULL, OFF(m), (fl), \
+	  "<size>", ds }
+/** a string or path option */
+#define STROPT(nm, cl, ty, m, d, fl, ar, ds) \
+	{ nm, cl, ty, d, NULL, NULL, 0, 0, NULL, OFF(m), (fl), ar, ds }
+/** a list option, with an example value for the documents */
+#define LISTOPT(nm, cl, ty, m, ex, fl, ar, ds) \
+	{ nm, cl, ty, NULL, NULL, ex, 0, 0, NULL, OFF(m), (fl), ar, ds }
+/** an Unbound option petrel ignores */
+#define IGN(nm, cl) \
+	{ nm, cl, OPT_IGNORED, NULL, NULL, NULL, 0, 0, NULL, 0, SH, NULL, NULL }
+
+/** thread-model: words, in enum config_thread_model order */
+static const char *const thread_model_words[] = {
+	"pthreads", "solaris", "fork", NULL };
+/** event-backend: words, in enum config_event_backend order */
+static const char *const event_backend_words[] = {
+	"select", "libevent", NULL };
+
+/** the build's best thread model */
+#if defined(HAVE_SOLARIS_THREADS)
+#define DEFAULT_THREAD_MODEL "solaris"
+#elif defined(HAVE_PTHREAD)
+#define DEFAULT_THREAD_MODEL "pthreads"
+#else
+#define DEFAULT_THREAD_MODEL "fork"
+#endif
+/** the build's best event backend */
+#ifdef HAVE_LIBEVENT
+#define DEFAULT_EVENT_BACKEND "libevent"
+#else
+#define DEFAULT_EVENT_BACKEND "select"
+#endif
+
+const struct config_option config_option_table[] = {
+/* ---- server: ---- */
+{ "interface", CLAUSE_SERVER, OPT_ADDR_LIST, NULL, "127.0.0.1 and ::1",
+  "127.0.0.1", 0, 0, NULL, OFF(interfaces), IM | OPT_F_EXAMPLE_SET,
+  "<ip[@port]>", "an address to listen on" },
+{ "port", CLAUSE_SERVER, OPT_INT, "53", NULL, "5353", 1, 65535, NULL,
+  OFF(port), IM | OPT_F_EXAMPLE_SET, "<number>",
+  "the port to answer queries on (unless an interface gives ip@port)" },
+BOOLOPT("interface-automatic", CLAUSE_SERVER, interface_automatic, "no", IM,
+  "listen on the wildcard address and answer from the address each query came to"),
+{ "access-control", CLAUSE_SERVER, OPT_ACL, NULL,
+  "none: localhost is allowed, everything else refused",
+  "127.0.0.0/8 allow", 0, 0, NULL, OFF(acls), IM | SH | OPT_F_EXAMPLE_SET,
+  "<netblock> <action>",
+  "what to do with queries from a netblock: deny, refuse, allow, "
+  "allow_setrd, allow_snoop, deny_non_local or refuse_non_local; "
+  "the longest match wins" },
+INTOPT("num-threads", CLAUSE_SERVER, num_threads, "1", 1, 1024, IM,
+  "<number>", "the number of workers (threads or processes)"),
+{ "thread-model", CLAUSE_SERVER, OPT_ENUM, DEFAULT_THREAD_MODEL,
+  "pthreads (solaris or fork when built so)", "pthreads", 0, 0,
+  thread_model_words, OFF(thread_model), IM | OPT_F_BUILD_DEFAULT,
+  "pthreads|solaris|fork",
+  "how workers run: threads sharing one cache, or forked processes with a cache each" },
+{ "event-backend", CLAUSE_SERVER, OPT_ENUM, DEFAULT_EVENT_BACKEND,
+  "libevent (select when built without it)", "libevent", 0, 0,
+  event_backend_words, OFF(event_backend), IM | OPT_F_BUILD_DEFAULT,
+  "select|libevent", "the event loop each worker runs" },
+BOOLOPT("so-reuseport", CLAUSE_SERVER, so_reuseport, "yes", IM,
+  "give every worker its own listening socket with SO_REUSEPORT"),
+SIZEOPT("so-rcvbuf", CLAUSE_SERVER, so_rcvbuf, "0", 0, 1073741824LL, IM,
+  "receive buffer of the listening UDP sockets; 0 keeps the system default"),
+SIZEOPT("so-sndbuf", CLAUSE_SERVER, so_sndbuf, "0", 0, 1073741824LL, IM,
+  "send buffer of the listening UDP sockets; 0 keeps the system default"),
+INTOPT("outgoing-range", CLAUSE_SERVER, outgoing_range, "4096", 1, 65535,
+  IM, "<number>",
+  "outgoing UDP sockets per worker (lowered to fit the select backend)"),
+LISTOPT("outgoing-interface", CLAUSE_SERVER, OPT_ADDR_LIST,
+  outgoing_interfaces, "192.0.2.1", IM, "<ip>",
+  "a source address for upstream queries"),
+INTOPT("num-queries-per-thread", CLAUSE_SERVER, num_queries_per_thread,
+  "1024", 1, 1048576, IM, "<number>",
+  "queries each worker resolves at the same time"),
+INTOPT("jostle-timeout", CLAUSE_SERVER, jostle_timeout, "200", 0, HOUR_MS,
+  SH | IM, "<msec>",
+  "when full, a query older than this may be replaced by a new one"),
+INTOPT("incoming-num-tcp", CLAUSE_SERVER, incoming_num_tcp, "10", 0, 65535,
+  IM, "<number>", "client TCP connections each worker accepts"),
+INTOPT("outgoing-num-tcp", CLAUSE_SERVER, outgoing_num_tcp, "10", 0, 65535,
+  IM, "<number>", "upstream TCP connections each worker may open"),
+INTOPT("tcp-idle-timeout", CLAUSE_SERVER, tcp_idle_timeout, "30000", 0,
+  HOUR_MS, SH | IM, "<msec>",
+  "how long an idle client TCP connection is kept open"),
+INTOPT("edns-buffer-size", CLAUSE_SERVER, edns_buffer_size, "1232", 512,
+  65535, SH | IM, "<number>", "the EDNS buffer size advertised upstream"),
+INTOPT("max-udp-size", CLAUSE_SERVER, max_udp_size, "1232", 512, 65535,
+  SH | IM, "<number>", "the largest UDP answer sent to clients"),
+SIZEOPT("msg-cache-size", CLAUSE_SERVER, msg_cache_size, "4m", 0, SIZEMAX,
+  SH | IM, "memory for the message cache (ready-made answers)"),
+POW2OPT("msg-cache-slabs", CLAUSE_SERVER, msg_cache_slabs, "4", 1, 65536,
+  SH | IM, "slabs of the message cache (more slabs, less lock contention)"),
+SIZEOPT("rrset-cache-size", CLAUSE_SERVER, rrset_cache_size, "4m", 0,
+  SIZEMAX, SH | IM, "memory for the RRset cache"),
+POW2OPT("rrset-cache-slabs", CLAUSE_SERVER, rrset_cache_slabs, "4", 1,
+  65536, SH | IM, "slabs of the RRset cache (more slabs, less lock contention)"),
+INTOPT("cache-min-ttl", CLAUSE_SERVER, cache_min_ttl, "0", 0, INTMAX,
+  SH | IM, "<seconds>", "cached TTLs are raised to at least this"),
+INTOPT("cache-max-ttl", CLAUSE_SERVER, cache_max_ttl, "86400", 0, INTMAX,
+  SH | IM, "<seconds>", "cached TTLs are lowered to at most this"),
+INTOPT("cache-max-negative-ttl", CLAUSE_SERVER, cache_max_negative_ttl,
+  "3600", 0, INTMAX, SH | IM, "<seconds>",
+  "negative answers (NXDOMAIN, NODATA) are cached at most this long"),
+INTOPT("infra-host-ttl", CLAUSE_SERVER, infra_host_ttl, "900", 0, INTMAX,
+  SH | IM, "<seconds>", "how long an upstream server's round-trip data is kept"),
+BOOLOPT("prefetch", CLAUSE_SERVER, prefetch, "no", SH | IM,
+  "refresh a popular entry when a query hits it in the last tenth of its TTL"),
+BOOLOPT("serve-expired", CLAUSE_SERVER, serve_expired, "no", SH | IM,
+  "answer from expired cache entries while refreshing them"),
+INTOPT("serve-expired-ttl", CLAUSE_SERVER, serve_expired_ttl, "0", 0,
+  INTMAX, SH | IM, "<seconds>",
+  "how long past expiry an entry may be served; 0 is no limit"),
+INTOPT("serve-expired-reply-ttl", CLAUSE_SERVER, serve_expired_reply_ttl,
+  "30", 0, INTMAX, SH | IM, "<seconds>", "the TTL put in expired answers"),
+INTOPT("serve-expired-client-timeout", CLAUSE_SERVER,
+  serve_expired_client_timeout, "0", 0, HOUR_MS, SH | IM, "<msec>",
+  "wait this long for a fresh answer before serving an expired one; 0 serves it at once"),
+STROPT("root-hints", CLAUSE_SERVER, OPT_PATH, root_hints, "", SH | IM,
+  "<file>", "a root hints file; empty uses the built-in root servers"),
+BOOLOPT("qname-minimisation", CLAUSE_SERVER, qname_minimisation, "yes",
+  SH | IM, "send upstream servers only as much of the name as they need (RFC 9156)"),
+BOOLOPT("use-caps-for-id", CLAUSE_SERVER, use_caps_for_id, "no", SH | IM,
+  "random letter case in upstream queries (0x20), checked in the replies"),
+BOOLOPT("harden-glue", CLAUSE_SERVER, harden_glue, "yes", SH | IM,
+  "trust glue only when it lies inside the server's zone"),
+BOOLOPT("harden-below-nxdomain", CLAUSE_SERVER, harden_below_nxdomain, "no",
+  SH | IM, "answer NXDOMAIN for names below a cached NXDOMAIN (RFC 8020)"),
+BOOLOPT("do-not-query-localhost", CLAUSE_SERVER, do_not_query_localhost,
+  "yes", SH | IM, "never send upstream queries to 127.0.0.0/8 or ::1"),
+BOOLOPT("do-ip4", CLAUSE_SERVER, do_ip4, "yes", IM,
+  "use IPv4 to answer and to query"),
+BOOLOPT("do-ip6", CLAUSE_SERVER, do_ip6, "yes", IM,
+  "use IPv6 to answer and to query"),
+BOOLOPT("do-udp", CLAUSE_SERVER, do_udp, "yes", IM,
+  "use UDP to answer and to query"),
+BOOLOPT("do-tcp", CLAUSE_SERVER, do_tcp, "yes", IM,
+  "use TCP to answer and to query"),
+BOOLOPT("tcp-upstream", CLAUSE_SERVER, tcp_upstream, "no", SH | IM,
+  "send upstream queries over TCP only"),
+LISTOPT("local-zone", CLAUSE_SERVER, OPT_LOCALZONE, local_zones,
+  "\"example.\" static", SH | IM, "<zone> <type>",
+  "a zone answered locally: static, transparent, typetransparent, redirect, "
+  "deny, refuse, inform, nodefault, always_transparent, always_refuse, "
+  "always_nxdomain, always_nodata, always_null, noview"),
+LISTOPT("local-data", CLAUSE_SERVER, OPT_LOCALDATA, local_data,
+  "\"www.example. 3600 IN A 192.0.2.80\"", SH | IM, "\"<resource record>\"",
+  "a record served locally; its zone becomes a static local zone unless one is given"),
+LISTOPT("local-data-ptr", CLAUSE_SERVER, OPT_LOCALDATA_PTR, local_data_ptr,
+  "\"192.0.2.80 www.example.\"", SH | IM, "\"<ip> <name>\"",
+  "a PTR record for an address, served locally"),
+LISTOPT("private-address", CLAUSE_SERVER, OPT_NETBLOCK_LIST,
+  private_addresses, "10.0.0.0/8", SH | IM, "<netblock>",
+  "addresses removed from upstream answers (DNS rebinding protection)"),
+LISTOPT("private-domain", CLAUSE_SERVER, OPT_NAME_LIST, private_domains,
+  "\"example.lan.\"", SH | IM, "<name>",
+  "a domain allowed to hold private addresses"),
+BOOLOPT("hide-identity", CLAUSE_SERVER, hide_identity, "no", SH | IM,
+  "refuse id.server and hostname.bind queries"),
+BOOLOPT("hide-version", CLAUSE_SERVER, hide_version, "no", SH | IM,
+  "refuse version.server and version.bind queries"),
+STROPT("identity", CLAUSE_SERVER, OPT_STR, identity, "", SH | IM,
+  "<string>", "the answer to id.server; empty uses the host name"),
+STROPT("version", CLAUSE_SERVER, OPT_STR, version, "", SH | IM,
+  "<string>", "the answer to version.server; empty uses petrel's version"),
+BOOLOPT("minimal-responses", CLAUSE_SERVER, minimal_responses, "no",
+  SH | IM, "leave out the authority and additional sections where not needed"),
+INTOPT("verbosity", CLAUSE_SERVER, verbosity, "1", 0, 5, SH | IM,
+  "<0..5>", "how much to log: 0 errors only, 1 operations, up to 5 client detail"),
+STROPT("logfile", CLAUSE_SERVER, OPT_PATH, logfile, "", SH | IM, "<file>",
+  "the file to log to; empty logs to stderr (or syslog)"),
+BOOLOPT("use-syslog", CLAUSE_SERVER, use_syslog, "no", SH | IM,
+  "log to syslog instead of a file"),
+BOOLOPT("log-queries", CLAUSE_SERVER, log_queries, "no", SH | IM,
+  "log every query (slow)"),
+BOOLOPT("log-replies", CLAUSE_SERVER, log_replies, "no", SH | IM,
+  "log every reply (slow)"),
+STROPT("pidfile", CLAUSE_SERVER, OPT_PATH, pidfile, "", IM, "<file>",
+  "the file the process id is written to; empty writes none"),
+STROPT("chroot", CLAUSE_SERVER, OPT_PATH, chroot, "", IM, "<directory>",
+  "the directory to chroot to after start-up; empty does not chroot"),
+{ "username", CLAUSE_SERVER, OPT_STR, "", NULL, "\"\"", 0, 0, NULL,
+  OFF(username), IM | OPT_F_EXAMPLE_SET, "<user>",
+  "the user to change to after the sockets are bound; empty stays" },
+STROPT("directory", CLAUSE_SERVER, OPT_PATH, directory, "", IM,
+  "<directory>",
+  "the working directory; relative paths and includes are taken from it"),
+{ "do-daemonize", CLAUSE_SERVER, OPT_BOOL, "yes", NULL, "no", 0, 0, NULL,
+  OFF(do_daemonize), IM | OPT_F_EXAMPLE_SET, "yes|no",
+  "detach and run in the background" },
+INTOPT("statistics-interval", CLAUSE_SERVER, statistics_interval, "0", 0,
+  INTMAX, SH | IM, "<seconds>",
+  "log the statistics this often; 0 does not"),
+BOOLOPT("statistics-cumulative", CLAUSE_SERVER, statistics_cumulative, "no",
+  SH | IM, "keep counting after the statistics are printed instead of resetting"),
+BOOLOPT("extended-statistics", CLAUSE_SERVER, extended_statistics, "no",
+  SH | IM, "keep counters per query type, class, rcode and flag"),
+INTOPT("unwanted-reply-threshold", CLAUSE_SERVER, unwanted_reply_threshold,
+  "0", 0, INTMAX, SH | IM, "<number>",
+  "after this many unwanted replies, clear the caches against poisoning; 0 is off"),
+{ "http-metrics-interface", CLAUSE_SERVER, OPT_ADDR, "", NULL,
+  "127.0.0.1@9167", 0, 0, NULL, OFF(http_metrics_interface), IM,
+  "<ip@port>",
+  "serve Prometheus metrics over HTTP on this address; empty is off" },
+
+/* ---- forward-zone: ---- */
+{ "name", CLAUSE_FORWARD, OPT_ZONE_NAME, NULL, NULL, "\"example.com.\"",
+  0, 0, NULL, 0, SH | IM, "<zone>",
+  "the zone to forward; \".\" forwards everything" },
+{ "forward-addr", CLAUSE_FORWARD, OPT_ZONE_ADDR, NULL, NULL, "192.0.2.53",
+  0, 0, NULL, 0, SH | IM, "<ip[@port]>",
+  "a server to forward to" },
+{ "forward-host", CLAUSE_FORWARD, OPT_ZONE_HOST, NULL, NULL,
+  "\"ns.example.net.\"", 0, 0, NULL, 0, SH | IM, "<name>",
+  "a server to forward to, by name (resolved first)" },
+{ "forward-first", CLAUSE_FORWARD, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0,
+  NULL, ZOFF(first), SH | IM, "yes|no",
+  "when the servers fail, resolve normally instead" },
+
+/* ---- stub-zone: ---- */
+{ "name", CLAUSE_STUB, OPT_ZONE_NAME, NULL, NULL, "\"example.org.\"",
+  0, 0, NULL, 0, SH | IM, "<zone>", "the zone whose servers are given here" },
+{ "stub-addr", CLAUSE_STUB, OPT_ZONE_ADDR, NULL, NULL, "192.0.2.54", 0, 0,
+  NULL, 0, SH | IM, "<ip[@port]>",
+  "an authoritative server for the zone" },
+{ "stub-host", CLAUSE_STUB, OPT_ZONE_HOST, NULL, NULL,
+  "\"ns.example.org.\"", 0, 0, NULL, 0, SH | IM, "<name>",
+  "an authoritative server for the zone, by name" },
+{ "stub-prime", CLAUSE_STUB, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0, NULL,
+  ZOFF(prime), SH | IM, "yes|no",
+  "ask the given servers for the zone's full NS set first" },
+{ "stub-first", CLAUSE_STUB, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0, NULL,
+  ZOFF(first), SH | IM, "yes|no",
+  "when the servers fail, resolve normally instead" },
+
+/* ---- remote-control: ---- */
+BOOLOPT("control-enable", CLAUSE_REMOTE, control_enable, "no", IM,
+  "run the control server that petrel-control talks to"),
+{ "control-interface", CLAUSE_REMOTE, OPT_CTRL_LIST, NULL,
+  "127.0.0.1 and ::1", "127.0.0.1", 0, 0, NULL, OFF(control_interfaces),
+  IM, "<ip | /path>",
+  "an address, or a unix socket path starting with /, to listen on" },
+INTOPT("control-port", CLAUSE_REMOTE, control_port, "8953", 1, 65535, IM,
+  "<number>", "the TCP port of the control server"),
+BOOLOPT("control-use-cert", CLAUSE_REMOTE, control_use_cert, "yes", IM,
+  "use TLS with the key and certificate files (plain text is for localhost and unix sockets)"),
+STROPT("server-key-file", CLAUSE_REMOTE, OPT_PATH, server_key_file,
+  PETREL_CONFDIR "/petrel_server.key", IM, "<file>",
+  "the control server's private key"),
+STROPT("server-cert-file", CLAUSE_REMOTE, OPT_PATH, server_cert_file,
+  PETREL_CONFDIR "/petrel_server.pem", IM, "<file>",
+  "the control server's certificate"),
+STROPT("control-key-file", CLAUSE_REMOTE, OPT_PATH, control_key_file,
+  PETREL_CONFDIR "/petrel_control.key", IM, "<file>",
+  "petrel-control's private key"),
+STROPT("control-cert-file", CLAUSE_REMOTE, OPT_PATH, control_cert_file,
+  PETREL_CONFDIR "/petrel_control.pem", IM, "<file>",
+  "petrel-control's certificate"),
+
+/* ---- Unbound options petrel accepts and ignores ---- */
+IGN("module-config", CLAUSE_SERVER),
+IGN("auto-trust-anchor-file", CLAUSE_SERVER),
+IGN("trust-anchor-file", CLAUSE_SERVER),
+IGN("trust-anchor", CLAUSE_SERVER),
+IGN("trusted-keys-file", CLAUSE_SERVER),
+IGN("trust-anchor-signaling", CLAUSE_SERVER),
+IGN("root-key-sentinel", CLAUSE_SERVER),
+IGN("domain-insecure", CLAUSE_SERVER),
+IGN("val-bogus-ttl", CLAUSE_SERVER),
+IGN("val-clean-additional", CLAUSE_SERVER),
+IGN("val-log-level", CLAUSE_SERVER),
+IGN("val-permissive-mode", CLAUSE_SERVER),
+IGN("val-nsec3-keysize-iterations", CLAUSE_SERVER),
+IGN("val-sig-skew-min", CLAUSE_SERVER),
+IGN("val-sig-skew-max", CLAUSE_SERVER),
+IGN("val-max-restart", CLAUSE_SERVER),
+IGN("ignore-cd-flag", CLAUSE_SERVER),
+IGN("harden-dnssec-stripped", CLAUSE_SERVER),
+IGN("harden-algo-downgrade", CLAUSE_SERVER),
+IGN("harden-large-queries", CLAUSE_SERVER),
+IGN("harden-short-bufsize", CLAUSE_SERVER),
+IGN("harden-referral-path", CLAUSE_SERVER),
+IGN("harden-unknown-additional", CLAUSE_SERVER),
+IGN("aggressive-nsec", CLAUSE_SERVER),
+IGN("rrset-roundrobin", CLAUSE_SERVER),
+IGN("ratelimit", CLAUSE_SERVER),
+IGN("ratelimit-size", CLAUSE_SERVER),
+IGN("ratelimit-slabs", CLAUSE_SERVER),
+IGN("ratelimit-factor", CLAUSE_SERVER),
+IGN("ratelimit-for-domain", CLAUSE_SERVER),
+IGN("ratelimit-below-domain", CLAUSE_SERVER),
+IGN("ip-ratelimit", CLAUSE_SERVER),
+IGN("ip-ratelimit-size", CLAUSE_SERVER),
+IGN("ip-ratelimit-slabs", CLAUSE_SERVER),
+IGN("ip-ratelimit-factor", CLAUSE_SERVER),
+IGN("tls-cert-bundle", CLAUSE_SERVER),
+IGN("tls-upstream", CLAUSE_SERVER),
+IGN("tls-service-key", CLAUSE_SERVER),
+IGN("tls-service-pem", CLAUSE_SERVER),
+IGN("tls-port", CLAUSE_SERVER),
+IGN("tls-ciphers", CLAUSE_SERVER),
+IGN("tls-ciphersuites", CLAUSE_SERVER),
+IGN("https-port", CLAUSE_SERVER),
+IGN("http-endpoint", CLAUSE_SERVER),
+IGN("dns64-prefix", CLAUSE_SERVER),
+IGN("dns64-synthall", CLAUSE_SERVER),
+IGN("dns64-ignore-aaaa", CLAUSE_SERVER),
+IGN("outgoing-port-permit", CLAUSE_SERVER),
+IGN("outgoing-port-avoid", CLAUSE_SERVER),
+IGN("unblock-lan-zones", CLAUSE_SERVER),
+IGN("insecure-lan-zones", CLAUSE_SERVER),
+IGN("key-cache-size", CLAUSE_SERVER),
+IGN("key-cache-slabs", CLAUSE_SERVER),
+IGN("neg-cache-size", CLAUSE_SERVER),
+IGN("infra-cache-numhosts", CLAUSE_SERVER),
+IGN("infra-cache-slabs", CLAUSE_SERVER),
+IGN("infra-cache-min-rtt", CLAUSE_SERVER),
+IGN("infra-keep-probing", CLAUSE_SERVER),
+IGN("edns-tcp-keepalive", CLAUSE_SERVER),
+IGN("edns-tcp-keepalive-timeout", CLAUSE_SERVER),
+IGN("udp-upstream-without-downstream", CLAUSE_SERVER),
+IGN("prefer-ip4", CLAUSE_SERVER),
+IGN("prefer-ip6", CLAUSE_SERVER),
+IGN("prefetch-key", CLAUSE_SERVER),
+IGN("deny-any", CLAUSE_SERVER),
+IGN("ede", CLAUSE_SERVER),
+IGN("ede-serve-expired", CLAUSE_SERVER),
+IGN("qname-minimisation-strict", CLAUSE_SERVER),
+IGN("caps-exempt", CLAUSE_SERVER),
+IGN("target-fetch-policy", CLAUSE_SERVER),
+IGN("delay-close", CLAUSE_SERVER),
+IGN("ip-transparent", CLAUSE_SERVER),
+IGN("ip-freebind", CLAUSE_SERVER),
+IGN("ip-dscp", CLAUSE_SERVER),
+IGN("send-client-subnet", CLAUSE_SERVER),
+IGN("client-subnet-zone", CLAUSE_SERVER),
+IGN("serve-expired-ttl-reset", CLAUSE_SERVER),
+IGN("serve-original-ttl", CLAUSE_SERVER),
+IGN("log-time-ascii", CLAUSE_SERVER),
+IGN("log-servfail", CLAUSE_SERVER),
+IGN("log-local-actions", CLAUSE_SERVER),
+IGN("log-tag-queryreply", CLAUSE_SERVER),
+IGN("access-control-view", CLAUSE_SERVER),
+IGN("access-control-tag", CLAUSE_SERVER),
+IGN("define-tag", CLAUSE_SERVER),
+IGN("local-zone-tag", CLAUSE_SERVER),
+IGN("interface-action", CLAUSE_SERVER),
+IGN("response-ip", CLAUSE_SERVER),
+IGN("response-ip-data", CLAUSE_SERVER),
+IGN("msg-buffer-size", CLAUSE_SERVER),
+IGN("stream-wait-size", CLAUSE_SERVER),
+IGN("fast-server-permil", CLAUSE_SERVER),
+IGN("fast-server-num", CLAUSE_SERVER),
+IGN("max-sent-count", CLAUSE_SERVER),
+IGN("max-query-restarts", CLAUSE_SERVER),
+IGN("pad-responses", CLAUSE_SERVER),
+IGN("pad-queries", CLAUSE_SERVER),
+IGN("answer-cookie", CLAUSE_SERVER),
+IGN("tcp-mss", CLAUSE_SERVER),
+IGN("outgoing-tcp-mss", CLAUSE_SERVER),
+IGN("tcp-reuse-timeout", CLAUSE_SERVER),
+IGN("max-reuse-tcp-queries", CLAUSE_SERVER),
+IGN("tcp-auth-query-timeout", CLAUSE_SERVER),
+IGN("sock-queue-timeout", CLAUSE_SERVER),
+IGN("use-systemd", CLAUSE_SERVER),
+IGN("shm-enable", CLAUSE_SERVER),
+IGN("shm-key", CLAUSE_SERVER),
+IGN("hide-trustanchor", CLAUSE_SERVER),
+IGN("hide-http-user-agent", CLAUSE_SERVER),
+IGN("http-user-agent", CLAUSE_SERVER),
+IGN("zonemd-permissive-mode", CLAUSE_SERVER),
+IGN("permit-small-holddown", CLAUSE_SERVER),
+IGN("add-holddown", CLAUSE_SERVER),
+IGN("del-holddown", CLAUSE_SERVER),
+IGN("keep-missing", CLAUSE_SERVER),
+IGN("disable-dnssec-lame-check", CLAUSE_SERVER),
+IGN("forward-tls-upstream", CLAUSE_FORWARD),
+IGN("forward-ssl-upstream", CLAUSE_FORWARD),
+IGN("forward-tcp-upstream", CLAUSE_FORWARD),
+IGN("forward-no-cache", CLAUSE_FORWARD),
+IGN("stub-tls-upstream", CLAUSE_STUB),
+IGN("stub-ssl-upstream", CLAUSE_STUB),
+IGN("stub-tcp-upstream", CLAUSE_STUB),
+IGN("stub-no-cache", CLAUSE_STUB),
+};
+
+const size_t config_option_count =
+	sizeof(config_option_table) / sizeof(config_option_table[0]);
+
+const char *const config_ignored_clauses[] = {
+	"view", "auth-zone", "python", "dynlib", "rpz", "dnscrypt",
+	"cachedb", "ipset", "dnstap", NULL };
+
+const struct config_option *
+config_option_at(size_t i)
+{
+	if(i >= config_option_count)
+		return NULL;
+	return &config_option_table[i];
+}
+
+const struct config_option *
+config_option_find(const char *name, int clause)
+{
+	size_t i;
+	for(i = 0; i < config_option_count; i++) {
+		if(strcmp(config_option_table[i].name, name) == 0 &&
+			(clause < 0 || config_option_table[i].clause == clause))
+			return &config_option_table[i];
+	}
+	return NULL;
+}
+
+/** Levenshtein distance, bounded: names longer than 63 count as far */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64];
+	if(la > 63 || lb > 63)
+		return (size_t)-1;
+	for(j = 0; j <= lb; j++)
+		row[j] = j;
+	for(i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for(j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i-1] == b[j-1] ? 0 : 1);
+			if(up + 1 < best)
+				best = up + 1;
+			if(row[j-1] + 1 < best)
+				best = row[j-1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *
+config_option_nearest(const char *name)
+{
+	static const char *const clauses[] = { "server", "forward-zone",
+		"stub-zone", "remote-control", NULL };
+	size_t i, best = (size_t)-1;
+	const char *found = config_option_table[0].name;
+	for(i = 0; clauses[i]; i++) {
+		size_t d = edit_distance(name, clauses[i]);
+		if(d < best) {
+			best = d;
+			found = clauses[i];
+		}
+	}
+	for(i = 0; i < config_option_count; i++) {
+		size_t d = edit_distance(name, config_option_table[i].name);
+		if(d < best) {
+			best = d;
+			found = config_option_table[i].name;
+		}
+	}
+	return found;
+}
+
+const char *
+config_clause_str(int clause)
+{
+	switch(clause) {
+	case CLAUSE_SERVER: return "server:";
+	case CLAUSE_FORWARD: return "forward-zone:";
+	case CLAUSE_STUB: return "stub-zone:";
+	case CLAUSE_REMOTE: return "remote-control:";
+	default: break;
+	}
+	return "";
+}

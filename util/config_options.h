@@ -1,0 +1,173 @@
+/*
+ * util/config_options.h - the one table of configuration options.
+ *
+ * Every option petrel knows, including the Unbound options it accepts and
+ * ignores, is one row of config_option_table (util/config_options.c). A row
+ * says the option's name, its clause, the type of its value, its default
+ * (as text, in config file syntax, so that config_create() sets defaults by
+ * parsing them exactly as a line in the file would be parsed), its limits,
+ * where the value is stored (an offsetof into struct config_file, or into
+ * struct config_stub for the zone clauses), whether a reload (SIGHUP)
+ * applies it, whether petrel implements it, and a one-line description.
+ *
+ * Everything else follows from the table: the parser (util/config_file.c),
+ * petrel-checkconf -o, the generated example.conf and doc/petrel.conf.5
+ * (util/config_doc.c), and petrel-control's set_option.
+ *
+ * Adding an option: add the member to struct config_file (documented), add
+ * the row here, regenerate the documents (make config-docs), add a good and
+ * a bad case under testdata/conf/. The table is read-only and shared.
+ */
+#ifndef UTIL_CONFIG_OPTIONS_H
+#define UTIL_CONFIG_OPTIONS_H
+
+#include <stddef.h>
+
+/** the folder of petrel's config file and control keys (fixed, so that
+ * the defaults and the documents do not depend on configure's prefix) */
+#define PETREL_CONFDIR "/etc/petrel"
+
+/** the clause an option belongs to */
+enum config_clause {
+	/** outside any clause (before the first clause header) */
+	CLAUSE_NONE = 0,
+	/** server: */
+	CLAUSE_SERVER,
+	/** forward-zone: (one per zone) */
+	CLAUSE_FORWARD,
+	/** stub-zone: (one per zone) */
+	CLAUSE_STUB,
+	/** remote-control: */
+	CLAUSE_REMOTE,
+	/** a clause Unbound has and petrel ignores (view:, auth-zone:, ...) */
+	CLAUSE_IGNORED
+};
+
+/** the type of an option's value, and so how it is parsed and stored */
+enum config_type {
+	/** yes or no, stored as int 0/1 */
+	OPT_BOOL = 0,
+	/** decimal integer in [min, max], stored as int */
+	OPT_INT,
+	/** as OPT_INT, and a power of 2 (cache slabs) */
+	OPT_INT_POW2,
+	/** bytes, with an optional k, m or g suffix (1024-based), in
+	 * [min, max], stored as size_t */
+	OPT_SIZE,
+	/** any text, stored as char* */
+	OPT_STR,
+	/** a file or directory name, stored as char* */
+	OPT_PATH,
+	/** "" or an address (ip or ip@port), stored as char* */
+	OPT_ADDR,
+	/** one word of words[], stored as int (its index) */
+	OPT_ENUM,
+	/** repeatable: addresses (ip or ip@port), struct config_strlist */
+	OPT_ADDR_LIST,
+	/** repeatable: address or unix socket path, struct config_strlist */
+	OPT_CTRL_LIST,
+	/** repeatable: domain names, struct config_strlist */
+	OPT_NAME_LIST,
+	/** repeatable: netblocks, struct config_netblocklist */
+	OPT_NETBLOCK_LIST,
+	/** repeatable: netblock and action, struct config_acl */
+	OPT_ACL,
+	/** repeatable: zone name and type, struct config_localzone */
+	OPT_LOCALZONE,
+	/** repeatable: an RR checked with ldns, struct config_strlist */
+	OPT_LOCALDATA,
+	/** repeatable: "address name", struct config_strlist */
+	OPT_LOCALDATA_PTR,
+	/** the name: of a forward or stub zone */
+	OPT_ZONE_NAME,
+	/** repeatable: an address of a forward or stub zone */
+	OPT_ZONE_ADDR,
+	/** repeatable: a host name of a forward or stub zone */
+	OPT_ZONE_HOST,
+	/** yes or no, an int inside struct config_stub at off */
+	OPT_ZONE_BOOL,
+	/** an Unbound option petrel does not have: accepted, warned, dropped */
+	OPT_IGNORED
+};
+
+/** flags of an option */
+/** a reload (SIGHUP) applies a new value; else a restart is needed */
+#define OPT_F_SIGHUP 0x01
+/** petrel implements the option; else it is accepted with a warning */
+#define OPT_F_IMPLEMENTED 0x02
+/** the default depends on how petrel was built (doc_def says how) */
+#define OPT_F_BUILD_DEFAULT 0x04
+/** example.conf sets the option (to ex) so that it runs as it is */
+#define OPT_F_EXAMPLE_SET 0x08
+
+/** one row of the table */
+struct config_option {
+	/** the name as written in the file, without the colon */
+	const char *name;
+	/** enum config_clause */
+	int clause;
+	/** enum config_type */
+	int type;
+	/** default in config syntax; NULL for lists and ignored options */
+	const char *def;
+	/** the default as the documents state it, when def is not the
+	 * whole story (lists with a built-in default, build-dependent
+	 * defaults); NULL to print def */
+	const char *doc_def;
+	/** example value for the documents (lists, and OPT_F_EXAMPLE_SET) */
+	const char *ex;
+	/** lower limit (OPT_INT, OPT_INT_POW2, OPT_SIZE) */
+	long long min;
+	/** upper limit (OPT_INT, OPT_INT_POW2, OPT_SIZE) */
+	long long max;
+	/** the words of an OPT_ENUM, NULL-terminated */
+	const char *const *words;
+	/** offsetof the member in struct config_file (struct config_stub
+	 * for OPT_ZONE_BOOL); unused for zone names, addresses and hosts */
+	size_t off;
+	/** OPT_F_ flags */
+	int flags;
+	/** what the value looks like, for the documents, e.g. "<netblock>
+	 * <action>" */
+	const char *arg;
+	/** one line on what the option does */
+	const char *desc;
+};
+
+/** the table, in document order (clause by clause) */
+extern const struct config_option config_option_table[];
+
+/** the number of rows in config_option_table */
+extern const size_t config_option_count;
+
+/**
+ * Iterate over the table.
+ * @param i: index, from 0.
+ * @return row i, or NULL past the end.
+ */
+const struct config_option *config_option_at(size_t i);
+
+/**
+ * Find an option by name in a clause.
+ * @param name: without the colon.
+ * @param clause: enum config_clause, or -1 for any clause (the first row
+ *	with that name: "name" is both a forward-zone and a stub-zone option).
+ * @return the row or NULL.
+ */
+const struct config_option *config_option_find(const char *name,
+	int clause);
+
+/**
+ * The known option or clause name nearest to a misspelt one
+ * (Levenshtein distance).
+ * @return a name from the table, never NULL.
+ */
+const char *config_option_nearest(const char *name);
+
+/** @return the clause's name with its colon ("server:"), or "" */
+const char *config_clause_str(int clause);
+
+/** Unbound clauses petrel accepts and ignores, NULL-terminated. */
+extern const char *const config_ignored_clauses[];
+
+#endif /* UTIL_CONFIG_OPTIONS_H */
