@@ -15,6 +15,7 @@
 #include "services/resolver.h"
 #include "services/outbound.h"
 #include "iterator/iterator.h"
+#include "iterator/iter_env.h"
 #include "dns/name.h"
 #include "util/region.h"
 
@@ -250,6 +251,33 @@ mesh_make_room(struct mesh *m)
 	return -1;
 }
 
+/** serve-expired-client-timeout passed: answer the clients that may get
+ * an expired answer from the cache, keep resolving for the others */
+static void
+mesh_expire_timeout(void *arg)
+{
+	struct mesh_state *s = arg;
+	struct mesh *m = s->mesh;
+	struct mesh_client **pp = &s->clients;
+	s->expire_timer = NULL;
+	while(*pp) {
+		struct mesh_client *c = *pp;
+		if(c->qpkt && resolver_answer_stale(m->res, c)) {
+			*pp = c->next;
+			s->num_clients--;
+			m->num_clients--;
+			continue;
+		}
+		pp = &c->next;
+	}
+	if(s->num_clients == 0 && s->clients == NULL) {
+		/* keep resolving in the background to refresh the cache */
+		m->num_client_states--;
+		s->prefetch = 1;
+	}
+	mesh_run(m);
+}
+
 int
 mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, const struct mesh_client *client)
@@ -272,6 +300,17 @@ mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	if(!c)
 		return -1;
 	*c = *client;
+	if(client->qpkt) {
+		c->qpkt = region_memdup(s->region, client->qpkt, client->qlen);
+		if(!c->qpkt)
+			return -1;
+		if(!s->expire_timer && m->res->ienv &&
+			m->res->ienv->serve_expired_client_timeout > 0)
+			s->expire_timer = m->res->out->timer_set(
+				m->res->out->ctx,
+				m->res->ienv->serve_expired_client_timeout,
+				mesh_expire_timeout, s);
+	}
 	c->next = s->clients;
 	s->clients = c;
 	if(s->num_clients == 0)

@@ -69,6 +69,11 @@ struct mesh_client {
 	enum resolver_transport tp;
 	/** when the client arrived */
 	struct timeval start;
+	/** serve-expired: the client's query packet (in the state's region)
+	 * to answer it from the expired cache entry later, or NULL */
+	uint8_t *qpkt;
+	/** its length */
+	size_t qlen;
 };
 
 /** a state waiting on another (reverse dependency) */
@@ -242,6 +247,13 @@ void resolver_store_answer(struct resolver *r, struct mesh_state *s,
  */
 void resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	struct mesh_client *c, struct mesh_answer *ans, int ede);
+
+/**
+ * serve-expired: answer a client from an expired cache entry (its query
+ * packet is in c->qpkt) and call the reply callback.
+ * @return 1 when answered, 0 when there is no usable entry.
+ */
+int resolver_answer_stale(struct resolver *r, struct mesh_client *c);
 
 /** @return the number of states in the mesh */
 size_t mesh_num_states(struct mesh *m);

@@ -28,6 +28,7 @@
 #include "dns/msgencode.h"
 #include "dns/msgparse.h"
 #include "util/config_file.h"
+#include "services/cache/msgcache.h"
 
 /** the UDP size we advertise to clients in our OPT record */
 #define RESOLVER_EDNS_SIZE 1232
@@ -71,6 +72,18 @@ resolver_create(struct config_file *cfg, struct iter_env *ienv,
 }
 
 void
+resolver_set_env(struct resolver *r, struct mcache *msg,
+	struct rrset_cache *rrset, struct infra_cache *infra,
+	const struct local_zones *lz, const struct acl_list *acl)
+{
+	r->mcache = msg;
+	r->rrset = rrset;
+	r->infra = infra;
+	r->lz = lz;
+	r->acl = acl;
+}
+
+void
 resolver_delete(struct resolver *r)
 {
 	if(!r)
@@ -101,6 +114,41 @@ resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
 	return RESOLVER_ANSWERED;
 }
 
+/** serve-expired with a client timeout: is there an expired entry that
+ * may be served if resolution is slow or fails? */
+static int
+stale_wait(struct resolver *r, const struct fast_query *fq)
+{
+	struct mcache_state st;
+	if(!r->ienv || !r->ienv->serve_expired ||
+		r->ienv->serve_expired_client_timeout <= 0)
+		return 0;
+	if(mcache_peek(r->mcache, &fq->qinfo, fq->edns.present &&
+		fq->edns.do_bit, (fq->flags & DNS_FLAG_CD) != 0,
+		r->out->now->tv_sec, &st) < 0)
+		return 0;
+	return st.result == MCACHE_HIT_EXPIRED;
+}
+
+int
+resolver_answer_stale(struct resolver *r, struct mesh_client *c)
+{
+	struct fast_query fq;
+	size_t len = 0;
+	int refresh = 0;
+	if(!r->mcache || !c->qpkt)
+		return 0;
+	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
+		return 0;
+	if(mcache_answer(r->mcache, &fq, c->qpkt, c->tp == RESOLVER_TCP,
+		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, &len, &refresh) !=
+		MCACHE_HIT_EXPIRED)
+		return 0;
+	r->stats.num_expired++;
+	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
+	return 1;
+}
+
 enum resolver_result
 resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct netaddr *client, enum resolver_transport tp,
@@ -110,7 +158,7 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct fast_query fq;
 	struct local_front_info info;
 	struct mesh_client c;
-	int err, flags = 0;
+	int err, flags = 0, stale = 0;
 
 	r->stats.num_queries++;
 	*outlen = 0;
@@ -160,15 +208,38 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* redirect-zone alias answers are written by local zones */
 		r->stats.num_local++;
 	}
-	/* TODO(cache): message cache lookup goes here */
-
-	/* the mesh */
-	r->stats.num_cache_miss++;
 	if(fq.edns.present && fq.edns.do_bit)
 		flags |= MESH_FLAG_DO;
 	if(fq.flags & DNS_FLAG_CD)
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
+
+	/* the message cache: the hot path */
+	if(r->mcache) {
+		int refresh = 0;
+		enum mcache_result mr;
+		if(stale_wait(r, &fq)) {
+			/* expired entry, but try a fresh answer first for
+			 * serve-expired-client-timeout */
+			stale = 1;
+			goto mesh;
+		}
+		mr = mcache_answer(r->mcache, &fq, pkt, tp == RESOLVER_TCP,
+			r->out->now->tv_sec, out, outmax, outlen, &refresh);
+		if(mr != MCACHE_MISS) {
+			r->stats.num_cache_hits++;
+			if(mr == MCACHE_HIT_EXPIRED)
+				r->stats.num_expired++;
+			if(refresh)
+				(void)mesh_new_prefetch(r->mesh,
+					fq.qinfo.qname, fq.qinfo.qtype,
+					fq.qinfo.qclass, flags);
+			return RESOLVER_ANSWERED;
+		}
+	}
+mesh:
+	/* the mesh */
+	r->stats.num_cache_miss++;
 	memset(&c, 0, sizeof(c));
 	if(handle)
 		c.handle = *handle;
@@ -184,6 +255,10 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	c.do_bit = fq.edns.present && fq.edns.do_bit;
 	c.tp = tp;
 	c.start = *r->out->now;
+	if(stale) {
+		c.qpkt = (uint8_t *)pkt;
+		c.qlen = len;
+	}
 	if(mesh_new_client(r->mesh, fq.qinfo.qname, fq.qinfo.qtype,
 		fq.qinfo.qclass, flags, &c) < 0) {
 		r->stats.num_dropped++;
@@ -194,14 +269,38 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	return RESOLVER_PENDING;
 }
 
+static int encode_section(struct dns_builder *b, int section,
+	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen);
+
 void
 resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	struct mesh_answer *ans)
 {
-	/* TODO(cache): store in the message and RRset caches */
-	(void)r;
-	(void)s;
-	(void)ans;
+	struct dns_builder b;
+	struct query_info qi;
+	size_t len;
+	if(!r->mcache || !ans)
+		return;
+	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
+		return;
+	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
+		return;
+	dns_build_init(&b, r->buf, DNS_MAX_MSG, 0);
+	if(dns_build_header(&b, 0, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		(ans->rcode & 0xf))) != 0 ||
+	   dns_build_question(&b, s->qname, s->qtype, s->qclass) != 0)
+		return;
+	if(encode_section(&b, DNS_SEC_ANSWER, ans->an, r->scratch,
+		DNS_MAX_MSG) < 0 ||
+	   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, r->scratch,
+		DNS_MAX_MSG) < 0 ||
+	   encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar, r->scratch,
+		DNS_MAX_MSG) < 0)
+		return;
+	len = dns_build_finish(&b);
+	(void)mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
+		(s->flags & MESH_FLAG_CD) != 0, r->buf, len,
+		r->out->now->tv_sec, MCACHE_SEC_UNCHECKED, -1);
 }
 
 /** rdata of an ldns rr in uncompressed wire format; @return len or -1 */
@@ -225,7 +324,8 @@ rr_rdata_wire(const ldns_rr *rr, uint8_t *buf, size_t max)
 /** add a section, RRset by RRset (consecutive RRs of the same owner,
  * type and class). @return 0, or -1 when truncated/failed. */
 static int
-encode_section(struct dns_builder *b, int section, ldns_rr_list *l,
+encode_section(struct dns_builder *b, int section,
+	struct ldns_struct_rr_list *l,
 	uint8_t *scratch, size_t scratchlen)
 {
 	size_t i = 0, n = ldns_rr_list_rr_count(l);
@@ -283,6 +383,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
 	uint16_t flags;
 
+	if(rcode == DNS_RCODE_SERVFAIL && c->qpkt &&
+		resolver_answer_stale(r, c))
+		return; /* serve-expired: stale beats SERVFAIL */
+
 	if(!ans) {
 		r->stats.num_servfail++;
 		if(ede < 0)
@@ -324,6 +428,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 			goto drop;
 	}
 	len = dns_build_finish(&b);
+	r->stats.num_recursive_replies++;
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return;
 drop:

@@ -41,6 +41,9 @@ struct petrel_random;
 struct config_file;
 struct acl_list;
 struct local_zones;
+struct mcache;
+struct rrset_cache;
+struct infra_cache;
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 192
@@ -107,6 +110,8 @@ struct resolver_stats {
 	uint64_t num_expired;
 	/** upstream queries sent */
 	uint64_t num_outgoing;
+	/** answers sent to clients after recursion (from the mesh) */
+	uint64_t num_recursive_replies;
 } __attribute__((aligned(64)));
 
 /** the per-worker front end */
@@ -131,6 +136,12 @@ struct resolver {
 	const struct acl_list *acl;
 	/** local zones (shared, read-only; NULL: none); set after create */
 	const struct local_zones *lz;
+	/** the message cache (shared; NULL: no caching); set after create */
+	struct mcache *mcache;
+	/** the RRset cache (shared; NULL: none); set after create */
+	struct rrset_cache *rrset;
+	/** the infrastructure cache (shared; NULL: none); set after create */
+	struct infra_cache *infra;
 	/** largest UDP answer to clients (max-udp-size), and our EDNS size */
 	uint16_t max_udp;
 	/** buffer the answers for pending clients are encoded in */
@@ -154,6 +165,15 @@ struct resolver {
 struct resolver *resolver_create(struct config_file *cfg,
 	struct iter_env *ienv, struct outbound *out,
 	struct petrel_random *rnd, resolver_reply_cb_type cb, void *cb_arg);
+
+/**
+ * Give the resolver the shared pieces it reads (any may be NULL): caches,
+ * local zones, access control. Call after resolver_create and again after
+ * a reload, while no query is being handled.
+ */
+void resolver_set_env(struct resolver *r, struct mcache *msg,
+	struct rrset_cache *rrset, struct infra_cache *infra,
+	const struct local_zones *lz, const struct acl_list *acl);
 
 /**
  * Delete the resolver: pending clients get the callback with pkt NULL,

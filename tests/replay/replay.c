@@ -1,0 +1,962 @@
+/*
+ * tests/replay/replay.c - read .rpl scenario files, match queries and
+ * answers against their entries.
+ *
+ * Written for petrel from the format description (Unbound's testbound,
+ * CZ-NIC's Deckard); every keyword not known here is an error so that a
+ * scenario never passes by being half understood.
+ */
+#include "config.h"
+#include "util/log.h"
+/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
+#undef ATTR_FORMAT
+#undef ATTR_UNUSED
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include <stdarg.h>
+#include "tests/replay/replay.h"
+
+/** reader state */
+struct rpl_reader {
+	/** the file */
+	FILE *in;
+	/** file name */
+	const char *file;
+	/** current line number */
+	int lineno;
+	/** error output */
+	char *err;
+	/** its size */
+	size_t errlen;
+	/** $ORIGIN for records */
+	ldns_rdf *origin;
+	/** previous owner for records */
+	ldns_rdf *prev;
+	/** $TTL */
+	uint32_t ttl;
+};
+
+/** set an error */
+static void
+rd_err(struct rpl_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	n = snprintf(r->err, r->errlen, "%s:%d: ", r->file, r->lineno);
+	if(n < 0 || (size_t)n >= r->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/** read a line, strip the comment and trailing space.
+ * @return 1, or 0 at EOF */
+static int
+rd_line(struct rpl_reader *r, char *buf, size_t len)
+{
+	char *p;
+	int inq = 0;
+	size_t n;
+	if(!fgets(buf, (int)len, r->in))
+		return 0;
+	r->lineno++;
+	for(p = buf; *p; p++) {
+		if(*p == '"' && (p == buf || p[-1] != '\\'))
+			inq = !inq;
+		else if(*p == ';' && !inq) {
+			*p = 0;
+			break;
+		}
+	}
+	n = strlen(buf);
+	while(n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+	return 1;
+}
+
+/** skip leading space */
+static char *
+skip_ws(char *p)
+{
+	while(*p && isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/** does the line start with the keyword (followed by space or end) */
+static int
+kw(const char *line, const char *k, char **rest)
+{
+	size_t n = strlen(k);
+	if(strncmp(line, k, n) != 0)
+		return 0;
+	if(line[n] && !isspace((unsigned char)line[n]))
+		return 0;
+	if(rest)
+		*rest = skip_ws((char *)line + n);
+	return 1;
+}
+
+/** free an entry */
+static void
+entry_free(struct rpl_entry *e)
+{
+	if(!e)
+		return;
+	ldns_pkt_free(e->pkt);
+	free(e->raw);
+	free(e);
+}
+
+/** parse MATCH words */
+static int
+parse_match(struct rpl_reader *r, struct rpl_entry *e, char *p)
+{
+	char *w;
+	for(w = strtok(p, " \t"); w; w = strtok(NULL, " \t")) {
+		if(strcmp(w, "opcode") == 0) e->match |= RPL_M_OPCODE;
+		else if(strcmp(w, "qtype") == 0) e->match |= RPL_M_QTYPE;
+		else if(strcmp(w, "qname") == 0) e->match |= RPL_M_QNAME;
+		else if(strcmp(w, "qcase") == 0) e->match |= RPL_M_QCASE;
+		else if(strcmp(w, "subdomain") == 0)
+			e->match |= RPL_M_SUBDOMAIN;
+		else if(strcmp(w, "flags") == 0) e->match |= RPL_M_FLAGS;
+		else if(strcmp(w, "rcode") == 0) e->match |= RPL_M_RCODE;
+		else if(strcmp(w, "question") == 0)
+			e->match |= RPL_M_QUESTION;
+		else if(strcmp(w, "answer") == 0) e->match |= RPL_M_ANSWER;
+		else if(strcmp(w, "authority") == 0)
+			e->match |= RPL_M_AUTHORITY;
+		else if(strcmp(w, "additional") == 0)
+			e->match |= RPL_M_ADDITIONAL;
+		else if(strcmp(w, "all") == 0) e->match |= RPL_M_ALL;
+		else if(strcmp(w, "edns") == 0) e->match |= RPL_M_EDNS;
+		else if(strcmp(w, "noedns") == 0) e->match |= RPL_M_NOEDNS;
+		else if(strcmp(w, "TCP") == 0 || strcmp(w, "tcp") == 0)
+			e->match |= RPL_M_TCP;
+		else if(strcmp(w, "UDP") == 0 || strcmp(w, "udp") == 0)
+			e->match |= RPL_M_UDP;
+		else if(strcmp(w, "ttl") == 0) e->match |= RPL_M_TTL;
+		else if(strncmp(w, "ede=", 4) == 0) {
+			e->match |= RPL_M_EDE;
+			e->ede = atoi(w + 4);
+		} else {
+			rd_err(r, "MATCH %s is not supported by the runner", w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/** parse ADJUST words */
+static int
+parse_adjust(struct rpl_reader *r, struct rpl_entry *e, char *p)
+{
+	char *w;
+	for(w = strtok(p, " \t"); w; w = strtok(NULL, " \t")) {
+		if(strcmp(w, "copy_id") == 0) e->copy_id = 1;
+		else if(strcmp(w, "copy_query") == 0) e->copy_query = 1;
+		else if(strcmp(w, "do_not_answer") == 0) e->do_not_answer = 1;
+		else {
+			rd_err(r, "ADJUST %s is not supported by the runner", w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/** parse REPLY words */
+static int
+parse_reply(struct rpl_reader *r, struct rpl_entry *e, char *p)
+{
+	static const struct { const char *w; int v; } rcodes[] = {
+		{"NOERROR", 0}, {"FORMERR", 1}, {"SERVFAIL", 2},
+		{"NXDOMAIN", 3}, {"NOTIMPL", 4}, {"NOTIMP", 4},
+		{"REFUSED", 5}, {"YXDOMAIN", 6}, {"YXRRSET", 7},
+		{"NXRRSET", 8}, {"NOTAUTH", 9}, {"NOTZONE", 10}, {NULL, 0}};
+	static const struct { const char *w; int v; } opcodes[] = {
+		{"QUERY", 0}, {"IQUERY", 1}, {"STATUS", 2}, {"NOTIFY", 4},
+		{"UPDATE", 5}, {NULL, 0}};
+	char *w;
+	int i;
+	for(w = strtok(p, " \t"); w; w = strtok(NULL, " \t")) {
+		int done = 0;
+		if(strcmp(w, "QR") == 0) ldns_pkt_set_qr(e->pkt, 1);
+		else if(strcmp(w, "AA") == 0) ldns_pkt_set_aa(e->pkt, 1);
+		else if(strcmp(w, "TC") == 0) ldns_pkt_set_tc(e->pkt, 1);
+		else if(strcmp(w, "RD") == 0) ldns_pkt_set_rd(e->pkt, 1);
+		else if(strcmp(w, "RA") == 0) ldns_pkt_set_ra(e->pkt, 1);
+		else if(strcmp(w, "AD") == 0) ldns_pkt_set_ad(e->pkt, 1);
+		else if(strcmp(w, "CD") == 0) ldns_pkt_set_cd(e->pkt, 1);
+		else if(strcmp(w, "DO") == 0) {
+			e->do_bit = 1;
+			e->edns = 1;
+		} else if(strcmp(w, "EDNS") == 0)
+			e->edns = 1;
+		else {
+			for(i = 0; rcodes[i].w; i++)
+				if(strcmp(w, rcodes[i].w) == 0) {
+					ldns_pkt_set_rcode(e->pkt,
+						(uint8_t)rcodes[i].v);
+					done = 1;
+				}
+			for(i = 0; !done && opcodes[i].w; i++)
+				if(strcmp(w, opcodes[i].w) == 0) {
+					ldns_pkt_set_opcode(e->pkt,
+						(ldns_pkt_opcode)opcodes[i].v);
+					done = 1;
+				}
+			if(!done) {
+				rd_err(r, "REPLY %s is not supported by the "
+					"runner", w);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/** parse hex into the entry's raw buffer */
+static int
+parse_raw(struct rpl_reader *r, struct rpl_entry *e, const char *p)
+{
+	while(*p) {
+		int hi, lo;
+		if(isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		if(!isxdigit((unsigned char)p[0]) ||
+			!isxdigit((unsigned char)p[1])) {
+			rd_err(r, "bad hex in RAW");
+			return -1;
+		}
+		hi = isdigit((unsigned char)p[0]) ? p[0] - '0' :
+			tolower((unsigned char)p[0]) - 'a' + 10;
+		lo = isdigit((unsigned char)p[1]) ? p[1] - '0' :
+			tolower((unsigned char)p[1]) - 'a' + 10;
+		if(e->rawlen >= 65535) {
+			rd_err(r, "RAW too long");
+			return -1;
+		}
+		e->raw[e->rawlen++] = (uint8_t)(hi * 16 + lo);
+		p += 2;
+	}
+	return 0;
+}
+
+/** read an entry after ENTRY_BEGIN; @return entry or NULL */
+static struct rpl_entry *
+read_entry(struct rpl_reader *r)
+{
+	char line[4096];
+	struct rpl_entry *e = calloc(1, sizeof(*e));
+	ldns_pkt_section sec = LDNS_SECTION_QUESTION;
+	int in_raw = 0;
+	if(!e || !(e->pkt = ldns_pkt_new())) {
+		rd_err(r, "out of memory");
+		free(e);
+		return NULL;
+	}
+	e->lineno = r->lineno;
+	/* the default MATCH for entries is none; the default REPLY flags
+	 * are none and NOERROR */
+	while(rd_line(r, line, sizeof(line))) {
+		char *p = skip_ws(line), *rest;
+		if(!*p)
+			continue;
+		if(kw(p, "ENTRY_END", NULL))
+			return e;
+		if(kw(p, "MATCH", &rest)) {
+			if(parse_match(r, e, rest) < 0)
+				goto fail;
+		} else if(kw(p, "ADJUST", &rest)) {
+			if(parse_adjust(r, e, rest) < 0)
+				goto fail;
+		} else if(kw(p, "REPLY", &rest)) {
+			if(parse_reply(r, e, rest) < 0)
+				goto fail;
+		} else if(kw(p, "SECTION", &rest)) {
+			in_raw = 0;
+			if(strcmp(rest, "QUESTION") == 0)
+				sec = LDNS_SECTION_QUESTION;
+			else if(strcmp(rest, "ANSWER") == 0)
+				sec = LDNS_SECTION_ANSWER;
+			else if(strcmp(rest, "AUTHORITY") == 0)
+				sec = LDNS_SECTION_AUTHORITY;
+			else if(strcmp(rest, "ADDITIONAL") == 0)
+				sec = LDNS_SECTION_ADDITIONAL;
+			else {
+				rd_err(r, "unknown SECTION %s", rest);
+				goto fail;
+			}
+		} else if(kw(p, "RAW", NULL)) {
+			in_raw = 1;
+			if(!e->raw && !(e->raw = malloc(65536))) {
+				rd_err(r, "out of memory");
+				goto fail;
+			}
+		} else if(in_raw) {
+			if(parse_raw(r, e, p) < 0)
+				goto fail;
+		} else if(kw(p, "$ORIGIN", &rest)) {
+			ldns_rdf_deep_free(r->origin);
+			r->origin = ldns_dname_new_frm_str(rest);
+			if(!r->origin) {
+				rd_err(r, "bad $ORIGIN");
+				goto fail;
+			}
+		} else if(kw(p, "$TTL", &rest)) {
+			r->ttl = (uint32_t)atoi(rest);
+		} else {
+			ldns_rr *rr = NULL;
+			ldns_status st;
+			if(sec == LDNS_SECTION_QUESTION)
+				st = ldns_rr_new_question_frm_str(&rr, p,
+					r->origin, &r->prev);
+			else	st = ldns_rr_new_frm_str(&rr, p, r->ttl,
+					r->origin, &r->prev);
+			if(st != LDNS_STATUS_OK) {
+				rd_err(r, "cannot parse record '%s': %s", p,
+					ldns_get_errorstr_by_id(st));
+				goto fail;
+			}
+			if(!ldns_pkt_push_rr(e->pkt, sec, rr)) {
+				ldns_rr_free(rr);
+				rd_err(r, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	rd_err(r, "ENTRY_BEGIN without ENTRY_END");
+fail:
+	entry_free(e);
+	return NULL;
+}
+
+/** translate a Deckard key or copy a config line into cfg text.
+ * @return 0, or -1 for an unsupported key */
+static int
+config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
+	size_t *cap, char *stubaddr, size_t salen)
+{
+	char buf[4200];
+	char *p = skip_ws(line), *v;
+	size_t n;
+	buf[0] = 0;
+	if(!*p)
+		return 0;
+	v = strchr(p, ':');
+	if(v && v[1] && !isspace((unsigned char)v[1]))
+		v = NULL; /* not "key: value" */
+	if(v) {
+		char key[128];
+		size_t kl = (size_t)(v - p);
+		char *val = skip_ws(v + 1);
+		if(kl >= sizeof(key))
+			kl = sizeof(key) - 1;
+		memcpy(key, p, kl);
+		key[kl] = 0;
+		if(strcmp(key, "stub-addr") == 0 && line == p) {
+			/* Deckard's root server address (top level) */
+			snprintf(stubaddr, salen, "%s", val);
+			return 0;
+		} else if(strcmp(key, "query-minimization") == 0) {
+			snprintf(buf, sizeof(buf), "server:\n"
+				"\tqname-minimisation: %s\n",
+				strcmp(val, "on") == 0 || strcmp(val,
+				"yes") == 0 ? "yes" : "no");
+		} else if((strcmp(key, "do-not-query-localhost") == 0 ||
+			strcmp(key, "harden-glue") == 0) && line == p) {
+			snprintf(buf, sizeof(buf), "server:\n\t%s: %s\n", key,
+				strcmp(val, "on") == 0 || strcmp(val,
+				"yes") == 0 ? "yes" : "no");
+		} else if(strcmp(key, "trust-anchor") == 0 ||
+			strcmp(key, "val-override-date") == 0 ||
+			strcmp(key, "domain-insecure") == 0) {
+			/* petrel has no validator: DNSSEC answers are
+			 * checked by the scenario's expectations (no AD) */
+			return 0;
+		} else if(strcmp(key, "feature-list") == 0 ||
+			strcmp(key, "feature-pass") == 0 ||
+			strcmp(key, "force-ipv6") == 0) {
+			rd_err(r, "config key %s is not supported by the "
+				"runner", key);
+			return -1;
+		}
+	}
+	if(!buf[0])
+		snprintf(buf, sizeof(buf), "%s\n", line);
+	n = strlen(buf);
+	if(*len + n + 1 > *cap) {
+		char *nc;
+		*cap = (*cap + n + 1) * 2;
+		nc = realloc(*cfg, *cap);
+		if(!nc)
+			return -1;
+		*cfg = nc;
+	}
+	memcpy(*cfg + *len, buf, n + 1);
+	*len += n;
+	return 0;
+}
+
+/** parse a step line */
+static int
+parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
+	struct rpl_step ***tail)
+{
+	struct rpl_step *st = calloc(1, sizeof(*st));
+	char *w, *save = NULL;
+	if(!st) {
+		rd_err(r, "out of memory");
+		return -1;
+	}
+	st->lineno = r->lineno;
+	w = strtok_r(p, " \t", &save);
+	if(!w) {
+		rd_err(r, "STEP without a number");
+		goto fail;
+	}
+	st->num = atoi(w);
+	w = strtok_r(NULL, " \t", &save);
+	if(!w) {
+		rd_err(r, "STEP without a type");
+		goto fail;
+	}
+	if(strcmp(w, "QUERY") == 0) st->type = RPL_STEP_QUERY;
+	else if(strcmp(w, "CHECK_ANSWER") == 0)
+		st->type = RPL_STEP_CHECK_ANSWER;
+	else if(strcmp(w, "CHECK_OUT_QUERY") == 0) {
+		st->type = RPL_STEP_CHECK_OUT_QUERY;
+		s->manual_out = 1;
+	} else if(strcmp(w, "REPLY") == 0) {
+		st->type = RPL_STEP_REPLY;
+		s->manual_out = 1;
+	} else if(strcmp(w, "TIMEOUT") == 0) {
+		st->type = RPL_STEP_TIMEOUT;
+		s->manual_out = 1;
+	} else if(strcmp(w, "TIME_PASSES") == 0)
+		st->type = RPL_STEP_TIME_PASSES;
+	else if(strcmp(w, "CHECK_NO_ANSWER") == 0)
+		st->type = RPL_STEP_CHECK_NO_ANSWER;
+	else {
+		rd_err(r, "STEP type %s is not supported by the runner", w);
+		goto fail;
+	}
+	while((w = strtok_r(NULL, " \t", &save)) != NULL) {
+		if(strcmp(w, "ELAPSE") == 0) {
+			w = strtok_r(NULL, " \t", &save);
+			if(!w) {
+				rd_err(r, "ELAPSE without a value");
+				goto fail;
+			}
+			st->elapse = atoi(w);
+		} else if(strcmp(w, "ADDRESS") == 0) {
+			const char *e = NULL;
+			w = strtok_r(NULL, " \t", &save);
+			if(!w || netaddr_parse(w, 53, &st->addr, &e) < 0) {
+				rd_err(r, "bad STEP ADDRESS");
+				goto fail;
+			}
+			st->has_addr = 1;
+		} else {
+			rd_err(r, "STEP option %s is not supported by the "
+				"runner", w);
+			goto fail;
+		}
+	}
+	if(st->type == RPL_STEP_QUERY || st->type == RPL_STEP_CHECK_ANSWER ||
+		st->type == RPL_STEP_CHECK_OUT_QUERY ||
+		st->type == RPL_STEP_REPLY) {
+		char line[4096];
+		while(rd_line(r, line, sizeof(line))) {
+			char *q = skip_ws(line);
+			if(!*q)
+				continue;
+			if(!kw(q, "ENTRY_BEGIN", NULL)) {
+				rd_err(r, "expected ENTRY_BEGIN after STEP");
+				goto fail;
+			}
+			st->entry = read_entry(r);
+			if(!st->entry)
+				goto fail;
+			break;
+		}
+		if(!st->entry) {
+			rd_err(r, "STEP without its entry");
+			goto fail;
+		}
+	}
+	**tail = st;
+	*tail = &st->next;
+	return 0;
+fail:
+	free(st);
+	return -1;
+}
+
+struct rpl_scenario *
+rpl_read(const char *file, char *err, size_t errlen)
+{
+	struct rpl_reader r;
+	struct rpl_scenario *s = calloc(1, sizeof(*s));
+	struct rpl_step **steptail;
+	struct rpl_range **rangetail;
+	char line[4096], stubaddr[256];
+	size_t cap = 0;
+	int in_config = 1, in_scenario = 0, done = 0;
+	memset(&r, 0, sizeof(r));
+	r.file = file;
+	r.err = err;
+	r.errlen = errlen;
+	r.ttl = 3600;
+	stubaddr[0] = 0;
+	if(!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->file = strdup(file);
+	steptail = &s->steps;
+	rangetail = &s->ranges;
+	r.in = fopen(file, "r");
+	if(!r.in) {
+		snprintf(err, errlen, "%s: cannot open", file);
+		goto fail;
+	}
+	s->config = calloc(1, 1);
+	cap = 1;
+	while(rd_line(&r, line, sizeof(line))) {
+		char *p = skip_ws(line), *rest;
+		if(in_config) {
+			if(kw(p, "CONFIG_END", NULL)) {
+				in_config = 0;
+				continue;
+			}
+			if(!kw(p, "SCENARIO_BEGIN", NULL)) {
+				if(config_line(&r, line, &s->config,
+					&s->config_len, &cap, stubaddr,
+					sizeof(stubaddr)) < 0)
+					goto fail;
+				continue;
+			}
+			in_config = 0;
+		}
+		if(!*p)
+			continue;
+		if(kw(p, "SCENARIO_BEGIN", &rest)) {
+			free(s->title);
+			s->title = strdup(rest);
+			in_scenario = 1;
+		} else if(!in_scenario) {
+			rd_err(&r, "text before SCENARIO_BEGIN: %s", p);
+			goto fail;
+		} else if(kw(p, "SCENARIO_END", NULL)) {
+			done = 1;
+			break;
+		} else if(kw(p, "RANGE_BEGIN", &rest)) {
+			struct rpl_range *rg = calloc(1, sizeof(*rg));
+			struct rpl_entry **etail;
+			int ended = 0;
+			if(!rg || sscanf(rest, "%d %d", &rg->first,
+				&rg->last) != 2) {
+				free(rg);
+				rd_err(&r, "bad RANGE_BEGIN");
+				goto fail;
+			}
+			rg->lineno = r.lineno;
+			*rangetail = rg;
+			rangetail = &rg->next;
+			etail = &rg->entries;
+			while(rd_line(&r, line, sizeof(line))) {
+				char *q = skip_ws(line), *a;
+				if(!*q)
+					continue;
+				if(kw(q, "RANGE_END", NULL)) {
+					ended = 1;
+					break;
+				} else if(kw(q, "ADDRESS", &a)) {
+					const char *e = NULL;
+					if(rg->naddrs >= 16 || netaddr_parse(a,
+						53, &rg->addrs[rg->naddrs],
+						&e) < 0) {
+						rd_err(&r, "bad ADDRESS %s", a);
+						goto fail;
+					}
+					rg->naddrs++;
+				} else if(kw(q, "ENTRY_BEGIN", NULL)) {
+					struct rpl_entry *e = read_entry(&r);
+					if(!e)
+						goto fail;
+					*etail = e;
+					etail = &e->next;
+				} else {
+					rd_err(&r, "unknown line in range: %s",
+						q);
+					goto fail;
+				}
+			}
+			if(!ended) {
+				rd_err(&r, "RANGE_BEGIN without RANGE_END");
+				goto fail;
+			}
+		} else if(kw(p, "STEP", &rest)) {
+			if(parse_step(&r, s, rest, &steptail) < 0)
+				goto fail;
+		} else {
+			rd_err(&r, "unknown line: %s", p);
+			goto fail;
+		}
+	}
+	if(!done) {
+		rd_err(&r, "no SCENARIO_END");
+		goto fail;
+	}
+	if(stubaddr[0]) {
+		char buf[512];
+		size_t cap2;
+		snprintf(buf, sizeof(buf), "stub-zone:\n\tname: \".\"\n"
+			"\tstub-addr: %s\n", stubaddr);
+		cap2 = s->config_len + strlen(buf) + 1;
+		s->config = realloc(s->config, cap2);
+		if(!s->config)
+			goto fail;
+		memcpy(s->config + s->config_len, buf, strlen(buf) + 1);
+		s->config_len += strlen(buf);
+	}
+	fclose(r.in);
+	ldns_rdf_deep_free(r.origin);
+	ldns_rdf_deep_free(r.prev);
+	return s;
+fail:
+	if(r.in)
+		fclose(r.in);
+	ldns_rdf_deep_free(r.origin);
+	ldns_rdf_deep_free(r.prev);
+	rpl_free(s);
+	return NULL;
+}
+
+void
+rpl_free(struct rpl_scenario *s)
+{
+	if(!s)
+		return;
+	while(s->ranges) {
+		struct rpl_range *rg = s->ranges;
+		s->ranges = rg->next;
+		while(rg->entries) {
+			struct rpl_entry *e = rg->entries;
+			rg->entries = e->next;
+			entry_free(e);
+		}
+		free(rg);
+	}
+	while(s->steps) {
+		struct rpl_step *st = s->steps;
+		s->steps = st->next;
+		entry_free(st->entry);
+		free(st);
+	}
+	free(s->file);
+	free(s->title);
+	free(s->config);
+	free(s);
+}
+
+/** first question rr or NULL */
+static ldns_rr *
+qrr(ldns_pkt *p)
+{
+	if(ldns_rr_list_rr_count(ldns_pkt_question(p)) < 1)
+		return NULL;
+	return ldns_rr_list_rr(ldns_pkt_question(p), 0);
+}
+
+/** header flags of a packet as a word (QR AA TC RD RA AD CD) */
+static unsigned
+pkt_flags(ldns_pkt *p)
+{
+	return (ldns_pkt_qr(p) ? 0x8000u : 0) | (ldns_pkt_aa(p) ? 0x400u : 0) |
+		(ldns_pkt_tc(p) ? 0x200u : 0) | (ldns_pkt_rd(p) ? 0x100u : 0) |
+		(ldns_pkt_ra(p) ? 0x80u : 0) | (ldns_pkt_ad(p) ? 0x20u : 0) |
+		(ldns_pkt_cd(p) ? 0x10u : 0);
+}
+
+/** print flags */
+static void
+flags_str(unsigned f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s%s%s", f & 0x8000 ? "QR " : "",
+		f & 0x400 ? "AA " : "", f & 0x200 ? "TC " : "",
+		f & 0x100 ? "RD " : "", f & 0x80 ? "RA " : "",
+		f & 0x20 ? "AD " : "", f & 0x10 ? "CD " : "");
+}
+
+/** compare two RRs: owner case-insensitive, TTL only when with_ttl */
+static int
+rr_equal(const ldns_rr *a, const ldns_rr *b, int with_ttl)
+{
+	ldns_rr *ca = ldns_rr_clone(a), *cb = ldns_rr_clone(b);
+	int eq = 0;
+	if(ca && cb) {
+		ldns_dname2canonical(ldns_rr_owner(ca));
+		ldns_dname2canonical(ldns_rr_owner(cb));
+		if(!with_ttl) {
+			ldns_rr_set_ttl(ca, 0);
+			ldns_rr_set_ttl(cb, 0);
+		}
+		eq = (ldns_rr_compare(ca, cb) == 0 &&
+			ldns_rr_ttl(ca) == ldns_rr_ttl(cb));
+		if(ldns_rr_rd_count(ca) == 0 && ldns_rr_rd_count(cb) == 0)
+			eq = ldns_rr_get_type(ca) == ldns_rr_get_type(cb) &&
+				ldns_rr_get_class(ca) == ldns_rr_get_class(cb)
+				&& ldns_dname_compare(ldns_rr_owner(ca),
+				ldns_rr_owner(cb)) == 0;
+	}
+	ldns_rr_free(ca);
+	ldns_rr_free(cb);
+	return eq;
+}
+
+/** compare sections as sets; @return 1 equal, else 0 and diff */
+static int
+section_equal(ldns_rr_list *want, ldns_rr_list *got, int with_ttl,
+	const char *name, char *diff, size_t difflen)
+{
+	size_t i, j;
+	for(i = 0; i < ldns_rr_list_rr_count(want); i++) {
+		ldns_rr *w = ldns_rr_list_rr(want, i);
+		int found = 0;
+		for(j = 0; j < ldns_rr_list_rr_count(got) && !found; j++)
+			if(rr_equal(w, ldns_rr_list_rr(got, j), with_ttl))
+				found = 1;
+		if(!found) {
+			char *s = ldns_rr2str(w);
+			snprintf(diff, difflen, "%s section lacks %s", name,
+				s ? s : "?");
+			free(s);
+			return 0;
+		}
+	}
+	for(j = 0; j < ldns_rr_list_rr_count(got); j++) {
+		ldns_rr *g = ldns_rr_list_rr(got, j);
+		int found = 0;
+		for(i = 0; i < ldns_rr_list_rr_count(want) && !found; i++)
+			if(rr_equal(ldns_rr_list_rr(want, i), g, with_ttl))
+				found = 1;
+		if(!found) {
+			char *s = ldns_rr2str(g);
+			snprintf(diff, difflen, "%s section has extra %s",
+				name, s ? s : "?");
+			free(s);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/** find the EDE code in a wire message; @return code or -1 */
+static int
+wire_ede(ldns_pkt *p)
+{
+	ldns_rdf *d = ldns_pkt_edns_data(p);
+	const uint8_t *o;
+	size_t n, i = 0;
+	if(!d)
+		return -1;
+	o = ldns_rdf_data(d);
+	n = ldns_rdf_size(d);
+	while(i + 4 <= n) {
+		uint16_t code = (uint16_t)(o[i] << 8 | o[i + 1]);
+		uint16_t len = (uint16_t)(o[i + 2] << 8 | o[i + 3]);
+		if(i + 4 + len > n)
+			return -1;
+		if(code == 15 && len >= 2)
+			return o[i + 4] << 8 | o[i + 5];
+		i += 4u + len;
+	}
+	return -1;
+}
+
+/** common matching of question/header/sections.
+ * @return 1 match, else 0 and diff */
+static int
+match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
+{
+	ldns_rr *eq = qrr(e->pkt), *pq = qrr(p);
+	int m = e->match, ttl = (m & RPL_M_TTL) != 0;
+	if(m & RPL_M_ALL)
+		m |= RPL_M_OPCODE | RPL_M_FLAGS | RPL_M_RCODE |
+			RPL_M_QUESTION | RPL_M_ANSWER | RPL_M_AUTHORITY |
+			RPL_M_ADDITIONAL;
+	if((m & RPL_M_OPCODE) && ldns_pkt_get_opcode(e->pkt) !=
+		ldns_pkt_get_opcode(p)) {
+		snprintf(diff, difflen, "opcode %d, wanted %d",
+			(int)ldns_pkt_get_opcode(p),
+			(int)ldns_pkt_get_opcode(e->pkt));
+		return 0;
+	}
+	if(m & (RPL_M_QTYPE | RPL_M_QNAME | RPL_M_QCASE | RPL_M_SUBDOMAIN)) {
+		if(!eq || !pq) {
+			snprintf(diff, difflen, "no question");
+			return 0;
+		}
+	}
+	if((m & RPL_M_QTYPE) && ldns_rr_get_type(eq) != ldns_rr_get_type(pq)) {
+		snprintf(diff, difflen, "qtype %d, wanted %d",
+			(int)ldns_rr_get_type(pq), (int)ldns_rr_get_type(eq));
+		return 0;
+	}
+	if((m & RPL_M_QNAME) && ldns_dname_compare(ldns_rr_owner(eq),
+		ldns_rr_owner(pq)) != 0) {
+		char *a = ldns_rdf2str(ldns_rr_owner(pq));
+		char *b = ldns_rdf2str(ldns_rr_owner(eq));
+		snprintf(diff, difflen, "qname %s, wanted %s", a ? a : "?",
+			b ? b : "?");
+		free(a);
+		free(b);
+		return 0;
+	}
+	if((m & RPL_M_QCASE) && (ldns_rdf_size(ldns_rr_owner(eq)) !=
+		ldns_rdf_size(ldns_rr_owner(pq)) ||
+		memcmp(ldns_rdf_data(ldns_rr_owner(eq)),
+		ldns_rdf_data(ldns_rr_owner(pq)),
+		ldns_rdf_size(ldns_rr_owner(eq))) != 0)) {
+		snprintf(diff, difflen, "qname letter case differs");
+		return 0;
+	}
+	if((m & RPL_M_SUBDOMAIN) && !ldns_dname_is_subdomain(
+		ldns_rr_owner(pq), ldns_rr_owner(eq)) &&
+		ldns_dname_compare(ldns_rr_owner(pq), ldns_rr_owner(eq)) != 0) {
+		snprintf(diff, difflen, "qname not a subdomain");
+		return 0;
+	}
+	if((m & RPL_M_FLAGS) && pkt_flags(e->pkt) != pkt_flags(p)) {
+		char a[64], b[64];
+		flags_str(pkt_flags(p), a, sizeof(a));
+		flags_str(pkt_flags(e->pkt), b, sizeof(b));
+		snprintf(diff, difflen, "flags '%s', wanted '%s'", a, b);
+		return 0;
+	}
+	if((m & RPL_M_RCODE) && ldns_pkt_get_rcode(e->pkt) !=
+		ldns_pkt_get_rcode(p)) {
+		snprintf(diff, difflen, "rcode %d, wanted %d",
+			(int)ldns_pkt_get_rcode(p),
+			(int)ldns_pkt_get_rcode(e->pkt));
+		return 0;
+	}
+	if((m & RPL_M_QUESTION) && !section_equal(ldns_pkt_question(e->pkt),
+		ldns_pkt_question(p), 0, "question", diff, difflen))
+		return 0;
+	if((m & RPL_M_ANSWER) && !section_equal(ldns_pkt_answer(e->pkt),
+		ldns_pkt_answer(p), ttl, "answer", diff, difflen))
+		return 0;
+	if((m & RPL_M_AUTHORITY) && !section_equal(ldns_pkt_authority(e->pkt),
+		ldns_pkt_authority(p), ttl, "authority", diff, difflen))
+		return 0;
+	if((m & RPL_M_ADDITIONAL) && !section_equal(
+		ldns_pkt_additional(e->pkt), ldns_pkt_additional(p), ttl,
+		"additional", diff, difflen))
+		return 0;
+	if((m & RPL_M_EDNS) && !ldns_pkt_edns(p)) {
+		snprintf(diff, difflen, "no EDNS");
+		return 0;
+	}
+	if((m & RPL_M_NOEDNS) && ldns_pkt_edns(p)) {
+		snprintf(diff, difflen, "has EDNS, wanted none");
+		return 0;
+	}
+	if((m & RPL_M_EDNS) && e->do_bit != (int)ldns_pkt_edns_do(p)) {
+		snprintf(diff, difflen, "DO bit %d, wanted %d",
+			(int)ldns_pkt_edns_do(p), e->do_bit);
+		return 0;
+	}
+	if(m & RPL_M_EDE) {
+		int ede = wire_ede(p);
+		if(ede != e->ede) {
+			snprintf(diff, difflen, "EDE %d, wanted %d", ede,
+				e->ede);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int
+rpl_match_query(struct rpl_entry *e, ldns_pkt *q, int tcp)
+{
+	char diff[256];
+	if((e->match & RPL_M_TCP) && !tcp)
+		return 0;
+	if((e->match & RPL_M_UDP) && tcp)
+		return 0;
+	/* for queries, "flags" and "all" compare the flags of a query:
+	 * the entry's REPLY line gives the reply's, so only compare the
+	 * query bits RD and CD there */
+	if(e->match & (RPL_M_FLAGS | RPL_M_ALL)) {
+		struct rpl_entry tmp = *e;
+		if((ldns_pkt_rd(e->pkt) != ldns_pkt_rd(q)) ||
+			(ldns_pkt_cd(e->pkt) != ldns_pkt_cd(q)))
+			return 0;
+		tmp.match &= ~(RPL_M_FLAGS | RPL_M_ALL | RPL_M_RCODE);
+		if(e->match & RPL_M_ALL)
+			tmp.match |= RPL_M_OPCODE | RPL_M_QUESTION;
+		return match_common(&tmp, q, diff, sizeof(diff));
+	}
+	return match_common(e, q, diff, sizeof(diff));
+}
+
+int
+rpl_match_answer(struct rpl_entry *e, ldns_pkt *a, const uint8_t *wire,
+	size_t wlen, char *diff, size_t difflen)
+{
+	(void)wire;
+	(void)wlen;
+	if(e->match == 0) {
+		snprintf(diff, difflen, "entry has no MATCH line");
+		return 0;
+	}
+	return match_common(e, a, diff, difflen);
+}
+
+int
+rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, uint8_t **out,
+	size_t *outlen)
+{
+	ldns_pkt *p;
+	ldns_status st;
+	if(e->raw) {
+		*out = malloc(e->rawlen ? e->rawlen : 1);
+		if(!*out)
+			return -1;
+		memcpy(*out, e->raw, e->rawlen);
+		*outlen = e->rawlen;
+		if(e->copy_id && e->rawlen >= 2) {
+			(*out)[0] = (uint8_t)(ldns_pkt_id(q) >> 8);
+			(*out)[1] = (uint8_t)ldns_pkt_id(q);
+		}
+		return 0;
+	}
+	p = ldns_pkt_clone(e->pkt);
+	if(!p)
+		return -1;
+	ldns_pkt_set_id(p, e->copy_id ? ldns_pkt_id(q) : 0);
+	if(e->copy_query) {
+		ldns_rr_list_deep_free(ldns_pkt_question(p));
+		ldns_pkt_set_question(p,
+			ldns_rr_list_clone(ldns_pkt_question(q)));
+		ldns_pkt_set_qdcount(p, (uint16_t)ldns_rr_list_rr_count(
+			ldns_pkt_question(p)));
+	}
+	if(e->edns) {
+		ldns_pkt_set_edns_udp_size(p, 4096);
+		ldns_pkt_set_edns_do(p, (signed char)e->do_bit);
+	}
+	st = ldns_pkt2wire(out, p, outlen);
+	ldns_pkt_free(p);
+	return st == LDNS_STATUS_OK ? 0 : -1;
+}
