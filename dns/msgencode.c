@@ -143,7 +143,9 @@ dns_build_question(struct dns_builder *b, const uint8_t *name,
 	size_t n = dname_valid(name, DNS_MAX_NAME), start = b->pos;
 	if(n == 0)
 		return DNS_ERR_BAD_RDATA;
-	if(b->section != -1 || b->pos + n + 4 > b->cap)
+	if(b->section != -1 || b->pos < DNS_HDR_SIZE)
+		return DNS_ERR_SYNTAX;
+	if(b->pos + n + 4 > b->cap)
 		return DNS_ERR_NOSPACE;
 	memcpy(b->buf + b->pos, name, n);
 	ctab_add(b, start, n - 1);
@@ -160,8 +162,9 @@ dns_build_question_raw(struct dns_builder *b, const uint8_t *pkt,
 	size_t qname_off, size_t question_end)
 {
 	size_t n;
-	if(question_end <= qname_off + 4 || b->section != -1)
-		return DNS_ERR_NOSPACE;
+	if(question_end <= qname_off + 4 || b->section != -1 ||
+		b->pos < DNS_HDR_SIZE)
+		return DNS_ERR_SYNTAX;
 	n = question_end - qname_off;
 	if(b->pos + n > b->cap)
 		return DNS_ERR_NOSPACE;
@@ -198,7 +201,8 @@ write_rr(struct dns_builder *b, const uint8_t *owner, uint16_t type,
 	uint16_t rrclass, uint32_t ttl, const uint8_t *rdata, size_t rdlen,
 	size_t limit)
 {
-	const int *d = compress_desc(type);
+	/* empty RDATA is written as is (RFC 2136), as msgparse accepts it */
+	const int *d = rdlen ? compress_desc(type) : NULL;
 	size_t rdstart;
 	int r;
 	if((r = write_name(b, owner, 1, limit)) != 0)

@@ -109,7 +109,8 @@ int dns_build_header(struct dns_builder *b, uint16_t id, uint16_t flags);
 /**
  * Add a question. Must come before any RR.
  * @param name: uncompressed name (written as given, case kept).
- * @return 0 or DNS_ERR_NOSPACE.
+ * @return 0, DNS_ERR_NOSPACE, DNS_ERR_BAD_RDATA (invalid name), or
+ *	DNS_ERR_SYNTAX (before the header or after an RR).
  */
 int dns_build_question(struct dns_builder *b, const uint8_t *name,
 	uint16_t qtype, uint16_t qclass);
@@ -117,7 +118,7 @@ int dns_build_question(struct dns_builder *b, const uint8_t *name,
 /**
  * Copy a question verbatim from a received packet (to echo its letter
  * case). The bytes [qname_off, question_end) are copied.
- * @return 0 or DNS_ERR_NOSPACE.
+ * @return 0, DNS_ERR_NOSPACE, or DNS_ERR_SYNTAX (misuse).
  */
 int dns_build_question_raw(struct dns_builder *b, const uint8_t *pkt,
 	size_t qname_off, size_t question_end);
