@@ -1,0 +1,445 @@
+/*
+ * services/cache/infra.c - the infrastructure cache.
+ *
+ * Entries are keyed by a packed address (family, port, address bytes) and,
+ * for lameness entries, a lower-cased zone name; host entries have an
+ * empty zone. An update builds a new entry with the change applied to the
+ * defaults; the table's insert policy (infra_decide, run under the slab
+ * lock) re-applies the change to the live entry's state when there is
+ * one, so the read-modify-write is atomic.
+ */
+#include "config.h"
+#include "services/cache/infra.h"
+#include "util/storage/slabhash.h"
+#include "util/netaddr.h"
+#include "util/random.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+
+/** packed address: family byte, port (2), address (4 or 16) */
+#define IKEY_ADDR_MAX 19
+
+/** an entry */
+struct infra_entry {
+	/** table part; must be first */
+	struct slabhash_entry h;
+	/** the state */
+	struct infra_host host;
+	/** 1 for a lameness entry */
+	int lame;
+	/** packed address */
+	uint8_t addr[IKEY_ADDR_MAX];
+	/** its length */
+	uint8_t alen;
+	/** zone length (0 for a host entry) */
+	uint8_t zlen;
+	/** zone, lower-cased */
+	uint8_t zone[DNS_MAX_NAME + 1];
+};
+
+/** a key */
+struct infra_key {
+	/** packed address */
+	uint8_t addr[IKEY_ADDR_MAX];
+	/** its length */
+	size_t alen;
+	/** zone (lower-cased) or empty */
+	uint8_t zone[DNS_MAX_NAME + 1];
+	/** zone length, 0 for the host entry */
+	size_t zlen;
+};
+
+/** the kinds of update */
+enum infra_upd_kind {
+	/** an RTT sample or a timeout */
+	UPD_RTT,
+	/** EDNS status */
+	UPD_EDNS,
+	/** lameness */
+	UPD_LAME
+};
+
+/** an update, applied in infra_decide */
+struct infra_upd {
+	/** kind */
+	enum infra_upd_kind kind;
+	/** RTT sample in ms, -1 for a timeout */
+	int rtt;
+	/** rto the query went out with */
+	int orig_rto;
+	/** EDNS status */
+	enum infra_edns edns;
+	/** the time */
+	time_t now;
+	/** new expiry */
+	time_t expire;
+};
+
+/** the cache */
+struct infra_cache {
+	/** the table */
+	struct slabhash *table;
+	/** infra-host-ttl */
+	uint32_t host_ttl;
+};
+
+static int
+infra_match(const struct slabhash_entry *he, const void *key)
+{
+	const struct infra_entry *e = (const struct infra_entry *)he;
+	const struct infra_key *k = key;
+	return e->alen == k->alen && e->zlen == k->zlen &&
+		memcmp(e->addr, k->addr, k->alen) == 0 &&
+		memcmp(e->zone, k->zone, k->zlen) == 0;
+}
+
+static void
+infra_del(struct slabhash_entry *he, void *arg)
+{
+	(void)arg;
+	free(he);
+}
+
+/** fill a key from an address and an optional zone; @return 0 or -1 */
+static int
+infra_key_set(struct infra_key *k, const struct netaddr *a,
+	const uint8_t *zone)
+{
+	memset(k, 0, sizeof(*k));
+	if(a->addr.ss_family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)
+			&a->addr;
+		k->addr[0] = 4;
+		memcpy(k->addr + 1, &s->sin_port, 2);
+		memcpy(k->addr + 3, &s->sin_addr, 4);
+		k->alen = 7;
+	} else if(a->addr.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)
+			&a->addr;
+		k->addr[0] = 6;
+		memcpy(k->addr + 1, &s->sin6_port, 2);
+		memcpy(k->addr + 3, &s->sin6_addr, 16);
+		k->alen = 19;
+	} else
+		return -1;
+	if(zone) {
+		k->zlen = dname_valid(zone, DNS_MAX_NAME);
+		if(k->zlen == 0)
+			return -1;
+		dname_copy_lower(k->zone, zone);
+	}
+	return 0;
+}
+
+/** the table hash of a key */
+static uint32_t
+infra_hash(const struct infra_key *k)
+{
+	return slabhash_hash_bytes(k->zone, k->zlen,
+		slabhash_hash_bytes(k->addr, k->alen, 0x1f2a));
+}
+
+struct infra_cache *
+infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
+{
+	struct infra_cache *c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->table = slabhash_create(slabs, maxmem, infra_match, infra_del,
+		NULL);
+	if(!c->table) {
+		free(c);
+		return NULL;
+	}
+	c->host_ttl = host_ttl;
+	return c;
+}
+
+void
+infra_delete(struct infra_cache *c)
+{
+	if(!c)
+		return;
+	slabhash_delete(c->table);
+	free(c);
+}
+
+void
+infra_set_params(struct infra_cache *c, size_t maxmem, uint32_t host_ttl)
+{
+	c->host_ttl = host_ttl;
+	slabhash_set_maxmem(c->table, maxmem);
+}
+
+/** the state of a server never heard from */
+static void
+host_default(struct infra_host *h)
+{
+	h->srtt = -1;
+	h->rttvar = 0;
+	h->rto = INFRA_UNKNOWN_RTO;
+	h->timeouts = 0;
+	h->edns = INFRA_EDNS_UNKNOWN;
+	h->expire = 0;
+}
+
+/** clamp an rto */
+static int
+rto_clamp(long rto)
+{
+	if(rto < INFRA_RTO_MIN)
+		return INFRA_RTO_MIN;
+	if(rto > INFRA_RTO_MAX)
+		return INFRA_RTO_MAX;
+	return (int)rto;
+}
+
+/** apply an update to a state */
+static void
+host_apply(struct infra_host *h, const struct infra_upd *u)
+{
+	switch(u->kind) {
+	case UPD_RTT:
+		if(u->rtt >= 0) {
+			if(h->srtt < 0) {
+				h->srtt = u->rtt;
+				h->rttvar = u->rtt / 2;
+			} else {
+				int d = h->srtt - u->rtt;
+				if(d < 0)
+					d = -d;
+				h->rttvar += (d - h->rttvar) / 4;
+				h->srtt += (u->rtt - h->srtt) / 8;
+			}
+			h->rto = rto_clamp((long)h->srtt + 4L * h->rttvar);
+			h->timeouts = 0;
+		} else {
+			long base = h->rto > u->orig_rto ? h->rto : u->orig_rto;
+			h->rto = rto_clamp(base * 2);
+			h->timeouts++;
+		}
+		break;
+	case UPD_EDNS:
+		h->edns = u->edns;
+		break;
+	case UPD_LAME:
+		break;
+	}
+	h->expire = u->expire;
+}
+
+/** the insert policy: apply the update to the live state; arg is upd */
+static int
+infra_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
+	void *arg)
+{
+	const struct infra_entry *old = (const struct infra_entry *)oh;
+	struct infra_entry *e = (struct infra_entry *)nh;
+	const struct infra_upd *u = arg;
+	if(old->host.expire > u->now) {
+		e->host = old->host;
+		host_apply(&e->host, u);
+	}
+	return 1;
+}
+
+/** build and insert an entry carrying an update */
+static void
+infra_update(struct infra_cache *c, const struct netaddr *addr,
+	const uint8_t *zone, struct infra_upd *u)
+{
+	struct infra_key k;
+	struct infra_entry *e;
+	if(infra_key_set(&k, addr, zone) != 0)
+		return;
+	e = calloc(1, sizeof(*e));
+	if(!e)
+		return;
+	u->expire = u->now + (time_t)c->host_ttl;
+	host_default(&e->host);
+	host_apply(&e->host, u);
+	e->lame = (u->kind == UPD_LAME);
+	memcpy(e->addr, k.addr, k.alen);
+	e->alen = (uint8_t)k.alen;
+	memcpy(e->zone, k.zone, k.zlen);
+	e->zlen = (uint8_t)k.zlen;
+	e->h.hash = infra_hash(&k);
+	e->h.mem = slabhash_malloc_size(sizeof(*e));
+	(void)slabhash_insert(c->table, &e->h, &k, infra_decide, u);
+}
+
+/** find a live entry */
+static const struct infra_entry *
+infra_find(struct infra_cache *c, const struct netaddr *addr,
+	const uint8_t *zone, time_t now)
+{
+	struct infra_key k;
+	const struct infra_entry *e;
+	if(infra_key_set(&k, addr, zone) != 0)
+		return NULL;
+	e = (const struct infra_entry *)slabhash_lookup(c->table,
+		infra_hash(&k), &k);
+	if(!e || e->host.expire <= now)
+		return NULL;
+	return e;
+}
+
+int
+infra_host_get(struct infra_cache *c, const struct netaddr *addr,
+	time_t now, struct infra_host *out)
+{
+	const struct infra_entry *e = infra_find(c, addr, NULL, now);
+	if(!e) {
+		host_default(out);
+		return -1;
+	}
+	*out = e->host;
+	return 0;
+}
+
+int
+infra_get_rto(struct infra_cache *c, const struct netaddr *addr, time_t now)
+{
+	const struct infra_entry *e = infra_find(c, addr, NULL, now);
+	return e ? e->host.rto : INFRA_UNKNOWN_RTO;
+}
+
+void
+infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
+	int rtt_ms, int orig_rto, time_t now)
+{
+	struct infra_upd u;
+	memset(&u, 0, sizeof(u));
+	u.kind = UPD_RTT;
+	u.rtt = rtt_ms;
+	u.orig_rto = orig_rto;
+	u.now = now;
+	infra_update(c, addr, NULL, &u);
+}
+
+void
+infra_edns_update(struct infra_cache *c, const struct netaddr *addr,
+	enum infra_edns edns, time_t now)
+{
+	struct infra_upd u;
+	memset(&u, 0, sizeof(u));
+	u.kind = UPD_EDNS;
+	u.edns = edns;
+	u.now = now;
+	infra_update(c, addr, NULL, &u);
+}
+
+void
+infra_set_lame(struct infra_cache *c, const struct netaddr *addr,
+	const uint8_t *zone, time_t now)
+{
+	struct infra_upd u;
+	memset(&u, 0, sizeof(u));
+	u.kind = UPD_LAME;
+	u.now = now;
+	if(zone)
+		infra_update(c, addr, zone, &u);
+}
+
+int
+infra_is_lame(struct infra_cache *c, const struct netaddr *addr,
+	const uint8_t *zone, time_t now)
+{
+	const struct infra_entry *e;
+	if(!zone)
+		return 0;
+	e = infra_find(c, addr, zone, now);
+	return e && e->lame;
+}
+
+int
+infra_select(struct infra_cache *c, const struct netaddr *cands, size_t n,
+	const uint8_t *zone, time_t now, struct petrel_random *rnd,
+	int *rto_out)
+{
+	/* two passes: the best rto, then a random pick within the band */
+	int best = -1, pick = -1, best_i = -1;
+	size_t i, inband = 0;
+	for(i = 0; i < n; i++) {
+		int rto;
+		if(infra_is_lame(c, &cands[i], zone, now))
+			continue;
+		rto = infra_get_rto(c, &cands[i], now);
+		if(best < 0 || rto < best) {
+			best = rto;
+			best_i = (int)i;
+		}
+	}
+	if(best < 0)
+		return -1;
+	for(i = 0; i < n; i++) {
+		if(infra_is_lame(c, &cands[i], zone, now))
+			continue;
+		if(infra_get_rto(c, &cands[i], now) <= best + INFRA_RTT_BAND)
+			inband++;
+	}
+	if(inband == 0)
+		inband = 1; /* another thread changed an entry meanwhile */
+	inband = rnd ? random_uniform(rnd, (uint32_t)inband) : 0;
+	for(i = 0; i < n; i++) {
+		int rto;
+		if(infra_is_lame(c, &cands[i], zone, now))
+			continue;
+		rto = infra_get_rto(c, &cands[i], now);
+		if(rto <= best + INFRA_RTT_BAND) {
+			if(inband == 0) {
+				pick = (int)i;
+				if(rto_out)
+					*rto_out = rto;
+				break;
+			}
+			inband--;
+		}
+	}
+	if(pick < 0) {
+		/* entries changed between the passes: take the best */
+		pick = best_i;
+		if(rto_out)
+			*rto_out = best;
+	}
+	return pick;
+}
+
+void
+infra_flush_all(struct infra_cache *c)
+{
+	slabhash_clear(c->table);
+}
+
+static int
+ipred_addr(const struct slabhash_entry *he, void *arg)
+{
+	const struct infra_entry *e = (const struct infra_entry *)he;
+	const struct infra_key *k = arg;
+	return e->alen == k->alen && memcmp(e->addr, k->addr, k->alen) == 0;
+}
+
+size_t
+infra_flush_addr(struct infra_cache *c, const struct netaddr *addr)
+{
+	struct infra_key k;
+	if(infra_key_set(&k, addr, NULL) != 0)
+		return 0;
+	return slabhash_remove_if(c->table, ipred_addr, &k);
+}
+
+size_t
+infra_get_count(struct infra_cache *c)
+{
+	return slabhash_get_count(c->table);
+}
+
+size_t
+infra_get_mem(struct infra_cache *c)
+{
+	return slabhash_get_mem(c->table);
+}

@@ -1,0 +1,155 @@
+/*
+ * services/cache/infra.h - the infrastructure cache: what petrel knows
+ * about each upstream server.
+ *
+ * Per server address (address family, address and port): the smoothed
+ * round-trip time and its variance, and the retransmission timeout derived
+ * from them (RFC 6298: srtt += (R - srtt)/8, rttvar += (|srtt - R| -
+ * rttvar)/4, rto = srtt + 4 rttvar, kept within [INFRA_RTO_MIN,
+ * INFRA_RTO_MAX]); a server never heard from starts at INFRA_UNKNOWN_RTO
+ * (376 ms, as Unbound). A timeout doubles the rto (from the rto the query
+ * was sent with) up to INFRA_RTO_MAX and counts the timeouts in a row; an
+ * answer resets that count. Also kept: whether the server does EDNS
+ * (unknown, yes, or no: it answered FORMERR to an EDNS query), and, per
+ * server and zone, lameness. Entries expire infra-host-ttl seconds after
+ * their last update and are then as if unknown.
+ *
+ * Server selection (infra_select): among the candidates that are not lame
+ * for the zone, take the smallest rto, and pick at random among those
+ * within INFRA_RTT_BAND ms of it: fast servers get the traffic, close ones
+ * share it, and a server that got better is found again.
+ *
+ * Threads: one shared table (util/storage/slabhash.h). Reads are
+ * lock-free copies; an update replaces the entry under the slab lock,
+ * computing the new state from the entry then in the table, so concurrent
+ * updates of one server are not lost. The caller must be a QSBR reader
+ * when other threads write.
+ */
+#ifndef SERVICES_CACHE_INFRA_H
+#define SERVICES_CACHE_INFRA_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+
+struct infra_cache;
+struct netaddr;
+struct petrel_random;
+
+/** rto of a server never heard from, ms */
+#define INFRA_UNKNOWN_RTO 376
+/** smallest rto, ms */
+#define INFRA_RTO_MIN 50
+/** largest rto (backoff cap), ms; a server at the cap is only probed */
+#define INFRA_RTO_MAX 120000
+/** servers within this many ms of the best are chosen among at random */
+#define INFRA_RTT_BAND 400
+
+/** EDNS support of a server */
+enum infra_edns {
+	/** not known yet: try EDNS */
+	INFRA_EDNS_UNKNOWN = 0,
+	/** answered an EDNS query */
+	INFRA_EDNS_YES,
+	/** answered FORMERR (or garbage) to EDNS: query it without */
+	INFRA_EDNS_NO
+};
+
+/** what the cache knows about a server (a copy) */
+struct infra_host {
+	/** smoothed RTT in ms, -1 when no sample yet */
+	int srtt;
+	/** RTT variance in ms */
+	int rttvar;
+	/** the timeout to use for the next query, ms */
+	int rto;
+	/** timeouts in a row */
+	int timeouts;
+	/** EDNS support */
+	enum infra_edns edns;
+	/** when this entry expires */
+	time_t expire;
+};
+
+/**
+ * Create an infrastructure cache.
+ * @param maxmem: byte budget.
+ * @param slabs: slabs, a power of two.
+ * @param host_ttl: infra-host-ttl, seconds.
+ * @return the cache or NULL when out of memory.
+ */
+struct infra_cache *infra_create(size_t maxmem, size_t slabs,
+	uint32_t host_ttl);
+
+/** Delete the cache; no thread may use it any more. NULL is allowed. */
+void infra_delete(struct infra_cache *c);
+
+/** Change the budget and host TTL (reload, no worker running). */
+void infra_set_params(struct infra_cache *c, size_t maxmem,
+	uint32_t host_ttl);
+
+/**
+ * Get what is known about a server.
+ * @param out: filled in; the defaults for an unknown server (srtt -1, rto
+ *	INFRA_UNKNOWN_RTO, EDNS unknown) when there is no live entry.
+ * @return 0 when there was a live entry, -1 when unknown.
+ */
+int infra_host_get(struct infra_cache *c, const struct netaddr *addr,
+	time_t now, struct infra_host *out);
+
+/** @return the timeout to use for the next query to addr, ms */
+int infra_get_rto(struct infra_cache *c, const struct netaddr *addr,
+	time_t now);
+
+/**
+ * Record the outcome of a query.
+ * @param rtt_ms: the measured round-trip time, or -1 for a timeout.
+ * @param orig_rto: the rto the query was sent with (for the backoff).
+ */
+void infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
+	int rtt_ms, int orig_rto, time_t now);
+
+/** Record EDNS support (INFRA_EDNS_YES or INFRA_EDNS_NO). */
+void infra_edns_update(struct infra_cache *c, const struct netaddr *addr,
+	enum infra_edns edns, time_t now);
+
+/**
+ * Mark a server lame for a zone (it answered without authority for it).
+ * @param zone: the zone, uncompressed wire format, any case.
+ */
+void infra_set_lame(struct infra_cache *c, const struct netaddr *addr,
+	const uint8_t *zone, time_t now);
+
+/** @return 1 when addr is (still) lame for zone, else 0 */
+int infra_is_lame(struct infra_cache *c, const struct netaddr *addr,
+	const uint8_t *zone, time_t now);
+
+/**
+ * Pick a server.
+ * @param cands: candidate addresses.
+ * @param n: how many.
+ * @param zone: the zone asked (lame servers for it are skipped); NULL to
+ *	skip no one.
+ * @param now: the time.
+ * @param rnd: the worker's random generator.
+ * @param rto_out: if not NULL, the rto to use for the chosen one.
+ * @return the index of the chosen candidate, or -1 when there is none
+ *	(n is 0 or every candidate is lame).
+ */
+int infra_select(struct infra_cache *c, const struct netaddr *cands,
+	size_t n, const uint8_t *zone, time_t now, struct petrel_random *rnd,
+	int *rto_out);
+
+/** Remove everything. */
+void infra_flush_all(struct infra_cache *c);
+
+/** Remove what is known about one address (all zones). @return removed */
+size_t infra_flush_addr(struct infra_cache *c, const struct netaddr *addr);
+
+/** @return number of entries */
+size_t infra_get_count(struct infra_cache *c);
+
+/** @return bytes in use */
+size_t infra_get_mem(struct infra_cache *c);
+
+#endif /* SERVICES_CACHE_INFRA_H */

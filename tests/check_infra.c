@@ -1,0 +1,197 @@
+/*
+ * tests/check_infra.c - the infrastructure cache: RTT smoothing, timeout
+ * backoff, EDNS status, lameness, expiry, server selection.
+ */
+#include "config.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "services/cache/infra.h"
+#include "util/netaddr.h"
+#include "util/random.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+
+#define T0 7000000
+
+static struct netaddr
+A(const char *s)
+{
+	struct netaddr a;
+	ck_assert_int_eq(netaddr_parse(s, 53, &a, NULL), 0);
+	return a;
+}
+
+static const uint8_t *
+N(const char *s, uint8_t *buf)
+{
+	size_t len = DNS_MAX_NAME;
+	ck_assert_int_eq(dname_from_str(s, buf, &len), 0);
+	return buf;
+}
+
+START_TEST(test_rtt)
+{
+	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct netaddr a = A("192.0.2.1");
+	struct infra_host h;
+	int i;
+	ck_assert_int_eq(infra_host_get(c, &a, T0, &h), -1);
+	ck_assert_int_eq(h.rto, INFRA_UNKNOWN_RTO);
+	ck_assert_int_eq(h.srtt, -1);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), 376);
+	/* first sample: srtt = R, rttvar = R/2, rto = srtt + 4 rttvar */
+	infra_rtt_update(c, &a, 100, 376, T0);
+	ck_assert_int_eq(infra_host_get(c, &a, T0, &h), 0);
+	ck_assert_int_eq(h.srtt, 100);
+	ck_assert_int_eq(h.rttvar, 50);
+	ck_assert_int_eq(h.rto, 300);
+	/* same sample again: the variance shrinks */
+	infra_rtt_update(c, &a, 100, 300, T0);
+	infra_host_get(c, &a, T0, &h);
+	ck_assert_int_eq(h.srtt, 100);
+	ck_assert_int_eq(h.rttvar, 38);
+	ck_assert_int_eq(h.rto, 252);
+	/* a slower sample moves srtt by 1/8 */
+	infra_rtt_update(c, &a, 180, 252, T0);
+	infra_host_get(c, &a, T0, &h);
+	ck_assert_int_eq(h.srtt, 110);
+	ck_assert_int_eq(h.rttvar, 48);
+	ck_assert_int_eq(h.rto, 110 + 4 * 48);
+	/* very fast: never below the minimum */
+	for(i = 0; i < 100; i++)
+		infra_rtt_update(c, &a, 1, 50, T0);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), INFRA_RTO_MIN);
+	infra_delete(c);
+}
+END_TEST
+
+START_TEST(test_timeouts)
+{
+	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct netaddr a = A("192.0.2.2");
+	struct infra_host h;
+	int i;
+	infra_rtt_update(c, &a, -1, 376, T0);
+	infra_host_get(c, &a, T0, &h);
+	ck_assert_int_eq(h.rto, 752);
+	ck_assert_int_eq(h.timeouts, 1);
+	infra_rtt_update(c, &a, -1, 752, T0 + 1);
+	infra_host_get(c, &a, T0 + 1, &h);
+	ck_assert_int_eq(h.rto, 1504);
+	ck_assert_int_eq(h.timeouts, 2);
+	for(i = 0; i < 20; i++)
+		infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0 + 2),
+			T0 + 2);
+	infra_host_get(c, &a, T0 + 2, &h);
+	ck_assert_int_eq(h.rto, INFRA_RTO_MAX);
+	ck_assert_int_eq(h.timeouts, 22);
+	/* an answer resets the count and brings the rto back */
+	infra_rtt_update(c, &a, 40, INFRA_RTO_MAX, T0 + 3);
+	infra_host_get(c, &a, T0 + 3, &h);
+	ck_assert_int_eq(h.timeouts, 0);
+	ck_assert_int_eq(h.srtt, 40);
+	ck_assert_int_eq(h.rto, 120);
+	/* entries expire after infra-host-ttl */
+	ck_assert_int_eq(infra_host_get(c, &a, T0 + 3 + 899, &h), 0);
+	ck_assert_int_eq(infra_host_get(c, &a, T0 + 3 + 900, &h), -1);
+	ck_assert_int_eq(h.rto, INFRA_UNKNOWN_RTO);
+	/* an update after expiry starts from scratch */
+	infra_rtt_update(c, &a, -1, 376, T0 + 5000);
+	infra_host_get(c, &a, T0 + 5000, &h);
+	ck_assert_int_eq(h.timeouts, 1);
+	ck_assert_int_eq(h.rto, 752);
+	infra_delete(c);
+}
+END_TEST
+
+START_TEST(test_edns_lame)
+{
+	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct netaddr a = A("2001:db8::53"), b = A("192.0.2.3"),
+		a2 = A("2001:db8::53@5353");
+	struct infra_host h;
+	uint8_t z1[DNS_MAX_NAME], z2[DNS_MAX_NAME];
+	infra_edns_update(c, &a, INFRA_EDNS_NO, T0);
+	infra_rtt_update(c, &a, 30, 376, T0);
+	infra_host_get(c, &a, T0, &h);
+	ck_assert_int_eq(h.edns, INFRA_EDNS_NO);
+	ck_assert_int_eq(h.srtt, 30);
+	/* the port is part of the key */
+	ck_assert_int_eq(infra_host_get(c, &a2, T0, &h), -1);
+	ck_assert_int_eq(h.edns, INFRA_EDNS_UNKNOWN);
+	infra_set_lame(c, &b, N("example", z1), T0);
+	ck_assert_int_eq(infra_is_lame(c, &b, N("EXAMPLE", z2), T0), 1);
+	ck_assert_int_eq(infra_is_lame(c, &b, N("example.org", z2), T0), 0);
+	ck_assert_int_eq(infra_is_lame(c, &a, N("example", z2), T0), 0);
+	ck_assert_int_eq(infra_is_lame(c, &b, N("example", z2), T0 + 900), 0);
+	/* lameness does not touch the host's RTT data */
+	ck_assert_int_eq(infra_host_get(c, &b, T0, &h), -1);
+	ck_assert_uint_eq(infra_get_count(c), 2);
+	ck_assert_uint_eq(infra_flush_addr(c, &b), 1);
+	ck_assert_int_eq(infra_is_lame(c, &b, N("example", z2), T0), 0);
+	infra_flush_all(c);
+	ck_assert_uint_eq(infra_get_count(c), 0);
+	infra_delete(c);
+}
+END_TEST
+
+START_TEST(test_select)
+{
+	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct petrel_random *rnd = random_create_seeded(42);
+	struct netaddr cands[3];
+	uint8_t z[DNS_MAX_NAME];
+	int counts[3] = {0, 0, 0}, i, rto;
+	cands[0] = A("192.0.2.10");
+	cands[1] = A("192.0.2.11");
+	cands[2] = A("192.0.2.12");
+	/* 0: fast (rto 150); 1: slow (rto ~3000); 2: unknown (376) */
+	infra_rtt_update(c, &cands[0], 50, 376, T0);
+	infra_rtt_update(c, &cands[1], 1000, 376, T0);
+	for(i = 0; i < 1000; i++) {
+		int k = infra_select(c, cands, 3, NULL, T0, rnd, &rto);
+		ck_assert_int_ge(k, 0);
+		counts[k]++;
+		ck_assert_int_eq(rto, k == 0 ? 150 : 376);
+	}
+	ck_assert_int_gt(counts[0], 300);
+	ck_assert_int_gt(counts[2], 300);
+	ck_assert_int_eq(counts[1], 0);
+	/* the fast one is lame for the zone: only the unknown one is left
+	 * in the band */
+	infra_set_lame(c, &cands[0], N("example", z), T0);
+	for(i = 0; i < 100; i++)
+		ck_assert_int_eq(infra_select(c, cands, 3, z, T0, rnd, NULL), 2);
+	infra_set_lame(c, &cands[1], z, T0);
+	infra_set_lame(c, &cands[2], z, T0);
+	ck_assert_int_eq(infra_select(c, cands, 3, z, T0, rnd, NULL), -1);
+	ck_assert_int_eq(infra_select(c, cands, 0, NULL, T0, rnd, NULL), -1);
+	random_delete(rnd);
+	infra_delete(c);
+}
+END_TEST
+
+static Suite *
+infra_suite(void)
+{
+	Suite *s = suite_create("infra");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_rtt);
+	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_edns_lame);
+	tcase_add_test(tc, test_select);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(infra_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
