@@ -158,11 +158,17 @@ iter_init_dp(struct mesh_state *s)
 {
 	struct iter_qstate *iq = s->iq;
 	struct iter_zone *z = iter_env_find_zone(st_env(s), iq->qname);
-	if(z && !iq->skip_zone)
+	if(z && iq->skip_zone && z == iq->skipped) {
+		/* forward-first/stub-first failed: the next zone up */
+		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
+			dname_strip_label(z->name)) : NULL;
+	}
+	if(z)
 		iq->dp = iter_env_zone_dp(z, s->region);
 	else	iq->dp = iter_env_root_dp(st_env(s), s->region);
 	if(!iq->dp)
 		return -1;
+	iq->zone = z;
 	iter_qmin_reset(s);
 	return 0;
 }
@@ -311,6 +317,7 @@ iter_send(struct mesh_state *s)
 		!iq->skip_zone) {
 		/* forward-first / stub-first: full recursion instead */
 		iq->skip_zone = 1;
+		iq->skipped = iq->zone;
 		iq->phase = ITER_INIT;
 		mesh_schedule(s);
 		return;

@@ -47,6 +47,7 @@ struct outbound_query;
  * does not pull in ldns (whose ATTR_FORMAT clashes with util/log.h) */
 struct ldns_struct_rr_list;
 struct delegpt_addr;
+struct iter_zone;
 
 /** most CNAME/DNAME links followed */
 #define ITER_MAX_CNAME		11
@@ -120,6 +121,10 @@ struct iter_qstate {
 	struct delegpt_addr *retry;
 	/** 1 after forward-first/stub-first fell back to recursion */
 	int skip_zone;
+	/** the configured zone the current delegation came from, or NULL */
+	struct iter_zone *zone;
+	/** the zone skipped after forward-first/stub-first failed */
+	struct iter_zone *skipped;
 	/** flags of the query in flight */
 	int cur_flags;
 	/** name sent in the query in flight (may be minimised) */
