@@ -86,6 +86,18 @@ qsbr_online(struct qsbr_reader *r)
 	atomic_thread_fence(memory_order_seq_cst);
 }
 
+void
+qsbr_hook_before_wait(void *reader)
+{
+	qsbr_offline((struct qsbr_reader *)reader);
+}
+
+void
+qsbr_hook_after_wake(void *reader)
+{
+	qsbr_online((struct qsbr_reader *)reader);
+}
+
 int
 qsbr_is_online(struct qsbr_reader *r)
 {

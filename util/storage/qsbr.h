@@ -72,6 +72,21 @@ void qsbr_offline(struct qsbr_reader *r);
 /** Come back online (after waking up), before reading any cache. */
 void qsbr_online(struct qsbr_reader *r);
 
+/**
+ * Idle hook for the event layer (comm_base_set_idle_hooks before_wait):
+ * qsbr_offline(reader). Going offline is also a quiescent state, so a
+ * worker whose loop passes through this hook on every iteration needs no
+ * separate qsbr_quiescent() call.
+ * @param reader: the worker's struct qsbr_reader.
+ */
+void qsbr_hook_before_wait(void *reader);
+
+/**
+ * Idle hook for the event layer (after_wake): qsbr_online(reader).
+ * @param reader: the worker's struct qsbr_reader.
+ */
+void qsbr_hook_after_wake(void *reader);
+
 /** @return 1 if the reader is online. */
 int qsbr_is_online(struct qsbr_reader *r);
 
