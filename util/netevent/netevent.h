@@ -393,7 +393,10 @@ struct comm_point *comm_point_create_tcp(struct comm_base *base, int fd,
 	int max_conn, int idle_timeout_ms, size_t bufsize,
 	comm_point_cb_type cb, void *arg);
 
-/** Close the socket(s), connections, and free. NULL is allowed. */
+/**
+ * Close the socket(s), connections, and free. NULL is allowed. Not from
+ * inside the comm_point's own callback.
+ */
 void comm_point_delete(struct comm_point *c);
 
 /** @return the comm_point's counters. */
