@@ -1,0 +1,1421 @@
+/*
+ * tests/check_localzone.c - Check suite for services/localzone: every
+ * local-zone type, local-data and local-data-ptr, the default zones and
+ * nodefault, longest match, CHAOS identity, EDNS echo, truncation, the
+ * front end with access control, and odd inputs. Queries are written by
+ * ldns and every answer is read back with ldns_wire2pkt.
+ */
+#include "config.h"
+#include "services/localzone.h"
+#include "services/acl.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "util/log.h"
+#include "util/netaddr.h"
+#include <check.h>
+#include <ldns/ldns.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/** the answer buffer */
+static uint8_t answer[65535];
+/** its length */
+static size_t answer_len;
+/** the query wire */
+static uint8_t query[4096];
+/** its length */
+static size_t query_len;
+/** the parsed query */
+static struct fast_query fq;
+
+/** query flags for mkquery */
+#define Q_RD	1
+#define Q_EDNS	2
+#define Q_DO	4
+#define Q_CD	8
+
+/** write a query with ldns and parse it with the fast parser */
+static void
+mkquery(const char *name, ldns_rr_type t, ldns_rr_class c, int flags)
+{
+	ldns_rdf *dn = NULL;
+	ldns_pkt *p;
+	uint8_t *wire = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(ldns_str2rdf_dname(&dn, name), LDNS_STATUS_OK);
+	p = ldns_pkt_query_new(dn, t, c, (flags & Q_RD) ? LDNS_RD : 0);
+	ck_assert_ptr_nonnull(p);
+	ldns_pkt_set_id(p, 0x4242);
+	if(flags & Q_CD)
+		ldns_pkt_set_cd(p, 1);
+	if(flags & (Q_EDNS | Q_DO)) {
+		ldns_pkt_set_edns_udp_size(p, 4096);
+		if(flags & Q_DO)
+			ldns_pkt_set_edns_do(p, 1);
+	}
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ck_assert_uint_le(len, sizeof(query));
+	memcpy(query, wire, len);
+	query_len = len;
+	LDNS_FREE(wire);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(dns_query_parse_fast(query, query_len, &fq), 0);
+}
+
+/** a client address */
+static struct netaddr *
+addr(const char *s)
+{
+	static struct netaddr a[4];
+	static int i;
+	struct netaddr *r = &a[i++ % 4];
+	ck_assert_int_eq(netaddr_parse(s, 53, r, NULL), 0);
+	return r;
+}
+
+/** ask local zones over UDP */
+static enum local_zone_answer
+ask_lz(const struct local_zones *lz, const char *name, ldns_rr_type t,
+	ldns_rr_class c, int flags, struct local_alias *alias)
+{
+	mkquery(name, t, c, flags);
+	answer_len = 0;
+	return local_zones_answer(lz, query, query_len, &fq,
+		addr("192.0.2.99@4444"), 0, answer, sizeof(answer), &answer_len,
+		alias);
+}
+
+/** read the answer with ldns; check the header basics */
+static ldns_pkt *
+reply(void)
+{
+	ldns_pkt *p = NULL;
+	ck_assert_uint_gt(answer_len, 0);
+	ck_assert_int_eq(ldns_wire2pkt(&p, answer, answer_len),
+		LDNS_STATUS_OK);
+	ck_assert_int_eq(ldns_pkt_id(p), 0x4242);
+	ck_assert(ldns_pkt_qr(p));
+	ck_assert_int_eq(ldns_pkt_qdcount(p), 1);
+	return p;
+}
+
+/** ask and expect ANSWERED; return the parsed reply */
+static ldns_pkt *
+ask(const struct local_zones *lz, const char *name, ldns_rr_type t,
+	int flags)
+{
+	ck_assert_int_eq(ask_lz(lz, name, t, LDNS_RR_CLASS_IN, flags, NULL),
+		LOCAL_ZONE_ANSWERED);
+	return reply();
+}
+
+/** the rdata of answer RR i as text */
+static char *
+rdata_str(ldns_pkt *p, ldns_pkt_section sec, size_t i)
+{
+	static char buf[1024];
+	ldns_rr_list *l = ldns_pkt_get_section_clone(p, sec);
+	ldns_rr *rr;
+	char *s;
+	ck_assert_ptr_nonnull(l);
+	ck_assert_uint_gt(ldns_rr_list_rr_count(l), i);
+	rr = ldns_rr_list_rr(l, i);
+	s = ldns_rdf2str(ldns_rr_rdf(rr, 0));
+	snprintf(buf, sizeof(buf), "%s", s);
+	free(s);
+	ldns_rr_list_deep_free(l);
+	return buf;
+}
+
+/** owner of RR i in a section as text */
+static char *
+owner_str(ldns_pkt *p, ldns_pkt_section sec, size_t i)
+{
+	static char buf[1024];
+	ldns_rr_list *l = ldns_pkt_get_section_clone(p, sec);
+	char *s;
+	ck_assert_uint_gt(ldns_rr_list_rr_count(l), i);
+	s = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(l, i)));
+	snprintf(buf, sizeof(buf), "%s", s);
+	free(s);
+	ldns_rr_list_deep_free(l);
+	return buf;
+}
+
+/** TTL and type of RR i in a section */
+static uint32_t
+rr_ttl(ldns_pkt *p, ldns_pkt_section sec, size_t i, ldns_rr_type *t)
+{
+	ldns_rr_list *l = ldns_pkt_get_section_clone(p, sec);
+	uint32_t ttl;
+	ck_assert_uint_gt(ldns_rr_list_rr_count(l), i);
+	ttl = ldns_rr_ttl(ldns_rr_list_rr(l, i));
+	if(t)
+		*t = ldns_rr_get_type(ldns_rr_list_rr(l, i));
+	ldns_rr_list_deep_free(l);
+	return ttl;
+}
+
+/** the EDE info-code in a reply, or -1 */
+static int
+ede_code(ldns_pkt *p)
+{
+	ldns_rdf *d = ldns_pkt_edns_data(p);
+	const uint8_t *b;
+	size_t n, i = 0;
+	if(!d)
+		return -1;
+	b = ldns_rdf_data(d);
+	n = ldns_rdf_size(d);
+	while(i + 4 <= n) {
+		uint16_t code = (uint16_t)(b[i] << 8 | b[i + 1]);
+		uint16_t len = (uint16_t)(b[i + 2] << 8 | b[i + 3]);
+		if(code == 15 && len >= 2 && i + 4 + len <= n)
+			return b[i + 4] << 8 | b[i + 5];
+		i += 4 + (size_t)len;
+	}
+	return -1;
+}
+
+/** build from lines: "zone NAME TYPE", "data RR", "ptr STR" */
+static struct local_zones *
+build(const char *const *lines)
+{
+	struct local_zones *lz = local_zones_create();
+	char err[512];
+	ck_assert_ptr_nonnull(lz);
+	for(; lines && *lines; lines++) {
+		const char *l = *lines;
+		int r;
+		if(strncmp(l, "zone ", 5) == 0) {
+			char nm[300], tp[64];
+			ck_assert_int_eq(sscanf(l + 5, "%299s %63s", nm, tp), 2);
+			r = local_zones_add_zone(lz, nm, tp, err, sizeof(err));
+		} else if(strncmp(l, "data ", 5) == 0) {
+			r = local_zones_add_data(lz, l + 5, err, sizeof(err));
+		} else {
+			ck_assert(strncmp(l, "ptr ", 4) == 0);
+			r = local_zones_add_data_ptr(lz, l + 4, err,
+				sizeof(err));
+		}
+		ck_assert_msg(r == 0, "line '%s': %s", l, err);
+	}
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), 0);
+	return lz;
+}
+
+/** the configuration most tests use */
+static const char *const main_cfg[] = {
+	"zone static.test. static",
+	"data static.test. SOA ns.static.test. host.static.test. 1 2 3 4 50",
+	"data www.static.test. A 192.0.2.1",
+	"data cn.static.test. CNAME www.static.test.",
+	"data a.b.c.static.test. A 192.0.2.9",
+	"data multi.static.test. 100 A 192.0.2.20",
+	"data multi.static.test. 200 A 192.0.2.21",
+	"data multi.static.test. 200 A 192.0.2.21",
+	"zone nosoa.test static",
+	"data www.nosoa.test A 192.0.2.2",
+	"zone empty.example. static",
+	"zone tr.example. transparent",
+	"data www.tr.example. A 192.0.2.3",
+	"zone tt.example. typetransparent",
+	"data www.tt.example. A 192.0.2.5",
+	"zone rd.example. redirect",
+	"data rd.example. A 192.0.2.4",
+	"zone rdc.example. redirect",
+	"data rdc.example. 300 CNAME www.static.test.",
+	"zone ref.example. refuse",
+	"data data.ref.example. A 192.0.2.6",
+	"zone den.example. deny",
+	"data data.den.example. A 192.0.2.7",
+	"zone inf.example. inform",
+	"data www.inf.example. A 192.0.2.8",
+	"zone infd.example. inform_deny",
+	"zone infr.example. inform_redirect",
+	"data infr.example. A 192.0.2.10",
+	"zone at.example. always_transparent",
+	"data x.at.example. A 1.2.3.4",
+	"zone ar.example. always_refuse",
+	"data x.ar.example. A 1.2.3.4",
+	"zone axn.example. always_nxdomain",
+	"data x.axn.example. A 1.2.3.4",
+	"zone and.example. always_nodata",
+	"data and.example. SOA a. b. 1 2 3 4 77",
+	"zone adn.example. always_deny",
+	"zone an.example. always_null",
+	"data x.an.example. A 1.2.3.4",
+	"zone onion. nodefault",
+	"zone 10.in-addr.arpa. transparent",
+	"zone example. static",
+	"data example. 500 SOA ns.example. h.example. 1 2 3 4 600",
+	"zone sub.example. transparent",
+	"data deep.sub.example. A 192.0.2.30",
+	"data orphan.foo.example2. A 192.0.2.40",
+	"data orphan2.bar.example2. A 192.0.2.41",
+	"data orphan3.example3. A 192.0.2.42",
+	"data mydata.server. CH TXT \"hi\"",
+	"ptr 192.0.2.77 host77.example2",
+	"ptr 2001:db8::4 7200 host4.example2.",
+	"ptr 198.18.0.1 bench.example2",
+	NULL
+};
+
+START_TEST(test_static)
+{
+	struct local_zones *lz = build(main_cfg);
+	ldns_pkt *p;
+	ldns_rr_type t;
+	/* data, AA, RD echoed, RA */
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert(ldns_pkt_rd(p));
+	ck_assert(ldns_pkt_ra(p));
+	ck_assert(!ldns_pkt_tc(p));
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 0);
+	ck_assert_int_eq(ldns_pkt_arcount(p), 0);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.1");
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, &t), 3600);
+	ck_assert_int_eq(t, LDNS_RR_TYPE_A);
+	ldns_pkt_free(p);
+	/* RD clear stays clear, CD echoed */
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_A, Q_CD);
+	ck_assert(!ldns_pkt_rd(p));
+	ck_assert(ldns_pkt_cd(p));
+	ldns_pkt_free(p);
+	/* NXDOMAIN with the SOA, TTL lowered to the SOA minimum */
+	p = ask(lz, "nx.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_AUTHORITY, 0, &t), 50);
+	ck_assert_int_eq(t, LDNS_RR_TYPE_SOA);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0),
+		"static.test.");
+	ldns_pkt_free(p);
+	/* NODATA with the SOA */
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_AAAA, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+	ldns_pkt_free(p);
+	/* empty non-terminal: NODATA */
+	p = ask(lz, "b.c.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+	ldns_pkt_free(p);
+	/* below data: NXDOMAIN */
+	p = ask(lz, "x.www.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	/* the apex SOA itself, full TTL */
+	p = ask(lz, "static.test.", LDNS_RR_TYPE_SOA, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, NULL), 3600);
+	ldns_pkt_free(p);
+	/* CNAME answered as is, not chased (Unbound) */
+	p = ask(lz, "cn.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	rr_ttl(p, LDNS_SECTION_ANSWER, 0, &t);
+	ck_assert_int_eq(t, LDNS_RR_TYPE_CNAME);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+		"www.static.test.");
+	ldns_pkt_free(p);
+	/* several RRs, per-RR TTL, duplicate dropped */
+	p = ask(lz, "multi.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 2);
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, NULL), 100);
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 1, NULL), 200);
+	ldns_pkt_free(p);
+	/* ANY: only a literal ANY set would match: NODATA (Unbound) */
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_ANY, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	/* static without SOA: bare NXDOMAIN, apex is an ENT: NODATA */
+	p = ask(lz, "nx.nosoa.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 0);
+	ldns_pkt_free(p);
+	p = ask(lz, "nosoa.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	/* static zone without any data: even the apex is NXDOMAIN */
+	p = ask(lz, "empty.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_case_and_class)
+{
+	struct local_zones *lz = build(main_cfg);
+	ldns_pkt *p;
+	char *q;
+	/* the question keeps the client's letter case */
+	p = ask(lz, "WwW.StAtIc.TeSt.", LDNS_RR_TYPE_A, Q_RD);
+	q = ldns_rdf2str(ldns_rr_owner(ldns_rr_list_rr(ldns_pkt_question(p),
+		0)));
+	ck_assert_str_eq(q, "WwW.StAtIc.TeSt.");
+	free(q);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_int_eq(strcasecmp(owner_str(p, LDNS_SECTION_ANSWER, 0),
+		"www.static.test."), 0);
+	ldns_pkt_free(p);
+	/* zones are class IN: another class is not covered */
+	ck_assert_int_eq(ask_lz(lz, "www.static.test.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_HS, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "www.static.test.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_ANY, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* CH local data makes a CH zone */
+	ck_assert_int_eq(ask_lz(lz, "mydata.server.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert(ldns_pkt_aa(p));
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_transparent)
+{
+	struct local_zones *lz = build(main_cfg);
+	ldns_pkt *p;
+	p = ask(lz, "www.tr.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.3");
+	ck_assert(ldns_pkt_aa(p));
+	ldns_pkt_free(p);
+	/* name with data, other type: NODATA (no SOA in this zone) */
+	p = ask(lz, "www.tr.example.", LDNS_RR_TYPE_AAAA, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 0);
+	ck_assert(ldns_pkt_aa(p));
+	ldns_pkt_free(p);
+	/* other names resolve normally */
+	ck_assert_int_eq(ask_lz(lz, "nx.tr.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "tr.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* typetransparent: data, else resolve even for the same name */
+	p = ask(lz, "www.tt.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.5");
+	ldns_pkt_free(p);
+	ck_assert_int_eq(ask_lz(lz, "www.tt.example.", LDNS_RR_TYPE_AAAA,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "nx.tt.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* always_transparent ignores its data */
+	ck_assert_int_eq(ask_lz(lz, "x.at.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_redirect)
+{
+	struct local_zones *lz = build(main_cfg);
+	struct local_alias al;
+	ldns_pkt *p;
+	ldns_rr_type t;
+	const char *names[] = { "rd.example.", "foo.rd.example.",
+		"a.b.c.d.rd.example.", NULL };
+	int i;
+	for(i = 0; names[i]; i++) {
+		p = ask(lz, names[i], LDNS_RR_TYPE_A, Q_RD);
+		ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+		ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+			"192.0.2.4");
+		ck_assert_str_eq(owner_str(p, LDNS_SECTION_ANSWER, 0),
+			names[i]);
+		ck_assert(ldns_pkt_aa(p));
+		ldns_pkt_free(p);
+		/* other types: NODATA */
+		p = ask(lz, names[i], LDNS_RR_TYPE_AAAA, Q_RD);
+		ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+		ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+		ldns_pkt_free(p);
+	}
+	/* a CNAME at a redirect apex is an alias */
+	ck_assert_int_eq(ask_lz(lz, "x.y.rdc.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, &al), LOCAL_ZONE_ANSWERED);
+	ck_assert_int_eq(al.present, 1);
+	ck_assert_uint_eq(al.target_len, 17);
+	ck_assert(dname_equal(al.target,
+		(const uint8_t *)"\003www\006static\004test"));
+	ck_assert_uint_eq(al.ttl, 300);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	rr_ttl(p, LDNS_SECTION_ANSWER, 0, &t);
+	ck_assert_int_eq(t, LDNS_RR_TYPE_CNAME);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_ANSWER, 0),
+		"x.y.rdc.example.");
+	ldns_pkt_free(p);
+	/* asking for the CNAME itself is no alias */
+	ck_assert_int_eq(ask_lz(lz, "x.rdc.example.", LDNS_RR_TYPE_CNAME,
+		LDNS_RR_CLASS_IN, Q_RD, &al), LOCAL_ZONE_ANSWERED);
+	ck_assert_int_eq(al.present, 0);
+	/* inform_redirect: redirect with a log line */
+	p = ask(lz, "q.infr.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.10");
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_deny_refuse)
+{
+	struct local_zones *lz = build(main_cfg);
+	ldns_pkt *p;
+	/* refuse: REFUSED with AA, data still answered */
+	p = ask(lz, "x.ref.example.", LDNS_RR_TYPE_A, Q_RD | Q_EDNS);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert(ldns_pkt_rd(p));
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	p = ask(lz, "data.ref.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.6");
+	ldns_pkt_free(p);
+	/* deny: drop, data still answered */
+	ck_assert_int_eq(ask_lz(lz, "x.den.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_DROP);
+	ck_assert_int_eq(ask_lz(lz, "den.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_DROP);
+	p = ask(lz, "data.den.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.7");
+	ldns_pkt_free(p);
+	/* always_refuse ignores data */
+	p = ask(lz, "x.ar.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	/* always_deny */
+	ck_assert_int_eq(ask_lz(lz, "x.adn.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_DROP);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_always)
+{
+	struct local_zones *lz = build(main_cfg);
+	ldns_pkt *p;
+	/* always_nxdomain ignores data */
+	p = ask(lz, "x.axn.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert(ldns_pkt_aa(p));
+	ldns_pkt_free(p);
+	p = ask(lz, "axn.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	/* always_nodata: NODATA with its SOA (negative TTL 4) */
+	p = ask(lz, "whatever.and.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_AUTHORITY, 0, NULL), 77);
+	ldns_pkt_free(p);
+	p = ask(lz, "and.example.", LDNS_RR_TYPE_SOA, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	/* always_null */
+	p = ask(lz, "x.an.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "0.0.0.0");
+	ldns_pkt_free(p);
+	p = ask(lz, "y.an.example.", LDNS_RR_TYPE_AAAA, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "::");
+	ldns_pkt_free(p);
+	p = ask(lz, "y.an.example.", LDNS_RR_TYPE_MX, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_inform)
+{
+	struct local_zones *lz = build(main_cfg);
+	char logbuf[2048];
+	ldns_pkt *p;
+	logbuf[0] = 0;
+	log_capture(logbuf, sizeof(logbuf));
+	p = ask(lz, "www.inf.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.8");
+	ldns_pkt_free(p);
+	ck_assert_int_eq(ask_lz(lz, "other.inf.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "x.infd.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_DROP);
+	log_capture(NULL, 0);
+	ck_assert_msg(strstr(logbuf, "inf.example. inform 192.0.2.99@4444 "
+		"www.inf.example. A IN") != NULL, "log: %s", logbuf);
+	ck_assert_msg(strstr(logbuf, "other.inf.example.") != NULL, "log: %s",
+		logbuf);
+	ck_assert_msg(strstr(logbuf, "infd.example. inform_deny "
+		"192.0.2.99@4444 x.infd.example.") != NULL, "log: %s", logbuf);
+	/* other zones log nothing */
+	logbuf[0] = 0;
+	log_capture(logbuf, sizeof(logbuf));
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ldns_pkt_free(p);
+	log_capture(NULL, 0);
+	ck_assert_str_eq(logbuf, "");
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_implicit_and_ptr)
+{
+	struct local_zones *lz = build(main_cfg);
+	uint8_t zn[DNS_MAX_NAME];
+	ldns_pkt *p;
+	/* orphan data: one transparent zone at the common ancestor */
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\006orphan\003foo\010example2", LDNS_RR_TYPE_A, 1, zn),
+		LOCAL_ZONE_TRANSPARENT);
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\003zzz", LDNS_RR_TYPE_A, 1, zn), LOCAL_ZONE_TRANSPARENT);
+	ck_assert_int_eq(zn[0], 0); /* the root: example2 and example3 */
+	p = ask(lz, "orphan.foo.example2.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.40");
+	ldns_pkt_free(p);
+	p = ask(lz, "orphan.foo.example2.", LDNS_RR_TYPE_TXT, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(ask_lz(lz, "www.example.org.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* local-data-ptr v4 and v6 (with a TTL) */
+	p = ask(lz, "77.2.0.192.in-addr.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+		"host77.example2.");
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, NULL), 3600);
+	ldns_pkt_free(p);
+	p = ask(lz, "4.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0."
+		"1.0.0.2.ip6.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+		"host4.example2.");
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, NULL), 7200);
+	ldns_pkt_free(p);
+	p = ask(lz, "1.0.18.198.in-addr.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+		"bench.example2.");
+	ldns_pkt_free(p);
+	/* the PTRs that fall in default zones went there */
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"7720192in-addrarpa", LDNS_RR_TYPE_PTR,
+		1, zn), LOCAL_ZONE_STATIC);
+	ck_assert(dname_equal(zn, (const uint8_t *)
+		"20192in-addrarpa"));
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_single_implicit)
+{
+	static const char *const cfg[] = {
+		"data a.b.example.com. A 192.0.2.1",
+		"data c.b.example.com. A 192.0.2.2",
+		NULL
+	};
+	struct local_zones *lz = build(cfg);
+	uint8_t zn[DNS_MAX_NAME];
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\001x\001b\007example\003com", LDNS_RR_TYPE_A, 1, zn),
+		LOCAL_ZONE_TRANSPARENT);
+	ck_assert(dname_equal(zn, (const uint8_t *)"\001b\007example\003com"));
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\007example\003com", LDNS_RR_TYPE_A, 1, zn), LOCAL_ZONE_UNSET);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	static const char *const none[] = { NULL };
+	struct local_zones *lz = build(none);
+	struct local_zones *lz2 = build(main_cfg);
+	ldns_pkt *p;
+	char name[64];
+	int i;
+	/* localhost is a redirect zone */
+	p = ask(lz, "localhost.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "127.0.0.1");
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, NULL), 10800);
+	ldns_pkt_free(p);
+	p = ask(lz, "LocalHost.", LDNS_RR_TYPE_AAAA, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "::1");
+	ldns_pkt_free(p);
+	p = ask(lz, "foo.localhost.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "127.0.0.1");
+	ldns_pkt_free(p);
+	p = ask(lz, "localhost.", LDNS_RR_TYPE_NS, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "localhost.");
+	ldns_pkt_free(p);
+	/* loopback reverse */
+	p = ask(lz, "1.0.0.127.in-addr.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "localhost.");
+	ldns_pkt_free(p);
+	p = ask(lz, "2.0.0.127.in-addr.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+	ldns_pkt_free(p);
+	p = ask(lz, "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
+		"0.0.0.0.ip6.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "localhost.");
+	ldns_pkt_free(p);
+	/* RFC 6761 / 7686 / 8375 zones: NXDOMAIN with the SOA */
+	{
+		const char *z[] = { "foo.onion.", "foo.test.", "foo.invalid.",
+			"printer.home.arpa.", NULL };
+		for(i = 0; z[i]; i++) {
+			p = ask(lz, z[i], LDNS_RR_TYPE_A, Q_RD);
+			ck_assert_int_eq(ldns_pkt_get_rcode(p),
+				LDNS_RCODE_NXDOMAIN);
+			ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+			ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_AUTHORITY, 0,
+				NULL), 10800);
+			ldns_pkt_free(p);
+		}
+	}
+	/* the private reverse zones */
+	p = ask(lz, "5.10.in-addr.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0),
+		"10.in-addr.arpa.");
+	ldns_pkt_free(p);
+	for(i = 16; i <= 31; i++) {
+		snprintf(name, sizeof(name), "1.2.%d.172.in-addr.arpa.", i);
+		p = ask(lz, name, LDNS_RR_TYPE_PTR, Q_RD);
+		ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+		ldns_pkt_free(p);
+	}
+	ck_assert_int_eq(ask_lz(lz, "1.2.15.172.in-addr.arpa.",
+		LDNS_RR_TYPE_PTR, LDNS_RR_CLASS_IN, Q_RD, NULL),
+		LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "1.2.32.172.in-addr.arpa.",
+		LDNS_RR_TYPE_PTR, LDNS_RR_CLASS_IN, Q_RD, NULL),
+		LOCAL_ZONE_NOT_LOCAL);
+	p = ask(lz, "1.1.168.192.in-addr.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	p = ask(lz, "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0."
+		"1.0.0.2.ip6.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	p = ask(lz, "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
+		"0.8.e.f.ip6.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	/* ordinary names are not local */
+	ck_assert_int_eq(ask_lz(lz, "www.example.com.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "8.8.8.8.in-addr.arpa.", LDNS_RR_TYPE_PTR,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "arpa.", LDNS_RR_TYPE_NS,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, ".", LDNS_RR_TYPE_NS, LDNS_RR_CLASS_IN,
+		Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_uint_gt(local_zones_count(lz), 100);
+	/* nodefault switches onion off; a user zone replaces 10.in-addr */
+	ck_assert_int_eq(ask_lz(lz2, "foo.onion.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(local_zones_lookup(lz2, (const uint8_t *)
+		"\003foo\005onion", LDNS_RR_TYPE_A, 1, NULL),
+		LOCAL_ZONE_TRANSPARENT); /* the implicit root zone */
+	ck_assert_int_eq(ask_lz(lz2, "5.10.in-addr.arpa.", LDNS_RR_TYPE_PTR,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* a user zone under a default one is the longer match */
+	p = ask(lz2, "www.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.1");
+	ldns_pkt_free(p);
+	p = ask(lz2, "foo.test.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0), "test.");
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+	local_zones_delete(lz2);
+}
+END_TEST
+
+START_TEST(test_nodefault_all)
+{
+	/* every default switched off by name, one replaced by a type */
+	static const char *const cfg[] = {
+		"zone localhost. nodefault",
+		"zone 127.in-addr.arpa. nodefault",
+		"zone test. transparent",
+		NULL
+	};
+	struct local_zones *lz = build(cfg);
+	struct local_zones *lz2 = local_zones_create();
+	char err[256];
+	ck_assert_int_eq(ask_lz(lz, "localhost.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "1.0.0.127.in-addr.arpa.",
+		LDNS_RR_TYPE_PTR, LDNS_RR_CLASS_IN, Q_RD, NULL),
+		LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "foo.test.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "foo.invalid.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	local_zones_delete(lz);
+	/* unblock-lan-zones leaves the AS112 zones out, not localhost */
+	ck_assert_ptr_nonnull(lz2);
+	local_zones_set_unblock_lan(lz2, 1);
+	ck_assert_int_eq(local_zones_finish(lz2, err, sizeof(err)), 0);
+	ck_assert_int_eq(ask_lz(lz2, "5.10.in-addr.arpa.", LDNS_RR_TYPE_PTR,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz2, "localhost.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	local_zones_delete(lz2);
+}
+END_TEST
+
+START_TEST(test_longest_match)
+{
+	struct local_zones *lz = build(main_cfg);
+	uint8_t zn[DNS_MAX_NAME];
+	ldns_pkt *p;
+	/* example. static, sub.example. transparent */
+	p = ask(lz, "deep.sub.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.30");
+	ldns_pkt_free(p);
+	ck_assert_int_eq(ask_lz(lz, "other.sub.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	p = ask(lz, "other.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0),
+		"example.");
+	ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_AUTHORITY, 0, NULL), 500);
+	ldns_pkt_free(p);
+	/* a name that only shares a suffix string, not labels */
+	p = ask(lz, "xsub.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\001a\001b\003sub\007example", LDNS_RR_TYPE_A, 1, zn),
+		LOCAL_ZONE_TRANSPARENT);
+	ck_assert(dname_equal(zn, (const uint8_t *)"\003sub\007example"));
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\001a\007EXAMPLE", LDNS_RR_TYPE_A, 1, zn), LOCAL_ZONE_STATIC);
+	ck_assert(dname_equal(zn, (const uint8_t *)"\007example"));
+	/* the rd.example names sit beside static.test, no confusion */
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\002rd\007example", LDNS_RR_TYPE_A, 1, zn),
+		LOCAL_ZONE_REDIRECT);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_ds)
+{
+	struct local_zones *lz = build(main_cfg);
+	ldns_pkt *p;
+	/* DS at a zone apex is looked up in the parent zone (test.) */
+	p = ask(lz, "static.test.", LDNS_RR_TYPE_DS, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0), "test.");
+	ldns_pkt_free(p);
+	/* DS below the apex stays in the zone */
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_DS, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0),
+		"static.test.");
+	ldns_pkt_free(p);
+	/* DS for a top-level redirect zone: no zone above: not local */
+	ck_assert_int_eq(ask_lz(lz, "localhost.", LDNS_RR_TYPE_DS,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_chaos)
+{
+	static const char *const none[] = { NULL };
+	struct local_zones *lz = local_zones_create();
+	struct local_zones *lz2;
+	char err[256], host[256], want[300];
+	ldns_pkt *p;
+	const char *idn[] = { "id.server.", "hostname.bind.", "ID.Server.",
+		NULL };
+	const char *vn[] = { "version.server.", "version.bind.", NULL };
+	int i;
+	ck_assert_int_eq(local_zones_set_chaos(lz, 0, 0, "test-identity",
+		"test-version"), 0);
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), 0);
+	for(i = 0; idn[i]; i++) {
+		ck_assert_int_eq(ask_lz(lz, idn[i], LDNS_RR_TYPE_TXT,
+			LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+		p = reply();
+		ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+		ck_assert(!ldns_pkt_aa(p));
+		ck_assert(ldns_pkt_rd(p));
+		ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+		ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+			"\"test-identity\"");
+		ck_assert_uint_eq(rr_ttl(p, LDNS_SECTION_ANSWER, 0, NULL), 0);
+		ldns_pkt_free(p);
+	}
+	for(i = 0; vn[i]; i++) {
+		ck_assert_int_eq(ask_lz(lz, vn[i], LDNS_RR_TYPE_TXT,
+			LDNS_RR_CLASS_CH, 0, NULL), LOCAL_ZONE_ANSWERED);
+		p = reply();
+		ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+			"\"test-version\"");
+		ldns_pkt_free(p);
+	}
+	/* ANY is answered with the TXT; other types and classes are not */
+	ck_assert_int_eq(ask_lz(lz, "version.bind.", LDNS_RR_TYPE_ANY,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	ck_assert_int_eq(ask_lz(lz, "version.bind.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "version.bind.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "other.bind.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz, "x.version.bind.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	local_zones_delete(lz);
+
+	/* defaults: the host name and "petrel VERSION" */
+	lz = build(none);
+	ck_assert_int_eq(gethostname(host, sizeof(host)), 0);
+	host[sizeof(host) - 1] = 0;
+	ck_assert_int_eq(ask_lz(lz, "id.server.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	p = reply();
+	snprintf(want, sizeof(want), "\"%s\"", host);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), want);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(ask_lz(lz, "version.server.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	p = reply();
+	snprintf(want, sizeof(want), "\"petrel %s\"", PACKAGE_VERSION);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), want);
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+
+	/* hide-identity / hide-version: not answered, and REFUSED by the
+	 * front end */
+	lz2 = local_zones_create();
+	ck_assert_int_eq(local_zones_set_chaos(lz2, 1, 0, NULL, NULL), 0);
+	ck_assert_int_eq(local_zones_finish(lz2, err, sizeof(err)), 0);
+	ck_assert_int_eq(ask_lz(lz2, "id.server.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz2, "hostname.bind.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz2, "version.bind.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	mkquery("id.server.", LDNS_RR_TYPE_TXT, LDNS_RR_CLASS_CH, Q_RD);
+	ck_assert_int_eq(local_front_answer(NULL, lz2, query, query_len, &fq,
+		addr("127.0.0.1"), 0, answer, sizeof(answer), &answer_len,
+		NULL), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	local_zones_delete(lz2);
+	lz2 = local_zones_create();
+	ck_assert_int_eq(local_zones_set_chaos(lz2, 0, 1, NULL, NULL), 0);
+	ck_assert_int_eq(local_zones_finish(lz2, err, sizeof(err)), 0);
+	ck_assert_int_eq(ask_lz(lz2, "version.server.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz2, "version.bind.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(ask_lz(lz2, "id.server.", LDNS_RR_TYPE_TXT,
+		LDNS_RR_CLASS_CH, Q_RD, NULL), LOCAL_ZONE_ANSWERED);
+	local_zones_delete(lz2);
+}
+END_TEST
+
+START_TEST(test_edns_and_truncation)
+{
+	static const char *const base[] = { NULL };
+	struct local_zones *lz = local_zones_create();
+	char err[256], rr[128];
+	ldns_pkt *p;
+	int i;
+	ck_assert_ptr_nonnull(lz);
+	ck_assert_int_eq(local_zones_add_zone(lz, "big.example", "static",
+		err, sizeof(err)), 0);
+	for(i = 0; i < 60; i++) {
+		snprintf(rr, sizeof(rr), "big.example. A 10.0.%d.%d", i / 250,
+			i % 250);
+		ck_assert_int_eq(local_zones_add_data(lz, rr, err,
+			sizeof(err)), 0);
+	}
+	ck_assert_int_eq(local_zones_add_data(lz, "small.big.example. A "
+		"10.9.9.9", err, sizeof(err)), 0);
+	local_zones_set_edns(lz, 1400, 1232);
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), 0);
+	(void)base;
+	/* no EDNS in, no OPT out */
+	p = ask(lz, "small.big.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_arcount(p), 0);
+	ck_assert_uint_eq(ldns_pkt_edns_udp_size(p), 0);
+	ldns_pkt_free(p);
+	/* EDNS in: OPT with our size, DO echoed */
+	p = ask(lz, "small.big.example.", LDNS_RR_TYPE_A, Q_RD | Q_EDNS);
+	ck_assert_uint_eq(ldns_pkt_edns_udp_size(p), 1400);
+	ck_assert(!ldns_pkt_edns_do(p));
+	ldns_pkt_free(p);
+	p = ask(lz, "small.big.example.", LDNS_RR_TYPE_A, Q_RD | Q_DO);
+	ck_assert_uint_eq(ldns_pkt_edns_udp_size(p), 1400);
+	ck_assert(ldns_pkt_edns_do(p));
+	ldns_pkt_free(p);
+	/* NXDOMAIN keeps the OPT too */
+	p = ask(lz, "nx.big.example.", LDNS_RR_TYPE_A, Q_RD | Q_EDNS);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_uint_eq(ldns_pkt_edns_udp_size(p), 1400);
+	ldns_pkt_free(p);
+	/* 60 A records (16 bytes each) do not fit in 512: TC, no answers */
+	p = ask(lz, "big.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert(ldns_pkt_tc(p));
+	ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_uint_le(answer_len, 512);
+	ldns_pkt_free(p);
+	/* with EDNS 4096 (capped at max-udp 1232) they fit */
+	p = ask(lz, "big.example.", LDNS_RR_TYPE_A, Q_RD | Q_EDNS);
+	ck_assert(!ldns_pkt_tc(p));
+	ck_assert_int_eq(ldns_pkt_ancount(p), 60);
+	ck_assert_uint_le(answer_len, 1232);
+	ldns_pkt_free(p);
+	/* over TCP everything fits without EDNS */
+	mkquery("big.example.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(local_zones_answer(lz, query, query_len, &fq, NULL, 1,
+		answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_ANSWERED);
+	p = reply();
+	ck_assert(!ldns_pkt_tc(p));
+	ck_assert_int_eq(ldns_pkt_ancount(p), 60);
+	ldns_pkt_free(p);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_front)
+{
+	struct local_zones *lz = build(main_cfg);
+	struct acl_list *acl = acl_create();
+	struct local_front_info info;
+	char err[256];
+	ldns_pkt *p;
+	ck_assert_int_eq(acl_add_str(acl, "10.0.0.0/8", "deny", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.1.0.0/16", "refuse", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.2.0.0/16", "allow", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.3.0.0/16", "allow_snoop", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.4.0.0/16", "allow_setrd", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.5.0.0/16", "deny_non_local", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "fd00::/8", "refuse_non_local", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_finish(acl, err, sizeof(err)), 0);
+
+#define FRONT(a) local_front_answer(acl, lz, query, query_len, &fq, \
+	addr(a), 0, answer, sizeof(answer), &answer_len, &info)
+	/* deny drops everything, even local data and CHAOS */
+	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.9.9.9"), LOCAL_FRONT_DROP);
+	ck_assert_int_eq(info.action, ACL_DENY);
+	/* refuse: REFUSED, no RA, RD echoed, EDE 18 when EDNS */
+	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN,
+		Q_RD | Q_EDNS);
+	ck_assert_int_eq(FRONT("10.1.2.3"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert(!ldns_pkt_ra(p));
+	ck_assert(ldns_pkt_rd(p));
+	ck_assert(!ldns_pkt_aa(p));
+	ck_assert_int_eq(ede_code(p), 18);
+	ldns_pkt_free(p);
+	/* ... and no OPT when the query had none */
+	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.1.2.3"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert_int_eq(ldns_pkt_arcount(p), 0);
+	ldns_pkt_free(p);
+	/* the default: outsiders refused, localhost allowed */
+	ck_assert_int_eq(FRONT("192.0.2.1"), LOCAL_FRONT_ANSWERED);
+	ck_assert_int_eq(info.action, ACL_REFUSE);
+	ck_assert_int_eq(FRONT("127.0.0.1"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert(ldns_pkt_aa(p));
+	ldns_pkt_free(p);
+	/* allow: RD queries go on, local data answered */
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_CONTINUE);
+	ck_assert_int_eq(info.set_rd, 0);
+	ck_assert_int_eq(FRONT("::1"), LOCAL_FRONT_CONTINUE);
+	/* allow, no RD: local data yes, the rest REFUSED with RA, EDE 20 */
+	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_EDNS);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_EDNS);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert(ldns_pkt_ra(p));
+	ck_assert(!ldns_pkt_rd(p));
+	ck_assert_int_eq(ede_code(p), 20);
+	ldns_pkt_free(p);
+	/* allow_snoop: no RD goes on; allow_setrd: goes on as RD */
+	ck_assert_int_eq(FRONT("10.3.0.1"), LOCAL_FRONT_CONTINUE);
+	ck_assert_int_eq(info.set_rd, 0);
+	ck_assert_int_eq(FRONT("10.4.0.1"), LOCAL_FRONT_CONTINUE);
+	ck_assert_int_eq(info.set_rd, 1);
+	ck_assert_int_eq(info.action, ACL_ALLOW_SETRD);
+	/* deny_non_local: local data answered, the rest dropped */
+	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.5.0.1"), LOCAL_FRONT_ANSWERED);
+	mkquery("nx.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.5.0.1"), LOCAL_FRONT_ANSWERED);
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.5.0.1"), LOCAL_FRONT_DROP);
+	mkquery("nx.tr.example.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.5.0.1"), LOCAL_FRONT_DROP);
+	/* refuse_non_local (v6) */
+	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("fd12::1"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ldns_pkt_free(p);
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN,
+		Q_RD | Q_EDNS);
+	ck_assert_int_eq(FRONT("fd12::1"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert_int_eq(ede_code(p), 18);
+	ldns_pkt_free(p);
+	/* a zone drop stays a drop for allowed clients */
+	mkquery("x.den.example.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_DROP);
+	/* classes other than IN and ANY: REFUSED when not local */
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_CH, Q_RD);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert(ldns_pkt_ra(p));
+	ldns_pkt_free(p);
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_ANY, Q_RD);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_CONTINUE);
+	/* the alias comes back through the front end */
+	mkquery("x.rdc.example.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(FRONT("10.2.0.1"), LOCAL_FRONT_ANSWERED);
+	ck_assert_int_eq(info.alias.present, 1);
+	/* no acl and no zones: the defaults */
+	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
+	ck_assert_int_eq(local_front_answer(NULL, NULL, query, query_len, &fq,
+		addr("127.0.0.2"), 0, answer, sizeof(answer), &answer_len,
+		NULL), LOCAL_FRONT_CONTINUE);
+	ck_assert_int_eq(local_front_answer(NULL, NULL, query, query_len, &fq,
+		addr("10.0.0.2"), 0, answer, sizeof(answer), &answer_len,
+		NULL), LOCAL_FRONT_ANSWERED);
+#undef FRONT
+	acl_delete(acl);
+	local_zones_delete(lz);
+}
+END_TEST
+
+START_TEST(test_build_errors)
+{
+	struct local_zones *lz = local_zones_create();
+	char err[256];
+	ck_assert_ptr_nonnull(lz);
+	err[0] = 0;
+	ck_assert_int_eq(local_zones_add_zone(lz, "example.com", "bogus", err,
+		sizeof(err)), -1);
+	ck_assert(strstr(err, "bogus") != NULL);
+	ck_assert_int_eq(local_zones_add_zone(lz, "a..b", "static", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_zone(lz, NULL, "static", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_zone(lz, "example.com", NULL, err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data(lz, "www.example.com. A "
+		"not-an-address", err, sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data(lz, "", err, sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data(lz, NULL, err, sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data(lz, "x. BOGUSTYPE 1", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data_ptr(lz, "1.2.3 name", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data_ptr(lz, "1.2.3.4", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data_ptr(lz, "1.2.3.4 x1 name", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data_ptr(lz, NULL, err, sizeof(err)),
+		-1);
+	/* NULL err is fine */
+	ck_assert_int_eq(local_zones_add_zone(lz, "x", "bogus", NULL, 0), -1);
+	/* a CNAME next to other data in a redirect zone is an error */
+	ck_assert_int_eq(local_zones_add_zone(lz, "r.example", "redirect", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_add_data(lz, "r.example. CNAME x.", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_add_data(lz, "r.example. A 1.2.3.4", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), -1);
+	ck_assert(strstr(err, "CNAME") != NULL);
+	local_zones_delete(lz);
+	/* after finish nothing can be added */
+	lz = local_zones_create();
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_add_zone(lz, "a.", "static", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_add_data(lz, "a. A 1.2.3.4", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), -1);
+	local_zones_delete(lz);
+	local_zones_delete(NULL);
+	/* a duplicate zone: the later type wins (Unbound) */
+	lz = local_zones_create();
+	ck_assert_int_eq(local_zones_add_zone(lz, "dup.example", "static", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_add_zone(lz, "DUP.example.", "refuse", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), 0);
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\001x\003dup\007example", 1, 1, NULL), LOCAL_ZONE_REFUSE);
+	local_zones_delete(lz);
+	ck_assert_int_eq(local_zone_type_from_str("always_nxdomain"),
+		LOCAL_ZONE_ALWAYS_NXDOMAIN);
+	ck_assert_int_eq(local_zone_type_from_str("unset"), LOCAL_ZONE_UNSET);
+	ck_assert_str_eq(local_zone_type_str(LOCAL_ZONE_TYPETRANSPARENT),
+		"typetransparent");
+	ck_assert_str_eq(local_zone_type_str((enum local_zone_type)99),
+		"unknown");
+}
+END_TEST
+
+/** write a query by hand (for names ldns will not make) */
+static void
+rawquery(const uint8_t *name, size_t namelen, uint16_t qtype)
+{
+	query_len = 0;
+	memset(query, 0, 12);
+	query[0] = 0x42;
+	query[1] = 0x42;
+	query[2] = 0x01; /* RD */
+	query[5] = 1;
+	memcpy(query + 12, name, namelen);
+	query_len = 12 + namelen;
+	query[query_len++] = (uint8_t)(qtype >> 8);
+	query[query_len++] = (uint8_t)qtype;
+	query[query_len++] = 0;
+	query[query_len++] = 1;
+	ck_assert_int_eq(dns_query_parse_fast(query, query_len, &fq), 0);
+}
+
+START_TEST(test_odd_inputs)
+{
+	static const char *const cfg[] = {
+		"zone . static",
+		"data . SOA a. b. 1 2 3 4 5",
+		"zone long.example. redirect",
+		"data long.example. A 192.0.2.1",
+		"data *.wild.example. A 192.0.2.2",
+		NULL
+	};
+	struct local_zones *lz = build(cfg);
+	struct local_zones *empty = local_zones_create();
+	uint8_t name[DNS_MAX_NAME];
+	size_t n = 0;
+	ldns_pkt *p;
+	int i;
+	/* a root zone covers everything else */
+	p = ask(lz, ".", LDNS_RR_TYPE_SOA, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+	p = ask(lz, ".", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_int_eq(ldns_pkt_nscount(p), 1);
+	ldns_pkt_free(p);
+	p = ask(lz, "www.example.com.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_str_eq(owner_str(p, LDNS_SECTION_AUTHORITY, 0), ".");
+	ldns_pkt_free(p);
+	/* DS for the root: no zone above, the root zone itself */
+	p = ask(lz, ".", LDNS_RR_TYPE_DS, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ldns_pkt_free(p);
+	/* a wildcard owner is literal: no wildcard expansion */
+	p = ask(lz, "x.wild.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	p = ask(lz, "*.wild.example.", LDNS_RR_TYPE_A, Q_RD);
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+	/* the longest possible name: 127 one-letter labels under... no:
+	 * 63-octet labels ending in long.example. */
+	for(i = 0; i < 3; i++) {
+		name[n++] = 63;
+		memset(name + n, 'a' + i, 63);
+		n += 63;
+	}
+	name[n++] = 48;
+	memset(name + n, 'Q', 48);
+	n += 48;
+	memcpy(name + n, "\004long\007example", 14); /* with the root */
+	n += 14;
+	ck_assert_uint_eq(n, 255);
+	ck_assert_uint_eq(dname_valid(name, n), 255);
+	rawquery(name, n, DNS_TYPE_A);
+	ck_assert_int_eq(local_zones_answer(lz, query, query_len, &fq, NULL, 0,
+		answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.1");
+	ldns_pkt_free(p);
+	/* 127 one-octet labels */
+	n = 0;
+	for(i = 0; i < 127; i++) {
+		name[n++] = 1;
+		name[n++] = (uint8_t)('0' + i % 10);
+	}
+	name[n++] = 0;
+	rawquery(name, n, DNS_TYPE_AAAA);
+	ck_assert_int_eq(local_zones_answer(lz, query, query_len, &fq, NULL, 0,
+		answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_ANSWERED);
+	p = reply();
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(local_zones_answer(empty, query, query_len, &fq, NULL,
+		0, answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_NOT_LOCAL); /* not finished */
+	/* bad arguments */
+	ck_assert_int_eq(local_zones_answer(NULL, query, query_len, &fq, NULL,
+		0, answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(local_zones_answer(lz, query, 5, &fq, NULL, 0,
+		answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(local_zones_answer(lz, query, query_len, &fq, NULL, 0,
+		answer, 100, &answer_len, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* not a QUERY opcode */
+	query[2] |= (uint8_t)(DNS_OPCODE_NOTIFY << 3);
+	ck_assert_int_eq(dns_query_parse_fast(query, query_len, &fq), 0);
+	ck_assert_int_eq(local_zones_answer(lz, query, query_len, &fq, NULL, 0,
+		answer, sizeof(answer), &answer_len, NULL),
+		LOCAL_ZONE_NOT_LOCAL);
+	ck_assert_int_eq(local_zones_lookup(lz, NULL, 1, 1, NULL),
+		LOCAL_ZONE_UNSET);
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)"\300\014",
+		1, 1, NULL), LOCAL_ZONE_UNSET);
+	ck_assert_int_eq(local_zones_lookup(NULL, (const uint8_t *)"", 1, 1,
+		NULL), LOCAL_ZONE_UNSET);
+	ck_assert_uint_eq(local_zones_count(NULL), 0);
+	local_zones_delete(empty);
+	local_zones_delete(lz);
+}
+END_TEST
+
+/** many zones and data: every one is found, nothing else is */
+START_TEST(test_many)
+{
+	struct local_zones *lz = local_zones_create();
+	char err[256], nm[128], rr[256];
+	uint8_t w[DNS_MAX_NAME], zn[DNS_MAX_NAME];
+	size_t wl;
+	int i;
+	ck_assert_ptr_nonnull(lz);
+	for(i = 0; i < 5000; i++) {
+		snprintf(nm, sizeof(nm), "z%d.block%d.example.", i, i % 7);
+		ck_assert_int_eq(local_zones_add_zone(lz, nm, (i % 2) ?
+			"always_nxdomain" : "static", err, sizeof(err)), 0);
+		snprintf(rr, sizeof(rr), "www.%s A 10.%d.%d.%d", nm,
+			(i >> 16) & 255, (i >> 8) & 255, i & 255);
+		ck_assert_int_eq(local_zones_add_data(lz, rr, err,
+			sizeof(err)), 0);
+	}
+	ck_assert_int_eq(local_zones_finish(lz, err, sizeof(err)), 0);
+	for(i = 0; i < 5000; i++) {
+		snprintf(nm, sizeof(nm), "a.b.z%d.block%d.example.", i, i % 7);
+		wl = sizeof(w);
+		ck_assert_int_eq(dname_from_str(nm, w, &wl), 0);
+		ck_assert_int_eq(local_zones_lookup(lz, w, 1, 1, zn), (i % 2) ?
+			LOCAL_ZONE_ALWAYS_NXDOMAIN : LOCAL_ZONE_STATIC);
+		ck_assert(dname_equal(zn, dname_strip_label(
+			dname_strip_label(w))));
+		snprintf(nm, sizeof(nm), "www.z%d.block%d.example.", i, i % 7);
+		if(i % 2 == 0) {
+			ldns_pkt *p = ask(lz, nm, LDNS_RR_TYPE_A, Q_RD);
+			ck_assert_int_eq(ldns_pkt_ancount(p), 1);
+			ldns_pkt_free(p);
+		}
+		snprintf(nm, sizeof(nm), "z%d.block%d.example.", i,
+			(i % 7) + 1);
+		wl = sizeof(w);
+		ck_assert_int_eq(dname_from_str(nm, w, &wl), 0);
+		ck_assert_int_eq(local_zones_lookup(lz, w, 1, 1, NULL),
+			LOCAL_ZONE_UNSET);
+	}
+	local_zones_delete(lz);
+}
+END_TEST
+
+static Suite *
+localzone_suite(void)
+{
+	Suite *s = suite_create("localzone");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_static);
+	tcase_add_test(tc, test_case_and_class);
+	tcase_add_test(tc, test_transparent);
+	tcase_add_test(tc, test_redirect);
+	tcase_add_test(tc, test_deny_refuse);
+	tcase_add_test(tc, test_always);
+	tcase_add_test(tc, test_inform);
+	tcase_add_test(tc, test_implicit_and_ptr);
+	tcase_add_test(tc, test_single_implicit);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_nodefault_all);
+	tcase_add_test(tc, test_longest_match);
+	tcase_add_test(tc, test_ds);
+	tcase_add_test(tc, test_chaos);
+	tcase_add_test(tc, test_edns_and_truncation);
+	tcase_add_test(tc, test_front);
+	tcase_add_test(tc, test_build_errors);
+	tcase_add_test(tc, test_odd_inputs);
+	tcase_add_test(tc, test_many);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(localzone_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
