@@ -11,8 +11,12 @@
  * same without the parse (pre-parsed queries, 4096 of them).
  *
  * usage: cachebench [-n entries] [-d seconds] [-t threads,threads,...]
- * Prints one line per thread count and the scaling of the largest count
- * against one thread.
+ * Prints one line per thread count: answers per second (wall clock) and
+ * CPU nanoseconds per answer (thread CPU time), and for more than one
+ * thread the scaling against one thread: measured throughput, and the
+ * throughput the per-answer CPU cost implies when every thread has a core
+ * (n x cpu_1 / cpu_n). On a shared, busy machine only the second is
+ * meaningful; the first needs idle cores.
  */
 #include "config.h"
 #include <stdio.h>
@@ -54,8 +58,10 @@ struct result {
 	int id;
 	/** errors */
 	long err;
+	/** CPU seconds the thread used while answering */
+	double cpu;
 	/** pad */
-	char pad[40];
+	char pad[32];
 } __attribute__((aligned(64)));
 
 static double
@@ -63,6 +69,15 @@ now_sec(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/** @return CPU seconds used by the calling thread */
+static double
+cpu_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -138,10 +153,12 @@ worker(void *arg)
 	uint32_t x = 2463534242u + (uint32_t)r->id * 7919u;
 	long n = 0, err = 0;
 	time_t now = bench_now + 10;
+	double c0;
 	if(!q)
 		return NULL;
 	while(!atomic_load_explicit(&go, memory_order_acquire))
 		;
+	c0 = cpu_sec();
 	while(!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		int k;
 		for(k = 0; k < 64; k++) {
@@ -166,19 +183,27 @@ worker(void *arg)
 		n += 64;
 		qsbr_quiescent(q);
 	}
+	r->cpu = cpu_sec() - c0;
 	r->n = n;
 	r->err = err;
 	qsbr_unregister(q);
 	return NULL;
 }
 
+/**
+ * Run nthreads answering threads for secs seconds.
+ * @param cpu_ns: out: CPU nanoseconds per answer (all threads' CPU time
+ *	over all answers): the cost, independent of what else runs.
+ * @return answers per second (wall clock).
+ */
 static double
-run(int nthreads, int mode, double secs)
+run(int nthreads, int mode, double secs, double *cpu_ns)
 {
 	thread_type th[16];
 	static struct result res[16];
 	double t0, t1;
 	long total = 0, err = 0;
+	double cpu = 0;
 	int i;
 	atomic_store(&go, 0);
 	atomic_store(&stop, 0);
@@ -201,7 +226,9 @@ run(int nthreads, int mode, double secs)
 	for(i = 0; i < nthreads; i++) {
 		total += res[i].n;
 		err += res[i].err;
+		cpu += res[i].cpu;
 	}
+	*cpu_ns = total ? cpu * 1e9 / (double)total : 0;
 	if(err) {
 		fprintf(stderr, "error: %ld answers were not hits\n", err);
 		exit(1);
@@ -213,7 +240,7 @@ int
 main(int argc, char *argv[])
 {
 	struct mcache_params p;
-	double secs = 2.0, base[2] = {0, 0};
+	double secs = 2.0, base[2] = {0, 0}, base_cpu[2] = {0, 0};
 	const char *tlist = "1,2";
 	int c, mode;
 	while((c = getopt(argc, argv, "n:d:t:")) != -1) {
@@ -247,17 +274,22 @@ main(int argc, char *argv[])
 		const char *t = tlist;
 		while(*t) {
 			int n = atoi(t);
-			double rate;
+			double rate, cpu_ns;
 			if(n < 1 || n > 16)
 				break;
-			rate = run(n, mode, secs);
-			if(n == 1)
+			rate = run(n, mode, secs, &cpu_ns);
+			if(n == 1) {
 				base[mode] = rate;
-			printf("%-14s threads=%d  %10.0f hits/s  %6.1f ns/hit "
-				"per thread", mode == 0 ? "parse+answer" :
-				"answer-only", n, rate, 1e9 * n / rate);
+				base_cpu[mode] = cpu_ns;
+			}
+			printf("%-13s threads=%d %10.0f hits/s  %6.1f ns "
+				"wall/hit/thread  %6.1f ns CPU/hit",
+				mode == 0 ? "parse+answer" : "answer-only", n,
+				rate, 1e9 * n / rate, cpu_ns);
 			if(n > 1 && base[mode] > 0)
-				printf("  scaling %.2fx", rate / base[mode]);
+				printf("  scaling %.2fx (CPU-cost scaling "
+					"%.2fx)", rate / base[mode],
+					n * base_cpu[mode] / cpu_ns);
 			printf("\n");
 			fflush(stdout);
 			while(*t && *t != ',')
