@@ -451,6 +451,18 @@ step_query(struct runner *r, struct rpl_step *st)
 		fail(r, "out of memory");
 		return;
 	}
+	if(e->raw) {
+		/* a malformed or hand-made client packet, sent as is */
+		ldns_pkt_free(p);
+		wire = malloc(e->rawlen ? e->rawlen : 1);
+		if(!wire) {
+			fail(r, "out of memory");
+			return;
+		}
+		memcpy(wire, e->raw, e->rawlen);
+		len = e->rawlen;
+		goto send;
+	}
 	ldns_pkt_set_id(p, (uint16_t)random_u32(r->rnd));
 	if(e->edns) {
 		ldns_pkt_set_edns_udp_size(p, 4096);
@@ -462,6 +474,7 @@ step_query(struct runner *r, struct rpl_step *st)
 		return;
 	}
 	ldns_pkt_free(p);
+send:
 	if(st->has_addr)
 		client = st->addr;
 	else	(void)netaddr_parse("127.0.0.1", 53, &client, &err);
@@ -658,6 +671,12 @@ run_file(const char *file)
 	if(runner_setup(&r) == 0) {
 		for(st = r.s->steps; st && !r.failed; st = st->next)
 			run_step(&r, st);
+		if(!r.failed && r.pending) {
+			char buf[512];
+			query_str(r.pending, buf, sizeof(buf));
+			fail(&r, "at the end, an upstream query is still "
+				"pending: %s", buf);
+		}
 	}
 	runner_teardown(&r);
 	if(r.failed) {
