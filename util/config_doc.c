@@ -285,11 +285,10 @@ man_option(FILE *out, const struct config_option *o)
 	fputs("Default: ", out);
 	roff(out, def_doc(o, d, sizeof(d)));
 	fputs(".\n", out);
-	if(o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE)
-		fputs((o->flags & OPT_F_SIGHUP) ?
-			"A reload (SIGHUP) applies a change.\n" :
-			"A change needs a restart; a reload keeps the old "
-			"value.\n", out);
+	fputs((o->flags & OPT_F_SIGHUP) ?
+		"A reload (SIGHUP) applies a change.\n" :
+		"A change needs a restart; a reload keeps the old "
+		"value.\n", out);
 }
 
 /** The options of one clause in the man page. */

@@ -69,6 +69,14 @@ struct cfg_parser {
 	unsigned char warned_clause[16];
 	/** warnings given */
 	int nwarn;
+	/** tail cache, so that appending to a long list (a block list of
+	 * 100000 local-zone: lines) does not walk it each time: the
+	 * address of a list head ... */
+	void *tail_head[16];
+	/** ... and the address of the next field of its last element */
+	void *tail_at[16];
+	/** the slot to replace next */
+	int tail_next;
 };
 
 const char *const config_localzone_types[] = {
@@ -233,11 +241,54 @@ domain_copy(const char *s, int *bad)
 	return out;
 }
 
-/** Append a string to a list. @return 0 or -1 (no memory). */
-static int
-strlist_append(struct config_strlist **list, const char *s)
+/** @return the cached tail (address of the last next field) of the
+ * list whose head is at 'head', or NULL */
+static void *
+tail_get(struct cfg_parser *p, void *head)
 {
-	struct config_strlist *e = calloc(1, sizeof(*e)), **t = list;
+	int i;
+	for(i = 0; i < 16; i++)
+		if(p->tail_head[i] == head)
+			return p->tail_at[i];
+	return NULL;
+}
+
+/** Remember the tail of the list whose head is at 'head'. */
+static void
+tail_set(struct cfg_parser *p, void *head, void *at)
+{
+	int i;
+	for(i = 0; i < 16; i++) {
+		if(p->tail_head[i] == head) {
+			p->tail_at[i] = at;
+			return;
+		}
+	}
+	i = p->tail_next;
+	p->tail_next = (p->tail_next + 1) % 16;
+	p->tail_head[i] = head;
+	p->tail_at[i] = at;
+}
+
+/** Append an element (with a next member, NULL) to the end of a list,
+ * through the parser's tail cache (a stale entry is noticed: its next
+ * field is no longer NULL, and then the list is walked). */
+#define LIST_APPEND(p, head, elem) do { \
+		__typeof__(elem) *lp_ = tail_get((p), &(head)); \
+		if(!lp_ || *lp_) { \
+			lp_ = &(head); \
+			while(*lp_) lp_ = &(*lp_)->next; \
+		} \
+		*lp_ = (elem); \
+		tail_set((p), &(head), &(elem)->next); \
+	} while(0)
+
+/** Append a copy of a string to a list. @return 0 or -1 (no memory). */
+static int
+strlist_append(struct cfg_parser *p, struct config_strlist **list,
+	const char *s)
+{
+	struct config_strlist *e = calloc(1, sizeof(*e));
 	if(!e)
 		return -1;
 	e->str = strdup(s);
@@ -245,18 +296,9 @@ strlist_append(struct config_strlist **list, const char *s)
 		free(e);
 		return -1;
 	}
-	while(*t)
-		t = &(*t)->next;
-	*t = e;
+	LIST_APPEND(p, *list, e);
 	return 0;
 }
-
-/** Append an element (first member a next pointer) to a list's end. */
-#define LIST_APPEND(head, elem) do { \
-		__typeof__(elem) *lp_ = &(head); \
-		while(*lp_) lp_ = &(*lp_)->next; \
-		*lp_ = (elem); \
-	} while(0)
 
 /** free a string list */
 static void
@@ -531,7 +573,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			return perr(p, "out of memory");
 		}
 		e->str = d;
-		LIST_APPEND(*(struct config_strlist **)((char *)p->cfg +
+		LIST_APPEND(p, *(struct config_strlist **)((char *)p->cfg +
 			o->off), e);
 		return 0;
 	}
@@ -545,7 +587,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 		if(!e)
 			return perr(p, "out of memory");
 		e->block = nb;
-		LIST_APPEND(p->cfg->private_addresses, e);
+		LIST_APPEND(p, p->cfg->private_addresses, e);
 		return 0;
 	}
 	case OPT_ACL: {
@@ -565,7 +607,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			return perr(p, "out of memory");
 		e->block = nb;
 		e->action = (enum config_acl_action)act;
-		LIST_APPEND(p->cfg->acls, e);
+		LIST_APPEND(p, p->cfg->acls, e);
 		return 0;
 	}
 	case OPT_LOCALZONE: {
@@ -588,7 +630,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			return perr(p, "out of memory");
 		}
 		e->name = d;
-		LIST_APPEND(p->cfg->local_zones, e);
+		LIST_APPEND(p, p->cfg->local_zones, e);
 		return 0;
 	}
 	case OPT_LOCALDATA:
@@ -655,8 +697,8 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 					: perr(p, "out of memory");
 			free(d);
 		}
-		if(strlist_append((struct config_strlist **)((char *)p->cfg
-			+ o->off), rec) != 0)
+		if(strlist_append(p, (struct config_strlist **)((char *)
+			p->cfg + o->off), rec) != 0)
 			return perr(p, "out of memory");
 		return 0;
 	}
@@ -685,7 +727,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			return perr(p, "out of memory");
 		}
 		e->addr = a;
-		LIST_APPEND(p->zone->addrs, e);
+		LIST_APPEND(p, p->zone->addrs, e);
 		return 0;
 	}
 	case OPT_ZONE_HOST: {
@@ -701,7 +743,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			return perr(p, "out of memory");
 		}
 		e->str = d;
-		LIST_APPEND(p->zone->hosts, e);
+		LIST_APPEND(p, p->zone->hosts, e);
 		return 0;
 	}
 	default:
@@ -710,8 +752,8 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 	return perr(p, "%s: internal error: unknown option type", o->name);
 
 append_str:
-	if(strlist_append((struct config_strlist **)((char *)p->cfg + o->off),
-		v[0]) != 0)
+	if(strlist_append(p, (struct config_strlist **)((char *)p->cfg +
+		o->off), v[0]) != 0)
 		return perr(p, "out of memory");
 	return 0;
 }
@@ -803,9 +845,9 @@ start_zone(struct cfg_parser *p, int clause)
 	free(p->zone_file);
 	p->zone_file = f;
 	if(clause == CLAUSE_FORWARD)
-		LIST_APPEND(p->cfg->forwards, z);
+		LIST_APPEND(p, p->cfg->forwards, z);
 	else
-		LIST_APPEND(p->cfg->stubs, z);
+		LIST_APPEND(p, p->cfg->stubs, z);
 	p->zone = z;
 	p->clause = clause;
 	/* defaults of the zone's yes/no options */
@@ -916,6 +958,7 @@ parse_line(struct cfg_parser *p, char *s)
 	int n, i;
 	const struct config_option *o;
 
+again:
 	while(isspace((unsigned char)*s))
 		s++;
 	if(*s == 0 || *s == '#')
@@ -944,7 +987,7 @@ parse_line(struct cfg_parser *p, char *s)
 		else if(start_zone(p, key[0] == 'f' ? CLAUSE_FORWARD :
 			CLAUSE_STUB) != 0)
 			return -1;
-		return parse_line(p, s);
+		goto again; /* the rest of the line, e.g. "server: port: 53" */
 	}
 	i = word_index(config_ignored_clauses, key);
 	if(i >= 0) {
@@ -1229,9 +1272,15 @@ fail:
 static int
 strlist_copy(struct config_strlist **dst, const struct config_strlist *s)
 {
+	struct config_strlist **tail = dst;
 	*dst = NULL;
 	for(; s; s = s->next) {
-		if(strlist_append(dst, s->str) != 0)
+		struct config_strlist *e = calloc(1, sizeof(*e));
+		if(!e)
+			return -1;
+		*tail = e;
+		tail = &e->next;
+		if(!(e->str = strdup(s->str)))
 			return -1;
 	}
 	return 0;
@@ -1328,22 +1377,26 @@ config_dup(const struct config_file *cfg)
 		goto fail;
 	{
 		const struct config_acl *a;
+		struct config_acl **tail = &c->acls;
 		for(a = cfg->acls; a; a = a->next) {
 			struct config_acl *e = malloc(sizeof(*e));
 			if(!e)
 				goto fail;
 			*e = *a;
 			e->next = NULL;
-			LIST_APPEND(c->acls, e);
+			*tail = e;
+			tail = &e->next;
 		}
 	}
 	{
 		const struct config_localzone *z;
+		struct config_localzone **tail = &c->local_zones;
 		for(z = cfg->local_zones; z; z = z->next) {
 			struct config_localzone *e = calloc(1, sizeof(*e));
 			if(!e)
 				goto fail;
-			LIST_APPEND(c->local_zones, e);
+			*tail = e;
+			tail = &e->next;
 			if(!(e->name = strdup(z->name)) ||
 				!(e->type = strdup(z->type)))
 				goto fail;
@@ -1351,13 +1404,15 @@ config_dup(const struct config_file *cfg)
 	}
 	{
 		const struct config_netblocklist *b;
+		struct config_netblocklist **tail = &c->private_addresses;
 		for(b = cfg->private_addresses; b; b = b->next) {
 			struct config_netblocklist *e = malloc(sizeof(*e));
 			if(!e)
 				goto fail;
 			*e = *b;
 			e->next = NULL;
-			LIST_APPEND(c->private_addresses, e);
+			*tail = e;
+			tail = &e->next;
 		}
 	}
 	if(stublist_copy(&c->forwards, cfg->forwards) != 0 ||
