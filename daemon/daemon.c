@@ -1,0 +1,942 @@
+/*
+ * daemon/daemon.c - the petrel process: sockets, privileges, supervisor.
+ * See daemon.h for the design.
+ */
+#include "config.h"
+#include "daemon/daemon.h"
+#include "daemon/env.h"
+#include "daemon/worker.h"
+#include "daemon/sdnotify.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "util/netevent/netevent.h"
+#include "util/thread.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+/** restart back-off for dead children: first, and cap, in ms */
+#define RESTART_BACKOFF_MIN 100
+#define RESTART_BACKOFF_MAX 10000
+/** a child that ran this long (s) gets its back-off reset */
+#define RESTART_STABLE_SECS 10
+
+/** set close-on-exec and (optionally) nonblocking on a descriptor */
+static void
+fd_set_flags(int fd, int nonblock)
+{
+	int fl = fcntl(fd, F_GETFD);
+	if(fl != -1)
+		(void)fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	if(nonblock) {
+		fl = fcntl(fd, F_GETFL);
+		if(fl != -1)
+			(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	}
+}
+
+struct daemon *
+daemon_create(const char *cfgfile, struct config_file *cfg)
+{
+	struct daemon *d = calloc(1, sizeof(*d));
+	if(!d) {
+		log_err("out of memory");
+		return NULL;
+	}
+	d->cfgfile = strdup(cfgfile);
+	if(!d->cfgfile) {
+		free(d);
+		log_err("out of memory");
+		return NULL;
+	}
+	d->cfg = cfg;
+	d->num_workers = cfg->num_threads;
+	d->ready_pipe[0] = d->ready_pipe[1] = -1;
+	return d;
+}
+
+/** the number of listening addresses in the config */
+static int
+count_interfaces(const struct config_file *cfg)
+{
+	const struct config_strlist *s;
+	int n = 0;
+	for(s = config_interfaces(cfg); s; s = s->next)
+		n++;
+	return n;
+}
+
+int
+daemon_check_fds(struct daemon *d)
+{
+	struct config_file *cfg = d->cfg;
+	struct rlimit rl;
+	long listen_fds, per_worker, fixed, need, avail;
+	int nw = d->num_workers;
+	int nif = count_interfaces(cfg);
+	listen_fds = (long)nif * (cfg->do_tcp ? 2 : 1) *
+		(cfg->so_reuseport ? 1 : 1);
+	/* a worker serves dup()s of the listening sockets, has a command
+	 * pipe, a wakeup pipe, its outgoing sockets and TCP connections */
+	fixed = 16 + (long)nif * 2 * nw + 4L * nw;
+	per_worker = listen_fds + cfg->incoming_num_tcp +
+		cfg->outgoing_num_tcp + 6;
+	need = fixed + (long)nw * (per_worker + cfg->outgoing_range);
+	if(getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		log_warn("getrlimit(RLIMIT_NOFILE)");
+		return 0;
+	}
+	if((rlim_t)need > rl.rlim_cur) {
+		rlim_t want = (rlim_t)need;
+		if(rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+			want = rl.rlim_max;
+		if(want > rl.rlim_cur) {
+			rl.rlim_cur = want;
+			if(setrlimit(RLIMIT_NOFILE, &rl) != 0)
+				log_warn("setrlimit(RLIMIT_NOFILE, %ld)",
+					(long)want);
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	avail = rl.rlim_cur == RLIM_INFINITY ? need : (long)rl.rlim_cur;
+	if(cfg->event_backend == EVENT_BACKEND_SELECT && avail > FD_SETSIZE) {
+		/* descriptor numbers are per process: with threads every
+		 * worker's descriptors must be below FD_SETSIZE */
+		avail = FD_SETSIZE;
+	}
+	if(need <= avail)
+		return 0;
+	{
+		long room = (avail - fixed) / (nw > 0 ? nw : 1) - per_worker;
+		const char *why = cfg->event_backend == EVENT_BACKEND_SELECT ?
+			"FD_SETSIZE of the select backend" :
+			"the file descriptor limit (ulimit -n)";
+		if(room >= 16) {
+			log_warnx("outgoing-range: %d is too large for %s "
+				"(%ld descriptors for %d workers): lowered to %ld",
+				cfg->outgoing_range, why, avail, nw, room);
+			cfg->outgoing_range = (int)room;
+			return 0;
+		}
+		log_err("not enough file descriptors for %d workers: %s allows "
+			"%ld, the config needs %ld; lower num-threads, "
+			"outgoing-range or incoming-num-tcp%s", nw, why, avail,
+			need, cfg->event_backend == EVENT_BACKEND_SELECT ?
+			", or use event-backend: libevent" :
+			", or raise ulimit -n");
+		return -1;
+	}
+}
+
+void
+listen_set_close(struct listen_set *ls)
+{
+	int i, j;
+	if(!ls)
+		return;
+	for(i = 0; i < ls->num; i++) {
+		for(j = 0; j < ls->ports[i].num; j++) {
+			if(ls->ports[i].udp && ls->ports[i].udp[j] != -1)
+				close(ls->ports[i].udp[j]);
+			if(ls->ports[i].tcp && ls->ports[i].tcp[j] != -1)
+				close(ls->ports[i].tcp[j]);
+		}
+		free(ls->ports[i].udp);
+		free(ls->ports[i].tcp);
+	}
+	free(ls->ports);
+	free(ls);
+}
+
+struct listen_set *
+listen_set_open(struct config_file *cfg, int num_workers)
+{
+	const struct config_strlist *s;
+	struct listen_set *ls = calloc(1, sizeof(*ls));
+	struct comm_sock_opts opts;
+	int n = count_interfaces(cfg), i = 0, j;
+	if(!ls)
+		goto oom;
+	ls->per_worker = cfg->so_reuseport && num_workers > 1;
+	ls->ports = calloc((size_t)(n ? n : 1), sizeof(*ls->ports));
+	if(!ls->ports)
+		goto oom;
+	memset(&opts, 0, sizeof(opts));
+	opts.reuseport = cfg->so_reuseport;
+	opts.rcvbuf = (int)cfg->so_rcvbuf;
+	opts.sndbuf = (int)cfg->so_sndbuf;
+	for(s = config_interfaces(cfg); s; s = s->next, i++) {
+		struct listen_port *p = &ls->ports[i];
+		const char *err = NULL;
+		ls->num = i + 1;
+		snprintf(p->name, sizeof(p->name), "%s", s->str);
+		if(netaddr_parse(s->str, cfg->port, &p->addr, &err) != 0) {
+			log_err("interface: %s: %s", s->str, err);
+			goto fail;
+		}
+		if(cfg->interface_automatic && !comm_sock_is_wildcard(&p->addr))
+			verbose(VERB_DETAIL, "interface-automatic: %s is not a "
+				"wildcard address; answering from it as bound",
+				s->str);
+		p->num = ls->per_worker ? num_workers : 1;
+		p->udp = malloc(sizeof(int) * (size_t)p->num);
+		p->tcp = malloc(sizeof(int) * (size_t)p->num);
+		if(!p->udp || !p->tcp)
+			goto oom;
+		for(j = 0; j < p->num; j++)
+			p->udp[j] = p->tcp[j] = -1;
+		for(j = 0; j < p->num; j++) {
+			if(cfg->do_udp) {
+				p->udp[j] = comm_sock_open_udp(&p->addr, &opts);
+				if(p->udp[j] == -1)
+					goto fail;
+			}
+			if(cfg->do_tcp) {
+				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
+				if(p->tcp[j] == -1)
+					goto fail;
+			}
+		}
+		verbose(VERB_OPS, "listening on %s port %d (%d socket%s)",
+			s->str, netaddr_port(&p->addr), p->num,
+			p->num == 1 ? "" : "s each");
+	}
+	return ls;
+oom:
+	log_err("out of memory");
+fail:
+	listen_set_close(ls);
+	return NULL;
+}
+
+/** the listening-related options are equal in both configs */
+int
+daemon_listen_cfg_equal(const struct config_file *a,
+	const struct config_file *b)
+{
+	const struct config_strlist *x = config_interfaces(a);
+	const struct config_strlist *y = config_interfaces(b);
+	if(a->port != b->port || a->so_reuseport != b->so_reuseport ||
+		a->num_threads != b->num_threads ||
+		a->thread_model != b->thread_model ||
+		a->event_backend != b->event_backend ||
+		a->do_udp != b->do_udp || a->do_tcp != b->do_tcp ||
+		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
+		a->interface_automatic != b->interface_automatic)
+		return 0;
+	for(; x && y; x = x->next, y = y->next)
+		if(strcmp(x->str, y->str) != 0)
+			return 0;
+	return x == NULL && y == NULL;
+}
+
+/** write the pid file */
+static int
+write_pidfile(struct daemon *d)
+{
+	char buf[32];
+	int fd, n;
+	const char *f = d->cfg->pidfile;
+	if(!f[0])
+		return 0;
+	fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if(fd == -1) {
+		log_warn("cannot write pidfile %s", f);
+		return -1;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if(write(fd, buf, (size_t)n) != n) {
+		log_warn("cannot write pidfile %s", f);
+		close(fd);
+		return -1;
+	}
+	if(d->change_user && fchown(fd, d->uid, d->gid) != 0)
+		verbose(VERB_DETAIL, "chown pidfile %s: %s", f, strerror(errno));
+	close(fd);
+	snprintf(d->pidfile, sizeof(d->pidfile), "%s", f);
+	return 0;
+}
+
+/** remove the pid file (or empty it when the directory is not ours) */
+static void
+remove_pidfile(struct daemon *d)
+{
+	const char *f = d->pidfile;
+	if(!f[0])
+		return;
+	if(d->cfg->chroot[0] && strncmp(f, d->cfg->chroot,
+		strlen(d->cfg->chroot)) == 0)
+		f += strlen(d->cfg->chroot);
+	if(unlink(f) != 0) {
+		int fd = open(f, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if(fd != -1)
+			close(fd);
+		verbose(VERB_DETAIL, "cannot remove pidfile %s: %s", f,
+			strerror(errno));
+	}
+	d->pidfile[0] = 0;
+}
+
+/** fork into the background */
+static int
+daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+	if(pid == -1) {
+		log_warn("fork");
+		return -1;
+	}
+	if(pid > 0)
+		_exit(0);
+	if(setsid() == -1)
+		log_warn("setsid");
+	fd = open("/dev/null", O_RDWR);
+	if(fd != -1) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		if(log_init(NULL, 0, NULL) == 0 && !getenv("PETREL_KEEP_STDERR"))
+			(void)dup2(fd, STDERR_FILENO);
+		if(fd > STDERR_FILENO)
+			close(fd);
+	}
+	return 0;
+}
+
+int
+daemon_detach_and_drop(struct daemon *d)
+{
+	struct config_file *cfg = d->cfg;
+	if(cfg->username[0]) {
+		struct passwd *pw = getpwnam(cfg->username);
+		if(!pw) {
+			log_err("username: user '%s' does not exist",
+				cfg->username);
+			return -1;
+		}
+		d->uid = pw->pw_uid;
+		d->gid = pw->pw_gid;
+		d->change_user = 1;
+		endpwent();
+	}
+	if(cfg->do_daemonize && !d->cmdline_foreground) {
+		/* a log file given relative: keep it working after chdir */
+		if(daemonize() != 0)
+			return -1;
+		if(cfg->logfile[0] || cfg->use_syslog) {
+			if(log_init(cfg->logfile, cfg->use_syslog, NULL) != 0)
+				log_warn("cannot open logfile %s", cfg->logfile);
+		}
+	}
+	if(write_pidfile(d) != 0 && cfg->do_daemonize && !d->cmdline_foreground)
+		return -1;
+	if(cfg->chroot[0]) {
+		if(chdir(cfg->chroot) != 0 || chroot(cfg->chroot) != 0) {
+			log_warn("chroot to %s", cfg->chroot);
+			return -1;
+		}
+		if(chdir("/") != 0) {
+			log_warn("chdir / in chroot");
+			return -1;
+		}
+		verbose(VERB_DETAIL, "chroot to %s", cfg->chroot);
+	}
+	if(cfg->directory[0]) {
+		const char *dir = cfg->directory;
+		if(cfg->chroot[0] && strncmp(dir, cfg->chroot,
+			strlen(cfg->chroot)) == 0)
+			dir += strlen(cfg->chroot);
+		if(chdir(dir[0] ? dir : "/") != 0) {
+			log_warn("directory: cannot chdir to %s", dir);
+			return -1;
+		}
+	}
+	if(d->change_user) {
+		if(setgroups(1, &d->gid) != 0) {
+			log_warn("setgroups");
+			return -1;
+		}
+#ifdef HAVE_SETRESGID
+		if(setresgid(d->gid, d->gid, d->gid) != 0) {
+#else
+		if(setregid(d->gid, d->gid) != 0) {
+#endif
+			log_warn("cannot change group to %d", (int)d->gid);
+			return -1;
+		}
+#ifdef HAVE_SETRESUID
+		if(setresuid(d->uid, d->uid, d->uid) != 0) {
+#else
+		if(setreuid(d->uid, d->uid) != 0) {
+#endif
+			log_warn("cannot change user to %s", cfg->username);
+			return -1;
+		}
+		verbose(VERB_DETAIL, "dropped privileges to user %s (uid %d)",
+			cfg->username, (int)d->uid);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* workers                                                             */
+
+/** block the signals the supervisor handles (workers must not get them) */
+static void
+block_signals(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGQUIT);
+#ifdef PETREL_HAVE_THREADS
+	pthread_sigmask(SIG_BLOCK, &set, old);
+#else
+	sigprocmask(SIG_BLOCK, &set, old);
+#endif
+}
+
+static void
+restore_signals(const sigset_t *old)
+{
+#ifdef PETREL_HAVE_THREADS
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+#else
+	sigprocmask(SIG_SETMASK, old, NULL);
+#endif
+}
+
+/** readiness: a worker wrote a byte on the ready pipe */
+static void
+ready_cb(int fd, void *arg)
+{
+	struct daemon *d = arg;
+	char buf[64];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if(n <= 0)
+		return;
+	d->num_ready += (int)n;
+	if(!d->ready_sent && d->num_ready >= d->num_workers) {
+		d->ready_sent = 1;
+		verbose(VERB_OPS, "%d worker%s ready (%s, %s)", d->num_workers,
+			d->num_workers == 1 ? "" : "s",
+			config_thread_model_str(d->cfg->thread_model),
+			config_event_backend_str(d->cfg->event_backend));
+		sdnotify_send("READY=1");
+	}
+}
+
+/** start the worker threads on d->env */
+static int
+start_threads(struct daemon *d)
+{
+	sigset_t old;
+	int i, r;
+	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
+	if(!d->workers)
+		return -1;
+	for(i = 0; i < d->num_workers; i++) {
+		d->workers[i] = worker_create(d, i, d->env);
+		if(!d->workers[i])
+			return -1;
+	}
+	block_signals(&old);
+	for(i = 0; i < d->num_workers; i++) {
+		r = thread_create(&d->workers[i]->thr, worker_thread_main,
+			d->workers[i]);
+		if(r != 0) {
+			restore_signals(&old);
+			log_err("cannot start worker thread %d: %s", i,
+				strerror(r));
+			return -1;
+		}
+		d->workers[i]->thr_started = 1;
+	}
+	restore_signals(&old);
+	return 0;
+}
+
+/** stop and join the worker threads */
+static void
+stop_threads(struct daemon *d)
+{
+	int i;
+	if(!d->workers)
+		return;
+	for(i = 0; i < d->num_workers; i++)
+		if(d->workers[i] && d->workers[i]->thr_started)
+			worker_send_cmd(d->workers[i], 'S');
+	for(i = 0; i < d->num_workers; i++) {
+		if(d->workers[i] && d->workers[i]->thr_started) {
+			thread_join(d->workers[i]->thr);
+			d->workers[i]->thr_started = 0;
+		}
+	}
+	for(i = 0; i < d->num_workers; i++)
+		worker_delete(d->workers[i]);
+	free(d->workers);
+	d->workers = NULL;
+}
+
+/** fork one worker process; in the child this never returns */
+static int
+start_child(struct daemon *d, int i)
+{
+	struct child *ch = &d->children[i];
+	int cmd[2], st[2];
+	pid_t pid;
+	if(pipe(cmd) != 0 || pipe(st) != 0) {
+		log_warn("pipe for worker %d", i);
+		return -1;
+	}
+	pid = fork();
+	if(pid == -1) {
+		log_warn("fork worker %d", i);
+		close(cmd[0]); close(cmd[1]); close(st[0]); close(st[1]);
+		return -1;
+	}
+	if(pid == 0) {
+		/* the child: a worker of its own, with its own caches */
+		struct worker *w;
+		int j, rc;
+		sigset_t none;
+		d->is_child = 1;
+		for(j = 0; j < d->num_workers; j++) {
+			if(d->children[j].cmd_fd != -1)
+				close(d->children[j].cmd_fd);
+			if(d->children[j].stat_fd != -1)
+				close(d->children[j].stat_fd);
+		}
+		close(cmd[1]);
+		close(st[0]);
+		if(d->ready_pipe[0] != -1)
+			close(d->ready_pipe[0]);
+		/* the parent's loop and signal handlers are not ours */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGUSR1, SIG_IGN);
+		signal(SIGCHLD, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		log_thread_set(i);
+		w = worker_create(d, i, d->env);
+		if(!w)
+			_exit(3);
+		close(w->cmd_pipe[0]);
+		close(w->cmd_pipe[1]);
+		w->cmd_pipe[0] = cmd[0];
+		w->cmd_pipe[1] = -1;
+		w->stat_pipe[1] = st[1];
+		fd_set_flags(cmd[0], 1);
+		rc = worker_main(w);
+		worker_delete(w);
+		_exit(rc == 0 ? 0 : 3);
+	}
+	close(cmd[0]);
+	close(st[1]);
+	fd_set_flags(cmd[1], 0);
+	fd_set_flags(st[0], 0);
+	ch->pid = pid;
+	ch->cmd_fd = cmd[1];
+	ch->stat_fd = st[0];
+	ch->started = time(NULL);
+	verbose(VERB_DETAIL, "started worker %d as process %d", i, (int)pid);
+	return 0;
+}
+
+/** close the parent's pipes to a child */
+static void
+child_close(struct child *ch)
+{
+	if(ch->cmd_fd != -1)
+		close(ch->cmd_fd);
+	if(ch->stat_fd != -1)
+		close(ch->stat_fd);
+	ch->cmd_fd = ch->stat_fd = -1;
+	ch->pid = 0;
+}
+
+static int
+start_children(struct daemon *d)
+{
+	int i;
+	d->children = calloc((size_t)d->num_workers, sizeof(*d->children));
+	if(!d->children)
+		return -1;
+	for(i = 0; i < d->num_workers; i++) {
+		d->children[i].cmd_fd = d->children[i].stat_fd = -1;
+		d->children[i].backoff_ms = RESTART_BACKOFF_MIN;
+	}
+	for(i = 0; i < d->num_workers; i++)
+		if(start_child(d, i) != 0)
+			return -1;
+	return 0;
+}
+
+/** tell the children to stop and wait (at most ~2 s, then SIGKILL) */
+static void
+stop_children(struct daemon *d)
+{
+	int i, alive, tries;
+	if(!d->children)
+		return;
+	for(i = 0; i < d->num_workers; i++)
+		if(d->children[i].pid > 0 &&
+			write(d->children[i].cmd_fd, "S", 1) != 1)
+			kill(d->children[i].pid, SIGTERM);
+	for(tries = 0; tries < 200; tries++) {
+		alive = 0;
+		for(i = 0; i < d->num_workers; i++) {
+			struct child *ch = &d->children[i];
+			if(ch->pid > 0) {
+				pid_t r = waitpid(ch->pid, NULL, WNOHANG);
+				if(r == ch->pid || (r == -1 && errno == ECHILD))
+					child_close(ch);
+				else	alive++;
+			}
+		}
+		if(!alive)
+			break;
+		usleep(10000);
+	}
+	for(i = 0; i < d->num_workers; i++) {
+		struct child *ch = &d->children[i];
+		if(ch->pid > 0) {
+			log_warnx("worker %d (process %d) did not stop; killed",
+				i, (int)ch->pid);
+			kill(ch->pid, SIGKILL);
+			waitpid(ch->pid, NULL, 0);
+			child_close(ch);
+		}
+	}
+	free(d->children);
+	d->children = NULL;
+}
+
+/** restart children that died, when their back-off passed */
+static void
+restart_timer_cb(void *arg)
+{
+	struct daemon *d = arg;
+	time_t now = time(NULL);
+	int i, again = 0;
+	if(d->stopping || !d->children)
+		return;
+	for(i = 0; i < d->num_workers; i++) {
+		struct child *ch = &d->children[i];
+		if(ch->pid != 0)
+			continue;
+		if(start_child(d, i) != 0) {
+			again = 1;
+			continue;
+		}
+		ch->restarts++;
+		ch->started = now;
+	}
+	if(again)
+		comm_timer_set(d->restart_timer, RESTART_BACKOFF_MAX);
+}
+
+/** reap children; schedule restarts */
+static void
+reap_children(struct daemon *d)
+{
+	int status, i, delay = -1;
+	pid_t pid;
+	time_t now = time(NULL);
+	while((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for(i = 0; d->children && i < d->num_workers; i++) {
+			struct child *ch = &d->children[i];
+			if(ch->pid != pid)
+				continue;
+			if(WIFSIGNALED(status))
+				log_err("worker %d (process %d) killed by signal "
+					"%d (%s)", i, (int)pid, WTERMSIG(status),
+					strsignal(WTERMSIG(status)));
+			else	log_err("worker %d (process %d) exited with code "
+					"%d", i, (int)pid, WEXITSTATUS(status));
+			child_close(ch);
+			if(now - ch->started >= RESTART_STABLE_SECS)
+				ch->backoff_ms = RESTART_BACKOFF_MIN;
+			if(!d->stopping) {
+				log_info("restarting worker %d in %d ms", i,
+					ch->backoff_ms);
+				if(delay == -1 || ch->backoff_ms < delay)
+					delay = ch->backoff_ms;
+				ch->backoff_ms *= 2;
+				if(ch->backoff_ms > RESTART_BACKOFF_MAX)
+					ch->backoff_ms = RESTART_BACKOFF_MAX;
+			}
+		}
+	}
+	if(delay >= 0 && !comm_timer_is_set(d->restart_timer))
+		comm_timer_set(d->restart_timer, delay);
+}
+
+/** start the workers of the configured model */
+static int
+start_workers(struct daemon *d)
+{
+	d->num_ready = 0;
+	d->ready_sent = 0;
+	if(d->cfg->thread_model == THREAD_MODEL_FORK)
+		return start_children(d);
+	return start_threads(d);
+}
+
+static void
+stop_workers(struct daemon *d)
+{
+	if(d->children)
+		stop_children(d);
+	if(d->workers)
+		stop_threads(d);
+}
+
+/** send a command byte to every worker */
+static void
+command_all(struct daemon *d, char cmd)
+{
+	int i;
+	for(i = 0; d->workers && i < d->num_workers; i++)
+		worker_send_cmd(d->workers[i], cmd);
+	for(i = 0; d->children && i < d->num_workers; i++)
+		if(d->children[i].pid > 0 &&
+			write(d->children[i].cmd_fd, &cmd, 1) != 1)
+			verbose(VERB_OPS, "cannot send command to worker %d", i);
+}
+
+/** apply the logging options of a (new) config */
+static void
+apply_log_cfg(struct daemon *d, struct config_file *cfg)
+{
+	log_set_verbosity(cfg->verbosity + d->cmdline_verbose);
+	if(cfg->logfile[0] || cfg->use_syslog) {
+		if(log_init(cfg->logfile, cfg->use_syslog, cfg->chroot) != 0)
+			log_warn("cannot open logfile %s", cfg->logfile);
+	}
+}
+
+/** SIGHUP: re-read the config and restart the workers on it */
+static void
+do_reload(struct daemon *d)
+{
+	struct config_file *ncfg;
+	struct daemon_env *nenv;
+	char err[1024];
+	int same_listen;
+	sdnotify_send("RELOADING=1");
+	log_info("reloading %s", d->cfgfile);
+	ncfg = config_create();
+	if(!ncfg || config_read(ncfg, d->cfgfile, err, sizeof(err)) != 0) {
+		log_err("reload refused, keeping the running config: %s",
+			ncfg ? err : "out of memory");
+		config_delete(ncfg);
+		sdnotify_send("READY=1");
+		return;
+	}
+	if(ncfg->thread_model != d->cfg->thread_model ||
+		ncfg->num_threads != d->cfg->num_threads) {
+		log_warnx("reload: thread-model and num-threads need a restart;"
+			" keeping %s with %d workers",
+			config_thread_model_str(d->cfg->thread_model),
+			d->cfg->num_threads);
+		ncfg->thread_model = d->cfg->thread_model;
+		ncfg->num_threads = d->cfg->num_threads;
+	}
+	if(d->cmdline_foreground)
+		ncfg->do_daemonize = 0;
+	same_listen = daemon_listen_cfg_equal(d->cfg, ncfg);
+	if(!same_listen) {
+		struct listen_set *nls = listen_set_open(ncfg, d->num_workers);
+		if(!nls) {
+			log_err("reload refused: cannot open the new listening "
+				"sockets; keeping the running config");
+			config_delete(ncfg);
+			sdnotify_send("READY=1");
+			return;
+		}
+		stop_workers(d);
+		listen_set_close(d->ls);
+		d->ls = nls;
+	} else if(d->cfg->thread_model == THREAD_MODEL_FORK && d->children) {
+		/* each child re-reads the config itself and keeps its own
+		 * caches; the parent's copy is what restarted children get */
+		nenv = env_create(ncfg, d->num_workers, d->env, err,
+			sizeof(err));
+		if(!nenv) {
+			log_err("reload: %s; keeping the running config", err);
+			config_delete(ncfg);
+			sdnotify_send("READY=1");
+			return;
+		}
+		env_delete(d->env);
+		config_delete(d->cfg);
+		d->cfg = ncfg;
+		d->env = nenv;
+		apply_log_cfg(d, ncfg);
+		d->generation++;
+		d->num_ready = 0;
+		d->ready_sent = 0;
+		command_all(d, 'R');
+		log_info("reload sent to the workers (generation %d)",
+			d->generation);
+		return;
+	} else {
+		/* threads: sockets stay open, so queries wait in the kernel
+		 * while the workers restart on the new environment */
+		stop_workers(d);
+	}
+	nenv = env_create(ncfg, d->num_workers, d->env, err, sizeof(err));
+	if(!nenv) {
+		log_err("reload: %s; keeping the running config", err);
+		config_delete(ncfg);
+		if(start_workers(d) != 0)
+			log_err("cannot restart the workers");
+		return;
+	}
+	env_delete(d->env);
+	config_delete(d->cfg);
+	d->cfg = ncfg;
+	d->env = nenv;
+	apply_log_cfg(d, ncfg);
+	d->generation++;
+	if(start_workers(d) != 0)
+		log_err("cannot start the workers after reload");
+	log_info("reload done (generation %d)", d->generation);
+}
+
+/** supervisor signal handler (runs in the supervisor's loop) */
+static void
+sig_cb(int sig, void *arg)
+{
+	struct daemon *d = arg;
+	switch(sig) {
+	case SIGTERM:
+	case SIGINT:
+	case SIGQUIT:
+		verbose(VERB_OPS, "caught signal %d (%s), stopping", sig,
+			strsignal(sig));
+		d->stopping = 1;
+		comm_base_exit(d->base);
+		break;
+	case SIGHUP:
+		d->reload_pending = 1;
+		comm_base_exit(d->base);
+		break;
+	case SIGUSR1:
+		if(log_reopen() != 0)
+			log_warn("cannot reopen the log file");
+		command_all(d, 'L');
+		verbose(VERB_OPS, "log file reopened");
+		break;
+	case SIGCHLD:
+		reap_children(d);
+		break;
+	default:
+		break;
+	}
+}
+
+int
+daemon_run(struct daemon *d)
+{
+	char err[1024];
+	struct comm_watch *ready_watch = NULL;
+	int rc = 0;
+	d->env = env_create(d->cfg, d->num_workers, NULL, err, sizeof(err));
+	if(!d->env) {
+		log_err("%s", err);
+		return 1;
+	}
+	d->base = comm_base_create(config_event_backend_str(
+		d->cfg->event_backend));
+	if(!d->base)
+		return 1;
+	if(pipe(d->ready_pipe) != 0) {
+		log_warn("pipe");
+		return 1;
+	}
+	fd_set_flags(d->ready_pipe[0], 1);
+	fd_set_flags(d->ready_pipe[1], 0);
+	ready_watch = comm_watch_create(d->base, d->ready_pipe[0], ready_cb, d);
+	d->sig = comm_signal_create(d->base, sig_cb, d);
+	d->restart_timer = comm_timer_create(d->base, restart_timer_cb, d);
+	if(!ready_watch || !d->sig || !d->restart_timer ||
+		comm_signal_bind(d->sig, SIGTERM) != 0 ||
+		comm_signal_bind(d->sig, SIGINT) != 0 ||
+		comm_signal_bind(d->sig, SIGQUIT) != 0 ||
+		comm_signal_bind(d->sig, SIGHUP) != 0 ||
+		comm_signal_bind(d->sig, SIGUSR1) != 0 ||
+		comm_signal_bind(d->sig, SIGCHLD) != 0) {
+		log_err("cannot set up the supervisor loop");
+		rc = 1;
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if(start_workers(d) != 0) {
+		log_err("cannot start the workers");
+		rc = 1;
+		goto out;
+	}
+	log_info("petrel %s started: %d worker%s, %s, %s backend",
+		PACKAGE_VERSION, d->num_workers, d->num_workers == 1 ? "" : "s",
+		config_thread_model_str(d->cfg->thread_model),
+		config_event_backend_str(d->cfg->event_backend));
+	while(!d->stopping) {
+		if(comm_base_dispatch(d->base) != 0) {
+			rc = 1;
+			break;
+		}
+		if(d->reload_pending && !d->stopping) {
+			d->reload_pending = 0;
+			do_reload(d);
+		}
+	}
+	sdnotify_send("STOPPING=1");
+out:
+	stop_workers(d);
+	comm_watch_delete(ready_watch);
+	comm_timer_delete(d->restart_timer);
+	d->restart_timer = NULL;
+	comm_signal_delete(d->sig);
+	d->sig = NULL;
+	log_info("petrel stopped");
+	return rc;
+}
+
+void
+daemon_delete(struct daemon *d)
+{
+	if(!d)
+		return;
+	stop_workers(d);
+	env_delete(d->env);
+	listen_set_close(d->ls);
+	remove_pidfile(d);
+	comm_base_delete(d->base);
+	if(d->ready_pipe[0] != -1)
+		close(d->ready_pipe[0]);
+	if(d->ready_pipe[1] != -1)
+		close(d->ready_pipe[1]);
+	config_delete(d->cfg);
+	free(d->cfgfile);
+	free(d);
+}

@@ -1,0 +1,153 @@
+/*
+ * daemon/env.c - build the environment the workers resolve in.
+ * See env.h.
+ */
+#include "config.h"
+#include "daemon/env.h"
+#include "services/acl.h"
+#include "services/localzone.h"
+#include "services/cache/infra.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "iterator/iter_env.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** the infrastructure cache budget: Unbound keeps 10000 hosts */
+#define ENV_INFRA_MEM (4 * 1024 * 1024)
+
+/** the message cache settings from a config */
+static void
+mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
+{
+	mcache_params_default(p);
+	p->maxmem = cfg->msg_cache_size;
+	p->slabs = (size_t)cfg->msg_cache_slabs;
+	p->min_ttl = (uint32_t)cfg->cache_min_ttl;
+	p->max_ttl = (uint32_t)cfg->cache_max_ttl;
+	p->max_negative_ttl = (uint32_t)cfg->cache_max_negative_ttl;
+	p->prefetch = cfg->prefetch;
+	p->serve_expired = cfg->serve_expired;
+	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
+	p->serve_expired_reply_ttl = (uint32_t)cfg->serve_expired_reply_ttl;
+	p->max_udp_size = (uint16_t)cfg->max_udp_size;
+}
+
+struct daemon_env *
+env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
+	char *err, size_t errlen)
+{
+	struct daemon_env *env = calloc(1, sizeof(*env));
+	struct mcache_params mp;
+	if(!env) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	env->cfg = cfg;
+	env->num_readers = num_workers;
+	mcache_params_from_cfg(&mp, cfg);
+	/* caches: take the old ones over when their sizes did not change;
+	 * the other settings (TTL limits, prefetch...) are updated in place
+	 * while no worker runs */
+	if(old && old->msg && old->cfg->msg_cache_size == cfg->msg_cache_size &&
+		old->cfg->msg_cache_slabs == cfg->msg_cache_slabs) {
+		env->msg = old->msg;
+		old->msg = NULL;
+		mcache_set_params(env->msg, &mp);
+	} else if(!(env->msg = mcache_create(&mp))) {
+		snprintf(err, errlen, "cannot create the message cache "
+			"(msg-cache-size %zu): out of memory", cfg->msg_cache_size);
+		goto fail;
+	}
+	if(old && old->rrset && old->cfg->rrset_cache_size ==
+		cfg->rrset_cache_size && old->cfg->rrset_cache_slabs ==
+		cfg->rrset_cache_slabs) {
+		env->rrset = old->rrset;
+		old->rrset = NULL;
+		rrset_cache_set_params(env->rrset, cfg->rrset_cache_size,
+			(uint32_t)cfg->cache_min_ttl, (uint32_t)cfg->cache_max_ttl);
+	} else if(!(env->rrset = rrset_cache_create(cfg->rrset_cache_size,
+		(size_t)cfg->rrset_cache_slabs, (uint32_t)cfg->cache_min_ttl,
+		(uint32_t)cfg->cache_max_ttl))) {
+		snprintf(err, errlen, "cannot create the RRset cache "
+			"(rrset-cache-size %zu): out of memory",
+			cfg->rrset_cache_size);
+		goto fail;
+	}
+	if(old && old->infra) {
+		env->infra = old->infra;
+		old->infra = NULL;
+		infra_set_params(env->infra, ENV_INFRA_MEM,
+			(uint32_t)cfg->infra_host_ttl);
+	} else if(!(env->infra = infra_create(ENV_INFRA_MEM,
+		(size_t)cfg->msg_cache_slabs, (uint32_t)cfg->infra_host_ttl))) {
+		snprintf(err, errlen, "cannot create the infrastructure cache: "
+			"out of memory");
+		goto fail;
+	}
+	env->lz = local_zones_create();
+	if(!env->lz || local_zones_apply_cfg(env->lz, cfg, err, errlen) != 0) {
+		if(!env->lz)
+			snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	env->acl = acl_create();
+	if(!env->acl || acl_apply_cfg(env->acl, cfg, err, errlen) != 0) {
+		if(!env->acl)
+			snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	env->ienv = iter_env_create(cfg);
+	if(!env->ienv) {
+		snprintf(err, errlen, "cannot set up the iterator (root-hints, "
+			"forward-zone or stub-zone): see the log above");
+		goto fail;
+	}
+	return env;
+fail:
+	/* give taken-over caches back to the old environment */
+	if(old) {
+		if(!old->msg && env->msg && env->msg != NULL) {
+			old->msg = env->msg;
+			env->msg = NULL;
+		}
+		if(!old->rrset && env->rrset) {
+			old->rrset = env->rrset;
+			env->rrset = NULL;
+		}
+		if(!old->infra && env->infra) {
+			old->infra = env->infra;
+			env->infra = NULL;
+		}
+	}
+	env_delete(env);
+	return NULL;
+}
+
+void
+env_delete(struct daemon_env *env)
+{
+	if(!env)
+		return;
+	mcache_delete(env->msg);
+	rrset_cache_delete(env->rrset);
+	infra_delete(env->infra);
+	local_zones_delete(env->lz);
+	acl_delete(env->acl);
+	iter_env_delete(env->ienv);
+	free(env);
+}
+
+void
+env_clear_caches(struct daemon_env *env)
+{
+	if(env->msg)
+		mcache_flush_all(env->msg);
+	if(env->rrset)
+		rrset_cache_flush_all(env->rrset);
+	if(env->infra)
+		infra_flush_all(env->infra);
+}

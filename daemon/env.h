@@ -1,0 +1,68 @@
+/*
+ * daemon/env.h - the environment the workers resolve in: the config and
+ * everything built from it that workers read but do not own: the message,
+ * RRset and infrastructure caches, the local zones, the access-control
+ * list and the iterator's settings (root hints, forward and stub zones).
+ *
+ * With threads one environment is shared by every worker, so everything
+ * in it is either immutable after creation (local zones, access control,
+ * iterator settings) or safe for concurrent use (the caches). With fork,
+ * each child has its own copy.
+ *
+ * Reload builds a new environment from the new config, taking over the
+ * old one's caches when their sizes did not change (env_create's old
+ * argument); the old one is deleted once no worker uses it.
+ */
+#ifndef DAEMON_ENV_H
+#define DAEMON_ENV_H
+
+#include <stddef.h>
+
+struct config_file;
+struct mcache;
+struct rrset_cache;
+struct infra_cache;
+struct local_zones;
+struct acl_list;
+struct iter_env;
+
+/** the environment */
+struct daemon_env {
+	/** the config (not owned: the daemon's) */
+	struct config_file *cfg;
+	/** message cache (owned unless taken over by a newer env) */
+	struct mcache *msg;
+	/** RRset cache (likewise) */
+	struct rrset_cache *rrset;
+	/** infrastructure cache (likewise) */
+	struct infra_cache *infra;
+	/** local zones (owned) */
+	struct local_zones *lz;
+	/** access control (owned) */
+	struct acl_list *acl;
+	/** iterator settings (owned) */
+	struct iter_env *ienv;
+	/** readers the caches were sized for (workers) */
+	int num_readers;
+};
+
+/**
+ * Build an environment.
+ * @param cfg: the config (not owned; must outlive the env).
+ * @param num_workers: workers that will read the shared caches.
+ * @param old: a previous environment whose caches are taken over (and
+ *	set to NULL in it) when their sizes are unchanged; may be NULL.
+ * @param err: buffer for an error message.
+ * @param errlen: its size.
+ * @return the environment, or NULL with err filled.
+ */
+struct daemon_env *env_create(struct config_file *cfg, int num_workers,
+	struct daemon_env *old, char *err, size_t errlen);
+
+/** Free an environment and what it still owns. NULL is allowed. */
+void env_delete(struct daemon_env *env);
+
+/** Empty every cache (unwanted-reply threshold, flush). */
+void env_clear_caches(struct daemon_env *env);
+
+#endif /* DAEMON_ENV_H */

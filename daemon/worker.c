@@ -1,0 +1,471 @@
+/*
+ * daemon/worker.c - one worker. See worker.h.
+ *
+ * The query path: the comm_point calls worker_query_cb for each datagram
+ * (or TCP message); it hands the packet to the resolver front end, which
+ * answers at once (cache, local zone, error: the answer is written in
+ * place and sent with the rest of the batch) or later through
+ * worker_reply_cb, which sends through the saved reply address. Nothing
+ * here allocates or logs per query.
+ */
+#include "config.h"
+#include "daemon/worker.h"
+#include "daemon/daemon.h"
+#include "daemon/env.h"
+#include "services/resolver.h"
+#include "services/outside_network.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include "util/random.h"
+#include "util/storage/qsbr.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* the reply address must fit in the resolver's opaque handle */
+typedef char worker_handle_fits[sizeof(struct comm_reply_addr) <=
+	RESOLVER_HANDLE_SIZE ? 1 : -1];
+
+struct worker *
+worker_create(struct daemon *d, int index, struct daemon_env *env)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+	if(!w) {
+		log_err("out of memory");
+		return NULL;
+	}
+	w->index = index;
+	w->daemon = d;
+	w->env = env;
+	w->stat_pipe[0] = w->stat_pipe[1] = -1;
+	w->reader_id = -1;
+	if(pipe(w->cmd_pipe) != 0) {
+		log_warn("pipe for worker %d", index);
+		free(w);
+		return NULL;
+	}
+	(void)fcntl(w->cmd_pipe[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(w->cmd_pipe[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(w->cmd_pipe[1], F_SETFD, FD_CLOEXEC);
+	w->rnd = random_create();
+	if(!w->rnd) {
+		worker_delete(w);
+		return NULL;
+	}
+	return w;
+}
+
+void
+worker_delete(struct worker *w)
+{
+	if(!w)
+		return;
+	if(w->cmd_pipe[0] != -1)
+		close(w->cmd_pipe[0]);
+	if(w->cmd_pipe[1] != -1)
+		close(w->cmd_pipe[1]);
+	if(w->stat_pipe[1] != -1)
+		close(w->stat_pipe[1]);
+	random_delete(w->rnd);
+	free(w);
+}
+
+int
+worker_send_cmd(struct worker *w, char cmd)
+{
+	if(w->cmd_pipe[1] == -1 || write(w->cmd_pipe[1], &cmd, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/** the per-query callback of the UDP and TCP comm_points */
+static int
+worker_query_cb(struct comm_reply *rep, void *arg)
+{
+	struct worker *w = arg;
+	struct resolver_handle h;
+	size_t outlen = 0;
+	enum resolver_result r;
+	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
+	h.len = sizeof(struct comm_reply_addr);
+	r = resolver_handle_query(w->res, rep->buf, rep->len, &rep->client,
+		rep->is_tcp ? RESOLVER_TCP : RESOLVER_UDP, &h, rep->buf,
+		rep->cap, &outlen);
+	if(r == RESOLVER_ANSWERED) {
+		rep->len = outlen;
+		return 1;
+	}
+	return 0;
+}
+
+/** an answer after recursion: send it through the saved address */
+static void
+worker_reply_cb(void *arg, const struct resolver_handle *h,
+	const uint8_t *pkt, size_t len)
+{
+	struct comm_reply_addr ra;
+	(void)arg;
+	if(!pkt)
+		return;
+	memcpy(&ra, h->data, sizeof(ra));
+	(void)comm_reply_send(&ra, pkt, len);
+}
+
+/** sum the resolver's counters into a stats struct */
+static void
+add_resolver_stats(struct worker_stats *s, const struct resolver_stats *r)
+{
+	s->num_queries += r->num_queries;
+	s->num_cachehits += r->num_cache_hits;
+	s->num_cachemiss += r->num_cache_miss;
+	s->num_local += r->num_local;
+	s->num_prefetch += r->num_prefetch;
+	s->num_expired += r->num_expired;
+	s->num_malformed += r->num_malformed;
+	s->num_denied += r->num_acl_denied;
+	s->num_dropped += r->num_dropped;
+	s->num_servfail += r->num_servfail;
+	s->num_outgoing += r->num_outgoing;
+	s->num_recursivereplies += r->num_recursive_replies;
+}
+
+/** sum comm_point counters */
+static void
+add_point_stats(struct worker *w, struct worker_stats *s, int reset)
+{
+	int i;
+	for(i = 0; i < w->num_points; i++) {
+		if(w->udp && w->udp[i]) {
+			s->udp_batches += comm_point_get_stats(w->udp[i])->batches;
+			if(reset)
+				comm_point_clear_stats(w->udp[i]);
+		}
+		if(w->tcp && w->tcp[i]) {
+			s->num_tcp += comm_point_get_stats(w->tcp[i])->pkts_in;
+			if(reset)
+				comm_point_clear_stats(w->tcp[i]);
+		}
+	}
+}
+
+void
+worker_get_stats(struct worker *w, struct worker_stats *out, int reset)
+{
+	*out = w->total;
+	if(w->res) {
+		add_resolver_stats(out, &w->res->stats);
+		if(reset)
+			memset(&w->res->stats, 0, sizeof(w->res->stats));
+	}
+	add_point_stats(w, out, reset);
+	out->elapsed = (uint64_t)(*comm_base_secs(w->base) - w->stats_since);
+	if(reset) {
+		memset(&w->total, 0, sizeof(w->total));
+		w->stats_since = *comm_base_secs(w->base);
+	}
+}
+
+void
+worker_log_stats(struct worker *w, const struct worker_stats *s)
+{
+	log_info("server stats for thread %d: %llu queries, %llu answers from "
+		"cache, %llu recursions, %llu prefetch, %llu local, %llu tcp, "
+		"%llu malformed, %llu denied, %llu dropped, %llu servfail, "
+		"%llu outgoing, %llu udp batches", w->index,
+		(unsigned long long)s->num_queries,
+		(unsigned long long)s->num_cachehits,
+		(unsigned long long)s->num_cachemiss,
+		(unsigned long long)s->num_prefetch,
+		(unsigned long long)s->num_local,
+		(unsigned long long)s->num_tcp,
+		(unsigned long long)s->num_malformed,
+		(unsigned long long)s->num_denied,
+		(unsigned long long)s->num_dropped,
+		(unsigned long long)s->num_servfail,
+		(unsigned long long)s->num_outgoing,
+		(unsigned long long)s->udp_batches);
+}
+
+/** statistics-interval timer */
+static void
+stat_timer_cb(void *arg)
+{
+	struct worker *w = arg;
+	struct worker_stats s;
+	int cumulative = w->env->cfg->statistics_cumulative;
+	worker_get_stats(w, &s, !cumulative);
+	worker_log_stats(w, &s);
+	comm_timer_set(w->stat_timer, w->env->cfg->statistics_interval * 1000);
+}
+
+/** a command from the supervisor */
+static void
+cmd_cb(int fd, void *arg)
+{
+	struct worker *w = arg;
+	char c;
+	ssize_t n = read(fd, &c, 1);
+	if(n == 0) {
+		/* the supervisor is gone: stop */
+		w->cmd = 'S';
+		comm_base_exit(w->base);
+		return;
+	}
+	if(n < 0)
+		return;
+	switch(c) {
+	case 'S':
+	case 'R':
+		w->cmd = c;
+		comm_base_exit(w->base);
+		break;
+	case 'L':
+		if(w->daemon->is_child && log_reopen() != 0)
+			log_warn("cannot reopen the log file");
+		break;
+	case 'T':
+		if(w->stat_pipe[1] != -1) {
+			struct worker_stats s;
+			worker_get_stats(w, &s, 0);
+			if(write(w->stat_pipe[1], &s, sizeof(s)) != (ssize_t)sizeof(s))
+				verbose(VERB_OPS, "worker %d: cannot write "
+					"statistics", w->index);
+		}
+		break;
+	default:
+		verbose(VERB_OPS, "worker %d: unknown command %d", w->index, c);
+	}
+}
+
+/** the unwanted-reply threshold was passed: defensive action */
+static void
+unwanted_cb(void *arg)
+{
+	struct worker *w = arg;
+	log_warnx("worker %d: unwanted-reply-threshold of %d passed: possible "
+		"poisoning attempt; clearing the caches as a defence", w->index,
+		w->env->cfg->unwanted_reply_threshold);
+	env_clear_caches(w->env);
+}
+
+/** qsbr idle hooks */
+static void
+idle_before_wait(void *arg)
+{
+	struct qsbr_reader *r = arg;
+	qsbr_offline(r);
+}
+
+static void
+idle_after_wake(void *arg)
+{
+	struct qsbr_reader *r = arg;
+	qsbr_online(r);
+}
+
+/** tear down what worker_setup made */
+static void
+worker_teardown(struct worker *w)
+{
+	int i;
+	struct worker_stats s;
+	if(w->base && w->res) {
+		/* keep the counters across reloads */
+		worker_get_stats(w, &s, 0);
+		w->total = s;
+	}
+	comm_timer_delete(w->stat_timer);
+	w->stat_timer = NULL;
+	resolver_delete(w->res);
+	w->res = NULL;
+	outside_network_delete(w->outnet);
+	w->outnet = NULL;
+	w->out = NULL;
+	for(i = 0; i < w->num_points; i++) {
+		if(w->udp)
+			comm_point_delete(w->udp[i]);
+		if(w->tcp)
+			comm_point_delete(w->tcp[i]);
+	}
+	free(w->udp);
+	free(w->tcp);
+	w->udp = w->tcp = NULL;
+	w->num_points = 0;
+	comm_watch_delete(w->cmd_watch);
+	w->cmd_watch = NULL;
+	comm_base_delete(w->base);
+	w->base = NULL;
+}
+
+/** build the loop, the comm_points, the network and the resolver */
+static int
+worker_setup(struct worker *w, struct qsbr_reader *reader)
+{
+	struct daemon_env *env = w->env;
+	struct config_file *cfg = env->cfg;
+	struct listen_set *ls = w->daemon->ls;
+	struct outside_network_params op;
+	int i;
+	w->base = comm_base_create(config_event_backend_str(cfg->event_backend));
+	if(!w->base)
+		return -1;
+	w->stats_since = *comm_base_secs(w->base);
+	if(reader)
+		comm_base_set_idle_hooks(w->base, idle_before_wait,
+			idle_after_wake, reader);
+	w->cmd_watch = comm_watch_create(w->base, w->cmd_pipe[0], cmd_cb, w);
+	if(!w->cmd_watch)
+		return -1;
+	w->num_points = ls->num;
+	w->udp = calloc((size_t)ls->num + 1, sizeof(*w->udp));
+	w->tcp = calloc((size_t)ls->num + 1, sizeof(*w->tcp));
+	if(!w->udp || !w->tcp)
+		return -1;
+	for(i = 0; i < ls->num; i++) {
+		struct listen_port *p = &ls->ports[i];
+		int k = ls->per_worker ? w->index : 0;
+		if(p->udp[k] != -1) {
+			int fd = dup(p->udp[k]);
+			if(fd == -1) {
+				log_warn("dup");
+				return -1;
+			}
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+			w->udp[i] = comm_point_create_udp(w->base, fd,
+				(size_t)(cfg->max_udp_size > 512 ?
+				cfg->max_udp_size : 512) + 0, 0,
+				worker_query_cb, w);
+			if(!w->udp[i])
+				return -1;
+		}
+		if(p->tcp[k] != -1) {
+			int fd = dup(p->tcp[k]);
+			if(fd == -1) {
+				log_warn("dup");
+				return -1;
+			}
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+			w->tcp[i] = comm_point_create_tcp(w->base, fd,
+				cfg->incoming_num_tcp, cfg->tcp_idle_timeout,
+				0, worker_query_cb, w);
+			if(!w->tcp[i])
+				return -1;
+		}
+	}
+	memset(&op, 0, sizeof(op));
+	op.outgoing_range = cfg->outgoing_range;
+	op.outgoing_num_tcp = cfg->outgoing_num_tcp;
+	op.use_caps_for_id = cfg->use_caps_for_id;
+	op.edns_buffer_size = cfg->edns_buffer_size;
+	op.do_ip4 = cfg->do_ip4;
+	op.do_ip6 = cfg->do_ip6;
+	op.unwanted_reply_threshold = cfg->unwanted_reply_threshold;
+	op.unwanted_cb = unwanted_cb;
+	op.unwanted_arg = w;
+	op.rnd = w->rnd;
+	op.outgoing_interfaces = cfg->outgoing_interfaces;
+	w->outnet = outside_network_create(w->base, &op);
+	if(!w->outnet)
+		return -1;
+	w->out = outside_network_outbound(w->outnet);
+	w->res = resolver_create(cfg, env->ienv, w->out, w->rnd,
+		worker_reply_cb, w);
+	if(!w->res)
+		return -1;
+	resolver_set_env(w->res, env->msg, env->rrset, env->infra, env->lz,
+		env->acl);
+	if(cfg->statistics_interval > 0) {
+		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
+		if(!w->stat_timer)
+			return -1;
+		comm_timer_set(w->stat_timer, cfg->statistics_interval * 1000);
+	}
+	return 0;
+}
+
+/** fork child: re-read the config and rebuild the environment */
+static int
+child_reload(struct worker *w)
+{
+	struct daemon *d = w->daemon;
+	struct config_file *ncfg = config_create();
+	struct daemon_env *nenv;
+	char err[1024];
+	if(!ncfg || config_read(ncfg, d->cfgfile, err, sizeof(err)) != 0) {
+		log_err("worker %d: reload refused: %s", w->index,
+			ncfg ? err : "out of memory");
+		config_delete(ncfg);
+		return -1;
+	}
+	ncfg->thread_model = d->cfg->thread_model;
+	ncfg->num_threads = d->cfg->num_threads;
+	nenv = env_create(ncfg, 1, w->env, err, sizeof(err));
+	if(!nenv) {
+		log_err("worker %d: reload refused: %s", w->index, err);
+		config_delete(ncfg);
+		return -1;
+	}
+	env_delete(w->env);
+	config_delete(d->cfg);
+	d->cfg = ncfg;
+	d->env = nenv;
+	w->env = nenv;
+	log_set_verbosity(ncfg->verbosity + d->cmdline_verbose);
+	return 0;
+}
+
+int
+worker_main(struct worker *w)
+{
+	struct qsbr_reader *reader = NULL;
+	int rc = 0;
+	log_thread_set(w->index);
+	if(!w->daemon->is_child) {
+		reader = qsbr_register();
+		if(!reader) {
+			log_err("worker %d: too many cache readers", w->index);
+			return -1;
+		}
+	}
+	for(;;) {
+		w->cmd = 0;
+		if(worker_setup(w, reader) != 0) {
+			log_err("worker %d: set-up failed", w->index);
+			worker_teardown(w);
+			rc = -1;
+			break;
+		}
+		if(w->daemon->ready_pipe[1] != -1 &&
+			write(w->daemon->ready_pipe[1], "r", 1) != 1)
+			verbose(VERB_OPS, "worker %d: cannot report ready",
+				w->index);
+		verbose(VERB_ALGO, "worker %d running (%s)", w->index,
+			comm_base_method(w->base));
+		if(comm_base_dispatch(w->base) != 0)
+			rc = -1;
+		worker_teardown(w);
+		if(reader)
+			qsbr_quiescent(reader);
+		if(rc != 0 || w->cmd != 'R')
+			break;
+		if(w->daemon->is_child)
+			(void)child_reload(w);
+		else if(w->next_env) {
+			w->env = w->next_env;
+			w->next_env = NULL;
+		}
+	}
+	qsbr_unregister(reader);
+	return rc;
+}
+
+void *
+worker_thread_main(void *arg)
+{
+	struct worker *w = arg;
+	if(worker_main(w) != 0)
+		log_err("worker %d stopped with an error", w->index);
+	return NULL;
+}

@@ -1,0 +1,153 @@
+/*
+ * daemon/worker.h - one worker: an event loop with its listening
+ * comm_points, its outside network, its resolver front end (mesh) and its
+ * counters.
+ *
+ * A worker runs in its own thread (pthreads, solaris) or process (fork).
+ * It owns everything it creates; it reads the environment (config, caches,
+ * local zones, access control, iterator settings) that its daemon built,
+ * shared with the other workers in the thread models.
+ *
+ * Life: worker_main() sets up on the current environment, reports ready,
+ * dispatches until a command arrives on its command pipe, tears down, and
+ * then either stops ('S') or sets up again on the next environment ('R',
+ * reload). Commands are single bytes:
+ *   'S' stop: in-flight queries are dropped, sockets closed, return.
+ *   'R' reload: restart on w->next_env (threads: set by the supervisor
+ *       before writing 'R'; fork: the child reads the config itself).
+ *   'L' reopen the log file (fork children; threads share the parent's).
+ *   'T' write the counters to the statistics pipe (fork children).
+ */
+#ifndef DAEMON_WORKER_H
+#define DAEMON_WORKER_H
+
+#include <stdint.h>
+#include <time.h>
+#include "util/thread.h"
+#include "util/netevent/netevent.h"
+#include "services/outbound.h"
+
+struct daemon;
+struct daemon_env;
+struct resolver;
+struct outside_network;
+struct petrel_random;
+
+/** a worker's counters, exported to the supervisor and the logs */
+struct worker_stats {
+	/** client queries received (UDP and TCP) */
+	uint64_t num_queries;
+	/** answered from the message cache */
+	uint64_t num_cachehits;
+	/** needed recursion */
+	uint64_t num_cachemiss;
+	/** answered from local zones */
+	uint64_t num_local;
+	/** prefetches started */
+	uint64_t num_prefetch;
+	/** answers from expired data */
+	uint64_t num_expired;
+	/** answers sent after recursion */
+	uint64_t num_recursivereplies;
+	/** queries that came over TCP */
+	uint64_t num_tcp;
+	/** malformed queries */
+	uint64_t num_malformed;
+	/** refused or dropped by access control */
+	uint64_t num_denied;
+	/** dropped for lack of room in the mesh */
+	uint64_t num_dropped;
+	/** SERVFAIL answers */
+	uint64_t num_servfail;
+	/** upstream queries sent */
+	uint64_t num_outgoing;
+	/** UDP batches received */
+	uint64_t udp_batches;
+	/** seconds the counters cover */
+	uint64_t elapsed;
+} __attribute__((aligned(64)));
+
+/** one worker */
+struct worker {
+	/** number, 0..num_workers-1 */
+	int index;
+	/** the daemon (in a fork child: the child's copy) */
+	struct daemon *daemon;
+	/** the environment it runs on */
+	struct daemon_env *env;
+	/** the environment to switch to on 'R' (threads) */
+	struct daemon_env *next_env;
+	/** the event loop */
+	struct comm_base *base;
+	/** UDP comm_points, one per listening port */
+	struct comm_point **udp;
+	/** TCP comm_points, one per listening port (or NULL entries) */
+	struct comm_point **tcp;
+	/** number of entries in udp and tcp */
+	int num_points;
+	/** command pipe: [0] read by the worker, [1] written by the supervisor */
+	int cmd_pipe[2];
+	/** statistics pipe (fork): [0] read by the parent, [1] written here */
+	int stat_pipe[2];
+	/** watch on cmd_pipe[0] */
+	struct comm_watch *cmd_watch;
+	/** the last command read */
+	int cmd;
+	/** the outside network (owned) */
+	struct outside_network *outnet;
+	/** the seam the resolver uses (points into outnet) */
+	struct outbound *out;
+	/** the resolver front end and its mesh (owned) */
+	struct resolver *res;
+	/** random numbers (owned) */
+	struct petrel_random *rnd;
+	/** statistics-interval timer */
+	struct comm_timer *stat_timer;
+	/** when the counters were last reset */
+	time_t stats_since;
+	/** the thread (thread models) */
+	thread_type thr;
+	/** 1 once the thread was started */
+	int thr_started;
+	/** reader slot in the shared caches' reclamation scheme, -1 if none */
+	int reader_id;
+	/** counters kept over reloads */
+	struct worker_stats total;
+};
+
+/**
+ * Allocate a worker (no loop yet) with its command pipes.
+ * @return the worker or NULL (logged).
+ */
+struct worker *worker_create(struct daemon *d, int index,
+	struct daemon_env *env);
+
+/** Free a worker that is not running. NULL is allowed. */
+void worker_delete(struct worker *w);
+
+/**
+ * Run the worker until a stop command: set up, report ready on the
+ * daemon's ready pipe, dispatch, and handle reloads.
+ * @return 0 after a clean stop, -1 if set-up failed (logged).
+ */
+int worker_main(struct worker *w);
+
+/** Thread entry for the thread models: calls worker_main. */
+void *worker_thread_main(void *arg);
+
+/**
+ * Send a command byte to a worker (from the supervisor).
+ * @return 0 or -1.
+ */
+int worker_send_cmd(struct worker *w, char cmd);
+
+/**
+ * Get the worker's counters (the running ones added to the kept total).
+ * @param reset: zero them afterwards.
+ */
+void worker_get_stats(struct worker *w, struct worker_stats *out, int reset);
+
+/** Log one line of statistics for this worker. */
+void worker_log_stats(struct worker *w, const struct worker_stats *s);
+
+#endif /* DAEMON_WORKER_H */
