@@ -123,7 +123,8 @@ struct outside_network *outside_network_create(struct comm_base *base,
 
 /**
  * Free an outside network: pending queries are dropped without callbacks,
- * pending timer_set timers are freed without running.
+ * pending timer_set timers are freed without running. Not from inside one
+ * of its callbacks. NULL is allowed.
  */
 void outside_network_delete(struct outside_network *on);
 

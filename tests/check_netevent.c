@@ -411,6 +411,86 @@ START_TEST(test_udp_burst)
 }
 END_TEST
 
+#ifdef PETREL_HAVE_THREADS
+/** the client thread of the threaded burst */
+struct burst_client {
+	/** the server */
+	struct netaddr to;
+	/** the base to stop when done */
+	struct comm_base *b;
+	/** answers received */
+	int got;
+};
+
+static void *
+burst_thread(void *arg)
+{
+	struct burst_client *bc = arg;
+	int fd = udp_client(), sent = 0, idle = 0;
+	uint8_t pkt[40];
+	while(bc->got < BURST && idle < 2000) {
+		struct pollfd pfd;
+		ssize_t r;
+		while(sent < BURST && sent - bc->got < 128) {
+			memset(pkt, 0x5a, sizeof(pkt));
+			memcpy(pkt, &sent, 4);
+			if(sendto(fd, pkt, sizeof(pkt), 0,
+				(struct sockaddr *)&bc->to.addr, bc->to.len)
+				!= sizeof(pkt))
+				break;
+			sent++;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if(poll(&pfd, 1, 10) <= 0) {
+			idle++;
+			continue;
+		}
+		while((r = recv(fd, pkt, sizeof(pkt), 0)) > 0)
+			bc->got++;
+	}
+	close(fd);
+	comm_base_exit(bc->b);
+	return NULL;
+}
+
+START_TEST(test_udp_burst_thread)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1");
+	struct comm_sock_opts o;
+	struct comm_point *c;
+	struct burst_client bc;
+	const struct comm_point_stats *st;
+	thread_type t;
+	int sfd;
+	memset(&o, 0, sizeof(o));
+	o.rcvbuf = 1024 * 1024;
+	sfd = comm_sock_open_udp(&a, &o);
+	ck_assert_int_ge(sfd, 0);
+	c = comm_point_create_udp(b, sfd, 512, 32, udp_echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	memset(&bc, 0, sizeof(bc));
+	bc.to = sock_addr(sfd);
+	bc.b = b;
+	ck_assert_int_eq(thread_create(&t, burst_thread, &bc), 0);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(thread_join(t), 0);
+	ck_assert_int_eq(bc.got, BURST);
+	st = comm_point_get_stats(c);
+	ck_assert_uint_eq(st->pkts_in, BURST);
+	ck_assert_uint_eq(st->pkts_out, BURST);
+	ck_assert_uint_lt(st->batches, BURST);
+	fprintf(stderr, "udp burst, client thread [%s]: %llu batches, "
+		"%.1f datagrams per batch\n", backends[_i],
+		(unsigned long long)st->batches,
+		(double)st->pkts_in / (double)(st->batches ? st->batches : 1));
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+#endif
+
 /* the callback answers some queries later, through a saved address */
 static struct comm_reply_addr saved[8];
 static int nsaved;
@@ -488,6 +568,45 @@ START_TEST(test_udp_wildcard_and_later)
 		netaddr_str(&from, -1, s1, sizeof(s1)));
 	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 3);
 	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_out, 2);
+	close(cfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+START_TEST(test_udp_wildcard_v6)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("::"), to, from;
+	struct comm_point *c;
+	uint8_t buf[16];
+	int sfd, cfd;
+	char cap[512];
+	cap[0] = 0;
+	log_capture(cap, sizeof(cap));
+	sfd = comm_sock_open_udp(&a, NULL);
+	log_capture(NULL, 0);
+	cfd = socket(AF_INET6, SOCK_DGRAM, 0);
+	if(sfd < 0 || cfd < 0) {
+		fprintf(stderr, "no IPv6 here, skipped: %s\n", cap);
+		if(sfd >= 0)
+			close(sfd);
+		if(cfd >= 0)
+			close(cfd);
+		comm_base_delete(b);
+		return;
+	}
+	a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 0, 0, udp_later_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	to = lo_addr("::1");
+	netaddr_set_port(&to, netaddr_port(&a));
+	ck_assert_int_eq(fcntl(cfd, F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(sendto(cfd, "Q", 1, 0, (struct sockaddr *)&to.addr,
+		to.len), 1);
+	ck_assert_int_eq(udp_recv_wait(b, cfd, buf, sizeof(buf), &from), 1);
+	ck_assert_int_eq(buf[0], 'A');
+	ck_assert_int_eq(netaddr_cmp(&from, &to), 0);
 	close(cfd);
 	comm_point_delete(c);
 	comm_base_delete(b);
@@ -850,6 +969,10 @@ netevent_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_udp_burst, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_wildcard_and_later, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_wildcard_v6, 0, NUM_BACKENDS);
+#ifdef PETREL_HAVE_THREADS
+	tcase_add_loop_test(tc, test_udp_burst_thread, 0, NUM_BACKENDS);
+#endif
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tcp");
 	tcase_set_timeout(tc, 60);

@@ -61,6 +61,20 @@ nev_fd_nonblock(int fd)
 	return 0;
 }
 
+/*
+ * The exit flag is written by other threads (and signal handlers) and read
+ * by the loop: atomic where the compiler offers it, so that
+ * ThreadSanitizer and the memory model agree; the wakeup pipe provides the
+ * ordering otherwise.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define EXIT_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define EXIT_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#else
+#define EXIT_STORE(p, v) (*(p) = (v))
+#define EXIT_LOAD(p) (*(p))
+#endif
+
 /** the backend woke: read the clock once, run after_wake */
 static void
 base_woke(void *arg)
@@ -178,11 +192,11 @@ comm_base_loop_once(struct comm_base *base, int max_wait_ms)
 int
 comm_base_dispatch(struct comm_base *base)
 {
-	while(!base->exit_flag) {
+	while(!EXIT_LOAD(&base->exit_flag)) {
 		if(comm_base_loop_once(base, -1) != 0)
 			return -1;
 	}
-	base->exit_flag = 0;
+	EXIT_STORE(&base->exit_flag, 0);
 	return 0;
 }
 
@@ -191,7 +205,7 @@ comm_base_exit(struct comm_base *base)
 {
 	int saved = errno;
 	char c = 0;
-	base->exit_flag = 1;
+	EXIT_STORE(&base->exit_flag, 1);
 	/* a full pipe already holds a wake-up; nothing else to do */
 	if(write(base->wake_pipe[1], &c, 1) == -1) {
 		/* EAGAIN: already pending */
@@ -202,7 +216,7 @@ comm_base_exit(struct comm_base *base)
 int
 comm_base_exiting(struct comm_base *base)
 {
-	return base->exit_flag != 0;
+	return EXIT_LOAD(&base->exit_flag) != 0;
 }
 
 const struct timeval *
@@ -609,6 +623,17 @@ sock_open(const struct netaddr *addr, const struct comm_sock_opts *opts,
 		sock_bufsize(fd, SO_SNDBUF, 0, opts->sndbuf, "SO_SNDBUF", astr);
 #endif
 	}
+#if defined(IP_MTU_DISCOVER) && defined(IP_PMTUDISC_OMIT)
+	if(type == SOCK_DGRAM && fam == AF_INET) {
+		/* answers are fragmented at the interface MTU instead of
+		 * trusting ICMP "fragmentation needed" (forged PMTU attacks) */
+		int omit = IP_PMTUDISC_OMIT;
+		if(setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &omit,
+			sizeof(omit)) == -1)
+			verbose(VERB_ALGO, "%s %s: setsockopt IP_MTU_DISCOVER: "
+				"%s", kind, astr, strerror(errno));
+	}
+#endif
 	if(type == SOCK_DGRAM && comm_sock_is_wildcard(addr)) {
 		/* learn the address asked, to answer from it */
 		if(fam == AF_INET) {
