@@ -23,6 +23,8 @@
 #include "dns/name.h"
 #include "util/region.h"
 #include "util/random.h"
+#include "services/cache/rrset.h"
+#include "services/cache/infra.h"
 
 /** how a scrubbed reply was classified */
 enum iter_class {
@@ -81,6 +83,190 @@ rr_owner_is(const ldns_rr *rr, const uint8_t *name)
 {
 	return rdf_is_dname(ldns_rr_owner(rr)) &&
 		dname_equal(rdf_wire(ldns_rr_owner(rr)), name);
+}
+
+/** the worker's time in seconds */
+static time_t
+st_now(struct mesh_state *s)
+{
+	return s->mesh->res->out->now->tv_sec;
+}
+
+/** fill a netaddr (port 53) from A or AAAA rdata; @return 0 or -1 */
+static int
+addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
+	size_t len)
+{
+	memset(na, 0, sizeof(*na));
+	if(type == DNS_TYPE_A && len == 4) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&na->addr;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(53);
+		memcpy(&s4->sin_addr, d, 4);
+		na->len = sizeof(*s4);
+		return 0;
+	}
+	if(type == DNS_TYPE_AAAA && len == 16) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&na->addr;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(53);
+		memcpy(&s6->sin6_addr, d, 16);
+		na->len = sizeof(*s6);
+		return 0;
+	}
+	return -1;
+}
+
+/** most RRs of one set stored in the RRset cache */
+#define ITER_MAX_SET 64
+
+/**
+ * Store the RRsets of a list (or those with one owner, or one type) in the
+ * RRset cache. Records of a set are grouped by owner, type and class.
+ * @param s: the state.
+ * @param l: the records.
+ * @param trust: trust rank.
+ * @param only_type: 0 for all types, else only this type.
+ */
+static void
+iter_store_list(struct mesh_state *s, ldns_rr_list *l, enum rrset_trust trust,
+	uint16_t only_type)
+{
+	struct rrset_cache *c = s->mesh->res->rrset;
+	size_t i, j, n;
+	uint8_t *done;
+	if(!c || !l || (n = ldns_rr_list_rr_count(l)) == 0)
+		return;
+	done = calloc(n, 1);
+	if(!done)
+		return;
+	for(i = 0; i < n; i++) {
+		ldns_rr *first = ldns_rr_list_rr(l, i);
+		const uint8_t *rd[ITER_MAX_SET];
+		uint16_t rdlen[ITER_MAX_SET];
+		uint8_t buf[ITER_MAX_SET][512];
+		struct rrset_data rs;
+		size_t k = 0;
+		if(done[i])
+			continue;
+		if(only_type && (uint16_t)ldns_rr_get_type(first) != only_type)
+			continue;
+		if(ldns_rr_get_type(first) == LDNS_RR_TYPE_RRSIG ||
+			!rdf_is_dname(ldns_rr_owner(first)))
+			continue;
+		memset(&rs, 0, sizeof(rs));
+		rs.ttl = ldns_rr_ttl(first);
+		for(j = i; j < n; j++) {
+			ldns_rr *rr = ldns_rr_list_rr(l, j);
+			size_t m, len = 0;
+			if(done[j] || ldns_rr_get_type(rr) !=
+				ldns_rr_get_type(first) ||
+				ldns_rr_get_class(rr) !=
+				ldns_rr_get_class(first) ||
+				ldns_dname_compare(ldns_rr_owner(rr),
+				ldns_rr_owner(first)) != 0)
+				continue;
+			done[j] = 1;
+			if(k >= ITER_MAX_SET)
+				continue;
+			for(m = 0; m < ldns_rr_rd_count(rr); m++) {
+				ldns_rdf *d = ldns_rr_rdf(rr, m);
+				if(len + ldns_rdf_size(d) > sizeof(buf[k]))
+					break;
+				memcpy(buf[k] + len, ldns_rdf_data(d),
+					ldns_rdf_size(d));
+				len += ldns_rdf_size(d);
+			}
+			if(m < ldns_rr_rd_count(rr))
+				continue; /* too big to cache here */
+			rd[k] = buf[k];
+			rdlen[k] = (uint16_t)len;
+			if(ldns_rr_ttl(rr) < rs.ttl)
+				rs.ttl = ldns_rr_ttl(rr);
+			k++;
+		}
+		if(k == 0)
+			continue;
+		rs.name = rdf_wire(ldns_rr_owner(first));
+		rs.name_len = ldns_rdf_size(ldns_rr_owner(first));
+		rs.type = (uint16_t)ldns_rr_get_type(first);
+		rs.rrclass = (uint16_t)ldns_rr_get_class(first);
+		rs.trust = trust;
+		rs.sec = RRSET_SEC_UNCHECKED;
+		rs.count = k;
+		rs.rdata = rd;
+		rs.rdlen = rdlen;
+		(void)rrset_cache_store(c, &rs, st_now(s));
+	}
+	free(done);
+}
+
+/** build a delegation point from a cached delegation */
+static struct delegpt *
+dp_from_cache(struct mesh_state *s, struct rrset_delegation *d)
+{
+	struct delegpt *dp = delegpt_create(s->region, d->ns.name);
+	size_t i, j;
+	if(!dp)
+		return NULL;
+	for(i = 0; i < d->ns.count; i++) {
+		if(dname_valid(d->ns.rdata[i], d->ns.rdlen[i]) == 0)
+			continue;
+		if(!delegpt_add_ns(dp, s->region, d->ns.rdata[i]))
+			return NULL;
+	}
+	for(i = 0; i < d->glue_count; i++) {
+		struct rrset_data *g = &d->glue[i];
+		struct delegpt_ns *ns = delegpt_find_ns(dp, g->name);
+		for(j = 0; j < g->count; j++) {
+			struct netaddr na;
+			if(addr_from_rdata(&na, g->type, g->rdata[j],
+				g->rdlen[j]) < 0)
+				continue;
+			if(delegpt_add_addr(dp, s->region, &na) < 0)
+				return NULL;
+			if(ns)
+				ns->resolved = 1;
+		}
+	}
+	return dp;
+}
+
+/** look the addresses of NS names up in the RRset cache.
+ * @return number of addresses added */
+static int
+iter_targets_from_cache(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	struct rrset_cache *c = s->mesh->res->rrset;
+	struct delegpt_ns *ns;
+	int added = 0;
+	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+	if(!c)
+		return 0;
+	for(ns = iq->dp->nslist; ns; ns = ns->next) {
+		int t;
+		if(ns->resolved)
+			continue;
+		for(t = 0; t < 2; t++) {
+			struct rrset_data rs;
+			size_t j;
+			if(rrset_cache_lookup(c, ns->name, types[t],
+				DNS_CLASS_IN, st_now(s), s->region, &rs) < 0)
+				continue;
+			for(j = 0; j < rs.count; j++) {
+				struct netaddr na;
+				if(addr_from_rdata(&na, rs.type, rs.rdata[j],
+					rs.rdlen[j]) < 0)
+					continue;
+				if(delegpt_add_addr(iq->dp, s->region,
+					&na) == 0)
+					added++;
+				ns->resolved = 1;
+			}
+		}
+	}
+	return added;
 }
 
 void
@@ -152,6 +338,20 @@ iter_qmin_reset(struct mesh_state *s)
 		iq->qmin_labels = 0;
 }
 
+/** start a background priming query (". NS" to the root hints) when
+ * the root NS set is not in the cache; its answer fills the cache */
+static void
+iter_prime(struct mesh_state *s)
+{
+	static const uint8_t root[1] = {0};
+	if(!s->mesh->res->rrset || !st_env(s)->hints)
+		return;
+	if(s->qtype == DNS_TYPE_NS && s->qname_len == 1)
+		return; /* this is the priming query */
+	(void)mesh_new_prefetch(s->mesh, root, DNS_TYPE_NS, DNS_CLASS_IN,
+		MESH_FLAG_RD);
+}
+
 /** find the starting delegation for the current name */
 static int
 iter_init_dp(struct mesh_state *s)
@@ -163,9 +363,27 @@ iter_init_dp(struct mesh_state *s)
 		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
 			dname_strip_label(z->name)) : NULL;
 	}
-	if(z)
+	iq->dp = NULL;
+	if((!z || !z->is_forward) && s->mesh->res->rrset) {
+		/* the closest delegation in the cache, when it is below the
+		 * configured stub zone (if any) */
+		struct rrset_delegation d;
+		const uint8_t *name = iq->qname;
+		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
+			name = dname_strip_label(iq->qname);
+		if(rrset_cache_find_delegation(s->mesh->res->rrset, name,
+			iq->qclass, st_now(s), s->region, &d) == 0 &&
+			(!z || dname_is_strict_subdomain(d.ns.name, z->name)))
+			iq->dp = dp_from_cache(s, &d);
+		if(iq->dp)
+			z = NULL;
+	}
+	if(!iq->dp && z)
 		iq->dp = iter_env_zone_dp(z, s->region);
-	else	iq->dp = iter_env_root_dp(st_env(s), s->region);
+	else if(!iq->dp) {
+		iq->dp = iter_env_root_dp(st_env(s), s->region);
+		iter_prime(s);
+	}
 	if(!iq->dp)
 		return -1;
 	iq->zone = z;
@@ -197,29 +415,60 @@ iter_run(struct mesh_state *s)
 	}
 }
 
-/** pick a server address: the least tried usable one, random among
- * equals (exploration). @return addr or NULL. */
+/** most candidates handed to the infrastructure cache at once */
+#define ITER_MAX_CANDS 64
+
+/**
+ * Pick a server address. Candidates are the usable addresses tried the
+ * fewest times (so every server is tried once before one is tried again);
+ * among them the infrastructure cache picks by RTT band, skipping servers
+ * lame for the zone; without it, one at random.
+ * @param rto: set to the timeout to use.
+ * @return addr or NULL.
+ */
 static struct delegpt_addr *
-iter_pick_addr(struct mesh_state *s)
+iter_pick_addr(struct mesh_state *s, int *rto)
 {
 	struct iter_qstate *iq = s->iq;
-	struct delegpt_addr *a, *best = NULL;
-	uint32_t nbest = 0;
-	if(iq->retry && !iq->retry->bad)
+	struct infra_cache *infra = s->mesh->res->infra;
+	struct delegpt_addr *a, *cand[ITER_MAX_CANDS];
+	struct netaddr addrs[ITER_MAX_CANDS];
+	int minatt = -1, i;
+	size_t n = 0;
+	*rto = st_env(s)->timeout_ms;
+	if(iq->retry && !iq->retry->bad) {
+		if(infra)
+			*rto = infra_get_rto(infra, &iq->retry->addr,
+				st_now(s));
 		return iq->retry;
+	}
 	for(a = iq->dp->addrs; a; a = a->next) {
 		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr))
 			continue;
-		if(!best || a->attempts < best->attempts) {
-			best = a;
-			nbest = 1;
-		} else if(a->attempts == best->attempts) {
-			nbest++;
-			if(random_uniform(s->mesh->res->rnd, nbest) == 0)
-				best = a;
+		if(minatt < 0 || a->attempts < minatt) {
+			minatt = a->attempts;
+			n = 0;
+		}
+		if(a->attempts == minatt && n < ITER_MAX_CANDS) {
+			cand[n] = a;
+			addrs[n] = a->addr;
+			n++;
 		}
 	}
-	return best;
+	if(n == 0)
+		return NULL;
+	if(!infra)
+		return cand[random_uniform(s->mesh->res->rnd, (uint32_t)n)];
+	i = infra_select(infra, addrs, n, iq->dp->is_forward ? NULL :
+		iq->dp->name, st_now(s), s->mesh->res->rnd, rto);
+	if(i < 0) {
+		/* every candidate is lame for this zone */
+		size_t k;
+		for(k = 0; k < n; k++)
+			cand[k]->bad = 1;
+		return iter_pick_addr(s, rto);
+	}
+	return cand[i];
 }
 
 /** start address lookups for NS names without addresses.
@@ -266,13 +515,13 @@ iter_send(struct mesh_state *s)
 	struct delegpt_addr *a;
 	const uint8_t *name;
 	uint16_t qtype;
-	int flags = 0;
+	int flags = 0, rto = env->timeout_ms;
 
 	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
-	while((a = iter_pick_addr(s)) != NULL) {
+	while((a = iter_pick_addr(s, &rto)) != NULL) {
 		iq->retry = NULL;
 		name = iq->qname;
 		qtype = iq->qtype;
@@ -283,6 +532,12 @@ iter_send(struct mesh_state *s)
 		flags = 0;
 		if(iq->dp->is_forward)
 			flags |= OUTBOUND_FLAG_RD;
+		if(!a->noedns && s->mesh->res->infra) {
+			struct infra_host h;
+			if(infra_host_get(s->mesh->res->infra, &a->addr,
+				st_now(s), &h) == 0 && h.edns == INFRA_EDNS_NO)
+				a->noedns = 1;
+		}
 		if(a->noedns)
 			flags |= OUTBOUND_FLAG_NOEDNS;
 		if(env->tcp_upstream || a->tcp)
@@ -294,12 +549,13 @@ iter_send(struct mesh_state *s)
 		iq->sent_qtype = qtype;
 		iq->cur = a;
 		iq->cur_flags = flags;
+		iq->cur_rto = rto;
 		a->attempts++;
 		iq->sends++;
 		s->mesh->res->stats.num_outgoing++;
 		iq->oq = out->send(out->ctx, &a->addr, name,
 			iq->sent_qname_len, qtype, iq->qclass, flags,
-			env->timeout_ms, iter_reply_cb, s);
+			rto, iter_reply_cb, s);
 		if(iq->oq) {
 			iq->phase = ITER_WAIT_REPLY;
 			return;
@@ -307,7 +563,11 @@ iter_send(struct mesh_state *s)
 		a->bad = 1;
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 	}
-	/* no usable address: look up NS names */
+	/* no usable address: look up NS names, in the cache first */
+	if(iter_targets_from_cache(s) > 0) {
+		mesh_schedule(s);
+		return;
+	}
 	if(iter_start_targets(s) > 0 || s->num_subs > 0) {
 		iq->phase = ITER_SEND;
 		return;
@@ -638,6 +898,47 @@ iter_server_failed(struct mesh_state *s, int ede)
 	mesh_schedule(s);
 }
 
+/** store the addresses of the names of an NS answer from the additional
+ * section (priming: the root servers' addresses) */
+static void
+iter_store_ns_glue(struct mesh_state *s, ldns_rr_list *ns, ldns_rr_list *add)
+{
+	size_t i, j;
+	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
+		ldns_rr *rr = ldns_rr_list_rr(add, j);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_A &&
+			ldns_rr_get_type(rr) != LDNS_RR_TYPE_AAAA)
+			continue;
+		for(i = 0; i < ldns_rr_list_rr_count(ns); i++) {
+			ldns_rdf *t = ldns_rr_rdf(ldns_rr_list_rr(ns, i), 0);
+			if(rdf_is_dname(t) && rdf_is_dname(ldns_rr_owner(rr)) &&
+				dname_equal(rdf_wire(t),
+				rdf_wire(ldns_rr_owner(rr)))) {
+				ldns_rr_list *one = ldns_rr_list_new();
+				if(!one)
+					return;
+				if(ldns_rr_list_push_rr(one, rr))
+					iter_store_list(s, one,
+						RRSET_TRUST_ADD_AA, 0);
+				ldns_rr_list_free(one);
+				break;
+			}
+		}
+	}
+}
+
+/** the current server is lame for the zone: remember it (infra cache)
+ * and try another */
+static void
+iter_server_lame(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	if(iq->cur && s->mesh->res->infra && !iq->dp->is_forward)
+		infra_set_lame(s->mesh->res->infra, &iq->cur->addr,
+			iq->dp->name, st_now(s));
+	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+}
+
 /** follow a referral: new delegation point from the NS set and glue */
 static void
 iter_referral(struct mesh_state *s, ldns_pkt *p, ldns_rr *nsrr)
@@ -707,6 +1008,22 @@ iter_referral(struct mesh_state *s, ldns_pkt *p, ldns_rr *nsrr)
 		iter_server_failed(s, -1);
 		return;
 	}
+	/* remember the delegation: the NS set and the glue for its names */
+	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
+	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
+		ldns_rr *rr = ldns_rr_list_rr(add, j);
+		if(rdf_is_dname(ldns_rr_owner(rr)) &&
+			delegpt_find_ns(dp, rdf_wire(ldns_rr_owner(rr))) &&
+			(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A ||
+			ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA)) {
+			ldns_rr_list *one = ldns_rr_list_new();
+			if(!one)
+				break;
+			if(ldns_rr_list_push_rr(one, rr))
+				iter_store_list(s, one, RRSET_TRUST_ADD_NOAA, 0);
+			ldns_rr_list_free(one); /* not deep: rr is p's */
+		}
+	}
 	iq->dp = dp;
 	iq->retry = NULL;
 	iter_qmin_reset(s);
@@ -735,6 +1052,9 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		!(iq->cur_flags & OUTBOUND_FLAG_NOEDNS) && iq->cur) {
 		/* retry without EDNS, remember for this server */
 		iq->cur->noedns = 1;
+		if(s->mesh->res->infra)
+			infra_edns_update(s->mesh->res->infra, &iq->cur->addr,
+				INFRA_EDNS_NO, st_now(s));
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
 		mesh_schedule(s);
@@ -760,8 +1080,13 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 		goto out;
 	}
+	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
+		/* lame: the server does not serve the zone */
+		iter_server_lame(s);
+		goto out;
+	}
 	if(rcode != DNS_RCODE_NOERROR && rcode != DNS_RCODE_NXDOMAIN) {
-		/* lame (REFUSED, SERVFAIL, NOTIMPL, ...) */
+		/* SERVFAIL and others: a failure, not remembered */
 		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		goto out;
 	}
@@ -816,6 +1141,14 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	iq->cname_count = links;
+	/* remember the answer records (the chain and the final set) */
+	iter_store_list(s, iq->chain, ldns_pkt_aa(p) ? RRSET_TRUST_ANS_AA :
+		RRSET_TRUST_ANS_NOAA, 0);
+	iter_store_list(s, final, ldns_pkt_aa(p) ? RRSET_TRUST_ANS_AA :
+		RRSET_TRUST_ANS_NOAA, 0);
+	if(iq->qtype == DNS_TYPE_NS && ldns_rr_list_rr_count(final) > 0 &&
+		!iq->dp->is_forward)
+		iter_store_ns_glue(s, final, ldns_pkt_additional(p));
 	if(iq->dp->is_forward) {
 		/* a forwarder answers recursively: take it as is */
 		if(ldns_rr_list_rr_count(final) == 0)
@@ -861,7 +1194,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 			goto out;
 		}
 		/* upward or sideways referral: lame */
-		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		iter_server_lame(s);
 		goto out;
 	}
 	if(ldns_pkt_aa(p) || has_soa(ldns_pkt_authority(p))) {
@@ -870,7 +1203,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	/* nothing useful: lame */
-	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+	iter_server_lame(s);
 out:
 	ldns_rr_list_deep_free(final);
 	ldns_rr_list_deep_free(neg);
@@ -885,9 +1218,12 @@ iter_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
 	struct mesh_state *s = arg;
 	struct mesh *m = s->mesh;
 	struct iter_qstate *iq = s->iq;
-	(void)rtt_ms;
 	iq->oq = NULL;
 	iq->phase = ITER_SEND;
+	if(s->mesh->res->infra && iq->cur)
+		infra_rtt_update(s->mesh->res->infra, &iq->cur->addr,
+			status == OUTBOUND_REPLY ? rtt_ms : -1, iq->cur_rto,
+			st_now(s));
 	if(status != OUTBOUND_REPLY || !pkt)
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 	else	iter_handle_reply(s, pkt, len);

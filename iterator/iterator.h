@@ -127,6 +127,8 @@ struct iter_qstate {
 	struct iter_zone *skipped;
 	/** flags of the query in flight */
 	int cur_flags;
+	/** timeout (rto) the query in flight was sent with, ms */
+	int cur_rto;
 	/** name sent in the query in flight (may be minimised) */
 	uint8_t sent_qname[256];
 	/** its length */

@@ -188,7 +188,6 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 		return resolver_error(r, pkt, len, &fq, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	memset(&info, 0, sizeof(info));
-#ifdef RESOLVER_HAVE_LOCALZONE
 	switch(local_front_answer(r->acl, r->lz, pkt, len, &fq, client,
 		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
 	case LOCAL_FRONT_ANSWERED:
@@ -201,9 +200,6 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	default:
 		break;
 	}
-#else
-	(void)client;
-#endif
 	if(info.alias.present) {
 		/* redirect-zone alias answers are written by local zones */
 		r->stats.num_local++;

@@ -40,6 +40,10 @@
 #include "services/outbound.h"
 #include "services/mesh.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "services/cache/infra.h"
+#include "services/localzone.h"
+#include "services/acl.h"
 #include "iterator/iter_env.h"
 #include "util/config_file.h"
 #include "util/random.h"
@@ -117,6 +121,14 @@ struct runner {
 	struct iter_env *ienv;
 	/** message cache */
 	struct mcache *mc;
+	/** RRset cache */
+	struct rrset_cache *rrset;
+	/** infrastructure cache */
+	struct infra_cache *infra;
+	/** local zones */
+	struct local_zones *lz;
+	/** access control */
+	struct acl_list *acl;
 	/** random */
 	struct petrel_random *rnd;
 	/** the resolver */
@@ -608,6 +620,26 @@ runner_setup(struct runner *r)
 		(uint32_t)r->cfg->serve_expired_reply_ttl;
 	mp.max_udp_size = (uint16_t)r->cfg->max_udp_size;
 	r->mc = mcache_create(&mp);
+	r->rrset = rrset_cache_create(r->cfg->rrset_cache_size,
+		(size_t)r->cfg->rrset_cache_slabs,
+		(uint32_t)r->cfg->cache_min_ttl,
+		(uint32_t)r->cfg->cache_max_ttl);
+	r->infra = infra_create(1024 * 1024, 4,
+		(uint32_t)r->cfg->infra_host_ttl);
+	r->lz = local_zones_create();
+	r->acl = acl_create();
+	if(!r->rrset || !r->infra || !r->lz || !r->acl) {
+		fail(r, "out of memory");
+		return -1;
+	}
+	if(local_zones_apply_cfg(r->lz, r->cfg, err, sizeof(err)) != 0) {
+		fail(r, "local zones: %s", err);
+		return -1;
+	}
+	if(acl_apply_cfg(r->acl, r->cfg, err, sizeof(err)) != 0) {
+		fail(r, "access control: %s", err);
+		return -1;
+	}
 	r->rnd = random_create_seeded(12345);
 	r->now.tv_sec = 1000000000;
 	r->out.ctx = r;
@@ -626,7 +658,7 @@ runner_setup(struct runner *r)
 		fail(r, "cannot create the resolver");
 		return -1;
 	}
-	resolver_set_env(r->res, r->mc, NULL, NULL, NULL, NULL);
+	resolver_set_env(r->res, r->mc, r->rrset, r->infra, r->lz, r->acl);
 	return 0;
 }
 
@@ -650,6 +682,10 @@ runner_teardown(struct runner *r)
 	}
 	if(r->mc)
 		mcache_delete(r->mc);
+	rrset_cache_delete(r->rrset);
+	infra_delete(r->infra);
+	local_zones_delete(r->lz);
+	acl_delete(r->acl);
 	iter_env_delete(r->ienv);
 	config_delete(r->cfg);
 	random_delete(r->rnd);
