@@ -18,6 +18,7 @@
 #include "dns/query.h"
 #include "dns/msgparse.h"
 #include "dns/msgencode.h"
+#include "util/config_file.h"
 
 /** the clock at store time in the tests */
 #define T0 1000000
@@ -673,7 +674,34 @@ START_TEST(test_budget)
 }
 END_TEST
 
+START_TEST(test_params_from_cfg)
+{
+	struct config_file *cfg = config_create();
+	struct mcache_params p;
+	char err[256];
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_set_option(cfg, "prefetch", "yes", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "cache-max-ttl", "1000", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "cache-max-negative-ttl",
+		"77", err, sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "max-udp-size", "1400", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "msg-cache-size", "8m", err,
+		sizeof(err)), 0);
+	mcache_params_from_cfg(&p, cfg);
+	ck_assert_int_eq(p.prefetch, 1);
+	ck_assert_uint_eq(p.max_ttl, 1000);
+	ck_assert_uint_eq(p.max_negative_ttl, 77);
+	ck_assert_uint_eq(p.max_udp_size, 1400);
+	ck_assert_uint_eq(p.maxmem, 8 * 1024 * 1024);
+	config_delete(cfg);
+}
+END_TEST
+
 /* ---------------- readers and writers on threads ---------------- */
+#ifdef PETREL_HAVE_THREADS
 
 static struct mcache *s_cache;
 static atomic_int s_stop, s_errors;
@@ -739,7 +767,6 @@ s_writer(void *arg)
 
 START_TEST(test_concurrent)
 {
-#ifdef PETREL_HAVE_THREADS
 	struct mcache_params p;
 	thread_type th[8];
 	int i, total = 4, seconds = 1, nw;
@@ -769,9 +796,9 @@ START_TEST(test_concurrent)
 	printf("msgcache stress: %d threads %ds: %ld hits\n", total, seconds,
 		(long)atomic_load(&s_hits));
 	mcache_delete(s_cache);
-#endif
 }
 END_TEST
+#endif /* PETREL_HAVE_THREADS */
 
 static Suite *
 msgcache_suite(void)
@@ -789,11 +816,15 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);
+	tcase_add_test(tc, test_params_from_cfg);
 	suite_add_tcase(s, tc);
+#ifdef PETREL_HAVE_THREADS
+	/* without a thread library there is nothing concurrent to test */
 	tc = tcase_create("concurrent");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_concurrent);
 	suite_add_tcase(s, tc);
+#endif
 	return s;
 }
 

@@ -295,6 +295,28 @@ START_TEST(test_qsbr_defer)
 }
 END_TEST
 
+START_TEST(test_qsbr_fork_reset)
+{
+	/* a reader slot inherited over fork() must not hold back frees */
+	struct slabhash *t = slabhash_create(1, 1 << 20, t_match, t_del, NULL);
+	struct qsbr_reader *r;
+	uint32_t k = 1;
+	long before;
+	t_put(t, k, 0, 16);
+	r = qsbr_register();
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_ge(qsbr_num_readers(), 1);
+	before = atomic_load(&t_deleted);
+	t_put(t, k, 1, 16);
+	ck_assert_int_eq(atomic_load(&t_deleted), before);
+	qsbr_reset_after_fork();
+	ck_assert_int_eq(qsbr_num_readers(), 0);
+	slabhash_reclaim(t);
+	ck_assert_int_eq(atomic_load(&t_deleted), before + 1);
+	slabhash_delete(t);
+}
+END_TEST
+
 #ifdef HAVE_MALLINFO2
 START_TEST(test_mallinfo)
 {
@@ -320,6 +342,7 @@ END_TEST
 #endif
 
 /* ---------------- concurrent stress ---------------- */
+#ifdef PETREL_HAVE_THREADS
 
 /** keys in the stress test */
 #define S_KEYS 4096
@@ -402,7 +425,6 @@ s_writer(void *arg)
 
 START_TEST(test_concurrent)
 {
-#ifdef PETREL_HAVE_THREADS
 	thread_type th[8];
 	int nreaders, nwriters, i, seconds = 1;
 	const char *env = getenv("PETREL_STRESS_SECONDS");
@@ -446,9 +468,9 @@ START_TEST(test_concurrent)
 		(long)atomic_load(&s_reads), (long)atomic_load(&s_hits),
 		(long)atomic_load(&s_writes));
 	slabhash_delete(s_table);
-#endif
 }
 END_TEST
+#endif /* PETREL_HAVE_THREADS */
 
 static Suite *
 slabhash_suite(void)
@@ -463,14 +485,18 @@ slabhash_suite(void)
 	tcase_add_test(tc, test_growth);
 	tcase_add_test(tc, test_traverse_remove_if);
 	tcase_add_test(tc, test_qsbr_defer);
+	tcase_add_test(tc, test_qsbr_fork_reset);
 #ifdef HAVE_MALLINFO2
 	tcase_add_test(tc, test_mallinfo);
 #endif
 	suite_add_tcase(s, tc);
+#ifdef PETREL_HAVE_THREADS
+	/* without a thread library there is nothing concurrent to test */
 	tc = tcase_create("concurrent");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_concurrent);
 	suite_add_tcase(s, tc);
+#endif
 	return s;
 }
 

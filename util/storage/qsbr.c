@@ -126,6 +126,17 @@ qsbr_safe_tag(void)
 	return safe;
 }
 
+void
+qsbr_reset_after_fork(void)
+{
+	int i;
+	for(i = 0; i < QSBR_MAX_READERS; i++) {
+		atomic_store(&qsbr_slots[i].seen, 0);
+		atomic_store(&qsbr_slots[i].used, 0);
+	}
+	atomic_store(&qsbr_hiwater, 0);
+}
+
 int
 qsbr_num_readers(void)
 {

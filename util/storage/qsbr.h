@@ -104,6 +104,14 @@ uint64_t qsbr_retire_tag(void);
  */
 uint64_t qsbr_safe_tag(void);
 
+/**
+ * In a child right after fork(): forget every reader slot. The threads
+ * that held them do not exist in the child, and an online slot of a
+ * vanished thread would hold back reclamation for ever. Readers of the
+ * child register again.
+ */
+void qsbr_reset_after_fork(void);
+
 /** @return the number of registered readers (for tests and stats). */
 int qsbr_num_readers(void);
 
