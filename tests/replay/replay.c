@@ -388,8 +388,18 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			return -1;
 		}
 	}
-	if(!buf[0])
-		snprintf(buf, sizeof(buf), "%s\n", line);
+	if(!buf[0]) {
+		/* @TESTDATA@ is the folder of the scenario file, for
+		 * root-hints and other files next to it */
+		char *t = strstr(line, "@TESTDATA@");
+		if(t) {
+			const char *slash = strrchr(r->file, '/');
+			int dl = slash ? (int)(slash - r->file) : 1;
+			snprintf(buf, sizeof(buf), "%.*s%.*s%s\n",
+				(int)(t - line), line, dl,
+				slash ? r->file : ".", t + 10);
+		} else	snprintf(buf, sizeof(buf), "%s\n", line);
+	}
 	n = strlen(buf);
 	if(*len + n + 1 > *cap) {
 		char *nc;
@@ -580,7 +590,7 @@ rpl_read(const char *file, char *err, size_t errlen)
 					break;
 				} else if(kw(q, "ADDRESS", &a)) {
 					const char *e = NULL;
-					if(rg->naddrs >= 16 || netaddr_parse(a,
+					if(rg->naddrs >= 32 || netaddr_parse(a,
 						53, &rg->addrs[rg->naddrs],
 						&e) < 0) {
 						rd_err(&r, "bad ADDRESS %s", a);

@@ -79,7 +79,7 @@ struct rpl_range {
 	/** last step */
 	int last;
 	/** ADDRESS lines */
-	struct netaddr addrs[16];
+	struct netaddr addrs[32];
 	/** number of addresses (0: any address) */
 	int naddrs;
 	/** entries, in file order */
