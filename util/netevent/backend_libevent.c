@@ -4,8 +4,9 @@
  * One event_base per comm_base, so each worker has its own epoll (Linux),
  * event port (Solaris) or kqueue (BSD) descriptor and nothing is shared
  * between threads; libevent's own locking is never enabled. A descriptor
- * is one persistent struct event whose flags are reassigned when the
- * interest changes; a timer is one evtimer. run_once is
+ * has two persistent events, one for reading and one for writing, added
+ * and deleted as the interest changes (never reassigned, so changing the
+ * interest from inside a callback is safe); a timer is one evtimer. run_once is
  * event_base_loop(EVLOOP_ONCE), bounded by an extra timer when the caller
  * gives a maximum wait.
  */
@@ -34,8 +35,10 @@ struct lev_state {
 struct lev_io {
 	/** the loop */
 	struct lev_state *s;
-	/** the event, persistent */
-	struct event *ev;
+	/** the read event, persistent */
+	struct event *ev_r;
+	/** the write event, persistent */
+	struct event *ev_w;
 	/** interest */
 	int mask;
 	/** descriptor */
@@ -147,42 +150,44 @@ lev_io_new(void *st, int fd, nev_io_cb_type cb, void *arg)
 	io->fd = fd;
 	io->cb = cb;
 	io->arg = arg;
-	io->ev = event_new(s->base, fd, EV_PERSIST, lev_io_cb, io);
-	if(!io->ev) {
+	io->ev_r = event_new(s->base, fd, EV_READ | EV_PERSIST, lev_io_cb, io);
+	io->ev_w = event_new(s->base, fd, EV_WRITE | EV_PERSIST, lev_io_cb,
+		io);
+	if(!io->ev_r || !io->ev_w) {
 		log_err("libevent backend: event_new failed for fd %d", fd);
+		if(io->ev_r)
+			event_free(io->ev_r);
+		if(io->ev_w)
+			event_free(io->ev_w);
 		free(io);
 		return NULL;
 	}
 	return io;
 }
 
+/** add or delete one of the two events. @return 0 or -1 */
+static int
+lev_io_one(struct lev_io *io, struct event *ev, int want, int have)
+{
+	if(want == have)
+		return 0;
+	if(want ? event_add(ev, NULL) : event_del(ev)) {
+		log_err("libevent backend: event_%s failed for fd %d",
+			want ? "add" : "del", io->fd);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 lev_io_set(void *st, void *p, int mask)
 {
-	struct lev_state *s = st;
 	struct lev_io *io = p;
-	short flags = EV_PERSIST;
-	if(mask == io->mask)
-		return 0;
-	if(mask & NEV_READ)
-		flags |= EV_READ;
-	if(mask & NEV_WRITE)
-		flags |= EV_WRITE;
-	if(io->mask)
-		(void)event_del(io->ev);
-	io->mask = 0;
-	if(event_assign(io->ev, s->base, io->fd, flags, lev_io_cb, io) != 0) {
-		log_err("libevent backend: event_assign failed for fd %d",
-			io->fd);
+	(void)st;
+	if(lev_io_one(io, io->ev_r, mask & NEV_READ, io->mask & NEV_READ) ||
+		lev_io_one(io, io->ev_w, mask & NEV_WRITE,
+		io->mask & NEV_WRITE))
 		return -1;
-	}
-	if(mask) {
-		if(event_add(io->ev, NULL) != 0) {
-			log_err("libevent backend: event_add failed for fd %d",
-				io->fd);
-			return -1;
-		}
-	}
 	io->mask = mask;
 	return 0;
 }
@@ -194,7 +199,8 @@ lev_io_free(void *st, void *p)
 	(void)st;
 	if(!io)
 		return;
-	event_free(io->ev);
+	event_free(io->ev_r);
+	event_free(io->ev_w);
 	free(io);
 }
 
