@@ -19,6 +19,9 @@
 #include "dns/msgparse.h"
 #include "dns/msgencode.h"
 #include "util/config_file.h"
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>
+#endif
 
 /** the clock at store time in the tests */
 #define T0 1000000
@@ -674,6 +677,37 @@ START_TEST(test_budget)
 }
 END_TEST
 
+#ifdef HAVE_MALLINFO2
+START_TEST(test_mallinfo)
+{
+	/* what the cache counts agrees with malloc within 10% when full */
+	struct mcache_params p;
+	struct mcache *c;
+	struct mallinfo2 m0, m1;
+	size_t used, counted;
+	int i;
+	char nm[64];
+	mcache_params_default(&p);
+	p.maxmem = 4 * 1024 * 1024;
+	p.slabs = 8;
+	m0 = mallinfo2();
+	c = new_cache(&p);
+	for(i = 0; i < 60000; i++) {
+		snprintf(nm, sizeof(nm), "host%d.example.com", i);
+		store_a(c, nm, i & 1, 0, MCACHE_SEC_UNCHECKED);
+	}
+	m1 = mallinfo2();
+	used = m1.uordblks - m0.uordblks;
+	counted = mcache_get_mem(c) + slabhash_get_limbo_mem(mcache_table(c))
+		+ slabhash_overhead(mcache_table(c));
+	ck_assert_uint_le(mcache_get_mem(c), p.maxmem);
+	ck_assert_msg(counted * 10 >= used * 9 && counted * 10 <= used * 11,
+		"counted %zu, malloc says %zu", counted, used);
+	mcache_delete(c);
+}
+END_TEST
+#endif
+
 START_TEST(test_params_from_cfg)
 {
 	struct config_file *cfg = config_create();
@@ -817,6 +851,9 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_params_from_cfg);
+#ifdef HAVE_MALLINFO2
+	tcase_add_test(tc, test_mallinfo);
+#endif
 	suite_add_tcase(s, tc);
 #ifdef PETREL_HAVE_THREADS
 	/* without a thread library there is nothing concurrent to test */
