@@ -29,6 +29,8 @@ struct delegpt_ns {
 	int resolved;
 	/** 1 when its address lookup is in flight */
 	int pending;
+	/** 1 when its A record was looked up (next: AAAA) */
+	int tried_a;
 };
 
 /** a server address of a delegation */

@@ -492,9 +492,12 @@ iter_start_targets(struct mesh_state *s)
 			break;
 		ns->resolved = 1;
 		iq->dp->targets_started++;
+		/* A first; AAAA when A gave nothing (or without IPv4) */
 		sub = mesh_attach_sub(s, ns->name,
-			st_env(s)->do_ip4 ? DNS_TYPE_A : DNS_TYPE_AAAA,
-			DNS_CLASS_IN, MESH_FLAG_RD);
+			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
+			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD);
+		if(sub && sub->qtype == DNS_TYPE_A)
+			ns->tried_a = 1;
 		if(!sub)
 			continue;
 		if(sub->iq && sub->iq->depth < iq->depth + 1)
@@ -1243,6 +1246,12 @@ iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
 	if(!ns)
 		return;
 	ns->pending = 0;
+	if(ans && ans->an && ldns_rr_list_rr_count(ans->an) == 0 &&
+		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
+		ans->rcode == DNS_RCODE_NOERROR) {
+		/* no IPv4 address: look for an IPv6 one */
+		ns->resolved = 0;
+	}
 	if(ans && ans->an) {
 		for(i = 0; i < ldns_rr_list_rr_count(ans->an); i++) {
 			ldns_rr *rr = ldns_rr_list_rr(ans->an, i);

@@ -114,22 +114,6 @@ resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
 	return RESOLVER_ANSWERED;
 }
 
-/** serve-expired with a client timeout: is there an expired entry that
- * may be served if resolution is slow or fails? */
-static int
-stale_wait(struct resolver *r, const struct fast_query *fq)
-{
-	struct mcache_state st;
-	if(!r->ienv || !r->ienv->serve_expired ||
-		r->ienv->serve_expired_client_timeout <= 0)
-		return 0;
-	if(mcache_peek(r->mcache, &fq->qinfo, fq->edns.present &&
-		fq->edns.do_bit, (fq->flags & DNS_FLAG_CD) != 0,
-		r->out->now->tv_sec, &st) < 0)
-		return 0;
-	return st.result == MCACHE_HIT_EXPIRED;
-}
-
 int
 resolver_answer_stale(struct resolver *r, struct mesh_client *c)
 {
@@ -147,6 +131,47 @@ resolver_answer_stale(struct resolver *r, struct mesh_client *c)
 	r->stats.num_expired++;
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return 1;
+}
+
+/** extended statistics of a well-formed query: array increments on this
+ * worker's own counters */
+static void
+resolver_count_query(struct resolver *r, const struct fast_query *fq,
+	const struct netaddr *client)
+{
+	uint16_t t = fq->qinfo.qtype, cl = fq->qinfo.qclass;
+	int i;
+	r->stats.qtype[t < RESOLVER_STATS_QTYPES ? t : RESOLVER_STATS_QTYPES]++;
+	r->stats.qclass[cl < RESOLVER_STATS_QTYPES ? cl :
+		RESOLVER_STATS_QTYPES]++;
+	r->stats.qopcode[fq->opcode & 0xf]++;
+	for(i = 0; i < 8; i++)
+		if(fq->flags & (DNS_FLAG_QR >> (i == 0 ? 0 : i + 4)))
+			r->stats.qflags[i]++;
+	if(fq->edns.present) {
+		r->stats.qedns++;
+		if(fq->edns.do_bit)
+			r->stats.qedns_do++;
+	}
+	if(client && client->addr.ss_family == AF_INET6)
+		r->stats.qipv6++;
+}
+
+/** recursion time of a client answered after recursion, in the
+ * histogram (bucket i >= 1 holds [2^(i-1), 2^i) microseconds) */
+static void
+resolver_count_rec_time(struct resolver *r, const struct mesh_client *c)
+{
+	const struct timeval *now = r->out->now;
+	long long us = (long long)(now->tv_sec - c->start.tv_sec) * 1000000LL +
+		(now->tv_usec - c->start.tv_usec);
+	int b = 0;
+	if(us < 0)
+		us = 0;
+	while(b < RESOLVER_STATS_HIST - 1 && (us >> b) != 0)
+		b++;
+	r->stats.rec_hist[b]++;
+	r->stats.rec_time_us += (uint64_t)us;
 }
 
 enum resolver_result
@@ -177,6 +202,7 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 		return resolver_error(r, pkt, len, &fq, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
 	}
+	resolver_count_query(r, &fq, client);
 	if(fq.opcode != DNS_OPCODE_QUERY)
 		return resolver_error(r, pkt, len, &fq, DNS_RCODE_NOTIMPL, -1,
 			out, outmax, outlen);
@@ -214,14 +240,17 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(r->mcache) {
 		int refresh = 0;
 		enum mcache_result mr;
-		if(stale_wait(r, &fq)) {
-			/* expired entry, but try a fresh answer first for
-			 * serve-expired-client-timeout */
+		mr = mcache_answer(r->mcache, &fq, pkt, tp == RESOLVER_TCP,
+			r->out->now->tv_sec, out, outmax, outlen, &refresh);
+		if(mr == MCACHE_HIT_EXPIRED && r->ienv &&
+			r->ienv->serve_expired_client_timeout > 0) {
+			/* serve-expired-client-timeout: try for a fresh
+			 * answer first; the expired one (written to out,
+			 * now discarded) is given if that is slow or fails */
+			*outlen = 0;
 			stale = 1;
 			goto mesh;
 		}
-		mr = mcache_answer(r->mcache, &fq, pkt, tp == RESOLVER_TCP,
-			r->out->now->tv_sec, out, outmax, outlen, &refresh);
 		if(mr != MCACHE_MISS) {
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
@@ -236,6 +265,13 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 mesh:
 	/* the mesh */
 	r->stats.num_cache_miss++;
+	{
+		uint64_t n = (uint64_t)mesh_num_states(r->mesh);
+		r->stats.reqlist_sum += n;
+		r->stats.reqlist_samples++;
+		if(n > r->stats.reqlist_max)
+			r->stats.reqlist_max = n;
+	}
 	memset(&c, 0, sizeof(c));
 	if(handle)
 		c.handle = *handle;
@@ -425,6 +461,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	}
 	len = dns_build_finish(&b);
 	r->stats.num_recursive_replies++;
+	resolver_count_rec_time(r, c);
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return;
 drop:
