@@ -169,6 +169,27 @@ edns_parse_opt(const uint8_t *pkt, size_t len, size_t opt_off,
 	return 0;
 }
 
+size_t
+edns_opt_find(const uint8_t *pkt, const struct edns_data *edns,
+	uint16_t code, size_t start, uint16_t *len)
+{
+	size_t p = edns->rdata_off, end = p + edns->rdata_len;
+	if(!edns->present)
+		return 0;
+	/* the list was checked by edns_parse_opt: each option fits */
+	while(p + 4 <= end) {
+		uint16_t c = dns_read_u16(pkt + p), l = dns_read_u16(pkt + p + 2);
+		if(p + 4 + l > end)
+			return 0;
+		if(c == code && p + 4 > start) {
+			*len = l;
+			return p + 4;
+		}
+		p += 4 + (size_t)l;
+	}
+	return 0;
+}
+
 /** skip one RR in a section of a query; note OPT/TSIG */
 static int
 skip_rr(const uint8_t *pkt, size_t len, size_t *pos, int additional,

@@ -143,6 +143,20 @@ int edns_parse_opt(const uint8_t *pkt, size_t len, size_t opt_off,
 	struct edns_data *edns);
 
 /**
+ * Find an EDNS option by code, looking at the whole option list (not only
+ * the first EDNS_MAX_OPTS kept in edns->opts).
+ * @param pkt: the packet the edns_data was parsed from.
+ * @param edns: the parsed OPT (present must be 1).
+ * @param code: option code (DNS_EDNS_EDE, ...).
+ * @param start: 0 for the first match; to find the next one, the offset
+ *	returned for the previous match.
+ * @param len: set to the option length.
+ * @return offset of the option data in pkt, or 0 when there is none.
+ */
+size_t edns_opt_find(const uint8_t *pkt, const struct edns_data *edns,
+	uint16_t code, size_t start, uint16_t *len);
+
+/**
  * Set the hash seed. Call once at start-up before workers start.
  */
 void dns_hash_set_seed(uint64_t seed);

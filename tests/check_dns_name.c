@@ -432,6 +432,34 @@ START_TEST(test_pkt_read_limits)
 }
 END_TEST
 
+START_TEST(test_constant_names)
+{
+	char buf[16];
+	int i, j;
+	ck_assert_str_eq(dns_type_str(DNS_TYPE_AAAA, buf, sizeof(buf)), "AAAA");
+	ck_assert_str_eq(dns_type_str(65280, buf, sizeof(buf)), "TYPE65280");
+	ck_assert_int_eq(dns_type_from_str("nsec3param"), DNS_TYPE_NSEC3PARAM);
+	ck_assert_int_eq(dns_type_from_str("TYPE99"), 99);
+	ck_assert_int_eq(dns_type_from_str("TYPE65536"), -1);
+	ck_assert_int_eq(dns_type_from_str("bogus"), -1);
+	ck_assert_str_eq(dns_class_str(DNS_CLASS_CH), "CH");
+	ck_assert_ptr_null(dns_class_str(77));
+	ck_assert_str_eq(dns_rcode_str(DNS_RCODE_SERVFAIL), "SERVFAIL");
+	ck_assert_str_eq(dns_rcode_str(DNS_RCODE_BADVERS), "BADVERS");
+	ck_assert_ptr_null(dns_rcode_str(12));
+	ck_assert_str_eq(dns_ede_str(DNS_EDE_STALE_ANSWER), "Stale Answer");
+	ck_assert_str_eq(dns_ede_str(DNS_EDE_NETWORK_ERROR), "Network Error");
+	/* every parse error has its own description */
+	for(i = 0; i < DNS_ERR_MAX; i++) {
+		ck_assert_str_ne(dns_parse_err_str(i), "unknown error");
+		for(j = 0; j < i; j++)
+			ck_assert_str_ne(dns_parse_err_str(i),
+				dns_parse_err_str(j));
+	}
+	ck_assert_str_eq(dns_parse_err_str(DNS_ERR_MAX), "unknown error");
+}
+END_TEST
+
 static Suite *
 name_suite(void)
 {
@@ -448,6 +476,7 @@ name_suite(void)
 	tcase_add_test(tc, test_labels_subdomain);
 	tcase_add_test(tc, test_pkt_read);
 	tcase_add_test(tc, test_pkt_read_limits);
+	tcase_add_test(tc, test_constant_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

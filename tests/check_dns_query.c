@@ -57,6 +57,25 @@ START_TEST(test_parse_typical)
 }
 END_TEST
 
+START_TEST(test_opt_find)
+{
+	struct fast_query fq;
+	uint16_t l = 0;
+	size_t off;
+	ck_assert_int_eq(dns_query_parse_fast(q_edns, sizeof(q_edns), &fq), 0);
+	off = edns_opt_find(q_edns, &fq.edns, DNS_EDNS_COOKIE, 0, &l);
+	ck_assert_uint_eq(off, 48);
+	ck_assert_uint_eq(l, 8);
+	ck_assert_uint_eq(edns_opt_find(q_edns, &fq.edns, DNS_EDNS_COOKIE, off,
+		&l), 0);
+	off = edns_opt_find(q_edns, &fq.edns, DNS_EDNS_NSID, 0, &l);
+	ck_assert_uint_eq(off, 60);
+	ck_assert_uint_eq(l, 0);
+	ck_assert_uint_eq(edns_opt_find(q_edns, &fq.edns, DNS_EDNS_EDE, 0, &l),
+		0);
+}
+END_TEST
+
 START_TEST(test_hash)
 {
 	struct query_info a, b;
@@ -373,6 +392,7 @@ query_suite(void)
 	Suite *s = suite_create("dns_query");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_parse_typical);
+	tcase_add_test(tc, test_opt_find);
 	tcase_add_test(tc, test_hash);
 	tcase_add_test(tc, test_hash_spread);
 	tcase_add_test(tc, test_errors);
