@@ -736,23 +736,51 @@ START_TEST(test_tcp_framing)
 		close(good);
 	}
 
-	/* an answer for a closed connection is detected and dropped */
+	/* the client shuts its sending side: a later answer still arrives,
+	 * then the server closes */
 	{
-		const uint8_t q[] = { 0, 1, 'L' };
-		int k;
+		int hc = tcp_connect(&a), k;
+		const uint8_t q[] = { 0, 2, 'L', 'h' };
 		nsaved = 0;
-		ck_assert_int_eq(send(fd, q, 3, 0), 3);
+		ck_assert_int_eq(send(hc, q, 4, 0), 4);
+		ck_assert_int_eq(shutdown(hc, SHUT_WR), 0);
+		for(k = 0; k < 20; k++)
+			comm_base_loop_once(b, 5);
+		ck_assert_int_eq(nsaved, 1);
+		ck_assert_int_eq(comm_reply_send(&saved[0],
+			(const uint8_t *)"lh", 2), 0);
+		ck_assert_int_eq(tcp_read_msg(b, hc, buf), 2);
+		ck_assert_int_eq(memcmp(buf, "lh", 2), 0);
+		ck_assert_int_eq(tcp_read_msg(b, hc, buf), 0);
+		close(hc);
+	}
+
+	/* an answer for a connection the server closed (here for a bad
+	 * length after the query) is detected and dropped; a new connection
+	 * in the same slot does not get it either */
+	{
+		const uint8_t q[] = { 0, 1, 'L', 0, 0 };
+		int k, f2;
+		nsaved = 0;
+		ck_assert_int_eq(send(fd, q, 5, 0), 5);
 		for(k = 0; k < 100 && nsaved == 0; k++)
 			comm_base_loop_once(b, 10);
 		ck_assert_int_eq(nsaved, 1);
+		ck_assert_int_eq(tcp_read_msg(b, fd, buf), 0);
 		close(fd);
 		for(k = 0; k < 100 && comm_point_tcp_count(c) > 0; k++)
 			comm_base_loop_once(b, 10);
 		ck_assert_int_eq(comm_point_tcp_count(c), 0);
+		f2 = tcp_connect(&a);
+		for(k = 0; k < 100 && comm_point_tcp_count(c) == 0; k++)
+			comm_base_loop_once(b, 10);
 		ck_assert_int_eq(comm_reply_send(&saved[0],
 			(const uint8_t *)"xx", 2), -1);
 		ck_assert_uint_eq(comm_point_get_stats(c)->tcp_stale_replies,
 			1);
+		comm_base_loop_once(b, 20);
+		ck_assert_int_eq(recv(f2, buf, sizeof(buf), 0), -1);
+		close(f2);
 	}
 	comm_point_delete(c);
 	comm_base_delete(b);

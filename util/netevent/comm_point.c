@@ -19,7 +19,9 @@
  * answers (copied, with their length) on a per-connection write queue
  * drained as the socket allows, so several queries are in flight and
  * answered in any order. A length of 0, a read error or the idle timer
- * close that connection only. A slot's generation number changes when the
+ * close that connection only. When the client closes its sending side,
+ * the connection stays until the queued answers are written and the
+ * queries answered later have been answered (or the idle timer fires). A slot's generation number changes when the
  * connection opens and closes, so a saved comm_reply_addr for a closed
  * connection is detected and its answer dropped.
  */
@@ -105,7 +107,11 @@ struct comm_tcp_conn {
 	struct tcp_wq *wq_tail;
 	/** queued answers */
 	int wq_num;
-	/** the client closed its side: close after the queue drains */
+	/** queries handed to the callback and not answered there (they may
+	 * be answered later with comm_reply_send) */
+	int pending;
+	/** the client closed its side: close after the queue drains and the
+	 * pending queries are answered (or the idle timer fires) */
 	int read_closed;
 };
 
@@ -499,7 +505,11 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 	return mask;
 }
 
-/** write what the socket takes. @return 0, or -1 if it was closed */
+/**
+ * Write what the socket takes.
+ * @return 0; 1 if the connection was closed because it is finished (all
+ *	written, client done); -1 if it was closed on an error.
+ */
 static int
 tcp_conn_flush(struct comm_tcp_conn *conn)
 {
@@ -525,9 +535,9 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 		conn->c->stats.pkts_out++;
 		free(w);
 	}
-	if(!conn->wq_head && conn->read_closed) {
+	if(!conn->wq_head && conn->read_closed && conn->pending == 0) {
 		tcp_conn_close(conn);
-		return -1;
+		return 1;
 	}
 	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
 		tcp_conn_close(conn);
@@ -536,7 +546,11 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 	return 0;
 }
 
-/** queue an answer (copied) and try to write it. @return 0 or -1 */
+/**
+ * Queue an answer (copied) and try to write it.
+ * @return 0 if queued or written (the connection may have been closed
+ *	after a complete write), -1 if dropped.
+ */
 static int
 tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
 {
@@ -559,7 +573,7 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
 	conn->wq_num++;
 	if(conn->c->idle_ms > 0)
 		(void)comm_timer_set(conn->timer, conn->c->idle_ms);
-	return tcp_conn_flush(conn);
+	return tcp_conn_flush(conn) == -1 ? -1 : 0;
 }
 
 /** the connection is readable. @return 0, or -1 if it was closed */
@@ -580,7 +594,7 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			conn->read_closed = 1;
 			if(conn->lgot != 0)
 				verbose(VERB_ALGO, "tcp: EOF inside a message");
-			return tcp_conn_flush(conn);
+			return tcp_conn_flush(conn) ? -1 : 0;
 		}
 		if(r == -1) {
 			if(errno == EAGAIN || errno == EWOULDBLOCK ||
@@ -634,7 +648,8 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 					return -1;
 				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
 					return -1;
-			}
+			} else if(conn->fd != -1 && conn->gen == rep.gen)
+				conn->pending++;
 			if(conn->fd == -1 || conn->gen != rep.gen)
 				return -1;
 		}
@@ -653,7 +668,7 @@ tcp_conn_event(int fd, int events, void *arg)
 	uint32_t gen = conn->gen;
 	(void)fd;
 	if(events & NEV_WRITE) {
-		if(tcp_conn_flush(conn) == -1)
+		if(tcp_conn_flush(conn) != 0)
 			return;
 	}
 	if((events & NEV_READ) && conn->fd != -1 && conn->gen == gen)
@@ -729,6 +744,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->client = client;
 		conn->lgot = conn->got = conn->need = 0;
 		conn->read_closed = 0;
+		conn->pending = 0;
 		conn->mask = 0;
 		c->nconn++;
 		c->stats.tcp_accepted++;
@@ -878,6 +894,8 @@ comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
 			c->stats.tcp_stale_replies++;
 			return -1;
 		}
+		if(conn->pending > 0)
+			conn->pending--;
 		if(tcp_conn_queue(conn, pkt, len) == -1)
 			return -1;
 		return 0;
