@@ -6,9 +6,10 @@
  * (family, prefix, masked address, default-last, order given), drops
  * duplicates (the first given wins, a default never beats a line), and
  * then lays out, per family, one group per prefix length, longest first,
- * each a sorted array of masked addresses with their actions. A check
- * masks the client address to each group's length in turn and binary
- * searches the group; the first hit is the longest match.
+ * each a sorted array of masked addresses (as 128-bit numbers, two 64-bit
+ * words) with their actions. A check masks the client address to each
+ * group's length in turn and binary searches the group; the first hit is
+ * the longest match.
  */
 #include "config.h"
 #include "services/acl.h"
@@ -37,13 +38,23 @@ struct acl_item {
 	size_t seq;
 };
 
+/** an address as a 128-bit number (IPv4 in the low 32 bits) */
+struct acl_key {
+	/** high 64 bits */
+	uint64_t hi;
+	/** low 64 bits */
+	uint64_t lo;
+};
+
 /** all netblocks of one prefix length in one family */
 struct acl_group {
 	/** the prefix length */
 	int prefix;
-	/** first item (into the family's items) */
+	/** the mask for that prefix, as a key */
+	struct acl_key mask;
+	/** first entry (into the family's keys and actions) */
 	size_t start;
-	/** number of items */
+	/** number of entries */
 	size_t n;
 };
 
@@ -53,10 +64,12 @@ struct acl_family {
 	struct acl_group groups[129];
 	/** number of groups */
 	int ngroups;
-	/** the items, grouped, sorted by address within each group */
-	struct acl_item *items;
-	/** number of items */
-	size_t nitems;
+	/** the masked addresses, grouped, ascending within each group */
+	struct acl_key *keys;
+	/** the action of each key */
+	enum config_acl_action *acts;
+	/** number of entries */
+	size_t n;
 };
 
 /** an access-control list */
@@ -128,8 +141,10 @@ acl_delete(struct acl_list *acl)
 	if(!acl)
 		return;
 	free(acl->build);
-	free(acl->v4.items);
-	free(acl->v6.items);
+	free(acl->v4.keys);
+	free(acl->v4.acts);
+	free(acl->v6.keys);
+	free(acl->v6.acts);
 	free(acl);
 }
 
@@ -239,28 +254,59 @@ acl_item_cmp(const void *x, const void *y)
 	return 0;
 }
 
+/** address bytes (4 or 16, network order) as a key */
+static void
+acl_key_from(struct acl_key *k, const uint8_t *a, size_t alen)
+{
+	size_t i;
+	k->hi = k->lo = 0;
+	if(alen == 4) {
+		k->lo = ((uint64_t)a[0] << 24) | ((uint64_t)a[1] << 16) |
+			((uint64_t)a[2] << 8) | (uint64_t)a[3];
+		return;
+	}
+	for(i = 0; i < 8; i++)
+		k->hi = (k->hi << 8) | a[i];
+	for(i = 8; i < 16; i++)
+		k->lo = (k->lo << 8) | a[i];
+}
+
+/** the mask of a prefix length in a family */
+static void
+acl_key_mask(struct acl_key *m, size_t alen, int prefix)
+{
+	uint8_t b[16];
+	memset(b, 0xff, sizeof(b));
+	acl_mask(b, alen, prefix);
+	acl_key_from(m, b, alen);
+}
+
 /** lay out one family from the sorted, deduplicated items */
 static int
 acl_layout(struct acl_family *f, const struct acl_item *items, size_t n)
 {
 	size_t i;
-	f->items = NULL;
-	f->nitems = 0;
+	f->keys = NULL;
+	f->acts = NULL;
+	f->n = 0;
 	f->ngroups = 0;
 	if(n == 0)
 		return 0;
-	f->items = malloc(n * sizeof(*f->items));
-	if(!f->items)
+	f->keys = malloc(n * sizeof(*f->keys));
+	f->acts = malloc(n * sizeof(*f->acts));
+	if(!f->keys || !f->acts)
 		return -1;
-	memcpy(f->items, items, n * sizeof(*items));
-	f->nitems = n;
+	f->n = n;
 	for(i = 0; i < n; i++) {
+		acl_key_from(&f->keys[i], items[i].addr, items[i].alen);
+		f->acts[i] = items[i].action;
 		if(f->ngroups == 0 ||
 			f->groups[f->ngroups - 1].prefix != items[i].prefix) {
-			f->groups[f->ngroups].prefix = items[i].prefix;
-			f->groups[f->ngroups].start = i;
-			f->groups[f->ngroups].n = 0;
-			f->ngroups++;
+			struct acl_group *g = &f->groups[f->ngroups++];
+			g->prefix = items[i].prefix;
+			acl_key_mask(&g->mask, items[i].alen, items[i].prefix);
+			g->start = i;
+			g->n = 0;
 		}
 		f->groups[f->ngroups - 1].n++;
 	}
@@ -355,29 +401,27 @@ acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
 	return acl_finish(acl, err, errlen);
 }
 
-/** search one family */
+/** search one family: longest prefix first, binary search each group */
 static int
-acl_family_find(const struct acl_family *f, const uint8_t *a, size_t alen,
+acl_family_find(const struct acl_family *f, const struct acl_key *a,
 	enum config_acl_action *out)
 {
 	int g;
 	for(g = 0; g < f->ngroups; g++) {
 		const struct acl_group *gr = &f->groups[g];
-		uint8_t m[16];
-		size_t lo = gr->start, hi = gr->start + gr->n;
-		memcpy(m, a, alen);
-		acl_mask(m, alen, gr->prefix);
-		while(lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int c = memcmp(f->items[mid].addr, m, alen);
-			if(c == 0) {
-				*out = f->items[mid].action;
+		uint64_t hi = a->hi & gr->mask.hi, lo = a->lo & gr->mask.lo;
+		size_t l = gr->start, h = gr->start + gr->n;
+		while(l < h) {
+			size_t mid = l + (h - l) / 2;
+			const struct acl_key *k = &f->keys[mid];
+			if(k->hi == hi && k->lo == lo) {
+				*out = f->acts[mid];
 				return 1;
 			}
-			if(c < 0)
-				lo = mid + 1;
+			if(k->hi < hi || (k->hi == hi && k->lo < lo))
+				l = mid + 1;
 			else
-				hi = mid;
+				h = mid;
 		}
 	}
 	return 0;
@@ -388,17 +432,17 @@ acl_check(const struct acl_list *acl, const struct netaddr *addr)
 {
 	const uint8_t *a;
 	size_t n;
+	struct acl_key k;
 	enum config_acl_action r;
 	if(!addr)
 		return ACL_REFUSE;
 	if(!acl || !acl->finished)
 		return netaddr_is_loopback(addr) ? ACL_ALLOW : ACL_REFUSE;
 	a = netaddr_bytes(addr, &n);
-	if(!a)
+	if(!a || (n != 4 && n != 16))
 		return ACL_REFUSE;
-	if(n == 4 && acl_family_find(&acl->v4, a, 4, &r))
-		return r;
-	if(n == 16 && acl_family_find(&acl->v6, a, 16, &r))
+	acl_key_from(&k, a, n);
+	if(acl_family_find(n == 4 ? &acl->v4 : &acl->v6, &k, &r))
 		return r;
 	return ACL_REFUSE;
 }
@@ -410,5 +454,5 @@ acl_count(const struct acl_list *acl)
 		return 0;
 	if(!acl->finished)
 		return acl->nbuild;
-	return acl->v4.nitems + acl->v6.nitems;
+	return acl->v4.n + acl->v6.n;
 }

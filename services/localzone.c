@@ -193,7 +193,8 @@ static const char *const lz_type_words[] = {
 	"unset", "deny", "refuse", "static", "transparent", "typetransparent",
 	"redirect", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "always_refuse", "always_nxdomain",
-	"always_nodata", "always_deny", "always_null", "nodefault"
+	"always_nodata", "always_deny", "always_null", "nodefault",
+	"block_a", "block_aaaa", "noview"
 };
 
 /** the AS112 (RFC 6303 and friends) zones Unbound blocks by default */
@@ -1515,6 +1516,8 @@ local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	case LOCAL_ZONE_ALWAYS_NODATA:
 	case LOCAL_ZONE_ALWAYS_DENY:
 	case LOCAL_ZONE_ALWAYS_NULL:
+	case LOCAL_ZONE_BLOCK_A:
+	case LOCAL_ZONE_BLOCK_AAAA:
 		break;
 	default:
 		if(lz_data_answer(lz, z, t, pkt, fq, tcp, out, outmax, outlen,
@@ -1546,8 +1549,16 @@ local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 				outlen);
 		return lz_answer_neg(lz, pkt, fq, tcp, NULL,
 			DNS_RCODE_NOERROR, out, outmax, outlen);
+	case LOCAL_ZONE_BLOCK_A:
+	case LOCAL_ZONE_BLOCK_AAAA:
+		if(qi->qtype == (t == LOCAL_ZONE_BLOCK_A ? DNS_TYPE_A :
+			DNS_TYPE_AAAA))
+			return lz_answer_neg(lz, pkt, fq, tcp, NULL,
+				DNS_RCODE_NOERROR, out, outmax, outlen);
+		return LOCAL_ZONE_NOT_LOCAL;
 	case LOCAL_ZONE_TRANSPARENT:
 	case LOCAL_ZONE_INFORM:
+	case LOCAL_ZONE_NOVIEW:
 		if(node && node->nrrsets > 0)
 			return lz_answer_neg(lz, pkt, fq, tcp, z,
 				DNS_RCODE_NOERROR, out, outmax, outlen);

@@ -22,6 +22,9 @@
  *   always_deny       ignore the local data and resolve / refuse /
  *                     NXDOMAIN / NODATA / drop
  *   always_null       0.0.0.0 for A, :: for AAAA, NODATA otherwise
+ *   block_a           NODATA for A questions, the rest resolved normally
+ *                     (local data ignored); block_aaaa the same for AAAA
+ *   noview            (views are not implemented) as transparent
  *   nodefault         no zone at all: only switches off a default zone
  *
  * Local data whose name no zone covers makes an implicit transparent
@@ -109,7 +112,13 @@ enum local_zone_type {
 	/** 0.0.0.0 / :: for every name */
 	LOCAL_ZONE_ALWAYS_NULL,
 	/** no zone; switches off the default zone of that name */
-	LOCAL_ZONE_NODEFAULT
+	LOCAL_ZONE_NODEFAULT,
+	/** NODATA for A, else resolve */
+	LOCAL_ZONE_BLOCK_A,
+	/** NODATA for AAAA, else resolve */
+	LOCAL_ZONE_BLOCK_AAAA,
+	/** leave a view for the global zones; without views: transparent */
+	LOCAL_ZONE_NOVIEW
 };
 
 /** what local_zones_answer() did */
