@@ -1286,17 +1286,36 @@ lz_begin(const struct local_zones *lz, struct dns_builder *b,
 	return 0;
 }
 
-/** end an answer: OPT when the query had one. @return length or 0 */
+/**
+ * End an answer: OPT when the query had one, with an EDE when ede >= 0.
+ * @return length or 0
+ */
 static size_t
-lz_end(const struct local_zones *lz, struct dns_builder *b,
-	const struct fast_query *fq, int rcode)
+lz_end_ede(const struct local_zones *lz, struct dns_builder *b,
+	const struct fast_query *fq, int rcode, int ede, const char *text)
 {
 	if(fq->edns.present) {
+		struct edns_opt_out o;
+		uint8_t buf[64];
+		if(ede >= 0) {
+			edns_opt_ede(&o, buf, sizeof(buf), (uint16_t)ede, text);
+			if(dns_build_opt(b, lz->edns_size, rcode,
+				fq->edns.do_bit, &o, 1) == 0)
+				return dns_build_finish(b);
+		}
 		if(dns_build_opt(b, lz->edns_size, rcode, fq->edns.do_bit,
 			NULL, 0) != 0)
 			return 0;
 	}
 	return dns_build_finish(b);
+}
+
+/** end an answer: OPT when the query had one. @return length or 0 */
+static size_t
+lz_end(const struct local_zones *lz, struct dns_builder *b,
+	const struct fast_query *fq, int rcode)
+{
+	return lz_end_ede(lz, b, fq, rcode, -1, NULL);
 }
 
 /**
@@ -1425,6 +1444,59 @@ lz_chaos(const struct local_zones *lz, const uint8_t *pkt,
 	return *outlen != 0;
 }
 
+/**
+ * The CNAME at a redirect apex (Unbound's local alias): answered with
+ * the question name as owner. A target that starts with the "*" label is
+ * synthesised as the question name followed by the rest of the target;
+ * when that is too long the answer is YXDOMAIN (with an EDE), as Unbound
+ * does. @return 1 when answered
+ */
+static int
+lz_alias_answer(const struct local_zones *lz, const uint8_t *pkt,
+	const struct fast_query *fq, int tcp, const struct lz_rrset *s,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
+{
+	const struct query_info *qi = &fq->qinfo;
+	uint8_t syn[DNS_MAX_NAME + 2];
+	const uint8_t *tgt = s->rrs[0].rdata;
+	size_t tl = dname_valid(tgt, s->rrs[0].rdlen);
+	struct lz_rr rr;
+	struct lz_rrset one;
+	if(tl >= 3 && tgt[0] == 1 && tgt[1] == '*') {
+		/* qname without its root label, then the target after "*" */
+		size_t nl = qi->qname_len - 1 + tl - 2;
+		if(nl > DNS_MAX_NAME) {
+			struct dns_builder b;
+			if(lz_begin(lz, &b, pkt, fq, tcp, out, outmax,
+				(uint16_t)(DNS_FLAG_AA | DNS_FLAG_RA |
+				DNS_RCODE_YXDOMAIN)) != 0)
+				return 0;
+			*outlen = lz_end_ede(lz, &b, fq, DNS_RCODE_YXDOMAIN,
+				DNS_EDE_OTHER, "DNAME expansion became too large");
+			return *outlen != 0;
+		}
+		memcpy(syn, qi->qname, qi->qname_len - 1);
+		memcpy(syn + qi->qname_len - 1, tgt + 2, tl - 2);
+		rr.ttl = s->rrs[0].ttl;
+		rr.rdlen = (uint16_t)nl;
+		rr.rdata = syn;
+		one.type = DNS_TYPE_CNAME;
+		one.count = 1;
+		one.rrs = &rr;
+		s = &one;
+		tgt = syn;
+		tl = nl;
+	}
+	if(alias && tl > 0 && tl <= sizeof(alias->target)) {
+		alias->present = 1;
+		memcpy(alias->target, tgt, tl);
+		alias->target_len = tl;
+		alias->ttl = s->rrs[0].ttl;
+	}
+	return lz_answer_rrset(lz, pkt, fq, tcp, s, DNS_FLAG_AA | DNS_FLAG_RA,
+		out, outmax, outlen) == LOCAL_ZONE_ANSWERED;
+}
+
 /** answer from the local data of zone z. @return 1 when answered */
 static int
 lz_data_answer(const struct local_zones *lz, const struct local_zone *z,
@@ -1446,15 +1518,9 @@ lz_data_answer(const struct local_zones *lz, const struct local_zone *z,
 	if(!s)
 		return 0;
 	if(lz_is_redirect(t) && qi->qtype != DNS_TYPE_CNAME &&
-		s->type == DNS_TYPE_CNAME && alias && s->count > 0) {
-		size_t tl = dname_valid(s->rrs[0].rdata, s->rrs[0].rdlen);
-		if(tl > 0 && tl <= sizeof(alias->target)) {
-			alias->present = 1;
-			memcpy(alias->target, s->rrs[0].rdata, tl);
-			alias->target_len = tl;
-			alias->ttl = s->rrs[0].ttl;
-		}
-	}
+		s->type == DNS_TYPE_CNAME && s->count > 0)
+		return lz_alias_answer(lz, pkt, fq, tcp, s, out, outmax,
+			outlen, alias);
 	return lz_answer_rrset(lz, pkt, fq, tcp, s, DNS_FLAG_AA | DNS_FLAG_RA,
 		out, outmax, outlen) == LOCAL_ZONE_ANSWERED;
 }

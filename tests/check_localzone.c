@@ -229,6 +229,8 @@ static const char *const main_cfg[] = {
 	"data rd.example. A 192.0.2.4",
 	"zone rdc.example. redirect",
 	"data rdc.example. 300 CNAME www.static.test.",
+	"zone rdw.example. redirect",
+	"data rdw.example. CNAME *.static.test.",
 	"zone ref.example. refuse",
 	"data data.ref.example. A 192.0.2.6",
 	"zone den.example. deny",
@@ -470,6 +472,38 @@ START_TEST(test_redirect)
 	ck_assert_int_eq(ask_lz(lz, "x.rdc.example.", LDNS_RR_TYPE_CNAME,
 		LDNS_RR_CLASS_IN, Q_RD, &al), LOCAL_ZONE_ANSWERED);
 	ck_assert_int_eq(al.present, 0);
+	/* a wildcard CNAME target is synthesised from the question */
+	ck_assert_int_eq(ask_lz(lz, "x.Y.rdw.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, &al), LOCAL_ZONE_ANSWERED);
+	ck_assert_int_eq(al.present, 1);
+	ck_assert(dname_equal(al.target, (const uint8_t *)
+		"\001x\001y\003rdw\007example\006static\004test"));
+	p = reply();
+	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0),
+		"x.y.rdw.example.static.test.");
+	ldns_pkt_free(p);
+	{
+		/* too long after synthesis: YXDOMAIN with an EDE */
+		char longname[300];
+		size_t k = 0;
+		int j;
+		for(j = 0; j < 4; j++) {
+			memset(longname + k, 'a' + j, j < 3 ? 60 : 47);
+			k += j < 3 ? 60 : 47;
+			longname[k++] = '.';
+		}
+		snprintf(longname + k, sizeof(longname) - k, "rdw.example.");
+		ck_assert_int_eq(ask_lz(lz, longname, LDNS_RR_TYPE_A,
+			LDNS_RR_CLASS_IN, Q_RD | Q_EDNS, &al),
+			LOCAL_ZONE_ANSWERED);
+		ck_assert_int_eq(al.present, 0);
+		p = reply();
+		ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_YXDOMAIN);
+		ck_assert(ldns_pkt_aa(p));
+		ck_assert_int_eq(ldns_pkt_ancount(p), 0);
+		ck_assert_int_eq(ede_code(p), 0);
+		ldns_pkt_free(p);
+	}
 	/* inform_redirect: redirect with a log line */
 	p = ask(lz, "q.infr.example.", LDNS_RR_TYPE_A, Q_RD);
 	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "192.0.2.10");
