@@ -86,6 +86,11 @@ struct resolver_handle {
 typedef void (*resolver_reply_cb_type)(void *arg,
 	const struct resolver_handle *handle, const uint8_t *pkt, size_t len);
 
+/** per-type and per-class counters kept for types 0..255 */
+#define RESOLVER_STATS_QTYPES 256
+/** buckets of the recursion time histogram (as Unbound's) */
+#define RESOLVER_STATS_HIST 40
+
 /** per-worker counters (each worker its own, on its own cache line) */
 struct resolver_stats {
 	/** client queries seen */
@@ -112,6 +117,37 @@ struct resolver_stats {
 	uint64_t num_outgoing;
 	/** answers sent to clients after recursion (from the mesh) */
 	uint64_t num_recursive_replies;
+	/* extended statistics (daemon/stats.h prints them; each is one
+	 * array increment on this worker's own counters) */
+	/** well-formed queries by type; [RESOLVER_STATS_QTYPES] counts the
+	 * types above 255 */
+	uint64_t qtype[RESOLVER_STATS_QTYPES + 1];
+	/** well-formed queries by class; [RESOLVER_STATS_QTYPES]: above 255 */
+	uint64_t qclass[RESOLVER_STATS_QTYPES + 1];
+	/** queries by opcode */
+	uint64_t qopcode[16];
+	/** queries with each header flag: QR AA TC RD RA Z AD CD */
+	uint64_t qflags[8];
+	/** queries with an OPT record */
+	uint64_t qedns;
+	/** queries with the DO bit */
+	uint64_t qedns_do;
+	/** queries from IPv6 clients */
+	uint64_t qipv6;
+	/** answers by rcode (counted by the caller of resolver_handle_query
+	 * on what it sends); [16] counts NOERROR answers without data */
+	uint64_t ans_rcode[17];
+	/** recursion time histogram: [0] below 1 us, [i] from 2^(i-1) us
+	 * to 2^i us (Unbound's buckets); the last one is open */
+	uint64_t rec_hist[RESOLVER_STATS_HIST];
+	/** sum of the recursion times, microseconds */
+	uint64_t rec_time_us;
+	/** sum of the in-flight states seen by each new recursion */
+	uint64_t reqlist_sum;
+	/** how many were summed */
+	uint64_t reqlist_samples;
+	/** the most in-flight states seen */
+	uint64_t reqlist_max;
 } __attribute__((aligned(64)));
 
 /** the per-worker front end */
