@@ -1,0 +1,327 @@
+/*
+ * tests/check_iterator.c - unit tests for the iterator's environment:
+ * root hints (built-in and from a file), forward/stub zone matching,
+ * delegation points, address filters (do-not-query-localhost, do-ip6,
+ * private-address, private-domain), and building it from a config.
+ * The resolution itself is proven by the replay scenarios (testdata).
+ */
+#include "config.h"
+#include "util/log.h"
+#undef ATTR_FORMAT
+#undef ATTR_UNUSED
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "iterator/iter_env.h"
+#include "util/config_file.h"
+#include "util/region.h"
+#include "util/netaddr.h"
+#include "dns/name.h"
+
+/** wire name from a string */
+static size_t
+wire(const char *s, uint8_t *out)
+{
+	size_t len = 256;
+	ck_assert_int_eq(dname_from_str(s, out, &len), 0);
+	return len;
+}
+
+/** count hints */
+static int
+num_hints(struct iter_env *env, int *with_addr)
+{
+	struct iter_hint *h;
+	int n = 0;
+	*with_addr = 0;
+	for(h = env->hints; h; h = h->next) {
+		n++;
+		if(h->has_addr)
+			(*with_addr)++;
+	}
+	return n;
+}
+
+START_TEST(test_default_hints)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct region *r = region_create(0);
+	struct delegpt *dp;
+	struct delegpt_ns *ns;
+	struct delegpt_addr *a;
+	int n, wa, nns = 0, naddr = 0;
+	uint8_t k[256];
+	ck_assert_ptr_nonnull(env);
+	n = num_hints(env, &wa);
+	ck_assert_int_eq(n, 26);	/* 13 servers, IPv4 and IPv6 each */
+	ck_assert_int_eq(wa, 26);
+	dp = iter_env_root_dp(env, r);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_uint_eq(dp->len, 1);
+	for(ns = dp->nslist; ns; ns = ns->next)
+		nns++;
+	for(a = dp->addrs; a; a = a->next)
+		naddr++;
+	ck_assert_int_eq(nns, 13);	/* names are not duplicated */
+	ck_assert_int_eq(naddr, 26);
+	wire("K.Root-Servers.NET.", k);
+	ck_assert_ptr_nonnull(delegpt_find_ns(dp, k));
+	/* defaults as Unbound's */
+	ck_assert_int_eq(env->dnqlh, 1);
+	ck_assert_int_eq(env->qname_min, 1);
+	region_destroy(r);
+	iter_env_delete(env);
+}
+END_TEST
+
+START_TEST(test_hints_file)
+{
+	char path[] = "/tmp/check_iterator_hintsXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	struct iter_env *env = iter_env_create_default();
+	int n, wa;
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, ".\t3600000\tIN\tNS\tns1.test.\n"
+		".\t3600000\tIN\tNS\tns2.test.\n"
+		"ns1.test.\t3600000\tIN\tA\t192.0.2.1\n"
+		"ns1.test.\t3600000\tIN\tAAAA\t2001:db8::1\n");
+	fclose(f);
+	ck_assert_int_eq(iter_env_read_hints(env, path), 0);
+	n = num_hints(env, &wa);
+	/* ns1 with two addresses, ns2 without */
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(wa, 2);
+	unlink(path);
+	/* a missing file fails and keeps the hints */
+	ck_assert_int_eq(iter_env_read_hints(env, "/nonexistent/hints"), -1);
+	ck_assert_int_eq(num_hints(env, &wa), 3);
+	iter_env_delete(env);
+}
+END_TEST
+
+START_TEST(test_hints_file_garbage)
+{
+	char path[] = "/tmp/check_iterator_hintsXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	struct iter_env *env = iter_env_create_default();
+	int wa;
+	f = fdopen(fd, "w");
+	fprintf(f, "this is not a zone file {{{\n");
+	fclose(f);
+	ck_assert_int_eq(iter_env_read_hints(env, path), -1);
+	ck_assert_int_eq(num_hints(env, &wa), 26);
+	unlink(path);
+	iter_env_delete(env);
+}
+END_TEST
+
+START_TEST(test_find_zone)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct iter_zone *root, *ex, *aex, *z;
+	uint8_t n[256];
+	root = iter_env_add_zone(env, ".", 1);
+	ex = iter_env_add_zone(env, "example.com", 0);
+	aex = iter_env_add_zone(env, "a.example.com.", 1);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_ptr_nonnull(ex);
+	ck_assert_ptr_nonnull(aex);
+	/* adding the same name again finds it */
+	ck_assert_ptr_eq(iter_env_add_zone(env, "EXAMPLE.com.", 0), ex);
+	wire("www.example.com.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
+	wire("x.a.example.com.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), aex);
+	wire("a.example.com.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), aex);
+	wire("b.example.com.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
+	wire("example.net.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), root);
+	/* case does not matter */
+	wire("WWW.Example.COM.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
+	/* a stub beats a forward of the same name */
+	z = iter_env_add_zone(env, "example.com.", 1);
+	ck_assert_ptr_ne(z, ex);
+	wire("www.example.com.", n);
+	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
+	iter_env_delete(env);
+}
+END_TEST
+
+START_TEST(test_zone_dp)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct region *r = region_create(0);
+	struct iter_zone *z = iter_env_add_zone(env, "example.com.", 1);
+	struct delegpt *dp;
+	struct delegpt_addr *a;
+	int n = 0;
+	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
+	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.2@5353"), 0);
+	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
+	ck_assert_int_eq(iter_zone_add_addr(z, "not-an-address"), -1);
+	ck_assert_int_eq(iter_zone_add_host(z, "ns.example.net"), 0);
+	z->first = 1;
+	dp = iter_env_zone_dp(z, r);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_int_eq(dp->is_forward, 1);
+	ck_assert_int_eq(dp->is_stub, 0);
+	ck_assert_int_eq(dp->first, 1);
+	for(a = dp->addrs; a; a = a->next)
+		n++;
+	ck_assert_int_eq(n, 2);	/* the duplicate is merged */
+	ck_assert_int_eq(netaddr_port(&dp->addrs->next->addr), 5353);
+	ck_assert_ptr_nonnull(dp->nslist);
+	ck_assert_ptr_null(dp->nslist->next);
+	region_destroy(r);
+	iter_env_delete(env);
+}
+END_TEST
+
+START_TEST(test_delegpt)
+{
+	struct region *r = region_create(0);
+	uint8_t zone[256], n1[256], n2[256];
+	struct delegpt *dp;
+	struct netaddr a;
+	const char *err;
+	wire("Example.COM.", zone);
+	wire("ns1.example.com.", n1);
+	wire("NS1.example.com.", n2);
+	dp = delegpt_create(r, zone);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_int_eq(dp->name[1], 'e');	/* lower-cased */
+	ck_assert_ptr_nonnull(delegpt_add_ns(dp, r, n1));
+	ck_assert_ptr_eq(delegpt_add_ns(dp, r, n2), dp->nslist);
+	ck_assert_ptr_null(dp->nslist->next);
+	ck_assert_int_eq(netaddr_parse("192.0.2.7", 53, &a, &err), 0);
+	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
+	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
+	ck_assert_ptr_nonnull(dp->addrs);
+	ck_assert_ptr_null(dp->addrs->next);
+	region_destroy(r);
+}
+END_TEST
+
+START_TEST(test_addr_filters)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct netaddr lo, lo6, pub, pub6, priv;
+	const char *err;
+	uint8_t n[256];
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &lo, &err), 0);
+	ck_assert_int_eq(netaddr_parse("127.1.2.3", 53, &lo6, &err), 0);
+	ck_assert_int_eq(netaddr_parse("192.0.2.1", 53, &pub, &err), 0);
+	ck_assert_int_eq(netaddr_parse("2001:db8::1", 53, &pub6, &err), 0);
+	ck_assert_int_eq(netaddr_parse("10.1.2.3", 53, &priv, &err), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &lo), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &lo6), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &pub), 1);
+	ck_assert_int_eq(iter_addr_allowed(env, &pub6), 1);
+	env->dnqlh = 0;
+	ck_assert_int_eq(iter_addr_allowed(env, &lo), 1);
+	env->do_ip6 = 0;
+	ck_assert_int_eq(iter_addr_allowed(env, &pub6), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &pub), 1);
+	env->do_ip4 = 0;
+	ck_assert_int_eq(iter_addr_allowed(env, &pub), 0);
+
+	ck_assert_int_eq(iter_addr_private(env, &priv), 0);
+	ck_assert_int_eq(iter_env_add_private(env, "10.0.0.0/8"), 0);
+	ck_assert_int_eq(iter_env_add_private(env, "bogus"), -1);
+	ck_assert_int_eq(iter_addr_private(env, &priv), 1);
+	ck_assert_int_eq(iter_addr_private(env, &pub), 0);
+	ck_assert_int_eq(iter_env_add_privdom(env, "intra.example."), 0);
+	wire("host.Intra.Example.", n);
+	ck_assert_int_eq(iter_name_privdom(env, n), 1);
+	wire("host.example.", n);
+	ck_assert_int_eq(iter_name_privdom(env, n), 0);
+	iter_env_delete(env);
+}
+END_TEST
+
+START_TEST(test_from_config)
+{
+	struct config_file *cfg = config_create();
+	struct iter_env *env;
+	struct iter_zone *z;
+	char err[256];
+	uint8_t n[256];
+	const char *text =
+		"server:\n"
+		"\tqname-minimisation: no\n"
+		"\tdo-not-query-localhost: no\n"
+		"\tprivate-address: 10.0.0.0/8\n"
+		"\tprivate-domain: \"lan.\"\n"
+		"\tprefetch: yes\n"
+		"forward-zone:\n"
+		"\tname: \".\"\n"
+		"\tforward-addr: 192.0.2.53\n"
+		"\tforward-first: yes\n"
+		"stub-zone:\n"
+		"\tname: \"corp.example.\"\n"
+		"\tstub-addr: 192.0.2.54@5353\n"
+		"\tstub-host: ns.corp.example.\n";
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "test", text, strlen(text),
+		err, sizeof(err)), 0);
+	env = iter_env_create(cfg);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(env->qname_min, 0);
+	ck_assert_int_eq(env->dnqlh, 0);
+	ck_assert_int_eq(env->prefetch, 1);
+	ck_assert_ptr_nonnull(env->priv);
+	ck_assert_ptr_nonnull(env->privdom);
+	wire("www.corp.example.", n);
+	z = iter_env_find_zone(env, n);
+	ck_assert_ptr_nonnull(z);
+	ck_assert_int_eq(z->is_forward, 0);
+	ck_assert_int_eq(z->num_addrs, 1);
+	ck_assert_int_eq(netaddr_port(&z->addrs[0]), 5353);
+	ck_assert_int_eq(z->num_hosts, 1);
+	wire("www.example.", n);
+	z = iter_env_find_zone(env, n);
+	ck_assert_ptr_nonnull(z);
+	ck_assert_int_eq(z->is_forward, 1);
+	ck_assert_int_eq(z->first, 1);
+	iter_env_delete(env);
+	config_delete(cfg);
+}
+END_TEST
+
+/** the suite */
+static Suite *
+iterator_suite(void)
+{
+	Suite *s = suite_create("iterator");
+	TCase *tc = tcase_create("env");
+	tcase_add_test(tc, test_default_hints);
+	tcase_add_test(tc, test_hints_file);
+	tcase_add_test(tc, test_hints_file_garbage);
+	tcase_add_test(tc, test_find_zone);
+	tcase_add_test(tc, test_zone_dp);
+	tcase_add_test(tc, test_delegpt);
+	tcase_add_test(tc, test_addr_filters);
+	tcase_add_test(tc, test_from_config);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(iterator_suite());
+	int failed;
+	log_init(NULL, 0, NULL);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

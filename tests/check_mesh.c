@@ -1,0 +1,316 @@
+/*
+ * tests/check_mesh.c - unit tests for the mesh and the front end with a
+ * minimal fake network: merging of identical questions, keys by DO bit,
+ * the state count going back to zero (per-state memory freed), the
+ * num-queries-per-thread limit and jostling, deletion with clients
+ * waiting, and the front end's handling of malformed packets.
+ */
+#include "config.h"
+#include "util/log.h"
+#undef ATTR_FORMAT
+#undef ATTR_UNUSED
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ldns/ldns.h>
+#include "services/resolver.h"
+#include "services/mesh.h"
+#include "services/outbound.h"
+#include "iterator/iter_env.h"
+#include "util/random.h"
+#include "util/netaddr.h"
+#include "dns/query.h"
+
+/** most queries the fake network keeps */
+#define MAXQ 16
+
+/** a query sent to the fake network */
+struct tq {
+	/** in use */
+	int used;
+	/** question */
+	uint8_t qname[256];
+	/** its length */
+	size_t qlen;
+	/** type */
+	uint16_t qtype;
+	/** flags */
+	int flags;
+	/** callback */
+	outbound_cb_type cb;
+	/** its arg */
+	void *arg;
+};
+
+/** the test's fake network and client */
+static struct tq sent[MAXQ];
+static int num_sent, num_cancel, num_replies, num_drops;
+static struct timeval now;
+static uint8_t last_reply[65535];
+static size_t last_len;
+
+static struct outbound_query *
+t_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
+	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+{
+	int i;
+	(void)ctx; (void)to; (void)qclass; (void)timeout_ms;
+	for(i = 0; i < MAXQ; i++) {
+		if(!sent[i].used) {
+			sent[i].used = 1;
+			memcpy(sent[i].qname, qname, qname_len);
+			sent[i].qlen = qname_len;
+			sent[i].qtype = qtype;
+			sent[i].flags = flags;
+			sent[i].cb = cb;
+			sent[i].arg = cb_arg;
+			num_sent++;
+			return (struct outbound_query *)&sent[i];
+		}
+	}
+	return NULL;
+}
+
+static void
+t_cancel(void *ctx, struct outbound_query *q)
+{
+	(void)ctx;
+	((struct tq *)q)->used = 0;
+	num_cancel++;
+}
+
+static void *
+t_timer_set(void *ctx, int ms, void (*fn)(void *), void *arg)
+{
+	(void)ctx; (void)ms; (void)fn; (void)arg;
+	return NULL;
+}
+
+static void
+t_timer_cancel(void *ctx, void *t)
+{
+	(void)ctx; (void)t;
+}
+
+static void
+t_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
+	size_t len)
+{
+	(void)arg; (void)h;
+	if(!pkt) {
+		num_drops++;
+		return;
+	}
+	num_replies++;
+	memcpy(last_reply, pkt, len);
+	last_len = len;
+}
+
+static struct outbound out;
+static struct iter_env *env;
+static struct petrel_random *rnd;
+static struct resolver *res;
+
+/** a resolver forwarding "." to 192.0.2.1 */
+static void
+setup(void)
+{
+	struct iter_zone *z;
+	memset(sent, 0, sizeof(sent));
+	num_sent = num_cancel = num_replies = num_drops = 0;
+	now.tv_sec = 1000;
+	now.tv_usec = 0;
+	out.ctx = NULL;
+	out.send = t_send;
+	out.cancel = t_cancel;
+	out.timer_set = t_timer_set;
+	out.timer_cancel = t_timer_cancel;
+	out.now = &now;
+	env = iter_env_create_default();
+	ck_assert_ptr_nonnull(env);
+	z = iter_env_add_zone(env, ".", 1);
+	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
+	env->num_queries = 2;
+	env->jostle_ms = 200;
+	rnd = random_create_seeded(1);
+	res = resolver_create(NULL, env, &out, rnd, t_reply, NULL);
+	ck_assert_ptr_nonnull(res);
+}
+
+static void
+teardown(void)
+{
+	resolver_delete(res);
+	iter_env_delete(env);
+	random_delete(rnd);
+}
+
+/** send a client query; @return the result */
+static enum resolver_result
+client(const char *name, int do_bit)
+{
+	ldns_pkt *p = NULL;
+	uint8_t *wire = NULL, buf[4096];
+	size_t len = 0, outlen = 0;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	enum resolver_result r;
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, name,
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	if(do_bit) {
+		ldns_pkt_set_edns_udp_size(p, 4096);
+		ldns_pkt_set_edns_do(p, 1);
+	}
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(&h, 0, sizeof(h));
+	r = resolver_handle_query(res, wire, len, &a, RESOLVER_UDP, &h, buf,
+		sizeof(buf), &outlen);
+	free(wire);
+	return r;
+}
+
+/** answer the fake query i with an A record */
+static void
+answer(int i, const char *name)
+{
+	ldns_pkt *p = NULL;
+	ldns_rr *rr = NULL;
+	uint8_t *wire = NULL;
+	size_t len = 0;
+	char txt[300];
+	struct tq q = sent[i];
+	ck_assert_int_eq(q.used, 1);
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, name,
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_ra(p, 1);
+	snprintf(txt, sizeof(txt), "%s 300 IN A 192.0.2.99", name);
+	ck_assert_int_eq(ldns_rr_new_frm_str(&rr, txt, 300, NULL, NULL),
+		LDNS_STATUS_OK);
+	ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	sent[i].used = 0;
+	q.cb(q.arg, OUTBOUND_REPLY, wire, len, 5);
+	free(wire);
+}
+
+START_TEST(test_merge)
+{
+	ck_assert_int_eq(client("www.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(num_sent, 1);
+	ck_assert_int_eq(sent[0].flags & OUTBOUND_FLAG_RD, OUTBOUND_FLAG_RD);
+	ck_assert_int_eq(client("WWW.example.COM.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(num_sent, 1);	/* merged: nothing new sent */
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 1);
+	ck_assert_uint_eq(resolver_num_pending(res), 2);
+	answer(0, "www.example.com.");
+	ck_assert_int_eq(num_replies, 2);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 0);
+	ck_assert_uint_eq(resolver_num_pending(res), 0);
+	ck_assert_uint_eq(res->stats.num_recursive_replies, 2);
+}
+END_TEST
+
+START_TEST(test_do_apart)
+{
+	ck_assert_int_eq(client("www.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("www.example.com.", 1), RESOLVER_PENDING);
+	ck_assert_int_eq(num_sent, 2);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+}
+END_TEST
+
+START_TEST(test_full_and_jostle)
+{
+	uint8_t buf[512];
+	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
+	/* full (2), both younger than 200 ms: SERVFAIL now */
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_ANSWERED);
+	ck_assert_uint_eq(res->stats.num_dropped, 1);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	/* a second later the oldest is jostled out for a new one */
+	now.tv_sec += 1;
+	ck_assert_int_eq(client("d.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(num_drops, 1);
+	ck_assert_int_eq(num_cancel, 1);	/* its upstream query too */
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	(void)buf;
+}
+END_TEST
+
+START_TEST(test_delete_pending)
+{
+	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
+	resolver_delete(res);
+	res = NULL;
+	ck_assert_int_eq(num_drops, 2);
+	ck_assert_int_eq(num_cancel, 2);
+}
+END_TEST
+
+START_TEST(test_malformed)
+{
+	uint8_t buf[512];
+	size_t outlen = 0;
+	struct netaddr a;
+	const char *err;
+	struct resolver_handle h;
+	/* header, QDCOUNT 1, question name cut short */
+	static const uint8_t cut[] = {0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0,
+		0, 0, 0, 3, 'w', 'w'};
+	static const uint8_t resp[] = {0x12, 0x34, 0x81, 0x00, 0, 0, 0, 0,
+		0, 0, 0, 0};
+	memset(&h, 0, sizeof(h));
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	ck_assert_int_eq(resolver_handle_query(res, cut, 5, &a, RESOLVER_UDP,
+		&h, buf, sizeof(buf), &outlen), RESOLVER_DROP);
+	ck_assert_int_eq(resolver_handle_query(res, resp, sizeof(resp), &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen), RESOLVER_DROP);
+	ck_assert_int_eq(resolver_handle_query(res, cut, sizeof(cut), &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
+		RESOLVER_ANSWERED);
+	ck_assert_uint_ge(outlen, 12);
+	ck_assert_int_eq(buf[0], 0x12);
+	ck_assert_int_eq(buf[1], 0x34);
+	ck_assert_int_eq(buf[3] & 0x0f, 1);	/* FORMERR */
+	ck_assert_int_eq(buf[2] & 0x80, 0x80);	/* QR */
+	ck_assert_uint_eq(res->stats.num_malformed, 3);
+	ck_assert_int_eq(num_sent, 0);
+}
+END_TEST
+
+/** the suite */
+static Suite *
+mesh_suite(void)
+{
+	Suite *s = suite_create("mesh");
+	TCase *tc = tcase_create("mesh");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_do_apart);
+	tcase_add_test(tc, test_full_and_jostle);
+	tcase_add_test(tc, test_delete_pending);
+	tcase_add_test(tc, test_malformed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(mesh_suite());
+	int failed;
+	log_init(NULL, 0, NULL);
+	dns_hash_set_seed(7);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
