@@ -18,7 +18,6 @@
 #include "dns/query.h"
 #include "dns/msgparse.h"
 #include "dns/msgencode.h"
-#include "util/config_file.h"
 #ifdef HAVE_MALLOC_H
 #include <malloc.h>
 #endif
@@ -709,32 +708,6 @@ START_TEST(test_mallinfo)
 END_TEST
 #endif
 
-START_TEST(test_params_from_cfg)
-{
-	struct config_file *cfg = config_create();
-	struct mcache_params p;
-	char err[256];
-	ck_assert_ptr_nonnull(cfg);
-	ck_assert_int_eq(config_set_option(cfg, "prefetch", "yes", err,
-		sizeof(err)), 0);
-	ck_assert_int_eq(config_set_option(cfg, "cache-max-ttl", "1000", err,
-		sizeof(err)), 0);
-	ck_assert_int_eq(config_set_option(cfg, "cache-max-negative-ttl",
-		"77", err, sizeof(err)), 0);
-	ck_assert_int_eq(config_set_option(cfg, "max-udp-size", "1400", err,
-		sizeof(err)), 0);
-	ck_assert_int_eq(config_set_option(cfg, "msg-cache-size", "8m", err,
-		sizeof(err)), 0);
-	mcache_params_from_cfg(&p, cfg);
-	ck_assert_int_eq(p.prefetch, 1);
-	ck_assert_uint_eq(p.max_ttl, 1000);
-	ck_assert_uint_eq(p.max_negative_ttl, 77);
-	ck_assert_uint_eq(p.max_udp_size, 1400);
-	ck_assert_uint_eq(p.maxmem, 8 * 1024 * 1024);
-	config_delete(cfg);
-}
-END_TEST
-
 /* ---------------- readers and writers on threads ---------------- */
 #ifdef PETREL_HAVE_THREADS
 
@@ -851,7 +824,6 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);
-	tcase_add_test(tc, test_params_from_cfg);
 #if defined(HAVE_MALLINFO2) && !defined(PETREL_SANITIZERS)
 	tcase_add_test(tc, test_mallinfo);
 #endif

@@ -18,7 +18,6 @@
 #include "dns/name.h"
 #include "dns/query.h"
 #include "dns/msgparse.h"
-#include "util/config_file.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,32 +113,6 @@ mcache_params_default(struct mcache_params *p)
 	p->serve_expired_ttl = 0;
 	p->serve_expired_reply_ttl = 30;
 	p->max_udp_size = 1232;
-}
-
-/** a non-negative config int as uint32 */
-static uint32_t
-cfg_u32(int v)
-{
-	return v < 0 ? 0 : (uint32_t)v;
-}
-
-void
-mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
-{
-	mcache_params_default(p);
-	if(!cfg)
-		return;
-	p->maxmem = cfg->msg_cache_size;
-	p->slabs = cfg->msg_cache_slabs > 0 ? (size_t)cfg->msg_cache_slabs : 1;
-	p->min_ttl = cfg_u32(cfg->cache_min_ttl);
-	p->max_ttl = cfg_u32(cfg->cache_max_ttl);
-	p->max_negative_ttl = cfg_u32(cfg->cache_max_negative_ttl);
-	p->prefetch = cfg->prefetch;
-	p->serve_expired = cfg->serve_expired;
-	p->serve_expired_ttl = cfg_u32(cfg->serve_expired_ttl);
-	p->serve_expired_reply_ttl = cfg_u32(cfg->serve_expired_reply_ttl);
-	if(cfg->max_udp_size >= DNS_MIN_UDP && cfg->max_udp_size <= 65535)
-		p->max_udp_size = (uint16_t)cfg->max_udp_size;
 }
 
 /** the table hash of a key */

@@ -55,7 +55,6 @@
 
 struct query_info;
 struct fast_query;
-struct config_file;
 struct mcache;
 
 /** seconds after a refresh was signalled before another may be signalled */
@@ -132,14 +131,6 @@ struct mcache_params {
  * UDP 1232.
  */
 void mcache_params_default(struct mcache_params *p);
-
-/**
- * Fill params from the config: msg-cache-size, msg-cache-slabs,
- * cache-min-ttl, cache-max-ttl, cache-max-negative-ttl, prefetch,
- * serve-expired, serve-expired-ttl, serve-expired-reply-ttl, max-udp-size.
- */
-void mcache_params_from_cfg(struct mcache_params *p,
-	const struct config_file *cfg);
 
 /**
  * Create a message cache.
