@@ -1461,6 +1461,118 @@ START_TEST(test_apply_cfg)
 }
 END_TEST
 
+/**
+ * Random questions, many of them under configured and default zones,
+ * through the whole front end: nothing crashes, and every answer is a
+ * well-formed reply to its query that ldns reads.
+ */
+START_TEST(test_random_queries)
+{
+	static const char *const suffixes[] = {
+		"", "static.test", "test", "tr.example", "rd.example",
+		"rdw.example", "rdc.example", "ref.example", "den.example",
+		"inf.example", "axn.example", "and.example", "an.example",
+		"ba.example", "example", "sub.example", "localhost",
+		"10.in-addr.arpa", "in-addr.arpa", "ip6.arpa", "onion",
+		"server", "bind", "example2", NULL
+	};
+	static const uint16_t types[] = { 1, 2, 5, 6, 12, 15, 16, 28, 33, 43,
+		255, 65, 0, 65535 };
+	static const uint16_t classes[] = { 1, 1, 1, 3, 4, 255, 254, 0 };
+	struct local_zones *lz = build(main_cfg);
+	struct acl_list *acl = acl_create();
+	char err[256];
+	int i, nsuf = 0, answered = 0;
+	srandom(1234);
+	ck_assert_int_eq(acl_add_str(acl, "10.0.0.0/8", "allow", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.1.0.0/16", "refuse_non_local",
+		err, sizeof(err)), 0);
+	ck_assert_int_eq(acl_finish(acl, err, sizeof(err)), 0);
+	while(suffixes[nsuf])
+		nsuf++;
+	for(i = 0; i < 30000; i++) {
+		uint8_t name[DNS_MAX_NAME + 64], suf[DNS_MAX_NAME];
+		size_t n = 0, sl = sizeof(suf), k;
+		int labels = (int)(random() % 5), j, flags;
+		uint16_t qt = types[random() % (sizeof(types) / sizeof(types[0]))];
+		uint16_t qc = classes[random() % (sizeof(classes) /
+			sizeof(classes[0]))];
+		enum local_front_result r;
+		struct local_front_info info;
+		ck_assert_int_eq(dname_from_str(suffixes[random() % nsuf], suf,
+			&sl), 0);
+		if(random() % 50 == 0)
+			labels = 40 + (int)(random() % 90);
+		for(j = 0; j < labels; j++) {
+			size_t ll = 1 + (size_t)(random() % (random() % 8 ? 8 :
+				63));
+			if(n + ll + 1 + sl > DNS_MAX_NAME)
+				break;
+			name[n++] = (uint8_t)ll;
+			for(k = 0; k < ll; k++)
+				name[n++] = (uint8_t)(random() % 4 ?
+					"abcXYZ-*0\\."[random() % 12] :
+					random());
+		}
+		memcpy(name + n, suf, sl);
+		n += sl;
+		/* header, question, maybe an OPT */
+		flags = (int)random();
+		memset(query, 0, 12);
+		query[0] = 0x42;
+		query[1] = 0x42;
+		query[2] = (uint8_t)((flags & 1) ? 0x01 : 0) |
+			(uint8_t)((flags & 2) ? 0x80 : 0); /* RD, QR */
+		query[3] = (uint8_t)((flags & 4) ? 0x10 : 0); /* CD */
+		query[5] = 1;
+		memcpy(query + 12, name, n);
+		query_len = 12 + n;
+		query[query_len++] = (uint8_t)(qt >> 8);
+		query[query_len++] = (uint8_t)qt;
+		query[query_len++] = (uint8_t)(qc >> 8);
+		query[query_len++] = (uint8_t)qc;
+		if(flags & 8) {
+			static const uint8_t opt[] = { 0, 0, 41, 0x10, 0, 0, 0,
+				0x80, 0, 0, 0 };
+			memcpy(query + query_len, opt, sizeof(opt));
+			query[query_len + 3] = (uint8_t)(random() % 2 ? 0x02 :
+				0x10); /* 512 or 4096 */
+			query_len += sizeof(opt);
+			query[11] = 1;
+		}
+		if(dns_query_parse_fast(query, query_len, &fq) != 0)
+			continue;
+		answer_len = 0;
+		r = local_front_answer(acl, lz, query, query_len, &fq,
+			addr((flags & 16) ? "10.1.0.1" : "10.2.0.1"),
+			(flags & 32) != 0, answer, (flags & 64) ? 512 :
+			sizeof(answer), &answer_len, &info);
+		if(r == LOCAL_FRONT_ANSWERED) {
+			ldns_pkt *p = NULL;
+			answered++;
+			ck_assert_uint_ge(answer_len, 12);
+			ck_assert_msg(ldns_wire2pkt(&p, answer, answer_len) ==
+				LDNS_STATUS_OK, "query %d unreadable answer", i);
+			ck_assert_int_eq(ldns_pkt_id(p), 0x4242);
+			ck_assert(ldns_pkt_qr(p));
+			ck_assert_int_eq(ldns_pkt_qdcount(p), 1);
+			ck_assert_int_eq(ldns_pkt_rd(p), (flags & 1) != 0);
+			if(!(flags & 32))
+				ck_assert_uint_le(answer_len, (flags & 8) ?
+					1232 : 512);
+			ck_assert_int_eq(memcmp(answer + 12, query + 12, n + 4),
+				0); /* the question, letter case and all */
+			ldns_pkt_free(p);
+		} else
+			ck_assert_uint_eq(answer_len, 0);
+	}
+	ck_assert_int_gt(answered, 1000);
+	acl_delete(acl);
+	local_zones_delete(lz);
+}
+END_TEST
+
 /** many zones and data: every one is found, nothing else is */
 START_TEST(test_many)
 {
@@ -1613,6 +1725,7 @@ localzone_suite(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_apply_cfg);
 	tcase_add_test(tc, test_speed);
+	tcase_add_test(tc, test_random_queries);
 	suite_add_tcase(s, tc);
 	return s;
 }
