@@ -704,6 +704,55 @@ START_TEST(test_table)
 }
 END_TEST
 
+/** every scalar option prints a value that parses back to itself, and
+ * every default in the table is what config_create() holds */
+START_TEST(test_print_parse_roundtrip)
+{
+	struct config_file *cfg = load_good("good-full.conf");
+	struct config_file *fresh = config_create(), *def = config_create();
+	char val[4096], quoted[4200], again[4096], err[512];
+	size_t i;
+	int n = 0;
+	for(i = 0; i < config_option_count; i++) {
+		const struct config_option *o = config_option_at(i);
+		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+			continue;
+		switch(o->type) {
+		case OPT_BOOL: case OPT_INT: case OPT_INT_POW2: case OPT_SIZE:
+		case OPT_STR: case OPT_PATH: case OPT_ADDR: case OPT_ENUM:
+			break;
+		default:
+			continue;
+		}
+		ck_assert_int_eq(config_get_option_str(cfg, o->name, val,
+			sizeof(val)), 0);
+		snprintf(quoted, sizeof(quoted), "\"%s\"", val);
+		if(config_set_option(fresh, o->name, quoted, err, sizeof(err)))
+			ck_abort_msg("%s: '%s' does not parse: %s", o->name,
+				val, err);
+		ck_assert_int_eq(config_get_option_str(fresh, o->name, again,
+			sizeof(again)), 0);
+		ck_assert_str_eq(val, again);
+		/* the default */
+		if(o->def && !(o->flags & OPT_F_BUILD_DEFAULT)) {
+			snprintf(quoted, sizeof(quoted), "\"%s\"", o->def);
+			ck_assert_int_eq(config_set_option(fresh, o->name,
+				quoted, err, sizeof(err)), 0);
+			ck_assert_int_eq(config_get_option_str(fresh, o->name,
+				again, sizeof(again)), 0);
+			ck_assert_int_eq(config_get_option_str(def, o->name,
+				val, sizeof(val)), 0);
+			ck_assert_str_eq(val, again);
+		}
+		n++;
+	}
+	ck_assert_int_ge(n, 60);
+	config_delete(cfg);
+	config_delete(fresh);
+	config_delete(def);
+}
+END_TEST
+
 /** generate a document into a malloced string */
 static char *
 gen(int (*fn)(FILE *))
@@ -888,6 +937,7 @@ config_suite(void)
 	tcase_add_test(tc, test_set_option);
 	tcase_add_test(tc, test_dup);
 	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_print_parse_roundtrip);
 	tcase_add_test(tc, test_docs_match_table);
 	tcase_add_test(tc, test_example_conf);
 	tcase_add_test(tc, test_checkconf);
