@@ -424,6 +424,73 @@ s_writer(void *arg)
 	return NULL;
 }
 
+/** readers of the growth test: every permanent key must always be found */
+static void *
+g_reader(void *arg)
+{
+	struct qsbr_reader *r = qsbr_register();
+	uint32_t x = (uint32_t)(uintptr_t)arg * 2654435761u + 3;
+	long n = 0;
+	(void)arg;
+	if(!r) {
+		atomic_fetch_add(&s_errors, 1);
+		return NULL;
+	}
+	while(!atomic_load_explicit(&s_stop, memory_order_relaxed)) {
+		uint32_t key;
+		x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+		key = x % 1000;
+		if(!t_get(s_table, key))
+			atomic_fetch_add(&s_errors, 1);
+		if(++n % 64 == 0)
+			qsbr_quiescent(r);
+	}
+	atomic_fetch_add(&s_reads, n);
+	qsbr_unregister(r);
+	return NULL;
+}
+
+/** the writer of the growth test: many new keys, the table keeps growing */
+static void *
+g_writer(void *arg)
+{
+	uint32_t k;
+	(void)arg;
+	for(k = 1000; k < 400000 &&
+		!atomic_load_explicit(&s_stop, memory_order_relaxed); k++)
+		t_put(s_table, k, 0, 8);
+	atomic_store(&s_writes, (long)k);
+	return NULL;
+}
+
+START_TEST(test_growth_concurrent)
+{
+	/* growth relinks chains under the readers' feet: a reader must
+	 * never miss a key that is in the table all along */
+	thread_type th[3];
+	uint32_t k;
+	int i;
+	s_table = slabhash_create(2, (size_t)1 << 30, t_match, t_del, NULL);
+	ck_assert_ptr_nonnull(s_table);
+	for(k = 0; k < 1000; k++)
+		t_put(s_table, k, 0, 8);
+	atomic_store(&s_stop, 0);
+	atomic_store(&s_errors, 0);
+	atomic_store(&s_reads, 0);
+	for(i = 0; i < 2; i++)
+		ck_assert_int_eq(thread_create(&th[i], g_reader,
+			(void *)(uintptr_t)(i + 1)), 0);
+	ck_assert_int_eq(thread_create(&th[2], g_writer, NULL), 0);
+	ck_assert_int_eq(thread_join(th[2]), 0);
+	atomic_store(&s_stop, 1);
+	for(i = 0; i < 2; i++)
+		ck_assert_int_eq(thread_join(th[i]), 0);
+	ck_assert_int_gt(atomic_load(&s_reads), 0);
+	ck_assert_int_eq(atomic_load(&s_errors), 0);
+	slabhash_delete(s_table);
+}
+END_TEST
+
 START_TEST(test_concurrent)
 {
 	thread_type th[8];
@@ -496,6 +563,7 @@ slabhash_suite(void)
 	tc = tcase_create("concurrent");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_concurrent);
+	tcase_add_test(tc, test_growth_concurrent);
 	suite_add_tcase(s, tc);
 #endif
 	return s;

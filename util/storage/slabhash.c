@@ -34,8 +34,11 @@ struct bucket_array {
 struct slab {
 	/** the bucket array (readers load it; writers replace it on growth) */
 	_Atomic(struct bucket_array *) arr;
+	/** growth sequence: odd while a growth relinks the chains; a reader
+	 * that misses retries when it changed (it may have been led astray) */
+	_Atomic uint32_t resize_seq;
 	/** keep the writer fields off the readers' line */
-	char pad0[64 - sizeof(void *)];
+	char pad0[64 - sizeof(void *) - sizeof(uint32_t)];
 	/** the slab lock, for every change */
 	lock_basic_type lock;
 	/** live bytes: entries' mem plus the bucket array */
@@ -227,20 +230,32 @@ struct slabhash_entry *
 slabhash_lookup(struct slabhash *t, uint32_t hash, const void *key)
 {
 	struct slab *s = slab_of(t, hash);
-	struct bucket_array *a = atomic_load_explicit(&s->arr,
-		memory_order_acquire);
-	struct slabhash_entry *e = atomic_load_explicit(&a->b[hash & a->mask],
-		memory_order_acquire);
-	while(e) {
-		if(e->hash == hash && t->match(e, key)) {
-			if(!atomic_load_explicit(&e->ref, memory_order_relaxed))
-				atomic_store_explicit(&e->ref, 1,
-					memory_order_relaxed);
-			return e;
+	for(;;) {
+		uint32_t seq = atomic_load_explicit(&s->resize_seq,
+			memory_order_acquire);
+		struct bucket_array *a = atomic_load_explicit(&s->arr,
+			memory_order_acquire);
+		struct slabhash_entry *e = atomic_load_explicit(
+			&a->b[hash & a->mask], memory_order_acquire);
+		while(e) {
+			if(e->hash == hash && t->match(e, key)) {
+				if(!atomic_load_explicit(&e->ref,
+					memory_order_relaxed))
+					atomic_store_explicit(&e->ref, 1,
+						memory_order_relaxed);
+				return e;
+			}
+			e = atomic_load_explicit(&e->next,
+				memory_order_acquire);
 		}
-		e = atomic_load_explicit(&e->next, memory_order_acquire);
+		/* A miss is only sure when no growth relinked the chains
+		 * meanwhile: a relinked next pointer we followed was stored
+		 * (release) after the sequence went odd, so this load sees
+		 * the odd or a later value. */
+		if(!(seq & 1) && atomic_load_explicit(&s->resize_seq,
+			memory_order_acquire) == seq)
+			return NULL;
 	}
-	return NULL;
 }
 
 /** put an unlinked entry on the slab's pending list (under the lock) */
@@ -306,8 +321,13 @@ slab_grow(struct slab *s)
 		memory_order_relaxed);
 	size_t n = (old->mask + 1) * 2, i;
 	struct bucket_array *na = array_create(n), **tail;
+	uint32_t seq;
 	if(!na)
 		return;
+	/* odd: readers that miss from now on retry. The release stores of
+	 * the relinked next pointers below order this store before them. */
+	seq = atomic_load_explicit(&s->resize_seq, memory_order_relaxed);
+	atomic_store_explicit(&s->resize_seq, seq + 1, memory_order_relaxed);
 	for(i = 0; i <= old->mask; i++) {
 		struct slabhash_entry *e = atomic_load_explicit(&old->b[i],
 			memory_order_relaxed), *nx;
@@ -324,6 +344,7 @@ slab_grow(struct slab *s)
 		}
 	}
 	atomic_store_explicit(&s->arr, na, memory_order_release);
+	atomic_store_explicit(&s->resize_seq, seq + 2, memory_order_release);
 	s->mem += array_mem(n);
 	s->mem -= array_mem(old->mask + 1);
 	s->hand = 0;

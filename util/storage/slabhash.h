@@ -46,10 +46,14 @@
  *     than buckets: the new array is filled by relinking every entry (each
  *     is pushed onto the head of its new chain), then published. A reader
  *     racing with the relinking can follow a next pointer into a new chain
- *     and miss an entry (it reports a cache miss, which is always safe for
- *     a cache); it cannot loop (relinked entries only point to entries
- *     relinked before them) nor touch freed memory (nothing is freed before
- *     the grace period).
+ *     and so walk past the entry it looks for; it cannot loop (relinked
+ *     entries only point to entries relinked before them) nor touch freed
+ *     memory (nothing is freed before the grace period). To make such a
+ *     miss impossible, the slab has a growth sequence number, odd while
+ *     relinking (a one-sided seqlock): a reader that MISSES retries when
+ *     the number was odd or changed during its walk. A hit needs no check
+ *     (a found entry is a real match), and the number sits on the same
+ *     read-mostly line as the array pointer, so hits cost nothing more.
  *   - Traversals (slabhash_traverse, remove_if) run under each slab's lock
  *     in turn: the callback must not call into the same table.
  *   - Lock order: one slab lock at a time; the del callback is called with
