@@ -309,6 +309,8 @@ START_TEST(test_good_full)
 	ck_assert_str_eq(cfg->local_data->next->str,
 		"txt.example. TXT \"hello # not a comment\"");
 	ck_assert_str_eq(cfg->local_data_ptr->str, "192.0.2.80 www.example.");
+	ck_assert_str_eq(cfg->local_data_ptr->next->str,
+		"2001:db8::80 7200 www6.example.");
 	ck_assert_int_eq(cfg->private_addresses->block.prefix, 8);
 	ck_assert_int_eq(cfg->private_addresses->next->block.prefix, 8);
 	ck_assert_str_eq(get(cfg, "private-address"), "10.0.0.0/8\nfd00::/8");
@@ -436,6 +438,44 @@ START_TEST(test_debian)
 	/* the view: clause's local-zone line was skipped */
 	ck_assert_ptr_null(cfg->local_zones);
 	ck_assert_int_eq(cfg->verbosity, 1);
+	config_delete(cfg);
+}
+END_TEST
+
+/** a generated firewall-appliance style config: warnings only */
+START_TEST(test_opnsense_style)
+{
+	struct config_file *cfg;
+	const struct config_strlist *s;
+	int n;
+	ck_assert_int_eq(chdir(CONFDIR), 0);
+	log_capture(logbuf, sizeof(logbuf));
+	cfg = load_good("opnsense/unbound.conf");
+	log_capture(NULL, 0);
+	ck_assert_int_eq(cfg->num_warnings, 12);
+	ck_assert_int_eq(count_str(logbuf, "warning: opnsense/unbound.conf:"),
+		12);
+	ck_assert_int_eq(cfg->num_threads, 4);
+	ck_assert_int_eq(cfg->outgoing_range, 8192);
+	ck_assert_int_eq(cfg->interface_automatic, 1);
+	ck_assert_str_eq(get(cfg, "interface"), "0.0.0.0\n::");
+	/* in file order: the include of domainoverrides.conf comes first */
+	ck_assert_str_eq(get(cfg, "name"), "corp.example.\n.");
+	ck_assert_str_eq(get(cfg, "forward-addr"), "corp.example. 10.8.0.53\n"
+		". 1.1.1.1@853\n. 1.0.0.1@853");
+	for(n = 0, s = cfg->local_data; s; s = s->next)
+		n++;
+	ck_assert_int_eq(n, 5);
+	ck_assert_str_eq(get(cfg, "local-data-ptr"), "127.0.0.1 localhost\n"
+		"::1 localhost\n192.168.1.1 router.home.arpa");
+	ck_assert_str_eq(get(cfg, "private-address"), "0.0.0.0/8\n10.0.0.0/8\n"
+		"100.64.0.0/10\n169.254.0.0/16\n172.16.0.0/12\n"
+		"192.168.0.0/16\nfc00::/7\nfe80::/10");
+	ck_assert_str_eq(get(cfg, "access-control"), "127.0.0.0/8 allow\n"
+		"::1/128 allow\n192.168.1.0/24 allow\n0.0.0.0/0 refuse\n"
+		"::/0 refuse");
+	ck_assert_int_eq(cfg->control_port, 953);
+	ck_assert_int_eq(cfg->use_syslog, 1);
 	config_delete(cfg);
 }
 END_TEST
@@ -930,6 +970,7 @@ config_suite(void)
 	tcase_add_test(tc, test_include_glob);
 	tcase_add_test(tc, test_include_directory);
 	tcase_add_test(tc, test_debian);
+	tcase_add_test(tc, test_opnsense_style);
 	tcase_add_test(tc, test_nothing_half_applied);
 	tcase_add_test(tc, test_syntax_corners);
 	tcase_add_test(tc, test_errors_inline);

@@ -220,7 +220,9 @@ domain_copy(const char *s, int *bad)
 	size_t n = strlen(s);
 	char *out;
 	*bad = 0;
-	if(n == 0 || n > 1024) {
+	/* ldns takes "a b" as one label with a space; a config means a
+	 * mistake by it */
+	if(n == 0 || n > 1024 || strpbrk(s, " \t\r\n\f\v")) {
 		*bad = 1;
 		return NULL;
 	}
@@ -669,31 +671,41 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			}
 			ldns_rr_free(rr);
 		} else {
-			char ip[256];
-			const char *sp = rec;
-			size_t l;
-			char *d;
+			/* "ip name" or "ip ttl name" */
+			char w[3][300];
+			int nw;
 			struct netaddr a;
-			while(*sp && !isspace((unsigned char)*sp))
-				sp++;
-			l = (size_t)(sp - rec);
-			while(isspace((unsigned char)*sp))
-				sp++;
-			if(l == 0 || l >= sizeof(ip) || *sp == 0)
-				return perr(p, "%s: expected \"<ip> <name>\", "
-					"got '%s'", o->name, rec);
-			memcpy(ip, rec, l);
-			ip[l] = 0;
-			if(strchr(ip, '@') || netaddr_parse(ip, 0, &a, &why)
-				!= 0)
-				return perr(p, "%s: expected \"<ip> <name>\", "
-					"got '%s': '%s' is not an IP address",
-					o->name, rec, ip);
-			d = domain_copy(sp, &bad);
+			char *d;
+			const char *t;
+			w[0][0] = w[1][0] = w[2][0] = 0;
+			for(nw = 0, t = rec; ; nw++) {
+				size_t wl;
+				while(isspace((unsigned char)*t))
+					t++;
+				if(!*t)
+					break;
+				wl = strcspn(t, " \t\r\n\f\v");
+				if(nw >= 3 || wl >= sizeof(w[0]))
+					return perr(p, "%s: expected %s, got "
+						"'%s'", o->name, o->arg, rec);
+				memcpy(w[nw], t, wl);
+				w[nw][wl] = 0;
+				t += wl;
+			}
+			if(nw < 2 || (nw == 3 && strspn(w[1], "0123456789") !=
+				strlen(w[1])))
+				return perr(p, "%s: expected %s, got '%s'",
+					o->name, o->arg, rec);
+			if(strchr(w[0], '@') || strchr(w[0], '%') ||
+				netaddr_parse(w[0], 0, &a, &why) != 0)
+				return perr(p, "%s: expected %s, got '%s': '%s' "
+					"is not an IP address", o->name, o->arg,
+					rec, w[0]);
+			d = domain_copy(w[nw-1], &bad);
 			if(!d)
-				return bad ? perr(p, "%s: expected \"<ip> "
-					"<name>\", got '%s': '%s' is not a "
-					"domain name", o->name, rec, sp)
+				return bad ? perr(p, "%s: expected %s, got '%s': "
+					"'%s' is not a domain name", o->name,
+					o->arg, rec, w[nw-1])
 					: perr(p, "out of memory");
 			free(d);
 		}
