@@ -319,6 +319,13 @@ iter_qstate_cleanup(struct mesh_state *s)
 static void
 iter_fail(struct mesh_state *s, int ede)
 {
+	if(verbosity >= VERB_ALGO) {
+		char n[DNS_MAX_NAME_STR], t[16];
+		(void)dname_to_str(s->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "iterator: %s %s fails (EDE %d, %d sent)",
+			n, dns_type_str(s->qtype, t, sizeof(t)), ede,
+			s->iq->sends);
+	}
 	s->iq->phase = ITER_DONE;
 	mesh_state_finish(s, NULL, ede);
 }
@@ -893,6 +900,11 @@ static void
 iter_server_failed(struct mesh_state *s, int ede)
 {
 	struct iter_qstate *iq = s->iq;
+	if(verbosity >= VERB_ALGO && iq->cur) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: server %s failed (EDE %d)",
+			netaddr_str(&iq->cur->addr, 53, a, sizeof(a)), ede);
+	}
 	if(iq->cur)
 		iq->cur->bad = 1;
 	if(ede >= 0)
