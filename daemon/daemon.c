@@ -7,6 +7,7 @@
 #include "daemon/env.h"
 #include "daemon/worker.h"
 #include "daemon/sdnotify.h"
+#include "daemon/remote.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/netevent/netevent.h"
@@ -527,6 +528,7 @@ start_child(struct daemon *d, int i)
 		close(st[0]);
 		if(d->ready_pipe[0] != -1)
 			close(d->ready_pipe[0]);
+		remote_child_close(d->rc);
 		/* the parent's loop and signal handlers are not ours */
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
@@ -739,9 +741,7 @@ static void
 do_reload(struct daemon *d)
 {
 	struct config_file *ncfg;
-	struct daemon_env *nenv;
 	char err[1024];
-	int same_listen;
 	sdnotify_send("RELOADING=1");
 	log_info("reloading %s", d->cfgfile);
 	ncfg = config_create();
@@ -752,6 +752,28 @@ do_reload(struct daemon *d)
 		sdnotify_send("READY=1");
 		return;
 	}
+	(void)daemon_apply_config(d, ncfg, 1);
+}
+
+void
+daemon_request_reload(struct daemon *d)
+{
+	do_reload(d);
+}
+
+void
+daemon_command_all(struct daemon *d, char cmd)
+{
+	command_all(d, cmd);
+}
+
+int
+daemon_apply_config(struct daemon *d, struct config_file *ncfg,
+	int tell_children)
+{
+	struct daemon_env *nenv;
+	char err[1024];
+	int same_listen;
 	if(ncfg->thread_model != d->cfg->thread_model ||
 		ncfg->num_threads != d->cfg->num_threads) {
 		log_warnx("reload: thread-model and num-threads need a restart;"
@@ -771,7 +793,7 @@ do_reload(struct daemon *d)
 				"sockets; keeping the running config");
 			config_delete(ncfg);
 			sdnotify_send("READY=1");
-			return;
+			return -1;
 		}
 		stop_workers(d);
 		listen_set_close(d->ls);
@@ -785,7 +807,7 @@ do_reload(struct daemon *d)
 			log_err("reload: %s; keeping the running config", err);
 			config_delete(ncfg);
 			sdnotify_send("READY=1");
-			return;
+			return -1;
 		}
 		env_delete(d->env);
 		config_delete(d->cfg);
@@ -795,10 +817,11 @@ do_reload(struct daemon *d)
 		d->generation++;
 		d->num_ready = 0;
 		d->ready_sent = 0;
-		command_all(d, 'R');
+		if(tell_children)
+			command_all(d, 'R');
 		log_info("reload sent to the workers (generation %d)",
 			d->generation);
-		return;
+		return 0;
 	} else {
 		/* threads: sockets stay open, so queries wait in the kernel
 		 * while the workers restart on the new environment */
@@ -810,7 +833,7 @@ do_reload(struct daemon *d)
 		config_delete(ncfg);
 		if(start_workers(d) != 0)
 			log_err("cannot restart the workers");
-		return;
+		return -1;
 	}
 	env_delete(d->env);
 	config_delete(d->cfg);
@@ -821,6 +844,7 @@ do_reload(struct daemon *d)
 	if(start_workers(d) != 0)
 		log_err("cannot start the workers after reload");
 	log_info("reload done (generation %d)", d->generation);
+	return 0;
 }
 
 /** supervisor signal handler (runs in the supervisor's loop) */
@@ -891,6 +915,14 @@ daemon_run(struct daemon *d)
 		goto out;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	gettimeofday(&d->started, NULL);
+	if(remote_needed(d->cfg)) {
+		d->rc = remote_create(d, d->cfg);
+		if(!d->rc) {
+			rc = 1;
+			goto out;
+		}
+	}
 	if(start_workers(d) != 0) {
 		log_err("cannot start the workers");
 		rc = 1;
@@ -913,6 +945,8 @@ daemon_run(struct daemon *d)
 	sdnotify_send("STOPPING=1");
 out:
 	stop_workers(d);
+	remote_delete(d->rc);
+	d->rc = NULL;
 	comm_watch_delete(ready_watch);
 	comm_timer_delete(d->restart_timer);
 	d->restart_timer = NULL;

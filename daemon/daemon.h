@@ -36,6 +36,7 @@
 #define DAEMON_DAEMON_H
 
 #include <sys/types.h>
+#include <sys/time.h>
 #include "util/netaddr.h"
 
 struct config_file;
@@ -44,6 +45,7 @@ struct comm_signal;
 struct comm_timer;
 struct worker;
 struct daemon_env;
+struct remote;
 
 /** one listening address: its UDP socket and TCP socket (or -1) */
 struct listen_port {
@@ -133,6 +135,11 @@ struct daemon {
 	gid_t gid;
 	/** 1 if uid/gid are to be applied */
 	int change_user;
+	/** the control server and metrics endpoint (daemon/remote.h), or
+	 * NULL when neither is configured */
+	struct remote *rc;
+	/** when the daemon started (time.up) */
+	struct timeval started;
 };
 
 /**
@@ -183,5 +190,24 @@ void daemon_delete(struct daemon *d);
  */
 int daemon_listen_cfg_equal(const struct config_file *a,
 	const struct config_file *b);
+
+/**
+ * Run the workers on a new config (a reload without reading the file):
+ * the same steps as SIGHUP, with the caches kept unless their sizes
+ * changed. Called in the supervisor (control commands).
+ * @param ncfg: the new config; owned by the daemon from now on (freed on
+ *	failure).
+ * @param tell_children: fork model: send 'R' to the children (they
+ *	re-read the config file); 0 when the caller tells them itself.
+ * @return 0, or -1 when refused (logged; the old config keeps running).
+ */
+int daemon_apply_config(struct daemon *d, struct config_file *ncfg,
+	int tell_children);
+
+/** Re-read the config file and apply it, as SIGHUP does. */
+void daemon_request_reload(struct daemon *d);
+
+/** Send a one-byte command to every worker (thread or child). */
+void daemon_command_all(struct daemon *d, char cmd);
 
 #endif /* DAEMON_DAEMON_H */

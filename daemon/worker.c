@@ -12,6 +12,8 @@
 #include "daemon/worker.h"
 #include "daemon/daemon.h"
 #include "daemon/env.h"
+#include "daemon/remote.h"
+#include "daemon/stats.h"
 #include "services/resolver.h"
 #include "services/outside_network.h"
 #include "util/config_file.h"
@@ -68,6 +70,9 @@ worker_delete(struct worker *w)
 		close(w->cmd_pipe[1]);
 	if(w->stat_pipe[1] != -1)
 		close(w->stat_pipe[1]);
+	if(w->stat_pipe[0] != -1)
+		close(w->stat_pipe[0]);
+	config_delete(w->next_cfg);
 	random_delete(w->rnd);
 	free(w);
 }
@@ -78,6 +83,18 @@ worker_send_cmd(struct worker *w, char cmd)
 	if(w->cmd_pipe[1] == -1 || write(w->cmd_pipe[1], &cmd, 1) != 1)
 		return -1;
 	return 0;
+}
+
+/** count an answer's rcode (extended statistics; NOERROR without answer
+ * records is also counted as nodata) */
+static void
+worker_count_rcode(struct worker *w, const uint8_t *pkt, size_t len)
+{
+	if(len < 12)
+		return;
+	w->res->stats.ans_rcode[pkt[3] & 0xf]++;
+	if((pkt[3] & 0xf) == 0 && pkt[6] == 0 && pkt[7] == 0)
+		w->res->stats.ans_rcode[16]++;
 }
 
 /** the per-query callback of the UDP and TCP comm_points */
@@ -95,6 +112,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		rep->cap, &outlen);
 	if(r == RESOLVER_ANSWERED) {
 		rep->len = outlen;
+		worker_count_rcode(w, rep->buf, outlen);
 		return 1;
 	}
 	return 0;
@@ -106,9 +124,11 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 	const uint8_t *pkt, size_t len)
 {
 	struct comm_reply_addr ra;
-	(void)arg;
+	struct worker *w = arg;
 	if(!pkt)
 		return;
+	if(w->res)
+		worker_count_rcode(w, pkt, len);
 	memcpy(&ra, h->data, sizeof(ra));
 	(void)comm_reply_send(&ra, pkt, len);
 }
@@ -234,6 +254,9 @@ cmd_cb(int fd, void *arg)
 					"statistics", w->index);
 		}
 		break;
+	case 'C':
+		remote_worker_cmd(w, fd);
+		break;
 	default:
 		verbose(VERB_OPS, "worker %d: unknown command %d", w->index, c);
 	}
@@ -275,6 +298,7 @@ worker_teardown(struct worker *w)
 		/* keep the counters across reloads */
 		worker_get_stats(w, &s, 0);
 		w->total = s;
+		stats_add_resolver(&w->ext_total, &w->res->stats);
 	}
 	comm_timer_delete(w->stat_timer);
 	w->stat_timer = NULL;
@@ -390,10 +414,15 @@ static int
 child_reload(struct worker *w)
 {
 	struct daemon *d = w->daemon;
-	struct config_file *ncfg = config_create();
+	struct config_file *ncfg;
 	struct daemon_env *nenv;
 	char err[1024];
-	if(!ncfg || config_read(ncfg, d->cfgfile, err, sizeof(err)) != 0) {
+	if(w->next_cfg) {
+		/* a control command changed the config: use that copy */
+		ncfg = w->next_cfg;
+		w->next_cfg = NULL;
+	} else if(!(ncfg = config_create()) ||
+		config_read(ncfg, d->cfgfile, err, sizeof(err)) != 0) {
 		log_err("worker %d: reload refused: %s", w->index,
 			ncfg ? err : "out of memory");
 		config_delete(ncfg);

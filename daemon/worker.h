@@ -17,6 +17,9 @@
  *       before writing 'R'; fork: the child reads the config itself).
  *   'L' reopen the log file (fork children; threads share the parent's).
  *   'T' write the counters to the statistics pipe (fork children).
+ *   'C' a control command (daemon/remote.h): followed by a length and the
+ *       command text; the worker runs it against its own environment and
+ *       writes a framed reply to its statistics pipe.
  */
 #ifndef DAEMON_WORKER_H
 #define DAEMON_WORKER_H
@@ -26,6 +29,7 @@
 #include "util/thread.h"
 #include "util/netevent/netevent.h"
 #include "services/outbound.h"
+#include "services/resolver.h"
 
 struct daemon;
 struct daemon_env;
@@ -113,6 +117,11 @@ struct worker {
 	int reader_id;
 	/** counters kept over reloads */
 	struct worker_stats total;
+	/** the resolver's (extended) counters kept over reloads */
+	struct resolver_stats ext_total;
+	/** fork child: the config to reload with on 'R' instead of reading
+	 * the file (a control command changed it), or NULL; owned */
+	struct config_file *next_cfg;
 };
 
 /**
