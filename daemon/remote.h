@@ -1,0 +1,88 @@
+/*
+ * daemon/remote.h - the control server (petrel-control) and the
+ * Prometheus metrics endpoint (http-metrics-interface).
+ *
+ * Where it runs: in the supervisor's event loop (the main thread with
+ * threads, the parent process with fork). Each listening socket is a
+ * comm_watch; a connection is served at once, blocking with short socket
+ * timeouts (SO_RCVTIMEO/SO_SNDTIMEO), one command per connection, as
+ * Unbound's remote control does: commands are rare, and a silent client
+ * costs the supervisor at most the timeout.
+ *
+ * Transport: control-interface starting with '/' is a unix socket (mode
+ * 0660, plain text); otherwise TCP on control-interface@control-port,
+ * with TLS and mutual certificate authentication when control-use-cert
+ * is yes (the client's certificate must be signed by server-cert-file,
+ * which petrel-control-setup makes a self-signed CA), plain otherwise.
+ *
+ * Protocol: the client sends one line "PETREL1 command args\n" (load_cache
+ * then sends the dump, ending with a line "EOF"); the server answers with
+ * text and closes. Errors are one line starting with "error".
+ *
+ * Reaching the workers: whatever touches a cache or a mesh runs inside a
+ * worker, in its own thread or process, through its command pipe: the
+ * byte 'C', a 32-bit length, then "command args\0payload". The worker
+ * answers on its statistics pipe with a frame (magic, length, bytes).
+ * With threads the caches are shared, so cache commands go to worker 0
+ * only (which is a QSBR reader, so it may read the caches); with fork
+ * they go to every child and the answers are summed or joined. Commands
+ * that need a new immutable structure (local zones, forward and stub
+ * zones, set_option) build a changed copy of the config and apply it as
+ * a reload that keeps the caches (daemon_apply_config); fork children
+ * get the same change as a "cfg ..." worker command and reload on it.
+ */
+#ifndef DAEMON_REMOTE_H
+#define DAEMON_REMOTE_H
+
+#include <stddef.h>
+
+struct daemon;
+struct worker;
+struct config_file;
+struct stats_buf;
+
+/** the protocol version word that starts every request line */
+#define REMOTE_PROTO "PETREL1"
+
+/** the control server of a daemon (opaque) */
+struct remote;
+
+/** @return 1 when the config asks for the control server or metrics */
+int remote_needed(const struct config_file *cfg);
+
+/**
+ * Open the control and metrics listeners and watch them in d->base.
+ * @return the server, or NULL (logged: which address, which file).
+ */
+struct remote *remote_create(struct daemon *d, struct config_file *cfg);
+
+/** Close the listeners and free. NULL is allowed. */
+void remote_delete(struct remote *rc);
+
+/** In a forked child: close the inherited listening sockets (the
+ * structure stays for the parent). NULL is allowed. */
+void remote_child_close(struct remote *rc);
+
+/**
+ * Worker side: read a 'C' command's frame from the command pipe (the 'C'
+ * byte was read), run it, and write the reply frame to the worker's
+ * statistics pipe.
+ * @param w: the worker (in its own thread or process).
+ * @param fd: the command pipe's read end.
+ */
+void remote_worker_cmd(struct worker *w, int fd);
+
+/**
+ * Apply a config-changing command to a config (local_zone,
+ * local_zone_remove, local_data, local_data_remove, forward_add,
+ * forward_remove, stub_add, stub_remove, set_option).
+ * @param cfg: changed in place (all or nothing for each step).
+ * @param cmd: the command word.
+ * @param args: its arguments.
+ * @param err: the error message.
+ * @return 0, 1 when cmd is not a config command, or -1 with err filled.
+ */
+int remote_cfg_change(struct config_file *cfg, const char *cmd,
+	const char *args, char *err, size_t errlen);
+
+#endif /* DAEMON_REMOTE_H */

@@ -1,0 +1,130 @@
+/*
+ * daemon/stats.h - statistics: collecting a worker's counters, and
+ * printing them in Unbound's "name=value" format (petrel-control stats)
+ * and in the Prometheus text format (http-metrics-interface).
+ *
+ * Each worker counts on its own counters (struct worker_stats, and
+ * struct resolver_stats in its resolver, both on the worker's own cache
+ * lines); nothing is shared on the query path. The supervisor asks every
+ * worker for a struct stats_info through the worker command channel
+ * (daemon/remote.h), in the worker's own thread or process, so a reset
+ * never races with an increment. The printers below are pure functions
+ * of an array of stats_info, unit-tested in tests/check_stats.c.
+ *
+ * Names follow Unbound's unbound-control stats, so munin/collectd plugins
+ * and dashboards written for Unbound read petrel unchanged: threadN.*,
+ * total.*, time.*, mem.cache.*, and with extended-statistics: yes
+ * num.query.type.*, num.query.class.*, num.query.opcode.*,
+ * num.query.flags.*, num.query.edns.*, num.query.tcp, num.query.ipv6,
+ * num.answer.rcode.*, histogram.*.
+ */
+#ifndef DAEMON_STATS_H
+#define DAEMON_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "daemon/worker.h"
+#include "services/resolver.h"
+
+/** a growable text buffer (control replies, dumps, metrics) */
+struct stats_buf {
+	/** the text, NUL-terminated when len > 0 (malloced) */
+	char *data;
+	/** bytes used (without the NUL) */
+	size_t len;
+	/** bytes allocated */
+	size_t cap;
+	/** 1 after an allocation failed (further appends are ignored) */
+	int oom;
+};
+
+/** what one worker reports */
+struct stats_info {
+	/** the basic counters */
+	struct worker_stats s;
+	/** the resolver's counters, with the extended ones */
+	struct resolver_stats r;
+	/** in-flight resolutions now (requestlist.current.all) */
+	uint64_t reqlist_current;
+	/** clients waiting now (requestlist.current.user) */
+	uint64_t reqlist_user;
+	/** bytes in the message cache this worker uses */
+	uint64_t mem_msg;
+	/** bytes in the RRset cache this worker uses */
+	uint64_t mem_rrset;
+};
+
+/** process-wide values printed with the counters */
+struct stats_globals {
+	/** time.now: seconds (with microseconds) since the epoch */
+	double now;
+	/** time.up: seconds since petrel started */
+	double up;
+	/** time.elapsed: seconds since the last reset */
+	double elapsed;
+	/** mem.cache.rrset: bytes */
+	uint64_t mem_rrset;
+	/** mem.cache.message: bytes */
+	uint64_t mem_msg;
+	/** extended-statistics: print the extended counters */
+	int extended;
+};
+
+/** Append formatted text. Sets b->oom when out of memory. */
+void stats_buf_printf(struct stats_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** Append bytes. Sets b->oom when out of memory. */
+void stats_buf_append(struct stats_buf *b, const void *data, size_t len);
+
+/** Free the buffer's memory (the struct itself is the caller's). */
+void stats_buf_free(struct stats_buf *b);
+
+/**
+ * Collect a worker's counters; call in the worker's own thread/process.
+ * @param w: the worker (running).
+ * @param out: filled in.
+ * @param reset: zero the counters afterwards.
+ */
+void stats_collect(struct worker *w, struct stats_info *out, int reset);
+
+/** Add the resolver counters b into a (saving them across a reload). */
+void stats_add_resolver(struct resolver_stats *a,
+	const struct resolver_stats *b);
+
+/** Add every counter of b into a (for the total). */
+void stats_add(struct stats_info *a, const struct stats_info *b);
+
+/**
+ * The recursion time at fraction q (0.5: median) of the histogram, in
+ * seconds, interpolated within the bucket (as Unbound does).
+ * @return seconds, 0 when the histogram is empty.
+ */
+double stats_hist_quantile(const uint64_t *hist, double q);
+
+/**
+ * The lower bound of histogram bucket i, in microseconds.
+ */
+uint64_t stats_hist_lower_us(int i);
+
+/**
+ * Print the statistics in Unbound's format: per thread, total, time,
+ * memory, and the extended counters when g->extended.
+ * @param out: appended to.
+ * @param info: one entry per worker.
+ * @param n: number of workers.
+ * @param g: the process-wide values.
+ */
+void stats_print(struct stats_buf *out, const struct stats_info *info,
+	int n, const struct stats_globals *g);
+
+/**
+ * Print the statistics in the Prometheus text exposition format (0.0.4):
+ * counters per worker with a thread label, gauges, the recursion time
+ * histogram (petrel_recursion_time_seconds) and, when g->extended, the
+ * per-type, per-class, per-opcode and per-rcode counters with labels.
+ */
+void stats_print_prometheus(struct stats_buf *out,
+	const struct stats_info *info, int n, const struct stats_globals *g);
+
+#endif /* DAEMON_STATS_H */
