@@ -67,6 +67,8 @@ struct delegpt {
 	int first;
 	/** number of NS names whose lookup was started */
 	int targets_started;
+	/** 1 when it came from the RRset cache */
+	int from_cache;
 };
 
 /** a configured forward or stub zone */

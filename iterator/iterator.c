@@ -371,7 +371,7 @@ iter_init_dp(struct mesh_state *s)
 			dname_strip_label(z->name)) : NULL;
 	}
 	iq->dp = NULL;
-	if((!z || !z->is_forward) && s->mesh->res->rrset) {
+	if((!z || !z->is_forward) && s->mesh->res->rrset && !iq->no_cache) {
 		/* the closest delegation in the cache, when it is below the
 		 * configured stub zone (if any) */
 		struct rrset_delegation d;
@@ -382,8 +382,10 @@ iter_init_dp(struct mesh_state *s)
 			iq->qclass, st_now(s), s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name)))
 			iq->dp = dp_from_cache(s, &d);
-		if(iq->dp)
+		if(iq->dp) {
+			iq->dp->from_cache = 1;
 			z = NULL;
+		}
 	}
 	if(!iq->dp && z)
 		iq->dp = iter_env_zone_dp(z, s->region);
@@ -583,6 +585,17 @@ iter_send(struct mesh_state *s)
 		return;
 	}
 	/* every server failed */
+	if(iq->dp->from_cache && !iq->no_cache) {
+		/* the cached delegation is dead (stale NS set, servers
+		 * moved): start again from the configured zone or the
+		 * root, ignoring the cache */
+		verbose(VERB_ALGO, "iterator: cached delegation failed, "
+			"trying from the top");
+		iq->no_cache = 1;
+		iq->phase = ITER_INIT;
+		mesh_schedule(s);
+		return;
+	}
 	if(iq->dp->first && (iq->dp->is_forward || iq->dp->is_stub) &&
 		!iq->skip_zone) {
 		/* forward-first / stub-first: full recursion instead */
@@ -1201,8 +1214,11 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	nsrr = find_ns(ldns_pkt_authority(p), name);
-	if(nsrr && !ldns_pkt_aa(p) && ldns_rr_list_rr_count(
-		ldns_pkt_answer(p)) == 0) {
+	if(nsrr && (!ldns_pkt_aa(p) || !has_soa(ldns_pkt_authority(p))) &&
+		ldns_rr_list_rr_count(ldns_pkt_answer(p)) == 0 &&
+		(!ldns_pkt_aa(p) || dname_is_strict_subdomain(
+		rdf_wire(ldns_rr_owner(nsrr)), iq->dp->name))) {
+		/* a referral (some servers set AA on referrals too) */
 		if(dname_is_strict_subdomain(rdf_wire(ldns_rr_owner(nsrr)),
 			iq->dp->name)) {
 			iter_referral(s, p, nsrr);

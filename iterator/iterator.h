@@ -125,6 +125,8 @@ struct iter_qstate {
 	struct iter_zone *zone;
 	/** the zone skipped after forward-first/stub-first failed */
 	struct iter_zone *skipped;
+	/** 1 after a delegation from the cache failed: ignore the cache */
+	int no_cache;
 	/** flags of the query in flight */
 	int cur_flags;
 	/** timeout (rto) the query in flight was sent with, ms */
