@@ -93,9 +93,14 @@ def_doc(const struct config_option *o, char *buf, size_t len)
 static const char *
 limits_text(const struct config_option *o, char *buf, size_t len)
 {
+	const char *unit = "";
 	buf[0] = 0;
+	if(o->arg && strcmp(o->arg, "<msec>") == 0)
+		unit = "in milliseconds, ";
+	else if(o->arg && strcmp(o->arg, "<seconds>") == 0)
+		unit = "in seconds, ";
 	if(o->type == OPT_INT)
-		snprintf(buf, len, "from %lld to %lld", o->min, o->max);
+		snprintf(buf, len, "%sfrom %lld to %lld", unit, o->min, o->max);
 	else if(o->type == OPT_INT_POW2)
 		snprintf(buf, len, "a power of 2 from %lld to %lld", o->min,
 			o->max);

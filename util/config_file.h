@@ -35,7 +35,10 @@
  * result over only when the whole file (with its includes) is good. A
  * malformed value stops the load with "file:line: what was expected".
  * Options Unbound has and petrel does not are accepted with one warning per
- * option name ("file:line: 'x' is not implemented by petrel, ignored").
+ * option name and load ("file:line: x: not implemented by petrel,
+ * ignored"), and so are the options whose row is not marked implemented;
+ * the Unbound clauses petrel lacks (view:, auth-zone:, python:, ...) are
+ * skipped whole, with one warning.
  *
  * Ownership: a struct config_file owns every string and list element hanging
  * off it; config_delete() frees them all. Nothing here is thread safe: the
@@ -258,7 +261,8 @@ struct config_file {
 	/** local-data: resource records in presentation format (each checked
 	 * with ldns at load) */
 	struct config_strlist *local_data;
-	/** local-data-ptr: "address name" lines (checked at load) */
+	/** local-data-ptr: "address name" or "address ttl name" lines, as
+	 * written (checked at load) */
 	struct config_strlist *local_data_ptr;
 	/** private-address: netblocks stripped from upstream answers */
 	struct config_netblocklist *private_addresses;

@@ -294,10 +294,10 @@ STROPT("server-cert-file", CLAUSE_REMOTE, OPT_PATH, server_cert_file,
   "the control server's certificate"),
 STROPT("control-key-file", CLAUSE_REMOTE, OPT_PATH, control_key_file,
   PETREL_CONFDIR "/petrel_control.key", IM, "<file>",
-  "petrel-control's private key"),
+  "the private key of petrel-control"),
 STROPT("control-cert-file", CLAUSE_REMOTE, OPT_PATH, control_cert_file,
   PETREL_CONFDIR "/petrel_control.pem", IM, "<file>",
-  "petrel-control's certificate"),
+  "the certificate of petrel-control"),
 
 /* ---- Unbound options petrel accepts and ignores ---- */
 IGN("module-config", CLAUSE_SERVER),
