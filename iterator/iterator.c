@@ -345,17 +345,21 @@ iter_qmin_reset(struct mesh_state *s)
 		iq->qmin_labels = 0;
 }
 
-/** start a background priming query (". NS" to the root hints) when
- * the root NS set is not in the cache; its answer fills the cache */
+/**
+ * Start a background priming query ("zone NS" to the servers the zone is
+ * configured with: the root hints, or a stub with stub-prime) whose answer
+ * fills the RRset cache with the zone's real NS set and addresses.
+ * @param s: the state that needs the zone.
+ * @param zone: the zone name.
+ */
 static void
-iter_prime(struct mesh_state *s)
+iter_prime(struct mesh_state *s, const uint8_t *zone)
 {
-	static const uint8_t root[1] = {0};
-	if(!s->mesh->res->rrset || !st_env(s)->hints)
+	if(!s->mesh->res->rrset)
 		return;
-	if(s->qtype == DNS_TYPE_NS && s->qname_len == 1)
+	if(s->qtype == DNS_TYPE_NS && dname_equal(s->qname, zone))
 		return; /* this is the priming query */
-	(void)mesh_new_prefetch(s->mesh, root, DNS_TYPE_NS, DNS_CLASS_IN,
+	(void)mesh_new_prefetch(s->mesh, zone, DNS_TYPE_NS, DNS_CLASS_IN,
 		MESH_FLAG_RD);
 }
 
@@ -380,18 +384,23 @@ iter_init_dp(struct mesh_state *s)
 			name = dname_strip_label(iq->qname);
 		if(rrset_cache_find_delegation(s->mesh->res->rrset, name,
 			iq->qclass, st_now(s), s->region, &d) == 0 &&
-			(!z || dname_is_strict_subdomain(d.ns.name, z->name)))
+			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
+			(z->prime && dname_equal(d.ns.name, z->name))))
 			iq->dp = dp_from_cache(s, &d);
 		if(iq->dp) {
 			iq->dp->from_cache = 1;
 			z = NULL;
 		}
 	}
-	if(!iq->dp && z)
+	if(!iq->dp && z) {
 		iq->dp = iter_env_zone_dp(z, s->region);
-	else if(!iq->dp) {
+		if(!z->is_forward && z->prime)
+			iter_prime(s, z->name);
+	} else if(!iq->dp) {
+		static const uint8_t root[1] = {0};
 		iq->dp = iter_env_root_dp(st_env(s), s->region);
-		iter_prime(s);
+		if(st_env(s)->hints)
+			iter_prime(s, root);
 	}
 	if(!iq->dp)
 		return -1;
