@@ -10,7 +10,9 @@
  *    format, re-encodes the whole message with the builder (compression on)
  *    and parses that again: every RR must come back with the same owner
  *    (ignoring case), type, class, TTL and uncompressed RDATA;
- *  - when both parsers accept, they must agree on the question.
+ *  - when both parsers accept, they must agree on the question;
+ *  - the input read as a presentation-format name (dname_from_str): when
+ *    it parses, printing and parsing again gives the same wire name.
  * A broken invariant calls abort(). Memory errors are caught by ASan.
  *
  * Built with -fsanitize=fuzzer,address,undefined under --enable-fuzzing
@@ -202,6 +204,30 @@ fuzz_full(const uint8_t *data, size_t size, struct region *region,
 	roundtrip(&msg, region);
 }
 
+/** the input as a presentation-format name */
+static void
+fuzz_str(const uint8_t *data, size_t size)
+{
+	char s[1100], s2[DNS_MAX_NAME_STR];
+	uint8_t nm[DNS_MAX_NAME], nm2[DNS_MAX_NAME];
+	size_t n = sizeof(nm), n2 = sizeof(nm2);
+	int r;
+	if(size >= sizeof(s))
+		return;
+	memcpy(s, data, size);
+	s[size] = 0;
+	r = dname_from_str(s, nm, &n);
+	CHECK(r >= 0 && r < DNS_ERR_MAX);
+	if(r != 0)
+		return;
+	CHECK(dname_valid(nm, n) == n);
+	CHECK(dname_to_str(nm, s2, sizeof(s2)) > 0);
+	CHECK(dname_from_str(s2, nm2, &n2) == 0);
+	CHECK(n2 == n && memcmp(nm, nm2, n) == 0);
+	CHECK(dname_canon_cmp(nm, nm2) == 0);
+	CHECK(dname_common_labels(nm, nm2) == dname_count_labels(nm));
+}
+
 /** the fuzz entry point: one DNS message */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -214,5 +240,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_fast(data, size, &fq, &fast_ok);
 	fuzz_full(data, size, region, &fq, fast_ok);
 	region_free_all(region);
+	fuzz_str(data, size);
 	return 0;
 }
