@@ -526,6 +526,25 @@ worker_now(struct worker *w)
 	return w->base ? *comm_base_secs(w->base) : time(NULL);
 }
 
+/** collect a worker's counters, in its own thread or process */
+static void
+stats_collect(struct worker *w, struct stats_info *out, int reset)
+{
+	memset(out, 0, sizeof(*out));
+	out->r = w->ext_total;
+	if(w->res) {
+		stats_add_resolver(&out->r, &w->res->stats);
+		if(w->res->mesh) {
+			out->reqlist_current = mesh_num_states(w->res->mesh);
+			out->reqlist_user = mesh_num_clients(w->res->mesh);
+		}
+	}
+	/* this resets w->res->stats (all of it) when asked */
+	worker_get_stats(w, &out->s, reset);
+	if(reset)
+		memset(&w->ext_total, 0, sizeof(w->ext_total));
+}
+
 /** dump_cache: one message entry */
 struct dump_arg {
 	/** output */

@@ -3,7 +3,6 @@
  */
 #include "config.h"
 #include "daemon/stats.h"
-#include "services/mesh.h"
 #include "dns/dns.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,24 +109,6 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	stats_add_resolver(&a->r, &b->r);
 	a->reqlist_current += b->reqlist_current;
 	a->reqlist_user += b->reqlist_user;
-}
-
-void
-stats_collect(struct worker *w, struct stats_info *out, int reset)
-{
-	memset(out, 0, sizeof(*out));
-	out->r = w->ext_total;
-	if(w->res) {
-		stats_add_resolver(&out->r, &w->res->stats);
-		if(w->res->mesh) {
-			out->reqlist_current = mesh_num_states(w->res->mesh);
-			out->reqlist_user = mesh_num_clients(w->res->mesh);
-		}
-	}
-	/* this resets w->res->stats (all of it) when asked */
-	worker_get_stats(w, &out->s, reset);
-	if(reset)
-		memset(&w->ext_total, 0, sizeof(w->ext_total));
 }
 
 uint64_t

@@ -80,14 +80,6 @@ void stats_buf_append(struct stats_buf *b, const void *data, size_t len);
 /** Free the buffer's memory (the struct itself is the caller's). */
 void stats_buf_free(struct stats_buf *b);
 
-/**
- * Collect a worker's counters; call in the worker's own thread/process.
- * @param w: the worker (running).
- * @param out: filled in.
- * @param reset: zero the counters afterwards.
- */
-void stats_collect(struct worker *w, struct stats_info *out, int reset);
-
 /** Add the resolver counters b into a (saving them across a reload). */
 void stats_add_resolver(struct resolver_stats *a,
 	const struct resolver_stats *b);

@@ -1,0 +1,404 @@
+/*
+ * tests/check_stats.c - the statistics text (Unbound's names) and the
+ * Prometheus exposition format of daemon/stats.c.
+ */
+#include "config.h"
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/stats.h"
+
+/** the value of "name=" in the text, or -1 when absent */
+static double
+value_of(const char *text, const char *name)
+{
+	char pat[256];
+	const char *p;
+	size_t n;
+	snprintf(pat, sizeof(pat), "%s=", name);
+	n = strlen(pat);
+	for(p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if(strncmp(p, pat, n) == 0)
+			return atof(p + n);
+	return -1;
+}
+
+/** count lines that start with prefix */
+static int
+count_prefix(const char *text, const char *prefix)
+{
+	const char *p;
+	int c = 0;
+	for(p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if(strncmp(p, prefix, strlen(prefix)) == 0)
+			c++;
+	return c;
+}
+
+/** two workers with known counters */
+static void
+fill(struct stats_info *info, struct stats_globals *g, int extended)
+{
+	memset(info, 0, 2 * sizeof(*info));
+	memset(g, 0, sizeof(*g));
+	info[0].s.num_queries = 5;
+	info[0].s.num_cachehits = 3;
+	info[0].s.num_cachemiss = 2;
+	info[0].s.num_recursivereplies = 2;
+	info[0].s.num_prefetch = 1;
+	info[0].s.num_tcp = 1;
+	info[0].r.reqlist_sum = 3;
+	info[0].r.reqlist_samples = 2;
+	info[0].r.reqlist_max = 2;
+	/* recursion times: 2 answers in [1024, 2048) us */
+	info[0].r.rec_hist[11] = 2;
+	info[0].r.rec_time_us = 3000;
+	info[0].r.qtype[1] = 4;
+	info[0].r.qtype[28] = 1;
+	info[0].r.qclass[1] = 5;
+	info[0].r.ans_rcode[0] = 4;
+	info[0].r.ans_rcode[3] = 1;
+	info[0].r.ans_rcode[16] = 1;
+	info[0].r.qflags[3] = 5;
+	info[1].s.num_queries = 7;
+	info[1].s.num_cachehits = 7;
+	info[1].s.num_expired = 2;
+	info[1].r.reqlist_max = 9;
+	info[1].r.qtype[1] = 6;
+	info[1].r.qtype[256] = 1;
+	info[1].r.qclass[3] = 1;
+	info[1].r.qopcode[0] = 7;
+	info[1].r.ans_rcode[0] = 7;
+	info[1].reqlist_current = 4;
+	g->now = 1700000000.5;
+	g->up = 42.25;
+	g->elapsed = 10;
+	g->mem_rrset = 1234;
+	g->mem_msg = 5678;
+	g->extended = extended;
+}
+
+START_TEST(test_print_basic)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 0);
+	stats_print(&b, info, 2, &g);
+	ck_assert(!b.oom);
+	ck_assert_ptr_nonnull(b.data);
+	ck_assert(value_of(b.data, "thread0.num.queries") == 5);
+	ck_assert(value_of(b.data, "thread1.num.queries") == 7);
+	ck_assert(value_of(b.data, "total.num.queries") == 12);
+	ck_assert(value_of(b.data, "total.num.cachehits") == 10);
+	ck_assert(value_of(b.data, "total.num.cachemiss") == 2);
+	ck_assert(value_of(b.data, "total.num.prefetch") == 1);
+	ck_assert(value_of(b.data, "total.num.expired") == 2);
+	ck_assert(value_of(b.data, "total.num.recursivereplies") == 2);
+	ck_assert(fabs(value_of(b.data, "thread0.requestlist.avg") - 1.5) <
+		1e-9);
+	ck_assert(value_of(b.data, "total.requestlist.max") == 9);
+	ck_assert(value_of(b.data, "total.requestlist.current.all") == 4);
+	ck_assert(fabs(value_of(b.data, "total.recursion.time.avg") -
+		0.0015) < 1e-9);
+	/* the median lies in the bucket [1024, 2048) us */
+	ck_assert(value_of(b.data, "total.recursion.time.median") >= 0.001024);
+	ck_assert(value_of(b.data, "total.recursion.time.median") <= 0.002048);
+	ck_assert(fabs(value_of(b.data, "time.up") - 42.25) < 1e-6);
+	ck_assert(fabs(value_of(b.data, "time.now") - 1700000000.5) < 1e-3);
+	ck_assert(value_of(b.data, "mem.cache.rrset") == 1234);
+	ck_assert(value_of(b.data, "mem.cache.message") == 5678);
+	/* no extended counters without extended-statistics */
+	ck_assert_int_eq(count_prefix(b.data, "num.query."), 0);
+	ck_assert_int_eq(count_prefix(b.data, "histogram."), 0);
+	/* Unbound's order: threads, then total, then time */
+	ck_assert(strstr(b.data, "thread1.num.queries") <
+		strstr(b.data, "total.num.queries"));
+	ck_assert(strstr(b.data, "total.num.queries") <
+		strstr(b.data, "time.now"));
+	stats_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_print_lines_wellformed)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	char *p, *line;
+	int n = 0;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 1);
+	stats_print(&b, info, 2, &g);
+	ck_assert(b.len > 0 && b.data[b.len - 1] == '\n');
+	for(p = b.data; *p; p = strchr(p, '\n') + 1) {
+		char *eq, *end;
+		size_t len = (size_t)(strchr(p, '\n') - p);
+		line = strndup(p, len);
+		eq = strchr(line, '=');
+		ck_assert_msg(eq != NULL, "no '=' in %s", line);
+		ck_assert(eq > line);
+		ck_assert_msg(strchr(line, ' ') == NULL, "space in %s", line);
+		(void)strtod(eq + 1, &end);
+		ck_assert_msg(*end == 0 && end > eq + 1, "bad value in %s", line);
+		free(line);
+		n++;
+	}
+	ck_assert(n > 60);
+	stats_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_print_extended)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 1);
+	stats_print(&b, info, 2, &g);
+	ck_assert(value_of(b.data, "num.query.type.A") == 10);
+	ck_assert(value_of(b.data, "num.query.type.AAAA") == 1);
+	ck_assert(value_of(b.data, "num.query.type.other") == 1);
+	ck_assert(value_of(b.data, "num.query.type.MX") == -1);
+	ck_assert(value_of(b.data, "num.query.class.IN") == 5);
+	ck_assert(value_of(b.data, "num.query.class.CH") == 1);
+	ck_assert(value_of(b.data, "num.query.opcode.QUERY") == 7);
+	ck_assert(value_of(b.data, "num.query.tcp") == 1);
+	ck_assert(value_of(b.data, "num.query.flags.RD") == 5);
+	ck_assert(value_of(b.data, "num.query.flags.QR") == 0);
+	ck_assert(value_of(b.data, "num.answer.rcode.NOERROR") == 11);
+	ck_assert(value_of(b.data, "num.answer.rcode.NXDOMAIN") == 1);
+	ck_assert(value_of(b.data, "num.answer.rcode.SERVFAIL") == 0);
+	ck_assert(value_of(b.data, "num.answer.rcode.nodata") == 1);
+	/* Unbound's 40 histogram buckets, named by their bounds */
+	ck_assert_int_eq(count_prefix(b.data, "histogram."), 40);
+	ck_assert(value_of(b.data,
+		"histogram.000000.000000.to.000000.000001") == 0);
+	ck_assert(value_of(b.data,
+		"histogram.000000.000001.to.000000.000002") == 0);
+	ck_assert(value_of(b.data,
+		"histogram.000000.001024.to.000000.002048") == 2);
+	ck_assert(value_of(b.data,
+		"histogram.000001.048576.to.000002.097152") == 0);
+	stats_buf_free(&b);
+}
+END_TEST
+
+/** is s a valid Prometheus metric name? */
+static int
+prom_name_ok(const char *s, size_t n)
+{
+	size_t i;
+	if(n == 0)
+		return 0;
+	for(i = 0; i < n; i++) {
+		char c = s[i];
+		if(!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			c == '_' || c == ':' || (i > 0 && c >= '0' && c <= '9')))
+			return 0;
+	}
+	return 1;
+}
+
+START_TEST(test_prometheus_parses)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	char *p, typed[128] = "";
+	int samples = 0, buckets = 0;
+	double last_le = -1, last_cum = -1, inf = -1, count = -1;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, _i);
+	stats_print_prometheus(&b, info, 2, &g);
+	ck_assert(!b.oom && b.len > 0 && b.data[b.len - 1] == '\n');
+	for(p = b.data; *p; p = strchr(p, '\n') + 1) {
+		size_t len = (size_t)(strchr(p, '\n') - p), nl;
+		char *line = strndup(p, len), *v, *end;
+		double val;
+		if(line[0] == '#') {
+			char kw[8], name[128], rest[256];
+			ck_assert_msg(sscanf(line, "# %7s %127s %255[^\n]", kw,
+				name, rest) == 3, "bad comment %s", line);
+			ck_assert(strcmp(kw, "HELP") == 0 ||
+				strcmp(kw, "TYPE") == 0);
+			ck_assert(prom_name_ok(name, strlen(name)));
+			if(strcmp(kw, "TYPE") == 0) {
+				ck_assert(strcmp(rest, "counter") == 0 ||
+					strcmp(rest, "gauge") == 0 ||
+					strcmp(rest, "histogram") == 0);
+				snprintf(typed, sizeof(typed), "%s", name);
+			}
+			free(line);
+			continue;
+		}
+		nl = strcspn(line, "{ ");
+		ck_assert_msg(prom_name_ok(line, nl), "bad name in %s", line);
+		/* the sample belongs to the family typed last */
+		ck_assert_msg(strncmp(line, typed, strlen(typed)) == 0,
+			"%s outside its family %s", line, typed);
+		v = line + nl;
+		if(*v == '{') {
+			/* labels: name="value"[,name="value"] */
+			char *q = v + 1;
+			for(;;) {
+				size_t ln = strcspn(q, "=");
+				ck_assert(prom_name_ok(q, ln));
+				q += ln;
+				ck_assert(q[0] == '=' && q[1] == '"');
+				q = strchr(q + 2, '"');
+				ck_assert_ptr_nonnull(q);
+				q++;
+				if(*q == ',') {
+					q++;
+					continue;
+				}
+				ck_assert_int_eq(*q, '}');
+				break;
+			}
+			v = q + 1;
+		}
+		ck_assert_msg(*v == ' ', "no space before value in %s", line);
+		if(strcmp(v + 1, "+Inf") == 0)
+			val = INFINITY;
+		else {
+			val = strtod(v + 1, &end);
+			ck_assert_msg(*end == 0, "bad value in %s", line);
+		}
+		if(strncmp(line, "petrel_recursion_time_seconds_bucket", 36)
+			== 0) {
+			double le;
+			char *l = strstr(line, "le=\"") + 4;
+			le = strncmp(l, "+Inf", 4) == 0 ? INFINITY : atof(l);
+			ck_assert(le > last_le);
+			ck_assert(val >= last_cum);
+			last_le = le;
+			last_cum = val;
+			if(isinf(le))
+				inf = val;
+			buckets++;
+		}
+		if(strncmp(line, "petrel_recursion_time_seconds_count", 35)
+			== 0)
+			count = val;
+		if(strcmp(line, "petrel_queries_total{thread=\"1\"} 7") == 0)
+			samples += 1000;
+		samples++;
+		free(line);
+	}
+	ck_assert(samples > 1000);	/* thread 1's query count was there */
+	ck_assert_int_eq(buckets, 40);
+	ck_assert(inf == 2 && count == 2);
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_recursion_time_seconds_bucket{le=\"0.002048\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_recursion_time_seconds_bucket{le=\"0.001024\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_memory_cache_bytes{cache=\"message\"} 5678\n"));
+	if(_i) {
+		ck_assert_ptr_nonnull(strstr(b.data,
+			"petrel_query_types_total{type=\"A\"} 10\n"));
+		ck_assert_ptr_nonnull(strstr(b.data,
+			"petrel_answer_rcodes_total{rcode=\"nodata\"} 1\n"));
+	} else
+		ck_assert_ptr_null(strstr(b.data, "petrel_query_types_total"));
+	stats_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_quantile)
+{
+	uint64_t h[RESOLVER_STATS_HIST];
+	double m;
+	memset(h, 0, sizeof(h));
+	ck_assert(stats_hist_quantile(h, 0.5) == 0.0);
+	h[0] = 1;
+	ck_assert(stats_hist_quantile(h, 0.5) < 0.000001 + 1e-12);
+	memset(h, 0, sizeof(h));
+	h[10] = 1;	/* [512, 1024) us */
+	h[20] = 1;	/* [524288, 1048576) us */
+	h[21] = 2;
+	m = stats_hist_quantile(h, 0.5);
+	ck_assert(m >= 0.524288 && m <= 1.048576);
+	m = stats_hist_quantile(h, 0.25);
+	ck_assert(m >= 0.000512 && m <= 0.001024);
+	ck_assert(stats_hist_lower_us(0) == 0);
+	ck_assert(stats_hist_lower_us(1) == 1);
+	ck_assert(stats_hist_lower_us(11) == 1024);
+}
+END_TEST
+
+START_TEST(test_add)
+{
+	struct stats_info a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.s.num_queries = 1;
+	b.s.num_queries = 2;
+	a.r.qtype[1] = 3;
+	b.r.qtype[1] = 4;
+	b.r.rec_hist[39] = 5;
+	a.r.reqlist_max = 10;
+	b.r.reqlist_max = 7;
+	b.r.reqlist_samples = 2;
+	stats_add(&a, &b);
+	ck_assert(a.s.num_queries == 3);
+	ck_assert(a.r.qtype[1] == 7);
+	ck_assert(a.r.rec_hist[39] == 5);
+	ck_assert(a.r.reqlist_max == 10);	/* max, not sum */
+	ck_assert(a.r.reqlist_samples == 2);
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+	struct stats_buf b;
+	char big[5000];
+	int i;
+	memset(&b, 0, sizeof(b));
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	stats_buf_printf(&b, "a%d", 1);
+	stats_buf_printf(&b, "%s", big);
+	for(i = 0; i < 1000; i++)
+		stats_buf_printf(&b, "%03d\n", i);
+	ck_assert(!b.oom);
+	ck_assert_uint_eq(b.len, 2 + 4999 + 4000);
+	ck_assert(strncmp(b.data, "a1xxx", 5) == 0);
+	ck_assert(strcmp(b.data + b.len - 4, "999\n") == 0);
+	ck_assert(strlen(b.data) == b.len);
+	stats_buf_free(&b);
+	ck_assert_ptr_null(b.data);
+}
+END_TEST
+
+static Suite *
+stats_suite(void)
+{
+	Suite *s = suite_create("stats");
+	TCase *tc = tcase_create("text");
+	tcase_add_test(tc, test_print_basic);
+	tcase_add_test(tc, test_print_lines_wellformed);
+	tcase_add_test(tc, test_print_extended);
+	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
+	tcase_add_test(tc, test_quantile);
+	tcase_add_test(tc, test_add);
+	tcase_add_test(tc, test_buf);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(stats_suite());
+	int nf;
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
