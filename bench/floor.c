@@ -182,7 +182,7 @@ floor_socket(const char *addr, int port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, on = 1, rcv = 4 * 1024 * 1024;
+	int fd, on = 1, rcv = 4 * 1024 * 1024; /* as bench/run gives the resolvers (so-rcvbuf, so-sndbuf) */
 	memset(&ss, 0, sizeof(ss));
 	if(inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -206,6 +206,7 @@ floor_socket(const char *addr, int port)
 	if(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
 		perror("floor: SO_REUSEPORT");
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &rcv, sizeof(rcv));
 	if(bind(fd, (struct sockaddr *)&ss, sl) == -1) {
 		fprintf(stderr, "floor: bind %s port %d: %s\n", addr, port,
 			strerror(errno));

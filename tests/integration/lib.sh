@@ -226,8 +226,6 @@ resolver_conf() {
 		echo "  max-udp-size: 1232"
 		echo "  msg-cache-size: 16m"
 		echo "  rrset-cache-size: 32m"
-		echo "  outgoing-range: 256"
-		echo "  num-queries-per-thread: 512"
 		echo "  infra-host-ttl: 900"
 		if [ "$RESOLVER" = unbound ]; then
 			echo "  module-config: \"iterator\""
@@ -326,7 +324,7 @@ cpu_ticks() {
 rss_kb() {
 	local p sum=0 v
 	for p in "$@"; do
-		v=$(sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' /proc/"$p"/status 2>/dev/null)
+		v=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/"$p"/status 2>/dev/null)
 		sum=$((sum + ${v:-0}))
 	done
 	echo $sum

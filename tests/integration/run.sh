@@ -13,6 +13,7 @@
 #   STATS_CMD="cmd args"      prints threadN.num.queries=COUNT lines, in
 #                             place of "<control> -c CONF stats_noreset"
 #   RES_PORT=53530            the port the resolver listens on (127.0.0.1)
+#   SLOW_TIMEOUT=30           seconds to wait for SERVFAIL behind a dead server
 #
 # The hierarchy (testdata/zones/), each an NSD on port 53:
 #   127.0.0.2  .                   root (root.hints points here)
@@ -48,6 +49,8 @@ done
 
 ZONES="$top/testdata/zones"
 PORT=${RES_PORT:-53530}
+# how long a client waits for the SERVFAIL about a dead or silent server
+SLOW_TIMEOUT=${SLOW_TIMEOUT:-30}
 T0=$(date +%s)
 
 for tool in "$NSD" dig kdig drill dnsperf perl; do
@@ -278,7 +281,7 @@ slow_start() {
 	SLOW_DIR="$IT_WORK/slow.$1"
 	mkdir -p "$SLOW_DIR"
 	for n in www.dead.zz www.silent.zz; do
-		dig @127.0.0.1 -p "$PORT" +time=75 +tries=1 "$n" A >"$SLOW_DIR/$n" 2>&1 &
+		dig @127.0.0.1 -p "$PORT" +time="$SLOW_TIMEOUT" +tries=1 "$n" A >"$SLOW_DIR/$n" 2>&1 &
 		echo $! >"$SLOW_DIR/$n.pid"
 		it_track "$(cat "$SLOW_DIR/$n.pid")"
 	done
@@ -289,8 +292,12 @@ slow_check() {
 		wait "$(cat "$SLOW_DIR/$n.pid")" 2>/dev/null
 		norm_out=$(norm <"$SLOW_DIR/$n")
 		rc=$(field_of "$norm_out" RCODE); ede=$(field_of "$norm_out" EDE)
-		if [ "$rc" != SERVFAIL ]; then
-			fail "[$l] $n A -> SERVFAIL: got ${rc/NONE/no answer in 75 s}"
+		if [ "$rc" = NONE ] && [ "$RESOLVER" = unbound ]; then
+			# Unbound 1.17 waits on a dead name server without end
+			# (minutes, the client gives up first); petrel must not
+			skip "[$l] $n A -> SERVFAIL: unbound gave no answer in $SLOW_TIMEOUT s (known Unbound behaviour)"
+		elif [ "$rc" != SERVFAIL ]; then
+			fail "[$l] $n A -> SERVFAIL: got ${rc/NONE/no answer in $SLOW_TIMEOUT s}"
 		elif [ "$RESOLVER" = petrel ] && [ -z "$ede" ]; then
 			fail "[$l] $n A -> SERVFAIL: no Extended DNS Error"
 		else
