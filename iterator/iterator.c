@@ -359,8 +359,10 @@ iter_prime(struct mesh_state *s, const uint8_t *zone)
 		return;
 	if(s->qtype == DNS_TYPE_NS && dname_equal(s->qname, zone))
 		return; /* this is the priming query */
+	/* the priming query asks the configured servers, never a
+	 * forwarder */
 	(void)mesh_new_prefetch(s->mesh, zone, DNS_TYPE_NS, DNS_CLASS_IN,
-		MESH_FLAG_RD);
+		MESH_FLAG_RD | MESH_FLAG_NOFWD);
 }
 
 /** find the starting delegation for the current name */
@@ -369,6 +371,9 @@ iter_init_dp(struct mesh_state *s)
 {
 	struct iter_qstate *iq = s->iq;
 	struct iter_zone *z = iter_env_find_zone(st_env(s), iq->qname);
+	while(z && z->is_forward && (s->flags & MESH_FLAG_NOFWD))
+		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
+			dname_strip_label(z->name)) : NULL;
 	if(z && iq->skip_zone && z == iq->skipped) {
 		/* forward-first/stub-first failed: the next zone up */
 		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
@@ -513,7 +518,9 @@ iter_start_targets(struct mesh_state *s)
 		/* A first; AAAA when A gave nothing (or without IPv4) */
 		sub = mesh_attach_sub(s, ns->name,
 			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
-			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD);
+			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD |
+			((iq->dp->is_forward || (s->flags & MESH_FLAG_NOFWD)) ?
+			MESH_FLAG_NOFWD : 0));
 		if(sub && sub->qtype == DNS_TYPE_A)
 			ns->tried_a = 1;
 		if(!sub)

@@ -46,6 +46,9 @@ struct mesh_answer;
 #define MESH_FLAG_CD	0x02
 /** state key flag: recursion desired (RD set by the client) */
 #define MESH_FLAG_RD	0x04
+/** state key flag: do not use forward zones (the address lookup of a
+ * forward-host, which would otherwise go to the forwarder it names) */
+#define MESH_FLAG_NOFWD	0x08
 
 /** a client waiting on a mesh state */
 struct mesh_client {
