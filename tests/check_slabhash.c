@@ -456,7 +456,7 @@ g_writer(void *arg)
 {
 	uint32_t k;
 	(void)arg;
-	for(k = 1000; k < 400000 &&
+	for(k = 1000; k < 150000 &&
 		!atomic_load_explicit(&s_stop, memory_order_relaxed); k++)
 		t_put(s_table, k, 0, 8);
 	atomic_store(&s_writes, (long)k);
