@@ -13,6 +13,7 @@
 #undef ATTR_FORMAT
 #undef ATTR_UNUSED
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <ldns/ldns.h>
 #include "services/resolver.h"
@@ -63,8 +64,9 @@ resolver_create(struct config_file *cfg, struct iter_env *ienv,
 	}
 	r->buf = malloc(DNS_MAX_MSG);
 	r->scratch = malloc(DNS_MAX_MSG);
+	r->qcopy = malloc(DNS_MAX_MSG);
 	r->mesh = mesh_create(r, maxq, jostle);
-	if(!r->mesh || !r->buf || !r->scratch) {
+	if(!r->mesh || !r->buf || !r->scratch || !r->qcopy) {
 		resolver_delete(r);
 		return NULL;
 	}
@@ -91,6 +93,7 @@ resolver_delete(struct resolver *r)
 	mesh_delete(r->mesh);
 	free(r->buf);
 	free(r->scratch);
+	free(r->qcopy);
 	free(r);
 }
 
@@ -187,9 +190,17 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 
 	r->stats.num_queries++;
 	*outlen = 0;
-	if(len < DNS_HDR_SIZE) {
+	if(len < DNS_HDR_SIZE || len > DNS_MAX_MSG) {
 		r->stats.num_malformed++;
 		return RESOLVER_DROP;
+	}
+	if((uintptr_t)out < (uintptr_t)(pkt + len) &&
+		(uintptr_t)pkt < (uintptr_t)(out + outmax)) {
+		/* the answer is built in the query's buffer: work from a
+		 * copy of the query (the cache and the error replies read
+		 * the client's question while writing the answer) */
+		memcpy(r->qcopy, pkt, len);
+		pkt = r->qcopy;
 	}
 	err = dns_query_parse_fast(pkt, len, &fq);
 	if(err == DNS_ERR_NOT_QUERY) {

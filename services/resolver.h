@@ -184,6 +184,9 @@ struct resolver {
 	uint8_t *buf;
 	/** scratch for RDATA while encoding */
 	uint8_t *scratch;
+	/** copy of the query when the caller's answer buffer is the query's
+	 * own buffer */
+	uint8_t *qcopy;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };
@@ -225,7 +228,9 @@ void resolver_delete(struct resolver *r);
  * @param client: client address (for access control and logging).
  * @param tp: transport.
  * @param handle: the reply handle (copied when the query goes pending).
- * @param out: buffer for an immediate answer.
+ * @param out: buffer for an immediate answer; it may be the query's own
+ *	buffer (the query is then copied first; a separate buffer saves
+ *	that copy).
  * @param outmax: its size (at least 512; 65535 for TCP is best).
  * @param outlen: length of the immediate answer.
  * @return RESOLVER_ANSWERED (answer in out), RESOLVER_PENDING (callback

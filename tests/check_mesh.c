@@ -20,6 +20,7 @@
 #include "util/random.h"
 #include "util/netaddr.h"
 #include "dns/query.h"
+#include "services/cache/msgcache.h"
 
 /** most queries the fake network keeps */
 #define MAXQ 16
@@ -286,6 +287,50 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+START_TEST(test_cache_inplace)
+{
+	struct mcache_params mp;
+	struct mcache *mc;
+	ldns_pkt *p = NULL, *a = NULL;
+	uint8_t *wire = NULL, buf[4096];
+	size_t len = 0, outlen = 0;
+	struct netaddr ad;
+	struct resolver_handle h;
+	const char *err;
+	mcache_params_default(&mp);
+	mc = mcache_create(&mp);
+	ck_assert_ptr_nonnull(mc);
+	resolver_set_env(res, mc, NULL, NULL, NULL, NULL);
+	ck_assert_int_eq(client("www.example.com.", 0), RESOLVER_PENDING);
+	answer(0, "www.example.com.");
+	ck_assert_int_eq(num_replies, 1);
+	/* the same question in another letter case, answered from the
+	 * cache into the query's own buffer */
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, "WwW.ExAmPlE.CoM.",
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	ldns_pkt_set_id(p, 0x4242);
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	memcpy(buf, wire, len);
+	free(wire);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &ad, &err), 0);
+	memset(&h, 0, sizeof(h));
+	ck_assert_int_eq(resolver_handle_query(res, buf, len, &ad,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
+		RESOLVER_ANSWERED);
+	ck_assert_int_eq(num_sent, 1);	/* no new upstream query */
+	ck_assert_uint_eq(res->stats.num_cache_hits, 1);
+	ck_assert_int_eq(ldns_wire2pkt(&a, buf, outlen), LDNS_STATUS_OK);
+	ck_assert_int_eq(ldns_pkt_id(a), 0x4242);
+	ck_assert_int_eq(memcmp(buf + 12, "\003WwW\007ExAmPlE\003CoM", 17), 0);
+	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(a)), 1);
+	ldns_pkt_free(a);
+	resolver_delete(res);
+	res = NULL;
+	mcache_delete(mc);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 mesh_suite(void)
@@ -298,6 +343,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_full_and_jostle);
 	tcase_add_test(tc, test_delete_pending);
 	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_cache_inplace);
 	suite_add_tcase(s, tc);
 	return s;
 }
