@@ -212,6 +212,10 @@ START_TEST(test_hit_patches)
 		T0, out, &len, NULL, NULL), MCACHE_MISS);
 	ck_assert_int_eq(ask(c, "ww.example.com", DNS_TYPE_A, 0, 0, 0, 0,
 		T0, out, &len, NULL, NULL), MCACHE_MISS);
+	/* another opcode (NOTIFY): not answered from the cache */
+	ck_assert_int_eq(ask(c, "www.example.com", DNS_TYPE_A,
+		DNS_OPCODE_NOTIFY << DNS_OPCODE_SHIFT, 0, 0, 0, T0, out, &len,
+		NULL, NULL), MCACHE_MISS);
 	mcache_delete(c);
 }
 END_TEST

@@ -414,7 +414,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	if(refresh)
 		*refresh = 0;
-	if(edns && q->edns.version != 0)
+	if((edns && q->edns.version != 0) ||
+		(q->flags & DNS_FLAG_OPCODE_MASK) != 0)
 		return MCACHE_MISS;
 	key.qname = q->qinfo.qname;
 	key.qname_len = q->qinfo.qname_len;

@@ -189,7 +189,8 @@ enum mcache_store_result mcache_store(struct mcache *c,
  *	otherwise. May be NULL.
  * @return MCACHE_HIT, MCACHE_HIT_PREFETCH, MCACHE_HIT_EXPIRED (an answer
  *	is in out) or MCACHE_MISS (nothing written). A query with EDNS
- *	version other than 0 is always a miss (the caller answers BADVERS).
+ *	version other than 0 (the caller answers BADVERS) or an opcode other
+ *	than QUERY is always a miss.
  */
 enum mcache_result mcache_answer(struct mcache *c,
 	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
