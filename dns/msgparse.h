@@ -12,9 +12,11 @@
  * RDATA is bounds-checked per type. Types whose RDATA holds domain names
  * (NS, MD, MF, CNAME, SOA, MB, MG, MR, PTR, MINFO, MX, RP, AFSDB, RT, PX,
  * KX, SRV, NAPTR, DNAME, RRSIG/SIG signer, NSEC/NXT next name) are walked:
- * each name must be valid, may be compressed only for the RFC 1035 types
- * and those RFC 3597 lets receivers decompress, and must end inside the
- * RDATA with the fixed fields after it. Everything else is opaque
+ * each name must be valid and must end inside the RDATA with the fixed
+ * fields after it. Compression is accepted in every one of these names
+ * (RFC 3597 section 4 asks receivers to decompress the RFC 1035 types and
+ * RP, AFSDB, RT, SIG, PX, NXT, NAPTR, SRV; accepting it also in RRSIG, NSEC
+ * and DNAME costs nothing and the decompressed name is the same). Everything else is opaque
  * (RFC 3597), with a few fixed-size types (A, AAAA) length-checked.
  * Empty RDATA is accepted for every type (RFC 2136 uses it to delete);
  * the helpers below return no name for it.
