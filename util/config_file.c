@@ -41,7 +41,7 @@
 /** how deep includes may nest */
 #define MAX_INCLUDE_DEPTH 16
 /** largest config file read (bytes) */
-#define MAX_FILE_SIZE (64 * 1024 * 1024)
+#define MAX_FILE_SIZE (256 * 1024 * 1024)
 
 /** the state of one load */
 struct cfg_parser {
@@ -1106,7 +1106,15 @@ parse_file(struct cfg_parser *p, const char *filename)
 			if(cap >= MAX_FILE_SIZE) {
 				fclose(in);
 				free(buf);
-				return perr(p, "%s: file too large", filename);
+				if(p->depth == 0) {
+					snprintf(p->err, p->errlen, "%s: file "
+						"too large (over %d bytes)",
+						filename, MAX_FILE_SIZE);
+					return -1;
+				}
+				return perr(p, "include: '%s' is too large "
+					"(over %d bytes)", filename,
+					MAX_FILE_SIZE);
 			}
 			cap = cap ? cap * 2 : 8192;
 			nb = realloc(buf, cap + 1);
@@ -1126,9 +1134,13 @@ parse_file(struct cfg_parser *p, const char *filename)
 		int e = errno;
 		fclose(in);
 		free(buf);
-		snprintf(p->err, p->errlen, "%s: cannot read: %s", filename,
+		if(p->depth == 0) {
+			snprintf(p->err, p->errlen, "%s: cannot read: %s",
+				filename, strerror(e));
+			return -1;
+		}
+		return perr(p, "include: cannot read '%s': %s", filename,
 			strerror(e));
-		return -1;
 	}
 	fclose(in);
 	/* the name must outlive this file while a zone refers to it and
