@@ -491,6 +491,58 @@ START_TEST(test_udp_burst_thread)
 END_TEST
 #endif
 
+/* a flood is drained in bounded rounds: timers still run in between */
+static int flood_timer_fired;
+
+static void
+flood_timer_cb(void *arg)
+{
+	(void)arg;
+	flood_timer_fired++;
+}
+
+START_TEST(test_udp_bounded_per_wake)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1");
+	struct comm_point *c;
+	struct comm_timer *t;
+	uint8_t pkt[40];
+	int sfd, cfd, i, k;
+	uint64_t per_wake = (uint64_t)NETEVENT_UDP_BATCHES_PER_WAKE * 8;
+	sfd = comm_sock_open_udp(&a, NULL);
+	ck_assert_int_ge(sfd, 0);
+	a = sock_addr(sfd);
+	/* batch of 8: 4 batches = 32 datagrams per wake-up at most */
+	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	cfd = udp_client();
+	memset(pkt, 0, sizeof(pkt));
+	for(i = 0; i < 100; i++)
+		ck_assert_int_eq(sendto(cfd, pkt, sizeof(pkt), 0,
+			(struct sockaddr *)&a.addr, a.len), sizeof(pkt));
+	t = comm_timer_create(b, flood_timer_cb, NULL);
+	comm_timer_set(t, 0);
+	flood_timer_fired = 0;
+	usleep(20000);
+	/* one iteration: one bounded round of the flood, and the timer */
+	for(k = 0; k < 50 && comm_point_get_stats(c)->pkts_in == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, per_wake);
+	ck_assert_uint_eq(comm_point_get_stats(c)->batches,
+		NETEVENT_UDP_BATCHES_PER_WAKE);
+	ck_assert_int_eq(flood_timer_fired, 1);
+	for(k = 0; k < 50 && comm_point_get_stats(c)->pkts_in < 100; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 100);
+	ck_assert_int_eq(flood_timer_fired, 1);
+	comm_timer_delete(t);
+	close(cfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* the callback answers some queries later, through a saved address */
 static struct comm_reply_addr saved[8];
 static int nsaved;
@@ -998,6 +1050,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_udp_burst, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_wildcard_and_later, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_wildcard_v6, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_bounded_per_wake, 0, NUM_BACKENDS);
 #ifdef PETREL_HAVE_THREADS
 	tcase_add_loop_test(tc, test_udp_burst_thread, 0, NUM_BACKENDS);
 #endif
