@@ -495,6 +495,13 @@ START_TEST(test_serve_expired)
 	/* past serve-expired-ttl */
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 400, out, &len, NULL, &refresh), MCACHE_MISS);
+	/* a stale NXDOMAIN carries EDE 19 */
+	ck_assert_int_eq(store_neg(c, "gone.example", DNS_RCODE_NXDOMAIN, 60,
+		60, 1), MCACHE_STORED);
+	ck_assert_int_eq(ask(c, "gone.example", DNS_TYPE_A, 0, 1, 1232, 0,
+		T0 + 61, out, &len, &msg, &refresh), MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(msg.rcode, DNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq(find_ede(out, &msg), DNS_EDE_STALE_NXDOMAIN);
 	mcache_delete(c);
 	/* serve-expired off */
 	mcache_params_default(&p);

@@ -437,7 +437,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
-		ede = DNS_EDE_STALE_ANSWER;
+		ede = e->rcode == DNS_RCODE_NXDOMAIN ? DNS_EDE_STALE_NXDOMAIN :
+			DNS_EDE_STALE_ANSWER;
 	} else {
 		return MCACHE_MISS;
 	}

@@ -22,7 +22,8 @@
  *     serve-expired-reply-ttl for an expired answer);
  *   - the OPT record, only if the client sent EDNS: petrel's UDP size, DO
  *     echoed, and an Extended DNS Error option where one applies (3, Stale
- *     Answer, for expired data; or the entry's own code).
+ *     Answer, or 19, Stale NXDOMAIN Answer, for expired data; or the
+ *     entry's own code).
  * An answer larger than the limit (the client's UDP size, at least 512,
  * at most max-udp-size; 512 without EDNS; the buffer size for TCP) is
  * truncated at whole RRsets (RFC 2181 section 9): RRsets are dropped from
@@ -84,7 +85,8 @@ enum mcache_result {
 	 * TTL (prefetch) */
 	MCACHE_HIT_PREFETCH,
 	/** an expired answer was written (serve-expired, RFC 8767), with
-	 * TTL serve-expired-reply-ttl and EDE 3 when the client has EDNS */
+	 * TTL serve-expired-reply-ttl and EDE 3 (19 for NXDOMAIN) when the
+	 * client has EDNS */
 	MCACHE_HIT_EXPIRED
 };
 
