@@ -148,7 +148,7 @@ main(int argc, char **argv)
 	char first[6];
 	SSL_CTX *ctx = NULL;
 	SSL *ssl = NULL;
-	int c, i, s, rc = 0, use_tls;
+	int c, i, s, rc = 0, use_tls, clean = 0;
 	log_ident_set("petrel-control");
 	while((c = getopt(argc, argv, "c:s:hV")) != -1) {
 		switch(c) {
@@ -268,14 +268,24 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* the answer, until the server closes */
+	/* the answer, until the server closes (cleanly: an empty answer
+	 * is fine, e.g. an empty list) */
 	for(;;) {
 		long n;
-		if(ssl)
+		if(ssl) {
 			n = SSL_read(ssl, buf, sizeof(buf));
-		else	n = read(s, buf, sizeof(buf));
-		if(n <= 0)
-			break;
+			if(n <= 0) {
+				clean = SSL_get_error(ssl, (int)n) ==
+					SSL_ERROR_ZERO_RETURN;
+				break;
+			}
+		} else {
+			n = read(s, buf, sizeof(buf));
+			if(n <= 0) {
+				clean = n == 0;
+				break;
+			}
+		}
 		if(first_len < 5) {
 			size_t k = (size_t)n < 5 - first_len ? (size_t)n :
 				5 - first_len;
@@ -285,7 +295,9 @@ main(int argc, char **argv)
 		fwrite(buf, 1, (size_t)n, stdout);
 	}
 	fflush(stdout);
-	if(first_len == 0 && ssl) {
+	if(first_len == 0 && clean) {
+		/* an empty answer */
+	} else if(first_len == 0 && ssl) {
 		ssl_err("TLS: no answer (did the server refuse our "
 			"certificate?)");
 		rc = 1;
