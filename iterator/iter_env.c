@@ -14,6 +14,7 @@
 #include "util/config_file.h"
 #include "util/region.h"
 #include "dns/name.h"
+#include "dns/dns.h"
 
 /** the IANA root servers (root-servers.net), names and IPv4/IPv6 */
 static const char *const iter_root_servers[][3] = {
@@ -275,22 +276,10 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 			ad = ldns_rr_rdf(a, 0);
 			if(!ad)
 				continue;
-			memset(&na, 0, sizeof(na));
-			if(ldns_rdf_get_type(ad) == LDNS_RDF_TYPE_A) {
-				struct sockaddr_in *s4 =
-					(struct sockaddr_in *)&na.addr;
-				s4->sin_family = AF_INET;
-				s4->sin_port = htons(53);
-				memcpy(&s4->sin_addr, ldns_rdf_data(ad), 4);
-				na.len = sizeof(*s4);
-			} else {
-				struct sockaddr_in6 *s6 =
-					(struct sockaddr_in6 *)&na.addr;
-				s6->sin6_family = AF_INET6;
-				s6->sin6_port = htons(53);
-				memcpy(&s6->sin6_addr, ldns_rdf_data(ad), 16);
-				na.len = sizeof(*s6);
-			}
+			if(iter_addr_from_rdata(&na, (uint16_t)
+				ldns_rr_get_type(a), ldns_rdf_data(ad),
+				ldns_rdf_size(ad)) < 0)
+				continue;
 			if(iter_env_add_hint_wire(env, wire, len, &na) < 0)
 				goto fail;
 			found = 1;
@@ -541,4 +530,32 @@ iter_name_privdom(struct iter_env *env, const uint8_t *name)
 		if(dname_is_subdomain(name, p->name))
 			return 1;
 	return 0;
+}
+
+int
+iter_addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
+	size_t len)
+{
+	memset(na, 0, sizeof(*na));
+	if(type == DNS_TYPE_A && len == 4) {
+		struct sockaddr_in s4;
+		memset(&s4, 0, sizeof(s4));
+		s4.sin_family = AF_INET;
+		s4.sin_port = htons(53);
+		memcpy(&s4.sin_addr, d, 4);
+		memcpy(&na->addr, &s4, sizeof(s4));
+		na->len = (socklen_t)sizeof(s4);
+		return 0;
+	}
+	if(type == DNS_TYPE_AAAA && len == 16) {
+		struct sockaddr_in6 s6;
+		memset(&s6, 0, sizeof(s6));
+		s6.sin6_family = AF_INET6;
+		s6.sin6_port = htons(53);
+		memcpy(&s6.sin6_addr, d, 16);
+		memcpy(&na->addr, &s6, sizeof(s6));
+		na->len = (socklen_t)sizeof(s6);
+		return 0;
+	}
+	return -1;
 }

@@ -253,6 +253,19 @@ int delegpt_add_addr(struct delegpt *dp, struct region *r,
 /** Find an NS name. @return entry or NULL. */
 struct delegpt_ns *delegpt_find_ns(struct delegpt *dp, const uint8_t *name);
 
+/**
+ * Make an address (port 53) from A or AAAA RDATA. The sockaddr is built
+ * in a local of its own type and copied in (no type-punned stores, which
+ * optimising compilers may reorder).
+ * @param na: filled in.
+ * @param type: DNS_TYPE_A or DNS_TYPE_AAAA.
+ * @param d: the RDATA.
+ * @param len: its length (4 or 16).
+ * @return 0, or -1 when type and length do not fit.
+ */
+int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
+	const uint8_t *d, size_t len);
+
 /** @return 1 when the address may be queried (do-not-query-localhost,
  * do-ip4/do-ip6) */
 int iter_addr_allowed(struct iter_env *env, const struct netaddr *a);

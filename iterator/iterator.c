@@ -97,24 +97,7 @@ static int
 addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
 	size_t len)
 {
-	memset(na, 0, sizeof(*na));
-	if(type == DNS_TYPE_A && len == 4) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&na->addr;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(53);
-		memcpy(&s4->sin_addr, d, 4);
-		na->len = sizeof(*s4);
-		return 0;
-	}
-	if(type == DNS_TYPE_AAAA && len == 16) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&na->addr;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(53);
-		memcpy(&s6->sin6_addr, d, 16);
-		na->len = sizeof(*s6);
-		return 0;
-	}
-	return -1;
+	return iter_addr_from_rdata(na, type, d, len);
 }
 
 /** most RRs of one set stored in the RRset cache */
@@ -662,23 +645,9 @@ scrub_private(struct iter_env *env, ldns_rr_list *l)
 		ldns_rdf *d = ldns_rr_rdf(rr, 0);
 		struct netaddr na;
 		int bad = 0;
-		memset(&na, 0, sizeof(na));
-		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A && d &&
-			ldns_rdf_size(d) == 4) {
-			struct sockaddr_in *s4 = (struct sockaddr_in *)&na.addr;
-			s4->sin_family = AF_INET;
-			memcpy(&s4->sin_addr, ldns_rdf_data(d), 4);
-			na.len = sizeof(*s4);
+		if(d && addr_from_rdata(&na, (uint16_t)ldns_rr_get_type(rr),
+			ldns_rdf_data(d), ldns_rdf_size(d)) == 0)
 			bad = 1;
-		} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA && d &&
-			ldns_rdf_size(d) == 16) {
-			struct sockaddr_in6 *s6 =
-				(struct sockaddr_in6 *)&na.addr;
-			s6->sin6_family = AF_INET6;
-			memcpy(&s6->sin6_addr, ldns_rdf_data(d), 16);
-			na.len = sizeof(*s6);
-			bad = 1;
-		}
 		if(bad && iter_addr_private(env, &na) &&
 			!iter_name_privdom(env, rdf_wire(ldns_rr_owner(rr)))) {
 			size_t n = ldns_rr_list_rr_count(l), j;
@@ -1026,22 +995,9 @@ iter_referral(struct mesh_state *s, ldns_pkt *p, ldns_rr *nsrr)
 		ns = delegpt_find_ns(dp, rdf_wire(ldns_rr_owner(rr)));
 		if(!ns || !d)
 			continue;
-		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A &&
-			ldns_rdf_size(d) == 4) {
-			struct sockaddr_in *s4 = (struct sockaddr_in *)&na.addr;
-			s4->sin_family = AF_INET;
-			s4->sin_port = htons(53);
-			memcpy(&s4->sin_addr, ldns_rdf_data(d), 4);
-			na.len = sizeof(*s4);
-		} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA &&
-			ldns_rdf_size(d) == 16) {
-			struct sockaddr_in6 *s6 =
-				(struct sockaddr_in6 *)&na.addr;
-			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons(53);
-			memcpy(&s6->sin6_addr, ldns_rdf_data(d), 16);
-			na.len = sizeof(*s6);
-		} else	continue;
+		if(addr_from_rdata(&na, (uint16_t)ldns_rr_get_type(rr),
+			ldns_rdf_data(d), ldns_rdf_size(d)) < 0)
+			continue;
 		if(delegpt_add_addr(dp, s->region, &na) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
@@ -1304,23 +1260,9 @@ iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
 			memset(&na, 0, sizeof(na));
 			if(!d)
 				continue;
-			if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A &&
-				ldns_rdf_size(d) == 4) {
-				struct sockaddr_in *s4 =
-					(struct sockaddr_in *)&na.addr;
-				s4->sin_family = AF_INET;
-				s4->sin_port = htons(53);
-				memcpy(&s4->sin_addr, ldns_rdf_data(d), 4);
-				na.len = sizeof(*s4);
-			} else if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA &&
-				ldns_rdf_size(d) == 16) {
-				struct sockaddr_in6 *s6 =
-					(struct sockaddr_in6 *)&na.addr;
-				s6->sin6_family = AF_INET6;
-				s6->sin6_port = htons(53);
-				memcpy(&s6->sin6_addr, ldns_rdf_data(d), 16);
-				na.len = sizeof(*s6);
-			} else	continue;
+			if(addr_from_rdata(&na, (uint16_t)ldns_rr_get_type(rr),
+				ldns_rdf_data(d), ldns_rdf_size(d)) < 0)
+				continue;
 			(void)delegpt_add_addr(iq->dp, super->region, &na);
 		}
 	}
