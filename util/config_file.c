@@ -407,6 +407,53 @@ opt_int(struct cfg_parser *p, const struct config_option *o)
 	return (int *)((char *)p->cfg + o->off);
 }
 
+/** @return 1 if word i of an enum option is built in, else 0: the
+ * thread models and event backends depend on the build */
+static int
+enum_available(const struct config_option *o, int i)
+{
+	if(o->off == offsetof(struct config_file, thread_model)) {
+		switch(i) {
+		case THREAD_MODEL_PTHREADS:
+#ifdef HAVE_PTHREAD
+			return 1;
+#else
+			return 0;
+#endif
+		case THREAD_MODEL_SOLARIS:
+#ifdef HAVE_SOLARIS_THREADS
+			return 1;
+#else
+			return 0;
+#endif
+		default:
+			return 1;
+		}
+	}
+	if(o->off == offsetof(struct config_file, event_backend) &&
+		i == EVENT_BACKEND_LIBEVENT) {
+#ifdef HAVE_LIBEVENT
+		return 1;
+#else
+		return 0;
+#endif
+	}
+	return 1;
+}
+
+/** The words of an enum option that are built in, into buf. */
+static const char *
+enum_available_words(const struct config_option *o, char *buf, size_t len)
+{
+	const char *w[8];
+	int i, n = 0;
+	for(i = 0; o->words[i] && n < 7; i++)
+		if(enum_available(o, i))
+			w[n++] = o->words[i];
+	w[n] = NULL;
+	return join_words(w, buf, len);
+}
+
 /** Check an address value. @return 0 or -1 with the error set. */
 static int
 check_addr(struct cfg_parser *p, const struct config_option *o,
@@ -545,6 +592,10 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 			return perr(p, "%s: expected %s, got '%s'", o->name,
 				join_words(o->words, wbuf, sizeof(wbuf)),
 				v[0]);
+		if(!enum_available(o, i))
+			return perr(p, "%s: %s is not compiled into this "
+				"petrel (it has %s)", o->name, v[0],
+				enum_available_words(o, wbuf, sizeof(wbuf)));
 		*opt_int(p, o) = i;
 		return 0;
 	}
