@@ -11,6 +11,7 @@
  * same without the parse (pre-parsed queries, 4096 of them).
  *
  * usage: cachebench [-n entries] [-d seconds] [-t threads,threads,...]
+ *	[-m 0|1] (only parse+answer, or only answer-only)
  * Prints one line per thread count: answers per second (wall clock) and
  * CPU nanoseconds per answer (thread CPU time), and for more than one
  * thread the scaling against one thread: measured throughput, and the
@@ -242,15 +243,16 @@ main(int argc, char *argv[])
 	struct mcache_params p;
 	double secs = 2.0, base[2] = {0, 0}, base_cpu[2] = {0, 0};
 	const char *tlist = "1,2";
-	int c, mode;
-	while((c = getopt(argc, argv, "n:d:t:")) != -1) {
+	int c, mode, only = -1;
+	while((c = getopt(argc, argv, "n:d:t:m:")) != -1) {
 		switch(c) {
+		case 'm': only = atoi(optarg); break;
 		case 'n': nentries = (size_t)atol(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 't': tlist = optarg; break;
 		default:
 			fprintf(stderr, "usage: cachebench [-n entries] "
-				"[-d seconds] [-t 1,2,...]\n");
+				"[-d seconds] [-t 1,2,...] [-m 0|1]\n");
 			return 1;
 		}
 	}
@@ -272,6 +274,8 @@ main(int argc, char *argv[])
 		p.slabs);
 	for(mode = 0; mode < 2; mode++) {
 		const char *t = tlist;
+		if(only >= 0 && mode != only)
+			continue;
 		while(*t) {
 			int n = atoi(t);
 			double rate, cpu_ns;

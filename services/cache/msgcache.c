@@ -1,11 +1,13 @@
 /*
  * services/cache/msgcache.c - the message cache.
  *
- * Entry layout: one malloc holds struct mcache_entry, then the TTL offset
- * array (uint16 message offsets, one per RR), the per-RR flags (the first
- * RR of each run of one RRset, for truncation), the lower-cased qname, and
- * the body: the reply from offset 12 (the question and the three sections,
- * OPT cut off), with every TTL already rewritten to its stored value.
+ * Entry layout: one malloc holds struct mcache_entry (the key fields and
+ * times first, where a hit reads them), then the lower-cased qname, the
+ * body: the reply from offset 12 (the question and the three sections, OPT
+ * cut off) with every TTL already rewritten to its stored value, then the
+ * TTL offset array (uint16 message offsets, one per RR) and the per-RR
+ * flags (the first RR of each run of one RRset, for truncation). A hit
+ * reads the struct, the qname, the body and the offsets, in that order.
  * Keeping the question inside the body keeps the upstream compression
  * pointers valid: the client's question has the same length and sits at
  * the same offset, so it is copied over the stored one on a hit.
@@ -33,40 +35,18 @@
 /** size of an EDE option with no text */
 #define OPT_EDE 6
 
-/** a cached answer */
+/**
+ * A cached answer. The fields a hit reads first (the key, the times) come
+ * right after the table part; the variable part follows in data[]: the
+ * qname, the body, then (2-aligned) the TTL offsets and the RR flags.
+ */
 struct mcache_entry {
 	/** table part; must be first */
 	struct slabhash_entry h;
-	/** when it was stored */
-	time_t stored;
-	/** absolute expiry */
-	time_t expire;
-	/** from here on a prefetch is due */
-	time_t prefetch_at;
-	/** no refresh is signalled before this time (CAS by readers) */
-	_Atomic int64_t refresh_after;
-	/** TTL offsets in the message, n_rr of them */
-	uint16_t *ttl_off;
-	/** per-RR flags (MRR_START) */
-	uint8_t *rr_flags;
-	/** the lower-cased qname */
-	uint8_t *qname;
-	/** the message from offset 12 */
-	uint8_t *body;
-	/** length of body */
-	uint16_t body_len;
-	/** message offset just past the question */
-	uint16_t qd_end;
-	/** number of RRs (OPT not counted) */
-	uint16_t n_rr;
-	/** RRs per section */
-	uint16_t counts[3];
 	/** question type */
 	uint16_t qtype;
 	/** question class */
 	uint16_t qclass;
-	/** the entry's own EDE code, or -1 */
-	int16_t ede;
 	/** qname length */
 	uint8_t qname_len;
 	/** MKEY_DO | MKEY_CD */
@@ -75,9 +55,42 @@ struct mcache_entry {
 	uint8_t rcode;
 	/** enum mcache_security */
 	uint8_t sec;
+	/** absolute expiry */
+	time_t expire;
+	/** when it was stored */
+	time_t stored;
+	/** length of the body */
+	uint16_t body_len;
+	/** number of RRs (OPT not counted) */
+	uint16_t n_rr;
+	/** RRs per section */
+	uint16_t counts[3];
+	/** message offset just past the question */
+	uint16_t qd_end;
+	/** the entry's own EDE code, or -1 */
+	int16_t ede;
 	/** 1 for NXDOMAIN/NODATA */
 	uint8_t negative;
+	/** from here on a prefetch is due */
+	time_t prefetch_at;
+	/** no refresh is signalled before this time (CAS by readers) */
+	_Atomic int64_t refresh_after;
+	/** qname (lower-cased), body (the message from offset 12), TTL
+	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags */
+	uint8_t data[];
 };
+
+/** the lower-cased qname of an entry */
+#define ME_QNAME(e) ((e)->data)
+/** the body: the message from offset 12 */
+#define ME_BODY(e) ((e)->data + (e)->qname_len)
+/** offset of the TTL offset array in data */
+#define ME_TTLS_AT(qlen, blen) (((size_t)(qlen) + (blen) + 1) & ~(size_t)1)
+/** the TTL offsets */
+#define ME_TTL_OFF(e) ((uint16_t *)(void *)((e)->data + \
+	ME_TTLS_AT((e)->qname_len, (e)->body_len)))
+/** the RR flags */
+#define ME_RR_FLAGS(e) ((uint8_t *)(ME_TTL_OFF(e) + (e)->n_rr))
 
 /** a lookup key */
 struct mcache_key {
@@ -129,7 +142,7 @@ mcache_match(const struct slabhash_entry *he, const void *key)
 	const struct mcache_key *k = key;
 	return e->qtype == k->qtype && e->qclass == k->qclass &&
 		e->dc == k->dc && e->qname_len == k->qname_len &&
-		memcmp(e->qname, k->qname, k->qname_len) == 0;
+		memcmp(ME_QNAME(e), k->qname, k->qname_len) == 0;
 }
 
 static void
@@ -188,7 +201,7 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_ERROR;
-	size_t i, body_end, n, sz, prefix;
+	size_t i, body_end, n, sz;
 	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
 	int r, negative, soa_idx = -1;
 
@@ -269,23 +282,19 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		if(ttl_sane(msg->rrs[i].ttl) == 0)
 			goto fail; /* a TTL 0 record: not cached */
 
-	/* allocate: struct, ttl offsets, flags, qname, body */
-	prefix = sizeof(*e) + n * sizeof(uint16_t) + n;
-	sz = prefix + qinfo->qname_len + (body_end - DNS_HDR_SIZE);
+	/* allocate: struct, qname, body, ttl offsets, flags */
 	ret = MCACHE_ERROR;
+	sz = sizeof(*e) + ME_TTLS_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE)
+		+ n * sizeof(uint16_t) + n;
 	e = calloc(1, sz);
 	if(!e)
 		goto fail;
-	e->ttl_off = (uint16_t *)(e + 1);
-	e->rr_flags = (uint8_t *)(e->ttl_off + n);
-	e->qname = e->rr_flags + n;
-	e->body = e->qname + qinfo->qname_len;
-	memcpy(e->qname, qinfo->qname, qinfo->qname_len);
 	e->qname_len = (uint8_t)qinfo->qname_len;
 	e->body_len = (uint16_t)(body_end - DNS_HDR_SIZE);
-	memcpy(e->body, reply + DNS_HDR_SIZE, e->body_len);
-	e->qd_end = msg->question_end;
 	e->n_rr = (uint16_t)n;
+	memcpy(ME_QNAME(e), qinfo->qname, qinfo->qname_len);
+	memcpy(ME_BODY(e), reply + DNS_HDR_SIZE, e->body_len);
+	e->qd_end = msg->question_end;
 	for(i = 0; i < DNS_SEC_NUM; i++)
 		e->counts[i] = (uint16_t)msg->sec_count[i];
 	e->qtype = qinfo->qtype;
@@ -308,8 +317,8 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		}
 		if(t < entry_ttl)
 			entry_ttl = t;
-		e->ttl_off[i] = rr->ttl_off;
-		dns_write_u32(e->body + rr->ttl_off - DNS_HDR_SIZE, t);
+		ME_TTL_OFF(e)[i] = rr->ttl_off;
+		dns_write_u32(ME_BODY(e) + rr->ttl_off - DNS_HDR_SIZE, t);
 		/* a new run starts at a section change or a different set */
 		if(i == 0 || rr->section != msg->rrs[i-1].section ||
 			rr->type != msg->rrs[i-1].type ||
@@ -317,7 +326,7 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 			rr->covered != msg->rrs[i-1].covered ||
 			!dname_pkt_equal(reply, len, rr->owner_off,
 			msg->rrs[i-1].owner_off))
-			e->rr_flags[i] = MRR_START;
+			ME_RR_FLAGS(e)[i] = MRR_START;
 	}
 	if(n == 0 && !negative)
 		entry_ttl = 0; /* NOERROR with nothing in it: nothing to keep */
@@ -330,7 +339,7 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	atomic_init(&e->refresh_after, 0);
 	e->h.hash = mkey_hash(qinfo->hash, e->dc);
 	e->h.mem = slabhash_malloc_size(sz);
-	key.qname = e->qname;
+	key.qname = ME_QNAME(e);
 	key.qname_len = e->qname_len;
 	key.qtype = e->qtype;
 	key.qclass = e->qclass;
@@ -350,8 +359,8 @@ fail:
 static inline size_t
 rr_end(const struct mcache_entry *e, size_t i)
 {
-	size_t off = e->ttl_off[i];
-	return off + 6 + dns_read_u16(e->body + off + 4 - DNS_HDR_SIZE);
+	size_t off = ME_TTL_OFF(e)[i];
+	return off + 6 + dns_read_u16(ME_BODY(e) + off + 4 - DNS_HDR_SIZE);
 }
 
 /**
@@ -379,7 +388,7 @@ mcache_truncate(const struct mcache_entry *e, size_t room, uint16_t *counts,
 		while(i < sec_last) {
 			size_t end;
 			for(j = i + 1; j < sec_last &&
-				!(e->rr_flags[j] & MRR_START); j++)
+				!(ME_RR_FLAGS(e)[j] & MRR_START); j++)
 				;
 			end = rr_end(e, j - 1);
 			if(end > room) {
@@ -485,7 +494,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	}
 
 	/* the body, then the client's question name over the stored one */
-	memcpy(out + DNS_HDR_SIZE, e->body, msglen - DNS_HDR_SIZE);
+	memcpy(out + DNS_HDR_SIZE, ME_BODY(e), msglen - DNS_HDR_SIZE);
 	memcpy(out + DNS_HDR_SIZE, qpkt + q->qname_off, e->qname_len);
 
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | e->rcode |
@@ -504,13 +513,16 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	/* the TTLs */
 	if(stale) {
+		const uint16_t *toff = ME_TTL_OFF(e);
 		uint32_t rt = c->p.serve_expired_reply_ttl;
 		for(i = 0; i < nrr; i++)
-			dns_write_u32(out + e->ttl_off[i], rt);
+			dns_write_u32(out + toff[i], rt);
 	} else {
+		const uint16_t *toff = ME_TTL_OFF(e);
+		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
 		for(i = 0; i < nrr; i++) {
-			size_t off = e->ttl_off[i];
-			uint32_t t = dns_read_u32(e->body + off - DNS_HDR_SIZE);
+			size_t off = toff[i];
+			uint32_t t = dns_read_u32(body + off);
 			dns_write_u32(out + off, t > age ? t - age : 0);
 		}
 	}
@@ -595,7 +607,7 @@ pred_name(const struct slabhash_entry *he, void *arg)
 	const struct mcache_entry *e = (const struct mcache_entry *)he;
 	const struct flush_arg *a = arg;
 	return e->qname_len == a->len &&
-		memcmp(e->qname, a->name, a->len) == 0;
+		memcmp(ME_QNAME(e), a->name, a->len) == 0;
 }
 
 static int
@@ -603,7 +615,7 @@ pred_zone(const struct slabhash_entry *he, void *arg)
 {
 	const struct mcache_entry *e = (const struct mcache_entry *)he;
 	const struct flush_arg *a = arg;
-	return dname_is_subdomain(e->qname, a->name);
+	return dname_is_subdomain(ME_QNAME(e), a->name);
 }
 
 static int
@@ -709,15 +721,15 @@ dump_one(const struct slabhash_entry *he, void *arg)
 	dns_write_u16(m + 6, e->counts[0]);
 	dns_write_u16(m + 8, e->counts[1]);
 	dns_write_u16(m + 10, e->counts[2]);
-	memcpy(m + DNS_HDR_SIZE, e->body, e->body_len);
-	memcpy(m + DNS_HDR_SIZE, e->qname, e->qname_len);
+	memcpy(m + DNS_HDR_SIZE, ME_BODY(e), e->body_len);
+	memcpy(m + DNS_HDR_SIZE, ME_QNAME(e), e->qname_len);
 	for(i = 0; i < e->n_rr; i++) {
-		size_t off = e->ttl_off[i];
-		uint32_t t = dns_read_u32(e->body + off - DNS_HDR_SIZE);
+		size_t off = ME_TTL_OFF(e)[i];
+		uint32_t t = dns_read_u32(ME_BODY(e) + off - DNS_HDR_SIZE);
 		dns_write_u32(m + off, t > age ? t - age : 0);
 	}
 	memset(&d, 0, sizeof(d));
-	d.qname = e->qname;
+	d.qname = ME_QNAME(e);
 	d.qname_len = e->qname_len;
 	d.qtype = e->qtype;
 	d.qclass = e->qclass;
