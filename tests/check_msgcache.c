@@ -198,6 +198,10 @@ START_TEST(test_hit_patches)
 	ck_assert_uint_eq(msg.rrs[1].ttl, 3500);
 	/* the question in the client's case */
 	ck_assert_int_eq(memcmp(out + 13, "WwW", 3), 0);
+	/* a clock that went back: the stored TTLs, not garbage */
+	ck_assert_int_eq(ask(c, "www.example.com", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 - 5, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 300);
 	/* no RD: RD clear; TTL counts down */
 	ck_assert_int_eq(ask(c, "www.example.com", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 299, out, &len, &msg, NULL), MCACHE_HIT);
