@@ -5,10 +5,12 @@
  * quiescent state with a release store, so that everything it read before
  * happens-before the writer's acquire load of the slot and the free that
  * follows. Coming online is a sequentially consistent exchange followed by
- * a seq_cst fence, against the writer's seq_cst increment of the epoch and
- * seq_cst loads of the slots (the store-buffering case: a writer must not
- * see the reader offline while the reader already reads the old chain).
- * Only C11 atomics are used, so ThreadSanitizer follows all of it.
+ * a seq_cst fence, against a seq_cst fence in the writer between its
+ * unlinks and its loads of the slots (the store-buffering case: a writer
+ * must not see the reader offline while the reader already reads the old
+ * chain). Only C11 atomics and fences are used; ThreadSanitizer follows
+ * the release/acquire pairs (it does not model the fences, nor does it
+ * need them: it does not simulate store buffering).
  */
 #include "config.h"
 #include "util/storage/qsbr.h"
@@ -114,9 +116,16 @@ qsbr_retire_tag(void)
 uint64_t
 qsbr_safe_tag(void)
 {
-	uint64_t safe = atomic_load_explicit(&qsbr_epoch.g,
-		memory_order_seq_cst);
-	int i, hw = atomic_load_explicit(&qsbr_hiwater, memory_order_acquire);
+	uint64_t safe;
+	int i, hw;
+	/* Pairs with the fence in qsbr_online (store buffering): either
+	 * this fence comes first in the single total order, and the reader,
+	 * after its fence, sees every unlink made before this call; or the
+	 * reader's fence comes first, and the slot loads below see it
+	 * online, with an epoch older than the unlinked objects' tags. */
+	atomic_thread_fence(memory_order_seq_cst);
+	safe = atomic_load_explicit(&qsbr_epoch.g, memory_order_seq_cst);
+	hw = atomic_load_explicit(&qsbr_hiwater, memory_order_acquire);
 	for(i = 0; i < hw; i++) {
 		uint64_t s = atomic_load_explicit(&qsbr_slots[i].seen,
 			memory_order_seq_cst);
