@@ -52,6 +52,9 @@
 #ifndef REPLAY_TESTDATA
 #define REPLAY_TESTDATA "testdata"
 #endif
+#ifndef REPLAY_MUSTFAIL
+#define REPLAY_MUSTFAIL "tests/replay/mustfail"
+#endif
 
 /** an upstream query in flight */
 struct fake_query {
@@ -691,17 +694,19 @@ runner_teardown(struct runner *r)
 	random_delete(r->rnd);
 }
 
-/** run one file; @return 0 pass, -1 fail */
+/** run one file; a failure is printed as FAIL, or as "XFAIL" (with
+ * its reason) when the file must fail. @return 0 pass, -1 fail */
 static int
-run_file(const char *file)
+run_file(const char *file, int expect_fail)
 {
+	const char *f = expect_fail ? "XFAIL" : "FAIL";
 	struct runner r;
 	struct rpl_step *st;
 	char err[1024];
 	memset(&r, 0, sizeof(r));
 	r.s = rpl_read(file, err, sizeof(err));
 	if(!r.s) {
-		printf("FAIL %s: %s\n", file, err);
+		printf("%s %s: %s\n", f, file, err);
 		return -1;
 	}
 	if(runner_setup(&r) == 0) {
@@ -716,13 +721,41 @@ run_file(const char *file)
 	}
 	runner_teardown(&r);
 	if(r.failed) {
-		printf("FAIL %s\n", r.err);
+		printf("%s %s\n", f, r.err);
 		rpl_free(r.s);
 		return -1;
 	}
 	printf("PASS %s (%s)\n", file, r.s->title ? r.s->title : "");
 	rpl_free(r.s);
 	return 0;
+}
+
+/** run every scenario matching a pattern.
+ * @param pat: glob pattern.
+ * @param expect_fail: 1 when every scenario must fail (runner self-test).
+ * @param n: incremented per scenario.
+ * @return number of scenarios with the wrong outcome */
+static int
+run_glob(const char *pat, int expect_fail, int *n)
+{
+	glob_t g;
+	size_t k;
+	int bad = 0;
+	if(glob(pat, 0, NULL, &g) != 0) {
+		printf("FAIL: no scenarios match %s\n", pat);
+		return 1;
+	}
+	for(k = 0; k < g.gl_pathc; k++, (*n)++) {
+		int r = run_file(g.gl_pathv[k], expect_fail);
+		if(expect_fail && r == 0) {
+			printf("FAIL %s: this scenario must fail (runner "
+				"self-test) but passed\n", g.gl_pathv[k]);
+			bad++;
+		} else if(!expect_fail && r < 0)
+			bad++;
+	}
+	globfree(&g);
+	return bad;
 }
 
 int
@@ -740,24 +773,20 @@ main(int argc, char *argv[])
 	}
 	if(argc > 1) {
 		for(i = 1; i < argc; i++, n++)
-			if(run_file(argv[i]) < 0)
+			if(run_file(argv[i], 0) < 0)
 				failed++;
 	} else {
-		glob_t g;
-		size_t k;
 		const char *dir = getenv("REPLAY_TESTDATA");
 		char pat[1024];
 		snprintf(pat, sizeof(pat), "%s/*.rpl", dir ? dir :
 			REPLAY_TESTDATA);
-		if(glob(pat, 0, NULL, &g) != 0) {
-			printf("FAIL: no scenarios match %s\n", pat);
-			return 1;
-		}
-		for(k = 0; k < g.gl_pathc; k++, n++)
-			if(run_file(g.gl_pathv[k]) < 0)
-				failed++;
-		globfree(&g);
+		failed += run_glob(pat, 0, &n);
+		/* the runner's self-test: scenarios that must fail (a wrong
+		 * expected answer, an unanswered query, an unknown keyword) */
+		snprintf(pat, sizeof(pat), "%s/*.rpl", REPLAY_MUSTFAIL);
+		failed += run_glob(pat, 1, &n);
 	}
-	printf("%d scenarios, %d passed, %d failed\n", n, n - failed, failed);
+	printf("%d scenarios, %d as expected, %d not\n", n, n - failed,
+		failed);
 	return failed ? 1 : 0;
 }
