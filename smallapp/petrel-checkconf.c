@@ -20,6 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/** room for the warnings of one load (one line per ignored option) */
+#define WARN_BUF (256 * 1024)
+
 /** print usage and exit 1 */
 static void
 usage(void)
@@ -40,7 +43,8 @@ int
 main(int argc, char *argv[])
 {
 	const char *file, *opt = NULL;
-	int c, fullpath = 0, ret = 0;
+	int c, r, fullpath = 0, ret = 0;
+	char *warnings;
 	char err[1024];
 	struct config_file *cfg;
 
@@ -84,9 +88,18 @@ main(int argc, char *argv[])
 		fprintf(stderr, "petrel-checkconf: out of memory\n");
 		return 1;
 	}
-	if(opt)
-		log_set_verbosity(0);
-	if(config_read(cfg, file, err, sizeof(err)) != 0) {
+	/* collect the warnings, to print them without the log's time and
+	 * pid prefix: "warning: file:line: x: not implemented ..." */
+	warnings = calloc(1, WARN_BUF);
+	if(warnings)
+		log_capture(warnings, WARN_BUF);
+	r = config_read(cfg, file, err, sizeof(err));
+	log_capture(NULL, 0);
+	if(warnings) {
+		fputs(warnings, stderr);
+		free(warnings);
+	}
+	if(r != 0) {
 		fprintf(stderr, "%s\n", err);
 		config_delete(cfg);
 		return 1;

@@ -993,7 +993,10 @@ START_TEST(test_checkconf)
 	/* warnings go to stderr, and the check passes */
 	ck_assert_int_eq(run_checkconf("debian/unbound.conf", out,
 		sizeof(out)), 0);
-	ck_assert_ptr_nonnull(strstr(out, "module-config: not implemented"));
+	ck_assert_ptr_nonnull(strstr(out, "warning: debian/unbound.conf.d/"
+		"zz-local.conf:8: module-config: not implemented by petrel, "
+		"ignored\n"));
+	ck_assert_int_eq(count_str(out, "warning: "), 10);
 	ck_assert_ptr_nonnull(strstr(out, "petrel-checkconf: no errors in "
 		"debian/unbound.conf\n"));
 }
