@@ -1,36 +1,55 @@
 /*
  * iterator/iterator.h - iterative resolution for one mesh state.
  *
- * The iterator resolves a question by asking authoritative servers,
- * starting from the closest known delegation: a configured stub or
- * forward zone (longest match), else the root hints. Each reply is
- * scrubbed (iter_scrub: records outside the zone the queried server is
- * authoritative for are dropped, as are answer records not on the chain
- * from the question name) and then classified:
- *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME)
- *   - a CNAME (or DNAME, synthesised into a CNAME) to chase: the new name
- *     is resolved from the top again, at most ITER_MAX_CNAME links
- *   - a referral to a zone strictly below the current one and above the
- *     name: glue is kept only for the referred NS names and only under
- *     the current zone; NS names without glue are resolved by sub-queries
- *     through the mesh (at most ITER_MAX_TARGETS per delegation: the
- *     NXNSAttack limit)
- *   - NXDOMAIN or NODATA (negative answers, with the SOA if given)
- *   - lame (REFUSED, SERVFAIL, upward or sideways referral, not
- *     authoritative with nothing useful, or garbage): the server is marked
- *     and another one tried.
- * FORMERR to an EDNS query is retried without EDNS; TC is retried over
- * TCP. Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream
- * queries, a total time budget, after which the client gets SERVFAIL with
- * an Extended DNS Error (22 No Reachable Authority, 23 Network Error).
+ * Where to start: a forward zone (longest match) is always used as is.
+ * Otherwise the closest delegation in the RRset cache, when it lies below
+ * the configured stub zone (if any); else the stub zone; else the root
+ * hints. Starting from the hints (or a stub with stub-prime) also starts a
+ * background priming query ("zone NS") whose answer and glue go into the
+ * RRset cache, so later resolutions use the real server set. A cached
+ * delegation whose servers all fail is abandoned for the configured zone
+ * or the root (stale NS sets).
  *
- * With qname-minimisation the iterator asks for the NS type of one more
- * label at each step (RFC 9156, relaxed: any error, NXDOMAIN excepted,
- * falls back to the full name).
+ * Each reply is scrubbed: records outside the zone the queried server is
+ * authoritative for are dropped (bailiwick), A/AAAA answers in
+ * private-address ranges are dropped unless under a private-domain, and
+ * only answer records on the chain from the question name are used. It is
+ * then classified:
+ *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
+ *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
+ *     resolved: from the top again, at most ITER_MAX_CNAME links in all;
+ *   - a referral to a zone strictly below the current one (also with AA
+ *     set but no SOA): glue is kept only for the referred NS names and
+ *     only from under the current zone; NS names without glue are looked
+ *     up in the RRset cache, then by sub-queries through the mesh (A, then
+ *     AAAA; at most ITER_MAX_TARGETS per delegation: the NXNSAttack
+ *     limit; dependency cycles are refused by the mesh);
+ *   - NXDOMAIN or NODATA (with the SOA, if given);
+ *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
+ *     useful): remembered in the infrastructure cache for the zone, and
+ *     another server tried; SERVFAIL, timeouts and garbage only make the
+ *     server skipped for this resolution (timeouts also feed its RTT).
+ * Servers are chosen by the infrastructure cache (RTT band, lame servers
+ * skipped) among those tried the fewest times. FORMERR to an EDNS query is
+ * retried without EDNS (remembered); TC is retried over TCP. Forwarded
+ * queries carry RD and their answers are taken as they are (after the
+ * question check). What is learnt goes into the RRset cache (trust ranks:
+ * referral NS and glue low, authoritative answers high).
+ *
+ * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries,
+ * ITER_MAX_DEPTH nested target lookups, and a total time budget per
+ * state; past them, or when every server failed, the client gets SERVFAIL
+ * with an Extended DNS Error (22 No Reachable Authority, 23 Network Error).
+ *
+ * With qname-minimisation (RFC 9156, relaxed) the iterator asks for type
+ * A of one label more than the zone cut it knows; a referral moves down, a
+ * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
+ * name.
  *
  * Records are held as ldns_rr in ldns_rr_lists owned by the state and
  * freed by iter_qstate_cleanup(); the delegation points live in the mesh
- * state's region.
+ * state's region. Upstream replies are parsed with ldns: this is not the
+ * cached-answer path.
  */
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
