@@ -11,6 +11,8 @@
 #include "util/random.h"
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "util/thread.h"
+#include "util/storage/qsbr.h"
 
 #define T0 7000000
 
@@ -172,6 +174,46 @@ START_TEST(test_select)
 }
 END_TEST
 
+#ifdef PETREL_HAVE_THREADS
+/** the shared cache of the concurrency test */
+static struct infra_cache *s_infra;
+
+static void *
+s_timeouts(void *arg)
+{
+	struct qsbr_reader *r = qsbr_register();
+	struct netaddr a = *(struct netaddr *)arg;
+	int i;
+	for(i = 0; i < 2000; i++) {
+		infra_rtt_update(s_infra, &a, -1, 376, T0);
+		if(i % 16 == 0)
+			qsbr_quiescent(r);
+	}
+	qsbr_unregister(r);
+	return NULL;
+}
+
+START_TEST(test_concurrent_updates)
+{
+	/* updates of one server from several threads are read-modify-write
+	 * under the slab lock: no timeout is lost */
+	thread_type th[4];
+	struct netaddr a = A("192.0.2.99");
+	struct infra_host h;
+	int i;
+	s_infra = infra_create(1 << 20, 4, 900);
+	for(i = 0; i < 4; i++)
+		ck_assert_int_eq(thread_create(&th[i], s_timeouts, &a), 0);
+	for(i = 0; i < 4; i++)
+		ck_assert_int_eq(thread_join(th[i]), 0);
+	ck_assert_int_eq(infra_host_get(s_infra, &a, T0, &h), 0);
+	ck_assert_int_eq(h.timeouts, 8000);
+	ck_assert_int_eq(h.rto, INFRA_RTO_MAX);
+	infra_delete(s_infra);
+}
+END_TEST
+#endif
+
 static Suite *
 infra_suite(void)
 {
@@ -181,6 +223,9 @@ infra_suite(void)
 	tcase_add_test(tc, test_timeouts);
 	tcase_add_test(tc, test_edns_lame);
 	tcase_add_test(tc, test_select);
+#ifdef PETREL_HAVE_THREADS
+	tcase_add_test(tc, test_concurrent_updates);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

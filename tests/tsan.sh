@@ -16,7 +16,7 @@ if test ! -f Makefile; then
 fi
 progs="tests/check_slabhash"
 if test -f "$srcdir/tests/check_msgcache.c"; then
-	progs="$progs tests/check_msgcache"
+	progs="$progs tests/check_msgcache tests/check_infra"
 fi
 make -j2 $progs >build.log 2>&1 || { tail -40 build.log; exit 1; }
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
@@ -35,5 +35,9 @@ if test -x tests/check_msgcache; then
 	echo "check-tsan: message cache, 4 threads, 5 s"
 	PETREL_STRESS_SECONDS=5 PETREL_STRESS_THREADS=4 \
 		./tests/check_msgcache concurrent
+fi
+if test -x tests/check_infra; then
+	echo "check-tsan: infrastructure cache (concurrent updates)"
+	./tests/check_infra
 fi
 echo "check-tsan: no ThreadSanitizer report"
