@@ -313,7 +313,8 @@ mesh:
 }
 
 static int encode_section(struct dns_builder *b, int section,
-	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen);
+	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen,
+	const struct iter_env *clamp, int negative);
 
 void
 resolver_store_answer(struct resolver *r, struct mesh_state *s,
@@ -334,11 +335,11 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	   dns_build_question(&b, s->qname, s->qtype, s->qclass) != 0)
 		return;
 	if(encode_section(&b, DNS_SEC_ANSWER, ans->an, r->scratch,
-		DNS_MAX_MSG) < 0 ||
+		DNS_MAX_MSG, NULL, 0) < 0 ||
 	   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, r->scratch,
-		DNS_MAX_MSG) < 0 ||
+		DNS_MAX_MSG, NULL, 0) < 0 ||
 	   encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar, r->scratch,
-		DNS_MAX_MSG) < 0)
+		DNS_MAX_MSG, NULL, 0) < 0)
 		return;
 	len = dns_build_finish(&b);
 	(void)mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
@@ -364,12 +365,19 @@ rr_rdata_wire(const ldns_rr *rr, uint8_t *buf, size_t max)
 /** most RRs in one RRset we encode */
 #define RESOLVER_MAX_SET 256
 
-/** add a section, RRset by RRset (consecutive RRs of the same owner,
- * type and class). @return 0, or -1 when truncated/failed. */
+/**
+ * Add a section, RRset by RRset (consecutive RRs of the same owner, type
+ * and class).
+ * @param clamp: when not NULL, TTLs are clamped to cache-min-ttl and
+ *	cache-max-ttl (and the SOA of a negative answer to
+ *	cache-max-negative-ttl), as the cache would give them.
+ * @param negative: 1 for NXDOMAIN/NODATA answers.
+ * @return 0, or -1 when truncated/failed.
+ */
 static int
 encode_section(struct dns_builder *b, int section,
-	struct ldns_struct_rr_list *l,
-	uint8_t *scratch, size_t scratchlen)
+	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen,
+	const struct iter_env *clamp, int negative)
 {
 	size_t i = 0, n = ldns_rr_list_rr_count(l);
 	while(i < n) {
@@ -400,6 +408,16 @@ encode_section(struct dns_builder *b, int section,
 				ttl = ldns_rr_ttl(rr);
 			k++;
 			i++;
+		}
+		if(clamp) {
+			if(clamp->max_ttl && ttl > clamp->max_ttl)
+				ttl = clamp->max_ttl;
+			if(ttl < clamp->min_ttl)
+				ttl = clamp->min_ttl;
+			if(negative && section == DNS_SEC_AUTHORITY &&
+				ldns_rr_get_type(first) == LDNS_RR_TYPE_SOA &&
+				clamp->max_neg_ttl && ttl > clamp->max_neg_ttl)
+				ttl = clamp->max_neg_ttl;
 		}
 		err = dns_build_rrset(b, section,
 			ldns_rdf_data(ldns_rr_owner(first)),
@@ -457,12 +475,14 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		dns_build_reserve(&b, dns_opt_size(&opt, nopt));
 	}
 	if(ans) {
+		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
+			ldns_rr_list_rr_count(ans->an) == 0;
 		if(encode_section(&b, DNS_SEC_ANSWER, ans->an, scratch,
-			scratchlen) == 0 &&
+			scratchlen, r->ienv, neg) == 0 &&
 		   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, scratch,
-			scratchlen) == 0)
+			scratchlen, r->ienv, neg) == 0)
 			(void)encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar,
-				scratch, scratchlen);
+				scratch, scratchlen, r->ienv, neg);
 	}
 	if(c->edns) {
 		dns_build_reserve(&b, 0);
