@@ -477,6 +477,22 @@ iter_pick_addr(struct mesh_state *s, int *rto)
 	return cand[i];
 }
 
+/** NS names whose addresses one delegation may look up, by the depth of
+ * the lookup (as Unbound's target-fetch-policy "6 3 1 0"): a client query
+ * gets ITER_MAX_TARGETS, a lookup for it fewer, and so on, so that the
+ * work one client query can cause stays bounded (NXNSAttack). */
+static int
+iter_max_targets(int depth)
+{
+	static const int policy[] = {ITER_MAX_TARGETS, 3, 1};
+	if(depth < 0)
+		depth = 0;
+	if(depth >= (int)(sizeof(policy) / sizeof(policy[0])) ||
+		depth >= ITER_MAX_DEPTH)
+		return 0;
+	return policy[depth];
+}
+
 /** start address lookups for NS names without addresses.
  * @return number of lookups now in flight */
 static int
@@ -493,8 +509,7 @@ iter_start_targets(struct mesh_state *s)
 		}
 		if(ns->resolved)
 			continue;
-		if(iq->dp->targets_started >= ITER_MAX_TARGETS ||
-			iq->depth >= ITER_MAX_DEPTH)
+		if(iq->dp->targets_started >= iter_max_targets(iq->depth))
 			break;
 		ns->resolved = 1;
 		iq->dp->targets_started++;

@@ -77,8 +77,9 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
-/** most sub-query depth (target lookups within target lookups) */
-#define ITER_MAX_DEPTH		6
+/** most sub-query depth (target lookups within target lookups); the
+ * lookups allowed per delegation shrink with depth: 6, 3, 1, then none */
+#define ITER_MAX_DEPTH		3
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
 
