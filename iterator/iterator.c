@@ -43,6 +43,8 @@ enum iter_class {
 };
 
 static void iter_send(struct mesh_state *s);
+static void iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
+	ldns_rr_list *auth, int forwarded);
 static void iter_reply_cb(void *arg, enum outbound_status status,
 	const uint8_t *pkt, size_t len, int rtt_ms);
 
@@ -397,6 +399,86 @@ iter_init_dp(struct mesh_state *s)
 	return 0;
 }
 
+/** make an ldns record from a cached RRset's RR; @return rr or NULL */
+static ldns_rr *
+rr_from_cache(const struct rrset_data *rs, size_t i)
+{
+	uint8_t buf[256 + 10 + 65535];
+	size_t pos = 0;
+	ldns_rr *rr = NULL;
+	if(rs->name_len > 255)
+		return NULL;
+	memcpy(buf, rs->name, rs->name_len);
+	pos = rs->name_len;
+	dns_write_u16(buf + pos, rs->type);
+	dns_write_u16(buf + pos + 2, rs->rrclass);
+	dns_write_u32(buf + pos + 4, rs->ttl);
+	dns_write_u16(buf + pos + 8, rs->rdlen[i]);
+	memcpy(buf + pos + 10, rs->rdata[i], rs->rdlen[i]);
+	pos = 0;
+	if(ldns_wire2rr(&rr, buf, rs->name_len + 10 + rs->rdlen[i], &pos,
+		LDNS_SECTION_ANSWER) != LDNS_STATUS_OK)
+		return NULL;
+	return rr;
+}
+
+/**
+ * Answer from the RRset cache: the question's RRset, or a CNAME chain
+ * (followed in the cache) ending at it, learnt from answer sections (glue
+ * and referral data are never given as answers). When the chain leaves
+ * the cache, resolution goes on from its end.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_answer_from_cache(struct mesh_state *s)
+{
+	struct iter_qstate *iq = s->iq;
+	struct rrset_cache *c = s->mesh->res->rrset;
+	ldns_rr_list *final;
+	size_t i;
+	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
+		s->prefetch || (s->flags & MESH_FLAG_CD))
+		return 0; /* a refresh must ask; CD answers are kept apart */
+	for(;;) {
+		struct rrset_data rs;
+		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
+			st_now(s), s->region, &rs) == 0 &&
+			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
+			final = ldns_rr_list_new();
+			if(!final)
+				return 0;
+			for(i = 0; i < rs.count; i++) {
+				ldns_rr *rr = rr_from_cache(&rs, i);
+				if(!rr || !ldns_rr_list_push_rr(final, rr)) {
+					ldns_rr_free(rr);
+					ldns_rr_list_deep_free(final);
+					return 0;
+				}
+			}
+			iter_finish(s, DNS_RCODE_NOERROR, final, NULL, 0);
+			ldns_rr_list_deep_free(final);
+			return 1;
+		}
+		if(iq->qtype != DNS_TYPE_CNAME && rrset_cache_lookup(c,
+			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
+			s->region, &rs) == 0 && rs.trust >=
+			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
+			iq->cname_count < ITER_MAX_CNAME &&
+			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
+			ldns_rr *rr = rr_from_cache(&rs, 0);
+			if(!rr || !ldns_rr_list_push_rr(iq->chain, rr)) {
+				ldns_rr_free(rr);
+				return 0;
+			}
+			iq->cname_count++;
+			iq->qname_len = dname_copy_lower(iq->qname,
+				rs.rdata[0]);
+			continue;
+		}
+		return 0;
+	}
+}
+
 void
 iter_run(struct mesh_state *s)
 {
@@ -405,6 +487,8 @@ iter_run(struct mesh_state *s)
 		return;
 	switch(iq->phase) {
 	case ITER_INIT:
+		if(iter_answer_from_cache(s))
+			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
@@ -1156,11 +1240,14 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	iq->cname_count = links;
-	/* remember the answer records (the chain and the final set) */
-	iter_store_list(s, iq->chain, ldns_pkt_aa(p) ? RRSET_TRUST_ANS_AA :
-		RRSET_TRUST_ANS_NOAA, 0);
-	iter_store_list(s, final, ldns_pkt_aa(p) ? RRSET_TRUST_ANS_AA :
-		RRSET_TRUST_ANS_NOAA, 0);
+	/* remember the answer records (the chain and the final set); not
+	 * from CD queries, whose data other clients must not get */
+	if(!(s->flags & MESH_FLAG_CD)) {
+		iter_store_list(s, iq->chain, ldns_pkt_aa(p) ?
+			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA, 0);
+		iter_store_list(s, final, ldns_pkt_aa(p) ?
+			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA, 0);
+	}
 	if(iq->qtype == DNS_TYPE_NS && ldns_rr_list_rr_count(final) > 0 &&
 		!iq->dp->is_forward)
 		iter_store_ns_glue(s, final, ldns_pkt_additional(p));
