@@ -437,8 +437,9 @@ iter_answer_from_cache(struct mesh_state *s)
 	ldns_rr_list *final;
 	size_t i;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || (s->flags & MESH_FLAG_CD))
-		return 0; /* a refresh must ask; CD answers are kept apart */
+		s->prefetch || (s->flags & (MESH_FLAG_CD | MESH_FLAG_DO)))
+		return 0; /* a refresh must ask; CD answers are kept apart;
+			   * the RRset cache holds no signatures for DO */
 	for(;;) {
 		struct rrset_data rs;
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
@@ -654,6 +655,8 @@ iter_send(struct mesh_state *s)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
+		if((s->flags & MESH_FLAG_DO) && !a->noedns)
+			flags |= OUTBOUND_FLAG_DO;
 		iq->sent_qname_len = dname_len(name);
 		memcpy(iq->sent_qname, name, iq->sent_qname_len);
 		iq->sent_qtype = qtype;
@@ -819,6 +822,28 @@ synth_cname(const ldns_rr *dname, const uint8_t *name)
 	return rr;
 }
 
+/** append (clones of) the RRSIGs at owner covering type from list l.
+ * @return 0 or -1 */
+static int
+push_sigs(ldns_rr_list *l, const uint8_t *owner, uint16_t type,
+	ldns_rr_list *to)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(l); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(l, i);
+		ldns_rdf *tc;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG ||
+			!rr_owner_is(rr, owner))
+			continue;
+		tc = ldns_rr_rrsig_typecovered(rr);
+		if(!tc || (uint16_t)ldns_rdf2rr_type(tc) != type)
+			continue;
+		if(list_push_clone(to, rr) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /**
  * Walk the answer section from name along CNAME/DNAME records, appending
  * the links to chain and the final RRset (if any) to final.
@@ -828,11 +853,12 @@ synth_cname(const ldns_rr *dname, const uint8_t *name)
  * @param chain: link records appended (clones).
  * @param final: the answer RRset appended (clones).
  * @param links: incremented per link; the walk stops past the limit.
+ * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO clients).
  * @return 0, or -1 on error (out of memory, loop, too long).
  */
 static int
 walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
-	ldns_rr_list *chain, ldns_rr_list *final, int *links)
+	ldns_rr_list *chain, ldns_rr_list *final, int *links, int dnssec)
 {
 	size_t i;
 	for(;;) {
@@ -849,8 +875,12 @@ walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
 				found = 1;
 			}
 		}
-		if(found)
+		if(found) {
+			if(dnssec && qtype != DNS_TYPE_ANY &&
+				push_sigs(ans, name, qtype, final) < 0)
+				return -1;
 			return 0;
+		}
 		/* a CNAME at name? */
 		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
 			ldns_rr *rr = ldns_rr_list_rr(ans, i);
@@ -864,6 +894,9 @@ walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
 			if(++(*links) > ITER_MAX_CNAME)
 				return -1;
 			if(list_push_clone(chain, rr) < 0)
+				return -1;
+			if(dnssec && push_sigs(ans, name, DNS_TYPE_CNAME,
+				chain) < 0)
 				return -1;
 			memcpy(name, ldns_rdf_data(t), ldns_rdf_size(t));
 			dname_tolower(name);
@@ -886,6 +919,9 @@ walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
 			if(!c)
 				return -1;
 			if(list_push_clone(chain, rr) < 0 ||
+				(dnssec && push_sigs(ans,
+				rdf_wire(ldns_rr_owner(rr)), DNS_TYPE_DNAME,
+				chain) < 0) ||
 				!ldns_rr_list_push_rr(chain, c)) {
 				ldns_rr_free(c);
 				return -1;
@@ -901,20 +937,32 @@ walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
 	}
 }
 
-/** copy the SOA (and nothing else) from authority for a negative answer,
- * when its owner is an ancestor of name */
+/** copy the SOA from authority for a negative answer, when its owner is
+ * an ancestor of name; with dnssec also its RRSIG and the NSEC/NSEC3
+ * records with their RRSIGs (the denial proofs for DO clients) */
 static int
-copy_soa(ldns_rr_list *auth, const uint8_t *name, ldns_rr_list *to)
+copy_soa(ldns_rr_list *auth, const uint8_t *name, ldns_rr_list *to,
+	int dnssec)
 {
 	size_t i;
 	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
 		ldns_rr *rr = ldns_rr_list_rr(auth, i);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_SOA)
-			continue;
-		if(!dname_is_subdomain(name, rdf_wire(ldns_rr_owner(rr))))
-			continue;
-		if(list_push_clone(to, rr) < 0)
-			return -1;
+		uint16_t t = (uint16_t)ldns_rr_get_type(rr);
+		if(t == DNS_TYPE_SOA) {
+			if(!dname_is_subdomain(name,
+				rdf_wire(ldns_rr_owner(rr))))
+				continue;
+			if(list_push_clone(to, rr) < 0)
+				return -1;
+			if(dnssec && push_sigs(auth,
+				rdf_wire(ldns_rr_owner(rr)), t, to) < 0)
+				return -1;
+		} else if(dnssec && (t == DNS_TYPE_NSEC ||
+			t == DNS_TYPE_NSEC3)) {
+			if(list_push_clone(to, rr) < 0 || push_sigs(auth,
+				rdf_wire(ldns_rr_owner(rr)), t, to) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -1139,7 +1187,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 	ldns_rr_list *final = NULL, *neg = NULL;
 	ldns_rr *q, *nsrr;
 	uint8_t name[256];
-	int rcode, minimised, links;
+	int rcode, minimised, links, dnssec = (s->flags & MESH_FLAG_DO) != 0;
 
 	if(ldns_wire2pkt(&p, pkt, len) != LDNS_STATUS_OK || !p) {
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
@@ -1234,7 +1282,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 	}
 
 	if(walk_chain(ldns_pkt_answer(p), name, iq->qtype, iq->chain, final,
-		&links) < 0) {
+		&links, dnssec) < 0) {
 		/* CNAME loop or too long chain */
 		iter_fail(s, DNS_EDE_OTHER);
 		goto out;
@@ -1254,7 +1302,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 	if(iq->dp->is_forward) {
 		/* a forwarder answers recursively: take it as is */
 		if(ldns_rr_list_rr_count(final) == 0)
-			copy_soa(ldns_pkt_authority(p), name, neg);
+			copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
 		iter_finish(s, rcode, final, neg, 1);
 		goto out;
 	}
@@ -1267,7 +1315,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		if(rcode == DNS_RCODE_NXDOMAIN || (ldns_pkt_aa(p) &&
 			has_soa(ldns_pkt_authority(p)) &&
 			dname_is_subdomain(name, iq->dp->name))) {
-			copy_soa(ldns_pkt_authority(p), name, neg);
+			copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
 			iter_finish(s, rcode, NULL, neg, 0);
 			goto out;
 		}
@@ -1283,7 +1331,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	if(rcode == DNS_RCODE_NXDOMAIN) {
-		copy_soa(ldns_pkt_authority(p), name, neg);
+		copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
 		iter_finish(s, DNS_RCODE_NXDOMAIN, NULL, neg, 0);
 		goto out;
 	}
@@ -1303,7 +1351,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	if(ldns_pkt_aa(p) || has_soa(ldns_pkt_authority(p))) {
-		copy_soa(ldns_pkt_authority(p), name, neg);
+		copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
 		iter_finish(s, DNS_RCODE_NOERROR, NULL, neg, 0);
 		goto out;
 	}
