@@ -265,8 +265,8 @@ dns_query_parse_fast(const uint8_t *pkt, size_t len, struct fast_query *out)
 			return DNS_ERR_TRUNCATED;
 		c = pkt[p];
 		if(c & 0xc0)
-			return (c & 0xc0) == 0xc0 ? DNS_ERR_BAD_POINTER
-				: DNS_ERR_BAD_LABEL;
+			return (c & 0xc0) == 0xc0 ?
+				DNS_ERR_POINTER_NOT_ALLOWED : DNS_ERR_BAD_LABEL;
 		p += (size_t)c + 1;
 		if(p - DNS_HDR_SIZE > DNS_MAX_NAME)
 			return DNS_ERR_NAME_TOO_LONG;

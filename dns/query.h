@@ -9,7 +9,8 @@
  * log, and it never reads outside [pkt, pkt+len).
  *
  * The question name of a query must not be compressed (there is nothing
- * before it to point at); a pointer there is reported as a bad pointer.
+ * before it to point at but the header); a pointer there is reported as
+ * DNS_ERR_POINTER_NOT_ALLOWED.
  * The parser hashes the lower-cased name, type and class with
  * dns_qinfo_hash() so the message cache can be looked up straight away.
  *

@@ -87,7 +87,7 @@ case("counts-too-big", hdr(flags=RESP, an=65535) + q() + rr(PTR_Q, 1, bytes(4)),
 
 # compression pointers
 case("ptr-self-qname", hdr() + b"\xc0\x0c" + struct.pack("!HH", 1, 1),
-     "POINTER_LOOP", "BAD_POINTER", 0)
+     "POINTER_LOOP", "POINTER_NOT_ALLOWED", 0)
 # answer owner at 33 points forward to 49, which points back to 33
 loop = hdr(flags=RESP, an=2) + q()
 loop += rr(b"\xc0\x31", 1, bytes(4))           # at 33, ->49 (forward)
