@@ -3,7 +3,8 @@
  *
  * The input is a config file's text, loaded with config_read_mem() into a
  * fresh config (and, when it loads, printed back through every option of
- * the table, and copied with config_dup()). Inputs that contain
+ * the table, and copied with config_dup()); its first line is also given
+ * to config_set_option() as "name: value". Inputs that contain
  * "include" are skipped: an include reads files from disk (it could name
  * /dev/stdin and block), which is not what this target tests; the include
  * code is covered by tests/check_config.c.
@@ -50,6 +51,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		config_delete(copy);
 	} else if(err[0] == 0) {
 		abort(); /* a failed load must say why */
+	}
+	/* the runtime path (petrel-control set_option): "name: value" */
+	{
+		char line[512];
+		size_t n = size < sizeof(line) - 1 ? size : sizeof(line) - 1;
+		char *colon;
+		memcpy(line, data, n);
+		line[n] = 0;
+		colon = strchr(line, ':');
+		if(colon) {
+			*colon = 0;
+			if(config_set_option(cfg, line, colon + 1, err,
+				sizeof(err)) != 0 && err[0] == 0)
+				abort();
+			if(config_get_option_str(cfg, line, val, sizeof(val))
+				!= 0 && config_option_find(line, -1))
+				abort();
+		}
 	}
 	config_delete(cfg);
 	log_capture(NULL, 0);
