@@ -36,6 +36,9 @@ struct rpl_reader {
 	ldns_rdf *prev;
 	/** $TTL */
 	uint32_t ttl;
+	/** config clause seen last: 0 none (Deckard keys), 1 server: or
+	 * remote-control:, 2 stub-zone: or forward-zone: */
+	int clause;
 };
 
 /** set an error */
@@ -360,7 +363,13 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			kl = sizeof(key) - 1;
 		memcpy(key, p, kl);
 		key[kl] = 0;
-		if(strcmp(key, "stub-addr") == 0 && line == p) {
+		if(strcmp(key, "server") == 0 ||
+			strcmp(key, "remote-control") == 0)
+			r->clause = 1;
+		else if(strcmp(key, "stub-zone") == 0 ||
+			strcmp(key, "forward-zone") == 0)
+			r->clause = 2;
+		if(strcmp(key, "stub-addr") == 0 && r->clause != 2) {
 			/* Deckard's root server address (top level) */
 			snprintf(stubaddr, salen, "%s", val);
 			return 0;
@@ -370,7 +379,7 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 				strcmp(val, "on") == 0 || strcmp(val,
 				"yes") == 0 ? "yes" : "no");
 		} else if((strcmp(key, "do-not-query-localhost") == 0 ||
-			strcmp(key, "harden-glue") == 0) && line == p) {
+			strcmp(key, "harden-glue") == 0) && r->clause == 0) {
 			snprintf(buf, sizeof(buf), "server:\n\t%s: %s\n", key,
 				strcmp(val, "on") == 0 || strcmp(val,
 				"yes") == 0 ? "yes" : "no");
