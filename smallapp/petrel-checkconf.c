@@ -105,9 +105,24 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if(opt) {
-		char *buf = malloc(1024 * 1024);
-		if(!buf || config_get_option_str(cfg, opt, buf, 1024 * 1024)
-			!= 0) {
+		/* grow the buffer until the value fits (a block list of
+		 * local-zone: lines can be many megabytes) */
+		size_t len = 64 * 1024;
+		char *buf = NULL;
+		for(;;) {
+			char *nb = realloc(buf, len);
+			if(!nb || config_get_option_str(cfg, opt, nb, len)
+				!= 0) {
+				free(nb ? nb : buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			if(strlen(buf) < len - 1 || len >= ((size_t)1 << 31))
+				break;
+			len *= 2;
+		}
+		if(!buf) {
 			fprintf(stderr, "petrel-checkconf: cannot print '%s'\n",
 				opt);
 			ret = 1;

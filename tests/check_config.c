@@ -512,9 +512,10 @@ END_TEST
 
 START_TEST(test_syntax_corners)
 {
-	/* no trailing newline, CRLF, tabs, a clause with its option on the
-	 * same line, comments everywhere, an empty quoted value */
-	const char *t = "# top comment\r\nserver: port: 5300\r\n"
+	/* a byte order mark, no trailing newline, CRLF, tabs, a clause with
+	 * its option on the same line, comments everywhere, an empty quoted
+	 * value */
+	const char *t = "\xef\xbb\xbf# top comment\r\nserver: port: 5300\r\n"
 		"\t\tverbosity: 4 # four\n"
 		"  # indented comment\n\n"
 		"identity: \"\"\n"

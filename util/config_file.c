@@ -1110,6 +1110,9 @@ parse_text(struct cfg_parser *p, const char *name, char *text, size_t len)
 	size_t pos = 0;
 	p->file = name;
 	p->line = 0;
+	/* a UTF-8 byte order mark, as some editors write */
+	if(len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		pos = 3;
 	while(pos < len && r == 0) {
 		char *line = text + pos;
 		char *nl = memchr(line, '\n', len - pos);
