@@ -91,33 +91,28 @@ ctab_add(struct dns_builder *b, size_t off, size_t n)
 }
 
 /**
- * Write a valid uncompressed name at b->pos, compressed when compress is
- * set, within limit.
+ * Write a valid uncompressed name at b->pos, compressed against the names
+ * already written, within limit.
  * @return 0 or DNS_ERR_NOSPACE.
  */
 static int
-write_name(struct dns_builder *b, const uint8_t *d, int compress,
-	size_t limit)
+write_name(struct dns_builder *b, const uint8_t *d, size_t limit)
 {
 	const uint8_t *s = d;
 	int match = -1;
 	size_t lit, need;
-	if(compress) {
-		while(*s) {
-			int k;
-			for(k = 0; k < b->nctab; k++) {
-				if(dname_pkt_equal_wire(b->buf, b->pos,
-					b->ctab[k], s)) {
-					match = k;
-					break;
-				}
-			}
-			if(match >= 0)
+	while(*s) {
+		int k;
+		for(k = 0; k < b->nctab; k++) {
+			if(dname_pkt_equal_wire(b->buf, b->pos, b->ctab[k],
+				s)) {
+				match = k;
 				break;
-			s += (size_t)*s + 1;
+			}
 		}
-	} else {
-		s += dname_len(d) - 1;
+		if(match >= 0)
+			break;
+		s += (size_t)*s + 1;
 	}
 	lit = (size_t)(s - d);
 	need = lit + (match >= 0 ? 2 : 1);
@@ -205,7 +200,7 @@ write_rr(struct dns_builder *b, const uint8_t *owner, uint16_t type,
 	const int *d = rdlen ? compress_desc(type) : NULL;
 	size_t rdstart;
 	int r;
-	if((r = write_name(b, owner, 1, limit)) != 0)
+	if((r = write_name(b, owner, limit)) != 0)
 		return r;
 	if(b->pos + DNS_RR_FIXED > limit)
 		return DNS_ERR_NOSPACE;
@@ -226,7 +221,7 @@ write_rr(struct dns_builder *b, const uint8_t *owner, uint16_t type,
 				size_t n = dname_valid(rdata + p, rdlen - p);
 				if(n == 0)
 					return DNS_ERR_BAD_RDATA;
-				if((r = write_name(b, rdata + p, 1, limit)) != 0)
+				if((r = write_name(b, rdata + p, limit)) != 0)
 					return r;
 				p += n;
 				continue;

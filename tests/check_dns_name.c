@@ -86,9 +86,20 @@ START_TEST(test_from_str_errors)
 	strcat(buf, "y"); /* 256 */
 	n = sizeof(d);
 	ck_assert_int_eq(dname_from_str(buf, d, &n), DNS_ERR_NAME_TOO_LONG);
-	/* small output buffer */
+	/* small output buffers */
 	n = 5;
 	ck_assert_int_eq(dname_from_str("abcdef.", d, &n), DNS_ERR_NOSPACE);
+	n = 0;
+	ck_assert_int_eq(dname_from_str(".", d, &n), DNS_ERR_NOSPACE);
+	n = 0;
+	ck_assert_int_eq(dname_from_str("a", d, &n), DNS_ERR_NOSPACE);
+	n = 2;
+	ck_assert_int_eq(dname_from_str("a", d, &n), DNS_ERR_NOSPACE);
+	n = 2;
+	ck_assert_int_eq(dname_from_str("a.b", d, &n), DNS_ERR_NOSPACE);
+	n = 3;
+	ck_assert_int_eq(dname_from_str("a", d, &n), 0);
+	ck_assert_uint_eq(n, 3);
 }
 END_TEST
 
@@ -109,6 +120,13 @@ START_TEST(test_to_str)
 	mk("www.example.com", d);
 	ck_assert_int_eq(dname_to_str(d, s, 16), -1);
 	ck_assert_int_eq(dname_to_str(d, s, 17), 16);
+	d[0] = 0;
+	ck_assert_int_eq(dname_to_str(d, s, 1), -1);
+	memcpy(d, "\002.\200\000", 5);
+	ck_assert_int_eq(dname_to_str(d, s, 7), -1); /* \. \128 . NUL = 8 */
+	ck_assert_int_eq(dname_to_str(d, s, 8), 7);
+	ck_assert_str_eq(s, "\\.\\128.");
+	ck_assert_int_eq(dname_to_str(d, s, 3), -1);
 }
 END_TEST
 

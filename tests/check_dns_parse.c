@@ -242,6 +242,23 @@ START_TEST(test_grouping)
 	ck_assert_int_eq(memcmp(nm, p + 12, 13), 0);
 	ck_assert_int_eq(dns_rr_rdata_uncompressed(&msg, &msg.rrs[4], nm, 12),
 		-1);
+	/* a buffer too small for opaque RDATA; a bad name offset */
+	ck_assert_int_eq(dns_rr_rdata_uncompressed(&msg, &msg.rrs[0], nm, 3),
+		-1);
+	ck_assert_uint_eq(dns_msg_name_at(&msg, len + 5, nm, NULL), 0);
+	{
+		size_t end = 0;
+		ck_assert_uint_eq(dns_msg_name_at(&msg, 45, nm, &end), 17);
+		ck_assert_uint_eq(end, 51);
+	}
+	/* longer than 65535 */
+	{
+		uint8_t *big = calloc(1, 70000);
+		memcpy(big, p, len);
+		ck_assert_int_eq(dns_msg_parse(big, 70000, &msg, NULL, 0),
+			DNS_ERR_MSG_TOO_LONG);
+		free(big);
+	}
 	/* trailing bytes */
 	p[len] = 0;
 	ck_assert_int_eq(dns_msg_parse(p, len + 1, &msg, NULL,
