@@ -126,6 +126,7 @@ write_conf() {
 }
 
 PID=""
+SILENT=""
 # start_petrel CONF: start and wait until the control channel answers
 start_petrel() {
 	"$PETREL" -d -c "$1" >>"$W/petrel.out" 2>&1 &
@@ -228,6 +229,15 @@ run_commands() {
 	for i in 1 2 3 4 5 6; do q www.ctl.example >/dev/null; q AAAA mail.ctl.example >/dev/null; done
 
 	expect_ok status "petrel \(pid [0-9]+\) is running" status
+	if [ "$tr" = unix ]; then
+		[ "$(command stat -c %a "$W/ctl.sock")" = 660 ] && ok "$TAG socket mode 0660" \
+			|| bad "$TAG socket mode $(command stat -c %a "$W/ctl.sock")"
+		v=$("$PETREL_CONTROL" -c "$CONF" -s "$W/ctl.sock" status 2>&1) && echo "$v" | grep -q running \
+			&& ok "$TAG -s path" || bad "$TAG -s path: $v"
+	else
+		v=$("$PETREL_CONTROL" -c "$CONF" -s "127.0.0.1@$CTL_PORT" status 2>&1) && echo "$v" | grep -q running \
+			&& ok "$TAG -s addr@port" || bad "$TAG -s addr@port: $v"
+	fi
 	expect_ok "status shows the model" "thread-model: $model" status
 	expect_ok stats_noreset "^total\.num\.queries=[1-9]" stats_noreset
 	v=$(stat total.num.queries)
@@ -409,6 +419,19 @@ for model in pthreads fork; do
 	awk '/^(msg|rrset) / && index($0, "046d61696c0363746c") { $2 = $2 - 100000 } { print }' \
 		"$W/dl.txt" > "$W/dl-old.txt"
 	sleep 2
+	# the new upstream takes queries and never answers
+	if [ -z "$SILENT" ] && command -v python3 >/dev/null; then
+		python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+end = time.time() + 100
+while time.time() < end:
+    s.settimeout(1)
+    try: s.recvfrom(4096)
+    except Exception: pass' "$DEAD_PORT" &
+		SILENT=$!
+		it_track $SILENT
+	fi
 	write_conf "$CONF" "$model" unix "$DEAD_PORT"
 	start_petrel "$CONF" || continue
 	expect_ok load_cache "^ok loaded [1-9][0-9]* entries, [1-9]" load_cache < "$W/dl-old.txt"
@@ -430,6 +453,25 @@ for model in pthreads fork; do
 		|| bad "$TAG TXT: $(qshort TXT txt.ctl.example)"
 	q mail.ctl.example | grep -q 'status: NOERROR.*' && [ -n "$(qshort mail.ctl.example)" ] \
 		&& bad "$TAG the expired mail entry was loaded" || ok "$TAG the expired entry was dropped"
+	if [ -n "$SILENT" ]; then
+		# queries stuck on the silent upstream: listed, then dropped
+		DIGS=""
+		for i in 1 2 3 4; do
+			q +time=4 nope$i.ctl.example > "$W/nope$i.out" &
+			DIGS="$DIGS $!"
+		done
+		sleep 0.5
+		ctl dump_requestlist
+		n=$(echo "$OUT" | grep -c 'nope[0-9].ctl.example')
+		[ "$n" -ge 4 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
+			|| bad "$TAG dump_requestlist: $OUT"
+		expect_ok "flush_requestlist drops them" "^ok removed [1-9]" flush_requestlist
+		wait $DIGS 2>/dev/null
+		n=$(cat "$W"/nope?.out | grep -c 'status: SERVFAIL')
+		[ "$n" = 4 ] && ok "$TAG their clients got SERVFAIL at once" || bad "$TAG after flush_requestlist: $n SERVFAILs"
+		ctl dump_requestlist
+		echo "$OUT" | grep -q 'nope' && bad "$TAG requestlist not empty: $OUT" || ok "$TAG requestlist empty"
+	fi
 	stop_petrel "$CONF"
 done
 
