@@ -41,6 +41,8 @@ struct delegpt_addr {
 	struct netaddr addr;
 	/** queries sent to it for this state */
 	int attempts;
+	/** of those, how many timed out */
+	int timeouts;
 	/** 1 when it failed (timeout, lame, garbage) for this state */
 	int bad;
 	/** 1 when it does not do EDNS (FORMERR to EDNS) */

@@ -511,14 +511,15 @@ iter_run(struct mesh_state *s)
 
 /**
  * Pick a server address. Candidates are the usable addresses tried the
- * fewest times (so every server is tried once before one is tried again);
+ * fewest times (so every server is tried once before one is tried again;
+ * with fresh_only, only those never tried);
  * among them the infrastructure cache picks by RTT band, skipping servers
  * lame for the zone; without it, one at random.
  * @param rto: set to the timeout to use.
  * @return addr or NULL.
  */
 static struct delegpt_addr *
-iter_pick_addr(struct mesh_state *s, int *rto)
+iter_pick_addr(struct mesh_state *s, int *rto, int fresh_only)
 {
 	struct iter_qstate *iq = s->iq;
 	struct infra_cache *infra = s->mesh->res->infra;
@@ -534,7 +535,8 @@ iter_pick_addr(struct mesh_state *s, int *rto)
 		return iq->retry;
 	}
 	for(a = iq->dp->addrs; a; a = a->next) {
-		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr))
+		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr) ||
+			(fresh_only && a->attempts > 0))
 			continue;
 		if(minatt < 0 || a->attempts < minatt) {
 			minatt = a->attempts;
@@ -557,7 +559,7 @@ iter_pick_addr(struct mesh_state *s, int *rto)
 		size_t k;
 		for(k = 0; k < n; k++)
 			cand[k]->bad = 1;
-		return iter_pick_addr(s, rto);
+		return iter_pick_addr(s, rto, fresh_only);
 	}
 	return cand[i];
 }
@@ -632,7 +634,21 @@ iter_send(struct mesh_state *s)
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
-	while((a = iter_pick_addr(s, &rto)) != NULL) {
+	for(;;) {
+		a = iter_pick_addr(s, &rto, 1);
+		if(!a) {
+			/* every known server was tried once: look for more
+			 * servers (NS names) before asking one again */
+			if(iter_targets_from_cache(s) > 0)
+				continue;
+			if(iter_start_targets(s) > 0 || s->num_subs > 0) {
+				iq->phase = ITER_SEND;
+				return;
+			}
+			a = iter_pick_addr(s, &rto, 0);
+			if(!a)
+				break;
+		}
 		iq->retry = NULL;
 		name = iq->qname;
 		qtype = iq->qtype;
@@ -675,15 +691,6 @@ iter_send(struct mesh_state *s)
 		}
 		a->bad = 1;
 		iq->ede = DNS_EDE_NETWORK_ERROR;
-	}
-	/* no usable address: look up NS names, in the cache first */
-	if(iter_targets_from_cache(s) > 0) {
-		mesh_schedule(s);
-		return;
-	}
-	if(iter_start_targets(s) > 0 || s->num_subs > 0) {
-		iq->phase = ITER_SEND;
-		return;
 	}
 	/* every server failed */
 	if(iq->dp->from_cache && !iq->no_cache) {
@@ -1377,7 +1384,13 @@ iter_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
 		infra_rtt_update(s->mesh->res->infra, &iq->cur->addr,
 			status == OUTBOUND_REPLY ? rtt_ms : -1, iq->cur_rto,
 			st_now(s));
-	if(status != OUTBOUND_REPLY || !pkt)
+	if(status == OUTBOUND_TIMEOUT && iq->cur &&
+		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
+		/* the network does not retransmit: this server may be
+		 * asked again (with a doubled timeout), after the others */
+		iq->ede = DNS_EDE_NETWORK_ERROR;
+		mesh_schedule(s);
+	} else if(status != OUTBOUND_REPLY || !pkt)
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 	else	iter_handle_reply(s, pkt, len);
 	mesh_run(m);

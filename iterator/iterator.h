@@ -80,6 +80,10 @@ struct iter_zone;
 /** most sub-query depth (target lookups within target lookups); the
  * lookups allowed per delegation shrink with depth: 6, 3, 1, then none */
 #define ITER_MAX_DEPTH		3
+/** timeouts of one server before it is given up for a resolution (the
+ * network does not retransmit; each retry gets the doubled timeout from
+ * the infrastructure cache) */
+#define ITER_MAX_TIMEOUTS	3
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
 
