@@ -460,9 +460,12 @@ while time.time() < end:
 			q +time=4 nope$i.ctl.example > "$W/nope$i.out" &
 			DIGS="$DIGS $!"
 		done
-		sleep 0.5
-		ctl dump_requestlist
-		n=$(echo "$OUT" | grep -c 'nope[0-9].ctl.example')
+		for i in $(seq 20); do
+			sleep 0.1
+			ctl dump_requestlist
+			n=$(echo "$OUT" | grep -c 'nope[0-9].ctl.example')
+			[ "$n" -ge 4 ] && break
+		done
 		[ "$n" -ge 4 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
 			|| bad "$TAG dump_requestlist: $OUT"
 		expect_ok "flush_requestlist drops them" "^ok removed [1-9]" flush_requestlist
