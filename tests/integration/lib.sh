@@ -82,7 +82,9 @@ it_kill() {
 it_cleanup() {
 	local f pids=()
 	trap - EXIT
-	for f in "${IT_PIDFILES[@]}"; do
+	# pidfiles we were told of, and any resolver.pid under the work
+	# directory (written by resolvers that subshells started)
+	for f in "${IT_PIDFILES[@]}" $( [ -n "$IT_WORK" ] && find "$IT_WORK" -name resolver.pid 2>/dev/null); do
 		[ -s "$f" ] && pids+=("$(head -1 "$f")")
 	done
 	it_kill "${IT_PIDS[@]}" "${pids[@]}"
