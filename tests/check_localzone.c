@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
 /** the answer buffer */
@@ -1661,6 +1664,27 @@ START_TEST(test_speed)
 	ck_assert_int_eq(acl_finish(acl, err, sizeof(err)), 0);
 	client = addr("10.2.3.4@5353");
 
+#ifdef HAVE_MALLINFO2
+	{
+		/* answering allocates nothing: the heap does not move */
+		size_t before;
+		struct netaddr refused;
+		ck_assert_int_eq(netaddr_parse("10.1.0.1", 53, &refused, NULL),
+			0);
+		mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN,
+			Q_RD | Q_EDNS);
+		before = mallinfo2().uordblks;
+		for(i = 0; i < 1000; i++) {
+			(void)local_front_answer(acl, lz, query, query_len, &fq,
+				client, 0, answer, sizeof(answer), &answer_len,
+				&info);
+			(void)local_front_answer(acl, lz, query, query_len, &fq,
+				&refused, 0, answer, sizeof(answer),
+				&answer_len, &info);
+		}
+		ck_assert_uint_eq(mallinfo2().uordblks, before);
+	}
+#endif
 	mkquery("www.example.com.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN,
 		Q_RD | Q_EDNS);
 	t0 = cpu_ns();
