@@ -2,7 +2,8 @@
 # tests/integration/control.sh - petrel-control against a running petrel.
 #
 #   bash tests/integration/control.sh [PETREL [PETREL_CONTROL [SETUP]]]
-#   (or PETREL=... PETREL_CONTROL=... PETREL_CONTROL_SETUP=... in the env)
+#   (or PETREL=... PETREL_CONTROL=... PETREL_CONTROL_SETUP=... in the env;
+#   MODELS="fork" for a build without threads)
 #
 # An NSD on 127.0.0.1 (a high port) serves ctl.example, other.example and
 # stub.example; petrel forwards ctl.example to it. For each thread model
@@ -390,7 +391,7 @@ print(s.recv(200).decode())' "$W/ctl.sock" 2>&1)
 }
 
 START=$(date +%s)
-for model in pthreads fork; do
+for model in ${MODELS:-pthreads fork}; do
 	for tr in unix tls; do
 		CONF="$W/petrel-$model-$tr.conf"
 		write_conf "$CONF" "$model" "$tr"
@@ -403,7 +404,7 @@ for model in pthreads fork; do
 done
 
 # dump_cache, then load_cache into a fresh daemon whose upstream is dead
-for model in pthreads fork; do
+for model in ${MODELS:-pthreads fork}; do
 	TAG="[dump/load $model]"
 	CONF="$W/dl-$model.conf"
 	write_conf "$CONF" "$model" unix
