@@ -682,6 +682,18 @@ iter_send(struct mesh_state *s)
 		a->attempts++;
 		iq->sends++;
 		s->mesh->res->stats.num_outgoing++;
+		if(verbosity >= VERB_ALGO) {
+			char n[DNS_MAX_NAME_STR], z[DNS_MAX_NAME_STR], t[16];
+			char ad[128];
+			(void)dname_to_str(name, n, sizeof(n));
+			(void)dname_to_str(iq->dp->name, z, sizeof(z));
+			verbose(VERB_ALGO, "iterator: asking %s for %s %s "
+				"(zone %s%s, try %d, timeout %d ms)",
+				netaddr_str(&a->addr, 53, ad, sizeof(ad)), n,
+				dns_type_str(qtype, t, sizeof(t)), z,
+				iq->dp->is_forward ? ", forward" : "",
+				a->attempts, rto);
+		}
 		iq->oq = out->send(out->ctx, &a->addr, name,
 			iq->sent_qname_len, qtype, iq->qclass, flags,
 			rto, iter_reply_cb, s);
