@@ -1725,3 +1725,39 @@ local_zones_count(const struct local_zones *lz)
 {
 	return lz ? lz->nzones : 0;
 }
+
+void
+local_zones_walk(const struct local_zones *lz, local_zones_walk_cb cb,
+	void *arg)
+{
+	size_t i;
+	if(!lz || !cb)
+		return;
+	for(i = 0; i < lz->nzones; i++)
+		cb(arg, lz->zones[i]->name, lz->zones[i]->rrclass,
+			lz->zones[i]->type);
+}
+
+void
+local_data_walk(const struct local_zones *lz, local_data_walk_cb cb,
+	void *arg)
+{
+	size_t i, j, k;
+	const struct lz_node *n;
+	if(!lz || !cb || !lz->finished)
+		return;
+	for(i = 0; i < lz->tsize; i++) {
+		const struct lz_entry *e = &lz->table[i];
+		if(!e->name)
+			continue;
+		for(n = e->node; n; n = n->next)
+			for(j = 0; j < n->nrrsets; j++)
+				for(k = 0; k < n->rrsets[j].count; k++) {
+					const struct lz_rr *r =
+						&n->rrsets[j].rrs[k];
+					cb(arg, n->zone->name, e->name,
+						n->rrsets[j].type, e->rrclass,
+						r->ttl, r->rdata, r->rdlen);
+				}
+	}
+}

@@ -324,4 +324,43 @@ enum local_zone_type local_zones_lookup(const struct local_zones *lz,
 /** @return number of zones (defaults and implicit zones included). */
 size_t local_zones_count(const struct local_zones *lz);
 
+/**
+ * Called once per zone by local_zones_walk().
+ * @param arg: the caller's argument.
+ * @param name: the apex, lower-case wire format (valid during the call).
+ * @param rrclass: the class.
+ * @param type: the zone type.
+ */
+typedef void (*local_zones_walk_cb)(void *arg, const uint8_t *name,
+	uint16_t rrclass, enum local_zone_type type);
+
+/**
+ * Visit every zone (user zones, defaults and implicit zones), in the
+ * order they were made (for list_local_zones). Read-only.
+ */
+void local_zones_walk(const struct local_zones *lz, local_zones_walk_cb cb,
+	void *arg);
+
+/**
+ * Called once per RR by local_data_walk().
+ * @param arg: the caller's argument.
+ * @param zone: the apex of the zone the RR belongs to (wire, lower case).
+ * @param owner: the owner name (wire, lower case).
+ * @param type: RR type.
+ * @param rrclass: RR class.
+ * @param ttl: TTL.
+ * @param rdata: uncompressed RDATA (rdlen bytes); all pointers are valid
+ *	during the call only.
+ */
+typedef void (*local_data_walk_cb)(void *arg, const uint8_t *zone,
+	const uint8_t *owner, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen);
+
+/**
+ * Visit every RR of local data (defaults included), for list_local_data.
+ * The order is unspecified. Read-only.
+ */
+void local_data_walk(const struct local_zones *lz, local_data_walk_cb cb,
+	void *arg);
+
 #endif /* SERVICES_LOCALZONE_H */

@@ -1464,6 +1464,84 @@ START_TEST(test_apply_cfg)
 }
 END_TEST
 
+/** counts for the walk test */
+struct walk_count {
+	/** zones seen */
+	int zones;
+	/** static.test seen as static */
+	int static_test;
+	/** localhost seen as redirect */
+	int localhost;
+	/** RRs seen */
+	int rrs;
+	/** the www.static.test A seen, in its zone */
+	int www;
+	/** the localhost AAAA seen */
+	int aaaa;
+};
+
+/** zone walk callback */
+static void
+walk_zone(void *arg, const uint8_t *name, uint16_t rrclass,
+	enum local_zone_type type)
+{
+	struct walk_count *w = arg;
+	w->zones++;
+	if(dname_equal(name, (const uint8_t *)"\006static\004test") &&
+		rrclass == 1 && type == LOCAL_ZONE_STATIC)
+		w->static_test++;
+	if(dname_equal(name, (const uint8_t *)"\011localhost") &&
+		type == LOCAL_ZONE_REDIRECT)
+		w->localhost++;
+}
+
+/** data walk callback */
+static void
+walk_rr(void *arg, const uint8_t *zone, const uint8_t *owner, uint16_t type,
+	uint16_t rrclass, uint32_t ttl, const uint8_t *rdata, size_t rdlen)
+{
+	struct walk_count *w = arg;
+	w->rrs++;
+	if(dname_equal(owner, (const uint8_t *)"\003www\006static\004test") &&
+		dname_equal(zone, (const uint8_t *)"\006static\004test") &&
+		type == 1 && rrclass == 1 && ttl == 3600 && rdlen == 4 &&
+		memcmp(rdata, "\300\000\002\001", 4) == 0)
+		w->www++;
+	if(dname_equal(owner, (const uint8_t *)"\011localhost") && type == 28 &&
+		ttl == 10800 && rdlen == 16 && rdata[15] == 1)
+		w->aaaa++;
+}
+
+START_TEST(test_walk)
+{
+	struct local_zones *lz = build(main_cfg);
+	struct walk_count w;
+	memset(&w, 0, sizeof(w));
+	local_zones_walk(lz, walk_zone, &w);
+	ck_assert_int_eq(w.zones, (int)local_zones_count(lz));
+	ck_assert_int_eq(w.static_test, 1);
+	ck_assert_int_eq(w.localhost, 1);
+	local_data_walk(lz, walk_rr, &w);
+	ck_assert_int_eq(w.www, 1);
+	ck_assert_int_eq(w.aaaa, 1);
+	{
+		/* every data and ptr line (one is a duplicate) and the
+		 * defaults: NS and SOA for 100 zones (onion and
+		 * 10.in-addr.arpa are replaced), localhost A and AAAA, two
+		 * loopback PTRs */
+		int lines = 0, i;
+		for(i = 0; main_cfg[i]; i++)
+			if(strncmp(main_cfg[i], "data ", 5) == 0 ||
+				strncmp(main_cfg[i], "ptr ", 4) == 0)
+				lines++;
+		ck_assert_int_eq(w.rrs, lines - 1 + 200 + 2 + 2);
+	}
+	local_zones_walk(NULL, walk_zone, &w);
+	local_data_walk(NULL, walk_rr, &w);
+	local_zones_delete(lz);
+}
+END_TEST
+
 /**
  * Random questions, many of them under configured and default zones,
  * through the whole front end: nothing crashes, and every answer is a
@@ -1750,6 +1828,7 @@ localzone_suite(void)
 	tcase_add_test(tc, test_apply_cfg);
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_random_queries);
+	tcase_add_test(tc, test_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }
