@@ -121,6 +121,7 @@ iter_env_create(struct config_file *cfg)
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
 	env->tcp_upstream = cfg->tcp_upstream;
+	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;
 	env->max_ttl = (uint32_t)cfg->cache_max_ttl;

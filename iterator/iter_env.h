@@ -143,6 +143,9 @@ struct iter_env {
 	int harden_glue;
 	/** tcp-upstream */
 	int tcp_upstream;
+	/** minimal-responses: positive answers without the zone's NS set
+	 * and its addresses */
+	int minimal;
 	/** do-ip4 */
 	int do_ip4;
 	/** do-ip6 */

@@ -44,7 +44,7 @@ enum iter_class {
 
 static void iter_send(struct mesh_state *s);
 static void iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
-	ldns_rr_list *auth, int forwarded);
+	ldns_rr_list *auth, ldns_rr_list *add, int forwarded);
 static void iter_reply_cb(void *arg, enum outbound_status status,
 	const uint8_t *pkt, size_t len, int rtt_ms);
 
@@ -456,7 +456,8 @@ iter_answer_from_cache(struct mesh_state *s)
 					return 0;
 				}
 			}
-			iter_finish(s, DNS_RCODE_NOERROR, final, NULL, 0);
+			iter_finish(s, DNS_RCODE_NOERROR, final, NULL, NULL,
+				0);
 			ldns_rr_list_deep_free(final);
 			return 1;
 		}
@@ -1018,10 +1019,46 @@ find_ns(ldns_rr_list *auth, const uint8_t *name)
 	return best;
 }
 
+/**
+ * Without minimal-responses, a positive answer carries the NS set of the
+ * zone that gave it (from the reply's authority section) and the
+ * addresses of those servers (from its additional section), as Unbound
+ * and NSD do. Records are cloned into auth and add.
+ */
+static void
+iter_extra_sections(struct mesh_state *s, ldns_pkt *p, const uint8_t *name,
+	ldns_rr_list *auth, ldns_rr_list *add)
+{
+	ldns_rr_list *a = ldns_pkt_authority(p), *ad = ldns_pkt_additional(p);
+	ldns_rr *ns = find_ns(a, name);
+	size_t i, j;
+	if(st_env(s)->minimal || !ns)
+		return;
+	for(i = 0; i < ldns_rr_list_rr_count(a); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(a, i);
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
+			ldns_dname_compare(ldns_rr_owner(rr),
+			ldns_rr_owner(ns)) != 0)
+			continue;
+		if(list_push_clone(auth, rr) < 0)
+			return;
+		for(j = 0; j < ldns_rr_list_rr_count(ad); j++) {
+			ldns_rr *g = ldns_rr_list_rr(ad, j);
+			ldns_rdf *t = ldns_rr_rdf(rr, 0);
+			if((ldns_rr_get_type(g) != LDNS_RR_TYPE_A &&
+				ldns_rr_get_type(g) != LDNS_RR_TYPE_AAAA) ||
+				!rdf_is_dname(t) || !rr_owner_is(g, rdf_wire(t)))
+				continue;
+			if(list_push_clone(add, g) < 0)
+				return;
+		}
+	}
+}
+
 /** build the answer and finish the state */
 static void
 iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
-	ldns_rr_list *auth, int forwarded)
+	ldns_rr_list *auth, ldns_rr_list *add, int forwarded)
 {
 	struct iter_qstate *iq = s->iq;
 	struct mesh_answer ans;
@@ -1048,6 +1085,12 @@ iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
 		for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
 			if(list_push_clone(ans.ns,
 				ldns_rr_list_rr(auth, i)) < 0)
+				goto fail;
+	}
+	if(add) {
+		for(i = 0; i < ldns_rr_list_rr_count(add); i++)
+			if(list_push_clone(ans.ar,
+				ldns_rr_list_rr(add, i)) < 0)
 				goto fail;
 	}
 	iq->phase = ITER_DONE;
@@ -1203,7 +1246,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 {
 	struct iter_qstate *iq = s->iq;
 	ldns_pkt *p = NULL;
-	ldns_rr_list *final = NULL, *neg = NULL;
+	ldns_rr_list *final = NULL, *neg = NULL, *add = NULL;
 	ldns_rr *q, *nsrr;
 	uint8_t name[256];
 	int rcode, minimised, links, dnssec = (s->flags & MESH_FLAG_DO) != 0;
@@ -1258,7 +1301,8 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 	}
 	final = ldns_rr_list_new();
 	neg = ldns_rr_list_new();
-	if(!final || !neg) {
+	add = ldns_rr_list_new();
+	if(!final || !neg || !add) {
 		iter_fail(s, DNS_EDE_OTHER);
 		goto out;
 	}
@@ -1322,11 +1366,13 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		/* a forwarder answers recursively: take it as is */
 		if(ldns_rr_list_rr_count(final) == 0)
 			copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-		iter_finish(s, rcode, final, neg, 1);
+		else	iter_extra_sections(s, p, name, neg, add);
+		iter_finish(s, rcode, final, neg, add, 1);
 		goto out;
 	}
 	if(ldns_rr_list_rr_count(final) > 0) {
-		iter_finish(s, DNS_RCODE_NOERROR, final, NULL, 0);
+		iter_extra_sections(s, p, name, neg, add);
+		iter_finish(s, DNS_RCODE_NOERROR, final, neg, add, 0);
 		goto out;
 	}
 	if(!dname_equal(name, iq->qname)) {
@@ -1335,7 +1381,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 			has_soa(ldns_pkt_authority(p)) &&
 			dname_is_subdomain(name, iq->dp->name))) {
 			copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-			iter_finish(s, rcode, NULL, neg, 0);
+			iter_finish(s, rcode, NULL, neg, NULL, 0);
 			goto out;
 		}
 		/* resolve the target from the top */
@@ -1351,7 +1397,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 	}
 	if(rcode == DNS_RCODE_NXDOMAIN) {
 		copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-		iter_finish(s, DNS_RCODE_NXDOMAIN, NULL, neg, 0);
+		iter_finish(s, DNS_RCODE_NXDOMAIN, NULL, neg, NULL, 0);
 		goto out;
 	}
 	nsrr = find_ns(ldns_pkt_authority(p), name);
@@ -1371,7 +1417,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 	}
 	if(ldns_pkt_aa(p) || has_soa(ldns_pkt_authority(p))) {
 		copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-		iter_finish(s, DNS_RCODE_NOERROR, NULL, neg, 0);
+		iter_finish(s, DNS_RCODE_NOERROR, NULL, neg, NULL, 0);
 		goto out;
 	}
 	/* nothing useful: lame */
@@ -1379,6 +1425,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 out:
 	ldns_rr_list_deep_free(final);
 	ldns_rr_list_deep_free(neg);
+	ldns_rr_list_deep_free(add);
 	ldns_pkt_free(p);
 }
 
