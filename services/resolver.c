@@ -228,6 +228,8 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	switch(local_front_answer(r->acl, r->lz, pkt, len, &fq, client,
 		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
 	case LOCAL_FRONT_ANSWERED:
+		/* a redirect-zone CNAME alias (info.alias) is answered with
+		 * the CNAME alone; its target is not chased */
 		r->stats.num_local++;
 		return RESOLVER_ANSWERED;
 	case LOCAL_FRONT_DROP:
@@ -236,10 +238,6 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	case LOCAL_FRONT_CONTINUE:
 	default:
 		break;
-	}
-	if(info.alias.present) {
-		/* redirect-zone alias answers are written by local zones */
-		r->stats.num_local++;
 	}
 	if(fq.edns.present && fq.edns.do_bit)
 		flags |= MESH_FLAG_DO;
