@@ -320,6 +320,9 @@ int
 daemon_detach_and_drop(struct daemon *d)
 {
 	struct config_file *cfg = d->cfg;
+	/* the control sockets and keys, while we may still open them */
+	if(remote_needed(cfg) && !d->rc && !(d->rc = remote_create(d, cfg)))
+		return -1;
 	if(cfg->username[0]) {
 		struct passwd *pw = getpwnam(cfg->username);
 		if(!pw) {
@@ -916,12 +919,12 @@ daemon_run(struct daemon *d)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	gettimeofday(&d->started, NULL);
-	if(remote_needed(d->cfg)) {
+	if(remote_needed(d->cfg) && !d->rc)
 		d->rc = remote_create(d, d->cfg);
-		if(!d->rc) {
-			rc = 1;
-			goto out;
-		}
+	if((remote_needed(d->cfg) && !d->rc) ||
+		(d->rc && remote_attach(d->rc, d->base) != 0)) {
+		rc = 1;
+		goto out;
 	}
 	if(start_workers(d) != 0) {
 		log_err("cannot start the workers");
@@ -962,6 +965,8 @@ daemon_delete(struct daemon *d)
 	if(!d)
 		return;
 	stop_workers(d);
+	remote_delete(d->rc);
+	d->rc = NULL;
 	env_delete(d->env);
 	listen_set_close(d->ls);
 	remove_pidfile(d);

@@ -1421,8 +1421,8 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 static int
 read_dump(struct remote_conn *c, struct stats_buf *dump)
 {
-	char *line = malloc(REMOTE_FRAME_MAX > 1048576 ? 1048576 : 65536);
-	size_t max = 1048576;
+	size_t max = 1048576;	/* a 64 KB message is 128 KB of hex */
+	char *line = malloc(max);
 	if(!line)
 		return -1;
 	for(;;) {
@@ -1878,10 +1878,24 @@ add_listener(struct remote *rc, int fd, int http, int is_unix,
 		snprintf(l->path, sizeof(l->path), "%s", path);
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	(void)fd_nonblock(fd, 1);
-	l->watch = comm_watch_create(rc->d->base, fd, accept_cb, l);
 	rc->num++;
-	if(!l->watch)
-		return -1;
+	return 0;
+}
+
+int
+remote_attach(struct remote *rc, struct comm_base *base)
+{
+	int i;
+	for(i = 0; i < rc->num; i++) {
+		if(rc->ls[i].watch || rc->ls[i].fd == -1)
+			continue;
+		rc->ls[i].watch = comm_watch_create(base, rc->ls[i].fd,
+			accept_cb, &rc->ls[i]);
+		if(!rc->ls[i].watch) {
+			log_err("cannot watch the control socket");
+			return -1;
+		}
+	}
 	return 0;
 }
 

@@ -40,6 +40,7 @@ struct daemon;
 struct worker;
 struct config_file;
 struct stats_buf;
+struct comm_base;
 
 /** the protocol version word that starts every request line */
 #define REMOTE_PROTO "PETREL1"
@@ -51,10 +52,17 @@ struct remote;
 int remote_needed(const struct config_file *cfg);
 
 /**
- * Open the control and metrics listeners and watch them in d->base.
+ * Open the control and metrics listeners and read the TLS keys (before
+ * chroot and the change of user, like the DNS sockets).
  * @return the server, or NULL (logged: which address, which file).
  */
 struct remote *remote_create(struct daemon *d, struct config_file *cfg);
+
+/**
+ * Start serving: watch the listeners in the supervisor's event base.
+ * @return 0 or -1 (logged).
+ */
+int remote_attach(struct remote *rc, struct comm_base *base);
 
 /** Close the listeners and free. NULL is allowed. */
 void remote_delete(struct remote *rc);
