@@ -1070,13 +1070,8 @@ worker_fds(struct daemon *d, int i, int *cmdfd, int *readfd)
 	}
 	if(d->workers && d->workers[i]) {
 		struct worker *w = d->workers[i];
-		if(w->stat_pipe[0] == -1) {
-			if(pipe(w->stat_pipe) != 0)
-				return -1;
-			(void)fcntl(w->stat_pipe[0], F_SETFD, FD_CLOEXEC);
-			(void)fcntl(w->stat_pipe[1], F_SETFD, FD_CLOEXEC);
-			(void)fd_nonblock(w->stat_pipe[1], 1);
-		}
+		if(w->stat_pipe[0] == -1)
+			return -1;
 		*cmdfd = w->cmd_pipe[1];
 		*readfd = w->stat_pipe[0];
 		return 0;

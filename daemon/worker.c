@@ -51,6 +51,19 @@ worker_create(struct daemon *d, int index, struct daemon_env *env)
 	(void)fcntl(w->cmd_pipe[0], F_SETFL, O_NONBLOCK);
 	(void)fcntl(w->cmd_pipe[0], F_SETFD, FD_CLOEXEC);
 	(void)fcntl(w->cmd_pipe[1], F_SETFD, FD_CLOEXEC);
+	if(!d->is_child) {
+		/* threads: the reply pipe for control commands (a fork
+		 * child gets the parent's statistics pipe instead) */
+		if(pipe(w->stat_pipe) != 0) {
+			log_warn("pipe for worker %d", index);
+			w->stat_pipe[0] = w->stat_pipe[1] = -1;
+			worker_delete(w);
+			return NULL;
+		}
+		(void)fcntl(w->stat_pipe[0], F_SETFD, FD_CLOEXEC);
+		(void)fcntl(w->stat_pipe[1], F_SETFD, FD_CLOEXEC);
+		(void)fcntl(w->stat_pipe[1], F_SETFL, O_NONBLOCK);
+	}
 	w->rnd = random_create();
 	if(!w->rnd) {
 		worker_delete(w);

@@ -91,7 +91,9 @@ struct worker {
 	int num_points;
 	/** command pipe: [0] read by the worker, [1] written by the supervisor */
 	int cmd_pipe[2];
-	/** statistics pipe (fork): [0] read by the parent, [1] written here */
+	/** statistics and control reply pipe: [0] read by the supervisor,
+	 * [1] written here (fork: the parent's pipe to this child; threads:
+	 * made by worker_create) */
 	int stat_pipe[2];
 	/** watch on cmd_pipe[0] */
 	struct comm_watch *cmd_watch;
