@@ -294,7 +294,6 @@ START_TEST(test_good_full)
 	ck_assert_int_eq(cfg->qname_minimisation, 0);
 	ck_assert_int_eq(cfg->use_caps_for_id, 1);
 	ck_assert_int_eq(cfg->harden_glue, 0);
-	ck_assert_int_eq(cfg->harden_below_nxdomain, 1);
 	ck_assert_int_eq(cfg->do_not_query_localhost, 0);
 	ck_assert_int_eq(cfg->do_ip6, 0);
 	ck_assert_int_eq(cfg->tcp_upstream, 0);
