@@ -6,9 +6,6 @@
  */
 #include "config.h"
 #include "util/log.h"
-/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
-#undef ATTR_FORMAT
-#undef ATTR_UNUSED
 #include <stdlib.h>
 #include <string.h>
 #include "services/mesh.h"

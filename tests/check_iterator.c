@@ -7,8 +7,6 @@
  */
 #include "config.h"
 #include "util/log.h"
-#undef ATTR_FORMAT
-#undef ATTR_UNUSED
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

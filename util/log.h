@@ -35,9 +35,9 @@ enum verbosity_value {
 /** the current verbosity; read freely, set with log_set_verbosity */
 extern int verbosity;
 
-#define ATTR_FORMAT(f, a) __attribute__((format(printf, f, a)))
-#define ATTR_NORETURN __attribute__((noreturn))
-#define ATTR_UNUSED(x) x __attribute__((unused))
+#define PETREL_ATTR_FORMAT(f, a) __attribute__((format(printf, f, a)))
+#define PETREL_ATTR_NORETURN __attribute__((noreturn))
+
 
 /**
  * Direct logging. Call before threads start, or between reloads while the
@@ -67,17 +67,17 @@ void log_set_verbosity(int level);
 void log_close(void);
 
 /** Log an error. */
-void log_err(const char *format, ...) ATTR_FORMAT(1, 2);
+void log_err(const char *format, ...) PETREL_ATTR_FORMAT(1, 2);
 /** Log a warning with strerror(errno) appended. */
-void log_warn(const char *format, ...) ATTR_FORMAT(1, 2);
+void log_warn(const char *format, ...) PETREL_ATTR_FORMAT(1, 2);
 /** Log a warning without errno. */
-void log_warnx(const char *format, ...) ATTR_FORMAT(1, 2);
+void log_warnx(const char *format, ...) PETREL_ATTR_FORMAT(1, 2);
 /** Log an informational notice (always printed). */
-void log_info(const char *format, ...) ATTR_FORMAT(1, 2);
+void log_info(const char *format, ...) PETREL_ATTR_FORMAT(1, 2);
 /** Log if verbosity >= level. */
-void verbose(enum verbosity_value level, const char *format, ...) ATTR_FORMAT(2, 3);
+void verbose(enum verbosity_value level, const char *format, ...) PETREL_ATTR_FORMAT(2, 3);
 /** Log an error and exit(1). Only during start-up. */
-void fatal_exit(const char *format, ...) ATTR_FORMAT(1, 2) ATTR_NORETURN;
+void fatal_exit(const char *format, ...) PETREL_ATTR_FORMAT(1, 2) PETREL_ATTR_NORETURN;
 
 /** va_list form used by the others. @param pri: syslog priority. */
 void log_vmsg(int pri, const char *type, const char *format, va_list args);

@@ -8,9 +8,6 @@
  */
 #include "config.h"
 #include "util/log.h"
-/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
-#undef ATTR_FORMAT
-#undef ATTR_UNUSED
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
