@@ -107,9 +107,11 @@ bench_measure() {
 	# -c 32 sockets (spread over SO_REUSEPORT workers), up to 2000
 	# outstanding so that a throttled server's stall does not starve the
 	# load, -v for each query's latency (the 99th percentile)
+	# (in the background and waited for, so that a ^C is seen at once)
 	( cg_exec "" "$BENCH_CLIENT_CPUS" dnsperf -s 127.0.0.1 -p "$port" \
 		-d "$BENCH_QFILE" -c 32 -q 2000 -t 2 -l "$dur" "${q[@]}" -v ) \
-		>"$out.perf" 2>&1
+		>"$out.perf" 2>&1 &
+	wait $!
 	t1=$(cpu_ticks $pids); thr1=$(cg_throttled "$cg")
 	awk '/^> / { print $NF * 1000 }' "$out.perf" >"$out.lat"
 	local done lost qps avg p99 rss

@@ -12,7 +12,7 @@
 #   PETREL_CONTROL=path       petrel-control (default: beside petrel)
 #   STATS_CMD="cmd args"      prints threadN.num.queries=COUNT lines, in
 #                             place of "<control> -c CONF stats_noreset"
-#   RES_PORT=53530            the port the resolver listens on (127.0.0.1)
+#   RES_PORT=61530            the port the resolver listens on (127.0.0.1)
 #   SLOW_TIMEOUT=30           seconds to wait for SERVFAIL behind a dead server
 #
 # The hierarchy (testdata/zones/), each an NSD on port 53:
@@ -29,7 +29,8 @@
 # when it cannot bind port 53 (needs root). Every process it starts is
 # stopped on exit, also on failure or interruption (lib.sh, it_cleanup).
 # Two runs on one machine would fight over 127.0.0.x:53, so a run waits
-# for /tmp/petrel-integration.lock.
+# for /tmp/petrel-integration.lock. The resolver ports (61530 and up) are
+# above the kernel's ephemeral range so no outgoing socket takes them.
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -48,7 +49,7 @@ while [ $# -gt 0 ]; do
 done
 
 ZONES="$top/testdata/zones"
-PORT=${RES_PORT:-53530}
+PORT=${RES_PORT:-61530}
 # how long a client waits for the SERVFAIL about a dead or silent server
 SLOW_TIMEOUT=${SLOW_TIMEOUT:-30}
 T0=$(date +%s)
