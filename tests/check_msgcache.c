@@ -600,6 +600,35 @@ START_TEST(test_truncation)
 	/* every kept TTL was patched */
 	for(i = 0; i < msg.rr_count; i++)
 		ck_assert_uint_eq(msg.rrs[i].ttl, 300);
+
+	/* one answer, then an authority NS set of 40 that does not fit:
+	 * the set goes as a whole, and TC is set (authority data lost) */
+	rrs[0].owner = "ns.example";
+	for(i = 1; i < 41; i++) {
+		static uint8_t nsnames[41][32];
+		char nm[32];
+		size_t l = sizeof(nsnames[i]);
+		snprintf(nm, sizeof(nm), "server-number-%d.example", (int)i);
+		ck_assert_int_eq(dname_from_str(nm, nsnames[i], &l), 0);
+		rrs[i].sec = DNS_SEC_AUTHORITY;
+		rrs[i].owner = "example";
+		rrs[i].type = DNS_TYPE_NS;
+		rrs[i].ttl = 300;
+		rrs[i].rdata = nsnames[i];
+		rrs[i].rdlen = l;
+	}
+	len = make_reply(buf, sizeof(buf), "ns.example", DNS_TYPE_A, 0, 0,
+		rrs, 41, 0);
+	ck_assert_uint_gt(len, 512);
+	qinfo(&qi, "ns.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+		MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+	ck_assert_int_eq(ask(c, "ns.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_le(len, 512);
+	ck_assert(msg.flags & DNS_FLAG_TC);
+	ck_assert_uint_eq(msg.ancount, 1);
+	ck_assert_uint_eq(msg.nscount, 0);
 	mcache_delete(c);
 }
 END_TEST
