@@ -1248,11 +1248,12 @@ conn_write(struct remote_conn *c, const void *buf, size_t len)
 	return 0;
 }
 
-/** append a list of a config's zones */
+/** append a list of a config's zones (only the first when one) */
 static void
-list_zones(struct stats_buf *out, const struct config_stub *z, int fwd)
+list_zones(struct stats_buf *out, const struct config_stub *z, int fwd,
+	int one)
 {
-	for(; z; z = z->next) {
+	for(; z; z = one ? NULL : z->next) {
 		const struct config_addrlist *a;
 		const struct config_strlist *h;
 		stats_buf_printf(out, "%s IN %s%s", z->name, fwd ? "forward" :
@@ -1559,26 +1560,21 @@ execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
 			"for lookup of %s\n", args);
 		f = zone_for(d->cfg->forwards, name, &labels);
 		s = zone_for(d->cfg->stubs, name, &labels);
-		if(s)
-			list_zones(out, s, 0);	/* s is the longer match */
-		else if(f) {
-			const struct config_stub *one = f;
+		if(s) {
+			/* zone_for kept the longer match: the stub */
+			stats_buf_printf(out, "stub zone:\n");
+			list_zones(out, s, 0, 1);
+		} else if(f) {
 			stats_buf_printf(out, "forwarding request:\n");
-			stats_buf_printf(out, "%s IN forward", one->name);
-			{
-				const struct config_addrlist *a;
-				for(a = one->addrs; a; a = a->next)
-					stats_buf_printf(out, " %s", a->str);
-			}
-			stats_buf_append(out, "\n", 1);
+			list_zones(out, f, 1, 1);
 		} else
 			stats_buf_printf(out, "the root servers (recursion)\n");
 		stats_buf_printf(out, "cached:\n");
 		join_workers(d, line, cache_workers(d), out);
 	} else if(strcmp(cmd, "list_forwards") == 0) {
-		list_zones(out, d->cfg->forwards, 1);
+		list_zones(out, d->cfg->forwards, 1, 0);
 	} else if(strcmp(cmd, "list_stubs") == 0) {
-		list_zones(out, d->cfg->stubs, 0);
+		list_zones(out, d->cfg->stubs, 0, 0);
 	} else if(strcmp(cmd, "list_local_zones") == 0) {
 		const struct config_localzone *z;
 		for(z = d->cfg->local_zones; z; z = z->next)
