@@ -1438,177 +1438,331 @@ read_dump(struct remote_conn *c, struct stats_buf *dump)
 	return dump->oom ? -1 : 0;
 }
 
+/** what a command handler gets */
+struct remote_req {
+	/** the server */
+	struct remote *rc;
+	/** the daemon */
+	struct daemon *d;
+	/** the connection (load_cache reads its dump from it) */
+	struct remote_conn *c;
+	/** the command word */
+	const char *cmd;
+	/** its arguments (trimmed) */
+	char *args;
+	/** "cmd args", as sent on to the workers */
+	const char *line;
+	/** the answer */
+	struct stats_buf *out;
+};
+
+/** a command handler */
+typedef void (*remote_cmd_func)(struct remote_req *q);
+
+static void
+cmd_status(struct remote_req *q)
+{
+	do_status(q->rc, q->out);
+}
+
+/** stats, stats_noreset */
+static void
+cmd_stats(struct remote_req *q)
+{
+	struct stats_info *info = calloc((size_t)q->d->num_workers + 1,
+		sizeof(*info));
+	struct stats_globals g;
+	int reset = strcmp(q->cmd, "stats") == 0 &&
+		!q->d->cfg->statistics_cumulative;
+	if(!info) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	gather_stats(q->d, reset, info, &g);
+	stats_print(q->out, info, q->d->num_workers, &g);
+	free(info);
+}
+
+/** reload, reload_keep_cache */
+static void
+cmd_reload(struct remote_req *q)
+{
+	struct daemon *d = q->d;
+	int gen = d->generation;
+	daemon_request_reload(d);
+	if(d->generation == gen) {
+		stats_buf_printf(q->out, "error reload failed: the config does "
+			"not load (see the log); the old one keeps running\n");
+		return;
+	}
+	if(strcmp(q->cmd, "reload") == 0) {
+		if(d->children) {
+			struct stats_buf tmp;
+			unsigned long long sums[2];
+			memset(&tmp, 0, sizeof(tmp));
+			if(sum_workers(d, "flush_all", NULL, 0, d->num_workers,
+				sums, 2, &tmp) != 0)
+				log_warnx("control: reload: a worker did not "
+					"empty its cache");
+			stats_buf_free(&tmp);
+		} else
+			env_clear_caches(d->env);
+	}
+	stats_buf_printf(q->out, "ok\n");
+}
+
+static void
+cmd_stop(struct remote_req *q)
+{
+	stats_buf_printf(q->out, "ok\n");
+	q->d->stopping = 1;
+	comm_base_exit(q->d->base);
+}
+
+static void
+cmd_verbosity(struct remote_req *q)
+{
+	char *end = NULL;
+	long v = strtol(q->args, &end, 10);
+	if(!q->args[0] || !end || *end || v < 0 || v > 5) {
+		stats_buf_printf(q->out, "error verbosity takes a number 0..5, "
+			"not '%s'\n", q->args);
+		return;
+	}
+	log_set_verbosity((int)v);
+	if(q->d->children) {
+		/* each child process has its own */
+		struct stats_buf tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		join_workers(q->d, q->line, q->d->num_workers, &tmp);
+		stats_buf_free(&tmp);
+	}
+	stats_buf_printf(q->out, "ok\n");
+}
+
+static void
+cmd_log_reopen(struct remote_req *q)
+{
+	if(log_reopen() != 0)
+		log_warn("cannot reopen the log file");
+	daemon_command_all(q->d, 'L');
+	stats_buf_printf(q->out, "ok\n");
+}
+
+/** flush, flush_zone, flush_type, flush_negative, flush_bogus,
+ * flush_infra: in the cache workers, counts summed */
+static void
+cmd_flush(struct remote_req *q)
+{
+	unsigned long long sums[2];
+	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 2,
+		q->out) != 0)
+		return;
+	if(strcmp(q->cmd, "flush_infra") == 0)
+		stats_buf_printf(q->out, "ok removed %llu hosts\n", sums[0]);
+	else	stats_buf_printf(q->out, "ok removed %llu rrsets, %llu "
+			"messages and 0 key entries\n", sums[0], sums[1]);
+}
+
+/** flush_requestlist: every worker has its own mesh */
+static void
+cmd_flush_requestlist(struct remote_req *q)
+{
+	unsigned long long sums[2];
+	if(sum_workers(q->d, q->line, NULL, 0, q->d->num_workers, sums, 2,
+		q->out) != 0)
+		return;
+	stats_buf_printf(q->out, "ok removed %llu queries\n", sums[1]);
+}
+
+static void
+cmd_dump_requestlist(struct remote_req *q)
+{
+	join_workers(q->d, q->line, q->d->num_workers, q->out);
+}
+
+static void
+cmd_dump_cache(struct remote_req *q)
+{
+	join_workers(q->d, q->line, cache_workers(q->d), q->out);
+	stats_buf_printf(q->out, "EOF\n");
+}
+
+static void
+cmd_load_cache(struct remote_req *q)
+{
+	struct stats_buf dump;
+	unsigned long long sums[3];
+	memset(&dump, 0, sizeof(dump));
+	if(read_dump(q->c, &dump) != 0) {
+		stats_buf_free(&dump);
+		stats_buf_printf(q->out, "error the dump did not end with a "
+			"line EOF (or was too long)\n");
+		return;
+	}
+	if(sum_workers(q->d, "load_cache", dump.data, dump.len,
+		cache_workers(q->d), sums, 3, q->out) != 0) {
+		stats_buf_free(&dump);
+		return;
+	}
+	stats_buf_free(&dump);
+	if(sums[2] > 0)
+		stats_buf_printf(q->out, "error %llu malformed lines (%llu "
+			"entries loaded, %llu expired)\n", sums[2], sums[0],
+			sums[1]);
+	else	stats_buf_printf(q->out, "ok loaded %llu entries, %llu "
+			"expired or kept\n", sums[0], sums[1]);
+}
+
+static void
+cmd_lookup(struct remote_req *q)
+{
+	struct daemon *d = q->d;
+	uint8_t name[DNS_MAX_NAME + 1];
+	size_t nl;
+	int labels = -1;
+	const struct config_stub *f, *s;
+	if(parse_name(q->args, name, &nl) != 0 || strchr(q->args, ' ')) {
+		stats_buf_printf(q->out, "error expected: lookup name\n");
+		return;
+	}
+	stats_buf_printf(q->out, "The following name servers are used for "
+		"lookup of %s\n", q->args);
+	f = zone_for(d->cfg->forwards, name, &labels);
+	s = zone_for(d->cfg->stubs, name, &labels);
+	if(s) {
+		/* zone_for kept the longer match: the stub */
+		stats_buf_printf(q->out, "stub zone:\n");
+		list_zones(q->out, s, 0, 1);
+	} else if(f) {
+		stats_buf_printf(q->out, "forwarding request:\n");
+		list_zones(q->out, f, 1, 1);
+	} else
+		stats_buf_printf(q->out, "the root servers (recursion)\n");
+	stats_buf_printf(q->out, "cached:\n");
+	join_workers(d, q->line, cache_workers(d), q->out);
+}
+
+static void
+cmd_list_forwards(struct remote_req *q)
+{
+	list_zones(q->out, q->d->cfg->forwards, 1, 0);
+}
+
+static void
+cmd_list_stubs(struct remote_req *q)
+{
+	list_zones(q->out, q->d->cfg->stubs, 0, 0);
+}
+
+static void
+cmd_list_local_zones(struct remote_req *q)
+{
+	const struct config_localzone *z;
+	for(z = q->d->cfg->local_zones; z; z = z->next)
+		stats_buf_printf(q->out, "%s %s\n", z->name, z->type);
+}
+
+static void
+cmd_list_local_data(struct remote_req *q)
+{
+	const struct config_strlist *s;
+	for(s = q->d->cfg->local_data; s; s = s->next)
+		stats_buf_printf(q->out, "%s\n", s->str);
+}
+
+static void
+cmd_get_option(struct remote_req *q)
+{
+	char *buf = malloc(65536);
+	if(!buf) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	if(!q->args[0] || config_get_option_str(q->d->cfg, q->args, buf,
+		65536) != 0)
+		stats_buf_printf(q->out, "error unknown option '%s'\n",
+			q->args);
+	else if(buf[0] && buf[strlen(buf) - 1] != '\n')
+		stats_buf_printf(q->out, "%s\n", buf);
+	else	stats_buf_printf(q->out, "%s", buf);
+	free(buf);
+}
+
+/** local_zone, local_data, forward_add, stub_add, set_option, ... */
+static void
+cmd_cfg_change(struct remote_req *q)
+{
+	do_cfg_change(q->rc, q->cmd, q->args, q->out);
+}
+
+/** the commands */
+static const struct remote_cmd {
+	/** the command word */
+	const char *name;
+	/** its handler */
+	remote_cmd_func fn;
+} remote_cmds[] = {
+	{ "status", cmd_status },
+	{ "stats", cmd_stats },
+	{ "stats_noreset", cmd_stats },
+	{ "reload", cmd_reload },
+	{ "reload_keep_cache", cmd_reload },
+	{ "stop", cmd_stop },
+	{ "verbosity", cmd_verbosity },
+	{ "log_reopen", cmd_log_reopen },
+	{ "flush", cmd_flush },
+	{ "flush_zone", cmd_flush },
+	{ "flush_type", cmd_flush },
+	{ "flush_negative", cmd_flush },
+	{ "flush_bogus", cmd_flush },
+	{ "flush_infra", cmd_flush },
+	{ "flush_requestlist", cmd_flush_requestlist },
+	{ "dump_requestlist", cmd_dump_requestlist },
+	{ "dump_cache", cmd_dump_cache },
+	{ "load_cache", cmd_load_cache },
+	{ "lookup", cmd_lookup },
+	{ "list_forwards", cmd_list_forwards },
+	{ "list_stubs", cmd_list_stubs },
+	{ "list_local_zones", cmd_list_local_zones },
+	{ "list_local_data", cmd_list_local_data },
+	{ "get_option", cmd_get_option },
+	{ "set_option", cmd_cfg_change },
+	{ "local_zone", cmd_cfg_change },
+	{ "local_zone_remove", cmd_cfg_change },
+	{ "local_data", cmd_cfg_change },
+	{ "local_data_remove", cmd_cfg_change },
+	{ "forward_add", cmd_cfg_change },
+	{ "forward_remove", cmd_cfg_change },
+	{ "stub_add", cmd_cfg_change },
+	{ "stub_remove", cmd_cfg_change },
+	{ NULL, NULL }
+};
+
 /** run a control command in the supervisor */
 static void
 execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
 	struct stats_buf *out)
 {
-	struct daemon *d = rc->d;
-	unsigned long long sums[3];
+	struct remote_req q;
 	char line[REMOTE_LINE_MAX + 64];
+	const struct remote_cmd *k;
 	snprintf(line, sizeof(line), "%s %s", cmd, args);
-	if(strcmp(cmd, "status") == 0) {
-		do_status(rc, out);
-	} else if(strcmp(cmd, "stats") == 0 || strcmp(cmd, "stats_noreset")
-		== 0) {
-		struct stats_info *info = calloc((size_t)d->num_workers + 1,
-			sizeof(*info));
-		struct stats_globals g;
-		int reset = strcmp(cmd, "stats") == 0 &&
-			!d->cfg->statistics_cumulative;
-		if(!info) {
-			stats_buf_printf(out, "error out of memory\n");
-			return;
-		}
-		gather_stats(d, reset, info, &g);
-		stats_print(out, info, d->num_workers, &g);
-		free(info);
-	} else if(strcmp(cmd, "reload") == 0 || strcmp(cmd,
-		"reload_keep_cache") == 0) {
-		int gen = d->generation;
-		daemon_request_reload(d);
-		if(d->generation == gen) {
-			stats_buf_printf(out, "error reload failed: the config "
-				"does not load (see the log); the old one "
-				"keeps running\n");
-			return;
-		}
-		if(strcmp(cmd, "reload") == 0) {
-			if(d->children)
-				(void)sum_workers(d, "flush_all", NULL, 0,
-					d->num_workers, sums, 2, out);
-			else	env_clear_caches(d->env);
-		}
-		stats_buf_printf(out, "ok\n");
-	} else if(strcmp(cmd, "stop") == 0) {
-		stats_buf_printf(out, "ok\n");
-		d->stopping = 1;
-		comm_base_exit(d->base);
-	} else if(strcmp(cmd, "verbosity") == 0) {
-		char *end = NULL;
-		long v = strtol(args, &end, 10);
-		if(!args[0] || !end || *end || v < 0 || v > 5) {
-			stats_buf_printf(out, "error verbosity takes a number "
-				"0..5, not '%s'\n", args);
-			return;
-		}
-		log_set_verbosity((int)v);
-		if(d->children) {
-			struct stats_buf tmp;
-			memset(&tmp, 0, sizeof(tmp));
-			join_workers(d, line, d->num_workers, &tmp);
-			stats_buf_free(&tmp);
-		}
-		stats_buf_printf(out, "ok\n");
-	} else if(strcmp(cmd, "log_reopen") == 0) {
-		if(log_reopen() != 0)
-			log_warn("cannot reopen the log file");
-		daemon_command_all(d, 'L');
-		stats_buf_printf(out, "ok\n");
-	} else if(strcmp(cmd, "flush") == 0 || strcmp(cmd, "flush_zone") == 0 ||
-		strcmp(cmd, "flush_type") == 0 || strcmp(cmd, "flush_negative")
-		== 0 || strcmp(cmd, "flush_bogus") == 0 ||
-		strcmp(cmd, "flush_infra") == 0) {
-		if(sum_workers(d, line, NULL, 0, cache_workers(d), sums, 2,
-			out) != 0)
-			return;
-		if(strcmp(cmd, "flush_infra") == 0)
-			stats_buf_printf(out, "ok removed %llu hosts\n", sums[0]);
-		else	stats_buf_printf(out, "ok removed %llu rrsets, %llu "
-			"messages and 0 key entries\n", sums[0], sums[1]);
-	} else if(strcmp(cmd, "flush_requestlist") == 0) {
-		if(sum_workers(d, line, NULL, 0, d->num_workers, sums, 2,
-			out) != 0)
-			return;
-		stats_buf_printf(out, "ok removed %llu queries\n", sums[1]);
-	} else if(strcmp(cmd, "dump_requestlist") == 0) {
-		join_workers(d, line, d->num_workers, out);
-	} else if(strcmp(cmd, "dump_cache") == 0) {
-		join_workers(d, line, cache_workers(d), out);
-		stats_buf_printf(out, "EOF\n");
-	} else if(strcmp(cmd, "load_cache") == 0) {
-		struct stats_buf dump;
-		memset(&dump, 0, sizeof(dump));
-		if(read_dump(c, &dump) != 0) {
-			stats_buf_free(&dump);
-			stats_buf_printf(out, "error the dump did not end with "
-				"a line EOF (or was too long)\n");
-			return;
-		}
-		if(sum_workers(d, "load_cache", dump.data, dump.len,
-			cache_workers(d), sums, 3, out) != 0) {
-			stats_buf_free(&dump);
-			return;
-		}
-		stats_buf_free(&dump);
-		if(sums[2] > 0)
-			stats_buf_printf(out, "error %llu malformed lines "
-				"(%llu entries loaded, %llu expired)\n", sums[2],
-				sums[0], sums[1]);
-		else	stats_buf_printf(out, "ok loaded %llu entries, %llu "
-			"expired or kept\n", sums[0], sums[1]);
-	} else if(strcmp(cmd, "lookup") == 0) {
-		uint8_t name[DNS_MAX_NAME + 1];
-		size_t nl;
-		int labels = -1;
-		const struct config_stub *f, *s;
-		if(parse_name(args, name, &nl) != 0 || strchr(args, ' ')) {
-			stats_buf_printf(out, "error expected: lookup name\n");
-			return;
-		}
-		stats_buf_printf(out, "The following name servers are used "
-			"for lookup of %s\n", args);
-		f = zone_for(d->cfg->forwards, name, &labels);
-		s = zone_for(d->cfg->stubs, name, &labels);
-		if(s) {
-			/* zone_for kept the longer match: the stub */
-			stats_buf_printf(out, "stub zone:\n");
-			list_zones(out, s, 0, 1);
-		} else if(f) {
-			stats_buf_printf(out, "forwarding request:\n");
-			list_zones(out, f, 1, 1);
-		} else
-			stats_buf_printf(out, "the root servers (recursion)\n");
-		stats_buf_printf(out, "cached:\n");
-		join_workers(d, line, cache_workers(d), out);
-	} else if(strcmp(cmd, "list_forwards") == 0) {
-		list_zones(out, d->cfg->forwards, 1, 0);
-	} else if(strcmp(cmd, "list_stubs") == 0) {
-		list_zones(out, d->cfg->stubs, 0, 0);
-	} else if(strcmp(cmd, "list_local_zones") == 0) {
-		const struct config_localzone *z;
-		for(z = d->cfg->local_zones; z; z = z->next)
-			stats_buf_printf(out, "%s %s\n", z->name, z->type);
-	} else if(strcmp(cmd, "list_local_data") == 0) {
-		const struct config_strlist *s;
-		for(s = d->cfg->local_data; s; s = s->next)
-			stats_buf_printf(out, "%s\n", s->str);
-	} else if(strcmp(cmd, "get_option") == 0) {
-		char *buf = malloc(65536);
-		if(!buf) {
-			stats_buf_printf(out, "error out of memory\n");
-			return;
-		}
-		if(!args[0] || config_get_option_str(d->cfg, args, buf, 65536)
-			!= 0)
-			stats_buf_printf(out, "error unknown option '%s'\n", args);
-		else if(buf[0] && buf[strlen(buf) - 1] != '\n')
-			stats_buf_printf(out, "%s\n", buf);
-		else	stats_buf_printf(out, "%s", buf);
-		free(buf);
-	} else if(strcmp(cmd, "local_zone") == 0 ||
-		strcmp(cmd, "local_zone_remove") == 0 ||
-		strcmp(cmd, "local_data") == 0 ||
-		strcmp(cmd, "local_data_remove") == 0 ||
-		strcmp(cmd, "forward_add") == 0 ||
-		strcmp(cmd, "forward_remove") == 0 ||
-		strcmp(cmd, "stub_add") == 0 ||
-		strcmp(cmd, "stub_remove") == 0 ||
-		strcmp(cmd, "set_option") == 0) {
-		do_cfg_change(rc, cmd, args, out);
-	} else {
+	for(k = remote_cmds; k->name; k++)
+		if(strcmp(k->name, cmd) == 0)
+			break;
+	if(!k->name) {
 		stats_buf_printf(out, "error unknown command '%s'\n", cmd);
+		return;
 	}
+	q.rc = rc;
+	q.d = rc->d;
+	q.c = c;
+	q.cmd = cmd;
+	q.args = args;
+	q.line = line;
+	q.out = out;
+	k->fn(&q);
 }
 
 /** serve one control connection */
@@ -1630,6 +1784,11 @@ serve_control(struct remote *rc, struct remote_conn *c)
 		return;
 	}
 	cmd = next_word(rest, &rest);
+	{
+		size_t n = strlen(rest);
+		while(n > 0 && isspace((unsigned char)rest[n-1]))
+			rest[--n] = 0;
+	}
 	verbose(VERB_DETAIL, "control command: %s %s", cmd, rest);
 	execute(rc, c, cmd, rest, &out);
 	if(out.oom) {
