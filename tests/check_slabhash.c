@@ -214,6 +214,7 @@ START_TEST(test_growth)
 	for(k = 0; k < 50000; k++)
 		t_put(t, k, 0, 4);
 	ck_assert_uint_eq(slabhash_get_count(t), 50000);
+	ck_assert_uint_ge(slabhash_get_num_buckets(t), 50000);
 	for(k = 0; k < 50000; k++) {
 		struct tentry *e = t_get(t, k);
 		ck_assert_ptr_nonnull(e);
@@ -487,6 +488,9 @@ START_TEST(test_growth_concurrent)
 		ck_assert_int_eq(thread_join(th[i]), 0);
 	ck_assert_int_gt(atomic_load(&s_reads), 0);
 	ck_assert_int_eq(atomic_load(&s_errors), 0);
+	/* the table did grow while the readers ran (from 2 x 16 buckets) */
+	ck_assert_uint_ge(slabhash_get_num_buckets(s_table) * 4,
+		slabhash_get_count(s_table));
 	slabhash_delete(s_table);
 }
 END_TEST

@@ -19,6 +19,8 @@
 struct bucket_array {
 	/** number of buckets - 1 (a power of two minus one) */
 	size_t mask;
+	/** which of the entries' two next pointers chains this array */
+	unsigned gen;
 	/** QSBR tag once retired */
 	uint64_t retired;
 	/** next retired array */
@@ -34,11 +36,8 @@ struct bucket_array {
 struct slab {
 	/** the bucket array (readers load it; writers replace it on growth) */
 	_Atomic(struct bucket_array *) arr;
-	/** growth sequence: odd while a growth relinks the chains; a reader
-	 * that misses retries when it changed (it may have been led astray) */
-	_Atomic uint32_t resize_seq;
 	/** keep the writer fields off the readers' line */
-	char pad0[64 - sizeof(void *) - sizeof(uint32_t)];
+	char pad0[64 - sizeof(void *)];
 	/** the slab lock, for every change */
 	lock_basic_type lock;
 	/** live bytes: entries' mem plus the bucket array */
@@ -183,7 +182,7 @@ slab_free_all(struct slabhash *t, struct slab *s)
 	for(i = 0; i <= a->mask; i++) {
 		e = atomic_load_explicit(&a->b[i], memory_order_relaxed);
 		while(e) {
-			n = atomic_load_explicit(&e->next,
+			n = atomic_load_explicit(&e->next[a->gen],
 				memory_order_relaxed);
 			t->del(e, t->del_arg);
 			e = n;
@@ -230,32 +229,21 @@ struct slabhash_entry *
 slabhash_lookup(struct slabhash *t, uint32_t hash, const void *key)
 {
 	struct slab *s = slab_of(t, hash);
-	for(;;) {
-		uint32_t seq = atomic_load_explicit(&s->resize_seq,
-			memory_order_acquire);
-		struct bucket_array *a = atomic_load_explicit(&s->arr,
-			memory_order_acquire);
-		struct slabhash_entry *e = atomic_load_explicit(
-			&a->b[hash & a->mask], memory_order_acquire);
-		while(e) {
-			if(e->hash == hash && t->match(e, key)) {
-				if(!atomic_load_explicit(&e->ref,
-					memory_order_relaxed))
-					atomic_store_explicit(&e->ref, 1,
-						memory_order_relaxed);
-				return e;
-			}
-			e = atomic_load_explicit(&e->next,
-				memory_order_acquire);
+	struct bucket_array *a = atomic_load_explicit(&s->arr,
+		memory_order_acquire);
+	unsigned g = a->gen;
+	struct slabhash_entry *e = atomic_load_explicit(&a->b[hash & a->mask],
+		memory_order_acquire);
+	while(e) {
+		if(e->hash == hash && t->match(e, key)) {
+			if(!atomic_load_explicit(&e->ref, memory_order_relaxed))
+				atomic_store_explicit(&e->ref, 1,
+					memory_order_relaxed);
+			return e;
 		}
-		/* A miss is only sure when no growth relinked the chains
-		 * meanwhile: a relinked next pointer we followed was stored
-		 * (release) after the sequence went odd, so this load sees
-		 * the odd or a later value. */
-		if(!(seq & 1) && atomic_load_explicit(&s->resize_seq,
-			memory_order_acquire) == seq)
-			return NULL;
+		e = atomic_load_explicit(&e->next[g], memory_order_acquire);
 	}
+	return NULL;
 }
 
 /** put an unlinked entry on the slab's pending list (under the lock) */
@@ -313,38 +301,43 @@ slab_retire_and_reclaim(struct slabhash *t, struct slab *s)
 	}
 }
 
-/** double the bucket array (under the lock); on malloc failure stay */
+/**
+ * Double the bucket array (under the lock). The new array chains the
+ * entries through their other next pointer, so the chains of the current
+ * array stay exactly as they are for the readers still walking them. That
+ * other pointer was last used by the array before the current one: the
+ * growth waits (is skipped, and tried again at a later insert) until that
+ * array's grace period has passed and it was freed. On malloc failure the
+ * slab stays as it is.
+ */
 static void
 slab_grow(struct slab *s)
 {
 	struct bucket_array *old = atomic_load_explicit(&s->arr,
-		memory_order_relaxed);
+		memory_order_relaxed), *na, **tail;
 	size_t n = (old->mask + 1) * 2, i;
-	struct bucket_array *na = array_create(n), **tail;
-	uint32_t seq;
+	unsigned og = old->gen, ng = og ^ 1u;
+	if(s->arr_limbo)
+		return; /* readers may still walk the chains of next[ng] */
+	na = array_create(n);
 	if(!na)
 		return;
-	/* odd: readers that miss from now on retry. The release stores of
-	 * the relinked next pointers below order this store before them. */
-	seq = atomic_load_explicit(&s->resize_seq, memory_order_relaxed);
-	atomic_store_explicit(&s->resize_seq, seq + 1, memory_order_relaxed);
+	na->gen = ng;
 	for(i = 0; i <= old->mask; i++) {
 		struct slabhash_entry *e = atomic_load_explicit(&old->b[i],
-			memory_order_relaxed), *nx;
-		while(e) {
+			memory_order_relaxed);
+		for(; e; e = atomic_load_explicit(&e->next[og],
+			memory_order_relaxed)) {
 			size_t j = e->hash & na->mask;
-			nx = atomic_load_explicit(&e->next,
-				memory_order_relaxed);
-			atomic_store_explicit(&e->next, atomic_load_explicit(
+			atomic_store_explicit(&e->next[ng], atomic_load_explicit(
 				&na->b[j], memory_order_relaxed),
-				memory_order_release);
+				memory_order_relaxed);
 			atomic_store_explicit(&na->b[j], e,
 				memory_order_relaxed);
-			e = nx;
 		}
 	}
+	/* publish: the new chains are complete before this release */
 	atomic_store_explicit(&s->arr, na, memory_order_release);
-	atomic_store_explicit(&s->resize_seq, seq + 2, memory_order_release);
 	s->mem += array_mem(n);
 	s->mem -= array_mem(old->mask + 1);
 	s->hand = 0;
@@ -377,12 +370,12 @@ slab_evict(struct slab *s)
 		int force = (visited >= 2 * nb);
 		while(e && s->mem > s->maxmem) {
 			struct slabhash_entry *nx = atomic_load_explicit(
-				&e->next, memory_order_relaxed);
+				&e->next[a->gen], memory_order_relaxed);
 			if(!force && atomic_load_explicit(&e->ref,
 				memory_order_relaxed)) {
 				atomic_store_explicit(&e->ref, 0,
 					memory_order_relaxed);
-				prev = &e->next;
+				prev = &e->next[a->gen];
 			} else {
 				atomic_store_explicit(prev, nx,
 					memory_order_release);
@@ -414,7 +407,7 @@ slabhash_insert(struct slabhash *t, struct slabhash_entry *e,
 	while(old) {
 		if(old->hash == e->hash && t->match(old, key))
 			break;
-		prev = &old->next;
+		prev = &old->next[a->gen];
 		old = atomic_load_explicit(prev, memory_order_relaxed);
 	}
 	atomic_store_explicit(&e->ref, 1, memory_order_relaxed);
@@ -426,8 +419,8 @@ slabhash_insert(struct slabhash *t, struct slabhash_entry *e,
 			lock_basic_unlock(&s->lock);
 			return SLABHASH_KEPT;
 		}
-		atomic_store_explicit(&e->next, atomic_load_explicit(
-			&old->next, memory_order_relaxed),
+		atomic_store_explicit(&e->next[a->gen], atomic_load_explicit(
+			&old->next[a->gen], memory_order_relaxed),
 			memory_order_relaxed);
 		/* publish: e's fields are written before this release */
 		atomic_store_explicit(prev, e, memory_order_release);
@@ -437,8 +430,8 @@ slabhash_insert(struct slabhash *t, struct slabhash_entry *e,
 		ret = SLABHASH_REPLACED;
 	} else {
 		prev = &a->b[e->hash & a->mask];
-		atomic_store_explicit(&e->next, atomic_load_explicit(prev,
-			memory_order_relaxed), memory_order_relaxed);
+		atomic_store_explicit(&e->next[a->gen], atomic_load_explicit(
+			prev, memory_order_relaxed), memory_order_relaxed);
 		atomic_store_explicit(prev, e, memory_order_release);
 		s->count++;
 		s->mem += e->mem;
@@ -466,13 +459,13 @@ slabhash_remove(struct slabhash *t, uint32_t hash, const void *key)
 	while(e) {
 		if(e->hash == hash && t->match(e, key)) {
 			atomic_store_explicit(prev, atomic_load_explicit(
-				&e->next, memory_order_relaxed),
+				&e->next[a->gen], memory_order_relaxed),
 				memory_order_release);
 			slab_unlinked(s, e);
 			found = 1;
 			break;
 		}
-		prev = &e->next;
+		prev = &e->next[a->gen];
 		e = atomic_load_explicit(prev, memory_order_relaxed);
 	}
 	slab_retire_and_reclaim(t, s);
@@ -495,7 +488,7 @@ slabhash_remove_if(struct slabhash *t, slabhash_pred_func pred, void *arg)
 				memory_order_relaxed);
 			while(e) {
 				struct slabhash_entry *nx =
-					atomic_load_explicit(&e->next,
+					atomic_load_explicit(&e->next[a->gen],
 					memory_order_relaxed);
 				if(pred(e, arg)) {
 					atomic_store_explicit(prev, nx,
@@ -503,7 +496,7 @@ slabhash_remove_if(struct slabhash *t, slabhash_pred_func pred, void *arg)
 					slab_unlinked(s, e);
 					n++;
 				} else {
-					prev = &e->next;
+					prev = &e->next[a->gen];
 				}
 				e = nx;
 			}
@@ -540,7 +533,7 @@ slabhash_traverse(struct slabhash *t, slabhash_traverse_func fn, void *arg)
 		for(i = 0; i <= a->mask; i++) {
 			struct slabhash_entry *e = atomic_load_explicit(
 				&a->b[i], memory_order_relaxed);
-			for(; e; e = atomic_load_explicit(&e->next,
+			for(; e; e = atomic_load_explicit(&e->next[a->gen],
 				memory_order_relaxed))
 				fn(e, arg);
 		}
@@ -604,6 +597,19 @@ slabhash_get_count(struct slabhash *t)
 	size_t m;
 	SLAB_SUM(t, count, m);
 	return m;
+}
+
+size_t
+slabhash_get_num_buckets(struct slabhash *t)
+{
+	size_t si, n = 0;
+	for(si = 0; si < t->num_slabs; si++) {
+		lock_basic_lock(&t->slabs[si].lock);
+		n += atomic_load_explicit(&t->slabs[si].arr,
+			memory_order_relaxed)->mask + 1;
+		lock_basic_unlock(&t->slabs[si].lock);
+	}
+	return n;
 }
 
 size_t

@@ -26,7 +26,8 @@
  *
  * Locking protocol
  *   - Readers (slabhash_lookup): no lock. They load the slab's bucket array
- *     pointer, the bucket head and each next pointer with acquire loads.
+ *     pointer, the bucket head and each next pointer (of the array's
+ *     generation) with acquire loads.
  *     An entry pointer returned to a reader stays valid until the reader's
  *     next qsbr_quiescent()/qsbr_offline() (the reader must be a
  *     registered, online QSBR reader when other threads write the table).
@@ -43,17 +44,18 @@
  *     tagged by qsbr_retire_tag(), and are freed under the slab lock by a
  *     later writer (or slabhash_reclaim) once qsbr_safe_tag() passed the tag.
  *   - Growth doubles the bucket array when the slab holds more entries
- *     than buckets: the new array is filled by relinking every entry (each
- *     is pushed onto the head of its new chain), then published. A reader
- *     racing with the relinking can follow a next pointer into a new chain
- *     and so walk past the entry it looks for; it cannot loop (relinked
- *     entries only point to entries relinked before them) nor touch freed
- *     memory (nothing is freed before the grace period). To make such a
- *     miss impossible, the slab has a growth sequence number, odd while
- *     relinking (a one-sided seqlock): a reader that MISSES retries when
- *     the number was odd or changed during its walk. A hit needs no check
- *     (a found entry is a real match), and the number sits on the same
- *     read-mostly line as the array pointer, so hits cost nothing more.
+ *     than buckets, without disturbing readers: each entry has two next
+ *     pointers, and each bucket array a generation bit saying which one
+ *     chains it. The new array is built through the other pointer (each
+ *     entry pushed onto its new chain), then published with a release
+ *     store; the chains of the old array are not touched, so a reader still
+ *     walking them sees a consistent (frozen) snapshot: no false miss, no
+ *     loop, no waiting. Later writes go to the new chains only; entries
+ *     they unlink stay reachable from the snapshot, which is why they wait
+ *     out the grace period like any other. The old array goes to the limbo;
+ *     the next growth reuses its pointer, so it waits until that array has
+ *     been freed (its readers all passed a quiescent state): until then,
+ *     growth is skipped and tried again at a later insert.
  *   - Traversals (slabhash_traverse, remove_if) run under each slab's lock
  *     in turn: the callback must not call into the same table.
  *   - Lock order: one slab lock at a time; the del callback is called with
@@ -88,8 +90,9 @@
  * the rest.
  */
 struct slabhash_entry {
-	/** next entry in the bucket chain (table-owned) */
-	_Atomic(struct slabhash_entry *) next;
+	/** next entry in the bucket chain (table-owned); two, one per
+	 *  bucket array generation (see growth in the file comment) */
+	_Atomic(struct slabhash_entry *) next[2];
 	/** next entry on the limbo list, once unlinked (table-owned) */
 	struct slabhash_entry *limbo_next;
 	/** QSBR tag given when the entry was unlinked (table-owned) */
@@ -236,6 +239,9 @@ size_t slabhash_get_limbo_mem(struct slabhash *t);
 
 /** @return the number of live entries. */
 size_t slabhash_get_count(struct slabhash *t);
+
+/** @return the number of buckets over all slabs (statistics, tests). */
+size_t slabhash_get_num_buckets(struct slabhash *t);
 
 /** @return the byte budget. */
 size_t slabhash_get_maxmem(struct slabhash *t);
