@@ -448,12 +448,16 @@ remote_cfg_change(struct config_file *cfg, const char *cmd, const char *args,
 	}
 	if(strcmp(cmd, "local_data") == 0) {
 		char v[REMOTE_LINE_MAX + 2];
-		if(!a[0] || strchr(a, '"')) {
-			snprintf(err, errlen, "expected: local_data \"RR\" (no "
-				"double quotes inside)");
+		/* quoted as in the file: "RR", or 'RR' when the RR has
+		 * double quotes (TXT) */
+		char q = strchr(a, '"') ? '\'' : '"';
+		if(!a[0] || strchr(a, q)) {
+			snprintf(err, errlen, "expected: local_data RR (with "
+				"either single or double quotes inside, not "
+				"both)");
 			return -1;
 		}
-		snprintf(v, sizeof(v), "\"%s\"", a);
+		snprintf(v, sizeof(v), "%c%s%c", q, a, q);
 		return config_set_option(cfg, "local-data", v, err, errlen);
 	}
 	if(strcmp(cmd, "local_data_remove") == 0) {

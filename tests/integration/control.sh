@@ -329,6 +329,9 @@ run_commands() {
 	expect_ok list_local_data "^x\.blocked\.example\. 300 IN A 10\.9\.9\.9" list_local_data
 	all_see 10.9.9.9 x.blocked.example >/dev/null && ok "$TAG every worker answers the local data" \
 		|| bad "$TAG local_data not seen by every worker"
+	expect_ok "local_data TXT" "^ok$" local_data 'x.blocked.example. TXT "hi there"'
+	all_see '"hi there"' TXT x.blocked.example >/dev/null && ok "$TAG TXT local data with quotes" \
+		|| bad "$TAG TXT local data: $(qshort TXT x.blocked.example)"
 	expect_ok local_data_remove "^ok$" local_data_remove x.blocked.example
 	q x.blocked.example | grep -q 'status: NXDOMAIN' && ok "$TAG local data removed (static zone: NXDOMAIN)" \
 		|| bad "$TAG after local_data_remove: $(qshort x.blocked.example)"

@@ -1,0 +1,217 @@
+/*
+ * tests/check_remote.c - the config changes of the control commands
+ * (remote_cfg_change: local_zone, local_data, forward_add, stub_add,
+ * set_option and their removals).
+ */
+#include "config.h"
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/remote.h"
+#include "util/config_file.h"
+
+static struct config_file *cfg;
+static char err[512];
+
+static void
+setup(void)
+{
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	err[0] = 0;
+}
+
+static void
+teardown(void)
+{
+	config_delete(cfg);
+	cfg = NULL;
+}
+
+static int
+nzones(void)
+{
+	const struct config_localzone *z;
+	int n = 0;
+	for(z = cfg->local_zones; z; z = z->next)
+		n++;
+	return n;
+}
+
+static int
+ndata(void)
+{
+	const struct config_strlist *s;
+	int n = 0;
+	for(s = cfg->local_data; s; s = s->next)
+		n++;
+	return n;
+}
+
+static int
+nstubs(const struct config_stub *z)
+{
+	int n = 0;
+	for(; z; z = z->next)
+		n++;
+	return n;
+}
+
+START_TEST(test_local_zone)
+{
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone",
+		"blocked.example static", err, sizeof(err)), 0);
+	ck_assert_int_eq(nzones(), 1);
+	ck_assert_str_eq(cfg->local_zones->name, "blocked.example.");
+	ck_assert_str_eq(cfg->local_zones->type, "static");
+	/* the same name again replaces it */
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone",
+		"Blocked.Example. refuse", err, sizeof(err)), 0);
+	ck_assert_int_eq(nzones(), 1);
+	ck_assert_str_eq(cfg->local_zones->type, "refuse");
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone",
+		"other.example transparent", err, sizeof(err)), 0);
+	ck_assert_int_eq(nzones(), 2);
+	/* errors leave the config as it was */
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone", "x.example",
+		err, sizeof(err)), -1);
+	ck_assert(strstr(err, "local_zone name type") != NULL);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone",
+		"x.example nosuchtype", err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone", "a..b static",
+		err, sizeof(err)), -1);
+	ck_assert_int_eq(nzones(), 2);
+	/* removal, any case, with or without the dot */
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone_remove",
+		"BLOCKED.example", err, sizeof(err)), 0);
+	ck_assert_int_eq(nzones(), 1);
+	ck_assert_str_eq(cfg->local_zones->name, "other.example.");
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone_remove", "",
+		err, sizeof(err)), -1);
+}
+END_TEST
+
+START_TEST(test_local_data)
+{
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data",
+		"a.example. 300 IN A 192.0.2.1", err, sizeof(err)), 0);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data",
+		"a.example. 300 IN AAAA 2001:db8::1", err, sizeof(err)), 0);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data",
+		"b.example. A 192.0.2.2", err, sizeof(err)), 0);
+	ck_assert_int_eq(ndata(), 3);
+	/* checked as the config file checks it */
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data",
+		"c.example. A not-an-address", err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data",
+		"c.example. TXT \"it's\"", err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data", "", err,
+		sizeof(err)), -1);
+	ck_assert_int_eq(ndata(), 3);
+	/* TXT with double quotes */
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data",
+		"a.example. TXT \"hello world\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(ndata(), 4);
+	/* every record of the owner goes, the others stay */
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_data_remove",
+		"A.example", err, sizeof(err)), 0);
+	ck_assert_int_eq(ndata(), 1);
+	ck_assert(strncmp(cfg->local_data->str, "b.example.", 10) == 0);
+}
+END_TEST
+
+START_TEST(test_forward)
+{
+	const struct config_stub *z;
+	const struct config_addrlist *a;
+	int n = 0;
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_add",
+		"fwd.example 192.0.2.53 192.0.2.54@5353", err, sizeof(err)), 0);
+	ck_assert_int_eq(nstubs(cfg->forwards), 1);
+	z = cfg->forwards;
+	ck_assert_str_eq(z->name, "fwd.example.");
+	for(a = z->addrs; a; a = a->next)
+		n++;
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(netaddr_port(&z->addrs->next->addr), 5353);
+	/* Unbound's +i flag is accepted; the same zone is replaced */
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_add",
+		"+i fwd.example. 192.0.2.99", err, sizeof(err)), 0);
+	ck_assert_int_eq(nstubs(cfg->forwards), 1);
+	ck_assert_ptr_null(cfg->forwards->addrs->next);
+	/* the config's own file name is kept */
+	ck_assert(strstr(cfg->filename, "petrel-control") == NULL);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_add",
+		"bad.example 300.1.1.1", err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_add", "noaddr.example",
+		err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_add",
+		"q\"uote.example 192.0.2.1", err, sizeof(err)), -1);
+	ck_assert_int_eq(nstubs(cfg->forwards), 1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_remove",
+		"nothere.example", err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_remove",
+		"FWD.example", err, sizeof(err)), 0);
+	ck_assert_ptr_null(cfg->forwards);
+	/* a stub zone is not a forward zone */
+	ck_assert_int_eq(remote_cfg_change(cfg, "stub_add",
+		"stub.example 192.0.2.7", err, sizeof(err)), 0);
+	ck_assert_int_eq(nstubs(cfg->stubs), 1);
+	ck_assert_ptr_null(cfg->forwards);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward_remove",
+		"stub.example", err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "stub_remove", "stub.example",
+		err, sizeof(err)), 0);
+	ck_assert_ptr_null(cfg->stubs);
+}
+END_TEST
+
+START_TEST(test_set_option)
+{
+	ck_assert_int_eq(remote_cfg_change(cfg, "set_option",
+		"cache-max-ttl: 100", err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg->cache_max_ttl, 100);
+	ck_assert_int_eq(remote_cfg_change(cfg, "set_option",
+		"cache-max-ttl: lots", err, sizeof(err)), -1);
+	ck_assert_int_eq(cfg->cache_max_ttl, 100);
+	/* options a reload does not apply are refused */
+	ck_assert_int_eq(remote_cfg_change(cfg, "set_option", "port: 5353",
+		err, sizeof(err)), -1);
+	ck_assert(strstr(err, "restart") != NULL);
+	ck_assert_int_eq(cfg->port, 53);
+	ck_assert_int_eq(remote_cfg_change(cfg, "set_option",
+		"no-such-option: 1", err, sizeof(err)), -1);
+	ck_assert(strstr(err, "unknown option") != NULL);
+	ck_assert_int_eq(remote_cfg_change(cfg, "set_option",
+		"cache-max-ttl 100", err, sizeof(err)), -1);
+	/* not a config command */
+	ck_assert_int_eq(remote_cfg_change(cfg, "status", "", err,
+		sizeof(err)), 1);
+}
+END_TEST
+
+static Suite *
+remote_suite(void)
+{
+	Suite *s = suite_create("remote");
+	TCase *tc = tcase_create("cfg_change");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_local_zone);
+	tcase_add_test(tc, test_local_data);
+	tcase_add_test(tc, test_forward);
+	tcase_add_test(tc, test_set_option);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(remote_suite());
+	int nf;
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
