@@ -381,6 +381,24 @@ print(s.recv(200).decode())' "$W/ctl.sock" 2>&1)
 	fi
 	expect_ok "still answering after bad input" "is running" status
 	[ "$(qshort mail.ctl.example)" = 192.0.2.2 ] && ok "$TAG still resolving" || bad "$TAG not resolving any more"
+	if [ "$model" = fork ]; then
+		# a worker that dies is restarted; the commands reach the new one
+		v=$(children_of "$PID" | head -1)
+		[ -n "$v" ] && kill -9 "$v"
+		for i in $(seq 30); do
+			sleep 0.1
+			[ "$(children_of "$PID" | wc -l)" = 2 ] && ! kill -0 "$v" 2>/dev/null && break
+		done
+		sleep 0.3
+		expect_ok "stats after a worker was killed and restarted" "^thread1\.num\.queries=" stats_noreset
+		expect_ok "local_zone reaches the restarted worker" "^ok$" local_zone k.example always_nxdomain
+		n=0
+		for i in 1 2 3 4 5 6 7 8; do
+			q k.example | grep -q 'status: NXDOMAIN' && n=$((n + 1))
+		done
+		[ $n = 8 ] && ok "$TAG every worker, the restarted one too, took the change" \
+			|| bad "$TAG only $n of 8 answers were NXDOMAIN after local_zone"
+	fi
 	# reloads (the file is read again: runtime changes are gone)
 	q www.ctl.example >/dev/null
 	expect_ok reload_keep_cache "^ok$" reload_keep_cache
