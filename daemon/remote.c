@@ -39,6 +39,9 @@
 
 /** socket timeout for a control connection, ms */
 #define REMOTE_TIMEOUT_MS 3000
+/** the most a control connection may take in all, seconds (a slow
+ * client cannot hold the supervisor longer) */
+#define REMOTE_CONN_MAX_SECS 30
 /** how long the supervisor waits for a worker's reply, ms (inactivity) */
 #define REMOTE_WORKER_TIMEOUT_MS 5000
 /** longest request line */
@@ -85,6 +88,8 @@ struct remote_conn {
 	char rbuf[4096];
 	/** its fill and position */
 	size_t rlen, rpos;
+	/** when the connection must be done (time()) */
+	time_t deadline;
 };
 
 /* ------------------------------------------------------------------ */
@@ -1182,6 +1187,10 @@ gather_stats(struct daemon *d, int reset, struct stats_info *info,
 static ssize_t
 conn_read(struct remote_conn *c, void *buf, size_t len)
 {
+	if(time(NULL) > c->deadline) {
+		log_warnx("control: connection too slow, closed");
+		return -1;
+	}
 	if(c->ssl) {
 		int r = SSL_read(c->ssl, buf, (int)len);
 		if(r > 0)
@@ -1235,6 +1244,10 @@ conn_write(struct remote_conn *c, const void *buf, size_t len)
 	const char *p = buf;
 	while(len > 0) {
 		ssize_t r;
+		if(time(NULL) > c->deadline) {
+			log_warnx("control: client too slow to read, closed");
+			return -1;
+		}
 		if(c->ssl) {
 			r = SSL_write(c->ssl, p, (int)(len > 65536 ? 65536 : len));
 			if(r <= 0)
@@ -1882,6 +1895,7 @@ accept_cb(int fd, void *arg)
 		return;
 	memset(&c, 0, sizeof(c));
 	c.fd = s;
+	c.deadline = time(NULL) + REMOTE_CONN_MAX_SECS;
 	(void)fcntl(s, F_SETFD, FD_CLOEXEC);
 	(void)fd_nonblock(s, 0);
 	tv.tv_sec = REMOTE_TIMEOUT_MS / 1000;

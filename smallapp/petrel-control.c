@@ -19,6 +19,7 @@
 #include "util/netaddr.h"
 #include "util/version.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,8 @@ main(int argc, char **argv)
 	SSL *ssl = NULL;
 	int c, i, s, rc = 0, use_tls, clean = 0;
 	log_ident_set("petrel-control");
+	/* a server that closes early is an error to report, not a signal */
+	signal(SIGPIPE, SIG_IGN);
 	while((c = getopt(argc, argv, "c:s:hV")) != -1) {
 		switch(c) {
 		case 'c':
