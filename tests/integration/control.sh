@@ -367,6 +367,17 @@ s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"HELLO there
 print(s.recv(200).decode())' "$W/ctl.sock" 2>&1)
 		echo "$v" | grep -q "^error unknown protocol" && ok "$TAG a wrong protocol line gets an error" \
 			|| bad "$TAG wrong protocol line: $v"
+		# a client that connects and says nothing: DNS goes on, and
+		# the control server is back after its timeout
+		python3 -c '
+import socket,sys,time
+s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(5)' "$W/ctl.sock" &
+		v=$!
+		sleep 0.3
+		[ "$(qshort mail.ctl.example)" = 192.0.2.2 ] && ok "$TAG DNS answers while a control client hangs" \
+			|| bad "$TAG no DNS answer while a control client hangs"
+		expect_ok "control answers after a silent client" "is running" status
+		wait $v
 	fi
 	if [ "$tr" = tls ]; then
 		write_conf "$W/wrong.conf" "$model" tls "$NSD_PORT" "$W/wrong"
