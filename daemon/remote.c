@@ -1500,6 +1500,22 @@ cmd_stats(struct remote_req *q)
 	free(info);
 }
 
+/** flush_stats: zero the counters */
+static void
+cmd_flush_stats(struct remote_req *q)
+{
+	struct stats_info *info = calloc((size_t)q->d->num_workers + 1,
+		sizeof(*info));
+	struct stats_globals g;
+	if(!info) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	gather_stats(q->d, 1, info, &g);
+	free(info);
+	stats_buf_printf(q->out, "ok\n");
+}
+
 /** reload, reload_keep_cache */
 static void
 cmd_reload(struct remote_req *q)
@@ -1723,6 +1739,7 @@ static const struct remote_cmd {
 	{ "status", cmd_status },
 	{ "stats", cmd_stats },
 	{ "stats_noreset", cmd_stats },
+	{ "flush_stats", cmd_flush_stats },
 	{ "reload", cmd_reload },
 	{ "reload_keep_cache", cmd_reload },
 	{ "stop", cmd_stop },

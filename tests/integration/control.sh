@@ -280,6 +280,10 @@ run_commands() {
 	v=$(stat total.num.queries)
 	[ "${v:-x}" -le 2 ] 2>/dev/null && ok "$TAG stats reset the counters" || bad "$TAG after stats: total.num.queries=$v"
 
+	q www.ctl.example >/dev/null
+	expect_ok flush_stats "^ok$" flush_stats
+	v=$(stat total.num.queries)
+	[ "${v:-x}" = 0 ] && ok "$TAG flush_stats zeroed the counters" || bad "$TAG after flush_stats: total.num.queries=$v"
 	expect_ok "verbosity 2" "^ok$" verbosity 2
 	expect_ok "verbosity 1" "^ok$" verbosity 1
 	expect_ok log_reopen "^ok$" log_reopen
