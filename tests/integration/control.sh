@@ -40,7 +40,9 @@ done
 
 it_init petrel-control
 W=$IT_WORK
-BASE=$((20000 + (RANDOM % 2000) * 10))
+# below the ephemeral port range (32768-60999), so no outgoing socket
+# of another test takes one of ours
+BASE=$((20000 + (RANDOM % 1200) * 10))
 NSD_PORT=$BASE
 DNS_PORT=$((BASE + 1))
 CTL_PORT=$((BASE + 2))
