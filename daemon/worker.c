@@ -20,8 +20,12 @@
 #include "util/log.h"
 #include "util/random.h"
 #include "util/storage/qsbr.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,6 +114,47 @@ worker_count_rcode(struct worker *w, const uint8_t *pkt, size_t len)
 		w->res->stats.ans_rcode[16]++;
 }
 
+/**
+ * log-queries / log-replies: one line per query or answer, in the shape of
+ * Unbound's ("127.0.0.1 www.example.com. A IN", and for replies the rcode
+ * and the size). Only called when the option is on.
+ * @param what: "query" or "reply".
+ * @param client: the client's address.
+ * @param pkt: the query or the answer.
+ * @param len: its length.
+ * @param tcp: 1 if over TCP.
+ */
+static void
+log_packet(const char *what, const struct netaddr *client, const uint8_t *pkt,
+	size_t len, int tcp)
+{
+	char addr[NETADDR_STRLEN], name[DNS_MAX_NAME_STR], type[16];
+	uint8_t qname[DNS_MAX_NAME + 8];
+	size_t pos = DNS_HDR_SIZE, qlen = 0;
+	uint16_t qtype, qclass;
+	netaddr_str(client, 0, addr, sizeof(addr));
+	/* the question, read the same way for queries and replies */
+	if(len < DNS_HDR_SIZE || pkt[4] != 0 || pkt[5] != 1 ||
+		dname_pkt_read(pkt, len, &pos, qname, &qlen) != 0 ||
+		pos + 4 > len) {
+		log_info("%s: %s (no question) %zu bytes%s", what, addr, len,
+			tcp ? " tcp" : "");
+		return;
+	}
+	qtype = (uint16_t)(pkt[pos] << 8 | pkt[pos + 1]);
+	qclass = (uint16_t)(pkt[pos + 2] << 8 | pkt[pos + 3]);
+	if(dname_to_str(qname, name, sizeof(name)) < 0)
+		snprintf(name, sizeof(name), "(unprintable)");
+	if(strcmp(what, "reply") == 0)
+		log_info("reply: %s %s %s %s %s %zu%s", addr, name,
+			dns_type_str(qtype, type, sizeof(type)),
+			dns_class_str(qclass), dns_rcode_str(pkt[3] & 0x0f),
+			len, tcp ? " tcp" : "");
+	else	log_info("query: %s %s %s %s%s", addr, name,
+			dns_type_str(qtype, type, sizeof(type)),
+			dns_class_str(qclass), tcp ? " tcp" : "");
+}
+
 /** the per-query callback of the UDP and TCP comm_points */
 static int
 worker_query_cb(struct comm_reply *rep, void *arg)
@@ -120,12 +165,18 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	enum resolver_result r;
 	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
 	h.len = sizeof(struct comm_reply_addr);
+	if(w->log_queries)
+		log_packet("query", &rep->client, rep->buf, rep->len,
+			rep->is_tcp);
 	r = resolver_handle_query(w->res, rep->buf, rep->len, &rep->client,
 		rep->is_tcp ? RESOLVER_TCP : RESOLVER_UDP, &h, rep->buf,
 		rep->cap, &outlen);
 	if(r == RESOLVER_ANSWERED) {
 		rep->len = outlen;
 		worker_count_rcode(w, rep->buf, outlen);
+		if(w->log_replies)
+			log_packet("reply", &rep->client, rep->buf, outlen,
+				rep->is_tcp);
 		return 1;
 	}
 	return 0;
@@ -143,6 +194,8 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 	if(w->res)
 		worker_count_rcode(w, pkt, len);
 	memcpy(&ra, h->data, sizeof(ra));
+	if(w->log_replies)
+		log_packet("reply", &ra.client, pkt, len, ra.is_tcp);
 	(void)comm_reply_send(&ra, pkt, len);
 }
 
@@ -349,6 +402,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	if(!w->base)
 		return -1;
 	w->stats_since = *comm_base_secs(w->base);
+	w->log_queries = cfg->log_queries;
+	w->log_replies = cfg->log_replies;
 	if(reader)
 		comm_base_set_idle_hooks(w->base, idle_before_wait,
 			idle_after_wake, reader);

@@ -117,6 +117,10 @@ struct worker {
 	int thr_started;
 	/** reader slot in the shared caches' reclamation scheme, -1 if none */
 	int reader_id;
+	/** log-queries: log every query */
+	int log_queries;
+	/** log-replies: log every answer */
+	int log_replies;
 	/** counters kept over reloads */
 	struct worker_stats total;
 	/** the resolver's (extended) counters kept over reloads */
