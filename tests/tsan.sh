@@ -9,6 +9,26 @@ srcdir=$(cd "$1" && pwd)
 builddir=$(cd "$2" && pwd)
 tdir="$builddir/tsan-build"
 mkdir -p "$tdir"
+if test -f "$srcdir/config.status"; then
+	# the source is configured in place (./configure && make check-tsan):
+	# a second, out-of-tree configure is refused there, so configure a
+	# pristine copy of the source instead
+	if test ! -f "$tdir/src/configure"; then
+		rm -rf "$tdir/src"
+		mkdir -p "$tdir/src"
+		if test -d "$srcdir/.git" && command -v git >/dev/null; then
+			(cd "$srcdir" && git ls-files -z | xargs -0 tar -cf - \
+				configure config.h.in Makefile.in aclocal.m4 \
+				build-aux) | tar -C "$tdir/src" -xf -
+		else
+			echo "check-tsan: $srcdir is configured in place and is" \
+				"not a git checkout; run make distclean there, or" \
+				"run check-tsan from an out-of-tree build" >&2
+			exit 1
+		fi
+	fi
+	srcdir="$tdir/src"
+fi
 cd "$tdir"
 if test ! -f Makefile; then
 	"$srcdir/configure" --enable-tsan --without-libevent CC="${CC:-gcc}" \
