@@ -1,0 +1,279 @@
+/*
+ * tests/check_daemon.c - Check suite for the process pieces of daemon/:
+ * systemd's notify protocol, the listening-set comparison that decides
+ * whether a reload keeps its sockets, the file-descriptor budget, the
+ * listening sockets, and the environment built for the workers.
+ */
+#include "config.h"
+#include "daemon/daemon.h"
+#include "daemon/env.h"
+#include "daemon/sdnotify.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+/** a config from text; fails the test when it does not load */
+static struct config_file *
+cfg_from(const char *text)
+{
+	struct config_file *cfg = config_create();
+	char err[512];
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_msg(config_read_mem(cfg, "test.conf", text, strlen(text),
+		err, sizeof(err)) == 0, "config: %s", err);
+	return cfg;
+}
+
+/** bind a unix datagram socket at path (or abstract when path[0]=='@') */
+static int
+notify_listener(const char *path)
+{
+	struct sockaddr_un sun;
+	struct timeval tv = { 2, 0 };
+	size_t n = strlen(path);
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, n);
+	if(path[0] == '@')
+		sun.sun_path[0] = 0;
+	else	unlink(path);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun,
+		(socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static void
+expect_notify(int fd, const char *want)
+{
+	char buf[128];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+	ck_assert_int_gt(n, 0);
+	buf[n] = 0;
+	ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_sdnotify_path)
+{
+	char path[64];
+	int fd;
+	snprintf(path, sizeof(path), "/tmp/petrel-notify-%d", (int)getpid());
+	fd = notify_listener(path);
+	setenv("NOTIFY_SOCKET", path, 1);
+	ck_assert_int_eq(sdnotify_send("READY=1"), 1);
+	expect_notify(fd, "READY=1");
+	ck_assert_int_eq(sdnotify_send("RELOADING=1"), 1);
+	expect_notify(fd, "RELOADING=1");
+	ck_assert_int_eq(sdnotify_send("STOPPING=1"), 1);
+	expect_notify(fd, "STOPPING=1");
+	close(fd);
+	unlink(path);
+	/* nobody listens any more: an error, not a crash */
+	ck_assert_int_eq(sdnotify_send("READY=1"), -1);
+	unsetenv("NOTIFY_SOCKET");
+	ck_assert_int_eq(sdnotify_send("READY=1"), 0);
+	setenv("NOTIFY_SOCKET", "relative/path", 1);
+	ck_assert_int_eq(sdnotify_send("READY=1"), -1);
+	unsetenv("NOTIFY_SOCKET");
+}
+END_TEST
+
+START_TEST(test_sdnotify_abstract)
+{
+	char path[64];
+	int fd;
+	snprintf(path, sizeof(path), "@petrel-notify-%d", (int)getpid());
+	fd = notify_listener(path);
+	setenv("NOTIFY_SOCKET", path, 1);
+	ck_assert_int_eq(sdnotify_send("READY=1"), 1);
+	expect_notify(fd, "READY=1");
+	close(fd);
+	unsetenv("NOTIFY_SOCKET");
+}
+END_TEST
+
+START_TEST(test_listen_cfg_equal)
+{
+	struct config_file *a = cfg_from("server:\n interface: 127.0.0.1\n"
+		" port: 5353\n num-threads: 2\n");
+	struct config_file *b = cfg_from("server:\n interface: 127.0.0.1\n"
+		" port: 5353\n num-threads: 2\n msg-cache-size: 8m\n"
+		" local-data: \"x.example. A 192.0.2.1\"\n");
+	struct config_file *c = cfg_from("server:\n interface: 127.0.0.1\n"
+		" port: 5354\n num-threads: 2\n");
+	struct config_file *d = cfg_from("server:\n interface: 127.0.0.1\n"
+		" interface: 127.0.0.2\n port: 5353\n num-threads: 2\n");
+	struct config_file *e = cfg_from("server:\n interface: 127.0.0.1\n"
+		" port: 5353\n num-threads: 2\n so-reuseport: no\n");
+	/* cache sizes and local data do not touch the sockets */
+	ck_assert_int_eq(daemon_listen_cfg_equal(a, b), 1);
+	ck_assert_int_eq(daemon_listen_cfg_equal(a, c), 0);
+	ck_assert_int_eq(daemon_listen_cfg_equal(a, d), 0);
+	ck_assert_int_eq(daemon_listen_cfg_equal(d, a), 0);
+	ck_assert_int_eq(daemon_listen_cfg_equal(a, e), 0);
+	config_delete(a); config_delete(b); config_delete(c);
+	config_delete(d); config_delete(e);
+}
+END_TEST
+
+START_TEST(test_fd_budget_select)
+{
+	/* with select, every descriptor of the process must stay below
+	 * FD_SETSIZE: a large outgoing-range is lowered with a warning */
+	struct config_file *cfg = cfg_from("server:\n event-backend: select\n"
+		" num-threads: 2\n outgoing-range: 4096\n");
+	struct daemon *d = daemon_create("test.conf", cfg);
+	char cap[2048];
+	ck_assert_ptr_nonnull(d);
+	log_capture(cap, sizeof(cap));
+	ck_assert_int_eq(daemon_check_fds(d), 0);
+	log_capture(NULL, 0);
+	ck_assert_int_lt(cfg->outgoing_range * 2, FD_SETSIZE);
+	ck_assert_int_ge(cfg->outgoing_range, 16);
+	ck_assert_ptr_nonnull(strstr(cap, "outgoing-range: 4096 is too large"));
+	daemon_delete(d);
+}
+END_TEST
+
+START_TEST(test_fd_budget_refused)
+{
+	/* so many workers that even 16 sockets each do not fit: refused,
+	 * with a message that names the options to change */
+	struct config_file *cfg = cfg_from("server:\n event-backend: select\n"
+		" num-threads: 64\n incoming-num-tcp: 10\n");
+	struct daemon *d = daemon_create("test.conf", cfg);
+	char cap[2048];
+	log_capture(cap, sizeof(cap));
+	ck_assert_int_eq(daemon_check_fds(d), -1);
+	log_capture(NULL, 0);
+	ck_assert_ptr_nonnull(strstr(cap, "lower num-threads, outgoing-range"));
+	daemon_delete(d);
+}
+END_TEST
+
+START_TEST(test_fd_budget_raised)
+{
+	/* libevent: the soft limit is raised towards what is needed */
+	struct config_file *cfg = cfg_from("server:\n num-threads: 2\n"
+		" outgoing-range: 1500\n");
+	struct daemon *d = daemon_create("test.conf", cfg);
+	struct rlimit rl;
+	if(cfg->event_backend == EVENT_BACKEND_SELECT) {
+		daemon_delete(d);
+		return; /* a build without libevent */
+	}
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(daemon_check_fds(d), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if(rl.rlim_max >= 4000)
+		ck_assert_uint_ge(rl.rlim_cur, 3000);
+	daemon_delete(d);
+}
+END_TEST
+
+START_TEST(test_listen_set)
+{
+	char text[256];
+	struct config_file *cfg;
+	struct listen_set *ls;
+	int port = 20000 + (int)(getpid() % 20000);
+	snprintf(text, sizeof(text), "server:\n interface: 127.0.0.1\n"
+		" port: %d\n num-threads: 3\n so-reuseport: yes\n", port);
+	cfg = cfg_from(text);
+	ls = listen_set_open(cfg, 3);
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_int_eq(ls->num, 1);
+	ck_assert_int_eq(ls->per_worker, 1);
+	ck_assert_int_eq(ls->ports[0].num, 3);
+	ck_assert_int_ge(ls->ports[0].udp[2], 0);
+	ck_assert_int_ge(ls->ports[0].tcp[2], 0);
+	listen_set_close(ls);
+	/* without reuseport one socket pair is shared */
+	snprintf(text, sizeof(text), "server:\n interface: 127.0.0.1\n"
+		" port: %d\n num-threads: 3\n so-reuseport: no\n do-tcp: no\n",
+		port);
+	config_delete(cfg);
+	cfg = cfg_from(text);
+	ls = listen_set_open(cfg, 3);
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_int_eq(ls->ports[0].num, 1);
+	ck_assert_int_eq(ls->ports[0].tcp[0], -1);
+	listen_set_close(ls);
+	config_delete(cfg);
+	/* an address that is not ours: a clear failure, nothing left open */
+	cfg = cfg_from("server:\n interface: 192.0.2.77\n port: 5999\n");
+	log_capture(NULL, 0);
+	ck_assert_ptr_null(listen_set_open(cfg, 1));
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_env_keeps_caches)
+{
+	struct config_file *a = cfg_from("server:\n msg-cache-size: 1m\n");
+	struct config_file *b = cfg_from("server:\n msg-cache-size: 1m\n"
+		" cache-max-ttl: 60\n");
+	struct config_file *c = cfg_from("server:\n msg-cache-size: 2m\n");
+	char err[512];
+	struct daemon_env *e1 = env_create(a, 1, NULL, err, sizeof(err));
+	struct daemon_env *e2, *e3;
+	struct mcache *m1;
+	ck_assert_msg(e1 != NULL, "%s", err);
+	m1 = e1->msg;
+	/* same size: the caches move to the new environment */
+	e2 = env_create(b, 1, e1, err, sizeof(err));
+	ck_assert_ptr_nonnull(e2);
+	ck_assert_ptr_eq(e2->msg, m1);
+	ck_assert_ptr_null(e1->msg);
+	env_delete(e1);
+	/* another size: a new message cache, the RRset cache moves */
+	e3 = env_create(c, 1, e2, err, sizeof(err));
+	ck_assert_ptr_nonnull(e3);
+	ck_assert_ptr_ne(e3->msg, NULL);
+	ck_assert_ptr_nonnull(e2->msg);
+	ck_assert_ptr_null(e2->rrset);
+	env_delete(e2);
+	env_delete(e3);
+	config_delete(a); config_delete(b); config_delete(c);
+}
+END_TEST
+
+static Suite *
+daemon_suite(void)
+{
+	Suite *s = suite_create("daemon");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_sdnotify_path);
+	tcase_add_test(tc, test_sdnotify_abstract);
+	tcase_add_test(tc, test_listen_cfg_equal);
+	tcase_add_test(tc, test_fd_budget_select);
+	tcase_add_test(tc, test_fd_budget_refused);
+	tcase_add_test(tc, test_fd_budget_raised);
+	tcase_add_test(tc, test_listen_set);
+	tcase_add_test(tc, test_env_keeps_caches);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(daemon_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
