@@ -22,6 +22,7 @@
 #   127.0.0.5  b.zz hoster.example noglue.zz   (also the lame server for lame.zz)
 #   127.0.0.9  nothing listens     (dead.zz, one of mixed.zz's servers)
 #   127.0.0.10 a UDP socket that never reads (silent.zz)
+#   127.0.0.11 a relay to 127.0.0.4 that drops each question's first copy (flaky.zz)
 #
 # Prints one line per check ("ok", "FAIL" or "skip") and last
 #   integration: N passed, M failed
@@ -108,7 +109,8 @@ start_hierarchy() {
 	nsd_start root 127.0.0.2 ".=$ZONES/root.zone" &&
 	nsd_start tld 127.0.0.3 "zz.=$ZONES/zz.zone" "example.=$ZONES/example.zone" &&
 	nsd_start leaf4 127.0.0.4 "a.zz.=$ZONES/a.zz.zone" \
-		"leaf.example.=$ZONES/leaf.example.zone" "mixed.zz.=$ZONES/mixed.zz.zone" &&
+		"leaf.example.=$ZONES/leaf.example.zone" "mixed.zz.=$ZONES/mixed.zz.zone" \
+		"flaky.zz.=$ZONES/flaky.zz.zone" &&
 	nsd_start leaf5 127.0.0.5 "b.zz.=$ZONES/b.zz.zone" \
 		"hoster.example.=$ZONES/hoster.example.zone" "noglue.zz.=$ZONES/noglue.zz.zone" ||
 		return 1
@@ -116,6 +118,27 @@ start_hierarchy() {
 	perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "127.0.0.10",
 		LocalPort => 53, Proto => "udp") or die "silent server: $!\n";
 		$SIG{TERM} = sub { exit 0 }; sleep 1 while 1' &
+	it_track $!
+	# the flaky server: a relay to the NSD on 127.0.0.4 that drops the
+	# first copy of every question (letter case ignored) and relays the next
+	perl -MIO::Socket::INET -e '
+		my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.11", LocalPort => 53,
+			Proto => "udp") or die "flaky server: $!\n";
+		my $up = IO::Socket::INET->new(PeerAddr => "127.0.0.4", PeerPort => 53,
+			Proto => "udp") or die "flaky server upstream: $!\n";
+		$SIG{TERM} = sub { exit 0 };
+		my %seen; my $buf; my $r;
+		while (1) {
+			my $from = $s->recv($buf, 4096) or next;
+			next if length($buf) < 17;
+			my $q = lc substr($buf, 12);
+			next if $seen{$q}++ % 2 == 0;
+			$up->send($buf) or next;
+			my $rin = ""; vec($rin, fileno($up), 1) = 1;
+			next unless select($rin, undef, undef, 1);
+			$up->recv($r, 65535);
+			$s->send($r, 0, $from);
+		}' &
 	it_track $!
 	# nothing may listen on 127.0.0.9:53
 	if dig +time=1 +tries=1 @127.0.0.9 . SOA >/dev/null 2>&1; then
@@ -255,6 +278,19 @@ check_big() {
 	fi
 }
 
+# check_flaky LABEL: the only server of flaky.zz drops the first copy of
+# each question; a resolver must retry it rather than give up at once
+check_flaky() {
+	local n q="w$PORT.flaky.zz"
+	n=$(dig @127.0.0.1 -p "$PORT" +time=15 +tries=1 "$q" A | norm)
+	if [ "$(field_of "$n" RCODE)" = NOERROR ] &&
+	   [ "$(answers_of "$n")" = "$q. A 192.0.2.6" ]; then
+		ok "[$1] $q A -> NOERROR (its one server drops the first try)"
+	else
+		fail "[$1] $q A -> NOERROR through a server that drops the first try: got $(field_of "$n" RCODE) [$(answers_of "$n")]"
+	fi
+}
+
 # the cases that resolve (or fail) quickly
 answer_cases() {
 	local l=$1
@@ -274,6 +310,7 @@ answer_cases() {
 	check_case "$l" www.noglue.zz A NOERROR "www.noglue.zz. A 192.0.2.4"
 	check_case "$l" www.mixed.zz A NOERROR "www.mixed.zz. A 192.0.2.5"
 	check_case "$l" www.lame.zz A SERVFAIL "" yes
+	check_flaky "$l"
 	check_big "$l"
 }
 
