@@ -342,6 +342,10 @@ daemon_detach_and_drop(struct daemon *d)
 		if(cfg->logfile[0] || cfg->use_syslog) {
 			if(log_init(cfg->logfile, cfg->use_syslog, NULL) != 0)
 				log_warn("cannot open logfile %s", cfg->logfile);
+		} else {
+			/* stderr is /dev/null now: rather than lose every
+			 * message, log to syslog (Unbound's default) */
+			(void)log_init(NULL, 1, NULL);
 		}
 	}
 	if(write_pidfile(d) != 0 && cfg->do_daemonize && !d->cmdline_foreground)
