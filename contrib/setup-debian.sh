@@ -6,6 +6,15 @@ set -e
 SUDO=
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
+# the nsd and unbound packages would start their services, which take
+# port 53 that petrel and its integration tests want: keep the package
+# scripts from starting services during this install (policy-rc.d)
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\n# petrel setup-debian: no services started during install\nexit 101\n' |
+		$SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod 755 /usr/sbin/policy-rc.d
+	trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
