@@ -56,18 +56,6 @@ enum comm_point_type {
 	COMM_TCP
 };
 
-/** a queued TCP answer, with its 2-byte length in front */
-struct tcp_wq {
-	/** next in queue */
-	struct tcp_wq *next;
-	/** bytes in data (2 + message) */
-	size_t len;
-	/** bytes already written */
-	size_t off;
-	/** the data */
-	uint8_t data[];
-};
-
 /** most answers queued on one connection before reading pauses */
 #define TCP_MAX_QUEUED 64
 /** most queries read from one connection per wake-up (fairness) */
@@ -101,12 +89,8 @@ struct comm_tcp_conn {
 	size_t need;
 	/** message bytes read */
 	size_t got;
-	/** write queue */
-	struct tcp_wq *wq_head;
-	/** write queue tail */
-	struct tcp_wq *wq_tail;
 	/** queued answers */
-	int wq_num;
+	struct nev_wq wq;
 	/** queries handed to the callback and not answered there (they may
 	 * be answered later with comm_reply_send) */
 	int pending;
@@ -473,7 +457,6 @@ tcp_conn_mask(struct comm_tcp_conn *conn, int mask)
 static void
 tcp_conn_close(struct comm_tcp_conn *conn)
 {
-	struct tcp_wq *w, *n;
 	if(conn->fd == -1)
 		return;
 	nev_io_free(conn->c->base, conn->io);
@@ -483,12 +466,7 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 	conn->fd = -1;
 	conn->gen++;
 	conn->mask = 0;
-	for(w = conn->wq_head; w; w = n) {
-		n = w->next;
-		free(w);
-	}
-	conn->wq_head = conn->wq_tail = NULL;
-	conn->wq_num = 0;
+	nev_wq_clear(&conn->wq);
 	conn->c->nconn--;
 }
 
@@ -497,10 +475,10 @@ static int
 tcp_conn_want(struct comm_tcp_conn *conn)
 {
 	int mask = 0;
-	if(!conn->read_closed && conn->wq_num < TCP_MAX_QUEUED &&
+	if(!conn->read_closed && conn->wq.num < TCP_MAX_QUEUED &&
 		conn->c->listening)
 		mask |= NEV_READ;
-	if(conn->wq_head)
+	if(conn->wq.head)
 		mask |= NEV_WRITE;
 	return mask;
 }
@@ -513,29 +491,13 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 static int
 tcp_conn_flush(struct comm_tcp_conn *conn)
 {
-	while(conn->wq_head) {
-		struct tcp_wq *w = conn->wq_head;
-		ssize_t r = write(conn->fd, w->data + w->off, w->len - w->off);
-		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				break;
-			verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
-			conn->c->stats.tcp_errors++;
-			tcp_conn_close(conn);
-			return -1;
-		}
-		w->off += (size_t)r;
-		if(w->off < w->len)
-			break;
-		conn->wq_head = w->next;
-		if(!conn->wq_head)
-			conn->wq_tail = NULL;
-		conn->wq_num--;
-		conn->c->stats.pkts_out++;
-		free(w);
+	if(nev_wq_write(&conn->wq, conn->fd, &conn->c->stats.pkts_out) == -1) {
+		verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
+		conn->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return -1;
 	}
-	if(!conn->wq_head && conn->read_closed && conn->pending == 0) {
+	if(!conn->wq.head && conn->read_closed && conn->pending == 0) {
 		tcp_conn_close(conn);
 		return 1;
 	}
@@ -554,23 +516,8 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 static int
 tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
 {
-	struct tcp_wq *w;
-	if(len == 0 || len > 65535)
+	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
-	w = malloc(sizeof(*w) + 2 + len);
-	if(!w)
-		return -1;
-	w->next = NULL;
-	w->len = 2 + len;
-	w->off = 0;
-	w->data[0] = (uint8_t)(len >> 8);
-	w->data[1] = (uint8_t)len;
-	memcpy(w->data + 2, pkt, len);
-	if(conn->wq_tail)
-		conn->wq_tail->next = w;
-	else	conn->wq_head = w;
-	conn->wq_tail = w;
-	conn->wq_num++;
 	if(conn->c->idle_ms > 0)
 		(void)comm_timer_set(conn->timer, conn->c->idle_ms);
 	return tcp_conn_flush(conn) == -1 ? -1 : 0;
@@ -582,7 +529,7 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 {
 	struct comm_point *c = conn->c;
 	int msgs = 0;
-	while(msgs < TCP_READS_PER_WAKE && conn->wq_num < TCP_MAX_QUEUED) {
+	while(msgs < TCP_READS_PER_WAKE && conn->wq.num < TCP_MAX_QUEUED) {
 		ssize_t r;
 		if(conn->lgot < 2)
 			r = read(conn->fd, conn->lenbuf + conn->lgot,

@@ -61,6 +61,66 @@ nev_fd_nonblock(int fd)
 	return 0;
 }
 
+int
+nev_wq_push(struct nev_wq *q, const uint8_t *msg, size_t len)
+{
+	struct nev_wq_item *w;
+	if(len == 0 || len > 65535)
+		return -1;
+	w = malloc(sizeof(*w) + 2 + len);
+	if(!w)
+		return -1;
+	w->next = NULL;
+	w->len = 2 + len;
+	w->off = 0;
+	w->data[0] = (uint8_t)(len >> 8);
+	w->data[1] = (uint8_t)len;
+	memcpy(w->data + 2, msg, len);
+	if(q->tail)
+		q->tail->next = w;
+	else	q->head = w;
+	q->tail = w;
+	q->num++;
+	return 0;
+}
+
+int
+nev_wq_write(struct nev_wq *q, int fd, uint64_t *done)
+{
+	while(q->head) {
+		struct nev_wq_item *w = q->head;
+		ssize_t r = write(fd, w->data + w->off, w->len - w->off);
+		if(r == -1) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				return 0;
+			return -1;
+		}
+		w->off += (size_t)r;
+		if(w->off < w->len)
+			return 0;
+		q->head = w->next;
+		if(!q->head)
+			q->tail = NULL;
+		q->num--;
+		(*done)++;
+		free(w);
+	}
+	return 0;
+}
+
+void
+nev_wq_clear(struct nev_wq *q)
+{
+	struct nev_wq_item *w, *n;
+	for(w = q->head; w; w = n) {
+		n = w->next;
+		free(w);
+	}
+	q->head = q->tail = NULL;
+	q->num = 0;
+}
+
 /*
  * The exit flag is written by other threads (and signal handlers) and read
  * by the loop: atomic where the compiler offers it, so that

@@ -64,4 +64,46 @@ void nev_io_free(struct comm_base *base, void *io);
 /** set fd nonblocking and close-on-exec. @return 0 or -1 */
 int nev_fd_nonblock(int fd);
 
+/** one queued DNS message with its 2-byte TCP length in front */
+struct nev_wq_item {
+	/** next in the queue */
+	struct nev_wq_item *next;
+	/** bytes in data (2 + message) */
+	size_t len;
+	/** bytes already written */
+	size_t off;
+	/** the length prefix and the message */
+	uint8_t data[];
+};
+
+/**
+ * A write queue of framed DNS messages (RFC 7766), shared by the TCP
+ * service (answers) and outgoing TCP (queries). Zero-initialise it.
+ */
+struct nev_wq {
+	/** first item, NULL when empty */
+	struct nev_wq_item *head;
+	/** last item */
+	struct nev_wq_item *tail;
+	/** number of items */
+	int num;
+};
+
+/**
+ * Append a copy of msg with its length prefix.
+ * @return 0, or -1 (empty or longer than 65535, or out of memory).
+ */
+int nev_wq_push(struct nev_wq *q, const uint8_t *msg, size_t len);
+
+/**
+ * Write as much of the queue as fd takes (nonblocking).
+ * @param done: incremented for every message written completely.
+ * @return 0 (queue empty, or the socket would block), or -1 on a write
+ *	error (errno set; the queue is left as it is).
+ */
+int nev_wq_write(struct nev_wq *q, int fd, uint64_t *done);
+
+/** Free every queued item; the queue is empty afterwards. */
+void nev_wq_clear(struct nev_wq *q);
+
 #endif /* UTIL_NETEVENT_NETEVENT_INT_H */

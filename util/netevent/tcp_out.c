@@ -20,18 +20,6 @@
 #include <unistd.h>
 #include <netinet/tcp.h>
 
-/** a queued query with its 2-byte length */
-struct out_wq {
-	/** next */
-	struct out_wq *next;
-	/** length of data */
-	size_t len;
-	/** bytes written */
-	size_t off;
-	/** data */
-	uint8_t data[];
-};
-
 /** an outgoing TCP connection */
 struct comm_tcp_out {
 	/** the base */
@@ -58,10 +46,8 @@ struct comm_tcp_out {
 	comm_tcp_out_cb_type cb;
 	/** its argument */
 	void *arg;
-	/** write queue */
-	struct out_wq *wq_head;
-	/** write queue tail */
-	struct out_wq *wq_tail;
+	/** queued queries */
+	struct nev_wq wq;
 	/** length prefix */
 	uint8_t lenbuf[2];
 	/** bytes of lenbuf read */
@@ -78,7 +64,6 @@ struct comm_tcp_out {
 static void
 out_close(struct comm_tcp_out *t)
 {
-	struct out_wq *w, *n;
 	if(t->io) {
 		nev_io_free(t->base, t->io);
 		t->io = NULL;
@@ -88,11 +73,7 @@ out_close(struct comm_tcp_out *t)
 		t->fd = -1;
 	}
 	comm_timer_disable(t->timer);
-	for(w = t->wq_head; w; w = n) {
-		n = w->next;
-		free(w);
-	}
-	t->wq_head = t->wq_tail = NULL;
+	nev_wq_clear(&t->wq);
 }
 
 static void
@@ -136,7 +117,7 @@ static int
 out_update_mask(struct comm_tcp_out *t)
 {
 	int mask = NEV_READ;
-	if(!t->connected || t->wq_head)
+	if(!t->connected || t->wq.head)
 		mask |= NEV_WRITE;
 	if(!t->connected)
 		mask = NEV_WRITE;
@@ -150,25 +131,11 @@ out_update_mask(struct comm_tcp_out *t)
 static int
 out_flush(struct comm_tcp_out *t)
 {
-	while(t->wq_head) {
-		struct out_wq *w = t->wq_head;
-		ssize_t r = write(t->fd, w->data + w->off, w->len - w->off);
-		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				break;
-			verbose(VERB_ALGO, "tcp out write: %s",
-				strerror(errno));
-			out_fail(t, COMM_TCP_OUT_CLOSED);
-			return -1;
-		}
-		w->off += (size_t)r;
-		if(w->off < w->len)
-			break;
-		t->wq_head = w->next;
-		if(!t->wq_head)
-			t->wq_tail = NULL;
-		free(w);
+	uint64_t written = 0;
+	if(nev_wq_write(&t->wq, t->fd, &written) == -1) {
+		verbose(VERB_ALGO, "tcp out write: %s", strerror(errno));
+		out_fail(t, COMM_TCP_OUT_CLOSED);
+		return -1;
 	}
 	if(out_update_mask(t) == -1) {
 		out_fail(t, COMM_TCP_OUT_CLOSED);
@@ -321,22 +288,8 @@ fail:
 int
 comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt, size_t len)
 {
-	struct out_wq *w;
-	if(t->fd == -1 || t->closed || len == 0 || len > 65535)
+	if(t->fd == -1 || t->closed || nev_wq_push(&t->wq, pkt, len) != 0)
 		return -1;
-	w = malloc(sizeof(*w) + 2 + len);
-	if(!w)
-		return -1;
-	w->next = NULL;
-	w->len = 2 + len;
-	w->off = 0;
-	w->data[0] = (uint8_t)(len >> 8);
-	w->data[1] = (uint8_t)len;
-	memcpy(w->data + 2, pkt, len);
-	if(t->wq_tail)
-		t->wq_tail->next = w;
-	else	t->wq_head = w;
-	t->wq_tail = w;
 	if(t->connected && out_update_mask(t) == -1)
 		return -1;
 	return 0;
