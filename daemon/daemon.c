@@ -87,8 +87,7 @@ daemon_check_fds(struct daemon *d)
 	long listen_fds, per_worker, fixed, need, avail;
 	int nw = d->num_workers;
 	int nif = count_interfaces(cfg);
-	listen_fds = (long)nif * (cfg->do_tcp ? 2 : 1) *
-		(cfg->so_reuseport ? 1 : 1);
+	listen_fds = (long)nif * (cfg->do_tcp ? 2 : 1);
 	/* a worker serves dup()s of the listening sockets, has a command
 	 * pipe, a wakeup pipe, its outgoing sockets and TCP connections */
 	fixed = 16 + (long)nif * 2 * nw + 4L * nw;
@@ -780,7 +779,7 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 {
 	struct daemon_env *nenv;
 	char err[1024];
-	int same_listen;
+	int same_listen, in_place;
 	if(ncfg->thread_model != d->cfg->thread_model ||
 		ncfg->num_threads != d->cfg->num_threads) {
 		log_warnx("reload: thread-model and num-threads need a restart;"
@@ -793,6 +792,13 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 	if(d->cmdline_foreground)
 		ncfg->do_daemonize = 0;
 	same_listen = daemon_listen_cfg_equal(d->cfg, ncfg);
+	/* fork children with unchanged sockets reload in place: each re-reads
+	 * the config itself and keeps its own caches; the parent's copy is
+	 * what restarted children get. Otherwise the workers stop here and
+	 * start again on the new environment; unchanged sockets stay open,
+	 * so queries wait in the kernel meanwhile. */
+	in_place = same_listen && d->cfg->thread_model == THREAD_MODEL_FORK &&
+		d->children;
 	if(!same_listen) {
 		struct listen_set *nls = listen_set_open(ncfg, d->num_workers);
 		if(!nls) {
@@ -805,40 +811,15 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 		stop_workers(d);
 		listen_set_close(d->ls);
 		d->ls = nls;
-	} else if(d->cfg->thread_model == THREAD_MODEL_FORK && d->children) {
-		/* each child re-reads the config itself and keeps its own
-		 * caches; the parent's copy is what restarted children get */
-		nenv = env_create(ncfg, d->num_workers, d->env, err,
-			sizeof(err));
-		if(!nenv) {
-			log_err("reload: %s; keeping the running config", err);
-			config_delete(ncfg);
-			sdnotify_send("READY=1");
-			return -1;
-		}
-		env_delete(d->env);
-		config_delete(d->cfg);
-		d->cfg = ncfg;
-		d->env = nenv;
-		apply_log_cfg(d, ncfg);
-		d->generation++;
-		d->num_ready = 0;
-		d->ready_sent = 0;
-		if(tell_children)
-			command_all(d, 'R');
-		log_info("reload sent to the workers (generation %d)",
-			d->generation);
-		return 0;
-	} else {
-		/* threads: sockets stay open, so queries wait in the kernel
-		 * while the workers restart on the new environment */
+	} else if(!in_place)
 		stop_workers(d);
-	}
 	nenv = env_create(ncfg, d->num_workers, d->env, err, sizeof(err));
 	if(!nenv) {
 		log_err("reload: %s; keeping the running config", err);
 		config_delete(ncfg);
-		if(start_workers(d) != 0)
+		if(in_place)
+			sdnotify_send("READY=1");
+		else if(start_workers(d) != 0)
 			log_err("cannot restart the workers");
 		return -1;
 	}
@@ -848,6 +829,15 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 	d->env = nenv;
 	apply_log_cfg(d, ncfg);
 	d->generation++;
+	if(in_place) {
+		d->num_ready = 0;
+		d->ready_sent = 0;
+		if(tell_children)
+			command_all(d, 'R');
+		log_info("reload sent to the workers (generation %d)",
+			d->generation);
+		return 0;
+	}
 	if(start_workers(d) != 0)
 		log_err("cannot start the workers after reload");
 	log_info("reload done (generation %d)", d->generation);

@@ -42,6 +42,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 {
 	struct daemon_env *env = calloc(1, sizeof(*env));
 	struct mcache_params mp;
+	int took_msg = 0, took_rrset = 0, took_infra = 0;
 	if(!env) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -56,6 +57,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		old->cfg->msg_cache_slabs == cfg->msg_cache_slabs) {
 		env->msg = old->msg;
 		old->msg = NULL;
+		took_msg = 1;
 		mcache_set_params(env->msg, &mp);
 	} else if(!(env->msg = mcache_create(&mp))) {
 		snprintf(err, errlen, "cannot create the message cache "
@@ -67,6 +69,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		cfg->rrset_cache_slabs) {
 		env->rrset = old->rrset;
 		old->rrset = NULL;
+		took_rrset = 1;
 		rrset_cache_set_params(env->rrset, cfg->rrset_cache_size,
 			(uint32_t)cfg->cache_min_ttl, (uint32_t)cfg->cache_max_ttl);
 	} else if(!(env->rrset = rrset_cache_create(cfg->rrset_cache_size,
@@ -80,6 +83,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	if(old && old->infra) {
 		env->infra = old->infra;
 		old->infra = NULL;
+		took_infra = 1;
 		infra_set_params(env->infra, ENV_INFRA_MEM,
 			(uint32_t)cfg->infra_host_ttl);
 	} else if(!(env->infra = infra_create(ENV_INFRA_MEM,
@@ -108,20 +112,18 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	}
 	return env;
 fail:
-	/* give taken-over caches back to the old environment */
-	if(old) {
-		if(!old->msg && env->msg && env->msg != NULL) {
-			old->msg = env->msg;
-			env->msg = NULL;
-		}
-		if(!old->rrset && env->rrset) {
-			old->rrset = env->rrset;
-			env->rrset = NULL;
-		}
-		if(!old->infra && env->infra) {
-			old->infra = env->infra;
-			env->infra = NULL;
-		}
+	/* give the caches taken over back to the old environment */
+	if(took_msg) {
+		old->msg = env->msg;
+		env->msg = NULL;
+	}
+	if(took_rrset) {
+		old->rrset = env->rrset;
+		env->rrset = NULL;
+	}
+	if(took_infra) {
+		old->infra = env->infra;
+		env->infra = NULL;
 	}
 	env_delete(env);
 	return NULL;

@@ -118,14 +118,14 @@ worker_count_rcode(struct worker *w, const uint8_t *pkt, size_t len)
  * log-queries / log-replies: one line per query or answer, in the shape of
  * Unbound's ("127.0.0.1 www.example.com. A IN", and for replies the rcode
  * and the size). Only called when the option is on.
- * @param what: "query" or "reply".
+ * @param is_reply: 1 for an answer, 0 for a query.
  * @param client: the client's address.
  * @param pkt: the query or the answer.
  * @param len: its length.
  * @param tcp: 1 if over TCP.
  */
 static void
-log_packet(const char *what, const struct netaddr *client, const uint8_t *pkt,
+log_packet(int is_reply, const struct netaddr *client, const uint8_t *pkt,
 	size_t len, int tcp)
 {
 	char addr[NETADDR_STRLEN], name[DNS_MAX_NAME_STR], type[16];
@@ -137,15 +137,15 @@ log_packet(const char *what, const struct netaddr *client, const uint8_t *pkt,
 	if(len < DNS_HDR_SIZE || pkt[4] != 0 || pkt[5] != 1 ||
 		dname_pkt_read(pkt, len, &pos, qname, &qlen) != 0 ||
 		pos + 4 > len) {
-		log_info("%s: %s (no question) %zu bytes%s", what, addr, len,
-			tcp ? " tcp" : "");
+		log_info("%s: %s (no question) %zu bytes%s", is_reply ?
+			"reply" : "query", addr, len, tcp ? " tcp" : "");
 		return;
 	}
 	qtype = (uint16_t)(pkt[pos] << 8 | pkt[pos + 1]);
 	qclass = (uint16_t)(pkt[pos + 2] << 8 | pkt[pos + 3]);
 	if(dname_to_str(qname, name, sizeof(name)) < 0)
 		snprintf(name, sizeof(name), "(unprintable)");
-	if(strcmp(what, "reply") == 0)
+	if(is_reply)
 		log_info("reply: %s %s %s %s %s %zu%s", addr, name,
 			dns_type_str(qtype, type, sizeof(type)),
 			dns_class_str(qclass), dns_rcode_str(pkt[3] & 0x0f),
@@ -166,7 +166,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
 	h.len = sizeof(struct comm_reply_addr);
 	if(w->log_queries)
-		log_packet("query", &rep->client, rep->buf, rep->len,
+		log_packet(0, &rep->client, rep->buf, rep->len,
 			rep->is_tcp);
 	r = resolver_handle_query(w->res, rep->buf, rep->len, &rep->client,
 		rep->is_tcp ? RESOLVER_TCP : RESOLVER_UDP, &h, rep->buf,
@@ -175,7 +175,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		rep->len = outlen;
 		worker_count_rcode(w, rep->buf, outlen);
 		if(w->log_replies)
-			log_packet("reply", &rep->client, rep->buf, outlen,
+			log_packet(1, &rep->client, rep->buf, outlen,
 				rep->is_tcp);
 		return 1;
 	}
@@ -195,7 +195,7 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 		worker_count_rcode(w, pkt, len);
 	memcpy(&ra, h->data, sizeof(ra));
 	if(w->log_replies)
-		log_packet("reply", &ra.client, pkt, len, ra.is_tcp);
+		log_packet(1, &ra.client, pkt, len, ra.is_tcp);
 	(void)comm_reply_send(&ra, pkt, len);
 }
 
