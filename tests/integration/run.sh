@@ -563,6 +563,37 @@ check_username() {
 	resolver_stop
 }
 
+# check_log_queries: log-queries and log-replies write one line per query
+# and per answer, for an answer after recursion and one from the cache
+check_log_queries() {
+	local label="$RESOLVER x1" conf="$IT_WORK/logq.conf" why="" n
+	if [ "$RESOLVER" != petrel ]; then
+		skip "[$label] log-queries/log-replies: petrel's log format"
+		return
+	fi
+	resolver_conf "$conf" dir="$IT_WORK" port="$PORT" hints="$ZONES/root.hints" \
+		threads=1 control=no
+	printf 'server:\n  log-queries: yes\n  log-replies: yes\n' >>"$conf"
+	if ! resolver_start "$conf" "$conf.log"; then
+		fail "[$label] starts with log-queries"
+		return
+	fi
+	for n in 1 2; do
+		dig @127.0.0.1 -p "$PORT" +time=3 +tries=1 www.a.zz A >/dev/null 2>&1
+	done
+	sleep 0.3
+	n=$(grep -c "query: 127\.0\.0\.1.* www\.a\.zz\. A IN" "$conf.log")
+	[ "$n" = 2 ] || why="$why $n-query-lines"
+	n=$(grep -c "reply: 127\.0\.0\.1.* www\.a\.zz\. A IN NOERROR" "$conf.log")
+	[ "$n" = 2 ] || why="$why $n-reply-lines"
+	if [ -z "$why" ]; then
+		ok "[$label] log-queries/log-replies: a line per query and per answer (recursion and cache)"
+	else
+		fail "[$label] log-queries/log-replies:$why (log $conf.log)"
+	fi
+	resolver_stop
+}
+
 # ------------------------------------------------------------------ main
 
 if ! start_hierarchy; then
@@ -630,6 +661,7 @@ if [ "$what" != answers ]; then
 		check_hup_broken "$m"
 		check_username "$m"
 	done
+	check_log_queries
 fi
 
 finish
