@@ -138,6 +138,8 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg->serve_expired_client_timeout, 0);
 	ck_assert_int_eq(cfg->qname_minimisation, 1);
 	ck_assert_int_eq(cfg->harden_glue, 1);
+	/* Unbound's default: answers without authority/additional padding */
+	ck_assert_int_eq(cfg->minimal_responses, 1);
 	ck_assert_int_eq(cfg->do_not_query_localhost, 1);
 	ck_assert_int_eq(cfg->do_ip4, 1);
 	ck_assert_int_eq(cfg->do_ip6, 1);
