@@ -182,6 +182,14 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	return 0;
 }
 
+/** the UDP batch peek: warm the message cache for the batch's queries */
+static void
+worker_peek_cb(struct comm_reply *rep, int stage, void *arg)
+{
+	struct worker *w = arg;
+	resolver_prefetch(w->res, rep->buf, rep->len, &rep->hint, stage);
+}
+
 /** an answer after recursion: send it through the saved address */
 static void
 worker_reply_cb(void *arg, const struct resolver_handle *h,
@@ -431,6 +439,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				worker_query_cb, w);
 			if(!w->udp[i])
 				return -1;
+			comm_point_set_peek(w->udp[i], worker_peek_cb, 2);
 		}
 		if(p->tcp[k] != -1) {
 			int fd = dup(p->tcp[k]);

@@ -174,6 +174,27 @@ resolver_count_rec_time(struct resolver *r, const struct mesh_client *c)
 	r->stats.rec_time_us += (uint64_t)us;
 }
 
+/** resolver_prefetch hint: a message-cache hash follows in the low bits */
+#define PREFETCH_HASH ((uint64_t)1 << 32)
+
+void
+resolver_prefetch(struct resolver *r, const uint8_t *pkt, size_t len,
+	uint64_t *hint, int stage)
+{
+	if(stage == 0) {
+		struct fast_query fq;
+		*hint = 0;
+		if(!r->mcache)
+			return;
+		if(len < DNS_HDR_SIZE || len > DNS_MAX_MSG ||
+			dns_query_parse_fast(pkt, len, &fq) != 0)
+			return;
+		*hint = PREFETCH_HASH | mcache_hash(&fq);
+	}
+	if((*hint & PREFETCH_HASH) && r->mcache)
+		mcache_prefetch(r->mcache, (uint32_t)*hint, stage);
+}
+
 enum resolver_result
 resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct netaddr *client, enum resolver_transport tp,

@@ -221,6 +221,22 @@ void resolver_set_env(struct resolver *r, struct mcache *msg,
 void resolver_delete(struct resolver *r);
 
 /**
+ * Warm the CPU cache for a packet resolver_handle_query() will be given
+ * soon. A receiver holding a batch calls it with stage 0 for every packet
+ * of the batch, then with stage 1 for every packet, then handles them: the
+ * message-cache misses of the batch then overlap (see slabhash_prefetch).
+ * It changes nothing and counts nothing.
+ * @param r: the resolver.
+ * @param pkt: the query.
+ * @param len: its length.
+ * @param hint: the caller's word for this packet, kept between the
+ *	stages: stage 0 sets it, stage 1 reads it.
+ * @param stage: 0 or 1.
+ */
+void resolver_prefetch(struct resolver *r, const uint8_t *pkt, size_t len,
+	uint64_t *hint, int stage);
+
+/**
  * Handle one client packet.
  * @param r: the resolver.
  * @param pkt: the query.

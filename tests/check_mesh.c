@@ -313,6 +313,16 @@ START_TEST(test_cache_inplace)
 	free(wire);
 	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &ad, &err), 0);
 	memset(&h, 0, sizeof(h));
+	{
+		/* the batch prefetch: a hint for a query, nothing counted */
+		uint64_t hint = 99, q0 = res->stats.num_queries;
+		resolver_prefetch(res, buf, len, &hint, 0);
+		ck_assert_uint_ne(hint, 0);
+		resolver_prefetch(res, buf, len, &hint, 1);
+		ck_assert_uint_eq(res->stats.num_queries, q0);
+		resolver_prefetch(res, buf, 11, &hint, 0);
+		ck_assert_uint_eq(hint, 0);
+	}
 	ck_assert_int_eq(resolver_handle_query(res, buf, len, &ad,
 		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
 		RESOLVER_ANSWERED);
@@ -351,6 +361,11 @@ START_TEST(test_random_packets)
 			pkt[4] = 0;
 			pkt[5] = 1;
 			pkt[6] = pkt[7] = pkt[8] = pkt[9] = 0;
+		}
+		{
+			uint64_t hint;
+			resolver_prefetch(res, pkt, len, &hint, 0);
+			resolver_prefetch(res, pkt, len, &hint, 1);
 		}
 		r = resolver_handle_query(res, pkt, len, &a, (i & 2) ?
 			RESOLVER_TCP : RESOLVER_UDP, &h, buf, sizeof(buf),

@@ -172,6 +172,42 @@ ask(struct mcache *c, const char *qname, uint16_t qtype, uint16_t flags,
 	return r;
 }
 
+/* mcache_hash is the key's hash: the same for the same question in any
+ * letter case, different with DO, CD or another type; prefetching it (or
+ * any other hash) changes no answer */
+START_TEST(test_hash_prefetch)
+{
+	struct mcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	uint8_t q[512];
+	struct fast_query a, b;
+	size_t len;
+	struct dns_msg msg;
+	uint32_t h;
+	int stage;
+	store_a(c, "www.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	make_query(q, &a, "www.example", DNS_TYPE_A, 1, DNS_FLAG_RD, 0, 0, 0);
+	h = mcache_hash(&a);
+	make_query(q, &b, "WwW.ExAmple", DNS_TYPE_A, 2, 0, 1, 4096, 0);
+	ck_assert_uint_eq(mcache_hash(&b), h);
+	make_query(q, &b, "www.example", DNS_TYPE_A, 1, 0, 1, 4096, 1);
+	ck_assert_uint_ne(mcache_hash(&b), h);
+	make_query(q, &b, "www.example", DNS_TYPE_A, 1, DNS_FLAG_CD, 0, 0, 0);
+	ck_assert_uint_ne(mcache_hash(&b), h);
+	make_query(q, &b, "www.example", DNS_TYPE_AAAA, 1, 0, 0, 0, 0);
+	ck_assert_uint_ne(mcache_hash(&b), h);
+	for(stage = 0; stage < 2; stage++) {
+		mcache_prefetch(c, h, stage);
+		mcache_prefetch(c, h ^ 0x5555, stage);
+	}
+	ck_assert_int_eq(ask(c, "www.example", DNS_TYPE_A, DNS_FLAG_RD, 0, 0,
+		0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_int_eq(ask(c, "www.example", DNS_TYPE_AAAA, DNS_FLAG_RD, 0,
+		0, 0, T0, out, &len, NULL, NULL), MCACHE_MISS);
+	mcache_delete(c);
+}
+END_TEST
+
 START_TEST(test_hit_patches)
 {
 	struct mcache *c = new_cache(NULL);
@@ -858,6 +894,7 @@ msgcache_suite(void)
 	Suite *s = suite_create("msgcache");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_hash_prefetch);
 	tcase_add_test(tc, test_hit_patches);
 	tcase_add_test(tc, test_edns_do_cd_ad);
 	tcase_add_test(tc, test_negative);

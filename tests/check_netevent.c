@@ -543,6 +543,175 @@ START_TEST(test_udp_bounded_per_wake)
 }
 END_TEST
 
+/** udp_echo_cb's answers waiting at the client */
+static int
+udp_count_answers(int cfd)
+{
+	uint8_t pkt[64];
+	int n = 0;
+	while(recv(cfd, pkt, sizeof(pkt), 0) > 0)
+		n++;
+	return n;
+}
+
+/** what the peek test saw, in order: 100*stage + seq for a peek,
+ * 1000 + seq for the callback */
+static int peek_log[64];
+static int peek_nlog;
+
+static void
+udp_peek_cb(struct comm_reply *rep, int stage, void *arg)
+{
+	int seq;
+	(void)arg;
+	memcpy(&seq, rep->buf, 4);
+	if(stage == 0)
+		ck_assert_uint_eq(rep->hint, 0);
+	else	ck_assert_uint_eq(rep->hint, (uint64_t)seq + 7);
+	rep->hint = (uint64_t)seq + 7;
+	if(peek_nlog < 64)
+		peek_log[peek_nlog++] = 100 * stage + seq;
+}
+
+static int
+udp_peek_echo_cb(struct comm_reply *rep, void *arg)
+{
+	int seq;
+	memcpy(&seq, rep->buf, 4);
+	ck_assert_uint_eq(rep->hint, (uint64_t)seq + 7);
+	if(peek_nlog < 64)
+		peek_log[peek_nlog++] = 1000 + seq;
+	return udp_echo_cb(rep, arg);
+}
+
+/* the peek sees the whole batch, stage by stage, before any callback;
+ * a batch of one is not peeked at */
+START_TEST(test_udp_peek)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1");
+	struct comm_point *c;
+	uint8_t pkt[40];
+	int sfd, cfd, i, k;
+	sfd = comm_sock_open_udp(&a, NULL);
+	ck_assert_int_ge(sfd, 0);
+	a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 512, 8, udp_peek_echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	comm_point_set_peek(c, udp_peek_cb, 2);
+	cfd = udp_client();
+	memset(pkt, 0, sizeof(pkt));
+	for(i = 0; i < 5; i++) {
+		memcpy(pkt, &i, 4);
+		ck_assert_int_eq(sendto(cfd, pkt, sizeof(pkt), 0,
+			(struct sockaddr *)&a.addr, a.len), sizeof(pkt));
+	}
+	usleep(20000);
+	peek_nlog = 0;
+	for(k = 0; k < 50 && comm_point_get_stats(c)->pkts_in == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 5);
+	ck_assert_int_eq(peek_nlog, 15);
+	for(i = 0; i < 5; i++) {
+		ck_assert_int_eq(peek_log[i], i);
+		ck_assert_int_eq(peek_log[5 + i], 100 + i);
+		ck_assert_int_eq(peek_log[10 + i], 1000 + i);
+	}
+	/* one datagram: the callback only (its hint is 0) */
+	i = -7;
+	memcpy(pkt, &i, 4);
+	ck_assert_int_eq(sendto(cfd, pkt, sizeof(pkt), 0,
+		(struct sockaddr *)&a.addr, a.len), sizeof(pkt));
+	usleep(20000);
+	peek_nlog = 0;
+	for(k = 0; k < 50 && comm_point_get_stats(c)->pkts_in == 5; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(peek_nlog, 1);
+	ck_assert_int_eq(peek_log[0], 1000 - 7);
+	ck_assert_int_eq(udp_count_answers(cfd), 6);
+	close(cfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* a socket that comes back full goes busy (out of the backend, drained
+ * every iteration, the loop not sleeping), leaves busy mode when a batch
+ * comes back short, and is then waited for in the backend again */
+START_TEST(test_udp_busy)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1");
+	struct comm_sock_opts o;
+	struct comm_point *c;
+	struct timeval t0, t1;
+	uint8_t pkt[40];
+	int sfd, cfd, i, k, got = 0;
+	memset(&o, 0, sizeof(o));
+	o.rcvbuf = 1024 * 1024;
+	sfd = comm_sock_open_udp(&a, &o);
+	ck_assert_int_ge(sfd, 0);
+	a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	cfd = udp_client();
+	memset(pkt, 0, sizeof(pkt));
+	/* 100 = 3 full wake-ups of 4 x 8 and a short batch of 4 */
+	for(i = 0; i < 100; i++)
+		ck_assert_int_eq(sendto(cfd, pkt, sizeof(pkt), 0,
+			(struct sockaddr *)&a.addr, a.len), sizeof(pkt));
+	usleep(20000);
+	for(k = 0; k < 50 && comm_point_get_stats(c)->pkts_in == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 32);
+	ck_assert_uint_eq(comm_point_get_stats(c)->busy_periods, 1);
+	/* busy: the next iterations do not wait for their 1 s */
+	gettimeofday(&t0, NULL);
+	for(k = 0; k < 3; k++)
+		ck_assert_int_eq(comm_base_loop_once(b, 1000), 0);
+	gettimeofday(&t1, NULL);
+	ck_assert_int_lt((t1.tv_sec - t0.tv_sec) * 1000000 +
+		(t1.tv_usec - t0.tv_usec), 500000);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 100);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_out, 100);
+	/* the short batch ended busy mode: the loop sleeps again ... */
+	gettimeofday(&t0, NULL);
+	ck_assert_int_eq(comm_base_loop_once(b, 200), 0);
+	gettimeofday(&t1, NULL);
+	ck_assert_int_ge((t1.tv_sec - t0.tv_sec) * 1000000 +
+		(t1.tv_usec - t0.tv_usec), 150000);
+	/* ... and the backend wakes it for the next datagram */
+	ck_assert_int_eq(sendto(cfd, pkt, sizeof(pkt), 0,
+		(struct sockaddr *)&a.addr, a.len), sizeof(pkt));
+	for(k = 0; k < 20 && comm_point_get_stats(c)->pkts_in < 101; k++)
+		comm_base_loop_once(b, 100);
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_in, 101);
+	ck_assert_uint_eq(comm_point_get_stats(c)->busy_periods, 1);
+	for(k = 0; k < 20 && got < 101; k++) {
+		got += udp_count_answers(cfd);
+		if(got < 101)
+			usleep(1000);
+	}
+	ck_assert_int_eq(got, 101);
+	/* deleted while busy: unlinked, the loop sleeps again */
+	for(i = 0; i < 100; i++)
+		ck_assert_int_eq(sendto(cfd, pkt, sizeof(pkt), 0,
+			(struct sockaddr *)&a.addr, a.len), sizeof(pkt));
+	usleep(20000);
+	for(k = 0; k < 50 && comm_point_get_stats(c)->busy_periods < 2; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_uint_eq(comm_point_get_stats(c)->busy_periods, 2);
+	comm_point_delete(c);
+	gettimeofday(&t0, NULL);
+	ck_assert_int_eq(comm_base_loop_once(b, 200), 0);
+	gettimeofday(&t1, NULL);
+	ck_assert_int_ge((t1.tv_sec - t0.tv_sec) * 1000000 +
+		(t1.tv_usec - t0.tv_usec), 150000);
+	close(cfd);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* the callback answers some queries later, through a saved address */
 static struct comm_reply_addr saved[8];
 static int nsaved;
@@ -1051,6 +1220,8 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_udp_wildcard_and_later, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_wildcard_v6, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_bounded_per_wake, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_busy, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_peek, 0, NUM_BACKENDS);
 #ifdef PETREL_HAVE_THREADS
 	tcase_add_loop_test(tc, test_udp_burst_thread, 0, NUM_BACKENDS);
 #endif

@@ -131,6 +131,37 @@ START_TEST(test_basic)
 }
 END_TEST
 
+/* prefetch is a hint: on absent and present keys, both stages, through
+ * growth, it finds and changes nothing (not even the CLOCK bits) */
+START_TEST(test_prefetch_hint)
+{
+	struct slabhash *t = slabhash_create(4, 1 << 22, t_match, t_del, NULL);
+	uint32_t k;
+	unsigned char refs[1000];
+	int stage;
+	for(stage = 0; stage < 2; stage++)
+		for(k = 0; k < 100; k++)
+			slabhash_prefetch(t, t_hash(k), stage);
+	for(k = 0; k < 1000; k++)
+		ck_assert_int_eq(t_put(t, k, 0, 10), SLABHASH_INSERTED);
+	for(k = 0; k < 1000; k++)
+		refs[k] = atomic_load(&t_get(t, k)->h.ref);
+	for(stage = 0; stage < 2; stage++)
+		for(k = 0; k < 2000; k++)
+			slabhash_prefetch(t, t_hash(k), stage);
+	ck_assert_uint_eq(slabhash_get_count(t), 1000);
+	for(k = 0; k < 1000; k++) {
+		struct tentry *e = (struct tentry *)slabhash_lookup(t,
+			t_hash(k), &k);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_uint_eq(atomic_load(&e->h.ref), refs[k]);
+	}
+	for(k = 1000; k < 2000; k++)
+		ck_assert_ptr_null(t_get(t, k));
+	slabhash_delete(t);
+}
+END_TEST
+
 /** decide: keep the older entry when its version is higher */
 static int
 t_decide(const struct slabhash_entry *old, struct slabhash_entry *e,
@@ -551,6 +582,7 @@ slabhash_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_basic);
+	tcase_add_test(tc, test_prefetch_hint);
 	tcase_add_test(tc, test_decide);
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_clock);

@@ -406,6 +406,26 @@ mcache_truncate(const struct mcache_entry *e, size_t room, uint16_t *counts,
 	return pos;
 }
 
+/** the key's DO and CD bits of a client query */
+static inline uint8_t
+mkey_dc(const struct fast_query *q)
+{
+	return (uint8_t)((q->edns.present && q->edns.do_bit ? MKEY_DO : 0) |
+		((q->flags & DNS_FLAG_CD) ? MKEY_CD : 0));
+}
+
+uint32_t
+mcache_hash(const struct fast_query *q)
+{
+	return mkey_hash(q->qinfo.hash, mkey_dc(q));
+}
+
+void
+mcache_prefetch(struct mcache *c, uint32_t hash, int stage)
+{
+	slabhash_prefetch(c->table, hash, stage);
+}
+
 enum mcache_result
 mcache_answer(struct mcache *c, const struct fast_query *q,
 	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
@@ -430,8 +450,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	key.qname_len = q->qinfo.qname_len;
 	key.qtype = q->qinfo.qtype;
 	key.qclass = q->qinfo.qclass;
-	key.dc = (uint8_t)((client_do ? MKEY_DO : 0) |
-		((q->flags & DNS_FLAG_CD) ? MKEY_CD : 0));
+	key.dc = mkey_dc(q);
 	e = (const struct mcache_entry *)slabhash_lookup(c->table,
 		mkey_hash(q->qinfo.hash, key.dc), &key);
 	if(!e)

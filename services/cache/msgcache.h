@@ -198,6 +198,22 @@ enum mcache_result mcache_answer(struct mcache *c,
 	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
 	uint8_t *out, size_t outmax, size_t *outlen, int *refresh);
 
+/**
+ * The table hash mcache_answer() will look q up with (the question's hash
+ * and the client's DO and CD bits), for mcache_prefetch().
+ */
+uint32_t mcache_hash(const struct fast_query *q);
+
+/**
+ * Warm the CPU cache for an mcache_answer() that is coming: stage 0 for
+ * every query of a batch, then stage 1 for every query, then the answers
+ * (see slabhash_prefetch). Changes nothing.
+ * @param c: cache.
+ * @param hash: mcache_hash() of the query.
+ * @param stage: 0 or 1.
+ */
+void mcache_prefetch(struct mcache *c, uint32_t hash, int stage);
+
 /** what mcache_peek reports about an entry */
 struct mcache_state {
 	/** MCACHE_MISS, MCACHE_HIT, MCACHE_HIT_PREFETCH, MCACHE_HIT_EXPIRED

@@ -241,11 +241,19 @@ comm_base_loop_once(struct comm_base *base, int max_wait_ms)
 		tv.tv_sec = max_wait_ms / 1000;
 		tv.tv_usec = (max_wait_ms % 1000) * 1000;
 	}
+	if(base->busy) {
+		/* busy UDP sockets are polled below: do not sleep */
+		tv.tv_sec = 0;
+		tv.tv_usec = 0;
+		max_wait_ms = 0;
+	}
 	base->awake = 0;
 	if(base->before_wait)
 		base->before_wait(base->hook_arg);
 	r = base->be->run_once(base->st, max_wait_ms >= 0 ? &tv : NULL);
 	base_woke(base);
+	if(base->busy)
+		nev_udp_poll_busy(base);
 	return r;
 }
 

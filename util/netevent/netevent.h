@@ -41,6 +41,10 @@
  * NETEVENT_UDP_BATCHES_PER_WAKE batches, calls the callback per datagram
  * with a struct comm_reply, and sends all the answers of a batch with one
  * sendmmsg (per-packet sendmsg when sendmmsg is missing or stops short).
+ * A peek callback (comm_point_set_peek) may look at a whole batch first,
+ * to prefetch. A socket that comes back full every time goes into busy
+ * mode: out of the backend, drained once per loop iteration by a loop
+ * that does not sleep, until a batch comes back short (see comm_point.c).
  * Nothing is allocated, locked or logged per packet. With a wildcard-bound
  * socket the answer leaves from the address the query was sent to
  * (IP_PKTINFO / IPV6_RECVPKTINFO).
@@ -306,6 +310,9 @@ struct comm_reply {
 	uint32_t gen;
 	/** 1 if it came over TCP */
 	int is_tcp;
+	/** UDP: the peek callback's word for this datagram, kept from the
+	 * peek stages to the callback (see comm_point_set_peek) */
+	uint64_t hint;
 };
 
 /**
@@ -349,6 +356,10 @@ struct comm_point_stats {
 	uint64_t sendmsg_calls;
 	/** answers the kernel refused (dropped) */
 	uint64_t send_errors;
+	/** UDP: times the socket went into busy mode (it came back full
+	 * NETEVENT_UDP_BATCHES_PER_WAKE times in a row; it is then drained
+	 * every loop iteration, out of the backend, until it runs dry) */
+	uint64_t busy_periods;
 	/** TCP connections accepted and served */
 	uint64_t tcp_accepted;
 	/** TCP connections refused (accepted and closed: over the limit) */
@@ -374,6 +385,28 @@ struct comm_point_stats {
  */
 struct comm_point *comm_point_create_udp(struct comm_base *base, int fd,
 	size_t bufsize, int batch, comm_point_cb_type cb, void *arg);
+
+/**
+ * Look at a received UDP batch before it is answered.
+ * @param rep: one datagram (buf, len, client set; hint is the callback's).
+ * @param stage: 0 .. stages-1.
+ * @param arg: the comm_point's arg.
+ */
+typedef void (*comm_point_peek_type)(struct comm_reply *rep, int stage,
+	void *arg);
+
+/**
+ * Give a UDP comm_point a peek callback: for every batch recvmmsg returns,
+ * it is called for every datagram with stage 0, then for every datagram
+ * with stage 1, ..., and only then does the per-query callback run for
+ * each. It is for prefetching what the answers will read, so that the
+ * cache misses of a whole batch overlap instead of one after the other.
+ * @param c: a UDP comm_point.
+ * @param peek: the callback, NULL for none.
+ * @param stages: passes over the batch (1 or more).
+ */
+void comm_point_set_peek(struct comm_point *c, comm_point_peek_type peek,
+	int stages);
 
 /**
  * Serve a TCP listening socket (RFC 7766: 2-byte length framing,

@@ -38,6 +38,9 @@ struct comm_base {
 	void *hook_arg;
 	/** set once the current iteration has woken */
 	int awake;
+	/** UDP comm_points in busy mode (see comm_point.c), linked through
+	 * their busy_next; while there are any the loop does not block */
+	struct comm_point *busy;
 };
 
 /** a timer */
@@ -53,6 +56,10 @@ struct comm_timer {
 	/** argument */
 	void *arg;
 };
+
+/** drain the base's busy UDP comm_points once each (comm_point.c);
+ * those found empty go back to waiting in the backend */
+void nev_udp_poll_busy(struct comm_base *base);
 
 /** register fd on the base's backend. @return io handle or NULL */
 void *nev_io_new(struct comm_base *base, int fd, nev_io_cb_type cb,

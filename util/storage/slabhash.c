@@ -15,6 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** a read prefetch hint where the compiler has one */
+#if defined(__GNUC__) || defined(__clang__)
+#define PETREL_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PETREL_PREFETCH(p) ((void)(p))
+#endif
+
 /** a bucket array; replaced (never resized in place) when the slab grows */
 struct bucket_array {
 	/** number of buckets - 1 (a power of two minus one) */
@@ -244,6 +251,27 @@ slabhash_lookup(struct slabhash *t, uint32_t hash, const void *key)
 		e = atomic_load_explicit(&e->next[g], memory_order_acquire);
 	}
 	return NULL;
+}
+
+void
+slabhash_prefetch(struct slabhash *t, uint32_t hash, int stage)
+{
+	struct slab *s = slab_of(t, hash);
+	struct bucket_array *a = atomic_load_explicit(&s->arr,
+		memory_order_acquire);
+	_Atomic(struct slabhash_entry *) *b = &a->b[hash & a->mask];
+	struct slabhash_entry *e;
+	if(stage == 0) {
+		PETREL_PREFETCH(b);
+		return;
+	}
+	e = atomic_load_explicit(b, memory_order_acquire);
+	if(e) {
+		/* the header and the user's key and start of its data */
+		PETREL_PREFETCH(e);
+		PETREL_PREFETCH((const char *)e + 64);
+		PETREL_PREFETCH((const char *)e + 128);
+	}
 }
 
 /** put an unlinked entry on the slab's pending list (under the lock) */

@@ -175,6 +175,20 @@ void slabhash_delete(struct slabhash *t);
 struct slabhash_entry *slabhash_lookup(struct slabhash *t, uint32_t hash,
 	const void *key);
 
+/**
+ * Warm the CPU cache for a lookup of this hash that is coming soon. A
+ * receiver that holds a batch of queries calls it with stage 0 for every
+ * query (the bucket), then with stage 1 for every query (the first entry
+ * of the bucket's chain, now that the bucket had time to arrive), then
+ * does the lookups: the cache misses of the batch overlap instead of
+ * following one another. Only prefetch instructions and reads the lookup
+ * would make; the same rules as slabhash_lookup (an online QSBR reader).
+ * @param t: the table.
+ * @param hash: the hash the lookup will use.
+ * @param stage: 0 or 1.
+ */
+void slabhash_prefetch(struct slabhash *t, uint32_t hash, int stage);
+
 /** slabhash_insert result: the new entry went in (no older one) */
 #define SLABHASH_INSERTED 1
 /** slabhash_insert result: the new entry replaced an older one */
