@@ -168,9 +168,13 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	if(w->log_queries)
 		log_packet(0, &rep->client, rep->buf, rep->len,
 			rep->is_tcp);
-	r = resolver_handle_query(w->res, rep->buf, rep->len, &rep->client,
-		rep->is_tcp ? RESOLVER_TCP : RESOLVER_UDP, &h, rep->buf,
-		rep->cap, &outlen);
+	if(rep->hint)
+		r = resolver_handle_peeked(w->res, rep->buf, rep->len,
+			&w->peeks[rep->slot], &rep->client, RESOLVER_UDP, &h,
+			rep->buf, rep->cap, &outlen);
+	else	r = resolver_handle_query(w->res, rep->buf, rep->len,
+			&rep->client, rep->is_tcp ? RESOLVER_TCP : RESOLVER_UDP,
+			&h, rep->buf, rep->cap, &outlen);
 	if(r == RESOLVER_ANSWERED) {
 		rep->len = outlen;
 		worker_count_rcode(w, rep->buf, outlen);
@@ -182,12 +186,15 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	return 0;
 }
 
-/** the UDP batch peek: warm the message cache for the batch's queries */
+/** the UDP batch peek: parse the batch's queries and warm the message
+ * cache for them; rep->hint says the parse is in w->peeks[rep->slot] */
 static void
 worker_peek_cb(struct comm_reply *rep, int stage, void *arg)
 {
 	struct worker *w = arg;
-	resolver_prefetch(w->res, rep->buf, rep->len, &rep->hint, stage);
+	resolver_prefetch(w->res, rep->buf, rep->len, &w->peeks[rep->slot],
+		stage);
+	rep->hint = 1;
 }
 
 /** an answer after recursion: send it through the saved address */
@@ -389,6 +396,8 @@ worker_teardown(struct worker *w)
 	}
 	free(w->udp);
 	free(w->tcp);
+	free(w->peeks);
+	w->peeks = NULL;
 	w->udp = w->tcp = NULL;
 	w->num_points = 0;
 	comm_watch_delete(w->cmd_watch);
@@ -421,7 +430,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->num_points = ls->num;
 	w->udp = calloc((size_t)ls->num + 1, sizeof(*w->udp));
 	w->tcp = calloc((size_t)ls->num + 1, sizeof(*w->tcp));
-	if(!w->udp || !w->tcp)
+	w->peeks = calloc(NETEVENT_UDP_BATCH_DEFAULT, sizeof(*w->peeks));
+	if(!w->udp || !w->tcp || !w->peeks)
 		return -1;
 	for(i = 0; i < ls->num; i++) {
 		struct listen_port *p = &ls->ports[i];
@@ -435,8 +445,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 			w->udp[i] = comm_point_create_udp(w->base, fd,
 				(size_t)(cfg->max_udp_size > 512 ?
-				cfg->max_udp_size : 512) + 0, 0,
-				worker_query_cb, w);
+				cfg->max_udp_size : 512),
+				NETEVENT_UDP_BATCH_DEFAULT, worker_query_cb, w);
 			if(!w->udp[i])
 				return -1;
 			comm_point_set_peek(w->udp[i], worker_peek_cb, 2);

@@ -34,6 +34,7 @@
 struct daemon;
 struct daemon_env;
 struct resolver;
+struct resolver_peek;
 struct outside_network;
 struct petrel_random;
 
@@ -89,6 +90,10 @@ struct worker {
 	struct comm_point **tcp;
 	/** number of entries in udp and tcp */
 	int num_points;
+	/** the queries of the UDP batch being answered, parsed by the peek
+	 * (one per batch slot; the UDP points' batches are answered one at
+	 * a time, so they share it) */
+	struct resolver_peek *peeks;
 	/** command pipe: [0] read by the worker, [1] written by the supervisor */
 	int cmd_pipe[2];
 	/** statistics and control reply pipe: [0] read by the supervisor,

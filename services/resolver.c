@@ -174,53 +174,62 @@ resolver_count_rec_time(struct resolver *r, const struct mesh_client *c)
 	r->stats.rec_time_us += (uint64_t)us;
 }
 
-/** resolver_prefetch hint: a message-cache hash follows in the low bits */
-#define PREFETCH_HASH ((uint64_t)1 << 32)
-
 void
 resolver_prefetch(struct resolver *r, const uint8_t *pkt, size_t len,
-	uint64_t *hint, int stage)
+	struct resolver_peek *pk, int stage)
 {
 	if(stage == 0) {
-		struct fast_query fq;
-		*hint = 0;
-		if(!r->mcache)
+		pk->have_hash = 0;
+		if(len < DNS_HDR_SIZE || len > DNS_MAX_MSG) {
+			pk->err = DNS_ERR_TRUNCATED;
 			return;
-		if(len < DNS_HDR_SIZE || len > DNS_MAX_MSG ||
-			dns_query_parse_fast(pkt, len, &fq) != 0)
+		}
+		pk->err = dns_query_parse_fast(pkt, len, &pk->fq);
+		if(pk->err != 0 || !r->mcache)
 			return;
-		*hint = PREFETCH_HASH | mcache_hash(&fq);
+		pk->hash = mcache_hash(&pk->fq);
+		pk->have_hash = 1;
 	}
-	if((*hint & PREFETCH_HASH) && r->mcache)
-		mcache_prefetch(r->mcache, (uint32_t)*hint, stage);
+	if(pk->have_hash && r->mcache)
+		mcache_prefetch(r->mcache, pk->hash, stage);
 }
 
-enum resolver_result
-resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
-	const struct netaddr *client, enum resolver_transport tp,
-	const struct resolver_handle *handle, uint8_t *out, size_t outmax,
-	size_t *outlen)
+/**
+ * The start of every client packet: count it, drop what cannot be a DNS
+ * message, and when the answer is built in the query's buffer, move the
+ * query to the resolver's copy (the cache and the error replies read the
+ * client's question while writing the answer).
+ * @return the packet to work from, or NULL to drop.
+ */
+static const uint8_t *
+resolver_take(struct resolver *r, const uint8_t *pkt, size_t len,
+	const uint8_t *out, size_t outmax, size_t *outlen)
 {
-	struct fast_query fq;
-	struct local_front_info info;
-	struct mesh_client c;
-	int err, flags = 0, stale = 0;
-
 	r->stats.num_queries++;
 	*outlen = 0;
 	if(len < DNS_HDR_SIZE || len > DNS_MAX_MSG) {
 		r->stats.num_malformed++;
-		return RESOLVER_DROP;
+		return NULL;
 	}
 	if((uintptr_t)out < (uintptr_t)(pkt + len) &&
 		(uintptr_t)pkt < (uintptr_t)(out + outmax)) {
-		/* the answer is built in the query's buffer: work from a
-		 * copy of the query (the cache and the error replies read
-		 * the client's question while writing the answer) */
 		memcpy(r->qcopy, pkt, len);
-		pkt = r->qcopy;
+		return r->qcopy;
 	}
-	err = dns_query_parse_fast(pkt, len, &fq);
+	return pkt;
+}
+
+/** handle a client packet parsed into q with result err */
+static enum resolver_result
+resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, int err, const struct netaddr *client,
+	enum resolver_transport tp, const struct resolver_handle *handle,
+	uint8_t *out, size_t outmax, size_t *outlen)
+{
+	struct local_front_info info;
+	struct mesh_client c;
+	int flags = 0, stale = 0;
+
 	if(err == DNS_ERR_NOT_QUERY) {
 		/* a response: never answer it (reflection loops) */
 		r->stats.num_malformed++;
@@ -228,22 +237,22 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	}
 	if(err != 0) {
 		r->stats.num_malformed++;
-		return resolver_error(r, pkt, len, &fq, DNS_RCODE_FORMERR, -1,
+		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
 	}
-	resolver_count_query(r, &fq, client);
-	if(fq.opcode != DNS_OPCODE_QUERY)
-		return resolver_error(r, pkt, len, &fq, DNS_RCODE_NOTIMPL, -1,
+	resolver_count_query(r, q, client);
+	if(q->opcode != DNS_OPCODE_QUERY)
+		return resolver_error(r, pkt, len, q, DNS_RCODE_NOTIMPL, -1,
 			out, outmax, outlen);
-	if(fq.edns.present && fq.edns.version != 0)
+	if(q->edns.present && q->edns.version != 0)
 		/* dns_build_error_reply answers BADVERS */
-		return resolver_error(r, pkt, len, &fq, DNS_RCODE_FORMERR, -1,
+		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
-	if(fq.qinfo.qtype == DNS_TYPE_AXFR || fq.qinfo.qtype == DNS_TYPE_IXFR)
-		return resolver_error(r, pkt, len, &fq, DNS_RCODE_REFUSED,
+	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
+		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	memset(&info, 0, sizeof(info));
-	switch(local_front_answer(r->acl, r->lz, pkt, len, &fq, client,
+	switch(local_front_answer(r->acl, r->lz, pkt, len, q, client,
 		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
 	case LOCAL_FRONT_ANSWERED:
 		/* a redirect-zone CNAME alias (info.alias) is answered with
@@ -257,9 +266,9 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	default:
 		break;
 	}
-	if(fq.edns.present && fq.edns.do_bit)
+	if(q->edns.present && q->edns.do_bit)
 		flags |= MESH_FLAG_DO;
-	if(fq.flags & DNS_FLAG_CD)
+	if(q->flags & DNS_FLAG_CD)
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
 
@@ -267,7 +276,7 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(r->mcache) {
 		int refresh = 0;
 		enum mcache_result mr;
-		mr = mcache_answer(r->mcache, &fq, pkt, tp == RESOLVER_TCP,
+		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
 			r->out->now->tv_sec, out, outmax, outlen, &refresh);
 		if(mr == MCACHE_HIT_EXPIRED && r->ienv &&
 			r->ienv->serve_expired_client_timeout > 0) {
@@ -284,8 +293,8 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 				r->stats.num_expired++;
 			if(refresh)
 				(void)mesh_new_prefetch(r->mesh,
-					fq.qinfo.qname, fq.qinfo.qtype,
-					fq.qinfo.qclass, flags);
+					q->qinfo.qname, q->qinfo.qtype,
+					q->qinfo.qclass, flags);
 			return RESOLVER_ANSWERED;
 		}
 	}
@@ -302,30 +311,59 @@ mesh:
 	memset(&c, 0, sizeof(c));
 	if(handle)
 		c.handle = *handle;
-	c.id = fq.id;
-	c.qflags = fq.flags;
+	c.id = q->id;
+	c.qflags = q->flags;
 	if(info.set_rd)
 		c.qflags |= DNS_FLAG_RD;
-	memcpy(c.qname, pkt + fq.qname_off, fq.qinfo.qname_len);
-	c.edns = fq.edns.present;
-	c.udp_size = fq.edns.present ? fq.edns.udp_size : DNS_MIN_UDP;
+	memcpy(c.qname, pkt + q->qname_off, q->qinfo.qname_len);
+	c.edns = q->edns.present;
+	c.udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
 	if(c.udp_size < DNS_MIN_UDP)
 		c.udp_size = DNS_MIN_UDP;
-	c.do_bit = fq.edns.present && fq.edns.do_bit;
+	c.do_bit = q->edns.present && q->edns.do_bit;
 	c.tp = tp;
 	c.start = *r->out->now;
 	if(stale) {
 		c.qpkt = (uint8_t *)pkt;
 		c.qlen = len;
 	}
-	if(mesh_new_client(r->mesh, fq.qinfo.qname, fq.qinfo.qtype,
-		fq.qinfo.qclass, flags, &c) < 0) {
+	if(mesh_new_client(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+		q->qinfo.qclass, flags, &c) < 0) {
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
-		return resolver_error(r, pkt, len, &fq, DNS_RCODE_SERVFAIL,
+		return resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
 			DNS_EDE_OTHER, out, outmax, outlen);
 	}
 	return RESOLVER_PENDING;
+}
+
+enum resolver_result
+resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct netaddr *client, enum resolver_transport tp,
+	const struct resolver_handle *handle, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	struct fast_query fq;
+	int err;
+	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
+		return RESOLVER_DROP;
+	err = dns_query_parse_fast(pkt, len, &fq);
+	return resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
+		handle, out, outmax, outlen);
+}
+
+enum resolver_result
+resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct resolver_peek *pk, const struct netaddr *client,
+	enum resolver_transport tp, const struct resolver_handle *handle,
+	uint8_t *out, size_t outmax, size_t *outlen)
+{
+	/* (the parse holds offsets and a copy of the name: it stays valid
+	 * for the copy resolver_take may make) */
+	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
+		return RESOLVER_DROP;
+	return resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
+		tp, handle, out, outmax, outlen);
 }
 
 static int encode_section(struct dns_builder *b, int section,

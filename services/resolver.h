@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "util/netaddr.h"
+#include "dns/query.h"
 
 struct outbound;
 struct mesh;
@@ -220,21 +221,44 @@ void resolver_set_env(struct resolver *r, struct mcache *msg,
  */
 void resolver_delete(struct resolver *r);
 
+/** a client packet parsed ahead of answering, by resolver_prefetch */
+struct resolver_peek {
+	/** the parse (offsets into the packet, and a copy of the name) */
+	struct fast_query fq;
+	/** dns_query_parse_fast's result */
+	int err;
+	/** 1 when hash is set (a query the message cache may answer) */
+	int have_hash;
+	/** mcache_hash of the query */
+	uint32_t hash;
+};
+
 /**
- * Warm the CPU cache for a packet resolver_handle_query() will be given
- * soon. A receiver holding a batch calls it with stage 0 for every packet
- * of the batch, then with stage 1 for every packet, then handles them: the
- * message-cache misses of the batch then overlap (see slabhash_prefetch).
- * It changes nothing and counts nothing.
+ * Parse a packet that resolver_handle_peeked() will be given soon and warm
+ * the CPU cache for it. A receiver holding a batch calls it with stage 0
+ * for every packet of the batch (the parse, and the message-cache bucket),
+ * then with stage 1 for every packet (the entry), then answers them: the
+ * cache misses of the batch overlap (see slabhash_prefetch), and each
+ * packet is parsed once. It counts nothing and changes nothing else.
  * @param r: the resolver.
  * @param pkt: the query.
  * @param len: its length.
- * @param hint: the caller's word for this packet, kept between the
- *	stages: stage 0 sets it, stage 1 reads it.
+ * @param pk: the caller's room for this packet, kept between the stages
+ *	and given to resolver_handle_peeked with the same pkt and len.
  * @param stage: 0 or 1.
  */
 void resolver_prefetch(struct resolver *r, const uint8_t *pkt, size_t len,
-	uint64_t *hint, int stage);
+	struct resolver_peek *pk, int stage);
+
+/**
+ * resolver_handle_query() for a packet resolver_prefetch() parsed (same
+ * packet, same length, unchanged since), without parsing it again.
+ */
+enum resolver_result resolver_handle_peeked(struct resolver *r,
+	const uint8_t *pkt, size_t len, const struct resolver_peek *pk,
+	const struct netaddr *client, enum resolver_transport tp,
+	const struct resolver_handle *handle, uint8_t *out, size_t outmax,
+	size_t *outlen);
 
 /**
  * Handle one client packet.

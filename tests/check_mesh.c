@@ -314,18 +314,23 @@ START_TEST(test_cache_inplace)
 	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &ad, &err), 0);
 	memset(&h, 0, sizeof(h));
 	{
-		/* the batch prefetch: a hint for a query, nothing counted */
-		uint64_t hint = 99, q0 = res->stats.num_queries;
-		resolver_prefetch(res, buf, len, &hint, 0);
-		ck_assert_uint_ne(hint, 0);
-		resolver_prefetch(res, buf, len, &hint, 1);
+		/* the batch prefetch parses, counts nothing; the parse is
+		 * answered from, in the query's own buffer */
+		struct resolver_peek pk;
+		uint64_t q0 = res->stats.num_queries;
+		resolver_prefetch(res, buf, 11, &pk, 0);
+		ck_assert_int_ne(pk.err, 0);
+		ck_assert_int_eq(pk.have_hash, 0);
+		resolver_prefetch(res, buf, len, &pk, 0);
+		ck_assert_int_eq(pk.err, 0);
+		ck_assert_int_eq(pk.have_hash, 1);
+		resolver_prefetch(res, buf, len, &pk, 1);
 		ck_assert_uint_eq(res->stats.num_queries, q0);
-		resolver_prefetch(res, buf, 11, &hint, 0);
-		ck_assert_uint_eq(hint, 0);
+		ck_assert_int_eq(resolver_handle_peeked(res, buf, len, &pk,
+			&ad, RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
+			RESOLVER_ANSWERED);
+		ck_assert_uint_eq(res->stats.num_queries, q0 + 1);
 	}
-	ck_assert_int_eq(resolver_handle_query(res, buf, len, &ad,
-		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
-		RESOLVER_ANSWERED);
 	ck_assert_int_eq(num_sent, 1);	/* no new upstream query */
 	ck_assert_uint_eq(res->stats.num_cache_hits, 1);
 	ck_assert_int_eq(ldns_wire2pkt(&a, buf, outlen), LDNS_STATUS_OK);
@@ -362,11 +367,6 @@ START_TEST(test_random_packets)
 			pkt[5] = 1;
 			pkt[6] = pkt[7] = pkt[8] = pkt[9] = 0;
 		}
-		{
-			uint64_t hint;
-			resolver_prefetch(res, pkt, len, &hint, 0);
-			resolver_prefetch(res, pkt, len, &hint, 1);
-		}
 		r = resolver_handle_query(res, pkt, len, &a, (i & 2) ?
 			RESOLVER_TCP : RESOLVER_UDP, &h, buf, sizeof(buf),
 			&outlen);
@@ -374,6 +374,23 @@ START_TEST(test_random_packets)
 			ck_assert_uint_le(outlen, sizeof(buf));
 		else if(r == RESOLVER_DROP)
 			ck_assert_uint_eq(outlen, 0);
+		{
+			/* parsed by the prefetch, answered in place: the
+			 * same result and the same bytes */
+			struct resolver_peek pk;
+			uint8_t inplace[700];
+			size_t plen = 0;
+			memcpy(inplace, pkt, len);
+			resolver_prefetch(res, inplace, len, &pk, 0);
+			resolver_prefetch(res, inplace, len, &pk, 1);
+			ck_assert_int_eq(resolver_handle_peeked(res, inplace,
+				len, &pk, &a, (i & 2) ? RESOLVER_TCP :
+				RESOLVER_UDP, &h, inplace, sizeof(inplace),
+				&plen), r);
+			ck_assert_uint_eq(plen, outlen);
+			if(r == RESOLVER_ANSWERED)
+				ck_assert_int_eq(memcmp(inplace, buf, plen), 0);
+		}
 	}
 	random_delete(g);
 }

@@ -563,6 +563,29 @@ check_username() {
 	resolver_stop
 }
 
+# check_burst MODEL BACKEND: waves of queries sent without waiting are
+# received and answered in batches (the peek parses and prefetches a whole
+# batch, a socket that stays full goes busy); every answer must be its own
+# query's (tests/integration/burst.pl)
+check_burst() {
+	local model=$1 backend=$2 label conf out
+	label="$RESOLVER ${model:-threads}/${backend:-default} x2"
+	conf="$IT_WORK/burst.$model.$backend.conf"
+	resolver_conf "$conf" dir="$IT_WORK" port="$PORT" hints="$ZONES/root.hints" \
+		threads=2 model="$model" backend="$backend" extra="so-rcvbuf: 4m"
+	if ! resolver_start "$conf" "$conf.log"; then
+		fail "[$label] starts for the burst"
+		return
+	fi
+	write_qfile
+	if out=$(perl "$top/tests/integration/burst.pl" "$PORT" "$IT_WORK/queries.txt" 40 200 2>&1); then
+		ok "[$label] bursts answered from cache, each answer its query's: $out"
+	else
+		fail "[$label] bursts answered from cache, each answer its query's: $out"
+	fi
+	resolver_stop
+}
+
 # check_log_queries: log-queries and log-replies write one line per query
 # and per answer, for an answer after recursion and one from the cache
 check_log_queries() {
@@ -661,6 +684,16 @@ if [ "$what" != answers ]; then
 		check_hup_broken "$m"
 		check_username "$m"
 	done
+	if [ "$RESOLVER" = petrel ]; then
+		for m in ${MODELS:-default}; do
+			[ "$m" = default ] && m=""
+			for b in $BACKENDS; do
+				check_burst "$m" "$b"
+			done
+		done
+	else
+		check_burst "" ""
+	fi
 	check_log_queries
 fi
 

@@ -520,8 +520,10 @@ comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 		log_err("comm_point_create_udp: out of memory");
 		goto fail;
 	}
-	for(i = 0; i < c->batch; i++)
+	for(i = 0; i < c->batch; i++) {
 		c->reps[i].c = c;
+		c->reps[i].slot = i;
+	}
 	c->io = nev_io_new(base, fd, udp_readable, c);
 	if(!c->io)
 		goto fail;
@@ -684,6 +686,8 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.conn = conn;
 			rep.gen = conn->gen;
 			rep.is_tcp = 1;
+			rep.hint = 0;
+			rep.slot = 0;
 			if(c->cb(&rep, c->arg) && rep.len > 0 &&
 				rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)

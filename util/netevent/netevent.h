@@ -311,8 +311,12 @@ struct comm_reply {
 	/** 1 if it came over TCP */
 	int is_tcp;
 	/** UDP: the peek callback's word for this datagram, kept from the
-	 * peek stages to the callback (see comm_point_set_peek) */
+	 * peek stages to the callback (see comm_point_set_peek); 0 before
+	 * the peek, and always 0 for TCP */
 	uint64_t hint;
+	/** UDP: the datagram's index in its batch (0 .. batch-1), for what
+	 * a peek callback keeps per datagram; 0 for TCP */
+	int slot;
 };
 
 /**
