@@ -88,6 +88,26 @@ cg_exec() {
 	exec taskset -c "$cpus" "$@"
 }
 
+# bench_upstream DIR N PORT: the upstream every benchmark forwards to, an
+# NSD on 127.0.0.1@PORT serving perf.zz with the N names n0 ... n(N-1) (A
+# records, TTL one day); DIR/names gets the dnsperf query file, one
+# "nI.perf.zz A" line per name
+bench_upstream() {
+	local dir=$1 n=$2 port=$3
+	mkdir -p "$dir"
+	{
+		echo "\$ORIGIN perf.zz."
+		echo "\$TTL 86400"
+		echo "@ IN SOA ns.perf.zz. hostmaster.perf.zz. 1 3600 900 604800 86400"
+		echo "@ IN NS ns.perf.zz."
+		echo "ns IN A 127.0.0.1"
+		awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
+			printf "n%d IN A 10.%d.%d.%d\n", i, int(i / 65536) % 256, int(i / 256) % 256, i % 256 }'
+	} >"$dir/perf.zz.zone"
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "n%d.perf.zz A\n", i }' >"$dir/names"
+	NSD_PORT=$port nsd_start upstream 127.0.0.1 "perf.zz.=$dir/perf.zz.zone"
+}
+
 # bench_percentile P FILE: the P-th percentile of the numbers in FILE
 bench_percentile() {
 	sort -n "$2" | awk -v p="$1" '{ v[NR] = $1 } END {
