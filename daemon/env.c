@@ -9,7 +9,7 @@
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
-#include "iterator/iter_env.h"
+#include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <stdio.h>
@@ -104,12 +104,9 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	env->ienv = iter_env_create(cfg);
-	if(!env->ienv) {
-		snprintf(err, errlen, "cannot set up the iterator (root-hints, "
-			"forward-zone or stub-zone): see the log above");
+	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
+		errlen) != 0)
 		goto fail;
-	}
 	return env;
 fail:
 	/* give the caches taken over back to the old environment */
@@ -139,7 +136,7 @@ env_delete(struct daemon_env *env)
 	infra_delete(env->infra);
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
-	iter_env_delete(env->ienv);
+	modstack_desetup(&env->mods);
 	free(env);
 }
 

@@ -17,6 +17,7 @@
 #define DAEMON_ENV_H
 
 #include <stddef.h>
+#include "services/module.h"
 
 struct config_file;
 struct mcache;
@@ -24,7 +25,6 @@ struct rrset_cache;
 struct infra_cache;
 struct local_zones;
 struct acl_list;
-struct iter_env;
 
 /** the environment */
 struct daemon_env {
@@ -40,8 +40,8 @@ struct daemon_env {
 	struct local_zones *lz;
 	/** access control (owned) */
 	struct acl_list *acl;
-	/** iterator settings (owned) */
-	struct iter_env *ienv;
+	/** the modules of module-config and their settings (owned) */
+	struct module_stack mods;
 	/** readers the caches were sized for (workers) */
 	int num_readers;
 };

@@ -481,7 +481,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	if(!w->outnet)
 		return -1;
 	w->out = outside_network_outbound(w->outnet);
-	w->res = resolver_create(cfg, env->ienv, w->out, w->rnd,
+	w->res = resolver_create(cfg, &env->mods, w->out, w->rnd,
 		worker_reply_cb, w);
 	if(!w->res)
 		return -1;

@@ -1,5 +1,6 @@
 /*
- * iterator/iterator.c - iterative resolution for one mesh state.
+ * iterator/iterator.c - the iterator module: iterative resolution for one
+ * query state.
  *
  * See iterator.h for the design. Upstream replies are read with ldns
  * (this is not the cached-answer path: it runs once per upstream reply).
@@ -16,8 +17,7 @@
 #include <ldns/ldns.h>
 #include "iterator/iterator.h"
 #include "iterator/iter_env.h"
-#include "services/mesh.h"
-#include "services/resolver.h"
+#include "services/module.h"
 #include "services/outbound.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -42,24 +42,33 @@ enum iter_class {
 	ITER_CL_LAME
 };
 
-static void iter_send(struct mesh_state *s);
-static void iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
+static void iter_send(struct module_qstate *s);
+static void iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
 	ldns_rr_list *auth, ldns_rr_list *add, int forwarded);
-static void iter_reply_cb(void *arg, enum outbound_status status,
-	const uint8_t *pkt, size_t len, int rtt_ms);
+
+/** the iterator's data of a state (it is the current module whenever
+ * the iterator's functions run, except clear) */
+#define IQ(s) ((struct iter_qstate *)(s)->minfo[(s)->curmod])
+
+/** run the state again (after the current step) */
+static void
+iter_again(struct module_qstate *s)
+{
+	IQ(s)->again = 1;
+}
 
 /** env of a state */
 static struct iter_env *
-st_env(struct mesh_state *s)
+st_env(struct module_qstate *s)
 {
-	return s->mesh->res->ienv;
+	return (struct iter_env *)s->env->modinfo[s->curmod];
 }
 
 /** milliseconds since the state started */
 static long
-st_elapsed_ms(struct mesh_state *s)
+st_elapsed_ms(struct module_qstate *s)
 {
-	const struct timeval *now = s->mesh->res->out->now;
+	const struct timeval *now = s->env->now;
 	return (long)(now->tv_sec - s->start.tv_sec) * 1000 +
 		(long)(now->tv_usec - s->start.tv_usec) / 1000;
 }
@@ -89,9 +98,9 @@ rr_owner_is(const ldns_rr *rr, const uint8_t *name)
 
 /** the worker's time in seconds */
 static time_t
-st_now(struct mesh_state *s)
+st_now(struct module_qstate *s)
 {
-	return s->mesh->res->out->now->tv_sec;
+	return s->env->now->tv_sec;
 }
 
 /** fill a netaddr (port 53) from A or AAAA rdata; @return 0 or -1 */
@@ -114,10 +123,10 @@ addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
  * @param only_type: 0 for all types, else only this type.
  */
 static void
-iter_store_list(struct mesh_state *s, ldns_rr_list *l, enum rrset_trust trust,
+iter_store_list(struct module_qstate *s, ldns_rr_list *l, enum rrset_trust trust,
 	uint16_t only_type)
 {
-	struct rrset_cache *c = s->mesh->res->rrset;
+	struct rrset_cache *c = s->env->rrset;
 	size_t i, j, n;
 	uint8_t *done;
 	if(!c || !l || (n = ldns_rr_list_rr_count(l)) == 0)
@@ -188,7 +197,7 @@ iter_store_list(struct mesh_state *s, ldns_rr_list *l, enum rrset_trust trust,
 
 /** build a delegation point from a cached delegation */
 static struct delegpt *
-dp_from_cache(struct mesh_state *s, struct rrset_delegation *d)
+dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 {
 	struct delegpt *dp = delegpt_create(s->region, d->ns.name);
 	size_t i, j;
@@ -220,10 +229,10 @@ dp_from_cache(struct mesh_state *s, struct rrset_delegation *d)
 /** look the addresses of NS names up in the RRset cache.
  * @return number of addresses added */
 static int
-iter_targets_from_cache(struct mesh_state *s)
+iter_targets_from_cache(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
-	struct rrset_cache *c = s->mesh->res->rrset;
+	struct iter_qstate *iq = IQ(s);
+	struct rrset_cache *c = s->env->rrset;
 	struct delegpt_ns *ns;
 	int added = 0;
 	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
@@ -254,19 +263,9 @@ iter_targets_from_cache(struct mesh_state *s)
 	return added;
 }
 
-void
-mesh_answer_clear(struct mesh_answer *a)
-{
-	if(!a)
-		return;
-	ldns_rr_list_deep_free(a->an);
-	ldns_rr_list_deep_free(a->ns);
-	ldns_rr_list_deep_free(a->ar);
-	a->an = a->ns = a->ar = NULL;
-}
-
-int
-iter_new_state(struct mesh_state *s)
+/** set up the iterator's data of a new state; @return 0 or -1 */
+static int
+iter_new_state(struct module_qstate *s, int id)
 {
 	struct iter_qstate *iq = region_alloc_zero(s->region, sizeof(*iq));
 	if(!iq)
@@ -280,46 +279,49 @@ iter_new_state(struct mesh_state *s)
 		return -1;
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
-	s->iq = iq;
-	mesh_schedule(s);
+	s->minfo[id] = iq;
 	return 0;
 }
 
-void
-iter_qstate_cleanup(struct mesh_state *s)
+/** module clear(): cancel the query in flight, free the records kept */
+static void
+iter_clear(struct module_qstate *s, int id)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = s->minfo[id];
 	if(!iq)
 		return;
 	if(iq->oq) {
-		s->mesh->res->out->cancel(s->mesh->res->out->ctx, iq->oq);
+		s->env->cancel_query(s, iq->oq);
 		iq->oq = NULL;
 	}
 	ldns_rr_list_deep_free(iq->chain);
 	iq->chain = NULL;
-	s->iq = NULL;
+	s->minfo[id] = NULL;
 }
 
 /** finish with SERVFAIL */
 static void
-iter_fail(struct mesh_state *s, int ede)
+iter_fail(struct module_qstate *s, int ede)
 {
 	if(verbosity >= VERB_ALGO) {
 		char n[DNS_MAX_NAME_STR], t[16];
 		(void)dname_to_str(s->qname, n, sizeof(n));
 		verbose(VERB_ALGO, "iterator: %s %s fails (EDE %d, %d sent)",
 			n, dns_type_str(s->qtype, t, sizeof(t)), ede,
-			s->iq->sends);
+			IQ(s)->sends);
 	}
-	s->iq->phase = ITER_DONE;
-	mesh_state_finish(s, NULL, ede);
+	IQ(s)->phase = ITER_DONE;
+	s->return_msg = NULL;
+	s->return_rcode = DNS_RCODE_SERVFAIL;
+	s->ede = ede;
+	s->ext_state[s->curmod] = MODULE_ERROR;
 }
 
 /** number of labels to send with qname minimisation, 0 for full */
 static void
-iter_qmin_reset(struct mesh_state *s)
+iter_qmin_reset(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	if(!st_env(s)->qname_min || iq->qmin_off || !iq->dp ||
 		iq->dp->is_forward) {
 		iq->qmin_labels = 0;
@@ -338,23 +340,23 @@ iter_qmin_reset(struct mesh_state *s)
  * @param zone: the zone name.
  */
 static void
-iter_prime(struct mesh_state *s, const uint8_t *zone)
+iter_prime(struct module_qstate *s, const uint8_t *zone)
 {
-	if(!s->mesh->res->rrset)
+	if(!s->env->rrset)
 		return;
 	if(s->qtype == DNS_TYPE_NS && dname_equal(s->qname, zone))
 		return; /* this is the priming query */
 	/* the priming query asks the configured servers, never a
 	 * forwarder */
-	(void)mesh_new_prefetch(s->mesh, zone, DNS_TYPE_NS, DNS_CLASS_IN,
+	(void)s->env->add_background(s->env, zone, DNS_TYPE_NS, DNS_CLASS_IN,
 		MESH_FLAG_RD | MESH_FLAG_NOFWD);
 }
 
 /** find the starting delegation for the current name */
 static int
-iter_init_dp(struct mesh_state *s)
+iter_init_dp(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	struct iter_zone *z = iter_env_find_zone(st_env(s), iq->qname);
 	while(z && z->is_forward && (s->flags & MESH_FLAG_NOFWD))
 		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
@@ -365,14 +367,14 @@ iter_init_dp(struct mesh_state *s)
 			dname_strip_label(z->name)) : NULL;
 	}
 	iq->dp = NULL;
-	if((!z || !z->is_forward) && s->mesh->res->rrset && !iq->no_cache) {
+	if((!z || !z->is_forward) && s->env->rrset && !iq->no_cache) {
 		/* the closest delegation in the cache, when it is below the
 		 * configured stub zone (if any) */
 		struct rrset_delegation d;
 		const uint8_t *name = iq->qname;
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
-		if(rrset_cache_find_delegation(s->mesh->res->rrset, name,
+		if(rrset_cache_find_delegation(s->env->rrset, name,
 			iq->qclass, st_now(s), s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
 			(z->prime && dname_equal(d.ns.name, z->name))))
@@ -430,10 +432,10 @@ rr_from_cache(const struct rrset_data *rs, size_t i)
  * @return 1 when the state was finished.
  */
 static int
-iter_answer_from_cache(struct mesh_state *s)
+iter_answer_from_cache(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
-	struct rrset_cache *c = s->mesh->res->rrset;
+	struct iter_qstate *iq = IQ(s);
+	struct rrset_cache *c = s->env->rrset;
 	ldns_rr_list *final;
 	size_t i;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
@@ -481,10 +483,11 @@ iter_answer_from_cache(struct mesh_state *s)
 	}
 }
 
-void
-iter_run(struct mesh_state *s)
+/** run a state: send, wait, or finish, by its phase */
+static void
+iter_run(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	if(!iq)
 		return;
 	switch(iq->phase) {
@@ -520,10 +523,10 @@ iter_run(struct mesh_state *s)
  * @return addr or NULL.
  */
 static struct delegpt_addr *
-iter_pick_addr(struct mesh_state *s, int *rto, int fresh_only)
+iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 {
-	struct iter_qstate *iq = s->iq;
-	struct infra_cache *infra = s->mesh->res->infra;
+	struct iter_qstate *iq = IQ(s);
+	struct infra_cache *infra = s->env->infra;
 	struct delegpt_addr *a, *cand[ITER_MAX_CANDS];
 	struct netaddr addrs[ITER_MAX_CANDS];
 	int minatt = -1, i;
@@ -552,9 +555,9 @@ iter_pick_addr(struct mesh_state *s, int *rto, int fresh_only)
 	if(n == 0)
 		return NULL;
 	if(!infra)
-		return cand[random_uniform(s->mesh->res->rnd, (uint32_t)n)];
+		return cand[random_uniform(s->env->rnd, (uint32_t)n)];
 	i = infra_select(infra, addrs, n, iq->dp->is_forward ? NULL :
-		iq->dp->name, st_now(s), s->mesh->res->rnd, rto);
+		iq->dp->name, st_now(s), s->env->rnd, rto);
 	if(i < 0) {
 		/* every candidate is lame for this zone */
 		size_t k;
@@ -584,25 +587,25 @@ iter_max_targets(int depth)
 /** start address lookups for NS names without addresses.
  * @return number of lookups now in flight */
 static int
-iter_start_targets(struct mesh_state *s)
+iter_start_targets(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	struct delegpt_ns *ns;
 	int inflight = 0;
 	for(ns = iq->dp->nslist; ns; ns = ns->next) {
-		struct mesh_state *sub;
+		struct module_qstate *sub;
 		if(ns->pending) {
 			inflight++;
 			continue;
 		}
 		if(ns->resolved)
 			continue;
-		if(iq->dp->targets_started >= iter_max_targets(iq->depth))
+		if(iq->dp->targets_started >= iter_max_targets(s->depth))
 			break;
 		ns->resolved = 1;
 		iq->dp->targets_started++;
 		/* A first; AAAA when A gave nothing (or without IPv4) */
-		sub = mesh_attach_sub(s, ns->name,
+		sub = s->env->attach_sub(s, ns->name,
 			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
 			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD |
 			((iq->dp->is_forward || (s->flags & MESH_FLAG_NOFWD)) ?
@@ -611,8 +614,6 @@ iter_start_targets(struct mesh_state *s)
 			ns->tried_a = 1;
 		if(!sub)
 			continue;
-		if(sub->iq && sub->iq->depth < iq->depth + 1)
-			sub->iq->depth = iq->depth + 1;
 		ns->pending = 1;
 		inflight++;
 	}
@@ -621,11 +622,10 @@ iter_start_targets(struct mesh_state *s)
 
 /** pick a server and send the next query, or wait, or give up */
 static void
-iter_send(struct mesh_state *s)
+iter_send(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	struct iter_env *env = st_env(s);
-	struct outbound *out = s->mesh->res->out;
 	struct delegpt_addr *a;
 	const uint8_t *name;
 	uint16_t qtype;
@@ -660,9 +660,9 @@ iter_send(struct mesh_state *s)
 		flags = 0;
 		if(iq->dp->is_forward)
 			flags |= OUTBOUND_FLAG_RD;
-		if(!a->noedns && s->mesh->res->infra) {
+		if(!a->noedns && s->env->infra) {
 			struct infra_host h;
-			if(infra_host_get(s->mesh->res->infra, &a->addr,
+			if(infra_host_get(s->env->infra, &a->addr,
 				st_now(s), &h) == 0 && h.edns == INFRA_EDNS_NO)
 				a->noedns = 1;
 		}
@@ -682,7 +682,6 @@ iter_send(struct mesh_state *s)
 		iq->cur_rto = rto;
 		a->attempts++;
 		iq->sends++;
-		s->mesh->res->stats.num_outgoing++;
 		if(verbosity >= VERB_ALGO) {
 			char n[DNS_MAX_NAME_STR], z[DNS_MAX_NAME_STR], t[16];
 			char ad[128];
@@ -695,9 +694,8 @@ iter_send(struct mesh_state *s)
 				iq->dp->is_forward ? ", forward" : "",
 				a->attempts, rto);
 		}
-		iq->oq = out->send(out->ctx, &a->addr, name,
-			iq->sent_qname_len, qtype, iq->qclass, flags,
-			rto, iter_reply_cb, s);
+		iq->oq = s->env->send_query(s, &a->addr, name,
+			iq->sent_qname_len, qtype, iq->qclass, flags, rto);
 		if(iq->oq) {
 			iq->phase = ITER_WAIT_REPLY;
 			return;
@@ -714,7 +712,7 @@ iter_send(struct mesh_state *s)
 			"trying from the top");
 		iq->no_cache = 1;
 		iq->phase = ITER_INIT;
-		mesh_schedule(s);
+		iter_again(s);
 		return;
 	}
 	if(iq->dp->first && (iq->dp->is_forward || iq->dp->is_stub) &&
@@ -723,7 +721,7 @@ iter_send(struct mesh_state *s)
 		iq->skip_zone = 1;
 		iq->skipped = iq->zone;
 		iq->phase = ITER_INIT;
-		mesh_schedule(s);
+		iter_again(s);
 		return;
 	}
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
@@ -1026,7 +1024,7 @@ find_ns(ldns_rr_list *auth, const uint8_t *name)
  * and NSD do. Records are cloned into auth and add.
  */
 static void
-iter_extra_sections(struct mesh_state *s, ldns_pkt *p, const uint8_t *name,
+iter_extra_sections(struct module_qstate *s, ldns_pkt *p, const uint8_t *name,
 	ldns_rr_list *auth, ldns_rr_list *add)
 {
 	ldns_rr_list *a = ldns_pkt_authority(p), *ad = ldns_pkt_additional(p);
@@ -1055,58 +1053,64 @@ iter_extra_sections(struct mesh_state *s, ldns_pkt *p, const uint8_t *name,
 	}
 }
 
-/** build the answer and finish the state */
+/** build the answer (in the state's region) and finish the state */
 static void
-iter_finish(struct mesh_state *s, int rcode, ldns_rr_list *final,
+iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
 	ldns_rr_list *auth, ldns_rr_list *add, int forwarded)
 {
-	struct iter_qstate *iq = s->iq;
-	struct mesh_answer ans;
+	struct iter_qstate *iq = IQ(s);
+	struct mesh_answer *ans = region_alloc_zero(s->region, sizeof(*ans));
 	size_t i;
-	memset(&ans, 0, sizeof(ans));
-	ans.rcode = rcode;
-	ans.ede = -1;
-	ans.forwarded = forwarded;
-	ans.an = ldns_rr_list_new();
-	ans.ns = ldns_rr_list_new();
-	ans.ar = ldns_rr_list_new();
-	if(!ans.an || !ans.ns || !ans.ar)
+	if(!ans) {
+		iter_fail(s, DNS_EDE_OTHER);
+		return;
+	}
+	ans->rcode = rcode;
+	ans->ede = -1;
+	ans->forwarded = forwarded;
+	ans->sec = MODULE_SEC_UNCHECKED;
+	ans->an = ldns_rr_list_new();
+	ans->ns = ldns_rr_list_new();
+	ans->ar = ldns_rr_list_new();
+	if(!ans->an || !ans->ns || !ans->ar)
 		goto fail;
 	for(i = 0; i < ldns_rr_list_rr_count(iq->chain); i++)
-		if(list_push_clone(ans.an, ldns_rr_list_rr(iq->chain, i)) < 0)
+		if(list_push_clone(ans->an, ldns_rr_list_rr(iq->chain, i)) < 0)
 			goto fail;
 	if(final) {
 		for(i = 0; i < ldns_rr_list_rr_count(final); i++)
-			if(list_push_clone(ans.an,
+			if(list_push_clone(ans->an,
 				ldns_rr_list_rr(final, i)) < 0)
 				goto fail;
 	}
 	if(auth) {
 		for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
-			if(list_push_clone(ans.ns,
+			if(list_push_clone(ans->ns,
 				ldns_rr_list_rr(auth, i)) < 0)
 				goto fail;
 	}
 	if(add) {
 		for(i = 0; i < ldns_rr_list_rr_count(add); i++)
-			if(list_push_clone(ans.ar,
+			if(list_push_clone(ans->ar,
 				ldns_rr_list_rr(add, i)) < 0)
 				goto fail;
 	}
 	iq->phase = ITER_DONE;
-	mesh_state_finish(s, &ans, -1);
-	mesh_answer_clear(&ans);
+	s->return_msg = ans;
+	s->return_rcode = rcode;
+	s->ede = -1;
+	s->ext_state[s->curmod] = MODULE_FINISHED;
 	return;
 fail:
-	mesh_answer_clear(&ans);
+	mesh_answer_clear(ans);
 	iter_fail(s, DNS_EDE_OTHER);
 }
 
 /** mark the current server bad and try another */
 static void
-iter_server_failed(struct mesh_state *s, int ede)
+iter_server_failed(struct module_qstate *s, int ede)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	if(verbosity >= VERB_ALGO && iq->cur) {
 		char a[128];
 		verbose(VERB_ALGO, "iterator: server %s failed (EDE %d)",
@@ -1117,13 +1121,13 @@ iter_server_failed(struct mesh_state *s, int ede)
 	if(ede >= 0)
 		iq->ede = ede;
 	iq->phase = ITER_SEND;
-	mesh_schedule(s);
+	iter_again(s);
 }
 
 /** store the addresses of the names of an NS answer from the additional
  * section (priming: the root servers' addresses) */
 static void
-iter_store_ns_glue(struct mesh_state *s, ldns_rr_list *ns, ldns_rr_list *add)
+iter_store_ns_glue(struct module_qstate *s, ldns_rr_list *ns, ldns_rr_list *add)
 {
 	size_t i, j;
 	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
@@ -1152,20 +1156,20 @@ iter_store_ns_glue(struct mesh_state *s, ldns_rr_list *ns, ldns_rr_list *add)
 /** the current server is lame for the zone: remember it (infra cache)
  * and try another */
 static void
-iter_server_lame(struct mesh_state *s)
+iter_server_lame(struct module_qstate *s)
 {
-	struct iter_qstate *iq = s->iq;
-	if(iq->cur && s->mesh->res->infra && !iq->dp->is_forward)
-		infra_set_lame(s->mesh->res->infra, &iq->cur->addr,
+	struct iter_qstate *iq = IQ(s);
+	if(iq->cur && s->env->infra && !iq->dp->is_forward)
+		infra_set_lame(s->env->infra, &iq->cur->addr,
 			iq->dp->name, st_now(s));
 	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
 
 /** follow a referral: new delegation point from the NS set and glue */
 static void
-iter_referral(struct mesh_state *s, ldns_pkt *p, ldns_rr *nsrr)
+iter_referral(struct module_qstate *s, ldns_pkt *p, ldns_rr *nsrr)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	ldns_rr_list *auth = ldns_pkt_authority(p);
 	ldns_rr_list *add = ldns_pkt_additional(p);
 	const uint8_t *zone = rdf_wire(ldns_rr_owner(nsrr));
@@ -1237,14 +1241,14 @@ iter_referral(struct mesh_state *s, ldns_pkt *p, ldns_rr *nsrr)
 	iq->retry = NULL;
 	iter_qmin_reset(s);
 	iq->phase = ITER_SEND;
-	mesh_schedule(s);
+	iter_again(s);
 }
 
 /** handle a reply from the server the state asked */
 static void
-iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
+iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 {
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	ldns_pkt *p = NULL;
 	ldns_rr_list *final = NULL, *neg = NULL, *add = NULL;
 	ldns_rr *q, *nsrr;
@@ -1261,19 +1265,19 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		!(iq->cur_flags & OUTBOUND_FLAG_NOEDNS) && iq->cur) {
 		/* retry without EDNS, remember for this server */
 		iq->cur->noedns = 1;
-		if(s->mesh->res->infra)
-			infra_edns_update(s->mesh->res->infra, &iq->cur->addr,
+		if(s->env->infra)
+			infra_edns_update(s->env->infra, &iq->cur->addr,
 				INFRA_EDNS_NO, st_now(s));
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
-		mesh_schedule(s);
+		iter_again(s);
 		goto out;
 	}
 	if(ldns_pkt_tc(p) && !(iq->cur_flags & OUTBOUND_FLAG_TCP) && iq->cur) {
 		iq->cur->tcp = 1;
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
-		mesh_schedule(s);
+		iter_again(s);
 		goto out;
 	}
 	/* the question must match what was sent */
@@ -1340,7 +1344,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		}
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
-		mesh_schedule(s);
+		iter_again(s);
 		goto out;
 	}
 
@@ -1392,7 +1396,7 @@ iter_handle_reply(struct mesh_state *s, const uint8_t *pkt, size_t len)
 		iq->retry = NULL;
 		iq->skip_zone = 0;
 		iq->phase = ITER_INIT;
-		mesh_schedule(s);
+		iter_again(s);
 		goto out;
 	}
 	if(rcode == DNS_RCODE_NXDOMAIN) {
@@ -1429,37 +1433,85 @@ out:
 	ldns_pkt_free(p);
 }
 
-/** the outbound callback: a reply, a timeout or an error */
+/** the reply to the query in flight, its timeout, or its failure */
 static void
-iter_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
-	size_t len, int rtt_ms)
+iter_handle_event(struct module_qstate *s, enum module_ev ev,
+	struct module_reply *rep)
 {
-	struct mesh_state *s = arg;
-	struct mesh *m = s->mesh;
-	struct iter_qstate *iq = s->iq;
+	struct iter_qstate *iq = IQ(s);
 	iq->oq = NULL;
 	iq->phase = ITER_SEND;
-	if(s->mesh->res->infra && iq->cur)
-		infra_rtt_update(s->mesh->res->infra, &iq->cur->addr,
-			status == OUTBOUND_REPLY ? rtt_ms : -1, iq->cur_rto,
-			st_now(s));
-	if(status == OUTBOUND_TIMEOUT && iq->cur &&
+	if(s->env->infra && iq->cur)
+		infra_rtt_update(s->env->infra, &iq->cur->addr,
+			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
+			iq->cur_rto, st_now(s));
+	if(ev == MODULE_EVENT_NOREPLY && iq->cur &&
 		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
 		/* the network does not retransmit: this server may be
 		 * asked again (with a doubled timeout), after the others */
 		iq->ede = DNS_EDE_NETWORK_ERROR;
-		mesh_schedule(s);
-	} else if(status != OUTBOUND_REPLY || !pkt)
+		iter_again(s);
+	} else if(ev != MODULE_EVENT_REPLY || !rep || !rep->pkt)
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
-	else	iter_handle_reply(s, pkt, len);
-	mesh_run(m);
+	else	iter_handle_reply(s, rep->pkt, rep->len);
 }
 
-void
-iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
-	struct mesh_answer *ans)
+/** module operate(): run the state for an event */
+static void
+iter_operate(struct module_qstate *s, enum module_ev ev, int id,
+	struct module_reply *rep)
 {
-	struct iter_qstate *iq = super->iq;
+	struct iter_qstate *iq = s->minfo[id];
+	if(!iq) {
+		if(iter_new_state(s, id) < 0) {
+			s->ede = DNS_EDE_OTHER;
+			s->ext_state[id] = MODULE_ERROR;
+			return;
+		}
+		iq = s->minfo[id];
+	}
+	iq->again = 0;
+	switch(ev) {
+	case MODULE_EVENT_NEW:
+	case MODULE_EVENT_PASS:
+		iq->again = 1;
+		break;
+	case MODULE_EVENT_REPLY:
+	case MODULE_EVENT_NOREPLY:
+	case MODULE_EVENT_ERROR:
+		if(iq->phase == ITER_WAIT_REPLY)
+			iter_handle_event(s, ev, rep);
+		break;
+	case MODULE_EVENT_MODDONE:
+	default:
+		break;
+	}
+	while(iq->again && iq->phase != ITER_DONE) {
+		iq->again = 0;
+		iter_run(s);
+	}
+	switch(iq->phase) {
+	case ITER_WAIT_REPLY:
+		s->ext_state[id] = MODULE_WAIT_REPLY;
+		break;
+	case ITER_INIT:
+	case ITER_SEND:
+		s->ext_state[id] = MODULE_WAIT_SUBQUERY;
+		break;
+	case ITER_DONE:
+	default:
+		/* iter_finish or iter_fail set it */
+		break;
+	}
+}
+
+/** module inform_super(): the address lookup of an NS name finished */
+static void
+iter_inform_super(struct module_qstate *sub, int id,
+	struct module_qstate *super)
+{
+	struct iter_qstate *iq = super->minfo[id];
+	struct mesh_answer *ans = sub->return_msg;
 	struct delegpt_ns *ns;
 	size_t i;
 	if(!iq || iq->phase == ITER_DONE || !iq->dp)
@@ -1488,6 +1540,40 @@ iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
 			(void)delegpt_add_addr(iq->dp, super->region, &na);
 		}
 	}
-	if(iq->phase == ITER_SEND)
-		mesh_schedule(super);
 }
+
+/** module init(): the iterator's settings, root hints, forward and stub
+ * zones from the config */
+static int
+iter_init(struct module_env *env, int id, char *err, size_t errlen)
+{
+	struct iter_env *ie = env->cfg ? iter_env_create(env->cfg) :
+		iter_env_create_default();
+	if(!ie) {
+		snprintf(err, errlen, "cannot set up the iterator (root-hints, "
+			"forward-zone or stub-zone): see the log above");
+		return -1;
+	}
+	env->modinfo[id] = ie;
+	return 0;
+}
+
+/** module deinit() */
+static void
+iter_deinit(struct module_env *env, int id)
+{
+	iter_env_delete(env->modinfo[id]);
+	env->modinfo[id] = NULL;
+}
+
+/** module get_mem() */
+static size_t
+iter_get_mem(struct module_env *env, int id)
+{
+	return env->modinfo[id] ? sizeof(struct iter_env) : 0;
+}
+
+const struct module_func_block iter_module_block = {
+	"iterator", iter_init, iter_deinit, iter_operate, iter_inform_super,
+	iter_clear, iter_get_mem
+};

@@ -1,5 +1,12 @@
 /*
- * iterator/iterator.h - iterative resolution for one mesh state.
+ * iterator/iterator.h - the iterator module: iterative resolution for one
+ * query state.
+ *
+ * It is the last module of every module-config (services/module.h has the
+ * contract): a new or passed-down query is answered from the RRset cache
+ * or resolved by asking servers; the result goes back up the chain. Its
+ * settings (iter_env: root hints, forward and stub zones, limits) are its
+ * global data, built by its init() from the config.
  *
  * Where to start: a forward zone (longest match) is always used as is.
  * Otherwise the closest delegation in the RRset cache, when it lies below
@@ -47,7 +54,7 @@
  * name.
  *
  * Records are held as ldns_rr in ldns_rr_lists owned by the state and
- * freed by iter_qstate_cleanup(); the delegation points live in the mesh
+ * freed by the module's clear(); the delegation points live in the
  * state's region. Upstream replies are parsed with ldns: this is not the
  * cached-answer path.
  */
@@ -58,7 +65,7 @@
 #include <stddef.h>
 #include "util/netaddr.h"
 
-struct mesh_state;
+struct module_func_block;
 struct iter_env;
 struct delegpt;
 struct outbound_query;
@@ -86,22 +93,6 @@ struct iter_zone;
 #define ITER_MAX_TIMEOUTS	3
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
-
-/** the answer handed to the mesh when a state finishes */
-struct mesh_answer {
-	/** DNS rcode */
-	int rcode;
-	/** answer section (owned) */
-	struct ldns_struct_rr_list *an;
-	/** authority section (owned) */
-	struct ldns_struct_rr_list *ns;
-	/** additional section (owned) */
-	struct ldns_struct_rr_list *ar;
-	/** 1 when the answer came from a forwarder (taken as is) */
-	int forwarded;
-	/** Extended DNS Error to add, or -1 */
-	int ede;
-};
 
 /** where the iterator is */
 enum iter_phase {
@@ -165,41 +156,15 @@ struct iter_qstate {
 	int qmin_labels;
 	/** 1 when minimisation was given up for this name */
 	int qmin_off;
-	/** sub-query depth of this state (0 for client states) */
-	int depth;
 	/** last error for the EDE, -1 none */
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** 1 when the state is to run again after the current step */
+	int again;
 };
 
-/**
- * Start iterating for a new mesh state. Puts it on the run list.
- * @return 0 or -1 (out of memory).
- */
-int iter_new_state(struct mesh_state *s);
-
-/**
- * Run a state: called by mesh_run when the state is on the run list.
- * May send upstream queries, start sub-queries, or finish the state.
- */
-void iter_run(struct mesh_state *s);
-
-/**
- * A sub-state that super waits on has finished.
- * @param super: the waiting state.
- * @param sub: the finished sub-state.
- * @param ans: its answer, or NULL when it failed.
- */
-void iter_inform_super(struct mesh_state *super, struct mesh_state *sub,
-	struct mesh_answer *ans);
-
-/**
- * Free what the iterator holds for a state (cancels an upstream query).
- */
-void iter_qstate_cleanup(struct mesh_state *s);
-
-/** Free an answer's record lists (not the struct, which is in a region). */
-void mesh_answer_clear(struct mesh_answer *a);
+/** the iterator module (name "iterator") */
+extern const struct module_func_block iter_module_block;
 
 #endif /* ITERATOR_ITERATOR_H */

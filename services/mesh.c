@@ -2,17 +2,17 @@
  * services/mesh.c - the mesh of in-flight queries of one worker.
  *
  * See mesh.h for the design: states keyed by question and flags, clients
- * merged, sub-queries as states, a run list instead of recursion.
+ * merged, sub-queries as states, a run list instead of recursion, and the
+ * module chain run by mesh_run_state().
  */
 #include "config.h"
 #include "util/log.h"
 #include <stdlib.h>
 #include <string.h>
 #include "services/mesh.h"
-#include "services/resolver.h"
+#include "services/module.h"
 #include "services/outbound.h"
-#include "iterator/iterator.h"
-#include "iterator/iter_env.h"
+#include "dns/dns.h"
 #include "dns/name.h"
 #include "util/region.h"
 
@@ -38,13 +38,31 @@ mesh_hash(const uint8_t *qname, size_t len, uint16_t qtype, uint16_t qclass,
 	return h;
 }
 
+static struct outbound_query *mesh_env_send_query(struct module_qstate *qs,
+	const struct netaddr *to, const uint8_t *qname, size_t qname_len,
+	uint16_t qtype, uint16_t qclass, int flags, int timeout_ms);
+static void mesh_env_cancel_query(struct module_qstate *qs,
+	struct outbound_query *q);
+static struct module_qstate *mesh_env_attach_sub(struct module_qstate *super,
+	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
+static int mesh_env_add_background(struct module_env *env,
+	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
+static void mesh_schedule(struct mesh_state *s, enum module_ev ev);
+static void mesh_schedule_free(struct mesh_state *s);
+
 struct mesh *
-mesh_create(struct resolver *res, size_t max_states, int jostle_ms)
+mesh_create(const struct module_stack *stack, struct module_env *env,
+	struct outbound *out, size_t max_states, int jostle_ms,
+	int expire_client_ms, const struct mesh_frontend *fe, void *fe_arg)
 {
 	struct mesh *m = calloc(1, sizeof(*m));
 	if(!m)
 		return NULL;
-	m->res = res;
+	m->stack = stack;
+	m->env = env;
+	m->out = out;
+	m->fe = *fe;
+	m->fe_arg = fe_arg;
 	m->table_size = MESH_TABLE_SIZE;
 	m->table = calloc(m->table_size, sizeof(*m->table));
 	if(!m->table) {
@@ -53,6 +71,12 @@ mesh_create(struct resolver *res, size_t max_states, int jostle_ms)
 	}
 	m->max_states = max_states ? max_states : 1;
 	m->jostle_ms = jostle_ms;
+	m->expire_client_ms = expire_client_ms;
+	env->mesh = m;
+	env->send_query = mesh_env_send_query;
+	env->cancel_query = mesh_env_cancel_query;
+	env->attach_sub = mesh_env_attach_sub;
+	env->add_background = mesh_env_add_background;
 	return m;
 }
 
@@ -83,7 +107,7 @@ mesh_unhash(struct mesh *m, struct mesh_state *s)
 	}
 }
 
-/** create a state and start the iterator on it */
+/** create a state; it starts at the first module from the run list */
 static struct mesh_state *
 mesh_state_create(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, uint32_t h)
@@ -104,7 +128,17 @@ mesh_state_create(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	s->qclass = qclass;
 	s->flags = flags;
 	s->hash = h;
-	s->start = *m->res->out->now;
+	s->start = *m->out->now;
+	s->qs.qname = s->qname;
+	s->qs.qname_len = s->qname_len;
+	s->qs.qtype = qtype;
+	s->qs.qclass = qclass;
+	s->qs.flags = flags;
+	s->qs.start = s->start;
+	s->qs.region = r;
+	s->qs.env = m->env;
+	s->qs.ede = -1;
+	s->qs.mesh_info = s;
 	s->hnext = m->table[h & (m->table_size - 1)];
 	m->table[h & (m->table_size - 1)] = s;
 	s->prev = m->last;
@@ -113,14 +147,7 @@ mesh_state_create(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	else	m->first = s;
 	m->last = s;
 	m->num_states++;
-	if(iter_new_state(s) < 0) {
-		mesh_unhash(m, s);
-		if(s->prev) s->prev->next = NULL; else m->first = NULL;
-		m->last = s->prev;
-		m->num_states--;
-		region_destroy(r);
-		return NULL;
-	}
+	mesh_schedule(s, MODULE_EVENT_NEW);
 	return s;
 }
 
@@ -154,6 +181,20 @@ ref_remove(struct mesh_ref **list, struct mesh_state *x)
 		}
 }
 
+/** every module frees what it holds for the state; the answer's
+ * records are freed */
+static void
+mesh_clear_modules(struct mesh_state *s)
+{
+	const struct module_stack *st = s->mesh->stack;
+	int i;
+	for(i = 0; i < st->num; i++)
+		if(st->mod[i]->clear)
+			st->mod[i]->clear(&s->qs, i);
+	mesh_answer_clear(s->qs.return_msg);
+	s->qs.return_msg = NULL;
+}
+
 /** free a state: unlink everything */
 static void
 mesh_state_free(struct mesh_state *s)
@@ -161,17 +202,17 @@ mesh_state_free(struct mesh_state *s)
 	struct mesh *m = s->mesh;
 	struct mesh_ref *r;
 	if(s->expire_timer) {
-		m->res->out->timer_cancel(m->res->out->ctx, s->expire_timer);
+		m->out->timer_cancel(m->out->ctx, s->expire_timer);
 		s->expire_timer = NULL;
 	}
-	iter_qstate_cleanup(s);
+	mesh_clear_modules(s);
 	mesh_unrun(m, s);
 	if(!s->finished)
 		mesh_unhash(m, s);
 	/* states waiting on this one no longer do */
 	for(r = s->supers; r; r = r->next) {
 		ref_remove(&r->s->subs, s);
-		r->s->num_subs--;
+		r->s->qs.num_subs--;
 	}
 	/* subs no longer have this one waiting */
 	for(r = s->subs; r; r = r->next)
@@ -192,10 +233,8 @@ mesh_drop_clients(struct mesh_state *s)
 {
 	struct mesh *m = s->mesh;
 	struct mesh_client *c;
-	for(c = s->clients; c; c = c->next) {
-		m->res->stats.num_dropped++;
-		m->res->reply_cb(m->res->reply_arg, &c->handle, NULL, 0);
-	}
+	for(c = s->clients; c; c = c->next)
+		m->fe.drop(m->fe_arg, c);
 	s->clients = NULL;
 	if(s->num_clients > 0) {
 		m->num_client_states--;
@@ -223,7 +262,7 @@ static int
 mesh_make_room(struct mesh *m)
 {
 	struct mesh_state *s;
-	const struct timeval *now = m->res->out->now;
+	const struct timeval *now = m->out->now;
 	if(m->num_client_states < m->max_states)
 		return 0;
 	for(s = m->first; s; s = s->next) {
@@ -240,7 +279,7 @@ mesh_make_room(struct mesh *m)
 			/* nobody needs the resolution any more */
 			s->finished = 1;
 			mesh_unhash(m, s);
-			iter_qstate_cleanup(s);
+			mesh_clear_modules(s);
 			mesh_state_free(s);
 		}
 		return 0;
@@ -259,7 +298,7 @@ mesh_expire_timeout(void *arg)
 	s->expire_timer = NULL;
 	while(*pp) {
 		struct mesh_client *c = *pp;
-		if(c->qpkt && resolver_answer_stale(m->res, c)) {
+		if(c->qpkt && m->fe.stale(m->fe_arg, c)) {
 			*pp = c->next;
 			s->num_clients--;
 			m->num_clients--;
@@ -271,13 +310,15 @@ mesh_expire_timeout(void *arg)
 		/* keep resolving in the background to refresh the cache */
 		m->num_client_states--;
 		s->prefetch = 1;
+		s->qs.prefetch = 1;
 	}
 	mesh_run(m);
 }
 
 int
 mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
-	uint16_t qclass, int flags, const struct mesh_client *client)
+	uint16_t qclass, int flags, const void *data, size_t datalen,
+	const uint8_t *qpkt, size_t qlen)
 {
 	uint32_t h = mesh_hash(qname, dname_len(qname), qtype, qclass, flags);
 	struct mesh_state *s = mesh_find(m, qname, qtype, qclass, flags, h);
@@ -293,20 +334,20 @@ mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 		if(!s)
 			return -1;
 	}
-	c = region_alloc(s->region, sizeof(*c));
+	c = region_alloc_zero(s->region, sizeof(*c));
 	if(!c)
 		return -1;
-	*c = *client;
-	if(client->qpkt) {
-		c->qpkt = region_memdup(s->region, client->qpkt, client->qlen);
+	c->data = region_memdup(s->region, data, datalen);
+	if(!c->data)
+		return -1;
+	if(qpkt) {
+		c->qpkt = region_memdup(s->region, qpkt, qlen);
 		if(!c->qpkt)
 			return -1;
-		if(!s->expire_timer && m->res->ienv &&
-			m->res->ienv->serve_expired_client_timeout > 0)
-			s->expire_timer = m->res->out->timer_set(
-				m->res->out->ctx,
-				m->res->ienv->serve_expired_client_timeout,
-				mesh_expire_timeout, s);
+		c->qlen = qlen;
+		if(!s->expire_timer && m->expire_client_ms > 0)
+			s->expire_timer = m->out->timer_set(m->out->ctx,
+				m->expire_client_ms, mesh_expire_timeout, s);
 	}
 	c->next = s->clients;
 	s->clients = c;
@@ -332,7 +373,9 @@ mesh_new_prefetch(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	if(!s)
 		return -1;
 	s->prefetch = 1;
-	m->res->stats.num_prefetch++;
+	s->qs.prefetch = 1;
+	if(m->env->ctr.num_prefetch)
+		(*m->env->ctr.num_prefetch)++;
 	mesh_run(m);
 	return 0;
 }
@@ -352,7 +395,8 @@ mesh_is_super(struct mesh_state *s, struct mesh_state *x, int depth)
 	return 0;
 }
 
-struct mesh_state *
+/** find or start a sub-query that super waits on; NULL on a cycle */
+static struct mesh_state *
 mesh_attach_sub(struct mesh_state *super, const uint8_t *qname,
 	uint16_t qtype, uint16_t qclass, int flags)
 {
@@ -379,22 +423,126 @@ mesh_attach_sub(struct mesh_state *super, const uint8_t *qname,
 	r2->s = s;
 	r2->next = super->subs;
 	super->subs = r2;
-	super->num_subs++;
+	super->qs.num_subs++;
+	if(s->qs.depth < super->qs.depth + 1)
+		s->qs.depth = super->qs.depth + 1;
 	return s;
 }
 
-void
-mesh_schedule(struct mesh_state *s)
+/** put a state on the run list, to run its current module with ev */
+static void
+mesh_schedule(struct mesh_state *s, enum module_ev ev)
 {
 	struct mesh *m = s->mesh;
 	if(s->on_run_list || s->finished)
 		return;
 	s->on_run_list = 1;
+	s->run_event = ev;
 	s->run_next = NULL;
 	if(m->run_last)
 		m->run_last->run_next = s;
 	else	m->run_first = s;
 	m->run_last = s;
+}
+
+/**
+ * The state's answer has come up past the first module: hand it to the
+ * front end (cache, clients), inform the states waiting on it, and free
+ * it once mesh_run gets to it.
+ */
+static void
+mesh_state_done(struct mesh_state *s)
+{
+	struct mesh *m = s->mesh;
+	struct mesh_ref *r;
+	struct mesh_answer *ans = s->qs.return_msg;
+	if(s->finished)
+		return;
+	if(ans)
+		ans->rcode = s->qs.return_rcode;
+	/* a new identical question from now on starts afresh */
+	mesh_unhash(m, s);
+	s->finished = 1;
+	m->fe.done(m->fe_arg, s, ans, s->qs.ede);
+	for(r = s->supers; r; r = r->next) {
+		struct mesh_state *sup = r->s;
+		int id = sup->qs.curmod;
+		sup->qs.num_subs--;
+		ref_remove(&sup->subs, s);
+		if(sup->finished)
+			continue;
+		if(m->stack->mod[id]->inform_super)
+			m->stack->mod[id]->inform_super(&s->qs, id, &sup->qs);
+		if(sup->qs.ext_state[id] == MODULE_WAIT_SUBQUERY)
+			mesh_schedule(sup, MODULE_EVENT_PASS);
+	}
+	s->supers = NULL;
+	/* freed by mesh_run, which may be on our call stack */
+	mesh_clear_modules(s);
+	if(s->on_run_list)
+		mesh_unrun(m, s);
+	mesh_schedule_free(s);
+}
+
+/**
+ * Run the module chain of a state for an event: the current module
+ * operates, and its result moves the state down (pass), up (finished,
+ * error) or leaves it waiting.
+ * @param s: the state.
+ * @param ev: the event for the current module.
+ * @param reply: the upstream reply for MODULE_EVENT_REPLY, else NULL.
+ */
+static void
+mesh_run_state(struct mesh_state *s, enum module_ev ev,
+	struct module_reply *reply)
+{
+	const struct module_stack *st = s->mesh->stack;
+	struct module_qstate *qs = &s->qs;
+	while(!s->finished) {
+		int id = qs->curmod;
+		st->mod[id]->operate(qs, ev, id, reply);
+		reply = NULL;
+		switch(qs->ext_state[id]) {
+		case MODULE_WAIT_MODULE:
+			if(id + 1 >= st->num) {
+				log_err("mesh: module %s passed the query on, "
+					"but no module follows it",
+					st->mod[id]->name);
+				qs->ext_state[id] = MODULE_ERROR;
+				qs->ede = DNS_EDE_OTHER;
+				goto up;
+			}
+			qs->curmod = id + 1;
+			ev = qs->ext_state[id + 1] == MODULE_STATE_INITIAL ?
+				MODULE_EVENT_NEW : MODULE_EVENT_PASS;
+			continue;
+		case MODULE_FINISHED:
+		case MODULE_ERROR:
+		up:
+			if(qs->ext_state[id] == MODULE_ERROR) {
+				mesh_answer_clear(qs->return_msg);
+				qs->return_msg = NULL;
+				qs->return_rcode = DNS_RCODE_SERVFAIL;
+			}
+			if(id == 0) {
+				mesh_state_done(s);
+				return;
+			}
+			qs->curmod = id - 1;
+			ev = MODULE_EVENT_MODDONE;
+			continue;
+		case MODULE_WAIT_REPLY:
+		case MODULE_WAIT_SUBQUERY:
+			return;
+		case MODULE_STATE_INITIAL:
+		default:
+			log_err("mesh: module %s left no state",
+				st->mod[id]->name);
+			qs->ext_state[id] = MODULE_ERROR;
+			qs->ede = DNS_EDE_OTHER;
+			goto up;
+		}
+	}
 }
 
 void
@@ -412,7 +560,7 @@ mesh_run(struct mesh *m)
 		s->run_next = NULL;
 		if(s->finished)
 			mesh_state_free(s);
-		else	iter_run(s);
+		else	mesh_run_state(s, s->run_event, NULL);
 	}
 	m->running = 0;
 }
@@ -420,31 +568,19 @@ mesh_run(struct mesh *m)
 void
 mesh_state_finish(struct mesh_state *s, struct mesh_answer *ans, int ede)
 {
-	struct mesh *m = s->mesh;
-	struct mesh_client *c;
-	struct mesh_ref *r;
 	if(s->finished)
 		return;
-	/* a new identical question from now on starts afresh */
-	mesh_unhash(m, s);
-	s->finished = 1;
-	resolver_store_answer(m->res, s, ans);
-	for(c = s->clients; c; c = c->next)
-		resolver_answer_client(m->res, s, c, ans, ede);
-	for(r = s->supers; r; r = r->next) {
-		r->s->num_subs--;
-		ref_remove(&r->s->subs, s);
-		iter_inform_super(r->s, s, ans);
+	if(ans != s->qs.return_msg) {
+		mesh_answer_clear(s->qs.return_msg);
+		s->qs.return_msg = ans;
 	}
-	s->supers = NULL;
-	/* freed by mesh_run, which may be on our call stack */
-	iter_qstate_cleanup(s);
-	if(s->on_run_list)
-		mesh_unrun(m, s);
-	mesh_schedule_free(s);
+	s->qs.return_rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
+	s->qs.ede = ede;
+	mesh_state_done(s);
 }
 
-void
+/** put a finished state on the run list to be freed */
+static void
 mesh_schedule_free(struct mesh_state *s)
 {
 	struct mesh *m = s->mesh;
@@ -456,6 +592,68 @@ mesh_schedule_free(struct mesh_state *s)
 	m->run_last = s;
 	if(!m->running)
 		mesh_run(m);
+}
+
+/** the outbound callback: the reply (or its absence) goes to the
+ * module that sent the query */
+static void
+mesh_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
+	size_t len, int rtt_ms)
+{
+	struct mesh_state *s = arg;
+	struct mesh *m = s->mesh;
+	struct module_reply rep;
+	enum module_ev ev;
+	rep.pkt = pkt;
+	rep.len = len;
+	rep.rtt_ms = rtt_ms;
+	if(status == OUTBOUND_REPLY && pkt)
+		ev = MODULE_EVENT_REPLY;
+	else if(status == OUTBOUND_TIMEOUT)
+		ev = MODULE_EVENT_NOREPLY;
+	else	ev = MODULE_EVENT_ERROR;
+	mesh_run_state(s, ev, ev == MODULE_EVENT_REPLY ? &rep : NULL);
+	mesh_run(m);
+}
+
+/** env->send_query */
+static struct outbound_query *
+mesh_env_send_query(struct module_qstate *qs, const struct netaddr *to,
+	const uint8_t *qname, size_t qname_len, uint16_t qtype,
+	uint16_t qclass, int flags, int timeout_ms)
+{
+	struct mesh_state *s = qs->mesh_info;
+	struct mesh *m = s->mesh;
+	if(m->env->ctr.num_outgoing)
+		(*m->env->ctr.num_outgoing)++;
+	return m->out->send(m->out->ctx, to, qname, qname_len, qtype, qclass,
+		flags, timeout_ms, mesh_reply_cb, s);
+}
+
+/** env->cancel_query */
+static void
+mesh_env_cancel_query(struct module_qstate *qs, struct outbound_query *q)
+{
+	struct mesh_state *s = qs->mesh_info;
+	s->mesh->out->cancel(s->mesh->out->ctx, q);
+}
+
+/** env->attach_sub */
+static struct module_qstate *
+mesh_env_attach_sub(struct module_qstate *super, const uint8_t *qname,
+	uint16_t qtype, uint16_t qclass, int flags)
+{
+	struct mesh_state *sub = mesh_attach_sub(super->mesh_info, qname,
+		qtype, qclass, flags);
+	return sub ? &sub->qs : NULL;
+}
+
+/** env->add_background */
+static int
+mesh_env_add_background(struct module_env *env, const uint8_t *qname,
+	uint16_t qtype, uint16_t qclass, int flags)
+{
+	return mesh_new_prefetch(env->mesh, qname, qtype, qclass, flags);
 }
 
 size_t

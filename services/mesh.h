@@ -23,8 +23,17 @@
  * answered SERVFAIL and counted. Every state has a total time budget; past
  * it the iterator gives up with SERVFAIL.
  *
+ * Modules: a state runs through the module stack (services/module.h); the
+ * mesh knows no module by name. It calls the current module's operate()
+ * and follows the result it leaves: pass down, wait for a reply or for
+ * sub-queries, or finished, which goes back up the chain. When the answer
+ * has passed the first module, the front end gets it through the
+ * callbacks it registered (struct mesh_frontend): it stores it in the
+ * caches and answers each client. Clients are opaque to the mesh: the
+ * front end hands in a record of its own, copied into the state's region.
+ *
  * Memory: each state has its own region, destroyed when the state ends.
- * ldns records the iterator keeps are freed by the iterator's cleanup.
+ * What a module keeps outside it is freed by the module's clear().
  */
 #ifndef SERVICES_MESH_H
 #define SERVICES_MESH_H
@@ -32,51 +41,44 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/time.h>
-#include "services/resolver.h"
+#include "services/module.h"
 
 struct region;
-struct iter_qstate;
+struct outbound;
 struct mesh;
 struct mesh_state;
-struct mesh_answer;
-
-/** state key flag: client asked with the DO bit */
-#define MESH_FLAG_DO	0x01
-/** state key flag: client asked with the CD bit */
-#define MESH_FLAG_CD	0x02
-/** state key flag: recursion desired (RD set by the client) */
-#define MESH_FLAG_RD	0x04
-/** state key flag: do not use forward zones (the address lookup of a
- * forward-host, which would otherwise go to the forwarder it names) */
-#define MESH_FLAG_NOFWD	0x08
 
 /** a client waiting on a mesh state */
 struct mesh_client {
 	/** next in the state's list */
 	struct mesh_client *next;
-	/** the caller's reply handle */
-	struct resolver_handle handle;
-	/** query ID */
-	uint16_t id;
-	/** query flags word (RD, CD are echoed) */
-	uint16_t qflags;
-	/** question name in the client's letter case */
-	uint8_t qname[256];
-	/** 1 when the client sent EDNS */
-	int edns;
-	/** client's UDP payload size (512 without EDNS) */
-	uint16_t udp_size;
-	/** 1 when the client set DO */
-	int do_bit;
-	/** transport */
-	enum resolver_transport tp;
-	/** when the client arrived */
-	struct timeval start;
+	/** the front end's record of the client (copied, in the state's
+	 * region) */
+	void *data;
 	/** serve-expired: the client's query packet (in the state's region)
 	 * to answer it from the expired cache entry later, or NULL */
 	uint8_t *qpkt;
 	/** its length */
 	size_t qlen;
+};
+
+/** what the mesh calls in the front end */
+struct mesh_frontend {
+	/**
+	 * A state has finished: store its answer and answer its clients.
+	 * @param arg: the argument given with these functions.
+	 * @param s: the state (question, flags, clients).
+	 * @param ans: the answer, or NULL for SERVFAIL.
+	 * @param ede: Extended DNS Error for SERVFAIL, or -1.
+	 */
+	void (*done)(void *arg, struct mesh_state *s, struct mesh_answer *ans,
+		int ede);
+	/** A client is dropped without an answer (jostled out, or the mesh
+	 * is deleted). */
+	void (*drop)(void *arg, struct mesh_client *c);
+	/** serve-expired-client-timeout passed: answer the client from an
+	 * expired cache entry (c->qpkt). @return 1 when answered */
+	int (*stale)(void *arg, struct mesh_client *c);
 };
 
 /** a state waiting on another (reverse dependency) */
@@ -97,6 +99,8 @@ struct mesh_state {
 	struct mesh_state *run_next;
 	/** 1 while on the run list */
 	int on_run_list;
+	/** the event to run the current module with from the run list */
+	enum module_ev run_event;
 	/** the question, lower-cased name */
 	uint8_t qname[256];
 	/** length of qname */
@@ -119,14 +123,12 @@ struct mesh_state {
 	struct mesh_ref *supers;
 	/** states this one waits on */
 	struct mesh_ref *subs;
-	/** number of sub-states this one waits on */
-	int num_subs;
 	/** 1 when a background refresh (no client) */
 	int prefetch;
 	/** when the state started */
 	struct timeval start;
-	/** iterator state */
-	struct iter_qstate *iq;
+	/** the state as the modules see it */
+	struct module_qstate qs;
 	/** serve-expired: the client timer, or NULL */
 	void *expire_timer;
 	/** 1 when finished (answer delivered, waiting to be freed) */
@@ -137,8 +139,17 @@ struct mesh_state {
 
 /** the mesh of one worker */
 struct mesh {
-	/** the front end (env: config, network, stats) */
-	struct resolver *res;
+	/** the modules (not owned) */
+	const struct module_stack *stack;
+	/** the environment handed to the modules (not owned; the mesh
+	 * fills in its functions and mesh pointer) */
+	struct module_env *env;
+	/** the network and timers (not owned) */
+	struct outbound *out;
+	/** the front end's callbacks */
+	struct mesh_frontend fe;
+	/** their argument */
+	void *fe_arg;
 	/** hash table of states */
 	struct mesh_state **table;
 	/** size of table (power of 2) */
@@ -157,21 +168,31 @@ struct mesh {
 	size_t max_states;
 	/** jostle timeout in ms */
 	int jostle_ms;
+	/** serve-expired-client-timeout in ms (0: off) */
+	int expire_client_ms;
 	/** 1 while mesh_run is running */
 	int running;
 };
 
 /**
- * Create a mesh for a resolver.
- * @param res: the front end.
+ * Create a mesh.
+ * @param stack: the modules every state runs through (not owned).
+ * @param env: the module environment (not owned); the mesh sets its
+ *	send_query, cancel_query, attach_sub, add_background and mesh.
+ * @param out: network and timers (not owned).
  * @param max_states: num-queries-per-thread.
  * @param jostle_ms: jostle-timeout.
+ * @param expire_client_ms: serve-expired-client-timeout (0: off).
+ * @param fe: the front end's callbacks (copied).
+ * @param fe_arg: their argument.
  * @return mesh or NULL.
  */
-struct mesh *mesh_create(struct resolver *res, size_t max_states,
-	int jostle_ms);
+struct mesh *mesh_create(const struct module_stack *stack,
+	struct module_env *env, struct outbound *out, size_t max_states,
+	int jostle_ms, int expire_client_ms, const struct mesh_frontend *fe,
+	void *fe_arg);
 
-/** Delete the mesh: clients get a NULL reply, upstream queries cancelled. */
+/** Delete the mesh: clients are dropped, upstream queries cancelled. */
 void mesh_delete(struct mesh *m);
 
 /**
@@ -181,12 +202,16 @@ void mesh_delete(struct mesh *m);
  * @param qtype: type.
  * @param qclass: class.
  * @param flags: MESH_FLAG_*.
- * @param client: the client (copied).
+ * @param data: the front end's record of the client (copied).
+ * @param datalen: its size.
+ * @param qpkt: serve-expired: the client's query (copied), or NULL.
+ * @param qlen: its length.
  * @return 0 when added, -1 when the mesh is full (the caller answers
  *	SERVFAIL or drops).
  */
 int mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
-	uint16_t qclass, int flags, const struct mesh_client *client);
+	uint16_t qclass, int flags, const void *data, size_t datalen,
+	const uint8_t *qpkt, size_t qlen);
 
 /**
  * Start a background refresh with no client, unless one is in flight.
@@ -196,67 +221,20 @@ int mesh_new_prefetch(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags);
 
 /**
- * Find or start a sub-query that state super waits on. Refuses (returns
- * NULL) when that would make a dependency cycle.
- * @return the sub-state, or NULL.
- */
-struct mesh_state *mesh_attach_sub(struct mesh_state *super,
-	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
-
-/**
- * Put a state on the run list (it has something new to look at).
- */
-void mesh_schedule(struct mesh_state *s);
-
-/**
  * Run states on the run list until it is empty. Entry points call this.
  */
 void mesh_run(struct mesh *m);
 
 /**
- * A state is finished: answer every client with the answer (or SERVFAIL
- * when ans is NULL), inform the states waiting on it, and free it once
- * mesh_run gets to it.
+ * Finish a state at once (control: flush_requestlist): answer every
+ * client with the answer (or SERVFAIL when ans is NULL), inform the states
+ * waiting on it, and free it once mesh_run gets to it.
  * @param s: the state.
  * @param ans: the answer, or NULL for SERVFAIL (with ede).
  * @param ede: Extended DNS Error code for SERVFAIL, or -1.
  */
 void mesh_state_finish(struct mesh_state *s, struct mesh_answer *ans,
 	int ede);
-
-/** Put a finished state on the run list to be freed (internal). */
-void mesh_schedule_free(struct mesh_state *s);
-
-/*
- * Provided by services/resolver.c, called by the mesh when a state ends.
- */
-
-/**
- * Store a finished state's answer in the caches (not for SERVFAIL).
- * @param r: the resolver.
- * @param s: the state (question, flags).
- * @param ans: the answer or NULL.
- */
-void resolver_store_answer(struct resolver *r, struct mesh_state *s,
-	struct mesh_answer *ans);
-
-/**
- * Encode the answer for one client and call the reply callback.
- * @param r: the resolver.
- * @param s: the state.
- * @param c: the client.
- * @param ans: the answer, or NULL for SERVFAIL.
- * @param ede: Extended DNS Error for SERVFAIL, or -1.
- */
-void resolver_answer_client(struct resolver *r, struct mesh_state *s,
-	struct mesh_client *c, struct mesh_answer *ans, int ede);
-
-/**
- * serve-expired: answer a client from an expired cache entry (its query
- * packet is in c->qpkt) and call the reply callback.
- * @return 1 when answered, 0 when there is no usable entry.
- */
-int resolver_answer_stale(struct resolver *r, struct mesh_client *c);
 
 /** @return the number of states in the mesh */
 size_t mesh_num_states(struct mesh *m);

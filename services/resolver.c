@@ -18,8 +18,7 @@
 #include "services/outbound.h"
 #include "services/localzone.h"
 #include "services/acl.h"
-#include "iterator/iterator.h"
-#include "iterator/iter_env.h"
+#include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"
@@ -31,38 +30,76 @@
 /** the UDP size we advertise to clients in our OPT record */
 #define RESOLVER_EDNS_SIZE 1232
 
+/** what the front end keeps of a client waiting in the mesh (the mesh
+ * copies it into the state's region and hands it back) */
+struct resolver_client {
+	/** the caller's reply handle */
+	struct resolver_handle handle;
+	/** query ID */
+	uint16_t id;
+	/** query flags word (RD, CD are echoed) */
+	uint16_t qflags;
+	/** question name in the client's letter case */
+	uint8_t qname[256];
+	/** 1 when the client sent EDNS */
+	int edns;
+	/** client's UDP payload size (512 without EDNS) */
+	uint16_t udp_size;
+	/** 1 when the client set DO */
+	int do_bit;
+	/** transport */
+	enum resolver_transport tp;
+	/** when the client arrived */
+	struct timeval start;
+};
+
+static void resolver_mesh_done(void *arg, struct mesh_state *s,
+	struct mesh_answer *ans, int ede);
+static void resolver_mesh_drop(void *arg, struct mesh_client *c);
+static int resolver_answer_stale(void *arg, struct mesh_client *c);
+
 struct resolver *
-resolver_create(struct config_file *cfg, struct iter_env *ienv,
+resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	struct outbound *out, struct petrel_random *rnd,
 	resolver_reply_cb_type cb, void *cb_arg)
 {
 	struct resolver *r = calloc(1, sizeof(*r));
+	struct mesh_frontend fe;
 	size_t maxq = 1024;
-	int jostle = 200;
+	int jostle = 200, i;
 	if(!r)
 		return NULL;
 	r->cfg = cfg;
-	r->ienv = ienv;
+	r->stack = stack;
 	r->out = out;
 	r->rnd = rnd;
 	r->reply_cb = cb;
 	r->reply_arg = cb_arg;
 	r->max_udp = RESOLVER_EDNS_SIZE;
+	r->expire_client_ms = 0;
 	if(cfg) {
 		if(cfg->num_queries_per_thread > 0)
 			maxq = (size_t)cfg->num_queries_per_thread;
 		jostle = cfg->jostle_timeout;
 		if(cfg->max_udp_size >= 512)
 			r->max_udp = (uint16_t)cfg->max_udp_size;
-	} else if(ienv) {
-		if(ienv->num_queries > 0)
-			maxq = (size_t)ienv->num_queries;
-		jostle = ienv->jostle_ms;
+		r->expire_client_ms = cfg->serve_expired_client_timeout;
 	}
+	r->menv.cfg = cfg;
+	r->menv.rnd = rnd;
+	r->menv.now = out->now;
+	r->menv.ctr.num_outgoing = &r->stats.num_outgoing;
+	r->menv.ctr.num_prefetch = &r->stats.num_prefetch;
+	for(i = 0; i < stack->num; i++)
+		r->menv.modinfo[i] = stack->modinfo[i];
+	fe.done = resolver_mesh_done;
+	fe.drop = resolver_mesh_drop;
+	fe.stale = resolver_answer_stale;
 	r->buf = malloc(DNS_MAX_MSG);
 	r->scratch = malloc(DNS_MAX_MSG);
 	r->qcopy = malloc(DNS_MAX_MSG);
-	r->mesh = mesh_create(r, maxq, jostle);
+	r->mesh = mesh_create(stack, &r->menv, out, maxq, jostle,
+		r->expire_client_ms, &fe, r);
 	if(!r->mesh || !r->buf || !r->scratch || !r->qcopy) {
 		resolver_delete(r);
 		return NULL;
@@ -78,6 +115,9 @@ resolver_set_env(struct resolver *r, struct mcache *msg,
 	r->mcache = msg;
 	r->rrset = rrset;
 	r->infra = infra;
+	r->menv.mcache = msg;
+	r->menv.rrset = rrset;
+	r->menv.infra = infra;
 	r->lz = lz;
 	r->acl = acl;
 }
@@ -114,9 +154,14 @@ resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
 	return RESOLVER_ANSWERED;
 }
 
-int
-resolver_answer_stale(struct resolver *r, struct mesh_client *c)
+/** serve-expired: answer a client from an expired cache entry (its query
+ * packet is in c->qpkt) and call the reply callback (the mesh's stale
+ * callback). @return 1 when answered, 0 when there is no usable entry. */
+static int
+resolver_answer_stale(void *arg, struct mesh_client *c)
 {
+	struct resolver *r = arg;
+	struct resolver_client *rc = c->data;
 	struct fast_query fq;
 	size_t len = 0;
 	int refresh = 0;
@@ -124,13 +169,23 @@ resolver_answer_stale(struct resolver *r, struct mesh_client *c)
 		return 0;
 	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
 		return 0;
-	if(mcache_answer(r->mcache, &fq, c->qpkt, c->tp == RESOLVER_TCP,
+	if(mcache_answer(r->mcache, &fq, c->qpkt, rc->tp == RESOLVER_TCP,
 		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, &len, &refresh) !=
 		MCACHE_HIT_EXPIRED)
 		return 0;
 	r->stats.num_expired++;
-	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
+	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
+}
+
+/** the mesh drops a client without an answer */
+static void
+resolver_mesh_drop(void *arg, struct mesh_client *c)
+{
+	struct resolver *r = arg;
+	struct resolver_client *rc = c->data;
+	r->stats.num_dropped++;
+	r->reply_cb(r->reply_arg, &rc->handle, NULL, 0);
 }
 
 /** extended statistics of a well-formed query: array increments on this
@@ -160,7 +215,7 @@ resolver_count_query(struct resolver *r, const struct fast_query *fq,
 /** recursion time of a client answered after recursion, in the
  * histogram (bucket i >= 1 holds [2^(i-1), 2^i) microseconds) */
 static void
-resolver_count_rec_time(struct resolver *r, const struct mesh_client *c)
+resolver_count_rec_time(struct resolver *r, const struct resolver_client *c)
 {
 	const struct timeval *now = r->out->now;
 	long long us = (long long)(now->tv_sec - c->start.tv_sec) * 1000000LL +
@@ -227,7 +282,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct local_front_info info;
-	struct mesh_client c;
+	struct resolver_client c;
 	int flags = 0, stale = 0;
 
 	if(err == DNS_ERR_NOT_QUERY) {
@@ -278,8 +333,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
 			r->out->now->tv_sec, out, outmax, outlen, &refresh);
-		if(mr == MCACHE_HIT_EXPIRED && r->ienv &&
-			r->ienv->serve_expired_client_timeout > 0) {
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
 			/* serve-expired-client-timeout: try for a fresh
 			 * answer first; the expired one (written to out,
 			 * now discarded) is given if that is slow or fails */
@@ -323,12 +377,9 @@ mesh:
 	c.do_bit = q->edns.present && q->edns.do_bit;
 	c.tp = tp;
 	c.start = *r->out->now;
-	if(stale) {
-		c.qpkt = (uint8_t *)pkt;
-		c.qlen = len;
-	}
 	if(mesh_new_client(r->mesh, q->qinfo.qname, q->qinfo.qtype,
-		q->qinfo.qclass, flags, &c) < 0) {
+		q->qinfo.qclass, flags, &c, sizeof(c), stale ? pkt : NULL,
+		stale ? len : 0) < 0) {
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
 		return resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
@@ -368,9 +419,27 @@ resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
 
 static int encode_section(struct dns_builder *b, int section,
 	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen,
-	const struct iter_env *clamp, int negative);
+	const struct mcache_params *clamp, int negative);
 
-void
+/** the security status of an answer as the message cache keeps it */
+static int
+resolver_cache_sec(enum module_sec_status sec)
+{
+	switch(sec) {
+	case MODULE_SEC_SECURE:
+		return MCACHE_SEC_SECURE;
+	case MODULE_SEC_INSECURE:
+		return MCACHE_SEC_INSECURE;
+	case MODULE_SEC_BOGUS:
+		return MCACHE_SEC_BOGUS;
+	case MODULE_SEC_UNCHECKED:
+	default:
+		return MCACHE_SEC_UNCHECKED;
+	}
+}
+
+/** Store a finished state's answer in the message cache (not SERVFAIL). */
+static void
 resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	struct mesh_answer *ans)
 {
@@ -398,7 +467,7 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	len = dns_build_finish(&b);
 	(void)mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
 		(s->flags & MESH_FLAG_CD) != 0, r->buf, len,
-		r->out->now->tv_sec, MCACHE_SEC_UNCHECKED, -1);
+		r->out->now->tv_sec, resolver_cache_sec(ans->sec), -1);
 }
 
 /** rdata of an ldns rr in uncompressed wire format; @return len or -1 */
@@ -431,7 +500,7 @@ rr_rdata_wire(const ldns_rr *rr, uint8_t *buf, size_t max)
 static int
 encode_section(struct dns_builder *b, int section,
 	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen,
-	const struct iter_env *clamp, int negative)
+	const struct mcache_params *clamp, int negative)
 {
 	size_t i = 0, n = ldns_rr_list_rr_count(l);
 	while(i < n) {
@@ -470,8 +539,9 @@ encode_section(struct dns_builder *b, int section,
 				ttl = clamp->min_ttl;
 			if(negative && section == DNS_SEC_AUTHORITY &&
 				ldns_rr_get_type(first) == LDNS_RR_TYPE_SOA &&
-				clamp->max_neg_ttl && ttl > clamp->max_neg_ttl)
-				ttl = clamp->max_neg_ttl;
+				clamp->max_negative_ttl &&
+				ttl > clamp->max_negative_ttl)
+				ttl = clamp->max_negative_ttl;
 		}
 		err = dns_build_rrset(b, section,
 			ldns_rdf_data(ldns_rr_owner(first)),
@@ -485,10 +555,15 @@ encode_section(struct dns_builder *b, int section,
 	return 0;
 }
 
-void
+/** Encode the answer (or SERVFAIL) for one client and call the reply
+ * callback. */
+static void
 resolver_answer_client(struct resolver *r, struct mesh_state *s,
-	struct mesh_client *c, struct mesh_answer *ans, int ede)
+	struct mesh_client *mc, struct mesh_answer *ans, int ede)
 {
+	struct resolver_client *c = mc->data;
+	const struct mcache_params *clamp = r->mcache ?
+		mcache_get_params(r->mcache) : NULL;
 	struct dns_builder b;
 	struct edns_opt_out opt;
 	uint8_t edebuf[64];
@@ -498,8 +573,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
 	uint16_t flags;
 
-	if(rcode == DNS_RCODE_SERVFAIL && c->qpkt &&
-		resolver_answer_stale(r, c))
+	if(rcode == DNS_RCODE_SERVFAIL && mc->qpkt &&
+		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
 
 	if(!ans) {
@@ -532,11 +607,11 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
 			ldns_rr_list_rr_count(ans->an) == 0;
 		if(encode_section(&b, DNS_SEC_ANSWER, ans->an, scratch,
-			scratchlen, r->ienv, neg) == 0 &&
+			scratchlen, clamp, neg) == 0 &&
 		   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, scratch,
-			scratchlen, r->ienv, neg) == 0)
+			scratchlen, clamp, neg) == 0)
 			(void)encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar,
-				scratch, scratchlen, r->ienv, neg);
+				scratch, scratchlen, clamp, neg);
 	}
 	if(c->edns) {
 		dns_build_reserve(&b, 0);
@@ -552,4 +627,16 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 drop:
 	r->stats.num_dropped++;
 	r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
+}
+
+/** the mesh's done callback: store the answer, answer every client */
+static void
+resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
+	int ede)
+{
+	struct resolver *r = arg;
+	struct mesh_client *c;
+	resolver_store_answer(r, s, ans);
+	for(c = s->clients; c; c = c->next)
+		resolver_answer_client(r, s, c, ans, ede);
 }

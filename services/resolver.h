@@ -24,6 +24,12 @@
  *      (their ID, RD, question letter case, EDNS/DO, UDP size and TC) and
  *      calls the reply callback given at creation with the blob.
  *
+ * The mesh runs each resolution through the module stack (module-config,
+ * services/modstack.h) and gives the finished answer back through the
+ * callbacks the resolver registers with it (struct mesh_frontend); the
+ * modules reach the caches, the network, random, the clock and the
+ * counters through the resolver's module environment (menv).
+ *
  * Ownership: the resolver never frees what it points to except its own
  * mesh. The reply callback's packet is only valid during the call.
  */
@@ -34,10 +40,10 @@
 #include <stddef.h>
 #include "util/netaddr.h"
 #include "dns/query.h"
+#include "services/module.h"
 
 struct outbound;
 struct mesh;
-struct iter_env;
 struct petrel_random;
 struct config_file;
 struct acl_list;
@@ -155,9 +161,13 @@ struct resolver_stats {
 struct resolver {
 	/** config (shared, read-only) */
 	struct config_file *cfg;
-	/** iterator environment: root hints, forward and stub zones, limits
-	 * (built from cfg by iter_env_create; shared, read-only) */
-	struct iter_env *ienv;
+	/** the modules (module-config; shared, read-only) */
+	const struct module_stack *stack;
+	/** what the modules reach (caches, network, random, clock,
+	 * counters, their settings) */
+	struct module_env menv;
+	/** serve-expired-client-timeout, ms (0: answer stale at once) */
+	int expire_client_ms;
 	/** the mesh of in-flight queries (owned) */
 	struct mesh *mesh;
 	/** the network (and clock) */
@@ -195,7 +205,7 @@ struct resolver {
 /**
  * Create the front end for one worker.
  * @param cfg: config (may be NULL for defaults in tests); not owned.
- * @param ienv: iterator environment (iter_env_create); not owned.
+ * @param stack: the modules (modstack_setup); not owned.
  * @param out: the network and clock; not owned.
  * @param rnd: random generator; not owned.
  * @param cb: reply callback for pending queries.
@@ -203,7 +213,7 @@ struct resolver {
  * @return the resolver or NULL on failure.
  */
 struct resolver *resolver_create(struct config_file *cfg,
-	struct iter_env *ienv, struct outbound *out,
+	const struct module_stack *stack, struct outbound *out,
 	struct petrel_random *rnd, resolver_reply_cb_type cb, void *cb_arg);
 
 /**

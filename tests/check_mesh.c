@@ -15,6 +15,9 @@
 #include "services/mesh.h"
 #include "services/outbound.h"
 #include "iterator/iter_env.h"
+#include "services/modstack.h"
+#include "util/config_file.h"
+#include "util/config_options.h"
 #include "util/random.h"
 #include "util/netaddr.h"
 #include "dns/query.h"
@@ -108,6 +111,8 @@ t_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 
 static struct outbound out;
 static struct iter_env *env;
+static struct module_stack stack;
+static struct config_file *cfg;
 static struct petrel_random *rnd;
 static struct resolver *res;
 
@@ -130,10 +135,20 @@ setup(void)
 	ck_assert_ptr_nonnull(env);
 	z = iter_env_add_zone(env, ".", 1);
 	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
-	env->num_queries = 2;
-	env->jostle_ms = 200;
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	cfg->num_queries_per_thread = 2;
+	cfg->jostle_timeout = 200;
+	{
+		char err[256];
+		ck_assert_int_eq(modstack_setup(&stack, "iterator", NULL,
+			NULL, err, sizeof(err)), 0);
+		/* the iterator's settings: this test's forward zone */
+		iter_env_delete(stack.modinfo[0]);
+		stack.modinfo[0] = env;
+	}
 	rnd = random_create_seeded(1);
-	res = resolver_create(NULL, env, &out, rnd, t_reply, NULL);
+	res = resolver_create(cfg, &stack, &out, rnd, t_reply, NULL);
 	ck_assert_ptr_nonnull(res);
 }
 
@@ -141,7 +156,8 @@ static void
 teardown(void)
 {
 	resolver_delete(res);
-	iter_env_delete(env);
+	modstack_desetup(&stack);
+	config_delete(cfg);
 	random_delete(rnd);
 }
 
@@ -396,6 +412,97 @@ START_TEST(test_random_packets)
 }
 END_TEST
 
+/** a module that passes everything down (to test the stack's order
+ * rules with a module outside the table) */
+static void
+pass_operate(struct module_qstate *qs, enum module_ev ev, int id,
+	struct module_reply *rep)
+{
+	(void)rep;
+	qs->ext_state[id] = ev == MODULE_EVENT_MODDONE ? MODULE_FINISHED :
+		MODULE_WAIT_MODULE;
+}
+
+/** the extra module */
+static const struct module_func_block pass_block = {
+	"passer", NULL, NULL, pass_operate, NULL, NULL, NULL
+};
+
+/** the config parser's list of module names and the module table agree
+ * (names and order), and the stack refuses unknown and misplaced
+ * modules, naming the modules this build has */
+START_TEST(test_module_table)
+{
+	char have[256], want[256], err[256];
+	struct module_stack st;
+	size_t i, n = 0;
+	want[0] = 0;
+	for(i = 0; config_module_names[i]; i++) {
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s",
+			i ? ", " : "", config_module_names[i]);
+		ck_assert_ptr_nonnull(module_find(config_module_names[i]));
+	}
+	ck_assert_str_eq(module_list_str(have, sizeof(have)), want);
+	ck_assert_ptr_null(module_find("passer"));
+
+	ck_assert_int_eq(modstack_setup(&st, "iterator", NULL, NULL, err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(st.num, 1);
+	ck_assert_int_eq(modstack_find(&st, "iterator"), 0);
+	ck_assert_ptr_nonnull(st.modinfo[0]);
+	modstack_desetup(&st);
+	ck_assert_int_eq(st.num, 0);
+
+	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
+		err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "
+		"(this petrel has iterator)");
+	ck_assert_int_eq(modstack_setup(&st, "iterator iterator", NULL, NULL,
+		err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "module-config: module 'iterator' is "
+		"misplaced (the order is iterator)");
+	/* the extra module only where it is named, and never last */
+	ck_assert_int_eq(modstack_setup(&st, "passer iterator", NULL, NULL,
+		err, sizeof(err)), -1);
+	ck_assert_int_eq(modstack_setup(&st, "iterator passer", &pass_block,
+		NULL, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "module-config: the last module must be the "
+		"iterator (this petrel has iterator)");
+	ck_assert_int_eq(modstack_setup(&st, "passer iterator", &pass_block,
+		NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(st.num, 2);
+	ck_assert_int_eq(modstack_find(&st, "passer"), 0);
+	modstack_desetup(&st);
+}
+END_TEST
+
+/** a module in front of the iterator changes nothing a client sees:
+ * the answer passes up through it */
+START_TEST(test_module_in_front)
+{
+	char err[256];
+	struct iter_zone *z;
+	resolver_delete(res);
+	modstack_desetup(&stack);
+	ck_assert_int_eq(modstack_setup(&stack, "passer iterator",
+		&pass_block, NULL, err, sizeof(err)), 0);
+	env = iter_env_create_default();
+	ck_assert_ptr_nonnull(env);
+	z = iter_env_add_zone(env, ".", 1);
+	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
+	iter_env_delete(stack.modinfo[1]);
+	stack.modinfo[1] = env;
+	res = resolver_create(cfg, &stack, &out, rnd, t_reply, NULL);
+	ck_assert_ptr_nonnull(res);
+	ck_assert_int_eq(client("www.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(num_sent, 1);
+	answer(0, "www.example.com.");
+	ck_assert_int_eq(num_replies, 1);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 0);
+	ck_assert_uint_eq(res->stats.num_outgoing, 1);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 mesh_suite(void)
@@ -410,6 +517,8 @@ mesh_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
+	tcase_add_test(tc, test_module_table);
+	tcase_add_test(tc, test_module_in_front);
 	suite_add_tcase(s, tc);
 	return s;
 }

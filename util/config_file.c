@@ -574,6 +574,9 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 		return 0;
 	case OPT_STR:
 	case OPT_PATH:
+		if((o->flags & OPT_F_MODULES) &&
+			config_check_modules(v[0], wbuf, sizeof(wbuf)) != 0)
+			return perr(p, "%s: %s", o->name, wbuf);
 		return set_str(p, o, v[0]);
 	case OPT_ADDR: {
 		struct netaddr a;

@@ -235,6 +235,9 @@ struct config_file {
 	int serve_expired_client_timeout;
 	/** root-hints: file with the root servers; "" = built-in */
 	char *root_hints;
+	/** module-config: the modules a query runs through, in order
+	 * (names of config_module_names, checked when read) */
+	char *module_config;
 	/** qname-minimisation: send minimal names upstream (RFC 9156) */
 	int qname_minimisation;
 	/** use-caps-for-id: 0x20 random letter case in upstream queries */

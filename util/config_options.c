@@ -7,6 +7,7 @@
 #include "config.h"
 #include "util/config_options.h"
 #include "util/config_file.h"
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -56,6 +57,74 @@ static const char *const thread_model_words[] = {
 /** event-backend: words, in enum config_event_backend order */
 static const char *const event_backend_words[] = {
 	"select", "libevent", NULL };
+
+const char *const config_module_names[] = {
+	"iterator",
+	NULL };
+
+/** @return index of a module name in config_module_names, or -1 */
+static int
+module_name_index(const char *w, size_t n)
+{
+	int i;
+	for(i = 0; config_module_names[i]; i++)
+		if(strlen(config_module_names[i]) == n &&
+			strncmp(config_module_names[i], w, n) == 0)
+			return i;
+	return -1;
+}
+
+int
+config_check_modules(const char *v, char *err, size_t errlen)
+{
+	char have[256];
+	const char *p = v;
+	size_t n = 0, i;
+	int last = -1, idx = -1;
+	have[0] = 0;
+	for(i = 0; config_module_names[i]; i++) {
+		int r = snprintf(have + n, sizeof(have) - n, "%s%s",
+			i ? " " : "", config_module_names[i]);
+		if(r < 0 || (size_t)r >= sizeof(have) - n)
+			break;
+		n += (size_t)r;
+	}
+	for(;;) {
+		size_t len = 0;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			break;
+		while(p[len] && p[len] != ' ' && p[len] != '\t')
+			len++;
+		idx = module_name_index(p, len);
+		if(idx < 0) {
+			snprintf(err, errlen, "unknown module '%.*s' (this "
+				"petrel has: %s)", (int)(len > 64 ? 64 : len), p,
+				have);
+			return -1;
+		}
+		if(idx <= last) {
+			snprintf(err, errlen, "module '%.*s' is misplaced (the "
+				"order is: %s)", (int)len, p, have);
+			return -1;
+		}
+		last = idx;
+		p += len;
+	}
+	if(last < 0) {
+		snprintf(err, errlen, "expected a list of modules (this "
+			"petrel has: %s)", have);
+		return -1;
+	}
+	if(config_module_names[last + 1] != NULL) {
+		snprintf(err, errlen, "the last module must be %s (the "
+			"order is: %s)", config_module_names[
+			sizeof(config_module_names) / sizeof(char *) - 2], have);
+		return -1;
+	}
+	return 0;
+}
 
 /** the build's best thread model */
 #if defined(HAVE_SOLARIS_THREADS)
@@ -159,6 +228,9 @@ INTOPT("serve-expired-reply-ttl", CLAUSE_SERVER, serve_expired_reply_ttl,
 INTOPT("serve-expired-client-timeout", CLAUSE_SERVER,
   serve_expired_client_timeout, "0", 0, HOUR_MS, SH | IM, "<msec>",
   "wait this long for a fresh answer before serving an expired one; 0 serves it at once"),
+{ "module-config", CLAUSE_SERVER, OPT_STR, "iterator", "\"iterator\"", NULL, 0, 0,
+  NULL, OFF(module_config), SH | IM | OPT_F_MODULES, "\"<module> ...\"",
+  "the modules a query runs through, in order (this build has: iterator)" },
 STROPT("root-hints", CLAUSE_SERVER, OPT_PATH, root_hints, "", SH | IM,
   "<file>", "a root hints file; empty uses the built-in root servers"),
 BOOLOPT("qname-minimisation", CLAUSE_SERVER, qname_minimisation, "yes",
@@ -301,7 +373,6 @@ STROPT("control-cert-file", CLAUSE_REMOTE, OPT_PATH, control_cert_file,
   "the certificate of petrel-control"),
 
 /* ---- Unbound options petrel accepts and ignores ---- */
-IGN("module-config", CLAUSE_SERVER),
 IGN("auto-trust-anchor-file", CLAUSE_SERVER),
 IGN("trust-anchor-file", CLAUSE_SERVER),
 IGN("trust-anchor", CLAUSE_SERVER),

@@ -99,6 +99,8 @@ enum config_type {
 #define OPT_F_BUILD_DEFAULT 0x04
 /** example.conf sets the option (to ex) so that it runs as it is */
 #define OPT_F_EXAMPLE_SET 0x08
+/** the value is a module list, checked by config_check_modules() */
+#define OPT_F_MODULES 0x10
 
 /** one row of the table */
 struct config_option {
@@ -133,6 +135,21 @@ struct config_option {
 	/** one line on what the option does */
 	const char *desc;
 };
+
+/** the modules this build has, in the order module-config must list
+ * them (services/modstack.c holds their functions; the two lists are
+ * checked to agree by tests/check_mesh.c) */
+extern const char *const config_module_names[];
+
+/**
+ * Check a module-config value: every name one of config_module_names, in
+ * their order, none twice, the iterator last.
+ * @param value: the names, separated by spaces.
+ * @param err: what was expected (the parser adds file:line and the option
+ *	name); errlen its size.
+ * @return 0 or -1.
+ */
+int config_check_modules(const char *value, char *err, size_t errlen);
 
 /** the table, in document order (clause by clause) */
 extern const struct config_option config_option_table[];

@@ -112,6 +112,12 @@ struct mcache {
 	struct mcache_params p;
 };
 
+const struct mcache_params *
+mcache_get_params(const struct mcache *c)
+{
+	return &c->p;
+}
+
 void
 mcache_params_default(struct mcache_params *p)
 {

@@ -150,6 +150,9 @@ void mcache_delete(struct mcache *c);
  */
 void mcache_set_params(struct mcache *c, const struct mcache_params *p);
 
+/** @return the cache's settings (its TTL clamps), valid while it lives */
+const struct mcache_params *mcache_get_params(const struct mcache *c);
+
 /**
  * Store an answer.
  * @param c: cache.

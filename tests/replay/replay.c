@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include "tests/replay/replay.h"
+#include "tests/replay/recorder.h"
 
 /** reader state */
 struct rpl_reader {
@@ -36,6 +37,8 @@ struct rpl_reader {
 	/** config clause seen last: 0 none (Deckard keys), 1 server: or
 	 * remote-control:, 2 stub-zone: or forward-zone: */
 	int clause;
+	/** module-config value naming the test module, or "" */
+	char modconf[256];
 };
 
 /** set an error */
@@ -386,6 +389,31 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			/* petrel has no validator: DNSSEC answers are
 			 * checked by the scenario's expectations (no AD) */
 			return 0;
+		} else if(strcmp(key, "module-config") == 0 &&
+			strstr(val, RECORDER_NAME)) {
+			/* the runner's test module: the runner builds the
+			 * stack from the whole list, the config parser gets
+			 * it without that name (which only the runner has) */
+			char *t, *o = buf;
+			size_t vl = strlen(val);
+			if(vl >= 2 && val[0] == '"' && val[vl-1] == '"') {
+				val++;
+				vl -= 2;
+			}
+			snprintf(r->modconf, sizeof(r->modconf), "%.*s",
+				(int)vl, val);
+			o += snprintf(buf, sizeof(buf), "\tmodule-config: \"");
+			for(t = strtok(r->modconf, " \t"); t;
+				t = strtok(NULL, " \t")) {
+				if(strcmp(t, RECORDER_NAME) != 0)
+					o += snprintf(o, sizeof(buf) -
+						(size_t)(o - buf), "%s%s",
+						o[-1] == '"' ? "" : " ", t);
+			}
+			snprintf(o, sizeof(buf) - (size_t)(o - buf), "\"\n");
+			/* strtok cut it up: copy it again */
+			snprintf(r->modconf, sizeof(r->modconf), "%.*s",
+				(int)vl, val);
 		} else if(strcmp(key, "feature-list") == 0 ||
 			strcmp(key, "feature-pass") == 0 ||
 			strcmp(key, "force-ipv6") == 0) {
@@ -459,6 +487,8 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 		st->type = RPL_STEP_TIME_PASSES;
 	else if(strcmp(w, "CHECK_NO_ANSWER") == 0)
 		st->type = RPL_STEP_CHECK_NO_ANSWER;
+	else if(strcmp(w, "CHECK_EVENTS") == 0)
+		st->type = RPL_STEP_CHECK_EVENTS;
 	else {
 		rd_err(r, "STEP type %s is not supported by the runner", w);
 		goto fail;
@@ -507,10 +537,58 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 			goto fail;
 		}
 	}
+	if(st->type == RPL_STEP_CHECK_EVENTS) {
+		/* event lines up to EVENTS_END, kept with single spaces */
+		char line[4096];
+		size_t len = 0;
+		int ended = 0;
+		st->events = calloc(1, 1);
+		if(!st->events) {
+			rd_err(r, "out of memory");
+			goto fail;
+		}
+		while(rd_line(r, line, sizeof(line))) {
+			char *q = skip_ws(line), *w2, *sv = NULL, *ne;
+			if(!*q || *q == ';')
+				continue;
+			if(kw(q, "EVENTS_END", NULL)) {
+				ended = 1;
+				break;
+			}
+			for(w2 = strtok_r(q, " \t", &sv); w2;
+				w2 = strtok_r(NULL, " \t", &sv)) {
+				size_t n = strlen(w2);
+				ne = realloc(st->events, len + n + 2);
+				if(!ne) {
+					rd_err(r, "out of memory");
+					goto fail;
+				}
+				st->events = ne;
+				if(len > 0 && st->events[len - 1] != '\n')
+					st->events[len++] = ' ';
+				memcpy(st->events + len, w2, n);
+				len += n;
+				st->events[len] = 0;
+			}
+			ne = realloc(st->events, len + 2);
+			if(!ne) {
+				rd_err(r, "out of memory");
+				goto fail;
+			}
+			st->events = ne;
+			st->events[len++] = '\n';
+			st->events[len] = 0;
+		}
+		if(!ended) {
+			rd_err(r, "CHECK_EVENTS without EVENTS_END");
+			goto fail;
+		}
+	}
 	**tail = st;
 	*tail = &st->next;
 	return 0;
 fail:
+	free(st->events);
 	free(st);
 	return -1;
 }
@@ -643,6 +721,10 @@ rpl_read(const char *file, char *err, size_t errlen)
 		memcpy(s->config + s->config_len, buf, strlen(buf) + 1);
 		s->config_len += strlen(buf);
 	}
+	if(r.modconf[0] && !(s->module_config = strdup(r.modconf))) {
+		rd_err(&r, "out of memory");
+		goto fail;
+	}
 	fclose(r.in);
 	ldns_rdf_deep_free(r.origin);
 	ldns_rdf_deep_free(r.prev);
@@ -675,8 +757,10 @@ rpl_free(struct rpl_scenario *s)
 		struct rpl_step *st = s->steps;
 		s->steps = st->next;
 		entry_free(st->entry);
+		free(st->events);
 		free(st);
 	}
+	free(s->module_config);
 	free(s->file);
 	free(s->title);
 	free(s->config);

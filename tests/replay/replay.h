@@ -96,7 +96,8 @@ enum rpl_step_type {
 	RPL_STEP_REPLY,
 	RPL_STEP_TIMEOUT,
 	RPL_STEP_TIME_PASSES,
-	RPL_STEP_CHECK_NO_ANSWER
+	RPL_STEP_CHECK_NO_ANSWER,
+	RPL_STEP_CHECK_EVENTS
 };
 
 /** one STEP */
@@ -115,6 +116,9 @@ struct rpl_step {
 	struct netaddr addr;
 	/** 1 when addr was given */
 	int has_addr;
+	/** CHECK_EVENTS: the events the test module must have recorded
+	 * since the last check, one per line */
+	char *events;
 	/** line */
 	int lineno;
 };
@@ -135,6 +139,9 @@ struct rpl_scenario {
 	struct rpl_step *steps;
 	/** 1 when a step answers or checks outgoing queries by hand */
 	int manual_out;
+	/** the module-config value when it names the runner's test module
+	 * (the config gets it without that name), or NULL */
+	char *module_config;
 };
 
 /**

@@ -36,6 +36,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "tests/replay/replay.h"
+#include "tests/replay/recorder.h"
 #include "services/resolver.h"
 #include "services/outbound.h"
 #include "services/mesh.h"
@@ -44,7 +45,7 @@
 #include "services/cache/infra.h"
 #include "services/localzone.h"
 #include "services/acl.h"
-#include "iterator/iter_env.h"
+#include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/random.h"
 #include "dns/query.h"
@@ -121,7 +122,7 @@ struct runner {
 	/** config */
 	struct config_file *cfg;
 	/** iterator env */
-	struct iter_env *ienv;
+	struct module_stack mods;
 	/** message cache */
 	struct mcache *mc;
 	/** RRset cache */
@@ -583,6 +584,15 @@ run_step(struct runner *r, struct rpl_step *st)
 	case RPL_STEP_TIME_PASSES:
 		r->now.tv_sec += st->elapse;
 		break;
+	case RPL_STEP_CHECK_EVENTS:
+		if(!r->s->module_config)
+			fail(r, "CHECK_EVENTS without the %s module in "
+				"module-config", RECORDER_NAME);
+		else if(strcmp(recorder_log(), st->events) != 0)
+			fail(r, "module events differ:\nwanted:\n%sgot:\n%s",
+				st->events, recorder_log());
+		recorder_reset();
+		break;
 	}
 	run_network(r);
 }
@@ -607,9 +617,11 @@ runner_setup(struct runner *r)
 		fail(r, "config has options petrel does not implement");
 		return -1;
 	}
-	r->ienv = iter_env_create(r->cfg);
-	if(!r->ienv) {
-		fail(r, "cannot build the iterator environment");
+	recorder_reset();
+	if(modstack_setup(&r->mods, r->s->module_config ?
+		r->s->module_config : r->cfg->module_config,
+		&recorder_module_block, r->cfg, err, sizeof(err)) != 0) {
+		fail(r, "modules: %s", err);
 		return -1;
 	}
 	mcache_params_default(&mp);
@@ -655,7 +667,7 @@ runner_setup(struct runner *r)
 		fail(r, "out of memory");
 		return -1;
 	}
-	r->res = resolver_create(r->cfg, r->ienv, &r->out, r->rnd,
+	r->res = resolver_create(r->cfg, &r->mods, &r->out, r->rnd,
 		client_reply, r);
 	if(!r->res) {
 		fail(r, "cannot create the resolver");
@@ -689,7 +701,7 @@ runner_teardown(struct runner *r)
 	infra_delete(r->infra);
 	local_zones_delete(r->lz);
 	acl_delete(r->acl);
-	iter_env_delete(r->ienv);
+	modstack_desetup(&r->mods);
 	config_delete(r->cfg);
 	random_delete(r->rnd);
 }

@@ -1,0 +1,307 @@
+/*
+ * services/module.h - the module contract: what every module in the
+ * resolution chain implements, the environment it is given, and the
+ * per-query state it works on.
+ *
+ * A query state (struct module_qstate) runs through the modules of
+ * module-config in order (say "validator iterator"). Each module is a table
+ * of functions (struct module_func_block): set up and tear down with the
+ * environment, operate on a query state for an event, inform a waiting
+ * (super) state that a sub-query finished, clear its data of a state, and
+ * report its memory. The mesh (services/mesh.h) runs the chain and knows no
+ * module by name: it calls operate() of the current module and looks at
+ * the result the module left in ext_state[id]:
+ *   - MODULE_WAIT_MODULE: pass the query down to the next module (event
+ *     MODULE_EVENT_NEW the first time that module sees the state,
+ *     MODULE_EVENT_PASS after);
+ *   - MODULE_WAIT_REPLY: a query went out through env->send_query; the
+ *     module gets MODULE_EVENT_REPLY, _NOREPLY (timeout) or _ERROR;
+ *   - MODULE_WAIT_SUBQUERY: sub-queries (env->attach_sub) are in flight;
+ *     when one finishes, inform_super() of this module is called and the
+ *     state is run again with MODULE_EVENT_PASS;
+ *   - MODULE_FINISHED: return_rcode/return_msg hold the answer; it goes
+ *     up: the module above gets MODULE_EVENT_MODDONE and may look at it
+ *     (and set its security status); past the first module the mesh
+ *     hands it to the front end's callback and to the states waiting;
+ *   - MODULE_ERROR: as finished, with SERVFAIL (and qstate->ede).
+ *
+ * The environment (struct module_env) holds everything a module may reach:
+ * the caches, the outbound network (as function pointers the mesh fills in,
+ * so that the replay runner's fake network plugs in underneath), random
+ * numbers, the worker's cached clock, the counters it may bump and the
+ * config. A module keeps its own settings in env->modinfo[id], built from
+ * the config by its init(), once per daemon environment and shared
+ * read-only by the workers.
+ *
+ * Adding a module: a folder with its functions, one row in the table in
+ * services/modstack.c, and its name in config_module_names (util/
+ * config_options.c, which the config parser checks module-config with;
+ * tests/check_mesh.c checks the two lists agree).
+ */
+#ifndef SERVICES_MODULE_H
+#define SERVICES_MODULE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/time.h>
+
+struct region;
+struct config_file;
+struct mcache;
+struct rrset_cache;
+struct infra_cache;
+struct petrel_random;
+struct outbound_query;
+struct netaddr;
+struct mesh;
+struct module_qstate;
+/** ldns's record list (ldns_rr_list), opaque here so that this header
+ * does not pull in ldns (whose ATTR_FORMAT clashes with util/log.h) */
+struct ldns_struct_rr_list;
+
+/** most modules in a stack */
+#define MODULE_MAX 8
+
+/** state key flag: client asked with the DO bit */
+#define MESH_FLAG_DO	0x01
+/** state key flag: client asked with the CD bit */
+#define MESH_FLAG_CD	0x02
+/** state key flag: recursion desired (RD set by the client) */
+#define MESH_FLAG_RD	0x04
+/** state key flag: do not use forward zones (the address lookup of a
+ * forward-host, which would otherwise go to the forwarder it names) */
+#define MESH_FLAG_NOFWD	0x08
+
+/** what happened, given to operate() */
+enum module_ev {
+	/** a new query state: this module sees it for the first time */
+	MODULE_EVENT_NEW = 0,
+	/** run again: passed down from the module above, or woken after a
+	 * sub-query finished */
+	MODULE_EVENT_PASS,
+	/** a reply from the network (reply->pkt) */
+	MODULE_EVENT_REPLY,
+	/** no reply: the query sent timed out */
+	MODULE_EVENT_NOREPLY,
+	/** the module below finished: the answer comes back up */
+	MODULE_EVENT_MODDONE,
+	/** the query sent could not be sent or its connection failed */
+	MODULE_EVENT_ERROR
+};
+
+/** number of events (for tables indexed by event) */
+#define MODULE_EVENT_COUNT 6
+
+/** what a module wants next, left in qstate->ext_state[id] */
+enum module_ext_state {
+	/** not run yet */
+	MODULE_STATE_INITIAL = 0,
+	/** waiting for the reply to a query it sent */
+	MODULE_WAIT_REPLY,
+	/** pass the query to the next module */
+	MODULE_WAIT_MODULE,
+	/** waiting for sub-queries */
+	MODULE_WAIT_SUBQUERY,
+	/** done: the answer is in return_rcode / return_msg */
+	MODULE_FINISHED,
+	/** failed: SERVFAIL (with qstate->ede) */
+	MODULE_ERROR
+};
+
+/** DNSSEC security status of an answer (and later of each RRset) */
+enum module_sec_status {
+	/** not looked at (no validator in the chain) */
+	MODULE_SEC_UNCHECKED = 0,
+	/** bogus: validation failed */
+	MODULE_SEC_BOGUS,
+	/** insecure: provably unsigned */
+	MODULE_SEC_INSECURE,
+	/** secure: validated */
+	MODULE_SEC_SECURE
+};
+
+/** the answer a state returns up the chain (in the state's region; the
+ * record lists are owned by it and freed by mesh_answer_clear) */
+struct mesh_answer {
+	/** DNS rcode */
+	int rcode;
+	/** answer section (owned) */
+	struct ldns_struct_rr_list *an;
+	/** authority section (owned) */
+	struct ldns_struct_rr_list *ns;
+	/** additional section (owned) */
+	struct ldns_struct_rr_list *ar;
+	/** 1 when the answer came from a forwarder (taken as is) */
+	int forwarded;
+	/** Extended DNS Error to add, or -1 */
+	int ede;
+	/** security status of the whole message (a validator sets it) */
+	enum module_sec_status sec;
+};
+
+/** a reply (or its absence) to a query a module sent */
+struct module_reply {
+	/** the packet, valid during operate() only; NULL without a reply */
+	const uint8_t *pkt;
+	/** its length */
+	size_t len;
+	/** measured round trip time, ms */
+	int rtt_ms;
+};
+
+/** the counters a module may bump (the worker's own; pointers into the
+ * front end's statistics) */
+struct module_counters {
+	/** upstream queries sent */
+	uint64_t *num_outgoing;
+	/** background queries started (prefetch, priming) */
+	uint64_t *num_prefetch;
+};
+
+/** everything a module may reach (one per worker) */
+struct module_env {
+	/** the config (shared, read-only) */
+	struct config_file *cfg;
+	/** the message cache (shared; NULL: none) */
+	struct mcache *mcache;
+	/** the RRset cache (shared; NULL: none) */
+	struct rrset_cache *rrset;
+	/** the infrastructure cache (shared; NULL: none) */
+	struct infra_cache *infra;
+	/** random numbers (the worker's) */
+	struct petrel_random *rnd;
+	/** the worker's cached clock */
+	const struct timeval *now;
+	/** counters */
+	struct module_counters ctr;
+	/** per module: its global data (settings), from its init() */
+	void *modinfo[MODULE_MAX];
+	/** the mesh that runs the states (for the functions below) */
+	struct mesh *mesh;
+
+	/**
+	 * Send a query upstream for a state; the reply (or timeout, or
+	 * error) comes back as an event to the state's current module.
+	 * @param qs: the state.
+	 * @param to: server address and port.
+	 * @param qname: name (wire), qname_len its length.
+	 * @param qtype: type; qclass: class.
+	 * @param flags: OUTBOUND_FLAG_* (services/outbound.h).
+	 * @param timeout_ms: how long to wait.
+	 * @return a handle (for cancel_query), or NULL when it could not be
+	 *	sent (no event follows).
+	 */
+	struct outbound_query *(*send_query)(struct module_qstate *qs,
+		const struct netaddr *to, const uint8_t *qname,
+		size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
+		int timeout_ms);
+	/** Cancel a query from send_query (no event follows). */
+	void (*cancel_query)(struct module_qstate *qs,
+		struct outbound_query *q);
+	/**
+	 * Find or start a sub-query that super waits on (the mesh refuses
+	 * dependency cycles). When it finishes, inform_super() of super's
+	 * current module is called.
+	 * @return the sub-state, or NULL.
+	 */
+	struct module_qstate *(*attach_sub)(struct module_qstate *super,
+		const uint8_t *qname, uint16_t qtype, uint16_t qclass,
+		int flags);
+	/**
+	 * Start a background query nobody waits on (priming), unless one
+	 * is in flight. @return 0 or -1.
+	 */
+	int (*add_background)(struct module_env *env, const uint8_t *qname,
+		uint16_t qtype, uint16_t qclass, int flags);
+};
+
+/** one query state as the modules see it (part of a mesh state) */
+struct module_qstate {
+	/** the question: lower-cased name (points into the mesh state) */
+	const uint8_t *qname;
+	/** its length */
+	size_t qname_len;
+	/** type */
+	uint16_t qtype;
+	/** class */
+	uint16_t qclass;
+	/** MESH_FLAG_*: the DO and CD bits of the question, RD, NOFWD */
+	int flags;
+	/** 1 for a background query (prefetch, priming) nobody waits on */
+	int prefetch;
+	/** sub-query depth: 0 for client and background states */
+	int depth;
+	/** when the state started (the worker's clock) */
+	struct timeval start;
+	/** per-state memory, freed with the state */
+	struct region *region;
+	/** the environment */
+	struct module_env *env;
+	/** the module running now (index in the stack) */
+	int curmod;
+	/** per module: what it wants next */
+	enum module_ext_state ext_state[MODULE_MAX];
+	/** per module: its data for this state (in region) */
+	void *minfo[MODULE_MAX];
+	/** number of sub-states this one waits on */
+	int num_subs;
+	/** the answer: rcode (valid when finished) */
+	int return_rcode;
+	/** the answer's records, or NULL (SERVFAIL, or no data kept) */
+	struct mesh_answer *return_msg;
+	/** Extended DNS Error for a SERVFAIL, or -1 */
+	int ede;
+	/** the mesh state this is part of (for the mesh) */
+	void *mesh_info;
+};
+
+/** one module: a table of functions */
+struct module_func_block {
+	/** name as in module-config */
+	const char *name;
+	/**
+	 * Set up: build env->modinfo[id] (settings) from env->cfg. Called
+	 * once per daemon environment (at start and at each reload).
+	 * @return 0, or -1 with a message in err.
+	 */
+	int (*init)(struct module_env *env, int id, char *err,
+		size_t errlen);
+	/** Tear down what init() made in env->modinfo[id]. */
+	void (*deinit)(struct module_env *env, int id);
+	/**
+	 * Work on a state for an event; leave the result in
+	 * qstate->ext_state[id].
+	 * @param reply: for MODULE_EVENT_REPLY the reply, else NULL.
+	 */
+	void (*operate)(struct module_qstate *qstate, enum module_ev event,
+		int id, struct module_reply *reply);
+	/**
+	 * A sub-state that super waits on has finished (sub->return_rcode,
+	 * sub->return_msg). Called for super's current module.
+	 */
+	void (*inform_super)(struct module_qstate *sub, int id,
+		struct module_qstate *super);
+	/** Free what the module holds for a state (cancels its queries). */
+	void (*clear)(struct module_qstate *qstate, int id);
+	/** @return bytes used by the module's global data */
+	size_t (*get_mem)(struct module_env *env, int id);
+};
+
+/** the modules of module-config, in order, with their global data */
+struct module_stack {
+	/** number of modules */
+	int num;
+	/** the modules */
+	const struct module_func_block *mod[MODULE_MAX];
+	/** their global data (from init), copied into each worker's env */
+	void *modinfo[MODULE_MAX];
+};
+
+/** Free an answer's record lists (not the struct, which is in a region).
+ * NULL is allowed. */
+void mesh_answer_clear(struct mesh_answer *a);
+
+/** @return the name of an event ("new", "pass", ...) */
+const char *module_event_str(enum module_ev ev);
+
+#endif /* SERVICES_MODULE_H */
