@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/check_layers_selftest.sh - tests/check_layers.sh must fail on an
+# upward include and on a file outside the known layers, and pass a tree
+# whose includes run down. Runs it on small trees in a temporary folder.
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/layers-self.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# a clean tree: daemon includes util, the iterator includes the mesh
+mkdir -p "$tmp/ok/util" "$tmp/ok/daemon" "$tmp/ok/iterator" \
+	"$tmp/ok/services"
+printf '#include "config.h"\n#include "util/log.h"\n' > "$tmp/ok/util/log.c"
+: > "$tmp/ok/util/log.h"
+: > "$tmp/ok/services/mesh.h"
+printf '#include "services/mesh.h"\n#include "util/log.h"\n' \
+	> "$tmp/ok/iterator/iterator.c"
+printf '#include "iterator/iterator.h"\n' > "$tmp/ok/daemon/worker.c"
+: > "$tmp/ok/iterator/iterator.h"
+if ! out=$(sh "$here/check_layers.sh" "$tmp/ok"); then
+	echo "FAIL: a clean tree was refused: $out"
+	fail=1
+fi
+
+# a planted upward include: the mesh includes the iterator
+cp -r "$tmp/ok" "$tmp/up"
+printf '#include "config.h"\n#include "util/log.h"\n#include "iterator/iterator.h"\n' \
+	> "$tmp/up/services/mesh.c"
+out=$(sh "$here/check_layers.sh" "$tmp/up")
+if [ $? -ne 1 ]; then
+	echo "FAIL: an upward include passed"
+	fail=1
+fi
+case "$out" in
+*"services/mesh.c:3: includes iterator/iterator.h (layer 4 includes layer 5: an upward include)"*) ;;
+*)	echo "FAIL: the upward include was not named: $out"; fail=1 ;;
+esac
+
+# a folder the check does not know
+cp -r "$tmp/ok" "$tmp/unknown"
+mkdir "$tmp/unknown/newdir"
+: > "$tmp/unknown/newdir/x.c"
+if sh "$here/check_layers.sh" "$tmp/unknown" > /dev/null; then
+	echo "FAIL: a file outside the known layers passed"
+	fail=1
+fi
+[ $fail -eq 0 ] && echo "check_layers_selftest: ok"
+exit $fail
