@@ -17,6 +17,7 @@
 #include <ldns/ldns.h>
 #include "iterator/iterator.h"
 #include "iterator/iter_env.h"
+#include "iterator/iter_scrub.h"
 #include "services/module.h"
 #include "services/outbound.h"
 #include "dns/dns.h"
@@ -25,22 +26,6 @@
 #include "util/random.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
-
-/** how a scrubbed reply was classified */
-enum iter_class {
-	/** the question's RRset (maybe behind a CNAME/DNAME chain) */
-	ITER_CL_ANSWER,
-	/** a CNAME chain ending at a name that must be resolved anew */
-	ITER_CL_CNAME,
-	/** a referral to a zone below the current one */
-	ITER_CL_REFERRAL,
-	/** name does not exist */
-	ITER_CL_NXDOMAIN,
-	/** name exists, no data of this type */
-	ITER_CL_NODATA,
-	/** lame or useless */
-	ITER_CL_LAME
-};
 
 static void iter_send(struct module_qstate *s);
 static void iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
@@ -727,296 +712,6 @@ iter_send(struct module_qstate *s)
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
 
-/** drop records not under zone from a list (scrub for bailiwick) */
-static void
-scrub_list_zone(ldns_rr_list *l, const uint8_t *zone)
-{
-	size_t i = 0;
-	while(i < ldns_rr_list_rr_count(l)) {
-		ldns_rr *rr = ldns_rr_list_rr(l, i);
-		if(!rdf_is_dname(ldns_rr_owner(rr)) ||
-			!dname_is_subdomain(rdf_wire(ldns_rr_owner(rr)), zone) ||
-			ldns_rr_get_type(rr) == LDNS_RR_TYPE_OPT) {
-			/* remove by swapping in the last one keeps order
-			 * poorly; shift instead */
-			size_t n = ldns_rr_list_rr_count(l), j;
-			for(j = i; j + 1 < n; j++)
-				ldns_rr_list_set_rr(l,
-					ldns_rr_list_rr(l, j + 1), j);
-			ldns_rr_list_set_rr_count(l, n - 1);
-			ldns_rr_free(rr);
-			continue;
-		}
-		i++;
-	}
-}
-
-/** remove A/AAAA in private ranges, unless under a private-domain.
- * @return number removed */
-static int
-scrub_private(struct iter_env *env, ldns_rr_list *l)
-{
-	size_t i = 0;
-	int removed = 0;
-	if(!env->priv)
-		return 0;
-	while(i < ldns_rr_list_rr_count(l)) {
-		ldns_rr *rr = ldns_rr_list_rr(l, i);
-		ldns_rdf *d = ldns_rr_rdf(rr, 0);
-		struct netaddr na;
-		int bad = 0;
-		if(d && addr_from_rdata(&na, (uint16_t)ldns_rr_get_type(rr),
-			ldns_rdf_data(d), ldns_rdf_size(d)) == 0)
-			bad = 1;
-		if(bad && iter_addr_private(env, &na) &&
-			!iter_name_privdom(env, rdf_wire(ldns_rr_owner(rr)))) {
-			size_t n = ldns_rr_list_rr_count(l), j;
-			for(j = i; j + 1 < n; j++)
-				ldns_rr_list_set_rr(l,
-					ldns_rr_list_rr(l, j + 1), j);
-			ldns_rr_list_set_rr_count(l, n - 1);
-			ldns_rr_free(rr);
-			removed++;
-			continue;
-		}
-		i++;
-	}
-	return removed;
-}
-
-/** append a clone of rr to list; @return 0 or -1 */
-static int
-list_push_clone(ldns_rr_list *l, const ldns_rr *rr)
-{
-	ldns_rr *c = ldns_rr_clone(rr);
-	if(!c)
-		return -1;
-	if(!ldns_rr_list_push_rr(l, c)) {
-		ldns_rr_free(c);
-		return -1;
-	}
-	return 0;
-}
-
-/** synthesise the CNAME for name from a DNAME; @return rr or NULL */
-static ldns_rr *
-synth_cname(const ldns_rr *dname, const uint8_t *name)
-{
-	const uint8_t *owner = rdf_wire(ldns_rr_owner(dname));
-	ldns_rdf *target = ldns_rr_rdf(dname, 0);
-	int keep = dname_count_labels(name) - dname_count_labels(owner);
-	uint8_t out[512];
-	size_t prefix = 0, tlen;
-	const uint8_t *p = name;
-	ldns_rr *rr;
-	ldns_rdf *o, *t;
-	int i;
-	if(!rdf_is_dname(target) || keep <= 0)
-		return NULL;
-	for(i = 0; i < keep; i++)
-		p += 1 + *p;
-	prefix = (size_t)(p - name);
-	tlen = ldns_rdf_size(target);
-	if(prefix + tlen > 255)
-		return NULL; /* YXDOMAIN: too long */
-	memcpy(out, name, prefix);
-	memcpy(out + prefix, ldns_rdf_data(target), tlen);
-	rr = ldns_rr_new();
-	if(!rr)
-		return NULL;
-	o = ldns_dname_new_frm_data((uint16_t)dname_len(name), name);
-	t = ldns_dname_new_frm_data((uint16_t)(prefix + tlen), out);
-	if(!o || !t) {
-		ldns_rdf_deep_free(o);
-		ldns_rdf_deep_free(t);
-		ldns_rr_free(rr);
-		return NULL;
-	}
-	ldns_rr_set_owner(rr, o);
-	ldns_rr_set_type(rr, LDNS_RR_TYPE_CNAME);
-	ldns_rr_set_class(rr, ldns_rr_get_class(dname));
-	ldns_rr_set_ttl(rr, ldns_rr_ttl(dname));
-	ldns_rr_push_rdf(rr, t);
-	return rr;
-}
-
-/** append (clones of) the RRSIGs at owner covering type from list l.
- * @return 0 or -1 */
-static int
-push_sigs(ldns_rr_list *l, const uint8_t *owner, uint16_t type,
-	ldns_rr_list *to)
-{
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(l); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(l, i);
-		ldns_rdf *tc;
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_RRSIG ||
-			!rr_owner_is(rr, owner))
-			continue;
-		tc = ldns_rr_rrsig_typecovered(rr);
-		if(!tc || (uint16_t)ldns_rdf2rr_type(tc) != type)
-			continue;
-		if(list_push_clone(to, rr) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/**
- * Walk the answer section from name along CNAME/DNAME records, appending
- * the links to chain and the final RRset (if any) to final.
- * @param ans: answer section (scrubbed).
- * @param name: start name; on return the end of the chain (buffer 256).
- * @param qtype: the type wanted.
- * @param chain: link records appended (clones).
- * @param final: the answer RRset appended (clones).
- * @param links: incremented per link; the walk stops past the limit.
- * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO clients).
- * @return 0, or -1 on error (out of memory, loop, too long).
- */
-static int
-walk_chain(ldns_rr_list *ans, uint8_t *name, uint16_t qtype,
-	ldns_rr_list *chain, ldns_rr_list *final, int *links, int dnssec)
-{
-	size_t i;
-	for(;;) {
-		int found = 0;
-		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
-			ldns_rr *rr = ldns_rr_list_rr(ans, i);
-			uint16_t t = (uint16_t)ldns_rr_get_type(rr);
-			if(!rr_owner_is(rr, name))
-				continue;
-			if(t == qtype || (qtype == DNS_TYPE_ANY &&
-				t != DNS_TYPE_RRSIG)) {
-				if(list_push_clone(final, rr) < 0)
-					return -1;
-				found = 1;
-			}
-		}
-		if(found) {
-			if(dnssec && qtype != DNS_TYPE_ANY &&
-				push_sigs(ans, name, qtype, final) < 0)
-				return -1;
-			return 0;
-		}
-		/* a CNAME at name? */
-		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
-			ldns_rr *rr = ldns_rr_list_rr(ans, i);
-			ldns_rdf *t;
-			if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_CNAME ||
-				!rr_owner_is(rr, name))
-				continue;
-			t = ldns_rr_rdf(rr, 0);
-			if(!rdf_is_dname(t))
-				return -1;
-			if(++(*links) > ITER_MAX_CNAME)
-				return -1;
-			if(list_push_clone(chain, rr) < 0)
-				return -1;
-			if(dnssec && push_sigs(ans, name, DNS_TYPE_CNAME,
-				chain) < 0)
-				return -1;
-			memcpy(name, ldns_rdf_data(t), ldns_rdf_size(t));
-			dname_tolower(name);
-			found = 1;
-			break;
-		}
-		if(found)
-			continue;
-		/* a DNAME above name? */
-		for(i = 0; i < ldns_rr_list_rr_count(ans); i++) {
-			ldns_rr *rr = ldns_rr_list_rr(ans, i), *c;
-			if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_DNAME ||
-				!rdf_is_dname(ldns_rr_owner(rr)) ||
-				!dname_is_strict_subdomain(name,
-				rdf_wire(ldns_rr_owner(rr))))
-				continue;
-			if(++(*links) > ITER_MAX_CNAME)
-				return -1;
-			c = synth_cname(rr, name);
-			if(!c)
-				return -1;
-			if(list_push_clone(chain, rr) < 0 ||
-				(dnssec && push_sigs(ans,
-				rdf_wire(ldns_rr_owner(rr)), DNS_TYPE_DNAME,
-				chain) < 0) ||
-				!ldns_rr_list_push_rr(chain, c)) {
-				ldns_rr_free(c);
-				return -1;
-			}
-			memcpy(name, ldns_rdf_data(ldns_rr_rdf(c, 0)),
-				ldns_rdf_size(ldns_rr_rdf(c, 0)));
-			dname_tolower(name);
-			found = 1;
-			break;
-		}
-		if(!found)
-			return 0;
-	}
-}
-
-/** copy the SOA from authority for a negative answer, when its owner is
- * an ancestor of name; with dnssec also its RRSIG and the NSEC/NSEC3
- * records with their RRSIGs (the denial proofs for DO clients) */
-static int
-copy_soa(ldns_rr_list *auth, const uint8_t *name, ldns_rr_list *to,
-	int dnssec)
-{
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(auth, i);
-		uint16_t t = (uint16_t)ldns_rr_get_type(rr);
-		if(t == DNS_TYPE_SOA) {
-			if(!dname_is_subdomain(name,
-				rdf_wire(ldns_rr_owner(rr))))
-				continue;
-			if(list_push_clone(to, rr) < 0)
-				return -1;
-			if(dnssec && push_sigs(auth,
-				rdf_wire(ldns_rr_owner(rr)), t, to) < 0)
-				return -1;
-		} else if(dnssec && (t == DNS_TYPE_NSEC ||
-			t == DNS_TYPE_NSEC3)) {
-			if(list_push_clone(to, rr) < 0 || push_sigs(auth,
-				rdf_wire(ldns_rr_owner(rr)), t, to) < 0)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/** does authority have an SOA */
-static int
-has_soa(ldns_rr_list *auth)
-{
-	size_t i;
-	for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
-		if(ldns_rr_get_type(ldns_rr_list_rr(auth, i)) ==
-			LDNS_RR_TYPE_SOA)
-			return 1;
-	return 0;
-}
-
-/** find the referral NS owner in authority: the deepest NS owner that is
- * an ancestor-or-self of name. @return rr or NULL */
-static ldns_rr *
-find_ns(ldns_rr_list *auth, const uint8_t *name)
-{
-	size_t i;
-	ldns_rr *best = NULL;
-	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(auth, i);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS)
-			continue;
-		if(!dname_is_subdomain(name, rdf_wire(ldns_rr_owner(rr))))
-			continue;
-		if(!best || dname_count_labels(rdf_wire(ldns_rr_owner(rr))) >
-			dname_count_labels(rdf_wire(ldns_rr_owner(best))))
-			best = rr;
-	}
-	return best;
-}
-
 /**
  * Without minimal-responses, a positive answer carries the NS set of the
  * zone that gave it (from the reply's authority section) and the
@@ -1028,7 +723,7 @@ iter_extra_sections(struct module_qstate *s, ldns_pkt *p, const uint8_t *name,
 	ldns_rr_list *auth, ldns_rr_list *add)
 {
 	ldns_rr_list *a = ldns_pkt_authority(p), *ad = ldns_pkt_additional(p);
-	ldns_rr *ns = find_ns(a, name);
+	ldns_rr *ns = iter_find_ns(a, name);
 	size_t i, j;
 	if(st_env(s)->minimal || !ns)
 		return;
@@ -1038,7 +733,7 @@ iter_extra_sections(struct module_qstate *s, ldns_pkt *p, const uint8_t *name,
 			ldns_dname_compare(ldns_rr_owner(rr),
 			ldns_rr_owner(ns)) != 0)
 			continue;
-		if(list_push_clone(auth, rr) < 0)
+		if(iter_list_push_clone(auth, rr) < 0)
 			return;
 		for(j = 0; j < ldns_rr_list_rr_count(ad); j++) {
 			ldns_rr *g = ldns_rr_list_rr(ad, j);
@@ -1047,7 +742,7 @@ iter_extra_sections(struct module_qstate *s, ldns_pkt *p, const uint8_t *name,
 				ldns_rr_get_type(g) != LDNS_RR_TYPE_AAAA) ||
 				!rdf_is_dname(t) || !rr_owner_is(g, rdf_wire(t)))
 				continue;
-			if(list_push_clone(add, g) < 0)
+			if(iter_list_push_clone(add, g) < 0)
 				return;
 		}
 	}
@@ -1075,23 +770,23 @@ iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
 	if(!ans->an || !ans->ns || !ans->ar)
 		goto fail;
 	for(i = 0; i < ldns_rr_list_rr_count(iq->chain); i++)
-		if(list_push_clone(ans->an, ldns_rr_list_rr(iq->chain, i)) < 0)
+		if(iter_list_push_clone(ans->an, ldns_rr_list_rr(iq->chain, i)) < 0)
 			goto fail;
 	if(final) {
 		for(i = 0; i < ldns_rr_list_rr_count(final); i++)
-			if(list_push_clone(ans->an,
+			if(iter_list_push_clone(ans->an,
 				ldns_rr_list_rr(final, i)) < 0)
 				goto fail;
 	}
 	if(auth) {
 		for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
-			if(list_push_clone(ans->ns,
+			if(iter_list_push_clone(ans->ns,
 				ldns_rr_list_rr(auth, i)) < 0)
 				goto fail;
 	}
 	if(add) {
 		for(i = 0; i < ldns_rr_list_rr_count(add); i++)
-			if(list_push_clone(ans->ar,
+			if(iter_list_push_clone(ans->ar,
 				ldns_rr_list_rr(add, i)) < 0)
 				goto fail;
 	}
@@ -1254,6 +949,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	ldns_rr *q, *nsrr;
 	uint8_t name[256];
 	int rcode, minimised, links, dnssec = (s->flags & MESH_FLAG_DO) != 0;
+	enum iter_class cl;
 
 	if(ldns_wire2pkt(&p, pkt, len) != LDNS_STATUS_OK || !p) {
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
@@ -1311,13 +1007,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 	minimised = (iq->qmin_labels > 0);
-	if(!iq->dp->is_forward) {
-		/* bailiwick: only what the server is authoritative for */
-		scrub_list_zone(ldns_pkt_answer(p), iq->dp->name);
-		scrub_list_zone(ldns_pkt_authority(p), iq->dp->name);
-		scrub_list_zone(ldns_pkt_additional(p), iq->dp->name);
-	}
-	scrub_private(st_env(s), ldns_pkt_answer(p));
+	/* bailiwick (not for a forwarder), private addresses */
+	iter_scrub_reply(p, iq->dp->is_forward ? NULL : iq->dp->name,
+		st_env(s));
 	memcpy(name, iq->sent_qname, iq->sent_qname_len);
 	dname_tolower(name);
 	links = iq->cname_count;
@@ -1326,7 +1018,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		/* RFC 9156: a referral moves down; anything else that says
 		 * the name exists means no zone cut here: one label more;
 		 * errors fall back to the full name */
-		nsrr = find_ns(ldns_pkt_authority(p), name);
+		nsrr = iter_find_ns(ldns_pkt_authority(p), name);
 		if(nsrr && !ldns_pkt_aa(p) &&
 			ldns_rr_list_rr_count(ldns_pkt_answer(p)) == 0 &&
 			dname_is_strict_subdomain(rdf_wire(ldns_rr_owner(nsrr)),
@@ -1348,8 +1040,11 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		goto out;
 	}
 
-	if(walk_chain(ldns_pkt_answer(p), name, iq->qtype, iq->chain, final,
-		&links, dnssec) < 0) {
+	cl = iter_classify(p, name, iq->qtype, iq->dp->name,
+		iq->dp->is_forward, iq->chain, final, &links, dnssec, &nsrr);
+	verbose(VERB_ALGO, "iterator: reply classified as %s",
+		iter_class_str(cl));
+	if(cl == ITER_CL_ERROR) {
 		/* CNAME loop or too long chain */
 		iter_fail(s, DNS_EDE_OTHER);
 		goto out;
@@ -1366,28 +1061,21 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	if(iq->qtype == DNS_TYPE_NS && ldns_rr_list_rr_count(final) > 0 &&
 		!iq->dp->is_forward)
 		iter_store_ns_glue(s, final, ldns_pkt_additional(p));
-	if(iq->dp->is_forward) {
-		/* a forwarder answers recursively: take it as is */
-		if(ldns_rr_list_rr_count(final) == 0)
-			copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-		else	iter_extra_sections(s, p, name, neg, add);
-		iter_finish(s, rcode, final, neg, add, 1);
-		goto out;
-	}
-	if(ldns_rr_list_rr_count(final) > 0) {
+	switch(cl) {
+	case ITER_CL_ANSWER:
+		/* (a forwarder's answer is taken as it is, rcode and all) */
 		iter_extra_sections(s, p, name, neg, add);
-		iter_finish(s, DNS_RCODE_NOERROR, final, neg, add, 0);
-		goto out;
-	}
-	if(!dname_equal(name, iq->qname)) {
-		/* the chain moved to a new name */
-		if(rcode == DNS_RCODE_NXDOMAIN || (ldns_pkt_aa(p) &&
-			has_soa(ldns_pkt_authority(p)) &&
-			dname_is_subdomain(name, iq->dp->name))) {
-			copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-			iter_finish(s, rcode, NULL, neg, NULL, 0);
-			goto out;
-		}
+		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
+			final, neg, add, iq->dp->is_forward);
+		break;
+	case ITER_CL_NXDOMAIN:
+	case ITER_CL_NODATA:
+		(void)iter_copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
+		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
+			DNS_RCODE_NOERROR, final, neg, add,
+			iq->dp->is_forward);
+		break;
+	case ITER_CL_CNAME:
 		/* resolve the target from the top */
 		memcpy(iq->qname, name, dname_len(name));
 		iq->qname_len = dname_len(name);
@@ -1397,35 +1085,16 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iq->skip_zone = 0;
 		iq->phase = ITER_INIT;
 		iter_again(s);
-		goto out;
-	}
-	if(rcode == DNS_RCODE_NXDOMAIN) {
-		copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-		iter_finish(s, DNS_RCODE_NXDOMAIN, NULL, neg, NULL, 0);
-		goto out;
-	}
-	nsrr = find_ns(ldns_pkt_authority(p), name);
-	if(nsrr && (!ldns_pkt_aa(p) || !has_soa(ldns_pkt_authority(p))) &&
-		ldns_rr_list_rr_count(ldns_pkt_answer(p)) == 0 &&
-		(!ldns_pkt_aa(p) || dname_is_strict_subdomain(
-		rdf_wire(ldns_rr_owner(nsrr)), iq->dp->name))) {
-		/* a referral (some servers set AA on referrals too) */
-		if(dname_is_strict_subdomain(rdf_wire(ldns_rr_owner(nsrr)),
-			iq->dp->name)) {
-			iter_referral(s, p, nsrr);
-			goto out;
-		}
-		/* upward or sideways referral: lame */
+		break;
+	case ITER_CL_REFERRAL:
+		iter_referral(s, p, nsrr);
+		break;
+	case ITER_CL_LAME:
+	case ITER_CL_ERROR:
+	default:
 		iter_server_lame(s);
-		goto out;
+		break;
 	}
-	if(ldns_pkt_aa(p) || has_soa(ldns_pkt_authority(p))) {
-		copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
-		iter_finish(s, DNS_RCODE_NOERROR, NULL, neg, NULL, 0);
-		goto out;
-	}
-	/* nothing useful: lame */
-	iter_server_lame(s);
 out:
 	ldns_rr_list_deep_free(final);
 	ldns_rr_list_deep_free(neg);

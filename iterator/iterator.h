@@ -17,11 +17,11 @@
  * delegation whose servers all fail is abandoned for the configured zone
  * or the root (stale NS sets).
  *
- * Each reply is scrubbed: records outside the zone the queried server is
- * authoritative for are dropped (bailiwick), A/AAAA answers in
- * private-address ranges are dropped unless under a private-domain, and
- * only answer records on the chain from the question name are used. It is
- * then classified:
+ * Each reply is scrubbed (iterator/iter_scrub.h): records outside the
+ * zone the queried server is authoritative for are dropped (bailiwick),
+ * A/AAAA answers in private-address ranges are dropped unless under a
+ * private-domain, and only answer records on the chain from the question
+ * name are used. It is then classified (iter_classify):
  *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
  *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
  *     resolved: from the top again, at most ITER_MAX_CNAME links in all;

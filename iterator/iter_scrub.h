@@ -1,0 +1,149 @@
+/*
+ * iterator/iter_scrub.h - what the iterator believes of a reply: the
+ * scrubber and the classification of a reply.
+ *
+ * Scrubbing, before anything in a reply is looked at:
+ *   - bailiwick: records whose owner is not at or below the zone the
+ *     queried server was asked as (the delegation point) are dropped from
+ *     every section, and so are stray OPT records; a forwarder's reply is
+ *     not scrubbed for bailiwick (it answers recursively);
+ *   - private addresses: A and AAAA records in the answer section whose
+ *     address is in a private-address block are dropped, unless their
+ *     owner is under a private-domain (DNS rebinding protection).
+ *
+ * Classification of what is left, for the name asked (after following
+ * the CNAME and DNAME records of the answer section from it, DNAMEs
+ * synthesised into CNAMEs, at most ITER_MAX_CNAME links in all):
+ *   - ANSWER: the RRset of the type asked is there (at the end of the
+ *     chain);
+ *   - CNAME: the chain ends at a name with no data and the server says
+ *     nothing more about it: resolve the new name from the top;
+ *   - NXDOMAIN, NODATA: the name does not exist / has no data of the
+ *     type (for a moved chain only when the server is authoritative
+ *     (AA with an SOA) for the new name's zone);
+ *   - REFERRAL: NS records in the authority section for a zone strictly
+ *     below the current one (also with AA set, as long as there is no
+ *     SOA), with no answer section;
+ *   - LAME: an upward or sideways referral, or nothing useful;
+ *   - ERROR: a CNAME loop or too long a chain.
+ * A forwarder's reply is an ANSWER when it has the data, else NXDOMAIN or
+ * NODATA by its rcode.
+ *
+ * Records are ldns_rr in ldns_rr_lists: the reply as ldns parsed it, in
+ * the form the iterator keeps today (the ldns types stay opaque here so
+ * that this header does not pull in ldns).
+ */
+#ifndef ITERATOR_ITER_SCRUB_H
+#define ITERATOR_ITER_SCRUB_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct iter_env;
+struct ldns_struct_pkt;
+struct ldns_struct_rr;
+struct ldns_struct_rr_list;
+
+/** how a scrubbed reply was classified */
+enum iter_class {
+	/** the question's RRset (maybe behind a CNAME/DNAME chain) */
+	ITER_CL_ANSWER,
+	/** a CNAME chain ending at a name that must be resolved anew */
+	ITER_CL_CNAME,
+	/** a referral to a zone below the current one */
+	ITER_CL_REFERRAL,
+	/** name does not exist */
+	ITER_CL_NXDOMAIN,
+	/** name exists, no data of this type */
+	ITER_CL_NODATA,
+	/** lame or useless */
+	ITER_CL_LAME,
+	/** a CNAME loop, too long a chain, or out of memory */
+	ITER_CL_ERROR
+};
+
+/**
+ * Scrub a reply in place.
+ * @param p: the reply.
+ * @param zone: the zone the server was asked as (lower-case wire), or
+ *	NULL for a forwarder (no bailiwick scrub).
+ * @param env: the private-address and private-domain settings.
+ */
+void iter_scrub_reply(struct ldns_struct_pkt *p, const uint8_t *zone,
+	struct iter_env *env);
+
+/** Drop records not at or below zone (and OPT records) from a list. */
+void iter_scrub_zone(struct ldns_struct_rr_list *l, const uint8_t *zone);
+
+/**
+ * Drop A/AAAA records with a private address (private-address) unless
+ * their owner is under a private-domain.
+ * @return the number dropped.
+ */
+int iter_scrub_private(struct iter_env *env, struct ldns_struct_rr_list *l);
+
+/**
+ * Classify a scrubbed reply, collecting the chain and the answer.
+ * @param p: the reply (scrubbed).
+ * @param name: the name asked, lower case (buffer of 256); on return the
+ *	end of the CNAME/DNAME chain.
+ * @param qtype: the type wanted.
+ * @param zone: the zone the server was asked as.
+ * @param forward: 1 for a forwarder's reply.
+ * @param chain: the chain's records are appended (clones, with the
+ *	synthesised CNAMEs).
+ * @param final: the answer RRset is appended (clones).
+ * @param links: CNAME/DNAME links followed so far; incremented.
+ * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO queries).
+ * @param nsrr: for REFERRAL, set to an NS record of the referred zone
+ *	(in p); else NULL.
+ * @return the class.
+ */
+enum iter_class iter_classify(struct ldns_struct_pkt *p, uint8_t *name,
+	uint16_t qtype, const uint8_t *zone, int forward,
+	struct ldns_struct_rr_list *chain, struct ldns_struct_rr_list *final,
+	int *links, int dnssec, struct ldns_struct_rr **nsrr);
+
+/** @return the name of a class ("answer", "referral", ...) */
+const char *iter_class_str(enum iter_class c);
+
+/**
+ * Walk the answer section from name along CNAME/DNAME records, appending
+ * the links to chain and the final RRset (if any) to final.
+ * @param ans: answer section (scrubbed).
+ * @param name: start name; on return the end of the chain (buffer 256).
+ * @param qtype: the type wanted.
+ * @param chain: link records appended (clones).
+ * @param final: the answer RRset appended (clones).
+ * @param links: incremented per link; the walk stops past the limit.
+ * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO clients).
+ * @return 0, or -1 on error (out of memory, loop, too long).
+ */
+int iter_walk_chain(struct ldns_struct_rr_list *ans, uint8_t *name,
+	uint16_t qtype, struct ldns_struct_rr_list *chain,
+	struct ldns_struct_rr_list *final, int *links, int dnssec);
+
+/**
+ * Copy the SOA from authority for a negative answer, when its owner is an
+ * ancestor of name; with dnssec also its RRSIG and the NSEC/NSEC3
+ * records with their RRSIGs (the denial proofs for DO clients).
+ * @return 0 or -1.
+ */
+int iter_copy_soa(struct ldns_struct_rr_list *auth, const uint8_t *name,
+	struct ldns_struct_rr_list *to, int dnssec);
+
+/** @return 1 when the list has an SOA record */
+int iter_has_soa(struct ldns_struct_rr_list *auth);
+
+/**
+ * The referral NS owner in authority: the deepest NS owner that is an
+ * ancestor-or-self of name. @return an NS record of it, or NULL.
+ */
+struct ldns_struct_rr *iter_find_ns(struct ldns_struct_rr_list *auth,
+	const uint8_t *name);
+
+/** Append a clone of rr to list. @return 0 or -1. */
+int iter_list_push_clone(struct ldns_struct_rr_list *l,
+	const struct ldns_struct_rr *rr);
+
+#endif /* ITERATOR_ITER_SCRUB_H */
