@@ -107,18 +107,30 @@ mesh_unhash(struct mesh *m, struct mesh_state *s)
 	}
 }
 
+/** a state's region is no longer used: empty it and keep it for the
+ * next state, or destroy it when the free list is full */
+static void
+mesh_region_release(struct mesh *m, struct region *r)
+{
+	if(m->num_free_regions < MESH_REGION_CACHE) {
+		region_free_all(r);
+		m->free_regions[m->num_free_regions++] = r;
+	} else	region_destroy(r);
+}
+
 /** create a state; it starts at the first module from the run list */
 static struct mesh_state *
 mesh_state_create(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, uint32_t h)
 {
-	struct region *r = region_create(0);
+	struct region *r = m->num_free_regions > 0 ?
+		m->free_regions[--m->num_free_regions] : region_create(0);
 	struct mesh_state *s;
 	if(!r)
 		return NULL;
 	s = region_alloc_zero(r, sizeof(*s));
 	if(!s) {
-		region_destroy(r);
+		mesh_region_release(m, r);
 		return NULL;
 	}
 	s->region = r;
@@ -224,7 +236,7 @@ mesh_state_free(struct mesh_state *s)
 		m->num_client_states--;
 		m->num_clients -= (size_t)s->num_clients;
 	}
-	region_destroy(s->region);
+	mesh_region_release(m, s->region);
 }
 
 /** drop the clients of a state without an answer */
@@ -252,6 +264,8 @@ mesh_delete(struct mesh *m)
 		mesh_drop_clients(m->first);
 		mesh_state_free(m->first);
 	}
+	while(m->num_free_regions > 0)
+		region_destroy(m->free_regions[--m->num_free_regions]);
 	free(m->table);
 	free(m);
 }

@@ -32,8 +32,11 @@
  * caches and answers each client. Clients are opaque to the mesh: the
  * front end hands in a record of its own, copied into the state's region.
  *
- * Memory: each state has its own region, destroyed when the state ends.
- * What a module keeps outside it is freed by the module's clear().
+ * Memory: each state has its own region, emptied when the state ends and
+ * kept on the mesh's free list (up to MESH_REGION_CACHE of them) for the
+ * next state, so that a state whose memory fits in the region's first
+ * chunk costs no heap allocation. What a module keeps outside its region
+ * is freed by the module's clear().
  */
 #ifndef SERVICES_MESH_H
 #define SERVICES_MESH_H
@@ -137,6 +140,9 @@ struct mesh_state {
 	struct mesh *mesh;
 };
 
+/** most emptied state regions a mesh keeps for reuse */
+#define MESH_REGION_CACHE 64
+
 /** the mesh of one worker */
 struct mesh {
 	/** the modules (not owned) */
@@ -172,6 +178,10 @@ struct mesh {
 	int expire_client_ms;
 	/** 1 while mesh_run is running */
 	int running;
+	/** emptied regions of freed states, for new states */
+	struct region *free_regions[MESH_REGION_CACHE];
+	/** how many are in free_regions */
+	int num_free_regions;
 };
 
 /**

@@ -51,7 +51,16 @@ struct resolver_client {
 	enum resolver_transport tp;
 	/** when the client arrived */
 	struct timeval start;
+	/** 1 when the answer must be encoded for it (its flags are not its
+	 * packet's: allow_setrd); else it is answered from the message
+	 * cache entry the answer was stored in, as a cache hit would be */
+	int encode;
+	/** length of its query packet, which follows this record */
+	size_t qlen;
 };
+
+/** the client's query packet, stored after its record */
+#define RESOLVER_CLIENT_PKT(c) ((uint8_t *)((c) + 1))
 
 static void resolver_mesh_done(void *arg, struct mesh_state *s,
 	struct mesh_answer *ans, int ede);
@@ -98,9 +107,10 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->buf = malloc(DNS_MAX_MSG);
 	r->scratch = malloc(DNS_MAX_MSG);
 	r->qcopy = malloc(DNS_MAX_MSG);
+	r->cbuf = malloc(sizeof(struct resolver_client) + DNS_MAX_MSG);
 	r->mesh = mesh_create(stack, &r->menv, out, maxq, jostle,
 		r->expire_client_ms, &fe, r);
-	if(!r->mesh || !r->buf || !r->scratch || !r->qcopy) {
+	if(!r->mesh || !r->buf || !r->scratch || !r->qcopy || !r->cbuf) {
 		resolver_delete(r);
 		return NULL;
 	}
@@ -131,6 +141,7 @@ resolver_delete(struct resolver *r)
 	free(r->buf);
 	free(r->scratch);
 	free(r->qcopy);
+	free(r->cbuf);
 	free(r);
 }
 
@@ -282,7 +293,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct local_front_info info;
-	struct resolver_client c;
+	struct resolver_client *c = (struct resolver_client *)r->cbuf;
 	int flags = 0, stale = 0;
 
 	if(err == DNS_ERR_NOT_QUERY) {
@@ -362,23 +373,27 @@ mesh:
 		if(n > r->stats.reqlist_max)
 			r->stats.reqlist_max = n;
 	}
-	memset(&c, 0, sizeof(c));
+	memset(c, 0, sizeof(*c));
 	if(handle)
-		c.handle = *handle;
-	c.id = q->id;
-	c.qflags = q->flags;
-	if(info.set_rd)
-		c.qflags |= DNS_FLAG_RD;
-	memcpy(c.qname, pkt + q->qname_off, q->qinfo.qname_len);
-	c.edns = q->edns.present;
-	c.udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
-	if(c.udp_size < DNS_MIN_UDP)
-		c.udp_size = DNS_MIN_UDP;
-	c.do_bit = q->edns.present && q->edns.do_bit;
-	c.tp = tp;
-	c.start = *r->out->now;
+		c->handle = *handle;
+	c->id = q->id;
+	c->qflags = q->flags;
+	if(info.set_rd && !(q->flags & DNS_FLAG_RD)) {
+		c->qflags |= DNS_FLAG_RD;
+		c->encode = 1;
+	}
+	memcpy(c->qname, pkt + q->qname_off, q->qinfo.qname_len);
+	c->edns = q->edns.present;
+	c->udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
+	if(c->udp_size < DNS_MIN_UDP)
+		c->udp_size = DNS_MIN_UDP;
+	c->do_bit = q->edns.present && q->edns.do_bit;
+	c->tp = tp;
+	c->start = *r->out->now;
+	c->qlen = len;
+	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
 	if(mesh_new_client(r->mesh, q->qinfo.qname, q->qinfo.qtype,
-		q->qinfo.qclass, flags, &c, sizeof(c), stale ? pkt : NULL,
+		q->qinfo.qclass, flags, c, sizeof(*c) + len, stale ? pkt : NULL,
 		stale ? len : 0) < 0) {
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
@@ -438,8 +453,9 @@ resolver_cache_sec(enum module_sec_status sec)
 	}
 }
 
-/** Store a finished state's answer in the message cache (not SERVFAIL). */
-static void
+/** Store a finished state's answer in the message cache (not SERVFAIL).
+ * @return 1 when it was stored, 0 when not */
+static int
 resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	struct mesh_answer *ans)
 {
@@ -447,27 +463,55 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	struct query_info qi;
 	size_t len;
 	if(!r->mcache || !ans)
-		return;
+		return 0;
 	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
-		return;
+		return 0;
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
-		return;
+		return 0;
 	dns_build_init(&b, r->buf, DNS_MAX_MSG, 0);
 	if(dns_build_header(&b, 0, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(ans->rcode & 0xf))) != 0 ||
 	   dns_build_question(&b, s->qname, s->qtype, s->qclass) != 0)
-		return;
+		return 0;
 	if(encode_section(&b, DNS_SEC_ANSWER, ans->an, r->scratch,
 		DNS_MAX_MSG, NULL, 0) < 0 ||
 	   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, r->scratch,
 		DNS_MAX_MSG, NULL, 0) < 0 ||
 	   encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar, r->scratch,
 		DNS_MAX_MSG, NULL, 0) < 0)
-		return;
+		return 0;
 	len = dns_build_finish(&b);
-	(void)mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
+	return mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
 		(s->flags & MESH_FLAG_CD) != 0, r->buf, len,
-		r->out->now->tv_sec, resolver_cache_sec(ans->sec), -1);
+		r->out->now->tv_sec, resolver_cache_sec(ans->sec),
+		ans->ede) == MCACHE_STORED;
+}
+
+/**
+ * Answer a waiting client from the message cache entry its answer was
+ * just stored in, by the cache hit's copy-and-patch code (its ID, flags,
+ * question letter case, EDNS, UDP size and TC come from its own query).
+ * @return 1 when answered, 0 when the entry is not there (the caller
+ *	encodes the answer instead).
+ */
+static int
+resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
+{
+	struct fast_query fq;
+	size_t len = 0;
+	enum mcache_result mr;
+	if(c->encode || dns_query_parse_fast(RESOLVER_CLIENT_PKT(c), c->qlen,
+		&fq) != 0)
+		return 0;
+	mr = mcache_answer(r->mcache, &fq, RESOLVER_CLIENT_PKT(c),
+		c->tp == RESOLVER_TCP, r->out->now->tv_sec, r->buf,
+		DNS_MAX_MSG, &len, NULL);
+	if(mr != MCACHE_HIT && mr != MCACHE_HIT_PREFETCH)
+		return 0;
+	r->stats.num_recursive_replies++;
+	resolver_count_rec_time(r, c);
+	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
+	return 1;
 }
 
 /** rdata of an ldns rr in uncompressed wire format; @return len or -1 */
@@ -559,7 +603,7 @@ encode_section(struct dns_builder *b, int section,
  * callback. */
 static void
 resolver_answer_client(struct resolver *r, struct mesh_state *s,
-	struct mesh_client *mc, struct mesh_answer *ans, int ede)
+	struct mesh_client *mc, struct mesh_answer *ans, int ede, int stored)
 {
 	struct resolver_client *c = mc->data;
 	const struct mcache_params *clamp = r->mcache ?
@@ -576,6 +620,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	if(rcode == DNS_RCODE_SERVFAIL && mc->qpkt &&
 		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
+	if(stored && resolver_answer_from_entry(r, c))
+		return;
+	/* the one encode path: answers that were not stored (SERVFAIL, TTL
+	 * 0, too large, no cache), and allow_setrd clients */
 
 	if(!ans) {
 		r->stats.num_servfail++;
@@ -636,7 +684,7 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 {
 	struct resolver *r = arg;
 	struct mesh_client *c;
-	resolver_store_answer(r, s, ans);
+	int stored = resolver_store_answer(r, s, ans);
 	for(c = s->clients; c; c = c->next)
-		resolver_answer_client(r, s, c, ans, ede);
+		resolver_answer_client(r, s, c, ans, ede, stored);
 }

@@ -198,6 +198,9 @@ struct resolver {
 	/** copy of the query when the caller's answer buffer is the query's
 	 * own buffer */
 	uint8_t *qcopy;
+	/** where the record of a client going to the mesh is put together
+	 * (the mesh copies it) */
+	uint8_t *cbuf;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };
