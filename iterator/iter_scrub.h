@@ -29,20 +29,37 @@
  * A forwarder's reply is an ANSWER when it has the data, else NXDOMAIN or
  * NODATA by its rcode.
  *
- * Records are ldns_rr in ldns_rr_lists: the reply as ldns parsed it, in
- * the form the iterator keeps today (the ldns types stay opaque here so
- * that this header does not pull in ldns).
+ * The reply is parsed by dns/msgparse (iter_reply_parse) into records in
+ * the state's region: owner names and RDATA uncompressed (struct
+ * module_rr), one list per section. Nothing here allocates on the heap.
  */
 #ifndef ITERATOR_ITER_SCRUB_H
 #define ITERATOR_ITER_SCRUB_H
 
 #include <stdint.h>
 #include <stddef.h>
+#include "services/module.h"
 
 struct iter_env;
-struct ldns_struct_pkt;
-struct ldns_struct_rr;
-struct ldns_struct_rr_list;
+struct region;
+struct module_rr;
+struct module_rrlist;
+
+/** a reply as the iterator reads it */
+struct iter_reply {
+	/** header flags word */
+	uint16_t flags;
+	/** rcode (header bits) */
+	int rcode;
+	/** number of questions */
+	int qdcount;
+	/** the (first) question name, uncompressed, case as received */
+	uint8_t qname[256];
+	/** its type and class */
+	uint16_t qtype, qclass;
+	/** answer, authority, additional (DNS_SEC_*), OPT left out */
+	struct module_rrlist sec[3];
+};
 
 /** how a scrubbed reply was classified */
 enum iter_class {
@@ -63,46 +80,57 @@ enum iter_class {
 };
 
 /**
+ * Parse a reply into records in a region.
+ * @param r: the region (the state's).
+ * @param pkt: the reply; len its length.
+ * @param rep: filled in.
+ * @return 0, or -1 when it is malformed (or out of memory).
+ */
+int iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
+	struct iter_reply *rep);
+
+/**
  * Scrub a reply in place.
- * @param p: the reply.
+ * @param rep: the reply.
  * @param zone: the zone the server was asked as (lower-case wire), or
  *	NULL for a forwarder (no bailiwick scrub).
  * @param env: the private-address and private-domain settings.
  */
-void iter_scrub_reply(struct ldns_struct_pkt *p, const uint8_t *zone,
+void iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env);
 
 /** Drop records not at or below zone (and OPT records) from a list. */
-void iter_scrub_zone(struct ldns_struct_rr_list *l, const uint8_t *zone);
+void iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
 
 /**
  * Drop A/AAAA records with a private address (private-address) unless
  * their owner is under a private-domain.
  * @return the number dropped.
  */
-int iter_scrub_private(struct iter_env *env, struct ldns_struct_rr_list *l);
+int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
 
 /**
  * Classify a scrubbed reply, collecting the chain and the answer.
- * @param p: the reply (scrubbed).
+ * @param r: region for the records collected (copies of the structs).
+ * @param rep: the reply (scrubbed).
  * @param name: the name asked, lower case (buffer of 256); on return the
  *	end of the CNAME/DNAME chain.
  * @param qtype: the type wanted.
  * @param zone: the zone the server was asked as.
  * @param forward: 1 for a forwarder's reply.
- * @param chain: the chain's records are appended (clones, with the
- *	synthesised CNAMEs).
- * @param final: the answer RRset is appended (clones).
+ * @param chain: the chain's records are appended (with the synthesised
+ *	CNAMEs).
+ * @param final: the answer RRset is appended.
  * @param links: CNAME/DNAME links followed so far; incremented.
  * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO queries).
- * @param nsrr: for REFERRAL, set to an NS record of the referred zone
- *	(in p); else NULL.
+ * @param nsrr: for REFERRAL, set to an NS record of the referred zone;
+ *	else NULL.
  * @return the class.
  */
-enum iter_class iter_classify(struct ldns_struct_pkt *p, uint8_t *name,
-	uint16_t qtype, const uint8_t *zone, int forward,
-	struct ldns_struct_rr_list *chain, struct ldns_struct_rr_list *final,
-	int *links, int dnssec, struct ldns_struct_rr **nsrr);
+enum iter_class iter_classify(struct region *r, struct iter_reply *rep,
+	uint8_t *name, uint16_t qtype, const uint8_t *zone, int forward,
+	struct module_rrlist *chain, struct module_rrlist *final, int *links,
+	int dnssec, struct module_rr **nsrr);
 
 /** @return the name of a class ("answer", "referral", ...) */
 const char *iter_class_str(enum iter_class c);
@@ -110,18 +138,19 @@ const char *iter_class_str(enum iter_class c);
 /**
  * Walk the answer section from name along CNAME/DNAME records, appending
  * the links to chain and the final RRset (if any) to final.
+ * @param r: region for the records appended.
  * @param ans: answer section (scrubbed).
  * @param name: start name; on return the end of the chain (buffer 256).
  * @param qtype: the type wanted.
- * @param chain: link records appended (clones).
- * @param final: the answer RRset appended (clones).
+ * @param chain: link records appended.
+ * @param final: the answer RRset appended.
  * @param links: incremented per link; the walk stops past the limit.
  * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO clients).
  * @return 0, or -1 on error (out of memory, loop, too long).
  */
-int iter_walk_chain(struct ldns_struct_rr_list *ans, uint8_t *name,
-	uint16_t qtype, struct ldns_struct_rr_list *chain,
-	struct ldns_struct_rr_list *final, int *links, int dnssec);
+int iter_walk_chain(struct region *r, const struct module_rrlist *ans,
+	uint8_t *name, uint16_t qtype, struct module_rrlist *chain,
+	struct module_rrlist *final, int *links, int dnssec);
 
 /**
  * Copy the SOA from authority for a negative answer, when its owner is an
@@ -129,21 +158,17 @@ int iter_walk_chain(struct ldns_struct_rr_list *ans, uint8_t *name,
  * records with their RRSIGs (the denial proofs for DO clients).
  * @return 0 or -1.
  */
-int iter_copy_soa(struct ldns_struct_rr_list *auth, const uint8_t *name,
-	struct ldns_struct_rr_list *to, int dnssec);
+int iter_copy_soa(struct region *r, const struct module_rrlist *auth,
+	const uint8_t *name, struct module_rrlist *to, int dnssec);
 
 /** @return 1 when the list has an SOA record */
-int iter_has_soa(struct ldns_struct_rr_list *auth);
+int iter_has_soa(const struct module_rrlist *auth);
 
 /**
  * The referral NS owner in authority: the deepest NS owner that is an
  * ancestor-or-self of name. @return an NS record of it, or NULL.
  */
-struct ldns_struct_rr *iter_find_ns(struct ldns_struct_rr_list *auth,
+struct module_rr *iter_find_ns(const struct module_rrlist *auth,
 	const uint8_t *name);
-
-/** Append a clone of rr to list. @return 0 or -1. */
-int iter_list_push_clone(struct ldns_struct_rr_list *l,
-	const struct ldns_struct_rr *rr);
 
 #endif /* ITERATOR_ITER_SCRUB_H */

@@ -2,19 +2,17 @@
  * iterator/iterator.c - the iterator module: iterative resolution for one
  * query state.
  *
- * See iterator.h for the design. Upstream replies are read with ldns
- * (this is not the cached-answer path: it runs once per upstream reply).
- * Names kept by the iterator are lower-case uncompressed wire format; the
- * records it collects are ldns_rr in lists it owns.
+ * See iterator.h for the design. Upstream replies are parsed by dns/
+ * msgparse (iter_reply_parse) into records in the state's region; names
+ * kept by the iterator are lower-case uncompressed wire format; the
+ * records it collects (struct module_rr) live in the state's region too,
+ * so nothing is freed record by record.
  */
 #include "config.h"
 #include "util/log.h"
-/* ldns defines its own ATTR_FORMAT/ATTR_UNUSED with other arities */
-#undef ATTR_FORMAT
-#undef ATTR_UNUSED
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ldns/ldns.h>
 #include "iterator/iterator.h"
 #include "iterator/iter_env.h"
 #include "iterator/iter_scrub.h"
@@ -22,14 +20,16 @@
 #include "services/outbound.h"
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "dns/msgparse.h"
 #include "util/region.h"
 #include "util/random.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 
 static void iter_send(struct module_qstate *s);
-static void iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
-	ldns_rr_list *auth, ldns_rr_list *add, int forwarded);
+static void iter_finish(struct module_qstate *s, int rcode,
+	const struct module_rrlist *final, const struct module_rrlist *auth,
+	const struct module_rrlist *add, int forwarded);
 
 /** the iterator's data of a state (it is the current module whenever
  * the iterator's functions run, except clear) */
@@ -58,27 +58,13 @@ st_elapsed_ms(struct module_qstate *s)
 		(long)(now->tv_usec - s->start.tv_usec) / 1000;
 }
 
-/** wire name of an ldns dname rdf (not lower-cased; points into rdf) */
+/** the name in a record's RDATA (NS, CNAME target), or NULL */
 static const uint8_t *
-rdf_wire(const ldns_rdf *d)
+rr_target(const struct module_rr *rr)
 {
-	return ldns_rdf_data(d);
-}
-
-/** is the rdf a valid dname */
-static int
-rdf_is_dname(const ldns_rdf *d)
-{
-	return d && ldns_rdf_get_type(d) == LDNS_RDF_TYPE_DNAME &&
-		ldns_rdf_size(d) >= 1 && ldns_rdf_size(d) <= 255;
-}
-
-/** @return 1 when rr's owner equals the wire name */
-static int
-rr_owner_is(const ldns_rr *rr, const uint8_t *name)
-{
-	return rdf_is_dname(ldns_rr_owner(rr)) &&
-		dname_equal(rdf_wire(ldns_rr_owner(rr)), name);
+	if(rr->rdlen == 0 || dname_valid(rr->rdata, rr->rdlen) == 0)
+		return NULL;
+	return rr->rdata;
 }
 
 /** the worker's time in seconds */
@@ -108,68 +94,49 @@ addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
  * @param only_type: 0 for all types, else only this type.
  */
 static void
-iter_store_list(struct module_qstate *s, ldns_rr_list *l, enum rrset_trust trust,
-	uint16_t only_type)
+iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
+	enum rrset_trust trust, uint16_t only_type)
 {
 	struct rrset_cache *c = s->env->rrset;
+	struct module_rr *first, *rr;
 	size_t i, j, n;
 	uint8_t *done;
-	if(!c || !l || (n = ldns_rr_list_rr_count(l)) == 0)
+	if(!c || !l || (n = l->count) == 0)
 		return;
-	done = calloc(n, 1);
+	done = region_alloc_zero(s->region, n);
 	if(!done)
 		return;
-	for(i = 0; i < n; i++) {
-		ldns_rr *first = ldns_rr_list_rr(l, i);
+	for(i = 0, first = l->first; first; i++, first = first->next) {
 		const uint8_t *rd[ITER_MAX_SET];
 		uint16_t rdlen[ITER_MAX_SET];
-		uint8_t buf[ITER_MAX_SET][512];
 		struct rrset_data rs;
 		size_t k = 0;
 		if(done[i])
 			continue;
-		if(only_type && (uint16_t)ldns_rr_get_type(first) != only_type)
+		if(only_type && first->type != only_type)
 			continue;
-		if(ldns_rr_get_type(first) == LDNS_RR_TYPE_RRSIG ||
-			!rdf_is_dname(ldns_rr_owner(first)))
+		if(first->type == DNS_TYPE_RRSIG)
 			continue;
 		memset(&rs, 0, sizeof(rs));
-		rs.ttl = ldns_rr_ttl(first);
-		for(j = i; j < n; j++) {
-			ldns_rr *rr = ldns_rr_list_rr(l, j);
-			size_t m, len = 0;
-			if(done[j] || ldns_rr_get_type(rr) !=
-				ldns_rr_get_type(first) ||
-				ldns_rr_get_class(rr) !=
-				ldns_rr_get_class(first) ||
-				ldns_dname_compare(ldns_rr_owner(rr),
-				ldns_rr_owner(first)) != 0)
+		rs.ttl = first->ttl;
+		for(j = i, rr = first; rr; j++, rr = rr->next) {
+			if(done[j] || rr->type != first->type ||
+				rr->rrclass != first->rrclass ||
+				!dname_equal(rr->owner, first->owner))
 				continue;
 			done[j] = 1;
 			if(k >= ITER_MAX_SET)
 				continue;
-			for(m = 0; m < ldns_rr_rd_count(rr); m++) {
-				ldns_rdf *d = ldns_rr_rdf(rr, m);
-				if(len + ldns_rdf_size(d) > sizeof(buf[k]))
-					break;
-				memcpy(buf[k] + len, ldns_rdf_data(d),
-					ldns_rdf_size(d));
-				len += ldns_rdf_size(d);
-			}
-			if(m < ldns_rr_rd_count(rr))
-				continue; /* too big to cache here */
-			rd[k] = buf[k];
-			rdlen[k] = (uint16_t)len;
-			if(ldns_rr_ttl(rr) < rs.ttl)
-				rs.ttl = ldns_rr_ttl(rr);
+			rd[k] = rr->rdata;
+			rdlen[k] = rr->rdlen;
+			if(rr->ttl < rs.ttl)
+				rs.ttl = rr->ttl;
 			k++;
 		}
-		if(k == 0)
-			continue;
-		rs.name = rdf_wire(ldns_rr_owner(first));
-		rs.name_len = ldns_rdf_size(ldns_rr_owner(first));
-		rs.type = (uint16_t)ldns_rr_get_type(first);
-		rs.rrclass = (uint16_t)ldns_rr_get_class(first);
+		rs.name = first->owner;
+		rs.name_len = first->owner_len;
+		rs.type = first->type;
+		rs.rrclass = first->rrclass;
 		rs.trust = trust;
 		rs.sec = RRSET_SEC_UNCHECKED;
 		rs.count = k;
@@ -177,7 +144,6 @@ iter_store_list(struct module_qstate *s, ldns_rr_list *l, enum rrset_trust trust
 		rs.rdlen = rdlen;
 		(void)rrset_cache_store(c, &rs, st_now(s));
 	}
-	free(done);
 }
 
 /** build a delegation point from a cached delegation */
@@ -259,16 +225,14 @@ iter_new_state(struct module_qstate *s, int id)
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
 	iq->qclass = s->qclass;
-	iq->chain = ldns_rr_list_new();
-	if(!iq->chain)
-		return -1;
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
 	s->minfo[id] = iq;
 	return 0;
 }
 
-/** module clear(): cancel the query in flight, free the records kept */
+/** module clear(): cancel the query in flight (the records are in the
+ * region) */
 static void
 iter_clear(struct module_qstate *s, int id)
 {
@@ -279,8 +243,6 @@ iter_clear(struct module_qstate *s, int id)
 		s->env->cancel_query(s, iq->oq);
 		iq->oq = NULL;
 	}
-	ldns_rr_list_deep_free(iq->chain);
-	iq->chain = NULL;
 	s->minfo[id] = NULL;
 }
 
@@ -386,26 +348,21 @@ iter_init_dp(struct module_qstate *s)
 	return 0;
 }
 
-/** make an ldns record from a cached RRset's RR; @return rr or NULL */
-static ldns_rr *
-rr_from_cache(const struct rrset_data *rs, size_t i)
+/** a record for a cached RRset's RR i (its data, copied into the
+ * region by the lookup, is shared); @return rr or NULL */
+static struct module_rr *
+rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 {
-	uint8_t buf[256 + 10 + 65535];
-	size_t pos = 0;
-	ldns_rr *rr = NULL;
-	if(rs->name_len > 255)
+	struct module_rr *rr = region_alloc_zero(s->region, sizeof(*rr));
+	if(!rr)
 		return NULL;
-	memcpy(buf, rs->name, rs->name_len);
-	pos = rs->name_len;
-	dns_write_u16(buf + pos, rs->type);
-	dns_write_u16(buf + pos + 2, rs->rrclass);
-	dns_write_u32(buf + pos + 4, rs->ttl);
-	dns_write_u16(buf + pos + 8, rs->rdlen[i]);
-	memcpy(buf + pos + 10, rs->rdata[i], rs->rdlen[i]);
-	pos = 0;
-	if(ldns_wire2rr(&rr, buf, rs->name_len + 10 + rs->rdlen[i], &pos,
-		LDNS_SECTION_ANSWER) != LDNS_STATUS_OK)
-		return NULL;
+	rr->owner = rs->name;
+	rr->owner_len = rs->name_len;
+	rr->type = rs->type;
+	rr->rrclass = rs->rrclass;
+	rr->ttl = rs->ttl;
+	rr->rdata = rs->rdata[i];
+	rr->rdlen = rs->rdlen[i];
 	return rr;
 }
 
@@ -421,7 +378,7 @@ iter_answer_from_cache(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
-	ldns_rr_list *final;
+	struct module_rrlist final;
 	size_t i;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
 		s->prefetch || (s->flags & (MESH_FLAG_CD | MESH_FLAG_DO)))
@@ -432,20 +389,15 @@ iter_answer_from_cache(struct module_qstate *s)
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
 			st_now(s), s->region, &rs) == 0 &&
 			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
-			final = ldns_rr_list_new();
-			if(!final)
-				return 0;
+			memset(&final, 0, sizeof(final));
 			for(i = 0; i < rs.count; i++) {
-				ldns_rr *rr = rr_from_cache(&rs, i);
-				if(!rr || !ldns_rr_list_push_rr(final, rr)) {
-					ldns_rr_free(rr);
-					ldns_rr_list_deep_free(final);
+				struct module_rr *rr = rr_from_cache(s, &rs, i);
+				if(!rr)
 					return 0;
-				}
+				module_rrlist_append(&final, rr);
 			}
-			iter_finish(s, DNS_RCODE_NOERROR, final, NULL, NULL,
+			iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL,
 				0);
-			ldns_rr_list_deep_free(final);
 			return 1;
 		}
 		if(iq->qtype != DNS_TYPE_CNAME && rrset_cache_lookup(c,
@@ -454,11 +406,10 @@ iter_answer_from_cache(struct module_qstate *s)
 			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
 			iq->cname_count < ITER_MAX_CNAME &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
-			ldns_rr *rr = rr_from_cache(&rs, 0);
-			if(!rr || !ldns_rr_list_push_rr(iq->chain, rr)) {
-				ldns_rr_free(rr);
+			struct module_rr *rr = rr_from_cache(s, &rs, 0);
+			if(!rr)
 				return 0;
-			}
+			module_rrlist_append(&iq->chain, rr);
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
@@ -716,46 +667,57 @@ iter_send(struct module_qstate *s)
  * Without minimal-responses, a positive answer carries the NS set of the
  * zone that gave it (from the reply's authority section) and the
  * addresses of those servers (from its additional section), as Unbound
- * and NSD do. Records are cloned into auth and add.
+ * and NSD do. The records are appended to auth and add.
  */
 static void
-iter_extra_sections(struct module_qstate *s, ldns_pkt *p, const uint8_t *name,
-	ldns_rr_list *auth, ldns_rr_list *add)
+iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
+	const uint8_t *name, struct module_rrlist *auth,
+	struct module_rrlist *add)
 {
-	ldns_rr_list *a = ldns_pkt_authority(p), *ad = ldns_pkt_additional(p);
-	ldns_rr *ns = iter_find_ns(a, name);
-	size_t i, j;
+	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
+	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
+	struct module_rr *ns = iter_find_ns(a, name), *rr, *g;
 	if(st_env(s)->minimal || !ns)
 		return;
-	for(i = 0; i < ldns_rr_list_rr_count(a); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(a, i);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
-			ldns_dname_compare(ldns_rr_owner(rr),
-			ldns_rr_owner(ns)) != 0)
+	for(rr = a->first; rr; rr = rr->next) {
+		const uint8_t *t;
+		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
 			continue;
-		if(iter_list_push_clone(auth, rr) < 0)
+		if(module_rrlist_push(s->region, auth, rr) < 0)
 			return;
-		for(j = 0; j < ldns_rr_list_rr_count(ad); j++) {
-			ldns_rr *g = ldns_rr_list_rr(ad, j);
-			ldns_rdf *t = ldns_rr_rdf(rr, 0);
-			if((ldns_rr_get_type(g) != LDNS_RR_TYPE_A &&
-				ldns_rr_get_type(g) != LDNS_RR_TYPE_AAAA) ||
-				!rdf_is_dname(t) || !rr_owner_is(g, rdf_wire(t)))
+		t = rr_target(rr);
+		for(g = ad->first; g; g = g->next) {
+			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
+				!t || !dname_equal(g->owner, t))
 				continue;
-			if(iter_list_push_clone(add, g) < 0)
+			if(module_rrlist_push(s->region, add, g) < 0)
 				return;
 		}
 	}
 }
 
+/** append (copies of the structs of) the records of a list */
+static int
+list_push_all(struct region *r, struct module_rrlist *to,
+	const struct module_rrlist *from)
+{
+	struct module_rr *rr;
+	if(!from)
+		return 0;
+	for(rr = from->first; rr; rr = rr->next)
+		if(module_rrlist_push(r, to, rr) < 0)
+			return -1;
+	return 0;
+}
+
 /** build the answer (in the state's region) and finish the state */
 static void
-iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
-	ldns_rr_list *auth, ldns_rr_list *add, int forwarded)
+iter_finish(struct module_qstate *s, int rcode,
+	const struct module_rrlist *final, const struct module_rrlist *auth,
+	const struct module_rrlist *add, int forwarded)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct mesh_answer *ans = region_alloc_zero(s->region, sizeof(*ans));
-	size_t i;
 	if(!ans) {
 		iter_fail(s, DNS_EDE_OTHER);
 		return;
@@ -764,41 +726,18 @@ iter_finish(struct module_qstate *s, int rcode, ldns_rr_list *final,
 	ans->ede = -1;
 	ans->forwarded = forwarded;
 	ans->sec = MODULE_SEC_UNCHECKED;
-	ans->an = ldns_rr_list_new();
-	ans->ns = ldns_rr_list_new();
-	ans->ar = ldns_rr_list_new();
-	if(!ans->an || !ans->ns || !ans->ar)
-		goto fail;
-	for(i = 0; i < ldns_rr_list_rr_count(iq->chain); i++)
-		if(iter_list_push_clone(ans->an, ldns_rr_list_rr(iq->chain, i)) < 0)
-			goto fail;
-	if(final) {
-		for(i = 0; i < ldns_rr_list_rr_count(final); i++)
-			if(iter_list_push_clone(ans->an,
-				ldns_rr_list_rr(final, i)) < 0)
-				goto fail;
-	}
-	if(auth) {
-		for(i = 0; i < ldns_rr_list_rr_count(auth); i++)
-			if(iter_list_push_clone(ans->ns,
-				ldns_rr_list_rr(auth, i)) < 0)
-				goto fail;
-	}
-	if(add) {
-		for(i = 0; i < ldns_rr_list_rr_count(add); i++)
-			if(iter_list_push_clone(ans->ar,
-				ldns_rr_list_rr(add, i)) < 0)
-				goto fail;
+	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
+		list_push_all(s->region, &ans->an, final) < 0 ||
+		list_push_all(s->region, &ans->ns, auth) < 0 ||
+		list_push_all(s->region, &ans->ar, add) < 0) {
+		iter_fail(s, DNS_EDE_OTHER);
+		return;
 	}
 	iq->phase = ITER_DONE;
 	s->return_msg = ans;
 	s->return_rcode = rcode;
 	s->ede = -1;
 	s->ext_state[s->curmod] = MODULE_FINISHED;
-	return;
-fail:
-	mesh_answer_clear(ans);
-	iter_fail(s, DNS_EDE_OTHER);
 }
 
 /** mark the current server bad and try another */
@@ -819,29 +758,33 @@ iter_server_failed(struct module_qstate *s, int ede)
 	iter_again(s);
 }
 
+/** store one record as an RRset of its own */
+static void
+iter_store_one(struct module_qstate *s, const struct module_rr *rr,
+	enum rrset_trust trust)
+{
+	struct module_rr one = *rr;
+	struct module_rrlist l;
+	one.next = NULL;
+	l.first = l.last = &one;
+	l.count = 1;
+	iter_store_list(s, &l, trust, 0);
+}
+
 /** store the addresses of the names of an NS answer from the additional
  * section (priming: the root servers' addresses) */
 static void
-iter_store_ns_glue(struct module_qstate *s, ldns_rr_list *ns, ldns_rr_list *add)
+iter_store_ns_glue(struct module_qstate *s, const struct module_rrlist *ns,
+	const struct module_rrlist *add)
 {
-	size_t i, j;
-	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
-		ldns_rr *rr = ldns_rr_list_rr(add, j);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_A &&
-			ldns_rr_get_type(rr) != LDNS_RR_TYPE_AAAA)
+	struct module_rr *rr, *n;
+	for(rr = add->first; rr; rr = rr->next) {
+		if(rr->type != DNS_TYPE_A && rr->type != DNS_TYPE_AAAA)
 			continue;
-		for(i = 0; i < ldns_rr_list_rr_count(ns); i++) {
-			ldns_rdf *t = ldns_rr_rdf(ldns_rr_list_rr(ns, i), 0);
-			if(rdf_is_dname(t) && rdf_is_dname(ldns_rr_owner(rr)) &&
-				dname_equal(rdf_wire(t),
-				rdf_wire(ldns_rr_owner(rr)))) {
-				ldns_rr_list *one = ldns_rr_list_new();
-				if(!one)
-					return;
-				if(ldns_rr_list_push_rr(one, rr))
-					iter_store_list(s, one,
-						RRSET_TRUST_ADD_AA, 0);
-				ldns_rr_list_free(one);
+		for(n = ns->first; n; n = n->next) {
+			const uint8_t *t = rr_target(n);
+			if(t && dname_equal(t, rr->owner)) {
+				iter_store_one(s, rr, RRSET_TRUST_ADD_AA);
 				break;
 			}
 		}
@@ -862,14 +805,15 @@ iter_server_lame(struct module_qstate *s)
 
 /** follow a referral: new delegation point from the NS set and glue */
 static void
-iter_referral(struct module_qstate *s, ldns_pkt *p, ldns_rr *nsrr)
+iter_referral(struct module_qstate *s, struct iter_reply *p,
+	struct module_rr *nsrr)
 {
 	struct iter_qstate *iq = IQ(s);
-	ldns_rr_list *auth = ldns_pkt_authority(p);
-	ldns_rr_list *add = ldns_pkt_additional(p);
-	const uint8_t *zone = rdf_wire(ldns_rr_owner(nsrr));
+	struct module_rrlist *auth = &p->sec[DNS_SEC_AUTHORITY];
+	struct module_rrlist *add = &p->sec[DNS_SEC_ADDITIONAL];
+	const uint8_t *zone = nsrr->owner;
 	struct delegpt *dp;
-	size_t i, j;
+	struct module_rr *rr;
 	if(++iq->referrals > ITER_MAX_REFERRALS) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
@@ -879,32 +823,26 @@ iter_referral(struct module_qstate *s, ldns_pkt *p, ldns_rr *nsrr)
 		iter_fail(s, DNS_EDE_OTHER);
 		return;
 	}
-	for(i = 0; i < ldns_rr_list_rr_count(auth); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(auth, i);
-		ldns_rdf *t = ldns_rr_rdf(rr, 0);
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
-			!rr_owner_is(rr, zone) || !rdf_is_dname(t))
+	for(rr = auth->first; rr; rr = rr->next) {
+		const uint8_t *t = rr_target(rr);
+		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, zone) ||
+			!t)
 			continue;
-		if(!delegpt_add_ns(dp, s->region, rdf_wire(t))) {
+		if(!delegpt_add_ns(dp, s->region, t)) {
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
 	}
 	/* glue: A/AAAA for the NS names, already scrubbed to be under the
 	 * zone of the server that sent them */
-	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
-		ldns_rr *rr = ldns_rr_list_rr(add, j);
-		ldns_rdf *d = ldns_rr_rdf(rr, 0);
+	for(rr = add->first; rr; rr = rr->next) {
 		struct delegpt_ns *ns;
 		struct netaddr na;
 		memset(&na, 0, sizeof(na));
-		if(!rdf_is_dname(ldns_rr_owner(rr)))
+		ns = delegpt_find_ns(dp, rr->owner);
+		if(!ns || rr->rdlen == 0)
 			continue;
-		ns = delegpt_find_ns(dp, rdf_wire(ldns_rr_owner(rr)));
-		if(!ns || !d)
-			continue;
-		if(addr_from_rdata(&na, (uint16_t)ldns_rr_get_type(rr),
-			ldns_rdf_data(d), ldns_rdf_size(d)) < 0)
+		if(addr_from_rdata(&na, rr->type, rr->rdata, rr->rdlen) < 0)
 			continue;
 		if(delegpt_add_addr(dp, s->region, &na) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
@@ -918,19 +856,10 @@ iter_referral(struct module_qstate *s, ldns_pkt *p, ldns_rr *nsrr)
 	}
 	/* remember the delegation: the NS set and the glue for its names */
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
-	for(j = 0; j < ldns_rr_list_rr_count(add); j++) {
-		ldns_rr *rr = ldns_rr_list_rr(add, j);
-		if(rdf_is_dname(ldns_rr_owner(rr)) &&
-			delegpt_find_ns(dp, rdf_wire(ldns_rr_owner(rr))) &&
-			(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A ||
-			ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA)) {
-			ldns_rr_list *one = ldns_rr_list_new();
-			if(!one)
-				break;
-			if(ldns_rr_list_push_rr(one, rr))
-				iter_store_list(s, one, RRSET_TRUST_ADD_NOAA, 0);
-			ldns_rr_list_free(one); /* not deep: rr is p's */
-		}
+	for(rr = add->first; rr; rr = rr->next) {
+		if(delegpt_find_ns(dp, rr->owner) &&
+			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA))
+			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	iq->dp = dp;
 	iq->retry = NULL;
@@ -944,19 +873,21 @@ static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 {
 	struct iter_qstate *iq = IQ(s);
-	ldns_pkt *p = NULL;
-	ldns_rr_list *final = NULL, *neg = NULL, *add = NULL;
-	ldns_rr *q, *nsrr;
+	struct iter_reply rep, *p = &rep;
+	struct module_rrlist final, neg, add;
+	struct module_rr *nsrr;
 	uint8_t name[256];
 	int rcode, minimised, links, dnssec = (s->flags & MESH_FLAG_DO) != 0;
+	int aa;
 	enum iter_class cl;
 
-	if(ldns_wire2pkt(&p, pkt, len) != LDNS_STATUS_OK || !p) {
+	if(iter_reply_parse(s->region, pkt, len, p) != 0) {
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 		return;
 	}
 	iq->got_reply = 1;
-	rcode = (int)ldns_pkt_get_rcode(p);
+	rcode = p->rcode;
+	aa = (p->flags & DNS_FLAG_AA) != 0;
 	if(rcode == DNS_RCODE_FORMERR &&
 		!(iq->cur_flags & OUTBOUND_FLAG_NOEDNS) && iq->cur) {
 		/* retry without EDNS, remember for this server */
@@ -967,45 +898,36 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
 		iter_again(s);
-		goto out;
+		return;
 	}
-	if(ldns_pkt_tc(p) && !(iq->cur_flags & OUTBOUND_FLAG_TCP) && iq->cur) {
+	if((p->flags & DNS_FLAG_TC) && !(iq->cur_flags & OUTBOUND_FLAG_TCP) &&
+		iq->cur) {
 		iq->cur->tcp = 1;
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
 		iter_again(s);
-		goto out;
+		return;
 	}
 	/* the question must match what was sent */
-	if(ldns_rr_list_rr_count(ldns_pkt_question(p)) != 1 ||
-		!ldns_pkt_qr(p)) {
+	if(p->qdcount != 1 || !(p->flags & DNS_FLAG_QR) ||
+		!dname_equal(p->qname, iq->sent_qname) ||
+		p->qtype != iq->sent_qtype || p->qclass != iq->qclass) {
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
-		goto out;
-	}
-	q = ldns_rr_list_rr(ldns_pkt_question(p), 0);
-	if(!rr_owner_is(q, iq->sent_qname) ||
-		(uint16_t)ldns_rr_get_type(q) != iq->sent_qtype ||
-		(uint16_t)ldns_rr_get_class(q) != iq->qclass) {
-		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
-		goto out;
+		return;
 	}
 	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
 		/* lame: the server does not serve the zone */
 		iter_server_lame(s);
-		goto out;
+		return;
 	}
 	if(rcode != DNS_RCODE_NOERROR && rcode != DNS_RCODE_NXDOMAIN) {
 		/* SERVFAIL and others: a failure, not remembered */
 		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
-		goto out;
+		return;
 	}
-	final = ldns_rr_list_new();
-	neg = ldns_rr_list_new();
-	add = ldns_rr_list_new();
-	if(!final || !neg || !add) {
-		iter_fail(s, DNS_EDE_OTHER);
-		goto out;
-	}
+	memset(&final, 0, sizeof(final));
+	memset(&neg, 0, sizeof(neg));
+	memset(&add, 0, sizeof(add));
 	minimised = (iq->qmin_labels > 0);
 	/* bailiwick (not for a forwarder), private addresses */
 	iter_scrub_reply(p, iq->dp->is_forward ? NULL : iq->dp->name,
@@ -1018,13 +940,11 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		/* RFC 9156: a referral moves down; anything else that says
 		 * the name exists means no zone cut here: one label more;
 		 * errors fall back to the full name */
-		nsrr = iter_find_ns(ldns_pkt_authority(p), name);
-		if(nsrr && !ldns_pkt_aa(p) &&
-			ldns_rr_list_rr_count(ldns_pkt_answer(p)) == 0 &&
-			dname_is_strict_subdomain(rdf_wire(ldns_rr_owner(nsrr)),
-			iq->dp->name)) {
+		nsrr = iter_find_ns(&p->sec[DNS_SEC_AUTHORITY], name);
+		if(nsrr && !aa && p->sec[DNS_SEC_ANSWER].count == 0 &&
+			dname_is_strict_subdomain(nsrr->owner, iq->dp->name)) {
 			iter_referral(s, p, nsrr);
-			goto out;
+			return;
 		}
 		if(rcode == DNS_RCODE_NOERROR) {
 			iq->qmin_labels++;
@@ -1037,42 +957,42 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iq->retry = iq->cur;
 		iq->phase = ITER_SEND;
 		iter_again(s);
-		goto out;
+		return;
 	}
 
-	cl = iter_classify(p, name, iq->qtype, iq->dp->name,
-		iq->dp->is_forward, iq->chain, final, &links, dnssec, &nsrr);
+	cl = iter_classify(s->region, p, name, iq->qtype, iq->dp->name,
+		iq->dp->is_forward, &iq->chain, &final, &links, dnssec, &nsrr);
 	verbose(VERB_ALGO, "iterator: reply classified as %s",
 		iter_class_str(cl));
 	if(cl == ITER_CL_ERROR) {
 		/* CNAME loop or too long chain */
 		iter_fail(s, DNS_EDE_OTHER);
-		goto out;
+		return;
 	}
 	iq->cname_count = links;
 	/* remember the answer records (the chain and the final set); not
 	 * from CD queries, whose data other clients must not get */
 	if(!(s->flags & MESH_FLAG_CD)) {
-		iter_store_list(s, iq->chain, ldns_pkt_aa(p) ?
+		iter_store_list(s, &iq->chain, aa ?
 			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA, 0);
-		iter_store_list(s, final, ldns_pkt_aa(p) ?
+		iter_store_list(s, &final, aa ?
 			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA, 0);
 	}
-	if(iq->qtype == DNS_TYPE_NS && ldns_rr_list_rr_count(final) > 0 &&
-		!iq->dp->is_forward)
-		iter_store_ns_glue(s, final, ldns_pkt_additional(p));
+	if(iq->qtype == DNS_TYPE_NS && final.count > 0 && !iq->dp->is_forward)
+		iter_store_ns_glue(s, &final, &p->sec[DNS_SEC_ADDITIONAL]);
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		iter_extra_sections(s, p, name, neg, add);
+		iter_extra_sections(s, p, name, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
-			final, neg, add, iq->dp->is_forward);
+			&final, &neg, &add, iq->dp->is_forward);
 		break;
 	case ITER_CL_NXDOMAIN:
 	case ITER_CL_NODATA:
-		(void)iter_copy_soa(ldns_pkt_authority(p), name, neg, dnssec);
+		(void)iter_copy_soa(s->region, &p->sec[DNS_SEC_AUTHORITY], name,
+			&neg, dnssec);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
-			DNS_RCODE_NOERROR, final, neg, add,
+			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
 		break;
 	case ITER_CL_CNAME:
@@ -1095,11 +1015,6 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_server_lame(s);
 		break;
 	}
-out:
-	ldns_rr_list_deep_free(final);
-	ldns_rr_list_deep_free(neg);
-	ldns_rr_list_deep_free(add);
-	ldns_pkt_free(p);
 }
 
 /** the reply to the query in flight, its timeout, or its failure */
@@ -1182,29 +1097,27 @@ iter_inform_super(struct module_qstate *sub, int id,
 	struct iter_qstate *iq = super->minfo[id];
 	struct mesh_answer *ans = sub->return_msg;
 	struct delegpt_ns *ns;
-	size_t i;
 	if(!iq || iq->phase == ITER_DONE || !iq->dp)
 		return;
 	ns = delegpt_find_ns(iq->dp, sub->qname);
 	if(!ns)
 		return;
 	ns->pending = 0;
-	if(ans && ans->an && ldns_rr_list_rr_count(ans->an) == 0 &&
+	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
 		ans->rcode == DNS_RCODE_NOERROR) {
 		/* no IPv4 address: look for an IPv6 one */
 		ns->resolved = 0;
 	}
-	if(ans && ans->an) {
-		for(i = 0; i < ldns_rr_list_rr_count(ans->an); i++) {
-			ldns_rr *rr = ldns_rr_list_rr(ans->an, i);
-			ldns_rdf *d = ldns_rr_rdf(rr, 0);
+	if(ans) {
+		struct module_rr *rr;
+		for(rr = ans->an.first; rr; rr = rr->next) {
 			struct netaddr na;
 			memset(&na, 0, sizeof(na));
-			if(!d)
+			if(rr->rdlen == 0)
 				continue;
-			if(addr_from_rdata(&na, (uint16_t)ldns_rr_get_type(rr),
-				ldns_rdf_data(d), ldns_rdf_size(d)) < 0)
+			if(addr_from_rdata(&na, rr->type, rr->rdata,
+				rr->rdlen) < 0)
 				continue;
 			(void)delegpt_add_addr(iq->dp, super->region, &na);
 		}

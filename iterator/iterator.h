@@ -53,10 +53,9 @@
  * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
  * name.
  *
- * Records are held as ldns_rr in ldns_rr_lists owned by the state and
- * freed by the module's clear(); the delegation points live in the
- * state's region. Upstream replies are parsed with ldns: this is not the
- * cached-answer path.
+ * Records (struct module_rr) and the delegation points live in the
+ * state's region. Upstream replies are parsed by dns/msgparse: ldns is not
+ * used on this path.
  */
 #ifndef ITERATOR_ITERATOR_H
 #define ITERATOR_ITERATOR_H
@@ -64,14 +63,12 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "util/netaddr.h"
+#include "services/module.h"
 
 struct module_func_block;
 struct iter_env;
 struct delegpt;
 struct outbound_query;
-/** ldns's record list (ldns_rr_list), kept opaque here so that this header
- * does not pull in ldns (whose ATTR_FORMAT clashes with util/log.h) */
-struct ldns_struct_rr_list;
 struct delegpt_addr;
 struct iter_zone;
 
@@ -118,8 +115,8 @@ struct iter_qstate {
 	uint16_t qtype;
 	/** question class */
 	uint16_t qclass;
-	/** the CNAME/DNAME records collected so far (owned) */
-	struct ldns_struct_rr_list *chain;
+	/** the CNAME/DNAME records collected so far (in the region) */
+	struct module_rrlist chain;
 	/** number of CNAME links followed */
 	int cname_count;
 	/** current delegation point */

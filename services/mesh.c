@@ -193,8 +193,8 @@ ref_remove(struct mesh_ref **list, struct mesh_state *x)
 		}
 }
 
-/** every module frees what it holds for the state; the answer's
- * records are freed */
+/** every module frees what it holds for the state (the answer lives in
+ * the region) */
 static void
 mesh_clear_modules(struct mesh_state *s)
 {
@@ -203,7 +203,6 @@ mesh_clear_modules(struct mesh_state *s)
 	for(i = 0; i < st->num; i++)
 		if(st->mod[i]->clear)
 			st->mod[i]->clear(&s->qs, i);
-	mesh_answer_clear(s->qs.return_msg);
 	s->qs.return_msg = NULL;
 }
 
@@ -534,7 +533,6 @@ mesh_run_state(struct mesh_state *s, enum module_ev ev,
 		case MODULE_ERROR:
 		up:
 			if(qs->ext_state[id] == MODULE_ERROR) {
-				mesh_answer_clear(qs->return_msg);
 				qs->return_msg = NULL;
 				qs->return_rcode = DNS_RCODE_SERVFAIL;
 			}
@@ -584,10 +582,7 @@ mesh_state_finish(struct mesh_state *s, struct mesh_answer *ans, int ede)
 {
 	if(s->finished)
 		return;
-	if(ans != s->qs.return_msg) {
-		mesh_answer_clear(s->qs.return_msg);
-		s->qs.return_msg = ans;
-	}
+	s->qs.return_msg = ans;
 	s->qs.return_rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
 	s->qs.ede = ede;
 	mesh_state_done(s);

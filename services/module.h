@@ -55,9 +55,6 @@ struct outbound_query;
 struct netaddr;
 struct mesh;
 struct module_qstate;
-/** ldns's record list (ldns_rr_list), opaque here so that this header
- * does not pull in ldns (whose ATTR_FORMAT clashes with util/log.h) */
-struct ldns_struct_rr_list;
 
 /** most modules in a stack */
 #define MODULE_MAX 8
@@ -120,17 +117,50 @@ enum module_sec_status {
 	MODULE_SEC_SECURE
 };
 
-/** the answer a state returns up the chain (in the state's region; the
- * record lists are owned by it and freed by mesh_answer_clear) */
+/** one record of an answer, in a state's region (uncompressed wire) */
+struct module_rr {
+	/** next in its list */
+	struct module_rr *next;
+	/** owner name, uncompressed wire, letter case as received */
+	const uint8_t *owner;
+	/** its length */
+	size_t owner_len;
+	/** type */
+	uint16_t type;
+	/** class */
+	uint16_t rrclass;
+	/** TTL */
+	uint32_t ttl;
+	/** RDATA, names in it uncompressed */
+	const uint8_t *rdata;
+	/** its length */
+	uint16_t rdlen;
+	/** security status of the RRset it belongs to (a validator sets
+	 * it on every record of the set; unchecked by default) */
+	uint8_t sec;
+};
+
+/** a list of records (a section), in order */
+struct module_rrlist {
+	/** first record, or NULL */
+	struct module_rr *first;
+	/** last record, or NULL */
+	struct module_rr *last;
+	/** number of records */
+	size_t count;
+};
+
+/** the answer a state returns up the chain (in the state's region, with
+ * its records) */
 struct mesh_answer {
 	/** DNS rcode */
 	int rcode;
-	/** answer section (owned) */
-	struct ldns_struct_rr_list *an;
-	/** authority section (owned) */
-	struct ldns_struct_rr_list *ns;
-	/** additional section (owned) */
-	struct ldns_struct_rr_list *ar;
+	/** answer section */
+	struct module_rrlist an;
+	/** authority section */
+	struct module_rrlist ns;
+	/** additional section */
+	struct module_rrlist ar;
 	/** 1 when the answer came from a forwarder (taken as is) */
 	int forwarded;
 	/** Extended DNS Error to add, or -1 */
@@ -297,9 +327,25 @@ struct module_stack {
 	void *modinfo[MODULE_MAX];
 };
 
-/** Free an answer's record lists (not the struct, which is in a region).
- * NULL is allowed. */
-void mesh_answer_clear(struct mesh_answer *a);
+/**
+ * A record copied into a region (owner and RDATA too).
+ * @return the record (next NULL) or NULL when out of memory.
+ */
+struct module_rr *module_rr_new(struct region *r, const uint8_t *owner,
+	size_t owner_len, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen);
+
+/** Append a record to a list (the record itself: it must not be in
+ * another list). */
+void module_rrlist_append(struct module_rrlist *l, struct module_rr *rr);
+
+/**
+ * Append a copy of a record's struct (sharing its owner and RDATA, which
+ * must live as long as the region) to a list.
+ * @return 0 or -1 when out of memory.
+ */
+int module_rrlist_push(struct region *r, struct module_rrlist *l,
+	const struct module_rr *rr);
 
 /** @return the name of an event ("new", "pass", ...) */
 const char *module_event_str(enum module_ev ev);

@@ -3,16 +3,17 @@
  *
  * See resolver.h for the order of work. The immediate path (parse, access
  * control, local zones, cache) writes into the caller's buffer and
- * allocates nothing. Answers for pending clients are encoded with the
- * dns/msgencode builder from the records of the finished mesh state into
- * the resolver's own buffer.
+ * allocates nothing. A finished answer is stored in the message cache and
+ * each waiting client is answered from that entry by mcache_answer (the
+ * hit's copy-and-patch code); an answer that was not stored is encoded
+ * for each client with the dns/msgencode builder from the records of the
+ * finished state (struct module_rr) into the resolver's own buffer.
  */
 #include "config.h"
 #include "util/log.h"
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <ldns/ldns.h>
 #include "services/resolver.h"
 #include "services/mesh.h"
 #include "services/outbound.h"
@@ -105,12 +106,11 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	fe.drop = resolver_mesh_drop;
 	fe.stale = resolver_answer_stale;
 	r->buf = malloc(DNS_MAX_MSG);
-	r->scratch = malloc(DNS_MAX_MSG);
 	r->qcopy = malloc(DNS_MAX_MSG);
 	r->cbuf = malloc(sizeof(struct resolver_client) + DNS_MAX_MSG);
 	r->mesh = mesh_create(stack, &r->menv, out, maxq, jostle,
 		r->expire_client_ms, &fe, r);
-	if(!r->mesh || !r->buf || !r->scratch || !r->qcopy || !r->cbuf) {
+	if(!r->mesh || !r->buf || !r->qcopy || !r->cbuf) {
 		resolver_delete(r);
 		return NULL;
 	}
@@ -139,7 +139,6 @@ resolver_delete(struct resolver *r)
 		return;
 	mesh_delete(r->mesh);
 	free(r->buf);
-	free(r->scratch);
 	free(r->qcopy);
 	free(r->cbuf);
 	free(r);
@@ -433,8 +432,8 @@ resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
 }
 
 static int encode_section(struct dns_builder *b, int section,
-	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen,
-	const struct mcache_params *clamp, int negative);
+	const struct module_rrlist *l, const struct mcache_params *clamp,
+	int negative);
 
 /** the security status of an answer as the message cache keeps it */
 static int
@@ -473,12 +472,9 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 		(ans->rcode & 0xf))) != 0 ||
 	   dns_build_question(&b, s->qname, s->qtype, s->qclass) != 0)
 		return 0;
-	if(encode_section(&b, DNS_SEC_ANSWER, ans->an, r->scratch,
-		DNS_MAX_MSG, NULL, 0) < 0 ||
-	   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, r->scratch,
-		DNS_MAX_MSG, NULL, 0) < 0 ||
-	   encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar, r->scratch,
-		DNS_MAX_MSG, NULL, 0) < 0)
+	if(encode_section(&b, DNS_SEC_ANSWER, &ans->an, NULL, 0) < 0 ||
+	   encode_section(&b, DNS_SEC_AUTHORITY, &ans->ns, NULL, 0) < 0 ||
+	   encode_section(&b, DNS_SEC_ADDITIONAL, &ans->ar, NULL, 0) < 0)
 		return 0;
 	len = dns_build_finish(&b);
 	return mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
@@ -514,21 +510,6 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	return 1;
 }
 
-/** rdata of an ldns rr in uncompressed wire format; @return len or -1 */
-static int
-rr_rdata_wire(const ldns_rr *rr, uint8_t *buf, size_t max)
-{
-	size_t i, n = 0;
-	for(i = 0; i < ldns_rr_rd_count(rr); i++) {
-		const ldns_rdf *d = ldns_rr_rdf(rr, i);
-		if(n + ldns_rdf_size(d) > max)
-			return -1;
-		memcpy(buf + n, ldns_rdf_data(d), ldns_rdf_size(d));
-		n += ldns_rdf_size(d);
-	}
-	return (int)n;
-}
-
 /** most RRs in one RRset we encode */
 #define RESOLVER_MAX_SET 256
 
@@ -543,38 +524,28 @@ rr_rdata_wire(const ldns_rr *rr, uint8_t *buf, size_t max)
  */
 static int
 encode_section(struct dns_builder *b, int section,
-	struct ldns_struct_rr_list *l, uint8_t *scratch, size_t scratchlen,
-	const struct mcache_params *clamp, int negative)
+	const struct module_rrlist *l, const struct mcache_params *clamp,
+	int negative)
 {
-	size_t i = 0, n = ldns_rr_list_rr_count(l);
-	while(i < n) {
+	const struct module_rr *rr = l->first;
+	while(rr) {
 		const uint8_t *rd[RESOLVER_MAX_SET];
 		uint16_t rdlen[RESOLVER_MAX_SET];
-		ldns_rr *first = ldns_rr_list_rr(l, i);
-		uint32_t ttl = ldns_rr_ttl(first);
-		size_t k = 0, used = 0;
+		const struct module_rr *first = rr;
+		uint32_t ttl = first->ttl;
+		size_t k = 0;
 		int err;
-		while(i < n && k < RESOLVER_MAX_SET) {
-			ldns_rr *rr = ldns_rr_list_rr(l, i);
-			int len;
-			if(k > 0 && (ldns_rr_get_type(rr) !=
-				ldns_rr_get_type(first) ||
-				ldns_rr_get_class(rr) !=
-				ldns_rr_get_class(first) ||
-				ldns_dname_compare(ldns_rr_owner(rr),
-				ldns_rr_owner(first)) != 0))
+		while(rr && k < RESOLVER_MAX_SET) {
+			if(k > 0 && (rr->type != first->type ||
+				rr->rrclass != first->rrclass ||
+				!dname_equal(rr->owner, first->owner)))
 				break;
-			len = rr_rdata_wire(rr, scratch + used,
-				scratchlen - used);
-			if(len < 0)
-				return -1;
-			rd[k] = scratch + used;
-			rdlen[k] = (uint16_t)len;
-			used += (size_t)len;
-			if(ldns_rr_ttl(rr) < ttl)
-				ttl = ldns_rr_ttl(rr);
+			rd[k] = rr->rdata;
+			rdlen[k] = rr->rdlen;
+			if(rr->ttl < ttl)
+				ttl = rr->ttl;
 			k++;
-			i++;
+			rr = rr->next;
 		}
 		if(clamp) {
 			if(clamp->max_ttl && ttl > clamp->max_ttl)
@@ -582,15 +553,13 @@ encode_section(struct dns_builder *b, int section,
 			if(ttl < clamp->min_ttl)
 				ttl = clamp->min_ttl;
 			if(negative && section == DNS_SEC_AUTHORITY &&
-				ldns_rr_get_type(first) == LDNS_RR_TYPE_SOA &&
+				first->type == DNS_TYPE_SOA &&
 				clamp->max_negative_ttl &&
 				ttl > clamp->max_negative_ttl)
 				ttl = clamp->max_negative_ttl;
 		}
-		err = dns_build_rrset(b, section,
-			ldns_rdf_data(ldns_rr_owner(first)),
-			(uint16_t)ldns_rr_get_type(first),
-			(uint16_t)ldns_rr_get_class(first), ttl, k, rd, rdlen);
+		err = dns_build_rrset(b, section, first->owner, first->type,
+			first->rrclass, ttl, k, rd, rdlen);
 		if(err == DNS_ERR_NOSPACE && section == DNS_SEC_ADDITIONAL)
 			continue;
 		if(err != 0)
@@ -611,8 +580,6 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	struct dns_builder b;
 	struct edns_opt_out opt;
 	uint8_t edebuf[64];
-	uint8_t *scratch = r->scratch;
-	size_t scratchlen = DNS_MAX_MSG;
 	size_t limit, len, nopt = 0;
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
 	uint16_t flags;
@@ -653,13 +620,13 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	}
 	if(ans) {
 		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
-			ldns_rr_list_rr_count(ans->an) == 0;
-		if(encode_section(&b, DNS_SEC_ANSWER, ans->an, scratch,
-			scratchlen, clamp, neg) == 0 &&
-		   encode_section(&b, DNS_SEC_AUTHORITY, ans->ns, scratch,
-			scratchlen, clamp, neg) == 0)
-			(void)encode_section(&b, DNS_SEC_ADDITIONAL, ans->ar,
-				scratch, scratchlen, clamp, neg);
+			ans->an.count == 0;
+		if(encode_section(&b, DNS_SEC_ANSWER, &ans->an, clamp,
+			neg) == 0 &&
+		   encode_section(&b, DNS_SEC_AUTHORITY, &ans->ns, clamp,
+			neg) == 0)
+			(void)encode_section(&b, DNS_SEC_ADDITIONAL, &ans->ar,
+				clamp, neg);
 	}
 	if(c->edns) {
 		dns_build_reserve(&b, 0);

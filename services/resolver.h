@@ -193,8 +193,6 @@ struct resolver {
 	uint16_t max_udp;
 	/** buffer the answers for pending clients are encoded in */
 	uint8_t *buf;
-	/** scratch for RDATA while encoding */
-	uint8_t *scratch;
 	/** copy of the query when the caller's answer buffer is the query's
 	 * own buffer */
 	uint8_t *qcopy;

@@ -1,8 +1,10 @@
 /*
  * tests/check_scrub.c - the iterator's scrubber and reply classification
  * (iterator/iter_scrub.h) on their own: replies are built with ldns from
- * zone-file text, scrubbed and classified, and what is left (and the
- * class) is compared with what the scrubber must keep.
+ * zone-file text (the test's oracle), turned into wire format, parsed by
+ * iter_reply_parse as the iterator parses upstream replies, scrubbed and
+ * classified, and what is left (and the class) is compared with what the
+ * scrubber must keep.
  */
 #include "config.h"
 #include "util/log.h"
@@ -16,8 +18,14 @@
 #include "iterator/iter_scrub.h"
 #include "iterator/iter_env.h"
 #include "iterator/iterator.h"
+#include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "dns/msgparse.h"
+#include "util/region.h"
+
+/** the region the replies of a test are parsed into */
+static struct region *reg;
 
 /** wire name from a string (lower case) */
 static void
@@ -40,37 +48,52 @@ push(ldns_pkt *p, ldns_pkt_section sec, const char *const *rrs)
 	}
 }
 
-/** a reply with rcode, AA and three sections */
-static ldns_pkt *
+/** a reply with rcode, AA and three sections (question www.example.com
+ * A), parsed as the iterator parses one */
+static struct iter_reply *
 reply(int rcode, int aa, const char *const *an, const char *const *ns,
 	const char *const *ar)
 {
-	ldns_pkt *p = ldns_pkt_new();
-	ck_assert_ptr_nonnull(p);
+	ldns_pkt *p = NULL;
+	uint8_t *wire = NULL;
+	size_t len = 0;
+	struct iter_reply *rep = region_alloc(reg, sizeof(*rep));
+	ck_assert_ptr_nonnull(rep);
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, "www.example.com.",
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, 0), LDNS_STATUS_OK);
 	ldns_pkt_set_qr(p, 1);
 	ldns_pkt_set_aa(p, aa);
 	ldns_pkt_set_rcode(p, (uint8_t)rcode);
 	push(p, LDNS_SECTION_ANSWER, an);
 	push(p, LDNS_SECTION_AUTHORITY, ns);
 	push(p, LDNS_SECTION_ADDITIONAL, ar);
-	return p;
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+		ck_assert_int_eq(iter_reply_parse(reg, wire, len, rep), 0);
+	/* the records are copies: the packet may go */
+	memset(wire, 0, len);
+	free(wire);
+	return rep;
+}
+
+/** the records of a section */
+static struct module_rrlist *
+sec(struct iter_reply *p, int section)
+{
+	return &p->sec[section];
 }
 
 /** is there a record with this owner and type in the list */
 static int
-has(ldns_rr_list *l, const char *owner, ldns_rr_type t)
+has(struct module_rrlist *l, const char *owner, uint16_t t)
 {
-	ldns_rdf *o = NULL;
-	size_t i;
-	int found = 0;
-	ck_assert_int_eq(ldns_str2rdf_dname(&o, owner), LDNS_STATUS_OK);
-	for(i = 0; i < ldns_rr_list_rr_count(l); i++)
-		if(ldns_rr_get_type(ldns_rr_list_rr(l, i)) == t &&
-			ldns_dname_compare(ldns_rr_owner(ldns_rr_list_rr(l,
-			i)), o) == 0)
-			found = 1;
-	ldns_rdf_deep_free(o);
-	return found;
+	uint8_t o[256];
+	struct module_rr *rr;
+	size_t len = sizeof(o);
+	ck_assert_int_eq(dname_from_str(owner, o, &len), 0);
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == t && dname_equal(rr->owner, o))
+			return 1;
+	return 0;
 }
 
 /** classification result */
@@ -87,29 +110,43 @@ struct cl {
 
 /** classify p for qname/qtype as asked of zone */
 static struct cl
-classify(ldns_pkt *p, const char *qname, uint16_t qtype, const char *zone,
-	int forward)
+classify(struct iter_reply *p, const char *qname, uint16_t qtype,
+	const char *zone, int forward)
 {
 	struct cl r;
 	uint8_t name[256], z[256];
-	ldns_rr_list *chain = ldns_rr_list_new(), *final = ldns_rr_list_new();
-	ldns_rr *ns = NULL;
+	struct module_rrlist chain, final;
+	struct module_rr *ns = NULL;
 	int links = 0;
 	memset(&r, 0, sizeof(r));
+	memset(&chain, 0, sizeof(chain));
+	memset(&final, 0, sizeof(final));
 	wire(qname, name);
 	wire(zone, z);
-	r.c = iter_classify(p, name, qtype, z, forward, chain, final, &links,
-		0, &ns);
+	r.c = iter_classify(reg, p, name, qtype, z, forward, &chain, &final,
+		&links, 0, &ns);
 	(void)dname_to_str(name, r.end, sizeof(r.end));
-	r.nchain = ldns_rr_list_rr_count(chain);
-	r.nfinal = ldns_rr_list_rr_count(final);
+	r.nchain = chain.count;
+	r.nfinal = final.count;
 	if(ns)
-		(void)dname_to_str(ldns_rdf_data(ldns_rr_owner(ns)), r.refzone,
-			sizeof(r.refzone));
+		(void)dname_to_str(ns->owner, r.refzone, sizeof(r.refzone));
 	ck_assert((r.c == ITER_CL_REFERRAL) == (ns != NULL));
-	ldns_rr_list_deep_free(chain);
-	ldns_rr_list_deep_free(final);
 	return r;
+}
+
+/** a region per test */
+static void
+setup(void)
+{
+	reg = region_create(0);
+	ck_assert_ptr_nonnull(reg);
+}
+
+/** free it */
+static void
+teardown(void)
+{
+	region_destroy(reg);
 }
 
 /** bailiwick: what is not at or below the server's zone goes, in every
@@ -127,19 +164,18 @@ START_TEST(test_bailiwick)
 		"ns.evil.net. A 192.0.2.67", NULL };
 	struct iter_env *env = iter_env_create_default();
 	uint8_t zone[256];
-	ldns_pkt *p = reply(0, 1, an, ns, ar);
+	struct iter_reply *p = reply(0, 1, an, ns, ar);
 	wire("example.com.", zone);
 	iter_scrub_reply(p, zone, env);
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 1);
-	ck_assert(has(ldns_pkt_answer(p), "www.example.com.", LDNS_RR_TYPE_A));
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_authority(p)), 1);
-	ck_assert(has(ldns_pkt_authority(p), "example.com.",
-		LDNS_RR_TYPE_NS));
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_additional(p)), 1);
-	ck_assert(has(ldns_pkt_additional(p), "ns.example.com.",
-		LDNS_RR_TYPE_A));
-	ldns_pkt_free(p);
-	/* the zone itself is in bailiwick; a sibling with the same suffix
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "www.example.com.", DNS_TYPE_A));
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_NS));
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_ADDITIONAL), "ns.example.com.",
+		DNS_TYPE_A));
+		/* the zone itself is in bailiwick; a sibling with the same suffix
 	 * text is not */
 	{
 		static const char *const an2[] = {
@@ -147,19 +183,17 @@ START_TEST(test_bailiwick)
 			"badexample.com. A 192.0.2.3", NULL };
 		p = reply(0, 1, an2, NULL, NULL);
 		iter_scrub_reply(p, zone, env);
-		ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 1);
-		ck_assert(has(ldns_pkt_answer(p), "example.com.",
-			LDNS_RR_TYPE_A));
-		ldns_pkt_free(p);
-	}
+		ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
+		ck_assert(has(sec(p, DNS_SEC_ANSWER), "example.com.",
+			DNS_TYPE_A));
+			}
 	/* forwarder: no bailiwick */
 	p = reply(0, 0, an, ns, ar);
 	iter_scrub_reply(p, NULL, env);
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 2);
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_authority(p)), 2);
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_additional(p)), 2);
-	ldns_pkt_free(p);
-	iter_env_delete(env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 2);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 2);
+		iter_env_delete(env);
 }
 END_TEST
 
@@ -176,31 +210,28 @@ START_TEST(test_private)
 		"txt.example.com. TXT \"10.1.2.5\"", NULL };
 	struct iter_env *env = iter_env_create_default();
 	uint8_t zone[256];
-	ldns_pkt *p;
+	struct iter_reply *p;
 	ck_assert_int_eq(iter_env_add_private(env, "10.0.0.0/8"), 0);
 	ck_assert_int_eq(iter_env_add_private(env, "fd00::/8"), 0);
 	ck_assert_int_eq(iter_env_add_privdom(env, "intra.example.com."), 0);
 	wire("example.com.", zone);
 	p = reply(0, 1, an, NULL, NULL);
-	ck_assert_int_eq(iter_scrub_private(env, ldns_pkt_answer(p)), 2);
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 4);
-	ck_assert(has(ldns_pkt_answer(p), "host.intra.example.com.",
-		LDNS_RR_TYPE_A));
-	ck_assert(has(ldns_pkt_answer(p), "txt.example.com.",
-		LDNS_RR_TYPE_TXT));
-	ldns_pkt_free(p);
-	/* the same through iter_scrub_reply, also for a forwarder */
+	ck_assert_int_eq(iter_scrub_private(env, sec(p, DNS_SEC_ANSWER)), 2);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 4);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "host.intra.example.com.",
+		DNS_TYPE_A));
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "txt.example.com.",
+		DNS_TYPE_TXT));
+		/* the same through iter_scrub_reply, also for a forwarder */
 	p = reply(0, 1, an, NULL, NULL);
 	iter_scrub_reply(p, NULL, env);
-	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(p)), 4);
-	ldns_pkt_free(p);
-	iter_env_delete(env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 4);
+		iter_env_delete(env);
 	/* without private-address nothing is dropped */
 	env = iter_env_create_default();
 	p = reply(0, 1, an, NULL, NULL);
-	ck_assert_int_eq(iter_scrub_private(env, ldns_pkt_answer(p)), 0);
-	ldns_pkt_free(p);
-	iter_env_delete(env);
+	ck_assert_int_eq(iter_scrub_private(env, sec(p, DNS_SEC_ANSWER)), 0);
+		iter_env_delete(env);
 }
 END_TEST
 
@@ -219,7 +250,7 @@ START_TEST(test_classify_answers)
 	static const char *const loop[] = {
 		"www.example.com. CNAME b.example.com.",
 		"b.example.com. CNAME www.example.com.", NULL };
-	ldns_pkt *p;
+	struct iter_reply *p;
 	struct cl r;
 
 	p = reply(0, 1, a, NULL, NULL);
@@ -227,37 +258,32 @@ START_TEST(test_classify_answers)
 	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
 	ck_assert_uint_eq(r.nfinal, 1);
 	ck_assert_uint_eq(r.nchain, 0);
-	ldns_pkt_free(p);
-
+	
 	p = reply(0, 1, cn_in, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
 	ck_assert_uint_eq(r.nchain, 1);
 	ck_assert_uint_eq(r.nfinal, 1);
 	ck_assert_str_eq(r.end, "host.example.com.");
-	ldns_pkt_free(p);
-
+	
 	p = reply(0, 1, cn_out, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_CNAME);
 	ck_assert_uint_eq(r.nchain, 1);
 	ck_assert_uint_eq(r.nfinal, 0);
 	ck_assert_str_eq(r.end, "host.example.net.");
-	ldns_pkt_free(p);
-
+	
 	/* a DNAME: its CNAME is synthesised, the target resolved anew */
 	p = reply(0, 1, dn, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_CNAME);
 	ck_assert_uint_eq(r.nchain, 2);
 	ck_assert_str_eq(r.end, "www.example.net.");
-	ldns_pkt_free(p);
-
+	
 	p = reply(0, 1, loop, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_ERROR);
-	ldns_pkt_free(p);
-}
+	}
 END_TEST
 
 /** referrals, negative answers and lame replies */
@@ -275,7 +301,7 @@ START_TEST(test_classify_other)
 		NULL };
 	static const char *const cn_in[] = {
 		"www.example.com. CNAME gone.example.com.", NULL };
-	ldns_pkt *p;
+	struct iter_reply *p;
 	struct cl r;
 
 	/* from com.: a referral to example.com., with or without AA */
@@ -283,67 +309,86 @@ START_TEST(test_classify_other)
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
 	ck_assert_str_eq(r.refzone, "example.com.");
-	ldns_pkt_free(p);
-	p = reply(0, 1, NULL, ref, NULL);
+		p = reply(0, 1, NULL, ref, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
-	ldns_pkt_free(p);
-
+	
 	/* from example.com.: NS for example.com. itself, for com. (upward)
 	 * or for another zone (sideways) is lame */
 	p = reply(0, 0, NULL, ref, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	ldns_pkt_free(p);
-	p = reply(0, 0, NULL, up, NULL);
+		p = reply(0, 0, NULL, up, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	ldns_pkt_free(p);
-	p = reply(0, 0, NULL, side, NULL);
+		p = reply(0, 0, NULL, side, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	ldns_pkt_free(p);
-
+	
 	/* NXDOMAIN, NODATA (AA and SOA), and the same for a CNAME's target
 	 * in the server's zone */
 	p = reply(DNS_RCODE_NXDOMAIN, 1, NULL, soa, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-	ldns_pkt_free(p);
-	p = reply(0, 1, NULL, soa, NULL);
+		p = reply(0, 1, NULL, soa, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	ldns_pkt_free(p);
-	p = reply(0, 1, cn_in, soa, NULL);
+		p = reply(0, 1, cn_in, soa, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
 	ck_assert_str_eq(r.end, "gone.example.com.");
 	ck_assert_uint_eq(r.nchain, 1);
-	ldns_pkt_free(p);
-	p = reply(DNS_RCODE_NXDOMAIN, 1, cn_in, soa, NULL);
+		p = reply(DNS_RCODE_NXDOMAIN, 1, cn_in, soa, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-	ldns_pkt_free(p);
-
+	
 	/* an empty NOERROR without AA or SOA says nothing: lame */
 	p = reply(0, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	ldns_pkt_free(p);
-
+	
 	/* a forwarder's reply is taken as it is */
 	p = reply(0, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	ldns_pkt_free(p);
-	p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, NULL, NULL);
+		p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-	ldns_pkt_free(p);
-	p = reply(0, 0, NULL, ref, NULL);
+		p = reply(0, 0, NULL, ref, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	ldns_pkt_free(p);
+	}
+END_TEST
+
+/** the parse: names uncompressed (owner and RDATA), a truncated packet
+ * refused */
+START_TEST(test_parse)
+{
+	static const char *const an[] = {
+		"www.example.com. CNAME host.example.com.",
+		"host.example.com. A 192.0.2.2", NULL };
+	static const char *const ns[] = {
+		"example.com. NS ns1.example.com.", NULL };
+	struct iter_reply *p = reply(0, 1, an, ns, NULL), bad;
+	struct module_rr *rr = sec(p, DNS_SEC_ANSWER)->first;
+	uint8_t want[256], pkt[64];
+	size_t len = sizeof(want);
+	ck_assert_int_eq(p->qdcount, 1);
+	ck_assert_int_eq(p->qtype, DNS_TYPE_A);
+	ck_assert(p->flags & DNS_FLAG_AA);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	ck_assert_int_eq(dname_from_str("host.example.com.", want, &len), 0);
+	ck_assert_uint_eq(rr->rdlen, len);
+	ck_assert_int_eq(memcmp(rr->rdata, want, len), 0);
+	ck_assert_uint_eq(rr->next->owner_len, len);
+	ck_assert(dname_equal(rr->next->owner, want));
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->first->rdlen,
+		dname_len(sec(p, DNS_SEC_AUTHORITY)->first->rdata));
+	/* a header claiming one answer that is not there */
+	memset(pkt, 0, sizeof(pkt));
+	pkt[2] = 0x80;
+	pkt[7] = 1;
+	ck_assert_int_eq(iter_reply_parse(reg, pkt, 12, &bad), -1);
 }
 END_TEST
 
@@ -353,6 +398,8 @@ scrub_suite(void)
 {
 	Suite *s = suite_create("scrub");
 	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);

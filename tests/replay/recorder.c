@@ -69,14 +69,11 @@ rec_event(struct module_qstate *qs, enum module_ev ev)
 		snprintf(rc, sizeof(rc), "%s", lt ? lt->name : "RCODE?");
 		rec_add(" ");
 		rec_add(rc);
-		if(qs->return_msg && qs->return_msg->an) {
-			size_t i, n = ldns_rr_list_rr_count(
-				qs->return_msg->an);
-			for(i = 0; i < n; i++) {
+		if(qs->return_msg) {
+			struct module_rr *rr;
+			for(rr = qs->return_msg->an.first; rr; rr = rr->next) {
 				rec_add(" ");
-				rec_add(dns_type_str((uint16_t)ldns_rr_get_type(
-					ldns_rr_list_rr(qs->return_msg->an, i)),
-					t, sizeof(t)));
+				rec_add(dns_type_str(rr->type, t, sizeof(t)));
 			}
 		}
 	}
