@@ -202,7 +202,10 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	int cd_bit, const uint8_t *reply, size_t len, time_t now,
 	enum mcache_security sec, int ede)
 {
-	struct dns_msg *msg;
+	/* the parse is on the stack (about 1 KB): no allocation per store
+	 * beyond the entry, unless the answer has more records than the
+	 * parse holds inline */
+	struct dns_msg msgbuf, *msg = &msgbuf;
 	struct region *region = NULL;
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
@@ -211,9 +214,6 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
 	int r, negative, soa_idx = -1;
 
-	msg = malloc(sizeof(*msg));
-	if(!msg)
-		return MCACHE_ERROR;
 	r = dns_msg_parse(reply, len, msg, NULL, 0);
 	if(r == DNS_ERR_TOO_MANY_RRS) {
 		region = region_create(0);
@@ -351,12 +351,10 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	key.qclass = e->qclass;
 	key.dc = e->dc;
 	slabhash_insert(c->table, &e->h, &key, NULL, NULL);
-	free(msg);
 	region_destroy(region);
 	return MCACHE_STORED;
 fail:
 	free(e);
-	free(msg);
 	region_destroy(region);
 	return ret;
 }
