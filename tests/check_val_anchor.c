@@ -87,6 +87,14 @@ count_files(void)
 	"9tarpVUDK/b58Da+sqqls3eNbuv7pr+eoZG+SrDK6nWeL3c6H5Apxz7LjVc1uTId" \
 	"sIXxuOLYA4/ilBmSVIzuDWfdRUfhHdY6+cn8HFRm+2hM8AnXGXws9555KrUB5qih" \
 	"ylGa8subX2Nn6UwNR1AkUTV74bU="
+/** the root KSK-2024 DNSKEY as published by IANA */
+#define KSK2024 ". 172800 IN DNSKEY 257 3 8 " \
+	"AwEAAa96jeuknZlaeSrvyAJj6ZHv28hhOKkx3rLGXVaC6rXTsDc449/cidltpkyG" \
+	"wCJNnOAlFNKF2jBosZBU5eeHspaQWOmOElZsjICMQMC3aeHbGiShvZsx4wMYSjH8" \
+	"e7Vrhbu6irwCzVBApESjbUdpWWmEnhathWu1jo+siFUiRAAxm9qyJNg/wOZqqzL/" \
+	"dL/q8PkcRU5oUKEpUge71M3ej2/7CPqpdVwuMoTvoB+ZOT4YeGyxMvHmbrxlFzGO" \
+	"HOijtzN+u1TQNatX2XBuzZNQ1K+s2CXkPIZo7s6JgZyvaBevYtxPvYLw4z9mR7K2" \
+	"vaF18UYH9Z9GNUUeayffKC73PYc="
 /** its DS, digest type 2 (key tag 20326) */
 #define DS2017 ". IN DS 20326 8 2 " \
 	"E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D"
@@ -133,6 +141,43 @@ START_TEST(test_trust_anchor_str)
 	ck_assert_int_eq(val_anchors_add_str(a, "x. DNSKEY 0 3 8 AwEAAQ==",
 		err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "zone key flag"));
+	val_anchors_delete(a);
+}
+END_TEST
+
+START_TEST(test_builtin_root)
+{
+	/* the built-in DS records (petrel-anchor's) are the digests of
+	 * the published root KSKs, and each matches exactly one */
+	static const char *ksk[2] = { KSK2017, KSK2024 };
+	static const uint16_t tags[2] = { 20326, 38696 };
+	struct val_anchors *a = val_anchors_create();
+	struct val_rr ds[4];
+	size_t n, i, j;
+	const char *const *b = val_anchor_builtin_root(&n);
+	char err[512];
+	ck_assert_uint_eq(n, 2);
+	for(i = 0; i < n; i++)
+		ck_assert_int_eq(val_anchors_add_str(a, b[i], err,
+			sizeof(err)), 0);
+	ck_assert_uint_eq(a->count, 1);
+	ck_assert_uint_eq(val_anchor_keys(a->list, DNS_TYPE_DS, ds, 4), 2);
+	for(i = 0; i < 2; i++) {
+		struct val_anchors *k = val_anchors_create();
+		struct val_rr key;
+		size_t match = 0;
+		ck_assert_int_eq(val_anchors_add_str(k, ksk[i], err,
+			sizeof(err)), 0);
+		ck_assert_uint_eq(val_anchor_keys(k->list, DNS_TYPE_DNSKEY,
+			&key, 1), 1);
+		ck_assert_uint_eq(val_keytag(key.buf, key.len), tags[i]);
+		for(j = 0; j < 2; j++)
+			if(val_ds_match(k->list->name, ds[j].buf, ds[j].len,
+				key.buf, key.len) == VAL_CRYPTO_OK)
+				match++;
+		ck_assert_uint_eq(match, 1);
+		val_anchors_delete(k);
+	}
 	val_anchors_delete(a);
 }
 END_TEST
@@ -689,6 +734,7 @@ val_anchor_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_trust_anchor_str);
+	tcase_add_test(tc, test_builtin_root);
 	tcase_add_test(tc, test_zonefile);
 	tcase_add_test(tc, test_bindfile);
 	tcase_add_test(tc, test_insecure_and_conflicts);

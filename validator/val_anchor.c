@@ -604,3 +604,20 @@ val_anchor_keys(const struct val_anchor *an, uint16_t type,
 	}
 	return n;
 }
+
+/** the IANA root anchors (root-anchors.xml), as DS records */
+static const char *const builtin_root[] = {
+	/* KSK-2017 */
+	". 172800 IN DS 20326 8 2 "
+	"E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D",
+	/* KSK-2024 */
+	". 172800 IN DS 38696 8 2 "
+	"683D2D0ACB8C9B712A1948B27F741219298D0A450D612C483AF444A4C0FB2B16"
+};
+
+const char *const *
+val_anchor_builtin_root(size_t *n)
+{
+	*n = sizeof(builtin_root) / sizeof(builtin_root[0]);
+	return builtin_root;
+}

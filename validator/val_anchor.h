@@ -118,4 +118,14 @@ struct val_anchor *val_anchors_find(const struct val_anchors *a,
 size_t val_anchor_keys(const struct val_anchor *an, uint16_t type,
 	struct val_rr *out, size_t max);
 
+/**
+ * The root trust anchors built into petrel, as DS records in
+ * presentation format: KSK-2017 (key tag 20326) and KSK-2024 (key tag
+ * 38696), algorithm 8, digest type 2, as IANA publishes them in
+ * https://data.iana.org/root-anchors/root-anchors.xml.
+ * @param n: set to the number of strings.
+ * @return a static array of strings.
+ */
+const char *const *val_anchor_builtin_root(size_t *n);
+
 #endif /* VALIDATOR_VAL_ANCHOR_H */
