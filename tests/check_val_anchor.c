@@ -272,8 +272,9 @@ START_TEST(test_bindfile)
 	p = put_file("bad3.keys", "trusted-keys {\n \"x.\" 257 3 8 \"AQ==\";\n");
 	ck_assert_int_eq(val_anchors_add_bindfile(a, p, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "expected '};'"));
-	p = put_file("bad4.keys", "/* never closed\n");
+	p = put_file("bad4.keys", "\n/* never closed\n");
 	ck_assert_int_eq(val_anchors_add_bindfile(a, p, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "bad4.keys:2: unterminated"));
 	p = put_file("none.keys", "options { };\n");
 	ck_assert_int_eq(val_anchors_add_bindfile(a, p, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "no trusted-keys entry"));

@@ -353,6 +353,144 @@ START_TEST(test_wildcard_expansion)
 }
 END_TEST
 
+/** the DS of the fixture of an algorithm, as RDATA; @return its length */
+static size_t
+load_ds(int alg, uint8_t *out)
+{
+	char f[600], line[2048];
+	FILE *in;
+	ldns_rr *ds = NULL;
+	ldns_buffer *b = ldns_buffer_new(256);
+	size_t l;
+	snprintf(f, sizeof(f), "%s/alg%d.ds", VAL_TESTDATA, alg);
+	in = fopen(f, "r");
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), in));
+	fclose(in);
+	ck_assert_int_eq(ldns_rr_new_frm_str(&ds, line, 0, NULL, NULL),
+		LDNS_STATUS_OK);
+	ldns_rr_rdata2buffer_wire(b, ds);
+	l = ldns_buffer_position(b);
+	memcpy(out, ldns_buffer_begin(b), l);
+	ldns_buffer_free(b);
+	ldns_rr_free(ds);
+	return l;
+}
+
+START_TEST(test_ds_to_dnskey)
+{
+	uint32_t now = vt_time(NOW_STR);
+	struct val_window w = win(now);
+	int a = _i, ede = 0;
+	struct vt_zone *z = load_alg(algs[a]);
+	struct vt_set keys;
+	uint8_t ds[4][128], ksk_owner[256];
+	struct val_rr dsr[4];
+	struct val_rrset dset;
+	size_t l, i, ksk = 0;
+	ck_assert_uint_eq(vt_set_get(z, z->apex, DNS_TYPE_DNSKEY, &keys), 2);
+	memcpy(ksk_owner, z->apex, dname_len(z->apex));
+	for(i = 0; i < 2; i++)
+		if(keys.rrs[i].buf[1] & VAL_DNSKEY_SEP)
+			ksk = i;
+	l = load_ds(algs[a], ds[0]);
+	dsr[0] = (struct val_rr){ ds[0], l, 0, (uint16_t)l };
+	dset = (struct val_rrset){ z->apex, DNS_TYPE_DS, DNS_CLASS_IN, dsr, 1 };
+	ck_assert(val_ds_set_usable(&dset));
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, &ede), VAL_CRYPTO_OK);
+	ck_assert_int_eq(ede, -1);
+	/* from here on, a SHA-256 DS of the KSK (the fixtures of
+	 * algorithms 5 and 7 come with a SHA-1 DS) */
+	{
+		size_t dl = 0;
+		ds[0][3] = 2;
+		ck_assert_int_eq(val_ds_digest(z->apex, keys.rrs[ksk].buf,
+			keys.rrs[ksk].len, 2, ds[0] + 4, &dl), VAL_CRYPTO_OK);
+		l = 4 + dl;
+		dsr[0] = (struct val_rr){ ds[0], l, 0, (uint16_t)l };
+	}
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, &ede), VAL_CRYPTO_OK);
+	/* no RRSIG over the keys */
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs, 0,
+		&dset, &w, &ede), VAL_CRYPTO_NO_KEY);
+	ck_assert_int_eq(ede, DNS_EDE_RRSIGS_MISSING);
+	/* a DS that matches no key */
+	ds[0][l - 1] ^= 1;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, &ede), VAL_CRYPTO_NO_KEY);
+	ck_assert_int_eq(ede, DNS_EDE_DNSKEY_MISSING);
+	/* a SHA-1 DS that matches, beside a SHA-256 one that does not: the
+	 * SHA-1 one is ignored (RFC 4509 3) */
+	ds[1][0] = ds[0][0]; ds[1][1] = ds[0][1]; ds[1][2] = ds[0][2];
+	ds[1][3] = 1;
+	{
+		size_t dl = 0;
+		ck_assert_int_eq(val_ds_digest(z->apex, keys.rrs[ksk].buf,
+			keys.rrs[ksk].len, 1, ds[1] + 4, &dl), VAL_CRYPTO_OK);
+		dsr[1] = (struct val_rr){ ds[1], 4 + dl, 0, (uint16_t)(4 + dl) };
+	}
+	dset.rrs = dsr;
+	dset.count = 2;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, NULL), VAL_CRYPTO_NO_KEY);
+	/* alone, the SHA-1 DS does */
+	dset.rrs = dsr + 1;
+	dset.count = 1;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, NULL), VAL_CRYPTO_OK);
+	/* only unsupported digests or algorithms: insecure, not bogus */
+	ds[1][3] = 3;
+	ck_assert(!val_ds_set_usable(&dset));
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, &ede), VAL_CRYPTO_UNSUPPORTED);
+	ck_assert_int_eq(ede, DNS_EDE_UNSUPPORTED_DS_DIGEST);
+	ds[1][3] = 1;
+	ds[1][2] = 3;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, NULL), VAL_CRYPTO_UNSUPPORTED);
+	/* expired: the signature's failure is reported */
+	ds[0][l - 1] ^= 1;
+	dset.rrs = dsr;
+	w.now = now + 90 * 86400;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&keys.set, keys.sigs,
+		keys.nsigs, &dset, &w, &ede), VAL_CRYPTO_EXPIRED);
+	ck_assert_int_eq(ede, DNS_EDE_SIGNATURE_EXPIRED);
+	w.now = now;
+
+	/* DNSKEY anchors: the KSK is one, the ZSK (which did not sign the
+	 * set) is not enough, a revoked anchor never counts */
+	{
+		struct val_rr an[1];
+		struct val_rrset aset = { ksk_owner, DNS_TYPE_DNSKEY,
+			DNS_CLASS_IN, an, 1 };
+		uint8_t rk[1100];
+		an[0] = keys.rrs[ksk];
+		ck_assert_int_eq(val_verify_dnskeys_with_anchors(&keys.set,
+			keys.sigs, keys.nsigs, &aset, &w, &ede), VAL_CRYPTO_OK);
+		an[0] = keys.rrs[1 - ksk];
+		ck_assert_int_eq(val_verify_dnskeys_with_anchors(&keys.set,
+			keys.sigs, keys.nsigs, &aset, &w, &ede),
+			VAL_CRYPTO_NO_KEY);
+		memcpy(rk, keys.rrs[ksk].buf, keys.rrs[ksk].len);
+		rk[1] |= VAL_DNSKEY_REVOKE;
+		an[0] = (struct val_rr){ rk, keys.rrs[ksk].len, 0,
+			keys.rrs[ksk].len };
+		ck_assert_int_eq(val_verify_dnskeys_with_anchors(&keys.set,
+			keys.sigs, keys.nsigs, &aset, &w, &ede),
+			VAL_CRYPTO_NO_KEY);
+		rk[1] &= (uint8_t)~VAL_DNSKEY_REVOKE;
+		rk[3] = 253;
+		ck_assert_int_eq(val_verify_dnskeys_with_anchors(&keys.set,
+			keys.sigs, keys.nsigs, &aset, &w, &ede),
+			VAL_CRYPTO_UNSUPPORTED);
+	}
+	vt_set_clear(&keys);
+	vt_zone_free(z);
+}
+END_TEST
+
 START_TEST(test_keytag_ds)
 {
 	int a, d;
@@ -818,6 +956,7 @@ val_crypto_suite(void)
 	tcase_add_test(tc, test_all_signatures_verify);
 	tcase_add_loop_test(tc, test_tampered_fail, 0, NALGS);
 	tcase_add_loop_test(tc, test_wildcard_expansion, 0, NALGS);
+	tcase_add_loop_test(tc, test_ds_to_dnskey, 0, NALGS);
 	tcase_add_test(tc, test_keytag_ds);
 	tcase_add_test(tc, test_keytag_vectors);
 	tcase_add_test(tc, test_window);

@@ -254,6 +254,7 @@ static enum btok
 blex_next(struct blex *x)
 {
 	size_t n = 0;
+	x->tline = x->line;
 	for(;;) {
 		while(isspace((unsigned char)*x->p)) {
 			if(*x->p == '\n')
@@ -266,6 +267,7 @@ blex_next(struct blex *x)
 			continue;
 		}
 		if(x->p[0] == '/' && x->p[1] == '*') {
+			x->tline = x->line;
 			x->p += 2;
 			while(*x->p && !(x->p[0] == '*' && x->p[1] == '/')) {
 				if(*x->p == '\n')
@@ -463,6 +465,11 @@ val_anchors_add_bindfile(struct val_anchors *a, const char *path, char *err,
 	x->line = 1;
 	while((t = blex_next(x)) != BT_END) {
 		int managed;
+		if(t == BT_ERR) {
+			snprintf(err, errlen, "%s:%d: unterminated comment or "
+				"string, or a token too long", path, x->tline);
+			goto done;
+		}
 		if(t != BT_WORD) {
 			snprintf(err, errlen, "%s:%d: expected a clause name "
 				"(trusted-keys, managed-keys, trust-anchors)",

@@ -742,3 +742,125 @@ val_verify_rrset(const struct val_rrset *rrset, const struct val_rr *rrsigs,
 	}
 	return best;
 }
+
+/** RDATA pointer of a val_rr (bounds checked); NULL when out of bounds */
+static const uint8_t *
+rr_data(const struct val_rr *r)
+{
+	if(r->off > r->buflen || r->buflen - r->off < r->len)
+		return NULL;
+	return r->buf + r->off;
+}
+
+/** is this DS usable (supported algorithm and digest, long enough)? */
+static int
+ds_usable(const struct val_rr *r)
+{
+	const uint8_t *d = rr_data(r);
+	return d && r->len >= 5 && val_algo_supported(d[2]) &&
+		val_ds_digest_supported(d[3]) &&
+		(size_t)r->len - 4 == val_ds_digest_len(d[3]);
+}
+
+int
+val_ds_set_usable(const struct val_rrset *ds)
+{
+	size_t i;
+	for(i = 0; i < ds->count; i++)
+		if(ds_usable(&ds->rrs[i]))
+			return 1;
+	return 0;
+}
+
+/** verify the key set with one of its keys; @return a result */
+static int
+verify_with_key(const struct val_rrset *keys, const struct val_rr *sigs,
+	size_t nsigs, const struct val_rr *key, const struct val_window *w)
+{
+	struct val_rrset one = *keys;
+	one.rrs = key;
+	one.count = 1;
+	return val_verify_rrset(keys, sigs, nsigs, &one, w, NULL);
+}
+
+int
+val_verify_dnskeys_with_ds(const struct val_rrset *keys,
+	const struct val_rr *sigs, size_t nsigs, const struct val_rrset *ds,
+	const struct val_window *w, int *ede)
+{
+	int best = VAL_CRYPTO_NO_KEY, strong = 0;
+	size_t i, j;
+	for(i = 0; i < ds->count; i++)
+		if(ds_usable(&ds->rrs[i]) && rr_data(&ds->rrs[i])[3] != 1)
+			strong = 1;
+	if(!val_ds_set_usable(ds)) {
+		if(ede)
+			*ede = DNS_EDE_UNSUPPORTED_DS_DIGEST;
+		return VAL_CRYPTO_UNSUPPORTED;
+	}
+	for(i = 0; i < ds->count; i++) {
+		const uint8_t *d = rr_data(&ds->rrs[i]);
+		if(!ds_usable(&ds->rrs[i]) || (strong && d[3] == 1))
+			continue;
+		for(j = 0; j < keys->count; j++) {
+			const uint8_t *k = rr_data(&keys->rrs[j]);
+			int r;
+			if(!k || val_ds_match(keys->owner, d, ds->rrs[i].len, k,
+				keys->rrs[j].len) != VAL_CRYPTO_OK)
+				continue;
+			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w);
+			if(r == VAL_CRYPTO_OK) {
+				if(ede)
+					*ede = -1;
+				return r;
+			}
+			if(fail_rank(r) > fail_rank(best))
+				best = r;
+		}
+	}
+	if(ede)
+		*ede = nsigs == 0 ? DNS_EDE_RRSIGS_MISSING :
+			val_crypto_result_ede(best);
+	return best;
+}
+
+int
+val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
+	const struct val_rr *sigs, size_t nsigs,
+	const struct val_rrset *anchors, const struct val_window *w, int *ede)
+{
+	int best = VAL_CRYPTO_NO_KEY, supported = 0;
+	size_t i, j;
+	for(i = 0; i < anchors->count; i++) {
+		const uint8_t *a = rr_data(&anchors->rrs[i]);
+		if(!a || anchors->rrs[i].len < 4 || !val_algo_supported(a[3]))
+			continue;
+		supported = 1;
+		if(dns_read_u16(a) & VAL_DNSKEY_REVOKE)
+			continue;
+		for(j = 0; j < keys->count; j++) {
+			const uint8_t *k = rr_data(&keys->rrs[j]);
+			int r;
+			if(!k || keys->rrs[j].len != anchors->rrs[i].len ||
+				memcmp(k, a, anchors->rrs[i].len) != 0)
+				continue;
+			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w);
+			if(r == VAL_CRYPTO_OK) {
+				if(ede)
+					*ede = -1;
+				return r;
+			}
+			if(fail_rank(r) > fail_rank(best))
+				best = r;
+		}
+	}
+	if(!supported) {
+		if(ede)
+			*ede = DNS_EDE_UNSUPPORTED_DNSKEY_ALG;
+		return VAL_CRYPTO_UNSUPPORTED;
+	}
+	if(ede)
+		*ede = nsigs == 0 ? DNS_EDE_RRSIGS_MISSING :
+			val_crypto_result_ede(best);
+	return best;
+}

@@ -261,4 +261,43 @@ int val_verify_rrset(const struct val_rrset *rrset,
  */
 int val_dnskey_check(const uint8_t *dnskey, size_t keylen);
 
+/**
+ * Can a DS set be used at all: does one DS have a supported algorithm
+ * and digest type? When none does, the zone below is insecure, not
+ * bogus (RFC 6840 5.2).
+ * @return 1 yes, 0 no.
+ */
+int val_ds_set_usable(const struct val_rrset *ds);
+
+/**
+ * The DS → DNSKEY step (RFC 4035 5.2): the DNSKEY set is secure when a
+ * key in it matches a usable DS and that key's signature over the set
+ * verifies. DS records with digest type 1 are ignored when the set also
+ * has a usable SHA-256 or SHA-384 one (RFC 4509 3).
+ * @param keys: the DNSKEY RRset.
+ * @param sigs: its RRSIGs (uncompressed RDATA), nsigs of them.
+ * @param ds: the DS RRset (from the parent, validated, or a trust
+ *	anchor).
+ * @param w: the validity window.
+ * @param ede: when not NULL, the EDE code of a failure (-1 on success).
+ * @return VAL_CRYPTO_OK; VAL_CRYPTO_UNSUPPORTED when no DS is usable
+ *	(insecure); VAL_CRYPTO_NO_KEY when no key matches a usable DS (EDE
+ *	9); or the signature failure of the matching key (expired, bad...).
+ */
+int val_verify_dnskeys_with_ds(const struct val_rrset *keys,
+	const struct val_rr *sigs, size_t nsigs, const struct val_rrset *ds,
+	const struct val_window *w, int *ede);
+
+/**
+ * The DNSKEY set checked against DNSKEY trust anchors: secure when it
+ * holds an anchor key (the REVOKE flag aside, a revoked key never
+ * counts) whose signature over the set verifies.
+ * @param anchors: the anchor DNSKEYs (owner = the keys' owner).
+ * @return as val_verify_dnskeys_with_ds; VAL_CRYPTO_UNSUPPORTED when no
+ *	anchor key has a supported algorithm.
+ */
+int val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
+	const struct val_rr *sigs, size_t nsigs,
+	const struct val_rrset *anchors, const struct val_window *w, int *ede);
+
 #endif /* VALIDATOR_VAL_CRYPTO_H */

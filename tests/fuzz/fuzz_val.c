@@ -19,8 +19,9 @@
  *           pairs: every NSEC proof.
  *   mode 4  NSEC3: as mode 3, with the NSEC3 proofs and parse.
  * Built with -fsanitize=fuzzer when configure has --enable-fuzzing; its
- * seed corpus (tests/fuzz/corpus/val/, made from the signed fixtures by
- * tests/fuzz/gen_val_corpus.py) replays in make check through
+ * corpus (tests/fuzz/corpus/val/: seed-* files made from the signed
+ * fixtures by tests/fuzz/gen_val_corpus.py, fuzz-* files a libFuzzer run
+ * found and -merge=1 kept) replays in make check through
  * tests/fuzz/replay_main.c.
  */
 #include "config.h"
