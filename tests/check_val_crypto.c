@@ -491,6 +491,57 @@ START_TEST(test_ds_to_dnskey)
 }
 END_TEST
 
+START_TEST(test_algo_downgrade)
+{
+	/* the alg13 zone is signed with algorithm 13 only: requiring 13
+	 * passes, requiring 13 and 8 (a DS set naming both) fails */
+	uint32_t now = vt_time(NOW_STR);
+	struct val_window w = win(now);
+	struct vt_zone *z = load_alg(13);
+	struct vt_set keys, s;
+	uint8_t need[256], ds[2][64];
+	struct val_rr dsr[2];
+	struct val_rrset dset;
+	int ede = 0;
+	size_t n;
+	ck_assert_uint_eq(vt_set_get(z, z->apex, DNS_TYPE_DNSKEY, &keys), 2);
+	ck_assert_uint_eq(vt_set_get_str(z, "www.alg13.example.", DNS_TYPE_A,
+		&s), 2);
+	need[0] = 13;
+	ck_assert_int_eq(val_verify_rrset_algos(&s.set, s.sigs, s.nsigs,
+		&keys.set, need, 1, &w, &ede), VAL_CRYPTO_OK);
+	ck_assert_int_eq(val_verify_rrset_algos(&s.set, s.sigs, s.nsigs,
+		&keys.set, need, 0, &w, &ede), VAL_CRYPTO_OK);
+	need[1] = 8;
+	ck_assert_int_eq(val_verify_rrset_algos(&s.set, s.sigs, s.nsigs,
+		&keys.set, need, 2, &w, &ede), VAL_CRYPTO_NO_KEY);
+	ck_assert_int_eq(ede, DNS_EDE_RRSIGS_MISSING);
+	/* the algorithms of a DS set: usable ones, each once */
+	memset(ds, 0, sizeof(ds));
+	ds[0][2] = 13; ds[0][3] = 2;
+	ds[1][2] = 8; ds[1][3] = 2;
+	dsr[0] = (struct val_rr){ ds[0], 36, 0, 36 };
+	dsr[1] = (struct val_rr){ ds[1], 36, 0, 36 };
+	dset = (struct val_rrset){ z->apex, DNS_TYPE_DS, DNS_CLASS_IN, dsr, 2 };
+	n = val_ds_algorithms(&dset, need);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(need[0] == 13 && need[1] == 8);
+	ds[1][2] = 13;
+	ck_assert_uint_eq(val_ds_algorithms(&dset, need), 1);
+	ds[1][2] = 253;
+	ck_assert_uint_eq(val_ds_algorithms(&dset, need), 1);
+	/* the remaining validity of a signature */
+	ck_assert_uint_eq(val_rrsig_remaining(s.sigs[0].buf, s.sigs[0].len,
+		now), vt_time("20250201000000") - now);
+	ck_assert_uint_eq(val_rrsig_remaining(s.sigs[0].buf, s.sigs[0].len,
+		vt_time("20250301000000")), 0);
+	ck_assert_uint_eq(val_rrsig_remaining(s.sigs[0].buf, 10, now), 0);
+	vt_set_clear(&s);
+	vt_set_clear(&keys);
+	vt_zone_free(z);
+}
+END_TEST
+
 START_TEST(test_keytag_ds)
 {
 	int a, d;
@@ -957,6 +1008,7 @@ val_crypto_suite(void)
 	tcase_add_loop_test(tc, test_tampered_fail, 0, NALGS);
 	tcase_add_loop_test(tc, test_wildcard_expansion, 0, NALGS);
 	tcase_add_loop_test(tc, test_ds_to_dnskey, 0, NALGS);
+	tcase_add_test(tc, test_algo_downgrade);
 	tcase_add_test(tc, test_keytag_ds);
 	tcase_add_test(tc, test_keytag_vectors);
 	tcase_add_test(tc, test_window);

@@ -864,3 +864,65 @@ val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
 			val_crypto_result_ede(best);
 	return best;
 }
+
+size_t
+val_ds_algorithms(const struct val_rrset *ds, uint8_t *algs)
+{
+	uint8_t seen[256];
+	size_t i, n = 0;
+	memset(seen, 0, sizeof(seen));
+	for(i = 0; i < ds->count; i++) {
+		const uint8_t *d;
+		if(!ds_usable(&ds->rrs[i]))
+			continue;
+		d = rr_data(&ds->rrs[i]);
+		if(!seen[d[2]]) {
+			seen[d[2]] = 1;
+			algs[n++] = d[2];
+		}
+	}
+	return n;
+}
+
+int
+val_verify_rrset_algos(const struct val_rrset *rrset,
+	const struct val_rr *rrsigs, size_t nsigs,
+	const struct val_rrset *keys, const uint8_t *algs, size_t nalgs,
+	const struct val_window *w, int *ede)
+{
+	struct val_rr *sub;
+	size_t a, i, n;
+	int r = VAL_CRYPTO_OK;
+	if(nalgs == 0)
+		return val_verify_rrset(rrset, rrsigs, nsigs, keys, w, ede);
+	if(!(sub = calloc(nsigs ? nsigs : 1, sizeof(*sub)))) {
+		if(ede)
+			*ede = DNS_EDE_OTHER;
+		return VAL_CRYPTO_INTERNAL;
+	}
+	for(a = 0; a < nalgs; a++) {
+		for(i = 0, n = 0; i < nsigs; i++) {
+			const uint8_t *d = rr_data(&rrsigs[i]);
+			if(d && rrsigs[i].len >= VAL_RRSIG_FIXED &&
+				d[2] == algs[a])
+				sub[n++] = rrsigs[i];
+		}
+		r = val_verify_rrset(rrset, sub, n, keys, w, ede);
+		if(r != VAL_CRYPTO_OK)
+			break;
+	}
+	free(sub);
+	return r;
+}
+
+uint32_t
+val_rrsig_remaining(const uint8_t *rrsig, size_t len, uint32_t now)
+{
+	uint32_t expi;
+	if(len < VAL_RRSIG_FIXED)
+		return 0;
+	expi = dns_read_u32(rrsig + 8);
+	if((int32_t)(expi - now) <= 0)
+		return 0;
+	return expi - now;
+}

@@ -300,4 +300,32 @@ int val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
 	const struct val_rr *sigs, size_t nsigs,
 	const struct val_rrset *anchors, const struct val_window *w, int *ede);
 
+/**
+ * The distinct algorithms of the usable DS records of a set (for
+ * harden-algo-downgrade: the zone must then be signed with each).
+ * @param ds: the DS RRset.
+ * @param algs: output, at least 256 bytes; @return the number written.
+ */
+size_t val_ds_algorithms(const struct val_rrset *ds, uint8_t *algs);
+
+/**
+ * Verify an RRset with every algorithm of a list (harden-algo-downgrade,
+ * as Unbound's: with it on, a signature by each algorithm of the DS set
+ * must verify, so an attacker cannot strip the strongest one).
+ * @param algs: the algorithms; nalgs how many (0: any one signature).
+ * @return VAL_CRYPTO_OK, or the failure for the first algorithm without
+ *	a verified signature (VAL_CRYPTO_NO_KEY when it has no RRSIG).
+ */
+int val_verify_rrset_algos(const struct val_rrset *rrset,
+	const struct val_rr *rrsigs, size_t nsigs,
+	const struct val_rrset *keys, const uint8_t *algs, size_t nalgs,
+	const struct val_window *w, int *ede);
+
+/**
+ * How long a verified signature may still be used: the seconds from now
+ * to its expiration (0 when past), to cap a validated RRset's TTL.
+ * @return the seconds, or 0 for short RDATA.
+ */
+uint32_t val_rrsig_remaining(const uint8_t *rrsig, size_t len, uint32_t now);
+
 #endif /* VALIDATOR_VAL_CRYPTO_H */
