@@ -237,26 +237,37 @@ mc_counts() {
 		awk '{ printf "%.0f %.0f %.0f\n", $2 + $3 + $4 + $6, $5, $7 }'
 }
 
-# mc_sites FILE MAPS BIN TOP: the TOP most frequent allocating call stacks
+# mc_sites FILE MAPS BIN TOP [BEFORE]: the TOP most frequent allocating call stacks
 # recorded with MALLOC_COUNT_SITES=1, as "count frame < frame < ..." with
 # each return address named by the nearest preceding symbol of its object
 # (nm, then nm -D for a stripped library; MAPS is a copy of the process's
 # /proc/PID/maps taken before it exited). Frames of BIN are shown bare,
-# others as function@library.
+# others as function@library; an address in an object without symbols
+# (a stripped binary) as ?@object. With BEFORE (a copy of FILE taken
+# earlier), only the calls made since then.
 mc_sites() {
-	local file=$1 maps=$2 bin=$3 top=$4 tmp obj
+	local file=$1 maps=$2 bin=$3 top=$4 before=$5 tmp obj f
 	tmp=$(mktemp -d /tmp/petrel-mcsites.XXXXXX) || return 1
-	od -An -t x8 -v -j 72 "$file" | awk '
+	for f in "$file" ${before:+"$before"}; do
+	od -An -t x8 -v -j 72 "$f" | awk '
 	function h2d(x,  i, v) { v = 0
 		for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
 		return v }
 	{ for (i = 1; i <= NF; i++) w[n++] = $i }
 	END { for (s = 0; s + 7 < n; s += 8) if (w[s] != "0000000000000000") {
-		printf "%d", h2d(w[s + 1]); for (j = 2; j < 8; j++) printf " %s", w[s + j]; print "" } }' |
-		sort -rn | head -n 2000 >"$tmp/sites"
+		printf "%d %s", h2d(w[s + 1]), w[s]; for (j = 2; j < 8; j++) printf " %s", w[s + j]; print "" } }' \
+		>"$tmp/sites.${f##*/}"
+	done
+	# the calls made since the BEFORE snapshot: counts by key, less the old
+	if [ -n "$before" ]; then
+		awk 'FILENAME == ARGV[1] { old[$2] = $1; next }
+		{ $1 -= old[$2]; if ($1 > 0) print }' "$tmp/sites.${before##*/}" "$tmp/sites.${file##*/}"
+	else
+		cat "$tmp/sites.${file##*/}"
+	fi | cut -d' ' -f1,3- | sort -rn | head -n 2000 >"$tmp/sites"
 	# every address: its object and its address in that object's file
-	awk 'NR == FNR { split($1, r, "-"); st[NR] = r[1]; en[NR] = r[2]; off[NR] = $3
-			ob[NR] = $6; m = NR; next }
+	awk 'FILENAME == ARGV[1] { split($1, r, "-"); st[++m] = r[1]; en[m] = r[2]; off[m] = $3
+			ob[m] = $6; next }
 	function h2d(x,  i, v) { x = tolower(x); v = 0
 		for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
 		return v }
@@ -277,7 +288,7 @@ mc_sites() {
 		function h2d(x,  i, v) { x = tolower(x); v = 0
 			for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
 			return v }
-		NR == FNR { sa[NR] = h2d($1); sn[NR] = $3; ns = NR; next }
+		FILENAME == ARGV[1] { sa[++ns] = h2d($1); sn[ns] = $3; next }
 		$2 == obj { best = "?"
 			lo = 1; hi = ns	# the last symbol at or below the address
 			while (lo <= hi) { mid = int((lo + hi) / 2)
@@ -287,7 +298,7 @@ mc_sites() {
 			"$tmp/syms" "$tmp/addrs" >>"$tmp/names"
 	done
 	# stacks that name the same functions (other call sites in them) add up
-	awk 'NR == FNR { nm[$1] = $2; next }
+	awk 'FILENAME == ARGV[1] { nm[$1] = $2; next }
 	{ s = ""; sep = ""
 		for (i = 2; i <= NF; i++) if ($i != "0000000000000000") {
 			s = s sep ($i in nm ? nm[$i] : "?"); sep = " < " }
@@ -302,6 +313,28 @@ bench_pin() {
 	local p
 	for p in "$2" $(children_of "$2"); do
 		taskset -a -p -c "$1" "$p" >/dev/null 2>&1
+	done
+	return 0
+}
+
+# cg_weight PATH: a large CPU weight for the group (v1 cpu.shares 8192,
+# v2 cpu.weight 800: eight times a plain process or session). The miss and
+# flood benchmarks run at a fixed rate on a machine other work shares: with
+# the weight the servers, NSD and dnsperf get the CPU when they are ready
+# instead of queueing behind a compiler (the load is bounded, so they take
+# no more than they need)
+cg_weight() {
+	[ -n "$1" ] || return 0
+	if [ "$CG_VER" = 2 ]; then echo 800 >"$1/cpu.weight"
+	else echo 8192 >"$1/cpu.shares"; fi
+}
+
+# cg_move PATH PID: move a running process (and its children) into the group
+cg_move() {
+	local p
+	[ -n "$1" ] || return 0
+	for p in "$2" $(children_of "$2"); do
+		echo "$p" >"$1/cgroup.procs" 2>/dev/null
 	done
 	return 0
 }
