@@ -11,6 +11,13 @@
 
 . "$BENCH_TOP/tests/integration/lib.sh"
 
+# the NSD of every benchmark answers without response rate limiting: NSD's
+# default (rrl-ratelimit: 200 per second per source /24 and answer kind)
+# would drop every other answer to a resolver asking for many names under
+# one wildcard and truncate the rest (slip), sending it to TCP; the
+# benchmark would measure NSD's limit, not the resolver
+BENCH_NSD_EXTRA="rrl-ratelimit: 0\nrrl-whitelist-ratelimit: 0"
+
 CG_BASE=""
 CG_VER=""
 
@@ -105,7 +112,7 @@ bench_upstream() {
 			printf "n%d IN A 10.%d.%d.%d\n", i, int(i / 65536) % 256, int(i / 256) % 256, i % 256 }'
 	} >"$dir/perf.zz.zone"
 	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "n%d.perf.zz A\n", i }' >"$dir/names"
-	NSD_PORT=$port nsd_start upstream 127.0.0.1 "perf.zz.=$dir/perf.zz.zone"
+	NSD_PORT=$port NSD_EXTRA=$BENCH_NSD_EXTRA nsd_start upstream 127.0.0.1 "perf.zz.=$dir/perf.zz.zone"
 }
 
 # bench_percentile P FILE: the P-th percentile of the numbers in FILE
@@ -336,5 +343,16 @@ cg_move() {
 	for p in "$2" $(children_of "$2"); do
 		echo "$p" >"$1/cgroup.procs" 2>/dev/null
 	done
+	return 0
+}
+
+# bench_port_free IP PORT: 0 if nothing listens on IP:PORT (UDP), else a
+# message and 1 (two benchmarks on the same addresses would answer each
+# other's queries: NSD binds with SO_REUSEADDR and would not notice)
+bench_port_free() {
+	if ss -Hlun 2>/dev/null | awk '{ print $4 }' | grep -qx "$1:$2"; then
+		echo "$1:$2 is in use (another benchmark running?); set the port variables in --help" >&2
+		return 1
+	fi
 	return 0
 }
