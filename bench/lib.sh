@@ -11,6 +11,13 @@
 
 . "$BENCH_TOP/tests/integration/lib.sh"
 
+# the NSD of every benchmark answers without response rate limiting: NSD's
+# default (rrl-ratelimit: 200 per second per source /24 and answer kind)
+# would drop every other answer to a resolver asking for many names under
+# one wildcard and truncate the rest (slip), sending it to TCP; the
+# benchmark would measure NSD's limit, not the resolver
+BENCH_NSD_EXTRA="rrl-ratelimit: 0\nrrl-whitelist-ratelimit: 0"
+
 CG_BASE=""
 CG_VER=""
 
@@ -105,7 +112,7 @@ bench_upstream() {
 			printf "n%d IN A 10.%d.%d.%d\n", i, int(i / 65536) % 256, int(i / 256) % 256, i % 256 }'
 	} >"$dir/perf.zz.zone"
 	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "n%d.perf.zz A\n", i }' >"$dir/names"
-	NSD_PORT=$port nsd_start upstream 127.0.0.1 "perf.zz.=$dir/perf.zz.zone"
+	NSD_PORT=$port NSD_EXTRA=$BENCH_NSD_EXTRA nsd_start upstream 127.0.0.1 "perf.zz.=$dir/perf.zz.zone"
 }
 
 # bench_percentile P FILE: the P-th percentile of the numbers in FILE
@@ -148,4 +155,204 @@ bench_measure() {
 		cpu = t / hz
 		printf "%d\t%d\t%.0f\t%.3f\t%s\t%.2f\t%.2f\t%.0f\t%d\t%d\n", d, l, q, a * 1000, p,
 			cpu, (d > 0 ? cpu * 1e6 / d : 0), (cpu > 0 ? d / cpu : 0), r, th }'
+}
+
+# ------------------------------------------------- misses (bench/miss, bench/flood)
+
+# bench_wild_zone FILE ZONE: a zone file for ZONE in which every name
+# exists: a wildcard A and AAAA (TTL one day) below an apex with an SOA
+# and one NS; the upstream of the miss and flood benchmarks, whose
+# queries are unique random names under ZONE
+bench_wild_zone() {
+	local file=$1 z=$2
+	{
+		echo "\$ORIGIN $z."
+		echo "\$TTL 86400"
+		echo "@ IN SOA ns.$z. hostmaster.$z. 1 3600 900 604800 86400"
+		echo "@ IN NS ns.$z."
+		echo "ns IN A 127.0.0.1"
+		echo "* IN A 10.9.9.9"
+		echo "* IN AAAA 2001:db8::9"
+	} >"$file"
+}
+
+# bench_random_names SEED N ZONE: N dnsperf lines "LABEL.ZONE A", each
+# name unique (a random 32-bit prefix and the line number), the same list
+# for the same SEED (awk's srand), so the servers of one round get the
+# same names and a rerun repeats them
+bench_random_names() {
+	awk -v seed="$1" -v n="$2" -v z="$3" 'BEGIN { srand(seed)
+		for (i = 0; i < n; i++)
+			printf "r%08x-%x.%s A\n", int(rand() * 4294967296), i, z }'
+}
+
+# cpu_ns PID...: CPU time in nanoseconds, summed over every thread of the
+# processes (/proc/PID/task/TID/schedstat, first field: time on a CPU;
+# finer than cpu_ticks' clock ticks, but a thread that exited no longer
+# counts: the resolvers keep theirs for their whole life)
+cpu_ns() {
+	local p
+	for p in "$@"; do
+		cat /proc/"$p"/task/*/schedstat 2>/dev/null
+	done | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
+# perf_field FILE WHAT: a number from dnsperf's summary: completed, lost,
+# sent, qps, avg (average latency, ms), or an rcode (NOERROR, SERVFAIL,
+# NXDOMAIN, REFUSED: how many answers had it; 0 when none)
+perf_field() {
+	case "$2" in
+	completed) sed -n 's/^ *Queries completed: *\([0-9]*\).*/\1/p' "$1" ;;
+	lost) sed -n 's/^ *Queries lost: *\([0-9]*\).*/\1/p' "$1" ;;
+	sent) sed -n 's/^ *Queries sent: *\([0-9]*\).*/\1/p' "$1" ;;
+	qps) sed -n 's/^ *Queries per second: *\([0-9.]*\).*/\1/p' "$1" ;;
+	avg) sed -n 's/^ *Average Latency (s): *\([0-9.]*\).*/\1/p' "$1" |
+		awk '{ printf "%.3f\n", $1 * 1000 }' ;;
+	*) sed -n 's/^ *Response codes: *//p' "$1" | tr ',' '\n' |
+		awk -v c="$2" '$1 == c { n = $2 } END { print n + 0 }' ;;
+	esac | head -1
+}
+
+# resolver_wait PORT NAME PID: wait (up to 10 s) for an answer to NAME on
+# 127.0.0.1@PORT while PID lives; 1 if none
+resolver_wait() {
+	local i
+	for i in $(seq 100); do
+		kill -0 "$3" 2>/dev/null || return 1
+		dig +time=1 +tries=1 @127.0.0.1 -p "$1" "$2" A 2>/dev/null |
+			grep -q 'status: NOERROR' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# median FILE: the median of the numbers in FILE (one per line)
+median() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# MC_* : reading the counter file of bench/malloc_count.so (its layout is
+# in bench/malloc_count.c: uint64 words; 0 magic, 1 malloc, 2 calloc,
+# 3 realloc, 4 free, 5 aligned, 6 bytes, 7 stacks lost, 8 depth, then
+# 16384 sites of 8 words: key, count, 6 return addresses)
+
+# mc_counts FILE: "allocations frees bytes" so far
+mc_counts() {
+	od -An -t u8 -v -N 72 "$1" 2>/dev/null | tr -s ' \n' '  ' |
+		awk '{ printf "%.0f %.0f %.0f\n", $2 + $3 + $4 + $6, $5, $7 }'
+}
+
+# mc_sites FILE MAPS BIN TOP [BEFORE]: the TOP most frequent allocating call stacks
+# recorded with MALLOC_COUNT_SITES=1, as "count frame < frame < ..." with
+# each return address named by the nearest preceding symbol of its object
+# (nm, then nm -D for a stripped library; MAPS is a copy of the process's
+# /proc/PID/maps taken before it exited). Frames of BIN are shown bare,
+# others as function@library; an address in an object without symbols
+# (a stripped binary) as ?@object. With BEFORE (a copy of FILE taken
+# earlier), only the calls made since then.
+mc_sites() {
+	local file=$1 maps=$2 bin=$3 top=$4 before=$5 tmp obj f
+	tmp=$(mktemp -d /tmp/petrel-mcsites.XXXXXX) || return 1
+	for f in "$file" ${before:+"$before"}; do
+	od -An -t x8 -v -j 72 "$f" | awk '
+	function h2d(x,  i, v) { v = 0
+		for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v }
+	{ for (i = 1; i <= NF; i++) w[n++] = $i }
+	END { for (s = 0; s + 7 < n; s += 8) if (w[s] != "0000000000000000") {
+		printf "%d %s", h2d(w[s + 1]), w[s]; for (j = 2; j < 8; j++) printf " %s", w[s + j]; print "" } }' \
+		>"$tmp/sites.${f##*/}"
+	done
+	# the calls made since the BEFORE snapshot: counts by key, less the old
+	if [ -n "$before" ]; then
+		awk 'FILENAME == ARGV[1] { old[$2] = $1; next }
+		{ $1 -= old[$2]; if ($1 > 0) print }' "$tmp/sites.${before##*/}" "$tmp/sites.${file##*/}"
+	else
+		cat "$tmp/sites.${file##*/}"
+	fi | cut -d' ' -f1,3- | sort -rn | head -n 2000 >"$tmp/sites"
+	# every address: its object and its address in that object's file
+	awk 'FILENAME == ARGV[1] { split($1, r, "-"); st[++m] = r[1]; en[m] = r[2]; off[m] = $3
+			ob[m] = $6; next }
+	function h2d(x,  i, v) { x = tolower(x); v = 0
+		for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+		return v }
+	{ for (i = 2; i <= NF; i++) if ($i != "0000000000000000" && !seen[$i]++) {
+		a = h2d($i); o = ""
+		for (k = 1; k <= m; k++) if (a >= h2d(st[k]) && a < h2d(en[k])) {
+			o = ob[k]; rel = a - h2d(st[k]) + h2d(off[k]); break }
+		if (o == "") print $i, "?", 0; else printf "%s %s %.0f\n", $i, o, rel - 1 } }' \
+		"$maps" "$tmp/sites" >"$tmp/addrs"
+	# name each address with its object's symbol table
+	: >"$tmp/names"
+	for obj in $(awk '$2 != "?" { print $2 }' "$tmp/addrs" | sort -u); do
+		{ nm -n --defined-only "$obj" 2>/dev/null | grep -q . &&
+			nm -n --defined-only "$obj" 2>/dev/null ||
+			nm -D -n --defined-only "$obj" 2>/dev/null; } |
+			awk '$2 ~ /^[TtWw]$/' >"$tmp/syms"
+		awk -v obj="$obj" -v bin="$bin" '
+		function h2d(x,  i, v) { x = tolower(x); v = 0
+			for (i = 1; i <= length(x); i++) v = v * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+			return v }
+		FILENAME == ARGV[1] { sa[++ns] = h2d($1); sn[ns] = $3; next }
+		$2 == obj { best = "?"
+			lo = 1; hi = ns	# the last symbol at or below the address
+			while (lo <= hi) { mid = int((lo + hi) / 2)
+				if (sa[mid] <= $3 + 0) { best = sn[mid]; lo = mid + 1 } else hi = mid - 1 }
+			b = obj; sub(/.*\//, "", b); sub(/\.so.*/, "", b)
+			if (obj == bin && best != "?") print $1, best; else print $1, best "@" b }' \
+			"$tmp/syms" "$tmp/addrs" >>"$tmp/names"
+	done
+	# stacks that name the same functions (other call sites in them) add up
+	awk 'FILENAME == ARGV[1] { nm[$1] = $2; next }
+	{ s = ""; sep = ""
+		for (i = 2; i <= NF; i++) if ($i != "0000000000000000") {
+			s = s sep ($i in nm ? nm[$i] : "?"); sep = " < " }
+		n[s] += $1 }
+	END { for (s in n) print n[s], s }' "$tmp/names" "$tmp/sites" | sort -rn | head -n "$top"
+	rm -rf "$tmp"
+}
+
+# bench_pin CPUS PID: pin a running process, its threads and its children
+# (NSD's server and xfrd processes) to CPUS
+bench_pin() {
+	local p
+	for p in "$2" $(children_of "$2"); do
+		taskset -a -p -c "$1" "$p" >/dev/null 2>&1
+	done
+	return 0
+}
+
+# cg_weight PATH: a large CPU weight for the group (v1 cpu.shares 8192,
+# v2 cpu.weight 800: eight times a plain process or session). The miss and
+# flood benchmarks run at a fixed rate on a machine other work shares: with
+# the weight the servers, NSD and dnsperf get the CPU when they are ready
+# instead of queueing behind a compiler (the load is bounded, so they take
+# no more than they need)
+cg_weight() {
+	[ -n "$1" ] || return 0
+	if [ "$CG_VER" = 2 ]; then echo 800 >"$1/cpu.weight"
+	else echo 8192 >"$1/cpu.shares"; fi
+}
+
+# cg_move PATH PID: move a running process (and its children) into the group
+cg_move() {
+	local p
+	[ -n "$1" ] || return 0
+	for p in "$2" $(children_of "$2"); do
+		echo "$p" >"$1/cgroup.procs" 2>/dev/null
+	done
+	return 0
+}
+
+# bench_port_free IP PORT: 0 if nothing listens on IP:PORT (UDP), else a
+# message and 1 (two benchmarks on the same addresses would answer each
+# other's queries: NSD binds with SO_REUSEADDR and would not notice)
+bench_port_free() {
+	if ss -Hlun 2>/dev/null | awk '{ print $4 }' | grep -qx "$1:$2"; then
+		echo "$1:$2 is in use (another benchmark running?); set the port variables in --help" >&2
+		return 1
+	fi
+	return 0
 }

@@ -99,6 +99,8 @@ it_cleanup() {
 
 # nsd_start NAME IP ZONE=FILE...: one NSD on IP port 53 serving the zones.
 # ZONE is the zone name ("." for the root), FILE a zone file path.
+# NSD_PORT: another port; NSD_EXTRA: lines added to its server: clause
+# ("\n" separated; the benchmarks turn response rate limiting off).
 # Returns 1 if it does not answer within 5 s.
 nsd_start() {
 	local name=$1 ip=$2 d="$IT_WORK/nsd-$1" z zn zf i port=${NSD_PORT:-53}
@@ -123,6 +125,7 @@ nsd_start() {
 		echo "  reuseport: no"
 		echo "  round-robin: no"
 		echo "  refuse-any: no"
+		[ -n "$NSD_EXTRA" ] && printf '%b\n' "$NSD_EXTRA" | sed 's/^/  /'
 		echo "remote-control:"
 		echo "  control-enable: no"
 		for z in "$@"; do
