@@ -11,6 +11,24 @@
  * an answer the kernel refuses (full buffer) is dropped and counted.
  * A socket that stays full goes into busy mode (below, at udp_busy_leave).
  *
+ * UDP on an io_uring base (udp_ring_*, HAVE_LIBURING): no readiness and no
+ * recvmmsg. One multishot IORING_OP_RECVMSG stays armed on the socket and
+ * the kernel writes each datagram, with its address and packet info, into
+ * a buffer taken from a ring of provided buffers; each completion names
+ * its buffer. Datagrams are gathered into the batch slots (the same
+ * struct comm_reply array, so peek and callback see what they see on the
+ * other backends) and answered when batch slots are full or after the
+ * iteration's completions; each answer, written in place in its buffer,
+ * leaves as an IORING_OP_SENDMSG request, and the buffer goes back to the
+ * ring when that send completes. The requests of an iteration reach the
+ * kernel in the same io_uring_enter(2) that waits for the next
+ * completions: no system call per batch. Busy mode does not apply: it
+ * exists to take a loaded socket out of epoll and poll it without
+ * sleeping, and the ring already delivers a loaded socket's datagrams
+ * without any call per batch (the wait returns at once while completions
+ * are there). Without buffer rings (Linux < 6.0) the socket is served by
+ * readiness through the backend's poll requests, as on the others.
+ *
  * TCP. A listening comm_point has max_conn connection slots, allocated at
  * creation (the read buffer of a slot on its first use, then kept). Past
  * the limit a new connection is accepted and closed at once, so the
@@ -28,6 +46,7 @@
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
+#include "util/netevent/backend_uring.h"
 #include "util/log.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -152,6 +171,11 @@ struct comm_point {
 	comm_point_peek_type peek;
 	/** its number of passes */
 	int peek_stages;
+#ifdef HAVE_LIBURING
+	/** on an io_uring base: the completion-based receive and send
+	 * state (udp_ring_*), NULL when the socket is served by readiness */
+	struct udp_ring *ring;
+#endif
 
 	/* TCP */
 	/** slots */
@@ -457,6 +481,363 @@ nev_udp_poll_busy(struct comm_base *base)
 }
 
 
+#ifdef HAVE_LIBURING
+/** one answer in flight; the send slot of a buffer has the buffer's id */
+struct udp_ring_send {
+	/** completion handler: first member */
+	struct nev_uring_op op;
+	/** the ring state */
+	struct udp_ring *ur;
+	/** the message */
+	struct msghdr m;
+	/** its one iovec: the answer, in place in the buffer */
+	struct iovec iov;
+	/** the client's address (the batch slot is reused before the send
+	 * completes) */
+	struct sockaddr_storage name;
+	/** packet info control data */
+	union {
+		/** alignment */
+		struct cmsghdr align;
+		/** space for the largest */
+		uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+			CMSG_SPACE(sizeof(struct in_pktinfo))];
+	} ctl;
+};
+
+/** the completion-based state of a UDP comm_point on an io_uring base;
+ * it outlives the comm_point until its last request has completed */
+struct udp_ring {
+	/** completion handler of the multishot receive: first member */
+	struct nev_uring_op recv_op;
+	/** answers the gathered datagrams after the iteration's completions */
+	struct nev_uring_flush flush;
+	/** the comm_point, NULL once it was deleted */
+	struct comm_point *c;
+	/** the backend state */
+	void *st;
+	/** the socket (owned: closed when this is freed) */
+	int fd;
+	/** the registered buffer ring */
+	struct io_uring_buf_ring *br;
+	/** its buffer group id */
+	int bgid;
+	/** buffers (a power of two) */
+	unsigned nbufs;
+	/** buffers in the ring, available to the kernel */
+	unsigned nfree;
+	/** size of one buffer: header, name, control data, payload */
+	size_t bufsz;
+	/** nbufs * bufsz bytes */
+	uint8_t *mem;
+	/** what the multishot receive asks for (name and control sizes) */
+	struct msghdr tmpl;
+	/** the receive is armed (its last completion has not come) */
+	int armed;
+	/** a cancel of the receive was queued */
+	int cancelling;
+	/** answers in flight */
+	int inflight;
+	/** the receive could not be armed again: stop (logged) */
+	int failed;
+	/** one send slot per buffer */
+	struct udp_ring_send *sends;
+	/** buffer ids of the gathered datagrams (batch entries) */
+	int *pend_bid;
+	/** datagrams gathered in c->reps, not answered yet */
+	int npend;
+};
+
+/** @return the memory of buffer bid */
+static uint8_t *
+udp_ring_buf(struct udp_ring *ur, int bid)
+{
+	return ur->mem + (size_t)bid * ur->bufsz;
+}
+
+/** free the ring state (nothing in flight any more) */
+static void
+udp_ring_free(struct udp_ring *ur)
+{
+	nev_uring_buf_ring_free(ur->st, ur->br, ur->nbufs, ur->bgid);
+	if(ur->fd != -1)
+		close(ur->fd);
+	free(ur->mem);
+	free(ur->sends);
+	free(ur->pend_bid);
+	free(ur);
+}
+
+/** a deleted comm_point's state goes when its last request completed */
+static void
+udp_ring_reap(struct udp_ring *ur)
+{
+	if(ur->c || ur->armed || ur->inflight || ur->flush.queued)
+		return;
+	nev_uring_linger(ur->st, -1);
+	udp_ring_free(ur);
+}
+
+/** arm the multishot receive */
+static void
+udp_ring_arm(struct udp_ring *ur)
+{
+	struct io_uring_sqe *sqe;
+	if(ur->armed || ur->failed || ur->nfree == 0)
+		return;
+	sqe = nev_uring_get_sqe(ur->st);
+	if(!sqe)
+		return;
+	io_uring_prep_recvmsg_multishot(sqe, ur->fd, &ur->tmpl, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = (uint16_t)ur->bgid;
+	io_uring_sqe_set_data(sqe, &ur->recv_op);
+	ur->armed = 1;
+	ur->cancelling = 0;
+	if(ur->c)
+		ur->c->stats.recv_calls++;
+}
+
+/** cancel the multishot receive */
+static void
+udp_ring_cancel(struct udp_ring *ur)
+{
+	struct io_uring_sqe *sqe;
+	if(!ur->armed || ur->cancelling)
+		return;
+	sqe = nev_uring_get_sqe(ur->st);
+	if(!sqe)
+		return;
+	io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)&ur->recv_op, 0);
+	io_uring_sqe_set_data64(sqe, 0);
+	ur->cancelling = 1;
+}
+
+/** give buffer bid back to the kernel; re-arm a receive that ran out */
+static void
+udp_ring_give(struct udp_ring *ur, int bid)
+{
+	io_uring_buf_ring_add(ur->br, udp_ring_buf(ur, bid),
+		(unsigned)ur->bufsz, (unsigned short)bid,
+		io_uring_buf_ring_mask(ur->nbufs), 0);
+	io_uring_buf_ring_advance(ur->br, 1);
+	ur->nfree++;
+	if(!ur->armed && ur->c && ur->c->listening)
+		udp_ring_arm(ur);
+}
+
+/** a send completed */
+static void
+udp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct udp_ring_send *sd = (struct udp_ring_send *)op;
+	struct udp_ring *ur = sd->ur;
+	(void)flags;
+	ur->inflight--;
+	if(ur->c) {
+		if(res < 0)
+			ur->c->stats.send_errors++;
+		else	ur->c->stats.pkts_out++;
+	}
+	udp_ring_give(ur, (int)(sd - ur->sends));
+	udp_ring_reap(ur);
+}
+
+/** answer the gathered datagrams: peek, callbacks, send requests */
+static void
+udp_ring_answer(struct udp_ring *ur)
+{
+	struct comm_point *c = ur->c;
+	int i, n = ur->npend;
+	if(n == 0)
+		return;
+	ur->npend = 0;
+	c->stats.batches++;
+	c->stats.pkts_in += (uint64_t)n;
+	if(c->peek && n > 1) {
+		int stage;
+		for(stage = 0; stage < c->peek_stages; stage++)
+			for(i = 0; i < n; i++)
+				c->peek(&c->reps[i], stage, c->arg);
+	}
+	for(i = 0; i < n; i++) {
+		struct comm_reply *rep = &c->reps[i];
+		int bid = ur->pend_bid[i];
+		struct udp_ring_send *sd = &ur->sends[bid];
+		struct io_uring_sqe *sqe;
+		if(!c->cb(rep, c->arg) || rep->len == 0 ||
+			rep->len > rep->cap || !(sqe = nev_uring_get_sqe(ur->st))) {
+			udp_ring_give(ur, bid);
+			continue;
+		}
+		memset(&sd->m, 0, sizeof(sd->m));
+		memcpy(&sd->name, &rep->client.addr, rep->client.len);
+		sd->m.msg_name = &sd->name;
+		sd->m.msg_namelen = rep->client.len;
+		sd->iov.iov_base = rep->buf;
+		sd->iov.iov_len = rep->len;
+		sd->m.msg_iov = &sd->iov;
+		sd->m.msg_iovlen = 1;
+		udp_set_ctl(&sd->m, &rep->local, sd->ctl.buf);
+		io_uring_prep_sendmsg(sqe, ur->fd, &sd->m, 0);
+		io_uring_sqe_set_data(sqe, &sd->op);
+		ur->inflight++;
+	}
+}
+
+/** a datagram (or the end) of the multishot receive */
+static void
+udp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct udp_ring *ur = (struct udp_ring *)op;
+	struct comm_point *c = ur->c;
+	if(!(flags & IORING_CQE_F_MORE)) {
+		ur->armed = 0;
+		ur->cancelling = 0;
+	}
+	if(res >= 0 && (flags & IORING_CQE_F_BUFFER)) {
+		int bid = (int)(flags >> IORING_CQE_BUFFER_SHIFT);
+		uint8_t *buf = udp_ring_buf(ur, bid);
+		struct io_uring_recvmsg_out *o;
+		ur->nfree--;
+		o = io_uring_recvmsg_validate(buf, res, &ur->tmpl);
+		if(!c || !o || o->namelen > sizeof(c->reps[0].client.addr)) {
+			udp_ring_give(ur, bid);
+		} else {
+			struct comm_reply *rep = &c->reps[ur->npend];
+			rep->buf = io_uring_recvmsg_payload(o, &ur->tmpl);
+			rep->len = io_uring_recvmsg_payload_length(o, res,
+				&ur->tmpl);
+			rep->cap = c->bufsize;
+			memcpy(&rep->client.addr, io_uring_recvmsg_name(o),
+				o->namelen);
+			rep->client.len = o->namelen;
+			rep->hint = 0;
+			rep->local.family = 0;
+			if(c->pktinfo) {
+				struct msghdr m;
+				memset(&m, 0, sizeof(m));
+				m.msg_control = (uint8_t *)io_uring_recvmsg_name(
+					o) + ur->tmpl.msg_namelen;
+				m.msg_controllen = o->controllen;
+				udp_parse_ctl(&m, &rep->local);
+			}
+			ur->pend_bid[ur->npend++] = bid;
+			if(ur->npend == c->batch)
+				udp_ring_answer(ur);
+			else	nev_uring_flush_later(ur->st, &ur->flush);
+		}
+	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED &&
+		!(flags & IORING_CQE_F_MORE) && c && c->stats.pkts_in == 0 &&
+		ur->npend == 0) {
+		/* the very first arming failed: this kernel cannot */
+		log_err("udp: io_uring multishot receive on fd %d: %s",
+			ur->fd, strerror(-res));
+		ur->failed = 1;
+	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED)
+		verbose(VERB_ALGO, "udp recv: %s", strerror(-res));
+	if(!ur->armed && c && c->listening)
+		udp_ring_arm(ur);
+	udp_ring_reap(ur);
+}
+
+/** after the iteration's completions: answer what was gathered */
+static void
+udp_ring_flush(struct nev_uring_flush *f)
+{
+	struct udp_ring *ur = (struct udp_ring *)((char *)f -
+		offsetof(struct udp_ring, flush));
+	if(ur->c)
+		udp_ring_answer(ur);
+	udp_ring_reap(ur);
+}
+
+/**
+ * Serve c through the ring if the base is io_uring and the kernel has
+ * buffer rings and multishot receive.
+ * @return 1 if so (c->ring set, not armed yet), 0 to use readiness,
+ *	-1 out of memory.
+ */
+static int
+udp_ring_setup(struct comm_point *c)
+{
+	struct udp_ring *ur;
+	unsigned i;
+	size_t hdr;
+	if(c->base->be != &nev_backend_uring)
+		return 0;
+	ur = calloc(1, sizeof(*ur));
+	if(!ur)
+		return -1;
+	ur->recv_op.done = udp_ring_recv;
+	ur->flush.fn = udp_ring_flush;
+	ur->c = c;
+	ur->st = c->base->st;
+	ur->fd = -1;
+	/* a buffer per batch slot, one per answer in flight, and as many
+	 * again for the kernel to fill meanwhile: at least 4 batches */
+	for(ur->nbufs = 16; ur->nbufs < 4 * (unsigned)c->batch; ur->nbufs *= 2)
+		;
+	ur->tmpl.msg_namelen = sizeof(struct sockaddr_storage);
+	ur->tmpl.msg_controllen = c->pktinfo ? c->ctlsize : 0;
+	hdr = sizeof(struct io_uring_recvmsg_out) + ur->tmpl.msg_namelen +
+		ur->tmpl.msg_controllen;
+	/* payloads stay 8-byte aligned */
+	hdr = (hdr + 7) & ~(size_t)7;
+	ur->tmpl.msg_namelen += hdr - (sizeof(struct io_uring_recvmsg_out) +
+		ur->tmpl.msg_namelen + ur->tmpl.msg_controllen);
+	ur->bufsz = hdr + c->bufsize;
+	ur->mem = malloc((size_t)ur->nbufs * ur->bufsz);
+	ur->sends = calloc(ur->nbufs, sizeof(*ur->sends));
+	ur->pend_bid = calloc((size_t)c->batch, sizeof(*ur->pend_bid));
+	if(!ur->mem || !ur->sends || !ur->pend_bid) {
+		udp_ring_free(ur);
+		return -1;
+	}
+	ur->br = nev_uring_buf_ring_new(ur->st, ur->nbufs, &ur->bgid);
+	if(!ur->br) {
+		udp_ring_free(ur);
+		return 0;
+	}
+	for(i = 0; i < ur->nbufs; i++) {
+		ur->sends[i].op.done = udp_ring_sent;
+		ur->sends[i].ur = ur;
+		io_uring_buf_ring_add(ur->br, udp_ring_buf(ur, (int)i),
+			(unsigned)ur->bufsz, (unsigned short)i,
+			io_uring_buf_ring_mask(ur->nbufs), (int)i);
+	}
+	io_uring_buf_ring_advance(ur->br, (int)ur->nbufs);
+	ur->nfree = ur->nbufs;
+	ur->fd = c->fd;
+	c->ring = ur;
+	return 1;
+}
+
+/** start or stop the ring receive with the listening state */
+static void
+udp_ring_listen(struct comm_point *c)
+{
+	if(c->listening)
+		udp_ring_arm(c->ring);
+	else	udp_ring_cancel(c->ring);
+}
+
+/** the comm_point goes: its ring state lingers until nothing is in flight
+ * (it owns the socket until then) */
+static void
+udp_ring_delete(struct comm_point *c)
+{
+	struct udp_ring *ur = c->ring;
+	c->ring = NULL;
+	ur->c = NULL;
+	ur->npend = 0;
+	c->fd = -1;
+	udp_ring_cancel(ur);
+	nev_uring_linger(ur->st, 1);
+	udp_ring_reap(ur);
+}
+#endif /* HAVE_LIBURING */
+
 void
 comm_point_set_peek(struct comm_point *c, comm_point_peek_type peek,
 	int stages)
@@ -524,6 +905,19 @@ comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 		c->reps[i].c = c;
 		c->reps[i].slot = i;
 	}
+#ifdef HAVE_LIBURING
+	switch(udp_ring_setup(c)) {
+	case 1:
+		if(comm_point_start_listening(c) == -1)
+			goto fail;
+		return c;
+	case -1:
+		log_err("comm_point_create_udp: out of memory");
+		goto fail;
+	default:
+		break;
+	}
+#endif
 	c->io = nev_io_new(base, fd, udp_readable, c);
 	if(!c->io)
 		goto fail;
@@ -868,7 +1262,12 @@ comm_point_delete(struct comm_point *c)
 	}
 	c->listening = 0;
 	udp_busy_leave(c);
-	nev_io_free(c->base, c->io);
+#ifdef HAVE_LIBURING
+	if(c->ring)
+		udp_ring_delete(c);
+#endif
+	if(c->io)
+		nev_io_free(c->base, c->io);
 	if(c->fd != -1)
 		close(c->fd);
 	free(c->bufs);
@@ -911,6 +1310,12 @@ comm_point_stop_listening(struct comm_point *c)
 {
 	c->listening = 0;
 	udp_busy_leave(c);
+#ifdef HAVE_LIBURING
+	if(c->ring) {
+		udp_ring_listen(c);
+		return 0;
+	}
+#endif
 	return nev_io_set(c->base, c->io, 0);
 }
 
@@ -920,6 +1325,12 @@ comm_point_start_listening(struct comm_point *c)
 	c->listening = 1;
 	if(c->busy)
 		return 0;
+#ifdef HAVE_LIBURING
+	if(c->ring) {
+		udp_ring_listen(c);
+		return 0;
+	}
+#endif
 	return nev_io_set(c->base, c->io, NEV_READ);
 }
 
