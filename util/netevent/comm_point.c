@@ -186,6 +186,11 @@ struct comm_point {
 	int nconn;
 	/** idle timeout */
 	int idle_ms;
+#ifdef HAVE_LIBURING
+	/** on an io_uring base: the completion-based accept, receive and
+	 * send state (tcp_ring_*), NULL when served by readiness */
+	struct tcp_ring *tring;
+#endif
 };
 
 /* ------------------------------------------------------------------ */
@@ -933,6 +938,10 @@ fail:
 /* TCP */
 
 static void tcp_conn_event(int fd, int events, void *arg);
+#ifdef HAVE_LIBURING
+static void tcp_ring_conn_closing(struct comm_tcp_conn *conn);
+static int tcp_ring_flush(struct comm_tcp_conn *conn);
+#endif
 
 /** set a connection's interest if it changed */
 static int
@@ -950,7 +959,12 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 {
 	if(conn->fd == -1)
 		return;
-	nev_io_free(conn->c->base, conn->io);
+#ifdef HAVE_LIBURING
+	if(conn->c->tring)
+		tcp_ring_conn_closing(conn);
+#endif
+	if(conn->io)
+		nev_io_free(conn->c->base, conn->io);
 	conn->io = NULL;
 	comm_timer_disable(conn->timer);
 	close(conn->fd);
@@ -982,6 +996,10 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 static int
 tcp_conn_flush(struct comm_tcp_conn *conn)
 {
+#ifdef HAVE_LIBURING
+	if(conn->c->tring)
+		return tcp_ring_flush(conn);
+#endif
 	if(nev_wq_write(&conn->wq, conn->fd, &conn->c->stats.pkts_out) == -1) {
 		verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
 		conn->c->stats.tcp_errors++;
@@ -1197,6 +1215,540 @@ tcp_acceptable(int lfd, int events, void *arg)
 	}
 }
 
+#ifdef HAVE_LIBURING
+/*
+ * TCP on an io_uring base (tcp_ring_*). The listening socket has one
+ * multishot IORING_OP_ACCEPT armed; each connection one multishot
+ * IORING_OP_RECV into a ring of provided buffers shared by the
+ * comm_point's connections (the bytes are copied into the connection's
+ * framing state, tcp_ring_feed, and the buffer goes back at once), and at
+ * most one IORING_OP_SEND in flight, for the head of its write queue. The
+ * slots, their generation numbers, the idle timers, the limits and the
+ * callbacks are those of the readiness path above; only the system calls
+ * are replaced by requests. A slot is reused only when the requests of
+ * its previous connection have completed, and a write queue whose send is
+ * in flight when the connection closes is kept (orphan) until that send
+ * completes, so the kernel never reads freed memory.
+ */
+
+/** buffers in a TCP comm_point's receive ring (a power of two) */
+#define TCP_RING_BUFS 1024
+/** size of one of them */
+#define TCP_RING_BUFSZ 2048
+
+/** the ring side of one connection slot */
+struct tcp_ring_conn {
+	/** completion handler of the receive: first member */
+	struct nev_uring_op recv_op;
+	/** completion handler of the send */
+	struct nev_uring_op send_op;
+	/** the ring state */
+	struct tcp_ring *tr;
+	/** slot index */
+	int idx;
+	/** the receive is armed */
+	int recv_armed;
+	/** a cancel of it was queued */
+	int recv_cancelling;
+	/** a send is in flight */
+	int send_inflight;
+	/** receive paused: the write queue is full */
+	int paused;
+	/** waiting for a buffer to come back before arming */
+	int need_buf;
+	/** the write queue of a closed connection whose send is in flight */
+	struct nev_wq orphan;
+};
+
+/** the completion-based state of a TCP comm_point on an io_uring base */
+struct tcp_ring {
+	/** completion handler of the multishot accept: first member */
+	struct nev_uring_op accept_op;
+	/** the comm_point, NULL once it was deleted */
+	struct comm_point *c;
+	/** the backend state */
+	void *st;
+	/** the listening socket (owned: closed when this is freed) */
+	int fd;
+	/** the accept is armed */
+	int accept_armed;
+	/** a cancel of it was queued */
+	int accept_cancelling;
+	/** receive buffer ring */
+	struct io_uring_buf_ring *br;
+	/** its group id */
+	int bgid;
+	/** buffers in the ring, available to the kernel */
+	unsigned nfree;
+	/** connections waiting for a buffer */
+	int starved;
+	/** TCP_RING_BUFS * TCP_RING_BUFSZ bytes */
+	uint8_t *mem;
+	/** per slot */
+	struct tcp_ring_conn *rc;
+	/** slots */
+	int nrc;
+};
+
+/** free the state (nothing in flight) */
+static void
+tcp_ring_free(struct tcp_ring *tr)
+{
+	int i;
+	nev_uring_buf_ring_free(tr->st, tr->br, TCP_RING_BUFS, tr->bgid);
+	if(tr->rc)
+		for(i = 0; i < tr->nrc; i++)
+			nev_wq_clear(&tr->rc[i].orphan);
+	if(tr->fd != -1)
+		close(tr->fd);
+	free(tr->mem);
+	free(tr->rc);
+	free(tr);
+}
+
+/** a deleted comm_point's state goes when nothing is in flight */
+static void
+tcp_ring_reap(struct tcp_ring *tr)
+{
+	int i;
+	if(tr->c || tr->accept_armed)
+		return;
+	for(i = 0; i < tr->nrc; i++)
+		if(tr->rc[i].recv_armed || tr->rc[i].send_inflight)
+			return;
+	nev_uring_linger(tr->st, -1);
+	tcp_ring_free(tr);
+}
+
+/** arm the multishot accept */
+static void
+tcp_ring_arm_accept(struct tcp_ring *tr)
+{
+	struct io_uring_sqe *sqe;
+	if(tr->accept_armed)
+		return;
+	sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe)
+		return;
+	io_uring_prep_multishot_accept(sqe, tr->fd, NULL, NULL,
+		SOCK_NONBLOCK | SOCK_CLOEXEC);
+	io_uring_sqe_set_data(sqe, &tr->accept_op);
+	tr->accept_armed = 1;
+	tr->accept_cancelling = 0;
+}
+
+/** queue a cancel of the request whose handler is op */
+static int
+tcp_ring_cancel(struct tcp_ring *tr, struct nev_uring_op *op)
+{
+	struct io_uring_sqe *sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe)
+		return -1;
+	io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
+	io_uring_sqe_set_data64(sqe, 0);
+	return 0;
+}
+
+/** arm the multishot receive of slot rc (its connection is open) */
+static void
+tcp_ring_arm_recv(struct tcp_ring_conn *rc)
+{
+	struct tcp_ring *tr = rc->tr;
+	struct comm_tcp_conn *conn = &tr->c->conns[rc->idx];
+	struct io_uring_sqe *sqe;
+	if(rc->recv_armed || rc->paused || conn->read_closed)
+		return;
+	if(tr->nfree == 0) {
+		if(!rc->need_buf) {
+			rc->need_buf = 1;
+			tr->starved++;
+		}
+		return;
+	}
+	sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe)
+		return;
+	io_uring_prep_recv_multishot(sqe, conn->fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = (uint16_t)tr->bgid;
+	io_uring_sqe_set_data(sqe, &rc->recv_op);
+	rc->recv_armed = 1;
+	rc->recv_cancelling = 0;
+}
+
+/** give a receive buffer back; arm the receives that waited for one */
+static void
+tcp_ring_give(struct tcp_ring *tr, int bid)
+{
+	int i;
+	io_uring_buf_ring_add(tr->br, tr->mem + (size_t)bid * TCP_RING_BUFSZ,
+		TCP_RING_BUFSZ, (unsigned short)bid,
+		io_uring_buf_ring_mask(TCP_RING_BUFS), 0);
+	io_uring_buf_ring_advance(tr->br, 1);
+	tr->nfree++;
+	if(!tr->starved || !tr->c)
+		return;
+	for(i = 0; i < tr->nrc && tr->nfree > 0 && tr->starved; i++) {
+		struct tcp_ring_conn *rc = &tr->rc[i];
+		if(!rc->need_buf)
+			continue;
+		rc->need_buf = 0;
+		tr->starved--;
+		if(tr->c->conns[i].fd != -1)
+			tcp_ring_arm_recv(rc);
+	}
+}
+
+/** the connection closes: cancel its receive, keep a queue in flight */
+static void
+tcp_ring_conn_closing(struct comm_tcp_conn *conn)
+{
+	struct tcp_ring *tr = conn->c->tring;
+	struct tcp_ring_conn *rc = &tr->rc[conn - conn->c->conns];
+	if(rc->recv_armed && !rc->recv_cancelling &&
+		tcp_ring_cancel(tr, &rc->recv_op) == 0)
+		rc->recv_cancelling = 1;
+	if(rc->send_inflight) {
+		rc->orphan = conn->wq;
+		memset(&conn->wq, 0, sizeof(conn->wq));
+	}
+	if(rc->need_buf) {
+		rc->need_buf = 0;
+		tr->starved--;
+	}
+	rc->paused = 0;
+}
+
+/**
+ * Send the head of the write queue if no send is in flight; close a
+ * finished connection. Same contract as tcp_conn_flush.
+ */
+static int
+tcp_ring_flush(struct comm_tcp_conn *conn)
+{
+	struct tcp_ring *tr = conn->c->tring;
+	struct tcp_ring_conn *rc = &tr->rc[conn - conn->c->conns];
+	struct nev_wq_item *w = conn->wq.head;
+	struct io_uring_sqe *sqe;
+	if(rc->send_inflight)
+		return 0;
+	if(!w) {
+		if(conn->read_closed && conn->pending == 0) {
+			tcp_conn_close(conn);
+			return 1;
+		}
+		return 0;
+	}
+	sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe) {
+		conn->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return -1;
+	}
+	io_uring_prep_send(sqe, conn->fd, w->data + w->off, w->len - w->off,
+		MSG_NOSIGNAL);
+	io_uring_sqe_set_data(sqe, &rc->send_op);
+	rc->send_inflight = 1;
+	return 0;
+}
+
+/** a send completed */
+static void
+tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct tcp_ring_conn *rc = (struct tcp_ring_conn *)((char *)op -
+		offsetof(struct tcp_ring_conn, send_op));
+	struct tcp_ring *tr = rc->tr;
+	struct comm_tcp_conn *conn;
+	struct nev_wq_item *w;
+	(void)flags;
+	rc->send_inflight = 0;
+	if(!tr->c || tr->c->conns[rc->idx].fd == -1) {
+		/* the connection closed meanwhile */
+		nev_wq_clear(&rc->orphan);
+		tcp_ring_reap(tr);
+		return;
+	}
+	conn = &tr->c->conns[rc->idx];
+	if(res < 0) {
+		verbose(VERB_ALGO, "tcp write: %s", strerror(-res));
+		tr->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return;
+	}
+	w = conn->wq.head;
+	w->off += (size_t)res;
+	if(w->off == w->len) {
+		conn->wq.head = w->next;
+		if(!conn->wq.head)
+			conn->wq.tail = NULL;
+		conn->wq.num--;
+		tr->c->stats.pkts_out++;
+		free(w);
+	}
+	if(rc->paused && conn->wq.num < TCP_MAX_QUEUED) {
+		rc->paused = 0;
+		tcp_ring_arm_recv(rc);
+	}
+	(void)tcp_ring_flush(conn);
+}
+
+/**
+ * Bytes received on a connection: run them through the framing (as
+ * tcp_conn_read does with what read(2) returns) and hand each whole query
+ * to the callback. @return 0, or -1 if the connection was closed.
+ */
+static int
+tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
+{
+	struct comm_point *c = conn->c;
+	if(c->idle_ms > 0)
+		(void)comm_timer_set(conn->timer, c->idle_ms);
+	while(len > 0) {
+		size_t take;
+		if(conn->lgot < 2) {
+			take = 2 - conn->lgot < len ? 2 - conn->lgot : len;
+			memcpy(conn->lenbuf + conn->lgot, data, take);
+			conn->lgot += take;
+			data += take;
+			len -= take;
+			if(conn->lgot < 2)
+				break;
+			conn->need = ((size_t)conn->lenbuf[0] << 8) |
+				conn->lenbuf[1];
+			conn->got = 0;
+			if(conn->need == 0 || conn->need > c->bufsize) {
+				verbose(VERB_ALGO, "tcp: bad length %d, closing",
+					(int)conn->need);
+				c->stats.tcp_errors++;
+				tcp_conn_close(conn);
+				return -1;
+			}
+			continue;
+		}
+		take = conn->need - conn->got < len ? conn->need - conn->got :
+			len;
+		memcpy(conn->rbuf + conn->got, data, take);
+		conn->got += take;
+		data += take;
+		len -= take;
+		if(conn->got < conn->need)
+			break;
+		conn->lgot = 0;
+		c->stats.pkts_in++;
+		{
+			struct comm_reply rep;
+			rep.c = c;
+			rep.buf = conn->rbuf;
+			rep.len = conn->need;
+			rep.cap = c->bufsize;
+			rep.client = conn->client;
+			rep.local.family = 0;
+			rep.conn = conn;
+			rep.gen = conn->gen;
+			rep.is_tcp = 1;
+			rep.hint = 0;
+			rep.slot = 0;
+			if(c->cb(&rep, c->arg) && rep.len > 0 &&
+				rep.len <= rep.cap) {
+				if(conn->fd == -1 || conn->gen != rep.gen)
+					return -1;
+				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
+					return -1;
+			} else if(conn->fd != -1 && conn->gen == rep.gen)
+				conn->pending++;
+			if(conn->fd == -1 || conn->gen != rep.gen)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/** a receive completion: data, EOF, or the end of the multishot */
+static void
+tcp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct tcp_ring_conn *rc = (struct tcp_ring_conn *)op;
+	struct tcp_ring *tr = rc->tr;
+	struct comm_tcp_conn *conn = NULL;
+	if(!(flags & IORING_CQE_F_MORE)) {
+		rc->recv_armed = 0;
+		rc->recv_cancelling = 0;
+	}
+	if(tr->c && tr->c->conns[rc->idx].fd != -1)
+		conn = &tr->c->conns[rc->idx];
+	if(res > 0 && (flags & IORING_CQE_F_BUFFER)) {
+		int bid = (int)(flags >> IORING_CQE_BUFFER_SHIFT);
+		tr->nfree--;
+		if(conn && tcp_ring_feed(conn, tr->mem + (size_t)bid *
+			TCP_RING_BUFSZ, (size_t)res) == -1)
+			conn = NULL;
+		tcp_ring_give(tr, bid);
+		if(conn && conn->wq.num >= TCP_MAX_QUEUED && !rc->paused) {
+			/* stop reading until the client takes its answers */
+			rc->paused = 1;
+			if(rc->recv_armed && tcp_ring_cancel(tr,
+				&rc->recv_op) == 0)
+				rc->recv_cancelling = 1;
+		}
+	} else if(res == 0 && conn) {
+		/* the client is done sending; answer what is queued */
+		conn->read_closed = 1;
+		if(conn->lgot != 0)
+			verbose(VERB_ALGO, "tcp: EOF inside a message");
+		if(tcp_conn_flush(conn) != 0)
+			conn = NULL;
+	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED && conn) {
+		verbose(VERB_ALGO, "tcp read: %s", strerror(-res));
+		tr->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		conn = NULL;
+	}
+	if(conn && conn->fd != -1 && !rc->recv_armed)
+		tcp_ring_arm_recv(rc);
+	tcp_ring_reap(tr);
+}
+
+/** a slot whose previous connection's requests have all completed */
+static struct comm_tcp_conn *
+tcp_ring_free_slot(struct comm_point *c)
+{
+	int i;
+	if(c->nconn >= c->max_conn)
+		return NULL;
+	for(i = 0; i < c->max_conn; i++) {
+		struct tcp_ring_conn *rc = &c->tring->rc[i];
+		if(c->conns[i].fd == -1 && !rc->recv_armed &&
+			!rc->send_inflight)
+			return &c->conns[i];
+	}
+	return NULL;
+}
+
+/** an accept completion: a new connection, or the end of the multishot */
+static void
+tcp_ring_accept(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct tcp_ring *tr = (struct tcp_ring *)op;
+	struct comm_point *c = tr->c;
+	if(!(flags & IORING_CQE_F_MORE)) {
+		tr->accept_armed = 0;
+		tr->accept_cancelling = 0;
+	}
+	if(res >= 0) {
+		struct comm_tcp_conn *conn;
+		if(!c) {
+			close(res);
+		} else if(!(conn = tcp_ring_free_slot(c))) {
+			/* over incoming-num-tcp: refuse this one cleanly */
+			c->stats.tcp_refused++;
+			close(res);
+		} else if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
+			log_err("tcp accept: out of memory");
+			close(res);
+		} else {
+			conn->client.len = sizeof(conn->client.addr);
+			if(getpeername(res, (struct sockaddr *)&conn->client.addr,
+				&conn->client.len) == -1)
+				conn->client.len = 0;
+			conn->fd = res;
+			conn->io = NULL;
+			conn->gen++;
+			conn->lgot = conn->got = conn->need = 0;
+			conn->read_closed = 0;
+			conn->pending = 0;
+			conn->mask = 0;
+			c->nconn++;
+			c->stats.tcp_accepted++;
+			tcp_ring_arm_recv(&tr->rc[conn - c->conns]);
+			if(c->idle_ms > 0)
+				(void)comm_timer_set(conn->timer, c->idle_ms);
+		}
+	} else if(res != -ECANCELED && res != -EAGAIN && res != -EINTR &&
+		res != -ECONNABORTED)
+		verbose(VERB_OPS, "tcp accept: %s", strerror(-res));
+	if(!tr->accept_armed && c && c->listening)
+		tcp_ring_arm_accept(tr);
+	tcp_ring_reap(tr);
+}
+
+/**
+ * Serve the TCP comm_point c through the ring if its base is io_uring
+ * and the kernel has buffer rings.
+ * @return 1 if so (c->tring set, accept not armed yet), 0 to use
+ *	readiness, -1 out of memory.
+ */
+static int
+tcp_ring_setup(struct comm_point *c)
+{
+	struct tcp_ring *tr;
+	int i;
+	if(c->base->be != &nev_backend_uring)
+		return 0;
+	tr = calloc(1, sizeof(*tr));
+	if(!tr)
+		return -1;
+	tr->accept_op.done = tcp_ring_accept;
+	tr->c = c;
+	tr->st = c->base->st;
+	tr->fd = -1;
+	tr->nrc = c->max_conn;
+	tr->mem = malloc((size_t)TCP_RING_BUFS * TCP_RING_BUFSZ);
+	tr->rc = calloc((size_t)tr->nrc, sizeof(*tr->rc));
+	if(!tr->mem || !tr->rc) {
+		tcp_ring_free(tr);
+		return -1;
+	}
+	tr->br = nev_uring_buf_ring_new(tr->st, TCP_RING_BUFS, &tr->bgid);
+	if(!tr->br) {
+		tcp_ring_free(tr);
+		return 0;
+	}
+	for(i = 0; i < tr->nrc; i++) {
+		tr->rc[i].recv_op.done = tcp_ring_recv;
+		tr->rc[i].send_op.done = tcp_ring_sent;
+		tr->rc[i].tr = tr;
+		tr->rc[i].idx = i;
+	}
+	for(i = 0; i < TCP_RING_BUFS; i++)
+		io_uring_buf_ring_add(tr->br, tr->mem + (size_t)i *
+			TCP_RING_BUFSZ, TCP_RING_BUFSZ, (unsigned short)i,
+			io_uring_buf_ring_mask(TCP_RING_BUFS), i);
+	io_uring_buf_ring_advance(tr->br, TCP_RING_BUFS);
+	tr->nfree = TCP_RING_BUFS;
+	tr->fd = c->fd;
+	c->tring = tr;
+	return 1;
+}
+
+/** start or stop accepting with the listening state */
+static void
+tcp_ring_listen(struct comm_point *c)
+{
+	struct tcp_ring *tr = c->tring;
+	if(c->listening)
+		tcp_ring_arm_accept(tr);
+	else if(tr->accept_armed && !tr->accept_cancelling &&
+		tcp_ring_cancel(tr, &tr->accept_op) == 0)
+		tr->accept_cancelling = 1;
+}
+
+/** the comm_point goes (its connections closed): the state lingers until
+ * nothing is in flight, owning the listening socket until then */
+static void
+tcp_ring_delete(struct comm_point *c)
+{
+	struct tcp_ring *tr = c->tring;
+	c->listening = 0;
+	tcp_ring_listen(c);
+	c->tring = NULL;
+	tr->c = NULL;
+	c->fd = -1;
+	nev_uring_linger(tr->st, 1);
+	tcp_ring_reap(tr);
+}
+#endif /* HAVE_LIBURING */
+
 struct comm_point *
 comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	int idle_timeout_ms, size_t bufsize, comm_point_cb_type cb, void *arg)
@@ -1232,6 +1784,19 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 		if(!c->conns[i].timer)
 			goto fail;
 	}
+#ifdef HAVE_LIBURING
+	switch(tcp_ring_setup(c)) {
+	case 1:
+		if(comm_point_start_listening(c) == -1)
+			goto fail;
+		return c;
+	case -1:
+		log_err("comm_point_create_tcp: out of memory");
+		goto fail;
+	default:
+		break;
+	}
+#endif
 	c->io = nev_io_new(base, fd, tcp_acceptable, c);
 	if(!c->io)
 		goto fail;
@@ -1253,8 +1818,15 @@ comm_point_delete(struct comm_point *c)
 	if(!c)
 		return;
 	if(c->conns) {
-		for(i = 0; i < c->max_conn; i++) {
+		for(i = 0; i < c->max_conn; i++)
 			tcp_conn_close(&c->conns[i]);
+	}
+#ifdef HAVE_LIBURING
+	if(c->tring)
+		tcp_ring_delete(c);
+#endif
+	if(c->conns) {
+		for(i = 0; i < c->max_conn; i++) {
 			comm_timer_delete(c->conns[i].timer);
 			free(c->conns[i].rbuf);
 		}
@@ -1315,6 +1887,10 @@ comm_point_stop_listening(struct comm_point *c)
 		udp_ring_listen(c);
 		return 0;
 	}
+	if(c->tring) {
+		tcp_ring_listen(c);
+		return 0;
+	}
 #endif
 	return nev_io_set(c->base, c->io, 0);
 }
@@ -1328,6 +1904,10 @@ comm_point_start_listening(struct comm_point *c)
 #ifdef HAVE_LIBURING
 	if(c->ring) {
 		udp_ring_listen(c);
+		return 0;
+	}
+	if(c->tring) {
+		tcp_ring_listen(c);
 		return 0;
 	}
 #endif

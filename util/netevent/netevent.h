@@ -17,8 +17,10 @@
  *   "io_uring"  built when HAVE_LIBURING (Linux): one ring per comm_base;
  *               descriptors through one-shot poll requests, UDP
  *               comm_points through multishot recvmsg into provided
- *               buffer rings and sendmsg requests, everything submitted
- *               with the wait in one system call (backend_uring.c).
+ *               buffer rings and sendmsg requests, TCP comm_points
+ *               through multishot accept, multishot recv into a buffer
+ *               ring and send requests, everything submitted with the
+ *               wait in one system call (backend_uring.c, comm_point.c).
  *               Probed at run time: where the kernel cannot run it,
  *               comm_base_create logs one line (once per process) and
  *               uses the default backend instead.
@@ -370,9 +372,10 @@ struct comm_point_stats {
 	uint64_t pkts_out;
 	/** UDP batches processed (a recv call that returned >= 1 datagram) */
 	uint64_t batches;
-	/** recvmmsg calls (or recvmsg calls without recvmmsg) */
+	/** recvmmsg calls (or recvmsg calls without recvmmsg); on io_uring,
+	 * the times the multishot receive was armed */
 	uint64_t recv_calls;
-	/** sendmmsg calls */
+	/** sendmmsg calls (0 on io_uring: an answer is a sendmsg request) */
 	uint64_t sendmmsg_calls;
 	/** per-packet sendmsg calls (fallback and later answers) */
 	uint64_t sendmsg_calls;
