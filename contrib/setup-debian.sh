@@ -18,7 +18,7 @@ fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
-	libevent-dev libssl-dev libldns-dev check \
+	libevent-dev liburing-dev libssl-dev libldns-dev check \
 	nsd unbound bind9-dnsutils knot-dnsutils ldnsutils dnsperf \
 	clang libclang-rt-14-dev gnuplot-nox procps iproute2 git ca-certificates \
 	>/dev/null

@@ -438,6 +438,14 @@ enum_available(const struct config_option *o, int i)
 		return 0;
 #endif
 	}
+	if(o->off == offsetof(struct config_file, event_backend) &&
+		i == EVENT_BACKEND_URING) {
+#ifdef HAVE_LIBURING
+		return 1;
+#else
+		return 0;
+#endif
+	}
 	return 1;
 }
 
@@ -1758,6 +1766,7 @@ config_event_backend_str(int backend)
 	switch(backend) {
 	case EVENT_BACKEND_SELECT: return "select";
 	case EVENT_BACKEND_LIBEVENT: return "libevent";
+	case EVENT_BACKEND_URING: return "io_uring";
 	default: break;
 	}
 	return "unknown";

@@ -152,7 +152,9 @@ enum config_event_backend {
 	/** the built-in select(2) loop */
 	EVENT_BACKEND_SELECT = 0,
 	/** libevent (epoll, event ports, kqueue) */
-	EVENT_BACKEND_LIBEVENT
+	EVENT_BACKEND_LIBEVENT,
+	/** io_uring through liburing (Linux) */
+	EVENT_BACKEND_URING
 };
 
 /**
@@ -178,7 +180,8 @@ struct config_file {
 	int num_threads;
 	/** thread-model: pthreads, solaris or fork (enum config_thread_model) */
 	int thread_model;
-	/** event-backend: select or libevent (enum config_event_backend) */
+	/** event-backend: select, libevent or io_uring (enum
+	 * config_event_backend) */
 	int event_backend;
 	/** so-reuseport: one listening socket per worker with SO_REUSEPORT */
 	int so_reuseport;

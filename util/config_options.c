@@ -56,7 +56,7 @@ static const char *const thread_model_words[] = {
 	"pthreads", "solaris", "fork", NULL };
 /** event-backend: words, in enum config_event_backend order */
 static const char *const event_backend_words[] = {
-	"select", "libevent", NULL };
+	"select", "libevent", "io_uring", NULL };
 
 const char *const config_module_names[] = {
 	"iterator",
@@ -168,8 +168,8 @@ INTOPT("num-threads", CLAUSE_SERVER, num_threads, "1", 1, 1024, IM,
 { "event-backend", CLAUSE_SERVER, OPT_ENUM, DEFAULT_EVENT_BACKEND,
   "libevent (select when built without it)", "libevent", 0, 0,
   event_backend_words, OFF(event_backend), IM | OPT_F_BUILD_DEFAULT,
-  "select|libevent",
-  "the event loop each worker runs (libevent only when built with it)" },
+  "select|libevent|io_uring",
+  "the event loop each worker runs (libevent and io_uring only when built with them; where the kernel cannot run io_uring, petrel says so once and uses libevent, or select without it)" },
 BOOLOPT("so-reuseport", CLAUSE_SERVER, so_reuseport, "yes", IM,
   "give every worker its own listening socket with SO_REUSEPORT"),
 SIZEOPT("so-rcvbuf", CLAUSE_SERVER, so_rcvbuf, "0", 0, 1073741824LL, IM,

@@ -24,6 +24,9 @@ version_thread_models(void)
 
 /** event backend names, weak so the event layer can provide the list */
 const char *netevent_backends_compiled(void) __attribute__((weak));
+/** the event layer's run-time probe, weak for the same reason */
+int netevent_backend_usable(const char *name, const char **why)
+	__attribute__((weak));
 
 void
 version_print(FILE *out, const char *progname)
@@ -37,6 +40,14 @@ version_print(FILE *out, const char *progname)
 		fprintf(out, "event backends: select libevent\n");
 #else
 		fprintf(out, "event backends: select\n");
+#endif
+#ifdef HAVE_LIBURING
+	if(netevent_backend_usable) {
+		const char *why = "";
+		if(netevent_backend_usable("io_uring", &why))
+			fprintf(out, "io_uring: usable on this kernel\n");
+		else	fprintf(out, "io_uring: not usable here: %s\n", why);
+	}
 #endif
 	fprintf(out, "thread models: %s\n", version_thread_models());
 	fprintf(out, "thread library: %s\n", thread_lib_name());

@@ -366,6 +366,16 @@ run_answers() {
 	if ! kill -0 "$RES_PID" 2>/dev/null; then
 		fail "[$label] the resolver is still running after the checks (log $conf.log)"
 	fi
+	case "$label" in
+	*/io_uring*)
+		# the run-time probe passed (run.sh skips io_uring otherwise):
+		# the workers must really have run it, not the fallback
+		if grep -q "event-backend io_uring is not usable" "$conf.log"; then
+			fail "[$label] ran on io_uring, not a fallback (log $conf.log)"
+		else
+			ok "[$label] ran on io_uring, not a fallback"
+		fi;;
+	esac
 	resolver_stop
 }
 
@@ -630,8 +640,15 @@ if [ "$RESOLVER" = petrel ]; then
 	BACKENDS=$(petrel_backends)
 	: "${MODELS:=pthreads fork}"
 	: "${BACKENDS:=select libevent}"
+	if echo " $BACKENDS " | grep -q " io_uring " &&
+		! "$(resolver_bin)" -V 2>/dev/null | grep -q '^io_uring: usable'; then
+		# built, but this kernel (or seccomp, or the sysctl) refuses it
+		skip "[petrel] the io_uring backend: $("$(resolver_bin)" -V 2>/dev/null | sed -n 's/^io_uring: //p')"
+		BACKENDS=$(echo " $BACKENDS " | sed 's/ io_uring / /; s/^ //; s/ $//')
+	fi
 	if [ $QUICK = 1 ]; then
-		MODELS=${MODELS%% *}; BACKENDS=${BACKENDS##* }
+		# (quick: libevent where built, as before io_uring was added)
+		MODELS=${MODELS%% *}; BACKENDS=$(echo "$BACKENDS" | tr ' ' '\n' | grep -v '^io_uring$' | tail -1)
 	fi
 else
 	MODELS=""

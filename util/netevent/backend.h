@@ -13,6 +13,8 @@
  *   run_once             block (at most max_wait, or until the next timer)
  *                        and run the callbacks that became ready
  *   method               the kernel mechanism used ("select", "epoll", ...)
+ *   usable               NULL, or a run-time probe: can this kernel (and
+ *                        this process: seccomp, sysctl) run the backend?
  *
  * Callbacks run from run_once only. An io or timer may be freed or changed
  * from any callback, including its own; the backend must not touch a freed
@@ -80,6 +82,13 @@ struct nev_backend {
 	 * @return 0, or -1 on error (logged).
 	 */
 	int (*run_once)(void *st, const struct timeval *max_wait);
+	/**
+	 * Run-time probe, NULL when the backend always works. Called before
+	 * create; the result may be cached for the process.
+	 * @param why: set to a static sentence saying what is missing.
+	 * @return 1 if usable, 0 if not.
+	 */
+	int (*usable)(const char **why);
 };
 
 /** the select(2) backend, always built */
@@ -87,6 +96,10 @@ extern const struct nev_backend nev_backend_select;
 #ifdef HAVE_LIBEVENT
 /** the libevent backend */
 extern const struct nev_backend nev_backend_libevent;
+#endif
+#ifdef HAVE_LIBURING
+/** the io_uring backend (backend_uring.c) */
+extern const struct nev_backend nev_backend_uring;
 #endif
 
 #endif /* UTIL_NETEVENT_BACKEND_H */

@@ -298,6 +298,7 @@ const struct nev_backend nev_backend_libevent = {
 	lev_timer_set,
 	lev_timer_clear,
 	lev_timer_free,
-	lev_run_once
+	lev_run_once,
+	NULL
 };
 #endif /* HAVE_LIBEVENT */

@@ -6,13 +6,14 @@
  * overwrites them. A descriptor >= FD_SETSIZE is refused in io_new with an
  * error: FD_SET on it would write past the set.
  *
- * Timers: a binary min-heap ordered by (deadline, sequence number), so
- * equal deadlines fire in the order they were armed, and a timer re-armed
- * for 0 ms from its own callback waits for the next iteration instead of
- * looping forever. Each timer knows its heap index, so clear is O(log n).
+ * Timers: the min-heap of timer_heap.c, ordered by (deadline, sequence
+ * number), so equal deadlines fire in the order they were armed, and a
+ * timer re-armed for 0 ms from its own callback waits for the next
+ * iteration instead of looping forever.
  */
 #include "config.h"
 #include "util/netevent/backend.h"
+#include "util/netevent/timer_heap.h"
 #include "util/log.h"
 #include <sys/select.h>
 #include <errno.h>
@@ -32,19 +33,6 @@ struct sel_io {
 	void *arg;
 };
 
-/** a timer */
-struct sel_timer {
-	/** deadline */
-	struct timeval when;
-	/** arming sequence number (tie breaker) */
-	uint64_t seq;
-	/** index in the heap, -1 when disarmed */
-	int idx;
-	/** callback */
-	nev_timer_cb_type cb;
-	/** its argument */
-	void *arg;
-};
 
 /** the loop state */
 struct sel_state {
@@ -56,14 +44,8 @@ struct sel_state {
 	fd_set wset;
 	/** highest registered fd, -1 if none */
 	int maxfd;
-	/** the timer heap */
-	struct sel_timer **heap;
-	/** timers in the heap */
-	int heap_num;
-	/** heap array capacity */
-	int heap_cap;
-	/** next arming sequence number */
-	uint64_t seq;
+	/** the timers */
+	struct nev_theap timers;
 	/** wake-up hook */
 	nev_wake_cb_type wake;
 	/** its argument */
@@ -92,7 +74,7 @@ sel_destroy(void *st)
 	struct sel_state *s = st;
 	if(!s)
 		return;
-	free(s->heap);
+	nev_theap_clear(&s->timers);
 	free(s);
 }
 
@@ -163,87 +145,11 @@ sel_io_free(void *st, void *p)
 	free(io);
 }
 
-/** heap order: a before b? */
-static int
-tm_less(const struct sel_timer *a, const struct sel_timer *b)
-{
-	if(a->when.tv_sec != b->when.tv_sec)
-		return a->when.tv_sec < b->when.tv_sec;
-	if(a->when.tv_usec != b->when.tv_usec)
-		return a->when.tv_usec < b->when.tv_usec;
-	return a->seq < b->seq;
-}
-
-/** put t at index i and record it */
-static void
-heap_place(struct sel_state *s, int i, struct sel_timer *t)
-{
-	s->heap[i] = t;
-	t->idx = i;
-}
-
-static void
-heap_up(struct sel_state *s, int i)
-{
-	struct sel_timer *t = s->heap[i];
-	while(i > 0) {
-		int p = (i - 1) / 2;
-		if(!tm_less(t, s->heap[p]))
-			break;
-		heap_place(s, i, s->heap[p]);
-		i = p;
-	}
-	heap_place(s, i, t);
-}
-
-static void
-heap_down(struct sel_state *s, int i)
-{
-	struct sel_timer *t = s->heap[i];
-	for(;;) {
-		int c = 2 * i + 1;
-		if(c >= s->heap_num)
-			break;
-		if(c + 1 < s->heap_num && tm_less(s->heap[c + 1], s->heap[c]))
-			c++;
-		if(!tm_less(s->heap[c], t))
-			break;
-		heap_place(s, i, s->heap[c]);
-		i = c;
-	}
-	heap_place(s, i, t);
-}
-
-static void
-heap_remove(struct sel_state *s, struct sel_timer *t)
-{
-	int i = t->idx;
-	struct sel_timer *last;
-	if(i < 0)
-		return;
-	t->idx = -1;
-	last = s->heap[--s->heap_num];
-	if(i == s->heap_num)
-		return;
-	heap_place(s, i, last);
-	if(i > 0 && tm_less(last, s->heap[(i - 1) / 2]))
-		heap_up(s, i);
-	else	heap_down(s, i);
-}
-
 static void *
 sel_timer_new(void *st, nev_timer_cb_type cb, void *arg)
 {
-	struct sel_timer *t = calloc(1, sizeof(*t));
 	(void)st;
-	if(!t) {
-		log_err("select backend: out of memory");
-		return NULL;
-	}
-	t->idx = -1;
-	t->cb = cb;
-	t->arg = arg;
-	return t;
+	return nev_theap_timer_new("select", cb, arg);
 }
 
 static int
@@ -251,37 +157,23 @@ sel_timer_set(void *st, void *p, const struct timeval *now,
 	const struct timeval *rel)
 {
 	struct sel_state *s = st;
-	struct sel_timer *t = p;
-	heap_remove(s, t);
-	if(s->heap_num == s->heap_cap) {
-		int ncap = s->heap_cap ? s->heap_cap * 2 : 64;
-		struct sel_timer **n = realloc(s->heap, sizeof(*n) * ncap);
-		if(!n) {
-			log_err("select backend: out of memory");
-			return -1;
-		}
-		s->heap = n;
-		s->heap_cap = ncap;
-	}
-	timeradd(now, rel, &t->when);
-	t->seq = s->seq++;
-	heap_place(s, s->heap_num++, t);
-	heap_up(s, t->idx);
-	return 0;
+	return nev_theap_set(&s->timers, p, now, rel);
 }
 
 static void
 sel_timer_clear(void *st, void *p)
 {
-	heap_remove(st, p);
+	struct sel_state *s = st;
+	nev_theap_remove(&s->timers, p);
 }
 
 static void
 sel_timer_free(void *st, void *p)
 {
+	struct sel_state *s = st;
 	if(!p)
 		return;
-	heap_remove(st, p);
+	nev_theap_remove(&s->timers, p);
 	free(p);
 }
 
@@ -292,19 +184,9 @@ sel_run_once(void *st, const struct timeval *max_wait)
 	fd_set r, w;
 	struct timeval now, wait, *wp = NULL;
 	int n, fd, maxfd;
-	uint64_t seq_limit;
 
 	gettimeofday(&now, NULL);
-	if(s->heap_num > 0) {
-		if(timercmp(&s->heap[0]->when, &now, >))
-			timersub(&s->heap[0]->when, &now, &wait);
-		else	timerclear(&wait);
-		wp = &wait;
-	}
-	if(max_wait && (!wp || timercmp(max_wait, wp, <))) {
-		wait = *max_wait;
-		wp = &wait;
-	}
+	wp = nev_theap_wait(&s->timers, &now, max_wait, &wait);
 	/* select overwrites the sets: work on copies */
 	memcpy(&r, &s->rset, sizeof(r));
 	memcpy(&w, &s->wset, sizeof(w));
@@ -335,15 +217,7 @@ sel_run_once(void *st, const struct timeval *max_wait)
 	}
 	/* timers: only those armed before this round, so a timer re-armed
 	 * from its callback waits for the next iteration */
-	gettimeofday(&now, NULL);
-	seq_limit = s->seq;
-	while(s->heap_num > 0) {
-		struct sel_timer *t = s->heap[0];
-		if(timercmp(&t->when, &now, >) || t->seq >= seq_limit)
-			break;
-		heap_remove(s, t);
-		t->cb(t->arg);
-	}
+	nev_theap_run(&s->timers);
 	return 0;
 }
 
@@ -360,5 +234,6 @@ const struct nev_backend nev_backend_select = {
 	sel_timer_set,
 	sel_timer_clear,
 	sel_timer_free,
-	sel_run_once
+	sel_run_once,
+	NULL
 };

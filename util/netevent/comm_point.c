@@ -11,6 +11,24 @@
  * an answer the kernel refuses (full buffer) is dropped and counted.
  * A socket that stays full goes into busy mode (below, at udp_busy_leave).
  *
+ * UDP on an io_uring base (udp_ring_*, HAVE_LIBURING): no readiness and no
+ * recvmmsg. One multishot IORING_OP_RECVMSG stays armed on the socket and
+ * the kernel writes each datagram, with its address and packet info, into
+ * a buffer taken from a ring of provided buffers; each completion names
+ * its buffer. Datagrams are gathered into the batch slots (the same
+ * struct comm_reply array, so peek and callback see what they see on the
+ * other backends) and answered when batch slots are full or after the
+ * iteration's completions; each answer, written in place in its buffer,
+ * leaves as an IORING_OP_SENDMSG request, and the buffer goes back to the
+ * ring when that send completes. The requests of an iteration reach the
+ * kernel in the same io_uring_enter(2) that waits for the next
+ * completions: no system call per batch. Busy mode does not apply: it
+ * exists to take a loaded socket out of epoll and poll it without
+ * sleeping, and the ring already delivers a loaded socket's datagrams
+ * without any call per batch (the wait returns at once while completions
+ * are there). Without buffer rings (Linux < 6.0) the socket is served by
+ * readiness through the backend's poll requests, as on the others.
+ *
  * TCP. A listening comm_point has max_conn connection slots, allocated at
  * creation (the read buffer of a slot on its first use, then kept). Past
  * the limit a new connection is accepted and closed at once, so the
@@ -28,6 +46,7 @@
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
+#include "util/netevent/backend_uring.h"
 #include "util/log.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -152,6 +171,11 @@ struct comm_point {
 	comm_point_peek_type peek;
 	/** its number of passes */
 	int peek_stages;
+#ifdef HAVE_LIBURING
+	/** on an io_uring base: the completion-based receive and send
+	 * state (udp_ring_*), NULL when the socket is served by readiness */
+	struct udp_ring *ring;
+#endif
 
 	/* TCP */
 	/** slots */
@@ -162,6 +186,11 @@ struct comm_point {
 	int nconn;
 	/** idle timeout */
 	int idle_ms;
+#ifdef HAVE_LIBURING
+	/** on an io_uring base: the completion-based accept, receive and
+	 * send state (tcp_ring_*), NULL when served by readiness */
+	struct tcp_ring *tring;
+#endif
 };
 
 /* ------------------------------------------------------------------ */
@@ -457,6 +486,363 @@ nev_udp_poll_busy(struct comm_base *base)
 }
 
 
+#ifdef HAVE_LIBURING
+/** one answer in flight; the send slot of a buffer has the buffer's id */
+struct udp_ring_send {
+	/** completion handler: first member */
+	struct nev_uring_op op;
+	/** the ring state */
+	struct udp_ring *ur;
+	/** the message */
+	struct msghdr m;
+	/** its one iovec: the answer, in place in the buffer */
+	struct iovec iov;
+	/** the client's address (the batch slot is reused before the send
+	 * completes) */
+	struct sockaddr_storage name;
+	/** packet info control data */
+	union {
+		/** alignment */
+		struct cmsghdr align;
+		/** space for the largest */
+		uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+			CMSG_SPACE(sizeof(struct in_pktinfo))];
+	} ctl;
+};
+
+/** the completion-based state of a UDP comm_point on an io_uring base;
+ * it outlives the comm_point until its last request has completed */
+struct udp_ring {
+	/** completion handler of the multishot receive: first member */
+	struct nev_uring_op recv_op;
+	/** answers the gathered datagrams after the iteration's completions */
+	struct nev_uring_flush flush;
+	/** the comm_point, NULL once it was deleted */
+	struct comm_point *c;
+	/** the backend state */
+	void *st;
+	/** the socket (owned: closed when this is freed) */
+	int fd;
+	/** the registered buffer ring */
+	struct io_uring_buf_ring *br;
+	/** its buffer group id */
+	int bgid;
+	/** buffers (a power of two) */
+	unsigned nbufs;
+	/** buffers in the ring, available to the kernel */
+	unsigned nfree;
+	/** size of one buffer: header, name, control data, payload */
+	size_t bufsz;
+	/** nbufs * bufsz bytes */
+	uint8_t *mem;
+	/** what the multishot receive asks for (name and control sizes) */
+	struct msghdr tmpl;
+	/** the receive is armed (its last completion has not come) */
+	int armed;
+	/** a cancel of the receive was queued */
+	int cancelling;
+	/** answers in flight */
+	int inflight;
+	/** the receive could not be armed again: stop (logged) */
+	int failed;
+	/** one send slot per buffer */
+	struct udp_ring_send *sends;
+	/** buffer ids of the gathered datagrams (batch entries) */
+	int *pend_bid;
+	/** datagrams gathered in c->reps, not answered yet */
+	int npend;
+};
+
+/** @return the memory of buffer bid */
+static uint8_t *
+udp_ring_buf(struct udp_ring *ur, int bid)
+{
+	return ur->mem + (size_t)bid * ur->bufsz;
+}
+
+/** free the ring state (nothing in flight any more) */
+static void
+udp_ring_free(struct udp_ring *ur)
+{
+	nev_uring_buf_ring_free(ur->st, ur->br, ur->nbufs, ur->bgid);
+	if(ur->fd != -1)
+		close(ur->fd);
+	free(ur->mem);
+	free(ur->sends);
+	free(ur->pend_bid);
+	free(ur);
+}
+
+/** a deleted comm_point's state goes when its last request completed */
+static void
+udp_ring_reap(struct udp_ring *ur)
+{
+	if(ur->c || ur->armed || ur->inflight || ur->flush.queued)
+		return;
+	nev_uring_linger(ur->st, -1);
+	udp_ring_free(ur);
+}
+
+/** arm the multishot receive */
+static void
+udp_ring_arm(struct udp_ring *ur)
+{
+	struct io_uring_sqe *sqe;
+	if(ur->armed || ur->failed || ur->nfree == 0)
+		return;
+	sqe = nev_uring_get_sqe(ur->st);
+	if(!sqe)
+		return;
+	io_uring_prep_recvmsg_multishot(sqe, ur->fd, &ur->tmpl, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = (uint16_t)ur->bgid;
+	io_uring_sqe_set_data(sqe, &ur->recv_op);
+	ur->armed = 1;
+	ur->cancelling = 0;
+	if(ur->c)
+		ur->c->stats.recv_calls++;
+}
+
+/** cancel the multishot receive */
+static void
+udp_ring_cancel(struct udp_ring *ur)
+{
+	struct io_uring_sqe *sqe;
+	if(!ur->armed || ur->cancelling)
+		return;
+	sqe = nev_uring_get_sqe(ur->st);
+	if(!sqe)
+		return;
+	io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)&ur->recv_op, 0);
+	io_uring_sqe_set_data64(sqe, 0);
+	ur->cancelling = 1;
+}
+
+/** give buffer bid back to the kernel; re-arm a receive that ran out */
+static void
+udp_ring_give(struct udp_ring *ur, int bid)
+{
+	io_uring_buf_ring_add(ur->br, udp_ring_buf(ur, bid),
+		(unsigned)ur->bufsz, (unsigned short)bid,
+		io_uring_buf_ring_mask(ur->nbufs), 0);
+	io_uring_buf_ring_advance(ur->br, 1);
+	ur->nfree++;
+	if(!ur->armed && ur->c && ur->c->listening)
+		udp_ring_arm(ur);
+}
+
+/** a send completed */
+static void
+udp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct udp_ring_send *sd = (struct udp_ring_send *)op;
+	struct udp_ring *ur = sd->ur;
+	(void)flags;
+	ur->inflight--;
+	if(ur->c) {
+		if(res < 0)
+			ur->c->stats.send_errors++;
+		else	ur->c->stats.pkts_out++;
+	}
+	udp_ring_give(ur, (int)(sd - ur->sends));
+	udp_ring_reap(ur);
+}
+
+/** answer the gathered datagrams: peek, callbacks, send requests */
+static void
+udp_ring_answer(struct udp_ring *ur)
+{
+	struct comm_point *c = ur->c;
+	int i, n = ur->npend;
+	if(n == 0)
+		return;
+	ur->npend = 0;
+	c->stats.batches++;
+	c->stats.pkts_in += (uint64_t)n;
+	if(c->peek && n > 1) {
+		int stage;
+		for(stage = 0; stage < c->peek_stages; stage++)
+			for(i = 0; i < n; i++)
+				c->peek(&c->reps[i], stage, c->arg);
+	}
+	for(i = 0; i < n; i++) {
+		struct comm_reply *rep = &c->reps[i];
+		int bid = ur->pend_bid[i];
+		struct udp_ring_send *sd = &ur->sends[bid];
+		struct io_uring_sqe *sqe;
+		if(!c->cb(rep, c->arg) || rep->len == 0 ||
+			rep->len > rep->cap || !(sqe = nev_uring_get_sqe(ur->st))) {
+			udp_ring_give(ur, bid);
+			continue;
+		}
+		memset(&sd->m, 0, sizeof(sd->m));
+		memcpy(&sd->name, &rep->client.addr, rep->client.len);
+		sd->m.msg_name = &sd->name;
+		sd->m.msg_namelen = rep->client.len;
+		sd->iov.iov_base = rep->buf;
+		sd->iov.iov_len = rep->len;
+		sd->m.msg_iov = &sd->iov;
+		sd->m.msg_iovlen = 1;
+		udp_set_ctl(&sd->m, &rep->local, sd->ctl.buf);
+		io_uring_prep_sendmsg(sqe, ur->fd, &sd->m, 0);
+		io_uring_sqe_set_data(sqe, &sd->op);
+		ur->inflight++;
+	}
+}
+
+/** a datagram (or the end) of the multishot receive */
+static void
+udp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct udp_ring *ur = (struct udp_ring *)op;
+	struct comm_point *c = ur->c;
+	if(!(flags & IORING_CQE_F_MORE)) {
+		ur->armed = 0;
+		ur->cancelling = 0;
+	}
+	if(res >= 0 && (flags & IORING_CQE_F_BUFFER)) {
+		int bid = (int)(flags >> IORING_CQE_BUFFER_SHIFT);
+		uint8_t *buf = udp_ring_buf(ur, bid);
+		struct io_uring_recvmsg_out *o;
+		ur->nfree--;
+		o = io_uring_recvmsg_validate(buf, res, &ur->tmpl);
+		if(!c || !o || o->namelen > sizeof(c->reps[0].client.addr)) {
+			udp_ring_give(ur, bid);
+		} else {
+			struct comm_reply *rep = &c->reps[ur->npend];
+			rep->buf = io_uring_recvmsg_payload(o, &ur->tmpl);
+			rep->len = io_uring_recvmsg_payload_length(o, res,
+				&ur->tmpl);
+			rep->cap = c->bufsize;
+			memcpy(&rep->client.addr, io_uring_recvmsg_name(o),
+				o->namelen);
+			rep->client.len = o->namelen;
+			rep->hint = 0;
+			rep->local.family = 0;
+			if(c->pktinfo) {
+				struct msghdr m;
+				memset(&m, 0, sizeof(m));
+				m.msg_control = (uint8_t *)io_uring_recvmsg_name(
+					o) + ur->tmpl.msg_namelen;
+				m.msg_controllen = o->controllen;
+				udp_parse_ctl(&m, &rep->local);
+			}
+			ur->pend_bid[ur->npend++] = bid;
+			if(ur->npend == c->batch)
+				udp_ring_answer(ur);
+			else	nev_uring_flush_later(ur->st, &ur->flush);
+		}
+	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED &&
+		!(flags & IORING_CQE_F_MORE) && c && c->stats.pkts_in == 0 &&
+		ur->npend == 0) {
+		/* the very first arming failed: this kernel cannot */
+		log_err("udp: io_uring multishot receive on fd %d: %s",
+			ur->fd, strerror(-res));
+		ur->failed = 1;
+	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED)
+		verbose(VERB_ALGO, "udp recv: %s", strerror(-res));
+	if(!ur->armed && c && c->listening)
+		udp_ring_arm(ur);
+	udp_ring_reap(ur);
+}
+
+/** after the iteration's completions: answer what was gathered */
+static void
+udp_ring_flush(struct nev_uring_flush *f)
+{
+	struct udp_ring *ur = (struct udp_ring *)((char *)f -
+		offsetof(struct udp_ring, flush));
+	if(ur->c)
+		udp_ring_answer(ur);
+	udp_ring_reap(ur);
+}
+
+/**
+ * Serve c through the ring if the base is io_uring and the kernel has
+ * buffer rings and multishot receive.
+ * @return 1 if so (c->ring set, not armed yet), 0 to use readiness,
+ *	-1 out of memory.
+ */
+static int
+udp_ring_setup(struct comm_point *c)
+{
+	struct udp_ring *ur;
+	unsigned i;
+	size_t hdr;
+	if(c->base->be != &nev_backend_uring)
+		return 0;
+	ur = calloc(1, sizeof(*ur));
+	if(!ur)
+		return -1;
+	ur->recv_op.done = udp_ring_recv;
+	ur->flush.fn = udp_ring_flush;
+	ur->c = c;
+	ur->st = c->base->st;
+	ur->fd = -1;
+	/* a buffer per batch slot, one per answer in flight, and as many
+	 * again for the kernel to fill meanwhile: at least 4 batches */
+	for(ur->nbufs = 16; ur->nbufs < 4 * (unsigned)c->batch; ur->nbufs *= 2)
+		;
+	ur->tmpl.msg_namelen = sizeof(struct sockaddr_storage);
+	ur->tmpl.msg_controllen = c->pktinfo ? c->ctlsize : 0;
+	hdr = sizeof(struct io_uring_recvmsg_out) + ur->tmpl.msg_namelen +
+		ur->tmpl.msg_controllen;
+	/* payloads stay 8-byte aligned */
+	hdr = (hdr + 7) & ~(size_t)7;
+	ur->tmpl.msg_namelen += hdr - (sizeof(struct io_uring_recvmsg_out) +
+		ur->tmpl.msg_namelen + ur->tmpl.msg_controllen);
+	ur->bufsz = hdr + c->bufsize;
+	ur->mem = malloc((size_t)ur->nbufs * ur->bufsz);
+	ur->sends = calloc(ur->nbufs, sizeof(*ur->sends));
+	ur->pend_bid = calloc((size_t)c->batch, sizeof(*ur->pend_bid));
+	if(!ur->mem || !ur->sends || !ur->pend_bid) {
+		udp_ring_free(ur);
+		return -1;
+	}
+	ur->br = nev_uring_buf_ring_new(ur->st, ur->nbufs, &ur->bgid);
+	if(!ur->br) {
+		udp_ring_free(ur);
+		return 0;
+	}
+	for(i = 0; i < ur->nbufs; i++) {
+		ur->sends[i].op.done = udp_ring_sent;
+		ur->sends[i].ur = ur;
+		io_uring_buf_ring_add(ur->br, udp_ring_buf(ur, (int)i),
+			(unsigned)ur->bufsz, (unsigned short)i,
+			io_uring_buf_ring_mask(ur->nbufs), (int)i);
+	}
+	io_uring_buf_ring_advance(ur->br, (int)ur->nbufs);
+	ur->nfree = ur->nbufs;
+	ur->fd = c->fd;
+	c->ring = ur;
+	return 1;
+}
+
+/** start or stop the ring receive with the listening state */
+static void
+udp_ring_listen(struct comm_point *c)
+{
+	if(c->listening)
+		udp_ring_arm(c->ring);
+	else	udp_ring_cancel(c->ring);
+}
+
+/** the comm_point goes: its ring state lingers until nothing is in flight
+ * (it owns the socket until then) */
+static void
+udp_ring_delete(struct comm_point *c)
+{
+	struct udp_ring *ur = c->ring;
+	c->ring = NULL;
+	ur->c = NULL;
+	ur->npend = 0;
+	c->fd = -1;
+	udp_ring_cancel(ur);
+	nev_uring_linger(ur->st, 1);
+	udp_ring_reap(ur);
+}
+#endif /* HAVE_LIBURING */
+
 void
 comm_point_set_peek(struct comm_point *c, comm_point_peek_type peek,
 	int stages)
@@ -524,6 +910,19 @@ comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 		c->reps[i].c = c;
 		c->reps[i].slot = i;
 	}
+#ifdef HAVE_LIBURING
+	switch(udp_ring_setup(c)) {
+	case 1:
+		if(comm_point_start_listening(c) == -1)
+			goto fail;
+		return c;
+	case -1:
+		log_err("comm_point_create_udp: out of memory");
+		goto fail;
+	default:
+		break;
+	}
+#endif
 	c->io = nev_io_new(base, fd, udp_readable, c);
 	if(!c->io)
 		goto fail;
@@ -539,6 +938,10 @@ fail:
 /* TCP */
 
 static void tcp_conn_event(int fd, int events, void *arg);
+#ifdef HAVE_LIBURING
+static void tcp_ring_conn_closing(struct comm_tcp_conn *conn);
+static int tcp_ring_flush(struct comm_tcp_conn *conn);
+#endif
 
 /** set a connection's interest if it changed */
 static int
@@ -556,7 +959,12 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 {
 	if(conn->fd == -1)
 		return;
-	nev_io_free(conn->c->base, conn->io);
+#ifdef HAVE_LIBURING
+	if(conn->c->tring)
+		tcp_ring_conn_closing(conn);
+#endif
+	if(conn->io)
+		nev_io_free(conn->c->base, conn->io);
 	conn->io = NULL;
 	comm_timer_disable(conn->timer);
 	close(conn->fd);
@@ -588,6 +996,10 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 static int
 tcp_conn_flush(struct comm_tcp_conn *conn)
 {
+#ifdef HAVE_LIBURING
+	if(conn->c->tring)
+		return tcp_ring_flush(conn);
+#endif
 	if(nev_wq_write(&conn->wq, conn->fd, &conn->c->stats.pkts_out) == -1) {
 		verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
 		conn->c->stats.tcp_errors++;
@@ -803,6 +1215,540 @@ tcp_acceptable(int lfd, int events, void *arg)
 	}
 }
 
+#ifdef HAVE_LIBURING
+/*
+ * TCP on an io_uring base (tcp_ring_*). The listening socket has one
+ * multishot IORING_OP_ACCEPT armed; each connection one multishot
+ * IORING_OP_RECV into a ring of provided buffers shared by the
+ * comm_point's connections (the bytes are copied into the connection's
+ * framing state, tcp_ring_feed, and the buffer goes back at once), and at
+ * most one IORING_OP_SEND in flight, for the head of its write queue. The
+ * slots, their generation numbers, the idle timers, the limits and the
+ * callbacks are those of the readiness path above; only the system calls
+ * are replaced by requests. A slot is reused only when the requests of
+ * its previous connection have completed, and a write queue whose send is
+ * in flight when the connection closes is kept (orphan) until that send
+ * completes, so the kernel never reads freed memory.
+ */
+
+/** buffers in a TCP comm_point's receive ring (a power of two) */
+#define TCP_RING_BUFS 1024
+/** size of one of them */
+#define TCP_RING_BUFSZ 2048
+
+/** the ring side of one connection slot */
+struct tcp_ring_conn {
+	/** completion handler of the receive: first member */
+	struct nev_uring_op recv_op;
+	/** completion handler of the send */
+	struct nev_uring_op send_op;
+	/** the ring state */
+	struct tcp_ring *tr;
+	/** slot index */
+	int idx;
+	/** the receive is armed */
+	int recv_armed;
+	/** a cancel of it was queued */
+	int recv_cancelling;
+	/** a send is in flight */
+	int send_inflight;
+	/** receive paused: the write queue is full */
+	int paused;
+	/** waiting for a buffer to come back before arming */
+	int need_buf;
+	/** the write queue of a closed connection whose send is in flight */
+	struct nev_wq orphan;
+};
+
+/** the completion-based state of a TCP comm_point on an io_uring base */
+struct tcp_ring {
+	/** completion handler of the multishot accept: first member */
+	struct nev_uring_op accept_op;
+	/** the comm_point, NULL once it was deleted */
+	struct comm_point *c;
+	/** the backend state */
+	void *st;
+	/** the listening socket (owned: closed when this is freed) */
+	int fd;
+	/** the accept is armed */
+	int accept_armed;
+	/** a cancel of it was queued */
+	int accept_cancelling;
+	/** receive buffer ring */
+	struct io_uring_buf_ring *br;
+	/** its group id */
+	int bgid;
+	/** buffers in the ring, available to the kernel */
+	unsigned nfree;
+	/** connections waiting for a buffer */
+	int starved;
+	/** TCP_RING_BUFS * TCP_RING_BUFSZ bytes */
+	uint8_t *mem;
+	/** per slot */
+	struct tcp_ring_conn *rc;
+	/** slots */
+	int nrc;
+};
+
+/** free the state (nothing in flight) */
+static void
+tcp_ring_free(struct tcp_ring *tr)
+{
+	int i;
+	nev_uring_buf_ring_free(tr->st, tr->br, TCP_RING_BUFS, tr->bgid);
+	if(tr->rc)
+		for(i = 0; i < tr->nrc; i++)
+			nev_wq_clear(&tr->rc[i].orphan);
+	if(tr->fd != -1)
+		close(tr->fd);
+	free(tr->mem);
+	free(tr->rc);
+	free(tr);
+}
+
+/** a deleted comm_point's state goes when nothing is in flight */
+static void
+tcp_ring_reap(struct tcp_ring *tr)
+{
+	int i;
+	if(tr->c || tr->accept_armed)
+		return;
+	for(i = 0; i < tr->nrc; i++)
+		if(tr->rc[i].recv_armed || tr->rc[i].send_inflight)
+			return;
+	nev_uring_linger(tr->st, -1);
+	tcp_ring_free(tr);
+}
+
+/** arm the multishot accept */
+static void
+tcp_ring_arm_accept(struct tcp_ring *tr)
+{
+	struct io_uring_sqe *sqe;
+	if(tr->accept_armed)
+		return;
+	sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe)
+		return;
+	io_uring_prep_multishot_accept(sqe, tr->fd, NULL, NULL,
+		SOCK_NONBLOCK | SOCK_CLOEXEC);
+	io_uring_sqe_set_data(sqe, &tr->accept_op);
+	tr->accept_armed = 1;
+	tr->accept_cancelling = 0;
+}
+
+/** queue a cancel of the request whose handler is op */
+static int
+tcp_ring_cancel(struct tcp_ring *tr, struct nev_uring_op *op)
+{
+	struct io_uring_sqe *sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe)
+		return -1;
+	io_uring_prep_cancel64(sqe, (uint64_t)(uintptr_t)op, 0);
+	io_uring_sqe_set_data64(sqe, 0);
+	return 0;
+}
+
+/** arm the multishot receive of slot rc (its connection is open) */
+static void
+tcp_ring_arm_recv(struct tcp_ring_conn *rc)
+{
+	struct tcp_ring *tr = rc->tr;
+	struct comm_tcp_conn *conn = &tr->c->conns[rc->idx];
+	struct io_uring_sqe *sqe;
+	if(rc->recv_armed || rc->paused || conn->read_closed)
+		return;
+	if(tr->nfree == 0) {
+		if(!rc->need_buf) {
+			rc->need_buf = 1;
+			tr->starved++;
+		}
+		return;
+	}
+	sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe)
+		return;
+	io_uring_prep_recv_multishot(sqe, conn->fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = (uint16_t)tr->bgid;
+	io_uring_sqe_set_data(sqe, &rc->recv_op);
+	rc->recv_armed = 1;
+	rc->recv_cancelling = 0;
+}
+
+/** give a receive buffer back; arm the receives that waited for one */
+static void
+tcp_ring_give(struct tcp_ring *tr, int bid)
+{
+	int i;
+	io_uring_buf_ring_add(tr->br, tr->mem + (size_t)bid * TCP_RING_BUFSZ,
+		TCP_RING_BUFSZ, (unsigned short)bid,
+		io_uring_buf_ring_mask(TCP_RING_BUFS), 0);
+	io_uring_buf_ring_advance(tr->br, 1);
+	tr->nfree++;
+	if(!tr->starved || !tr->c)
+		return;
+	for(i = 0; i < tr->nrc && tr->nfree > 0 && tr->starved; i++) {
+		struct tcp_ring_conn *rc = &tr->rc[i];
+		if(!rc->need_buf)
+			continue;
+		rc->need_buf = 0;
+		tr->starved--;
+		if(tr->c->conns[i].fd != -1)
+			tcp_ring_arm_recv(rc);
+	}
+}
+
+/** the connection closes: cancel its receive, keep a queue in flight */
+static void
+tcp_ring_conn_closing(struct comm_tcp_conn *conn)
+{
+	struct tcp_ring *tr = conn->c->tring;
+	struct tcp_ring_conn *rc = &tr->rc[conn - conn->c->conns];
+	if(rc->recv_armed && !rc->recv_cancelling &&
+		tcp_ring_cancel(tr, &rc->recv_op) == 0)
+		rc->recv_cancelling = 1;
+	if(rc->send_inflight) {
+		rc->orphan = conn->wq;
+		memset(&conn->wq, 0, sizeof(conn->wq));
+	}
+	if(rc->need_buf) {
+		rc->need_buf = 0;
+		tr->starved--;
+	}
+	rc->paused = 0;
+}
+
+/**
+ * Send the head of the write queue if no send is in flight; close a
+ * finished connection. Same contract as tcp_conn_flush.
+ */
+static int
+tcp_ring_flush(struct comm_tcp_conn *conn)
+{
+	struct tcp_ring *tr = conn->c->tring;
+	struct tcp_ring_conn *rc = &tr->rc[conn - conn->c->conns];
+	struct nev_wq_item *w = conn->wq.head;
+	struct io_uring_sqe *sqe;
+	if(rc->send_inflight)
+		return 0;
+	if(!w) {
+		if(conn->read_closed && conn->pending == 0) {
+			tcp_conn_close(conn);
+			return 1;
+		}
+		return 0;
+	}
+	sqe = nev_uring_get_sqe(tr->st);
+	if(!sqe) {
+		conn->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return -1;
+	}
+	io_uring_prep_send(sqe, conn->fd, w->data + w->off, w->len - w->off,
+		MSG_NOSIGNAL);
+	io_uring_sqe_set_data(sqe, &rc->send_op);
+	rc->send_inflight = 1;
+	return 0;
+}
+
+/** a send completed */
+static void
+tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct tcp_ring_conn *rc = (struct tcp_ring_conn *)((char *)op -
+		offsetof(struct tcp_ring_conn, send_op));
+	struct tcp_ring *tr = rc->tr;
+	struct comm_tcp_conn *conn;
+	struct nev_wq_item *w;
+	(void)flags;
+	rc->send_inflight = 0;
+	if(!tr->c || tr->c->conns[rc->idx].fd == -1) {
+		/* the connection closed meanwhile */
+		nev_wq_clear(&rc->orphan);
+		tcp_ring_reap(tr);
+		return;
+	}
+	conn = &tr->c->conns[rc->idx];
+	if(res < 0) {
+		verbose(VERB_ALGO, "tcp write: %s", strerror(-res));
+		tr->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return;
+	}
+	w = conn->wq.head;
+	w->off += (size_t)res;
+	if(w->off == w->len) {
+		conn->wq.head = w->next;
+		if(!conn->wq.head)
+			conn->wq.tail = NULL;
+		conn->wq.num--;
+		tr->c->stats.pkts_out++;
+		free(w);
+	}
+	if(rc->paused && conn->wq.num < TCP_MAX_QUEUED) {
+		rc->paused = 0;
+		tcp_ring_arm_recv(rc);
+	}
+	(void)tcp_ring_flush(conn);
+}
+
+/**
+ * Bytes received on a connection: run them through the framing (as
+ * tcp_conn_read does with what read(2) returns) and hand each whole query
+ * to the callback. @return 0, or -1 if the connection was closed.
+ */
+static int
+tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
+{
+	struct comm_point *c = conn->c;
+	if(c->idle_ms > 0)
+		(void)comm_timer_set(conn->timer, c->idle_ms);
+	while(len > 0) {
+		size_t take;
+		if(conn->lgot < 2) {
+			take = 2 - conn->lgot < len ? 2 - conn->lgot : len;
+			memcpy(conn->lenbuf + conn->lgot, data, take);
+			conn->lgot += take;
+			data += take;
+			len -= take;
+			if(conn->lgot < 2)
+				break;
+			conn->need = ((size_t)conn->lenbuf[0] << 8) |
+				conn->lenbuf[1];
+			conn->got = 0;
+			if(conn->need == 0 || conn->need > c->bufsize) {
+				verbose(VERB_ALGO, "tcp: bad length %d, closing",
+					(int)conn->need);
+				c->stats.tcp_errors++;
+				tcp_conn_close(conn);
+				return -1;
+			}
+			continue;
+		}
+		take = conn->need - conn->got < len ? conn->need - conn->got :
+			len;
+		memcpy(conn->rbuf + conn->got, data, take);
+		conn->got += take;
+		data += take;
+		len -= take;
+		if(conn->got < conn->need)
+			break;
+		conn->lgot = 0;
+		c->stats.pkts_in++;
+		{
+			struct comm_reply rep;
+			rep.c = c;
+			rep.buf = conn->rbuf;
+			rep.len = conn->need;
+			rep.cap = c->bufsize;
+			rep.client = conn->client;
+			rep.local.family = 0;
+			rep.conn = conn;
+			rep.gen = conn->gen;
+			rep.is_tcp = 1;
+			rep.hint = 0;
+			rep.slot = 0;
+			if(c->cb(&rep, c->arg) && rep.len > 0 &&
+				rep.len <= rep.cap) {
+				if(conn->fd == -1 || conn->gen != rep.gen)
+					return -1;
+				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
+					return -1;
+			} else if(conn->fd != -1 && conn->gen == rep.gen)
+				conn->pending++;
+			if(conn->fd == -1 || conn->gen != rep.gen)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/** a receive completion: data, EOF, or the end of the multishot */
+static void
+tcp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct tcp_ring_conn *rc = (struct tcp_ring_conn *)op;
+	struct tcp_ring *tr = rc->tr;
+	struct comm_tcp_conn *conn = NULL;
+	if(!(flags & IORING_CQE_F_MORE)) {
+		rc->recv_armed = 0;
+		rc->recv_cancelling = 0;
+	}
+	if(tr->c && tr->c->conns[rc->idx].fd != -1)
+		conn = &tr->c->conns[rc->idx];
+	if(res > 0 && (flags & IORING_CQE_F_BUFFER)) {
+		int bid = (int)(flags >> IORING_CQE_BUFFER_SHIFT);
+		tr->nfree--;
+		if(conn && tcp_ring_feed(conn, tr->mem + (size_t)bid *
+			TCP_RING_BUFSZ, (size_t)res) == -1)
+			conn = NULL;
+		tcp_ring_give(tr, bid);
+		if(conn && conn->wq.num >= TCP_MAX_QUEUED && !rc->paused) {
+			/* stop reading until the client takes its answers */
+			rc->paused = 1;
+			if(rc->recv_armed && tcp_ring_cancel(tr,
+				&rc->recv_op) == 0)
+				rc->recv_cancelling = 1;
+		}
+	} else if(res == 0 && conn) {
+		/* the client is done sending; answer what is queued */
+		conn->read_closed = 1;
+		if(conn->lgot != 0)
+			verbose(VERB_ALGO, "tcp: EOF inside a message");
+		if(tcp_conn_flush(conn) != 0)
+			conn = NULL;
+	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED && conn) {
+		verbose(VERB_ALGO, "tcp read: %s", strerror(-res));
+		tr->c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		conn = NULL;
+	}
+	if(conn && conn->fd != -1 && !rc->recv_armed)
+		tcp_ring_arm_recv(rc);
+	tcp_ring_reap(tr);
+}
+
+/** a slot whose previous connection's requests have all completed */
+static struct comm_tcp_conn *
+tcp_ring_free_slot(struct comm_point *c)
+{
+	int i;
+	if(c->nconn >= c->max_conn)
+		return NULL;
+	for(i = 0; i < c->max_conn; i++) {
+		struct tcp_ring_conn *rc = &c->tring->rc[i];
+		if(c->conns[i].fd == -1 && !rc->recv_armed &&
+			!rc->send_inflight)
+			return &c->conns[i];
+	}
+	return NULL;
+}
+
+/** an accept completion: a new connection, or the end of the multishot */
+static void
+tcp_ring_accept(struct nev_uring_op *op, int res, unsigned flags)
+{
+	struct tcp_ring *tr = (struct tcp_ring *)op;
+	struct comm_point *c = tr->c;
+	if(!(flags & IORING_CQE_F_MORE)) {
+		tr->accept_armed = 0;
+		tr->accept_cancelling = 0;
+	}
+	if(res >= 0) {
+		struct comm_tcp_conn *conn;
+		if(!c) {
+			close(res);
+		} else if(!(conn = tcp_ring_free_slot(c))) {
+			/* over incoming-num-tcp: refuse this one cleanly */
+			c->stats.tcp_refused++;
+			close(res);
+		} else if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
+			log_err("tcp accept: out of memory");
+			close(res);
+		} else {
+			conn->client.len = sizeof(conn->client.addr);
+			if(getpeername(res, (struct sockaddr *)&conn->client.addr,
+				&conn->client.len) == -1)
+				conn->client.len = 0;
+			conn->fd = res;
+			conn->io = NULL;
+			conn->gen++;
+			conn->lgot = conn->got = conn->need = 0;
+			conn->read_closed = 0;
+			conn->pending = 0;
+			conn->mask = 0;
+			c->nconn++;
+			c->stats.tcp_accepted++;
+			tcp_ring_arm_recv(&tr->rc[conn - c->conns]);
+			if(c->idle_ms > 0)
+				(void)comm_timer_set(conn->timer, c->idle_ms);
+		}
+	} else if(res != -ECANCELED && res != -EAGAIN && res != -EINTR &&
+		res != -ECONNABORTED)
+		verbose(VERB_OPS, "tcp accept: %s", strerror(-res));
+	if(!tr->accept_armed && c && c->listening)
+		tcp_ring_arm_accept(tr);
+	tcp_ring_reap(tr);
+}
+
+/**
+ * Serve the TCP comm_point c through the ring if its base is io_uring
+ * and the kernel has buffer rings.
+ * @return 1 if so (c->tring set, accept not armed yet), 0 to use
+ *	readiness, -1 out of memory.
+ */
+static int
+tcp_ring_setup(struct comm_point *c)
+{
+	struct tcp_ring *tr;
+	int i;
+	if(c->base->be != &nev_backend_uring)
+		return 0;
+	tr = calloc(1, sizeof(*tr));
+	if(!tr)
+		return -1;
+	tr->accept_op.done = tcp_ring_accept;
+	tr->c = c;
+	tr->st = c->base->st;
+	tr->fd = -1;
+	tr->nrc = c->max_conn;
+	tr->mem = malloc((size_t)TCP_RING_BUFS * TCP_RING_BUFSZ);
+	tr->rc = calloc((size_t)tr->nrc, sizeof(*tr->rc));
+	if(!tr->mem || !tr->rc) {
+		tcp_ring_free(tr);
+		return -1;
+	}
+	tr->br = nev_uring_buf_ring_new(tr->st, TCP_RING_BUFS, &tr->bgid);
+	if(!tr->br) {
+		tcp_ring_free(tr);
+		return 0;
+	}
+	for(i = 0; i < tr->nrc; i++) {
+		tr->rc[i].recv_op.done = tcp_ring_recv;
+		tr->rc[i].send_op.done = tcp_ring_sent;
+		tr->rc[i].tr = tr;
+		tr->rc[i].idx = i;
+	}
+	for(i = 0; i < TCP_RING_BUFS; i++)
+		io_uring_buf_ring_add(tr->br, tr->mem + (size_t)i *
+			TCP_RING_BUFSZ, TCP_RING_BUFSZ, (unsigned short)i,
+			io_uring_buf_ring_mask(TCP_RING_BUFS), i);
+	io_uring_buf_ring_advance(tr->br, TCP_RING_BUFS);
+	tr->nfree = TCP_RING_BUFS;
+	tr->fd = c->fd;
+	c->tring = tr;
+	return 1;
+}
+
+/** start or stop accepting with the listening state */
+static void
+tcp_ring_listen(struct comm_point *c)
+{
+	struct tcp_ring *tr = c->tring;
+	if(c->listening)
+		tcp_ring_arm_accept(tr);
+	else if(tr->accept_armed && !tr->accept_cancelling &&
+		tcp_ring_cancel(tr, &tr->accept_op) == 0)
+		tr->accept_cancelling = 1;
+}
+
+/** the comm_point goes (its connections closed): the state lingers until
+ * nothing is in flight, owning the listening socket until then */
+static void
+tcp_ring_delete(struct comm_point *c)
+{
+	struct tcp_ring *tr = c->tring;
+	c->listening = 0;
+	tcp_ring_listen(c);
+	c->tring = NULL;
+	tr->c = NULL;
+	c->fd = -1;
+	nev_uring_linger(tr->st, 1);
+	tcp_ring_reap(tr);
+}
+#endif /* HAVE_LIBURING */
+
 struct comm_point *
 comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	int idle_timeout_ms, size_t bufsize, comm_point_cb_type cb, void *arg)
@@ -838,6 +1784,19 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 		if(!c->conns[i].timer)
 			goto fail;
 	}
+#ifdef HAVE_LIBURING
+	switch(tcp_ring_setup(c)) {
+	case 1:
+		if(comm_point_start_listening(c) == -1)
+			goto fail;
+		return c;
+	case -1:
+		log_err("comm_point_create_tcp: out of memory");
+		goto fail;
+	default:
+		break;
+	}
+#endif
 	c->io = nev_io_new(base, fd, tcp_acceptable, c);
 	if(!c->io)
 		goto fail;
@@ -859,8 +1818,15 @@ comm_point_delete(struct comm_point *c)
 	if(!c)
 		return;
 	if(c->conns) {
-		for(i = 0; i < c->max_conn; i++) {
+		for(i = 0; i < c->max_conn; i++)
 			tcp_conn_close(&c->conns[i]);
+	}
+#ifdef HAVE_LIBURING
+	if(c->tring)
+		tcp_ring_delete(c);
+#endif
+	if(c->conns) {
+		for(i = 0; i < c->max_conn; i++) {
 			comm_timer_delete(c->conns[i].timer);
 			free(c->conns[i].rbuf);
 		}
@@ -868,7 +1834,12 @@ comm_point_delete(struct comm_point *c)
 	}
 	c->listening = 0;
 	udp_busy_leave(c);
-	nev_io_free(c->base, c->io);
+#ifdef HAVE_LIBURING
+	if(c->ring)
+		udp_ring_delete(c);
+#endif
+	if(c->io)
+		nev_io_free(c->base, c->io);
 	if(c->fd != -1)
 		close(c->fd);
 	free(c->bufs);
@@ -911,6 +1882,16 @@ comm_point_stop_listening(struct comm_point *c)
 {
 	c->listening = 0;
 	udp_busy_leave(c);
+#ifdef HAVE_LIBURING
+	if(c->ring) {
+		udp_ring_listen(c);
+		return 0;
+	}
+	if(c->tring) {
+		tcp_ring_listen(c);
+		return 0;
+	}
+#endif
 	return nev_io_set(c->base, c->io, 0);
 }
 
@@ -920,6 +1901,16 @@ comm_point_start_listening(struct comm_point *c)
 	c->listening = 1;
 	if(c->busy)
 		return 0;
+#ifdef HAVE_LIBURING
+	if(c->ring) {
+		udp_ring_listen(c);
+		return 0;
+	}
+	if(c->tring) {
+		tcp_ring_listen(c);
+		return 0;
+	}
+#endif
 	return nev_io_set(c->base, c->io, NEV_READ);
 }
 

@@ -30,17 +30,72 @@ static const struct nev_backend *const nev_backends[] = {
 	&nev_backend_libevent,
 #endif
 	&nev_backend_select,
+#ifdef HAVE_LIBURING
+	&nev_backend_uring,
+#endif
 	NULL
 };
 
 const char *
 netevent_backends_compiled(void)
 {
-#ifdef HAVE_LIBEVENT
+#if defined(HAVE_LIBEVENT) && defined(HAVE_LIBURING)
+	return "select libevent io_uring";
+#elif defined(HAVE_LIBEVENT)
 	return "select libevent";
+#elif defined(HAVE_LIBURING)
+	return "select io_uring";
 #else
 	return "select";
 #endif
+}
+
+/** the backend used when be cannot run here: the default one */
+static const struct nev_backend *
+nev_backend_fallback(const struct nev_backend *be)
+{
+	(void)be;
+	return nev_backends[0];
+}
+
+/** said once per process (a line per worker would repeat it) */
+static int nev_fallback_logged;
+
+/**
+ * Check that be can run on this kernel; if not, log that once and
+ * @return the backend to use instead.
+ */
+static const struct nev_backend *
+nev_backend_probe(const struct nev_backend *be)
+{
+	const char *why = "";
+	const struct nev_backend *fb;
+	if(!be->usable || be->usable(&why))
+		return be;
+	fb = nev_backend_fallback(be);
+#if defined(__GNUC__) || defined(__clang__)
+	if(__atomic_exchange_n(&nev_fallback_logged, 1, __ATOMIC_RELAXED) == 0)
+#else
+	if(!nev_fallback_logged++)
+#endif
+		log_warnx("event-backend %s is not usable: %s; using %s "
+			"instead", be->name, why, fb->name);
+	return fb;
+}
+
+int
+netevent_backend_usable(const char *name, const char **why)
+{
+	int i;
+	*why = "not compiled in";
+	for(i = 0; nev_backends[i]; i++) {
+		if(strcmp(nev_backends[i]->name, name) != 0)
+			continue;
+		*why = "";
+		return !nev_backends[i]->usable ||
+			nev_backends[i]->usable(why);
+	}
+	return 0;
 }
 
 const char *
@@ -174,6 +229,7 @@ comm_base_create(const char *backend)
 			backend, netevent_backends_compiled());
 		return NULL;
 	}
+	be = nev_backend_probe(be);
 	base = calloc(1, sizeof(*base));
 	if(!base) {
 		log_err("comm_base_create: out of memory");

@@ -14,6 +14,16 @@
  *               written past the set), timers in a binary min-heap.
  *   "libevent"  built when HAVE_LIBEVENT: one event_base per comm_base
  *               (epoll on Linux, event ports on Solaris, kqueue on BSD).
+ *   "io_uring"  built when HAVE_LIBURING (Linux): one ring per comm_base;
+ *               descriptors through one-shot poll requests, UDP
+ *               comm_points through multishot recvmsg into provided
+ *               buffer rings and sendmsg requests, TCP comm_points
+ *               through multishot accept, multishot recv into a buffer
+ *               ring and send requests, everything submitted with the
+ *               wait in one system call (backend_uring.c, comm_point.c).
+ *               Probed at run time: where the kernel cannot run it,
+ *               comm_base_create logs one line (once per process) and
+ *               uses the default backend instead.
  *
  * The backend contract (util/netevent/backend.h, internal) is the small
  * set of operations of Redis' ae: create/destroy a loop; register a file
@@ -101,9 +111,18 @@ const char *netevent_backends_compiled(void);
 const char *netevent_backend_default(void);
 
 /**
+ * Can the named backend run here (compiled in, and the run-time probe of
+ * the kernel passes)?
+ * @param why: set to a static sentence when not.
+ * @return 1 or 0.
+ */
+int netevent_backend_usable(const char *name, const char **why);
+
+/**
  * Create an event base (one per worker).
- * @param backend: "select", "libevent", or NULL / "" / "default" for the
- *	default backend.
+ * @param backend: "select", "libevent", "io_uring", or NULL / "" /
+ *	"default" for the default backend. A backend the kernel cannot run
+ *	(io_uring) is replaced by the default one, logged once per process.
  * @return the base, or NULL (unknown or not compiled backend, or out of
  *	resources; logged).
  */
@@ -115,7 +134,8 @@ struct comm_base *comm_base_create(const char *backend);
  */
 void comm_base_delete(struct comm_base *base);
 
-/** @return the backend name of this base: "select" or "libevent". */
+/** @return the backend name of this base: "select", "libevent" or
+ * "io_uring" (the one actually used). */
 const char *comm_base_backend_name(struct comm_base *base);
 
 /**
@@ -352,9 +372,10 @@ struct comm_point_stats {
 	uint64_t pkts_out;
 	/** UDP batches processed (a recv call that returned >= 1 datagram) */
 	uint64_t batches;
-	/** recvmmsg calls (or recvmsg calls without recvmmsg) */
+	/** recvmmsg calls (or recvmsg calls without recvmmsg); on io_uring,
+	 * the times the multishot receive was armed */
 	uint64_t recv_calls;
-	/** sendmmsg calls */
+	/** sendmmsg calls (0 on io_uring: an answer is a sendmsg request) */
 	uint64_t sendmmsg_calls;
 	/** per-packet sendmsg calls (fallback and later answers) */
 	uint64_t sendmsg_calls;
