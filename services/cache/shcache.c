@@ -1,0 +1,167 @@
+/*
+ * services/cache/shcache.c - the cache shared by forked workers. See
+ * shcache.h.
+ */
+#include "config.h"
+#include "services/cache/shcache.h"
+#include "services/cache/msgcache.h"
+#include "util/storage/shmarena.h"
+#include "util/storage/shmhash.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/** root number of the message cache's table in the mapping */
+#define SHCACHE_ROOT_MSG 0
+/** room for the mapping's own header and alignment */
+#define SHCACHE_HEADROOM (64 * 1024)
+
+/** the shared cache (process-local view) */
+struct shcache {
+	/** the mapping at its address in this process */
+	void *base;
+	/** the message cache budget it was made for */
+	size_t msg_maxmem;
+	/** and the slabs */
+	size_t msg_slabs;
+	/** the message cache's table offset */
+	uint64_t msg_off;
+	/** this process's reader slot, or -1 */
+	int slot;
+	/** a handle for the supervisor's repairs and checks */
+	struct shmhash *msg;
+};
+
+/** the shmhash match of the message cache is private to msgcache.c: the
+ * supervisor's handle never looks keys up, so any match will do */
+static int
+no_match(const void *data, const void *key)
+{
+	(void)data; (void)key;
+	return 0;
+}
+
+struct shcache *
+shcache_create(const struct mcache_params *mp, char *err, size_t errlen)
+{
+	struct shcache *sc = calloc(1, sizeof(*sc));
+	size_t sz;
+	if(!sc) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	sc->slot = -1;
+	sc->msg_maxmem = mp->maxmem;
+	sc->msg_slabs = mp->slabs;
+	sz = SHCACHE_HEADROOM + mcache_shared_space(mp);
+	sc->base = shmarena_map_create(sz);
+	if(!sc->base) {
+		snprintf(err, errlen, "shared-cache: cannot map %zu bytes of "
+			"shared memory: %s", sz, strerror(errno));
+		free(sc);
+		return NULL;
+	}
+	sc->msg_off = mcache_shared_init(sc->base, mp);
+	if(!sc->msg_off) {
+		snprintf(err, errlen, "shared-cache: cannot make the shared "
+			"message cache (this platform lacks robust "
+			"process-shared mutexes, or the mapping is too small)");
+		goto fail;
+	}
+	shmarena_root_set(sc->base, SHCACHE_ROOT_MSG, sc->msg_off);
+	sc->msg = shmhash_attach(sc->base, sc->msg_off, no_match);
+	if(!sc->msg) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return sc;
+fail:
+	shmarena_map_delete(sc->base);
+	free(sc);
+	return NULL;
+}
+
+void
+shcache_delete(struct shcache *sc)
+{
+	if(!sc)
+		return;
+	shcache_reader_stop(sc);
+	shmhash_detach(sc->msg);
+	shmarena_map_delete(sc->base);
+	free(sc);
+}
+
+int
+shcache_fits(const struct shcache *sc, const struct mcache_params *mp)
+{
+	return sc->msg_maxmem == mp->maxmem && sc->msg_slabs == mp->slabs;
+}
+
+struct mcache *
+shcache_msg(struct shcache *sc, const struct mcache_params *mp)
+{
+	return mcache_create_shared(mp, sc->base, sc->msg_off);
+}
+
+int
+shcache_reader_start(struct shcache *sc)
+{
+	if(sc->slot >= 0)
+		return 0;
+	sc->slot = shmarena_qsbr_register(sc->base, getpid());
+	return sc->slot >= 0 ? 0 : -1;
+}
+
+void
+shcache_reader_stop(struct shcache *sc)
+{
+	if(sc->slot < 0)
+		return;
+	shmarena_qsbr_unregister(sc->base, sc->slot);
+	sc->slot = -1;
+}
+
+void
+shcache_hook_before_wait(void *arg)
+{
+	struct shcache *sc = arg;
+	if(sc->slot >= 0)
+		shmarena_qsbr_offline(sc->base, sc->slot);
+}
+
+void
+shcache_hook_after_wake(void *arg)
+{
+	struct shcache *sc = arg;
+	if(sc->slot >= 0)
+		shmarena_qsbr_online(sc->base, sc->slot);
+}
+
+size_t
+shcache_worker_died(struct shcache *sc, pid_t pid)
+{
+	(void)shmarena_qsbr_release_pid(sc->base, pid);
+	return shmhash_recover(sc->msg);
+}
+
+int
+shcache_check(struct shcache *sc, char *err, size_t errlen)
+{
+	return shmhash_check(sc->msg, err, errlen);
+}
+
+size_t
+shcache_repairs(struct shcache *sc)
+{
+	return shmhash_get_repairs(sc->msg);
+}
+
+size_t
+shcache_mapping_size(const struct shcache *sc)
+{
+	return shmarena_map_size(sc->base);
+}
