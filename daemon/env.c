@@ -51,29 +51,39 @@ env_wants_shared(const struct config_file *cfg)
  */
 static int
 env_shared_create(struct daemon_env *env, struct daemon_env *old,
-	const struct mcache_params *mp, int *took, char *err, size_t errlen)
+	const struct config_file *cfg, const struct mcache_params *mp,
+	int *took, char *err, size_t errlen)
 {
-	if(old && old->shc && old->msg && shcache_fits(old->shc, mp)) {
+	if(old && old->shc && old->msg && old->rrset && shcache_fits(old->shc,
+		mp, cfg->rrset_cache_size, (size_t)cfg->rrset_cache_slabs)) {
 		env->shc = old->shc;
 		env->msg = old->msg;
+		env->rrset = old->rrset;
 		old->shc = NULL;
 		old->msg = NULL;
+		old->rrset = NULL;
 		*took = 1;
 		mcache_set_params(env->msg, mp);
+		rrset_cache_set_params(env->rrset, cfg->rrset_cache_size,
+			(uint32_t)cfg->cache_min_ttl, (uint32_t)cfg->cache_max_ttl);
 		return 0;
 	}
-	env->shc = shcache_create(mp, err, errlen);
+	env->shc = shcache_create(mp, cfg->rrset_cache_size,
+		(size_t)cfg->rrset_cache_slabs, err, errlen);
 	if(!env->shc)
 		return -1;
 	env->msg = shcache_msg(env->shc, mp);
-	if(!env->msg) {
+	env->rrset = shcache_rrset(env->shc, (uint32_t)cfg->cache_min_ttl,
+		(uint32_t)cfg->cache_max_ttl);
+	if(!env->msg || !env->rrset) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	log_info("shared-cache: %s shared message cache of %zu bytes in %zu "
-		"slabs (mapping of %zu bytes)", old && old->shc ? "rebuilt the" :
-		"made the", mp->maxmem, mp->slabs,
-		shcache_mapping_size(env->shc));
+		"slabs and RRset cache of %zu bytes in %d slabs (mapping of %zu "
+		"bytes)", old && old->shc ? "rebuilt the" : "made the",
+		mp->maxmem, mp->slabs, cfg->rrset_cache_size,
+		cfg->rrset_cache_slabs, shcache_mapping_size(env->shc));
 	return 0;
 }
 
@@ -87,7 +97,8 @@ env_shared_cache_changed(const struct daemon_env *env,
 	if(!env->shc)
 		return 0;
 	mcache_params_from_cfg(&mp, cfg);
-	return !shcache_fits(env->shc, &mp);
+	return !shcache_fits(env->shc, &mp, cfg->rrset_cache_size,
+		(size_t)cfg->rrset_cache_slabs);
 }
 
 int
@@ -100,6 +111,8 @@ env_keep_shared_cache(const struct daemon_env *env, struct config_file *cfg)
 	cfg->shared_cache = env->cfg->shared_cache;
 	cfg->msg_cache_size = env->cfg->msg_cache_size;
 	cfg->msg_cache_slabs = env->cfg->msg_cache_slabs;
+	cfg->rrset_cache_size = env->cfg->rrset_cache_size;
+	cfg->rrset_cache_slabs = env->cfg->rrset_cache_slabs;
 	return changed;
 }
 
@@ -121,8 +134,8 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	 * the other settings (TTL limits, prefetch...) are updated in place
 	 * while no worker runs */
 	if(env_wants_shared(cfg)) {
-		if(env_shared_create(env, old, &mp, &took_msg, err, errlen)
-			!= 0)
+		if(env_shared_create(env, old, cfg, &mp, &took_msg, err,
+			errlen) != 0)
 			goto fail;
 	} else if(old && old->msg && !old->shc &&
 		old->cfg->msg_cache_size == cfg->msg_cache_size &&
@@ -136,7 +149,10 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			"(msg-cache-size %zu): out of memory", cfg->msg_cache_size);
 		goto fail;
 	}
-	if(old && old->rrset && old->cfg->rrset_cache_size ==
+	if(env->rrset) {
+		/* the shared one, made or taken over with the message cache */
+	} else if(old && old->rrset && !old->shc &&
+		old->cfg->rrset_cache_size ==
 		cfg->rrset_cache_size && old->cfg->rrset_cache_slabs ==
 		cfg->rrset_cache_slabs) {
 		env->rrset = old->rrset;
@@ -191,6 +207,8 @@ fail:
 		if(env->shc) {
 			old->shc = env->shc;
 			env->shc = NULL;
+			old->rrset = env->rrset;
+			env->rrset = NULL;
 		}
 	}
 	if(took_rrset) {

@@ -8,8 +8,8 @@
  * in it is either immutable after creation (local zones, access control,
  * iterator settings) or safe for concurrent use (the caches). With fork,
  * each child has its own copy; with fork and shared-cache, the copies'
- * message caches are handles on one table in a shared mapping (shc),
- * made here in the supervisor before the fork.
+ * message and RRset caches are handles on tables in one shared mapping
+ * (shc), made here in the supervisor before the fork.
  *
  * Reload builds a new environment from the new config, taking over the
  * old one's caches when their sizes did not change (env_create's old
@@ -70,7 +70,8 @@ void env_delete(struct daemon_env *env);
 
 /**
  * Would the config use a different shared cache than env has (shared-cache
- * turned on or off, or the message cache's size or slabs changed)? Then
+ * turned on or off, or the message or RRset cache's size or slabs
+ * changed)? Then
  * the workers must be restarted on a new environment (no reload in
  * place).
  * @return 1 if so.
@@ -80,8 +81,8 @@ int env_shared_cache_changed(const struct daemon_env *env,
 
 /**
  * A fork child reloading on its own: keep the running shared cache.
- * Sets cfg's shared-cache, msg-cache-size and msg-cache-slabs to those of
- * env's shared cache.
+ * Sets cfg's shared-cache and the message and RRset caches' sizes and
+ * slabs to those of env's shared cache.
  * @return 1 if cfg asked for something else (the caller logs it).
  */
 int env_keep_shared_cache(const struct daemon_env *env,

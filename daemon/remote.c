@@ -964,13 +964,13 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		worker_dump_requestlist(w, out);
 	} else if(strcmp(cmd, "dump_cache") == 0) {
 		struct dump_arg a;
+		/* a shared cache is dumped once, by worker 0 */
+		int dump = !w->env->shc || w->index == 0;
 		memset(&a, 0, sizeof(a));
 		a.out = out;
 		a.now = worker_now(w);
-		/* a shared message cache is dumped once, by worker 0 */
-		if((w->env->msg && (!w->env->shc || w->index == 0) &&
-			mcache_traverse(w->env->msg, a.now,
-			dump_msg_cb, &a) != 0) || (w->env->rrset &&
+		if((w->env->msg && dump && mcache_traverse(w->env->msg, a.now,
+			dump_msg_cb, &a) != 0) || (w->env->rrset && dump &&
 			rrset_cache_traverse(w->env->rrset, a.now, dump_rrset_cb,
 			&a) != 0))
 			stats_buf_printf(out, "error out of memory\n");
@@ -1168,10 +1168,12 @@ gather_stats(struct daemon *d, int reset, struct stats_info *info,
 			memcpy(&info[i], b.data, sizeof(info[i]));
 		stats_buf_free(&b);
 		if(d->children && d->env && d->env->shc) {
-			/* one shared message cache: count it once */
+			/* one shared message and RRset cache: count
+			 * them once */
 			if(info[i].mem_msg > g->mem_msg)
 				g->mem_msg = info[i].mem_msg;
-			g->mem_rrset += info[i].mem_rrset;
+			if(info[i].mem_rrset > g->mem_rrset)
+				g->mem_rrset = info[i].mem_rrset;
 		} else if(d->children || i == 0) {
 			/* threads share one cache: count it once */
 			g->mem_msg += info[i].mem_msg;

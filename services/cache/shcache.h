@@ -4,11 +4,13 @@
  *
  * The supervisor makes one shared mapping (util/storage/shmarena.h)
  * before it forks, sized for the message cache (msg-cache-size,
- * msg-cache-slabs), and the message cache's table in it
+ * msg-cache-slabs) and the RRset cache (rrset-cache-size,
+ * rrset-cache-slabs), and the two caches' tables in it
  * (util/storage/shmhash.h). Every worker process inherits the mapping
- * and makes its own message cache handle on the table
- * (mcache_create_shared), so an answer stored by one worker is a hit in
- * every other. The RRset and infrastructure caches stay per process.
+ * and makes its own handles on the tables (mcache_create_shared,
+ * rrset_cache_create_shared), so an answer or an RRset stored by one
+ * worker is a hit in every other. The infrastructure cache (server RTTs
+ * and EDNS status) stays per process.
  *
  * Readers: each worker process registers in the mapping's QSBR domain
  * (shcache_reader_start) and goes offline/online around its event loop's
@@ -28,28 +30,33 @@
 #define SERVICES_CACHE_SHCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct shcache;
 struct mcache;
 struct mcache_params;
+struct rrset_cache;
 
 /**
- * Make the mapping and the message cache's shared table in it.
+ * Make the mapping and the message and RRset caches' tables in it.
  * @param mp: the message cache settings (maxmem, slabs).
+ * @param rrset_maxmem: rrset-cache-size.
+ * @param rrset_slabs: rrset-cache-slabs.
  * @param err: message buffer.
  * @param errlen: its size.
  * @return the shared cache, or NULL with err filled (out of memory, or
  *	no robust process-shared mutexes on this platform).
  */
-struct shcache *shcache_create(const struct mcache_params *mp, char *err,
-	size_t errlen);
+struct shcache *shcache_create(const struct mcache_params *mp,
+	size_t rrset_maxmem, size_t rrset_slabs, char *err, size_t errlen);
 
 /** Unmap (in this process) and free. NULL is ok. */
 void shcache_delete(struct shcache *sc);
 
 /** @return 1 if the shared cache was made for these sizes */
-int shcache_fits(const struct shcache *sc, const struct mcache_params *mp);
+int shcache_fits(const struct shcache *sc, const struct mcache_params *mp,
+	size_t rrset_maxmem, size_t rrset_slabs);
 
 /**
  * A message cache handle of this process on the shared table.
@@ -58,6 +65,13 @@ int shcache_fits(const struct shcache *sc, const struct mcache_params *mp);
  * @return the handle (mcache_delete frees it) or NULL.
  */
 struct mcache *shcache_msg(struct shcache *sc, const struct mcache_params *mp);
+
+/**
+ * An RRset cache handle of this process on the shared table.
+ * @return the handle (rrset_cache_delete frees it) or NULL.
+ */
+struct rrset_cache *shcache_rrset(struct shcache *sc, uint32_t min_ttl,
+	uint32_t max_ttl);
 
 /**
  * Register this process as a reader (a worker, once, in the child).
@@ -85,7 +99,7 @@ void shcache_hook_after_wake(void *sc);
 size_t shcache_worker_died(struct shcache *sc, pid_t pid);
 
 /**
- * Run the consistency checker on the shared table (shmhash_check).
+ * Run the consistency checker on the shared tables (shmhash_check).
  * @return 0 when consistent, -1 with err filled.
  */
 int shcache_check(struct shcache *sc, char *err, size_t errlen);

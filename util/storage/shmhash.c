@@ -489,6 +489,13 @@ int
 shmhash_insert(struct shmhash *t, uint32_t hash, const void *key,
 	const void *data, size_t len)
 {
+	return shmhash_insert_decide(t, hash, key, data, len, NULL, NULL);
+}
+
+int
+shmhash_insert_decide(struct shmhash *t, uint32_t hash, const void *key,
+	const void *data, size_t len, shmhash_decide_func decide, void *arg)
+{
 	struct sh_slab *s = slab_of(t, hash);
 	struct sh_array *a;
 	_Atomic uint64_t *prev;
@@ -534,6 +541,14 @@ shmhash_insert(struct shmhash *t, uint32_t hash, const void *key,
 	shmarena_crash_point();
 	a = ARR(t, atomic_load_explicit(&s->arr, memory_order_relaxed));
 	old = slab_find(t, s, hash, key, &prev);
+	if(old && decide && !decide(ENT(t, old)->data, e->data, arg)) {
+		/* never published: no reader saw it */
+		shmarena_free(t->base, &s->arena, off);
+		slab_retire_and_reclaim(t, s);
+		write_end(s);
+		slab_unlock(s);
+		return SHMHASH_KEPT;
+	}
 	if(old)
 		atomic_store_explicit(&e->next[a->gen], atomic_load_explicit(
 			&ENT(t, old)->next[a->gen], memory_order_relaxed),

@@ -121,7 +121,19 @@ void shmhash_prefetch(struct shmhash *t, uint32_t hash, int stage);
 /** insert results */
 #define SHMHASH_INSERTED 1
 #define SHMHASH_REPLACED 2
+#define SHMHASH_KEPT 0
 #define SHMHASH_NOMEM (-1)
+
+/**
+ * Insert policy when an entry with the same key exists (as slabhash's).
+ * @param old: the user bytes of the entry in the table (read-only).
+ * @param data: the new entry's user bytes, already in the mapping but
+ *	not yet published: the function may still modify them (but not
+ *	their length).
+ * @param arg: the insert's argument.
+ * @return 1 to replace old, 0 to keep it (the new entry is freed).
+ */
+typedef int (*shmhash_decide_func)(const void *old, void *data, void *arg);
 
 /**
  * Insert an entry (replacing one with the same key).
@@ -135,6 +147,16 @@ void shmhash_prefetch(struct shmhash *t, uint32_t hash, int stage);
  */
 int shmhash_insert(struct shmhash *t, uint32_t hash, const void *key,
 	const void *data, size_t len);
+
+/**
+ * Insert with a policy for an existing entry of the same key.
+ * @param decide: the policy (NULL: always replace).
+ * @param arg: its argument.
+ * @return as shmhash_insert, or SHMHASH_KEPT when decide kept the old
+ *	entry.
+ */
+int shmhash_insert_decide(struct shmhash *t, uint32_t hash, const void *key,
+	const void *data, size_t len, shmhash_decide_func decide, void *arg);
 
 /** Remove the entry with this key. @return 1 if removed, 0 if absent */
 int shmhash_remove(struct shmhash *t, uint32_t hash, const void *key);
