@@ -232,6 +232,59 @@ START_TEST(test_growth_keeps_old_array)
 }
 END_TEST
 
+START_TEST(test_checker_catches)
+{
+	/* white-box: the entry header (struct sh_entry in shmhash.c: two
+	 * 8-byte links, then the 32-bit hash) is the 48 bytes before the
+	 * user's bytes; break it and the checker must say so */
+	void *base;
+	struct shmhash *t = tsetup(&base, 1, 1 << 20);
+	uint8_t *d, *hdr, save[48];
+	uint64_t self;
+	char err[512];
+	uint32_t k;
+	for(k = 1; k <= 100; k++)
+		ck_assert_int_eq(tinsert(t, k, 1, 20), SHMHASH_INSERTED);
+	tcheck(t);
+	d = (uint8_t *)(uintptr_t)tlookup(t, 42);
+	ck_assert_ptr_nonnull(d);
+	hdr = d - 48;
+	memcpy(save, hdr, sizeof(save));
+	/* a loop: the entry links to itself */
+	self = (uint64_t)(hdr - (uint8_t *)base);
+	memcpy(hdr, &self, 8);
+	memcpy(hdr + 8, &self, 8);
+	ck_assert_int_eq(shmhash_check(t, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "reachable twice") != NULL, "%s", err);
+	memcpy(hdr, save, sizeof(save));
+	tcheck(t);
+	/* an entry in the wrong bucket */
+	hdr[16] ^= 1;
+	ck_assert_int_eq(shmhash_check(t, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "wrong bucket") != NULL, "%s", err);
+	memcpy(hdr, save, sizeof(save));
+	/* a chain cut short (an entry that has a successor loses its link):
+	 * the rest is leaked */
+	for(k = 1; k <= 100; k++) {
+		int r;
+		hdr = (uint8_t *)(uintptr_t)tlookup(t, k) - 48;
+		memcpy(save, hdr, sizeof(save));
+		memset(hdr, 0, 16);
+		r = shmhash_check(t, err, sizeof(err));
+		memcpy(hdr, save, sizeof(save));
+		if(r != 0) {
+			ck_assert_msg(strstr(err, "leak") != NULL ||
+				strstr(err, "chains hold") != NULL, "%s", err);
+			break;
+		}
+	}
+	ck_assert_uint_le(k, 100);
+	tcheck(t);
+	shmhash_detach(t);
+	shmarena_map_delete(base);
+}
+END_TEST
+
 /** rebuild callback: every USED block is referenced */
 static int
 all_referenced(uint64_t off, void *arg)
@@ -472,6 +525,7 @@ shmhash_suite(void)
 	tcase_add_test(tc, test_budget_growth);
 	tcase_add_test(tc, test_growth_keeps_old_array);
 	tcase_add_test(tc, test_arena_check_rebuild);
+	tcase_add_test(tc, test_checker_catches);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("processes");
 	tcase_set_timeout(tc, 120);
