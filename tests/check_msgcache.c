@@ -135,6 +135,13 @@ shared_on(void)
 	g_shared = 1;
 }
 
+/** its teardown (for CK_FORK=no runs) */
+static void
+shared_off(void)
+{
+	g_shared = 0;
+}
+
 static struct mcache *
 new_cache(struct mcache_params *p)
 {
@@ -976,7 +983,7 @@ msgcache_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("shared");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, shared_on, NULL);
+	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_hash_prefetch);
 	tcase_add_test(tc, test_hit_patches);
 	tcase_add_test(tc, test_edns_do_cd_ad);

@@ -115,6 +115,13 @@ shared_on(void)
 	g_shared = 1;
 }
 
+/** its teardown (for CK_FORK=no runs) */
+static void
+shared_off(void)
+{
+	g_shared = 0;
+}
+
 /** a cache for a test: per-process, or on a shared table (shared-cache;
  * each test runs in its own process, the mapping goes with it) */
 static struct rrset_cache *
@@ -405,7 +412,7 @@ rrset_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("shared");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_checked_fixture(tc, shared_on, NULL);
+	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_store_lookup);
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_ghost_domain);
