@@ -986,6 +986,8 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		a.out = out;
 		a.now = worker_now(w);
 		a.only = name;
+		if(w->env->shc && w->index != 0)
+			return; /* a shared cache is shown once, by worker 0 */
 		if(w->env->msg)
 			(void)mcache_traverse(w->env->msg, a.now, dump_msg_cb,
 				&a);
