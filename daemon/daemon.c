@@ -646,9 +646,9 @@ stop_children(struct daemon *d)
 	for(i = 0; i < d->num_workers; i++) {
 		struct child *ch = &d->children[i];
 		if(ch->pid > 0) {
-			log_warnx("worker %d (process %d) did not stop; killed",
-				i, (int)ch->pid);
 			pid_t p = ch->pid;
+			log_warnx("worker %d (process %d) did not stop; killed",
+				i, (int)p);
 			kill(p, SIGKILL);
 			waitpid(p, NULL, 0);
 			child_close(ch);

@@ -411,6 +411,7 @@ rrset_suite(void)
 	tcase_add_test(tc, test_budget);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("shared");
+	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_store_lookup);

@@ -521,6 +521,8 @@ shmhash_suite(void)
 {
 	Suite *s = suite_create("shmhash");
 	TCase *tc = tcase_create("single");
+	/* generous: a loaded machine must not fail these by time */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_basic);
 	tcase_add_test(tc, test_budget_growth);
 	tcase_add_test(tc, test_growth_keeps_old_array);
@@ -528,7 +530,7 @@ shmhash_suite(void)
 	tcase_add_test(tc, test_checker_catches);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("processes");
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_processes);
 	tcase_add_test(tc, test_kill_crash_points);
 	tcase_add_test(tc, test_kill_external);

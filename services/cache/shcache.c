@@ -19,7 +19,7 @@
 #define SHCACHE_ROOT_MSG 0
 /** root number of the RRset cache's table */
 #define SHCACHE_ROOT_RRSET 1
-/** room for the mapping's own header and alignment */
+/** room for alignment between the tables */
 #define SHCACHE_HEADROOM (64 * 1024)
 
 /** the shared cache (process-local view) */

@@ -105,8 +105,8 @@ shmarena_map_create(size_t size)
 	int i;
 	if(pg <= 0)
 		pg = 4096;
-	if(size < sizeof(struct shm_header) * 2)
-		size = sizeof(struct shm_header) * 2;
+	/* the header (the reader slots) comes on top of what was asked */
+	size += (sizeof(struct shm_header) + 63) & ~(size_t)63;
 	size = (size + (size_t)pg - 1) & ~((size_t)pg - 1);
 	base = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		MAP_SHARED | MAP_ANONYMOUS, -1, 0);

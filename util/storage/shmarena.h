@@ -55,8 +55,9 @@
 #define SHMARENA_CLASSES 84
 /** bytes of a block header */
 #define SHMARENA_HDR 32
-/** reader slots of a mapping's QSBR domain */
-#define SHMARENA_READERS 128
+/** reader slots of a mapping's QSBR domain (num-threads allows 1024
+ *  workers; a dead worker's slot is freed by the supervisor) */
+#define SHMARENA_READERS 1024
 /** named roots in the mapping header */
 #define SHMARENA_ROOTS 8
 
@@ -91,7 +92,8 @@ struct shmarena {
 
 /**
  * Create the shared mapping (MAP_SHARED|MAP_ANONYMOUS) and its header.
- * @param size: bytes (rounded up to the page size).
+ * @param size: bytes for shmarena_carve (the header is added on top;
+ *	the total is rounded up to the page size).
  * @return the base address, or NULL (errno set). Children inherit it
  *	over fork(). Free with shmarena_map_delete.
  */
