@@ -11,7 +11,11 @@
  * same without the parse (pre-parsed queries, 4096 of them).
  *
  * usage: cachebench [-n entries] [-d seconds] [-t threads,threads,...]
- *	[-m 0|1] (only parse+answer, or only answer-only)
+ *	[-m 0|1] (only parse+answer, or only answer-only) [-s]
+ * -s puts the cache on a shared table (shared-cache: util/storage/shmhash.h
+ * in a shared mapping) instead of the per-process one, to compare the two
+ * hit paths (the table is filled before the readers start, so nothing is
+ * reclaimed under them).
  * Prints one line per thread count: answers per second (wall clock) and
  * CPU nanoseconds per answer (thread CPU time), and for more than one
  * thread the scaling against one thread: measured throughput, and the
@@ -28,6 +32,7 @@
 #include <stdatomic.h>
 #include "services/cache/msgcache.h"
 #include "util/storage/qsbr.h"
+#include "util/storage/shmarena.h"
 #include "util/thread.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -243,16 +248,17 @@ main(int argc, char *argv[])
 	struct mcache_params p;
 	double secs = 2.0, base[2] = {0, 0}, base_cpu[2] = {0, 0};
 	const char *tlist = "1,2";
-	int c, mode, only = -1;
-	while((c = getopt(argc, argv, "n:d:t:m:")) != -1) {
+	int c, mode, only = -1, shared = 0;
+	while((c = getopt(argc, argv, "n:d:t:m:s")) != -1) {
 		switch(c) {
+		case 's': shared = 1; break;
 		case 'm': only = atoi(optarg); break;
 		case 'n': nentries = (size_t)atol(optarg); break;
 		case 'd': secs = atof(optarg); break;
 		case 't': tlist = optarg; break;
 		default:
 			fprintf(stderr, "usage: cachebench [-n entries] "
-				"[-d seconds] [-t 1,2,...] [-m 0|1]\n");
+				"[-d seconds] [-t 1,2,...] [-m 0|1] [-s]\n");
 			return 1;
 		}
 	}
@@ -263,13 +269,20 @@ main(int argc, char *argv[])
 	mcache_params_default(&p);
 	p.maxmem = 256u << 20;
 	p.slabs = 16;
-	cache = mcache_create(&p);
+	if(shared) {
+		void *shm = shmarena_map_create(65536 +
+			mcache_shared_space(&p));
+		uint64_t off = shm ? mcache_shared_init(shm, &p) : 0;
+		cache = off ? mcache_create_shared(&p, shm, off) : NULL;
+	} else
+		cache = mcache_create(&p);
 	if(!cache || fill() != 0) {
 		fprintf(stderr, "fill failed\n");
 		return 1;
 	}
-	printf("message cache: %zu entries, %zu bytes (%.0f B/entry), "
-		"%zu slabs\n", mcache_get_count(cache), mcache_get_mem(cache),
+	printf("message cache%s: %zu entries, %zu bytes (%.0f B/entry), "
+		"%zu slabs\n", shared ? " (shared table)" : "",
+		mcache_get_count(cache), mcache_get_mem(cache),
 		(double)mcache_get_mem(cache) / (double)mcache_get_count(cache),
 		p.slabs);
 	for(mode = 0; mode < 2; mode++) {

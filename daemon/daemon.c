@@ -8,6 +8,7 @@
 #include "daemon/worker.h"
 #include "daemon/sdnotify.h"
 #include "daemon/remote.h"
+#include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/netevent/netevent.h"
@@ -569,6 +570,23 @@ start_child(struct daemon *d, int i)
 	return 0;
 }
 
+/**
+ * A worker process is gone (reaped): with a shared cache, free its reader
+ * slot and repair what it left half-written, before it is restarted.
+ */
+static void
+child_gone_shared(struct daemon *d, int i, pid_t pid)
+{
+	size_t n;
+	if(!d->env || !d->env->shc)
+		return;
+	n = shcache_worker_died(d->env->shc, pid);
+	if(n > 0)
+		log_warnx("shared-cache: worker %d (process %d) died in the "
+			"middle of a cache write; %zu slab%s repaired", i,
+			(int)pid, n, n == 1 ? "" : "s");
+}
+
 /** close the parent's pipes to a child */
 static void
 child_close(struct child *ch)
@@ -614,10 +632,11 @@ stop_children(struct daemon *d)
 		for(i = 0; i < d->num_workers; i++) {
 			struct child *ch = &d->children[i];
 			if(ch->pid > 0) {
-				pid_t r = waitpid(ch->pid, NULL, WNOHANG);
-				if(r == ch->pid || (r == -1 && errno == ECHILD))
+				pid_t p = ch->pid, r = waitpid(p, NULL, WNOHANG);
+				if(r == p || (r == -1 && errno == ECHILD)) {
 					child_close(ch);
-				else	alive++;
+					child_gone_shared(d, i, p);
+				} else	alive++;
 			}
 		}
 		if(!alive)
@@ -627,11 +646,13 @@ stop_children(struct daemon *d)
 	for(i = 0; i < d->num_workers; i++) {
 		struct child *ch = &d->children[i];
 		if(ch->pid > 0) {
+			pid_t p = ch->pid;
 			log_warnx("worker %d (process %d) did not stop; killed",
-				i, (int)ch->pid);
-			kill(ch->pid, SIGKILL);
-			waitpid(ch->pid, NULL, 0);
+				i, (int)p);
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
 			child_close(ch);
+			child_gone_shared(d, i, p);
 		}
 	}
 	free(d->children);
@@ -681,6 +702,7 @@ reap_children(struct daemon *d)
 			else	log_err("worker %d (process %d) exited with code "
 					"%d", i, (int)pid, WEXITSTATUS(status));
 			child_close(ch);
+			child_gone_shared(d, i, pid);
 			if(now - ch->started >= RESTART_STABLE_SECS)
 				ch->backoff_ms = RESTART_BACKOFF_MIN;
 			if(!d->stopping) {
@@ -798,7 +820,7 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 	 * start again on the new environment; unchanged sockets stay open,
 	 * so queries wait in the kernel meanwhile. */
 	in_place = same_listen && d->cfg->thread_model == THREAD_MODEL_FORK &&
-		d->children;
+		d->children && !env_shared_cache_changed(d->env, ncfg);
 	if(!same_listen) {
 		struct listen_set *nls = listen_set_open(ncfg, d->num_workers);
 		if(!nls) {

@@ -9,6 +9,7 @@
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/cache/shcache.h"
 #include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -36,6 +37,85 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	p->max_udp_size = (uint16_t)cfg->max_udp_size;
 }
 
+/** does the config ask for a shared cache? (fork only: threads share) */
+static int
+env_wants_shared(const struct config_file *cfg)
+{
+	return cfg->shared_cache && cfg->thread_model == THREAD_MODEL_FORK;
+}
+
+/**
+ * The message cache on a shared mapping: old's when it fits, else a new
+ * mapping (made here, before the fork).
+ * @return 0, or -1 with err filled.
+ */
+static int
+env_shared_create(struct daemon_env *env, struct daemon_env *old,
+	const struct config_file *cfg, const struct mcache_params *mp,
+	int *took, char *err, size_t errlen)
+{
+	if(old && old->shc && old->msg && old->rrset && shcache_fits(old->shc,
+		mp, cfg->rrset_cache_size, (size_t)cfg->rrset_cache_slabs)) {
+		env->shc = old->shc;
+		env->msg = old->msg;
+		env->rrset = old->rrset;
+		old->shc = NULL;
+		old->msg = NULL;
+		old->rrset = NULL;
+		*took = 1;
+		mcache_set_params(env->msg, mp);
+		rrset_cache_set_params(env->rrset, cfg->rrset_cache_size,
+			(uint32_t)cfg->cache_min_ttl, (uint32_t)cfg->cache_max_ttl);
+		return 0;
+	}
+	env->shc = shcache_create(mp, cfg->rrset_cache_size,
+		(size_t)cfg->rrset_cache_slabs, err, errlen);
+	if(!env->shc)
+		return -1;
+	env->msg = shcache_msg(env->shc, mp);
+	env->rrset = shcache_rrset(env->shc, (uint32_t)cfg->cache_min_ttl,
+		(uint32_t)cfg->cache_max_ttl);
+	if(!env->msg || !env->rrset) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	log_info("shared-cache: %s shared message cache of %zu bytes in %zu "
+		"slabs and RRset cache of %zu bytes in %d slabs (mapping of %zu "
+		"bytes)", old && old->shc ? "rebuilt the" : "made the",
+		mp->maxmem, mp->slabs, cfg->rrset_cache_size,
+		cfg->rrset_cache_slabs, shcache_mapping_size(env->shc));
+	return 0;
+}
+
+int
+env_shared_cache_changed(const struct daemon_env *env,
+	const struct config_file *cfg)
+{
+	struct mcache_params mp;
+	if(env_wants_shared(cfg) != (env->shc != NULL))
+		return 1;
+	if(!env->shc)
+		return 0;
+	mcache_params_from_cfg(&mp, cfg);
+	return !shcache_fits(env->shc, &mp, cfg->rrset_cache_size,
+		(size_t)cfg->rrset_cache_slabs);
+}
+
+int
+env_keep_shared_cache(const struct daemon_env *env, struct config_file *cfg)
+{
+	int changed;
+	if(!env->shc)
+		return 0;
+	changed = env_shared_cache_changed(env, cfg);
+	cfg->shared_cache = env->cfg->shared_cache;
+	cfg->msg_cache_size = env->cfg->msg_cache_size;
+	cfg->msg_cache_slabs = env->cfg->msg_cache_slabs;
+	cfg->rrset_cache_size = env->cfg->rrset_cache_size;
+	cfg->rrset_cache_slabs = env->cfg->rrset_cache_slabs;
+	return changed;
+}
+
 struct daemon_env *
 env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	char *err, size_t errlen)
@@ -53,7 +133,12 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	/* caches: take the old ones over when their sizes did not change;
 	 * the other settings (TTL limits, prefetch...) are updated in place
 	 * while no worker runs */
-	if(old && old->msg && old->cfg->msg_cache_size == cfg->msg_cache_size &&
+	if(env_wants_shared(cfg)) {
+		if(env_shared_create(env, old, cfg, &mp, &took_msg, err,
+			errlen) != 0)
+			goto fail;
+	} else if(old && old->msg && !old->shc &&
+		old->cfg->msg_cache_size == cfg->msg_cache_size &&
 		old->cfg->msg_cache_slabs == cfg->msg_cache_slabs) {
 		env->msg = old->msg;
 		old->msg = NULL;
@@ -64,7 +149,10 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			"(msg-cache-size %zu): out of memory", cfg->msg_cache_size);
 		goto fail;
 	}
-	if(old && old->rrset && old->cfg->rrset_cache_size ==
+	if(env->rrset) {
+		/* the shared one, made or taken over with the message cache */
+	} else if(old && old->rrset && !old->shc &&
+		old->cfg->rrset_cache_size ==
 		cfg->rrset_cache_size && old->cfg->rrset_cache_slabs ==
 		cfg->rrset_cache_slabs) {
 		env->rrset = old->rrset;
@@ -113,6 +201,12 @@ fail:
 	if(took_msg) {
 		old->msg = env->msg;
 		env->msg = NULL;
+		if(env->shc) {
+			old->shc = env->shc;
+			env->shc = NULL;
+			old->rrset = env->rrset;
+			env->rrset = NULL;
+		}
 	}
 	if(took_rrset) {
 		old->rrset = env->rrset;
@@ -132,6 +226,7 @@ env_delete(struct daemon_env *env)
 	if(!env)
 		return;
 	mcache_delete(env->msg);
+	shcache_delete(env->shc);
 	rrset_cache_delete(env->rrset);
 	infra_delete(env->infra);
 	local_zones_delete(env->lz);

@@ -7,7 +7,9 @@
  * With threads one environment is shared by every worker, so everything
  * in it is either immutable after creation (local zones, access control,
  * iterator settings) or safe for concurrent use (the caches). With fork,
- * each child has its own copy.
+ * each child has its own copy; with fork and shared-cache, the copies'
+ * message and RRset caches are handles on tables in one shared mapping
+ * (shc), made here in the supervisor before the fork.
  *
  * Reload builds a new environment from the new config, taking over the
  * old one's caches when their sizes did not change (env_create's old
@@ -25,6 +27,7 @@ struct rrset_cache;
 struct infra_cache;
 struct local_zones;
 struct acl_list;
+struct shcache;
 
 /** the environment */
 struct daemon_env {
@@ -42,6 +45,9 @@ struct daemon_env {
 	struct acl_list *acl;
 	/** the modules of module-config and their settings (owned) */
 	struct module_stack mods;
+	/** the shared cache of forked workers (shared-cache), or NULL;
+	 * owned like the caches (taken over by a newer env) */
+	struct shcache *shc;
 	/** readers the caches were sized for (workers) */
 	int num_readers;
 };
@@ -61,6 +67,26 @@ struct daemon_env *env_create(struct config_file *cfg, int num_workers,
 
 /** Free an environment and what it still owns. NULL is allowed. */
 void env_delete(struct daemon_env *env);
+
+/**
+ * Would the config use a different shared cache than env has (shared-cache
+ * turned on or off, or the message or RRset cache's size or slabs
+ * changed)? Then
+ * the workers must be restarted on a new environment (no reload in
+ * place).
+ * @return 1 if so.
+ */
+int env_shared_cache_changed(const struct daemon_env *env,
+	const struct config_file *cfg);
+
+/**
+ * A fork child reloading on its own: keep the running shared cache.
+ * Sets cfg's shared-cache and the message and RRset caches' sizes and
+ * slabs to those of env's shared cache.
+ * @return 1 if cfg asked for something else (the caller logs it).
+ */
+int env_keep_shared_cache(const struct daemon_env *env,
+	struct config_file *cfg);
 
 /** Empty every cache (unwanted-reply threshold, flush). */
 void env_clear_caches(struct daemon_env *env);

@@ -12,6 +12,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "services/cache/shcache.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"
@@ -963,11 +964,13 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		worker_dump_requestlist(w, out);
 	} else if(strcmp(cmd, "dump_cache") == 0) {
 		struct dump_arg a;
+		/* a shared cache is dumped once, by worker 0 */
+		int dump = !w->env->shc || w->index == 0;
 		memset(&a, 0, sizeof(a));
 		a.out = out;
 		a.now = worker_now(w);
-		if((w->env->msg && mcache_traverse(w->env->msg, a.now,
-			dump_msg_cb, &a) != 0) || (w->env->rrset &&
+		if((w->env->msg && dump && mcache_traverse(w->env->msg, a.now,
+			dump_msg_cb, &a) != 0) || (w->env->rrset && dump &&
 			rrset_cache_traverse(w->env->rrset, a.now, dump_rrset_cb,
 			&a) != 0))
 			stats_buf_printf(out, "error out of memory\n");
@@ -983,6 +986,8 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		a.out = out;
 		a.now = worker_now(w);
 		a.only = name;
+		if(w->env->shc && w->index != 0)
+			return; /* a shared cache is shown once, by worker 0 */
 		if(w->env->msg)
 			(void)mcache_traverse(w->env->msg, a.now, dump_msg_cb,
 				&a);
@@ -1164,7 +1169,14 @@ gather_stats(struct daemon *d, int reset, struct stats_info *info,
 			b.len == sizeof(info[i]))
 			memcpy(&info[i], b.data, sizeof(info[i]));
 		stats_buf_free(&b);
-		if(d->children || i == 0) {
+		if(d->children && d->env && d->env->shc) {
+			/* one shared message and RRset cache: count
+			 * them once */
+			if(info[i].mem_msg > g->mem_msg)
+				g->mem_msg = info[i].mem_msg;
+			if(info[i].mem_rrset > g->mem_rrset)
+				g->mem_rrset = info[i].mem_rrset;
+		} else if(d->children || i == 0) {
 			/* threads share one cache: count it once */
 			g->mem_msg += info[i].mem_msg;
 			g->mem_rrset += info[i].mem_rrset;
@@ -1482,6 +1494,29 @@ cmd_status(struct remote_req *q)
 	do_status(q->rc, q->out);
 }
 
+/**
+ * shared_cache_check: run the consistency checker on the shared cache of
+ * forked workers (in the supervisor, slab by slab under the slab locks).
+ */
+static void
+cmd_shared_cache_check(struct remote_req *q)
+{
+	char err[512];
+	struct shcache *sc = q->d->env ? q->d->env->shc : NULL;
+	if(!sc) {
+		stats_buf_printf(q->out, "error no shared cache (shared-cache "
+			"needs thread-model: fork)\n");
+		return;
+	}
+	if(shcache_check(sc, err, sizeof(err)) != 0) {
+		stats_buf_printf(q->out, "error %s\n", err);
+		return;
+	}
+	stats_buf_printf(q->out, "ok %zu entries, %zu bytes, %zu slab "
+		"repairs\n", mcache_get_count(q->d->env->msg),
+		mcache_get_mem(q->d->env->msg), shcache_repairs(sc));
+}
+
 /** stats, stats_noreset */
 static void
 cmd_stats(struct remote_req *q)
@@ -1754,6 +1789,7 @@ static const struct remote_cmd {
 	{ "flush_requestlist", cmd_flush_requestlist },
 	{ "dump_requestlist", cmd_dump_requestlist },
 	{ "dump_cache", cmd_dump_cache },
+	{ "shared_cache_check", cmd_shared_cache_check },
 	{ "load_cache", cmd_load_cache },
 	{ "lookup", cmd_lookup },
 	{ "list_forwards", cmd_list_forwards },

@@ -16,6 +16,7 @@
 #include "daemon/stats.h"
 #include "services/resolver.h"
 #include "services/outside_network.h"
+#include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -424,6 +425,9 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	if(reader)
 		comm_base_set_idle_hooks(w->base, idle_before_wait,
 			idle_after_wake, reader);
+	else if(w->daemon->is_child && env->shc)
+		comm_base_set_idle_hooks(w->base, shcache_hook_before_wait,
+			shcache_hook_after_wake, env->shc);
 	w->cmd_watch = comm_watch_create(w->base, w->cmd_pipe[0], cmd_cb, w);
 	if(!w->cmd_watch)
 		return -1;
@@ -517,6 +521,10 @@ child_reload(struct worker *w)
 	}
 	ncfg->thread_model = d->cfg->thread_model;
 	ncfg->num_threads = d->cfg->num_threads;
+	if(env_keep_shared_cache(w->env, ncfg))
+		log_warnx("worker %d: shared-cache settings changed; they "
+			"take effect when the supervisor restarts the workers",
+			w->index);
 	nenv = env_create(ncfg, 1, w->env, err, sizeof(err));
 	if(!nenv) {
 		log_err("worker %d: reload refused: %s", w->index, err);
@@ -544,6 +552,10 @@ worker_main(struct worker *w)
 			log_err("worker %d: too many cache readers", w->index);
 			return -1;
 		}
+	} else if(w->env->shc && shcache_reader_start(w->env->shc) != 0) {
+		log_err("worker %d: too many readers of the shared cache",
+			w->index);
+		return -1;
 	}
 	for(;;) {
 		w->cmd = 0;
@@ -574,6 +586,8 @@ worker_main(struct worker *w)
 		}
 	}
 	qsbr_unregister(reader);
+	if(w->daemon->is_child && w->env->shc)
+		shcache_reader_stop(w->env->shc);
 	return rc;
 }
 

@@ -8,6 +8,8 @@
 #include "daemon/daemon.h"
 #include "daemon/env.h"
 #include "daemon/sdnotify.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <check.h>
@@ -249,6 +251,62 @@ START_TEST(test_env_keeps_caches)
 }
 END_TEST
 
+START_TEST(test_env_shared_cache)
+{
+	/* shared-cache with fork: the caches are handles on a mapping that
+	 * moves to the next environment when its sizes stay, and is made
+	 * anew when they change */
+	const char *base = "server:\n thread-model: fork\n"
+		" msg-cache-size: 1m\n rrset-cache-size: 1m\n";
+	char text[256], err[512];
+	struct config_file *a, *b, *c, *c2, *d;
+	struct daemon_env *e1, *e2, *e3;
+	struct shcache *sc;
+	struct mcache *m1;
+	snprintf(text, sizeof(text), "%s shared-cache: yes\n", base);
+	a = cfg_from(text);
+	snprintf(text, sizeof(text), "%s shared-cache: yes\n"
+		" cache-max-ttl: 60\n", base);
+	b = cfg_from(text);
+	c = cfg_from("server:\n thread-model: fork\n shared-cache: yes\n"
+		" msg-cache-size: 2m\n rrset-cache-size: 1m\n");
+	c2 = cfg_from("server:\n thread-model: fork\n shared-cache: yes\n"
+		" msg-cache-size: 2m\n rrset-cache-size: 1m\n");
+	d = cfg_from(base);
+	e1 = env_create(a, 1, NULL, err, sizeof(err));
+	ck_assert_msg(e1 != NULL, "%s", err);
+	ck_assert_ptr_nonnull(e1->shc);
+	ck_assert_ptr_nonnull(mcache_shared_table(e1->msg));
+	ck_assert_ptr_nonnull(rrset_cache_shared_table(e1->rrset));
+	sc = e1->shc;
+	m1 = e1->msg;
+	ck_assert_int_eq(env_shared_cache_changed(e1, b), 0);
+	ck_assert_int_eq(env_shared_cache_changed(e1, c), 1);
+	ck_assert_int_eq(env_shared_cache_changed(e1, d), 1);
+	/* same sizes: the mapping and the handles move */
+	e2 = env_create(b, 1, e1, err, sizeof(err));
+	ck_assert_msg(e2 != NULL, "%s", err);
+	ck_assert_ptr_eq(e2->shc, sc);
+	ck_assert_ptr_eq(e2->msg, m1);
+	ck_assert_ptr_null(e1->shc);
+	env_delete(e1);
+	/* a fork child reloading alone keeps the running sizes */
+	ck_assert_int_eq(env_keep_shared_cache(e2, c2), 1);
+	ck_assert_uint_eq(c2->msg_cache_size, 1024 * 1024);
+	ck_assert_int_eq(env_shared_cache_changed(e2, c2), 0);
+	/* another size: a new mapping */
+	e3 = env_create(c, 1, e2, err, sizeof(err));
+	ck_assert_msg(e3 != NULL, "%s", err);
+	ck_assert_ptr_nonnull(e3->shc);
+	ck_assert_ptr_ne(e3->shc, sc);
+	ck_assert_ptr_eq(e2->shc, sc);
+	env_delete(e2);
+	env_delete(e3);
+	config_delete(a); config_delete(b); config_delete(c);
+	config_delete(c2); config_delete(d);
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
@@ -263,6 +321,7 @@ daemon_suite(void)
 	tcase_add_test(tc, test_fd_budget_raised);
 	tcase_add_test(tc, test_listen_set);
 	tcase_add_test(tc, test_env_keeps_caches);
+	tcase_add_test(tc, test_env_shared_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

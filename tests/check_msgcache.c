@@ -1,7 +1,10 @@
 /*
  * tests/check_msgcache.c - the message cache: store rules, the hot-path
  * answer and its patches, truncation, refresh signals, flushing, dump and
- * load, the byte budget, and readers against writers on threads.
+ * load, the byte budget, and readers against writers on threads. The
+ * single-threaded tests run twice: on a per-process table and on a
+ * shared one (shared-cache), where a forked process also answers from
+ * what its parent stored, and stores what its parent then answers.
  */
 #include "config.h"
 #include <check.h>
@@ -12,6 +15,9 @@
 #include "services/cache/msgcache.h"
 #include "util/storage/slabhash.h"
 #include "util/storage/qsbr.h"
+#include "util/storage/shmarena.h"
+#include "util/storage/shmhash.h"
+#include <sys/wait.h>
 #include "util/thread.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -119,6 +125,23 @@ qinfo(struct query_info *qi, const char *s, uint16_t qtype)
 static const uint8_t a1[4] = {192, 0, 2, 1};
 static const uint8_t a2[4] = {192, 0, 2, 2};
 
+/** 1 while the tests run on shared tables (the "shared" test case) */
+static int g_shared;
+
+/** checked fixture of the shared test case */
+static void
+shared_on(void)
+{
+	g_shared = 1;
+}
+
+/** its teardown (for CK_FORK=no runs) */
+static void
+shared_off(void)
+{
+	g_shared = 0;
+}
+
 static struct mcache *
 new_cache(struct mcache_params *p)
 {
@@ -127,6 +150,20 @@ new_cache(struct mcache_params *p)
 	if(!p) {
 		mcache_params_default(&d);
 		p = &d;
+	}
+	if(g_shared) {
+		/* each test runs in its own process: the mapping goes with
+		 * it */
+		void *base = shmarena_map_create(65536 +
+			mcache_shared_space(p));
+		uint64_t off;
+		ck_assert_ptr_nonnull(base);
+		off = mcache_shared_init(base, p);
+		ck_assert_uint_ne(off, 0);
+		c = mcache_create_shared(p, base, off);
+		ck_assert_ptr_nonnull(c);
+		ck_assert_ptr_null(mcache_table(c));
+		return c;
 	}
 	c = mcache_create(p);
 	ck_assert_ptr_nonnull(c);
@@ -756,6 +793,41 @@ START_TEST(test_budget)
 }
 END_TEST
 
+START_TEST(test_shared_fork)
+{
+	/* what one process stores, another answers, both ways */
+	struct mcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	pid_t pid;
+	int st;
+	char err[256];
+	store_a(c, "parent.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if(pid == 0) {
+		/* the child: hit on the parent's entry, then store one */
+		if(ask(c, "PARENT.example", DNS_TYPE_A, DNS_FLAG_RD, 0, 0, 0,
+			T0 + 10, out, &len, &msg, NULL) != MCACHE_HIT ||
+			msg.rrs[0].ttl != 290)
+			_exit(1);
+		store_a(c, "child.example", 0, 0, MCACHE_SEC_UNCHECKED);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_int_eq(ask(c, "child.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 20, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_uint_eq(mcache_get_count(c), 2);
+	ck_assert_int_eq(shmhash_check(mcache_shared_table(c), err,
+		sizeof(err)), 0);
+	mcache_flush_all(c);
+	ck_assert_uint_eq(mcache_get_count(c), 0);
+	mcache_delete(c);
+}
+END_TEST
+
 /* (ASan's allocator does not report through mallinfo2) */
 #if defined(HAVE_MALLINFO2) && !defined(PETREL_SANITIZERS)
 START_TEST(test_mallinfo)
@@ -908,6 +980,22 @@ msgcache_suite(void)
 #if defined(HAVE_MALLINFO2) && !defined(PETREL_SANITIZERS)
 	tcase_add_test(tc, test_mallinfo);
 #endif
+	suite_add_tcase(s, tc);
+	tc = tcase_create("shared");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, shared_on, shared_off);
+	tcase_add_test(tc, test_hash_prefetch);
+	tcase_add_test(tc, test_hit_patches);
+	tcase_add_test(tc, test_edns_do_cd_ad);
+	tcase_add_test(tc, test_negative);
+	tcase_add_test(tc, test_ttl_rules);
+	tcase_add_test(tc, test_prefetch);
+	tcase_add_test(tc, test_serve_expired);
+	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_flush);
+	tcase_add_test(tc, test_dump_load);
+	tcase_add_test(tc, test_budget);
+	tcase_add_test(tc, test_shared_fork);
 	suite_add_tcase(s, tc);
 #ifdef PETREL_HAVE_THREADS
 	/* without a thread library there is nothing concurrent to test */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <stdio.h>
 #include "services/cache/rrset.h"
+#include "util/storage/shmarena.h"
 #include "util/region.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -104,9 +105,47 @@ get(struct rrset_cache *c, const char *owner, uint16_t type, time_t now,
 		d);
 }
 
+/** 1 while the tests run on shared tables (the "shared" test case) */
+static int g_shared;
+
+/** checked fixture of the shared test case */
+static void
+shared_on(void)
+{
+	g_shared = 1;
+}
+
+/** its teardown (for CK_FORK=no runs) */
+static void
+shared_off(void)
+{
+	g_shared = 0;
+}
+
+/** a cache for a test: per-process, or on a shared table (shared-cache;
+ * each test runs in its own process, the mapping goes with it) */
+static struct rrset_cache *
+new_rrset(size_t maxmem, size_t slabs, uint32_t min_ttl, uint32_t max_ttl)
+{
+	void *base;
+	uint64_t off;
+	struct rrset_cache *c;
+	if(!g_shared)
+		return rrset_cache_create(maxmem, slabs, min_ttl, max_ttl);
+	base = shmarena_map_create(65536 + rrset_cache_shared_space(maxmem,
+		slabs));
+	ck_assert_ptr_nonnull(base);
+	off = rrset_cache_shared_init(base, maxmem, slabs);
+	ck_assert_uint_ne(off, 0);
+	c = rrset_cache_create_shared(base, off, min_ttl, max_ttl);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(rrset_cache_shared_table(c));
+	return c;
+}
+
 START_TEST(test_store_lookup)
 {
-	struct rrset_cache *c = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
 	struct rrset_data d;
 	ck_assert_int_eq(put_a(c, "WWW.example", 7, 300, RRSET_TRUST_ANS_AA,
 		T0), RRSET_STORED);
@@ -138,7 +177,7 @@ END_TEST
 
 START_TEST(test_trust)
 {
-	struct rrset_cache *c = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
 	struct rrset_data d;
 	ck_assert_int_eq(put_a(c, "t.example", 1, 300, RRSET_TRUST_ANS_NOAA,
 		T0), RRSET_STORED);
@@ -176,7 +215,7 @@ END_TEST
 
 START_TEST(test_ghost_domain)
 {
-	struct rrset_cache *c = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
 	struct rrset_data d;
 	/* the parent's referral */
 	ck_assert_int_eq(put_ns(c, "ghost.example", "ns1.ghost.example",
@@ -220,7 +259,7 @@ END_TEST
 
 START_TEST(test_delegation)
 {
-	struct rrset_cache *c = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
 	struct rrset_delegation dp;
 	uint8_t aaaa[16] = { 0x20, 0x01, 0x0d, 0xb8 };
 	const uint8_t *rd[1] = { aaaa };
@@ -269,7 +308,7 @@ END_TEST
 
 START_TEST(test_flush)
 {
-	struct rrset_cache *c = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
 	struct rrset_data d;
 	put_a(c, "a.z.example", 1, 300, RRSET_TRUST_ANS_AA, T0);
 	put_ns(c, "a.z.example", "ns.example", NULL, 300, RRSET_TRUST_ANS_AA,
@@ -301,7 +340,7 @@ count_fn(const struct rrset_data *rs, void *arg)
 
 START_TEST(test_from_msg)
 {
-	struct rrset_cache *c = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
 	struct dns_builder b;
 	uint8_t buf[1024], nsname[DNS_MAX_NAME], ns2[DNS_MAX_NAME];
 	size_t len, l1 = sizeof(nsname), l2 = sizeof(ns2);
@@ -344,7 +383,7 @@ END_TEST
 START_TEST(test_budget)
 {
 	size_t budget = 128 * 1024;
-	struct rrset_cache *c = rrset_cache_create(budget, 4, 0, 86400);
+	struct rrset_cache *c = new_rrset(budget, 4, 0, 86400);
 	int i;
 	char nm[64];
 	for(i = 0; i < 20000; i++) {
@@ -363,6 +402,18 @@ rrset_suite(void)
 	Suite *s = suite_create("rrset");
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_store_lookup);
+	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_ghost_domain);
+	tcase_add_test(tc, test_delegation);
+	tcase_add_test(tc, test_flush);
+	tcase_add_test(tc, test_from_msg);
+	tcase_add_test(tc, test_budget);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("shared");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_store_lookup);
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_ghost_domain);

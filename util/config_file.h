@@ -212,6 +212,9 @@ struct config_file {
 	size_t msg_cache_size;
 	/** msg-cache-slabs: slabs of the message cache, a power of 2 */
 	int msg_cache_slabs;
+	/** shared-cache: with thread-model fork, one message cache in a
+	 * shared mapping for every worker process */
+	int shared_cache;
 	/** rrset-cache-size: bytes for the RRset cache */
 	size_t rrset_cache_size;
 	/** rrset-cache-slabs: slabs of the RRset cache, a power of 2 */

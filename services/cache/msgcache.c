@@ -15,6 +15,8 @@
 #include "config.h"
 #include "services/cache/msgcache.h"
 #include "util/storage/slabhash.h"
+#include "util/storage/shmhash.h"
+#include <stddef.h>
 #include "util/region.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -41,8 +43,6 @@
  * qname, the body, then (2-aligned) the TTL offsets and the RR flags.
  */
 struct mcache_entry {
-	/** table part; must be first */
-	struct slabhash_entry h;
 	/** question type */
 	uint16_t qtype;
 	/** question class */
@@ -80,6 +80,21 @@ struct mcache_entry {
 	uint8_t data[];
 };
 
+/**
+ * An entry of a per-process table: the table part, then the answer. In
+ * a shared table (util/storage/shmhash.h) only the answer is stored: it
+ * holds no pointer, so it reads the same from every process.
+ */
+struct mcache_lentry {
+	/** table part; must be first */
+	struct slabhash_entry h;
+	/** the answer */
+	struct mcache_entry e;
+};
+
+/** the answer of a per-process table entry */
+#define CLE(he) (&((const struct mcache_lentry *)(he))->e)
+
 /** the lower-cased qname of an entry */
 #define ME_QNAME(e) ((e)->data)
 /** the body: the message from offset 12 */
@@ -106,8 +121,10 @@ struct mcache_key {
 
 /** the cache */
 struct mcache {
-	/** the table */
+	/** the table (per-process), or NULL when shared */
 	struct slabhash *table;
+	/** the shared table (this process's handle), or NULL */
+	struct shmhash *shm;
 	/** settings */
 	struct mcache_params p;
 };
@@ -141,14 +158,26 @@ mkey_hash(uint32_t qhash, uint8_t dc)
 	return qhash ^ ((uint32_t)dc * 0x9e3779b9u);
 }
 
+/** does an answer hold the key? */
 static int
-mcache_match(const struct slabhash_entry *he, const void *key)
+mcache_match_e(const struct mcache_entry *e, const struct mcache_key *k)
 {
-	const struct mcache_entry *e = (const struct mcache_entry *)he;
-	const struct mcache_key *k = key;
 	return e->qtype == k->qtype && e->qclass == k->qclass &&
 		e->dc == k->dc && e->qname_len == k->qname_len &&
 		memcmp(ME_QNAME(e), k->qname, k->qname_len) == 0;
+}
+
+static int
+mcache_match(const struct slabhash_entry *he, const void *key)
+{
+	return mcache_match_e(CLE(he), key);
+}
+
+/** match for the shared table: its data is the answer */
+static int
+mcache_shmatch(const void *data, const void *key)
+{
+	return mcache_match_e(data, key);
 }
 
 static void
@@ -174,12 +203,41 @@ mcache_create(const struct mcache_params *p)
 	return c;
 }
 
+size_t
+mcache_shared_space(const struct mcache_params *p)
+{
+	return shmhash_space(p->slabs, p->maxmem);
+}
+
+uint64_t
+mcache_shared_init(void *base, const struct mcache_params *p)
+{
+	return shmhash_create(base, p->slabs, p->maxmem);
+}
+
+struct mcache *
+mcache_create_shared(const struct mcache_params *p, void *base, uint64_t off)
+{
+	struct mcache *c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->p = *p;
+	c->shm = shmhash_attach(base, off, mcache_shmatch);
+	if(!c->shm) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 void
 mcache_delete(struct mcache *c)
 {
 	if(!c)
 		return;
-	slabhash_delete(c->table);
+	if(c->shm)
+		shmhash_detach(c->shm);
+	else	slabhash_delete(c->table);
 	free(c);
 }
 
@@ -187,7 +245,9 @@ void
 mcache_set_params(struct mcache *c, const struct mcache_params *p)
 {
 	c->p = *p;
-	slabhash_set_maxmem(c->table, p->maxmem);
+	if(c->shm)
+		shmhash_set_maxmem(c->shm, p->maxmem);
+	else	slabhash_set_maxmem(c->table, p->maxmem);
 }
 
 /** clamp a TTL as received (RFC 2181 8: above 2^31-1 means 0) */
@@ -207,6 +267,7 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	 * parse holds inline */
 	struct dns_msg msgbuf, *msg = &msgbuf;
 	struct region *region = NULL;
+	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_ERROR;
@@ -290,11 +351,12 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 
 	/* allocate: struct, qname, body, ttl offsets, flags */
 	ret = MCACHE_ERROR;
-	sz = sizeof(*e) + ME_TTLS_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE)
+	sz = sizeof(*le) + ME_TTLS_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE)
 		+ n * sizeof(uint16_t) + n;
-	e = calloc(1, sz);
-	if(!e)
+	le = calloc(1, sz);
+	if(!le)
 		goto fail;
+	e = &le->e;
 	e->qname_len = (uint8_t)qinfo->qname_len;
 	e->body_len = (uint16_t)(body_end - DNS_HDR_SIZE);
 	e->n_rr = (uint16_t)n;
@@ -343,18 +405,25 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	e->expire = now + (time_t)entry_ttl;
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
-	e->h.hash = mkey_hash(qinfo->hash, e->dc);
-	e->h.mem = slabhash_malloc_size(sz);
+	le->h.hash = mkey_hash(qinfo->hash, e->dc);
+	le->h.mem = slabhash_malloc_size(sz);
 	key.qname = ME_QNAME(e);
 	key.qname_len = e->qname_len;
 	key.qtype = e->qtype;
 	key.qclass = e->qclass;
 	key.dc = e->dc;
-	slabhash_insert(c->table, &e->h, &key, NULL, NULL);
+	if(c->shm) {
+		/* copied into the mapping; the local copy goes */
+		if(shmhash_insert(c->shm, le->h.hash, &key, e,
+			sz - offsetof(struct mcache_lentry, e)) == SHMHASH_NOMEM)
+			goto fail;
+		free(le);
+	} else
+		slabhash_insert(c->table, &le->h, &key, NULL, NULL);
 	region_destroy(region);
 	return MCACHE_STORED;
 fail:
-	free(e);
+	free(le);
 	region_destroy(region);
 	return ret;
 }
@@ -427,7 +496,20 @@ mcache_hash(const struct fast_query *q)
 void
 mcache_prefetch(struct mcache *c, uint32_t hash, int stage)
 {
-	slabhash_prefetch(c->table, hash, stage);
+	if(c->shm)
+		shmhash_prefetch(c->shm, hash, stage);
+	else	slabhash_prefetch(c->table, hash, stage);
+}
+
+/** find the answer for a key (lock-free; see the tables' headers) */
+static inline const struct mcache_entry *
+mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
+{
+	const struct slabhash_entry *he;
+	if(c->shm)
+		return shmhash_lookup(c->shm, hash, key);
+	he = slabhash_lookup(c->table, hash, key);
+	return he ? CLE(he) : NULL;
 }
 
 enum mcache_result
@@ -455,8 +537,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	key.qtype = q->qinfo.qtype;
 	key.qclass = q->qinfo.qclass;
 	key.dc = mkey_dc(q);
-	e = (const struct mcache_entry *)slabhash_lookup(c->table,
-		mkey_hash(q->qinfo.hash, key.dc), &key);
+	e = mcache_find(c, mkey_hash(q->qinfo.hash, key.dc), &key);
 	if(!e)
 		return MCACHE_MISS;
 
@@ -587,8 +668,7 @@ mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
 	memset(st, 0, sizeof(*st));
 	st->result = MCACHE_MISS;
-	e = (const struct mcache_entry *)slabhash_lookup(c->table,
-		mkey_hash(qinfo->hash, key.dc), &key);
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
 	if(!e)
 		return -1;
 	st->rcode = e->rcode;
@@ -625,35 +705,70 @@ flush_arg_set(struct flush_arg *a, const uint8_t *name)
 	return 0;
 }
 
+/** a removal predicate on answers, and its argument */
+struct pred_adapt {
+	/** the predicate */
+	int (*fn)(const struct mcache_entry *e, void *arg);
+	/** its argument */
+	void *arg;
+};
+
+/** slabhash predicate calling an answer predicate */
 static int
-pred_name(const struct slabhash_entry *he, void *arg)
+pred_local(const struct slabhash_entry *he, void *arg)
 {
-	const struct mcache_entry *e = (const struct mcache_entry *)he;
+	struct pred_adapt *p = arg;
+	return p->fn(CLE(he), p->arg);
+}
+
+/** shmhash predicate calling an answer predicate */
+static int
+pred_shared(const void *data, void *arg)
+{
+	struct pred_adapt *p = arg;
+	return p->fn(data, p->arg);
+}
+
+/** remove the answers fn selects, from either kind of table */
+static size_t
+mcache_remove_if(struct mcache *c, int (*fn)(const struct mcache_entry *,
+	void *), void *arg)
+{
+	struct pred_adapt p;
+	p.fn = fn;
+	p.arg = arg;
+	if(c->shm)
+		return shmhash_remove_if(c->shm, pred_shared, &p);
+	return slabhash_remove_if(c->table, pred_local, &p);
+}
+
+static int
+pred_name(const struct mcache_entry *e, void *arg)
+{
 	const struct flush_arg *a = arg;
 	return e->qname_len == a->len &&
 		memcmp(ME_QNAME(e), a->name, a->len) == 0;
 }
 
 static int
-pred_zone(const struct slabhash_entry *he, void *arg)
+pred_zone(const struct mcache_entry *e, void *arg)
 {
-	const struct mcache_entry *e = (const struct mcache_entry *)he;
 	const struct flush_arg *a = arg;
 	return dname_is_subdomain(ME_QNAME(e), a->name);
 }
 
 static int
-pred_negative(const struct slabhash_entry *he, void *arg)
+pred_negative(const struct mcache_entry *e, void *arg)
 {
 	(void)arg;
-	return ((const struct mcache_entry *)he)->negative;
+	return e->negative;
 }
 
 static int
-pred_bogus(const struct slabhash_entry *he, void *arg)
+pred_bogus(const struct mcache_entry *e, void *arg)
 {
 	(void)arg;
-	return ((const struct mcache_entry *)he)->sec == MCACHE_SEC_BOGUS;
+	return e->sec == MCACHE_SEC_BOGUS;
 }
 
 size_t
@@ -662,7 +777,7 @@ mcache_flush_name(struct mcache *c, const uint8_t *name)
 	struct flush_arg a;
 	if(flush_arg_set(&a, name) != 0)
 		return 0;
-	return slabhash_remove_if(c->table, pred_name, &a);
+	return mcache_remove_if(c, pred_name, &a);
 }
 
 size_t
@@ -683,8 +798,11 @@ mcache_flush_type(struct mcache *c, const uint8_t *name, uint16_t qtype,
 	key.qclass = qclass;
 	for(dc = 0; dc < 4; dc++) {
 		key.dc = (uint8_t)dc;
-		n += (size_t)slabhash_remove(c->table,
-			mkey_hash(h, key.dc), &key);
+		if(c->shm)
+			n += (size_t)shmhash_remove(c->shm,
+				mkey_hash(h, key.dc), &key);
+		else	n += (size_t)slabhash_remove(c->table,
+				mkey_hash(h, key.dc), &key);
 	}
 	return n;
 }
@@ -695,25 +813,27 @@ mcache_flush_zone(struct mcache *c, const uint8_t *zone)
 	struct flush_arg a;
 	if(flush_arg_set(&a, zone) != 0)
 		return 0;
-	return slabhash_remove_if(c->table, pred_zone, &a);
+	return mcache_remove_if(c, pred_zone, &a);
 }
 
 size_t
 mcache_flush_negative(struct mcache *c)
 {
-	return slabhash_remove_if(c->table, pred_negative, NULL);
+	return mcache_remove_if(c, pred_negative, NULL);
 }
 
 size_t
 mcache_flush_bogus(struct mcache *c)
 {
-	return slabhash_remove_if(c->table, pred_bogus, NULL);
+	return mcache_remove_if(c, pred_bogus, NULL);
 }
 
 void
 mcache_flush_all(struct mcache *c)
 {
-	slabhash_clear(c->table);
+	if(c->shm)
+		shmhash_clear(c->shm);
+	else	slabhash_clear(c->table);
 }
 
 /* ---- dump ---- */
@@ -730,11 +850,10 @@ struct dump_arg {
 	uint8_t *buf;
 };
 
+/** report one answer to the traversal callback */
 static void
-dump_one(const struct slabhash_entry *he, void *arg)
+dump_e(const struct mcache_entry *e, struct dump_arg *a)
 {
-	const struct mcache_entry *e = (const struct mcache_entry *)he;
-	struct dump_arg *a = arg;
 	struct mcache_dump_entry d;
 	uint32_t age = (uint32_t)(a->now > e->stored ? a->now - e->stored : 0);
 	size_t i;
@@ -767,6 +886,20 @@ dump_one(const struct slabhash_entry *he, void *arg)
 	a->fn(&d, a->arg);
 }
 
+/** slabhash traversal callback */
+static void
+dump_one(const struct slabhash_entry *he, void *arg)
+{
+	dump_e(CLE(he), arg);
+}
+
+/** shmhash traversal callback */
+static void
+dump_one_shared(const void *data, void *arg)
+{
+	dump_e(data, arg);
+}
+
 int
 mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 	void *arg)
@@ -778,7 +911,9 @@ mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 	a.buf = malloc(DNS_MAX_MSG);
 	if(!a.buf)
 		return -1;
-	slabhash_traverse(c->table, dump_one, &a);
+	if(c->shm)
+		shmhash_traverse(c->shm, dump_one_shared, &a);
+	else	slabhash_traverse(c->table, dump_one, &a);
 	free(a.buf);
 	return 0;
 }
@@ -786,13 +921,23 @@ mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 size_t
 mcache_get_mem(struct mcache *c)
 {
+	if(c->shm)
+		return shmhash_get_mem(c->shm);
 	return slabhash_get_mem(c->table);
 }
 
 size_t
 mcache_get_count(struct mcache *c)
 {
+	if(c->shm)
+		return shmhash_get_count(c->shm);
 	return slabhash_get_count(c->table);
+}
+
+struct shmhash *
+mcache_shared_table(struct mcache *c)
+{
+	return c->shm;
 }
 
 struct slabhash *

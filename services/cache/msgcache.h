@@ -33,7 +33,13 @@
  * the caller passes `now` (the worker's cached clock).
  *
  * Threads: one message cache is shared by all worker threads (thread-model
- * pthreads/solaris), or each process has its own (fork). Workers must be
+ * pthreads/solaris), or each process has its own (fork), or, with fork
+ * and shared-cache, every process uses one table in a shared mapping
+ * (util/storage/shmhash.h; mcache_create_shared): then the workers must
+ * be readers of the mapping's QSBR domain (util/storage/shmarena.h), the
+ * entries are copied into the mapping on store, and a hit is the same
+ * code with an offset-to-pointer step in the lookup. The settings other
+ * than the budget (TTL limits, prefetch...) stay per process. Workers must be
  * QSBR readers (util/storage/qsbr.h): the hit path reads entries that a
  * writer on another thread may be replacing. Store, flush, traverse take
  * the slab locks. The parameters (mcache_params) may only change while no
@@ -57,6 +63,7 @@
 struct query_info;
 struct fast_query;
 struct mcache;
+struct shmhash;
 
 /** seconds after a refresh was signalled before another may be signalled */
 #define MCACHE_REFRESH_RETRY 5
@@ -141,7 +148,36 @@ void mcache_params_default(struct mcache_params *p);
  */
 struct mcache *mcache_create(const struct mcache_params *p);
 
-/** Delete a cache and its entries; no thread may use it any more. */
+/**
+ * The bytes of shared mapping a shared message cache needs.
+ * @param p: settings (maxmem, slabs).
+ */
+size_t mcache_shared_space(const struct mcache_params *p);
+
+/**
+ * Make the shared table of a message cache in a mapping (set-up, before
+ * the fork).
+ * @param base: the mapping (shmarena_map_create).
+ * @param p: settings.
+ * @return its offset, or 0 when it does not fit or is not supported.
+ */
+uint64_t mcache_shared_init(void *base, const struct mcache_params *p);
+
+/**
+ * A message cache on a shared table (each process makes its own handle;
+ * the entries are shared).
+ * @param p: settings (copied).
+ * @param base: the mapping at its address in this process.
+ * @param off: mcache_shared_init's result.
+ * @return the cache or NULL. mcache_delete frees only the handle.
+ */
+struct mcache *mcache_create_shared(const struct mcache_params *p,
+	void *base, uint64_t off);
+
+/**
+ * Delete a cache and its entries; no thread may use it any more. A
+ * shared cache: only this process's handle (the entries stay).
+ */
 void mcache_delete(struct mcache *c);
 
 /**
@@ -313,7 +349,11 @@ size_t mcache_get_mem(struct mcache *c);
 /** @return number of entries */
 size_t mcache_get_count(struct mcache *c);
 
-/** @return the underlying table (for tests and statistics) */
+/** @return the underlying table (for tests and statistics); NULL when
+ *	the cache is shared */
 struct slabhash *mcache_table(struct mcache *c);
+
+/** @return the shared table, or NULL when the cache is per-process */
+struct shmhash *mcache_shared_table(struct mcache *c);
 
 #endif /* SERVICES_CACHE_MSGCACHE_H */

@@ -9,6 +9,8 @@
 #include "config.h"
 #include "services/cache/rrset.h"
 #include "util/storage/slabhash.h"
+#include "util/storage/shmhash.h"
+#include <stddef.h>
 #include "util/region.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -17,16 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/** a cached RRset */
+/**
+ * A cached RRset; the owner (lower-cased) follows the struct, then the
+ * RDATA blob. It holds no pointer, so a shared table (shared-cache) keeps
+ * it as it is.
+ */
 struct rrset_entry {
-	/** table part; must be first */
-	struct slabhash_entry h;
 	/** absolute expiry */
 	time_t expire;
-	/** the owner, lower-cased (points after the struct) */
-	uint8_t *name;
-	/** the RDATA blob (points after the name) */
-	uint8_t *blob;
 	/** blob length */
 	size_t blob_len;
 	/** type */
@@ -45,6 +45,22 @@ struct rrset_entry {
 	uint8_t sec;
 };
 
+/** the owner of an entry */
+#define RE_NAME(e) ((uint8_t *)(uintptr_t)((e) + 1))
+/** the RDATA blob of an entry */
+#define RE_BLOB(e) (RE_NAME(e) + (e)->name_len)
+
+/** an entry of a per-process table: the table part, then the RRset */
+struct rrset_lentry {
+	/** table part; must be first */
+	struct slabhash_entry h;
+	/** the RRset */
+	struct rrset_entry e;
+};
+
+/** the RRset of a per-process table entry */
+#define CRE(he) (&((const struct rrset_lentry *)(he))->e)
+
 /** a lookup key */
 struct rrset_key {
 	/** lower-cased owner */
@@ -59,22 +75,36 @@ struct rrset_key {
 
 /** the cache */
 struct rrset_cache {
-	/** the table */
+	/** the table (per-process), or NULL when shared */
 	struct slabhash *table;
+	/** the shared table (this process's handle), or NULL */
+	struct shmhash *shm;
 	/** cache-min-ttl */
 	uint32_t min_ttl;
 	/** cache-max-ttl */
 	uint32_t max_ttl;
 };
 
+/** does an RRset hold the key? */
+static int
+rrset_match_e(const struct rrset_entry *e, const struct rrset_key *k)
+{
+	return e->type == k->type && e->rrclass == k->rrclass &&
+		e->name_len == k->name_len &&
+		memcmp(RE_NAME(e), k->name, k->name_len) == 0;
+}
+
 static int
 rrset_match(const struct slabhash_entry *he, const void *key)
 {
-	const struct rrset_entry *e = (const struct rrset_entry *)he;
-	const struct rrset_key *k = key;
-	return e->type == k->type && e->rrclass == k->rrclass &&
-		e->name_len == k->name_len &&
-		memcmp(e->name, k->name, k->name_len) == 0;
+	return rrset_match_e(CRE(he), key);
+}
+
+/** match of the shared table: its data is the RRset */
+static int
+rrset_shmatch(const void *data, const void *key)
+{
+	return rrset_match_e(data, key);
 }
 
 static void
@@ -102,12 +132,43 @@ rrset_cache_create(size_t maxmem, size_t slabs, uint32_t min_ttl,
 	return c;
 }
 
+size_t
+rrset_cache_shared_space(size_t maxmem, size_t slabs)
+{
+	return shmhash_space(slabs, maxmem);
+}
+
+uint64_t
+rrset_cache_shared_init(void *base, size_t maxmem, size_t slabs)
+{
+	return shmhash_create(base, slabs, maxmem);
+}
+
+struct rrset_cache *
+rrset_cache_create_shared(void *base, uint64_t off, uint32_t min_ttl,
+	uint32_t max_ttl)
+{
+	struct rrset_cache *c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->shm = shmhash_attach(base, off, rrset_shmatch);
+	if(!c->shm) {
+		free(c);
+		return NULL;
+	}
+	c->min_ttl = min_ttl;
+	c->max_ttl = max_ttl;
+	return c;
+}
+
 void
 rrset_cache_delete(struct rrset_cache *c)
 {
 	if(!c)
 		return;
-	slabhash_delete(c->table);
+	if(c->shm)
+		shmhash_detach(c->shm);
+	else	slabhash_delete(c->table);
 	free(c);
 }
 
@@ -117,7 +178,9 @@ rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
 {
 	c->min_ttl = min_ttl;
 	c->max_ttl = max_ttl;
-	slabhash_set_maxmem(c->table, maxmem);
+	if(c->shm)
+		shmhash_set_maxmem(c->shm, maxmem);
+	else	slabhash_set_maxmem(c->table, maxmem);
 }
 
 /** is this set protected against TTL extension at this trust? */
@@ -135,11 +198,9 @@ ghost_protected(const struct rrset_entry *e)
 
 /** the insert policy (see the header); arg is &now */
 static int
-rrset_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
+rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	void *arg)
 {
-	const struct rrset_entry *old = (const struct rrset_entry *)oh;
-	struct rrset_entry *e = (struct rrset_entry *)nh;
 	time_t now = *(const time_t *)arg;
 	if(old->expire <= now)
 		return 1;
@@ -148,20 +209,37 @@ rrset_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
 	if(e->trust == old->trust && e->count == old->count &&
 		e->sig_count == old->sig_count && e->sec == old->sec &&
 		e->blob_len == old->blob_len &&
-		memcmp(e->blob, old->blob, e->blob_len) == 0)
+		memcmp(RE_BLOB(e), RE_BLOB(old), e->blob_len) == 0)
 		return 0;
 	if(ghost_protected(e) && e->expire > old->expire)
 		e->expire = old->expire;
 	return 1;
 }
 
+/** the policy for the per-process table */
+static int
+rrset_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
+	void *arg)
+{
+	return rrset_decide_e(CRE(oh), &((struct rrset_lentry *)nh)->e, arg);
+}
+
+/** the policy for the shared table */
+static int
+rrset_shdecide(const void *old, void *data, void *arg)
+{
+	return rrset_decide_e(old, data, arg);
+}
+
 int
 rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now)
 {
+	struct rrset_lentry *le;
 	struct rrset_entry *e;
 	struct rrset_key key;
 	size_t i, n, blob = 0, nlen;
+	int r;
 	uint32_t ttl = rs->ttl > 0x7fffffffu ? 0 : rs->ttl;
 	uint8_t *p;
 	if(ttl == 0)
@@ -179,15 +257,14 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	n = rs->count + rs->sig_count;
 	for(i = 0; i < n; i++)
 		blob += 2 + (size_t)rs->rdlen[i];
-	e = calloc(1, sizeof(*e) + nlen + blob);
-	if(!e)
+	le = calloc(1, sizeof(*le) + nlen + blob);
+	if(!le)
 		return RRSET_NOT_STORED;
-	e->name = (uint8_t *)(e + 1);
-	e->blob = e->name + nlen;
+	e = &le->e;
 	e->blob_len = blob;
-	dname_copy_lower(e->name, rs->name);
+	dname_copy_lower(RE_NAME(e), rs->name);
 	e->name_len = (uint8_t)nlen;
-	for(p = e->blob, i = 0; i < n; i++) {
+	for(p = RE_BLOB(e), i = 0; i < n; i++) {
 		dns_write_u16(p, rs->rdlen[i]);
 		memcpy(p + 2, rs->rdata[i], rs->rdlen[i]);
 		p += 2 + rs->rdlen[i];
@@ -199,13 +276,22 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	e->trust = (uint8_t)rs->trust;
 	e->sec = (uint8_t)rs->sec;
 	e->expire = now + (time_t)ttl;
-	e->h.hash = dns_qinfo_hash(e->name, nlen, e->type, e->rrclass);
-	e->h.mem = slabhash_malloc_size(sizeof(*e) + nlen + blob);
-	key.name = e->name;
+	le->h.hash = dns_qinfo_hash(RE_NAME(e), nlen, e->type, e->rrclass);
+	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
+	key.name = RE_NAME(e);
 	key.name_len = nlen;
 	key.type = e->type;
 	key.rrclass = e->rrclass;
-	if(slabhash_insert(c->table, &e->h, &key, rrset_decide, &now) ==
+	if(c->shm) {
+		/* copied into the mapping; the local copy goes */
+		r = shmhash_insert_decide(c->shm, le->h.hash, &key, e,
+			sizeof(*e) + nlen + blob, rrset_shdecide, &now);
+		free(le);
+		if(r == SHMHASH_NOMEM)
+			return RRSET_NOT_STORED;
+		return r == SHMHASH_KEPT ? RRSET_KEPT : RRSET_STORED;
+	}
+	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &now) ==
 		SLABHASH_KEPT)
 		return RRSET_KEPT;
 	return RRSET_STORED;
@@ -220,15 +306,15 @@ rrset_copy(const struct rrset_entry *e, time_t now, struct region *region,
 	struct rrset_data *out, const uint8_t **arr, uint16_t *lens)
 {
 	size_t i, n = (size_t)e->count + e->sig_count;
-	const uint8_t *blob = e->blob, *name = e->name;
+	const uint8_t *blob = RE_BLOB(e), *name = RE_NAME(e);
 	if(region) {
 		uint8_t *nb = region_alloc(region, e->name_len + e->blob_len);
 		arr = region_alloc(region, n * sizeof(*arr));
 		lens = region_alloc(region, n * sizeof(*lens));
 		if(!nb || !arr || !lens)
 			return -1;
-		memcpy(nb, e->name, e->name_len);
-		memcpy(nb + e->name_len, e->blob, e->blob_len);
+		memcpy(nb, RE_NAME(e), e->name_len);
+		memcpy(nb + e->name_len, RE_BLOB(e), e->blob_len);
 		name = nb;
 		blob = nb + e->name_len;
 	}
@@ -263,8 +349,14 @@ rrset_find(struct rrset_cache *c, const uint8_t *lname, size_t len,
 	key.name_len = len;
 	key.type = type;
 	key.rrclass = rrclass;
-	e = (const struct rrset_entry *)slabhash_lookup(c->table,
-		dns_qinfo_hash(lname, len, type, rrclass), &key);
+	if(c->shm)
+		e = shmhash_lookup(c->shm, dns_qinfo_hash(lname, len, type,
+			rrclass), &key);
+	else {
+		const struct slabhash_entry *he = slabhash_lookup(c->table,
+			dns_qinfo_hash(lname, len, type, rrclass), &key);
+		e = he ? CRE(he) : NULL;
+	}
 	if(!e || e->expire <= now)
 		return NULL;
 	return e;
@@ -400,19 +492,55 @@ struct rflush_arg {
 };
 
 static int
-rpred_name(const struct slabhash_entry *he, void *arg)
+rpred_name(const struct rrset_entry *e, void *arg)
 {
-	const struct rrset_entry *e = (const struct rrset_entry *)he;
 	const struct rflush_arg *a = arg;
-	return e->name_len == a->len && memcmp(e->name, a->name, a->len) == 0;
+	return e->name_len == a->len && memcmp(RE_NAME(e), a->name, a->len)
+		== 0;
 }
 
 static int
-rpred_zone(const struct slabhash_entry *he, void *arg)
+rpred_zone(const struct rrset_entry *e, void *arg)
 {
-	const struct rrset_entry *e = (const struct rrset_entry *)he;
-	return dname_is_subdomain(e->name, ((const struct rflush_arg *)arg)->
-		name);
+	return dname_is_subdomain(RE_NAME(e), ((const struct rflush_arg *)
+		arg)->name);
+}
+
+/** a removal predicate on RRsets, and its argument */
+struct rpred_adapt {
+	/** the predicate */
+	int (*fn)(const struct rrset_entry *e, void *arg);
+	/** its argument */
+	void *arg;
+};
+
+/** slabhash predicate calling an RRset predicate */
+static int
+rpred_local(const struct slabhash_entry *he, void *arg)
+{
+	struct rpred_adapt *p = arg;
+	return p->fn(CRE(he), p->arg);
+}
+
+/** shmhash predicate calling an RRset predicate */
+static int
+rpred_shared(const void *data, void *arg)
+{
+	struct rpred_adapt *p = arg;
+	return p->fn(data, p->arg);
+}
+
+/** remove the RRsets fn selects, from either kind of table */
+static size_t
+rrset_remove_if(struct rrset_cache *c, int (*fn)(const struct rrset_entry *,
+	void *), void *arg)
+{
+	struct rpred_adapt p;
+	p.fn = fn;
+	p.arg = arg;
+	if(c->shm)
+		return shmhash_remove_if(c->shm, rpred_shared, &p);
+	return slabhash_remove_if(c->table, rpred_local, &p);
 }
 
 static int
@@ -431,7 +559,7 @@ rrset_cache_flush_name(struct rrset_cache *c, const uint8_t *name)
 	struct rflush_arg a;
 	if(rflush_set(&a, name) != 0)
 		return 0;
-	return slabhash_remove_if(c->table, rpred_name, &a);
+	return rrset_remove_if(c, rpred_name, &a);
 }
 
 size_t
@@ -446,6 +574,9 @@ rrset_cache_flush_type(struct rrset_cache *c, const uint8_t *name,
 	key.name_len = a.len;
 	key.type = type;
 	key.rrclass = rrclass;
+	if(c->shm)
+		return (size_t)shmhash_remove(c->shm, dns_qinfo_hash(a.name,
+			a.len, type, rrclass), &key);
 	return (size_t)slabhash_remove(c->table, dns_qinfo_hash(a.name, a.len,
 		type, rrclass), &key);
 }
@@ -456,13 +587,15 @@ rrset_cache_flush_zone(struct rrset_cache *c, const uint8_t *zone)
 	struct rflush_arg a;
 	if(rflush_set(&a, zone) != 0)
 		return 0;
-	return slabhash_remove_if(c->table, rpred_zone, &a);
+	return rrset_remove_if(c, rpred_zone, &a);
 }
 
 void
 rrset_cache_flush_all(struct rrset_cache *c)
 {
-	slabhash_clear(c->table);
+	if(c->shm)
+		shmhash_clear(c->shm);
+	else	slabhash_clear(c->table);
 }
 
 /** traversal state */
@@ -479,14 +612,27 @@ struct rdump_arg {
 	uint16_t *lens;
 };
 
+/** report one RRset to the traversal callback */
+static void
+rdump_e(const struct rrset_entry *e, struct rdump_arg *a)
+{
+	struct rrset_data d;
+	(void)rrset_copy(e, a->now, NULL, &d, a->arr, a->lens);
+	a->fn(&d, a->arg);
+}
+
+/** slabhash traversal callback */
 static void
 rdump_one(const struct slabhash_entry *he, void *arg)
 {
-	struct rdump_arg *a = arg;
-	struct rrset_data d;
-	(void)rrset_copy((const struct rrset_entry *)he, a->now, NULL, &d,
-		a->arr, a->lens);
-	a->fn(&d, a->arg);
+	rdump_e(CRE(he), arg);
+}
+
+/** shmhash traversal callback */
+static void
+rdump_one_shared(const void *data, void *arg)
+{
+	rdump_e(data, arg);
 }
 
 int
@@ -504,7 +650,9 @@ rrset_cache_traverse(struct rrset_cache *c, time_t now,
 		free(a.lens);
 		return -1;
 	}
-	slabhash_traverse(c->table, rdump_one, &a);
+	if(c->shm)
+		shmhash_traverse(c->shm, rdump_one_shared, &a);
+	else	slabhash_traverse(c->table, rdump_one, &a);
 	free(a.arr);
 	free(a.lens);
 	return 0;
@@ -513,11 +661,21 @@ rrset_cache_traverse(struct rrset_cache *c, time_t now,
 size_t
 rrset_cache_get_mem(struct rrset_cache *c)
 {
+	if(c->shm)
+		return shmhash_get_mem(c->shm);
 	return slabhash_get_mem(c->table);
 }
 
 size_t
 rrset_cache_get_count(struct rrset_cache *c)
 {
+	if(c->shm)
+		return shmhash_get_count(c->shm);
 	return slabhash_get_count(c->table);
+}
+
+struct shmhash *
+rrset_cache_shared_table(struct rrset_cache *c)
+{
+	return c->shm;
 }

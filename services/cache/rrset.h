@@ -25,6 +25,11 @@
  *     (trust RRSET_TRUST_AUTH_AA or above): no "ghost domains", where a
  *     revoked delegation lives on because its servers keep re-sending it.
  *
+ * Shared by forked workers (shared-cache): the same cache on a table in
+ * a shared mapping (util/storage/shmhash.h; rrset_cache_create_shared);
+ * an entry holds no pointer and is copied into the mapping on store; the
+ * insert policy runs under the slab lock as with the per-process table.
+ *
  * Threads: the table is the shared slabbed table (util/storage/slabhash.h);
  * lookups are lock-free and copy the set into the caller's region, so the
  * copy stays valid as long as the region (across event-loop iterations);
@@ -39,6 +44,7 @@
 #include <time.h>
 
 struct rrset_cache;
+struct shmhash;
 struct region;
 struct dns_msg;
 struct dns_rrset;
@@ -138,6 +144,26 @@ struct rrset_cache *rrset_cache_create(size_t maxmem, size_t slabs,
 
 /** Delete the cache; no thread may use it any more. NULL is allowed. */
 void rrset_cache_delete(struct rrset_cache *c);
+
+/** @return the bytes of shared mapping a shared RRset cache needs */
+size_t rrset_cache_shared_space(size_t maxmem, size_t slabs);
+
+/**
+ * Make the shared table of an RRset cache in a mapping (set-up, before
+ * the fork). @return its offset, or 0 when it does not fit.
+ */
+uint64_t rrset_cache_shared_init(void *base, size_t maxmem, size_t slabs);
+
+/**
+ * An RRset cache handle of this process on a shared table
+ * (rrset_cache_delete frees only the handle).
+ * @return the handle or NULL.
+ */
+struct rrset_cache *rrset_cache_create_shared(void *base, uint64_t off,
+	uint32_t min_ttl, uint32_t max_ttl);
+
+/** @return the shared table, or NULL when the cache is per-process */
+struct shmhash *rrset_cache_shared_table(struct rrset_cache *c);
 
 /** Change the budget and TTL bounds (reload, no worker running). */
 void rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
