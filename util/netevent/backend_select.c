@@ -316,6 +316,11 @@ sel_run_once(void *st, const struct timeval *max_wait)
 		log_warn("select backend: select");
 		return -1;
 	}
+	/* the timers due are those due now, read before the wake hook reads
+	 * the cached clock: a deadline that passes while the callbacks run
+	 * waits for the next iteration, so no timer runs with the cached
+	 * clock before its deadline */
+	gettimeofday(&now, NULL);
 	s->wake(s->warg);
 	for(fd = 0; n > 0 && fd <= maxfd; fd++) {
 		int ev = 0;
@@ -335,7 +340,6 @@ sel_run_once(void *st, const struct timeval *max_wait)
 	}
 	/* timers: only those armed before this round, so a timer re-armed
 	 * from its callback waits for the next iteration */
-	gettimeofday(&now, NULL);
 	seq_limit = s->seq;
 	while(s->heap_num > 0) {
 		struct sel_timer *t = s->heap[0];

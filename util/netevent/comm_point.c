@@ -12,19 +12,42 @@
  * A socket that stays full goes into busy mode (below, at udp_busy_leave).
  *
  * TCP. A listening comm_point has max_conn connection slots, allocated at
- * creation (the read buffer of a slot on its first use, then kept). Past
- * the limit a new connection is accepted and closed at once, so the
- * backlog does not fill and the client learns at once; existing
- * connections are not affected. Each connection reads 2-byte-length-framed
+ * creation (the read buffer of a slot on its first use, then kept). Each
+ * connection reads 2-byte-length-framed
  * queries (partial reads resumed), hands each to the callback, and queues
  * answers (copied, with their length) on a per-connection write queue
  * drained as the socket allows, so several queries are in flight and
  * answered in any order. A length of 0, a read error or the idle timer
  * close that connection only. When the client closes its sending side,
  * the connection stays until the queued answers are written and the
- * queries answered later have been answered (or the idle timer fires). A slot's generation number changes when the
- * connection opens and closes, so a saved comm_reply_addr for a closed
- * connection is detected and its answer dropped.
+ * queries answered later have been answered (or the idle timer fires).
+ * A slot's generation number changes when the connection opens and
+ * closes, so a saved comm_reply_addr for a closed connection is detected
+ * and its answer dropped.
+ *
+ * Holding slots (issue 17). Slots are few (incoming-num-tcp), so a client
+ * that opens connections and sends nothing must not keep them. Each
+ * connection's timer counts from its last progress (accepted, a whole
+ * query read, an answer queued), never from a stray byte, and runs for:
+ *   - tcp-idle-timeout while petrel owes it an answer (queries pending or
+ *     answers queued): the client is waiting for us;
+ *   - otherwise at most first_ms (TCP_FIRST_QUERY_MS) until the first
+ *     whole query: a resolver client sends its query right away;
+ *   - otherwise, when more than half the slots are in use, at most
+ *     pressure_ms (TCP_PRESSURE_IDLE_MS), as Unbound shortens its timeout
+ *     when busy; the timers of the idle connections are shortened when the
+ *     table goes over half full (and lengthened when it goes back).
+ * When every slot is taken, a new connection takes the slot of an idle
+ * one (owed nothing), chosen in this order: one that never sent a whole
+ * query before one that did, then the one idle longest. Before it is
+ * closed, what it has sent is read, in case its query just arrived (then
+ * it is kept and the next is chosen). Only when every connection is owed
+ * an answer is the new one refused: accepted and closed at once, so the
+ * backlog keeps moving and the client learns at once. A new connection's
+ * first query is read right after accept when it is already there. When
+ * accept fails for want of descriptors, an idle connection is closed to
+ * make room, or, with none, the listening socket is left alone for
+ * TCP_ACCEPT_PAUSE_MS instead of waking the loop again at once.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
@@ -63,6 +86,15 @@ enum comm_point_type {
 #define TCP_READS_PER_WAKE 32
 /** most connections accepted per wake-up */
 #define TCP_ACCEPTS_PER_WAKE 16
+/** default time for a new connection to send its first whole query, ms */
+#define TCP_FIRST_QUERY_MS 2000
+/** default idle timeout when more than half the slots are in use, ms */
+#define TCP_PRESSURE_IDLE_MS 200
+/** pause of accept when out of descriptors and no connection is idle, ms */
+#define TCP_ACCEPT_PAUSE_MS 100
+/** most idle connections read (and kept) before one is closed for a new
+ * connection; past it the new one is refused */
+#define TCP_EVICT_TRIES 4
 
 /** one TCP connection slot */
 struct comm_tcp_conn {
@@ -98,6 +130,11 @@ struct comm_tcp_conn {
 	/** the client closed its side: close after the queue drains and the
 	 * pending queries are answered (or the idle timer fires) */
 	int read_closed;
+	/** whole queries read on this connection */
+	uint64_t nq;
+	/** last progress (accept, whole query, answer queued): the cached
+	 * clock then; the timer counts from it */
+	struct timeval since;
 };
 
 /** a UDP or TCP service point */
@@ -162,6 +199,16 @@ struct comm_point {
 	int nconn;
 	/** idle timeout */
 	int idle_ms;
+	/** time to the first whole query, ms (0: only idle_ms) */
+	int first_ms;
+	/** idle timeout when over half the slots are used (0: only idle_ms) */
+	int pressure_ms;
+	/** set while more than half the slots are in use */
+	int pressured;
+	/** set while accept is paused (out of descriptors) */
+	int accept_paused;
+	/** resumes a paused accept */
+	struct comm_timer *accept_timer;
 };
 
 /* ------------------------------------------------------------------ */
@@ -371,7 +418,7 @@ udp_drain(struct comm_point *c)
 			if(c->pktinfo)
 				udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
 			else	rep->local.family = 0;
-			if(!c->cb(rep, c->arg) || rep->len == 0 ||
+			if(c->cb(rep, c->arg) <= 0 || rep->len == 0 ||
 				rep->len > rep->cap)
 				continue;
 			sm = &c->smsg[q].msg_hdr;
@@ -539,6 +586,57 @@ fail:
 /* TCP */
 
 static void tcp_conn_event(int fd, int events, void *arg);
+static void tcp_pressure_check(struct comm_point *c);
+static int tcp_conn_read(struct comm_tcp_conn *conn);
+
+/** @return 1 when petrel owes the connection an answer */
+static int
+tcp_conn_owed(const struct comm_tcp_conn *conn)
+{
+	return conn->pending > 0 || conn->wq.head != NULL;
+}
+
+/** @return the timeout of a connection in its state now, ms; -1 none */
+static int
+tcp_conn_timeout_ms(const struct comm_tcp_conn *conn)
+{
+	const struct comm_point *c = conn->c;
+	int t = c->idle_ms > 0 ? c->idle_ms : -1;
+	if(tcp_conn_owed(conn))
+		return t;
+	if(conn->nq == 0 && c->first_ms > 0 && (t < 0 || c->first_ms < t))
+		t = c->first_ms;
+	if(c->pressured && c->pressure_ms > 0 && (t < 0 || c->pressure_ms < t))
+		t = c->pressure_ms;
+	return t;
+}
+
+/** (re)arm a connection's timer: its timeout counted from its last
+ * progress */
+static void
+tcp_conn_arm(struct comm_tcp_conn *conn)
+{
+	const struct timeval *now = comm_base_now(conn->c->base);
+	int t = tcp_conn_timeout_ms(conn);
+	long long spent;
+	if(t < 0) {
+		comm_timer_disable(conn->timer);
+		return;
+	}
+	spent = (long long)(now->tv_sec - conn->since.tv_sec) * 1000 +
+		(now->tv_usec - conn->since.tv_usec) / 1000;
+	if(spent < 0)
+		spent = 0;
+	(void)comm_timer_set(conn->timer, spent >= t ? 0 : (int)(t - spent));
+}
+
+/** the connection made progress: its timer counts from now */
+static void
+tcp_conn_progress(struct comm_tcp_conn *conn)
+{
+	conn->since = *comm_base_now(conn->c->base);
+	tcp_conn_arm(conn);
+}
 
 /** set a connection's interest if it changed */
 static int
@@ -565,6 +663,25 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 	conn->mask = 0;
 	nev_wq_clear(&conn->wq);
 	conn->c->nconn--;
+	tcp_pressure_check(conn->c);
+}
+
+/** over half the slots used or not: on a change, re-arm the timers of the
+ * connections owed nothing (their timeout depends on it) */
+static void
+tcp_pressure_check(struct comm_point *c)
+{
+	int i, p = c->nconn > c->max_conn / 2;
+	if(p == c->pressured)
+		return;
+	c->pressured = p;
+	if(c->pressure_ms <= 0 || !c->conns)
+		return;
+	for(i = 0; i < c->max_conn; i++) {
+		struct comm_tcp_conn *conn = &c->conns[i];
+		if(conn->fd != -1 && !tcp_conn_owed(conn))
+			tcp_conn_arm(conn);
+	}
 }
 
 /** the interest a connection wants now */
@@ -602,6 +719,8 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 		tcp_conn_close(conn);
 		return -1;
 	}
+	if(!tcp_conn_owed(conn))
+		tcp_conn_arm(conn); /* owed nothing now: its shorter timeout */
 	return 0;
 }
 
@@ -615,8 +734,7 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
 {
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
-	if(conn->c->idle_ms > 0)
-		(void)comm_timer_set(conn->timer, conn->c->idle_ms);
+	tcp_conn_progress(conn);
 	return tcp_conn_flush(conn) == -1 ? -1 : 0;
 }
 
@@ -649,8 +767,6 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			tcp_conn_close(conn);
 			return -1;
 		}
-		if(c->idle_ms > 0)
-			(void)comm_timer_set(conn->timer, c->idle_ms);
 		if(conn->lgot < 2) {
 			conn->lgot += (size_t)r;
 			if(conn->lgot < 2)
@@ -673,10 +789,12 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			continue;
 		/* a whole query */
 		conn->lgot = 0;
+		conn->nq++;
 		msgs++;
 		c->stats.pkts_in++;
 		{
 			struct comm_reply rep;
+			int cr;
 			rep.c = c;
 			rep.buf = conn->rbuf;
 			rep.len = conn->need;
@@ -688,14 +806,17 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
-			if(c->cb(&rep, c->arg) && rep.len > 0 &&
-				rep.len <= rep.cap) {
+			cr = c->cb(&rep, c->arg);
+			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
 				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
 					return -1;
-			} else if(conn->fd != -1 && conn->gen == rep.gen)
+			} else if(cr == 0 && conn->fd != -1 &&
+				conn->gen == rep.gen) {
 				conn->pending++;
+				tcp_conn_progress(conn);
+			}
 			if(conn->fd == -1 || conn->gen != rep.gen)
 				return -1;
 		}
@@ -726,8 +847,85 @@ tcp_conn_timeout(void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
 	conn->c->stats.tcp_timeouts++;
-	verbose(VERB_ALGO, "tcp: idle timeout, closing");
+	verbose(VERB_ALGO, "tcp: %s, closing", conn->nq == 0 ?
+		"no query in time" : "idle timeout");
 	tcp_conn_close(conn);
+}
+
+/** @return the idle connection to close first for a new one, or NULL
+ * when every connection is owed an answer */
+static struct comm_tcp_conn *
+tcp_victim(struct comm_point *c)
+{
+	struct comm_tcp_conn *best = NULL;
+	int i;
+	for(i = 0; i < c->max_conn; i++) {
+		struct comm_tcp_conn *conn = &c->conns[i];
+		if(conn->fd == -1 || tcp_conn_owed(conn))
+			continue;
+		if(!best || (conn->nq == 0 && best->nq != 0) ||
+			((conn->nq == 0) == (best->nq == 0) &&
+			timercmp(&conn->since, &best->since, <)))
+			best = conn;
+	}
+	return best;
+}
+
+/**
+ * Free a slot by closing an idle connection (see the file comment).
+ * @return the free slot, or NULL (every connection is owed an answer, or
+ *	kept its slot by sending a whole query just now).
+ */
+static struct comm_tcp_conn *
+tcp_evict(struct comm_point *c)
+{
+	int k;
+	for(k = 0; k < TCP_EVICT_TRIES; k++) {
+		struct comm_tcp_conn *v = tcp_victim(c);
+		uint64_t nq;
+		if(!v)
+			return NULL;
+		nq = v->nq;
+		/* its query may be waiting in the socket */
+		if(!v->read_closed)
+			(void)tcp_conn_read(v);
+		if(v->fd == -1)
+			return v;
+		if(v->nq != nq)
+			continue;
+		c->stats.tcp_evicted++;
+		verbose(VERB_ALGO, "tcp: table full, closing an idle connection");
+		tcp_conn_close(v);
+		return v;
+	}
+	return NULL;
+}
+
+/** accept was paused (out of descriptors): listen again */
+static void
+tcp_accept_resume(void *arg)
+{
+	struct comm_point *c = arg;
+	c->accept_paused = 0;
+	if(c->listening && nev_io_set(c->base, c->io, NEV_READ) == -1)
+		log_err("tcp: cannot wait for fd %d again", c->fd);
+}
+
+/** accept failed for want of descriptors or memory: close an idle
+ * connection to make room, else stop accepting for a while (the socket
+ * stays readable, and would wake the loop at once again) */
+static void
+tcp_accept_starved(struct comm_point *c)
+{
+	if(tcp_evict(c))
+		return;
+	if(c->accept_paused || !c->accept_timer)
+		return;
+	if(nev_io_set(c->base, c->io, 0) == -1)
+		return;
+	c->accept_paused = 1;
+	c->stats.tcp_accept_pauses++;
+	(void)comm_timer_set(c->accept_timer, TCP_ACCEPT_PAUSE_MS);
 }
 
 /** accept new connections */
@@ -737,7 +935,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 	struct comm_point *c = arg;
 	int k;
 	(void)events;
-	for(k = 0; k < TCP_ACCEPTS_PER_WAKE; k++) {
+	for(k = 0; k < TCP_ACCEPTS_PER_WAKE && !c->accept_paused; k++) {
 		struct netaddr client;
 		struct comm_tcp_conn *conn = NULL;
 		int fd, i;
@@ -749,6 +947,13 @@ tcp_acceptable(int lfd, int events, void *arg)
 		fd = accept(lfd, (struct sockaddr *)&client.addr, &client.len);
 #endif
 		if(fd == -1) {
+			if(errno == EMFILE || errno == ENFILE ||
+				errno == ENOBUFS || errno == ENOMEM) {
+				verbose(VERB_OPS, "tcp accept: %s",
+					strerror(errno));
+				tcp_accept_starved(c);
+				continue;
+			}
 			if(errno != EAGAIN && errno != EWOULDBLOCK &&
 				errno != EINTR && errno != ECONNABORTED)
 				verbose(VERB_OPS, "tcp accept: %s",
@@ -768,8 +973,11 @@ tcp_acceptable(int lfd, int events, void *arg)
 					break;
 				}
 		}
+		if(!conn)
+			conn = tcp_evict(c);
 		if(!conn) {
-			/* over incoming-num-tcp: refuse this one cleanly */
+			/* every connection is owed an answer: refuse this
+			 * one cleanly */
 			c->stats.tcp_refused++;
 			close(fd);
 			continue;
@@ -791,6 +999,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->lgot = conn->got = conn->need = 0;
 		conn->read_closed = 0;
 		conn->pending = 0;
+		conn->nq = 0;
 		conn->mask = 0;
 		c->nconn++;
 		c->stats.tcp_accepted++;
@@ -798,8 +1007,10 @@ tcp_acceptable(int lfd, int events, void *arg)
 			tcp_conn_close(conn);
 			continue;
 		}
-		if(c->idle_ms > 0)
-			(void)comm_timer_set(conn->timer, c->idle_ms);
+		tcp_conn_progress(conn);
+		tcp_pressure_check(c);
+		/* the query often came with the connection */
+		(void)tcp_conn_read(conn);
 	}
 }
 
@@ -823,6 +1034,8 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 		c->bufsize = 65535;
 	c->max_conn = max_conn > 0 ? max_conn : 1;
 	c->idle_ms = idle_timeout_ms;
+	c->first_ms = TCP_FIRST_QUERY_MS;
+	c->pressure_ms = TCP_PRESSURE_IDLE_MS;
 	c->conns = calloc((size_t)c->max_conn, sizeof(*c->conns));
 	if(!c->conns) {
 		log_err("comm_point_create_tcp: out of memory");
@@ -838,6 +1051,9 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 		if(!c->conns[i].timer)
 			goto fail;
 	}
+	c->accept_timer = comm_timer_create(base, tcp_accept_resume, c);
+	if(!c->accept_timer)
+		goto fail;
 	c->io = nev_io_new(base, fd, tcp_acceptable, c);
 	if(!c->io)
 		goto fail;
@@ -866,6 +1082,7 @@ comm_point_delete(struct comm_point *c)
 		}
 		free(c->conns);
 	}
+	comm_timer_delete(c->accept_timer);
 	c->listening = 0;
 	udp_busy_leave(c);
 	nev_io_free(c->base, c->io);
@@ -904,6 +1121,20 @@ int
 comm_point_tcp_count(struct comm_point *c)
 {
 	return c->type == COMM_TCP ? c->nconn : 0;
+}
+
+void
+comm_point_tcp_set_timeouts(struct comm_point *c, int first_query_ms,
+	int pressure_idle_ms)
+{
+	int i;
+	if(c->type != COMM_TCP)
+		return;
+	c->first_ms = first_query_ms;
+	c->pressure_ms = pressure_idle_ms;
+	for(i = 0; i < c->max_conn; i++)
+		if(c->conns[i].fd != -1)
+			tcp_conn_arm(&c->conns[i]);
 }
 
 int
