@@ -1155,7 +1155,8 @@ static void
 iter_server_lame(struct mesh_state *s)
 {
 	struct iter_qstate *iq = s->iq;
-	if(iq->cur && s->mesh->res->infra && !iq->dp->is_forward)
+	if(iq->cur && s->mesh->res->infra && !iq->dp->is_forward &&
+		iq->qclass == DNS_CLASS_IN) /* other classes: not lameness */
 		infra_set_lame(s->mesh->res->infra, &iq->cur->addr,
 			iq->dp->name, st_now(s));
 	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
