@@ -23,6 +23,8 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 /** the backends to run every test on */
 static const char *backends[] = {
@@ -1026,6 +1028,15 @@ tcp_server(struct comm_base *b, int max, int idle, struct netaddr *a)
 	*a = sock_addr(fd);
 	c = comm_point_create_tcp(b, fd, max, idle, 0, tcp_cb, NULL);
 	ck_assert_ptr_nonnull(c);
+#ifdef TCP_DEFER_ACCEPT
+	{
+		/* the tests count connections the moment they are made
+		 * (test_tcp_defer_accept checks the deferral) */
+		int zero = 0;
+		ck_assert_int_eq(setsockopt(comm_point_fd(c), IPPROTO_TCP,
+			TCP_DEFER_ACCEPT, &zero, sizeof(zero)), 0);
+	}
+#endif
 	return c;
 }
 
@@ -1284,6 +1295,86 @@ START_TEST(test_tcp_evict_reads_first)
 	comm_base_delete(b);
 }
 END_TEST
+
+/* a connection is not closed for a new one in the wake-up it was accepted
+ * in: it gets a wait of the loop to send its query; the new one waits in
+ * the backlog meanwhile */
+START_TEST(test_tcp_fresh_kept)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 1, 30000, &a);
+	const uint8_t lq[] = { 0, 2, 'L', 'f' };
+	int f1, f2, k;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	nsaved = 0;
+	/* both wait in the backlog before the loop turns */
+	f1 = tcp_connect(&a);
+	f2 = tcp_connect(&a);
+	for(k = 0; k < 100 && comm_point_tcp_count(c) == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(comm_point_tcp_count(c), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 0);
+	/* the first speaks before the next round: it keeps its slot, and
+	 * the second is refused then (the first is owed an answer) */
+	ck_assert_int_eq(send(f1, lq, 4, 0), 4);
+	ck_assert_int_eq(tcp_wait_closed(b, f2), 1);
+	ck_assert_int_eq(nsaved, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	ck_assert_int_eq(comm_reply_send(&saved[0], (const uint8_t *)"lf", 2),
+		0);
+	{
+		uint8_t buf[16];
+		ck_assert_int_eq(tcp_read_msg(b, f1, buf), 2);
+		ck_assert_int_eq(memcmp(buf, "lf", 2), 0);
+	}
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	close(f1);
+	close(f2);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+#ifdef TCP_DEFER_ACCEPT
+/* as created, a TCP comm_point defers accept until a client speaks: a
+ * silent connection takes no slot, one that sends its query is served
+ * even with the only slot "taken" by silent ones */
+START_TEST(test_tcp_defer_accept)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c;
+	int lfd, f[3], fq, k, v = 0;
+	socklen_t vl = sizeof(v);
+	a = lo_addr("127.0.0.1");
+	lfd = comm_sock_open_tcp(&a, NULL);
+	ck_assert_int_ge(lfd, 0);
+	a = sock_addr(lfd);
+	c = comm_point_create_tcp(b, lfd, 1, 30000, 0, tcp_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(getsockopt(lfd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &v,
+		&vl), 0);
+	ck_assert_int_gt(v, 0);
+	for(k = 0; k < 3; k++)
+		f[k] = tcp_connect(&a);
+	fq = tcp_connect(&a);
+	/* the query comes after the silent ones, and is served first */
+	ck_assert_int_eq(tcp_still_served(b, fq), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 0);
+	for(k = 0; k < 3; k++)
+		close(f[k]);
+	close(fq);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+#endif
 
 /* a test timer that only marks that it fired */
 static int sentinel_fired;
@@ -1562,6 +1653,10 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_tcp_limit, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_evict_order, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_evict_reads_first, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_fresh_kept, 0, NUM_BACKENDS);
+#ifdef TCP_DEFER_ACCEPT
+	tcase_add_loop_test(tc, test_tcp_defer_accept, 0, NUM_BACKENDS);
+#endif
 	tcase_add_loop_test(tc, test_tcp_first_query_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_pressure_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_idle_timeout, 0, NUM_BACKENDS);

@@ -47,7 +47,11 @@
  * first query is read right after accept when it is already there. When
  * accept fails for want of descriptors, an idle connection is closed to
  * make room, or, with none, the listening socket is left alone for
- * TCP_ACCEPT_PAUSE_MS instead of waking the loop again at once.
+ * TCP_ACCEPT_PAUSE_MS instead of waking the loop again at once. Where
+ * the system has TCP_DEFER_ACCEPT (Linux), the listening socket sets it:
+ * a connection reaches accept only with its first bytes (or after the
+ * kernel's wait), so a silent one takes no slot at all, and a client's
+ * query is read right away and makes its connection owed an answer.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
@@ -135,6 +139,8 @@ struct comm_tcp_conn {
 	/** last progress (accept, whole query, answer queued): the cached
 	 * clock then; the timer counts from it */
 	struct timeval since;
+	/** the accept round (comm_point accept_round) it was accepted in */
+	uint64_t round;
 };
 
 /** a UDP or TCP service point */
@@ -209,6 +215,9 @@ struct comm_point {
 	int accept_paused;
 	/** resumes a paused accept */
 	struct comm_timer *accept_timer;
+	/** counts the wake-ups of the listening socket: a connection is
+	 * not closed for a new one in the round it was accepted in */
+	uint64_t accept_round;
 };
 
 /* ------------------------------------------------------------------ */
@@ -852,10 +861,14 @@ tcp_conn_timeout(void *arg)
 	tcp_conn_close(conn);
 }
 
-/** @return the idle connection to close first for a new one, or NULL
- * when every connection is owed an answer */
+/**
+ * @param fresh: set to 1 when an idle connection was passed over because
+ *	it was accepted in this round.
+ * @return the idle connection to close first for a new one, or NULL
+ * when every connection is owed an answer or was accepted this round
+ */
 static struct comm_tcp_conn *
-tcp_victim(struct comm_point *c)
+tcp_victim(struct comm_point *c, int *fresh)
 {
 	struct comm_tcp_conn *best = NULL;
 	int i;
@@ -863,6 +876,12 @@ tcp_victim(struct comm_point *c)
 		struct comm_tcp_conn *conn = &c->conns[i];
 		if(conn->fd == -1 || tcp_conn_owed(conn))
 			continue;
+		if(conn->round == c->accept_round) {
+			/* its first bytes may be on the way: it gets a
+			 * wait of the loop before it can be closed */
+			*fresh = 1;
+			continue;
+		}
 		if(!best || (conn->nq == 0 && best->nq != 0) ||
 			((conn->nq == 0) == (best->nq == 0) &&
 			timercmp(&conn->since, &best->since, <)))
@@ -873,15 +892,17 @@ tcp_victim(struct comm_point *c)
 
 /**
  * Free a slot by closing an idle connection (see the file comment).
+ * @param fresh: set to 1 when idle connections accepted in this round
+ *	were passed over (try again in the next round).
  * @return the free slot, or NULL (every connection is owed an answer, or
- *	kept its slot by sending a whole query just now).
+ *	kept its slot by sending a whole query just now, or is fresh).
  */
 static struct comm_tcp_conn *
-tcp_evict(struct comm_point *c)
+tcp_evict(struct comm_point *c, int *fresh)
 {
 	int k;
 	for(k = 0; k < TCP_EVICT_TRIES; k++) {
-		struct comm_tcp_conn *v = tcp_victim(c);
+		struct comm_tcp_conn *v = tcp_victim(c, fresh);
 		uint64_t nq;
 		if(!v)
 			return NULL;
@@ -917,7 +938,8 @@ tcp_accept_resume(void *arg)
 static void
 tcp_accept_starved(struct comm_point *c)
 {
-	if(tcp_evict(c))
+	int fresh = 0;
+	if(tcp_evict(c, &fresh))
 		return;
 	if(c->accept_paused || !c->accept_timer)
 		return;
@@ -935,10 +957,25 @@ tcp_acceptable(int lfd, int events, void *arg)
 	struct comm_point *c = arg;
 	int k;
 	(void)events;
+	c->accept_round++;
 	for(k = 0; k < TCP_ACCEPTS_PER_WAKE && !c->accept_paused; k++) {
 		struct netaddr client;
 		struct comm_tcp_conn *conn = NULL;
-		int fd, i;
+		int fd, i, fresh = 0;
+		/* a free slot, else an idle connection's (closed once a
+		 * new connection is there) */
+		if(c->nconn < c->max_conn) {
+			for(i = 0; i < c->max_conn; i++)
+				if(c->conns[i].fd == -1) {
+					conn = &c->conns[i];
+					break;
+				}
+		}
+		/* when only connections accepted this round are idle, leave
+		 * the rest in the backlog for the next round, when those
+		 * have had their chance to speak */
+		if(!conn && !tcp_victim(c, &fresh) && fresh)
+			return;
 		client.len = sizeof(client.addr);
 #ifdef HAVE_ACCEPT4
 		fd = accept4(lfd, (struct sockaddr *)&client.addr, &client.len,
@@ -966,15 +1003,8 @@ tcp_acceptable(int lfd, int events, void *arg)
 			continue;
 		}
 #endif
-		if(c->nconn < c->max_conn) {
-			for(i = 0; i < c->max_conn; i++)
-				if(c->conns[i].fd == -1) {
-					conn = &c->conns[i];
-					break;
-				}
-		}
 		if(!conn)
-			conn = tcp_evict(c);
+			conn = tcp_evict(c, &fresh);
 		if(!conn) {
 			/* every connection is owed an answer: refuse this
 			 * one cleanly */
@@ -1000,6 +1030,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->read_closed = 0;
 		conn->pending = 0;
 		conn->nq = 0;
+		conn->round = c->accept_round;
 		conn->mask = 0;
 		c->nconn++;
 		c->stats.tcp_accepted++;
@@ -1032,6 +1063,18 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	}
 	if(c->bufsize > 65535)
 		c->bufsize = 65535;
+#ifdef TCP_DEFER_ACCEPT
+	{
+		/* a DNS client speaks first: the kernel keeps a connection
+		 * until its first bytes arrive, so one that never sends
+		 * takes no slot, and a query is there when it is accepted */
+		int secs = TCP_FIRST_QUERY_MS / 1000;
+		if(setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs,
+			sizeof(secs)) == -1)
+			verbose(VERB_ALGO, "tcp: setsockopt TCP_DEFER_ACCEPT: %s",
+				strerror(errno));
+	}
+#endif
 	c->max_conn = max_conn > 0 ? max_conn : 1;
 	c->idle_ms = idle_timeout_ms;
 	c->first_ms = TCP_FIRST_QUERY_MS;

@@ -746,7 +746,7 @@ comm_sock_open_tcp(const struct netaddr *addr,
 	const struct comm_sock_opts *opts)
 {
 	char astr[NETADDR_STRLEN];
-	int backlog = (opts && opts->backlog > 0) ? opts->backlog : 128;
+	int backlog = (opts && opts->backlog > 0) ? opts->backlog : 256;
 	int fd = sock_open(addr, opts, SOCK_STREAM, "TCP");
 	if(fd == -1)
 		return -1;

@@ -246,7 +246,8 @@ struct comm_sock_opts {
 	int rcvbuf;
 	/** SO_SNDBUF in bytes, 0 for default; logged if the kernel gives less */
 	int sndbuf;
-	/** TCP listen backlog, 0 for 128 */
+	/** TCP listen backlog, 0 for 256 (as Unbound: room for a burst of
+	 * connections while a flood of others is being accepted and closed) */
 	int backlog;
 	/** IP_FREEBIND / IP_TRANSPARENT style binding of absent addresses */
 	int freebind;
