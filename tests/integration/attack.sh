@@ -79,6 +79,7 @@ if ! flock -w 300 9; then
 	exit 1
 fi
 
+T0=$(date +%s)
 it_init petrel-attack
 PASSED=0
 FAILED=0
@@ -138,6 +139,7 @@ for zone in victim.zz refuser.zz; do
 	done
 done
 # ------------------------------------------------------ 2. idle TCP
+echo "     ($(( $(date +%s) - T0 )) s) idle TCP attack"
 if [ "$(q +tcp p0.fwd.zz. A | status)" = NOERROR ]; then
 	ok "dig +tcp answers before the attack"
 else
@@ -156,8 +158,11 @@ sleep 2
 good=0
 for i in $(seq "$PROBES"); do
 	t=$(date +%s.%N)
-	if [ "$(timeout 5 dig +tcp +time=2 +tries=1 @127.0.0.1 -p "$PORT" "p$i.fwd.zz." A 2>/dev/null | status)" = NOERROR ]; then
+	out=$(timeout 5 dig +tcp +time=2 +tries=1 @127.0.0.1 -p "$PORT" "p$i.fwd.zz." A 2>&1)
+	if [ "$(echo "$out" | status)" = NOERROR ]; then
 		good=$((good + 1))
+	else
+		echo "     probe $i: $(echo "$out" | grep -E '^;; (communications|connection|no servers)|timed out|status:' | head -1)"
 	fi
 	# one probe a second
 	sleep "$(awk -v t="$t" -v n="$(date +%s.%N)" 'BEGIN { d = 1 - (n - t); print (d > 0 ? d : 0) }')"
