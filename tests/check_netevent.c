@@ -263,6 +263,40 @@ START_TEST(test_timer_after_slow_callback)
 }
 END_TEST
 
+/*
+ * A timer counts from the moment it is armed, also when the cached clock
+ * is behind (callbacks took a while since the wake-up): armed 30 ms after
+ * the last clock reading, a 50 ms timer does not fire 20 ms later.
+ */
+static int stale_fired;
+
+static void
+stale_cb(void *arg)
+{
+	stale_fired = 1;
+	comm_base_exit(arg);
+}
+
+START_TEST(test_timer_counts_from_arming)
+{
+	struct comm_base *b = mkbase(_i);
+	struct comm_timer *t = comm_timer_create(b, stale_cb, b);
+	struct timeval armed, fired_at;
+	ck_assert_ptr_nonnull(t);
+	stale_fired = 0;
+	comm_base_update_time(b);
+	usleep(30000);
+	gettimeofday(&armed, NULL);
+	ck_assert_int_eq(comm_timer_set(t, 50), 0);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	gettimeofday(&fired_at, NULL);
+	ck_assert_int_eq(stale_fired, 1);
+	ck_assert_int_ge(tv_diff_us(&armed, &fired_at), 50000);
+	comm_timer_delete(t);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* a timer deleting itself and re-arming another from its callback */
 static struct comm_timer *self_t, *other_t;
 static int self_count;
@@ -1626,6 +1660,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_timers_order, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timer_never_early, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timer_after_slow_callback, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timer_counts_from_arming, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timer_from_callback, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_idle_hooks, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_signal, 0, NUM_BACKENDS);

@@ -367,7 +367,7 @@ comm_timer_create(struct comm_base *base, void (*cb)(void *arg), void *arg)
 int
 comm_timer_set(struct comm_timer *t, int ms)
 {
-	struct timeval rel;
+	struct timeval rel, now;
 	if(ms < 0)
 		ms = 0;
 	rel.tv_sec = ms / 1000;
@@ -375,7 +375,13 @@ comm_timer_set(struct comm_timer *t, int ms)
 	if(t->is_set)
 		t->base->be->timer_clear(t->base->st, t->bt);
 	t->is_set = 0;
-	if(t->base->be->timer_set(t->base->st, t->bt, &t->base->now, &rel))
+	/* count from now, not from the cached clock: that was read at the
+	 * wake-up, and the callbacks since may have taken a while, so a
+	 * timer counted from it would fire that much before its time */
+	gettimeofday(&now, NULL);
+	if(timercmp(&now, &t->base->now, <))
+		now = t->base->now;
+	if(t->base->be->timer_set(t->base->st, t->bt, &now, &rel))
 		return -1;
 	t->is_set = 1;
 	return 0;
