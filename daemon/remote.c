@@ -20,6 +20,7 @@
 #include "util/log.h"
 #include "util/netaddr.h"
 #include "util/version.h"
+#include "util/log_limit.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1195,12 +1196,19 @@ gather_stats(struct daemon *d, int reset, struct stats_info *info,
 /* ------------------------------------------------------------------ */
 /* supervisor: connections                                             */
 
+/** the warnings a bad control client causes (slow, garbage, failed
+ * handshake): at most 10 a minute, so that a flood of bad connections
+ * cannot fill the log */
+static struct log_limit remote_warn_limit =
+	LOG_LIMIT_INIT(10, 60, "control");
+
 /** read up to len bytes; @return bytes, 0 at end, -1 on error */
 static ssize_t
 conn_read(struct remote_conn *c, void *buf, size_t len)
 {
 	if(time(NULL) > c->deadline) {
-		log_warnx("control: connection too slow, closed");
+		if(log_limit_allow(&remote_warn_limit, time(NULL)))
+			log_warnx("control: connection too slow, closed");
 		return -1;
 	}
 	if(c->ssl) {
@@ -1257,7 +1265,9 @@ conn_write(struct remote_conn *c, const void *buf, size_t len)
 	while(len > 0) {
 		ssize_t r;
 		if(time(NULL) > c->deadline) {
-			log_warnx("control: client too slow to read, closed");
+			if(log_limit_allow(&remote_warn_limit, time(NULL)))
+				log_warnx("control: client too slow to read, "
+					"closed");
 			return -1;
 		}
 		if(c->ssl) {
@@ -1967,8 +1977,11 @@ accept_cb(int fd, void *arg)
 			goto done;
 		}
 		if(SSL_accept(c.ssl) != 1) {
-			log_ssl_errors("control: TLS handshake refused "
-				"(wrong or missing client certificate?)");
+			if(log_limit_allow(&remote_warn_limit, time(NULL)))
+				log_ssl_errors("control: TLS handshake refused "
+					"(wrong or missing client "
+					"certificate?)");
+			else	ERR_clear_error();
 			goto done;
 		}
 	}

@@ -184,7 +184,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 				rep->is_tcp);
 		return 1;
 	}
-	return 0;
+	return r == RESOLVER_DROP ? -1 : 0;
 }
 
 /** the UDP batch peek: parse the batch's queries and warm the message

@@ -797,7 +797,8 @@ static void
 iter_server_lame(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	if(iq->cur && s->env->infra && !iq->dp->is_forward)
+	if(iq->cur && s->env->infra && !iq->dp->is_forward &&
+		iq->qclass == DNS_CLASS_IN) /* other classes: not lameness */
 		infra_set_lame(s->env->infra, &iq->cur->addr,
 			iq->dp->name, st_now(s));
 	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);

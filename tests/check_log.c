@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "util/log.h"
+#include "util/log_limit.h"
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +109,63 @@ START_TEST(test_long_line)
 }
 END_TEST
 
+/** occurrences of needle in hay */
+static int
+count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+	const char *p = hay;
+	while((p = strstr(p, needle)) != NULL) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/* 300 warnings in one interval: 5 logged and one summary line, given at
+ * the first call after the interval; then 5 more may pass */
+START_TEST(test_log_limit)
+{
+	struct log_limit l = LOG_LIMIT_INIT(5, 60, "control");
+	struct log_limit l2;
+	int i, passed = 0;
+	time_t t0 = 1000000;
+	log_capture(cap, sizeof(cap));
+	for(i = 0; i < 300; i++) {
+		if(log_limit_allow(&l, t0 + i / 10)) {
+			log_warnx("bad connection %d", i);
+			passed++;
+		}
+	}
+	ck_assert_int_eq(passed, 5);
+	ck_assert_int_eq(count_of(cap, "bad connection"), 5);
+	ck_assert_ptr_nonnull(strstr(cap, "bad connection 4\n"));
+	ck_assert_int_eq(count_of(cap, "suppressed"), 0);
+	/* still inside the interval: nothing */
+	log_limit_flush(&l, t0 + 59);
+	ck_assert_int_eq(count_of(cap, "suppressed"), 0);
+	/* the interval is over: one line, then warnings pass again */
+	ck_assert_int_eq(log_limit_allow(&l, t0 + 60), 1);
+	ck_assert_int_eq(count_of(cap, "suppressed"), 1);
+	ck_assert_ptr_nonnull(strstr(cap,
+		"control: 295 more warnings suppressed in 60 s\n"));
+	for(i = 0; i < 4; i++)
+		ck_assert_int_eq(log_limit_allow(&l, t0 + 61), 1);
+	ck_assert_int_eq(log_limit_allow(&l, t0 + 61), 0);
+	/* flush gives the summary without a new warning */
+	log_limit_flush(&l, t0 + 200);
+	ck_assert_int_eq(count_of(cap, "suppressed"), 2);
+	ck_assert_ptr_nonnull(strstr(cap,
+		"control: 1 more warnings suppressed in 60 s\n"));
+	/* an interval with nothing suppressed logs no summary */
+	log_limit_init(&l2, 2, 10, "x");
+	ck_assert_int_eq(log_limit_allow(&l2, t0), 1);
+	ck_assert_int_eq(log_limit_allow(&l2, t0 + 20), 1);
+	ck_assert_int_eq(count_of(cap, "suppressed"), 2);
+	log_capture(NULL, 0);
+}
+END_TEST
+
 static Suite *
 log_suite(void)
 {
@@ -117,6 +175,7 @@ log_suite(void)
 	tcase_add_test(tc, test_errno_kept);
 	tcase_add_test(tc, test_file_output);
 	tcase_add_test(tc, test_long_line);
+	tcase_add_test(tc, test_log_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }

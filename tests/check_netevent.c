@@ -23,6 +23,8 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 /** the backends compiled in */
 static const char *const backends_built[] = {
@@ -134,6 +136,14 @@ END_TEST
 #endif
 
 /* timers */
+/** microseconds from a to b */
+static long long
+tv_diff_us(const struct timeval *a, const struct timeval *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000000 +
+		(b->tv_usec - a->tv_usec);
+}
+
 static int fired[16];
 static int nfired;
 static struct comm_base *tbase;
@@ -177,14 +187,158 @@ START_TEST(test_timers_order)
 	ck_assert_int_eq(fired[2], 60);
 	ck_assert_int_eq(fired[3], 40); /* re-armed to 80 ms */
 	ck_assert_int_eq(fired[4], 99);
-	/* the cached clock moved with the loop */
-	elapsed = (comm_base_now(b)->tv_sec - tstart.tv_sec) * 1000 +
-		(comm_base_now(b)->tv_usec - tstart.tv_usec) / 1000;
-	ck_assert_int_ge(elapsed, 115);
-	ck_assert_int_lt(elapsed, 5000);
+	/* the cached clock moved with the loop, at least to the last
+	 * deadline (in microseconds: rounding to milliseconds made 119.9 ms
+	 * look like 119). libevent waits on the monotonic clock, the cache
+	 * is the wall clock: NTP may slew one against the other by up to
+	 * 0.05%, allowed for here as 0.1% of the 120 ms */
+	elapsed = (long)tv_diff_us(&tstart, comm_base_now(b));
+	ck_assert_int_ge(elapsed, 120000 - 120);
+	ck_assert_int_lt(elapsed, 5000000);
 	ck_assert_int_eq(*comm_base_secs(b), comm_base_now(b)->tv_sec);
 	for(i = 0; i < 6; i++)
 		comm_timer_delete(t[i]);
+	comm_base_delete(b);
+}
+END_TEST
+
+/*
+ * A timer never fires before its time: in its callback the cached clock
+ * (and the real one) is at or past the moment it was armed plus its delay.
+ * Many short timers, each armed from the previous one's callback at a
+ * different point in the clock's tick, so that a backend that rounds its
+ * wait down or reads a coarse clock fires one of them early.
+ */
+static struct timeval early_armed;
+static int early_ms, early_count, early_bad;
+static struct comm_timer *early_t;
+
+static void
+early_cb(void *arg)
+{
+	struct comm_base *b = arg;
+	struct timeval real;
+	gettimeofday(&real, NULL);
+	if(tv_diff_us(&early_armed, comm_base_now(b)) <
+		(long long)early_ms * 1000 ||
+		tv_diff_us(&early_armed, &real) < (long long)early_ms * 1000)
+		early_bad++;
+	if(++early_count == 150) {
+		comm_base_exit(b);
+		return;
+	}
+	/* arm from the clock as it is now, not as it was at the wake-up */
+	if(early_count % 2)
+		comm_base_update_time(b);
+	early_armed = *comm_base_now(b);
+	early_ms = 1 + early_count % 3;
+	ck_assert_int_eq(comm_timer_set(early_t, early_ms), 0);
+}
+
+START_TEST(test_timer_never_early)
+{
+	struct comm_base *b = mkbase(_i);
+	early_count = early_bad = 0;
+	early_t = comm_timer_create(b, early_cb, b);
+	ck_assert_ptr_nonnull(early_t);
+	early_armed = *comm_base_now(b);
+	early_ms = 1;
+	ck_assert_int_eq(comm_timer_set(early_t, early_ms), 0);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(early_count, 150);
+	ck_assert_int_eq(early_bad, 0);
+	comm_timer_delete(early_t);
+	comm_base_delete(b);
+}
+END_TEST
+
+/*
+ * A timer whose deadline passes while another callback of the same
+ * iteration runs: it may fire in that iteration only if the clock the
+ * loop cached at the wake-up is past its deadline, else in the next one
+ * (after a new clock reading); never with the cached clock before it.
+ */
+static int slow_timer_fired, slow_timer_early;
+static struct timeval slow_armed;
+
+static void
+slow_watch_cb(int fd, void *arg)
+{
+	char buf[8];
+	(void)arg;
+	if(read(fd, buf, sizeof(buf)) < 0)
+		return;
+	/* the timer's 5 ms pass inside this callback */
+	usleep(20000);
+}
+
+static void
+slow_timer_cb(void *arg)
+{
+	struct comm_base *b = arg;
+	slow_timer_fired++;
+	if(tv_diff_us(&slow_armed, comm_base_now(b)) < 5000)
+		slow_timer_early++;
+	comm_base_exit(b);
+}
+
+START_TEST(test_timer_after_slow_callback)
+{
+	struct comm_base *b = mkbase(_i);
+	struct comm_timer *t;
+	struct comm_watch *w;
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	w = comm_watch_create(b, p[0], slow_watch_cb, b);
+	ck_assert_ptr_nonnull(w);
+	t = comm_timer_create(b, slow_timer_cb, b);
+	ck_assert_ptr_nonnull(t);
+	slow_timer_fired = slow_timer_early = 0;
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	comm_base_update_time(b);
+	slow_armed = *comm_base_now(b);
+	ck_assert_int_eq(comm_timer_set(t, 5), 0);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	ck_assert_int_eq(slow_timer_fired, 1);
+	ck_assert_int_eq(slow_timer_early, 0);
+	comm_timer_delete(t);
+	comm_watch_delete(w);
+	close(p[0]);
+	close(p[1]);
+	comm_base_delete(b);
+}
+END_TEST
+
+/*
+ * A timer counts from the moment it is armed, also when the cached clock
+ * is behind (callbacks took a while since the wake-up): armed 30 ms after
+ * the last clock reading, a 50 ms timer does not fire 20 ms later.
+ */
+static int stale_fired;
+
+static void
+stale_cb(void *arg)
+{
+	stale_fired = 1;
+	comm_base_exit(arg);
+}
+
+START_TEST(test_timer_counts_from_arming)
+{
+	struct comm_base *b = mkbase(_i);
+	struct comm_timer *t = comm_timer_create(b, stale_cb, b);
+	struct timeval armed, fired_at;
+	ck_assert_ptr_nonnull(t);
+	stale_fired = 0;
+	comm_base_update_time(b);
+	usleep(30000);
+	gettimeofday(&armed, NULL);
+	ck_assert_int_eq(comm_timer_set(t, 50), 0);
+	ck_assert_int_eq(comm_base_dispatch(b), 0);
+	gettimeofday(&fired_at, NULL);
+	ck_assert_int_eq(stale_fired, 1);
+	ck_assert_int_ge(tv_diff_us(&armed, &fired_at), 50000);
+	comm_timer_delete(t);
 	comm_base_delete(b);
 }
 END_TEST
@@ -1054,6 +1208,15 @@ tcp_server(struct comm_base *b, int max, int idle, struct netaddr *a)
 	*a = sock_addr(fd);
 	c = comm_point_create_tcp(b, fd, max, idle, 0, tcp_cb, NULL);
 	ck_assert_ptr_nonnull(c);
+#ifdef TCP_DEFER_ACCEPT
+	{
+		/* the tests count connections the moment they are made
+		 * (test_tcp_defer_accept checks the deferral) */
+		int zero = 0;
+		ck_assert_int_eq(setsockopt(comm_point_fd(c), IPPROTO_TCP,
+			TCP_DEFER_ACCEPT, &zero, sizeof(zero)), 0);
+	}
+#endif
 	return c;
 }
 
@@ -1154,38 +1317,328 @@ START_TEST(test_tcp_framing)
 }
 END_TEST
 
+/** turn the loop until fd sees the connection closed. @return 1 if it
+ * did (EOF or reset), 0 if not within the bound */
+static int
+tcp_wait_closed(struct comm_base *b, int fd)
+{
+	int i;
+	for(i = 0; i < 500; i++) {
+		uint8_t x;
+		ssize_t r = recv(fd, &x, 1, 0);
+		if(r == 0 || (r == -1 && errno == ECONNRESET))
+			return 1;
+		comm_base_loop_once(b, 10);
+	}
+	return 0;
+}
+
+/** @return 1 if fd is still open at the server: a query is answered */
+static int
+tcp_still_served(struct comm_base *b, int fd)
+{
+	const uint8_t q[] = { 0, 2, 'E', 'k' };
+	uint8_t buf[16];
+	if(send(fd, q, 4, MSG_NOSIGNAL) != 4)
+		return 0;
+	return tcp_read_msg(b, fd, buf) == 2 && memcmp(buf, "ek", 2) == 0;
+}
+
+/** connect and turn the loop until the server has n connections */
+static int
+tcp_connect_wait(struct comm_base *b, struct comm_point *c,
+	const struct netaddr *a, int n)
+{
+	int fd = tcp_connect(a), k;
+	for(k = 0; k < 200 && comm_point_tcp_count(c) < n; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(comm_point_tcp_count(c), n);
+	return fd;
+}
+
+/* a full table: a new connection takes an idle one's slot; it is refused
+ * only when every connection is owed an answer */
 START_TEST(test_tcp_limit)
 {
 	struct comm_base *b = mkbase(_i);
 	struct netaddr a;
 	struct comm_point *c = tcp_server(b, 2, 5000, &a);
 	uint8_t buf[100];
-	const uint8_t q[] = { 0, 2, 'E', 'k' };
-	int f1 = tcp_connect(&a), f2 = tcp_connect(&a), f3, f4, k;
-	for(k = 0; k < 20 && comm_point_tcp_count(c) < 2; k++)
+	const uint8_t lq[] = { 0, 2, 'L', 'q' };
+	int f1, f2, f3, f4, k;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	nsaved = 0;
+	f1 = tcp_connect_wait(b, c, &a, 1);
+	f2 = tcp_connect_wait(b, c, &a, 2);
+	/* f2 waits for an answer: it is owed one */
+	ck_assert_int_eq(send(f2, lq, 4, 0), 4);
+	for(k = 0; k < 100 && nsaved < 1; k++)
 		comm_base_loop_once(b, 10);
-	ck_assert_int_eq(comm_point_tcp_count(c), 2);
+	ck_assert_int_eq(nsaved, 1);
+	/* f3 takes the slot of f1, which sent nothing */
 	f3 = tcp_connect(&a);
-	/* the third is refused: it sees the connection close */
-	ck_assert_int_eq(tcp_read_msg(b, f3, buf), 0);
-	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
-	/* the first two keep working */
-	ck_assert_int_eq(send(f1, q, 4, 0), 4);
-	ck_assert_int_eq(send(f2, q, 4, 0), 4);
-	ck_assert_int_eq(tcp_read_msg(b, f1, buf), 2);
-	ck_assert_int_eq(tcp_read_msg(b, f2, buf), 2);
-	ck_assert_int_eq(memcmp(buf, "ek", 2), 0);
-	/* after one closes, a new one is served */
-	close(f1);
-	for(k = 0; k < 100 && comm_point_tcp_count(c) > 1; k++)
+	ck_assert_int_eq(tcp_wait_closed(b, f1), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 2);
+	ck_assert_int_eq(send(f3, lq, 4, 0), 4);
+	for(k = 0; k < 100 && nsaved < 2; k++)
 		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(nsaved, 2);
+	/* both are owed answers: f4 is refused, it sees the close */
 	f4 = tcp_connect(&a);
-	ck_assert_int_eq(send(f4, q, 4, 0), 4);
-	ck_assert_int_eq(tcp_read_msg(b, f4, buf), 2);
+	ck_assert_int_eq(tcp_read_msg(b, f4, buf), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 1);
+	/* the answers reach f2 and f3, which keep working */
+	ck_assert_int_eq(comm_reply_send(&saved[0], (const uint8_t *)"l2", 2),
+		0);
+	ck_assert_int_eq(comm_reply_send(&saved[1], (const uint8_t *)"l3", 2),
+		0);
+	ck_assert_int_eq(tcp_read_msg(b, f2, buf), 2);
+	ck_assert_int_eq(memcmp(buf, "l2", 2), 0);
+	ck_assert_int_eq(tcp_read_msg(b, f3, buf), 2);
+	ck_assert_int_eq(memcmp(buf, "l3", 2), 0);
+	ck_assert_int_eq(tcp_still_served(b, f2), 1);
+	ck_assert_int_eq(tcp_still_served(b, f3), 1);
 	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 3);
+	close(f1);
 	close(f2);
 	close(f3);
 	close(f4);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* which idle connection goes first: one that never sent a whole query
+ * (a stray byte does not count), oldest first; one that did, last */
+START_TEST(test_tcp_evict_order)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 3, 30000, &a);
+	int f1, f2, f3, f4, f5;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	f1 = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	f2 = tcp_connect_wait(b, c, &a, 2);
+	f3 = tcp_connect_wait(b, c, &a, 3);
+	ck_assert_int_eq(send(f3, "\0", 1, 0), 1);
+	comm_base_loop_once(b, 10);
+	/* f2 and f3 sent no whole query: f2 (older) goes first, then f3;
+	 * f1 stays, though it is the oldest */
+	f4 = tcp_connect(&a);
+	ck_assert_int_eq(tcp_wait_closed(b, f2), 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 3);
+	ck_assert_int_eq(tcp_still_served(b, f4), 1);
+	f5 = tcp_connect(&a);
+	ck_assert_int_eq(tcp_wait_closed(b, f3), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 2);
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	ck_assert_int_eq(tcp_still_served(b, f5), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 0);
+	close(f1);
+	close(f2);
+	close(f3);
+	close(f4);
+	close(f5);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* the only idle connection sent its query just before a new one came: it
+ * is read before it would be closed, and kept */
+START_TEST(test_tcp_evict_reads_first)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 1, 30000, &a);
+	const uint8_t lq[] = { 0, 2, 'L', 'r' };
+	uint8_t buf[16];
+	int f1, f2;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	nsaved = 0;
+	f1 = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(send(f1, lq, 4, 0), 4);
+	f2 = tcp_connect(&a);
+	ck_assert_int_eq(tcp_read_msg(b, f2, buf), 0);
+	ck_assert_int_eq(nsaved, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_int_eq(comm_reply_send(&saved[0], (const uint8_t *)"lr", 2),
+		0);
+	ck_assert_int_eq(tcp_read_msg(b, f1, buf), 2);
+	close(f1);
+	close(f2);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* a connection is not closed for a new one in the wake-up it was accepted
+ * in: it gets a wait of the loop to send its query; the new one waits in
+ * the backlog meanwhile */
+START_TEST(test_tcp_fresh_kept)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 1, 30000, &a);
+	const uint8_t lq[] = { 0, 2, 'L', 'f' };
+	int f1, f2, k;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	nsaved = 0;
+	/* both wait in the backlog before the loop turns */
+	f1 = tcp_connect(&a);
+	f2 = tcp_connect(&a);
+	for(k = 0; k < 100 && comm_point_tcp_count(c) == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(comm_point_tcp_count(c), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 0);
+	/* the first speaks before the next round: it keeps its slot, and
+	 * the second is refused then (the first is owed an answer) */
+	ck_assert_int_eq(send(f1, lq, 4, 0), 4);
+	ck_assert_int_eq(tcp_wait_closed(b, f2), 1);
+	ck_assert_int_eq(nsaved, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	ck_assert_int_eq(comm_reply_send(&saved[0], (const uint8_t *)"lf", 2),
+		0);
+	{
+		uint8_t buf[16];
+		ck_assert_int_eq(tcp_read_msg(b, f1, buf), 2);
+		ck_assert_int_eq(memcmp(buf, "lf", 2), 0);
+	}
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	close(f1);
+	close(f2);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+#ifdef TCP_DEFER_ACCEPT
+/* as created, a TCP comm_point defers accept until a client speaks: a
+ * silent connection takes no slot, one that sends its query is served
+ * even with the only slot "taken" by silent ones */
+START_TEST(test_tcp_defer_accept)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c;
+	int lfd, f[3], fq, k, v = 0;
+	socklen_t vl = sizeof(v);
+	a = lo_addr("127.0.0.1");
+	lfd = comm_sock_open_tcp(&a, NULL);
+	ck_assert_int_ge(lfd, 0);
+	a = sock_addr(lfd);
+	c = comm_point_create_tcp(b, lfd, 1, 30000, 0, tcp_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(getsockopt(lfd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &v,
+		&vl), 0);
+	ck_assert_int_gt(v, 0);
+	for(k = 0; k < 3; k++)
+		f[k] = tcp_connect(&a);
+	fq = tcp_connect(&a);
+	/* the query comes after the silent ones, and is served first */
+	ck_assert_int_eq(tcp_still_served(b, fq), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 0);
+	for(k = 0; k < 3; k++)
+		close(f[k]);
+	close(fq);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+#endif
+
+/* a test timer that only marks that it fired */
+static int sentinel_fired;
+
+static void
+sentinel_cb(void *arg)
+{
+	(void)arg;
+	sentinel_fired = 1;
+}
+
+/* a connection that sends no whole query is closed after the first-query
+ * timeout, long before the idle timeout of one that did */
+START_TEST(test_tcp_first_query_timeout)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 30000, &a);
+	struct comm_timer *sentinel = comm_timer_create(b, sentinel_cb, NULL);
+	int fa, fb;
+	comm_point_tcp_set_timeouts(c, 50, 0);
+	fb = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(tcp_still_served(b, fb), 1);
+	fa = tcp_connect_wait(b, c, &a, 2);
+	/* a stray byte is no progress */
+	ck_assert_int_eq(send(fa, "\0", 1, 0), 1);
+	sentinel_fired = 0;
+	ck_assert_int_eq(comm_timer_set(sentinel, 10000), 0);
+	ck_assert_int_eq(tcp_wait_closed(b, fa), 1);
+	ck_assert_int_eq(sentinel_fired, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_timeouts, 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 1);
+	ck_assert_int_eq(tcp_still_served(b, fb), 1);
+	comm_timer_delete(sentinel);
+	close(fa);
+	close(fb);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* over half the slots used, idle connections get the short timeout (those
+ * open already too); at half or less, the idle timeout */
+START_TEST(test_tcp_pressure_timeout)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 30000, &a);
+	struct comm_timer *sentinel = comm_timer_create(b, sentinel_cb, NULL);
+	int f1, f2, f3, k;
+	comm_point_tcp_set_timeouts(c, 0, 50);
+	f1 = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	f2 = tcp_connect_wait(b, c, &a, 2);
+	ck_assert_int_eq(tcp_still_served(b, f2), 1);
+	/* half full: a 200 ms sentinel (4 times the short timeout) fires
+	 * with both still open */
+	sentinel_fired = 0;
+	ck_assert_int_eq(comm_timer_set(sentinel, 200), 0);
+	for(k = 0; k < 1000 && !sentinel_fired; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(sentinel_fired, 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 2);
+	/* a third: over half, the two idle ones are due at once (idle for
+	 * longer than the short timeout already): one is closed, before a
+	 * sentinel far shorter than the idle timeout; then the table is at
+	 * half again and the other two keep the idle timeout */
+	f3 = tcp_connect(&a);
+	sentinel_fired = 0;
+	ck_assert_int_eq(comm_timer_set(sentinel, 10000), 0);
+	for(k = 0; k < 1000 && !sentinel_fired &&
+		comm_point_get_stats(c)->tcp_timeouts == 0; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(sentinel_fired, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_timeouts, 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 2);
+	ck_assert_int_eq(tcp_still_served(b, f3), 1);
+	/* f1 or f2 (both due at the same moment) is gone, the other is not */
+	ck_assert_int_eq(tcp_still_served(b, f1) + tcp_still_served(b, f2), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_timeouts, 1);
+	comm_timer_delete(sentinel);
+	close(f1);
+	close(f2);
+	close(f3);
 	comm_point_delete(c);
 	comm_base_delete(b);
 }
@@ -1354,6 +1807,9 @@ netevent_suite(void)
 	tcase_add_test(tc, test_uring_fallback);
 #endif
 	tcase_add_loop_test(tc, test_timers_order, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timer_never_early, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timer_after_slow_callback, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_timer_counts_from_arming, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timer_from_callback, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_idle_hooks, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_signal, 0, NUM_BACKENDS);
@@ -1382,6 +1838,14 @@ netevent_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_tcp_framing, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_limit, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_evict_order, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_evict_reads_first, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_fresh_kept, 0, NUM_BACKENDS);
+#ifdef TCP_DEFER_ACCEPT
+	tcase_add_loop_test(tc, test_tcp_defer_accept, 0, NUM_BACKENDS);
+#endif
+	tcase_add_loop_test(tc, test_tcp_first_query_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_pressure_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_idle_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_out, 0, NUM_BACKENDS);
 	suite_add_tcase(s, tc);

@@ -38,6 +38,9 @@
 
 /** most values on one line that are looked at */
 #define MAX_VALUES 8
+/** longest value of an option, bytes: far above any name, path, address
+ * or record, and a bound on what a config line can make petrel keep */
+#define MAX_VALUE_LEN 8192
 /** how deep includes may nest */
 #define MAX_INCLUDE_DEPTH 16
 /** largest config file read (bytes) */
@@ -1075,6 +1078,13 @@ again:
 	n = tokenize(s, v, MAX_VALUES);
 	if(n < 0)
 		return perr(p, "%s: unterminated quoted string", key);
+	for(i = 0; i < n && i < MAX_VALUES; i++) {
+		size_t l = strlen(v[i]);
+		if(l > MAX_VALUE_LEN)
+			return perr(p, "%s: value of %lu bytes, longer than the "
+				"%d allowed", key, (unsigned long)l,
+				MAX_VALUE_LEN);
+	}
 
 	if(strcmp(key, "include") == 0 ||
 		strcmp(key, "include-toplevel") == 0) {
@@ -1103,6 +1113,22 @@ again:
 			return perr(p, "%s: not a %s option (it belongs in %s)",
 				key, config_clause_str(p->clause),
 				config_clause_str(other->clause));
+		if(n == 0 || (v[0][0] && v[0][strlen(v[0]) - 1] == ':')) {
+			/* "name:" alone (or followed by "option:"): a clause */
+			char ign[256];
+			size_t k = 0;
+			ign[0] = 0;
+			for(i = 0; config_ignored_clauses[i] &&
+				k < sizeof(ign); i++) {
+				snprintf(ign + k, sizeof(ign) - k, "%s%s:",
+					i ? ", " : "", config_ignored_clauses[i]);
+				k += strlen(ign + k);
+			}
+			return perr(p, "unknown clause '%s:'; the clauses are "
+				"server:, forward-zone:, stub-zone:, "
+				"remote-control: (accepted and ignored: %s)",
+				key, ign);
+		}
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
 			config_option_nearest(key));
 	}

@@ -66,8 +66,9 @@ struct nev_backend {
 	/** @return new disarmed timer, or NULL */
 	void *(*timer_new)(void *st, nev_timer_cb_type cb, void *arg);
 	/**
-	 * Arm a timer to fire at now + rel, where now is the time the
-	 * comm_base cached (passed in, so all backends agree on it).
+	 * Arm a timer to fire at now + rel, where now is the time it is
+	 * armed (read by comm_timer_set, at or after the comm_base's cached
+	 * clock, and passed in so all backends agree on it).
 	 * @return 0 or -1
 	 */
 	int (*timer_set)(void *st, void *t, const struct timeval *now,

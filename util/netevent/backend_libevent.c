@@ -82,11 +82,20 @@ static void *
 lev_create(nev_wake_cb_type wake, void *warg)
 {
 	struct lev_state *s = calloc(1, sizeof(*s));
+	struct event_config *cfg;
 	if(!s) {
 		log_err("libevent backend: out of memory");
 		return NULL;
 	}
-	s->base = event_base_new();
+	/* the precise clock: with a coarse one (libevent picks
+	 * CLOCK_MONOTONIC_COARSE when its tick is 1 ms) a timer fires up
+	 * to a tick before its time */
+	cfg = event_config_new();
+	if(cfg)
+		(void)event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	s->base = cfg ? event_base_new_with_config(cfg) : NULL;
+	if(cfg)
+		event_config_free(cfg);
 	if(!s->base) {
 		log_err("libevent backend: event_base_new failed");
 		free(s);
@@ -238,8 +247,19 @@ static int
 lev_timer_set(void *st, void *p, const struct timeval *now,
 	const struct timeval *rel)
 {
+	struct lev_state *s = st;
 	struct lev_timer *t = p;
-	(void)st; (void)now;
+	struct timeval lnow, ahead, adj;
+	/* libevent counts rel from its own clock, cached when its loop
+	 * woke; the contract counts from now, which the comm_base may have
+	 * read since (comm_base_update_time in a callback): add the
+	 * difference, or the timer fires that much before its time */
+	if(event_base_gettimeofday_cached(s->base, &lnow) == 0 &&
+		timercmp(now, &lnow, >)) {
+		timersub(now, &lnow, &ahead);
+		timeradd(rel, &ahead, &adj);
+		rel = &adj;
+	}
 	if(evtimer_add(t->ev, rel) != 0) {
 		log_err("libevent backend: evtimer_add failed");
 		return -1;

@@ -198,6 +198,11 @@ sel_run_once(void *st, const struct timeval *max_wait)
 		log_warn("select backend: select");
 		return -1;
 	}
+	/* the timers due are those due now, read before the wake hook reads
+	 * the cached clock: a deadline that passes while the callbacks run
+	 * waits for the next iteration, so no timer runs with the cached
+	 * clock before its deadline */
+	gettimeofday(&now, NULL);
 	s->wake(s->warg);
 	for(fd = 0; n > 0 && fd <= maxfd; fd++) {
 		int ev = 0;
@@ -217,7 +222,7 @@ sel_run_once(void *st, const struct timeval *max_wait)
 	}
 	/* timers: only those armed before this round, so a timer re-armed
 	 * from its callback waits for the next iteration */
-	nev_theap_run(&s->timers);
+	nev_theap_run(&s->timers, &now);
 	return 0;
 }
 

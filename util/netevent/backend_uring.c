@@ -579,10 +579,13 @@ ur_run_once(void *st, const struct timeval *max_wait)
 		log_err("io_uring backend: io_uring_enter: %s", strerror(-r));
 		return -1;
 	}
+	/* read before the wake hook reads the cached clock (see
+	 * nev_theap_run) */
+	gettimeofday(&now, NULL);
 	s->wake(s->warg);
 	(void)ur_reap(s);
 	ur_run_flush(s);
-	nev_theap_run(&s->timers);
+	nev_theap_run(&s->timers, &now);
 	return 0;
 }
 

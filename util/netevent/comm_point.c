@@ -30,19 +30,46 @@
  * readiness through the backend's poll requests, as on the others.
  *
  * TCP. A listening comm_point has max_conn connection slots, allocated at
- * creation (the read buffer of a slot on its first use, then kept). Past
- * the limit a new connection is accepted and closed at once, so the
- * backlog does not fill and the client learns at once; existing
- * connections are not affected. Each connection reads 2-byte-length-framed
+ * creation (the read buffer of a slot on its first use, then kept). Each
+ * connection reads 2-byte-length-framed
  * queries (partial reads resumed), hands each to the callback, and queues
  * answers (copied, with their length) on a per-connection write queue
  * drained as the socket allows, so several queries are in flight and
  * answered in any order. A length of 0, a read error or the idle timer
  * close that connection only. When the client closes its sending side,
  * the connection stays until the queued answers are written and the
- * queries answered later have been answered (or the idle timer fires). A slot's generation number changes when the
- * connection opens and closes, so a saved comm_reply_addr for a closed
- * connection is detected and its answer dropped.
+ * queries answered later have been answered (or the idle timer fires).
+ * A slot's generation number changes when the connection opens and
+ * closes, so a saved comm_reply_addr for a closed connection is detected
+ * and its answer dropped.
+ *
+ * Holding slots (issue 17). Slots are few (incoming-num-tcp), so a client
+ * that opens connections and sends nothing must not keep them. Each
+ * connection's timer counts from its last progress (accepted, a whole
+ * query read, an answer queued), never from a stray byte, and runs for:
+ *   - tcp-idle-timeout while petrel owes it an answer (queries pending or
+ *     answers queued): the client is waiting for us;
+ *   - otherwise at most first_ms (TCP_FIRST_QUERY_MS) until the first
+ *     whole query: a resolver client sends its query right away;
+ *   - otherwise, when more than half the slots are in use, at most
+ *     pressure_ms (TCP_PRESSURE_IDLE_MS), as Unbound shortens its timeout
+ *     when busy; the timers of the idle connections are shortened when the
+ *     table goes over half full (and lengthened when it goes back).
+ * When every slot is taken, a new connection takes the slot of an idle
+ * one (owed nothing), chosen in this order: one that never sent a whole
+ * query before one that did, then the one idle longest. Before it is
+ * closed, what it has sent is read, in case its query just arrived (then
+ * it is kept and the next is chosen). Only when every connection is owed
+ * an answer is the new one refused: accepted and closed at once, so the
+ * backlog keeps moving and the client learns at once. A new connection's
+ * first query is read right after accept when it is already there. When
+ * accept fails for want of descriptors, an idle connection is closed to
+ * make room, or, with none, the listening socket is left alone for
+ * TCP_ACCEPT_PAUSE_MS instead of waking the loop again at once. Where
+ * the system has TCP_DEFER_ACCEPT (Linux), the listening socket sets it:
+ * a connection reaches accept only with its first bytes (or after the
+ * kernel's wait), so a silent one takes no slot at all, and a client's
+ * query is read right away and makes its connection owed an answer.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
@@ -82,6 +109,15 @@ enum comm_point_type {
 #define TCP_READS_PER_WAKE 32
 /** most connections accepted per wake-up */
 #define TCP_ACCEPTS_PER_WAKE 16
+/** default time for a new connection to send its first whole query, ms */
+#define TCP_FIRST_QUERY_MS 2000
+/** default idle timeout when more than half the slots are in use, ms */
+#define TCP_PRESSURE_IDLE_MS 200
+/** pause of accept when out of descriptors and no connection is idle, ms */
+#define TCP_ACCEPT_PAUSE_MS 100
+/** most idle connections read (and kept) before one is closed for a new
+ * connection; past it the new one is refused */
+#define TCP_EVICT_TRIES 4
 
 /** one TCP connection slot */
 struct comm_tcp_conn {
@@ -117,6 +153,13 @@ struct comm_tcp_conn {
 	/** the client closed its side: close after the queue drains and the
 	 * pending queries are answered (or the idle timer fires) */
 	int read_closed;
+	/** whole queries read on this connection */
+	uint64_t nq;
+	/** last progress (accept, whole query, answer queued): the cached
+	 * clock then; the timer counts from it */
+	struct timeval since;
+	/** the accept round (comm_point accept_round) it was accepted in */
+	uint64_t round;
 };
 
 /** a UDP or TCP service point */
@@ -191,6 +234,19 @@ struct comm_point {
 	 * send state (tcp_ring_*), NULL when served by readiness */
 	struct tcp_ring *tring;
 #endif
+	/** time to the first whole query, ms (0: only idle_ms) */
+	int first_ms;
+	/** idle timeout when over half the slots are used (0: only idle_ms) */
+	int pressure_ms;
+	/** set while more than half the slots are in use */
+	int pressured;
+	/** set while accept is paused (out of descriptors) */
+	int accept_paused;
+	/** resumes a paused accept */
+	struct comm_timer *accept_timer;
+	/** counts the wake-ups of the listening socket: a connection is
+	 * not closed for a new one in the round it was accepted in */
+	uint64_t accept_round;
 };
 
 /* ------------------------------------------------------------------ */
@@ -400,7 +456,7 @@ udp_drain(struct comm_point *c)
 			if(c->pktinfo)
 				udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
 			else	rep->local.family = 0;
-			if(!c->cb(rep, c->arg) || rep->len == 0 ||
+			if(c->cb(rep, c->arg) <= 0 || rep->len == 0 ||
 				rep->len > rep->cap)
 				continue;
 			sm = &c->smsg[q].msg_hdr;
@@ -942,6 +998,57 @@ static void tcp_conn_event(int fd, int events, void *arg);
 static void tcp_ring_conn_closing(struct comm_tcp_conn *conn);
 static int tcp_ring_flush(struct comm_tcp_conn *conn);
 #endif
+static void tcp_pressure_check(struct comm_point *c);
+static int tcp_conn_read(struct comm_tcp_conn *conn);
+
+/** @return 1 when petrel owes the connection an answer */
+static int
+tcp_conn_owed(const struct comm_tcp_conn *conn)
+{
+	return conn->pending > 0 || conn->wq.head != NULL;
+}
+
+/** @return the timeout of a connection in its state now, ms; -1 none */
+static int
+tcp_conn_timeout_ms(const struct comm_tcp_conn *conn)
+{
+	const struct comm_point *c = conn->c;
+	int t = c->idle_ms > 0 ? c->idle_ms : -1;
+	if(tcp_conn_owed(conn))
+		return t;
+	if(conn->nq == 0 && c->first_ms > 0 && (t < 0 || c->first_ms < t))
+		t = c->first_ms;
+	if(c->pressured && c->pressure_ms > 0 && (t < 0 || c->pressure_ms < t))
+		t = c->pressure_ms;
+	return t;
+}
+
+/** (re)arm a connection's timer: its timeout counted from its last
+ * progress */
+static void
+tcp_conn_arm(struct comm_tcp_conn *conn)
+{
+	const struct timeval *now = comm_base_now(conn->c->base);
+	int t = tcp_conn_timeout_ms(conn);
+	long long spent;
+	if(t < 0) {
+		comm_timer_disable(conn->timer);
+		return;
+	}
+	spent = (long long)(now->tv_sec - conn->since.tv_sec) * 1000 +
+		(now->tv_usec - conn->since.tv_usec) / 1000;
+	if(spent < 0)
+		spent = 0;
+	(void)comm_timer_set(conn->timer, spent >= t ? 0 : (int)(t - spent));
+}
+
+/** the connection made progress: its timer counts from now */
+static void
+tcp_conn_progress(struct comm_tcp_conn *conn)
+{
+	conn->since = *comm_base_now(conn->c->base);
+	tcp_conn_arm(conn);
+}
 
 /** set a connection's interest if it changed */
 static int
@@ -973,6 +1080,25 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 	conn->mask = 0;
 	nev_wq_clear(&conn->wq);
 	conn->c->nconn--;
+	tcp_pressure_check(conn->c);
+}
+
+/** over half the slots used or not: on a change, re-arm the timers of the
+ * connections owed nothing (their timeout depends on it) */
+static void
+tcp_pressure_check(struct comm_point *c)
+{
+	int i, p = c->nconn > c->max_conn / 2;
+	if(p == c->pressured)
+		return;
+	c->pressured = p;
+	if(c->pressure_ms <= 0 || !c->conns)
+		return;
+	for(i = 0; i < c->max_conn; i++) {
+		struct comm_tcp_conn *conn = &c->conns[i];
+		if(conn->fd != -1 && !tcp_conn_owed(conn))
+			tcp_conn_arm(conn);
+	}
 }
 
 /** the interest a connection wants now */
@@ -1014,6 +1140,8 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 		tcp_conn_close(conn);
 		return -1;
 	}
+	if(!tcp_conn_owed(conn))
+		tcp_conn_arm(conn); /* owed nothing now: its shorter timeout */
 	return 0;
 }
 
@@ -1027,8 +1155,7 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
 {
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
-	if(conn->c->idle_ms > 0)
-		(void)comm_timer_set(conn->timer, conn->c->idle_ms);
+	tcp_conn_progress(conn);
 	return tcp_conn_flush(conn) == -1 ? -1 : 0;
 }
 
@@ -1061,8 +1188,6 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			tcp_conn_close(conn);
 			return -1;
 		}
-		if(c->idle_ms > 0)
-			(void)comm_timer_set(conn->timer, c->idle_ms);
 		if(conn->lgot < 2) {
 			conn->lgot += (size_t)r;
 			if(conn->lgot < 2)
@@ -1085,10 +1210,12 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			continue;
 		/* a whole query */
 		conn->lgot = 0;
+		conn->nq++;
 		msgs++;
 		c->stats.pkts_in++;
 		{
 			struct comm_reply rep;
+			int cr;
 			rep.c = c;
 			rep.buf = conn->rbuf;
 			rep.len = conn->need;
@@ -1100,14 +1227,17 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
-			if(c->cb(&rep, c->arg) && rep.len > 0 &&
-				rep.len <= rep.cap) {
+			cr = c->cb(&rep, c->arg);
+			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
 				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
 					return -1;
-			} else if(conn->fd != -1 && conn->gen == rep.gen)
+			} else if(cr == 0 && conn->fd != -1 &&
+				conn->gen == rep.gen) {
 				conn->pending++;
+				tcp_conn_progress(conn);
+			}
 			if(conn->fd == -1 || conn->gen != rep.gen)
 				return -1;
 		}
@@ -1138,8 +1268,98 @@ tcp_conn_timeout(void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
 	conn->c->stats.tcp_timeouts++;
-	verbose(VERB_ALGO, "tcp: idle timeout, closing");
+	verbose(VERB_ALGO, "tcp: %s, closing", conn->nq == 0 ?
+		"no query in time" : "idle timeout");
 	tcp_conn_close(conn);
+}
+
+/**
+ * @param fresh: set to 1 when an idle connection was passed over because
+ *	it was accepted in this round.
+ * @return the idle connection to close first for a new one, or NULL
+ * when every connection is owed an answer or was accepted this round
+ */
+static struct comm_tcp_conn *
+tcp_victim(struct comm_point *c, int *fresh)
+{
+	struct comm_tcp_conn *best = NULL;
+	int i;
+	for(i = 0; i < c->max_conn; i++) {
+		struct comm_tcp_conn *conn = &c->conns[i];
+		if(conn->fd == -1 || tcp_conn_owed(conn))
+			continue;
+		if(conn->round == c->accept_round) {
+			/* its first bytes may be on the way: it gets a
+			 * wait of the loop before it can be closed */
+			*fresh = 1;
+			continue;
+		}
+		if(!best || (conn->nq == 0 && best->nq != 0) ||
+			((conn->nq == 0) == (best->nq == 0) &&
+			timercmp(&conn->since, &best->since, <)))
+			best = conn;
+	}
+	return best;
+}
+
+/**
+ * Free a slot by closing an idle connection (see the file comment).
+ * @param fresh: set to 1 when idle connections accepted in this round
+ *	were passed over (try again in the next round).
+ * @return the free slot, or NULL (every connection is owed an answer, or
+ *	kept its slot by sending a whole query just now, or is fresh).
+ */
+static struct comm_tcp_conn *
+tcp_evict(struct comm_point *c, int *fresh)
+{
+	int k;
+	for(k = 0; k < TCP_EVICT_TRIES; k++) {
+		struct comm_tcp_conn *v = tcp_victim(c, fresh);
+		uint64_t nq;
+		if(!v)
+			return NULL;
+		nq = v->nq;
+		/* its query may be waiting in the socket */
+		if(!v->read_closed)
+			(void)tcp_conn_read(v);
+		if(v->fd == -1)
+			return v;
+		if(v->nq != nq)
+			continue;
+		c->stats.tcp_evicted++;
+		verbose(VERB_ALGO, "tcp: table full, closing an idle connection");
+		tcp_conn_close(v);
+		return v;
+	}
+	return NULL;
+}
+
+/** accept was paused (out of descriptors): listen again */
+static void
+tcp_accept_resume(void *arg)
+{
+	struct comm_point *c = arg;
+	c->accept_paused = 0;
+	if(c->listening && nev_io_set(c->base, c->io, NEV_READ) == -1)
+		log_err("tcp: cannot wait for fd %d again", c->fd);
+}
+
+/** accept failed for want of descriptors or memory: close an idle
+ * connection to make room, else stop accepting for a while (the socket
+ * stays readable, and would wake the loop at once again) */
+static void
+tcp_accept_starved(struct comm_point *c)
+{
+	int fresh = 0;
+	if(tcp_evict(c, &fresh))
+		return;
+	if(c->accept_paused || !c->accept_timer)
+		return;
+	if(nev_io_set(c->base, c->io, 0) == -1)
+		return;
+	c->accept_paused = 1;
+	c->stats.tcp_accept_pauses++;
+	(void)comm_timer_set(c->accept_timer, TCP_ACCEPT_PAUSE_MS);
 }
 
 /** accept new connections */
@@ -1149,10 +1369,25 @@ tcp_acceptable(int lfd, int events, void *arg)
 	struct comm_point *c = arg;
 	int k;
 	(void)events;
-	for(k = 0; k < TCP_ACCEPTS_PER_WAKE; k++) {
+	c->accept_round++;
+	for(k = 0; k < TCP_ACCEPTS_PER_WAKE && !c->accept_paused; k++) {
 		struct netaddr client;
 		struct comm_tcp_conn *conn = NULL;
-		int fd, i;
+		int fd, i, fresh = 0;
+		/* a free slot, else an idle connection's (closed once a
+		 * new connection is there) */
+		if(c->nconn < c->max_conn) {
+			for(i = 0; i < c->max_conn; i++)
+				if(c->conns[i].fd == -1) {
+					conn = &c->conns[i];
+					break;
+				}
+		}
+		/* when only connections accepted this round are idle, leave
+		 * the rest in the backlog for the next round, when those
+		 * have had their chance to speak */
+		if(!conn && !tcp_victim(c, &fresh) && fresh)
+			return;
 		client.len = sizeof(client.addr);
 #ifdef HAVE_ACCEPT4
 		fd = accept4(lfd, (struct sockaddr *)&client.addr, &client.len,
@@ -1161,6 +1396,13 @@ tcp_acceptable(int lfd, int events, void *arg)
 		fd = accept(lfd, (struct sockaddr *)&client.addr, &client.len);
 #endif
 		if(fd == -1) {
+			if(errno == EMFILE || errno == ENFILE ||
+				errno == ENOBUFS || errno == ENOMEM) {
+				verbose(VERB_OPS, "tcp accept: %s",
+					strerror(errno));
+				tcp_accept_starved(c);
+				continue;
+			}
 			if(errno != EAGAIN && errno != EWOULDBLOCK &&
 				errno != EINTR && errno != ECONNABORTED)
 				verbose(VERB_OPS, "tcp accept: %s",
@@ -1173,15 +1415,11 @@ tcp_acceptable(int lfd, int events, void *arg)
 			continue;
 		}
 #endif
-		if(c->nconn < c->max_conn) {
-			for(i = 0; i < c->max_conn; i++)
-				if(c->conns[i].fd == -1) {
-					conn = &c->conns[i];
-					break;
-				}
-		}
+		if(!conn)
+			conn = tcp_evict(c, &fresh);
 		if(!conn) {
-			/* over incoming-num-tcp: refuse this one cleanly */
+			/* every connection is owed an answer: refuse this
+			 * one cleanly */
 			c->stats.tcp_refused++;
 			close(fd);
 			continue;
@@ -1203,6 +1441,8 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->lgot = conn->got = conn->need = 0;
 		conn->read_closed = 0;
 		conn->pending = 0;
+		conn->nq = 0;
+		conn->round = c->accept_round;
 		conn->mask = 0;
 		c->nconn++;
 		c->stats.tcp_accepted++;
@@ -1210,8 +1450,10 @@ tcp_acceptable(int lfd, int events, void *arg)
 			tcp_conn_close(conn);
 			continue;
 		}
-		if(c->idle_ms > 0)
-			(void)comm_timer_set(conn->timer, c->idle_ms);
+		tcp_conn_progress(conn);
+		tcp_pressure_check(c);
+		/* the query often came with the connection */
+		(void)tcp_conn_read(conn);
 	}
 }
 
@@ -1502,8 +1744,8 @@ static int
 tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 {
 	struct comm_point *c = conn->c;
-	if(c->idle_ms > 0)
-		(void)comm_timer_set(conn->timer, c->idle_ms);
+	/* bytes alone are no progress (tcp_conn_timeout_ms): a client that
+	 * trickles a query keeps only its first-query time */
 	while(len > 0) {
 		size_t take;
 		if(conn->lgot < 2) {
@@ -1535,9 +1777,11 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 		if(conn->got < conn->need)
 			break;
 		conn->lgot = 0;
+		conn->nq++;
 		c->stats.pkts_in++;
 		{
 			struct comm_reply rep;
+			int cr;
 			rep.c = c;
 			rep.buf = conn->rbuf;
 			rep.len = conn->need;
@@ -1549,14 +1793,17 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
-			if(c->cb(&rep, c->arg) && rep.len > 0 &&
-				rep.len <= rep.cap) {
+			cr = c->cb(&rep, c->arg);
+			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
 				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
 					return -1;
-			} else if(conn->fd != -1 && conn->gen == rep.gen)
+			} else if(cr == 0 && conn->fd != -1 &&
+				conn->gen == rep.gen) {
 				conn->pending++;
+				tcp_conn_progress(conn);
+			}
 			if(conn->fd == -1 || conn->gen != rep.gen)
 				return -1;
 		}
@@ -1636,10 +1883,25 @@ tcp_ring_accept(struct nev_uring_op *op, int res, unsigned flags)
 		tr->accept_cancelling = 0;
 	}
 	if(res >= 0) {
-		struct comm_tcp_conn *conn;
+		struct comm_tcp_conn *conn = NULL, *v;
+		int fresh = 0;
+		if(c)
+			c->accept_round++;
+		if(c && !(conn = tcp_ring_free_slot(c)) &&
+			(v = tcp_victim(c, &fresh)) != NULL) {
+			/* table full: close the idle connection the readiness
+			 * path would close (tcp_victim); its slot is free
+			 * once its requests have completed, so this
+			 * connection is refused and the next one gets it */
+			c->stats.tcp_evicted++;
+			verbose(VERB_ALGO, "tcp: table full, closing an idle "
+				"connection");
+			tcp_conn_close(v);
+			conn = tcp_ring_free_slot(c);
+		}
 		if(!c) {
 			close(res);
-		} else if(!(conn = tcp_ring_free_slot(c))) {
+		} else if(!conn) {
 			/* over incoming-num-tcp: refuse this one cleanly */
 			c->stats.tcp_refused++;
 			close(res);
@@ -1657,12 +1919,14 @@ tcp_ring_accept(struct nev_uring_op *op, int res, unsigned flags)
 			conn->lgot = conn->got = conn->need = 0;
 			conn->read_closed = 0;
 			conn->pending = 0;
+			conn->nq = 0;
+			conn->round = c->accept_round;
 			conn->mask = 0;
 			c->nconn++;
 			c->stats.tcp_accepted++;
 			tcp_ring_arm_recv(&tr->rc[conn - c->conns]);
-			if(c->idle_ms > 0)
-				(void)comm_timer_set(conn->timer, c->idle_ms);
+			tcp_conn_progress(conn);
+			tcp_pressure_check(c);
 		}
 	} else if(res != -ECANCELED && res != -EAGAIN && res != -EINTR &&
 		res != -ECONNABORTED)
@@ -1767,8 +2031,22 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	}
 	if(c->bufsize > 65535)
 		c->bufsize = 65535;
+#ifdef TCP_DEFER_ACCEPT
+	{
+		/* a DNS client speaks first: the kernel keeps a connection
+		 * until its first bytes arrive, so one that never sends
+		 * takes no slot, and a query is there when it is accepted */
+		int secs = TCP_FIRST_QUERY_MS / 1000;
+		if(setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs,
+			sizeof(secs)) == -1)
+			verbose(VERB_ALGO, "tcp: setsockopt TCP_DEFER_ACCEPT: %s",
+				strerror(errno));
+	}
+#endif
 	c->max_conn = max_conn > 0 ? max_conn : 1;
 	c->idle_ms = idle_timeout_ms;
+	c->first_ms = TCP_FIRST_QUERY_MS;
+	c->pressure_ms = TCP_PRESSURE_IDLE_MS;
 	c->conns = calloc((size_t)c->max_conn, sizeof(*c->conns));
 	if(!c->conns) {
 		log_err("comm_point_create_tcp: out of memory");
@@ -1784,6 +2062,9 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 		if(!c->conns[i].timer)
 			goto fail;
 	}
+	c->accept_timer = comm_timer_create(base, tcp_accept_resume, c);
+	if(!c->accept_timer)
+		goto fail;
 #ifdef HAVE_LIBURING
 	switch(tcp_ring_setup(c)) {
 	case 1:
@@ -1832,6 +2113,7 @@ comm_point_delete(struct comm_point *c)
 		}
 		free(c->conns);
 	}
+	comm_timer_delete(c->accept_timer);
 	c->listening = 0;
 	udp_busy_leave(c);
 #ifdef HAVE_LIBURING
@@ -1875,6 +2157,20 @@ int
 comm_point_tcp_count(struct comm_point *c)
 {
 	return c->type == COMM_TCP ? c->nconn : 0;
+}
+
+void
+comm_point_tcp_set_timeouts(struct comm_point *c, int first_query_ms,
+	int pressure_idle_ms)
+{
+	int i;
+	if(c->type != COMM_TCP)
+		return;
+	c->first_ms = first_query_ms;
+	c->pressure_ms = pressure_idle_ms;
+	for(i = 0; i < c->max_conn; i++)
+		if(c->conns[i].fd != -1)
+			tcp_conn_arm(&c->conns[i]);
 }
 
 int

@@ -423,7 +423,7 @@ comm_timer_create(struct comm_base *base, void (*cb)(void *arg), void *arg)
 int
 comm_timer_set(struct comm_timer *t, int ms)
 {
-	struct timeval rel;
+	struct timeval rel, now;
 	if(ms < 0)
 		ms = 0;
 	rel.tv_sec = ms / 1000;
@@ -431,7 +431,13 @@ comm_timer_set(struct comm_timer *t, int ms)
 	if(t->is_set)
 		t->base->be->timer_clear(t->base->st, t->bt);
 	t->is_set = 0;
-	if(t->base->be->timer_set(t->base->st, t->bt, &t->base->now, &rel))
+	/* count from now, not from the cached clock: that was read at the
+	 * wake-up, and the callbacks since may have taken a while, so a
+	 * timer counted from it would fire that much before its time */
+	gettimeofday(&now, NULL);
+	if(timercmp(&now, &t->base->now, <))
+		now = t->base->now;
+	if(t->base->be->timer_set(t->base->st, t->bt, &now, &rel))
 		return -1;
 	t->is_set = 1;
 	return 0;
@@ -802,7 +808,7 @@ comm_sock_open_tcp(const struct netaddr *addr,
 	const struct comm_sock_opts *opts)
 {
 	char astr[NETADDR_STRLEN];
-	int backlog = (opts && opts->backlog > 0) ? opts->backlog : 128;
+	int backlog = (opts && opts->backlog > 0) ? opts->backlog : 256;
 	int fd = sock_open(addr, opts, SOCK_STREAM, "TCP");
 	if(fd == -1)
 		return -1;

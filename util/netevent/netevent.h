@@ -266,7 +266,8 @@ struct comm_sock_opts {
 	int rcvbuf;
 	/** SO_SNDBUF in bytes, 0 for default; logged if the kernel gives less */
 	int sndbuf;
-	/** TCP listen backlog, 0 for 128 */
+	/** TCP listen backlog, 0 for 256 (as Unbound: room for a burst of
+	 * connections while a flood of others is being accepted and closed) */
 	int backlog;
 	/** IP_FREEBIND / IP_TRANSPARENT style binding of absent addresses */
 	int freebind;
@@ -343,8 +344,10 @@ struct comm_reply {
  * Per-query callback for UDP and TCP comm_points.
  * @param rep: the query; write the answer in place.
  * @param arg: the arg given at creation.
- * @return 1 to send rep->buf[0..rep->len), 0 to send nothing (dropped, or
- *	answered later through comm_reply_save / comm_reply_send).
+ * @return 1 to send rep->buf[0..rep->len), 0 to send nothing now (answered
+ *	later through comm_reply_save / comm_reply_send), -1 to send nothing
+ *	ever (dropped: a TCP connection is then owed nothing for it, and
+ *	its slot may go to a new connection).
  */
 typedef int (*comm_point_cb_type)(struct comm_reply *rep, void *arg);
 
@@ -387,8 +390,14 @@ struct comm_point_stats {
 	uint64_t busy_periods;
 	/** TCP connections accepted and served */
 	uint64_t tcp_accepted;
-	/** TCP connections refused (accepted and closed: over the limit) */
+	/** TCP connections refused (accepted and closed: every slot taken by
+	 * a connection owed an answer) */
 	uint64_t tcp_refused;
+	/** TCP connections closed to give their slot to a new one (idle,
+	 * owed nothing; those that never sent a whole query first) */
+	uint64_t tcp_evicted;
+	/** times accept was paused for want of descriptors */
+	uint64_t tcp_accept_pauses;
 	/** TCP connections closed for idleness */
 	uint64_t tcp_timeouts;
 	/** TCP connections closed for a malformed length or read error */
@@ -439,9 +448,12 @@ void comm_point_set_peek(struct comm_point *c, comm_point_peek_type peek,
  * @param base: the worker's base.
  * @param fd: the listening socket (comm_sock_open_tcp); owned from now on,
  *	also on failure.
- * @param max_conn: connections served at once (incoming-num-tcp); more are
- *	accepted and closed at once (counted in tcp_refused).
- * @param idle_timeout_ms: close a connection idle this long (tcp-idle-timeout).
+ * @param max_conn: connections served at once (incoming-num-tcp). When all
+ *	are taken a new one replaces an idle one (tcp_evicted), or, when all
+ *	are owed answers, is accepted and closed at once (tcp_refused).
+ * @param idle_timeout_ms: close a connection idle this long (tcp-idle-timeout,
+ *	0 for never); shorter before the first query and when over half the
+ *	connections are in use (comm_point_tcp_set_timeouts).
  * @param bufsize: largest query/answer, 0 for default (65535).
  * @param cb: per-query callback (rep->is_tcp set).
  * @param arg: its argument.
@@ -468,6 +480,18 @@ int comm_point_fd(struct comm_point *c);
 
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
+
+/**
+ * Set the shorter timeouts of a TCP comm_point (defaults 2000 and 200 ms;
+ * each applies only when shorter than the idle timeout, and never to a
+ * connection owed an answer).
+ * @param first_query_ms: a new connection must send its first whole query
+ *	within this; 0 for only the idle timeout.
+ * @param pressure_idle_ms: idle timeout while more than half the
+ *	connections are in use; 0 for only the idle timeout.
+ */
+void comm_point_tcp_set_timeouts(struct comm_point *c, int first_query_ms,
+	int pressure_idle_ms);
 
 /** Stop reading / accepting (e.g. during reload). @return 0 or -1. */
 int comm_point_stop_listening(struct comm_point *c);

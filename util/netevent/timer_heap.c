@@ -141,14 +141,12 @@ nev_theap_wait(struct nev_theap *h, const struct timeval *now,
 }
 
 void
-nev_theap_run(struct nev_theap *h)
+nev_theap_run(struct nev_theap *h, const struct timeval *now)
 {
-	struct timeval now;
 	uint64_t seq_limit = h->seq;
-	gettimeofday(&now, NULL);
 	while(h->num > 0) {
 		struct nev_theap_timer *t = h->heap[0];
-		if(timercmp(&t->when, &now, >) || t->seq >= seq_limit)
+		if(timercmp(&t->when, now, >) || t->seq >= seq_limit)
 			break;
 		nev_theap_remove(h, t);
 		t->cb(t->arg);

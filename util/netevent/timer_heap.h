@@ -70,10 +70,13 @@ struct timeval *nev_theap_wait(struct nev_theap *h, const struct timeval *now,
 	const struct timeval *max_wait, struct timeval *out);
 
 /**
- * Run the callbacks of the timers due at the current time that were armed
- * before this call (a timer re-armed from its callback waits for the next
- * iteration). Callbacks may arm, disarm and free timers.
+ * Run the callbacks of the timers due at now that were armed before this
+ * call (a timer re-armed from its callback waits for the next iteration).
+ * Callbacks may arm, disarm and free timers.
+ * @param now: the time read when the wait returned, before the wake hook
+ *	read the comm_base's cached clock: so no timer runs while the cached
+ *	clock is still before its deadline.
  */
-void nev_theap_run(struct nev_theap *h);
+void nev_theap_run(struct nev_theap *h, const struct timeval *now);
 
 #endif /* UTIL_NETEVENT_TIMER_HEAP_H */

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# tests/integration/attack.sh - the attacks of issue 17 against the
+# resolver, with NSD on loopback (`make check-attack`).
+#
+# usage: tests/integration/attack.sh [-k]
+#   -k  keep the work directory (configs, logs)
+# environment: RESOLVER=petrel|unbound, PETREL=path (as run.sh),
+#   RES_PORT=61700, ATTACK_CONNS=2000, PROBE_SECONDS=20, PROBE_TARGET=95
+#
+# 1. Class ANY (and CH): once the resolver knows a zone's delegation,
+#    `dig ZONE A -c ANY` goes to the zone's one server; afterwards the
+#    zone's class-IN names must still resolve (issue 17: they were SERVFAIL,
+#    EDE 22, the server marked lame by the error to the ANY query). Two
+#    zones: victim.zz on NSD (which answers class ANY from its zone) and
+#    refuser.zz on refuser.pl (which answers REFUSED to every class but IN,
+#    as many servers do: the case that took the zone down).
+# 2. Idle TCP: ATTACK_CONNS connections (tcp_idle.pl: one byte on every
+#    third, a closed one reopened after a second) against the defaults
+#    incoming-num-tcp: 10 and tcp-idle-timeout: 30000 with one thread;
+#    meanwhile `dig +tcp` asks a new name of fwd.zz (forwarded to NSD) once
+#    a second for PROBE_SECONDS. Prints the share of probes answered;
+#    passes at PROBE_TARGET percent or more.
+#
+# Addresses, port 53 (root needed): NSD for the root (attack-root.zone)
+# on 127.0.40.2, NSD for victim.zz and fwd.zz on 127.0.40.3, refuser.pl on
+# 127.0.40.4; the resolver on 127.0.0.1:RES_PORT with attack-root.hints. Takes /tmp/petrel-integration.lock as run.sh does,
+# runs about 40 s, and stops everything it started on exit (lib.sh).
+# Exit 0 when every check passed, 1 otherwise, 77 when a tool is missing
+# or without root.
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/lib.sh"
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-k) IT_KEEP=1 ;;
+	*) echo "usage: $0 [-k]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+ZONES="$top/testdata/zones"
+PORT=${RES_PORT:-61700}
+CONNS=${ATTACK_CONNS:-2000}
+PROBES=${PROBE_SECONDS:-20}
+TARGET=${PROBE_TARGET:-95}
+ROOT_IP=127.0.40.2
+NS_IP=127.0.40.3
+REFUSER_IP=127.0.40.4
+T0=$(date +%s)
+
+for tool in "$NSD" dig perl timeout; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "attack: SKIP: $tool not found (apt-get install nsd bind9-dnsutils)"
+		exit 77
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "attack: SKIP: needs root to bind NSD to $NS_IP port 53"
+	exit 77
+fi
+if [ "$RESOLVER" = petrel ]; then
+	if [ -z "$PETREL" ]; then
+		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
+		else PETREL=$(command -v petrel)
+		fi
+	fi
+	if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
+		echo "attack: petrel binary not found: build it, or set PETREL=path"
+		exit 1
+	fi
+	export PETREL
+fi
+
+exec 9>/tmp/petrel-integration.lock
+if ! flock -w 300 9; then
+	echo "attack: another run holds /tmp/petrel-integration.lock for 5 minutes"
+	exit 1
+fi
+
+T0=$(date +%s)
+it_init petrel-attack
+PASSED=0
+FAILED=0
+ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+finish() {
+	echo "attack: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s, $RESOLVER)"
+	[ "$FAILED" = 0 ]
+	exit $?
+}
+
+nsd_start root "$ROOT_IP" ".=$ZONES/attack-root.zone" &&
+nsd_start victim "$NS_IP" "victim.zz.=$ZONES/victim.zz.zone" \
+	"fwd.zz.=$ZONES/fwd.zz.zone" || { fail "NSD did not start"; finish; }
+perl "$here/refuser.pl" "$REFUSER_IP" refuser.zz 192.0.2.60 \
+	> "$IT_WORK/refuser.out" 2>&1 &
+it_track $!
+
+CONF="$IT_WORK/resolver.conf"
+resolver_conf "$CONF" dir="$IT_WORK" port="$PORT" threads=1 control=no \
+	verbosity=0 hints="$ZONES/attack-root.hints" || exit 1
+# the defaults under test, said explicitly (Unbound's are the same)
+cat >> "$CONF" <<CONF
+server:
+  incoming-num-tcp: 10
+  tcp-idle-timeout: 30000
+forward-zone:
+  name: "fwd.zz."
+  forward-addr: $NS_IP
+CONF
+resolver_start "$CONF" "$IT_WORK/resolver.log" || { fail "$RESOLVER did not start"; finish; }
+
+q() { timeout 10 dig +time=3 +tries=1 @127.0.0.1 -p "$PORT" "$@" 2>&1; }
+status() { sed -n 's/.*status: \([A-Z]*\).*/\1/p' | head -1; }
+
+# ------------------------------------------------ 1. class ANY and CH
+# resolves NAME IN A: ok/fail with the rcode and EDE
+check_in() {
+	local name=$1 what=$2 out
+	out=$(q "$name" A)
+	if [ "$(echo "$out" | status)" = NOERROR ] &&
+		echo "$out" | grep -q "^$name.*IN[[:space:]]*A"; then
+		ok "$what: $name IN A resolves"
+	else
+		fail "$what: $name IN A: $(echo "$out" | status) $(echo "$out" | grep -o 'EDE: [0-9]*' | head -1)"
+	fi
+}
+n=0
+for zone in victim.zz refuser.zz; do
+	# the delegation first, so the next queries go to the zone's server
+	check_in "www.$zone." "before"
+	for cls in ANY CH; do
+		n=$((n + 1))
+		got=$(q "$zone." A -c "$cls" | status)
+		echo "     $zone A class $cls: $RESOLVER says ${got:-nothing}"
+		check_in "n$n.$zone." "after a class-$cls query"
+	done
+done
+# ------------------------------------------------------ 2. idle TCP
+echo "     ($(( $(date +%s) - T0 )) s) idle TCP attack"
+if [ "$(q +tcp p0.fwd.zz. A | status)" = NOERROR ]; then
+	ok "dig +tcp answers before the attack"
+else
+	fail "dig +tcp does not answer even before the attack"
+fi
+(
+	# the attacker needs a descriptor per connection
+	ulimit -n $((CONNS + 100)) 2>/dev/null || ulimit -n 4096
+	exec perl "$here/tcp_idle.pl" 127.0.0.1 "$PORT" "$CONNS" \
+		$((PROBES + 4)) 1000
+) > "$IT_WORK/attacker.out" 2>&1 &
+ATTACKER=$!
+it_track "$ATTACKER"
+# let the connections arrive and fill the table
+sleep 2
+good=0
+for i in $(seq "$PROBES"); do
+	t=$(date +%s.%N)
+	out=$(timeout 5 dig +tcp +time=2 +tries=1 @127.0.0.1 -p "$PORT" "p$i.fwd.zz." A 2>&1)
+	if [ "$(echo "$out" | status)" = NOERROR ]; then
+		good=$((good + 1))
+	else
+		echo "     probe $i: $(echo "$out" | grep -E '^;; (communications|connection|no servers)|timed out|status:' | head -1)"
+	fi
+	# one probe a second
+	sleep "$(awk -v t="$t" -v n="$(date +%s.%N)" 'BEGIN { d = 1 - (n - t); print (d > 0 ? d : 0) }')"
+done
+pct=$((good * 100 / PROBES))
+wait "$ATTACKER" 2>/dev/null
+cat "$IT_WORK/attacker.out"
+echo "     idle TCP: $good of $PROBES dig +tcp probes answered ($pct%) under $CONNS idle connections"
+if [ "$pct" -ge "$TARGET" ]; then
+	ok "dig +tcp under $CONNS idle connections: $pct% answered (target $TARGET%)"
+else
+	fail "dig +tcp under $CONNS idle connections: $pct% answered (target $TARGET%)"
+fi
+if kill -0 "$RES_PID" 2>/dev/null; then
+	ok "$RESOLVER is still running"
+else
+	fail "$RESOLVER died"
+fi
+finish
