@@ -477,6 +477,12 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.unwanted_arg = w;
 	op.rnd = w->rnd;
 	op.outgoing_interfaces = cfg->outgoing_interfaces;
+	op.forwards = cfg->forwards;
+	op.stubs = cfg->stubs;
+	op.tls_cert_bundle = cfg->tls_cert_bundle[0] ? cfg->tls_cert_bundle :
+		cfg->ssl_cert_bundle;
+	op.tls_system_cert = cfg->tls_system_cert;
+	op.tls_use_sni = cfg->tls_use_sni;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)
 		return -1;

@@ -24,6 +24,12 @@
  *    and port, name compared case-insensitively, type, class and flags)
  *    is not sent again; its caller joins the one in flight and every
  *    caller gets the reply. The first caller's timeout applies to all.
+ *  - TLS: the addresses of forward and stub zones with tls set are asked
+ *    only over TLS (one persistent, pipelined connection per server; the
+ *    certificate verified against the bundle and the auth name after '#');
+ *    whatever the caller's flags, nothing goes to them over UDP or plain
+ *    TCP. A server whose handshake or certificate fails is not used for a
+ *    minute: its queries end with OUTBOUND_ERROR.
  *  - Timeout: one timer per query in flight, armed with the caller's
  *    timeout_ms when the query is created (time spent queued counts). The
  *    network does not retransmit by itself; the iterator decides.
@@ -49,6 +55,7 @@ struct petrel_random;
 struct netaddr;
 struct outside_network;
 struct config_strlist;
+struct config_stub;
 
 /** counters of an outside network */
 struct outside_network_stats {
@@ -76,6 +83,11 @@ struct outside_network_stats {
 	uint64_t udp_waits;
 	/** times a query waited for a free TCP slot (outgoing-num-tcp) */
 	uint64_t tcp_waits;
+	/** queries written on TLS connections */
+	uint64_t tls_sent;
+	/** TLS connections that failed before or in the handshake (the
+	 * server is then not used for a while) */
+	uint64_t tls_failures;
 };
 
 /**
@@ -109,6 +121,17 @@ struct outside_network_params {
 	const struct netaddr *ifs;
 	/** number of ifs */
 	int num_ifs;
+	/** forward zones: the addresses of those with tls set are asked
+	 * over TLS only (read by create), or NULL */
+	const struct config_stub *forwards;
+	/** stub zones, the same */
+	const struct config_stub *stubs;
+	/** tls-cert-bundle: CA file, or NULL/"" for the system store */
+	const char *tls_cert_bundle;
+	/** tls-system-cert: the system store besides the bundle */
+	int tls_system_cert;
+	/** tls-use-sni */
+	int tls_use_sni;
 };
 
 /**
@@ -150,6 +173,9 @@ int outside_network_udp_open(struct outside_network *on);
 
 /** @return the number of TCP connections open now. */
 int outside_network_tcp_open(struct outside_network *on);
+
+/** @return the number of upstream TLS connections open now. */
+int outside_network_tls_open(struct outside_network *on);
 
 /** @return the number of distinct queries in flight (or queued). */
 int outside_network_pending(struct outside_network *on);

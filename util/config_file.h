@@ -133,6 +133,11 @@ struct config_stub {
 	/** stub-prime: prime the stub's NS set (stub zones only; 0 for
 	 * forward zones) */
 	int prime;
+	/** forward-tls-upstream: or stub-tls-upstream: (or the global
+	 * tls-upstream): the servers are asked over TLS only, port 853
+	 * unless given, the certificate verified against the name after
+	 * '#' in the address (or the IP address) */
+	int tls;
 	/** line of the clause header in its file, for later messages */
 	int line;
 };
@@ -256,6 +261,17 @@ struct config_file {
 	int do_tcp;
 	/** tcp-upstream: query upstream over TCP only */
 	int tcp_upstream;
+	/** tls-upstream (ssl-upstream): every forward and stub zone is TLS */
+	int tls_upstream;
+	/** tls-cert-bundle (ssl-cert-bundle): PEM CA file for upstream TLS;
+	 * "" = the system store */
+	char *tls_cert_bundle;
+	/** ssl-cert-bundle: the old name; used when tls_cert_bundle is "" */
+	char *ssl_cert_bundle;
+	/** tls-system-cert (tls-win-cert): the system store as well */
+	int tls_system_cert;
+	/** tls-use-sni: send the upstream's auth name as SNI */
+	int tls_use_sni;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked

@@ -79,6 +79,7 @@ struct comm_signal;
 struct comm_watch;
 struct comm_tcp_conn;
 struct comm_tcp_out;
+struct ssl_ctx_st;
 
 /** default number of datagrams per recvmmsg/sendmmsg batch */
 #define NETEVENT_UDP_BATCH_DEFAULT 32
@@ -476,7 +477,9 @@ enum comm_tcp_out_status {
 	/** the connection closed or failed (connect refused, reset, EOF) */
 	COMM_TCP_OUT_CLOSED,
 	/** the timeout (connect or idle) expired */
-	COMM_TCP_OUT_TIMEOUT
+	COMM_TCP_OUT_TIMEOUT,
+	/** TLS only: the handshake or the certificate check failed */
+	COMM_TCP_OUT_TLS_FAILED
 };
 
 /**
@@ -513,5 +516,29 @@ int comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt,
 
 /** Close and free. NULL is allowed. Safe from inside its own callback. */
 void comm_tcp_out_delete(struct comm_tcp_out *t);
+
+/**
+ * Start a nonblocking TCP connection that speaks TLS (util/netevent/tls.h):
+ * after the connect the handshake runs in the event loop, and queued
+ * queries are written only through TLS once it is complete. The
+ * certificate must verify against ctx's trust store and name auth_name
+ * (or, without a name, the address). A failure ends the connection with
+ * COMM_TCP_OUT_TLS_FAILED; nothing is ever sent in clear.
+ * @param ctx: an SSL_CTX from tls_client_ctx_create (not owned).
+ * @param auth_name: the server's name, or NULL/"" to verify the address.
+ * @param use_sni: send auth_name as SNI.
+ * Other parameters and the return value as comm_tcp_out_create.
+ */
+struct comm_tcp_out *comm_tcp_out_create_tls(struct comm_base *base,
+	const struct netaddr *to, const struct netaddr *from, int timeout_ms,
+	struct ssl_ctx_st *ctx, const char *auth_name, int use_sni,
+	comm_tcp_out_cb_type cb, void *arg);
+
+/** @return why the connection failed (TLS handshake or certificate, a
+ * timed out handshake), or "" when not known. Valid while t exists. */
+const char *comm_tcp_out_error(const struct comm_tcp_out *t);
+
+/** @return 1 once the TLS handshake of t has completed, else 0 */
+int comm_tcp_out_tls_done(const struct comm_tcp_out *t);
 
 #endif /* UTIL_NETEVENT_NETEVENT_H */
