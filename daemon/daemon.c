@@ -197,7 +197,16 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto oom;
 		for(j = 0; j < p->num; j++)
 			p->udp[j] = p->tcp[j] = -1;
+		p->tls = config_tls_service_key(cfg)[0] &&
+			netaddr_port(&p->addr) == cfg->tls_port;
 		for(j = 0; j < p->num; j++) {
+			if(p->tls) {
+				/* DNS over TLS: TCP only, whatever do-tcp */
+				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
+				if(p->tcp[j] == -1)
+					goto fail;
+				continue;
+			}
 			if(cfg->do_udp) {
 				p->udp[j] = comm_sock_open_udp(&p->addr, &opts);
 				if(p->udp[j] == -1)
@@ -209,8 +218,9 @@ listen_set_open(struct config_file *cfg, int num_workers)
 					goto fail;
 			}
 		}
-		verbose(VERB_OPS, "listening on %s port %d (%d socket%s)",
-			s->str, netaddr_port(&p->addr), p->num,
+		verbose(VERB_OPS, "listening on %s port %d%s (%d socket%s)",
+			s->str, netaddr_port(&p->addr), p->tls ?
+			" for DNS over TLS" : "", p->num,
 			p->num == 1 ? "" : "s each");
 	}
 	return ls;
@@ -234,7 +244,10 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->event_backend != b->event_backend ||
 		a->do_udp != b->do_udp || a->do_tcp != b->do_tcp ||
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
-		a->interface_automatic != b->interface_automatic)
+		a->interface_automatic != b->interface_automatic ||
+		a->tls_port != b->tls_port ||
+		strcmp(config_tls_service_key(a), config_tls_service_key(b)) ||
+		strcmp(config_tls_service_pem(a), config_tls_service_pem(b)))
 		return 0;
 	for(; x && y; x = x->next, y = y->next)
 		if(strcmp(x->str, y->str) != 0)

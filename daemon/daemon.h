@@ -59,6 +59,9 @@ struct listen_port {
 	int *tcp;
 	/** number of sockets in udp[] and tcp[] */
 	int num;
+	/** DNS over TLS: the port is tls-port and tls-service-key is set;
+	 * tcp[] then serves TLS and there is no UDP socket */
+	int tls;
 };
 
 /** the set of listening sockets */

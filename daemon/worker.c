@@ -463,6 +463,14 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				0, worker_query_cb, w);
 			if(!w->tcp[i])
 				return -1;
+			if(p->tls) {
+				if(!env->tls_server) {
+					log_err("%s: DNS over TLS without a "
+						"TLS context", p->name);
+					return -1;
+				}
+				comm_point_set_tls(w->tcp[i], env->tls_server);
+			}
 		}
 	}
 	memset(&op, 0, sizeof(op));
@@ -479,8 +487,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.outgoing_interfaces = cfg->outgoing_interfaces;
 	op.forwards = cfg->forwards;
 	op.stubs = cfg->stubs;
-	op.tls_cert_bundle = cfg->tls_cert_bundle[0] ? cfg->tls_cert_bundle :
-		cfg->ssl_cert_bundle;
+	op.tls_cert_bundle = config_tls_cert_bundle(cfg);
 	op.tls_system_cert = cfg->tls_system_cert;
 	op.tls_use_sni = cfg->tls_use_sni;
 	w->outnet = outside_network_create(w->base, &op);

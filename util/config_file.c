@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #ifdef HAVE_GLOB_H
 #include <glob.h>
 #endif
@@ -74,6 +75,12 @@ struct cfg_parser {
 	char *tls_up_file;
 	/** its line */
 	int tls_up_line;
+	/** file and line of the last tls-service-key, tls-service-pem and
+	 * tls-port lines (or their ssl- names), for the checks at the end
+	 * of the load; files malloced */
+	char *svc_file[3];
+	/** their lines */
+	int svc_line[3];
 	/** tail cache, so that appending to a long list (a block list of
 	 * 100000 local-zone: lines) does not walk it each time: the
 	 * address of a list head ... */
@@ -888,6 +895,30 @@ end_load_tls(struct cfg_parser *p)
 	struct config_file *cfg = p->cfg;
 	struct config_stub *z;
 	int root = 0, r = 0;
+	int has_key = config_tls_service_key(cfg)[0] != 0;
+	int has_pem = config_tls_service_pem(cfg)[0] != 0;
+	int tls_if = 0;
+	const struct config_strlist *i;
+	for(i = config_interfaces(cfg); i; i = i->next) {
+		struct netaddr a;
+		const char *why = NULL;
+		if(netaddr_parse(i->str, cfg->port, &a, &why) == 0 &&
+			netaddr_port(&a) == cfg->tls_port)
+			tls_if = 1;
+	}
+	/* DNS over TLS to clients needs both files; a tls-port given, with
+	 * an interface on it, but no key asks for TLS that cannot be
+	 * served (the port would answer in clear) */
+	if(has_key != has_pem || (p->svc_file[2] && tls_if && !has_key)) {
+		int k = has_key ? 0 : has_pem ? 1 : 2;
+		if(p->svc_file[k]) {
+			p->file = p->svc_file[k];
+			p->line = p->svc_line[k];
+		}
+		return perr(p, "%s: DNS over TLS needs both tls-service-key "
+			"and tls-service-pem", k == 0 ? "tls-service-key" :
+			k == 1 ? "tls-service-pem" : "tls-port");
+	}
 	if(cfg->tls_upstream) {
 		if(p->tls_up_file) {
 			p->file = p->tls_up_file;
@@ -1179,6 +1210,27 @@ again:
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
 		return -1;
+	if(p->file) {
+		static const char *const svc[3][2] = {
+			{ "tls-service-key", "ssl-service-key" },
+			{ "tls-service-pem", "ssl-service-pem" },
+			{ "tls-port", "ssl-port" } };
+		int k;
+		for(k = 0; k < 3; k++) {
+			char *f;
+			if(strcmp(o->name, svc[k][0]) != 0 &&
+				strcmp(o->name, svc[k][1]) != 0)
+				continue;
+			if(k < 2 && v[0][0] && access(v[0], R_OK) != 0)
+				return perr(p, "%s: cannot read '%s': %s",
+					o->name, v[0], strerror(errno));
+			if(!(f = strdup(p->file)))
+				return perr(p, "out of memory");
+			free(p->svc_file[k]);
+			p->svc_file[k] = f;
+			p->svc_line[k] = p->line;
+		}
+	}
 	if(p->file && (strcmp(o->name, "tls-upstream") == 0 ||
 		strcmp(o->name, "ssl-upstream") == 0) && p->cfg->tls_upstream) {
 		char *f = strdup(p->file);
@@ -1355,6 +1407,9 @@ load(struct config_file *cfg, const char *name, const char *text,
 	}
 	free(p.zone_file);
 	free(p.tls_up_file);
+	free(p.svc_file[0]);
+	free(p.svc_file[1]);
+	free(p.svc_file[2]);
 	free(p.warned);
 	*nwarn = p.nwarn;
 	return r;
@@ -1828,6 +1883,33 @@ config_control_interfaces(const struct config_file *cfg)
 {
 	return cfg->control_interfaces ? cfg->control_interfaces :
 		&default_if4;
+}
+
+/** the tls- value if set, else the ssl- one (never NULL) */
+static const char *
+tls_or_ssl(const char *tls, const char *ssl)
+{
+	if(tls && tls[0])
+		return tls;
+	return ssl ? ssl : "";
+}
+
+const char *
+config_tls_service_key(const struct config_file *cfg)
+{
+	return tls_or_ssl(cfg->tls_service_key, cfg->ssl_service_key);
+}
+
+const char *
+config_tls_service_pem(const struct config_file *cfg)
+{
+	return tls_or_ssl(cfg->tls_service_pem, cfg->ssl_service_pem);
+}
+
+const char *
+config_tls_cert_bundle(const struct config_file *cfg)
+{
+	return tls_or_ssl(cfg->tls_cert_bundle, cfg->ssl_cert_bundle);
 }
 
 const char *

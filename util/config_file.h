@@ -272,6 +272,20 @@ struct config_file {
 	int tls_system_cert;
 	/** tls-use-sni: send the upstream's auth name as SNI */
 	int tls_use_sni;
+	/** tls-service-key: PEM key for DNS over TLS; "" = no DoT */
+	char *tls_service_key;
+	/** ssl-service-key: the old name, used when tls_service_key is "" */
+	char *ssl_service_key;
+	/** tls-service-pem: PEM certificate chain for DNS over TLS */
+	char *tls_service_pem;
+	/** ssl-service-pem: the old name, used when tls_service_pem is "" */
+	char *ssl_service_pem;
+	/** tls-port (ssl-port): interfaces on this port serve DNS over TLS */
+	int tls_port;
+	/** tls-ciphers: TLS 1.2 cipher list, "" = OpenSSL's default */
+	char *tls_ciphers;
+	/** tls-ciphersuites: TLS 1.3 suites, "" = OpenSSL's default */
+	char *tls_ciphersuites;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked
@@ -440,6 +454,16 @@ const struct config_strlist *config_interfaces(const struct config_file *cfg);
 /** @return the control interfaces, or the default 127.0.0.1, ::1 list. */
 const struct config_strlist *config_control_interfaces(
 	const struct config_file *cfg);
+
+/** @return tls-service-key, or ssl-service-key when that is unset ("" if
+ * neither is set) */
+const char *config_tls_service_key(const struct config_file *cfg);
+
+/** @return tls-service-pem, or ssl-service-pem likewise */
+const char *config_tls_service_pem(const struct config_file *cfg);
+
+/** @return tls-cert-bundle, or ssl-cert-bundle likewise */
+const char *config_tls_cert_bundle(const struct config_file *cfg);
 
 /** @return the default config file, "SYSCONFDIR/petrel/petrel.conf". */
 const char *config_default_file(void);

@@ -28,6 +28,7 @@
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
+#include "util/netevent/tls.h"
 #include "util/log.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -98,6 +99,14 @@ struct comm_tcp_conn {
 	/** the client closed its side: close after the queue drains and the
 	 * pending queries are answered (or the idle timer fires) */
 	int read_closed;
+	/** DNS over TLS (comm_point_set_tls): the connection's TLS state,
+	 * else NULL. Reads and writes go through util/netevent/tls.c; until
+	 * the handshake is done only the handshake runs */
+	struct ssl_st *ssl;
+	/** the TLS handshake is complete */
+	int hs_done;
+	/** what the handshake waits for: NEV_READ or NEV_WRITE */
+	int hs_mask;
 };
 
 /** a UDP or TCP service point */
@@ -154,6 +163,8 @@ struct comm_point {
 	int peek_stages;
 
 	/* TCP */
+	/** DNS over TLS: the server context (not owned), or NULL */
+	struct ssl_ctx_st *tls_ctx;
 	/** slots */
 	struct comm_tcp_conn *conns;
 	/** number of slots */
@@ -559,6 +570,10 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 	nev_io_free(conn->c->base, conn->io);
 	conn->io = NULL;
 	comm_timer_disable(conn->timer);
+	if(conn->ssl) {
+		tls_free(conn->ssl);
+		conn->ssl = NULL;
+	}
 	close(conn->fd);
 	conn->fd = -1;
 	conn->gen++;
@@ -572,6 +587,8 @@ static int
 tcp_conn_want(struct comm_tcp_conn *conn)
 {
 	int mask = 0;
+	if(conn->ssl && !conn->hs_done)
+		return conn->hs_mask;
 	if(!conn->read_closed && conn->wq.num < TCP_MAX_QUEUED &&
 		conn->c->listening)
 		mask |= NEV_READ;
@@ -588,7 +605,11 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 static int
 tcp_conn_flush(struct comm_tcp_conn *conn)
 {
-	if(nev_wq_write(&conn->wq, conn->fd, &conn->c->stats.pkts_out) == -1) {
+	if(conn->ssl && !conn->hs_done)
+		return 0;
+	if((conn->ssl ? tls_wq_write_sys(conn->ssl, &conn->wq,
+		&conn->c->stats.pkts_out) : nev_wq_write(&conn->wq, conn->fd,
+		&conn->c->stats.pkts_out)) == -1) {
 		verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
 		conn->c->stats.tcp_errors++;
 		tcp_conn_close(conn);
@@ -626,9 +647,18 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 {
 	struct comm_point *c = conn->c;
 	int msgs = 0;
-	while(msgs < TCP_READS_PER_WAKE && conn->wq.num < TCP_MAX_QUEUED) {
+	/* TLS: bytes already decrypted inside the TLS layer make no readable
+	 * event, so they are read now, past the fairness limit (at most one
+	 * TLS record) */
+	while((msgs < TCP_READS_PER_WAKE || (conn->ssl &&
+		tls_pending(conn->ssl))) && conn->wq.num < TCP_MAX_QUEUED) {
 		ssize_t r;
-		if(conn->lgot < 2)
+		if(conn->ssl)
+			r = (ssize_t)tls_read_sys(conn->ssl, conn->lgot < 2 ?
+				conn->lenbuf + conn->lgot : conn->rbuf +
+				conn->got, conn->lgot < 2 ? 2 - conn->lgot :
+				conn->need - conn->got);
+		else if(conn->lgot < 2)
 			r = read(conn->fd, conn->lenbuf + conn->lgot,
 				2 - conn->lgot);
 		else	r = read(conn->fd, conn->rbuf + conn->got,
@@ -707,15 +737,59 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 	return 0;
 }
 
+/**
+ * Advance a DNS over TLS handshake (the idle timer bounds it).
+ * @return 0 when complete, 1 while it waits (interest set), -1 if the
+ *	connection was closed.
+ */
+static int
+tcp_conn_handshake(struct comm_tcp_conn *conn)
+{
+	enum tls_io st = tls_handshake(conn->ssl);
+	if(st == TLS_IO_DONE) {
+		conn->hs_done = 1;
+		conn->c->stats.tls_handshakes++;
+		return 0;
+	}
+	if(st == TLS_IO_WANT_READ || st == TLS_IO_WANT_WRITE) {
+		conn->hs_mask = st == TLS_IO_WANT_READ ? NEV_READ : NEV_WRITE;
+		if(tcp_conn_mask(conn, conn->hs_mask) == -1) {
+			tcp_conn_close(conn);
+			return -1;
+		}
+		return 1;
+	}
+	if(verbosity >= VERB_ALGO) {
+		char b[200], a[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tls: handshake with %s failed: %s",
+			netaddr_str(&conn->client, -1, a, sizeof(a)),
+			tls_fail_reason(conn->ssl, b, sizeof(b)));
+	}
+	conn->c->stats.tls_handshake_fails++;
+	tcp_conn_close(conn);
+	return -1;
+}
+
 static void
 tcp_conn_event(int fd, int events, void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
 	uint32_t gen = conn->gen;
 	(void)fd;
+	if(conn->ssl && !conn->hs_done) {
+		if(tcp_conn_handshake(conn) != 0)
+			return;
+		/* the client's first query may have come with the end of
+		 * the handshake */
+		events = NEV_READ;
+	}
 	if(events & NEV_WRITE) {
 		if(tcp_conn_flush(conn) != 0)
 			return;
+		/* answers drained: queries may wait decrypted */
+		if(conn->ssl && conn->fd != -1 && conn->gen == gen &&
+			tls_pending(conn->ssl))
+			events |= NEV_READ;
 	}
 	if((events & NEV_READ) && conn->fd != -1 && conn->gen == gen)
 		(void)tcp_conn_read(conn);
@@ -792,8 +866,14 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->read_closed = 0;
 		conn->pending = 0;
 		conn->mask = 0;
+		conn->hs_done = 0;
+		conn->hs_mask = NEV_READ;
 		c->nconn++;
 		c->stats.tcp_accepted++;
+		if(c->tls_ctx && !(conn->ssl = tls_server_new(c->tls_ctx, fd))) {
+			tcp_conn_close(conn);
+			continue;
+		}
 		if(tcp_conn_mask(conn, NEV_READ) == -1) {
 			tcp_conn_close(conn);
 			continue;
@@ -898,6 +978,12 @@ int
 comm_point_fd(struct comm_point *c)
 {
 	return c->fd;
+}
+
+void
+comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx)
+{
+	c->tls_ctx = ctx;
 }
 
 int

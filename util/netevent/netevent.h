@@ -375,6 +375,10 @@ struct comm_point_stats {
 	uint64_t tcp_errors;
 	/** answers dropped because their connection was gone */
 	uint64_t tcp_stale_replies;
+	/** DNS over TLS: handshakes completed */
+	uint64_t tls_handshakes;
+	/** DNS over TLS: handshakes that failed (the connection closed) */
+	uint64_t tls_handshake_fails;
 };
 
 /**
@@ -445,6 +449,15 @@ void comm_point_clear_stats(struct comm_point *c);
 
 /** @return the socket (UDP) or listening socket (TCP). */
 int comm_point_fd(struct comm_point *c);
+
+/**
+ * Make a TCP comm_point serve DNS over TLS (RFC 7858): every connection
+ * accepted from now on runs a TLS handshake (non-blocking, bounded by the
+ * idle timeout) before its framed queries are read; answers are written
+ * through TLS. Call right after comm_point_create_tcp.
+ * @param ctx: from tls_server_ctx_create (not owned; must outlive c).
+ */
+void comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx);
 
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);

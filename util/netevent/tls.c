@@ -69,6 +69,139 @@ fail_ssl:
 	return NULL;
 }
 
+/** ALPN: choose "dot" when the client offers it (RFC 7858 section 3.2 as
+ * updated by the IANA registration); a client that offers ALPN without
+ * "dot" gets no_application_protocol */
+static int
+alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+	const unsigned char *in, unsigned int inlen, void *arg)
+{
+	static const unsigned char dot[] = { 3, 'd', 'o', 't' };
+	unsigned char *sel = NULL;
+	(void)ssl;
+	(void)arg;
+	if(SSL_select_next_proto(&sel, outlen, dot, sizeof(dot), in, inlen)
+		!= OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+SSL_CTX *
+tls_server_ctx_create(const char *key, const char *pem, const char *ciphers,
+	const char *ciphersuites, char *err, size_t errlen)
+{
+	char eb[256];
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	if(!ctx) {
+		snprintf(err, errlen, "SSL_CTX_new: %s", err_text(eb,
+			sizeof(eb)));
+		return NULL;
+	}
+	if(!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION))
+		goto fail_ssl;
+	SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION |
+		SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
+		SSL_OP_CIPHER_SERVER_PREFERENCE);
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+		SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+	if(!SSL_CTX_use_certificate_chain_file(ctx, pem)) {
+		snprintf(err, errlen, "tls-service-pem '%s': %s", pem,
+			err_text(eb, sizeof(eb)));
+		goto fail;
+	}
+	if(!SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM)) {
+		snprintf(err, errlen, "tls-service-key '%s': %s", key,
+			err_text(eb, sizeof(eb)));
+		goto fail;
+	}
+	if(!SSL_CTX_check_private_key(ctx)) {
+		snprintf(err, errlen, "tls-service-key '%s' does not match "
+			"the certificate in tls-service-pem '%s'", key, pem);
+		goto fail;
+	}
+	if(ciphers && ciphers[0] && !SSL_CTX_set_cipher_list(ctx, ciphers)) {
+		snprintf(err, errlen, "tls-ciphers '%s': no usable cipher",
+			ciphers);
+		goto fail;
+	}
+	if(ciphersuites && ciphersuites[0] &&
+		!SSL_CTX_set_ciphersuites(ctx, ciphersuites)) {
+		snprintf(err, errlen, "tls-ciphersuites '%s': no usable "
+			"suite", ciphersuites);
+		goto fail;
+	}
+	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+	return ctx;
+fail_ssl:
+	snprintf(err, errlen, "TLS context: %s", err_text(eb, sizeof(eb)));
+fail:
+	ERR_clear_error();
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+SSL *
+tls_server_new(SSL_CTX *ctx, int fd)
+{
+	char eb[256];
+	SSL *ssl = SSL_new(ctx);
+	if(!ssl || !SSL_set_fd(ssl, fd)) {
+		verbose(VERB_OPS, "tls: new server connection: %s",
+			err_text(eb, sizeof(eb)));
+		SSL_free(ssl);
+		return NULL;
+	}
+	SSL_set_accept_state(ssl);
+	return ssl;
+}
+
+int
+tls_pending(SSL *ssl)
+{
+	return SSL_has_pending(ssl) ? 1 : 0;
+}
+
+long
+tls_read_sys(SSL *ssl, uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+	switch(tls_read(ssl, buf, len, &n)) {
+	case TLS_IO_DONE:
+		return (long)n;
+	case TLS_IO_WANT_READ:
+	case TLS_IO_WANT_WRITE:
+		errno = EAGAIN;
+		return -1;
+	case TLS_IO_CLOSED:
+		return 0;
+	default:
+		break;
+	}
+	ERR_clear_error();
+	errno = EIO;
+	return -1;
+}
+
+int
+tls_wq_write_sys(SSL *ssl, struct nev_wq *q, uint64_t *done)
+{
+	switch(tls_wq_write(ssl, q, done)) {
+	case TLS_IO_DONE:
+	case TLS_IO_WANT_READ:
+	case TLS_IO_WANT_WRITE:
+		return 0;
+	case TLS_IO_CLOSED:
+		errno = EPIPE;
+		return -1;
+	default:
+		break;
+	}
+	ERR_clear_error();
+	errno = EIO;
+	return -1;
+}
+
 void
 tls_ctx_free(SSL_CTX *ctx)
 {

@@ -18,6 +18,15 @@
  * There is no opportunistic mode: a failure is TLS_IO_FAIL, never clear
  * text.
  *
+ * Server side (DNS over TLS to clients, RFC 7858): tls-service-pem (the
+ * chain) and tls-service-key, TLS 1.2 and 1.3, tls-ciphers (TLS 1.2) and
+ * tls-ciphersuites (TLS 1.3) when given, ALPN "dot" selected when the
+ * client offers it (a client that offers only other protocols is refused,
+ * RFC 7301), no renegotiation. The TCP service (comm_point.c) drives the
+ * handshake from its event callback, with its idle timer as the
+ * handshake timeout, so a client that stalls mid-handshake holds one
+ * connection slot and nothing else.
+ *
  * Ownership: contexts are reference counted by OpenSSL; tls_ctx_free drops
  * the caller's reference. An SSL made by tls_client_new belongs to the
  * caller and is freed with tls_free (the socket is not closed).
@@ -58,6 +67,45 @@ enum tls_io {
  */
 struct ssl_ctx_st *tls_client_ctx_create(const char *bundle, int system_too,
 	char *err, size_t errlen);
+
+/**
+ * Make a server context for DNS over TLS.
+ * @param key: PEM private key file (tls-service-key).
+ * @param pem: PEM certificate chain file, leaf first (tls-service-pem).
+ * @param ciphers: TLS 1.2 cipher list, or NULL/"" for OpenSSL's default.
+ * @param ciphersuites: TLS 1.3 suites, or NULL/"" for the default.
+ * @param err: buffer for the reason of a failure (names the file).
+ * @param errlen: its size.
+ * @return the context, or NULL with err set.
+ */
+struct ssl_ctx_st *tls_server_ctx_create(const char *key, const char *pem,
+	const char *ciphers, const char *ciphersuites, char *err,
+	size_t errlen);
+
+/**
+ * Make the server side of an accepted connection.
+ * @return the SSL (owned by the caller, tls_free), or NULL (logged at
+ *	verbose level).
+ */
+struct ssl_st *tls_server_new(struct ssl_ctx_st *ctx, int fd);
+
+/** @return 1 if decrypted bytes wait inside the TLS layer (the socket may
+ * not become readable again for them), else 0 */
+int tls_pending(struct ssl_st *ssl);
+
+/**
+ * tls_read in read(2)'s terms, for the TCP service's framing loop.
+ * @return bytes read (> 0); 0 when the peer closed; -1 with errno EAGAIN
+ *	(call again when readable) or EIO (TLS error).
+ */
+long tls_read_sys(struct ssl_st *ssl, uint8_t *buf, size_t len);
+
+/**
+ * tls_wq_write in nev_wq_write's terms.
+ * @return 0 (all written, or it would block), -1 with errno set (EIO,
+ *	EPIPE) when the connection failed.
+ */
+int tls_wq_write_sys(struct ssl_st *ssl, struct nev_wq *q, uint64_t *done);
 
 /** Drop a reference to a context. NULL is allowed. */
 void tls_ctx_free(struct ssl_ctx_st *ctx);
