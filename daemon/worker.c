@@ -470,6 +470,10 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 					return -1;
 				}
 				comm_point_set_tls(w->tcp[i], env->tls_server);
+				if(comm_point_set_tls_padding(w->tcp[i],
+					cfg->pad_responses ?
+					cfg->pad_responses_block_size : 0) == -1)
+					return -1;
 			}
 		}
 	}
@@ -490,6 +494,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.tls_cert_bundle = config_tls_cert_bundle(cfg);
 	op.tls_system_cert = cfg->tls_system_cert;
 	op.tls_use_sni = cfg->tls_use_sni;
+	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)
 		return -1;

@@ -35,6 +35,7 @@
 #include "services/outside_network.h"
 #include "util/netevent/netevent.h"
 #include "util/netevent/tls.h"
+#include "dns/padding.h"
 #include "util/netaddr.h"
 #include "util/random.h"
 #include "util/log.h"
@@ -244,6 +245,8 @@ struct outside_network {
 	int num_tls;
 	/** send SNI */
 	int tls_use_sni;
+	/** query padding block for TLS servers, 0 for none */
+	int tls_pad_block;
 	/** TLS connections open */
 	int tls_open;
 	/** the pend hash table */
@@ -758,6 +761,9 @@ pend_start_tls(struct pend *p)
 	struct tls_up *tu = p->tu;
 	struct outside_network *on = p->on;
 	int tries = 0;
+	/* room for the query padded to a block (RFC 8467) */
+	uint8_t padded[ON_MAX_PKT + 4 + 1024];
+	size_t plen;
 	p->state = PEND_TLS;
 	if(tu->bad_until > *comm_base_secs(on->base)) {
 		pend_fail_later(p);
@@ -777,8 +783,13 @@ pend_start_tls(struct pend *p)
 	 * any order) */
 	while(tls_id_used(tu, p->id) && tries++ < 64)
 		pend_build(p);
+	memcpy(padded, p->pkt, p->pkt_len);
+	plen = p->pkt_len;
+	if(on->tls_pad_block > 1 && on->tls_pad_block <= 1024)
+		plen = dns_pad(padded, plen, sizeof(padded),
+			(size_t)on->tls_pad_block);
 	if(tls_id_used(tu, p->id) ||
-		comm_tcp_out_write(tu->conn, p->pkt, p->pkt_len) == -1) {
+		comm_tcp_out_write(tu->conn, padded, plen) == -1) {
 		pend_fail_later(p);
 		return;
 	}
@@ -1186,6 +1197,7 @@ outside_network_create(struct comm_base *base,
 		add_if(on, &a);
 	}
 	on->tls_use_sni = p->tls_use_sni;
+	on->tls_pad_block = p->tls_pad_block;
 	if(tls_add_zones(on, p->forwards) != 0 ||
 		tls_add_zones(on, p->stubs) != 0) {
 		log_err("outside_network_create: out of memory");

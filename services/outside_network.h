@@ -132,6 +132,9 @@ struct outside_network_params {
 	int tls_system_cert;
 	/** tls-use-sni */
 	int tls_use_sni;
+	/** pad queries to TLS servers to this block size (RFC 8467); 0 for
+	 * no padding */
+	int tls_pad_block;
 };
 
 /**

@@ -286,6 +286,14 @@ struct config_file {
 	char *tls_ciphers;
 	/** tls-ciphersuites: TLS 1.3 suites, "" = OpenSSL's default */
 	char *tls_ciphersuites;
+	/** pad-responses: pad DoT answers to padded queries */
+	int pad_responses;
+	/** pad-responses-block-size: bytes */
+	int pad_responses_block_size;
+	/** pad-queries: pad queries to TLS upstreams */
+	int pad_queries;
+	/** pad-queries-block-size: bytes */
+	int pad_queries_block_size;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked

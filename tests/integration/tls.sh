@@ -246,6 +246,14 @@ echo "$out" | grep -q "192.0.2.1" && ok "kdig +tls: answer forwarded over TLS" |
 out=$($KD +keepopen www.local.zz A www.good.zz A www.ip.zz A 2>&1)
 [ "$(echo "$out" | grep -c "IN[[:space:]]*A[[:space:]]*192.0.2")" = 3 ] &&
 	ok "kdig +tls +keepopen: three queries on one connection" || fail "kdig keepopen: $out"
+# RFC 7830/8467: a padded query gets an answer padded to 468 bytes; an
+# unpadded one is not padded
+out=$($KD +padding www.local.zz A 2>&1)
+echo "$out" | grep -q "Received 468 B" && ok "kdig +tls +padding: answer padded to 468 bytes" ||
+	fail "padded answer: $out"
+out=$($KD +nopadding www.local.zz A 2>&1)
+echo "$out" | grep -q "Received 468 B" && fail "unpadded query got a padded answer: $out" ||
+	ok "kdig +tls +nopadding: answer not padded"
 out=$(echo | timeout 10 openssl s_client -connect $NET.2:$PDOT -alpn dot \
 	-CAfile "$W/ca.pem" -verify_hostname dot.test 2>&1)
 echo "$out" | grep -q "ALPN protocol: dot" && echo "$out" | grep -q "Verify return code: 0 (ok)" &&

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "util/netevent/netevent_int.h"
 #include "util/netevent/tls.h"
+#include "dns/padding.h"
 #include "util/log.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -165,6 +166,10 @@ struct comm_point {
 	/* TCP */
 	/** DNS over TLS: the server context (not owned), or NULL */
 	struct ssl_ctx_st *tls_ctx;
+	/** DNS over TLS: answer padding block size, 0 for none */
+	int pad_block;
+	/** scratch for a padded answer (65535 bytes) when pad_block */
+	uint8_t *padbuf;
 	/** slots */
 	struct comm_tcp_conn *conns;
 	/** number of slots */
@@ -632,8 +637,15 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
  *	after a complete write), -1 if dropped.
  */
 static int
-tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
+tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
+	int pad)
 {
+	struct comm_point *c = conn->c;
+	if(pad && conn->ssl && c->padbuf && len <= 65535) {
+		memcpy(c->padbuf, pkt, len);
+		len = dns_pad(c->padbuf, len, 65535, (size_t)c->pad_block);
+		pkt = c->padbuf;
+	}
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
 	if(conn->c->idle_ms > 0)
@@ -718,11 +730,14 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
+			rep.pad = conn->ssl && c->pad_block &&
+				dns_has_padding(rep.buf, rep.len);
 			if(c->cb(&rep, c->arg) && rep.len > 0 &&
 				rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
+				if(tcp_conn_queue(conn, rep.buf, rep.len,
+					rep.pad) == -1)
 					return -1;
 			} else if(conn->fd != -1 && conn->gen == rep.gen)
 				conn->pending++;
@@ -959,6 +974,7 @@ comm_point_delete(struct comm_point *c)
 	free(c->smsg);
 	free(c->siov);
 	free(c->sctl);
+	free(c->padbuf);
 	free(c);
 }
 
@@ -984,6 +1000,15 @@ void
 comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx)
 {
 	c->tls_ctx = ctx;
+}
+
+int
+comm_point_set_tls_padding(struct comm_point *c, int block)
+{
+	c->pad_block = block > 1 ? block : 0;
+	if(c->pad_block && !c->padbuf && !(c->padbuf = malloc(65535)))
+		return -1;
+	return 0;
 }
 
 int
@@ -1017,7 +1042,8 @@ comm_reply_save(const struct comm_reply *rep, struct comm_reply_addr *out)
 	out->local = rep->local;
 	out->conn = rep->conn;
 	out->gen = rep->gen;
-	out->is_tcp = rep->is_tcp;
+	out->is_tcp = (int16_t)rep->is_tcp;
+	out->pad = (int16_t)rep->pad;
 }
 
 int
@@ -1033,7 +1059,7 @@ comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
 		}
 		if(conn->pending > 0)
 			conn->pending--;
-		if(tcp_conn_queue(conn, pkt, len) == -1)
+		if(tcp_conn_queue(conn, pkt, len, ra->pad) == -1)
 			return -1;
 		return 0;
 	} else {

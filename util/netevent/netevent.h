@@ -311,6 +311,9 @@ struct comm_reply {
 	uint32_t gen;
 	/** 1 if it came over TCP */
 	int is_tcp;
+	/** DNS over TLS with EDNS Padding in the query: the answer is padded
+	 * (pad-responses) when sent */
+	int pad;
 	/** UDP: the peek callback's word for this datagram, kept from the
 	 * peek stages to the callback (see comm_point_set_peek); 0 before
 	 * the peek, and always 0 for TCP */
@@ -342,7 +345,9 @@ struct comm_reply_addr {
 	/** TCP: the connection's generation, checked on send */
 	uint32_t gen;
 	/** 1 for TCP */
-	int is_tcp;
+	int16_t is_tcp;
+	/** DNS over TLS: pad the answer (the query carried EDNS Padding) */
+	int16_t pad;
 };
 
 /** counters of a comm_point; read them freely from the owning thread */
@@ -458,6 +463,14 @@ int comm_point_fd(struct comm_point *c);
  * @param ctx: from tls_server_ctx_create (not owned; must outlive c).
  */
 void comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx);
+
+/**
+ * Pad answers on a DNS over TLS comm_point (RFC 7830, RFC 8467): an answer
+ * to a query that carried the Padding option grows to a multiple of block
+ * bytes. @param block: pad-responses-block-size; 0 for no padding.
+ * @return 0, or -1 (out of memory).
+ */
+int comm_point_set_tls_padding(struct comm_point *c, int block);
 
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
