@@ -47,6 +47,8 @@ struct worker;
 struct daemon_env;
 struct remote;
 
+struct ssl_ctx_st;
+
 /** one listening address: its UDP socket and TCP socket (or -1) */
 struct listen_port {
 	/** the address bound */
@@ -72,6 +74,13 @@ struct listen_set {
 	int num;
 	/** 1 when each worker has its own sockets (so-reuseport) */
 	int per_worker;
+	/** DNS over TLS server context (tls-service-key, tls-service-pem),
+	 * loaded with the sockets, before privileges are dropped; shared by
+	 * the workers' TLS listeners; NULL when no port serves TLS */
+	struct ssl_ctx_st *tls_server;
+	/** upstream TLS client context (tls-cert-bundle or the system
+	 * store), loaded likewise; NULL when no zone uses TLS */
+	struct ssl_ctx_st *tls_client;
 };
 
 /** a forked worker, as the parent sees it */

@@ -4,7 +4,6 @@
  */
 #include "config.h"
 #include "daemon/env.h"
-#include "util/netevent/tls.h"
 #include "services/acl.h"
 #include "services/localzone.h"
 #include "services/cache/infra.h"
@@ -111,14 +110,6 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			"forward-zone or stub-zone): see the log above");
 		goto fail;
 	}
-	if(config_tls_service_key(cfg)[0]) {
-		env->tls_server = tls_server_ctx_create(
-			config_tls_service_key(cfg),
-			config_tls_service_pem(cfg), cfg->tls_ciphers,
-			cfg->tls_ciphersuites, err, errlen);
-		if(!env->tls_server)
-			goto fail;
-	}
 	return env;
 fail:
 	/* give the caches taken over back to the old environment */
@@ -149,7 +140,6 @@ env_delete(struct daemon_env *env)
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
 	iter_env_delete(env->ienv);
-	tls_ctx_free(env->tls_server);
 	free(env);
 }
 

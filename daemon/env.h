@@ -25,7 +25,6 @@ struct infra_cache;
 struct local_zones;
 struct acl_list;
 struct iter_env;
-struct ssl_ctx_st;
 
 /** the environment */
 struct daemon_env {
@@ -43,9 +42,6 @@ struct daemon_env {
 	struct acl_list *acl;
 	/** iterator settings (owned) */
 	struct iter_env *ienv;
-	/** DNS over TLS server context (tls-service-key and -pem), shared
-	 * by the workers' TLS listeners (owned), or NULL */
-	struct ssl_ctx_st *tls_server;
 	/** readers the caches were sized for (workers) */
 	int num_readers;
 };

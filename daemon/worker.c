@@ -464,12 +464,12 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			if(!w->tcp[i])
 				return -1;
 			if(p->tls) {
-				if(!env->tls_server) {
+				if(!ls->tls_server) {
 					log_err("%s: DNS over TLS without a "
 						"TLS context", p->name);
 					return -1;
 				}
-				comm_point_set_tls(w->tcp[i], env->tls_server);
+				comm_point_set_tls(w->tcp[i], ls->tls_server);
 				if(comm_point_set_tls_padding(w->tcp[i],
 					cfg->pad_responses ?
 					cfg->pad_responses_block_size : 0) == -1)
@@ -491,8 +491,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.outgoing_interfaces = cfg->outgoing_interfaces;
 	op.forwards = cfg->forwards;
 	op.stubs = cfg->stubs;
-	op.tls_cert_bundle = config_tls_cert_bundle(cfg);
-	op.tls_system_cert = cfg->tls_system_cert;
+	op.tls_ctx = ls->tls_client;
 	op.tls_use_sni = cfg->tls_use_sni;
 	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	w->outnet = outside_network_create(w->base, &op);

@@ -237,7 +237,8 @@ struct outside_network {
 	struct on_timer *timers;
 	/** counters */
 	struct outside_network_stats stats;
-	/** TLS client context (NULL when no server is configured for TLS) */
+	/** TLS client context (not owned; NULL when no server is
+	 * configured for TLS) */
 	struct ssl_ctx_st *tls_ctx;
 	/** the servers configured for TLS */
 	struct tls_up *tls;
@@ -1204,11 +1205,10 @@ outside_network_create(struct comm_base *base,
 		goto fail;
 	}
 	if(on->num_tls > 0) {
-		char err[512];
-		on->tls_ctx = tls_client_ctx_create(p->tls_cert_bundle,
-			p->tls_system_cert, err, sizeof(err));
+		on->tls_ctx = p->tls_ctx;
 		if(!on->tls_ctx) {
-			log_err("upstream TLS: %s", err);
+			log_err("outside_network_create: TLS servers are "
+				"configured but there is no TLS context");
 			goto fail;
 		}
 	}
@@ -1246,7 +1246,6 @@ outside_network_delete(struct outside_network *on)
 	for(i = 0; i < on->num_tls; i++)
 		comm_tcp_out_delete(on->tls[i].conn);
 	free(on->tls);
-	tls_ctx_free(on->tls_ctx);
 	free(on->ifs4);
 	free(on->ifs6);
 	free(on);

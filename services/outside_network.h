@@ -56,6 +56,7 @@ struct netaddr;
 struct outside_network;
 struct config_strlist;
 struct config_stub;
+struct ssl_ctx_st;
 
 /** counters of an outside network */
 struct outside_network_stats {
@@ -126,10 +127,10 @@ struct outside_network_params {
 	const struct config_stub *forwards;
 	/** stub zones, the same */
 	const struct config_stub *stubs;
-	/** tls-cert-bundle: CA file, or NULL/"" for the system store */
-	const char *tls_cert_bundle;
-	/** tls-system-cert: the system store besides the bundle */
-	int tls_system_cert;
+	/** the TLS client context the servers are verified with (from
+	 * tls_client_ctx_create: tls-cert-bundle or the system store; not
+	 * owned, must outlive the network); needed when a zone uses TLS */
+	struct ssl_ctx_st *tls_ctx;
 	/** tls-use-sni */
 	int tls_use_sni;
 	/** pad queries to TLS servers to this block size (RFC 8467); 0 for

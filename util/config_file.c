@@ -1912,6 +1912,19 @@ config_tls_cert_bundle(const struct config_file *cfg)
 	return tls_or_ssl(cfg->tls_cert_bundle, cfg->ssl_cert_bundle);
 }
 
+int
+config_uses_tls_upstream(const struct config_file *cfg)
+{
+	const struct config_stub *z;
+	for(z = cfg->forwards; z; z = z->next)
+		if(z->tls)
+			return 1;
+	for(z = cfg->stubs; z; z = z->next)
+		if(z->tls)
+			return 1;
+	return 0;
+}
+
 const char *
 config_default_file(void)
 {

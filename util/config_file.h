@@ -473,6 +473,9 @@ const char *config_tls_service_pem(const struct config_file *cfg);
 /** @return tls-cert-bundle, or ssl-cert-bundle likewise */
 const char *config_tls_cert_bundle(const struct config_file *cfg);
 
+/** @return 1 if a forward or stub zone asks its servers over TLS */
+int config_uses_tls_upstream(const struct config_file *cfg);
+
 /** @return the default config file, "SYSCONFDIR/petrel/petrel.conf". */
 const char *config_default_file(void);
 

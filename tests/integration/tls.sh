@@ -83,7 +83,12 @@ for ca in ca evilca; do
 done
 cert good ca "DNS:dot.test,IP:$NET.1,IP:$NET.5,IP:$NET.6,IP:$NET.2" &&
 cert evil evilca "DNS:dot.test,IP:$NET.4" || { echo "openssl failed"; exit 1; }
-chmod 644 "$W"/*.key
+# Unbound reads its keys as root here; petrel's key stays root-only: it
+# is loaded before petrel drops to "nobody"
+chmod 644 "$W"/ca.key "$W"/evil.key "$W"/evilca.key
+chmod 600 "$W"/good.key
+cp "$W/good.key" "$W/ub-good.key"
+chmod 644 "$W/ub-good.key"
 
 # ------------------------------------------------------------ Unbound DoT
 unbound_dot() { # unbound_dot NAME CERT CA ADDR... : Unbound answering over TLS
@@ -93,7 +98,7 @@ unbound_dot() { # unbound_dot NAME CERT CA ADDR... : Unbound answering over TLS
 		echo "server:"
 		for a in "$@"; do echo "  interface: $a@853"; done
 		echo "  tls-port: 853"
-		echo "  tls-service-key: \"$W/$c.key\""
+		echo "  tls-service-key: \"$W/$( [ "$c" = good ] && echo ub-good || echo "$c").key\""
 		echo "  tls-service-pem: \"$W/$c.pem\""
 		echo "  do-daemonize: no"
 		echo "  username: \"\""
@@ -152,9 +157,9 @@ server:
   tcp-idle-timeout: 20000
   do-ip6: no
   do-daemonize: no
-  username: ""
+  username: "nobody"
   chroot: ""
-  pidfile: "$W/resolver.pid"
+  pidfile: ""
   use-syslog: no
   logfile: ""
   verbosity: 1
