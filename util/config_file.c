@@ -940,6 +940,11 @@ end_load_tls(struct cfg_parser *p)
 		for(z = cfg->stubs; z; z = z->next) {
 			if(z->name && strcmp(z->name, ".") == 0)
 				root = 1;
+			if(z->prime)
+				return perr(p, "tls-upstream: stub-zone '%s' has "
+					"stub-prime: yes, which cannot be used "
+					"with TLS (the primed servers would be "
+					"asked in clear)", z->name);
 			if(z->hosts)
 				return perr(p, "tls-upstream: stub-zone '%s' "
 					"has stub-host: lines, which cannot be "
@@ -978,6 +983,10 @@ end_zone(struct cfg_parser *p)
 		r = perr(p, "%s '%s': expected a %s: or %s: line", cl,
 			z->name, fwd ? "forward-addr" : "stub-addr",
 			fwd ? "forward-host" : "stub-host");
+	else if(z->tls && z->prime)
+		r = perr(p, "stub-zone '%s': stub-prime: cannot be used with "
+			"TLS (stub-tls-upstream): the primed servers would be "
+			"asked in clear", z->name);
 	else if(z->tls && z->hosts)
 		r = perr(p, "%s '%s': %s: cannot be used with TLS (%s); give "
 			"the servers as %s: ip@port#name", cl, z->name,
