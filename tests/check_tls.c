@@ -11,7 +11,13 @@
 #include "util/config_file.h"
 #include "util/netaddr.h"
 #include "util/netevent/tls.h"
+#include "util/netevent/netevent.h"
 #include <check.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <ldns/ldns.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,6 +252,244 @@ START_TEST(test_ctx_errors)
 }
 END_TEST
 
+/** the key and certificate files of the loop tests */
+static char keyfile[64], certfile[64], otherfile[64];
+
+/** write a new P-256 key and a self-signed certificate for DNS:name
+ * (valid for a day) to kf and cf */
+static void
+make_cert(const char *name, const char *kf, const char *cf)
+{
+	EVP_PKEY *k = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	X509_NAME *n;
+	X509_EXTENSION *e;
+	X509V3_CTX v3;
+	char san[128];
+	FILE *f;
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_nonnull(x);
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), -60);
+	X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+	X509_set_pubkey(x, k);
+	n = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+		(const unsigned char *)name, -1, -1, 0);
+	X509_set_issuer_name(x, n);
+	snprintf(san, sizeof(san), "DNS:%s", name);
+	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
+	e = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, san);
+	ck_assert_ptr_nonnull(e);
+	X509_add_ext(x, e, -1);
+	X509_EXTENSION_free(e);
+	ck_assert_int_gt(X509_sign(x, k, EVP_sha256()), 0);
+	f = fopen(kf, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL, NULL));
+	fclose(f);
+	f = fopen(cf, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert(PEM_write_X509(f, x));
+	fclose(f);
+	X509_free(x);
+	EVP_PKEY_free(k);
+}
+
+/** make the files once per process (the tests fork) */
+static void
+setup_certs(void)
+{
+	char okey[64];
+	snprintf(keyfile, sizeof(keyfile), "/tmp/check_tls.%d.key",
+		(int)getpid());
+	snprintf(certfile, sizeof(certfile), "/tmp/check_tls.%d.pem",
+		(int)getpid());
+	snprintf(otherfile, sizeof(otherfile), "/tmp/check_tls.%d.other.pem",
+		(int)getpid());
+	snprintf(okey, sizeof(okey), "/tmp/check_tls.%d.other.key",
+		(int)getpid());
+	make_cert("dot.test", keyfile, certfile);
+	/* another self-signed certificate with the same name: not trusted */
+	make_cert("dot.test", okey, otherfile);
+	unlink(okey);
+}
+
+static void
+teardown_certs(void)
+{
+	unlink(keyfile);
+	unlink(certfile);
+	unlink(otherfile);
+}
+
+/** the DoT service's answer: a fresh unpadded message with the query's
+ * ID and QR set (the service pads it when the query asked) */
+static int
+echo_cb(struct comm_reply *rep, void *arg)
+{
+	uint8_t id0 = rep->buf[0], id1 = rep->buf[1];
+	(void)arg;
+	rep->len = make_query(rep->buf, 1);
+	rep->buf[0] = id0;
+	rep->buf[1] = id1;
+	rep->buf[2] |= 0x80;
+	return 1;
+}
+
+/** what the client saw */
+struct loop_state {
+	/** the base, to stop */
+	struct comm_base *base;
+	/** replies, by ID 1..3 */
+	int got[4];
+	/** length of the last reply */
+	size_t last_len;
+	/** how the connection ended (-1: not yet) */
+	int end;
+	/** comm_tcp_out_error at the end */
+	char why[200];
+	/** replies to wait for before stopping */
+	int want;
+	/** replies seen */
+	int n;
+};
+
+static void
+client_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
+	const uint8_t *pkt, size_t len, void *arg)
+{
+	struct loop_state *ls = arg;
+	if(st == COMM_TCP_OUT_REPLY) {
+		uint16_t id = (uint16_t)((pkt[0] << 8) | pkt[1]);
+		ck_assert(len >= 12);
+		ck_assert(pkt[2] & 0x80);
+		ck_assert_uint_le(id, 3);
+		ls->got[id]++;
+		ls->last_len = len;
+		if(++ls->n == ls->want)
+			comm_base_exit(ls->base);
+		return;
+	}
+	ls->end = (int)st;
+	snprintf(ls->why, sizeof(ls->why), "%s", comm_tcp_out_error(t));
+	comm_base_exit(ls->base);
+}
+
+static void
+loop_timeout(void *arg)
+{
+	(void)arg;
+	ck_abort_msg("the TLS loop test did not finish in 10 s");
+}
+
+/**
+ * Run a DoT service and a TLS client in one loop.
+ * @param bundle: the CA file the client trusts.
+ * @param name: the auth name the client wants.
+ * @param padded: send the 3 queries with EDNS Padding.
+ */
+static void
+run_loop(const char *bundle, const char *name, int padded,
+	struct loop_state *ls)
+{
+	char err[512];
+	struct comm_base *base = comm_base_create("select");
+	struct ssl_ctx_st *sctx, *cctx;
+	struct comm_point *c;
+	struct comm_tcp_out *t;
+	struct comm_timer *tm;
+	struct netaddr to;
+	const char *why = NULL;
+	struct sockaddr_in *sin;
+	int fd, i;
+	ck_assert_ptr_nonnull(base);
+	memset(ls, 0, sizeof(*ls));
+	ls->base = base;
+	ls->end = -1;
+	ls->want = 3;
+	sctx = tls_server_ctx_create(keyfile, certfile, NULL, NULL, err,
+		sizeof(err));
+	if(!sctx)
+		ck_abort_msg("server ctx: %s", err);
+	cctx = tls_client_ctx_create(bundle, 0, err, sizeof(err));
+	if(!cctx)
+		ck_abort_msg("client ctx: %s", err);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1@0", 53, &to, &why), 0);
+	fd = comm_sock_open_tcp(&to, NULL);
+	ck_assert_int_ge(fd, 0);
+	to.len = sizeof(to.addr);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&to.addr,
+		&to.len), 0);
+	sin = (struct sockaddr_in *)&to.addr;
+	ck_assert_int_ne(sin->sin_port, 0);
+	c = comm_point_create_tcp(base, fd, 4, 5000, 0, echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	comm_point_set_tls(c, sctx);
+	ck_assert_int_eq(comm_point_set_tls_padding(c, 468), 0);
+	t = comm_tcp_out_create_tls(base, &to, NULL, 5000, cctx, name, 1,
+		client_cb, ls);
+	ck_assert_ptr_nonnull(t);
+	/* three queries queued before the handshake: pipelined after it */
+	for(i = 1; i <= 3; i++) {
+		uint8_t q[512];
+		size_t len = make_query(q, 1);
+		q[0] = 0;
+		q[1] = (uint8_t)i;
+		if(padded)
+			len = dns_pad(q, len, sizeof(q), 128);
+		ck_assert_int_eq(comm_tcp_out_write(t, q, len), 0);
+	}
+	tm = comm_timer_create(base, loop_timeout, NULL);
+	ck_assert_int_eq(comm_timer_set(tm, 10000), 0);
+	(void)comm_base_dispatch(base);
+	comm_timer_delete(tm);
+	comm_tcp_out_delete(t);
+	comm_point_delete(c);
+	tls_ctx_free(sctx);
+	tls_ctx_free(cctx);
+	comm_base_delete(base);
+}
+
+START_TEST(test_loop_good)
+{
+	struct loop_state ls;
+	run_loop(certfile, "dot.test", 0, &ls);
+	ck_assert_int_eq(ls.end, -1);
+	ck_assert_int_eq(ls.got[1], 1);
+	ck_assert_int_eq(ls.got[2], 1);
+	ck_assert_int_eq(ls.got[3], 1);
+	/* not padded: the query was not */
+	ck_assert_uint_eq(ls.last_len, 44);
+	/* padded queries get answers padded to 468 */
+	run_loop(certfile, "dot.test", 1, &ls);
+	ck_assert_int_eq(ls.end, -1);
+	ck_assert_int_eq(ls.n, 3);
+	ck_assert_uint_eq(ls.last_len, 468);
+}
+END_TEST
+
+START_TEST(test_loop_bad_name)
+{
+	struct loop_state ls;
+	run_loop(certfile, "wrong.test", 0, &ls);
+	ck_assert_int_eq(ls.end, COMM_TCP_OUT_TLS_FAILED);
+	ck_assert_int_eq(ls.n, 0);
+	ck_assert_ptr_nonnull(strstr(ls.why, "hostname mismatch"));
+}
+END_TEST
+
+START_TEST(test_loop_untrusted)
+{
+	struct loop_state ls;
+	run_loop(otherfile, "dot.test", 0, &ls);
+	ck_assert_int_eq(ls.end, COMM_TCP_OUT_TLS_FAILED);
+	ck_assert_int_eq(ls.n, 0);
+	ck_assert_ptr_nonnull(strstr(ls.why, "certificate verify failed"));
+}
+END_TEST
+
 /** the suite */
 static Suite *
 tls_suite(void)
@@ -258,6 +502,13 @@ tls_suite(void)
 	tcase_add_test(tc, test_config_ports);
 	tcase_add_test(tc, test_config_global);
 	tcase_add_test(tc, test_ctx_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("loop");
+	tcase_add_unchecked_fixture(tc, setup_certs, teardown_certs);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_loop_good);
+	tcase_add_test(tc, test_loop_bad_name);
+	tcase_add_test(tc, test_loop_untrusted);
 	suite_add_tcase(s, tc);
 	return s;
 }
