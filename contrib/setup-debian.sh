@@ -22,4 +22,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	nsd unbound bind9-dnsutils knot-dnsutils ldnsutils dnsperf \
 	clang libclang-rt-14-dev gnuplot-nox procps iproute2 git ca-certificates \
 	>/dev/null
+# the DNS over TLS test (make check-tls): certificates and a capture on lo
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends openssl tshark >/dev/null
 echo "setup-debian: build and test dependencies installed"

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "daemon/daemon.h"
+#include "util/netevent/tls.h"
 #include "daemon/env.h"
 #include "daemon/worker.h"
 #include "daemon/sdnotify.h"
@@ -158,6 +159,8 @@ listen_set_close(struct listen_set *ls)
 		free(ls->ports[i].tcp);
 	}
 	free(ls->ports);
+	tls_ctx_free(ls->tls_server);
+	tls_ctx_free(ls->tls_client);
 	free(ls);
 }
 
@@ -198,7 +201,16 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto oom;
 		for(j = 0; j < p->num; j++)
 			p->udp[j] = p->tcp[j] = -1;
+		p->tls = config_tls_service_key(cfg)[0] &&
+			netaddr_port(&p->addr) == cfg->tls_port;
 		for(j = 0; j < p->num; j++) {
+			if(p->tls) {
+				/* DNS over TLS: TCP only, whatever do-tcp */
+				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
+				if(p->tcp[j] == -1)
+					goto fail;
+				continue;
+			}
 			if(cfg->do_udp) {
 				p->udp[j] = comm_sock_open_udp(&p->addr, &opts);
 				if(p->udp[j] == -1)
@@ -210,9 +222,31 @@ listen_set_open(struct config_file *cfg, int num_workers)
 					goto fail;
 			}
 		}
-		verbose(VERB_OPS, "listening on %s port %d (%d socket%s)",
-			s->str, netaddr_port(&p->addr), p->num,
+		if(p->tls && !ls->tls_server) {
+			char terr[512];
+			ls->tls_server = tls_server_ctx_create(
+				config_tls_service_key(cfg),
+				config_tls_service_pem(cfg), cfg->tls_ciphers,
+				cfg->tls_ciphersuites, terr, sizeof(terr));
+			if(!ls->tls_server) {
+				log_err("%s", terr);
+				goto fail;
+			}
+		}
+		verbose(VERB_OPS, "listening on %s port %d%s (%d socket%s)",
+			s->str, netaddr_port(&p->addr), p->tls ?
+			" for DNS over TLS" : "", p->num,
 			p->num == 1 ? "" : "s each");
+	}
+	if(config_uses_tls_upstream(cfg)) {
+		char err[512];
+		ls->tls_client = tls_client_ctx_create(
+			config_tls_cert_bundle(cfg), cfg->tls_system_cert, err,
+			sizeof(err));
+		if(!ls->tls_client) {
+			log_err("upstream TLS: %s", err);
+			goto fail;
+		}
 	}
 	return ls;
 oom:
@@ -235,7 +269,15 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->event_backend != b->event_backend ||
 		a->do_udp != b->do_udp || a->do_tcp != b->do_tcp ||
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
-		a->interface_automatic != b->interface_automatic)
+		a->interface_automatic != b->interface_automatic ||
+		a->tls_port != b->tls_port ||
+		strcmp(config_tls_service_key(a), config_tls_service_key(b)) ||
+		strcmp(config_tls_service_pem(a), config_tls_service_pem(b)) ||
+		strcmp(a->tls_ciphers, b->tls_ciphers) ||
+		strcmp(a->tls_ciphersuites, b->tls_ciphersuites) ||
+		strcmp(config_tls_cert_bundle(a), config_tls_cert_bundle(b)) ||
+		a->tls_system_cert != b->tls_system_cert ||
+		config_uses_tls_upstream(a) != config_uses_tls_upstream(b))
 		return 0;
 	for(; x && y; x = x->next, y = y->next)
 		if(strcmp(x->str, y->str) != 0)

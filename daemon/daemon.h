@@ -47,6 +47,8 @@ struct worker;
 struct daemon_env;
 struct remote;
 
+struct ssl_ctx_st;
+
 /** one listening address: its UDP socket and TCP socket (or -1) */
 struct listen_port {
 	/** the address bound */
@@ -59,6 +61,9 @@ struct listen_port {
 	int *tcp;
 	/** number of sockets in udp[] and tcp[] */
 	int num;
+	/** DNS over TLS: the port is tls-port and tls-service-key is set;
+	 * tcp[] then serves TLS and there is no UDP socket */
+	int tls;
 };
 
 /** the set of listening sockets */
@@ -69,6 +74,13 @@ struct listen_set {
 	int num;
 	/** 1 when each worker has its own sockets (so-reuseport) */
 	int per_worker;
+	/** DNS over TLS server context (tls-service-key, tls-service-pem),
+	 * loaded with the sockets, before privileges are dropped; shared by
+	 * the workers' TLS listeners; NULL when no port serves TLS */
+	struct ssl_ctx_st *tls_server;
+	/** upstream TLS client context (tls-cert-bundle or the system
+	 * store), loaded likewise; NULL when no zone uses TLS */
+	struct ssl_ctx_st *tls_client;
 };
 
 /** a forked worker, as the parent sees it */

@@ -467,6 +467,20 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				0, worker_query_cb, w);
 			if(!w->tcp[i])
 				return -1;
+			if(p->tls) {
+				if(!ls->tls_server) {
+					log_err("%s: DNS over TLS without a "
+						"TLS context", p->name);
+					return -1;
+				}
+				if(comm_point_set_tls(w->tcp[i],
+					ls->tls_server) == -1)
+					return -1;
+				if(comm_point_set_tls_padding(w->tcp[i],
+					cfg->pad_responses ?
+					cfg->pad_responses_block_size : 0) == -1)
+					return -1;
+			}
 		}
 	}
 	memset(&op, 0, sizeof(op));
@@ -481,6 +495,11 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.unwanted_arg = w;
 	op.rnd = w->rnd;
 	op.outgoing_interfaces = cfg->outgoing_interfaces;
+	op.forwards = cfg->forwards;
+	op.stubs = cfg->stubs;
+	op.tls_ctx = ls->tls_client;
+	op.tls_use_sni = cfg->tls_use_sni;
+	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)
 		return -1;

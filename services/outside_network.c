@@ -10,8 +10,23 @@
  *    and flags, so duplicates join instead of sending again.
  *  - struct outbound_query: one caller; the handle returned by send().
  *
+ *  - struct tls_up: one upstream server configured for TLS (a forward or
+ *    stub zone with forward-tls-upstream / stub-tls-upstream), with its
+ *    auth name, its one persistent connection (comm_tcp_out_create_tls)
+ *    and the pends sent on it. Every query to that address and port goes
+ *    over that connection, whatever the caller's flags: there is no path
+ *    from such a server to UDP or plain TCP. Queries are pipelined (each
+ *    with an ID unique on the connection) and replies are matched by ID
+ *    and question in any order. The connection stays open while queries
+ *    come (idle timeout ON_TLS_IDLE_MS); when the server closes it, the
+ *    queries still waiting are sent again on a new one (once). A failed
+ *    handshake or certificate (or a connection that never got through the
+ *    handshake) makes the server unusable for ON_TLS_BAD_SECS: its queries
+ *    fail at once (OUTBOUND_ERROR, so the iterator tries another server or
+ *    answers SERVFAIL with EDE 23), and the reason is logged.
+ *
  * A pend is in exactly one state: waiting for a UDP socket, waiting for a
- * TCP slot, sent over UDP, sent over TCP, or delivering. Delivery takes
+ * TCP slot, sent over UDP, sent over TCP, sent over TLS, or delivering. Delivery takes
  * the pend out of the hash table first (new identical queries start
  * afresh), then pops callers one at a time, so a callback may cancel
  * another caller of the same pend or send new queries.
@@ -19,11 +34,14 @@
 #include "config.h"
 #include "services/outside_network.h"
 #include "util/netevent/netevent.h"
+#include "util/netevent/tls.h"
+#include "dns/padding.h"
 #include "util/netaddr.h"
 #include "util/random.h"
 #include "util/log.h"
 #include "util/config_file.h"
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +58,12 @@
 #define ON_MAX_PKT (12 + ON_MAX_NAME + 4 + 11)
 /** largest UDP reply read */
 #define ON_MAX_REPLY 65535
+/** idle (and connect plus handshake) timeout of an upstream TLS connection */
+#define ON_TLS_IDLE_MS 10000
+/** how long a TLS server whose handshake or certificate failed is not used */
+#define ON_TLS_BAD_SECS 60
+/** times a query is sent again when the server closed its TLS connection */
+#define ON_TLS_RESENDS 1
 
 /** pend states */
 enum pend_state {
@@ -51,6 +75,8 @@ enum pend_state {
 	PEND_UDP,
 	/** sent over TCP, connection open */
 	PEND_TCP,
+	/** sent (or queued) on its server's TLS connection */
+	PEND_TLS,
 	/** callbacks running */
 	PEND_DELIVER
 };
@@ -119,8 +145,32 @@ struct pend {
 	struct comm_watch *watch;
 	/** TCP connection */
 	struct comm_tcp_out *tcp;
+	/** the TLS server, if the server is configured for TLS, else NULL */
+	struct tls_up *tu;
+	/** links in tu's list of pends on its connection */
+	struct pend *tnext, *tprev;
+	/** on tu's list */
+	int in_tls;
+	/** times sent again on a new TLS connection */
+	int tls_resends;
 	/** callers */
 	struct outbound_query *callers;
+};
+
+/** an upstream server that is only ever asked over TLS */
+struct tls_up {
+	/** the network */
+	struct outside_network *on;
+	/** address and port */
+	struct netaddr addr;
+	/** the auth name (forward-addr: ip@port#name), "" to verify the IP */
+	char name[256];
+	/** the connection, or NULL */
+	struct comm_tcp_out *conn;
+	/** pends sent or queued on conn */
+	struct pend *pends;
+	/** unusable until this time (seconds of the cached clock) */
+	time_t bad_until;
 };
 
 /** a timer from timer_set */
@@ -187,6 +237,19 @@ struct outside_network {
 	struct on_timer *timers;
 	/** counters */
 	struct outside_network_stats stats;
+	/** TLS client context (not owned; NULL when no server is
+	 * configured for TLS) */
+	struct ssl_ctx_st *tls_ctx;
+	/** the servers configured for TLS */
+	struct tls_up *tls;
+	/** their number */
+	int num_tls;
+	/** send SNI */
+	int tls_use_sni;
+	/** query padding block for TLS servers, 0 for none */
+	int tls_pad_block;
+	/** TLS connections open */
+	int tls_open;
 	/** the pend hash table */
 	struct pend *hash[ON_HASH_SIZE];
 	/** reply buffer for UDP reads */
@@ -195,6 +258,7 @@ struct outside_network {
 
 static void pend_start_udp(struct pend *p);
 static void pend_start_tcp(struct pend *p);
+static void pend_start_tls(struct pend *p);
 
 /* ------------------------------------------------------------------ */
 /* names and packets */
@@ -443,6 +507,16 @@ pend_close_transport(struct pend *p)
 		p->tcp = NULL;
 		on->tcp_open--;
 	}
+	if(p->in_tls) {
+		/* the connection is the server's and stays open */
+		if(p->tprev)
+			p->tprev->tnext = p->tnext;
+		else	p->tu->pends = p->tnext;
+		if(p->tnext)
+			p->tnext->tprev = p->tprev;
+		p->tnext = p->tprev = NULL;
+		p->in_tls = 0;
+	}
 	pend_unqueue(p);
 }
 
@@ -583,6 +657,180 @@ pend_start_tcp(struct pend *p)
 		return;
 	}
 	on->stats.tcp_sent++;
+}
+
+/* ------------------------------------------------------------------ */
+/* TLS */
+
+/** report an error to p's callers from the loop (never from here) */
+static void
+pend_fail_later(struct pend *p)
+{
+	comm_timer_set(p->timer, 0);
+	p->timeout_ms = -1;
+}
+
+/** the TLS server with address and port to, or NULL */
+static struct tls_up *
+tls_find(struct outside_network *on, const struct netaddr *to)
+{
+	int i;
+	for(i = 0; i < on->num_tls; i++)
+		if(netaddr_cmp(&on->tls[i].addr, to) == 0)
+			return &on->tls[i];
+	return NULL;
+}
+
+/** the server as "ip@port#name" for log lines */
+static const char *
+tls_up_str(const struct tls_up *tu, char *buf, size_t len)
+{
+	char a[NETADDR_STRLEN];
+	snprintf(buf, len, "%s%s%s", netaddr_str(&tu->addr, -1, a, sizeof(a)),
+		tu->name[0] ? "#" : "", tu->name);
+	return buf;
+}
+
+/** events of a server's TLS connection */
+static void
+tls_conn_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
+	const uint8_t *pkt, size_t len, void *arg)
+{
+	struct tls_up *tu = arg;
+	struct outside_network *on = tu->on;
+	struct pend *p, *list;
+	int bad;
+	if(st == COMM_TCP_OUT_REPLY) {
+		for(p = tu->pends; p; p = p->tnext)
+			if(len >= 2 && p->id == get16(pkt))
+				break;
+		if(!p || !pend_match(p, pkt, len)) {
+			count_unwanted(on);
+			return;
+		}
+		pend_deliver(p, OUTBOUND_REPLY, pkt, len);
+		return;
+	}
+	/* the connection ended. Never through the handshake: the server is
+	 * unusable for a while; else (closed by the server, idle) the
+	 * queries still waiting go again on a new connection. No callback
+	 * runs in here: failures are reported from the loop. */
+	bad = !comm_tcp_out_tls_done(t);
+	if(bad) {
+		char b[320];
+		const char *why = comm_tcp_out_error(t);
+		tu->bad_until = *comm_base_secs(on->base) + ON_TLS_BAD_SECS;
+		on->stats.tls_failures++;
+		log_warnx("TLS upstream %s not used for %d s: %s",
+			tls_up_str(tu, b, sizeof(b)), ON_TLS_BAD_SECS,
+			why[0] ? why : (st == COMM_TCP_OUT_TIMEOUT ?
+			"connect timed out" : "connection failed"));
+	}
+	comm_tcp_out_delete(t);
+	tu->conn = NULL;
+	on->tls_open--;
+	list = tu->pends;
+	tu->pends = NULL;
+	while(list) {
+		p = list;
+		list = p->tnext;
+		p->tnext = p->tprev = NULL;
+		p->in_tls = 0;
+		if(!bad && p->tls_resends < ON_TLS_RESENDS) {
+			p->tls_resends++;
+			pend_start_tls(p);
+		} else	pend_fail_later(p);
+	}
+}
+
+/** is id in use on tu's connection? */
+static int
+tls_id_used(struct tls_up *tu, uint16_t id)
+{
+	struct pend *p;
+	for(p = tu->pends; p; p = p->tnext)
+		if(p->id == id)
+			return 1;
+	return 0;
+}
+
+/** send p on its server's TLS connection (opened if needed). Failures are
+ * delivered later, from the loop. Never anything in clear. */
+static void
+pend_start_tls(struct pend *p)
+{
+	struct tls_up *tu = p->tu;
+	struct outside_network *on = p->on;
+	int tries = 0;
+	/* room for the query padded to a block (RFC 8467) */
+	uint8_t padded[ON_MAX_PKT + 4 + 1024];
+	size_t plen;
+	p->state = PEND_TLS;
+	if(tu->bad_until > *comm_base_secs(on->base)) {
+		pend_fail_later(p);
+		return;
+	}
+	if(!tu->conn) {
+		tu->conn = comm_tcp_out_create_tls(on->base, &tu->addr,
+			pick_source(on, &tu->addr), ON_TLS_IDLE_MS, on->tls_ctx,
+			tu->name, on->tls_use_sni, tls_conn_cb, tu);
+		if(!tu->conn) {
+			pend_fail_later(p);
+			return;
+		}
+		on->tls_open++;
+	}
+	/* an ID unique on the connection (pipelined replies come back in
+	 * any order) */
+	while(tls_id_used(tu, p->id) && tries++ < 64)
+		pend_build(p);
+	memcpy(padded, p->pkt, p->pkt_len);
+	plen = p->pkt_len;
+	if(on->tls_pad_block > 1 && on->tls_pad_block <= 1024)
+		plen = dns_pad(padded, plen, sizeof(padded),
+			(size_t)on->tls_pad_block);
+	if(tls_id_used(tu, p->id) ||
+		comm_tcp_out_write(tu->conn, padded, plen) == -1) {
+		pend_fail_later(p);
+		return;
+	}
+	p->in_tls = 1;
+	p->tprev = NULL;
+	p->tnext = tu->pends;
+	if(tu->pends)
+		tu->pends->tprev = p;
+	tu->pends = p;
+	on->stats.tls_sent++;
+}
+
+/** make the TLS servers of the zones marked tls. @return 0 or -1 */
+static int
+tls_add_zones(struct outside_network *on, const struct config_stub *z)
+{
+	for(; z; z = z->next) {
+		const struct config_addrlist *a;
+		if(!z->tls)
+			continue;
+		for(a = z->addrs; a; a = a->next) {
+			struct tls_up *tu;
+			const char *h = a->str ? strchr(a->str, '#') : NULL;
+			if(tls_find(on, &a->addr))
+				continue;
+			tu = realloc(on->tls, sizeof(*tu) *
+				(size_t)(on->num_tls + 1));
+			if(!tu)
+				return -1;
+			on->tls = tu;
+			tu = &on->tls[on->num_tls++];
+			memset(tu, 0, sizeof(*tu));
+			tu->on = on;
+			tu->addr = a->addr;
+			if(h)
+				snprintf(tu->name, sizeof(tu->name), "%s",
+					h + 1);
+		}
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -799,7 +1047,10 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		return NULL;
 	}
 	pend_build(p);
-	if(flags & OUTBOUND_FLAG_TCP)
+	p->tu = on->num_tls ? tls_find(on, to) : NULL;
+	if(p->tu)
+		pend_start_tls(p);
+	else if(flags & OUTBOUND_FLAG_TCP)
 		pend_start_tcp(p);
 	else	pend_start_udp(p);
 	return q;
@@ -946,6 +1197,21 @@ outside_network_create(struct comm_base *base,
 		}
 		add_if(on, &a);
 	}
+	on->tls_use_sni = p->tls_use_sni;
+	on->tls_pad_block = p->tls_pad_block;
+	if(tls_add_zones(on, p->forwards) != 0 ||
+		tls_add_zones(on, p->stubs) != 0) {
+		log_err("outside_network_create: out of memory");
+		goto fail;
+	}
+	if(on->num_tls > 0) {
+		on->tls_ctx = p->tls_ctx;
+		if(!on->tls_ctx) {
+			log_err("outside_network_create: TLS servers are "
+				"configured but there is no TLS context");
+			goto fail;
+		}
+	}
 	on->ob.ctx = on;
 	on->ob.send = on_send;
 	on->ob.cancel = on_cancel;
@@ -977,6 +1243,9 @@ outside_network_delete(struct outside_network *on)
 	}
 	while(on->timers)
 		on_timer_cancel(on, on->timers);
+	for(i = 0; i < on->num_tls; i++)
+		comm_tcp_out_delete(on->tls[i].conn);
+	free(on->tls);
 	free(on->ifs4);
 	free(on->ifs6);
 	free(on);
@@ -1012,6 +1281,12 @@ int
 outside_network_tcp_open(struct outside_network *on)
 {
 	return on->tcp_open;
+}
+
+int
+outside_network_tls_open(struct outside_network *on)
+{
+	return on->tls_open;
 }
 
 int

@@ -24,6 +24,12 @@
  *    and port, name compared case-insensitively, type, class and flags)
  *    is not sent again; its caller joins the one in flight and every
  *    caller gets the reply. The first caller's timeout applies to all.
+ *  - TLS: the addresses of forward and stub zones with tls set are asked
+ *    only over TLS (one persistent, pipelined connection per server; the
+ *    certificate verified against the bundle and the auth name after '#');
+ *    whatever the caller's flags, nothing goes to them over UDP or plain
+ *    TCP. A server whose handshake or certificate fails is not used for a
+ *    minute: its queries end with OUTBOUND_ERROR.
  *  - Timeout: one timer per query in flight, armed with the caller's
  *    timeout_ms when the query is created (time spent queued counts). The
  *    network does not retransmit by itself; the iterator decides.
@@ -49,6 +55,8 @@ struct petrel_random;
 struct netaddr;
 struct outside_network;
 struct config_strlist;
+struct config_stub;
+struct ssl_ctx_st;
 
 /** counters of an outside network */
 struct outside_network_stats {
@@ -76,6 +84,11 @@ struct outside_network_stats {
 	uint64_t udp_waits;
 	/** times a query waited for a free TCP slot (outgoing-num-tcp) */
 	uint64_t tcp_waits;
+	/** queries written on TLS connections */
+	uint64_t tls_sent;
+	/** TLS connections that failed before or in the handshake (the
+	 * server is then not used for a while) */
+	uint64_t tls_failures;
 };
 
 /**
@@ -109,6 +122,20 @@ struct outside_network_params {
 	const struct netaddr *ifs;
 	/** number of ifs */
 	int num_ifs;
+	/** forward zones: the addresses of those with tls set are asked
+	 * over TLS only (read by create), or NULL */
+	const struct config_stub *forwards;
+	/** stub zones, the same */
+	const struct config_stub *stubs;
+	/** the TLS client context the servers are verified with (from
+	 * tls_client_ctx_create: tls-cert-bundle or the system store; not
+	 * owned, must outlive the network); needed when a zone uses TLS */
+	struct ssl_ctx_st *tls_ctx;
+	/** tls-use-sni */
+	int tls_use_sni;
+	/** pad queries to TLS servers to this block size (RFC 8467); 0 for
+	 * no padding */
+	int tls_pad_block;
 };
 
 /**
@@ -150,6 +177,9 @@ int outside_network_udp_open(struct outside_network *on);
 
 /** @return the number of TCP connections open now. */
 int outside_network_tcp_open(struct outside_network *on);
+
+/** @return the number of upstream TLS connections open now. */
+int outside_network_tls_open(struct outside_network *on);
 
 /** @return the number of distinct queries in flight (or queued). */
 int outside_network_pending(struct outside_network *on);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #ifdef HAVE_GLOB_H
 #include <glob.h>
 #endif
@@ -72,6 +73,17 @@ struct cfg_parser {
 	unsigned char warned_clause[16];
 	/** warnings given */
 	int nwarn;
+	/** file and line of the last "tls-upstream: yes" (or ssl-upstream),
+	 * for the check at the end of the load; file malloced */
+	char *tls_up_file;
+	/** its line */
+	int tls_up_line;
+	/** file and line of the last tls-service-key, tls-service-pem and
+	 * tls-port lines (or their ssl- names), for the checks at the end
+	 * of the load; files malloced */
+	char *svc_file[3];
+	/** their lines */
+	int svc_line[3];
 	/** tail cache, so that appending to a long list (a block list of
 	 * 100000 local-zone: lines) does not walk it each time: the
 	 * address of a list head ... */
@@ -475,7 +487,8 @@ check_addr(struct cfg_parser *p, const struct config_option *o,
 	char buf[NETADDR_STRLEN + 256];
 	const char *h = strchr(v, '#');
 	const char *s = v;
-	/* forward-addr: ip@port#tls-name: the name part is not used */
+	/* forward-addr: ip@port#tls-name: the name is the TLS auth name
+	 * (util/netevent/tls.c reads it from the stored text) */
 	if(h && o->type == OPT_ZONE_ADDR) {
 		size_t n = (size_t)(h - v);
 		if(n >= sizeof(buf))
@@ -871,6 +884,100 @@ tokenize(char *s, char **v, int max)
 	return n;
 }
 
+/** A TLS zone's addresses written without @port get port 853 (RFC 7858),
+ * as in Unbound. */
+static void
+zone_tls_ports(struct config_stub *z)
+{
+	struct config_addrlist *a;
+	for(a = z->addrs; a; a = a->next) {
+		const char *h = strchr(a->str, '#');
+		const char *at = strchr(a->str, '@');
+		if(!at || (h && at > h))
+			netaddr_set_port(&a->addr, 853);
+	}
+}
+
+/**
+ * The checks at the end of a load that need the whole file: the global
+ * tls-upstream makes every zone TLS, and there must be a zone for the root
+ * (otherwise recursion would ask servers in clear). @return 0 or -1 with the error set.
+ */
+static int
+end_load_tls(struct cfg_parser *p)
+{
+	struct config_file *cfg = p->cfg;
+	struct config_stub *z;
+	int root = 0, r = 0;
+	int has_key = config_tls_service_key(cfg)[0] != 0;
+	int has_pem = config_tls_service_pem(cfg)[0] != 0;
+	int tls_if = 0;
+	const struct config_strlist *i;
+	for(i = config_interfaces(cfg); i; i = i->next) {
+		struct netaddr a;
+		const char *why = NULL;
+		if(netaddr_parse(i->str, cfg->port, &a, &why) == 0 &&
+			netaddr_port(&a) == cfg->tls_port)
+			tls_if = 1;
+	}
+	/* DNS over TLS to clients needs both files; a tls-port given, with
+	 * an interface on it, but no key asks for TLS that cannot be
+	 * served (the port would answer in clear) */
+	if(has_key != has_pem || (p->svc_file[2] && tls_if && !has_key)) {
+		int k = has_key ? 0 : has_pem ? 1 : 2;
+		if(p->svc_file[k]) {
+			p->file = p->svc_file[k];
+			p->line = p->svc_line[k];
+		}
+		return perr(p, "%s: DNS over TLS needs both tls-service-key "
+			"and tls-service-pem", k == 0 ? "tls-service-key" :
+			k == 1 ? "tls-service-pem" : "tls-port");
+	}
+	if(cfg->tls_upstream) {
+		if(p->tls_up_file) {
+			p->file = p->tls_up_file;
+			p->line = p->tls_up_line;
+		}
+		for(z = cfg->forwards; z; z = z->next) {
+			if(z->name && strcmp(z->name, ".") == 0)
+				root = 1;
+			if(z->hosts)
+				return perr(p, "tls-upstream: forward-zone '%s' "
+					"has forward-host: lines, which cannot "
+					"be used with TLS; give forward-addr: "
+					"ip@port#name", z->name);
+			if(!z->tls) {
+				z->tls = 1;
+				zone_tls_ports(z);
+			}
+		}
+		for(z = cfg->stubs; z; z = z->next) {
+			if(z->name && strcmp(z->name, ".") == 0)
+				root = 1;
+			if(z->prime)
+				return perr(p, "tls-upstream: stub-zone '%s' has "
+					"stub-prime: yes, which cannot be used "
+					"with TLS (the primed servers would be "
+					"asked in clear)", z->name);
+			if(z->hosts)
+				return perr(p, "tls-upstream: stub-zone '%s' "
+					"has stub-host: lines, which cannot be "
+					"used with TLS; give stub-addr: "
+					"ip@port#name", z->name);
+			if(!z->tls) {
+				z->tls = 1;
+				zone_tls_ports(z);
+			}
+		}
+		if(!root)
+			return perr(p, "tls-upstream: yes needs a forward-zone "
+				"or stub-zone for \".\": petrel asks only "
+				"those servers over TLS, and would ask the "
+				"servers found by recursion in clear");
+	}
+	return r;
+}
+
 /** Check the zone of the clause that is ending. @return 0 or -1. */
 static int
 end_zone(struct cfg_parser *p)
@@ -890,6 +997,16 @@ end_zone(struct cfg_parser *p)
 		r = perr(p, "%s '%s': expected a %s: or %s: line", cl,
 			z->name, fwd ? "forward-addr" : "stub-addr",
 			fwd ? "forward-host" : "stub-host");
+	else if(z->tls && z->prime)
+		r = perr(p, "stub-zone '%s': stub-prime: cannot be used with "
+			"TLS (stub-tls-upstream): the primed servers would be "
+			"asked in clear", z->name);
+	else if(z->tls && z->hosts)
+		r = perr(p, "%s '%s': %s: cannot be used with TLS (%s); give "
+			"the servers as %s: ip@port#name", cl, z->name,
+			fwd ? "forward-host" : "stub-host",
+			fwd ? "forward-tls-upstream" : "stub-tls-upstream",
+			fwd ? "forward-addr" : "stub-addr");
 	else {
 		for(o = fwd ? p->cfg->forwards : p->cfg->stubs; o && o != z;
 			o = o->next) {
@@ -900,6 +1017,8 @@ end_zone(struct cfg_parser *p)
 			}
 		}
 	}
+	if(r == 0 && z->tls)
+		zone_tls_ports(z);
 	p->file = sv_file;
 	p->line = sv_line;
 	p->zone = NULL;
@@ -1135,7 +1254,39 @@ again:
 	if(o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED))
 		warn_ignored(p, &p->warned[o - config_option_table], o->name,
 			":");
-	return set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n);
+	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
+		return -1;
+	if(p->file) {
+		static const char *const svc[3][2] = {
+			{ "tls-service-key", "ssl-service-key" },
+			{ "tls-service-pem", "ssl-service-pem" },
+			{ "tls-port", "ssl-port" } };
+		int k;
+		for(k = 0; k < 3; k++) {
+			char *f;
+			if(strcmp(o->name, svc[k][0]) != 0 &&
+				strcmp(o->name, svc[k][1]) != 0)
+				continue;
+			if(k < 2 && v[0][0] && access(v[0], R_OK) != 0)
+				return perr(p, "%s: cannot read '%s': %s",
+					o->name, v[0], strerror(errno));
+			if(!(f = strdup(p->file)))
+				return perr(p, "out of memory");
+			free(p->svc_file[k]);
+			p->svc_file[k] = f;
+			p->svc_line[k] = p->line;
+		}
+	}
+	if(p->file && (strcmp(o->name, "tls-upstream") == 0 ||
+		strcmp(o->name, "ssl-upstream") == 0) && p->cfg->tls_upstream) {
+		char *f = strdup(p->file);
+		if(!f)
+			return perr(p, "out of memory");
+		free(p->tls_up_file);
+		p->tls_up_file = f;
+		p->tls_up_line = p->line;
+	}
+	return 0;
 }
 
 /** Parse a text buffer (modified in place) as the file 'name'. */
@@ -1286,14 +1437,25 @@ load(struct config_file *cfg, const char *name, const char *text,
 			p.file = nm;
 			r = end_clause(&p);
 		}
+		if(r == 0)
+			r = end_load_tls(&p);
 		free(copy);
 		free(nm);
 	} else {
 		r = parse_file(&p, name);
 		if(r == 0)
 			r = end_clause(&p);
+		if(r == 0) {
+			p.file = name;
+			p.line = 0;
+			r = end_load_tls(&p);
+		}
 	}
 	free(p.zone_file);
+	free(p.tls_up_file);
+	free(p.svc_file[0]);
+	free(p.svc_file[1]);
+	free(p.svc_file[2]);
 	free(p.warned);
 	*nwarn = p.nwarn;
 	return r;
@@ -1417,6 +1579,7 @@ stublist_copy(struct config_stub **dst, const struct config_stub *s)
 		tail = &z->next;
 		z->first = s->first;
 		z->prime = s->prime;
+		z->tls = s->tls;
 		z->line = s->line;
 		if(s->name && !(z->name = strdup(s->name)))
 			return -1;
@@ -1766,6 +1929,46 @@ config_control_interfaces(const struct config_file *cfg)
 {
 	return cfg->control_interfaces ? cfg->control_interfaces :
 		&default_if4;
+}
+
+/** the tls- value if set, else the ssl- one (never NULL) */
+static const char *
+tls_or_ssl(const char *tls, const char *ssl)
+{
+	if(tls && tls[0])
+		return tls;
+	return ssl ? ssl : "";
+}
+
+const char *
+config_tls_service_key(const struct config_file *cfg)
+{
+	return tls_or_ssl(cfg->tls_service_key, cfg->ssl_service_key);
+}
+
+const char *
+config_tls_service_pem(const struct config_file *cfg)
+{
+	return tls_or_ssl(cfg->tls_service_pem, cfg->ssl_service_pem);
+}
+
+const char *
+config_tls_cert_bundle(const struct config_file *cfg)
+{
+	return tls_or_ssl(cfg->tls_cert_bundle, cfg->ssl_cert_bundle);
+}
+
+int
+config_uses_tls_upstream(const struct config_file *cfg)
+{
+	const struct config_stub *z;
+	for(z = cfg->forwards; z; z = z->next)
+		if(z->tls)
+			return 1;
+	for(z = cfg->stubs; z; z = z->next)
+		if(z->tls)
+			return 1;
+	return 0;
 }
 
 const char *

@@ -133,6 +133,11 @@ struct config_stub {
 	/** stub-prime: prime the stub's NS set (stub zones only; 0 for
 	 * forward zones) */
 	int prime;
+	/** forward-tls-upstream: or stub-tls-upstream: (or the global
+	 * tls-upstream): the servers are asked over TLS only, port 853
+	 * unless given, the certificate verified against the name after
+	 * '#' in the address (or the IP address) */
+	int tls;
 	/** line of the clause header in its file, for later messages */
 	int line;
 };
@@ -265,6 +270,39 @@ struct config_file {
 	int do_tcp;
 	/** tcp-upstream: query upstream over TCP only */
 	int tcp_upstream;
+	/** tls-upstream (ssl-upstream): every forward and stub zone is TLS */
+	int tls_upstream;
+	/** tls-cert-bundle (ssl-cert-bundle): PEM CA file for upstream TLS;
+	 * "" = the system store */
+	char *tls_cert_bundle;
+	/** ssl-cert-bundle: the old name; used when tls_cert_bundle is "" */
+	char *ssl_cert_bundle;
+	/** tls-system-cert (tls-win-cert): the system store as well */
+	int tls_system_cert;
+	/** tls-use-sni: send the upstream's auth name as SNI */
+	int tls_use_sni;
+	/** tls-service-key: PEM key for DNS over TLS; "" = no DoT */
+	char *tls_service_key;
+	/** ssl-service-key: the old name, used when tls_service_key is "" */
+	char *ssl_service_key;
+	/** tls-service-pem: PEM certificate chain for DNS over TLS */
+	char *tls_service_pem;
+	/** ssl-service-pem: the old name, used when tls_service_pem is "" */
+	char *ssl_service_pem;
+	/** tls-port (ssl-port): interfaces on this port serve DNS over TLS */
+	int tls_port;
+	/** tls-ciphers: TLS 1.2 cipher list, "" = OpenSSL's default */
+	char *tls_ciphers;
+	/** tls-ciphersuites: TLS 1.3 suites, "" = OpenSSL's default */
+	char *tls_ciphersuites;
+	/** pad-responses: pad DoT answers to padded queries */
+	int pad_responses;
+	/** pad-responses-block-size: bytes */
+	int pad_responses_block_size;
+	/** pad-queries: pad queries to TLS upstreams */
+	int pad_queries;
+	/** pad-queries-block-size: bytes */
+	int pad_queries_block_size;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked
@@ -433,6 +471,19 @@ const struct config_strlist *config_interfaces(const struct config_file *cfg);
 /** @return the control interfaces, or the default 127.0.0.1, ::1 list. */
 const struct config_strlist *config_control_interfaces(
 	const struct config_file *cfg);
+
+/** @return tls-service-key, or ssl-service-key when that is unset ("" if
+ * neither is set) */
+const char *config_tls_service_key(const struct config_file *cfg);
+
+/** @return tls-service-pem, or ssl-service-pem likewise */
+const char *config_tls_service_pem(const struct config_file *cfg);
+
+/** @return tls-cert-bundle, or ssl-cert-bundle likewise */
+const char *config_tls_cert_bundle(const struct config_file *cfg);
+
+/** @return 1 if a forward or stub zone asks its servers over TLS */
+int config_uses_tls_upstream(const struct config_file *cfg);
 
 /** @return the default config file, "SYSCONFDIR/petrel/petrel.conf". */
 const char *config_default_file(void);

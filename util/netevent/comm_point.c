@@ -74,8 +74,11 @@
 #include "config.h"
 #include "util/netevent/netevent_int.h"
 #include "util/netevent/backend_uring.h"
+#include "util/netevent/tls.h"
+#include "dns/padding.h"
 #include "util/log.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,6 +163,14 @@ struct comm_tcp_conn {
 	struct timeval since;
 	/** the accept round (comm_point accept_round) it was accepted in */
 	uint64_t round;
+	/** DNS over TLS (comm_point_set_tls): the connection's TLS state,
+	 * else NULL. Reads and writes go through util/netevent/tls.c; until
+	 * the handshake is done only the handshake runs */
+	struct ssl_st *ssl;
+	/** the TLS handshake is complete */
+	int hs_done;
+	/** what the handshake waits for: NEV_READ or NEV_WRITE */
+	int hs_mask;
 };
 
 /** a UDP or TCP service point */
@@ -221,6 +232,12 @@ struct comm_point {
 #endif
 
 	/* TCP */
+	/** DNS over TLS: the server context (not owned), or NULL */
+	struct ssl_ctx_st *tls_ctx;
+	/** DNS over TLS: answer padding block size, 0 for none */
+	int pad_block;
+	/** scratch for a padded answer (65535 bytes) when pad_block */
+	uint8_t *padbuf;
 	/** slots */
 	struct comm_tcp_conn *conns;
 	/** number of slots */
@@ -1074,6 +1091,10 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 		nev_io_free(conn->c->base, conn->io);
 	conn->io = NULL;
 	comm_timer_disable(conn->timer);
+	if(conn->ssl) {
+		tls_free(conn->ssl);
+		conn->ssl = NULL;
+	}
 	close(conn->fd);
 	conn->fd = -1;
 	conn->gen++;
@@ -1106,6 +1127,8 @@ static int
 tcp_conn_want(struct comm_tcp_conn *conn)
 {
 	int mask = 0;
+	if(conn->ssl && !conn->hs_done)
+		return conn->hs_mask;
 	if(!conn->read_closed && conn->wq.num < TCP_MAX_QUEUED &&
 		conn->c->listening)
 		mask |= NEV_READ;
@@ -1126,7 +1149,11 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 	if(conn->c->tring)
 		return tcp_ring_flush(conn);
 #endif
-	if(nev_wq_write(&conn->wq, conn->fd, &conn->c->stats.pkts_out) == -1) {
+	if(conn->ssl && !conn->hs_done)
+		return 0;
+	if((conn->ssl ? tls_wq_write_sys(conn->ssl, &conn->wq,
+		&conn->c->stats.pkts_out) : nev_wq_write(&conn->wq, conn->fd,
+		&conn->c->stats.pkts_out)) == -1) {
 		verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
 		conn->c->stats.tcp_errors++;
 		tcp_conn_close(conn);
@@ -1151,8 +1178,15 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
  *	after a complete write), -1 if dropped.
  */
 static int
-tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len)
+tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
+	int pad)
 {
+	struct comm_point *c = conn->c;
+	if(pad && conn->ssl && c->padbuf && len <= 65535) {
+		memcpy(c->padbuf, pkt, len);
+		len = dns_pad(c->padbuf, len, 65535, (size_t)c->pad_block);
+		pkt = c->padbuf;
+	}
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
 	tcp_conn_progress(conn);
@@ -1165,9 +1199,18 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 {
 	struct comm_point *c = conn->c;
 	int msgs = 0;
-	while(msgs < TCP_READS_PER_WAKE && conn->wq.num < TCP_MAX_QUEUED) {
+	/* TLS: bytes already decrypted inside the TLS layer make no readable
+	 * event, so they are read now, past the fairness limit (at most one
+	 * TLS record) */
+	while((msgs < TCP_READS_PER_WAKE || (conn->ssl &&
+		tls_pending(conn->ssl))) && conn->wq.num < TCP_MAX_QUEUED) {
 		ssize_t r;
-		if(conn->lgot < 2)
+		if(conn->ssl)
+			r = (ssize_t)tls_read_sys(conn->ssl, conn->lgot < 2 ?
+				conn->lenbuf + conn->lgot : conn->rbuf +
+				conn->got, conn->lgot < 2 ? 2 - conn->lgot :
+				conn->need - conn->got);
+		else if(conn->lgot < 2)
 			r = read(conn->fd, conn->lenbuf + conn->lgot,
 				2 - conn->lgot);
 		else	r = read(conn->fd, conn->rbuf + conn->got,
@@ -1227,11 +1270,14 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
+			rep.pad = conn->ssl && c->pad_block &&
+				dns_has_padding(rep.buf, rep.len);
 			cr = c->cb(&rep, c->arg);
 			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
+				if(tcp_conn_queue(conn, rep.buf, rep.len,
+					rep.pad) == -1)
 					return -1;
 			} else if(cr == 0 && conn->fd != -1 &&
 				conn->gen == rep.gen) {
@@ -1249,15 +1295,59 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 	return 0;
 }
 
+/**
+ * Advance a DNS over TLS handshake (the idle timer bounds it).
+ * @return 0 when complete, 1 while it waits (interest set), -1 if the
+ *	connection was closed.
+ */
+static int
+tcp_conn_handshake(struct comm_tcp_conn *conn)
+{
+	enum tls_io st = tls_handshake(conn->ssl);
+	if(st == TLS_IO_DONE) {
+		conn->hs_done = 1;
+		conn->c->stats.tls_handshakes++;
+		return 0;
+	}
+	if(st == TLS_IO_WANT_READ || st == TLS_IO_WANT_WRITE) {
+		conn->hs_mask = st == TLS_IO_WANT_READ ? NEV_READ : NEV_WRITE;
+		if(tcp_conn_mask(conn, conn->hs_mask) == -1) {
+			tcp_conn_close(conn);
+			return -1;
+		}
+		return 1;
+	}
+	if(verbosity >= VERB_ALGO) {
+		char b[200], a[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tls: handshake with %s failed: %s",
+			netaddr_str(&conn->client, -1, a, sizeof(a)),
+			tls_fail_reason(conn->ssl, b, sizeof(b)));
+	}
+	conn->c->stats.tls_handshake_fails++;
+	tcp_conn_close(conn);
+	return -1;
+}
+
 static void
 tcp_conn_event(int fd, int events, void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
 	uint32_t gen = conn->gen;
 	(void)fd;
+	if(conn->ssl && !conn->hs_done) {
+		if(tcp_conn_handshake(conn) != 0)
+			return;
+		/* the client's first query may have come with the end of
+		 * the handshake */
+		events = NEV_READ;
+	}
 	if(events & NEV_WRITE) {
 		if(tcp_conn_flush(conn) != 0)
 			return;
+		/* answers drained: queries may wait decrypted */
+		if(conn->ssl && conn->fd != -1 && conn->gen == gen &&
+			tls_pending(conn->ssl))
+			events |= NEV_READ;
 	}
 	if((events & NEV_READ) && conn->fd != -1 && conn->gen == gen)
 		(void)tcp_conn_read(conn);
@@ -1444,8 +1534,14 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->nq = 0;
 		conn->round = c->accept_round;
 		conn->mask = 0;
+		conn->hs_done = 0;
+		conn->hs_mask = NEV_READ;
 		c->nconn++;
 		c->stats.tcp_accepted++;
+		if(c->tls_ctx && !(conn->ssl = tls_server_new(c->tls_ctx, fd))) {
+			tcp_conn_close(conn);
+			continue;
+		}
 		if(tcp_conn_mask(conn, NEV_READ) == -1) {
 			tcp_conn_close(conn);
 			continue;
@@ -2132,6 +2228,7 @@ comm_point_delete(struct comm_point *c)
 	free(c->smsg);
 	free(c->siov);
 	free(c->sctl);
+	free(c->padbuf);
 	free(c);
 }
 
@@ -2151,6 +2248,57 @@ int
 comm_point_fd(struct comm_point *c)
 {
 	return c->fd;
+}
+
+#ifdef HAVE_LIBURING
+/**
+ * Serve a TCP comm_point that was set up on the ring by readiness instead:
+ * the ring reads raw bytes into provided buffers, where a TLS connection
+ * needs SSL_read. The ring state lingers until its requests are done and
+ * then closes the socket it holds; the comm_point goes on with a
+ * duplicate of it (the same listening socket).
+ * @return 0 or -1.
+ */
+static int
+tcp_ring_to_readiness(struct comm_point *c)
+{
+	int listening = c->listening;
+	int fd = dup(c->fd);
+	if(fd == -1) {
+		log_err("tcp: dup of the listening socket: %s",
+			strerror(errno));
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	tcp_ring_delete(c);
+	c->fd = fd;
+	c->io = nev_io_new(c->base, fd, tcp_acceptable, c);
+	if(!c->io) {
+		log_err("tcp: cannot watch the listening socket");
+		return -1;
+	}
+	return listening ? comm_point_start_listening(c) : 0;
+}
+#endif /* HAVE_LIBURING */
+
+int
+comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx)
+{
+	c->tls_ctx = ctx;
+#ifdef HAVE_LIBURING
+	if(ctx && c->tring)
+		return tcp_ring_to_readiness(c);
+#endif
+	return 0;
+}
+
+int
+comm_point_set_tls_padding(struct comm_point *c, int block)
+{
+	c->pad_block = block > 1 ? block : 0;
+	if(c->pad_block && !c->padbuf && !(c->padbuf = malloc(65535)))
+		return -1;
+	return 0;
 }
 
 int
@@ -2218,7 +2366,8 @@ comm_reply_save(const struct comm_reply *rep, struct comm_reply_addr *out)
 	out->local = rep->local;
 	out->conn = rep->conn;
 	out->gen = rep->gen;
-	out->is_tcp = rep->is_tcp;
+	out->is_tcp = (int16_t)rep->is_tcp;
+	out->pad = (int16_t)rep->pad;
 }
 
 int
@@ -2234,7 +2383,7 @@ comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
 		}
 		if(conn->pending > 0)
 			conn->pending--;
-		if(tcp_conn_queue(conn, pkt, len) == -1)
+		if(tcp_conn_queue(conn, pkt, len, ra->pad) == -1)
 			return -1;
 		return 0;
 	} else {

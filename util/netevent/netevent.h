@@ -89,6 +89,7 @@ struct comm_signal;
 struct comm_watch;
 struct comm_tcp_conn;
 struct comm_tcp_out;
+struct ssl_ctx_st;
 
 /** default number of datagrams per recvmmsg/sendmmsg batch */
 #define NETEVENT_UDP_BATCH_DEFAULT 32
@@ -331,6 +332,9 @@ struct comm_reply {
 	uint32_t gen;
 	/** 1 if it came over TCP */
 	int is_tcp;
+	/** DNS over TLS with EDNS Padding in the query: the answer is padded
+	 * (pad-responses) when sent */
+	int pad;
 	/** UDP: the peek callback's word for this datagram, kept from the
 	 * peek stages to the callback (see comm_point_set_peek); 0 before
 	 * the peek, and always 0 for TCP */
@@ -364,7 +368,9 @@ struct comm_reply_addr {
 	/** TCP: the connection's generation, checked on send */
 	uint32_t gen;
 	/** 1 for TCP */
-	int is_tcp;
+	int16_t is_tcp;
+	/** DNS over TLS: pad the answer (the query carried EDNS Padding) */
+	int16_t pad;
 };
 
 /** counters of a comm_point; read them freely from the owning thread */
@@ -404,6 +410,10 @@ struct comm_point_stats {
 	uint64_t tcp_errors;
 	/** answers dropped because their connection was gone */
 	uint64_t tcp_stale_replies;
+	/** DNS over TLS: handshakes completed */
+	uint64_t tls_handshakes;
+	/** DNS over TLS: handshakes that failed (the connection closed) */
+	uint64_t tls_handshake_fails;
 };
 
 /**
@@ -478,6 +488,26 @@ void comm_point_clear_stats(struct comm_point *c);
 /** @return the socket (UDP) or listening socket (TCP). */
 int comm_point_fd(struct comm_point *c);
 
+/**
+ * Make a TCP comm_point serve DNS over TLS (RFC 7858): every connection
+ * accepted from now on runs a TLS handshake (non-blocking, bounded by the
+ * idle timeout) before its framed queries are read; answers are written
+ * through TLS. Call right after comm_point_create_tcp.
+ * @param ctx: from tls_server_ctx_create (not owned; must outlive c).
+ * @return 0, or -1 when an io_uring comm_point could not move to readiness
+ *	(TLS is served by readiness: the ring reads bytes that SSL_read
+ *	needs to read itself).
+ */
+int comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx);
+
+/**
+ * Pad answers on a DNS over TLS comm_point (RFC 7830, RFC 8467): an answer
+ * to a query that carried the Padding option grows to a multiple of block
+ * bytes. @param block: pad-responses-block-size; 0 for no padding.
+ * @return 0, or -1 (out of memory).
+ */
+int comm_point_set_tls_padding(struct comm_point *c, int block);
+
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
 
@@ -521,7 +551,9 @@ enum comm_tcp_out_status {
 	/** the connection closed or failed (connect refused, reset, EOF) */
 	COMM_TCP_OUT_CLOSED,
 	/** the timeout (connect or idle) expired */
-	COMM_TCP_OUT_TIMEOUT
+	COMM_TCP_OUT_TIMEOUT,
+	/** TLS only: the handshake or the certificate check failed */
+	COMM_TCP_OUT_TLS_FAILED
 };
 
 /**
@@ -558,5 +590,29 @@ int comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt,
 
 /** Close and free. NULL is allowed. Safe from inside its own callback. */
 void comm_tcp_out_delete(struct comm_tcp_out *t);
+
+/**
+ * Start a nonblocking TCP connection that speaks TLS (util/netevent/tls.h):
+ * after the connect the handshake runs in the event loop, and queued
+ * queries are written only through TLS once it is complete. The
+ * certificate must verify against ctx's trust store and name auth_name
+ * (or, without a name, the address). A failure ends the connection with
+ * COMM_TCP_OUT_TLS_FAILED; nothing is ever sent in clear.
+ * @param ctx: an SSL_CTX from tls_client_ctx_create (not owned).
+ * @param auth_name: the server's name, or NULL/"" to verify the address.
+ * @param use_sni: send auth_name as SNI.
+ * Other parameters and the return value as comm_tcp_out_create.
+ */
+struct comm_tcp_out *comm_tcp_out_create_tls(struct comm_base *base,
+	const struct netaddr *to, const struct netaddr *from, int timeout_ms,
+	struct ssl_ctx_st *ctx, const char *auth_name, int use_sni,
+	comm_tcp_out_cb_type cb, void *arg);
+
+/** @return why the connection failed (TLS handshake or certificate, a
+ * timed out handshake), or "" when not known. Valid while t exists. */
+const char *comm_tcp_out_error(const struct comm_tcp_out *t);
+
+/** @return 1 once the TLS handshake of t has completed, else 0 */
+int comm_tcp_out_tls_done(const struct comm_tcp_out *t);
 
 #endif /* UTIL_NETEVENT_NETEVENT_H */

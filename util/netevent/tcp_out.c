@@ -7,14 +7,24 @@
  * read with the same framing and handed to the callback one by one. One
  * timer serves as connect timeout and then as idle timeout between reads.
  *
+ * TLS (comm_tcp_out_create_tls): once the connect completes, the handshake
+ * (util/netevent/tls.c) is driven from the same event callback, the
+ * interest following what each step wants; queries queued meanwhile wait
+ * in the queue and are only ever written through SSL_write, so nothing
+ * leaves in clear. A failed handshake or certificate check ends the
+ * connection with COMM_TCP_OUT_TLS_FAILED and the reason kept for
+ * comm_tcp_out_error().
+ *
  * Deletion from inside the callback: the callback runs with in_cb set;
  * comm_tcp_out_delete() then closes the socket at once but defers the
  * free until the callback returns.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
+#include "util/netevent/tls.h"
 #include "util/log.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +68,14 @@ struct comm_tcp_out {
 	size_t got;
 	/** reply buffer, 65535 bytes */
 	uint8_t *rbuf;
+	/** TLS state, or NULL for plain TCP */
+	struct ssl_st *ssl;
+	/** the TLS handshake is complete */
+	int hs_done;
+	/** what the handshake waits for (TLS_IO_WANT_READ or _WRITE) */
+	enum tls_io hs_want;
+	/** why the connection failed, "" if it did not */
+	char why[160];
 };
 
 /** release the socket and the queue (not the struct) */
@@ -67,6 +85,10 @@ out_close(struct comm_tcp_out *t)
 	if(t->io) {
 		nev_io_free(t->base, t->io);
 		t->io = NULL;
+	}
+	if(t->ssl) {
+		tls_free(t->ssl);
+		t->ssl = NULL;
 	}
 	if(t->fd != -1) {
 		close(t->fd);
@@ -121,6 +143,8 @@ out_update_mask(struct comm_tcp_out *t)
 		mask |= NEV_WRITE;
 	if(!t->connected)
 		mask = NEV_WRITE;
+	else if(t->ssl && !t->hs_done)
+		mask = t->hs_want == TLS_IO_WANT_WRITE ? NEV_WRITE : NEV_READ;
 	if(mask == t->mask)
 		return 0;
 	t->mask = mask;
@@ -132,7 +156,18 @@ static int
 out_flush(struct comm_tcp_out *t)
 {
 	uint64_t written = 0;
-	if(nev_wq_write(&t->wq, t->fd, &written) == -1) {
+	if(t->ssl) {
+		enum tls_io st;
+		if(!t->hs_done)
+			return 0;
+		st = tls_wq_write(t->ssl, &t->wq, &written);
+		if(st == TLS_IO_CLOSED || st == TLS_IO_FAIL) {
+			(void)tls_fail_reason(t->ssl, t->why, sizeof(t->why));
+			verbose(VERB_ALGO, "tls out write: %s", t->why);
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+	} else if(nev_wq_write(&t->wq, t->fd, &written) == -1) {
 		verbose(VERB_ALGO, "tcp out write: %s", strerror(errno));
 		out_fail(t, COMM_TCP_OUT_CLOSED);
 		return -1;
@@ -150,7 +185,25 @@ out_read(struct comm_tcp_out *t)
 {
 	for(;;) {
 		ssize_t r;
-		if(t->lgot < 2)
+		if(t->ssl) {
+			size_t n = 0;
+			enum tls_io st;
+			if(t->lgot < 2)
+				st = tls_read(t->ssl, t->lenbuf + t->lgot,
+					2 - t->lgot, &n);
+			else	st = tls_read(t->ssl, t->rbuf + t->got,
+					t->need - t->got, &n);
+			if(st == TLS_IO_WANT_READ || st == TLS_IO_WANT_WRITE)
+				return 0;
+			if(st != TLS_IO_DONE) {
+				(void)tls_fail_reason(t->ssl, t->why,
+					sizeof(t->why));
+				verbose(VERB_ALGO, "tls out read: %s", t->why);
+				out_fail(t, COMM_TCP_OUT_CLOSED);
+				return -1;
+			}
+			r = (ssize_t)n;
+		} else if(t->lgot < 2)
 			r = read(t->fd, t->lenbuf + t->lgot, 2 - t->lgot);
 		else	r = read(t->fd, t->rbuf + t->got, t->need - t->got);
 		if(r == 0) {
@@ -191,6 +244,32 @@ out_read(struct comm_tcp_out *t)
 	}
 }
 
+/** advance the TLS handshake. @return 0 (done or waiting; the interest
+ * follows), or -1 if t ended */
+static int
+out_handshake(struct comm_tcp_out *t)
+{
+	enum tls_io st = tls_handshake(t->ssl);
+	if(st == TLS_IO_DONE) {
+		t->hs_done = 1;
+		return out_flush(t);
+	}
+	if(st == TLS_IO_WANT_READ || st == TLS_IO_WANT_WRITE) {
+		t->hs_want = st;
+		if(out_update_mask(t) == -1) {
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+		return 0;
+	}
+	if(st == TLS_IO_CLOSED && !tls_fail_was_cert(t->ssl))
+		snprintf(t->why, sizeof(t->why), "TLS handshake: connection "
+			"closed by the server");
+	else	(void)tls_fail_reason(t->ssl, t->why, sizeof(t->why));
+	out_fail(t, COMM_TCP_OUT_TLS_FAILED);
+	return -1;
+}
+
 static void
 out_event(int fd, int events, void *arg)
 {
@@ -211,7 +290,16 @@ out_event(int fd, int events, void *arg)
 		t->connected = 1;
 		if(t->timeout_ms > 0)
 			(void)comm_timer_set(t->timer, t->timeout_ms);
+		if(t->ssl) {
+			t->hs_want = TLS_IO_WANT_WRITE;
+			(void)out_handshake(t);
+			return;
+		}
 		(void)out_flush(t);
+		return;
+	}
+	if(t->ssl && !t->hs_done) {
+		(void)out_handshake(t);
 		return;
 	}
 	if(events & NEV_WRITE) {
@@ -226,6 +314,9 @@ static void
 out_timeout(void *arg)
 {
 	struct comm_tcp_out *t = arg;
+	if(t->ssl && !t->hs_done)
+		snprintf(t->why, sizeof(t->why), "%s timed out",
+			t->connected ? "TLS handshake" : "connect");
 	out_fail(t, COMM_TCP_OUT_TIMEOUT);
 }
 
@@ -292,7 +383,45 @@ comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt, size_t len)
 		return -1;
 	if(t->connected && out_update_mask(t) == -1)
 		return -1;
+	/* a query on an idle connection: the idle timer starts again */
+	if(t->connected && t->timeout_ms > 0)
+		(void)comm_timer_set(t->timer, t->timeout_ms);
 	return 0;
+}
+
+struct comm_tcp_out *
+comm_tcp_out_create_tls(struct comm_base *base, const struct netaddr *to,
+	const struct netaddr *from, int timeout_ms, struct ssl_ctx_st *ctx,
+	const char *auth_name, int use_sni, comm_tcp_out_cb_type cb,
+	void *arg)
+{
+	char ip[NETADDR_STRLEN];
+	struct comm_tcp_out *t;
+	if(!ctx)
+		return NULL;
+	t = comm_tcp_out_create(base, to, from, timeout_ms, cb, arg);
+	if(!t)
+		return NULL;
+	/* the address alone, without the port, for the iPAddress check */
+	(void)netaddr_str(to, netaddr_port(to), ip, sizeof(ip));
+	t->ssl = tls_client_new(ctx, t->fd, auth_name, ip, use_sni);
+	if(!t->ssl) {
+		out_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int
+comm_tcp_out_tls_done(const struct comm_tcp_out *t)
+{
+	return t->hs_done;
+}
+
+const char *
+comm_tcp_out_error(const struct comm_tcp_out *t)
+{
+	return t->why;
 }
 
 void

@@ -1,0 +1,353 @@
+/*
+ * util/netevent/tls.c - TLS contexts and non-blocking steps (see tls.h).
+ *
+ * Each step maps OpenSSL's SSL_get_error() onto enum tls_io, so that the
+ * callers deal with one small vocabulary. OpenSSL's per-thread error queue
+ * is cleared before every step, so a stale error from another connection
+ * of the same worker never turns a WANT into a FAIL.
+ */
+#include "config.h"
+#include "util/netevent/tls.h"
+#include "util/netevent/netevent_int.h"
+#include "util/log.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+/** the last OpenSSL error as text into buf */
+static const char *
+err_text(char *buf, size_t len)
+{
+	unsigned long e = ERR_peek_last_error();
+	if(!e) {
+		snprintf(buf, len, "unknown error");
+		return buf;
+	}
+	ERR_error_string_n(e, buf, len);
+	ERR_clear_error();
+	return buf;
+}
+
+SSL_CTX *
+tls_client_ctx_create(const char *bundle, int system_too, char *err,
+	size_t errlen)
+{
+	char eb[256];
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	if(!ctx) {
+		snprintf(err, errlen, "SSL_CTX_new: %s", err_text(eb,
+			sizeof(eb)));
+		return NULL;
+	}
+	if(!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION))
+		goto fail_ssl;
+	SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION |
+		SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+		SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	if(bundle && bundle[0]) {
+		if(!SSL_CTX_load_verify_locations(ctx, bundle, NULL)) {
+			snprintf(err, errlen, "tls-cert-bundle '%s': cannot "
+				"load CA certificates: %s", bundle,
+				err_text(eb, sizeof(eb)));
+			SSL_CTX_free(ctx);
+			return NULL;
+		}
+		if(system_too && !SSL_CTX_set_default_verify_paths(ctx))
+			goto fail_ssl;
+	} else if(!SSL_CTX_set_default_verify_paths(ctx))
+		goto fail_ssl;
+	return ctx;
+fail_ssl:
+	snprintf(err, errlen, "TLS context: %s", err_text(eb, sizeof(eb)));
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+/** ALPN: choose "dot" when the client offers it (RFC 7858 section 3.2 as
+ * updated by the IANA registration); a client that offers ALPN without
+ * "dot" gets no_application_protocol */
+static int
+alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+	const unsigned char *in, unsigned int inlen, void *arg)
+{
+	static const unsigned char dot[] = { 3, 'd', 'o', 't' };
+	unsigned char *sel = NULL;
+	(void)ssl;
+	(void)arg;
+	if(SSL_select_next_proto(&sel, outlen, dot, sizeof(dot), in, inlen)
+		!= OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+SSL_CTX *
+tls_server_ctx_create(const char *key, const char *pem, const char *ciphers,
+	const char *ciphersuites, char *err, size_t errlen)
+{
+	char eb[256];
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	if(!ctx) {
+		snprintf(err, errlen, "SSL_CTX_new: %s", err_text(eb,
+			sizeof(eb)));
+		return NULL;
+	}
+	if(!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION))
+		goto fail_ssl;
+	SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION |
+		SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
+		SSL_OP_CIPHER_SERVER_PREFERENCE);
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+		SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+	if(!SSL_CTX_use_certificate_chain_file(ctx, pem)) {
+		snprintf(err, errlen, "tls-service-pem '%s': %s", pem,
+			err_text(eb, sizeof(eb)));
+		goto fail;
+	}
+	if(!SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM)) {
+		snprintf(err, errlen, "tls-service-key '%s': %s", key,
+			err_text(eb, sizeof(eb)));
+		goto fail;
+	}
+	if(!SSL_CTX_check_private_key(ctx)) {
+		snprintf(err, errlen, "tls-service-key '%s' does not match "
+			"the certificate in tls-service-pem '%s'", key, pem);
+		goto fail;
+	}
+	if(ciphers && ciphers[0] && !SSL_CTX_set_cipher_list(ctx, ciphers)) {
+		snprintf(err, errlen, "tls-ciphers '%s': no usable cipher",
+			ciphers);
+		goto fail;
+	}
+	if(ciphersuites && ciphersuites[0] &&
+		!SSL_CTX_set_ciphersuites(ctx, ciphersuites)) {
+		snprintf(err, errlen, "tls-ciphersuites '%s': no usable "
+			"suite", ciphersuites);
+		goto fail;
+	}
+	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+	return ctx;
+fail_ssl:
+	snprintf(err, errlen, "TLS context: %s", err_text(eb, sizeof(eb)));
+fail:
+	ERR_clear_error();
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+SSL *
+tls_server_new(SSL_CTX *ctx, int fd)
+{
+	char eb[256];
+	SSL *ssl = SSL_new(ctx);
+	if(!ssl || !SSL_set_fd(ssl, fd)) {
+		verbose(VERB_OPS, "tls: new server connection: %s",
+			err_text(eb, sizeof(eb)));
+		SSL_free(ssl);
+		return NULL;
+	}
+	SSL_set_accept_state(ssl);
+	return ssl;
+}
+
+int
+tls_pending(SSL *ssl)
+{
+	return SSL_has_pending(ssl) ? 1 : 0;
+}
+
+long
+tls_read_sys(SSL *ssl, uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+	switch(tls_read(ssl, buf, len, &n)) {
+	case TLS_IO_DONE:
+		return (long)n;
+	case TLS_IO_WANT_READ:
+	case TLS_IO_WANT_WRITE:
+		errno = EAGAIN;
+		return -1;
+	case TLS_IO_CLOSED:
+		return 0;
+	default:
+		break;
+	}
+	ERR_clear_error();
+	errno = EIO;
+	return -1;
+}
+
+int
+tls_wq_write_sys(SSL *ssl, struct nev_wq *q, uint64_t *done)
+{
+	switch(tls_wq_write(ssl, q, done)) {
+	case TLS_IO_DONE:
+	case TLS_IO_WANT_READ:
+	case TLS_IO_WANT_WRITE:
+		return 0;
+	case TLS_IO_CLOSED:
+		errno = EPIPE;
+		return -1;
+	default:
+		break;
+	}
+	ERR_clear_error();
+	errno = EIO;
+	return -1;
+}
+
+void
+tls_ctx_free(SSL_CTX *ctx)
+{
+	SSL_CTX_free(ctx);
+}
+
+SSL *
+tls_client_new(SSL_CTX *ctx, int fd, const char *auth_name, const char *ip,
+	int use_sni)
+{
+	char eb[256];
+	SSL *ssl = SSL_new(ctx);
+	if(!ssl) {
+		log_err("tls: SSL_new: %s", err_text(eb, sizeof(eb)));
+		return NULL;
+	}
+	SSL_set_connect_state(ssl);
+	if(!SSL_set_fd(ssl, fd))
+		goto fail;
+	if(auth_name && auth_name[0]) {
+		/* the certificate must name the server (RFC 6125), without
+		 * partial wildcards */
+		SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+		if(!SSL_set1_host(ssl, auth_name))
+			goto fail;
+		if(use_sni && !SSL_set_tlsext_host_name(ssl, auth_name))
+			goto fail;
+	} else {
+		X509_VERIFY_PARAM *vp = SSL_get0_param(ssl);
+		if(!ip || !X509_VERIFY_PARAM_set1_ip_asc(vp, ip))
+			goto fail;
+	}
+	return ssl;
+fail:
+	log_err("tls: cannot set up the connection to %s%s%s: %s", ip ? ip : "",
+		auth_name && auth_name[0] ? "#" : "", auth_name ? auth_name : "",
+		err_text(eb, sizeof(eb)));
+	SSL_free(ssl);
+	return NULL;
+}
+
+void
+tls_free(SSL *ssl)
+{
+	if(!ssl)
+		return;
+	/* one close_notify if the socket takes it; never wait for the
+	 * peer's */
+	ERR_clear_error();
+	if(SSL_is_init_finished(ssl))
+		(void)SSL_shutdown(ssl);
+	ERR_clear_error();
+	SSL_free(ssl);
+}
+
+/** map the result r of an SSL call */
+static enum tls_io
+map_result(SSL *ssl, int r)
+{
+	switch(SSL_get_error(ssl, r)) {
+	case SSL_ERROR_WANT_READ:
+		return TLS_IO_WANT_READ;
+	case SSL_ERROR_WANT_WRITE:
+		return TLS_IO_WANT_WRITE;
+	case SSL_ERROR_ZERO_RETURN:
+		return TLS_IO_CLOSED;
+	case SSL_ERROR_SYSCALL:
+		if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return TLS_IO_WANT_READ;
+		if(ERR_peek_error() == 0 && (errno == 0 || errno == EPIPE ||
+			errno == ECONNRESET))
+			return TLS_IO_CLOSED;
+		return TLS_IO_FAIL;
+	default:
+		break;
+	}
+	return TLS_IO_FAIL;
+}
+
+enum tls_io
+tls_handshake(SSL *ssl)
+{
+	int r;
+	ERR_clear_error();
+	errno = 0;
+	r = SSL_do_handshake(ssl);
+	if(r == 1)
+		return TLS_IO_DONE;
+	return map_result(ssl, r);
+}
+
+enum tls_io
+tls_read(SSL *ssl, uint8_t *buf, size_t len, size_t *got)
+{
+	size_t n = 0;
+	ERR_clear_error();
+	errno = 0;
+	if(SSL_read_ex(ssl, buf, len, &n) == 1) {
+		*got = n;
+		return TLS_IO_DONE;
+	}
+	*got = 0;
+	return map_result(ssl, 0);
+}
+
+enum tls_io
+tls_wq_write(SSL *ssl, struct nev_wq *q, uint64_t *done)
+{
+	while(q->head) {
+		struct nev_wq_item *w = q->head;
+		size_t n = 0;
+		ERR_clear_error();
+		errno = 0;
+		if(SSL_write_ex(ssl, w->data + w->off, w->len - w->off,
+			&n) != 1) {
+			enum tls_io st = map_result(ssl, 0);
+			return st;
+		}
+		w->off += n;
+		if(w->off < w->len)
+			continue;
+		q->head = w->next;
+		if(!q->head)
+			q->tail = NULL;
+		q->num--;
+		(*done)++;
+		free(w);
+	}
+	return TLS_IO_DONE;
+}
+
+int
+tls_fail_was_cert(SSL *ssl)
+{
+	return SSL_get_verify_result(ssl) != X509_V_OK;
+}
+
+const char *
+tls_fail_reason(SSL *ssl, char *buf, size_t len)
+{
+	long v = SSL_get_verify_result(ssl);
+	if(v != X509_V_OK) {
+		snprintf(buf, len, "certificate verify failed: %s",
+			X509_verify_cert_error_string(v));
+		ERR_clear_error();
+		return buf;
+	}
+	return err_text(buf, len);
+}
