@@ -29,6 +29,7 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	p->min_ttl = (uint32_t)cfg->cache_min_ttl;
 	p->max_ttl = (uint32_t)cfg->cache_max_ttl;
 	p->max_negative_ttl = (uint32_t)cfg->cache_max_negative_ttl;
+	p->min_negative_ttl = (uint32_t)cfg->cache_min_negative_ttl;
 	p->prefetch = cfg->prefetch;
 	p->serve_expired = cfg->serve_expired;
 	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;

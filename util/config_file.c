@@ -494,6 +494,78 @@ set_str(struct cfg_parser *p, const struct config_option *o, const char *v)
 	return 0;
 }
 
+/** Warn once per load about something petrel ignores. */
+static void
+warn_ignored(struct cfg_parser *p, unsigned char *flag, const char *name,
+	const char *what)
+{
+	if(*flag)
+		return;
+	*flag = 1;
+	p->nwarn++;
+	log_warnx("%s:%d: %s%s not implemented by petrel, ignored",
+		p->file ? p->file : "", p->line, name, what);
+}
+
+/** The Unbound modules module-config may name besides "iterator" (and
+ * "validator", an error): features petrel does not have, warned about */
+static const char *const other_modules[] = { "subnetcache", "respip",
+	"dns64", "python", "dynlib", "cachedb", "ipsecmod", "ipset", NULL };
+
+/** An option asking for security petrel does not provide yet
+ * (OPT_INSECURE), or module-config (OPT_MODULES). A value that turns it
+ * off is accepted quietly; one that asks for it is an error that says
+ * what is missing, so that nobody believes they are protected.
+ * @return 0 or -1 with the error set. */
+static int
+check_insecure(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	int i, other = 0;
+	if(o->type == OPT_INSECURE) {
+		if(n == 0)
+			return perr(p, "%s: expected a value", o->name);
+		if(n == 1 && (strcmp(v[0], "no") == 0 || v[0][0] == 0))
+			return 0;
+		return perr(p, "%s: asks for %s, which petrel does not "
+			"provide yet; remove the line rather than run without "
+			"that protection", o->name, o->desc);
+	}
+	/* module-config: "iterator" or "validator iterator" as one quoted
+	 * value, or as separate words */
+	for(i = 0; i < n && i < MAX_VALUES; i++) {
+		char *s = v[i];
+		while(*s) {
+			char word[64];
+			size_t l = 0;
+			while(isspace((unsigned char)*s))
+				s++;
+			while(*s && !isspace((unsigned char)*s)) {
+				if(l + 1 < sizeof(word))
+					word[l++] = *s;
+				s++;
+			}
+			word[l] = 0;
+			if(l == 0 || strcmp(word, "iterator") == 0)
+				continue;
+			if(strcmp(word, "validator") == 0)
+				return perr(p, "%s: \"validator\" asks for %s, "
+					"which petrel does not provide yet; use "
+					"\"iterator\" rather than run without "
+					"that protection", o->name, o->desc);
+			if(word_index(other_modules, word) < 0)
+				return perr(p, "%s: unknown module '%s' "
+					"(expected iterator, validator, %s...)",
+					o->name, word, "subnetcache, respip");
+			other = 1;
+		}
+	}
+	if(other && p->warned)
+		warn_ignored(p, &p->warned[o - config_option_table],
+			"module-config: modules other than iterator", "");
+	return 0;
+}
+
 /** Check and store one option's values. All checks come before any
  * change, so that a failed set leaves the config as it was.
  * @return 0 or -1 with the error set. */
@@ -510,6 +582,8 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 		want = 2;
 	if(o->type == OPT_IGNORED)
 		return 0;
+	if(o->type == OPT_INSECURE || o->type == OPT_MODULES)
+		return check_insecure(p, o, v, n);
 	if(n == 0)
 		return perr(p, "%s: expected a value", o->name);
 	if(n > MAX_VALUES)
@@ -933,19 +1007,6 @@ end_clause(struct cfg_parser *p)
 	return r;
 }
 
-/** Warn once per load about something petrel ignores. */
-static void
-warn_ignored(struct cfg_parser *p, unsigned char *flag, const char *name,
-	const char *what)
-{
-	if(*flag)
-		return;
-	*flag = 1;
-	p->nwarn++;
-	log_warnx("%s:%d: %s%s not implemented by petrel, ignored",
-		p->file ? p->file : "", p->line, name, what);
-}
-
 static int parse_file(struct cfg_parser *p, const char *filename);
 
 /** The folder of a file name, into buf ("." when there is none). */
@@ -1079,8 +1140,20 @@ again:
 			return -1;
 		return 0;
 	}
-	if(p->clause == CLAUSE_IGNORED)
+	if(p->clause == CLAUSE_IGNORED) {
+		/* the clause was warned about; its options are only checked
+		 * for being Unbound's, and for asking for security */
+		o = config_option_find(key, CLAUSE_IGNORED);
+		if(!o)
+			o = config_option_find(key, -1);
+		if(!o)
+			return perr(p, "unknown option '%s', did you mean "
+				"'%s'?", key, config_option_nearest(key));
+		if(o->type == OPT_INSECURE)
+			return set_value(p, o, v,
+				n > MAX_VALUES ? MAX_VALUES + 1 : n);
 		return 0;
+	}
 
 	o = config_option_find(key, p->clause);
 	if(!o) {
@@ -1095,7 +1168,8 @@ again:
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
 			config_option_nearest(key));
 	}
-	if(o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED))
+	if((o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED)) &&
+		o->type != OPT_INSECURE && o->type != OPT_MODULES)
 		warn_ignored(p, &p->warned[o - config_option_table], o->name,
 			":");
 	return set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n);
@@ -1681,7 +1755,8 @@ config_set_option(struct config_file *cfg, const char *name,
 				"mean '%s'?", key, config_option_nearest(key));
 		return -1;
 	}
-	if(o->type == OPT_IGNORED) {
+	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
+		o->type == OPT_MODULES) {
 		snprintf(err, errlen, "%s: not implemented by petrel", key);
 		return -1;
 	}

@@ -219,6 +219,9 @@ struct config_file {
 	int cache_max_ttl;
 	/** cache-max-negative-ttl: s, upper bound on negative answers */
 	int cache_max_negative_ttl;
+	/** cache-min-negative-ttl: s, lower bound on negative answers; 0 =
+	 * cache-min-ttl applies */
+	int cache_min_negative_ttl;
 	/** infra-host-ttl: s an upstream server's RTT data is kept */
 	int infra_host_ttl;
 	/** prefetch: refresh popular entries before they expire */
@@ -288,6 +291,17 @@ struct config_file {
 	int log_queries;
 	/** log-replies: log every reply */
 	int log_replies;
+	/** log-time-ascii: readable local time in log lines */
+	int log_time_ascii;
+	/** log-time-iso: ISO 8601 time in log lines */
+	int log_time_iso;
+	/** log-thread-id: the system thread id in log lines */
+	int log_thread_id;
+	/** use-systemd: accepted; petrel notifies systemd when asked to */
+	int use_systemd;
+	/** unblock-lan-zones: no default local zones for private reverse
+	 * zones */
+	int unblock_lan_zones;
 	/** pidfile: file to write the pid to; "" = none */
 	char *pidfile;
 	/** chroot: directory to chroot to; "" = none */
