@@ -420,12 +420,93 @@ out:
 	return r;
 }
 
+/** the bulk commands (their lines follow the request) and the command
+ * each line is; NULL-terminated */
+static const char *const bulk_cmds[][2] = {
+	{ "local_zones", "local_zone" },
+	{ "local_zones_remove", "local_zone_remove" },
+	{ "local_datas", "local_data" },
+	{ "local_datas_remove", "local_data_remove" },
+	{ NULL, NULL }
+};
+
+/** @return the single command of a bulk command, or NULL */
+static const char *
+bulk_single(const char *cmd)
+{
+	int i;
+	for(i = 0; bulk_cmds[i][0]; i++)
+		if(strcmp(bulk_cmds[i][0], cmd) == 0)
+			return bulk_cmds[i][1];
+	return NULL;
+}
+
+/** a bulk command: each line of text as its single command. As
+ * Unbound does, a bad line is reported ("error for input line") and the
+ * others are applied. @return the number applied; errors into report */
+static int
+cfg_change_bulk(struct config_file *cfg, const char *one, const char *text,
+	struct stats_buf *report)
+{
+	const char *s = text;
+	int n = 0;
+	while(*s) {
+		char line[REMOTE_LINE_MAX], err[512];
+		const char *e = strchr(s, '\n');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		char *b;
+		if(l >= sizeof(line))
+			l = sizeof(line) - 1;
+		memcpy(line, s, l);
+		line[l] = 0;
+		s = e ? e + 1 : s + strlen(s);
+		b = line;
+		while(isspace((unsigned char)*b))
+			b++;
+		while(*b && isspace((unsigned char)b[strlen(b) - 1]))
+			b[strlen(b) - 1] = 0;
+		if(!*b)
+			continue;
+		err[0] = 0;
+		if(remote_cfg_change(cfg, one, b, err, sizeof(err)) != 0) {
+			if(report)
+				stats_buf_printf(report, "error for input line: "
+					"%s (%s)\n", b, err);
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
 int
 remote_cfg_change(struct config_file *cfg, const char *cmd, const char *args,
 	char *err, size_t errlen)
 {
 	char a[REMOTE_LINE_MAX], *rest, *w1, *w2;
+	const char *one = bulk_single(cmd);
+	if(one) {
+		(void)cfg_change_bulk(cfg, one, args, NULL);
+		return 0;
+	}
 	snprintf(a, sizeof(a), "%s", args);
+	if(strcmp(cmd, "forward") == 0) {
+		/* Unbound's forward: set the root forward zone, or "off" */
+		w1 = next_word(a, &rest);
+		(void)rm_stub(&cfg->forwards, ".");
+		if(strcmp(w1, "off") == 0 && !rest[0])
+			return 0;
+		if(!w1[0]) {
+			snprintf(err, errlen, "expected: forward off | "
+				"forward addr...");
+			return -1;
+		}
+		{
+			char v[REMOTE_LINE_MAX + 4];
+			snprintf(v, sizeof(v), ". %s", args);
+			return add_zone(cfg, 1, v, err, errlen);
+		}
+	}
 	if(strcmp(cmd, "local_zone") == 0) {
 		char v[REMOTE_LINE_MAX];
 		w1 = next_word(a, &rest);
@@ -535,23 +616,26 @@ worker_now(struct worker *w)
 	return w->base ? *comm_base_secs(w->base) : time(NULL);
 }
 
-/** collect a worker's counters, in its own thread or process */
+/** stats_get modes: the counters since the last reset, the same and
+ * reset them (Unbound's stats), or everything since start, resets
+ * included (the Prometheus counters, which never go down) */
+enum { STATS_GET_NORESET = 0, STATS_GET_RESET = 1, STATS_GET_MONOTONIC = 2 };
+
+/** collect a worker's counters, in its own thread or process
+ * @param mode: a STATS_GET_ mode */
 static void
-stats_collect(struct worker *w, struct stats_info *out, int reset)
+stats_collect(struct worker *w, struct stats_info *out, int mode)
 {
 	memset(out, 0, sizeof(*out));
-	out->r = w->ext_total;
-	if(w->res) {
-		stats_add_resolver(&out->r, &w->res->stats);
-		if(w->res->mesh) {
-			out->reqlist_current = mesh_num_states(w->res->mesh);
-			out->reqlist_user = mesh_num_clients(w->res->mesh);
-		}
+	if(w->res && w->res->mesh) {
+		out->reqlist_current = mesh_num_states(w->res->mesh);
+		out->reqlist_user = mesh_num_clients(w->res->mesh);
 	}
-	/* this resets w->res->stats (all of it) when asked */
-	worker_get_stats(w, &out->s, reset);
-	if(reset)
-		memset(&w->ext_total, 0, sizeof(w->ext_total));
+	worker_get_stats(w, &out->s, &out->r, mode == STATS_GET_RESET);
+	if(mode == STATS_GET_MONOTONIC) {
+		stats_add_worker(&out->s, &w->carry_s);
+		stats_add_resolver(&out->r, &w->carry_r);
+	}
 }
 
 /** dump_cache: one message entry */
@@ -623,6 +707,39 @@ dump_rrset_cb(const struct rrset_data *rs, void *arg)
 	}
 	stats_buf_append(a->out, "\n", 1);
 	a->n++;
+}
+
+/** dump_infra: where the lines go, and the time */
+struct infra_dump_arg {
+	/** output */
+	struct stats_buf *out;
+	/** the time */
+	time_t now;
+};
+
+/** dump_infra: one server (or lameness) entry, in the order of
+ * Unbound's line: address, zone, ttl, ping, var, rtt, rto; then
+ * petrel's timeouts, edns and lame fields */
+static void
+dump_infra_cb(const struct infra_dump_entry *e, void *arg)
+{
+	struct infra_dump_arg *a = arg;
+	char zone[DNS_MAX_NAME_STR], ad[80];
+	long long ttl = (long long)e->host.expire - (long long)a->now;
+	int srtt = e->host.srtt < 0 ? 0 : e->host.srtt;
+	if(ttl <= 0)
+		return;
+	if(!e->zone || dname_to_str(e->zone, zone, sizeof(zone)) != 0)
+		snprintf(zone, sizeof(zone), ".");
+	if(e->port != 53)
+		snprintf(ad, sizeof(ad), "%s@%d", e->addr, e->port);
+	else	snprintf(ad, sizeof(ad), "%s", e->addr);
+	stats_buf_printf(a->out, "%s %s ttl %lld ping %d var %d rtt %d "
+		"rto %d timeouts %d ednsknown %d edns %d lame %d\n", ad,
+		zone, ttl, srtt,
+		e->host.rttvar, srtt + 4 * e->host.rttvar, e->host.rto,
+		e->host.timeouts, e->host.edns != INFRA_EDNS_UNKNOWN,
+		e->host.edns == INFRA_EDNS_YES ? 0 : -1, e->lame);
 }
 
 /** lower every TTL of a wire message by dec (at least 1 remains);
@@ -947,11 +1064,17 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	err[0] = 0;
 	if(strcmp(cmd, "stats_get") == 0) {
 		struct stats_info si;
-		stats_collect(w, &si, atoi(args) != 0);
-		if(w->env->msg)
+		stats_collect(w, &si, atoi(args));
+		if(w->env->msg) {
 			si.mem_msg = mcache_get_mem(w->env->msg);
-		if(w->env->rrset)
+			si.msg_count = mcache_get_count(w->env->msg);
+		}
+		if(w->env->rrset) {
 			si.mem_rrset = rrset_cache_get_mem(w->env->rrset);
+			si.rrset_count = rrset_cache_get_count(w->env->rrset);
+		}
+		if(w->env->infra)
+			si.infra_count = infra_get_count(w->env->infra);
 		stats_buf_append(out, &si, sizeof(si));
 	} else if(strncmp(cmd, "flush", 5) == 0 &&
 		strcmp(cmd, "flush_requestlist") != 0) {
@@ -993,6 +1116,12 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		if(payload)
 			worker_load_cache(w, payload, out);
 		else	stats_buf_printf(out, "0 0 0\n");
+	} else if(strcmp(cmd, "dump_infra") == 0) {
+		struct infra_dump_arg ia;
+		ia.out = out;
+		ia.now = worker_now(w);
+		if(w->env->infra)
+			infra_traverse(w->env->infra, dump_infra_cb, &ia);
 	} else if(strcmp(cmd, "verbosity") == 0) {
 		log_set_verbosity(atoi(args));
 		stats_buf_printf(out, "ok\n");
@@ -1001,6 +1130,8 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		char *sub, *subargs;
 		struct config_file *ncfg = config_dup(w->daemon->cfg);
 		sub = next_word(args, &subargs);
+		if(payload && bulk_single(sub))
+			subargs = payload;
 		if(!ncfg || remote_cfg_change(ncfg, sub, subargs, err,
 			sizeof(err)) != 0) {
 			config_delete(ncfg);
@@ -1148,14 +1279,14 @@ cache_workers(struct daemon *d)
 
 /** gather statistics from every worker */
 static int
-gather_stats(struct daemon *d, int reset, struct stats_info *info,
+gather_stats(struct daemon *d, int mode, struct stats_info *info,
 	struct stats_globals *g)
 {
 	struct timeval now;
 	char line[32];
 	int i;
 	memset(g, 0, sizeof(*g));
-	snprintf(line, sizeof(line), "stats_get %d", reset);
+	snprintf(line, sizeof(line), "stats_get %d", mode);
 	for(i = 0; i < d->num_workers; i++) {
 		struct stats_buf b;
 		memset(&b, 0, sizeof(b));
@@ -1168,6 +1299,9 @@ gather_stats(struct daemon *d, int reset, struct stats_info *info,
 			/* threads share one cache: count it once */
 			g->mem_msg += info[i].mem_msg;
 			g->mem_rrset += info[i].mem_rrset;
+			g->msg_count += info[i].msg_count;
+			g->rrset_count += info[i].rrset_count;
+			g->infra_count += info[i].infra_count;
 		}
 		if((double)info[i].s.elapsed > g->elapsed)
 			g->elapsed = (double)info[i].s.elapsed;
@@ -1387,15 +1521,20 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 {
 	struct daemon *d = rc->d;
 	struct config_file *ncfg = config_dup(d->cfg);
+	struct stats_buf report;
 	pid_t *before = NULL;
 	char err[512], line[REMOTE_LINE_MAX + 64];
-	int i, fork_model = d->children != NULL;
+	int i, fork_model = d->children != NULL, nbulk = 0;
 	err[0] = 0;
+	memset(&report, 0, sizeof(report));
 	if(!ncfg) {
 		stats_buf_printf(out, "error out of memory\n");
 		return;
 	}
-	if(remote_cfg_change(ncfg, cmd, args, err, sizeof(err)) != 0) {
+	if(bulk_single(cmd)) {
+		/* each line alone; the bad ones reported, as Unbound does */
+		nbulk = cfg_change_bulk(ncfg, bulk_single(cmd), args, &report);
+	} else if(remote_cfg_change(ncfg, cmd, args, err, sizeof(err)) != 0) {
 		config_delete(ncfg);
 		stats_buf_printf(out, "error %s\n", err);
 		return;
@@ -1407,19 +1546,25 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 	}
 	if(daemon_apply_config(d, ncfg, 0) != 0) {
 		free(before);
+		stats_buf_free(&report);
 		stats_buf_printf(out, "error the changed config does not "
 			"load (see the log); nothing changed\n");
 		return;
 	}
 	if(fork_model && d->children) {
-		snprintf(line, sizeof(line), "cfg %s %s", cmd, args);
+		/* a bulk command's lines go as the payload */
+		int bulk = bulk_single(cmd) != NULL;
+		if(bulk)
+			snprintf(line, sizeof(line), "cfg %s", cmd);
+		else	snprintf(line, sizeof(line), "cfg %s %s", cmd, args);
 		for(i = 0; i < d->num_workers; i++) {
 			struct stats_buf b;
 			/* a child started by the reload already has it */
 			if(before && before[i] != d->children[i].pid)
 				continue;
 			memset(&b, 0, sizeof(b));
-			if(worker_call(d, i, line, NULL, 0, &b) != 0 ||
+			if(worker_call(d, i, line, bulk ? args : NULL,
+				bulk ? strlen(args) + 1 : 0, &b) != 0 ||
 				b.len < 2 || strncmp(b.data, "ok", 2) != 0)
 				log_warnx("control: worker %d did not take "
 					"'%s'", i, line);
@@ -1427,7 +1572,15 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 		}
 	}
 	free(before);
-	stats_buf_printf(out, "ok\n");
+	if(bulk_single(cmd)) {
+		if(report.len)
+			stats_buf_append(out, report.data, report.len);
+		stats_buf_printf(out, "%s %d %s\n", strstr(cmd, "remove") ?
+			"removed" : "added", nbulk, strncmp(cmd, "local_zones",
+			11) == 0 ? "zones" : "datas");
+	} else
+		stats_buf_printf(out, "ok\n");
+	stats_buf_free(&report);
 }
 
 /** read the load_cache payload from the connection, up to "EOF" */
@@ -1722,6 +1875,92 @@ cmd_get_option(struct remote_req *q)
 	free(buf);
 }
 
+/** local_zones, local_zones_remove, local_datas, local_datas_remove:
+ * the lines follow the request, up to a line holding the byte 0x04 (or
+ * the end of the connection); applied as one change */
+static void
+cmd_bulk(struct remote_req *q)
+{
+	struct stats_buf text;
+	size_t max = REMOTE_LINE_MAX;
+	char *line = malloc(max);
+	memset(&text, 0, sizeof(text));
+	if(!line) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	while(conn_readline(q->c, line, max) == 0) {
+		if(line[0] == 0x04 && line[1] == 0)
+			break;
+		stats_buf_printf(&text, "%s\n", line);
+		if(text.len > REMOTE_FRAME_MAX / 2)
+			break;
+	}
+	free(line);
+	if(text.oom || text.len > REMOTE_FRAME_MAX / 2)
+		stats_buf_printf(q->out, "error input too large\n");
+	else
+		do_cfg_change(q->rc, q->cmd, text.data ? text.data : "",
+			q->out);
+	stats_buf_free(&text);
+}
+
+/** cache_lookup [+t] name...: what the cache holds for each name */
+static void
+cmd_cache_lookup(struct remote_req *q)
+{
+	char *rest = q->args, *w, line[REMOTE_LINE_MAX + 16];
+	int n = 0;
+	while(*(w = next_word(rest, &rest))) {
+		uint8_t name[DNS_MAX_NAME + 1];
+		size_t nl;
+		if(w[0] == '+')	/* +t allows top-level names: all are */
+			continue;
+		if(parse_name(w, name, &nl) != 0) {
+			stats_buf_printf(q->out, "error bad name '%s'\n", w);
+			return;
+		}
+		snprintf(line, sizeof(line), "lookup %s", w);
+		join_workers(q->d, line, cache_workers(q->d), q->out);
+		n++;
+	}
+	if(n == 0)
+		stats_buf_printf(q->out, "error expected: cache_lookup "
+			"[+t] name...\n");
+}
+
+/** dump_infra: the upstream servers' round-trip, EDNS and lameness */
+static void
+cmd_dump_infra(struct remote_req *q)
+{
+	join_workers(q->d, "dump_infra", cache_workers(q->d), q->out);
+}
+
+/** forward: show the root forward zone's addresses ("off" when there
+ * is none); forward off; forward addr... */
+static void
+cmd_forward(struct remote_req *q)
+{
+	const struct config_stub *z;
+	if(q->args[0]) {
+		do_cfg_change(q->rc, q->cmd, q->args, q->out);
+		return;
+	}
+	for(z = q->d->cfg->forwards; z; z = z->next)
+		if(strcmp(z->name, ".") == 0)
+			break;
+	if(!z || !z->addrs) {
+		stats_buf_printf(q->out, "off (using root hints)\n");
+		return;
+	}
+	{
+		const struct config_addrlist *a;
+		for(a = z->addrs; a; a = a->next)
+			stats_buf_printf(q->out, "%s%s", a->str, a->next ? " " :
+				"\n");
+	}
+}
+
 /** local_zone, local_data, forward_add, stub_add, set_option, ... */
 static void
 cmd_cfg_change(struct remote_req *q)
@@ -1770,6 +2009,13 @@ static const struct remote_cmd {
 	{ "forward_remove", cmd_cfg_change },
 	{ "stub_add", cmd_cfg_change },
 	{ "stub_remove", cmd_cfg_change },
+	{ "local_zones", cmd_bulk },
+	{ "local_zones_remove", cmd_bulk },
+	{ "local_datas", cmd_bulk },
+	{ "local_datas_remove", cmd_bulk },
+	{ "cache_lookup", cmd_cache_lookup },
+	{ "dump_infra", cmd_dump_infra },
+	{ "forward", cmd_forward },
 	{ NULL, NULL }
 };
 
@@ -1811,7 +2057,8 @@ serve_control(struct remote *rc, struct remote_conn *c)
 		return;
 	}
 	proto = next_word(line, &rest);
-	if(strcmp(proto, REMOTE_PROTO) != 0) {
+	if(strcmp(proto, REMOTE_PROTO) != 0 &&
+		strcmp(proto, REMOTE_PROTO_UNBOUND) != 0) {
 		const char *e = "error unknown protocol: expected "
 			REMOTE_PROTO " command\n";
 		(void)conn_write(c, e, strlen(e));
@@ -1859,7 +2106,7 @@ serve_http(struct remote *rc, struct remote_conn *c)
 			sizeof(*info));
 		struct stats_globals g;
 		if(info) {
-			gather_stats(d, 0, info, &g);
+			gather_stats(d, STATS_GET_MONOTONIC, info, &g);
 			stats_print_prometheus(&body, info, d->num_workers, &g);
 			free(info);
 		}

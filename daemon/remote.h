@@ -17,7 +17,11 @@
  *
  * Protocol: the client sends one line "PETREL1 command args\n" (load_cache
  * then sends the dump, ending with a line "EOF"); the server answers with
- * text and closes. Errors are one line starting with "error".
+ * text and closes. Errors are one line starting with "error". Unbound's
+ * unbound-control speaks the same protocol with the word "UBCT1" (and the
+ * bulk commands local_zones, local_datas and their _remove send their
+ * lines after the request, ending with a line holding the byte 0x04), so
+ * it works unchanged, with the certificates unbound-control-setup makes.
  *
  * Reaching the workers: whatever touches a cache or a mesh runs inside a
  * worker, in its own thread or process, through its command pipe: the
@@ -44,6 +48,9 @@ struct comm_base;
 
 /** the protocol version word that starts every request line */
 #define REMOTE_PROTO "PETREL1"
+/** Unbound's: the real unbound-control(8) (and the tools built on it)
+ * start their request line with it; served the same way */
+#define REMOTE_PROTO_UNBOUND "UBCT1"
 
 /** the control server of a daemon (opaque) */
 struct remote;
