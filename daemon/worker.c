@@ -13,6 +13,7 @@
 #include "daemon/daemon.h"
 #include "daemon/env.h"
 #include "daemon/remote.h"
+#include "daemon/remote_worker.h"
 #include "daemon/stats.h"
 #include "services/resolver.h"
 #include "services/outside_network.h"

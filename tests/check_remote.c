@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/remote.h"
+#include "daemon/remote_cfg.h"
 #include "util/config_file.h"
 
 static struct config_file *cfg;

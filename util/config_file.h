@@ -387,6 +387,20 @@ int config_read(struct config_file *cfg, const char *filename, char *err,
 int config_read_mem(struct config_file *cfg, const char *name,
 	const char *text, size_t len, char *err, size_t errlen);
 
+/** Free a string list (every node and its string). NULL is allowed. */
+void config_strlist_free(struct config_strlist *l);
+
+/** Free an address list. NULL is allowed. */
+void config_addrlist_free(struct config_addrlist *l);
+
+/** Free a list of local-zone: entries. NULL is allowed. */
+void config_localzone_free(struct config_localzone *z);
+
+/** Free a list of forward or stub zones (with their addresses and
+ * hosts). NULL is allowed. To free one node, unlink it (next = NULL)
+ * first. */
+void config_stub_free(struct config_stub *z);
+
 /** Free a config and everything it owns. NULL is allowed. */
 void config_delete(struct config_file *cfg);
 
