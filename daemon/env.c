@@ -88,7 +88,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		infra_set_params(env->infra, ENV_INFRA_MEM,
 			(uint32_t)cfg->infra_host_ttl);
 	} else if(!(env->infra = infra_create(ENV_INFRA_MEM,
-		(size_t)cfg->msg_cache_slabs, (uint32_t)cfg->infra_host_ttl))) {
+		(size_t)cfg->infra_cache_slabs, (uint32_t)cfg->infra_host_ttl))) {
 		snprintf(err, errlen, "cannot create the infrastructure cache: "
 			"out of memory");
 		goto fail;

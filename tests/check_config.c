@@ -139,6 +139,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg->serve_expired_reply_ttl, 30);
 	ck_assert_int_eq(cfg->serve_expired_client_timeout, 1800);
 	ck_assert_int_eq(cfg->cache_min_negative_ttl, 0);
+	ck_assert_int_eq(cfg->infra_cache_slabs, 4);
 	ck_assert_int_eq(cfg->unblock_lan_zones, 0);
 	ck_assert_int_eq(cfg->log_time_iso, 0);
 	ck_assert_int_eq(cfg->qname_minimisation, 1);
@@ -559,9 +560,10 @@ START_TEST(test_opnsense_style)
 	log_capture(logbuf, sizeof(logbuf));
 	cfg = load_good("opnsense/unbound.conf");
 	log_capture(NULL, 0);
-	ck_assert_int_eq(cfg->num_warnings, 10);
+	ck_assert_int_eq(cfg->num_warnings, 9);
 	ck_assert_int_eq(count_str(logbuf, "warning: opnsense/unbound.conf:"),
-		10);
+		9);
+	ck_assert_int_eq(cfg->infra_cache_slabs, 4);
 	ck_assert_int_eq(cfg->num_threads, 4);
 	ck_assert_int_eq(cfg->outgoing_range, 8192);
 	ck_assert_int_eq(cfg->interface_automatic, 1);

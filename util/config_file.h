@@ -224,6 +224,9 @@ struct config_file {
 	int cache_min_negative_ttl;
 	/** infra-host-ttl: s an upstream server's RTT data is kept */
 	int infra_host_ttl;
+	/** infra-cache-slabs: slabs of the infrastructure cache, a power
+	 * of 2 */
+	int infra_cache_slabs;
 	/** prefetch: refresh popular entries before they expire */
 	int prefetch;
 	/** serve-expired: answer from expired cache entries */
