@@ -800,6 +800,8 @@ static void
 apply_log_cfg(struct daemon *d, struct config_file *cfg)
 {
 	log_set_verbosity(cfg->verbosity + d->cmdline_verbose);
+	log_set_format(cfg->log_time_ascii, cfg->log_time_iso,
+		cfg->log_thread_id);
 	if(cfg->logfile[0] || cfg->use_syslog) {
 		if(log_init(cfg->logfile, cfg->use_syslog, cfg->chroot) != 0)
 			log_warn("cannot open logfile %s", cfg->logfile);

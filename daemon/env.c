@@ -30,6 +30,7 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	p->min_ttl = (uint32_t)cfg->cache_min_ttl;
 	p->max_ttl = (uint32_t)cfg->cache_max_ttl;
 	p->max_negative_ttl = (uint32_t)cfg->cache_max_negative_ttl;
+	p->min_negative_ttl = (uint32_t)cfg->cache_min_negative_ttl;
 	p->prefetch = cfg->prefetch;
 	p->serve_expired = cfg->serve_expired;
 	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
@@ -175,7 +176,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		infra_set_params(env->infra, ENV_INFRA_MEM,
 			(uint32_t)cfg->infra_host_ttl);
 	} else if(!(env->infra = infra_create(ENV_INFRA_MEM,
-		(size_t)cfg->msg_cache_slabs, (uint32_t)cfg->infra_host_ttl))) {
+		(size_t)cfg->infra_cache_slabs, (uint32_t)cfg->infra_host_ttl))) {
 		snprintf(err, errlen, "cannot create the infrastructure cache: "
 			"out of memory");
 		goto fail;

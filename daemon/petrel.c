@@ -81,6 +81,8 @@ main(int argc, char *argv[])
 	if(foreground)
 		cfg->do_daemonize = 0;
 	log_set_verbosity(cfg->verbosity + vcount);
+	log_set_format(cfg->log_time_ascii, cfg->log_time_iso,
+		cfg->log_thread_id);
 	if((cfg->logfile[0] || cfg->use_syslog) &&
 		log_init(cfg->logfile, cfg->use_syslog, NULL) != 0) {
 		fprintf(stderr, "petrel: cannot open logfile %s: %s\n",

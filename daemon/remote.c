@@ -1,9 +1,14 @@
 /*
- * daemon/remote.c - the control server and the metrics endpoint.
- * See remote.h for the design.
+ * daemon/remote.c - the control server and the metrics endpoint: the
+ * listeners, the two protocols (PETREL1 and Unbound's UBCT1, plain or
+ * TLS; HTTP for /metrics), and the commands run in the supervisor. The
+ * commands a worker runs are in remote_worker.c, the configuration edits
+ * in remote_cfg.c. See remote.h for the design.
  */
 #include "config.h"
 #include "daemon/remote.h"
+#include "daemon/remote_cfg.h"
+#include "daemon/remote_worker.h"
 #include "daemon/daemon.h"
 #include "daemon/env.h"
 #include "daemon/stats.h"
@@ -44,14 +49,6 @@
 /** the most a control connection may take in all, seconds (a slow
  * client cannot hold the supervisor longer) */
 #define REMOTE_CONN_MAX_SECS 30
-/** how long the supervisor waits for a worker's reply, ms (inactivity) */
-#define REMOTE_WORKER_TIMEOUT_MS 5000
-/** longest request line */
-#define REMOTE_LINE_MAX 4096
-/** the reply frame magic ("PTRL") */
-#define REMOTE_MAGIC 0x5054524cU
-/** largest frame accepted from a pipe */
-#define REMOTE_FRAME_MAX (256U * 1024U * 1024U)
 
 /** a listening socket */
 struct remote_listener {
@@ -94,980 +91,13 @@ struct remote_conn {
 	time_t deadline;
 };
 
-/* ------------------------------------------------------------------ */
-/* small helpers                                                       */
 
-/** split off the first word of s (in place); *rest is the remainder */
-static char *
-next_word(char *s, char **rest)
-{
-	char *w;
-	while(*s && isspace((unsigned char)*s))
-		s++;
-	w = s;
-	while(*s && !isspace((unsigned char)*s))
-		s++;
-	if(*s)
-		*s++ = 0;
-	while(*s && isspace((unsigned char)*s))
-		s++;
-	*rest = s;
-	return w;
-}
 
-/** parse a domain name argument; @return 0 or -1 */
-static int
-parse_name(const char *s, uint8_t *out, size_t *len)
-{
-	*len = DNS_MAX_NAME + 1;
-	if(!s[0])
-		return -1;
-	if(dname_from_str(s, out, len) != 0)
-		return -1;
-	dname_tolower(out);
-	return 0;
-}
 
-/** hex encode */
-static void
-buf_hex(struct stats_buf *b, const uint8_t *d, size_t n)
-{
-	static const char hx[] = "0123456789abcdef";
-	char tmp[256];
-	size_t i, k = 0;
-	if(n == 0) {
-		stats_buf_append(b, "-", 1);
-		return;
-	}
-	for(i = 0; i < n; i++) {
-		tmp[k++] = hx[d[i] >> 4];
-		tmp[k++] = hx[d[i] & 0xf];
-		if(k == sizeof(tmp)) {
-			stats_buf_append(b, tmp, k);
-			k = 0;
-		}
-	}
-	stats_buf_append(b, tmp, k);
-}
 
-/** hex decode into out (max outmax); @return length or -1 */
-static long
-hex_decode(const char *s, uint8_t *out, size_t outmax)
-{
-	size_t n = 0;
-	if(strcmp(s, "-") == 0)
-		return 0;
-	while(s[0] && s[1]) {
-		int hi = isdigit((unsigned char)s[0]) ? s[0] - '0' :
-			tolower((unsigned char)s[0]) - 'a' + 10;
-		int lo = isdigit((unsigned char)s[1]) ? s[1] - '0' :
-			tolower((unsigned char)s[1]) - 'a' + 10;
-		if(hi < 0 || hi > 15 || lo < 0 || lo > 15 || n >= outmax)
-			return -1;
-		out[n++] = (uint8_t)(hi * 16 + lo);
-		s += 2;
-	}
-	if(s[0])
-		return -1;
-	return (long)n;
-}
 
-/** poll one fd for events, ms; @return >0 ready, 0 timeout, -1 error */
-static int
-wait_fd(int fd, short ev, int ms)
-{
-	struct pollfd p;
-	int r;
-	p.fd = fd;
-	p.events = ev;
-	p.revents = 0;
-	do {
-		r = poll(&p, 1, ms);
-	} while(r < 0 && errno == EINTR);
-	return r;
-}
 
-/** write all of buf to a (possibly nonblocking) fd, with a timeout */
-static int
-write_all_fd(int fd, const void *buf, size_t len, int ms)
-{
-	const uint8_t *p = buf;
-	while(len > 0) {
-		ssize_t n = write(fd, p, len);
-		if(n < 0) {
-			if(errno == EINTR)
-				continue;
-			if(errno == EAGAIN || errno == EWOULDBLOCK) {
-				if(wait_fd(fd, POLLOUT, ms) <= 0)
-					return -1;
-				continue;
-			}
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
-/** read exactly len bytes from a (possibly nonblocking) fd, timeout */
-static int
-read_all_fd(int fd, void *buf, size_t len, int ms)
-{
-	uint8_t *p = buf;
-	while(len > 0) {
-		ssize_t n = read(fd, p, len);
-		if(n == 0)
-			return -1;
-		if(n < 0) {
-			if(errno == EINTR)
-				continue;
-			if(errno == EAGAIN || errno == EWOULDBLOCK) {
-				if(wait_fd(fd, POLLIN, ms) <= 0)
-					return -1;
-				continue;
-			}
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/** set or clear O_NONBLOCK; @return the old flags */
-static int
-fd_nonblock(int fd, int on)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if(fl == -1)
-		return 0;
-	(void)fcntl(fd, F_SETFL, on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK));
-	return fl;
-}
-
-/* ------------------------------------------------------------------ */
-/* config changes                                                      */
-
-/** free a strlist node as config_file.c allocates it */
-static void
-strlist_node_free(struct config_strlist *s)
-{
-	free(s->str);
-	free(s);
-}
-
-/** free a zone clause as config_file.c allocates it */
-static void
-stub_free(struct config_stub *z)
-{
-	struct config_addrlist *a, *an;
-	struct config_strlist *h, *hn;
-	for(a = z->addrs; a; a = an) {
-		an = a->next;
-		free(a->str);
-		free(a);
-	}
-	for(h = z->hosts; h; h = hn) {
-		hn = h->next;
-		strlist_node_free(h);
-	}
-	free(z->name);
-	free(z);
-}
-
-/** are the two presentation names the same name? */
-static int
-names_equal(const char *a, const char *b)
-{
-	uint8_t x[DNS_MAX_NAME + 1], y[DNS_MAX_NAME + 1];
-	size_t xl, yl;
-	if(parse_name(a, x, &xl) != 0 || parse_name(b, y, &yl) != 0)
-		return 0;
-	return dname_equal(x, y);
-}
-
-/** remove local zones called name; @return how many */
-static int
-rm_local_zone(struct config_file *cfg, const char *name)
-{
-	struct config_localzone **p = &cfg->local_zones, *z;
-	int n = 0;
-	while((z = *p) != NULL) {
-		if(names_equal(z->name, name)) {
-			*p = z->next;
-			free(z->name);
-			free(z->type);
-			free(z);
-			n++;
-		} else	p = &z->next;
-	}
-	return n;
-}
-
-/** the owner name (first word) of a local-data string */
-static void
-owner_of(const char *rr, char *buf, size_t len)
-{
-	size_t i = 0;
-	while(*rr && isspace((unsigned char)*rr))
-		rr++;
-	while(rr[i] && !isspace((unsigned char)rr[i]) && i + 1 < len) {
-		buf[i] = rr[i];
-		i++;
-	}
-	buf[i] = 0;
-}
-
-/** remove local data owned by name; @return how many */
-static int
-rm_local_data(struct config_file *cfg, const char *name)
-{
-	struct config_strlist **p = &cfg->local_data, *s;
-	char own[DNS_MAX_NAME_STR];
-	int n = 0;
-	while((s = *p) != NULL) {
-		owner_of(s->str, own, sizeof(own));
-		if(names_equal(own, name)) {
-			*p = s->next;
-			strlist_node_free(s);
-			n++;
-		} else	p = &s->next;
-	}
-	return n;
-}
-
-/** remove a zone clause by name; @return how many */
-static int
-rm_stub(struct config_stub **p, const char *name)
-{
-	struct config_stub *z;
-	int n = 0;
-	while((z = *p) != NULL) {
-		if(names_equal(z->name, name)) {
-			*p = z->next;
-			stub_free(z);
-			n++;
-		} else	p = &z->next;
-	}
-	return n;
-}
-
-/** read a config snippet on top of cfg, keeping cfg's file name */
-static int
-add_text(struct config_file *cfg, const char *text, char *err, size_t errlen)
-{
-	char *fn = strdup(cfg->filename);
-	int r;
-	if(!fn) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	r = config_read_mem(cfg, "petrel-control", text, strlen(text), err,
-		errlen);
-	if(r == 0) {
-		free(cfg->filename);
-		cfg->filename = fn;
-	} else	free(fn);
-	return r;
-}
-
-/** forward_add/stub_add: [+i] name addr... */
-static int
-add_zone(struct config_file *cfg, int fwd, const char *args, char *err,
-	size_t errlen)
-{
-	char *copy = strdup(args), *rest, *w, *name;
-	struct stats_buf t;
-	int r = -1, naddr = 0;
-	memset(&t, 0, sizeof(t));
-	if(!copy) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	name = next_word(copy, &rest);
-	if(name[0] == '+')	/* Unbound's +i (insecure) flags: ignored */
-		name = next_word(rest, &rest);
-	if(!name[0] || strchr(name, '"')) {
-		snprintf(err, errlen, "expected a zone name and addresses");
-		goto out;
-	}
-	stats_buf_printf(&t, "%s:\n\tname: \"%s\"\n", fwd ? "forward-zone" :
-		"stub-zone", name);
-	while(*(w = next_word(rest, &rest))) {
-		struct netaddr a;
-		const char *e = NULL;
-		if(netaddr_parse(w, 53, &a, &e) != 0) {
-			snprintf(err, errlen, "bad address '%s': %s", w,
-				e ? e : "syntax");
-			goto out;
-		}
-		stats_buf_printf(&t, "\t%s: %s\n", fwd ? "forward-addr" :
-			"stub-addr", w);
-		naddr++;
-	}
-	if(naddr == 0) {
-		snprintf(err, errlen, "expected a zone name and addresses");
-		goto out;
-	}
-	if(t.oom) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	(void)rm_stub(fwd ? &cfg->forwards : &cfg->stubs, name);
-	r = add_text(cfg, t.data, err, errlen);
-out:
-	stats_buf_free(&t);
-	free(copy);
-	return r;
-}
-
-int
-remote_cfg_change(struct config_file *cfg, const char *cmd, const char *args,
-	char *err, size_t errlen)
-{
-	char a[REMOTE_LINE_MAX], *rest, *w1, *w2;
-	snprintf(a, sizeof(a), "%s", args);
-	if(strcmp(cmd, "local_zone") == 0) {
-		char v[REMOTE_LINE_MAX];
-		w1 = next_word(a, &rest);
-		w2 = next_word(rest, &rest);
-		if(!w1[0] || !w2[0] || rest[0]) {
-			snprintf(err, errlen, "expected: local_zone name type");
-			return -1;
-		}
-		if(!names_equal(w1, w1)) {
-			snprintf(err, errlen, "bad name '%s'", w1);
-			return -1;
-		}
-		(void)rm_local_zone(cfg, w1);
-		snprintf(v, sizeof(v), "%s %s", w1, w2);
-		return config_set_option(cfg, "local-zone", v, err, errlen);
-	}
-	if(strcmp(cmd, "local_zone_remove") == 0) {
-		w1 = next_word(a, &rest);
-		if(!w1[0] || rest[0] || !names_equal(w1, w1)) {
-			snprintf(err, errlen, "expected: local_zone_remove name");
-			return -1;
-		}
-		(void)rm_local_zone(cfg, w1);
-		return 0;
-	}
-	if(strcmp(cmd, "local_data") == 0) {
-		char v[REMOTE_LINE_MAX + 2];
-		/* quoted as in the file: "RR", or 'RR' when the RR has
-		 * double quotes (TXT) */
-		char q = strchr(a, '"') ? '\'' : '"';
-		if(!a[0] || strchr(a, q)) {
-			snprintf(err, errlen, "expected: local_data RR (with "
-				"either single or double quotes inside, not "
-				"both)");
-			return -1;
-		}
-		snprintf(v, sizeof(v), "%c%s%c", q, a, q);
-		return config_set_option(cfg, "local-data", v, err, errlen);
-	}
-	if(strcmp(cmd, "local_data_remove") == 0) {
-		w1 = next_word(a, &rest);
-		if(!w1[0] || rest[0] || !names_equal(w1, w1)) {
-			snprintf(err, errlen, "expected: local_data_remove name");
-			return -1;
-		}
-		(void)rm_local_data(cfg, w1);
-		return 0;
-	}
-	if(strcmp(cmd, "forward_add") == 0)
-		return add_zone(cfg, 1, args, err, errlen);
-	if(strcmp(cmd, "stub_add") == 0)
-		return add_zone(cfg, 0, args, err, errlen);
-	if(strcmp(cmd, "forward_remove") == 0 || strcmp(cmd, "stub_remove")
-		== 0) {
-		int fwd = cmd[0] == 'f';
-		w1 = next_word(a, &rest);
-		if(w1[0] == '+')
-			w1 = next_word(rest, &rest);
-		if(!w1[0] || rest[0] || !names_equal(w1, w1)) {
-			snprintf(err, errlen, "expected: %s name", cmd);
-			return -1;
-		}
-		if(rm_stub(fwd ? &cfg->forwards : &cfg->stubs, w1) == 0) {
-			snprintf(err, errlen, "no %s zone %s", fwd ? "forward" :
-				"stub", w1);
-			return -1;
-		}
-		return 0;
-	}
-	if(strcmp(cmd, "set_option") == 0) {
-		char *colon;
-		w1 = a;
-		while(*w1 && isspace((unsigned char)*w1))
-			w1++;
-		colon = strchr(w1, ':');
-		if(!colon) {
-			snprintf(err, errlen, "expected: set_option name: value");
-			return -1;
-		}
-		*colon = 0;
-		rest = colon + 1;
-		while(*rest && isspace((unsigned char)*rest))
-			rest++;
-		switch(config_option_sighup_applies(w1)) {
-		case -1:
-			snprintf(err, errlen, "unknown option '%s'", w1);
-			return -1;
-		case 0:
-			snprintf(err, errlen, "option '%s' cannot be changed "
-				"while running (it needs a restart)", w1);
-			return -1;
-		default:
-			break;
-		}
-		return config_set_option(cfg, w1, rest, err, errlen);
-	}
-	return 1;
-}
-
-/* ------------------------------------------------------------------ */
-/* worker side                                                         */
-
-/** the worker's clock */
-static time_t
-worker_now(struct worker *w)
-{
-	return w->base ? *comm_base_secs(w->base) : time(NULL);
-}
-
-/** collect a worker's counters, in its own thread or process */
-static void
-stats_collect(struct worker *w, struct stats_info *out, int reset)
-{
-	memset(out, 0, sizeof(*out));
-	out->r = w->ext_total;
-	if(w->res) {
-		stats_add_resolver(&out->r, &w->res->stats);
-		if(w->res->mesh) {
-			out->reqlist_current = mesh_num_states(w->res->mesh);
-			out->reqlist_user = mesh_num_clients(w->res->mesh);
-		}
-	}
-	/* this resets w->res->stats (all of it) when asked */
-	worker_get_stats(w, &out->s, reset);
-	if(reset)
-		memset(&w->ext_total, 0, sizeof(w->ext_total));
-}
-
-/** dump_cache: one message entry */
-struct dump_arg {
-	/** output */
-	struct stats_buf *out;
-	/** the time */
-	time_t now;
-	/** lookup: only this name, or NULL */
-	const uint8_t *only;
-	/** entries seen */
-	size_t n;
-};
-
-static void
-dump_msg_cb(const struct mcache_dump_entry *e, void *arg)
-{
-	struct dump_arg *a = arg;
-	if(e->ttl == 0)
-		return;
-	if(a->only) {
-		char nm[DNS_MAX_NAME_STR], tb[32];
-		if(!dname_equal(a->only, e->qname))
-			return;
-		(void)dname_to_str(e->qname, nm, sizeof(nm));
-		stats_buf_printf(a->out, "msg %s %s %s ttl %u rcode %s%s%s\n",
-			nm, dns_class_str(e->qclass),
-			dns_type_str(e->qtype, tb, sizeof(tb)), (unsigned)e->ttl,
-			dns_rcode_str(e->rcode), e->do_bit ? " do" : "",
-			e->cd_bit ? " cd" : "");
-		a->n++;
-		return;
-	}
-	stats_buf_printf(a->out, "msg %lld %u %d %d %d ", (long long)a->now,
-		(unsigned)e->ttl, e->do_bit, e->cd_bit, (int)e->sec);
-	buf_hex(a->out, e->msg, e->msg_len);
-	stats_buf_append(a->out, "\n", 1);
-	a->n++;
-}
-
-static void
-dump_rrset_cb(const struct rrset_data *rs, void *arg)
-{
-	struct dump_arg *a = arg;
-	size_t i;
-	if(rs->ttl == 0)
-		return;
-	if(a->only) {
-		char nm[DNS_MAX_NAME_STR], tb[32];
-		if(!dname_equal(a->only, rs->name))
-			return;
-		(void)dname_to_str(rs->name, nm, sizeof(nm));
-		stats_buf_printf(a->out, "rrset %s %u %s %s (%zu records, %zu "
-			"signatures)\n", nm, (unsigned)rs->ttl,
-			dns_class_str(rs->rrclass),
-			dns_type_str(rs->type, tb, sizeof(tb)), rs->count,
-			rs->sig_count);
-		a->n++;
-		return;
-	}
-	stats_buf_printf(a->out, "rrset %lld %u %d %d %u %u %zu %zu ",
-		(long long)a->now, (unsigned)rs->ttl, (int)rs->trust,
-		(int)rs->sec, (unsigned)rs->rrclass, (unsigned)rs->type,
-		rs->count, rs->sig_count);
-	buf_hex(a->out, rs->name, rs->name_len);
-	for(i = 0; i < rs->count + rs->sig_count; i++) {
-		stats_buf_append(a->out, " ", 1);
-		buf_hex(a->out, rs->rdata[i], rs->rdlen[i]);
-	}
-	stats_buf_append(a->out, "\n", 1);
-	a->n++;
-}
-
-/** lower every TTL of a wire message by dec (at least 1 remains);
- * @return new wire (malloced) or NULL */
-static uint8_t *
-msg_lower_ttls(const uint8_t *msg, size_t len, uint32_t dec, size_t *outlen)
-{
-	ldns_pkt *pkt = NULL;
-	uint8_t *wire = NULL;
-	ldns_rr_list *lists[3];
-	size_t i, j;
-	if(ldns_wire2pkt(&pkt, msg, len) != LDNS_STATUS_OK)
-		return NULL;
-	lists[0] = ldns_pkt_answer(pkt);
-	lists[1] = ldns_pkt_authority(pkt);
-	lists[2] = ldns_pkt_additional(pkt);
-	for(i = 0; i < 3; i++) {
-		for(j = 0; lists[i] && j < ldns_rr_list_rr_count(lists[i]); j++) {
-			ldns_rr *rr = ldns_rr_list_rr(lists[i], j);
-			uint32_t t = ldns_rr_ttl(rr);
-			ldns_rr_set_ttl(rr, t > dec ? t - dec : 1);
-		}
-	}
-	if(ldns_pkt2wire(&wire, pkt, outlen) != LDNS_STATUS_OK)
-		wire = NULL;
-	ldns_pkt_free(pkt);
-	return wire;
-}
-
-/** load one "msg" line; @return 1 stored, 0 dropped, -1 malformed */
-static int
-load_msg_line(struct daemon_env *env, char *rest, time_t now)
-{
-	long long dumped;
-	unsigned ttl;
-	int do_bit, cd_bit, sec, n = 0;
-	char *hex;
-	uint8_t *msg, *wire;
-	long mlen;
-	size_t wlen = 0, pos;
-	struct query_info qi;
-	uint8_t qname[DNS_MAX_NAME + 1];
-	long long elapsed;
-	int r;
-	if(sscanf(rest, "%lld %u %d %d %d %n", &dumped, &ttl, &do_bit, &cd_bit,
-		&sec, &n) != 5 || n == 0)
-		return -1;
-	hex = rest + n;
-	hex[strcspn(hex, " \r\n")] = 0;
-	msg = malloc(strlen(hex) / 2 + 1);
-	if(!msg)
-		return -1;
-	mlen = hex_decode(hex, msg, strlen(hex) / 2 + 1);
-	if(mlen < DNS_HDR_SIZE + 5) {
-		free(msg);
-		return -1;
-	}
-	elapsed = (long long)now - dumped;
-	if(elapsed < 0)
-		elapsed = 0;
-	if(elapsed >= (long long)ttl) {
-		free(msg);
-		return 0;	/* expired since the dump */
-	}
-	pos = DNS_HDR_SIZE;
-	if(dname_pkt_read_lower(msg, (size_t)mlen, &pos, qname, NULL) != 0 ||
-		pos + 4 > (size_t)mlen) {
-		free(msg);
-		return -1;
-	}
-	if(query_info_set(&qi, qname, dns_read_u16(msg + pos),
-		dns_read_u16(msg + pos + 2)) != 0) {
-		free(msg);
-		return -1;
-	}
-	wire = msg_lower_ttls(msg, (size_t)mlen, (uint32_t)elapsed, &wlen);
-	free(msg);
-	if(!wire)
-		return -1;
-	r = mcache_store(env->msg, &qi, do_bit, cd_bit, wire, wlen, now,
-		(enum mcache_security)sec, -1);
-	free(wire);
-	return r == MCACHE_STORED ? 1 : r == MCACHE_NOT_CACHEABLE ? 0 : -1;
-}
-
-/** load one "rrset" line; @return 1 stored, 0 dropped, -1 malformed */
-static int
-load_rrset_line(struct daemon_env *env, char *rest, time_t now)
-{
-	long long dumped, elapsed;
-	unsigned ttl, cl, ty;
-	int trust, sec, n = 0, r = -1;
-	size_t count, sigs, i, k;
-	char *p, *w;
-	uint8_t name[DNS_MAX_NAME + 1];
-	uint8_t **rd = NULL;
-	uint16_t *rl = NULL;
-	long nl;
-	struct rrset_data rs;
-	if(sscanf(rest, "%lld %u %d %d %u %u %zu %zu %n", &dumped, &ttl, &trust,
-		&sec, &cl, &ty, &count, &sigs, &n) != 8 || n == 0 ||
-		count + sigs == 0 || count + sigs > 65535)
-		return -1;
-	p = rest + n;
-	w = next_word(p, &p);
-	nl = hex_decode(w, name, sizeof(name));
-	if(nl <= 0 || dname_valid(name, (size_t)nl) != (size_t)nl)
-		return -1;
-	elapsed = (long long)now - dumped;
-	if(elapsed < 0)
-		elapsed = 0;
-	if(elapsed >= (long long)ttl)
-		return 0;
-	rd = calloc(count + sigs, sizeof(*rd));
-	rl = calloc(count + sigs, sizeof(*rl));
-	if(!rd || !rl)
-		goto out;
-	for(i = 0; i < count + sigs; i++) {
-		long l;
-		w = next_word(p, &p);
-		if(!w[0])
-			goto out;
-		rd[i] = malloc(strlen(w) / 2 + 1);
-		if(!rd[i])
-			goto out;
-		l = hex_decode(w, rd[i], strlen(w) / 2 + 1);
-		if(l < 0 || l > 65535)
-			goto out;
-		rl[i] = (uint16_t)l;
-	}
-	memset(&rs, 0, sizeof(rs));
-	rs.name = name;
-	rs.name_len = (size_t)nl;
-	rs.type = (uint16_t)ty;
-	rs.rrclass = (uint16_t)cl;
-	rs.ttl = ttl - (uint32_t)elapsed;
-	rs.trust = (enum rrset_trust)trust;
-	rs.sec = (enum rrset_security)sec;
-	rs.count = count;
-	rs.sig_count = sigs;
-	rs.rdata = (const uint8_t *const *)rd;
-	rs.rdlen = rl;
-	r = rrset_cache_store(env->rrset, &rs, now) == RRSET_STORED ? 1 : 0;
-out:
-	for(k = 0; rd && k < count + sigs; k++)
-		free(rd[k]);
-	free(rd);
-	free(rl);
-	return r;
-}
-
-/** load_cache in a worker: the payload is the dump text */
-static void
-worker_load_cache(struct worker *w, char *data, struct stats_buf *out)
-{
-	char *line = data, *nl;
-	time_t now = worker_now(w);
-	size_t stored = 0, dropped = 0, bad = 0;
-	while(line && *line) {
-		char *rest, *kw;
-		nl = strchr(line, '\n');
-		if(nl)
-			*nl = 0;
-		kw = next_word(line, &rest);
-		if(strcmp(kw, "EOF") == 0)
-			break;
-		if(kw[0] && kw[0] != ';') {
-			int r = -1;
-			if(strcmp(kw, "msg") == 0 && w->env->msg)
-				r = load_msg_line(w->env, rest, now);
-			else if(strcmp(kw, "rrset") == 0 && w->env->rrset)
-				r = load_rrset_line(w->env, rest, now);
-			if(r == 1)
-				stored++;
-			else if(r == 0)
-				dropped++;
-			else	bad++;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	stats_buf_printf(out, "%zu %zu %zu\n", stored, dropped, bad);
-}
-
-/** drop every client resolution in the mesh (flush_requestlist) */
-static size_t
-worker_flush_requestlist(struct worker *w)
-{
-	struct mesh *m;
-	struct mesh_state *s;
-	size_t n = 0, guard;
-	if(!w->res || !(m = w->res->mesh))
-		return 0;
-	guard = m->num_states + 1;
-	while(guard-- > 0) {
-		for(s = m->first; s; s = s->next)
-			if(!s->finished && s->num_clients > 0)
-				break;
-		if(!s)
-			break;
-		mesh_state_finish(s, NULL, DNS_EDE_OTHER);
-		n++;
-	}
-	return n;
-}
-
-/** dump_requestlist in a worker */
-static void
-worker_dump_requestlist(struct worker *w, struct stats_buf *out)
-{
-	struct mesh_state *s;
-	const struct timeval *now = w->base ? comm_base_now(w->base) : NULL;
-	int i = 0;
-	stats_buf_printf(out, "thread #%d\n", w->index);
-	if(!w->res || !w->res->mesh)
-		return;
-	for(s = w->res->mesh->first; s; s = s->next, i++) {
-		char nm[DNS_MAX_NAME_STR], tb[32];
-		double age = 0;
-		if(now)
-			age = (double)(now->tv_sec - s->start.tv_sec) +
-				(double)(now->tv_usec - s->start.tv_usec) / 1e6;
-		(void)dname_to_str(s->qname, nm, sizeof(nm));
-		stats_buf_printf(out, "%3d %4s %2s %s %.3f %d clients%s\n", i,
-			dns_type_str(s->qtype, tb, sizeof(tb)),
-			dns_class_str(s->qclass), nm, age, s->num_clients,
-			s->prefetch ? " prefetch" : "");
-	}
-}
-
-/** flush commands in a worker; replies "rrsets messages\n" */
-static int
-worker_flush(struct worker *w, const char *cmd, char *args,
-	struct stats_buf *out, char *err, size_t errlen)
-{
-	struct daemon_env *env = w->env;
-	uint8_t name[DNS_MAX_NAME + 1];
-	size_t nl, nr = 0, nm = 0;
-	char *rest, *a1;
-	a1 = next_word(args, &rest);
-	if(strcmp(cmd, "flush_negative") == 0) {
-		if(env->msg)
-			nm = mcache_flush_negative(env->msg);
-	} else if(strcmp(cmd, "flush_bogus") == 0) {
-		if(env->msg)
-			nm = mcache_flush_bogus(env->msg);
-	} else if(strcmp(cmd, "flush_all") == 0) {
-		if(env->msg) {
-			nm = mcache_get_count(env->msg);
-			mcache_flush_all(env->msg);
-		}
-		if(env->rrset) {
-			nr = rrset_cache_get_count(env->rrset);
-			rrset_cache_flush_all(env->rrset);
-		}
-	} else if(strcmp(cmd, "flush_infra") == 0) {
-		struct netaddr a;
-		const char *e = NULL;
-		if(!a1[0] || rest[0]) {
-			snprintf(err, errlen, "expected: flush_infra all|IP");
-			return -1;
-		}
-		if(strcmp(a1, "all") == 0) {
-			if(env->infra) {
-				nr = infra_get_count(env->infra);
-				infra_flush_all(env->infra);
-			}
-		} else if(netaddr_parse(a1, 53, &a, &e) != 0) {
-			snprintf(err, errlen, "bad address '%s'", a1);
-			return -1;
-		} else if(env->infra)
-			nr = infra_flush_addr(env->infra, &a);
-	} else {
-		if(parse_name(a1, name, &nl) != 0) {
-			snprintf(err, errlen, "bad or missing name '%s'", a1);
-			return -1;
-		}
-		if(strcmp(cmd, "flush") == 0) {
-			if(rest[0]) {
-				snprintf(err, errlen, "expected: flush name");
-				return -1;
-			}
-			if(env->msg)
-				nm = mcache_flush_name(env->msg, name);
-			if(env->rrset)
-				nr = rrset_cache_flush_name(env->rrset, name);
-		} else if(strcmp(cmd, "flush_zone") == 0) {
-			if(rest[0]) {
-				snprintf(err, errlen, "expected: flush_zone name");
-				return -1;
-			}
-			if(env->msg)
-				nm = mcache_flush_zone(env->msg, name);
-			if(env->rrset)
-				nr = rrset_cache_flush_zone(env->rrset, name);
-		} else {	/* flush_type */
-			char *t = next_word(rest, &rest);
-			int ty = dns_type_from_str(t);
-			if(!t[0] || rest[0] || ty < 0) {
-				snprintf(err, errlen, "bad or missing type '%s'",
-					t);
-				return -1;
-			}
-			if(env->msg)
-				nm = mcache_flush_type(env->msg, name,
-					(uint16_t)ty, DNS_CLASS_IN);
-			if(env->rrset)
-				nr = rrset_cache_flush_type(env->rrset, name,
-					(uint16_t)ty, DNS_CLASS_IN);
-		}
-	}
-	stats_buf_printf(out, "%zu %zu\n", nr, nm);
-	return 0;
-}
-
-/** run one worker command; the reply goes to out */
-static void
-worker_exec(struct worker *w, char *line, char *payload, size_t plen,
-	struct stats_buf *out)
-{
-	char err[512], *args, *cmd = next_word(line, &args);
-	(void)plen;
-	err[0] = 0;
-	if(strcmp(cmd, "stats_get") == 0) {
-		struct stats_info si;
-		stats_collect(w, &si, atoi(args) != 0);
-		if(w->env->msg)
-			si.mem_msg = mcache_get_mem(w->env->msg);
-		if(w->env->rrset)
-			si.mem_rrset = rrset_cache_get_mem(w->env->rrset);
-		stats_buf_append(out, &si, sizeof(si));
-	} else if(strncmp(cmd, "flush", 5) == 0 &&
-		strcmp(cmd, "flush_requestlist") != 0) {
-		if(worker_flush(w, cmd, args, out, err, sizeof(err)) != 0)
-			stats_buf_printf(out, "error %s\n", err);
-	} else if(strcmp(cmd, "flush_requestlist") == 0) {
-		stats_buf_printf(out, "0 %zu\n", worker_flush_requestlist(w));
-	} else if(strcmp(cmd, "dump_requestlist") == 0) {
-		worker_dump_requestlist(w, out);
-	} else if(strcmp(cmd, "dump_cache") == 0) {
-		struct dump_arg a;
-		/* a shared cache is dumped once, by worker 0 */
-		int dump = !w->env->shc || w->index == 0;
-		memset(&a, 0, sizeof(a));
-		a.out = out;
-		a.now = worker_now(w);
-		if((w->env->msg && dump && mcache_traverse(w->env->msg, a.now,
-			dump_msg_cb, &a) != 0) || (w->env->rrset && dump &&
-			rrset_cache_traverse(w->env->rrset, a.now, dump_rrset_cb,
-			&a) != 0))
-			stats_buf_printf(out, "error out of memory\n");
-	} else if(strcmp(cmd, "lookup") == 0) {
-		struct dump_arg a;
-		uint8_t name[DNS_MAX_NAME + 1];
-		size_t nl;
-		if(parse_name(args, name, &nl) != 0) {
-			stats_buf_printf(out, "error bad name '%s'\n", args);
-			return;
-		}
-		memset(&a, 0, sizeof(a));
-		a.out = out;
-		a.now = worker_now(w);
-		a.only = name;
-		if(w->env->shc && w->index != 0)
-			return; /* a shared cache is shown once, by worker 0 */
-		if(w->env->msg)
-			(void)mcache_traverse(w->env->msg, a.now, dump_msg_cb,
-				&a);
-		if(w->env->rrset)
-			(void)rrset_cache_traverse(w->env->rrset, a.now,
-				dump_rrset_cb, &a);
-	} else if(strcmp(cmd, "load_cache") == 0) {
-		if(payload)
-			worker_load_cache(w, payload, out);
-		else	stats_buf_printf(out, "0 0 0\n");
-	} else if(strcmp(cmd, "verbosity") == 0) {
-		log_set_verbosity(atoi(args));
-		stats_buf_printf(out, "ok\n");
-	} else if(strcmp(cmd, "cfg") == 0 && w->daemon->is_child) {
-		/* fork: apply the same config change and reload on it */
-		char *sub, *subargs;
-		struct config_file *ncfg = config_dup(w->daemon->cfg);
-		sub = next_word(args, &subargs);
-		if(!ncfg || remote_cfg_change(ncfg, sub, subargs, err,
-			sizeof(err)) != 0) {
-			config_delete(ncfg);
-			stats_buf_printf(out, "error %s\n", err[0] ? err :
-				"out of memory");
-			return;
-		}
-		config_delete(w->next_cfg);
-		w->next_cfg = ncfg;
-		w->cmd = 'R';
-		comm_base_exit(w->base);
-		stats_buf_printf(out, "ok\n");
-	} else
-		stats_buf_printf(out, "error unknown worker command '%s'\n",
-			cmd);
-}
-
-void
-remote_worker_cmd(struct worker *w, int fd)
-{
-	uint32_t len, hdr[2];
-	char *frame = NULL;
-	struct stats_buf out;
-	size_t ll;
-	int wfd = w->stat_pipe[1];
-	memset(&out, 0, sizeof(out));
-	if(read_all_fd(fd, &len, sizeof(len), REMOTE_WORKER_TIMEOUT_MS) != 0 ||
-		len == 0 || len > REMOTE_FRAME_MAX) {
-		verbose(VERB_OPS, "worker %d: bad control frame", w->index);
-		return;
-	}
-	frame = malloc((size_t)len + 1);
-	if(!frame || read_all_fd(fd, frame, len, REMOTE_WORKER_TIMEOUT_MS)
-		!= 0) {
-		free(frame);
-		verbose(VERB_OPS, "worker %d: short control frame", w->index);
-		return;
-	}
-	frame[len] = 0;
-	ll = strnlen(frame, len);
-	worker_exec(w, frame, ll < len ? frame + ll + 1 : NULL,
-		ll < len ? len - ll - 1 : 0, &out);
-	free(frame);
-	if(out.oom) {
-		stats_buf_free(&out);
-		stats_buf_printf(&out, "error out of memory\n");
-	}
-	if(wfd == -1) {
-		stats_buf_free(&out);
-		return;
-	}
-	hdr[0] = REMOTE_MAGIC;
-	hdr[1] = (uint32_t)out.len;
-	(void)fd_nonblock(wfd, 1);
-	if(write_all_fd(wfd, hdr, sizeof(hdr), REMOTE_WORKER_TIMEOUT_MS) != 0 ||
-		write_all_fd(wfd, out.data ? out.data : "", out.len,
-		REMOTE_WORKER_TIMEOUT_MS) != 0)
-		verbose(VERB_OPS, "worker %d: cannot write the control reply",
-			w->index);
-	stats_buf_free(&out);
-}
 
 /* ------------------------------------------------------------------ */
 /* supervisor: calling workers                                         */
@@ -1109,33 +139,33 @@ worker_call(struct daemon *d, int i, const char *line, const char *payload,
 	if(worker_fds(d, i, &cmdfd, &readfd) != 0)
 		return -1;
 	/* drop what a timed-out earlier call left in the pipe */
-	(void)fd_nonblock(readfd, 1);
+	(void)remote_fd_nonblock(readfd, 1);
 	while(read(readfd, junk, sizeof(junk)) > 0)
 		;
 	len = (uint32_t)(ll + 1 + plen);
-	oldfl = fd_nonblock(cmdfd, 1);
-	r = write_all_fd(cmdfd, &c, 1, REMOTE_WORKER_TIMEOUT_MS);
+	oldfl = remote_fd_nonblock(cmdfd, 1);
+	r = remote_fd_write_all(cmdfd, &c, 1, REMOTE_WORKER_TIMEOUT_MS);
 	if(r == 0)
-		r = write_all_fd(cmdfd, &len, sizeof(len),
+		r = remote_fd_write_all(cmdfd, &len, sizeof(len),
 			REMOTE_WORKER_TIMEOUT_MS);
 	if(r == 0)
-		r = write_all_fd(cmdfd, line, ll + 1, REMOTE_WORKER_TIMEOUT_MS);
+		r = remote_fd_write_all(cmdfd, line, ll + 1, REMOTE_WORKER_TIMEOUT_MS);
 	if(r == 0 && plen)
-		r = write_all_fd(cmdfd, payload, plen,
+		r = remote_fd_write_all(cmdfd, payload, plen,
 			REMOTE_WORKER_TIMEOUT_MS);
 	(void)fcntl(cmdfd, F_SETFL, oldfl);
 	if(r != 0) {
 		log_warnx("control: cannot send '%s' to worker %d", line, i);
 		return -1;
 	}
-	if(read_all_fd(readfd, hdr, sizeof(hdr), REMOTE_WORKER_TIMEOUT_MS)
+	if(remote_fd_read_all(readfd, hdr, sizeof(hdr), REMOTE_WORKER_TIMEOUT_MS)
 		!= 0 || hdr[0] != REMOTE_MAGIC || hdr[1] > REMOTE_FRAME_MAX) {
 		log_warnx("control: no reply from worker %d to '%s'", i, line);
 		return -1;
 	}
 	while(hdr[1] > 0) {
 		size_t n = hdr[1] < sizeof(junk) ? hdr[1] : sizeof(junk);
-		if(read_all_fd(readfd, junk, n, REMOTE_WORKER_TIMEOUT_MS) != 0) {
+		if(remote_fd_read_all(readfd, junk, n, REMOTE_WORKER_TIMEOUT_MS) != 0) {
 			log_warnx("control: short reply from worker %d", i);
 			return -1;
 		}
@@ -1154,14 +184,14 @@ cache_workers(struct daemon *d)
 
 /** gather statistics from every worker */
 static int
-gather_stats(struct daemon *d, int reset, struct stats_info *info,
+gather_stats(struct daemon *d, int mode, struct stats_info *info,
 	struct stats_globals *g)
 {
 	struct timeval now;
 	char line[32];
 	int i;
 	memset(g, 0, sizeof(*g));
-	snprintf(line, sizeof(line), "stats_get %d", reset);
+	snprintf(line, sizeof(line), "stats_get %d", mode);
 	for(i = 0; i < d->num_workers; i++) {
 		struct stats_buf b;
 		memset(&b, 0, sizeof(b));
@@ -1177,10 +207,18 @@ gather_stats(struct daemon *d, int reset, struct stats_info *info,
 				g->mem_msg = info[i].mem_msg;
 			if(info[i].mem_rrset > g->mem_rrset)
 				g->mem_rrset = info[i].mem_rrset;
+			if(info[i].msg_count > g->msg_count)
+				g->msg_count = info[i].msg_count;
+			if(info[i].rrset_count > g->rrset_count)
+				g->rrset_count = info[i].rrset_count;
+			g->infra_count += info[i].infra_count;
 		} else if(d->children || i == 0) {
 			/* threads share one cache: count it once */
 			g->mem_msg += info[i].mem_msg;
 			g->mem_rrset += info[i].mem_rrset;
+			g->msg_count += info[i].msg_count;
+			g->rrset_count += info[i].rrset_count;
+			g->infra_count += info[i].infra_count;
 		}
 		if((double)info[i].s.elapsed > g->elapsed)
 			g->elapsed = (double)info[i].s.elapsed;
@@ -1314,7 +352,7 @@ zone_for(const struct config_stub *z, const uint8_t *name, int *labels)
 		uint8_t zn[DNS_MAX_NAME + 1];
 		size_t zl;
 		int l;
-		if(parse_name(z->name, zn, &zl) != 0 ||
+		if(remote_parse_name(z->name, zn, &zl) != 0 ||
 			!dname_is_subdomain(name, zn))
 			continue;
 		l = dname_count_labels(zn);
@@ -1409,15 +447,20 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 {
 	struct daemon *d = rc->d;
 	struct config_file *ncfg = config_dup(d->cfg);
+	struct stats_buf report;
 	pid_t *before = NULL;
 	char err[512], line[REMOTE_LINE_MAX + 64];
-	int i, fork_model = d->children != NULL;
+	int i, fork_model = d->children != NULL, nbulk = 0;
 	err[0] = 0;
+	memset(&report, 0, sizeof(report));
 	if(!ncfg) {
 		stats_buf_printf(out, "error out of memory\n");
 		return;
 	}
-	if(remote_cfg_change(ncfg, cmd, args, err, sizeof(err)) != 0) {
+	if(remote_cfg_bulk_single(cmd)) {
+		/* each line alone; the bad ones reported, as Unbound does */
+		nbulk = remote_cfg_change_bulk(ncfg, remote_cfg_bulk_single(cmd), args, &report);
+	} else if(remote_cfg_change(ncfg, cmd, args, err, sizeof(err)) != 0) {
 		config_delete(ncfg);
 		stats_buf_printf(out, "error %s\n", err);
 		return;
@@ -1429,19 +472,25 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 	}
 	if(daemon_apply_config(d, ncfg, 0) != 0) {
 		free(before);
+		stats_buf_free(&report);
 		stats_buf_printf(out, "error the changed config does not "
 			"load (see the log); nothing changed\n");
 		return;
 	}
 	if(fork_model && d->children) {
-		snprintf(line, sizeof(line), "cfg %s %s", cmd, args);
+		/* a bulk command's lines go as the payload */
+		int bulk = remote_cfg_bulk_single(cmd) != NULL;
+		if(bulk)
+			snprintf(line, sizeof(line), "cfg %s", cmd);
+		else	snprintf(line, sizeof(line), "cfg %s %s", cmd, args);
 		for(i = 0; i < d->num_workers; i++) {
 			struct stats_buf b;
 			/* a child started by the reload already has it */
 			if(before && before[i] != d->children[i].pid)
 				continue;
 			memset(&b, 0, sizeof(b));
-			if(worker_call(d, i, line, NULL, 0, &b) != 0 ||
+			if(worker_call(d, i, line, bulk ? args : NULL,
+				bulk ? strlen(args) + 1 : 0, &b) != 0 ||
 				b.len < 2 || strncmp(b.data, "ok", 2) != 0)
 				log_warnx("control: worker %d did not take "
 					"'%s'", i, line);
@@ -1449,7 +498,15 @@ do_cfg_change(struct remote *rc, const char *cmd, const char *args,
 		}
 	}
 	free(before);
-	stats_buf_printf(out, "ok\n");
+	if(remote_cfg_bulk_single(cmd)) {
+		if(report.len)
+			stats_buf_append(out, report.data, report.len);
+		stats_buf_printf(out, "%s %d %s\n", strstr(cmd, "remove") ?
+			"removed" : "added", nbulk, strncmp(cmd, "local_zones",
+			11) == 0 ? "zones" : "datas");
+	} else
+		stats_buf_printf(out, "ok\n");
+	stats_buf_free(&report);
 }
 
 /** read the load_cache payload from the connection, up to "EOF" */
@@ -1700,7 +757,7 @@ cmd_lookup(struct remote_req *q)
 	size_t nl;
 	int labels = -1;
 	const struct config_stub *f, *s;
-	if(parse_name(q->args, name, &nl) != 0 || strchr(q->args, ' ')) {
+	if(remote_parse_name(q->args, name, &nl) != 0 || strchr(q->args, ' ')) {
 		stats_buf_printf(q->out, "error expected: lookup name\n");
 		return;
 	}
@@ -1767,6 +824,92 @@ cmd_get_option(struct remote_req *q)
 	free(buf);
 }
 
+/** local_zones, local_zones_remove, local_datas, local_datas_remove:
+ * the lines follow the request, up to a line holding the byte 0x04 (or
+ * the end of the connection); applied as one change */
+static void
+cmd_bulk(struct remote_req *q)
+{
+	struct stats_buf text;
+	size_t max = REMOTE_LINE_MAX;
+	char *line = malloc(max);
+	memset(&text, 0, sizeof(text));
+	if(!line) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	while(conn_readline(q->c, line, max) == 0) {
+		if(line[0] == 0x04 && line[1] == 0)
+			break;
+		stats_buf_printf(&text, "%s\n", line);
+		if(text.len > REMOTE_FRAME_MAX / 2)
+			break;
+	}
+	free(line);
+	if(text.oom || text.len > REMOTE_FRAME_MAX / 2)
+		stats_buf_printf(q->out, "error input too large\n");
+	else
+		do_cfg_change(q->rc, q->cmd, text.data ? text.data : "",
+			q->out);
+	stats_buf_free(&text);
+}
+
+/** cache_lookup [+t] name...: what the cache holds for each name */
+static void
+cmd_cache_lookup(struct remote_req *q)
+{
+	char *rest = q->args, *w, line[REMOTE_LINE_MAX + 16];
+	int n = 0;
+	while(*(w = remote_next_word(rest, &rest))) {
+		uint8_t name[DNS_MAX_NAME + 1];
+		size_t nl;
+		if(w[0] == '+')	/* +t allows top-level names: all are */
+			continue;
+		if(remote_parse_name(w, name, &nl) != 0) {
+			stats_buf_printf(q->out, "error bad name '%s'\n", w);
+			return;
+		}
+		snprintf(line, sizeof(line), "lookup %s", w);
+		join_workers(q->d, line, cache_workers(q->d), q->out);
+		n++;
+	}
+	if(n == 0)
+		stats_buf_printf(q->out, "error expected: cache_lookup "
+			"[+t] name...\n");
+}
+
+/** dump_infra: the upstream servers' round-trip, EDNS and lameness */
+static void
+cmd_dump_infra(struct remote_req *q)
+{
+	join_workers(q->d, "dump_infra", cache_workers(q->d), q->out);
+}
+
+/** forward: show the root forward zone's addresses ("off" when there
+ * is none); forward off; forward addr... */
+static void
+cmd_forward(struct remote_req *q)
+{
+	const struct config_stub *z;
+	if(q->args[0]) {
+		do_cfg_change(q->rc, q->cmd, q->args, q->out);
+		return;
+	}
+	for(z = q->d->cfg->forwards; z; z = z->next)
+		if(strcmp(z->name, ".") == 0)
+			break;
+	if(!z || !z->addrs) {
+		stats_buf_printf(q->out, "off (using root hints)\n");
+		return;
+	}
+	{
+		const struct config_addrlist *a;
+		for(a = z->addrs; a; a = a->next)
+			stats_buf_printf(q->out, "%s%s", a->str, a->next ? " " :
+				"\n");
+	}
+}
+
 /** local_zone, local_data, forward_add, stub_add, set_option, ... */
 static void
 cmd_cfg_change(struct remote_req *q)
@@ -1816,6 +959,13 @@ static const struct remote_cmd {
 	{ "forward_remove", cmd_cfg_change },
 	{ "stub_add", cmd_cfg_change },
 	{ "stub_remove", cmd_cfg_change },
+	{ "local_zones", cmd_bulk },
+	{ "local_zones_remove", cmd_bulk },
+	{ "local_datas", cmd_bulk },
+	{ "local_datas_remove", cmd_bulk },
+	{ "cache_lookup", cmd_cache_lookup },
+	{ "dump_infra", cmd_dump_infra },
+	{ "forward", cmd_forward },
 	{ NULL, NULL }
 };
 
@@ -1856,14 +1006,15 @@ serve_control(struct remote *rc, struct remote_conn *c)
 		(void)conn_write(c, "error no command line (or too long)\n", 36);
 		return;
 	}
-	proto = next_word(line, &rest);
-	if(strcmp(proto, REMOTE_PROTO) != 0) {
+	proto = remote_next_word(line, &rest);
+	if(strcmp(proto, REMOTE_PROTO) != 0 &&
+		strcmp(proto, REMOTE_PROTO_UNBOUND) != 0) {
 		const char *e = "error unknown protocol: expected "
 			REMOTE_PROTO " command\n";
 		(void)conn_write(c, e, strlen(e));
 		return;
 	}
-	cmd = next_word(rest, &rest);
+	cmd = remote_next_word(rest, &rest);
 	{
 		size_t n = strlen(rest);
 		while(n > 0 && isspace((unsigned char)rest[n-1]))
@@ -1905,7 +1056,7 @@ serve_http(struct remote *rc, struct remote_conn *c)
 			sizeof(*info));
 		struct stats_globals g;
 		if(info) {
-			gather_stats(d, 0, info, &g);
+			gather_stats(d, STATS_GET_MONOTONIC, info, &g);
 			stats_print_prometheus(&body, info, d->num_workers, &g);
 			free(info);
 		}
@@ -1960,7 +1111,7 @@ accept_cb(int fd, void *arg)
 	c.fd = s;
 	c.deadline = time(NULL) + REMOTE_CONN_MAX_SECS;
 	(void)fcntl(s, F_SETFD, FD_CLOEXEC);
-	(void)fd_nonblock(s, 0);
+	(void)remote_fd_nonblock(s, 0);
 	tv.tv_sec = REMOTE_TIMEOUT_MS / 1000;
 	tv.tv_usec = (REMOTE_TIMEOUT_MS % 1000) * 1000;
 	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -2111,7 +1262,7 @@ add_listener(struct remote *rc, int fd, int http, int is_unix,
 	if(path)
 		snprintf(l->path, sizeof(l->path), "%s", path);
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	(void)fd_nonblock(fd, 1);
+	(void)remote_fd_nonblock(fd, 1);
 	rc->num++;
 	return 0;
 }

@@ -17,8 +17,15 @@
  *
  * Protocol: the client sends one line "PETREL1 command args\n" (load_cache
  * then sends the dump, ending with a line "EOF"); the server answers with
- * text and closes. Errors are one line starting with "error".
+ * text and closes. Errors are one line starting with "error". Unbound's
+ * unbound-control speaks the same protocol with the word "UBCT1" (and the
+ * bulk commands local_zones, local_datas and their _remove send their
+ * lines after the request, ending with a line holding the byte 0x04), so
+ * it works unchanged, with the certificates unbound-control-setup makes.
  *
+ * The code: remote.c (this header) is the server, its protocols and the
+ * commands run in the supervisor; remote_worker.c the commands a worker
+ * runs and the pipe protocol; remote_cfg.c the configuration edits.
  * Reaching the workers: whatever touches a cache or a mesh runs inside a
  * worker, in its own thread or process, through its command pipe: the
  * byte 'C', a 32-bit length, then "command args\0payload". The worker
@@ -42,8 +49,14 @@ struct config_file;
 struct stats_buf;
 struct comm_base;
 
+/** longest request line */
+#define REMOTE_LINE_MAX 4096
+
 /** the protocol version word that starts every request line */
 #define REMOTE_PROTO "PETREL1"
+/** Unbound's: the real unbound-control(8) (and the tools built on it)
+ * start their request line with it; served the same way */
+#define REMOTE_PROTO_UNBOUND "UBCT1"
 
 /** the control server of a daemon (opaque) */
 struct remote;
@@ -70,27 +83,5 @@ void remote_delete(struct remote *rc);
 /** In a forked child: close the inherited listening sockets (the
  * structure stays for the parent). NULL is allowed. */
 void remote_child_close(struct remote *rc);
-
-/**
- * Worker side: read a 'C' command's frame from the command pipe (the 'C'
- * byte was read), run it, and write the reply frame to the worker's
- * statistics pipe.
- * @param w: the worker (in its own thread or process).
- * @param fd: the command pipe's read end.
- */
-void remote_worker_cmd(struct worker *w, int fd);
-
-/**
- * Apply a config-changing command to a config (local_zone,
- * local_zone_remove, local_data, local_data_remove, forward_add,
- * forward_remove, stub_add, stub_remove, set_option).
- * @param cfg: changed in place (all or nothing for each step).
- * @param cmd: the command word.
- * @param args: its arguments.
- * @param err: the error message.
- * @return 0, 1 when cmd is not a config command, or -1 with err filled.
- */
-int remote_cfg_change(struct config_file *cfg, const char *cmd,
-	const char *args, char *err, size_t errlen);
 
 #endif /* DAEMON_REMOTE_H */

@@ -5,6 +5,7 @@
 #include "daemon/stats.h"
 #include "dns/dns.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,22 +89,20 @@ stats_add_resolver(struct resolver_stats *a, const struct resolver_stats *b)
 }
 
 void
+stats_add_worker(struct worker_stats *a, const struct worker_stats *b)
+{
+	uint64_t *pa = (uint64_t *)a;
+	const uint64_t *pb = (const uint64_t *)b;
+	size_t i, n = offsetof(struct worker_stats, elapsed) / sizeof(uint64_t);
+	/* every member before elapsed is a uint64_t counter */
+	for(i = 0; i < n; i++)
+		pa[i] += pb[i];
+}
+
+void
 stats_add(struct stats_info *a, const struct stats_info *b)
 {
-	a->s.num_queries += b->s.num_queries;
-	a->s.num_cachehits += b->s.num_cachehits;
-	a->s.num_cachemiss += b->s.num_cachemiss;
-	a->s.num_local += b->s.num_local;
-	a->s.num_prefetch += b->s.num_prefetch;
-	a->s.num_expired += b->s.num_expired;
-	a->s.num_recursivereplies += b->s.num_recursivereplies;
-	a->s.num_tcp += b->s.num_tcp;
-	a->s.num_malformed += b->s.num_malformed;
-	a->s.num_denied += b->s.num_denied;
-	a->s.num_dropped += b->s.num_dropped;
-	a->s.num_servfail += b->s.num_servfail;
-	a->s.num_outgoing += b->s.num_outgoing;
-	a->s.udp_batches += b->s.udp_batches;
+	stats_add_worker(&a->s, &b->s);
 	if(b->s.elapsed > a->s.elapsed)
 		a->s.elapsed = b->s.elapsed;
 	stats_add_resolver(&a->r, &b->r);
@@ -153,41 +152,167 @@ hist_count(const uint64_t *hist)
 	return n;
 }
 
+/** how a row of the counter table gets its value */
+enum stats_kind {
+	/** a uint64_t counter in struct stats_info at off */
+	SK_COUNTER,
+	/** a uint64_t gauge (a value now, or a maximum) at off */
+	SK_GAUGE,
+	/** requestlist.avg: the mean of the in-flight samples */
+	SK_REQLIST_AVG,
+	/** recursion.time.avg, seconds */
+	SK_REC_AVG,
+	/** recursion.time.median, seconds */
+	SK_REC_MEDIAN,
+	/** a feature petrel does not have (IP rate limits, cookies, socket
+	 * queue timeouts, ...): the line is printed, 0, so that the tools
+	 * written for Unbound find every name they read */
+	SK_NONE
+};
+
+/** one per-thread statistic: its Unbound name (after "threadN." or
+ * "total."; NULL when Unbound has none), its Prometheus name (NULL when
+ * not exported), the help text, and where its value is */
+struct stats_row {
+	/** Unbound's name, e.g. "num.cachehits" */
+	const char *ub;
+	/** Prometheus name, e.g. "petrel_cache_hits_total" */
+	const char *prom;
+	/** help text (Prometheus # HELP) */
+	const char *help;
+	/** enum stats_kind */
+	int kind;
+	/** offsetof in struct stats_info (SK_COUNTER, SK_GAUGE) */
+	size_t off;
+};
+
+/** offset of a member of struct stats_info */
+#define SOFF(m) offsetof(struct stats_info, m)
+
+/** The per-thread statistics, in the order Unbound 1.22 prints them;
+ * both printers walk this table. */
+static const struct stats_row stats_rows[] = {
+{ "num.queries", "petrel_queries_total", "Client queries received.",
+  SK_COUNTER, SOFF(r.num_queries) },
+{ "num.queries_ip_ratelimited", NULL, "Queries dropped by ip-ratelimit.",
+  SK_NONE, 0 },
+{ "num.queries_cookie_valid", NULL, "Queries with a valid DNS cookie.",
+  SK_NONE, 0 },
+{ "num.queries_cookie_client", NULL, "Queries with a client cookie only.",
+  SK_NONE, 0 },
+{ "num.queries_cookie_invalid", NULL, "Queries with an invalid cookie.",
+  SK_NONE, 0 },
+{ "num.queries_discard_timeout", NULL, "Queries dropped by "
+  "discard-timeout.", SK_NONE, 0 },
+{ "num.queries_wait_limit", NULL, "Queries dropped by wait-limit.",
+  SK_NONE, 0 },
+{ "num.cachehits", "petrel_cache_hits_total",
+  "Queries answered from the cache.", SK_COUNTER, SOFF(r.num_cache_hits) },
+{ "num.cachemiss", "petrel_cache_misses_total",
+  "Queries that needed recursion.", SK_COUNTER, SOFF(r.num_cache_miss) },
+{ "num.prefetch", "petrel_prefetches_total", "Prefetches started.",
+  SK_COUNTER, SOFF(r.num_prefetch) },
+{ "num.queries_timed_out", NULL, "Queries dropped for waiting too long "
+  "in the socket (sock-queue-timeout).", SK_NONE, 0 },
+{ "query.queue_time_us.max", NULL, "Longest time a query waited in the "
+  "socket, microseconds.", SK_NONE, 0 },
+{ "num.expired", "petrel_expired_answers_total",
+  "Answers served from expired data.", SK_COUNTER, SOFF(r.num_expired) },
+{ "num.recursivereplies", "petrel_recursive_replies_total",
+  "Answers sent after recursion.", SK_COUNTER,
+  SOFF(r.num_recursive_replies) },
+{ "requestlist.avg", NULL, "Mean resolutions in flight when one starts.",
+  SK_REQLIST_AVG, 0 },
+{ "requestlist.max", "petrel_requestlist_max",
+  "Most resolutions in flight since the last reset.", SK_GAUGE,
+  SOFF(r.reqlist_max) },
+{ "requestlist.overwritten", NULL, "Resolutions replaced by newer ones "
+  "(counted in requestlist.exceeded).", SK_NONE, 0 },
+{ "requestlist.exceeded", "petrel_dropped_queries_total",
+  "Queries dropped for lack of room.", SK_COUNTER, SOFF(r.num_dropped) },
+{ "requestlist.current.all", "petrel_requestlist_current",
+  "Resolutions in flight.", SK_GAUGE, SOFF(reqlist_current) },
+{ "requestlist.current.user", "petrel_requestlist_current_user",
+  "Clients waiting for a resolution.", SK_GAUGE, SOFF(reqlist_user) },
+{ "requestlist.current.replies", NULL,
+  "Replies waiting for a resolution.", SK_GAUGE, SOFF(reqlist_user) },
+{ "recursion.time.avg", NULL, "Mean recursion time, seconds.",
+  SK_REC_AVG, 0 },
+{ "recursion.time.median", NULL, "Median recursion time, seconds.",
+  SK_REC_MEDIAN, 0 },
+{ "tcpusage", NULL, "TCP buffers in use.", SK_NONE, 0 },
+/* petrel's own, Prometheus only */
+{ NULL, "petrel_local_answers_total", "Queries answered from local zones.",
+  SK_COUNTER, SOFF(r.num_local) },
+{ NULL, "petrel_tcp_queries_total", "Client queries over TCP.",
+  SK_COUNTER, SOFF(s.num_tcp) },
+{ NULL, "petrel_malformed_queries_total", "Malformed client queries.",
+  SK_COUNTER, SOFF(r.num_malformed) },
+{ NULL, "petrel_denied_queries_total", "Queries refused or dropped by "
+  "access control.", SK_COUNTER, SOFF(r.num_acl_denied) },
+{ NULL, "petrel_servfail_answers_total", "SERVFAIL answers.",
+  SK_COUNTER, SOFF(r.num_servfail) },
+{ NULL, "petrel_outgoing_queries_total", "Upstream queries sent.",
+  SK_COUNTER, SOFF(r.num_outgoing) },
+{ NULL, "petrel_unwanted_replies_total", "Upstream replies that matched "
+  "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
+};
+
+/** the number of rows */
+#define STATS_NROWS (sizeof(stats_rows) / sizeof(stats_rows[0]))
+
+/** a uint64_t member of a stats_info */
+static uint64_t
+row_u64(const struct stats_info *s, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, (const char *)s + off, sizeof(v));
+	return v;
+}
+
+/** print one row's value in Unbound's format */
+static void
+row_print(struct stats_buf *out, const struct stats_row *r,
+	const struct stats_info *s)
+{
+	uint64_t nrec = hist_count(s->r.rec_hist);
+	switch(r->kind) {
+	case SK_COUNTER:
+	case SK_GAUGE:
+		stats_buf_printf(out, "%llu",
+			(unsigned long long)row_u64(s, r->off));
+		break;
+	case SK_REQLIST_AVG:
+		stats_buf_printf(out, "%g", s->r.reqlist_samples ?
+			(double)s->r.reqlist_sum /
+			(double)s->r.reqlist_samples : 0.0);
+		break;
+	case SK_REC_AVG:
+		stats_buf_printf(out, "%.6f", nrec ? (double)s->r.rec_time_us
+			/ (double)nrec / 1e6 : 0.0);
+		break;
+	case SK_REC_MEDIAN:
+		stats_buf_printf(out, "%.6f",
+			stats_hist_quantile(s->r.rec_hist, 0.5));
+		break;
+	default:
+		stats_buf_printf(out, "0");
+		break;
+	}
+}
+
 /** the lines for one thread or the total */
 static void
 print_one(struct stats_buf *out, const char *pfx, const struct stats_info *s)
 {
-	uint64_t nrec = hist_count(s->r.rec_hist);
-	stats_buf_printf(out, "%s.num.queries=%llu\n", pfx,
-		(unsigned long long)s->s.num_queries);
-	stats_buf_printf(out, "%s.num.queries_ip_ratelimited=0\n", pfx);
-	stats_buf_printf(out, "%s.num.cachehits=%llu\n", pfx,
-		(unsigned long long)s->s.num_cachehits);
-	stats_buf_printf(out, "%s.num.cachemiss=%llu\n", pfx,
-		(unsigned long long)s->s.num_cachemiss);
-	stats_buf_printf(out, "%s.num.prefetch=%llu\n", pfx,
-		(unsigned long long)s->s.num_prefetch);
-	stats_buf_printf(out, "%s.num.expired=%llu\n", pfx,
-		(unsigned long long)s->s.num_expired);
-	stats_buf_printf(out, "%s.num.recursivereplies=%llu\n", pfx,
-		(unsigned long long)s->s.num_recursivereplies);
-	stats_buf_printf(out, "%s.requestlist.avg=%g\n", pfx,
-		s->r.reqlist_samples ? (double)s->r.reqlist_sum /
-		(double)s->r.reqlist_samples : 0.0);
-	stats_buf_printf(out, "%s.requestlist.max=%llu\n", pfx,
-		(unsigned long long)s->r.reqlist_max);
-	stats_buf_printf(out, "%s.requestlist.overwritten=0\n", pfx);
-	stats_buf_printf(out, "%s.requestlist.exceeded=%llu\n", pfx,
-		(unsigned long long)s->s.num_dropped);
-	stats_buf_printf(out, "%s.requestlist.current.all=%llu\n", pfx,
-		(unsigned long long)s->reqlist_current);
-	stats_buf_printf(out, "%s.requestlist.current.user=%llu\n", pfx,
-		(unsigned long long)s->reqlist_user);
-	stats_buf_printf(out, "%s.recursion.time.avg=%.6f\n", pfx,
-		nrec ? (double)s->r.rec_time_us / (double)nrec / 1e6 : 0.0);
-	stats_buf_printf(out, "%s.recursion.time.median=%.6f\n", pfx,
-		stats_hist_quantile(s->r.rec_hist, 0.5));
-	stats_buf_printf(out, "%s.tcpusage=0\n", pfx);
+	size_t i;
+	for(i = 0; i < STATS_NROWS; i++) {
+		if(!stats_rows[i].ub)
+			continue;
+		stats_buf_printf(out, "%s.%s=", pfx, stats_rows[i].ub);
+		row_print(out, &stats_rows[i], s);
+		stats_buf_append(out, "\n", 1);
+	}
 }
 
 /** opcode names as Unbound prints them */
@@ -299,6 +424,13 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 				(unsigned long long)tot.r.qopcode[i]);
 	stats_buf_printf(out, "num.query.tcp=%llu\n",
 		(unsigned long long)tot.s.num_tcp);
+	stats_buf_printf(out, "num.query.tcpout=%llu\n",
+		(unsigned long long)tot.s.num_tcpout);
+	stats_buf_printf(out, "num.query.udpout=%llu\n",
+		(unsigned long long)tot.s.num_udpout);
+	/* no TLS or HTTPS service yet: none of those */
+	stats_buf_printf(out, "num.query.tls=0\nnum.query.tls.resume=0\n"
+		"num.query.https=0\n");
 	stats_buf_printf(out, "num.query.ipv6=%llu\n",
 		(unsigned long long)tot.r.qipv6);
 	for(i = 0; i < 8; i++)
@@ -315,8 +447,25 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 				(unsigned long long)tot.r.ans_rcode[i]);
 	stats_buf_printf(out, "num.answer.rcode.nodata=%llu\n",
 		(unsigned long long)tot.r.ans_rcode[16]);
+	/* no rate limits, no validator, no aggressive NSEC: zeros */
+	stats_buf_printf(out, "num.query.ratelimited=0\n"
+		"num.answer.secure=0\nnum.answer.bogus=0\n"
+		"num.rrset.bogus=0\nnum.query.aggressive.NOERROR=0\n"
+		"num.query.aggressive.NXDOMAIN=0\n");
 	stats_buf_printf(out, "unwanted.queries=%llu\n",
-		(unsigned long long)tot.s.num_denied);
+		(unsigned long long)tot.r.num_acl_denied);
+	stats_buf_printf(out, "unwanted.replies=%llu\n",
+		(unsigned long long)tot.s.num_unwanted_replies);
+	stats_buf_printf(out, "msg.cache.count=%llu\n",
+		(unsigned long long)g->msg_count);
+	stats_buf_printf(out, "rrset.cache.count=%llu\n",
+		(unsigned long long)g->rrset_count);
+	stats_buf_printf(out, "infra.cache.count=%llu\n",
+		(unsigned long long)g->infra_count);
+	/* no validator: no key cache */
+	stats_buf_printf(out, "key.cache.count=0\n");
+	stats_buf_printf(out, "num.query.authzone.up=0\n"
+		"num.query.authzone.down=0\n");
 }
 
 /** # HELP and # TYPE lines */
@@ -328,19 +477,6 @@ prom_head(struct stats_buf *out, const char *name, const char *type,
 		name, type);
 }
 
-/** a per-thread counter family */
-static void
-prom_threads(struct stats_buf *out, const struct stats_info *info, int n,
-	const char *name, const char *help, size_t off)
-{
-	int i;
-	prom_head(out, name, "counter", help);
-	for(i = 0; i < n; i++)
-		stats_buf_printf(out, "%s{thread=\"%d\"} %llu\n", name, i,
-			(unsigned long long)*(const uint64_t *)(const void *)
-			((const char *)&info[i].s + off));
-}
-
 void
 stats_print_prometheus(struct stats_buf *out, const struct stats_info *info,
 	int n, const struct stats_globals *g)
@@ -348,45 +484,22 @@ stats_print_prometheus(struct stats_buf *out, const struct stats_info *info,
 	struct stats_info tot;
 	char nb[32];
 	uint64_t cum = 0;
+	size_t k;
 	int i;
 	memset(&tot, 0, sizeof(tot));
 	for(i = 0; i < n; i++)
 		stats_add(&tot, &info[i]);
-#define PT(nm, help, field) prom_threads(out, info, n, nm, help, \
-	offsetof(struct worker_stats, field))
-	PT("petrel_queries_total", "Client queries received.", num_queries);
-	PT("petrel_cache_hits_total", "Queries answered from the cache.",
-		num_cachehits);
-	PT("petrel_cache_misses_total", "Queries that needed recursion.",
-		num_cachemiss);
-	PT("petrel_local_answers_total", "Queries answered from local zones.",
-		num_local);
-	PT("petrel_prefetches_total", "Prefetches started.", num_prefetch);
-	PT("petrel_expired_answers_total", "Answers served from expired data.",
-		num_expired);
-	PT("petrel_recursive_replies_total", "Answers sent after recursion.",
-		num_recursivereplies);
-	PT("petrel_tcp_queries_total", "Client queries over TCP.", num_tcp);
-	PT("petrel_malformed_queries_total", "Malformed client queries.",
-		num_malformed);
-	PT("petrel_denied_queries_total", "Queries refused or dropped by "
-		"access control.", num_denied);
-	PT("petrel_dropped_queries_total", "Queries dropped for lack of room.",
-		num_dropped);
-	PT("petrel_servfail_answers_total", "SERVFAIL answers.", num_servfail);
-	PT("petrel_outgoing_queries_total", "Upstream queries sent.",
-		num_outgoing);
-#undef PT
-	prom_head(out, "petrel_requestlist_current", "gauge",
-		"Resolutions in flight.");
-	for(i = 0; i < n; i++)
-		stats_buf_printf(out, "petrel_requestlist_current{thread=\"%d\"}"
-			" %llu\n", i, (unsigned long long)info[i].reqlist_current);
-	prom_head(out, "petrel_requestlist_max", "gauge",
-		"Most resolutions in flight since the last reset.");
-	for(i = 0; i < n; i++)
-		stats_buf_printf(out, "petrel_requestlist_max{thread=\"%d\"}"
-			" %llu\n", i, (unsigned long long)info[i].r.reqlist_max);
+	for(k = 0; k < STATS_NROWS; k++) {
+		const struct stats_row *r = &stats_rows[k];
+		if(!r->prom || (r->kind != SK_COUNTER && r->kind != SK_GAUGE))
+			continue;
+		prom_head(out, r->prom, r->kind == SK_COUNTER ? "counter" :
+			"gauge", r->help);
+		for(i = 0; i < n; i++)
+			stats_buf_printf(out, "%s{thread=\"%d\"} %llu\n",
+				r->prom, i,
+				(unsigned long long)row_u64(&info[i], r->off));
+	}
 	prom_head(out, "petrel_uptime_seconds", "gauge",
 		"Seconds since petrel started.");
 	stats_buf_printf(out, "petrel_uptime_seconds %.6f\n", g->up);
@@ -396,6 +509,14 @@ stats_print_prometheus(struct stats_buf *out, const struct stats_info *info,
 		"%llu\n", (unsigned long long)g->mem_rrset);
 	stats_buf_printf(out, "petrel_memory_cache_bytes{cache=\"message\"} "
 		"%llu\n", (unsigned long long)g->mem_msg);
+	prom_head(out, "petrel_cache_entries", "gauge",
+		"Entries in the caches.");
+	stats_buf_printf(out, "petrel_cache_entries{cache=\"rrset\"} %llu\n"
+		"petrel_cache_entries{cache=\"message\"} %llu\n"
+		"petrel_cache_entries{cache=\"infra\"} %llu\n",
+		(unsigned long long)g->rrset_count,
+		(unsigned long long)g->msg_count,
+		(unsigned long long)g->infra_count);
 	prom_head(out, "petrel_recursion_time_seconds", "histogram",
 		"Time from a client query to its answer after recursion.");
 	for(i = 0; i < RESOLVER_STATS_HIST - 1; i++) {

@@ -52,6 +52,12 @@ struct stats_info {
 	uint64_t mem_msg;
 	/** bytes in the RRset cache this worker uses */
 	uint64_t mem_rrset;
+	/** entries in the message cache */
+	uint64_t msg_count;
+	/** entries in the RRset cache */
+	uint64_t rrset_count;
+	/** entries in the infrastructure cache */
+	uint64_t infra_count;
 };
 
 /** process-wide values printed with the counters */
@@ -66,6 +72,12 @@ struct stats_globals {
 	uint64_t mem_rrset;
 	/** mem.cache.message: bytes */
 	uint64_t mem_msg;
+	/** msg.cache.count: entries */
+	uint64_t msg_count;
+	/** rrset.cache.count: entries */
+	uint64_t rrset_count;
+	/** infra.cache.count: entries */
+	uint64_t infra_count;
 	/** extended-statistics: print the extended counters */
 	int extended;
 };
@@ -83,6 +95,9 @@ void stats_buf_free(struct stats_buf *b);
 /** Add the resolver counters b into a (saving them across a reload). */
 void stats_add_resolver(struct resolver_stats *a,
 	const struct resolver_stats *b);
+
+/** Add the worker counters b into a (elapsed is left alone). */
+void stats_add_worker(struct worker_stats *a, const struct worker_stats *b);
 
 /** Add every counter of b into a (for the total). */
 void stats_add(struct stats_info *a, const struct stats_info *b);

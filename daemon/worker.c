@@ -13,6 +13,7 @@
 #include "daemon/daemon.h"
 #include "daemon/env.h"
 #include "daemon/remote.h"
+#include "daemon/remote_worker.h"
 #include "daemon/stats.h"
 #include "services/resolver.h"
 #include "services/outside_network.h"
@@ -215,22 +216,19 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 	(void)comm_reply_send(&ra, pkt, len);
 }
 
-/** sum the resolver's counters into a stats struct */
+/** add the outside network's counters since the last reset */
 static void
-add_resolver_stats(struct worker_stats *s, const struct resolver_stats *r)
+add_outnet_stats(struct worker *w, struct worker_stats *s, int reset)
 {
-	s->num_queries += r->num_queries;
-	s->num_cachehits += r->num_cache_hits;
-	s->num_cachemiss += r->num_cache_miss;
-	s->num_local += r->num_local;
-	s->num_prefetch += r->num_prefetch;
-	s->num_expired += r->num_expired;
-	s->num_malformed += r->num_malformed;
-	s->num_denied += r->num_acl_denied;
-	s->num_dropped += r->num_dropped;
-	s->num_servfail += r->num_servfail;
-	s->num_outgoing += r->num_outgoing;
-	s->num_recursivereplies += r->num_recursive_replies;
+	const struct outside_network_stats *o;
+	if(!w->outnet)
+		return;
+	o = outside_network_get_stats(w->outnet);
+	s->num_unwanted_replies += o->unwanted - w->outnet_base.unwanted;
+	s->num_udpout += o->udp_sent - w->outnet_base.udp_sent;
+	s->num_tcpout += o->tcp_sent - w->outnet_base.tcp_sent;
+	if(reset)
+		w->outnet_base = *o;
 }
 
 /** sum comm_point counters */
@@ -253,40 +251,46 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 }
 
 void
-worker_get_stats(struct worker *w, struct worker_stats *out, int reset)
+worker_get_stats(struct worker *w, struct worker_stats *out,
+	struct resolver_stats *rout, int reset)
 {
 	*out = w->total;
-	if(w->res) {
-		add_resolver_stats(out, &w->res->stats);
-		if(reset)
-			memset(&w->res->stats, 0, sizeof(w->res->stats));
-	}
+	*rout = w->ext_total;
+	if(w->res)
+		stats_add_resolver(rout, &w->res->stats);
 	add_point_stats(w, out, reset);
+	add_outnet_stats(w, out, reset);
 	out->elapsed = (uint64_t)(*comm_base_secs(w->base) - w->stats_since);
 	if(reset) {
+		stats_add_worker(&w->carry_s, out);
+		stats_add_resolver(&w->carry_r, rout);
 		memset(&w->total, 0, sizeof(w->total));
+		memset(&w->ext_total, 0, sizeof(w->ext_total));
+		if(w->res)
+			memset(&w->res->stats, 0, sizeof(w->res->stats));
 		w->stats_since = *comm_base_secs(w->base);
 	}
 }
 
 void
-worker_log_stats(struct worker *w, const struct worker_stats *s)
+worker_log_stats(struct worker *w, const struct worker_stats *s,
+	const struct resolver_stats *r)
 {
 	log_info("server stats for thread %d: %llu queries, %llu answers from "
 		"cache, %llu recursions, %llu prefetch, %llu local, %llu tcp, "
 		"%llu malformed, %llu denied, %llu dropped, %llu servfail, "
 		"%llu outgoing, %llu udp batches", w->index,
-		(unsigned long long)s->num_queries,
-		(unsigned long long)s->num_cachehits,
-		(unsigned long long)s->num_cachemiss,
-		(unsigned long long)s->num_prefetch,
-		(unsigned long long)s->num_local,
+		(unsigned long long)r->num_queries,
+		(unsigned long long)r->num_cache_hits,
+		(unsigned long long)r->num_cache_miss,
+		(unsigned long long)r->num_prefetch,
+		(unsigned long long)r->num_local,
 		(unsigned long long)s->num_tcp,
-		(unsigned long long)s->num_malformed,
-		(unsigned long long)s->num_denied,
-		(unsigned long long)s->num_dropped,
-		(unsigned long long)s->num_servfail,
-		(unsigned long long)s->num_outgoing,
+		(unsigned long long)r->num_malformed,
+		(unsigned long long)r->num_acl_denied,
+		(unsigned long long)r->num_dropped,
+		(unsigned long long)r->num_servfail,
+		(unsigned long long)r->num_outgoing,
 		(unsigned long long)s->udp_batches);
 }
 
@@ -296,9 +300,10 @@ stat_timer_cb(void *arg)
 {
 	struct worker *w = arg;
 	struct worker_stats s;
+	struct resolver_stats r;
 	int cumulative = w->env->cfg->statistics_cumulative;
-	worker_get_stats(w, &s, !cumulative);
-	worker_log_stats(w, &s);
+	worker_get_stats(w, &s, &r, !cumulative);
+	worker_log_stats(w, &s, &r);
 	comm_timer_set(w->stat_timer, w->env->cfg->statistics_interval * 1000);
 }
 
@@ -330,7 +335,8 @@ cmd_cb(int fd, void *arg)
 	case 'T':
 		if(w->stat_pipe[1] != -1) {
 			struct worker_stats s;
-			worker_get_stats(w, &s, 0);
+			struct resolver_stats r;
+			worker_get_stats(w, &s, &r, 0);
 			if(write(w->stat_pipe[1], &s, sizeof(s)) != (ssize_t)sizeof(s))
 				verbose(VERB_OPS, "worker %d: cannot write "
 					"statistics", w->index);
@@ -376,11 +382,15 @@ worker_teardown(struct worker *w)
 {
 	int i;
 	struct worker_stats s;
+	struct resolver_stats r;
 	if(w->base && w->res) {
-		/* keep the counters across reloads */
-		worker_get_stats(w, &s, 0);
+		/* keep the counters across reloads (the outside network and
+		 * the resolver are made anew, counting from 0) */
+		worker_get_stats(w, &s, &r, 0);
 		w->total = s;
-		stats_add_resolver(&w->ext_total, &w->res->stats);
+		w->ext_total = r;
+		memset(&w->res->stats, 0, sizeof(w->res->stats));
+		memset(&w->outnet_base, 0, sizeof(w->outnet_base));
 	}
 	comm_timer_delete(w->stat_timer);
 	w->stat_timer = NULL;

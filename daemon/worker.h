@@ -30,6 +30,7 @@
 #include "util/netevent/netevent.h"
 #include "services/outbound.h"
 #include "services/resolver.h"
+#include "services/outside_network.h"
 
 struct daemon;
 struct daemon_env;
@@ -38,37 +39,22 @@ struct resolver_peek;
 struct outside_network;
 struct petrel_random;
 
-/** a worker's counters, exported to the supervisor and the logs */
+/** a worker's own counters, exported to the supervisor and the logs.
+ * The query counters are the resolver's (struct resolver_stats, counted
+ * where the queries are handled); these are the ones only the worker
+ * sees: its sockets and its outside network. */
 struct worker_stats {
-	/** client queries received (UDP and TCP) */
-	uint64_t num_queries;
-	/** answered from the message cache */
-	uint64_t num_cachehits;
-	/** needed recursion */
-	uint64_t num_cachemiss;
-	/** answered from local zones */
-	uint64_t num_local;
-	/** prefetches started */
-	uint64_t num_prefetch;
-	/** answers from expired data */
-	uint64_t num_expired;
-	/** answers sent after recursion */
-	uint64_t num_recursivereplies;
 	/** queries that came over TCP */
 	uint64_t num_tcp;
-	/** malformed queries */
-	uint64_t num_malformed;
-	/** refused or dropped by access control */
-	uint64_t num_denied;
-	/** dropped for lack of room in the mesh */
-	uint64_t num_dropped;
-	/** SERVFAIL answers */
-	uint64_t num_servfail;
-	/** upstream queries sent */
-	uint64_t num_outgoing;
 	/** UDP batches received */
 	uint64_t udp_batches;
-	/** seconds the counters cover */
+	/** upstream replies that matched no query (unwanted.replies) */
+	uint64_t num_unwanted_replies;
+	/** upstream queries sent over UDP (num.query.udpout) */
+	uint64_t num_udpout;
+	/** upstream queries sent over TCP (num.query.tcpout) */
+	uint64_t num_tcpout;
+	/** seconds the counters cover (not a counter: keep it last) */
 	uint64_t elapsed;
 } __attribute__((aligned(64)));
 
@@ -128,8 +114,16 @@ struct worker {
 	int log_replies;
 	/** counters kept over reloads */
 	struct worker_stats total;
+	/** the outside network's counters when the worker's were last
+	 * reset (they are counted from there) */
+	struct outside_network_stats outnet_base;
 	/** the resolver's (extended) counters kept over reloads */
 	struct resolver_stats ext_total;
+	/** what the resets (stats, statistics-interval) took away, so that
+	 * the Prometheus counters never go down: basic counters */
+	struct worker_stats carry_s;
+	/** and the resolver's (extended) counters */
+	struct resolver_stats carry_r;
 	/** fork child: the config to reload with on 'R' instead of reading
 	 * the file (a control command changed it), or NULL; owned */
 	struct config_file *next_cfg;
@@ -163,11 +157,16 @@ int worker_send_cmd(struct worker *w, char cmd);
 
 /**
  * Get the worker's counters (the running ones added to the kept total).
- * @param reset: zero them afterwards.
+ * @param out: the worker's own counters.
+ * @param rout: the resolver's counters (with the extended ones).
+ * @param reset: zero them afterwards (what they held is kept in
+ *	carry_s and carry_r, for the counters that never go down).
  */
-void worker_get_stats(struct worker *w, struct worker_stats *out, int reset);
+void worker_get_stats(struct worker *w, struct worker_stats *out,
+	struct resolver_stats *rout, int reset);
 
 /** Log one line of statistics for this worker. */
-void worker_log_stats(struct worker *w, const struct worker_stats *s);
+void worker_log_stats(struct worker *w, const struct worker_stats *s,
+	const struct resolver_stats *r);
 
 #endif /* DAEMON_WORKER_H */

@@ -905,7 +905,8 @@ lz_add_defaults(struct local_zones *lz, char *err, size_t errlen)
 		NULL
 	};
 	static const char *const rfc_zones[] = {
-		"home.arpa.", "onion.", "test.", "invalid.", NULL
+		"home.arpa.", "onion.", "test.", "invalid.",
+		"resolver.arpa.", "service.arpa.", NULL
 	};
 	size_t i;
 	if(lz_add_default(lz, "localhost.", LOCAL_ZONE_REDIRECT, localhost_rr,
@@ -1239,6 +1240,7 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 		LZ_DEFAULT_EDNS), (uint16_t)(cfg->max_udp_size > 0 &&
 		cfg->max_udp_size < 65536 ? cfg->max_udp_size :
 		LZ_DEFAULT_EDNS));
+	local_zones_set_unblock_lan(lz, cfg->unblock_lan_zones);
 	return local_zones_finish(lz, err, errlen);
 }
 

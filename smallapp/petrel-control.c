@@ -272,6 +272,26 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if(strcmp(argv[0], "local_zones") == 0 ||
+		strcmp(argv[0], "local_zones_remove") == 0 ||
+		strcmp(argv[0], "local_datas") == 0 ||
+		strcmp(argv[0], "local_datas_remove") == 0) {
+		/* the lines from stdin, then a line with the byte 0x04 */
+		size_t n;
+		int nl = 1;
+		while((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+			if(send_all(s, ssl, buf, n) != 0) {
+				rc = 1;
+				goto out;
+			}
+			nl = buf[n - 1] == '\n';
+		}
+		if((!nl && send_all(s, ssl, "\n", 1) != 0) ||
+			send_all(s, ssl, "\004\n", 2) != 0) {
+			rc = 1;
+			goto out;
+		}
+	}
 	/* the answer, until the server closes (cleanly: an empty answer
 	 * is fine, e.g. an empty list) */
 	for(;;) {

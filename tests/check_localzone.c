@@ -743,10 +743,12 @@ START_TEST(test_defaults)
 		"0.0.0.0.ip6.arpa.", LDNS_RR_TYPE_PTR, Q_RD);
 	ck_assert_str_eq(rdata_str(p, LDNS_SECTION_ANSWER, 0), "localhost.");
 	ldns_pkt_free(p);
-	/* RFC 6761 / 7686 / 8375 zones: NXDOMAIN with the SOA */
+	/* RFC 6761 / 7686 / 8375 / 9462 / 9665 zones: NXDOMAIN with the
+	 * SOA */
 	{
 		const char *z[] = { "foo.onion.", "foo.test.", "foo.invalid.",
-			"printer.home.arpa.", NULL };
+			"printer.home.arpa.", "_dns.resolver.arpa.",
+			"foo.service.arpa.", NULL };
 		for(i = 0; z[i]; i++) {
 			p = ask(lz, z[i], LDNS_RR_TYPE_A, Q_RD);
 			ck_assert_int_eq(ldns_pkt_get_rcode(p),
@@ -1526,15 +1528,16 @@ START_TEST(test_walk)
 	ck_assert_int_eq(w.aaaa, 1);
 	{
 		/* every data and ptr line (one is a duplicate) and the
-		 * defaults: NS and SOA for 100 zones (onion and
-		 * 10.in-addr.arpa are replaced), localhost A and AAAA, two
-		 * loopback PTRs */
+		 * defaults: NS and SOA for 102 zones (onion and
+		 * 10.in-addr.arpa are replaced; resolver.arpa and
+		 * service.arpa are Unbound 1.22's), localhost A and AAAA,
+		 * two loopback PTRs */
 		int lines = 0, i;
 		for(i = 0; main_cfg[i]; i++)
 			if(strncmp(main_cfg[i], "data ", 5) == 0 ||
 				strncmp(main_cfg[i], "ptr ", 4) == 0)
 				lines++;
-		ck_assert_int_eq(w.rrs, lines - 1 + 200 + 2 + 2);
+		ck_assert_int_eq(w.rrs, lines - 1 + 204 + 2 + 2);
 	}
 	local_zones_walk(NULL, walk_zone, &w);
 	local_data_walk(NULL, walk_rr, &w);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <regex.h>
 
 static char cap[4096];
 
@@ -97,6 +98,53 @@ START_TEST(test_file_output)
 }
 END_TEST
 
+/** log-time-ascii, log-time-iso and log-thread-id change how a line
+ * starts: checked by pattern, whatever the time and zone */
+START_TEST(test_formats)
+{
+	static const struct {
+		int ascii, iso, tid;
+		const char *re;
+	} c[] = {
+		{ 0, 0, 0, "^\\[[0-9]+\\] petrel\\[[0-9]+:5\\] error: x\n$" },
+		{ 1, 0, 0, "^[A-Z][a-z][a-z] [0-9 ][0-9] [0-9][0-9]:[0-9][0-9]:"
+			"[0-9][0-9] petrel\\[[0-9]+:5\\] error: x\n$" },
+		{ 1, 1, 0, "^[0-9]{4}-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:"
+			"[0-9][0-9]\\.[0-9]{3}[+-][0-9][0-9]:[0-9][0-9] "
+			"petrel\\[[0-9]+:5\\] error: x\n$" },
+		{ 0, 0, 1, "^\\[[0-9]+\\] petrel\\[[0-9]+:[0-9]+\\] error: x\n$" },
+	};
+	size_t i;
+	for(i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char path[] = "/tmp/petrel-check-log-XXXXXX";
+		char buf[512];
+		regex_t re;
+		ssize_t n;
+		int fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		ck_assert_int_eq(log_init(path, 0, NULL), 0);
+		log_set_format(c[i].ascii, c[i].iso, c[i].tid);
+		log_thread_set(5);
+		log_err("x");
+		log_close();
+		log_set_format(0, 0, 0);
+		fd = open(path, O_RDONLY);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		unlink(path);
+		ck_assert_int_gt(n, 0);
+		buf[n] = 0;
+		ck_assert_int_eq(regcomp(&re, c[i].re, REG_EXTENDED), 0);
+		ck_assert_msg(regexec(&re, buf, 0, NULL, 0) == 0, "%d: '%s'",
+			(int)i, buf);
+		regfree(&re);
+		if(c[i].tid) /* the thread id, not the worker number */
+			ck_assert_ptr_null(strstr(buf, ":5] "));
+	}
+}
+END_TEST
+
 START_TEST(test_long_line)
 {
 	char big[3000];
@@ -176,6 +224,7 @@ log_suite(void)
 	tcase_add_test(tc, test_file_output);
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_log_limit);
+	tcase_add_test(tc, test_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }

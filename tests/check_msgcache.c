@@ -413,6 +413,23 @@ START_TEST(test_negative)
 	ck_assert_uint_eq(mcache_flush_negative(c), 3);
 	ck_assert_uint_eq(mcache_get_count(c), 1);
 	mcache_delete(c);
+	/* cache-min-negative-ttl raises a short negative TTL, and
+	 * cache-max-negative-ttl still caps it */
+	mcache_params_default(&p);
+	p.min_negative_ttl = 120;
+	p.max_negative_ttl = 600;
+	c = new_cache(&p);
+	ck_assert_int_eq(store_neg(c, "short.example", DNS_RCODE_NXDOMAIN,
+		30, 30, 1), MCACHE_STORED);
+	qinfo(&qi, "short.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, 120);
+	ck_assert_int_eq(store_neg(c, "long.example", 0, 86400, 86400, 1),
+		MCACHE_STORED);
+	qinfo(&qi, "long.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, 600);
+	mcache_delete(c);
 }
 END_TEST
 

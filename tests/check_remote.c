@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/remote.h"
+#include "daemon/remote_cfg.h"
 #include "util/config_file.h"
 
 static struct config_file *cfg;
@@ -121,6 +122,50 @@ START_TEST(test_local_data)
 }
 END_TEST
 
+/** the bulk commands (unbound-control local_zones etc.): each line as
+ * its single command; a bad line is skipped, the others applied */
+START_TEST(test_bulk)
+{
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zones",
+		"a.example. static\n\n  b.example. refuse  \nbad\n"
+		"c.example always_nxdomain", err, sizeof(err)), 0);
+	ck_assert_int_eq(nzones(), 3);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_datas",
+		"www.a.example. A 192.0.2.1\nx.b.example. TXT \"two words\"\n"
+		"not a record at all\n", err, sizeof(err)), 0);
+	ck_assert_int_eq(ndata(), 2);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_datas_remove",
+		"www.a.example.\nx.b.example.\n", err, sizeof(err)), 0);
+	ck_assert_int_eq(ndata(), 0);
+	ck_assert_int_eq(remote_cfg_change(cfg, "local_zones_remove",
+		"a.example.\nc.example.\n", err, sizeof(err)), 0);
+	ck_assert_int_eq(nzones(), 1);
+	ck_assert_str_eq(cfg->local_zones->name, "b.example.");
+}
+END_TEST
+
+/** Unbound's forward: the root forward zone set, replaced, or off */
+START_TEST(test_forward_root)
+{
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward",
+		"192.0.2.1 192.0.2.2@5353", err, sizeof(err)), 0);
+	ck_assert_int_eq(nstubs(cfg->forwards), 1);
+	ck_assert_str_eq(cfg->forwards->name, ".");
+	ck_assert_str_eq(cfg->forwards->addrs->next->str, "192.0.2.2@5353");
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward", "192.0.2.9", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(nstubs(cfg->forwards), 1);
+	ck_assert_str_eq(cfg->forwards->addrs->str, "192.0.2.9");
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward", "not-an-address",
+		err, sizeof(err)), -1);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward", "off", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(nstubs(cfg->forwards), 0);
+	ck_assert_int_eq(remote_cfg_change(cfg, "forward", "", err,
+		sizeof(err)), -1);
+}
+END_TEST
+
 START_TEST(test_forward)
 {
 	const struct config_stub *z;
@@ -200,6 +245,8 @@ remote_suite(void)
 	tcase_add_test(tc, test_local_zone);
 	tcase_add_test(tc, test_local_data);
 	tcase_add_test(tc, test_forward);
+	tcase_add_test(tc, test_bulk);
+	tcase_add_test(tc, test_forward_root);
 	tcase_add_test(tc, test_set_option);
 	suite_add_tcase(s, tc);
 	return s;

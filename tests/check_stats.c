@@ -43,11 +43,11 @@ fill(struct stats_info *info, struct stats_globals *g, int extended)
 {
 	memset(info, 0, 2 * sizeof(*info));
 	memset(g, 0, sizeof(*g));
-	info[0].s.num_queries = 5;
-	info[0].s.num_cachehits = 3;
-	info[0].s.num_cachemiss = 2;
-	info[0].s.num_recursivereplies = 2;
-	info[0].s.num_prefetch = 1;
+	info[0].r.num_queries = 5;
+	info[0].r.num_cache_hits = 3;
+	info[0].r.num_cache_miss = 2;
+	info[0].r.num_recursive_replies = 2;
+	info[0].r.num_prefetch = 1;
 	info[0].s.num_tcp = 1;
 	info[0].r.reqlist_sum = 3;
 	info[0].r.reqlist_samples = 2;
@@ -62,9 +62,9 @@ fill(struct stats_info *info, struct stats_globals *g, int extended)
 	info[0].r.ans_rcode[3] = 1;
 	info[0].r.ans_rcode[16] = 1;
 	info[0].r.qflags[3] = 5;
-	info[1].s.num_queries = 7;
-	info[1].s.num_cachehits = 7;
-	info[1].s.num_expired = 2;
+	info[1].r.num_queries = 7;
+	info[1].r.num_cache_hits = 7;
+	info[1].r.num_expired = 2;
 	info[1].r.reqlist_max = 9;
 	info[1].r.qtype[1] = 6;
 	info[1].r.qtype[256] = 1;
@@ -184,6 +184,75 @@ START_TEST(test_print_extended)
 		"histogram.000000.001024.to.000000.002048") == 2);
 	ck_assert(value_of(b.data,
 		"histogram.000001.048576.to.000002.097152") == 0);
+	stats_buf_free(&b);
+}
+END_TEST
+
+/** every statistic Unbound 1.22 prints per thread, in its order, and
+ * the extended lines petrel now has values for */
+START_TEST(test_print_unbound_names)
+{
+	static const char *const order[] = { "num.queries",
+		"num.queries_ip_ratelimited", "num.queries_cookie_valid",
+		"num.queries_cookie_client", "num.queries_cookie_invalid",
+		"num.queries_discard_timeout", "num.queries_wait_limit",
+		"num.cachehits", "num.cachemiss", "num.prefetch",
+		"num.queries_timed_out", "query.queue_time_us.max",
+		"num.expired", "num.recursivereplies", "requestlist.avg",
+		"requestlist.max", "requestlist.overwritten",
+		"requestlist.exceeded", "requestlist.current.all",
+		"requestlist.current.user", "requestlist.current.replies",
+		"recursion.time.avg", "recursion.time.median", "tcpusage",
+		NULL };
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	const char *at;
+	char key[128];
+	int i;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 1);
+	info[0].s.num_unwanted_replies = 3;
+	info[1].s.num_udpout = 4;
+	info[0].s.num_tcpout = 1;
+	g.msg_count = 12;
+	g.rrset_count = 34;
+	g.infra_count = 5;
+	stats_print(&b, info, 2, &g);
+	for(at = b.data, i = 0; order[i]; i++) {
+		const char *p;
+		snprintf(key, sizeof(key), "\nthread1.%s=", order[i]);
+		p = strstr(at, key);
+		ck_assert_msg(p != NULL, "%s missing or out of order",
+			order[i]);
+		at = p;
+	}
+	ck_assert(value_of(b.data, "thread0.num.queries") == 5);
+	ck_assert(value_of(b.data, "total.requestlist.current.replies") == 0);
+	ck_assert(value_of(b.data, "unwanted.replies") == 3);
+	ck_assert(value_of(b.data, "num.query.udpout") == 4);
+	ck_assert(value_of(b.data, "num.query.tcpout") == 1);
+	ck_assert(value_of(b.data, "msg.cache.count") == 12);
+	ck_assert(value_of(b.data, "rrset.cache.count") == 34);
+	ck_assert(value_of(b.data, "infra.cache.count") == 5);
+	ck_assert(value_of(b.data, "key.cache.count") == 0);
+	/* Unbound's order: the transport lines after num.query.tcp, the
+	 * threat and cache counts after the rcodes */
+	ck_assert(strstr(b.data, "num.query.tcp=") <
+		strstr(b.data, "num.query.udpout="));
+	ck_assert(strstr(b.data, "num.answer.rcode.nodata=") <
+		strstr(b.data, "unwanted.queries="));
+	ck_assert(strstr(b.data, "unwanted.replies=") <
+		strstr(b.data, "msg.cache.count="));
+	stats_buf_free(&b);
+	/* the same counters in the Prometheus text */
+	stats_print_prometheus(&b, info, 2, &g);
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_unwanted_replies_total{thread=\"0\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_cache_entries{cache=\"message\"} 12\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_queries_total{thread=\"1\"} 7\n"));
 	stats_buf_free(&b);
 }
 END_TEST
@@ -337,8 +406,8 @@ START_TEST(test_add)
 	struct stats_info a, b;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.s.num_queries = 1;
-	b.s.num_queries = 2;
+	a.r.num_queries = 1;
+	b.r.num_queries = 2;
 	a.r.qtype[1] = 3;
 	b.r.qtype[1] = 4;
 	b.r.rec_hist[39] = 5;
@@ -346,7 +415,7 @@ START_TEST(test_add)
 	b.r.reqlist_max = 7;
 	b.r.reqlist_samples = 2;
 	stats_add(&a, &b);
-	ck_assert(a.s.num_queries == 3);
+	ck_assert(a.r.num_queries == 3);
 	ck_assert(a.r.qtype[1] == 7);
 	ck_assert(a.r.rec_hist[39] == 5);
 	ck_assert(a.r.reqlist_max == 10);	/* max, not sum */
@@ -384,6 +453,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_print_basic);
 	tcase_add_test(tc, test_print_lines_wellformed);
 	tcase_add_test(tc, test_print_extended);
+	tcase_add_test(tc, test_print_unbound_names);
 	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
 	tcase_add_test(tc, test_quantile);
 	tcase_add_test(tc, test_add);

@@ -144,9 +144,38 @@ ex_option(FILE *out, const struct config_option *o, const char *ind)
 	fprintf(out, "\n");
 }
 
-/** Print the names of the ignored options of a clause, wrapped. */
+/** @return 1 for the rows that are not petrel options (ignored, or load
+ * errors), listed by name at the end of the documents */
+static int
+is_unbound_only(const struct config_option *o)
+{
+	return o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
+		o->type == OPT_MODULES;
+}
+
+/** @return 1 if the row belongs in the list of that kind (0 ignored,
+ * 1 load errors) */
+static int
+of_kind(const struct config_option *o, int refused)
+{
+	if(refused)
+		return o->type == OPT_INSECURE || o->type == OPT_MODULES;
+	return o->type == OPT_IGNORED;
+}
+
+/** the clause's name in the lists ("server:", or the ignored clauses) */
+static const char *
+list_clause_str(int clause)
+{
+	if(clause == CLAUSE_IGNORED)
+		return "the ignored clauses";
+	return config_clause_str(clause);
+}
+
+/** Print the names of the ignored (or refused) options of a clause,
+ * wrapped. */
 static void
-ex_ignored(FILE *out, int clause)
+ex_ignored(FILE *out, int clause, int refused)
 {
 	char line[8192];
 	size_t i, n = 0;
@@ -154,7 +183,7 @@ ex_ignored(FILE *out, int clause)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		int r;
-		if(o->type != OPT_IGNORED || o->clause != clause)
+		if(!of_kind(o, refused) || o->clause != clause)
 			continue;
 		r = snprintf(line + n, sizeof(line) - n, "%s%s:",
 			n ? " " : "", o->name);
@@ -162,7 +191,7 @@ ex_ignored(FILE *out, int clause)
 			n += (size_t)r;
 	}
 	if(n) {
-		fprintf(out, "# in %s\n", config_clause_str(clause));
+		fprintf(out, "# in %s\n", list_clause_str(clause));
 		ex_comment(out, "", line);
 	}
 }
@@ -174,7 +203,7 @@ ex_clause(FILE *out, int clause, const char *ind)
 	size_t i;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		if(o->clause == clause && o->type != OPT_IGNORED)
+		if(o->clause == clause && !is_unbound_only(o))
 			ex_option(out, o, ind);
 	}
 }
@@ -227,8 +256,16 @@ config_doc_example(FILE *out)
 	ex_comment(out, "",
 		"Unbound options that petrel accepts and ignores, with one "
 		"warning each (name, file and line):");
-	for(i = CLAUSE_SERVER; i <= CLAUSE_REMOTE; i++)
-		ex_ignored(out, (int)i);
+	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
+		ex_ignored(out, (int)i, 0);
+	ex_comment(out, "",
+		"Unbound options that ask for security petrel does not provide "
+		"yet (DNSSEC validation, encrypted transports): a line that "
+		"turns one on stops the load with its file and line, so that "
+		"nobody believes they are protected; 'no' or \"\" is accepted. "
+		"module-config: may name \"iterator\" but not \"validator\".");
+	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
+		ex_ignored(out, (int)i, 1);
 	{
 		char line[1024];
 		size_t n = 0;
@@ -303,24 +340,24 @@ man_clause(FILE *out, int clause)
 	size_t i;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		if(o->clause == clause && o->type != OPT_IGNORED)
+		if(o->clause == clause && !is_unbound_only(o))
 			man_option(out, o);
 	}
 }
 
 /** The ignored options of one clause, as one paragraph. */
 static void
-man_ignored(FILE *out, int clause)
+man_ignored(FILE *out, int clause, int refused)
 {
 	size_t i;
 	int first = 1;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		if(o->type != OPT_IGNORED || o->clause != clause)
+		if(!of_kind(o, refused) || o->clause != clause)
 			continue;
 		if(first) {
 			fputs(".TP\n.B ", out);
-			roff(out, config_clause_str(clause));
+			roff(out, list_clause_str(clause));
 			fputs("\n", out);
 		} else
 			fputs(",\n", out);
@@ -448,8 +485,17 @@ config_doc_manpage(FILE *out)
 	fputs(".SH \"IGNORED UNBOUND OPTIONS\"\n"
 "petrel accepts these Unbound options, warns once about each (with the\n"
 "file and line) and ignores them:\n", out);
-	for(i = CLAUSE_SERVER; i <= CLAUSE_REMOTE; i++)
-		man_ignored(out, (int)i);
+	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
+		man_ignored(out, (int)i, 0);
+	fputs(".SH \"UNBOUND OPTIONS THAT ARE ERRORS\"\n"
+"These Unbound options ask for security petrel does not provide yet\n"
+"(DNSSEC validation, encrypted transports). A line that turns one on\n"
+"stops the load with its file and line, so that nobody believes they\n"
+"are protected; a value of no or \"\" is accepted.\n"
+".B module\\-config:\n"
+"may name iterator, but not validator.\n", out);
+	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
+		man_ignored(out, (int)i, 1);
 	fputs(".P\nThese Unbound clauses are accepted and ignored, with\n"
 		"everything in them:\n", out);
 	for(i = 0; config_ignored_clauses[i]; i++) {

@@ -107,6 +107,34 @@ static const char *const acl_action_words[] = {
 	"deny_non_local", "refuse_non_local", NULL };
 
 /** Format an error, prefixed with file:line when reading a file. */
+struct outbuf;
+
+/**
+ * What an option type does, one row per enum config_type (opt_type()):
+ * parse a value into the config (set_value), copy the value from one
+ * config to another (config_dup), free what it owns (config_delete),
+ * print it (config_get_option_str, get_option). NULL copy and free: the
+ * value is a scalar in struct config_file, copied with it. NULL print:
+ * nothing to print (Unbound-only options).
+ */
+struct opt_type_ops;
+static const struct opt_type_ops *opt_type(int type);
+
+struct opt_type_ops {
+	/** parse v[0..n-1]; @return 0 or -1 with the error set */
+	int (*parse)(struct cfg_parser *p, const struct config_option *o,
+		char **v, int n);
+	/** copy src's value into dst (whose member is NULL); @return 0 or
+	 * -1 (out of memory: what was copied is freed with dst) */
+	int (*copy)(struct config_file *dst, const struct config_file *src,
+		const struct config_option *o);
+	/** free cfg's value and set the member to NULL */
+	void (*free)(struct config_file *cfg, const struct config_option *o);
+	/** print cfg's value, one item per value */
+	void (*print)(struct outbuf *out, const struct config_file *cfg,
+		const struct config_option *o);
+};
+
 static int perr(struct cfg_parser *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int
@@ -317,9 +345,8 @@ strlist_append(struct cfg_parser *p, struct config_strlist **list,
 	return 0;
 }
 
-/** free a string list */
-static void
-strlist_free(struct config_strlist *l)
+void
+config_strlist_free(struct config_strlist *l)
 {
 	while(l) {
 		struct config_strlist *n = l->next;
@@ -329,9 +356,8 @@ strlist_free(struct config_strlist *l)
 	}
 }
 
-/** free an address list */
-static void
-addrlist_free(struct config_addrlist *l)
+void
+config_addrlist_free(struct config_addrlist *l)
 {
 	while(l) {
 		struct config_addrlist *n = l->next;
@@ -341,15 +367,26 @@ addrlist_free(struct config_addrlist *l)
 	}
 }
 
-/** free a zone list */
-static void
-stublist_free(struct config_stub *z)
+void
+config_stub_free(struct config_stub *z)
 {
 	while(z) {
 		struct config_stub *n = z->next;
 		free(z->name);
-		addrlist_free(z->addrs);
-		strlist_free(z->hosts);
+		config_addrlist_free(z->addrs);
+		config_strlist_free(z->hosts);
+		free(z);
+		z = n;
+	}
+}
+
+void
+config_localzone_free(struct config_localzone *z)
+{
+	while(z) {
+		struct config_localzone *n = z->next;
+		free(z->name);
+		free(z->type);
 		free(z);
 		z = n;
 	}
@@ -362,43 +399,15 @@ config_free_members(struct config_file *cfg)
 	size_t i;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		char *base = (char *)cfg;
+		const struct opt_type_ops *t = opt_type(o->type);
 		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
 			continue;
-		switch(o->type) {
-		case OPT_STR: case OPT_PATH: case OPT_ADDR:
-			free(*(char **)(base + o->off));
-			*(char **)(base + o->off) = NULL;
-			break;
-		case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
-		case OPT_LOCALDATA: case OPT_LOCALDATA_PTR:
-			strlist_free(*(struct config_strlist **)(base + o->off));
-			*(struct config_strlist **)(base + o->off) = NULL;
-			break;
-		default:
-			break;
-		}
+		if(t && t->free)
+			t->free(cfg, o);
 	}
-	while(cfg->acls) {
-		struct config_acl *n = cfg->acls->next;
-		free(cfg->acls);
-		cfg->acls = n;
-	}
-	while(cfg->local_zones) {
-		struct config_localzone *n = cfg->local_zones->next;
-		free(cfg->local_zones->name);
-		free(cfg->local_zones->type);
-		free(cfg->local_zones);
-		cfg->local_zones = n;
-	}
-	while(cfg->private_addresses) {
-		struct config_netblocklist *n = cfg->private_addresses->next;
-		free(cfg->private_addresses);
-		cfg->private_addresses = n;
-	}
-	stublist_free(cfg->forwards);
+	config_stub_free(cfg->forwards);
 	cfg->forwards = NULL;
-	stublist_free(cfg->stubs);
+	config_stub_free(cfg->stubs);
 	cfg->stubs = NULL;
 	free(cfg->filename);
 	cfg->filename = NULL;
@@ -518,22 +527,495 @@ set_str(struct cfg_parser *p, const struct config_option *o, const char *v)
 	return 0;
 }
 
-/** Check and store one option's values. All checks come before any
- * change, so that a failed set leaves the config as it was.
+/** Warn once per load about something petrel ignores. */
+static void
+warn_ignored(struct cfg_parser *p, unsigned char *flag, const char *name,
+	const char *what)
+{
+	if(*flag)
+		return;
+	*flag = 1;
+	p->nwarn++;
+	log_warnx("%s:%d: %s%s not implemented by petrel, ignored",
+		p->file ? p->file : "", p->line, name, what);
+}
+
+/** The Unbound modules module-config may name besides "iterator" (and
+ * "validator", an error): features petrel does not have, warned about */
+static const char *const other_modules[] = { "subnetcache", "respip",
+	"dns64", "python", "dynlib", "cachedb", "ipsecmod", "ipset", NULL };
+
+/** An option asking for security petrel does not provide yet
+ * (OPT_INSECURE), or module-config (OPT_MODULES). A value that turns it
+ * off is accepted quietly; one that asks for it is an error that says
+ * what is missing, so that nobody believes they are protected.
  * @return 0 or -1 with the error set. */
+static int
+check_insecure(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	int i, other = 0;
+	if(o->type == OPT_INSECURE) {
+		if(n == 0)
+			return perr(p, "%s: expected a value", o->name);
+		if(n == 1 && (strcmp(v[0], "no") == 0 || v[0][0] == 0))
+			return 0;
+		return perr(p, "%s: asks for %s, which petrel does not "
+			"provide yet; remove the line rather than run without "
+			"that protection", o->name, o->desc);
+	}
+	/* module-config: "iterator" or "validator iterator" as one quoted
+	 * value, or as separate words */
+	for(i = 0; i < n && i < MAX_VALUES; i++) {
+		char *s = v[i];
+		while(*s) {
+			char word[64];
+			size_t l = 0;
+			while(isspace((unsigned char)*s))
+				s++;
+			while(*s && !isspace((unsigned char)*s)) {
+				if(l + 1 < sizeof(word))
+					word[l++] = *s;
+				s++;
+			}
+			word[l] = 0;
+			if(l == 0 || strcmp(word, "iterator") == 0)
+				continue;
+			if(strcmp(word, "validator") == 0)
+				return perr(p, "%s: \"validator\" asks for %s, "
+					"which petrel does not provide yet; use "
+					"\"iterator\" rather than run without "
+					"that protection", o->name, o->desc);
+			if(word_index(other_modules, word) < 0)
+				return perr(p, "%s: unknown module '%s' "
+					"(expected iterator, validator, %s...)",
+					o->name, word, "subnetcache, respip");
+			other = 1;
+		}
+	}
+	if(other && p->warned)
+		warn_ignored(p, &p->warned[o - config_option_table],
+			"module-config: modules other than iterator", "");
+	return 0;
+}
+
+/* ---- parsing, one function per option type (see opt_type()) ---- */
+
+/** the member of cfg an option is stored in */
+#define MEMBER(p, o, type) ((type)(void *)((char *)(p)->cfg + (o)->off))
+
+/** yes or no (OPT_BOOL, OPT_ZONE_BOOL) */
+static int
+parse_bool(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	(void)n;
+	if(strcmp(v[0], "yes") == 0)
+		*opt_int(p, o) = 1;
+	else if(strcmp(v[0], "no") == 0)
+		*opt_int(p, o) = 0;
+	else
+		return perr(p, "%s: expected yes or no, got '%s'", o->name,
+			v[0]);
+	return 0;
+}
+
+/** an integer in [min, max], a power of 2 for OPT_INT_POW2 */
+static int
+parse_int(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	long long ll;
+	(void)n;
+	if(parse_ll(v[0], &ll) != 0 || ll < o->min || ll > o->max ||
+		(o->type == OPT_INT_POW2 && (ll & (ll - 1)) != 0)) {
+		if(o->type == OPT_INT_POW2)
+			return perr(p, "%s: expected a power of 2 from %lld to "
+				"%lld, got '%s'", o->name, o->min, o->max, v[0]);
+		return perr(p, "%s: expected an integer from %lld to %lld, "
+			"got '%s'", o->name, o->min, o->max, v[0]);
+	}
+	*opt_int(p, o) = (int)ll;
+	return 0;
+}
+
+/** a size with an optional k, m or g */
+static int
+parse_size_opt(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	char b1[32], b2[32];
+	long long ll;
+	(void)n;
+	if(parse_size(v[0], &ll) != 0 || ll < o->min || ll > o->max ||
+		(unsigned long long)ll > SIZE_MAX)
+		return perr(p, "%s: expected a size from %s to %s (a number, "
+			"optionally followed by k, m or g), got '%s'", o->name,
+			size_str(o->min, b1, sizeof(b1)),
+			size_str(o->max, b2, sizeof(b2)), v[0]);
+	*MEMBER(p, o, size_t *) = (size_t)ll;
+	return 0;
+}
+
+/** any text, or a path (OPT_STR, OPT_PATH) */
+static int
+parse_str(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	char why[512];
+	(void)n;
+	if((o->flags & OPT_F_MODULES) &&
+		config_check_modules(v[0], why, sizeof(why)) != 0)
+		return perr(p, "%s: %s", o->name, why);
+	return set_str(p, o, v[0]);
+}
+
+/** "" or ip@port */
+static int
+parse_addr(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	struct netaddr a;
+	(void)n;
+	if(v[0][0] == 0)
+		return set_str(p, o, v[0]);
+	if(!strchr(v[0], '@'))
+		return perr(p, "%s: expected ip@port (or \"\" for off), got "
+			"'%s'", o->name, v[0]);
+	if(check_addr(p, o, v[0], &a) != 0)
+		return -1;
+	return set_str(p, o, v[0]);
+}
+
+/** one of the words, if this build has it */
+static int
+parse_enum(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	char wbuf[512];
+	int i = word_index(o->words, v[0]);
+	(void)n;
+	if(i < 0)
+		return perr(p, "%s: expected %s, got '%s'", o->name,
+			join_words(o->words, wbuf, sizeof(wbuf)), v[0]);
+	if(!enum_available(o, i))
+		return perr(p, "%s: %s is not compiled into this petrel (it "
+			"has %s)", o->name, v[0],
+			enum_available_words(o, wbuf, sizeof(wbuf)));
+	*opt_int(p, o) = i;
+	return 0;
+}
+
+/** append the value to the option's string list */
+static int
+append_value(struct cfg_parser *p, const struct config_option *o,
+	const char *v)
+{
+	if(strlist_append(p, MEMBER(p, o, struct config_strlist **), v) != 0)
+		return perr(p, "out of memory");
+	return 0;
+}
+
+/** repeatable: an address (ip or ip@port) */
+static int
+parse_addr_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	(void)n;
+	if(check_addr(p, o, v[0], NULL) != 0)
+		return -1;
+	return append_value(p, o, v[0]);
+}
+
+/** repeatable: an address, or a unix socket path starting with / */
+static int
+parse_ctrl_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	(void)n;
+	if(v[0][0] != '/') {
+		const char *why = "";
+		struct netaddr a;
+		if(netaddr_parse(v[0], 53, &a, &why) != 0)
+			return perr(p, "%s: expected an IP address or a unix "
+				"socket path starting with '/', got '%s': %s",
+				o->name, v[0], why);
+	}
+	return append_value(p, o, v[0]);
+}
+
+/** a domain name, copied with a trailing dot; NULL with the error set */
+static char *
+parse_domain(struct cfg_parser *p, const struct config_option *o,
+	const char *v)
+{
+	int bad = 0;
+	char *d = domain_copy(v, &bad);
+	if(!d) {
+		if(bad)
+			(void)perr(p, "%s: expected a domain name, got '%s'",
+				o->name, v);
+		else	(void)perr(p, "out of memory");
+	}
+	return d;
+}
+
+/** repeatable: a domain name */
+static int
+parse_name_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct config_strlist *e;
+	char *d = parse_domain(p, o, v[0]);
+	(void)n;
+	if(!d)
+		return -1;
+	e = calloc(1, sizeof(*e));
+	if(!e) {
+		free(d);
+		return perr(p, "out of memory");
+	}
+	e->str = d;
+	LIST_APPEND(p, *MEMBER(p, o, struct config_strlist **), e);
+	return 0;
+}
+
+/** repeatable: a netblock */
+static int
+parse_netblock_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct config_netblocklist *e;
+	struct netblock nb;
+	const char *why = "";
+	(void)n;
+	if(netblock_parse(v[0], &nb, 1, &why) != 0)
+		return perr(p, "%s: expected a netblock (ip/prefix), got '%s': "
+			"%s", o->name, v[0], why);
+	e = calloc(1, sizeof(*e));
+	if(!e)
+		return perr(p, "out of memory");
+	e->block = nb;
+	LIST_APPEND(p, *MEMBER(p, o, struct config_netblocklist **), e);
+	return 0;
+}
+
+/** repeatable: netblock and action */
+static int
+parse_acl(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	struct config_acl *e;
+	struct netblock nb;
+	const char *why = "";
+	char wbuf[512];
+	int act;
+	(void)n;
+	if(netblock_parse(v[0], &nb, 1, &why) != 0)
+		return perr(p, "%s: expected a netblock (ip/prefix), got '%s': "
+			"%s", o->name, v[0], why);
+	act = word_index(acl_action_words, v[1]);
+	if(act < 0)
+		return perr(p, "%s: expected an action (%s), got '%s'", o->name,
+			join_words(acl_action_words, wbuf, sizeof(wbuf)), v[1]);
+	e = calloc(1, sizeof(*e));
+	if(!e)
+		return perr(p, "out of memory");
+	e->block = nb;
+	e->action = (enum config_acl_action)act;
+	LIST_APPEND(p, *MEMBER(p, o, struct config_acl **), e);
+	return 0;
+}
+
+/** repeatable: zone name and type */
+static int
+parse_localzone(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct config_localzone *e;
+	char wbuf[512], *d;
+	(void)n;
+	if(word_index(config_localzone_types, v[1]) < 0)
+		return perr(p, "%s: expected a zone type (%s), got '%s'",
+			o->name, join_words(config_localzone_types, wbuf,
+			sizeof(wbuf)), v[1]);
+	if(!(d = parse_domain(p, o, v[0])))
+		return -1;
+	e = calloc(1, sizeof(*e));
+	if(!e || !(e->type = strdup(v[1]))) {
+		free(e);
+		free(d);
+		return perr(p, "out of memory");
+	}
+	e->name = d;
+	LIST_APPEND(p, *MEMBER(p, o, struct config_localzone **), e);
+	return 0;
+}
+
+/** check "ip name" or "ip ttl name" (local-data-ptr). @return 0 or -1 */
+static int
+check_ptr(struct cfg_parser *p, const struct config_option *o,
+	const char *rec)
+{
+	char w[3][300], *d;
+	int nw, bad = 0;
+	struct netaddr a;
+	const char *t, *why = "";
+	w[0][0] = w[1][0] = w[2][0] = 0;
+	for(nw = 0, t = rec; ; nw++) {
+		size_t wl;
+		while(isspace((unsigned char)*t))
+			t++;
+		if(!*t)
+			break;
+		wl = strcspn(t, " \t\r\n\f\v");
+		if(nw >= 3 || wl >= sizeof(w[0]))
+			return perr(p, "%s: expected %s, got '%s'", o->name,
+				o->arg, rec);
+		memcpy(w[nw], t, wl);
+		w[nw][wl] = 0;
+		t += wl;
+	}
+	if(nw < 2 || (nw == 3 && strspn(w[1], "0123456789") != strlen(w[1])))
+		return perr(p, "%s: expected %s, got '%s'", o->name, o->arg,
+			rec);
+	if(strchr(w[0], '@') || strchr(w[0], '%') ||
+		netaddr_parse(w[0], 0, &a, &why) != 0)
+		return perr(p, "%s: expected %s, got '%s': '%s' is not an IP "
+			"address", o->name, o->arg, rec, w[0]);
+	d = domain_copy(w[nw-1], &bad);
+	if(!d)
+		return bad ? perr(p, "%s: expected %s, got '%s': '%s' is not a "
+			"domain name", o->name, o->arg, rec, w[nw-1])
+			: perr(p, "out of memory");
+	free(d);
+	return 0;
+}
+
+/** repeatable: a resource record (OPT_LOCALDATA) or "ip [ttl] name"
+ * (OPT_LOCALDATA_PTR); values given without quotes are joined */
+static int
+parse_localdata(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	char joined[4096];
+	const char *rec = v[0];
+	if(n > 1) {
+		int i;
+		size_t k = 0;
+		for(i = 0; i < n; i++) {
+			size_t l = strlen(v[i]);
+			if(k + l + 2 > sizeof(joined))
+				return perr(p, "%s: record too long", o->name);
+			if(i)
+				joined[k++] = ' ';
+			memcpy(joined + k, v[i], l);
+			k += l;
+		}
+		joined[k] = 0;
+		rec = joined;
+	}
+	if(o->type == OPT_LOCALDATA) {
+		ldns_rr *rr = NULL;
+		ldns_status st = ldns_rr_new_frm_str(&rr, rec, 3600, NULL,
+			NULL);
+		if(st != LDNS_STATUS_OK || !rr) {
+			if(rr)
+				ldns_rr_free(rr);
+			return perr(p, "%s: expected a resource record, got "
+				"'%s': %s", o->name, rec, st != LDNS_STATUS_OK ?
+				ldns_get_errorstr_by_id(st) : "no record");
+		}
+		ldns_rr_free(rr);
+	} else if(check_ptr(p, o, rec) != 0)
+		return -1;
+	return append_value(p, o, rec);
+}
+
+/** the name: of a forward or stub zone */
+static int
+parse_zone_name(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	char *d;
+	(void)n;
+	if(p->zone->name)
+		return perr(p, "%s: the %s clause already has a name ('%s')",
+			o->name, config_clause_str(o->clause), p->zone->name);
+	if(!(d = parse_domain(p, o, v[0])))
+		return -1;
+	p->zone->name = d;
+	return 0;
+}
+
+/** repeatable: an address of a forward or stub zone */
+static int
+parse_zone_addr(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct config_addrlist *e;
+	struct netaddr a;
+	(void)n;
+	if(check_addr(p, o, v[0], &a) != 0)
+		return -1;
+	e = calloc(1, sizeof(*e));
+	if(!e || !(e->str = strdup(v[0]))) {
+		free(e);
+		return perr(p, "out of memory");
+	}
+	e->addr = a;
+	LIST_APPEND(p, p->zone->addrs, e);
+	return 0;
+}
+
+/** repeatable: a host name of a forward or stub zone */
+static int
+parse_zone_host(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct config_strlist *e;
+	char *d = parse_domain(p, o, v[0]);
+	(void)n;
+	if(!d)
+		return -1;
+	e = calloc(1, sizeof(*e));
+	if(!e) {
+		free(d);
+		return perr(p, "out of memory");
+	}
+	e->str = d;
+	LIST_APPEND(p, p->zone->hosts, e);
+	return 0;
+}
+
+/** an Unbound option petrel ignores (warned about by the caller) */
+static int
+parse_ignored(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	(void)p; (void)o; (void)v; (void)n;
+	return 0;
+}
+
+/** Check and store one option's values. The checks of the value count
+ * are common; the rest is the type's parse function (opt_type()). All
+ * checks come before any change, so that a failed set leaves the config
+ * as it was. @return 0 or -1 with the error set. */
 static int
 set_value(struct cfg_parser *p, const struct config_option *o,
 	char **v, int n)
 {
-	char wbuf[512], b1[32], b2[32];
-	const char *why = "";
-	long long ll;
-	int want = 1, bad = 0;
+	const struct opt_type_ops *t = opt_type(o->type);
+	int want = 1;
 
 	if(o->type == OPT_ACL || o->type == OPT_LOCALZONE)
 		want = 2;
-	if(o->type == OPT_IGNORED)
-		return 0;
+	if(!t)
+		return perr(p, "%s: internal error: unknown option type",
+			o->name);
+	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
+		o->type == OPT_MODULES)
+		return t->parse(p, o, v, n); /* their own value checks */
 	if(n == 0)
 		return perr(p, "%s: expected a value", o->name);
 	if(n > MAX_VALUES)
@@ -556,296 +1038,11 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 	}
 	if(n > want && (o->type == OPT_LOCALDATA ||
 		o->type == OPT_LOCALDATA_PTR))
-		want = n; /* joined below */
+		want = n; /* joined by parse_localdata */
 	if(n != want)
 		return perr(p, "%s: expected %s, got %d value%s", o->name,
 			o->arg, n, n == 1 ? "" : "s");
-
-	switch(o->type) {
-	case OPT_BOOL:
-	case OPT_ZONE_BOOL:
-		if(strcmp(v[0], "yes") == 0)
-			*opt_int(p, o) = 1;
-		else if(strcmp(v[0], "no") == 0)
-			*opt_int(p, o) = 0;
-		else
-			return perr(p, "%s: expected yes or no, got '%s'",
-				o->name, v[0]);
-		return 0;
-	case OPT_INT:
-	case OPT_INT_POW2:
-		if(parse_ll(v[0], &ll) != 0 || ll < o->min || ll > o->max ||
-			(o->type == OPT_INT_POW2 && (ll & (ll - 1)) != 0)) {
-			if(o->type == OPT_INT_POW2)
-				return perr(p, "%s: expected a power of 2 from "
-					"%lld to %lld, got '%s'", o->name,
-					o->min, o->max, v[0]);
-			return perr(p, "%s: expected an integer from %lld to "
-				"%lld, got '%s'", o->name, o->min, o->max,
-				v[0]);
-		}
-		*opt_int(p, o) = (int)ll;
-		return 0;
-	case OPT_SIZE:
-		if(parse_size(v[0], &ll) != 0 || ll < o->min ||
-			ll > o->max || (unsigned long long)ll > SIZE_MAX)
-			return perr(p, "%s: expected a size from %s to %s (a "
-				"number, optionally followed by k, m or g), "
-				"got '%s'", o->name,
-				size_str(o->min, b1, sizeof(b1)),
-				size_str(o->max, b2, sizeof(b2)), v[0]);
-		*(size_t *)((char *)p->cfg + o->off) = (size_t)ll;
-		return 0;
-	case OPT_STR:
-	case OPT_PATH:
-		if((o->flags & OPT_F_MODULES) &&
-			config_check_modules(v[0], wbuf, sizeof(wbuf)) != 0)
-			return perr(p, "%s: %s", o->name, wbuf);
-		return set_str(p, o, v[0]);
-	case OPT_ADDR: {
-		struct netaddr a;
-		if(v[0][0] == 0)
-			return set_str(p, o, v[0]);
-		if(!strchr(v[0], '@'))
-			return perr(p, "%s: expected ip@port (or \"\" for "
-				"off), got '%s'", o->name, v[0]);
-		if(check_addr(p, o, v[0], &a) != 0)
-			return -1;
-		return set_str(p, o, v[0]);
-	}
-	case OPT_ENUM: {
-		int i = word_index(o->words, v[0]);
-		if(i < 0)
-			return perr(p, "%s: expected %s, got '%s'", o->name,
-				join_words(o->words, wbuf, sizeof(wbuf)),
-				v[0]);
-		if(!enum_available(o, i))
-			return perr(p, "%s: %s is not compiled into this "
-				"petrel (it has %s)", o->name, v[0],
-				enum_available_words(o, wbuf, sizeof(wbuf)));
-		*opt_int(p, o) = i;
-		return 0;
-	}
-	case OPT_ADDR_LIST:
-		if(check_addr(p, o, v[0], NULL) != 0)
-			return -1;
-		goto append_str;
-	case OPT_CTRL_LIST:
-		if(v[0][0] != '/') {
-			struct netaddr a;
-			if(netaddr_parse(v[0], 53, &a, &why) != 0)
-				return perr(p, "%s: expected an IP address or "
-					"a unix socket path starting with "
-					"'/', got '%s': %s", o->name, v[0],
-					why);
-		}
-		goto append_str;
-	case OPT_NAME_LIST: {
-		char *d = domain_copy(v[0], &bad);
-		struct config_strlist *e;
-		if(!d)
-			return bad ? perr(p, "%s: expected a domain name, "
-				"got '%s'", o->name, v[0])
-				: perr(p, "out of memory");
-		e = calloc(1, sizeof(*e));
-		if(!e) {
-			free(d);
-			return perr(p, "out of memory");
-		}
-		e->str = d;
-		LIST_APPEND(p, *(struct config_strlist **)((char *)p->cfg +
-			o->off), e);
-		return 0;
-	}
-	case OPT_NETBLOCK_LIST: {
-		struct config_netblocklist *e;
-		struct netblock nb;
-		if(netblock_parse(v[0], &nb, 1, &why) != 0)
-			return perr(p, "%s: expected a netblock (ip/prefix), "
-				"got '%s': %s", o->name, v[0], why);
-		e = calloc(1, sizeof(*e));
-		if(!e)
-			return perr(p, "out of memory");
-		e->block = nb;
-		LIST_APPEND(p, p->cfg->private_addresses, e);
-		return 0;
-	}
-	case OPT_ACL: {
-		struct config_acl *e;
-		struct netblock nb;
-		int act;
-		if(netblock_parse(v[0], &nb, 1, &why) != 0)
-			return perr(p, "%s: expected a netblock (ip/prefix), "
-				"got '%s': %s", o->name, v[0], why);
-		act = word_index(acl_action_words, v[1]);
-		if(act < 0)
-			return perr(p, "%s: expected an action (%s), got '%s'",
-				o->name, join_words(acl_action_words, wbuf,
-				sizeof(wbuf)), v[1]);
-		e = calloc(1, sizeof(*e));
-		if(!e)
-			return perr(p, "out of memory");
-		e->block = nb;
-		e->action = (enum config_acl_action)act;
-		LIST_APPEND(p, p->cfg->acls, e);
-		return 0;
-	}
-	case OPT_LOCALZONE: {
-		struct config_localzone *e;
-		char *d;
-		if(word_index(config_localzone_types, v[1]) < 0)
-			return perr(p, "%s: expected a zone type (%s), got "
-				"'%s'", o->name, join_words(
-				config_localzone_types, wbuf, sizeof(wbuf)),
-				v[1]);
-		d = domain_copy(v[0], &bad);
-		if(!d)
-			return bad ? perr(p, "%s: expected a domain name, "
-				"got '%s'", o->name, v[0])
-				: perr(p, "out of memory");
-		e = calloc(1, sizeof(*e));
-		if(!e || !(e->type = strdup(v[1]))) {
-			free(e);
-			free(d);
-			return perr(p, "out of memory");
-		}
-		e->name = d;
-		LIST_APPEND(p, p->cfg->local_zones, e);
-		return 0;
-	}
-	case OPT_LOCALDATA:
-	case OPT_LOCALDATA_PTR: {
-		/* values given without quotes are joined with spaces */
-		char joined[4096];
-		const char *rec = v[0];
-		if(n > 1) {
-			int i;
-			size_t k = 0;
-			for(i = 0; i < n; i++) {
-				size_t l = strlen(v[i]);
-				if(k + l + 2 > sizeof(joined))
-					return perr(p, "%s: record too long",
-						o->name);
-				if(i)
-					joined[k++] = ' ';
-				memcpy(joined + k, v[i], l);
-				k += l;
-			}
-			joined[k] = 0;
-			rec = joined;
-		}
-		if(o->type == OPT_LOCALDATA) {
-			ldns_rr *rr = NULL;
-			ldns_status st = ldns_rr_new_frm_str(&rr, rec, 3600,
-				NULL, NULL);
-			if(st != LDNS_STATUS_OK || !rr) {
-				if(rr)
-					ldns_rr_free(rr);
-				return perr(p, "%s: expected a resource record, "
-					"got '%s': %s", o->name, rec,
-					st != LDNS_STATUS_OK ?
-					ldns_get_errorstr_by_id(st) :
-					"no record");
-			}
-			ldns_rr_free(rr);
-		} else {
-			/* "ip name" or "ip ttl name" */
-			char w[3][300];
-			int nw;
-			struct netaddr a;
-			char *d;
-			const char *t;
-			w[0][0] = w[1][0] = w[2][0] = 0;
-			for(nw = 0, t = rec; ; nw++) {
-				size_t wl;
-				while(isspace((unsigned char)*t))
-					t++;
-				if(!*t)
-					break;
-				wl = strcspn(t, " \t\r\n\f\v");
-				if(nw >= 3 || wl >= sizeof(w[0]))
-					return perr(p, "%s: expected %s, got "
-						"'%s'", o->name, o->arg, rec);
-				memcpy(w[nw], t, wl);
-				w[nw][wl] = 0;
-				t += wl;
-			}
-			if(nw < 2 || (nw == 3 && strspn(w[1], "0123456789") !=
-				strlen(w[1])))
-				return perr(p, "%s: expected %s, got '%s'",
-					o->name, o->arg, rec);
-			if(strchr(w[0], '@') || strchr(w[0], '%') ||
-				netaddr_parse(w[0], 0, &a, &why) != 0)
-				return perr(p, "%s: expected %s, got '%s': '%s' "
-					"is not an IP address", o->name, o->arg,
-					rec, w[0]);
-			d = domain_copy(w[nw-1], &bad);
-			if(!d)
-				return bad ? perr(p, "%s: expected %s, got '%s': "
-					"'%s' is not a domain name", o->name,
-					o->arg, rec, w[nw-1])
-					: perr(p, "out of memory");
-			free(d);
-		}
-		if(strlist_append(p, (struct config_strlist **)((char *)
-			p->cfg + o->off), rec) != 0)
-			return perr(p, "out of memory");
-		return 0;
-	}
-	case OPT_ZONE_NAME: {
-		char *d;
-		if(p->zone->name)
-			return perr(p, "%s: the %s clause already has a name "
-				"('%s')", o->name, config_clause_str(o->clause),
-				p->zone->name);
-		d = domain_copy(v[0], &bad);
-		if(!d)
-			return bad ? perr(p, "%s: expected a domain name, "
-				"got '%s'", o->name, v[0])
-				: perr(p, "out of memory");
-		p->zone->name = d;
-		return 0;
-	}
-	case OPT_ZONE_ADDR: {
-		struct config_addrlist *e;
-		struct netaddr a;
-		if(check_addr(p, o, v[0], &a) != 0)
-			return -1;
-		e = calloc(1, sizeof(*e));
-		if(!e || !(e->str = strdup(v[0]))) {
-			free(e);
-			return perr(p, "out of memory");
-		}
-		e->addr = a;
-		LIST_APPEND(p, p->zone->addrs, e);
-		return 0;
-	}
-	case OPT_ZONE_HOST: {
-		struct config_strlist *e;
-		char *d = domain_copy(v[0], &bad);
-		if(!d)
-			return bad ? perr(p, "%s: expected a domain name, "
-				"got '%s'", o->name, v[0])
-				: perr(p, "out of memory");
-		e = calloc(1, sizeof(*e));
-		if(!e) {
-			free(d);
-			return perr(p, "out of memory");
-		}
-		e->str = d;
-		LIST_APPEND(p, p->zone->hosts, e);
-		return 0;
-	}
-	default:
-		break;
-	}
-	return perr(p, "%s: internal error: unknown option type", o->name);
-
-append_str:
-	if(strlist_append(p, (struct config_strlist **)((char *)p->cfg +
-		o->off), v[0]) != 0)
-		return perr(p, "out of memory");
-	return 0;
+	return t->parse(p, o, v, n);
 }
 
 /** Split a value text into values, in place. Quotes group and are
@@ -1066,19 +1263,6 @@ end_clause(struct cfg_parser *p)
 	return r;
 }
 
-/** Warn once per load about something petrel ignores. */
-static void
-warn_ignored(struct cfg_parser *p, unsigned char *flag, const char *name,
-	const char *what)
-{
-	if(*flag)
-		return;
-	*flag = 1;
-	p->nwarn++;
-	log_warnx("%s:%d: %s%s not implemented by petrel, ignored",
-		p->file ? p->file : "", p->line, name, what);
-}
-
 static int parse_file(struct cfg_parser *p, const char *filename);
 
 /** The folder of a file name, into buf ("." when there is none). */
@@ -1219,8 +1403,20 @@ again:
 			return -1;
 		return 0;
 	}
-	if(p->clause == CLAUSE_IGNORED)
+	if(p->clause == CLAUSE_IGNORED) {
+		/* the clause was warned about; its options are only checked
+		 * for being Unbound's, and for asking for security */
+		o = config_option_find(key, CLAUSE_IGNORED);
+		if(!o)
+			o = config_option_find(key, -1);
+		if(!o)
+			return perr(p, "unknown option '%s', did you mean "
+				"'%s'?", key, config_option_nearest(key));
+		if(o->type == OPT_INSECURE)
+			return set_value(p, o, v,
+				n > MAX_VALUES ? MAX_VALUES + 1 : n);
 		return 0;
+	}
 
 	o = config_option_find(key, p->clause);
 	if(!o) {
@@ -1251,7 +1447,8 @@ again:
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
 			config_option_nearest(key));
 	}
-	if(o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED))
+	if((o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED)) &&
+		o->type != OPT_INSECURE && o->type != OPT_MODULES)
 		warn_ignored(p, &p->warned[o - config_option_table], o->name,
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
@@ -1611,88 +1808,23 @@ config_dup(const struct config_file *cfg)
 	/* first clear every pointer, so that a failure frees only copies */
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
-			continue;
-		switch(o->type) {
-		case OPT_STR: case OPT_PATH: case OPT_ADDR:
-		case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
-		case OPT_LOCALDATA: case OPT_LOCALDATA_PTR:
+		const struct opt_type_ops *t = opt_type(o->type);
+		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE) &&
+			t && t->copy)
 			*(void **)((char *)c + o->off) = NULL;
-			break;
-		default:
-			break;
-		}
 	}
-	c->acls = NULL;
-	c->local_zones = NULL;
-	c->private_addresses = NULL;
 	c->forwards = NULL;
 	c->stubs = NULL;
 	c->filename = NULL;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		const char *src = (const char *)cfg + o->off;
-		char *dst = (char *)c + o->off;
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
-			continue;
-		switch(o->type) {
-		case OPT_STR: case OPT_PATH: case OPT_ADDR:
-			if(*(char *const *)src &&
-				!(*(char **)dst = strdup(*(char *const *)src)))
-				goto fail;
-			break;
-		case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
-		case OPT_LOCALDATA: case OPT_LOCALDATA_PTR:
-			if(strlist_copy((struct config_strlist **)dst,
-				*(struct config_strlist *const *)src) != 0)
-				goto fail;
-			break;
-		default:
-			break;
-		}
+		const struct opt_type_ops *t = opt_type(o->type);
+		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE) &&
+			t && t->copy && t->copy(c, cfg, o) != 0)
+			goto fail;
 	}
 	if(cfg->filename && !(c->filename = strdup(cfg->filename)))
 		goto fail;
-	{
-		const struct config_acl *a;
-		struct config_acl **tail = &c->acls;
-		for(a = cfg->acls; a; a = a->next) {
-			struct config_acl *e = malloc(sizeof(*e));
-			if(!e)
-				goto fail;
-			*e = *a;
-			e->next = NULL;
-			*tail = e;
-			tail = &e->next;
-		}
-	}
-	{
-		const struct config_localzone *z;
-		struct config_localzone **tail = &c->local_zones;
-		for(z = cfg->local_zones; z; z = z->next) {
-			struct config_localzone *e = calloc(1, sizeof(*e));
-			if(!e)
-				goto fail;
-			*tail = e;
-			tail = &e->next;
-			if(!(e->name = strdup(z->name)) ||
-				!(e->type = strdup(z->type)))
-				goto fail;
-		}
-	}
-	{
-		const struct config_netblocklist *b;
-		struct config_netblocklist **tail = &c->private_addresses;
-		for(b = cfg->private_addresses; b; b = b->next) {
-			struct config_netblocklist *e = malloc(sizeof(*e));
-			if(!e)
-				goto fail;
-			*e = *b;
-			e->next = NULL;
-			*tail = e;
-			tail = &e->next;
-		}
-	}
 	if(stublist_copy(&c->forwards, cfg->forwards) != 0 ||
 		stublist_copy(&c->stubs, cfg->stubs) != 0)
 		goto fail;
@@ -1764,14 +1896,308 @@ print_zone_opt(struct outbuf *out, const struct config_option *o,
 	}
 }
 
+/* ---- copy, free and print, per option type (see opt_type()) ---- */
+
+/** the member of a config an option is stored in */
+#define CMEMBER(cfg, o, type) ((type)(void *)((char *)(cfg) + (o)->off))
+/** the same, read-only */
+#define CMEMBER_C(cfg, o, type) \
+	((type)(const void *)((const char *)(cfg) + (o)->off))
+
+/** copy a string member */
+static int
+copy_str(struct config_file *dst, const struct config_file *src,
+	const struct config_option *o)
+{
+	const char *s = *CMEMBER_C(src, o, char *const *);
+	if(s && !(*CMEMBER(dst, o, char **) = strdup(s)))
+		return -1;
+	return 0;
+}
+
+/** free a string member */
+static void
+free_str(struct config_file *cfg, const struct config_option *o)
+{
+	free(*CMEMBER(cfg, o, char **));
+	*CMEMBER(cfg, o, char **) = NULL;
+}
+
+/** copy a string list member */
+static int
+copy_strlist(struct config_file *dst, const struct config_file *src,
+	const struct config_option *o)
+{
+	return strlist_copy(CMEMBER(dst, o, struct config_strlist **),
+		*CMEMBER_C(src, o, struct config_strlist *const *));
+}
+
+/** free a string list member */
+static void
+free_strlist(struct config_file *cfg, const struct config_option *o)
+{
+	config_strlist_free(*CMEMBER(cfg, o, struct config_strlist **));
+	*CMEMBER(cfg, o, struct config_strlist **) = NULL;
+}
+
+/** copy the netblock list (private-address) */
+static int
+copy_netblocks(struct config_file *dst, const struct config_file *src,
+	const struct config_option *o)
+{
+	const struct config_netblocklist *b;
+	struct config_netblocklist **tail = CMEMBER(dst, o,
+		struct config_netblocklist **);
+	for(b = *CMEMBER_C(src, o, struct config_netblocklist *const *); b;
+		b = b->next) {
+		struct config_netblocklist *e = malloc(sizeof(*e));
+		if(!e)
+			return -1;
+		*e = *b;
+		e->next = NULL;
+		*tail = e;
+		tail = &e->next;
+	}
+	return 0;
+}
+
+/** free the netblock list */
+static void
+free_netblocks(struct config_file *cfg, const struct config_option *o)
+{
+	struct config_netblocklist **l = CMEMBER(cfg, o,
+		struct config_netblocklist **);
+	while(*l) {
+		struct config_netblocklist *n = (*l)->next;
+		free(*l);
+		*l = n;
+	}
+}
+
+/** copy the access-control list */
+static int
+copy_acls(struct config_file *dst, const struct config_file *src,
+	const struct config_option *o)
+{
+	const struct config_acl *a;
+	struct config_acl **tail = CMEMBER(dst, o, struct config_acl **);
+	for(a = *CMEMBER_C(src, o, struct config_acl *const *); a;
+		a = a->next) {
+		struct config_acl *e = malloc(sizeof(*e));
+		if(!e)
+			return -1;
+		*e = *a;
+		e->next = NULL;
+		*tail = e;
+		tail = &e->next;
+	}
+	return 0;
+}
+
+/** free the access-control list */
+static void
+free_acls(struct config_file *cfg, const struct config_option *o)
+{
+	struct config_acl **l = CMEMBER(cfg, o, struct config_acl **);
+	while(*l) {
+		struct config_acl *n = (*l)->next;
+		free(*l);
+		*l = n;
+	}
+}
+
+/** copy the local-zone list */
+static int
+copy_localzones(struct config_file *dst, const struct config_file *src,
+	const struct config_option *o)
+{
+	const struct config_localzone *z;
+	struct config_localzone **tail = CMEMBER(dst, o,
+		struct config_localzone **);
+	for(z = *CMEMBER_C(src, o, struct config_localzone *const *); z;
+		z = z->next) {
+		struct config_localzone *e = calloc(1, sizeof(*e));
+		if(!e)
+			return -1;
+		*tail = e;
+		tail = &e->next;
+		if(!(e->name = strdup(z->name)) || !(e->type = strdup(z->type)))
+			return -1;
+	}
+	return 0;
+}
+
+/** free the local-zone list */
+static void
+free_localzones(struct config_file *cfg, const struct config_option *o)
+{
+	config_localzone_free(*CMEMBER(cfg, o, struct config_localzone **));
+	*CMEMBER(cfg, o, struct config_localzone **) = NULL;
+}
+
+/** print yes or no */
+static void
+print_bool(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	out_item(out, "%s", *CMEMBER_C(cfg, o, const int *) ? "yes" : "no");
+}
+
+/** print an integer */
+static void
+print_int(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	out_item(out, "%d", *CMEMBER_C(cfg, o, const int *));
+}
+
+/** print a size in bytes */
+static void
+print_size(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	out_item(out, "%zu", *CMEMBER_C(cfg, o, const size_t *));
+}
+
+/** print a string */
+static void
+print_str(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	const char *s = *CMEMBER_C(cfg, o, char *const *);
+	out_item(out, "%s", s ? s : "");
+}
+
+/** print an enum's word */
+static void
+print_enum(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	out_item(out, "%s", o->words[*CMEMBER_C(cfg, o, const int *)]);
+}
+
+/** print a string list, one item each */
+static void
+print_strlist(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	const struct config_strlist *s;
+	for(s = *CMEMBER_C(cfg, o, struct config_strlist *const *); s;
+		s = s->next)
+		out_item(out, "%s", s->str);
+}
+
+/** print the netblocks */
+static void
+print_netblocks(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	char nb[NETADDR_STRLEN + 8];
+	const struct config_netblocklist *b;
+	for(b = *CMEMBER_C(cfg, o, struct config_netblocklist *const *); b;
+		b = b->next)
+		out_item(out, "%s", netblock_str(&b->block, nb, sizeof(nb)));
+}
+
+/** print the access-control lines */
+static void
+print_acls(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	char nb[NETADDR_STRLEN + 8];
+	const struct config_acl *a;
+	for(a = *CMEMBER_C(cfg, o, struct config_acl *const *); a;
+		a = a->next)
+		out_item(out, "%s %s", netblock_str(&a->block, nb, sizeof(nb)),
+			acl_action_words[a->action]);
+}
+
+/** print the local zones */
+static void
+print_localzones(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	const struct config_localzone *z;
+	for(z = *CMEMBER_C(cfg, o, struct config_localzone *const *); z;
+		z = z->next)
+		out_item(out, "%s %s", z->name, z->type);
+}
+
+/** print a zone option of the forward zones and of the stub zones
+ * ("name" is both) */
+static void
+print_zone(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	const struct config_option *f = config_option_find(o->name,
+		CLAUSE_FORWARD);
+	const struct config_option *st = config_option_find(o->name,
+		CLAUSE_STUB);
+	if(f)
+		print_zone_opt(out, f, cfg->forwards);
+	if(st)
+		print_zone_opt(out, st, cfg->stubs);
+}
+
+/** the parse function of the security options and module-config */
+static int
+parse_insecure(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	return check_insecure(p, o, v, n);
+}
+
+/** the operations of each option type, in enum config_type order */
+static const struct opt_type_ops opt_types[] = {
+	[OPT_BOOL] = { parse_bool, NULL, NULL, print_bool },
+	[OPT_INT] = { parse_int, NULL, NULL, print_int },
+	[OPT_INT_POW2] = { parse_int, NULL, NULL, print_int },
+	[OPT_SIZE] = { parse_size_opt, NULL, NULL, print_size },
+	[OPT_STR] = { parse_str, copy_str, free_str, print_str },
+	[OPT_PATH] = { parse_str, copy_str, free_str, print_str },
+	[OPT_ADDR] = { parse_addr, copy_str, free_str, print_str },
+	[OPT_ENUM] = { parse_enum, NULL, NULL, print_enum },
+	[OPT_ADDR_LIST] = { parse_addr_list, copy_strlist, free_strlist,
+		print_strlist },
+	[OPT_CTRL_LIST] = { parse_ctrl_list, copy_strlist, free_strlist,
+		print_strlist },
+	[OPT_NAME_LIST] = { parse_name_list, copy_strlist, free_strlist,
+		print_strlist },
+	[OPT_NETBLOCK_LIST] = { parse_netblock_list, copy_netblocks,
+		free_netblocks, print_netblocks },
+	[OPT_ACL] = { parse_acl, copy_acls, free_acls, print_acls },
+	[OPT_LOCALZONE] = { parse_localzone, copy_localzones,
+		free_localzones, print_localzones },
+	[OPT_LOCALDATA] = { parse_localdata, copy_strlist, free_strlist,
+		print_strlist },
+	[OPT_LOCALDATA_PTR] = { parse_localdata, copy_strlist,
+		free_strlist, print_strlist },
+	/* the zone options live in the zone lists, copied and freed with
+	 * them */
+	[OPT_ZONE_NAME] = { parse_zone_name, NULL, NULL, print_zone },
+	[OPT_ZONE_ADDR] = { parse_zone_addr, NULL, NULL, print_zone },
+	[OPT_ZONE_HOST] = { parse_zone_host, NULL, NULL, print_zone },
+	[OPT_ZONE_BOOL] = { parse_bool, NULL, NULL, print_zone },
+	[OPT_IGNORED] = { parse_ignored, NULL, NULL, NULL },
+	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
+	[OPT_MODULES] = { parse_insecure, NULL, NULL, NULL },
+};
+
+/** @return the operations of an option type, or NULL */
+static const struct opt_type_ops *
+opt_type(int type)
+{
+	if(type < 0 || (size_t)type >= sizeof(opt_types) / sizeof(opt_types[0]))
+		return NULL;
+	return &opt_types[type];
+}
+
 int
 config_get_option_str(const struct config_file *cfg, const char *name,
 	char *buf, size_t len)
 {
 	const struct config_option *o;
 	struct outbuf out;
-	const char *base = (const char *)cfg;
-	char nb[NETADDR_STRLEN + 8];
 	size_t nl = strlen(name);
 	char key[128];
 	if(nl > 0 && nl < sizeof(key) && name[nl-1] == ':') {
@@ -1788,66 +2214,8 @@ config_get_option_str(const struct config_file *cfg, const char *name,
 	out.items = 0;
 	if(len)
 		buf[0] = 0;
-	switch(o->type) {
-	case OPT_BOOL:
-		out_item(&out, "%s", *(const int *)(base + o->off) ? "yes" :
-			"no");
-		break;
-	case OPT_INT: case OPT_INT_POW2:
-		out_item(&out, "%d", *(const int *)(base + o->off));
-		break;
-	case OPT_SIZE:
-		out_item(&out, "%zu", *(const size_t *)(base + o->off));
-		break;
-	case OPT_STR: case OPT_PATH: case OPT_ADDR: {
-		const char *s = *(char *const *)(base + o->off);
-		out_item(&out, "%s", s ? s : "");
-		break;
-	}
-	case OPT_ENUM:
-		out_item(&out, "%s", o->words[*(const int *)(base + o->off)]);
-		break;
-	case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
-	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: {
-		const struct config_strlist *s;
-		for(s = *(struct config_strlist *const *)(base + o->off); s;
-			s = s->next)
-			out_item(&out, "%s", s->str);
-		break;
-	}
-	case OPT_NETBLOCK_LIST: {
-		const struct config_netblocklist *b;
-		for(b = cfg->private_addresses; b; b = b->next)
-			out_item(&out, "%s", netblock_str(&b->block, nb,
-				sizeof(nb)));
-		break;
-	}
-	case OPT_ACL: {
-		const struct config_acl *a;
-		for(a = cfg->acls; a; a = a->next)
-			out_item(&out, "%s %s", netblock_str(&a->block, nb,
-				sizeof(nb)), acl_action_words[a->action]);
-		break;
-	}
-	case OPT_LOCALZONE: {
-		const struct config_localzone *z;
-		for(z = cfg->local_zones; z; z = z->next)
-			out_item(&out, "%s %s", z->name, z->type);
-		break;
-	}
-	case OPT_ZONE_NAME: case OPT_ZONE_ADDR: case OPT_ZONE_HOST:
-	case OPT_ZONE_BOOL:
-		if(o->clause == CLAUSE_FORWARD ||
-			config_option_find(name, CLAUSE_FORWARD))
-			print_zone_opt(&out, o, cfg->forwards);
-		if(o->clause == CLAUSE_STUB ||
-			config_option_find(name, CLAUSE_STUB))
-			print_zone_opt(&out, config_option_find(name,
-				CLAUSE_STUB), cfg->stubs);
-		break;
-	default:
-		break;
-	}
+	if(opt_type(o->type) && opt_type(o->type)->print)
+		opt_type(o->type)->print(&out, cfg, o);
 	return 0;
 }
 
@@ -1881,7 +2249,8 @@ config_set_option(struct config_file *cfg, const char *name,
 				"mean '%s'?", key, config_option_nearest(key));
 		return -1;
 	}
-	if(o->type == OPT_IGNORED) {
+	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
+		o->type == OPT_MODULES) {
 		snprintf(err, errlen, "%s: not implemented by petrel", key);
 		return -1;
 	}

@@ -230,8 +230,14 @@ struct config_file {
 	int cache_max_ttl;
 	/** cache-max-negative-ttl: s, upper bound on negative answers */
 	int cache_max_negative_ttl;
+	/** cache-min-negative-ttl: s, lower bound on negative answers; 0 =
+	 * cache-min-ttl applies */
+	int cache_min_negative_ttl;
 	/** infra-host-ttl: s an upstream server's RTT data is kept */
 	int infra_host_ttl;
+	/** infra-cache-slabs: slabs of the infrastructure cache, a power
+	 * of 2 */
+	int infra_cache_slabs;
 	/** prefetch: refresh popular entries before they expire */
 	int prefetch;
 	/** serve-expired: answer from expired cache entries */
@@ -335,6 +341,17 @@ struct config_file {
 	int log_queries;
 	/** log-replies: log every reply */
 	int log_replies;
+	/** log-time-ascii: readable local time in log lines */
+	int log_time_ascii;
+	/** log-time-iso: ISO 8601 time in log lines */
+	int log_time_iso;
+	/** log-thread-id: the system thread id in log lines */
+	int log_thread_id;
+	/** use-systemd: accepted; petrel notifies systemd when asked to */
+	int use_systemd;
+	/** unblock-lan-zones: no default local zones for private reverse
+	 * zones */
+	int unblock_lan_zones;
 	/** pidfile: file to write the pid to; "" = none */
 	char *pidfile;
 	/** chroot: directory to chroot to; "" = none */
@@ -419,6 +436,20 @@ int config_read(struct config_file *cfg, const char *filename, char *err,
  */
 int config_read_mem(struct config_file *cfg, const char *name,
 	const char *text, size_t len, char *err, size_t errlen);
+
+/** Free a string list (every node and its string). NULL is allowed. */
+void config_strlist_free(struct config_strlist *l);
+
+/** Free an address list. NULL is allowed. */
+void config_addrlist_free(struct config_addrlist *l);
+
+/** Free a list of local-zone: entries. NULL is allowed. */
+void config_localzone_free(struct config_localzone *z);
+
+/** Free a list of forward or stub zones (with their addresses and
+ * hosts). NULL is allowed. To free one node, unlink it (next = NULL)
+ * first. */
+void config_stub_free(struct config_stub *z);
 
 /** Free a config and everything it owns. NULL is allowed. */
 void config_delete(struct config_file *cfg);

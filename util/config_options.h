@@ -87,7 +87,15 @@ enum config_type {
 	/** yes or no, an int inside struct config_stub at off */
 	OPT_ZONE_BOOL,
 	/** an Unbound option petrel does not have: accepted, warned, dropped */
-	OPT_IGNORED
+	OPT_IGNORED,
+	/** an Unbound option that asks for security petrel does not provide
+	 * yet (trust anchors, TLS): a load error naming file:line and what
+	 * is missing (desc), unless its value turns it off ("no", "") */
+	OPT_INSECURE,
+	/** module-config: accepted when it names only modules petrel has or
+	 * can do without; "validator" is a load error as OPT_INSECURE, other
+	 * Unbound modules a warning */
+	OPT_MODULES
 };
 
 /** flags of an option */
@@ -169,6 +177,7 @@ const struct config_option *config_option_at(size_t i);
  * @param name: without the colon.
  * @param clause: enum config_clause, or -1 for any clause (the first row
  *	with that name: "name" is both a forward-zone and a stub-zone option).
+ *	An alias (config_option_aliases) finds the row it stands for.
  * @return the row or NULL.
  */
 const struct config_option *config_option_find(const char *name,
@@ -184,7 +193,20 @@ const char *config_option_nearest(const char *name);
 /** @return the clause's name with its colon ("server:"), or "" */
 const char *config_clause_str(int clause);
 
-/** Unbound clauses petrel accepts and ignores, NULL-terminated. */
+/** Unbound clauses petrel accepts and ignores, NULL-terminated. The
+ * options Unbound has inside them are rows of the table with the clause
+ * CLAUSE_IGNORED; an unknown name inside such a clause is an error. */
 extern const char *const config_ignored_clauses[];
+
+/** one alias: Unbound spells some options two ways */
+struct config_alias {
+	/** the other spelling (ip-address, caps-whitelist, ssl-upstream...) */
+	const char *alias;
+	/** the row's name it stands for */
+	const char *name;
+};
+
+/** the aliases, NULL-terminated; config_option_find() resolves them */
+extern const struct config_alias config_option_aliases[];
 
 #endif /* UTIL_CONFIG_OPTIONS_H */

@@ -12,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/time.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 int verbosity = VERB_OPS;
 
@@ -21,6 +24,8 @@ static int log_to_syslog = 0;
 static char log_filename[1024];
 static char log_identity[64] = "petrel";
 static __thread int log_thread_num = -1;
+/** log-time-ascii, log-time-iso, log-thread-id (log_set_format) */
+static int log_time_ascii = 0, log_time_iso = 0, log_thread_id = 0;
 static char *capture_buf = NULL;
 static unsigned long capture_len = 0;
 
@@ -112,6 +117,40 @@ log_capture(char *buf, unsigned long len)
 }
 
 void
+log_set_format(int time_ascii, int time_iso, int thread_id)
+{
+	log_time_ascii = time_ascii;
+	log_time_iso = time_iso;
+	log_thread_id = thread_id;
+}
+
+/** The time a line starts with, into buf: "[seconds]", or readable */
+static void
+log_stamp(const struct timeval *tv, char *buf, size_t len)
+{
+	time_t t = (time_t)tv->tv_sec;
+	struct tm tm;
+	if((log_time_iso || log_time_ascii) && localtime_r(&t, &tm)) {
+		if(log_time_iso) {
+			char zone[8], day[32];
+			strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+			strftime(zone, sizeof(zone), "%z", &tm);
+			/* ISO 8601 writes the offset +hh:mm */
+			if(strlen(zone) == 5)
+				snprintf(buf, len, "%s.%03d%.3s:%s", day,
+					(int)(tv->tv_usec / 1000), zone,
+					zone + 3);
+			else
+				snprintf(buf, len, "%s.%03d%s", day,
+					(int)(tv->tv_usec / 1000), zone);
+		} else
+			strftime(buf, len, "%b %d %H:%M:%S", &tm);
+		return;
+	}
+	snprintf(buf, len, "[%lld]", (long long)tv->tv_sec);
+}
+
+void
 log_vmsg(int pri, const char *type, const char *format, va_list args)
 {
 	char msg[1024], line[1200];
@@ -133,10 +172,16 @@ log_vmsg(int pri, const char *type, const char *format, va_list args)
 	}
 	{
 		struct timeval tv;
+		char stamp[64];
+		long tnum = log_thread_num < 0 ? 0 : log_thread_num;
 		gettimeofday(&tv, NULL);
-		n = snprintf(line, sizeof(line), "[%lld] %s[%d:%d] %s: %s\n",
-			(long long)tv.tv_sec, log_identity, (int)getpid(),
-			log_thread_num < 0 ? 0 : log_thread_num, type, msg);
+		log_stamp(&tv, stamp, sizeof(stamp));
+#if defined(__linux__) && defined(SYS_gettid)
+		if(log_thread_id)
+			tnum = (long)syscall(SYS_gettid);
+#endif
+		n = snprintf(line, sizeof(line), "%s %s[%d:%ld] %s: %s\n",
+			stamp, log_identity, (int)getpid(), tnum, type, msg);
 	}
 	if(n < 0) n = 0;
 	if(n >= (int)sizeof(line)) {

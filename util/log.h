@@ -63,6 +63,18 @@ void log_thread_set(int num);
 /** Set verbosity. */
 void log_set_verbosity(int level);
 
+/**
+ * How log file and stderr lines start (not syslog, which stamps its own).
+ * Call as log_init() is called.
+ * @param time_ascii: a readable local time ("Nov 24 03:37:58") instead
+ *	of seconds since the epoch (log-time-ascii).
+ * @param time_iso: an ISO 8601 time with milliseconds and the UTC offset
+ *	(log-time-iso); wins over time_ascii.
+ * @param thread_id: the system's thread id instead of the worker number
+ *	(log-thread-id).
+ */
+void log_set_format(int time_ascii, int time_iso, int thread_id);
+
 /** Close the log destination. */
 void log_close(void);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 
 /** packed address: family byte, port (2), address (4 or 16) */
 #define IKEY_ADDR_MAX 19
@@ -430,6 +431,45 @@ infra_flush_addr(struct infra_cache *c, const struct netaddr *addr)
 	if(infra_key_set(&k, addr, NULL) != 0)
 		return 0;
 	return slabhash_remove_if(c->table, ipred_addr, &k);
+}
+
+/** infra_traverse's state */
+struct infra_walk {
+	/** the caller's function */
+	void (*fn)(const struct infra_dump_entry *e, void *arg);
+	/** and its argument */
+	void *arg;
+};
+
+/** infra_traverse: one table entry, unpacked for the caller */
+static void
+infra_walk_cb(const struct slabhash_entry *he, void *arg)
+{
+	const struct infra_entry *e = (const struct infra_entry *)he;
+	struct infra_walk *w = arg;
+	struct infra_dump_entry d;
+	uint16_t port;
+	memset(&d, 0, sizeof(d));
+	memcpy(&port, e->addr + 1, 2);
+	d.port = ntohs(port);
+	if(e->addr[0] == 4)
+		(void)inet_ntop(AF_INET, e->addr + 3, d.addr, sizeof(d.addr));
+	else
+		(void)inet_ntop(AF_INET6, e->addr + 3, d.addr, sizeof(d.addr));
+	d.zone = e->zlen ? e->zone : NULL;
+	d.lame = e->lame;
+	d.host = e->host;
+	w->fn(&d, w->arg);
+}
+
+void
+infra_traverse(struct infra_cache *c,
+	void (*fn)(const struct infra_dump_entry *e, void *arg), void *arg)
+{
+	struct infra_walk w;
+	w.fn = fn;
+	w.arg = arg;
+	slabhash_traverse(c->table, infra_walk_cb, &w);
 }
 
 size_t

@@ -146,6 +146,28 @@ void infra_flush_all(struct infra_cache *c);
 /** Remove what is known about one address (all zones). @return removed */
 size_t infra_flush_addr(struct infra_cache *c, const struct netaddr *addr);
 
+/** what infra_traverse gives for each entry */
+struct infra_dump_entry {
+	/** the server's address as text ("192.0.2.1" or "2001:db8::1") */
+	char addr[64];
+	/** its port */
+	int port;
+	/** the zone of a lameness entry (wire format), NULL for a host */
+	const uint8_t *zone;
+	/** 1 for a lameness entry */
+	int lame;
+	/** the state */
+	struct infra_host host;
+};
+
+/**
+ * Walk every entry, expired ones included (for dump_infra). Runs under
+ * each slab's lock in turn: fn must not call into the cache.
+ * @param fn: called with each entry (valid during the call) and arg.
+ */
+void infra_traverse(struct infra_cache *c,
+	void (*fn)(const struct infra_dump_entry *e, void *arg), void *arg);
+
 /** @return number of entries */
 size_t infra_get_count(struct infra_cache *c);
 

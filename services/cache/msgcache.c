@@ -142,6 +142,7 @@ mcache_params_default(struct mcache_params *p)
 	p->maxmem = 4 * 1024 * 1024;
 	p->slabs = 4;
 	p->min_ttl = 0;
+	p->min_negative_ttl = 0;
 	p->max_ttl = 86400;
 	p->max_negative_ttl = 3600;
 	p->prefetch = 0;
@@ -341,6 +342,8 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 			goto fail;
 		if(neg_ttl < c->p.min_ttl)
 			neg_ttl = c->p.min_ttl;
+		if(neg_ttl < c->p.min_negative_ttl)
+			neg_ttl = c->p.min_negative_ttl;
 		if(neg_ttl > c->p.max_negative_ttl)
 			neg_ttl = c->p.max_negative_ttl;
 		entry_ttl = neg_ttl;

@@ -120,6 +120,8 @@ struct mcache_params {
 	uint32_t max_ttl;
 	/** cache-max-negative-ttl: s */
 	uint32_t max_negative_ttl;
+	/** cache-min-negative-ttl: s; 0 leaves min_ttl to apply */
+	uint32_t min_negative_ttl;
 	/** prefetch: 1 to signal refreshes in the last 10% of the TTL */
 	int prefetch;
 	/** serve-expired: 1 to answer from expired entries */

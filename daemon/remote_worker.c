@@ -1,0 +1,739 @@
+/*
+ * daemon/remote_worker.c - the control commands a worker runs, in its own
+ * thread or process, and the pipe protocol that carries them. See
+ * remote_worker.h.
+ */
+#include "config.h"
+#include "daemon/remote_worker.h"
+#include "daemon/remote_cfg.h"
+#include "daemon/remote.h"
+#include "daemon/daemon.h"
+#include "daemon/env.h"
+#include "daemon/stats.h"
+#include "daemon/worker.h"
+#include "services/mesh.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "services/cache/infra.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "util/config_file.h"
+#include "util/log.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <ldns/ldns.h>
+
+/** hex encode */
+static void
+buf_hex(struct stats_buf *b, const uint8_t *d, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	char tmp[256];
+	size_t i, k = 0;
+	if(n == 0) {
+		stats_buf_append(b, "-", 1);
+		return;
+	}
+	for(i = 0; i < n; i++) {
+		tmp[k++] = hx[d[i] >> 4];
+		tmp[k++] = hx[d[i] & 0xf];
+		if(k == sizeof(tmp)) {
+			stats_buf_append(b, tmp, k);
+			k = 0;
+		}
+	}
+	stats_buf_append(b, tmp, k);
+}
+
+/** hex decode into out (max outmax); @return length or -1 */
+static long
+hex_decode(const char *s, uint8_t *out, size_t outmax)
+{
+	size_t n = 0;
+	if(strcmp(s, "-") == 0)
+		return 0;
+	while(s[0] && s[1]) {
+		int hi = isdigit((unsigned char)s[0]) ? s[0] - '0' :
+			tolower((unsigned char)s[0]) - 'a' + 10;
+		int lo = isdigit((unsigned char)s[1]) ? s[1] - '0' :
+			tolower((unsigned char)s[1]) - 'a' + 10;
+		if(hi < 0 || hi > 15 || lo < 0 || lo > 15 || n >= outmax)
+			return -1;
+		out[n++] = (uint8_t)(hi * 16 + lo);
+		s += 2;
+	}
+	if(s[0])
+		return -1;
+	return (long)n;
+}
+
+int
+remote_fd_wait(int fd, short ev, int ms)
+{
+	struct pollfd p;
+	int r;
+	p.fd = fd;
+	p.events = ev;
+	p.revents = 0;
+	do {
+		r = poll(&p, 1, ms);
+	} while(r < 0 && errno == EINTR);
+	return r;
+}
+
+int
+remote_fd_write_all(int fd, const void *buf, size_t len, int ms)
+{
+	const uint8_t *p = buf;
+	while(len > 0) {
+		ssize_t n = write(fd, p, len);
+		if(n < 0) {
+			if(errno == EINTR)
+				continue;
+			if(errno == EAGAIN || errno == EWOULDBLOCK) {
+				if(remote_fd_wait(fd, POLLOUT, ms) <= 0)
+					return -1;
+				continue;
+			}
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+remote_fd_read_all(int fd, void *buf, size_t len, int ms)
+{
+	uint8_t *p = buf;
+	while(len > 0) {
+		ssize_t n = read(fd, p, len);
+		if(n == 0)
+			return -1;
+		if(n < 0) {
+			if(errno == EINTR)
+				continue;
+			if(errno == EAGAIN || errno == EWOULDBLOCK) {
+				if(remote_fd_wait(fd, POLLIN, ms) <= 0)
+					return -1;
+				continue;
+			}
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+remote_fd_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if(fl == -1)
+		return 0;
+	(void)fcntl(fd, F_SETFL, on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK));
+	return fl;
+}
+
+/** the worker's clock */
+static time_t
+worker_now(struct worker *w)
+{
+	return w->base ? *comm_base_secs(w->base) : time(NULL);
+}
+
+
+/** collect a worker's counters, in its own thread or process
+ * @param mode: a STATS_GET_ mode */
+static void
+stats_collect(struct worker *w, struct stats_info *out, int mode)
+{
+	memset(out, 0, sizeof(*out));
+	if(w->res && w->res->mesh) {
+		out->reqlist_current = mesh_num_states(w->res->mesh);
+		out->reqlist_user = mesh_num_clients(w->res->mesh);
+	}
+	worker_get_stats(w, &out->s, &out->r, mode == STATS_GET_RESET);
+	if(mode == STATS_GET_MONOTONIC) {
+		stats_add_worker(&out->s, &w->carry_s);
+		stats_add_resolver(&out->r, &w->carry_r);
+	}
+}
+
+/** dump_cache: one message entry */
+struct dump_arg {
+	/** output */
+	struct stats_buf *out;
+	/** the time */
+	time_t now;
+	/** lookup: only this name, or NULL */
+	const uint8_t *only;
+	/** entries seen */
+	size_t n;
+};
+
+static void
+dump_msg_cb(const struct mcache_dump_entry *e, void *arg)
+{
+	struct dump_arg *a = arg;
+	if(e->ttl == 0)
+		return;
+	if(a->only) {
+		char nm[DNS_MAX_NAME_STR], tb[32];
+		if(!dname_equal(a->only, e->qname))
+			return;
+		(void)dname_to_str(e->qname, nm, sizeof(nm));
+		stats_buf_printf(a->out, "msg %s %s %s ttl %u rcode %s%s%s\n",
+			nm, dns_class_str(e->qclass),
+			dns_type_str(e->qtype, tb, sizeof(tb)), (unsigned)e->ttl,
+			dns_rcode_str(e->rcode), e->do_bit ? " do" : "",
+			e->cd_bit ? " cd" : "");
+		a->n++;
+		return;
+	}
+	stats_buf_printf(a->out, "msg %lld %u %d %d %d ", (long long)a->now,
+		(unsigned)e->ttl, e->do_bit, e->cd_bit, (int)e->sec);
+	buf_hex(a->out, e->msg, e->msg_len);
+	stats_buf_append(a->out, "\n", 1);
+	a->n++;
+}
+
+static void
+dump_rrset_cb(const struct rrset_data *rs, void *arg)
+{
+	struct dump_arg *a = arg;
+	size_t i;
+	if(rs->ttl == 0)
+		return;
+	if(a->only) {
+		char nm[DNS_MAX_NAME_STR], tb[32];
+		if(!dname_equal(a->only, rs->name))
+			return;
+		(void)dname_to_str(rs->name, nm, sizeof(nm));
+		stats_buf_printf(a->out, "rrset %s %u %s %s (%zu records, %zu "
+			"signatures)\n", nm, (unsigned)rs->ttl,
+			dns_class_str(rs->rrclass),
+			dns_type_str(rs->type, tb, sizeof(tb)), rs->count,
+			rs->sig_count);
+		a->n++;
+		return;
+	}
+	stats_buf_printf(a->out, "rrset %lld %u %d %d %u %u %zu %zu ",
+		(long long)a->now, (unsigned)rs->ttl, (int)rs->trust,
+		(int)rs->sec, (unsigned)rs->rrclass, (unsigned)rs->type,
+		rs->count, rs->sig_count);
+	buf_hex(a->out, rs->name, rs->name_len);
+	for(i = 0; i < rs->count + rs->sig_count; i++) {
+		stats_buf_append(a->out, " ", 1);
+		buf_hex(a->out, rs->rdata[i], rs->rdlen[i]);
+	}
+	stats_buf_append(a->out, "\n", 1);
+	a->n++;
+}
+
+/** dump_infra: where the lines go, and the time */
+struct infra_dump_arg {
+	/** output */
+	struct stats_buf *out;
+	/** the time */
+	time_t now;
+};
+
+/** dump_infra: one server (or lameness) entry, in the order of
+ * Unbound's line: address, zone, ttl, ping, var, rtt, rto; then
+ * petrel's timeouts, edns and lame fields */
+static void
+dump_infra_cb(const struct infra_dump_entry *e, void *arg)
+{
+	struct infra_dump_arg *a = arg;
+	char zone[DNS_MAX_NAME_STR], ad[80];
+	long long ttl = (long long)e->host.expire - (long long)a->now;
+	int srtt = e->host.srtt < 0 ? 0 : e->host.srtt;
+	if(ttl <= 0)
+		return;
+	if(!e->zone || dname_to_str(e->zone, zone, sizeof(zone)) != 0)
+		snprintf(zone, sizeof(zone), ".");
+	if(e->port != 53)
+		snprintf(ad, sizeof(ad), "%s@%d", e->addr, e->port);
+	else	snprintf(ad, sizeof(ad), "%s", e->addr);
+	stats_buf_printf(a->out, "%s %s ttl %lld ping %d var %d rtt %d "
+		"rto %d timeouts %d ednsknown %d edns %d lame %d\n", ad,
+		zone, ttl, srtt,
+		e->host.rttvar, srtt + 4 * e->host.rttvar, e->host.rto,
+		e->host.timeouts, e->host.edns != INFRA_EDNS_UNKNOWN,
+		e->host.edns == INFRA_EDNS_YES ? 0 : -1, e->lame);
+}
+
+/** lower every TTL of a wire message by dec (at least 1 remains);
+ * @return new wire (malloced) or NULL */
+static uint8_t *
+msg_lower_ttls(const uint8_t *msg, size_t len, uint32_t dec, size_t *outlen)
+{
+	ldns_pkt *pkt = NULL;
+	uint8_t *wire = NULL;
+	ldns_rr_list *lists[3];
+	size_t i, j;
+	if(ldns_wire2pkt(&pkt, msg, len) != LDNS_STATUS_OK)
+		return NULL;
+	lists[0] = ldns_pkt_answer(pkt);
+	lists[1] = ldns_pkt_authority(pkt);
+	lists[2] = ldns_pkt_additional(pkt);
+	for(i = 0; i < 3; i++) {
+		for(j = 0; lists[i] && j < ldns_rr_list_rr_count(lists[i]); j++) {
+			ldns_rr *rr = ldns_rr_list_rr(lists[i], j);
+			uint32_t t = ldns_rr_ttl(rr);
+			ldns_rr_set_ttl(rr, t > dec ? t - dec : 1);
+		}
+	}
+	if(ldns_pkt2wire(&wire, pkt, outlen) != LDNS_STATUS_OK)
+		wire = NULL;
+	ldns_pkt_free(pkt);
+	return wire;
+}
+
+/** load one "msg" line; @return 1 stored, 0 dropped, -1 malformed */
+static int
+load_msg_line(struct daemon_env *env, char *rest, time_t now)
+{
+	long long dumped;
+	unsigned ttl;
+	int do_bit, cd_bit, sec, n = 0;
+	char *hex;
+	uint8_t *msg, *wire;
+	long mlen;
+	size_t wlen = 0, pos;
+	struct query_info qi;
+	uint8_t qname[DNS_MAX_NAME + 1];
+	long long elapsed;
+	int r;
+	if(sscanf(rest, "%lld %u %d %d %d %n", &dumped, &ttl, &do_bit, &cd_bit,
+		&sec, &n) != 5 || n == 0)
+		return -1;
+	hex = rest + n;
+	hex[strcspn(hex, " \r\n")] = 0;
+	msg = malloc(strlen(hex) / 2 + 1);
+	if(!msg)
+		return -1;
+	mlen = hex_decode(hex, msg, strlen(hex) / 2 + 1);
+	if(mlen < DNS_HDR_SIZE + 5) {
+		free(msg);
+		return -1;
+	}
+	elapsed = (long long)now - dumped;
+	if(elapsed < 0)
+		elapsed = 0;
+	if(elapsed >= (long long)ttl) {
+		free(msg);
+		return 0;	/* expired since the dump */
+	}
+	pos = DNS_HDR_SIZE;
+	if(dname_pkt_read_lower(msg, (size_t)mlen, &pos, qname, NULL) != 0 ||
+		pos + 4 > (size_t)mlen) {
+		free(msg);
+		return -1;
+	}
+	if(query_info_set(&qi, qname, dns_read_u16(msg + pos),
+		dns_read_u16(msg + pos + 2)) != 0) {
+		free(msg);
+		return -1;
+	}
+	wire = msg_lower_ttls(msg, (size_t)mlen, (uint32_t)elapsed, &wlen);
+	free(msg);
+	if(!wire)
+		return -1;
+	/* a loaded entry never brings its own security status: whatever
+	 * the file says (sec), it is served as unchecked */
+	(void)sec;
+	r = mcache_store(env->msg, &qi, do_bit, cd_bit, wire, wlen, now,
+		MCACHE_SEC_UNCHECKED, -1);
+	free(wire);
+	return r == MCACHE_STORED ? 1 : r == MCACHE_NOT_CACHEABLE ? 0 : -1;
+}
+
+/** load one "rrset" line; @return 1 stored, 0 dropped, -1 malformed */
+static int
+load_rrset_line(struct daemon_env *env, char *rest, time_t now)
+{
+	long long dumped, elapsed;
+	unsigned ttl, cl, ty;
+	int trust, sec, n = 0, r = -1;
+	size_t count, sigs, i, k;
+	char *p, *w;
+	uint8_t name[DNS_MAX_NAME + 1];
+	uint8_t **rd = NULL;
+	uint16_t *rl = NULL;
+	long nl;
+	struct rrset_data rs;
+	if(sscanf(rest, "%lld %u %d %d %u %u %zu %zu %n", &dumped, &ttl, &trust,
+		&sec, &cl, &ty, &count, &sigs, &n) != 8 || n == 0 ||
+		count + sigs == 0 || count + sigs > 65535)
+		return -1;
+	p = rest + n;
+	w = remote_next_word(p, &p);
+	nl = hex_decode(w, name, sizeof(name));
+	if(nl <= 0 || dname_valid(name, (size_t)nl) != (size_t)nl)
+		return -1;
+	elapsed = (long long)now - dumped;
+	if(elapsed < 0)
+		elapsed = 0;
+	if(elapsed >= (long long)ttl)
+		return 0;
+	rd = calloc(count + sigs, sizeof(*rd));
+	rl = calloc(count + sigs, sizeof(*rl));
+	if(!rd || !rl)
+		goto out;
+	for(i = 0; i < count + sigs; i++) {
+		long l;
+		w = remote_next_word(p, &p);
+		if(!w[0])
+			goto out;
+		rd[i] = malloc(strlen(w) / 2 + 1);
+		if(!rd[i])
+			goto out;
+		l = hex_decode(w, rd[i], strlen(w) / 2 + 1);
+		if(l < 0 || l > 65535)
+			goto out;
+		rl[i] = (uint16_t)l;
+	}
+	memset(&rs, 0, sizeof(rs));
+	rs.name = name;
+	rs.name_len = (size_t)nl;
+	rs.type = (uint16_t)ty;
+	rs.rrclass = (uint16_t)cl;
+	rs.ttl = ttl - (uint32_t)elapsed;
+	/* a loaded RRset never brings its own security status, nor more
+	 * trust than a non-authoritative answer: a secure or authoritative
+	 * claim in the file cannot shadow what the resolver learns */
+	rs.trust = (enum rrset_trust)trust > RRSET_TRUST_ANS_NOAA ?
+		RRSET_TRUST_ANS_NOAA : (enum rrset_trust)trust;
+	rs.sec = RRSET_SEC_UNCHECKED;
+	(void)sec;
+	rs.count = count;
+	rs.sig_count = sigs;
+	rs.rdata = (const uint8_t *const *)rd;
+	rs.rdlen = rl;
+	r = rrset_cache_store(env->rrset, &rs, now) == RRSET_STORED ? 1 : 0;
+out:
+	for(k = 0; rd && k < count + sigs; k++)
+		free(rd[k]);
+	free(rd);
+	free(rl);
+	return r;
+}
+
+/** load_cache in a worker: the payload is the dump text */
+static void
+worker_load_cache(struct worker *w, char *data, struct stats_buf *out)
+{
+	char *line = data, *nl;
+	time_t now = worker_now(w);
+	size_t stored = 0, dropped = 0, bad = 0;
+	while(line && *line) {
+		char *rest, *kw;
+		nl = strchr(line, '\n');
+		if(nl)
+			*nl = 0;
+		kw = remote_next_word(line, &rest);
+		if(strcmp(kw, "EOF") == 0)
+			break;
+		if(kw[0] && kw[0] != ';') {
+			int r = -1;
+			if(strcmp(kw, "msg") == 0 && w->env->msg)
+				r = load_msg_line(w->env, rest, now);
+			else if(strcmp(kw, "rrset") == 0 && w->env->rrset)
+				r = load_rrset_line(w->env, rest, now);
+			if(r == 1)
+				stored++;
+			else if(r == 0)
+				dropped++;
+			else	bad++;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	stats_buf_printf(out, "%zu %zu %zu\n", stored, dropped, bad);
+}
+
+/** drop every client resolution in the mesh (flush_requestlist) */
+static size_t
+worker_flush_requestlist(struct worker *w)
+{
+	struct mesh *m;
+	struct mesh_state *s;
+	size_t n = 0, guard;
+	if(!w->res || !(m = w->res->mesh))
+		return 0;
+	guard = m->num_states + 1;
+	while(guard-- > 0) {
+		for(s = m->first; s; s = s->next)
+			if(!s->finished && s->num_clients > 0)
+				break;
+		if(!s)
+			break;
+		mesh_state_finish(s, NULL, DNS_EDE_OTHER);
+		n++;
+	}
+	return n;
+}
+
+/** dump_requestlist in a worker */
+static void
+worker_dump_requestlist(struct worker *w, struct stats_buf *out)
+{
+	struct mesh_state *s;
+	const struct timeval *now = w->base ? comm_base_now(w->base) : NULL;
+	int i = 0;
+	stats_buf_printf(out, "thread #%d\n", w->index);
+	if(!w->res || !w->res->mesh)
+		return;
+	for(s = w->res->mesh->first; s; s = s->next, i++) {
+		char nm[DNS_MAX_NAME_STR], tb[32];
+		double age = 0;
+		if(now)
+			age = (double)(now->tv_sec - s->start.tv_sec) +
+				(double)(now->tv_usec - s->start.tv_usec) / 1e6;
+		(void)dname_to_str(s->qname, nm, sizeof(nm));
+		stats_buf_printf(out, "%3d %4s %2s %s %.3f %d clients%s\n", i,
+			dns_type_str(s->qtype, tb, sizeof(tb)),
+			dns_class_str(s->qclass), nm, age, s->num_clients,
+			s->prefetch ? " prefetch" : "");
+	}
+}
+
+/** flush commands in a worker; replies "rrsets messages\n" */
+static int
+worker_flush(struct worker *w, const char *cmd, char *args,
+	struct stats_buf *out, char *err, size_t errlen)
+{
+	struct daemon_env *env = w->env;
+	uint8_t name[DNS_MAX_NAME + 1];
+	size_t nl, nr = 0, nm = 0;
+	char *rest, *a1;
+	a1 = remote_next_word(args, &rest);
+	if(strcmp(cmd, "flush_negative") == 0) {
+		if(env->msg)
+			nm = mcache_flush_negative(env->msg);
+	} else if(strcmp(cmd, "flush_bogus") == 0) {
+		if(env->msg)
+			nm = mcache_flush_bogus(env->msg);
+	} else if(strcmp(cmd, "flush_all") == 0) {
+		if(env->msg) {
+			nm = mcache_get_count(env->msg);
+			mcache_flush_all(env->msg);
+		}
+		if(env->rrset) {
+			nr = rrset_cache_get_count(env->rrset);
+			rrset_cache_flush_all(env->rrset);
+		}
+	} else if(strcmp(cmd, "flush_infra") == 0) {
+		struct netaddr a;
+		const char *e = NULL;
+		if(!a1[0] || rest[0]) {
+			snprintf(err, errlen, "expected: flush_infra all|IP");
+			return -1;
+		}
+		if(strcmp(a1, "all") == 0) {
+			if(env->infra) {
+				nr = infra_get_count(env->infra);
+				infra_flush_all(env->infra);
+			}
+		} else if(netaddr_parse(a1, 53, &a, &e) != 0) {
+			snprintf(err, errlen, "bad address '%s'", a1);
+			return -1;
+		} else if(env->infra)
+			nr = infra_flush_addr(env->infra, &a);
+	} else {
+		if(remote_parse_name(a1, name, &nl) != 0) {
+			snprintf(err, errlen, "bad or missing name '%s'", a1);
+			return -1;
+		}
+		if(strcmp(cmd, "flush") == 0) {
+			if(rest[0]) {
+				snprintf(err, errlen, "expected: flush name");
+				return -1;
+			}
+			if(env->msg)
+				nm = mcache_flush_name(env->msg, name);
+			if(env->rrset)
+				nr = rrset_cache_flush_name(env->rrset, name);
+		} else if(strcmp(cmd, "flush_zone") == 0) {
+			if(rest[0]) {
+				snprintf(err, errlen, "expected: flush_zone name");
+				return -1;
+			}
+			if(env->msg)
+				nm = mcache_flush_zone(env->msg, name);
+			if(env->rrset)
+				nr = rrset_cache_flush_zone(env->rrset, name);
+		} else {	/* flush_type */
+			char *t = remote_next_word(rest, &rest);
+			int ty = dns_type_from_str(t);
+			if(!t[0] || rest[0] || ty < 0) {
+				snprintf(err, errlen, "bad or missing type '%s'",
+					t);
+				return -1;
+			}
+			if(env->msg)
+				nm = mcache_flush_type(env->msg, name,
+					(uint16_t)ty, DNS_CLASS_IN);
+			if(env->rrset)
+				nr = rrset_cache_flush_type(env->rrset, name,
+					(uint16_t)ty, DNS_CLASS_IN);
+		}
+	}
+	stats_buf_printf(out, "%zu %zu\n", nr, nm);
+	return 0;
+}
+
+/** run one worker command; the reply goes to out */
+static void
+worker_exec(struct worker *w, char *line, char *payload, size_t plen,
+	struct stats_buf *out)
+{
+	char err[512], *args, *cmd = remote_next_word(line, &args);
+	(void)plen;
+	err[0] = 0;
+	if(strcmp(cmd, "stats_get") == 0) {
+		struct stats_info si;
+		stats_collect(w, &si, atoi(args));
+		if(w->env->msg) {
+			si.mem_msg = mcache_get_mem(w->env->msg);
+			si.msg_count = mcache_get_count(w->env->msg);
+		}
+		if(w->env->rrset) {
+			si.mem_rrset = rrset_cache_get_mem(w->env->rrset);
+			si.rrset_count = rrset_cache_get_count(w->env->rrset);
+		}
+		if(w->env->infra)
+			si.infra_count = infra_get_count(w->env->infra);
+		stats_buf_append(out, &si, sizeof(si));
+	} else if(strncmp(cmd, "flush", 5) == 0 &&
+		strcmp(cmd, "flush_requestlist") != 0) {
+		if(worker_flush(w, cmd, args, out, err, sizeof(err)) != 0)
+			stats_buf_printf(out, "error %s\n", err);
+	} else if(strcmp(cmd, "flush_requestlist") == 0) {
+		stats_buf_printf(out, "0 %zu\n", worker_flush_requestlist(w));
+	} else if(strcmp(cmd, "dump_requestlist") == 0) {
+		worker_dump_requestlist(w, out);
+	} else if(strcmp(cmd, "dump_cache") == 0) {
+		struct dump_arg a;
+		/* a shared cache is dumped once, by worker 0 */
+		int dump = !w->env->shc || w->index == 0;
+		memset(&a, 0, sizeof(a));
+		a.out = out;
+		a.now = worker_now(w);
+		if((w->env->msg && dump && mcache_traverse(w->env->msg, a.now,
+			dump_msg_cb, &a) != 0) || (w->env->rrset && dump &&
+			rrset_cache_traverse(w->env->rrset, a.now, dump_rrset_cb,
+			&a) != 0))
+			stats_buf_printf(out, "error out of memory\n");
+	} else if(strcmp(cmd, "lookup") == 0) {
+		struct dump_arg a;
+		uint8_t name[DNS_MAX_NAME + 1];
+		size_t nl;
+		if(remote_parse_name(args, name, &nl) != 0) {
+			stats_buf_printf(out, "error bad name '%s'\n", args);
+			return;
+		}
+		memset(&a, 0, sizeof(a));
+		a.out = out;
+		a.now = worker_now(w);
+		a.only = name;
+		if(w->env->shc && w->index != 0)
+			return; /* a shared cache is shown once, by worker 0 */
+		if(w->env->msg)
+			(void)mcache_traverse(w->env->msg, a.now, dump_msg_cb,
+				&a);
+		if(w->env->rrset)
+			(void)rrset_cache_traverse(w->env->rrset, a.now,
+				dump_rrset_cb, &a);
+	} else if(strcmp(cmd, "load_cache") == 0) {
+		if(payload)
+			worker_load_cache(w, payload, out);
+		else	stats_buf_printf(out, "0 0 0\n");
+	} else if(strcmp(cmd, "dump_infra") == 0) {
+		struct infra_dump_arg ia;
+		ia.out = out;
+		ia.now = worker_now(w);
+		if(w->env->infra)
+			infra_traverse(w->env->infra, dump_infra_cb, &ia);
+	} else if(strcmp(cmd, "verbosity") == 0) {
+		log_set_verbosity(atoi(args));
+		stats_buf_printf(out, "ok\n");
+	} else if(strcmp(cmd, "cfg") == 0 && w->daemon->is_child) {
+		/* fork: apply the same config change and reload on it */
+		char *sub, *subargs;
+		struct config_file *ncfg = config_dup(w->daemon->cfg);
+		sub = remote_next_word(args, &subargs);
+		if(payload && remote_cfg_bulk_single(sub))
+			subargs = payload;
+		if(!ncfg || remote_cfg_change(ncfg, sub, subargs, err,
+			sizeof(err)) != 0) {
+			config_delete(ncfg);
+			stats_buf_printf(out, "error %s\n", err[0] ? err :
+				"out of memory");
+			return;
+		}
+		config_delete(w->next_cfg);
+		w->next_cfg = ncfg;
+		w->cmd = 'R';
+		comm_base_exit(w->base);
+		stats_buf_printf(out, "ok\n");
+	} else
+		stats_buf_printf(out, "error unknown worker command '%s'\n",
+			cmd);
+}
+
+void
+remote_worker_cmd(struct worker *w, int fd)
+{
+	uint32_t len, hdr[2];
+	char *frame = NULL;
+	struct stats_buf out;
+	size_t ll;
+	int wfd = w->stat_pipe[1];
+	memset(&out, 0, sizeof(out));
+	if(remote_fd_read_all(fd, &len, sizeof(len), REMOTE_WORKER_TIMEOUT_MS) != 0 ||
+		len == 0 || len > REMOTE_FRAME_MAX) {
+		verbose(VERB_OPS, "worker %d: bad control frame", w->index);
+		return;
+	}
+	frame = malloc((size_t)len + 1);
+	if(!frame || remote_fd_read_all(fd, frame, len, REMOTE_WORKER_TIMEOUT_MS)
+		!= 0) {
+		free(frame);
+		verbose(VERB_OPS, "worker %d: short control frame", w->index);
+		return;
+	}
+	frame[len] = 0;
+	ll = strnlen(frame, len);
+	worker_exec(w, frame, ll < len ? frame + ll + 1 : NULL,
+		ll < len ? len - ll - 1 : 0, &out);
+	free(frame);
+	if(out.oom) {
+		stats_buf_free(&out);
+		stats_buf_printf(&out, "error out of memory\n");
+	}
+	if(wfd == -1) {
+		stats_buf_free(&out);
+		return;
+	}
+	hdr[0] = REMOTE_MAGIC;
+	hdr[1] = (uint32_t)out.len;
+	(void)remote_fd_nonblock(wfd, 1);
+	if(remote_fd_write_all(wfd, hdr, sizeof(hdr), REMOTE_WORKER_TIMEOUT_MS) != 0 ||
+		remote_fd_write_all(wfd, out.data ? out.data : "", out.len,
+		REMOTE_WORKER_TIMEOUT_MS) != 0)
+		verbose(VERB_OPS, "worker %d: cannot write the control reply",
+			w->index);
+	stats_buf_free(&out);
+}

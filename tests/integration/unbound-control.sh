@@ -1,0 +1,403 @@
+#!/bin/bash
+# tests/integration/unbound-control.sh - Unbound's own unbound-control,
+# unbound-control-setup and munin plugin against a running petrel.
+#
+#   bash tests/integration/unbound-control.sh [PETREL]
+#   (or PETREL=... in the env; UNBOUND_CONTROL, UNBOUND_CONTROL_SETUP and
+#   MUNIN_PLUGIN to use other copies; MODELS="pthreads" to skip fork)
+#
+# An operator replacing Unbound keeps unbound-control and the tools built
+# on it. unbound-control-setup makes the keys (unbound_server.key/pem,
+# unbound_control.key/pem); petrel reads them as they are. For each thread
+# model and each transport (unix socket, TLS) every control command petrel
+# has is sent through the real unbound-control ("UBCT1" requests), with
+# the bulk commands fed on stdin as block-list tools do; the answers and
+# their effect on DNS answers are checked. Then Debian's munin plugin
+# (unbound_munin_) prints its config and its values from petrel's stats.
+#
+# unbound-control parses the config file with Unbound's parser, which
+# does not know petrel's own options (thread-model, event-backend,
+# http-metrics-interface): with pthreads the one file serves both, with
+# fork unbound-control gets a copy without the thread-model line.
+#
+# Addresses: 127.0.80.1 (petrel), 127.0.80.2 (NSD); ports 61900-61903.
+# Prints "unbound-control: N passed, M failed"; exit 0 when nothing failed.
+# Stops everything it started (lib.sh's trap).
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+PETREL=${1:-${PETREL:-petrel}}
+UC=${UNBOUND_CONTROL:-/usr/sbin/unbound-control}
+UCSETUP=${UNBOUND_CONTROL_SETUP:-/usr/sbin/unbound-control-setup}
+MUNIN=${MUNIN_PLUGIN:-/usr/share/munin/plugins/unbound_munin_}
+MODELS=${MODELS:-pthreads fork}
+. "$HERE/lib.sh"
+
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); [ -n "$VERBOSE" ] && echo "ok: $*"; return 0; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; return 0; }
+
+command -v "$NSD" >/dev/null 2>&1 || NSD=$(command -v nsd)
+for t in "$PETREL" "$UC" "$UCSETUP" "$NSD" dig; do
+	if ! command -v "$t" >/dev/null 2>&1 && [ ! -x "$t" ]; then
+		echo "unbound-control: missing $t (contrib/setup-debian.sh" \
+			"installs it)" >&2
+		echo "unbound-control: 0 passed, 1 failed"
+		exit 1
+	fi
+done
+
+it_init petrel-uc
+W=$IT_WORK
+IP=127.0.80.1
+NSD_IP=127.0.80.2
+DNS_PORT=61900
+NSD_PORT=61901
+CTL_PORT=61902
+for a in $IP $NSD_IP; do
+	ip addr show dev lo 2>/dev/null | grep -q "inet $a/" ||
+		ip addr add $a/32 dev lo 2>/dev/null
+done
+
+cat > "$W/ctl.zone" <<'EOF'
+$ORIGIN ctl.example.
+$TTL 300
+@	IN SOA ns hostmaster 1 3600 600 86400 60
+@	IN NS ns
+ns	IN A 127.0.80.2
+www	IN A 192.0.2.1
+mail	IN A 192.0.2.2
+EOF
+cat > "$W/stub.zone" <<'EOF'
+$ORIGIN stub.example.
+$TTL 300
+@	IN SOA ns hostmaster 1 3600 600 86400 60
+@	IN NS ns
+ns	IN A 127.0.80.2
+www	IN A 192.0.2.21
+EOF
+# nothing leaves the machine: the root servers are a silent loopback
+# address
+printf '.\t3600000 IN NS a.root.\na.root.\t3600000 IN A 127.0.80.3\n' \
+	> "$W/root.hints"
+export NSD_PORT
+if ! nsd_start uc $NSD_IP ctl.example="$W/ctl.zone" \
+	stub.example="$W/stub.zone"; then
+	echo "unbound-control: 0 passed, 1 failed"
+	exit 1
+fi
+
+# Unbound's key setup, as an operator runs it
+mkdir -p "$W/keys"
+if "$UCSETUP" -d "$W/keys" >"$W/setup.out" 2>&1; then
+	ok "unbound-control-setup"
+else
+	bad "unbound-control-setup: $(tail -2 "$W/setup.out")"
+fi
+
+# write_conf FILE MODEL TRANSPORT [UNBOUND_ONLY]: the config; with
+# UNBOUND_ONLY=1 without petrel's own thread-model line
+write_conf() {
+	local f=$1 model=$2 tr=$3 ubonly=${4:-0}
+	{
+		echo "server:"
+		echo "  interface: $IP@$DNS_PORT"
+		echo "  num-threads: 2"
+		[ "$model" = pthreads ] || [ "$ubonly" = 1 ] ||
+			echo "  thread-model: $model"
+		echo "  do-daemonize: no"
+		echo "  pidfile: \"\""
+		echo "  chroot: \"\""
+		echo "  username: \"\""
+		echo "  directory: \"$W\""
+		echo "  logfile: \"$W/petrel.log\""
+		echo "  verbosity: 1"
+		echo "  do-not-query-localhost: no"
+		echo "  root-hints: \"$W/root.hints\""
+		echo "  extended-statistics: yes"
+		echo "  statistics-cumulative: no"
+		echo "remote-control:"
+		echo "  control-enable: yes"
+		if [ "$tr" = unix ]; then
+			echo "  control-interface: $W/ctl.sock"
+		else
+			echo "  control-interface: $IP"
+			echo "  control-port: $CTL_PORT"
+			echo "  control-use-cert: yes"
+		fi
+		echo "  server-key-file: \"$W/keys/unbound_server.key\""
+		echo "  server-cert-file: \"$W/keys/unbound_server.pem\""
+		echo "  control-key-file: \"$W/keys/unbound_control.key\""
+		echo "  control-cert-file: \"$W/keys/unbound_control.pem\""
+		echo "forward-zone:"
+		echo "  name: \"ctl.example.\""
+		echo "  forward-addr: $NSD_IP@$NSD_PORT"
+	} > "$f"
+}
+
+PID=""
+CONF=""
+UCONF=""
+# uc ARGS...: run unbound-control; output in $OUT, status in $RC
+uc() {
+	OUT=$("$UC" -c "$UCONF" "$@" 2>&1)
+	RC=$?
+}
+# ucin INPUT ARGS...: the same with INPUT on stdin
+ucin() {
+	local in=$1
+	shift
+	OUT=$(printf '%s' "$in" | "$UC" -c "$UCONF" "$@" 2>&1)
+	RC=$?
+}
+# expect_ok DESC PATTERN ARGS...: rc 0 and output matches the ERE
+expect_ok() {
+	local desc=$1 pat=$2
+	shift 2
+	uc "$@"
+	if [ $RC = 0 ] && echo "$OUT" | grep -Eq -- "$pat"; then
+		ok "$TAG $desc"
+	else
+		bad "$TAG $desc: rc $RC, output: $(echo "$OUT" | head -5)"
+	fi
+}
+# expect_err DESC ARGS...: rc 1 and an "error" first line
+expect_err() {
+	local desc=$1
+	shift
+	uc "$@"
+	if [ $RC = 1 ] && echo "$OUT" | head -1 | grep -q '^error'; then
+		ok "$TAG $desc"
+	else
+		bad "$TAG $desc: rc $RC, output: $(echo "$OUT" | head -3)"
+	fi
+}
+q() { dig +time=2 +tries=1 @$IP -p $DNS_PORT "$@" 2>/dev/null; }
+qshort() { q +short "$@"; }
+# every one of 6 separate clients (spread over the workers) sees it
+all_see() {
+	local want=$1 i got
+	shift
+	for i in 1 2 3 4 5 6; do
+		got=$(qshort "$@")
+		[ "$got" = "$want" ] || return 1
+	done
+	return 0
+}
+rcode_of() { q "$@" | sed -n 's/.*status: \([A-Z]*\).*/\1/p' | head -1; }
+
+start_petrel() {
+	"$PETREL" -d -c "$CONF" >>"$W/petrel.out" 2>&1 &
+	PID=$!
+	it_track $PID
+	for i in $(seq 50); do
+		if "$UC" -c "$UCONF" status >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	bad "petrel did not start with $CONF"
+	tail -5 "$W/petrel.log" "$W/petrel.out" >&2
+	return 1
+}
+
+stop_petrel() {
+	uc stop
+	[ $RC = 0 ] && [ "$OUT" = ok ] && ok "$TAG stop" ||
+		bad "$TAG stop answered rc $RC '$OUT'"
+	for i in $(seq 30); do
+		kill -0 "$PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$PID" 2>/dev/null; then
+		bad "$TAG petrel still running 3 s after stop"
+		it_kill "$PID"
+	else
+		ok "$TAG petrel exited after stop"
+	fi
+	wait "$PID" 2>/dev/null
+	PID=""
+	# stopped: unbound-control status fails (3, "not running", over
+	# TCP; 1 with the unix socket gone)
+	uc status
+	if [ $RC = 3 ] || { [ $RC = 1 ] && [ "${TAG#*/}" = "unix]" ]; }; then
+		ok "$TAG status of a stopped server: $RC"
+	else
+		bad "$TAG status of a stopped server: rc $RC '$OUT'"
+	fi
+}
+
+# run_commands: every command petrel has, through unbound-control
+run_commands() {
+	expect_ok "status" "is running" status
+	expect_ok "status names the threads" "^threads: 2" status
+	all_see 192.0.2.1 www.ctl.example A &&
+		ok "$TAG forwarded answer" || bad "$TAG forwarded answer"
+	qshort www.ctl.example A >/dev/null
+	expect_ok "stats: extended" "^num\.query\.type\.A=[1-9]" stats_noreset
+	expect_ok "stats" "^total\.num\.queries=[1-9]" stats
+	uc stats
+	echo "$OUT" | grep -q '^total\.num\.queries=0$' &&
+		ok "$TAG stats reset the counters" ||
+		bad "$TAG stats did not reset: $(echo "$OUT" | grep total.num.queries=)"
+	expect_ok "stats_noreset" "^time\.up=" stats_noreset
+	expect_ok "flush_stats" "^ok$" flush_stats
+	expect_ok "verbosity" "^ok$" verbosity 2
+	expect_ok "verbosity back" "^ok$" verbosity 1
+	expect_ok "log_reopen" "^ok$" log_reopen
+	expect_ok "lookup" "forwarding request" lookup www.ctl.example
+	expect_ok "cache_lookup" "www\.ctl\.example\." cache_lookup www.ctl.example
+	expect_err "cache_lookup without a name" cache_lookup
+	expect_ok "dump_infra" "^$NSD_IP@$NSD_PORT \. ttl [0-9]+ ping" dump_infra
+	expect_ok "dump_requestlist" "" dump_requestlist
+	expect_ok "flush_requestlist" "^ok" flush_requestlist
+	expect_ok "flush" "^ok" flush www.ctl.example
+	expect_ok "flush_type" "^ok" flush_type mail.ctl.example A
+	expect_ok "flush_zone" "^ok removed" flush_zone ctl.example
+	expect_ok "flush_negative" "^ok removed" flush_negative
+	expect_ok "flush_bogus" "^ok removed" flush_bogus
+	expect_ok "flush_infra" "^ok" flush_infra all
+	# a dump taken through unbound-control loads back the same way
+	qshort www.ctl.example A >/dev/null
+	uc dump_cache
+	if [ $RC = 0 ] && echo "$OUT" | grep -q '^EOF$'; then
+		ok "$TAG dump_cache"
+		printf '%s\n' "$OUT" > "$W/dump"
+		expect_ok "flush_zone before load" "^ok" flush_zone ctl.example
+		OUT=$("$UC" -c "$UCONF" load_cache < "$W/dump" 2>&1)
+		RC=$?
+		[ $RC = 0 ] && echo "$OUT" | grep -q '^ok' && ok "$TAG load_cache" ||
+			bad "$TAG load_cache: rc $RC '$OUT'"
+		expect_ok "cache_lookup after load" "www\.ctl\.example\." \
+			cache_lookup www.ctl.example
+	else
+		bad "$TAG dump_cache: rc $RC $(echo "$OUT" | tail -2)"
+	fi
+	# local data, one at a time
+	expect_ok "local_zone" "^ok$" local_zone one.example static
+	expect_ok "local_data" "^ok$" local_data "www.one.example. 60 IN A 192.0.2.31"
+	all_see 192.0.2.31 www.one.example A &&
+		ok "$TAG local_data answers" || bad "$TAG local_data answers"
+	expect_ok "list_local_zones" "^one\.example\. static$" list_local_zones
+	expect_ok "list_local_data" "^www\.one\.example\..*192\.0\.2\.31" list_local_data
+	expect_ok "local_data_remove" "^ok$" local_data_remove www.one.example
+	expect_ok "local_zone_remove" "^ok$" local_zone_remove one.example
+	expect_err "local_zone with a bad type" local_zone two.example nonsense
+	# the bulk commands, from stdin as block-list tools feed them
+	ucin "$(printf 'www.ctl.example. always_nxdomain\ntrack.example. refuse\nbad line with words\n')" local_zones
+	if [ $RC = 1 ] && echo "$OUT" | grep -q '^error for input line: bad line' &&
+		echo "$OUT" | grep -q '^added 2 zones$'; then
+		ok "$TAG local_zones (bulk, one bad line)"
+	else
+		bad "$TAG local_zones: rc $RC '$OUT'"
+	fi
+	[ "$(rcode_of www.ctl.example A)" = NXDOMAIN ] &&
+		ok "$TAG bulk zone answers" || bad "$TAG bulk zone answers"
+	ucin "$(printf 'a.track.example. A 192.0.2.41\nb.track.example. TXT "two words"\n')" local_datas
+	[ $RC = 0 ] && [ "$OUT" = "added 2 datas" ] &&
+		ok "$TAG local_datas (bulk)" || bad "$TAG local_datas: rc $RC '$OUT'"
+	all_see 192.0.2.41 a.track.example A &&
+		ok "$TAG bulk data answers" || bad "$TAG bulk data answers"
+	ucin "$(printf 'a.track.example.\nb.track.example.\n')" local_datas_remove
+	[ $RC = 0 ] && [ "$OUT" = "removed 2 datas" ] &&
+		ok "$TAG local_datas_remove" || bad "$TAG local_datas_remove: rc $RC '$OUT'"
+	ucin "$(printf 'www.ctl.example.\ntrack.example.\n')" local_zones_remove
+	[ $RC = 0 ] && [ "$OUT" = "removed 2 zones" ] &&
+		ok "$TAG local_zones_remove" || bad "$TAG local_zones_remove: rc $RC '$OUT'"
+	all_see 192.0.2.1 www.ctl.example A &&
+		ok "$TAG bulk zone gone" || bad "$TAG bulk zone still answers"
+	# forward and stub zones
+	expect_ok "list_forwards" "^ctl\.example\. IN forward $NSD_IP@$NSD_PORT" list_forwards
+	expect_ok "stub_add" "^ok$" stub_add stub.example $NSD_IP@$NSD_PORT
+	expect_ok "list_stubs" "^stub\.example\. IN stub" list_stubs
+	all_see 192.0.2.21 www.stub.example A &&
+		ok "$TAG stub answers" || bad "$TAG stub answers"
+	expect_ok "stub_remove" "^ok$" stub_remove stub.example
+	expect_ok "forward_add" "^ok$" forward_add other.example $NSD_IP@$NSD_PORT
+	expect_ok "forward_remove" "^ok$" forward_remove other.example
+	expect_ok "forward (none)" "^off" forward
+	expect_ok "forward set" "^ok$" forward $NSD_IP@$NSD_PORT
+	expect_ok "forward (show)" "^$NSD_IP@$NSD_PORT$" forward
+	expect_ok "forward off" "^ok$" forward off
+	expect_ok "forward (off)" "^off" forward
+	# options changed at run time
+	expect_ok "set_option" "^ok$" set_option cache-max-ttl: 1234
+	expect_ok "get_option" "^1234$" get_option cache-max-ttl
+	expect_err "set_option of a restart-only option" set_option num-threads: 4
+	expect_err "get_option unknown" get_option no-such-option
+	expect_err "unknown command" no_such_command
+	expect_ok "reload_keep_cache" "^ok$" reload_keep_cache
+	expect_ok "reload" "^ok$" reload
+	all_see 192.0.2.1 www.ctl.example A &&
+		ok "$TAG answers after reload" || bad "$TAG answers after reload"
+}
+
+for MODEL in $MODELS; do
+	for TR in unix tls; do
+		TAG="[$MODEL/$TR]"
+		CONF=$W/petrel-$MODEL-$TR.conf
+		write_conf "$CONF" "$MODEL" "$TR"
+		if [ "$MODEL" = pthreads ]; then
+			UCONF=$CONF
+		else
+			UCONF=$W/uc-$MODEL-$TR.conf
+			write_conf "$UCONF" "$MODEL" "$TR" 1
+		fi
+		rm -f "$W/ctl.sock"
+		start_petrel || continue
+		run_commands
+		stop_petrel
+	done
+done
+
+# Debian's munin plugin, as munin-node runs it
+if [ -f "$MUNIN" ]; then
+	TAG="[munin]"
+	CONF=$W/petrel-munin.conf
+	write_conf "$CONF" pthreads tls
+	UCONF=$CONF
+	mkdir -p "$W/munin"
+	if start_petrel; then
+		qshort www.ctl.example A >/dev/null
+		qshort nx.ctl.example A >/dev/null
+		for g in hits queue memory by_type by_class by_opcode by_rcode \
+			by_flags histogram; do
+			ln -sf "$MUNIN" "$W/munin/unbound_munin_$g"
+		done
+		run_munin() {
+			MUNIN_PLUGSTATE=$W/munin unbound_conf=$CONF \
+				unbound_control=$UC sh "$W/munin/unbound_munin_$1" $2 2>&1
+		}
+		OUT=$(run_munin hits config)
+		echo "$OUT" | grep -q '^graph_title Unbound DNS traffic' &&
+			echo "$OUT" | grep -q '^t0_n_queries.label' &&
+			ok "$TAG hits config" || bad "$TAG hits config: $(echo "$OUT" | head -3)"
+		OUT=$(run_munin hits)
+		echo "$OUT" | grep -Eq '^t_n_queries.value [1-9]' &&
+			ok "$TAG hits values" || bad "$TAG hits values: $(echo "$OUT" | head -5)"
+		OUT=$(run_munin by_type)
+		echo "$OUT" | grep -Eq '^n_q_t_A.value [1-9]' &&
+			ok "$TAG by_type values" || bad "$TAG by_type: $(echo "$OUT" | head -3)"
+		OUT=$(run_munin by_rcode)
+		echo "$OUT" | grep -Eq '^n_a_r_NXDOMAIN.value [1-9]' &&
+			ok "$TAG by_rcode values" || bad "$TAG by_rcode: $(echo "$OUT" | head -3)"
+		for g in queue memory by_class by_opcode by_flags histogram; do
+			OUT=$(run_munin $g config)
+			echo "$OUT" | grep -q '^graph_title' ||
+				{ bad "$TAG $g config: $(echo "$OUT" | head -2)"; continue; }
+			OUT=$(run_munin $g)
+			echo "$OUT" | grep -Eq '^[a-zA-Z0-9_]+\.value [0-9.]+$' &&
+				! echo "$OUT" | grep -q error &&
+				ok "$TAG $g" || bad "$TAG $g values: $(echo "$OUT" | head -3)"
+		done
+		OUT=$(run_munin memory)
+		echo "$OUT" | grep -Eq '^m_c_message.value [1-9]' &&
+			ok "$TAG memory values" || bad "$TAG memory: $(echo "$OUT" | head -3)"
+		stop_petrel
+	fi
+else
+	echo "unbound-control: no munin plugin at $MUNIN, its checks skipped" >&2
+fi
+
+echo "unbound-control: $PASS passed, $FAIL failed"
+[ $FAIL = 0 ]
