@@ -1889,11 +1889,12 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
+			rep.pad = 0; /* the ring serves no TLS */
 			cr = c->cb(&rep, c->arg);
 			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len) == -1)
+				if(tcp_conn_queue(conn, rep.buf, rep.len, 0) == -1)
 					return -1;
 			} else if(cr == 0 && conn->fd != -1 &&
 				conn->gen == rep.gen) {
