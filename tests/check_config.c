@@ -437,8 +437,8 @@ START_TEST(test_debian)
 	log_capture(logbuf, sizeof(logbuf));
 	cfg = load_good("debian-admin/unbound.conf");
 	log_capture(NULL, 0);
-	ck_assert_int_eq(cfg->num_warnings, 6);
-	ck_assert_int_eq(count_str(logbuf, "warning: "), 6);
+	ck_assert_int_eq(cfg->num_warnings, 5);
+	ck_assert_int_eq(count_str(logbuf, "warning: "), 5);
 	ck_assert_int_eq(cfg->unblock_lan_zones, 1);
 	ck_assert_int_eq(count_str(logbuf, "val-log-level"), 1);
 	ck_assert_ptr_nonnull(strstr(logbuf, "warning: debian-admin/"
@@ -560,9 +560,9 @@ START_TEST(test_opnsense_style)
 	log_capture(logbuf, sizeof(logbuf));
 	cfg = load_good("opnsense/unbound.conf");
 	log_capture(NULL, 0);
-	ck_assert_int_eq(cfg->num_warnings, 9);
+	ck_assert_int_eq(cfg->num_warnings, 8);
 	ck_assert_int_eq(count_str(logbuf, "warning: opnsense/unbound.conf:"),
-		9);
+		8);
 	ck_assert_int_eq(cfg->infra_cache_slabs, 4);
 	ck_assert_int_eq(cfg->num_threads, 4);
 	ck_assert_int_eq(cfg->outgoing_range, 8192);
@@ -1110,7 +1110,7 @@ START_TEST(test_checkconf)
 	ck_assert_ptr_nonnull(strstr(out, "warning: debian-admin/"
 		"unbound.conf.d/zz-local.conf:10: harden-dnssec-stripped: not "
 		"implemented by petrel, ignored\n"));
-	ck_assert_int_eq(count_str(out, "warning: "), 6);
+	ck_assert_int_eq(count_str(out, "warning: "), 5);
 	ck_assert_ptr_nonnull(strstr(out, "petrel-checkconf: no errors in "
 		"debian-admin/unbound.conf\n"));
 	/* Debian's stock config: an error, with file:line */
