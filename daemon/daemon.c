@@ -487,7 +487,7 @@ ready_cb(int fd, void *arg)
 		verbose(VERB_OPS, "%d worker%s ready (%s, %s)", d->num_workers,
 			d->num_workers == 1 ? "" : "s",
 			config_thread_model_str(d->cfg->thread_model),
-			config_event_backend_str(d->cfg->event_backend));
+			comm_base_backend_name(d->base));
 		sdnotify_send("READY=1");
 	}
 }
@@ -991,10 +991,11 @@ daemon_run(struct daemon *d)
 		rc = 1;
 		goto out;
 	}
+	/* (the backend in use: io_uring may have fallen back) */
 	log_info("petrel %s started: %d worker%s, %s, %s backend",
 		PACKAGE_VERSION, d->num_workers, d->num_workers == 1 ? "" : "s",
 		config_thread_model_str(d->cfg->thread_model),
-		config_event_backend_str(d->cfg->event_backend));
+		comm_base_backend_name(d->base));
 	while(!d->stopping) {
 		if(comm_base_dispatch(d->base) != 0) {
 			rc = 1;
