@@ -55,36 +55,45 @@ env_shared_create(struct daemon_env *env, struct daemon_env *old,
 	const struct config_file *cfg, const struct mcache_params *mp,
 	int *took, char *err, size_t errlen)
 {
-	if(old && old->shc && old->msg && old->rrset && shcache_fits(old->shc,
-		mp, cfg->rrset_cache_size, (size_t)cfg->rrset_cache_slabs)) {
+	if(old && old->shc && old->msg && old->rrset && old->infra &&
+		shcache_fits(old->shc, mp, cfg->rrset_cache_size,
+		(size_t)cfg->rrset_cache_slabs, ENV_INFRA_MEM,
+		(size_t)cfg->msg_cache_slabs)) {
 		env->shc = old->shc;
 		env->msg = old->msg;
 		env->rrset = old->rrset;
+		env->infra = old->infra;
 		old->shc = NULL;
 		old->msg = NULL;
 		old->rrset = NULL;
+		old->infra = NULL;
 		*took = 1;
 		mcache_set_params(env->msg, mp);
 		rrset_cache_set_params(env->rrset, cfg->rrset_cache_size,
 			(uint32_t)cfg->cache_min_ttl, (uint32_t)cfg->cache_max_ttl);
+		infra_set_params(env->infra, ENV_INFRA_MEM,
+			(uint32_t)cfg->infra_host_ttl);
 		return 0;
 	}
 	env->shc = shcache_create(mp, cfg->rrset_cache_size,
-		(size_t)cfg->rrset_cache_slabs, err, errlen);
+		(size_t)cfg->rrset_cache_slabs, ENV_INFRA_MEM,
+		(size_t)cfg->msg_cache_slabs, err, errlen);
 	if(!env->shc)
 		return -1;
 	env->msg = shcache_msg(env->shc, mp);
 	env->rrset = shcache_rrset(env->shc, (uint32_t)cfg->cache_min_ttl,
 		(uint32_t)cfg->cache_max_ttl);
-	if(!env->msg || !env->rrset) {
+	env->infra = shcache_infra(env->shc, (uint32_t)cfg->infra_host_ttl);
+	if(!env->msg || !env->rrset || !env->infra) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	log_info("shared-cache: %s shared message cache of %zu bytes in %zu "
-		"slabs and RRset cache of %zu bytes in %d slabs (mapping of %zu "
-		"bytes)", old && old->shc ? "rebuilt the" : "made the",
-		mp->maxmem, mp->slabs, cfg->rrset_cache_size,
-		cfg->rrset_cache_slabs, shcache_mapping_size(env->shc));
+		"slabs, RRset cache of %zu bytes in %d slabs and "
+		"infrastructure cache of %d bytes (mapping of %zu bytes)",
+		old && old->shc ? "rebuilt the" : "made the", mp->maxmem,
+		mp->slabs, cfg->rrset_cache_size, cfg->rrset_cache_slabs,
+		ENV_INFRA_MEM, shcache_mapping_size(env->shc));
 	return 0;
 }
 
@@ -99,7 +108,8 @@ env_shared_cache_changed(const struct daemon_env *env,
 		return 0;
 	mcache_params_from_cfg(&mp, cfg);
 	return !shcache_fits(env->shc, &mp, cfg->rrset_cache_size,
-		(size_t)cfg->rrset_cache_slabs);
+		(size_t)cfg->rrset_cache_slabs, ENV_INFRA_MEM,
+		(size_t)cfg->msg_cache_slabs);
 }
 
 int
@@ -169,7 +179,9 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			cfg->rrset_cache_size);
 		goto fail;
 	}
-	if(old && old->infra) {
+	if(env->infra) {
+		/* the shared one, made or taken over with the message cache */
+	} else if(old && old->infra && !old->shc) {
 		env->infra = old->infra;
 		old->infra = NULL;
 		took_infra = 1;
@@ -207,6 +219,8 @@ fail:
 			env->shc = NULL;
 			old->rrset = env->rrset;
 			env->rrset = NULL;
+			old->infra = env->infra;
+			env->infra = NULL;
 		}
 	}
 	if(took_rrset) {

@@ -8,8 +8,8 @@
  * in it is either immutable after creation (local zones, access control,
  * iterator settings) or safe for concurrent use (the caches). With fork,
  * each child has its own copy; with fork and shared-cache, the copies'
- * message and RRset caches are handles on tables in one shared mapping
- * (shc), made here in the supervisor before the fork.
+ * message, RRset and infrastructure caches are handles on tables in one
+ * shared mapping (shc), made here in the supervisor before the fork.
  *
  * Reload builds a new environment from the new config, taking over the
  * old one's caches when their sizes did not change (env_create's old

@@ -10,6 +10,7 @@
 #include "daemon/sdnotify.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
+#include "services/cache/infra.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <check.h>
@@ -278,6 +279,7 @@ START_TEST(test_env_shared_cache)
 	ck_assert_ptr_nonnull(e1->shc);
 	ck_assert_ptr_nonnull(mcache_shared_table(e1->msg));
 	ck_assert_ptr_nonnull(rrset_cache_shared_table(e1->rrset));
+	ck_assert_ptr_nonnull(infra_shared_table(e1->infra));
 	sc = e1->shc;
 	m1 = e1->msg;
 	ck_assert_int_eq(env_shared_cache_changed(e1, b), 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "services/cache/infra.h"
+#include "util/storage/shmarena.h"
 #include "util/netaddr.h"
 #include "util/random.h"
 #include "dns/dns.h"
@@ -32,9 +33,47 @@ N(const char *s, uint8_t *buf)
 	return buf;
 }
 
+/** 1 while the tests run on shared tables (the "shared" test case) */
+static int g_shared;
+
+/** checked fixture of the shared test case */
+static void
+shared_on(void)
+{
+	g_shared = 1;
+}
+
+/** its teardown (for CK_FORK=no runs) */
+static void
+shared_off(void)
+{
+	g_shared = 0;
+}
+
+/** a 1 MB, 4-slab cache with a 900 s host TTL: per-process, or on a
+ * shared table (shared-cache; each test runs in its own process, the
+ * mapping goes with it) */
+static struct infra_cache *
+new_infra(void)
+{
+	void *base;
+	uint64_t off;
+	struct infra_cache *c;
+	if(!g_shared)
+		return infra_create(1 << 20, 4, 900);
+	base = shmarena_map_create(65536 + infra_shared_space(1 << 20, 4));
+	ck_assert_ptr_nonnull(base);
+	off = infra_shared_init(base, 1 << 20, 4);
+	ck_assert_uint_ne(off, 0);
+	c = infra_create_shared(base, off, 900);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_ptr_nonnull(infra_shared_table(c));
+	return c;
+}
+
 START_TEST(test_rtt)
 {
-	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct infra_cache *c = new_infra();
 	struct netaddr a = A("192.0.2.1");
 	struct infra_host h;
 	int i;
@@ -70,7 +109,7 @@ END_TEST
 
 START_TEST(test_timeouts)
 {
-	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct infra_cache *c = new_infra();
 	struct netaddr a = A("192.0.2.2");
 	struct infra_host h;
 	int i;
@@ -109,7 +148,7 @@ END_TEST
 
 START_TEST(test_edns_lame)
 {
-	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct infra_cache *c = new_infra();
 	struct netaddr a = A("2001:db8::53"), b = A("192.0.2.3"),
 		a2 = A("2001:db8::53@5353");
 	struct infra_host h;
@@ -140,7 +179,7 @@ END_TEST
 
 START_TEST(test_select)
 {
-	struct infra_cache *c = infra_create(1 << 20, 4, 900);
+	struct infra_cache *c = new_infra();
 	struct petrel_random *rnd = random_create_seeded(42);
 	struct netaddr cands[3];
 	uint8_t z[DNS_MAX_NAME];
@@ -226,6 +265,14 @@ infra_suite(void)
 #ifdef PETREL_HAVE_THREADS
 	tcase_add_test(tc, test_concurrent_updates);
 #endif
+	suite_add_tcase(s, tc);
+	tc = tcase_create("shared");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, shared_on, shared_off);
+	tcase_add_test(tc, test_rtt);
+	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_edns_lame);
+	tcase_add_test(tc, test_select);
 	suite_add_tcase(s, tc);
 	return s;
 }

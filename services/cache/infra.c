@@ -11,6 +11,7 @@
 #include "config.h"
 #include "services/cache/infra.h"
 #include "util/storage/slabhash.h"
+#include "util/storage/shmhash.h"
 #include "util/netaddr.h"
 #include "util/random.h"
 #include "dns/dns.h"
@@ -24,10 +25,8 @@
 /** packed address: family byte, port (2), address (4 or 16) */
 #define IKEY_ADDR_MAX 19
 
-/** an entry */
+/** an entry (no pointers: a shared table keeps it as it is) */
 struct infra_entry {
-	/** table part; must be first */
-	struct slabhash_entry h;
 	/** the state */
 	struct infra_host host;
 	/** 1 for a lameness entry */
@@ -41,6 +40,17 @@ struct infra_entry {
 	/** zone, lower-cased */
 	uint8_t zone[DNS_MAX_NAME + 1];
 };
+
+/** an entry of a per-process table: the table part, then the entry */
+struct infra_lentry {
+	/** table part; must be first */
+	struct slabhash_entry h;
+	/** the entry */
+	struct infra_entry e;
+};
+
+/** the entry of a per-process table entry */
+#define CIE(he) (&((const struct infra_lentry *)(he))->e)
 
 /** a key */
 struct infra_key {
@@ -82,20 +92,34 @@ struct infra_upd {
 
 /** the cache */
 struct infra_cache {
-	/** the table */
+	/** the table (per-process), or NULL when shared */
 	struct slabhash *table;
+	/** the shared table (this process's handle), or NULL */
+	struct shmhash *shm;
 	/** infra-host-ttl */
 	uint32_t host_ttl;
 };
 
+/** does an entry hold the key? */
 static int
-infra_match(const struct slabhash_entry *he, const void *key)
+infra_match_e(const struct infra_entry *e, const struct infra_key *k)
 {
-	const struct infra_entry *e = (const struct infra_entry *)he;
-	const struct infra_key *k = key;
 	return e->alen == k->alen && e->zlen == k->zlen &&
 		memcmp(e->addr, k->addr, k->alen) == 0 &&
 		memcmp(e->zone, k->zone, k->zlen) == 0;
+}
+
+static int
+infra_match(const struct slabhash_entry *he, const void *key)
+{
+	return infra_match_e(CIE(he), key);
+}
+
+/** match of the shared table: its data is the entry */
+static int
+infra_shmatch(const void *data, const void *key)
+{
+	return infra_match_e(data, key);
 }
 
 static void
@@ -160,12 +184,41 @@ infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
 	return c;
 }
 
+size_t
+infra_shared_space(size_t maxmem, size_t slabs)
+{
+	return shmhash_space(slabs, maxmem);
+}
+
+uint64_t
+infra_shared_init(void *base, size_t maxmem, size_t slabs)
+{
+	return shmhash_create(base, slabs, maxmem);
+}
+
+struct infra_cache *
+infra_create_shared(void *base, uint64_t off, uint32_t host_ttl)
+{
+	struct infra_cache *c = calloc(1, sizeof(*c));
+	if(!c)
+		return NULL;
+	c->shm = shmhash_attach(base, off, infra_shmatch);
+	if(!c->shm) {
+		free(c);
+		return NULL;
+	}
+	c->host_ttl = host_ttl;
+	return c;
+}
+
 void
 infra_delete(struct infra_cache *c)
 {
 	if(!c)
 		return;
-	slabhash_delete(c->table);
+	if(c->shm)
+		shmhash_detach(c->shm);
+	else	slabhash_delete(c->table);
 	free(c);
 }
 
@@ -173,7 +226,9 @@ void
 infra_set_params(struct infra_cache *c, size_t maxmem, uint32_t host_ttl)
 {
 	c->host_ttl = host_ttl;
-	slabhash_set_maxmem(c->table, maxmem);
+	if(c->shm)
+		shmhash_set_maxmem(c->shm, maxmem);
+	else	slabhash_set_maxmem(c->table, maxmem);
 }
 
 /** the state of a server never heard from */
@@ -235,11 +290,9 @@ host_apply(struct infra_host *h, const struct infra_upd *u)
 
 /** the insert policy: apply the update to the live state; arg is upd */
 static int
-infra_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
+infra_decide_e(const struct infra_entry *old, struct infra_entry *e,
 	void *arg)
 {
-	const struct infra_entry *old = (const struct infra_entry *)oh;
-	struct infra_entry *e = (struct infra_entry *)nh;
 	const struct infra_upd *u = arg;
 	if(old->host.expire > u->now) {
 		e->host = old->host;
@@ -248,18 +301,35 @@ infra_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
 	return 1;
 }
 
+/** the policy for the per-process table */
+static int
+infra_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
+	void *arg)
+{
+	return infra_decide_e(CIE(oh), &((struct infra_lentry *)nh)->e, arg);
+}
+
+/** the policy for the shared table */
+static int
+infra_shdecide(const void *old, void *data, void *arg)
+{
+	return infra_decide_e(old, data, arg);
+}
+
 /** build and insert an entry carrying an update */
 static void
 infra_update(struct infra_cache *c, const struct netaddr *addr,
 	const uint8_t *zone, struct infra_upd *u)
 {
 	struct infra_key k;
+	struct infra_lentry *le;
 	struct infra_entry *e;
 	if(infra_key_set(&k, addr, zone) != 0)
 		return;
-	e = calloc(1, sizeof(*e));
-	if(!e)
+	le = calloc(1, sizeof(*le));
+	if(!le)
 		return;
+	e = &le->e;
 	u->expire = u->now + (time_t)c->host_ttl;
 	host_default(&e->host);
 	host_apply(&e->host, u);
@@ -268,9 +338,16 @@ infra_update(struct infra_cache *c, const struct netaddr *addr,
 	e->alen = (uint8_t)k.alen;
 	memcpy(e->zone, k.zone, k.zlen);
 	e->zlen = (uint8_t)k.zlen;
-	e->h.hash = infra_hash(&k);
-	e->h.mem = slabhash_malloc_size(sizeof(*e));
-	(void)slabhash_insert(c->table, &e->h, &k, infra_decide, u);
+	le->h.hash = infra_hash(&k);
+	le->h.mem = slabhash_malloc_size(sizeof(*le));
+	if(c->shm) {
+		/* copied into the mapping; the local copy goes */
+		(void)shmhash_insert_decide(c->shm, le->h.hash, &k, e,
+			sizeof(*e), infra_shdecide, u);
+		free(le);
+		return;
+	}
+	(void)slabhash_insert(c->table, &le->h, &k, infra_decide, u);
 }
 
 /** find a live entry */
@@ -282,8 +359,13 @@ infra_find(struct infra_cache *c, const struct netaddr *addr,
 	const struct infra_entry *e;
 	if(infra_key_set(&k, addr, zone) != 0)
 		return NULL;
-	e = (const struct infra_entry *)slabhash_lookup(c->table,
-		infra_hash(&k), &k);
+	if(c->shm)
+		e = shmhash_lookup(c->shm, infra_hash(&k), &k);
+	else {
+		const struct slabhash_entry *he = slabhash_lookup(c->table,
+			infra_hash(&k), &k);
+		e = he ? CIE(he) : NULL;
+	}
 	if(!e || e->host.expire <= now)
 		return NULL;
 	return e;
@@ -413,15 +495,29 @@ infra_select(struct infra_cache *c, const struct netaddr *cands, size_t n,
 void
 infra_flush_all(struct infra_cache *c)
 {
-	slabhash_clear(c->table);
+	if(c->shm)
+		shmhash_clear(c->shm);
+	else	slabhash_clear(c->table);
+}
+
+/** does the entry belong to the address? */
+static int
+ipred_addr_e(const struct infra_entry *e, const struct infra_key *k)
+{
+	return e->alen == k->alen && memcmp(e->addr, k->addr, k->alen) == 0;
 }
 
 static int
 ipred_addr(const struct slabhash_entry *he, void *arg)
 {
-	const struct infra_entry *e = (const struct infra_entry *)he;
-	const struct infra_key *k = arg;
-	return e->alen == k->alen && memcmp(e->addr, k->addr, k->alen) == 0;
+	return ipred_addr_e(CIE(he), arg);
+}
+
+/** the same predicate for the shared table */
+static int
+ipred_addr_shared(const void *data, void *arg)
+{
+	return ipred_addr_e(data, arg);
 }
 
 size_t
@@ -430,6 +526,8 @@ infra_flush_addr(struct infra_cache *c, const struct netaddr *addr)
 	struct infra_key k;
 	if(infra_key_set(&k, addr, NULL) != 0)
 		return 0;
+	if(c->shm)
+		return shmhash_remove_if(c->shm, ipred_addr_shared, &k);
 	return slabhash_remove_if(c->table, ipred_addr, &k);
 }
 
@@ -475,11 +573,21 @@ infra_traverse(struct infra_cache *c,
 size_t
 infra_get_count(struct infra_cache *c)
 {
+	if(c->shm)
+		return shmhash_get_count(c->shm);
 	return slabhash_get_count(c->table);
 }
 
 size_t
 infra_get_mem(struct infra_cache *c)
 {
+	if(c->shm)
+		return shmhash_get_mem(c->shm);
 	return slabhash_get_mem(c->table);
+}
+
+struct shmhash *
+infra_shared_table(struct infra_cache *c)
+{
+	return c->shm;
 }

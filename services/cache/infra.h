@@ -19,6 +19,11 @@
  * within INFRA_RTT_BAND ms of it: fast servers get the traffic, close ones
  * share it, and a server that got better is found again.
  *
+ * Shared by forked workers (shared-cache): the same cache on a table in
+ * a shared mapping (util/storage/shmhash.h; infra_create_shared); an entry
+ * holds no pointer and is copied into the mapping, the update policy runs
+ * under the slab lock as with the per-process table.
+ *
  * Threads: one shared table (util/storage/slabhash.h). Reads are
  * lock-free copies; an update replaces the entry under the slab lock,
  * computing the new state from the entry then in the table, so concurrent
@@ -33,6 +38,7 @@
 #include <time.h>
 
 struct infra_cache;
+struct shmhash;
 struct netaddr;
 struct petrel_random;
 
@@ -83,6 +89,27 @@ struct infra_cache *infra_create(size_t maxmem, size_t slabs,
 
 /** Delete the cache; no thread may use it any more. NULL is allowed. */
 void infra_delete(struct infra_cache *c);
+
+/** @return the bytes of shared mapping a shared infrastructure cache
+ *	needs */
+size_t infra_shared_space(size_t maxmem, size_t slabs);
+
+/**
+ * Make the shared table of an infrastructure cache in a mapping (set-up,
+ * before the fork). @return its offset, or 0 when it does not fit.
+ */
+uint64_t infra_shared_init(void *base, size_t maxmem, size_t slabs);
+
+/**
+ * An infrastructure cache handle of this process on a shared table
+ * (infra_delete frees only the handle).
+ * @return the handle or NULL.
+ */
+struct infra_cache *infra_create_shared(void *base, uint64_t off,
+	uint32_t host_ttl);
+
+/** @return the shared table, or NULL when the cache is per-process */
+struct shmhash *infra_shared_table(struct infra_cache *c);
 
 /** Change the budget and host TTL (reload, no worker running). */
 void infra_set_params(struct infra_cache *c, size_t maxmem,

@@ -4,13 +4,13 @@
  *
  * The supervisor makes one shared mapping (util/storage/shmarena.h)
  * before it forks, sized for the message cache (msg-cache-size,
- * msg-cache-slabs) and the RRset cache (rrset-cache-size,
- * rrset-cache-slabs), and the two caches' tables in it
- * (util/storage/shmhash.h). Every worker process inherits the mapping
- * and makes its own handles on the tables (mcache_create_shared,
- * rrset_cache_create_shared), so an answer or an RRset stored by one
- * worker is a hit in every other. The infrastructure cache (server RTTs
- * and EDNS status) stays per process.
+ * msg-cache-slabs), the RRset cache (rrset-cache-size,
+ * rrset-cache-slabs) and the infrastructure cache, and the three caches'
+ * tables in it (util/storage/shmhash.h). Every worker process inherits
+ * the mapping and makes its own handles on the tables
+ * (mcache_create_shared, rrset_cache_create_shared, infra_create_shared),
+ * so an answer, an RRset or a server's RTT stored by one worker is seen by
+ * every other.
  *
  * Readers: each worker process registers in the mapping's QSBR domain
  * (shcache_reader_start) and goes offline/online around its event loop's
@@ -37,26 +37,32 @@ struct shcache;
 struct mcache;
 struct mcache_params;
 struct rrset_cache;
+struct infra_cache;
 
 /**
- * Make the mapping and the message and RRset caches' tables in it.
+ * Make the mapping and the message, RRset and infrastructure caches'
+ * tables in it.
  * @param mp: the message cache settings (maxmem, slabs).
  * @param rrset_maxmem: rrset-cache-size.
  * @param rrset_slabs: rrset-cache-slabs.
+ * @param infra_maxmem: the infrastructure cache's budget.
+ * @param infra_slabs: its slabs.
  * @param err: message buffer.
  * @param errlen: its size.
  * @return the shared cache, or NULL with err filled (out of memory, or
  *	no robust process-shared mutexes on this platform).
  */
 struct shcache *shcache_create(const struct mcache_params *mp,
-	size_t rrset_maxmem, size_t rrset_slabs, char *err, size_t errlen);
+	size_t rrset_maxmem, size_t rrset_slabs, size_t infra_maxmem,
+	size_t infra_slabs, char *err, size_t errlen);
 
 /** Unmap (in this process) and free. NULL is ok. */
 void shcache_delete(struct shcache *sc);
 
 /** @return 1 if the shared cache was made for these sizes */
 int shcache_fits(const struct shcache *sc, const struct mcache_params *mp,
-	size_t rrset_maxmem, size_t rrset_slabs);
+	size_t rrset_maxmem, size_t rrset_slabs, size_t infra_maxmem,
+	size_t infra_slabs);
 
 /**
  * A message cache handle of this process on the shared table.
@@ -72,6 +78,12 @@ struct mcache *shcache_msg(struct shcache *sc, const struct mcache_params *mp);
  */
 struct rrset_cache *shcache_rrset(struct shcache *sc, uint32_t min_ttl,
 	uint32_t max_ttl);
+
+/**
+ * An infrastructure cache handle of this process on the shared table.
+ * @return the handle (infra_delete frees it) or NULL.
+ */
+struct infra_cache *shcache_infra(struct shcache *sc, uint32_t host_ttl);
 
 /**
  * Register this process as a reader (a worker, once, in the child).
