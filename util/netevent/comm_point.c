@@ -1358,8 +1358,12 @@ tcp_conn_timeout(void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
 	conn->c->stats.tcp_timeouts++;
-	verbose(VERB_ALGO, "tcp: %s, closing", conn->nq == 0 ?
-		"no query in time" : "idle timeout");
+	if(verbosity >= VERB_ALGO) {
+		char a[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tcp: %s, closing the connection from %s",
+			conn->nq == 0 ? "no query in time" : "idle timeout",
+			netaddr_str(&conn->client, -1, a, sizeof(a)));
+	}
 	tcp_conn_close(conn);
 }
 
@@ -1417,7 +1421,12 @@ tcp_evict(struct comm_point *c, int *fresh)
 		if(v->nq != nq)
 			continue;
 		c->stats.tcp_evicted++;
-		verbose(VERB_ALGO, "tcp: table full, closing an idle connection");
+		if(verbosity >= VERB_ALGO) {
+			char a[NETADDR_STRLEN];
+			verbose(VERB_ALGO, "tcp: table full, closing the idle "
+				"connection from %s (%d queries)", netaddr_str(
+				&v->client, -1, a, sizeof(a)), (int)v->nq);
+		}
 		tcp_conn_close(v);
 		return v;
 	}
@@ -1511,6 +1520,12 @@ tcp_acceptable(int lfd, int events, void *arg)
 			/* every connection is owed an answer: refuse this
 			 * one cleanly */
 			c->stats.tcp_refused++;
+			if(verbosity >= VERB_ALGO) {
+				char a[NETADDR_STRLEN];
+				verbose(VERB_ALGO, "tcp: every connection is "
+					"owed an answer, refusing %s",
+					netaddr_str(&client, -1, a, sizeof(a)));
+			}
 			close(fd);
 			continue;
 		}
