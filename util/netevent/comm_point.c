@@ -864,7 +864,8 @@ udp_ring_setup(struct comm_point *c)
 	hdr = (hdr + 7) & ~(size_t)7;
 	ur->tmpl.msg_namelen += hdr - (sizeof(struct io_uring_recvmsg_out) +
 		ur->tmpl.msg_namelen + ur->tmpl.msg_controllen);
-	ur->bufsz = hdr + c->bufsize;
+	/* every buffer starts 8-byte aligned (the header is read in place) */
+	ur->bufsz = (hdr + c->bufsize + 7) & ~(size_t)7;
 	ur->mem = malloc((size_t)ur->nbufs * ur->bufsz);
 	ur->sends = calloc(ur->nbufs, sizeof(*ur->sends));
 	ur->pend_bid = calloc((size_t)c->batch, sizeof(*ur->pend_bid));
