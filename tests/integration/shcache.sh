@@ -2,7 +2,7 @@
 # tests/integration/shcache.sh - the shared cache of forked workers
 # (shared-cache: yes, thread-model: fork), against a real NSD.
 #
-#   1. 4 forked workers, one shared message cache: a name asked once, then
+#   1. 4 forked workers, one set of shared caches: a name asked once, then
 #      400 times from 400 source ports (SO_REUSEPORT spreads them over the
 #      workers): every worker counts cache hits for it, exactly one worker
 #      counts the one cache miss, and NSD counts one query. The same run
