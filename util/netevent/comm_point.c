@@ -2155,10 +2155,10 @@ tcp_ring_backlog(struct comm_point *c)
 			c->stats.tcp_evicted++;
 			if(verbosity >= VERB_ALGO) {
 				char a[NETADDR_STRLEN];
-				verbose(VERB_ALGO, "tcp: table full, closing the "
-					"idle connection from %s (%d queries)",
-					netaddr_str(&v->client, -1, a, sizeof(a)),
-					(int)v->nq);
+				verbose(VERB_ALGO, "tcp: table full, closing "
+					"the idle connection from %s (%d "
+					"queries)", netaddr_str(&v->client, -1,
+					a, sizeof(a)), (int)v->nq);
 			}
 			tcp_conn_close(v);
 			conn = tcp_ring_free_slot(c);
