@@ -1476,6 +1476,37 @@ START_TEST(test_tcp_evict_reads_first)
 }
 END_TEST
 
+/* a full table of idle connections under a stream of new ones: each new
+ * connection takes a slot (on io_uring a spare one, while the closed
+ * connection's requests complete) and is served at once */
+START_TEST(test_tcp_evict_churn)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 2, 30000, &a);
+	int f[12], i;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	f[0] = tcp_connect_wait(b, c, &a, 1);
+	f[1] = tcp_connect_wait(b, c, &a, 2);
+	for(i = 2; i < 12; i++) {
+		/* f[i-2] is the oldest, or the only one without a query */
+		f[i] = tcp_connect(&a);
+		ck_assert_int_eq(tcp_wait_closed(b, f[i - 2]), 1);
+		ck_assert_int_eq(comm_point_tcp_count(c), 2);
+		ck_assert_int_eq(tcp_still_served(b, f[i]), 1);
+	}
+	ck_assert_int_eq(tcp_still_served(b, f[11]), 1);
+	ck_assert_int_eq(tcp_still_served(b, f[10]), 1);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_evicted, 10);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_accepted, 12);
+	for(i = 0; i < 12; i++)
+		close(f[i]);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* a connection is not closed for a new one in the wake-up it was accepted
  * in: it gets a wait of the loop to send its query; the new one waits in
  * the backlog meanwhile */
@@ -1841,6 +1872,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_tcp_evict_order, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_evict_reads_first, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_fresh_kept, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_evict_churn, 0, NUM_BACKENDS);
 #ifdef TCP_DEFER_ACCEPT
 	tcase_add_loop_test(tc, test_tcp_defer_accept, 0, NUM_BACKENDS);
 #endif

@@ -29,8 +29,9 @@
  * are there). Without buffer rings (Linux < 6.0) the socket is served by
  * readiness through the backend's poll requests, as on the others.
  *
- * TCP. A listening comm_point has max_conn connection slots, allocated at
- * creation (the read buffer of a slot on its first use, then kept). Each
+ * TCP. A listening comm_point serves at most max_conn connections, in
+ * slots allocated at creation (the read buffer of a slot on its first use,
+ * then kept): max_conn of them, twice that on the ring (below). Each
  * connection reads 2-byte-length-framed
  * queries (partial reads resumed), hands each to the callback, and queues
  * answers (copied, with their length) on a per-connection write queue
@@ -85,6 +86,7 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <sys/uio.h>
+#include <sys/ioctl.h>
 
 #if defined(HAVE_RECVMMSG) || defined(HAVE_SENDMMSG)
 #define nev_mmsg mmsghdr
@@ -240,8 +242,12 @@ struct comm_point {
 	uint8_t *padbuf;
 	/** slots */
 	struct comm_tcp_conn *conns;
-	/** number of slots */
+	/** connections open at most (incoming-num-tcp) */
 	int max_conn;
+	/** number of slots: max_conn, or 2 * max_conn on an io_uring base,
+	 * where a closed connection's slot waits for its requests to
+	 * complete while a spare one serves the next connection */
+	int nslots;
 	/** connections open */
 	int nconn;
 	/** idle timeout */
@@ -1015,6 +1021,7 @@ static void tcp_conn_event(int fd, int events, void *arg);
 #ifdef HAVE_LIBURING
 static void tcp_ring_conn_closing(struct comm_tcp_conn *conn);
 static int tcp_ring_flush(struct comm_tcp_conn *conn);
+static void tcp_ring_accept_mode(struct comm_point *c);
 #endif
 static void tcp_pressure_check(struct comm_point *c);
 static int tcp_conn_read(struct comm_tcp_conn *conn);
@@ -1116,7 +1123,7 @@ tcp_pressure_check(struct comm_point *c)
 	c->pressured = p;
 	if(c->pressure_ms <= 0 || !c->conns)
 		return;
-	for(i = 0; i < c->max_conn; i++) {
+	for(i = 0; i < c->nslots; i++) {
 		struct comm_tcp_conn *conn = &c->conns[i];
 		if(conn->fd != -1 && !tcp_conn_owed(conn))
 			tcp_conn_arm(conn);
@@ -1379,7 +1386,7 @@ tcp_victim(struct comm_point *c, int *fresh)
 {
 	struct comm_tcp_conn *best = NULL;
 	int i;
-	for(i = 0; i < c->max_conn; i++) {
+	for(i = 0; i < c->nslots; i++) {
 		struct comm_tcp_conn *conn = &c->conns[i];
 		if(conn->fd == -1 || tcp_conn_owed(conn))
 			continue;
@@ -1440,6 +1447,12 @@ tcp_accept_resume(void *arg)
 {
 	struct comm_point *c = arg;
 	c->accept_paused = 0;
+#ifdef HAVE_LIBURING
+	if(c->tring) {
+		tcp_ring_accept_mode(c);
+		return;
+	}
+#endif
 	if(c->listening && nev_io_set(c->base, c->io, NEV_READ) == -1)
 		log_err("tcp: cannot wait for fd %d again", c->fd);
 }
@@ -1477,7 +1490,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 		/* a free slot, else an idle connection's (closed once a
 		 * new connection is there) */
 		if(c->nconn < c->max_conn) {
-			for(i = 0; i < c->max_conn; i++)
+			for(i = 0; i < c->nslots; i++)
 				if(c->conns[i].fd == -1) {
 					conn = &c->conns[i];
 					break;
@@ -1571,8 +1584,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 
 #ifdef HAVE_LIBURING
 /*
- * TCP on an io_uring base (tcp_ring_*). The listening socket has one
- * multishot IORING_OP_ACCEPT armed; each connection one multishot
+ * TCP on an io_uring base (tcp_ring_*). Each connection has one multishot
  * IORING_OP_RECV into a ring of provided buffers shared by the
  * comm_point's connections (the bytes are copied into the connection's
  * framing state, tcp_ring_feed, and the buffer goes back at once), and at
@@ -1583,6 +1595,35 @@ tcp_acceptable(int lfd, int events, void *arg)
  * its previous connection have completed, and a write queue whose send is
  * in flight when the connection closes is kept (orphan) until that send
  * completes, so the kernel never reads freed memory.
+ *
+ * Accepting keeps the idle-connection defences of tcp_acceptable (issue
+ * 17) with the same observable behaviour. The comm_point has 2 * max_conn
+ * slots and at most max_conn connections (nconn): a closed connection's
+ * slot lingers until its requests complete while a spare one serves the
+ * next connection, so a connection closed for a new one hands over its
+ * place at once. The accept is single-shot, armed again on its
+ * completion only while there is room (tcp_ring_accept_mode): a
+ * multishot accept would take every connection of the backlog, where
+ * the readiness path leaves them there while the table is full. With a
+ * full table no accept is armed, new connections wait in the kernel's
+ * backlog, and a readiness watch on the listening socket (c->io, a poll
+ * request of the backend, off while the accept is armed) tells when one
+ * is waiting. Its event only marks the backlog; the decision runs in a
+ * flush hook after the iteration's completions (tcp_ring_sched), so
+ * what the idle connections sent in the meantime counts (the ring's
+ * stand-in for tcp_evict reading the victim first; a victim with bytes
+ * still in its socket counts as fresh for the round, tcp_ring_victim).
+ * The decision is tcp_acceptable's, with accept(2) on the listening
+ * socket: while only connections accepted since the previous such event
+ * (fresh, accept_round) are idle, the new one waits (the watch is level
+ * triggered: it fires again next iteration); else the idle victim is
+ * closed and the new connection takes a spare slot in the same step;
+ * when every connection is owed an answer it is accepted and closed
+ * (tcp_refused). A close makes room: the hook arms the accept again once
+ * a slot is free. Out of descriptors, accepting pauses for
+ * TCP_ACCEPT_PAUSE_MS, as on the readiness path. Accepting one connection
+ * per iteration with room costs little next to the receives and sends,
+ * which keep their fast paths.
  */
 
 /** buffers in a TCP comm_point's receive ring (a power of two) */
@@ -1624,7 +1665,7 @@ struct tcp_ring {
 	void *st;
 	/** the listening socket (owned: closed when this is freed) */
 	int fd;
-	/** the accept is armed */
+	/** the accept (single-shot) is armed */
 	int accept_armed;
 	/** a cancel of it was queued */
 	int accept_cancelling;
@@ -1642,6 +1683,10 @@ struct tcp_ring {
 	struct tcp_ring_conn *rc;
 	/** slots */
 	int nrc;
+	/** runs tcp_ring_sched after the iteration's completions */
+	struct nev_uring_flush flush;
+	/** the readiness watch saw a connection waiting in the backlog */
+	int backlog;
 };
 
 /** free the state (nothing in flight) */
@@ -1665,7 +1710,7 @@ static void
 tcp_ring_reap(struct tcp_ring *tr)
 {
 	int i;
-	if(tr->c || tr->accept_armed)
+	if(tr->c || tr->accept_armed || tr->flush.queued)
 		return;
 	for(i = 0; i < tr->nrc; i++)
 		if(tr->rc[i].recv_armed || tr->rc[i].send_inflight)
@@ -1674,7 +1719,14 @@ tcp_ring_reap(struct tcp_ring *tr)
 	tcp_ring_free(tr);
 }
 
-/** arm the multishot accept */
+/** queue tcp_ring_sched to run after this iteration's completions */
+static void
+tcp_ring_later(struct tcp_ring *tr)
+{
+	nev_uring_flush_later(tr->st, &tr->flush);
+}
+
+/** arm the single-shot accept */
 static void
 tcp_ring_arm_accept(struct tcp_ring *tr)
 {
@@ -1684,7 +1736,7 @@ tcp_ring_arm_accept(struct tcp_ring *tr)
 	sqe = nev_uring_get_sqe(tr->st);
 	if(!sqe)
 		return;
-	io_uring_prep_multishot_accept(sqe, tr->fd, NULL, NULL,
+	io_uring_prep_accept(sqe, tr->fd, NULL, NULL,
 		SOCK_NONBLOCK | SOCK_CLOEXEC);
 	io_uring_sqe_set_data(sqe, &tr->accept_op);
 	tr->accept_armed = 1;
@@ -1771,6 +1823,9 @@ tcp_ring_conn_closing(struct comm_tcp_conn *conn)
 		tr->starved--;
 	}
 	rc->paused = 0;
+	/* room for the next connection: arm the accept (tcp_ring_sched),
+	 * after what this iteration is doing (it may take the room itself) */
+	tcp_ring_later(tr);
 }
 
 /**
@@ -1818,8 +1873,10 @@ tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
 	(void)flags;
 	rc->send_inflight = 0;
 	if(!tr->c || tr->c->conns[rc->idx].fd == -1) {
-		/* the connection closed meanwhile */
+		/* the connection closed meanwhile; its slot may be free now */
 		nev_wq_clear(&rc->orphan);
+		if(tr->c && !rc->recv_armed)
+			tcp_ring_later(tr);
 		tcp_ring_reap(tr);
 		return;
 	}
@@ -1966,17 +2023,19 @@ tcp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 	}
 	if(conn && conn->fd != -1 && !rc->recv_armed)
 		tcp_ring_arm_recv(rc);
+	else if(tr->c && tr->c->conns[rc->idx].fd == -1 && !rc->recv_armed &&
+		!rc->send_inflight)
+		tcp_ring_later(tr); /* its slot is free now */
 	tcp_ring_reap(tr);
 }
 
-/** a slot whose previous connection's requests have all completed */
+/** @return a slot whose previous connection's requests have all
+ * completed, or NULL */
 static struct comm_tcp_conn *
 tcp_ring_free_slot(struct comm_point *c)
 {
 	int i;
-	if(c->nconn >= c->max_conn)
-		return NULL;
-	for(i = 0; i < c->max_conn; i++) {
+	for(i = 0; i < c->nslots; i++) {
 		struct tcp_ring_conn *rc = &c->tring->rc[i];
 		if(c->conns[i].fd == -1 && !rc->recv_armed &&
 			!rc->send_inflight)
@@ -1985,67 +2044,233 @@ tcp_ring_free_slot(struct comm_point *c)
 	return NULL;
 }
 
-/** an accept completion: a new connection, or the end of the multishot */
+/**
+ * Open the accepted connection fd in the free slot conn and arm its
+ * receive.
+ * @param client: its address, or NULL to ask the kernel.
+ */
+static void
+tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
+	const struct netaddr *client)
+{
+	if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
+		log_err("tcp accept: out of memory");
+		close(fd);
+		return;
+	}
+	if(client)
+		conn->client = *client;
+	else {
+		conn->client.len = sizeof(conn->client.addr);
+		if(getpeername(fd, (struct sockaddr *)&conn->client.addr,
+			&conn->client.len) == -1)
+			conn->client.len = 0;
+	}
+	conn->fd = fd;
+	conn->io = NULL;
+	conn->gen++;
+	conn->lgot = conn->got = conn->need = 0;
+	conn->read_closed = 0;
+	conn->pending = 0;
+	conn->nq = 0;
+	conn->round = c->accept_round;
+	conn->mask = 0;
+	c->nconn++;
+	c->stats.tcp_accepted++;
+	tcp_ring_arm_recv(&c->tring->rc[conn - c->conns]);
+	tcp_conn_progress(conn);
+	tcp_pressure_check(c);
+}
+
+/**
+ * tcp_victim for the ring, which cannot read the victim first as
+ * tcp_evict does (its bytes belong to its armed receive): a victim with
+ * bytes waiting in its socket gets them delivered by the next completions
+ * before it can be closed, so it counts as fresh for this round.
+ */
+static struct comm_tcp_conn *
+tcp_ring_victim(struct comm_point *c, int *fresh)
+{
+	int k;
+	for(k = 0; k < TCP_EVICT_TRIES; k++) {
+		struct comm_tcp_conn *v = tcp_victim(c, fresh);
+		int n = 0;
+		if(!v)
+			return NULL;
+		if(!c->tring->rc[v - c->conns].recv_armed ||
+			ioctl(v->fd, FIONREAD, &n) == -1 || n <= 0)
+			return v;
+		v->round = c->accept_round;
+		*fresh = 1;
+	}
+	return NULL;
+}
+
+/** accept failed for want of descriptors or memory: stop accepting for
+ * TCP_ACCEPT_PAUSE_MS (tcp_accept_resume) */
+static void
+tcp_ring_pause(struct comm_point *c)
+{
+	if(c->accept_paused || !c->accept_timer)
+		return;
+	c->accept_paused = 1;
+	c->stats.tcp_accept_pauses++;
+	(void)comm_timer_set(c->accept_timer, TCP_ACCEPT_PAUSE_MS);
+	tcp_ring_accept_mode(c);
+}
+
+/**
+ * The table is full and a connection waits in the backlog: the decision
+ * of tcp_acceptable, with accept(2) since the ring accept is not armed.
+ */
+static void
+tcp_ring_backlog(struct comm_point *c)
+{
+	int k;
+	for(k = 0; k < TCP_ACCEPTS_PER_WAKE && c->nconn >= c->max_conn &&
+		!c->accept_paused; k++) {
+		struct netaddr client;
+		struct comm_tcp_conn *v, *conn = NULL;
+		int fd, fresh = 0;
+		v = tcp_ring_victim(c, &fresh);
+		/* only connections accepted since the last round are idle:
+		 * the new one waits in the backlog for the next round */
+		if(!v && fresh)
+			break;
+		client.len = sizeof(client.addr);
+		fd = accept4(c->tring->fd, (struct sockaddr *)&client.addr,
+			&client.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if(fd == -1) {
+			if(errno == EMFILE || errno == ENFILE ||
+				errno == ENOBUFS || errno == ENOMEM) {
+				verbose(VERB_OPS, "tcp accept: %s",
+					strerror(errno));
+				tcp_ring_pause(c);
+			} else if(errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR && errno != ECONNABORTED)
+				verbose(VERB_OPS, "tcp accept: %s",
+					strerror(errno));
+			break;
+		}
+		if(v) {
+			c->stats.tcp_evicted++;
+			if(verbosity >= VERB_ALGO) {
+				char a[NETADDR_STRLEN];
+				verbose(VERB_ALGO, "tcp: table full, closing "
+					"the idle connection from %s (%d "
+					"queries)", netaddr_str(&v->client, -1,
+					a, sizeof(a)), (int)v->nq);
+			}
+			tcp_conn_close(v);
+			conn = tcp_ring_free_slot(c);
+		}
+		if(!conn) {
+			/* every connection is owed an answer (or no spare
+			 * slot is done with its requests): refuse cleanly */
+			c->stats.tcp_refused++;
+			if(verbosity >= VERB_ALGO) {
+				char a[NETADDR_STRLEN];
+				verbose(VERB_ALGO, "tcp: every connection is "
+					"owed an answer, refusing %s",
+					netaddr_str(&client, -1, a, sizeof(a)));
+			}
+			close(fd);
+			continue;
+		}
+		tcp_ring_open(c, conn, fd, &client);
+	}
+	c->accept_round++;
+}
+
+/**
+ * Accept through the ring or watch the backlog, as the table allows: the
+ * ring accept is armed while listening with room (fewer than max_conn
+ * connections and a free slot); the readiness watch is on while
+ * listening with a full table; neither while paused or stopped, or while
+ * the room waits for a closed connection's slot to be free.
+ */
+static void
+tcp_ring_accept_mode(struct comm_point *c)
+{
+	struct tcp_ring *tr = c->tring;
+	int on = c->listening && !c->accept_paused;
+	int room = on && c->nconn < c->max_conn && tcp_ring_free_slot(c);
+	if(room)
+		tcp_ring_arm_accept(tr);
+	else if(tr->accept_armed && !tr->accept_cancelling &&
+		tcp_ring_cancel(tr, &tr->accept_op) == 0)
+		tr->accept_cancelling = 1;
+	if(c->io && nev_io_set(c->base, c->io, on && !room &&
+		c->nconn >= c->max_conn ? NEV_READ : 0) == -1)
+		log_err("tcp: cannot watch fd %d", tr->fd);
+}
+
+/** after an iteration's completions: serve a waiting connection of a full
+ * table, then accept or watch as the table allows */
+static void
+tcp_ring_sched(struct nev_uring_flush *f)
+{
+	struct tcp_ring *tr = (struct tcp_ring *)((char *)f -
+		offsetof(struct tcp_ring, flush));
+	struct comm_point *c = tr->c;
+	if(!c) {
+		tcp_ring_reap(tr);
+		return;
+	}
+	if(tr->backlog) {
+		tr->backlog = 0;
+		if(c->listening && !c->accept_paused && !tr->accept_armed &&
+			c->nconn >= c->max_conn)
+			tcp_ring_backlog(c);
+	}
+	tcp_ring_accept_mode(c);
+}
+
+/** the readiness watch: a connection waits while the table is full; it
+ * is served after this iteration's completions (tcp_ring_sched), so the
+ * idle connections' last bytes count */
+static void
+tcp_ring_backlog_event(int fd, int events, void *arg)
+{
+	struct comm_point *c = arg;
+	(void)fd;
+	(void)events;
+	if(!c->tring)
+		return;
+	c->tring->backlog = 1;
+	tcp_ring_later(c->tring);
+}
+
+/** an accept completion: a new connection or an error */
 static void
 tcp_ring_accept(struct nev_uring_op *op, int res, unsigned flags)
 {
 	struct tcp_ring *tr = (struct tcp_ring *)op;
 	struct comm_point *c = tr->c;
+	struct comm_tcp_conn *conn;
 	if(!(flags & IORING_CQE_F_MORE)) {
 		tr->accept_armed = 0;
 		tr->accept_cancelling = 0;
 	}
 	if(res >= 0) {
-		struct comm_tcp_conn *conn = NULL, *v;
-		int fresh = 0;
-		if(c)
-			c->accept_round++;
-		if(c && !(conn = tcp_ring_free_slot(c)) &&
-			(v = tcp_victim(c, &fresh)) != NULL) {
-			/* table full: close the idle connection the readiness
-			 * path would close (tcp_victim); its slot is free
-			 * once its requests have completed, so this
-			 * connection is refused and the next one gets it */
-			c->stats.tcp_evicted++;
-			verbose(VERB_ALGO, "tcp: table full, closing an idle "
-				"connection");
-			tcp_conn_close(v);
-			conn = tcp_ring_free_slot(c);
-		}
 		if(!c) {
 			close(res);
-		} else if(!conn) {
-			/* over incoming-num-tcp: refuse this one cleanly */
+		} else if(c->nconn >= c->max_conn ||
+			!(conn = tcp_ring_free_slot(c))) {
+			/* (not expected: armed only with room) */
 			c->stats.tcp_refused++;
 			close(res);
-		} else if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
-			log_err("tcp accept: out of memory");
-			close(res);
-		} else {
-			conn->client.len = sizeof(conn->client.addr);
-			if(getpeername(res, (struct sockaddr *)&conn->client.addr,
-				&conn->client.len) == -1)
-				conn->client.len = 0;
-			conn->fd = res;
-			conn->io = NULL;
-			conn->gen++;
-			conn->lgot = conn->got = conn->need = 0;
-			conn->read_closed = 0;
-			conn->pending = 0;
-			conn->nq = 0;
-			conn->round = c->accept_round;
-			conn->mask = 0;
-			c->nconn++;
-			c->stats.tcp_accepted++;
-			tcp_ring_arm_recv(&tr->rc[conn - c->conns]);
-			tcp_conn_progress(conn);
-			tcp_pressure_check(c);
-		}
+		} else
+			tcp_ring_open(c, conn, res, NULL);
+	} else if(c && (res == -EMFILE || res == -ENFILE ||
+		res == -ENOBUFS || res == -ENOMEM)) {
+		verbose(VERB_OPS, "tcp accept: %s", strerror(-res));
+		tcp_ring_pause(c);
 	} else if(res != -ECANCELED && res != -EAGAIN && res != -EINTR &&
 		res != -ECONNABORTED)
 		verbose(VERB_OPS, "tcp accept: %s", strerror(-res));
-	if(!tr->accept_armed && c && c->listening)
-		tcp_ring_arm_accept(tr);
+	if(c && !tr->accept_armed)
+		tcp_ring_accept_mode(c);
 	tcp_ring_reap(tr);
 }
 
@@ -2069,7 +2294,8 @@ tcp_ring_setup(struct comm_point *c)
 	tr->c = c;
 	tr->st = c->base->st;
 	tr->fd = -1;
-	tr->nrc = c->max_conn;
+	tr->flush.fn = tcp_ring_sched;
+	tr->nrc = c->nslots;
 	tr->mem = malloc((size_t)TCP_RING_BUFS * TCP_RING_BUFSZ);
 	tr->rc = calloc((size_t)tr->nrc, sizeof(*tr->rc));
 	if(!tr->mem || !tr->rc) {
@@ -2093,6 +2319,12 @@ tcp_ring_setup(struct comm_point *c)
 			io_uring_buf_ring_mask(TCP_RING_BUFS), i);
 	io_uring_buf_ring_advance(tr->br, TCP_RING_BUFS);
 	tr->nfree = TCP_RING_BUFS;
+	/* the readiness watch of a full table (off until then) */
+	c->io = nev_io_new(c->base, c->fd, tcp_ring_backlog_event, c);
+	if(!c->io) {
+		tcp_ring_free(tr);
+		return -1;
+	}
 	tr->fd = c->fd;
 	c->tring = tr;
 	return 1;
@@ -2102,12 +2334,7 @@ tcp_ring_setup(struct comm_point *c)
 static void
 tcp_ring_listen(struct comm_point *c)
 {
-	struct tcp_ring *tr = c->tring;
-	if(c->listening)
-		tcp_ring_arm_accept(tr);
-	else if(tr->accept_armed && !tr->accept_cancelling &&
-		tcp_ring_cancel(tr, &tr->accept_op) == 0)
-		tr->accept_cancelling = 1;
+	tcp_ring_accept_mode(c);
 }
 
 /** the comm_point goes (its connections closed): the state lingers until
@@ -2118,6 +2345,9 @@ tcp_ring_delete(struct comm_point *c)
 	struct tcp_ring *tr = c->tring;
 	c->listening = 0;
 	tcp_ring_listen(c);
+	if(c->io)
+		nev_io_free(c->base, c->io);
+	c->io = NULL;
 	c->tring = NULL;
 	tr->c = NULL;
 	c->fd = -1;
@@ -2160,16 +2390,21 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	c->idle_ms = idle_timeout_ms;
 	c->first_ms = TCP_FIRST_QUERY_MS;
 	c->pressure_ms = TCP_PRESSURE_IDLE_MS;
-	c->conns = calloc((size_t)c->max_conn, sizeof(*c->conns));
+	c->nslots = c->max_conn;
+#ifdef HAVE_LIBURING
+	if(base->be == &nev_backend_uring)
+		c->nslots = 2 * c->max_conn;
+#endif
+	c->conns = calloc((size_t)c->nslots, sizeof(*c->conns));
 	if(!c->conns) {
 		log_err("comm_point_create_tcp: out of memory");
 		goto fail;
 	}
-	for(i = 0; i < c->max_conn; i++) {
+	for(i = 0; i < c->nslots; i++) {
 		c->conns[i].c = c;
 		c->conns[i].fd = -1;
 	}
-	for(i = 0; i < c->max_conn; i++) {
+	for(i = 0; i < c->nslots; i++) {
 		c->conns[i].timer = comm_timer_create(base, tcp_conn_timeout,
 			&c->conns[i]);
 		if(!c->conns[i].timer)
@@ -2212,7 +2447,7 @@ comm_point_delete(struct comm_point *c)
 	if(!c)
 		return;
 	if(c->conns) {
-		for(i = 0; i < c->max_conn; i++)
+		for(i = 0; i < c->nslots; i++)
 			tcp_conn_close(&c->conns[i]);
 	}
 #ifdef HAVE_LIBURING
@@ -2220,7 +2455,7 @@ comm_point_delete(struct comm_point *c)
 		tcp_ring_delete(c);
 #endif
 	if(c->conns) {
-		for(i = 0; i < c->max_conn; i++) {
+		for(i = 0; i < c->nslots; i++) {
 			comm_timer_delete(c->conns[i].timer);
 			free(c->conns[i].rbuf);
 		}
@@ -2333,7 +2568,7 @@ comm_point_tcp_set_timeouts(struct comm_point *c, int first_query_ms,
 		return;
 	c->first_ms = first_query_ms;
 	c->pressure_ms = pressure_idle_ms;
-	for(i = 0; i < c->max_conn; i++)
+	for(i = 0; i < c->nslots; i++)
 		if(c->conns[i].fd != -1)
 			tcp_conn_arm(&c->conns[i]);
 }
