@@ -1,0 +1,604 @@
+/*
+ * tests/check_val_nsec.c - validator/val_nsec and val_nsec3: NXDOMAIN,
+ * NODATA, empty non-terminals, wildcard answers and wildcard NODATA,
+ * insecure delegations, NSEC3 opt-out and the RFC 9276 iteration limit.
+ *
+ * The NSEC and NSEC3 chains come from the signed fixtures
+ * (testdata/dnssec/alg8.signed: NSEC; alg7.signed: NSEC3, salt aabbccdd,
+ * 5 iterations, opt-out on every record), whose names are listed in
+ * testdata/dnssec/zone.in. Variants (opt-out cleared, subsets) are made
+ * by copying the records; NSEC3 hashes are checked against ldns and the
+ * RFC 5155 appendix A example.
+ */
+#include "config.h"
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/val_testutil.h"
+#include "validator/val_nsec.h"
+#include "validator/val_nsec3.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+
+/** the denial records of a zone */
+struct recset {
+	/** records */
+	struct val_nrec r[64];
+	/** RDATA copies (to tamper with) */
+	uint8_t rd[64][512];
+	/** how many */
+	size_t n;
+};
+
+static struct vt_zone *z8, *z7;
+static struct recset nsec, nsec3;
+
+/** collect the records of a type from a zone */
+static void
+collect(struct vt_zone *z, uint16_t type, struct recset *s)
+{
+	size_t i;
+	s->n = 0;
+	for(i = 0; i < z->n; i++) {
+		if(z->rrs[i].type != type)
+			continue;
+		ck_assert_uint_lt(s->n, 64);
+		memcpy(s->rd[s->n], z->rrs[i].rdata, z->rrs[i].len);
+		s->r[s->n].owner = z->rrs[i].owner;
+		s->r[s->n].rdata = s->rd[s->n];
+		s->r[s->n].len = z->rrs[i].len;
+		s->n++;
+	}
+}
+
+static void
+setup(void)
+{
+	z8 = vt_zone_load("alg8.signed");
+	z7 = vt_zone_load("alg7.signed");
+	collect(z8, DNS_TYPE_NSEC, &nsec);
+	collect(z7, DNS_TYPE_NSEC3, &nsec3);
+}
+
+static void
+teardown(void)
+{
+	vt_zone_free(z8);
+	vt_zone_free(z7);
+}
+
+/** a name in a static buffer (one of four, rotating) */
+static const uint8_t *
+N(const char *s)
+{
+	static uint8_t buf[4][256];
+	static int i;
+	i = (i + 1) % 4;
+	return vt_name(s, buf[i]);
+}
+
+/** the subset of s whose owners are the given names */
+static size_t
+subset(const struct recset *s, const char **owners, size_t no,
+	struct val_nrec *out)
+{
+	size_t i, j, n = 0;
+	for(i = 0; i < s->n; i++)
+		for(j = 0; j < no; j++)
+			if(dname_equal(s->r[i].owner, N(owners[j])))
+				out[n++] = s->r[i];
+	return n;
+}
+
+START_TEST(test_bitmap)
+{
+	/* window 0: A(1) NS(2) MX(15); window 1: CAA(257) */
+	static const uint8_t bm[] = { 0, 2, 0x60, 0x01, 1, 1, 0x40 };
+	static const uint8_t bad_order[] = { 1, 1, 0x40, 0, 1, 0x60 };
+	static const uint8_t bad_len[] = { 0, 33 };
+	static const uint8_t zero_len[] = { 0, 0 };
+	ck_assert_int_eq(val_bitmap_check(bm, sizeof(bm)), 0);
+	ck_assert(val_bitmap_has(bm, sizeof(bm), DNS_TYPE_A));
+	ck_assert(val_bitmap_has(bm, sizeof(bm), DNS_TYPE_NS));
+	ck_assert(val_bitmap_has(bm, sizeof(bm), DNS_TYPE_MX));
+	ck_assert(val_bitmap_has(bm, sizeof(bm), DNS_TYPE_CAA));
+	ck_assert(!val_bitmap_has(bm, sizeof(bm), DNS_TYPE_SOA));
+	ck_assert(!val_bitmap_has(bm, sizeof(bm), DNS_TYPE_DS));
+	ck_assert(!val_bitmap_has(bm, sizeof(bm), 256));
+	ck_assert(!val_bitmap_has(bm, sizeof(bm), 0xff01));
+	ck_assert_int_eq(val_bitmap_check(bm, 0), 0);
+	ck_assert_int_eq(val_bitmap_check(bm, 3), -1);
+	ck_assert_int_eq(val_bitmap_check(bad_order, sizeof(bad_order)), -1);
+	ck_assert(!val_bitmap_has(bad_order, sizeof(bad_order), DNS_TYPE_A));
+	ck_assert_int_eq(val_bitmap_check(bad_len, sizeof(bad_len)), -1);
+	ck_assert_int_eq(val_bitmap_check(zero_len, sizeof(zero_len)), -1);
+	ck_assert_str_eq(val_proof_str(VAL_PROOF_INSECURE), "insecure");
+}
+END_TEST
+
+START_TEST(test_nsec_basics)
+{
+	struct val_nrec r[2];
+	const char *o[] = { "ns1.alg8.example.", "alg8.example." };
+	ck_assert_uint_eq(subset(&nsec, o, 2, r), 2);
+	/* ns1 -> secsub */
+	ck_assert(dname_equal(r[0].owner, N("ns1.alg8.example.")) ||
+		dname_equal(r[1].owner, N("ns1.alg8.example.")));
+	if(!dname_equal(r[0].owner, N("ns1.alg8.example."))) {
+		struct val_nrec t = r[0]; r[0] = r[1]; r[1] = t;
+	}
+	ck_assert(val_nsec_covers(&r[0], N("nx.alg8.example.")));
+	ck_assert(val_nsec_covers(&r[0], N("a.ns1.alg8.example.")));
+	ck_assert(!val_nsec_covers(&r[0], N("ns1.alg8.example.")));
+	ck_assert(!val_nsec_covers(&r[0], N("secsub.alg8.example.")));
+	ck_assert(!val_nsec_covers(&r[0], N("zz.alg8.example.")));
+	ck_assert(val_nsec_has_type(&r[0], DNS_TYPE_A));
+	ck_assert(!val_nsec_has_type(&r[0], DNS_TYPE_AAAA));
+	ck_assert_int_eq(val_nsec_closest_encloser(&r[0],
+		N("x.nx.alg8.example.")), 2);
+	ck_assert_int_eq(val_nsec_closest_encloser(&r[0],
+		N("x.ns1.alg8.example.")), 3);
+	/* the apex NSEC (apex -> alias) */
+	ck_assert(val_nsec_covers(&r[1], N("*.alg8.example.")));
+	ck_assert(val_nsec_covers(&r[1], N("a.alg8.example.")));
+	ck_assert(!val_nsec_covers(&r[1], N("alg8.example.")));
+	ck_assert(!val_nsec_covers(&r[1], N("example.")));
+	/* the last NSEC (www -> apex) wraps around */
+	{
+		const char *ow[] = { "www.alg8.example." };
+		struct val_nrec w;
+		ck_assert_uint_eq(subset(&nsec, ow, 1, &w), 1);
+		ck_assert(val_nsec_covers(&w, N("wwx.alg8.example.")));
+		ck_assert(val_nsec_covers(&w, N("zzz.alg8.example.")));
+		ck_assert(val_nsec_covers(&w, N("a.www.alg8.example.")));
+		ck_assert(!val_nsec_covers(&w, N("zzz.example.")));
+		ck_assert(!val_nsec_covers(&w, N("alias.alg8.example.")));
+	}
+	/* a malformed NSEC covers nothing */
+	{
+		struct val_nrec bad = r[0];
+		bad.len = 3;
+		ck_assert(!val_nsec_covers(&bad, N("nx.alg8.example.")));
+		ck_assert(!val_nsec_has_type(&bad, DNS_TYPE_A));
+		ck_assert_int_eq(val_nsec_closest_encloser(&bad,
+			N("nx.alg8.example.")), -1);
+	}
+}
+END_TEST
+
+START_TEST(test_nsec_nxdomain)
+{
+	struct val_nrec r[8];
+	size_t n;
+	const char *both[] = { "ns1.alg8.example.", "alg8.example." };
+	const char *one[] = { "ns1.alg8.example." };
+	const char *sub[] = { "sub.alg8.example.", "alg8.example." };
+	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
+		N("nx.alg8.example.")), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
+		N("a.b.c.nx.alg8.example.")), VAL_PROOF_SECURE);
+	n = subset(&nsec, both, 2, r);
+	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
+		N("nx.alg8.example.")), VAL_PROOF_SECURE);
+	/* without the NSEC that denies the wildcard: no proof */
+	n = subset(&nsec, one, 1, r);
+	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
+		N("nx.alg8.example.")), VAL_PROOF_NONE);
+	/* the NSEC does not cover the name */
+	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
+		N("zz.alg8.example.")), VAL_PROOF_NONE);
+	/* existing names and empty non-terminals */
+	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
+		N("WWW.alg8.example.")), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
+		N("b.ent.alg8.example.")), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
+		N("ent.alg8.example.")), VAL_PROOF_BOGUS);
+	/* below the wildcard's parent, the wildcard exists */
+	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
+		N("x.wild.alg8.example.")), VAL_PROOF_BOGUS);
+	/* below a delegation the parent's NSEC cannot deny */
+	n = subset(&nsec, sub, 2, r);
+	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
+		N("x.sub.alg8.example.")), VAL_PROOF_NONE);
+	/* nothing at all */
+	ck_assert_int_eq(val_nsec_prove_nxdomain(r, 0,
+		N("nx.alg8.example.")), VAL_PROOF_NONE);
+}
+END_TEST
+
+START_TEST(test_nsec_nodata)
+{
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("www.alg8.example."), DNS_TYPE_TXT), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("www.alg8.example."), DNS_TYPE_A), VAL_PROOF_BOGUS);
+	/* a CNAME is there: no NODATA for any type */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("alias.alg8.example."), DNS_TYPE_A), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("alias.alg8.example."), DNS_TYPE_CNAME), VAL_PROOF_BOGUS);
+	/* empty non-terminals */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("b.ent.alg8.example."), DNS_TYPE_A), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("ent.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_SECURE);
+	/* the parent side of a delegation proves nothing for A ... */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("sub.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
+	/* ... but does for DS */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("sub.alg8.example."), DNS_TYPE_DS), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("secsub.alg8.example."), DNS_TYPE_DS), VAL_PROOF_BOGUS);
+	/* the apex NSEC cannot deny the DS (it is the child's) */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("alg8.example."), DNS_TYPE_DS), VAL_PROOF_BOGUS);
+	/* wildcard NODATA */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("x.wild.alg8.example."), DNS_TYPE_A), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("x.wild.alg8.example."), DNS_TYPE_TXT), VAL_PROOF_BOGUS);
+	/* a name that does not exist, and no wildcard: no NODATA proof */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("nx.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
+}
+END_TEST
+
+START_TEST(test_nsec_wildcard_and_ds)
+{
+	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
+		N("a.b.wild.alg8.example."), 3), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
+		N("x.wild.alg8.example."), 3), VAL_PROOF_SECURE);
+	/* a wrong closest encloser */
+	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
+		N("a.b.wild.alg8.example."), 2), VAL_PROOF_NONE);
+	/* an existing name was not synthesised */
+	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
+		N("www.alg8.example."), 2), VAL_PROOF_NONE);
+	/* labels not below the name */
+	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
+		N("x.wild.alg8.example."), 4), VAL_PROOF_NONE);
+	/* DS at referrals */
+	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
+		N("sub.alg8.example.")), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
+		N("secsub.alg8.example.")), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
+		N("www.alg8.example.")), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
+		N("alg8.example.")), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
+		N("ent.alg8.example.")), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
+		N("nx.alg8.example.")), VAL_PROOF_NONE);
+}
+END_TEST
+
+START_TEST(test_base32hex)
+{
+	/* RFC 4648 section 10 vectors, lower case, no padding */
+	static const char *plain[] = { "f", "fo", "foo", "foob", "fooba",
+		"foobar" };
+	static const char *enc[] = { "co", "cpng", "cpnmu", "cpnmuog",
+		"cpnmuoj1", "cpnmuoj1e8" };
+	char out[64];
+	uint8_t dec[64];
+	int i;
+	for(i = 0; i < 6; i++) {
+		size_t l = val_base32hex_encode((const uint8_t *)plain[i],
+			strlen(plain[i]), out, sizeof(out));
+		ck_assert_uint_eq(l, strlen(enc[i]));
+		ck_assert_str_eq(out, enc[i]);
+		ck_assert_uint_eq(val_base32hex_decode((const uint8_t *)enc[i],
+			strlen(enc[i]), dec, sizeof(dec)), strlen(plain[i]));
+		ck_assert(memcmp(dec, plain[i], strlen(plain[i])) == 0);
+	}
+	ck_assert_uint_eq(val_base32hex_decode((const uint8_t *)"CPNMUOJ1E8",
+		10, dec, sizeof(dec)), 6);
+	ck_assert_uint_eq(val_base32hex_decode((const uint8_t *)"cpw", 3, dec,
+		sizeof(dec)), 0);
+	/* non-zero padding bits */
+	ck_assert_uint_eq(val_base32hex_decode((const uint8_t *)"cp", 2, dec,
+		sizeof(dec)), 0);
+	ck_assert_uint_eq(val_base32hex_decode((const uint8_t *)"cpnmuoj1e8",
+		10, dec, 5), 0);
+	ck_assert_uint_eq(val_base32hex_encode((const uint8_t *)"foobar", 6,
+		out, 10), 0);
+}
+END_TEST
+
+START_TEST(test_nsec3_hash)
+{
+	/* RFC 5155 appendix A: H(example) with salt aabbccdd, 12
+	 * additional iterations */
+	static const uint8_t salt[] = { 0xaa, 0xbb, 0xcc, 0xdd };
+	uint8_t h[VAL_NSEC3_HASH_LEN];
+	char txt[64];
+	size_t i;
+	ck_assert_int_eq(val_nsec3_hash(N("EXAMPLE."), 1, salt, 4, 12, h), 0);
+	val_base32hex_encode(h, sizeof(h), txt, sizeof(txt));
+	ck_assert_str_eq(txt, "0p9mhaveqvm6t7vbl5lop2u3t2rp3tom");
+	ck_assert_int_eq(val_nsec3_hash(N("a.example."), 1, salt, 4, 12, h), 0);
+	val_base32hex_encode(h, sizeof(h), txt, sizeof(txt));
+	ck_assert_str_eq(txt, "35mthgpgcu1qg68fab165klnsnk3dpvl");
+	ck_assert_int_eq(val_nsec3_hash(N("example."), 2, salt, 4, 12, h), -1);
+	/* against ldns, for every name of the fixture */
+	for(i = 0; i < z7->n; i++) {
+		ldns_rdf *own = ldns_rr_owner(z7->rrs[i].lrr), *lh;
+		ldns_rdf *lab;
+		char *s;
+		if(z7->rrs[i].type == DNS_TYPE_NSEC3 ||
+			z7->rrs[i].type == DNS_TYPE_RRSIG)
+			continue;
+		lh = ldns_nsec3_hash_name(own, 1, 5, 4, (uint8_t *)salt);
+		ck_assert_ptr_nonnull(lh);
+		lab = ldns_dname_label(lh, 0);
+		s = ldns_rdf2str(lab);
+		ck_assert_int_eq(val_nsec3_hash(z7->rrs[i].owner, 1, salt, 4,
+			5, h), 0);
+		val_base32hex_encode(h, sizeof(h), txt, sizeof(txt));
+		/* ldns prints the label with a trailing dot */
+		ck_assert_int_eq(strncasecmp(s, txt, 32), 0);
+		free(s);
+		ldns_rdf_deep_free(lab);
+		ldns_rdf_deep_free(lh);
+	}
+}
+END_TEST
+
+START_TEST(test_nsec3_parse)
+{
+	struct val_nsec3_info in;
+	struct val_nrec r = nsec3.r[0];
+	uint8_t rd[512], own[256];
+	ck_assert_int_eq(val_nsec3_parse(&r, &in), 0);
+	ck_assert_uint_eq(in.alg, 1);
+	ck_assert_uint_eq(in.flags, VAL_NSEC3_OPTOUT);
+	ck_assert_uint_eq(in.iterations, 5);
+	ck_assert_uint_eq(in.saltlen, 4);
+	ck_assert_uint_eq(in.owner_hashlen, 20);
+	ck_assert(dname_equal(in.zone, N("alg7.example.")));
+	memcpy(rd, r.rdata, r.len);
+	r.rdata = rd;
+	rd[0] = 2; /* unknown hash algorithm: ignored */
+	ck_assert_int_eq(val_nsec3_parse(&r, &in), 1);
+	rd[0] = 1;
+	rd[1] = 0x03; /* unknown flag: ignored */
+	ck_assert_int_eq(val_nsec3_parse(&r, &in), 1);
+	rd[1] = 0;
+	r.len = 9; /* runs past the RDATA */
+	ck_assert_int_eq(val_nsec3_parse(&r, &in), -1);
+	r.len = nsec3.r[0].len;
+	memcpy(own, r.owner, dname_len(r.owner));
+	own[3] = 'z'; /* not base32hex */
+	r.owner = own;
+	ck_assert_int_eq(val_nsec3_parse(&r, &in), -1);
+}
+END_TEST
+
+/** the NSEC3 chain with the opt-out flag cleared */
+static struct recset *
+no_optout(void)
+{
+	static struct recset s;
+	size_t i;
+	s = nsec3;
+	for(i = 0; i < s.n; i++) {
+		s.r[i].rdata = s.rd[i];
+		s.rd[i][1] = 0;
+	}
+	return &s;
+}
+
+START_TEST(test_nsec3_proofs)
+{
+	struct recset *p = no_optout();
+	unsigned it = VAL_NSEC3_MAX_ITER_DEFAULT;
+	/* NXDOMAIN */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("nx.alg7.example."), it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("a.b.nx.alg7.example."), it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("www.alg7.example."), it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("ent.alg7.example."), it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("x.wild.alg7.example."), it), VAL_PROOF_BOGUS);
+	/* under opt-out an NXDOMAIN is only insecure */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(nsec3.r, nsec3.n,
+		N("nx.alg7.example."), it), VAL_PROOF_INSECURE);
+	/* outside the zone of the records: nothing */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("nx.alg8.example."), it), VAL_PROOF_NONE);
+	/* NODATA */
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("www.alg7.example."), DNS_TYPE_TXT, it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("www.alg7.example."), DNS_TYPE_AAAA, it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("alias.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("b.ent.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+	/* wildcard NODATA */
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("x.wild.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("x.wild.alg7.example."), DNS_TYPE_TXT, it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("nx.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+	/* wildcard answers */
+	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
+		N("a.b.wild.alg7.example."), 3, it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
+		N("a.b.wild.alg7.example."), 2, it), VAL_PROOF_NONE);
+	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
+		N("www.alg7.example."), 2, it), VAL_PROOF_NONE);
+	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
+		N("www.alg7.example."), 3, it), VAL_PROOF_NONE);
+}
+END_TEST
+
+/**
+ * The chain of s without the NSEC3 of name, as a signer that leaves a
+ * name out leaves it: the previous record's next hash skips it.
+ * @return how many records are in out.
+ */
+static size_t
+without(const struct recset *s, const char *name, struct val_nrec *out)
+{
+	static struct recset c;
+	struct val_nsec3_info in, gone;
+	uint8_t h[VAL_NSEC3_HASH_LEN];
+	size_t i, n = 0;
+	int found = 0;
+	c = *s;
+	for(i = 0; i < c.n; i++) {
+		c.r[i].rdata = c.rd[i];
+		ck_assert_int_eq(val_nsec3_parse(&c.r[i], &in), 0);
+		ck_assert_int_eq(val_nsec3_hash(N(name), 1, in.salt,
+			in.saltlen, in.iterations, h), 0);
+		if(memcmp(h, in.owner_hash, VAL_NSEC3_HASH_LEN) == 0) {
+			gone = in;
+			found = 1;
+		}
+	}
+	ck_assert(found);
+	for(i = 0; i < c.n; i++) {
+		ck_assert_int_eq(val_nsec3_parse(&c.r[i], &in), 0);
+		if(memcmp(in.owner_hash, gone.owner_hash, 20) == 0)
+			continue;
+		if(memcmp(in.next, gone.owner_hash, 20) == 0)
+			memcpy(c.rd[i] + (in.next - c.r[i].rdata), gone.next,
+				20);
+		out[n++] = c.r[i];
+	}
+	return n;
+}
+
+START_TEST(test_nsec3_delegations)
+{
+	struct recset *p = no_optout();
+	unsigned it = VAL_NSEC3_MAX_ITER_DEFAULT;
+	struct val_nrec r[64];
+	size_t i, n = 0;
+	/* secsub has a DS: its NSEC3 says so */
+	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
+		N("secsub.alg7.example."), it), VAL_PROOF_BOGUS);
+	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
+		N("www.alg7.example."), it), VAL_PROOF_SECURE);
+	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
+		N("alg7.example."), it), VAL_PROOF_BOGUS);
+	/* sub (unsigned) has its own NSEC3 with NS and no DS */
+	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
+		N("sub.alg7.example."), it), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
+		N("sub.alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_SECURE);
+	/* a signer with opt-out may leave it out of the chain: then the
+	 * next closer is covered by an opt-out record (RFC 5155 6) */
+	n = without(&nsec3, "sub.alg7.example.", r);
+	ck_assert_uint_eq(n, nsec3.n - 1);
+	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
+		N("sub.alg7.example."), it), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
+		N("sub.alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_INSECURE);
+	/* without opt-out, that gap proves nothing */
+	n = without(p, "sub.alg7.example.", r);
+	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
+		N("sub.alg7.example."), it), VAL_PROOF_NONE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
+		N("sub.alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_NONE);
+	n = 0;
+	/* an NSEC3 at a delegation with NS and no DS: insecure; craft it
+	 * by clearing the DS bit of secsub's record */
+	for(i = 0; i < p->n; i++) {
+		struct val_nsec3_info in;
+		uint8_t h[VAL_NSEC3_HASH_LEN];
+		r[n] = p->r[i];
+		ck_assert_int_eq(val_nsec3_parse(&r[n], &in), 0);
+		ck_assert_int_eq(val_nsec3_hash(N("secsub.alg7.example."), 1,
+			in.salt, in.saltlen, in.iterations, h), 0);
+		if(memcmp(h, in.owner_hash, 20) == 0) {
+			/* window 0 byte 5 holds types 40..47: DS is 43 */
+			uint8_t *bm = p->rd[i] + (in.bitmap - r[n].rdata);
+			ck_assert(val_bitmap_has(in.bitmap, in.bmlen,
+				DNS_TYPE_DS));
+			bm[2 + 5] &= (uint8_t)~(0x80 >> 3);
+			ck_assert(!val_bitmap_has(in.bitmap, in.bmlen,
+				DNS_TYPE_DS));
+		}
+		n++;
+	}
+	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
+		N("secsub.alg7.example."), it), VAL_PROOF_INSECURE);
+	/* and the nodata proof for A at the parent side is no proof */
+	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
+		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+	/* nor can the delegation's NSEC3 be a closest encloser */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(r, n,
+		N("x.secsub.alg7.example."), it), VAL_PROOF_NONE);
+}
+END_TEST
+
+START_TEST(test_nsec3_iterations)
+{
+	struct recset *p = no_optout();
+	/* the fixture has 5 iterations: a limit of 4 makes it insecure,
+	 * whatever the records say */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("nx.alg7.example."), 4), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("www.alg7.example."), 4), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("www.alg7.example."), DNS_TYPE_TXT, 4), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
+		N("a.b.wild.alg7.example."), 3, 4), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_no_ds(p->r, p->n,
+		N("secsub.alg7.example."), 4), VAL_PROOF_INSECURE);
+	/* at the limit: as before */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("nx.alg7.example."), 5), VAL_PROOF_SECURE);
+	/* records of another zone do not count */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("nx.alg8.example."), 4), VAL_PROOF_NONE);
+}
+END_TEST
+
+static Suite *
+val_nsec_suite(void)
+{
+	Suite *s = suite_create("val_nsec");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_bitmap);
+	tcase_add_test(tc, test_nsec_basics);
+	tcase_add_test(tc, test_nsec_nxdomain);
+	tcase_add_test(tc, test_nsec_nodata);
+	tcase_add_test(tc, test_nsec_wildcard_and_ds);
+	tcase_add_test(tc, test_base32hex);
+	tcase_add_test(tc, test_nsec3_hash);
+	tcase_add_test(tc, test_nsec3_parse);
+	tcase_add_test(tc, test_nsec3_proofs);
+	tcase_add_test(tc, test_nsec3_delegations);
+	tcase_add_test(tc, test_nsec3_iterations);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(val_nsec_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
