@@ -68,6 +68,9 @@ struct module_qstate;
 /** state key flag: do not use forward zones (the address lookup of a
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08
+/** state flag (not a key flag; set on qstate->flags by the validator):
+ * ask upstream with DO and keep the DNSSEC records of the replies */
+#define MESH_FLAG_DNSSEC	0x10
 
 /** what happened, given to operate() */
 enum module_ev {

@@ -49,6 +49,7 @@ is_list(const struct config_option *o)
 {
 	switch(o->type) {
 	case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
+	case OPT_PATH_LIST:
 	case OPT_NETBLOCK_LIST: case OPT_ACL: case OPT_LOCALZONE:
 	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: case OPT_ZONE_ADDR:
 	case OPT_ZONE_HOST:

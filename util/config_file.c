@@ -356,6 +356,7 @@ config_free_members(struct config_file *cfg)
 			*(char **)(base + o->off) = NULL;
 			break;
 		case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
+		case OPT_PATH_LIST:
 		case OPT_LOCALDATA: case OPT_LOCALDATA_PTR:
 			strlist_free(*(struct config_strlist **)(base + o->off));
 			*(struct config_strlist **)(base + o->off) = NULL;
@@ -615,6 +616,8 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 					"'/', got '%s': %s", o->name, v[0],
 					why);
 		}
+		goto append_str;
+	case OPT_PATH_LIST:
 		goto append_str;
 	case OPT_NAME_LIST: {
 		char *d = domain_copy(v[0], &bad);
@@ -1419,6 +1422,7 @@ config_dup(const struct config_file *cfg)
 		switch(o->type) {
 		case OPT_STR: case OPT_PATH: case OPT_ADDR:
 		case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
+		case OPT_PATH_LIST:
 		case OPT_LOCALDATA: case OPT_LOCALDATA_PTR:
 			*(void **)((char *)c + o->off) = NULL;
 			break;
@@ -1445,6 +1449,7 @@ config_dup(const struct config_file *cfg)
 				goto fail;
 			break;
 		case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
+		case OPT_PATH_LIST:
 		case OPT_LOCALDATA: case OPT_LOCALDATA_PTR:
 			if(strlist_copy((struct config_strlist **)dst,
 				*(struct config_strlist *const *)src) != 0)
@@ -1611,6 +1616,7 @@ config_get_option_str(const struct config_file *cfg, const char *name,
 		out_item(&out, "%s", o->words[*(const int *)(base + o->off)]);
 		break;
 	case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
+		case OPT_PATH_LIST:
 	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: {
 		const struct config_strlist *s;
 		for(s = *(struct config_strlist *const *)(base + o->off); s;
