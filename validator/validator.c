@@ -465,7 +465,7 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 		return 0;
 	}
 	if(val_kcache_lookup_closest(ve->kcache, vq->target, DNS_CLASS_IN,
-		(uint32_t)qs->env->now->tv_sec, &vq->kk) == 0 &&
+		(uint32_t)qs->env->now->tv_sec, &vq->kk) == 1 &&
 		dname_is_subdomain(vq->kk.name, vq->anchor->name)) {
 		if(vq->kk.status != VAL_KEY_SECURE) {
 			walk_done(vq, &vq->kk);
@@ -755,7 +755,7 @@ val_keys(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	if(vq->done_valid && dname_equal(vq->target, name))
 		return &vq->done;
 	if(val_kcache_lookup_closest(ve->kcache, name, DNS_CLASS_IN,
-		(uint32_t)qs->env->now->tv_sec, &vq->look) == 0 &&
+		(uint32_t)qs->env->now->tv_sec, &vq->look) == 1 &&
 		dname_is_subdomain(vq->look.name, an->name)) {
 		vq->look.keys.owner = vq->look.name;
 		if(vq->look.status != VAL_KEY_SECURE ||
