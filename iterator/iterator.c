@@ -987,6 +987,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
 		iter_extra_sections(s, p, name, &neg, &add);
+		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
+			(void)iter_copy_soa(s->region,
+				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
 		break;

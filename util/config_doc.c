@@ -70,6 +70,8 @@ def_text(const struct config_option *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->ex ? o->ex : "");
 	else if(o->def[0] == 0)
 		snprintf(buf, len, "\"\"");
+	else if(strchr(o->def, ' '))
+		snprintf(buf, len, "\"%s\"", o->def);
 	else
 		snprintf(buf, len, "%s", o->def);
 	return buf;
