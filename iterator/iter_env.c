@@ -66,14 +66,7 @@ iter_env_create_default(void)
 	env->do_ip4 = 1;
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
-	env->max_ttl = 86400;
-	env->min_ttl = 0;
-	env->max_neg_ttl = 3600;
-	env->num_queries = 1024;
-	env->jostle_ms = 200;
 	env->max_time_ms = 30000;
-	env->serve_expired_ttl = 0;
-	env->serve_expired_client_timeout = 1800;
 	for(i = 0; iter_root_servers[i][0]; i++) {
 		if(iter_env_add_hint(env, iter_root_servers[i][0],
 			iter_root_servers[i][1]) < 0 ||
@@ -124,15 +117,6 @@ iter_env_create(struct config_file *cfg)
 	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;
-	env->max_ttl = (uint32_t)cfg->cache_max_ttl;
-	env->min_ttl = (uint32_t)cfg->cache_min_ttl;
-	env->max_neg_ttl = (uint32_t)cfg->cache_max_negative_ttl;
-	env->prefetch = cfg->prefetch;
-	env->serve_expired = cfg->serve_expired;
-	env->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
-	env->serve_expired_client_timeout = cfg->serve_expired_client_timeout;
-	env->num_queries = cfg->num_queries_per_thread;
-	env->jostle_ms = cfg->jostle_timeout;
 	if(cfg->root_hints && cfg->root_hints[0]) {
 		if(iter_env_read_hints(env, cfg->root_hints) < 0)
 			goto fail;

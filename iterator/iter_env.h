@@ -152,24 +152,10 @@ struct iter_env {
 	int do_ip6;
 	/** upstream timeout per try, ms */
 	int timeout_ms;
-	/** cache-max-ttl */
-	uint32_t max_ttl;
-	/** cache-min-ttl */
-	uint32_t min_ttl;
-	/** cache-max-negative-ttl */
-	uint32_t max_neg_ttl;
-	/** prefetch */
-	int prefetch;
-	/** serve-expired */
-	int serve_expired;
-	/** serve-expired-ttl (0: no limit) */
-	uint32_t serve_expired_ttl;
-	/** serve-expired-client-timeout, ms (0: answer stale at once) */
-	int serve_expired_client_timeout;
-	/** num-queries-per-thread */
-	int num_queries;
-	/** jostle-timeout, ms */
-	int jostle_ms;
+	/* (the TTL clamps, prefetch and serve-expired live with the message
+	 * cache; num-queries-per-thread, jostle-timeout and
+	 * serve-expired-client-timeout with the front end and the mesh:
+	 * one source each) */
 	/** total time per query, ms */
 	int max_time_ms;
 };

@@ -274,7 +274,6 @@ START_TEST(test_from_config)
 	ck_assert_ptr_nonnull(env);
 	ck_assert_int_eq(env->qname_min, 0);
 	ck_assert_int_eq(env->dnqlh, 0);
-	ck_assert_int_eq(env->prefetch, 1);
 	ck_assert_ptr_nonnull(env->priv);
 	ck_assert_ptr_nonnull(env->privdom);
 	wire("www.corp.example.", n);

@@ -177,12 +177,12 @@ make_wire(int i, int reply, size_t *len)
 
 START_TEST(test_miss_allocs)
 {
-	struct config_file *cfg = config_create();
+	struct config_file *cfg;
 	struct module_stack stack;
 	struct iter_env *env;
 	struct iter_zone *z;
 	struct outbound out;
-	struct petrel_random *rnd = random_create_seeded(3);
+	struct petrel_random *rnd;
 	struct resolver *res;
 	struct mcache_params mp;
 	struct mcache *mc;
@@ -201,6 +201,8 @@ START_TEST(test_miss_allocs)
 #ifdef MISSALLOC_SKIP
 	return;
 #endif
+	cfg = config_create();
+	rnd = random_create_seeded(3);
 	ck_assert_ptr_nonnull(cfg);
 	ck_assert_ptr_nonnull(rnd);
 	memset(&out, 0, sizeof(out));

@@ -68,7 +68,8 @@ reply(int rcode, int aa, const char *const *an, const char *const *ns,
 	push(p, LDNS_SECTION_AUTHORITY, ns);
 	push(p, LDNS_SECTION_ADDITIONAL, ar);
 	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
-		ck_assert_int_eq(iter_reply_parse(reg, wire, len, rep), 0);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(iter_reply_parse(reg, wire, len, rep), 0);
 	/* the records are copies: the packet may go */
 	memset(wire, 0, len);
 	free(wire);
