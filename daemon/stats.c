@@ -103,6 +103,9 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	a->s.num_dropped += b->s.num_dropped;
 	a->s.num_servfail += b->s.num_servfail;
 	a->s.num_outgoing += b->s.num_outgoing;
+	a->s.num_answer_secure += b->s.num_answer_secure;
+	a->s.num_answer_bogus += b->s.num_answer_bogus;
+	a->s.num_rrset_bogus += b->s.num_rrset_bogus;
 	a->s.udp_batches += b->s.udp_batches;
 	if(b->s.elapsed > a->s.elapsed)
 		a->s.elapsed = b->s.elapsed;
@@ -169,6 +172,12 @@ print_one(struct stats_buf *out, const char *pfx, const struct stats_info *s)
 		(unsigned long long)s->s.num_prefetch);
 	stats_buf_printf(out, "%s.num.expired=%llu\n", pfx,
 		(unsigned long long)s->s.num_expired);
+	stats_buf_printf(out, "%s.num.answer.secure=%llu\n", pfx,
+		(unsigned long long)s->s.num_answer_secure);
+	stats_buf_printf(out, "%s.num.answer.bogus=%llu\n", pfx,
+		(unsigned long long)s->s.num_answer_bogus);
+	stats_buf_printf(out, "%s.num.rrset.bogus=%llu\n", pfx,
+		(unsigned long long)s->s.num_rrset_bogus);
 	stats_buf_printf(out, "%s.num.recursivereplies=%llu\n", pfx,
 		(unsigned long long)s->s.num_recursivereplies);
 	stats_buf_printf(out, "%s.requestlist.avg=%g\n", pfx,

@@ -229,6 +229,9 @@ add_resolver_stats(struct worker_stats *s, const struct resolver_stats *r)
 	s->num_dropped += r->num_dropped;
 	s->num_servfail += r->num_servfail;
 	s->num_outgoing += r->num_outgoing;
+	s->num_answer_secure += r->num_answer_secure;
+	s->num_answer_bogus += r->num_answer_bogus;
+	s->num_rrset_bogus += r->num_rrset_bogus;
 	s->num_recursivereplies += r->num_recursive_replies;
 }
 

@@ -66,6 +66,8 @@ struct worker_stats {
 	uint64_t num_servfail;
 	/** upstream queries sent */
 	uint64_t num_outgoing;
+	/** validator: secure answers, bogus answers, bogus RRsets */
+	uint64_t num_answer_secure, num_answer_bogus, num_rrset_bogus;
 	/** UDP batches received */
 	uint64_t udp_batches;
 	/** seconds the counters cover */

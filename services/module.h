@@ -189,6 +189,12 @@ struct module_counters {
 	uint64_t *num_outgoing;
 	/** background queries started (prefetch, priming) */
 	uint64_t *num_prefetch;
+	/** answers the validator found secure */
+	uint64_t *num_answer_secure;
+	/** answers the validator found bogus */
+	uint64_t *num_answer_bogus;
+	/** RRsets the validator found bogus */
+	uint64_t *num_rrset_bogus;
 };
 
 /** everything a module may reach (one per worker) */

@@ -1095,13 +1095,41 @@ val_log_bogus(struct module_qstate *qs, struct val_qstate *vq,
 		vq->reason ? vq->reason : "bogus", vq->ede);
 }
 
+/** @return the number of bogus RRsets in a list */
+static uint64_t
+count_bogus(const struct module_rrlist *l)
+{
+	const struct module_rr *rr, *o;
+	uint64_t n = 0;
+	for(rr = l->first; rr; rr = rr->next) {
+		int seen = 0;
+		if(rr->sec != MODULE_SEC_BOGUS || rr->type == DNS_TYPE_RRSIG)
+			continue;
+		for(o = l->first; o != rr; o = o->next)
+			if(o->type == rr->type && dname_equal(o->owner,
+				rr->owner))
+				seen = 1;
+		if(!seen)
+			n++;
+	}
+	return n;
+}
+
 /** the answer is checked: set its status, finish the state */
 static void
 val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, int sec, int id)
 {
 	struct mesh_answer *a = vq->ans;
+	struct module_counters *c = &qs->env->ctr;
 	a->sec = (enum module_sec_status)sec;
+	if(sec == MODULE_SEC_SECURE && c->num_answer_secure)
+		(*c->num_answer_secure)++;
+	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
+		(*c->num_answer_bogus)++;
+	if(c->num_rrset_bogus)
+		*c->num_rrset_bogus += count_bogus(&a->an) +
+			count_bogus(&a->ns);
 	if(sec == MODULE_SEC_BOGUS) {
 		val_log_bogus(qs, vq, ve);
 		if(!ve->permissive) {
