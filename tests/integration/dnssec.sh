@@ -32,8 +32,9 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 : "${PETREL:=$HERE/../../petrel}"
+: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
 PORT=${DNSSEC_PORT:-61650}
-export PETREL RESOLVER=petrel
+export PETREL PETREL_CONTROL RESOLVER=petrel
 
 for t in "$NSD" ldns-keygen ldns-signzone dig; do
 	if ! command -v "$t" >/dev/null 2>&1; then
@@ -280,7 +281,7 @@ run_model() {
 	MODEL=$1
 	local conf="$IT_WORK/petrel-$MODEL.conf" out a
 	resolver_conf "$conf" dir="$IT_WORK" port="$PORT" hints="$Z/root.hints" \
-		model="$MODEL" threads=2 control=no \
+		model="$MODEL" threads=2 control=yes \
 		extra="module-config: \"validator iterator\"\ntrust-anchor-file: \"$Z/root.ds\"\nval-log-level: 1"
 	if ! resolver_start "$conf" "$conf.log" ""; then
 		fail "$MODEL: petrel did not start"; return
@@ -331,6 +332,14 @@ run_model() {
 		ok "$MODEL: AD without DO when the client sets AD"
 	else
 		fail "$MODEL: +adflag: no AD"
+	fi
+	out=$("$(resolver_control)" -c "$conf" stats_noreset 2>&1)
+	a=$(echo "$out" | sed -n 's/^total\.num\.answer\.bogus=//p')
+	b=$(echo "$out" | sed -n 's/^total\.num\.answer\.secure=//p')
+	if [ "${a:-0}" -ge 6 ] && [ "${b:-0}" -ge 10 ]; then
+		ok "$MODEL: counters: num.answer.bogus=$a num.answer.secure=$b"
+	else
+		fail "$MODEL: counters: num.answer.bogus=$a num.answer.secure=$b"
 	fi
 	if grep -q "validation failure <www.tampered.dsec. type 1" "$conf.log"; then
 		ok "$MODEL: val-log-level 1 logs the failure"
