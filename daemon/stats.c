@@ -447,10 +447,15 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 				(unsigned long long)tot.r.ans_rcode[i]);
 	stats_buf_printf(out, "num.answer.rcode.nodata=%llu\n",
 		(unsigned long long)tot.r.ans_rcode[16]);
-	/* no rate limits, no validator, no aggressive NSEC: zeros */
-	stats_buf_printf(out, "num.query.ratelimited=0\n"
-		"num.answer.secure=0\nnum.answer.bogus=0\n"
-		"num.rrset.bogus=0\nnum.query.aggressive.NOERROR=0\n"
+	/* no rate limits, no aggressive NSEC: zeros */
+	stats_buf_printf(out, "num.query.ratelimited=0\n");
+	stats_buf_printf(out, "num.answer.secure=%llu\n",
+		(unsigned long long)tot.r.num_answer_secure);
+	stats_buf_printf(out, "num.answer.bogus=%llu\n",
+		(unsigned long long)tot.r.num_answer_bogus);
+	stats_buf_printf(out, "num.rrset.bogus=%llu\n",
+		(unsigned long long)tot.r.num_rrset_bogus);
+	stats_buf_printf(out, "num.query.aggressive.NOERROR=0\n"
 		"num.query.aggressive.NXDOMAIN=0\n");
 	stats_buf_printf(out, "unwanted.queries=%llu\n",
 		(unsigned long long)tot.r.num_acl_denied);

@@ -381,7 +381,8 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct module_rrlist final;
 	size_t i;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || (s->flags & (MESH_FLAG_CD | MESH_FLAG_DO)))
+		s->prefetch || (s->flags & (MESH_FLAG_CD | MESH_FLAG_DO |
+		MESH_FLAG_DNSSEC)))
 		return 0; /* a refresh must ask; CD answers are kept apart;
 			   * the RRset cache holds no signatures for DO */
 	for(;;) {
@@ -608,7 +609,8 @@ iter_send(struct module_qstate *s)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
-		if((s->flags & MESH_FLAG_DO) && !a->noedns)
+		if((s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) &&
+			!a->noedns)
 			flags |= OUTBOUND_FLAG_DO;
 		iq->sent_qname_len = dname_len(name);
 		memcpy(iq->sent_qname, name, iq->sent_qname_len);
@@ -878,7 +880,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	struct module_rrlist final, neg, add;
 	struct module_rr *nsrr;
 	uint8_t name[256];
-	int rcode, minimised, links, dnssec = (s->flags & MESH_FLAG_DO) != 0;
+	int rcode, minimised, links, dnssec = (s->flags &
+		(MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	int aa;
 	enum iter_class cl;
 
@@ -985,6 +988,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
 		iter_extra_sections(s, p, name, &neg, &add);
+		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
+			(void)iter_copy_soa(s->region,
+				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
 		break;

@@ -14,10 +14,12 @@
 #include "services/modstack.h"
 #include "services/module.h"
 #include "iterator/iterator.h"
+#include "validator/validator.h"
 
 /** the modules of this build, in the order a module-config must list
  * them; the iterator is always last */
 static const struct module_func_block *const module_table[] = {
+	&val_module_block,
 	&iter_module_block,
 	NULL
 };

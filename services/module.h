@@ -68,6 +68,9 @@ struct module_qstate;
 /** state key flag: do not use forward zones (the address lookup of a
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08
+/** state flag (not a key flag; set on qstate->flags by the validator):
+ * ask upstream with DO and keep the DNSSEC records of the replies */
+#define MESH_FLAG_DNSSEC	0x10
 
 /** what happened, given to operate() */
 enum module_ev {
@@ -186,6 +189,12 @@ struct module_counters {
 	uint64_t *num_outgoing;
 	/** background queries started (prefetch, priming) */
 	uint64_t *num_prefetch;
+	/** answers the validator found secure */
+	uint64_t *num_answer_secure;
+	/** answers the validator found bogus */
+	uint64_t *num_answer_bogus;
+	/** RRsets the validator found bogus */
+	uint64_t *num_rrset_bogus;
 };
 
 /** everything a module may reach (one per worker) */

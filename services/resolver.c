@@ -100,6 +100,9 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->menv.now = out->now;
 	r->menv.ctr.num_outgoing = &r->stats.num_outgoing;
 	r->menv.ctr.num_prefetch = &r->stats.num_prefetch;
+	r->menv.ctr.num_answer_secure = &r->stats.num_answer_secure;
+	r->menv.ctr.num_answer_bogus = &r->stats.num_answer_bogus;
+	r->menv.ctr.num_rrset_bogus = &r->stats.num_rrset_bogus;
 	for(i = 0; i < stack->num; i++)
 		r->menv.modinfo[i] = stack->modinfo[i];
 	fe.done = resolver_mesh_done;

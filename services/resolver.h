@@ -122,6 +122,8 @@ struct resolver_stats {
 	uint64_t num_expired;
 	/** upstream queries sent */
 	uint64_t num_outgoing;
+	/** validated answers: secure, bogus; bogus RRsets */
+	uint64_t num_answer_secure, num_answer_bogus, num_rrset_bogus;
 	/** answers sent to clients after recursion (from the mesh) */
 	uint64_t num_recursive_replies;
 	/* extended statistics (daemon/stats.h prints them; each is one

@@ -49,6 +49,7 @@ is_list(const struct config_option *o)
 {
 	switch(o->type) {
 	case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
+	case OPT_PATH_LIST:
 	case OPT_NETBLOCK_LIST: case OPT_ACL: case OPT_LOCALZONE:
 	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: case OPT_ZONE_ADDR:
 	case OPT_ZONE_HOST:
@@ -69,6 +70,8 @@ def_text(const struct config_option *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->ex ? o->ex : "");
 	else if(o->def[0] == 0)
 		snprintf(buf, len, "\"\"");
+	else if(strchr(o->def, ' '))
+		snprintf(buf, len, "\"%s\"", o->def);
 	else
 		snprintf(buf, len, "%s", o->def);
 	return buf;

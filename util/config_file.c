@@ -744,6 +744,15 @@ parse_ctrl_list(struct cfg_parser *p, const struct config_option *o,
 	return append_value(p, o, v[0]);
 }
 
+/** repeatable: a file name (trust anchor files) */
+static int
+parse_path_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	(void)n;
+	return append_value(p, o, v[0]);
+}
+
 /** a domain name, copied with a trailing dot; NULL with the error set */
 static char *
 parse_domain(struct cfg_parser *p, const struct config_option *o,
@@ -2160,6 +2169,8 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_ADDR_LIST] = { parse_addr_list, copy_strlist, free_strlist,
 		print_strlist },
 	[OPT_CTRL_LIST] = { parse_ctrl_list, copy_strlist, free_strlist,
+		print_strlist },
+	[OPT_PATH_LIST] = { parse_path_list, copy_strlist, free_strlist,
 		print_strlist },
 	[OPT_NAME_LIST] = { parse_name_list, copy_strlist, free_strlist,
 		print_strlist },

@@ -321,6 +321,41 @@ struct config_file {
 	struct config_netblocklist *private_addresses;
 	/** private-domain: names allowed to hold private addresses */
 	struct config_strlist *private_domains;
+	/** trust-anchor: DS or DNSKEY records (presentation format) */
+	struct config_strlist *trust_anchors;
+	/** trust-anchor-file: zone-file format DS/DNSKEY files */
+	struct config_strlist *trust_anchor_files;
+	/** trusted-keys-file: BIND trusted-keys files */
+	struct config_strlist *trusted_keys_files;
+	/** auto-trust-anchor-file: RFC 5011 managed anchor files */
+	struct config_strlist *auto_trust_anchor_files;
+	/** domain-insecure: negative trust anchors */
+	struct config_strlist *domain_insecure;
+	/** val-bogus-ttl: seconds a bogus result is kept */
+	int val_bogus_ttl;
+	/** val-sig-skew-min: least clock skew allowed on signatures, s */
+	int val_sig_skew_min;
+	/** val-sig-skew-max: most clock skew allowed on signatures, s */
+	int val_sig_skew_max;
+	/** val-nsec3-keysize-iterations: "keysize iterations ..." or one
+	 * number: above the largest, NSEC3 is insecure (RFC 9276) */
+	char *val_nsec3_keysize_iterations;
+	/** key-cache-size: memory for the validator's key cache */
+	size_t key_cache_size;
+	/** key-cache-slabs: slabs of the key cache */
+	int key_cache_slabs;
+	/** val-permissive-mode: bogus answers are given (without AD) */
+	int val_permissive_mode;
+	/** val-log-level: 0 none, 1 a line per bogus answer, 2 more */
+	int val_log_level;
+	/** harden-dnssec-stripped: unsigned data under a secure anchor is
+	 * bogus */
+	int harden_dnssec_stripped;
+	/** ignore-cd-flag: validate even when the client sets CD */
+	int ignore_cd_flag;
+	/** val-clean-additional: drop unvalidated additional records from
+	 * secure answers */
+	int val_clean_additional;
 	/** hide-identity: refuse id.server and hostname.bind */
 	int hide_identity;
 	/** hide-version: refuse version.server and version.bind */

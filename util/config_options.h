@@ -68,6 +68,8 @@ enum config_type {
 	OPT_CTRL_LIST,
 	/** repeatable: domain names, struct config_strlist */
 	OPT_NAME_LIST,
+	/** repeatable: file paths, struct config_strlist */
+	OPT_PATH_LIST,
 	/** repeatable: netblocks, struct config_netblocklist */
 	OPT_NETBLOCK_LIST,
 	/** repeatable: netblock and action, struct config_acl */

@@ -1,0 +1,54 @@
+/*
+ * validator/validator.h - the validator module: DNSSEC validation of what
+ * the iterator returns (module "validator", above "iterator").
+ *
+ * A client query (depth 0, CD clear or ignore-cd-flag) is passed down with
+ * MESH_FLAG_DNSSEC, so the iterator asks with DO and keeps RRSIG, NSEC and
+ * NSEC3 records. When the answer comes back up (MODULE_EVENT_MODDONE),
+ * each RRset of the answer and authority sections is checked with the
+ * keys of its signer (the RRSIG signer field; an unsigned RRset: its
+ * owner). Keys come from the key cache (validator/val_kcache.h) or from a
+ * walk down from the closest trust anchor: DNSKEY of the anchor checked
+ * against the anchor's DS or DNSKEY records, then per label towards the
+ * signer a DS sub-query (checked with the keys above; no DS proven by
+ * NSEC/NSEC3: an insecure delegation, or no zone cut there), and the
+ * child's DNSKEY checked against the DS. Every step's result (secure keys,
+ * insecure, bogus for val-bogus-ttl) goes into the key cache, so the next
+ * question under the same zones validates without sub-queries. DS and
+ * DNSKEY are fetched through the mesh with DO and CD set (the sub-state
+ * passes through this module unvalidated: this module checks them).
+ *
+ * NXDOMAIN and NODATA are proven with the validated NSEC or NSEC3 records
+ * of the authority section (NSEC3 iterations above
+ * val-nsec3-keysize-iterations: insecure); a wildcard expansion (RRSIG
+ * labels below the owner's) needs its proof too. The message gets
+ * secure, insecure or bogus (mesh_answer.sec, and each record's sec): the
+ * message cache keeps it and sets AD for DO or AD clients on secure ones.
+ * Bogus is SERVFAIL with an Extended DNS Error (RFC 8914) unless
+ * val-permissive-mode. For clients without DO the DNSSEC records are
+ * removed from the answer. With no trust anchor configured, every answer
+ * is insecure and nothing is asked with DO.
+ */
+#ifndef VALIDATOR_VALIDATOR_H
+#define VALIDATOR_VALIDATOR_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct module_func_block;
+struct config_file;
+
+/** most walk steps (sub-queries and re-checks) for one answer */
+#define VAL_MAX_STEPS 64
+
+/** the validator module (name "validator") */
+extern const struct module_func_block val_module_block;
+
+/**
+ * Parse val-nsec3-keysize-iterations: one number, or "keysize iterations"
+ * pairs (the largest iterations count is the limit, RFC 9276).
+ * @return the limit, or -1 when the text is not of that form.
+ */
+long val_parse_nsec3_iterations(const char *s);
+
+#endif /* VALIDATOR_VALIDATOR_H */
