@@ -125,7 +125,7 @@ nsd_start() {
 		echo "  reuseport: no"
 		echo "  round-robin: no"
 		echo "  refuse-any: no"
-		[ -n "$NSD_EXTRA" ] && printf '%b\n' "$NSD_EXTRA" | sed 's/^/  /'
+		[ -n "${NSD_EXTRA:-}" ] && printf '%b\n' "$NSD_EXTRA" | sed 's/^/  /'
 		echo "remote-control:"
 		echo "  control-enable: no"
 		for z in "$@"; do
