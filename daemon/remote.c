@@ -220,8 +220,8 @@ gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			g->rrset_count += info[i].rrset_count;
 			g->infra_count += info[i].infra_count;
 		}
-		if((double)info[i].s.elapsed > g->elapsed)
-			g->elapsed = (double)info[i].s.elapsed;
+		if((double)info[i].s.elapsed / 1e6 > g->elapsed)
+			g->elapsed = (double)info[i].s.elapsed / 1e6;
 	}
 	gettimeofday(&now, NULL);
 	g->now = (double)now.tv_sec + (double)now.tv_usec / 1e6;

@@ -250,6 +250,18 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 	}
 }
 
+/** microseconds since the counters were last reset (time.elapsed is
+ * printed with microseconds, as Unbound's: a reset a moment ago is not 0,
+ * which the munin plugin takes for "no data") */
+static uint64_t
+worker_usec_since(struct worker *w)
+{
+	const struct timeval *now = comm_base_now(w->base);
+	long long us = (long long)(now->tv_sec - w->stats_since.tv_sec) *
+		1000000 + (now->tv_usec - w->stats_since.tv_usec);
+	return us > 0 ? (uint64_t)us : 0;
+}
+
 void
 worker_get_stats(struct worker *w, struct worker_stats *out,
 	struct resolver_stats *rout, int reset)
@@ -260,7 +272,7 @@ worker_get_stats(struct worker *w, struct worker_stats *out,
 		stats_add_resolver(rout, &w->res->stats);
 	add_point_stats(w, out, reset);
 	add_outnet_stats(w, out, reset);
-	out->elapsed = (uint64_t)(*comm_base_secs(w->base) - w->stats_since);
+	out->elapsed = worker_usec_since(w);
 	if(reset) {
 		stats_add_worker(&w->carry_s, out);
 		stats_add_resolver(&w->carry_r, rout);
@@ -268,7 +280,7 @@ worker_get_stats(struct worker *w, struct worker_stats *out,
 		memset(&w->ext_total, 0, sizeof(w->ext_total));
 		if(w->res)
 			memset(&w->res->stats, 0, sizeof(w->res->stats));
-		w->stats_since = *comm_base_secs(w->base);
+		w->stats_since = *comm_base_now(w->base);
 	}
 }
 
@@ -429,7 +441,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->base = comm_base_create(config_event_backend_str(cfg->event_backend));
 	if(!w->base)
 		return -1;
-	w->stats_since = *comm_base_secs(w->base);
+	w->stats_since = *comm_base_now(w->base);
 	w->log_queries = cfg->log_queries;
 	w->log_replies = cfg->log_replies;
 	if(reader)

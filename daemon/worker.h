@@ -26,6 +26,7 @@
 
 #include <stdint.h>
 #include <time.h>
+#include <sys/time.h>
 #include "util/thread.h"
 #include "util/netevent/netevent.h"
 #include "services/outbound.h"
@@ -54,7 +55,7 @@ struct worker_stats {
 	uint64_t num_udpout;
 	/** upstream queries sent over TCP (num.query.tcpout) */
 	uint64_t num_tcpout;
-	/** seconds the counters cover (not a counter: keep it last) */
+	/** microseconds the counters cover (not a counter: keep it last) */
 	uint64_t elapsed;
 } __attribute__((aligned(64)));
 
@@ -101,7 +102,7 @@ struct worker {
 	/** statistics-interval timer */
 	struct comm_timer *stat_timer;
 	/** when the counters were last reset */
-	time_t stats_since;
+	struct timeval stats_since;
 	/** the thread (thread models) */
 	thread_type thr;
 	/** 1 once the thread was started */

@@ -541,10 +541,8 @@ struct infra_walk {
 
 /** infra_traverse: one table entry, unpacked for the caller */
 static void
-infra_walk_cb(const struct slabhash_entry *he, void *arg)
+infra_walk_entry(const struct infra_entry *e, struct infra_walk *w)
 {
-	const struct infra_entry *e = (const struct infra_entry *)he;
-	struct infra_walk *w = arg;
 	struct infra_dump_entry d;
 	uint16_t port;
 	memset(&d, 0, sizeof(d));
@@ -560,6 +558,20 @@ infra_walk_cb(const struct slabhash_entry *he, void *arg)
 	w->fn(&d, w->arg);
 }
 
+/** infra_traverse over a per-process table */
+static void
+infra_walk_cb(const struct slabhash_entry *he, void *arg)
+{
+	infra_walk_entry(CIE(he), arg);
+}
+
+/** infra_traverse over a shared table: the data is the entry itself */
+static void
+infra_walk_shared_cb(const void *data, void *arg)
+{
+	infra_walk_entry(data, arg);
+}
+
 void
 infra_traverse(struct infra_cache *c,
 	void (*fn)(const struct infra_dump_entry *e, void *arg), void *arg)
@@ -567,7 +579,9 @@ infra_traverse(struct infra_cache *c,
 	struct infra_walk w;
 	w.fn = fn;
 	w.arg = arg;
-	slabhash_traverse(c->table, infra_walk_cb, &w);
+	if(c->shm)
+		shmhash_traverse(c->shm, infra_walk_shared_cb, &w);
+	else	slabhash_traverse(c->table, infra_walk_cb, &w);
 }
 
 size_t

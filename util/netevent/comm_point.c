@@ -1577,8 +1577,11 @@ tcp_acceptable(int lfd, int events, void *arg)
 		}
 		tcp_conn_progress(conn);
 		tcp_pressure_check(c);
-		/* the query often came with the connection */
-		(void)tcp_conn_read(conn);
+		/* the query (or the ClientHello, with TCP_DEFER_ACCEPT) often
+		 * came with the connection: TLS runs its handshake first,
+		 * and reads only once that is done */
+		if(!conn->ssl || tcp_conn_handshake(conn) == 0)
+			(void)tcp_conn_read(conn);
 	}
 }
 
