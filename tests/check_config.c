@@ -865,8 +865,7 @@ START_TEST(test_table)
 	}
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = config_option_at(i);
-		if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
-			o->type == OPT_MODULES) {
+		if(o->type == OPT_IGNORED || o->type == OPT_INSECURE) {
 			ignored++;
 			ck_assert(!(o->flags & OPT_F_IMPLEMENTED));
 			ck_assert(o->type == OPT_IGNORED || (o->desc &&
@@ -979,8 +978,7 @@ START_TEST(test_docs_match_table)
 			roffname[k++] = o->name[j];
 		}
 		roffname[k] = 0;
-		if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
-			o->type == OPT_MODULES) {
+		if(o->type == OPT_IGNORED || o->type == OPT_INSECURE) {
 			snprintf(key, sizeof(key), "%s:", o->name);
 			ck_assert_msg(strstr(exf, key) != NULL, "%s", key);
 		} else

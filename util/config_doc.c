@@ -152,8 +152,7 @@ ex_option(FILE *out, const struct config_option *o, const char *ind)
 static int
 is_unbound_only(const struct config_option *o)
 {
-	return o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
-		o->type == OPT_MODULES;
+	return o->type == OPT_IGNORED || o->type == OPT_INSECURE;
 }
 
 /** @return 1 if the row belongs in the list of that kind (0 ignored,
@@ -162,7 +161,7 @@ static int
 of_kind(const struct config_option *o, int refused)
 {
 	if(refused)
-		return o->type == OPT_INSECURE || o->type == OPT_MODULES;
+		return o->type == OPT_INSECURE;
 	return o->type == OPT_IGNORED;
 }
 

@@ -540,63 +540,21 @@ warn_ignored(struct cfg_parser *p, unsigned char *flag, const char *name,
 		p->file ? p->file : "", p->line, name, what);
 }
 
-/** The Unbound modules module-config may name besides "iterator" (and
- * "validator", an error): features petrel does not have, warned about */
-static const char *const other_modules[] = { "subnetcache", "respip",
-	"dns64", "python", "dynlib", "cachedb", "ipsecmod", "ipset", NULL };
-
 /** An option asking for security petrel does not provide yet
- * (OPT_INSECURE), or module-config (OPT_MODULES). A value that turns it
- * off is accepted quietly; one that asks for it is an error that says
- * what is missing, so that nobody believes they are protected.
+ * (OPT_INSECURE). A value that turns it off is accepted quietly; one that
+ * asks for it is an error that says what is missing, so that nobody believes they are protected.
  * @return 0 or -1 with the error set. */
 static int
 check_insecure(struct cfg_parser *p, const struct config_option *o,
 	char **v, int n)
 {
-	int i, other = 0;
-	if(o->type == OPT_INSECURE) {
-		if(n == 0)
-			return perr(p, "%s: expected a value", o->name);
-		if(n == 1 && (strcmp(v[0], "no") == 0 || v[0][0] == 0))
-			return 0;
-		return perr(p, "%s: asks for %s, which petrel does not "
-			"provide yet; remove the line rather than run without "
-			"that protection", o->name, o->desc);
-	}
-	/* module-config: "iterator" or "validator iterator" as one quoted
-	 * value, or as separate words */
-	for(i = 0; i < n && i < MAX_VALUES; i++) {
-		char *s = v[i];
-		while(*s) {
-			char word[64];
-			size_t l = 0;
-			while(isspace((unsigned char)*s))
-				s++;
-			while(*s && !isspace((unsigned char)*s)) {
-				if(l + 1 < sizeof(word))
-					word[l++] = *s;
-				s++;
-			}
-			word[l] = 0;
-			if(l == 0 || strcmp(word, "iterator") == 0)
-				continue;
-			if(strcmp(word, "validator") == 0)
-				return perr(p, "%s: \"validator\" asks for %s, "
-					"which petrel does not provide yet; use "
-					"\"iterator\" rather than run without "
-					"that protection", o->name, o->desc);
-			if(word_index(other_modules, word) < 0)
-				return perr(p, "%s: unknown module '%s' "
-					"(expected iterator, validator, %s...)",
-					o->name, word, "subnetcache, respip");
-			other = 1;
-		}
-	}
-	if(other && p->warned)
-		warn_ignored(p, &p->warned[o - config_option_table],
-			"module-config: modules other than iterator", "");
-	return 0;
+	if(n == 0)
+		return perr(p, "%s: expected a value", o->name);
+	if(n == 1 && (strcmp(v[0], "no") == 0 || v[0][0] == 0))
+		return 0;
+	return perr(p, "%s: asks for %s, which petrel does not "
+		"provide yet; remove the line rather than run without "
+		"that protection", o->name, o->desc);
 }
 
 /* ---- parsing, one function per option type (see opt_type()) ---- */
@@ -1022,8 +980,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 	if(!t)
 		return perr(p, "%s: internal error: unknown option type",
 			o->name);
-	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
-		o->type == OPT_MODULES)
+	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE)
 		return t->parse(p, o, v, n); /* their own value checks */
 	if(n == 0)
 		return perr(p, "%s: expected a value", o->name);
@@ -1457,7 +1414,7 @@ again:
 			config_option_nearest(key));
 	}
 	if((o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED)) &&
-		o->type != OPT_INSECURE && o->type != OPT_MODULES)
+		o->type != OPT_INSECURE)
 		warn_ignored(p, &p->warned[o - config_option_table], o->name,
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
@@ -2191,7 +2148,6 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_ZONE_BOOL] = { parse_bool, NULL, NULL, print_zone },
 	[OPT_IGNORED] = { parse_ignored, NULL, NULL, NULL },
 	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
-	[OPT_MODULES] = { parse_insecure, NULL, NULL, NULL },
 };
 
 /** @return the operations of an option type, or NULL */
@@ -2260,8 +2216,7 @@ config_set_option(struct config_file *cfg, const char *name,
 				"mean '%s'?", key, config_option_nearest(key));
 		return -1;
 	}
-	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
-		o->type == OPT_MODULES) {
+	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE) {
 		snprintf(err, errlen, "%s: not implemented by petrel", key);
 		return -1;
 	}

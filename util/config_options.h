@@ -91,13 +91,10 @@ enum config_type {
 	/** an Unbound option petrel does not have: accepted, warned, dropped */
 	OPT_IGNORED,
 	/** an Unbound option that asks for security petrel does not provide
-	 * yet (trust anchors, TLS): a load error naming file:line and what
-	 * is missing (desc), unless its value turns it off ("no", "") */
-	OPT_INSECURE,
-	/** module-config: accepted when it names only modules petrel has or
-	 * can do without; "validator" is a load error as OPT_INSECURE, other
-	 * Unbound modules a warning */
-	OPT_MODULES
+	 * yet (DNS over HTTPS or QUIC, DNSCrypt): a load error naming
+	 * file:line and what is missing (desc), unless its value turns it
+	 * off ("no", "") */
+	OPT_INSECURE
 };
 
 /** flags of an option */
