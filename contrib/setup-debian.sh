@@ -22,6 +22,11 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	nsd unbound bind9-dnsutils knot-dnsutils ldnsutils dnsperf \
 	clang libclang-rt-14-dev gnuplot-nox procps iproute2 git ca-certificates \
 	>/dev/null
+# dnstap (libfstrm, protobuf-c, protoc-c) and its test's reader and
+# collector (make check-dnstap: dnstap-read, fstrm_capture)
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends libfstrm-dev libprotobuf-c-dev \
+	protobuf-c-compiler fstrm-bin bind9-utils >/dev/null
 # the DNS over TLS test (make check-tls): certificates and a capture on lo
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends openssl tshark >/dev/null

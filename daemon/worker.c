@@ -19,6 +19,7 @@
 #include "services/outside_network.h"
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
+#include "util/dnstap.h"
 #include "util/log.h"
 #include "util/random.h"
 #include "util/storage/qsbr.h"
@@ -157,6 +158,20 @@ log_packet(int is_reply, const struct netaddr *client, const uint8_t *pkt,
 			dns_class_str(qclass), tcp ? " tcp" : "");
 }
 
+/** the dnstap transport of a client's query: UDP, TCP, or TLS for the
+ * TCP points of a tls-port (only looked up with dnstap on) */
+static int
+worker_dt_proto(struct worker *w, const struct comm_point *c, int is_tcp)
+{
+	int i;
+	if(!is_tcp)
+		return DT_UDP;
+	for(i = 0; i < w->num_points; i++)
+		if(w->tcp[i] == c)
+			return w->daemon->ls->ports[i].tls ? DT_DOT : DT_TCP;
+	return DT_TCP;
+}
+
 /** the per-query callback of the UDP and TCP comm_points */
 static int
 worker_query_cb(struct comm_reply *rep, void *arg)
@@ -170,6 +185,10 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	if(w->log_queries)
 		log_packet(0, &rep->client, rep->buf, rep->len,
 			rep->is_tcp);
+	if(w->dtio)
+		dt_client_query(w->dtio, &rep->client, NULL,
+			worker_dt_proto(w, rep->c, rep->is_tcp), rep->buf,
+			rep->len);
 	if(rep->hint)
 		r = resolver_handle_peeked(w->res, rep->buf, rep->len,
 			&w->peeks[rep->slot], &rep->client, RESOLVER_UDP, &h,
@@ -183,6 +202,10 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		if(w->log_replies)
 			log_packet(1, &rep->client, rep->buf, outlen,
 				rep->is_tcp);
+		if(w->dtio)
+			dt_client_response(w->dtio, &rep->client, NULL,
+				worker_dt_proto(w, rep->c, rep->is_tcp),
+				rep->buf, outlen);
 		return 1;
 	}
 	return r == RESOLVER_DROP ? -1 : 0;
@@ -213,6 +236,9 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 	memcpy(&ra, h->data, sizeof(ra));
 	if(w->log_replies)
 		log_packet(1, &ra.client, pkt, len, ra.is_tcp);
+	if(w->dtio)
+		dt_client_response(w->dtio, &ra.client, NULL,
+			worker_dt_proto(w, ra.c, ra.is_tcp), pkt, len);
 	(void)comm_reply_send(&ra, pkt, len);
 }
 
@@ -411,6 +437,17 @@ worker_teardown(struct worker *w)
 	outside_network_delete(w->outnet);
 	w->outnet = NULL;
 	w->out = NULL;
+	if(w->dtio) {
+		uint64_t sent, dropped;
+		dt_io_counts(w->dtio, &sent, &dropped);
+		if(dropped)
+			log_warn("dnstap: worker %d dropped %llu of %llu "
+				"messages (no collector, or it was too slow)",
+				w->index, (unsigned long long)dropped,
+				(unsigned long long)(sent + dropped));
+		dt_io_delete(w->dtio);
+		w->dtio = NULL;
+	}
 	for(i = 0; i < w->num_points; i++) {
 		if(w->udp)
 			comm_point_delete(w->udp[i]);
@@ -505,6 +542,14 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			}
 		}
 	}
+	if(cfg->dnstap_enable) {
+		char err[256];
+		w->dtio = dt_io_create(cfg, err, sizeof(err));
+		if(!w->dtio) {
+			log_err("dnstap: %s", err);
+			return -1;
+		}
+	}
 	memset(&op, 0, sizeof(op));
 	op.outgoing_range = cfg->outgoing_range;
 	op.outgoing_num_tcp = cfg->outgoing_num_tcp;
@@ -522,6 +567,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.tls_ctx = ls->tls_client;
 	op.tls_use_sni = cfg->tls_use_sni;
 	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
+	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)
 		return -1;

@@ -39,6 +39,7 @@ struct resolver;
 struct resolver_peek;
 struct outside_network;
 struct petrel_random;
+struct dt_io;
 
 /** a worker's own counters, exported to the supervisor and the logs.
  * The query counters are the resolver's (struct resolver_stats, counted
@@ -113,6 +114,8 @@ struct worker {
 	int log_queries;
 	/** log-replies: log every answer */
 	int log_replies;
+	/** dnstap writer (util/dnstap.h), NULL when dnstap is off */
+	struct dt_io *dtio;
 	/** counters kept over reloads */
 	struct worker_stats total;
 	/** the outside network's counters when the worker's were last

@@ -40,6 +40,7 @@
 #include "util/random.h"
 #include "util/log.h"
 #include "util/config_file.h"
+#include "util/dnstap.h"
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -250,6 +251,8 @@ struct outside_network {
 	int tls_pad_block;
 	/** TLS connections open */
 	int tls_open;
+	/** dnstap writer (not owned), or NULL */
+	struct dt_io *dtio;
 	/** the pend hash table */
 	struct pend *hash[ON_HASH_SIZE];
 	/** reply buffer for UDP reads */
@@ -551,8 +554,13 @@ pend_deliver(struct pend *p, enum outbound_status st, const uint8_t *pkt,
 		if(rtt < 0)
 			rtt = 0;
 	}
-	if(st == OUTBOUND_REPLY)
+	if(st == OUTBOUND_REPLY) {
 		on->stats.replies++;
+		if(on->dtio)
+			dt_upstream_response(on->dtio, &p->to, p->tu ? DT_DOT :
+				p->state == PEND_UDP ? DT_UDP : DT_TCP,
+				&p->start, p->pkt, p->pkt_len, pkt, len);
+	}
 	else if(st == OUTBOUND_TIMEOUT)
 		on->stats.timeouts++;
 	else	on->stats.errors++;
@@ -657,6 +665,9 @@ pend_start_tcp(struct pend *p)
 		return;
 	}
 	on->stats.tcp_sent++;
+	if(on->dtio)
+		dt_upstream_query(on->dtio, &p->to, DT_TCP,
+			comm_base_now(on->base), p->pkt, p->pkt_len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -801,6 +812,9 @@ pend_start_tls(struct pend *p)
 		tu->pends->tprev = p;
 	tu->pends = p;
 	on->stats.tls_sent++;
+	if(on->dtio)
+		dt_upstream_query(on->dtio, &tu->addr, DT_DOT,
+			comm_base_now(on->base), padded, plen);
 }
 
 /** make the TLS servers of the zones marked tls. @return 0 or -1 */
@@ -945,6 +959,9 @@ pend_start_udp(struct pend *p)
 		goto fail;
 	}
 	on->stats.udp_sent++;
+	if(on->dtio)
+		dt_upstream_query(on->dtio, &p->to, DT_UDP,
+			comm_base_now(on->base), p->pkt, p->pkt_len);
 	return;
 fail:
 	/* report from the loop (never from inside send) */
@@ -1164,6 +1181,7 @@ outside_network_create(struct comm_base *base,
 	}
 	on->base = base;
 	on->rnd = p->rnd;
+	on->dtio = p->dtio;
 	on->outgoing_range = p->outgoing_range > 0 ? p->outgoing_range : 1;
 	on->num_tcp = p->outgoing_num_tcp > 0 ? p->outgoing_num_tcp : 1;
 	on->use_caps = p->use_caps_for_id;

@@ -57,6 +57,7 @@ struct outside_network;
 struct config_strlist;
 struct config_stub;
 struct ssl_ctx_st;
+struct dt_io;
 
 /** counters of an outside network */
 struct outside_network_stats {
@@ -136,6 +137,9 @@ struct outside_network_params {
 	/** pad queries to TLS servers to this block size (RFC 8467); 0 for
 	 * no padding */
 	int tls_pad_block;
+	/** dnstap writer for the queries and replies (util/dnstap.h; not
+	 * owned, must outlive the network), or NULL */
+	struct dt_io *dtio;
 };
 
 /**

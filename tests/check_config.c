@@ -240,6 +240,76 @@ START_TEST(test_bad_configs)
 }
 END_TEST
 
+/** read text as the file "t.conf"; @return its load result, err set */
+static int
+read_text(struct config_file *cfg, const char *text, char *err,
+	size_t errlen)
+{
+	return config_read_mem(cfg, "t.conf", text, strlen(text), err,
+		errlen);
+}
+
+/** the dnstap: clause: its options land in the config; a collector is
+ * needed, TLS to it is refused (petrel cannot give it), and a build
+ * without dnstap refuses to turn it on, naming the dnstap-enable line */
+START_TEST(test_dnstap_clause)
+{
+	struct config_file *cfg = config_create();
+	char err[512];
+	ck_assert_ptr_nonnull(cfg);
+	/* off: loads in every build, values kept */
+	ck_assert_int_eq(read_text(cfg, "server:\n  port: 5300\n"
+		"dnstap:\n  dnstap-socket-path: /tmp/x.sock\n"
+		"  dnstap-log-client-query-messages: yes\n"
+		"  dnstap-sample-rate: 3\n"
+		"  dnstap-bidirectional: yes\n"
+		"server:\n  port: 5301\n", err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg->port, 5301);
+	ck_assert_int_eq(cfg->dnstap_enable, 0);
+	ck_assert_str_eq(cfg->dnstap_socket_path, "/tmp/x.sock");
+	ck_assert_int_eq(cfg->dnstap_log_client_query, 1);
+	ck_assert_int_eq(cfg->dnstap_log_client_response, 0);
+	ck_assert_int_eq(cfg->dnstap_sample_rate, 3);
+	ck_assert_int_eq(cfg->dnstap_tls, 1);
+	/* a dnstap option in server: names its clause */
+	ck_assert_int_eq(read_text(cfg, "server:\n  dnstap-enable: yes\n",
+		err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.conf:2: dnstap-enable: not a server: "
+		"option (it belongs in dnstap:)");
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+#ifdef USE_DNSTAP
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-log-client-query-messages: yes\n", err,
+		sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.conf:2: dnstap-enable: needs "
+		"dnstap-socket-path or dnstap-ip, the collector to write to");
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: 127.0.0.1@6000\n", err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: dnstap-ip: "
+		"dnstap-tls: yes (the default) asks for TLS"));
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: not-an-address\n  dnstap-tls: no\n", err,
+		sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: dnstap-ip: "
+		"'not-an-address'"));
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: 127.0.0.1@6000\n  dnstap-tls: no\n", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(cfg->dnstap_enable, 1);
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-socket-path: /tmp/x.sock\n", err, sizeof(err)), 0);
+#else
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-socket-path: /tmp/x.sock\n", err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: dnstap-enable: this "
+		"petrel is built without dnstap"));
+#endif
+	config_delete(cfg);
+}
+END_TEST
+
 START_TEST(test_good_full)
 {
 	struct config_file *cfg = load_good("good-full.conf");
@@ -521,6 +591,7 @@ START_TEST(test_unbound_manpage_names)
 			|| strcmp(name, "forward-zone") == 0 ||
 			strcmp(name, "stub-zone") == 0 ||
 			strcmp(name, "remote-control") == 0 ||
+			strcmp(name, "dnstap") == 0 ||
 			strcmp(name, "include") == 0 ||
 			strcmp(name, "include-toplevel") == 0)
 			continue;
@@ -742,8 +813,8 @@ START_TEST(test_ignored_warn_once)
 {
 	const char *t = "server:\n rrset-roundrobin: yes\n"
 		"rrset-roundrobin: no\n ratelimit: 1000\n"
-		"dnstap:\n dnstap-enable: yes\n dnstap-socket-path: /x\n"
-		"dnstap:\n dnstap-enable: no\nserver:\n port: 5301\n";
+		"ipset:\n name-v4: a\n name-v6: b\n"
+		"ipset:\n name-v4: c\nserver:\n port: 5301\n";
 	char err[256];
 	struct config_file *cfg = config_create();
 	log_capture(logbuf, sizeof(logbuf));
@@ -756,7 +827,7 @@ START_TEST(test_ignored_warn_once)
 		"petrel, ignored\n"
 		"warning: w.conf:4: ratelimit: not implemented by petrel, "
 		"ignored\n"
-		"warning: w.conf:5: dnstap: clause not implemented by petrel, "
+		"warning: w.conf:5: ipset: clause not implemented by petrel, "
 		"ignored\n");
 	ck_assert_int_eq(cfg->port, 5301);
 	config_delete(cfg);
@@ -901,7 +972,7 @@ START_TEST(test_print_parse_roundtrip)
 	int n = 0;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = config_option_at(i);
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+		if(!config_clause_in_file(o->clause))
 			continue;
 		switch(o->type) {
 		case OPT_BOOL: case OPT_INT: case OPT_INT_POW2: case OPT_SIZE:
@@ -1122,6 +1193,7 @@ config_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_bad_configs);
+	tcase_add_test(tc, test_dnstap_clause);
 	tcase_add_test(tc, test_good_full);
 	tcase_add_test(tc, test_include_glob);
 	tcase_add_test(tc, test_include_directory);

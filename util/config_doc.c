@@ -256,6 +256,12 @@ config_doc_example(FILE *out)
 	fprintf(out, "remote-control:\n");
 	ex_clause(out, CLAUSE_REMOTE, "\t");
 	ex_comment(out, "",
+		"The dnstap: clause logs DNS messages in the dnstap format "
+		"to a Frame Streams collector (a build with dnstap; petrel "
+		"-V says).");
+	fprintf(out, "dnstap:\n");
+	ex_clause(out, CLAUSE_DNSTAP, "\t");
+	ex_comment(out, "",
 		"Unbound options that petrel accepts and ignores, with one "
 		"warning each (name, file and line):");
 	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
@@ -484,6 +490,17 @@ config_doc_manpage(FILE *out)
 "clause, and set up the control server that \\fIpetrel\\-control\\fR(8)\n"
 "talks to.\n", out);
 	man_clause(out, CLAUSE_REMOTE);
+	fputs(".SH \"DNSTAP OPTIONS\"\n"
+"These options belong in the\n"
+".B dnstap:\n"
+"clause. They log DNS messages in the dnstap format (protobuf in Frame\n"
+"Streams) to a collector such as \\fIfstrm_capture\\fR(1), read back by\n"
+"\\fIdnstap\\-read\\fR(1). Each worker has its own writer thread and a\n"
+"bounded queue: a slow or absent collector never blocks a worker, and\n"
+"messages that do not fit are dropped and counted (a worker that dropped\n"
+"any says how many in the log when it stops or reloads). A build without\n"
+"dnstap refuses dnstap\\-enable: yes.\n", out);
+	man_clause(out, CLAUSE_DNSTAP);
 	fputs(".SH \"IGNORED UNBOUND OPTIONS\"\n"
 "petrel accepts these Unbound options, warns once about each (with the\n"
 "file and line) and ignores them:\n", out);

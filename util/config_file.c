@@ -84,6 +84,11 @@ struct cfg_parser {
 	char *svc_file[3];
 	/** their lines */
 	int svc_line[3];
+	/** file and line of the last "dnstap-enable: yes", for the check
+	 * at the end of the load; file malloced */
+	char *dt_file;
+	/** its line */
+	int dt_line;
 	/** tail cache, so that appending to a long list (a block list of
 	 * 100000 local-zone: lines) does not walk it each time: the
 	 * address of a list head ... */
@@ -400,7 +405,7 @@ config_free_members(struct config_file *cfg)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		const struct opt_type_ops *t = opt_type(o->type);
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+		if(!config_clause_in_file(o->clause))
 			continue;
 		if(t && t->free)
 			t->free(cfg, o);
@@ -1323,13 +1328,16 @@ again:
 	/* clause headers */
 	if(strcmp(key, "server") == 0 || strcmp(key, "forward-zone") == 0 ||
 		strcmp(key, "stub-zone") == 0 ||
-		strcmp(key, "remote-control") == 0) {
+		strcmp(key, "remote-control") == 0 ||
+		strcmp(key, "dnstap") == 0) {
 		if(end_clause(p) != 0)
 			return -1;
 		if(key[0] == 's' && key[1] == 'e')
 			p->clause = CLAUSE_SERVER;
 		else if(key[0] == 'r')
 			p->clause = CLAUSE_REMOTE;
+		else if(key[0] == 'd')
+			p->clause = CLAUSE_DNSTAP;
 		else if(start_zone(p, key[0] == 'f' ? CLAUSE_FORWARD :
 			CLAUSE_STUB) != 0)
 			return -1;
@@ -1407,7 +1415,8 @@ again:
 			}
 			return perr(p, "unknown clause '%s:'; the clauses are "
 				"server:, forward-zone:, stub-zone:, "
-				"remote-control: (accepted and ignored: %s)",
+				"remote-control:, dnstap: (accepted and "
+				"ignored: %s)",
 				key, ign);
 		}
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
@@ -1440,6 +1449,15 @@ again:
 			p->svc_line[k] = p->line;
 		}
 	}
+	if(p->file && strcmp(o->name, "dnstap-enable") == 0 &&
+		p->cfg->dnstap_enable) {
+		char *f = strdup(p->file);
+		if(!f)
+			return perr(p, "out of memory");
+		free(p->dt_file);
+		p->dt_file = f;
+		p->dt_line = p->line;
+	}
 	if(p->file && (strcmp(o->name, "tls-upstream") == 0 ||
 		strcmp(o->name, "ssl-upstream") == 0) && p->cfg->tls_upstream) {
 		char *f = strdup(p->file);
@@ -1450,6 +1468,46 @@ again:
 		p->tls_up_line = p->line;
 	}
 	return 0;
+}
+
+/**
+ * The checks of the dnstap: clause once the whole config is read: a
+ * collector to write to, a build that can, and no TLS asked for (petrel
+ * cannot give it: the stream would go in clear). The error names the
+ * dnstap-enable line. @return 0 or -1.
+ */
+static int
+end_load_dnstap(struct cfg_parser *p)
+{
+	struct config_file *cfg = p->cfg;
+	struct netaddr a;
+	const char *why = NULL;
+	if(!cfg->dnstap_enable)
+		return 0;
+	if(p->dt_file) {
+		p->file = p->dt_file;
+		p->line = p->dt_line;
+	}
+#ifndef USE_DNSTAP
+	return perr(p, "dnstap-enable: this petrel is built without dnstap "
+		"(configure found no libfstrm, libprotobuf-c and protoc-c)");
+#else
+	if((!cfg->dnstap_socket_path || !cfg->dnstap_socket_path[0]) &&
+		(!cfg->dnstap_ip || !cfg->dnstap_ip[0]))
+		return perr(p, "dnstap-enable: needs dnstap-socket-path or "
+			"dnstap-ip, the collector to write to");
+	if(cfg->dnstap_ip && cfg->dnstap_ip[0]) {
+		if(netaddr_parse(cfg->dnstap_ip, 6000, &a, &why) != 0)
+			return perr(p, "dnstap-ip: '%s': %s", cfg->dnstap_ip,
+				why ? why : "expected ip[@port]");
+		if(cfg->dnstap_tls)
+			return perr(p, "dnstap-ip: dnstap-tls: yes (the "
+				"default) asks for TLS to the collector, which "
+				"petrel does not provide; set dnstap-tls: no to "
+				"send over plain TCP, or use dnstap-socket-path");
+	}
+	return 0;
+#endif
 }
 
 /** Parse a text buffer (modified in place) as the file 'name'. */
@@ -1602,6 +1660,8 @@ load(struct config_file *cfg, const char *name, const char *text,
 		}
 		if(r == 0)
 			r = end_load_tls(&p);
+		if(r == 0)
+			r = end_load_dnstap(&p);
 		free(copy);
 		free(nm);
 	} else {
@@ -1613,8 +1673,14 @@ load(struct config_file *cfg, const char *name, const char *text,
 			p.line = 0;
 			r = end_load_tls(&p);
 		}
+		if(r == 0) {
+			p.file = name;
+			p.line = 0;
+			r = end_load_dnstap(&p);
+		}
 	}
 	free(p.zone_file);
+	free(p.dt_file);
 	free(p.tls_up_file);
 	free(p.svc_file[0]);
 	free(p.svc_file[1]);
@@ -1691,7 +1757,7 @@ config_create(void)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		char buf[256], *v[1];
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+		if(!config_clause_in_file(o->clause))
 			continue;
 		if(!o->def)
 			continue;
@@ -1775,7 +1841,7 @@ config_dup(const struct config_file *cfg)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		const struct opt_type_ops *t = opt_type(o->type);
-		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE) &&
+		if(config_clause_in_file(o->clause) &&
 			t && t->copy)
 			*(void **)((char *)c + o->off) = NULL;
 	}
@@ -1785,7 +1851,7 @@ config_dup(const struct config_file *cfg)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		const struct opt_type_ops *t = opt_type(o->type);
-		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE) &&
+		if(config_clause_in_file(o->clause) &&
 			t && t->copy && t->copy(c, cfg, o) != 0)
 			goto fail;
 	}
@@ -2207,6 +2273,8 @@ config_set_option(struct config_file *cfg, const char *name,
 	o = config_option_find(key, CLAUSE_SERVER);
 	if(!o)
 		o = config_option_find(key, CLAUSE_REMOTE);
+	if(!o)
+		o = config_option_find(key, CLAUSE_DNSTAP);
 	if(!o) {
 		if(config_option_find(key, -1))
 			snprintf(err, errlen, "%s: belongs to a zone clause "

@@ -436,6 +436,38 @@ struct config_file {
 	/** control-cert-file: petrel-control's certificate */
 	char *control_cert_file;
 
+	/* ---- dnstap: ---- */
+	/** dnstap-enable: write dnstap messages */
+	int dnstap_enable;
+	/** dnstap-socket-path: the collector's unix socket, or "" */
+	char *dnstap_socket_path;
+	/** dnstap-ip: the collector's TCP address (ip[@port]), or "" */
+	char *dnstap_ip;
+	/** dnstap-tls: TLS to dnstap-ip (not provided: an error with it) */
+	int dnstap_tls;
+	/** dnstap-send-identity: identity in every message */
+	int dnstap_send_identity;
+	/** dnstap-send-version: version in every message */
+	int dnstap_send_version;
+	/** dnstap-identity: "" for the host name */
+	char *dnstap_identity;
+	/** dnstap-version: "" for petrel's version */
+	char *dnstap_version;
+	/** dnstap-log-resolver-query-messages */
+	int dnstap_log_resolver_query;
+	/** dnstap-log-resolver-response-messages */
+	int dnstap_log_resolver_response;
+	/** dnstap-log-client-query-messages */
+	int dnstap_log_client_query;
+	/** dnstap-log-client-response-messages */
+	int dnstap_log_client_response;
+	/** dnstap-log-forwarder-query-messages */
+	int dnstap_log_forwarder_query;
+	/** dnstap-log-forwarder-response-messages */
+	int dnstap_log_forwarder_response;
+	/** dnstap-sample-rate: log 1 message in this many; 0 all */
+	int dnstap_sample_rate;
+
 	/* ---- bookkeeping, not options ---- */
 	/** the file config_read() loaded, "" before (malloced) */
 	char *filename;

@@ -702,26 +702,50 @@ IGN("redis-logical-db", CLAUSE_IGNORED),
 IGN("redis-replica-logical-db", CLAUSE_IGNORED),
 IGN("name-v4", CLAUSE_IGNORED),
 IGN("name-v6", CLAUSE_IGNORED),
-IGN("dnstap-enable", CLAUSE_IGNORED),
-IGN("dnstap-bidirectional", CLAUSE_IGNORED),
-IGN("dnstap-socket-path", CLAUSE_IGNORED),
-IGN("dnstap-ip", CLAUSE_IGNORED),
-IGN("dnstap-tls", CLAUSE_IGNORED),
-IGN("dnstap-tls-server-name", CLAUSE_IGNORED),
-IGN("dnstap-tls-cert-bundle", CLAUSE_IGNORED),
-IGN("dnstap-tls-client-key-file", CLAUSE_IGNORED),
-IGN("dnstap-tls-client-cert-file", CLAUSE_IGNORED),
-IGN("dnstap-send-identity", CLAUSE_IGNORED),
-IGN("dnstap-send-version", CLAUSE_IGNORED),
-IGN("dnstap-identity", CLAUSE_IGNORED),
-IGN("dnstap-version", CLAUSE_IGNORED),
-IGN("dnstap-log-resolver-query-messages", CLAUSE_IGNORED),
-IGN("dnstap-log-resolver-response-messages", CLAUSE_IGNORED),
-IGN("dnstap-log-client-query-messages", CLAUSE_IGNORED),
-IGN("dnstap-log-client-response-messages", CLAUSE_IGNORED),
-IGN("dnstap-log-forwarder-query-messages", CLAUSE_IGNORED),
-IGN("dnstap-log-forwarder-response-messages", CLAUSE_IGNORED),
-IGN("dnstap-sample-rate", CLAUSE_IGNORED),
+/* ---- dnstap: ---- */
+BOOLOPT("dnstap-enable", CLAUSE_DNSTAP, dnstap_enable, "no", IM,
+  "write dnstap messages (Frame Streams, protobuf) to a collector; needs a build with dnstap"),
+STROPT("dnstap-socket-path", CLAUSE_DNSTAP, OPT_PATH, dnstap_socket_path,
+  "", IM, "<file>",
+  "the collector's unix socket (fstrm_capture -u); this or dnstap-ip is needed"),
+STROPT("dnstap-ip", CLAUSE_DNSTAP, OPT_STR, dnstap_ip, "", IM,
+  "<ip[@port]>", "the collector's TCP address (port 6000 unless given); used instead of the socket path"),
+BOOLOPT("dnstap-tls", CLAUSE_DNSTAP, dnstap_tls, "yes", IM,
+  "TLS to the dnstap-ip collector: petrel cannot, so with dnstap-ip this must be set to no (plain TCP), or the load stops"),
+BOOLOPT("dnstap-send-identity", CLAUSE_DNSTAP, dnstap_send_identity, "no",
+  IM, "put the identity in every message"),
+BOOLOPT("dnstap-send-version", CLAUSE_DNSTAP, dnstap_send_version, "no",
+  IM, "put the version in every message"),
+STROPT("dnstap-identity", CLAUSE_DNSTAP, OPT_STR, dnstap_identity, "", IM,
+  "<text>", "the identity to send; empty: the host name"),
+STROPT("dnstap-version", CLAUSE_DNSTAP, OPT_STR, dnstap_version, "", IM,
+  "<text>", "the version to send; empty: petrel's version"),
+BOOLOPT("dnstap-log-resolver-query-messages", CLAUSE_DNSTAP,
+  dnstap_log_resolver_query, "no", IM,
+  "log the queries petrel sends to authoritative servers (RESOLVER_QUERY)"),
+BOOLOPT("dnstap-log-resolver-response-messages", CLAUSE_DNSTAP,
+  dnstap_log_resolver_response, "no", IM,
+  "log the replies of authoritative servers (RESOLVER_RESPONSE)"),
+BOOLOPT("dnstap-log-client-query-messages", CLAUSE_DNSTAP,
+  dnstap_log_client_query, "no", IM,
+  "log the queries of clients (CLIENT_QUERY)"),
+BOOLOPT("dnstap-log-client-response-messages", CLAUSE_DNSTAP,
+  dnstap_log_client_response, "no", IM,
+  "log the answers sent to clients (CLIENT_RESPONSE)"),
+BOOLOPT("dnstap-log-forwarder-query-messages", CLAUSE_DNSTAP,
+  dnstap_log_forwarder_query, "no", IM,
+  "log the queries sent to forwarders, with RD set (FORWARDER_QUERY)"),
+BOOLOPT("dnstap-log-forwarder-response-messages", CLAUSE_DNSTAP,
+  dnstap_log_forwarder_response, "no", IM,
+  "log the replies of forwarders (FORWARDER_RESPONSE)"),
+INTOPT("dnstap-sample-rate", CLAUSE_DNSTAP, dnstap_sample_rate, "0", 0,
+  INTMAX, IM, "<number>",
+  "log one message in this many (per worker and message type); 0 logs all"),
+IGN("dnstap-bidirectional", CLAUSE_DNSTAP),
+IGN("dnstap-tls-server-name", CLAUSE_DNSTAP),
+IGN("dnstap-tls-cert-bundle", CLAUSE_DNSTAP),
+IGN("dnstap-tls-client-key-file", CLAUSE_DNSTAP),
+IGN("dnstap-tls-client-cert-file", CLAUSE_DNSTAP),
 IGN("forward-tcp-upstream", CLAUSE_FORWARD),
 IGN("forward-no-cache", CLAUSE_FORWARD),
 IGN("stub-tcp-upstream", CLAUSE_STUB),
@@ -733,7 +757,7 @@ const size_t config_option_count =
 
 const char *const config_ignored_clauses[] = {
 	"view", "auth-zone", "python", "dynlib", "rpz", "dnscrypt",
-	"cachedb", "ipset", "dnstap", NULL };
+	"cachedb", "ipset", NULL };
 
 const struct config_alias config_option_aliases[] = {
 	{ "ip-address", "interface" },
@@ -812,7 +836,7 @@ const char *
 config_option_nearest(const char *name)
 {
 	static const char *const clauses[] = { "server", "forward-zone",
-		"stub-zone", "remote-control", NULL };
+		"stub-zone", "remote-control", "dnstap", NULL };
 	size_t i, best = (size_t)-1;
 	const char *found = config_option_table[0].name;
 	for(i = 0; clauses[i]; i++) {
@@ -832,6 +856,13 @@ config_option_nearest(const char *name)
 	return found;
 }
 
+int
+config_clause_in_file(int clause)
+{
+	return clause == CLAUSE_SERVER || clause == CLAUSE_REMOTE ||
+		clause == CLAUSE_DNSTAP;
+}
+
 const char *
 config_clause_str(int clause)
 {
@@ -840,6 +871,7 @@ config_clause_str(int clause)
 	case CLAUSE_FORWARD: return "forward-zone:";
 	case CLAUSE_STUB: return "stub-zone:";
 	case CLAUSE_REMOTE: return "remote-control:";
+	case CLAUSE_DNSTAP: return "dnstap:";
 	case CLAUSE_IGNORED: return "an Unbound clause petrel ignores";
 	default: break;
 	}

@@ -39,6 +39,8 @@ enum config_clause {
 	CLAUSE_STUB,
 	/** remote-control: */
 	CLAUSE_REMOTE,
+	/** dnstap: (one, its options in struct config_file) */
+	CLAUSE_DNSTAP,
 	/** a clause Unbound has and petrel ignores (view:, auth-zone:, ...) */
 	CLAUSE_IGNORED
 };
@@ -142,6 +144,15 @@ struct config_option {
 	/** one line on what the option does */
 	const char *desc;
 };
+
+/**
+ * Whether the options of a clause are stored in struct config_file itself
+ * (server:, remote-control:, dnstap:, each written once), rather than in
+ * a repeated clause's own struct (forward-zone:, stub-zone:).
+ * @param clause: enum config_clause.
+ * @return 1 or 0.
+ */
+int config_clause_in_file(int clause);
 
 /** the modules this build has, in the order module-config must list
  * them (services/modstack.c holds their functions; the two lists are

@@ -6,6 +6,9 @@
 #include "util/thread.h"
 #include <openssl/crypto.h>
 #include <ldns/ldns.h>
+#ifdef USE_DNSTAP
+#include <protobuf-c/protobuf-c.h>
+#endif
 #ifdef HAVE_LIBEVENT
 #include <event2/event.h>
 #endif
@@ -59,4 +62,10 @@ version_print(FILE *out, const char *progname)
 #endif
 	fprintf(out, "OpenSSL: %s\n", OpenSSL_version(OPENSSL_VERSION));
 	fprintf(out, "ldns: %s\n", ldns_version());
+#ifdef USE_DNSTAP
+	fprintf(out, "dnstap: yes (libfstrm, protobuf-c %s)\n",
+		protobuf_c_version());
+#else
+	fprintf(out, "dnstap: not compiled in\n");
+#endif
 }

@@ -1,0 +1,119 @@
+/*
+ * util/dnstap.h - dnstap logging: DNS messages as protobuf frames
+ * (util/dnstap.proto) in a Frame Streams stream to a collector.
+ *
+ * Each worker owns one writer (struct dt_io), made in the worker's own
+ * thread or process (so that it works the same for every thread model:
+ * a forked child makes its own after the fork). A writer is libfstrm's
+ * I/O thread with one single-producer queue of bounded size: the worker
+ * encodes a message into a buffer and hands it to the queue without
+ * waiting; the I/O thread connects to the collector (a unix socket, or
+ * TCP), reconnects when the collector goes away, and writes. When the
+ * queue is full, or no collector is there, a message is dropped and
+ * counted: a slow or absent collector never slows a worker.
+ *
+ * What is logged follows the dnstap-log-* switches; dnstap-sample-rate N
+ * logs one message in N of each type. Queries to upstreams that carry RD
+ * (forwarding) are FORWARDER_QUERY/RESPONSE, the others RESOLVER_*.
+ *
+ * Nothing here is on the path of a worker when dnstap-enable is no: the
+ * callers hold a NULL writer and test it.
+ *
+ * Built only with libfstrm and protobuf-c (configure's USE_DNSTAP);
+ * without them dt_io_create() fails, and the config refuses
+ * dnstap-enable: yes before that (util/config_file.c).
+ */
+#ifndef UTIL_DNSTAP_H
+#define UTIL_DNSTAP_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/time.h>
+
+struct config_file;
+struct netaddr;
+struct dt_io;
+
+/** the transport of a message (dnstap's SocketProtocol) */
+enum dt_proto {
+	/** plain UDP */
+	DT_UDP = 1,
+	/** plain TCP */
+	DT_TCP = 2,
+	/** DNS over TLS */
+	DT_DOT = 3,
+	/** DNS over HTTPS */
+	DT_DOH = 4
+};
+
+/**
+ * Make a worker's writer from the dnstap: settings of cfg.
+ * @param cfg: the config (dnstap_enable set, checked at load).
+ * @param err: why it failed; errlen its size.
+ * @return the writer, or NULL on failure (or in a build without dnstap).
+ */
+struct dt_io *dt_io_create(const struct config_file *cfg, char *err,
+	size_t errlen);
+
+/**
+ * Stop a writer: the I/O thread writes what is queued if it can, closes
+ * the stream and ends. NULL is allowed.
+ */
+void dt_io_delete(struct dt_io *io);
+
+/**
+ * Log a client's query (CLIENT_QUERY), if those are logged.
+ * @param io: the worker's writer.
+ * @param client: the client's address and port.
+ * @param local: the address it was sent to, or NULL when unknown.
+ * @param proto: enum dt_proto.
+ * @param pkt: the query; len its length.
+ */
+void dt_client_query(struct dt_io *io, const struct netaddr *client,
+	const struct netaddr *local, int proto, const uint8_t *pkt,
+	size_t len);
+
+/**
+ * Log an answer to a client (CLIENT_RESPONSE), if those are logged.
+ * Parameters as dt_client_query, pkt being the answer.
+ */
+void dt_client_response(struct dt_io *io, const struct netaddr *client,
+	const struct netaddr *local, int proto, const uint8_t *pkt,
+	size_t len);
+
+/**
+ * Log a query sent upstream (RESOLVER_QUERY, or FORWARDER_QUERY when RD
+ * is set in pkt), if those are logged.
+ * @param io: the worker's writer.
+ * @param server: the server's address and port.
+ * @param proto: enum dt_proto.
+ * @param when: when it was sent.
+ * @param pkt: the query; len its length.
+ */
+void dt_upstream_query(struct dt_io *io, const struct netaddr *server,
+	int proto, const struct timeval *when, const uint8_t *pkt,
+	size_t len);
+
+/**
+ * Log a reply from upstream (RESOLVER_RESPONSE, or FORWARDER_RESPONSE when
+ * the query had RD), if those are logged.
+ * @param io: the worker's writer.
+ * @param server: the server's address and port.
+ * @param proto: enum dt_proto.
+ * @param qtime: when the query was sent.
+ * @param qpkt: the query (for the RD bit and the message); qlen its length.
+ * @param pkt: the reply; len its length.
+ */
+void dt_upstream_response(struct dt_io *io, const struct netaddr *server,
+	int proto, const struct timeval *qtime, const uint8_t *qpkt,
+	size_t qlen, const uint8_t *pkt, size_t len);
+
+/**
+ * The writer's counters.
+ * @param io: the writer.
+ * @param sent: messages handed to the I/O thread.
+ * @param dropped: messages dropped (queue full, out of memory).
+ */
+void dt_io_counts(const struct dt_io *io, uint64_t *sent, uint64_t *dropped);
+
+#endif /* UTIL_DNSTAP_H */
