@@ -1480,8 +1480,6 @@ static int
 end_load_dnstap(struct cfg_parser *p)
 {
 	struct config_file *cfg = p->cfg;
-	struct netaddr a;
-	const char *why = NULL;
 	if(!cfg->dnstap_enable)
 		return 0;
 	if(p->dt_file) {
@@ -1492,6 +1490,8 @@ end_load_dnstap(struct cfg_parser *p)
 	return perr(p, "dnstap-enable: this petrel is built without dnstap "
 		"(configure found no libfstrm, libprotobuf-c and protoc-c)");
 #else
+	struct netaddr a;
+	const char *why = NULL;
 	if((!cfg->dnstap_socket_path || !cfg->dnstap_socket_path[0]) &&
 		(!cfg->dnstap_ip || !cfg->dnstap_ip[0]))
 		return perr(p, "dnstap-enable: needs dnstap-socket-path or "
