@@ -6,7 +6,7 @@
 # Needs root (NSD on 127.0.150.1 port 53), nsd, dig, fstrm_capture
 # (Debian fstrm-bin) and dnstap-read (Debian bind9-utils); about 15 s.
 # Everything listens on 127.0.150.0/24 and the resolver ports
-# 61650-61659.
+# 61680-61659.
 #
 # NSD on 127.0.150.1 serves the root, tap. and fwd.zz.; petrel resolves
 # tap. from its root hints (RESOLVER_QUERY/RESPONSE) and forwards fwd.zz.
@@ -27,7 +27,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 : "${PETREL:=$(pwd)/petrel}"
 NET=127.0.150
-PORT=61650
+PORT=61680
 
 for t in "$NSD" dig fstrm_capture dnstap-read "$PETREL"; do
 	if ! command -v "$t" >/dev/null 2>&1; then
@@ -130,7 +130,7 @@ count() {
 q() { dig +time=2 +tries=1 @127.0.0.1 -p "$PORT" "$@"; }
 
 # ---------------------------------------------------------------- 1, 2
-PORT=61650
+PORT=61680
 conf all "$PORT" 1 "" "dnstap-enable: yes\ndnstap-socket-path: \"$W/all.sock\"\n\
 dnstap-send-identity: yes\ndnstap-identity: \"tap-test\"\n\
 dnstap-send-version: yes\ndnstap-version: \"v-test\"\n\
@@ -187,7 +187,7 @@ t=$(wc -l < "$W/all.txt")
 	fail "decoded frames: text $t, yaml $n; $(cat "$W/all.read.err")"
 
 # ---------------------------------------------------------------- 3
-PORT=61651
+PORT=61681
 conf sample "$PORT" 1 "" "dnstap-enable: yes\ndnstap-socket-path: \"$W/sample.sock\"\n\
 dnstap-log-client-query-messages: yes\ndnstap-sample-rate: 2"
 capture sample || exit 1
@@ -203,7 +203,7 @@ all=$(count sample CQ)
 	fail "dnstap-sample-rate 2: $n of 10 logged ($all in all), want 5 or 6"
 
 # ---------------------------------------------------------------- 4
-PORT=61652
+PORT=61682
 conf fork "$PORT" 2 fork "dnstap-enable: yes\ndnstap-socket-path: \"$W/fork.sock\"\n\
 dnstap-log-client-query-messages: yes\ndnstap-log-client-response-messages: yes"
 capture fork || exit 1
@@ -217,7 +217,7 @@ m=$(awk '$3 == "CR" && / n[0-9]+\.tap\/IN\/A/' "$W/fork.txt" | wc -l)
 	fail "fork: $n CQ, $m CR, want 20 and 20"
 
 # ---------------------------------------------------------------- 5
-PORT=61653
+PORT=61683
 conf none "$PORT" 1 "" "dnstap-enable: yes\ndnstap-socket-path: \"$W/nobody.sock\"\n\
 dnstap-log-client-query-messages: yes\ndnstap-log-client-response-messages: yes"
 resolver_start "$W/none.conf" "$W/none.log" "" || fail "none: petrel did not start"
