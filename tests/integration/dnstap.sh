@@ -6,7 +6,7 @@
 # Needs root (NSD on 127.0.150.1 port 53), nsd, dig, fstrm_capture
 # (Debian fstrm-bin) and dnstap-read (Debian bind9-utils); about 15 s.
 # Everything listens on 127.0.150.0/24 and the resolver ports
-# 61680-61659.
+# 61680-61689.
 #
 # NSD on 127.0.150.1 serves the root, tap. and fwd.zz.; petrel resolves
 # tap. from its root hints (RESOLVER_QUERY/RESPONSE) and forwards fwd.zz.
