@@ -735,7 +735,10 @@ cmd_load_cache(struct remote_req *q)
 			"line EOF (or was too long)\n");
 		return;
 	}
+	/* forked workers on one shared cache: one of them loads it (each
+	 * would store the same entries again) */
 	if(sum_workers(q->d, "load_cache", dump.data, dump.len,
+		q->d->children && q->d->env && q->d->env->shc ? 1 :
 		cache_workers(q->d), sums, 3, q->out) != 0) {
 		stats_buf_free(&dump);
 		return;

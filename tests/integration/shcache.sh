@@ -149,6 +149,23 @@ sleep 0.5
 perl "$HERE/spread.pl" $PORT www.sh.zz 20 192.0.2.80 > /dev/null
 [ "$(nsd_queries)" = 0 ] && ok "SIGHUP kept the shared cache" ||
 	bad "after SIGHUP NSD saw $(nsd_queries) queries"
+# dump and load: the shared cache is dumped once (worker 0: the one
+# message, not one per worker) and loaded once, however many workers
+# there are; the loaded entries answer
+ctl dump_cache > "$W/dump.txt"
+ndump=$(grep -c '^msg ' "$W/dump.txt")
+ctl flush_zone sh.zz > /dev/null
+loaded=$(ctl load_cache < "$W/dump.txt")
+nsd_reset
+perl "$HERE/spread.pl" $PORT www.sh.zz 40 192.0.2.80 > "$W/spread-load.out"
+nrr=$(grep -c '^rrset ' "$W/dump.txt")
+# "ok loaded X entries, Y expired or kept": X + Y lines of the dump, not
+# one time per worker
+set -- $loaded
+[ "$ndump" = 1 ] && [ "$1" = ok ] && [ $(( $3 + $6 )) = $((ndump + nrr)) ] &&
+[ "$(nsd_queries)" = 0 ] && grep -q 'answered 40 of 40' "$W/spread-load.out" &&
+	ok "dump_cache once, load_cache once ($loaded), answered from it" ||
+	bad "dump/load: $ndump msg + $nrr rrset lines, '$loaded', NSD $(nsd_queries), $(cat "$W/spread-load.out")"
 conf "$W/petrel.conf" yes 256k
 kill -HUP "$RES_PID"
 for i in $(seq 50); do
