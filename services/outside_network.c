@@ -128,6 +128,9 @@ struct pend {
 	uint16_t qclass;
 	/** OUTBOUND_FLAG_* */
 	int flags;
+	/** 0x20 is off for this query: the server did not echo the letter
+	 * case of an earlier try (see pend_caps_fallback) */
+	int no_caps;
 	/** timeout in ms */
 	int timeout_ms;
 	/** the packet as sent (ID and 0x20 name in it) */
@@ -260,6 +263,7 @@ struct outside_network {
 };
 
 static void pend_start_udp(struct pend *p);
+static void pend_caps_fallback(struct pend *p);
 static void pend_start_tcp(struct pend *p);
 static void pend_start_tls(struct pend *p);
 
@@ -353,6 +357,7 @@ pend_build(struct pend *p)
 	uint8_t *q = p->pkt;
 	uint16_t fl = 0;
 	size_t i, pos;
+	int caps = on->use_caps && !p->no_caps;
 	p->id = (uint16_t)random_uniform(on->rnd, 65536);
 	put16(q, p->id);
 	if(p->flags & OUTBOUND_FLAG_RD)
@@ -364,9 +369,8 @@ pend_build(struct pend *p)
 	put16(q + 6, 0);
 	put16(q + 8, 0);
 	put16(q + 10, (p->flags & OUTBOUND_FLAG_NOEDNS) ? 0 : 1);
-	memcpy(q + 12, on->use_caps ? p->qname : p->qname_given,
-		p->qname_len);
-	if(on->use_caps) {
+	memcpy(q + 12, caps ? p->qname : p->qname_given, p->qname_len);
+	if(caps) {
 		/* 0x20: a random case for every letter (labels' length
 		 * bytes are never letters: they are < 64) */
 		uint32_t bits = 0;
@@ -402,21 +406,32 @@ pend_build(struct pend *p)
 	p->pkt_len = pos;
 }
 
+/** pend_match: the reply is p's, but for the letter case of its name */
+#define PEND_CASE_DIFFERS 2
+
 /**
  * Does reply r match pend p (ID, QR, question)? The address is checked
  * by the caller (UDP) or implied (TCP).
+ * @return 1 if it does; PEND_CASE_DIFFERS if everything matches but the
+ *	name was sent with 0x20 and comes back in another letter case (a
+ *	server that does not echo the case); 0 otherwise.
  */
 static int
 pend_match(struct pend *p, const uint8_t *r, size_t len)
 {
 	size_t qpos = 12 + p->qname_len;
+	int caps = p->on->use_caps && !p->no_caps;
 	if(len < qpos + 4)
 		return 0;
 	if(get16(r) != p->id || !(r[2] & 0x80) || get16(r + 4) != 1)
 		return 0;
-	if(!name_eq(r + 12, p->pkt + 12, p->qname_len, p->on->use_caps))
+	if(get16(r + qpos) != p->qtype || get16(r + qpos + 2) != p->qclass)
 		return 0;
-	return get16(r + qpos) == p->qtype && get16(r + qpos + 2) == p->qclass;
+	if(name_eq(r + 12, p->pkt + 12, p->qname_len, caps))
+		return 1;
+	if(caps && name_eq(r + 12, p->pkt + 12, p->qname_len, 0))
+		return PEND_CASE_DIFFERS;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -610,7 +625,12 @@ pend_tcp_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 	struct pend *p = arg;
 	(void)t;
 	if(st == COMM_TCP_OUT_REPLY) {
-		if(!pend_match(p, pkt, len)) {
+		int m = pend_match(p, pkt, len);
+		if(m == PEND_CASE_DIFFERS) {
+			pend_caps_fallback(p);
+			return;
+		}
+		if(!m) {
 			count_unwanted(p->on);
 			return;
 		}
@@ -619,6 +639,30 @@ pend_tcp_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 	}
 	pend_deliver(p, st == COMM_TCP_OUT_TIMEOUT ? OUTBOUND_TIMEOUT :
 		OUTBOUND_ERROR, NULL, 0);
+}
+
+/**
+ * The 0x20 fallback (as Unbound's): the server answered p with the right
+ * ID, port and question but did not echo the random letter case, as some
+ * servers and middleboxes do. Counting that reply as unwanted would make
+ * the server look dead; instead p is sent again, on the same transport,
+ * with a fresh ID (and source port for UDP) and the name in the case the
+ * caller gave, and matched without case from then on. The ID and port
+ * still have to match, so a forger gains nothing it did not have.
+ */
+static void
+pend_caps_fallback(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	int tcp = p->state == PEND_TCP;
+	on->stats.caps_fallbacks++;
+	pend_close_transport(p);
+	p->no_caps = 1;
+	pend_build(p);
+	if(tcp)
+		pend_start_tcp(p);
+	else	pend_start_udp(p);
+	run_queues(on);
 }
 
 /** pick the source address for the server's family, or NULL */
@@ -856,7 +900,7 @@ pend_udp_read(int fd, void *arg)
 {
 	struct pend *p = arg;
 	struct outside_network *on = p->on;
-	int k;
+	int k, m;
 	for(k = 0; k < 16; k++) {
 		struct netaddr from;
 		ssize_t r;
@@ -870,8 +914,16 @@ pend_udp_read(int fd, void *arg)
 					strerror(errno));
 			return;
 		}
-		if(netaddr_cmp(&from, &p->to) != 0 ||
-			!pend_match(p, on->rbuf, (size_t)r)) {
+		if(netaddr_cmp(&from, &p->to) != 0) {
+			count_unwanted(on);
+			continue;
+		}
+		m = pend_match(p, on->rbuf, (size_t)r);
+		if(m == PEND_CASE_DIFFERS) {
+			pend_caps_fallback(p);
+			return;
+		}
+		if(!m) {
 			count_unwanted(on);
 			continue;
 		}

@@ -11,7 +11,10 @@
  *    queue for a socket. The socket is not connected, so a reply from the
  *    wrong address or port is seen, ignored and counted as unwanted.
  *  - 0x20: with use-caps-for-id the letters of the query name get a random
- *    case, and the reply's question must carry exactly that case.
+ *    case, and the reply's question must carry exactly that case. A reply
+ *    that matches in everything (ID, address, port, question) but the
+ *    case comes from a server that does not echo it: the query is sent
+ *    again without 0x20 (fresh ID and port) instead of timing out.
  *  - Matching: a reply is accepted only if its ID, source address and port
  *    and question (name, type, class) match, and QR is set. Anything else
  *    is counted; every unwanted-reply-threshold such replies (0 = off) the
@@ -71,6 +74,9 @@ struct outside_network_stats {
 	uint64_t tcp_sent;
 	/** truncated UDP replies retried over TCP */
 	uint64_t tc_fallbacks;
+	/** replies that did not echo the 0x20 letter case: the query was
+	 * sent again without it */
+	uint64_t caps_fallbacks;
 	/** matching replies delivered */
 	uint64_t replies;
 	/** replies that matched nothing (wrong ID, question, address, port) */
