@@ -34,7 +34,7 @@ PORT=61950
 NAMES=20000
 
 exec 9>/tmp/petrel-integration.lock
-flock 9
+[ "${IT_LOCK:-1}" != 0 ] && flock 9
 it_init petrel-shcache
 W=$IT_WORK
 pass=0
