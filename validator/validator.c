@@ -24,6 +24,8 @@
 #include "validator/val_nsec3.h"
 #include "validator/val_anchor.h"
 #include "validator/val_kcache.h"
+#include "validator/val_autotrust.h"
+#include "util/locks.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -44,6 +46,13 @@ struct val_env {
 	unsigned max_iter;
 	/** options */
 	int permissive, log_level, harden_stripped, ignore_cd, clean_add;
+	/** RFC 5011 settings */
+	struct val_autr_cfg autr_cfg;
+	/** 1 when an anchor is an auto-trust-anchor-file point */
+	int have_autr;
+	/** serialises the RFC 5011 points (probe start, update, write) and
+	 * the reads of their keys (taken off the cached-answer path only) */
+	lock_basic_type autr_lock;
 };
 
 /** what the sub-query in flight is for */
@@ -195,6 +204,21 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 				errlen) != 0)
 				goto fail;
 	}
+	val_autr_cfg_init(&ve->autr_cfg);
+	if(cfg) {
+		ve->autr_cfg.add_holddown = (uint32_t)cfg->add_holddown;
+		ve->autr_cfg.del_holddown = (uint32_t)cfg->del_holddown;
+		ve->autr_cfg.keep_missing = (uint32_t)cfg->keep_missing;
+		ve->autr_cfg.permit_small_holddown =
+			cfg->permit_small_holddown;
+	}
+	{
+		const struct val_anchor *an;
+		for(an = ve->anchors->list; an; an = an->next)
+			if(an->autotrust && an->tp && an->file)
+				ve->have_autr = 1;
+	}
+	lock_basic_init(&ve->autr_lock);
 	ve->kcache = val_kcache_create(cfg ? cfg->key_cache_size :
 		VAL_KCACHE_SIZE_DEFAULT, cfg ? (size_t)cfg->key_cache_slabs :
 		VAL_KCACHE_SLABS_DEFAULT);
@@ -220,6 +244,7 @@ val_deinit(struct module_env *env, int id)
 		return;
 	val_anchors_delete(ve->anchors);
 	val_kcache_delete(ve->kcache);
+	lock_basic_destroy(&ve->autr_lock);
 	free(ve);
 	env->modinfo[id] = NULL;
 }
@@ -503,14 +528,55 @@ key_ttl(const struct module_rrlist *l, const uint8_t *owner,
 	return ttl == 0xffffffffu ? 0 : ttl;
 }
 
+/**
+ * Verify a DNSKEY set with the trusted keys of an anchor: its DNSKEYs
+ * first (an RFC 5011 point that learnt its keys), then its DS records.
+ * The caller holds autr_lock for an automatic anchor.
+ * @param by_ds: set to 1 when the DS records did it (may be NULL).
+ * @return a val_crypto_result.
+ */
+static int
+verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
+	const struct val_rr *sigs, size_t nsigs, const struct val_window *w,
+	int *ede, int *by_ds)
+{
+	struct val_rr anch[32];
+	struct val_rrset as;
+	size_t na;
+	int r = VAL_CRYPTO_NO_KEY;
+	as.owner = ks->owner;
+	as.rrclass = DNS_CLASS_IN;
+	as.rrs = anch;
+	if(by_ds)
+		*by_ds = 0;
+	na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32);
+	if(na > 0) {
+		as.type = DNS_TYPE_DNSKEY;
+		as.count = na > 32 ? 32 : na;
+		r = val_verify_dnskeys_with_anchors(ks, sigs, nsigs, &as, w,
+			ede);
+		if(r == VAL_CRYPTO_OK)
+			return r;
+	}
+	na = val_anchor_keys(an, DNS_TYPE_DS, anch, 32);
+	if(na > 0) {
+		as.type = DNS_TYPE_DS;
+		as.count = na > 32 ? 32 : na;
+		r = val_verify_dnskeys_with_ds(ks, sigs, nsigs, &as, w, ede);
+		if(r == VAL_CRYPTO_OK && by_ds)
+			*by_ds = 1;
+	}
+	return r;
+}
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
 walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve)
 {
-	struct val_rr *keys, *sigs, anch[32];
-	size_t nkeys, nsigs, na;
+	struct val_rr *keys, *sigs;
+	size_t nkeys, nsigs;
 	struct val_rrset ks, as;
 	struct val_window w;
 	int r, ede = -1;
@@ -538,23 +604,12 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	ks.rrs = keys;
 	ks.count = nkeys;
 	if(vq->sub == VAL_SUB_ANCHOR_KEY) {
-		as.owner = zone;
-		as.rrclass = DNS_CLASS_IN;
-		as.rrs = anch;
-		na = val_anchor_keys(vq->anchor, DNS_TYPE_DS, anch, 32);
-		if(na > 0) {
-			as.type = DNS_TYPE_DS;
-			as.count = na > 32 ? 32 : na;
-			r = val_verify_dnskeys_with_ds(&ks, sigs, nsigs, &as,
-				&w, &ede);
-		} else {
-			na = val_anchor_keys(vq->anchor, DNS_TYPE_DNSKEY, anch,
-				32);
-			as.type = DNS_TYPE_DNSKEY;
-			as.count = na > 32 ? 32 : na;
-			r = val_verify_dnskeys_with_anchors(&ks, sigs, nsigs,
-				&as, &w, &ede);
-		}
+		if(vq->anchor->autotrust)
+			lock_basic_lock(&ve->autr_lock);
+		r = verify_with_anchor(vq->anchor, &ks, sigs, nsigs, &w, &ede,
+			NULL);
+		if(vq->anchor->autotrust)
+			lock_basic_unlock(&ve->autr_lock);
 	} else {
 		as.owner = zone;
 		as.type = DNS_TYPE_DS;
@@ -797,6 +852,57 @@ is_wildcard(const uint8_t *name)
 }
 
 /**
+ * The DNAME a CNAME was synthesised from (RFC 6672 2.2): a DNAME in the
+ * list whose owner is strictly above the CNAME's owner and whose
+ * substitution gives exactly the CNAME's target. Such a CNAME has no
+ * RRSIG of its own (the server makes it up); the DNAME's signature
+ * covers it (RFC 4035 3.2.4, RFC 6672 5.3.1).
+ * @return the DNAME record, or NULL.
+ */
+static const struct module_rr *
+synth_dname(const struct module_rrlist *l, const struct module_rr *cname)
+{
+	const struct module_rr *d;
+	uint8_t synth[256];
+	for(d = l->first; d; d = d->next) {
+		const uint8_t *p = cname->owner;
+		size_t plen = 0, tlen;
+		int keep, i;
+		if(d->type != DNS_TYPE_DNAME || d->rrclass != cname->rrclass ||
+			!dname_is_strict_subdomain(cname->owner, d->owner) ||
+			d->rdlen == 0 || dname_valid(d->rdata, d->rdlen) == 0)
+			continue;
+		keep = dname_count_labels(cname->owner) -
+			dname_count_labels(d->owner);
+		for(i = 0; i < keep; i++) {
+			plen += (size_t)p[0] + 1;
+			p += p[0] + 1;
+		}
+		tlen = dname_len(d->rdata);
+		if(plen + tlen > 255)
+			continue;
+		memcpy(synth, cname->owner, plen);
+		memcpy(synth + plen, d->rdata, tlen);
+		if(cname->rdlen > 0 && dname_valid(cname->rdata, cname->rdlen)
+			&& dname_equal(synth, cname->rdata))
+			return d;
+	}
+	return NULL;
+}
+
+/** @return 1 when a CNAME has an RRSIG in the list */
+static int
+has_sigs(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == DNS_TYPE_RRSIG && sig_covered(o) == rr->type &&
+			dname_equal(o->owner, rr->owner))
+			return 1;
+	return 0;
+}
+
+/**
  * Check every RRset of a section.
  * @param need: set to the zone to walk to when keys are unknown.
  * @param drop_bad: remove RRsets that fail instead of failing the answer
@@ -823,6 +929,9 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		next = rr->next;
 		if(rr->type == DNS_TYPE_RRSIG || rr->sec != 0)
 			continue;
+		if(rr->type == DNS_TYPE_CNAME && !has_sigs(l, rr) &&
+			synth_dname(l, rr))
+			continue; /* judged with its DNAME, below */
 		for(o = l->first; o != rr; o = o->next)
 			if(o->type == rr->type && o->rrclass == rr->rrclass &&
 				dname_equal(o->owner, rr->owner))
@@ -901,6 +1010,17 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		val_mark(l, rr->owner, rr->type, s);
 		sec = sec_min(sec, s);
+	}
+	/* the CNAMEs synthesised from a DNAME take the DNAME's status */
+	for(rr = l->first; rr; rr = rr->next) {
+		const struct module_rr *d;
+		int ds;
+		if(rr->type != DNS_TYPE_CNAME || rr->sec != 0 ||
+			has_sigs(l, rr) || !(d = synth_dname(l, rr)))
+			continue;
+		ds = d->sec ? d->sec : MODULE_SEC_BOGUS;
+		val_mark(l, rr->owner, rr->type, ds);
+		sec = sec_min(sec, ds);
 	}
 	return sec;
 }
@@ -1151,6 +1271,135 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	qs->ext_state[id] = MODULE_FINISHED;
 }
 
+/**
+ * RFC 5011 active refresh (2.3): start the DNSKEY probes that are due, as
+ * background queries (DO and CD: the answer comes back unvalidated and
+ * autr_probe_result() checks it against the point's own trusted keys).
+ * Client queries drive the probe timer (a resolver without clients needs
+ * no fresh keys); a probe started moves next_probe_time by the retry
+ * time, so a lost probe is tried again.
+ */
+static void
+autr_probe_due(struct module_qstate *qs, struct val_env *ve)
+{
+	struct val_anchor *an;
+	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	if(!ve->have_autr || !qs->env->add_background)
+		return;
+	for(an = ve->anchors->list; an; an = an->next) {
+		int due = 0;
+		if(!an->autotrust || !an->tp || !an->file)
+			continue;
+		lock_basic_lock(&ve->autr_lock);
+		if(!an->tp->revoked && an->tp->next_probe_time <= now) {
+			an->tp->next_probe_time = now + (an->tp->retry_time ?
+				an->tp->retry_time : 3600);
+			an->tp->last_queried = now;
+			due = 1;
+		}
+		lock_basic_unlock(&ve->autr_lock);
+		if(due && qs->env->add_background(qs->env, an->name,
+			DNS_TYPE_DNSKEY, DNS_CLASS_IN, MESH_FLAG_RD |
+			MESH_FLAG_DO | MESH_FLAG_CD) != 0)
+			log_warn("validator: cannot start the RFC 5011 probe");
+	}
+}
+
+/** the automatic anchor a probe answer is for, or NULL */
+static struct val_anchor *
+autr_point_of(struct module_qstate *qs, struct val_env *ve)
+{
+	struct val_anchor *an;
+	if(!ve->have_autr || !qs->prefetch || qs->qtype != DNS_TYPE_DNSKEY ||
+		qs->qclass != DNS_CLASS_IN || !(qs->flags & MESH_FLAG_CD))
+		return NULL;
+	for(an = ve->anchors->list; an; an = an->next)
+		if(an->autotrust && an->tp && an->file &&
+			dname_equal(an->name, qs->qname))
+			return an;
+	return NULL;
+}
+
+/**
+ * A probe came back: run the RFC 5011 state machine on the DNSKEY set
+ * (validated with the keys the point trusts; revoked keys that sign the
+ * set themselves noted), set the timers, write the file when something
+ * changed (temporary file + rename), and drop the zone from the key
+ * cache so that the next walk starts from the new trusted keys.
+ */
+static void
+autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an)
+{
+	struct val_rr *keys = NULL, *sigs = NULL;
+	size_t nkeys = 0, nsigs = 0, i, j;
+	struct val_rrset ks;
+	struct val_window w;
+	int validated = 0, by_ds = 0, ede = -1, changed;
+	int revoke_signed[VAL_KCACHE_MAX_KEYS];
+	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life;
+	const struct module_rr *rr;
+	char err[512];
+	val_window(qs, ve, &w);
+	if(qs->return_msg && qs->return_rcode == DNS_RCODE_NOERROR &&
+		val_collect(qs->region, &qs->return_msg->an, an->name,
+		DNS_TYPE_DNSKEY, DNS_CLASS_IN, &keys, &nkeys, &sigs,
+		&nsigs) < 0)
+		return;
+	if(nkeys > VAL_KCACHE_MAX_KEYS)
+		nkeys = 0; /* too many keys: a failed probe */
+	ks.owner = an->name;
+	ks.type = DNS_TYPE_DNSKEY;
+	ks.rrclass = DNS_CLASS_IN;
+	ks.rrs = keys;
+	ks.count = nkeys;
+	memset(revoke_signed, 0, sizeof(revoke_signed));
+	for(i = 0; i < nkeys; i++) {
+		if(keys[i].len < 2 || !(keys[i].buf[keys[i].off + 1] & 0x80))
+			continue; /* no REVOKE bit */
+		for(j = 0; j < nsigs; j++)
+			if(val_verify_rrsig_key(&ks, sigs[j].buf + sigs[j].off,
+				sigs[j].len, an->name, keys[i].buf + keys[i].off,
+				keys[i].len, &w) == VAL_CRYPTO_OK)
+				revoke_signed[i] = 1;
+	}
+	if(qs->return_msg)
+		for(rr = qs->return_msg->an.first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_DNSKEY && (ttl == 0 ||
+				rr->ttl < ttl))
+				ttl = rr->ttl;
+	life = 0;
+	for(j = 0; j < nsigs; j++) {
+		uint32_t rem = val_rrsig_remaining(sigs[j].buf + sigs[j].off,
+			sigs[j].len, now);
+		if(life == 0 || rem < life)
+			life = rem;
+	}
+	lock_basic_lock(&ve->autr_lock);
+	if(nkeys > 0)
+		validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
+			&by_ds) == VAL_CRYPTO_OK;
+	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
+		revoke_signed, validated, by_ds, now);
+	(void)val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, validated,
+		now);
+	/* the timers are in the file too: written after every probe that
+	 * validated, and when the state changed */
+	if((changed != 0 || validated) &&
+		val_autr_write_file(an->tp, an->file, err, sizeof(err)) != 0)
+		log_err("auto-trust-anchor-file: %s", err);
+	lock_basic_unlock(&ve->autr_lock);
+	if(changed > 0)
+		(void)val_kcache_flush_zone(ve->kcache, an->name);
+	if(changed > 0) {
+		char nm[256];
+		if(dname_to_str(an->name, nm, sizeof(nm)) < 0)
+			snprintf(nm, sizeof(nm), "?");
+		log_info("RFC 5011: the trust point %s changed (probe %s)",
+			nm, validated ? "validated" : "failed");
+	}
+}
+
 /** take the walk's sub-query result. @return 1 waiting, 0 walk done */
 static int
 walk_resume(struct module_qstate *qs, struct val_qstate *vq,
@@ -1217,6 +1466,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		qs->minfo[id] = vq;
 		vq->ede = -1;
+		if(qs->depth == 0 && !qs->prefetch)
+			autr_probe_due(qs, ve);
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
 			qs->qclass != DNS_CLASS_IN ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
@@ -1226,6 +1477,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		return;
 	}
 	if(event == MODULE_EVENT_MODDONE) {
+		struct val_anchor *pt = autr_point_of(qs, ve);
+		if(pt)
+			autr_probe_result(qs, ve, pt);
 		if(vq->passthrough || !qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN)) {

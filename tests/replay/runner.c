@@ -584,6 +584,28 @@ run_step(struct runner *r, struct rpl_step *st)
 	case RPL_STEP_TIME_PASSES:
 		r->now.tv_sec += st->elapse;
 		break;
+	case RPL_STEP_CHECK_FILE: {
+		/* a line of the file naming the key tag must hold the text
+		 * (the autotrust file: "id = TAG (ksk)... state=2 [ VALID ]") */
+		char path[512], line[8192], id[64];
+		FILE *f;
+		int found = 0;
+		snprintf(path, sizeof(path), "%s/%s", r->s->tmpdir,
+			st->fname);
+		snprintf(id, sizeof(id), "id = %s ", st->fkey);
+		if(!r->s->tmpdir[0] || !(f = fopen(path, "r"))) {
+			fail(r, "CHECK_FILE: cannot read %s", path);
+			break;
+		}
+		while(fgets(line, sizeof(line), f))
+			if(strstr(line, id) && strstr(line, st->ftext))
+				found = 1;
+		fclose(f);
+		if(!found)
+			fail(r, "CHECK_FILE: no line of %s with '%s' and '%s'",
+				st->fname, id, st->ftext);
+		break;
+	}
 	case RPL_STEP_CHECK_EVENTS:
 		if(!r->s->module_config)
 			fail(r, "CHECK_EVENTS without the %s module in "
