@@ -355,6 +355,35 @@ def scenarios(g):
                   ans=[("roll", "www.roll.vtest.", "A")])],
                edit=drop_one_sig))
 
+    # --- aggressive NSEC (RFC 8198)
+    L.append(S("aggressive_nsec", "aggressive-nsec: a second name covered "
+               "by the NSEC records of a validated NXDOMAIN is answered "
+               "NXDOMAIN with AD from them, with no upstream query (no "
+               "range after step 10)",
+               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("ok.sec.vtest.", rcode="NXDOMAIN", ad=True, at_step=20)],
+               ranges_until=10))
+    L.append(S("aggressive_nsec_nodata", "aggressive-nsec: NODATA for "
+               "another type at a name whose validated NSEC is cached",
+               [Q("www.sec.vtest.", "MX", ad=True),
+                Q("www.sec.vtest.", "SRV", ad=True, at_step=20)],
+               ranges_until=10))
+    L.append(S("aggressive_nsec_no_do", "aggressive-nsec: the synthesised "
+               "NXDOMAIN to a client without DO: no NSEC, no AD",
+               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("ok.sec.vtest.", rcode="NXDOMAIN", do=False, ad=False,
+                  at_step=20)],
+               ranges_until=10))
+    L.append(S("aggressive_nsec_off", "aggressive-nsec: no: the second "
+               "name is asked upstream",
+               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("ok.sec.vtest.", rcode="NXDOMAIN", ad=True)],
+               conf=["aggressive-nsec: no"]))
+    L.append(S("aggressive_nsec_not_covered", "aggressive-nsec: a name the "
+               "cached NSEC records do not cover is asked upstream",
+               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("dz.sec.vtest.", rcode="NXDOMAIN", ad=True)]))
+
     # --- RFC 5011: the root's KSK rolls while the resolver runs
     phases = [(0, 99, {1: 1}), (100, 199, {1: 101}), (200, 300, {1: 102})]
     old, new = g.ROOT_KSK_TAG, g.ROOT_KSK2_TAG

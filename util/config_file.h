@@ -348,6 +348,8 @@ struct config_file {
 	int val_permissive_mode;
 	/** val-log-level: 0 none, 1 a line per bogus answer, 2 more */
 	int val_log_level;
+	/** aggressive-nsec: answer from validated NSEC (RFC 8198) */
+	int aggressive_nsec;
 	/** add-holddown: RFC 5011 add hold-down, seconds */
 	int add_holddown;
 	/** del-holddown: RFC 5011 delete hold-down, seconds */

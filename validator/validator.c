@@ -25,6 +25,7 @@
 #include "validator/val_anchor.h"
 #include "validator/val_kcache.h"
 #include "validator/val_autotrust.h"
+#include "validator/val_neg.h"
 #include "util/locks.h"
 #include "services/module.h"
 #include "dns/dns.h"
@@ -46,6 +47,8 @@ struct val_env {
 	unsigned max_iter;
 	/** options */
 	int permissive, log_level, harden_stripped, ignore_cd, clean_add;
+	/** aggressive-nsec (RFC 8198): the validated NSEC store, or NULL */
+	struct val_neg *neg;
 	/** RFC 5011 settings */
 	struct val_autr_cfg autr_cfg;
 	/** 1 when an anchor is an auto-trust-anchor-file point */
@@ -219,6 +222,10 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 				ve->have_autr = 1;
 	}
 	lock_basic_init(&ve->autr_lock);
+	if(!cfg || cfg->aggressive_nsec) {
+		if(!(ve->neg = val_neg_create()))
+			goto oom;
+	}
 	ve->kcache = val_kcache_create(cfg ? cfg->key_cache_size :
 		VAL_KCACHE_SIZE_DEFAULT, cfg ? (size_t)cfg->key_cache_slabs :
 		VAL_KCACHE_SLABS_DEFAULT);
@@ -244,6 +251,7 @@ val_deinit(struct module_env *env, int id)
 		return;
 	val_anchors_delete(ve->anchors);
 	val_kcache_delete(ve->kcache);
+	val_neg_delete(ve->neg);
 	lock_basic_destroy(&ve->autr_lock);
 	free(ve);
 	env->modinfo[id] = NULL;
@@ -1235,6 +1243,27 @@ count_bogus(const struct module_rrlist *l)
 	return n;
 }
 
+/** keep the validated NSEC records and SOA of a negative answer for
+ * aggressive use (RFC 8198), each with its first RRSIG */
+static void
+neg_store(struct module_qstate *qs, struct val_env *ve,
+	const struct module_rrlist *l)
+{
+	const struct module_rr *rr, *s;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->sec != MODULE_SEC_SECURE || (rr->type != DNS_TYPE_NSEC &&
+			rr->type != DNS_TYPE_SOA))
+			continue;
+		for(s = l->first; s; s = s->next)
+			if(s->type == DNS_TYPE_RRSIG && sig_covered(s) ==
+				rr->type && dname_equal(s->owner, rr->owner))
+				break;
+		if(s)
+			(void)val_neg_add(ve->neg, rr, s,
+				(uint32_t)qs->env->now->tv_sec);
+	}
+}
+
 /** the answer is checked: set its status, finish the state */
 static void
 val_finish(struct module_qstate *qs, struct val_qstate *vq,
@@ -1243,6 +1272,9 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	struct mesh_answer *a = vq->ans;
 	struct module_counters *c = &qs->env->ctr;
 	a->sec = (enum module_sec_status)sec;
+	if(sec == MODULE_SEC_SECURE && ve->neg &&
+		(a->rcode == DNS_RCODE_NXDOMAIN || a->an.count == 0))
+		neg_store(qs, ve, &a->ns);
 	if(sec == MODULE_SEC_SECURE && c->num_answer_secure)
 		(*c->num_answer_secure)++;
 	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
@@ -1449,6 +1481,26 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 	}
 }
 
+/** answer from the validated NSEC store (RFC 8198).
+ * @return 1 when answered (the state is finished) */
+static int
+neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
+{
+	struct mesh_answer *a = NULL;
+	struct module_counters *c = &qs->env->ctr;
+	if(val_neg_answer(ve->neg, qs->qname, qs->qtype,
+		(uint32_t)qs->env->now->tv_sec, qs->region, &a) != 1 || !a)
+		return 0;
+	if(!(qs->flags & MESH_FLAG_DO))
+		strip_dnssec(&a->ns, qs->qtype);
+	if(c->num_answer_secure)
+		(*c->num_answer_secure)++;
+	qs->return_msg = a;
+	qs->return_rcode = a->rcode;
+	qs->ext_state[id] = MODULE_FINISHED;
+	return 1;
+}
+
 /** module operate() */
 static void
 val_operate(struct module_qstate *qs, enum module_ev event, int id,
@@ -1468,6 +1520,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		vq->ede = -1;
 		if(qs->depth == 0 && !qs->prefetch)
 			autr_probe_due(qs, ve);
+		if(!vq->passthrough && ve->neg && qs->depth == 0 &&
+			!qs->prefetch && neg_answer(qs, ve, id))
+			return;
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
 			qs->qclass != DNS_CLASS_IN ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
