@@ -355,6 +355,40 @@ def scenarios(g):
                   ans=[("roll", "www.roll.vtest.", "A")])],
                edit=drop_one_sig))
 
+    # --- val-bogus-ttl
+    L.append(S("bogus_ttl", "a bogus answer is remembered for val-bogus-ttl "
+               "(60 s): the same question fails again at once, with its "
+               "EDE, without an upstream query (no range after step 10)",
+               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
+                Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
+                  at_step=20)], ranges_until=10))
+    L.append(S("bogus_ttl_other_type", "the remembered failure is for its "
+               "question only: another type of the zone still validates",
+               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
+                Q("www.tampered.vtest.", "TXT", ad=True,
+                  ans=[("tampered", "www.tampered.vtest.", "TXT")])]))
+
+    # --- root-key-sentinel (RFC 8509), on a secure wildcard
+    ta = g.ROOT_KSK_TAG
+    other = (ta + 1) % 65536
+    for kind, tag, ok, what in (
+            ("is-ta", ta, True, "the anchor's key: the answer"),
+            ("is-ta", other, False, "a key not in the anchor: SERVFAIL"),
+            ("not-ta", ta, False, "the anchor's key: SERVFAIL"),
+            ("not-ta", other, True, "a key not in the anchor: the answer")):
+        name = f"root-key-sentinel-{kind}-{tag:05d}.wild.sec.vtest."
+        L.append(S(f"sentinel_{kind.replace('-', '_')}_"
+                   f"{'anchor' if tag == ta else 'other'}",
+                   f"root-key-sentinel (RFC 8509): {kind} with {what}",
+                   [Q(name, ad=True, ans=[("sec", name, "A")]) if ok else
+                    Q(name, rcode="SERVFAIL")]))
+    L.append(S("sentinel_off", "root-key-sentinel: no: the sentinel label "
+               "is an ordinary name",
+               [Q(f"root-key-sentinel-is-ta-{other:05d}.wild.sec.vtest.",
+                  ad=True, ans=[("sec", f"root-key-sentinel-is-ta-"
+                                f"{other:05d}.wild.sec.vtest.", "A")])],
+               conf=["root-key-sentinel: no"]))
+
     # --- aggressive NSEC (RFC 8198)
     L.append(S("aggressive_nsec", "aggressive-nsec: a second name covered "
                "by the NSEC records of a validated NXDOMAIN is answered "

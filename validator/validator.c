@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <strings.h>
 #include "validator/validator.h"
 #include "validator/val_crypto.h"
 #include "validator/val_nsec.h"
@@ -33,6 +34,21 @@
 #include "util/region.h"
 #include "util/config_file.h"
 
+/** bogus answers remembered (val-bogus-ttl) */
+#define VAL_BOGUS_MAX 256
+
+/** one remembered bogus answer */
+struct val_bogus_ent {
+	/** when it expires; 0: free */
+	uint32_t expire;
+	/** question type */
+	uint16_t qtype;
+	/** the EDE code of the failure */
+	int ede;
+	/** question name, lower case */
+	uint8_t qname[256];
+};
+
 /** the module's settings and shared stores (env->modinfo[id]) */
 struct val_env {
 	/** the trust anchors */
@@ -47,8 +63,22 @@ struct val_env {
 	unsigned max_iter;
 	/** options */
 	int permissive, log_level, harden_stripped, ignore_cd, clean_add;
+	/** bogus answers for val-bogus-ttl: a question that just failed
+	 * fails again at once (SERVFAIL with its EDE) without asking; a
+	 * fixed array (bounded memory, bounded scan), under bogus_lock */
+	struct val_bogus_ent bogus[VAL_BOGUS_MAX];
+	/** guards bogus[] */
+	lock_basic_type bogus_lock;
+	/** negative trust anchors added at run time (insecure_add) */
+	uint8_t nta[VAL_NTA_MAX][256];
+	/** how many */
+	int nta_count;
+	/** guards nta[] */
+	lock_basic_type nta_lock;
 	/** aggressive-nsec (RFC 8198): the validated NSEC store, or NULL */
 	struct val_neg *neg;
+	/** root-key-sentinel (RFC 8509) */
+	int sentinel;
 	/** RFC 5011 settings */
 	struct val_autr_cfg autr_cfg;
 	/** 1 when an anchor is an auto-trust-anchor-file point */
@@ -208,6 +238,7 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 				goto fail;
 	}
 	val_autr_cfg_init(&ve->autr_cfg);
+	ve->sentinel = cfg ? cfg->root_key_sentinel : 1;
 	if(cfg) {
 		ve->autr_cfg.add_holddown = (uint32_t)cfg->add_holddown;
 		ve->autr_cfg.del_holddown = (uint32_t)cfg->del_holddown;
@@ -222,6 +253,8 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 				ve->have_autr = 1;
 	}
 	lock_basic_init(&ve->autr_lock);
+	lock_basic_init(&ve->bogus_lock);
+	lock_basic_init(&ve->nta_lock);
 	if(!cfg || cfg->aggressive_nsec) {
 		if(!(ve->neg = val_neg_create()))
 			goto oom;
@@ -253,8 +286,104 @@ val_deinit(struct module_env *env, int id)
 	val_kcache_delete(ve->kcache);
 	val_neg_delete(ve->neg);
 	lock_basic_destroy(&ve->autr_lock);
+	lock_basic_destroy(&ve->bogus_lock);
+	lock_basic_destroy(&ve->nta_lock);
 	free(ve);
 	env->modinfo[id] = NULL;
+}
+
+/** @return 1 when name is at or below a negative trust anchor added at
+ * run time (insecure_add) */
+static int
+nta_covers(struct val_env *ve, const uint8_t *name)
+{
+	int i, r = 0;
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count && !r; i++)
+		if(dname_is_subdomain(name, ve->nta[i]))
+			r = 1;
+	lock_basic_unlock(&ve->nta_lock);
+	return r;
+}
+
+int
+val_insecure_add(struct module_env *env, int id, const uint8_t *name)
+{
+	struct val_env *ve = env->modinfo[id];
+	int i, r = 0;
+	if(!ve)
+		return -1;
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count; i++)
+		if(dname_equal(ve->nta[i], name))
+			break;
+	if(i == ve->nta_count) {
+		if(ve->nta_count >= VAL_NTA_MAX)
+			r = -1;
+		else	(void)dname_copy_lower(ve->nta[ve->nta_count++],
+				name);
+	}
+	lock_basic_unlock(&ve->nta_lock);
+	if(r == 0) {
+		/* the failures remembered under it are no more */
+		lock_basic_lock(&ve->bogus_lock);
+		for(i = 0; i < VAL_BOGUS_MAX; i++)
+			if(ve->bogus[i].expire != 0 && dname_is_subdomain(
+				ve->bogus[i].qname, name))
+				ve->bogus[i].expire = 0;
+		lock_basic_unlock(&ve->bogus_lock);
+	}
+	return r;
+}
+
+int
+val_insecure_remove(struct module_env *env, int id, const uint8_t *name)
+{
+	struct val_env *ve = env->modinfo[id];
+	int i, r = 0;
+	if(!ve)
+		return 0;
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count; i++)
+		if(dname_equal(ve->nta[i], name)) {
+			memmove(ve->nta[i], ve->nta[i + 1], (size_t)(
+				ve->nta_count - i - 1) * sizeof(ve->nta[0]));
+			ve->nta_count--;
+			r = 1;
+			break;
+		}
+	lock_basic_unlock(&ve->nta_lock);
+	return r;
+}
+
+size_t
+val_insecure_list(struct module_env *env, int id, char *buf, size_t buflen)
+{
+	struct val_env *ve = env->modinfo[id];
+	const struct val_anchor *an;
+	char nm[256];
+	size_t len = 0;
+	int i;
+	if(buflen == 0)
+		return 0;
+	buf[0] = 0;
+	if(!ve)
+		return 0;
+	for(an = ve->anchors->list; an; an = an->next) {
+		if(!an->insecure || dname_to_str(an->name, nm, sizeof(nm)) < 0)
+			continue;
+		len += (size_t)snprintf(buf + len, buflen - len, "%s\n", nm);
+		if(len >= buflen)
+			return buflen - 1;
+	}
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count && len < buflen; i++) {
+		if(dname_to_str(ve->nta[i], nm, sizeof(nm)) < 0)
+			continue;
+		len += (size_t)snprintf(buf + len, buflen - len, "%s\n", nm);
+	}
+	lock_basic_unlock(&ve->nta_lock);
+	return len >= buflen ? buflen - 1 : len;
 }
 
 /** @return 1 when any anchor holds keys (not only domain-insecure) */
@@ -492,7 +621,7 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 	(void)dname_copy_lower(vq->target, zone);
 	vq->done_valid = 0;
 	vq->anchor = val_anchors_lookup(ve->anchors, vq->target, DNS_CLASS_IN);
-	if(!vq->anchor || vq->anchor->insecure) {
+	if(!vq->anchor || vq->anchor->insecure || nta_covers(ve, vq->target)) {
 		kinfo_set_status(ki, vq->target, VAL_KEY_INSECURE, -1, NULL);
 		walk_done(vq, ki);
 		return 0;
@@ -811,7 +940,7 @@ val_keys(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 {
 	const struct val_anchor *an = val_anchors_lookup(ve->anchors, name,
 		DNS_CLASS_IN);
-	if(!an || an->insecure) {
+	if(!an || an->insecure || nta_covers(ve, name)) {
 		kinfo_set_status(&vq->look, name, VAL_KEY_INSECURE, -1, NULL);
 		return &vq->look;
 	}
@@ -1264,6 +1393,131 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 	}
 }
 
+/** remember a bogus answer for val-bogus-ttl */
+static void
+bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
+{
+	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	size_t i, slot = 0;
+	if(ve->bogus_ttl == 0)
+		return;
+	lock_basic_lock(&ve->bogus_lock);
+	for(i = 0; i < VAL_BOGUS_MAX; i++) {
+		struct val_bogus_ent *b = &ve->bogus[i];
+		if(b->expire > now && b->qtype == qs->qtype &&
+			dname_equal(b->qname, qs->qname)) {
+			slot = i;
+			break;
+		}
+		if(b->expire < ve->bogus[slot].expire)
+			slot = i; /* the free or oldest one */
+	}
+	ve->bogus[slot].expire = now + ve->bogus_ttl;
+	ve->bogus[slot].qtype = qs->qtype;
+	ve->bogus[slot].ede = ede;
+	(void)dname_copy_lower(ve->bogus[slot].qname, qs->qname);
+	lock_basic_unlock(&ve->bogus_lock);
+}
+
+/** @return the EDE of a remembered bogus answer to this question, or -1 */
+static int
+bogus_lookup(struct module_qstate *qs, struct val_env *ve)
+{
+	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	size_t i;
+	int ede = -1;
+	lock_basic_lock(&ve->bogus_lock);
+	for(i = 0; i < VAL_BOGUS_MAX; i++) {
+		const struct val_bogus_ent *b = &ve->bogus[i];
+		if(b->expire > now && b->qtype == qs->qtype &&
+			dname_equal(b->qname, qs->qname)) {
+			ede = b->ede;
+			break;
+		}
+	}
+	lock_basic_unlock(&ve->bogus_lock);
+	return ede;
+}
+
+size_t
+val_flush_bogus(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	size_t i, n = 0;
+	if(!ve)
+		return 0;
+	lock_basic_lock(&ve->bogus_lock);
+	for(i = 0; i < VAL_BOGUS_MAX; i++)
+		if(ve->bogus[i].expire != 0) {
+			ve->bogus[i].expire = 0;
+			n++;
+		}
+	lock_basic_unlock(&ve->bogus_lock);
+	return n + val_kcache_flush_bogus(ve->kcache);
+}
+
+/**
+ * RFC 8509: the kind of a root-key-sentinel first label.
+ * @param tag: set to the key tag in it.
+ * @return 1 "root-key-sentinel-is-ta-NNNNN", 2 "...-not-ta-NNNNN", 0 none.
+ */
+static int
+sentinel_label(const uint8_t *qname, unsigned *tag)
+{
+	static const char is[] = "root-key-sentinel-is-ta-";
+	static const char nt[] = "root-key-sentinel-not-ta-";
+	const char *p = (const char *)qname + 1;
+	size_t len = qname[0], pl, i;
+	int kind;
+	if(len == sizeof(is) - 1 + 5 && strncasecmp(p, is, sizeof(is) - 1)
+		== 0) {
+		kind = 1;
+		pl = sizeof(is) - 1;
+	} else if(len == sizeof(nt) - 1 + 5 && strncasecmp(p, nt,
+		sizeof(nt) - 1) == 0) {
+		kind = 2;
+		pl = sizeof(nt) - 1;
+	} else	return 0;
+	*tag = 0;
+	for(i = pl; i < len; i++) {
+		if(!isdigit((unsigned char)p[i]))
+			return 0;
+		*tag = *tag * 10 + (unsigned)(p[i] - '0');
+	}
+	return *tag <= 65535 ? kind : 0;
+}
+
+/** @return 1 when the root's trust anchor has a key (DNSKEY, or DS) with
+ * this key tag */
+static int
+root_anchor_has(struct val_env *ve, unsigned tag)
+{
+	const struct val_anchor *an;
+	struct val_rr k[32];
+	size_t n, i;
+	int has = 0;
+	for(an = ve->anchors->list; an; an = an->next)
+		if(an->name[0] == 0 && !an->insecure && an->dclass ==
+			DNS_CLASS_IN)
+			break;
+	if(!an)
+		return 0;
+	if(an->autotrust)
+		lock_basic_lock(&ve->autr_lock);
+	n = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
+	for(i = 0; i < n && i < 32; i++)
+		if(val_keytag(k[i].buf + k[i].off, k[i].len) == tag)
+			has = 1;
+	n = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
+	for(i = 0; i < n && i < 32; i++)
+		if(k[i].len >= 2 && (unsigned)((k[i].buf[k[i].off] << 8) |
+			k[i].buf[k[i].off + 1]) == tag)
+			has = 1;
+	if(an->autotrust)
+		lock_basic_unlock(&ve->autr_lock);
+	return has;
+}
+
 /** the answer is checked: set its status, finish the state */
 static void
 val_finish(struct module_qstate *qs, struct val_qstate *vq,
@@ -1282,10 +1536,26 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(c->num_rrset_bogus)
 		*c->num_rrset_bogus += count_bogus(&a->an) +
 			count_bogus(&a->ns);
+	if(sec == MODULE_SEC_SECURE && ve->sentinel && (qs->qtype == DNS_TYPE_A
+		|| qs->qtype == DNS_TYPE_AAAA)) {
+		unsigned tag;
+		int kind = sentinel_label(qs->qname, &tag);
+		if(kind != 0 && (kind == 1) != root_anchor_has(ve, tag)) {
+			/* RFC 8509 3.2: the answer the sentinel asks for is
+			 * SERVFAIL (the is-ta key is not trusted, or the
+			 * not-ta key is) */
+			qs->ede = -1;
+			qs->return_msg = NULL;
+			qs->return_rcode = DNS_RCODE_SERVFAIL;
+			qs->ext_state[id] = MODULE_ERROR;
+			return;
+		}
+	}
 	if(sec == MODULE_SEC_BOGUS) {
 		val_log_bogus(qs, vq, ve);
 		if(!ve->permissive) {
 			qs->ede = vq->ede >= 0 ? vq->ede : DNS_EDE_DNSSEC_BOGUS;
+			bogus_remember(qs, ve, qs->ede);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
@@ -1520,6 +1790,20 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		vq->ede = -1;
 		if(qs->depth == 0 && !qs->prefetch)
 			autr_probe_due(qs, ve);
+		if(!vq->passthrough && qs->depth == 0 && !qs->prefetch &&
+			!ve->permissive) {
+			int ede = bogus_lookup(qs, ve);
+			if(ede >= 0) {
+				struct module_counters *c = &qs->env->ctr;
+				if(c->num_answer_bogus)
+					(*c->num_answer_bogus)++;
+				qs->ede = ede;
+				qs->return_msg = NULL;
+				qs->return_rcode = DNS_RCODE_SERVFAIL;
+				qs->ext_state[id] = MODULE_ERROR;
+				return;
+			}
+		}
 		if(!vq->passthrough && ve->neg && qs->depth == 0 &&
 			!qs->prefetch && neg_answer(qs, ve, id))
 			return;
