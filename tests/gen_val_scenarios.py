@@ -362,6 +362,16 @@ def scenarios(g):
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
                 Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
                   at_step=20)], ranges_until=10))
+    L.append(S("bogus_ttl_cd", "a bogus answer remembered for "
+               "val-bogus-ttl does not stop a CD client getting the data",
+               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
+                Q("www.tampered.vtest.", cd=True, ad=False,
+                  ans=[("tampered", "www.tampered.vtest.", "A")])]))
+    L.append(S("bogus_ttl_zero", "val-bogus-ttl: 0 (nothing remembered) loads and "
+               "the question fails the same way again",
+               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
+                Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6)],
+               conf=["val-bogus-ttl: 0"]))
     L.append(S("bogus_ttl_other_type", "the remembered failure is for its "
                "question only: another type of the zone still validates",
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
@@ -408,6 +418,10 @@ def scenarios(g):
                 Q("ok.sec.vtest.", rcode="NXDOMAIN", do=False, ad=False,
                   at_step=20)],
                ranges_until=10))
+    L.append(S("aggressive_nsec_cd", "aggressive-nsec: a CD client is not "
+               "answered from the validated NSEC store (asked upstream)",
+               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("ok.sec.vtest.", rcode="NXDOMAIN", cd=True, ad=False)]))
     L.append(S("aggressive_nsec_off", "aggressive-nsec: no: the second "
                "name is asked upstream",
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),

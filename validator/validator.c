@@ -1790,6 +1790,12 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		vq->ede = -1;
 		if(qs->depth == 0 && !qs->prefetch)
 			autr_probe_due(qs, ve);
+		if(!val_have_anchors(ve) || qs->depth > 0 ||
+			qs->qclass != DNS_CLASS_IN ||
+			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
+			vq->passthrough = 1;
+		else	qs->flags |= MESH_FLAG_DNSSEC;
+		/* (after passthrough is known: CD queries get the data) */
 		if(!vq->passthrough && qs->depth == 0 && !qs->prefetch &&
 			!ve->permissive) {
 			int ede = bogus_lookup(qs, ve);
@@ -1807,11 +1813,6 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		if(!vq->passthrough && ve->neg && qs->depth == 0 &&
 			!qs->prefetch && neg_answer(qs, ve, id))
 			return;
-		if(!val_have_anchors(ve) || qs->depth > 0 ||
-			qs->qclass != DNS_CLASS_IN ||
-			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
-			vq->passthrough = 1;
-		else	qs->flags |= MESH_FLAG_DNSSEC;
 		qs->ext_state[id] = MODULE_WAIT_MODULE;
 		return;
 	}
