@@ -179,8 +179,10 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 		for(rr = ans->first; rr; rr = rr->next) {
 			if(!dname_equal(rr->owner, name))
 				continue;
+			/* (ANY under DNSSEC keeps the RRSIGs at the name:
+			 * the validator checks each RRset of the answer) */
 			if(rr->type == qtype || (qtype == DNS_TYPE_ANY &&
-				rr->type != DNS_TYPE_RRSIG)) {
+				(rr->type != DNS_TYPE_RRSIG || dnssec))) {
 				if(module_rrlist_push(r, final, rr) < 0)
 					return -1;
 				found = 1;

@@ -43,6 +43,9 @@ def scenarios(g):
         "sec.vtest.", "DNSKEY")
     sec("secure_ds", "a DS set asked for is validated by the parent's keys",
         "test", "sec.vtest.", "DS")
+    sec("secure_any", "ANY with DO at a signed name: every RRset with its "
+        "RRSIG, validated (the iterator keeps the RRSIGs of ANY)", "sec",
+        "www.sec.vtest.", "ANY")
     sec("secure_ns_apex", "the NS set at a secure apex", "sec",
         "sec.vtest.", "NS")
     L.append(S("secure_no_do", "a client without DO and without AD gets "
@@ -422,6 +425,11 @@ def scenarios(g):
                "answered from the validated NSEC store (asked upstream)",
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
                 Q("ok.sec.vtest.", rcode="NXDOMAIN", cd=True, ad=False)]))
+    L.append(S("aggressive_nsec_any", "aggressive-nsec: an NSEC at the "
+               "name does not answer an ANY question (asked upstream)",
+               [Q("www.sec.vtest.", "MX", ad=True),
+                Q("www.sec.vtest.", "ANY", ad=True,
+                  ans=[("sec", "www.sec.vtest.", "ANY")])]))
     L.append(S("aggressive_nsec_off", "aggressive-nsec: no: the second "
                "name is asked upstream",
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),

@@ -196,8 +196,10 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 	uint8_t wc[DNS_MAX_NAME + 2];
 	struct mesh_answer *a;
 	*out = NULL;
-	if(qtype == DNS_TYPE_DS)
-		return 0; /* answered by the parent: not tried here */
+	if(qtype == DNS_TYPE_DS || qtype == DNS_TYPE_ANY ||
+		qtype == DNS_TYPE_RRSIG)
+		return 0; /* DS: answered by the parent; ANY, RRSIG: an NSEC
+			   * at the name cannot deny them */
 	lock_basic_lock(&n->lock);
 	for(i = 0; i < VAL_NEG_MAX; i++) {
 		const struct neg_entry *e = &n->e[i];
