@@ -336,7 +336,7 @@ class Q:
     def __init__(self, name, qtype="A", do=True, cd=False, ad_q=False,
                  rcode="NOERROR", ad=None, ans=(), ede=None, lines=(),
                  step_time=0, check=True, at_step=0, edited=True,
-                 files=()):
+                 files=(), sent=()):
         self.name, self.qtype, self.do, self.cd, self.ad_q = \
             name, qtype, do, cd, ad_q
         self.rcode, self.ans, self.ede, self.lines = rcode, ans, ede, lines
@@ -346,6 +346,7 @@ class Q:
         self.at_step = at_step
         self.edited = edited
         self.files = files      # (file, keytag, text) checked after it
+        self.sent = sent        # (name, type) upstream questions sent
 
 
 class S:
@@ -471,6 +472,9 @@ def scenario_text(s):
             t += ans
         t += ["ENTRY_END", ""]
         step += 1
+        for (sname, stype) in q.sent:
+            t += [f"STEP {step} CHECK_SENT {sname} {stype}", ""]
+            step += 1
         for (fname, tag, text) in q.files:
             t += [f"STEP {step} CHECK_FILE {fname} {tag} {text}", ""]
             step += 1

@@ -402,6 +402,14 @@ def scenarios(g):
                                 f"{other:05d}.wild.sec.vtest.", "A")])],
                conf=["root-key-sentinel: no"]))
 
+    # --- trust-anchor-signaling (RFC 8145)
+    L.append(S("ta_signaling", "trust-anchor-signaling: fetching the "
+               "root's keys sends _ta-<key tag in hex> type NULL to the "
+               "root (RFC 8145 5.1)",
+               [Q("www.sec.vtest.", ad=True,
+                  ans=[("sec", "www.sec.vtest.", "A")],
+                  sent=[(f"_ta-{g.ROOT_KSK_TAG:04x}.", "NULL")])]))
+
     # --- aggressive NSEC (RFC 8198)
     L.append(S("aggressive_nsec", "aggressive-nsec: a second name covered "
                "by the NSEC records of a validated NXDOMAIN is answered "

@@ -350,6 +350,8 @@ struct config_file {
 	int val_log_level;
 	/** aggressive-nsec: answer from validated NSEC (RFC 8198) */
 	int aggressive_nsec;
+	/** trust-anchor-signaling: RFC 8145 key tag queries */
+	int trust_anchor_signaling;
 	/** root-key-sentinel: RFC 8509 sentinel labels */
 	int root_key_sentinel;
 	/** add-holddown: RFC 5011 add hold-down, seconds */

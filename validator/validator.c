@@ -79,6 +79,8 @@ struct val_env {
 	struct val_neg *neg;
 	/** root-key-sentinel (RFC 8509) */
 	int sentinel;
+	/** trust-anchor-signaling (RFC 8145) */
+	int ta_signal;
 	/** RFC 5011 settings */
 	struct val_autr_cfg autr_cfg;
 	/** 1 when an anchor is an auto-trust-anchor-file point */
@@ -239,6 +241,7 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 	}
 	val_autr_cfg_init(&ve->autr_cfg);
 	ve->sentinel = cfg ? cfg->root_key_sentinel : 1;
+	ve->ta_signal = cfg ? cfg->trust_anchor_signaling : 1;
 	if(cfg) {
 		ve->autr_cfg.add_holddown = (uint32_t)cfg->add_holddown;
 		ve->autr_cfg.del_holddown = (uint32_t)cfg->del_holddown;
@@ -609,6 +612,64 @@ walk_next(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve)
 	return 1;
 }
 
+/** compare two key tags (qsort) */
+static int
+tag_cmp(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/**
+ * RFC 8145 5.1: tell the anchor's servers which keys this resolver
+ * trusts: a background query "_ta-xxxx[-yyyy...].<anchor>" type NULL
+ * (the key tags in hex, ascending), sent when the walk fetches the
+ * anchor's DNSKEY set. The answer is not used.
+ */
+static void
+ta_signal(struct module_qstate *qs, struct val_env *ve,
+	const struct val_anchor *an)
+{
+	uint16_t tags[32];
+	struct val_rr k[32];
+	size_t n = 0, nk, i, pos, nl = dname_len(an->name);
+	uint8_t name[256];
+	if(!qs->env->add_background)
+		return;
+	if(an->autotrust)
+		lock_basic_lock(&ve->autr_lock);
+	nk = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
+	for(i = 0; i < nk && i < 32 && n < 32; i++)
+		tags[n++] = val_keytag(k[i].buf + k[i].off, k[i].len);
+	nk = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
+	for(i = 0; i < nk && i < 32 && n < 32; i++)
+		if(k[i].len >= 2)
+			tags[n++] = (uint16_t)((k[i].buf[k[i].off] << 8) |
+				k[i].buf[k[i].off + 1]);
+	if(an->autotrust)
+		lock_basic_unlock(&ve->autr_lock);
+	if(n == 0)
+		return;
+	qsort(tags, n, sizeof(tags[0]), tag_cmp);
+	/* the label: "_ta" and "-xxxx" per distinct tag, at most 63 */
+	pos = 1;
+	memcpy(name + pos, "_ta", 3);
+	pos += 3;
+	for(i = 0; i < n; i++) {
+		if(i > 0 && tags[i] == tags[i - 1])
+			continue;
+		if(pos - 1 + 5 > 63)
+			break;
+		snprintf((char *)name + pos, 6, "-%04x", (unsigned)tags[i]);
+		pos += 5;
+	}
+	name[0] = (uint8_t)(pos - 1);
+	if(pos + nl > 255)
+		return;
+	memcpy(name + pos, an->name, nl);
+	(void)qs->env->add_background(qs->env, name, DNS_TYPE_NULL,
+		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_CD);
+}
+
 /**
  * Start a walk to the keys of a zone.
  * @return 1 when waiting on a sub-query, 0 when done (vq->done).
@@ -638,6 +699,8 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 		vq->probe_labs = dname_count_labels(vq->kk.name) + 1;
 		return walk_next(qs, vq, ve);
 	}
+	if(ve->ta_signal)
+		ta_signal(qs, ve, vq->anchor);
 	if(walk_sub(qs, vq, ve, VAL_SUB_ANCHOR_KEY, vq->anchor->name,
 		DNS_TYPE_DNSKEY) < 0)
 		return 0;

@@ -517,7 +517,16 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 		st->type = RPL_STEP_CHECK_NO_ANSWER;
 	else if(strcmp(w, "CHECK_EVENTS") == 0)
 		st->type = RPL_STEP_CHECK_EVENTS;
-	else if(strcmp(w, "CHECK_FILE") == 0) {
+	else if(strcmp(w, "CHECK_SENT") == 0) {
+		char *f = strtok_r(NULL, " \t", &save);
+		char *k = strtok_r(NULL, " \t", &save);
+		st->type = RPL_STEP_CHECK_SENT;
+		if(!f || !k || !(st->fname = strdup(f)) ||
+			!(st->fkey = strdup(k))) {
+			rd_err(r, "CHECK_SENT wants: name type");
+			goto fail;
+		}
+	} else if(strcmp(w, "CHECK_FILE") == 0) {
 		char *f = strtok_r(NULL, " \t", &save);
 		char *k = strtok_r(NULL, " \t", &save);
 		char *t = strtok_r(NULL, " \t", &save);

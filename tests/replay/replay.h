@@ -98,7 +98,8 @@ enum rpl_step_type {
 	RPL_STEP_TIME_PASSES,
 	RPL_STEP_CHECK_NO_ANSWER,
 	RPL_STEP_CHECK_EVENTS,
-	RPL_STEP_CHECK_FILE
+	RPL_STEP_CHECK_FILE,
+	RPL_STEP_CHECK_SENT
 };
 
 /** one STEP */
@@ -121,7 +122,8 @@ struct rpl_step {
 	 * since the last check, one per line */
 	char *events;
 	/** CHECK_FILE name keytag text: the file (in the scenario's
-	 * folder), and what a line naming "id = keytag " must hold */
+	 * folder), and what a line naming "id = keytag " must hold;
+	 * CHECK_SENT name type: fname and fkey */
 	char *fname, *fkey, *ftext;
 	/** line */
 	int lineno;
