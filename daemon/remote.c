@@ -689,14 +689,34 @@ cmd_log_reopen(struct remote_req *q)
 static void
 cmd_flush(struct remote_req *q)
 {
-	unsigned long long sums[2];
-	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 2,
+	unsigned long long sums[3];
+	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 3,
 		q->out) != 0)
 		return;
 	if(strcmp(q->cmd, "flush_infra") == 0)
 		stats_buf_printf(q->out, "ok removed %llu hosts\n", sums[0]);
 	else	stats_buf_printf(q->out, "ok removed %llu rrsets, %llu "
-			"messages and 0 key entries\n", sums[0], sums[1]);
+			"messages and %llu key entries\n", sums[0], sums[1],
+			sums[2]);
+}
+
+/** insecure_add, insecure_remove: the validator's store is shared by
+ * the threads of a process (one call), per process with fork (each) */
+static void
+cmd_insecure(struct remote_req *q)
+{
+	unsigned long long sums[2];
+	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 2,
+		q->out) != 0)
+		return;
+	stats_buf_printf(q->out, "ok\n");
+}
+
+/** list_insecure: from the first worker */
+static void
+cmd_list_insecure(struct remote_req *q)
+{
+	join_workers(q->d, q->line, q->d->num_workers > 0 ? 1 : 0, q->out);
 }
 
 /** flush_requestlist: every worker has its own mesh */
@@ -942,6 +962,9 @@ static const struct remote_cmd {
 	{ "flush_negative", cmd_flush },
 	{ "flush_bogus", cmd_flush },
 	{ "flush_infra", cmd_flush },
+	{ "insecure_add", cmd_insecure },
+	{ "insecure_remove", cmd_insecure },
+	{ "list_insecure", cmd_list_insecure },
 	{ "flush_requestlist", cmd_flush_requestlist },
 	{ "dump_requestlist", cmd_dump_requestlist },
 	{ "dump_cache", cmd_dump_cache },

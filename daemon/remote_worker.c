@@ -12,6 +12,9 @@
 #include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "services/mesh.h"
+#include "services/modstack.h"
+#include "services/resolver.h"
+#include "validator/validator.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
@@ -516,15 +519,19 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 {
 	struct daemon_env *env = w->env;
 	uint8_t name[DNS_MAX_NAME + 1];
-	size_t nl, nr = 0, nm = 0;
+	size_t nl, nr = 0, nm = 0, nk = 0;
 	char *rest, *a1;
 	a1 = remote_next_word(args, &rest);
 	if(strcmp(cmd, "flush_negative") == 0) {
 		if(env->msg)
 			nm = mcache_flush_negative(env->msg);
 	} else if(strcmp(cmd, "flush_bogus") == 0) {
+		int id = w->res ? modstack_find(w->res->stack, "validator") :
+			-1;
 		if(env->msg)
 			nm = mcache_flush_bogus(env->msg);
+		if(id >= 0)
+			nk = val_flush_bogus(&w->res->menv, id);
 	} else if(strcmp(cmd, "flush_all") == 0) {
 		if(env->msg) {
 			nm = mcache_get_count(env->msg);
@@ -590,8 +597,43 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 					(uint16_t)ty, DNS_CLASS_IN);
 		}
 	}
-	stats_buf_printf(out, "%zu %zu\n", nr, nm);
+	stats_buf_printf(out, "%zu %zu %zu\n", nr, nm, nk);
 	return 0;
+}
+
+/** insecure_add, insecure_remove, list_insecure in a worker (the
+ * validator's negative trust anchors added at run time) */
+static void
+worker_insecure(struct worker *w, const char *cmd, char *args,
+	struct stats_buf *out)
+{
+	uint8_t name[DNS_MAX_NAME + 1];
+	size_t nl;
+	char *rest, *a1 = remote_next_word(args, &rest);
+	int id = w->res ? modstack_find(w->res->stack, "validator") : -1;
+	if(id < 0) {
+		stats_buf_printf(out, "error the validator is not in "
+			"module-config\n");
+		return;
+	}
+	if(strcmp(cmd, "list_insecure") == 0) {
+		char buf[VAL_NTA_MAX * 260 + 4096];
+		size_t n = val_insecure_list(&w->res->menv, id, buf,
+			sizeof(buf));
+		stats_buf_append(out, buf, n);
+		return;
+	}
+	if(remote_parse_name(a1, name, &nl) != 0 || rest[0]) {
+		stats_buf_printf(out, "error expected: %s name\n", cmd);
+		return;
+	}
+	if(strcmp(cmd, "insecure_add") == 0) {
+		if(val_insecure_add(&w->res->menv, id, name) != 0)
+			stats_buf_printf(out, "error too many (at most %d)\n",
+				VAL_NTA_MAX);
+		else	stats_buf_printf(out, "1 0\n");
+	} else	stats_buf_printf(out, "%d 0\n",
+			val_insecure_remove(&w->res->menv, id, name));
 }
 
 /** run one worker command; the reply goes to out */
@@ -620,6 +662,10 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		strcmp(cmd, "flush_requestlist") != 0) {
 		if(worker_flush(w, cmd, args, out, err, sizeof(err)) != 0)
 			stats_buf_printf(out, "error %s\n", err);
+	} else if(strcmp(cmd, "insecure_add") == 0 ||
+		strcmp(cmd, "insecure_remove") == 0 ||
+		strcmp(cmd, "list_insecure") == 0) {
+		worker_insecure(w, cmd, args, out);
 	} else if(strcmp(cmd, "flush_requestlist") == 0) {
 		stats_buf_printf(out, "0 %zu\n", worker_flush_requestlist(w));
 	} else if(strcmp(cmd, "dump_requestlist") == 0) {

@@ -179,8 +179,10 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 		for(rr = ans->first; rr; rr = rr->next) {
 			if(!dname_equal(rr->owner, name))
 				continue;
+			/* (ANY under DNSSEC keeps the RRSIGs at the name:
+			 * the validator checks each RRset of the answer) */
 			if(rr->type == qtype || (qtype == DNS_TYPE_ANY &&
-				rr->type != DNS_TYPE_RRSIG)) {
+				(rr->type != DNS_TYPE_RRSIG || dnssec))) {
 				if(module_rrlist_push(r, final, rr) < 0)
 					return -1;
 				found = 1;
@@ -192,29 +194,10 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 				return -1;
 			return 0;
 		}
-		/* a CNAME at name? */
-		for(rr = ans->first; rr; rr = rr->next) {
-			const uint8_t *t;
-			if(rr->type != DNS_TYPE_CNAME ||
-				!dname_equal(rr->owner, name))
-				continue;
-			if(!(t = rr_target(rr)))
-				return -1;
-			if(++(*links) > ITER_MAX_CNAME)
-				return -1;
-			if(module_rrlist_push(r, chain, rr) < 0)
-				return -1;
-			if(dnssec && scrub_push_sigs(r, ans, name,
-				DNS_TYPE_CNAME, chain) < 0)
-				return -1;
-			memcpy(name, t, dname_len(t));
-			dname_tolower(name);
-			found = 1;
-			break;
-		}
-		if(found)
-			continue;
-		/* a DNAME above name? */
+		/* a DNAME above name? (before a CNAME at name: the
+		 * server's CNAME beside a DNAME is its synthesis, made
+		 * here again from the DNAME, which carries the RRSIG the
+		 * validator checks; RFC 6672 3.2) */
 		for(rr = ans->first; rr; rr = rr->next) {
 			struct module_rr *c;
 			if(rr->type != DNS_TYPE_DNAME ||
@@ -231,6 +214,28 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 				return -1;
 			module_rrlist_append(chain, c);
 			memcpy(name, c->rdata, c->rdlen);
+			dname_tolower(name);
+			found = 1;
+			break;
+		}
+		if(found)
+			continue;
+		/* a CNAME at name? */
+		for(rr = ans->first; rr; rr = rr->next) {
+			const uint8_t *t;
+			if(rr->type != DNS_TYPE_CNAME ||
+				!dname_equal(rr->owner, name))
+				continue;
+			if(!(t = rr_target(rr)))
+				return -1;
+			if(++(*links) > ITER_MAX_CNAME)
+				return -1;
+			if(module_rrlist_push(r, chain, rr) < 0)
+				return -1;
+			if(dnssec && scrub_push_sigs(r, ans, name,
+				DNS_TYPE_CNAME, chain) < 0)
+				return -1;
+			memcpy(name, t, dname_len(t));
 			dname_tolower(name);
 			found = 1;
 			break;

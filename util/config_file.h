@@ -348,6 +348,20 @@ struct config_file {
 	int val_permissive_mode;
 	/** val-log-level: 0 none, 1 a line per bogus answer, 2 more */
 	int val_log_level;
+	/** aggressive-nsec: answer from validated NSEC (RFC 8198) */
+	int aggressive_nsec;
+	/** trust-anchor-signaling: RFC 8145 key tag queries */
+	int trust_anchor_signaling;
+	/** root-key-sentinel: RFC 8509 sentinel labels */
+	int root_key_sentinel;
+	/** add-holddown: RFC 5011 add hold-down, seconds */
+	int add_holddown;
+	/** del-holddown: RFC 5011 delete hold-down, seconds */
+	int del_holddown;
+	/** keep-missing: seconds a missing RFC 5011 key is kept; 0 ever */
+	int keep_missing;
+	/** permit-small-holddown: RFC 5011 timers may be under an hour */
+	int permit_small_holddown;
 	/** harden-dnssec-stripped: unsigned data under a secure anchor is
 	 * bogus */
 	int harden_dnssec_stripped;

@@ -18,17 +18,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <strings.h>
 #include "validator/validator.h"
 #include "validator/val_crypto.h"
 #include "validator/val_nsec.h"
 #include "validator/val_nsec3.h"
 #include "validator/val_anchor.h"
 #include "validator/val_kcache.h"
+#include "validator/val_autotrust.h"
+#include "validator/val_neg.h"
+#include "util/locks.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "util/region.h"
 #include "util/config_file.h"
+
+/** bogus answers remembered (val-bogus-ttl) */
+#define VAL_BOGUS_MAX 256
+
+/** one remembered bogus answer */
+struct val_bogus_ent {
+	/** when it expires; 0: free */
+	uint32_t expire;
+	/** question type */
+	uint16_t qtype;
+	/** the EDE code of the failure */
+	int ede;
+	/** question name, lower case */
+	uint8_t qname[256];
+};
 
 /** the module's settings and shared stores (env->modinfo[id]) */
 struct val_env {
@@ -44,6 +63,31 @@ struct val_env {
 	unsigned max_iter;
 	/** options */
 	int permissive, log_level, harden_stripped, ignore_cd, clean_add;
+	/** bogus answers for val-bogus-ttl: a question that just failed
+	 * fails again at once (SERVFAIL with its EDE) without asking; a
+	 * fixed array (bounded memory, bounded scan), under bogus_lock */
+	struct val_bogus_ent bogus[VAL_BOGUS_MAX];
+	/** guards bogus[] */
+	lock_basic_type bogus_lock;
+	/** negative trust anchors added at run time (insecure_add) */
+	uint8_t nta[VAL_NTA_MAX][256];
+	/** how many */
+	int nta_count;
+	/** guards nta[] */
+	lock_basic_type nta_lock;
+	/** aggressive-nsec (RFC 8198): the validated NSEC store, or NULL */
+	struct val_neg *neg;
+	/** root-key-sentinel (RFC 8509) */
+	int sentinel;
+	/** trust-anchor-signaling (RFC 8145) */
+	int ta_signal;
+	/** RFC 5011 settings */
+	struct val_autr_cfg autr_cfg;
+	/** 1 when an anchor is an auto-trust-anchor-file point */
+	int have_autr;
+	/** serialises the RFC 5011 points (probe start, update, write) and
+	 * the reads of their keys (taken off the cached-answer path only) */
+	lock_basic_type autr_lock;
 };
 
 /** what the sub-query in flight is for */
@@ -195,6 +239,29 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 				errlen) != 0)
 				goto fail;
 	}
+	val_autr_cfg_init(&ve->autr_cfg);
+	ve->sentinel = cfg ? cfg->root_key_sentinel : 1;
+	ve->ta_signal = cfg ? cfg->trust_anchor_signaling : 1;
+	if(cfg) {
+		ve->autr_cfg.add_holddown = (uint32_t)cfg->add_holddown;
+		ve->autr_cfg.del_holddown = (uint32_t)cfg->del_holddown;
+		ve->autr_cfg.keep_missing = (uint32_t)cfg->keep_missing;
+		ve->autr_cfg.permit_small_holddown =
+			cfg->permit_small_holddown;
+	}
+	{
+		const struct val_anchor *an;
+		for(an = ve->anchors->list; an; an = an->next)
+			if(an->autotrust && an->tp && an->file)
+				ve->have_autr = 1;
+	}
+	lock_basic_init(&ve->autr_lock);
+	lock_basic_init(&ve->bogus_lock);
+	lock_basic_init(&ve->nta_lock);
+	if(!cfg || cfg->aggressive_nsec) {
+		if(!(ve->neg = val_neg_create()))
+			goto oom;
+	}
 	ve->kcache = val_kcache_create(cfg ? cfg->key_cache_size :
 		VAL_KCACHE_SIZE_DEFAULT, cfg ? (size_t)cfg->key_cache_slabs :
 		VAL_KCACHE_SLABS_DEFAULT);
@@ -220,8 +287,106 @@ val_deinit(struct module_env *env, int id)
 		return;
 	val_anchors_delete(ve->anchors);
 	val_kcache_delete(ve->kcache);
+	val_neg_delete(ve->neg);
+	lock_basic_destroy(&ve->autr_lock);
+	lock_basic_destroy(&ve->bogus_lock);
+	lock_basic_destroy(&ve->nta_lock);
 	free(ve);
 	env->modinfo[id] = NULL;
+}
+
+/** @return 1 when name is at or below a negative trust anchor added at
+ * run time (insecure_add) */
+static int
+nta_covers(struct val_env *ve, const uint8_t *name)
+{
+	int i, r = 0;
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count && !r; i++)
+		if(dname_is_subdomain(name, ve->nta[i]))
+			r = 1;
+	lock_basic_unlock(&ve->nta_lock);
+	return r;
+}
+
+int
+val_insecure_add(struct module_env *env, int id, const uint8_t *name)
+{
+	struct val_env *ve = env->modinfo[id];
+	int i, r = 0;
+	if(!ve)
+		return -1;
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count; i++)
+		if(dname_equal(ve->nta[i], name))
+			break;
+	if(i == ve->nta_count) {
+		if(ve->nta_count >= VAL_NTA_MAX)
+			r = -1;
+		else	(void)dname_copy_lower(ve->nta[ve->nta_count++],
+				name);
+	}
+	lock_basic_unlock(&ve->nta_lock);
+	if(r == 0) {
+		/* the failures remembered under it are no more */
+		lock_basic_lock(&ve->bogus_lock);
+		for(i = 0; i < VAL_BOGUS_MAX; i++)
+			if(ve->bogus[i].expire != 0 && dname_is_subdomain(
+				ve->bogus[i].qname, name))
+				ve->bogus[i].expire = 0;
+		lock_basic_unlock(&ve->bogus_lock);
+	}
+	return r;
+}
+
+int
+val_insecure_remove(struct module_env *env, int id, const uint8_t *name)
+{
+	struct val_env *ve = env->modinfo[id];
+	int i, r = 0;
+	if(!ve)
+		return 0;
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count; i++)
+		if(dname_equal(ve->nta[i], name)) {
+			memmove(ve->nta[i], ve->nta[i + 1], (size_t)(
+				ve->nta_count - i - 1) * sizeof(ve->nta[0]));
+			ve->nta_count--;
+			r = 1;
+			break;
+		}
+	lock_basic_unlock(&ve->nta_lock);
+	return r;
+}
+
+size_t
+val_insecure_list(struct module_env *env, int id, char *buf, size_t buflen)
+{
+	struct val_env *ve = env->modinfo[id];
+	const struct val_anchor *an;
+	char nm[256];
+	size_t len = 0;
+	int i;
+	if(buflen == 0)
+		return 0;
+	buf[0] = 0;
+	if(!ve)
+		return 0;
+	for(an = ve->anchors->list; an; an = an->next) {
+		if(!an->insecure || dname_to_str(an->name, nm, sizeof(nm)) < 0)
+			continue;
+		len += (size_t)snprintf(buf + len, buflen - len, "%s\n", nm);
+		if(len >= buflen)
+			return buflen - 1;
+	}
+	lock_basic_lock(&ve->nta_lock);
+	for(i = 0; i < ve->nta_count && len < buflen; i++) {
+		if(dname_to_str(ve->nta[i], nm, sizeof(nm)) < 0)
+			continue;
+		len += (size_t)snprintf(buf + len, buflen - len, "%s\n", nm);
+	}
+	lock_basic_unlock(&ve->nta_lock);
+	return len >= buflen ? buflen - 1 : len;
 }
 
 /** @return 1 when any anchor holds keys (not only domain-insecure) */
@@ -447,6 +612,64 @@ walk_next(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve)
 	return 1;
 }
 
+/** compare two key tags (qsort) */
+static int
+tag_cmp(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/**
+ * RFC 8145 5.1: tell the anchor's servers which keys this resolver
+ * trusts: a background query "_ta-xxxx[-yyyy...].<anchor>" type NULL
+ * (the key tags in hex, ascending), sent when the walk fetches the
+ * anchor's DNSKEY set. The answer is not used.
+ */
+static void
+ta_signal(struct module_qstate *qs, struct val_env *ve,
+	const struct val_anchor *an)
+{
+	uint16_t tags[32];
+	struct val_rr k[32];
+	size_t n = 0, nk, i, pos, nl = dname_len(an->name);
+	uint8_t name[256];
+	if(!qs->env->add_background)
+		return;
+	if(an->autotrust)
+		lock_basic_lock(&ve->autr_lock);
+	nk = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
+	for(i = 0; i < nk && i < 32 && n < 32; i++)
+		tags[n++] = val_keytag(k[i].buf + k[i].off, k[i].len);
+	nk = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
+	for(i = 0; i < nk && i < 32 && n < 32; i++)
+		if(k[i].len >= 2)
+			tags[n++] = (uint16_t)((k[i].buf[k[i].off] << 8) |
+				k[i].buf[k[i].off + 1]);
+	if(an->autotrust)
+		lock_basic_unlock(&ve->autr_lock);
+	if(n == 0)
+		return;
+	qsort(tags, n, sizeof(tags[0]), tag_cmp);
+	/* the label: "_ta" and "-xxxx" per distinct tag, at most 63 */
+	pos = 1;
+	memcpy(name + pos, "_ta", 3);
+	pos += 3;
+	for(i = 0; i < n; i++) {
+		if(i > 0 && tags[i] == tags[i - 1])
+			continue;
+		if(pos - 1 + 5 > 63)
+			break;
+		snprintf((char *)name + pos, 6, "-%04x", (unsigned)tags[i]);
+		pos += 5;
+	}
+	name[0] = (uint8_t)(pos - 1);
+	if(pos + nl > 255)
+		return;
+	memcpy(name + pos, an->name, nl);
+	(void)qs->env->add_background(qs->env, name, DNS_TYPE_NULL,
+		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_CD);
+}
+
 /**
  * Start a walk to the keys of a zone.
  * @return 1 when waiting on a sub-query, 0 when done (vq->done).
@@ -459,7 +682,7 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 	(void)dname_copy_lower(vq->target, zone);
 	vq->done_valid = 0;
 	vq->anchor = val_anchors_lookup(ve->anchors, vq->target, DNS_CLASS_IN);
-	if(!vq->anchor || vq->anchor->insecure) {
+	if(!vq->anchor || vq->anchor->insecure || nta_covers(ve, vq->target)) {
 		kinfo_set_status(ki, vq->target, VAL_KEY_INSECURE, -1, NULL);
 		walk_done(vq, ki);
 		return 0;
@@ -476,6 +699,8 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 		vq->probe_labs = dname_count_labels(vq->kk.name) + 1;
 		return walk_next(qs, vq, ve);
 	}
+	if(ve->ta_signal)
+		ta_signal(qs, ve, vq->anchor);
 	if(walk_sub(qs, vq, ve, VAL_SUB_ANCHOR_KEY, vq->anchor->name,
 		DNS_TYPE_DNSKEY) < 0)
 		return 0;
@@ -503,14 +728,55 @@ key_ttl(const struct module_rrlist *l, const uint8_t *owner,
 	return ttl == 0xffffffffu ? 0 : ttl;
 }
 
+/**
+ * Verify a DNSKEY set with the trusted keys of an anchor: its DNSKEYs
+ * first (an RFC 5011 point that learnt its keys), then its DS records.
+ * The caller holds autr_lock for an automatic anchor.
+ * @param by_ds: set to 1 when the DS records did it (may be NULL).
+ * @return a val_crypto_result.
+ */
+static int
+verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
+	const struct val_rr *sigs, size_t nsigs, const struct val_window *w,
+	int *ede, int *by_ds)
+{
+	struct val_rr anch[32];
+	struct val_rrset as;
+	size_t na;
+	int r = VAL_CRYPTO_NO_KEY;
+	as.owner = ks->owner;
+	as.rrclass = DNS_CLASS_IN;
+	as.rrs = anch;
+	if(by_ds)
+		*by_ds = 0;
+	na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32);
+	if(na > 0) {
+		as.type = DNS_TYPE_DNSKEY;
+		as.count = na > 32 ? 32 : na;
+		r = val_verify_dnskeys_with_anchors(ks, sigs, nsigs, &as, w,
+			ede);
+		if(r == VAL_CRYPTO_OK)
+			return r;
+	}
+	na = val_anchor_keys(an, DNS_TYPE_DS, anch, 32);
+	if(na > 0) {
+		as.type = DNS_TYPE_DS;
+		as.count = na > 32 ? 32 : na;
+		r = val_verify_dnskeys_with_ds(ks, sigs, nsigs, &as, w, ede);
+		if(r == VAL_CRYPTO_OK && by_ds)
+			*by_ds = 1;
+	}
+	return r;
+}
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
 walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve)
 {
-	struct val_rr *keys, *sigs, anch[32];
-	size_t nkeys, nsigs, na;
+	struct val_rr *keys, *sigs;
+	size_t nkeys, nsigs;
 	struct val_rrset ks, as;
 	struct val_window w;
 	int r, ede = -1;
@@ -538,23 +804,12 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	ks.rrs = keys;
 	ks.count = nkeys;
 	if(vq->sub == VAL_SUB_ANCHOR_KEY) {
-		as.owner = zone;
-		as.rrclass = DNS_CLASS_IN;
-		as.rrs = anch;
-		na = val_anchor_keys(vq->anchor, DNS_TYPE_DS, anch, 32);
-		if(na > 0) {
-			as.type = DNS_TYPE_DS;
-			as.count = na > 32 ? 32 : na;
-			r = val_verify_dnskeys_with_ds(&ks, sigs, nsigs, &as,
-				&w, &ede);
-		} else {
-			na = val_anchor_keys(vq->anchor, DNS_TYPE_DNSKEY, anch,
-				32);
-			as.type = DNS_TYPE_DNSKEY;
-			as.count = na > 32 ? 32 : na;
-			r = val_verify_dnskeys_with_anchors(&ks, sigs, nsigs,
-				&as, &w, &ede);
-		}
+		if(vq->anchor->autotrust)
+			lock_basic_lock(&ve->autr_lock);
+		r = verify_with_anchor(vq->anchor, &ks, sigs, nsigs, &w, &ede,
+			NULL);
+		if(vq->anchor->autotrust)
+			lock_basic_unlock(&ve->autr_lock);
 	} else {
 		as.owner = zone;
 		as.type = DNS_TYPE_DS;
@@ -748,7 +1003,7 @@ val_keys(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 {
 	const struct val_anchor *an = val_anchors_lookup(ve->anchors, name,
 		DNS_CLASS_IN);
-	if(!an || an->insecure) {
+	if(!an || an->insecure || nta_covers(ve, name)) {
 		kinfo_set_status(&vq->look, name, VAL_KEY_INSECURE, -1, NULL);
 		return &vq->look;
 	}
@@ -797,6 +1052,57 @@ is_wildcard(const uint8_t *name)
 }
 
 /**
+ * The DNAME a CNAME was synthesised from (RFC 6672 2.2): a DNAME in the
+ * list whose owner is strictly above the CNAME's owner and whose
+ * substitution gives exactly the CNAME's target. Such a CNAME has no
+ * RRSIG of its own (the server makes it up); the DNAME's signature
+ * covers it (RFC 4035 3.2.4, RFC 6672 5.3.1).
+ * @return the DNAME record, or NULL.
+ */
+static const struct module_rr *
+synth_dname(const struct module_rrlist *l, const struct module_rr *cname)
+{
+	const struct module_rr *d;
+	uint8_t synth[256];
+	for(d = l->first; d; d = d->next) {
+		const uint8_t *p = cname->owner;
+		size_t plen = 0, tlen;
+		int keep, i;
+		if(d->type != DNS_TYPE_DNAME || d->rrclass != cname->rrclass ||
+			!dname_is_strict_subdomain(cname->owner, d->owner) ||
+			d->rdlen == 0 || dname_valid(d->rdata, d->rdlen) == 0)
+			continue;
+		keep = dname_count_labels(cname->owner) -
+			dname_count_labels(d->owner);
+		for(i = 0; i < keep; i++) {
+			plen += (size_t)p[0] + 1;
+			p += p[0] + 1;
+		}
+		tlen = dname_len(d->rdata);
+		if(plen + tlen > 255)
+			continue;
+		memcpy(synth, cname->owner, plen);
+		memcpy(synth + plen, d->rdata, tlen);
+		if(cname->rdlen > 0 && dname_valid(cname->rdata, cname->rdlen)
+			&& dname_equal(synth, cname->rdata))
+			return d;
+	}
+	return NULL;
+}
+
+/** @return 1 when a CNAME has an RRSIG in the list */
+static int
+has_sigs(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == DNS_TYPE_RRSIG && sig_covered(o) == rr->type &&
+			dname_equal(o->owner, rr->owner))
+			return 1;
+	return 0;
+}
+
+/**
  * Check every RRset of a section.
  * @param need: set to the zone to walk to when keys are unknown.
  * @param drop_bad: remove RRsets that fail instead of failing the answer
@@ -823,6 +1129,9 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		next = rr->next;
 		if(rr->type == DNS_TYPE_RRSIG || rr->sec != 0)
 			continue;
+		if(rr->type == DNS_TYPE_CNAME && !has_sigs(l, rr) &&
+			synth_dname(l, rr))
+			continue; /* judged with its DNAME, below */
 		for(o = l->first; o != rr; o = o->next)
 			if(o->type == rr->type && o->rrclass == rr->rrclass &&
 				dname_equal(o->owner, rr->owner))
@@ -901,6 +1210,17 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		val_mark(l, rr->owner, rr->type, s);
 		sec = sec_min(sec, s);
+	}
+	/* the CNAMEs synthesised from a DNAME take the DNAME's status */
+	for(rr = l->first; rr; rr = rr->next) {
+		const struct module_rr *d;
+		int ds;
+		if(rr->type != DNS_TYPE_CNAME || rr->sec != 0 ||
+			has_sigs(l, rr) || !(d = synth_dname(l, rr)))
+			continue;
+		ds = d->sec ? d->sec : MODULE_SEC_BOGUS;
+		val_mark(l, rr->owner, rr->type, ds);
+		sec = sec_min(sec, ds);
 	}
 	return sec;
 }
@@ -1115,6 +1435,152 @@ count_bogus(const struct module_rrlist *l)
 	return n;
 }
 
+/** keep the validated NSEC records and SOA of a negative answer for
+ * aggressive use (RFC 8198), each with its first RRSIG */
+static void
+neg_store(struct module_qstate *qs, struct val_env *ve,
+	const struct module_rrlist *l)
+{
+	const struct module_rr *rr, *s;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->sec != MODULE_SEC_SECURE || (rr->type != DNS_TYPE_NSEC &&
+			rr->type != DNS_TYPE_SOA))
+			continue;
+		for(s = l->first; s; s = s->next)
+			if(s->type == DNS_TYPE_RRSIG && sig_covered(s) ==
+				rr->type && dname_equal(s->owner, rr->owner))
+				break;
+		if(s)
+			(void)val_neg_add(ve->neg, rr, s,
+				(uint32_t)qs->env->now->tv_sec);
+	}
+}
+
+/** remember a bogus answer for val-bogus-ttl */
+static void
+bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
+{
+	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	size_t i, slot = 0;
+	if(ve->bogus_ttl == 0)
+		return;
+	lock_basic_lock(&ve->bogus_lock);
+	for(i = 0; i < VAL_BOGUS_MAX; i++) {
+		struct val_bogus_ent *b = &ve->bogus[i];
+		if(b->expire > now && b->qtype == qs->qtype &&
+			dname_equal(b->qname, qs->qname)) {
+			slot = i;
+			break;
+		}
+		if(b->expire < ve->bogus[slot].expire)
+			slot = i; /* the free or oldest one */
+	}
+	ve->bogus[slot].expire = now + ve->bogus_ttl;
+	ve->bogus[slot].qtype = qs->qtype;
+	ve->bogus[slot].ede = ede;
+	(void)dname_copy_lower(ve->bogus[slot].qname, qs->qname);
+	lock_basic_unlock(&ve->bogus_lock);
+}
+
+/** @return the EDE of a remembered bogus answer to this question, or -1 */
+static int
+bogus_lookup(struct module_qstate *qs, struct val_env *ve)
+{
+	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	size_t i;
+	int ede = -1;
+	lock_basic_lock(&ve->bogus_lock);
+	for(i = 0; i < VAL_BOGUS_MAX; i++) {
+		const struct val_bogus_ent *b = &ve->bogus[i];
+		if(b->expire > now && b->qtype == qs->qtype &&
+			dname_equal(b->qname, qs->qname)) {
+			ede = b->ede;
+			break;
+		}
+	}
+	lock_basic_unlock(&ve->bogus_lock);
+	return ede;
+}
+
+size_t
+val_flush_bogus(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	size_t i, n = 0;
+	if(!ve)
+		return 0;
+	lock_basic_lock(&ve->bogus_lock);
+	for(i = 0; i < VAL_BOGUS_MAX; i++)
+		if(ve->bogus[i].expire != 0) {
+			ve->bogus[i].expire = 0;
+			n++;
+		}
+	lock_basic_unlock(&ve->bogus_lock);
+	return n + val_kcache_flush_bogus(ve->kcache);
+}
+
+/**
+ * RFC 8509: the kind of a root-key-sentinel first label.
+ * @param tag: set to the key tag in it.
+ * @return 1 "root-key-sentinel-is-ta-NNNNN", 2 "...-not-ta-NNNNN", 0 none.
+ */
+static int
+sentinel_label(const uint8_t *qname, unsigned *tag)
+{
+	static const char is[] = "root-key-sentinel-is-ta-";
+	static const char nt[] = "root-key-sentinel-not-ta-";
+	const char *p = (const char *)qname + 1;
+	size_t len = qname[0], pl, i;
+	int kind;
+	if(len == sizeof(is) - 1 + 5 && strncasecmp(p, is, sizeof(is) - 1)
+		== 0) {
+		kind = 1;
+		pl = sizeof(is) - 1;
+	} else if(len == sizeof(nt) - 1 + 5 && strncasecmp(p, nt,
+		sizeof(nt) - 1) == 0) {
+		kind = 2;
+		pl = sizeof(nt) - 1;
+	} else	return 0;
+	*tag = 0;
+	for(i = pl; i < len; i++) {
+		if(!isdigit((unsigned char)p[i]))
+			return 0;
+		*tag = *tag * 10 + (unsigned)(p[i] - '0');
+	}
+	return *tag <= 65535 ? kind : 0;
+}
+
+/** @return 1 when the root's trust anchor has a key (DNSKEY, or DS) with
+ * this key tag */
+static int
+root_anchor_has(struct val_env *ve, unsigned tag)
+{
+	const struct val_anchor *an;
+	struct val_rr k[32];
+	size_t n, i;
+	int has = 0;
+	for(an = ve->anchors->list; an; an = an->next)
+		if(an->name[0] == 0 && !an->insecure && an->dclass ==
+			DNS_CLASS_IN)
+			break;
+	if(!an)
+		return 0;
+	if(an->autotrust)
+		lock_basic_lock(&ve->autr_lock);
+	n = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
+	for(i = 0; i < n && i < 32; i++)
+		if(val_keytag(k[i].buf + k[i].off, k[i].len) == tag)
+			has = 1;
+	n = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
+	for(i = 0; i < n && i < 32; i++)
+		if(k[i].len >= 2 && (unsigned)((k[i].buf[k[i].off] << 8) |
+			k[i].buf[k[i].off + 1]) == tag)
+			has = 1;
+	if(an->autotrust)
+		lock_basic_unlock(&ve->autr_lock);
+	return has;
+}
+
 /** the answer is checked: set its status, finish the state */
 static void
 val_finish(struct module_qstate *qs, struct val_qstate *vq,
@@ -1123,6 +1589,9 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	struct mesh_answer *a = vq->ans;
 	struct module_counters *c = &qs->env->ctr;
 	a->sec = (enum module_sec_status)sec;
+	if(sec == MODULE_SEC_SECURE && ve->neg &&
+		(a->rcode == DNS_RCODE_NXDOMAIN || a->an.count == 0))
+		neg_store(qs, ve, &a->ns);
 	if(sec == MODULE_SEC_SECURE && c->num_answer_secure)
 		(*c->num_answer_secure)++;
 	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
@@ -1130,10 +1599,26 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(c->num_rrset_bogus)
 		*c->num_rrset_bogus += count_bogus(&a->an) +
 			count_bogus(&a->ns);
+	if(sec == MODULE_SEC_SECURE && ve->sentinel && (qs->qtype == DNS_TYPE_A
+		|| qs->qtype == DNS_TYPE_AAAA)) {
+		unsigned tag;
+		int kind = sentinel_label(qs->qname, &tag);
+		if(kind != 0 && (kind == 1) != root_anchor_has(ve, tag)) {
+			/* RFC 8509 3.2: the answer the sentinel asks for is
+			 * SERVFAIL (the is-ta key is not trusted, or the
+			 * not-ta key is) */
+			qs->ede = -1;
+			qs->return_msg = NULL;
+			qs->return_rcode = DNS_RCODE_SERVFAIL;
+			qs->ext_state[id] = MODULE_ERROR;
+			return;
+		}
+	}
 	if(sec == MODULE_SEC_BOGUS) {
 		val_log_bogus(qs, vq, ve);
 		if(!ve->permissive) {
 			qs->ede = vq->ede >= 0 ? vq->ede : DNS_EDE_DNSSEC_BOGUS;
+			bogus_remember(qs, ve, qs->ede);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
@@ -1149,6 +1634,135 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 		strip_dnssec(&a->ar, qs->qtype);
 	}
 	qs->ext_state[id] = MODULE_FINISHED;
+}
+
+/**
+ * RFC 5011 active refresh (2.3): start the DNSKEY probes that are due, as
+ * background queries (DO and CD: the answer comes back unvalidated and
+ * autr_probe_result() checks it against the point's own trusted keys).
+ * Client queries drive the probe timer (a resolver without clients needs
+ * no fresh keys); a probe started moves next_probe_time by the retry
+ * time, so a lost probe is tried again.
+ */
+static void
+autr_probe_due(struct module_qstate *qs, struct val_env *ve)
+{
+	struct val_anchor *an;
+	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	if(!ve->have_autr || !qs->env->add_background)
+		return;
+	for(an = ve->anchors->list; an; an = an->next) {
+		int due = 0;
+		if(!an->autotrust || !an->tp || !an->file)
+			continue;
+		lock_basic_lock(&ve->autr_lock);
+		if(!an->tp->revoked && an->tp->next_probe_time <= now) {
+			an->tp->next_probe_time = now + (an->tp->retry_time ?
+				an->tp->retry_time : 3600);
+			an->tp->last_queried = now;
+			due = 1;
+		}
+		lock_basic_unlock(&ve->autr_lock);
+		if(due && qs->env->add_background(qs->env, an->name,
+			DNS_TYPE_DNSKEY, DNS_CLASS_IN, MESH_FLAG_RD |
+			MESH_FLAG_DO | MESH_FLAG_CD) != 0)
+			log_warn("validator: cannot start the RFC 5011 probe");
+	}
+}
+
+/** the automatic anchor a probe answer is for, or NULL */
+static struct val_anchor *
+autr_point_of(struct module_qstate *qs, struct val_env *ve)
+{
+	struct val_anchor *an;
+	if(!ve->have_autr || !qs->prefetch || qs->qtype != DNS_TYPE_DNSKEY ||
+		qs->qclass != DNS_CLASS_IN || !(qs->flags & MESH_FLAG_CD))
+		return NULL;
+	for(an = ve->anchors->list; an; an = an->next)
+		if(an->autotrust && an->tp && an->file &&
+			dname_equal(an->name, qs->qname))
+			return an;
+	return NULL;
+}
+
+/**
+ * A probe came back: run the RFC 5011 state machine on the DNSKEY set
+ * (validated with the keys the point trusts; revoked keys that sign the
+ * set themselves noted), set the timers, write the file when something
+ * changed (temporary file + rename), and drop the zone from the key
+ * cache so that the next walk starts from the new trusted keys.
+ */
+static void
+autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an)
+{
+	struct val_rr *keys = NULL, *sigs = NULL;
+	size_t nkeys = 0, nsigs = 0, i, j;
+	struct val_rrset ks;
+	struct val_window w;
+	int validated = 0, by_ds = 0, ede = -1, changed;
+	int revoke_signed[VAL_KCACHE_MAX_KEYS];
+	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life;
+	const struct module_rr *rr;
+	char err[512];
+	val_window(qs, ve, &w);
+	if(qs->return_msg && qs->return_rcode == DNS_RCODE_NOERROR &&
+		val_collect(qs->region, &qs->return_msg->an, an->name,
+		DNS_TYPE_DNSKEY, DNS_CLASS_IN, &keys, &nkeys, &sigs,
+		&nsigs) < 0)
+		return;
+	if(nkeys > VAL_KCACHE_MAX_KEYS)
+		nkeys = 0; /* too many keys: a failed probe */
+	ks.owner = an->name;
+	ks.type = DNS_TYPE_DNSKEY;
+	ks.rrclass = DNS_CLASS_IN;
+	ks.rrs = keys;
+	ks.count = nkeys;
+	memset(revoke_signed, 0, sizeof(revoke_signed));
+	for(i = 0; i < nkeys; i++) {
+		if(keys[i].len < 2 || !(keys[i].buf[keys[i].off + 1] & 0x80))
+			continue; /* no REVOKE bit */
+		for(j = 0; j < nsigs; j++)
+			if(val_verify_rrsig_key(&ks, sigs[j].buf + sigs[j].off,
+				sigs[j].len, an->name, keys[i].buf + keys[i].off,
+				keys[i].len, &w) == VAL_CRYPTO_OK)
+				revoke_signed[i] = 1;
+	}
+	if(qs->return_msg)
+		for(rr = qs->return_msg->an.first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_DNSKEY && (ttl == 0 ||
+				rr->ttl < ttl))
+				ttl = rr->ttl;
+	life = 0;
+	for(j = 0; j < nsigs; j++) {
+		uint32_t rem = val_rrsig_remaining(sigs[j].buf + sigs[j].off,
+			sigs[j].len, now);
+		if(life == 0 || rem < life)
+			life = rem;
+	}
+	lock_basic_lock(&ve->autr_lock);
+	if(nkeys > 0)
+		validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
+			&by_ds) == VAL_CRYPTO_OK;
+	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
+		revoke_signed, validated, by_ds, now);
+	(void)val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, validated,
+		now);
+	/* the timers are in the file too: written after every probe that
+	 * validated, and when the state changed */
+	if((changed != 0 || validated) &&
+		val_autr_write_file(an->tp, an->file, err, sizeof(err)) != 0)
+		log_err("auto-trust-anchor-file: %s", err);
+	lock_basic_unlock(&ve->autr_lock);
+	if(changed > 0)
+		(void)val_kcache_flush_zone(ve->kcache, an->name);
+	if(changed > 0) {
+		char nm[256];
+		if(dname_to_str(an->name, nm, sizeof(nm)) < 0)
+			snprintf(nm, sizeof(nm), "?");
+		log_info("RFC 5011: the trust point %s changed (probe %s)",
+			nm, validated ? "validated" : "failed");
+	}
 }
 
 /** take the walk's sub-query result. @return 1 waiting, 0 walk done */
@@ -1200,6 +1814,26 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 	}
 }
 
+/** answer from the validated NSEC store (RFC 8198).
+ * @return 1 when answered (the state is finished) */
+static int
+neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
+{
+	struct mesh_answer *a = NULL;
+	struct module_counters *c = &qs->env->ctr;
+	if(val_neg_answer(ve->neg, qs->qname, qs->qtype,
+		(uint32_t)qs->env->now->tv_sec, qs->region, &a) != 1 || !a)
+		return 0;
+	if(!(qs->flags & MESH_FLAG_DO))
+		strip_dnssec(&a->ns, qs->qtype);
+	if(c->num_answer_secure)
+		(*c->num_answer_secure)++;
+	qs->return_msg = a;
+	qs->return_rcode = a->rcode;
+	qs->ext_state[id] = MODULE_FINISHED;
+	return 1;
+}
+
 /** module operate() */
 static void
 val_operate(struct module_qstate *qs, enum module_ev event, int id,
@@ -1217,15 +1851,38 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		qs->minfo[id] = vq;
 		vq->ede = -1;
+		if(qs->depth == 0 && !qs->prefetch)
+			autr_probe_due(qs, ve);
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
 			qs->qclass != DNS_CLASS_IN ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
 			vq->passthrough = 1;
 		else	qs->flags |= MESH_FLAG_DNSSEC;
+		/* (after passthrough is known: CD queries get the data) */
+		if(!vq->passthrough && qs->depth == 0 && !qs->prefetch &&
+			!ve->permissive) {
+			int ede = bogus_lookup(qs, ve);
+			if(ede >= 0) {
+				struct module_counters *c = &qs->env->ctr;
+				if(c->num_answer_bogus)
+					(*c->num_answer_bogus)++;
+				qs->ede = ede;
+				qs->return_msg = NULL;
+				qs->return_rcode = DNS_RCODE_SERVFAIL;
+				qs->ext_state[id] = MODULE_ERROR;
+				return;
+			}
+		}
+		if(!vq->passthrough && ve->neg && qs->depth == 0 &&
+			!qs->prefetch && neg_answer(qs, ve, id))
+			return;
 		qs->ext_state[id] = MODULE_WAIT_MODULE;
 		return;
 	}
 	if(event == MODULE_EVENT_MODDONE) {
+		struct val_anchor *pt = autr_point_of(qs, ve);
+		if(pt)
+			autr_probe_result(qs, ve, pt);
 		if(vq->passthrough || !qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN)) {

@@ -37,6 +37,10 @@
 
 struct module_func_block;
 struct config_file;
+struct module_env;
+
+/** most negative trust anchors added at run time (insecure_add) */
+#define VAL_NTA_MAX 64
 
 /** most walk steps (sub-queries and re-checks) for one answer */
 #define VAL_MAX_STEPS 64
@@ -50,5 +54,38 @@ extern const struct module_func_block val_module_block;
  * @return the limit, or -1 when the text is not of that form.
  */
 long val_parse_nsec3_iterations(const char *s);
+
+/**
+ * flush_bogus: forget the bogus answers kept for val-bogus-ttl and the
+ * bogus entries of the key cache.
+ * @param env: the module env; id: the validator's index in the stack.
+ * @return how many entries went.
+ */
+size_t val_flush_bogus(struct module_env *env, int id);
+
+/**
+ * insecure_add: a negative trust anchor at run time (as domain-insecure:
+ * names at and below it are not validated); the bogus answers remembered
+ * under it (val-bogus-ttl) are dropped. Adding one that is there does
+ * nothing more.
+ * @param name: wire format.
+ * @return 0, or -1 when VAL_NTA_MAX are there already.
+ */
+int val_insecure_add(struct module_env *env, int id, const uint8_t *name);
+
+/**
+ * insecure_remove: remove a negative trust anchor added at run time.
+ * @return 1 removed, 0 there was none.
+ */
+int val_insecure_remove(struct module_env *env, int id,
+	const uint8_t *name);
+
+/**
+ * list_insecure: the domain-insecure names (config) and those added at
+ * run time, one per line ("name\n"), into buf.
+ * @return the length written (cut at buflen - 1).
+ */
+size_t val_insecure_list(struct module_env *env, int id, char *buf,
+	size_t buflen);
 
 #endif /* VALIDATOR_VALIDATOR_H */

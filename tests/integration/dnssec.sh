@@ -278,6 +278,53 @@ expect_bogus() {
 	fi
 }
 
+# control_checks CONF: flush_bogus, insecure_add, list_insecure,
+# insecure_remove through petrel-control
+control_checks() {
+	local conf=$1 out ctl
+	ctl="$(resolver_control)"
+	out=$("$ctl" -c "$conf" flush_bogus 2>&1)
+	if echo "$out" | grep -Eq '^ok removed [0-9]+ rrsets, [0-9]+ messages and [1-9][0-9]* key entries'; then
+		ok "$MODEL: flush_bogus removes the bogus key entries ($out)"
+	else
+		fail "$MODEL: flush_bogus: $out"
+	fi
+	out=$("$ctl" -c "$conf" list_insecure 2>&1)
+	if [ -z "$out" ]; then
+		ok "$MODEL: list_insecure: empty at first"
+	else
+		fail "$MODEL: list_insecure at first: $out"
+	fi
+	out=$("$ctl" -c "$conf" insecure_add expired.dsec 2>&1)
+	[ "$out" = ok ] || fail "$MODEL: insecure_add: $out"
+	out=$("$ctl" -c "$conf" list_insecure 2>&1)
+	if [ "$out" = "expired.dsec." ]; then
+		ok "$MODEL: list_insecure shows the name added"
+	else
+		fail "$MODEL: list_insecure: $out"
+	fi
+	out=$(q +dnssec www.expired.dsec. TXT)
+	if [ "$(echo "$out" | status)" = NOERROR ] && ! echo "$out" | has_ad; then
+		ok "$MODEL: insecure_add: the expired zone answers, no AD"
+	else
+		fail "$MODEL: after insecure_add: $(echo "$out" | status)"
+	fi
+	out=$("$ctl" -c "$conf" insecure_remove expired.dsec 2>&1)
+	[ "$out" = ok ] || fail "$MODEL: insecure_remove: $out"
+	out=$(q +dnssec www.expired.dsec. AAAA)
+	if [ "$(echo "$out" | status)" = SERVFAIL ]; then
+		ok "$MODEL: insecure_remove: the expired zone is bogus again"
+	else
+		fail "$MODEL: after insecure_remove: $(echo "$out" | status)"
+	fi
+	out=$("$ctl" -c "$conf" insecure_add 'bad..name' 2>&1)
+	if echo "$out" | grep -q '^error'; then
+		ok "$MODEL: insecure_add with a bad name is an error"
+	else
+		fail "$MODEL: insecure_add bad..name: $out"
+	fi
+}
+
 run_model() {
 	MODEL=$1
 	local conf="$IT_WORK/petrel-$MODEL.conf" out a
@@ -348,6 +395,7 @@ run_model() {
 	else
 		fail "$MODEL: no validation failure line in the log"
 	fi
+	control_checks "$conf"
 	resolver_stop
 }
 

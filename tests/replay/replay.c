@@ -13,6 +13,8 @@
 #include <string.h>
 #include <ctype.h>
 #include <stdarg.h>
+#include <dirent.h>
+#include <unistd.h>
 #include "tests/replay/replay.h"
 #include "tests/replay/recorder.h"
 
@@ -39,7 +41,23 @@ struct rpl_reader {
 	int clause;
 	/** module-config value naming the test module, or "" */
 	char modconf[256];
+	/** the scenario (for its temporary folder) */
+	struct rpl_scenario *s;
 };
+
+/** make the scenario's temporary folder. @return 0 or -1 */
+static int
+make_tmpdir(struct rpl_scenario *s)
+{
+	if(s->tmpdir[0])
+		return 0;
+	snprintf(s->tmpdir, sizeof(s->tmpdir), "/tmp/petrel-replay-XXXXXX");
+	if(!mkdtemp(s->tmpdir)) {
+		s->tmpdir[0] = 0;
+		return -1;
+	}
+	return 0;
+}
 
 /** set an error */
 static void
@@ -383,11 +401,13 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			snprintf(buf, sizeof(buf), "server:\n\t%s: %s\n", key,
 				strcmp(val, "on") == 0 || strcmp(val,
 				"yes") == 0 ? "yes" : "no");
-		} else if(strcmp(key, "trust-anchor") == 0 ||
+		} else if((strcmp(key, "trust-anchor") == 0 ||
 			strcmp(key, "val-override-date") == 0 ||
-			strcmp(key, "domain-insecure") == 0) {
-			/* petrel has no validator: DNSSEC answers are
-			 * checked by the scenario's expectations (no AD) */
+			strcmp(key, "domain-insecure") == 0) &&
+			r->clause == 0) {
+			/* Deckard's keys (outside any clause) are ignored:
+			 * its scenarios are checked without AD; inside
+			 * server: they are petrel's options (val_*.rpl) */
 			return 0;
 		} else if(strcmp(key, "module-config") == 0 &&
 			strstr(val, RECORDER_NAME)) {
@@ -426,7 +446,15 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 		/* @TESTDATA@ is the folder of the scenario file, for
 		 * root-hints and other files next to it */
 		char *t = strstr(line, "@TESTDATA@");
-		if(t) {
+		char *tt = strstr(line, "@TMPDIR@");
+		if(tt) {
+			if(make_tmpdir(r->s) != 0) {
+				rd_err(r, "cannot make a temporary folder");
+				return -1;
+			}
+			snprintf(buf, sizeof(buf), "%.*s%s%s\n",
+				(int)(tt - line), line, r->s->tmpdir, tt + 8);
+		} else if(t) {
 			const char *slash = strrchr(r->file, '/');
 			int dl = slash ? (int)(slash - r->file) : 1;
 			snprintf(buf, sizeof(buf), "%.*s%.*s%s\n",
@@ -489,7 +517,26 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 		st->type = RPL_STEP_CHECK_NO_ANSWER;
 	else if(strcmp(w, "CHECK_EVENTS") == 0)
 		st->type = RPL_STEP_CHECK_EVENTS;
-	else {
+	else if(strcmp(w, "CHECK_SENT") == 0) {
+		char *f = strtok_r(NULL, " \t", &save);
+		char *k = strtok_r(NULL, " \t", &save);
+		st->type = RPL_STEP_CHECK_SENT;
+		if(!f || !k || !(st->fname = strdup(f)) ||
+			!(st->fkey = strdup(k))) {
+			rd_err(r, "CHECK_SENT wants: name type");
+			goto fail;
+		}
+	} else if(strcmp(w, "CHECK_FILE") == 0) {
+		char *f = strtok_r(NULL, " \t", &save);
+		char *k = strtok_r(NULL, " \t", &save);
+		char *t = strtok_r(NULL, " \t", &save);
+		st->type = RPL_STEP_CHECK_FILE;
+		if(!f || !k || !t || !(st->fname = strdup(f)) ||
+			!(st->fkey = strdup(k)) || !(st->ftext = strdup(t))) {
+			rd_err(r, "CHECK_FILE wants: file keytag text");
+			goto fail;
+		}
+	} else {
 		rd_err(r, "STEP type %s is not supported by the runner", w);
 		goto fail;
 	}
@@ -604,6 +651,7 @@ rpl_read(const char *file, char *err, size_t errlen)
 	size_t cap = 0;
 	int in_config = 1, in_scenario = 0, done = 0;
 	memset(&r, 0, sizeof(r));
+	r.s = s;
 	r.file = file;
 	r.err = err;
 	r.errlen = errlen;
@@ -628,6 +676,37 @@ rpl_read(const char *file, char *err, size_t errlen)
 		if(in_config) {
 			if(kw(p, "CONFIG_END", NULL)) {
 				in_config = 0;
+				continue;
+			}
+			if(kw(p, "FILE_BEGIN", &rest)) {
+				/* a file in the temporary folder (@TMPDIR@),
+				 * lines up to FILE_END (comments stripped) */
+				char path[512];
+				FILE *out;
+				int ended = 0;
+				if(!*rest || strchr(rest, '/') ||
+					make_tmpdir(s) != 0) {
+					rd_err(&r, "bad FILE_BEGIN %s", rest);
+					goto fail;
+				}
+				snprintf(path, sizeof(path), "%s/%s",
+					s->tmpdir, rest);
+				if(!(out = fopen(path, "w"))) {
+					rd_err(&r, "cannot write %s", path);
+					goto fail;
+				}
+				while(rd_line(&r, line, sizeof(line))) {
+					if(kw(skip_ws(line), "FILE_END", NULL)) {
+						ended = 1;
+						break;
+					}
+					fprintf(out, "%s\n", line);
+				}
+				fclose(out);
+				if(!ended) {
+					rd_err(&r, "FILE_BEGIN without FILE_END");
+					goto fail;
+				}
 				continue;
 			}
 			if(!kw(p, "SCENARIO_BEGIN", NULL)) {
@@ -758,7 +837,25 @@ rpl_free(struct rpl_scenario *s)
 		s->steps = st->next;
 		entry_free(st->entry);
 		free(st->events);
+		free(st->fname);
+		free(st->fkey);
+		free(st->ftext);
 		free(st);
+	}
+	if(s->tmpdir[0]) {
+		DIR *d = opendir(s->tmpdir);
+		struct dirent *de;
+		char path[512];
+		while(d && (de = readdir(d)) != NULL) {
+			if(de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", s->tmpdir,
+				de->d_name);
+			(void)unlink(path);
+		}
+		if(d)
+			closedir(d);
+		(void)rmdir(s->tmpdir);
 	}
 	free(s->module_config);
 	free(s->file);

@@ -97,7 +97,9 @@ enum rpl_step_type {
 	RPL_STEP_TIMEOUT,
 	RPL_STEP_TIME_PASSES,
 	RPL_STEP_CHECK_NO_ANSWER,
-	RPL_STEP_CHECK_EVENTS
+	RPL_STEP_CHECK_EVENTS,
+	RPL_STEP_CHECK_FILE,
+	RPL_STEP_CHECK_SENT
 };
 
 /** one STEP */
@@ -119,6 +121,10 @@ struct rpl_step {
 	/** CHECK_EVENTS: the events the test module must have recorded
 	 * since the last check, one per line */
 	char *events;
+	/** CHECK_FILE name keytag text: the file (in the scenario's
+	 * folder), and what a line naming "id = keytag " must hold;
+	 * CHECK_SENT name type: fname and fkey */
+	char *fname, *fkey, *ftext;
 	/** line */
 	int lineno;
 };
@@ -142,6 +148,9 @@ struct rpl_scenario {
 	/** the module-config value when it names the runner's test module
 	 * (the config gets it without that name), or NULL */
 	char *module_config;
+	/** the scenario's temporary folder (FILE_BEGIN, @TMPDIR@), removed
+	 * with its files by rpl_free; "" when none */
+	char tmpdir[64];
 };
 
 /**

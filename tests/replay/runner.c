@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <glob.h>
 #include <arpa/inet.h>
@@ -100,9 +101,17 @@ struct fake_answer {
 };
 
 /** the runner */
+/** upstream questions remembered for CHECK_SENT */
+#define SENT_LOG_MAX 512
+
 struct runner {
 	/** the scenario */
 	struct rpl_scenario *s;
+	/** every upstream question sent ("name TYPE", name lower case),
+	 * the first SENT_LOG_MAX */
+	char sent_log[SENT_LOG_MAX][280];
+	/** how many */
+	int sent_n;
 	/** the current step number */
 	int step;
 	/** the fake clock */
@@ -232,6 +241,17 @@ fake_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		;
 	*pp = q;
 	r->num_sent++;
+	if(r->sent_n < SENT_LOG_MAX) {
+		char *ns = ldns_rdf2str(name), *ts = ldns_rr_type2str(
+			(ldns_rr_type)qtype), *c;
+		snprintf(r->sent_log[r->sent_n], sizeof(r->sent_log[0]),
+			"%s %s", ns ? ns : "?", ts ? ts : "?");
+		for(c = r->sent_log[r->sent_n]; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		r->sent_n++;
+		free(ns);
+		free(ts);
+	}
 	if(verbosity >= 3) {
 		char buf[512];
 		query_str(q, buf, sizeof(buf));
@@ -584,6 +604,43 @@ run_step(struct runner *r, struct rpl_step *st)
 	case RPL_STEP_TIME_PASSES:
 		r->now.tv_sec += st->elapse;
 		break;
+	case RPL_STEP_CHECK_SENT: {
+		/* an upstream question with this name and type was sent */
+		char want[280], *c;
+		int i, found = 0;
+		snprintf(want, sizeof(want), "%s %s", st->fname, st->fkey);
+		for(c = want; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		for(i = 0; i < r->sent_n; i++)
+			if(strcmp(r->sent_log[i], want) == 0)
+				found = 1;
+		if(!found)
+			fail(r, "CHECK_SENT: no upstream query %s was sent",
+				want);
+		break;
+	}
+	case RPL_STEP_CHECK_FILE: {
+		/* a line of the file naming the key tag must hold the text
+		 * (the autotrust file: "id = TAG (ksk)... state=2 [ VALID ]") */
+		char path[512], line[8192], id[64];
+		FILE *f;
+		int found = 0;
+		snprintf(path, sizeof(path), "%s/%s", r->s->tmpdir,
+			st->fname);
+		snprintf(id, sizeof(id), "id = %s ", st->fkey);
+		if(!r->s->tmpdir[0] || !(f = fopen(path, "r"))) {
+			fail(r, "CHECK_FILE: cannot read %s", path);
+			break;
+		}
+		while(fgets(line, sizeof(line), f))
+			if(strstr(line, id) && strstr(line, st->ftext))
+				found = 1;
+		fclose(f);
+		if(!found)
+			fail(r, "CHECK_FILE: no line of %s with '%s' and '%s'",
+				st->fname, id, st->ftext);
+		break;
+	}
 	case RPL_STEP_CHECK_EVENTS:
 		if(!r->s->module_config)
 			fail(r, "CHECK_EVENTS without the %s module in "
