@@ -179,6 +179,9 @@ dt_io_create(const struct config_file *cfg, char *err, size_t errlen)
 	fstrm_iothr_options_set_queue_model(iopt,
 		FSTRM_IOTHR_QUEUE_MODEL_SPSC);
 	fstrm_iothr_options_set_input_queue_size(iopt, DT_QUEUE_SIZE);
+	/* a collector that is away (or not listening yet) is tried again
+	 * every second, not every 5 (libfstrm's default): less is lost */
+	fstrm_iothr_options_set_reopen_interval(iopt, 1);
 	/* the I/O thread takes the writer, also when it fails */
 	io->iothr = fstrm_iothr_init(iopt, &w);
 	fstrm_iothr_options_destroy(&iopt);
