@@ -186,7 +186,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		log_packet(0, &rep->client, rep->buf, rep->len,
 			rep->is_tcp);
 	if(w->dtio)
-		dt_client_query(w->dtio, &rep->client, NULL,
+		dt_client_query(w->dtio, &rep->client,
 			worker_dt_proto(w, rep->c, rep->is_tcp), rep->buf,
 			rep->len);
 	if(rep->hint)
@@ -203,7 +203,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 			log_packet(1, &rep->client, rep->buf, outlen,
 				rep->is_tcp);
 		if(w->dtio)
-			dt_client_response(w->dtio, &rep->client, NULL,
+			dt_client_response(w->dtio, &rep->client,
 				worker_dt_proto(w, rep->c, rep->is_tcp),
 				rep->buf, outlen);
 		return 1;
@@ -237,7 +237,7 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 	if(w->log_replies)
 		log_packet(1, &ra.client, pkt, len, ra.is_tcp);
 	if(w->dtio)
-		dt_client_response(w->dtio, &ra.client, NULL,
+		dt_client_response(w->dtio, &ra.client,
 			worker_dt_proto(w, ra.c, ra.is_tcp), pkt, len);
 	(void)comm_reply_send(&ra, pkt, len);
 }

@@ -179,6 +179,9 @@ dt_io_create(const struct config_file *cfg, char *err, size_t errlen)
 	fstrm_iothr_options_set_queue_model(iopt,
 		FSTRM_IOTHR_QUEUE_MODEL_SPSC);
 	fstrm_iothr_options_set_input_queue_size(iopt, DT_QUEUE_SIZE);
+	/* a collector that is away (or not listening yet) is tried again
+	 * every second, not every 5 (libfstrm's default): less is lost */
+	fstrm_iothr_options_set_reopen_interval(iopt, 1);
 	/* the I/O thread takes the writer, also when it fails */
 	io->iothr = fstrm_iothr_init(iopt, &w);
 	fstrm_iothr_options_destroy(&iopt);
@@ -297,105 +300,54 @@ dt_now(uint64_t *sec, uint32_t *nsec)
 	*nsec = (uint32_t)ts.tv_nsec;
 }
 
-/** log a client message of the kind */
-static void
-dt_client(struct dt_io *io, int kind, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len)
+void
+dt_log(struct dt_io *io, int what, const struct netaddr *peer, int proto,
+	const struct timeval *qtime, const uint8_t *qpkt, size_t qlen,
+	const uint8_t *rpkt, size_t rlen)
 {
 	Dnstap__Message m = DNSTAP__MESSAGE__INIT;
+	int kind;
+	/* RD in the query: a forward-zone's server, else an authority */
+	int rd = qpkt && qlen >= 3 && (qpkt[2] & 0x01);
+	switch(what) {
+	case DT_CLIENT_QUERY: kind = DTK_CLIENT_QUERY; break;
+	case DT_CLIENT_RESPONSE: kind = DTK_CLIENT_RESPONSE; break;
+	case DT_UPSTREAM_QUERY:
+		kind = rd ? DTK_FORWARDER_QUERY : DTK_RESOLVER_QUERY;
+		break;
+	default:
+		kind = rd ? DTK_FORWARDER_RESPONSE : DTK_RESOLVER_RESPONSE;
+		break;
+	}
 	if(!dt_take(io, kind))
 		return;
 	m.type = kind_type[kind];
 	m.has_socket_protocol = 1;
 	m.socket_protocol = proto;
-	dt_set_addr(&m, client, 1);
-	dt_set_addr(&m, local, 0);
-	if(kind == DTK_CLIENT_QUERY) {
+	/* the client asked (query side); a server answered (response side) */
+	dt_set_addr(&m, peer, what == DT_CLIENT_QUERY ||
+		what == DT_CLIENT_RESPONSE);
+	/* a client's query is logged with its message, an upstream reply
+	 * with the reply only (the query went in its own message) */
+	if(qpkt && what != DT_UPSTREAM_RESPONSE) {
 		m.has_query_message = 1;
-		m.query_message.data = (uint8_t *)pkt;
-		m.query_message.len = len;
+		m.query_message.data = (uint8_t *)qpkt;
+		m.query_message.len = qlen;
+	}
+	if(qtime || what == DT_CLIENT_QUERY) {
 		m.has_query_time_sec = m.has_query_time_nsec = 1;
-		dt_now(&m.query_time_sec, &m.query_time_nsec);
-	} else {
+		if(qtime) {
+			m.query_time_sec = (uint64_t)qtime->tv_sec;
+			m.query_time_nsec = (uint32_t)qtime->tv_usec * 1000;
+		} else	dt_now(&m.query_time_sec, &m.query_time_nsec);
+	}
+	if(rpkt) {
 		m.has_response_message = 1;
-		m.response_message.data = (uint8_t *)pkt;
-		m.response_message.len = len;
+		m.response_message.data = (uint8_t *)rpkt;
+		m.response_message.len = rlen;
 		m.has_response_time_sec = m.has_response_time_nsec = 1;
 		dt_now(&m.response_time_sec, &m.response_time_nsec);
 	}
-	dt_submit(io, &m);
-}
-
-void
-dt_client_query(struct dt_io *io, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len)
-{
-	dt_client(io, DTK_CLIENT_QUERY, client, local, proto, pkt, len);
-}
-
-void
-dt_client_response(struct dt_io *io, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len)
-{
-	dt_client(io, DTK_CLIENT_RESPONSE, client, local, proto, pkt, len);
-}
-
-/** whether a query packet has RD set (forwarding) */
-static int
-dt_rd(const uint8_t *pkt, size_t len)
-{
-	return len >= 3 && (pkt[2] & 0x01);
-}
-
-void
-dt_upstream_query(struct dt_io *io, const struct netaddr *server,
-	int proto, const struct timeval *when, const uint8_t *pkt,
-	size_t len)
-{
-	Dnstap__Message m = DNSTAP__MESSAGE__INIT;
-	int kind = dt_rd(pkt, len) ? DTK_FORWARDER_QUERY : DTK_RESOLVER_QUERY;
-	if(!dt_take(io, kind))
-		return;
-	m.type = kind_type[kind];
-	m.has_socket_protocol = 1;
-	m.socket_protocol = proto;
-	dt_set_addr(&m, server, 0);
-	m.has_query_message = 1;
-	m.query_message.data = (uint8_t *)pkt;
-	m.query_message.len = len;
-	m.has_query_time_sec = m.has_query_time_nsec = 1;
-	m.query_time_sec = (uint64_t)when->tv_sec;
-	m.query_time_nsec = (uint32_t)when->tv_usec * 1000;
-	dt_submit(io, &m);
-}
-
-void
-dt_upstream_response(struct dt_io *io, const struct netaddr *server,
-	int proto, const struct timeval *qtime, const uint8_t *qpkt,
-	size_t qlen, const uint8_t *pkt, size_t len)
-{
-	Dnstap__Message m = DNSTAP__MESSAGE__INIT;
-	int kind = dt_rd(qpkt, qlen) ? DTK_FORWARDER_RESPONSE :
-		DTK_RESOLVER_RESPONSE;
-	if(!dt_take(io, kind))
-		return;
-	m.type = kind_type[kind];
-	m.has_socket_protocol = 1;
-	m.socket_protocol = proto;
-	dt_set_addr(&m, server, 0);
-	if(qtime) {
-		m.has_query_time_sec = m.has_query_time_nsec = 1;
-		m.query_time_sec = (uint64_t)qtime->tv_sec;
-		m.query_time_nsec = (uint32_t)qtime->tv_usec * 1000;
-	}
-	m.has_response_message = 1;
-	m.response_message.data = (uint8_t *)pkt;
-	m.response_message.len = len;
-	m.has_response_time_sec = m.has_response_time_nsec = 1;
-	dt_now(&m.response_time_sec, &m.response_time_nsec);
 	dt_submit(io, &m);
 }
 
@@ -403,8 +355,8 @@ dt_upstream_response(struct dt_io *io, const struct netaddr *server,
 
 /* A build without libfstrm and protobuf-c: the config refuses
  * dnstap-enable: yes, so no writer is ever asked for; should one be, it
- * fails with the reason. The message functions are never reached (their
- * callers hold no writer). */
+ * fails with the reason. dt_log is never reached (its callers hold no
+ * writer). */
 
 struct dt_io *
 dt_io_create(const struct config_file *cfg, char *err, size_t errlen)
@@ -421,39 +373,12 @@ dt_io_delete(struct dt_io *io)
 }
 
 void
-dt_client_query(struct dt_io *io, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len)
+dt_log(struct dt_io *io, int what, const struct netaddr *peer, int proto,
+	const struct timeval *qtime, const uint8_t *qpkt, size_t qlen,
+	const uint8_t *rpkt, size_t rlen)
 {
-	(void)io; (void)client; (void)local; (void)proto; (void)pkt;
-	(void)len;
-}
-
-void
-dt_client_response(struct dt_io *io, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len)
-{
-	(void)io; (void)client; (void)local; (void)proto; (void)pkt;
-	(void)len;
-}
-
-void
-dt_upstream_query(struct dt_io *io, const struct netaddr *server,
-	int proto, const struct timeval *when, const uint8_t *pkt,
-	size_t len)
-{
-	(void)io; (void)server; (void)proto; (void)when; (void)pkt;
-	(void)len;
-}
-
-void
-dt_upstream_response(struct dt_io *io, const struct netaddr *server,
-	int proto, const struct timeval *qtime, const uint8_t *qpkt,
-	size_t qlen, const uint8_t *pkt, size_t len)
-{
-	(void)io; (void)server; (void)proto; (void)qtime; (void)qpkt;
-	(void)qlen; (void)pkt; (void)len;
+	(void)io; (void)what; (void)peer; (void)proto; (void)qtime;
+	(void)qpkt; (void)qlen; (void)rpkt; (void)rlen;
 }
 
 void

@@ -61,52 +61,72 @@ struct dt_io *dt_io_create(const struct config_file *cfg, char *err,
  */
 void dt_io_delete(struct dt_io *io);
 
-/**
- * Log a client's query (CLIENT_QUERY), if those are logged.
- * @param io: the worker's writer.
- * @param client: the client's address and port.
- * @param local: the address it was sent to, or NULL when unknown.
- * @param proto: enum dt_proto.
- * @param pkt: the query; len its length.
- */
-void dt_client_query(struct dt_io *io, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len);
+/** what a message is (its dnstap Message.Type is chosen from this and,
+ * for upstream messages, the RD bit of the query) */
+enum dt_what {
+	/** a client's query */
+	DT_CLIENT_QUERY = 0,
+	/** an answer to a client */
+	DT_CLIENT_RESPONSE,
+	/** a query to an upstream server: RESOLVER_QUERY, or
+	 * FORWARDER_QUERY when RD is set */
+	DT_UPSTREAM_QUERY,
+	/** an upstream server's reply: RESOLVER_RESPONSE, or
+	 * FORWARDER_RESPONSE when the query had RD */
+	DT_UPSTREAM_RESPONSE
+};
 
 /**
- * Log an answer to a client (CLIENT_RESPONSE), if those are logged.
- * Parameters as dt_client_query, pkt being the answer.
- */
-void dt_client_response(struct dt_io *io, const struct netaddr *client,
-	const struct netaddr *local, int proto, const uint8_t *pkt,
-	size_t len);
-
-/**
- * Log a query sent upstream (RESOLVER_QUERY, or FORWARDER_QUERY when RD
- * is set in pkt), if those are logged.
+ * Log one message, if messages of its type are logged (and sampled).
+ * The wrappers below say which arguments each kind uses.
  * @param io: the worker's writer.
- * @param server: the server's address and port.
+ * @param what: enum dt_what.
+ * @param peer: the client (client messages) or the server (upstream).
  * @param proto: enum dt_proto.
- * @param when: when it was sent.
- * @param pkt: the query; len its length.
+ * @param qtime: when the query was sent (upstream messages), or NULL for
+ *	now (client query).
+ * @param qpkt: the query, or NULL (client response); qlen its length.
+ * @param rpkt: the response, or NULL (queries); rlen its length.
  */
-void dt_upstream_query(struct dt_io *io, const struct netaddr *server,
-	int proto, const struct timeval *when, const uint8_t *pkt,
-	size_t len);
-
-/**
- * Log a reply from upstream (RESOLVER_RESPONSE, or FORWARDER_RESPONSE when
- * the query had RD), if those are logged.
- * @param io: the worker's writer.
- * @param server: the server's address and port.
- * @param proto: enum dt_proto.
- * @param qtime: when the query was sent.
- * @param qpkt: the query (for the RD bit and the message); qlen its length.
- * @param pkt: the reply; len its length.
- */
-void dt_upstream_response(struct dt_io *io, const struct netaddr *server,
+void dt_log(struct dt_io *io, int what, const struct netaddr *peer,
 	int proto, const struct timeval *qtime, const uint8_t *qpkt,
-	size_t qlen, const uint8_t *pkt, size_t len);
+	size_t qlen, const uint8_t *rpkt, size_t rlen);
+
+/** a client's query (CLIENT_QUERY) */
+static inline void
+dt_client_query(struct dt_io *io, const struct netaddr *client, int proto,
+	const uint8_t *pkt, size_t len)
+{
+	dt_log(io, DT_CLIENT_QUERY, client, proto, NULL, pkt, len, NULL, 0);
+}
+
+/** an answer to a client (CLIENT_RESPONSE) */
+static inline void
+dt_client_response(struct dt_io *io, const struct netaddr *client,
+	int proto, const uint8_t *pkt, size_t len)
+{
+	dt_log(io, DT_CLIENT_RESPONSE, client, proto, NULL, NULL, 0, pkt,
+		len);
+}
+
+/** a query sent upstream at when (RESOLVER_ or FORWARDER_QUERY) */
+static inline void
+dt_upstream_query(struct dt_io *io, const struct netaddr *server,
+	int proto, const struct timeval *when, const uint8_t *pkt, size_t len)
+{
+	dt_log(io, DT_UPSTREAM_QUERY, server, proto, when, pkt, len, NULL, 0);
+}
+
+/** the reply to the query qpkt sent at qtime (RESOLVER_ or
+ * FORWARDER_RESPONSE) */
+static inline void
+dt_upstream_response(struct dt_io *io, const struct netaddr *server,
+	int proto, const struct timeval *qtime, const uint8_t *qpkt,
+	size_t qlen, const uint8_t *pkt, size_t len)
+{
+	dt_log(io, DT_UPSTREAM_RESPONSE, server, proto, qtime, qpkt, qlen,
+		pkt, len);
+}
 
 /**
  * The writer's counters.

@@ -102,8 +102,10 @@ capture() {
 		-w "$W/$1.fstrm" >"$W/$1.capture.log" 2>&1 &
 	CAP_PID=$!
 	it_track "$CAP_PID"
-	for _ in $(seq 50); do
-		[ -S "$W/$1.sock" ] && return 0
+	# listening, not only bound (the file exists from bind() on, and a
+	# connect before listen() is refused)
+	for _ in $(seq 100); do
+		ss -xl 2>/dev/null | grep -qF "$W/$1.sock" && return 0
 		sleep 0.1
 	done
 	echo "fstrm_capture did not make $W/$1.sock" >&2

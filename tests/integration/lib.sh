@@ -16,6 +16,10 @@
 # names); resolver_conf writes it, with the few lines that differ per
 # resolver (thread-model and event-backend exist only in petrel).
 #
+# The servers it starts do not inherit descriptor 9, the scripts' hold on
+# /tmp/petrel-integration.lock: a server left behind by a failed run must
+# not keep every later run waiting for the lock.
+#
 # Written for bash (arrays, [[ ]], $(( ))).
 
 : "${RESOLVER:=petrel}"
@@ -135,7 +139,7 @@ nsd_start() {
 			echo "  zonefile: \"$zf\""
 		done
 	} > "$d/nsd.conf"
-	"$NSD" -d -c "$d/nsd.conf" >"$d/nsd.out" 2>&1 &
+	"$NSD" -d -c "$d/nsd.conf" >"$d/nsd.out" 2>&1 9>&- &
 	it_track $!
 	it_track_pidfile "$d/nsd.pid"
 	zn=${1%%=*}
@@ -263,9 +267,9 @@ resolver_start() {
 	port=$(sed -n 's/^ *port: *//p' "$conf" | head -1)
 	bin=$(resolver_bin) || return 1
 	if [ -n "$cpus" ]; then
-		taskset -c "$cpus" "$bin" -d -c "$conf" >>"$log" 2>&1 &
+		taskset -c "$cpus" "$bin" -d -c "$conf" >>"$log" 2>&1 9>&- &
 	else
-		"$bin" -d -c "$conf" >>"$log" 2>&1 &
+		"$bin" -d -c "$conf" >>"$log" 2>&1 9>&- &
 	fi
 	RES_PID=$!
 	it_track "$RES_PID"
