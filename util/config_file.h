@@ -51,6 +51,9 @@
 #include <stddef.h>
 #include "util/netaddr.h"
 
+struct config_auth;
+struct config_tsig;
+
 /** a list of strings, in the order they appeared in the file */
 struct config_strlist {
 	/** next element, or NULL */
@@ -415,6 +418,10 @@ struct config_file {
 	struct config_stub *forwards;
 	/** stub zones, in file order */
 	struct config_stub *stubs;
+	/** auth-zone: clauses, in file order (util/config_auth.h) */
+	struct config_auth *auths;
+	/** tsig-key: clauses, in file order */
+	struct config_tsig *tsig_keys;
 
 	/* ---- remote-control: ---- */
 	/** control-enable: run the control server */
