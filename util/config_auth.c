@@ -121,6 +121,8 @@ config_auth_set(struct config_auth *a, const char *key, char **v, int n,
 		*t = p;
 		return 0;
 	}
+	if(strcmp(key, "url") == 0 && n == 0)
+		return 0; /* an empty url: asks for nothing */
 	if(strcmp(key, "url") == 0) {
 		snprintf(err, errlen, "url: transfers over HTTP are not "
 			"supported by petrel; use primary: (AXFR/IXFR) or a "

@@ -1505,7 +1505,8 @@ again:
 			}
 			return perr(p, "unknown clause '%s:'; the clauses are "
 				"server:, forward-zone:, stub-zone:, "
-				"remote-control: (accepted and ignored: %s)",
+				"remote-control:, auth-zone:, tsig-key: "
+				"(accepted and ignored: %s)",
 				key, ign);
 		}
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
