@@ -19,6 +19,7 @@
 #include "services/outbound.h"
 #include "services/localzone.h"
 #include "services/acl.h"
+#include "services/authzone.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -133,6 +134,13 @@ resolver_set_env(struct resolver *r, struct mcache *msg,
 	r->menv.infra = infra;
 	r->lz = lz;
 	r->acl = acl;
+}
+
+void
+resolver_set_authz(struct resolver *r, struct auth_zones *az)
+{
+	r->authz = az;
+	r->menv.authz = az;
 }
 
 void
@@ -298,6 +306,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
 	int flags = 0, stale = 0;
 
+	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
+		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
+		/* NOTIFY for an auth-zone: its own ACL (allow-notify and
+		 * the primaries), not access-control */
+		if(client && auth_zones_notify(r->authz, pkt, len, client,
+			out, outmax, outlen))
+			return RESOLVER_ANSWERED;
+		return RESOLVER_DROP;
+	}
 	if(err == DNS_ERR_NOT_QUERY) {
 		/* a response: never answer it (reflection loops) */
 		r->stats.num_malformed++;
@@ -333,6 +350,27 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	case LOCAL_FRONT_CONTINUE:
 	default:
 		break;
+	}
+	if(r->authz) {
+		/* auth-zone for-downstream: after the local zones, before
+		 * the cache */
+		switch(auth_zones_answer_downstream(r->authz, pkt, len,
+			q->qname_off, q->qinfo.qname, q->qinfo.qtype,
+			q->qinfo.qclass, q->id, q->flags, q->edns.present,
+			q->edns.present && q->edns.do_bit, q->edns.udp_size,
+			tp == RESOLVER_TCP, out, outmax, outlen)) {
+		case AUTH_ANSWERED:
+			r->stats.num_local++;
+			return RESOLVER_ANSWERED;
+		case AUTH_FAIL:
+			r->stats.num_servfail++;
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_SERVFAIL, DNS_EDE_NOT_READY, out,
+				outmax, outlen);
+		case AUTH_NOT:
+		default:
+			break;
+		}
 	}
 	if(q->edns.present && q->edns.do_bit)
 		flags |= MESH_FLAG_DO;

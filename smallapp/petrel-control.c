@@ -52,7 +52,8 @@ usage(FILE *f)
 		"NAME, stub_add NAME ADDR.., stub_remove NAME,\n  local_zone "
 		"NAME TYPE, local_zone_remove NAME, local_data RR,\n  "
 		"local_data_remove NAME, get_option NAME, set_option NAME: "
-		"VALUE\n", config_default_file());
+		"VALUE,\n  list_auth_zones, auth_zone_reload NAME, "
+		"auth_zone_transfer NAME\n", config_default_file());
 }
 
 /** print the OpenSSL errors */

@@ -35,7 +35,7 @@ layer_of() {
 	util/*|dns/*) echo 1 ;;
 	services/cache/*) echo 3 ;;
 	services/mesh.*|services/module.*|services/outbound.h|\
-	services/outside_network.*) echo 4 ;;
+	services/outside_network.*|services/authzone.*|services/xfr.*) echo 4 ;;
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\
