@@ -1141,6 +1141,7 @@ az_encode(struct az_ans *a, const ldns_rdf *qowner, uint16_t qtype,
 	ldns_pkt_set_aa(p, a->aa ? true : false);
 	ldns_pkt_set_rd(p, (flags & 0x0100) ? true : false);
 	ldns_pkt_set_cd(p, (flags & 0x0010) ? true : false);
+	ldns_pkt_set_ra(p, (flags & 0x0080) ? true : false);
 	ldns_pkt_set_rcode(p, (uint8_t)a->rcode);
 	if(edns) {
 		ldns_pkt_set_edns_udp_size(p, AZ_EDNS_SIZE);
@@ -1282,7 +1283,9 @@ auth_zones_answer_downstream(struct auth_zones *az, const uint8_t *pkt,
 		return AUTH_NOT;
 	if(!(owner = ldns_dname_new_frm_data((uint16_t)ql, pkt + qname_off)))
 		return AUTH_FAIL;
-	r = az_answer(z, NULL, owner, qname, qtype, qclass, id, flags, edns,
+	/* RA: we are a recursive resolver, whatever answers the client */
+	r = az_answer(z, NULL, owner, qname, qtype, qclass, id,
+		(uint16_t)((flags & 0x0110) | 0x0080), edns,
 		do_bit, tcp ? 65535 : (edns ? (udp_size < 512 ? 512 :
 		udp_size) : 512), 1, out, outmax, outlen);
 	ldns_rdf_deep_free(owner);

@@ -364,6 +364,7 @@ xfr_tsig_verify(struct xfr_tsig_state *st, uint8_t *pkt, size_t *len,
 	p += 10;
 	{
 		size_t l = 0;
+		int complete = 0;
 		while(p < rdend && l < sizeof(alg) - 64) {
 			size_t c = pkt[p];
 			if(c & 0xc0 || p + c + 1 > rdend)
@@ -371,8 +372,14 @@ xfr_tsig_verify(struct xfr_tsig_state *st, uint8_t *pkt, size_t *len,
 			memcpy(alg + l, pkt + p, c + 1);
 			l += c + 1;
 			p += c + 1;
-			if(c == 0)
+			if(c == 0) {
+				complete = 1;
 				break;
+			}
+		}
+		if(!complete) {
+			*err = "malformed TSIG";
+			return -1;
 		}
 		dname_tolower(alg);
 		if(l != k->alg_len || memcmp(alg, k->alg, l) != 0) {
