@@ -1292,6 +1292,12 @@ auth_zones_answer_downstream(struct auth_zones *az, const uint8_t *pkt,
 	return r;
 }
 
+int
+auth_zones_downstream_covers(struct auth_zones *az, const uint8_t *qname)
+{
+	return az && az->any_down && az_find(az, qname, 1) != NULL;
+}
+
 enum auth_answer
 auth_zones_answer_upstream(struct auth_zones *az, const uint8_t *dp,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int do_bit,

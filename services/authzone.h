@@ -94,6 +94,10 @@ enum auth_answer auth_zones_answer_downstream(struct auth_zones *az,
 	int do_bit, uint16_t udp_size, int tcp, uint8_t *out, size_t outmax,
 	size_t *outlen);
 
+/** @return 1 when a for-downstream zone covers the wire name qname */
+int auth_zones_downstream_covers(struct auth_zones *az,
+	const uint8_t *qname);
+
 /**
  * Answer the iterator from the for-upstream zones, as the servers of the
  * delegation dp would.

@@ -1688,7 +1688,7 @@ local_front_answer(const struct acl_list *acl, const struct local_zones *lz,
 	if(!(fq->flags & DNS_FLAG_RD)) {
 		if(action == ACL_ALLOW_SETRD)
 			info->set_rd = 1;
-		else if(action != ACL_ALLOW_SNOOP)
+		else if(action != ACL_ALLOW_SNOOP && !info->norec_ok)
 			return lz_front_error(lz, pkt, pktlen, fq,
 				DNS_RCODE_REFUSED, 1,
 				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,

@@ -286,6 +286,10 @@ struct local_front_info {
 	int set_rd;
 	/** the redirect alias, when ANSWERED with one */
 	struct local_alias alias;
+	/** input, set by the caller: 1 when the caller itself answers this
+	 * query even without RD (an auth-zone for-downstream covers the
+	 * name): the RD rule then continues instead of refusing */
+	int norec_ok;
 };
 
 /**

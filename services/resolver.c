@@ -337,6 +337,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	memset(&info, 0, sizeof(info));
+	if(r->authz && !(q->flags & DNS_FLAG_RD))
+		info.norec_ok = auth_zones_downstream_covers(r->authz,
+			q->qinfo.qname);
 	switch(local_front_answer(r->acl, r->lz, pkt, len, q, client,
 		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
 	case LOCAL_FRONT_ANSWERED:
@@ -371,6 +374,12 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		default:
 			break;
 		}
+		if(info.norec_ok && info.action != ACL_ALLOW_SNOOP)
+			/* without RD, and the zone did not answer (no data,
+			 * fallback): what the RD rule says */
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_REFUSED, DNS_EDE_NOT_AUTHORITATIVE,
+				out, outmax, outlen);
 	}
 	if(q->edns.present && q->edns.do_bit)
 		flags |= MESH_FLAG_DO;

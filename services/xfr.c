@@ -1136,7 +1136,7 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	size_t i;
 	int ok = 0, uptodate = 0, newhave = have;
 	uint32_t nserial = serial;
-	const ldns_rr *soa = NULL;
+	ldns_rr *soa = NULL;
 	struct xfr_result res;
 	time_t now;
 	last[0] = 0;
@@ -1173,6 +1173,11 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		}
 		snprintf(res.from, sizeof(res.from), "%s", from);
 		res.ixfr = (res.kind == XFR_INCR);
+		/* the new SOA's timers, before the callback takes the RRs */
+		if(result_soa(&res)) {
+			ldns_rr_free(soa);
+			soa = ldns_rr_clone(result_soa(&res));
+		}
 		if(t->cb(t->arg, &res) != 0) {
 			snprintf(last, sizeof(last), "refused the zone from %s",
 				from);
@@ -1185,7 +1190,6 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		snprintf(last, sizeof(last), "serial %u from %s by %s",
 			(unsigned)res.serial, from, res.kind == XFR_INCR ?
 			"IXFR" : ixfr ? "IXFR (full zone)" : "AXFR");
-		soa = result_soa(&res);
 		nserial = res.serial;
 		newhave = 1;
 		ok = 2;
@@ -1221,6 +1225,7 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		t->last_time = now;
 	}
 	xs_unlock(xs);
+	ldns_rr_free(soa);
 }
 
 #ifdef HAVE_PTHREAD
