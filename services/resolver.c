@@ -295,6 +295,36 @@ resolver_take(struct resolver *r, const uint8_t *pkt, size_t len,
 	return pkt;
 }
 
+/**
+ * Answer from an auth-zone for-downstream.
+ * @return 1 when *res is the result (answered, or SERVFAIL written), 0
+ *	when no zone answers (resolve).
+ */
+static int
+resolver_auth_answer(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, enum resolver_transport tp, uint8_t *out,
+	size_t outmax, size_t *outlen, enum resolver_result *res)
+{
+	switch(auth_zones_answer_downstream(r->authz, pkt, len, q->qname_off,
+		q->qinfo.qname, q->qinfo.qtype, q->qinfo.qclass, q->id,
+		q->flags, q->edns.present, q->edns.present && q->edns.do_bit,
+		q->edns.udp_size, tp == RESOLVER_TCP, out, outmax, outlen)) {
+	case AUTH_ANSWERED:
+		r->stats.num_local++;
+		*res = RESOLVER_ANSWERED;
+		return 1;
+	case AUTH_FAIL:
+		r->stats.num_servfail++;
+		*res = resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
+			DNS_EDE_NOT_READY, out, outmax, outlen);
+		return 1;
+	case AUTH_NOT:
+	default:
+		break;
+	}
+	return 0;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -354,29 +384,16 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	default:
 		break;
 	}
-	if(r->authz) {
-		/* auth-zone for-downstream: after the local zones, before
-		 * the cache */
-		switch(auth_zones_answer_downstream(r->authz, pkt, len,
-			q->qname_off, q->qinfo.qname, q->qinfo.qtype,
-			q->qinfo.qclass, q->id, q->flags, q->edns.present,
-			q->edns.present && q->edns.do_bit, q->edns.udp_size,
-			tp == RESOLVER_TCP, out, outmax, outlen)) {
-		case AUTH_ANSWERED:
-			r->stats.num_local++;
-			return RESOLVER_ANSWERED;
-		case AUTH_FAIL:
-			r->stats.num_servfail++;
-			return resolver_error(r, pkt, len, q,
-				DNS_RCODE_SERVFAIL, DNS_EDE_NOT_READY, out,
-				outmax, outlen);
-		case AUTH_NOT:
-		default:
-			break;
-		}
-		if(info.norec_ok && info.action != ACL_ALLOW_SNOOP)
-			/* without RD, and the zone did not answer (no data,
-			 * fallback): what the RD rule says */
+	if(info.norec_ok) {
+		/* without RD, for an auth-zone for-downstream: the zone
+		 * answers, never the cache (that would be snooping) */
+		enum resolver_result rr = RESOLVER_PENDING;
+		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
+			outlen, &rr))
+			return rr;
+		if(info.action != ACL_ALLOW_SNOOP)
+			/* the zone did not answer (no data, fallback): what
+			 * the RD rule says */
 			return resolver_error(r, pkt, len, q,
 				DNS_RCODE_REFUSED, DNS_EDE_NOT_AUTHORITATIVE,
 				out, outmax, outlen);
@@ -411,6 +428,16 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 					q->qinfo.qclass, flags);
 			return RESOLVER_ANSWERED;
 		}
+	}
+	if(r->authz && !info.norec_ok) {
+		/* auth-zone for-downstream, on a cache miss: a name the
+		 * zone answers is never in the cache, and a cached answer
+		 * (a name below one of its cuts, resolved) stays the hot
+		 * path, without a zone lookup */
+		enum resolver_result rr = RESOLVER_PENDING;
+		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
+			outlen, &rr))
+			return rr;
 	}
 mesh:
 	/* the mesh */

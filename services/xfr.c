@@ -828,12 +828,17 @@ tcp_connect(const struct netaddr *a, volatile int *stop)
 		return fd;
 	if(errno != EINPROGRESS)
 		goto fail;
-	if(wait_fd(fd, POLLOUT, &dl, stop) != 0 || getsockopt(fd, SOL_SOCKET,
-		SO_ERROR, &e, &el) != 0 || e != 0)
+	if(wait_fd(fd, POLLOUT, &dl, stop) != 0) {
+		e = ETIMEDOUT;
+		goto fail;
+	}
+	if(getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0)
 		goto fail;
 	return fd;
 fail:
 	close(fd);
+	if(e)
+		errno = e;
 	return -1;
 }
 
