@@ -334,7 +334,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 {
 	struct local_front_info info;
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
-	int flags = 0, stale = 0;
+	int flags = 0, stale = 0, norec_ok;
 
 	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
@@ -367,11 +367,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	memset(&info, 0, sizeof(info));
-	if(r->authz && !(q->flags & DNS_FLAG_RD))
-		info.norec_ok = auth_zones_downstream_covers(r->authz,
-			q->qinfo.qname);
-	switch(local_front_answer(r->acl, r->lz, pkt, len, q, client,
-		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
+	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
+		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
+	switch(local_front_answer_norec(r->acl, r->lz, pkt, len, q, client,
+		tp == RESOLVER_TCP, out, outmax, outlen, &info, norec_ok)) {
 	case LOCAL_FRONT_ANSWERED:
 		/* a redirect-zone CNAME alias (info.alias) is answered with
 		 * the CNAME alone; its target is not chased */
@@ -384,7 +383,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	default:
 		break;
 	}
-	if(info.norec_ok) {
+	if(norec_ok) {
 		/* without RD, for an auth-zone for-downstream: the zone
 		 * answers, never the cache (that would be snooping) */
 		enum resolver_result rr = RESOLVER_PENDING;
@@ -429,7 +428,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		}
 	}
-	if(r->authz && !info.norec_ok) {
+	if(r->authz && !norec_ok) {
 		/* auth-zone for-downstream, on a cache miss: a name the
 		 * zone answers is never in the cache, and a cached answer
 		 * (a name below one of its cuts, resolved) stays the hot

@@ -586,8 +586,28 @@ START_TEST(test_upstream)
 		sizeof(out), &ol), AUTH_ANSWERED);
 	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
 	ck_assert(ldns_pkt_qr(p));
+	ck_assert(!ldns_pkt_aa(p));
 	ck_assert_uint_eq(ldns_pkt_nscount(p), 1);
 	ldns_pkt_free(p);
+	/* with DO (the validator's queries): the DS of the cut too */
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 1, out,
+		sizeof(out), &ol), AUTH_ANSWERED);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert_uint_eq(ldns_pkt_nscount(p), 2);
+	ck_assert(ldns_rr_get_type(ldns_rr_list_rr(ldns_pkt_authority(p), 1))
+		== LDNS_RR_TYPE_DS);
+	ldns_pkt_free(p);
+	/* an answer in the zone: AA */
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.example.", qn, &l), 0);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_ANSWERED);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.sub.example.", qn, &l), 0);
 	/* from the child's delegation point: not the zone's business */
 	l = sizeof(dp);
 	ck_assert_int_eq(dname_from_str("sub.example.", dp, &l), 0);
@@ -650,6 +670,51 @@ START_TEST(test_notify)
 }
 END_TEST
 
+/** auth zones of a zone with a primary and no data yet */
+static struct auth_zones *
+nodata_zones(const char *opts)
+{
+	char text[512], err[512];
+	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	int ok = 0;
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n primary:"
+		" 127.0.120.250@1\n zonefile: /nonexistent/petrel/zone\n%s",
+		opts);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_msg(ok && az, "%s", err);
+	config_delete(cfg);
+	return az;
+}
+
+START_TEST(test_nodata)
+{
+	struct auth_zones *az = nodata_zones("");
+	uint8_t out[512], dp[256], qn[256];
+	size_t ol, l = sizeof(dp);
+	enum auth_answer r;
+	ck_assert_int_eq(auth_zones_serial(az, "example."), -1);
+	/* no data, no fallback: the caller fails the query */
+	ck_assert_ptr_null(ask(az, "www.example.", LDNS_RR_TYPE_A, 1, 0, &r));
+	ck_assert_int_eq(r, AUTH_FAIL);
+	ck_assert_int_eq(dname_from_str("example.", dp, &l), 0);
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.example.", qn, &l), 0);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_FAIL);
+	auth_zones_delete(az);
+	/* fallback-enabled: resolve normally */
+	az = nodata_zones(" fallback-enabled: yes\n");
+	ck_assert_ptr_null(ask(az, "www.example.", LDNS_RR_TYPE_A, 1, 0, &r));
+	ck_assert_int_eq(r, AUTH_NOT);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_NOT);
+	auth_zones_delete(az);
+}
+END_TEST
+
 START_TEST(test_zonefile_errors)
 {
 	char text[512], err[512];
@@ -704,6 +769,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_answers);
 	tcase_add_test(tc, test_upstream);
 	tcase_add_test(tc, test_notify);
+	tcase_add_test(tc, test_nodata);
 	tcase_add_test(tc, test_zonefile_errors);
 	tcase_add_test(tc, test_zonemd_reject_at_load);
 	suite_add_tcase(s, tc);
