@@ -39,7 +39,7 @@ enum config_clause {
 	CLAUSE_STUB,
 	/** remote-control: */
 	CLAUSE_REMOTE,
-	/** a clause Unbound has and petrel ignores (view:, auth-zone:, ...) */
+	/** a clause Unbound has and petrel ignores (view:, rpz:, ...) */
 	CLAUSE_IGNORED,
 	/** auth-zone: (one per zone; util/config_auth.h) */
 	CLAUSE_AUTH,

@@ -67,6 +67,16 @@ www.signed.    IN A 192.0.2.7
 alias.signed.  IN CNAME www.signed.
 EOF
 sed 's/signed\./badkey./g' "$W/signed.zone" > "$W/badkey.zone"
+# timers.: SOA refresh 1 s, retry 1 s, expire 4 s
+timers_zone() {
+	cat <<EOF
+\$TTL 60
+timers.      IN SOA ns1.zz. h.timers. $1 1 1 4 60
+timers.      IN NS ns1.zz.
+www.timers.  IN A 192.0.2.$1
+EOF
+}
+timers_zone 1 > "$W/timers.zone"
 # zmd.: a ZONEMD computed, then a record changed after it
 sed 's/signed\./zmd./g' "$W/signed.zone" > "$W/zmd.src"
 ldns-signzone -Z -z 1:1 -f "$W/zmd.zone" "$W/zmd.src" zmd. >/dev/null 2>&1
@@ -123,7 +133,7 @@ start_nsd() { # name ip
 nsd_conf root 127.0.120.1 "zone:\n  name: \".\"\n  zonefile: \"root.zone\""
 nsd_conf tld 127.0.120.2 "zone:\n  name: zz.\n  zonefile: tld.zz.zone\nzone:\n  name: yy.\n  zonefile: tld.yy.zone\nzone:\n  name: signed.\n  zonefile: signed.zone"
 XFR="  provide-xfr: 127.0.0.0/8 NOKEY"
-nsd_conf primary 127.0.120.3 "zone:\n  name: \".\"\n  zonefile: root.zone\n$XFR\nzone:\n  name: signed.\n  zonefile: signed.zone\n  provide-xfr: 127.0.0.0/8 k1\nzone:\n  name: badkey.\n  zonefile: badkey.zone\n  provide-xfr: 127.0.0.0/8 k2\nzone:\n  name: zmd.\n  zonefile: zmd.zone\n$XFR"
+nsd_conf primary 127.0.120.3 "zone:\n  name: \".\"\n  zonefile: root.zone\n$XFR\nzone:\n  name: signed.\n  zonefile: signed.zone\n  provide-xfr: 127.0.0.0/8 k1\nzone:\n  name: badkey.\n  zonefile: badkey.zone\n  provide-xfr: 127.0.0.0/8 k2\nzone:\n  name: zmd.\n  zonefile: zmd.zone\n$XFR\nzone:\n  name: timers.\n  zonefile: timers.zone\n$XFR"
 for s in "root 127.0.120.1" "tld 127.0.120.2" "primary 127.0.120.3"; do
 	start_nsd $s
 done
@@ -186,6 +196,11 @@ auth-zone:
   primary: 127.0.120.3
   for-downstream: yes
   zonemd-check: yes
+auth-zone:
+  name: timers.
+  primary: 127.0.120.9
+  primary: 127.0.120.3
+  for-downstream: yes
 EOF
 ctl() { "$PETREL_CONTROL" -c "$W/petrel.conf" "$@"; }
 "$PETREL" -d -c "$W/petrel.conf" >"$W/petrel.log" 2>&1 &
@@ -268,12 +283,43 @@ out=$(dig +norec +time=1 +tries=1 @$PA alias.signed. A)
 echo "$out" | grep -q "CNAME" && echo "$out" | grep -q "192.0.2.7" &&
 	ok "CNAME followed inside the zone" || { bad "CNAME"; echo "$out"; }
 
+# ---- several primaries: the first is dead, the second serves ----
+for i in $(seq 30); do
+	ctl list_auth_zones | grep -q "^timers\.	.*	serial	serial 1, .*127\.0\.120\.3" && break; sleep 0.1
+done
+ctl list_auth_zones | grep -q "^timers\.	.*	serial	serial 1, .*127\.0\.120\.3" &&
+	ok "the next primary is used when the first is dead" ||
+	{ bad "fallback between primaries:"; ctl list_auth_zones; }
+# ---- the SOA refresh timer (1 s): a change without NOTIFY ----
+timers_zone 2 > "$W/timers.zone"
+kill -HUP "$(cat "$W/nsd-primary/nsd.pid")"
+got=""
+for i in $(seq 50); do
+	if [ "$(dig +short +norec +time=1 +tries=1 @$PA www.timers. A)" = 192.0.2.2 ]; then
+		got=1; break
+	fi
+	sleep 0.1
+done
+[ -n "$got" ] && ok "the SOA refresh picks up a change without NOTIFY" ||
+	{ bad "SOA refresh:"; ctl list_auth_zones; }
+
 # ---- control ----
 [ "$(ctl auth_zone_transfer signed.)" = ok ] && ok "auth_zone_transfer" || bad "auth_zone_transfer"
 [ "$(ctl auth_zone_reload .)" = ok ] && ok "auth_zone_reload (from the written zonefile)" ||
 	bad "auth_zone_reload: $(ctl auth_zone_reload .)"
 ctl auth_zone_reload nosuch. | grep -q "^error no auth-zone" && ok "auth_zone_reload of an unknown zone is an error" ||
 	bad "auth_zone_reload nosuch."
+# ---- the SOA expire (4 s): the primary stopped, the zone is dropped ----
+it_kill "$(cat "$W/nsd-primary/nsd.pid")"
+got=""
+for i in $(seq 80); do
+	r=$(dig +norec +time=1 +tries=1 @$PA www.timers. A | grep -o 'status: [A-Z]*')
+	if [ "$r" = "status: SERVFAIL" ]; then got=1; break; fi
+	sleep 0.1
+done
+[ -n "$got" ] && ctl list_auth_zones | grep -q "^timers\.	.*no-data" &&
+	ok "the SOA expire drops the zone when no primary answers" ||
+	{ bad "SOA expire: '$r'"; ctl list_auth_zones; }
 kill -0 $PID 2>/dev/null && ok "petrel still runs" || bad "petrel died"
 ctl list_auth_zones
 echo "authzone: $fails failure(s)"
