@@ -658,10 +658,13 @@ xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 	const char **err)
 {
 	ldns_rr_list *cur;
-	size_t d, i, j;
+	size_t d, i, j, si = 0;
 	*err = NULL;
-	if(res->kind != XFR_INCR || !zone || ldns_rr_list_rr_count(zone) == 0
-		|| !is_soa(ldns_rr_list_rr(zone, 0))) {
+	/* the SOA: first in a transfer's list, anywhere in a sorted zone */
+	while(zone && si < ldns_rr_list_rr_count(zone) &&
+		!is_soa(ldns_rr_list_rr(zone, si)))
+		si++;
+	if(res->kind != XFR_INCR || !zone || si == ldns_rr_list_rr_count(zone)) {
 		*err = "not an incremental result for a zone with an SOA";
 		return NULL;
 	}
@@ -671,7 +674,7 @@ xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 	}
 	for(d = 0; d < res->num_diffs; d++) {
 		const struct xfr_diff *df = &res->diffs[d];
-		if(soa_serial(ldns_rr_list_rr(cur, 0)) != df->from) {
+		if(soa_serial(ldns_rr_list_rr(cur, si)) != df->from) {
 			*err = "a difference starts from another serial";
 			goto fail;
 		}
@@ -692,6 +695,8 @@ xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 			ldns_rr_list_set_rr(cur, ldns_rr_list_rr(cur, n - 1),
 				j);
 			ldns_rr_list_set_rr_count(cur, n - 1);
+			if(si == n - 1)
+				si = j; /* the SOA was moved into the hole */
 		}
 		for(i = 0; i < ldns_rr_list_rr_count(df->add); i++) {
 			const ldns_rr *rr = ldns_rr_list_rr(df->add, i);
@@ -699,9 +704,9 @@ xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 			if(!c)
 				goto oom;
 			if(is_soa(rr)) {
-				/* the SOA stays first */
-				ldns_rr_free(ldns_rr_list_rr(cur, 0));
-				ldns_rr_list_set_rr(cur, c, 0);
+				/* the SOA keeps its place */
+				ldns_rr_free(ldns_rr_list_rr(cur, si));
+				ldns_rr_list_set_rr(cur, c, si);
 				continue;
 			}
 			if(!ldns_rr_list_push_rr(cur, c)) {
@@ -709,7 +714,7 @@ xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 				goto oom;
 			}
 		}
-		if(soa_serial(ldns_rr_list_rr(cur, 0)) != df->to) {
+		if(soa_serial(ldns_rr_list_rr(cur, si)) != df->to) {
 			*err = "a difference does not end at its serial";
 			goto fail;
 		}

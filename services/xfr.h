@@ -184,11 +184,11 @@ typedef int (*xfr_cb_type)(void *arg, struct xfr_result *res);
 /**
  * Apply the differences of an incremental result to a zone.
  * @param zone: the RRs of the zone at the first diff's from serial (not
- *	changed).
+ *	changed), its SOA anywhere in the list.
  * @param res: an XFR_INCR result.
  * @param err: a reason on failure.
- * @return the new zone's RRs (a new list; SOA first), or NULL when a
- *	difference does not apply (its from serial is not the zone's, or it
+ * @return the new zone's RRs (a new list; the SOA where it was), or NULL
+ *	when a difference does not apply (its from serial is not the zone's, or it
  *	deletes an RR the zone does not have).
  */
 ldns_rr_list *xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,

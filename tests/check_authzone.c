@@ -324,6 +324,27 @@ START_TEST(test_ixfr)
 	/* the old zone is unchanged */
 	ck_assert(has_rr(z, "a.example. 300 IN A 192.0.2.1"));
 	ldns_rr_list_deep_free(z);
+	/* the SOA anywhere in the list (a zone's data is sorted: NS before
+	 * SOA), and last, where a deletion moves it */
+	z = zone_list("example. 3600 IN NS ns.example.;" SOA(1) ";"
+		"a.example. 300 IN A 192.0.2.1");
+	nz = xfr_apply(z, &res, &err);
+	ck_assert_msg(nz != NULL, "%s", err ? err : "");
+	ck_assert(has_rr(nz, SOA(3)));
+	ck_assert(!has_rr(nz, SOA(1)));
+	ck_assert(has_rr(nz, "b.example. 300 IN A 192.0.2.3"));
+	ck_assert_uint_eq(ldns_rr_list_rr_count(nz), 4);
+	ldns_rr_list_deep_free(nz);
+	ldns_rr_list_deep_free(z);
+	z = zone_list("a.example. 300 IN A 192.0.2.1;example. 3600 IN NS "
+		"ns.example.;" SOA(1));
+	nz = xfr_apply(z, &res, &err);
+	ck_assert_msg(nz != NULL, "%s", err ? err : "");
+	ck_assert(has_rr(nz, SOA(3)));
+	ck_assert(has_rr(nz, "a.example. 300 IN A 192.0.2.2"));
+	ck_assert_uint_eq(ldns_rr_list_rr_count(nz), 4);
+	ldns_rr_list_deep_free(nz);
+	ldns_rr_list_deep_free(z);
 	/* a zone without the deleted record: refused */
 	z = zone_list(SOA(1) ";example. 3600 IN NS ns.example.");
 	ck_assert_ptr_null(xfr_apply(z, &res, &err));

@@ -8,6 +8,7 @@
 #   127.0.120.3   NSD: the primary (distribution server): the root zone
 #                 with a ZONEMD, signed., badkey. (TSIG), zmd. (wrong
 #                 ZONEMD)
+#   127.0.120.5/6 ixfr_server.py: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
 #
 # Checks: the root is transferred (AXFR, ZONEMD verified) and written to
@@ -140,6 +141,28 @@ done
 dig +short @127.0.120.3 . SOA | grep -q 2026112401 ||
 	{ echo "the NSD primary does not serve the root"; cat "$W"/nsd-*/nsd.log; exit 1; }
 
+# IXFR: two small primaries (ixfr_server.py), one serving the difference,
+# one refusing IXFR (NOTIMP); petrel has serial 1 of both from a zone file
+# older than the SOA refresh, so it asks at once
+for z in ixfr noixfr; do
+	cat > "$W/$z.copy" <<EOF
+$z.      3600 IN SOA ns1.zz. h.$z. 1 3600 600 604800 300
+$z.      3600 IN NS ns1.zz.
+www.$z.  3600 IN A 192.0.2.1
+EOF
+	touch -d '2 hours ago' "$W/$z.copy"
+done
+python3 "$here/ixfr_server.py" 127.0.120.5 ixfr ixfr > "$W/ixfr.log" 2>&1 &
+it_track $!
+python3 "$here/ixfr_server.py" 127.0.120.6 noixfr notimp > "$W/noixfr.log" 2>&1 &
+it_track $!
+for ip in 127.0.120.5 127.0.120.6; do
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/$ip/${IXFR_PORT:-53}") 2>/dev/null && break
+		sleep 0.1
+	done
+done
+
 cat > "$W/hints" <<EOF
 .                   3600000 NS a.root-servers.net.
 a.root-servers.net. 3600000 A 127.0.120.1
@@ -196,6 +219,16 @@ auth-zone:
   primary: 127.0.120.3
   for-downstream: yes
   zonemd-check: yes
+auth-zone:
+  name: ixfr.
+  primary: 127.0.120.5
+  zonefile: "$W/ixfr.copy"
+  for-downstream: yes
+auth-zone:
+  name: noixfr.
+  primary: 127.0.120.6
+  zonefile: "$W/noixfr.copy"
+  for-downstream: yes
 auth-zone:
   name: timers.
   primary: 127.0.120.9
@@ -282,6 +315,25 @@ echo "$out" | grep -q '"wildcard"' && ok "wildcard answer" || { bad "wildcard"; 
 out=$(dig +norec +time=1 +tries=1 @$PA alias.signed. A)
 echo "$out" | grep -q "CNAME" && echo "$out" | grep -q "192.0.2.7" &&
 	ok "CNAME followed inside the zone" || { bad "CNAME"; echo "$out"; }
+
+# ---- IXFR: the difference applied; NOTIMP: AXFR instead ----
+for z in ixfr noixfr; do
+	for i in $(seq 30); do
+		ctl list_auth_zones | grep -q "^$z\.	.*serial 2" && break; sleep 0.1
+	done
+done
+[ "$(dig +short +norec +time=1 +tries=1 @$PA www.ixfr. A)" = 192.0.2.2 ] &&
+	ctl list_auth_zones | grep -q "^ixfr\.	.*serial 2 from 127.0.120.5 by IXFR," &&
+	grep -q "IXFR: difference 1 -> 2" "$W/ixfr.log" &&
+	grep -q "^www.ixfr.*192.0.2.2" "$W/ixfr.copy" &&
+	! grep -q "192.0.2.1" "$W/ixfr.copy" &&
+	ok "IXFR: the difference 1 -> 2 is applied and written" ||
+	{ bad "IXFR:"; ctl list_auth_zones; cat "$W/ixfr.log"; }
+[ "$(dig +short +norec +time=1 +tries=1 @$PA www.noixfr. A)" = 192.0.2.2 ] &&
+	ctl list_auth_zones | grep -q "^noixfr\.	.*serial 2 from 127.0.120.6 by AXFR" &&
+	grep -q "IXFR: NOTIMP" "$W/noixfr.log" &&
+	ok "a primary refusing IXFR (NOTIMP): AXFR instead" ||
+	{ bad "IXFR fallback:"; ctl list_auth_zones; cat "$W/noixfr.log"; }
 
 # ---- several primaries: the first is dead, the second serves ----
 for i in $(seq 30); do
