@@ -8,7 +8,7 @@
 #   127.0.120.3   NSD: the primary (distribution server): the root zone
 #                 with a ZONEMD, signed., badkey. (TSIG), zmd. (wrong
 #                 ZONEMD)
-#   127.0.120.5/6 ixfr_server.py: IXFR served; IXFR refused (NOTIMP)
+#   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
 #
 # Checks: the root is transferred (AXFR, ZONEMD verified) and written to
@@ -141,7 +141,7 @@ done
 dig +short @127.0.120.3 . SOA | grep -q 2026112401 ||
 	{ echo "the NSD primary does not serve the root"; cat "$W"/nsd-*/nsd.log; exit 1; }
 
-# IXFR: two small primaries (ixfr_server.py), one serving the difference,
+# IXFR: two small primaries (ixfr_server.pl), one serving the difference,
 # one refusing IXFR (NOTIMP); petrel has serial 1 of both from a zone file
 # older than the SOA refresh, so it asks at once
 for z in ixfr noixfr; do
@@ -152,9 +152,9 @@ www.$z.  3600 IN A 192.0.2.1
 EOF
 	touch -d '2 hours ago' "$W/$z.copy"
 done
-python3 "$here/ixfr_server.py" 127.0.120.5 ixfr ixfr > "$W/ixfr.log" 2>&1 &
+perl "$here/ixfr_server.pl" 127.0.120.5 ixfr ixfr > "$W/ixfr.log" 2>&1 &
 it_track $!
-python3 "$here/ixfr_server.py" 127.0.120.6 noixfr notimp > "$W/noixfr.log" 2>&1 &
+perl "$here/ixfr_server.pl" 127.0.120.6 noixfr notimp > "$W/noixfr.log" 2>&1 &
 it_track $!
 for ip in 127.0.120.5 127.0.120.6; do
 	for i in $(seq 100); do
