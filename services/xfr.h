@@ -3,7 +3,9 @@
  * TSIG (RFC 8945), the SOA timers and NOTIFY triggers (RFC 1996).
  *
  * Who runs what. One transfer service (struct xfr_service) per process
- * owns one thread. Every transfer runs on that thread, with non-blocking
+ * owns one thread (with thread-model: fork, every worker process runs its
+ * own, started by its first worker set-up, and transfers for itself; a
+ * build without threads has no transfers: zones come from zone files). Every transfer runs on that thread, with non-blocking
  * sockets and poll(2) against a deadline, so that a slow or dead primary
  * never holds up a worker: workers only call xfr_task_notify() (a flag and
  * a condition-variable signal) and read xfr_task_status(). A finished
