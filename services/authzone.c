@@ -745,7 +745,10 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	size_t i;
 	if(!z->zonefile)
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.petrel-tmp", z->zonefile);
+	/* the process ID in the name: with fork, every worker process
+	 * writes its copy; each rename is whole */
+	snprintf(tmp, sizeof(tmp), "%s.petrel-tmp.%d", z->zonefile,
+		(int)getpid());
 	if(!(f = fopen(tmp, "w"))) {
 		log_err("auth-zone %s: cannot write %s: %s", z->name, tmp,
 			strerror(errno));
