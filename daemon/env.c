@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "daemon/env.h"
+#include "services/authzone.h"
 #include "services/acl.h"
 #include "services/localzone.h"
 #include "services/cache/infra.h"
@@ -205,6 +206,12 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	{
+		int ok = 0;
+		env->authz = auth_zones_create(cfg, &ok, err, errlen);
+		if(!ok)
+			goto fail;
+	}
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;
@@ -246,6 +253,7 @@ env_delete(struct daemon_env *env)
 	infra_delete(env->infra);
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
+	auth_zones_delete(env->authz);
 	modstack_desetup(&env->mods);
 	free(env);
 }

@@ -43,6 +43,10 @@ struct daemon_env {
 	struct local_zones *lz;
 	/** access control (owned) */
 	struct acl_list *acl;
+	/** auth zones (owned; NULL: none). Built (zone files read) here;
+	 * the transfer thread is started by the first worker that sets up
+	 * on this environment (with fork, one per worker process) */
+	struct auth_zones *authz;
 	/** the modules of module-config and their settings (owned) */
 	struct module_stack mods;
 	/** the shared cache of forked workers (shared-cache), or NULL;

@@ -813,6 +813,20 @@ cmd_list_stubs(struct remote_req *q)
 	list_zones(q->out, q->d->cfg->stubs, 0, 0);
 }
 
+/** list_auth_zones, auth_zone_reload, auth_zone_transfer: done by the
+ * workers on their auth zones (one set with threads; with fork, one per
+ * worker process, each answering) */
+static void
+cmd_auth_zone(struct remote_req *q)
+{
+	if(strcmp(q->cmd, "list_auth_zones") != 0 && !q->args[0]) {
+		stats_buf_printf(q->out, "error %s needs a zone name\n",
+			q->cmd);
+		return;
+	}
+	join_workers(q->d, q->line, cache_workers(q->d), q->out);
+}
+
 static void
 cmd_list_local_zones(struct remote_req *q)
 {
@@ -974,6 +988,9 @@ static const struct remote_cmd {
 	{ "list_forwards", cmd_list_forwards },
 	{ "list_stubs", cmd_list_stubs },
 	{ "list_local_zones", cmd_list_local_zones },
+	{ "list_auth_zones", cmd_auth_zone },
+	{ "auth_zone_reload", cmd_auth_zone },
+	{ "auth_zone_transfer", cmd_auth_zone },
 	{ "list_local_data", cmd_list_local_data },
 	{ "get_option", cmd_get_option },
 	{ "set_option", cmd_cfg_change },

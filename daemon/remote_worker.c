@@ -11,6 +11,7 @@
 #include "daemon/env.h"
 #include "daemon/stats.h"
 #include "daemon/worker.h"
+#include "services/authzone.h"
 #include "services/mesh.h"
 #include "services/modstack.h"
 #include "services/resolver.h"
@@ -712,6 +713,23 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		ia.now = worker_now(w);
 		if(w->env->infra)
 			infra_traverse(w->env->infra, dump_infra_cb, &ia);
+	} else if(strcmp(cmd, "list_auth_zones") == 0) {
+		char *buf = malloc(65536);
+		if(!buf) {
+			stats_buf_printf(out, "error out of memory\n");
+			return;
+		}
+		(void)auth_zones_list(w->env->authz, buf, 65536);
+		stats_buf_printf(out, "%s", buf);
+		free(buf);
+	} else if(strcmp(cmd, "auth_zone_reload") == 0 ||
+		strcmp(cmd, "auth_zone_transfer") == 0) {
+		int r = cmd[10] == 'r' ? auth_zones_reload(w->env->authz, args,
+			err, sizeof(err)) : auth_zones_transfer(w->env->authz,
+			args, err, sizeof(err));
+		if(r != 0)
+			stats_buf_printf(out, "error %s\n", err);
+		else	stats_buf_printf(out, "ok\n");
 	} else if(strcmp(cmd, "verbosity") == 0) {
 		log_set_verbosity(atoi(args));
 		stats_buf_printf(out, "ok\n");

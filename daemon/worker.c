@@ -15,6 +15,7 @@
 #include "daemon/remote.h"
 #include "daemon/remote_worker.h"
 #include "daemon/stats.h"
+#include "services/authzone.h"
 #include "services/resolver.h"
 #include "services/outside_network.h"
 #include "services/cache/shcache.h"
@@ -578,6 +579,11 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 		return -1;
 	resolver_set_env(w->res, env->msg, env->rrset, env->infra, env->lz,
 		env->acl);
+	resolver_set_authz(w->res, env->authz);
+	if(auth_zones_start(env->authz) != 0)
+		log_warn("worker %d: cannot start the zone transfer thread; "
+			"auth zones are served from their zone files only",
+			w->index);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

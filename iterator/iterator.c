@@ -18,6 +18,7 @@
 #include "iterator/iter_scrub.h"
 #include "services/module.h"
 #include "services/outbound.h"
+#include "services/authzone.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/msgparse.h"
@@ -27,6 +28,8 @@
 #include "services/cache/infra.h"
 
 static void iter_send(struct module_qstate *s);
+static void iter_handle_reply(struct module_qstate *s, const uint8_t *pkt,
+	size_t len);
 static void iter_finish(struct module_qstate *s, int rcode,
 	const struct module_rrlist *final, const struct module_rrlist *auth,
 	const struct module_rrlist *add, int forwarded);
@@ -557,6 +560,48 @@ iter_start_targets(struct module_qstate *s)
 	return inflight;
 }
 
+/**
+ * auth-zone for-upstream (RFC 8806): when a zone copy holds the servers'
+ * answer for the delegation point, take it as their reply, without
+ * sending. @return 1 when handled (answered or failed), 0 to send.
+ */
+static int
+iter_auth_zone(struct module_qstate *s)
+{
+	/* the reply is only read during iter_handle_reply; one buffer per
+	 * thread (a worker runs one state at a time) */
+	static __thread uint8_t buf[65535];
+	struct iter_qstate *iq = IQ(s);
+	const uint8_t *name = iq->qname;
+	uint16_t qtype = iq->qtype;
+	size_t len = 0;
+	if(iq->qmin_labels > 0) {
+		name = dname_suffix_labels(iq->qname, iq->qmin_labels);
+		qtype = DNS_TYPE_A;
+	}
+	switch(auth_zones_answer_upstream(s->env->authz, iq->dp->name, name,
+		qtype, iq->qclass, (s->flags & (MESH_FLAG_DO |
+		MESH_FLAG_DNSSEC)) != 0, buf, sizeof(buf), &len)) {
+	case AUTH_ANSWERED:
+		break;
+	case AUTH_FAIL:
+		iter_fail(s, DNS_EDE_NOT_READY);
+		return 1;
+	case AUTH_NOT:
+	default:
+		return 0;
+	}
+	iq->sent_qname_len = dname_len(name);
+	memcpy(iq->sent_qname, name, iq->sent_qname_len);
+	iq->sent_qtype = qtype;
+	iq->cur = NULL;
+	iq->cur_flags = OUTBOUND_FLAG_TCP; /* never truncated */
+	iq->sends++;
+	verbose(VERB_ALGO, "iterator: answered from auth-zone");
+	iter_handle_reply(s, buf, len);
+	return 1;
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -572,6 +617,8 @@ iter_send(struct module_qstate *s)
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
+	if(s->env->authz && !iq->dp->is_forward && iter_auth_zone(s))
+		return;
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);
 		if(!a) {

@@ -1653,10 +1653,10 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 }
 
 enum local_front_result
-local_front_answer(const struct acl_list *acl, const struct local_zones *lz,
+local_front_answer_norec(const struct acl_list *acl, const struct local_zones *lz,
 	const uint8_t *pkt, size_t pktlen, const struct fast_query *fq,
 	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen, struct local_front_info *info)
+	size_t *outlen, struct local_front_info *info, int norec_ok)
 {
 	struct local_front_info tmp;
 	enum config_acl_action action;
@@ -1688,7 +1688,7 @@ local_front_answer(const struct acl_list *acl, const struct local_zones *lz,
 	if(!(fq->flags & DNS_FLAG_RD)) {
 		if(action == ACL_ALLOW_SETRD)
 			info->set_rd = 1;
-		else if(action != ACL_ALLOW_SNOOP)
+		else if(action != ACL_ALLOW_SNOOP && !norec_ok)
 			return lz_front_error(lz, pkt, pktlen, fq,
 				DNS_RCODE_REFUSED, 1,
 				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
@@ -1762,4 +1762,14 @@ local_data_walk(const struct local_zones *lz, local_data_walk_cb cb,
 						r->ttl, r->rdata, r->rdlen);
 				}
 	}
+}
+
+enum local_front_result
+local_front_answer(const struct acl_list *acl, const struct local_zones *lz,
+	const uint8_t *pkt, size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_front_info *info)
+{
+	return local_front_answer_norec(acl, lz, pkt, pktlen, fq, client, tcp,
+		out, outmax, outlen, info, 0);
 }

@@ -308,6 +308,17 @@ enum local_front_result local_front_answer(const struct acl_list *acl,
 	struct local_front_info *info);
 
 /**
+ * As local_front_answer, but a query without RD continues (instead of the
+ * RD rule's REFUSED) when norec_ok is set: the caller answers it itself
+ * (an auth-zone for-downstream covers the name).
+ */
+enum local_front_result local_front_answer_norec(const struct acl_list *acl,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, int norec_ok);
+
+/**
  * Find the zone that covers a name (for tests, tools and the control
  * channel).
  * @param lz: finished structure.

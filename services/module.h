@@ -55,6 +55,7 @@ struct outbound_query;
 struct netaddr;
 struct mesh;
 struct module_qstate;
+struct auth_zones;
 
 /** most modules in a stack */
 #define MODULE_MAX 8
@@ -217,6 +218,10 @@ struct module_env {
 	void *modinfo[MODULE_MAX];
 	/** the mesh that runs the states (for the functions below) */
 	struct mesh *mesh;
+	/** the auth zones (services/authzone.h; shared, safe for
+	 * concurrent readers; NULL: none): the iterator asks the
+	 * for-upstream ones before sending */
+	struct auth_zones *authz;
 
 	/**
 	 * Send a query upstream for a state; the reply (or timeout, or

@@ -19,6 +19,7 @@
 #include "services/outbound.h"
 #include "services/localzone.h"
 #include "services/acl.h"
+#include "services/authzone.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -133,6 +134,13 @@ resolver_set_env(struct resolver *r, struct mcache *msg,
 	r->menv.infra = infra;
 	r->lz = lz;
 	r->acl = acl;
+}
+
+void
+resolver_set_authz(struct resolver *r, struct auth_zones *az)
+{
+	r->authz = az;
+	r->menv.authz = az;
 }
 
 void
@@ -287,6 +295,36 @@ resolver_take(struct resolver *r, const uint8_t *pkt, size_t len,
 	return pkt;
 }
 
+/**
+ * Answer from an auth-zone for-downstream.
+ * @return 1 when *res is the result (answered, or SERVFAIL written), 0
+ *	when no zone answers (resolve).
+ */
+static int
+resolver_auth_answer(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, enum resolver_transport tp, uint8_t *out,
+	size_t outmax, size_t *outlen, enum resolver_result *res)
+{
+	switch(auth_zones_answer_downstream(r->authz, pkt, len, q->qname_off,
+		q->qinfo.qname, q->qinfo.qtype, q->qinfo.qclass, q->id,
+		q->flags, q->edns.present, q->edns.present && q->edns.do_bit,
+		q->edns.udp_size, tp == RESOLVER_TCP, out, outmax, outlen)) {
+	case AUTH_ANSWERED:
+		r->stats.num_local++;
+		*res = RESOLVER_ANSWERED;
+		return 1;
+	case AUTH_FAIL:
+		r->stats.num_servfail++;
+		*res = resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
+			DNS_EDE_NOT_READY, out, outmax, outlen);
+		return 1;
+	case AUTH_NOT:
+	default:
+		break;
+	}
+	return 0;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -296,8 +334,17 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 {
 	struct local_front_info info;
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
-	int flags = 0, stale = 0;
+	int flags = 0, stale = 0, norec_ok;
 
+	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
+		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
+		/* NOTIFY for an auth-zone: its own ACL (allow-notify and
+		 * the primaries), not access-control */
+		if(client && auth_zones_notify(r->authz, pkt, len, client,
+			out, outmax, outlen))
+			return RESOLVER_ANSWERED;
+		return RESOLVER_DROP;
+	}
 	if(err == DNS_ERR_NOT_QUERY) {
 		/* a response: never answer it (reflection loops) */
 		r->stats.num_malformed++;
@@ -320,8 +367,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	memset(&info, 0, sizeof(info));
-	switch(local_front_answer(r->acl, r->lz, pkt, len, q, client,
-		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
+	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
+		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
+	switch(local_front_answer_norec(r->acl, r->lz, pkt, len, q, client,
+		tp == RESOLVER_TCP, out, outmax, outlen, &info, norec_ok)) {
 	case LOCAL_FRONT_ANSWERED:
 		/* a redirect-zone CNAME alias (info.alias) is answered with
 		 * the CNAME alone; its target is not chased */
@@ -333,6 +382,20 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	case LOCAL_FRONT_CONTINUE:
 	default:
 		break;
+	}
+	if(norec_ok) {
+		/* without RD, for an auth-zone for-downstream: the zone
+		 * answers, never the cache (that would be snooping) */
+		enum resolver_result rr = RESOLVER_PENDING;
+		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
+			outlen, &rr))
+			return rr;
+		if(info.action != ACL_ALLOW_SNOOP)
+			/* the zone did not answer (no data, fallback): what
+			 * the RD rule says */
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_REFUSED, DNS_EDE_NOT_AUTHORITATIVE,
+				out, outmax, outlen);
 	}
 	if(q->edns.present && q->edns.do_bit)
 		flags |= MESH_FLAG_DO;
@@ -364,6 +427,16 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 					q->qinfo.qclass, flags);
 			return RESOLVER_ANSWERED;
 		}
+	}
+	if(r->authz && !norec_ok) {
+		/* auth-zone for-downstream, on a cache miss: a name the
+		 * zone answers is never in the cache, and a cached answer
+		 * (a name below one of its cuts, resolved) stays the hot
+		 * path, without a zone lookup */
+		enum resolver_result rr = RESOLVER_PENDING;
+		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
+			outlen, &rr))
+			return rr;
 	}
 mesh:
 	/* the mesh */

@@ -191,6 +191,8 @@ struct resolver {
 	struct rrset_cache *rrset;
 	/** the infrastructure cache (shared; NULL: none); set after create */
 	struct infra_cache *infra;
+	/** the auth zones (shared; NULL: none); resolver_set_authz */
+	struct auth_zones *authz;
 	/** largest UDP answer to clients (max-udp-size), and our EDNS size */
 	uint16_t max_udp;
 	/** buffer the answers for pending clients are encoded in */
@@ -227,6 +229,14 @@ struct resolver *resolver_create(struct config_file *cfg,
 void resolver_set_env(struct resolver *r, struct mcache *msg,
 	struct rrset_cache *rrset, struct infra_cache *infra,
 	const struct local_zones *lz, const struct acl_list *acl);
+
+/**
+ * Give the resolver the auth zones (services/authzone.h; NULL: none): the
+ * for-downstream ones answer clients after the local zones, NOTIFY goes
+ * to them, and the iterator asks the for-upstream ones. Call as
+ * resolver_set_env.
+ */
+void resolver_set_authz(struct resolver *r, struct auth_zones *az);
 
 /**
  * Delete the resolver: pending clients get the callback with pkt NULL,

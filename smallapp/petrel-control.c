@@ -53,7 +53,8 @@ usage(FILE *f)
 		"NAME TYPE, local_zone_remove NAME, local_data RR,\n  "
 		"local_data_remove NAME, get_option NAME, set_option NAME: "
 		"VALUE,\n  insecure_add NAME, insecure_remove NAME, "
-		"list_insecure\n", config_default_file());
+		"list_insecure,\n  list_auth_zones, auth_zone_reload NAME, "
+		"auth_zone_transfer NAME\n", config_default_file());
 }
 
 /** print the OpenSSL errors */

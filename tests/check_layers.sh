@@ -7,7 +7,9 @@
 #   3 services/cache/
 #   4 the mesh and the module contract: services/mesh, services/module,
 #     and the outbound network they reach through services/outbound.h
-#     (services/outside_network implements it)
+#     (services/outside_network implements it); the auth zones and the
+#     zone transfer client (services/authzone, services/xfr), which the
+#     iterator asks and the front end answers from
 #   5 the modules: iterator/ validator/ respip/ dns64/ edns-subnet/ cachedb/
 #   6 the front end: services/resolver, services/modstack (the table that
 #     names the modules), services/listening, services/acl,
@@ -35,7 +37,7 @@ layer_of() {
 	util/*|dns/*) echo 1 ;;
 	services/cache/*) echo 3 ;;
 	services/mesh.*|services/module.*|services/outbound.h|\
-	services/outside_network.*) echo 4 ;;
+	services/outside_network.*|services/authzone.*|services/xfr.*) echo 4 ;;
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\

@@ -47,6 +47,10 @@ ex_comment(FILE *out, const char *prefix, const char *text)
 static int
 is_list(const struct config_option *o)
 {
+	if(o->type == OPT_AUTH)
+		return strcmp(o->name, "primary") == 0 ||
+			strcmp(o->name, "master") == 0 ||
+			strcmp(o->name, "allow-notify") == 0;
 	switch(o->type) {
 	case OPT_ADDR_LIST: case OPT_CTRL_LIST: case OPT_NAME_LIST:
 	case OPT_PATH_LIST:
@@ -250,6 +254,20 @@ config_doc_example(FILE *out)
 		"Repeat the clause for more zones.");
 	fprintf(out, "# stub-zone:\n");
 	ex_clause(out, CLAUSE_STUB, "\t");
+	ex_comment(out, "",
+		"A tsig-key: clause defines a key that zone transfers are "
+		"signed with (RFC 8945). Repeat the clause for more keys.");
+	fprintf(out, "# tsig-key:\n");
+	ex_clause(out, CLAUSE_TSIG, "\t");
+	ex_comment(out, "",
+		"An auth-zone: clause keeps a copy of a zone, transferred from "
+		"its primaries (and kept fresh by the SOA timers and NOTIFY) "
+		"or read from a file, and answers from it: to clients "
+		"(for-downstream) and to the iterator (for-upstream, e.g. a "
+		"local copy of the root, RFC 8806). Repeat the clause for "
+		"more zones.");
+	fprintf(out, "# auth-zone:\n");
+	ex_clause(out, CLAUSE_AUTH, "\t");
 	ex_comment(out, "",
 		"The remote-control: clause sets up the control server that "
 		"petrel-control(8) talks to.");
@@ -484,6 +502,21 @@ config_doc_manpage(FILE *out)
 "that is not delegated from the public tree.\n"
 "It needs a name: and at least one stub\\-addr: or stub\\-host:.\n", out);
 	man_clause(out, CLAUSE_STUB);
+	fputs(".SH \"TSIG KEY OPTIONS\"\n"
+"Each\n"
+".B tsig\\-key:\n"
+"clause defines one key for signed zone transfers (RFC 8945).\n"
+"It needs a name:, an algorithm: and a secret:.\n", out);
+	man_clause(out, CLAUSE_TSIG);
+	fputs(".SH \"AUTH ZONE OPTIONS\"\n"
+"Each\n"
+".B auth\\-zone:\n"
+"clause keeps a copy of one zone, transferred from its primaries (IXFR,\n"
+"else AXFR; refreshed by the SOA timers and by NOTIFY) or read from a\n"
+"zone file, and answers from it: to clients (for\\-downstream) and to the\n"
+"iterator (for\\-upstream, for example a local root, RFC 8806).\n"
+"It needs a name: and a primary: or a zonefile:.\n", out);
+	man_clause(out, CLAUSE_AUTH);
 	fputs(".SH \"REMOTE CONTROL OPTIONS\"\n"
 "These options belong in the\n"
 ".B remote\\-control:\n"

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
+#include "util/config_auth.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include <ldns/ldns.h>
@@ -61,6 +62,10 @@ struct cfg_parser {
 	struct config_stub *zone;
 	/** the file of the zone's clause header (malloced) */
 	char *zone_file;
+	/** the node of the current auth-zone: clause */
+	struct config_auth *auth;
+	/** the node of the current tsig-key: clause */
+	struct config_tsig *tsig;
 	/** include depth, 0 for the top file */
 	int depth;
 	/** the error buffer and its size */
@@ -414,6 +419,10 @@ config_free_members(struct config_file *cfg)
 	cfg->forwards = NULL;
 	config_stub_free(cfg->stubs);
 	cfg->stubs = NULL;
+	config_auth_free(cfg->auths);
+	cfg->auths = NULL;
+	config_tsig_free(cfg->tsig_keys);
+	cfg->tsig_keys = NULL;
 	free(cfg->filename);
 	cfg->filename = NULL;
 }
@@ -985,7 +994,8 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 	if(!t)
 		return perr(p, "%s: internal error: unknown option type",
 			o->name);
-	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE)
+	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
+		o->type == OPT_AUTH)
 		return t->parse(p, o, v, n); /* their own value checks */
 	if(n == 0)
 		return perr(p, "%s: expected a value", o->name);
@@ -1223,6 +1233,85 @@ start_zone(struct cfg_parser *p, int clause)
 	return 0;
 }
 
+/** Start an auth-zone: or tsig-key: clause. @return 0 or -1. */
+static int
+start_auth(struct cfg_parser *p, int clause)
+{
+	char *f = strdup(p->file ? p->file : "");
+	if(!f)
+		return perr(p, "out of memory");
+	free(p->zone_file);
+	p->zone_file = f;
+	p->clause = clause;
+	if(clause == CLAUSE_AUTH) {
+		struct config_auth *a = calloc(1, sizeof(*a));
+		if(!a)
+			return perr(p, "out of memory");
+		a->line = p->line;
+		a->for_downstream = 1;
+		a->for_upstream = 1;
+		LIST_APPEND(p, p->cfg->auths, a);
+		p->auth = a;
+	} else {
+		struct config_tsig *t = calloc(1, sizeof(*t));
+		if(!t)
+			return perr(p, "out of memory");
+		t->line = p->line;
+		LIST_APPEND(p, p->cfg->tsig_keys, t);
+		p->tsig = t;
+	}
+	return 0;
+}
+
+/** Check the auth-zone: or tsig-key: clause that is ending. */
+static int
+end_auth(struct cfg_parser *p)
+{
+	char e[512];
+	const char *sv_file = p->file;
+	int sv_line = p->line, r = 0;
+	e[0] = 0;
+	if(p->auth) {
+		p->line = p->auth->line;
+		r = config_auth_check(p->auth, p->cfg->auths,
+			p->cfg->tsig_keys, e, sizeof(e));
+	} else if(p->tsig) {
+		p->line = p->tsig->line;
+		r = config_tsig_check(p->tsig, p->cfg->tsig_keys, e,
+			sizeof(e));
+	}
+	p->file = p->zone_file;
+	if(r != 0)
+		(void)perr(p, "%s", e);
+	p->file = sv_file;
+	p->line = sv_line;
+	p->auth = NULL;
+	p->tsig = NULL;
+	return r;
+}
+
+/** an auth-zone: or tsig-key: option */
+static int
+parse_auth(struct cfg_parser *p, const struct config_option *o, char **v,
+	int n)
+{
+	char e[512];
+	int r;
+	if(n > MAX_VALUES)
+		return perr(p, "%s: expected %s, got more than %d values",
+			o->name, o->arg, MAX_VALUES);
+	if(p->clause == CLAUSE_AUTH && p->auth)
+		r = config_auth_set(p->auth, o->name, v, n, e, sizeof(e));
+	else if(p->clause == CLAUSE_TSIG && p->tsig)
+		r = config_tsig_set(p->tsig, o->name, v, n, e, sizeof(e));
+	else
+		return perr(p, "%s: belongs in an auth-zone: or tsig-key: "
+			"clause", o->name);
+	if(r != 0)
+		return perr(p, "%s", e);
+	return 0;
+}
+
 /** Close the current clause (checking a zone). @return 0 or -1. */
 static int
 end_clause(struct cfg_parser *p)
@@ -1230,6 +1319,8 @@ end_clause(struct cfg_parser *p)
 	int r = 0;
 	if(p->clause == CLAUSE_FORWARD || p->clause == CLAUSE_STUB)
 		r = end_zone(p);
+	else if(p->clause == CLAUSE_AUTH || p->clause == CLAUSE_TSIG)
+		r = end_auth(p);
 	p->clause = CLAUSE_NONE;
 	return r;
 }
@@ -1343,6 +1434,13 @@ again:
 			return -1;
 		goto again; /* the rest of the line, e.g. "server: port: 53" */
 	}
+	if(strcmp(key, "auth-zone") == 0 || strcmp(key, "tsig-key") == 0) {
+		if(end_clause(p) != 0)
+			return -1;
+		if(start_auth(p, key[0] == 'a' ? CLAUSE_AUTH : CLAUSE_TSIG))
+			return -1;
+		goto again;
+	}
 	i = word_index(config_ignored_clauses, key);
 	if(i >= 0) {
 		if(end_clause(p) != 0)
@@ -1415,8 +1513,8 @@ again:
 			}
 			return perr(p, "unknown clause '%s:'; the clauses are "
 				"server:, forward-zone:, stub-zone:, "
-				"remote-control:, dnstap: (accepted and "
-				"ignored: %s)",
+				"remote-control:, dnstap:, auth-zone:, "
+				"tsig-key: (accepted and ignored: %s)",
 				key, ign);
 		}
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
@@ -1857,8 +1955,12 @@ config_dup(const struct config_file *cfg)
 	}
 	if(cfg->filename && !(c->filename = strdup(cfg->filename)))
 		goto fail;
+	c->auths = NULL;
+	c->tsig_keys = NULL;
 	if(stublist_copy(&c->forwards, cfg->forwards) != 0 ||
-		stublist_copy(&c->stubs, cfg->stubs) != 0)
+		stublist_copy(&c->stubs, cfg->stubs) != 0 ||
+		config_auth_copy(&c->auths, cfg->auths) != 0 ||
+		config_tsig_copy(&c->tsig_keys, cfg->tsig_keys) != 0)
 		goto fail;
 	return c;
 fail:
@@ -2171,6 +2273,23 @@ print_zone(struct outbuf *out, const struct config_file *cfg,
 		print_zone_opt(out, st, cfg->stubs);
 }
 
+/** out_item for config_auth_print */
+static void
+print_auth_item(void *arg, const char *item)
+{
+	out_item((struct outbuf *)arg, "%s", item);
+}
+
+/** print an auth-zone: or tsig-key: option ("zone value" per item) */
+static void
+print_auth(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	(void)config_auth_print(o->clause == CLAUSE_AUTH ? cfg->auths : NULL,
+		o->clause == CLAUSE_TSIG ? cfg->tsig_keys : NULL, o->name,
+		print_auth_item, out);
+}
+
 /** the parse function of the security options and module-config */
 static int
 parse_insecure(struct cfg_parser *p, const struct config_option *o,
@@ -2214,6 +2333,7 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_ZONE_BOOL] = { parse_bool, NULL, NULL, print_zone },
 	[OPT_IGNORED] = { parse_ignored, NULL, NULL, NULL },
 	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
+	[OPT_AUTH] = { parse_auth, NULL, NULL, print_auth },
 };
 
 /** @return the operations of an option type, or NULL */

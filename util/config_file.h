@@ -15,7 +15,8 @@
  *		forward-addr: 192.0.2.53@5353
  *	include: "/etc/petrel/conf.d/[a-z]*.conf"
  *
- * Clauses are server:, forward-zone:, stub-zone: and remote-control:. Each
+ * Clauses are server:, forward-zone:, stub-zone:, remote-control:,
+ * auth-zone: and tsig-key: (the last two: util/config_auth.h). Each
  * line is "key: value" (some keys take two values, e.g. "access-control:
  * netblock action"); values may be quoted with "" or ''; '#' starts a comment
  * outside quotes; include: (glob, relative to directory: if set, else to the
@@ -37,7 +38,7 @@
  * Options Unbound has and petrel does not are accepted with one warning per
  * option name and load ("file:line: x: not implemented by petrel,
  * ignored"), and so are the options whose row is not marked implemented;
- * the Unbound clauses petrel lacks (view:, auth-zone:, python:, ...) are
+ * the Unbound clauses petrel lacks (view:, python:, rpz:, ...) are
  * skipped whole, with one warning.
  *
  * Ownership: a struct config_file owns every string and list element hanging
@@ -50,6 +51,9 @@
 
 #include <stddef.h>
 #include "util/netaddr.h"
+
+struct config_auth;
+struct config_tsig;
 
 /** a list of strings, in the order they appeared in the file */
 struct config_strlist {
@@ -429,6 +433,10 @@ struct config_file {
 	struct config_stub *forwards;
 	/** stub zones, in file order */
 	struct config_stub *stubs;
+	/** auth-zone: clauses, in file order (util/config_auth.h) */
+	struct config_auth *auths;
+	/** tsig-key: clauses, in file order */
+	struct config_tsig *tsig_keys;
 
 	/* ---- remote-control: ---- */
 	/** control-enable: run the control server */

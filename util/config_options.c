@@ -479,6 +479,45 @@ INTOPT("unwanted-reply-threshold", CLAUSE_SERVER, unwanted_reply_threshold,
 { "stub-ssl-upstream", CLAUSE_STUB, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0,
   NULL, ZOFF(tls), SH | IM, "yes|no", "the same as stub-tls-upstream" },
 
+/* ---- auth-zone: (util/config_auth.c stores and checks these) ---- */
+{ "name", CLAUSE_AUTH, OPT_AUTH, NULL, NULL, "\".\"", 0, 0, NULL, 0,
+  SH | IM, "<zone>", "the zone served from this clause" },
+{ "primary", CLAUSE_AUTH, OPT_AUTH, NULL, NULL, "192.0.2.53", 0, 0, NULL,
+  0, SH | IM, "<ip[@port]> [key]",
+  "a server to transfer the zone from (IXFR, else AXFR, over TCP), signed with the tsig-key named after it; the next one is tried when one fails" },
+{ "master", CLAUSE_AUTH, OPT_AUTH, NULL, NULL, "192.0.2.53", 0, 0, NULL,
+  0, SH | IM, "<ip[@port]> [key]", "the same as primary" },
+{ "url", CLAUSE_AUTH, OPT_AUTH, NULL, NULL, NULL, 0, 0, NULL, 0, SH | IM,
+  "<url>", "not supported: a load error (petrel transfers over DNS only)" },
+{ "allow-notify", CLAUSE_AUTH, OPT_AUTH, NULL, NULL, "192.0.2.0/24", 0, 0,
+  NULL, 0, SH | IM, "<ip | netblock>",
+  "a source whose NOTIFY starts a transfer at once (the primaries always may)" },
+{ "zonefile", CLAUSE_AUTH, OPT_AUTH, NULL, NULL, "\"root.zone\"", 0, 0,
+  NULL, 0, SH | IM, "<file>",
+  "read at start, written (atomically) after every transfer" },
+{ "fallback-enabled", CLAUSE_AUTH, OPT_AUTH, "no", NULL, NULL, 0, 0, NULL,
+  0, SH | IM, "yes|no",
+  "when the zone has no data (expired, not yet transferred), resolve normally" },
+{ "for-downstream", CLAUSE_AUTH, OPT_AUTH, "yes", NULL, NULL, 0, 0, NULL,
+  0, SH | IM, "yes|no", "answer clients from the zone, authoritatively" },
+{ "for-upstream", CLAUSE_AUTH, OPT_AUTH, "yes", NULL, NULL, 0, 0, NULL, 0,
+  SH | IM, "yes|no",
+  "the iterator answers from the zone instead of asking its servers (RFC 8806)" },
+{ "zonemd-check", CLAUSE_AUTH, OPT_AUTH, "no", NULL, NULL, 0, 0, NULL, 0,
+  SH | IM, "yes|no",
+  "verify the zone's ZONEMD digest (RFC 8976, SHA-384 simple) and refuse a zone that fails" },
+{ "zonemd-reject-absence", CLAUSE_AUTH, OPT_AUTH, "no", NULL, NULL, 0, 0,
+  NULL, 0, SH | IM, "yes|no", "refuse a zone without a ZONEMD record" },
+
+/* ---- tsig-key: ---- */
+{ "name", CLAUSE_TSIG, OPT_AUTH, NULL, NULL, "\"xfr.key.\"", 0, 0, NULL,
+  0, SH | IM, "<name>", "the key name" },
+{ "algorithm", CLAUSE_TSIG, OPT_AUTH, NULL, NULL, "hmac-sha256", 0, 0,
+  NULL, 0, SH | IM, "hmac-sha1|hmac-sha256|hmac-sha512",
+  "the HMAC algorithm" },
+{ "secret", CLAUSE_TSIG, OPT_AUTH, NULL, NULL, "\"K2tf3TRjvQkVCmJF3/Z9vA==\"",
+  0, 0, NULL, 0, SH | IM, "<base64>", "the shared secret" },
+
 /* ---- remote-control: ---- */
 BOOLOPT("control-enable", CLAUSE_REMOTE, control_enable, "no", IM,
   "run the control server that petrel-control talks to"),
@@ -763,7 +802,7 @@ const size_t config_option_count =
 	sizeof(config_option_table) / sizeof(config_option_table[0]);
 
 const char *const config_ignored_clauses[] = {
-	"view", "auth-zone", "python", "dynlib", "rpz", "dnscrypt",
+	"view", "python", "dynlib", "rpz", "dnscrypt",
 	"cachedb", "ipset", NULL };
 
 const struct config_alias config_option_aliases[] = {
@@ -880,6 +919,8 @@ config_clause_str(int clause)
 	case CLAUSE_REMOTE: return "remote-control:";
 	case CLAUSE_DNSTAP: return "dnstap:";
 	case CLAUSE_IGNORED: return "an Unbound clause petrel ignores";
+	case CLAUSE_AUTH: return "auth-zone:";
+	case CLAUSE_TSIG: return "tsig-key:";
 	default: break;
 	}
 	return "";

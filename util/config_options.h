@@ -41,8 +41,12 @@ enum config_clause {
 	CLAUSE_REMOTE,
 	/** dnstap: (one, its options in struct config_file) */
 	CLAUSE_DNSTAP,
-	/** a clause Unbound has and petrel ignores (view:, auth-zone:, ...) */
-	CLAUSE_IGNORED
+	/** a clause Unbound has and petrel ignores (view:, rpz:, ...) */
+	CLAUSE_IGNORED,
+	/** auth-zone: (one per zone; util/config_auth.h) */
+	CLAUSE_AUTH,
+	/** tsig-key: (one per key; util/config_auth.h) */
+	CLAUSE_TSIG
 };
 
 /** the type of an option's value, and so how it is parsed and stored */
@@ -96,7 +100,10 @@ enum config_type {
 	 * yet (DNS over HTTPS or QUIC, DNSCrypt): a load error naming
 	 * file:line and what is missing (desc), unless its value turns it
 	 * off ("no", "") */
-	OPT_INSECURE
+	OPT_INSECURE,
+	/** an option of an auth-zone: or tsig-key: clause, stored and checked
+	 * by util/config_auth.c */
+	OPT_AUTH
 };
 
 /** flags of an option */

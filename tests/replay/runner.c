@@ -39,6 +39,8 @@
 #include "tests/replay/replay.h"
 #include "tests/replay/recorder.h"
 #include "services/resolver.h"
+#include "services/authzone.h"
+#include <unistd.h>
 #include "services/outbound.h"
 #include "services/mesh.h"
 #include "services/cache/msgcache.h"
@@ -142,6 +144,8 @@ struct runner {
 	struct local_zones *lz;
 	/** access control */
 	struct acl_list *acl;
+	/** auth zones (NULL: none) */
+	struct auth_zones *authz;
 	/** random */
 	struct petrel_random *rnd;
 	/** the resolver */
@@ -731,6 +735,25 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	resolver_set_env(r->res, r->mc, r->rrset, r->infra, r->lz, r->acl);
+	if(r->cfg->auths) {
+		/* zonefile: paths are relative to the scenario's folder; no
+		 * transfer thread (auth_zones_start is not called) */
+		char cwd[4096], dir[4096], *sl;
+		int ok = 0, cd;
+		snprintf(dir, sizeof(dir), "%s", r->s->file);
+		sl = strrchr(dir, '/');
+		if(sl)
+			*sl = 0;
+		cd = sl && getcwd(cwd, sizeof(cwd)) && chdir(dir) == 0;
+		r->authz = auth_zones_create(r->cfg, &ok, err, sizeof(err));
+		if(cd && chdir(cwd) != 0)
+			ok = 0;
+		if(!ok) {
+			fail(r, "auth zones: %s", err);
+			return -1;
+		}
+		resolver_set_authz(r->res, r->authz);
+	}
 	return 0;
 }
 
@@ -739,6 +762,8 @@ static void
 runner_teardown(struct runner *r)
 {
 	resolver_delete(r->res);
+	auth_zones_delete(r->authz);
+	r->authz = NULL;
 	while(r->pending)
 		fake_remove(r, r->pending);
 	while(r->timers) {

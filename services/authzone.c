@@ -1,0 +1,1498 @@
+/*
+ * services/authzone.c - auth-zone: local copies of zones, answered from.
+ *
+ * See services/authzone.h. A zone's data (struct az_data) is every RR of
+ * the zone, sorted in canonical order (RFC 4034 6.1), and an index of the
+ * names (one node per owner, its RRs in a run of the sorted array). A
+ * lookup is a binary search; an empty non-terminal is a name whose
+ * canonical successor is below it; the NSEC that covers a missing name is
+ * the one of its canonical predecessor.
+ */
+#include "config.h"
+#include "services/authzone.h"
+#include "services/xfr.h"
+#include "util/config_file.h"
+#include "util/config_auth.h"
+#include "util/netaddr.h"
+#include "util/log.h"
+#include "dns/name.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <errno.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <openssl/evp.h>
+#ifdef HAVE_PTHREAD
+#include <pthread.h>
+#endif
+
+/** most CNAMEs followed inside a zone */
+#define AZ_MAX_CNAME 8
+/** ZONEMD RR type */
+#define TYPE_ZONEMD 63
+/** the UDP size we advertise */
+#define AZ_EDNS_SIZE 1232
+
+/** one owner name of a zone */
+struct az_node {
+	/** the name (points into an RR's owner) */
+	const ldns_rdf *name;
+	/** first RR in the sorted array */
+	size_t first;
+	/** how many */
+	size_t num;
+};
+
+/** a zone's data, immutable once built */
+struct az_data {
+	/** every RR, canonical order (owned) */
+	ldns_rr_list *rrs;
+	/** the names */
+	struct az_node *nodes;
+	/** how many */
+	size_t num;
+	/** the SOA (in rrs) */
+	const ldns_rr *soa;
+	/** its serial */
+	uint32_t serial;
+};
+
+/** one zone */
+struct auth_zone {
+	/** the name, text with a trailing dot */
+	char *name;
+	/** the name (canonical) */
+	ldns_rdf *apex;
+	/** the apex, wire, lower case */
+	uint8_t apex_wire[256];
+	/** settings */
+	int for_downstream, for_upstream, fallback, zonemd_check,
+		zonemd_reject_absence;
+	/** zonefile or NULL */
+	char *zonefile;
+	/** allow-notify netblocks */
+	struct netblock *notify;
+	/** how many */
+	size_t num_notify;
+	/** primaries */
+	struct xfr_primary *prim;
+	/** how many */
+	size_t num_prim;
+	/** the transfer task, or NULL */
+	struct xfr_task *task;
+#ifdef HAVE_PTHREAD
+	/** guards data: readers for an answer, the writer for a swap */
+	pthread_rwlock_t lock;
+	/** serialises the writers (transfer thread, control commands) */
+	pthread_mutex_t wlock;
+#endif
+	/** the data, or NULL (none yet, or expired) */
+	struct az_data *data;
+	/** the zones (for the keys) */
+	struct auth_zones *az;
+};
+
+/** the zones */
+struct auth_zones {
+	/** the zones */
+	struct auth_zone **z;
+	/** how many */
+	size_t num;
+	/** TSIG keys */
+	struct xfr_tsig_key *keys;
+	/** how many */
+	size_t num_keys;
+	/** the transfer service (NULL when no zone has primaries) */
+	struct xfr_service *xs;
+	/** 1 when some zone is for-upstream / for-downstream */
+	int any_up, any_down;
+};
+
+/* ---------------- zone data ---------------- */
+
+/** free data */
+static void
+az_data_free(struct az_data *d)
+{
+	if(!d)
+		return;
+	ldns_rr_list_deep_free(d->rrs);
+	free(d->nodes);
+	free(d);
+}
+
+/** qsort: canonical RR order */
+static int
+rr_cmp(const void *a, const void *b)
+{
+	const ldns_rr *x = *(ldns_rr *const *)a, *y = *(ldns_rr *const *)b;
+	int c = ldns_dname_compare(ldns_rr_owner(x), ldns_rr_owner(y));
+	if(c)
+		return c;
+	if(ldns_rr_get_type(x) != ldns_rr_get_type(y))
+		return ldns_rr_get_type(x) < ldns_rr_get_type(y) ? -1 : 1;
+	return ldns_rr_compare(x, y);
+}
+
+/**
+ * Build data from a list of RRs (taken: freed on failure too).
+ * @return data or NULL with err.
+ */
+static struct az_data *
+az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
+{
+	struct az_data *d = calloc(1, sizeof(*d));
+	size_t i, n = ldns_rr_list_rr_count(rrs), k = 0;
+	ldns_rr **arr;
+	*err = NULL;
+	if(!d) {
+		*err = "out of memory";
+		ldns_rr_list_deep_free(rrs);
+		return NULL;
+	}
+	d->rrs = rrs;
+	for(i = 0; i < n; i++) {
+		ldns_rr *rr = ldns_rr_list_rr(rrs, i);
+		ldns_dname2canonical(ldns_rr_owner(rr));
+		if(ldns_dname_compare(ldns_rr_owner(rr), apex) != 0 &&
+			!ldns_dname_is_subdomain(ldns_rr_owner(rr), apex)) {
+			*err = "a record outside the zone";
+			goto fail;
+		}
+	}
+	/* the array inside the list, sorted in place; duplicates dropped */
+	arr = (ldns_rr **)rrs->_rrs;
+	if(n)
+		qsort(arr, n, sizeof(*arr), rr_cmp);
+	for(i = 0; i < n; i++) {
+		if(k && ldns_rr_compare(arr[k - 1], arr[i]) == 0 &&
+			ldns_rr_compare_no_rdata(arr[k - 1], arr[i]) == 0) {
+			ldns_rr_free(arr[i]);
+			continue;
+		}
+		arr[k++] = arr[i];
+	}
+	ldns_rr_list_set_rr_count(rrs, k);
+	n = k;
+	if(!(d->nodes = calloc(n ? n : 1, sizeof(*d->nodes)))) {
+		*err = "out of memory";
+		goto fail;
+	}
+	for(i = 0; i < n; i++) {
+		if(d->num && ldns_dname_compare(d->nodes[d->num - 1].name,
+			ldns_rr_owner(arr[i])) == 0) {
+			d->nodes[d->num - 1].num++;
+			continue;
+		}
+		d->nodes[d->num].name = ldns_rr_owner(arr[i]);
+		d->nodes[d->num].first = i;
+		d->nodes[d->num].num = 1;
+		d->num++;
+	}
+	for(i = 0; i < n; i++)
+		if(ldns_rr_get_type(arr[i]) == LDNS_RR_TYPE_SOA &&
+			ldns_dname_compare(ldns_rr_owner(arr[i]), apex) == 0 &&
+			ldns_rr_rd_count(arr[i]) == 7) {
+			if(d->soa) {
+				*err = "more than one SOA";
+				goto fail;
+			}
+			d->soa = arr[i];
+		}
+	if(!d->soa) {
+		*err = "no SOA at the apex";
+		goto fail;
+	}
+	d->serial = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 2));
+	return d;
+fail:
+	az_data_free(d);
+	return NULL;
+}
+
+/** find a name: @return node index or -1; *pos: where it would be */
+static long
+node_find(const struct az_data *d, const ldns_rdf *name, size_t *pos)
+{
+	size_t lo = 0, hi = d->num;
+	while(lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = ldns_dname_compare(d->nodes[mid].name, name);
+		if(c == 0) {
+			*pos = mid;
+			return (long)mid;
+		}
+		if(c < 0)
+			lo = mid + 1;
+		else	hi = mid;
+	}
+	*pos = lo;
+	return -1;
+}
+
+/** @return 1 when a missing name (insertion pos) has names below it */
+static int
+is_ent(const struct az_data *d, const ldns_rdf *name, size_t pos)
+{
+	return pos < d->num && ldns_dname_is_subdomain(d->nodes[pos].name,
+		name);
+}
+
+/** @return 1 when node has an RR of type t */
+static int
+node_has(const struct az_data *d, long nd, ldns_rr_type t)
+{
+	size_t i;
+	const struct az_node *n = &d->nodes[nd];
+	for(i = n->first; i < n->first + n->num; i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(d->rrs, i)) == t)
+			return 1;
+	return 0;
+}
+
+/** push a clone of rr (owner replaced when owner != NULL) */
+static int
+push_clone(ldns_rr_list *l, const ldns_rr *rr, const ldns_rdf *owner)
+{
+	ldns_rr *c = ldns_rr_clone(rr);
+	if(!c)
+		return -1;
+	if(owner) {
+		ldns_rdf_deep_free(ldns_rr_owner(c));
+		ldns_rr_set_owner(c, ldns_rdf_clone(owner));
+	}
+	if(!ldns_rr_list_push_rr(l, c)) {
+		ldns_rr_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+/** @return the type an RRSIG covers */
+static ldns_rr_type
+sig_covers(const ldns_rr *rr)
+{
+	if(ldns_rr_rd_count(rr) < 1)
+		return 0;
+	return (ldns_rr_type)ldns_rdf2native_int16(ldns_rr_rdf(rr, 0));
+}
+
+/** push the RRset of type t at node (ANY: all), with its RRSIGs when
+ * dnssec; @return number of RRs of type t pushed */
+static int
+push_rrset(const struct az_data *d, long nd, ldns_rr_type t, int dnssec,
+	const ldns_rdf *owner, ldns_rr_list *l)
+{
+	const struct az_node *n = &d->nodes[nd];
+	size_t i;
+	int c = 0;
+	for(i = n->first; i < n->first + n->num; i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(d->rrs, i);
+		ldns_rr_type rt = ldns_rr_get_type(rr);
+		if(t == LDNS_RR_TYPE_ANY ? (rt != LDNS_RR_TYPE_RRSIG ||
+			dnssec) : (rt == t || (dnssec && rt ==
+			LDNS_RR_TYPE_RRSIG && sig_covers(rr) == t))) {
+			if(push_clone(l, rr, owner) != 0)
+				return c;
+			if(rt == t || t == LDNS_RR_TYPE_ANY)
+				c++;
+		}
+	}
+	return c;
+}
+
+/** an answer under construction */
+struct az_ans {
+	/** the sections */
+	ldns_rr_list *an, *ns, *ar;
+	/** rcode */
+	int rcode;
+	/** 1 for an authoritative answer, 0 for a referral */
+	int aa;
+	/** the cut of a referral, or NULL (points into the data) */
+	const ldns_rdf *cut;
+};
+
+/** the SOA for a negative answer, TTL capped by the minimum */
+static void
+push_neg_soa(const struct az_data *d, int dnssec, struct az_ans *a)
+{
+	size_t pos;
+	long nd = node_find(d, ldns_rr_owner(d->soa), &pos);
+	uint32_t min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
+	size_t i, from = ldns_rr_list_rr_count(a->ns);
+	if(nd < 0)
+		return;
+	(void)push_rrset(d, nd, LDNS_RR_TYPE_SOA, dnssec, NULL, a->ns);
+	for(i = from; i < ldns_rr_list_rr_count(a->ns); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(a->ns, i);
+		if(ldns_rr_ttl(rr) > min)
+			ldns_rr_set_ttl(rr, min);
+	}
+}
+
+/** push the NSEC at node nd (with its RRSIG) to the authority section */
+static void
+push_nsec(const struct az_data *d, long nd, struct az_ans *a)
+{
+	size_t i;
+	if(nd < 0 || (size_t)nd >= d->num)
+		return;
+	for(i = 0; i < ldns_rr_list_rr_count(a->ns); i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(a->ns, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NSEC &&
+			ldns_dname_compare(ldns_rr_owner(rr),
+			d->nodes[nd].name) == 0)
+			return; /* already there */
+	}
+	(void)push_rrset(d, nd, LDNS_RR_TYPE_NSEC, 1, NULL, a->ns);
+}
+
+/** the glue (in-zone A/AAAA) of the NS targets in list */
+static void
+push_glue(const struct az_data *d, const ldns_rr_list *ns, struct az_ans *a)
+{
+	size_t i, pos;
+	for(i = 0; i < ldns_rr_list_rr_count(ns); i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(ns, i);
+		ldns_rdf *t;
+		long nd;
+		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
+			ldns_rr_rd_count(rr) < 1)
+			continue;
+		if(!(t = ldns_rdf_clone(ldns_rr_rdf(rr, 0))))
+			continue;
+		ldns_dname2canonical(t);
+		if((nd = node_find(d, t, &pos)) >= 0) {
+			(void)push_rrset(d, nd, LDNS_RR_TYPE_A, 0, NULL, a->ar);
+			(void)push_rrset(d, nd, LDNS_RR_TYPE_AAAA, 0, NULL,
+				a->ar);
+		}
+		ldns_rdf_deep_free(t);
+	}
+}
+
+/** @return the suffix of name with n labels (new rdf) */
+static ldns_rdf *
+suffix_labels(const ldns_rdf *name, size_t n)
+{
+	size_t total = ldns_dname_label_count(name);
+	if(n >= total)
+		return ldns_rdf_clone(name);
+	return ldns_dname_clone_from(name, (uint16_t)(total - n));
+}
+
+/**
+ * Look up qname/qtype in the zone data.
+ * @return 0, or -1 on out of memory.
+ */
+static int
+az_lookup(const struct az_data *d, const ldns_rdf *apex,
+	const ldns_rdf *qname0, ldns_rr_type qtype, int dnssec,
+	struct az_ans *a)
+{
+	ldns_rdf *qname = ldns_rdf_clone(qname0);
+	int chain;
+	a->rcode = LDNS_RCODE_NOERROR;
+	a->aa = 1;
+	a->cut = NULL;
+	if(!qname)
+		return -1;
+	ldns_dname2canonical(qname);
+	for(chain = 0; chain <= AZ_MAX_CNAME; chain++) {
+		size_t apexl = ldns_dname_label_count(apex);
+		size_t ql = ldns_dname_label_count(qname), k, pos;
+		long nd;
+		if(ldns_dname_compare(qname, apex) != 0 &&
+			!ldns_dname_is_subdomain(qname, apex))
+			break; /* a CNAME out of the zone: the client follows */
+		/* zone cuts between the apex and the name */
+		for(k = apexl + 1; k <= ql; k++) {
+			ldns_rdf *s = suffix_labels(qname, k);
+			long cn;
+			if(!s)
+				goto oom;
+			cn = node_find(d, s, &pos);
+			ldns_rdf_deep_free(s);
+			if(cn < 0 || !node_has(d, cn, LDNS_RR_TYPE_NS))
+				continue;
+			if(k == ql && qtype == LDNS_RR_TYPE_DS)
+				break; /* the DS lives on the parent side */
+			if(chain > 0)
+				goto done; /* the client asks the child */
+			(void)push_rrset(d, cn, LDNS_RR_TYPE_NS, 0, NULL, a->ns);
+			if(dnssec) {
+				if(push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, NULL,
+					a->ns) == 0)
+					push_nsec(d, cn, a);
+			}
+			push_glue(d, a->ns, a);
+			a->aa = 0;
+			a->cut = d->nodes[cn].name;
+			goto done;
+		}
+		nd = node_find(d, qname, &pos);
+		if(nd < 0 && !is_ent(d, qname, pos)) {
+			/* wildcard at the closest encloser */
+			ldns_rdf *ce = ldns_rdf_clone(qname), *wc = NULL, *star;
+			long wn = -1;
+			size_t cpos, wpos = 0;
+			while(ce && ldns_dname_label_count(ce) > apexl) {
+				ldns_rdf *up = ldns_dname_left_chop(ce);
+				ldns_rdf_deep_free(ce);
+				ce = up;
+				if(!ce)
+					break;
+				if(node_find(d, ce, &cpos) >= 0 ||
+					is_ent(d, ce, cpos))
+					break;
+			}
+			if(!ce)
+				goto oom;
+			star = ldns_dname_new_frm_str("*");
+			if(star) {
+				wc = ldns_dname_cat_clone(star, ce);
+				ldns_rdf_deep_free(star);
+			}
+			if(wc)
+				wn = node_find(d, wc, &wpos);
+			ldns_rdf_deep_free(wc);
+			ldns_rdf_deep_free(ce);
+			if(wn < 0) {
+				if(chain == 0)
+					a->rcode = LDNS_RCODE_NXDOMAIN;
+				push_neg_soa(d, dnssec, a);
+				if(dnssec) {
+					/* the name's denial, and the
+					 * wildcard's: the NSECs before them
+					 * (often the same one) */
+					push_nsec(d, (long)pos - 1, a);
+					if(wpos > 0)
+						push_nsec(d, (long)wpos - 1, a);
+				}
+				goto done;
+			}
+			nd = wn;
+			/* synthesised from the wildcard, owner = qname */
+			if(push_rrset(d, nd, qtype, dnssec, qname, a->an) > 0)
+				goto done;
+			if(qtype != LDNS_RR_TYPE_CNAME && node_has(d, nd,
+				LDNS_RR_TYPE_CNAME)) {
+				(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME,
+					dnssec, qname, a->an);
+				goto cname;
+			}
+			push_neg_soa(d, dnssec, a);
+			if(dnssec)
+				push_nsec(d, nd, a);
+			goto done;
+		}
+		if(nd < 0) {
+			/* an empty non-terminal: NODATA */
+			push_neg_soa(d, dnssec, a);
+			if(dnssec)
+				push_nsec(d, (long)pos - 1, a);
+			goto done;
+		}
+		if(push_rrset(d, nd, qtype, dnssec, NULL, a->an) > 0)
+			goto done;
+		if(qtype != LDNS_RR_TYPE_CNAME && node_has(d, nd,
+			LDNS_RR_TYPE_CNAME)) {
+			(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME, dnssec, NULL,
+				a->an);
+			goto cname;
+		}
+		push_neg_soa(d, dnssec, a);
+		if(dnssec)
+			push_nsec(d, nd, a);
+		goto done;
+cname:
+		{
+			/* follow the target of the last CNAME pushed */
+			size_t i = ldns_rr_list_rr_count(a->an);
+			const ldns_rr *c = NULL;
+			while(i > 0) {
+				c = ldns_rr_list_rr(a->an, --i);
+				if(ldns_rr_get_type(c) == LDNS_RR_TYPE_CNAME)
+					break;
+				c = NULL;
+			}
+			ldns_rdf_deep_free(qname);
+			qname = (c && ldns_rr_rd_count(c)) ? ldns_rdf_clone(
+				ldns_rr_rdf(c, 0)) : NULL;
+			if(!qname)
+				return 0;
+			ldns_dname2canonical(qname);
+		}
+	}
+done:
+	ldns_rdf_deep_free(qname);
+	return 0;
+oom:
+	ldns_rdf_deep_free(qname);
+	return -1;
+}
+
+/* ---------------- ZONEMD ---------------- */
+
+int
+auth_zonemd_verify(const ldns_rr_list *rrs, const ldns_rdf *apex,
+	int reject_absence, const char **err)
+{
+	size_t i, n = ldns_rr_list_rr_count(rrs);
+	ldns_rr **arr = NULL;
+	ldns_buffer *buf = NULL;
+	uint32_t soa_serial = 0;
+	int have_soa = 0, found = 0, checked = 0, ok = 0, h;
+	*err = NULL;
+	for(i = 0; i < n; i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(rrs, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA &&
+			ldns_dname_compare(ldns_rr_owner(rr), apex) == 0 &&
+			ldns_rr_rd_count(rr) == 7) {
+			soa_serial = ldns_rdf2native_int32(ldns_rr_rdf(rr, 2));
+			have_soa = 1;
+		}
+		if((int)ldns_rr_get_type(rr) == TYPE_ZONEMD &&
+			ldns_dname_compare(ldns_rr_owner(rr), apex) == 0)
+			found = 1;
+	}
+	if(!found) {
+		if(reject_absence) {
+			*err = "the zone has no ZONEMD (zonemd-reject-absence)";
+			return -1;
+		}
+		return 0;
+	}
+	if(!have_soa) {
+		*err = "the zone has no SOA";
+		return -1;
+	}
+	/* the canonical form of every RR but the apex ZONEMDs and their
+	 * signatures, sorted, without duplicates */
+	if(!(arr = calloc(n ? n : 1, sizeof(*arr))) ||
+		!(buf = ldns_buffer_new(65536)))
+		goto oom;
+	{
+		size_t k = 0;
+		for(i = 0; i < n; i++) {
+			const ldns_rr *rr = ldns_rr_list_rr(rrs, i);
+			int apexrr = ldns_dname_compare(ldns_rr_owner(rr),
+				apex) == 0;
+			if(apexrr && ((int)ldns_rr_get_type(rr) == TYPE_ZONEMD ||
+				(ldns_rr_get_type(rr) == LDNS_RR_TYPE_RRSIG &&
+				(int)sig_covers(rr) == TYPE_ZONEMD)))
+				continue;
+			if(!(arr[k] = ldns_rr_clone(rr)))
+				goto oom;
+			ldns_rr2canonical(arr[k]);
+			k++;
+		}
+		n = k;
+	}
+	qsort(arr, n, sizeof(*arr), rr_cmp);
+	for(h = 1; h <= 2; h++) {
+		EVP_MD_CTX *ctx;
+		unsigned char dg[EVP_MAX_MD_SIZE];
+		unsigned int dl = 0;
+		size_t j;
+		int want = 0;
+		for(j = 0; j < ldns_rr_list_rr_count(rrs); j++) {
+			const ldns_rr *rr = ldns_rr_list_rr(rrs, j);
+			if((int)ldns_rr_get_type(rr) == TYPE_ZONEMD &&
+				ldns_dname_compare(ldns_rr_owner(rr), apex) == 0
+				&& ldns_rr_rd_count(rr) == 4 &&
+				ldns_rdf2native_int8(ldns_rr_rdf(rr, 1)) == 1 &&
+				ldns_rdf2native_int8(ldns_rr_rdf(rr, 2)) == h)
+				want = 1;
+		}
+		if(!want)
+			continue;
+		if(!(ctx = EVP_MD_CTX_new()))
+			goto oom;
+		if(EVP_DigestInit_ex(ctx, h == 1 ? EVP_sha384() : EVP_sha512(),
+			NULL) != 1) {
+			EVP_MD_CTX_free(ctx);
+			goto oom;
+		}
+		for(i = 0; i < n; i++) {
+			if(i > 0 && rr_cmp(&arr[i - 1], &arr[i]) == 0)
+				continue;
+			ldns_buffer_clear(buf);
+			if(ldns_rr2buffer_wire_canonical(buf, arr[i],
+				LDNS_SECTION_ANSWER) != LDNS_STATUS_OK) {
+				EVP_MD_CTX_free(ctx);
+				goto oom;
+			}
+			EVP_DigestUpdate(ctx, ldns_buffer_begin(buf),
+				ldns_buffer_position(buf));
+		}
+		EVP_DigestFinal_ex(ctx, dg, &dl);
+		EVP_MD_CTX_free(ctx);
+		for(j = 0; j < ldns_rr_list_rr_count(rrs); j++) {
+			const ldns_rr *rr = ldns_rr_list_rr(rrs, j);
+			const ldns_rdf *dgf;
+			if((int)ldns_rr_get_type(rr) != TYPE_ZONEMD ||
+				ldns_dname_compare(ldns_rr_owner(rr), apex) != 0
+				|| ldns_rr_rd_count(rr) != 4 ||
+				ldns_rdf2native_int8(ldns_rr_rdf(rr, 1)) != 1 ||
+				ldns_rdf2native_int8(ldns_rr_rdf(rr, 2)) != h)
+				continue;
+			checked = 1;
+			dgf = ldns_rr_rdf(rr, 3);
+			if(ldns_rdf2native_int32(ldns_rr_rdf(rr, 0)) !=
+				soa_serial) {
+				*err = "the ZONEMD serial is not the SOA serial";
+				continue;
+			}
+			if(ldns_rdf_size(dgf) == dl && memcmp(
+				ldns_rdf_data(dgf), dg, dl) == 0)
+				ok = 1;
+			else
+				*err = "the ZONEMD digest does not match the zone";
+		}
+	}
+	for(i = 0; i < n; i++)
+		ldns_rr_free(arr[i]);
+	free(arr);
+	ldns_buffer_free(buf);
+	if(ok) {
+		*err = NULL;
+		return 0;
+	}
+	if(!checked) {
+		/* only unknown schemes or algorithms: RFC 8976 3.1 says
+		 * such a zone cannot be verified */
+		*err = "no ZONEMD with a supported scheme and hash (SIMPLE "
+			"with SHA-384 or SHA-512)";
+	}
+	return -1;
+oom:
+	if(arr) {
+		for(i = 0; i < n; i++)
+			if(arr[i])
+				ldns_rr_free(arr[i]);
+		free(arr);
+	}
+	if(buf)
+		ldns_buffer_free(buf);
+	*err = "out of memory";
+	return -1;
+}
+
+/* ---------------- zones ---------------- */
+
+/** lock helpers */
+static void
+z_rdlock(struct auth_zone *z)
+{
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_rdlock(&z->lock);
+#else
+	(void)z;
+#endif
+}
+
+/** unlock */
+static void
+z_unlock(struct auth_zone *z)
+{
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_unlock(&z->lock);
+#else
+	(void)z;
+#endif
+}
+
+/** writer mutex */
+static void
+z_wlock(struct auth_zone *z, int on)
+{
+#ifdef HAVE_PTHREAD
+	if(on)
+		pthread_mutex_lock(&z->wlock);
+	else	pthread_mutex_unlock(&z->wlock);
+#else
+	(void)z;
+	(void)on;
+#endif
+}
+
+/** swap in new data (caller holds the writer mutex); frees the old */
+static void
+z_swap(struct auth_zone *z, struct az_data *d)
+{
+	struct az_data *old;
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_wrlock(&z->lock);
+#endif
+	old = z->data;
+	z->data = d;
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_unlock(&z->lock);
+#endif
+	az_data_free(old);
+}
+
+/** write the zone file atomically; @return 0 or -1 */
+static int
+z_write_file(struct auth_zone *z, const struct az_data *d)
+{
+	char tmp[1024];
+	FILE *f;
+	size_t i;
+	if(!z->zonefile)
+		return 0;
+	/* the process ID in the name: with fork, every worker process
+	 * writes its copy; each rename is whole */
+	snprintf(tmp, sizeof(tmp), "%s.petrel-tmp.%d", z->zonefile,
+		(int)getpid());
+	if(!(f = fopen(tmp, "w"))) {
+		log_err("auth-zone %s: cannot write %s: %s", z->name, tmp,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "; auth-zone %s, serial %u, written by petrel\n", z->name,
+		(unsigned)d->serial);
+	/* the SOA first */
+	ldns_rr_print(f, d->soa);
+	for(i = 0; i < ldns_rr_list_rr_count(d->rrs); i++)
+		if(ldns_rr_list_rr(d->rrs, i) != d->soa)
+			ldns_rr_print(f, ldns_rr_list_rr(d->rrs, i));
+	if(fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		log_err("auth-zone %s: cannot write %s: %s", z->name, tmp,
+			strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	fclose(f);
+	if(rename(tmp, z->zonefile) != 0) {
+		log_err("auth-zone %s: cannot rename %s to %s: %s", z->name,
+			tmp, z->zonefile, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/** check and build data from RRs (taken). @return data or NULL, err */
+static struct az_data *
+z_build(struct auth_zone *z, ldns_rr_list *rrs, const char **err)
+{
+	if(z->zonemd_check || z->zonemd_reject_absence) {
+		if(auth_zonemd_verify(rrs, z->apex, z->zonemd_reject_absence,
+			err) != 0) {
+			ldns_rr_list_deep_free(rrs);
+			return NULL;
+		}
+	}
+	return az_data_build(rrs, z->apex, err);
+}
+
+/** read the zone file: @return 0 (data set, or no file), -1 with err */
+static int
+z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
+	size_t errlen)
+{
+	FILE *f;
+	ldns_zone *lz = NULL;
+	ldns_rr_list *rrs;
+	ldns_status st;
+	struct az_data *d;
+	struct stat sb;
+	const char *why = NULL;
+	int line = 0;
+	if(!z->zonefile)
+		return 0;
+	if(!(f = fopen(z->zonefile, "r"))) {
+		if(errno == ENOENT && missing_ok)
+			return 0;
+		snprintf(err, errlen, "auth-zone '%s': cannot read zonefile "
+			"%s: %s", z->name, z->zonefile, strerror(errno));
+		return -1;
+	}
+	if(age) {
+		*age = 0;
+		if(fstat(fileno(f), &sb) == 0 && sb.st_mtime < time(NULL))
+			*age = time(NULL) - sb.st_mtime;
+	}
+	st = ldns_zone_new_frm_fp_l(&lz, f, z->apex, 3600, LDNS_RR_CLASS_IN,
+		&line);
+	fclose(f);
+	if(st != LDNS_STATUS_OK) {
+		snprintf(err, errlen, "auth-zone '%s': %s:%d: %s", z->name,
+			z->zonefile, line, ldns_get_errorstr_by_id(st));
+		return -1;
+	}
+	/* the SOA is kept apart by ldns: put it with the others */
+	rrs = ldns_rr_list_clone(ldns_zone_rrs(lz));
+	if(!rrs || !ldns_zone_soa(lz) || !ldns_rr_list_push_rr(rrs,
+		ldns_rr_clone(ldns_zone_soa(lz)))) {
+		if(rrs)
+			ldns_rr_list_deep_free(rrs);
+		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
+			z->zonefile, ldns_zone_soa(lz) ? "out of memory" :
+			"no SOA record");
+		ldns_zone_deep_free(lz);
+		return -1;
+	}
+	ldns_zone_deep_free(lz);
+	if(!(d = z_build(z, rrs, &why))) {
+		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
+			z->zonefile, why);
+		return -1;
+	}
+	z_swap(z, d);
+	return 0;
+}
+
+/** the transfer callback (on the transfer thread) */
+static int
+z_xfr_cb(void *arg, struct xfr_result *res)
+{
+	struct auth_zone *z = arg;
+	struct az_data *d = NULL;
+	const char *why = NULL;
+	ldns_rr_list *rrs = NULL;
+	z_wlock(z, 1);
+	if(res->kind == XFR_EXPIRED) {
+		z_swap(z, NULL);
+		z_wlock(z, 0);
+		return 0;
+	}
+	if(res->kind == XFR_FULL) {
+		rrs = res->full;
+		res->full = NULL;
+	} else {
+		if(!z->data) {
+			z_wlock(z, 0);
+			return -1;
+		}
+		rrs = xfr_apply(z->data->rrs, res, &why);
+	}
+	if(rrs)
+		d = z_build(z, rrs, &why);
+	if(!d) {
+		log_err("auth-zone %s: the zone from %s is refused: %s",
+			z->name, res->from, why ? why : "out of memory");
+		z_wlock(z, 0);
+		return -1;
+	}
+	(void)z_write_file(z, d);
+	z_swap(z, d);
+	z_wlock(z, 0);
+	return 0;
+}
+
+/** free a zone */
+static void
+z_free(struct auth_zone *z)
+{
+	if(!z)
+		return;
+	az_data_free(z->data);
+	if(z->apex)
+		ldns_rdf_deep_free(z->apex);
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_destroy(&z->lock);
+	pthread_mutex_destroy(&z->wlock);
+#endif
+	free(z->name);
+	free(z->zonefile);
+	free(z->notify);
+	free(z->prim);
+	free(z);
+}
+
+/** make a zone from its clause; @return it or NULL with err */
+static struct auth_zone *
+z_create(struct auth_zones *az, const struct config_auth *c,
+	const struct config_tsig *keys, char *err, size_t errlen)
+{
+	struct auth_zone *z = calloc(1, sizeof(*z));
+	const struct config_auth_primary *p;
+	const struct config_auth_notify *e;
+	size_t l = sizeof(z->apex_wire), n;
+	if(!z)
+		goto oom;
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_init(&z->lock, NULL);
+	pthread_mutex_init(&z->wlock, NULL);
+#endif
+	z->az = az;
+	if(!(z->name = strdup(c->name)))
+		goto oom;
+	if(ldns_str2rdf_dname(&z->apex, c->name) != LDNS_STATUS_OK ||
+		dname_from_str(c->name, z->apex_wire, &l) != 0) {
+		snprintf(err, errlen, "auth-zone '%s': a bad name", c->name);
+		z_free(z);
+		return NULL;
+	}
+	ldns_dname2canonical(z->apex);
+	dname_tolower(z->apex_wire);
+	z->for_downstream = c->for_downstream;
+	z->for_upstream = c->for_upstream;
+	z->fallback = c->fallback_enabled;
+	z->zonemd_check = c->zonemd_check;
+	z->zonemd_reject_absence = c->zonemd_reject_absence;
+	if(c->zonefile && !(z->zonefile = strdup(c->zonefile)))
+		goto oom;
+	for(n = 0, e = c->notify; e; e = e->next)
+		n++;
+	if(n && !(z->notify = calloc(n, sizeof(*z->notify))))
+		goto oom;
+	for(n = 0, e = c->notify; e; e = e->next)
+		z->notify[n++] = e->block;
+	z->num_notify = n;
+	for(n = 0, p = c->primaries; p; p = p->next)
+		n++;
+	if(n && !(z->prim = calloc(n, sizeof(*z->prim))))
+		goto oom;
+	for(n = 0, p = c->primaries; p; p = p->next, n++) {
+		z->prim[n].addr = p->addr;
+		if(p->tsig) {
+			const struct config_tsig *t;
+			size_t i = 0;
+			for(t = keys; t; t = t->next, i++)
+				if(t->name && strcasecmp(t->name, p->tsig) == 0)
+					break;
+			if(!t || i >= az->num_keys) {
+				snprintf(err, errlen, "auth-zone '%s': no "
+					"tsig-key '%s'", c->name, p->tsig);
+				z_free(z);
+				return NULL;
+			}
+			z->prim[n].key = &az->keys[i];
+		}
+	}
+	z->num_prim = n;
+	return z;
+oom:
+	snprintf(err, errlen, "auth-zone '%s': out of memory", c->name);
+	z_free(z);
+	return NULL;
+}
+
+struct auth_zones *
+auth_zones_create(const struct config_file *cfg, int *ok, char *err,
+	size_t errlen)
+{
+	struct auth_zones *az;
+	const struct config_auth *c;
+	const struct config_tsig *t;
+	size_t n = 0, i;
+	*ok = 0;
+	for(c = cfg->auths; c; c = c->next)
+		n++;
+	if(n == 0) {
+		*ok = 1;
+		return NULL;
+	}
+	if(!(az = calloc(1, sizeof(*az))) || !(az->z = calloc(n,
+		sizeof(*az->z)))) {
+		free(az);
+		snprintf(err, errlen, "auth-zone: out of memory");
+		return NULL;
+	}
+	for(t = cfg->tsig_keys; t; t = t->next)
+		az->num_keys++;
+	if(az->num_keys && !(az->keys = calloc(az->num_keys,
+		sizeof(*az->keys)))) {
+		snprintf(err, errlen, "tsig-key: out of memory");
+		goto fail;
+	}
+	for(i = 0, t = cfg->tsig_keys; t; t = t->next, i++)
+		if(xfr_tsig_key_init(&az->keys[i], t->name, t->algorithm,
+			t->secret) != 0) {
+			snprintf(err, errlen, "tsig-key '%s': a bad name, "
+				"algorithm or secret", t->name);
+			goto fail;
+		}
+	for(c = cfg->auths; c; c = c->next) {
+		struct auth_zone *z = z_create(az, c, cfg->tsig_keys, err,
+			errlen);
+		time_t age = 0;
+		if(!z)
+			goto fail;
+		az->z[az->num++] = z;
+		if(z->for_upstream)
+			az->any_up = 1;
+		if(z->for_downstream)
+			az->any_down = 1;
+		if(z_read_file(z, z->num_prim > 0, &age, err, errlen) != 0)
+			goto fail;
+		if(z->data)
+			verbose(VERB_OPS, "auth-zone %s: serial %u from %s",
+				z->name, (unsigned)z->data->serial,
+				z->zonefile);
+		if(z->num_prim) {
+			if(!az->xs && !(az->xs = xfr_service_create())) {
+				snprintf(err, errlen, "auth-zone: out of "
+					"memory");
+				goto fail;
+			}
+			if(!(z->task = xfr_task_create(az->xs, z->name,
+				z->prim, z->num_prim, z_xfr_cb, z))) {
+				snprintf(err, errlen, "auth-zone '%s': out of "
+					"memory", z->name);
+				goto fail;
+			}
+			if(z->data) {
+				const ldns_rr *s = z->data->soa;
+				xfr_task_set_serial(z->task, z->data->serial,
+					ldns_rdf2native_int32(ldns_rr_rdf(s,
+					3)), ldns_rdf2native_int32(
+					ldns_rr_rdf(s, 4)),
+					ldns_rdf2native_int32(ldns_rr_rdf(s,
+					5)), age);
+			}
+		}
+	}
+	*ok = 1;
+	return az;
+fail:
+	auth_zones_delete(az);
+	return NULL;
+}
+
+int
+auth_zones_start(struct auth_zones *az)
+{
+	if(!az || !az->xs)
+		return 0;
+	return xfr_service_start(az->xs);
+}
+
+void
+auth_zones_delete(struct auth_zones *az)
+{
+	size_t i;
+	if(!az)
+		return;
+	/* the thread first: its callbacks use the zones */
+	xfr_service_delete(az->xs);
+	for(i = 0; i < az->num; i++)
+		z_free(az->z[i]);
+	free(az->z);
+	if(az->keys)
+		memset(az->keys, 0, az->num_keys * sizeof(*az->keys));
+	free(az->keys);
+	free(az);
+}
+
+/** the zone that holds a name (the deepest), for a direction:
+ * 1 downstream, 2 upstream, 0 any */
+static struct auth_zone *
+az_find(struct auth_zones *az, const uint8_t *name, int dir)
+{
+	struct auth_zone *best = NULL;
+	size_t i;
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		if((dir == 1 && !z->for_downstream) ||
+			(dir == 2 && !z->for_upstream))
+			continue;
+		if(!dname_is_subdomain(name, z->apex_wire))
+			continue;
+		if(!best || dname_count_labels(z->apex_wire) >
+			dname_count_labels(best->apex_wire))
+			best = z;
+	}
+	return best;
+}
+
+/** the zone of a name given as text */
+static struct auth_zone *
+az_find_str(struct auth_zones *az, const char *name)
+{
+	uint8_t w[256];
+	size_t l = sizeof(w), i;
+	if(!az || dname_from_str(name, w, &l) != 0)
+		return NULL;
+	dname_tolower(w);
+	for(i = 0; i < az->num; i++)
+		if(dname_equal(w, az->z[i]->apex_wire))
+			return az->z[i];
+	return NULL;
+}
+
+/** encode an answer; @return 0 or -1 (does not fit even truncated) */
+static int
+az_encode(struct az_ans *a, const ldns_rdf *qowner, uint16_t qtype,
+	uint16_t qclass, uint16_t id, uint16_t flags, int edns, int do_bit,
+	size_t max, uint8_t *out, size_t outmax, size_t *outlen)
+{
+	ldns_pkt *p = ldns_pkt_new();
+	ldns_rr *q = NULL;
+	uint8_t *wire = NULL;
+	size_t wl = 0;
+	int r = -1, pass;
+	if(!p)
+		return -1;
+	if(!(q = ldns_rr_new()))
+		goto out;
+	ldns_rr_set_owner(q, ldns_rdf_clone(qowner));
+	ldns_rr_set_type(q, (ldns_rr_type)qtype);
+	ldns_rr_set_class(q, (ldns_rr_class)qclass);
+	ldns_rr_set_question(q, true);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, q);
+	ldns_pkt_set_id(p, id);
+	ldns_pkt_set_qr(p, true);
+	ldns_pkt_set_aa(p, a->aa ? true : false);
+	ldns_pkt_set_rd(p, (flags & 0x0100) ? true : false);
+	ldns_pkt_set_cd(p, (flags & 0x0010) ? true : false);
+	ldns_pkt_set_ra(p, (flags & 0x0080) ? true : false);
+	ldns_pkt_set_rcode(p, (uint8_t)a->rcode);
+	if(edns) {
+		ldns_pkt_set_edns_udp_size(p, AZ_EDNS_SIZE);
+		ldns_pkt_set_edns_do(p, do_bit ? true : false);
+	}
+	for(pass = 0; pass < 3; pass++) {
+		/* pass 0: everything; 1: without additional; 2: TC */
+		ldns_rr_list *sec[3];
+		int s;
+		sec[0] = a->an;
+		sec[1] = a->ns;
+		sec[2] = a->ar;
+		ldns_rr_list_free(ldns_pkt_answer(p));
+		ldns_rr_list_free(ldns_pkt_authority(p));
+		ldns_rr_list_free(ldns_pkt_additional(p));
+		ldns_pkt_set_answer(p, ldns_rr_list_new());
+		ldns_pkt_set_authority(p, ldns_rr_list_new());
+		ldns_pkt_set_additional(p, ldns_rr_list_new());
+		ldns_pkt_set_ancount(p, 0);
+		ldns_pkt_set_nscount(p, 0);
+		ldns_pkt_set_arcount(p, 0);
+		for(s = 0; s < 3 && pass < 2; s++) {
+			size_t i;
+			if(s == 2 && pass == 1)
+				break;
+			for(i = 0; i < ldns_rr_list_rr_count(sec[s]); i++)
+				ldns_pkt_push_rr(p, s == 0 ?
+					LDNS_SECTION_ANSWER : s == 1 ?
+					LDNS_SECTION_AUTHORITY :
+					LDNS_SECTION_ADDITIONAL,
+					ldns_rr_list_rr(sec[s], i));
+		}
+		if(pass == 2)
+			ldns_pkt_set_tc(p, true);
+		free(wire);
+		wire = NULL;
+		if(ldns_pkt2wire(&wire, p, &wl) != LDNS_STATUS_OK)
+			goto out;
+		if(wl <= max && wl <= outmax)
+			break;
+	}
+	if(pass == 3 || wl > outmax)
+		goto out;
+	memcpy(out, wire, wl);
+	*outlen = wl;
+	r = 0;
+out:
+	/* the section RRs belong to a (the lists are freed, not the RRs) */
+	if(ldns_pkt_answer(p)) {
+		ldns_rr_list_free(ldns_pkt_answer(p));
+		ldns_pkt_set_answer(p, NULL);
+	}
+	if(ldns_pkt_authority(p)) {
+		ldns_rr_list_free(ldns_pkt_authority(p));
+		ldns_pkt_set_authority(p, NULL);
+	}
+	if(ldns_pkt_additional(p)) {
+		ldns_rr_list_free(ldns_pkt_additional(p));
+		ldns_pkt_set_additional(p, NULL);
+	}
+	ldns_pkt_free(p);
+	free(wire);
+	return r;
+}
+
+/** free an answer's lists and RRs */
+static void
+ans_free(struct az_ans *a)
+{
+	if(a->an)
+		ldns_rr_list_deep_free(a->an);
+	if(a->ns)
+		ldns_rr_list_deep_free(a->ns);
+	if(a->ar)
+		ldns_rr_list_deep_free(a->ar);
+}
+
+/** run a lookup and encode it. @return AUTH_* */
+static enum auth_answer
+az_answer(struct auth_zone *z, const uint8_t *dp, const ldns_rdf *qowner,
+	const uint8_t *qname, uint16_t qtype, uint16_t qclass, uint16_t id,
+	uint16_t flags, int edns, int do_bit, size_t max, int downstream,
+	uint8_t *out, size_t outmax, size_t *outlen)
+{
+	struct az_ans a;
+	ldns_rdf *qn;
+	enum auth_answer r = AUTH_FAIL;
+	memset(&a, 0, sizeof(a));
+	if(!(qn = ldns_dname_new_frm_data((uint16_t)dname_len(qname),
+		qname)))
+		return AUTH_FAIL;
+	if(!(a.an = ldns_rr_list_new()) || !(a.ns = ldns_rr_list_new()) ||
+		!(a.ar = ldns_rr_list_new()))
+		goto out;
+	z_rdlock(z);
+	if(!z->data) {
+		z_unlock(z);
+		r = z->fallback ? AUTH_NOT : AUTH_FAIL;
+		goto out;
+	}
+	if(az_lookup(z->data, z->apex, qn, (ldns_rr_type)qtype, do_bit,
+		&a) != 0) {
+		z_unlock(z);
+		goto out;
+	}
+	if(a.cut && ((dp && dname_is_subdomain(dp, ldns_rdf_data(a.cut))) ||
+		(downstream && (flags & 0x0100)))) {
+		/* upstream: the iterator already is at or below this cut;
+		 * downstream with RD: resolve instead of referring */
+		z_unlock(z);
+		r = AUTH_NOT;
+		goto out;
+	}
+	r = az_encode(&a, qowner, qtype, qclass, id, flags, edns, do_bit, max,
+		out, outmax, outlen) == 0 ? AUTH_ANSWERED : AUTH_FAIL;
+	z_unlock(z);
+out:
+	ans_free(&a);
+	ldns_rdf_deep_free(qn);
+	return r;
+}
+
+enum auth_answer
+auth_zones_answer_downstream(struct auth_zones *az, const uint8_t *pkt,
+	size_t len, size_t qname_off, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, uint16_t id, uint16_t flags, int edns, int do_bit,
+	uint16_t udp_size, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	struct auth_zone *z;
+	ldns_rdf *owner;
+	enum auth_answer r;
+	size_t ql;
+	if(!az || !az->any_down || qclass != LDNS_RR_CLASS_IN ||
+		!(z = az_find(az, qname, 1)))
+		return AUTH_NOT;
+	ql = dname_len(qname);
+	if(qname_off + ql > len)
+		return AUTH_NOT;
+	if(!(owner = ldns_dname_new_frm_data((uint16_t)ql, pkt + qname_off)))
+		return AUTH_FAIL;
+	/* RA: we are a recursive resolver, whatever answers the client */
+	r = az_answer(z, NULL, owner, qname, qtype, qclass, id,
+		(uint16_t)((flags & 0x0110) | 0x0080), edns,
+		do_bit, tcp ? 65535 : (edns ? (udp_size < 512 ? 512 :
+		udp_size) : 512), 1, out, outmax, outlen);
+	ldns_rdf_deep_free(owner);
+	return r;
+}
+
+int
+auth_zones_downstream_covers(struct auth_zones *az, const uint8_t *qname)
+{
+	return az && az->any_down && az_find(az, qname, 1) != NULL;
+}
+
+enum auth_answer
+auth_zones_answer_upstream(struct auth_zones *az, const uint8_t *dp,
+	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int do_bit,
+	uint8_t *out, size_t outmax, size_t *outlen)
+{
+	struct auth_zone *z;
+	ldns_rdf *owner;
+	enum auth_answer r;
+	if(!az || !az->any_up || qclass != LDNS_RR_CLASS_IN ||
+		!(z = az_find(az, dp, 2)) || !dname_is_subdomain(qname,
+		z->apex_wire))
+		return AUTH_NOT;
+	if(!(owner = ldns_dname_new_frm_data((uint16_t)dname_len(qname),
+		qname)))
+		return AUTH_FAIL;
+	r = az_answer(z, dp, owner, qname, qtype, qclass, 0, 0, 1, do_bit,
+		65535, 0, out, outmax, outlen);
+	ldns_rdf_deep_free(owner);
+	return r;
+}
+
+int
+auth_zones_notify(struct auth_zones *az, const uint8_t *pkt, size_t len,
+	const struct netaddr *from, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	uint8_t name[256];
+	size_t p = 12, nl = 0, i, qend;
+	struct auth_zone *z = NULL;
+	int allowed = 0, rcode = 5; /* REFUSED */
+	int64_t serial = -1;
+	if(len < 12 || (pkt[2] & 0x80) || ((pkt[2] >> 3) & 0x0f) != 4)
+		return 0;
+	if(((pkt[4] << 8) | pkt[5]) != 1) {
+		rcode = 1; /* FORMERR */
+		qend = 12;
+		goto reply;
+	}
+	while(p < len && pkt[p] && nl + pkt[p] + 1 < sizeof(name)) {
+		if(pkt[p] & 0xc0)
+			return 0;
+		memcpy(name + nl, pkt + p, (size_t)pkt[p] + 1);
+		nl += (size_t)pkt[p] + 1;
+		p += (size_t)pkt[p] + 1;
+	}
+	if(p + 5 > len || pkt[p] != 0)
+		return 0;
+	name[nl++] = 0;
+	qend = p + 5;
+	dname_tolower(name);
+	if(az) {
+		for(i = 0; i < az->num; i++)
+			if(dname_equal(name, az->z[i]->apex_wire))
+				z = az->z[i];
+	}
+	if(z && z->task) {
+		for(i = 0; i < z->num_notify && !allowed; i++)
+			if(netblock_match(&z->notify[i], from))
+				allowed = 1;
+		for(i = 0; i < z->num_prim && !allowed; i++)
+			if(netaddr_cmp_addr(&z->prim[i].addr, from) == 0)
+				allowed = 1;
+	}
+	if(allowed) {
+		/* the serial of an SOA in the answer section, if any */
+		ldns_pkt *m = NULL;
+		if(ldns_wire2pkt(&m, pkt, len) == LDNS_STATUS_OK) {
+			ldns_rr_list *an = ldns_pkt_answer(m);
+			if(ldns_rr_list_rr_count(an) && ldns_rr_get_type(
+				ldns_rr_list_rr(an, 0)) == LDNS_RR_TYPE_SOA &&
+				ldns_rr_rd_count(ldns_rr_list_rr(an, 0)) == 7)
+				serial = ldns_rdf2native_int32(ldns_rr_rdf(
+					ldns_rr_list_rr(an, 0), 2));
+			ldns_pkt_free(m);
+		}
+		verbose(VERB_DETAIL, "auth-zone %s: NOTIFY (serial %lld)",
+			z->name, (long long)serial);
+		xfr_task_notify(z->task, serial, 0);
+		rcode = 0;
+	} else {
+		char a[NETADDR_STRLEN];
+		verbose(VERB_OPS, "NOTIFY from %s refused (%s)",
+			netaddr_str(from, 53, a, sizeof(a)), z ? "not in "
+			"allow-notify or the primaries" : "not an auth-zone "
+			"with primaries");
+	}
+reply:
+	if(qend > outmax)
+		return 0;
+	memmove(out, pkt, qend);
+	out[2] = (uint8_t)((out[2] & 0x79) | 0x80 | (rcode == 0 ? 0x04 : 0));
+	out[3] = (uint8_t)(rcode & 0x0f);
+	out[4] = 0;
+	out[5] = qend > 12 ? 1 : 0;
+	memset(out + 6, 0, 6);
+	*outlen = qend;
+	return 1;
+}
+
+int
+auth_zones_list(struct auth_zones *az, char *buf, size_t len)
+{
+	size_t i, used = 0;
+	if(len)
+		buf[0] = 0;
+	if(!az)
+		return 0;
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		char st[400];
+		int r;
+		long long serial = -1;
+		z_rdlock(z);
+		if(z->data)
+			serial = z->data->serial;
+		z_unlock(z);
+		if(z->task)
+			(void)xfr_task_status(z->task, st, sizeof(st));
+		else
+			snprintf(st, sizeof(st), "zonefile only");
+		r = snprintf(buf + used, len - used, "%s\t%s%s%s\t%s\t%s\n",
+			z->name, z->for_upstream ? "upstream" : "",
+			z->for_upstream && z->for_downstream ? "," : "",
+			z->for_downstream ? "downstream" : "", serial < 0 ?
+			"no-data" : "serial", st);
+		if(r < 0 || (size_t)r >= len - used)
+			break;
+		used += (size_t)r;
+	}
+	return (int)az->num;
+}
+
+int
+auth_zones_reload(struct auth_zones *az, const char *name, char *err,
+	size_t errlen)
+{
+	struct auth_zone *z = az_find_str(az, name);
+	int r;
+	if(!z) {
+		snprintf(err, errlen, "no auth-zone %s", name);
+		return -1;
+	}
+	if(!z->zonefile) {
+		snprintf(err, errlen, "auth-zone %s has no zonefile", z->name);
+		return -1;
+	}
+	z_wlock(z, 1);
+	r = z_read_file(z, 0, NULL, err, errlen);
+	z_wlock(z, 0);
+	if(r == 0 && z->task && z->data) {
+		const ldns_rr *s;
+		z_rdlock(z);
+		if(z->data) {
+			s = z->data->soa;
+			xfr_task_set_serial(z->task, z->data->serial,
+				ldns_rdf2native_int32(ldns_rr_rdf(s, 3)),
+				ldns_rdf2native_int32(ldns_rr_rdf(s, 4)),
+				ldns_rdf2native_int32(ldns_rr_rdf(s, 5)), 0);
+		}
+		z_unlock(z);
+	}
+	return r;
+}
+
+int
+auth_zones_transfer(struct auth_zones *az, const char *name, char *err,
+	size_t errlen)
+{
+	struct auth_zone *z = az_find_str(az, name);
+	if(!z) {
+		snprintf(err, errlen, "no auth-zone %s", name);
+		return -1;
+	}
+	if(!z->task) {
+		snprintf(err, errlen, "auth-zone %s has no primaries",
+			z->name);
+		return -1;
+	}
+	xfr_task_notify(z->task, -1, 1);
+	return 0;
+}
+
+int64_t
+auth_zones_serial(struct auth_zones *az, const char *name)
+{
+	struct auth_zone *z = az_find_str(az, name);
+	int64_t s = -1;
+	if(!z)
+		return -1;
+	z_rdlock(z);
+	if(z->data)
+		s = z->data->serial;
+	z_unlock(z);
+	return s;
+}

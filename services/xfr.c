@@ -1,0 +1,1425 @@
+/*
+ * services/xfr.c - the zone transfer client.
+ *
+ * See services/xfr.h for who runs what. The layout of this file: TSIG
+ * (sign a request, verify a stream of replies), the stream parser (a list
+ * of reply messages into a full zone or a list of differences), the
+ * difference application, the network (one transfer over TCP with poll
+ * deadlines), and the service thread with its task timers.
+ *
+ * Locking: the service mutex guards the task list and every task's
+ * timers, flags and status text. The thread drops it while a transfer
+ * runs, so a NOTIFY arriving meanwhile only sets the task's flag (the task
+ * runs again after the transfer). Tasks are only added, never removed,
+ * while the service runs; all are freed by xfr_service_delete after the
+ * thread has stopped.
+ */
+#include "config.h"
+#include "services/xfr.h"
+#include "util/log.h"
+#include "dns/name.h"
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+#include <sys/time.h>
+#include <openssl/hmac.h>
+#include <openssl/evp.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#ifdef HAVE_PTHREAD
+#include <pthread.h>
+#endif
+
+/** the TSIG RR type */
+#define TYPE_TSIG 250
+/** fudge we sign with, seconds */
+#define TSIG_FUDGE 300
+/** most unsigned messages between two signed ones (RFC 8945 5.3.1) */
+#define TSIG_MAX_UNSIGNED 99
+/** most bytes one transfer may bring */
+#define XFR_MAX_BYTES (256u * 1024 * 1024)
+/** retry when no SOA timers are known yet (no data), seconds */
+#define XFR_RETRY_NODATA 10
+/** bounds of the SOA timers we follow, seconds */
+#define XFR_MIN_TIMER 1
+/** the longest we sleep without looking */
+#define XFR_MAX_TIMER 86400
+
+/* ---------------- TSIG ---------------- */
+
+/** write a 16-bit value */
+static void
+put16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/** read a 16-bit value */
+static unsigned
+get16(const uint8_t *p)
+{
+	return ((unsigned)p[0] << 8) | p[1];
+}
+
+/** write a 48-bit time */
+static void
+put48(uint8_t *p, uint64_t v)
+{
+	int i;
+	for(i = 5; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+/** read a 48-bit time */
+static uint64_t
+get48(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+	for(i = 0; i < 6; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+int
+xfr_tsig_key_init(struct xfr_tsig_key *k, const char *name, const char *alg,
+	const char *secret)
+{
+	const char *algname;
+	size_t l = sizeof(k->name);
+	int n;
+	memset(k, 0, sizeof(*k));
+	if(dname_from_str(name, k->name, &l) != 0)
+		return -1;
+	k->name_len = l;
+	dname_tolower(k->name);
+	if(strcasecmp(alg, "hmac-sha256") == 0) {
+		k->md = "SHA256";
+		algname = "hmac-sha256.";
+	} else if(strcasecmp(alg, "hmac-sha1") == 0) {
+		k->md = "SHA1";
+		algname = "hmac-sha1.";
+	} else if(strcasecmp(alg, "hmac-sha512") == 0) {
+		k->md = "SHA512";
+		algname = "hmac-sha512.";
+	} else
+		return -1;
+	l = sizeof(k->alg);
+	if(dname_from_str(algname, k->alg, &l) != 0)
+		return -1;
+	k->alg_len = l;
+	if(strlen(secret) > 340)
+		return -1;
+	{
+		/* EVP_DecodeBlock counts the padding as zero bytes */
+		size_t sl = strlen(secret), pad = 0;
+		if(sl == 0 || sl % 4 != 0 || sl / 4 * 3 > sizeof(k->secret))
+			return -1;
+		if(secret[sl - 1] == '=')
+			pad++;
+		if(sl > 1 && secret[sl - 2] == '=')
+			pad++;
+		n = EVP_DecodeBlock(k->secret, (const unsigned char *)secret,
+			(int)sl);
+		if(n <= (int)pad)
+			return -1;
+		n -= (int)pad;
+	}
+	k->secret_len = (size_t)n;
+	return 0;
+}
+
+/** the TSIG variables (RFC 8945 4.3.3) into buf; @return length */
+static size_t
+tsig_vars(const struct xfr_tsig_key *k, uint8_t *buf, uint64_t t,
+	unsigned fudge, unsigned error, const uint8_t *other,
+	unsigned other_len, int timers_only)
+{
+	size_t n = 0;
+	if(!timers_only) {
+		memcpy(buf, k->name, k->name_len);
+		n = k->name_len;
+		put16(buf + n, 255); /* class ANY */
+		n += 2;
+		memset(buf + n, 0, 4); /* TTL */
+		n += 4;
+		memcpy(buf + n, k->alg, k->alg_len);
+		n += k->alg_len;
+	}
+	put48(buf + n, t);
+	n += 6;
+	put16(buf + n, fudge);
+	n += 2;
+	if(timers_only)
+		return n;
+	put16(buf + n, error);
+	n += 2;
+	put16(buf + n, other_len);
+	n += 2;
+	if(other_len) {
+		memcpy(buf + n, other, other_len);
+		n += other_len;
+	}
+	return n;
+}
+
+/** HMAC over the pieces; @return MAC length or 0 */
+static size_t
+tsig_hmac(const struct xfr_tsig_key *k, const uint8_t *const *part,
+	const size_t *plen, int nparts, uint8_t *mac)
+{
+	size_t total = 0, n = 0;
+	unsigned int ml = 0;
+	uint8_t *buf;
+	const EVP_MD *md = EVP_get_digestbyname(k->md);
+	int i;
+	if(!md)
+		return 0;
+	for(i = 0; i < nparts; i++)
+		total += plen[i];
+	if(!(buf = malloc(total ? total : 1)))
+		return 0;
+	for(i = 0; i < nparts; i++) {
+		if(plen[i])
+			memcpy(buf + n, part[i], plen[i]);
+		n += plen[i];
+	}
+	if(!HMAC(md, k->secret, (int)k->secret_len, buf, total, mac, &ml))
+		ml = 0;
+	free(buf);
+	return ml;
+}
+
+int
+xfr_tsig_sign(struct xfr_tsig_state *st, uint8_t *pkt, size_t *len,
+	size_t max, uint64_t now)
+{
+	const struct xfr_tsig_key *k = st->key;
+	uint8_t vars[600], mac[64];
+	const uint8_t *part[2];
+	size_t plen[2], ml, n = *len, need;
+	part[0] = pkt;
+	plen[0] = *len;
+	part[1] = vars;
+	plen[1] = tsig_vars(k, vars, now, TSIG_FUDGE, 0, NULL, 0, 0);
+	if(*len < 12 || !(ml = tsig_hmac(k, part, plen, 2, mac)))
+		return -1;
+	need = k->name_len + 10 + k->alg_len + 10 + ml + 6;
+	if(n + need > max)
+		return -1;
+	memcpy(pkt + n, k->name, k->name_len);
+	n += k->name_len;
+	put16(pkt + n, TYPE_TSIG);
+	put16(pkt + n + 2, 255);
+	memset(pkt + n + 4, 0, 4);
+	put16(pkt + n + 8, (unsigned)(k->alg_len + 16 + ml));
+	n += 10;
+	memcpy(pkt + n, k->alg, k->alg_len);
+	n += k->alg_len;
+	put48(pkt + n, now);
+	put16(pkt + n + 6, TSIG_FUDGE);
+	put16(pkt + n + 8, (unsigned)ml);
+	n += 10;
+	memcpy(pkt + n, mac, ml);
+	n += ml;
+	memcpy(pkt + n, pkt, 2); /* original ID */
+	put16(pkt + n + 2, 0);
+	put16(pkt + n + 4, 0);
+	n += 6;
+	put16(pkt + 10, get16(pkt + 10) + 1);
+	*len = n;
+	memcpy(st->mac, mac, ml);
+	st->mac_len = ml;
+	st->later = 0;
+	st->pending_len = 0;
+	st->pending_num = 0;
+	return 0;
+}
+
+/** skip a name in a packet; @return new position or 0 on error */
+static size_t
+skip_name(const uint8_t *pkt, size_t len, size_t p)
+{
+	while(p < len) {
+		uint8_t c = pkt[p];
+		if((c & 0xc0) == 0xc0)
+			return p + 2 <= len ? p + 2 : 0;
+		if(c & 0xc0)
+			return 0;
+		p += (size_t)c + 1;
+		if(c == 0)
+			return p <= len ? p : 0;
+	}
+	return 0;
+}
+
+/** find the last RR of the additional section; @return its offset, 0 */
+static size_t
+last_rr(const uint8_t *pkt, size_t len)
+{
+	size_t p = 12, last = 0;
+	unsigned qd, rrs, i;
+	if(len < 12)
+		return 0;
+	qd = get16(pkt + 4);
+	rrs = get16(pkt + 6) + get16(pkt + 8) + get16(pkt + 10);
+	for(i = 0; i < qd; i++) {
+		if(!(p = skip_name(pkt, len, p)) || p + 4 > len)
+			return 0;
+		p += 4;
+	}
+	for(i = 0; i < rrs; i++) {
+		last = p;
+		if(!(p = skip_name(pkt, len, p)) || p + 10 > len)
+			return 0;
+		p += 10 + get16(pkt + p + 8);
+		if(p > len)
+			return 0;
+	}
+	return (rrs && p == len) ? last : 0;
+}
+
+/** append a message to the unsigned ones; @return 0 or -1 */
+static int
+pending_add(struct xfr_tsig_state *st, const uint8_t *pkt, size_t len)
+{
+	if(st->pending_len + len > st->pending_max) {
+		size_t m = (st->pending_len + len) * 2;
+		uint8_t *n = realloc(st->pending, m);
+		if(!n)
+			return -1;
+		st->pending = n;
+		st->pending_max = m;
+	}
+	memcpy(st->pending + st->pending_len, pkt, len);
+	st->pending_len += len;
+	st->pending_num++;
+	return 0;
+}
+
+int
+xfr_tsig_verify(struct xfr_tsig_state *st, uint8_t *pkt, size_t *len,
+	uint64_t now, const char **err)
+{
+	const struct xfr_tsig_key *k = st->key;
+	size_t off = last_rr(pkt, *len), p, rdend, ml, cl;
+	uint8_t name[256], alg[256], vars[600], prior[66], mac[64];
+	const uint8_t *part[4], *rmac, *other;
+	size_t plen[4];
+	unsigned error, fudge, other_len, origid;
+	uint64_t t;
+	int np = 0;
+	*err = NULL;
+	if(!off || get16(pkt + 10) == 0 || (p = skip_name(pkt, *len, off)) == 0
+		|| get16(pkt + p) != TYPE_TSIG) {
+		if(!st->later) {
+			*err = "the reply is not signed (TSIG expected)";
+			return -1;
+		}
+		if(st->pending_num >= TSIG_MAX_UNSIGNED ||
+			pending_add(st, pkt, *len) != 0) {
+			*err = "too many unsigned messages in the reply";
+			return -1;
+		}
+		return 0;
+	}
+	/* the owner and the algorithm are uncompressed (RFC 8945 4.2) */
+	{
+		size_t l = 0, q = off;
+		while(q < p && l < sizeof(name) && (pkt[q] & 0xc0) == 0) {
+			size_t c = pkt[q];
+			memcpy(name + l, pkt + q, c + 1);
+			l += c + 1;
+			q += c + 1;
+			if(c == 0)
+				break;
+		}
+		if(q != p || l != k->name_len) {
+			*err = "TSIG of another key";
+			return -1;
+		}
+		dname_tolower(name);
+		if(memcmp(name, k->name, l) != 0) {
+			*err = "TSIG of another key";
+			return -1;
+		}
+	}
+	if(get16(pkt + p + 2) != 255 || get16(pkt + p + 4) != 0 ||
+		get16(pkt + p + 6) != 0) {
+		*err = "malformed TSIG (class ANY and TTL 0 expected)";
+		return -1;
+	}
+	rdend = p + 10 + get16(pkt + p + 8);
+	if(rdend != *len) {
+		*err = "malformed TSIG";
+		return -1;
+	}
+	p += 10;
+	{
+		size_t l = 0;
+		int complete = 0;
+		while(p < rdend && l < sizeof(alg) - 64) {
+			size_t c = pkt[p];
+			if(c & 0xc0 || p + c + 1 > rdend)
+				break;
+			memcpy(alg + l, pkt + p, c + 1);
+			l += c + 1;
+			p += c + 1;
+			if(c == 0) {
+				complete = 1;
+				break;
+			}
+		}
+		if(!complete) {
+			*err = "malformed TSIG";
+			return -1;
+		}
+		dname_tolower(alg);
+		if(l != k->alg_len || memcmp(alg, k->alg, l) != 0) {
+			*err = "TSIG with another algorithm";
+			return -1;
+		}
+	}
+	if(p + 10 > rdend) {
+		*err = "malformed TSIG";
+		return -1;
+	}
+	t = get48(pkt + p);
+	fudge = get16(pkt + p + 6);
+	ml = get16(pkt + p + 8);
+	p += 10;
+	rmac = pkt + p;
+	p += ml;
+	if(p + 6 > rdend || ml > sizeof(mac)) {
+		*err = "malformed TSIG";
+		return -1;
+	}
+	origid = get16(pkt + p);
+	error = get16(pkt + p + 2);
+	other_len = get16(pkt + p + 4);
+	other = pkt + p + 6;
+	if(p + 6 + other_len != rdend || rdend != *len) {
+		*err = "malformed TSIG";
+		return -1;
+	}
+	if(error != 0) {
+		*err = error == 17 ? "the server does not know the key "
+			"(BADKEY)" : error == 16 ? "the server says the "
+			"signature is bad (BADSIG)" : error == 18 ? "the server "
+			"says the time is off (BADTIME)" : "TSIG error";
+		return -1;
+	}
+	/* strip: the digest covers the message without its TSIG, with the
+	 * original ID and the ARCOUNT before the TSIG was added */
+	*len = off;
+	put16(pkt, origid);
+	put16(pkt + 10, get16(pkt + 10) - 1);
+	put16(prior, (unsigned)st->mac_len);
+	memcpy(prior + 2, st->mac, st->mac_len);
+	part[np] = prior;
+	plen[np++] = st->mac_len + 2;
+	if(st->later && st->pending_len) {
+		part[np] = st->pending;
+		plen[np++] = st->pending_len;
+	}
+	part[np] = pkt;
+	plen[np++] = *len;
+	part[np] = vars;
+	plen[np++] = tsig_vars(k, vars, t, fudge, error, other, other_len,
+		st->later);
+	cl = tsig_hmac(k, part, plen, np, mac);
+	if(cl == 0 || cl != ml || CRYPTO_memcmp(mac, rmac, ml) != 0) {
+		*err = "TSIG signature does not verify (wrong key?)";
+		return -1;
+	}
+	if((now > t ? now - t : t - now) > fudge) {
+		*err = "TSIG time is outside the fudge (clocks differ)";
+		return -1;
+	}
+	memcpy(st->mac, mac, ml);
+	st->mac_len = ml;
+	st->later = 1;
+	st->pending_len = 0;
+	st->pending_num = 0;
+	return 1;
+}
+
+void
+xfr_tsig_state_clear(struct xfr_tsig_state *st)
+{
+	free(st->pending);
+	st->pending = NULL;
+	st->pending_len = st->pending_max = 0;
+	st->pending_num = 0;
+}
+
+/* ---------------- the reply stream ---------------- */
+
+void
+xfr_result_clear(struct xfr_result *res)
+{
+	size_t i;
+	if(res->full)
+		ldns_rr_list_deep_free(res->full);
+	for(i = 0; i < res->num_diffs; i++) {
+		ldns_rr_list_deep_free(res->diffs[i].del);
+		ldns_rr_list_deep_free(res->diffs[i].add);
+	}
+	free(res->diffs);
+	memset(res, 0, sizeof(*res));
+}
+
+/** @return serial of an SOA RR */
+static uint32_t
+soa_serial(const ldns_rr *rr)
+{
+	return ldns_rdf2native_int32(ldns_rr_rdf(rr, 2));
+}
+
+/** @return 1 when a is newer than b (RFC 1982) */
+static int
+serial_newer(uint32_t a, uint32_t b)
+{
+	return a != b && (uint32_t)(a - b) < 0x80000000u;
+}
+
+/** @return 1 when rr is an SOA with a usable rdata */
+static int
+is_soa(const ldns_rr *rr)
+{
+	return ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA &&
+		ldns_rr_rd_count(rr) == 7;
+}
+
+int
+xfr_parse_stream(const ldns_rdf *zone, int have, uint32_t serial,
+	ldns_pkt **msgs, size_t n, struct xfr_result *res, int *uptodate,
+	const char **err)
+{
+	size_t i, j, count = 0, k;
+	const ldns_rr *first = NULL, *second = NULL;
+	uint32_t snew;
+	int incr, phase = 0, done = 0;
+	struct xfr_diff *cur = NULL;
+	memset(res, 0, sizeof(*res));
+	*uptodate = 0;
+	*err = NULL;
+	for(i = 0; i < n; i++) {
+		count += ldns_rr_list_rr_count(ldns_pkt_answer(msgs[i]));
+		if(!first && ldns_rr_list_rr_count(ldns_pkt_answer(msgs[i])))
+			first = ldns_rr_list_rr(ldns_pkt_answer(msgs[i]), 0);
+	}
+	if(!first)
+		return 1;
+	if(!is_soa(first) || ldns_dname_compare(ldns_rr_owner(first),
+		zone) != 0) {
+		*err = "the reply does not start with the zone's SOA";
+		return -1;
+	}
+	snew = soa_serial(first);
+	if(count == 1) {
+		if(have && !serial_newer(snew, serial)) {
+			*uptodate = 1;
+			res->serial = snew;
+			return 0;
+		}
+		return 1;
+	}
+	/* the second RR decides: an SOA (with the serial we have) starts
+	 * an incremental reply; anything else is a full zone */
+	for(i = 0, k = 0; i < n && !second; i++) {
+		ldns_rr_list *an = ldns_pkt_answer(msgs[i]);
+		for(j = 0; j < ldns_rr_list_rr_count(an); j++, k++)
+			if(k == 1) {
+				second = ldns_rr_list_rr(an, j);
+				break;
+			}
+	}
+	incr = have && second && is_soa(second) && soa_serial(second) ==
+		serial && snew != serial;
+	res->kind = incr ? XFR_INCR : XFR_FULL;
+	res->serial = snew;
+	if(!incr && !(res->full = ldns_rr_list_new()))
+		goto oom;
+	k = 0;
+	for(i = 0; i < n; i++) {
+		ldns_rr_list *an = ldns_pkt_answer(msgs[i]);
+		for(j = 0; j < ldns_rr_list_rr_count(an); j++, k++) {
+			const ldns_rr *rr = ldns_rr_list_rr(an, j);
+			ldns_rr *c;
+			if(done) {
+				*err = "records after the closing SOA";
+				goto fail;
+			}
+			if(k == 0)
+				continue;
+			if(!incr) {
+				if(is_soa(rr)) {
+					if(soa_serial(rr) != snew) {
+						*err = "the closing SOA has "
+							"another serial";
+						goto fail;
+					}
+					done = 1;
+					continue;
+				}
+				if(!ldns_dname_is_subdomain(ldns_rr_owner(rr),
+					zone) && ldns_dname_compare(
+					ldns_rr_owner(rr), zone) != 0) {
+					*err = "a record outside the zone";
+					goto fail;
+				}
+				if(!(c = ldns_rr_clone(rr)) ||
+					!ldns_rr_list_push_rr(res->full, c)) {
+					ldns_rr_free(c);
+					goto oom;
+				}
+				continue;
+			}
+			if(is_soa(rr)) {
+				uint32_t s = soa_serial(rr);
+				if(phase == 2 && cur && s == snew &&
+					cur->to == snew) {
+					done = 1;
+					continue;
+				}
+				if(phase == 0 || phase == 2) {
+					struct xfr_diff *d = realloc(res->diffs,
+						(res->num_diffs + 1) *
+						sizeof(*d));
+					if(!d)
+						goto oom;
+					res->diffs = d;
+					cur = &d[res->num_diffs++];
+					memset(cur, 0, sizeof(*cur));
+					cur->from = s;
+					if(!(cur->del = ldns_rr_list_new()) ||
+						!(cur->add = ldns_rr_list_new()))
+						goto oom;
+					phase = 1;
+				} else {
+					cur->to = s;
+					phase = 2;
+				}
+			} else if(phase == 0) {
+				*err = "malformed incremental reply";
+				goto fail;
+			}
+			if(!(c = ldns_rr_clone(rr)) || !ldns_rr_list_push_rr(
+				phase == 1 ? cur->del : cur->add, c)) {
+				ldns_rr_free(c);
+				goto oom;
+			}
+		}
+	}
+	if(!done) {
+		xfr_result_clear(res);
+		return 1;
+	}
+	if(!incr) {
+		/* SOA first */
+		ldns_rr *c = ldns_rr_clone(first);
+		ldns_rr_list *l = ldns_rr_list_new();
+		if(!c || !l || !ldns_rr_list_push_rr(l, c) ||
+			!ldns_rr_list_cat(l, res->full)) {
+			ldns_rr_free(c);
+			if(l)
+				ldns_rr_list_free(l);
+			goto oom;
+		}
+		ldns_rr_list_free(res->full); /* the RRs moved to l */
+		res->full = l;
+	}
+	return 0;
+oom:
+	*err = "out of memory";
+fail:
+	xfr_result_clear(res);
+	return -1;
+}
+
+/** @return 1 when two RRs are the same record (TTL ignored) */
+static int
+rr_same(const ldns_rr *a, const ldns_rr *b)
+{
+	return ldns_rr_compare_no_rdata(a, b) == 0 &&
+		ldns_rr_compare(a, b) == 0;
+}
+
+ldns_rr_list *
+xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
+	const char **err)
+{
+	ldns_rr_list *cur;
+	size_t d, i, j, si = 0;
+	*err = NULL;
+	/* the SOA: first in a transfer's list, anywhere in a sorted zone */
+	while(zone && si < ldns_rr_list_rr_count(zone) &&
+		!is_soa(ldns_rr_list_rr(zone, si)))
+		si++;
+	if(res->kind != XFR_INCR || !zone || si == ldns_rr_list_rr_count(zone)) {
+		*err = "not an incremental result for a zone with an SOA";
+		return NULL;
+	}
+	if(!(cur = ldns_rr_list_clone(zone))) {
+		*err = "out of memory";
+		return NULL;
+	}
+	for(d = 0; d < res->num_diffs; d++) {
+		const struct xfr_diff *df = &res->diffs[d];
+		if(soa_serial(ldns_rr_list_rr(cur, si)) != df->from) {
+			*err = "a difference starts from another serial";
+			goto fail;
+		}
+		for(i = 0; i < ldns_rr_list_rr_count(df->del); i++) {
+			const ldns_rr *rr = ldns_rr_list_rr(df->del, i);
+			size_t n = ldns_rr_list_rr_count(cur);
+			if(is_soa(rr))
+				continue; /* the SOA is replaced below */
+			for(j = 0; j < n; j++)
+				if(rr_same(ldns_rr_list_rr(cur, j), rr))
+					break;
+			if(j == n) {
+				*err = "a difference deletes a record the zone "
+					"does not have";
+				goto fail;
+			}
+			ldns_rr_free(ldns_rr_list_rr(cur, j));
+			ldns_rr_list_set_rr(cur, ldns_rr_list_rr(cur, n - 1),
+				j);
+			ldns_rr_list_set_rr_count(cur, n - 1);
+			if(si == n - 1)
+				si = j; /* the SOA was moved into the hole */
+		}
+		for(i = 0; i < ldns_rr_list_rr_count(df->add); i++) {
+			const ldns_rr *rr = ldns_rr_list_rr(df->add, i);
+			ldns_rr *c = ldns_rr_clone(rr);
+			if(!c)
+				goto oom;
+			if(is_soa(rr)) {
+				/* the SOA keeps its place */
+				ldns_rr_free(ldns_rr_list_rr(cur, si));
+				ldns_rr_list_set_rr(cur, c, si);
+				continue;
+			}
+			if(!ldns_rr_list_push_rr(cur, c)) {
+				ldns_rr_free(c);
+				goto oom;
+			}
+		}
+		if(soa_serial(ldns_rr_list_rr(cur, si)) != df->to) {
+			*err = "a difference does not end at its serial";
+			goto fail;
+		}
+	}
+	return cur;
+oom:
+	*err = "out of memory";
+fail:
+	ldns_rr_list_deep_free(cur);
+	return NULL;
+}
+
+/* ---------------- the network ---------------- */
+
+/** milliseconds left until deadline (>= 0) */
+static int
+ms_left(const struct timeval *deadline)
+{
+	struct timeval now;
+	long ms;
+	gettimeofday(&now, NULL);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000L +
+		(deadline->tv_usec - now.tv_usec) / 1000L;
+	return ms < 0 ? 0 : (int)ms;
+}
+
+/** wait for fd; @return 0 ready, -1 timeout or error */
+static int
+wait_fd(int fd, short ev, const struct timeval *deadline, volatile int *stop)
+{
+	for(;;) {
+		struct pollfd p;
+		int ms = ms_left(deadline), r;
+		if(ms == 0 || (stop && *stop))
+			return -1;
+		p.fd = fd;
+		p.events = ev;
+		p.revents = 0;
+		r = poll(&p, 1, ms > 200 ? 200 : ms);
+		if(r > 0)
+			return 0;
+		if(r < 0 && errno != EINTR && errno != EAGAIN)
+			return -1;
+	}
+}
+
+/** read exactly n bytes; @return 0 or -1 */
+static int
+read_full(int fd, uint8_t *buf, size_t n, const struct timeval *deadline,
+	volatile int *stop)
+{
+	size_t got = 0;
+	while(got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if(r > 0) {
+			got += (size_t)r;
+			continue;
+		}
+		if(r == 0)
+			return -1;
+		if(errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if(wait_fd(fd, POLLIN, deadline, stop) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/** write exactly n bytes; @return 0 or -1 */
+static int
+write_full(int fd, const uint8_t *buf, size_t n,
+	const struct timeval *deadline, volatile int *stop)
+{
+	size_t done = 0;
+	while(done < n) {
+		ssize_t r = write(fd, buf + done, n - done);
+		if(r > 0) {
+			done += (size_t)r;
+			continue;
+		}
+		if(r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			errno != EINTR)
+			return -1;
+		if(wait_fd(fd, POLLOUT, deadline, stop) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/** set a deadline ms from now */
+static void
+deadline_in(struct timeval *d, int ms)
+{
+	gettimeofday(d, NULL);
+	d->tv_sec += ms / 1000;
+	d->tv_usec += (ms % 1000) * 1000;
+	if(d->tv_usec >= 1000000) {
+		d->tv_sec++;
+		d->tv_usec -= 1000000;
+	}
+}
+
+/** connect over TCP; @return fd or -1 */
+static int
+tcp_connect(const struct netaddr *a, volatile int *stop)
+{
+	struct timeval dl;
+	int fd = socket(a->addr.ss_family, SOCK_STREAM, 0), e = 0;
+	socklen_t el = sizeof(e);
+	if(fd < 0)
+		return -1;
+	if(fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		goto fail;
+	deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(connect(fd, (const struct sockaddr *)&a->addr, a->len) == 0)
+		return fd;
+	if(errno != EINPROGRESS)
+		goto fail;
+	if(wait_fd(fd, POLLOUT, &dl, stop) != 0) {
+		e = ETIMEDOUT;
+		goto fail;
+	}
+	if(getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	if(e)
+		errno = e;
+	return -1;
+}
+
+/** one transfer attempt from one primary.
+ * @return 0 (res or *uptodate set), -1 failure, -2 the primary refused
+ * IXFR (try AXFR). */
+static int
+xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
+	uint32_t serial, struct xfr_result *res, int *uptodate,
+	volatile int *stop, char *why, size_t whylen)
+{
+	ldns_pkt *q = NULL, **msgs = NULL;
+	size_t nmsgs = 0, maxmsgs = 0, total = 0, wlen = 0;
+	uint8_t *wire = NULL, *buf = NULL, lenb[2];
+	struct xfr_tsig_state ts;
+	struct timeval dl;
+	uint16_t id;
+	int fd = -1, ret = -1, r;
+	const char *err = NULL;
+	memset(&ts, 0, sizeof(ts));
+	ts.key = pr->key;
+	*uptodate = 0;
+	if(RAND_bytes((unsigned char *)&id, sizeof(id)) != 1)
+		id = (uint16_t)random();
+	if(!(q = ldns_pkt_query_new(ldns_rdf_clone(zone), ixfr ?
+		LDNS_RR_TYPE_IXFR : LDNS_RR_TYPE_AXFR, LDNS_RR_CLASS_IN, 0))) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	ldns_pkt_set_id(q, id);
+	if(ixfr) {
+		ldns_rr *soa = NULL;
+		char s[400], zs[300];
+		char *zn = ldns_rdf2str(zone);
+		snprintf(zs, sizeof(zs), "%s", zn ? zn : ".");
+		free(zn);
+		snprintf(s, sizeof(s), "%s 0 IN SOA . . %u 0 0 0 0", zs,
+			(unsigned)serial);
+		if(ldns_rr_new_frm_str(&soa, s, 0, NULL, NULL) !=
+			LDNS_STATUS_OK) {
+			snprintf(why, whylen, "cannot make the IXFR query");
+			goto out;
+		}
+		ldns_pkt_push_rr(q, LDNS_SECTION_AUTHORITY, soa);
+	}
+	if(ldns_pkt2wire(&wire, q, &wlen) != LDNS_STATUS_OK) {
+		snprintf(why, whylen, "cannot make the query");
+		goto out;
+	}
+	if(!(buf = malloc(65536 + 2))) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	memcpy(buf + 2, wire, wlen);
+	if(pr->key && xfr_tsig_sign(&ts, buf + 2, &wlen, 65535,
+		(uint64_t)time(NULL)) != 0) {
+		snprintf(why, whylen, "cannot sign the query");
+		goto out;
+	}
+	put16(buf, (unsigned)wlen);
+	if((fd = tcp_connect(&pr->addr, stop)) < 0) {
+		snprintf(why, whylen, "cannot connect: %s", strerror(errno));
+		goto out;
+	}
+	deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(write_full(fd, buf, wlen + 2, &dl, stop) != 0) {
+		snprintf(why, whylen, "cannot send the query");
+		goto out;
+	}
+	for(;;) {
+		size_t ml;
+		ldns_pkt *m = NULL;
+		ldns_rr_list *an;
+		deadline_in(&dl, XFR_TIMEOUT_MS);
+		if(read_full(fd, lenb, 2, &dl, stop) != 0 || (ml = get16(lenb))
+			< 12 || read_full(fd, buf, ml, &dl, stop) != 0) {
+			snprintf(why, whylen, "the reply stopped (timeout or "
+				"closed after %u messages)", (unsigned)nmsgs);
+			goto out;
+		}
+		total += ml;
+		if(total > XFR_MAX_BYTES) {
+			snprintf(why, whylen, "the zone is larger than %u bytes",
+				XFR_MAX_BYTES);
+			goto out;
+		}
+		if(get16(buf) != id && !pr->key) {
+			snprintf(why, whylen, "a reply with another ID");
+			goto out;
+		}
+		if(pr->key) {
+			r = xfr_tsig_verify(&ts, buf, &ml, (uint64_t)time(NULL),
+				&err);
+			if(r < 0) {
+				/* an error reply may come unsigned: report the
+				 * rcode, which says more */
+				if(nmsgs == 0 && (buf[3] & 0x0f) != 0)
+					goto rcode;
+				snprintf(why, whylen, "TSIG: %s", err);
+				goto out;
+			}
+			if(get16(buf) != id) {
+				snprintf(why, whylen, "a reply with another ID");
+				goto out;
+			}
+		} else
+			r = 1;
+rcode:
+		if((buf[3] & 0x0f) != 0) {
+			unsigned rc = buf[3] & 0x0f;
+			snprintf(why, whylen, "rcode %u (%s)", rc, rc == 4 ?
+				"NOTIMP" : rc == 5 ? "REFUSED" : rc == 9 ?
+				"NOTAUTH" : rc == 1 ? "FORMERR" : rc == 2 ?
+				"SERVFAIL" : "error");
+			if(ixfr && (rc == 4 || rc == 1))
+				ret = -2;
+			goto out;
+		}
+		if(ldns_wire2pkt(&m, buf, ml) != LDNS_STATUS_OK) {
+			snprintf(why, whylen, "a malformed reply message");
+			goto out;
+		}
+		if(nmsgs == maxmsgs) {
+			size_t nm = maxmsgs ? maxmsgs * 2 : 16;
+			ldns_pkt **n = realloc(msgs, nm * sizeof(*n));
+			if(!n) {
+				ldns_pkt_free(m);
+				snprintf(why, whylen, "out of memory");
+				goto out;
+			}
+			msgs = n;
+			maxmsgs = nm;
+		}
+		msgs[nmsgs++] = m;
+		an = ldns_pkt_answer(m);
+		if(ldns_rr_list_rr_count(an) == 0 || !is_soa(ldns_rr_list_rr(
+			an, ldns_rr_list_rr_count(an) - 1)))
+			continue;
+		if(r != 1)
+			continue; /* the last message must be signed */
+		r = xfr_parse_stream(zone, ixfr, serial, msgs, nmsgs, res,
+			uptodate, &err);
+		if(r < 0) {
+			snprintf(why, whylen, "%s", err);
+			goto out;
+		}
+		if(r == 0)
+			break;
+	}
+	snprintf(res->from, sizeof(res->from), "%s", why);
+	ret = 0;
+out:
+	if(fd >= 0)
+		close(fd);
+	while(nmsgs > 0)
+		ldns_pkt_free(msgs[--nmsgs]);
+	free(msgs);
+	free(buf);
+	free(wire);
+	if(q)
+		ldns_pkt_free(q);
+	xfr_tsig_state_clear(&ts);
+	return ret;
+}
+
+/* ---------------- the service ---------------- */
+
+/** a task */
+struct xfr_task {
+	/** next in the service's list */
+	struct xfr_task *next;
+	/** the service */
+	struct xfr_service *xs;
+	/** zone name */
+	ldns_rdf *zone;
+	/** zone name, text */
+	char zname[300];
+	/** the primaries */
+	struct xfr_primary *prim;
+	/** how many */
+	size_t nprim;
+	/** callback and argument */
+	xfr_cb_type cb;
+	/** argument of cb */
+	void *arg;
+	/** 1 when the zone's data is current enough to have a serial */
+	int have;
+	/** the serial */
+	uint32_t serial;
+	/** SOA timers, seconds */
+	uint32_t refresh, retry, expire;
+	/** when the task runs next */
+	time_t next_time;
+	/** when the data expires (have set) */
+	time_t expire_at;
+	/** NOTIFY or control command waiting */
+	int woken;
+	/** fetch with AXFR next time */
+	int full;
+	/** successful transfers */
+	uint64_t count;
+	/** the last outcome, for the status line */
+	char last[512];
+	/** when it was */
+	time_t last_time;
+};
+
+/** the service */
+struct xfr_service {
+#ifdef HAVE_PTHREAD
+	/** guards the tasks */
+	pthread_mutex_t lock;
+	/** signalled on a wake-up or stop */
+	pthread_cond_t cond;
+	/** the thread */
+	pthread_t thr;
+#endif
+	/** 1 when the thread runs */
+	int running;
+	/** set to stop the thread */
+	volatile int stop;
+	/** the tasks */
+	struct xfr_task *tasks;
+};
+
+struct xfr_service *
+xfr_service_create(void)
+{
+	struct xfr_service *xs = calloc(1, sizeof(*xs));
+	if(!xs)
+		return NULL;
+#ifdef HAVE_PTHREAD
+	pthread_mutex_init(&xs->lock, NULL);
+	pthread_cond_init(&xs->cond, NULL);
+#endif
+	return xs;
+}
+
+/** lock the service */
+static void
+xs_lock(struct xfr_service *xs)
+{
+#ifdef HAVE_PTHREAD
+	pthread_mutex_lock(&xs->lock);
+#else
+	(void)xs;
+#endif
+}
+
+/** unlock the service */
+static void
+xs_unlock(struct xfr_service *xs)
+{
+#ifdef HAVE_PTHREAD
+	pthread_mutex_unlock(&xs->lock);
+#else
+	(void)xs;
+#endif
+}
+
+/** clamp a timer */
+static uint32_t
+clamp_timer(uint32_t v)
+{
+	if(v < XFR_MIN_TIMER)
+		return XFR_MIN_TIMER;
+	if(v > XFR_MAX_TIMER)
+		return XFR_MAX_TIMER;
+	return v;
+}
+
+/** take the SOA timers of a result's SOA */
+static void
+task_timers_from(struct xfr_task *t, const ldns_rr *soa)
+{
+	t->refresh = clamp_timer(ldns_rdf2native_int32(ldns_rr_rdf(soa, 3)));
+	t->retry = clamp_timer(ldns_rdf2native_int32(ldns_rr_rdf(soa, 4)));
+	t->expire = ldns_rdf2native_int32(ldns_rr_rdf(soa, 5));
+}
+
+/** the SOA of a result (the new one) or NULL */
+static const ldns_rr *
+result_soa(const struct xfr_result *res)
+{
+	if(res->kind == XFR_FULL && res->full &&
+		ldns_rr_list_rr_count(res->full))
+		return ldns_rr_list_rr(res->full, 0);
+	if(res->kind == XFR_INCR && res->num_diffs &&
+		ldns_rr_list_rr_count(res->diffs[res->num_diffs - 1].add))
+		return ldns_rr_list_rr(res->diffs[res->num_diffs - 1].add, 0);
+	return NULL;
+}
+
+/** run one task (the service lock is not held) */
+static void
+task_run(struct xfr_task *t, int have, uint32_t serial, int full)
+{
+	struct xfr_service *xs = t->xs;
+	char why[256], from[NETADDR_STRLEN], last[512];
+	size_t i;
+	int ok = 0, uptodate = 0, newhave = have;
+	uint32_t nserial = serial;
+	ldns_rr *soa = NULL;
+	struct xfr_result res;
+	time_t now;
+	last[0] = 0;
+	for(i = 0; i < t->nprim && !ok && !xs->stop; i++) {
+		const struct xfr_primary *pr = &t->prim[i];
+		int ixfr = have && !full, r;
+		(void)netaddr_str(&pr->addr, 53, from, sizeof(from));
+		memset(&res, 0, sizeof(res));
+		why[0] = 0;
+		r = xfr_fetch(t->zone, pr, ixfr, serial, &res, &uptodate,
+			&xs->stop, why, sizeof(why));
+		if(r == -2) {
+			verbose(VERB_ALGO, "xfr %s: %s refuses IXFR (%s), "
+				"trying AXFR", t->zname, from, why);
+			ixfr = 0;
+			r = xfr_fetch(t->zone, pr, 0, serial, &res, &uptodate,
+				&xs->stop, why, sizeof(why));
+		}
+		if(r != 0) {
+			log_warn("xfr %s: transfer from %s failed: %s",
+				t->zname, from, why);
+			snprintf(last, sizeof(last), "failed from %s: %s", from,
+				why);
+			continue;
+		}
+		if(uptodate) {
+			verbose(VERB_DETAIL, "xfr %s: %s has serial %u, ours "
+				"is current", t->zname, from,
+				(unsigned)res.serial);
+			snprintf(last, sizeof(last), "up to date at %s",
+				from);
+			ok = 1;
+			break;
+		}
+		snprintf(res.from, sizeof(res.from), "%s", from);
+		res.ixfr = (res.kind == XFR_INCR);
+		/* the new SOA's timers, before the callback takes the RRs */
+		if(result_soa(&res)) {
+			ldns_rr_free(soa);
+			soa = ldns_rr_clone(result_soa(&res));
+		}
+		if(t->cb(t->arg, &res) != 0) {
+			snprintf(last, sizeof(last), "refused the zone from %s",
+				from);
+			xfr_result_clear(&res);
+			continue;
+		}
+		verbose(VERB_OPS, "xfr %s: serial %u from %s (%s)", t->zname,
+			(unsigned)res.serial, from, res.kind == XFR_INCR ?
+			"IXFR" : "full zone");
+		snprintf(last, sizeof(last), "serial %u from %s by %s",
+			(unsigned)res.serial, from, res.kind == XFR_INCR ?
+			"IXFR" : ixfr ? "IXFR (full zone)" : "AXFR");
+		nserial = res.serial;
+		newhave = 1;
+		ok = 2;
+		xs_lock(xs);
+		if(soa)
+			task_timers_from(t, soa);
+		t->count++;
+		xs_unlock(xs);
+		xfr_result_clear(&res);
+	}
+	now = time(NULL);
+	if(!ok && have && t->expire_at && now >= t->expire_at) {
+		memset(&res, 0, sizeof(res));
+		res.kind = XFR_EXPIRED;
+		res.serial = serial;
+		log_warn("xfr %s: expired (no primary answered for the SOA "
+			"expire time)", t->zname);
+		(void)t->cb(t->arg, &res);
+		newhave = 0;
+		snprintf(last, sizeof(last), "expired");
+	}
+	xs_lock(xs);
+	t->have = newhave;
+	t->serial = nserial;
+	if(ok) {
+		t->next_time = now + (t->refresh ? t->refresh : XFR_RETRY_NODATA);
+		t->expire_at = now + (t->expire ? t->expire : XFR_MAX_TIMER);
+	} else
+		t->next_time = now + (have && t->retry ? t->retry :
+			XFR_RETRY_NODATA);
+	if(last[0]) {
+		memcpy(t->last, last, sizeof(t->last));
+		t->last_time = now;
+	}
+	xs_unlock(xs);
+	ldns_rr_free(soa);
+}
+
+#ifdef HAVE_PTHREAD
+/** the service thread */
+static void *
+xfr_thread(void *arg)
+{
+	struct xfr_service *xs = arg;
+	pthread_mutex_lock(&xs->lock);
+	while(!xs->stop) {
+		struct xfr_task *t, *due = NULL;
+		time_t now = time(NULL), first = now + 60;
+		for(t = xs->tasks; t; t = t->next) {
+			if(t->woken || t->next_time <= now) {
+				due = t;
+				break;
+			}
+			if(t->next_time < first)
+				first = t->next_time;
+		}
+		if(due) {
+			int have = due->have, full = due->full;
+			uint32_t serial = due->serial;
+			due->woken = 0;
+			due->full = 0;
+			pthread_mutex_unlock(&xs->lock);
+			task_run(due, have, serial, full);
+			pthread_mutex_lock(&xs->lock);
+			continue;
+		} else {
+			struct timespec ts;
+			ts.tv_sec = first;
+			ts.tv_nsec = 0;
+			(void)pthread_cond_timedwait(&xs->cond, &xs->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&xs->lock);
+	return NULL;
+}
+#endif
+
+int
+xfr_service_start(struct xfr_service *xs)
+{
+#ifdef HAVE_PTHREAD
+	int r = 0;
+	/* workers may call this at once: the first one starts it */
+	pthread_mutex_lock(&xs->lock);
+	if(!xs->running) {
+		if(pthread_create(&xs->thr, NULL, xfr_thread, xs) != 0)
+			r = -1;
+		else	xs->running = 1;
+	}
+	pthread_mutex_unlock(&xs->lock);
+	return r;
+#else
+	(void)xs;
+	return -1;
+#endif
+}
+
+void
+xfr_service_delete(struct xfr_service *xs)
+{
+	struct xfr_task *t;
+	if(!xs)
+		return;
+#ifdef HAVE_PTHREAD
+	if(xs->running) {
+		pthread_mutex_lock(&xs->lock);
+		xs->stop = 1;
+		pthread_cond_signal(&xs->cond);
+		pthread_mutex_unlock(&xs->lock);
+		pthread_join(xs->thr, NULL);
+	}
+	pthread_cond_destroy(&xs->cond);
+	pthread_mutex_destroy(&xs->lock);
+#endif
+	while((t = xs->tasks)) {
+		xs->tasks = t->next;
+		ldns_rdf_deep_free(t->zone);
+		free(t->prim);
+		free(t);
+	}
+	free(xs);
+}
+
+struct xfr_task *
+xfr_task_create(struct xfr_service *xs, const char *zone,
+	const struct xfr_primary *primaries, size_t n, xfr_cb_type cb,
+	void *arg)
+{
+	struct xfr_task *t = calloc(1, sizeof(*t)), **tail;
+	if(!t)
+		return NULL;
+	if(ldns_str2rdf_dname(&t->zone, zone) != LDNS_STATUS_OK ||
+		(n && !(t->prim = calloc(n, sizeof(*t->prim))))) {
+		if(t->zone)
+			ldns_rdf_deep_free(t->zone);
+		free(t);
+		return NULL;
+	}
+	ldns_dname2canonical(t->zone);
+	snprintf(t->zname, sizeof(t->zname), "%s", zone);
+	if(n)
+		memcpy(t->prim, primaries, n * sizeof(*t->prim));
+	t->nprim = n;
+	t->cb = cb;
+	t->arg = arg;
+	t->xs = xs;
+	t->next_time = n ? time(NULL) : (time_t)0x7fffffff;
+	snprintf(t->last, sizeof(t->last), "no transfer yet");
+	xs_lock(xs);
+	for(tail = &xs->tasks; *tail; tail = &(*tail)->next)
+		;
+	*tail = t;
+#ifdef HAVE_PTHREAD
+	pthread_cond_signal(&xs->cond);
+#endif
+	xs_unlock(xs);
+	return t;
+}
+
+void
+xfr_task_set_serial(struct xfr_task *t, uint32_t serial, uint32_t refresh,
+	uint32_t retry, uint32_t expire, time_t age)
+{
+	time_t now = time(NULL);
+	xs_lock(t->xs);
+	t->have = 1;
+	t->serial = serial;
+	t->refresh = clamp_timer(refresh);
+	t->retry = clamp_timer(retry);
+	t->expire = expire;
+	if(age < 0)
+		age = 0;
+	if(t->nprim) {
+		t->next_time = now + (age >= (time_t)t->refresh ? 0 :
+			(time_t)t->refresh - age);
+		t->expire_at = now - age + (time_t)expire;
+	}
+	xs_unlock(t->xs);
+}
+
+void
+xfr_task_notify(struct xfr_task *t, int64_t serial, int full)
+{
+	xs_lock(t->xs);
+	if(t->nprim && (full || serial < 0 || !t->have ||
+		serial_newer((uint32_t)serial, t->serial) ||
+		(uint32_t)serial == t->serial)) {
+		t->woken = 1;
+		if(full)
+			t->full = 1;
+#ifdef HAVE_PTHREAD
+		pthread_cond_signal(&t->xs->cond);
+#endif
+	}
+	xs_unlock(t->xs);
+}
+
+char *
+xfr_task_status(struct xfr_task *t, char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	xs_lock(t->xs);
+	if(!t->nprim)
+		snprintf(buf, len, "serial %u, no primaries",
+			(unsigned)t->serial);
+	else
+		snprintf(buf, len, "%s%u, %s, next check in %lds",
+			t->have ? "serial " : "no data, serial ",
+			(unsigned)t->serial, t->last,
+			(long)(t->next_time > now ? t->next_time - now : 0));
+	xs_unlock(t->xs);
+	return buf;
+}
+
+uint64_t
+xfr_task_count(struct xfr_task *t)
+{
+	uint64_t c;
+	xs_lock(t->xs);
+	c = t->count;
+	xs_unlock(t->xs);
+	return c;
+}

@@ -1,0 +1,809 @@
+/*
+ * tests/check_authzone.c - Check suite for services/xfr and
+ * services/authzone: TSIG signing and verification against ldns (ldns
+ * verifies what petrel signs, petrel verifies what ldns signs, for SHA-1,
+ * SHA-256 and SHA-512, first and later messages, and rejects tampered,
+ * wrong-key and unsigned replies); the transfer stream parser (IXFR
+ * differences, AXFR, up to date, incomplete, malformed) and the
+ * application of IXFR differences; ZONEMD (the RFC 8976 A.1 vector, a
+ * changed record, absence); the answers of an auth zone (AA, NXDOMAIN and
+ * NODATA with SOA, wildcard, CNAME, referral, DNSSEC records, for-upstream
+ * with a delegation point) and NOTIFY.
+ */
+#include "config.h"
+#include "services/xfr.h"
+#include "services/authzone.h"
+#include "util/config_file.h"
+#include "util/netaddr.h"
+#include "util/log.h"
+#include "dns/name.h"
+#include <check.h>
+#include <ldns/ldns.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/** the secret of the test key, base64 */
+#define SECRET "cGV0cmVsLWF1dGh6b25lLXRlc3Qta2V5LW9uZQ=="
+
+/** a query for name/type written by ldns; wire in *w (free) */
+static size_t
+make_query(const char *name, ldns_rr_type t, uint16_t id, uint8_t **w)
+{
+	ldns_pkt *q = NULL;
+	size_t len = 0;
+	ck_assert(ldns_pkt_query_new_frm_str(&q, name, t, LDNS_RR_CLASS_IN, 0)
+		== LDNS_STATUS_OK);
+	ldns_pkt_set_id(q, id);
+	ck_assert(ldns_pkt2wire(w, q, &len) == LDNS_STATUS_OK);
+	ldns_pkt_free(q);
+	return len;
+}
+
+/** petrel signs a request: ldns verifies it; a changed byte fails */
+static void
+sign_with(const char *alg, const char *ldns_alg)
+{
+	struct xfr_tsig_key k;
+	struct xfr_tsig_state st;
+	uint8_t buf[1024], *w;
+	size_t len = make_query("example.", LDNS_RR_TYPE_AXFR, 4242, &w);
+	ldns_pkt *p = NULL;
+	(void)ldns_alg;
+	ck_assert_int_eq(xfr_tsig_key_init(&k, "k1", alg, SECRET), 0);
+	memset(&st, 0, sizeof(st));
+	st.key = &k;
+	memcpy(buf, w, len);
+	free(w);
+	ck_assert_int_eq(xfr_tsig_sign(&st, buf, &len, sizeof(buf),
+		(uint64_t)time(NULL)), 0);
+	ck_assert(ldns_wire2pkt(&p, buf, len) == LDNS_STATUS_OK);
+	ck_assert_msg(ldns_pkt_tsig_verify(p, buf, len, "k1.", SECRET, NULL),
+		"ldns does not verify petrel's %s signature", alg);
+	ldns_pkt_free(p);
+	buf[3] ^= 0x10; /* the CD bit */
+	ck_assert(ldns_wire2pkt(&p, buf, len) == LDNS_STATUS_OK);
+	ck_assert(!ldns_pkt_tsig_verify(p, buf, len, "k1.", SECRET, NULL));
+	ldns_pkt_free(p);
+}
+
+START_TEST(test_tsig_sign)
+{
+	sign_with("hmac-sha256", "hmac-sha256.");
+	sign_with("hmac-sha1", "hmac-sha1.");
+	sign_with("hmac-sha512", "hmac-sha512.");
+}
+END_TEST
+
+/** the MAC of a signed message as the rdf ldns takes as "query mac" */
+static ldns_rdf *
+mac_rdf(const uint8_t *mac, size_t len)
+{
+	uint8_t b[70];
+	b[0] = (uint8_t)(len >> 8);
+	b[1] = (uint8_t)len;
+	memcpy(b + 2, mac, len);
+	return ldns_rdf_new_frm_data(LDNS_RDF_TYPE_INT16_DATA, len + 2, b);
+}
+
+/** a response to the query: SOA and one A, signed by ldns */
+static size_t
+ldns_response(uint16_t id, const ldns_rdf *qmac, int next, const char *alg,
+	const char *secret, uint8_t **w)
+{
+	ldns_pkt *r = NULL;
+	ldns_rr *rr = NULL;
+	size_t len = 0;
+	ck_assert(ldns_pkt_query_new_frm_str(&r, "example.", LDNS_RR_TYPE_AXFR,
+		LDNS_RR_CLASS_IN, 0) == LDNS_STATUS_OK);
+	ldns_pkt_set_id(r, id);
+	ldns_pkt_set_qr(r, true);
+	ldns_pkt_set_aa(r, true);
+	ck_assert(ldns_rr_new_frm_str(&rr, "www.example. 300 IN A 192.0.2.1",
+		0, NULL, NULL) == LDNS_STATUS_OK);
+	ldns_pkt_push_rr(r, LDNS_SECTION_ANSWER, rr);
+	if(next)
+		ck_assert(ldns_pkt_tsig_sign_next(r, "k1.", secret, 300, alg,
+			qmac, 1) == LDNS_STATUS_OK);
+	else
+		ck_assert(ldns_pkt_tsig_sign(r, "k1.", secret, 300, alg, qmac)
+			== LDNS_STATUS_OK);
+	ck_assert(ldns_pkt2wire(w, r, &len) == LDNS_STATUS_OK);
+	ldns_pkt_free(r);
+	return len;
+}
+
+/** the MAC in the TSIG of a wire message */
+static ldns_rdf *
+tsig_mac_of(const uint8_t *w, size_t len)
+{
+	ldns_pkt *p = NULL;
+	ldns_rdf *m;
+	ck_assert(ldns_wire2pkt(&p, w, len) == LDNS_STATUS_OK);
+	ck_assert_ptr_nonnull(ldns_pkt_tsig(p));
+	m = ldns_rdf_clone(ldns_rr_rdf(ldns_pkt_tsig(p), 3));
+	ldns_pkt_free(p);
+	return m;
+}
+
+/** ldns signs responses (first, then timers-only): petrel verifies */
+static void
+verify_with(const char *alg, const char *ldns_alg)
+{
+	struct xfr_tsig_key k, wrong;
+	struct xfr_tsig_state st, st2;
+	uint8_t q[1024], *w, *w2, copy[1024];
+	size_t qlen = make_query("example.", LDNS_RR_TYPE_AXFR, 777, &w), len,
+		len2, l;
+	ldns_rdf *qm, *m1;
+	const char *err;
+	uint64_t now = (uint64_t)time(NULL);
+	ck_assert_int_eq(xfr_tsig_key_init(&k, "k1.", alg, SECRET), 0);
+	ck_assert_int_eq(xfr_tsig_key_init(&wrong, "k1.", alg,
+		"d3Jvbmctc2VjcmV0LWtleQ=="), 0);
+	memset(&st, 0, sizeof(st));
+	st.key = &k;
+	memcpy(q, w, qlen);
+	free(w);
+	ck_assert_int_eq(xfr_tsig_sign(&st, q, &qlen, sizeof(q), now), 0);
+	st2 = st;
+	qm = mac_rdf(st.mac, st.mac_len);
+	len = ldns_response(777, qm, 0, ldns_alg, SECRET, &w);
+	/* a tampered copy fails, with the state untouched */
+	/* every byte but the ID (the MAC covers the original ID kept in
+	 * the TSIG, RFC 8945 4.3.2) */
+	for(l = 2; l < len; l++) {
+		size_t ll = len;
+		int vr;
+		memcpy(copy, w, len);
+		copy[l] ^= 0x01;
+		vr = xfr_tsig_verify(&st2, copy, &ll, now, &err);
+		ck_assert_msg(vr == -1, "%s: byte %d of %d changed, verify %d",
+			alg, (int)l, (int)len, vr);
+	}
+	/* the wrong secret fails */
+	st2.key = &wrong;
+	memcpy(copy, w, len);
+	l = len;
+	ck_assert_int_eq(xfr_tsig_verify(&st2, copy, &l, now, &err), -1);
+	/* the time outside the fudge fails */
+	st2.key = &k;
+	memcpy(copy, w, len);
+	l = len;
+	ck_assert_int_eq(xfr_tsig_verify(&st2, copy, &l, now + 1000, &err),
+		-1);
+	/* the real one verifies, and loses its TSIG */
+	m1 = tsig_mac_of(w, len);
+	memcpy(copy, w, len);
+	l = len;
+	ck_assert_msg(xfr_tsig_verify(&st, copy, &l, now, &err) == 1,
+		"%s: %s", alg, err ? err : "");
+	ck_assert_uint_lt(l, len);
+	ck_assert_int_eq(copy[11], 0); /* ARCOUNT */
+	free(w);
+	/* the next message, signed with the timers only */
+	len2 = ldns_response(777, m1, 1, ldns_alg, SECRET, &w2);
+	memcpy(copy, w2, len2);
+	l = len2;
+	ck_assert_msg(xfr_tsig_verify(&st, copy, &l, now, &err) == 1,
+		"%s next: %s", alg, err ? err : "");
+	free(w2);
+	ldns_rdf_deep_free(qm);
+	ldns_rdf_deep_free(m1);
+	xfr_tsig_state_clear(&st);
+}
+
+START_TEST(test_tsig_verify)
+{
+	verify_with("hmac-sha256", "hmac-sha256.");
+	verify_with("hmac-sha1", "hmac-sha1.");
+	verify_with("hmac-sha512", "hmac-sha512.");
+}
+END_TEST
+
+START_TEST(test_tsig_unsigned)
+{
+	struct xfr_tsig_key k;
+	struct xfr_tsig_state st;
+	uint8_t q[1024], *w;
+	size_t qlen = make_query("example.", LDNS_RR_TYPE_AXFR, 9, &w), l;
+	const char *err;
+	ck_assert_int_eq(xfr_tsig_key_init(&k, "k1", "hmac-sha256", SECRET),
+		0);
+	ck_assert_int_eq(xfr_tsig_key_init(&k, "k1", "hmac-md5", SECRET), -1);
+	ck_assert_int_eq(xfr_tsig_key_init(&k, "k1", "hmac-sha256", "!!"), -1);
+	ck_assert_int_eq(xfr_tsig_key_init(&k, "k1", "hmac-sha256", SECRET),
+		0);
+	memset(&st, 0, sizeof(st));
+	st.key = &k;
+	memcpy(q, w, qlen);
+	ck_assert_int_eq(xfr_tsig_sign(&st, q, &qlen, sizeof(q),
+		(uint64_t)time(NULL)), 0);
+	free(w);
+	/* an unsigned first reply is refused */
+	l = make_query("example.", LDNS_RR_TYPE_AXFR, 9, &w);
+	memcpy(q, w, l);
+	free(w);
+	q[2] |= 0x80;
+	ck_assert_int_eq(xfr_tsig_verify(&st, q, &l, (uint64_t)time(NULL),
+		&err), -1);
+	ck_assert_ptr_nonnull(err);
+	xfr_tsig_state_clear(&st);
+}
+END_TEST
+
+/** a message holding these RRs (presentation, ';' separated) */
+static ldns_pkt *
+msg(const char *rrs)
+{
+	ldns_pkt *p = ldns_pkt_new();
+	char *copy = strdup(rrs), *s, *save = NULL;
+	ck_assert_ptr_nonnull(p);
+	for(s = strtok_r(copy, ";", &save); s; s = strtok_r(NULL, ";", &save)) {
+		ldns_rr *rr = NULL;
+		ck_assert_msg(ldns_rr_new_frm_str(&rr, s, 3600, NULL, NULL) ==
+			LDNS_STATUS_OK, "bad rr %s", s);
+		ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
+	}
+	free(copy);
+	return p;
+}
+
+#define SOA(n) "example. 3600 IN SOA ns.example. h.example. " #n \
+	" 3600 600 86400 300"
+
+/** @return a zone list from ';' separated RRs */
+static ldns_rr_list *
+zone_list(const char *rrs)
+{
+	ldns_pkt *p = msg(rrs);
+	ldns_rr_list *l = ldns_rr_list_clone(ldns_pkt_answer(p));
+	ldns_pkt_free(p);
+	return l;
+}
+
+/** @return 1 when list l has the RR given as text */
+static int
+has_rr(const ldns_rr_list *l, const char *s)
+{
+	ldns_rr *rr = NULL;
+	size_t i;
+	int found = 0;
+	ck_assert(ldns_rr_new_frm_str(&rr, s, 3600, NULL, NULL) ==
+		LDNS_STATUS_OK);
+	for(i = 0; i < ldns_rr_list_rr_count(l); i++)
+		if(ldns_rr_compare(ldns_rr_list_rr(l, i), rr) == 0)
+			found = 1;
+	ldns_rr_free(rr);
+	return found;
+}
+
+START_TEST(test_ixfr)
+{
+	ldns_rdf *zone = ldns_dname_new_frm_str("example.");
+	ldns_pkt *m[2];
+	struct xfr_result res;
+	ldns_rr_list *z, *nz;
+	const char *err;
+	int up;
+	/* 1 -> 2: a.example A .1 becomes .2; 2 -> 3: b added */
+	m[0] = msg(SOA(3) ";" SOA(1) ";a.example. 300 IN A 192.0.2.1;"
+		SOA(2) ";a.example. 300 IN A 192.0.2.2");
+	m[1] = msg(SOA(2) ";" SOA(3) ";b.example. 300 IN A 192.0.2.3;"
+		SOA(3));
+	/* the first message alone is incomplete */
+	ck_assert_int_eq(xfr_parse_stream(zone, 1, 1, m, 1, &res, &up, &err),
+		1);
+	ck_assert_int_eq(xfr_parse_stream(zone, 1, 1, m, 2, &res, &up, &err),
+		0);
+	ck_assert_int_eq(up, 0);
+	ck_assert_int_eq(res.kind, XFR_INCR);
+	ck_assert_uint_eq(res.serial, 3);
+	ck_assert_uint_eq(res.num_diffs, 2);
+	ck_assert_uint_eq(res.diffs[0].from, 1);
+	ck_assert_uint_eq(res.diffs[0].to, 2);
+	ck_assert_uint_eq(res.diffs[1].from, 2);
+	ck_assert_uint_eq(res.diffs[1].to, 3);
+	z = zone_list(SOA(1) ";example. 3600 IN NS ns.example.;"
+		"ns.example. 3600 IN A 192.0.2.53;"
+		"a.example. 300 IN A 192.0.2.1");
+	nz = xfr_apply(z, &res, &err);
+	ck_assert_msg(nz != NULL, "%s", err ? err : "");
+	ck_assert_uint_eq(ldns_rr_list_rr_count(nz), 5);
+	ck_assert(has_rr(nz, SOA(3)));
+	ck_assert(!has_rr(nz, SOA(1)));
+	ck_assert(has_rr(nz, "a.example. 300 IN A 192.0.2.2"));
+	ck_assert(!has_rr(nz, "a.example. 300 IN A 192.0.2.1"));
+	ck_assert(has_rr(nz, "b.example. 300 IN A 192.0.2.3"));
+	ck_assert(has_rr(nz, "ns.example. 3600 IN A 192.0.2.53"));
+	ck_assert(ldns_rr_get_type(ldns_rr_list_rr(nz, 0)) ==
+		LDNS_RR_TYPE_SOA);
+	ldns_rr_list_deep_free(nz);
+	/* the old zone is unchanged */
+	ck_assert(has_rr(z, "a.example. 300 IN A 192.0.2.1"));
+	ldns_rr_list_deep_free(z);
+	/* the SOA anywhere in the list (a zone's data is sorted: NS before
+	 * SOA), and last, where a deletion moves it */
+	z = zone_list("example. 3600 IN NS ns.example.;" SOA(1) ";"
+		"a.example. 300 IN A 192.0.2.1");
+	nz = xfr_apply(z, &res, &err);
+	ck_assert_msg(nz != NULL, "%s", err ? err : "");
+	ck_assert(has_rr(nz, SOA(3)));
+	ck_assert(!has_rr(nz, SOA(1)));
+	ck_assert(has_rr(nz, "b.example. 300 IN A 192.0.2.3"));
+	ck_assert_uint_eq(ldns_rr_list_rr_count(nz), 4);
+	ldns_rr_list_deep_free(nz);
+	ldns_rr_list_deep_free(z);
+	z = zone_list("a.example. 300 IN A 192.0.2.1;example. 3600 IN NS "
+		"ns.example.;" SOA(1));
+	nz = xfr_apply(z, &res, &err);
+	ck_assert_msg(nz != NULL, "%s", err ? err : "");
+	ck_assert(has_rr(nz, SOA(3)));
+	ck_assert(has_rr(nz, "a.example. 300 IN A 192.0.2.2"));
+	ck_assert_uint_eq(ldns_rr_list_rr_count(nz), 4);
+	ldns_rr_list_deep_free(nz);
+	ldns_rr_list_deep_free(z);
+	/* a zone without the deleted record: refused */
+	z = zone_list(SOA(1) ";example. 3600 IN NS ns.example.");
+	ck_assert_ptr_null(xfr_apply(z, &res, &err));
+	ck_assert_ptr_nonnull(err);
+	ldns_rr_list_deep_free(z);
+	/* a zone at another serial: refused */
+	z = zone_list(SOA(2) ";a.example. 300 IN A 192.0.2.2");
+	ck_assert_ptr_null(xfr_apply(z, &res, &err));
+	ldns_rr_list_deep_free(z);
+	xfr_result_clear(&res);
+	ldns_pkt_free(m[0]);
+	ldns_pkt_free(m[1]);
+
+	/* a full zone in the reply to IXFR (or AXFR) */
+	m[0] = msg(SOA(5) ";example. 3600 IN NS ns.example.;"
+		"ns.example. 3600 IN A 192.0.2.53");
+	m[1] = msg("www.example. 300 IN A 192.0.2.80;" SOA(5));
+	ck_assert_int_eq(xfr_parse_stream(zone, 1, 1, m, 2, &res, &up, &err),
+		0);
+	ck_assert_int_eq(res.kind, XFR_FULL);
+	ck_assert_uint_eq(ldns_rr_list_rr_count(res.full), 4);
+	ck_assert(ldns_rr_get_type(ldns_rr_list_rr(res.full, 0)) ==
+		LDNS_RR_TYPE_SOA);
+	xfr_result_clear(&res);
+	ldns_pkt_free(m[0]);
+	ldns_pkt_free(m[1]);
+
+	/* up to date: the SOA alone */
+	m[0] = msg(SOA(5));
+	ck_assert_int_eq(xfr_parse_stream(zone, 1, 5, m, 1, &res, &up, &err),
+		0);
+	ck_assert_int_eq(up, 1);
+	/* without a serial, a lone SOA is the start of a transfer */
+	ck_assert_int_eq(xfr_parse_stream(zone, 0, 0, m, 1, &res, &up, &err),
+		1);
+	ldns_pkt_free(m[0]);
+
+	/* malformed: another zone's SOA first; records after the end;
+	 * a record outside the zone */
+	m[0] = msg("other. 3600 IN SOA a. b. 1 1 1 1 1;" SOA(5));
+	ck_assert_int_eq(xfr_parse_stream(zone, 0, 0, m, 1, &res, &up, &err),
+		-1);
+	ldns_pkt_free(m[0]);
+	m[0] = msg(SOA(5) ";" SOA(5) ";x.example. 1 IN A 192.0.2.1");
+	ck_assert_int_eq(xfr_parse_stream(zone, 0, 0, m, 1, &res, &up, &err),
+		-1);
+	ldns_pkt_free(m[0]);
+	m[0] = msg(SOA(5) ";www.other. 1 IN A 192.0.2.1;" SOA(5));
+	ck_assert_int_eq(xfr_parse_stream(zone, 0, 0, m, 1, &res, &up, &err),
+		-1);
+	ldns_pkt_free(m[0]);
+	ldns_rdf_deep_free(zone);
+}
+END_TEST
+
+/** RFC 8976 appendix A.1 */
+static const char *zonemd_a1 =
+	"example. 86400 IN SOA ns1.example. admin.example. 2018031900 1800 "
+	"900 604800 86400;"
+	"example. 86400 IN NS ns1.example.;"
+	"example. 86400 IN NS ns2.example.;"
+	"example. 86400 IN ZONEMD 2018031900 1 1 c68090d90a7aed716bc459f934"
+	"0e3d7c1370d4d24b7e2fc3a1ddc0b9a87153b9a9713b3c9ae5cc27777f98b8e730"
+	"044c;"
+	"ns1.example. 3600 IN A 203.0.113.63;"
+	"ns2.example. 3600 IN AAAA 2001:db8::63";
+
+START_TEST(test_zonemd)
+{
+	ldns_rdf *apex = ldns_dname_new_frm_str("example.");
+	ldns_rr_list *z = zone_list(zonemd_a1);
+	const char *err;
+	ldns_rr *rr;
+	ck_assert_msg(auth_zonemd_verify(z, apex, 1, &err) == 0, "%s",
+		err ? err : "");
+	/* the order of the records does not matter */
+	rr = ldns_rr_list_rr(z, 0);
+	ldns_rr_list_set_rr(z, ldns_rr_list_rr(z, 5), 0);
+	ldns_rr_list_set_rr(z, rr, 5);
+	ck_assert_int_eq(auth_zonemd_verify(z, apex, 1, &err), 0);
+	ldns_rr_list_deep_free(z);
+	/* one changed address: refused */
+	z = zone_list(zonemd_a1);
+	rr = NULL;
+	ck_assert(ldns_rr_new_frm_str(&rr, "ns1.example. 3600 IN A "
+		"203.0.113.64", 0, NULL, NULL) == LDNS_STATUS_OK);
+	ldns_rr_free(ldns_rr_list_rr(z, 4));
+	ldns_rr_list_set_rr(z, rr, 4);
+	ck_assert_int_eq(auth_zonemd_verify(z, apex, 0, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "digest"));
+	ldns_rr_list_deep_free(z);
+	/* without ZONEMD: fine unless its absence is rejected */
+	z = zone_list("example. 86400 IN SOA ns1.example. admin.example. 1 1 "
+		"1 1 1;example. 86400 IN NS ns1.example.");
+	ck_assert_int_eq(auth_zonemd_verify(z, apex, 0, &err), 0);
+	ck_assert_int_eq(auth_zonemd_verify(z, apex, 1, &err), -1);
+	ldns_rr_list_deep_free(z);
+	ldns_rdf_deep_free(apex);
+}
+END_TEST
+
+/** the zone file of the answer tests */
+static const char *zone_text =
+	"$TTL 3600\n"
+	"example. IN SOA ns.example. h.example. 10 3600 600 86400 300\n"
+	"example. IN NS ns.example.\n"
+	"ns.example. IN A 192.0.2.53\n"
+	"www.example. IN A 192.0.2.80\n"
+	"www.example. IN RRSIG A 8 2 3600 20300101000000 20200101000000 "
+	"1 example. AAAA\n"
+	"alias.example. IN CNAME www.example.\n"
+	"*.wild.example. IN TXT \"w\"\n"
+	"x.y.deep.example. IN A 192.0.2.9\n"
+	"sub.example. IN NS ns.sub.example.\n"
+	"sub.example. IN DS 1 8 2 "
+	"0000000000000000000000000000000000000000000000000000000000000000\n"
+	"ns.sub.example. IN A 192.0.2.54\n"
+	"example. IN NSEC alias.example. SOA NS NSEC RRSIG\n";
+
+/** a config with one auth zone from a zone file */
+static struct auth_zones *
+make_zones(const char *opts, char *path, size_t plen)
+{
+	char text[2048], err[512];
+	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	FILE *f;
+	int ok = 0, fd;
+	snprintf(path, plen, "/tmp/check_authzone.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs(zone_text, f);
+	fclose(f);
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n "
+		"zonefile: \"%s\"\n allow-notify: 192.0.2.0/24\n%s", path,
+		opts);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_msg(ok && az, "%s", err);
+	config_delete(cfg);
+	return az;
+}
+
+/** ask downstream; @return the parsed answer or NULL (not answered) */
+static ldns_pkt *
+ask(struct auth_zones *az, const char *name, ldns_rr_type t, int rd,
+	int do_bit, enum auth_answer *res)
+{
+	uint8_t *w, out[65535], qn[256];
+	size_t len = make_query(name, t, 99, &w), ol = 0, ql = sizeof(qn);
+	ldns_pkt *p = NULL;
+	ck_assert_int_eq(dname_from_str(name, qn, &ql), 0);
+	dname_tolower(qn);
+	*res = auth_zones_answer_downstream(az, w, len, 12, qn, (uint16_t)t,
+		1, 99, rd ? 0x0100 : 0, do_bit, do_bit, 4096, 0, out,
+		sizeof(out), &ol);
+	free(w);
+	if(*res != AUTH_ANSWERED)
+		return NULL;
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	return p;
+}
+
+START_TEST(test_answers)
+{
+	char path[64];
+	struct auth_zones *az = make_zones("", path, sizeof(path));
+	enum auth_answer r;
+	ldns_pkt *p;
+	ck_assert_int_eq(auth_zones_serial(az, "example."), 10);
+	/* an answer */
+	p = ask(az, "WWW.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_ptr_nonnull(p);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_uint_eq(ldns_pkt_id(p), 99);
+	ldns_pkt_free(p);
+	/* with DO: the RRSIG too */
+	p = ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 1, &r);
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 2);
+	ldns_pkt_free(p);
+	/* NXDOMAIN with the SOA, TTL capped at the minimum */
+	p = ask(az, "nope.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_nscount(p), 1);
+	ck_assert(ldns_rr_get_type(ldns_rr_list_rr(ldns_pkt_authority(p), 0))
+		== LDNS_RR_TYPE_SOA);
+	ck_assert_uint_eq(ldns_rr_ttl(ldns_rr_list_rr(ldns_pkt_authority(p),
+		0)), 300);
+	ldns_pkt_free(p);
+	/* NXDOMAIN with DO: an NSEC */
+	p = ask(az, "a.example.", LDNS_RR_TYPE_A, 0, 1, &r);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NXDOMAIN);
+	ck_assert_uint_ge(ldns_pkt_nscount(p), 2);
+	ldns_pkt_free(p);
+	/* NODATA: a name with data of another type, an empty non-terminal */
+	p = ask(az, "www.example.", LDNS_RR_TYPE_AAAA, 0, 0, &r);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_uint_eq(ldns_pkt_nscount(p), 1);
+	ldns_pkt_free(p);
+	p = ask(az, "y.deep.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 0);
+	ldns_pkt_free(p);
+	/* the wildcard, with the question's name */
+	p = ask(az, "q.wild.example.", LDNS_RR_TYPE_TXT, 0, 0, &r);
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 1);
+	ck_assert_int_eq(ldns_dname_compare(ldns_rr_owner(ldns_rr_list_rr(
+		ldns_pkt_answer(p), 0)), ldns_rr_owner(ldns_rr_list_rr(
+		ldns_pkt_question(p), 0))), 0);
+	ldns_pkt_free(p);
+	/* CNAME followed inside the zone */
+	p = ask(az, "alias.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 2);
+	ldns_pkt_free(p);
+	/* a referral without RD: no AA, NS and glue */
+	p = ask(az, "www.sub.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_ptr_nonnull(p);
+	ck_assert(!ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_uint_eq(ldns_pkt_nscount(p), 1);
+	ck_assert_uint_eq(ldns_pkt_arcount(p), 1);
+	ldns_pkt_free(p);
+	/* with RD: resolved instead */
+	ck_assert_ptr_null(ask(az, "www.sub.example.", LDNS_RR_TYPE_A, 1, 0,
+		&r));
+	ck_assert_int_eq(r, AUTH_NOT);
+	/* the DS of the cut is answered from the parent side */
+	p = ask(az, "sub.example.", LDNS_RR_TYPE_DS, 1, 0, &r);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+	/* outside the zone: not ours */
+	ck_assert_ptr_null(ask(az, "www.example.com.", LDNS_RR_TYPE_A, 0, 0,
+		&r));
+	ck_assert_int_eq(r, AUTH_NOT);
+	auth_zones_delete(az);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_upstream)
+{
+	char path[64];
+	struct auth_zones *az = make_zones("", path, sizeof(path));
+	uint8_t out[65535], dp[256], qn[256];
+	size_t ol, l;
+	ldns_pkt *p = NULL;
+	l = sizeof(dp);
+	ck_assert_int_eq(dname_from_str("example.", dp, &l), 0);
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.sub.example.", qn, &l), 0);
+	/* from the zone's own delegation point: the referral */
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_ANSWERED);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(ldns_pkt_qr(p));
+	ck_assert(!ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_nscount(p), 1);
+	ldns_pkt_free(p);
+	/* with DO (the validator's queries): the DS of the cut too */
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 1, out,
+		sizeof(out), &ol), AUTH_ANSWERED);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert_uint_eq(ldns_pkt_nscount(p), 2);
+	ck_assert(ldns_rr_get_type(ldns_rr_list_rr(ldns_pkt_authority(p), 1))
+		== LDNS_RR_TYPE_DS);
+	ldns_pkt_free(p);
+	/* an answer in the zone: AA */
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.example.", qn, &l), 0);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_ANSWERED);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 1);
+	ldns_pkt_free(p);
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.sub.example.", qn, &l), 0);
+	/* from the child's delegation point: not the zone's business */
+	l = sizeof(dp);
+	ck_assert_int_eq(dname_from_str("sub.example.", dp, &l), 0);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_NOT);
+	/* a delegation point outside the zone */
+	l = sizeof(dp);
+	ck_assert_int_eq(dname_from_str("com.", dp, &l), 0);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_NOT);
+	auth_zones_delete(az);
+	unlink(path);
+}
+END_TEST
+
+/** a NOTIFY for name from addr; @return the rcode, or -1 when dropped */
+static int
+notify(struct auth_zones *az, const char *name, const char *addr)
+{
+	ldns_pkt *q = NULL;
+	uint8_t *w, out[512];
+	size_t len, ol = 0;
+	struct netaddr a;
+	int r;
+	ck_assert(ldns_pkt_query_new_frm_str(&q, name, LDNS_RR_TYPE_SOA,
+		LDNS_RR_CLASS_IN, 0) == LDNS_STATUS_OK);
+	ldns_pkt_set_opcode(q, LDNS_PACKET_NOTIFY);
+	ldns_pkt_set_aa(q, true);
+	ck_assert(ldns_pkt2wire(&w, q, &len) == LDNS_STATUS_OK);
+	ldns_pkt_free(q);
+	ck_assert_int_eq(netaddr_parse(addr, 53, &a, NULL), 0);
+	r = auth_zones_notify(az, w, len, &a, out, sizeof(out), &ol);
+	free(w);
+	if(!r)
+		return -1;
+	ck_assert_uint_ge(ol, 12);
+	ck_assert(out[2] & 0x80); /* QR */
+	ck_assert_int_eq((out[2] >> 3) & 0x0f, 4); /* NOTIFY */
+	return out[3] & 0x0f;
+}
+
+START_TEST(test_notify)
+{
+	char path[64];
+	/* a primary that is never reached: the task exists, the service
+	 * is not started */
+	struct auth_zones *az = make_zones(" primary: 127.0.120.250@1\n",
+		path, sizeof(path));
+	ck_assert_int_eq(notify(az, "example.", "192.0.2.1"), 0);
+	ck_assert_int_eq(notify(az, "example.", "127.0.120.250"), 0);
+	ck_assert_int_eq(notify(az, "example.", "198.51.100.1"), 5);
+	ck_assert_int_eq(notify(az, "other.", "192.0.2.1"), 5);
+	auth_zones_delete(az);
+	unlink(path);
+	/* a zone without primaries takes no NOTIFY */
+	az = make_zones("", path, sizeof(path));
+	ck_assert_int_eq(notify(az, "example.", "192.0.2.1"), 5);
+	auth_zones_delete(az);
+	unlink(path);
+}
+END_TEST
+
+/** auth zones of a zone with a primary and no data yet */
+static struct auth_zones *
+nodata_zones(const char *opts)
+{
+	char text[512], err[512];
+	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	int ok = 0;
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n primary:"
+		" 127.0.120.250@1\n zonefile: /nonexistent/petrel/zone\n%s",
+		opts);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_msg(ok && az, "%s", err);
+	config_delete(cfg);
+	return az;
+}
+
+START_TEST(test_nodata)
+{
+	struct auth_zones *az = nodata_zones("");
+	uint8_t out[512], dp[256], qn[256];
+	size_t ol, l = sizeof(dp);
+	enum auth_answer r;
+	ck_assert_int_eq(auth_zones_serial(az, "example."), -1);
+	/* no data, no fallback: the caller fails the query */
+	ck_assert_ptr_null(ask(az, "www.example.", LDNS_RR_TYPE_A, 1, 0, &r));
+	ck_assert_int_eq(r, AUTH_FAIL);
+	ck_assert_int_eq(dname_from_str("example.", dp, &l), 0);
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.example.", qn, &l), 0);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_FAIL);
+	auth_zones_delete(az);
+	/* fallback-enabled: resolve normally */
+	az = nodata_zones(" fallback-enabled: yes\n");
+	ck_assert_ptr_null(ask(az, "www.example.", LDNS_RR_TYPE_A, 1, 0, &r));
+	ck_assert_int_eq(r, AUTH_NOT);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_NOT);
+	auth_zones_delete(az);
+}
+END_TEST
+
+START_TEST(test_zonefile_errors)
+{
+	char text[512], err[512];
+	struct config_file *cfg = config_create();
+	int ok = 1;
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n zonefile:"
+		" /nonexistent/petrel/zone\n");
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_ptr_null(auth_zones_create(cfg, &ok, err, sizeof(err)));
+	ck_assert_int_eq(ok, 0);
+	ck_assert_ptr_nonnull(strstr(err, "cannot read zonefile"));
+	config_delete(cfg);
+}
+END_TEST
+
+START_TEST(test_zonemd_reject_at_load)
+{
+	char path[64], text[1024], err[512];
+	struct config_file *cfg = config_create();
+	int ok = 1, fd;
+	FILE *f;
+	snprintf(path, sizeof(path), "/tmp/check_authzone.XXXXXX");
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs(zone_text, f);
+	fclose(f);
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n zonefile:"
+		" \"%s\"\n zonemd-check: yes\n zonemd-reject-absence: yes\n",
+		path);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_ptr_null(auth_zones_create(cfg, &ok, err, sizeof(err)));
+	ck_assert_int_eq(ok, 0);
+	ck_assert_ptr_nonnull(strstr(err, "no ZONEMD"));
+	config_delete(cfg);
+	unlink(path);
+}
+END_TEST
+
+static Suite *
+authzone_suite(void)
+{
+	Suite *s = suite_create("authzone");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_tsig_sign);
+	tcase_add_test(tc, test_tsig_verify);
+	tcase_add_test(tc, test_tsig_unsigned);
+	tcase_add_test(tc, test_ixfr);
+	tcase_add_test(tc, test_zonemd);
+	tcase_add_test(tc, test_answers);
+	tcase_add_test(tc, test_upstream);
+	tcase_add_test(tc, test_notify);
+	tcase_add_test(tc, test_nodata);
+	tcase_add_test(tc, test_zonefile_errors);
+	tcase_add_test(tc, test_zonemd_reject_at_load);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(authzone_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,378 @@
+#!/bin/bash
+# tests/integration/authzone.sh - auth-zone against real NSD servers
+# (make check-authzone; needs root for port 53 on 127.0.120.0/24, nsd,
+# dig, ldns-signzone, ldns-notify; about 20 s).
+#
+#   127.0.120.1   NSD: the root server of the hints (stopped half-way)
+#   127.0.120.2   NSD: the TLDs zz. and yy.
+#   127.0.120.3   NSD: the primary (distribution server): the root zone
+#                 with a ZONEMD, signed., badkey. (TSIG), zmd. (wrong
+#                 ZONEMD)
+#   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
+#   127.0.120.10  petrel, port 53
+#
+# Checks: the root is transferred (AXFR, ZONEMD verified) and written to
+# the zonefile; with the root server stopped, names still resolve (RFC
+# 8806, for-upstream); a change on the primary plus a NOTIFY is served
+# within 2 s; a zone with a wrong ZONEMD is refused; a TSIG-signed
+# transfer works and one with the wrong secret is refused; for-downstream
+# answers carry AA (answer, NXDOMAIN with SOA); the control commands.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+: "${PETREL:=$here/../../petrel}"
+: "${PETREL_CONTROL:=$here/../../petrel-control}"
+PA=127.0.120.10
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+it_init petrel-authzone
+W=$IT_WORK
+
+# ---- zones ----
+root_zone() { # serial [extra lines]
+	cat <<EOF
+\$TTL 3600
+.                 86400 IN SOA a.root-servers.net. hostmaster.root. $1 3600 600 604800 300
+.                 518400 IN NS a.root-servers.net.
+a.root-servers.net. 518400 IN A 127.0.120.1
+zz.               172800 IN NS ns1.zz.
+ns1.zz.           172800 IN A 127.0.120.2
+signed.           172800 IN NS ns1.zz.
+EOF
+	[ -n "${2:-}" ] && printf '%b\n' "$2"
+}
+root_zone 2026112401 > "$W/root.src"
+ldns-signzone -Z -z 1:1 -f "$W/root.zone" "$W/root.src" . >/dev/null 2>&1 ||
+	{ echo "ldns-signzone failed"; exit 1; }
+cat > "$W/tld.zz.zone" <<EOF
+\$TTL 3600
+zz.      IN SOA ns1.zz. h.zz. 1 3600 600 604800 300
+zz.      IN NS ns1.zz.
+ns1.zz.  IN A 127.0.120.2
+www.zz.  IN A 192.0.2.100
+EOF
+cat > "$W/tld.yy.zone" <<EOF
+\$TTL 3600
+yy.      IN SOA ns1.zz. h.zz. 1 3600 600 604800 300
+yy.      IN NS ns1.zz.
+www.yy.  IN A 192.0.2.101
+EOF
+cat > "$W/signed.zone" <<EOF
+\$TTL 3600
+signed.        IN SOA ns1.zz. h.signed. 7 3600 600 604800 300
+signed.        IN NS ns1.zz.
+www.signed.    IN A 192.0.2.7
+*.wild.signed. IN TXT "wildcard"
+alias.signed.  IN CNAME www.signed.
+EOF
+sed 's/signed\./badkey./g' "$W/signed.zone" > "$W/badkey.zone"
+# timers.: SOA refresh 1 s, retry 1 s, expire 4 s
+timers_zone() {
+	cat <<EOF
+\$TTL 60
+timers.      IN SOA ns1.zz. h.timers. $1 1 1 4 60
+timers.      IN NS ns1.zz.
+www.timers.  IN A 192.0.2.$1
+EOF
+}
+timers_zone 1 > "$W/timers.zone"
+# zmd.: a ZONEMD computed, then a record changed after it
+sed 's/signed\./zmd./g' "$W/signed.zone" > "$W/zmd.src"
+ldns-signzone -Z -z 1:1 -f "$W/zmd.zone" "$W/zmd.src" zmd. >/dev/null 2>&1
+sed -i 's/192\.0\.2\.7/192.0.2.66/' "$W/zmd.zone"
+
+K1=$(printf 'petrel-authzone-test-key-one' | base64)
+K2=$(printf 'the-secret-that-nsd-has-two!' | base64)
+K2WRONG=$(printf 'a-secret-that-nsd-does-not!!' | base64)
+
+nsd_conf() { # name ip extra-zone-lines...
+	local n=$1 ip=$2 d="$W/nsd-$1"
+	shift 2
+	mkdir -p "$d"
+	{
+		echo "server:"
+		echo "  ip-address: $ip"
+		echo "  port: 53"
+		echo "  username: \"\""
+		echo "  chroot: \"\""
+		echo "  zonesdir: \"$W\""
+		echo "  pidfile: \"$d/nsd.pid\""
+		echo "  database: \"\""
+		echo "  zonelistfile: \"$d/zone.list\""
+		echo "  xfrdfile: \"$d/xfrd.state\""
+		echo "  xfrdir: \"$d\""
+		echo "  logfile: \"$d/nsd.log\""
+		echo "  verbosity: 1"
+		echo "  server-count: 1"
+		echo "  reuseport: no"
+		echo "remote-control:"
+		echo "  control-enable: no"
+		echo "key:"
+		echo "  name: k1"
+		echo "  algorithm: hmac-sha256"
+		echo "  secret: \"$K1\""
+		echo "key:"
+		echo "  name: k2"
+		echo "  algorithm: hmac-sha256"
+		echo "  secret: \"$K2\""
+		printf '%b\n' "$*"
+	} > "$d/nsd.conf"
+}
+start_nsd() { # name ip
+	local d="$W/nsd-$1" i
+	/usr/sbin/nsd -c "$d/nsd.conf" -P "$d/nsd.pid" >/dev/null 2>&1
+	for i in $(seq 50); do
+		[ -s "$d/nsd.pid" ] && dig +time=1 +tries=1 @"$2" . SOA \
+			>/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	it_track_pidfile "$d/nsd.pid"
+	[ -s "$d/nsd.pid" ] && it_track "$(cat "$d/nsd.pid")"
+}
+nsd_conf root 127.0.120.1 "zone:\n  name: \".\"\n  zonefile: \"root.zone\""
+nsd_conf tld 127.0.120.2 "zone:\n  name: zz.\n  zonefile: tld.zz.zone\nzone:\n  name: yy.\n  zonefile: tld.yy.zone\nzone:\n  name: signed.\n  zonefile: signed.zone"
+XFR="  provide-xfr: 127.0.0.0/8 NOKEY"
+nsd_conf primary 127.0.120.3 "zone:\n  name: \".\"\n  zonefile: root.zone\n$XFR\nzone:\n  name: signed.\n  zonefile: signed.zone\n  provide-xfr: 127.0.0.0/8 k1\nzone:\n  name: badkey.\n  zonefile: badkey.zone\n  provide-xfr: 127.0.0.0/8 k2\nzone:\n  name: zmd.\n  zonefile: zmd.zone\n$XFR\nzone:\n  name: timers.\n  zonefile: timers.zone\n$XFR"
+for s in "root 127.0.120.1" "tld 127.0.120.2" "primary 127.0.120.3"; do
+	start_nsd $s
+done
+dig +short @127.0.120.3 . SOA | grep -q 2026112401 ||
+	{ echo "the NSD primary does not serve the root"; cat "$W"/nsd-*/nsd.log; exit 1; }
+
+# IXFR: two small primaries (ixfr_server.pl), one serving the difference,
+# one refusing IXFR (NOTIMP); petrel has serial 1 of both from a zone file
+# older than the SOA refresh, so it asks at once
+for z in ixfr noixfr; do
+	cat > "$W/$z.copy" <<EOF
+$z.      3600 IN SOA ns1.zz. h.$z. 1 3600 600 604800 300
+$z.      3600 IN NS ns1.zz.
+www.$z.  3600 IN A 192.0.2.1
+EOF
+	touch -d '2 hours ago' "$W/$z.copy"
+done
+perl "$here/ixfr_server.pl" 127.0.120.5 ixfr ixfr > "$W/ixfr.log" 2>&1 &
+it_track $!
+perl "$here/ixfr_server.pl" 127.0.120.6 noixfr notimp > "$W/noixfr.log" 2>&1 &
+it_track $!
+for ip in 127.0.120.5 127.0.120.6; do
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/$ip/${IXFR_PORT:-53}") 2>/dev/null && break
+		sleep 0.1
+	done
+done
+
+cat > "$W/hints" <<EOF
+.                   3600000 NS a.root-servers.net.
+a.root-servers.net. 3600000 A 127.0.120.1
+EOF
+cat > "$W/petrel.conf" <<EOF
+server:
+  interface: $PA
+  port: 53
+  do-ip6: no
+  num-threads: 2
+  do-daemonize: no
+  username: ""
+  chroot: ""
+  directory: "$W"
+  pidfile: "$W/petrel.pid"
+  use-syslog: no
+  verbosity: 1
+  access-control: 127.0.0.0/8 allow
+  do-not-query-localhost: no
+  qname-minimisation: no
+  module-config: "iterator"
+  root-hints: "$W/hints"
+remote-control:
+  control-enable: yes
+  control-interface: "$W/control.sock"
+  control-use-cert: no
+tsig-key:
+  name: k1
+  algorithm: hmac-sha256
+  secret: "$K1"
+tsig-key:
+  name: k2
+  algorithm: hmac-sha256
+  secret: "$K2WRONG"
+auth-zone:
+  name: "."
+  primary: 127.0.120.3
+  allow-notify: 127.0.0.1
+  zonefile: "$W/root.copy"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
+  zonemd-reject-absence: yes
+auth-zone:
+  name: signed.
+  primary: 127.0.120.3 k1
+  for-downstream: yes
+auth-zone:
+  name: badkey.
+  primary: 127.0.120.3 k2
+  for-downstream: yes
+auth-zone:
+  name: zmd.
+  primary: 127.0.120.3
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: ixfr.
+  primary: 127.0.120.5
+  zonefile: "$W/ixfr.copy"
+  for-downstream: yes
+auth-zone:
+  name: noixfr.
+  primary: 127.0.120.6
+  zonefile: "$W/noixfr.copy"
+  for-downstream: yes
+auth-zone:
+  name: timers.
+  primary: 127.0.120.9
+  primary: 127.0.120.3
+  for-downstream: yes
+EOF
+ctl() { "$PETREL_CONTROL" -c "$W/petrel.conf" "$@"; }
+"$PETREL" -d -c "$W/petrel.conf" >"$W/petrel.log" 2>&1 &
+PID=$!
+it_track $PID
+for i in $(seq 100); do
+	ctl list_auth_zones 2>/dev/null | grep -q "^\.	.*serial 2026112401" && break
+	sleep 0.1
+done
+if ctl list_auth_zones | grep -q "^\.	.*serial 2026112401"; then
+	ok "the root is transferred (serial 2026112401, ZONEMD checked)"
+else
+	bad "the root is not transferred"; ctl list_auth_zones; tail "$W/petrel.log"
+fi
+grep -q "2026112401" "$W/root.copy" 2>/dev/null && ok "the zonefile is written" ||
+	bad "no zonefile written"
+
+# ---- RFC 8806: the root server stopped, names still resolve ----
+it_kill "$(cat "$W/nsd-root/nsd.pid")"
+dig +short @127.0.120.1 . SOA +time=1 +tries=1 >/dev/null 2>&1 &&
+	bad "the root server still answers"
+r=$(dig +short +time=2 +tries=1 @$PA www.zz. A)
+[ "$r" = 192.0.2.100 ] && ok "www.zz. resolves with the root server stopped" ||
+	bad "www.zz. with the root server stopped: '$r'"
+
+# ---- a change on the primary + NOTIFY, served within 2 s ----
+root_zone 2026112402 "yy. 172800 IN NS ns1.zz." > "$W/root.src"
+ldns-signzone -Z -z 1:1 -f "$W/root.zone" "$W/root.src" . >/dev/null 2>&1
+kill -HUP "$(cat "$W/nsd-primary/nsd.pid")"
+for i in $(seq 50); do
+	dig +short @127.0.120.3 . SOA | grep -q 2026112402 && break
+	sleep 0.1
+done
+t0=$(date +%s%N)
+ldns-notify -z . -s 2026112402 $PA >/dev/null 2>&1
+got=""
+while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 2000 ]; do
+	if ctl list_auth_zones | grep -q "^\.	.*serial 2026112402"; then
+		got=$(( ($(date +%s%N) - t0) / 1000000 )); break
+	fi
+	sleep 0.05
+done
+if [ -n "$got" ]; then ok "NOTIFY: the new serial is in after $got ms"
+else bad "NOTIFY: the new serial did not arrive within 2 s"; ctl list_auth_zones; fi
+r=$(dig +short +time=2 +tries=1 @$PA www.yy. A)
+[ "$r" = 192.0.2.101 ] && ok "www.yy. (the new delegation) resolves" ||
+	bad "www.yy. after the change: '$r'"
+# a NOTIFY from an address not allowed is refused
+r=$(dig +time=1 +tries=1 +opcode=notify @$PA -b 127.0.120.99 . SOA 2>&1 | grep -o 'status: [A-Z]*')
+[ "$r" = "status: REFUSED" ] && ok "a NOTIFY from outside allow-notify is REFUSED" ||
+	bad "NOTIFY from outside allow-notify: '$r'"
+
+# ---- ZONEMD wrong: refused ----
+r=$(dig +norec +time=1 +tries=1 @$PA www.zmd. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] && grep -q "zmd.: the zone from 127.0.120.3.* refused: the ZONEMD digest" "$W/petrel.log" &&
+	ok "a zone with a wrong ZONEMD is refused" ||
+	{ bad "the wrong ZONEMD: '$r'"; grep zmd "$W/petrel.log"; }
+
+# ---- TSIG ----
+for i in $(seq 30); do
+	ctl list_auth_zones | grep -q "^signed\.	.*serial 7" && break; sleep 0.1
+done
+out=$(dig +norec +time=1 +tries=1 @$PA www.signed. A)
+echo "$out" | grep -q "flags: qr aa" && echo "$out" | grep -q "192.0.2.7" &&
+	ok "TSIG transfer (k1): for-downstream answers www.signed. with aa" ||
+	{ bad "TSIG zone signed.:"; echo "$out"; ctl list_auth_zones; }
+ctl list_auth_zones | grep "^badkey\." | grep -q "TSIG\|NOTAUTH\|BADSIG\|failed" &&
+	[ "$(dig +norec +time=1 +tries=1 @$PA www.badkey. A | grep -o 'status: [A-Z]*')" = "status: SERVFAIL" ] &&
+	ok "a transfer with the wrong TSIG secret is refused" ||
+	{ bad "wrong TSIG secret:"; ctl list_auth_zones; }
+
+# ---- for-downstream answers ----
+out=$(dig +norec +time=1 +tries=1 @$PA nope.signed. A)
+echo "$out" | grep -q "status: NXDOMAIN" && echo "$out" | grep -q "flags: qr aa" &&
+	echo "$out" | grep -q "SOA" && ok "NXDOMAIN with aa and the SOA" ||
+	{ bad "NXDOMAIN:"; echo "$out"; }
+out=$(dig +norec +time=1 +tries=1 @$PA x.wild.signed. TXT)
+echo "$out" | grep -q '"wildcard"' && ok "wildcard answer" || { bad "wildcard"; echo "$out"; }
+out=$(dig +norec +time=1 +tries=1 @$PA alias.signed. A)
+echo "$out" | grep -q "CNAME" && echo "$out" | grep -q "192.0.2.7" &&
+	ok "CNAME followed inside the zone" || { bad "CNAME"; echo "$out"; }
+
+# ---- IXFR: the difference applied; NOTIMP: AXFR instead ----
+for z in ixfr noixfr; do
+	for i in $(seq 30); do
+		ctl list_auth_zones | grep -q "^$z\.	.*serial 2" && break; sleep 0.1
+	done
+done
+[ "$(dig +short +norec +time=1 +tries=1 @$PA www.ixfr. A)" = 192.0.2.2 ] &&
+	ctl list_auth_zones | grep -q "^ixfr\.	.*serial 2 from 127.0.120.5 by IXFR," &&
+	grep -q "IXFR: difference 1 -> 2" "$W/ixfr.log" &&
+	grep -q "^www.ixfr.*192.0.2.2" "$W/ixfr.copy" &&
+	! grep -q "192.0.2.1" "$W/ixfr.copy" &&
+	ok "IXFR: the difference 1 -> 2 is applied and written" ||
+	{ bad "IXFR:"; ctl list_auth_zones; cat "$W/ixfr.log"; }
+[ "$(dig +short +norec +time=1 +tries=1 @$PA www.noixfr. A)" = 192.0.2.2 ] &&
+	ctl list_auth_zones | grep -q "^noixfr\.	.*serial 2 from 127.0.120.6 by AXFR" &&
+	grep -q "IXFR: NOTIMP" "$W/noixfr.log" &&
+	ok "a primary refusing IXFR (NOTIMP): AXFR instead" ||
+	{ bad "IXFR fallback:"; ctl list_auth_zones; cat "$W/noixfr.log"; }
+
+# ---- several primaries: the first is dead, the second serves ----
+for i in $(seq 30); do
+	ctl list_auth_zones | grep -q "^timers\.	.*	serial	serial 1, .*127\.0\.120\.3" && break; sleep 0.1
+done
+ctl list_auth_zones | grep -q "^timers\.	.*	serial	serial 1, .*127\.0\.120\.3" &&
+	ok "the next primary is used when the first is dead" ||
+	{ bad "fallback between primaries:"; ctl list_auth_zones; }
+# ---- the SOA refresh timer (1 s): a change without NOTIFY ----
+timers_zone 2 > "$W/timers.zone"
+kill -HUP "$(cat "$W/nsd-primary/nsd.pid")"
+got=""
+for i in $(seq 50); do
+	if [ "$(dig +short +norec +time=1 +tries=1 @$PA www.timers. A)" = 192.0.2.2 ]; then
+		got=1; break
+	fi
+	sleep 0.1
+done
+[ -n "$got" ] && ok "the SOA refresh picks up a change without NOTIFY" ||
+	{ bad "SOA refresh:"; ctl list_auth_zones; }
+
+# ---- control ----
+[ "$(ctl auth_zone_transfer signed.)" = ok ] && ok "auth_zone_transfer" || bad "auth_zone_transfer"
+[ "$(ctl auth_zone_reload .)" = ok ] && ok "auth_zone_reload (from the written zonefile)" ||
+	bad "auth_zone_reload: $(ctl auth_zone_reload .)"
+ctl auth_zone_reload nosuch. | grep -q "^error no auth-zone" && ok "auth_zone_reload of an unknown zone is an error" ||
+	bad "auth_zone_reload nosuch."
+# ---- the SOA expire (4 s): the primary stopped, the zone is dropped ----
+it_kill "$(cat "$W/nsd-primary/nsd.pid")"
+got=""
+for i in $(seq 80); do
+	r=$(dig +norec +time=1 +tries=1 @$PA www.timers. A | grep -o 'status: [A-Z]*')
+	if [ "$r" = "status: SERVFAIL" ]; then got=1; break; fi
+	sleep 0.1
+done
+[ -n "$got" ] && ctl list_auth_zones | grep -q "^timers\.	.*no-data" &&
+	ok "the SOA expire drops the zone when no primary answers" ||
+	{ bad "SOA expire: '$r'"; ctl list_auth_zones; }
+kill -0 $PID 2>/dev/null && ok "petrel still runs" || bad "petrel died"
+ctl list_auth_zones
+echo "authzone: $fails failure(s)"
+[ $fails -eq 0 ]
