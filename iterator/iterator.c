@@ -871,6 +871,53 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_again(s);
 }
 
+/**
+ * Learn the child's NS set: an authoritative reply from a server of the
+ * zone that carries the zone's NS set in its authority section (as NSD
+ * and BIND send with answers) gives the child's own view of its servers,
+ * which may differ from the parent's delegation. It is stored with the
+ * trust of authoritative authority data, above the referral's, so later
+ * queries in the zone start from it (rrset_cache_find_delegation); when
+ * those servers all fail, iter_send starts again from the top without
+ * the cache, which follows the parent's delegation: the fallback.
+ * The addresses of the child's servers (in-bailiwick, already scrubbed)
+ * are stored with them.
+ */
+static void
+iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
+	const uint8_t *name)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist *auth = &p->sec[DNS_SEC_AUTHORITY];
+	struct module_rrlist *add = &p->sec[DNS_SEC_ADDITIONAL];
+	struct module_rrlist ns, glue;
+	struct module_rr *nsrr = iter_find_ns(auth, name), *rr, *g;
+	if(!nsrr || iq->dp->is_forward || (s->flags & MESH_FLAG_CD) ||
+		!(p->flags & DNS_FLAG_AA) ||
+		!dname_is_subdomain(nsrr->owner, iq->dp->name))
+		return;
+	memset(&ns, 0, sizeof(ns));
+	memset(&glue, 0, sizeof(glue));
+	for(rr = auth->first; rr; rr = rr->next) {
+		const uint8_t *t;
+		if(rr->type != DNS_TYPE_NS ||
+			!dname_equal(rr->owner, nsrr->owner) ||
+			!(t = rr_target(rr)))
+			continue;
+		if(module_rrlist_push(s->region, &ns, rr) < 0)
+			return;
+		for(g = add->first; g; g = g->next) {
+			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
+				!dname_equal(g->owner, t))
+				continue;
+			if(module_rrlist_push(s->region, &glue, g) < 0)
+				return;
+		}
+	}
+	iter_store_list(s, &ns, RRSET_TRUST_AUTH_AA, DNS_TYPE_NS);
+	iter_store_list(s, &glue, RRSET_TRUST_ADD_AA, 0);
+}
+
 /** handle a reply from the server the state asked */
 static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
@@ -984,6 +1031,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	}
 	if(iq->qtype == DNS_TYPE_NS && final.count > 0 && !iq->dp->is_forward)
 		iter_store_ns_glue(s, &final, &p->sec[DNS_SEC_ADDITIONAL]);
+	if(cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
+		cl == ITER_CL_NXDOMAIN)
+		iter_learn_child_ns(s, p, name);
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
