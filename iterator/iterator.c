@@ -479,6 +479,14 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr) ||
 			(fresh_only && a->attempts > 0))
 			continue;
+		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
+			infra_is_down(infra, &a->addr, st_now(s))) {
+			/* known down: not waited on (see iterator.h) */
+			a->bad = 1;
+			iq->down_skipped++;
+			iq->down_addr = a->addr;
+			continue;
+		}
 		if(minatt < 0 || a->attempts < minatt) {
 			minatt = a->attempts;
 			n = 0;
@@ -557,6 +565,37 @@ iter_start_targets(struct module_qstate *s)
 	return inflight;
 }
 
+/**
+ * The servers of the delegation were skipped as down: start the one
+ * background probe of the last of them, unless one is already out (the
+ * infrastructure cache decides, for every worker). The probe is a state
+ * of its own for the same question (MESH_FLAG_PROBE), with no client: its
+ * answer, if any, goes to the caches, and the server's recovery to the
+ * infrastructure cache.
+ */
+static void
+iter_probe_down(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct infra_cache *infra = s->env->infra;
+	int rto;
+	if(!infra || (s->flags & MESH_FLAG_PROBE))
+		return;
+	rto = infra_get_rto(infra, &iq->down_addr, st_now(s));
+	if(!infra_probe_claim(infra, &iq->down_addr, st_now(s),
+		(rto + 999) / 1000))
+		return;
+	if(verbosity >= VERB_ALGO) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: probing down server %s "
+			"(timeout %d ms)", netaddr_str(&iq->down_addr, 53, a,
+			sizeof(a)), rto);
+	}
+	(void)s->env->add_background(s->env, s->qname, s->qtype, s->qclass,
+		(s->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD |
+		MESH_FLAG_NOFWD)) | MESH_FLAG_PROBE);
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -588,6 +627,8 @@ iter_send(struct module_qstate *s)
 				break;
 		}
 		iq->retry = NULL;
+		if(rto > ITER_CLIENT_RTO_MAX && !(s->flags & MESH_FLAG_PROBE))
+			rto = ITER_CLIENT_RTO_MAX;
 		name = iq->qname;
 		qtype = iq->qtype;
 		if(iq->qmin_labels > 0) {
@@ -661,6 +702,10 @@ iter_send(struct module_qstate *s)
 		iq->phase = ITER_INIT;
 		iter_again(s);
 		return;
+	}
+	if(iq->down_skipped > 0) {
+		iter_probe_down(s);
+		iq->ede = DNS_EDE_NO_REACHABLE_AUTHORITY;
 	}
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
@@ -1087,6 +1132,7 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
 	if(ev == MODULE_EVENT_NOREPLY && iq->cur &&
+		!(s->flags & MESH_FLAG_PROBE) &&
 		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
 		/* the network does not retransmit: this server may be
 		 * asked again (with a doubled timeout), after the others */
