@@ -605,7 +605,7 @@ iter_send(struct module_qstate *s)
 	struct delegpt_addr *a;
 	const uint8_t *name;
 	uint16_t qtype;
-	int flags = 0, rto = env->timeout_ms;
+	int flags = 0, rto = env->timeout_ms, send_rto;
 
 	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
@@ -627,8 +627,10 @@ iter_send(struct module_qstate *s)
 				break;
 		}
 		iq->retry = NULL;
-		if(rto > ITER_CLIENT_RTO_MAX && !(s->flags & MESH_FLAG_PROBE))
-			rto = ITER_CLIENT_RTO_MAX;
+		send_rto = rto;
+		if(send_rto > ITER_CLIENT_RTO_MAX &&
+			!(s->flags & MESH_FLAG_PROBE))
+			send_rto = ITER_CLIENT_RTO_MAX;
 		name = iq->qname;
 		qtype = iq->qtype;
 		if(iq->qmin_labels > 0) {
@@ -671,10 +673,10 @@ iter_send(struct module_qstate *s)
 				netaddr_str(&a->addr, 53, ad, sizeof(ad)), n,
 				dns_type_str(qtype, t, sizeof(t)), z,
 				iq->dp->is_forward ? ", forward" : "",
-				a->attempts, rto);
+				a->attempts, send_rto);
 		}
 		iq->oq = s->env->send_query(s, &a->addr, name,
-			iq->sent_qname_len, qtype, iq->qclass, flags, rto);
+			iq->sent_qname_len, qtype, iq->qclass, flags, send_rto);
 		if(iq->oq) {
 			iq->phase = ITER_WAIT_REPLY;
 			return;

@@ -175,9 +175,17 @@ START_TEST(test_down_probe)
 	/* an answer: up again */
 	infra_rtt_update(c, &a, 30, 3008, T0 + 4);
 	ck_assert_int_eq(infra_is_down(c, &a, T0 + 4), 0);
+	/* queries lost together (sent with the same rto) back off once */
+	for(i = 0; i < 10; i++)
+		infra_rtt_update(c, &b, -1, 60, T0 + 10);
+	infra_host_get(c, &b, T0 + 10, &h);
+	ck_assert_int_eq(h.timeouts, 1);
+	ck_assert_int_eq(h.rto, 120);
+	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10), 0);
 	/* a down entry that expired is unknown, not down */
-	for(i = 0; i < INFRA_DOWN_TIMEOUTS; i++)
-		infra_rtt_update(c, &b, -1, 376, T0 + 10);
+	for(i = 1; i < INFRA_DOWN_TIMEOUTS; i++)
+		infra_rtt_update(c, &b, -1, infra_get_rto(c, &b, T0 + 10),
+			T0 + 10);
 	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10), 1);
 	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10 + 900), 0);
 	infra_delete(c);
@@ -261,8 +269,10 @@ s_timeouts(void *arg)
 	struct qsbr_reader *r = qsbr_register();
 	struct netaddr a = *(struct netaddr *)arg;
 	int i;
+	/* sent with the largest rto, each timeout counts (one sent with
+	 * less than the current rto would not: see infra.h) */
 	for(i = 0; i < 2000; i++) {
-		infra_rtt_update(s_infra, &a, -1, 376, T0);
+		infra_rtt_update(s_infra, &a, -1, INFRA_RTO_MAX, T0);
 		if(i % 16 == 0)
 			qsbr_quiescent(r);
 	}

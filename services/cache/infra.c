@@ -280,11 +280,14 @@ host_apply(struct infra_host *h, const struct infra_upd *u)
 			}
 			h->rto = rto_clamp((long)h->srtt + 4L * h->rttvar);
 			h->timeouts = 0;
-		} else {
+		} else if(u->orig_rto >= h->rto) {
 			long base = h->rto > u->orig_rto ? h->rto : u->orig_rto;
 			h->rto = rto_clamp(base * 2);
 			h->timeouts++;
 		}
+		/* else: it went out before the last backoff, which a query
+		 * sent with it already made: queries lost together (a burst
+		 * dropped by a busy server) back off once, not once each */
 		break;
 	case UPD_EDNS:
 		h->edns = u->edns;

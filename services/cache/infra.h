@@ -9,7 +9,9 @@
  * INFRA_RTO_MAX]); a server never heard from starts at INFRA_UNKNOWN_RTO
  * (376 ms, as Unbound). A timeout doubles the rto (from the rto the query
  * was sent with) up to INFRA_RTO_MAX and counts the timeouts in a row; an
- * answer resets that count. Also kept: whether the server does EDNS
+ * answer resets that count. A timeout of a query sent with less than the
+ * current rto (before the last backoff) changes nothing: a burst of
+ * queries lost together backs off once. Also kept: whether the server does EDNS
  * (unknown, yes, or no: it answered FORMERR to an EDNS query), and, per
  * server and zone, lameness. Entries expire infra-host-ttl seconds after
  * their last update and are then as if unknown.
@@ -137,7 +139,8 @@ int infra_get_rto(struct infra_cache *c, const struct netaddr *addr,
 /**
  * Record the outcome of a query.
  * @param rtt_ms: the measured round-trip time, or -1 for a timeout.
- * @param orig_rto: the rto the query was sent with (for the backoff).
+ * @param orig_rto: the rto the cache gave for the query (for the backoff;
+ *	the caller may have sent it with a shorter timeout).
  */
 void infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
 	int rtt_ms, int orig_rto, time_t now);
