@@ -343,6 +343,7 @@ iter_init_dp(struct module_qstate *s)
 	}
 	if(!iq->dp)
 		return -1;
+	iq->dp_sends = 0;
 	iq->zone = z;
 	iter_qmin_reset(s);
 	return 0;
@@ -663,6 +664,7 @@ iter_send(struct module_qstate *s)
 		iq->cur_rto = rto;
 		a->attempts++;
 		iq->sends++;
+		iq->dp_sends++;
 		if(verbosity >= VERB_ALGO) {
 			char n[DNS_MAX_NAME_STR], z[DNS_MAX_NAME_STR], t[16];
 			char ad[128];
@@ -685,7 +687,11 @@ iter_send(struct module_qstate *s)
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 	}
 	/* every server failed */
-	if(iq->dp->from_cache && !iq->no_cache) {
+	if(iq->dp->from_cache && !iq->no_cache &&
+		!(iq->down_skipped > 0 && iq->dp_sends == 0)) {
+		/* (not when its servers are all known down and none was
+		 * asked: the probe finds out, from the top if it must; each
+		 * client query does not walk down from the root again) */
 		/* the cached delegation is dead (stale NS set, servers
 		 * moved): start again from the configured zone or the
 		 * root, ignoring the cache */
@@ -912,6 +918,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	iq->dp = dp;
+	iq->dp_sends = 0;
 	iq->retry = NULL;
 	iter_qmin_reset(s);
 	iq->phase = ITER_SEND;

@@ -176,6 +176,8 @@ struct iter_qstate {
 	int down_skipped;
 	/** the last of them: the one to probe */
 	struct netaddr down_addr;
+	/** queries sent to the servers of the current delegation */
+	int dp_sends;
 	/** 1 when the state is to run again after the current step */
 	int again;
 };
