@@ -203,9 +203,9 @@ static const struct stats_row stats_rows[] = {
 { "num.queries_cookie_invalid", NULL, "Queries with an invalid cookie.",
   SK_NONE, 0 },
 { "num.queries_discard_timeout", NULL, "Queries dropped by "
-  "discard-timeout.", SK_NONE, 0 },
+  "discard-timeout.", SK_COUNTER, SOFF(r.num_discard_timeout) },
 { "num.queries_wait_limit", NULL, "Queries dropped by wait-limit.",
-  SK_NONE, 0 },
+  SK_COUNTER, SOFF(r.num_wait_limit) },
 { "num.cachehits", "petrel_cache_hits_total",
   "Queries answered from the cache.", SK_COUNTER, SOFF(r.num_cache_hits) },
 { "num.cachemiss", "petrel_cache_misses_total",

@@ -346,6 +346,7 @@ iter_init_dp(struct module_qstate *s)
 	}
 	if(!iq->dp)
 		return -1;
+	iq->dp_sends = 0;
 	iq->zone = z;
 	iter_qmin_reset(s);
 	return 0;
@@ -482,6 +483,14 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr) ||
 			(fresh_only && a->attempts > 0))
 			continue;
+		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
+			infra_is_down(infra, &a->addr, st_now(s))) {
+			/* known down: not waited on (see iterator.h) */
+			a->bad = 1;
+			iq->down_skipped++;
+			iq->down_addr = a->addr;
+			continue;
+		}
 		if(minatt < 0 || a->attempts < minatt) {
 			minatt = a->attempts;
 			n = 0;
@@ -602,6 +611,37 @@ iter_auth_zone(struct module_qstate *s)
 	return 1;
 }
 
+/**
+ * The servers of the delegation were skipped as down: start the one
+ * background probe of the last of them, unless one is already out (the
+ * infrastructure cache decides, for every worker). The probe is a state
+ * of its own for the same question (MESH_FLAG_PROBE), with no client: its
+ * answer, if any, goes to the caches, and the server's recovery to the
+ * infrastructure cache.
+ */
+static void
+iter_probe_down(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct infra_cache *infra = s->env->infra;
+	int rto;
+	if(!infra || (s->flags & MESH_FLAG_PROBE))
+		return;
+	rto = infra_get_rto(infra, &iq->down_addr, st_now(s));
+	if(!infra_probe_claim(infra, &iq->down_addr, st_now(s),
+		(rto + 999) / 1000))
+		return;
+	if(verbosity >= VERB_ALGO) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: probing down server %s "
+			"(timeout %d ms)", netaddr_str(&iq->down_addr, 53, a,
+			sizeof(a)), rto);
+	}
+	(void)s->env->add_background(s->env, s->qname, s->qtype, s->qclass,
+		(s->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD |
+		MESH_FLAG_NOFWD)) | MESH_FLAG_PROBE);
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -611,7 +651,7 @@ iter_send(struct module_qstate *s)
 	struct delegpt_addr *a;
 	const uint8_t *name;
 	uint16_t qtype;
-	int flags = 0, rto = env->timeout_ms;
+	int flags = 0, rto = env->timeout_ms, send_rto;
 
 	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
@@ -635,6 +675,10 @@ iter_send(struct module_qstate *s)
 				break;
 		}
 		iq->retry = NULL;
+		send_rto = rto;
+		if(send_rto > ITER_CLIENT_RTO_MAX &&
+			!(s->flags & MESH_FLAG_PROBE))
+			send_rto = ITER_CLIENT_RTO_MAX;
 		name = iq->qname;
 		qtype = iq->qtype;
 		if(iq->qmin_labels > 0) {
@@ -667,6 +711,7 @@ iter_send(struct module_qstate *s)
 		iq->cur_rto = rto;
 		a->attempts++;
 		iq->sends++;
+		iq->dp_sends++;
 		if(verbosity >= VERB_ALGO) {
 			char n[DNS_MAX_NAME_STR], z[DNS_MAX_NAME_STR], t[16];
 			char ad[128];
@@ -677,10 +722,10 @@ iter_send(struct module_qstate *s)
 				netaddr_str(&a->addr, 53, ad, sizeof(ad)), n,
 				dns_type_str(qtype, t, sizeof(t)), z,
 				iq->dp->is_forward ? ", forward" : "",
-				a->attempts, rto);
+				a->attempts, send_rto);
 		}
 		iq->oq = s->env->send_query(s, &a->addr, name,
-			iq->sent_qname_len, qtype, iq->qclass, flags, rto);
+			iq->sent_qname_len, qtype, iq->qclass, flags, send_rto);
 		if(iq->oq) {
 			iq->phase = ITER_WAIT_REPLY;
 			return;
@@ -689,7 +734,11 @@ iter_send(struct module_qstate *s)
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 	}
 	/* every server failed */
-	if(iq->dp->from_cache && !iq->no_cache) {
+	if(iq->dp->from_cache && !iq->no_cache &&
+		!(iq->down_skipped > 0 && iq->dp_sends == 0)) {
+		/* (not when its servers are all known down and none was
+		 * asked: the probe finds out, from the top if it must; each
+		 * client query does not walk down from the root again) */
 		/* the cached delegation is dead (stale NS set, servers
 		 * moved): start again from the configured zone or the
 		 * root, ignoring the cache */
@@ -708,6 +757,10 @@ iter_send(struct module_qstate *s)
 		iq->phase = ITER_INIT;
 		iter_again(s);
 		return;
+	}
+	if(iq->down_skipped > 0) {
+		iter_probe_down(s);
+		iq->ede = DNS_EDE_NO_REACHABLE_AUTHORITY;
 	}
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
@@ -912,10 +965,58 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	iq->dp = dp;
+	iq->dp_sends = 0;
 	iq->retry = NULL;
 	iter_qmin_reset(s);
 	iq->phase = ITER_SEND;
 	iter_again(s);
+}
+
+/**
+ * Learn the child's NS set: an authoritative reply from a server of the
+ * zone that carries the zone's NS set in its authority section (as NSD
+ * and BIND send with answers) gives the child's own view of its servers,
+ * which may differ from the parent's delegation. It is stored with the
+ * trust of authoritative authority data, above the referral's, so later
+ * queries in the zone start from it (rrset_cache_find_delegation); when
+ * those servers all fail, iter_send starts again from the top without
+ * the cache, which follows the parent's delegation: the fallback.
+ * The addresses of the child's servers (in-bailiwick, already scrubbed)
+ * are stored with them.
+ */
+static void
+iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
+	const uint8_t *name)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist *auth = &p->sec[DNS_SEC_AUTHORITY];
+	struct module_rrlist *add = &p->sec[DNS_SEC_ADDITIONAL];
+	struct module_rrlist ns, glue;
+	struct module_rr *nsrr = iter_find_ns(auth, name), *rr, *g;
+	if(!nsrr || iq->dp->is_forward || (s->flags & MESH_FLAG_CD) ||
+		!(p->flags & DNS_FLAG_AA) ||
+		!dname_is_subdomain(nsrr->owner, iq->dp->name))
+		return;
+	memset(&ns, 0, sizeof(ns));
+	memset(&glue, 0, sizeof(glue));
+	for(rr = auth->first; rr; rr = rr->next) {
+		const uint8_t *t;
+		if(rr->type != DNS_TYPE_NS ||
+			!dname_equal(rr->owner, nsrr->owner) ||
+			!(t = rr_target(rr)))
+			continue;
+		if(module_rrlist_push(s->region, &ns, rr) < 0)
+			return;
+		for(g = add->first; g; g = g->next) {
+			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
+				!dname_equal(g->owner, t))
+				continue;
+			if(module_rrlist_push(s->region, &glue, g) < 0)
+				return;
+		}
+	}
+	iter_store_list(s, &ns, RRSET_TRUST_AUTH_AA, DNS_TYPE_NS);
+	iter_store_list(s, &glue, RRSET_TRUST_ADD_AA, 0);
 }
 
 /** handle a reply from the server the state asked */
@@ -1031,6 +1132,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	}
 	if(iq->qtype == DNS_TYPE_NS && final.count > 0 && !iq->dp->is_forward)
 		iter_store_ns_glue(s, &final, &p->sec[DNS_SEC_ADDITIONAL]);
+	if(cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
+		cl == ITER_CL_NXDOMAIN)
+		iter_learn_child_ns(s, p, name);
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
@@ -1084,6 +1188,7 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
 	if(ev == MODULE_EVENT_NOREPLY && iq->cur &&
+		!(s->flags & MESH_FLAG_PROBE) &&
 		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
 		/* the network does not retransmit: this server may be
 		 * asked again (with a doubled timeout), after the others */

@@ -43,6 +43,17 @@
  * question check). What is learnt goes into the RRset cache (trust ranks:
  * referral NS and glue low, authoritative answers high).
  *
+ * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
+ * a row is down; queries skip it, and when a delegation has no other
+ * server they fail at once (SERVFAIL, EDE 22) instead of waiting on it,
+ * while one background probe (MESH_FLAG_PROBE, claimed in the
+ * infrastructure cache so one runs at a time for all workers) asks it
+ * with its backed-off timeout; its answer makes the server usable again.
+ * No attempt other than a probe waits longer than ITER_CLIENT_RTO_MAX.
+ * So a client waits, for a zone whose only server goes silent,
+ * 376 + 752 + 1500 ms = 2.6 s the first time (the three timeouts that
+ * mark the server down) and no upstream time at all afterwards.
+ *
  * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries,
  * ITER_MAX_DEPTH nested target lookups, and a total time budget per
  * state; past them, or when every server failed, the client gets SERVFAIL
@@ -90,6 +101,10 @@ struct iter_zone;
 #define ITER_MAX_TIMEOUTS	3
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
+/** largest timeout of one upstream attempt made for a query other than
+ * a probe, ms: a server whose backed-off rto is longer still gets this
+ * long (a client is not held for the backoff; the probe waits it out) */
+#define ITER_CLIENT_RTO_MAX	1500
 
 /** where the iterator is */
 enum iter_phase {
@@ -157,6 +172,12 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** servers skipped as down (infra_is_down) for this resolution */
+	int down_skipped;
+	/** the last of them: the one to probe */
+	struct netaddr down_addr;
+	/** queries sent to the servers of the current delegation */
+	int dp_sends;
 	/** 1 when the state is to run again after the current step */
 	int again;
 };

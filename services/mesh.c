@@ -269,14 +269,64 @@ mesh_delete(struct mesh *m)
 	free(m);
 }
 
-/** make room for a new client state: jostle out an old one.
- * @return 0 when there is room */
+void
+mesh_set_discard_timeout(struct mesh *m, int ms, uint64_t *ctr)
+{
+	m->discard_ms = ms > 0 ? ms : 0;
+	m->ctr_discard = ctr;
+}
+
+/** drop the clients of a state nobody else needs, and the state */
+static void
+mesh_drop_state(struct mesh *m, struct mesh_state *s)
+{
+	mesh_drop_clients(s);
+	if(!s->supers && !s->prefetch) {
+		/* nobody needs the resolution any more */
+		s->finished = 1;
+		mesh_unhash(m, s);
+		mesh_clear_modules(s);
+		mesh_state_free(s);
+	}
+}
+
+/** discard-timeout: drop the clients of every state that has waited at
+ * least discard_ms (oldest first: stop at the first younger one).
+ * @return number of states whose clients were dropped */
+static size_t
+mesh_discard_old(struct mesh *m)
+{
+	const struct timeval *now = m->out->now;
+	struct mesh_state *s, *next;
+	size_t n = 0;
+	for(s = m->first; s; s = next) {
+		long ms;
+		next = s->next;
+		if(s->num_clients == 0)
+			continue;
+		ms = (long)(now->tv_sec - s->start.tv_sec) * 1000 +
+			(long)(now->tv_usec - s->start.tv_usec) / 1000;
+		if(ms < m->discard_ms)
+			break;
+		if(m->ctr_discard)
+			*m->ctr_discard += (uint64_t)s->num_clients;
+		mesh_drop_state(m, s); /* unlinks s only: next stays */
+		n++;
+	}
+	return n;
+}
+
+/** make room for a new client state: discard-timeout, then jostle out
+ * an old one. @return 0 when there is room */
 static int
 mesh_make_room(struct mesh *m)
 {
 	struct mesh_state *s;
 	const struct timeval *now = m->out->now;
 	if(m->num_client_states < m->max_states)
+		return 0;
+	if(m->discard_ms > 0 && mesh_discard_old(m) > 0 &&
+		m->num_client_states < m->max_states)
 		return 0;
 	for(s = m->first; s; s = s->next) {
 		long ms;
@@ -287,14 +337,7 @@ mesh_make_room(struct mesh *m)
 		if(ms < m->jostle_ms)
 			return -1; /* oldest is too young: none older */
 		verbose(VERB_ALGO, "mesh full: jostling out an old query");
-		mesh_drop_clients(s);
-		if(!s->supers && !s->prefetch) {
-			/* nobody needs the resolution any more */
-			s->finished = 1;
-			mesh_unhash(m, s);
-			mesh_clear_modules(s);
-			mesh_state_free(s);
-		}
+		mesh_drop_state(m, s);
 		return 0;
 	}
 	return -1;

@@ -18,7 +18,10 @@
  * only when nothing refers to it.
  *
  * Limits: at most num-queries-per-thread states with clients. When full,
- * the oldest state older than jostle-timeout is dropped (its clients get
+ * the clients of every state that waited longer than discard-timeout are
+ * dropped first (they have given up by then: stub resolvers retry after
+ * a second or two); if that made no room, the oldest state older than
+ * jostle-timeout is dropped (its clients get
  * no answer, as in Unbound) to make room; otherwise the new client is
  * answered SERVFAIL and counted. Every state has a total time budget; past
  * it the iterator gives up with SERVFAIL.
@@ -174,6 +177,10 @@ struct mesh {
 	size_t max_states;
 	/** jostle timeout in ms */
 	int jostle_ms;
+	/** discard-timeout in ms (0: off) */
+	int discard_ms;
+	/** counter of clients dropped by discard-timeout, or NULL */
+	uint64_t *ctr_discard;
 	/** serve-expired-client-timeout in ms (0: off) */
 	int expire_client_ms;
 	/** 1 while mesh_run is running */
@@ -201,6 +208,15 @@ struct mesh *mesh_create(const struct module_stack *stack,
 	struct module_env *env, struct outbound *out, size_t max_states,
 	int jostle_ms, int expire_client_ms, const struct mesh_frontend *fe,
 	void *fe_arg);
+
+/**
+ * Set discard-timeout: when the mesh is full, the clients of every state
+ * that has waited at least ms are dropped without an answer (the front
+ * end's drop callback) to make room, before jostle-timeout is tried.
+ * @param ms: the timeout, 0 for none.
+ * @param ctr: counter of the clients so dropped, or NULL.
+ */
+void mesh_set_discard_timeout(struct mesh *m, int ms, uint64_t *ctr);
 
 /** Delete the mesh: clients are dropped, upstream queries cancelled. */
 void mesh_delete(struct mesh *m);

@@ -66,6 +66,10 @@ struct auth_zones;
 #define MESH_FLAG_CD	0x02
 /** state key flag: recursion desired (RD set by the client) */
 #define MESH_FLAG_RD	0x04
+/** state key flag: the background probe of a down server
+ * (services/cache/infra.h, INFRA_DOWN_TIMEOUTS): it may ask servers that
+ * other queries skip, once each, with their full backed-off timeout */
+#define MESH_FLAG_PROBE	0x20
 /** state key flag: do not use forward zones (the address lookup of a
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08

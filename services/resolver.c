@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "services/resolver.h"
+#include "services/wait_limit.h"
 #include "services/mesh.h"
 #include "services/outbound.h"
 #include "services/localzone.h"
@@ -59,7 +60,21 @@ struct resolver_client {
 	int encode;
 	/** length of its query packet, which follows this record */
 	size_t qlen;
+	/** its address, when counted by wait-limit */
+	struct netaddr addr;
+	/** 1 when counted by wait-limit (wait_limit_remove when it leaves) */
+	int wl_counted;
 };
+
+/** a client leaves the mesh: it no longer counts for wait-limit */
+static void
+resolver_client_leaves(struct resolver *r, struct resolver_client *rc)
+{
+	if(rc->wl_counted) {
+		wait_limit_remove(r->wl, &rc->addr);
+		rc->wl_counted = 0;
+	}
+}
 
 /** the client's query packet, stored after its record */
 #define RESOLVER_CLIENT_PKT(c) ((uint8_t *)((c) + 1))
@@ -114,6 +129,18 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->cbuf = malloc(sizeof(struct resolver_client) + DNS_MAX_MSG);
 	r->mesh = mesh_create(stack, &r->menv, out, maxq, jostle,
 		r->expire_client_ms, &fe, r);
+	if(r->mesh)
+		mesh_set_discard_timeout(r->mesh, cfg ? cfg->discard_timeout :
+			1900, &r->stats.num_discard_timeout);
+	r->wait_limit = cfg ? cfg->wait_limit : 1000;
+	if(r->wait_limit > 0) {
+		/* room for every client address of a full mesh, twice */
+		r->wl = wait_limit_create(maxq * 2);
+		if(!r->wl) {
+			resolver_delete(r);
+			return NULL;
+		}
+	}
 	if(!r->mesh || !r->buf || !r->qcopy || !r->cbuf) {
 		resolver_delete(r);
 		return NULL;
@@ -152,6 +179,7 @@ resolver_delete(struct resolver *r)
 	free(r->buf);
 	free(r->qcopy);
 	free(r->cbuf);
+	wait_limit_delete(r->wl);
 	free(r);
 }
 
@@ -195,6 +223,7 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		MCACHE_HIT_EXPIRED)
 		return 0;
 	r->stats.num_expired++;
+	resolver_client_leaves(r, rc);
 	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
 }
@@ -205,6 +234,7 @@ resolver_mesh_drop(void *arg, struct mesh_client *c)
 {
 	struct resolver *r = arg;
 	struct resolver_client *rc = c->data;
+	resolver_client_leaves(r, rc);
 	r->stats.num_dropped++;
 	r->reply_cb(r->reply_arg, &rc->handle, NULL, 0);
 }
@@ -467,9 +497,26 @@ mesh:
 	c->start = *r->out->now;
 	c->qlen = len;
 	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
+	if(client && r->wl) {
+		/* wait-limit: the clients of one address waiting here */
+		switch(wait_limit_add(r->wl, client, r->wait_limit)) {
+		case WAIT_LIMIT_COUNTED:
+			c->addr = *client;
+			c->wl_counted = 1;
+			break;
+		case WAIT_LIMIT_OVER:
+			r->stats.num_wait_limit++;
+			r->stats.num_dropped++;
+			return RESOLVER_DROP;
+		case WAIT_LIMIT_FULL:
+		default:
+			break;
+		}
+	}
 	if(mesh_new_client(r->mesh, q->qinfo.qname, q->qinfo.qtype,
 		q->qinfo.qclass, flags, c, sizeof(*c) + len, stale ? pkt : NULL,
 		stale ? len : 0) < 0) {
+		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
 		return resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
@@ -663,6 +710,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	if(rcode == DNS_RCODE_SERVFAIL && mc->qpkt &&
 		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
+	resolver_client_leaves(r, c);
 	if(stored && resolver_answer_from_entry(r, c))
 		return;
 	/* the one encode path: answers that were not stored (SERVFAIL, TTL

@@ -44,6 +44,7 @@
 
 struct outbound;
 struct mesh;
+struct wait_limit;
 struct petrel_random;
 struct config_file;
 struct acl_list;
@@ -157,6 +158,10 @@ struct resolver_stats {
 	uint64_t reqlist_samples;
 	/** the most in-flight states seen */
 	uint64_t reqlist_max;
+	/** clients dropped by discard-timeout (also in num_dropped) */
+	uint64_t num_discard_timeout;
+	/** queries dropped by wait-limit (also in num_dropped) */
+	uint64_t num_wait_limit;
 } __attribute__((aligned(64)));
 
 /** the per-worker front end */
@@ -170,6 +175,10 @@ struct resolver {
 	struct module_env menv;
 	/** serve-expired-client-timeout, ms (0: answer stale at once) */
 	int expire_client_ms;
+	/** wait-limit (0: none) and its counts per client address (owned,
+	 * NULL without a limit) */
+	int wait_limit;
+	struct wait_limit *wl;
 	/** the mesh of in-flight queries (owned) */
 	struct mesh *mesh;
 	/** the network (and clock) */

@@ -146,6 +146,52 @@ START_TEST(test_timeouts)
 }
 END_TEST
 
+START_TEST(test_down_probe)
+{
+	struct infra_cache *c = new_infra();
+	struct netaddr a = A("192.0.2.7"), b = A("192.0.2.8");
+	struct infra_host h;
+	int i;
+	/* unknown and answering servers are not down; a claim is free */
+	ck_assert_int_eq(infra_is_down(c, &a, T0), 0);
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 1);
+	infra_rtt_update(c, &b, 20, 376, T0);
+	ck_assert_int_eq(infra_is_down(c, &b, T0), 0);
+	/* INFRA_DOWN_TIMEOUTS timeouts in a row: down */
+	for(i = 0; i < INFRA_DOWN_TIMEOUTS; i++) {
+		ck_assert_int_eq(infra_is_down(c, &a, T0), 0);
+		infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0), T0);
+	}
+	ck_assert_int_eq(infra_is_down(c, &a, T0), 1);
+	/* one probe at a time: the first claim wins, the next ones lose
+	 * until its secs have passed */
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 1);
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 0);
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0 + 2, 3), 0);
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0 + 3, 3), 1);
+	/* a claim does not make the entry live longer */
+	infra_host_get(c, &a, T0, &h);
+	ck_assert_int_eq(h.expire, T0 + 900);
+	/* an answer: up again */
+	infra_rtt_update(c, &a, 30, 3008, T0 + 4);
+	ck_assert_int_eq(infra_is_down(c, &a, T0 + 4), 0);
+	/* queries lost together (sent with the same rto) back off once */
+	for(i = 0; i < 10; i++)
+		infra_rtt_update(c, &b, -1, 60, T0 + 10);
+	infra_host_get(c, &b, T0 + 10, &h);
+	ck_assert_int_eq(h.timeouts, 1);
+	ck_assert_int_eq(h.rto, 120);
+	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10), 0);
+	/* a down entry that expired is unknown, not down */
+	for(i = 1; i < INFRA_DOWN_TIMEOUTS; i++)
+		infra_rtt_update(c, &b, -1, infra_get_rto(c, &b, T0 + 10),
+			T0 + 10);
+	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10), 1);
+	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10 + 900), 0);
+	infra_delete(c);
+}
+END_TEST
+
 START_TEST(test_edns_lame)
 {
 	struct infra_cache *c = new_infra();
@@ -223,8 +269,10 @@ s_timeouts(void *arg)
 	struct qsbr_reader *r = qsbr_register();
 	struct netaddr a = *(struct netaddr *)arg;
 	int i;
+	/* sent with the largest rto, each timeout counts (one sent with
+	 * less than the current rto would not: see infra.h) */
 	for(i = 0; i < 2000; i++) {
-		infra_rtt_update(s_infra, &a, -1, 376, T0);
+		infra_rtt_update(s_infra, &a, -1, INFRA_RTO_MAX, T0);
 		if(i % 16 == 0)
 			qsbr_quiescent(r);
 	}
@@ -260,6 +308,7 @@ infra_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_down_probe);
 	tcase_add_test(tc, test_edns_lame);
 	tcase_add_test(tc, test_select);
 #ifdef PETREL_HAVE_THREADS
@@ -271,6 +320,7 @@ infra_suite(void)
 	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_down_probe);
 	tcase_add_test(tc, test_edns_lame);
 	tcase_add_test(tc, test_select);
 	suite_add_tcase(s, tc);

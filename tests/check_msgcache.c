@@ -399,18 +399,23 @@ START_TEST(test_negative)
 	qinfo(&qi, "long.example", DNS_TYPE_A);
 	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
 	ck_assert_uint_eq(st.ttl, 600);
-	/* no SOA: not cached */
+	/* no SOA: kept MCACHE_NOSOA_NEG_TTL seconds (issue 17 item 5) */
 	ck_assert_int_eq(store_neg(c, "nosoa.example", DNS_RCODE_NXDOMAIN,
-		0, 0, 0), MCACHE_NOT_CACHEABLE);
+		0, 0, 0), MCACHE_STORED);
 	ck_assert_int_eq(store_neg(c, "nosoa2.example", 0, 0, 0, 0),
-		MCACHE_NOT_CACHEABLE);
+		MCACHE_STORED);
+	qinfo(&qi, "nosoa2.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_peek(c, &qi, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, MCACHE_NOSOA_NEG_TTL);
+	ck_assert_int_eq(ask(c, "nosoa2.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + MCACHE_NOSOA_NEG_TTL, out, &len, NULL, NULL), MCACHE_MISS);
 	/* SOA minimum 0: not cached */
 	ck_assert_int_eq(store_neg(c, "zero.example", DNS_RCODE_NXDOMAIN,
 		300, 0, 1), MCACHE_NOT_CACHEABLE);
 	/* flush negative */
-	ck_assert_uint_eq(mcache_get_count(c), 3);
+	ck_assert_uint_eq(mcache_get_count(c), 5);
 	store_a(c, "pos.example", 0, 0, MCACHE_SEC_UNCHECKED);
-	ck_assert_uint_eq(mcache_flush_negative(c), 3);
+	ck_assert_uint_eq(mcache_flush_negative(c), 5);
 	ck_assert_uint_eq(mcache_get_count(c), 1);
 	mcache_delete(c);
 	/* cache-min-negative-ttl raises a short negative TTL, and

@@ -207,6 +207,12 @@ struct config_file {
 	int num_queries_per_thread;
 	/** jostle-timeout: ms after which a query may be replaced when full */
 	int jostle_timeout;
+	/** discard-timeout: ms after which a waiting client is dropped when
+	 * the request list is full (0: never) */
+	int discard_timeout;
+	/** wait-limit: most clients of one address waiting on recursion
+	 * per worker (0: no limit) */
+	int wait_limit;
 	/** incoming-num-tcp: client TCP connections per worker */
 	int incoming_num_tcp;
 	/** outgoing-num-tcp: upstream TCP connections per worker */

@@ -71,7 +71,9 @@ enum infra_upd_kind {
 	/** EDNS status */
 	UPD_EDNS,
 	/** lameness */
-	UPD_LAME
+	UPD_LAME,
+	/** a probe claim (infra_probe_claim) */
+	UPD_PROBE
 };
 
 /** an update, applied in infra_decide */
@@ -88,6 +90,10 @@ struct infra_upd {
 	time_t now;
 	/** new expiry */
 	time_t expire;
+	/** UPD_PROBE: seconds to the next claim */
+	int probe_secs;
+	/** UPD_PROBE: set to 1 when the claim succeeded (the caller's) */
+	int *won;
 };
 
 /** the cache */
@@ -241,6 +247,7 @@ host_default(struct infra_host *h)
 	h->timeouts = 0;
 	h->edns = INFRA_EDNS_UNKNOWN;
 	h->expire = 0;
+	h->probe_at = 0;
 }
 
 /** clamp an rto */
@@ -273,17 +280,27 @@ host_apply(struct infra_host *h, const struct infra_upd *u)
 			}
 			h->rto = rto_clamp((long)h->srtt + 4L * h->rttvar);
 			h->timeouts = 0;
-		} else {
+		} else if(u->orig_rto >= h->rto) {
 			long base = h->rto > u->orig_rto ? h->rto : u->orig_rto;
 			h->rto = rto_clamp(base * 2);
 			h->timeouts++;
 		}
+		/* else: it went out before the last backoff, which a query
+		 * sent with it already made: queries lost together (a burst
+		 * dropped by a busy server) back off once, not once each */
 		break;
 	case UPD_EDNS:
 		h->edns = u->edns;
 		break;
 	case UPD_LAME:
 		break;
+	case UPD_PROBE:
+		if(h->probe_at <= u->now) {
+			h->probe_at = u->now + u->probe_secs;
+			if(u->won)
+				*u->won = 1;
+		}
+		return; /* a claim does not make the entry live longer */
 	}
 	h->expire = u->expire;
 }
@@ -332,7 +349,14 @@ infra_update(struct infra_cache *c, const struct netaddr *addr,
 	e = &le->e;
 	u->expire = u->now + (time_t)c->host_ttl;
 	host_default(&e->host);
-	host_apply(&e->host, u);
+	{
+		/* a probe claim is won against the live entry only (in the
+		 * insert policy), never by this fresh copy */
+		int *won = u->won;
+		u->won = NULL;
+		host_apply(&e->host, u);
+		u->won = won;
+	}
 	e->lame = (u->kind == UPD_LAME);
 	memcpy(e->addr, k.addr, k.alen);
 	e->alen = (uint8_t)k.alen;
@@ -402,6 +426,30 @@ infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
 	u.orig_rto = orig_rto;
 	u.now = now;
 	infra_update(c, addr, NULL, &u);
+}
+
+int
+infra_is_down(struct infra_cache *c, const struct netaddr *addr, time_t now)
+{
+	const struct infra_entry *e = infra_find(c, addr, NULL, now);
+	return e && e->host.timeouts >= INFRA_DOWN_TIMEOUTS;
+}
+
+int
+infra_probe_claim(struct infra_cache *c, const struct netaddr *addr,
+	time_t now, int secs)
+{
+	struct infra_upd u;
+	int won = 0;
+	if(!infra_is_down(c, addr, now))
+		return 1; /* not down (or unknown): nothing to share */
+	memset(&u, 0, sizeof(u));
+	u.kind = UPD_PROBE;
+	u.now = now;
+	u.probe_secs = secs > 0 ? secs : 1;
+	u.won = &won;
+	infra_update(c, addr, NULL, &u);
+	return won;
 }
 
 void

@@ -9,7 +9,9 @@
  * INFRA_RTO_MAX]); a server never heard from starts at INFRA_UNKNOWN_RTO
  * (376 ms, as Unbound). A timeout doubles the rto (from the rto the query
  * was sent with) up to INFRA_RTO_MAX and counts the timeouts in a row; an
- * answer resets that count. Also kept: whether the server does EDNS
+ * answer resets that count. A timeout of a query sent with less than the
+ * current rto (before the last backoff) changes nothing: a burst of
+ * queries lost together backs off once. Also kept: whether the server does EDNS
  * (unknown, yes, or no: it answered FORMERR to an EDNS query), and, per
  * server and zone, lameness. Entries expire infra-host-ttl seconds after
  * their last update and are then as if unknown.
@@ -50,6 +52,10 @@ struct petrel_random;
 #define INFRA_RTO_MAX 120000
 /** servers within this many ms of the best are chosen among at random */
 #define INFRA_RTT_BAND 400
+/** timeouts in a row after which a server is down: client queries skip
+ * it (they fail at once rather than wait on it), and one background
+ * probe at a time (infra_probe_claim) asks it until it answers again */
+#define INFRA_DOWN_TIMEOUTS 3
 
 /** EDNS support of a server */
 enum infra_edns {
@@ -75,6 +81,8 @@ struct infra_host {
 	enum infra_edns edns;
 	/** when this entry expires */
 	time_t expire;
+	/** a down server: no new probe before this time (infra_probe_claim) */
+	time_t probe_at;
 };
 
 /**
@@ -131,10 +139,27 @@ int infra_get_rto(struct infra_cache *c, const struct netaddr *addr,
 /**
  * Record the outcome of a query.
  * @param rtt_ms: the measured round-trip time, or -1 for a timeout.
- * @param orig_rto: the rto the query was sent with (for the backoff).
+ * @param orig_rto: the rto the cache gave for the query (for the backoff;
+ *	the caller may have sent it with a shorter timeout).
  */
 void infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
 	int rtt_ms, int orig_rto, time_t now);
+
+/** @return 1 when the server is down (INFRA_DOWN_TIMEOUTS timeouts in a
+ * row, entry live), else 0 */
+int infra_is_down(struct infra_cache *c, const struct netaddr *addr,
+	time_t now);
+
+/**
+ * Claim the probe of a down server: one caller at a time (over threads
+ * and forked workers: decided under the slab lock) gets to send it.
+ * @param secs: seconds before the next claim may succeed (the probe's
+ *	timeout, rounded up).
+ * @return 1 when this caller should send the probe, 0 when a probe was
+ *	claimed less than its secs ago.
+ */
+int infra_probe_claim(struct infra_cache *c, const struct netaddr *addr,
+	time_t now, int secs);
 
 /** Record EDNS support (INFRA_EDNS_YES or INFRA_EDNS_NO). */
 void infra_edns_update(struct infra_cache *c, const struct netaddr *addr,

@@ -336,8 +336,8 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 				break;
 			}
 		}
-		if(soa_idx < 0)
-			goto fail; /* RFC 2308 5: no SOA, do not cache */
+		if(soa_idx < 0) /* no SOA: kept briefly (see the define) */
+			neg_ttl = MCACHE_NOSOA_NEG_TTL;
 		if(neg_ttl == 0)
 			goto fail;
 		if(neg_ttl < c->p.min_ttl)

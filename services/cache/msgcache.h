@@ -68,6 +68,14 @@ struct shmhash;
 /** seconds after a refresh was signalled before another may be signalled */
 #define MCACHE_REFRESH_RETRY 5
 
+/** seconds a negative answer without SOA (RFC 2308 section 2.2 type 3
+ * NODATA, or a bare NXDOMAIN) is kept: there is no SOA to give a
+ * negative TTL, and RFC 2308 section 5 warns that such answers may loop
+ * between servers, so it is kept only long enough to absorb a burst of
+ * repeats (as Unbound does, 5 s); cache-min-negative-ttl and
+ * cache-max-negative-ttl still apply */
+#define MCACHE_NOSOA_NEG_TTL 5
+
 /** DNSSEC status of a cached answer */
 enum mcache_security {
 	/** not validated (no validator, or CD query) */
@@ -102,7 +110,7 @@ enum mcache_store_result {
 	/** stored */
 	MCACHE_STORED = 0,
 	/** not cacheable (TTL 0, TC set, rcode other than NOERROR/NXDOMAIN,
-	 * negative answer without SOA, question mismatch, OPT not last...) */
+	 * question mismatch, OPT not last...) */
 	MCACHE_NOT_CACHEABLE = 1,
 	/** malformed message or out of memory */
 	MCACHE_ERROR = -1

@@ -5,7 +5,8 @@
 # usage: tests/integration/attack.sh [-k]
 #   -k  keep the work directory (configs, logs)
 # environment: RESOLVER=petrel|unbound, PETREL=path (as run.sh),
-#   RES_PORT=61700, ATTACK_CONNS=2000, PROBE_SECONDS=20, PROBE_TARGET=95
+#   RES_PORT=61700, ATTACK_CONNS=2000, PROBE_SECONDS=20, PROBE_TARGET=95,
+#   SILENT_CLIENTS=20, ATTACK_TCP=no (skip the idle TCP attack)
 #
 # 1. Class ANY (and CH): once the resolver knows a zone's delegation,
 #    `dig ZONE A -c ANY` goes to the zone's one server; afterwards the
@@ -14,6 +15,13 @@
 #    zones: victim.zz on NSD (which answers class ANY from its zone) and
 #    refuser.zz on refuser.pl (which answers REFUSED to every class but IN,
 #    as many servers do: the case that took the zone down).
+# 3. A silent server (issue 17 item 3): silent.zz's only server
+#    (silent.pl on 127.0.40.5) reads queries and never answers. The first
+#    query may wait for the timeouts that mark the server down (petrel:
+#    376 + 752 + 1500 ms); then SILENT_CLIENTS queries for new names in
+#    the zone must each be answered (SERVFAIL) within 1 s, and the server
+#    must see a bounded number of queries (one background probe at a
+#    time, not one per client). Prints the waits and the count.
 # 2. Idle TCP: ATTACK_CONNS connections (tcp_idle.pl: one byte on every
 #    third, a closed one reopened after a second) against the defaults
 #    incoming-num-tcp: 10 and tcp-idle-timeout: 30000 with one thread;
@@ -26,7 +34,7 @@
 #
 # Addresses, port 53 (root needed): NSD for the root (attack-root.zone)
 # on 127.0.40.2, NSD for victim.zz and fwd.zz on 127.0.40.3, refuser.pl on
-# 127.0.40.4; the resolver on 127.0.0.1:RES_PORT with attack-root.hints. Takes /tmp/petrel-integration.lock as run.sh does,
+# 127.0.40.4, silent.pl on 127.0.40.5; the resolver on 127.0.0.1:RES_PORT with attack-root.hints. Takes /tmp/petrel-integration.lock as run.sh does,
 # runs about 40 s (70 s with the io_uring run), and stops everything it
 # started on exit (lib.sh).
 # Exit 0 when every check passed, 1 otherwise, 77 when a tool is missing
@@ -52,6 +60,8 @@ TARGET=${PROBE_TARGET:-95}
 ROOT_IP=127.0.40.2
 NS_IP=127.0.40.3
 REFUSER_IP=127.0.40.4
+SILENT_IP=127.0.40.5
+SILENT_CLIENTS=${SILENT_CLIENTS:-20}
 T0=$(date +%s)
 
 for tool in "$NSD" dig perl timeout; do
@@ -101,6 +111,8 @@ nsd_start victim "$NS_IP" "victim.zz.=$ZONES/victim.zz.zone" \
 perl "$here/refuser.pl" "$REFUSER_IP" refuser.zz 192.0.2.60 \
 	> "$IT_WORK/refuser.out" 2>&1 &
 it_track $!
+perl "$here/silent.pl" "$SILENT_IP" > "$IT_WORK/silent.out" 2>&1 &
+it_track $!
 
 # conf FILE [BACKEND]: the resolver's config
 conf() {
@@ -147,6 +159,46 @@ for zone in victim.zz refuser.zz; do
 		check_in "n$n.$zone." "after a class-$cls query"
 	done
 done
+# ------------------------------------------------- 3. a silent server
+# ms NAME: the wait of one query (ms) and its rcode, as "MS RCODE"
+ms() {
+	local t0 t1 out
+	t0=$(date +%s%N)
+	out=$(timeout 40 dig +time=30 +tries=1 @127.0.0.1 -p "$PORT" "$1" A 2>&1)
+	t1=$(date +%s%N)
+	echo "$(( (t1 - t0) / 1000000 )) $(echo "$out" | status)"
+}
+set -- $(ms first.silent.zz.)
+echo "     silent server: first query $1 ms (${2:-no answer})"
+if [ "${1:-99999}" -le 5000 ]; then
+	ok "silent server: the first query is answered in $1 ms (bound 5000)"
+else
+	fail "silent server: the first query took $1 ms (${2:-no answer}; bound 5000)"
+fi
+slow=0; worst=0; waits=""
+for i in $(seq "$SILENT_CLIENTS"); do
+	set -- $(ms "c$i.silent.zz.")
+	waits="$waits $1"
+	[ "$1" -gt "$worst" ] && worst=$1
+	if [ "$1" -gt 1000 ] || [ "$2" != SERVFAIL ]; then
+		slow=$((slow + 1))
+	fi
+done
+seen=$(wc -l < "$IT_WORK/silent.out")
+echo "     silent server: $SILENT_CLIENTS later queries waited (ms):$waits"
+echo "     silent server: worst later wait $worst ms; the server got $seen queries in all"
+if [ "$slow" = 0 ]; then
+	ok "silent server: $SILENT_CLIENTS later queries SERVFAIL within 1000 ms (worst $worst ms)"
+else
+	fail "silent server: $slow of $SILENT_CLIENTS later queries slower than 1000 ms or not SERVFAIL (worst $worst ms)"
+fi
+# the first query's attempts (up to 3 each for a few upstream retries)
+# plus one probe at a time: far fewer than one per client
+if [ "$seen" -le 8 ]; then
+	ok "silent server: it got $seen queries for $((SILENT_CLIENTS + 1)) clients (bound 8)"
+else
+	fail "silent server: it got $seen queries for $((SILENT_CLIENTS + 1)) clients (bound 8)"
+fi
 # ------------------------------------------------------ 2. idle TCP
 # idle_tcp LABEL: the attack against the running resolver
 idle_tcp() {
@@ -189,6 +241,10 @@ idle_tcp() {
 		fail "$label: dig +tcp under $CONNS idle connections: $pct% answered (target $TARGET%)"
 	fi
 }
+if [ "${ATTACK_TCP:-yes}" = no ]; then
+	echo "     idle TCP attack skipped (ATTACK_TCP=no)"
+	finish
+fi
 idle_tcp "$RESOLVER"
 if [ "$RESOLVER" = petrel ] && petrel_backends | grep -qw io_uring &&
 	"$PETREL" -V 2>/dev/null | grep -q "^io_uring: usable"; then
