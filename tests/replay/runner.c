@@ -48,6 +48,7 @@
 #include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/random.h"
+#include "util/ratelimit.h"
 #include "dns/query.h"
 
 #ifndef REPLAY_TESTDATA
@@ -135,6 +136,8 @@ struct runner {
 	struct acl_list *acl;
 	/** random */
 	struct petrel_random *rnd;
+	/** ip-ratelimit's client rate table, or NULL */
+	struct rate_table *ip_rate;
 	/** the resolver */
 	struct resolver *res;
 	/** upstream queries sent */
@@ -674,6 +677,15 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	resolver_set_env(r->res, r->mc, r->rrset, r->infra, r->lz, r->acl);
+	if(r->cfg->ip_ratelimit > 0) {
+		r->ip_rate = rate_table_create(r->cfg->ip_ratelimit_size,
+			r->cfg->ip_ratelimit_slabs, 16);
+		if(!r->ip_rate) {
+			fail(r, "out of memory");
+			return -1;
+		}
+		resolver_set_ratelimit(r->res, r->ip_rate);
+	}
 	return 0;
 }
 
@@ -682,6 +694,8 @@ static void
 runner_teardown(struct runner *r)
 {
 	resolver_delete(r->res);
+	rate_table_delete(r->ip_rate);
+	r->ip_rate = NULL;
 	while(r->pending)
 		fake_remove(r, r->pending);
 	while(r->timers) {
