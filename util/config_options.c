@@ -69,6 +69,7 @@ static const char *const event_backend_words[] = {
 	"select", "libevent", "io_uring", NULL };
 
 const char *const config_module_names[] = {
+	"dns64",
 	"validator",
 	"iterator",
 	NULL };
@@ -250,7 +251,7 @@ INTOPT("serve-expired-client-timeout", CLAUSE_SERVER,
   "wait this long for a fresh answer before serving an expired one; 0 serves it at once"),
 { "module-config", CLAUSE_SERVER, OPT_STR, "validator iterator", "\"validator iterator\"", NULL, 0, 0,
   NULL, OFF(module_config), SH | IM | OPT_F_MODULES, "\"<module> ...\"",
-  "the modules a query runs through, in order (this build has: validator, iterator)" },
+  "the modules a query runs through, in order (this build has: dns64, validator, iterator)" },
 LISTOPT("trust-anchor", CLAUSE_SERVER, OPT_LOCALDATA, trust_anchors,
   "\". DS 20326 8 2 e06d44b80b8f1d39a95c0b0d7c65d08458e880409bbc683457104237c7f8ec8d\"",
   SH | IM, "\"<DS or DNSKEY record>\"",
