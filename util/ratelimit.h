@@ -14,15 +14,20 @@
  *
  * Memory and work are bounded: the table is a fixed array of fixed-size
  * entries made at creation (size in bytes, as ratelimit-size), split into
- * slabs (a power of two) each with its own mutex. A key hashes to a slab
- * and to a home slot; it lives in one of RATE_PROBE slots from there. A
- * new key takes a free slot or, when all are taken, the one with the
- * oldest activity (the table forgets the quietest keys first). One query
- * takes one slab lock for a handful of compares: never a lock shared by
- * all workers. With the feature off no table exists and nothing is done.
+ * slabs (a power of two). A key hashes to a slab and to a home slot; it
+ * lives in one of RATE_PROBE slots from there. A new key takes a free
+ * slot or, when all are taken, the one with the oldest activity (the
+ * table forgets the quietest keys first).
  *
- * Locking: every call locks the slab it touches; walks lock one slab at
- * a time. The table is shared by all workers of a process.
+ * Locking: counting a known key takes no lock. Its entry is found by
+ * comparing hash and key bytes, and each one-second counter is one 64-bit
+ * word (second and count) bumped with a compare-and-swap. Only taking an
+ * entry for a new key locks the slab (a mutex per slab), and an entry is
+ * rewritten by clearing its hash first and publishing the new hash last,
+ * so a lock-free reader never counts into another key's entry except in
+ * the instant of a rewrite (a count may be lost then; the rates are
+ * estimates). Walks lock one slab at a time. The table is shared by all
+ * workers of a process.
  */
 #ifndef UTIL_RATELIMIT_H
 #define UTIL_RATELIMIT_H
