@@ -201,6 +201,9 @@ worker_rate_list(struct worker *w, const char *cmd, const char *args,
 {
 	struct rate_list_arg a;
 	const struct config_file *cfg = w->env->cfg;
+	/* the wall clock: the worker's cached one may be seconds behind
+	 * when the command wakes it (and the counters are newer) */
+	time_t now = time(NULL);
 	a.out = out;
 	a.all = (args && strstr(args, "+a") != NULL);
 	if(strcmp(cmd, "ratelimit_list") == 0) {
@@ -209,14 +212,14 @@ worker_rate_list(struct worker *w, const char *cmd, const char *args,
 			(struct iter_env *)w->env->mods.modinfo[i] : NULL;
 		a.limit = cfg->ratelimit;
 		if(ie && ie->rl)
-			iter_ratelimit_walk(ie->rl, worker_now(w), a.all,
+			iter_ratelimit_walk(ie->rl, now, a.all,
 				ratelimit_list_cb, &a);
 		return 1;
 	}
 	if(strcmp(cmd, "ip_ratelimit_list") == 0) {
 		a.limit = cfg->ip_ratelimit;
 		if(w->env->ip_rate)
-			rate_table_walk(w->env->ip_rate, worker_now(w),
+			rate_table_walk(w->env->ip_rate, now,
 				cfg->ip_ratelimit_backoff, ip_ratelimit_list_cb,
 				&a);
 		return 1;

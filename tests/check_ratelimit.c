@@ -208,6 +208,57 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/** what the walk test saw */
+struct walk_seen {
+	char zone[300];
+	int rate, limit, n;
+};
+
+/** keep the walk's zone */
+static void
+walk_cb(const char *zone, int rate, int limit, void *arg)
+{
+	struct walk_seen *w = (struct walk_seen *)arg;
+	snprintf(w->zone, sizeof(w->zone), "%s", zone);
+	w->rate = rate;
+	w->limit = limit;
+	w->n++;
+}
+
+START_TEST(test_zone_walk)
+{
+	char err[256];
+	struct iter_ratelimit *rl = NULL;
+	struct walk_seen w;
+	uint8_t z[256], z2[256];
+	size_t zl = sizeof(z), zl2 = sizeof(z2);
+	int i, passed = 0;
+	struct config_file *c = cfg_from("server:\n ratelimit: 1000\n"
+		" ratelimit-for-domain: sub.lim.zz 2\n ratelimit-factor: 0\n"
+		" ratelimit-backoff: yes\n");
+	ck_assert_int_eq(iter_ratelimit_create(c, &rl, err, sizeof(err)), 0);
+	ck_assert_int_eq(dname_from_str("sub.lim.zz.", z, &zl), 0);
+	ck_assert_int_eq(dname_from_str("lim.zz.", z2, &zl2), 0);
+	for(i = 0; i < 8; i++)
+		passed += iter_ratelimit_ok(rl, z, 50, NULL);
+	ck_assert_int_eq(passed, 2);
+	ck_assert_int_eq(iter_ratelimit_ok(rl, z2, 50, NULL), 1);
+	/* only the zone over its limit is listed, with every query counted */
+	memset(&w, 0, sizeof(w));
+	iter_ratelimit_walk(rl, 51, 0, walk_cb, &w);
+	ck_assert_int_eq(w.n, 1);
+	ck_assert_str_eq(w.zone, "sub.lim.zz.");
+	ck_assert_int_eq(w.rate, 8);
+	ck_assert_int_eq(w.limit, 2);
+	/* +a: both */
+	memset(&w, 0, sizeof(w));
+	iter_ratelimit_walk(rl, 51, 1, walk_cb, &w);
+	ck_assert_int_eq(w.n, 2);
+	iter_ratelimit_delete(rl);
+	config_delete(c);
+}
+END_TEST
+
 static Suite *
 ratelimit_suite(void)
 {
@@ -220,6 +271,7 @@ ratelimit_suite(void)
 	tcase_add_test(tc, test_zone_limits);
 	tcase_add_test(tc, test_zone_ok_factor);
 	tcase_add_test(tc, test_config_errors);
+	tcase_add_test(tc, test_zone_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

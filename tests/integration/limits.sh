@@ -17,7 +17,12 @@
 #    demand is remembered for a 2 second window), is listed by
 #    ip_ratelimit_list, is counted in num.queries_ip_ratelimited, and is
 #    answered again once it kept quiet for longer than the window.
-# 2. dns64 (module-config "dns64 iterator"): dig AAAA of a name with only
+# 2. ratelimit 1000 with ratelimit-for-domain sub.lim.zz 2 (a forward
+#    zone of its own), factor 0, backoff: of 8 new names of sub.lim.zz
+#    asked in a row some get SERVFAIL, at least 2 are answered;
+#    ratelimit_list shows the zone, num.query.ratelimited counts them;
+#    lim.zz itself (limit 1000) is not limited.
+# 3. dns64 (module-config "dns64 iterator"): dig AAAA of a name with only
 #    A records gets 64:ff9b::c000:221; a name with AAAA keeps it; dig -x
 #    of the synthesized address gets a CNAME to the in-addr.arpa name and
 #    its PTR.
@@ -43,6 +48,7 @@ NS_IP=127.0.110.2
 FLOODER=127.0.110.10
 OTHER=127.0.110.11
 V6CLIENT=127.0.110.12
+ZCLIENT=127.0.110.13
 
 for tool in "$NSD" dig perl timeout; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -110,12 +116,20 @@ server:
   ip-ratelimit: 10
   ip-ratelimit-factor: 0
   ip-ratelimit-backoff: yes
+  ratelimit: 1000
+  ratelimit-for-domain: sub.lim.zz 2
+  ratelimit-factor: 0
+  ratelimit-backoff: yes
+  extended-statistics: yes
 remote-control:
   control-enable: yes
   control-interface: "$IT_WORK/control.sock"
   control-use-cert: no
 forward-zone:
   name: "lim.zz."
+  forward-addr: $NS_IP
+forward-zone:
+  name: "sub.lim.zz."
   forward-addr: $NS_IP
 forward-zone:
   name: "2.0.192.in-addr.arpa."
@@ -196,7 +210,40 @@ else
 	fail "ip-ratelimit-backoff: the client is still dropped after 3 quiet seconds"
 fi
 
-# ------------------------------------------------------------ 2. dns64
+# ----------------------------------------------------- 2. ratelimit
+nok=0 nsf=0
+for i in 1 2 3 4 5 6 7 8; do
+	case "$(q "$ZCLIENT" "z$i.sub.lim.zz." A | sed -n 's/.*status: \([A-Z]*\).*/\1/p')" in
+	NOERROR) nok=$((nok + 1)) ;;
+	SERVFAIL) nsf=$((nsf + 1)) ;;
+	esac
+done
+echo "     8 new names of sub.lim.zz.: $nok answered, $nsf SERVFAIL"
+if [ $nok -ge 2 ] && [ $nsf -ge 1 ] && [ $((nok + nsf)) = 8 ]; then
+	ok "ratelimit-for-domain: sub.lim.zz. limited to 2 a second"
+else
+	fail "ratelimit-for-domain: $nok answered and $nsf SERVFAIL of 8"
+fi
+list=$(ctl ratelimit_list)
+if echo "$list" | grep -q "^sub\.lim\.zz\. [0-9]* limit 2$" &&
+	! echo "$list" | grep -q "^lim\.zz\. "; then
+	ok "ratelimit_list: $(echo "$list" | grep '^sub\.lim')"
+else
+	fail "ratelimit_list: '$list'"
+fi
+n=$(ctl stats_noreset | sed -n 's/^num\.query\.ratelimited=//p')
+if [ -n "$n" ] && [ "$n" = "$nsf" ]; then
+	ok "num.query.ratelimited=$n"
+else
+	fail "num.query.ratelimited='$n', wanted $nsf"
+fi
+if q "$ZCLIENT" z99.lim.zz. A | answered; then
+	ok "ratelimit: lim.zz. (limit 1000) is answered"
+else
+	fail "ratelimit: lim.zz. is not answered"
+fi
+
+# ------------------------------------------------------------ 3. dns64
 out=$(q "$V6CLIENT" www.lim.zz. AAAA)
 if echo "$out" | grep -q "^www\.lim\.zz\..*AAAA[[:space:]]*64:ff9b::c000:221$"; then
 	ok "dns64: www.lim.zz. AAAA 64:ff9b::c000:221"
