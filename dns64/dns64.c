@@ -216,13 +216,17 @@ dns64_ignored(const struct dns64_env *de, const uint8_t *qname)
 	return 0;
 }
 
-/** @return 1 when the list holds an AAAA record */
+/** @return 1 when the list holds an AAAA record that counts: one in
+ * ::ffff:0:0/96 (IPv4-mapped) does not (RFC 6147 section 5.1.4) */
 static int
 has_aaaa(const struct module_rrlist *l)
 {
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff };
 	const struct module_rr *rr;
 	for(rr = l->first; rr; rr = rr->next)
-		if(rr->type == DNS_TYPE_AAAA)
+		if(rr->type == DNS_TYPE_AAAA && (rr->rdlen != 16 ||
+			memcmp(rr->rdata, mapped, 12) != 0))
 			return 1;
 	return 0;
 }

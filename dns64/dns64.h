@@ -7,7 +7,9 @@
  * (NOERROR) holds no AAAA record, it asks for the A records of the same
  * name (a sub-query) and answers with an AAAA record per A record, the
  * IPv4 address embedded in dns64-prefix as RFC 6052 section 2.2 lays out
- * (any CNAME chain is kept). With dns64-synthall, and for the names of
+ * (any CNAME chain is kept); an answer whose AAAA records all lie in
+ * ::ffff:0:0/96 counts as one without (RFC 6147 section 5.1.4). With
+ * dns64-synthall, and for the names of
  * dns64-ignore-aaaa, it asks for A at once and synthesizes whatever AAAA
  * records exist. A client that sets both DO and CD gets the real answer
  * (RFC 6147 section 5.5). NXDOMAIN and failures pass through unchanged.
