@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/env.h"
 #include "services/authzone.h"
+#include "util/ratelimit.h"
 #include "services/acl.h"
 #include "services/localzone.h"
 #include "services/cache/infra.h"
@@ -212,6 +213,11 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		if(!ok)
 			goto fail;
 	}
+	if(cfg->ip_ratelimit > 0 && !(env->ip_rate = rate_table_create(
+		cfg->ip_ratelimit_size, cfg->ip_ratelimit_slabs, 16))) {
+		snprintf(err, errlen, "out of memory (ip-ratelimit-size)");
+		goto fail;
+	}
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;
@@ -254,6 +260,7 @@ env_delete(struct daemon_env *env)
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
 	auth_zones_delete(env->authz);
+	rate_table_delete(env->ip_rate);
 	modstack_desetup(&env->mods);
 	free(env);
 }

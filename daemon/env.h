@@ -28,6 +28,7 @@ struct infra_cache;
 struct local_zones;
 struct acl_list;
 struct shcache;
+struct rate_table;
 
 /** the environment */
 struct daemon_env {
@@ -49,6 +50,8 @@ struct daemon_env {
 	struct auth_zones *authz;
 	/** the modules of module-config and their settings (owned) */
 	struct module_stack mods;
+	/** ip-ratelimit: the client rate table, or NULL when off */
+	struct rate_table *ip_rate;
 	/** the shared cache of forked workers (shared-cache), or NULL;
 	 * owned like the caches (taken over by a newer env) */
 	struct shcache *shc;

@@ -922,6 +922,15 @@ cmd_dump_infra(struct remote_req *q)
 	join_workers(q->d, "dump_infra", cache_workers(q->d), q->out);
 }
 
+/** ratelimit_list [+a], ip_ratelimit_list [+a]: the zones or client
+ * addresses over their limit (the tables are shared by the threads, one
+ * per process with fork) */
+static void
+cmd_rate_list(struct remote_req *q)
+{
+	join_workers(q->d, q->line, cache_workers(q->d), q->out);
+}
+
 /** forward: show the root forward zone's addresses ("off" when there
  * is none); forward off; forward addr... */
 static void
@@ -1008,6 +1017,8 @@ static const struct remote_cmd {
 	{ "local_datas_remove", cmd_bulk },
 	{ "cache_lookup", cmd_cache_lookup },
 	{ "dump_infra", cmd_dump_infra },
+	{ "ratelimit_list", cmd_rate_list },
+	{ "ip_ratelimit_list", cmd_rate_list },
 	{ "forward", cmd_forward },
 	{ NULL, NULL }
 };

@@ -23,7 +23,13 @@
 #include "dns/name.h"
 #include "dns/query.h"
 #include "util/config_file.h"
+#include "util/ratelimit.h"
+#include "util/netaddr.h"
+#include "iterator/iter_env.h"
+#include "iterator/iter_ratelimit.h"
+#include "services/modstack.h"
 #include "util/log.h"
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +162,74 @@ worker_now(struct worker *w)
 	return w->base ? *comm_base_secs(w->base) : time(NULL);
 }
 
+
+/** what the rate list callbacks print to */
+struct rate_list_arg {
+	/** the answer */
+	struct stats_buf *out;
+	/** the limit (ip_ratelimit_list) */
+	int limit;
+	/** list all, not only those over the limit */
+	int all;
+};
+
+/** ratelimit_list: one zone */
+static void
+ratelimit_list_cb(const char *zone, int rate, int limit, void *arg)
+{
+	struct rate_list_arg *a = (struct rate_list_arg *)arg;
+	stats_buf_printf(a->out, "%s %d limit %d\n", zone, rate, limit);
+}
+
+/** ip_ratelimit_list: one client address (4 or 16 bytes) */
+static void
+ip_ratelimit_list_cb(const uint8_t *key, size_t keylen, int rate, void *arg)
+{
+	struct rate_list_arg *a = (struct rate_list_arg *)arg;
+	char buf[64];
+	int af = keylen == 4 ? AF_INET : AF_INET6;
+	if((keylen != 4 && keylen != 16) || (!a->all && rate <= a->limit))
+		return;
+	if(!inet_ntop(af, key, buf, sizeof(buf)))
+		return;
+	stats_buf_printf(a->out, "%s rate %d limit %d\n", buf, rate,
+		a->limit);
+}
+
+/** ratelimit_list [+a] and ip_ratelimit_list [+a], in the worker: the
+ * zones or client addresses over their limit now (+a: every one with a
+ * rate). @return 1 when cmd was one of them */
+static int
+worker_rate_list(struct worker *w, const char *cmd, const char *args,
+	struct stats_buf *out)
+{
+	struct rate_list_arg a;
+	const struct config_file *cfg = w->env->cfg;
+	/* the wall clock: the worker's cached one may be seconds behind
+	 * when the command wakes it (and the counters are newer) */
+	time_t now = time(NULL);
+	a.out = out;
+	a.all = (args && strstr(args, "+a") != NULL);
+	if(strcmp(cmd, "ratelimit_list") == 0) {
+		int i = modstack_find(&w->env->mods, "iterator");
+		struct iter_env *ie = i >= 0 ?
+			(struct iter_env *)w->env->mods.modinfo[i] : NULL;
+		a.limit = cfg->ratelimit;
+		if(ie && ie->rl)
+			iter_ratelimit_walk(ie->rl, now, a.all,
+				ratelimit_list_cb, &a);
+		return 1;
+	}
+	if(strcmp(cmd, "ip_ratelimit_list") == 0) {
+		a.limit = cfg->ip_ratelimit;
+		if(w->env->ip_rate)
+			rate_table_walk(w->env->ip_rate, now,
+				cfg->ip_ratelimit_backoff, ip_ratelimit_list_cb,
+				&a);
+		return 1;
+	}
+	return 0;
+}
 
 /** collect a worker's counters, in its own thread or process
  * @param mode: a STATS_GET_ mode */
@@ -730,6 +804,8 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		if(r != 0)
 			stats_buf_printf(out, "error %s\n", err);
 		else	stats_buf_printf(out, "ok\n");
+	} else if(worker_rate_list(w, cmd, args, out)) {
+		/* ratelimit_list, ip_ratelimit_list: printed */
 	} else if(strcmp(cmd, "verbosity") == 0) {
 		log_set_verbosity(atoi(args));
 		stats_buf_printf(out, "ok\n");

@@ -194,8 +194,9 @@ struct stats_row {
 static const struct stats_row stats_rows[] = {
 { "num.queries", "petrel_queries_total", "Client queries received.",
   SK_COUNTER, SOFF(r.num_queries) },
-{ "num.queries_ip_ratelimited", NULL, "Queries dropped by ip-ratelimit.",
-  SK_NONE, 0 },
+{ "num.queries_ip_ratelimited", "petrel_ip_ratelimited_total",
+  "Queries dropped by ip-ratelimit.", SK_COUNTER,
+  SOFF(r.num_ip_ratelimited) },
 { "num.queries_cookie_valid", NULL, "Queries with a valid DNS cookie.",
   SK_NONE, 0 },
 { "num.queries_cookie_client", NULL, "Queries with a client cookie only.",
@@ -447,8 +448,8 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 				(unsigned long long)tot.r.ans_rcode[i]);
 	stats_buf_printf(out, "num.answer.rcode.nodata=%llu\n",
 		(unsigned long long)tot.r.ans_rcode[16]);
-	/* no rate limits, no aggressive NSEC: zeros */
-	stats_buf_printf(out, "num.query.ratelimited=0\n");
+	stats_buf_printf(out, "num.query.ratelimited=%llu\n",
+		(unsigned long long)tot.r.num_ratelimited);
 	stats_buf_printf(out, "num.answer.secure=%llu\n",
 		(unsigned long long)tot.r.num_answer_secure);
 	stats_buf_printf(out, "num.answer.bogus=%llu\n",

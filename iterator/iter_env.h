@@ -16,6 +16,7 @@
 
 struct region;
 struct config_file;
+struct iter_ratelimit;
 
 /** a name server name of a delegation */
 struct delegpt_ns {
@@ -158,6 +159,9 @@ struct iter_env {
 	 * one source each) */
 	/** total time per query, ms */
 	int max_time_ms;
+	/** ratelimit: the zone rate limits, or NULL when off (made and
+	 * freed by the module's init and deinit) */
+	struct iter_ratelimit *rl;
 };
 
 /** @return an environment with the defaults and the IANA root hints */

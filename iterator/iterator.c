@@ -15,6 +15,7 @@
 #include <string.h>
 #include "iterator/iterator.h"
 #include "iterator/iter_env.h"
+#include "iterator/iter_ratelimit.h"
 #include "iterator/iter_scrub.h"
 #include "services/module.h"
 #include "services/outbound.h"
@@ -703,6 +704,16 @@ iter_send(struct module_qstate *s)
 		if((s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) &&
 			!a->noedns)
 			flags |= OUTBOUND_FLAG_DO;
+		if(env->rl && !s->prefetch && !iter_ratelimit_ok(env->rl,
+			iq->dp->name, st_now(s), s->env->rnd)) {
+			/* ratelimit: this zone's servers get no more this
+			 * second (prefetches are let through, as in
+			 * Unbound) */
+			if(s->env->ctr.num_ratelimited)
+				(*s->env->ctr.num_ratelimited)++;
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
 		iq->sent_qname_len = dname_len(name);
 		memcpy(iq->sent_qname, name, iq->sent_qname_len);
 		iq->sent_qtype = qtype;
@@ -1295,6 +1306,10 @@ iter_init(struct module_env *env, int id, char *err, size_t errlen)
 			"forward-zone or stub-zone): see the log above");
 		return -1;
 	}
+	if(iter_ratelimit_create(env->cfg, &ie->rl, err, errlen) != 0) {
+		iter_env_delete(ie);
+		return -1;
+	}
 	env->modinfo[id] = ie;
 	return 0;
 }
@@ -1303,6 +1318,9 @@ iter_init(struct module_env *env, int id, char *err, size_t errlen)
 static void
 iter_deinit(struct module_env *env, int id)
 {
+	if(env->modinfo[id])
+		iter_ratelimit_delete(((struct iter_env *)
+			env->modinfo[id])->rl);
 	iter_env_delete(env->modinfo[id]);
 	env->modinfo[id] = NULL;
 }

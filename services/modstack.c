@@ -15,10 +15,12 @@
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"
+#include "dns64/dns64.h"
 
 /** the modules of this build, in the order a module-config must list
  * them; the iterator is always last */
 static const struct module_func_block *const module_table[] = {
+	&dns64_module_block,
 	&val_module_block,
 	&iter_module_block,
 	NULL

@@ -200,6 +200,8 @@ struct module_counters {
 	uint64_t *num_answer_bogus;
 	/** RRsets the validator found bogus */
 	uint64_t *num_rrset_bogus;
+	/** upstream queries refused by ratelimit (iterator) */
+	uint64_t *num_ratelimited;
 };
 
 /** everything a module may reach (one per worker) */

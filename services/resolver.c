@@ -28,6 +28,9 @@
 #include "dns/msgencode.h"
 #include "dns/msgparse.h"
 #include "util/config_file.h"
+#include "util/ratelimit.h"
+#include "util/random.h"
+#include "util/netaddr.h"
 #include "services/cache/msgcache.h"
 
 /** the UDP size we advertise to clients in our OPT record */
@@ -119,6 +122,7 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->menv.ctr.num_answer_secure = &r->stats.num_answer_secure;
 	r->menv.ctr.num_answer_bogus = &r->stats.num_answer_bogus;
 	r->menv.ctr.num_rrset_bogus = &r->stats.num_rrset_bogus;
+	r->menv.ctr.num_ratelimited = &r->stats.num_ratelimited;
 	for(i = 0; i < stack->num; i++)
 		r->menv.modinfo[i] = stack->modinfo[i];
 	fe.done = resolver_mesh_done;
@@ -168,6 +172,42 @@ resolver_set_authz(struct resolver *r, struct auth_zones *az)
 {
 	r->authz = az;
 	r->menv.authz = az;
+}
+
+void
+resolver_set_ratelimit(struct resolver *r, struct rate_table *ip_rate)
+{
+	r->ip_rate = (r->cfg && r->cfg->ip_ratelimit > 0) ? ip_rate : NULL;
+	if(r->cfg) {
+		r->ip_rate_limit = r->cfg->ip_ratelimit;
+		r->ip_rate_factor = r->cfg->ip_ratelimit_factor;
+		r->ip_rate_backoff = r->cfg->ip_ratelimit_backoff;
+	}
+}
+
+/**
+ * ip-ratelimit: count the query against its client address.
+ * @return 1 to go on, 0 to drop it (over the limit, and not the 1 in
+ *	ip-ratelimit-factor let through).
+ */
+static int
+resolver_ip_ratelimit_ok(struct resolver *r, const struct netaddr *client)
+{
+	size_t n = 0;
+	const uint8_t *k;
+	if(!client)
+		return 1;
+	k = netaddr_bytes(client, &n);
+	if(!k || n == 0)
+		return 1;
+	if(rate_table_inc(r->ip_rate, k, n, r->out->now->tv_sec,
+		r->ip_rate_backoff) <= r->ip_rate_limit)
+		return 1;
+	if(r->ip_rate_factor > 0 &&
+		random_uniform(r->rnd, (uint32_t)r->ip_rate_factor) == 0)
+		return 1;
+	r->stats.num_ip_ratelimited++;
+	return 0;
 }
 
 void
@@ -396,6 +436,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
+	/* ip-ratelimit: before local zones and the cache (a flood of
+	 * cached names is what it is for); off, it costs one test */
+	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client))
+		return RESOLVER_DROP;
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);

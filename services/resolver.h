@@ -47,6 +47,7 @@ struct mesh;
 struct wait_limit;
 struct petrel_random;
 struct config_file;
+struct rate_table;
 struct acl_list;
 struct local_zones;
 struct mcache;
@@ -156,6 +157,13 @@ struct resolver_stats {
 	uint64_t reqlist_sum;
 	/** how many were summed */
 	uint64_t reqlist_samples;
+	/** queries dropped by ip-ratelimit */
+	uint64_t num_ip_ratelimited;
+	/** upstream queries refused by ratelimit (per zone; the iterator
+	 * counts them) */
+	uint64_t num_ratelimited;
+	/* (reqlist_max stays last: stats_add_resolver sums what comes
+	 * before it) */
 	/** the most in-flight states seen */
 	uint64_t reqlist_max;
 	/** clients dropped by discard-timeout (also in num_dropped) */
@@ -212,6 +220,11 @@ struct resolver {
 	/** where the record of a client going to the mesh is put together
 	 * (the mesh copies it) */
 	uint8_t *cbuf;
+	/** ip-ratelimit: the client rate table (shared; NULL: off); set
+	 * after create with resolver_set_ratelimit */
+	struct rate_table *ip_rate;
+	/** ip-ratelimit, -factor, -backoff */
+	int ip_rate_limit, ip_rate_factor, ip_rate_backoff;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };
@@ -246,6 +259,13 @@ void resolver_set_env(struct resolver *r, struct mcache *msg,
  * resolver_set_env.
  */
 void resolver_set_authz(struct resolver *r, struct auth_zones *az);
+
+/**
+ * Give the resolver the client rate table of ip-ratelimit (shared by the
+ * workers; NULL turns it off). The limit, factor and backoff come from
+ * the resolver's config. Call as resolver_set_env.
+ */
+void resolver_set_ratelimit(struct resolver *r, struct rate_table *ip_rate);
 
 /**
  * Delete the resolver: pending clients get the callback with pkt NULL,

@@ -969,6 +969,55 @@ parse_zone_host(struct cfg_parser *p, const struct config_option *o,
 	return 0;
 }
 
+/** repeatable: a domain name and a number (ratelimit-for-domain),
+ * stored as "name. number" */
+static int
+parse_name_num_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	long long num;
+	char *d, *line;
+	size_t len;
+	int r;
+	(void)n;
+	if(parse_ll(v[1], &num) != 0 || num < 0 || num > 2147483647LL)
+		return perr(p, "%s: expected %s, got '%s' where a number (0 "
+			"to 2147483647) belongs", o->name, o->arg, v[1]);
+	if(!(d = parse_domain(p, o, v[0])))
+		return -1;
+	len = strlen(d) + 24;
+	if(!(line = malloc(len))) {
+		free(d);
+		return perr(p, "out of memory");
+	}
+	snprintf(line, len, "%s %lld", d, num);
+	free(d);
+	r = append_value(p, o, line);
+	free(line);
+	return r;
+}
+
+/** an IPv6 prefix of a length RFC 6052 allows (dns64-prefix) */
+static int
+parse_netblock6(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct netblock nb;
+	const char *why = "";
+	(void)n;
+	if(netblock_parse(v[0], &nb, 0, &why) != 0)
+		return perr(p, "%s: expected an IPv6 prefix (ip6/len), got "
+			"'%s': %s", o->name, v[0], why);
+	if(netaddr_family(&nb.a) != AF_INET6 || !strchr(v[0], '/'))
+		return perr(p, "%s: expected an IPv6 prefix (ip6/len), got "
+			"'%s'", o->name, v[0]);
+	if(nb.prefix != 32 && nb.prefix != 40 && nb.prefix != 48 &&
+		nb.prefix != 56 && nb.prefix != 64 && nb.prefix != 96)
+		return perr(p, "%s: the prefix length must be 32, 40, 48, 56, "
+			"64 or 96 (RFC 6052), got %d", o->name, nb.prefix);
+	return set_str(p, o, v[0]);
+}
+
 /** an Unbound option petrel ignores (warned about by the caller) */
 static int
 parse_ignored(struct cfg_parser *p, const struct config_option *o,
@@ -989,7 +1038,8 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 	const struct opt_type_ops *t = opt_type(o->type);
 	int want = 1;
 
-	if(o->type == OPT_ACL || o->type == OPT_LOCALZONE)
+	if(o->type == OPT_ACL || o->type == OPT_LOCALZONE ||
+		o->type == OPT_NAME_NUM_LIST)
 		want = 2;
 	if(!t)
 		return perr(p, "%s: internal error: unknown option type",
@@ -2331,6 +2381,9 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_ZONE_ADDR] = { parse_zone_addr, NULL, NULL, print_zone },
 	[OPT_ZONE_HOST] = { parse_zone_host, NULL, NULL, print_zone },
 	[OPT_ZONE_BOOL] = { parse_bool, NULL, NULL, print_zone },
+	[OPT_NAME_NUM_LIST] = { parse_name_num_list, copy_strlist,
+		free_strlist, print_strlist },
+	[OPT_NETBLOCK6] = { parse_netblock6, copy_str, free_str, print_str },
 	[OPT_IGNORED] = { parse_ignored, NULL, NULL, NULL },
 	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
 	[OPT_AUTH] = { parse_auth, NULL, NULL, print_auth },

@@ -434,6 +434,42 @@ struct config_file {
 	 * "" = off */
 	char *http_metrics_interface;
 
+	/* ---- rate limits and DNS64 (util/ratelimit.h, dns64/) ---- */
+	/** ratelimit: queries per second sent to one zone's servers; 0 off */
+	int ratelimit;
+	/** ratelimit-size: bytes for the zone rate table */
+	size_t ratelimit_size;
+	/** ratelimit-slabs: slabs of the zone rate table, a power of 2 */
+	int ratelimit_slabs;
+	/** ratelimit-factor: 1 in this many limited queries still goes out;
+	 * 0 none */
+	int ratelimit_factor;
+	/** ratelimit-backoff: the rate over a 2 s window, limited queries
+	 * counted */
+	int ratelimit_backoff;
+	/** ratelimit-for-domain: "name. qps" lines (the zone itself) */
+	struct config_strlist *ratelimit_for_domain;
+	/** ratelimit-below-domain: "name. qps" lines (zones below the name) */
+	struct config_strlist *ratelimit_below_domain;
+	/** ip-ratelimit: queries per second one client address may send;
+	 * 0 off */
+	int ip_ratelimit;
+	/** ip-ratelimit-size: bytes for the client rate table */
+	size_t ip_ratelimit_size;
+	/** ip-ratelimit-slabs: slabs of the client rate table */
+	int ip_ratelimit_slabs;
+	/** ip-ratelimit-factor: 1 in this many limited queries is still
+	 * answered; 0 none */
+	int ip_ratelimit_factor;
+	/** ip-ratelimit-backoff: as ratelimit-backoff, per client */
+	int ip_ratelimit_backoff;
+	/** dns64-prefix: the IPv6 prefix of synthesized addresses */
+	char *dns64_prefix;
+	/** dns64-synthall: synthesize even when AAAA records exist */
+	int dns64_synthall;
+	/** dns64-ignore-aaaa: names whose AAAA records are ignored */
+	struct config_strlist *dns64_ignore_aaaa;
+
 	/* ---- forward-zone: and stub-zone: ---- */
 	/** forward zones, in file order */
 	struct config_stub *forwards;

@@ -94,6 +94,11 @@ enum config_type {
 	OPT_ZONE_HOST,
 	/** yes or no, an int inside struct config_stub at off */
 	OPT_ZONE_BOOL,
+	/** repeatable: a domain name and a number ("name. number" strings in
+	 * a config_strlist; ratelimit-for-domain) */
+	OPT_NAME_NUM_LIST,
+	/** an IPv6 netblock, stored as text (dns64-prefix) */
+	OPT_NETBLOCK6,
 	/** an Unbound option petrel does not have: accepted, warned, dropped */
 	OPT_IGNORED,
 	/** an Unbound option that asks for security petrel does not provide

@@ -51,6 +51,7 @@
 #include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/random.h"
+#include "util/ratelimit.h"
 #include "dns/query.h"
 
 #ifndef REPLAY_TESTDATA
@@ -148,6 +149,8 @@ struct runner {
 	struct auth_zones *authz;
 	/** random */
 	struct petrel_random *rnd;
+	/** ip-ratelimit's client rate table, or NULL */
+	struct rate_table *ip_rate;
 	/** the resolver */
 	struct resolver *res;
 	/** upstream queries sent */
@@ -754,6 +757,15 @@ runner_setup(struct runner *r)
 		}
 		resolver_set_authz(r->res, r->authz);
 	}
+	if(r->cfg->ip_ratelimit > 0) {
+		r->ip_rate = rate_table_create(r->cfg->ip_ratelimit_size,
+			r->cfg->ip_ratelimit_slabs, 16);
+		if(!r->ip_rate) {
+			fail(r, "out of memory");
+			return -1;
+		}
+		resolver_set_ratelimit(r->res, r->ip_rate);
+	}
 	return 0;
 }
 
@@ -764,6 +776,8 @@ runner_teardown(struct runner *r)
 	resolver_delete(r->res);
 	auth_zones_delete(r->authz);
 	r->authz = NULL;
+	rate_table_delete(r->ip_rate);
+	r->ip_rate = NULL;
 	while(r->pending)
 		fake_remove(r, r->pending);
 	while(r->timers) {
