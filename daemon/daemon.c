@@ -160,6 +160,7 @@ listen_set_close(struct listen_set *ls)
 	}
 	free(ls->ports);
 	tls_ctx_free(ls->tls_server);
+	tls_ctx_free(ls->https_server);
 	tls_ctx_free(ls->tls_client);
 	free(ls);
 }
@@ -203,8 +204,11 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			p->udp[j] = p->tcp[j] = -1;
 		p->tls = config_tls_service_key(cfg)[0] &&
 			netaddr_port(&p->addr) == cfg->tls_port;
+		p->https = !p->tls && netaddr_port(&p->addr) ==
+			cfg->https_port && (config_tls_service_key(cfg)[0] ||
+			cfg->http_notls_downstream);
 		for(j = 0; j < p->num; j++) {
-			if(p->tls) {
+			if(p->tls || p->https) {
 				/* DNS over TLS: TCP only, whatever do-tcp */
 				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
 				if(p->tcp[j] == -1)
@@ -233,9 +237,24 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				goto fail;
 			}
 		}
+		if(p->https && !cfg->http_notls_downstream &&
+			!ls->https_server) {
+			char terr[512];
+			ls->https_server = tls_server_ctx_create(
+				config_tls_service_key(cfg),
+				config_tls_service_pem(cfg), cfg->tls_ciphers,
+				cfg->tls_ciphersuites, terr, sizeof(terr));
+			if(!ls->https_server) {
+				log_err("%s", terr);
+				goto fail;
+			}
+			tls_server_ctx_alpn_h2(ls->https_server);
+		}
 		verbose(VERB_OPS, "listening on %s port %d%s (%d socket%s)",
 			s->str, netaddr_port(&p->addr), p->tls ?
-			" for DNS over TLS" : "", p->num,
+			" for DNS over TLS" : p->https ? (cfg->
+			http_notls_downstream ? " for DNS over HTTP/2 (h2c)" :
+			" for DNS over HTTPS") : "", p->num,
 			p->num == 1 ? "" : "s each");
 	}
 	if(config_uses_tls_upstream(cfg)) {
@@ -271,6 +290,8 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
 		a->interface_automatic != b->interface_automatic ||
 		a->tls_port != b->tls_port ||
+		a->https_port != b->https_port ||
+		a->http_notls_downstream != b->http_notls_downstream ||
 		strcmp(config_tls_service_key(a), config_tls_service_key(b)) ||
 		strcmp(config_tls_service_pem(a), config_tls_service_pem(b)) ||
 		strcmp(a->tls_ciphers, b->tls_ciphers) ||

@@ -81,9 +81,9 @@ struct cfg_parser {
 	/** file and line of the last tls-service-key, tls-service-pem and
 	 * tls-port lines (or their ssl- names), for the checks at the end
 	 * of the load; files malloced */
-	char *svc_file[3];
-	/** their lines */
-	int svc_line[3];
+	char *svc_file[4];
+	/** their lines (index 3: https-port) */
+	int svc_line[4];
 	/** tail cache, so that appending to a long list (a block list of
 	 * 100000 local-zone: lines) does not walk it each time: the
 	 * address of a list head ... */
@@ -1074,7 +1074,7 @@ end_load_tls(struct cfg_parser *p)
 	int root = 0, r = 0;
 	int has_key = config_tls_service_key(cfg)[0] != 0;
 	int has_pem = config_tls_service_pem(cfg)[0] != 0;
-	int tls_if = 0;
+	int tls_if = 0, https_if = 0;
 	const struct config_strlist *i;
 	for(i = config_interfaces(cfg); i; i = i->next) {
 		struct netaddr a;
@@ -1082,7 +1082,30 @@ end_load_tls(struct cfg_parser *p)
 		if(netaddr_parse(i->str, cfg->port, &a, &why) == 0 &&
 			netaddr_port(&a) == cfg->tls_port)
 			tls_if = 1;
+		if(netaddr_parse(i->str, cfg->port, &a, &why) == 0 &&
+			netaddr_port(&a) == cfg->https_port)
+			https_if = 1;
 	}
+	if(cfg->http_endpoint[0] != '/')
+		return perr(p, "http-endpoint: '%s' is not a path (it must "
+			"start with /)", cfg->http_endpoint);
+	/* DNS over HTTPS: an interface on https-port needs the TLS key
+	 * (or http-notls-downstream for h2c behind a proxy), and nghttp2 */
+	if(https_if && p->svc_file[3]) {
+		p->file = p->svc_file[3];
+		p->line = p->svc_line[3];
+#ifndef HAVE_NGHTTP2
+		return perr(p, "https-port: this petrel is built without "
+			"libnghttp2, so it cannot serve DNS over HTTPS");
+#endif
+		if(!has_key && !cfg->http_notls_downstream)
+			return perr(p, "https-port: DNS over HTTPS needs "
+				"tls-service-key and tls-service-pem (or "
+				"http-notls-downstream: yes behind a TLS proxy)");
+	}
+	if(https_if && tls_if && cfg->https_port == cfg->tls_port)
+		return perr(p, "https-port and tls-port are both %d",
+			cfg->tls_port);
 	/* DNS over TLS to clients needs both files; a tls-port given, with
 	 * an interface on it, but no key asks for TLS that cannot be
 	 * served (the port would answer in clear) */
@@ -1420,12 +1443,13 @@ again:
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
 		return -1;
 	if(p->file) {
-		static const char *const svc[3][2] = {
+		static const char *const svc[4][2] = {
 			{ "tls-service-key", "ssl-service-key" },
 			{ "tls-service-pem", "ssl-service-pem" },
-			{ "tls-port", "ssl-port" } };
+			{ "tls-port", "ssl-port" },
+			{ "https-port", "https-port" } };
 		int k;
-		for(k = 0; k < 3; k++) {
+		for(k = 0; k < 4; k++) {
 			char *f;
 			if(strcmp(o->name, svc[k][0]) != 0 &&
 				strcmp(o->name, svc[k][1]) != 0)
@@ -1619,6 +1643,7 @@ load(struct config_file *cfg, const char *name, const char *text,
 	free(p.svc_file[0]);
 	free(p.svc_file[1]);
 	free(p.svc_file[2]);
+	free(p.svc_file[3]);
 	free(p.warned);
 	*nwarn = p.nwarn;
 	return r;

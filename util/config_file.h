@@ -309,6 +309,21 @@ struct config_file {
 	int pad_queries;
 	/** pad-queries-block-size: bytes */
 	int pad_queries_block_size;
+	/** https-port: interfaces on this port serve DNS over HTTPS */
+	int https_port;
+	/** http-endpoint: the path of DoH queries (/dns-query) */
+	char *http_endpoint;
+	/** http-max-streams: concurrent HTTP/2 streams per connection */
+	int http_max_streams;
+	/** http-query-buffer-size: bytes of queries held, per listener and
+	 * worker, over its connections */
+	size_t http_query_buffer_size;
+	/** http-response-buffer-size: bytes of answers held likewise */
+	size_t http_response_buffer_size;
+	/** http-nodelay: TCP_NODELAY on DoH connections */
+	int http_nodelay;
+	/** http-notls-downstream: https-port serves h2c (no TLS) */
+	int http_notls_downstream;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked

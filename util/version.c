@@ -9,6 +9,9 @@
 #ifdef HAVE_LIBEVENT
 #include <event2/event.h>
 #endif
+#ifdef HAVE_NGHTTP2
+#include <nghttp2/nghttp2.h>
+#endif
 
 const char *
 version_thread_models(void)
@@ -59,4 +62,10 @@ version_print(FILE *out, const char *progname)
 #endif
 	fprintf(out, "OpenSSL: %s\n", OpenSSL_version(OPENSSL_VERSION));
 	fprintf(out, "ldns: %s\n", ldns_version());
+#ifdef HAVE_NGHTTP2
+	fprintf(out, "nghttp2: %s (DNS over HTTPS)\n",
+		nghttp2_version(0)->version_str);
+#else
+	fprintf(out, "nghttp2: not compiled in (no DNS over HTTPS)\n");
+#endif
 }

@@ -71,16 +71,20 @@ fail_ssl:
 
 /** ALPN: choose "dot" when the client offers it (RFC 7858 section 3.2 as
  * updated by the IANA registration); a client that offers ALPN without
- * "dot" gets no_application_protocol */
+ * "dot" gets no_application_protocol; with a non-NULL arg (DNS over
+ * HTTPS, tls_server_ctx_alpn_h2) the same for "h2" (RFC 8484 section 5.2
+ * asks for HTTP/2) */
 static int
 alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 	const unsigned char *in, unsigned int inlen, void *arg)
 {
 	static const unsigned char dot[] = { 3, 'd', 'o', 't' };
+	static const unsigned char h2[] = { 2, 'h', '2' };
 	unsigned char *sel = NULL;
+	int is_h2 = arg != NULL;
 	(void)ssl;
-	(void)arg;
-	if(SSL_select_next_proto(&sel, outlen, dot, sizeof(dot), in, inlen)
+	if(SSL_select_next_proto(&sel, outlen, is_h2 ? h2 : dot,
+		is_h2 ? sizeof(h2) : sizeof(dot), in, inlen)
 		!= OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	*out = sel;
@@ -139,6 +143,13 @@ fail:
 	ERR_clear_error();
 	SSL_CTX_free(ctx);
 	return NULL;
+}
+
+void
+tls_server_ctx_alpn_h2(SSL_CTX *ctx)
+{
+	/* any non-NULL argument selects "h2" in alpn_select */
+	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, (void *)ctx);
 }
 
 SSL *

@@ -83,6 +83,13 @@ struct ssl_ctx_st *tls_server_ctx_create(const char *key, const char *pem,
 	size_t errlen);
 
 /**
+ * Make a server context (from tls_server_ctx_create) select ALPN "h2"
+ * instead of "dot", for DNS over HTTPS; a client that offers ALPN
+ * without "h2" is refused.
+ */
+void tls_server_ctx_alpn_h2(struct ssl_ctx_st *ctx);
+
+/**
  * Make the server side of an accepted connection.
  * @return the SSL (owned by the caller, tls_free), or NULL (logged at
  *	verbose level).
