@@ -1086,9 +1086,6 @@ end_load_tls(struct cfg_parser *p)
 			netaddr_port(&a) == cfg->https_port)
 			https_if = 1;
 	}
-	if(cfg->http_endpoint[0] != '/')
-		return perr(p, "http-endpoint: '%s' is not a path (it must "
-			"start with /)", cfg->http_endpoint);
 	/* DNS over HTTPS: an interface on https-port needs the TLS key
 	 * (or http-notls-downstream for h2c behind a proxy), and nghttp2 */
 	if(https_if && p->svc_file[3]) {
@@ -1442,6 +1439,9 @@ again:
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
 		return -1;
+	if(strcmp(o->name, "http-endpoint") == 0 && v[0][0] != '/')
+		return perr(p, "http-endpoint: '%s' is not a path (it must "
+			"start with /)", v[0]);
 	if(p->file) {
 		static const char *const svc[4][2] = {
 			{ "tls-service-key", "ssl-service-key" },

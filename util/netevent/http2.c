@@ -183,6 +183,8 @@ struct h2_stream {
 	size_t roff;
 	/** header values that must live until the headers are sent */
 	char status_s[12], clen_s[12], age_s[24];
+	/** the session's list of streams */
+	struct h2_stream *prev, *next;
 };
 
 /** the session */
@@ -197,6 +199,9 @@ struct h2_session {
 	void *arg;
 	/** open streams */
 	int nstreams;
+	/** their list (nghttp2_session_del does not close them through
+	 * on_stream_close, so the session frees what is left itself) */
+	struct h2_stream *streams;
 };
 
 /** give back a stream's query buffer */
@@ -221,6 +226,11 @@ stream_free(struct h2_session *s, struct h2_stream *st)
 		free(st->r);
 	}
 	free(st->path);
+	if(st->prev)
+		st->prev->next = st->next;
+	else	s->streams = st->next;
+	if(st->next)
+		st->next->prev = st->prev;
 	free(st);
 	s->nstreams--;
 }
@@ -399,6 +409,10 @@ on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *user)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	}
 	s->nstreams++;
+	st->next = s->streams;
+	if(st->next)
+		st->next->prev = st;
+	s->streams = st;
 	return 0;
 }
 
@@ -563,9 +577,10 @@ h2_session_free(struct h2_session *s)
 {
 	if(!s)
 		return;
-	/* deleting the session closes its streams through on_stream_close */
 	if(s->ng)
 		nghttp2_session_del(s->ng);
+	while(s->streams)
+		stream_free(s, s->streams);
 	free(s);
 }
 

@@ -1,0 +1,256 @@
+#!/bin/bash
+# tests/integration/doh.sh - DNS over HTTPS (RFC 8484) against real clients.
+#
+#   make check-doh        (or: PETREL=./petrel bash tests/integration/doh.sh)
+#
+# Needs root (tshark capture on lo), kdig, curl (with HTTP/2), dig,
+# openssl, tshark. Everything listens on 127.0.130.0/24; a CA and
+# certificates are made with openssl at the start in the work directory;
+# lib.sh's it_cleanup stops every process started, also on failure.
+#
+#   127.0.130.2@443  petrel "up": DoH server (https-port 443) answering
+#                    the static zones up.zz and zz from local data
+#   127.0.130.3@80   petrel "h2c": http-notls-downstream, https-port 80
+#   127.0.130.1      petrel under test: plain DNS on 53, DoH on 443
+#
+# Downstream: kdig +https (POST) and +https-get, curl --http2 GET and POST
+# (status, content type, Cache-Control max-age = the smallest TTL, one
+# connection for several queries), the HTTP errors (404 path, 415 type,
+# 400 bad query, 413 too large, 405 method), ALPN h2 (and a client that
+# offers only dot refused), no UDP or plain TCP on the DoH port, h2c with
+# curl --http2-prior-knowledge, and malformed HTTP/2 bytes (the server
+# keeps answering).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+: "${PETREL:=$(pwd)/petrel}"
+: "${TSHARK:=tshark}"
+NET=127.0.130
+
+for t in kdig dig curl openssl "$TSHARK" "$PETREL"; do
+	if ! command -v "$t" >/dev/null 2>&1; then
+		echo "doh: SKIP: $t not found"
+		exit 77
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "doh: SKIP: needs root (ports 53, 80 and 443, capture on lo)"
+	exit 77
+fi
+if ! "$PETREL" -V | grep -q "^nghttp2: [0-9]"; then
+	echo "doh: SKIP: petrel is built without libnghttp2"
+	exit 77
+fi
+if ! curl -V | grep -q "HTTP2"; then
+	echo "doh: SKIP: curl without HTTP/2"
+	exit 77
+fi
+
+exec 9>/tmp/petrel-integration.lock
+if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
+	echo "doh: another run holds /tmp/petrel-integration.lock for 5 minutes"
+	exit 1
+fi
+
+it_init petrel-doh
+W=$IT_WORK
+PASSED=0
+FAILED=0
+ok()   { echo "ok   $*${IT_TIMES:+ ($SECONDS s)}"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+
+# ------------------------------------------------------------ certificates
+cert() { # cert NAME CA SAN
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$W/$1.key" -out "$W/$1.csr" -subj "/CN=$1" 2>/dev/null &&
+	printf 'subjectAltName=%s\n' "$3" > "$W/$1.ext" &&
+	openssl x509 -req -in "$W/$1.csr" -CA "$W/$2.pem" -CAkey "$W/$2.key" \
+		-CAcreateserial -out "$W/$1.pem" -days 2 \
+		-extfile "$W/$1.ext" 2>/dev/null
+}
+for ca in ca evilca; do
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$W/$ca.key" -out "$W/$ca.pem" -days 2 \
+		-subj "/CN=petrel test $ca" 2>/dev/null || { echo "openssl failed"; exit 1; }
+done
+cert good ca "DNS:doh.test,IP:$NET.1,IP:$NET.2,IP:$NET.5" &&
+cert evil evilca "DNS:doh.test,IP:$NET.4" || { echo "openssl failed"; exit 1; }
+chmod 600 "$W/good.key"
+
+# ------------------------------------------------------------ capture
+"$TSHARK" -i lo -n -q -w "$W/lo.pcap" -f "net $NET.0/24" > "$W/tshark.out" 2>&1 &
+TSPID=$!
+it_track $TSPID
+for i in $(seq 100); do
+	grep -q "Capturing on" "$W/tshark.out" && break
+	sleep 0.1
+done
+grep -q "Capturing on" "$W/tshark.out" || { echo "tshark did not start:"; cat "$W/tshark.out"; exit 1; }
+
+# ------------------------------------------------------------ petrels
+common() { # the lines every petrel here has
+	cat <<EOF
+  num-threads: 1
+  do-ip6: no
+  do-daemonize: no
+  username: "nobody"
+  chroot: ""
+  pidfile: ""
+  use-syslog: no
+  logfile: ""
+  verbosity: 1
+  do-not-query-localhost: no
+  access-control: 127.0.0.0/8 allow
+  tls-service-key: "$W/good.key"
+  tls-service-pem: "$W/good.pem"
+EOF
+}
+{
+	echo "server:"
+	echo "  interface: $NET.2@443"
+	echo "  interface: $NET.2@53"
+	common
+	echo "  local-zone: \"zz.\" static"
+	echo "  local-data: \"zz. 3600 IN SOA ns.zz. h.zz. 1 2 3 4 45\""
+	echo "  local-data: \"www.zz. 300 IN A 192.0.2.2\""
+	echo "  local-data: \"two.zz. 300 IN A 192.0.2.3\""
+	echo "  local-data: \"two.zz. 120 IN A 192.0.2.4\""
+	echo "  local-zone: \"up.zz.\" static"
+	echo "  local-data: \"www.up.zz. 300 IN A 192.0.2.1\""
+	echo "forward-zone:"
+	echo "  name: \".\""
+	echo "  forward-addr: $NET.9@53"
+} > "$W/up.conf"
+{
+	echo "server:"
+	echo "  interface: $NET.3@80"
+	echo "  https-port: 80"
+	echo "  http-notls-downstream: yes"
+	common
+	echo "  local-zone: \"zz.\" static"
+	echo "  local-data: \"www.zz. 300 IN A 192.0.2.2\""
+	echo "forward-zone:"
+	echo "  name: \".\""
+	echo "  forward-addr: $NET.9@53"
+} > "$W/h2c.conf"
+{
+	echo "server:"
+	echo "  interface: $NET.1@53"
+	echo "  interface: $NET.1@443"
+	echo "  tls-cert-bundle: \"$W/ca.pem\""
+	common
+	echo "  local-zone: \"local.zz.\" static"
+	echo "  local-data: \"www.local.zz. 300 IN A 192.0.2.9\""
+	echo "forward-zone:"
+	echo "  name: \".\""
+	echo "  forward-addr: $NET.2@53"
+} > "$W/petrel.conf"
+start() { # start NAME ADDR: a petrel, waited for on ADDR port 53 or DoH
+	"$PETREL" -d -c "$W/$1.conf" > "$W/$1.log" 2>&1 &
+	it_track $!
+	for i in $(seq 50); do
+		grep -q "worker ready\|workers ready" "$W/$1.log" && return 0
+		sleep 0.1
+	done
+	echo "petrel $1 did not start; its log:"; cat "$W/$1.log"
+	return 1
+}
+start up || exit 1
+start h2c || exit 1
+start petrel || exit 1
+
+# ------------------------------------------------------------ downstream DoH
+KD="kdig +tls-ca=$W/ca.pem +tls-hostname=doh.test +time=5 +retry=0 @$NET.1 -p 443"
+out=$($KD +https www.local.zz A 2>&1)
+echo "$out" | grep -q "HTTP/2-POST" && echo "$out" | grep -q "192.0.2.9" &&
+	ok "kdig +https (POST, certificate verified): answer" || fail "kdig +https: $out"
+out=$($KD +https-get www.local.zz A 2>&1)
+echo "$out" | grep -q "HTTP/2-GET" && echo "$out" | grep -q "192.0.2.9" &&
+	ok "kdig +https-get: answer" || fail "kdig +https-get: $out"
+out=$($KD +https www.zz A 2>&1)
+echo "$out" | grep -q "192.0.2.2" && ok "kdig +https: a recursive answer" ||
+	fail "kdig +https www.zz: $out"
+out=$($KD +https +padding www.local.zz A 2>&1)
+echo "$out" | grep -q "Received 468 B" && ok "kdig +https +padding: answer padded to 468 bytes" ||
+	fail "DoH padding: $out"
+
+# curl: a query in base64url (www.local.zz A, id 0) and its wire form
+Q64=AAABAAABAAAAAAAAA3d3dwVsb2NhbAJ6egAAAQAB
+printf '\x00\x00\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x03www\x05local\x02zz\x00\x00\x01\x00\x01' > "$W/q.bin"
+C="curl -s --http2 --cacert $W/ca.pem --resolve doh.test:443:$NET.1 --max-time 5"
+URL=https://doh.test/dns-query
+out=$($C -D "$W/h.get" -o "$W/a.get" -w '%{http_version} %{http_code}' "$URL?dns=$Q64")
+[ "$out" = "2 200" ] && grep -qi "^content-type: application/dns-message" "$W/h.get" &&
+	grep -qi "^cache-control: max-age=300" "$W/h.get" &&
+	[ "$(od -An -tx1 -j2 -N1 "$W/a.get" | tr -d ' ')" = 85 ] &&
+	ok "curl --http2 GET: 200, application/dns-message, max-age=300, an answer" ||
+	fail "curl GET: $out $(cat "$W/h.get")"
+out=$($C -D "$W/h.post" -o "$W/a.post" -w '%{http_version} %{http_code}' \
+	-H 'content-type: application/dns-message' --data-binary @"$W/q.bin" "$URL")
+[ "$out" = "2 200" ] && cmp -s "$W/a.get" "$W/a.post" &&
+	ok "curl --http2 POST: 200, the same answer as GET" || fail "curl POST: $out"
+# two records with TTL 300 and 120: max-age is the smaller
+Q2=AAABAAABAAAAAAAAA3R3bwJ6egAAAQAB
+$C -D "$W/h.two" -o /dev/null "$URL?dns=$Q2"
+grep -qi "^cache-control: max-age=120" "$W/h.two" && ok "Cache-Control max-age is the smallest TTL (120)" ||
+	fail "max-age of two.zz: $(cat "$W/h.two")"
+# three queries, one connection
+out=$($C -o /dev/null -o /dev/null -o /dev/null -w '%{num_connects}\n' \
+	"$URL?dns=$Q64" "$URL?dns=$Q2" "$URL?dns=$Q64" | tr '\n' ' ')
+[ "$out" = "1 0 0 " ] && ok "three GETs on one HTTP/2 connection" || fail "connection reuse: $out"
+code() { $C -o /dev/null -w '%{http_code}' "$@"; }
+[ "$(code "https://doh.test/other?dns=$Q64")" = 404 ] && ok "wrong path: 404" || fail "wrong path: $(code "https://doh.test/other?dns=$Q64")"
+[ "$(code -H 'content-type: text/plain' --data-binary @"$W/q.bin" "$URL")" = 415 ] &&
+	ok "POST text/plain: 415" || fail "POST text/plain"
+[ "$(code "$URL?dns=not*base64")" = 400 ] && ok "bad base64url: 400" || fail "bad base64url"
+[ "$(code "$URL?dns=AAAB")" = 400 ] && ok "query shorter than a header: 400" || fail "short query"
+[ "$(code "$URL")" = 400 ] && ok "GET without dns=: 400" || fail "GET without dns"
+head -c 70000 /dev/zero > "$W/big.bin"
+[ "$(code -H 'content-type: application/dns-message' --data-binary @"$W/big.bin" "$URL")" = 413 ] &&
+	ok "POST body over 65535 bytes: 413" || fail "big POST"
+[ "$(code -X PUT -H 'content-type: application/dns-message' --data-binary @"$W/q.bin" "$URL")" = 405 ] &&
+	ok "PUT: 405" || fail "PUT"
+out=$(echo | timeout 10 openssl s_client -connect $NET.1:443 -alpn h2 \
+	-CAfile "$W/ca.pem" -verify_hostname doh.test 2>&1 | tr -d '\0')
+echo "$out" | grep -q "ALPN protocol: h2" && echo "$out" | grep -q "Verify return code: 0 (ok)" &&
+	ok "openssl s_client: ALPN h2, verified" || fail "s_client h2: $out"
+out=$(echo | timeout 10 openssl s_client -connect $NET.1:443 -alpn dot \
+	-CAfile "$W/ca.pem" 2>&1)
+echo "$out" | grep -q "alert no application protocol" && ok "ALPN without h2 refused" ||
+	fail "ALPN dot on the DoH port: $out"
+out=$(dig +time=2 +tries=1 @$NET.1 -p 443 www.local.zz A 2>&1)
+echo "$out" | grep -q "192.0.2.9" && fail "plain UDP answered on the DoH port" ||
+	ok "no plain UDP on the DoH port"
+out=$(dig +tcp +time=2 +tries=1 @$NET.1 -p 443 www.local.zz A 2>&1)
+echo "$out" | grep -q "192.0.2.9" && fail "plain TCP answered on the DoH port" ||
+	ok "no plain TCP on the DoH port"
+# h2c behind a proxy: HTTP/2 without TLS
+out=$(curl -s --http2-prior-knowledge --max-time 5 -o "$W/a.h2c" -w '%{http_version} %{http_code}' \
+	"http://$NET.3/dns-query?dns=AAABAAABAAAAAAAAA3d3dwJ6egAAAQAB")
+[ "$out" = "2 200" ] && [ "$(od -An -tx1 -j7 -N1 "$W/a.h2c" | tr -d ' ')" = 01 ] &&
+	ok "h2c (http-notls-downstream): curl --http2-prior-knowledge, answer" || fail "h2c: $out"
+# malformed HTTP/2: garbage after the preface, a bad preface; petrel
+# closes those connections and goes on answering
+# (each in a subshell that ignores SIGPIPE: petrel may close first)
+raw() { ( trap '' PIPE; exec 5<>/dev/tcp/$NET.3/80 && "$@" >&5 ) 2>/dev/null; }
+raw bash -c "printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'; head -c 3000 /dev/urandom"
+raw printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x04\x04\x00\x00\x00\x00\x00\x00\xff\xff\x07\x00\x00\x00\x00\x00'
+raw printf 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'
+raw bash -c "head -c 5000 /dev/urandom"
+out=$(curl -s --http2-prior-knowledge --max-time 5 -o /dev/null -w '%{http_code}' \
+	"http://$NET.3/dns-query?dns=AAABAAABAAAAAAAAA3d3dwJ6egAAAQAB")
+[ "$out" = 200 ] && ok "answering after malformed HTTP/2 input" || fail "after malformed input: $out"
+
+kill -0 "${IT_PIDS[1]}" 2>/dev/null && kill -0 "${IT_PIDS[2]}" 2>/dev/null &&
+	kill -0 "${IT_PIDS[3]}" 2>/dev/null && ok "every petrel still running" ||
+	fail "a petrel died"
+
+# ------------------------------------------------------------ the end
+kill -INT $TSPID 2>/dev/null
+for i in $(seq 50); do kill -0 $TSPID 2>/dev/null || break; sleep 0.1; done
+kill -TERM "${IT_PIDS[@]}" 2>/dev/null
+wait "${IT_PIDS[@]}" 2>/dev/null
+
+echo "doh: $PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
