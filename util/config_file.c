@@ -362,6 +362,7 @@ config_addrlist_free(struct config_addrlist *l)
 	while(l) {
 		struct config_addrlist *n = l->next;
 		free(l->str);
+		free(l->doh_path);
 		free(l);
 		l = n;
 	}
@@ -915,6 +916,58 @@ parse_zone_name(struct cfg_parser *p, const struct config_option *o,
 	return 0;
 }
 
+/**
+ * A DNS over HTTPS server: https://ip[@port]/path[#name] (port 443, path
+ * /dns-query when not given; the name, for the certificate and SNI, is
+ * read from the text after '#' as for TLS servers).
+ * @return 0 with *path malloced, or -1 with the error set.
+ */
+static int
+parse_doh_addr(struct cfg_parser *p, const struct config_option *o,
+	const char *v, struct netaddr *out, char **path)
+{
+	char host[NETADDR_STRLEN + 8];
+	const char *s = v + 8, *sl, *h, *end;
+	const char *why = "";
+	size_t n;
+#ifndef HAVE_NGHTTP2
+	(void)out;
+	(void)path;
+	(void)s;
+	(void)sl;
+	(void)h;
+	(void)end;
+	(void)host;
+	(void)n;
+	(void)why;
+	return perr(p, "%s: '%s': this petrel is built without libnghttp2, "
+		"so it cannot forward over DNS over HTTPS", o->name, v);
+#else
+	h = strchr(s, '#');
+	end = h ? h : s + strlen(s);
+	sl = memchr(s, '/', (size_t)(end - s));
+	n = (size_t)((sl ? sl : end) - s);
+	if(n == 0 || n >= sizeof(host))
+		return perr(p, "%s: expected https://ip[@port]/path[#name], "
+			"got '%s'", o->name, v);
+	memcpy(host, s, n);
+	host[n] = 0;
+	if(netaddr_parse(host, 443, out, &why) != 0)
+		return perr(p, "%s: expected https://ip[@port]/path[#name] "
+			"(an IP address, not a host name), got '%s': %s",
+			o->name, v, why);
+	if(sl && (size_t)(end - sl) > 255)
+		return perr(p, "%s: '%s': the path is too long", o->name, v);
+	if(h && (!h[1] || strlen(h + 1) > 255))
+		return perr(p, "%s: '%s': expected a server name after '#'",
+			o->name, v);
+	*path = sl ? strndup(sl, (size_t)(end - sl)) : strdup("/dns-query");
+	if(!*path)
+		return perr(p, "out of memory");
+	return 0;
+#endif
+}
+
 /** repeatable: an address of a forward or stub zone */
 static int
 parse_zone_addr(struct cfg_parser *p, const struct config_option *o,
@@ -922,15 +975,21 @@ parse_zone_addr(struct cfg_parser *p, const struct config_option *o,
 {
 	struct config_addrlist *e;
 	struct netaddr a;
+	char *path = NULL;
 	(void)n;
-	if(check_addr(p, o, v[0], &a) != 0)
+	if(strncasecmp(v[0], "https://", 8) == 0) {
+		if(parse_doh_addr(p, o, v[0], &a, &path) != 0)
+			return -1;
+	} else if(check_addr(p, o, v[0], &a) != 0)
 		return -1;
 	e = calloc(1, sizeof(*e));
 	if(!e || !(e->str = strdup(v[0]))) {
 		free(e);
+		free(path);
 		return perr(p, "out of memory");
 	}
 	e->addr = a;
+	e->doh_path = path;
 	LIST_APPEND(p, p->zone->addrs, e);
 	return 0;
 }
@@ -1056,9 +1115,22 @@ zone_tls_ports(struct config_stub *z)
 	for(a = z->addrs; a; a = a->next) {
 		const char *h = strchr(a->str, '#');
 		const char *at = strchr(a->str, '@');
+		if(a->doh_path)
+			continue; /* https://: port 443 unless given */
 		if(!at || (h && at > h))
 			netaddr_set_port(&a->addr, 853);
 	}
+}
+
+/** @return 1 if a zone has a DNS over HTTPS server (https://) */
+static int
+zone_has_doh(const struct config_stub *z)
+{
+	const struct config_addrlist *a;
+	for(a = z->addrs; a; a = a->next)
+		if(a->doh_path)
+			return 1;
+	return 0;
 }
 
 /**
@@ -1180,11 +1252,11 @@ end_zone(struct cfg_parser *p)
 		r = perr(p, "%s '%s': expected a %s: or %s: line", cl,
 			z->name, fwd ? "forward-addr" : "stub-addr",
 			fwd ? "forward-host" : "stub-host");
-	else if(z->tls && z->prime)
+	else if((z->tls || zone_has_doh(z)) && z->prime)
 		r = perr(p, "stub-zone '%s': stub-prime: cannot be used with "
 			"TLS (stub-tls-upstream): the primed servers would be "
 			"asked in clear", z->name);
-	else if(z->tls && z->hosts)
+	else if((z->tls || zone_has_doh(z)) && z->hosts)
 		r = perr(p, "%s '%s': %s: cannot be used with TLS (%s); give "
 			"the servers as %s: ip@port#name", cl, z->name,
 			fwd ? "forward-host" : "stub-host",
@@ -1783,6 +1855,8 @@ stublist_copy(struct config_stub **dst, const struct config_stub *s)
 			e->addr = a->addr;
 			if(!(e->str = strdup(a->str)))
 				return -1;
+			if(a->doh_path && !(e->doh_path = strdup(a->doh_path)))
+				return -1;
 		}
 	}
 	return 0;
@@ -2323,10 +2397,10 @@ config_uses_tls_upstream(const struct config_file *cfg)
 {
 	const struct config_stub *z;
 	for(z = cfg->forwards; z; z = z->next)
-		if(z->tls)
+		if(z->tls || zone_has_doh(z))
 			return 1;
 	for(z = cfg->stubs; z; z = z->next)
-		if(z->tls)
+		if(z->tls || zone_has_doh(z))
 			return 1;
 	return 0;
 }

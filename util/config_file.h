@@ -67,6 +67,9 @@ struct config_addrlist {
 	struct netaddr addr;
 	/** the text as written in the file (malloced), e.g. for printing */
 	char *str;
+	/** forward-addr: https://ip[@port]/path[#name]: the server is
+	 * asked over DNS over HTTPS at this path (malloced); else NULL */
+	char *doh_path;
 };
 
 /** a list of netblocks (private-address), in file order */

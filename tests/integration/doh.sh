@@ -9,9 +9,31 @@
 # lib.sh's it_cleanup stops every process started, also on failure.
 #
 #   127.0.130.2@443  petrel "up": DoH server (https-port 443) answering
-#                    the static zones up.zz and zz from local data
+#   and .5@443       the static zones up.zz and zz from local data
+#   127.0.130.4@443  petrel "evil": a DoH server whose certificate comes
+#                    from a CA petrel does not trust
+#   127.0.130.7@443  nothing listens
 #   127.0.130.3@80   petrel "h2c": http-notls-downstream, https-port 80
-#   127.0.130.1      petrel under test: plain DNS on 53, DoH on 443
+#   127.0.130.1      petrel under test: plain DNS on 53, DoH on 443, and
+#                    forwarding over DoH (forward-addr: https://...):
+#      .          https://127.0.130.2/dns-query#doh.test   answers
+#      ip.zz      https://127.0.130.5@443/dns-query       answers (the IP
+#                                                         address verified)
+#      badname.zz https://127.0.130.2/dns-query#wrong.test (same address as
+#                 ".": one server per address and port, so it answers;
+#                 checked below with its own address instead)
+#      badca.zz   https://127.0.130.4/dns-query#doh.test   SERVFAIL, EDE
+#      dead.zz    https://127.0.130.7/dns-query#doh.test   SERVFAIL, EDE
+#      wrongname.zz https://127.0.130.6/dns-query#wrong.test SERVFAIL, EDE
+#                 (.6 is "up" too, its certificate does not name .6 or
+#                 wrong.test)
+#      badpath.zz https://127.0.130.8/nope#doh.test        SERVFAIL (404)
+#
+# Forwarding: the answers over DoH, 20 concurrent queries on one HTTP/2
+# connection, SERVFAIL with an Extended DNS Error for each failure, and a
+# tshark capture on lo in which no packet to a DoH upstream is UDP, TCP to
+# another port than 443, a TCP payload that is not TLS, or holds a query
+# name in clear.
 #
 # Downstream: kdig +https (POST) and +https-get, curl --http2 GET and POST
 # (status, content type, Cache-Control max-age = the smallest TTL, one
@@ -74,7 +96,7 @@ for ca in ca evilca; do
 		-keyout "$W/$ca.key" -out "$W/$ca.pem" -days 2 \
 		-subj "/CN=petrel test $ca" 2>/dev/null || { echo "openssl failed"; exit 1; }
 done
-cert good ca "DNS:doh.test,IP:$NET.1,IP:$NET.2,IP:$NET.5" &&
+cert good ca "DNS:doh.test,IP:$NET.1,IP:$NET.2,IP:$NET.5,IP:$NET.8" &&
 cert evil evilca "DNS:doh.test,IP:$NET.4" || { echo "openssl failed"; exit 1; }
 chmod 600 "$W/good.key"
 
@@ -109,6 +131,9 @@ EOF
 {
 	echo "server:"
 	echo "  interface: $NET.2@443"
+	echo "  interface: $NET.5@443"
+	echo "  interface: $NET.6@443"
+	echo "  interface: $NET.8@443"
 	echo "  interface: $NET.2@53"
 	common
 	echo "  local-zone: \"zz.\" static"
@@ -122,6 +147,16 @@ EOF
 	echo "  name: \".\""
 	echo "  forward-addr: $NET.9@53"
 } > "$W/up.conf"
+{
+	echo "server:"
+	echo "  interface: $NET.4@443"
+	common | sed "s/good\.key/evil.key/; s/good\.pem/evil.pem/"
+	echo "  local-zone: \"zz.\" static"
+	echo "  local-data: \"www.badca.zz. 300 IN A 192.0.2.66\""
+	echo "forward-zone:"
+	echo "  name: \".\""
+	echo "  forward-addr: $NET.9@53"
+} > "$W/evil.conf"
 {
 	echo "server:"
 	echo "  interface: $NET.3@80"
@@ -144,7 +179,19 @@ EOF
 	echo "  local-data: \"www.local.zz. 300 IN A 192.0.2.9\""
 	echo "forward-zone:"
 	echo "  name: \".\""
-	echo "  forward-addr: $NET.2@53"
+	echo "  forward-addr: https://$NET.2/dns-query#doh.test"
+	echo "forward-zone:"
+	echo "  name: \"ip.zz.\""
+	echo "  forward-addr: https://$NET.5@443/dns-query"
+	for z in badca:4:doh.test dead:7:doh.test wrongname:6:wrong.test; do
+		echo "forward-zone:"
+		echo "  name: \"${z%%:*}.zz.\""
+		z=${z#*:}
+		echo "  forward-addr: https://$NET.${z%%:*}/dns-query#${z#*:}"
+	done
+	echo "forward-zone:"
+	echo "  name: \"badpath.zz.\""
+	echo "  forward-addr: https://$NET.8/nope#doh.test"
 } > "$W/petrel.conf"
 start() { # start NAME ADDR: a petrel, waited for on ADDR port 53 or DoH
 	"$PETREL" -d -c "$W/$1.conf" > "$W/$1.log" 2>&1 &
@@ -156,7 +203,9 @@ start() { # start NAME ADDR: a petrel, waited for on ADDR port 53 or DoH
 	echo "petrel $1 did not start; its log:"; cat "$W/$1.log"
 	return 1
 }
+chmod 644 "$W/evil.key"
 start up || exit 1
+start evil || exit 1
 start h2c || exit 1
 start petrel || exit 1
 
@@ -242,13 +291,74 @@ out=$(curl -s --http2-prior-knowledge --max-time 5 -o /dev/null -w '%{http_code}
 	"http://$NET.3/dns-query?dns=AAABAAABAAAAAAAAA3d3dwJ6egAAAQAB")
 [ "$out" = 200 ] && ok "answering after malformed HTTP/2 input" || fail "after malformed input: $out"
 
-kill -0 "${IT_PIDS[1]}" 2>/dev/null && kill -0 "${IT_PIDS[2]}" 2>/dev/null &&
-	kill -0 "${IT_PIDS[3]}" 2>/dev/null && ok "every petrel still running" ||
-	fail "a petrel died"
+# ------------------------------------------------------------ forwarding over DoH
+q() { dig +time=5 +tries=1 @$NET.1 "$@" 2>&1; }
+out=$(q www.up.zz A)
+echo "$out" | grep -q "^www.up.zz.*192.0.2.1" && ok "forward over DoH (name verified): answer" ||
+	fail "forward over DoH: $out"
+out=$(q www.ip.zz A)
+echo "$out" | grep -q "status: NXDOMAIN" && echo "$out" | grep -q "zz.*SOA" &&
+	ok "forward over DoH (IP address verified, no name): answer" || fail "DoH by IP: $out"
+for z in badca dead wrongname badpath; do
+	out=$(q www.$z.zz A)
+	if echo "$out" | grep -q "status: SERVFAIL" && echo "$out" | grep -q "EDE: 2[23]"; then
+		ok "$z: SERVFAIL with EDE $(echo "$out" | grep -o "EDE: 2[23]" | head -1 | cut -c6-)"
+	else
+		fail "$z: expected SERVFAIL with EDE 22/23: $out"
+	fi
+done
+grep -q "TLS upstream $NET.4@443#doh.test not used for 60 s: certificate verify failed" "$W/petrel.log" &&
+	ok "untrusted CA logged" || fail "no certificate failure for $NET.4 in the log"
+grep -q "TLS upstream $NET.6@443#wrong.test not used for 60 s: certificate verify failed: hostname mismatch" "$W/petrel.log" &&
+	ok "wrong name logged as a hostname mismatch" || fail "no hostname mismatch for $NET.6 in the log"
+DIGS=()
+for i in $(seq 20); do
+	dig +time=5 +tries=1 @$NET.1 p$i.up.zz A > "$W/par.$i" 2>&1 &
+	DIGS+=($!)
+done
+wait "${DIGS[@]}"
+n=$(cat "$W"/par.* | grep -c "status: NXDOMAIN")
+[ "$n" = 20 ] && ok "20 concurrent queries forwarded over DoH: 20 answers" ||
+	fail "20 concurrent queries over DoH: $n answers"
+# kdig +https to petrel, answered from upstream over DoH
+out=$($KD +https www.up.zz A 2>&1)
+echo "$out" | grep -q "192.0.2.1" && ok "DoH client to DoH upstream: answer" || fail "DoH to DoH: $out"
 
-# ------------------------------------------------------------ the end
+kill -0 "${IT_PIDS[1]}" 2>/dev/null && kill -0 "${IT_PIDS[2]}" 2>/dev/null &&
+	kill -0 "${IT_PIDS[3]}" 2>/dev/null && kill -0 "${IT_PIDS[4]}" 2>/dev/null &&
+	ok "every petrel still running" || fail "a petrel died"
+
+# ------------------------------------------------------------ the capture
+sleep 0.5
 kill -INT $TSPID 2>/dev/null
 for i in $(seq 50); do kill -0 $TSPID 2>/dev/null || break; sleep 0.1; done
+"$TSHARK" -n -r "$W/lo.pcap" -T fields -E separator=/t -e ip.src -e ip.dst \
+	-e frame.protocols -e tcp.dstport -e tcp.len -e tls.handshake.type \
+	-e tcp.analysis.retransmission -e tcp.flags.syn -e tcp.srcport \
+	> "$W/pkts.txt" 2>/dev/null
+"$TSHARK" -n -r "$W/lo.pcap" -Y 'frame contains "zz"' -T fields \
+	-e ip.src -e ip.dst > "$W/zz.txt" 2>/dev/null
+# packets to the DoH upstreams (only the petrel under test talks to them;
+# its source address is the kernel's choice on lo)
+count() { awk -F'\t' "$1 { n++ } END { print n + 0 }" "$W/pkts.txt"; }
+n=$(count "\$2 == \"$NET.2\" && \$6 ~ /(^|,)1(,|\$)/")
+[ "$n" -ge 1 ] && ok "capture holds the ClientHellos to $NET.2 ($n)" ||
+	fail "capture has no ClientHello to $NET.2 (capture broken?)"
+for a in 2 4 5 6 7 8; do
+	ip=$NET.$a
+	n=$(count "\$2 == \"$ip\" && \$3 ~ /:udp/")
+	[ "$n" = 0 ] && ok "$ip: no UDP" || fail "$ip: $n UDP packets"
+	n=$(count "\$2 == \"$ip\" && \$3 ~ /:tcp/ && \$4 != 443")
+	[ "$n" = 0 ] && ok "$ip: TCP only to port 443" || fail "$ip: $n TCP packets to other ports"
+	n=$(count "\$2 == \"$ip\" && \$5 > 0 && \$3 !~ /:tls/ && \$7 == \"\"")
+	[ "$n" = 0 ] && ok "$ip: every TCP payload is TLS" || fail "$ip: $n TCP payloads that are not TLS"
+	n=$(grep -c "	$ip\$" "$W/zz.txt")
+	[ "$n" = 0 ] && ok "$ip: no query name in clear" || fail "$ip: $n packets with a query name in clear"
+done
+n=$(count "\$2 == \"$NET.7\" && \$8 == 1")
+[ "$n" -ge 1 ] && ok "$NET.7: connection attempted (and refused)" || fail "$NET.7: no SYN seen"
+
+# ------------------------------------------------------------ the end
 kill -TERM "${IT_PIDS[@]}" 2>/dev/null
 wait "${IT_PIDS[@]}" 2>/dev/null
 

@@ -670,6 +670,263 @@ h2_session_streams(struct h2_session *s)
 	return s->nstreams;
 }
 
+/* ------------------------------------------------------------------ */
+/* client */
+
+/** one query in flight */
+struct h2_cstream {
+	/** the query, sent as the body */
+	uint8_t *q;
+	/** its length */
+	size_t qlen;
+	/** bytes sent */
+	size_t qoff;
+	/** :status of the response, 0 before */
+	int status;
+	/** Content-Type is application/dns-message */
+	int ctype_ok;
+	/** the body, malloced as it comes (up to H2_DNS_MAX) */
+	uint8_t *body;
+	/** its length */
+	size_t blen;
+	/** the body was too long */
+	int too_long;
+	/** the content-length text */
+	char clen_s[12];
+	/** list links */
+	struct h2_cstream *prev, *next;
+};
+
+/** the client */
+struct h2_client {
+	/** nghttp2's session */
+	nghttp2_session *ng;
+	/** reply callback */
+	h2_reply_cb_type cb;
+	/** its argument */
+	void *arg;
+	/** open streams */
+	struct h2_cstream *streams;
+};
+
+static void
+cstream_free(struct h2_client *c, struct h2_cstream *cs)
+{
+	if(cs->prev)
+		cs->prev->next = cs->next;
+	else	c->streams = cs->next;
+	if(cs->next)
+		cs->next->prev = cs->prev;
+	free(cs->q);
+	free(cs->body);
+	free(cs);
+}
+
+static ssize_t
+cquery_read(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
+	uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	struct h2_cstream *cs = src->ptr;
+	size_t n = cs->qlen - cs->qoff;
+	(void)ng;
+	(void)id;
+	(void)user;
+	if(n > len)
+		n = len;
+	memcpy(buf, cs->q + cs->qoff, n);
+	cs->qoff += n;
+	if(cs->qoff >= cs->qlen)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static int
+con_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t *name,
+	size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+	void *user)
+{
+	struct h2_cstream *cs;
+	(void)flags;
+	(void)user;
+	if(f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	cs = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
+	if(!cs)
+		return 0;
+	if(namelen == 7 && memcmp(name, ":status", 7) == 0) {
+		int st = 0;
+		size_t i;
+		for(i = 0; i < valuelen && i < 3; i++)
+			st = st * 10 + (value[i] - '0');
+		cs->status = st;
+	} else if(namelen == 12 && memcmp(name, "content-type", 12) == 0)
+		cs->ctype_ok = ctype_is_dns(value, valuelen);
+	return 0;
+}
+
+static int
+con_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *d,
+	size_t len, void *user)
+{
+	struct h2_cstream *cs = nghttp2_session_get_stream_user_data(ng, id);
+	uint8_t *n;
+	(void)flags;
+	(void)user;
+	if(!cs || cs->too_long)
+		return 0;
+	if(cs->blen + len > H2_DNS_MAX) {
+		cs->too_long = 1;
+		return 0;
+	}
+	n = realloc(cs->body, cs->blen + len);
+	if(!n) {
+		cs->too_long = 1;
+		return 0;
+	}
+	cs->body = n;
+	memcpy(cs->body + cs->blen, d, len);
+	cs->blen += len;
+	return 0;
+}
+
+static int
+con_close(nghttp2_session *ng, int32_t id, uint32_t code, void *user)
+{
+	struct h2_client *c = user;
+	struct h2_cstream *cs = nghttp2_session_get_stream_user_data(ng, id);
+	int ok;
+	if(!cs)
+		return 0;
+	(void)nghttp2_session_set_stream_user_data(ng, id, NULL);
+	ok = code == NGHTTP2_NO_ERROR && cs->status == 200 && cs->ctype_ok &&
+		!cs->too_long && cs->blen >= 12;
+	c->cb(c->arg, id, code == NGHTTP2_NO_ERROR ? cs->status : 0,
+		ok ? cs->body : NULL, ok ? cs->blen : 0);
+	cstream_free(c, cs);
+	return 0;
+}
+
+struct h2_client *
+h2_client_create(h2_reply_cb_type cb, void *arg)
+{
+	struct h2_client *c = calloc(1, sizeof(*c));
+	nghttp2_session_callbacks *cbs = NULL;
+	nghttp2_settings_entry set[2];
+	if(!c)
+		return NULL;
+	c->cb = cb;
+	c->arg = arg;
+	if(nghttp2_session_callbacks_new(&cbs) != 0)
+		goto fail;
+	nghttp2_session_callbacks_set_on_header_callback(cbs, con_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs,
+		con_data);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cbs,
+		con_close);
+	if(nghttp2_session_client_new(&c->ng, cbs, c) != 0)
+		goto fail;
+	nghttp2_session_callbacks_del(cbs);
+	cbs = NULL;
+	set[0].settings_id = NGHTTP2_SETTINGS_ENABLE_PUSH;
+	set[0].value = 0;
+	set[1].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
+	set[1].value = 16384;
+	if(nghttp2_submit_settings(c->ng, NGHTTP2_FLAG_NONE, set, 2) != 0)
+		goto fail;
+	return c;
+fail:
+	if(cbs)
+		nghttp2_session_callbacks_del(cbs);
+	h2_client_free(c);
+	return NULL;
+}
+
+void
+h2_client_free(struct h2_client *c)
+{
+	if(!c)
+		return;
+	if(c->ng)
+		nghttp2_session_del(c->ng);
+	while(c->streams)
+		cstream_free(c, c->streams);
+	free(c);
+}
+
+int32_t
+h2_client_query(struct h2_client *c, const char *authority,
+	const char *path, const uint8_t *q, size_t len)
+{
+	struct h2_cstream *cs;
+	nghttp2_data_provider dp;
+	int32_t id;
+	if(len == 0 || len > H2_DNS_MAX || !h2_client_usable(c))
+		return -1;
+	cs = calloc(1, sizeof(*cs));
+	if(!cs || !(cs->q = malloc(len))) {
+		free(cs);
+		return -1;
+	}
+	memcpy(cs->q, q, len);
+	cs->qlen = len;
+	snprintf(cs->clen_s, sizeof(cs->clen_s), "%u", (unsigned)len);
+	dp.source.ptr = cs;
+	dp.read_callback = cquery_read;
+	{
+		nghttp2_nv hd[] = {
+			H2_NV(":method", "POST"),
+			H2_NV(":scheme", "https"),
+			H2_NV(":authority", authority),
+			H2_NV(":path", path),
+			H2_NV("accept", "application/dns-message"),
+			H2_NV("content-type", "application/dns-message"),
+			H2_NV("content-length", cs->clen_s)
+		};
+		id = nghttp2_submit_request(c->ng, NULL, hd,
+			sizeof(hd) / sizeof(hd[0]), &dp, cs);
+	}
+	if(id < 0) {
+		free(cs->q);
+		free(cs);
+		return -1;
+	}
+	cs->next = c->streams;
+	if(cs->next)
+		cs->next->prev = cs;
+	c->streams = cs;
+	return id;
+}
+
+int
+h2_client_recv(struct h2_client *c, const uint8_t *data, size_t len)
+{
+	ssize_t r = nghttp2_session_mem_recv(c->ng, data, len);
+	return r < 0 || (size_t)r != len ? -1 : 0;
+}
+
+int
+h2_client_output(struct h2_client *c,
+	int (*push)(void *arg, const uint8_t *data, size_t len), void *arg)
+{
+	for(;;) {
+		const uint8_t *d = NULL;
+		ssize_t n = nghttp2_session_mem_send(c->ng, &d);
+		if(n < 0)
+			return -1;
+		if(n == 0)
+			return 0;
+		if(push(arg, d, (size_t)n) != 0)
+			return -1;
+	}
+}
+
+int
+h2_client_usable(struct h2_client *c)
+{
+	return nghttp2_session_want_read(c->ng) &&
+		nghttp2_session_check_request_allowed(c->ng);
+}
+
 #else /* !HAVE_NGHTTP2 */
 
 struct h2_session *
@@ -737,6 +994,58 @@ int
 h2_session_streams(struct h2_session *s)
 {
 	(void)s;
+	return 0;
+}
+
+struct h2_client *
+h2_client_create(h2_reply_cb_type cb, void *arg)
+{
+	(void)cb;
+	(void)arg;
+	return NULL;
+}
+
+void
+h2_client_free(struct h2_client *c)
+{
+	(void)c;
+}
+
+int32_t
+h2_client_query(struct h2_client *c, const char *authority,
+	const char *path, const uint8_t *q, size_t len)
+{
+	(void)c;
+	(void)authority;
+	(void)path;
+	(void)q;
+	(void)len;
+	return -1;
+}
+
+int
+h2_client_recv(struct h2_client *c, const uint8_t *data, size_t len)
+{
+	(void)c;
+	(void)data;
+	(void)len;
+	return -1;
+}
+
+int
+h2_client_output(struct h2_client *c,
+	int (*push)(void *arg, const uint8_t *data, size_t len), void *arg)
+{
+	(void)c;
+	(void)push;
+	(void)arg;
+	return -1;
+}
+
+int
+h2_client_usable(struct h2_client *c)
+{
+	(void)c;
 	return 0;
 }
 #endif /* HAVE_NGHTTP2 */

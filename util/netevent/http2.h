@@ -123,6 +123,62 @@ int h2_session_alive(struct h2_session *s);
 /** @return the number of streams open (queries owed an answer among them) */
 int h2_session_streams(struct h2_session *s);
 
+/*
+ * Client side (forwarding over DoH): one h2_client per upstream
+ * connection. Each query is a POST of application/dns-message to the
+ * server's path on its own stream; the reply callback gets the status
+ * and, for a 200 of type application/dns-message, the body (at most
+ * 65535 bytes; a longer one is an error). Input and output go through
+ * the owner as on the server side. Do not call h2_client_output from
+ * inside a reply callback (nghttp2 is inside its receive then): the
+ * owner drains the output after h2_client_recv returns.
+ */
+struct h2_client;
+
+/**
+ * A stream ended.
+ * @param arg: the callback argument.
+ * @param stream: the stream id h2_client_query returned.
+ * @param status: the HTTP status, 0 when the stream was reset or the
+ *	connection ended before a response.
+ * @param body: the DNS answer for a 200 of the right type, else NULL.
+ * @param len: its length.
+ */
+typedef void (*h2_reply_cb_type)(void *arg, int32_t stream, int status,
+	const uint8_t *body, size_t len);
+
+/**
+ * Start the client side of a connection (the preface and SETTINGS are
+ * queued for h2_client_output).
+ * @return the client, or NULL (out of memory, or built without nghttp2).
+ */
+struct h2_client *h2_client_create(h2_reply_cb_type cb, void *arg);
+
+/** Free a client; no callbacks. NULL allowed. */
+void h2_client_free(struct h2_client *c);
+
+/**
+ * Send a DNS query as a POST.
+ * @param authority: the :authority (the server's name, or its address).
+ * @param path: the :path, e.g. "/dns-query".
+ * @param q: the query (copied).
+ * @param len: its length.
+ * @return the stream id (> 0), or -1.
+ */
+int32_t h2_client_query(struct h2_client *c, const char *authority,
+	const char *path, const uint8_t *q, size_t len);
+
+/** Feed bytes read from the server; reply callbacks run from inside.
+ * @return 0, or -1 (a protocol error: the connection is unusable) */
+int h2_client_recv(struct h2_client *c, const uint8_t *data, size_t len);
+
+/** Take the bytes to send, as h2_session_output. @return 0 or -1 */
+int h2_client_output(struct h2_client *c,
+	int (*push)(void *arg, const uint8_t *data, size_t len), void *arg);
+
+/** @return 1 while the connection can carry new queries (no GOAWAY) */
+int h2_client_usable(struct h2_client *c);
+
 /**
  * Decode base64url (RFC 4648 section 5) without padding (trailing '='
  * are accepted and ignored).

@@ -655,6 +655,20 @@ struct comm_tcp_out *comm_tcp_out_create_tls(struct comm_base *base,
  * timed out handshake), or "" when not known. Valid while t exists. */
 const char *comm_tcp_out_error(const struct comm_tcp_out *t);
 
+/**
+ * Carry HTTP/2 instead of framed DNS (forwarding over DNS over HTTPS):
+ * ALPN "h2" is offered (call before the handshake, right after
+ * comm_tcp_out_create_tls), the bytes read go to the callback as they
+ * come (COMM_TCP_OUT_REPLY with raw bytes), and comm_tcp_out_write_raw
+ * queues bytes without a length prefix.
+ * @return 0 or -1.
+ */
+int comm_tcp_out_set_h2(struct comm_tcp_out *t);
+
+/** Queue bytes as they are (after comm_tcp_out_set_h2). @return 0/-1 */
+int comm_tcp_out_write_raw(struct comm_tcp_out *t, const uint8_t *data,
+	size_t len);
+
 /** @return 1 once the TLS handshake of t has completed, else 0 */
 int comm_tcp_out_tls_done(const struct comm_tcp_out *t);
 

@@ -145,6 +145,14 @@ fail:
 	return NULL;
 }
 
+int
+tls_client_alpn_h2(SSL *ssl)
+{
+	static const unsigned char h2[] = { 2, 'h', '2' };
+	/* SSL_set_alpn_protos returns 0 on success */
+	return SSL_set_alpn_protos(ssl, h2, sizeof(h2)) == 0 ? 0 : -1;
+}
+
 void
 tls_server_ctx_alpn_h2(SSL_CTX *ctx)
 {

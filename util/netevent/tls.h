@@ -131,6 +131,10 @@ void tls_ctx_free(struct ssl_ctx_st *ctx);
 struct ssl_st *tls_client_new(struct ssl_ctx_st *ctx, int fd,
 	const char *auth_name, const char *ip, int use_sni);
 
+/** Offer ALPN "h2" on a client connection (forwarding over DNS over
+ * HTTPS). @return 0 or -1 */
+int tls_client_alpn_h2(struct ssl_st *ssl);
+
 /** Free a connection's TLS state (no close_notify wait; not the socket).
  * NULL is allowed. */
 void tls_free(struct ssl_st *ssl);
