@@ -311,12 +311,16 @@ grep -q "TLS upstream $NET.4@443#doh.test not used for 60 s: certificate verify 
 	ok "untrusted CA logged" || fail "no certificate failure for $NET.4 in the log"
 grep -q "TLS upstream $NET.6@443#wrong.test not used for 60 s: certificate verify failed: hostname mismatch" "$W/petrel.log" &&
 	ok "wrong name logged as a hostname mismatch" || fail "no hostname mismatch for $NET.6 in the log"
+# (the connection to $NET.2 is open from the query above: the window
+# between T0 and T1 must hold no new connection to it)
+T0=$(date +%s.%N)
 DIGS=()
 for i in $(seq 20); do
 	dig +time=5 +tries=1 @$NET.1 p$i.up.zz A > "$W/par.$i" 2>&1 &
 	DIGS+=($!)
 done
 wait "${DIGS[@]}"
+T1=$(date +%s.%N)
 n=$(cat "$W"/par.* | grep -c "status: NXDOMAIN")
 [ "$n" = 20 ] && ok "20 concurrent queries forwarded over DoH: 20 answers" ||
 	fail "20 concurrent queries over DoH: $n answers"
@@ -334,7 +338,7 @@ kill -INT $TSPID 2>/dev/null
 for i in $(seq 50); do kill -0 $TSPID 2>/dev/null || break; sleep 0.1; done
 "$TSHARK" -n -r "$W/lo.pcap" -T fields -E separator=/t -e ip.src -e ip.dst \
 	-e frame.protocols -e tcp.dstport -e tcp.len -e tls.handshake.type \
-	-e tcp.analysis.retransmission -e tcp.flags.syn -e tcp.srcport \
+	-e tcp.analysis.retransmission -e tcp.flags.syn -e frame.time_epoch \
 	> "$W/pkts.txt" 2>/dev/null
 "$TSHARK" -n -r "$W/lo.pcap" -Y 'frame contains "zz"' -T fields \
 	-e ip.src -e ip.dst > "$W/zz.txt" 2>/dev/null
@@ -355,6 +359,9 @@ for a in 2 4 5 6 7 8; do
 	n=$(grep -c "	$ip\$" "$W/zz.txt")
 	[ "$n" = 0 ] && ok "$ip: no query name in clear" || fail "$ip: $n packets with a query name in clear"
 done
+n=$(count "\$2 == \"$NET.2\" && \$8 == 1 && \$9 >= $T0 && \$9 <= $T1")
+[ "$n" = 0 ] && ok "the 20 concurrent queries reused the open HTTP/2 connection" ||
+	fail "$n new connections to $NET.2 for the 20 concurrent queries"
 n=$(count "\$2 == \"$NET.7\" && \$8 == 1")
 [ "$n" -ge 1 ] && ok "$NET.7: connection attempted (and refused)" || fail "$NET.7: no SYN seen"
 
