@@ -24,6 +24,12 @@
  *    handshake) makes the server unusable for ON_TLS_BAD_SECS: its queries
  *    fail at once (OUTBOUND_ERROR, so the iterator tries another server or
  *    answers SERVFAIL with EDE 23), and the reason is logged.
+ *    A DNS over HTTPS server (forward-addr: https://ip/path#name) is a
+ *    tls_up with a path: its connection carries HTTP/2 (ALPN h2,
+ *    comm_tcp_out_set_h2) through an h2_client (util/netevent/http2.c),
+ *    each query a POST on its own stream, the pend found by its stream
+ *    id; everything else (verification, no clear text, failure) is the
+ *    TLS server's.
  *
  * A pend is in exactly one state: waiting for a UDP socket, waiting for a
  * TCP slot, sent over UDP, sent over TCP, sent over TLS, or delivering. Delivery takes

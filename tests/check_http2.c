@@ -5,10 +5,13 @@
  * memory (GET, POST, the HTTP errors, the buffer budgets, a late answer
  * for a reset stream), plus malformed HTTP/2 input from a fixed-seed
  * generator (deterministic) that must never crash and must give every
- * byte of the budgets back.
+ * byte of the budgets back; and the DoH config rules (https-port,
+ * http-endpoint, forward-addr: https://...).
  */
 #include "config.h"
 #include "util/netevent/http2.h"
+#include "util/config_file.h"
+#include "util/netaddr.h"
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -622,6 +625,94 @@ START_TEST(test_malformed)
 END_TEST
 #endif /* HAVE_NGHTTP2 */
 
+
+/** load a config from text; NULL and the error in err on failure */
+static struct config_file *
+load(const char *text, char *err, size_t errlen)
+{
+	struct config_file *cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	err[0] = 0;
+	if(config_read_mem(cfg, "t.conf", text, strlen(text), err,
+		errlen) != 0) {
+		config_delete(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+START_TEST(test_config)
+{
+	char err[512];
+	struct config_file *cfg = load("server:\n  interface: 127.0.0.1@443\n"
+		"  http-notls-downstream: yes\n  http-max-streams: 7\n"
+		"  http-query-buffer-size: 1m\n"
+		"forward-zone:\n  name: \".\"\n"
+		"  forward-addr: https://192.0.2.1/dns-query#doh.example\n"
+		"  forward-addr: https://192.0.2.2@8443/q\n"
+		"  forward-addr: https://[2001:db8::1]\n"
+		"  forward-addr: 192.0.2.3\n", err, sizeof(err));
+	const struct config_addrlist *a;
+	ck_assert_msg(cfg != NULL, "%s", err);
+	ck_assert_int_eq(cfg->https_port, 443);
+	ck_assert_str_eq(cfg->http_endpoint, "/dns-query");
+	ck_assert_int_eq(cfg->http_max_streams, 7);
+	ck_assert_uint_eq(cfg->http_query_buffer_size, 1024 * 1024);
+	ck_assert_int_eq(cfg->http_nodelay, 1);
+	a = cfg->forwards->addrs;
+#ifdef HAVE_NGHTTP2
+	ck_assert_str_eq(a->doh_path, "/dns-query");
+	ck_assert_int_eq(netaddr_port(&a->addr), 443);
+	ck_assert_str_eq(a->next->doh_path, "/q");
+	ck_assert_int_eq(netaddr_port(&a->next->addr), 8443);
+	ck_assert_str_eq(a->next->next->doh_path, "/dns-query");
+	ck_assert_int_eq(netaddr_port(&a->next->next->addr), 443);
+	ck_assert_ptr_null(a->next->next->next->doh_path);
+	ck_assert_int_eq(netaddr_port(&a->next->next->next->addr), 53);
+	/* a DoH server makes the config use TLS upstream (the CA bundle) */
+	ck_assert(config_uses_tls_upstream(cfg));
+#else
+	(void)a;
+#endif
+	config_delete(cfg);
+#ifdef HAVE_NGHTTP2
+	ck_assert_ptr_null(load("forward-zone:\n  name: \".\"\n"
+		"  forward-addr: https://dns.example/dns-query\n", err,
+		sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:3: forward-addr: expected "
+		"https://ip[@port]/path[#name] (an IP address, not a host "
+		"name), got 'https://dns.example/dns-query'"));
+	ck_assert_ptr_null(load("forward-zone:\n  name: \".\"\n"
+		"  forward-addr: https://\n", err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:3: forward-addr: expected "
+		"https://ip[@port]/path[#name], got 'https://'"));
+	ck_assert_ptr_null(load("forward-zone:\n  name: \".\"\n"
+		"  forward-addr: https://192.0.2.1/x#\n", err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "expected a server name after"));
+	/* forward-host would be asked in clear */
+	ck_assert_ptr_null(load("forward-zone:\n  name: \".\"\n"
+		"  forward-addr: https://192.0.2.1/dns-query\n"
+		"  forward-host: ns.example\n", err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "cannot be used with TLS"));
+	/* https-port without the key and without h2c */
+	ck_assert_ptr_null(load("server:\n  interface: 127.0.0.1@8443\n"
+		"  https-port: 8443\n", err, sizeof(err)));
+	ck_assert_str_eq(err, "t.conf:3: https-port: DNS over HTTPS needs "
+		"tls-service-key and tls-service-pem (or http-notls-downstream: "
+		"yes behind a TLS proxy)");
+	ck_assert_ptr_null(load("server:\n  https-port: 853\n"
+		"  interface: 127.0.0.1@853\n  http-notls-downstream: yes\n"
+		"  tls-port: 853\n", err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "https-port and tls-port are both "
+		"853"));
+#endif
+	ck_assert_ptr_null(load("server:\n  http-endpoint: \"q\"\n", err,
+		sizeof(err)));
+	ck_assert_str_eq(err, "t.conf:2: http-endpoint: 'q' is not a path "
+		"(it must start with /)");
+}
+END_TEST
+
 static Suite *
 http2_suite(void)
 {
@@ -630,6 +721,7 @@ http2_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_base64url);
 	tcase_add_test(tc, test_max_age);
+	tcase_add_test(tc, test_config);
 #ifdef HAVE_NGHTTP2
 	tcase_add_test(tc, test_get_post);
 	tcase_add_test(tc, test_http_errors);

@@ -952,6 +952,15 @@ parse_doh_addr(struct cfg_parser *p, const struct config_option *o,
 			"got '%s'", o->name, v);
 	memcpy(host, s, n);
 	host[n] = 0;
+	if(host[0] == '[') {
+		/* [v6] or [v6]@port, as in URLs: without the brackets */
+		char *rb = strchr(host, ']');
+		if(!rb || (rb[1] && rb[1] != '@'))
+			return perr(p, "%s: expected https://ip[@port]/path"
+				"[#name], got '%s'", o->name, v);
+		memmove(rb, rb + 1, strlen(rb + 1) + 1);
+		memmove(host, host + 1, strlen(host + 1) + 1);
+	}
 	if(netaddr_parse(host, 443, out, &why) != 0)
 		return perr(p, "%s: expected https://ip[@port]/path[#name] "
 			"(an IP address, not a host name), got '%s': %s",
