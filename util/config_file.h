@@ -327,6 +327,11 @@ struct config_file {
 	int http_nodelay;
 	/** http-notls-downstream: https-port serves h2c (no TLS) */
 	int http_notls_downstream;
+	/** ddr: answer _dns.resolver.arpa SVCB (RFC 9462) when DoT or DoH
+	 * is served */
+	int ddr;
+	/** ddr-target-name: the TargetName; "" = the certificate's name */
+	char *ddr_target_name;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked

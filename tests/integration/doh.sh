@@ -14,7 +14,8 @@
 #                    from a CA petrel does not trust
 #   127.0.130.7@443  nothing listens
 #   127.0.130.3@80   petrel "h2c": http-notls-downstream, https-port 80
-#   127.0.130.1      petrel under test: plain DNS on 53, DoH on 443, and
+#   127.0.130.1      petrel under test: plain DNS on 53, DoH on 443, DoT
+#                    on 853 (and DDR: _dns.resolver.arpa SVCB), and
 #                    forwarding over DoH (forward-addr: https://...):
 #      .          https://127.0.130.2/dns-query#doh.test   answers
 #      ip.zz      https://127.0.130.5@443/dns-query       answers (the IP
@@ -173,6 +174,7 @@ EOF
 	echo "server:"
 	echo "  interface: $NET.1@53"
 	echo "  interface: $NET.1@443"
+	echo "  interface: $NET.1@853"
 	echo "  tls-cert-bundle: \"$W/ca.pem\""
 	common
 	echo "  local-zone: \"local.zz.\" static"
@@ -290,6 +292,25 @@ raw bash -c "head -c 5000 /dev/urandom"
 out=$(curl -s --http2-prior-knowledge --max-time 5 -o /dev/null -w '%{http_code}' \
 	"http://$NET.3/dns-query?dns=AAABAAABAAAAAAAAA3d3dwJ6egAAAQAB")
 [ "$out" = 200 ] && ok "answering after malformed HTTP/2 input" || fail "after malformed input: $out"
+
+# ------------------------------------------------------------ DDR (RFC 9462)
+# petrel under test serves DoH on $NET.1@443 and DoT on $NET.1@853
+out=$(dig +time=5 +tries=1 @$NET.1 _dns.resolver.arpa SVCB 2>&1)
+echo "$out" | grep -q '^_dns.resolver.arpa.*SVCB[[:space:]]*1 doh.test. alpn="h2" port=443 ipv4hint=127.0.130.1 key7="/dns-query{?dns}"' &&
+	ok "DDR: _dns.resolver.arpa SVCB 1: alpn h2, port 443, hint, dohpath" ||
+	fail "DDR h2: $out"
+echo "$out" | grep -q '^_dns.resolver.arpa.*SVCB[[:space:]]*2 doh.test. alpn="dot" port=853 ipv4hint=127.0.130.1$' &&
+	ok "DDR: _dns.resolver.arpa SVCB 2: alpn dot, port 853, hint" ||
+	fail "DDR dot: $out"
+out=$(dig +time=5 +tries=1 @$NET.1 _dns.resolver.arpa A 2>&1)
+echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "ANSWER: 0" &&
+	ok "DDR: other types get NODATA" || fail "DDR A: $out"
+out=$(dig +time=5 +tries=1 @$NET.3 -p 80 _dns.resolver.arpa SVCB 2>&1)
+echo "$out" | grep -q "SVCB.*alpn" && fail "h2c petrel advertised DDR: $out" ||
+	ok "DDR: an h2c-only petrel advertises nothing"
+out=$(kdig +tls-ca=$W/ca.pem +tls-hostname=doh.test +time=5 +retry=0 +tls @$NET.1 -p 853 www.local.zz A 2>&1)
+echo "$out" | grep -q "192.0.2.9" && ok "the advertised DoT endpoint answers (kdig +tls)" ||
+	fail "DoT endpoint: $out"
 
 # ------------------------------------------------------------ forwarding over DoH
 q() { dig +time=5 +tries=1 @$NET.1 "$@" 2>&1; }

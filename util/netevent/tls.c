@@ -17,6 +17,7 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <openssl/pem.h>
 
 /** the last OpenSSL error as text into buf */
 static const char *
@@ -369,4 +370,42 @@ tls_fail_reason(SSL *ssl, char *buf, size_t len)
 		return buf;
 	}
 	return err_text(buf, len);
+}
+
+int
+tls_cert_dns_name(const char *pemfile, char *buf, size_t len)
+{
+	FILE *f = fopen(pemfile, "r");
+	X509 *x;
+	GENERAL_NAMES *names;
+	int i, r = -1;
+	if(!f)
+		return -1;
+	x = PEM_read_X509(f, NULL, NULL, NULL);
+	fclose(f);
+	if(!x) {
+		ERR_clear_error();
+		return -1;
+	}
+	names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
+	for(i = 0; names && i < sk_GENERAL_NAME_num(names); i++) {
+		const GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
+		const unsigned char *d;
+		int n;
+		if(g->type != GEN_DNS)
+			continue;
+		d = ASN1_STRING_get0_data(g->d.dNSName);
+		n = ASN1_STRING_length(g->d.dNSName);
+		/* a wildcard is no host name */
+		if(n <= 0 || (size_t)n >= len || d[0] == '*' ||
+			memchr(d, 0, (size_t)n))
+			continue;
+		memcpy(buf, d, (size_t)n);
+		buf[n] = 0;
+		r = 0;
+		break;
+	}
+	GENERAL_NAMES_free(names);
+	X509_free(x);
+	return r;
 }

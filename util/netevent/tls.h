@@ -173,4 +173,11 @@ const char *tls_fail_reason(struct ssl_st *ssl, char *buf, size_t len);
 /** @return 1 if the failure was the certificate (chain or name), else 0 */
 int tls_fail_was_cert(struct ssl_st *ssl);
 
+/**
+ * The first DNS name (not a wildcard) in the subjectAltName of the first
+ * certificate of a PEM file, for DDR's target name.
+ * @return 0 with the name in buf, or -1 (unreadable, no such name).
+ */
+int tls_cert_dns_name(const char *pemfile, char *buf, size_t len);
+
 #endif /* UTIL_NETEVENT_TLS_H */
