@@ -270,7 +270,14 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 				comm_point_clear_stats(w->udp[i]);
 		}
 		if(w->tcp && w->tcp[i]) {
-			s->num_tcp += comm_point_get_stats(w->tcp[i])->pkts_in;
+			const struct comm_point_stats *cs =
+				comm_point_get_stats(w->tcp[i]);
+			struct comm_http_stats hs;
+			comm_point_get_http_stats(w->tcp[i], &hs);
+			s->num_tcp += cs->pkts_in;
+			s->num_tls += cs->tls_queries;
+			s->num_tls_resume += cs->tls_resume_queries;
+			s->num_https += hs.queries;
 			if(reset)
 				comm_point_clear_stats(w->tcp[i]);
 		}

@@ -11,7 +11,7 @@
 #   5 the modules: iterator/ validator/ respip/ dns64/ edns-subnet/ cachedb/
 #   6 the front end: services/resolver, services/modstack (the table that
 #     names the modules), services/listening, services/acl,
-#     services/localzone
+#     services/localzone, services/ddr
 #   7 daemon/
 #   8 smallapp/
 #
@@ -39,7 +39,7 @@ layer_of() {
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\
-	services/acl.*|services/localzone.*) echo 6 ;;
+	services/acl.*|services/localzone.*|services/ddr.*) echo 6 ;;
 	daemon/*) echo 7 ;;
 	smallapp/*) echo 8 ;;
 	*) echo "" ;;

@@ -48,6 +48,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 
 : "${PETREL:=$(pwd)/petrel}"
+: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
 : "${TSHARK:=tshark}"
 NET=127.0.130
 
@@ -179,6 +180,9 @@ EOF
 	common
 	echo "  local-zone: \"local.zz.\" static"
 	echo "  local-data: \"www.local.zz. 300 IN A 192.0.2.9\""
+	echo "remote-control:"
+	echo "  control-enable: yes"
+	echo "  control-interface: $W/ctl.sock"
 	echo "forward-zone:"
 	echo "  name: \".\""
 	echo "  forward-addr: https://$NET.2/dns-query#doh.test"
@@ -348,6 +352,14 @@ n=$(cat "$W"/par.* | grep -c "status: NXDOMAIN")
 # kdig +https to petrel, answered from upstream over DoH
 out=$($KD +https www.up.zz A 2>&1)
 echo "$out" | grep -q "192.0.2.1" && ok "DoH client to DoH upstream: answer" || fail "DoH to DoH: $out"
+
+# the counters: queries over TLS (DoT and DoH) and over HTTPS
+st=$("$PETREL_CONTROL" -c "$W/petrel.conf" stats_noreset 2>&1)
+https=$(echo "$st" | awk -F= '/^total.num.query.https=|^num.query.https=/ { print $2; exit }')
+tls=$(echo "$st" | awk -F= '/^total.num.query.tls=|^num.query.tls=/ { print $2; exit }')
+[ "${https:-0}" -ge 8 ] && [ "${tls:-0}" -gt "${https:-0}" ] &&
+	ok "stats: num.query.https=$https, num.query.tls=$tls (DoT and DoH)" ||
+	fail "stats: https=$https tls=$tls: $(echo "$st" | grep query.tls -A2)"
 
 kill -0 "${IT_PIDS[1]}" 2>/dev/null && kill -0 "${IT_PIDS[2]}" 2>/dev/null &&
 	kill -0 "${IT_PIDS[3]}" 2>/dev/null && kill -0 "${IT_PIDS[4]}" 2>/dev/null &&

@@ -174,6 +174,8 @@ struct comm_tcp_conn {
 	int hs_done;
 	/** what the handshake waits for: NEV_READ or NEV_WRITE */
 	int hs_mask;
+	/** the TLS handshake resumed a session */
+	int resumed;
 	/** DNS over HTTPS (comm_point_set_http): the HTTP/2 session, else
 	 * NULL; the bytes read go to it instead of the DNS framing */
 	struct h2_session *h2;
@@ -1290,6 +1292,10 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 		conn->nq++;
 		msgs++;
 		c->stats.pkts_in++;
+		if(conn->ssl) {
+			c->stats.tls_queries++;
+			c->stats.tls_resume_queries += (uint64_t)conn->resumed;
+		}
 		{
 			struct comm_reply rep;
 			int cr;
@@ -1392,6 +1398,10 @@ tcp_h2_query(void *arg, int32_t stream, const uint8_t *q, size_t len)
 	memcpy(c->http_buf, q, len);
 	conn->nq++;
 	c->stats.pkts_in++;
+	if(conn->ssl) {
+		c->stats.tls_queries++;
+		c->stats.tls_resume_queries += (uint64_t)conn->resumed;
+	}
 	rep.c = c;
 	rep.buf = c->http_buf;
 	rep.len = len;
@@ -1522,6 +1532,7 @@ tcp_conn_handshake(struct comm_tcp_conn *conn)
 	enum tls_io st = tls_handshake(conn->ssl);
 	if(st == TLS_IO_DONE) {
 		conn->hs_done = 1;
+		conn->resumed = tls_session_resumed(conn->ssl);
 		conn->c->stats.tls_handshakes++;
 		return 0;
 	}
@@ -1772,6 +1783,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->round = c->accept_round;
 		conn->mask = 0;
 		conn->hs_done = 0;
+		conn->resumed = 0;
 		conn->hs_mask = NEV_READ;
 		c->nconn++;
 		c->stats.tcp_accepted++;
@@ -2714,6 +2726,11 @@ void
 comm_point_clear_stats(struct comm_point *c)
 {
 	memset(&c->stats, 0, sizeof(c->stats));
+	if(c->http) {
+		c->http->queries = 0;
+		c->http->http_errors = 0;
+		c->http->refused = 0;
+	}
 }
 
 int

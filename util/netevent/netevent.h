@@ -418,6 +418,10 @@ struct comm_point_stats {
 	uint64_t tls_handshakes;
 	/** DNS over TLS: handshakes that failed (the connection closed) */
 	uint64_t tls_handshake_fails;
+	/** queries over TLS (DoT, and DoH over TLS) */
+	uint64_t tls_queries;
+	/** of those, on a resumed TLS session */
+	uint64_t tls_resume_queries;
 };
 
 /**

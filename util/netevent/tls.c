@@ -409,3 +409,9 @@ tls_cert_dns_name(const char *pemfile, char *buf, size_t len)
 	X509_free(x);
 	return r;
 }
+
+int
+tls_session_resumed(SSL *ssl)
+{
+	return SSL_session_reused(ssl) == 1;
+}

@@ -173,6 +173,9 @@ const char *tls_fail_reason(struct ssl_st *ssl, char *buf, size_t len);
 /** @return 1 if the failure was the certificate (chain or name), else 0 */
 int tls_fail_was_cert(struct ssl_st *ssl);
 
+/** @return 1 if the handshake resumed a session, else 0 */
+int tls_session_resumed(struct ssl_st *ssl);
+
 /**
  * The first DNS name (not a wildcard) in the subjectAltName of the first
  * certificate of a PEM file, for DDR's target name.
