@@ -165,6 +165,26 @@ listen_set_close(struct listen_set *ls)
 	free(ls);
 }
 
+
+/** give a TLS server context the tls-session-ticket-keys. @return 0/-1 */
+static int
+daemon_ticket_keys(struct ssl_ctx_st *ctx, const struct config_file *cfg,
+	char *err, size_t errlen)
+{
+	const char *files[64];
+	const struct config_strlist *s;
+	int n = 0;
+	for(s = cfg->tls_session_ticket_keys; s; s = s->next) {
+		if(n == 64) {
+			snprintf(err, errlen, "tls-session-ticket-keys: more "
+				"than 64 files");
+			return -1;
+		}
+		files[n++] = s->str;
+	}
+	return tls_server_ctx_ticket_keys(ctx, files, n, err, errlen);
+}
+
 struct listen_set *
 listen_set_open(struct config_file *cfg, int num_workers)
 {
@@ -232,7 +252,8 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				config_tls_service_key(cfg),
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
-			if(!ls->tls_server) {
+			if(!ls->tls_server || daemon_ticket_keys(ls->tls_server,
+				cfg, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}
@@ -244,7 +265,8 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				config_tls_service_key(cfg),
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
-			if(!ls->https_server) {
+			if(!ls->https_server || daemon_ticket_keys(
+				ls->https_server, cfg, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}
@@ -301,6 +323,13 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		config_uses_tls_upstream(a) != config_uses_tls_upstream(b))
 		return 0;
 	for(; x && y; x = x->next, y = y->next)
+		if(strcmp(x->str, y->str) != 0)
+			return 0;
+	if(x || y)
+		return 0;
+	/* new ticket key files (a rotation) reload the TLS contexts */
+	for(x = a->tls_session_ticket_keys, y = b->tls_session_ticket_keys;
+		x && y; x = x->next, y = y->next)
 		if(strcmp(x->str, y->str) != 0)
 			return 0;
 	return x == NULL && y == NULL;

@@ -332,6 +332,8 @@ struct config_file {
 	int ddr;
 	/** ddr-target-name: the TargetName; "" = the certificate's name */
 	char *ddr_target_name;
+	/** tls-session-ticket-keys: 80-byte key files, the first encrypts */
+	struct config_strlist *tls_session_ticket_keys;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked

@@ -14,6 +14,7 @@
 #                    from a CA petrel does not trust
 #   127.0.130.7@443  nothing listens
 #   127.0.130.3@80   petrel "h2c": http-notls-downstream, https-port 80
+#   127.0.130.10@443 petrel "tk": tls-session-ticket-keys, restarted
 #   127.0.130.1      petrel under test: plain DNS on 53, DoH on 443, DoT
 #                    on 853 (and DDR: _dns.resolver.arpa SVCB), and
 #                    forwarding over DoH (forward-addr: https://...):
@@ -364,6 +365,53 @@ tls=$(echo "$st" | awk -F= '/^total.num.query.tls=|^num.query.tls=/ { print $2; 
 kill -0 "${IT_PIDS[1]}" 2>/dev/null && kill -0 "${IT_PIDS[2]}" 2>/dev/null &&
 	kill -0 "${IT_PIDS[3]}" 2>/dev/null && kill -0 "${IT_PIDS[4]}" 2>/dev/null &&
 	ok "every petrel still running" || fail "a petrel died"
+
+# ------------------------------------------------------------ session tickets
+# tls-session-ticket-keys: a session survives a restart with the same key
+# file, and a rotation (a new key first, the old one after it); with the
+# old key gone it does not (a new full handshake)
+openssl rand 80 > "$W/tk1"
+openssl rand 80 > "$W/tk2"
+tk_conf() { # tk_conf KEYFILE...: petrel "tk" on $NET.10@443
+	{
+		echo "server:"
+		echo "  interface: $NET.10@443"
+		common
+		for k in "$@"; do echo "  tls-session-ticket-keys: \"$W/$k\""; done
+		echo "forward-zone:"
+		echo "  name: \".\""
+		echo "  forward-addr: $NET.9@53"
+	} > "$W/tk.conf"
+}
+tk_run() { # tk_run IN|OUT KEYFILE...: New or Reused
+	local io=$1 pid
+	shift
+	tk_conf "$@"
+	"$PETREL" -d -c "$W/tk.conf" > "$W/tk.log" 2>&1 &
+	pid=$!
+	for i in $(seq 50); do
+		grep -q "worker ready" "$W/tk.log" && break
+		sleep 0.1
+	done
+	if [ "$io" = OUT ]; then
+		timeout 5 openssl s_client -connect $NET.10:443 -alpn h2 -ign_eof \
+			-CAfile "$W/ca.pem" -sess_out "$W/sess" < /dev/null 2>&1 |
+			tr -d '\0' | grep -E -o "^(New|Reused)"
+	else
+		timeout 5 openssl s_client -connect $NET.10:443 -alpn h2 \
+			-CAfile "$W/ca.pem" -sess_in "$W/sess" < /dev/null 2>&1 |
+			tr -d '\0' | grep -E -o "^(New|Reused)"
+	fi
+	kill $pid; wait $pid 2>/dev/null
+}
+r=$(tk_run OUT tk1)
+[ "$r" = New ] && ok "session ticket with tk1: a new session" || fail "first session: $r"
+r=$(tk_run IN tk1)
+[ "$r" = Reused ] && ok "petrel restarted, same ticket key: session resumed" || fail "same key: $r"
+r=$(tk_run IN tk2 tk1)
+[ "$r" = Reused ] && ok "key rotated (tk2 first, tk1 after): old ticket still resumes" || fail "rotation: $r"
+r=$(tk_run IN tk2)
+[ "$r" = New ] && ok "old key dropped: full handshake" || fail "dropped key: $r"
 
 # ------------------------------------------------------------ the capture
 sleep 0.5

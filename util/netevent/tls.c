@@ -18,6 +18,9 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/evp.h>
+#include <openssl/core_names.h>
 
 /** the last OpenSSL error as text into buf */
 static const char *
@@ -414,4 +417,144 @@ int
 tls_session_resumed(SSL *ssl)
 {
 	return SSL_session_reused(ssl) == 1;
+}
+
+/** one session ticket key (tls-session-ticket-keys): an 80-byte file */
+struct tls_ticket_key {
+	/** the key name, sent in the ticket */
+	unsigned char name[16];
+	/** the HMAC-SHA256 key */
+	unsigned char hmac[32];
+	/** the AES-256-CBC key */
+	unsigned char aes[32];
+};
+
+/** the keys of a context, its ex_data; the first encrypts */
+struct tls_ticket_keys {
+	/** how many */
+	int n;
+	/** the keys */
+	struct tls_ticket_key k[];
+};
+
+/** the ex_data index of the ticket keys, made once */
+static int ticket_idx = -1;
+
+/** free a context's keys with the context */
+static void
+ticket_keys_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx,
+	long argl, void *argp)
+{
+	(void)parent;
+	(void)ad;
+	(void)idx;
+	(void)argl;
+	(void)argp;
+	if(ptr)
+		OPENSSL_cleanse(ptr, sizeof(struct tls_ticket_keys) +
+			(size_t)((struct tls_ticket_keys *)ptr)->n *
+			sizeof(struct tls_ticket_key));
+	free(ptr);
+}
+
+/** OpenSSL's ticket callback: encrypt with the first key, decrypt with
+ * the one the ticket names (and renew it when that is not the first);
+ * an unknown name means a full handshake */
+static int
+ticket_cb(SSL *ssl, unsigned char name[16], unsigned char iv[16],
+	EVP_CIPHER_CTX *ectx, EVP_MAC_CTX *hctx, int enc)
+{
+	struct tls_ticket_keys *keys = SSL_CTX_get_ex_data(
+		SSL_get_SSL_CTX(ssl), ticket_idx);
+	const struct tls_ticket_key *k = NULL;
+	OSSL_PARAM params[2];
+	int i;
+	if(!keys || keys->n == 0)
+		return -1;
+	if(enc) {
+		k = &keys->k[0];
+		if(RAND_bytes(iv, 16) <= 0)
+			return -1;
+		memcpy(name, k->name, 16);
+		if(!EVP_EncryptInit_ex(ectx, EVP_aes_256_cbc(), NULL, k->aes,
+			iv))
+			return -1;
+	} else {
+		for(i = 0; i < keys->n; i++)
+			if(memcmp(name, keys->k[i].name, 16) == 0) {
+				k = &keys->k[i];
+				break;
+			}
+		if(!k)
+			return 0;
+		if(!EVP_DecryptInit_ex(ectx, EVP_aes_256_cbc(), NULL, k->aes,
+			iv))
+			return -1;
+	}
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+		(char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if(!EVP_MAC_init(hctx, k->hmac, sizeof(k->hmac), params))
+		return -1;
+	return enc || k == &keys->k[0] ? 1 : 2;
+}
+
+int
+tls_server_ctx_ticket_keys(SSL_CTX *ctx, const char *const *files, int n,
+	char *err, size_t errlen)
+{
+	struct tls_ticket_keys *keys;
+	int i;
+	if(n <= 0)
+		return 0;
+	if(ticket_idx == -1)
+		ticket_idx = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL,
+			ticket_keys_free);
+	if(ticket_idx == -1) {
+		snprintf(err, errlen, "tls-session-ticket-keys: no ex_data");
+		return -1;
+	}
+	keys = calloc(1, sizeof(*keys) + (size_t)n * sizeof(keys->k[0]));
+	if(!keys) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	keys->n = n;
+	for(i = 0; i < n; i++) {
+		unsigned char b[81];
+		size_t got;
+		FILE *f = fopen(files[i], "rb");
+		if(!f) {
+			snprintf(err, errlen, "tls-session-ticket-keys: cannot "
+				"read %s: %s", files[i], strerror(errno));
+			goto fail;
+		}
+		got = fread(b, 1, sizeof(b), f);
+		fclose(f);
+		if(got != 80) {
+			snprintf(err, errlen, "tls-session-ticket-keys: %s "
+				"holds %s bytes, expected 80 (openssl rand 80 "
+				"> file)", files[i], got > 80 ? "more than 80" :
+				"fewer");
+			OPENSSL_cleanse(b, sizeof(b));
+			goto fail;
+		}
+		memcpy(keys->k[i].name, b, 16);
+		memcpy(keys->k[i].hmac, b + 16, 32);
+		memcpy(keys->k[i].aes, b + 48, 32);
+		OPENSSL_cleanse(b, sizeof(b));
+	}
+	if(!SSL_CTX_set_ex_data(ctx, ticket_idx, keys)) {
+		snprintf(err, errlen, "tls-session-ticket-keys: ex_data");
+		goto fail;
+	}
+	if(SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, ticket_cb) != 1) {
+		snprintf(err, errlen, "tls-session-ticket-keys: callback");
+		return -1; /* the keys belong to the context now */
+	}
+	return 0;
+fail:
+	OPENSSL_cleanse(keys, sizeof(*keys) + (size_t)n * sizeof(keys->k[0]));
+	free(keys);
+	return -1;
 }

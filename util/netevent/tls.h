@@ -173,6 +173,21 @@ const char *tls_fail_reason(struct ssl_st *ssl, char *buf, size_t len);
 /** @return 1 if the failure was the certificate (chain or name), else 0 */
 int tls_fail_was_cert(struct ssl_st *ssl);
 
+/**
+ * Session resumption with configured keys (tls-session-ticket-keys):
+ * each file holds 80 random bytes (16 key name, 32 HMAC-SHA256 key, 32
+ * AES-256 key, as Unbound's); the first key encrypts new tickets, every
+ * key decrypts (a ticket of an older key is renewed with the first), so
+ * keys rotate by putting a new file first. Servers that share the files
+ * resume each other's sessions, also across restarts.
+ * @param ctx: a server context.
+ * @param files: the key files.
+ * @param n: how many (0: OpenSSL's own random key).
+ * @return 0, or -1 with err set (unreadable, not 80 bytes).
+ */
+int tls_server_ctx_ticket_keys(struct ssl_ctx_st *ctx,
+	const char *const *files, int n, char *err, size_t errlen);
+
 /** @return 1 if the handshake resumed a session, else 0 */
 int tls_session_resumed(struct ssl_st *ssl);
 
