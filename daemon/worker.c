@@ -523,6 +523,10 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				0, worker_query_cb, w);
 			if(!w->tcp[i])
 				return -1;
+			if(!p->https && cfg->edns_tcp_keepalive &&
+				comm_point_set_keepalive(w->tcp[i],
+				cfg->edns_tcp_keepalive_timeout) == -1)
+				return -1;
 			if(p->tls) {
 				if(!ls->tls_server) {
 					log_err("%s: DNS over TLS without a "

@@ -332,6 +332,10 @@ struct config_file {
 	int ddr;
 	/** ddr-target-name: the TargetName; "" = the certificate's name */
 	char *ddr_target_name;
+	/** edns-tcp-keepalive: answer the RFC 7828 option on TCP and TLS */
+	int edns_tcp_keepalive;
+	/** edns-tcp-keepalive-timeout: ms, advertised and applied */
+	int edns_tcp_keepalive_timeout;
 	/** tls-session-ticket-keys: 80-byte key files, the first encrypts */
 	struct config_strlist *tls_session_ticket_keys;
 	/** local-zone: name and type lines */

@@ -181,6 +181,8 @@ EOF
 	common
 	echo "  local-zone: \"local.zz.\" static"
 	echo "  local-data: \"www.local.zz. 300 IN A 192.0.2.9\""
+	echo "  edns-tcp-keepalive: yes"
+	echo "  edns-tcp-keepalive-timeout: 12000"
 	echo "remote-control:"
 	echo "  control-enable: yes"
 	echo "  control-interface: $W/ctl.sock"
@@ -365,6 +367,17 @@ tls=$(echo "$st" | awk -F= '/^total.num.query.tls=|^num.query.tls=/ { print $2; 
 kill -0 "${IT_PIDS[1]}" 2>/dev/null && kill -0 "${IT_PIDS[2]}" 2>/dev/null &&
 	kill -0 "${IT_PIDS[3]}" 2>/dev/null && kill -0 "${IT_PIDS[4]}" 2>/dev/null &&
 	ok "every petrel still running" || fail "a petrel died"
+
+# ------------------------------------------------------------ edns-tcp-keepalive
+out=$(dig +tcp +keepalive +time=5 +tries=1 @$NET.1 www.local.zz A 2>&1)
+echo "$out" | grep -q "TCP KEEPALIVE: 12.0 secs" && echo "$out" | grep -q 192.0.2.9 &&
+	ok "edns-tcp-keepalive over TCP: TIMEOUT 12.0 s" || fail "keepalive: $out"
+out=$(dig +tcp +time=5 +tries=1 @$NET.1 www.local.zz A 2>&1)
+echo "$out" | grep -q "KEEPALIVE" && fail "keepalive without asking: $out" ||
+	ok "no keepalive option when the query has none"
+out=$(dig +keepalive +time=5 +tries=1 @$NET.1 www.local.zz A 2>&1)
+echo "$out" | grep -q "KEEPALIVE" && fail "keepalive over UDP: $out" ||
+	ok "no keepalive option over UDP"
 
 # ------------------------------------------------------------ session tickets
 # tls-session-ticket-keys: a session survives a restart with the same key

@@ -176,6 +176,9 @@ struct comm_tcp_conn {
 	int hs_mask;
 	/** the TLS handshake resumed a session */
 	int resumed;
+	/** the client asked for edns-tcp-keepalive: its idle timeout is
+	 * the one advertised (comm_point_set_keepalive) */
+	int ka;
 	/** DNS over HTTPS (comm_point_set_http): the HTTP/2 session, else
 	 * NULL; the bytes read go to it instead of the DNS framing */
 	struct h2_session *h2;
@@ -246,6 +249,8 @@ struct comm_point {
 	int pad_block;
 	/** scratch for a padded answer (65535 bytes) when pad_block */
 	uint8_t *padbuf;
+	/** edns-tcp-keepalive: the timeout advertised, ms; 0 when off */
+	int ka_ms;
 	/** DNS over HTTPS: settings and byte budgets, else NULL */
 	struct h2_service *http;
 	/** DNS over HTTPS: the endpoint (copied) */
@@ -1058,6 +1063,8 @@ tcp_conn_timeout_ms(const struct comm_tcp_conn *conn)
 {
 	const struct comm_point *c = conn->c;
 	int t = c->idle_ms > 0 ? c->idle_ms : -1;
+	if(conn->ka && c->ka_ms > 0)
+		t = c->ka_ms; /* the timeout the client was told */
 	if(tcp_conn_owed(conn))
 		return t;
 	if(conn->nq == 0 && c->first_ms > 0 && (t < 0 || c->first_ms < t))
@@ -1214,9 +1221,22 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 	int pad)
 {
 	struct comm_point *c = conn->c;
-	if(pad && conn->ssl && c->padbuf && len <= 65535) {
+	/* pad bit 1: EDNS Padding (TLS); bit 2: edns-tcp-keepalive, added
+	 * first (padding sizes the whole) */
+	if((((pad & 1) && conn->ssl) || (pad & 2)) && c->padbuf &&
+		len <= 65535) {
 		memcpy(c->padbuf, pkt, len);
-		len = dns_pad(c->padbuf, len, 65535, (size_t)c->pad_block);
+		if(pad & 2) {
+			uint32_t t = (uint32_t)c->ka_ms / 100;
+			uint8_t v[2];
+			v[0] = (uint8_t)((t > 65535 ? 65535 : t) >> 8);
+			v[1] = (uint8_t)(t > 65535 ? 65535 : t);
+			len = dns_add_edns_option(c->padbuf, len, 65535,
+				DNS_EDNS_KEEPALIVE, v, 2);
+		}
+		if((pad & 1) && conn->ssl && c->pad_block)
+			len = dns_pad(c->padbuf, len, 65535,
+				(size_t)c->pad_block);
 		pkt = c->padbuf;
 	}
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
@@ -1313,6 +1333,11 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.stream = 0;
 			rep.pad = conn->ssl && c->pad_block &&
 				dns_has_padding(rep.buf, rep.len);
+			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
+				rep.len, DNS_EDNS_KEEPALIVE)) {
+				rep.pad |= 2;
+				conn->ka = 1;
+			}
 			cr = c->cb(&rep, c->arg);
 			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
@@ -1784,6 +1809,7 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->mask = 0;
 		conn->hs_done = 0;
 		conn->resumed = 0;
+		conn->ka = 0;
 		conn->hs_mask = NEV_READ;
 		c->nconn++;
 		c->stats.tcp_accepted++;
@@ -2191,11 +2217,17 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			rep.slot = 0;
 			rep.stream = 0;
 			rep.pad = 0; /* the ring serves no TLS */
+			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
+				rep.len, DNS_EDNS_KEEPALIVE)) {
+				rep.pad = 2;
+				conn->ka = 1;
+			}
 			cr = c->cb(&rep, c->arg);
 			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len, 0) == -1)
+				if(tcp_conn_queue(conn, rep.buf, rep.len,
+					rep.pad) == -1)
 					return -1;
 			} else if(cr == 0 && conn->fd != -1 &&
 				conn->gen == rep.gen) {
@@ -2301,6 +2333,7 @@ tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	conn->read_closed = 0;
 	conn->pending = 0;
 	conn->nq = 0;
+	conn->ka = 0;
 	conn->round = c->accept_round;
 	conn->mask = 0;
 	c->nconn++;
@@ -2833,6 +2866,15 @@ comm_point_get_http_stats(struct comm_point *c, struct comm_http_stats *out)
 	out->queries = c->http->queries;
 	out->http_errors = c->http->http_errors;
 	out->refused = c->http->refused;
+}
+
+int
+comm_point_set_keepalive(struct comm_point *c, int ms)
+{
+	c->ka_ms = ms > 0 ? ms : 0;
+	if(c->ka_ms && !c->padbuf && !(c->padbuf = malloc(65535)))
+		return -1;
+	return 0;
 }
 
 int

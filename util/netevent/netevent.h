@@ -555,6 +555,16 @@ struct comm_http_stats {
 void comm_point_get_http_stats(struct comm_point *c,
 	struct comm_http_stats *out);
 
+/**
+ * edns-tcp-keepalive (RFC 7828) on a TCP or TLS comm_point: an answer to
+ * a query that carries the option gets it back with TIMEOUT ms / 100, and
+ * that connection's idle timeout becomes ms. Not on DoH (RFC 8484
+ * section 5: HTTP/2 manages its connections).
+ * @param ms: the timeout (edns-tcp-keepalive-timeout); 0 turns it off.
+ * @return 0, or -1 (out of memory).
+ */
+int comm_point_set_keepalive(struct comm_point *c, int ms);
+
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
 
