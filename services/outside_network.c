@@ -861,9 +861,18 @@ pend_start_tls(struct pend *p)
 	}
 	if(tu->conn && tu->h2 && !h2_client_usable(tu->h2)) {
 		/* the server sent GOAWAY: this connection takes no new
-		 * query; the ones on it finish there */
-		pend_fail_later(p);
-		return;
+		 * query. With none left on it, a new connection; else the
+		 * ones on it finish there and this query fails (the
+		 * iterator tries again) */
+		if(tu->pends || tu->in_recv) {
+			pend_fail_later(p);
+			return;
+		}
+		comm_tcp_out_delete(tu->conn);
+		tu->conn = NULL;
+		h2_client_free(tu->h2);
+		tu->h2 = NULL;
+		on->tls_open--;
 	}
 	if(!tu->conn) {
 		tu->conn = comm_tcp_out_create_tls(on->base, &tu->addr,
