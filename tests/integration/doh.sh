@@ -181,6 +181,7 @@ EOF
 	common
 	echo "  local-zone: \"local.zz.\" static"
 	echo "  local-data: \"www.local.zz. 300 IN A 192.0.2.9\""
+	echo "  extended-statistics: yes"
 	echo "  edns-tcp-keepalive: yes"
 	echo "  edns-tcp-keepalive-timeout: 12000"
 	echo "remote-control:"
