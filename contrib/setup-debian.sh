@@ -18,7 +18,7 @@ fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
-	libevent-dev liburing-dev libssl-dev libldns-dev check \
+	libevent-dev liburing-dev libnghttp2-dev libssl-dev libldns-dev check \
 	nsd unbound bind9-dnsutils knot-dnsutils ldnsutils dnsperf \
 	clang libclang-rt-14-dev gnuplot-nox procps iproute2 git ca-certificates \
 	>/dev/null
@@ -29,5 +29,5 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	protobuf-c-compiler fstrm-bin bind9-utils >/dev/null
 # the DNS over TLS test (make check-tls): certificates and a capture on lo
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	--no-install-recommends openssl tshark >/dev/null
+	--no-install-recommends openssl tshark curl >/dev/null
 echo "setup-debian: build and test dependencies installed"

@@ -160,8 +160,29 @@ listen_set_close(struct listen_set *ls)
 	}
 	free(ls->ports);
 	tls_ctx_free(ls->tls_server);
+	tls_ctx_free(ls->https_server);
 	tls_ctx_free(ls->tls_client);
 	free(ls);
+}
+
+
+/** give a TLS server context the tls-session-ticket-keys. @return 0/-1 */
+static int
+daemon_ticket_keys(struct ssl_ctx_st *ctx, const struct config_file *cfg,
+	char *err, size_t errlen)
+{
+	const char *files[64];
+	const struct config_strlist *s;
+	int n = 0;
+	for(s = cfg->tls_session_ticket_keys; s; s = s->next) {
+		if(n == 64) {
+			snprintf(err, errlen, "tls-session-ticket-keys: more "
+				"than 64 files");
+			return -1;
+		}
+		files[n++] = s->str;
+	}
+	return tls_server_ctx_ticket_keys(ctx, files, n, err, errlen);
 }
 
 struct listen_set *
@@ -203,8 +224,11 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			p->udp[j] = p->tcp[j] = -1;
 		p->tls = config_tls_service_key(cfg)[0] &&
 			netaddr_port(&p->addr) == cfg->tls_port;
+		p->https = !p->tls && netaddr_port(&p->addr) ==
+			cfg->https_port && (config_tls_service_key(cfg)[0] ||
+			cfg->http_notls_downstream);
 		for(j = 0; j < p->num; j++) {
-			if(p->tls) {
+			if(p->tls || p->https) {
 				/* DNS over TLS: TCP only, whatever do-tcp */
 				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
 				if(p->tcp[j] == -1)
@@ -228,14 +252,31 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				config_tls_service_key(cfg),
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
-			if(!ls->tls_server) {
+			if(!ls->tls_server || daemon_ticket_keys(ls->tls_server,
+				cfg, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}
 		}
+		if(p->https && !cfg->http_notls_downstream &&
+			!ls->https_server) {
+			char terr[512];
+			ls->https_server = tls_server_ctx_create(
+				config_tls_service_key(cfg),
+				config_tls_service_pem(cfg), cfg->tls_ciphers,
+				cfg->tls_ciphersuites, terr, sizeof(terr));
+			if(!ls->https_server || daemon_ticket_keys(
+				ls->https_server, cfg, terr, sizeof(terr)) != 0) {
+				log_err("%s", terr);
+				goto fail;
+			}
+			tls_server_ctx_alpn_h2(ls->https_server);
+		}
 		verbose(VERB_OPS, "listening on %s port %d%s (%d socket%s)",
 			s->str, netaddr_port(&p->addr), p->tls ?
-			" for DNS over TLS" : "", p->num,
+			" for DNS over TLS" : p->https ? (cfg->
+			http_notls_downstream ? " for DNS over HTTP/2 (h2c)" :
+			" for DNS over HTTPS") : "", p->num,
 			p->num == 1 ? "" : "s each");
 	}
 	if(config_uses_tls_upstream(cfg)) {
@@ -271,6 +312,8 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
 		a->interface_automatic != b->interface_automatic ||
 		a->tls_port != b->tls_port ||
+		a->https_port != b->https_port ||
+		a->http_notls_downstream != b->http_notls_downstream ||
 		strcmp(config_tls_service_key(a), config_tls_service_key(b)) ||
 		strcmp(config_tls_service_pem(a), config_tls_service_pem(b)) ||
 		strcmp(a->tls_ciphers, b->tls_ciphers) ||
@@ -280,6 +323,13 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		config_uses_tls_upstream(a) != config_uses_tls_upstream(b))
 		return 0;
 	for(; x && y; x = x->next, y = y->next)
+		if(strcmp(x->str, y->str) != 0)
+			return 0;
+	if(x || y)
+		return 0;
+	/* new ticket key files (a rotation) reload the TLS contexts */
+	for(x = a->tls_session_ticket_keys, y = b->tls_session_ticket_keys;
+		x && y; x = x->next, y = y->next)
 		if(strcmp(x->str, y->str) != 0)
 			return 0;
 	return x == NULL && y == NULL;

@@ -64,6 +64,9 @@ struct listen_port {
 	/** DNS over TLS: the port is tls-port and tls-service-key is set;
 	 * tcp[] then serves TLS and there is no UDP socket */
 	int tls;
+	/** DNS over HTTPS: the port is https-port, with tls-service-key or
+	 * http-notls-downstream; tcp[] serves HTTP/2, no UDP socket */
+	int https;
 };
 
 /** the set of listening sockets */
@@ -78,6 +81,9 @@ struct listen_set {
 	 * loaded with the sockets, before privileges are dropped; shared by
 	 * the workers' TLS listeners; NULL when no port serves TLS */
 	struct ssl_ctx_st *tls_server;
+	/** DNS over HTTPS server context (the same files, ALPN h2); NULL
+	 * when no port serves DoH over TLS */
+	struct ssl_ctx_st *https_server;
 	/** upstream TLS client context (tls-cert-bundle or the system
 	 * store), loaded likewise; NULL when no zone uses TLS */
 	struct ssl_ctx_st *tls_client;

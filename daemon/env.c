@@ -8,6 +8,7 @@
 #include "util/ratelimit.h"
 #include "services/acl.h"
 #include "services/localzone.h"
+#include "services/ddr.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -196,7 +197,8 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		goto fail;
 	}
 	env->lz = local_zones_create();
-	if(!env->lz || local_zones_apply_cfg(env->lz, cfg, err, errlen) != 0) {
+	if(!env->lz || ddr_add_local(env->lz, cfg, err, errlen) != 0 ||
+		local_zones_apply_cfg(env->lz, cfg, err, errlen) != 0) {
 		if(!env->lz)
 			snprintf(err, errlen, "out of memory");
 		goto fail;

@@ -429,9 +429,11 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.s.num_tcpout);
 	stats_buf_printf(out, "num.query.udpout=%llu\n",
 		(unsigned long long)tot.s.num_udpout);
-	/* no TLS or HTTPS service yet: none of those */
-	stats_buf_printf(out, "num.query.tls=0\nnum.query.tls.resume=0\n"
-		"num.query.https=0\n");
+	stats_buf_printf(out, "num.query.tls=%llu\nnum.query.tls.resume="
+		"%llu\nnum.query.https=%llu\n",
+		(unsigned long long)tot.s.num_tls,
+		(unsigned long long)tot.s.num_tls_resume,
+		(unsigned long long)tot.s.num_https);
 	stats_buf_printf(out, "num.query.ipv6=%llu\n",
 		(unsigned long long)tot.r.qipv6);
 	for(i = 0; i < 8; i++)

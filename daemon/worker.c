@@ -212,6 +212,33 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	return r == RESOLVER_DROP ? -1 : 0;
 }
 
+/** make a TCP comm_point serve DNS over HTTPS. @return 0 or -1 */
+static int
+worker_set_https(struct comm_point *c, const struct listen_port *p,
+	const struct listen_set *ls, const struct config_file *cfg)
+{
+	struct comm_http_settings hs;
+	if(!cfg->http_notls_downstream) {
+		if(!ls->https_server) {
+			log_err("%s: DNS over HTTPS without a TLS context",
+				p->name);
+			return -1;
+		}
+		if(comm_point_set_tls(c, ls->https_server) == -1)
+			return -1;
+	}
+	if(comm_point_set_tls_padding(c, cfg->pad_responses ?
+		cfg->pad_responses_block_size : 0) == -1)
+		return -1;
+	memset(&hs, 0, sizeof(hs));
+	hs.endpoint = cfg->http_endpoint;
+	hs.max_streams = cfg->http_max_streams;
+	hs.query_buffer = cfg->http_query_buffer_size;
+	hs.response_buffer = cfg->http_response_buffer_size;
+	hs.nodelay = cfg->http_nodelay;
+	return comm_point_set_http(c, &hs);
+}
+
 /** the UDP batch peek: parse the batch's queries and warm the message
  * cache for them; rep->hint says the parse is in w->peeks[rep->slot] */
 static void
@@ -270,7 +297,14 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 				comm_point_clear_stats(w->udp[i]);
 		}
 		if(w->tcp && w->tcp[i]) {
-			s->num_tcp += comm_point_get_stats(w->tcp[i])->pkts_in;
+			const struct comm_point_stats *cs =
+				comm_point_get_stats(w->tcp[i]);
+			struct comm_http_stats hs;
+			comm_point_get_http_stats(w->tcp[i], &hs);
+			s->num_tcp += cs->pkts_in;
+			s->num_tls += cs->tls_queries;
+			s->num_tls_resume += cs->tls_resume_queries;
+			s->num_https += hs.queries;
 			if(reset)
 				comm_point_clear_stats(w->tcp[i]);
 		}
@@ -527,6 +561,10 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				0, worker_query_cb, w);
 			if(!w->tcp[i])
 				return -1;
+			if(!p->https && cfg->edns_tcp_keepalive &&
+				comm_point_set_keepalive(w->tcp[i],
+				cfg->edns_tcp_keepalive_timeout) == -1)
+				return -1;
 			if(p->tls) {
 				if(!ls->tls_server) {
 					log_err("%s: DNS over TLS without a "
@@ -541,6 +579,9 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 					cfg->pad_responses_block_size : 0) == -1)
 					return -1;
 			}
+			if(p->https && worker_set_https(w->tcp[i], p, ls, cfg)
+				== -1)
+				return -1;
 		}
 	}
 	if(cfg->dnstap_enable) {

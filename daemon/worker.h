@@ -56,6 +56,12 @@ struct worker_stats {
 	uint64_t num_udpout;
 	/** upstream queries sent over TCP (num.query.tcpout) */
 	uint64_t num_tcpout;
+	/** queries over TLS, DoT and DoH (num.query.tls) */
+	uint64_t num_tls;
+	/** of those, on resumed TLS sessions (num.query.tls.resume) */
+	uint64_t num_tls_resume;
+	/** queries over DNS over HTTPS (num.query.https) */
+	uint64_t num_https;
 	/** microseconds the counters cover (not a counter: keep it last) */
 	uint64_t elapsed;
 } __attribute__((aligned(64)));

@@ -111,3 +111,40 @@ dns_pad(uint8_t *msg, size_t len, size_t cap, size_t block)
 	}
 	return total;
 }
+
+int
+dns_has_edns_option(const uint8_t *msg, size_t len, uint16_t code)
+{
+	size_t at, pos, end;
+	if(!dns_opt_last(msg, len, &at))
+		return 0;
+	pos = at + 2;
+	end = pos + rd16(msg + at);
+	while(pos + 4 <= end) {
+		if(rd16(msg + pos) == code)
+			return 1;
+		pos += 4 + (size_t)rd16(msg + pos + 2);
+	}
+	return 0;
+}
+
+size_t
+dns_add_edns_option(uint8_t *msg, size_t len, size_t cap, uint16_t code,
+	const uint8_t *data, uint16_t dlen)
+{
+	size_t at, rdlen;
+	if(!dns_opt_last(msg, len, &at) || dns_has_edns_option(msg, len, code))
+		return len;
+	rdlen = rd16(msg + at) + 4 + (size_t)dlen;
+	if(len + 4 + dlen > cap || len + 4 + dlen > 65535 || rdlen > 65535)
+		return len;
+	msg[len] = (uint8_t)(code >> 8);
+	msg[len + 1] = (uint8_t)code;
+	msg[len + 2] = (uint8_t)(dlen >> 8);
+	msg[len + 3] = (uint8_t)dlen;
+	if(dlen)
+		memcpy(msg + len + 4, data, dlen);
+	msg[at] = (uint8_t)(rdlen >> 8);
+	msg[at + 1] = (uint8_t)rdlen;
+	return len + 4 + dlen;
+}

@@ -51,4 +51,21 @@ int dns_has_padding(const uint8_t *msg, size_t len);
  */
 size_t dns_pad(uint8_t *msg, size_t len, size_t cap, size_t block);
 
+/** the EDNS option code of edns-tcp-keepalive (RFC 7828) */
+#define DNS_EDNS_KEEPALIVE 11
+
+/** @return 1 if the message's OPT record (the last record) holds an
+ * option with this code, else 0 */
+int dns_has_edns_option(const uint8_t *msg, size_t len, uint16_t code);
+
+/**
+ * Append an option to a message's OPT record (the last record), e.g. the
+ * edns-tcp-keepalive TIMEOUT of an answer over TCP (RFC 7828). Add it
+ * before padding (dns_pad), which must stay last in size.
+ * @return the new length, or len when the message is left as it is (no
+ *	OPT last, the option already there, no room).
+ */
+size_t dns_add_edns_option(uint8_t *msg, size_t len, size_t cap,
+	uint16_t code, const uint8_t *data, uint16_t dlen);
+
 #endif /* DNS_PADDING_H */

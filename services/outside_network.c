@@ -24,6 +24,12 @@
  *    handshake) makes the server unusable for ON_TLS_BAD_SECS: its queries
  *    fail at once (OUTBOUND_ERROR, so the iterator tries another server or
  *    answers SERVFAIL with EDE 23), and the reason is logged.
+ *    A DNS over HTTPS server (forward-addr: https://ip/path#name) is a
+ *    tls_up with a path: its connection carries HTTP/2 (ALPN h2,
+ *    comm_tcp_out_set_h2) through an h2_client (util/netevent/http2.c),
+ *    each query a POST on its own stream, the pend found by its stream
+ *    id; everything else (verification, no clear text, failure) is the
+ *    TLS server's.
  *
  * A pend is in exactly one state: waiting for a UDP socket, waiting for a
  * TCP slot, sent over UDP, sent over TCP, sent over TLS, or delivering. Delivery takes
@@ -35,6 +41,7 @@
 #include "services/outside_network.h"
 #include "util/netevent/netevent.h"
 #include "util/netevent/tls.h"
+#include "util/netevent/http2.h"
 #include "dns/padding.h"
 #include "util/netaddr.h"
 #include "util/random.h"
@@ -157,6 +164,9 @@ struct pend {
 	int in_tls;
 	/** times sent again on a new TLS connection */
 	int tls_resends;
+	/** DNS over HTTPS: the HTTP/2 stream of the query on tu's
+	 * connection, 0 when not sent */
+	int32_t stream;
 	/** callers */
 	struct outbound_query *callers;
 };
@@ -175,6 +185,14 @@ struct tls_up {
 	struct pend *pends;
 	/** unusable until this time (seconds of the cached clock) */
 	time_t bad_until;
+	/** DNS over HTTPS (forward-addr: https://...): the path, else "" */
+	char doh_path[256];
+	/** DNS over HTTPS: the :authority (the name, else the address) */
+	char authority[264];
+	/** DNS over HTTPS: the HTTP/2 client on conn, or NULL */
+	struct h2_client *h2;
+	/** inside h2_client_recv: output waits until it returns */
+	int in_recv;
 };
 
 /** a timer from timer_set */
@@ -746,7 +764,10 @@ tls_up_str(const struct tls_up *tu, char *buf, size_t len)
 	return buf;
 }
 
-/** events of a server's TLS connection */
+static int doh_flush(struct tls_up *tu);
+
+/** events of a server's TLS connection (for a DNS over HTTPS server, the
+ * bytes of its HTTP/2 stream) */
 static void
 tls_conn_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 	const uint8_t *pkt, size_t len, void *arg)
@@ -755,6 +776,20 @@ tls_conn_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 	struct outside_network *on = tu->on;
 	struct pend *p, *list;
 	int bad;
+	if(st == COMM_TCP_OUT_REPLY && tu->h2) {
+		int r;
+		tu->in_recv = 1;
+		r = h2_client_recv(tu->h2, pkt, len);
+		tu->in_recv = 0;
+		if(r == 0 && doh_flush(tu) == 0)
+			return;
+		/* an HTTP/2 error, or the server is done with the
+		 * connection (GOAWAY): close it; what waits goes again on a
+		 * new one */
+		verbose(VERB_ALGO, "DoH upstream: %s, closing the connection",
+			r ? "HTTP/2 protocol error" : "connection ended");
+		st = COMM_TCP_OUT_CLOSED;
+	}
 	if(st == COMM_TCP_OUT_REPLY) {
 		for(p = tu->pends; p; p = p->tnext)
 			if(len >= 2 && p->id == get16(pkt))
@@ -783,6 +818,8 @@ tls_conn_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 	}
 	comm_tcp_out_delete(t);
 	tu->conn = NULL;
+	h2_client_free(tu->h2);
+	tu->h2 = NULL;
 	on->tls_open--;
 	list = tu->pends;
 	tu->pends = NULL;
@@ -796,6 +833,58 @@ tls_conn_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 			pend_start_tls(p);
 		} else	pend_fail_later(p);
 	}
+}
+
+/** queue what tu's HTTP/2 client has to send. @return 0, or -1 when the
+ * connection cannot go on */
+static int
+doh_push(void *arg, const uint8_t *d, size_t len)
+{
+	struct tls_up *tu = arg;
+	return comm_tcp_out_write_raw(tu->conn, d, len);
+}
+
+static int
+doh_flush(struct tls_up *tu)
+{
+	if(!tu->h2 || !tu->conn || tu->in_recv)
+		return 0;
+	if(h2_client_output(tu->h2, doh_push, tu) != 0)
+		return -1;
+	return h2_client_usable(tu->h2) || tu->pends ? 0 : -1;
+}
+
+/** an HTTP/2 stream ended: its pend gets the answer, or fails */
+static void
+doh_reply(void *arg, int32_t stream, int status, const uint8_t *body,
+	size_t len)
+{
+	struct tls_up *tu = arg;
+	struct pend *p;
+	for(p = tu->pends; p; p = p->tnext)
+		if(p->stream == stream)
+			break;
+	if(!p) {
+		count_unwanted(tu->on);
+		return;
+	}
+	if(!body || !pend_match(p, body, len)) {
+		char b[320];
+		verbose(VERB_ALGO, "DoH upstream %s: %s%d", tls_up_str(tu, b,
+			sizeof(b)), body ? "answer does not match, status " :
+			"no DNS answer, HTTP status ", status);
+		/* off the connection's list, then fail from the loop */
+		if(p->tprev)
+			p->tprev->tnext = p->tnext;
+		else	tu->pends = p->tnext;
+		if(p->tnext)
+			p->tnext->tprev = p->tprev;
+		p->tnext = p->tprev = NULL;
+		p->in_tls = 0;
+		pend_fail_later(p);
+		return;
+	}
+	pend_deliver(p, OUTBOUND_REPLY, body, len);
 }
 
 /** is id in use on tu's connection? */
@@ -825,6 +914,21 @@ pend_start_tls(struct pend *p)
 		pend_fail_later(p);
 		return;
 	}
+	if(tu->conn && tu->h2 && !h2_client_usable(tu->h2)) {
+		/* the server sent GOAWAY: this connection takes no new
+		 * query. With none left on it, a new connection; else the
+		 * ones on it finish there and this query fails (the
+		 * iterator tries again) */
+		if(tu->pends || tu->in_recv) {
+			pend_fail_later(p);
+			return;
+		}
+		comm_tcp_out_delete(tu->conn);
+		tu->conn = NULL;
+		h2_client_free(tu->h2);
+		tu->h2 = NULL;
+		on->tls_open--;
+	}
 	if(!tu->conn) {
 		tu->conn = comm_tcp_out_create_tls(on->base, &tu->addr,
 			pick_source(on, &tu->addr), ON_TLS_IDLE_MS, on->tls_ctx,
@@ -834,6 +938,14 @@ pend_start_tls(struct pend *p)
 			return;
 		}
 		on->tls_open++;
+		if(tu->doh_path[0] && (comm_tcp_out_set_h2(tu->conn) != 0 ||
+			!(tu->h2 = h2_client_create(doh_reply, tu)))) {
+			comm_tcp_out_delete(tu->conn);
+			tu->conn = NULL;
+			on->tls_open--;
+			pend_fail_later(p);
+			return;
+		}
 	}
 	/* an ID unique on the connection (pipelined replies come back in
 	 * any order) */
@@ -844,7 +956,16 @@ pend_start_tls(struct pend *p)
 	if(on->tls_pad_block > 1 && on->tls_pad_block <= 1024)
 		plen = dns_pad(padded, plen, sizeof(padded),
 			(size_t)on->tls_pad_block);
-	if(tls_id_used(tu, p->id) ||
+	if(tu->h2) {
+		/* DNS over HTTPS: a POST on a stream of its own */
+		p->stream = h2_client_query(tu->h2, tu->authority,
+			tu->doh_path, padded, plen);
+		if(p->stream <= 0) {
+			p->stream = 0;
+			pend_fail_later(p);
+			return;
+		}
+	} else if(tls_id_used(tu, p->id) ||
 		comm_tcp_out_write(tu->conn, padded, plen) == -1) {
 		pend_fail_later(p);
 		return;
@@ -859,6 +980,8 @@ pend_start_tls(struct pend *p)
 	if(on->dtio)
 		dt_upstream_query(on->dtio, &tu->addr, DT_DOT,
 			comm_base_now(on->base), padded, plen);
+	if(tu->h2 && doh_flush(tu) != 0)
+		verbose(VERB_ALGO, "DoH upstream: cannot queue the query");
 }
 
 /** make the TLS servers of the zones marked tls. @return 0 or -1 */
@@ -867,11 +990,11 @@ tls_add_zones(struct outside_network *on, const struct config_stub *z)
 {
 	for(; z; z = z->next) {
 		const struct config_addrlist *a;
-		if(!z->tls)
-			continue;
 		for(a = z->addrs; a; a = a->next) {
 			struct tls_up *tu;
 			const char *h = a->str ? strchr(a->str, '#') : NULL;
+			if(!z->tls && !a->doh_path)
+				continue;
 			if(tls_find(on, &a->addr))
 				continue;
 			tu = realloc(on->tls, sizeof(*tu) *
@@ -886,6 +1009,24 @@ tls_add_zones(struct outside_network *on, const struct config_stub *z)
 			if(h)
 				snprintf(tu->name, sizeof(tu->name), "%s",
 					h + 1);
+			if(a->doh_path) {
+				char ip[NETADDR_STRLEN];
+				snprintf(tu->doh_path, sizeof(tu->doh_path),
+					"%s", a->doh_path);
+				(void)netaddr_str(&tu->addr, netaddr_port(
+					&tu->addr), ip, sizeof(ip));
+				if(tu->name[0])
+					snprintf(tu->authority,
+						sizeof(tu->authority), "%s",
+						tu->name);
+				else if(strchr(ip, ':'))
+					snprintf(tu->authority,
+						sizeof(tu->authority), "[%s]",
+						ip);
+				else	snprintf(tu->authority,
+						sizeof(tu->authority), "%s",
+						ip);
+			}
 		}
 	}
 	return 0;
@@ -1313,8 +1454,10 @@ outside_network_delete(struct outside_network *on)
 	}
 	while(on->timers)
 		on_timer_cancel(on, on->timers);
-	for(i = 0; i < on->num_tls; i++)
+	for(i = 0; i < on->num_tls; i++) {
 		comm_tcp_out_delete(on->tls[i].conn);
+		h2_client_free(on->tls[i].h2);
+	}
 	free(on->tls);
 	free(on->ifs4);
 	free(on->ifs6);

@@ -13,7 +13,7 @@
 #   5 the modules: iterator/ validator/ respip/ dns64/ edns-subnet/ cachedb/
 #   6 the front end: services/resolver, services/modstack (the table that
 #     names the modules), services/listening, services/acl,
-#     services/localzone, services/wait_limit
+#     services/localzone, services/wait_limit, services/ddr
 #   7 daemon/
 #   8 smallapp/
 #
@@ -41,7 +41,8 @@ layer_of() {
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\
-	services/acl.*|services/localzone.*|services/wait_limit.*) echo 6 ;;
+	services/acl.*|services/localzone.*|services/wait_limit.*|\
+	services/ddr.*) echo 6 ;;
 	daemon/*) echo 7 ;;
 	smallapp/*) echo 8 ;;
 	*) echo "" ;;

@@ -106,6 +106,42 @@ START_TEST(test_pad_blocks)
 }
 END_TEST
 
+START_TEST(test_edns_option)
+{
+	uint8_t b[256];
+	static const uint8_t v[2] = { 0x00, 0x78 };
+	ldns_pkt *p = NULL;
+	ldns_rdf *d;
+	size_t len = make_query(b, 1), n;
+	ck_assert(!dns_has_edns_option(b, len, DNS_EDNS_KEEPALIVE));
+	n = dns_add_edns_option(b, len, sizeof(b), DNS_EDNS_KEEPALIVE, v, 2);
+	ck_assert_uint_eq(n, len + 6);
+	ck_assert(dns_has_edns_option(b, n, DNS_EDNS_KEEPALIVE));
+	/* once only */
+	ck_assert_uint_eq(dns_add_edns_option(b, n, sizeof(b),
+		DNS_EDNS_KEEPALIVE, v, 2), n);
+	/* ldns reads the option: code 11, length 2, TIMEOUT 120 */
+	ck_assert_int_eq(ldns_wire2pkt(&p, b, n), LDNS_STATUS_OK);
+	d = ldns_pkt_edns_data(p);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(ldns_rdf_size(d), 6);
+	ck_assert(memcmp(ldns_rdf_data(d), "\x00\x0b\x00\x02\x00\x78", 6)
+		== 0);
+	ldns_pkt_free(p);
+	/* padded after it, the option stays and the size is the block */
+	n = dns_pad(b, n, sizeof(b), 128);
+	ck_assert_uint_eq(n, 128);
+	ck_assert(dns_has_edns_option(b, n, DNS_EDNS_KEEPALIVE));
+	/* no OPT, or no room: left as it is */
+	len = make_query(b, 0);
+	ck_assert_uint_eq(dns_add_edns_option(b, len, sizeof(b),
+		DNS_EDNS_KEEPALIVE, v, 2), len);
+	len = make_query(b, 1);
+	ck_assert_uint_eq(dns_add_edns_option(b, len, len + 5,
+		DNS_EDNS_KEEPALIVE, v, 2), len);
+}
+END_TEST
+
 START_TEST(test_pad_refused)
 {
 	uint8_t b[1024], c[1024];
@@ -499,6 +535,7 @@ tls_suite(void)
 	tcase_add_test(tc, test_pad_query);
 	tcase_add_test(tc, test_pad_blocks);
 	tcase_add_test(tc, test_pad_refused);
+	tcase_add_test(tc, test_edns_option);
 	tcase_add_test(tc, test_config_ports);
 	tcase_add_test(tc, test_config_global);
 	tcase_add_test(tc, test_ctx_errors);

@@ -86,9 +86,9 @@ struct cfg_parser {
 	/** file and line of the last tls-service-key, tls-service-pem and
 	 * tls-port lines (or their ssl- names), for the checks at the end
 	 * of the load; files malloced */
-	char *svc_file[3];
-	/** their lines */
-	int svc_line[3];
+	char *svc_file[4];
+	/** their lines (index 3: https-port) */
+	int svc_line[4];
 	/** file and line of the last "dnstap-enable: yes", for the check
 	 * at the end of the load; file malloced */
 	char *dt_file;
@@ -372,6 +372,7 @@ config_addrlist_free(struct config_addrlist *l)
 	while(l) {
 		struct config_addrlist *n = l->next;
 		free(l->str);
+		free(l->doh_path);
 		free(l);
 		l = n;
 	}
@@ -929,6 +930,67 @@ parse_zone_name(struct cfg_parser *p, const struct config_option *o,
 	return 0;
 }
 
+/**
+ * A DNS over HTTPS server: https://ip[@port]/path[#name] (port 443, path
+ * /dns-query when not given; the name, for the certificate and SNI, is
+ * read from the text after '#' as for TLS servers).
+ * @return 0 with *path malloced, or -1 with the error set.
+ */
+static int
+parse_doh_addr(struct cfg_parser *p, const struct config_option *o,
+	const char *v, struct netaddr *out, char **path)
+{
+	char host[NETADDR_STRLEN + 8];
+	const char *s = v + 8, *sl, *h, *end;
+	const char *why = "";
+	size_t n;
+#ifndef HAVE_NGHTTP2
+	(void)out;
+	(void)path;
+	(void)s;
+	(void)sl;
+	(void)h;
+	(void)end;
+	(void)host;
+	(void)n;
+	(void)why;
+	return perr(p, "%s: '%s': this petrel is built without libnghttp2, "
+		"so it cannot forward over DNS over HTTPS", o->name, v);
+#else
+	h = strchr(s, '#');
+	end = h ? h : s + strlen(s);
+	sl = memchr(s, '/', (size_t)(end - s));
+	n = (size_t)((sl ? sl : end) - s);
+	if(n == 0 || n >= sizeof(host))
+		return perr(p, "%s: expected https://ip[@port]/path[#name], "
+			"got '%s'", o->name, v);
+	memcpy(host, s, n);
+	host[n] = 0;
+	if(host[0] == '[') {
+		/* [v6] or [v6]@port, as in URLs: without the brackets */
+		char *rb = strchr(host, ']');
+		if(!rb || (rb[1] && rb[1] != '@'))
+			return perr(p, "%s: expected https://ip[@port]/path"
+				"[#name], got '%s'", o->name, v);
+		memmove(rb, rb + 1, strlen(rb + 1) + 1);
+		memmove(host, host + 1, strlen(host + 1) + 1);
+	}
+	if(netaddr_parse(host, 443, out, &why) != 0)
+		return perr(p, "%s: expected https://ip[@port]/path[#name] "
+			"(an IP address, not a host name), got '%s': %s",
+			o->name, v, why);
+	if(sl && (size_t)(end - sl) > 255)
+		return perr(p, "%s: '%s': the path is too long", o->name, v);
+	if(h && (!h[1] || strlen(h + 1) > 255))
+		return perr(p, "%s: '%s': expected a server name after '#'",
+			o->name, v);
+	*path = sl ? strndup(sl, (size_t)(end - sl)) : strdup("/dns-query");
+	if(!*path)
+		return perr(p, "out of memory");
+	return 0;
+#endif
+}
+
 /** repeatable: an address of a forward or stub zone */
 static int
 parse_zone_addr(struct cfg_parser *p, const struct config_option *o,
@@ -936,15 +998,21 @@ parse_zone_addr(struct cfg_parser *p, const struct config_option *o,
 {
 	struct config_addrlist *e;
 	struct netaddr a;
+	char *path = NULL;
 	(void)n;
-	if(check_addr(p, o, v[0], &a) != 0)
+	if(strncasecmp(v[0], "https://", 8) == 0) {
+		if(parse_doh_addr(p, o, v[0], &a, &path) != 0)
+			return -1;
+	} else if(check_addr(p, o, v[0], &a) != 0)
 		return -1;
 	e = calloc(1, sizeof(*e));
 	if(!e || !(e->str = strdup(v[0]))) {
 		free(e);
+		free(path);
 		return perr(p, "out of memory");
 	}
 	e->addr = a;
+	e->doh_path = path;
 	LIST_APPEND(p, p->zone->addrs, e);
 	return 0;
 }
@@ -1121,9 +1189,22 @@ zone_tls_ports(struct config_stub *z)
 	for(a = z->addrs; a; a = a->next) {
 		const char *h = strchr(a->str, '#');
 		const char *at = strchr(a->str, '@');
+		if(a->doh_path)
+			continue; /* https://: port 443 unless given */
 		if(!at || (h && at > h))
 			netaddr_set_port(&a->addr, 853);
 	}
+}
+
+/** @return 1 if a zone has a DNS over HTTPS server (https://) */
+static int
+zone_has_doh(const struct config_stub *z)
+{
+	const struct config_addrlist *a;
+	for(a = z->addrs; a; a = a->next)
+		if(a->doh_path)
+			return 1;
+	return 0;
 }
 
 /**
@@ -1139,7 +1220,7 @@ end_load_tls(struct cfg_parser *p)
 	int root = 0, r = 0;
 	int has_key = config_tls_service_key(cfg)[0] != 0;
 	int has_pem = config_tls_service_pem(cfg)[0] != 0;
-	int tls_if = 0;
+	int tls_if = 0, https_if = 0;
 	const struct config_strlist *i;
 	for(i = config_interfaces(cfg); i; i = i->next) {
 		struct netaddr a;
@@ -1147,7 +1228,27 @@ end_load_tls(struct cfg_parser *p)
 		if(netaddr_parse(i->str, cfg->port, &a, &why) == 0 &&
 			netaddr_port(&a) == cfg->tls_port)
 			tls_if = 1;
+		if(netaddr_parse(i->str, cfg->port, &a, &why) == 0 &&
+			netaddr_port(&a) == cfg->https_port)
+			https_if = 1;
 	}
+	/* DNS over HTTPS: an interface on https-port needs the TLS key
+	 * (or http-notls-downstream for h2c behind a proxy), and nghttp2 */
+	if(https_if && p->svc_file[3]) {
+		p->file = p->svc_file[3];
+		p->line = p->svc_line[3];
+#ifndef HAVE_NGHTTP2
+		return perr(p, "https-port: this petrel is built without "
+			"libnghttp2, so it cannot serve DNS over HTTPS");
+#endif
+		if(!has_key && !cfg->http_notls_downstream)
+			return perr(p, "https-port: DNS over HTTPS needs "
+				"tls-service-key and tls-service-pem (or "
+				"http-notls-downstream: yes behind a TLS proxy)");
+	}
+	if(https_if && tls_if && cfg->https_port == cfg->tls_port)
+		return perr(p, "https-port and tls-port are both %d",
+			cfg->tls_port);
 	/* DNS over TLS to clients needs both files; a tls-port given, with
 	 * an interface on it, but no key asks for TLS that cannot be
 	 * served (the port would answer in clear) */
@@ -1225,11 +1326,11 @@ end_zone(struct cfg_parser *p)
 		r = perr(p, "%s '%s': expected a %s: or %s: line", cl,
 			z->name, fwd ? "forward-addr" : "stub-addr",
 			fwd ? "forward-host" : "stub-host");
-	else if(z->tls && z->prime)
+	else if((z->tls || zone_has_doh(z)) && z->prime)
 		r = perr(p, "stub-zone '%s': stub-prime: cannot be used with "
 			"TLS (stub-tls-upstream): the primed servers would be "
 			"asked in clear", z->name);
-	else if(z->tls && z->hosts)
+	else if((z->tls || zone_has_doh(z)) && z->hosts)
 		r = perr(p, "%s '%s': %s: cannot be used with TLS (%s); give "
 			"the servers as %s: ip@port#name", cl, z->name,
 			fwd ? "forward-host" : "stub-host",
@@ -1576,13 +1677,17 @@ again:
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
 		return -1;
+	if(strcmp(o->name, "http-endpoint") == 0 && v[0][0] != '/')
+		return perr(p, "http-endpoint: '%s' is not a path (it must "
+			"start with /)", v[0]);
 	if(p->file) {
-		static const char *const svc[3][2] = {
+		static const char *const svc[4][2] = {
 			{ "tls-service-key", "ssl-service-key" },
 			{ "tls-service-pem", "ssl-service-pem" },
-			{ "tls-port", "ssl-port" } };
+			{ "tls-port", "ssl-port" },
+			{ "https-port", "https-port" } };
 		int k;
-		for(k = 0; k < 3; k++) {
+		for(k = 0; k < 4; k++) {
 			char *f;
 			if(strcmp(o->name, svc[k][0]) != 0 &&
 				strcmp(o->name, svc[k][1]) != 0)
@@ -1833,6 +1938,7 @@ load(struct config_file *cfg, const char *name, const char *text,
 	free(p.svc_file[0]);
 	free(p.svc_file[1]);
 	free(p.svc_file[2]);
+	free(p.svc_file[3]);
 	free(p.warned);
 	*nwarn = p.nwarn;
 	return r;
@@ -1971,6 +2077,8 @@ stublist_copy(struct config_stub **dst, const struct config_stub *s)
 			at = &e->next;
 			e->addr = a->addr;
 			if(!(e->str = strdup(a->str)))
+				return -1;
+			if(a->doh_path && !(e->doh_path = strdup(a->doh_path)))
 				return -1;
 		}
 	}
@@ -2539,10 +2647,10 @@ config_uses_tls_upstream(const struct config_file *cfg)
 {
 	const struct config_stub *z;
 	for(z = cfg->forwards; z; z = z->next)
-		if(z->tls)
+		if(z->tls || zone_has_doh(z))
 			return 1;
 	for(z = cfg->stubs; z; z = z->next)
-		if(z->tls)
+		if(z->tls || zone_has_doh(z))
 			return 1;
 	return 0;
 }

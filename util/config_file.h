@@ -71,6 +71,9 @@ struct config_addrlist {
 	struct netaddr addr;
 	/** the text as written in the file (malloced), e.g. for printing */
 	char *str;
+	/** forward-addr: https://ip[@port]/path[#name]: the server is
+	 * asked over DNS over HTTPS at this path (malloced); else NULL */
+	char *doh_path;
 };
 
 /** a list of netblocks (private-address), in file order */
@@ -319,6 +322,32 @@ struct config_file {
 	int pad_queries;
 	/** pad-queries-block-size: bytes */
 	int pad_queries_block_size;
+	/** https-port: interfaces on this port serve DNS over HTTPS */
+	int https_port;
+	/** http-endpoint: the path of DoH queries (/dns-query) */
+	char *http_endpoint;
+	/** http-max-streams: concurrent HTTP/2 streams per connection */
+	int http_max_streams;
+	/** http-query-buffer-size: bytes of queries held, per listener and
+	 * worker, over its connections */
+	size_t http_query_buffer_size;
+	/** http-response-buffer-size: bytes of answers held likewise */
+	size_t http_response_buffer_size;
+	/** http-nodelay: TCP_NODELAY on DoH connections */
+	int http_nodelay;
+	/** http-notls-downstream: https-port serves h2c (no TLS) */
+	int http_notls_downstream;
+	/** ddr: answer _dns.resolver.arpa SVCB (RFC 9462) when DoT or DoH
+	 * is served */
+	int ddr;
+	/** ddr-target-name: the TargetName; "" = the certificate's name */
+	char *ddr_target_name;
+	/** edns-tcp-keepalive: answer the RFC 7828 option on TCP and TLS */
+	int edns_tcp_keepalive;
+	/** edns-tcp-keepalive-timeout: ms, advertised and applied */
+	int edns_tcp_keepalive_timeout;
+	/** tls-session-ticket-keys: 80-byte key files, the first encrypts */
+	struct config_strlist *tls_session_ticket_keys;
 	/** local-zone: name and type lines */
 	struct config_localzone *local_zones;
 	/** local-data: resource records in presentation format (each checked

@@ -12,6 +12,9 @@
 #ifdef HAVE_LIBEVENT
 #include <event2/event.h>
 #endif
+#ifdef HAVE_NGHTTP2
+#include <nghttp2/nghttp2.h>
+#endif
 
 const char *
 version_thread_models(void)
@@ -67,5 +70,11 @@ version_print(FILE *out, const char *progname)
 		protobuf_c_version());
 #else
 	fprintf(out, "dnstap: not compiled in\n");
+#endif
+#ifdef HAVE_NGHTTP2
+	fprintf(out, "nghttp2: %s (DNS over HTTPS)\n",
+		nghttp2_version(0)->version_str);
+#else
+	fprintf(out, "nghttp2: not compiled in (no DNS over HTTPS)\n");
 #endif
 }

@@ -76,6 +76,7 @@
 #include "util/netevent/netevent_int.h"
 #include "util/netevent/backend_uring.h"
 #include "util/netevent/tls.h"
+#include "util/netevent/http2.h"
 #include "dns/padding.h"
 #include "util/log.h"
 #include <errno.h>
@@ -173,6 +174,14 @@ struct comm_tcp_conn {
 	int hs_done;
 	/** what the handshake waits for: NEV_READ or NEV_WRITE */
 	int hs_mask;
+	/** the TLS handshake resumed a session */
+	int resumed;
+	/** the client asked for edns-tcp-keepalive: its idle timeout is
+	 * the one advertised (comm_point_set_keepalive) */
+	int ka;
+	/** DNS over HTTPS (comm_point_set_http): the HTTP/2 session, else
+	 * NULL; the bytes read go to it instead of the DNS framing */
+	struct h2_session *h2;
 };
 
 /** a UDP or TCP service point */
@@ -240,6 +249,21 @@ struct comm_point {
 	int pad_block;
 	/** scratch for a padded answer (65535 bytes) when pad_block */
 	uint8_t *padbuf;
+	/** edns-tcp-keepalive: the timeout advertised, ms; 0 when off */
+	int ka_ms;
+	/** DNS over HTTPS: settings and byte budgets, else NULL */
+	struct h2_service *http;
+	/** DNS over HTTPS: the endpoint (copied) */
+	char *http_endpoint;
+	/** DNS over HTTPS: TCP_NODELAY on connections */
+	int http_nodelay;
+	/** DNS over HTTPS: the query and answer of the callback (65535) */
+	uint8_t *http_buf;
+	/** DNS over HTTPS: HTTP/2 output gathered before it is queued, so
+	 * that the frames of a step leave in one write (one TLS record) */
+	uint8_t *http_out;
+	/** bytes in http_out */
+	size_t http_outlen;
 	/** slots */
 	struct comm_tcp_conn *conns;
 	/** connections open at most (incoming-num-tcp) */
@@ -1039,6 +1063,8 @@ tcp_conn_timeout_ms(const struct comm_tcp_conn *conn)
 {
 	const struct comm_point *c = conn->c;
 	int t = c->idle_ms > 0 ? c->idle_ms : -1;
+	if(conn->ka && c->ka_ms > 0)
+		t = c->ka_ms; /* the timeout the client was told */
 	if(tcp_conn_owed(conn))
 		return t;
 	if(conn->nq == 0 && c->first_ms > 0 && (t < 0 || c->first_ms < t))
@@ -1103,6 +1129,10 @@ tcp_conn_close(struct comm_tcp_conn *conn)
 		tls_free(conn->ssl);
 		conn->ssl = NULL;
 	}
+	if(conn->h2) {
+		h2_session_free(conn->h2);
+		conn->h2 = NULL;
+	}
 	close(conn->fd);
 	conn->fd = -1;
 	conn->gen++;
@@ -1157,11 +1187,12 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 	if(conn->c->tring)
 		return tcp_ring_flush(conn);
 #endif
+	uint64_t chunks = 0, *done = conn->h2 ? &chunks :
+		&conn->c->stats.pkts_out;
 	if(conn->ssl && !conn->hs_done)
 		return 0;
-	if((conn->ssl ? tls_wq_write_sys(conn->ssl, &conn->wq,
-		&conn->c->stats.pkts_out) : nev_wq_write(&conn->wq, conn->fd,
-		&conn->c->stats.pkts_out)) == -1) {
+	if((conn->ssl ? tls_wq_write_sys(conn->ssl, &conn->wq, done) :
+		nev_wq_write(&conn->wq, conn->fd, done)) == -1) {
 		verbose(VERB_ALGO, "tcp write: %s", strerror(errno));
 		conn->c->stats.tcp_errors++;
 		tcp_conn_close(conn);
@@ -1190,9 +1221,22 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 	int pad)
 {
 	struct comm_point *c = conn->c;
-	if(pad && conn->ssl && c->padbuf && len <= 65535) {
+	/* pad bit 1: EDNS Padding (TLS); bit 2: edns-tcp-keepalive, added
+	 * first (padding sizes the whole) */
+	if((((pad & 1) && conn->ssl) || (pad & 2)) && c->padbuf &&
+		len <= 65535) {
 		memcpy(c->padbuf, pkt, len);
-		len = dns_pad(c->padbuf, len, 65535, (size_t)c->pad_block);
+		if(pad & 2) {
+			uint32_t t = (uint32_t)c->ka_ms / 100;
+			uint8_t v[2];
+			v[0] = (uint8_t)((t > 65535 ? 65535 : t) >> 8);
+			v[1] = (uint8_t)(t > 65535 ? 65535 : t);
+			len = dns_add_edns_option(c->padbuf, len, 65535,
+				DNS_EDNS_KEEPALIVE, v, 2);
+		}
+		if((pad & 1) && conn->ssl && c->pad_block)
+			len = dns_pad(c->padbuf, len, 65535,
+				(size_t)c->pad_block);
 		pkt = c->padbuf;
 	}
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
@@ -1201,12 +1245,16 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 	return tcp_conn_flush(conn) == -1 ? -1 : 0;
 }
 
+static int tcp_conn_read_h2(struct comm_tcp_conn *conn);
+
 /** the connection is readable. @return 0, or -1 if it was closed */
 static int
 tcp_conn_read(struct comm_tcp_conn *conn)
 {
 	struct comm_point *c = conn->c;
 	int msgs = 0;
+	if(conn->h2)
+		return tcp_conn_read_h2(conn);
 	/* TLS: bytes already decrypted inside the TLS layer make no readable
 	 * event, so they are read now, past the fairness limit (at most one
 	 * TLS record) */
@@ -1264,6 +1312,10 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 		conn->nq++;
 		msgs++;
 		c->stats.pkts_in++;
+		if(conn->ssl) {
+			c->stats.tls_queries++;
+			c->stats.tls_resume_queries += (uint64_t)conn->resumed;
+		}
 		{
 			struct comm_reply rep;
 			int cr;
@@ -1278,8 +1330,14 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
+			rep.stream = 0;
 			rep.pad = conn->ssl && c->pad_block &&
 				dns_has_padding(rep.buf, rep.len);
+			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
+				rep.len, DNS_EDNS_KEEPALIVE)) {
+				rep.pad |= 2;
+				conn->ka = 1;
+			}
 			cr = c->cb(&rep, c->arg);
 			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
@@ -1303,6 +1361,191 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 	return 0;
 }
 
+/* DNS over HTTPS: the HTTP/2 session in place of the DNS framing */
+
+/** gather HTTP/2 output into http_out; queue it when full */
+static int
+tcp_h2_push(void *arg, const uint8_t *d, size_t len)
+{
+	struct comm_tcp_conn *conn = arg;
+	struct comm_point *c = conn->c;
+	if(c->http_outlen + len > 65535 && c->http_outlen > 0) {
+		if(nev_wq_push_raw(&conn->wq, c->http_out, c->http_outlen) != 0)
+			return -1;
+		c->http_outlen = 0;
+	}
+	if(len > 65535)
+		return nev_wq_push_raw(&conn->wq, d, len);
+	memcpy(c->http_out + c->http_outlen, d, len);
+	c->http_outlen += len;
+	return 0;
+}
+
+/**
+ * Queue what HTTP/2 has to send and write it.
+ * @return 0, or -1 if the connection was closed (an error, or both sides
+ *	are done with the session and everything is written).
+ */
+static int
+tcp_conn_h2_out(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	int r;
+	c->http_outlen = 0;
+	r = h2_session_output(conn->h2, tcp_h2_push, conn);
+	if(r == 0 && c->http_outlen > 0 &&
+		nev_wq_push_raw(&conn->wq, c->http_out, c->http_outlen) != 0)
+		r = -1;
+	c->http_outlen = 0;
+	if(r != 0) {
+		c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return -1;
+	}
+	if(tcp_conn_flush(conn) != 0)
+		return -1;
+	if(!h2_session_alive(conn->h2) && !conn->wq.head) {
+		tcp_conn_close(conn);
+		return -1;
+	}
+	return 0;
+}
+
+/** HTTP/2 handed a whole DNS query: answer it like a TCP query, on its
+ * stream */
+static void
+tcp_h2_query(void *arg, int32_t stream, const uint8_t *q, size_t len)
+{
+	struct comm_tcp_conn *conn = arg;
+	struct comm_point *c = conn->c;
+	struct comm_reply rep;
+	int cr;
+	memcpy(c->http_buf, q, len);
+	conn->nq++;
+	c->stats.pkts_in++;
+	if(conn->ssl) {
+		c->stats.tls_queries++;
+		c->stats.tls_resume_queries += (uint64_t)conn->resumed;
+	}
+	rep.c = c;
+	rep.buf = c->http_buf;
+	rep.len = len;
+	rep.cap = 65535;
+	rep.client = conn->client;
+	rep.local.family = 0;
+	rep.conn = conn;
+	rep.gen = conn->gen;
+	rep.is_tcp = 1;
+	rep.hint = 0;
+	rep.slot = 0;
+	rep.stream = stream;
+	rep.pad = c->pad_block && dns_has_padding(rep.buf, rep.len);
+	cr = c->cb(&rep, c->arg);
+	if(conn->fd == -1 || conn->gen != rep.gen || !conn->h2)
+		return;
+	if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
+		size_t n = rep.len;
+		const uint8_t *pkt = rep.buf;
+		if(rep.pad && c->padbuf) {
+			memcpy(c->padbuf, pkt, n);
+			n = dns_pad(c->padbuf, n, 65535, (size_t)c->pad_block);
+			pkt = c->padbuf;
+		}
+		if(h2_session_answer(conn->h2, stream, pkt, n) == 0)
+			c->stats.pkts_out++;
+		tcp_conn_progress(conn);
+	} else if(cr == 0) {
+		conn->pending++;
+		tcp_conn_progress(conn);
+	} else {
+		/* dropped (malformed, or access control): no DNS answer;
+		 * HTTP still owes the stream a status */
+		(void)h2_session_error(conn->h2, stream, 400);
+	}
+}
+
+/** open a connection's HTTP/2 session. @return 0 or -1 */
+static int
+tcp_conn_h2_open(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	if(c->http_nodelay) {
+		int on = 1;
+		if(setsockopt(conn->fd, IPPROTO_TCP, TCP_NODELAY, &on,
+			sizeof(on)) == -1)
+			verbose(VERB_ALGO, "https: setsockopt TCP_NODELAY: %s",
+				strerror(errno));
+	}
+	conn->h2 = h2_session_create(c->http, tcp_h2_query, conn);
+	if(!conn->h2) {
+		log_err("https: out of memory for an HTTP/2 session");
+		return -1;
+	}
+	return 0;
+}
+
+/** the HTTP/2 connection is readable. @return 0, or -1 if it was closed */
+static int
+tcp_conn_read_h2(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	uint32_t gen = conn->gen;
+	int k;
+	for(k = 0; (k < TCP_READS_PER_WAKE || (conn->ssl &&
+		tls_pending(conn->ssl))) && conn->wq.num < TCP_MAX_QUEUED &&
+		!conn->read_closed; k++) {
+		ssize_t r;
+		int rc;
+		if(conn->ssl)
+			r = (ssize_t)tls_read_sys(conn->ssl, conn->rbuf,
+				c->bufsize);
+		else	r = read(conn->fd, conn->rbuf, c->bufsize);
+		if(r == 0) {
+			conn->read_closed = 1;
+			break;
+		}
+		if(r == -1) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				break;
+			verbose(VERB_ALGO, "https read: %s", strerror(errno));
+			c->stats.tcp_errors++;
+			tcp_conn_close(conn);
+			return -1;
+		}
+		rc = h2_session_recv(conn->h2, conn->rbuf, (size_t)r);
+		if(conn->fd == -1 || conn->gen != gen)
+			return -1;
+		if(rc != 0) {
+			/* an HTTP/2 protocol error: send the GOAWAY nghttp2
+			 * queued, as far as the socket takes it, and close */
+			verbose(VERB_ALGO, "https: HTTP/2 protocol error, "
+				"closing");
+			c->stats.tcp_errors++;
+			if(tcp_conn_h2_out(conn) == 0)
+				tcp_conn_close(conn);
+			return -1;
+		}
+		if(tcp_conn_h2_out(conn) != 0)
+			return -1;
+	}
+	if(tcp_conn_h2_out(conn) != 0)
+		return -1;
+	if(conn->read_closed) {
+		/* the client is done: close once the answers it waits for
+		 * are written */
+		if(conn->pending == 0 && !conn->wq.head) {
+			tcp_conn_close(conn);
+			return -1;
+		}
+	}
+	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
+		tcp_conn_close(conn);
+		return -1;
+	}
+	return 0;
+}
+
 /**
  * Advance a DNS over TLS handshake (the idle timer bounds it).
  * @return 0 when complete, 1 while it waits (interest set), -1 if the
@@ -1314,6 +1557,7 @@ tcp_conn_handshake(struct comm_tcp_conn *conn)
 	enum tls_io st = tls_handshake(conn->ssl);
 	if(st == TLS_IO_DONE) {
 		conn->hs_done = 1;
+		conn->resumed = tls_session_resumed(conn->ssl);
 		conn->c->stats.tls_handshakes++;
 		return 0;
 	}
@@ -1564,10 +1808,16 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->round = c->accept_round;
 		conn->mask = 0;
 		conn->hs_done = 0;
+		conn->resumed = 0;
+		conn->ka = 0;
 		conn->hs_mask = NEV_READ;
 		c->nconn++;
 		c->stats.tcp_accepted++;
 		if(c->tls_ctx && !(conn->ssl = tls_server_new(c->tls_ctx, fd))) {
+			tcp_conn_close(conn);
+			continue;
+		}
+		if(c->http && tcp_conn_h2_open(conn) == -1) {
 			tcp_conn_close(conn);
 			continue;
 		}
@@ -1965,12 +2215,19 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			rep.is_tcp = 1;
 			rep.hint = 0;
 			rep.slot = 0;
+			rep.stream = 0;
 			rep.pad = 0; /* the ring serves no TLS */
+			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
+				rep.len, DNS_EDNS_KEEPALIVE)) {
+				rep.pad = 2;
+				conn->ka = 1;
+			}
 			cr = c->cb(&rep, c->arg);
 			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
 				if(conn->fd == -1 || conn->gen != rep.gen)
 					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len, 0) == -1)
+				if(tcp_conn_queue(conn, rep.buf, rep.len,
+					rep.pad) == -1)
 					return -1;
 			} else if(cr == 0 && conn->fd != -1 &&
 				conn->gen == rep.gen) {
@@ -2076,6 +2333,7 @@ tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	conn->read_closed = 0;
 	conn->pending = 0;
 	conn->nq = 0;
+	conn->ka = 0;
 	conn->round = c->accept_round;
 	conn->mask = 0;
 	c->nconn++;
@@ -2484,6 +2742,10 @@ comm_point_delete(struct comm_point *c)
 	free(c->siov);
 	free(c->sctl);
 	free(c->padbuf);
+	free(c->http);
+	free(c->http_endpoint);
+	free(c->http_buf);
+	free(c->http_out);
 	free(c);
 }
 
@@ -2497,6 +2759,11 @@ void
 comm_point_clear_stats(struct comm_point *c)
 {
 	memset(&c->stats, 0, sizeof(c->stats));
+	if(c->http) {
+		c->http->queries = 0;
+		c->http->http_errors = 0;
+		c->http->refused = 0;
+	}
 }
 
 int
@@ -2552,6 +2819,60 @@ comm_point_set_tls_padding(struct comm_point *c, int block)
 {
 	c->pad_block = block > 1 ? block : 0;
 	if(c->pad_block && !c->padbuf && !(c->padbuf = malloc(65535)))
+		return -1;
+	return 0;
+}
+
+int
+comm_point_set_http(struct comm_point *c,
+	const struct comm_http_settings *set)
+{
+#ifndef HAVE_NGHTTP2
+	(void)set;
+	log_err("DNS over HTTPS: petrel is built without libnghttp2");
+	return -1;
+#else
+	if(c->type != COMM_TCP)
+		return -1;
+	c->http = calloc(1, sizeof(*c->http));
+	c->http_endpoint = strdup(set->endpoint ? set->endpoint :
+		"/dns-query");
+	c->http_buf = malloc(65535);
+	c->http_out = malloc(65535);
+	if(!c->http || !c->http_endpoint || !c->http_buf || !c->http_out) {
+		log_err("comm_point_set_http: out of memory");
+		return -1;
+	}
+	c->http->endpoint = c->http_endpoint;
+	c->http->max_streams = set->max_streams;
+	c->http->query_max = set->query_buffer;
+	c->http->response_max = set->response_buffer;
+	c->http_nodelay = set->nodelay;
+#ifdef HAVE_LIBURING
+	/* HTTP/2 reads through the readiness path (as TLS does) */
+	if(c->tring)
+		return tcp_ring_to_readiness(c);
+#endif
+	return 0;
+#endif
+}
+
+void
+comm_point_get_http_stats(struct comm_point *c, struct comm_http_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if(!c || !c->http)
+		return;
+	out->queries = c->http->queries;
+	out->http_errors = c->http->http_errors;
+	out->refused = c->http->refused;
+}
+
+int
+comm_point_set_keepalive(struct comm_point *c, int ms)
+{
+	c->ka_ms = ms > 0 ? ms : 0;
+	if(c->ka_ms && !c->padbuf && !(c->padbuf = malloc(65535)))
 		return -1;
 	return 0;
 }
@@ -2623,6 +2944,7 @@ comm_reply_save(const struct comm_reply *rep, struct comm_reply_addr *out)
 	out->gen = rep->gen;
 	out->is_tcp = (int16_t)rep->is_tcp;
 	out->pad = (int16_t)rep->pad;
+	out->stream = rep->stream;
 }
 
 int
@@ -2638,6 +2960,19 @@ comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
 		}
 		if(conn->pending > 0)
 			conn->pending--;
+		if(ra->stream && conn->h2) {
+			if(ra->pad && c->padbuf && len <= 65535) {
+				memcpy(c->padbuf, pkt, len);
+				len = dns_pad(c->padbuf, len, 65535,
+					(size_t)c->pad_block);
+				pkt = c->padbuf;
+			}
+			if(h2_session_answer(conn->h2, ra->stream, pkt,
+				len) == 0)
+				c->stats.pkts_out++;
+			tcp_conn_progress(conn);
+			return tcp_conn_h2_out(conn) == -1 ? -1 : 0;
+		}
 		if(tcp_conn_queue(conn, pkt, len, ra->pad) == -1)
 			return -1;
 		return 0;

@@ -140,6 +140,27 @@ nev_wq_push(struct nev_wq *q, const uint8_t *msg, size_t len)
 }
 
 int
+nev_wq_push_raw(struct nev_wq *q, const uint8_t *data, size_t len)
+{
+	struct nev_wq_item *w;
+	if(len == 0)
+		return -1;
+	w = malloc(sizeof(*w) + len);
+	if(!w)
+		return -1;
+	w->next = NULL;
+	w->len = len;
+	w->off = 0;
+	memcpy(w->data, data, len);
+	if(q->tail)
+		q->tail->next = w;
+	else	q->head = w;
+	q->tail = w;
+	q->num++;
+	return 0;
+}
+
+int
 nev_wq_write(struct nev_wq *q, int fd, uint64_t *done)
 {
 	while(q->head) {

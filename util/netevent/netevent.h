@@ -342,6 +342,8 @@ struct comm_reply {
 	/** UDP: the datagram's index in its batch (0 .. batch-1), for what
 	 * a peek callback keeps per datagram; 0 for TCP */
 	int slot;
+	/** DNS over HTTPS: the HTTP/2 stream of the query, else 0 */
+	int32_t stream;
 };
 
 /**
@@ -371,6 +373,8 @@ struct comm_reply_addr {
 	int16_t is_tcp;
 	/** DNS over TLS: pad the answer (the query carried EDNS Padding) */
 	int16_t pad;
+	/** DNS over HTTPS: the HTTP/2 stream, else 0 */
+	int32_t stream;
 };
 
 /** counters of a comm_point; read them freely from the owning thread */
@@ -414,6 +418,10 @@ struct comm_point_stats {
 	uint64_t tls_handshakes;
 	/** DNS over TLS: handshakes that failed (the connection closed) */
 	uint64_t tls_handshake_fails;
+	/** queries over TLS (DoT, and DoH over TLS) */
+	uint64_t tls_queries;
+	/** of those, on a resumed TLS session */
+	uint64_t tls_resume_queries;
 };
 
 /**
@@ -507,6 +515,55 @@ int comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx);
  * @return 0, or -1 (out of memory).
  */
 int comm_point_set_tls_padding(struct comm_point *c, int block);
+
+/** DNS over HTTPS settings of a TCP comm_point (comm_point_set_http) */
+struct comm_http_settings {
+	/** the path of queries (http-endpoint); copied */
+	const char *endpoint;
+	/** concurrent streams per connection (http-max-streams) */
+	int max_streams;
+	/** query bytes held over the connections (http-query-buffer-size) */
+	size_t query_buffer;
+	/** answer bytes likewise (http-response-buffer-size) */
+	size_t response_buffer;
+	/** TCP_NODELAY on the connections (http-nodelay) */
+	int nodelay;
+};
+
+/**
+ * Serve DNS over HTTPS (RFC 8484, HTTP/2) on a TCP comm_point instead of
+ * length-framed DNS: with comm_point_set_tls as well (ALPN h2), or alone
+ * for h2c (http-notls-downstream). The queries reach the same callback,
+ * with rep->stream set; the answer goes back on its stream (see
+ * util/netevent/http2.h). Call before connections arrive.
+ * @return 0, or -1 (out of memory, or built without nghttp2).
+ */
+int comm_point_set_http(struct comm_point *c,
+	const struct comm_http_settings *set);
+
+/** DoH counters of a comm_point (zero when it serves no DoH) */
+struct comm_http_stats {
+	/** DNS queries received over HTTP */
+	uint64_t queries;
+	/** requests answered with an HTTP error (404, 400, 413, 415, ...) */
+	uint64_t http_errors;
+	/** streams refused for want of buffer space */
+	uint64_t refused;
+};
+
+/** fill in the DoH counters of a comm_point */
+void comm_point_get_http_stats(struct comm_point *c,
+	struct comm_http_stats *out);
+
+/**
+ * edns-tcp-keepalive (RFC 7828) on a TCP or TLS comm_point: an answer to
+ * a query that carries the option gets it back with TIMEOUT ms / 100, and
+ * that connection's idle timeout becomes ms. Not on DoH (RFC 8484
+ * section 5: HTTP/2 manages its connections).
+ * @param ms: the timeout (edns-tcp-keepalive-timeout); 0 turns it off.
+ * @return 0, or -1 (out of memory).
+ */
+int comm_point_set_keepalive(struct comm_point *c, int ms);
 
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
@@ -611,6 +668,20 @@ struct comm_tcp_out *comm_tcp_out_create_tls(struct comm_base *base,
 /** @return why the connection failed (TLS handshake or certificate, a
  * timed out handshake), or "" when not known. Valid while t exists. */
 const char *comm_tcp_out_error(const struct comm_tcp_out *t);
+
+/**
+ * Carry HTTP/2 instead of framed DNS (forwarding over DNS over HTTPS):
+ * ALPN "h2" is offered (call before the handshake, right after
+ * comm_tcp_out_create_tls), the bytes read go to the callback as they
+ * come (COMM_TCP_OUT_REPLY with raw bytes), and comm_tcp_out_write_raw
+ * queues bytes without a length prefix.
+ * @return 0 or -1.
+ */
+int comm_tcp_out_set_h2(struct comm_tcp_out *t);
+
+/** Queue bytes as they are (after comm_tcp_out_set_h2). @return 0/-1 */
+int comm_tcp_out_write_raw(struct comm_tcp_out *t, const uint8_t *data,
+	size_t len);
 
 /** @return 1 once the TLS handshake of t has completed, else 0 */
 int comm_tcp_out_tls_done(const struct comm_tcp_out *t);

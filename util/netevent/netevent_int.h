@@ -103,6 +103,12 @@ struct nev_wq {
 int nev_wq_push(struct nev_wq *q, const uint8_t *msg, size_t len);
 
 /**
+ * Append a copy of bytes without a length prefix (HTTP/2 frames).
+ * @return 0, or -1 (empty, or out of memory).
+ */
+int nev_wq_push_raw(struct nev_wq *q, const uint8_t *data, size_t len);
+
+/**
  * Write as much of the queue as fd takes (nonblocking).
  * @param done: incremented for every message written completely.
  * @return 0 (queue empty, or the socket would block), or -1 on a write

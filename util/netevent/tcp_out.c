@@ -76,6 +76,9 @@ struct comm_tcp_out {
 	enum tls_io hs_want;
 	/** why the connection failed, "" if it did not */
 	char why[160];
+	/** raw mode (comm_tcp_out_set_h2): no DNS framing; the bytes read
+	 * go to the callback as they come */
+	int raw;
 };
 
 /** release the socket and the queue (not the struct) */
@@ -179,10 +182,52 @@ out_flush(struct comm_tcp_out *t)
 	return 0;
 }
 
+/** raw mode: hand the bytes read to the callback. @return 0, or -1 if
+ * t ended or was deleted */
+static int
+out_read_raw(struct comm_tcp_out *t)
+{
+	for(;;) {
+		ssize_t r;
+		if(t->ssl) {
+			size_t n = 0;
+			enum tls_io st = tls_read(t->ssl, t->rbuf, 65535, &n);
+			if(st == TLS_IO_WANT_READ || st == TLS_IO_WANT_WRITE)
+				return 0;
+			if(st != TLS_IO_DONE) {
+				(void)tls_fail_reason(t->ssl, t->why,
+					sizeof(t->why));
+				out_fail(t, COMM_TCP_OUT_CLOSED);
+				return -1;
+			}
+			r = (ssize_t)n;
+		} else	r = read(t->fd, t->rbuf, 65535);
+		if(r == 0) {
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+		if(r == -1) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR)
+				return 0;
+			out_fail(t, COMM_TCP_OUT_CLOSED);
+			return -1;
+		}
+		if(t->timeout_ms > 0)
+			(void)comm_timer_set(t->timer, t->timeout_ms);
+		if(out_call(t, COMM_TCP_OUT_REPLY, t->rbuf, (size_t)r) == -1)
+			return -1;
+		if(t->fd == -1)
+			return -1;
+	}
+}
+
 /** read replies. @return 0, or -1 if t ended or was deleted */
 static int
 out_read(struct comm_tcp_out *t)
 {
+	if(t->raw)
+		return out_read_raw(t);
 	for(;;) {
 		ssize_t r;
 		if(t->ssl) {
@@ -386,6 +431,26 @@ comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt, size_t len)
 	/* a query on an idle connection: the idle timer starts again */
 	if(t->connected && t->timeout_ms > 0)
 		(void)comm_timer_set(t->timer, t->timeout_ms);
+	return 0;
+}
+
+int
+comm_tcp_out_set_h2(struct comm_tcp_out *t)
+{
+	t->raw = 1;
+	if(t->ssl && tls_client_alpn_h2(t->ssl) != 0)
+		return -1;
+	return 0;
+}
+
+int
+comm_tcp_out_write_raw(struct comm_tcp_out *t, const uint8_t *data,
+	size_t len)
+{
+	if(t->fd == -1 || t->closed || nev_wq_push_raw(&t->wq, data, len) != 0)
+		return -1;
+	if(t->connected && out_update_mask(t) == -1)
+		return -1;
 	return 0;
 }
 

@@ -17,6 +17,10 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/evp.h>
+#include <openssl/core_names.h>
 
 /** the last OpenSSL error as text into buf */
 static const char *
@@ -71,16 +75,20 @@ fail_ssl:
 
 /** ALPN: choose "dot" when the client offers it (RFC 7858 section 3.2 as
  * updated by the IANA registration); a client that offers ALPN without
- * "dot" gets no_application_protocol */
+ * "dot" gets no_application_protocol; with a non-NULL arg (DNS over
+ * HTTPS, tls_server_ctx_alpn_h2) the same for "h2" (RFC 8484 section 5.2
+ * asks for HTTP/2) */
 static int
 alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 	const unsigned char *in, unsigned int inlen, void *arg)
 {
 	static const unsigned char dot[] = { 3, 'd', 'o', 't' };
+	static const unsigned char h2[] = { 2, 'h', '2' };
 	unsigned char *sel = NULL;
+	int is_h2 = arg != NULL;
 	(void)ssl;
-	(void)arg;
-	if(SSL_select_next_proto(&sel, outlen, dot, sizeof(dot), in, inlen)
+	if(SSL_select_next_proto(&sel, outlen, is_h2 ? h2 : dot,
+		is_h2 ? sizeof(h2) : sizeof(dot), in, inlen)
 		!= OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	*out = sel;
@@ -139,6 +147,21 @@ fail:
 	ERR_clear_error();
 	SSL_CTX_free(ctx);
 	return NULL;
+}
+
+int
+tls_client_alpn_h2(SSL *ssl)
+{
+	static const unsigned char h2[] = { 2, 'h', '2' };
+	/* SSL_set_alpn_protos returns 0 on success */
+	return SSL_set_alpn_protos(ssl, h2, sizeof(h2)) == 0 ? 0 : -1;
+}
+
+void
+tls_server_ctx_alpn_h2(SSL_CTX *ctx)
+{
+	/* any non-NULL argument selects "h2" in alpn_select */
+	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, (void *)ctx);
 }
 
 SSL *
@@ -350,4 +373,188 @@ tls_fail_reason(SSL *ssl, char *buf, size_t len)
 		return buf;
 	}
 	return err_text(buf, len);
+}
+
+int
+tls_cert_dns_name(const char *pemfile, char *buf, size_t len)
+{
+	FILE *f = fopen(pemfile, "r");
+	X509 *x;
+	GENERAL_NAMES *names;
+	int i, r = -1;
+	if(!f)
+		return -1;
+	x = PEM_read_X509(f, NULL, NULL, NULL);
+	fclose(f);
+	if(!x) {
+		ERR_clear_error();
+		return -1;
+	}
+	names = X509_get_ext_d2i(x, NID_subject_alt_name, NULL, NULL);
+	for(i = 0; names && i < sk_GENERAL_NAME_num(names); i++) {
+		const GENERAL_NAME *g = sk_GENERAL_NAME_value(names, i);
+		const unsigned char *d;
+		int n;
+		if(g->type != GEN_DNS)
+			continue;
+		d = ASN1_STRING_get0_data(g->d.dNSName);
+		n = ASN1_STRING_length(g->d.dNSName);
+		/* a wildcard is no host name */
+		if(n <= 0 || (size_t)n >= len || d[0] == '*' ||
+			memchr(d, 0, (size_t)n))
+			continue;
+		memcpy(buf, d, (size_t)n);
+		buf[n] = 0;
+		r = 0;
+		break;
+	}
+	GENERAL_NAMES_free(names);
+	X509_free(x);
+	return r;
+}
+
+int
+tls_session_resumed(SSL *ssl)
+{
+	return SSL_session_reused(ssl) == 1;
+}
+
+/** one session ticket key (tls-session-ticket-keys): an 80-byte file */
+struct tls_ticket_key {
+	/** the key name, sent in the ticket */
+	unsigned char name[16];
+	/** the HMAC-SHA256 key */
+	unsigned char hmac[32];
+	/** the AES-256-CBC key */
+	unsigned char aes[32];
+};
+
+/** the keys of a context, its ex_data; the first encrypts */
+struct tls_ticket_keys {
+	/** how many */
+	int n;
+	/** the keys */
+	struct tls_ticket_key k[];
+};
+
+/** the ex_data index of the ticket keys, made once */
+static int ticket_idx = -1;
+
+/** free a context's keys with the context */
+static void
+ticket_keys_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx,
+	long argl, void *argp)
+{
+	(void)parent;
+	(void)ad;
+	(void)idx;
+	(void)argl;
+	(void)argp;
+	if(ptr)
+		OPENSSL_cleanse(ptr, sizeof(struct tls_ticket_keys) +
+			(size_t)((struct tls_ticket_keys *)ptr)->n *
+			sizeof(struct tls_ticket_key));
+	free(ptr);
+}
+
+/** OpenSSL's ticket callback: encrypt with the first key, decrypt with
+ * the one the ticket names (and renew it when that is not the first);
+ * an unknown name means a full handshake */
+static int
+ticket_cb(SSL *ssl, unsigned char name[16], unsigned char iv[16],
+	EVP_CIPHER_CTX *ectx, EVP_MAC_CTX *hctx, int enc)
+{
+	struct tls_ticket_keys *keys = SSL_CTX_get_ex_data(
+		SSL_get_SSL_CTX(ssl), ticket_idx);
+	const struct tls_ticket_key *k = NULL;
+	OSSL_PARAM params[2];
+	int i;
+	if(!keys || keys->n == 0)
+		return -1;
+	if(enc) {
+		k = &keys->k[0];
+		if(RAND_bytes(iv, 16) <= 0)
+			return -1;
+		memcpy(name, k->name, 16);
+		if(!EVP_EncryptInit_ex(ectx, EVP_aes_256_cbc(), NULL, k->aes,
+			iv))
+			return -1;
+	} else {
+		for(i = 0; i < keys->n; i++)
+			if(memcmp(name, keys->k[i].name, 16) == 0) {
+				k = &keys->k[i];
+				break;
+			}
+		if(!k)
+			return 0;
+		if(!EVP_DecryptInit_ex(ectx, EVP_aes_256_cbc(), NULL, k->aes,
+			iv))
+			return -1;
+	}
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
+		(char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if(!EVP_MAC_init(hctx, k->hmac, sizeof(k->hmac), params))
+		return -1;
+	return enc || k == &keys->k[0] ? 1 : 2;
+}
+
+int
+tls_server_ctx_ticket_keys(SSL_CTX *ctx, const char *const *files, int n,
+	char *err, size_t errlen)
+{
+	struct tls_ticket_keys *keys;
+	int i;
+	if(n <= 0)
+		return 0;
+	if(ticket_idx == -1)
+		ticket_idx = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL,
+			ticket_keys_free);
+	if(ticket_idx == -1) {
+		snprintf(err, errlen, "tls-session-ticket-keys: no ex_data");
+		return -1;
+	}
+	keys = calloc(1, sizeof(*keys) + (size_t)n * sizeof(keys->k[0]));
+	if(!keys) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	keys->n = n;
+	for(i = 0; i < n; i++) {
+		unsigned char b[81];
+		size_t got;
+		FILE *f = fopen(files[i], "rb");
+		if(!f) {
+			snprintf(err, errlen, "tls-session-ticket-keys: cannot "
+				"read %s: %s", files[i], strerror(errno));
+			goto fail;
+		}
+		got = fread(b, 1, sizeof(b), f);
+		fclose(f);
+		if(got != 80) {
+			snprintf(err, errlen, "tls-session-ticket-keys: %s "
+				"holds %s bytes, expected 80 (openssl rand 80 "
+				"> file)", files[i], got > 80 ? "more than 80" :
+				"fewer");
+			OPENSSL_cleanse(b, sizeof(b));
+			goto fail;
+		}
+		memcpy(keys->k[i].name, b, 16);
+		memcpy(keys->k[i].hmac, b + 16, 32);
+		memcpy(keys->k[i].aes, b + 48, 32);
+		OPENSSL_cleanse(b, sizeof(b));
+	}
+	if(!SSL_CTX_set_ex_data(ctx, ticket_idx, keys)) {
+		snprintf(err, errlen, "tls-session-ticket-keys: ex_data");
+		goto fail;
+	}
+	if(SSL_CTX_set_tlsext_ticket_key_evp_cb(ctx, ticket_cb) != 1) {
+		snprintf(err, errlen, "tls-session-ticket-keys: callback");
+		return -1; /* the keys belong to the context now */
+	}
+	return 0;
+fail:
+	OPENSSL_cleanse(keys, sizeof(*keys) + (size_t)n * sizeof(keys->k[0]));
+	free(keys);
+	return -1;
 }

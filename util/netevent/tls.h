@@ -83,6 +83,13 @@ struct ssl_ctx_st *tls_server_ctx_create(const char *key, const char *pem,
 	size_t errlen);
 
 /**
+ * Make a server context (from tls_server_ctx_create) select ALPN "h2"
+ * instead of "dot", for DNS over HTTPS; a client that offers ALPN
+ * without "h2" is refused.
+ */
+void tls_server_ctx_alpn_h2(struct ssl_ctx_st *ctx);
+
+/**
  * Make the server side of an accepted connection.
  * @return the SSL (owned by the caller, tls_free), or NULL (logged at
  *	verbose level).
@@ -124,6 +131,10 @@ void tls_ctx_free(struct ssl_ctx_st *ctx);
 struct ssl_st *tls_client_new(struct ssl_ctx_st *ctx, int fd,
 	const char *auth_name, const char *ip, int use_sni);
 
+/** Offer ALPN "h2" on a client connection (forwarding over DNS over
+ * HTTPS). @return 0 or -1 */
+int tls_client_alpn_h2(struct ssl_st *ssl);
+
 /** Free a connection's TLS state (no close_notify wait; not the socket).
  * NULL is allowed. */
 void tls_free(struct ssl_st *ssl);
@@ -161,5 +172,30 @@ const char *tls_fail_reason(struct ssl_st *ssl, char *buf, size_t len);
 
 /** @return 1 if the failure was the certificate (chain or name), else 0 */
 int tls_fail_was_cert(struct ssl_st *ssl);
+
+/**
+ * Session resumption with configured keys (tls-session-ticket-keys):
+ * each file holds 80 random bytes (16 key name, 32 HMAC-SHA256 key, 32
+ * AES-256 key, as Unbound's); the first key encrypts new tickets, every
+ * key decrypts (a ticket of an older key is renewed with the first), so
+ * keys rotate by putting a new file first. Servers that share the files
+ * resume each other's sessions, also across restarts.
+ * @param ctx: a server context.
+ * @param files: the key files.
+ * @param n: how many (0: OpenSSL's own random key).
+ * @return 0, or -1 with err set (unreadable, not 80 bytes).
+ */
+int tls_server_ctx_ticket_keys(struct ssl_ctx_st *ctx,
+	const char *const *files, int n, char *err, size_t errlen);
+
+/** @return 1 if the handshake resumed a session, else 0 */
+int tls_session_resumed(struct ssl_st *ssl);
+
+/**
+ * The first DNS name (not a wildcard) in the subjectAltName of the first
+ * certificate of a PEM file, for DDR's target name.
+ * @return 0 with the name in buf, or -1 (unreadable, no such name).
+ */
+int tls_cert_dns_name(const char *pemfile, char *buf, size_t len);
 
 #endif /* UTIL_NETEVENT_TLS_H */
