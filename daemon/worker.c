@@ -28,6 +28,7 @@
 #include "dns/name.h"
 #include "dns/query.h"
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,6 +450,19 @@ idle_after_wake(void *arg)
 	qsbr_online(r);
 }
 
+/** a forked worker's SIGTERM or SIGINT (sent to the whole process group,
+ * as systemd and kill(1) on a group do): stop as for the supervisor's
+ * 'S', through teardown, so that what the worker holds (its dnstap
+ * queue, its connections) is finished rather than cut off */
+static void
+child_signal_cb(int sig, void *arg)
+{
+	struct worker *w = arg;
+	(void)sig;
+	w->cmd = 'S';
+	comm_base_exit(w->base);
+}
+
 /** tear down what worker_setup made */
 static void
 worker_teardown(struct worker *w)
@@ -497,6 +511,8 @@ worker_teardown(struct worker *w)
 	w->num_points = 0;
 	comm_watch_delete(w->cmd_watch);
 	w->cmd_watch = NULL;
+	comm_signal_delete(w->child_sig);
+	w->child_sig = NULL;
 	comm_base_delete(w->base);
 	w->base = NULL;
 }
@@ -525,6 +541,12 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->cmd_watch = comm_watch_create(w->base, w->cmd_pipe[0], cmd_cb, w);
 	if(!w->cmd_watch)
 		return -1;
+	if(w->daemon->is_child) {
+		w->child_sig = comm_signal_create(w->base, child_signal_cb, w);
+		if(!w->child_sig || comm_signal_bind(w->child_sig, SIGTERM) != 0
+			|| comm_signal_bind(w->child_sig, SIGINT) != 0)
+			return -1;
+	}
 	w->num_points = ls->num;
 	w->udp = calloc((size_t)ls->num + 1, sizeof(*w->udp));
 	w->tcp = calloc((size_t)ls->num + 1, sizeof(*w->tcp));

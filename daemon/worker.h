@@ -96,6 +96,9 @@ struct worker {
 	int stat_pipe[2];
 	/** watch on cmd_pipe[0] */
 	struct comm_watch *cmd_watch;
+	/** fork children: SIGTERM and SIGINT stop the worker through its
+	 * loop (NULL for threads: the supervisor handles signals) */
+	struct comm_signal *child_sig;
 	/** the last command read */
 	int cmd;
 	/** the outside network (owned) */

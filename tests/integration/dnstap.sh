@@ -112,6 +112,19 @@ capture() {
 	return 1
 }
 
+# writers NAME N: wait until N writers (one per worker) are connected to
+# the collector; messages from before a writer's connection are dropped,
+# so the queries of a check wait for them
+writers() {
+	for _ in $(seq 100); do
+		[ "$(ss -xa 2>/dev/null | awk -v p="$W/$1.sock" \
+			'$2 == "ESTAB" && $5 == p' | wc -l)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "dnstap: $2 writers did not connect to $W/$1.sock" >&2
+	return 1
+}
+
 # finish NAME: stop petrel (its writers flush and close their streams),
 # then the capture, and decode the file to $W/NAME.txt and .yaml
 finish() {
@@ -144,6 +157,7 @@ dnstap-log-forwarder-query-messages: yes\n\
 dnstap-log-forwarder-response-messages: no"
 capture all || exit 1
 resolver_start "$W/all.conf" "$W/all.log" "" || { echo "dnstap: 0 passed, 1 failed"; exit 1; }
+writers all 1
 a1=$(q +short www.tap. A)
 a2=$(q +short www.tap. A)
 a3=$(q +short +tcp www.tap. A)
@@ -194,6 +208,7 @@ conf sample "$PORT" 1 "" "dnstap-enable: yes\ndnstap-socket-path: \"$W/sample.so
 dnstap-log-client-query-messages: yes\ndnstap-sample-rate: 2"
 capture sample || exit 1
 resolver_start "$W/sample.conf" "$W/sample.log" "" || fail "sample: petrel did not start"
+writers sample 1
 for i in $(seq 10); do q +short www.tap. A >/dev/null; done
 finish sample
 n=$(count sample CQ www.tap/IN/A)
@@ -210,6 +225,7 @@ conf fork "$PORT" 2 fork "dnstap-enable: yes\ndnstap-socket-path: \"$W/fork.sock
 dnstap-log-client-query-messages: yes\ndnstap-log-client-response-messages: yes"
 capture fork || exit 1
 resolver_start "$W/fork.conf" "$W/fork.log" "" || fail "fork: petrel did not start"
+writers fork 2 || fail "fork: the 2 workers' writers did not connect"
 for i in $(seq 20); do q +short "n$i.tap." A >/dev/null; done
 finish fork
 n=$(awk '$3 == "CQ" && / n[0-9]+\.tap\/IN\/A/' "$W/fork.txt" | wc -l)
