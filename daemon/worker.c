@@ -532,6 +532,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 		return -1;
 	resolver_set_env(w->res, env->msg, env->rrset, env->infra, env->lz,
 		env->acl);
+	resolver_set_base(w->res, w->base);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

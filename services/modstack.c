@@ -15,11 +15,13 @@
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"
+#include "cachedb/cachedb.h"
 
 /** the modules of this build, in the order a module-config must list
  * them; the iterator is always last */
 static const struct module_func_block *const module_table[] = {
 	&val_module_block,
+	&cachedb_module_block,
 	&iter_module_block,
 	NULL
 };

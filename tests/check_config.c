@@ -901,7 +901,8 @@ START_TEST(test_print_parse_roundtrip)
 	int n = 0;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = config_option_at(i);
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE &&
+			o->clause != CLAUSE_CACHEDB)
 			continue;
 		switch(o->type) {
 		case OPT_BOOL: case OPT_INT: case OPT_INT_POW2: case OPT_SIZE:

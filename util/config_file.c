@@ -400,7 +400,8 @@ config_free_members(struct config_file *cfg)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		const struct opt_type_ops *t = opt_type(o->type);
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE &&
+			o->clause != CLAUSE_CACHEDB)
 			continue;
 		if(t && t->free)
 			t->free(cfg, o);
@@ -1323,13 +1324,16 @@ again:
 	/* clause headers */
 	if(strcmp(key, "server") == 0 || strcmp(key, "forward-zone") == 0 ||
 		strcmp(key, "stub-zone") == 0 ||
-		strcmp(key, "remote-control") == 0) {
+		strcmp(key, "remote-control") == 0 ||
+		strcmp(key, "cachedb") == 0) {
 		if(end_clause(p) != 0)
 			return -1;
 		if(key[0] == 's' && key[1] == 'e')
 			p->clause = CLAUSE_SERVER;
 		else if(key[0] == 'r')
 			p->clause = CLAUSE_REMOTE;
+		else if(key[0] == 'c')
+			p->clause = CLAUSE_CACHEDB;
 		else if(start_zone(p, key[0] == 'f' ? CLAUSE_FORWARD :
 			CLAUSE_STUB) != 0)
 			return -1;
@@ -1407,7 +1411,8 @@ again:
 			}
 			return perr(p, "unknown clause '%s:'; the clauses are "
 				"server:, forward-zone:, stub-zone:, "
-				"remote-control: (accepted and ignored: %s)",
+				"remote-control:, cachedb: (accepted and "
+				"ignored: %s)",
 				key, ign);
 		}
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
@@ -1691,7 +1696,8 @@ config_create(void)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		char buf[256], *v[1];
-		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE)
+		if(o->clause != CLAUSE_SERVER && o->clause != CLAUSE_REMOTE &&
+			o->clause != CLAUSE_CACHEDB)
 			continue;
 		if(!o->def)
 			continue;
@@ -1775,7 +1781,8 @@ config_dup(const struct config_file *cfg)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		const struct opt_type_ops *t = opt_type(o->type);
-		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE) &&
+		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE ||
+			o->clause == CLAUSE_CACHEDB) &&
 			t && t->copy)
 			*(void **)((char *)c + o->off) = NULL;
 	}
@@ -1785,7 +1792,8 @@ config_dup(const struct config_file *cfg)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		const struct opt_type_ops *t = opt_type(o->type);
-		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE) &&
+		if((o->clause == CLAUSE_SERVER || o->clause == CLAUSE_REMOTE ||
+			o->clause == CLAUSE_CACHEDB) &&
 			t && t->copy && t->copy(c, cfg, o) != 0)
 			goto fail;
 	}
@@ -2207,6 +2215,8 @@ config_set_option(struct config_file *cfg, const char *name,
 	o = config_option_find(key, CLAUSE_SERVER);
 	if(!o)
 		o = config_option_find(key, CLAUSE_REMOTE);
+	if(!o)
+		o = config_option_find(key, CLAUSE_CACHEDB);
 	if(!o) {
 		if(config_option_find(key, -1))
 			snprintf(err, errlen, "%s: belongs to a zone clause "

@@ -39,6 +39,8 @@ enum config_clause {
 	CLAUSE_STUB,
 	/** remote-control: */
 	CLAUSE_REMOTE,
+	/** cachedb: (the second-level cache on Redis) */
+	CLAUSE_CACHEDB,
 	/** a clause Unbound has and petrel ignores (view:, auth-zone:, ...) */
 	CLAUSE_IGNORED
 };
