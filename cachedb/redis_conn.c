@@ -66,6 +66,11 @@ struct redis_cmd {
 
 static void conn_start(struct redis_conn *c);
 
+/** connections of this process now down (each counted once): the loss
+ * is logged when the first goes down and the return when the last is
+ * back, so a petrel with many workers says it once */
+static int redis_conns_down;
+
 const char *
 redis_conn_name(const struct redis_conn *c)
 {
@@ -79,7 +84,9 @@ note_down(struct redis_conn *c, const char *why)
 	if(c->down_logged)
 		return;
 	c->down_logged = 1;
-	log_warn("cachedb: redis %s is down (%s); queries go on without it "
+	if(__atomic_fetch_add(&redis_conns_down, 1, __ATOMIC_RELAXED) != 0)
+		return;
+	log_warnx("cachedb: redis %s is down (%s); queries go on without it "
 		"and the connection is retried in the background", c->desc,
 		why ? why : "unknown error");
 }
@@ -171,7 +178,9 @@ on_connect(const redisAsyncContext *ac, int status)
 	comm_timer_disable(c->connect_timer);
 	if(c->down_logged) {
 		c->down_logged = 0;
-		log_info("cachedb: redis %s is back", c->desc);
+		if(__atomic_sub_fetch(&redis_conns_down, 1,
+			__ATOMIC_RELAXED) == 0)
+			log_info("cachedb: redis %s is back", c->desc);
 	} else	verbose(VERB_OPS, "cachedb: connected to redis %s",
 		c->desc);
 }
@@ -320,6 +329,9 @@ redis_conn_delete(struct redis_conn *c)
 	if(!c)
 		return;
 	conn_drop(c);
+	if(c->down_logged)
+		(void)__atomic_sub_fetch(&redis_conns_down, 1,
+			__ATOMIC_RELAXED);
 	comm_timer_delete(c->retry_timer);
 	comm_timer_delete(c->connect_timer);
 	free((char *)c->cfg.host);
@@ -332,7 +344,12 @@ redis_conn_delete(struct redis_conn *c)
 int
 redis_conn_ready(const struct redis_conn *c)
 {
-	return c && c->up && c->ac && c->pending < REDIS_CONN_MAX_PENDING;
+	/* up, or making its first connection since it was last up (the
+	 * worker's start): hiredis keeps the command until the connection
+	 * is made, and the caller's timeout bounds the wait. Never while a
+	 * lost connection is retried: a dead Redis must cost nothing. */
+	return c && c->ac && (c->up || !c->down_logged) &&
+		c->pending < REDIS_CONN_MAX_PENDING;
 }
 
 /** hiredis' callback: hand the reply on */

@@ -13,7 +13,8 @@
  *
  * A connection is "up" once connected (and AUTH and SELECT sent, when
  * configured: they are pipelined ahead of every command). A command is
- * accepted only while up and while fewer than REDIS_CONN_MAX_PENDING
+ * accepted only while up (or while the first connection is being made)
+ * and while fewer than REDIS_CONN_MAX_PENDING
  * commands wait for their replies, so a slow or dead Redis costs the
  * worker nothing but one failed check: the caller goes on without it.
  *
@@ -21,8 +22,9 @@
  * connection, or too many commands in a row without a reply
  * (REDIS_CONN_MAX_TIMEOUTS, a hung server) drop the connection and
  * retry it after a back-off, 100 ms doubling to REDIS_CONN_MAX_BACKOFF_MS.
- * The loss is logged once (warning) and the return once (info); the
- * retries between are silent.
+ * The loss is logged once (warning) and the return once (info), per
+ * process: when the first connection goes down and when the last is
+ * back; the retries between are silent.
  *
  * Callbacks: every command's callback is called exactly once by hiredis,
  * with the reply, or with NULL when the connection goes away (including
@@ -79,7 +81,9 @@ struct redis_conn *redis_conn_create(struct comm_base *base,
 /** Close and free; pending callbacks are called with NULL. NULL ok. */
 void redis_conn_delete(struct redis_conn *c);
 
-/** @return 1 when a command would be accepted now */
+/** @return 1 when a command would be accepted now: the connection is
+ * up, or is being made for the first time (at the worker's start; the
+ * command waits in hiredis for it), and not too many wait for replies */
 int redis_conn_ready(const struct redis_conn *c);
 
 /**
