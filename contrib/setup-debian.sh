@@ -30,4 +30,7 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 # the DNS over TLS test (make check-tls): certificates and a capture on lo
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends openssl tshark curl >/dev/null
+# the cachedb module's Redis backend and its test (make check-cachedb)
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends libhiredis-dev redis-server >/dev/null
 echo "setup-debian: build and test dependencies installed"

@@ -648,6 +648,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			"auth zones are served from their zone files only",
 			w->index);
 	resolver_set_ratelimit(w->res, env->ip_rate);
+	resolver_set_base(w->res, w->base);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

@@ -47,6 +47,7 @@ static struct module_qstate *mesh_env_attach_sub(struct module_qstate *super,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
 static int mesh_env_add_background(struct module_env *env,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
+static void mesh_env_resume(struct module_qstate *qs, enum module_ev ev);
 static void mesh_schedule(struct mesh_state *s, enum module_ev ev);
 static void mesh_schedule_free(struct mesh_state *s);
 
@@ -77,6 +78,7 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	env->cancel_query = mesh_env_cancel_query;
 	env->attach_sub = mesh_env_attach_sub;
 	env->add_background = mesh_env_add_background;
+	env->resume = mesh_env_resume;
 	return m;
 }
 
@@ -257,12 +259,16 @@ mesh_drop_clients(struct mesh_state *s)
 void
 mesh_delete(struct mesh *m)
 {
+	int i;
 	if(!m)
 		return;
 	while(m->first) {
 		mesh_drop_clients(m->first);
 		mesh_state_free(m->first);
 	}
+	for(i = 0; i < m->stack->num; i++)
+		if(m->stack->mod[i]->worker_deinit)
+			m->stack->mod[i]->worker_deinit(m->env, i);
 	while(m->num_free_regions > 0)
 		region_destroy(m->free_regions[--m->num_free_regions]);
 	free(m->table);
@@ -688,6 +694,18 @@ mesh_env_cancel_query(struct module_qstate *qs, struct outbound_query *q)
 {
 	struct mesh_state *s = qs->mesh_info;
 	s->mesh->out->cancel(s->mesh->out->ctx, q);
+}
+
+/** env->resume */
+static void
+mesh_env_resume(struct module_qstate *qs, enum module_ev ev)
+{
+	struct mesh_state *s = qs->mesh_info;
+	struct mesh *m = s->mesh;
+	if(s->finished)
+		return;
+	mesh_run_state(s, ev, NULL);
+	mesh_run(m);
 }
 
 /** env->attach_sub */

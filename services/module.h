@@ -56,6 +56,7 @@ struct netaddr;
 struct mesh;
 struct module_qstate;
 struct auth_zones;
+struct comm_base;
 
 /** most modules in a stack */
 #define MODULE_MAX 8
@@ -228,6 +229,13 @@ struct module_env {
 	 * concurrent readers; NULL: none): the iterator asks the
 	 * for-upstream ones before sending */
 	struct auth_zones *authz;
+	/** the worker's event loop, for a module with connections of its
+	 * own (cachedb's Redis); NULL where there is none (the replay
+	 * runner, unit tests): such a module then does without */
+	struct comm_base *base;
+	/** per module: its per-worker data (connections), made lazily by
+	 * the module and freed by its worker_deinit() */
+	void *worker_data[MODULE_MAX];
 
 	/**
 	 * Send a query upstream for a state; the reply (or timeout, or
@@ -263,6 +271,13 @@ struct module_env {
 	 */
 	int (*add_background)(struct module_env *env, const uint8_t *qname,
 		uint16_t qtype, uint16_t qclass, int flags);
+	/**
+	 * Run a state that waits (MODULE_WAIT_REPLY) on something of the
+	 * module's own (a Redis reply, its timer): its current module is
+	 * called with ev and a NULL reply, then the mesh runs. Call it from
+	 * an event loop callback, never from inside operate() or clear().
+	 */
+	void (*resume)(struct module_qstate *qs, enum module_ev ev);
 };
 
 /** one query state as the modules see it (part of a mesh state) */
@@ -335,6 +350,9 @@ struct module_func_block {
 	void (*clear)(struct module_qstate *qstate, int id);
 	/** @return bytes used by the module's global data */
 	size_t (*get_mem)(struct module_env *env, int id);
+	/** Free env->worker_data[id] (the mesh of the worker is being
+	 * deleted, its states are gone); NULL when the module keeps none. */
+	void (*worker_deinit)(struct module_env *env, int id);
 };
 
 /** the modules of module-config, in order, with their global data */

@@ -153,6 +153,12 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 }
 
 void
+resolver_set_base(struct resolver *r, struct comm_base *base)
+{
+	r->menv.base = base;
+}
+
+void
 resolver_set_env(struct resolver *r, struct mcache *msg,
 	struct rrset_cache *rrset, struct infra_cache *infra,
 	const struct local_zones *lz, const struct acl_list *acl)

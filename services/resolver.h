@@ -53,6 +53,7 @@ struct local_zones;
 struct mcache;
 struct rrset_cache;
 struct infra_cache;
+struct comm_base;
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 192
@@ -248,6 +249,13 @@ struct resolver *resolver_create(struct config_file *cfg,
  * local zones, access control. Call after resolver_create and again after
  * a reload, while no query is being handled.
  */
+/**
+ * Give the modules the worker's event loop (module_env.base), for the
+ * modules with connections of their own (cachedb). Without it they do
+ * without (the replay runner and unit tests).
+ */
+void resolver_set_base(struct resolver *r, struct comm_base *base);
+
 void resolver_set_env(struct resolver *r, struct mcache *msg,
 	struct rrset_cache *rrset, struct infra_cache *infra,
 	const struct local_zones *lz, const struct acl_list *acl);

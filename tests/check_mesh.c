@@ -425,7 +425,7 @@ pass_operate(struct module_qstate *qs, enum module_ev ev, int id,
 
 /** the extra module */
 static const struct module_func_block pass_block = {
-	"passer", NULL, NULL, pass_operate, NULL, NULL, NULL
+	"passer", NULL, NULL, pass_operate, NULL, NULL, NULL, NULL
 };
 
 /** the config parser's list of module names and the module table agree
@@ -456,18 +456,18 @@ START_TEST(test_module_table)
 	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "
-		"(this petrel has dns64, validator, iterator)");
+		"(this petrel has dns64, validator, cachedb, iterator)");
 	ck_assert_int_eq(modstack_setup(&st, "iterator iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: module 'iterator' is "
-		"misplaced (the order is dns64, validator, iterator)");
+		"misplaced (the order is dns64, validator, cachedb, iterator)");
 	/* the extra module only where it is named, and never last */
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_int_eq(modstack_setup(&st, "iterator passer", &pass_block,
 		NULL, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: the last module must be the "
-		"iterator (this petrel has dns64, validator, iterator)");
+		"iterator (this petrel has dns64, validator, cachedb, iterator)");
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", &pass_block,
 		NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(st.num, 2);

@@ -280,6 +280,12 @@ config_doc_example(FILE *out)
 	fprintf(out, "dnstap:\n");
 	ex_clause(out, CLAUSE_DNSTAP, "\t");
 	ex_comment(out, "",
+		"The cachedb: clause sets up the second-level cache that the "
+		"cachedb module (module-config: \"cachedb iterator\") shares "
+		"with the other resolvers of a fleet, on Redis.");
+	fprintf(out, "cachedb:\n");
+	ex_clause(out, CLAUSE_CACHEDB, "\t");
+	ex_comment(out, "",
 		"Unbound options that petrel accepts and ignores, with one "
 		"warning each (name, file and line):");
 	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
@@ -534,6 +540,18 @@ config_doc_manpage(FILE *out)
 "any says how many in the log when it stops or reloads). A build without\n"
 "dnstap refuses dnstap\\-enable: yes.\n", out);
 	man_clause(out, CLAUSE_DNSTAP);
+	fputs(".SH \"CACHEDB OPTIONS\"\n"
+"These options belong in the\n"
+".B cachedb:\n"
+"clause, and set up the second\\-level cache on Redis that the cachedb\n"
+"module (\\fBmodule\\-config: \"cachedb iterator\"\\fR) shares with the\n"
+"other resolvers of a fleet. Keys are the SHA\\-256 of the question and\n"
+"the secret\\-seed in hexadecimal; values are the answer in DNS wire\n"
+"format followed by the time it was stored and the time it expires\n"
+"(64\\-bit big\\-endian seconds). A value read back has its TTLs lowered\n"
+"by the time elapsed and is not served after its expiry, except as\n"
+"serve\\-expired allows.\n", out);
+	man_clause(out, CLAUSE_CACHEDB);
 	fputs(".SH \"IGNORED UNBOUND OPTIONS\"\n"
 "petrel accepts these Unbound options, warns once about each (with the\n"
 "file and line) and ignores them:\n", out);

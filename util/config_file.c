@@ -1571,7 +1571,8 @@ again:
 	if(strcmp(key, "server") == 0 || strcmp(key, "forward-zone") == 0 ||
 		strcmp(key, "stub-zone") == 0 ||
 		strcmp(key, "remote-control") == 0 ||
-		strcmp(key, "dnstap") == 0) {
+		strcmp(key, "dnstap") == 0 ||
+		strcmp(key, "cachedb") == 0) {
 		if(end_clause(p) != 0)
 			return -1;
 		if(key[0] == 's' && key[1] == 'e')
@@ -1580,6 +1581,8 @@ again:
 			p->clause = CLAUSE_REMOTE;
 		else if(key[0] == 'd')
 			p->clause = CLAUSE_DNSTAP;
+		else if(key[0] == 'c')
+			p->clause = CLAUSE_CACHEDB;
 		else if(start_zone(p, key[0] == 'f' ? CLAUSE_FORWARD :
 			CLAUSE_STUB) != 0)
 			return -1;
@@ -1664,8 +1667,9 @@ again:
 			}
 			return perr(p, "unknown clause '%s:'; the clauses are "
 				"server:, forward-zone:, stub-zone:, "
-				"remote-control:, dnstap:, auth-zone:, "
-				"tsig-key: (accepted and ignored: %s)",
+				"remote-control:, dnstap:, cachedb:, "
+				"auth-zone:, tsig-key: (accepted and ignored: "
+				"%s)",
 				key, ign);
 		}
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
@@ -2556,6 +2560,8 @@ config_set_option(struct config_file *cfg, const char *name,
 		o = config_option_find(key, CLAUSE_REMOTE);
 	if(!o)
 		o = config_option_find(key, CLAUSE_DNSTAP);
+	if(!o)
+		o = config_option_find(key, CLAUSE_CACHEDB);
 	if(!o) {
 		if(config_option_find(key, -1))
 			snprintf(err, errlen, "%s: belongs to a zone clause "

@@ -560,6 +560,49 @@ struct config_file {
 	int dnstap_log_forwarder_response;
 	/** dnstap-sample-rate: log 1 message in this many; 0 all */
 	int dnstap_sample_rate;
+	/* ---- cachedb: ---- */
+	/** backend: the store (0: redis) */
+	int cachedb_backend;
+	/** secret-seed: mixed into every key */
+	char *secret_seed;
+	/** cachedb-no-store: read only */
+	int cachedb_no_store;
+	/** cachedb-check-when-serve-expired */
+	int cachedb_check_when_serve_expired;
+	/** redis-server-host */
+	char *redis_server_host;
+	/** redis-server-port */
+	int redis_server_port;
+	/** redis-server-path: unix socket, "" for none */
+	char *redis_server_path;
+	/** redis-server-password, "" for none */
+	char *redis_server_password;
+	/** redis-timeout, ms */
+	int redis_timeout;
+	/** redis-command-timeout, ms (0: redis-timeout) */
+	int redis_command_timeout;
+	/** redis-connect-timeout, ms (0: redis-timeout) */
+	int redis_connect_timeout;
+	/** redis-expire-records */
+	int redis_expire_records;
+	/** redis-logical-db */
+	int redis_logical_db;
+	/** redis-replica-server-host, "" for none */
+	char *redis_replica_server_host;
+	/** redis-replica-server-port */
+	int redis_replica_server_port;
+	/** redis-replica-server-path, "" for none */
+	char *redis_replica_server_path;
+	/** redis-replica-server-password, "" for none */
+	char *redis_replica_server_password;
+	/** redis-replica-timeout, ms */
+	int redis_replica_timeout;
+	/** redis-replica-command-timeout, ms (0: redis-replica-timeout) */
+	int redis_replica_command_timeout;
+	/** redis-replica-connect-timeout, ms (0: redis-replica-timeout) */
+	int redis_replica_connect_timeout;
+	/** redis-replica-logical-db */
+	int redis_replica_logical_db;
 
 	/* ---- bookkeeping, not options ---- */
 	/** the file config_read() loaded, "" before (malloced) */

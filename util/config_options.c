@@ -68,9 +68,13 @@ static const char *const thread_model_words[] = {
 static const char *const event_backend_words[] = {
 	"select", "libevent", "io_uring", NULL };
 
+/** backend: words (cachedb:), in enum config_cachedb_backend order */
+static const char *const cachedb_backend_words[] = { "redis", NULL };
+
 const char *const config_module_names[] = {
 	"dns64",
 	"validator",
+	"cachedb",
 	"iterator",
 	NULL };
 
@@ -569,6 +573,65 @@ STROPT("control-cert-file", CLAUSE_REMOTE, OPT_PATH, control_cert_file,
   PETREL_CONFDIR "/petrel_control.pem", IM, "<file>",
   "the certificate of petrel-control"),
 
+/* ---- cachedb: ---- */
+{ "backend", CLAUSE_CACHEDB, OPT_ENUM, "redis", NULL, NULL, 0, 0,
+  cachedb_backend_words, OFF(cachedb_backend), SH | IM, "redis",
+  "the second-level cache's store (module-config must list cachedb)" },
+STROPT("secret-seed", CLAUSE_CACHEDB, OPT_STR, secret_seed, "default",
+  SH | IM, "<string>", "mixed into every key: fleets with different seeds "
+  "share nothing"),
+BOOLOPT("cachedb-no-store", CLAUSE_CACHEDB, cachedb_no_store, "no", SH | IM,
+  "only read the second-level cache, never write to it"),
+BOOLOPT("cachedb-check-when-serve-expired", CLAUSE_CACHEDB,
+  cachedb_check_when_serve_expired, "yes", SH | IM,
+  "with serve-expired, look in Redis for a fresh answer before serving an "
+  "expired one from the local cache"),
+STROPT("redis-server-host", CLAUSE_CACHEDB, OPT_STR, redis_server_host,
+  "127.0.0.1", SH | IM, "<address>", "the Redis server's address"),
+INTOPT("redis-server-port", CLAUSE_CACHEDB, redis_server_port, "6379", 1,
+  65535, SH | IM, "<port>", "the Redis server's port"),
+STROPT("redis-server-path", CLAUSE_CACHEDB, OPT_STR, redis_server_path, "",
+  SH | IM, "<path>", "a unix socket of the Redis server (instead of host "
+  "and port)"),
+STROPT("redis-server-password", CLAUSE_CACHEDB, OPT_STR,
+  redis_server_password, "", SH | IM, "<password>",
+  "sent with AUTH after connecting (\"\": none)"),
+INTOPT("redis-timeout", CLAUSE_CACHEDB, redis_timeout, "100", 1, HOUR_MS,
+  SH | IM, "<msec>", "how long a lookup may wait for Redis before the "
+  "query goes on to the iterator"),
+INTOPT("redis-command-timeout", CLAUSE_CACHEDB, redis_command_timeout, "0",
+  0, HOUR_MS, SH | IM, "<msec>", "the bound on a lookup's wait when not 0 "
+  "(else redis-timeout)"),
+INTOPT("redis-connect-timeout", CLAUSE_CACHEDB, redis_connect_timeout, "0",
+  0, HOUR_MS, SH | IM, "<msec>", "how long a connection attempt may take "
+  "when not 0 (else redis-timeout)"),
+BOOLOPT("redis-expire-records", CLAUSE_CACHEDB, redis_expire_records, "no",
+  SH | IM, "give each stored record a Redis EXPIRE at its DNS expiry "
+  "(plus serve-expired-ttl with serve-expired)"),
+INTOPT("redis-logical-db", CLAUSE_CACHEDB, redis_logical_db, "0", 0,
+  65535, SH | IM, "<number>", "the Redis database (SELECT) to use"),
+STROPT("redis-replica-server-host", CLAUSE_CACHEDB, OPT_STR,
+  redis_replica_server_host, "", SH | IM, "<address>",
+  "a Redis replica that lookups go to (\"\": lookups go to the server)"),
+INTOPT("redis-replica-server-port", CLAUSE_CACHEDB, redis_replica_server_port,
+  "6379", 1, 65535, SH | IM, "<port>", "the replica's port"),
+STROPT("redis-replica-server-path", CLAUSE_CACHEDB, OPT_STR,
+  redis_replica_server_path, "", SH | IM, "<path>",
+  "a unix socket of the replica (instead of host and port)"),
+STROPT("redis-replica-server-password", CLAUSE_CACHEDB, OPT_STR,
+  redis_replica_server_password, "", SH | IM, "<password>",
+  "sent with AUTH to the replica"),
+INTOPT("redis-replica-timeout", CLAUSE_CACHEDB, redis_replica_timeout, "100",
+  1, HOUR_MS, SH | IM, "<msec>", "the replica's redis-timeout"),
+INTOPT("redis-replica-command-timeout", CLAUSE_CACHEDB,
+  redis_replica_command_timeout, "0", 0, HOUR_MS, SH | IM, "<msec>",
+  "the replica's redis-command-timeout"),
+INTOPT("redis-replica-connect-timeout", CLAUSE_CACHEDB,
+  redis_replica_connect_timeout, "0", 0, HOUR_MS, SH | IM, "<msec>",
+  "the replica's redis-connect-timeout"),
+INTOPT("redis-replica-logical-db", CLAUSE_CACHEDB, redis_replica_logical_db,
+  "0", 0, 65535, SH | IM, "<number>", "the replica's redis-logical-db"),
+
 /* ---- Unbound options that ask for security petrel does not provide yet:
  * load errors (file:line and what is missing) ---- */
 NOSEC("tls-additional-port", CLAUSE_SERVER, NOSEC_TLS_SVC),
@@ -773,27 +836,6 @@ IGN("dnscrypt-shared-secret-cache-size", CLAUSE_IGNORED),
 IGN("dnscrypt-shared-secret-cache-slabs", CLAUSE_IGNORED),
 IGN("dnscrypt-nonce-cache-size", CLAUSE_IGNORED),
 IGN("dnscrypt-nonce-cache-slabs", CLAUSE_IGNORED),
-IGN("backend", CLAUSE_IGNORED),
-IGN("secret-seed", CLAUSE_IGNORED),
-IGN("cachedb-no-store", CLAUSE_IGNORED),
-IGN("cachedb-check-when-serve-expired", CLAUSE_IGNORED),
-IGN("redis-server-host", CLAUSE_IGNORED),
-IGN("redis-replica-server-host", CLAUSE_IGNORED),
-IGN("redis-server-port", CLAUSE_IGNORED),
-IGN("redis-replica-server-port", CLAUSE_IGNORED),
-IGN("redis-server-path", CLAUSE_IGNORED),
-IGN("redis-replica-server-path", CLAUSE_IGNORED),
-IGN("redis-server-password", CLAUSE_IGNORED),
-IGN("redis-replica-server-password", CLAUSE_IGNORED),
-IGN("redis-timeout", CLAUSE_IGNORED),
-IGN("redis-replica-timeout", CLAUSE_IGNORED),
-IGN("redis-command-timeout", CLAUSE_IGNORED),
-IGN("redis-replica-command-timeout", CLAUSE_IGNORED),
-IGN("redis-connect-timeout", CLAUSE_IGNORED),
-IGN("redis-replica-connect-timeout", CLAUSE_IGNORED),
-IGN("redis-expire-records", CLAUSE_IGNORED),
-IGN("redis-logical-db", CLAUSE_IGNORED),
-IGN("redis-replica-logical-db", CLAUSE_IGNORED),
 IGN("name-v4", CLAUSE_IGNORED),
 IGN("name-v6", CLAUSE_IGNORED),
 /* ---- dnstap: ---- */
@@ -851,7 +893,7 @@ const size_t config_option_count =
 
 const char *const config_ignored_clauses[] = {
 	"view", "python", "dynlib", "rpz", "dnscrypt",
-	"cachedb", "ipset", NULL };
+	"ipset", NULL };
 
 const struct config_alias config_option_aliases[] = {
 	{ "ip-address", "interface" },
@@ -930,7 +972,7 @@ const char *
 config_option_nearest(const char *name)
 {
 	static const char *const clauses[] = { "server", "forward-zone",
-		"stub-zone", "remote-control", "dnstap", NULL };
+		"stub-zone", "remote-control", "dnstap", "cachedb", NULL };
 	size_t i, best = (size_t)-1;
 	const char *found = config_option_table[0].name;
 	for(i = 0; clauses[i]; i++) {
@@ -954,7 +996,7 @@ int
 config_clause_in_file(int clause)
 {
 	return clause == CLAUSE_SERVER || clause == CLAUSE_REMOTE ||
-		clause == CLAUSE_DNSTAP;
+		clause == CLAUSE_DNSTAP || clause == CLAUSE_CACHEDB;
 }
 
 const char *
@@ -966,6 +1008,7 @@ config_clause_str(int clause)
 	case CLAUSE_STUB: return "stub-zone:";
 	case CLAUSE_REMOTE: return "remote-control:";
 	case CLAUSE_DNSTAP: return "dnstap:";
+	case CLAUSE_CACHEDB: return "cachedb:";
 	case CLAUSE_IGNORED: return "an Unbound clause petrel ignores";
 	case CLAUSE_AUTH: return "auth-zone:";
 	case CLAUSE_TSIG: return "tsig-key:";

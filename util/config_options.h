@@ -41,6 +41,8 @@ enum config_clause {
 	CLAUSE_REMOTE,
 	/** dnstap: (one, its options in struct config_file) */
 	CLAUSE_DNSTAP,
+	/** cachedb: (the second-level cache on Redis) */
+	CLAUSE_CACHEDB,
 	/** a clause Unbound has and petrel ignores (view:, rpz:, ...) */
 	CLAUSE_IGNORED,
 	/** auth-zone: (one per zone; util/config_auth.h) */
@@ -159,7 +161,7 @@ struct config_option {
 
 /**
  * Whether the options of a clause are stored in struct config_file itself
- * (server:, remote-control:, dnstap:, each written once), rather than in
+ * (server:, remote-control:, dnstap:, cachedb:, each written once), rather than in
  * a repeated clause's own struct (forward-zone:, stub-zone:).
  * @param clause: enum config_clause.
  * @return 1 or 0.

@@ -2,6 +2,9 @@
  * util/version.c - the `petrel -V` report.
  */
 #include "config.h"
+#ifdef HAVE_HIREDIS
+#include <hiredis/hiredis.h>
+#endif
 #include "util/version.h"
 #include "util/thread.h"
 #include <openssl/crypto.h>
@@ -62,6 +65,12 @@ version_print(FILE *out, const char *progname)
 		"chosen per event base");
 #else
 	fprintf(out, "libevent: not compiled in\n");
+#endif
+#ifdef HAVE_HIREDIS
+	fprintf(out, "hiredis: %d.%d.%d (cachedb backend redis)\n",
+		HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
+#else
+	fprintf(out, "hiredis: not compiled in (no cachedb backend)\n");
 #endif
 	fprintf(out, "OpenSSL: %s\n", OpenSSL_version(OPENSSL_VERSION));
 	fprintf(out, "ldns: %s\n", ldns_version());

@@ -1967,5 +1967,5 @@ val_get_mem(struct module_env *env, int id)
 
 const struct module_func_block val_module_block = {
 	"validator", val_init, val_deinit, val_operate, val_inform_super,
-	val_clear, val_get_mem
+	val_clear, val_get_mem, NULL
 };

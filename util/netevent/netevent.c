@@ -628,6 +628,8 @@ struct comm_watch {
 	void *io;
 	/** callback */
 	void (*cb)(int, void *);
+	/** callback with the ready events (comm_watch_create_rw), or NULL */
+	void (*cb_rw)(int, int, void *);
 	/** argument */
 	void *arg;
 };
@@ -636,8 +638,40 @@ static void
 watch_cb(int fd, int events, void *arg)
 {
 	struct comm_watch *w = arg;
-	(void)events;
+	if(w->cb_rw) {
+		w->cb_rw(fd, ((events & NEV_READ) ? COMM_WATCH_READ : 0) |
+			((events & NEV_WRITE) ? COMM_WATCH_WRITE : 0), w->arg);
+		return;
+	}
 	w->cb(fd, w->arg);
+}
+
+struct comm_watch *
+comm_watch_create_rw(struct comm_base *base, int fd,
+	void (*cb)(int fd, int events, void *arg), void *arg)
+{
+	struct comm_watch *w = calloc(1, sizeof(*w));
+	if(!w) {
+		log_err("comm_watch_create_rw: out of memory");
+		return NULL;
+	}
+	w->base = base;
+	w->cb_rw = cb;
+	w->arg = arg;
+	w->io = nev_io_new(base, fd, watch_cb, w);
+	if(!w->io) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int
+comm_watch_set_events(struct comm_watch *w, int events)
+{
+	return nev_io_set(w->base, w->io,
+		((events & COMM_WATCH_READ) ? NEV_READ : 0) |
+		((events & COMM_WATCH_WRITE) ? NEV_WRITE : 0));
 }
 
 struct comm_watch *

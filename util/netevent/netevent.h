@@ -256,6 +256,26 @@ struct comm_watch *comm_watch_create(struct comm_base *base, int fd,
 /** Stop watching and free. NULL is allowed. */
 void comm_watch_delete(struct comm_watch *w);
 
+/** comm_watch_create_rw events: readable */
+#define COMM_WATCH_READ 0x01
+/** comm_watch_create_rw events: writable */
+#define COMM_WATCH_WRITE 0x02
+
+/**
+ * Watch a descriptor for readability and writability, as a client library
+ * with its own socket (hiredis) asks: cb gets the ready events
+ * (COMM_WATCH_READ | COMM_WATCH_WRITE). Interest starts empty; set it with
+ * comm_watch_set_events. The watch may be changed or deleted from its own
+ * callback. The fd stays owned by the caller.
+ * @return the watch, or NULL (logged).
+ */
+struct comm_watch *comm_watch_create_rw(struct comm_base *base, int fd,
+	void (*cb)(int fd, int events, void *arg), void *arg);
+
+/** Set the interest of a watch from comm_watch_create_rw (COMM_WATCH_*
+ * bits, 0 for none). @return 0 or -1. */
+int comm_watch_set_events(struct comm_watch *w, int events);
+
 /* ------------------------------------------------------------------ */
 /* sockets                                                             */
 
