@@ -11,6 +11,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/shcache.h"
 #include "services/modstack.h"
+#include "services/policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <stdio.h>
@@ -205,6 +206,8 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if(policy_apply_cfg(&env->pol, cfg, err, errlen) != 0)
+		goto fail;
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;
@@ -246,6 +249,7 @@ env_delete(struct daemon_env *env)
 	infra_delete(env->infra);
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
+	policy_delete(env->pol);
 	modstack_desetup(&env->mods);
 	free(env);
 }

@@ -28,6 +28,7 @@ struct infra_cache;
 struct local_zones;
 struct acl_list;
 struct shcache;
+struct policy;
 
 /** the environment */
 struct daemon_env {
@@ -43,6 +44,8 @@ struct daemon_env {
 	struct local_zones *lz;
 	/** access control (owned) */
 	struct acl_list *acl;
+	/** views and RPZ zones (owned), NULL when none are configured */
+	struct policy *pol;
 	/** the modules of module-config and their settings (owned) */
 	struct module_stack mods;
 	/** the shared cache of forked workers (shared-cache), or NULL;

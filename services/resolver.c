@@ -136,6 +136,18 @@ resolver_set_env(struct resolver *r, struct mcache *msg,
 }
 
 void
+resolver_set_policy(struct resolver *r, const struct policy *pol)
+{
+	r->pol = pol;
+}
+
+void
+resolver_set_local(struct resolver *r, const struct netaddr *local)
+{
+	r->local = local;
+}
+
+void
 resolver_delete(struct resolver *r)
 {
 	if(!r)
@@ -320,8 +332,11 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	memset(&info, 0, sizeof(info));
-	switch(local_front_answer(r->acl, r->lz, pkt, len, q, client,
-		tp == RESOLVER_TCP, out, outmax, outlen, &info)) {
+	switch(r->pol ? policy_front_answer(r->pol, r->acl, r->lz, pkt, len,
+		q, client, r->local, tp == RESOLVER_TCP, out, outmax, outlen,
+		&info, &r->pstats) : local_front_answer(r->acl, r->lz, pkt,
+		len, q, client, tp == RESOLVER_TCP, out, outmax, outlen,
+		&info)) {
 	case LOCAL_FRONT_ANSWERED:
 		/* a redirect-zone CNAME alias (info.alias) is answered with
 		 * the CNAME alone; its target is not chased */

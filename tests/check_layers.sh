@@ -7,11 +7,12 @@
 #   3 services/cache/
 #   4 the mesh and the module contract: services/mesh, services/module,
 #     and the outbound network they reach through services/outbound.h
-#     (services/outside_network implements it)
+#     (services/outside_network implements it); services/rpz (the RPZ
+#     rules, read by the front end and by the modules)
 #   5 the modules: iterator/ validator/ respip/ dns64/ edns-subnet/ cachedb/
 #   6 the front end: services/resolver, services/modstack (the table that
 #     names the modules), services/listening, services/acl,
-#     services/localzone
+#     services/localzone, services/policy (views, RPZ in the front end)
 #   7 daemon/
 #   8 smallapp/
 #
@@ -35,11 +36,11 @@ layer_of() {
 	util/*|dns/*) echo 1 ;;
 	services/cache/*) echo 3 ;;
 	services/mesh.*|services/module.*|services/outbound.h|\
-	services/outside_network.*) echo 4 ;;
+	services/outside_network.*|services/rpz.*) echo 4 ;;
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\
-	services/acl.*|services/localzone.*) echo 6 ;;
+	services/acl.*|services/localzone.*|services/policy.*) echo 6 ;;
 	daemon/*) echo 7 ;;
 	smallapp/*) echo 8 ;;
 	*) echo "" ;;

@@ -15,7 +15,8 @@
  *		forward-addr: 192.0.2.53@5353
  *	include: "/etc/petrel/conf.d/[a-z]*.conf"
  *
- * Clauses are server:, forward-zone:, stub-zone: and remote-control:. Each
+ * Clauses are server:, forward-zone:, stub-zone:, rpz:, view: and
+ * remote-control:. Each
  * line is "key: value" (some keys take two values, e.g. "access-control:
  * netblock action"); values may be quoted with "" or ''; '#' starts a comment
  * outside quotes; include: (glob, relative to directory: if set, else to the
@@ -37,7 +38,7 @@
  * Options Unbound has and petrel does not are accepted with one warning per
  * option name and load ("file:line: x: not implemented by petrel,
  * ignored"), and so are the options whose row is not marked implemented;
- * the Unbound clauses petrel lacks (view:, auth-zone:, python:, ...) are
+ * the Unbound clauses petrel lacks (auth-zone:, python:, ...) are
  * skipped whole, with one warning.
  *
  * Ownership: a struct config_file owns every string and list element hanging
@@ -140,6 +141,30 @@ struct config_stub {
 	int tls;
 	/** line of the clause header in its file, for later messages */
 	int line;
+};
+
+/** one line of the rpz: or view: clauses, or one of the view, tag and
+ * response-ip options of server:, as written; services/policy.c checks and
+ * uses them (and names file:line when one is bad) */
+struct config_policyline {
+	/** next line, in file order, or NULL */
+	struct config_policyline *next;
+	/** CLAUSE_SERVER, CLAUSE_RPZ or CLAUSE_VIEW */
+	int clause;
+	/** rpz: and view: lines: the number of the clause (0 for the first
+	 * clause of its kind); -1 in server: */
+	int block;
+	/** the option name ("rpz" / "view" for the clause header line,
+	 * which has no values) (malloced) */
+	char *key;
+	/** file the line is in (malloced) */
+	char *file;
+	/** its line number */
+	int line;
+	/** number of values */
+	int n;
+	/** the values, quotes removed (n malloced strings) */
+	char **v;
 };
 
 /** thread-model: values */
@@ -416,6 +441,12 @@ struct config_file {
 	/** stub zones, in file order */
 	struct config_stub *stubs;
 
+	/* ---- rpz:, view: and the policy options of server: ---- */
+	/** the lines of every rpz: and view: clause and the server:
+	 * options access-control-view, interface-view, the tag options and
+	 * response-ip, in file order (services/policy.h) */
+	struct config_policyline *policy_lines;
+
 	/* ---- remote-control: ---- */
 	/** control-enable: run the control server */
 	int control_enable;
@@ -485,6 +516,9 @@ void config_localzone_free(struct config_localzone *z);
  * hosts). NULL is allowed. To free one node, unlink it (next = NULL)
  * first. */
 void config_stub_free(struct config_stub *z);
+
+/** Free a list of policy lines. NULL is allowed. */
+void config_policyline_free(struct config_policyline *l);
 
 /** Free a config and everything it owns. NULL is allowed. */
 void config_delete(struct config_file *cfg);

@@ -39,8 +39,12 @@ enum config_clause {
 	CLAUSE_STUB,
 	/** remote-control: */
 	CLAUSE_REMOTE,
-	/** a clause Unbound has and petrel ignores (view:, auth-zone:, ...) */
-	CLAUSE_IGNORED
+	/** a clause Unbound has and petrel ignores (auth-zone:, ...) */
+	CLAUSE_IGNORED,
+	/** rpz: (one per response policy zone) */
+	CLAUSE_RPZ,
+	/** view: (one per view) */
+	CLAUSE_VIEW
 };
 
 /** the type of an option's value, and so how it is parsed and stored */
@@ -90,6 +94,11 @@ enum config_type {
 	OPT_ZONE_BOOL,
 	/** an Unbound option petrel does not have: accepted, warned, dropped */
 	OPT_IGNORED,
+	/** repeatable: a line of the rpz: and view: clauses, or a view, tag
+	 * or response-ip option of server:, kept as written (struct
+	 * config_policyline in cfg->policy_lines) and checked by the policy
+	 * loader (services/policy.c), which names file:line */
+	OPT_POLICY,
 	/** an Unbound option that asks for security petrel does not provide
 	 * yet (DNS over HTTPS or QUIC, DNSCrypt): a load error naming
 	 * file:line and what is missing (desc), unless its value turns it
