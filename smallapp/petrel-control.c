@@ -52,7 +52,11 @@ usage(FILE *f)
 		"NAME, stub_add NAME ADDR.., stub_remove NAME,\n  local_zone "
 		"NAME TYPE, local_zone_remove NAME, local_data RR,\n  "
 		"local_data_remove NAME, get_option NAME, set_option NAME: "
-		"VALUE\n", config_default_file());
+		"VALUE,\n  rpz_enable ZONE, rpz_disable ZONE, "
+		"view_list_local_zones VIEW,\n  view_list_local_data VIEW, "
+		"view_local_zone VIEW NAME TYPE,\n  view_local_zone_remove "
+		"VIEW NAME, view_local_data VIEW RR,\n  "
+		"view_local_data_remove VIEW NAME\n", config_default_file());
 }
 
 /** print the OpenSSL errors */

@@ -410,9 +410,8 @@ config_policyline_free(struct config_policyline *l)
 	}
 }
 
-/** Make a policy line. @return it or NULL (out of memory). */
-static struct config_policyline *
-policyline_new(int clause, int block, const char *key, const char *file,
+struct config_policyline *
+config_policyline_new(int clause, int block, const char *key, const char *file,
 	int line, char *const *v, int n)
 {
 	struct config_policyline *l = calloc(1, sizeof(*l));
@@ -447,7 +446,7 @@ policylines_copy(struct config_policyline **dst,
 	struct config_policyline **tail = dst;
 	*dst = NULL;
 	for(; s; s = s->next) {
-		struct config_policyline *e = policyline_new(s->clause,
+		struct config_policyline *e = config_policyline_new(s->clause,
 			s->block, s->key, s->file, s->line, s->v, s->n);
 		if(!e)
 			return -1;
@@ -1039,7 +1038,8 @@ parse_policy(struct cfg_parser *p, const struct config_option *o,
 		block = p->nrpz - 1;
 	else if(o->clause == CLAUSE_VIEW)
 		block = p->nview - 1;
-	l = policyline_new(o->clause, block, o->name, p->file, p->line, v, n);
+	l = config_policyline_new(o->clause, block, o->name, p->file, p->line,
+		v, n);
 	if(!l)
 		return perr(p, "out of memory");
 	LIST_APPEND(p, p->cfg->policy_lines, l);
@@ -1053,8 +1053,8 @@ start_policy_clause(struct cfg_parser *p, int clause)
 {
 	struct config_policyline *l;
 	int block = clause == CLAUSE_RPZ ? p->nrpz++ : p->nview++;
-	l = policyline_new(clause, block, clause == CLAUSE_RPZ ? "rpz" :
-		"view", p->file, p->line, NULL, 0);
+	l = config_policyline_new(clause, block, clause == CLAUSE_RPZ ?
+		"rpz" : "view", p->file, p->line, NULL, 0);
 	if(!l)
 		return perr(p, "out of memory");
 	LIST_APPEND(p, p->cfg->policy_lines, l);

@@ -517,6 +517,17 @@ void config_localzone_free(struct config_localzone *z);
  * first. */
 void config_stub_free(struct config_stub *z);
 
+/**
+ * Make a policy line (for the control channel's view_* edits).
+ * @param clause: CLAUSE_SERVER, CLAUSE_RPZ or CLAUSE_VIEW.
+ * @param block: the clause number, -1 in server:.
+ * @param key: the option name; file, line: where it came from.
+ * @param v: n values (copied).
+ * @return the line (next NULL) or NULL when out of memory.
+ */
+struct config_policyline *config_policyline_new(int clause, int block,
+	const char *key, const char *file, int line, char *const *v, int n);
+
 /** Free a list of policy lines. NULL is allowed. */
 void config_policyline_free(struct config_policyline *l);
 
