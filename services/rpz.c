@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /** one rule: a trigger owner name and what it does */
 struct rpz_rule {
@@ -95,6 +98,12 @@ struct rpz_snap {
 	struct rpz_net *nets[2];
 	/** number and capacity */
 	size_t nnets[2], capnets[2];
+	/** a one-bit-per-key filter over the rule hashes (about 16 bits
+	 * per rule, built by snap_finish): a name whose bit is clear is
+	 * not in the table, without touching the table */
+	uint64_t *filter;
+	/** bits in the filter - 1 */
+	size_t fmask;
 	/** label counts (of the name under the '*') that wildcards have,
 	 * as bits; wildcard lookups skip parents with other counts */
 	uint64_t wild_labels[2];
@@ -129,17 +138,87 @@ struct rpz {
 
 /* ---- names and hashing ---- */
 
-/** FNV-1a over the key bytes */
-static uint32_t
-rpz_hash(const uint8_t *k, size_t n)
+/** the finishing constants of exact keys and of wildcard keys */
+#define SEED_EXACT 0x243f6a8885a308d3ULL
+/** see SEED_EXACT */
+#define SEED_WILD 0x13198a2e03707344ULL
+
+/*
+ * Names are hashed label by label from the root down: H(root) is a
+ * constant and H(label.parent) = mix(H(parent), label). One pass over a
+ * question name then gives the hash of the name and of every parent, which
+ * the wildcard lookups need. A key's hash finishes H with SEED_EXACT, or,
+ * for a wildcard rule "*.parent", H(parent) with SEED_WILD.
+ */
+
+/** mix one label (with its length byte) into h */
+static uint64_t
+mix_label(uint64_t h, const uint8_t *l)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
-	for(i = 0; i < n; i++) {
-		h ^= k[i];
-		h *= 16777619u;
+	size_t n = (size_t)l[0] + 1, i;
+	uint64_t w;
+	while(n >= 8) {
+		memcpy(&w, l, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+		l += 8;
+		n -= 8;
 	}
-	return h ^ (h >> 15);
+	w = 0;
+	for(i = 0; i < n; i++)
+		w |= (uint64_t)l[i] << (8 * i);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+/** finish a name hash for an exact (SEED_EXACT) or wildcard key */
+static uint32_t
+hash_fin(uint64_t h, uint64_t seed)
+{
+	h = (h ^ seed) * 0xbf58476d1ce4e5b9ULL;
+	return (uint32_t)(h >> 32);
+}
+
+/** the offsets of the labels of a wire name (the root label not
+ * counted). @return how many */
+static int
+label_offsets(const uint8_t *d, uint8_t *offs)
+{
+	int n = 0;
+	size_t o = 0;
+	while(d[o] && n < 128) {
+		offs[n++] = (uint8_t)o;
+		o += (size_t)d[o] + 1;
+	}
+	return n;
+}
+
+/** H of a wire name (see above) */
+static uint64_t
+name_h(const uint8_t *d)
+{
+	uint8_t offs[128];
+	uint64_t h = 0x452821e638d01377ULL;
+	int n = label_offsets(d, offs);
+	while(n-- > 0)
+		h = mix_label(h, d + offs[n]);
+	return h;
+}
+
+/** the hash of a rule's key: wildcards by their parent */
+static uint32_t
+key_hash(const uint8_t *key, size_t klen)
+{
+	if(klen > 2 && key[0] == 1 && key[1] == '*')
+		return hash_fin(name_h(key + 2), SEED_WILD);
+	return hash_fin(name_h(key), SEED_EXACT);
+}
+
+/** the filter bit of a hash (other bits than the table index uses) */
+static size_t
+filter_bit(uint32_t h, size_t fmask)
+{
+	return (size_t)((h * 0x9e3779b1u) >> 7) & fmask;
 }
 
 /** @return 1 when label l (wire, with its length byte) equals word,
@@ -195,6 +274,7 @@ snap_free(struct rpz_snap *s)
 	free(s->data);
 	free(s->rdata);
 	free(s->tab);
+	free(s->filter);
 	free(s->nets[0]);
 	free(s->nets[1]);
 	free(s);
@@ -416,7 +496,7 @@ snap_add(struct rpz_snap *s, const uint8_t *origin, size_t origin_len,
 	if(rr->type == DNS_TYPE_DNAME || rr->type == DNS_TYPE_SOA ||
 		rr->type == DNS_TYPE_NS)
 		return 1; /* not an action (Unbound skips them too) */
-	h = rpz_hash(key, klen);
+	h = key_hash(key, klen);
 	slot = snap_slot(s, key, klen, h);
 	if(s->tab[slot] == 0) {
 		struct rpz_net net;
@@ -503,15 +583,28 @@ net_cmp(const void *a, const void *b)
 	return (int)y->prefix - (int)x->prefix;
 }
 
-/** finish a snapshot: sort the netblocks */
-static void
+/** finish a snapshot: sort the netblocks, build the filter.
+ * @return 0 or -1 (out of memory) */
+static int
 snap_finish(struct rpz_snap *s)
 {
+	size_t bits = 4096, i;
 	int w;
+	while(bits < s->nrules * 16)
+		bits *= 2;
+	free(s->filter);
+	if(!(s->filter = calloc(bits / 64, sizeof(uint64_t))))
+		return -1;
+	s->fmask = bits - 1;
+	for(i = 0; i < s->nrules; i++) {
+		size_t b = filter_bit(s->rules[i].hash, s->fmask);
+		s->filter[b / 64] |= (uint64_t)1 << (b % 64);
+	}
 	for(w = 0; w < 2; w++)
 		if(s->nnets[w] > 1)
 			qsort(s->nets[w], s->nnets[w], sizeof(struct rpz_net),
 				net_cmp);
+	return 0;
 }
 
 /* ---- the zone ---- */
@@ -529,7 +622,8 @@ rpz_create(const uint8_t *origin, const struct rpz_settings *set)
 	z->origin_len = dname_copy_lower(z->origin, origin);
 	if(set)
 		z->set = *set;
-	if(!(s = snap_new())) {
+	if(!(s = snap_new()) || snap_finish(s) != 0) {
+		snap_free(s);
 		free(z);
 		return NULL;
 	}
@@ -580,11 +674,15 @@ rpz_reclaim(struct rpz *z)
 }
 
 /** swap a built snapshot in and retire the old one */
-static void
-rpz_swap(struct rpz *z, struct rpz_snap *s)
+static int
+rpz_swap(struct rpz *z, struct rpz_snap *s, char *err, size_t errlen)
 {
 	struct rpz_snap *old;
-	snap_finish(s);
+	if(snap_finish(s) != 0) {
+		snprintf(err, errlen, "out of memory");
+		snap_free(s);
+		return -1;
+	}
 	old = atomic_exchange(&z->snap, s);
 	rpz_reclaim(z);
 	if(old) {
@@ -592,6 +690,7 @@ rpz_swap(struct rpz *z, struct rpz_snap *s)
 		old->next_retired = z->retired;
 		z->retired = old;
 	}
+	return 0;
 }
 
 int
@@ -611,8 +710,7 @@ rpz_zone_apply(struct rpz *z, const struct rpz_rr *rrs, size_t n, char *err,
 			return -1;
 		}
 	}
-	rpz_swap(z, s);
-	return 0;
+	return rpz_swap(z, s, err, errlen);
 }
 
 /** @return 1 when a record of rule r (data d) is in the list */
@@ -712,8 +810,7 @@ rpz_zone_update(struct rpz *z, const struct rpz_rr *del, size_t ndel,
 		if(snap_add(s, z->origin, z->origin_len, &add[i], err, errlen)
 			< 0)
 			goto fail;
-	rpz_swap(z, s);
-	return 0;
+	return rpz_swap(z, s, err, errlen);
 fail:
 	snap_free(s);
 	return -1;
@@ -733,6 +830,14 @@ rpz_load_file(struct rpz *z, const char *file, char *err, size_t errlen)
 			strerror(errno));
 		return -1;
 	}
+#ifdef __GLIBC__
+	/* ldns allocates and frees buffers of tens of kilobytes per record;
+	 * with glibc's default trim threshold each free at the top of the
+	 * heap gives the memory back with brk() and the next record asks
+	 * for it again: a million records spent most of their load time in
+	 * the kernel. Keep up to 32 MB of free heap instead. */
+	(void)mallopt(M_TRIM_THRESHOLD, 32 * 1024 * 1024);
+#endif
 	if(!(s = snap_new()) || !(origin = ldns_rdf_new_frm_data(
 		LDNS_RDF_TYPE_DNAME, z->origin_len, z->origin))) {
 		snprintf(err, errlen, "out of memory");
@@ -795,8 +900,7 @@ rpz_load_file(struct rpz *z, const char *file, char *err, size_t errlen)
 	fclose(f);
 	ldns_rdf_deep_free(origin);
 	ldns_rdf_deep_free(prev);
-	rpz_swap(z, s);
-	return 0;
+	return rpz_swap(z, s, err, errlen);
 fail:
 	fclose(f);
 	if(origin)
@@ -828,20 +932,32 @@ rpz_count(const struct rpz *z, enum rpz_trigger t)
 
 /* ---- lookup ---- */
 
-/** @return the rule of a key, or NULL */
-static const struct rpz_rule *
-snap_find(const struct rpz_snap *s, const uint8_t *key, size_t klen)
+/** @return 1 when the filter may hold hash h */
+static int
+filter_has(const struct rpz_snap *s, uint32_t h)
 {
-	uint32_t h = rpz_hash(key, klen);
-	size_t i = h & s->mask;
+	size_t b = filter_bit(h, s->fmask);
+	return (s->filter[b / 64] >> (b % 64)) & 1;
+}
+
+/** @return the rule of a key with hash h, or NULL; wild: the key is the
+ * parent of a wildcard rule (stored with its "*." label) */
+static const struct rpz_rule *
+snap_find(const struct rpz_snap *s, const uint8_t *key, size_t klen,
+	uint32_t h, int wild)
+{
+	size_t i = h & s->mask, want = wild ? klen + 2 : klen;
+	if(!filter_has(s, h))
+		return NULL;
 	for(;;) {
 		uint32_t r = s->tab[i];
 		const struct rpz_rule *x;
 		if(r == 0)
 			return NULL;
 		x = &s->rules[r-1];
-		if(x->hash == h && x->name_len == klen &&
-			memcmp(s->names + x->name_off, key, klen) == 0)
+		if(x->hash == h && x->name_len == want && x->wildcard == wild &&
+			memcmp(s->names + x->name_off + (wild ? 2 : 0), key,
+			klen) == 0)
 			return x;
 		i = (i + 1) & s->mask;
 	}
@@ -899,27 +1015,32 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 	}
 	if(s->count[RPZ_TRIGGER_QNAME] == 0)
 		return 0;
-	qlen = dname_len(qname);
-	r = snap_find(s, qname, qlen);
-	if(r && r->trigger == RPZ_TRIGGER_QNAME)
-		return rpz_matched(z, s, r, m);
-	if(s->wild_labels[0] | s->wild_labels[1]) {
-		/* the closest wildcard: parents from the longest */
-		uint8_t key[DNS_MAX_NAME + 2];
-		const uint8_t *p = qname;
-		int nl = name_labels(qname);
-		while(*p) {
-			size_t pl;
-			p += *p + 1;
-			nl--;
-			if(!(s->wild_labels[nl / 64] & ((uint64_t)1 <<
-				(nl % 64))))
-				continue;
-			pl = qlen - (size_t)(p - qname);
-			key[0] = 1;
-			key[1] = '*';
-			memcpy(key + 2, p, pl);
-			r = snap_find(s, key, pl + 2);
+	{
+		/* one pass from the root gives the hash of the name and of
+		 * each parent; wildcards are tried from the closest parent */
+		uint8_t offs[128];
+		uint32_t wh[128];
+		int nl = label_offsets(qname, offs), j, nw = 0;
+		int wild = (s->wild_labels[0] | s->wild_labels[1]) != 0;
+		uint64_t h = 0x452821e638d01377ULL;
+		int wj[128];
+		qlen = dname_len(qname);
+		for(j = nl - 1; j >= 0; j--) {
+			int lab = nl - j; /* labels of the suffix at j */
+			h = mix_label(h, qname + offs[j]);
+			if(wild && j > 0 && (s->wild_labels[lab / 64] &
+				((uint64_t)1 << (lab % 64)))) {
+				wh[nw] = hash_fin(h, SEED_WILD);
+				wj[nw++] = j;
+			}
+		}
+		r = snap_find(s, qname, qlen, hash_fin(h, SEED_EXACT), 0);
+		if(r && r->trigger == RPZ_TRIGGER_QNAME)
+			return rpz_matched(z, s, r, m);
+		/* wh holds the parents from the root down: closest last */
+		while(nw-- > 0) {
+			const uint8_t *p = qname + offs[wj[nw]];
+			r = snap_find(s, p, qlen - offs[wj[nw]], wh[nw], 1);
 			if(r && r->trigger == RPZ_TRIGGER_QNAME)
 				return rpz_matched(z, s, r, m);
 		}
