@@ -14,6 +14,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/shcache.h"
 #include "services/modstack.h"
+#include "services/policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include <stdio.h>
@@ -220,6 +221,8 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		snprintf(err, errlen, "out of memory (ip-ratelimit-size)");
 		goto fail;
 	}
+	if(policy_apply_cfg(&env->pol, cfg, err, errlen) != 0)
+		goto fail;
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;
@@ -263,6 +266,7 @@ env_delete(struct daemon_env *env)
 	acl_delete(env->acl);
 	auth_zones_delete(env->authz);
 	rate_table_delete(env->ip_rate);
+	policy_delete(env->pol);
 	modstack_desetup(&env->mods);
 	free(env);
 }

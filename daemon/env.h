@@ -29,6 +29,7 @@ struct local_zones;
 struct acl_list;
 struct shcache;
 struct rate_table;
+struct policy;
 
 /** the environment */
 struct daemon_env {
@@ -48,6 +49,8 @@ struct daemon_env {
 	 * the transfer thread is started by the first worker that sets up
 	 * on this environment (with fork, one per worker process) */
 	struct auth_zones *authz;
+	/** views and RPZ zones (owned), NULL when none are configured */
+	struct policy *pol;
 	/** the modules of module-config and their settings (owned) */
 	struct module_stack mods;
 	/** ip-ratelimit: the client rate table, or NULL when off */

@@ -14,6 +14,8 @@
 #include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "services/mesh.h"
+#include "services/policy.h"
+#include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
@@ -22,6 +24,7 @@
 #include "dns/name.h"
 #include "dns/query.h"
 #include "util/config_file.h"
+#include "util/config_options.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include "util/version.h"
@@ -843,6 +846,65 @@ cmd_list_local_data(struct remote_req *q)
 		stats_buf_printf(q->out, "%s\n", s->str);
 }
 
+/** rpz_enable, rpz_disable NAME: switch a response policy zone on or off
+ * until the next reload (every worker; with fork, in each child) */
+static void
+cmd_rpz_switch(struct remote_req *q)
+{
+	struct rpz *z = policy_rpz_find(q->d->env ? q->d->env->pol : NULL,
+		q->args);
+	if(!q->args[0] || !z) {
+		stats_buf_printf(q->out, "error no rpz zone named '%s'\n",
+			q->args);
+		return;
+	}
+	rpz_set_enabled(z, strcmp(q->cmd, "rpz_enable") == 0);
+	if(q->d->children) {
+		struct stats_buf tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		join_workers(q->d, q->line, q->d->num_workers, &tmp);
+		stats_buf_free(&tmp);
+	}
+	stats_buf_printf(q->out, "ok\n");
+}
+
+/** @return the block number of the view called name, or -1 */
+static int
+view_block_of(const struct config_file *cfg, const char *name)
+{
+	const struct config_policyline *l;
+	for(l = cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_VIEW && strcmp(l->key, "name") == 0 &&
+			l->n == 1 && strcmp(l->v[0], name) == 0)
+			return l->block;
+	return -1;
+}
+
+/** view_list_local_zones, view_list_local_data VIEW: the view's lines */
+static void
+cmd_view_list(struct remote_req *q)
+{
+	const struct config_policyline *l;
+	int b = q->args[0] ? view_block_of(q->d->cfg, q->args) : -1;
+	const char *key = strcmp(q->cmd, "view_list_local_zones") == 0 ?
+		"local-zone" : "local-data";
+	if(b < 0) {
+		stats_buf_printf(q->out, "error no view named '%s'\n",
+			q->args);
+		return;
+	}
+	for(l = q->d->cfg->policy_lines; l; l = l->next) {
+		int i;
+		if(l->clause != CLAUSE_VIEW || l->block != b ||
+			strcmp(l->key, key) != 0)
+			continue;
+		for(i = 0; i < l->n; i++)
+			stats_buf_printf(q->out, "%s%s", i ? " " : "",
+				l->v[i]);
+		stats_buf_printf(q->out, "\n");
+	}
+}
+
 static void
 cmd_get_option(struct remote_req *q)
 {
@@ -1004,6 +1066,14 @@ static const struct remote_cmd {
 	{ "get_option", cmd_get_option },
 	{ "set_option", cmd_cfg_change },
 	{ "local_zone", cmd_cfg_change },
+	{ "rpz_enable", cmd_rpz_switch },
+	{ "rpz_disable", cmd_rpz_switch },
+	{ "view_list_local_zones", cmd_view_list },
+	{ "view_list_local_data", cmd_view_list },
+	{ "view_local_zone", cmd_cfg_change },
+	{ "view_local_zone_remove", cmd_cfg_change },
+	{ "view_local_data", cmd_cfg_change },
+	{ "view_local_data_remove", cmd_cfg_change },
 	{ "local_zone_remove", cmd_cfg_change },
 	{ "local_data", cmd_cfg_change },
 	{ "local_data_remove", cmd_cfg_change },

@@ -9,6 +9,7 @@
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "util/config_file.h"
+#include "util/config_options.h"
 #include "util/netaddr.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -103,6 +104,133 @@ rm_local_data(struct config_file *cfg, const char *name)
 		} else	p = &s->next;
 	}
 	return n;
+}
+
+/** @return the block number of the view: clause called name, or -1 */
+static int
+view_block(const struct config_file *cfg, const char *name)
+{
+	const struct config_policyline *l;
+	for(l = cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_VIEW && strcmp(l->key, "name") == 0 &&
+			l->n == 1 && strcmp(l->v[0], name) == 0)
+			return l->block;
+	return -1;
+}
+
+/** remove the lines key of view block b whose first word names name;
+ * @return how many */
+static int
+rm_view_lines(struct config_file *cfg, int b, const char *key,
+	const char *name)
+{
+	struct config_policyline **p = &cfg->policy_lines, *l;
+	char own[DNS_MAX_NAME_STR];
+	int n = 0;
+	while((l = *p) != NULL) {
+		if(l->clause == CLAUSE_VIEW && l->block == b && l->n > 0 &&
+			strcmp(l->key, key) == 0) {
+			owner_of(l->v[0], own, sizeof(own));
+			if(names_equal(own, name)) {
+				*p = l->next;
+				l->next = NULL;
+				config_policyline_free(l);
+				n++;
+				continue;
+			}
+		}
+		p = &l->next;
+	}
+	return n;
+}
+
+/** add a line to view block b (at the end of the list) */
+static int
+add_view_line(struct config_file *cfg, int b, const char *key,
+	char *const *v, int n, char *err, size_t errlen)
+{
+	struct config_policyline **p = &cfg->policy_lines;
+	struct config_policyline *l = config_policyline_new(CLAUSE_VIEW, b,
+		key, "(petrel-control)", 0, v, n);
+	if(!l) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	while(*p)
+		p = &(*p)->next;
+	*p = l;
+	return 0;
+}
+
+/** @return 1 when w is a local-zone type word */
+static int
+is_zone_type(const char *w)
+{
+	int i;
+	for(i = 0; config_localzone_types[i]; i++)
+		if(strcmp(config_localzone_types[i], w) == 0)
+			return 1;
+	return 0;
+}
+
+/** view_local_zone, view_local_zone_remove, view_local_data,
+ * view_local_data_remove. @return 0, 1 (not one of them), -1 */
+static int
+view_change(struct config_file *cfg, const char *cmd, char *a, char *err,
+	size_t errlen)
+{
+	char *rest, *vn, *w1, *w2;
+	int b;
+	if(strncmp(cmd, "view_local_", 11) != 0)
+		return 1;
+	vn = remote_next_word(a, &rest);
+	if(!vn[0]) {
+		snprintf(err, errlen, "expected: %s view ...", cmd);
+		return -1;
+	}
+	if((b = view_block(cfg, vn)) < 0) {
+		snprintf(err, errlen, "no view '%s'", vn);
+		return -1;
+	}
+	if(strcmp(cmd, "view_local_zone") == 0) {
+		char *v[2];
+		w1 = remote_next_word(rest, &rest);
+		w2 = remote_next_word(rest, &rest);
+		if(!w1[0] || !w2[0] || rest[0] || !names_equal(w1, w1) ||
+			!is_zone_type(w2)) {
+			snprintf(err, errlen, "expected: view_local_zone view "
+				"name type");
+			return -1;
+		}
+		(void)rm_view_lines(cfg, b, "local-zone", w1);
+		v[0] = w1;
+		v[1] = w2;
+		return add_view_line(cfg, b, "local-zone", v, 2, err, errlen);
+	}
+	if(strcmp(cmd, "view_local_data") == 0) {
+		char *v[1];
+		if(!rest[0]) {
+			snprintf(err, errlen, "expected: view_local_data view "
+				"RR");
+			return -1;
+		}
+		v[0] = rest;
+		return add_view_line(cfg, b, "local-data", v, 1, err, errlen);
+	}
+	w1 = remote_next_word(rest, &rest);
+	if(!w1[0] || rest[0] || !names_equal(w1, w1)) {
+		snprintf(err, errlen, "expected: %s view name", cmd);
+		return -1;
+	}
+	if(strcmp(cmd, "view_local_zone_remove") == 0) {
+		(void)rm_view_lines(cfg, b, "local-zone", w1);
+		return 0;
+	}
+	if(strcmp(cmd, "view_local_data_remove") == 0) {
+		(void)rm_view_lines(cfg, b, "local-data", w1);
+		return 0;
+	}
+	return 1;
 }
 
 /** remove a zone clause by name; @return how many */
@@ -257,6 +385,11 @@ remote_cfg_change(struct config_file *cfg, const char *cmd, const char *args,
 		return 0;
 	}
 	snprintf(a, sizeof(a), "%s", args);
+	if(strncmp(cmd, "view_local_", 11) == 0) {
+		int r = view_change(cfg, cmd, a, err, errlen);
+		if(r <= 0)
+			return r;
+	}
 	if(strcmp(cmd, "forward") == 0) {
 		/* Unbound's forward: set the root forward zone, or "off" */
 		w1 = remote_next_word(a, &rest);

@@ -16,6 +16,8 @@
 #include "services/modstack.h"
 #include "services/resolver.h"
 #include "validator/validator.h"
+#include "services/policy.h"
+#include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
@@ -809,6 +811,13 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	} else if(strcmp(cmd, "verbosity") == 0) {
 		log_set_verbosity(atoi(args));
 		stats_buf_printf(out, "ok\n");
+	} else if(strcmp(cmd, "rpz_enable") == 0 ||
+		strcmp(cmd, "rpz_disable") == 0) {
+		/* fork: this child's copy of the zones */
+		struct rpz *z = policy_rpz_find(w->env->pol, args);
+		if(z)
+			rpz_set_enabled(z, cmd[4] == 'e');
+		stats_buf_printf(out, z ? "ok\n" : "error no such rpz\n");
 	} else if(strcmp(cmd, "cfg") == 0 && w->daemon->is_child) {
 		/* fork: apply the same config change and reload on it */
 		char *sub, *subargs;

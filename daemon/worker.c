@@ -17,6 +17,7 @@
 #include "daemon/stats.h"
 #include "services/authzone.h"
 #include "services/resolver.h"
+#include "services/policy.h"
 #include "services/outside_network.h"
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
@@ -174,12 +175,53 @@ worker_dt_proto(struct worker *w, const struct comm_point *c, int is_tcp)
 	return DT_TCP;
 }
 
+/** remember the address listening point i is bound to (interface-view) */
+static void
+worker_ifaddr(struct worker *w, int i, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if(!w->ifaddr || w->ifaddr[i].len)
+		return;
+	if(getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		netaddr_from_sockaddr(&w->ifaddr[i], (struct sockaddr *)&ss,
+			sl);
+}
+
+/** the address a query came to (interface-view), or NULL */
+static const struct netaddr *
+worker_local_addr(struct worker *w, const struct comm_reply *rep,
+	struct netaddr *buf)
+{
+	int i;
+	memset(buf, 0, sizeof(*buf));
+	if(rep->local.family == AF_INET) {
+		struct sockaddr_in *sa = (struct sockaddr_in *)&buf->addr;
+		sa->sin_family = AF_INET;
+		sa->sin_addr = rep->local.pi.v4.ipi_addr;
+		buf->len = sizeof(*sa);
+		return buf;
+	}
+	if(rep->local.family == AF_INET6) {
+		struct sockaddr_in6 *sa = (struct sockaddr_in6 *)&buf->addr;
+		sa->sin6_family = AF_INET6;
+		sa->sin6_addr = rep->local.pi.v6.ipi6_addr;
+		buf->len = sizeof(*sa);
+		return buf;
+	}
+	for(i = 0; i < w->num_points; i++)
+		if(w->udp[i] == rep->c || w->tcp[i] == rep->c)
+			return w->ifaddr[i].len ? &w->ifaddr[i] : NULL;
+	return NULL;
+}
+
 /** the per-query callback of the UDP and TCP comm_points */
 static int
 worker_query_cb(struct comm_reply *rep, void *arg)
 {
 	struct worker *w = arg;
 	struct resolver_handle h;
+	struct netaddr local;
 	size_t outlen = 0;
 	enum resolver_result r;
 	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
@@ -191,6 +233,8 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		dt_client_query(w->dtio, &rep->client,
 			worker_dt_proto(w, rep->c, rep->is_tcp), rep->buf,
 			rep->len);
+	if(w->local_views)
+		resolver_set_local(w->res, worker_local_addr(w, rep, &local));
 	if(rep->hint)
 		r = resolver_handle_peeked(w->res, rep->buf, rep->len,
 			&w->peeks[rep->slot], &rep->client, RESOLVER_UDP, &h,
@@ -506,6 +550,8 @@ worker_teardown(struct worker *w)
 	free(w->udp);
 	free(w->tcp);
 	free(w->peeks);
+	free(w->ifaddr);
+	w->ifaddr = NULL;
 	w->peeks = NULL;
 	w->udp = w->tcp = NULL;
 	w->num_points = 0;
@@ -553,6 +599,11 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->peeks = calloc(NETEVENT_UDP_BATCH_DEFAULT, sizeof(*w->peeks));
 	if(!w->udp || !w->tcp || !w->peeks)
 		return -1;
+	if(policy_has_interface_views(env->pol)) {
+		w->ifaddr = calloc((size_t)ls->num + 1, sizeof(*w->ifaddr));
+		if(!w->ifaddr)
+			return -1;
+	}
 	for(i = 0; i < ls->num; i++) {
 		struct listen_port *p = &ls->ports[i];
 		int k = ls->per_worker ? w->index : 0;
@@ -563,6 +614,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				return -1;
 			}
 			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+			worker_ifaddr(w, i, fd);
 			w->udp[i] = comm_point_create_udp(w->base, fd,
 				(size_t)(cfg->max_udp_size > 512 ?
 				cfg->max_udp_size : 512),
@@ -578,6 +630,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				return -1;
 			}
 			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+			worker_ifaddr(w, i, fd);
 			w->tcp[i] = comm_point_create_tcp(w->base, fd,
 				cfg->incoming_num_tcp, cfg->tcp_idle_timeout,
 				0, worker_query_cb, w);
@@ -649,6 +702,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			w->index);
 	resolver_set_ratelimit(w->res, env->ip_rate);
 	resolver_set_base(w->res, w->base);
+	resolver_set_policy(w->res, env->pol);
+	w->local_views = policy_has_interface_views(env->pol);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

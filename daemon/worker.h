@@ -84,6 +84,12 @@ struct worker {
 	struct comm_point **tcp;
 	/** number of entries in udp and tcp */
 	int num_points;
+	/** the address each listening point is bound to (getsockname; a
+	 * wildcard socket's answers use the address from IP_PKTINFO), for
+	 * interface-view; NULL when no interface-view is configured */
+	struct netaddr *ifaddr;
+	/** 1 when the policy has interface views */
+	int local_views;
 	/** the queries of the UDP batch being answered, parsed by the peek
 	 * (one per batch slot; the UDP points' batches are answered one at
 	 * a time, so they share it) */

@@ -1652,11 +1652,55 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 	return LOCAL_FRONT_ANSWERED;
 }
 
+static enum local_front_result lz_front_answer(const struct acl_list *acl,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, int norec_ok);
+
 enum local_front_result
 local_front_answer_norec(const struct acl_list *acl, const struct local_zones *lz,
 	const uint8_t *pkt, size_t pktlen, const struct fast_query *fq,
 	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
 	size_t *outlen, struct local_front_info *info, int norec_ok)
+{
+	return lz_front_answer(acl, NULL, 0, lz, pkt, pktlen, fq, client, tcp,
+		out, outmax, outlen, info, norec_ok);
+}
+
+/** the local zones of a view, then (view-first, or a noview zone) the
+ * global ones */
+static enum local_zone_answer
+lz_answer_view(const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
+{
+	enum local_zone_answer r;
+	if(!vlz)
+		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
+			out, outmax, outlen, alias);
+	r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out, outmax,
+		outlen, alias);
+	if(r != LOCAL_ZONE_NOT_LOCAL)
+		return r;
+	if(view_first || local_zones_lookup(vlz, fq->qinfo.qname,
+		fq->qinfo.qtype, fq->qinfo.qclass, NULL) == LOCAL_ZONE_NOVIEW)
+		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
+			out, outmax, outlen, alias);
+	return LOCAL_ZONE_NOT_LOCAL;
+}
+
+/** local_front_answer_view, and with norec_ok a query without RD goes on
+ * (local_front_answer_norec) */
+static enum local_front_result
+lz_front_answer(const struct acl_list *acl,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, int norec_ok)
 {
 	struct local_front_info tmp;
 	enum config_acl_action action;
@@ -1674,8 +1718,8 @@ local_front_answer_norec(const struct acl_list *acl, const struct local_zones *l
 	if(action == ACL_REFUSE)
 		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
 			DNS_EDE_PROHIBITED, out, outmax, outlen);
-	r = local_zones_answer(lz, pkt, pktlen, fq, client, tcp, out, outmax,
-		outlen, &info->alias);
+	r = lz_answer_view(vlz, view_first, lz, pkt, pktlen, fq, client, tcp,
+		out, outmax, outlen, &info->alias);
 	if(r == LOCAL_ZONE_ANSWERED)
 		return LOCAL_FRONT_ANSWERED;
 	if(r == LOCAL_ZONE_DROP)
@@ -1699,6 +1743,18 @@ local_front_answer_norec(const struct acl_list *acl, const struct local_zones *l
 		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 1,
 			-1, out, outmax, outlen);
 	return LOCAL_FRONT_CONTINUE;
+}
+
+enum local_front_result
+local_front_answer_view(const struct acl_list *acl,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info)
+{
+	return lz_front_answer(acl, vlz, view_first, lz, pkt, pktlen, fq,
+		client, tcp, out, outmax, outlen, info, 0);
 }
 
 enum local_zone_type

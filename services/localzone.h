@@ -24,7 +24,8 @@
  *   always_null       0.0.0.0 for A, :: for AAAA, NODATA otherwise
  *   block_a           NODATA for A questions, the rest resolved normally
  *                     (local data ignored); block_aaaa the same for AAAA
- *   noview            (views are not implemented) as transparent
+ *   noview            in a view: the global zones answer; elsewhere
+ *                     as transparent
  *   nodefault         no zone at all: only switches off a default zone
  *
  * Local data whose name no zone covers makes an implicit transparent
@@ -317,6 +318,23 @@ enum local_front_result local_front_answer_norec(const struct acl_list *acl,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
 	struct local_front_info *info, int norec_ok);
+
+/**
+ * As local_front_answer(), for a client in a view (services/policy.h):
+ * the view's local zones answer first; when none of them covers the
+ * question, the global zones answer it if view_first is set or the view's
+ * zone there is of type noview, else the question goes on to the cache.
+ * @param vlz: the view's finished local zones, or NULL for no view (then
+ *	this is local_front_answer()).
+ * @param view_first: the view's view-first: setting.
+ * Other parameters and the result as local_front_answer().
+ */
+enum local_front_result local_front_answer_view(const struct acl_list *acl,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info);
 
 /**
  * Find the zone that covers a name (for tests, tools and the control

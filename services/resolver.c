@@ -217,6 +217,18 @@ resolver_ip_ratelimit_ok(struct resolver *r, const struct netaddr *client)
 }
 
 void
+resolver_set_policy(struct resolver *r, const struct policy *pol)
+{
+	r->pol = pol;
+}
+
+void
+resolver_set_local(struct resolver *r, const struct netaddr *local)
+{
+	r->local = local;
+}
+
+void
 resolver_delete(struct resolver *r)
 {
 	if(!r)
@@ -449,8 +461,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
-	switch(local_front_answer_norec(r->acl, r->lz, pkt, len, q, client,
-		tp == RESOLVER_TCP, out, outmax, outlen, &info, norec_ok)) {
+	/* with views or RPZ zones the policy answers first (a query without
+	 * RD for an auth-zone for-downstream name then meets the RD rule) */
+	switch(r->pol ? policy_front_answer(r->pol, r->acl, r->lz, pkt, len,
+		q, client, r->local, tp == RESOLVER_TCP, out, outmax, outlen,
+		&info, &r->pstats) : local_front_answer_norec(r->acl, r->lz, pkt,
+		len, q, client, tp == RESOLVER_TCP, out, outmax, outlen, &info,
+		norec_ok)) {
 	case LOCAL_FRONT_ANSWERED:
 		/* a redirect-zone CNAME alias (info.alias) is answered with
 		 * the CNAME alone; its target is not chased */

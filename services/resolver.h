@@ -41,6 +41,7 @@
 #include "util/netaddr.h"
 #include "dns/query.h"
 #include "services/module.h"
+#include "services/policy.h"
 
 struct outbound;
 struct mesh;
@@ -203,6 +204,15 @@ struct resolver {
 	const struct acl_list *acl;
 	/** local zones (shared, read-only; NULL: none); set after create */
 	const struct local_zones *lz;
+	/** views and RPZ (shared, read-only; NULL: none, and the front end
+	 * costs one test); set with resolver_set_policy */
+	const struct policy *pol;
+	/** the address the current query came to, or NULL; set by the
+	 * caller before resolver_handle_query when the policy has
+	 * interface views (resolver_set_local) */
+	const struct netaddr *local;
+	/** RPZ counters of this worker */
+	struct policy_stats pstats;
 	/** the message cache (shared; NULL: no caching); set after create */
 	struct mcache *mcache;
 	/** the RRset cache (shared; NULL: none); set after create */
@@ -274,6 +284,19 @@ void resolver_set_authz(struct resolver *r, struct auth_zones *az);
  * the resolver's config. Call as resolver_set_env.
  */
 void resolver_set_ratelimit(struct resolver *r, struct rate_table *ip_rate);
+
+/**
+ * Give the resolver the views and RPZ zones (NULL: none). Call after
+ * resolver_create and again after a reload, while no query is being
+ * handled.
+ */
+void resolver_set_policy(struct resolver *r, const struct policy *pol);
+
+/**
+ * The address the next queries came to (for interface-view), or NULL.
+ * The pointer is kept: the caller keeps it valid while it handles them.
+ */
+void resolver_set_local(struct resolver *r, const struct netaddr *local);
 
 /**
  * Delete the resolver: pending clients get the callback with pkt NULL,

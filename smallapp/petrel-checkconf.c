@@ -14,6 +14,7 @@
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/log.h"
+#include "services/policy.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,17 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s\n", err);
 		config_delete(cfg);
 		return 1;
+	}
+	if(!opt) {
+		/* the views and rpz zones are checked by building them (the
+		 * zone files are read), as the daemon will */
+		struct policy *pol = NULL;
+		if(policy_apply_cfg(&pol, cfg, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			config_delete(cfg);
+			return 1;
+		}
+		policy_delete(pol);
 	}
 	if(opt) {
 		/* grow the buffer until the value fits (a block list of

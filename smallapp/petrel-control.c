@@ -54,7 +54,11 @@ usage(FILE *f)
 		"local_data_remove NAME, get_option NAME, set_option NAME: "
 		"VALUE,\n  insecure_add NAME, insecure_remove NAME, "
 		"list_insecure,\n  list_auth_zones, auth_zone_reload NAME, "
-		"auth_zone_transfer NAME\n", config_default_file());
+		"auth_zone_transfer NAME,\n  rpz_enable ZONE, rpz_disable ZONE, "
+		"view_list_local_zones VIEW,\n  view_list_local_data VIEW, "
+		"view_local_zone VIEW NAME TYPE,\n  view_local_zone_remove "
+		"VIEW NAME, view_local_data VIEW RR,\n  "
+		"view_local_data_remove VIEW NAME\n", config_default_file());
 }
 
 /** print the OpenSSL errors */

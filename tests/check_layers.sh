@@ -9,11 +9,13 @@
 #     and the outbound network they reach through services/outbound.h
 #     (services/outside_network implements it); the auth zones and the
 #     zone transfer client (services/authzone, services/xfr), which the
-#     iterator asks and the front end answers from
+#     iterator asks and the front end answers from; services/rpz (the RPZ
+#     rules, read by the front end and by the modules)
 #   5 the modules: iterator/ validator/ respip/ dns64/ edns-subnet/ cachedb/
 #   6 the front end: services/resolver, services/modstack (the table that
 #     names the modules), services/listening, services/acl,
-#     services/localzone, services/wait_limit, services/ddr
+#     services/localzone, services/wait_limit, services/ddr,
+#     services/policy (views, RPZ in the front end)
 #   7 daemon/
 #   8 smallapp/
 #
@@ -37,12 +39,13 @@ layer_of() {
 	util/*|dns/*) echo 1 ;;
 	services/cache/*) echo 3 ;;
 	services/mesh.*|services/module.*|services/outbound.h|\
-	services/outside_network.*|services/authzone.*|services/xfr.*) echo 4 ;;
+	services/outside_network.*|services/authzone.*|services/xfr.*|\
+	services/rpz.*) echo 4 ;;
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\
 	services/acl.*|services/localzone.*|services/wait_limit.*|\
-	services/ddr.*) echo 6 ;;
+	services/ddr.*|services/policy.*) echo 6 ;;
 	daemon/*) echo 7 ;;
 	smallapp/*) echo 8 ;;
 	*) echo "" ;;

@@ -57,6 +57,7 @@ is_list(const struct config_option *o)
 	case OPT_NETBLOCK_LIST: case OPT_ACL: case OPT_LOCALZONE:
 	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: case OPT_ZONE_ADDR:
 	case OPT_ZONE_HOST: case OPT_NAME_NUM_LIST:
+	case OPT_POLICY:
 		return 1;
 	default:
 		break;
@@ -268,6 +269,18 @@ config_doc_example(FILE *out)
 		"more zones.");
 	fprintf(out, "# auth-zone:\n");
 	ex_clause(out, CLAUSE_AUTH, "\t");
+	ex_comment(out, "",
+		"An rpz: clause loads a response policy zone (RPZ): its "
+		"triggers (QNAME, client IP, response IP) rewrite answers. "
+		"Repeat the clause for more zones; they apply in file order.");
+	fprintf(out, "# rpz:\n");
+	ex_clause(out, CLAUSE_RPZ, "\t");
+	ex_comment(out, "",
+		"A view: clause holds local zones and response-ip lines for "
+		"the clients that access-control-view or interface-view send "
+		"to it: split horizon. Repeat the clause for more views.");
+	fprintf(out, "# view:\n");
+	ex_clause(out, CLAUSE_VIEW, "\t");
 	ex_comment(out, "",
 		"The remote-control: clause sets up the control server that "
 		"petrel-control(8) talks to.");
@@ -523,6 +536,24 @@ config_doc_manpage(FILE *out)
 "iterator (for\\-upstream, for example a local root, RFC 8806).\n"
 "It needs a name: and a primary: or a zonefile:.\n", out);
 	man_clause(out, CLAUSE_AUTH);
+	fputs(".SH \"RPZ OPTIONS\"\n"
+"Each\n"
+".B rpz:\n"
+"clause loads one response policy zone. Its QNAME, client IP\n"
+"(rpz\\-client\\-ip) and response IP (rpz\\-ip) triggers answer\n"
+"NXDOMAIN, NODATA, local data or a CNAME, pass the query through,\n"
+"drop it or send it to TCP; policy answers carry EDE 15 (Blocked) or\n"
+"17 (Filtered). The zones apply in file order, the first match wins.\n"
+"It needs a name: and a zonefile:.\n", out);
+	man_clause(out, CLAUSE_RPZ);
+	fputs(".SH \"VIEW OPTIONS\"\n"
+"Each\n"
+".B view:\n"
+"clause holds local zones, local data and response\\-ip lines for the\n"
+"clients that access\\-control\\-view (by client address) or\n"
+"interface\\-view (by the address asked) send to it.\n"
+"It needs a name:.\n", out);
+	man_clause(out, CLAUSE_VIEW);
 	fputs(".SH \"REMOTE CONTROL OPTIONS\"\n"
 "These options belong in the\n"
 ".B remote\\-control:\n"

@@ -76,6 +76,8 @@ struct cfg_parser {
 	unsigned char *warned;
 	/** per ignored clause: already warned about */
 	unsigned char warned_clause[16];
+	/** rpz: and view: clauses started so far (the block numbers) */
+	int nrpz, nview;
 	/** warnings given */
 	int nwarn;
 	/** file and line of the last "tls-upstream: yes" (or ssl-upstream),
@@ -403,6 +405,68 @@ config_localzone_free(struct config_localzone *z)
 	}
 }
 
+void
+config_policyline_free(struct config_policyline *l)
+{
+	while(l) {
+		struct config_policyline *n = l->next;
+		int i;
+		for(i = 0; i < l->n; i++)
+			free(l->v[i]);
+		free(l->v);
+		free(l->key);
+		free(l->file);
+		free(l);
+		l = n;
+	}
+}
+
+struct config_policyline *
+config_policyline_new(int clause, int block, const char *key, const char *file,
+	int line, char *const *v, int n)
+{
+	struct config_policyline *l = calloc(1, sizeof(*l));
+	int i;
+	if(!l)
+		return NULL;
+	l->clause = clause;
+	l->block = block;
+	l->line = line;
+	l->key = strdup(key);
+	l->file = strdup(file ? file : "");
+	l->v = calloc((size_t)(n > 0 ? n : 1), sizeof(char *));
+	if(!l->key || !l->file || !l->v) {
+		config_policyline_free(l);
+		return NULL;
+	}
+	for(i = 0; i < n; i++) {
+		if(!(l->v[i] = strdup(v[i]))) {
+			config_policyline_free(l);
+			return NULL;
+		}
+		l->n = i + 1;
+	}
+	return l;
+}
+
+/** copy a list of policy lines. @return 0 or -1. */
+static int
+policylines_copy(struct config_policyline **dst,
+	const struct config_policyline *s)
+{
+	struct config_policyline **tail = dst;
+	*dst = NULL;
+	for(; s; s = s->next) {
+		struct config_policyline *e = config_policyline_new(s->clause,
+			s->block, s->key, s->file, s->line, s->v, s->n);
+		if(!e)
+			return -1;
+		*tail = e;
+		tail = &e->next;
+	}
+	return 0;
+}
+
 /** free everything a config owns, not the struct itself */
 static void
 config_free_members(struct config_file *cfg)
@@ -424,6 +488,8 @@ config_free_members(struct config_file *cfg)
 	cfg->auths = NULL;
 	config_tsig_free(cfg->tsig_keys);
 	cfg->tsig_keys = NULL;
+	config_policyline_free(cfg->policy_lines);
+	cfg->policy_lines = NULL;
 	free(cfg->filename);
 	cfg->filename = NULL;
 }
@@ -1086,6 +1152,47 @@ parse_netblock6(struct cfg_parser *p, const struct config_option *o,
 	return set_str(p, o, v[0]);
 }
 
+/** a policy line (rpz:, view:, and the view, tag and response-ip options
+ * of server:): kept as written, checked by services/policy.c */
+static int
+parse_policy(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct config_policyline *l;
+	int block = -1;
+	if(n == 0)
+		return perr(p, "%s: expected %s", o->name, o->arg);
+	if(n > MAX_VALUES)
+		return perr(p, "%s: expected %s, got more than %d values",
+			o->name, o->arg, MAX_VALUES);
+	if(o->clause == CLAUSE_RPZ)
+		block = p->nrpz - 1;
+	else if(o->clause == CLAUSE_VIEW)
+		block = p->nview - 1;
+	l = config_policyline_new(o->clause, block, o->name, p->file, p->line,
+		v, n);
+	if(!l)
+		return perr(p, "out of memory");
+	LIST_APPEND(p, p->cfg->policy_lines, l);
+	return 0;
+}
+
+/** Start an rpz: or view: clause: a header line (no values) that gives
+ * the clause's file:line. @return 0 or -1. */
+static int
+start_policy_clause(struct cfg_parser *p, int clause)
+{
+	struct config_policyline *l;
+	int block = clause == CLAUSE_RPZ ? p->nrpz++ : p->nview++;
+	l = config_policyline_new(clause, block, clause == CLAUSE_RPZ ?
+		"rpz" : "view", p->file, p->line, NULL, 0);
+	if(!l)
+		return perr(p, "out of memory");
+	LIST_APPEND(p, p->cfg->policy_lines, l);
+	p->clause = clause;
+	return 0;
+}
+
 /** an Unbound option petrel ignores (warned about by the caller) */
 static int
 parse_ignored(struct cfg_parser *p, const struct config_option *o,
@@ -1113,7 +1220,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 		return perr(p, "%s: internal error: unknown option type",
 			o->name);
 	if(o->type == OPT_IGNORED || o->type == OPT_INSECURE ||
-		o->type == OPT_AUTH)
+		o->type == OPT_AUTH || o->type == OPT_POLICY)
 		return t->parse(p, o, v, n); /* their own value checks */
 	if(n == 0)
 		return perr(p, "%s: expected a value", o->name);
@@ -1595,6 +1702,14 @@ again:
 			return -1;
 		goto again;
 	}
+	if(strcmp(key, "rpz") == 0 || strcmp(key, "view") == 0) {
+		if(end_clause(p) != 0)
+			return -1;
+		if(start_policy_clause(p, key[0] == 'r' ? CLAUSE_RPZ :
+			CLAUSE_VIEW) != 0)
+			return -1;
+		goto again;
+	}
 	i = word_index(config_ignored_clauses, key);
 	if(i >= 0) {
 		if(end_clause(p) != 0)
@@ -1667,8 +1782,8 @@ again:
 			}
 			return perr(p, "unknown clause '%s:'; the clauses are "
 				"server:, forward-zone:, stub-zone:, "
-				"remote-control:, dnstap:, cachedb:, "
-				"auth-zone:, tsig-key: (accepted and ignored: "
+				"remote-control:, dnstap:, cachedb:, rpz:, "
+				"view:, auth-zone:, tsig-key: (accepted and ignored: "
 				"%s)",
 				key, ign);
 		}
@@ -2107,6 +2222,9 @@ config_dup(const struct config_file *cfg)
 	}
 	c->forwards = NULL;
 	c->stubs = NULL;
+	c->policy_lines = NULL;
+	c->auths = NULL;
+	c->tsig_keys = NULL;
 	c->filename = NULL;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
@@ -2117,12 +2235,11 @@ config_dup(const struct config_file *cfg)
 	}
 	if(cfg->filename && !(c->filename = strdup(cfg->filename)))
 		goto fail;
-	c->auths = NULL;
-	c->tsig_keys = NULL;
 	if(stublist_copy(&c->forwards, cfg->forwards) != 0 ||
 		stublist_copy(&c->stubs, cfg->stubs) != 0 ||
 		config_auth_copy(&c->auths, cfg->auths) != 0 ||
-		config_tsig_copy(&c->tsig_keys, cfg->tsig_keys) != 0)
+		config_tsig_copy(&c->tsig_keys, cfg->tsig_keys) != 0 ||
+		policylines_copy(&c->policy_lines, cfg->policy_lines) != 0)
 		goto fail;
 	return c;
 fail:
@@ -2452,6 +2569,30 @@ print_auth(struct outbuf *out, const struct config_file *cfg,
 		print_auth_item, out);
 }
 
+/** print the policy lines of an option ("value value" per line) */
+static void
+print_policy(struct outbuf *out, const struct config_file *cfg,
+	const struct config_option *o)
+{
+	const struct config_policyline *l;
+	for(l = cfg->policy_lines; l; l = l->next) {
+		char buf[1024];
+		size_t k = 0;
+		int i;
+		if(l->clause != o->clause || strcmp(l->key, o->name) != 0)
+			continue;
+		buf[0] = 0;
+		for(i = 0; i < l->n && k < sizeof(buf); i++) {
+			int r = snprintf(buf + k, sizeof(buf) - k, "%s%s",
+				i ? " " : "", l->v[i]);
+			if(r < 0)
+				break;
+			k += (size_t)r;
+		}
+		out_item(out, "%s", buf);
+	}
+}
+
 /** the parse function of the security options and module-config */
 static int
 parse_insecure(struct cfg_parser *p, const struct config_option *o,
@@ -2497,6 +2638,8 @@ static const struct opt_type_ops opt_types[] = {
 		free_strlist, print_strlist },
 	[OPT_NETBLOCK6] = { parse_netblock6, copy_str, free_str, print_str },
 	[OPT_IGNORED] = { parse_ignored, NULL, NULL, NULL },
+	/* the policy lines live in one list, copied and freed with it */
+	[OPT_POLICY] = { parse_policy, NULL, NULL, print_policy },
 	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
 	[OPT_AUTH] = { parse_auth, NULL, NULL, print_auth },
 };

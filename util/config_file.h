@@ -16,7 +16,8 @@
  *	include: "/etc/petrel/conf.d/[a-z]*.conf"
  *
  * Clauses are server:, forward-zone:, stub-zone:, remote-control:,
- * auth-zone: and tsig-key: (the last two: util/config_auth.h). Each
+ * dnstap:, cachedb:, rpz:, view:, auth-zone: and tsig-key: (the last
+ * two: util/config_auth.h). Each
  * line is "key: value" (some keys take two values, e.g. "access-control:
  * netblock action"); values may be quoted with "" or ''; '#' starts a comment
  * outside quotes; include: (glob, relative to directory: if set, else to the
@@ -38,7 +39,7 @@
  * Options Unbound has and petrel does not are accepted with one warning per
  * option name and load ("file:line: x: not implemented by petrel,
  * ignored"), and so are the options whose row is not marked implemented;
- * the Unbound clauses petrel lacks (view:, python:, rpz:, ...) are
+ * the Unbound clauses petrel lacks (python:, dynlib:, ...) are
  * skipped whole, with one warning.
  *
  * Ownership: a struct config_file owns every string and list element hanging
@@ -147,6 +148,30 @@ struct config_stub {
 	int tls;
 	/** line of the clause header in its file, for later messages */
 	int line;
+};
+
+/** one line of the rpz: or view: clauses, or one of the view, tag and
+ * response-ip options of server:, as written; services/policy.c checks and
+ * uses them (and names file:line when one is bad) */
+struct config_policyline {
+	/** next line, in file order, or NULL */
+	struct config_policyline *next;
+	/** CLAUSE_SERVER, CLAUSE_RPZ or CLAUSE_VIEW */
+	int clause;
+	/** rpz: and view: lines: the number of the clause (0 for the first
+	 * clause of its kind); -1 in server: */
+	int block;
+	/** the option name ("rpz" / "view" for the clause header line,
+	 * which has no values) (malloced) */
+	char *key;
+	/** file the line is in (malloced) */
+	char *file;
+	/** its line number */
+	int line;
+	/** number of values */
+	int n;
+	/** the values, quotes removed (n malloced strings) */
+	char **v;
 };
 
 /** thread-model: values */
@@ -509,6 +534,12 @@ struct config_file {
 	/** tsig-key: clauses, in file order */
 	struct config_tsig *tsig_keys;
 
+	/* ---- rpz:, view: and the policy options of server: ---- */
+	/** the lines of every rpz: and view: clause and the server:
+	 * options access-control-view, interface-view, the tag options and
+	 * response-ip, in file order (services/policy.h) */
+	struct config_policyline *policy_lines;
+
 	/* ---- remote-control: ---- */
 	/** control-enable: run the control server */
 	int control_enable;
@@ -653,6 +684,20 @@ void config_localzone_free(struct config_localzone *z);
  * hosts). NULL is allowed. To free one node, unlink it (next = NULL)
  * first. */
 void config_stub_free(struct config_stub *z);
+
+/**
+ * Make a policy line (for the control channel's view_* edits).
+ * @param clause: CLAUSE_SERVER, CLAUSE_RPZ or CLAUSE_VIEW.
+ * @param block: the clause number, -1 in server:.
+ * @param key: the option name; file, line: where it came from.
+ * @param v: n values (copied).
+ * @return the line (next NULL) or NULL when out of memory.
+ */
+struct config_policyline *config_policyline_new(int clause, int block,
+	const char *key, const char *file, int line, char *const *v, int n);
+
+/** Free a list of policy lines. NULL is allowed. */
+void config_policyline_free(struct config_policyline *l);
 
 /** Free a config and everything it owns. NULL is allowed. */
 void config_delete(struct config_file *cfg);

@@ -51,6 +51,11 @@
 #define IGN(nm, cl) \
 	{ nm, cl, OPT_IGNORED, NULL, NULL, NULL, 0, 0, NULL, 0, SH, NULL, NULL }
 
+/** a line of rpz: or view:, or a policy option of server: (kept as
+ * written, checked by services/policy.c) */
+#define POL(nm, cl, ex, ar, ds) \
+	{ nm, cl, OPT_POLICY, NULL, NULL, ex, 0, 0, NULL, 0, SH | IM, ar, ds }
+
 /** an Unbound option asking for security petrel does not provide yet:
  * a load error that says what is missing (ds) */
 #define NOSEC(nm, cl, ds) \
@@ -469,6 +474,17 @@ INTOPT("unwanted-reply-threshold", CLAUSE_SERVER, unwanted_reply_threshold,
   "127.0.0.1@9167", 0, 0, NULL, OFF(http_metrics_interface), IM,
   "<ip@port>",
   "serve Prometheus metrics over HTTP on this address; empty is off" },
+POL("access-control-view", CLAUSE_SERVER, "10.0.0.0/8 inside",
+  "<netblock> <view>",
+  "clients in the netblock use the view (longest match); repeat for more"),
+POL("interface-view", CLAUSE_SERVER, "127.0.0.1 inside", "<ip> <view>",
+  "queries to this listening address use the view (a client's access-control-view wins); repeat for more"),
+POL("response-ip", CLAUSE_SERVER, "192.0.2.0/24 always_refuse",
+  "<netblock> <action>",
+  "answers holding an address in the netblock are rewritten or refused (not supported yet, so a load error rather than an answer left unfiltered)"),
+POL("response-ip-data", CLAUSE_SERVER, "\"192.0.2.0/24 A 198.51.100.1\"",
+  "<netblock> <rr>",
+  "the data that replaces answers for a redirect response-ip (not supported yet, a load error)"),
 
 /* ---- forward-zone: ---- */
 { "name", CLAUSE_FORWARD, OPT_ZONE_NAME, NULL, NULL, "\"example.com.\"",
@@ -548,6 +564,51 @@ INTOPT("unwanted-reply-threshold", CLAUSE_SERVER, unwanted_reply_threshold,
   "the HMAC algorithm" },
 { "secret", CLAUSE_TSIG, OPT_AUTH, NULL, NULL, "\"K2tf3TRjvQkVCmJF3/Z9vA==\"",
   0, 0, NULL, 0, SH | IM, "<base64>", "the shared secret" },
+
+/* ---- rpz: ---- */
+POL("name", CLAUSE_RPZ, "\"rpz.example.\"", "<zone>",
+  "the name of the response policy zone (its origin)"),
+POL("zonefile", CLAUSE_RPZ, "\"/etc/petrel/rpz.zone\"", "<file>",
+  "the zone file the policy is read from (at start and reload)"),
+POL("primary", CLAUSE_RPZ, "192.0.2.1", "<ip[@port]>",
+  "a primary to transfer the zone from (a load error in this build, which has no zone transfer client for rpz)"),
+POL("master", CLAUSE_RPZ, "192.0.2.1", "<ip[@port]>",
+  "the same as primary"),
+POL("url", CLAUSE_RPZ, "\"https://example.net/rpz.zone\"", "<url>",
+  "fetch the zone over HTTP (a load error in this build)"),
+POL("allow-notify", CLAUSE_RPZ, "192.0.2.1", "<netblock>",
+  "who may send NOTIFY for the zone (with primary)"),
+POL("rpz-action-override", CLAUSE_RPZ, "nxdomain",
+  "nxdomain|nodata|passthru|drop|tcp-only|cname|disabled",
+  "apply this action to every trigger instead of the zone's"),
+POL("rpz-cname-override", CLAUSE_RPZ, "\"walled.example.\"", "<name>",
+  "the CNAME target when rpz-action-override is cname"),
+POL("rpz-log", CLAUSE_RPZ, "no", "yes|no",
+  "log every query the zone acts on (name, client, action)"),
+POL("rpz-log-name", CLAUSE_RPZ, "\"blocklist\"", "<text>",
+  "the name put in those log lines (by default the zone name)"),
+POL("rpz-signal-nxdomain-ra", CLAUSE_RPZ, "no", "yes|no",
+  "clear RA in NXDOMAIN answers the policy made, so clients can tell"),
+POL("for-downstream", CLAUSE_RPZ, "no", "yes|no",
+  "also answer queries for the RPZ zone itself from its data (not supported, yes is a load error)"),
+POL("tags", CLAUSE_RPZ, "\"tag1 tag2\"", "<tags>",
+  "apply the zone only to clients with one of these tags (tags are not supported, a load error)"),
+
+/* ---- view: ---- */
+POL("name", CLAUSE_VIEW, "\"inside\"", "<name>",
+  "the name of the view (access-control-view and interface-view use it)"),
+POL("local-zone", CLAUSE_VIEW, "\"example.com. static\"", "<zone> <type>",
+  "a local zone of the view (as the server option); noview falls through to the global zones"),
+POL("local-data", CLAUSE_VIEW, "\"www.example.com. A 10.0.0.1\"", "<rr>",
+  "local data of the view"),
+POL("local-data-ptr", CLAUSE_VIEW, "\"10.0.0.1 www.example.com.\"",
+  "<ip> <name>", "a PTR record of the view"),
+POL("view-first", CLAUSE_VIEW, "no", "yes|no",
+  "when no zone of the view covers a question, try the global local zones"),
+POL("response-ip", CLAUSE_VIEW, "\"192.0.2.0/24 always_refuse\"",
+  "<netblock> <action>", "a response-ip of the view (not supported yet, a load error)"),
+POL("response-ip-data", CLAUSE_VIEW, "\"192.0.2.0/24 A 198.51.100.1\"",
+  "<netblock> <rr>", "a response-ip-data of the view (not supported yet, a load error)"),
 
 /* ---- remote-control: ---- */
 BOOLOPT("control-enable", CLAUSE_REMOTE, control_enable, "no", IM,
@@ -714,13 +775,10 @@ IGN("serve-original-ttl", CLAUSE_SERVER),
 IGN("log-servfail", CLAUSE_SERVER),
 IGN("log-local-actions", CLAUSE_SERVER),
 IGN("log-tag-queryreply", CLAUSE_SERVER),
-IGN("access-control-view", CLAUSE_SERVER),
 IGN("access-control-tag", CLAUSE_SERVER),
 IGN("define-tag", CLAUSE_SERVER),
 IGN("local-zone-tag", CLAUSE_SERVER),
 IGN("interface-action", CLAUSE_SERVER),
-IGN("response-ip", CLAUSE_SERVER),
-IGN("response-ip-data", CLAUSE_SERVER),
 IGN("response-ip-tag", CLAUSE_SERVER),
 IGN("msg-buffer-size", CLAUSE_SERVER),
 IGN("stream-wait-size", CLAUSE_SERVER),
@@ -786,7 +844,6 @@ IGN("client-subnet-opcode", CLAUSE_SERVER),
 IGN("cookie-secret-file", CLAUSE_SERVER),
 IGN("dns-error-reporting", CLAUSE_SERVER),
 IGN("zonemd-reject-absence", CLAUSE_SERVER),
-IGN("interface-view", CLAUSE_SERVER),
 IGN("interface-tag", CLAUSE_SERVER),
 IGN("interface-tag-action", CLAUSE_SERVER),
 IGN("interface-tag-data", CLAUSE_SERVER),
@@ -810,7 +867,6 @@ IGN("tls-protocols", CLAUSE_SERVER),
 IGN("cookie-secret", CLAUSE_SERVER),
 IGN("fake-dsa", CLAUSE_SERVER),
 IGN("fake-sha1", CLAUSE_SERVER),
-IGN("view-first", CLAUSE_IGNORED),
 IGN("zonefile", CLAUSE_IGNORED),
 IGN("master", CLAUSE_IGNORED),
 IGN("url", CLAUSE_IGNORED),
@@ -819,12 +875,6 @@ IGN("for-downstream", CLAUSE_IGNORED),
 IGN("for-upstream", CLAUSE_IGNORED),
 IGN("fallback-enabled", CLAUSE_IGNORED),
 IGN("zonemd-check", CLAUSE_IGNORED),
-IGN("tags", CLAUSE_IGNORED),
-IGN("rpz-action-override", CLAUSE_IGNORED),
-IGN("rpz-cname-override", CLAUSE_IGNORED),
-IGN("rpz-log", CLAUSE_IGNORED),
-IGN("rpz-log-name", CLAUSE_IGNORED),
-IGN("rpz-signal-nxdomain-ra", CLAUSE_IGNORED),
 IGN("python-script", CLAUSE_IGNORED),
 IGN("dynlib-file", CLAUSE_IGNORED),
 IGN("dnscrypt-port", CLAUSE_IGNORED),
@@ -892,8 +942,7 @@ const size_t config_option_count =
 	sizeof(config_option_table) / sizeof(config_option_table[0]);
 
 const char *const config_ignored_clauses[] = {
-	"view", "python", "dynlib", "rpz", "dnscrypt",
-	"ipset", NULL };
+	"python", "dynlib", "dnscrypt", "ipset", NULL };
 
 const struct config_alias config_option_aliases[] = {
 	{ "ip-address", "interface" },
@@ -1012,6 +1061,8 @@ config_clause_str(int clause)
 	case CLAUSE_IGNORED: return "an Unbound clause petrel ignores";
 	case CLAUSE_AUTH: return "auth-zone:";
 	case CLAUSE_TSIG: return "tsig-key:";
+	case CLAUSE_RPZ: return "rpz:";
+	case CLAUSE_VIEW: return "view:";
 	default: break;
 	}
 	return "";

@@ -48,7 +48,11 @@ enum config_clause {
 	/** auth-zone: (one per zone; util/config_auth.h) */
 	CLAUSE_AUTH,
 	/** tsig-key: (one per key; util/config_auth.h) */
-	CLAUSE_TSIG
+	CLAUSE_TSIG,
+	/** rpz: (one per response policy zone) */
+	CLAUSE_RPZ,
+	/** view: (one per view) */
+	CLAUSE_VIEW
 };
 
 /** the type of an option's value, and so how it is parsed and stored */
@@ -103,6 +107,11 @@ enum config_type {
 	OPT_NETBLOCK6,
 	/** an Unbound option petrel does not have: accepted, warned, dropped */
 	OPT_IGNORED,
+	/** repeatable: a line of the rpz: and view: clauses, or a view, tag
+	 * or response-ip option of server:, kept as written (struct
+	 * config_policyline in cfg->policy_lines) and checked by the policy
+	 * loader (services/policy.c), which names file:line */
+	OPT_POLICY,
 	/** an Unbound option that asks for security petrel does not provide
 	 * yet (DNS over HTTPS or QUIC, DNSCrypt): a load error naming
 	 * file:line and what is missing (desc), unless its value turns it

@@ -556,6 +556,14 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 				goto fail;
 			}
 			st->has_addr = 1;
+		} else if(strcmp(w, "INTERFACE") == 0) {
+			const char *e = NULL;
+			w = strtok_r(NULL, " \t", &save);
+			if(!w || netaddr_parse(w, 53, &st->iface, &e) < 0) {
+				rd_err(r, "bad STEP INTERFACE");
+				goto fail;
+			}
+			st->has_iface = 1;
 		} else {
 			rd_err(r, "STEP option %s is not supported by the "
 				"runner", w);

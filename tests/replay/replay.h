@@ -118,6 +118,10 @@ struct rpl_step {
 	struct netaddr addr;
 	/** 1 when addr was given */
 	int has_addr;
+	/** QUERY INTERFACE: the address the query came to (interface-view) */
+	struct netaddr iface;
+	/** 1 when iface was given */
+	int has_iface;
 	/** CHECK_EVENTS: the events the test module must have recorded
 	 * since the last check, one per line */
 	char *events;

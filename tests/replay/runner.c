@@ -48,6 +48,7 @@
 #include "services/cache/infra.h"
 #include "services/localzone.h"
 #include "services/acl.h"
+#include "services/policy.h"
 #include "services/modstack.h"
 #include "util/config_file.h"
 #include "util/random.h"
@@ -143,6 +144,8 @@ struct runner {
 	struct infra_cache *infra;
 	/** local zones */
 	struct local_zones *lz;
+	/** views and RPZ, or NULL */
+	struct policy *pol;
 	/** access control */
 	struct acl_list *acl;
 	/** auth zones (NULL: none) */
@@ -522,6 +525,7 @@ send:
 		client = st->addr;
 	else	(void)netaddr_parse("127.0.0.1", 53, &client, &err);
 	memset(&h, 0, sizeof(h));
+	resolver_set_local(r->res, st->has_iface ? &st->iface : NULL);
 	res = resolver_handle_query(r->res, wire, len, &client,
 		(e->match & RPL_M_TCP) ? RESOLVER_TCP : RESOLVER_UDP, &h, out,
 		sizeof(out), &outlen);
@@ -766,6 +770,11 @@ runner_setup(struct runner *r)
 		}
 		resolver_set_ratelimit(r->res, r->ip_rate);
 	}
+	if(policy_apply_cfg(&r->pol, r->cfg, err, sizeof(err)) != 0) {
+		fail(r, "policy: %s", err);
+		return -1;
+	}
+	resolver_set_policy(r->res, r->pol);
 	return 0;
 }
 
@@ -797,6 +806,7 @@ runner_teardown(struct runner *r)
 	infra_delete(r->infra);
 	local_zones_delete(r->lz);
 	acl_delete(r->acl);
+	policy_delete(r->pol);
 	modstack_desetup(&r->mods);
 	config_delete(r->cfg);
 	random_delete(r->rnd);

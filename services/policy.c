@@ -1,0 +1,773 @@
+/*
+ * services/policy.c - views and response policy zones in the front end.
+ *
+ * See services/policy.h. The loader walks the config's policy lines once
+ * per kind; every error names the line's file and number. The view
+ * netblocks are kept longest prefix first and matched with a linear scan
+ * (a configuration has a handful; the work per query is bounded by it).
+ */
+#include "config.h"
+#include "services/policy.h"
+#include "services/rpz.h"
+#include "services/localzone.h"
+#include "util/config_file.h"
+#include "util/config_options.h"
+#include "util/netaddr.h"
+#include "util/log.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "dns/msgencode.h"
+#include "dns/msgparse.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/** one view: clause */
+struct policy_view {
+	/** its name (malloced) */
+	char *name;
+	/** its local zones (finished) */
+	struct local_zones *lz;
+	/** view-first: */
+	int view_first;
+};
+
+/** a netblock or address that selects a view */
+struct policy_sel {
+	/** the netblock (interface-view: the address, full prefix) */
+	struct netblock nb;
+	/** the view index */
+	int view;
+};
+
+struct policy {
+	/** the views */
+	struct policy_view *views;
+	/** how many */
+	size_t nviews;
+	/** access-control-view, longest prefix first */
+	struct policy_sel *acv;
+	/** how many */
+	size_t nacv;
+	/** interface-view addresses */
+	struct policy_sel *ifv;
+	/** how many */
+	size_t nifv;
+	/** the rpz zones, in clause order */
+	struct rpz **rpz;
+	/** how many */
+	size_t nrpz;
+	/** the zone names as text, for the log lines (malloced each) */
+	char **rpz_logname;
+	/** our EDNS UDP size and the UDP answer limit */
+	uint16_t edns_size, max_udp;
+};
+
+/** the error "file:line: text" */
+static int perr(char *err, size_t errlen, const struct config_policyline *l,
+	const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int
+perr(char *err, size_t errlen, const struct config_policyline *l,
+	const char *fmt, ...)
+{
+	char m[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	if(l)
+		snprintf(err, errlen, "%s:%d: %s", l->file, l->line, m);
+	else
+		snprintf(err, errlen, "%s", m);
+	return -1;
+}
+
+/** split a line's values as "a b" pairs: a single quoted value with a
+ * space is two. @return 0 and a, b set, or -1 */
+static int
+two_values(const struct config_policyline *l, char *buf, size_t len,
+	const char **a, const char **b)
+{
+	char *sp;
+	if(l->n == 2) {
+		*a = l->v[0];
+		*b = l->v[1];
+		return 0;
+	}
+	if(l->n != 1)
+		return -1;
+	snprintf(buf, len, "%s", l->v[0]);
+	sp = strpbrk(buf, " \t");
+	if(!sp)
+		return -1;
+	*sp++ = 0;
+	while(*sp == ' ' || *sp == '\t')
+		sp++;
+	if(!*sp)
+		return -1;
+	*a = buf;
+	*b = sp;
+	return 0;
+}
+
+/** join a line's values with spaces */
+static void
+join_values(const struct config_policyline *l, char *buf, size_t len)
+{
+	size_t k = 0;
+	int i;
+	buf[0] = 0;
+	for(i = 0; i < l->n && k < len; i++) {
+		int r = snprintf(buf + k, len - k, "%s%s", i ? " " : "",
+			l->v[i]);
+		if(r < 0)
+			break;
+		k += (size_t)r;
+	}
+}
+
+/** a yes/no value. @return 0/1, or -1 */
+static int
+yesno(const struct config_policyline *l)
+{
+	if(l->n != 1)
+		return -1;
+	if(strcmp(l->v[0], "yes") == 0)
+		return 1;
+	if(strcmp(l->v[0], "no") == 0)
+		return 0;
+	return -1;
+}
+
+/** @return 1 when a line has exactly one value */
+static int
+one_value(const struct config_policyline *l)
+{
+	return l->n == 1;
+}
+
+/** the view named name. @return its index or -1 */
+static int
+view_find(const struct policy *p, const char *name)
+{
+	size_t i;
+	for(i = 0; i < p->nviews; i++)
+		if(p->views[i].name && strcmp(p->views[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+void
+policy_delete(struct policy *p)
+{
+	size_t i;
+	if(!p)
+		return;
+	for(i = 0; i < p->nviews; i++) {
+		free(p->views[i].name);
+		local_zones_delete(p->views[i].lz);
+	}
+	free(p->views);
+	free(p->acv);
+	free(p->ifv);
+	for(i = 0; i < p->nrpz; i++) {
+		rpz_delete(p->rpz[i]);
+		if(p->rpz_logname)
+			free(p->rpz_logname[i]);
+	}
+	free(p->rpz);
+	free(p->rpz_logname);
+	free(p);
+}
+
+/** @return the number of clauses of a kind */
+static int
+count_blocks(const struct config_file *cfg, int clause)
+{
+	const struct config_policyline *l;
+	int n = 0;
+	for(l = cfg->policy_lines; l; l = l->next)
+		if(l->clause == clause && l->block + 1 > n)
+			n = l->block + 1;
+	return n;
+}
+
+/** the header line of clause block b */
+static const struct config_policyline *
+block_header(const struct config_file *cfg, int clause, int b)
+{
+	const struct config_policyline *l;
+	for(l = cfg->policy_lines; l; l = l->next)
+		if(l->clause == clause && l->block == b && l->n == 0)
+			return l;
+	return NULL;
+}
+
+/** build view block b. @return 0 or -1 */
+static int
+build_view(struct policy *p, const struct config_file *cfg, int b,
+	char *err, size_t errlen)
+{
+	const struct config_policyline *l, *hd = block_header(cfg, CLAUSE_VIEW,
+		b);
+	struct policy_view *v = &p->views[b];
+	char e[512], buf[8192];
+	/* the name first: it is in the messages */
+	for(l = cfg->policy_lines; l; l = l->next) {
+		if(l->clause != CLAUSE_VIEW || l->block != b ||
+			strcmp(l->key, "name") != 0)
+			continue;
+		if(!one_value(l) || !l->v[0][0])
+			return perr(err, errlen, l, "name: expected a view "
+				"name");
+		if(v->name)
+			return perr(err, errlen, l, "name: the view already "
+				"has a name ('%s')", v->name);
+		if(view_find(p, l->v[0]) >= 0)
+			return perr(err, errlen, l, "view '%s' is defined "
+				"twice", l->v[0]);
+		if(!(v->name = strdup(l->v[0])))
+			return perr(err, errlen, l, "out of memory");
+	}
+	if(!v->name)
+		return perr(err, errlen, hd, "view: expected a name: line");
+	if(!(v->lz = local_zones_create()))
+		return perr(err, errlen, hd, "out of memory");
+	for(l = cfg->policy_lines; l; l = l->next) {
+		const char *a, *t;
+		if(l->clause != CLAUSE_VIEW || l->block != b || l->n == 0)
+			continue;
+		if(strcmp(l->key, "local-zone") == 0) {
+			if(two_values(l, buf, sizeof(buf), &a, &t) != 0)
+				return perr(err, errlen, l, "local-zone: "
+					"expected <zone> <type>");
+			if(local_zones_add_zone(v->lz, a, t, e, sizeof(e))
+				!= 0)
+				return perr(err, errlen, l, "view '%s': "
+					"local-zone: %s", v->name, e);
+		} else if(strcmp(l->key, "local-data") == 0) {
+			join_values(l, buf, sizeof(buf));
+			if(local_zones_add_data(v->lz, buf, e, sizeof(e)) != 0)
+				return perr(err, errlen, l, "view '%s': "
+					"local-data: %s", v->name, e);
+		} else if(strcmp(l->key, "local-data-ptr") == 0) {
+			join_values(l, buf, sizeof(buf));
+			if(local_zones_add_data_ptr(v->lz, buf, e, sizeof(e))
+				!= 0)
+				return perr(err, errlen, l, "view '%s': "
+					"local-data-ptr: %s", v->name, e);
+		} else if(strcmp(l->key, "view-first") == 0) {
+			if((v->view_first = yesno(l)) < 0)
+				return perr(err, errlen, l, "view-first: "
+					"expected yes or no");
+		} else if(strcmp(l->key, "response-ip") == 0 ||
+			strcmp(l->key, "response-ip-data") == 0) {
+			return perr(err, errlen, l, "%s: response-ip is not "
+				"supported by this petrel yet (answers would "
+				"not be rewritten)", l->key);
+		}
+	}
+	if(local_zones_set_chaos(v->lz, cfg->hide_identity,
+		cfg->hide_version, cfg->identity, cfg->version) != 0)
+		return perr(err, errlen, hd, "out of memory");
+	local_zones_set_edns(v->lz, p->edns_size, p->max_udp);
+	local_zones_set_unblock_lan(v->lz, cfg->unblock_lan_zones);
+	if(local_zones_finish(v->lz, e, sizeof(e)) != 0)
+		return perr(err, errlen, hd, "view '%s': %s", v->name, e);
+	return 0;
+}
+
+/** build rpz block b. @return 0 or -1 */
+static int
+build_rpz(struct policy *p, const struct config_file *cfg, int b,
+	char *err, size_t errlen)
+{
+	const struct config_policyline *l, *hd = block_header(cfg, CLAUSE_RPZ,
+		b), *zf = NULL, *nm = NULL;
+	struct rpz_settings set;
+	uint8_t origin[DNS_MAX_NAME];
+	size_t olen;
+	char e[512];
+	size_t i;
+	memset(&set, 0, sizeof(set));
+	for(l = cfg->policy_lines; l; l = l->next) {
+		int yn;
+		if(l->clause != CLAUSE_RPZ || l->block != b || l->n == 0)
+			continue;
+		if(strcmp(l->key, "name") == 0) {
+			if(nm)
+				return perr(err, errlen, l, "name: the rpz "
+					"clause already has a name");
+			olen = sizeof(origin);
+			if(!one_value(l) || dname_from_str(l->v[0], origin,
+				&olen) != 0)
+				return perr(err, errlen, l, "name: expected a "
+					"zone name");
+			nm = l;
+		} else if(strcmp(l->key, "zonefile") == 0) {
+			if(zf)
+				return perr(err, errlen, l, "zonefile: given "
+					"twice");
+			if(!one_value(l) || !l->v[0][0])
+				return perr(err, errlen, l, "zonefile: "
+					"expected a file name");
+			zf = l;
+		} else if(strcmp(l->key, "primary") == 0 ||
+			strcmp(l->key, "master") == 0 ||
+			strcmp(l->key, "url") == 0 ||
+			strcmp(l->key, "allow-notify") == 0) {
+			return perr(err, errlen, l, "%s: zone transfers for "
+				"rpz are not in this petrel yet; give a "
+				"zonefile:", l->key);
+		} else if(strcmp(l->key, "tags") == 0) {
+			return perr(err, errlen, l, "tags: tags are not "
+				"supported by this petrel yet (the zone would "
+				"apply to every client)");
+		} else if(strcmp(l->key, "rpz-action-override") == 0) {
+			int a = one_value(l) ? rpz_action_from_str(l->v[0]) :
+				-1;
+			if(a < 0)
+				return perr(err, errlen, l, "rpz-action-"
+					"override: expected nxdomain, nodata, "
+					"passthru, drop, tcp-only, cname or "
+					"disabled");
+			set.action_override = (enum rpz_action)a;
+		} else if(strcmp(l->key, "rpz-cname-override") == 0) {
+			size_t cl = sizeof(set.cname_override);
+			if(!one_value(l) || dname_from_str(l->v[0],
+				set.cname_override, &cl) != 0)
+				return perr(err, errlen, l, "rpz-cname-override:"
+					" expected a domain name");
+		} else if(strcmp(l->key, "rpz-log") == 0) {
+			if((yn = yesno(l)) < 0)
+				return perr(err, errlen, l, "rpz-log: expected "
+					"yes or no");
+			set.log = yn;
+		} else if(strcmp(l->key, "rpz-log-name") == 0) {
+			if(!one_value(l))
+				return perr(err, errlen, l, "rpz-log-name: "
+					"expected a name");
+			snprintf(set.log_name, sizeof(set.log_name), "%s",
+				l->v[0]);
+		} else if(strcmp(l->key, "rpz-signal-nxdomain-ra") == 0) {
+			if((yn = yesno(l)) < 0)
+				return perr(err, errlen, l, "rpz-signal-"
+					"nxdomain-ra: expected yes or no");
+			set.signal_nxdomain_ra = yn;
+		} else if(strcmp(l->key, "for-downstream") == 0) {
+			if((yn = yesno(l)) < 0)
+				return perr(err, errlen, l, "for-downstream: "
+					"expected yes or no");
+			if(yn)
+				return perr(err, errlen, l, "for-downstream: "
+					"yes is not supported by this petrel "
+					"yet");
+		}
+	}
+	if(!nm)
+		return perr(err, errlen, hd, "rpz: expected a name: line");
+	if(!zf)
+		return perr(err, errlen, hd, "rpz '%s': expected a zonefile: "
+			"line", nm->v[0]);
+	if(set.action_override == RPZ_ACTION_CNAME && !set.cname_override[0])
+		return perr(err, errlen, hd, "rpz '%s': rpz-action-override: "
+			"cname needs an rpz-cname-override: name", nm->v[0]);
+	for(i = 0; i < (size_t)b; i++)
+		if(p->rpz[i] && dname_equal(rpz_origin(p->rpz[i]), origin))
+			return perr(err, errlen, nm, "rpz '%s' is defined "
+				"twice", nm->v[0]);
+	if(!(p->rpz[b] = rpz_create(origin, &set)))
+		return perr(err, errlen, hd, "out of memory");
+	{
+		char nb[DNS_MAX_NAME_STR];
+		(void)dname_to_str(origin, nb, sizeof(nb));
+		p->rpz_logname[b] = strdup(set.log_name[0] ? set.log_name :
+			nb);
+		if(!p->rpz_logname[b])
+			return perr(err, errlen, hd, "out of memory");
+	}
+	if(rpz_load_file(p->rpz[b], zf->v[0], e, sizeof(e)) != 0)
+		return perr(err, errlen, zf, "rpz '%s': %s", nm->v[0], e);
+	return 0;
+}
+
+/** order selectors: longest prefix first */
+static int
+sel_cmp(const void *a, const void *b)
+{
+	const struct policy_sel *x = a, *y = b;
+	return y->nb.prefix - x->nb.prefix;
+}
+
+/** the server: lines (access-control-view, interface-view) */
+static int
+build_selectors(struct policy *p, const struct config_file *cfg, char *err,
+	size_t errlen)
+{
+	const struct config_policyline *l;
+	size_t n = 0;
+	for(l = cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_SERVER)
+			n++;
+	if(n) {
+		p->acv = calloc(n, sizeof(*p->acv));
+		p->ifv = calloc(n, sizeof(*p->ifv));
+		if(!p->acv || !p->ifv)
+			return perr(err, errlen, NULL, "out of memory");
+	}
+	for(l = cfg->policy_lines; l; l = l->next) {
+		const char *a, *vn, *why = NULL;
+		char buf[1024];
+		struct policy_sel s;
+		int acv;
+		if(l->clause != CLAUSE_SERVER)
+			continue;
+		acv = strcmp(l->key, "access-control-view") == 0;
+		if(!acv && strcmp(l->key, "interface-view") != 0) {
+			return perr(err, errlen, l, "%s: not supported by "
+				"this petrel yet", l->key);
+		}
+		if(two_values(l, buf, sizeof(buf), &a, &vn) != 0)
+			return perr(err, errlen, l, "%s: expected %s <view>",
+				l->key, acv ? "<netblock>" : "<ip>");
+		memset(&s, 0, sizeof(s));
+		if(acv) {
+			if(netblock_parse(a, &s.nb, 0, &why) != 0)
+				return perr(err, errlen, l, "%s: bad netblock "
+					"'%s': %s", l->key, a, why);
+		} else {
+			char ab[256];
+			char *at;
+			snprintf(ab, sizeof(ab), "%s", a);
+			/* interface@port: the port is not matched */
+			if((at = strchr(ab, '@')))
+				*at = 0;
+			if(netblock_parse(ab, &s.nb, 0, &why) != 0)
+				return perr(err, errlen, l, "%s: bad address "
+					"'%s': %s", l->key, a, why);
+		}
+		if((s.view = view_find(p, vn)) < 0)
+			return perr(err, errlen, l, "%s: no view: clause "
+				"named '%s'", l->key, vn);
+		if(acv)
+			p->acv[p->nacv++] = s;
+		else
+			p->ifv[p->nifv++] = s;
+	}
+	if(p->nacv > 1)
+		qsort(p->acv, p->nacv, sizeof(*p->acv), sel_cmp);
+	return 0;
+}
+
+int
+policy_apply_cfg(struct policy **out, const struct config_file *cfg,
+	char *err, size_t errlen)
+{
+	struct policy *p;
+	int nv, nr, i;
+	*out = NULL;
+	if(!cfg->policy_lines)
+		return 0;
+	if(!(p = calloc(1, sizeof(*p))))
+		return perr(err, errlen, NULL, "out of memory");
+	p->edns_size = (uint16_t)(cfg->edns_buffer_size > 0 &&
+		cfg->edns_buffer_size < 65536 ? cfg->edns_buffer_size : 1232);
+	p->max_udp = (uint16_t)(cfg->max_udp_size > 0 &&
+		cfg->max_udp_size < 65536 ? cfg->max_udp_size : 1232);
+	nv = count_blocks(cfg, CLAUSE_VIEW);
+	nr = count_blocks(cfg, CLAUSE_RPZ);
+	if(nv) {
+		if(!(p->views = calloc((size_t)nv, sizeof(*p->views))))
+			goto oom;
+		p->nviews = (size_t)nv;
+	}
+	if(nr) {
+		p->rpz = calloc((size_t)nr, sizeof(*p->rpz));
+		p->rpz_logname = calloc((size_t)nr, sizeof(char *));
+		if(!p->rpz || !p->rpz_logname)
+			goto oom;
+		p->nrpz = (size_t)nr;
+	}
+	for(i = 0; i < nv; i++)
+		if(build_view(p, cfg, i, err, errlen) != 0)
+			goto fail;
+	if(build_selectors(p, cfg, err, errlen) != 0)
+		goto fail;
+	for(i = 0; i < nr; i++)
+		if(build_rpz(p, cfg, i, err, errlen) != 0)
+			goto fail;
+	*out = p;
+	return 0;
+oom:
+	perr(err, errlen, NULL, "out of memory");
+fail:
+	policy_delete(p);
+	return -1;
+}
+
+int
+policy_has_interface_views(const struct policy *p)
+{
+	return p && p->nifv > 0;
+}
+
+int
+policy_select_view(const struct policy *p, const struct netaddr *client,
+	const struct netaddr *local)
+{
+	size_t i;
+	if(client)
+		for(i = 0; i < p->nacv; i++)
+			if(netblock_match(&p->acv[i].nb, client))
+				return p->acv[i].view;
+	if(local)
+		for(i = 0; i < p->nifv; i++)
+			if(netblock_match(&p->ifv[i].nb, local))
+				return p->ifv[i].view;
+	return -1;
+}
+
+/* ---- RPZ answers ---- */
+
+/** the state of a local-data answer being written */
+struct rpz_write {
+	/** the builder */
+	struct dns_builder *b;
+	/** owner of the records (the question name) */
+	const uint8_t *owner;
+	/** question type */
+	uint16_t qtype;
+	/** 1 when the rule has a CNAME (it answers every type) */
+	int cname;
+	/** records written */
+	int n;
+};
+
+/** does the rule have a CNAME */
+static int
+rpz_find_cname(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen)
+{
+	struct rpz_write *w = arg;
+	(void)rrclass; (void)ttl; (void)rdata; (void)rdlen;
+	if(type == DNS_TYPE_CNAME) {
+		w->cname = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/** write the records that answer the question */
+static int
+rpz_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen)
+{
+	struct rpz_write *w = arg;
+	if(w->cname ? type != DNS_TYPE_CNAME : (type != w->qtype &&
+		w->qtype != DNS_TYPE_ANY))
+		return 0;
+	if(dns_build_rr(w->b, DNS_SEC_ANSWER, w->owner, type, rrclass, ttl,
+		rdata, rdlen) != 0) {
+		dns_build_truncate(w->b);
+		return 1;
+	}
+	w->n++;
+	return 0;
+}
+
+/** log an RPZ action (rpz-log: yes) */
+static void
+rpz_log(const struct policy *p, size_t zi, const struct rpz_match *m,
+	const struct fast_query *fq, const struct netaddr *client)
+{
+	char qn[DNS_MAX_NAME_STR], ip[NETADDR_STRLEN], tb[16];
+	static const char *const trig[] = { "QNAME", "CLIENT-IP",
+		"RESPONSE-IP", "NSDNAME", "NSIP" };
+	(void)dname_to_str(fq->qinfo.qname, qn, sizeof(qn));
+	if(client)
+		netaddr_str(client, -1, ip, sizeof(ip));
+	else
+		snprintf(ip, sizeof(ip), "-");
+	log_info("rpz: applied [%s] %s %s %s %s %s", p->rpz_logname[zi],
+		trig[m->trigger], qn, dns_type_str(fq->qinfo.qtype, tb,
+		sizeof(tb)), rpz_action_str(m->action), ip);
+}
+
+/** write the answer of a matched rule. @return the front result */
+static enum local_front_result
+rpz_answer(const struct policy *p, const struct rpz *z,
+	const struct rpz_match *m, const uint8_t *pkt,
+	const struct fast_query *fq, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	struct dns_builder b;
+	uint16_t flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		(fq->flags & (DNS_FLAG_RD | DNS_FLAG_CD)));
+	int rcode = DNS_RCODE_NOERROR, ede = DNS_EDE_FILTERED, soa = 0;
+	size_t limit;
+	struct rpz_write w;
+	switch(m->action) {
+	case RPZ_ACTION_NXDOMAIN:
+		rcode = DNS_RCODE_NXDOMAIN;
+		ede = DNS_EDE_BLOCKED;
+		soa = 1;
+		if(rpz_get_settings(z)->signal_nxdomain_ra)
+			flags &= (uint16_t)~DNS_FLAG_RA;
+		break;
+	case RPZ_ACTION_NODATA:
+		ede = DNS_EDE_BLOCKED;
+		soa = 1;
+		break;
+	case RPZ_ACTION_TCP_ONLY:
+		flags |= DNS_FLAG_TC;
+		ede = -1;
+		break;
+	default:
+		break;
+	}
+	if(tcp)
+		limit = outmax;
+	else {
+		limit = fq->edns.present ? fq->edns.udp_size : DNS_MIN_UDP;
+		if(limit < DNS_MIN_UDP)
+			limit = DNS_MIN_UDP;
+		if(limit > p->max_udp)
+			limit = p->max_udp;
+		if(limit > outmax)
+			limit = outmax;
+	}
+	dns_build_init(&b, out, outmax, limit);
+	if(dns_build_header(&b, fq->id, (uint16_t)(flags | rcode)) != 0 ||
+		dns_build_question_raw(&b, pkt, fq->qname_off,
+		fq->question_end) != 0)
+		return LOCAL_FRONT_DROP;
+	if(fq->edns.present)
+		dns_build_reserve(&b, dns_opt_size(NULL, 0) + 6);
+	memset(&w, 0, sizeof(w));
+	w.b = &b;
+	w.owner = fq->qinfo.qname;
+	w.qtype = fq->qinfo.qtype;
+	if(m->action == RPZ_ACTION_LOCAL_DATA) {
+		rpz_match_data(m, rpz_find_cname, &w);
+		rpz_match_data(m, rpz_put_rr, &w);
+		if(w.n == 0)
+			soa = 1;
+	} else if(m->action == RPZ_ACTION_CNAME) {
+		const uint8_t *t = rpz_get_settings(z)->cname_override;
+		(void)dns_build_rr(&b, DNS_SEC_ANSWER, w.owner,
+			DNS_TYPE_CNAME, fq->qinfo.qclass, 3600, t,
+			dname_len(t));
+	}
+	if(soa) {
+		size_t sl;
+		uint32_t ttl;
+		const uint8_t *s = rpz_soa(m, &sl, &ttl);
+		if(s)
+			(void)dns_build_rr(&b, DNS_SEC_AUTHORITY,
+				rpz_origin(z), DNS_TYPE_SOA, DNS_CLASS_IN,
+				ttl, s, sl);
+	}
+	if(fq->edns.present) {
+		struct edns_opt_out o;
+		uint8_t eb[8];
+		if(ede >= 0)
+			edns_opt_ede(&o, eb, sizeof(eb), (uint16_t)ede, NULL);
+		if(dns_build_opt(&b, p->edns_size, rcode, fq->edns.do_bit,
+			ede >= 0 ? &o : NULL, ede >= 0 ? 1 : 0) != 0)
+			return LOCAL_FRONT_DROP;
+	}
+	*outlen = dns_build_finish(&b);
+	return *outlen ? LOCAL_FRONT_ANSWERED : LOCAL_FRONT_DROP;
+}
+
+enum local_front_result
+policy_front_answer(const struct policy *p, const struct acl_list *acl,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client,
+	const struct netaddr *local, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_front_info *info, struct policy_stats *st)
+{
+	enum local_front_result r;
+	int vi = (p->nacv || p->nifv) ? policy_select_view(p, client, local) :
+		-1;
+	size_t i;
+	r = local_front_answer_view(acl, vi >= 0 ? p->views[vi].lz : NULL,
+		vi >= 0 ? p->views[vi].view_first : 0, lz, pkt, pktlen, fq,
+		client, tcp, out, outmax, outlen, info);
+	if(r != LOCAL_FRONT_CONTINUE)
+		return r;
+	for(i = 0; i < p->nrpz; i++) {
+		const struct rpz *z = p->rpz[i];
+		struct rpz_match m;
+		if(!rpz_is_enabled(z) || !rpz_lookup_query(z,
+			fq->qinfo.qname, client, &m))
+			continue;
+		if(rpz_get_settings(z)->log)
+			rpz_log(p, i, &m, fq, client);
+		if(st && (size_t)m.action < sizeof(st->rpz_action) /
+			sizeof(st->rpz_action[0]))
+			st->rpz_action[m.action]++;
+		switch(m.action) {
+		case RPZ_ACTION_DISABLED:
+		case RPZ_ACTION_NONE:
+			continue;
+		case RPZ_ACTION_PASSTHRU:
+			return LOCAL_FRONT_CONTINUE;
+		case RPZ_ACTION_DROP:
+			return LOCAL_FRONT_DROP;
+		case RPZ_ACTION_TCP_ONLY:
+			if(tcp)
+				return LOCAL_FRONT_CONTINUE;
+			/* fallthrough */
+		default:
+			return rpz_answer(p, z, &m, pkt, fq, tcp, out, outmax,
+				outlen);
+		}
+	}
+	return LOCAL_FRONT_CONTINUE;
+}
+
+size_t
+policy_rpz_count(const struct policy *p)
+{
+	return p ? p->nrpz : 0;
+}
+
+struct rpz *
+policy_rpz(const struct policy *p, size_t i)
+{
+	return p && i < p->nrpz ? p->rpz[i] : NULL;
+}
+
+struct rpz *
+policy_rpz_find(const struct policy *p, const char *name)
+{
+	uint8_t d[DNS_MAX_NAME];
+	size_t dl = sizeof(d), i;
+	if(!p || dname_from_str(name, d, &dl) != 0)
+		return NULL;
+	for(i = 0; i < p->nrpz; i++)
+		if(dname_equal(rpz_origin(p->rpz[i]), d))
+			return p->rpz[i];
+	return NULL;
+}
+
+size_t
+policy_view_count(const struct policy *p)
+{
+	return p ? p->nviews : 0;
+}
+
+const char *
+policy_view_name(const struct policy *p, size_t i)
+{
+	return p && i < p->nviews ? p->views[i].name : NULL;
+}
+
+const struct local_zones *
+policy_view_zones(const struct policy *p, size_t i)
+{
+	return p && i < p->nviews ? p->views[i].lz : NULL;
+}

@@ -1,0 +1,125 @@
+/*
+ * services/policy.h - the answer policies of the front end: views (split
+ * horizon) and response policy zones (RPZ, services/rpz.h).
+ *
+ * A struct policy is built from the config's policy lines (the rpz: and
+ * view: clauses and the server: options access-control-view and
+ * interface-view, kept as written by the config parser, see struct
+ * config_policyline) and checked there: a bad line stops the load with
+ * "file:line: what was expected". When none of them is given there is no
+ * policy at all (policy_apply_cfg() gives NULL) and the front end pays one
+ * pointer test per query for this whole file.
+ *
+ * The order of work for a query that passed access control
+ * (policy_front_answer()):
+ *   1. the view: the client address's longest access-control-view
+ *      netblock, else the interface-view of the address the query came
+ *      to; the view's local zones answer first (view-first: and noview
+ *      zones fall through to the global ones, see
+ *      local_front_answer_view());
+ *   2. the RPZ zones in the order of their rpz: clauses: in each, the
+ *      CLIENT-IP triggers, then QNAME (exact, then the closest wildcard).
+ *      The first zone with a match decides: PASSTHRU stops RPZ and goes on
+ *      to the cache, DROP sends nothing, TCP-ONLY answers TC over UDP,
+ *      the others answer here with EDE 15 (Blocked: NXDOMAIN, NODATA) or
+ *      17 (Filtered: local data, CNAME) when the query had EDNS.
+ *   3. otherwise the cache and recursion, as without a policy.
+ *
+ * Not done here (see doc and the issue): RESPONSE-IP (rpz-ip triggers are
+ * loaded and counted; response-ip: lines are a load error), NSDNAME and
+ * NSIP triggers (loaded, counted, never applied), tags (define-tag and the
+ * *-tag options stay Unbound options petrel ignores; an rpz: tags: line is
+ * a load error), the RPZ primary: (the zone transfer client feeds
+ * rpz_zone_apply() / rpz_zone_update(); until it is wired a primary: line
+ * is a load error).
+ *
+ * Threads: the structure is immutable after policy_apply_cfg() except
+ * for the RPZ snapshots (atomic pointer swaps, services/rpz.h) and the
+ * enabled switches (atomic ints): any number of workers read it without
+ * locks. A reload builds a new one while the workers are paused. The
+ * front answer allocates nothing and locks nothing; it logs only for an
+ * rpz-log: yes zone that acted.
+ */
+#ifndef SERVICES_POLICY_H
+#define SERVICES_POLICY_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+#include "services/localzone.h"
+
+struct policy;
+struct config_file;
+struct acl_list;
+struct fast_query;
+struct netaddr;
+struct rpz;
+
+/**
+ * Build the policy of a config: views, access-control-view,
+ * interface-view, the rpz: zones (their zone files read now).
+ * @param out: set to the policy, or to NULL when the config has none.
+ * @param cfg: the config (not kept).
+ * @param err: "file:line: reason" on failure; errlen its size.
+ * @return 0 or -1.
+ */
+int policy_apply_cfg(struct policy **out, const struct config_file *cfg,
+	char *err, size_t errlen);
+
+/** Free a policy. NULL is allowed. */
+void policy_delete(struct policy *p);
+
+/** @return 1 when some interface-view is configured (the front end then
+ * passes the address each query came to) */
+int policy_has_interface_views(const struct policy *p);
+
+/** counters of the RPZ actions, kept by the caller (per worker) */
+struct policy_stats {
+	/** answers the RPZ zones made or dropped, per enum rpz_action */
+	uint64_t rpz_action[9];
+};
+
+/**
+ * The front end of a query with a policy: access control, the view's and
+ * the global local zones, then RPZ (see the file comment).
+ * @param p: the policy (not NULL).
+ * @param local: the address the query came to, or NULL when unknown.
+ * @param st: counters to increment, or NULL.
+ * Other parameters and the result as local_front_answer().
+ */
+enum local_front_result policy_front_answer(const struct policy *p,
+	const struct acl_list *acl, const struct local_zones *lz,
+	const uint8_t *pkt, size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, const struct netaddr *local, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, struct policy_stats *st);
+
+/** @return the number of rpz: zones */
+size_t policy_rpz_count(const struct policy *p);
+
+/** @return rpz zone i (file order), or NULL */
+struct rpz *policy_rpz(const struct policy *p, size_t i);
+
+/**
+ * Find an rpz zone by name (presentation format, with or without the
+ * trailing dot). @return it or NULL.
+ */
+struct rpz *policy_rpz_find(const struct policy *p, const char *name);
+
+/** @return the number of views */
+size_t policy_view_count(const struct policy *p);
+
+/** @return the name of view i, or NULL */
+const char *policy_view_name(const struct policy *p, size_t i);
+
+/** @return the local zones of view i (finished, read-only), or NULL */
+const struct local_zones *policy_view_zones(const struct policy *p, size_t i);
+
+/**
+ * The view a query is in.
+ * @return its index, or -1 for none.
+ */
+int policy_select_view(const struct policy *p, const struct netaddr *client,
+	const struct netaddr *local);
+
+#endif /* SERVICES_POLICY_H */
