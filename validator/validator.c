@@ -1200,6 +1200,10 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 	}
 }
 
+/** the module data of a state that is not validated (passed through:
+ * CD, sub-query, no anchors, not class IN): its address only */
+static char val_passthrough_mark;
+
 /** module operate() */
 static void
 val_operate(struct module_qstate *qs, enum module_ev event, int id,
@@ -1209,6 +1213,15 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
+		if(!val_have_anchors(ve) || qs->depth > 0 ||
+			qs->qclass != DNS_CLASS_IN ||
+			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
+			/* not validated: no state of its own (the walk's
+			 * state is kilobytes: a heap block per query) */
+			qs->minfo[id] = &val_passthrough_mark;
+			qs->ext_state[id] = MODULE_WAIT_MODULE;
+			return;
+		}
 		vq = region_alloc_zero(qs->region, sizeof(*vq));
 		if(!vq) {
 			qs->ede = DNS_EDE_OTHER;
@@ -1217,12 +1230,20 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		qs->minfo[id] = vq;
 		vq->ede = -1;
-		if(!val_have_anchors(ve) || qs->depth > 0 ||
-			qs->qclass != DNS_CLASS_IN ||
-			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
-			vq->passthrough = 1;
-		else	qs->flags |= MESH_FLAG_DNSSEC;
+		qs->flags |= MESH_FLAG_DNSSEC;
 		qs->ext_state[id] = MODULE_WAIT_MODULE;
+		return;
+	}
+	if((void *)vq == &val_passthrough_mark) {
+		if(event != MODULE_EVENT_MODDONE) {
+			qs->ext_state[id] = MODULE_WAIT_MODULE;
+			return;
+		}
+		if(qs->return_msg && !val_have_anchors(ve))
+			qs->return_msg->sec = MODULE_SEC_INSECURE;
+		qs->ext_state[id] = qs->return_msg ||
+			qs->return_rcode != DNS_RCODE_SERVFAIL ?
+			MODULE_FINISHED : MODULE_ERROR;
 		return;
 	}
 	if(event == MODULE_EVENT_MODDONE) {
@@ -1280,7 +1301,8 @@ val_inform_super(struct module_qstate *sub, int id,
 	struct module_qstate *super)
 {
 	struct val_qstate *vq = super->minfo[id];
-	if(!vq || !vq->waiting || !dname_equal(sub->qname, vq->sub_name))
+	if(!vq || (void *)vq == &val_passthrough_mark || !vq->waiting ||
+		!dname_equal(sub->qname, vq->sub_name))
 		return;
 	if(!sub->return_msg) {
 		vq->sub_rcode = -1;
