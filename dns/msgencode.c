@@ -307,6 +307,12 @@ dns_build_rrset(struct dns_builder *b, int section, const uint8_t *owner,
 	return 0;
 }
 
+size_t
+dns_build_pos(const struct dns_builder *b)
+{
+	return b->pos;
+}
+
 void
 dns_build_truncate(struct dns_builder *b)
 {

@@ -150,6 +150,10 @@ int dns_build_rrset(struct dns_builder *b, int section, const uint8_t *owner,
 	uint16_t type, uint16_t rrclass, uint32_t ttl, size_t n,
 	const uint8_t *const *rdata, const uint16_t *rdlen);
 
+/** @return the write position: the message length so far (where the
+ * next RR starts) */
+size_t dns_build_pos(const struct dns_builder *b);
+
 /** Save the builder position. */
 void dns_build_mark(const struct dns_builder *b, struct dns_build_mark *m);
 

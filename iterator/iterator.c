@@ -150,6 +150,17 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	}
 }
 
+/** mark the records of a list not yet marked for the RRset cache with a
+ * trust rank (they are stored when the answer is finished) */
+static void
+iter_mark_trust(struct module_rrlist *l, enum rrset_trust trust)
+{
+	struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->trust == RRSET_TRUST_NONE)
+			rr->trust = (uint8_t)trust;
+}
+
 /** build a delegation point from a cached delegation */
 static struct delegpt *
 dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
@@ -1133,13 +1144,15 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->cname_count = links;
-	/* remember the answer records (the chain and the final set); not
-	 * from CD queries, whose data other clients must not get */
+	/* the answer records (the chain and the final set) go to the RRset
+	 * cache when the answer is finished (services/cache/store.h), with
+	 * the trust of the reply they came in; not from CD queries, whose
+	 * data other clients must not get */
 	if(!(s->flags & MESH_FLAG_CD)) {
-		iter_store_list(s, &iq->chain, aa ?
-			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA, 0);
-		iter_store_list(s, &final, aa ?
-			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA, 0);
+		iter_mark_trust(&iq->chain, aa ?
+			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA);
+		iter_mark_trust(&final, aa ?
+			RRSET_TRUST_ANS_AA : RRSET_TRUST_ANS_NOAA);
 	}
 	if(iq->qtype == DNS_TYPE_NS && final.count > 0 && !iq->dp->is_forward)
 		iter_store_ns_glue(s, &final, &p->sec[DNS_SEC_ADDITIONAL]);

@@ -147,6 +147,11 @@ struct module_rr {
 	/** security status of the RRset it belongs to (a validator sets
 	 * it on every record of the set; unchecked by default) */
 	uint8_t sec;
+	/** trust rank (enum rrset_trust, services/cache/rrset.h) its
+	 * RRset is stored with in the RRset cache when the answer is
+	 * finished (services/cache/store.h); 0: not stored there. The
+	 * module that took it from an upstream reply sets it. */
+	uint8_t trust;
 };
 
 /** a list of records (a section), in order */

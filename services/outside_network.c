@@ -73,6 +73,10 @@
 /** times a query is sent again when the server closed its TLS connection */
 #define ON_TLS_RESENDS 1
 
+/** most pends and callers kept for reuse (their memory, a pend's timer
+ * and UDP watch): a miss allocates none of them in steady state */
+#define ON_FREE_MAX 256
+
 /** pend states */
 enum pend_state {
 	/** queued for a UDP socket */
@@ -274,6 +278,15 @@ struct outside_network {
 	int tls_open;
 	/** dnstap writer (not owned), or NULL */
 	struct dt_io *dtio;
+	/** pends kept for reuse (linked by hnext), with their timer and
+	 * paused watch */
+	struct pend *free_pends;
+	/** their number */
+	int num_free_pends;
+	/** callers kept for reuse (linked by next) */
+	struct outbound_query *free_queries;
+	/** their number */
+	int num_free_queries;
 	/** the pend hash table */
 	struct pend *hash[ON_HASH_SIZE];
 	/** reply buffer for UDP reads */
@@ -282,6 +295,7 @@ struct outside_network {
 
 static void pend_start_udp(struct pend *p);
 static void pend_caps_fallback(struct pend *p);
+static void pend_timer_cb(void *arg);
 static void pend_start_tcp(struct pend *p);
 static void pend_start_tls(struct pend *p);
 
@@ -529,7 +543,9 @@ static void
 pend_close_transport(struct pend *p)
 {
 	struct outside_network *on = p->on;
-	if(p->watch) {
+	/* the watch stays with the pend (for its next socket), paused
+	 * and detached before its descriptor closes */
+	if(p->watch && comm_watch_pause(p->watch) != 0) {
 		comm_watch_delete(p->watch);
 		p->watch = NULL;
 	}
@@ -556,16 +572,89 @@ pend_close_transport(struct pend *p)
 	pend_unqueue(p);
 }
 
-/** free a pend (transport closed first); callers must be gone */
+/** free a pend's memory, timer and watch */
+static void
+pend_destroy(struct pend *p)
+{
+	comm_watch_delete(p->watch);
+	comm_timer_delete(p->timer);
+	free(p);
+}
+
+/** end a pend (transport closed first); callers must be gone. It is kept
+ * for reuse (its timer disarmed, its watch paused) while there is room */
 static void
 pend_free(struct pend *p)
 {
 	struct outside_network *on = p->on;
 	hash_remove(p);
 	pend_close_transport(p);
-	comm_timer_delete(p->timer);
 	on->num_pend--;
-	free(p);
+	if(on->num_free_pends >= ON_FREE_MAX || !p->timer) {
+		pend_destroy(p);
+		return;
+	}
+	comm_timer_disable(p->timer);
+	p->hnext = on->free_pends;
+	on->free_pends = p;
+	on->num_free_pends++;
+}
+
+/** a pend, zeroed but for the timer and watch a reused one keeps;
+ * NULL when out of memory */
+static struct pend *
+pend_take(struct outside_network *on)
+{
+	struct pend *p = on->free_pends;
+	struct comm_timer *timer;
+	struct comm_watch *watch;
+	if(!p) {
+		p = calloc(1, sizeof(*p));
+		if(p && !(p->timer = comm_timer_create(on->base,
+			pend_timer_cb, p))) {
+			free(p);
+			return NULL;
+		}
+		return p;
+	}
+	on->free_pends = p->hnext;
+	on->num_free_pends--;
+	timer = p->timer;
+	watch = p->watch;
+	/* (the packet buffers are written before they are read) */
+	memset(p, 0, offsetof(struct pend, qname));
+	memset(&p->qtype, 0, offsetof(struct pend, pkt) -
+		offsetof(struct pend, qtype));
+	memset(&p->pkt_len, 0, sizeof(*p) - offsetof(struct pend, pkt_len));
+	p->timer = timer;
+	p->watch = watch;
+	return p;
+}
+
+/** a caller record (reused or new); NULL when out of memory */
+static struct outbound_query *
+query_take(struct outside_network *on)
+{
+	struct outbound_query *q = on->free_queries;
+	if(!q)
+		return calloc(1, sizeof(*q));
+	on->free_queries = q->next;
+	on->num_free_queries--;
+	memset(q, 0, sizeof(*q));
+	return q;
+}
+
+/** give a caller record back (kept for reuse while there is room) */
+static void
+query_give(struct outside_network *on, struct outbound_query *q)
+{
+	if(on->num_free_queries >= ON_FREE_MAX) {
+		free(q);
+		return;
+	}
+	q->next = on->free_queries;
+	on->free_queries = q;
+	on->num_free_queries++;
 }
 
 /** end p: run every caller's callback, then free p */
@@ -605,7 +694,7 @@ pend_deliver(struct pend *p, enum outbound_status st, const uint8_t *pkt,
 			p->callers->prev = NULL;
 		q->p = NULL;
 		q->cb(q->cb_arg, st, pkt, len, rtt);
-		free(q);
+		query_give(on, q);
 	}
 	/* pkt may point into the transport: close it only now */
 	pend_free(p);
@@ -1141,7 +1230,15 @@ pend_start_udp(struct pend *p)
 	if(p->fd == -1)
 		goto fail;
 	on->udp_open++;
-	p->watch = comm_watch_create(on->base, p->fd, pend_udp_read, p);
+	/* the watch of this pend's last socket moves to the new one; when
+	 * the backend cannot move it now, a new watch */
+	if(p->watch && comm_watch_refd(p->watch, p->fd) != 0) {
+		comm_watch_delete(p->watch);
+		p->watch = NULL;
+	}
+	if(!p->watch)
+		p->watch = comm_watch_create(on->base, p->fd, pend_udp_read,
+			p);
 	if(!p->watch)
 		goto fail;
 	if(sendto(p->fd, p->pkt, p->pkt_len, 0,
@@ -1195,7 +1292,7 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		return NULL;
 	for(i = 0; i < qname_len; i++)
 		lname[i] = lower(qname[i]);
-	q = calloc(1, sizeof(*q));
+	q = query_take(on);
 	if(!q)
 		return NULL;
 	q->cb = cb;
@@ -1218,9 +1315,9 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		p->callers = q;
 		return q;
 	}
-	p = calloc(1, sizeof(*p));
+	p = pend_take(on);
 	if(!p) {
-		free(q);
+		query_give(on, q);
 		return NULL;
 	}
 	p->on = on;
@@ -1235,12 +1332,6 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	p->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
 	p->start = *comm_base_now(on->base);
 	p->hash = h;
-	p->timer = comm_timer_create(on->base, pend_timer_cb, p);
-	if(!p->timer) {
-		free(p);
-		free(q);
-		return NULL;
-	}
 	on->num_pend++;
 	on->stats.queries++;
 	q->p = p;
@@ -1253,7 +1344,7 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	if(comm_timer_set(p->timer, p->timeout_ms) == -1) {
 		p->callers = NULL;
 		pend_free(p);
-		free(q);
+		query_give(on, q);
 		return NULL;
 	}
 	pend_build(p);
@@ -1283,7 +1374,7 @@ on_cancel(void *ctx, struct outbound_query *q)
 	else	p->callers = q->next;
 	if(q->next)
 		q->next->prev = q->prev;
-	free(q);
+	query_give(on, q);
 	if(!p->callers && p->state != PEND_DELIVER) {
 		on->stats.cancelled++;
 		pend_free(p);
@@ -1451,6 +1542,16 @@ outside_network_delete(struct outside_network *on)
 			}
 			pend_free(p);
 		}
+	}
+	while(on->free_pends) {
+		struct pend *p = on->free_pends;
+		on->free_pends = p->hnext;
+		pend_destroy(p);
+	}
+	while(on->free_queries) {
+		struct outbound_query *q = on->free_queries;
+		on->free_queries = q->next;
+		free(q);
 	}
 	while(on->timers)
 		on_timer_cancel(on, on->timers);

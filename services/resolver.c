@@ -32,6 +32,8 @@
 #include "util/random.h"
 #include "util/netaddr.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/store.h"
+#include "util/region.h"
 
 /** the UDP size we advertise to clients in our OPT record */
 #define RESOLVER_EDNS_SIZE 1232
@@ -642,35 +644,96 @@ resolver_cache_sec(enum module_sec_status sec)
 	}
 }
 
-/** Store a finished state's answer in the message cache (not SERVFAIL).
- * @return 1 when it was stored, 0 when not */
+/**
+ * The RRsets of one section, for the store path: consecutive records of
+ * one owner, type and class form a set (as the encoder groups them); its
+ * TTL is the smallest, its trust the lowest of its records'.
+ * @param l: the section's records.
+ * @param section: DNS_SEC_*.
+ * @param sets: where the sets go (room for every record of the answer).
+ * @param n: in/out: sets used.
+ * @param rd, rdlen: RDATA pointers and lengths, one per record; *k in/out
+ *	used.
+ */
+static void
+resolver_sets_of(const struct module_rrlist *l, int section,
+	struct cache_rrset *sets, size_t *n, const uint8_t **rd,
+	uint16_t *rdlen, size_t *k)
+{
+	const struct module_rr *rr = l->first;
+	while(rr) {
+		struct cache_rrset *cs = &sets[(*n)++];
+		const struct module_rr *first = rr;
+		cs->owner = first->owner;
+		cs->owner_len = first->owner_len;
+		cs->type = first->type;
+		cs->rrclass = first->rrclass;
+		cs->ttl = first->ttl;
+		cs->section = (uint8_t)section;
+		cs->trust = first->trust;
+		cs->count = 0;
+		cs->rdata = &rd[*k];
+		cs->rdlen = &rdlen[*k];
+		for(; rr && (rr == first || (rr->type == first->type &&
+			rr->rrclass == first->rrclass &&
+			dname_equal(rr->owner, first->owner))); rr = rr->next) {
+			rd[*k] = rr->rdata;
+			rdlen[*k] = rr->rdlen;
+			(*k)++;
+			cs->count++;
+			if(rr->ttl < cs->ttl)
+				cs->ttl = rr->ttl;
+			if(rr->trust < cs->trust)
+				cs->trust = rr->trust;
+		}
+	}
+}
+
+/** Store a finished state's answer (not SERVFAIL): the one store path,
+ * services/cache/store.h (its marked RRsets in the RRset cache, the
+ * message in the message cache).
+ * @return 1 when the message was stored, 0 when not */
 static int
 resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	struct mesh_answer *ans)
 {
-	struct dns_builder b;
 	struct query_info qi;
-	size_t len;
-	if(!r->mcache || !ans)
-		return 0;
-	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
+	struct cache_answer ca;
+	struct cache_rrset *sets;
+	const uint8_t **rd;
+	uint16_t *rdlen;
+	size_t total, n = 0, k = 0;
+	if((!r->mcache && !r->rrset) || !ans)
 		return 0;
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
 		return 0;
-	dns_build_init(&b, r->buf, DNS_MAX_MSG, 0);
-	if(dns_build_header(&b, 0, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
-		(ans->rcode & 0xf))) != 0 ||
-	   dns_build_question(&b, s->qname, s->qtype, s->qclass) != 0)
+	total = ans->an.count + ans->ns.count + ans->ar.count;
+	sets = region_alloc(s->qs.region, total * sizeof(*sets) + 1);
+	rd = region_alloc(s->qs.region, total * sizeof(*rd) + 1);
+	rdlen = region_alloc(s->qs.region, total * sizeof(*rdlen) + 1);
+	if(!sets || !rd || !rdlen)
 		return 0;
-	if(encode_section(&b, DNS_SEC_ANSWER, &ans->an, NULL, 0) < 0 ||
-	   encode_section(&b, DNS_SEC_AUTHORITY, &ans->ns, NULL, 0) < 0 ||
-	   encode_section(&b, DNS_SEC_ADDITIONAL, &ans->ar, NULL, 0) < 0)
-		return 0;
-	len = dns_build_finish(&b);
-	return mcache_store(r->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
-		(s->flags & MESH_FLAG_CD) != 0, r->buf, len,
-		r->out->now->tv_sec, resolver_cache_sec(ans->sec),
-		ans->ede) == MCACHE_STORED;
+	resolver_sets_of(&ans->an, DNS_SEC_ANSWER, sets, &n, rd, rdlen, &k);
+	resolver_sets_of(&ans->ns, DNS_SEC_AUTHORITY, sets, &n, rd, rdlen, &k);
+	resolver_sets_of(&ans->ar, DNS_SEC_ADDITIONAL, sets, &n, rd, rdlen,
+		&k);
+	memset(&ca, 0, sizeof(ca));
+	ca.qinfo = &qi;
+	ca.rcode = ans->rcode;
+	ca.do_bit = (s->flags & MESH_FLAG_DO) != 0;
+	ca.cd_bit = (s->flags & MESH_FLAG_CD) != 0;
+	ca.sec = resolver_cache_sec(ans->sec);
+	ca.ede = ans->ede;
+	ca.sets = sets;
+	ca.nsets = n;
+	/* the message cache keeps only NOERROR and NXDOMAIN answers */
+	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
+		return cache_store_answer(NULL, r->rrset, &ca,
+			r->out->now->tv_sec, r->buf, DNS_MAX_MSG,
+			s->qs.region) == MCACHE_STORED;
+	return cache_store_answer(r->mcache, r->rrset, &ca,
+		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, s->qs.region) ==
+		MCACHE_STORED;
 }
 
 /**

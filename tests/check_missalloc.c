@@ -1,10 +1,10 @@
 /*
  * tests/check_missalloc.c - heap allocations per cache miss, counted.
  *
- * The resolver core (front end, mesh, iterator module, message, RRset and
- * infrastructure caches) resolves a run of unique names through a
- * forwarder on a fake network; every client query is a miss. malloc,
- * calloc and realloc are counted while the core works (the queries and
+ * The resolver core (front end, mesh, the default module stack: validator
+ * and iterator, message, RRset and infrastructure caches) resolves a run
+ * of unique names through a forwarder on a fake network; every client
+ * query is a miss. malloc, calloc and realloc are counted while the core works (the queries and
  * the upstream replies are built before counting starts, so the test's
  * own ldns use is not counted, and its checks run after counting stops).
  * The claim checked: in steady state a miss allocates nothing beyond the
@@ -14,7 +14,9 @@
  * replaces with a new block (copy on write, for its lock-free readers);
  * plus the cache tables' own growth, a handful of arrays for the whole
  * run. No allocation per state, per upstream reply or per client answer.
- * The count is deterministic: same code, same numbers.
+ * The count is deterministic: same code, same numbers. The outside
+ * network under it (sockets, timers, watches, pends) is counted on its
+ * own: check_outside_network's test_steady_state_allocs, zero per query.
  *
  * The counting wraps glibc's allocator (__libc_malloc and friends); under
  * the sanitizers, whose allocator must not be bypassed, the test is
@@ -212,9 +214,11 @@ START_TEST(test_miss_allocs)
 	out.timer_cancel = t_timer_cancel;
 	now.tv_sec = 1000;
 	out.now = &now;
-	ck_assert_int_eq(modstack_setup(&stack, "iterator", NULL, NULL, err,
-		sizeof(err)), 0);
-	env = stack.modinfo[0];
+	/* the default stack: the validator (no trust anchor: it passes
+	 * every query through) above the iterator */
+	ck_assert_int_eq(modstack_setup(&stack, "validator iterator", NULL,
+		cfg, err, sizeof(err)), 0);
+	env = stack.modinfo[1];
 	z = iter_env_add_zone(env, ".", 1);
 	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
 	mcache_params_default(&mp);

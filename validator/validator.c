@@ -1834,6 +1834,10 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 	return 1;
 }
 
+/** the module data of a state that is not validated (passed through:
+ * CD, sub-query, no anchors, not class IN): its address only */
+static char val_passthrough_mark;
+
 /** module operate() */
 static void
 val_operate(struct module_qstate *qs, enum module_ev event, int id,
@@ -1843,6 +1847,19 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
+		/* a client query drives the RFC 5011 probes (also one that is
+		 * not validated itself) */
+		if(qs->depth == 0 && !qs->prefetch)
+			autr_probe_due(qs, ve);
+		if(!val_have_anchors(ve) || qs->depth > 0 ||
+			qs->qclass != DNS_CLASS_IN ||
+			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
+			/* not validated: no state of its own (the walk's
+			 * state is kilobytes: a heap block per query) */
+			qs->minfo[id] = &val_passthrough_mark;
+			qs->ext_state[id] = MODULE_WAIT_MODULE;
+			return;
+		}
 		vq = region_alloc_zero(qs->region, sizeof(*vq));
 		if(!vq) {
 			qs->ede = DNS_EDE_OTHER;
@@ -1851,16 +1868,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		qs->minfo[id] = vq;
 		vq->ede = -1;
-		if(qs->depth == 0 && !qs->prefetch)
-			autr_probe_due(qs, ve);
-		if(!val_have_anchors(ve) || qs->depth > 0 ||
-			qs->qclass != DNS_CLASS_IN ||
-			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd))
-			vq->passthrough = 1;
-		else	qs->flags |= MESH_FLAG_DNSSEC;
-		/* (after passthrough is known: CD queries get the data) */
-		if(!vq->passthrough && qs->depth == 0 && !qs->prefetch &&
-			!ve->permissive) {
+		qs->flags |= MESH_FLAG_DNSSEC;
+		if(qs->depth == 0 && !qs->prefetch && !ve->permissive) {
 			int ede = bogus_lookup(qs, ve);
 			if(ede >= 0) {
 				struct module_counters *c = &qs->env->ctr;
@@ -1873,10 +1882,26 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 				return;
 			}
 		}
-		if(!vq->passthrough && ve->neg && qs->depth == 0 &&
-			!qs->prefetch && neg_answer(qs, ve, id))
+		if(ve->neg && qs->depth == 0 && !qs->prefetch &&
+			neg_answer(qs, ve, id))
 			return;
 		qs->ext_state[id] = MODULE_WAIT_MODULE;
+		return;
+	}
+	if((void *)vq == &val_passthrough_mark) {
+		struct val_anchor *pt;
+		if(event != MODULE_EVENT_MODDONE) {
+			qs->ext_state[id] = MODULE_WAIT_MODULE;
+			return;
+		}
+		/* the RFC 5011 probe (a CD query: passed through) */
+		if((pt = autr_point_of(qs, ve)) != NULL)
+			autr_probe_result(qs, ve, pt);
+		if(qs->return_msg && !val_have_anchors(ve))
+			qs->return_msg->sec = MODULE_SEC_INSECURE;
+		qs->ext_state[id] = qs->return_msg ||
+			qs->return_rcode != DNS_RCODE_SERVFAIL ?
+			MODULE_FINISHED : MODULE_ERROR;
 		return;
 	}
 	if(event == MODULE_EVENT_MODDONE) {
@@ -1937,7 +1962,8 @@ val_inform_super(struct module_qstate *sub, int id,
 	struct module_qstate *super)
 {
 	struct val_qstate *vq = super->minfo[id];
-	if(!vq || !vq->waiting || !dname_equal(sub->qname, vq->sub_name))
+	if(!vq || (void *)vq == &val_passthrough_mark || !vq->waiting ||
+		!dname_equal(sub->qname, vq->sub_name))
 		return;
 	if(!sub->return_msg) {
 		vq->sub_rcode = -1;

@@ -268,24 +268,37 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	 * parse holds inline */
 	struct dns_msg msgbuf, *msg = &msgbuf;
 	struct region *region = NULL;
-	struct mcache_lentry *le = NULL;
-	struct mcache_entry *e = NULL;
-	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_ERROR;
-	size_t i, body_end, n, sz;
-	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
-	int r, negative, soa_idx = -1;
+	int r;
 
 	r = dns_msg_parse(reply, len, msg, NULL, 0);
 	if(r == DNS_ERR_TOO_MANY_RRS) {
 		region = region_create(0);
 		if(!region)
-			goto fail;
+			return MCACHE_ERROR;
 		r = dns_msg_parse(reply, len, msg, region, 0);
 	}
-	if(r != 0)
-		goto fail;
-	ret = MCACHE_NOT_CACHEABLE;
+	if(r == 0)
+		ret = mcache_store_msg(c, qinfo, do_bit, cd_bit, reply, len,
+			msg, now, sec, ede);
+	region_destroy(region);
+	return ret;
+}
+
+enum mcache_store_result
+mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, const uint8_t *reply, size_t len,
+	const struct dns_msg *msg, time_t now, enum mcache_security sec,
+	int ede)
+{
+	struct mcache_lentry *le = NULL;
+	struct mcache_entry *e = NULL;
+	struct mcache_key key;
+	enum mcache_store_result ret = MCACHE_NOT_CACHEABLE;
+	size_t i, body_end, n, sz;
+	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
+	int negative, soa_idx = -1;
+
 	if(msg->qdcount != 1 || msg->qtype != qinfo->qtype ||
 		msg->qclass != qinfo->qclass ||
 		!dname_pkt_equal_wire(reply, len, msg->qname_off, qinfo->qname))
@@ -423,11 +436,9 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		free(le);
 	} else
 		slabhash_insert(c->table, &le->h, &key, NULL, NULL);
-	region_destroy(region);
 	return MCACHE_STORED;
 fail:
 	free(le);
-	region_destroy(region);
 	return ret;
 }
 

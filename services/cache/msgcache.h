@@ -62,6 +62,7 @@
 
 struct query_info;
 struct fast_query;
+struct dns_msg;
 struct mcache;
 struct shmhash;
 
@@ -223,6 +224,19 @@ enum mcache_store_result mcache_store(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit,
 	const uint8_t *reply, size_t len, time_t now,
 	enum mcache_security sec, int ede);
+
+/**
+ * Store an answer already parsed (or built with its parse): as
+ * mcache_store, without parsing reply again. The store path of a finished
+ * query (services/cache/store.h) builds the wire and msg together.
+ * @param reply: the message, len its length.
+ * @param msg: its parse (msg->rrs offsets into reply; no OPT among them).
+ * Other parameters and the result as mcache_store.
+ */
+enum mcache_store_result mcache_store_msg(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit,
+	const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	time_t now, enum mcache_security sec, int ede);
 
 /**
  * The hot path: answer a client query from the cache.

@@ -90,6 +90,16 @@ struct nev_backend {
 	 * @return 1 if usable, 0 if not.
 	 */
 	int (*usable)(const char **why);
+	/**
+	 * Optional (NULL: not supported): move an io whose interest is 0
+	 * to another descriptor, or with fd -1 detach it from its own (it
+	 * is about to close; another io may be registered on that number),
+	 * so that a caller that opens a socket per use keeps its io
+	 * instead of freeing it and making a new one.
+	 * @return 0, or -1 when this io cannot move now (the caller frees
+	 *	it and makes a new one; nothing changed).
+	 */
+	int (*io_refd)(void *st, void *io, int fd);
 };
 
 /** the select(2) backend, always built */

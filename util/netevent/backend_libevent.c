@@ -213,6 +213,23 @@ lev_io_free(void *st, void *p)
 	free(io);
 }
 
+static int
+lev_io_refd(void *st, void *p, int fd)
+{
+	struct lev_io *io = p;
+	struct lev_state *s = st;
+	/* (an event that is not pending may be assigned again) */
+	if(io->mask != 0 || event_pending(io->ev_r, EV_READ | EV_WRITE,
+		NULL) || event_pending(io->ev_w, EV_READ | EV_WRITE, NULL))
+		return -1;
+	if(event_assign(io->ev_r, s->base, fd, EV_READ | EV_PERSIST,
+		lev_io_cb, io) != 0 || event_assign(io->ev_w, s->base, fd,
+		EV_WRITE | EV_PERSIST, lev_io_cb, io) != 0)
+		return -1;
+	io->fd = fd;
+	return 0;
+}
+
 static void
 lev_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -319,6 +336,7 @@ const struct nev_backend nev_backend_libevent = {
 	lev_timer_clear,
 	lev_timer_free,
 	lev_run_once,
-	NULL
+	NULL,
+	lev_io_refd
 };
 #endif /* HAVE_LIBEVENT */

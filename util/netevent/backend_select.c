@@ -136,6 +136,10 @@ sel_io_free(void *st, void *p)
 	struct sel_io *io = p;
 	if(!io)
 		return;
+	if(io->fd < 0) {
+		free(io); /* detached (io_refd) */
+		return;
+	}
 	FD_CLR(io->fd, &s->rset);
 	FD_CLR(io->fd, &s->wset);
 	if(s->ios[io->fd] == io)
@@ -143,6 +147,26 @@ sel_io_free(void *st, void *p)
 	while(s->maxfd >= 0 && s->ios[s->maxfd] == NULL)
 		s->maxfd--;
 	free(io);
+}
+
+static int
+sel_io_refd(void *st, void *p, int fd)
+{
+	struct sel_state *s = st;
+	struct sel_io *io = p;
+	if(io->mask != 0 || fd >= FD_SETSIZE || (fd >= 0 && s->ios[fd]))
+		return -1;
+	if(io->fd >= 0 && s->ios[io->fd] == io)
+		s->ios[io->fd] = NULL;
+	io->fd = fd;
+	if(fd >= 0) {
+		s->ios[fd] = io;
+		if(fd > s->maxfd)
+			s->maxfd = fd;
+	}
+	while(s->maxfd >= 0 && s->ios[s->maxfd] == NULL)
+		s->maxfd--;
+	return 0;
 }
 
 static void *
@@ -240,5 +264,6 @@ const struct nev_backend nev_backend_select = {
 	sel_timer_clear,
 	sel_timer_free,
 	sel_run_once,
-	NULL
+	NULL,
+	sel_io_refd
 };

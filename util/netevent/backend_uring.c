@@ -523,6 +523,21 @@ ur_io_free(void *st, void *p)
 	free(io);
 }
 
+static int
+ur_io_refd(void *st, void *p, int fd)
+{
+	struct ur_io *io = p;
+	(void)st;
+	/* a poll still in flight (its cancel not completed): not now. In
+	 * its own callback the poll has completed: it may move (ur_io_done
+	 * arms the new descriptor after the callback if the interest is
+	 * set again) */
+	if(io->mask != 0 || io->armed || io->cancelling || io->dead)
+		return -1;
+	io->fd = fd;
+	return 0;
+}
+
 static void *
 ur_timer_new(void *st, nev_timer_cb_type cb, void *arg)
 {
@@ -603,6 +618,7 @@ const struct nev_backend nev_backend_uring = {
 	ur_timer_clear,
 	ur_timer_free,
 	ur_run_once,
-	ur_usable
+	ur_usable,
+	ur_io_refd
 };
 #endif /* HAVE_LIBURING */

@@ -695,6 +695,29 @@ comm_watch_create(struct comm_base *base, int fd,
 	return w;
 }
 
+int
+comm_watch_pause(struct comm_watch *w)
+{
+	const struct nev_backend *be = w->base->be;
+	(void)nev_io_set(w->base, w->io, 0);
+	if(!be->io_refd || be->io_refd(w->base->st, w->io, -1) != 0)
+		return -1;
+	return 0;
+}
+
+int
+comm_watch_refd(struct comm_watch *w, int fd)
+{
+	const struct nev_backend *be = w->base->be;
+	if(!be->io_refd || be->io_refd(w->base->st, w->io, fd) != 0)
+		return -1;
+	if(nev_io_set(w->base, w->io, NEV_READ) != 0) {
+		(void)nev_io_set(w->base, w->io, 0);
+		return -1;
+	}
+	return 0;
+}
+
 void
 comm_watch_delete(struct comm_watch *w)
 {

@@ -276,6 +276,22 @@ struct comm_watch *comm_watch_create_rw(struct comm_base *base, int fd,
  * bits, 0 for none). @return 0 or -1. */
 int comm_watch_set_events(struct comm_watch *w, int events);
 
+/**
+ * Stop watching for now and let go of the fd, keeping the watch for
+ * comm_watch_refd (call it before the fd is closed).
+ * @return 0, or -1 when the backend cannot let go of the fd now: then
+ *	delete the watch before the fd closes.
+ */
+int comm_watch_pause(struct comm_watch *w);
+
+/**
+ * Watch another descriptor with a paused watch (same callback and
+ * argument), without allocating: for a socket per query.
+ * @return 0, or -1 when the backend cannot move it now (the watch stays
+ *	paused; delete it and create a new one).
+ */
+int comm_watch_refd(struct comm_watch *w, int fd);
+
 /* ------------------------------------------------------------------ */
 /* sockets                                                             */
 

@@ -1,0 +1,100 @@
+/*
+ * services/cache/store.h - the one store path of a finished answer.
+ *
+ * When a query is finished (the answer has come back up the module chain
+ * to the front end, or a sub-query's answer to the mesh), its answer is
+ * stored once, from the records as the modules hold them (already parsed
+ * by dns/ from the upstream replies, never parsed again):
+ *   - each RRset a module marked for it (a trust rank, set by the
+ *     iterator on the answer records it got from an authoritative or
+ *     forwarding server) goes into the RRset cache;
+ *   - the whole answer goes into the message cache: it is encoded into
+ *     the caller's buffer and, as each RR is written, its offsets are
+ *     recorded; the message cache takes that record (mcache_store_msg)
+ *     instead of parsing the message it would otherwise get.
+ * The message entry is then what every waiting client is answered from
+ * (mcache_answer, the cache hit's code).
+ *
+ * It allocates nothing itself beyond what the caches store, unless the
+ * answer has more RRs than a message parse holds inline
+ * (DNS_MSG_INLINE_RRS): then the record array comes from the region the
+ * caller passes (the query state's).
+ */
+#ifndef SERVICES_CACHE_STORE_H
+#define SERVICES_CACHE_STORE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <time.h>
+#include "services/cache/msgcache.h"
+
+struct rrset_cache;
+struct query_info;
+struct region;
+
+/** one RRset of an answer, by reference (nothing is copied) */
+struct cache_rrset {
+	/** owner name, uncompressed wire, letter case as received */
+	const uint8_t *owner;
+	/** its length */
+	size_t owner_len;
+	/** type */
+	uint16_t type;
+	/** class */
+	uint16_t rrclass;
+	/** the TTL written for every RR (the smallest of the set) */
+	uint32_t ttl;
+	/** section: DNS_SEC_ANSWER, DNS_SEC_AUTHORITY, DNS_SEC_ADDITIONAL;
+	 *  never lower than the previous set's */
+	uint8_t section;
+	/** trust rank (enum rrset_trust) to store it in the RRset cache
+	 *  with; RRSET_TRUST_NONE: not for the RRset cache */
+	uint8_t trust;
+	/** number of RRs */
+	size_t count;
+	/** their RDATA, uncompressed */
+	const uint8_t *const *rdata;
+	/** their lengths */
+	const uint16_t *rdlen;
+};
+
+/** a finished answer to store */
+struct cache_answer {
+	/** the question (lower-cased name and its hash) */
+	const struct query_info *qinfo;
+	/** rcode */
+	int rcode;
+	/** the DO and CD bits of the queries it answers (message cache
+	 *  key) */
+	int do_bit, cd_bit;
+	/** DNSSEC status of the message */
+	enum mcache_security sec;
+	/** Extended DNS Error for answers from it, or -1 */
+	int ede;
+	/** the RRsets, in message order */
+	const struct cache_rrset *sets;
+	/** how many */
+	size_t nsets;
+};
+
+/**
+ * Store a finished answer: its marked RRsets in the RRset cache, the
+ * message in the message cache.
+ * @param mc: message cache, NULL for none.
+ * @param rc: RRset cache, NULL for none.
+ * @param a: the answer.
+ * @param now: the worker's clock.
+ * @param buf: scratch space to encode the message in (its contents are
+ *	undefined afterwards).
+ * @param bufsize: its size (DNS_MAX_MSG; a larger answer is not stored).
+ * @param region: for the RR record array of a large answer (more than
+ *	DNS_MSG_INLINE_RRS RRs); may be NULL (then such answers are not
+ *	stored in the message cache).
+ * @return the message cache's result (MCACHE_STORED when the message is
+ *	stored; MCACHE_NOT_CACHEABLE without a message cache).
+ */
+enum mcache_store_result cache_store_answer(struct mcache *mc,
+	struct rrset_cache *rc, const struct cache_answer *a, time_t now,
+	uint8_t *buf, size_t bufsize, struct region *region);
+
+#endif /* SERVICES_CACHE_STORE_H */

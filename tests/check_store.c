@@ -1,0 +1,304 @@
+/*
+ * tests/check_store.c - the one store path of a finished answer
+ * (services/cache/store.h).
+ *
+ * Checks: cache_store_answer puts the marked RRsets (and only those, no
+ * RRSIG) in the RRset cache and the message in the message cache in one
+ * call; the message entry it makes answers byte for byte what the parsing
+ * store (mcache_store of the same message encoded) answers, for a CNAME
+ * chain with authority and additional data and for a negative answer;
+ * answers with more RRs than a parse holds inline need the region; an
+ * unmarked (CD) answer leaves the RRset cache alone.
+ */
+#include "config.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "services/cache/store.h"
+#include "services/cache/msgcache.h"
+#include "services/cache/rrset.h"
+#include "util/region.h"
+#include "dns/dns.h"
+#include "dns/name.h"
+#include "dns/query.h"
+#include "dns/msgparse.h"
+#include "dns/msgencode.h"
+
+/** the clock at store time */
+#define T0 5000
+
+/** a name from presentation format, in static storage per slot */
+static const uint8_t *
+N(int slot, const char *s)
+{
+	static uint8_t names[8][DNS_MAX_NAME];
+	size_t len = DNS_MAX_NAME;
+	ck_assert_int_eq(dname_from_str(s, names[slot], &len), 0);
+	return names[slot];
+}
+
+/** one set for the tests */
+static void
+set(struct cache_rrset *cs, const uint8_t *owner, uint16_t type,
+	uint32_t ttl, int section, int trust, size_t count,
+	const uint8_t *const *rd, const uint16_t *rdlen)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->owner = owner;
+	cs->owner_len = dname_len(owner);
+	cs->type = type;
+	cs->rrclass = DNS_CLASS_IN;
+	cs->ttl = ttl;
+	cs->section = (uint8_t)section;
+	cs->trust = (uint8_t)trust;
+	cs->count = count;
+	cs->rdata = rd;
+	cs->rdlen = rdlen;
+}
+
+/** the same answer encoded for the parsing store path */
+static size_t
+encode(const struct cache_answer *a, uint8_t *buf, size_t cap)
+{
+	struct dns_builder b;
+	size_t i;
+	dns_build_init(&b, buf, cap, 0);
+	ck_assert_int_eq(dns_build_header(&b, 0, (uint16_t)(DNS_FLAG_QR |
+		DNS_FLAG_RA | a->rcode)), 0);
+	ck_assert_int_eq(dns_build_question(&b, a->qinfo->qname,
+		a->qinfo->qtype, a->qinfo->qclass), 0);
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *cs = &a->sets[i];
+		ck_assert_int_eq(dns_build_rrset(&b, cs->section, cs->owner,
+			cs->type, cs->rrclass, cs->ttl, cs->count, cs->rdata,
+			cs->rdlen), 0);
+	}
+	return dns_build_finish(&b);
+}
+
+/** ask a cache; @return the answer length, 0 on a miss */
+static size_t
+ask(struct mcache *c, const struct query_info *qi, uint8_t *out,
+	size_t cap, time_t now)
+{
+	uint8_t q[512];
+	struct dns_builder b;
+	struct fast_query fq;
+	size_t len = 0, qlen;
+	dns_build_init(&b, q, sizeof(q), 0);
+	ck_assert_int_eq(dns_build_header(&b, 0x1234, DNS_FLAG_RD), 0);
+	ck_assert_int_eq(dns_build_question(&b, qi->qname, qi->qtype,
+		qi->qclass), 0);
+	ck_assert_int_eq(dns_build_opt(&b, 4096, 0, 0, NULL, 0), 0);
+	qlen = dns_build_finish(&b);
+	ck_assert_int_eq(dns_query_parse_fast(q, qlen, &fq), 0);
+	if(mcache_answer(c, &fq, q, 1, now, out, cap, &len, NULL) ==
+		MCACHE_MISS)
+		return 0;
+	return len;
+}
+
+/** store a through both paths and compare the answers they give */
+static void
+same_answers(const struct cache_answer *a, struct rrset_cache *rc)
+{
+	struct mcache_params p;
+	struct mcache *m1, *m2;
+	struct region *region = region_create(0);
+	static uint8_t buf[DNS_MAX_MSG], wire[DNS_MAX_MSG];
+	static uint8_t o1[DNS_MAX_MSG], o2[DNS_MAX_MSG];
+	size_t wlen, l1, l2;
+	mcache_params_default(&p);
+	m1 = mcache_create(&p);
+	m2 = mcache_create(&p);
+	ck_assert(m1 && m2 && region);
+	ck_assert_int_eq(cache_store_answer(m1, rc, a, T0, buf, sizeof(buf),
+		region), MCACHE_STORED);
+	wlen = encode(a, wire, sizeof(wire));
+	ck_assert_int_eq(mcache_store(m2, a->qinfo, a->do_bit, a->cd_bit,
+		wire, wlen, T0, a->sec, a->ede), MCACHE_STORED);
+	l1 = ask(m1, a->qinfo, o1, sizeof(o1), T0 + 7);
+	l2 = ask(m2, a->qinfo, o2, sizeof(o2), T0 + 7);
+	ck_assert_uint_gt(l1, 0);
+	ck_assert_uint_eq(l1, l2);
+	ck_assert_int_eq(memcmp(o1, o2, l1), 0);
+	/* and it lives as long */
+	ck_assert_uint_eq(ask(m1, a->qinfo, o1, sizeof(o1), T0 + 10000) > 0,
+		ask(m2, a->qinfo, o2, sizeof(o2), T0 + 10000) > 0);
+	mcache_delete(m1);
+	mcache_delete(m2);
+	region_destroy(region);
+}
+
+static const uint8_t a1[4] = {192, 0, 2, 1}, a2[4] = {192, 0, 2, 2};
+static const uint8_t a3[4] = {192, 0, 2, 53};
+static const uint16_t len4[2] = {4, 4};
+
+/* a CNAME chain: the marked sets go to the RRset cache, the message
+ * entry answers as the parsing store's does */
+START_TEST(test_chain)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct query_info qi;
+	struct cache_rrset sets[5];
+	struct cache_answer a;
+	struct rrset_data out;
+	const uint8_t *cname_rd[1], *a_rd[2] = {a1, a2}, *ns_rd[1];
+	const uint8_t *glue_rd[1] = {a3}, *sig_rd[1];
+	uint16_t cname_len[1], ns_len[1], sig_len[1];
+	uint8_t sig[40];
+	ck_assert(rc && region);
+	ck_assert_int_eq(query_info_set(&qi, N(0, "www.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	cname_rd[0] = N(1, "Host.example.com.");
+	cname_len[0] = (uint16_t)dname_len(cname_rd[0]);
+	ns_rd[0] = N(3, "ns.example.com.");
+	ns_len[0] = (uint16_t)dname_len(ns_rd[0]);
+	memset(sig, 0, sizeof(sig));
+	dns_write_u16(sig, DNS_TYPE_A);
+	sig_rd[0] = sig;
+	sig_len[0] = sizeof(sig);
+	set(&sets[0], N(4, "WWW.example.com."), DNS_TYPE_CNAME, 600,
+		DNS_SEC_ANSWER, RRSET_TRUST_ANS_AA, 1, cname_rd, cname_len);
+	set(&sets[1], cname_rd[0], DNS_TYPE_A, 300, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_NOAA, 2, a_rd, len4);
+	set(&sets[2], cname_rd[0], DNS_TYPE_RRSIG, 300, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_NOAA, 1, sig_rd, sig_len);
+	set(&sets[3], N(2, "example.com."), DNS_TYPE_NS, 900,
+		DNS_SEC_AUTHORITY, RRSET_TRUST_NONE, 1, ns_rd, ns_len);
+	set(&sets[4], ns_rd[0], DNS_TYPE_A, 900, DNS_SEC_ADDITIONAL,
+		RRSET_TRUST_NONE, 1, glue_rd, len4);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 5;
+	same_answers(&a, rc);
+	/* the marked sets, and only those, are in the RRset cache */
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(5, "www.example.com."),
+		DNS_TYPE_CNAME, DNS_CLASS_IN, T0, region, &out), 0);
+	ck_assert_uint_eq(out.count, 1);
+	ck_assert_int_eq(out.trust, RRSET_TRUST_ANS_AA);
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(5, "host.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &out), 0);
+	ck_assert_uint_eq(out.count, 2);
+	ck_assert_uint_eq(out.ttl, 300);
+	ck_assert_int_ne(rrset_cache_lookup(rc, N(5, "example.com."),
+		DNS_TYPE_NS, DNS_CLASS_IN, T0, region, &out), 0);
+	ck_assert_int_ne(rrset_cache_lookup(rc, N(5, "ns.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &out), 0);
+	ck_assert_int_ne(rrset_cache_lookup(rc, N(5, "host.example.com."),
+		DNS_TYPE_RRSIG, DNS_CLASS_IN, T0, region, &out), 0);
+	/* the CNAME and the A set */
+	ck_assert_uint_eq(rrset_cache_get_count(rc), 2);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
+/* NXDOMAIN: the entry's TTL and answer as the parsing store's; nothing
+ * marked, nothing in the RRset cache */
+START_TEST(test_negative)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct query_info qi;
+	struct cache_rrset sets[1];
+	struct cache_answer a;
+	uint8_t soa[64];
+	const uint8_t *soa_rd[1] = {soa};
+	uint16_t soa_len[1];
+	size_t n = 0;
+	ck_assert_ptr_nonnull(rc);
+	ck_assert_int_eq(query_info_set(&qi, N(0, "nx.example.com."),
+		DNS_TYPE_AAAA, DNS_CLASS_IN), 0);
+	memcpy(soa + n, N(1, "ns.example.com."), dname_len(N(1,
+		"ns.example.com."))); n += dname_len(soa);
+	memcpy(soa + n, N(1, "h.example.com."), dname_len(N(1,
+		"h.example.com."))); n += dname_len(soa + n);
+	dns_write_u32(soa + n, 1); n += 4;
+	dns_write_u32(soa + n, 2); n += 4;
+	dns_write_u32(soa + n, 3); n += 4;
+	dns_write_u32(soa + n, 4); n += 4;
+	dns_write_u32(soa + n, 120); n += 4;
+	soa_len[0] = (uint16_t)n;
+	set(&sets[0], N(2, "example.com."), DNS_TYPE_SOA, 3600,
+		DNS_SEC_AUTHORITY, RRSET_TRUST_NONE, 1, soa_rd, soa_len);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.rcode = DNS_RCODE_NXDOMAIN;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 1;
+	same_answers(&a, rc);
+	ck_assert_uint_eq(rrset_cache_get_count(rc), 0);
+	rrset_cache_delete(rc);
+}
+END_TEST
+
+/* more RRs than a parse holds inline: the record array comes from the
+ * region; without one the message is not stored (the RRsets are) */
+START_TEST(test_large)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info qi;
+	struct cache_rrset sets[1];
+	struct cache_answer a;
+	static uint8_t buf[DNS_MAX_MSG], rdata[100][4];
+	const uint8_t *rd[100];
+	uint16_t rdlen[100];
+	size_t i;
+	mcache_params_default(&p);
+	mc = mcache_create(&p);
+	ck_assert(rc && mc);
+	for(i = 0; i < 100; i++) {
+		rdata[i][0] = 10; rdata[i][1] = 0;
+		rdata[i][2] = (uint8_t)(i / 256); rdata[i][3] = (uint8_t)i;
+		rd[i] = rdata[i];
+		rdlen[i] = 4;
+	}
+	ck_assert_int_eq(query_info_set(&qi, N(0, "many.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	set(&sets[0], N(1, "many.example.com."), DNS_TYPE_A, 60,
+		DNS_SEC_ANSWER, RRSET_TRUST_ANS_AA, 100, rd, rdlen);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 1;
+	ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0, buf, sizeof(buf),
+		NULL), MCACHE_NOT_CACHEABLE);
+	ck_assert_uint_eq(mcache_get_count(mc), 0);
+	ck_assert_uint_eq(rrset_cache_get_count(rc), 1);
+	mcache_delete(mc);
+	same_answers(&a, rc);
+	rrset_cache_delete(rc);
+}
+END_TEST
+
+static Suite *
+store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_chain);
+	tcase_add_test(tc, test_negative);
+	tcase_add_test(tc, test_large);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(store_suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
