@@ -120,6 +120,8 @@ sel_io_set(void *st, void *p, int mask)
 	struct sel_state *s = st;
 	struct sel_io *io = p;
 	io->mask = mask;
+	if(io->fd < 0) /* detached (io_refd): nothing to watch */
+		return mask ? -1 : 0;
 	if(mask & NEV_READ)
 		FD_SET(io->fd, &s->rset);
 	else	FD_CLR(io->fd, &s->rset);
