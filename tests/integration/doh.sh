@@ -435,7 +435,7 @@ for i in $(seq 50); do kill -0 $TSPID 2>/dev/null || break; sleep 0.1; done
 	-e frame.protocols -e tcp.dstport -e tcp.len -e tls.handshake.type \
 	-e tcp.analysis.retransmission -e tcp.flags.syn -e frame.time_epoch \
 	> "$W/pkts.txt" 2>/dev/null
-"$TSHARK" -n -r "$W/lo.pcap" -Y 'frame contains "zz"' -T fields \
+"$TSHARK" -n -r "$W/lo.pcap" -Y 'frame contains 02:7a:7a:00' -T fields \
 	-e ip.src -e ip.dst > "$W/zz.txt" 2>/dev/null
 # packets to the DoH upstreams (only the petrel under test talks to them;
 # its source address is the kernel's choice on lo)
