@@ -394,6 +394,21 @@ def scenarios(g):
                [Q("www.twoalg.vtest.", rcode="SERVFAIL")],
                conf=["harden-algo-downgrade: yes"], edit=strip_alg13_www))
 
+    # --- prefetch-key: the referral to sec.vtest carries its DS; the
+    # server of sec.vtest then fails the question itself (SERVFAIL), so
+    # the validator never asks for the keys: only the prefetch does
+    def fail_www_sec(n, qname, qtype, r):
+        if n == 10 and qname == "www.sec.vtest." and qtype == "A":
+            r["rcode"] = "SERVFAIL"
+            r["answer"], r["authority"], r["additional"] = [], [], []
+        return r
+    L.append(S("prefetch_key", "prefetch-key: yes: the DNSKEY set of "
+               "sec.vtest is asked for when the referral with its DS "
+               "comes, though the answer (SERVFAIL) needs no key",
+               [Q("www.sec.vtest.", rcode="SERVFAIL",
+                  sent=[("sec.vtest.", "DNSKEY")])],
+               conf=["prefetch-key: yes"], edit=fail_www_sec))
+
     # --- val-bogus-ttl
     L.append(S("bogus_ttl", "a bogus answer is remembered for val-bogus-ttl "
                "(60 s): the same question fails again at once, with its "
