@@ -27,6 +27,7 @@
 #include "util/random.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "util/config_file.h"
 
 static void iter_send(struct module_qstate *s);
 static void iter_handle_reply(struct module_qstate *s, const uint8_t *pkt,
@@ -928,6 +929,27 @@ iter_server_lame(struct module_qstate *s)
 	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
 
+/** prefetch-key: a referral for a query the validator checks carries a
+ * DS set for the zone: fetch the zone's DNSKEY set in the background now,
+ * so that it is in the cache when the validator needs it */
+static void
+iter_prefetch_key(struct module_qstate *s, struct module_rrlist *auth,
+	const uint8_t *zone)
+{
+	struct module_rr *rr;
+	if(!s->env->cfg || !s->env->cfg->prefetch_key ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD) ||
+		(s->qtype == DNS_TYPE_DNSKEY && dname_equal(s->qname, zone)))
+		return;
+	for(rr = auth->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_DS && dname_equal(rr->owner, zone))
+			break;
+	if(!rr)
+		return;
+	(void)s->env->add_background(s->env, zone, DNS_TYPE_DNSKEY,
+		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO);
+}
+
 /** follow a referral: new delegation point from the NS set and glue */
 static void
 iter_referral(struct module_qstate *s, struct iter_reply *p,
@@ -989,6 +1011,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iq->dp = dp;
 	iq->dp_sends = 0;
 	iq->retry = NULL;
+	iter_prefetch_key(s, auth, zone);
 	iter_qmin_reset(s);
 	iq->phase = ITER_SEND;
 	iter_again(s);

@@ -54,6 +54,9 @@ def run(cmd, **kw):
                           cwd=kw.get("cwd", WORK)).stdout
 
 
+TWOALG_KSK8 = []
+
+
 def keygen(zone, alg, bits=None, ksk=False):
     cmd = ["ldns-keygen", "-a", alg]
     if bits:
@@ -206,6 +209,16 @@ def build():
          ds=lambda keys: ds_of(keys[0]) + "\n" + ds_of(keys[2]))
     # the parent's DS names only the new KSK
     leaf("rollnew", 28, more_keys=1, ds=lambda keys: ds_of(keys[2]))
+    # signed with two algorithms (8 and 13), a DS for each KSK: for
+    # harden-algo-downgrade (a scenario's edit strips the alg 13 RRSIGs)
+    def twoalg(out, keys):
+        z = "twoalg.vtest."
+        k8 = [keygen(z, "RSASHA256", 1024, ksk=True),
+              keygen(z, "RSASHA256", 1024)]
+        TWOALG_KSK8.append(k8[0])
+        return sign(z + "zone", keys + k8, VALID)
+    leaf("twoalg", 29, post=twoalg,
+         ds=lambda keys: ds_of(keys[0]) + "\n" + ds_of(TWOALG_KSK8[0]))
     for i, (a, bits) in enumerate([("RSASHA1", 1024),
                                    ("RSASHA1-NSEC3-SHA1", 1024),
                                    ("RSASHA512", 1024),

@@ -358,6 +358,57 @@ def scenarios(g):
                   ans=[("roll", "www.roll.vtest.", "A")])],
                edit=drop_one_sig))
 
+    # --- harden-algo-downgrade (twoalg: signed with algorithms 8 and 13,
+    # the DS set names both)
+    def strip_alg13(n, qname, qtype, r):
+        if n == 29:
+            for sec in ("answer", "authority"):
+                r[sec] = [l for l in r[sec]
+                          if not re.search(r"\sRRSIG\s+\S+\s+13\s", l)]
+        return r
+    sec("algo_two_secure", "a zone signed with algorithms 8 and 13, a DS "
+        "for each: secure", "twoalg", "www.twoalg.vtest.")
+    sec("algo_two_harden", "harden-algo-downgrade: yes and a zone signed "
+        "with both algorithms of its DS set: secure", "twoalg",
+        "www.twoalg.vtest.", conf=["harden-algo-downgrade: yes"])
+    L.append(S("algo_downgrade_default", "the algorithm 13 signatures "
+               "stripped, harden-algo-downgrade: no (the default): one "
+               "algorithm is enough, secure",
+               [Q("www.twoalg.vtest.", ad=True,
+                  ans=[("twoalg", "www.twoalg.vtest.", "A")])],
+               edit=strip_alg13))
+    L.append(S("algo_downgrade_harden", "the algorithm 13 signatures "
+               "stripped, harden-algo-downgrade: yes: the DNSKEY set is "
+               "not signed by every algorithm of the DS set, bogus",
+               [Q("www.twoalg.vtest.", rcode="SERVFAIL")],
+               conf=["harden-algo-downgrade: yes"], edit=strip_alg13))
+
+    def strip_alg13_www(n, qname, qtype, r):
+        if n == 29 and qname == "www.twoalg.vtest.":
+            r["answer"] = [l for l in r["answer"]
+                           if not re.search(r"\sRRSIG\s+A\s+13\s", l)]
+        return r
+    L.append(S("algo_downgrade_harden_rrset", "harden-algo-downgrade: "
+               "yes, the DNSKEY set signed by both algorithms but the A "
+               "RRset by algorithm 8 only: bogus",
+               [Q("www.twoalg.vtest.", rcode="SERVFAIL")],
+               conf=["harden-algo-downgrade: yes"], edit=strip_alg13_www))
+
+    # --- prefetch-key: the referral to sec.vtest carries its DS; the
+    # server of sec.vtest then fails the question itself (SERVFAIL), so
+    # the validator never asks for the keys: only the prefetch does
+    def fail_www_sec(n, qname, qtype, r):
+        if n == 10 and qname == "www.sec.vtest." and qtype == "A":
+            r["rcode"] = "SERVFAIL"
+            r["answer"], r["authority"], r["additional"] = [], [], []
+        return r
+    L.append(S("prefetch_key", "prefetch-key: yes: the DNSKEY set of "
+               "sec.vtest is asked for when the referral with its DS "
+               "comes, though the answer (SERVFAIL) needs no key",
+               [Q("www.sec.vtest.", rcode="SERVFAIL",
+                  sent=[("sec.vtest.", "DNSKEY")])],
+               conf=["prefetch-key: yes"], edit=fail_www_sec))
+
     # --- val-bogus-ttl
     L.append(S("bogus_ttl", "a bogus answer is remembered for val-bogus-ttl "
                "(60 s): the same question fails again at once, with its "

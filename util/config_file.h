@@ -429,6 +429,10 @@ struct config_file {
 	/** harden-dnssec-stripped: unsigned data under a secure anchor is
 	 * bogus */
 	int harden_dnssec_stripped;
+	/** harden-algo-downgrade: every DS algorithm must sign */
+	int harden_algo_downgrade;
+	/** prefetch-key: fetch the DNSKEY set when a referral has its DS */
+	int prefetch_key;
 	/** ignore-cd-flag: validate even when the client sets CD */
 	int ignore_cd_flag;
 	/** val-clean-additional: drop unvalidated additional records from

@@ -21,6 +21,7 @@
 #include "validator/val_crypto.h"
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "util/locks.h"
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -32,6 +33,145 @@
 
 /** largest RSA modulus accepted, bytes (4096 bits, RFC 3110's limit) */
 #define VAL_RSA_MAX_MOD 512
+
+/*
+ * The verification cache: per thread, a small direct-mapped table of
+ * DNSKEY RDATA -> EVP_PKEY and an EVP_PKEY_CTX already set up for verify
+ * (EVP_PKEY_verify may run many times after one init), plus one digest
+ * context and the digests fetched once. Building an EVP_PKEY with
+ * EVP_PKEY_fromdata costs about as much as a fifth of an ECDSA verify, and
+ * a zone signs thousands of RRsets with the same ZSK. Bounded: VKC_SLOTS
+ * entries per thread, keys at most VKC_KEY_MAX bytes (a longer key is not
+ * cached). Every thread's table is on one list (its lock is taken when a
+ * thread makes its table, never on a verify) so that the last validator
+ * deinit frees them all; a thread that outlives that sees the generation
+ * change and makes a new table.
+ */
+#define VKC_SLOTS 64
+#define VKC_KEY_MAX 1024
+
+/** one cached key */
+struct vkc_slot {
+	/** the DNSKEY RDATA (flags, protocol, algorithm, key), NULL: free */
+	uint8_t *key;
+	/** its length */
+	size_t len;
+	/** the public key; NULL when OpenSSL refused the key */
+	EVP_PKEY *pkey;
+	/** verify context (RSA, ECDSA), NULL for EdDSA */
+	EVP_PKEY_CTX *vctx;
+};
+
+/** a thread's table */
+struct vkc {
+	/** the slots */
+	struct vkc_slot slot[VKC_SLOTS];
+	/** digest context reused for the signed data */
+	EVP_MD_CTX *md;
+	/** the generation it was made in */
+	unsigned gen;
+	/** next on the list of all tables */
+	struct vkc *next;
+};
+
+/** all tables, their generation, the number of users */
+static struct vkc *vkc_all;
+static unsigned vkc_gen;
+static int vkc_users;
+static lock_basic_type vkc_lock;
+static int vkc_lock_inited;
+/** this thread's table */
+static __thread struct vkc *vkc_mine;
+/** digests fetched once (explicit fetch: no lookup per use) */
+static EVP_MD *md_sha1, *md_sha256, *md_sha384, *md_sha512;
+
+/** free the OpenSSL objects and key of a slot */
+static void
+vkc_slot_clear(struct vkc_slot *s)
+{
+	EVP_PKEY_CTX_free(s->vctx);
+	EVP_PKEY_free(s->pkey);
+	free(s->key);
+	memset(s, 0, sizeof(*s));
+}
+
+/** free a table */
+static void
+vkc_free(struct vkc *c)
+{
+	size_t i;
+	for(i = 0; i < VKC_SLOTS; i++)
+		vkc_slot_clear(&c->slot[i]);
+	EVP_MD_CTX_free(c->md);
+	free(c);
+}
+
+void
+val_crypto_cache_ref(void)
+{
+	if(!vkc_lock_inited) {
+		/* the validator's init runs before any worker starts */
+		lock_basic_init(&vkc_lock);
+		vkc_lock_inited = 1;
+	}
+	lock_basic_lock(&vkc_lock);
+	if(vkc_users++ == 0 && !md_sha256) {
+		md_sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
+		md_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+		md_sha384 = EVP_MD_fetch(NULL, "SHA384", NULL);
+		md_sha512 = EVP_MD_fetch(NULL, "SHA512", NULL);
+	}
+	lock_basic_unlock(&vkc_lock);
+}
+
+void
+val_crypto_cache_unref(void)
+{
+	struct vkc *c, *n;
+	if(!vkc_lock_inited)
+		return;
+	lock_basic_lock(&vkc_lock);
+	if(vkc_users > 0 && --vkc_users == 0) {
+		for(c = vkc_all; c; c = n) {
+			n = c->next;
+			vkc_free(c);
+		}
+		vkc_all = NULL;
+		vkc_gen++;
+	}
+	lock_basic_unlock(&vkc_lock);
+}
+
+/** this thread's table, made on first use; NULL when out of memory or
+ * when no validator holds a reference */
+static struct vkc *
+vkc_get(void)
+{
+	struct vkc *c = vkc_mine;
+	if(c && c->gen == vkc_gen)
+		return c;
+	vkc_mine = NULL;
+	if(!vkc_lock_inited)
+		return NULL;
+	if(!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	if(!(c->md = EVP_MD_CTX_new())) {
+		free(c);
+		return NULL;
+	}
+	lock_basic_lock(&vkc_lock);
+	if(vkc_users == 0) {
+		lock_basic_unlock(&vkc_lock);
+		vkc_free(c);
+		return NULL;
+	}
+	c->gen = vkc_gen;
+	c->next = vkc_all;
+	vkc_all = c;
+	lock_basic_unlock(&vkc_lock);
+	vkc_mine = c;
+	return c;
+}
 
 const char *
 val_crypto_result_str(int r)
@@ -117,9 +257,9 @@ static const EVP_MD *
 ds_md(int t)
 {
 	switch(t) {
-	case 1: return EVP_sha1();
-	case 2: return EVP_sha256();
-	case 4: return EVP_sha384();
+	case 1: return md_sha1 ? md_sha1 : EVP_sha1();
+	case 2: return md_sha256 ? md_sha256 : EVP_sha256();
+	case 4: return md_sha384 ? md_sha384 : EVP_sha384();
 	default: return NULL;
 	}
 }
@@ -534,99 +674,182 @@ pkey_ec(const uint8_t *k, size_t kl, const char *group)
 }
 
 /**
- * Turn an r||s ECDSA signature into DER.
- * @return the malloc'd DER (free with OPENSSL_free), NULL on failure.
+ * Write one DER INTEGER of an unsigned big-endian number.
+ * @return bytes written (at most n + 3).
  */
-static uint8_t *
-ecdsa_sig_der(const uint8_t *sig, size_t siglen, int *derlen)
+static size_t
+der_uint(uint8_t *out, const uint8_t *v, size_t n)
 {
-	ECDSA_SIG *es = ECDSA_SIG_new();
-	BIGNUM *r, *s;
-	uint8_t *der = NULL;
-	if(!es)
-		return NULL;
-	r = BN_bin2bn(sig, (int)(siglen / 2), NULL);
-	s = BN_bin2bn(sig + siglen / 2, (int)(siglen / 2), NULL);
-	if(!r || !s || !ECDSA_SIG_set0(es, r, s)) {
-		BN_free(r);
-		BN_free(s);
-		ECDSA_SIG_free(es);
+	size_t o = 0;
+	while(n > 1 && v[0] == 0) {
+		v++;
+		n--;
+	}
+	out[o++] = 0x02;
+	out[o++] = (uint8_t)(n + (v[0] & 0x80 ? 1 : 0));
+	if(v[0] & 0x80)
+		out[o++] = 0;
+	memcpy(out + o, v, n);
+	return o + n;
+}
+
+/**
+ * Turn an r||s ECDSA signature (at most 2 x 48 bytes) into DER without
+ * BIGNUMs: a SEQUENCE of two INTEGERs, short-form lengths.
+ * @return the DER length.
+ */
+static size_t
+ecdsa_sig_der(const uint8_t *sig, size_t siglen, uint8_t *out)
+{
+	size_t n = 2;
+	n += der_uint(out + n, sig, siglen / 2);
+	n += der_uint(out + n, sig + siglen / 2, siglen / 2);
+	out[0] = 0x30;
+	out[1] = (uint8_t)(n - 2);
+	return n;
+}
+
+/** the digest an algorithm signs with; NULL for EdDSA (or unknown) */
+static const EVP_MD *
+alg_md(int alg)
+{
+	switch(alg) {
+	case 5: case 7: return md_sha1 ? md_sha1 : EVP_sha1();
+	case 8: case 13: return md_sha256 ? md_sha256 : EVP_sha256();
+	case 10: return md_sha512 ? md_sha512 : EVP_sha512();
+	case 14: return md_sha384 ? md_sha384 : EVP_sha384();
+	default: return NULL;
+	}
+}
+
+/** build the public key of a DNSKEY (shape checked); NULL if refused */
+static EVP_PKEY *
+pkey_build(const uint8_t *dnskey, size_t keylen)
+{
+	const uint8_t *k = dnskey + 4;
+	size_t kl = keylen - 4;
+	switch(dnskey[3]) {
+	case 5: case 7: case 8: case 10:
+		return pkey_rsa(k, kl);
+	case 13:
+		return pkey_ec(k, kl, "prime256v1");
+	case 14:
+		return pkey_ec(k, kl, "secp384r1");
+	case 15:
+		return EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
+			k, kl);
+	case 16:
+		return EVP_PKEY_new_raw_public_key(EVP_PKEY_ED448, NULL,
+			k, kl);
+	default:
 		return NULL;
 	}
-	*derlen = i2d_ECDSA_SIG(es, &der);
-	ECDSA_SIG_free(es);
-	if(*derlen <= 0)
-		return NULL;
-	return der;
+}
+
+/**
+ * Fill a slot for a DNSKEY: the key, and for RSA and ECDSA a verify
+ * context with the signature digest set.
+ * @return 0, or -1 when OpenSSL failed (out of memory).
+ */
+static int
+vkc_slot_fill(struct vkc_slot *s, const uint8_t *dnskey, size_t keylen,
+	const EVP_MD *md)
+{
+	s->pkey = pkey_build(dnskey, keylen);
+	if(!s->pkey || !md)
+		return 0; /* a refused key: no signature by it verifies */
+	if(!(s->vctx = EVP_PKEY_CTX_new_from_pkey(NULL, s->pkey, NULL)) ||
+		EVP_PKEY_verify_init(s->vctx) <= 0 ||
+		EVP_PKEY_CTX_set_signature_md(s->vctx, md) <= 0)
+		return -1;
+	return 0;
+}
+
+/** the slot index of a key: its length and last bytes */
+static size_t
+vkc_hash(const uint8_t *dnskey, size_t keylen)
+{
+	size_t h = keylen, i = keylen > 16 ? keylen - 16 : 0;
+	for(; i < keylen; i++)
+		h = h * 31 + dnskey[i];
+	return h % VKC_SLOTS;
 }
 
 /**
  * Verify a signature over data with a DNSKEY (shape already checked).
+ * The key comes from this thread's verification cache (built and cached
+ * on a miss); RSA and ECDSA hash the data and verify the digest with the
+ * cached context, EdDSA verifies the data in one shot.
  * @return VAL_CRYPTO_OK, BAD_SIG, UNSUPPORTED or INTERNAL.
  */
 static int
 verify_raw(const uint8_t *dnskey, size_t keylen, const uint8_t *sig,
 	size_t siglen, const uint8_t *data, size_t datalen)
 {
-	const uint8_t *k = dnskey + 4;
-	size_t kl = keylen - 4;
-	const EVP_MD *md = NULL;
-	EVP_PKEY *pkey = NULL;
-	EVP_MD_CTX *ctx = NULL;
-	uint8_t *der = NULL;
-	int derlen = 0, r = VAL_CRYPTO_INTERNAL, v;
-	switch(dnskey[3]) {
-	case 5: case 7:
-		md = EVP_sha1();
-		pkey = pkey_rsa(k, kl);
-		break;
-	case 8:
-		md = EVP_sha256();
-		pkey = pkey_rsa(k, kl);
-		break;
-	case 10:
-		md = EVP_sha512();
-		pkey = pkey_rsa(k, kl);
-		break;
-	case 13: case 14:
-		if(siglen != kl)
-			return VAL_CRYPTO_BAD_SIG;
-		md = dnskey[3] == 13 ? EVP_sha256() : EVP_sha384();
-		pkey = pkey_ec(k, kl, dnskey[3] == 13 ? "prime256v1" :
-			"secp384r1");
-		if(pkey && !(der = ecdsa_sig_der(sig, siglen, &derlen)))
-			goto fail;
-		break;
-	case 15:
-		pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL,
-			k, kl);
-		break;
-	case 16:
-		pkey = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED448, NULL,
-			k, kl);
-		break;
-	default:
+	struct vkc *c;
+	struct vkc_slot own, *s = &own;
+	const EVP_MD *md;
+	EVP_MD_CTX *mdc = NULL;
+	uint8_t dig[EVP_MAX_MD_SIZE], der[2 * (3 + 48) + 2];
+	unsigned int dl = 0;
+	size_t derlen;
+	int alg = dnskey[3], r = VAL_CRYPTO_INTERNAL, v;
+	if(alg != 5 && alg != 7 && alg != 8 && alg != 10 && alg != 13 &&
+		alg != 14 && alg != 15 && alg != 16)
 		return VAL_CRYPTO_UNSUPPORTED;
-	}
-	if(!pkey) {
+	if((alg == 13 || alg == 14) && (siglen != keylen - 4 ||
+		siglen > 96))
+		return VAL_CRYPTO_BAD_SIG;
+	md = alg_md(alg);
+	memset(&own, 0, sizeof(own));
+	c = vkc_get();
+	if(c && keylen <= VKC_KEY_MAX) {
+		s = &c->slot[vkc_hash(dnskey, keylen)];
+		if(!s->key || s->len != keylen ||
+			memcmp(s->key, dnskey, keylen) != 0) {
+			vkc_slot_clear(s);
+			if(!(s->key = malloc(keylen)) ||
+				vkc_slot_fill(s, dnskey, keylen, md) != 0) {
+				vkc_slot_clear(s);
+				return VAL_CRYPTO_INTERNAL;
+			}
+			memcpy(s->key, dnskey, keylen);
+			s->len = keylen;
+		}
+	} else if(vkc_slot_fill(s, dnskey, keylen, md) != 0)
+		goto done;
+	if(!s->pkey) {
 		/* a point not on the curve, a modulus OpenSSL refuses: the
 		 * key is unusable, so no signature by it verifies */
 		r = VAL_CRYPTO_BAD_SIG;
-		goto fail;
+		goto done;
 	}
-	if(!(ctx = EVP_MD_CTX_new()))
-		goto fail;
-	if(EVP_DigestVerifyInit(ctx, NULL, md, NULL, pkey) != 1)
-		goto fail;
-	if(der)
-		v = EVP_DigestVerify(ctx, der, (size_t)derlen, data, datalen);
-	else
-		v = EVP_DigestVerify(ctx, sig, siglen, data, datalen);
+	mdc = c ? c->md : EVP_MD_CTX_new();
+	if(!mdc)
+		goto done;
+	if(md) {
+		if(!EVP_DigestInit_ex2(mdc, md, NULL) ||
+			!EVP_DigestUpdate(mdc, data, datalen) ||
+			!EVP_DigestFinal_ex(mdc, dig, &dl))
+			goto done;
+		if(alg == 13 || alg == 14) {
+			derlen = ecdsa_sig_der(sig, siglen, der);
+			v = EVP_PKEY_verify(s->vctx, der, derlen, dig, dl);
+		} else
+			v = EVP_PKEY_verify(s->vctx, sig, siglen, dig, dl);
+	} else {
+		if(EVP_DigestVerifyInit(mdc, NULL, NULL, NULL, s->pkey) != 1)
+			goto done;
+		v = EVP_DigestVerify(mdc, sig, siglen, data, datalen);
+	}
 	r = v == 1 ? VAL_CRYPTO_OK : VAL_CRYPTO_BAD_SIG;
-fail:
-	OPENSSL_free(der);
-	EVP_MD_CTX_free(ctx);
-	EVP_PKEY_free(pkey);
+done:
+	if(mdc && (!c || mdc != c->md))
+		EVP_MD_CTX_free(mdc);
+	else if(mdc)
+		EVP_MD_CTX_reset(mdc);
+	if(s == &own)
+		vkc_slot_clear(&own);
 	return r;
 }
 

@@ -125,6 +125,18 @@ struct val_window {
 	uint32_t skew_max;
 };
 
+/**
+ * Take a reference on the per-thread verification cache (DNSKEY ->
+ * OpenSSL key and verify context, digests fetched once); the validator's
+ * init calls it before workers start. Without a reference verification
+ * works uncached.
+ */
+void val_crypto_cache_ref(void);
+
+/** Drop the reference; the last one frees every thread's cache (call
+ * when no worker verifies). */
+void val_crypto_cache_unref(void);
+
 /** @return a static description of a val_crypto_result */
 const char *val_crypto_result_str(int r);
 

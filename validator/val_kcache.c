@@ -41,6 +41,10 @@ struct kentry {
 	uint16_t namelen;
 	/** reason of a bogus entry */
 	char reason[VAL_KCACHE_REASON];
+	/** the DS algorithms that must sign (harden-algo-downgrade) */
+	uint8_t algs[VAL_KCACHE_MAX_ALGS];
+	/** how many */
+	uint8_t nalgs;
 	/** the name (lower case), then the keys: length-prefixed RDATA */
 	uint8_t data[];
 };
@@ -121,7 +125,8 @@ val_kcache_set_maxmem(struct val_kcache *kc, size_t maxmem)
 static int
 kc_store(struct val_kcache *kc, const uint8_t *name, uint16_t dclass,
 	int status, int ede, const char *reason, const struct val_rr *keys,
-	size_t n, uint32_t ttl, uint32_t now)
+	size_t n, uint32_t ttl, uint32_t now, const uint8_t *algs,
+	size_t nalgs)
 {
 	struct kkey k;
 	struct kentry *e;
@@ -146,6 +151,11 @@ kc_store(struct val_kcache *kc, const uint8_t *name, uint16_t dclass,
 	e->nkeys = (uint16_t)n;
 	e->keybytes = (uint16_t)keybytes;
 	e->namelen = (uint16_t)k.len;
+	if(nalgs > VAL_KCACHE_MAX_ALGS)
+		nalgs = VAL_KCACHE_MAX_ALGS;
+	if(nalgs)
+		memcpy(e->algs, algs, nalgs);
+	e->nalgs = (uint8_t)nalgs;
 	if(reason)
 		snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	memcpy(e->data, k.name, k.len);
@@ -166,7 +176,16 @@ val_kcache_store_keys(struct val_kcache *kc, const uint8_t *name,
 	uint32_t now)
 {
 	return kc_store(kc, name, dclass, VAL_KEY_SECURE, -1, NULL, keys, n,
-		ttl, now);
+		ttl, now, NULL, 0);
+}
+
+int
+val_kcache_store_keys_algs(struct val_kcache *kc, const uint8_t *name,
+	uint16_t dclass, const struct val_rr *keys, size_t n, uint32_t ttl,
+	uint32_t now, const uint8_t *algs, size_t nalgs)
+{
+	return kc_store(kc, name, dclass, VAL_KEY_SECURE, -1, NULL, keys, n,
+		ttl, now, algs, nalgs);
 }
 
 int
@@ -174,7 +193,7 @@ val_kcache_store_insecure(struct val_kcache *kc, const uint8_t *name,
 	uint16_t dclass, uint32_t ttl, uint32_t now)
 {
 	return kc_store(kc, name, dclass, VAL_KEY_INSECURE, -1, NULL, NULL, 0,
-		ttl, now);
+		ttl, now, NULL, 0);
 }
 
 int
@@ -183,7 +202,7 @@ val_kcache_store_bogus(struct val_kcache *kc, const uint8_t *name,
 	uint32_t now)
 {
 	return kc_store(kc, name, dclass, VAL_KEY_BOGUS, ede, reason, NULL, 0,
-		bogus_ttl, now);
+		bogus_ttl, now, NULL, 0);
 }
 
 /** copy an entry out */
@@ -195,6 +214,8 @@ kc_copy(const struct kentry *e, struct val_kinfo *out)
 	out->expiry = e->expiry;
 	out->ede = e->ede;
 	memcpy(out->reason, e->reason, sizeof(out->reason));
+	memcpy(out->algs, e->algs, sizeof(out->algs));
+	out->nalgs = e->nalgs;
 	memcpy(out->name, e->data, e->namelen);
 	memcpy(out->blob, e->data + e->namelen, e->keybytes);
 	for(i = 0; i < e->nkeys; i++) {

@@ -40,6 +40,8 @@ struct val_kcache;
 #define VAL_KCACHE_MAX_BLOB 16384
 /** longest reason kept with a bogus entry, NUL included */
 #define VAL_KCACHE_REASON 128
+/** most DS algorithms kept with an entry (harden-algo-downgrade) */
+#define VAL_KCACHE_MAX_ALGS 8
 /** default key-cache-size: 4 MB */
 #define VAL_KCACHE_SIZE_DEFAULT (4 * 1024 * 1024)
 /** default key-cache-slabs */
@@ -67,6 +69,11 @@ struct val_kinfo {
 	int ede;
 	/** the reason of a bogus entry (NUL-terminated, may be empty) */
 	char reason[VAL_KCACHE_REASON];
+	/** harden-algo-downgrade: the algorithms of the DS set, each of
+	 * which must sign; nalgs 0: any one signature will do */
+	uint8_t algs[VAL_KCACHE_MAX_ALGS];
+	/** how many */
+	uint8_t nalgs;
 	/** the zone name (wire) */
 	uint8_t name[256];
 	/** the keys of a SECURE entry, as an RRset over the copies below */
@@ -105,6 +112,15 @@ void val_kcache_set_maxmem(struct val_kcache *kc, size_t maxmem);
 int val_kcache_store_keys(struct val_kcache *kc, const uint8_t *name,
 	uint16_t dclass, const struct val_rr *keys, size_t n, uint32_t ttl,
 	uint32_t now);
+
+/**
+ * As val_kcache_store_keys, with the DS algorithms every RRset of the
+ * zone must be signed with (harden-algo-downgrade; at most
+ * VAL_KCACHE_MAX_ALGS, more are not kept).
+ */
+int val_kcache_store_keys_algs(struct val_kcache *kc, const uint8_t *name,
+	uint16_t dclass, const struct val_rr *keys, size_t n, uint32_t ttl,
+	uint32_t now, const uint8_t *algs, size_t nalgs);
 
 /** Store a null key (INSECURE) for ttl seconds. @return 0 or -1. */
 int val_kcache_store_insecure(struct val_kcache *kc, const uint8_t *name,

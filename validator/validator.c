@@ -15,6 +15,7 @@
 #include "config.h"
 #include "util/log.h"
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
@@ -63,6 +64,8 @@ struct val_env {
 	unsigned max_iter;
 	/** options */
 	int permissive, log_level, harden_stripped, ignore_cd, clean_add;
+	/** harden-algo-downgrade */
+	int harden_algo;
 	/** bogus answers for val-bogus-ttl: a question that just failed
 	 * fails again at once (SERVFAIL with its EDE) without asking; a
 	 * fixed array (bounded memory, bounded scan), under bogus_lock */
@@ -216,6 +219,7 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 		ve->permissive = cfg->val_permissive_mode;
 		ve->log_level = cfg->val_log_level;
 		ve->harden_stripped = cfg->harden_dnssec_stripped;
+		ve->harden_algo = cfg->harden_algo_downgrade;
 		ve->ignore_cd = cfg->ignore_cd_flag;
 		ve->clean_add = cfg->val_clean_additional;
 		for(s = cfg->trust_anchors; s; s = s->next)
@@ -268,6 +272,7 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 	if(!ve->kcache)
 		goto oom;
 	env->modinfo[id] = ve;
+	val_crypto_cache_ref();
 	return 0;
 oom:
 	snprintf(err, errlen, "validator: out of memory");
@@ -288,6 +293,7 @@ val_deinit(struct module_env *env, int id)
 	val_anchors_delete(ve->anchors);
 	val_kcache_delete(ve->kcache);
 	val_neg_delete(ve->neg);
+	val_crypto_cache_unref();
 	lock_basic_destroy(&ve->autr_lock);
 	lock_basic_destroy(&ve->bogus_lock);
 	lock_basic_destroy(&ve->nta_lock);
@@ -780,6 +786,8 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_rrset ks, as;
 	struct val_window w;
 	int r, ede = -1;
+	uint8_t algs[256];
+	size_t nalgs = 0;
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
 	val_window(qs, ve, &w);
@@ -817,6 +825,22 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 		as.rrs = vq->ds;
 		as.count = vq->nds;
 		r = val_verify_dnskeys_with_ds(&ks, sigs, nsigs, &as, &w, &ede);
+		if(r == VAL_CRYPTO_OK && ve->harden_algo) {
+			/* every algorithm of the DS set must sign the
+			 * DNSKEY set (and, below, every RRset) */
+			nalgs = val_ds_algorithms(&as, algs);
+			r = val_verify_rrset_algos(&ks, sigs, nsigs, &ks, algs,
+				nalgs, &w, &ede);
+			if(r != VAL_CRYPTO_OK) {
+				walk_bogus(qs, vq, ve, zone, ede >= 0 ? ede :
+					DNS_EDE_DNSSEC_BOGUS, "algorithm "
+					"downgrade: an algorithm of the DS set "
+					"does not sign the DNSKEY set");
+				return 0;
+			}
+			if(nalgs > VAL_KCACHE_MAX_ALGS)
+				nalgs = VAL_KCACHE_MAX_ALGS;
+		}
 	}
 	if(r == VAL_CRYPTO_UNSUPPORTED) {
 		walk_insecure(qs, vq, ve, zone, key_ttl(&vq->sub_an, zone,
@@ -828,13 +852,16 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
 		return 0;
 	}
-	(void)val_kcache_store_keys(ve->kcache, zone, DNS_CLASS_IN, keys,
-		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, now), now);
+	(void)val_kcache_store_keys_algs(ve->kcache, zone, DNS_CLASS_IN, keys,
+		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, now), now, algs,
+		nalgs);
 	if(kinfo_set_keys(&vq->kk, zone, keys, nkeys) < 0) {
 		walk_bogus(qs, vq, ve, zone, DNS_EDE_DNSSEC_BOGUS,
 			"DNSKEY set too large");
 		return 0;
 	}
+	memcpy(vq->kk.algs, algs, nalgs);
+	vq->kk.nalgs = (uint8_t)nalgs;
 	vq->probe_labs = dname_count_labels(zone) + 1;
 	return walk_next(qs, vq, ve);
 }
@@ -876,7 +903,8 @@ check_denial(struct module_qstate *qs, struct val_env *ve,
 		set.rrclass = rr->rrclass;
 		set.rrs = rrs;
 		set.count = nr;
-		r = val_verify_rrset(&set, sigs, ns, &kk->keys, &w, NULL);
+		r = val_verify_rrset_algos(&set, sigs, ns, &kk->keys,
+			kk->algs, kk->nalgs, &w, NULL);
 		if(r != VAL_CRYPTO_OK)
 			return -1;
 		if(rr->ttl < *minttl)
@@ -938,7 +966,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		set.rrclass = DNS_CLASS_IN;
 		set.rrs = rrs;
 		set.count = nr;
-		r = val_verify_rrset(&set, sigs, ns, &vq->kk.keys, &w, &ede);
+		r = val_verify_rrset_algos(&set, sigs, ns, &vq->kk.keys,
+			vq->kk.algs, vq->kk.nalgs, &w, &ede);
 		if(r == VAL_CRYPTO_UNSUPPORTED) {
 			walk_insecure(qs, vq, ve, name, minttl);
 			return 0;
@@ -1182,7 +1211,8 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 			set.rrclass = rr->rrclass;
 			set.rrs = rrs;
 			set.count = nr;
-			r = val_verify_rrset(&set, sigs, ns, &ki->keys, &w, &ede);
+			r = val_verify_rrset_algos(&set, sigs, ns,
+				&ki->keys, ki->algs, ki->nalgs, &w, &ede);
 			if(r == VAL_CRYPTO_OK) {
 				int labs = dname_count_labels(rr->owner);
 				if(is_wildcard(rr->owner))
@@ -1839,6 +1869,23 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 static char val_passthrough_mark;
 
 /** module operate() */
+/** zero a new per-state block except the key records and RDATA bytes of
+ * its three val_kinfo (about 50 kB that are only read up to keys.count):
+ * zeroing them cost as much per query as the rest of the resolution */
+static void
+val_qstate_clear(struct val_qstate *vq)
+{
+	size_t ki = offsetof(struct val_kinfo, rrs);
+	char *b = (char *)vq;
+	memset(b, 0, offsetof(struct val_qstate, kk) + ki);
+	memset(b + offsetof(struct val_qstate, probe_labs), 0,
+		offsetof(struct val_qstate, done) + ki -
+		offsetof(struct val_qstate, probe_labs));
+	memset(&vq->look, 0, ki);
+	memset(b + offsetof(struct val_qstate, ede), 0,
+		sizeof(*vq) - offsetof(struct val_qstate, ede));
+}
+
 static void
 val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	struct module_reply *reply)
@@ -1860,7 +1907,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_WAIT_MODULE;
 			return;
 		}
-		vq = region_alloc_zero(qs->region, sizeof(*vq));
+		vq = region_alloc(qs->region, sizeof(*vq));
+		if(vq)
+			val_qstate_clear(vq);
 		if(!vq) {
 			qs->ede = DNS_EDE_OTHER;
 			qs->ext_state[id] = MODULE_ERROR;

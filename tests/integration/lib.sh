@@ -49,12 +49,13 @@ it_track_pidfile() { IT_PIDFILES+=("$1"); }
 
 # children_of PID: the PIDs whose parent is PID (one per line)
 children_of() {
-	local p
-	for p in /proc/[0-9]*/stat; do
-		# field 4 of /proc/PID/stat is the parent; field 2 may hold spaces
-		awk -v want="$1" '{ s=$0; sub(/^.*\) /, "", s); split(s, f, " ");
-			if (f[2] == want) { split($0, g, " "); print g[1] } }' "$p" 2>/dev/null
-	done
+	# one awk over every /proc/PID/stat (one line each; cat skips the
+	# ones that vanish), not one awk per process: on a machine with a few
+	# hundred processes that made stopping 20 servers take minutes
+	# field 4 of /proc/PID/stat is the parent; field 2 may hold spaces
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v want="$1" '{ s=$0;
+		sub(/^.*\) /, "", s); split(s, f, " ");
+		if (f[2] == want) { split($0, g, " "); print g[1] } }'
 }
 
 # it_kill PID...: TERM, wait up to 3 s, then KILL; also their children
