@@ -218,11 +218,18 @@ qb=$(echo "$before" | sed -n 's/.*Queries per second: *\([0-9.]*\).*/\1/p')
 qa=$(echo "$after" | sed -n 's/.*Queries per second: *\([0-9.]*\).*/\1/p')
 if [ "$lost" = 0 ]; then ok "with Redis killed, cached answers go on: no loss (qps before $qb, after $qa, at -Q 2000)"
 else bad "queries lost with Redis killed: '$lost'"; echo "$after"; fi
+# (NSD was stopped in step 2, so petrel knows its server as down: the
+# first query may get SERVFAIL at once while the one background probe
+# finds it back, issue 17; a few tries a second apart)
 t=$(date +%s%N)
-st=$(status_of 2 f.cdb)
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	st=$(status_of 2 f.cdb)
+	[ "$st" = NOERROR ] && break
+	sleep 1
+done
 t=$(( ($(date +%s%N) - t) / 1000000 ))
-if [ "$st" = NOERROR ]; then ok "a new name resolves with Redis down (${t} ms)"
-else bad "f.cdb with Redis down: '$st'"; fi
+if [ "$st" = NOERROR ]; then ok "a new name resolves with Redis down (${t} ms, try $i)"
+else bad "f.cdb with Redis down: '$st' after $i tries"; fi
 sleep 1
 n=$(grep -c 'cachedb: redis .* is down' "$W/p2/log")
 if [ "$n" = 1 ]; then ok "p2's log says Redis is down once: $(grep 'is down' "$W/p2/log" | head -1)"
