@@ -1137,6 +1137,9 @@ result_soa(const struct xfr_result *res)
 	return NULL;
 }
 
+#ifdef HAVE_PTHREAD
+/* (only the transfer thread runs tasks: a build without threads has
+ * none, and serves auth zones from their zone files) */
 /** run one task (the service lock is not held) */
 static void
 task_run(struct xfr_task *t, int have, uint32_t serial, int full)
@@ -1237,6 +1240,7 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	xs_unlock(xs);
 	ldns_rr_free(soa);
 }
+#endif /* HAVE_PTHREAD */
 
 #ifdef HAVE_PTHREAD
 /** the service thread */
