@@ -82,6 +82,9 @@ static lock_basic_type vkc_lock;
 static int vkc_lock_inited;
 /** this thread's table */
 static __thread struct vkc *vkc_mine;
+/** the generation vkc_mine was made in: compared without touching the
+ * table, which a validator's deinit may have freed since */
+static __thread unsigned vkc_mine_gen;
 /** digests fetched once (explicit fetch: no lookup per use) */
 static EVP_MD *md_sha1, *md_sha256, *md_sha384, *md_sha512;
 
@@ -148,7 +151,7 @@ static struct vkc *
 vkc_get(void)
 {
 	struct vkc *c = vkc_mine;
-	if(c && c->gen == vkc_gen)
+	if(c && vkc_mine_gen == vkc_gen)
 		return c;
 	vkc_mine = NULL;
 	if(!vkc_lock_inited)
@@ -170,6 +173,7 @@ vkc_get(void)
 	vkc_all = c;
 	lock_basic_unlock(&vkc_lock);
 	vkc_mine = c;
+	vkc_mine_gen = c->gen;
 	return c;
 }
 
