@@ -488,6 +488,7 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 		return -1;
 	}
 	st->lineno = r->lineno;
+	st->count = -1;
 	w = strtok_r(p, " \t", &save);
 	if(!w) {
 		rd_err(r, "STEP without a number");
@@ -556,6 +557,14 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 				goto fail;
 			}
 			st->has_addr = 1;
+		} else if(strcmp(w, "COUNT") == 0 &&
+			st->type == RPL_STEP_CHECK_SENT) {
+			w = strtok_r(NULL, " \t", &save);
+			if(!w || atoi(w) < 0) {
+				rd_err(r, "COUNT without a number");
+				goto fail;
+			}
+			st->count = atoi(w);
 		} else if(strcmp(w, "INTERFACE") == 0) {
 			const char *e = NULL;
 			w = strtok_r(NULL, " \t", &save);

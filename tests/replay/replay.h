@@ -114,7 +114,8 @@ struct rpl_step {
 	struct rpl_entry *entry;
 	/** TIME_PASSES ELAPSE seconds */
 	int elapse;
-	/** QUERY ADDRESS: client address */
+	/** QUERY ADDRESS: client address; CHECK_OUT_QUERY, REPLY and
+	 * CHECK_SENT ADDRESS: the server the query went to */
 	struct netaddr addr;
 	/** 1 when addr was given */
 	int has_addr;
@@ -129,6 +130,9 @@ struct rpl_step {
 	 * folder), and what a line naming "id = keytag " must hold;
 	 * CHECK_SENT name type: fname and fkey */
 	char *fname, *fkey, *ftext;
+	/** CHECK_SENT ... COUNT n: exactly n such queries (to ADDRESS when
+	 * given); -1: at least one */
+	int count;
 	/** line */
 	int lineno;
 };

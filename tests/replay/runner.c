@@ -114,6 +114,8 @@ struct runner {
 	/** every upstream question sent ("name TYPE", name lower case),
 	 * the first SENT_LOG_MAX */
 	char sent_log[SENT_LOG_MAX][280];
+	/** the server each went to */
+	struct netaddr sent_to[SENT_LOG_MAX];
 	/** how many */
 	int sent_n;
 	/** the current step number */
@@ -258,6 +260,7 @@ fake_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 			"%s %s", ns ? ns : "?", ts ? ts : "?");
 		for(c = r->sent_log[r->sent_n]; *c; c++)
 			*c = (char)tolower((unsigned char)*c);
+		r->sent_to[r->sent_n] = *to;
 		r->sent_n++;
 		free(ns);
 		free(ts);
@@ -564,15 +567,19 @@ out:
 }
 
 /** first pending query matching an entry (or the oldest when the entry
- * has no MATCH) */
+ * has no MATCH), sent to the step's ADDRESS when it names one */
 static struct fake_query *
-find_pending(struct runner *r, struct rpl_entry *e)
+find_pending(struct runner *r, struct rpl_step *st)
 {
+	struct rpl_entry *e = st->entry;
 	struct fake_query *q;
-	for(q = r->pending; q; q = q->next)
+	for(q = r->pending; q; q = q->next) {
+		if(st->has_addr && netaddr_cmp(&st->addr, &q->to) != 0)
+			continue;
 		if(e->match == 0 || rpl_match_query(e, q->q,
 			(q->flags & OUTBOUND_FLAG_TCP) != 0))
 			return q;
+	}
 	return NULL;
 }
 
@@ -594,17 +601,19 @@ run_step(struct runner *r, struct rpl_step *st)
 			fail(r, "an answer arrived, none expected");
 		break;
 	case RPL_STEP_CHECK_OUT_QUERY:
-		q = find_pending(r, st->entry);
+		q = find_pending(r, st);
 		if(!q)
-			fail(r, "no pending upstream query matches the entry "
-				"at line %d", st->entry->lineno);
+			fail(r, "no pending upstream query%s matches the entry "
+				"at line %d", st->has_addr ? " to the ADDRESS" :
+				"", st->entry->lineno);
 		else	q->checked = 1;
 		break;
 	case RPL_STEP_REPLY:
-		q = find_pending(r, st->entry);
+		q = find_pending(r, st);
 		if(!q)
-			fail(r, "no pending upstream query for the REPLY "
-				"entry at line %d", st->entry->lineno);
+			fail(r, "no pending upstream query%s for the REPLY "
+				"entry at line %d", st->has_addr ? " to the ADDRESS" :
+				"", st->entry->lineno);
 		else	deliver_entry(r, q, st->entry);
 		break;
 	case RPL_STEP_TIMEOUT:
@@ -623,11 +632,17 @@ run_step(struct runner *r, struct rpl_step *st)
 		for(c = want; *c; c++)
 			*c = (char)tolower((unsigned char)*c);
 		for(i = 0; i < r->sent_n; i++)
-			if(strcmp(r->sent_log[i], want) == 0)
-				found = 1;
-		if(!found)
-			fail(r, "CHECK_SENT: no upstream query %s was sent",
-				want);
+			if(strcmp(r->sent_log[i], want) == 0 &&
+				(!st->has_addr || netaddr_cmp(&st->addr,
+				&r->sent_to[i]) == 0))
+				found++;
+		if(st->count < 0 && !found)
+			fail(r, "CHECK_SENT: no upstream query %s was sent%s",
+				want, st->has_addr ? " to the ADDRESS" : "");
+		else if(st->count >= 0 && found != st->count)
+			fail(r, "CHECK_SENT: %d upstream queries %s were sent%s, "
+				"not %d", found, want, st->has_addr ?
+				" to the ADDRESS" : "", st->count);
 		break;
 	}
 	case RPL_STEP_CHECK_FILE: {
