@@ -464,6 +464,18 @@ iter_run(struct module_qstate *s)
 	}
 }
 
+/** @return 1 when a module above excluded this server for the state
+ * (the servers of an answer found bogus, see module.h) */
+static int
+iter_excluded(const struct module_qstate *s, const struct netaddr *a)
+{
+	int i;
+	for(i = 0; i < s->exclude_count; i++)
+		if(netaddr_cmp(&s->exclude[i], a) == 0)
+			return 1;
+	return 0;
+}
+
 /** most candidates handed to the infrastructure cache at once */
 #define ITER_MAX_CANDS 64
 
@@ -486,7 +498,8 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	int minatt = -1, i;
 	size_t n = 0;
 	*rto = st_env(s)->timeout_ms;
-	if(iq->retry && !iq->retry->bad) {
+	if(iq->retry && !iq->retry->bad && !(s->exclude_count > 0 &&
+		iter_excluded(s, &iq->retry->addr))) {
 		if(infra)
 			*rto = infra_get_rto(infra, &iq->retry->addr,
 				st_now(s));
@@ -496,6 +509,11 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr) ||
 			(fresh_only && a->attempts > 0))
 			continue;
+		if(s->exclude_count > 0 && iter_excluded(s, &a->addr)) {
+			/* gave an answer the validator rejected */
+			a->bad = 1;
+			continue;
+		}
 		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
 			infra_is_down(infra, &a->addr, st_now(s))) {
 			/* known down: not waited on (see iterator.h) */
@@ -761,7 +779,9 @@ iter_send(struct module_qstate *s)
 		!(iq->down_skipped > 0 && iq->dp_sends == 0)) {
 		/* (not when its servers are all known down and none was
 		 * asked: the probe finds out, from the top if it must; each
-		 * client query does not walk down from the root again) */
+		 * client query does not walk down from the root again;
+		 * servers excluded after a bogus answer do go from the top:
+		 * the parent's delegation may name others) */
 		/* the cached delegation is dead (stale NS set, servers
 		 * moved): start again from the configured zone or the
 		 * root, ignoring the cache */
@@ -1064,6 +1084,23 @@ iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
 	iter_store_list(s, &glue, RRSET_TRUST_ADD_AA, 0);
 }
 
+/** the reply of the current server is part of the answer: note its
+ * address as an origin of the answer (module.h: a validator that finds
+ * the answer bogus excludes these servers when it restarts the query) */
+static void
+iter_note_origin(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	int i;
+	if(!iq->cur)
+		return; /* an auth-zone copy answered */
+	for(i = 0; i < s->origin_count; i++)
+		if(netaddr_cmp(s->origin[i], &iq->cur->addr) == 0)
+			return;
+	if(s->origin_count < MODULE_ORIGIN_MAX)
+		s->origin[s->origin_count++] = &iq->cur->addr;
+}
+
 /** handle a reply from the server the state asked */
 static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
@@ -1182,6 +1219,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	if(cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
 		cl == ITER_CL_NXDOMAIN)
 		iter_learn_child_ns(s, p, name);
+	if(cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
+		cl == ITER_CL_NXDOMAIN || cl == ITER_CL_CNAME)
+		iter_note_origin(s);
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
@@ -1246,6 +1286,36 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 	else	iter_handle_reply(s, rep->pkt, rep->len);
 }
 
+/**
+ * The module above passed the finished query down again (module.h: the
+ * validator after a bogus answer): resolve it anew, from the question.
+ * What bounds the work of the state stays: the queries sent count on
+ * against ITER_MAX_SENDS, and the time budget runs from the state's
+ * start. The delegations learnt are used from the cache as usual (the
+ * answer itself never is for a validated query, see
+ * iter_answer_from_cache); the servers in s->exclude are not asked.
+ */
+static void
+iter_restart(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	int sends = iq->sends;
+	memset(iq, 0, sizeof(*iq));
+	memcpy(iq->qname, s->qname, s->qname_len);
+	iq->qname_len = s->qname_len;
+	iq->qtype = s->qtype;
+	iq->qclass = s->qclass;
+	iq->ede = -1;
+	iq->sends = sends;
+	iq->phase = ITER_INIT;
+	s->origin_count = 0;
+	s->return_msg = NULL;
+	s->return_rcode = 0;
+	s->ede = -1;
+	verbose(VERB_ALGO, "iterator: restart (%d servers excluded, %d sent)",
+		s->exclude_count, sends);
+}
+
 /** module operate(): run the state for an event */
 static void
 iter_operate(struct module_qstate *s, enum module_ev ev, int id,
@@ -1264,6 +1334,8 @@ iter_operate(struct module_qstate *s, enum module_ev ev, int id,
 	switch(ev) {
 	case MODULE_EVENT_NEW:
 	case MODULE_EVENT_PASS:
+		if(iq->phase == ITER_DONE)
+			iter_restart(s);
 		iq->again = 1;
 		break;
 	case MODULE_EVENT_REPLY:

@@ -64,6 +64,14 @@
  * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
  * name.
  *
+ * Restarts (val-max-restart, services/module.h): the address of each
+ * server whose reply becomes part of the answer (the final reply, CNAME
+ * replies) is noted in qstate->origin. A module above that passes the
+ * finished state down again wakes the iterator with MODULE_EVENT_PASS in
+ * ITER_DONE: it resolves the question anew (iter_restart), never asking
+ * an address in qstate->exclude; the sends and the time budget of the
+ * state count on across restarts.
+ *
  * Records (struct module_rr) and the delegation points live in the
  * state's region. Upstream replies are parsed by dns/msgparse: ldns is not
  * used on this path.

@@ -24,6 +24,12 @@
  *     (and set its security status); past the first module the mesh
  *     hands it to the front end's callback and to the states waiting;
  *   - MODULE_ERROR: as finished, with SERVFAIL (and qstate->ede).
+ * A module that got MODULE_EVENT_MODDONE may also leave MODULE_WAIT_MODULE:
+ * the query goes down again (a restart; the module below gets
+ * MODULE_EVENT_PASS in its finished state and resolves anew). The
+ * validator does so after a bogus answer (val-max-restart), with the
+ * servers that gave it (qstate->origin, recorded by the iterator) added
+ * to qstate->exclude, which the iterator never asks.
  *
  * The environment (struct module_env) holds everything a module may reach:
  * the caches, the outbound network (as function pointers the mesh fills in,
@@ -60,6 +66,13 @@ struct comm_base;
 
 /** most modules in a stack */
 #define MODULE_MAX 8
+
+/** most servers recorded as the origin of one answer (module_qstate.
+ * origin) */
+#define MODULE_ORIGIN_MAX 4
+/** most server addresses one query state may exclude (module_qstate.
+ * exclude) */
+#define MODULE_EXCLUDE_MAX 16
 
 /** state key flag: client asked with the DO bit */
 #define MESH_FLAG_DO	0x01
@@ -321,6 +334,21 @@ struct module_qstate {
 	struct mesh_answer *return_msg;
 	/** Extended DNS Error for a SERVFAIL, or -1 */
 	int ede;
+	/** the servers whose replies the answer in return_msg was made of
+	 * (the final reply, and those of the CNAMEs before it), recorded
+	 * by the iterator, at most MODULE_ORIGIN_MAX: pointers into its
+	 * data in the region, valid while the state lives */
+	const struct netaddr *origin[MODULE_ORIGIN_MAX];
+	/** how many */
+	int origin_count;
+	/** servers the iterator must not ask for this state: a module
+	 * above that passes a finished query down again (the validator,
+	 * after a bogus answer: val-max-restart) puts the origins of the
+	 * rejected answer here. In the region, NULL until first used, at
+	 * most MODULE_EXCLUDE_MAX */
+	struct netaddr *exclude;
+	/** how many */
+	int exclude_count;
 	/** the mesh state this is part of (for the mesh) */
 	void *mesh_info;
 };

@@ -397,6 +397,9 @@ struct config_file {
 	struct config_strlist *domain_insecure;
 	/** val-bogus-ttl: seconds a bogus result is kept */
 	int val_bogus_ttl;
+	/** val-max-restart: times a bogus answer is asked again of other
+	 * servers (those that gave it excluded) before it is final */
+	int val_max_restart;
 	/** val-sig-skew-min: least clock skew allowed on signatures, s */
 	int val_sig_skew_min;
 	/** val-sig-skew-max: most clock skew allowed on signatures, s */

@@ -279,6 +279,9 @@ LISTOPT("domain-insecure", CLAUSE_SERVER, OPT_NAME_LIST, domain_insecure,
   "a domain not validated (negative trust anchor)"),
 INTOPT("val-bogus-ttl", CLAUSE_SERVER, val_bogus_ttl, "60", 0, INTMAX, SH | IM,
   "<seconds>", "how long a validation failure is remembered"),
+INTOPT("val-max-restart", CLAUSE_SERVER, val_max_restart, "5", 0, 100,
+  SH | IM, "<number>", "times a bogus answer is asked again of other servers "
+  "before it is final"),
 INTOPT("val-sig-skew-min", CLAUSE_SERVER, val_sig_skew_min, "3600", 0, INTMAX,
   SH | IM, "<seconds>", "least clock skew allowed on signature dates"),
 INTOPT("val-sig-skew-max", CLAUSE_SERVER, val_sig_skew_max, "86400", 0,
@@ -704,7 +707,6 @@ NOSEC("quic-port", CLAUSE_SERVER, NOSEC_TLS_SVC),
 NOSEC("dnscrypt-enable", CLAUSE_IGNORED, "DNSCrypt service to clients"),
 
 /* ---- Unbound options petrel accepts and ignores ---- */
-IGN("val-max-restart", CLAUSE_SERVER),
 IGN("harden-large-queries", CLAUSE_SERVER),
 IGN("harden-short-bufsize", CLAUSE_SERVER),
 IGN("harden-referral-path", CLAUSE_SERVER),

@@ -29,6 +29,7 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_neg.h"
 #include "util/locks.h"
+#include "util/netaddr.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -60,6 +61,8 @@ struct val_env {
 	uint32_t skew_min, skew_max;
 	/** val-bogus-ttl */
 	uint32_t bogus_ttl;
+	/** val-max-restart */
+	int max_restart;
 	/** NSEC3 iteration limit */
 	unsigned max_iter;
 	/** options */
@@ -146,6 +149,23 @@ struct val_qstate {
 	int ede;
 	/** reason text */
 	const char *reason;
+	/** 1 when a failure found by the last check lies in the keys of a
+	 * signer (a bogus key chain, no keys, too many steps), not in the
+	 * answer's own records: asking other servers for the answer would
+	 * not help, so the query is not restarted */
+	int keys_bad;
+	/** restarts done (val-max-restart) */
+	int restarts;
+	/** 1 when no restart may follow (the restarts are used up) */
+	int restart_done;
+	/** the bogus answer the last restart was made for (in the region),
+	 * its EDE and reason: the result when the restarted resolution
+	 * gets no answer (no server left) */
+	struct mesh_answer *bogus_ans;
+	/** its EDE */
+	int bogus_ede;
+	/** its reason */
+	const char *bogus_reason;
 };
 
 long
@@ -195,6 +215,7 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 	ve->skew_min = VAL_SKEW_MIN_DEFAULT;
 	ve->skew_max = VAL_SKEW_MAX_DEFAULT;
 	ve->bogus_ttl = VAL_BOGUS_TTL_DEFAULT;
+	ve->max_restart = VAL_MAX_RESTART_DEFAULT;
 	ve->max_iter = VAL_NSEC3_MAX_ITER_DEFAULT;
 	ve->harden_stripped = 1;
 	ve->clean_add = 1;
@@ -205,6 +226,7 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 		ve->skew_min = (uint32_t)cfg->val_sig_skew_min;
 		ve->skew_max = (uint32_t)cfg->val_sig_skew_max;
 		ve->bogus_ttl = (uint32_t)cfg->val_bogus_ttl;
+		ve->max_restart = cfg->val_max_restart;
 		it = val_parse_nsec3_iterations(
 			cfg->val_nsec3_keysize_iterations);
 		if(it < 0) {
@@ -1066,6 +1088,14 @@ val_fail(struct val_qstate *vq, int ede, const char *why)
 	vq->reason = why;
 }
 
+/** remember a failure that lies in the keys of a signer (keys_bad) */
+static void
+val_fail_keys(struct val_qstate *vq, int ede, const char *why)
+{
+	val_fail(vq, ede, why);
+	vq->keys_bad = 1;
+}
+
 /** @return labels of an RRSIG (its labels field) */
 static int
 sig_labels(const struct val_rr *sig)
@@ -1191,7 +1221,7 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		if(ki->status == VAL_KEY_INSECURE) {
 			s = MODULE_SEC_INSECURE;
 		} else if(ki->status == VAL_KEY_BOGUS) {
-			val_fail(vq, ki->ede, ki->reason[0] ? ki->reason :
+			val_fail_keys(vq, ki->ede, ki->reason[0] ? ki->reason :
 				"key chain is bogus");
 			s = MODULE_SEC_BOGUS;
 		} else if(ns == 0) {
@@ -1327,6 +1357,7 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	const struct module_rr *rr;
 	vq->reason = NULL;
 	vq->ede = -1;
+	vq->keys_bad = 0;
 	clear_marks(a);
 	fname = final_name(qs, a);
 	neg = (a->rcode == DNS_RCODE_NXDOMAIN);
@@ -1379,6 +1410,8 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		if(ki->status == VAL_KEY_INSECURE)
 			return MODULE_SEC_INSECURE;
+		if(ki->status == VAL_KEY_BOGUS)
+			vq->keys_bad = 1;
 		val_fail(vq, ki->status == VAL_KEY_BOGUS ? ki->ede :
 			DNS_EDE_NSEC_MISSING, ki->status == VAL_KEY_BOGUS ?
 			"key chain is bogus" : "denial without NSEC records");
@@ -1435,14 +1468,21 @@ static void
 val_log_bogus(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve)
 {
-	char name[256];
+	char name[256], from[160];
 	if(ve->log_level < 1)
 		return;
 	if(dname_to_str(qs->qname, name, sizeof(name)) < 0)
 		snprintf(name, sizeof(name), "?");
-	log_info("validation failure <%s type %u class %u>: %s (EDE %d)",
-		name, (unsigned)qs->qtype, (unsigned)qs->qclass,
-		vq->reason ? vq->reason : "bogus", vq->ede);
+	from[0] = 0;
+	if(qs->origin_count > 0) {
+		char a[128];
+		snprintf(from, sizeof(from), " from %s", netaddr_str(
+			qs->origin[0], 53, a, sizeof(a)));
+	}
+	log_info("validation failure <%s type %u class %u>: %s (EDE %d)%s"
+		" after %d restarts", name, (unsigned)qs->qtype,
+		(unsigned)qs->qclass, vq->reason ? vq->reason : "bogus",
+		vq->ede, from, vq->restarts);
 }
 
 /** @return the number of bogus RRsets in a list */
@@ -1611,13 +1651,74 @@ root_anchor_has(struct val_env *ve, unsigned tag)
 	return has;
 }
 
-/** the answer is checked: set its status, finish the state */
+/**
+ * val-max-restart: the answer is bogus; unless the restarts are used up,
+ * the failure is in the keys, or no server is known to have given it,
+ * exclude the servers it came from and pass the query down again (the
+ * iterator resolves it anew without them; module.h). Nothing is
+ * allocated before the first restart.
+ * @return 1 when restarted (the state waits on the iterator again).
+ */
+static int
+val_restart(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, int id)
+{
+	int i, j, added = 0;
+	if(vq->restart_done || vq->keys_bad || vq->restarts >=
+		ve->max_restart || qs->origin_count == 0)
+		return 0;
+	if(!qs->exclude) {
+		qs->exclude = region_alloc(qs->region, MODULE_EXCLUDE_MAX *
+			sizeof(*qs->exclude));
+		if(!qs->exclude)
+			return 0;
+	}
+	for(i = 0; i < qs->origin_count; i++) {
+		for(j = 0; j < qs->exclude_count; j++)
+			if(netaddr_cmp(&qs->exclude[j], qs->origin[i]) == 0)
+				break;
+		if(j < qs->exclude_count ||
+			qs->exclude_count >= MODULE_EXCLUDE_MAX)
+			continue;
+		qs->exclude[qs->exclude_count++] = *qs->origin[i];
+		added++;
+	}
+	if(added == 0)
+		return 0;
+	vq->restarts++;
+	if(verbosity >= VERB_ALGO) {
+		char n[DNS_MAX_NAME_STR], a[128];
+		(void)dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s type %u bogus (%s) from %s: "
+			"restart %d of %d without %d servers", n,
+			(unsigned)qs->qtype, vq->reason ? vq->reason : "bogus",
+			netaddr_str(qs->origin[0], 53, a, sizeof(a)),
+			vq->restarts, ve->max_restart, qs->exclude_count);
+	}
+	vq->bogus_ans = vq->ans;
+	vq->bogus_ede = vq->ede;
+	vq->bogus_reason = vq->reason;
+	vq->ans = NULL;
+	vq->reason = NULL;
+	vq->ede = -1;
+	qs->origin_count = 0;
+	qs->return_msg = NULL;
+	qs->return_rcode = 0;
+	qs->ede = -1;
+	qs->ext_state[id] = MODULE_WAIT_MODULE;
+	return 1;
+}
+
+/** the answer is checked: set its status, finish the state (or restart
+ * the query when it is bogus: val_restart) */
 static void
 val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, int sec, int id)
 {
 	struct mesh_answer *a = vq->ans;
 	struct module_counters *c = &qs->env->ctr;
+	if(sec == MODULE_SEC_BOGUS && val_restart(qs, vq, ve, id))
+		return;
 	a->sec = (enum module_sec_status)sec;
 	if(sec == MODULE_SEC_SECURE && ve->neg &&
 		(a->rcode == DNS_RCODE_NXDOMAIN || a->an.count == 0))
@@ -1821,7 +1922,7 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 		const uint8_t *need = NULL;
 		int sec;
 		if(++vq->steps > VAL_MAX_STEPS) {
-			val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+			val_fail_keys(vq, DNS_EDE_DNSSEC_BOGUS,
 				"too many validation steps");
 			val_finish(qs, vq, ve, MODULE_SEC_BOGUS, id);
 			return;
@@ -1833,7 +1934,8 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		if(vq->done_valid && dname_equal(vq->target, need)) {
 			/* the walk ended but gave nothing usable */
-			val_fail(vq, DNS_EDE_DNSKEY_MISSING, "no keys found");
+			val_fail_keys(vq, DNS_EDE_DNSKEY_MISSING,
+				"no keys found");
 			val_finish(qs, vq, ve, MODULE_SEC_BOGUS, id);
 			return;
 		}
@@ -1957,6 +2059,20 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
 			autr_probe_result(qs, ve, pt);
+		if(vq->restarts > 0 && (!qs->return_msg ||
+			(qs->return_rcode != DNS_RCODE_NOERROR &&
+			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {
+			/* a restart found no other answer (every server left
+			 * failed or was excluded): the bogus answer is final */
+			vq->ans = vq->bogus_ans;
+			vq->ede = vq->bogus_ede;
+			vq->reason = vq->bogus_reason;
+			vq->restart_done = 1;
+			qs->return_msg = vq->ans;
+			qs->return_rcode = vq->ans->rcode;
+			val_finish(qs, vq, ve, MODULE_SEC_BOGUS, id);
+			return;
+		}
 		if(vq->passthrough || !qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN)) {

@@ -25,7 +25,13 @@
  * secure, insecure or bogus (mesh_answer.sec, and each record's sec): the
  * message cache keeps it and sets AD for DO or AD clients on secure ones.
  * Bogus is SERVFAIL with an Extended DNS Error (RFC 8914) unless
- * val-permissive-mode. For clients without DO the DNSSEC records are
+ * val-permissive-mode. Before an answer is bogus, the query is restarted
+ * up to val-max-restart times: passed down again to the iterator with the
+ * servers that gave the bogus answer (qstate->origin) excluded
+ * (qstate->exclude); only when the restarts are used up, or no server is
+ * left to ask, is it final (and remembered for val-bogus-ttl). A failure
+ * of the key chain is not restarted (another server's copy of the answer
+ * cannot mend it). For clients without DO the DNSSEC records are
  * removed from the answer. With no trust anchor configured, every answer
  * is insecure and nothing is asked with DO.
  */
@@ -44,6 +50,10 @@ struct module_env;
 
 /** most walk steps (sub-queries and re-checks) for one answer */
 #define VAL_MAX_STEPS 64
+
+/** default val-max-restart: times a bogus answer is asked again of other
+ * servers (as Unbound 1.22) */
+#define VAL_MAX_RESTART_DEFAULT 5
 
 /** the validator module (name "validator") */
 extern const struct module_func_block val_module_block;
