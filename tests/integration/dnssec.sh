@@ -17,6 +17,10 @@
 #                valid), wrongkey (www signed by a key not in the set),
 #                badds (DS in dsec. matches no key), stripped (www RRSIG
 #                removed), tampered (www rdata changed after signing)
+#   127.0.30.46  restart.dsec.     www rdata changed after signing, and
+#   127.0.30.47  restart.dsec.     the same zone untouched: its second server,
+#                ns2.insecure.dsec. (no glue, so petrel asks .46 first):
+#                val-max-restart asks .47 after .46's bogus answer: AD
 # Checks: AD on secure answers (positive, NXDOMAIN, NODATA, wildcard, CNAME
 # across zones, NSEC3), no AD on insecure ones, SERVFAIL with the EDE code
 # on bogus ones, the data with +cd, no DNSSEC records for clients without
@@ -199,6 +203,20 @@ build() {
 	delegate tampered.dsec. 127.0.30.45 "$Z/$KSK.ds"
 	NSDS+=("127.0.30.45 tampered.dsec.=$Z/tampered.dsec.zone.s2")
 
+	# two servers, the first (the only one with glue) bogus: val-max-restart
+	keys restart.dsec. ECDSAP256SHA256 "" || return 1
+	{ zone_body restart.dsec. 127.0.30.46
+	  echo "@ IN NS ns2.insecure.dsec."; } > "$Z/restart.dsec.zone"
+	sign restart.dsec. restart.dsec.zone || return 1
+	sed -E 's/^(www\.restart\.dsec\.\s+[0-9]+\s+IN\s+A\s+)192\.0\.2\.1/\1192.0.2.66/' \
+		"$Z/restart.dsec.zone.signed" > "$Z/restart.dsec.zone.s2"
+	grep -q 192.0.2.66 "$Z/restart.dsec.zone.s2" || return 1
+	delegate restart.dsec. 127.0.30.46 "$Z/$KSK.ds"
+	PARENT_TEST+="restart.dsec. IN NS ns2.insecure.dsec."$'\n'
+	echo "ns2 IN A 127.0.30.47" >> "$Z/insecure.dsec.zone"
+	NSDS+=("127.0.30.46 restart.dsec.=$Z/restart.dsec.zone.s2")
+	NSDS+=("127.0.30.47 restart.dsec.=$Z/restart.dsec.zone.signed")
+
 	# dsec.
 	keys dsec. RSASHA256 1024 || return 1
 	{ zone_body dsec. 127.0.30.2; printf '%s' "$PARENT_TEST"; } > "$Z/test.zone"
@@ -361,6 +379,8 @@ run_model() {
 	expect_bogus www.badds.dsec. A 9
 	expect_bogus www.stripped.dsec. A 10
 	expect_bogus www.tampered.dsec. A 6
+	# val-max-restart (default 5): .46's bogus answer, then .47's
+	expect_secure www.restart.dsec. A NOERROR
 	# a client without DO: validated, no AD, no signatures
 	out=$(q +noadflag www.alg13.dsec. A)
 	if [ "$(echo "$out" | status)" = NOERROR ] && ! echo "$out" | has_ad &&
