@@ -128,6 +128,15 @@ def check_secure(step):
                      ["ENTRY_END", ""])
 
 
+def check_insecure_bogus(step):
+    """val-permissive-mode: the bogus answer, without AD"""
+    return "\n".join([f"STEP {step} CHECK_ANSWER", "ENTRY_BEGIN",
+                      "MATCH flags rcode question answer",
+                      "REPLY QR RD RA NOERROR DO", "SECTION QUESTION",
+                      f"{Q} IN A", "SECTION ANSWER"] + BOGUS +
+                     ["ENTRY_END", ""])
+
+
 def check_bogus(step):
     return "\n".join([f"STEP {step} CHECK_ANSWER", "ENTRY_BEGIN",
                       "MATCH flags rcode question answer ede=6",
@@ -167,7 +176,9 @@ scenario("secure", "val-max-restart (default 5): the first server's answer "
          "is bogus, the query is restarted without it, the second server's "
          "answer is secure (AD)", 2, [],
          [query(1), out_query(2, 1), reply(3, BOGUS, 1), out_query(4, 2),
-          reply(5, GOOD, 2), check_secure(6), sent(7, 1, 1), sent(8, 1, 2)])
+          reply(5, GOOD, 2), check_secure(6), sent(7, 1, 1), sent(8, 1, 2),
+          # the good answer is the one cached: asked again, no query
+          query(9), check_secure(10), sent(11, 1, 1), sent(12, 1, 2)])
 
 # 2. val-max-restart: 0: the first bogus answer is final
 scenario("zero", "val-max-restart: 0: the first bogus answer is final "
@@ -206,7 +217,16 @@ scenario("none_left", "val-max-restart (default 5) and two servers, both "
           query(11), check_bogus(12), sent(13, 1, 1), sent(14, 1, 2),
           sent(15, 2, 0)])
 
-# 6. a bogus key chain is not restarted: val_badds.rpl (the DS matches no
+# 6. val-permissive-mode: the restarts are made all the same; when no
+# server is left the last bogus answer is given, without AD
+scenario("permissive", "val-permissive-mode and two servers, both bogus: "
+         "each is asked once, then no server is left: the bogus answer "
+         "without AD", 2, ["val-permissive-mode: yes"],
+         [query(1), out_query(2, 1), reply(3, BOGUS, 1), out_query(4, 2),
+          reply(5, BOGUS, 2), check_insecure_bogus(6), sent(7, 1, 1),
+          sent(8, 1, 2)])
+
+# 7. a bogus key chain is not restarted: val_badds.rpl (the DS matches no
 # DNSKEY, EDE 9) with the queries counted: the answer's server is asked
 # once and the resolution does not start again from the root
 BADDS = open(os.path.join(TESTDATA, "val_badds.rpl")).read()
