@@ -156,7 +156,8 @@ struct val_qstate {
 	int keys_bad;
 	/** restarts done (val-max-restart) */
 	int restarts;
-	/** 1 when no restart may follow (the restarts are used up) */
+	/** 1 when no restart may follow (a restarted resolution came back
+	 * without an answer: the last bogus one is final) */
 	int restart_done;
 	/** the bogus answer the last restart was made for (in the region),
 	 * its EDE and reason: the result when the restarted resolution
