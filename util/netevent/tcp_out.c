@@ -386,13 +386,20 @@ comm_tcp_out_create(struct comm_base *base, const struct netaddr *to,
 	t->timer = comm_timer_create(base, out_timeout, t);
 	if(!t->rbuf || !t->timer)
 		goto fail;
+#if defined(SOCK_NONBLOCK) && defined(SOCK_CLOEXEC)
+	t->fd = socket(to->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		SOCK_CLOEXEC, 0);
+#else
 	t->fd = socket(to->addr.ss_family, SOCK_STREAM, 0);
+#endif
 	if(t->fd == -1) {
 		verbose(VERB_OPS, "tcp out: socket: %s", strerror(errno));
 		goto fail;
 	}
+#if !defined(SOCK_NONBLOCK) || !defined(SOCK_CLOEXEC)
 	if(nev_fd_nonblock(t->fd) == -1)
 		goto fail;
+#endif
 	(void)setsockopt(t->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 	if(from && bind(t->fd, (const struct sockaddr *)&from->addr,
 		from->len) == -1) {
