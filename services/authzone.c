@@ -90,6 +90,10 @@ struct auth_zone {
 #endif
 	/** the data, or NULL (none yet, or expired) */
 	struct az_data *data;
+	/** 1 when data is NULL because the zone failed its ZONEMD check
+	 * (written under the rwlock's write side, read under the read
+	 * side): the iterator then asks the servers (for-upstream) */
+	int refused;
 	/** the zones (for the keys) */
 	struct auth_zones *az;
 };
@@ -108,6 +112,12 @@ struct auth_zones {
 	struct xfr_service *xs;
 	/** 1 when some zone is for-upstream / for-downstream */
 	int any_up, any_down;
+	/** the DNSSEC check of ZONEMD (RFC 8976 4), or NULL */
+	auth_zonemd_dnssec_func dnssec;
+	/** its argument */
+	void *dnssec_arg;
+	/** zonemd-permissive-mode: a failed check is logged, the zone used */
+	int permissive;
 };
 
 /* ---------------- zone data ---------------- */
@@ -730,6 +740,8 @@ z_swap(struct auth_zone *z, struct az_data *d)
 #endif
 	old = z->data;
 	z->data = d;
+	if(d)
+		z->refused = 0;
 #ifdef HAVE_PTHREAD
 	pthread_rwlock_unlock(&z->lock);
 #endif
@@ -778,24 +790,91 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	return 0;
 }
 
-/** check and build data from RRs (taken). @return data or NULL, err */
-static struct az_data *
-z_build(struct auth_zone *z, ldns_rr_list *rrs, const char **err)
+/** mark a zone without data as refused for its ZONEMD */
+static void
+z_set_refused(struct auth_zone *z)
 {
-	if(z->zonemd_check || z->zonemd_reject_absence) {
-		if(auth_zonemd_verify(rrs, z->apex, z->zonemd_reject_absence,
-			err) != 0) {
-			ldns_rr_list_deep_free(rrs);
-			return NULL;
-		}
-	}
-	return az_data_build(rrs, z->apex, err);
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_wrlock(&z->lock);
+#endif
+	if(!z->data)
+		z->refused = 1;
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_unlock(&z->lock);
+#endif
 }
 
-/** read the zone file: @return 0 (data set, or no file), -1 with err */
+/**
+ * The ZONEMD check of a zone's RRs (RFC 8976 4): with a DNSSEC check and
+ * a trust anchor over the zone, the ZONEMD RRset (or the proof of its
+ * absence) must verify first; then the digest.
+ * @param z: the zone; rrs: its RRs.
+ * @param why: the reason on failure; whylen its size.
+ * @return 0 when the zone may be used (with zonemd-permissive-mode, a
+ *	failure is logged and 0 returned), -1 when it is refused.
+ */
 static int
-z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
-	size_t errlen)
+z_zonemd(struct auth_zone *z, const ldns_rr_list *rrs, char *why,
+	size_t whylen)
+{
+	struct auth_zones *az = z->az;
+	const char *e = NULL;
+	int r = AUTH_ZMD_NO_ANCHOR;
+	if(!z->zonemd_check && !z->zonemd_reject_absence)
+		return 0;
+	why[0] = 0;
+	if(az && az->dnssec && z->zonemd_check) {
+		r = az->dnssec(az->dnssec_arg, rrs, z->apex, why, whylen);
+		if(r == AUTH_ZMD_SECURE)
+			verbose(VERB_ALGO, "auth-zone %s: the ZONEMD is "
+				"DNSSEC-verified", z->name);
+	}
+	if(r != AUTH_ZMD_BOGUS && r != AUTH_ZMD_UNVERIFIABLE) {
+		if(auth_zonemd_verify(rrs, z->apex, z->zonemd_reject_absence,
+			&e) == 0)
+			return 0;
+		snprintf(why, whylen, "%s", e);
+	} else if(!why[0])
+		snprintf(why, whylen, "the ZONEMD does not verify with DNSSEC");
+	if(az && az->permissive) {
+		log_warnx("auth-zone %s: ZONEMD check failed (%s); the zone is "
+			"used (zonemd-permissive-mode)", z->name, why);
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * Check and build data from RRs (taken).
+ * @param zmd_fail: set to 1 when the ZONEMD check refused the zone.
+ * @return data or NULL with the reason in why.
+ */
+static struct az_data *
+z_build(struct auth_zone *z, ldns_rr_list *rrs, int *zmd_fail, char *why,
+	size_t whylen)
+{
+	const char *e = NULL;
+	struct az_data *d;
+	*zmd_fail = 0;
+	if(z_zonemd(z, rrs, why, whylen) != 0) {
+		*zmd_fail = 1;
+		ldns_rr_list_deep_free(rrs);
+		return NULL;
+	}
+	if(!(d = az_data_build(rrs, z->apex, &e)))
+		snprintf(why, whylen, "%s", e ? e : "out of memory");
+	return d;
+}
+
+/**
+ * Read the zone file.
+ * @param at_start: 1 at start-up: a zone that fails its ZONEMD check is
+ *	logged and left without data (refused), not an error.
+ * @return 0 (data set, or no file, or refused at start), -1 with err
+ */
+static int
+z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
+	char *err, size_t errlen)
 {
 	FILE *f;
 	ldns_zone *lz = NULL;
@@ -803,8 +882,8 @@ z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
 	ldns_status st;
 	struct az_data *d;
 	struct stat sb;
-	const char *why = NULL;
-	int line = 0;
+	char why[256];
+	int line = 0, zmd_fail = 0;
 	if(!z->zonefile)
 		return 0;
 	if(!(f = fopen(z->zonefile, "r"))) {
@@ -840,7 +919,13 @@ z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
 		return -1;
 	}
 	ldns_zone_deep_free(lz);
-	if(!(d = z_build(z, rrs, &why))) {
+	if(!(d = z_build(z, rrs, &zmd_fail, why, sizeof(why)))) {
+		if(zmd_fail && at_start) {
+			log_err("auth-zone %s: the zone from %s is refused, not "
+				"used: %s", z->name, z->zonefile, why);
+			z_set_refused(z);
+			return 0;
+		}
 		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
 			z->zonefile, why);
 		return -1;
@@ -855,8 +940,11 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 {
 	struct auth_zone *z = arg;
 	struct az_data *d = NULL;
-	const char *why = NULL;
+	const char *e = NULL;
+	char why[256];
+	int zmd_fail = 0;
 	ldns_rr_list *rrs = NULL;
+	why[0] = 0;
 	z_wlock(z, 1);
 	if(res->kind == XFR_EXPIRED) {
 		z_swap(z, NULL);
@@ -871,13 +959,17 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 			z_wlock(z, 0);
 			return -1;
 		}
-		rrs = xfr_apply(z->data->rrs, res, &why);
+		if(!(rrs = xfr_apply(z->data->rrs, res, &e)))
+			snprintf(why, sizeof(why), "%s", e ? e :
+				"out of memory");
 	}
 	if(rrs)
-		d = z_build(z, rrs, &why);
+		d = z_build(z, rrs, &zmd_fail, why, sizeof(why));
 	if(!d) {
 		log_err("auth-zone %s: the zone from %s is refused: %s",
-			z->name, res->from, why ? why : "out of memory");
+			z->name, res->from, why[0] ? why : "out of memory");
+		if(zmd_fail)
+			z_set_refused(z);
 		z_wlock(z, 0);
 		return -1;
 	}
@@ -980,6 +1072,14 @@ struct auth_zones *
 auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 	size_t errlen)
 {
+	return auth_zones_create_dnssec(cfg, NULL, NULL, ok, err, errlen);
+}
+
+struct auth_zones *
+auth_zones_create_dnssec(const struct config_file *cfg,
+	auth_zonemd_dnssec_func dnssec, void *arg, int *ok, char *err,
+	size_t errlen)
+{
 	struct auth_zones *az;
 	const struct config_auth *c;
 	const struct config_tsig *t;
@@ -997,6 +1097,9 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 		snprintf(err, errlen, "auth-zone: out of memory");
 		return NULL;
 	}
+	az->dnssec = dnssec;
+	az->dnssec_arg = arg;
+	az->permissive = cfg->zonemd_permissive_mode;
 	for(t = cfg->tsig_keys; t; t = t->next)
 		az->num_keys++;
 	if(az->num_keys && !(az->keys = calloc(az->num_keys,
@@ -1022,7 +1125,7 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 			az->any_up = 1;
 		if(z->for_downstream)
 			az->any_down = 1;
-		if(z_read_file(z, z->num_prim > 0, &age, err, errlen) != 0)
+		if(z_read_file(z, z->num_prim > 0, 1, &age, err, errlen) != 0)
 			goto fail;
 		if(z->data)
 			verbose(VERB_OPS, "auth-zone %s: serial %u from %s",
@@ -1241,8 +1344,11 @@ az_answer(struct auth_zone *z, const uint8_t *dp, const ldns_rdf *qowner,
 		goto out;
 	z_rdlock(z);
 	if(!z->data) {
+		/* a zone refused for its ZONEMD: the iterator asks the
+		 * servers instead (RFC 8976 4) */
+		r = (z->fallback || (z->refused && !downstream)) ? AUTH_NOT :
+			AUTH_FAIL;
 		z_unlock(z);
-		r = z->fallback ? AUTH_NOT : AUTH_FAIL;
 		goto out;
 	}
 	if(az_lookup(z->data, z->apex, qn, (ldns_rr_type)qtype, do_bit,
@@ -1413,9 +1519,11 @@ auth_zones_list(struct auth_zones *az, char *buf, size_t len)
 		char st[400];
 		int r;
 		long long serial = -1;
+		int refused;
 		z_rdlock(z);
 		if(z->data)
 			serial = z->data->serial;
+		refused = z->refused;
 		z_unlock(z);
 		if(z->task)
 			(void)xfr_task_status(z->task, st, sizeof(st));
@@ -1425,7 +1533,8 @@ auth_zones_list(struct auth_zones *az, char *buf, size_t len)
 			z->name, z->for_upstream ? "upstream" : "",
 			z->for_upstream && z->for_downstream ? "," : "",
 			z->for_downstream ? "downstream" : "", serial < 0 ?
-			"no-data" : "serial", st);
+			(refused ? "zonemd-refused" : "no-data") : "serial",
+			st);
 		if(r < 0 || (size_t)r >= len - used)
 			break;
 		used += (size_t)r;
@@ -1448,7 +1557,7 @@ auth_zones_reload(struct auth_zones *az, const char *name, char *err,
 		return -1;
 	}
 	z_wlock(z, 1);
-	r = z_read_file(z, 0, NULL, err, errlen);
+	r = z_read_file(z, 0, 0, NULL, err, errlen);
 	z_wlock(z, 0);
 	if(r == 0 && z->task && z->data) {
 		const ldns_rr *s;

@@ -10,12 +10,15 @@
 #                 ZONEMD)
 #   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
+#   127.0.120.11  petrel with the validator: ZONEMD checked with DNSSEC
 #
 # Checks: the root is transferred (AXFR, ZONEMD verified) and written to
 # the zonefile; with the root server stopped, names still resolve (RFC
 # 8806, for-upstream); a change on the primary plus a NOTIFY is served
 # within 2 s; a zone with a wrong ZONEMD is refused; a TSIG-signed
-# transfer works and one with the wrong secret is refused; for-downstream
+# transfer works and one with the wrong secret is refused; ZONEMD with
+# DNSSEC (a signed root copy used, a tampered ZONEMD and a wrong key
+# refused, a refused for-upstream zone resolved from its servers); for-downstream
 # answers carry AA (answer, NXDOMAIN with SOA); the control commands.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -258,6 +261,106 @@ dig +short @127.0.120.1 . SOA +time=1 +tries=1 >/dev/null 2>&1 &&
 r=$(dig +short +time=2 +tries=1 @$PA www.zz. A)
 [ "$r" = 192.0.2.100 ] && ok "www.zz. resolves with the root server stopped" ||
 	bad "www.zz. with the root server stopped: '$r'"
+
+# ---- ZONEMD verified with DNSSEC (RFC 8976 4), a second petrel ----
+# (127.0.120.11, validator on) with zone files signed here: the root with
+# its trust anchor (RFC 8806), used; tampered. (ZONEMD digest changed
+# after signing) and wrongkey. (the anchor is another key) refused, so
+# SERVFAIL downstream; zz. for-upstream with a wrong ZONEMD: refused, the
+# iterator asks zz.'s server instead.
+PV=127.0.120.11
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k . ) > "$W/kroot" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k tampered. ) > "$W/ktamp" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k wrongkey. ) > "$W/kwrong" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k wrongkey. ) > "$W/kother" 2>/dev/null
+root_zone 2026112401 > "$W/sroot.src"
+ldns-signzone -z 1:1 -f "$W/sroot.zone" "$W/sroot.src" "$W/$(cat "$W/kroot")" >/dev/null 2>&1
+for z in tampered wrongkey; do
+	sed "s/signed\./$z./g" "$W/signed.zone" > "$W/$z.src"
+done
+ldns-signzone -z 1:1 -f "$W/tampered.zone" "$W/tampered.src" "$W/$(cat "$W/ktamp")" >/dev/null 2>&1
+# one hex digit of the ZONEMD digest changed: its RRSIG no longer fits
+awk '$4 == "ZONEMD" && !d { c = substr($8, 1, 1); $8 = (c == "0" ? "1" : "0") substr($8, 2); d = 1 } { print }' \
+	"$W/tampered.zone" > "$W/tampered.tmp" && mv "$W/tampered.tmp" "$W/tampered.zone"
+ldns-signzone -z 1:1 -f "$W/wrongkey.zone" "$W/wrongkey.src" "$W/$(cat "$W/kwrong")" >/dev/null 2>&1
+# zz. with a ZONEMD, then www.zz. changed in the copy
+ldns-signzone -Z -z 1:1 -f "$W/zz.copy" "$W/tld.zz.zone" zz. >/dev/null 2>&1
+sed -i 's/192\.0\.2\.100/192.0.2.250/' "$W/zz.copy"
+cat "$W/$(cat "$W/kroot").ds" "$W/$(cat "$W/ktamp").ds" "$W/$(cat "$W/kother").ds" > "$W/anchors"
+grep -q "RRSIG.*ZONEMD" "$W/sroot.zone" && grep -q "RRSIG.*ZONEMD" "$W/tampered.zone" &&
+	grep -q "RRSIG.*ZONEMD" "$W/wrongkey.zone" && grep -q "ZONEMD" "$W/zz.copy" &&
+	[ "$(grep -c DS "$W/anchors")" = 3 ] ||
+	{ echo "ldns-keygen/ldns-signzone failed"; exit 1; }
+cat > "$W/petrel-v.conf" <<EOF
+server:
+  interface: $PV
+  port: 53
+  do-ip6: no
+  num-threads: 1
+  do-daemonize: no
+  username: ""
+  chroot: ""
+  directory: "$W"
+  pidfile: "$W/petrel-v.pid"
+  use-syslog: no
+  verbosity: 1
+  access-control: 127.0.0.0/8 allow
+  do-not-query-localhost: no
+  qname-minimisation: no
+  module-config: "validator iterator"
+  trust-anchor-file: "$W/anchors"
+  root-hints: "$W/hints"
+auth-zone:
+  name: "."
+  zonefile: "$W/sroot.zone"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
+  zonemd-reject-absence: yes
+auth-zone:
+  name: tampered.
+  zonefile: "$W/tampered.zone"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: wrongkey.
+  zonefile: "$W/wrongkey.zone"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: zz.
+  zonefile: "$W/zz.copy"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
+EOF
+"$PETREL" -d -c "$W/petrel-v.conf" >"$W/petrel-v.log" 2>&1 &
+PIDV=$!
+it_track $PIDV
+for i in $(seq 100); do
+	dig +time=1 +tries=1 @$PV . SOA >/dev/null 2>&1 && break
+	sleep 0.1
+done
+out=$(dig +dnssec +time=2 +tries=1 @$PV . SOA)
+echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "flags: qr rd ra ad" &&
+	! grep -q "auth-zone \.: .*refused" "$W/petrel-v.log" &&
+	ok "a signed root with a DNSSEC-verified ZONEMD is used (root server stopped; . SOA validated: ad)" ||
+	{ bad "the signed root:"; echo "$out"; cat "$W/petrel-v.log"; }
+r=$(dig +short +time=2 +tries=1 @$PV www.zz. A)
+[ "$r" = 192.0.2.100 ] && grep -q "auth-zone zz\.: .*refused, not used" "$W/petrel-v.log" &&
+	ok "a for-upstream zone refused for its ZONEMD: the iterator asks its server (www.zz. $r)" ||
+	{ bad "zz. refused for-upstream: '$r'"; grep "zz\." "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.tampered. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone tampered\.: .*refused, not used: the ZONEMD RRSIG does not verify" "$W/petrel-v.log" &&
+	ok "a tampered ZONEMD (its RRSIG fails) is refused: SERVFAIL" ||
+	{ bad "tampered ZONEMD: '$r'"; grep tampered "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.wrongkey. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone wrongkey\.: .*refused, not used: the DNSKEY set does not verify with the trust anchor" "$W/petrel-v.log" &&
+	ok "a zone signed by a key other than its trust anchor is refused: SERVFAIL" ||
+	{ bad "wrong key: '$r'"; grep wrongkey "$W/petrel-v.log"; }
+it_kill $PIDV
 
 # ---- a change on the primary + NOTIFY, served within 2 s ----
 root_zone 2026112402 "yy. 172800 IN NS ns1.zz." > "$W/root.src"
