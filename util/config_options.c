@@ -656,7 +656,9 @@ BOOLOPT("cachedb-no-store", CLAUSE_CACHEDB, cachedb_no_store, "no", SH | IM,
 BOOLOPT("cachedb-check-when-serve-expired", CLAUSE_CACHEDB,
   cachedb_check_when_serve_expired, "yes", SH | IM,
   "with serve-expired, look in Redis for a fresh answer before serving an "
-  "expired one from the local cache"),
+  "expired one from the local cache (without serve-expired-client-timeout, "
+  "the expired one is given as soon as Redis has nothing fresh; with it, "
+  "at the timeout)"),
 STROPT("redis-server-host", CLAUSE_CACHEDB, OPT_STR, redis_server_host,
   "127.0.0.1", SH | IM, "<address>", "the Redis server's address"),
 INTOPT("redis-server-port", CLAUSE_CACHEDB, redis_server_port, "6379", 1,
