@@ -80,6 +80,10 @@ struct auth_zone {
 	struct xfr_primary *prim;
 	/** how many */
 	size_t num_prim;
+	/** url: sources (tried when no primary answers) */
+	struct config_url *url;
+	/** how many */
+	size_t num_url;
 	/** the transfer task, or NULL */
 	struct xfr_task *task;
 #ifdef HAVE_PTHREAD
@@ -996,6 +1000,7 @@ z_free(struct auth_zone *z)
 	free(z->zonefile);
 	free(z->notify);
 	free(z->prim);
+	free(z->url);
 	free(z);
 }
 
@@ -1007,6 +1012,7 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 	struct auth_zone *z = calloc(1, sizeof(*z));
 	const struct config_auth_primary *p;
 	const struct config_auth_notify *e;
+	const struct config_auth_url *u;
 	size_t l = sizeof(z->apex_wire), n;
 	if(!z)
 		goto oom;
@@ -1061,6 +1067,13 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 		}
 	}
 	z->num_prim = n;
+	for(n = 0, u = c->urls; u; u = u->next)
+		n++;
+	if(n && !(z->url = calloc(n, sizeof(*z->url))))
+		goto oom;
+	for(n = 0, u = c->urls; u; u = u->next)
+		z->url[n++] = u->url;
+	z->num_url = n;
 	return z;
 oom:
 	snprintf(err, errlen, "auth-zone '%s': out of memory", c->name);
@@ -1125,13 +1138,16 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 			az->any_up = 1;
 		if(z->for_downstream)
 			az->any_down = 1;
-		if(z_read_file(z, z->num_prim > 0, 1, &age, err, errlen) != 0)
+		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0, 1, &age,
+			err, errlen) != 0)
 			goto fail;
 		if(z->data)
 			verbose(VERB_OPS, "auth-zone %s: serial %u from %s",
 				z->name, (unsigned)z->data->serial,
 				z->zonefile);
-		if(z->num_prim) {
+		if(z->num_prim || z->num_url) {
+			char why[512];
+			const char *ca = config_tls_cert_bundle(cfg);
 			if(!az->xs && !(az->xs = xfr_service_create())) {
 				snprintf(err, errlen, "auth-zone: out of "
 					"memory");
@@ -1141,6 +1157,12 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 				z->prim, z->num_prim, z_xfr_cb, z))) {
 				snprintf(err, errlen, "auth-zone '%s': out of "
 					"memory", z->name);
+				goto fail;
+			}
+			if(xfr_task_set_urls(z->task, z->url, z->num_url, ca,
+				why, sizeof(why)) != 0) {
+				snprintf(err, errlen, "auth-zone '%s': url: %s",
+					z->name, why);
 				goto fail;
 			}
 			if(z->data) {
@@ -1584,7 +1606,7 @@ auth_zones_transfer(struct auth_zones *az, const char *name, char *err,
 		return -1;
 	}
 	if(!z->task) {
-		snprintf(err, errlen, "auth-zone %s has no primaries",
+		snprintf(err, errlen, "auth-zone %s has no primaries or urls",
 			z->name);
 		return -1;
 	}

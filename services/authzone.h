@@ -2,7 +2,8 @@
  * services/authzone.h - auth-zone: local copies of zones, answered from.
  *
  * Each auth-zone: clause is one zone, read from its zonefile at start and
- * kept fresh by a transfer task (services/xfr.h) when it has primaries.
+ * kept fresh by a transfer task (services/xfr.h) when it has primaries
+ * or url: sources (HTTP/HTTPS downloads when no primary answers).
  * It answers:
  *   - clients (for-downstream): authoritatively, AA set; NXDOMAIN and
  *     NODATA with the SOA (TTL capped by the SOA minimum), wildcards, CNAME

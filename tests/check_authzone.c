@@ -13,13 +13,15 @@
  * wrong trust anchor, a tampered ZONEMD, a ZONEMD signed by a key outside
  * the zone's DNSKEY set, absence proven by NSEC and NSEC3 or not proven,
  * a zone below its anchor; a refused zone is not used (SERVFAIL
- * downstream, the servers asked upstream) unless zonemd-permissive-mode.
+ * downstream, the servers asked upstream) unless zonemd-permissive-mode;
+ * url: parsing (and a bad one as a load error with file and line).
  */
 #include "config.h"
 #include "services/xfr.h"
 #include "services/authzone.h"
 #include "validator/val_zonemd.h"
 #include "util/config_file.h"
+#include "util/config_auth.h"
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "dns/name.h"
@@ -1137,6 +1139,59 @@ START_TEST(test_zonemd_dnssec_zones)
 }
 END_TEST
 
+/* ---------------- url: ---------------- */
+
+START_TEST(test_url_parse)
+{
+	struct config_url u;
+	const char *why = NULL;
+	char text[512], err[512];
+	struct config_file *cfg;
+	ck_assert_int_eq(config_url_parse("https://www.internic.net/domain/"
+		"root.zone", &u, &why), 0);
+	ck_assert_int_eq(u.tls, 1);
+	ck_assert_str_eq(u.host, "www.internic.net");
+	ck_assert_int_eq(u.port, 443);
+	ck_assert_str_eq(u.path, "/domain/root.zone");
+	ck_assert_int_eq(config_url_parse("http://127.0.0.1:8080", &u, &why),
+		0);
+	ck_assert_int_eq(u.tls, 0);
+	ck_assert_int_eq(u.port, 8080);
+	ck_assert_str_eq(u.path, "/");
+	ck_assert_int_eq(config_url_parse("HTTP://[2001:db8::1]:81/z?a=b#f",
+		&u, &why), 0);
+	ck_assert_str_eq(u.host, "2001:db8::1");
+	ck_assert_int_eq(u.port, 81);
+	ck_assert_str_eq(u.path, "/z?a=b");
+	ck_assert_int_eq(config_url_parse("ftp://h/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http:///z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h:0/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h:65536/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h:8x/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://u:p@h/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://[::1/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h/a b", &u, &why), -1);
+	/* in a config: a load error with the file and line */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n"
+		" url: \"gopher://example.net/z\"\n");
+	ck_assert_int_ne(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "t.conf:3") && strstr(err,
+		"expected http://"), "%s", err);
+	config_delete(cfg);
+	/* a zone with a url only is complete */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n"
+		" url: \"http://192.0.2.1/example.zone\"\n");
+	ck_assert_msg(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_nonnull(cfg->auths->urls);
+	ck_assert_int_eq(cfg->auths->urls->url.port, 80);
+	config_delete(cfg);
+}
+END_TEST
+
 static Suite *
 authzone_suite(void)
 {
@@ -1156,6 +1211,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_zonemd_reject_at_load);
 	tcase_add_test(tc, test_zonemd_dnssec);
 	tcase_add_test(tc, test_zonemd_dnssec_zones);
+	tcase_add_test(tc, test_url_parse);
 	suite_add_tcase(s, tc);
 	return s;
 }

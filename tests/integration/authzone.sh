@@ -11,6 +11,9 @@
 #   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
 #   127.0.120.11  petrel with the validator: ZONEMD checked with DNSSEC
+#   127.0.120.20  http_server.pl, port 8080: url: over HTTP (chunked)
+#   127.0.120.21/22 openssl s_server -WWW, port 8443: url: over HTTPS, a
+#                 certificate in tls-cert-bundle / one that is not
 #
 # Checks: the root is transferred (AXFR, ZONEMD verified) and written to
 # the zonefile; with the root server stopped, names still resolve (RFC
@@ -18,7 +21,9 @@
 # within 2 s; a zone with a wrong ZONEMD is refused; a TSIG-signed
 # transfer works and one with the wrong secret is refused; ZONEMD with
 # DNSSEC (a signed root copy used, a tampered ZONEMD and a wrong key
-# refused, a refused for-upstream zone resolved from its servers); for-downstream
+# refused, a refused for-upstream zone resolved from its servers); url:
+# downloads over HTTP and HTTPS (verified), at start and at the SOA
+# refresh, written to the zonefile, a bad URL a load error; for-downstream
 # answers carry AA (answer, NXDOMAIN with SOA); the control commands.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -166,6 +171,43 @@ for ip in 127.0.120.5 127.0.120.6; do
 	done
 done
 
+# url: downloads: an HTTP server (http_server.pl, chunked) on .20, HTTPS
+# (openssl s_server -WWW, a body without length) on .21 with a
+# certificate in petrel's tls-cert-bundle, and on .22 with one that is not
+web_zone() { # zone serial address
+	cat <<EOF
+\$TTL 60
+$1.      IN SOA ns1.zz. h.$1. $2 1 1 600 60
+$1.      IN NS ns1.zz.
+www.$1.  IN A $3
+EOF
+}
+mkdir -p "$W/www"
+web_zone web 1 192.0.2.31 > "$W/www/web.zone"
+web_zone webs 1 192.0.2.32 > "$W/www/webs.zone"
+web_zone webbad 1 192.0.2.33 > "$W/www/webbad.zone"
+for h in 21 22; do
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-days 2 -subj "/CN=127.0.120.$h" \
+		-addext "subjectAltName=IP:127.0.120.$h" \
+		-keyout "$W/web$h.key" -out "$W/web$h.pem" >/dev/null 2>&1 ||
+		{ echo "openssl req failed"; exit 1; }
+done
+cp "$W/web21.pem" "$W/ca.pem"
+perl "$here/http_server.pl" 127.0.120.20 8080 "$W/www" > "$W/http.log" 2>&1 &
+it_track $!
+for h in 21 22; do
+	( cd "$W/www" && exec openssl s_server -WWW -quiet -accept 127.0.120.$h:8443 \
+		-cert "$W/web$h.pem" -key "$W/web$h.key" ) > "$W/https$h.log" 2>&1 &
+	it_track $!
+done
+for hp in 127.0.120.20/8080 127.0.120.21/8443 127.0.120.22/8443; do
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/$hp") 2>/dev/null && break
+		sleep 0.1
+	done
+done
+
 cat > "$W/hints" <<EOF
 .                   3600000 NS a.root-servers.net.
 a.root-servers.net. 3600000 A 127.0.120.1
@@ -188,6 +230,7 @@ server:
   qname-minimisation: no
   module-config: "iterator"
   root-hints: "$W/hints"
+  tls-cert-bundle: "$W/ca.pem"
 remote-control:
   control-enable: yes
   control-interface: "$W/control.sock"
@@ -236,6 +279,19 @@ auth-zone:
   name: timers.
   primary: 127.0.120.9
   primary: 127.0.120.3
+  for-downstream: yes
+auth-zone:
+  name: web.
+  url: "http://127.0.120.20:8080/web.zone"
+  zonefile: "$W/web.copy"
+  for-downstream: yes
+auth-zone:
+  name: webs.
+  url: "https://127.0.120.21:8443/webs.zone"
+  for-downstream: yes
+auth-zone:
+  name: webbad.
+  url: "https://127.0.120.22:8443/webbad.zone"
   for-downstream: yes
 EOF
 ctl() { "$PETREL_CONTROL" -c "$W/petrel.conf" "$@"; }
@@ -457,6 +513,45 @@ for i in $(seq 50); do
 done
 [ -n "$got" ] && ok "the SOA refresh picks up a change without NOTIFY" ||
 	{ bad "SOA refresh:"; ctl list_auth_zones; }
+
+# ---- url: downloads (HTTP chunked, HTTPS verified, HTTPS refused) ----
+for i in $(seq 50); do
+	ctl list_auth_zones | grep -q "^webs\.	.*serial 1" &&
+		ctl list_auth_zones | grep -q "^web\.	.*serial 1" && break
+	sleep 0.1
+done
+out=$(dig +norec +time=1 +tries=1 @$PA www.web. A)
+echo "$out" | grep -q "flags: qr aa" && echo "$out" | grep -q "192.0.2.31" &&
+	grep -q "^www.web.*192.0.2.31" "$W/web.copy" 2>/dev/null &&
+	ok "url: http:// (chunked) downloaded, answered with aa and written to the zonefile" ||
+	{ bad "url: http://:"; echo "$out"; ctl list_auth_zones; cat "$W/http.log"; }
+out=$(dig +norec +time=1 +tries=1 @$PA www.webs. A)
+echo "$out" | grep -q "flags: qr aa" && echo "$out" | grep -q "192.0.2.32" &&
+	ok "url: https:// with a certificate from tls-cert-bundle downloaded" ||
+	{ bad "url: https://:"; echo "$out"; ctl list_auth_zones; grep webs "$W/petrel.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PA www.webbad. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	ctl list_auth_zones | grep "^webbad\." | grep -q "certificate of 127.0.120.22 does not verify" &&
+	ok "url: https:// with a certificate not in tls-cert-bundle is refused" ||
+	{ bad "url: untrusted https: '$r'"; ctl list_auth_zones; grep webbad "$W/petrel.log"; }
+# the SOA refresh (1 s) fetches a new serial from the URL
+web_zone web 2 192.0.2.41 > "$W/www/web.zone"
+got=""
+for i in $(seq 50); do
+	if [ "$(dig +short +norec +time=1 +tries=1 @$PA www.web. A)" = 192.0.2.41 ]; then
+		got=1; break
+	fi
+	sleep 0.1
+done
+[ -n "$got" ] && grep -q "192.0.2.41" "$W/web.copy" &&
+	ok "url: the SOA refresh downloads the new serial" ||
+	{ bad "url: SOA refresh:"; ctl list_auth_zones; }
+# a bad URL is a load error naming the file and line
+printf 'server:\n  directory: "%s"\nauth-zone:\n  name: bad.\n  url: "ftp://127.0.120.20/x.zone"\n' "$W" > "$W/badurl.conf"
+out=$(timeout 5 "$PETREL" -d -c "$W/badurl.conf" 2>&1 </dev/null)
+echo "$out" | grep -q 'badurl.conf:5: .*url: expected http://' &&
+	ok "a bad url: is a load error with the file and line" ||
+	{ bad "bad url: '$out'"; }
 
 # ---- control ----
 [ "$(ctl auth_zone_transfer signed.)" = ok ] && ok "auth_zone_transfer" || bad "auth_zone_transfer"
