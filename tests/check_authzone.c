@@ -1139,6 +1139,64 @@ START_TEST(test_zonemd_dnssec_zones)
 }
 END_TEST
 
+/* an answer larger than the client's UDP size: without the additional
+ * section, else TC with the question only; over TCP all of it */
+START_TEST(test_truncation)
+{
+	char path[64], text[4096], err[512];
+	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	uint8_t *w, out[65535], qn[256];
+	size_t len, ol = 0, ql = sizeof(qn);
+	ldns_pkt *p = NULL;
+	FILE *f;
+	int ok = 0, fd, i;
+	snprintf(path, sizeof(path), "/tmp/check_authzone.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs("example. 3600 IN SOA ns.example. h.example. 1 1 1 1 1\n"
+		"example. 3600 IN NS ns.example.\n", f);
+	for(i = 0; i < 40; i++)
+		fprintf(f, "big.example. 3600 IN TXT \"record %d with some "
+			"text to make it long enough\"\n", i);
+	fclose(f);
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n "
+		"zonefile: \"%s\"\n", path);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_msg(ok && az, "%s", err);
+	ck_assert_int_eq(dname_from_str("big.example.", qn, &ql), 0);
+	len = make_query("big.example.", LDNS_RR_TYPE_TXT, 7, &w);
+	/* UDP without EDNS: 512 bytes, TC and no records */
+	ck_assert_int_eq(auth_zones_answer_downstream(az, w, len, 12, qn,
+		LDNS_RR_TYPE_TXT, 1, 7, 0, 0, 0, 0, 0, out, sizeof(out), &ol),
+		AUTH_ANSWERED);
+	ck_assert_uint_le(ol, 512);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(ldns_pkt_tc(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_uint_eq(ldns_pkt_qdcount(p), 1);
+	ldns_pkt_free(p);
+	/* TCP: every record, names compressed */
+	ck_assert_int_eq(auth_zones_answer_downstream(az, w, len, 12, qn,
+		LDNS_RR_TYPE_TXT, 1, 7, 0, 0, 0, 0, 1, out, sizeof(out), &ol),
+		AUTH_ANSWERED);
+	p = NULL;
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(!ldns_pkt_tc(p));
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 40);
+	ck_assert_uint_eq(ldns_pkt_id(p), 7);
+	ldns_pkt_free(p);
+	free(w);
+	auth_zones_delete(az);
+	config_delete(cfg);
+	unlink(path);
+}
+END_TEST
+
 /* ---------------- url: ---------------- */
 
 START_TEST(test_url_parse)
@@ -1212,6 +1270,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_zonemd_dnssec);
 	tcase_add_test(tc, test_zonemd_dnssec_zones);
 	tcase_add_test(tc, test_url_parse);
+	tcase_add_test(tc, test_truncation);
 	suite_add_tcase(s, tc);
 	return s;
 }
