@@ -1718,9 +1718,9 @@ task_run_urls(struct xfr_task *t, int have, uint32_t serial, int full,
 			sizeof(why)) != 0 || http_zone(t->zone, body, blen,
 			&res, why, sizeof(why)) != 0) {
 			free(body);
-			log_warn("xfr %s: download from %s%s%s failed: %s",
-				t->zname, u->tls ? "https://" : "http://",
-				u->host, u->path, why);
+			log_warnx("xfr %s: download from %s://%s:%d%s failed: "
+				"%s", t->zname, u->tls ? "https" : "http",
+				u->host, u->port, u->path, why);
 			snprintf(last, lastlen, "failed from url %.64s: %.200s",
 				u->host, why);
 			continue;
@@ -1745,9 +1745,9 @@ task_run_urls(struct xfr_task *t, int have, uint32_t serial, int full,
 			xfr_result_clear(&res);
 			continue;
 		}
-		verbose(VERB_OPS, "xfr %s: serial %u from %s%s%s", t->zname,
-			(unsigned)res.serial, u->tls ? "https://" : "http://",
-			u->host, u->path);
+		verbose(VERB_OPS, "xfr %s: serial %u from %s://%s:%d%s",
+			t->zname, (unsigned)res.serial, u->tls ? "https" :
+			"http", u->host, u->port, u->path);
 		snprintf(last, lastlen, "serial %u from url %s",
 			(unsigned)res.serial, u->host);
 		*nserial = res.serial;
