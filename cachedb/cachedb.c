@@ -45,6 +45,10 @@ struct cachedb_env {
 	int expire_records;
 	/** serve-expired settings */
 	int serve_expired, serve_expired_ttl, serve_expired_reply_ttl;
+	/** cachedb-check-when-serve-expired with serve-expired and no
+	 * serve-expired-client-timeout: the expired answer of the local
+	 * cache is given as soon as Redis has nothing fresh */
+	int stale_after_lookup;
 	/** secret-seed */
 	char *seed;
 	/** the strings of server and replica (owned) */
@@ -188,6 +192,9 @@ cachedb_init(struct module_env *env, int id, char *err, size_t errlen)
 	ce->serve_expired = cfg->serve_expired;
 	ce->serve_expired_ttl = cfg->serve_expired_ttl;
 	ce->serve_expired_reply_ttl = cfg->serve_expired_reply_ttl;
+	ce->stale_after_lookup = cfg->serve_expired &&
+		cfg->cachedb_check_when_serve_expired &&
+		cfg->serve_expired_client_timeout == 0;
 	return 0;
 fail:
 	cachedb_deinit(env, id);
@@ -408,6 +415,20 @@ use_value(struct module_qstate *qs, int id, struct cachedb_qstate *cq)
 	return 0;
 }
 
+/**
+ * Redis has no fresh answer for the state (no value, expired, invalid,
+ * no reply in time, or no lookup at all): with stale_after_lookup, the
+ * clients waiting with an expired answer of the local cache get it now
+ * (cachedb-check-when-serve-expired), while the state goes on to the
+ * iterator to refresh it.
+ */
+static void
+no_fresh_value(struct module_qstate *qs, const struct cachedb_env *ce)
+{
+	if(ce && ce->stale_after_lookup && qs->env->serve_stale)
+		qs->env->serve_stale(qs);
+}
+
 static void
 cachedb_operate(struct module_qstate *qs, enum module_ev ev, int id,
 	struct module_reply *reply)
@@ -433,6 +454,7 @@ cachedb_operate(struct module_qstate *qs, enum module_ev ev, int id,
 				qs->ext_state[id] = MODULE_WAIT_REPLY;
 				return;
 			}
+			no_fresh_value(qs, ce);
 		}
 		break;
 	case MODULE_EVENT_REPLY:
@@ -447,6 +469,7 @@ cachedb_operate(struct module_qstate *qs, enum module_ev ev, int id,
 			qs->ext_state[id] = MODULE_FINISHED;
 			return;
 		}
+		no_fresh_value(qs, ce);
 		break;
 	case MODULE_EVENT_MODDONE:
 		if(qs->return_msg && (qs->return_rcode == DNS_RCODE_NOERROR ||

@@ -22,6 +22,14 @@
  * state still goes to the iterator, and only when that fails does the
  * client get the expired answer, with serve-expired-reply-ttl and the
  * Extended DNS Error "Stale Answer".
+ * cachedb-check-when-serve-expired (default yes), with serve-expired and
+ * serve-expired-client-timeout 0: a client whose question has an expired
+ * answer in the local cache is not answered from it at once; the front
+ * end sends it to the mesh, this module asks Redis, and a fresh value
+ * answers it; when Redis has nothing fresh (or does not reply in time,
+ * or is down) the module has the mesh give the expired answer at once
+ * (env->serve_stale) and the state goes on to the iterator to refresh
+ * the cache. With a client timeout, the expired answer waits for it.
  *
  * Background refreshes (prefetch) skip the lookup: they exist to get a
  * newer answer than the one cached. Lookups go to the replica

@@ -15,7 +15,9 @@
 #include "services/cache/shcache.h"
 #include "services/modstack.h"
 #include "services/policy.h"
+#include "validator/val_zonemd.h"
 #include "util/config_file.h"
+#include "util/config_auth.h"
 #include "util/log.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +133,28 @@ env_keep_shared_cache(const struct daemon_env *env, struct config_file *cfg)
 	return changed;
 }
 
+/**
+ * Is the ZONEMD of the auth zones checked with DNSSEC: some auth-zone has
+ * zonemd-check and the validator is in module-config (its trust anchors
+ * are the ones used)?
+ */
+static int
+env_zonemd_dnssec(const struct config_file *cfg)
+{
+	const struct config_auth *c;
+	const char *m = cfg->module_config, *p;
+	int any = 0, val = 0;
+	for(c = cfg->auths; c; c = c->next)
+		if(c->zonemd_check)
+			any = 1;
+	/* "validator" as a word of the module list */
+	for(p = m; any && p && (p = strstr(p, "validator")) != NULL; p++)
+		if((p == m || p[-1] == ' ' || p[-1] == '\t') &&
+			(p[9] == 0 || p[9] == ' ' || p[9] == '\t'))
+			val = 1;
+	return any && val;
+}
+
 struct daemon_env *
 env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	char *err, size_t errlen)
@@ -210,9 +234,13 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if(env_zonemd_dnssec(cfg) && !(env->zmd = val_zonemd_create(cfg, err,
+		errlen)))
+		goto fail;
 	{
 		int ok = 0;
-		env->authz = auth_zones_create(cfg, &ok, err, errlen);
+		env->authz = auth_zones_create_dnssec(cfg, env->zmd ?
+			val_zonemd_check : NULL, env->zmd, &ok, err, errlen);
 		if(!ok)
 			goto fail;
 	}
@@ -265,6 +293,7 @@ env_delete(struct daemon_env *env)
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
 	auth_zones_delete(env->authz);
+	val_zonemd_delete(env->zmd);
 	rate_table_delete(env->ip_rate);
 	policy_delete(env->pol);
 	modstack_desetup(&env->mods);

@@ -30,6 +30,7 @@ struct acl_list;
 struct shcache;
 struct rate_table;
 struct policy;
+struct val_zonemd;
 
 /** the environment */
 struct daemon_env {
@@ -49,6 +50,10 @@ struct daemon_env {
 	 * the transfer thread is started by the first worker that sets up
 	 * on this environment (with fork, one per worker process) */
 	struct auth_zones *authz;
+	/** the DNSSEC check of the auth zones' ZONEMD (owned, deleted
+	 * after authz), NULL when the validator is off or no auth-zone has
+	 * zonemd-check */
+	struct val_zonemd *zmd;
 	/** views and RPZ zones (owned), NULL when none are configured */
 	struct policy *pol;
 	/** the modules of module-config and their settings (owned) */

@@ -6,7 +6,10 @@
  * names (one node per owner, its RRs in a run of the sorted array). A
  * lookup is a binary search; an empty non-terminal is a name whose
  * canonical successor is below it; the NSEC that covers a missing name is
- * the one of its canonical predecessor.
+ * the one of its canonical predecessor. The data keeps every RR's wire
+ * form too (struct az_rrw): a lookup collects references to RRs on the
+ * stack and the encoder writes them, so answering allocates nothing;
+ * ldns is used to read, check and write zones, off the answer path.
  */
 #include "config.h"
 #include "services/authzone.h"
@@ -16,6 +19,9 @@
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "dns/name.h"
+#include "dns/dns.h"
+#include "dns/msgparse.h"
+#include "dns/msgencode.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +45,30 @@
 struct az_node {
 	/** the name (points into an RR's owner) */
 	const ldns_rdf *name;
+	/** the same, wire, lower case */
+	const uint8_t *wname;
 	/** first RR in the sorted array */
 	size_t first;
 	/** how many */
 	size_t num;
+};
+
+/** an RR of the data in wire form, as the answers write it */
+struct az_rrw {
+	/** owner, wire, lower case (the ldns owner's data) */
+	const uint8_t *owner;
+	/** RDATA, uncompressed (in the data's blob) */
+	const uint8_t *rdata;
+	/** TTL */
+	uint32_t ttl;
+	/** type */
+	uint16_t type;
+	/** for an RRSIG, the type it covers */
+	uint16_t covered;
+	/** class */
+	uint16_t rrclass;
+	/** RDATA length */
+	uint16_t rdlen;
 };
 
 /** a zone's data, immutable once built */
@@ -53,10 +79,16 @@ struct az_data {
 	struct az_node *nodes;
 	/** how many */
 	size_t num;
+	/** the wire form of each RR of rrs, same order */
+	struct az_rrw *w;
+	/** the RDATA of w */
+	uint8_t *blob;
 	/** the SOA (in rrs) */
 	const ldns_rr *soa;
 	/** its serial */
 	uint32_t serial;
+	/** its minimum (negative answers' TTL cap) */
+	uint32_t soa_min;
 };
 
 /** one zone */
@@ -80,6 +112,10 @@ struct auth_zone {
 	struct xfr_primary *prim;
 	/** how many */
 	size_t num_prim;
+	/** url: sources (tried when no primary answers) */
+	struct config_url *url;
+	/** how many */
+	size_t num_url;
 	/** the transfer task, or NULL */
 	struct xfr_task *task;
 #ifdef HAVE_PTHREAD
@@ -90,6 +126,10 @@ struct auth_zone {
 #endif
 	/** the data, or NULL (none yet, or expired) */
 	struct az_data *data;
+	/** 1 when data is NULL because the zone failed its ZONEMD check
+	 * (written under the rwlock's write side, read under the read
+	 * side): the iterator then asks the servers (for-upstream) */
+	int refused;
 	/** the zones (for the keys) */
 	struct auth_zones *az;
 };
@@ -108,6 +148,12 @@ struct auth_zones {
 	struct xfr_service *xs;
 	/** 1 when some zone is for-upstream / for-downstream */
 	int any_up, any_down;
+	/** the DNSSEC check of ZONEMD (RFC 8976 4), or NULL */
+	auth_zonemd_dnssec_func dnssec;
+	/** its argument */
+	void *dnssec_arg;
+	/** zonemd-permissive-mode: a failed check is logged, the zone used */
+	int permissive;
 };
 
 /* ---------------- zone data ---------------- */
@@ -120,6 +166,8 @@ az_data_free(struct az_data *d)
 		return;
 	ldns_rr_list_deep_free(d->rrs);
 	free(d->nodes);
+	free(d->w);
+	free(d->blob);
 	free(d);
 }
 
@@ -134,6 +182,69 @@ rr_cmp(const void *a, const void *b)
 	if(ldns_rr_get_type(x) != ldns_rr_get_type(y))
 		return ldns_rr_get_type(x) < ldns_rr_get_type(y) ? -1 : 1;
 	return ldns_rr_compare(x, y);
+}
+
+/** @return the type an RRSIG covers */
+static ldns_rr_type
+sig_covers(const ldns_rr *rr)
+{
+	if(ldns_rr_rd_count(rr) < 1)
+		return 0;
+	return (ldns_rr_type)ldns_rdf2native_int16(ldns_rr_rdf(rr, 0));
+}
+
+/**
+ * The wire form of the data's RRs (d->w, d->blob), so that answers are
+ * written from it without ldns.
+ * @return 0, or -1 with err.
+ */
+static int
+az_data_wire(struct az_data *d, const char **err)
+{
+	size_t i, n = ldns_rr_list_rr_count(d->rrs), total = 0, off = 0;
+	ldns_buffer *b = ldns_buffer_new(4096);
+	int pass;
+	if(!b || !(d->w = calloc(n ? n : 1, sizeof(*d->w)))) {
+		*err = "out of memory";
+		goto fail;
+	}
+	/* pass 0 measures, pass 1 copies */
+	for(pass = 0; pass < 2; pass++) {
+		if(pass == 1 && !(d->blob = malloc(total ? total : 1))) {
+			*err = "out of memory";
+			goto fail;
+		}
+		for(i = 0; i < n; i++) {
+			const ldns_rr *rr = ldns_rr_list_rr(d->rrs, i);
+			size_t l;
+			ldns_buffer_clear(b);
+			if(ldns_rr_rdata2buffer_wire(b, rr) != LDNS_STATUS_OK ||
+				(l = ldns_buffer_position(b)) > 65535) {
+				*err = "an RR that cannot be written";
+				goto fail;
+			}
+			if(pass == 0) {
+				total += l;
+				continue;
+			}
+			memcpy(d->blob + off, ldns_buffer_begin(b), l);
+			d->w[i].owner = ldns_rdf_data(ldns_rr_owner(rr));
+			d->w[i].rdata = d->blob + off;
+			d->w[i].rdlen = (uint16_t)l;
+			d->w[i].ttl = ldns_rr_ttl(rr);
+			d->w[i].type = (uint16_t)ldns_rr_get_type(rr);
+			d->w[i].rrclass = (uint16_t)ldns_rr_get_class(rr);
+			if(d->w[i].type == LDNS_RR_TYPE_RRSIG)
+				d->w[i].covered = (uint16_t)sig_covers(rr);
+			off += l;
+		}
+	}
+	ldns_buffer_free(b);
+	return 0;
+fail:
+	if(b)
+		ldns_buffer_free(b);
+	return -1;
 }
 
 /**
@@ -187,6 +298,7 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 			continue;
 		}
 		d->nodes[d->num].name = ldns_rr_owner(arr[i]);
+		d->nodes[d->num].wname = ldns_rdf_data(ldns_rr_owner(arr[i]));
 		d->nodes[d->num].first = i;
 		d->nodes[d->num].num = 1;
 		d->num++;
@@ -206,20 +318,24 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 		goto fail;
 	}
 	d->serial = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 2));
+	d->soa_min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
+	if(az_data_wire(d, err) != 0)
+		goto fail;
 	return d;
 fail:
 	az_data_free(d);
 	return NULL;
 }
 
-/** find a name: @return node index or -1; *pos: where it would be */
+/** find a name (wire, any case): @return node index or -1; *pos: where it
+ * would be */
 static long
-node_find(const struct az_data *d, const ldns_rdf *name, size_t *pos)
+node_find(const struct az_data *d, const uint8_t *name, size_t *pos)
 {
 	size_t lo = 0, hi = d->num;
 	while(lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = ldns_dname_compare(d->nodes[mid].name, name);
+		int c = dname_canon_cmp(d->nodes[mid].wname, name);
 		if(c == 0) {
 			*pos = mid;
 			return (long)mid;
@@ -234,103 +350,109 @@ node_find(const struct az_data *d, const ldns_rdf *name, size_t *pos)
 
 /** @return 1 when a missing name (insertion pos) has names below it */
 static int
-is_ent(const struct az_data *d, const ldns_rdf *name, size_t pos)
+is_ent(const struct az_data *d, const uint8_t *name, size_t pos)
 {
-	return pos < d->num && ldns_dname_is_subdomain(d->nodes[pos].name,
+	return pos < d->num && dname_is_strict_subdomain(d->nodes[pos].wname,
 		name);
 }
 
 /** @return 1 when node has an RR of type t */
 static int
-node_has(const struct az_data *d, long nd, ldns_rr_type t)
+node_has(const struct az_data *d, long nd, uint16_t t)
 {
 	size_t i;
 	const struct az_node *n = &d->nodes[nd];
 	for(i = n->first; i < n->first + n->num; i++)
-		if(ldns_rr_get_type(ldns_rr_list_rr(d->rrs, i)) == t)
+		if(d->w[i].type == t)
 			return 1;
 	return 0;
 }
 
-/** push a clone of rr (owner replaced when owner != NULL) */
-static int
-push_clone(ldns_rr_list *l, const ldns_rr *rr, const ldns_rdf *owner)
-{
-	ldns_rr *c = ldns_rr_clone(rr);
-	if(!c)
-		return -1;
-	if(owner) {
-		ldns_rdf_deep_free(ldns_rr_owner(c));
-		ldns_rr_set_owner(c, ldns_rdf_clone(owner));
-	}
-	if(!ldns_rr_list_push_rr(l, c)) {
-		ldns_rr_free(c);
-		return -1;
-	}
-	return 0;
-}
+/** most RRs of one section of an answer (more: the answer fails) */
+#define AZ_MAX_REFS 256
 
-/** @return the type an RRSIG covers */
-static ldns_rr_type
-sig_covers(const ldns_rr *rr)
+/** one RR of an answer: where it is in the data, how it is written */
+struct az_ref {
+	/** index of the RR in the data */
+	uint32_t idx;
+	/** its owner: -1 its own, else a slot of az_ans.owners (the name
+	 * a wildcard answered for) */
+	int8_t owner;
+	/** 1: the TTL capped at the SOA minimum (a negative answer's SOA) */
+	uint8_t negttl;
+};
+
+/** an answer under construction: references into the zone data, read
+ * under the zone's read lock, so nothing is copied or allocated */
+struct az_ans {
+	/** the answer, authority and additional sections */
+	struct az_ref r[3][AZ_MAX_REFS];
+	/** RRs in each */
+	size_t n[3];
+	/** 1 when a section ran out of room */
+	int full;
+	/** rcode */
+	int rcode;
+	/** 1 for an authoritative answer, 0 for a referral */
+	int aa;
+	/** the cut of a referral, or NULL (points into the data) */
+	const uint8_t *cut;
+	/** owner names of wildcard-synthesised RRs, lower case */
+	uint8_t owners[AZ_MAX_CNAME + 1][256];
+	/** slots used */
+	int nowners;
+};
+
+/** add a reference to a section */
+static void
+push_ref(struct az_ans *a, int sec, size_t idx, int owner)
 {
-	if(ldns_rr_rd_count(rr) < 1)
-		return 0;
-	return (ldns_rr_type)ldns_rdf2native_int16(ldns_rr_rdf(rr, 0));
+	struct az_ref *r;
+	if(a->n[sec] >= AZ_MAX_REFS) {
+		a->full = 1;
+		return;
+	}
+	r = &a->r[sec][a->n[sec]++];
+	r->idx = (uint32_t)idx;
+	r->owner = (int8_t)owner;
+	r->negttl = 0;
 }
 
 /** push the RRset of type t at node (ANY: all), with its RRSIGs when
- * dnssec; @return number of RRs of type t pushed */
+ * dnssec, owner slot owner (-1: the RRs' own); @return number of RRs of
+ * type t pushed */
 static int
-push_rrset(const struct az_data *d, long nd, ldns_rr_type t, int dnssec,
-	const ldns_rdf *owner, ldns_rr_list *l)
+push_rrset(const struct az_data *d, long nd, uint16_t t, int dnssec,
+	int owner, struct az_ans *a, int sec)
 {
 	const struct az_node *n = &d->nodes[nd];
 	size_t i;
 	int c = 0;
 	for(i = n->first; i < n->first + n->num; i++) {
-		const ldns_rr *rr = ldns_rr_list_rr(d->rrs, i);
-		ldns_rr_type rt = ldns_rr_get_type(rr);
-		if(t == LDNS_RR_TYPE_ANY ? (rt != LDNS_RR_TYPE_RRSIG ||
-			dnssec) : (rt == t || (dnssec && rt ==
-			LDNS_RR_TYPE_RRSIG && sig_covers(rr) == t))) {
-			if(push_clone(l, rr, owner) != 0)
-				return c;
-			if(rt == t || t == LDNS_RR_TYPE_ANY)
+		const struct az_rrw *w = &d->w[i];
+		if(t == LDNS_RR_TYPE_ANY ? (w->type != LDNS_RR_TYPE_RRSIG ||
+			dnssec) : (w->type == t || (dnssec && w->type ==
+			LDNS_RR_TYPE_RRSIG && w->covered == t))) {
+			push_ref(a, sec, i, owner);
+			if(w->type == t || t == LDNS_RR_TYPE_ANY)
 				c++;
 		}
 	}
 	return c;
 }
 
-/** an answer under construction */
-struct az_ans {
-	/** the sections */
-	ldns_rr_list *an, *ns, *ar;
-	/** rcode */
-	int rcode;
-	/** 1 for an authoritative answer, 0 for a referral */
-	int aa;
-	/** the cut of a referral, or NULL (points into the data) */
-	const ldns_rdf *cut;
-};
-
 /** the SOA for a negative answer, TTL capped by the minimum */
 static void
 push_neg_soa(const struct az_data *d, int dnssec, struct az_ans *a)
 {
-	size_t pos;
-	long nd = node_find(d, ldns_rr_owner(d->soa), &pos);
-	uint32_t min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
-	size_t i, from = ldns_rr_list_rr_count(a->ns);
+	size_t pos, i, from = a->n[DNS_SEC_AUTHORITY];
+	long nd = node_find(d, ldns_rdf_data(ldns_rr_owner(d->soa)), &pos);
 	if(nd < 0)
 		return;
-	(void)push_rrset(d, nd, LDNS_RR_TYPE_SOA, dnssec, NULL, a->ns);
-	for(i = from; i < ldns_rr_list_rr_count(a->ns); i++) {
-		ldns_rr *rr = ldns_rr_list_rr(a->ns, i);
-		if(ldns_rr_ttl(rr) > min)
-			ldns_rr_set_ttl(rr, min);
-	}
+	(void)push_rrset(d, nd, LDNS_RR_TYPE_SOA, dnssec, -1, a,
+		DNS_SEC_AUTHORITY);
+	for(i = from; i < a->n[DNS_SEC_AUTHORITY]; i++)
+		a->r[DNS_SEC_AUTHORITY][i].negttl = 1;
 }
 
 /** push the NSEC at node nd (with its RRSIG) to the authority section */
@@ -340,126 +462,112 @@ push_nsec(const struct az_data *d, long nd, struct az_ans *a)
 	size_t i;
 	if(nd < 0 || (size_t)nd >= d->num)
 		return;
-	for(i = 0; i < ldns_rr_list_rr_count(a->ns); i++) {
-		const ldns_rr *rr = ldns_rr_list_rr(a->ns, i);
-		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_NSEC &&
-			ldns_dname_compare(ldns_rr_owner(rr),
-			d->nodes[nd].name) == 0)
+	for(i = 0; i < a->n[DNS_SEC_AUTHORITY]; i++) {
+		const struct az_rrw *w = &d->w[a->r[DNS_SEC_AUTHORITY][i].idx];
+		if(w->type == LDNS_RR_TYPE_NSEC && dname_equal(w->owner,
+			d->nodes[nd].wname))
 			return; /* already there */
 	}
-	(void)push_rrset(d, nd, LDNS_RR_TYPE_NSEC, 1, NULL, a->ns);
+	(void)push_rrset(d, nd, LDNS_RR_TYPE_NSEC, 1, -1, a,
+		DNS_SEC_AUTHORITY);
 }
 
-/** the glue (in-zone A/AAAA) of the NS targets in list */
+/** the glue (in-zone A/AAAA) of the NS targets in the authority */
 static void
-push_glue(const struct az_data *d, const ldns_rr_list *ns, struct az_ans *a)
+push_glue(const struct az_data *d, struct az_ans *a)
 {
-	size_t i, pos;
-	for(i = 0; i < ldns_rr_list_rr_count(ns); i++) {
-		const ldns_rr *rr = ldns_rr_list_rr(ns, i);
-		ldns_rdf *t;
+	size_t i, pos, n = a->n[DNS_SEC_AUTHORITY];
+	for(i = 0; i < n; i++) {
+		const struct az_rrw *w = &d->w[a->r[DNS_SEC_AUTHORITY][i].idx];
 		long nd;
-		if(ldns_rr_get_type(rr) != LDNS_RR_TYPE_NS ||
-			ldns_rr_rd_count(rr) < 1)
+		if(w->type != LDNS_RR_TYPE_NS || w->rdlen < 1 ||
+			dname_valid(w->rdata, w->rdlen) == 0)
 			continue;
-		if(!(t = ldns_rdf_clone(ldns_rr_rdf(rr, 0))))
-			continue;
-		ldns_dname2canonical(t);
-		if((nd = node_find(d, t, &pos)) >= 0) {
-			(void)push_rrset(d, nd, LDNS_RR_TYPE_A, 0, NULL, a->ar);
-			(void)push_rrset(d, nd, LDNS_RR_TYPE_AAAA, 0, NULL,
-				a->ar);
+		if((nd = node_find(d, w->rdata, &pos)) >= 0) {
+			(void)push_rrset(d, nd, LDNS_RR_TYPE_A, 0, -1, a,
+				DNS_SEC_ADDITIONAL);
+			(void)push_rrset(d, nd, LDNS_RR_TYPE_AAAA, 0, -1, a,
+				DNS_SEC_ADDITIONAL);
 		}
-		ldns_rdf_deep_free(t);
 	}
 }
 
-/** @return the suffix of name with n labels (new rdf) */
-static ldns_rdf *
-suffix_labels(const ldns_rdf *name, size_t n)
+/** a slot holding name (lower case) for synthesised owners; -1 when
+ * there is no room */
+static int
+owner_slot(struct az_ans *a, const uint8_t *name)
 {
-	size_t total = ldns_dname_label_count(name);
-	if(n >= total)
-		return ldns_rdf_clone(name);
-	return ldns_dname_clone_from(name, (uint16_t)(total - n));
+	if(a->nowners >= AZ_MAX_CNAME + 1)
+		return -1;
+	(void)dname_copy_lower(a->owners[a->nowners], name);
+	return a->nowners++;
 }
 
 /**
- * Look up qname/qtype in the zone data.
- * @return 0, or -1 on out of memory.
+ * Look up qname/qtype in the zone data (the caller holds the read lock;
+ * the answer points into the data).
+ * @param d: the data; apex: the zone name (wire, lower case).
+ * @param qname0: the question name (wire, any case).
+ * @return 0, or -1 when the answer does not fit (too many RRs).
  */
 static int
-az_lookup(const struct az_data *d, const ldns_rdf *apex,
-	const ldns_rdf *qname0, ldns_rr_type qtype, int dnssec,
-	struct az_ans *a)
+az_lookup(const struct az_data *d, const uint8_t *apex,
+	const uint8_t *qname0, uint16_t qtype, int dnssec, struct az_ans *a)
 {
-	ldns_rdf *qname = ldns_rdf_clone(qname0);
-	int chain;
+	uint8_t qbuf[256], wc[256];
+	int chain, apexl = dname_count_labels(apex);
 	a->rcode = LDNS_RCODE_NOERROR;
 	a->aa = 1;
 	a->cut = NULL;
-	if(!qname)
-		return -1;
-	ldns_dname2canonical(qname);
+	(void)dname_copy_lower(qbuf, qname0);
 	for(chain = 0; chain <= AZ_MAX_CNAME; chain++) {
-		size_t apexl = ldns_dname_label_count(apex);
-		size_t ql = ldns_dname_label_count(qname), k, pos;
+		const uint8_t *qname = qbuf;
+		int ql = dname_count_labels(qname), k, slot;
+		size_t pos;
 		long nd;
-		if(ldns_dname_compare(qname, apex) != 0 &&
-			!ldns_dname_is_subdomain(qname, apex))
+		if(!dname_is_subdomain(qname, apex))
 			break; /* a CNAME out of the zone: the client follows */
 		/* zone cuts between the apex and the name */
 		for(k = apexl + 1; k <= ql; k++) {
-			ldns_rdf *s = suffix_labels(qname, k);
-			long cn;
-			if(!s)
-				goto oom;
-			cn = node_find(d, s, &pos);
-			ldns_rdf_deep_free(s);
+			long cn = node_find(d, dname_suffix_labels(qname, k),
+				&pos);
 			if(cn < 0 || !node_has(d, cn, LDNS_RR_TYPE_NS))
 				continue;
 			if(k == ql && qtype == LDNS_RR_TYPE_DS)
 				break; /* the DS lives on the parent side */
 			if(chain > 0)
 				goto done; /* the client asks the child */
-			(void)push_rrset(d, cn, LDNS_RR_TYPE_NS, 0, NULL, a->ns);
+			(void)push_rrset(d, cn, LDNS_RR_TYPE_NS, 0, -1, a,
+				DNS_SEC_AUTHORITY);
 			if(dnssec) {
-				if(push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, NULL,
-					a->ns) == 0)
+				if(push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, -1, a,
+					DNS_SEC_AUTHORITY) == 0)
 					push_nsec(d, cn, a);
 			}
-			push_glue(d, a->ns, a);
+			push_glue(d, a);
 			a->aa = 0;
-			a->cut = d->nodes[cn].name;
+			a->cut = d->nodes[cn].wname;
 			goto done;
 		}
 		nd = node_find(d, qname, &pos);
 		if(nd < 0 && !is_ent(d, qname, pos)) {
 			/* wildcard at the closest encloser */
-			ldns_rdf *ce = ldns_rdf_clone(qname), *wc = NULL, *star;
+			const uint8_t *ce = qname;
 			long wn = -1;
-			size_t cpos, wpos = 0;
-			while(ce && ldns_dname_label_count(ce) > apexl) {
-				ldns_rdf *up = ldns_dname_left_chop(ce);
-				ldns_rdf_deep_free(ce);
-				ce = up;
-				if(!ce)
-					break;
+			size_t cpos, wpos = 0, cel;
+			while(dname_count_labels(ce) > apexl) {
+				ce = dname_strip_label(ce);
 				if(node_find(d, ce, &cpos) >= 0 ||
 					is_ent(d, ce, cpos))
 					break;
 			}
-			if(!ce)
-				goto oom;
-			star = ldns_dname_new_frm_str("*");
-			if(star) {
-				wc = ldns_dname_cat_clone(star, ce);
-				ldns_rdf_deep_free(star);
-			}
-			if(wc)
+			cel = dname_len(ce);
+			if(cel + 2 <= sizeof(wc) - 1) {
+				wc[0] = 1;
+				wc[1] = '*';
+				memcpy(wc + 2, ce, cel);
 				wn = node_find(d, wc, &wpos);
-			ldns_rdf_deep_free(wc);
-			ldns_rdf_deep_free(ce);
+			}
 			if(wn < 0) {
 				if(chain == 0)
 					a->rcode = LDNS_RCODE_NXDOMAIN;
@@ -476,12 +584,15 @@ az_lookup(const struct az_data *d, const ldns_rdf *apex,
 			}
 			nd = wn;
 			/* synthesised from the wildcard, owner = qname */
-			if(push_rrset(d, nd, qtype, dnssec, qname, a->an) > 0)
+			if((slot = owner_slot(a, qname)) < 0)
+				return -1;
+			if(push_rrset(d, nd, qtype, dnssec, slot, a,
+				DNS_SEC_ANSWER) > 0)
 				goto done;
 			if(qtype != LDNS_RR_TYPE_CNAME && node_has(d, nd,
 				LDNS_RR_TYPE_CNAME)) {
 				(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME,
-					dnssec, qname, a->an);
+					dnssec, slot, a, DNS_SEC_ANSWER);
 				goto cname;
 			}
 			push_neg_soa(d, dnssec, a);
@@ -496,12 +607,12 @@ az_lookup(const struct az_data *d, const ldns_rdf *apex,
 				push_nsec(d, (long)pos - 1, a);
 			goto done;
 		}
-		if(push_rrset(d, nd, qtype, dnssec, NULL, a->an) > 0)
+		if(push_rrset(d, nd, qtype, dnssec, -1, a, DNS_SEC_ANSWER) > 0)
 			goto done;
 		if(qtype != LDNS_RR_TYPE_CNAME && node_has(d, nd,
 			LDNS_RR_TYPE_CNAME)) {
-			(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME, dnssec, NULL,
-				a->an);
+			(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME, dnssec, -1,
+				a, DNS_SEC_ANSWER);
 			goto cname;
 		}
 		push_neg_soa(d, dnssec, a);
@@ -511,28 +622,22 @@ az_lookup(const struct az_data *d, const ldns_rdf *apex,
 cname:
 		{
 			/* follow the target of the last CNAME pushed */
-			size_t i = ldns_rr_list_rr_count(a->an);
-			const ldns_rr *c = NULL;
+			size_t i = a->n[DNS_SEC_ANSWER];
+			const struct az_rrw *c = NULL;
 			while(i > 0) {
-				c = ldns_rr_list_rr(a->an, --i);
-				if(ldns_rr_get_type(c) == LDNS_RR_TYPE_CNAME)
+				c = &d->w[a->r[DNS_SEC_ANSWER][--i].idx];
+				if(c->type == LDNS_RR_TYPE_CNAME)
 					break;
 				c = NULL;
 			}
-			ldns_rdf_deep_free(qname);
-			qname = (c && ldns_rr_rd_count(c)) ? ldns_rdf_clone(
-				ldns_rr_rdf(c, 0)) : NULL;
-			if(!qname)
-				return 0;
-			ldns_dname2canonical(qname);
+			if(!c || c->rdlen < 1 || dname_valid(c->rdata,
+				c->rdlen) == 0)
+				goto done;
+			(void)dname_copy_lower(qbuf, c->rdata);
 		}
 	}
 done:
-	ldns_rdf_deep_free(qname);
-	return 0;
-oom:
-	ldns_rdf_deep_free(qname);
-	return -1;
+	return a->full ? -1 : 0;
 }
 
 /* ---------------- ZONEMD ---------------- */
@@ -730,6 +835,8 @@ z_swap(struct auth_zone *z, struct az_data *d)
 #endif
 	old = z->data;
 	z->data = d;
+	if(d)
+		z->refused = 0;
 #ifdef HAVE_PTHREAD
 	pthread_rwlock_unlock(&z->lock);
 #endif
@@ -778,24 +885,91 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	return 0;
 }
 
-/** check and build data from RRs (taken). @return data or NULL, err */
-static struct az_data *
-z_build(struct auth_zone *z, ldns_rr_list *rrs, const char **err)
+/** mark a zone without data as refused for its ZONEMD */
+static void
+z_set_refused(struct auth_zone *z)
 {
-	if(z->zonemd_check || z->zonemd_reject_absence) {
-		if(auth_zonemd_verify(rrs, z->apex, z->zonemd_reject_absence,
-			err) != 0) {
-			ldns_rr_list_deep_free(rrs);
-			return NULL;
-		}
-	}
-	return az_data_build(rrs, z->apex, err);
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_wrlock(&z->lock);
+#endif
+	if(!z->data)
+		z->refused = 1;
+#ifdef HAVE_PTHREAD
+	pthread_rwlock_unlock(&z->lock);
+#endif
 }
 
-/** read the zone file: @return 0 (data set, or no file), -1 with err */
+/**
+ * The ZONEMD check of a zone's RRs (RFC 8976 4): with a DNSSEC check and
+ * a trust anchor over the zone, the ZONEMD RRset (or the proof of its
+ * absence) must verify first; then the digest.
+ * @param z: the zone; rrs: its RRs.
+ * @param why: the reason on failure; whylen its size.
+ * @return 0 when the zone may be used (with zonemd-permissive-mode, a
+ *	failure is logged and 0 returned), -1 when it is refused.
+ */
 static int
-z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
-	size_t errlen)
+z_zonemd(struct auth_zone *z, const ldns_rr_list *rrs, char *why,
+	size_t whylen)
+{
+	struct auth_zones *az = z->az;
+	const char *e = NULL;
+	int r = AUTH_ZMD_NO_ANCHOR;
+	if(!z->zonemd_check && !z->zonemd_reject_absence)
+		return 0;
+	why[0] = 0;
+	if(az && az->dnssec && z->zonemd_check) {
+		r = az->dnssec(az->dnssec_arg, rrs, z->apex, why, whylen);
+		if(r == AUTH_ZMD_SECURE)
+			verbose(VERB_ALGO, "auth-zone %s: the ZONEMD is "
+				"DNSSEC-verified", z->name);
+	}
+	if(r != AUTH_ZMD_BOGUS && r != AUTH_ZMD_UNVERIFIABLE) {
+		if(auth_zonemd_verify(rrs, z->apex, z->zonemd_reject_absence,
+			&e) == 0)
+			return 0;
+		snprintf(why, whylen, "%s", e);
+	} else if(!why[0])
+		snprintf(why, whylen, "the ZONEMD does not verify with DNSSEC");
+	if(az && az->permissive) {
+		log_warnx("auth-zone %s: ZONEMD check failed (%s); the zone is "
+			"used (zonemd-permissive-mode)", z->name, why);
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * Check and build data from RRs (taken).
+ * @param zmd_fail: set to 1 when the ZONEMD check refused the zone.
+ * @return data or NULL with the reason in why.
+ */
+static struct az_data *
+z_build(struct auth_zone *z, ldns_rr_list *rrs, int *zmd_fail, char *why,
+	size_t whylen)
+{
+	const char *e = NULL;
+	struct az_data *d;
+	*zmd_fail = 0;
+	if(z_zonemd(z, rrs, why, whylen) != 0) {
+		*zmd_fail = 1;
+		ldns_rr_list_deep_free(rrs);
+		return NULL;
+	}
+	if(!(d = az_data_build(rrs, z->apex, &e)))
+		snprintf(why, whylen, "%s", e ? e : "out of memory");
+	return d;
+}
+
+/**
+ * Read the zone file.
+ * @param at_start: 1 at start-up: a zone that fails its ZONEMD check is
+ *	logged and left without data (refused), not an error.
+ * @return 0 (data set, or no file, or refused at start), -1 with err
+ */
+static int
+z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
+	char *err, size_t errlen)
 {
 	FILE *f;
 	ldns_zone *lz = NULL;
@@ -803,8 +977,8 @@ z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
 	ldns_status st;
 	struct az_data *d;
 	struct stat sb;
-	const char *why = NULL;
-	int line = 0;
+	char why[256];
+	int line = 0, zmd_fail = 0;
 	if(!z->zonefile)
 		return 0;
 	if(!(f = fopen(z->zonefile, "r"))) {
@@ -840,7 +1014,13 @@ z_read_file(struct auth_zone *z, int missing_ok, time_t *age, char *err,
 		return -1;
 	}
 	ldns_zone_deep_free(lz);
-	if(!(d = z_build(z, rrs, &why))) {
+	if(!(d = z_build(z, rrs, &zmd_fail, why, sizeof(why)))) {
+		if(zmd_fail && at_start) {
+			log_err("auth-zone %s: the zone from %s is refused, not "
+				"used: %s", z->name, z->zonefile, why);
+			z_set_refused(z);
+			return 0;
+		}
 		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
 			z->zonefile, why);
 		return -1;
@@ -855,8 +1035,11 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 {
 	struct auth_zone *z = arg;
 	struct az_data *d = NULL;
-	const char *why = NULL;
+	const char *e = NULL;
+	char why[256];
+	int zmd_fail = 0;
 	ldns_rr_list *rrs = NULL;
+	why[0] = 0;
 	z_wlock(z, 1);
 	if(res->kind == XFR_EXPIRED) {
 		z_swap(z, NULL);
@@ -871,13 +1054,17 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 			z_wlock(z, 0);
 			return -1;
 		}
-		rrs = xfr_apply(z->data->rrs, res, &why);
+		if(!(rrs = xfr_apply(z->data->rrs, res, &e)))
+			snprintf(why, sizeof(why), "%s", e ? e :
+				"out of memory");
 	}
 	if(rrs)
-		d = z_build(z, rrs, &why);
+		d = z_build(z, rrs, &zmd_fail, why, sizeof(why));
 	if(!d) {
 		log_err("auth-zone %s: the zone from %s is refused: %s",
-			z->name, res->from, why ? why : "out of memory");
+			z->name, res->from, why[0] ? why : "out of memory");
+		if(zmd_fail)
+			z_set_refused(z);
 		z_wlock(z, 0);
 		return -1;
 	}
@@ -904,6 +1091,7 @@ z_free(struct auth_zone *z)
 	free(z->zonefile);
 	free(z->notify);
 	free(z->prim);
+	free(z->url);
 	free(z);
 }
 
@@ -915,6 +1103,7 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 	struct auth_zone *z = calloc(1, sizeof(*z));
 	const struct config_auth_primary *p;
 	const struct config_auth_notify *e;
+	const struct config_auth_url *u;
 	size_t l = sizeof(z->apex_wire), n;
 	if(!z)
 		goto oom;
@@ -969,6 +1158,13 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 		}
 	}
 	z->num_prim = n;
+	for(n = 0, u = c->urls; u; u = u->next)
+		n++;
+	if(n && !(z->url = calloc(n, sizeof(*z->url))))
+		goto oom;
+	for(n = 0, u = c->urls; u; u = u->next)
+		z->url[n++] = u->url;
+	z->num_url = n;
 	return z;
 oom:
 	snprintf(err, errlen, "auth-zone '%s': out of memory", c->name);
@@ -978,6 +1174,14 @@ oom:
 
 struct auth_zones *
 auth_zones_create(const struct config_file *cfg, int *ok, char *err,
+	size_t errlen)
+{
+	return auth_zones_create_dnssec(cfg, NULL, NULL, ok, err, errlen);
+}
+
+struct auth_zones *
+auth_zones_create_dnssec(const struct config_file *cfg,
+	auth_zonemd_dnssec_func dnssec, void *arg, int *ok, char *err,
 	size_t errlen)
 {
 	struct auth_zones *az;
@@ -997,6 +1201,9 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 		snprintf(err, errlen, "auth-zone: out of memory");
 		return NULL;
 	}
+	az->dnssec = dnssec;
+	az->dnssec_arg = arg;
+	az->permissive = cfg->zonemd_permissive_mode;
 	for(t = cfg->tsig_keys; t; t = t->next)
 		az->num_keys++;
 	if(az->num_keys && !(az->keys = calloc(az->num_keys,
@@ -1022,13 +1229,16 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 			az->any_up = 1;
 		if(z->for_downstream)
 			az->any_down = 1;
-		if(z_read_file(z, z->num_prim > 0, &age, err, errlen) != 0)
+		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0, 1, &age,
+			err, errlen) != 0)
 			goto fail;
 		if(z->data)
 			verbose(VERB_OPS, "auth-zone %s: serial %u from %s",
 				z->name, (unsigned)z->data->serial,
 				z->zonefile);
-		if(z->num_prim) {
+		if(z->num_prim || z->num_url) {
+			char why[512];
+			const char *ca = config_tls_cert_bundle(cfg);
 			if(!az->xs && !(az->xs = xfr_service_create())) {
 				snprintf(err, errlen, "auth-zone: out of "
 					"memory");
@@ -1038,6 +1248,12 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 				z->prim, z->num_prim, z_xfr_cb, z))) {
 				snprintf(err, errlen, "auth-zone '%s': out of "
 					"memory", z->name);
+				goto fail;
+			}
+			if(xfr_task_set_urls(z->task, z->url, z->num_url, ca,
+				why, sizeof(why)) != 0) {
+				snprintf(err, errlen, "auth-zone '%s': url: %s",
+					z->name, why);
 				goto fail;
 			}
 			if(z->data) {
@@ -1119,151 +1335,102 @@ az_find_str(struct auth_zones *az, const char *name)
 	return NULL;
 }
 
-/** encode an answer; @return 0 or -1 (does not fit even truncated) */
+/**
+ * Write an answer with petrel's encoder into out: everything; else
+ * without the additional section; else the header and question with TC
+ * (names compressed; nothing allocated).
+ * @param d: the data the answer points into (read lock held).
+ * @param qowner: the question name as written (the client's case).
+ * @param max: the size the answer must fit in (the client's UDP size).
+ * @return 0, or -1 when not even the question fits.
+ */
 static int
-az_encode(struct az_ans *a, const ldns_rdf *qowner, uint16_t qtype,
-	uint16_t qclass, uint16_t id, uint16_t flags, int edns, int do_bit,
-	size_t max, uint8_t *out, size_t outmax, size_t *outlen)
+az_encode(const struct az_data *d, const struct az_ans *a,
+	const uint8_t *qowner, uint16_t qtype, uint16_t qclass, uint16_t id,
+	uint16_t flags, int edns, int do_bit, size_t max, uint8_t *out,
+	size_t outmax, size_t *outlen)
 {
-	ldns_pkt *p = ldns_pkt_new();
-	ldns_rr *q = NULL;
-	uint8_t *wire = NULL;
-	size_t wl = 0;
-	int r = -1, pass;
-	if(!p)
-		return -1;
-	if(!(q = ldns_rr_new()))
-		goto out;
-	ldns_rr_set_owner(q, ldns_rdf_clone(qowner));
-	ldns_rr_set_type(q, (ldns_rr_type)qtype);
-	ldns_rr_set_class(q, (ldns_rr_class)qclass);
-	ldns_rr_set_question(q, true);
-	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, q);
-	ldns_pkt_set_id(p, id);
-	ldns_pkt_set_qr(p, true);
-	ldns_pkt_set_aa(p, a->aa ? true : false);
-	ldns_pkt_set_rd(p, (flags & 0x0100) ? true : false);
-	ldns_pkt_set_cd(p, (flags & 0x0010) ? true : false);
-	ldns_pkt_set_ra(p, (flags & 0x0080) ? true : false);
-	ldns_pkt_set_rcode(p, (uint8_t)a->rcode);
-	if(edns) {
-		ldns_pkt_set_edns_udp_size(p, AZ_EDNS_SIZE);
-		ldns_pkt_set_edns_do(p, do_bit ? true : false);
-	}
+	int pass;
+	uint16_t hf = (uint16_t)(DNS_FLAG_QR | (a->aa ? DNS_FLAG_AA : 0) |
+		(flags & (DNS_FLAG_RD | DNS_FLAG_CD | DNS_FLAG_RA)) |
+		(a->rcode & DNS_FLAG_RCODE_MASK));
 	for(pass = 0; pass < 3; pass++) {
 		/* pass 0: everything; 1: without additional; 2: TC */
-		ldns_rr_list *sec[3];
-		int s;
-		sec[0] = a->an;
-		sec[1] = a->ns;
-		sec[2] = a->ar;
-		ldns_rr_list_free(ldns_pkt_answer(p));
-		ldns_rr_list_free(ldns_pkt_authority(p));
-		ldns_rr_list_free(ldns_pkt_additional(p));
-		ldns_pkt_set_answer(p, ldns_rr_list_new());
-		ldns_pkt_set_authority(p, ldns_rr_list_new());
-		ldns_pkt_set_additional(p, ldns_rr_list_new());
-		ldns_pkt_set_ancount(p, 0);
-		ldns_pkt_set_nscount(p, 0);
-		ldns_pkt_set_arcount(p, 0);
-		for(s = 0; s < 3 && pass < 2; s++) {
+		struct dns_builder b;
+		int s, fail = 0;
+		dns_build_init(&b, out, outmax, max);
+		if(dns_build_header(&b, id, (uint16_t)(hf | (pass == 2 ?
+			DNS_FLAG_TC : 0))) != 0 || dns_build_question(&b,
+			qowner, qtype, qclass) != 0)
+			return -1;
+		if(edns)
+			dns_build_reserve(&b, 11);
+		for(s = 0; s < 3 && pass < 2 && !fail; s++) {
 			size_t i;
-			if(s == 2 && pass == 1)
+			if(s == DNS_SEC_ADDITIONAL && pass == 1)
 				break;
-			for(i = 0; i < ldns_rr_list_rr_count(sec[s]); i++)
-				ldns_pkt_push_rr(p, s == 0 ?
-					LDNS_SECTION_ANSWER : s == 1 ?
-					LDNS_SECTION_AUTHORITY :
-					LDNS_SECTION_ADDITIONAL,
-					ldns_rr_list_rr(sec[s], i));
+			for(i = 0; i < a->n[s]; i++) {
+				const struct az_ref *r = &a->r[s][i];
+				const struct az_rrw *w = &d->w[r->idx];
+				uint32_t ttl = w->ttl;
+				if(r->negttl && ttl > d->soa_min)
+					ttl = d->soa_min;
+				if(dns_build_rr(&b, s, r->owner < 0 ? w->owner :
+					a->owners[r->owner], w->type,
+					w->rrclass, ttl, w->rdata, w->rdlen) !=
+					0) {
+					fail = 1;
+					break;
+				}
+			}
 		}
-		if(pass == 2)
-			ldns_pkt_set_tc(p, true);
-		free(wire);
-		wire = NULL;
-		if(ldns_pkt2wire(&wire, p, &wl) != LDNS_STATUS_OK)
-			goto out;
-		if(wl <= max && wl <= outmax)
-			break;
+		if(fail)
+			continue;
+		if(edns && dns_build_opt(&b, AZ_EDNS_SIZE, a->rcode, do_bit,
+			NULL, 0) != 0)
+			continue;
+		*outlen = dns_build_finish(&b);
+		return 0;
 	}
-	if(pass == 3 || wl > outmax)
-		goto out;
-	memcpy(out, wire, wl);
-	*outlen = wl;
-	r = 0;
-out:
-	/* the section RRs belong to a (the lists are freed, not the RRs) */
-	if(ldns_pkt_answer(p)) {
-		ldns_rr_list_free(ldns_pkt_answer(p));
-		ldns_pkt_set_answer(p, NULL);
-	}
-	if(ldns_pkt_authority(p)) {
-		ldns_rr_list_free(ldns_pkt_authority(p));
-		ldns_pkt_set_authority(p, NULL);
-	}
-	if(ldns_pkt_additional(p)) {
-		ldns_rr_list_free(ldns_pkt_additional(p));
-		ldns_pkt_set_additional(p, NULL);
-	}
-	ldns_pkt_free(p);
-	free(wire);
-	return r;
-}
-
-/** free an answer's lists and RRs */
-static void
-ans_free(struct az_ans *a)
-{
-	if(a->an)
-		ldns_rr_list_deep_free(a->an);
-	if(a->ns)
-		ldns_rr_list_deep_free(a->ns);
-	if(a->ar)
-		ldns_rr_list_deep_free(a->ar);
+	return -1;
 }
 
 /** run a lookup and encode it. @return AUTH_* */
 static enum auth_answer
-az_answer(struct auth_zone *z, const uint8_t *dp, const ldns_rdf *qowner,
+az_answer(struct auth_zone *z, const uint8_t *dp, const uint8_t *qowner,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, uint16_t id,
 	uint16_t flags, int edns, int do_bit, size_t max, int downstream,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct az_ans a;
-	ldns_rdf *qn;
-	enum auth_answer r = AUTH_FAIL;
-	memset(&a, 0, sizeof(a));
-	if(!(qn = ldns_dname_new_frm_data((uint16_t)dname_len(qname),
-		qname)))
-		return AUTH_FAIL;
-	if(!(a.an = ldns_rr_list_new()) || !(a.ns = ldns_rr_list_new()) ||
-		!(a.ar = ldns_rr_list_new()))
-		goto out;
+	enum auth_answer r;
+	a.n[0] = a.n[1] = a.n[2] = 0;
+	a.full = 0;
+	a.nowners = 0;
 	z_rdlock(z);
 	if(!z->data) {
+		/* a zone refused for its ZONEMD: the iterator asks the
+		 * servers instead (RFC 8976 4) */
+		r = (z->fallback || (z->refused && !downstream)) ? AUTH_NOT :
+			AUTH_FAIL;
 		z_unlock(z);
-		r = z->fallback ? AUTH_NOT : AUTH_FAIL;
-		goto out;
+		return r;
 	}
-	if(az_lookup(z->data, z->apex, qn, (ldns_rr_type)qtype, do_bit,
-		&a) != 0) {
+	if(az_lookup(z->data, z->apex_wire, qname, qtype, do_bit, &a) != 0) {
 		z_unlock(z);
-		goto out;
+		return AUTH_FAIL;
 	}
-	if(a.cut && ((dp && dname_is_subdomain(dp, ldns_rdf_data(a.cut))) ||
-		(downstream && (flags & 0x0100)))) {
+	if(a.cut && ((dp && dname_is_subdomain(dp, a.cut)) ||
+		(downstream && (flags & DNS_FLAG_RD)))) {
 		/* upstream: the iterator already is at or below this cut;
 		 * downstream with RD: resolve instead of referring */
 		z_unlock(z);
-		r = AUTH_NOT;
-		goto out;
+		return AUTH_NOT;
 	}
-	r = az_encode(&a, qowner, qtype, qclass, id, flags, edns, do_bit, max,
-		out, outmax, outlen) == 0 ? AUTH_ANSWERED : AUTH_FAIL;
+	r = az_encode(z->data, &a, qowner, qtype, qclass, id, flags, edns,
+		do_bit, max, out, outmax, outlen) == 0 ? AUTH_ANSWERED :
+		AUTH_FAIL;
 	z_unlock(z);
-out:
-	ans_free(&a);
-	ldns_rdf_deep_free(qn);
 	return r;
 }
 
@@ -1275,24 +1442,20 @@ auth_zones_answer_downstream(struct auth_zones *az, const uint8_t *pkt,
 	size_t *outlen)
 {
 	struct auth_zone *z;
-	ldns_rdf *owner;
-	enum auth_answer r;
 	size_t ql;
 	if(!az || !az->any_down || qclass != LDNS_RR_CLASS_IN ||
 		!(z = az_find(az, qname, 1)))
 		return AUTH_NOT;
 	ql = dname_len(qname);
-	if(qname_off + ql > len)
+	if(qname_off + ql > len || dname_valid(pkt + qname_off, len -
+		qname_off) != ql)
 		return AUTH_NOT;
-	if(!(owner = ldns_dname_new_frm_data((uint16_t)ql, pkt + qname_off)))
-		return AUTH_FAIL;
 	/* RA: we are a recursive resolver, whatever answers the client */
-	r = az_answer(z, NULL, owner, qname, qtype, qclass, id,
-		(uint16_t)((flags & 0x0110) | 0x0080), edns,
-		do_bit, tcp ? 65535 : (edns ? (udp_size < 512 ? 512 :
-		udp_size) : 512), 1, out, outmax, outlen);
-	ldns_rdf_deep_free(owner);
-	return r;
+	return az_answer(z, NULL, pkt + qname_off, qname, qtype, qclass, id,
+		(uint16_t)((flags & (DNS_FLAG_RD | DNS_FLAG_CD)) |
+		DNS_FLAG_RA), edns, do_bit, tcp ? 65535 : (edns ?
+		(udp_size < 512 ? 512 : udp_size) : 512), 1, out, outmax,
+		outlen);
 }
 
 int
@@ -1307,19 +1470,12 @@ auth_zones_answer_upstream(struct auth_zones *az, const uint8_t *dp,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct auth_zone *z;
-	ldns_rdf *owner;
-	enum auth_answer r;
 	if(!az || !az->any_up || qclass != LDNS_RR_CLASS_IN ||
 		!(z = az_find(az, dp, 2)) || !dname_is_subdomain(qname,
 		z->apex_wire))
 		return AUTH_NOT;
-	if(!(owner = ldns_dname_new_frm_data((uint16_t)dname_len(qname),
-		qname)))
-		return AUTH_FAIL;
-	r = az_answer(z, dp, owner, qname, qtype, qclass, 0, 0, 1, do_bit,
+	return az_answer(z, dp, qname, qname, qtype, qclass, 0, 0, 1, do_bit,
 		65535, 0, out, outmax, outlen);
-	ldns_rdf_deep_free(owner);
-	return r;
 }
 
 int
@@ -1413,9 +1569,11 @@ auth_zones_list(struct auth_zones *az, char *buf, size_t len)
 		char st[400];
 		int r;
 		long long serial = -1;
+		int refused;
 		z_rdlock(z);
 		if(z->data)
 			serial = z->data->serial;
+		refused = z->refused;
 		z_unlock(z);
 		if(z->task)
 			(void)xfr_task_status(z->task, st, sizeof(st));
@@ -1425,7 +1583,8 @@ auth_zones_list(struct auth_zones *az, char *buf, size_t len)
 			z->name, z->for_upstream ? "upstream" : "",
 			z->for_upstream && z->for_downstream ? "," : "",
 			z->for_downstream ? "downstream" : "", serial < 0 ?
-			"no-data" : "serial", st);
+			(refused ? "zonemd-refused" : "no-data") : "serial",
+			st);
 		if(r < 0 || (size_t)r >= len - used)
 			break;
 		used += (size_t)r;
@@ -1448,7 +1607,7 @@ auth_zones_reload(struct auth_zones *az, const char *name, char *err,
 		return -1;
 	}
 	z_wlock(z, 1);
-	r = z_read_file(z, 0, NULL, err, errlen);
+	r = z_read_file(z, 0, 0, NULL, err, errlen);
 	z_wlock(z, 0);
 	if(r == 0 && z->task && z->data) {
 		const ldns_rr *s;
@@ -1475,7 +1634,7 @@ auth_zones_transfer(struct auth_zones *az, const char *name, char *err,
 		return -1;
 	}
 	if(!z->task) {
-		snprintf(err, errlen, "auth-zone %s has no primaries",
+		snprintf(err, errlen, "auth-zone %s has no primaries or urls",
 			z->name);
 		return -1;
 	}

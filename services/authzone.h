@@ -2,7 +2,8 @@
  * services/authzone.h - auth-zone: local copies of zones, answered from.
  *
  * Each auth-zone: clause is one zone, read from its zonefile at start and
- * kept fresh by a transfer task (services/xfr.h) when it has primaries.
+ * kept fresh by a transfer task (services/xfr.h) when it has primaries
+ * or url: sources (HTTP/HTTPS downloads when no primary answers).
  * It answers:
  *   - clients (for-downstream): authoritatively, AA set; NXDOMAIN and
  *     NODATA with the SOA (TTL capped by the SOA minimum), wildcards, CNAME
@@ -20,16 +21,23 @@
  * thread), a control command or a reload builds the new data off to the
  * side (full zone, or the old zone with the IXFR differences applied),
  * checks its ZONEMD when zonemd-check is on (RFC 8976, scheme SIMPLE with
- * SHA-384 or SHA-512; zonemd-reject-absence refuses a zone without one),
+ * SHA-384 or SHA-512; zonemd-reject-absence refuses a zone without one;
+ * with a DNSSEC check given at creation, the ZONEMD RRSIG or the proof of
+ * its absence first, see auth_zonemd_dnssec_func; a zone that fails is
+ * logged and not used: the old data stays, a zone without data is
+ * "zonemd-refused", which sends the iterator to the zone's servers and
+ * fails client queries; zonemd-permissive-mode logs and uses it),
  * writes the zonefile (to a temporary file, then rename(2)), and swaps
  * the pointer under the zone's rwlock. Readers (workers) hold the read
  * side for the length of one answer; the write side is held for the swap
  * only, and the old data is freed after it, so a worker never waits for a
  * transfer and never sees a half-built zone.
  *
- * Cost: answers from an auth zone are built with ldns and allocate; they
- * are not the cached-answer hot path (a name outside every auth zone
- * costs one suffix comparison per zone, no allocation).
+ * Cost: an answer is a binary search over the zone's names (wire form,
+ * canonical order) and references to its RRs, written by petrel's
+ * encoder (dns/msgencode.h) from the wire form kept with the data into
+ * the caller's buffer: no allocation and no ldns per answer (a name
+ * outside every auth zone costs one suffix comparison per zone).
  *
  * NOTIFY (RFC 1996) for a configured zone, from an allow-notify: netblock
  * or a primary's address, wakes the zone's task and is answered NOERROR;
@@ -46,10 +54,43 @@ struct auth_zones;
 struct config_file;
 struct netaddr;
 
+/** what the DNSSEC side of a ZONEMD check found (RFC 8976 4) */
+enum auth_zonemd_dnssec {
+	/** no trust anchor covers the zone (or a domain-insecure one, or
+	 *  its anchor has only unsupported algorithms): the digest alone
+	 *  is checked */
+	AUTH_ZMD_NO_ANCHOR = 0,
+	/** the ZONEMD RRset, or the NSEC/NSEC3 proof of its absence,
+	 *  verifies with the zone's DNSKEY set, which chains to the trust
+	 *  anchor */
+	AUTH_ZMD_SECURE,
+	/** a signature or the chain fails: the zone is bogus */
+	AUTH_ZMD_BOGUS,
+	/** a trust anchor covers the zone but the zone's keys cannot be
+	 *  chained to it here (the anchor is above the apex) */
+	AUTH_ZMD_UNVERIFIABLE
+};
+
+/**
+ * The DNSSEC check of a zone's ZONEMD, given by a higher layer (the
+ * validator's, validator/val_zonemd.h): it runs on the thread that builds
+ * the zone (start-up, the transfer thread, a control command), so it must
+ * be safe to call from any thread.
+ * @param arg: its argument.
+ * @param rrs: every RR of the zone.
+ * @param apex: the zone name (canonical).
+ * @param err: the reason when not SECURE or NO_ANCHOR; errlen its size.
+ * @return an enum auth_zonemd_dnssec.
+ */
+typedef int (*auth_zonemd_dnssec_func)(void *arg, const ldns_rr_list *rrs,
+	const ldns_rdf *apex, char *err, size_t errlen);
+
 /**
  * Build the auth zones of a config: read the zone files (a missing file
  * is not an error when the zone has primaries: it is transferred), check
- * their ZONEMD, and make the transfer tasks (not started).
+ * their ZONEMD, and make the transfer tasks (not started). A zone whose
+ * zone file fails its ZONEMD check is logged and left without data (it is
+ * not used: see auth_zones_answer_*), unless zonemd-permissive-mode is on.
  * @param cfg: the config.
  * @param err: reason on failure ("auth-zone 'x.': ...").
  * @return the zones (possibly none: NULL when cfg has no auth-zone is
@@ -58,6 +99,16 @@ struct netaddr;
  */
 struct auth_zones *auth_zones_create(const struct config_file *cfg,
 	int *ok, char *err, size_t errlen);
+
+/**
+ * As auth_zones_create, with a DNSSEC check for the ZONEMD of the zones
+ * that have zonemd-check (RFC 8976 4).
+ * @param dnssec: the check, or NULL (the digest alone is checked).
+ * @param arg: its argument (not owned; must outlive the zones).
+ */
+struct auth_zones *auth_zones_create_dnssec(const struct config_file *cfg,
+	auth_zonemd_dnssec_func dnssec, void *arg, int *ok, char *err,
+	size_t errlen);
 
 /** Start the transfer thread. @return 0 or -1. NULL is allowed. */
 int auth_zones_start(struct auth_zones *az);

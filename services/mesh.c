@@ -48,6 +48,7 @@ static struct module_qstate *mesh_env_attach_sub(struct module_qstate *super,
 static int mesh_env_add_background(struct module_env *env,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
 static void mesh_env_resume(struct module_qstate *qs, enum module_ev ev);
+static void mesh_env_serve_stale(struct module_qstate *qs);
 static void mesh_schedule(struct mesh_state *s, enum module_ev ev);
 static void mesh_schedule_free(struct mesh_state *s);
 
@@ -79,6 +80,7 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	env->attach_sub = mesh_env_attach_sub;
 	env->add_background = mesh_env_add_background;
 	env->resume = mesh_env_resume;
+	env->serve_stale = mesh_env_serve_stale;
 	return m;
 }
 
@@ -349,15 +351,15 @@ mesh_make_room(struct mesh *m)
 	return -1;
 }
 
-/** serve-expired-client-timeout passed: answer the clients that may get
- * an expired answer from the cache, keep resolving for the others */
+/** answer the clients that may get an expired answer from the cache,
+ * keep resolving for the others (or, with none left, in the background
+ * to refresh the cache) */
 static void
-mesh_expire_timeout(void *arg)
+mesh_answer_stale(struct mesh_state *s)
 {
-	struct mesh_state *s = arg;
 	struct mesh *m = s->mesh;
 	struct mesh_client **pp = &s->clients;
-	s->expire_timer = NULL;
+	int had = s->num_clients != 0;
 	while(*pp) {
 		struct mesh_client *c = *pp;
 		if(c->qpkt && m->fe.stale(m->fe_arg, c)) {
@@ -368,13 +370,34 @@ mesh_expire_timeout(void *arg)
 		}
 		pp = &c->next;
 	}
-	if(s->num_clients == 0 && s->clients == NULL) {
+	if(had && s->num_clients == 0 && s->clients == NULL) {
 		/* keep resolving in the background to refresh the cache */
 		m->num_client_states--;
 		s->prefetch = 1;
 		s->qs.prefetch = 1;
 	}
-	mesh_run(m);
+}
+
+/** serve-expired-client-timeout passed: the expired answers */
+static void
+mesh_expire_timeout(void *arg)
+{
+	struct mesh_state *s = arg;
+	s->expire_timer = NULL;
+	mesh_answer_stale(s);
+	mesh_run(s->mesh);
+}
+
+/** env->serve_stale: the expired answers now, before the timeout */
+static void
+mesh_env_serve_stale(struct module_qstate *qs)
+{
+	struct mesh_state *s = qs->mesh_info;
+	if(!s || !s->expire_timer)
+		return; /* no client waits with an expired answer */
+	s->mesh->out->timer_cancel(s->mesh->out->ctx, s->expire_timer);
+	s->expire_timer = NULL;
+	mesh_answer_stale(s);
 }
 
 int

@@ -296,6 +296,15 @@ struct module_env {
 	 * an event loop callback, never from inside operate() or clear().
 	 */
 	void (*resume)(struct module_qstate *qs, enum module_ev ev);
+	/**
+	 * serve-expired: answer now, from their expired cache entry, the
+	 * clients of a state that may get one (a module that looked for a
+	 * fresh answer of its own and found none: cachedb with
+	 * cachedb-check-when-serve-expired); the state goes on resolving
+	 * to refresh the cache. Safe to call from operate(); a state without
+	 * such clients is left alone.
+	 */
+	void (*serve_stale)(struct module_qstate *qs);
 };
 
 /** one query state as the modules see it (part of a mesh state) */

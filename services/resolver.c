@@ -89,6 +89,36 @@ static void resolver_mesh_done(void *arg, struct mesh_state *s,
 static void resolver_mesh_drop(void *arg, struct mesh_client *c);
 static int resolver_answer_stale(void *arg, struct mesh_client *c);
 
+/** @return 1 when the module stack has the named module */
+static int
+resolver_has_module(const struct module_stack *stack, const char *name)
+{
+	int i;
+	for(i = 0; i < stack->num; i++)
+		if(strcmp(stack->mod[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/**
+ * cachedb-check-when-serve-expired (with serve-expired and no
+ * serve-expired-client-timeout): an expired answer of the local cache
+ * waits for the Redis lookup, which serves it as soon as Redis has
+ * nothing fresh (env->serve_stale); this is the longest it waits, the
+ * lookup's own bound plus a little, should the module never say.
+ * @return milliseconds.
+ */
+static int
+resolver_cachedb_wait(const struct config_file *cfg)
+{
+	int a = cfg->redis_command_timeout > 0 ? cfg->redis_command_timeout :
+		cfg->redis_timeout;
+	int b = cfg->redis_replica_command_timeout > 0 ?
+		cfg->redis_replica_command_timeout :
+		cfg->redis_replica_timeout;
+	return (a > b ? a : b) + 50;
+}
+
 struct resolver *
 resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	struct outbound *out, struct petrel_random *rnd,
@@ -115,6 +145,10 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		if(cfg->max_udp_size >= 512)
 			r->max_udp = (uint16_t)cfg->max_udp_size;
 		r->expire_client_ms = cfg->serve_expired_client_timeout;
+		if(cfg->serve_expired && r->expire_client_ms == 0 &&
+			cfg->cachedb_check_when_serve_expired &&
+			resolver_has_module(stack, "cachedb"))
+			r->expire_client_ms = resolver_cachedb_wait(cfg);
 	}
 	r->menv.cfg = cfg;
 	r->menv.rnd = rnd;
@@ -509,9 +543,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
 			r->out->now->tv_sec, out, outmax, outlen, &refresh);
 		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
-			/* serve-expired-client-timeout: try for a fresh
-			 * answer first; the expired one (written to out,
-			 * now discarded) is given if that is slow or fails */
+			/* serve-expired-client-timeout (or cachedb-check-
+			 * when-serve-expired): try for a fresh answer first;
+			 * the expired one (written to out, now discarded) is
+			 * given if that is slow or fails */
 			*outlen = 0;
 			stale = 1;
 			goto mesh;

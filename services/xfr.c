@@ -16,6 +16,7 @@
  */
 #include "config.h"
 #include "services/xfr.h"
+#include "util/config_auth.h"
 #include "util/log.h"
 #include "dns/name.h"
 #include <stdlib.h>
@@ -30,6 +31,13 @@
 #include <openssl/evp.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <ctype.h>
 #ifndef HAVE_PTHREAD
 /* without threads there is no transfer thread (xfr_service_start fails
  * and auth zones are served from their zone files): the transfer code
@@ -1015,6 +1023,538 @@ out:
 	return ret;
 }
 
+/* ---------------- url: downloads (HTTP/1.1, HTTPS) ---------------- */
+
+/** the longest a whole url: download may take, ms (each read or write
+ * also has XFR_TIMEOUT_MS to make progress) */
+#define XFR_HTTP_TOTAL_MS 120000
+/** most bytes of a response's status line and headers */
+#define XFR_HTTP_MAX_HEAD 65536
+
+/** one HTTP connection */
+struct http_conn {
+	/** the socket (non-blocking) */
+	int fd;
+	/** the TLS session, or NULL for plain HTTP */
+	SSL *ssl;
+	/** the end of the whole download */
+	struct timeval total;
+	/** set to stop */
+	volatile int *stop;
+	/** 1 when the TLS peer closed without close_notify */
+	int unclean_eof;
+};
+
+/** the deadline of the next wait: progress, within the total */
+static void
+http_deadline(const struct http_conn *c, struct timeval *dl)
+{
+	deadline_in(dl, XFR_TIMEOUT_MS);
+	if(timercmp(&c->total, dl, <))
+		*dl = c->total;
+}
+
+/** wait for the socket (POLLIN or POLLOUT); @return 0 or -1 */
+static int
+http_wait(struct http_conn *c, short ev)
+{
+	struct timeval dl;
+	http_deadline(c, &dl);
+	return wait_fd(c->fd, ev, &dl, c->stop);
+}
+
+/** write all of buf; @return 0 or -1 */
+static int
+http_write(struct http_conn *c, const uint8_t *buf, size_t n)
+{
+	struct timeval dl;
+	if(!c->ssl) {
+		http_deadline(c, &dl);
+		return write_full(c->fd, buf, n, &dl, c->stop);
+	}
+	while(n > 0) {
+		int r = SSL_write(c->ssl, buf, (int)(n > 65536 ? 65536 : n));
+		if(r > 0) {
+			buf += r;
+			n -= (size_t)r;
+			continue;
+		}
+		switch(SSL_get_error(c->ssl, r)) {
+		case SSL_ERROR_WANT_READ:
+			if(http_wait(c, POLLIN) != 0)
+				return -1;
+			break;
+		case SSL_ERROR_WANT_WRITE:
+			if(http_wait(c, POLLOUT) != 0)
+				return -1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/** read some bytes; @return the count, 0 at the end, -1 on an error */
+static ssize_t
+http_read(struct http_conn *c, uint8_t *buf, size_t n)
+{
+	for(;;) {
+		if(!c->ssl) {
+			ssize_t r = read(c->fd, buf, n);
+			if(r >= 0)
+				return r;
+			if(errno != EAGAIN && errno != EWOULDBLOCK &&
+				errno != EINTR)
+				return -1;
+			if(http_wait(c, POLLIN) != 0)
+				return -1;
+			continue;
+		} else {
+			int r = SSL_read(c->ssl, buf, (int)(n > 65536 ? 65536 :
+				n)), e;
+			if(r > 0)
+				return r;
+			e = SSL_get_error(c->ssl, r);
+			if(e == SSL_ERROR_ZERO_RETURN)
+				return 0;
+			if(e == SSL_ERROR_WANT_READ) {
+				if(http_wait(c, POLLIN) != 0)
+					return -1;
+			} else if(e == SSL_ERROR_WANT_WRITE) {
+				if(http_wait(c, POLLOUT) != 0)
+					return -1;
+			} else if(e == SSL_ERROR_SYSCALL ||
+				(e == SSL_ERROR_SSL && ERR_GET_REASON(
+				ERR_peek_error()) ==
+				SSL_R_UNEXPECTED_EOF_WHILE_READING)) {
+				/* closed without close_notify: the body's
+				 * length says whether that cut it short */
+				ERR_clear_error();
+				c->unclean_eof = 1;
+				return 0;
+			} else
+				return -1;
+		}
+	}
+}
+
+/** the TLS handshake, the server's certificate checked against the
+ * bundle (or the system store) and the URL's host.
+ * @return 0, or -1 with why */
+static int
+http_tls(struct http_conn *c, SSL_CTX *ctx, const struct config_url *u,
+	char *why, size_t whylen)
+{
+	unsigned char b[16];
+	int ip = inet_pton(AF_INET, u->host, b) == 1 ||
+		inet_pton(AF_INET6, u->host, b) == 1;
+	if(!(c->ssl = SSL_new(ctx)) || !SSL_set_fd(c->ssl, c->fd)) {
+		snprintf(why, whylen, "TLS: out of memory");
+		return -1;
+	}
+	if(ip) {
+		if(!X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl),
+			u->host)) {
+			snprintf(why, whylen, "TLS: bad address %s", u->host);
+			return -1;
+		}
+	} else if(!SSL_set_tlsext_host_name(c->ssl, u->host) ||
+		!SSL_set1_host(c->ssl, u->host)) {
+		snprintf(why, whylen, "TLS: bad host name %s", u->host);
+		return -1;
+	}
+	for(;;) {
+		int r = SSL_connect(c->ssl), e;
+		if(r == 1)
+			return 0;
+		e = SSL_get_error(c->ssl, r);
+		if(e == SSL_ERROR_WANT_READ) {
+			if(http_wait(c, POLLIN) == 0)
+				continue;
+		} else if(e == SSL_ERROR_WANT_WRITE) {
+			if(http_wait(c, POLLOUT) == 0)
+				continue;
+		} else {
+			long v = SSL_get_verify_result(c->ssl);
+			unsigned long q = ERR_peek_error();
+			if(v != X509_V_OK)
+				snprintf(why, whylen, "TLS: the certificate of "
+					"%s does not verify: %s", u->host,
+					X509_verify_cert_error_string(v));
+			else	snprintf(why, whylen, "TLS handshake with %s "
+					"failed: %s", u->host, q ?
+					ERR_reason_error_string(q) :
+					"connection closed");
+			ERR_clear_error();
+			return -1;
+		}
+		snprintf(why, whylen, "TLS handshake with %s: timed out",
+			u->host);
+		return -1;
+	}
+}
+
+/** the address of a URL's host (an address, or a name looked up with the
+ * system's resolver). @return 0, or -1 with why */
+static int
+http_addr(const struct config_url *u, struct netaddr *a, char *why,
+	size_t whylen)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&a->addr;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a->addr;
+	struct addrinfo hints, *res = NULL;
+	int r;
+	memset(a, 0, sizeof(*a));
+	if(inet_pton(AF_INET, u->host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)u->port);
+		a->len = sizeof(*s4);
+		return 0;
+	}
+	if(inet_pton(AF_INET6, u->host, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)u->port);
+		a->len = sizeof(*s6);
+		return 0;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if((r = getaddrinfo(u->host, NULL, &hints, &res)) != 0 || !res) {
+		snprintf(why, whylen, "cannot look up %s: %s", u->host,
+			gai_strerror(r));
+		if(res)
+			freeaddrinfo(res);
+		return -1;
+	}
+	if(res->ai_addrlen > sizeof(a->addr)) {
+		freeaddrinfo(res);
+		snprintf(why, whylen, "cannot look up %s", u->host);
+		return -1;
+	}
+	memcpy(&a->addr, res->ai_addr, res->ai_addrlen);
+	a->len = (socklen_t)res->ai_addrlen;
+	if(a->addr.ss_family == AF_INET)
+		s4->sin_port = htons((uint16_t)u->port);
+	else	s6->sin6_port = htons((uint16_t)u->port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+/**
+ * Decode a chunked body (RFC 9112 7.1) in place.
+ * @return the decoded length, or -1 when malformed or cut short (no last
+ *	chunk).
+ */
+static long
+http_unchunk(uint8_t *b, size_t n)
+{
+	size_t in = 0, out = 0;
+	for(;;) {
+		char *end;
+		unsigned long sz;
+		size_t eol;
+		uint8_t *nl = memchr(b + in, '\n', n - in);
+		if(!nl)
+			return -1;
+		eol = (size_t)(nl - b) + 1;
+		if(!isxdigit(b[in]))
+			return -1;
+		sz = strtoul((char *)b + in, &end, 16);
+		if((uint8_t *)end > nl || sz > n)
+			return -1;
+		in = eol;
+		if(sz == 0)
+			return (long)out;
+		if(in + sz + 2 > n || b[in + sz] != '\r' ||
+			b[in + sz + 1] != '\n')
+			return -1;
+		memmove(b + out, b + in, sz);
+		out += sz;
+		in += sz + 2;
+	}
+}
+
+/** the value of a header (case-insensitive name) in the head, copied
+ * into v. @return 1 found, 0 not */
+static int
+http_header(const char *head, const char *name, char *v, size_t vlen)
+{
+	const char *p = head;
+	size_t nl = strlen(name);
+	while((p = strchr(p, '\n')) != NULL) {
+		p++;
+		if(strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+			const char *s = p + nl + 1;
+			size_t l;
+			while(*s == ' ' || *s == '\t')
+				s++;
+			l = strcspn(s, "\r\n");
+			while(l > 0 && (s[l - 1] == ' ' || s[l - 1] == '\t'))
+				l--;
+			snprintf(v, vlen, "%.*s", (int)l, s);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * Fetch a URL with GET (HTTP/1.1, Connection: close) and return the body
+ * of a 200 reply.
+ * @param u: the URL.
+ * @param ctx: the TLS context (https), or NULL.
+ * @param stop: the service's stop flag.
+ * @param body: set to the body (malloced, NUL-terminated); blen its
+ *	length.
+ * @param why: the reason on failure.
+ * @return 0 or -1.
+ */
+static int
+http_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
+	uint8_t **body, size_t *blen, char *why, size_t whylen)
+{
+	struct http_conn c;
+	struct netaddr a;
+	char req[1500 + sizeof(u->path)], host[300], v[64], *head;
+	uint8_t *buf = NULL;
+	size_t len = 0, max = 0, hl;
+	int ret = -1, status = 0, chunked = 0;
+	long cl = -1;
+	ssize_t r;
+	memset(&c, 0, sizeof(c));
+	c.fd = -1;
+	c.stop = stop;
+	deadline_in(&c.total, XFR_HTTP_TOTAL_MS);
+	*body = NULL;
+	*blen = 0;
+	if(u->tls && !ctx) {
+		snprintf(why, whylen, "TLS: no context");
+		return -1;
+	}
+	if(http_addr(u, &a, why, whylen) != 0)
+		return -1;
+	if((c.fd = tcp_connect(&a, stop)) < 0) {
+		snprintf(why, whylen, "cannot connect to %s port %d: %s",
+			u->host, u->port, strerror(errno));
+		return -1;
+	}
+	if(u->tls && http_tls(&c, ctx, u, why, whylen) != 0)
+		goto done;
+	snprintf(host, sizeof(host), "%s%s%s", strchr(u->host, ':') ? "[" :
+		"", u->host, strchr(u->host, ':') ? "]" : "");
+	if(u->port != (u->tls ? 443 : 80))
+		snprintf(host + strlen(host), sizeof(host) - strlen(host),
+			":%d", u->port);
+	if(snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n"
+		"User-Agent: petrel/%s\r\nAccept: */*\r\nConnection: close"
+		"\r\n\r\n", u->path, host, PACKAGE_VERSION) >= (int)sizeof(req)) {
+		snprintf(why, whylen, "the request is too long");
+		goto done;
+	}
+	if(http_write(&c, (const uint8_t *)req, strlen(req)) != 0) {
+		snprintf(why, whylen, "cannot send the request to %s",
+			u->host);
+		goto done;
+	}
+	/* the whole response, to the end (the server closes) */
+	for(;;) {
+		if(len + 16385 > max) {
+			size_t nm = max ? max * 2 : 65536;
+			uint8_t *nb;
+			if(nm > (size_t)XFR_MAX_BYTES + XFR_HTTP_MAX_HEAD + 1)
+				nm = (size_t)XFR_MAX_BYTES + XFR_HTTP_MAX_HEAD +
+					1;
+			if(nm <= len + 1) {
+				snprintf(why, whylen, "the response from %s is "
+					"larger than %u bytes", u->host,
+					(unsigned)XFR_MAX_BYTES);
+				goto done;
+			}
+			if(!(nb = realloc(buf, nm))) {
+				snprintf(why, whylen, "out of memory");
+				goto done;
+			}
+			buf = nb;
+			max = nm;
+		}
+		r = http_read(&c, buf + len, max - len - 1);
+		if(r < 0) {
+			snprintf(why, whylen, "reading from %s failed or timed "
+				"out", u->host);
+			goto done;
+		}
+		if(r == 0)
+			break;
+		len += (size_t)r;
+	}
+	if(!buf) {
+		snprintf(why, whylen, "no response from %s", u->host);
+		goto done;
+	}
+	buf[len] = 0;
+	head = (char *)buf;
+	if(!(head = strstr((char *)buf, "\r\n\r\n")) ||
+		(size_t)(head - (char *)buf) > XFR_HTTP_MAX_HEAD) {
+		snprintf(why, whylen, "no HTTP response from %s", u->host);
+		goto done;
+	}
+	hl = (size_t)(head - (char *)buf) + 4;
+	head[2] = 0; /* the head ends with its last line's CR LF */
+	if(sscanf((char *)buf, "HTTP/1.%*d %d", &status) != 1) {
+		snprintf(why, whylen, "no HTTP response from %s", u->host);
+		goto done;
+	}
+	if(status != 200) {
+		snprintf(why, whylen, "HTTP status %d from %s", status,
+			u->host);
+		goto done;
+	}
+	if(http_header((char *)buf, "Transfer-Encoding", v, sizeof(v)) &&
+		strcasecmp(v, "chunked") == 0)
+		chunked = 1;
+	else if(http_header((char *)buf, "Content-Length", v, sizeof(v))) {
+		char *end;
+		cl = strtol(v, &end, 10);
+		if(end == v || *end || cl < 0) {
+			snprintf(why, whylen, "a bad Content-Length from %s",
+				u->host);
+			goto done;
+		}
+	}
+	len -= hl;
+	memmove(buf, buf + hl, len);
+	if(chunked) {
+		long dl = http_unchunk(buf, len);
+		if(dl < 0) {
+			snprintf(why, whylen, "a bad or cut chunked body from "
+				"%s", u->host);
+			goto done;
+		}
+		len = (size_t)dl;
+	} else if(cl >= 0) {
+		if(len < (size_t)cl) {
+			snprintf(why, whylen, "the body from %s is cut short "
+				"(%lu of %ld bytes)", u->host,
+				(unsigned long)len, cl);
+			goto done;
+		}
+		len = (size_t)cl;
+	} else if(c.unclean_eof) {
+		/* no length and no TLS close_notify: it may be cut */
+		snprintf(why, whylen, "the TLS connection to %s was closed "
+			"without close_notify and the body has no length",
+			u->host);
+		goto done;
+	}
+	buf[len] = 0;
+	*body = buf;
+	*blen = len;
+	buf = NULL;
+	ret = 0;
+done:
+	free(buf);
+	if(c.ssl) {
+		if(ret == 0)
+			(void)SSL_shutdown(c.ssl);
+		SSL_free(c.ssl);
+	}
+	if(c.fd >= 0)
+		close(c.fd);
+	return ret;
+}
+
+/**
+ * Parse a zone file (a downloaded body) into a full result.
+ * @return 0, or -1 with why.
+ */
+static int
+http_zone(const ldns_rdf *zone, uint8_t *body, size_t len,
+	struct xfr_result *res, char *why, size_t whylen)
+{
+	FILE *f = fmemopen(body, len ? len : 1, "r");
+	ldns_zone *lz = NULL;
+	ldns_status st;
+	ldns_rr_list *l;
+	size_t i;
+	int line = 0;
+	if(!f) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	st = ldns_zone_new_frm_fp_l(&lz, f, zone, 3600, LDNS_RR_CLASS_IN,
+		&line);
+	fclose(f);
+	if(st != LDNS_STATUS_OK) {
+		snprintf(why, whylen, "the zone file, line %d: %s", line,
+			ldns_get_errorstr_by_id(st));
+		return -1;
+	}
+	if(!ldns_zone_soa(lz) || ldns_dname_compare(ldns_rr_owner(
+		ldns_zone_soa(lz)), zone) != 0 ||
+		ldns_rr_rd_count(ldns_zone_soa(lz)) != 7) {
+		snprintf(why, whylen, "the zone file has no SOA for the zone");
+		ldns_zone_deep_free(lz);
+		return -1;
+	}
+	if(!(l = ldns_rr_list_new()) || !ldns_rr_list_push_rr(l,
+		ldns_rr_clone(ldns_zone_soa(lz)))) {
+		if(l)
+			ldns_rr_list_deep_free(l);
+		ldns_zone_deep_free(lz);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	for(i = 0; i < ldns_rr_list_rr_count(ldns_zone_rrs(lz)); i++) {
+		ldns_rr *rr = ldns_rr_clone(ldns_rr_list_rr(ldns_zone_rrs(lz),
+			i));
+		if(!rr || !ldns_rr_list_push_rr(l, rr)) {
+			ldns_rr_free(rr);
+			ldns_rr_list_deep_free(l);
+			ldns_zone_deep_free(lz);
+			snprintf(why, whylen, "out of memory");
+			return -1;
+		}
+	}
+	ldns_zone_deep_free(lz);
+	memset(res, 0, sizeof(*res));
+	res->kind = XFR_FULL;
+	res->full = l;
+	res->serial = ldns_rdf2native_int32(ldns_rr_rdf(ldns_rr_list_rr(l, 0),
+		2));
+	return 0;
+}
+
+/** a TLS context for url: downloads: peers verified against the bundle
+ * (PEM file) or, without one, the system store. @return it or NULL */
+static SSL_CTX *
+http_tls_ctx(const char *bundle, char *why, size_t whylen)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	if(!ctx) {
+		snprintf(why, whylen, "TLS: out of memory");
+		return NULL;
+	}
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	if(bundle && bundle[0]) {
+		if(SSL_CTX_load_verify_locations(ctx, bundle, NULL) != 1) {
+			snprintf(why, whylen, "TLS: cannot load the CA "
+				"certificates of %s", bundle);
+			ERR_clear_error();
+			SSL_CTX_free(ctx);
+			return NULL;
+		}
+	} else if(SSL_CTX_set_default_verify_paths(ctx) != 1) {
+		snprintf(why, whylen, "TLS: cannot load the system CA store");
+		ERR_clear_error();
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
 /* ---------------- the service ---------------- */
 
 /** a task */
@@ -1031,6 +1571,12 @@ struct xfr_task {
 	struct xfr_primary *prim;
 	/** how many */
 	size_t nprim;
+	/** the url: sources, tried when no primary answers */
+	struct config_url *url;
+	/** how many */
+	size_t nurl;
+	/** the TLS context of the https ones, or NULL */
+	SSL_CTX *tls;
 	/** callback and argument */
 	xfr_cb_type cb;
 	/** argument of cb */
@@ -1144,6 +1690,78 @@ result_soa(const struct xfr_result *res)
 }
 
 #ifdef HAVE_PTHREAD
+/**
+ * The url: sources of a task, in turn, until one gives the zone (the
+ * service lock is not held).
+ * @param t: the task; have, serial: what it has; full: take the zone
+ *	even when its serial is not newer.
+ * @param nserial: set to the new serial when a zone was taken.
+ * @param last: the status text (lastlen bytes).
+ * @return 0 when none did, 1 when the zone is current, 2 when a new zone
+ *	was taken (the SOA timers set).
+ */
+static int
+task_run_urls(struct xfr_task *t, int have, uint32_t serial, int full,
+	uint32_t *nserial, char *last, size_t lastlen)
+{
+	struct xfr_service *xs = t->xs;
+	char why[512];
+	size_t i;
+	for(i = 0; i < t->nurl && !xs->stop; i++) {
+		const struct config_url *u = &t->url[i];
+		struct xfr_result res;
+		uint8_t *body = NULL;
+		size_t blen = 0;
+		ldns_rr *soa;
+		why[0] = 0;
+		if(http_get(u, t->tls, &xs->stop, &body, &blen, why,
+			sizeof(why)) != 0 || http_zone(t->zone, body, blen,
+			&res, why, sizeof(why)) != 0) {
+			free(body);
+			log_warnx("xfr %s: download from %s://%s:%d%s failed: "
+				"%s", t->zname, u->tls ? "https" : "http",
+				u->host, u->port, u->path, why);
+			snprintf(last, lastlen, "failed from url %.64s: %.200s",
+				u->host, why);
+			continue;
+		}
+		free(body);
+		if(have && !full && !serial_newer(res.serial, serial)) {
+			verbose(VERB_DETAIL, "xfr %s: %s has serial %u, ours "
+				"is current", t->zname, u->host,
+				(unsigned)res.serial);
+			snprintf(last, lastlen, "up to date at url %s",
+				u->host);
+			xfr_result_clear(&res);
+			return 1;
+		}
+		snprintf(res.from, sizeof(res.from), "%.*s",
+			(int)sizeof(res.from) - 1, u->host);
+		soa = ldns_rr_clone(ldns_rr_list_rr(res.full, 0));
+		if(!soa || t->cb(t->arg, &res) != 0) {
+			snprintf(last, lastlen, "refused the zone from url %s",
+				u->host);
+			ldns_rr_free(soa);
+			xfr_result_clear(&res);
+			continue;
+		}
+		verbose(VERB_OPS, "xfr %s: serial %u from %s://%s:%d%s",
+			t->zname, (unsigned)res.serial, u->tls ? "https" :
+			"http", u->host, u->port, u->path);
+		snprintf(last, lastlen, "serial %u from url %s",
+			(unsigned)res.serial, u->host);
+		*nserial = res.serial;
+		xs_lock(xs);
+		task_timers_from(t, soa);
+		t->count++;
+		xs_unlock(xs);
+		ldns_rr_free(soa);
+		xfr_result_clear(&res);
+		return 2;
+	}
+	return 0;
+}
+
 /* (only the transfer thread runs tasks: a build without threads has
  * none, and serves auth zones from their zone files) */
 /** run one task (the service lock is not held) */
@@ -1218,6 +1836,13 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		t->count++;
 		xs_unlock(xs);
 		xfr_result_clear(&res);
+	}
+	if(!ok && t->nurl && !xs->stop) {
+		/* no primary answered (or there are none): the url: ones */
+		ok = task_run_urls(t, have, serial, full, &nserial, last,
+			sizeof(last));
+		if(ok == 2)
+			newhave = 1;
 	}
 	now = time(NULL);
 	if(!ok && have && t->expire_at && now >= t->expire_at) {
@@ -1328,6 +1953,8 @@ xfr_service_delete(struct xfr_service *xs)
 		xs->tasks = t->next;
 		ldns_rdf_deep_free(t->zone);
 		free(t->prim);
+		free(t->url);
+		SSL_CTX_free(t->tls);
 		free(t);
 	}
 	free(xs);
@@ -1369,6 +1996,35 @@ xfr_task_create(struct xfr_service *xs, const char *zone,
 	return t;
 }
 
+int
+xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
+	size_t n, const char *ca_bundle, char *why, size_t whylen)
+{
+	size_t i;
+	int tls = 0;
+	if(n == 0)
+		return 0;
+	for(i = 0; i < n; i++)
+		if(urls[i].tls)
+			tls = 1;
+	if(!(t->url = calloc(n, sizeof(*t->url)))) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	memcpy(t->url, urls, n * sizeof(*t->url));
+	if(tls && !(t->tls = http_tls_ctx(ca_bundle, why, whylen))) {
+		free(t->url);
+		t->url = NULL;
+		return -1;
+	}
+	xs_lock(t->xs);
+	t->nurl = n;
+	if(!t->nprim && !t->have)
+		t->next_time = time(NULL);
+	xs_unlock(t->xs);
+	return 0;
+}
+
 void
 xfr_task_set_serial(struct xfr_task *t, uint32_t serial, uint32_t refresh,
 	uint32_t retry, uint32_t expire, time_t age)
@@ -1382,7 +2038,7 @@ xfr_task_set_serial(struct xfr_task *t, uint32_t serial, uint32_t refresh,
 	t->expire = expire;
 	if(age < 0)
 		age = 0;
-	if(t->nprim) {
+	if(t->nprim || t->nurl) {
 		t->next_time = now + (age >= (time_t)t->refresh ? 0 :
 			(time_t)t->refresh - age);
 		t->expire_at = now - age + (time_t)expire;
@@ -1394,7 +2050,7 @@ void
 xfr_task_notify(struct xfr_task *t, int64_t serial, int full)
 {
 	xs_lock(t->xs);
-	if(t->nprim && (full || serial < 0 || !t->have ||
+	if((t->nprim || t->nurl) && (full || serial < 0 || !t->have ||
 		serial_newer((uint32_t)serial, t->serial) ||
 		(uint32_t)serial == t->serial)) {
 		t->woken = 1;
@@ -1412,7 +2068,7 @@ xfr_task_status(struct xfr_task *t, char *buf, size_t len)
 {
 	time_t now = time(NULL);
 	xs_lock(t->xs);
-	if(!t->nprim)
+	if(!t->nprim && !t->nurl)
 		snprintf(buf, len, "serial %u, no primaries",
 			(unsigned)t->serial);
 	else

@@ -25,6 +25,13 @@
  * SOA retry when every primary failed, and after the SOA expire without a
  * successful check the callback is told that the zone expired.
  *
+ * url: sources (xfr_task_set_urls): when no primary answers, or the task
+ * has none, the zone file is fetched from each URL in turn with HTTP/1.1
+ * GET (HTTPS with the server's certificate verified against
+ * tls-cert-bundle, else the system store; a bounded size, a deadline per
+ * read and for the whole download) and handed over as a full zone when
+ * its serial is newer; its SOA then sets the timers as a transfer's does.
+ *
  * Reuse: RPZ (or anything that follows a zone) creates a task with its
  * own callback and receives either the full zone or the differences; the
  * helper xfr_apply() turns the differences and the old zone into the new.
@@ -44,6 +51,7 @@
 
 struct xfr_service;
 struct xfr_task;
+struct config_url;
 
 /** a TSIG key (RFC 8945), parsed */
 struct xfr_tsig_key {
@@ -239,6 +247,21 @@ void xfr_service_delete(struct xfr_service *xs);
 struct xfr_task *xfr_task_create(struct xfr_service *xs, const char *zone,
 	const struct xfr_primary *primaries, size_t n, xfr_cb_type cb,
 	void *arg);
+
+/**
+ * Give a task url: sources, tried in order when no primary answers (or
+ * the task has none): at once, and at every SOA refresh. Call before the
+ * service starts.
+ * @param t: the task.
+ * @param urls: n URLs (copied).
+ * @param ca_bundle: PEM file of the CA certificates https servers are
+ *	verified against (tls-cert-bundle), or NULL or "" for the system
+ *	store.
+ * @param why: the reason on failure; whylen its size.
+ * @return 0, or -1 (out of memory, a CA file that does not load).
+ */
+int xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
+	size_t n, const char *ca_bundle, char *why, size_t whylen);
 
 /**
  * Tell a task the serial and SOA timers of data it has (read from a zone

@@ -8,12 +8,20 @@
  * application of IXFR differences; ZONEMD (the RFC 8976 A.1 vector, a
  * changed record, absence); the answers of an auth zone (AA, NXDOMAIN and
  * NODATA with SOA, wildcard, CNAME, referral, DNSSEC records, for-upstream
- * with a delegation point) and NOTIFY.
+ * with a delegation point) and NOTIFY; ZONEMD with DNSSEC (RFC 8976 4,
+ * validator/val_zonemd.h) on zones signed here by ldns: a good one, a
+ * wrong trust anchor, a tampered ZONEMD, a ZONEMD signed by a key outside
+ * the zone's DNSKEY set, absence proven by NSEC and NSEC3 or not proven,
+ * a zone below its anchor; a refused zone is not used (SERVFAIL
+ * downstream, the servers asked upstream) unless zonemd-permissive-mode;
+ * url: parsing (and a bad one as a load error with file and line).
  */
 #include "config.h"
 #include "services/xfr.h"
 #include "services/authzone.h"
+#include "validator/val_zonemd.h"
 #include "util/config_file.h"
+#include "util/config_auth.h"
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "dns/name.h"
@@ -756,6 +764,8 @@ START_TEST(test_zonemd_reject_at_load)
 {
 	char path[64], text[1024], err[512];
 	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	enum auth_answer r;
 	int ok = 1, fd;
 	FILE *f;
 	snprintf(path, sizeof(path), "/tmp/check_authzone.XXXXXX");
@@ -768,11 +778,475 @@ START_TEST(test_zonemd_reject_at_load)
 		path);
 	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
 		err, sizeof(err)), 0);
-	ck_assert_ptr_null(auth_zones_create(cfg, &ok, err, sizeof(err)));
-	ck_assert_int_eq(ok, 0);
-	ck_assert_ptr_nonnull(strstr(err, "no ZONEMD"));
+	/* not a load error: the zone is logged and not used */
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_int_eq(ok, 1);
+	ck_assert_ptr_nonnull(az);
+	ck_assert_int_eq(auth_zones_serial(az, "example."), -1);
+	ck_assert_ptr_null(ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 0, &r));
+	ck_assert_int_eq(r, AUTH_FAIL);
+	auth_zones_delete(az);
 	config_delete(cfg);
 	unlink(path);
+}
+END_TEST
+
+/* ---------------- ZONEMD with DNSSEC ---------------- */
+
+/** the zone signed in the DNSSEC ZONEMD tests */
+static const char *dz_text =
+	"example. 3600 IN SOA ns.example. h.example. 7 3600 600 86400 300;"
+	"example. 3600 IN NS ns.example.;"
+	"ns.example. 3600 IN A 192.0.2.53;"
+	"www.example. 3600 IN A 192.0.2.80";
+
+/** a new ECDSA P-256 key for example. (flags 257) */
+static ldns_key *
+dz_key(void)
+{
+	ldns_key *k = ldns_key_new_frm_algorithm(LDNS_SIGN_ECDSAP256SHA256,
+		256);
+	ck_assert_ptr_nonnull(k);
+	ldns_key_set_pubkey_owner(k, ldns_dname_new_frm_str("example."));
+	ldns_rr *rr;
+	ldns_key_set_flags(k, 257);
+	/* the RRSIGs take the key tag from the key, not from its RR */
+	rr = ldns_key2rr(k);
+	ldns_key_set_keytag(k, ldns_calc_keytag(rr));
+	ldns_rr_free(rr);
+	return k;
+}
+
+/** @return a malloc'd RR text without its newline */
+static char *
+rr_text(const ldns_rr *rr)
+{
+	char *t = ldns_rr2str(rr), *nl;
+	ck_assert_ptr_nonnull(t);
+	if((nl = strchr(t, '\n')))
+		*nl = 0;
+	return t;
+}
+
+/**
+ * The test zone signed with k (its DNSKEY added), with a ZONEMD (SIMPLE,
+ * SHA-384) when zonemd, NSEC3 instead of NSEC when nsec3.
+ * @return every RR, in a new list.
+ */
+static ldns_rr_list *
+dz_sign(ldns_key *k, int zonemd, int nsec3)
+{
+	ldns_rr_list *src = zone_list(dz_text), *out = ldns_rr_list_new();
+	ldns_dnssec_zone *dz = ldns_dnssec_zone_new();
+	ldns_rr_list *added = ldns_rr_list_new();
+	ldns_key_list *kl = ldns_key_list_new();
+	ldns_dnssec_name *name;
+	ldns_rbnode_t *node;
+	int flags = zonemd ? LDNS_SIGN_WITH_ZONEMD_SIMPLE_SHA384 : 0;
+	size_t i;
+	ck_assert(dz && out && added && kl);
+	for(i = 0; i < ldns_rr_list_rr_count(src); i++)
+		ck_assert(ldns_dnssec_zone_add_rr(dz, ldns_rr_clone(
+			ldns_rr_list_rr(src, i))) == LDNS_STATUS_OK);
+	ck_assert(ldns_dnssec_zone_add_rr(dz, ldns_key2rr(k)) ==
+		LDNS_STATUS_OK);
+	ldns_key_list_push_key(kl, k);
+	if(nsec3)
+		ck_assert(ldns_dnssec_zone_sign_nsec3_flg(dz, added, kl,
+			ldns_dnssec_default_replace_signatures, NULL, 1, 0, 0,
+			0, NULL, flags) == LDNS_STATUS_OK);
+	else	ck_assert(ldns_dnssec_zone_sign_flg(dz, added, kl,
+			ldns_dnssec_default_replace_signatures, NULL, flags) ==
+			LDNS_STATUS_OK);
+	/* every RR of the signed zone, by name */
+	for(node = ldns_rbtree_first(dz->names); node != LDNS_RBTREE_NULL;
+		node = ldns_rbtree_next(node)) {
+		ldns_dnssec_rrsets *set;
+		ldns_dnssec_rrs *r;
+		name = (ldns_dnssec_name *)node->data;
+		for(set = name->rrsets; set; set = set->next) {
+			for(r = set->rrs; r; r = r->next)
+				ldns_rr_list_push_rr(out, ldns_rr_clone(r->rr));
+			for(r = set->signatures; r; r = r->next)
+				ldns_rr_list_push_rr(out, ldns_rr_clone(r->rr));
+		}
+		if(name->nsec) {
+			ldns_rr_list_push_rr(out, ldns_rr_clone(name->nsec));
+			for(r = name->nsec_signatures; r; r = r->next)
+				ldns_rr_list_push_rr(out, ldns_rr_clone(r->rr));
+		}
+	}
+	/* the key list does not own k */
+	ldns_key_list_set_key_count(kl, 0);
+	ldns_key_list_free(kl);
+	ldns_dnssec_zone_deep_free(dz);
+	/* the new NSEC and RRSIG records belong to the zone now */
+	ldns_rr_list_free(added);
+	ldns_rr_list_deep_free(src);
+	return out;
+}
+
+/** @return the index of the first RR of a type (covered, for RRSIG, when
+ * not 0) in l, or -1 */
+static int
+rr_find(const ldns_rr_list *l, ldns_rr_type t, ldns_rr_type covered)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(l); i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(l, i);
+		if(ldns_rr_get_type(rr) != t)
+			continue;
+		if(covered && ldns_rdf2rr_type(ldns_rr_rrsig_typecovered(rr))
+			!= covered)
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+/** a check state with one trust-anchor line (or none: NULL) */
+static struct val_zonemd *
+dz_anchor(const char *ta)
+{
+	char text[2048], err[512];
+	struct config_file *cfg = config_create();
+	struct val_zonemd *vz;
+	if(ta)
+		snprintf(text, sizeof(text), "server:\n trust-anchor: \"%s\"\n",
+			ta);
+	else	snprintf(text, sizeof(text), "server:\n verbosity: 0\n");
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	vz = val_zonemd_create(cfg, err, sizeof(err));
+	ck_assert_msg(vz != NULL, "%s", err);
+	config_delete(cfg);
+	return vz;
+}
+
+/** run the check; the reason into err */
+static int
+dz_check(struct val_zonemd *vz, const ldns_rr_list *z, char *err,
+	size_t errlen)
+{
+	ldns_rdf *apex = ldns_dname_new_frm_str("example.");
+	int r;
+	err[0] = 0;
+	r = val_zonemd_check(vz, z, apex, err, errlen);
+	ldns_rdf_deep_free(apex);
+	return r;
+}
+
+START_TEST(test_zonemd_dnssec)
+{
+	ldns_key *ka = dz_key(), *kb = dz_key();
+	ldns_rr *ka_rr = ldns_key2rr(ka), *kb_rr = ldns_key2rr(kb);
+	ldns_rr *ds = ldns_key_rr2ds(ka_rr, LDNS_SHA256);
+	char *ds_text = rr_text(ds), *kb_text = rr_text(kb_rr);
+	struct val_zonemd *good = dz_anchor(ds_text), *wrong =
+		dz_anchor(kb_text), *none = dz_anchor(NULL), *root =
+		dz_anchor(". 3600 IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D0"
+		"8458E880409BBC683457104237C7F8EC8D");
+	ldns_rr_list *z = dz_sign(ka, 1, 0);
+	ldns_rdf *apex = ldns_dname_new_frm_str("example.");
+	const char *e = NULL;
+	char err[512];
+	int i;
+	/* a good signed zone: the ZONEMD verifies, and its digest */
+	ck_assert_msg(dz_check(good, z, err, sizeof(err)) == AUTH_ZMD_SECURE,
+		"%s", err);
+	ck_assert_msg(auth_zonemd_verify(z, apex, 1, &e) == 0, "%s", e);
+	/* no anchor: nothing to verify with DNSSEC */
+	ck_assert_int_eq(dz_check(none, z, err, sizeof(err)),
+		AUTH_ZMD_NO_ANCHOR);
+	/* below the root anchor: cannot be chained here */
+	ck_assert_int_eq(dz_check(root, z, err, sizeof(err)),
+		AUTH_ZMD_UNVERIFIABLE);
+	ck_assert_msg(strstr(err, "below the trust anchor .") != NULL, "%s", err);
+	/* the anchor is another key: the DNSKEY set does not chain */
+	ck_assert_int_eq(dz_check(wrong, z, err, sizeof(err)), AUTH_ZMD_BOGUS);
+	ck_assert_msg(strstr(err, "DNSKEY set does not verify") != NULL, "%s",
+		err);
+	/* a tampered ZONEMD: its signature fails */
+	{
+		ldns_rr_list *t = ldns_rr_list_clone(z);
+		ldns_rr *rr;
+		ldns_rdf *dg;
+		i = rr_find(t, LDNS_RR_TYPE_ZONEMD, 0);
+		ck_assert_int_ge(i, 0);
+		rr = ldns_rr_list_rr(t, (size_t)i);
+		dg = ldns_rr_rdf(rr, 3);
+		ldns_rdf_data(dg)[0] ^= 0x01;
+		ck_assert_int_eq(dz_check(good, t, err, sizeof(err)),
+			AUTH_ZMD_BOGUS);
+		ck_assert_msg(strstr(err, "ZONEMD RRSIG does not verify") !=
+			NULL, "%s", err);
+		ldns_rr_list_deep_free(t);
+	}
+	/* the ZONEMD signed by a key that is not in the zone's DNSKEY
+	 * set (its digest is still right) */
+	{
+		ldns_rr_list *t = ldns_rr_list_clone(z), *set =
+			ldns_rr_list_new(), *sig;
+		ldns_key_list *kl = ldns_key_list_new();
+		i = rr_find(t, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_ZONEMD);
+		ck_assert_int_ge(i, 0);
+		ldns_rr_list_push_rr(set, ldns_rr_list_rr(t, (size_t)rr_find(
+			t, LDNS_RR_TYPE_ZONEMD, 0)));
+		ldns_key_list_push_key(kl, kb);
+		sig = ldns_sign_public(set, kl);
+		ck_assert_ptr_nonnull(sig);
+		ldns_rr_free(ldns_rr_list_rr(t, (size_t)i));
+		ldns_rr_list_set_rr(t, ldns_rr_clone(ldns_rr_list_rr(sig, 0)),
+			(size_t)i);
+		ck_assert_int_eq(dz_check(good, t, err, sizeof(err)),
+			AUTH_ZMD_BOGUS);
+		ck_assert_msg(strstr(err, "ZONEMD RRSIG does not verify") &&
+			strstr(err, "no matching DNSKEY"), "%s", err);
+		ck_assert_int_eq(auth_zonemd_verify(t, apex, 1, &e), 0);
+		ldns_rr_list_deep_free(sig);
+		ldns_rr_list_free(set);
+		ldns_key_list_set_key_count(kl, 0);
+		ldns_key_list_free(kl);
+		ldns_rr_list_deep_free(t);
+	}
+	ldns_rr_list_deep_free(z);
+	/* no ZONEMD: the apex NSEC proves it absent */
+	z = dz_sign(ka, 0, 0);
+	ck_assert_int_lt(rr_find(z, LDNS_RR_TYPE_ZONEMD, 0), 0);
+	ck_assert_msg(dz_check(good, z, err, sizeof(err)) == AUTH_ZMD_SECURE,
+		"%s", err);
+	/* without the apex NSEC (and its RRSIG): not proven */
+	while((i = rr_find(z, LDNS_RR_TYPE_NSEC, 0)) >= 0 ||
+		(i = rr_find(z, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_NSEC)) >= 0) {
+		ldns_rr_free(ldns_rr_list_rr(z, (size_t)i));
+		ldns_rr_list_set_rr(z, ldns_rr_list_rr(z,
+			ldns_rr_list_rr_count(z) - 1), (size_t)i);
+		(void)ldns_rr_list_pop_rr(z);
+	}
+	ck_assert_int_eq(dz_check(good, z, err, sizeof(err)), AUTH_ZMD_BOGUS);
+	ck_assert_msg(strstr(err, "proves it absent") != NULL, "%s", err);
+	ldns_rr_list_deep_free(z);
+	/* no ZONEMD, NSEC3: the apex NSEC3 proves it absent */
+	z = dz_sign(ka, 0, 1);
+	ck_assert_int_ge(rr_find(z, LDNS_RR_TYPE_NSEC3, 0), 0);
+	ck_assert_msg(dz_check(good, z, err, sizeof(err)) == AUTH_ZMD_SECURE,
+		"%s", err);
+	ldns_rr_list_deep_free(z);
+	/* NSEC3 with a ZONEMD */
+	z = dz_sign(ka, 1, 1);
+	ck_assert_msg(dz_check(good, z, err, sizeof(err)) == AUTH_ZMD_SECURE,
+		"%s", err);
+	ldns_rr_list_deep_free(z);
+	val_zonemd_delete(good);
+	val_zonemd_delete(wrong);
+	val_zonemd_delete(none);
+	val_zonemd_delete(root);
+	free(ds_text);
+	free(kb_text);
+	ldns_rr_free(ds);
+	ldns_rr_free(ka_rr);
+	ldns_rr_free(kb_rr);
+	ldns_key_deep_free(ka);
+	ldns_key_deep_free(kb);
+	ldns_rdf_deep_free(apex);
+}
+END_TEST
+
+/** make zones from a zone file of RRs l and a config, with the check */
+static struct auth_zones *
+dz_zones(const ldns_rr_list *l, const char *server, const char *ta,
+	char *path, size_t plen, struct val_zonemd **vz)
+{
+	char text[4096], err[512];
+	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	FILE *f;
+	int ok = 0, fd;
+	snprintf(path, plen, "/tmp/check_authzone.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ldns_rr_list_print(f, l);
+	fclose(f);
+	snprintf(text, sizeof(text), "server:\n trust-anchor: \"%s\"\n%s"
+		"auth-zone:\n name: example.\n zonefile: \"%s\"\n "
+		"for-downstream: yes\n for-upstream: yes\n zonemd-check: yes\n",
+		ta, server, path);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	*vz = val_zonemd_create(cfg, err, sizeof(err));
+	ck_assert_ptr_nonnull(*vz);
+	az = auth_zones_create_dnssec(cfg, val_zonemd_check, *vz, &ok, err,
+		sizeof(err));
+	ck_assert_msg(ok && az, "%s", err);
+	config_delete(cfg);
+	return az;
+}
+
+START_TEST(test_zonemd_dnssec_zones)
+{
+	ldns_key *ka = dz_key();
+	ldns_rr *ka_rr = ldns_key2rr(ka);
+	ldns_rr *ds = ldns_key_rr2ds(ka_rr, LDNS_SHA256);
+	char *ds_text = rr_text(ds), path[64], buf[512];
+	ldns_rr_list *z = dz_sign(ka, 1, 0);
+	struct auth_zones *az;
+	struct val_zonemd *vz;
+	enum auth_answer r;
+	ldns_pkt *p;
+	uint8_t out[4096], qn[256], dp[1] = { 0 };
+	size_t ol = 0, ql = sizeof(qn);
+	int i;
+	ck_assert_int_eq(dname_from_str("www.example.", qn, &ql), 0);
+	/* good: used */
+	az = dz_zones(z, "", ds_text, path, sizeof(path), &vz);
+	ck_assert_int_eq(auth_zones_serial(az, "example."), 7);
+	p = ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_ptr_nonnull(p);
+	ldns_pkt_free(p);
+	auth_zones_delete(az);
+	val_zonemd_delete(vz);
+	unlink(path);
+	/* a tampered ZONEMD: not used; downstream SERVFAIL (AUTH_FAIL),
+	 * upstream the servers are asked (AUTH_NOT) */
+	i = rr_find(z, LDNS_RR_TYPE_ZONEMD, 0);
+	ck_assert_int_ge(i, 0);
+	ldns_rdf_data(ldns_rr_rdf(ldns_rr_list_rr(z, (size_t)i), 3))[0] ^= 1;
+	az = dz_zones(z, "", ds_text, path, sizeof(path), &vz);
+	ck_assert_int_eq(auth_zones_serial(az, "example."), -1);
+	p = ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(r, AUTH_FAIL);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn,
+		LDNS_RR_TYPE_A, 1, 0, out, sizeof(out), &ol), AUTH_NOT);
+	ck_assert_int_eq(auth_zones_list(az, buf, sizeof(buf)), 1);
+	ck_assert_msg(strstr(buf, "zonemd-refused") != NULL, "%s", buf);
+	auth_zones_delete(az);
+	val_zonemd_delete(vz);
+	unlink(path);
+	/* the same with zonemd-permissive-mode: logged and used */
+	az = dz_zones(z, "server:\n zonemd-permissive-mode: yes\n", ds_text,
+		path, sizeof(path), &vz);
+	ck_assert_int_eq(auth_zones_serial(az, "example."), 7);
+	auth_zones_delete(az);
+	val_zonemd_delete(vz);
+	unlink(path);
+	ldns_rr_list_deep_free(z);
+	free(ds_text);
+	ldns_rr_free(ds);
+	ldns_rr_free(ka_rr);
+	ldns_key_deep_free(ka);
+}
+END_TEST
+
+/* an answer larger than the client's UDP size: without the additional
+ * section, else TC with the question only; over TCP all of it */
+START_TEST(test_truncation)
+{
+	char path[64], text[4096], err[512];
+	struct config_file *cfg = config_create();
+	struct auth_zones *az;
+	uint8_t *w, out[65535], qn[256];
+	size_t len, ol = 0, ql = sizeof(qn);
+	ldns_pkt *p = NULL;
+	FILE *f;
+	int ok = 0, fd, i;
+	snprintf(path, sizeof(path), "/tmp/check_authzone.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs("example. 3600 IN SOA ns.example. h.example. 1 1 1 1 1\n"
+		"example. 3600 IN NS ns.example.\n", f);
+	for(i = 0; i < 40; i++)
+		fprintf(f, "big.example. 3600 IN TXT \"record %d with some "
+			"text to make it long enough\"\n", i);
+	fclose(f);
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n "
+		"zonefile: \"%s\"\n", path);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_msg(ok && az, "%s", err);
+	ck_assert_int_eq(dname_from_str("big.example.", qn, &ql), 0);
+	len = make_query("big.example.", LDNS_RR_TYPE_TXT, 7, &w);
+	/* UDP without EDNS: 512 bytes, TC and no records */
+	ck_assert_int_eq(auth_zones_answer_downstream(az, w, len, 12, qn,
+		LDNS_RR_TYPE_TXT, 1, 7, 0, 0, 0, 0, 0, out, sizeof(out), &ol),
+		AUTH_ANSWERED);
+	ck_assert_uint_le(ol, 512);
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(ldns_pkt_tc(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 0);
+	ck_assert_uint_eq(ldns_pkt_qdcount(p), 1);
+	ldns_pkt_free(p);
+	/* TCP: every record, names compressed */
+	ck_assert_int_eq(auth_zones_answer_downstream(az, w, len, 12, qn,
+		LDNS_RR_TYPE_TXT, 1, 7, 0, 0, 0, 0, 1, out, sizeof(out), &ol),
+		AUTH_ANSWERED);
+	p = NULL;
+	ck_assert(ldns_wire2pkt(&p, out, ol) == LDNS_STATUS_OK);
+	ck_assert(!ldns_pkt_tc(p));
+	ck_assert(ldns_pkt_aa(p));
+	ck_assert_uint_eq(ldns_pkt_ancount(p), 40);
+	ck_assert_uint_eq(ldns_pkt_id(p), 7);
+	ldns_pkt_free(p);
+	free(w);
+	auth_zones_delete(az);
+	config_delete(cfg);
+	unlink(path);
+}
+END_TEST
+
+/* ---------------- url: ---------------- */
+
+START_TEST(test_url_parse)
+{
+	struct config_url u;
+	const char *why = NULL;
+	char text[512], err[512];
+	struct config_file *cfg;
+	ck_assert_int_eq(config_url_parse("https://www.internic.net/domain/"
+		"root.zone", &u, &why), 0);
+	ck_assert_int_eq(u.tls, 1);
+	ck_assert_str_eq(u.host, "www.internic.net");
+	ck_assert_int_eq(u.port, 443);
+	ck_assert_str_eq(u.path, "/domain/root.zone");
+	ck_assert_int_eq(config_url_parse("http://127.0.0.1:8080", &u, &why),
+		0);
+	ck_assert_int_eq(u.tls, 0);
+	ck_assert_int_eq(u.port, 8080);
+	ck_assert_str_eq(u.path, "/");
+	ck_assert_int_eq(config_url_parse("HTTP://[2001:db8::1]:81/z?a=b#f",
+		&u, &why), 0);
+	ck_assert_str_eq(u.host, "2001:db8::1");
+	ck_assert_int_eq(u.port, 81);
+	ck_assert_str_eq(u.path, "/z?a=b");
+	ck_assert_int_eq(config_url_parse("ftp://h/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http:///z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h:0/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h:65536/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h:8x/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://u:p@h/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://[::1/z", &u, &why), -1);
+	ck_assert_int_eq(config_url_parse("http://h/a b", &u, &why), -1);
+	/* in a config: a load error with the file and line */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n"
+		" url: \"gopher://example.net/z\"\n");
+	ck_assert_int_ne(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "t.conf:3") && strstr(err,
+		"expected http://"), "%s", err);
+	config_delete(cfg);
+	/* a zone with a url only is complete */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n"
+		" url: \"http://192.0.2.1/example.zone\"\n");
+	ck_assert_msg(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_nonnull(cfg->auths->urls);
+	ck_assert_int_eq(cfg->auths->urls->url.port, 80);
+	config_delete(cfg);
 }
 END_TEST
 
@@ -793,6 +1267,10 @@ authzone_suite(void)
 	tcase_add_test(tc, test_nodata);
 	tcase_add_test(tc, test_zonefile_errors);
 	tcase_add_test(tc, test_zonemd_reject_at_load);
+	tcase_add_test(tc, test_zonemd_dnssec);
+	tcase_add_test(tc, test_zonemd_dnssec_zones);
+	tcase_add_test(tc, test_url_parse);
+	tcase_add_test(tc, test_truncation);
 	suite_add_tcase(s, tc);
 	return s;
 }

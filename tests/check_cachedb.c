@@ -2,7 +2,10 @@
  * tests/check_cachedb.c - the cachedb module's key, value format and
  * expiry arithmetic (cachedb/cachedb_record.h), with a fake clock: times
  * are plain numbers handed in, so hours pass in a microsecond. And the
- * module itself without an event loop (it passes every query on).
+ * module itself without an event loop (it passes every query on), and
+ * cachedb-check-when-serve-expired: with serve-expired and no client
+ * timeout, the module releases the expired answers of the local cache
+ * (env->serve_stale) once Redis has nothing fresh, and only then.
  */
 #include "config.h"
 #include <check.h>
@@ -13,6 +16,7 @@
 #include "cachedb/cachedb.h"
 #include "services/module.h"
 #include "util/region.h"
+#include "util/config_file.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 
@@ -317,6 +321,84 @@ START_TEST(test_module_no_loop)
 }
 END_TEST
 
+/** calls of the fake env->serve_stale */
+static int stale_calls;
+
+/** the fake env->serve_stale */
+static void
+fake_serve_stale(struct module_qstate *qs)
+{
+	(void)qs;
+	stale_calls++;
+}
+
+/**
+ * A query through the module (no event loop: no Redis lookup can start,
+ * so Redis has nothing fresh) with a config.
+ * @return how often the expired answers were released.
+ */
+static int
+run_expired(const char *text)
+{
+	struct config_file *cfg = config_create();
+	struct module_env env;
+	struct module_qstate qs;
+	struct timeval now;
+	char err[256];
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	memset(&env, 0, sizeof(env));
+	now.tv_sec = T0;
+	now.tv_usec = 0;
+	env.now = &now;
+	env.cfg = cfg;
+	env.serve_stale = fake_serve_stale;
+	ck_assert_msg(cachedb_module_block.init(&env, 0, err, sizeof(err)) ==
+		0, "%s", err);
+	memset(&qs, 0, sizeof(qs));
+	qs.env = &env;
+	qs.region = reg;
+	qs.qname = qname;
+	qs.qname_len = dname_len(qname);
+	qs.qtype = DNS_TYPE_A;
+	qs.qclass = DNS_CLASS_IN;
+	qs.ede = -1;
+	stale_calls = 0;
+	cachedb_module_block.operate(&qs, MODULE_EVENT_NEW, 0, NULL);
+	ck_assert_int_eq(qs.ext_state[0], MODULE_WAIT_MODULE);
+	cachedb_module_block.clear(&qs, 0);
+	cachedb_module_block.deinit(&env, 0);
+	config_delete(cfg);
+	return stale_calls;
+}
+
+START_TEST(test_check_when_serve_expired)
+{
+#ifdef HAVE_HIREDIS
+	const char *c = "cachedb:\n backend: redis\n";
+	char t[512];
+	/* the default (yes), serve-expired, no client timeout: released */
+	snprintf(t, sizeof(t), "server:\n serve-expired: yes\n "
+		"serve-expired-client-timeout: 0\n%s", c);
+	ck_assert_int_eq(run_expired(t), 1);
+	/* cachedb-check-when-serve-expired: no: the front end served the
+	 * expired answer itself, nothing waits */
+	snprintf(t, sizeof(t), "server:\n serve-expired: yes\n "
+		"serve-expired-client-timeout: 0\n%s "
+		"cachedb-check-when-serve-expired: no\n", c);
+	ck_assert_int_eq(run_expired(t), 0);
+	/* a client timeout: the expired answer waits for it (Unbound's
+	 * rule), the module does not release it */
+	snprintf(t, sizeof(t), "server:\n serve-expired: yes\n "
+		"serve-expired-client-timeout: 1800\n%s", c);
+	ck_assert_int_eq(run_expired(t), 0);
+	/* no serve-expired */
+	snprintf(t, sizeof(t), "server:\n serve-expired: no\n%s", c);
+	ck_assert_int_eq(run_expired(t), 0);
+#endif
+}
+END_TEST
+
 static Suite *
 cachedb_suite(void)
 {
@@ -335,6 +417,7 @@ cachedb_suite(void)
 	tcase_add_test(tc, test_mark_stale);
 	tcase_add_test(tc, test_redis_ttl);
 	tcase_add_test(tc, test_module_no_loop);
+	tcase_add_test(tc, test_check_when_serve_expired);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,8 +1,8 @@
 /*
  * util/config_auth.c - the auth-zone: and tsig-key: clauses.
  *
- * See util/config_auth.h. url: is refused at load: petrel transfers zones
- * over DNS (AXFR/IXFR) only and has no HTTP client for zone files.
+ * See util/config_auth.h. A url: is checked here (scheme, host, port,
+ * path); services/xfr.c fetches it.
  */
 #include "config.h"
 #include "util/config_auth.h"
@@ -81,6 +81,84 @@ auth_name(const char *key, const char *clause, char **dst, char **v, int n,
 }
 
 int
+config_url_parse(const char *s, struct config_url *u, const char **why)
+{
+	const char *h, *e, *p;
+	size_t hl;
+	memset(u, 0, sizeof(*u));
+	if(strncasecmp(s, "https://", 8) == 0) {
+		u->tls = 1;
+		u->port = 443;
+		h = s + 8;
+	} else if(strncasecmp(s, "http://", 7) == 0) {
+		u->port = 80;
+		h = s + 7;
+	} else {
+		*why = "expected http:// or https://";
+		return -1;
+	}
+	if(strchr(h, '@')) {
+		*why = "user names and passwords in a URL are not supported";
+		return -1;
+	}
+	p = h + strcspn(h, "/?#");
+	if(*h == '[') {
+		/* an IPv6 address */
+		if(!(e = memchr(h, ']', (size_t)(p - h)))) {
+			*why = "expected ']' after an IPv6 address";
+			return -1;
+		}
+		hl = (size_t)(e - h - 1);
+		h++;
+		e++;
+	} else {
+		e = h + strcspn(h, ":/?#");
+		hl = (size_t)(e - h);
+	}
+	if(hl == 0 || hl >= sizeof(u->host)) {
+		*why = "expected a host name or address";
+		return -1;
+	}
+	memcpy(u->host, h, hl);
+	u->host[hl] = 0;
+	for(hl = 0; u->host[hl]; hl++)
+		if(isspace((unsigned char)u->host[hl]) ||
+			iscntrl((unsigned char)u->host[hl])) {
+			*why = "a space in the host name";
+			return -1;
+		}
+	if(*e == ':') {
+		char *end;
+		long port = strtol(e + 1, &end, 10);
+		if(end == e + 1 || end != p || port < 1 || port > 65535) {
+			*why = "expected a port from 1 to 65535 after ':'";
+			return -1;
+		}
+		u->port = (int)port;
+	} else if(e != p) {
+		*why = "unexpected text after the host";
+		return -1;
+	}
+	/* the fragment (after '#') is the client's: not sent */
+	if(*p != '/')
+		snprintf(u->path, sizeof(u->path), "/%.*s",
+			(int)strcspn(p, "#"), p);
+	else	snprintf(u->path, sizeof(u->path), "%.*s",
+			(int)strcspn(p, "#"), p);
+	if(strlen(p) >= sizeof(u->path) - 1) {
+		*why = "the path is too long";
+		return -1;
+	}
+	for(hl = 0; u->path[hl]; hl++)
+		if(isspace((unsigned char)u->path[hl]) ||
+			iscntrl((unsigned char)u->path[hl])) {
+			*why = "a space in the path (write it as %20)";
+			return -1;
+		}
+	return 0;
+}
+
+int
 config_auth_set(struct config_auth *a, const char *key, char **v, int n,
 	char *err, size_t errlen)
 {
@@ -124,10 +202,26 @@ config_auth_set(struct config_auth *a, const char *key, char **v, int n,
 	if(strcmp(key, "url") == 0 && n == 0)
 		return 0; /* an empty url: asks for nothing */
 	if(strcmp(key, "url") == 0) {
-		snprintf(err, errlen, "url: transfers over HTTP are not "
-			"supported by petrel; use primary: (AXFR/IXFR) or a "
-			"zonefile:");
-		return -1;
+		struct config_auth_url *u, **t;
+		struct config_url pu;
+		const char *why = "";
+		if(n != 1 || config_url_parse(v[0], &pu, &why) != 0) {
+			snprintf(err, errlen, "%s: expected http://host[:port]"
+				"/path or https://host[:port]/path, got '%s'%s%s",
+				key, n ? v[0] : "", n == 1 ? ": " : "",
+				n == 1 ? why : "");
+			return -1;
+		}
+		if(!(u = calloc(1, sizeof(*u))) || !(u->str = strdup(v[0]))) {
+			free(u);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		u->url = pu;
+		for(t = &a->urls; *t; t = &(*t)->next)
+			;
+		*t = u;
+		return 0;
 	}
 	if(strcmp(key, "allow-notify") == 0) {
 		struct config_auth_notify *e, **t;
@@ -242,9 +336,9 @@ config_auth_check(const struct config_auth *a,
 		snprintf(err, errlen, "auth-zone: expected a name: line");
 		return -1;
 	}
-	if(!a->primaries && !a->zonefile) {
-		snprintf(err, errlen, "auth-zone '%s': expected a primary: "
-			"or a zonefile: line", a->name);
+	if(!a->primaries && !a->urls && !a->zonefile) {
+		snprintf(err, errlen, "auth-zone '%s': expected a primary:, "
+			"a url: or a zonefile: line", a->name);
 		return -1;
 	}
 	if(!a->for_downstream && !a->for_upstream) {
@@ -296,6 +390,13 @@ config_auth_free(struct config_auth *a)
 		struct config_auth *n = a->next;
 		struct config_auth_primary *p = a->primaries;
 		struct config_auth_notify *e = a->notify;
+		struct config_auth_url *u = a->urls;
+		while(u) {
+			struct config_auth_url *un = u->next;
+			free(u->str);
+			free(u);
+			u = un;
+		}
 		while(p) {
 			struct config_auth_primary *pn = p->next;
 			free(p->str);
@@ -350,8 +451,10 @@ config_auth_copy(struct config_auth **dst, const struct config_auth *s)
 	for(; s; s = s->next) {
 		const struct config_auth_primary *p;
 		const struct config_auth_notify *e;
+		const struct config_auth_url *u;
 		struct config_auth_primary **pt;
 		struct config_auth_notify **et;
+		struct config_auth_url **ut;
 		struct config_auth *a = calloc(1, sizeof(*a));
 		if(!a)
 			return -1;
@@ -376,6 +479,17 @@ config_auth_copy(struct config_auth **dst, const struct config_auth *s)
 			c->addr = p->addr;
 			if(dup_str(&c->str, p->str) || dup_str(&c->tsig,
 				p->tsig))
+				return -1;
+		}
+		ut = &a->urls;
+		for(u = s->urls; u; u = u->next) {
+			struct config_auth_url *c = calloc(1, sizeof(*c));
+			if(!c)
+				return -1;
+			*ut = c;
+			ut = &c->next;
+			c->url = u->url;
+			if(dup_str(&c->str, u->str))
 				return -1;
 		}
 		et = &a->notify;
@@ -431,6 +545,13 @@ config_auth_print(const struct config_auth *a, const struct config_tsig *t,
 				snprintf(buf, sizeof(buf), "%s %s%s%s", nm,
 					p->str, p->tsig ? " " : "",
 					p->tsig ? p->tsig : "");
+				cb(arg, buf);
+				n++;
+			}
+		} else if(strcmp(key, "url") == 0) {
+			const struct config_auth_url *u;
+			for(u = a->urls; u; u = u->next) {
+				snprintf(buf, sizeof(buf), "%s %s", nm, u->str);
 				cb(arg, buf);
 				n++;
 			}

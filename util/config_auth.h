@@ -8,6 +8,7 @@
  *	auth-zone:
  *		name: "."
  *		primary: 127.0.120.1@53			# ip[@port] [tsig-key name]
+ *		url: "https://www.internic.net/domain/root.zone"
  *		allow-notify: 127.0.120.0/24
  *		zonefile: "/var/lib/petrel/root.zone"
  *		for-upstream: yes
@@ -37,6 +38,37 @@ struct config_auth_primary {
 	char *tsig;
 };
 
+/** the parts of a url: (http:// or https://host[:port][/path]) */
+struct config_url {
+	/** 1 for https */
+	int tls;
+	/** the host: a name or an address (IPv6 without its brackets) */
+	char host[256];
+	/** the port (80 or 443 unless given) */
+	int port;
+	/** the path with its query, at least "/" */
+	char path[1024];
+};
+
+/**
+ * Parse a url: value.
+ * @param s: the text.
+ * @param u: filled in.
+ * @param why: the reason when it is not a URL petrel can fetch.
+ * @return 0 or -1.
+ */
+int config_url_parse(const char *s, struct config_url *u, const char **why);
+
+/** one url: of an auth zone */
+struct config_auth_url {
+	/** next, or NULL */
+	struct config_auth_url *next;
+	/** the parts */
+	struct config_url url;
+	/** the text as written (malloced) */
+	char *str;
+};
+
 /** one allow-notify: netblock */
 struct config_auth_notify {
 	/** next, or NULL */
@@ -55,6 +87,8 @@ struct config_auth {
 	char *name;
 	/** primary: (and master:) lines, in file order */
 	struct config_auth_primary *primaries;
+	/** url: lines, in file order (tried when no primary answers) */
+	struct config_auth_url *urls;
 	/** allow-notify: netblocks */
 	struct config_auth_notify *notify;
 	/** zonefile: path, or NULL (malloced) */

@@ -413,6 +413,9 @@ struct config_file {
 	int key_cache_slabs;
 	/** val-permissive-mode: bogus answers are given (without AD) */
 	int val_permissive_mode;
+	/** zonemd-permissive-mode: a failed ZONEMD check of an auth-zone
+	 *  is logged, the zone used */
+	int zonemd_permissive_mode;
 	/** val-log-level: 0 none, 1 a line per bogus answer, 2 more */
 	int val_log_level;
 	/** aggressive-nsec: answer from validated NSEC (RFC 8198) */

@@ -10,12 +10,20 @@
 #                 ZONEMD)
 #   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
+#   127.0.120.11  petrel with the validator: ZONEMD checked with DNSSEC
+#   127.0.120.20  http_server.pl, port 8080: url: over HTTP (chunked)
+#   127.0.120.21/22 openssl s_server -WWW, port 8443: url: over HTTPS, a
+#                 certificate in tls-cert-bundle / one that is not
 #
 # Checks: the root is transferred (AXFR, ZONEMD verified) and written to
 # the zonefile; with the root server stopped, names still resolve (RFC
 # 8806, for-upstream); a change on the primary plus a NOTIFY is served
 # within 2 s; a zone with a wrong ZONEMD is refused; a TSIG-signed
-# transfer works and one with the wrong secret is refused; for-downstream
+# transfer works and one with the wrong secret is refused; ZONEMD with
+# DNSSEC (a signed root copy used, a tampered ZONEMD and a wrong key
+# refused, a refused for-upstream zone resolved from its servers); url:
+# downloads over HTTP and HTTPS (verified), at start and at the SOA
+# refresh, written to the zonefile, a bad URL a load error; for-downstream
 # answers carry AA (answer, NXDOMAIN with SOA); the control commands.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -163,6 +171,43 @@ for ip in 127.0.120.5 127.0.120.6; do
 	done
 done
 
+# url: downloads: an HTTP server (http_server.pl, chunked) on .20, HTTPS
+# (openssl s_server -WWW, a body without length) on .21 with a
+# certificate in petrel's tls-cert-bundle, and on .22 with one that is not
+web_zone() { # zone serial address
+	cat <<EOF
+\$TTL 60
+$1.      IN SOA ns1.zz. h.$1. $2 1 1 600 60
+$1.      IN NS ns1.zz.
+www.$1.  IN A $3
+EOF
+}
+mkdir -p "$W/www"
+web_zone web 1 192.0.2.31 > "$W/www/web.zone"
+web_zone webs 1 192.0.2.32 > "$W/www/webs.zone"
+web_zone webbad 1 192.0.2.33 > "$W/www/webbad.zone"
+for h in 21 22; do
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-days 2 -subj "/CN=127.0.120.$h" \
+		-addext "subjectAltName=IP:127.0.120.$h" \
+		-keyout "$W/web$h.key" -out "$W/web$h.pem" >/dev/null 2>&1 ||
+		{ echo "openssl req failed"; exit 1; }
+done
+cp "$W/web21.pem" "$W/ca.pem"
+perl "$here/http_server.pl" 127.0.120.20 8080 "$W/www" > "$W/http.log" 2>&1 &
+it_track $!
+for h in 21 22; do
+	( cd "$W/www" && exec openssl s_server -WWW -quiet -accept 127.0.120.$h:8443 \
+		-cert "$W/web$h.pem" -key "$W/web$h.key" ) > "$W/https$h.log" 2>&1 &
+	it_track $!
+done
+for hp in 127.0.120.20/8080 127.0.120.21/8443 127.0.120.22/8443; do
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/$hp") 2>/dev/null && break
+		sleep 0.1
+	done
+done
+
 cat > "$W/hints" <<EOF
 .                   3600000 NS a.root-servers.net.
 a.root-servers.net. 3600000 A 127.0.120.1
@@ -185,6 +230,7 @@ server:
   qname-minimisation: no
   module-config: "iterator"
   root-hints: "$W/hints"
+  tls-cert-bundle: "$W/ca.pem"
 remote-control:
   control-enable: yes
   control-interface: "$W/control.sock"
@@ -234,6 +280,19 @@ auth-zone:
   primary: 127.0.120.9
   primary: 127.0.120.3
   for-downstream: yes
+auth-zone:
+  name: web.
+  url: "http://127.0.120.20:8080/web.zone"
+  zonefile: "$W/web.copy"
+  for-downstream: yes
+auth-zone:
+  name: webs.
+  url: "https://127.0.120.21:8443/webs.zone"
+  for-downstream: yes
+auth-zone:
+  name: webbad.
+  url: "https://127.0.120.22:8443/webbad.zone"
+  for-downstream: yes
 EOF
 ctl() { "$PETREL_CONTROL" -c "$W/petrel.conf" "$@"; }
 "$PETREL" -d -c "$W/petrel.conf" >"$W/petrel.log" 2>&1 &
@@ -258,6 +317,106 @@ dig +short @127.0.120.1 . SOA +time=1 +tries=1 >/dev/null 2>&1 &&
 r=$(dig +short +time=2 +tries=1 @$PA www.zz. A)
 [ "$r" = 192.0.2.100 ] && ok "www.zz. resolves with the root server stopped" ||
 	bad "www.zz. with the root server stopped: '$r'"
+
+# ---- ZONEMD verified with DNSSEC (RFC 8976 4), a second petrel ----
+# (127.0.120.11, validator on) with zone files signed here: the root with
+# its trust anchor (RFC 8806), used; tampered. (ZONEMD digest changed
+# after signing) and wrongkey. (the anchor is another key) refused, so
+# SERVFAIL downstream; zz. for-upstream with a wrong ZONEMD: refused, the
+# iterator asks zz.'s server instead.
+PV=127.0.120.11
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k . ) > "$W/kroot" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k tampered. ) > "$W/ktamp" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k wrongkey. ) > "$W/kwrong" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k wrongkey. ) > "$W/kother" 2>/dev/null
+root_zone 2026112401 > "$W/sroot.src"
+ldns-signzone -z 1:1 -f "$W/sroot.zone" "$W/sroot.src" "$W/$(cat "$W/kroot")" >/dev/null 2>&1
+for z in tampered wrongkey; do
+	sed "s/signed\./$z./g" "$W/signed.zone" > "$W/$z.src"
+done
+ldns-signzone -z 1:1 -f "$W/tampered.zone" "$W/tampered.src" "$W/$(cat "$W/ktamp")" >/dev/null 2>&1
+# one hex digit of the ZONEMD digest changed: its RRSIG no longer fits
+awk '$4 == "ZONEMD" && !d { c = substr($8, 1, 1); $8 = (c == "0" ? "1" : "0") substr($8, 2); d = 1 } { print }' \
+	"$W/tampered.zone" > "$W/tampered.tmp" && mv "$W/tampered.tmp" "$W/tampered.zone"
+ldns-signzone -z 1:1 -f "$W/wrongkey.zone" "$W/wrongkey.src" "$W/$(cat "$W/kwrong")" >/dev/null 2>&1
+# zz. with a ZONEMD, then www.zz. changed in the copy
+ldns-signzone -Z -z 1:1 -f "$W/zz.copy" "$W/tld.zz.zone" zz. >/dev/null 2>&1
+sed -i 's/192\.0\.2\.100/192.0.2.250/' "$W/zz.copy"
+cat "$W/$(cat "$W/kroot").ds" "$W/$(cat "$W/ktamp").ds" "$W/$(cat "$W/kother").ds" > "$W/anchors"
+grep -q "RRSIG.*ZONEMD" "$W/sroot.zone" && grep -q "RRSIG.*ZONEMD" "$W/tampered.zone" &&
+	grep -q "RRSIG.*ZONEMD" "$W/wrongkey.zone" && grep -q "ZONEMD" "$W/zz.copy" &&
+	[ "$(grep -c DS "$W/anchors")" = 3 ] ||
+	{ echo "ldns-keygen/ldns-signzone failed"; exit 1; }
+cat > "$W/petrel-v.conf" <<EOF
+server:
+  interface: $PV
+  port: 53
+  do-ip6: no
+  num-threads: 1
+  do-daemonize: no
+  username: ""
+  chroot: ""
+  directory: "$W"
+  pidfile: "$W/petrel-v.pid"
+  use-syslog: no
+  verbosity: 1
+  access-control: 127.0.0.0/8 allow
+  do-not-query-localhost: no
+  qname-minimisation: no
+  module-config: "validator iterator"
+  trust-anchor-file: "$W/anchors"
+  root-hints: "$W/hints"
+auth-zone:
+  name: "."
+  zonefile: "$W/sroot.zone"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
+  zonemd-reject-absence: yes
+auth-zone:
+  name: tampered.
+  zonefile: "$W/tampered.zone"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: wrongkey.
+  zonefile: "$W/wrongkey.zone"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: zz.
+  zonefile: "$W/zz.copy"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
+EOF
+"$PETREL" -d -c "$W/petrel-v.conf" >"$W/petrel-v.log" 2>&1 &
+PIDV=$!
+it_track $PIDV
+for i in $(seq 100); do
+	dig +time=1 +tries=1 @$PV . SOA >/dev/null 2>&1 && break
+	sleep 0.1
+done
+out=$(dig +dnssec +time=2 +tries=1 @$PV . SOA)
+echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "flags: qr rd ra ad" &&
+	! grep -q "auth-zone \.: .*refused" "$W/petrel-v.log" &&
+	ok "a signed root with a DNSSEC-verified ZONEMD is used (root server stopped; . SOA validated: ad)" ||
+	{ bad "the signed root:"; echo "$out"; cat "$W/petrel-v.log"; }
+r=$(dig +short +time=2 +tries=1 @$PV www.zz. A)
+[ "$r" = 192.0.2.100 ] && grep -q "auth-zone zz\.: .*refused, not used" "$W/petrel-v.log" &&
+	ok "a for-upstream zone refused for its ZONEMD: the iterator asks its server (www.zz. $r)" ||
+	{ bad "zz. refused for-upstream: '$r'"; grep "zz\." "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.tampered. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone tampered\.: .*refused, not used: the ZONEMD RRSIG does not verify" "$W/petrel-v.log" &&
+	ok "a tampered ZONEMD (its RRSIG fails) is refused: SERVFAIL" ||
+	{ bad "tampered ZONEMD: '$r'"; grep tampered "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.wrongkey. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone wrongkey\.: .*refused, not used: the DNSKEY set does not verify with the trust anchor" "$W/petrel-v.log" &&
+	ok "a zone signed by a key other than its trust anchor is refused: SERVFAIL" ||
+	{ bad "wrong key: '$r'"; grep wrongkey "$W/petrel-v.log"; }
+it_kill $PIDV
 
 # ---- a change on the primary + NOTIFY, served within 2 s ----
 root_zone 2026112402 "yy. 172800 IN NS ns1.zz." > "$W/root.src"
@@ -354,6 +513,45 @@ for i in $(seq 50); do
 done
 [ -n "$got" ] && ok "the SOA refresh picks up a change without NOTIFY" ||
 	{ bad "SOA refresh:"; ctl list_auth_zones; }
+
+# ---- url: downloads (HTTP chunked, HTTPS verified, HTTPS refused) ----
+for i in $(seq 50); do
+	ctl list_auth_zones | grep -q "^webs\.	.*serial 1" &&
+		ctl list_auth_zones | grep -q "^web\.	.*serial 1" && break
+	sleep 0.1
+done
+out=$(dig +norec +time=1 +tries=1 @$PA www.web. A)
+echo "$out" | grep -q "flags: qr aa" && echo "$out" | grep -q "192.0.2.31" &&
+	grep -q "^www.web.*192.0.2.31" "$W/web.copy" 2>/dev/null &&
+	ok "url: http:// (chunked) downloaded, answered with aa and written to the zonefile" ||
+	{ bad "url: http://:"; echo "$out"; ctl list_auth_zones; cat "$W/http.log"; }
+out=$(dig +norec +time=1 +tries=1 @$PA www.webs. A)
+echo "$out" | grep -q "flags: qr aa" && echo "$out" | grep -q "192.0.2.32" &&
+	ok "url: https:// with a certificate from tls-cert-bundle downloaded" ||
+	{ bad "url: https://:"; echo "$out"; ctl list_auth_zones; grep webs "$W/petrel.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PA www.webbad. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	ctl list_auth_zones | grep "^webbad\." | grep -q "certificate of 127.0.120.22 does not verify" &&
+	ok "url: https:// with a certificate not in tls-cert-bundle is refused" ||
+	{ bad "url: untrusted https: '$r'"; ctl list_auth_zones; grep webbad "$W/petrel.log"; }
+# the SOA refresh (1 s) fetches a new serial from the URL
+web_zone web 2 192.0.2.41 > "$W/www/web.zone"
+got=""
+for i in $(seq 50); do
+	if [ "$(dig +short +norec +time=1 +tries=1 @$PA www.web. A)" = 192.0.2.41 ]; then
+		got=1; break
+	fi
+	sleep 0.1
+done
+[ -n "$got" ] && grep -q "192.0.2.41" "$W/web.copy" &&
+	ok "url: the SOA refresh downloads the new serial" ||
+	{ bad "url: SOA refresh:"; ctl list_auth_zones; }
+# a bad URL is a load error naming the file and line
+printf 'server:\n  directory: "%s"\nauth-zone:\n  name: bad.\n  url: "ftp://127.0.120.20/x.zone"\n' "$W" > "$W/badurl.conf"
+out=$(timeout 5 "$PETREL" -d -c "$W/badurl.conf" 2>&1 </dev/null)
+echo "$out" | grep -q 'badurl.conf:5: .*url: expected http://' &&
+	ok "a bad url: is a load error with the file and line" ||
+	{ bad "bad url: '$out'"; }
 
 # ---- control ----
 [ "$(ctl auth_zone_transfer signed.)" = ok ] && ok "auth_zone_transfer" || bad "auth_zone_transfer"

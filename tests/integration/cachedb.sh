@@ -13,8 +13,11 @@
 #   5. Redis killed: p2's cached answers continue (dnsperf, no loss), new
 #      names still resolve, p2's log says Redis is down once.
 #   6. Redis back: p2 reconnects by itself, logs it, and writes again.
+#   7. cachedb-check-when-serve-expired (p4 yes, p5 no; serve-expired
+#      without client timeout): an expired local entry is replaced by a
+#      fresh copy from Redis, or (off) given at once as stale.
 #
-# Addresses: 127.0.140.0/24 (Redis .1:6379, NSD .2:53, petrels .11-.13
+# Addresses: 127.0.140.0/24 (Redis .1:6379, NSD .2:53, petrels .11-.15
 # port 5301). Needs root (NSD on port 53), nsd, redis-server, dig, dnsperf.
 # Runs in about 30 s.
 set -u
@@ -55,6 +58,7 @@ d.cdb.          40 IN A 192.0.2.4
 e.cdb.        3600 IN A 192.0.2.5
 f.cdb.        3600 IN A 192.0.2.6
 g.cdb.        3600 IN A 192.0.2.7
+h.cdb.        3600 IN A 192.0.2.8
 ZONE
 printf '.  3600000 NS a.root.\na.root. 3600000 A %s\n' "$NSIP" > "$W/root.hints"
 
@@ -251,6 +255,41 @@ stop_nsd
 out=$(q 1 g.cdb)
 if echo "$out" | grep -q '192\.0\.2\.7'; then ok "p1 answers g.cdb from the new Redis with the authority down"
 else bad "p1 g.cdb from Redis: $out"; fi
+
+# ---- 7. cachedb-check-when-serve-expired: with serve-expired and no
+# client timeout, an expired local entry is not served at once: Redis is
+# asked first, and its fresh copy wins (p4, the default yes); with it off
+# (p5) the expired entry is given at once (TTL 30, EDE 3). Both keep the
+# name locally for 1 s only (cache-max-ttl), Redis has it for an hour,
+# and the authority is down when they are asked again.
+start_nsd || exit 1
+for n in 4 5; do
+	petrel_conf $n "server:serve-expired: yes" "server:serve-expired-reply-ttl: 30" \
+		"server:serve-expired-client-timeout: 0" "server:cache-max-ttl: 1"
+done
+echo "  cachedb-check-when-serve-expired: no" >> "$W/p5/petrel.conf"
+petrel_up 4 && petrel_up 5 || exit 1
+[ "$(status_of 1 h.cdb)" = NOERROR ] || bad "p1 resolves h.cdb"
+sleep 0.3
+[ "$(rcli EXISTS "$(key h.cdb 1)")" = 1 ] || bad "h.cdb is not in Redis"
+for n in 4 5; do
+	[ "$(status_of $n h.cdb)" = NOERROR ] || bad "p$n h.cdb (from Redis)"
+done
+stop_nsd
+sleep 2.2
+out=$(q 4 h.cdb)
+ttl=$(echo "$out" | awk '/^h\.cdb\./ { print $2; exit }')
+if echo "$out" | grep -q 'status: NOERROR' && echo "$out" | grep -q '192\.0\.2\.8' &&
+	[ -n "$ttl" ] && [ "$ttl" -le 1 ] && ! echo "$out" | grep -q 'EDE: 3'; then
+	# (TTL 1: cache-max-ttl caps the fresh copy too; the authority is
+	# down, so only Redis can have given a fresh answer)
+	ok "check-when-serve-expired: p4's expired h.cdb is replaced by Redis's fresh copy (TTL $ttl, no EDE)"
+else bad "p4 (check-when-serve-expired yes) h.cdb: $out"; fi
+out=$(q 5 h.cdb)
+if echo "$out" | grep -q 'status: NOERROR' && echo "$out" | grep -Eq '^h\.cdb\.[[:space:]]+30[[:space:]]' &&
+	echo "$out" | grep -q 'EDE: 3'; then
+	ok "check-when-serve-expired: no: p5 gives its expired h.cdb at once (TTL 30, EDE 3)"
+else bad "p5 (check-when-serve-expired no) h.cdb: $out"; fi
 
 echo "(${SECONDS} s)"
 if [ $FAILS = 0 ]; then echo "cachedb: all checks passed"; exit 0; fi
