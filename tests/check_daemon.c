@@ -185,16 +185,44 @@ START_TEST(test_fd_budget_raised)
 }
 END_TEST
 
-START_TEST(test_listen_set)
+/** open a listen set from a config made of fmt with a port filled in,
+ * trying ports upward from a start derived from the process ID until one
+ * is free: another test run (or another program) may hold any single
+ * port on this machine, so the test must not depend on one being free.
+ * @param fmt: config text with one %d for the port
+ * @param nthreads: workers
+ * @param cfg_out: the config used (caller deletes)
+ * @return the listen set; the test fails when 200 ports were all taken */
+static struct listen_set *
+listen_set_try(const char *fmt, int nthreads, struct config_file **cfg_out)
 {
 	char text[256];
+	int i, port0 = 20000 + (int)(getpid() % 20000);
+	for(i = 0; i < 200; i++) {
+		struct listen_set *ls;
+		struct config_file *cfg;
+		snprintf(text, sizeof(text), fmt, port0 + i);
+		cfg = cfg_from(text);
+		log_capture(NULL, 0);
+		ls = listen_set_open(cfg, nthreads);
+		if(ls) {
+			*cfg_out = cfg;
+			return ls;
+		}
+		config_delete(cfg);
+	}
+	ck_abort_msg("no free port in 200 tries from %d", port0);
+	return NULL;
+}
+
+START_TEST(test_listen_set)
+{
 	struct config_file *cfg;
 	struct listen_set *ls;
-	int port = 20000 + (int)(getpid() % 20000);
-	snprintf(text, sizeof(text), "server:\n interface: 127.0.0.1\n"
-		" port: %d\n num-threads: 3\n so-reuseport: yes\n", port);
-	cfg = cfg_from(text);
-	ls = listen_set_open(cfg, 3);
+	/* an address of its own in 127/8: other tests and suites listen on
+	 * 127.0.0.1 and their own blocks */
+	ls = listen_set_try("server:\n interface: 127.0.199.1\n port: %d\n"
+		" num-threads: 3\n so-reuseport: yes\n", 3, &cfg);
 	ck_assert_ptr_nonnull(ls);
 	ck_assert_int_eq(ls->num, 1);
 	ck_assert_int_eq(ls->per_worker, 1);
@@ -202,13 +230,10 @@ START_TEST(test_listen_set)
 	ck_assert_int_ge(ls->ports[0].udp[2], 0);
 	ck_assert_int_ge(ls->ports[0].tcp[2], 0);
 	listen_set_close(ls);
-	/* without reuseport one socket pair is shared */
-	snprintf(text, sizeof(text), "server:\n interface: 127.0.0.1\n"
-		" port: %d\n num-threads: 3\n so-reuseport: no\n do-tcp: no\n",
-		port);
 	config_delete(cfg);
-	cfg = cfg_from(text);
-	ls = listen_set_open(cfg, 3);
+	/* without reuseport one socket pair is shared */
+	ls = listen_set_try("server:\n interface: 127.0.199.1\n port: %d\n"
+		" num-threads: 3\n so-reuseport: no\n do-tcp: no\n", 3, &cfg);
 	ck_assert_ptr_nonnull(ls);
 	ck_assert_int_eq(ls->ports[0].num, 1);
 	ck_assert_int_eq(ls->ports[0].tcp[0], -1);
