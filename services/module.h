@@ -29,7 +29,9 @@
  * MODULE_EVENT_PASS in its finished state and resolves anew). The
  * validator does so after a bogus answer (val-max-restart), with the
  * servers that gave it (qstate->origin, recorded by the iterator) added
- * to qstate->exclude, which the iterator never asks.
+ * to qstate->exclude, which the iterator never asks. It also fills the
+ * exclude list of the DNSKEY and DS sub-queries it asks again after a
+ * bogus key set (the sub-query's own origin, copied by inform_super).
  *
  * The environment (struct module_env) holds everything a module may reach:
  * the caches, the outbound network (as function pointers the mesh fills in,
@@ -353,7 +355,9 @@ struct module_qstate {
 	/** servers the iterator must not ask for this state: a module
 	 * above that passes a finished query down again (the validator,
 	 * after a bogus answer: val-max-restart) puts the origins of the
-	 * rejected answer here. In the region, NULL until first used, at
+	 * rejected answer here; so does the validator of a super-state, on
+	 * a DNSKEY or DS sub-query it attaches after a bogus key set (the
+	 * servers that gave it). In the region, NULL until first used, at
 	 * most MODULE_EXCLUDE_MAX */
 	struct netaddr *exclude;
 	/** how many */

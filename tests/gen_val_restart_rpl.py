@@ -25,6 +25,15 @@ What is edited here, none of it signed data:
     which fails it (the runner's manual mode): "exactly N tries" is
     checked, not only "at least".
 
+The key chain scenarios (val_restart_key_*, val_restart_ds_*) use the
+same data: the answer is the good one from a range, and the DNSKEY set of
+tampered.vtest. (or its DS set, from vtest.'s servers, a second one named
+without glue in the root's referral) is given by hand, the bogus copy
+being the recorded set with one base64 digit of its RRSIG's signature
+changed. val_restart_keys_bogus.rpl is val_badds.rpl (its ranges recorded
+by tests/gen_val_rpl.py, which must be run first when the validator asks
+other questions) with the queries counted.
+
 Usage: python3 tests/gen_val_restart_rpl.py   (writes the files)
 """
 import os
@@ -226,20 +235,263 @@ scenario("permissive", "val-permissive-mode and two servers, both bogus: "
           reply(5, BOGUS, 2), check_insecure_bogus(6), sent(7, 1, 1),
           sent(8, 1, 2)])
 
-# 7. a bogus key chain is not restarted: val_badds.rpl (the DS matches no
-# DNSKEY, EDE 9) with the queries counted: the answer's server is asked
-# once and the resolution does not start again from the root
+# 7. a bogus key chain with one server: val_badds.rpl (the DS matches no
+# DNSKEY, EDE 9; its ranges recorded by tests/gen_val_rpl.py, with the
+# questions the restart asks) with the queries counted. The DNSKEY set
+# is asked again without badds.vtest.'s only server: its cached
+# delegation has no other, so the fetch starts once from the top (the
+# root, then vtest.'s server, whose referral names the same server
+# only), finds no server left, and the first bogus verdict is final.
+# The answer itself is not asked again (another copy of it cannot mend
+# the keys), and the failure is remembered: asked again, nobody is asked.
 BADDS = open(os.path.join(TESTDATA, "val_badds.rpl")).read()
-TITLE = ("a bogus key chain (the DS matches no DNSKEY) is final at once: "
-         "SERVFAIL, EDE 9, no restart (the answer's server is asked once, "
-         "the root once)")
+TITLE = ("a bogus key chain (the DS matches no DNSKEY) and one server: the "
+         "DNSKEY set is asked again without it, from the top, no server is "
+         "left: SERVFAIL, EDE 9, remembered (the answer is not asked again)")
 BADDS = re.sub(r"^; .*\n; made by .*\n", f"; {TITLE}\n; made by tests/"
                "gen_val_restart_rpl.py from val_badds.rpl (tests/"
                "gen_val_rpl.py), the CHECK_SENT steps added\n", BADDS)
 BADDS = re.sub(r"SCENARIO_BEGIN .*\n", f"SCENARIO_BEGIN {TITLE}\n", BADDS)
-BADDS = BADDS.replace("SCENARIO_END", "".join([
-    "STEP 3 CHECK_SENT www.badds.vtest. A ADDRESS 198.51.100.23 COUNT 1\n",
-    "STEP 4 CHECK_SENT www.badds.vtest. A ADDRESS 198.51.100.1 COUNT 1\n",
-    "\nSCENARIO_END"]))
+BADDS_SENT = "".join([
+    "CHECK_SENT www.badds.vtest. A ADDRESS 198.51.100.23 COUNT 1\n",
+    "CHECK_SENT www.badds.vtest. A ADDRESS 198.51.100.1 COUNT 1\n",
+    "CHECK_SENT badds.vtest. DNSKEY ADDRESS 198.51.100.23 COUNT 1\n",
+    "CHECK_SENT badds.vtest. DNSKEY ADDRESS 198.51.100.1 COUNT 1\n",
+    "CHECK_SENT badds.vtest. DNSKEY ADDRESS 198.51.100.2 COUNT 1\n",
+    "CHECK_SENT badds.vtest. DNSKEY COUNT 3\n"])
+AGAIN = re.search(r"STEP 1 QUERY\n.*?ENTRY_END\n\nSTEP 2 CHECK_ANSWER\n"
+                  r".*?ENTRY_END\n", BADDS, re.S).group(0)
+AGAIN = AGAIN.replace("STEP 1 ", "STEP 11 ").replace("STEP 2 ", "STEP 12 ")
+BADDS = BADDS.replace("SCENARIO_END", "".join(
+    [f"STEP {3 + i} {l}\n" for i, l in enumerate(BADDS_SENT.splitlines())] +
+    ["\n", AGAIN, "\n"] +
+    [f"STEP {13 + i} {l}\n" for i, l in enumerate(BADDS_SENT.splitlines())] +
+    ["\nSCENARIO_END"]))
 with open(os.path.join(TESTDATA, "val_restart_keys_bogus.rpl"), "w") as f:
     f.write(BADDS)
+
+
+# 8. val-max-restart for the key chain: the DNSKEY set of tampered.vtest.
+# is fetched by the validator's own sub-query; a server whose copy does
+# not verify is left out and the set asked of another. The answer to
+# www.tampered.vtest. A is the good one (192.0.2.1, as signed) from every
+# server (a range); the DNSKEY answers are given by hand, so each fetch
+# is seen, in order, and counted. The bogus copy is the recorded set with
+# one base64 digit of its RRSIG's signature changed (EDE 6).
+KZ = "tampered.vtest."
+KEYS = [e for e in R["198.51.100.25"] if asks(e) == [KZ, "IN", "DNSKEY"]][0]
+
+
+def break_sig(entry):
+    """the entry with the DNSKEY RRSIG's signature changed (one digit)"""
+    out = []
+    for l in entry.splitlines():
+        if " RRSIG DNSKEY " in l:
+            f = l.split(" ")
+            d = f[-1]
+            f[-1] = ("B" if d[0] == "A" else "A") + d[1:]
+            l = " ".join(f)
+        out.append(l)
+    return "\n".join(out)
+
+
+BADKEYS = break_sig(KEYS)
+assert BADKEYS != KEYS
+# (the answer section only, as in the scenarios above: the signed NS set
+# of the zone in the authority section names ns.tampered.vtest. alone and
+# would replace the referral's NS set, which names the others)
+WWW_GOOD = "\n".join(["ENTRY_BEGIN", "MATCH opcode qtype qname",
+                      "ADJUST copy_id", "REPLY QR AA NOERROR DO",
+                      "SECTION QUESTION", f"{Q} IN A", "SECTION ANSWER"] +
+                     GOOD + ["ENTRY_END"])
+
+
+def key_out(step, k=None):
+    a = f" ADDRESS {addr(k)}" if k else ""
+    return "\n".join([f"STEP {step} CHECK_OUT_QUERY{a}", "ENTRY_BEGIN",
+                      "MATCH opcode qtype qname", "SECTION QUESTION",
+                      f"{KZ} IN DNSKEY", "ENTRY_END", ""])
+
+
+def key_reply(step, entry, k=None):
+    a = f" ADDRESS {addr(k)}" if k else ""
+    return f"STEP {step} REPLY{a}\n{entry}\n"
+
+
+def key_sent(step, count, k=None):
+    a = f" ADDRESS {addr(k)}" if k else ""
+    return f"STEP {step} CHECK_SENT {KZ} DNSKEY{a} COUNT {count}\n"
+
+
+def check_key_bogus(step):
+    return check_bogus(step)
+
+
+def key_scenario(name, title, nservers, conf, steps, extra_root=(),
+                 extra_vtest=()):
+    text = [f"; {title}",
+            "; made by tests/gen_val_restart_rpl.py from the signed data of "
+            "val_bogus_ttl.rpl",
+            "server:", "\tqname-minimisation: no", ANCHOR.rstrip("\n")]
+    text += ["\t" + c for c in conf]
+    text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
+             "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
+    text.append(range_text("198.51.100.1", R["198.51.100.1"] +
+                           list(extra_root)))
+    text.append(range_text("198.51.100.2", vtest_entries(nservers) +
+                           list(extra_vtest)))
+    # the servers of tampered.vtest.: www A from the range (good), the
+    # DNSKEY set by hand
+    text.append(range_text(addr(1), [WWW_GOOD],
+                           [addr(k) for k in range(2, nservers + 1)]))
+    text += steps
+    text.append("SCENARIO_END\n")
+    with open(os.path.join(TESTDATA, f"val_restart_{name}.rpl"), "w") as f:
+        f.write("\n".join(text))
+
+
+# the first server's DNSKEY set is bogus, the second's good: secure (AD)
+key_scenario("key_secure", "val-max-restart (default 5) for the key chain: "
+             "the first server's DNSKEY set does not verify, the set is "
+             "asked again of the second server, whose copy does: the "
+             "answer is secure (AD)", 2, [],
+             [query(1), key_out(2, 1), key_reply(3, BADKEYS, 1),
+              key_out(4, 2), key_reply(5, KEYS, 2), check_secure(6),
+              key_sent(7, 1, 1), key_sent(8, 1, 2), key_sent(9, 2),
+              sent(10, 1, 1), sent(11, 0, 2),
+              # the keys and the answer are cached: asked again, no query
+              query(12), check_secure(13), key_sent(14, 2),
+              sent(15, 1, 1)])
+
+# val-max-restart: 0: the first bogus DNSKEY set is final
+key_scenario("key_zero", "val-max-restart: 0 for the key chain: the first "
+             "server's DNSKEY set does not verify: SERVFAIL (EDE 6) at "
+             "once, the second server is never asked", 2,
+             ["val-max-restart: 0"],
+             [query(1), key_out(2, 1), key_reply(3, BADKEYS, 1),
+              check_key_bogus(4), key_sent(5, 1, 1), key_sent(6, 0, 2),
+              key_sent(7, 1)])
+
+# every server's DNSKEY set bogus: N + 1 fetches, then bogus, remembered
+key_scenario("key_all_bogus", "val-max-restart: 2 for the key chain and "
+             "three servers, every DNSKEY set bogus: exactly 3 fetches (N + "
+             "1), one per server, then SERVFAIL (EDE 6), remembered: the "
+             "next query asks nobody", 3, ["val-max-restart: 2"],
+             [query(1), key_out(2, 1), key_reply(3, BADKEYS, 1), key_out(4),
+              key_reply(5, BADKEYS), key_out(6), key_reply(7, BADKEYS),
+              check_key_bogus(8), key_sent(9, 1, 1), key_sent(10, 1, 2),
+              key_sent(11, 1, 3), key_sent(12, 3), sent(13, 1, 1),
+              query(14), check_key_bogus(15), key_sent(16, 3),
+              sent(17, 1, 1)])
+
+
+# every server's DNSKEY set bogus and restarts to spare: each server once;
+# the fetch then starts from the top (the root's and vtest.'s referrals,
+# recorded for www, given for this question too) and finds no server
+# left: the verdict is the last bogus set's (EDE 6, not "no DNSKEY
+# answer", EDE 9), remembered
+def referral_for(entry, qname, qtype):
+    return entry.replace(f"{Q} IN A", f"{qname} IN {qtype}")
+
+
+def key_none_left(nservers):
+    root = [e for e in R["198.51.100.1"] if asks(e)[0] == Q][0]
+    vt = [e for e in vtest_entries(nservers) if asks(e)[0] == Q][0]
+    return (referral_for(root, KZ, "DNSKEY"), referral_for(vt, KZ, "DNSKEY"))
+
+
+KNL_ROOT, KNL_VT = key_none_left(2)
+key_scenario("key_none_left", "val-max-restart (default 5) for the key "
+             "chain and two servers, both DNSKEY sets bogus: each is asked "
+             "once, the fetch from the top finds no server left: SERVFAIL "
+             "with the bogus set's EDE 6, remembered: the next query asks "
+             "nobody", 2, [],
+             [query(1), key_out(2, 1), key_reply(3, BADKEYS, 1),
+              key_out(4, 2), key_reply(5, BADKEYS, 2), check_key_bogus(6),
+              key_sent(7, 1, 1), key_sent(8, 1, 2), key_sent(9, 4),
+              query(10), check_key_bogus(11), key_sent(12, 4)],
+             extra_root=[KNL_ROOT], extra_vtest=[KNL_VT])
+
+
+# 9. the same for a DS set: vtest.'s first server (198.51.100.2, with glue
+# in the root's referral) gives tampered.vtest.'s DS set with a broken
+# signature (EDE 6); the root's referral also names ns2.vtest., without
+# glue, whose address (198.51.100.9, given by vtest.'s server) is looked
+# up only when it is needed: the DS set is asked again of it, and its copy
+# verifies: secure (AD). The DS answers are given by hand, in order.
+DSQ = [e for e in R["198.51.100.2"] if asks(e) == [KZ, "IN", "DS"]][0]
+
+
+def break_ds_sig(entry):
+    """the entry with the DS RRSIG's signature changed (one digit)"""
+    out = []
+    for l in entry.splitlines():
+        if " RRSIG DS " in l:
+            f = l.split(" ")
+            d = f[-1]
+            f[-1] = ("B" if d[0] == "A" else "A") + d[1:]
+            l = " ".join(f)
+        out.append(l)
+    return "\n".join(out)
+
+
+BADDS_SET = break_ds_sig(DSQ)
+assert BADDS_SET != DSQ
+VT2 = "198.51.100.9"
+
+
+def ds_out(step, a):
+    return "\n".join([f"STEP {step} CHECK_OUT_QUERY ADDRESS {a}",
+                      "ENTRY_BEGIN", "MATCH opcode qtype qname",
+                      "SECTION QUESTION", f"{KZ} IN DS", "ENTRY_END", ""])
+
+
+def ds_sent(step, count, a=None):
+    ad = f" ADDRESS {a}" if a else ""
+    return f"STEP {step} CHECK_SENT {KZ} DS{ad} COUNT {count}\n"
+
+
+def ds_scenario(name, title, conf, steps):
+    text = [f"; {title}",
+            "; made by tests/gen_val_restart_rpl.py from the signed data of "
+            "val_bogus_ttl.rpl",
+            "server:", "\tqname-minimisation: no", ANCHOR.rstrip("\n")]
+    text += ["\t" + c for c in conf]
+    text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
+             "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
+    root = [e.replace("vtest. 3600 IN NS ns.vtest.\n",
+                      "vtest. 3600 IN NS ns.vtest.\n"
+                      "vtest. 3600 IN NS ns2.vtest.\n") for e in
+            R["198.51.100.1"]]
+    assert root != R["198.51.100.1"]
+    vt = [e for e in R["198.51.100.2"] if asks(e) != [KZ, "IN", "DS"]]
+    vt.append("\n".join([
+        "ENTRY_BEGIN", "MATCH opcode qtype qname", "ADJUST copy_id",
+        "REPLY QR AA NOERROR", "SECTION QUESTION", "ns2.vtest. IN A",
+        "SECTION ANSWER", f"ns2.vtest. 3600 IN A {VT2}", "ENTRY_END"]))
+    text.append(range_text("198.51.100.1", root))
+    text.append(range_text("198.51.100.2", vt))
+    text.append(range_text(addr(1), [WWW_GOOD, KEYS]))
+    text += steps
+    text.append("SCENARIO_END\n")
+    with open(os.path.join(TESTDATA, f"val_restart_{name}.rpl"), "w") as f:
+        f.write("\n".join(text))
+
+
+ds_scenario("ds_secure", "val-max-restart (default 5) for the key chain: "
+            "the DS set from the parent's first server does not verify, it "
+            "is asked again of the parent's second server, whose copy "
+            "does: the answer is secure (AD)", [],
+            [query(1), ds_out(2, "198.51.100.2"),
+             f"STEP 3 REPLY ADDRESS 198.51.100.2\n{BADDS_SET}\n",
+             ds_out(4, VT2), f"STEP 5 REPLY ADDRESS {VT2}\n{DSQ}\n",
+             check_secure(6), ds_sent(7, 1, "198.51.100.2"),
+             ds_sent(8, 1, VT2), ds_sent(9, 2)])
+
+ds_scenario("ds_zero", "val-max-restart: 0 for the key chain: the DS set "
+            "from the parent's first server does not verify: SERVFAIL (EDE "
+            "6) at once, the parent's second server is never asked",
+            ["val-max-restart: 0"],
+            [query(1), ds_out(2, "198.51.100.2"),
+             f"STEP 3 REPLY ADDRESS 198.51.100.2\n{BADDS_SET}\n",
+             check_bogus(4), ds_sent(5, 1)])

@@ -280,8 +280,8 @@ LISTOPT("domain-insecure", CLAUSE_SERVER, OPT_NAME_LIST, domain_insecure,
 INTOPT("val-bogus-ttl", CLAUSE_SERVER, val_bogus_ttl, "60", 0, INTMAX, SH | IM,
   "<seconds>", "how long a validation failure is remembered"),
 INTOPT("val-max-restart", CLAUSE_SERVER, val_max_restart, "5", 0, 100,
-  SH | IM, "<number>", "times a bogus answer is asked again of other servers "
-  "before it is final"),
+  SH | IM, "<number>", "times a bogus answer (or a bogus DNSKEY or DS set of "
+  "the key chain) is asked again of other servers before it is final"),
 INTOPT("val-sig-skew-min", CLAUSE_SERVER, val_sig_skew_min, "3600", 0, INTMAX,
   SH | IM, "<seconds>", "least clock skew allowed on signature dates"),
 INTOPT("val-sig-skew-max", CLAUSE_SERVER, val_sig_skew_max, "86400", 0,

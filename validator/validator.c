@@ -145,6 +145,10 @@ struct val_qstate {
 	struct val_kinfo done;
 	/** scratch for key cache lookups */
 	struct val_kinfo look;
+	/** the servers that gave the last sub-query's answer (copied from
+	 * its origin[] by inform_super: the sub-state goes away); not
+	 * zeroed, only the first sub_norigin are read */
+	struct netaddr sub_origin[MODULE_ORIGIN_MAX];
 	/** the failure: EDE code and reason (for the log) */
 	int ede;
 	/** reason text */
@@ -167,6 +171,23 @@ struct val_qstate {
 	int bogus_ede;
 	/** its reason */
 	const char *bogus_reason;
+	/** how many of sub_origin are valid */
+	int sub_norigin;
+	/** servers whose DNSKEY or DS answer the walk found bogus: its
+	 * sub-queries do not ask them (val-max-restart for the key chain).
+	 * In the region, NULL until the first such restart, at most
+	 * MODULE_EXCLUDE_MAX */
+	struct netaddr *key_exclude;
+	/** how many */
+	int key_nexclude;
+	/** 1 when the sub-query in flight asks again a DNSKEY or DS set
+	 * found bogus (walk_retry): when it gets no answer, the walk fails
+	 * with the bogus verdict below, not with "no answer" */
+	int sub_retry;
+	/** the EDE and reason of the last bogus DNSKEY or DS answer */
+	int key_bogus_ede;
+	/** its reason */
+	const char *key_bogus_reason;
 };
 
 long
@@ -603,25 +624,136 @@ walk_insecure(struct module_qstate *qs, struct val_qstate *vq,
 	walk_done(vq, ki);
 }
 
-/** start a sub-query for the walk. @return 0, or -1 (walk made bogus) */
+/** @return 1 when the address is in the list */
+static int
+addr_listed(const struct netaddr *list, int n, const struct netaddr *a)
+{
+	int i;
+	for(i = 0; i < n; i++)
+		if(netaddr_cmp(&list[i], a) == 0)
+			return 1;
+	return 0;
+}
+
+/**
+ * Give a sub-query of the walk the servers it must not ask (module.h:
+ * qstate->exclude, which its iterator reads), merged with those it has
+ * already when it is shared with another walk. In the sub-state's
+ * region; nothing is done when that fails (the fetch asks as usual).
+ */
+static void
+sub_exclude(struct module_qstate *sub, const struct netaddr *ex, int n)
+{
+	int i;
+	if(!sub->exclude) {
+		sub->exclude = region_alloc(sub->region, MODULE_EXCLUDE_MAX *
+			sizeof(*sub->exclude));
+		if(!sub->exclude)
+			return;
+		sub->exclude_count = 0;
+	}
+	for(i = 0; i < n && sub->exclude_count < MODULE_EXCLUDE_MAX; i++)
+		if(!addr_listed(sub->exclude, sub->exclude_count, &ex[i]))
+			sub->exclude[sub->exclude_count++] = ex[i];
+}
+
+/** start a sub-query for the walk (asking no server in vq->key_exclude).
+ * @return 0, or -1 (walk made bogus) */
 static int
 walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	enum val_sub what, const uint8_t *name, uint16_t type)
 {
+	struct module_qstate *sub;
 	vq->sub = what;
 	(void)dname_copy_lower(vq->sub_name, name);
 	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
 	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
 	vq->sub_rcode = -1;
-	if(!qs->env->attach_sub(qs, vq->sub_name, type, DNS_CLASS_IN,
-		MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD)) {
+	vq->sub_norigin = 0;
+	vq->sub_retry = 0;
+	sub = qs->env->attach_sub(qs, vq->sub_name, type, DNS_CLASS_IN,
+		MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD);
+	if(!sub) {
 		walk_bogus(qs, vq, ve, name, type == DNS_TYPE_DS ?
 			DNS_EDE_DNSSEC_BOGUS : DNS_EDE_DNSKEY_MISSING,
 			type == DNS_TYPE_DS ? "could not fetch DS" :
 			"could not fetch DNSKEY");
 		return -1;
 	}
+	if(vq->key_nexclude > 0)
+		sub_exclude(sub, vq->key_exclude, vq->key_nexclude);
 	vq->waiting = 1;
+	return 0;
+}
+
+/**
+ * val-max-restart for the key chain: the DNSKEY or DS answer the walk's
+ * sub-query got (vq->sub, vq->sub_name) is bogus or unusable. Unless the
+ * restarts of the state are used up (vq->restarts, shared with the
+ * restarts for the answer), the validator's step budget is spent, or no
+ * new server is known to have given it, the servers that gave it join
+ * vq->key_exclude and the same question is asked again without them
+ * (as Unbound does before it marks the key entry bad). Otherwise the
+ * zone is bogus (walk_bogus, kept for val-bogus-ttl); when this answer
+ * is the missing answer of such a second fetch (no server left, or none
+ * answered), the verdict is the last bogus answer's. Nothing is
+ * allocated before the first restart.
+ * @return 1 when asked again (waiting), 0 when the walk is done (bogus).
+ */
+static int
+walk_retry(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, int ede, const char *why)
+{
+	enum val_sub what = vq->sub;
+	uint8_t name[256];
+	int i, added = 0;
+	(void)dname_copy_lower(name, vq->sub_name);
+	if(vq->sub_retry && vq->key_bogus_reason &&
+		vq->sub_rcode != DNS_RCODE_NOERROR &&
+		vq->sub_rcode != DNS_RCODE_NXDOMAIN) {
+		/* the fetch asked again got no answer: the bogus one stays */
+		ede = vq->key_bogus_ede;
+		why = vq->key_bogus_reason;
+	}
+	if(vq->sub_norigin == 0 || vq->restarts >= ve->max_restart ||
+		vq->steps >= VAL_MAX_STEPS)
+		goto bogus;
+	if(!vq->key_exclude) {
+		vq->key_exclude = region_alloc(qs->region, MODULE_EXCLUDE_MAX *
+			sizeof(*vq->key_exclude));
+		if(!vq->key_exclude)
+			goto bogus;
+	}
+	for(i = 0; i < vq->sub_norigin; i++) {
+		if(vq->key_nexclude >= MODULE_EXCLUDE_MAX ||
+			addr_listed(vq->key_exclude, vq->key_nexclude,
+			&vq->sub_origin[i]))
+			continue;
+		vq->key_exclude[vq->key_nexclude++] = vq->sub_origin[i];
+		added++;
+	}
+	if(added == 0)
+		goto bogus;
+	vq->restarts++;
+	vq->steps++;
+	vq->key_bogus_ede = ede;
+	vq->key_bogus_reason = why;
+	if(verbosity >= VERB_ALGO) {
+		char n[DNS_MAX_NAME_STR], a[128];
+		(void)dname_to_str(name, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s %s bogus (%s) from %s: "
+			"restart %d of %d without %d servers", n,
+			what == VAL_SUB_DS ? "DS" : "DNSKEY", why,
+			netaddr_str(&vq->sub_origin[0], 53, a, sizeof(a)),
+			vq->restarts, ve->max_restart, vq->key_nexclude);
+	}
+	if(walk_sub(qs, vq, ve, what, name, what == VAL_SUB_DS ?
+		DNS_TYPE_DS : DNS_TYPE_DNSKEY) < 0)
+		return 0;
+	vq->sub_retry = 1;
+	return 1;
+bogus:
+	walk_bogus(qs, vq, ve, name, ede, why);
 	return 0;
 }
 
@@ -814,21 +946,17 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
 	val_window(qs, ve, &w);
-	if(vq->sub_rcode != DNS_RCODE_NOERROR) {
-		walk_bogus(qs, vq, ve, zone, DNS_EDE_DNSKEY_MISSING,
+	if(vq->sub_rcode != DNS_RCODE_NOERROR)
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY answer");
-		return 0;
-	}
 	if(val_collect(qs->region, &vq->sub_an, zone, DNS_TYPE_DNSKEY,
 		DNS_CLASS_IN, &keys, &nkeys, &sigs, &nsigs) < 0) {
 		walk_bogus(qs, vq, ve, zone, DNS_EDE_OTHER, "out of memory");
 		return 0;
 	}
-	if(nkeys == 0) {
-		walk_bogus(qs, vq, ve, zone, DNS_EDE_DNSKEY_MISSING,
+	if(nkeys == 0)
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY records");
-		return 0;
-	}
 	ks.owner = zone;
 	ks.type = DNS_TYPE_DNSKEY;
 	ks.rrclass = DNS_CLASS_IN;
@@ -854,13 +982,11 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			nalgs = val_ds_algorithms(&as, algs);
 			r = val_verify_rrset_algos(&ks, sigs, nsigs, &ks, algs,
 				nalgs, &w, &ede);
-			if(r != VAL_CRYPTO_OK) {
-				walk_bogus(qs, vq, ve, zone, ede >= 0 ? ede :
+			if(r != VAL_CRYPTO_OK)
+				return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 					DNS_EDE_DNSSEC_BOGUS, "algorithm "
 					"downgrade: an algorithm of the DS set "
 					"does not sign the DNSKEY set");
-				return 0;
-			}
 			if(nalgs > VAL_KCACHE_MAX_ALGS)
 				nalgs = VAL_KCACHE_MAX_ALGS;
 		}
@@ -870,11 +996,9 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			sigs, nsigs, now));
 		return 0;
 	}
-	if(r != VAL_CRYPTO_OK) {
-		walk_bogus(qs, vq, ve, zone, ede >= 0 ? ede :
+	if(r != VAL_CRYPTO_OK)
+		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
-		return 0;
-	}
 	(void)val_kcache_store_keys_algs(ve->kcache, zone, DNS_CLASS_IN, keys,
 		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, now), now, algs,
 		nalgs);
@@ -969,11 +1093,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		walk_done(vq, &vq->kk);
 		return 0;
 	}
-	if(vq->sub_rcode != DNS_RCODE_NOERROR) {
-		walk_bogus(qs, vq, ve, name, DNS_EDE_DNSSEC_BOGUS,
+	if(vq->sub_rcode != DNS_RCODE_NOERROR)
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
 			"no DS answer");
-		return 0;
-	}
 	if(val_collect(qs->region, &vq->sub_an, name, DNS_TYPE_DS,
 		DNS_CLASS_IN, &rrs, &nr, &sigs, &ns) < 0) {
 		walk_bogus(qs, vq, ve, name, DNS_EDE_OTHER, "out of memory");
@@ -995,11 +1117,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			walk_insecure(qs, vq, ve, name, minttl);
 			return 0;
 		}
-		if(r != VAL_CRYPTO_OK) {
-			walk_bogus(qs, vq, ve, name, ede >= 0 ? ede :
+		if(r != VAL_CRYPTO_OK)
+			return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 				DNS_EDE_DNSSEC_BOGUS, "DS not verified");
-			return 0;
-		}
 		if(!val_ds_set_usable(&set)) {
 			walk_insecure(qs, vq, ve, name, rrs ? minttl : 0);
 			return 0;
@@ -1018,11 +1138,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		}
 	/* no DS: the denial, signed by the zone above */
 	if(check_denial(qs, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
-		VAL_MAX_NREC, &minttl) < 0) {
-		walk_bogus(qs, vq, ve, name, DNS_EDE_DNSSEC_BOGUS,
+		VAL_MAX_NREC, &minttl) < 0)
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
 			"NSEC for no DS not verified");
-		return 0;
-	}
 	if(n > 0)
 		p = val_nsec_prove_no_ds(recs, n, name);
 	else if(n3 > 0)
@@ -1037,9 +1155,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		vq->probe_labs++;
 		return walk_next(qs, vq, ve);
 	default:
-		walk_bogus(qs, vq, ve, name, DNS_EDE_NSEC_MISSING,
+		return walk_retry(qs, vq, ve, DNS_EDE_NSEC_MISSING,
 			"no proof of no DS");
-		return 0;
 	}
 }
 
@@ -2060,7 +2177,7 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
 			autr_probe_result(qs, ve, pt);
-		if(vq->restarts > 0 && (!qs->return_msg ||
+		if(vq->bogus_ans && (!qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {
 			/* a restart found no other answer (every server left
@@ -2128,9 +2245,14 @@ val_inform_super(struct module_qstate *sub, int id,
 	struct module_qstate *super)
 {
 	struct val_qstate *vq = super->minfo[id];
+	int i;
 	if(!vq || (void *)vq == &val_passthrough_mark || !vq->waiting ||
 		!dname_equal(sub->qname, vq->sub_name))
 		return;
+	/* who gave it (for walk_retry); normally one server */
+	for(i = 0; i < sub->origin_count && i < MODULE_ORIGIN_MAX; i++)
+		vq->sub_origin[i] = *sub->origin[i];
+	vq->sub_norigin = i;
 	if(!sub->return_msg) {
 		vq->sub_rcode = -1;
 		return;

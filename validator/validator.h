@@ -30,10 +30,13 @@
  * servers that gave the bogus answer (qstate->origin) excluded
  * (qstate->exclude); only when the restarts are used up, or no server is
  * left to ask, is it final (and remembered for val-bogus-ttl). A failure
- * of the key chain is not restarted (another server's copy of the answer
- * cannot mend it). For clients without DO the DNSSEC records are
- * removed from the answer. With no trust anchor configured, every answer
- * is insecure and nothing is asked with DO.
+ * of the key chain does not restart the query (another server's copy of
+ * the answer cannot mend it): the walk asks the bogus DNSKEY or DS set
+ * again itself, of other servers (those that gave it excluded in its
+ * sub-queries), within the same val-max-restart, before the zone's key
+ * entry is bogus for val-bogus-ttl. For clients without DO the DNSSEC
+ * records are removed from the answer. With no trust anchor configured,
+ * every answer is insecure and nothing is asked with DO.
  */
 #ifndef VALIDATOR_VALIDATOR_H
 #define VALIDATOR_VALIDATOR_H
@@ -51,8 +54,8 @@ struct module_env;
 /** most walk steps (sub-queries and re-checks) for one answer */
 #define VAL_MAX_STEPS 64
 
-/** default val-max-restart: times a bogus answer is asked again of other
- * servers (as Unbound 1.22) */
+/** default val-max-restart: times a bogus answer, DNSKEY set or DS set is
+ * asked again of other servers (as Unbound 1.22) */
 #define VAL_MAX_RESTART_DEFAULT 5
 
 /** the validator module (name "validator") */

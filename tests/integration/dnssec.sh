@@ -21,6 +21,10 @@
 #   127.0.30.47  restart.dsec.     the same zone untouched: its second server,
 #                ns2.insecure.dsec. (no glue, so petrel asks .46 first):
 #                val-max-restart asks .47 after .46's bogus answer: AD
+#   127.0.30.48  krestart.dsec.    the DNSKEY set's RRSIGs broken, and
+#   127.0.30.49  krestart.dsec.    the same zone untouched: its second
+#                server, ns3.insecure.dsec. (no glue): the validator asks
+#                the DNSKEY set again of .49 after .48's bogus one: AD
 # Checks: AD on secure answers (positive, NXDOMAIN, NODATA, wildcard, CNAME
 # across zones, NSEC3), no AD on insecure ones, SERVFAIL with the EDE code
 # on bogus ones, the data with +cd, no DNSSEC records for clients without
@@ -217,6 +221,24 @@ build() {
 	NSDS+=("127.0.30.46 restart.dsec.=$Z/restart.dsec.zone.s2")
 	NSDS+=("127.0.30.47 restart.dsec.=$Z/restart.dsec.zone.signed")
 
+	# the same for the key chain: the first server's DNSKEY set bogus (a
+	# digit of each of its RRSIGs' signatures changed), the second's good
+	keys krestart.dsec. ECDSAP256SHA256 "" || return 1
+	{ zone_body krestart.dsec. 127.0.30.48
+	  echo "@ IN NS ns3.insecure.dsec."; } > "$Z/krestart.dsec.zone"
+	sign krestart.dsec. krestart.dsec.zone || return 1
+	awk '$4 == "RRSIG" && $5 == "DNSKEY" {
+		$NF = (substr($NF, 1, 1) == "A" ? "B" : "A") substr($NF, 2) }
+		{ print }' "$Z/krestart.dsec.zone.signed" \
+		> "$Z/krestart.dsec.zone.s2"
+	cmp -s "$Z/krestart.dsec.zone.signed" "$Z/krestart.dsec.zone.s2" &&
+		return 1
+	delegate krestart.dsec. 127.0.30.48 "$Z/$KSK.ds"
+	PARENT_TEST+="krestart.dsec. IN NS ns3.insecure.dsec."$'\n'
+	echo "ns3 IN A 127.0.30.49" >> "$Z/insecure.dsec.zone"
+	NSDS+=("127.0.30.48 krestart.dsec.=$Z/krestart.dsec.zone.s2")
+	NSDS+=("127.0.30.49 krestart.dsec.=$Z/krestart.dsec.zone.signed")
+
 	# dsec.
 	keys dsec. RSASHA256 1024 || return 1
 	{ zone_body dsec. 127.0.30.2; printf '%s' "$PARENT_TEST"; } > "$Z/test.zone"
@@ -381,6 +403,8 @@ run_model() {
 	expect_bogus www.tampered.dsec. A 6
 	# val-max-restart (default 5): .46's bogus answer, then .47's
 	expect_secure www.restart.dsec. A NOERROR
+	# the same for the key chain: .48's DNSKEY set, then .49's
+	expect_secure www.krestart.dsec. A NOERROR
 	# a client without DO: validated, no AD, no signatures
 	out=$(q +noadflag www.alg13.dsec. A)
 	if [ "$(echo "$out" | status)" = NOERROR ] && ! echo "$out" | has_ad &&
