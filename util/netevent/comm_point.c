@@ -11,6 +11,17 @@
  * an answer the kernel refuses (full buffer) is dropped and counted.
  * A socket that stays full goes into busy mode (below, at udp_busy_leave).
  *
+ * UDP settings (comm_point_create_udp_opts). Each costs one test per
+ * batch when off. With sock-queue-timeout the socket has SO_TIMESTAMP and
+ * the slots receive the kernel's arrival stamp; a datagram older than the
+ * timeout at the base's cached clock is dropped before the peek and the
+ * callback. On a proxy-protocol-port every datagram must start with a
+ * PROXY v2 header (proxy_protocol.h): it is taken off (buf, len and cap
+ * then start after it), its source becomes rep->client and the socket
+ * peer goes to rep->peer, where the answer is sent (also by
+ * comm_reply_send later); a datagram without a valid one is dropped. A
+ * dropped datagram's slot gets cap 0 and is skipped.
+ *
  * UDP on an io_uring base (udp_ring_*, HAVE_LIBURING): no readiness and no
  * recvmmsg. One multishot IORING_OP_RECVMSG stays armed on the socket and
  * the kernel writes each datagram, with its address and packet info, into
@@ -71,12 +82,21 @@
  * a connection reaches accept only with its first bytes (or after the
  * kernel's wait), so a silent one takes no slot at all, and a client's
  * query is read right away and makes its connection owed an answer.
+ *
+ * PROXY v2 on TCP (comm_point_set_proxy). A new connection first reads
+ * its header (pp_wait), no further than the header's end, in as many
+ * reads as it takes, before the TLS handshake or the DNS framing; its
+ * source becomes the connection's client. A bad header, or EOF inside
+ * it, closes the connection (proxy_errors). On a port without it, a first
+ * message whose bytes are the PROXY signature closes the connection as
+ * soon as the signature is in, instead of waiting for 3338 bytes.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
 #include "util/netevent/backend_uring.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/http2.h"
+#include "util/netevent/proxy_protocol.h"
 #include "dns/padding.h"
 #include "util/log.h"
 #include <errno.h>
@@ -182,6 +202,11 @@ struct comm_tcp_conn {
 	/** DNS over HTTPS (comm_point_set_http): the HTTP/2 session, else
 	 * NULL; the bytes read go to it instead of the DNS framing */
 	struct h2_session *h2;
+	/** proxy-protocol-port: the PROXY v2 header is still being read;
+	 * nothing else is read (and no TLS handshake runs) until it is */
+	int pp_wait;
+	/** the header gathered so far, while pp_wait */
+	struct pp2_stream pp;
 };
 
 /** a UDP or TCP service point */
@@ -210,6 +235,13 @@ struct comm_point {
 	int batch;
 	/** receive packet info (wildcard socket): AF_INET, AF_INET6, 0 */
 	int pktinfo;
+	/** receive control data (packet info or timestamps) */
+	int ctl_on;
+	/** proxy-protocol-port: UDP datagrams and TCP connections start
+	 * with a PROXY v2 header */
+	int proxy;
+	/** UDP sock-queue-timeout, ms; 0 off (no timestamps asked for) */
+	int qt_ms;
 	/** size of one control buffer */
 	size_t ctlsize;
 	/** batch * bufsize bytes */
@@ -299,13 +331,97 @@ struct comm_point {
 /* ------------------------------------------------------------------ */
 /* UDP */
 
-/** space for the largest packet info control message */
+/** space for the largest packet info control message, and a receive
+ * timestamp after it when stamps is set */
 static size_t
-ctl_space(void)
+ctl_space(int stamps)
 {
 	size_t a = CMSG_SPACE(sizeof(struct in_pktinfo));
 	size_t b = CMSG_SPACE(sizeof(struct in6_pktinfo));
-	return a > b ? a : b;
+	return (a > b ? a : b) + (stamps ? CMSG_SPACE(sizeof(struct timeval))
+		: 0);
+}
+
+int
+comm_queue_expired(const struct timeval *stamp, const struct timeval *now,
+	int ms)
+{
+	long long waited = (long long)(now->tv_sec - stamp->tv_sec) * 1000000
+		+ (now->tv_usec - stamp->tv_usec);
+	return ms > 0 && waited > (long long)ms * 1000;
+}
+
+/**
+ * sock-queue-timeout: did the datagram received with m wait too long in
+ * the socket? A datagram without a timestamp is kept.
+ * @return 1 if it is stale (counted).
+ */
+static int
+udp_stale(struct comm_point *c, struct msghdr *m)
+{
+#ifdef SO_TIMESTAMP
+	struct cmsghdr *cm;
+	if(m->msg_controllen == 0)
+		return 0;
+	for(cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		if(cm->cmsg_level == SOL_SOCKET &&
+			cm->cmsg_type == SCM_TIMESTAMP) {
+			struct timeval tv;
+			memcpy(&tv, CMSG_DATA(cm), sizeof(tv));
+			if(!comm_queue_expired(&tv, comm_base_now(c->base),
+				c->qt_ms))
+				return 0;
+			c->stats.queue_timeouts++;
+			return 1;
+		}
+	}
+#else
+	(void)c; (void)m;
+#endif
+	return 0;
+}
+
+/**
+ * proxy-protocol-port: take the PROXY v2 header off a datagram. The
+ * header's source becomes rep->client, the socket peer goes to rep->peer
+ * (the answer goes there), and buf, len and cap start after the header.
+ * @return 0, or -1 when the datagram is to be dropped (counted).
+ */
+static int
+udp_proxy_strip(struct comm_point *c, struct comm_reply *rep)
+{
+	struct pp2_info info;
+	int hl = pp2_parse(rep->buf, rep->len, &info);
+	if(hl < 0 || rep->client.len > sizeof(rep->peer.a) ||
+		(size_t)hl >= rep->cap) {
+		c->stats.proxy_errors++;
+		return -1;
+	}
+	memcpy(&rep->peer.a, &rep->client.addr, rep->client.len);
+	rep->peer.len = rep->client.len;
+	if(!info.local)
+		rep->client = info.src;
+	rep->buf += hl;
+	rep->len -= (size_t)hl;
+	rep->cap -= (size_t)hl;
+	return 0;
+}
+
+/**
+ * The per-datagram checks of the settings (sock-queue-timeout, then the
+ * PROXY header) over a received batch: a datagram to drop gets cap 0.
+ * Runs only on a comm_point with one of them set.
+ */
+static void
+udp_filter_batch(struct comm_point *c, int n)
+{
+	int i;
+	for(i = 0; i < n; i++) {
+		struct comm_reply *rep = &c->reps[i];
+		if((c->qt_ms && udp_stale(c, &c->rmsg[i].msg_hdr)) ||
+			(c->proxy && udp_proxy_strip(c, rep) == -1))
+			rep->cap = 0;
+	}
 }
 
 /** read the packet info of a received message into local */
@@ -416,7 +532,7 @@ udp_slot_reset(struct comm_point *c, int i)
 	c->riov[i].iov_len = c->bufsize;
 	m->msg_iov = &c->riov[i];
 	m->msg_iovlen = 1;
-	if(c->pktinfo) {
+	if(c->ctl_on) {
 		m->msg_control = c->rctl + (size_t)i * c->ctlsize;
 		m->msg_controllen = c->ctlsize;
 	} else {
@@ -472,6 +588,8 @@ udp_drain(struct comm_point *c)
 	for(round = 0; round < NETEVENT_UDP_BATCHES_PER_WAKE; round++) {
 		int i, q = 0;
 		int n = udp_recv_batch(c);
+		/* the settings' checks: off, one test per batch */
+		int filt = c->qt_ms || c->proxy;
 		if(n < 0) {
 			/* ICMP errors of earlier sends (ECONNREFUSED) and the
 			 * like: not this socket's fault, try again later */
@@ -490,16 +608,22 @@ udp_drain(struct comm_point *c)
 			rep->client.len = c->rmsg[i].msg_hdr.msg_namelen;
 			rep->hint = 0;
 		}
+		if(filt)
+			udp_filter_batch(c, n);
 		if(c->peek && n > 1) {
 			/* (one datagram has nothing to overlap with) */
 			int stage;
 			for(stage = 0; stage < c->peek_stages; stage++)
 				for(i = 0; i < n; i++)
-					c->peek(&c->reps[i], stage, c->arg);
+					if(!filt || c->reps[i].cap)
+						c->peek(&c->reps[i], stage,
+							c->arg);
 		}
 		for(i = 0; i < n; i++) {
 			struct comm_reply *rep = &c->reps[i];
 			struct msghdr *sm;
+			if(filt && rep->cap == 0)
+				continue; /* dropped by udp_filter_batch */
 			if(c->pktinfo)
 				udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
 			else	rep->local.family = 0;
@@ -508,8 +632,14 @@ udp_drain(struct comm_point *c)
 				continue;
 			sm = &c->smsg[q].msg_hdr;
 			memset(sm, 0, sizeof(*sm));
-			sm->msg_name = &rep->client.addr;
-			sm->msg_namelen = rep->client.len;
+			if(c->proxy) {
+				/* the answer goes back through the proxy */
+				sm->msg_name = &rep->peer.a;
+				sm->msg_namelen = rep->peer.len;
+			} else {
+				sm->msg_name = &rep->client.addr;
+				sm->msg_namelen = rep->client.len;
+			}
 			c->siov[q].iov_base = rep->buf;
 			c->siov[q].iov_len = rep->len;
 			sm->msg_iov = &c->siov[q];
@@ -779,9 +909,15 @@ udp_ring_answer(struct udp_ring *ur)
 			continue;
 		}
 		memset(&sd->m, 0, sizeof(sd->m));
-		memcpy(&sd->name, &rep->client.addr, rep->client.len);
+		if(c->proxy) {
+			/* the answer goes back through the proxy */
+			memcpy(&sd->name, &rep->peer.a, rep->peer.len);
+			sd->m.msg_namelen = rep->peer.len;
+		} else {
+			memcpy(&sd->name, &rep->client.addr, rep->client.len);
+			sd->m.msg_namelen = rep->client.len;
+		}
 		sd->m.msg_name = &sd->name;
-		sd->m.msg_namelen = rep->client.len;
 		sd->iov.iov_base = rep->buf;
 		sd->iov.iov_len = rep->len;
 		sd->m.msg_iov = &sd->iov;
@@ -822,18 +958,30 @@ udp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 			rep->client.len = o->namelen;
 			rep->hint = 0;
 			rep->local.family = 0;
-			if(c->pktinfo) {
+			if(c->ctl_on) {
 				struct msghdr m;
 				memset(&m, 0, sizeof(m));
 				m.msg_control = (uint8_t *)io_uring_recvmsg_name(
 					o) + ur->tmpl.msg_namelen;
 				m.msg_controllen = o->controllen;
-				udp_parse_ctl(&m, &rep->local);
+				if(c->pktinfo)
+					udp_parse_ctl(&m, &rep->local);
+				if(c->qt_ms && udp_stale(c, &m))
+					rep->cap = 0;
 			}
-			ur->pend_bid[ur->npend++] = bid;
-			if(ur->npend == c->batch)
-				udp_ring_answer(ur);
-			else	nev_uring_flush_later(ur->st, &ur->flush);
+			if(rep->cap == 0 || (c->proxy &&
+				udp_proxy_strip(c, rep) == -1)) {
+				/* dropped: stale, or no valid PROXY header
+				 * (received all the same, as on readiness) */
+				c->stats.pkts_in++;
+				udp_ring_give(ur, bid);
+			} else {
+				ur->pend_bid[ur->npend++] = bid;
+				if(ur->npend == c->batch)
+					udp_ring_answer(ur);
+				else	nev_uring_flush_later(ur->st,
+						&ur->flush);
+			}
 		}
 	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED &&
 		!(flags & IORING_CQE_F_MORE) && c && c->stats.pkts_in == 0 &&
@@ -887,7 +1035,7 @@ udp_ring_setup(struct comm_point *c)
 	for(ur->nbufs = 16; ur->nbufs < 4 * (unsigned)c->batch; ur->nbufs *= 2)
 		;
 	ur->tmpl.msg_namelen = sizeof(struct sockaddr_storage);
-	ur->tmpl.msg_controllen = c->pktinfo ? c->ctlsize : 0;
+	ur->tmpl.msg_controllen = c->ctl_on ? c->ctlsize : 0;
 	hdr = sizeof(struct io_uring_recvmsg_out) + ur->tmpl.msg_namelen +
 		ur->tmpl.msg_controllen;
 	/* payloads stay 8-byte aligned */
@@ -978,6 +1126,15 @@ struct comm_point *
 comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 	int batch, comm_point_cb_type cb, void *arg)
 {
+	return comm_point_create_udp_opts(base, fd, bufsize, batch, cb, arg,
+		NULL);
+}
+
+struct comm_point *
+comm_point_create_udp_opts(struct comm_base *base, int fd, size_t bufsize,
+	int batch, comm_point_cb_type cb, void *arg,
+	const struct comm_udp_opts *opts)
+{
 	struct comm_point *c;
 	struct netaddr local;
 	int i;
@@ -992,11 +1149,33 @@ comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 		return NULL;
 	}
 	c->batch = batch > 0 ? batch : NETEVENT_UDP_BATCH_DEFAULT;
-	c->ctlsize = ctl_space();
+	if(opts) {
+		c->proxy = opts->proxy;
+		c->qt_ms = opts->queue_timeout_ms > 0 ?
+			opts->queue_timeout_ms : 0;
+	}
+	if(c->qt_ms) {
+#ifdef SO_TIMESTAMP
+		/* the kernel stamps each datagram as it arrives */
+		int on = 1;
+		if(setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &on,
+			sizeof(on)) == -1) {
+			log_warn("udp: setsockopt SO_TIMESTAMP: %s; "
+				"sock-queue-timeout is off", strerror(errno));
+			c->qt_ms = 0;
+		}
+#else
+		log_warn("udp: no SO_TIMESTAMP here; sock-queue-timeout is "
+			"off");
+		c->qt_ms = 0;
+#endif
+	}
+	c->ctlsize = ctl_space(c->qt_ms != 0);
 	local.len = sizeof(local.addr);
 	if(getsockname(fd, (struct sockaddr *)&local.addr, &local.len) == 0
 		&& comm_sock_is_wildcard(&local))
 		c->pktinfo = local.addr.ss_family;
+	c->ctl_on = c->pktinfo || c->qt_ms;
 	c->bufs = malloc((size_t)c->batch * c->bufsize);
 	c->reps = calloc((size_t)c->batch, sizeof(*c->reps));
 	c->rmsg = calloc((size_t)c->batch, sizeof(*c->rmsg));
@@ -1165,6 +1344,8 @@ static int
 tcp_conn_want(struct comm_tcp_conn *conn)
 {
 	int mask = 0;
+	if(conn->pp_wait)
+		return NEV_READ;
 	if(conn->ssl && !conn->hs_done)
 		return conn->hs_mask;
 	if(!conn->read_closed && conn->wq.num < TCP_MAX_QUEUED &&
@@ -1247,12 +1428,110 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 
 static int tcp_conn_read_h2(struct comm_tcp_conn *conn);
 
+/** the PROXY v2 header of a connection is complete: its source is the
+ * client from now on */
+static void
+tcp_conn_proxy_done(struct comm_tcp_conn *conn, const struct pp2_info *info)
+{
+	conn->pp_wait = 0;
+	if(!info->local)
+		conn->client = info->src;
+}
+
+/** the PROXY v2 header of a connection is bad: close it (counted) */
+static void
+tcp_conn_proxy_fail(struct comm_tcp_conn *conn, const char *why)
+{
+	if(verbosity >= VERB_ALGO) {
+		char a[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tcp: %s from %s, closing", why,
+			netaddr_str(&conn->client, -1, a, sizeof(a)));
+	}
+	conn->c->stats.proxy_errors++;
+	tcp_conn_close(conn);
+}
+
+/**
+ * Read the PROXY v2 header of a connection on a proxy-protocol-port, no
+ * further than its end (the DNS or TLS bytes after it stay in the
+ * socket). It may come in pieces.
+ * @return 0 when it is complete, 1 while more is awaited, -1 if the
+ *	connection was closed (a bad header, EOF, an error).
+ */
+static int
+tcp_conn_proxy_read(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	for(;;) {
+		size_t want = pp2_stream_want(&conn->pp), used = 0;
+		struct pp2_info info;
+		ssize_t r;
+		int st;
+		if(want > c->bufsize)
+			want = c->bufsize;
+		r = read(conn->fd, conn->rbuf, want);
+		if(r == 0) {
+			tcp_conn_proxy_fail(conn, "EOF inside the PROXY header");
+			return -1;
+		}
+		if(r == -1) {
+			if(errno == EAGAIN || errno == EWOULDBLOCK ||
+				errno == EINTR) {
+				if(tcp_conn_mask(conn, NEV_READ) == -1) {
+					tcp_conn_close(conn);
+					return -1;
+				}
+				return 1;
+			}
+			verbose(VERB_ALGO, "tcp read: %s", strerror(errno));
+			c->stats.tcp_errors++;
+			tcp_conn_close(conn);
+			return -1;
+		}
+		st = pp2_stream_feed(&conn->pp, conn->rbuf, (size_t)r, &used,
+			&info);
+		if(st < 0) {
+			tcp_conn_proxy_fail(conn, "bad PROXY v2 header");
+			return -1;
+		}
+		if(st == 1) {
+			tcp_conn_proxy_done(conn, &info);
+			return 0;
+		}
+	}
+}
+
+/**
+ * On a port without proxy-protocol-port, does the connection's first
+ * message start like a PROXY v2 header (its length bytes are the first
+ * two of the signature)? Looked at once, when ten bytes of it are in.
+ * @param before: message bytes read before this read.
+ */
+static int
+tcp_conn_stray_proxy(const struct comm_tcp_conn *conn, size_t before)
+{
+	uint8_t b[PP2_SIG_LEN];
+	if(conn->nq != 0 || conn->need != 0x0d0a || before >= PP2_SIG_LEN - 2
+		|| conn->got < PP2_SIG_LEN - 2 || conn->c->proxy)
+		return 0;
+	memcpy(b, conn->lenbuf, 2);
+	memcpy(b + 2, conn->rbuf, PP2_SIG_LEN - 2);
+	return pp2_has_signature(b, sizeof(b));
+}
+
 /** the connection is readable. @return 0, or -1 if it was closed */
 static int
 tcp_conn_read(struct comm_tcp_conn *conn)
 {
 	struct comm_point *c = conn->c;
 	int msgs = 0;
+	if(conn->pp_wait) {
+		int r = tcp_conn_proxy_read(conn);
+		if(r != 0)
+			return r < 0 ? -1 : 0;
+		if(conn->ssl && !conn->hs_done)
+			return 0; /* the handshake runs on the next event */
+	}
 	if(conn->h2)
 		return tcp_conn_read_h2(conn);
 	/* TLS: bytes already decrypted inside the TLS layer make no readable
@@ -1305,8 +1584,14 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			continue;
 		}
 		conn->got += (size_t)r;
-		if(conn->got < conn->need)
+		if(conn->got < conn->need) {
+			if(tcp_conn_stray_proxy(conn, conn->got - (size_t)r)) {
+				tcp_conn_proxy_fail(conn, "PROXY header on a "
+					"port without proxy-protocol-port");
+				return -1;
+			}
 			continue;
+		}
 		/* a whole query */
 		conn->lgot = 0;
 		conn->nq++;
@@ -1586,6 +1871,12 @@ tcp_conn_event(int fd, int events, void *arg)
 	struct comm_tcp_conn *conn = arg;
 	uint32_t gen = conn->gen;
 	(void)fd;
+	if(conn->pp_wait) {
+		if(tcp_conn_proxy_read(conn) != 0)
+			return;
+		/* what follows the header may be there already */
+		events = NEV_READ;
+	}
 	if(conn->ssl && !conn->hs_done) {
 		if(tcp_conn_handshake(conn) != 0)
 			return;
@@ -1811,6 +2102,8 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->resumed = 0;
 		conn->ka = 0;
 		conn->hs_mask = NEV_READ;
+		conn->pp_wait = c->proxy;
+		pp2_stream_init(&conn->pp);
 		c->nconn++;
 		c->stats.tcp_accepted++;
 		if(c->tls_ctx && !(conn->ssl = tls_server_new(c->tls_ctx, fd))) {
@@ -1828,8 +2121,11 @@ tcp_acceptable(int lfd, int events, void *arg)
 		tcp_conn_progress(conn);
 		tcp_pressure_check(c);
 		/* the query (or the ClientHello, with TCP_DEFER_ACCEPT) often
-		 * came with the connection: TLS runs its handshake first,
-		 * and reads only once that is done */
+		 * came with the connection: the PROXY header is read first,
+		 * TLS runs its handshake next, and reads only once that is
+		 * done */
+		if(conn->pp_wait && tcp_conn_proxy_read(conn) != 0)
+			continue;
 		if(!conn->ssl || tcp_conn_handshake(conn) == 0)
 			(void)tcp_conn_read(conn);
 	}
@@ -2166,6 +2462,21 @@ static int
 tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 {
 	struct comm_point *c = conn->c;
+	if(conn->pp_wait) {
+		/* the PROXY v2 header comes first, in as many pieces */
+		struct pp2_info info;
+		size_t used = 0;
+		int st = pp2_stream_feed(&conn->pp, data, len, &used, &info);
+		if(st < 0) {
+			tcp_conn_proxy_fail(conn, "bad PROXY v2 header");
+			return -1;
+		}
+		if(st == 0)
+			return 0;
+		tcp_conn_proxy_done(conn, &info);
+		data += used;
+		len -= used;
+	}
 	/* bytes alone are no progress (tcp_conn_timeout_ms): a client that
 	 * trickles a query keeps only its first-query time */
 	while(len > 0) {
@@ -2196,8 +2507,14 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 		conn->got += take;
 		data += take;
 		len -= take;
-		if(conn->got < conn->need)
+		if(conn->got < conn->need) {
+			if(tcp_conn_stray_proxy(conn, conn->got - take)) {
+				tcp_conn_proxy_fail(conn, "PROXY header on a "
+					"port without proxy-protocol-port");
+				return -1;
+			}
 			break;
+		}
 		conn->lgot = 0;
 		conn->nq++;
 		c->stats.pkts_in++;
@@ -2334,6 +2651,8 @@ tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	conn->pending = 0;
 	conn->nq = 0;
 	conn->ka = 0;
+	conn->pp_wait = c->proxy;
+	pp2_stream_init(&conn->pp);
 	conn->round = c->accept_round;
 	conn->mask = 0;
 	c->nconn++;
@@ -2877,6 +3196,12 @@ comm_point_set_keepalive(struct comm_point *c, int ms)
 	return 0;
 }
 
+void
+comm_point_set_proxy(struct comm_point *c)
+{
+	c->proxy = 1;
+}
+
 int
 comm_point_tcp_count(struct comm_point *c)
 {
@@ -2939,6 +3264,7 @@ comm_reply_save(const struct comm_reply *rep, struct comm_reply_addr *out)
 {
 	out->c = rep->c;
 	out->client = rep->client;
+	out->peer = rep->peer;
 	out->local = rep->local;
 	out->conn = rep->conn;
 	out->gen = rep->gen;
@@ -2985,8 +3311,14 @@ comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
 				CMSG_SPACE(sizeof(struct in_pktinfo))];
 		} ctl;
 		memset(&m, 0, sizeof(m));
-		m.msg_name = (void *)&ra->client.addr;
-		m.msg_namelen = ra->client.len;
+		if(ra->peer.len) {
+			/* through the proxy it came from */
+			m.msg_name = (void *)&ra->peer.a;
+			m.msg_namelen = ra->peer.len;
+		} else {
+			m.msg_name = (void *)&ra->client.addr;
+			m.msg_namelen = ra->client.len;
+		}
 		iov.iov_base = (void *)pkt;
 		iov.iov_len = len;
 		m.msg_iov = &iov;
