@@ -1428,6 +1428,137 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 
 static int tcp_conn_read_h2(struct comm_tcp_conn *conn);
 
+/*
+ * The steps the TCP read paths share: tcp_conn_read (framed DNS by
+ * readiness, plain or TLS), tcp_conn_read_h2 (DNS over HTTPS),
+ * tcp_ring_feed (framed DNS from io_uring completions) and tcp_h2_query
+ * (a query out of an HTTP/2 stream). Static and small: the compiler
+ * inlines them where they are hot.
+ */
+
+/**
+ * A read on a connection returned -1: wait for the next readable event,
+ * or close the connection on a real error (counted, logged at
+ * VERB_ALGO as "what: error").
+ * @return 0 to wait, -1 if it was closed.
+ */
+static int
+tcp_conn_read_error(struct comm_tcp_conn *conn, const char *what)
+{
+	if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		return 0;
+	verbose(VERB_ALGO, "%s: %s", what, strerror(errno));
+	conn->c->stats.tcp_errors++;
+	tcp_conn_close(conn);
+	return -1;
+}
+
+/**
+ * The client closed its sending side: the connection stays until what
+ * it is owed is written (tcp_conn_flush).
+ * @return tcp_conn_flush's value: 0, or non-zero if it was closed.
+ */
+static int
+tcp_conn_eof(struct comm_tcp_conn *conn)
+{
+	conn->read_closed = 1;
+	if(conn->lgot != 0)
+		verbose(VERB_ALGO, "tcp: EOF inside a message");
+	return tcp_conn_flush(conn);
+}
+
+/**
+ * The 2-byte length of the next message is in (lenbuf): take it.
+ * @return 0, or -1 when it is 0 or longer than the buffer (malformed:
+ *	this connection only is closed, counted).
+ */
+static int
+tcp_conn_take_len(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	conn->need = ((size_t)conn->lenbuf[0] << 8) | conn->lenbuf[1];
+	conn->got = 0;
+	if(conn->need == 0 || conn->need > c->bufsize) {
+		verbose(VERB_ALGO, "tcp: bad length %d, closing",
+			(int)conn->need);
+		c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return -1;
+	}
+	return 0;
+}
+
+/** count a whole query read on a connection */
+static void
+tcp_conn_count_query(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	conn->nq++;
+	c->stats.pkts_in++;
+	if(conn->ssl) {
+		c->stats.tls_queries++;
+		c->stats.tls_resume_queries += (uint64_t)conn->resumed;
+	}
+}
+
+/** fill the comm_reply of a query read on a connection (pad 0) */
+static void
+tcp_rep_init(struct comm_tcp_conn *conn, struct comm_reply *rep,
+	uint8_t *buf, size_t len, size_t cap, int32_t stream)
+{
+	rep->c = conn->c;
+	rep->buf = buf;
+	rep->len = len;
+	rep->cap = cap;
+	rep->client = conn->client;
+	rep->peer.len = 0;
+	rep->local.family = 0;
+	rep->conn = conn;
+	rep->gen = conn->gen;
+	rep->is_tcp = 1;
+	rep->hint = 0;
+	rep->slot = 0;
+	rep->stream = stream;
+	rep->pad = 0;
+}
+
+/**
+ * A whole framed query is in rbuf (need bytes): hand it to the callback
+ * and queue its answer, or count it as pending (answered later).
+ * @return 0, or -1 if the connection was closed or reused meanwhile.
+ */
+static int
+tcp_conn_query(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	struct comm_reply rep;
+	int cr;
+	conn->lgot = 0;
+	tcp_conn_count_query(conn);
+	tcp_rep_init(conn, &rep, conn->rbuf, conn->need, c->bufsize, 0);
+	/* (no TLS on the ring: conn->ssl is NULL there) */
+	rep.pad = conn->ssl && c->pad_block &&
+		dns_has_padding(rep.buf, rep.len);
+	if(c->ka_ms > 0 && dns_has_edns_option(rep.buf, rep.len,
+		DNS_EDNS_KEEPALIVE)) {
+		rep.pad |= 2;
+		conn->ka = 1;
+	}
+	cr = c->cb(&rep, c->arg);
+	if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
+		if(conn->fd == -1 || conn->gen != rep.gen)
+			return -1;
+		if(tcp_conn_queue(conn, rep.buf, rep.len, rep.pad) == -1)
+			return -1;
+	} else if(cr == 0 && conn->fd != -1 && conn->gen == rep.gen) {
+		conn->pending++;
+		tcp_conn_progress(conn);
+	}
+	if(conn->fd == -1 || conn->gen != rep.gen)
+		return -1;
+	return 0;
+}
+
 /** the PROXY v2 header of a connection is complete: its source is the
  * client from now on */
 static void
@@ -1475,18 +1606,13 @@ tcp_conn_proxy_read(struct comm_tcp_conn *conn)
 			return -1;
 		}
 		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR) {
-				if(tcp_conn_mask(conn, NEV_READ) == -1) {
-					tcp_conn_close(conn);
-					return -1;
-				}
-				return 1;
+			if(tcp_conn_read_error(conn, "tcp read") == -1)
+				return -1;
+			if(tcp_conn_mask(conn, NEV_READ) == -1) {
+				tcp_conn_close(conn);
+				return -1;
 			}
-			verbose(VERB_ALGO, "tcp read: %s", strerror(errno));
-			c->stats.tcp_errors++;
-			tcp_conn_close(conn);
-			return -1;
+			return 1;
 		}
 		st = pp2_stream_feed(&conn->pp, conn->rbuf, (size_t)r, &used,
 			&info);
@@ -1523,7 +1649,6 @@ tcp_conn_stray_proxy(const struct comm_tcp_conn *conn, size_t before)
 static int
 tcp_conn_read(struct comm_tcp_conn *conn)
 {
-	struct comm_point *c = conn->c;
 	int msgs = 0;
 	if(conn->pp_wait) {
 		int r = tcp_conn_proxy_read(conn);
@@ -1552,35 +1677,19 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 				conn->need - conn->got);
 		if(r == 0) {
 			/* the client is done sending; answer what is queued */
-			conn->read_closed = 1;
-			if(conn->lgot != 0)
-				verbose(VERB_ALGO, "tcp: EOF inside a message");
-			return tcp_conn_flush(conn) ? -1 : 0;
+			return tcp_conn_eof(conn) ? -1 : 0;
 		}
 		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				break;
-			verbose(VERB_ALGO, "tcp read: %s", strerror(errno));
-			c->stats.tcp_errors++;
-			tcp_conn_close(conn);
-			return -1;
+			if(tcp_conn_read_error(conn, "tcp read") == -1)
+				return -1;
+			break;
 		}
 		if(conn->lgot < 2) {
 			conn->lgot += (size_t)r;
 			if(conn->lgot < 2)
 				continue;
-			conn->need = ((size_t)conn->lenbuf[0] << 8) |
-				conn->lenbuf[1];
-			conn->got = 0;
-			if(conn->need == 0 || conn->need > c->bufsize) {
-				/* malformed: this connection only */
-				verbose(VERB_ALGO, "tcp: bad length %d, closing",
-					(int)conn->need);
-				c->stats.tcp_errors++;
-				tcp_conn_close(conn);
+			if(tcp_conn_take_len(conn) == -1)
 				return -1;
-			}
 			continue;
 		}
 		conn->got += (size_t)r;
@@ -1593,51 +1702,9 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 			continue;
 		}
 		/* a whole query */
-		conn->lgot = 0;
-		conn->nq++;
 		msgs++;
-		c->stats.pkts_in++;
-		if(conn->ssl) {
-			c->stats.tls_queries++;
-			c->stats.tls_resume_queries += (uint64_t)conn->resumed;
-		}
-		{
-			struct comm_reply rep;
-			int cr;
-			rep.c = c;
-			rep.buf = conn->rbuf;
-			rep.len = conn->need;
-			rep.cap = c->bufsize;
-			rep.client = conn->client;
-			rep.local.family = 0;
-			rep.conn = conn;
-			rep.gen = conn->gen;
-			rep.is_tcp = 1;
-			rep.hint = 0;
-			rep.slot = 0;
-			rep.stream = 0;
-			rep.pad = conn->ssl && c->pad_block &&
-				dns_has_padding(rep.buf, rep.len);
-			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
-				rep.len, DNS_EDNS_KEEPALIVE)) {
-				rep.pad |= 2;
-				conn->ka = 1;
-			}
-			cr = c->cb(&rep, c->arg);
-			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
-				if(conn->fd == -1 || conn->gen != rep.gen)
-					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len,
-					rep.pad) == -1)
-					return -1;
-			} else if(cr == 0 && conn->fd != -1 &&
-				conn->gen == rep.gen) {
-				conn->pending++;
-				tcp_conn_progress(conn);
-			}
-			if(conn->fd == -1 || conn->gen != rep.gen)
-				return -1;
-		}
+		if(tcp_conn_query(conn) == -1)
+			return -1;
 	}
 	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
 		tcp_conn_close(conn);
@@ -1706,24 +1773,8 @@ tcp_h2_query(void *arg, int32_t stream, const uint8_t *q, size_t len)
 	struct comm_reply rep;
 	int cr;
 	memcpy(c->http_buf, q, len);
-	conn->nq++;
-	c->stats.pkts_in++;
-	if(conn->ssl) {
-		c->stats.tls_queries++;
-		c->stats.tls_resume_queries += (uint64_t)conn->resumed;
-	}
-	rep.c = c;
-	rep.buf = c->http_buf;
-	rep.len = len;
-	rep.cap = 65535;
-	rep.client = conn->client;
-	rep.local.family = 0;
-	rep.conn = conn;
-	rep.gen = conn->gen;
-	rep.is_tcp = 1;
-	rep.hint = 0;
-	rep.slot = 0;
-	rep.stream = stream;
+	tcp_conn_count_query(conn);
+	tcp_rep_init(conn, &rep, c->http_buf, len, 65535, stream);
 	rep.pad = c->pad_block && dns_has_padding(rep.buf, rep.len);
 	cr = c->cb(&rep, c->arg);
 	if(conn->fd == -1 || conn->gen != rep.gen || !conn->h2)
@@ -1790,13 +1841,9 @@ tcp_conn_read_h2(struct comm_tcp_conn *conn)
 			break;
 		}
 		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				break;
-			verbose(VERB_ALGO, "https read: %s", strerror(errno));
-			c->stats.tcp_errors++;
-			tcp_conn_close(conn);
-			return -1;
+			if(tcp_conn_read_error(conn, "https read") == -1)
+				return -1;
+			break;
 		}
 		rc = h2_session_recv(conn->h2, conn->rbuf, (size_t)r);
 		if(conn->fd == -1 || conn->gen != gen)
@@ -2461,7 +2508,6 @@ tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
 static int
 tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 {
-	struct comm_point *c = conn->c;
 	if(conn->pp_wait) {
 		/* the PROXY v2 header comes first, in as many pieces */
 		struct pp2_info info;
@@ -2489,16 +2535,8 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			len -= take;
 			if(conn->lgot < 2)
 				break;
-			conn->need = ((size_t)conn->lenbuf[0] << 8) |
-				conn->lenbuf[1];
-			conn->got = 0;
-			if(conn->need == 0 || conn->need > c->bufsize) {
-				verbose(VERB_ALGO, "tcp: bad length %d, closing",
-					(int)conn->need);
-				c->stats.tcp_errors++;
-				tcp_conn_close(conn);
+			if(tcp_conn_take_len(conn) == -1)
 				return -1;
-			}
 			continue;
 		}
 		take = conn->need - conn->got < len ? conn->need - conn->got :
@@ -2515,45 +2553,8 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			}
 			break;
 		}
-		conn->lgot = 0;
-		conn->nq++;
-		c->stats.pkts_in++;
-		{
-			struct comm_reply rep;
-			int cr;
-			rep.c = c;
-			rep.buf = conn->rbuf;
-			rep.len = conn->need;
-			rep.cap = c->bufsize;
-			rep.client = conn->client;
-			rep.local.family = 0;
-			rep.conn = conn;
-			rep.gen = conn->gen;
-			rep.is_tcp = 1;
-			rep.hint = 0;
-			rep.slot = 0;
-			rep.stream = 0;
-			rep.pad = 0; /* the ring serves no TLS */
-			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
-				rep.len, DNS_EDNS_KEEPALIVE)) {
-				rep.pad = 2;
-				conn->ka = 1;
-			}
-			cr = c->cb(&rep, c->arg);
-			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
-				if(conn->fd == -1 || conn->gen != rep.gen)
-					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len,
-					rep.pad) == -1)
-					return -1;
-			} else if(cr == 0 && conn->fd != -1 &&
-				conn->gen == rep.gen) {
-				conn->pending++;
-				tcp_conn_progress(conn);
-			}
-			if(conn->fd == -1 || conn->gen != rep.gen)
-				return -1;
-		}
+		if(tcp_conn_query(conn) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -2587,10 +2588,7 @@ tcp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 		}
 	} else if(res == 0 && conn) {
 		/* the client is done sending; answer what is queued */
-		conn->read_closed = 1;
-		if(conn->lgot != 0)
-			verbose(VERB_ALGO, "tcp: EOF inside a message");
-		if(tcp_conn_flush(conn) != 0)
+		if(tcp_conn_eof(conn) != 0)
 			conn = NULL;
 	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED && conn) {
 		verbose(VERB_ALGO, "tcp read: %s", strerror(-res));
