@@ -25,6 +25,9 @@
 # 3. The plain port judges the socket peer (dig from 127.0.180.10 is
 #    refused), and a PROXY header sent to it gets no answer (UDP) or a
 #    closed connection (TCP).
+# 4. sock-queue-timeout 1: with petrel stopped (SIGSTOP), five queries
+#    wait in its socket for 3 s; once it runs again they are dropped
+#    (total.num.queries_timed_out=5) and the next query is answered.
 # No root needed (ports above 1024). About 15 s. Exit 0 when every check
 # passed, 1 otherwise, 77 when a tool is missing.
 
@@ -61,6 +64,7 @@ if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
 	echo "proxy: petrel binary not found: build it, or set PETREL=path"
 	exit 1
 fi
+: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
 
 exec 9>/tmp/petrel-integration.lock
 if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
@@ -120,6 +124,11 @@ server:
   access-control: 2001:db8::/32 allow
   local-zone: proxy.test. static
   local-data: "a.proxy.test. A 192.0.2.53"
+  sock-queue-timeout: 1
+remote-control:
+  control-enable: yes
+  control-interface: "$W/control.sock"
+  control-use-cert: no
 CONF
 
 LOG="$W/petrel.log"
@@ -185,6 +194,21 @@ rc=$(dig +time=2 +tries=1 -b 127.0.180.10 @$RES_IP -p $PLAIN $Q A |
 expect "plain port, dig from 127.0.180.10" "REFUSED" "$rc"
 expect "plain port, udp with a header" "TIMEOUT" "$($CLIENT udp $RES_IP $PLAIN v4:192.0.2.7:1234 $Q)"
 expect "plain port, tcp with a header" "CLOSED" "$($CLIENT tcp $RES_IP $PLAIN v4:192.0.2.7:1234 $Q)"
+
+# 4. sock-queue-timeout: queries that waited 3 s in the socket are dropped
+stat() { "$PETREL_CONTROL" -c "$CONF" stats_noreset 2>/dev/null | sed -n "s/^$1=//p"; }
+expect "no query timed out yet" "0" "$(stat total.num.queries_timed_out)"
+kill -STOP "$PID"
+UPIDS=()
+for i in 1 2 3 4 5; do
+	$CLIENT udp $RES_IP $PPORT v4:192.0.2.7:1234 $Q > /dev/null &
+	UPIDS+=($!)
+done
+sleep 3
+kill -CONT "$PID"
+wait "${UPIDS[@]}"
+expect "fresh query after the stop" "NOERROR 1" "$($CLIENT udp $RES_IP $PPORT v4:192.0.2.7:1234 $Q)"
+expect "queries dropped by sock-queue-timeout" "5" "$(stat total.num.queries_timed_out)"
 kill -0 "$PID" 2>/dev/null && ok "petrel still running at the end" || fail "petrel died"
 if grep -qiE "assert|sanitizer|segmentation" "$LOG"; then
 	fail "the log shows a crash:"
