@@ -589,7 +589,7 @@ udp_drain(struct comm_point *c)
 		int i, q = 0;
 		int n = udp_recv_batch(c);
 		/* the settings' checks: off, one test per batch */
-		int filt = c->qt_ms || c->proxy;
+		int proxy = c->proxy, filt = c->qt_ms || proxy;
 		if(n < 0) {
 			/* ICMP errors of earlier sends (ECONNREFUSED) and the
 			 * like: not this socket's fault, try again later */
@@ -632,7 +632,7 @@ udp_drain(struct comm_point *c)
 				continue;
 			sm = &c->smsg[q].msg_hdr;
 			memset(sm, 0, sizeof(*sm));
-			if(c->proxy) {
+			if(proxy) {
 				/* the answer goes back through the proxy */
 				sm->msg_name = &rep->peer.a;
 				sm->msg_namelen = rep->peer.len;

@@ -489,7 +489,8 @@ struct comm_point_stats {
 	/** of those, on a resumed TLS session */
 	uint64_t tls_resume_queries;
 	/** proxy-protocol-port: datagrams dropped and connections closed
-	 * for a missing, malformed or refused PROXY v2 header */
+	 * for a missing, malformed or refused PROXY v2 header; on a TCP
+	 * port without it, connections closed for sending one */
 	uint64_t proxy_errors;
 	/** UDP with sock-queue-timeout: datagrams dropped for having waited
 	 * in the socket longer than the timeout */
