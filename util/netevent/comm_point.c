@@ -576,6 +576,68 @@ udp_recv_batch(struct comm_point *c)
 #endif
 }
 
+/** force inlining, so that each call of udp_answer_batch with constant
+ * settings is compiled on its own, without the tests of the others */
+#if defined(__GNUC__) || defined(__clang__)
+#define UDP_INLINE static inline __attribute__((always_inline))
+#else
+#define UDP_INLINE static inline
+#endif
+
+/**
+ * Answer a received batch: the peek passes, then the callback per
+ * datagram, the answers gathered for one sendmmsg.
+ * @param filt: the settings' checks ran (udp_filter_batch): skip the
+ *	datagrams they dropped (cap 0).
+ * @param proxy: proxy-protocol-port: answers go to rep->peer.
+ * Called with constants, so that a comm_point without settings runs
+ * the loop with neither test in it.
+ * @return the answers queued in smsg.
+ */
+UDP_INLINE int
+udp_answer_batch(struct comm_point *c, int n, const int filt,
+	const int proxy)
+{
+	int i, q = 0;
+	if(c->peek && n > 1) {
+		/* (one datagram has nothing to overlap with) */
+		int stage;
+		for(stage = 0; stage < c->peek_stages; stage++)
+			for(i = 0; i < n; i++)
+				if(!filt || c->reps[i].cap)
+					c->peek(&c->reps[i], stage, c->arg);
+	}
+	for(i = 0; i < n; i++) {
+		struct comm_reply *rep = &c->reps[i];
+		struct msghdr *sm;
+		if(filt && rep->cap == 0)
+			continue; /* dropped by udp_filter_batch */
+		if(c->pktinfo)
+			udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
+		else	rep->local.family = 0;
+		if(c->cb(rep, c->arg) <= 0 || rep->len == 0 ||
+			rep->len > rep->cap)
+			continue;
+		sm = &c->smsg[q].msg_hdr;
+		memset(sm, 0, sizeof(*sm));
+		if(proxy) {
+			/* the answer goes back through the proxy */
+			sm->msg_name = &rep->peer.a;
+			sm->msg_namelen = rep->peer.len;
+		} else {
+			sm->msg_name = &rep->client.addr;
+			sm->msg_namelen = rep->client.len;
+		}
+		c->siov[q].iov_base = rep->buf;
+		c->siov[q].iov_len = rep->len;
+		sm->msg_iov = &c->siov[q];
+		sm->msg_iovlen = 1;
+		udp_set_ctl(sm, &rep->local, c->sctl + (size_t)q * c->ctlsize);
+		q++;
+	}
+	return q;
+}
+
 /**
  * Drain a bounded number of batches from a UDP socket.
  * @return 1 when every batch came full (more is probably waiting), 0 when
@@ -586,10 +648,8 @@ udp_drain(struct comm_point *c)
 {
 	int round;
 	for(round = 0; round < NETEVENT_UDP_BATCHES_PER_WAKE; round++) {
-		int i, q = 0;
+		int i, q;
 		int n = udp_recv_batch(c);
-		/* the settings' checks: off, one test per batch */
-		int proxy = c->proxy, filt = c->qt_ms || proxy;
 		if(n < 0) {
 			/* ICMP errors of earlier sends (ECONNREFUSED) and the
 			 * like: not this socket's fault, try again later */
@@ -608,45 +668,13 @@ udp_drain(struct comm_point *c)
 			rep->client.len = c->rmsg[i].msg_hdr.msg_namelen;
 			rep->hint = 0;
 		}
-		if(filt)
+		/* the settings: off, one test per batch */
+		if(!c->qt_ms && !c->proxy)
+			q = udp_answer_batch(c, n, 0, 0);
+		else {
 			udp_filter_batch(c, n);
-		if(c->peek && n > 1) {
-			/* (one datagram has nothing to overlap with) */
-			int stage;
-			for(stage = 0; stage < c->peek_stages; stage++)
-				for(i = 0; i < n; i++)
-					if(!filt || c->reps[i].cap)
-						c->peek(&c->reps[i], stage,
-							c->arg);
-		}
-		for(i = 0; i < n; i++) {
-			struct comm_reply *rep = &c->reps[i];
-			struct msghdr *sm;
-			if(filt && rep->cap == 0)
-				continue; /* dropped by udp_filter_batch */
-			if(c->pktinfo)
-				udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
-			else	rep->local.family = 0;
-			if(c->cb(rep, c->arg) <= 0 || rep->len == 0 ||
-				rep->len > rep->cap)
-				continue;
-			sm = &c->smsg[q].msg_hdr;
-			memset(sm, 0, sizeof(*sm));
-			if(proxy) {
-				/* the answer goes back through the proxy */
-				sm->msg_name = &rep->peer.a;
-				sm->msg_namelen = rep->peer.len;
-			} else {
-				sm->msg_name = &rep->client.addr;
-				sm->msg_namelen = rep->client.len;
-			}
-			c->siov[q].iov_base = rep->buf;
-			c->siov[q].iov_len = rep->len;
-			sm->msg_iov = &c->siov[q];
-			sm->msg_iovlen = 1;
-			udp_set_ctl(sm, &rep->local, c->sctl +
-				(size_t)q * c->ctlsize);
-			q++;
+			q = c->proxy ? udp_answer_batch(c, n, 1, 1) :
+				udp_answer_batch(c, n, 1, 0);
 		}
 		udp_send_batch(c, q);
 		if(n < c->batch)
