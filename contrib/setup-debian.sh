@@ -33,4 +33,7 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 # the cachedb module's Redis backend and its test (make check-cachedb)
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends libhiredis-dev redis-server >/dev/null
+# the PROXY v2 client of make check-proxy
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends python3 >/dev/null
 echo "setup-debian: build and test dependencies installed"

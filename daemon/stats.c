@@ -214,7 +214,7 @@ static const struct stats_row stats_rows[] = {
 { "num.prefetch", "petrel_prefetches_total", "Prefetches started.",
   SK_COUNTER, SOFF(r.num_prefetch) },
 { "num.queries_timed_out", NULL, "Queries dropped for waiting too long "
-  "in the socket (sock-queue-timeout).", SK_NONE, 0 },
+  "in the socket (sock-queue-timeout).", SK_COUNTER, SOFF(s.num_queries_timed_out) },
 { "query.queue_time_us.max", NULL, "Longest time a query waited in the "
   "socket, microseconds.", SK_NONE, 0 },
 { "num.expired", "petrel_expired_answers_total",

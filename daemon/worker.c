@@ -257,6 +257,17 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	return r == RESOLVER_DROP ? -1 : 0;
 }
 
+/** @return 1 when the listening port p is one of proxy-protocol-port */
+static int
+worker_proxy_port(const struct listen_port *p, const struct config_file *cfg)
+{
+	const struct config_strlist *s;
+	for(s = cfg->proxy_protocol_ports; s; s = s->next)
+		if(atoi(s->str) == (int)netaddr_port(&p->addr))
+			return 1;
+	return 0;
+}
+
 /** make a TCP comm_point serve DNS over HTTPS. @return 0 or -1 */
 static int
 worker_set_https(struct comm_point *c, const struct listen_port *p,
@@ -337,7 +348,11 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 	int i;
 	for(i = 0; i < w->num_points; i++) {
 		if(w->udp && w->udp[i]) {
-			s->udp_batches += comm_point_get_stats(w->udp[i])->batches;
+			const struct comm_point_stats *us =
+				comm_point_get_stats(w->udp[i]);
+			s->udp_batches += us->batches;
+			s->num_queries_timed_out += us->queue_timeouts;
+			s->num_proxy_errors += us->proxy_errors;
 			if(reset)
 				comm_point_clear_stats(w->udp[i]);
 		}
@@ -350,6 +365,7 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 			s->num_tls += cs->tls_queries;
 			s->num_tls_resume += cs->tls_resume_queries;
 			s->num_https += hs.queries;
+			s->num_proxy_errors += cs->proxy_errors;
 			if(reset)
 				comm_point_clear_stats(w->tcp[i]);
 		}
@@ -607,7 +623,9 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	for(i = 0; i < ls->num; i++) {
 		struct listen_port *p = &ls->ports[i];
 		int k = ls->per_worker ? w->index : 0;
+		int proxy = worker_proxy_port(p, cfg);
 		if(p->udp[k] != -1) {
+			struct comm_udp_opts uo;
 			int fd = dup(p->udp[k]);
 			if(fd == -1) {
 				log_warn("dup");
@@ -615,10 +633,16 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			}
 			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 			worker_ifaddr(w, i, fd);
-			w->udp[i] = comm_point_create_udp(w->base, fd,
+			memset(&uo, 0, sizeof(uo));
+			uo.proxy = proxy;
+			uo.queue_timeout_ms = cfg->sock_queue_timeout > 0 &&
+				cfg->sock_queue_timeout < 2000000 ?
+				cfg->sock_queue_timeout * 1000 : 0;
+			w->udp[i] = comm_point_create_udp_opts(w->base, fd,
 				(size_t)(cfg->max_udp_size > 512 ?
-				cfg->max_udp_size : 512),
-				NETEVENT_UDP_BATCH_DEFAULT, worker_query_cb, w);
+				cfg->max_udp_size : 512) + (proxy ? 256 : 0),
+				NETEVENT_UDP_BATCH_DEFAULT, worker_query_cb, w,
+				&uo);
 			if(!w->udp[i])
 				return -1;
 			comm_point_set_peek(w->udp[i], worker_peek_cb, 2);
@@ -636,6 +660,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				0, worker_query_cb, w);
 			if(!w->tcp[i])
 				return -1;
+			if(proxy)
+				comm_point_set_proxy(w->tcp[i]);
 			if(!p->https && cfg->edns_tcp_keepalive &&
 				comm_point_set_keepalive(w->tcp[i],
 				cfg->edns_tcp_keepalive_timeout) == -1)

@@ -62,6 +62,12 @@ struct worker_stats {
 	uint64_t num_tls_resume;
 	/** queries over DNS over HTTPS (num.query.https) */
 	uint64_t num_https;
+	/** UDP queries dropped by sock-queue-timeout
+	 * (num.queries_timed_out) */
+	uint64_t num_queries_timed_out;
+	/** proxy-protocol-port: datagrams dropped and connections closed for
+	 * a bad PROXY v2 header (num.query.proxy_errors) */
+	uint64_t num_proxy_errors;
 	/** microseconds the counters cover (not a counter: keep it last) */
 	uint64_t elapsed;
 } __attribute__((aligned(64)));

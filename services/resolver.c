@@ -31,6 +31,7 @@
 #include "util/ratelimit.h"
 #include "util/random.h"
 #include "util/netaddr.h"
+#include "util/netevent/proxy_protocol.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/store.h"
 #include "util/region.h"
@@ -476,6 +477,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	}
 	if(err != 0) {
 		r->stats.num_malformed++;
+		/* a PROXY v2 header sent to a port that is not a
+		 * proxy-protocol-port: no answer (the sender is a proxy) */
+		if(pp2_has_signature(pkt, len))
+			return RESOLVER_DROP;
 		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
 	}

@@ -57,7 +57,7 @@ struct infra_cache;
 struct comm_base;
 
 /** how big the opaque reply handle can be */
-#define RESOLVER_HANDLE_SIZE 192
+#define RESOLVER_HANDLE_SIZE 224
 
 /** transport the client query came in on */
 enum resolver_transport {

@@ -792,6 +792,21 @@ parse_path_list(struct cfg_parser *p, const struct config_option *o,
 	return append_value(p, o, v[0]);
 }
 
+/** repeatable: a port number (OPT_PORT_LIST) */
+static int
+parse_port_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	long long ll;
+	char b[16];
+	(void)n;
+	if(parse_ll(v[0], &ll) != 0 || ll < o->min || ll > o->max)
+		return perr(p, "%s: expected a port number from %lld to %lld, "
+			"got '%s'", o->name, o->min, o->max, v[0]);
+	snprintf(b, sizeof(b), "%lld", ll);
+	return append_value(p, o, b);
+}
+
 /** a domain name, copied with a trailing dot; NULL with the error set */
 static char *
 parse_domain(struct cfg_parser *p, const struct config_option *o,
@@ -2642,6 +2657,8 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_POLICY] = { parse_policy, NULL, NULL, print_policy },
 	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
 	[OPT_AUTH] = { parse_auth, NULL, NULL, print_auth },
+	[OPT_PORT_LIST] = { parse_port_list, copy_strlist, free_strlist,
+		print_strlist },
 };
 
 /** @return the operations of an option type, or NULL */

@@ -235,6 +235,12 @@ struct config_file {
 	int num_queries_per_thread;
 	/** jostle-timeout: ms after which a query may be replaced when full */
 	int jostle_timeout;
+	/** proxy-protocol-port: ports whose queries come with a PROXY v2
+	 * header (the numbers as text) */
+	struct config_strlist *proxy_protocol_ports;
+	/** sock-queue-timeout: seconds a UDP query may wait in the socket
+	 * (0: off) */
+	int sock_queue_timeout;
 	/** discard-timeout: ms after which a waiting client is dropped when
 	 * the request list is full (0: never) */
 	int discard_timeout;

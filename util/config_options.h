@@ -119,7 +119,10 @@ enum config_type {
 	OPT_INSECURE,
 	/** an option of an auth-zone: or tsig-key: clause, stored and checked
 	 * by util/config_auth.c */
-	OPT_AUTH
+	OPT_AUTH,
+	/** repeatable: a port number from min to max, kept as its text in a
+	 * config_strlist (proxy-protocol-port) */
+	OPT_PORT_LIST
 };
 
 /** flags of an option */

@@ -11,6 +11,17 @@
  * an answer the kernel refuses (full buffer) is dropped and counted.
  * A socket that stays full goes into busy mode (below, at udp_busy_leave).
  *
+ * UDP settings (comm_point_create_udp_opts). Each costs one test per
+ * batch when off. With sock-queue-timeout the socket has SO_TIMESTAMP and
+ * the slots receive the kernel's arrival stamp; a datagram older than the
+ * timeout at the base's cached clock is dropped before the peek and the
+ * callback. On a proxy-protocol-port every datagram must start with a
+ * PROXY v2 header (proxy_protocol.h): it is taken off (buf, len and cap
+ * then start after it), its source becomes rep->client and the socket
+ * peer goes to rep->peer, where the answer is sent (also by
+ * comm_reply_send later); a datagram without a valid one is dropped. A
+ * dropped datagram's slot gets cap 0 and is skipped.
+ *
  * UDP on an io_uring base (udp_ring_*, HAVE_LIBURING): no readiness and no
  * recvmmsg. One multishot IORING_OP_RECVMSG stays armed on the socket and
  * the kernel writes each datagram, with its address and packet info, into
@@ -71,12 +82,21 @@
  * a connection reaches accept only with its first bytes (or after the
  * kernel's wait), so a silent one takes no slot at all, and a client's
  * query is read right away and makes its connection owed an answer.
+ *
+ * PROXY v2 on TCP (comm_point_set_proxy). A new connection first reads
+ * its header (pp_wait), no further than the header's end, in as many
+ * reads as it takes, before the TLS handshake or the DNS framing; its
+ * source becomes the connection's client. A bad header, or EOF inside
+ * it, closes the connection (proxy_errors). On a port without it, a first
+ * message whose bytes are the PROXY signature closes the connection as
+ * soon as the signature is in, instead of waiting for 3338 bytes.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
 #include "util/netevent/backend_uring.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/http2.h"
+#include "util/netevent/proxy_protocol.h"
 #include "dns/padding.h"
 #include "util/log.h"
 #include <errno.h>
@@ -182,6 +202,11 @@ struct comm_tcp_conn {
 	/** DNS over HTTPS (comm_point_set_http): the HTTP/2 session, else
 	 * NULL; the bytes read go to it instead of the DNS framing */
 	struct h2_session *h2;
+	/** proxy-protocol-port: the PROXY v2 header is still being read;
+	 * nothing else is read (and no TLS handshake runs) until it is */
+	int pp_wait;
+	/** the header gathered so far, while pp_wait */
+	struct pp2_stream pp;
 };
 
 /** a UDP or TCP service point */
@@ -210,6 +235,13 @@ struct comm_point {
 	int batch;
 	/** receive packet info (wildcard socket): AF_INET, AF_INET6, 0 */
 	int pktinfo;
+	/** receive control data (packet info or timestamps) */
+	int ctl_on;
+	/** proxy-protocol-port: UDP datagrams and TCP connections start
+	 * with a PROXY v2 header */
+	int proxy;
+	/** UDP sock-queue-timeout, ms; 0 off (no timestamps asked for) */
+	int qt_ms;
 	/** size of one control buffer */
 	size_t ctlsize;
 	/** batch * bufsize bytes */
@@ -299,13 +331,97 @@ struct comm_point {
 /* ------------------------------------------------------------------ */
 /* UDP */
 
-/** space for the largest packet info control message */
+/** space for the largest packet info control message, and a receive
+ * timestamp after it when stamps is set */
 static size_t
-ctl_space(void)
+ctl_space(int stamps)
 {
 	size_t a = CMSG_SPACE(sizeof(struct in_pktinfo));
 	size_t b = CMSG_SPACE(sizeof(struct in6_pktinfo));
-	return a > b ? a : b;
+	return (a > b ? a : b) + (stamps ? CMSG_SPACE(sizeof(struct timeval))
+		: 0);
+}
+
+int
+comm_queue_expired(const struct timeval *stamp, const struct timeval *now,
+	int ms)
+{
+	long long waited = (long long)(now->tv_sec - stamp->tv_sec) * 1000000
+		+ (now->tv_usec - stamp->tv_usec);
+	return ms > 0 && waited > (long long)ms * 1000;
+}
+
+/**
+ * sock-queue-timeout: did the datagram received with m wait too long in
+ * the socket? A datagram without a timestamp is kept.
+ * @return 1 if it is stale (counted).
+ */
+static int
+udp_stale(struct comm_point *c, struct msghdr *m)
+{
+#ifdef SO_TIMESTAMP
+	struct cmsghdr *cm;
+	if(m->msg_controllen == 0)
+		return 0;
+	for(cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		if(cm->cmsg_level == SOL_SOCKET &&
+			cm->cmsg_type == SCM_TIMESTAMP) {
+			struct timeval tv;
+			memcpy(&tv, CMSG_DATA(cm), sizeof(tv));
+			if(!comm_queue_expired(&tv, comm_base_now(c->base),
+				c->qt_ms))
+				return 0;
+			c->stats.queue_timeouts++;
+			return 1;
+		}
+	}
+#else
+	(void)c; (void)m;
+#endif
+	return 0;
+}
+
+/**
+ * proxy-protocol-port: take the PROXY v2 header off a datagram. The
+ * header's source becomes rep->client, the socket peer goes to rep->peer
+ * (the answer goes there), and buf, len and cap start after the header.
+ * @return 0, or -1 when the datagram is to be dropped (counted).
+ */
+static int
+udp_proxy_strip(struct comm_point *c, struct comm_reply *rep)
+{
+	struct pp2_info info;
+	int hl = pp2_parse(rep->buf, rep->len, &info);
+	if(hl < 0 || rep->client.len > sizeof(rep->peer.a) ||
+		(size_t)hl >= rep->cap) {
+		c->stats.proxy_errors++;
+		return -1;
+	}
+	memcpy(&rep->peer.a, &rep->client.addr, rep->client.len);
+	rep->peer.len = rep->client.len;
+	if(!info.local)
+		rep->client = info.src;
+	rep->buf += hl;
+	rep->len -= (size_t)hl;
+	rep->cap -= (size_t)hl;
+	return 0;
+}
+
+/**
+ * The per-datagram checks of the settings (sock-queue-timeout, then the
+ * PROXY header) over a received batch: a datagram to drop gets cap 0.
+ * Runs only on a comm_point with one of them set.
+ */
+static void
+udp_filter_batch(struct comm_point *c, int n)
+{
+	int i;
+	for(i = 0; i < n; i++) {
+		struct comm_reply *rep = &c->reps[i];
+		if((c->qt_ms && udp_stale(c, &c->rmsg[i].msg_hdr)) ||
+			(c->proxy && udp_proxy_strip(c, rep) == -1))
+			rep->cap = 0;
+	}
 }
 
 /** read the packet info of a received message into local */
@@ -416,7 +532,7 @@ udp_slot_reset(struct comm_point *c, int i)
 	c->riov[i].iov_len = c->bufsize;
 	m->msg_iov = &c->riov[i];
 	m->msg_iovlen = 1;
-	if(c->pktinfo) {
+	if(c->ctl_on) {
 		m->msg_control = c->rctl + (size_t)i * c->ctlsize;
 		m->msg_controllen = c->ctlsize;
 	} else {
@@ -460,6 +576,68 @@ udp_recv_batch(struct comm_point *c)
 #endif
 }
 
+/** force inlining, so that each call of udp_answer_batch with constant
+ * settings is compiled on its own, without the tests of the others */
+#if defined(__GNUC__) || defined(__clang__)
+#define UDP_INLINE static inline __attribute__((always_inline))
+#else
+#define UDP_INLINE static inline
+#endif
+
+/**
+ * Answer a received batch: the peek passes, then the callback per
+ * datagram, the answers gathered for one sendmmsg.
+ * @param filt: the settings' checks ran (udp_filter_batch): skip the
+ *	datagrams they dropped (cap 0).
+ * @param proxy: proxy-protocol-port: answers go to rep->peer.
+ * Called with constants, so that a comm_point without settings runs
+ * the loop with neither test in it.
+ * @return the answers queued in smsg.
+ */
+UDP_INLINE int
+udp_answer_batch(struct comm_point *c, int n, const int filt,
+	const int proxy)
+{
+	int i, q = 0;
+	if(c->peek && n > 1) {
+		/* (one datagram has nothing to overlap with) */
+		int stage;
+		for(stage = 0; stage < c->peek_stages; stage++)
+			for(i = 0; i < n; i++)
+				if(!filt || c->reps[i].cap)
+					c->peek(&c->reps[i], stage, c->arg);
+	}
+	for(i = 0; i < n; i++) {
+		struct comm_reply *rep = &c->reps[i];
+		struct msghdr *sm;
+		if(filt && rep->cap == 0)
+			continue; /* dropped by udp_filter_batch */
+		if(c->pktinfo)
+			udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
+		else	rep->local.family = 0;
+		if(c->cb(rep, c->arg) <= 0 || rep->len == 0 ||
+			rep->len > rep->cap)
+			continue;
+		sm = &c->smsg[q].msg_hdr;
+		memset(sm, 0, sizeof(*sm));
+		if(proxy) {
+			/* the answer goes back through the proxy */
+			sm->msg_name = &rep->peer.a;
+			sm->msg_namelen = rep->peer.len;
+		} else {
+			sm->msg_name = &rep->client.addr;
+			sm->msg_namelen = rep->client.len;
+		}
+		c->siov[q].iov_base = rep->buf;
+		c->siov[q].iov_len = rep->len;
+		sm->msg_iov = &c->siov[q];
+		sm->msg_iovlen = 1;
+		udp_set_ctl(sm, &rep->local, c->sctl + (size_t)q * c->ctlsize);
+		q++;
+	}
+	return q;
+}
+
 /**
  * Drain a bounded number of batches from a UDP socket.
  * @return 1 when every batch came full (more is probably waiting), 0 when
@@ -470,7 +648,7 @@ udp_drain(struct comm_point *c)
 {
 	int round;
 	for(round = 0; round < NETEVENT_UDP_BATCHES_PER_WAKE; round++) {
-		int i, q = 0;
+		int i, q;
 		int n = udp_recv_batch(c);
 		if(n < 0) {
 			/* ICMP errors of earlier sends (ECONNREFUSED) and the
@@ -490,33 +668,13 @@ udp_drain(struct comm_point *c)
 			rep->client.len = c->rmsg[i].msg_hdr.msg_namelen;
 			rep->hint = 0;
 		}
-		if(c->peek && n > 1) {
-			/* (one datagram has nothing to overlap with) */
-			int stage;
-			for(stage = 0; stage < c->peek_stages; stage++)
-				for(i = 0; i < n; i++)
-					c->peek(&c->reps[i], stage, c->arg);
-		}
-		for(i = 0; i < n; i++) {
-			struct comm_reply *rep = &c->reps[i];
-			struct msghdr *sm;
-			if(c->pktinfo)
-				udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
-			else	rep->local.family = 0;
-			if(c->cb(rep, c->arg) <= 0 || rep->len == 0 ||
-				rep->len > rep->cap)
-				continue;
-			sm = &c->smsg[q].msg_hdr;
-			memset(sm, 0, sizeof(*sm));
-			sm->msg_name = &rep->client.addr;
-			sm->msg_namelen = rep->client.len;
-			c->siov[q].iov_base = rep->buf;
-			c->siov[q].iov_len = rep->len;
-			sm->msg_iov = &c->siov[q];
-			sm->msg_iovlen = 1;
-			udp_set_ctl(sm, &rep->local, c->sctl +
-				(size_t)q * c->ctlsize);
-			q++;
+		/* the settings: off, one test per batch */
+		if(!c->qt_ms && !c->proxy)
+			q = udp_answer_batch(c, n, 0, 0);
+		else {
+			udp_filter_batch(c, n);
+			q = c->proxy ? udp_answer_batch(c, n, 1, 1) :
+				udp_answer_batch(c, n, 1, 0);
 		}
 		udp_send_batch(c, q);
 		if(n < c->batch)
@@ -779,9 +937,15 @@ udp_ring_answer(struct udp_ring *ur)
 			continue;
 		}
 		memset(&sd->m, 0, sizeof(sd->m));
-		memcpy(&sd->name, &rep->client.addr, rep->client.len);
+		if(c->proxy) {
+			/* the answer goes back through the proxy */
+			memcpy(&sd->name, &rep->peer.a, rep->peer.len);
+			sd->m.msg_namelen = rep->peer.len;
+		} else {
+			memcpy(&sd->name, &rep->client.addr, rep->client.len);
+			sd->m.msg_namelen = rep->client.len;
+		}
 		sd->m.msg_name = &sd->name;
-		sd->m.msg_namelen = rep->client.len;
 		sd->iov.iov_base = rep->buf;
 		sd->iov.iov_len = rep->len;
 		sd->m.msg_iov = &sd->iov;
@@ -822,18 +986,30 @@ udp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 			rep->client.len = o->namelen;
 			rep->hint = 0;
 			rep->local.family = 0;
-			if(c->pktinfo) {
+			if(c->ctl_on) {
 				struct msghdr m;
 				memset(&m, 0, sizeof(m));
 				m.msg_control = (uint8_t *)io_uring_recvmsg_name(
 					o) + ur->tmpl.msg_namelen;
 				m.msg_controllen = o->controllen;
-				udp_parse_ctl(&m, &rep->local);
+				if(c->pktinfo)
+					udp_parse_ctl(&m, &rep->local);
+				if(c->qt_ms && udp_stale(c, &m))
+					rep->cap = 0;
 			}
-			ur->pend_bid[ur->npend++] = bid;
-			if(ur->npend == c->batch)
-				udp_ring_answer(ur);
-			else	nev_uring_flush_later(ur->st, &ur->flush);
+			if(rep->cap == 0 || (c->proxy &&
+				udp_proxy_strip(c, rep) == -1)) {
+				/* dropped: stale, or no valid PROXY header
+				 * (received all the same, as on readiness) */
+				c->stats.pkts_in++;
+				udp_ring_give(ur, bid);
+			} else {
+				ur->pend_bid[ur->npend++] = bid;
+				if(ur->npend == c->batch)
+					udp_ring_answer(ur);
+				else	nev_uring_flush_later(ur->st,
+						&ur->flush);
+			}
 		}
 	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED &&
 		!(flags & IORING_CQE_F_MORE) && c && c->stats.pkts_in == 0 &&
@@ -887,7 +1063,7 @@ udp_ring_setup(struct comm_point *c)
 	for(ur->nbufs = 16; ur->nbufs < 4 * (unsigned)c->batch; ur->nbufs *= 2)
 		;
 	ur->tmpl.msg_namelen = sizeof(struct sockaddr_storage);
-	ur->tmpl.msg_controllen = c->pktinfo ? c->ctlsize : 0;
+	ur->tmpl.msg_controllen = c->ctl_on ? c->ctlsize : 0;
 	hdr = sizeof(struct io_uring_recvmsg_out) + ur->tmpl.msg_namelen +
 		ur->tmpl.msg_controllen;
 	/* payloads stay 8-byte aligned */
@@ -978,6 +1154,15 @@ struct comm_point *
 comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 	int batch, comm_point_cb_type cb, void *arg)
 {
+	return comm_point_create_udp_opts(base, fd, bufsize, batch, cb, arg,
+		NULL);
+}
+
+struct comm_point *
+comm_point_create_udp_opts(struct comm_base *base, int fd, size_t bufsize,
+	int batch, comm_point_cb_type cb, void *arg,
+	const struct comm_udp_opts *opts)
+{
 	struct comm_point *c;
 	struct netaddr local;
 	int i;
@@ -992,11 +1177,33 @@ comm_point_create_udp(struct comm_base *base, int fd, size_t bufsize,
 		return NULL;
 	}
 	c->batch = batch > 0 ? batch : NETEVENT_UDP_BATCH_DEFAULT;
-	c->ctlsize = ctl_space();
+	if(opts) {
+		c->proxy = opts->proxy;
+		c->qt_ms = opts->queue_timeout_ms > 0 ?
+			opts->queue_timeout_ms : 0;
+	}
+	if(c->qt_ms) {
+#ifdef SO_TIMESTAMP
+		/* the kernel stamps each datagram as it arrives */
+		int on = 1;
+		if(setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &on,
+			sizeof(on)) == -1) {
+			log_warn("udp: setsockopt SO_TIMESTAMP: %s; "
+				"sock-queue-timeout is off", strerror(errno));
+			c->qt_ms = 0;
+		}
+#else
+		log_warn("udp: no SO_TIMESTAMP here; sock-queue-timeout is "
+			"off");
+		c->qt_ms = 0;
+#endif
+	}
+	c->ctlsize = ctl_space(c->qt_ms != 0);
 	local.len = sizeof(local.addr);
 	if(getsockname(fd, (struct sockaddr *)&local.addr, &local.len) == 0
 		&& comm_sock_is_wildcard(&local))
 		c->pktinfo = local.addr.ss_family;
+	c->ctl_on = c->pktinfo || c->qt_ms;
 	c->bufs = malloc((size_t)c->batch * c->bufsize);
 	c->reps = calloc((size_t)c->batch, sizeof(*c->reps));
 	c->rmsg = calloc((size_t)c->batch, sizeof(*c->rmsg));
@@ -1165,6 +1372,8 @@ static int
 tcp_conn_want(struct comm_tcp_conn *conn)
 {
 	int mask = 0;
+	if(conn->pp_wait)
+		return NEV_READ;
 	if(conn->ssl && !conn->hs_done)
 		return conn->hs_mask;
 	if(!conn->read_closed && conn->wq.num < TCP_MAX_QUEUED &&
@@ -1247,12 +1456,235 @@ tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 
 static int tcp_conn_read_h2(struct comm_tcp_conn *conn);
 
+/*
+ * The steps the TCP read paths share: tcp_conn_read (framed DNS by
+ * readiness, plain or TLS), tcp_conn_read_h2 (DNS over HTTPS),
+ * tcp_ring_feed (framed DNS from io_uring completions) and tcp_h2_query
+ * (a query out of an HTTP/2 stream). Static and small: the compiler
+ * inlines them where they are hot.
+ */
+
+/**
+ * A read on a connection returned -1: wait for the next readable event,
+ * or close the connection on a real error (counted, logged at
+ * VERB_ALGO as "what: error").
+ * @return 0 to wait, -1 if it was closed.
+ */
+static int
+tcp_conn_read_error(struct comm_tcp_conn *conn, const char *what)
+{
+	if(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+		return 0;
+	verbose(VERB_ALGO, "%s: %s", what, strerror(errno));
+	conn->c->stats.tcp_errors++;
+	tcp_conn_close(conn);
+	return -1;
+}
+
+/**
+ * The client closed its sending side: the connection stays until what
+ * it is owed is written (tcp_conn_flush).
+ * @return tcp_conn_flush's value: 0, or non-zero if it was closed.
+ */
+static int
+tcp_conn_eof(struct comm_tcp_conn *conn)
+{
+	conn->read_closed = 1;
+	if(conn->lgot != 0)
+		verbose(VERB_ALGO, "tcp: EOF inside a message");
+	return tcp_conn_flush(conn);
+}
+
+/**
+ * The 2-byte length of the next message is in (lenbuf): take it.
+ * @return 0, or -1 when it is 0 or longer than the buffer (malformed:
+ *	this connection only is closed, counted).
+ */
+static int
+tcp_conn_take_len(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	conn->need = ((size_t)conn->lenbuf[0] << 8) | conn->lenbuf[1];
+	conn->got = 0;
+	if(conn->need == 0 || conn->need > c->bufsize) {
+		verbose(VERB_ALGO, "tcp: bad length %d, closing",
+			(int)conn->need);
+		c->stats.tcp_errors++;
+		tcp_conn_close(conn);
+		return -1;
+	}
+	return 0;
+}
+
+/** count a whole query read on a connection */
+static void
+tcp_conn_count_query(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	conn->nq++;
+	c->stats.pkts_in++;
+	if(conn->ssl) {
+		c->stats.tls_queries++;
+		c->stats.tls_resume_queries += (uint64_t)conn->resumed;
+	}
+}
+
+/** fill the comm_reply of a query read on a connection (pad 0) */
+static void
+tcp_rep_init(struct comm_tcp_conn *conn, struct comm_reply *rep,
+	uint8_t *buf, size_t len, size_t cap, int32_t stream)
+{
+	rep->c = conn->c;
+	rep->buf = buf;
+	rep->len = len;
+	rep->cap = cap;
+	rep->client = conn->client;
+	rep->peer.len = 0;
+	rep->local.family = 0;
+	rep->conn = conn;
+	rep->gen = conn->gen;
+	rep->is_tcp = 1;
+	rep->hint = 0;
+	rep->slot = 0;
+	rep->stream = stream;
+	rep->pad = 0;
+}
+
+/**
+ * A whole framed query is in rbuf (need bytes): hand it to the callback
+ * and queue its answer, or count it as pending (answered later).
+ * @return 0, or -1 if the connection was closed or reused meanwhile.
+ */
+static int
+tcp_conn_query(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	struct comm_reply rep;
+	int cr;
+	conn->lgot = 0;
+	tcp_conn_count_query(conn);
+	tcp_rep_init(conn, &rep, conn->rbuf, conn->need, c->bufsize, 0);
+	/* (no TLS on the ring: conn->ssl is NULL there) */
+	rep.pad = conn->ssl && c->pad_block &&
+		dns_has_padding(rep.buf, rep.len);
+	if(c->ka_ms > 0 && dns_has_edns_option(rep.buf, rep.len,
+		DNS_EDNS_KEEPALIVE)) {
+		rep.pad |= 2;
+		conn->ka = 1;
+	}
+	cr = c->cb(&rep, c->arg);
+	if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
+		if(conn->fd == -1 || conn->gen != rep.gen)
+			return -1;
+		if(tcp_conn_queue(conn, rep.buf, rep.len, rep.pad) == -1)
+			return -1;
+	} else if(cr == 0 && conn->fd != -1 && conn->gen == rep.gen) {
+		conn->pending++;
+		tcp_conn_progress(conn);
+	}
+	if(conn->fd == -1 || conn->gen != rep.gen)
+		return -1;
+	return 0;
+}
+
+/** the PROXY v2 header of a connection is complete: its source is the
+ * client from now on */
+static void
+tcp_conn_proxy_done(struct comm_tcp_conn *conn, const struct pp2_info *info)
+{
+	conn->pp_wait = 0;
+	if(!info->local)
+		conn->client = info->src;
+}
+
+/** the PROXY v2 header of a connection is bad: close it (counted) */
+static void
+tcp_conn_proxy_fail(struct comm_tcp_conn *conn, const char *why)
+{
+	if(verbosity >= VERB_ALGO) {
+		char a[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tcp: %s from %s, closing", why,
+			netaddr_str(&conn->client, -1, a, sizeof(a)));
+	}
+	conn->c->stats.proxy_errors++;
+	tcp_conn_close(conn);
+}
+
+/**
+ * Read the PROXY v2 header of a connection on a proxy-protocol-port, no
+ * further than its end (the DNS or TLS bytes after it stay in the
+ * socket). It may come in pieces.
+ * @return 0 when it is complete, 1 while more is awaited, -1 if the
+ *	connection was closed (a bad header, EOF, an error).
+ */
+static int
+tcp_conn_proxy_read(struct comm_tcp_conn *conn)
+{
+	struct comm_point *c = conn->c;
+	for(;;) {
+		size_t want = pp2_stream_want(&conn->pp), used = 0;
+		struct pp2_info info;
+		ssize_t r;
+		int st;
+		if(want > c->bufsize)
+			want = c->bufsize;
+		r = read(conn->fd, conn->rbuf, want);
+		if(r == 0) {
+			tcp_conn_proxy_fail(conn, "EOF inside the PROXY header");
+			return -1;
+		}
+		if(r == -1) {
+			if(tcp_conn_read_error(conn, "tcp read") == -1)
+				return -1;
+			if(tcp_conn_mask(conn, NEV_READ) == -1) {
+				tcp_conn_close(conn);
+				return -1;
+			}
+			return 1;
+		}
+		st = pp2_stream_feed(&conn->pp, conn->rbuf, (size_t)r, &used,
+			&info);
+		if(st < 0) {
+			tcp_conn_proxy_fail(conn, "bad PROXY v2 header");
+			return -1;
+		}
+		if(st == 1) {
+			tcp_conn_proxy_done(conn, &info);
+			return 0;
+		}
+	}
+}
+
+/**
+ * On a port without proxy-protocol-port, does the connection's first
+ * message start like a PROXY v2 header (its length bytes are the first
+ * two of the signature)? Looked at once, when ten bytes of it are in.
+ * @param before: message bytes read before this read.
+ */
+static int
+tcp_conn_stray_proxy(const struct comm_tcp_conn *conn, size_t before)
+{
+	uint8_t b[PP2_SIG_LEN];
+	if(conn->nq != 0 || conn->need != 0x0d0a || before >= PP2_SIG_LEN - 2
+		|| conn->got < PP2_SIG_LEN - 2 || conn->c->proxy)
+		return 0;
+	memcpy(b, conn->lenbuf, 2);
+	memcpy(b + 2, conn->rbuf, PP2_SIG_LEN - 2);
+	return pp2_has_signature(b, sizeof(b));
+}
+
 /** the connection is readable. @return 0, or -1 if it was closed */
 static int
 tcp_conn_read(struct comm_tcp_conn *conn)
 {
-	struct comm_point *c = conn->c;
 	int msgs = 0;
+	if(conn->pp_wait) {
+		int r = tcp_conn_proxy_read(conn);
+		if(r != 0)
+			return r < 0 ? -1 : 0;
+		if(conn->ssl && !conn->hs_done)
+			return 0; /* the handshake runs on the next event */
+	}
 	if(conn->h2)
 		return tcp_conn_read_h2(conn);
 	/* TLS: bytes already decrypted inside the TLS layer make no readable
@@ -1273,86 +1705,34 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 				conn->need - conn->got);
 		if(r == 0) {
 			/* the client is done sending; answer what is queued */
-			conn->read_closed = 1;
-			if(conn->lgot != 0)
-				verbose(VERB_ALGO, "tcp: EOF inside a message");
-			return tcp_conn_flush(conn) ? -1 : 0;
+			return tcp_conn_eof(conn) ? -1 : 0;
 		}
 		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				break;
-			verbose(VERB_ALGO, "tcp read: %s", strerror(errno));
-			c->stats.tcp_errors++;
-			tcp_conn_close(conn);
-			return -1;
+			if(tcp_conn_read_error(conn, "tcp read") == -1)
+				return -1;
+			break;
 		}
 		if(conn->lgot < 2) {
 			conn->lgot += (size_t)r;
 			if(conn->lgot < 2)
 				continue;
-			conn->need = ((size_t)conn->lenbuf[0] << 8) |
-				conn->lenbuf[1];
-			conn->got = 0;
-			if(conn->need == 0 || conn->need > c->bufsize) {
-				/* malformed: this connection only */
-				verbose(VERB_ALGO, "tcp: bad length %d, closing",
-					(int)conn->need);
-				c->stats.tcp_errors++;
-				tcp_conn_close(conn);
+			if(tcp_conn_take_len(conn) == -1)
 				return -1;
-			}
 			continue;
 		}
 		conn->got += (size_t)r;
-		if(conn->got < conn->need)
-			continue;
-		/* a whole query */
-		conn->lgot = 0;
-		conn->nq++;
-		msgs++;
-		c->stats.pkts_in++;
-		if(conn->ssl) {
-			c->stats.tls_queries++;
-			c->stats.tls_resume_queries += (uint64_t)conn->resumed;
-		}
-		{
-			struct comm_reply rep;
-			int cr;
-			rep.c = c;
-			rep.buf = conn->rbuf;
-			rep.len = conn->need;
-			rep.cap = c->bufsize;
-			rep.client = conn->client;
-			rep.local.family = 0;
-			rep.conn = conn;
-			rep.gen = conn->gen;
-			rep.is_tcp = 1;
-			rep.hint = 0;
-			rep.slot = 0;
-			rep.stream = 0;
-			rep.pad = conn->ssl && c->pad_block &&
-				dns_has_padding(rep.buf, rep.len);
-			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
-				rep.len, DNS_EDNS_KEEPALIVE)) {
-				rep.pad |= 2;
-				conn->ka = 1;
-			}
-			cr = c->cb(&rep, c->arg);
-			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
-				if(conn->fd == -1 || conn->gen != rep.gen)
-					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len,
-					rep.pad) == -1)
-					return -1;
-			} else if(cr == 0 && conn->fd != -1 &&
-				conn->gen == rep.gen) {
-				conn->pending++;
-				tcp_conn_progress(conn);
-			}
-			if(conn->fd == -1 || conn->gen != rep.gen)
+		if(conn->got < conn->need) {
+			if(tcp_conn_stray_proxy(conn, conn->got - (size_t)r)) {
+				tcp_conn_proxy_fail(conn, "PROXY header on a "
+					"port without proxy-protocol-port");
 				return -1;
+			}
+			continue;
 		}
+		/* a whole query */
+		msgs++;
+		if(tcp_conn_query(conn) == -1)
+			return -1;
 	}
 	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
 		tcp_conn_close(conn);
@@ -1421,24 +1801,8 @@ tcp_h2_query(void *arg, int32_t stream, const uint8_t *q, size_t len)
 	struct comm_reply rep;
 	int cr;
 	memcpy(c->http_buf, q, len);
-	conn->nq++;
-	c->stats.pkts_in++;
-	if(conn->ssl) {
-		c->stats.tls_queries++;
-		c->stats.tls_resume_queries += (uint64_t)conn->resumed;
-	}
-	rep.c = c;
-	rep.buf = c->http_buf;
-	rep.len = len;
-	rep.cap = 65535;
-	rep.client = conn->client;
-	rep.local.family = 0;
-	rep.conn = conn;
-	rep.gen = conn->gen;
-	rep.is_tcp = 1;
-	rep.hint = 0;
-	rep.slot = 0;
-	rep.stream = stream;
+	tcp_conn_count_query(conn);
+	tcp_rep_init(conn, &rep, c->http_buf, len, 65535, stream);
 	rep.pad = c->pad_block && dns_has_padding(rep.buf, rep.len);
 	cr = c->cb(&rep, c->arg);
 	if(conn->fd == -1 || conn->gen != rep.gen || !conn->h2)
@@ -1505,13 +1869,9 @@ tcp_conn_read_h2(struct comm_tcp_conn *conn)
 			break;
 		}
 		if(r == -1) {
-			if(errno == EAGAIN || errno == EWOULDBLOCK ||
-				errno == EINTR)
-				break;
-			verbose(VERB_ALGO, "https read: %s", strerror(errno));
-			c->stats.tcp_errors++;
-			tcp_conn_close(conn);
-			return -1;
+			if(tcp_conn_read_error(conn, "https read") == -1)
+				return -1;
+			break;
 		}
 		rc = h2_session_recv(conn->h2, conn->rbuf, (size_t)r);
 		if(conn->fd == -1 || conn->gen != gen)
@@ -1586,6 +1946,12 @@ tcp_conn_event(int fd, int events, void *arg)
 	struct comm_tcp_conn *conn = arg;
 	uint32_t gen = conn->gen;
 	(void)fd;
+	if(conn->pp_wait) {
+		if(tcp_conn_proxy_read(conn) != 0)
+			return;
+		/* what follows the header may be there already */
+		events = NEV_READ;
+	}
 	if(conn->ssl && !conn->hs_done) {
 		if(tcp_conn_handshake(conn) != 0)
 			return;
@@ -1811,6 +2177,8 @@ tcp_acceptable(int lfd, int events, void *arg)
 		conn->resumed = 0;
 		conn->ka = 0;
 		conn->hs_mask = NEV_READ;
+		conn->pp_wait = c->proxy;
+		pp2_stream_init(&conn->pp);
 		c->nconn++;
 		c->stats.tcp_accepted++;
 		if(c->tls_ctx && !(conn->ssl = tls_server_new(c->tls_ctx, fd))) {
@@ -1828,8 +2196,11 @@ tcp_acceptable(int lfd, int events, void *arg)
 		tcp_conn_progress(conn);
 		tcp_pressure_check(c);
 		/* the query (or the ClientHello, with TCP_DEFER_ACCEPT) often
-		 * came with the connection: TLS runs its handshake first,
-		 * and reads only once that is done */
+		 * came with the connection: the PROXY header is read first,
+		 * TLS runs its handshake next, and reads only once that is
+		 * done */
+		if(conn->pp_wait && tcp_conn_proxy_read(conn) != 0)
+			continue;
 		if(!conn->ssl || tcp_conn_handshake(conn) == 0)
 			(void)tcp_conn_read(conn);
 	}
@@ -2165,7 +2536,21 @@ tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
 static int
 tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 {
-	struct comm_point *c = conn->c;
+	if(conn->pp_wait) {
+		/* the PROXY v2 header comes first, in as many pieces */
+		struct pp2_info info;
+		size_t used = 0;
+		int st = pp2_stream_feed(&conn->pp, data, len, &used, &info);
+		if(st < 0) {
+			tcp_conn_proxy_fail(conn, "bad PROXY v2 header");
+			return -1;
+		}
+		if(st == 0)
+			return 0;
+		tcp_conn_proxy_done(conn, &info);
+		data += used;
+		len -= used;
+	}
 	/* bytes alone are no progress (tcp_conn_timeout_ms): a client that
 	 * trickles a query keeps only its first-query time */
 	while(len > 0) {
@@ -2178,16 +2563,8 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 			len -= take;
 			if(conn->lgot < 2)
 				break;
-			conn->need = ((size_t)conn->lenbuf[0] << 8) |
-				conn->lenbuf[1];
-			conn->got = 0;
-			if(conn->need == 0 || conn->need > c->bufsize) {
-				verbose(VERB_ALGO, "tcp: bad length %d, closing",
-					(int)conn->need);
-				c->stats.tcp_errors++;
-				tcp_conn_close(conn);
+			if(tcp_conn_take_len(conn) == -1)
 				return -1;
-			}
 			continue;
 		}
 		take = conn->need - conn->got < len ? conn->need - conn->got :
@@ -2196,47 +2573,16 @@ tcp_ring_feed(struct comm_tcp_conn *conn, const uint8_t *data, size_t len)
 		conn->got += take;
 		data += take;
 		len -= take;
-		if(conn->got < conn->need)
-			break;
-		conn->lgot = 0;
-		conn->nq++;
-		c->stats.pkts_in++;
-		{
-			struct comm_reply rep;
-			int cr;
-			rep.c = c;
-			rep.buf = conn->rbuf;
-			rep.len = conn->need;
-			rep.cap = c->bufsize;
-			rep.client = conn->client;
-			rep.local.family = 0;
-			rep.conn = conn;
-			rep.gen = conn->gen;
-			rep.is_tcp = 1;
-			rep.hint = 0;
-			rep.slot = 0;
-			rep.stream = 0;
-			rep.pad = 0; /* the ring serves no TLS */
-			if(c->ka_ms > 0 && dns_has_edns_option(rep.buf,
-				rep.len, DNS_EDNS_KEEPALIVE)) {
-				rep.pad = 2;
-				conn->ka = 1;
-			}
-			cr = c->cb(&rep, c->arg);
-			if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {
-				if(conn->fd == -1 || conn->gen != rep.gen)
-					return -1;
-				if(tcp_conn_queue(conn, rep.buf, rep.len,
-					rep.pad) == -1)
-					return -1;
-			} else if(cr == 0 && conn->fd != -1 &&
-				conn->gen == rep.gen) {
-				conn->pending++;
-				tcp_conn_progress(conn);
-			}
-			if(conn->fd == -1 || conn->gen != rep.gen)
+		if(conn->got < conn->need) {
+			if(tcp_conn_stray_proxy(conn, conn->got - take)) {
+				tcp_conn_proxy_fail(conn, "PROXY header on a "
+					"port without proxy-protocol-port");
 				return -1;
+			}
+			break;
 		}
+		if(tcp_conn_query(conn) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -2270,10 +2616,7 @@ tcp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 		}
 	} else if(res == 0 && conn) {
 		/* the client is done sending; answer what is queued */
-		conn->read_closed = 1;
-		if(conn->lgot != 0)
-			verbose(VERB_ALGO, "tcp: EOF inside a message");
-		if(tcp_conn_flush(conn) != 0)
+		if(tcp_conn_eof(conn) != 0)
 			conn = NULL;
 	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED && conn) {
 		verbose(VERB_ALGO, "tcp read: %s", strerror(-res));
@@ -2334,6 +2677,8 @@ tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	conn->pending = 0;
 	conn->nq = 0;
 	conn->ka = 0;
+	conn->pp_wait = c->proxy;
+	pp2_stream_init(&conn->pp);
 	conn->round = c->accept_round;
 	conn->mask = 0;
 	c->nconn++;
@@ -2877,6 +3222,12 @@ comm_point_set_keepalive(struct comm_point *c, int ms)
 	return 0;
 }
 
+void
+comm_point_set_proxy(struct comm_point *c)
+{
+	c->proxy = 1;
+}
+
 int
 comm_point_tcp_count(struct comm_point *c)
 {
@@ -2939,6 +3290,7 @@ comm_reply_save(const struct comm_reply *rep, struct comm_reply_addr *out)
 {
 	out->c = rep->c;
 	out->client = rep->client;
+	out->peer = rep->peer;
 	out->local = rep->local;
 	out->conn = rep->conn;
 	out->gen = rep->gen;
@@ -2985,8 +3337,14 @@ comm_reply_send(const struct comm_reply_addr *ra, const uint8_t *pkt,
 				CMSG_SPACE(sizeof(struct in_pktinfo))];
 		} ctl;
 		memset(&m, 0, sizeof(m));
-		m.msg_name = (void *)&ra->client.addr;
-		m.msg_namelen = ra->client.len;
+		if(ra->peer.len) {
+			/* through the proxy it came from */
+			m.msg_name = (void *)&ra->peer.a;
+			m.msg_namelen = ra->peer.len;
+		} else {
+			m.msg_name = (void *)&ra->client.addr;
+			m.msg_namelen = ra->client.len;
+		}
 		iov.iov_base = (void *)pkt;
 		iov.iov_len = len;
 		m.msg_iov = &iov;

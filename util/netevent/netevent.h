@@ -57,7 +57,11 @@
  * that does not sleep, until a batch comes back short (see comm_point.c).
  * Nothing is allocated, locked or logged per packet. With a wildcard-bound
  * socket the answer leaves from the address the query was sent to
- * (IP_PKTINFO / IPV6_RECVPKTINFO).
+ * (IP_PKTINFO / IPV6_RECVPKTINFO). A UDP comm_point may drop datagrams
+ * that waited too long in the socket (sock-queue-timeout), and a UDP or
+ * TCP one may serve a proxy-protocol-port, whose queries come with a
+ * PROXY v2 header that names the client (comm_udp_opts,
+ * comm_point_set_proxy).
  *
  * Answering later. The callback may copy the reply's address with
  * comm_reply_save() (a small struct, by value) and return 0; later,
@@ -345,6 +349,25 @@ struct comm_local {
 };
 
 /**
+ * The socket peer of a query that came through a PROXY v2 load balancer
+ * (proxy-protocol-port): where a UDP answer goes, while the client address
+ * is the one the header named. Small, so that a saved reply stays small.
+ */
+struct comm_peer {
+	/** the address; an IP socket's peer fits sockaddr_in6 */
+	union {
+		/** any */
+		struct sockaddr sa;
+		/** IPv4 */
+		struct sockaddr_in v4;
+		/** IPv6 */
+		struct sockaddr_in6 v6;
+	} a;
+	/** its length; 0 when the client is the socket peer itself */
+	socklen_t len;
+};
+
+/**
  * One query handed to the callback. The callback reads the query from
  * buf[0..len) and may write the answer in place (up to cap bytes) and set
  * len; returning 1 sends buf[0..len). Valid only during the callback.
@@ -358,8 +381,12 @@ struct comm_reply {
 	size_t len;
 	/** capacity of buf */
 	size_t cap;
-	/** the client's address */
+	/** the client's address (on a proxy-protocol-port: the source
+	 * address of the PROXY header, unless it was a LOCAL one) */
 	struct netaddr client;
+	/** UDP on a proxy-protocol-port: the proxy, where the answer goes;
+	 * else len 0 */
+	struct comm_peer peer;
 	/** the local address asked (UDP on a wildcard socket), or family 0 */
 	struct comm_local local;
 	/** TCP: the connection, else NULL */
@@ -399,6 +426,9 @@ struct comm_reply_addr {
 	struct comm_point *c;
 	/** the client's address */
 	struct netaddr client;
+	/** UDP through a PROXY v2 load balancer: where the answer goes;
+	 * else len 0 */
+	struct comm_peer peer;
 	/** the local address asked, or family 0 */
 	struct comm_local local;
 	/** TCP: the connection, else NULL */
@@ -458,6 +488,13 @@ struct comm_point_stats {
 	uint64_t tls_queries;
 	/** of those, on a resumed TLS session */
 	uint64_t tls_resume_queries;
+	/** proxy-protocol-port: datagrams dropped and connections closed
+	 * for a missing, malformed or refused PROXY v2 header; on a TCP
+	 * port without it, connections closed for sending one */
+	uint64_t proxy_errors;
+	/** UDP with sock-queue-timeout: datagrams dropped for having waited
+	 * in the socket longer than the timeout */
+	uint64_t queue_timeouts;
 };
 
 /**
@@ -473,6 +510,39 @@ struct comm_point_stats {
  */
 struct comm_point *comm_point_create_udp(struct comm_base *base, int fd,
 	size_t bufsize, int batch, comm_point_cb_type cb, void *arg);
+
+/** settings of a UDP comm_point fixed at creation */
+struct comm_udp_opts {
+	/** every datagram starts with a PROXY v2 header (proxy-protocol-port,
+	 * util/netevent/proxy_protocol.h): it is removed, its source
+	 * address becomes rep->client, and the answer goes to the socket
+	 * peer (rep->peer); a datagram without a valid one is dropped
+	 * (proxy_errors) */
+	int proxy;
+	/** sock-queue-timeout in ms, 0 for off: a datagram that waited in
+	 * the socket longer (the kernel's SO_TIMESTAMP against the clock
+	 * read when its batch came in) is dropped (queue_timeouts); the
+	 * timestamps are asked for only when this is set */
+	int queue_timeout_ms;
+};
+
+/**
+ * Serve a bound UDP socket, with settings (comm_point_create_udp is this
+ * with none).
+ * @param opts: the settings, or NULL for none.
+ * Other parameters and the return value as comm_point_create_udp.
+ */
+struct comm_point *comm_point_create_udp_opts(struct comm_base *base,
+	int fd, size_t bufsize, int batch, comm_point_cb_type cb, void *arg,
+	const struct comm_udp_opts *opts);
+
+/**
+ * The sock-queue-timeout check: did a datagram received at stamp wait
+ * longer than ms at now? A stamp in the future (the clock stepped) has
+ * not waited. @return 1 if it is stale.
+ */
+int comm_queue_expired(const struct timeval *stamp, const struct timeval *now,
+	int ms);
 
 /**
  * Look at a received UDP batch before it is answered.
@@ -600,6 +670,16 @@ void comm_point_get_http_stats(struct comm_point *c,
  * @return 0, or -1 (out of memory).
  */
 int comm_point_set_keepalive(struct comm_point *c, int ms);
+
+/**
+ * proxy-protocol-port on a TCP (or TLS, or HTTPS) comm_point: every
+ * connection accepted from now on starts with a PROXY v2 header, read
+ * before anything else (before the TLS handshake), possibly in pieces;
+ * its source address becomes the connection's client address. A
+ * connection whose header is malformed or refused is closed
+ * (proxy_errors). Call right after comm_point_create_tcp.
+ */
+void comm_point_set_proxy(struct comm_point *c);
 
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
