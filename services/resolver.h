@@ -223,6 +223,9 @@ struct resolver {
 	struct auth_zones *authz;
 	/** largest UDP answer to clients (max-udp-size), and our EDNS size */
 	uint16_t max_udp;
+	/** the ECS option code when the subnetcache module is in the
+	 * stack (client states carry the client's subnet), else 0 */
+	uint16_t ecs_code;
 	/** buffer the answers for pending clients are encoded in */
 	uint8_t *buf;
 	/** copy of the query when the caller's answer buffer is the query's
