@@ -123,9 +123,11 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			r->max_udp = (uint16_t)cfg->max_udp_size;
 		r->expire_client_ms = cfg->serve_expired_client_timeout;
 	}
-	if(modstack_find(stack, "subnetcache") >= 0)
+	if(modstack_find(stack, "subnetcache") >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
 			ECS_OPTION_CODE;
+		r->ecs_always = cfg ? cfg->client_subnet_always_forward : 0;
+	}
 	r->menv.cfg = cfg;
 	r->menv.rnd = rnd;
 	r->menv.now = out->now;
@@ -451,6 +453,56 @@ resolver_client_ecs(struct resolver *r, const uint8_t *pkt,
 	return 1;
 }
 
+/**
+ * Add the ECS option, scope 0, to a reply from the message cache for a
+ * client that sent one (RFC 7871 7.2.1; the cache holds scope 0 answers
+ * only). The reply's OPT record must be its last record, as the cache
+ * writes it.
+ * @return 0, or -1 when it cannot (no room within the client's size):
+ *	the caller answers it another way.
+ */
+static int
+resolver_reply_ecs(struct resolver *r, const struct fast_query *q,
+	const struct module_ecs *ecs, enum resolver_transport tp,
+	uint8_t *pkt, size_t max, size_t *len)
+{
+	uint8_t opt[32];
+	size_t n = ecs_write(r->ecs_code, ecs, ecs->source, 0, opt,
+		sizeof(opt)), pos = DNS_HDR_SIZE, last = 0, i, limit;
+	size_t nrr = (size_t)dns_hdr_ancount(pkt) + dns_hdr_nscount(pkt) +
+		dns_hdr_arcount(pkt);
+	uint16_t rdlen = 0;
+	limit = tp == RESOLVER_TCP ? DNS_MAX_MSG : (q->edns.udp_size <
+		r->max_udp ? q->edns.udp_size : r->max_udp);
+	if(limit > max)
+		limit = max;
+	if(n == 0 || *len < DNS_HDR_SIZE || *len + n > limit || nrr == 0)
+		return -1;
+	for(i = 0; i < dns_hdr_qdcount(pkt); i++) {
+		if(dname_pkt_read(pkt, *len, &pos, NULL, NULL) != 0 ||
+			pos + 4 > *len)
+			return -1;
+		pos += 4;
+	}
+	for(i = 0; i < nrr; i++) {
+		if(dname_pkt_read(pkt, *len, &pos, NULL, NULL) != 0 ||
+			pos + 10 > *len)
+			return -1;
+		last = pos;
+		rdlen = dns_read_u16(pkt + pos + 8);
+		pos += 10 + (size_t)rdlen;
+		if(pos > *len)
+			return -1;
+	}
+	if(pos != *len || dns_read_u16(pkt + last) != DNS_TYPE_OPT ||
+		(size_t)rdlen + n > 65535)
+		return -1;
+	dns_write_u16(pkt + last + 8, (uint16_t)(rdlen + n));
+	memcpy(pkt + *len, opt, n);
+	*len += n;
+	return 0;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -547,9 +599,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
 
-	/* the message cache: the hot path (a client that sent ECS is
-	 * answered through the subnetcache: its reply carries the option) */
-	if(r->mcache && !(has_ecs > 0 && ecs.from_client)) {
+	/* the message cache: the hot path (with client-subnet-always-
+	 * forward, a client that sent ECS skips it, as in Unbound) */
+	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always)) {
 		int refresh = 0;
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
@@ -560,6 +612,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			 * now discarded) is given if that is slow or fails */
 			*outlen = 0;
 			stale = 1;
+			goto mesh;
+		}
+		if(mr != MCACHE_MISS && has_ecs > 0 && ecs.from_client &&
+			resolver_reply_ecs(r, q, &ecs, tp, out, outmax,
+			outlen) != 0) {
+			/* (the option does not fit: encoded by the mesh) */
+			*outlen = 0;
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {

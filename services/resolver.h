@@ -226,6 +226,9 @@ struct resolver {
 	/** the ECS option code when the subnetcache module is in the
 	 * stack (client states carry the client's subnet), else 0 */
 	uint16_t ecs_code;
+	/** client-subnet-always-forward (with ecs_code): a client that sent
+	 * ECS skips the message cache */
+	int ecs_always;
 	/** buffer the answers for pending clients are encoded in */
 	uint8_t *buf;
 	/** copy of the query when the caller's answer buffer is the query's
