@@ -68,6 +68,9 @@ struct ecs_cache {
 	size_t mem, maxmem;
 	/** most entries per question and family */
 	size_t max4, max6;
+	/** bounds of an entry's lifetime (cache-min-ttl, cache-max-ttl;
+	 * max 0: none) */
+	uint32_t min_ttl, max_ttl;
 };
 
 /** the module's settings */
@@ -88,6 +91,8 @@ struct subnet_env {
 	int tree4, tree6;
 	/** the bytes of one worker's cache */
 	size_t maxmem;
+	/** cache-min-ttl and cache-max-ttl */
+	uint32_t min_ttl, max_ttl;
 };
 
 /** per state */
@@ -223,6 +228,13 @@ ecs_cache_create(size_t maxmem, int max4, int max6)
 	c->max6 = max6 > 0 ? (size_t)max6 : 0;
 	c->mem = sizeof(*c);
 	return c;
+}
+
+void
+ecs_cache_set_ttl(struct ecs_cache *c, uint32_t min_ttl, uint32_t max_ttl)
+{
+	c->min_ttl = min_ttl;
+	c->max_ttl = max_ttl;
 }
 
 /** free an entry of a tree (unlinked by the caller) */
@@ -418,6 +430,10 @@ ecs_cache_store(struct ecs_cache *c, const uint8_t *qname, uint16_t qtype,
 		free(e);
 		goto fail;
 	}
+	if(c->max_ttl && ttl > c->max_ttl)
+		ttl = c->max_ttl;
+	if(ttl < c->min_ttl)
+		ttl = c->min_ttl;
 	e->stored = now;
 	e->expire = now + (time_t)ttl;
 	e->next = t->entries;
@@ -552,6 +568,10 @@ subnet_init(struct module_env *env, int id, char *err, size_t errlen)
 		se->min6 = cfg->min_client_subnet_ipv6;
 		se->tree4 = cfg->max_ecs_tree_size_ipv4;
 		se->tree6 = cfg->max_ecs_tree_size_ipv6;
+		se->min_ttl = cfg->cache_min_ttl > 0 ?
+			(uint32_t)cfg->cache_min_ttl : 0;
+		se->max_ttl = cfg->cache_max_ttl > 0 ?
+			(uint32_t)cfg->cache_max_ttl : 0;
 		/* as much as the message cache, shared by the workers */
 		se->maxmem = cfg->msg_cache_size / (size_t)(cfg->num_threads >
 			0 ? cfg->num_threads : 1);
@@ -711,9 +731,13 @@ static struct ecs_cache *
 subnet_cache(struct module_env *env, int id)
 {
 	const struct subnet_env *se = env->modinfo[id];
-	if(!env->worker_data[id])
-		env->worker_data[id] = ecs_cache_create(se->maxmem, se->tree4,
+	if(!env->worker_data[id]) {
+		struct ecs_cache *c = ecs_cache_create(se->maxmem, se->tree4,
 			se->tree6);
+		if(c)
+			ecs_cache_set_ttl(c, se->min_ttl, se->max_ttl);
+		env->worker_data[id] = c;
+	}
 	return env->worker_data[id];
 }
 

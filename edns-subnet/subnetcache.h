@@ -91,6 +91,15 @@ struct ecs_cache;
  */
 struct ecs_cache *ecs_cache_create(size_t maxmem, int max4, int max6);
 
+/**
+ * Bound how long an entry is kept, as cache-min-ttl and cache-max-ttl
+ * bound the message cache (an answer with TTL 0 is still never kept).
+ * @param min_ttl: at least this many seconds; max_ttl: at most (0: no
+ *	bound).
+ */
+void ecs_cache_set_ttl(struct ecs_cache *c, uint32_t min_ttl,
+	uint32_t max_ttl);
+
 /** Delete a cache and its entries. */
 void ecs_cache_delete(struct ecs_cache *c);
 
@@ -102,7 +111,8 @@ void ecs_cache_delete(struct ecs_cache *c);
  *	(MESH_FLAG_DO | MESH_FLAG_CD) complete the question.
  * @param family: 1 IPv4, 2 IPv6; addr: 16 bytes (or 4).
  * @param scope: the scope prefix length (> 0).
- * @param ans: the answer (copied; its smallest TTL is the lifetime).
+ * @param ans: the answer (copied; its smallest TTL is the lifetime,
+ *	within the bounds of ecs_cache_set_ttl).
  * @param now: the clock.
  * @return 0, or -1 when not stored (out of memory, tree size 0, TTL 0).
  */

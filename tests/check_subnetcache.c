@@ -211,6 +211,19 @@ START_TEST(test_scope_rules)
 	ck_assert_str_eq(lookup(c, r, "10.1.2.5", 32, 420, &scope, NULL), "");
 	ck_assert_uint_eq(ecs_cache_count(c, qn, DNS_TYPE_A, DNS_CLASS_IN, 0,
 		1), 0);
+	/* cache-max-ttl and cache-min-ttl bound the lifetime */
+	ecs_cache_set_ttl(c, 0, 100);
+	ck_assert_int_eq(store(c, r, "10.1.2.0", 24, "192.0.2.4", 300, 1000),
+		0);
+	ck_assert_str_eq(lookup(c, r, "10.1.2.5", 32, 1099, &scope, NULL),
+		"192.0.2.4");
+	ck_assert_str_eq(lookup(c, r, "10.1.2.5", 32, 1100, &scope, NULL), "");
+	ecs_cache_set_ttl(c, 500, 0);
+	ck_assert_int_eq(store(c, r, "10.1.2.0", 24, "192.0.2.4", 300, 2000),
+		0);
+	ck_assert_str_eq(lookup(c, r, "10.1.2.5", 32, 2499, &scope, NULL),
+		"192.0.2.4");
+	ck_assert_str_eq(lookup(c, r, "10.1.2.5", 32, 2500, &scope, NULL), "");
 	ecs_cache_delete(c);
 	region_destroy(r);
 }
