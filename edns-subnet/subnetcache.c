@@ -714,6 +714,10 @@ subnet_hook_in(struct module_qstate *qs, void *arg, const uint8_t *pkt,
 				sq->got = 1;
 				if(e.scope > sq->scope)
 					sq->scope = e.scope;
+				/* at once, for the modules the answer passes
+				 * first (cachedb must not share it) */
+				if(sq->scope > 0)
+					qs->no_cache_store = 1;
 			}
 			rd += 4 + (size_t)olen;
 		}

@@ -18,8 +18,9 @@
  *     that sent the option; every reply goes through the hook too, which
  *     keeps the scope of a reply whose ECS option matches the query's;
  *   - when the answer comes back up: scope > 0 keeps it here only, for
- *     the subnet of that scope (qstate->no_cache_store: not in the
- *     shared message and RRset caches); scope 0 lets it go to them.
+ *     the subnet of that scope (qstate->no_cache_store, set as soon
+ *     as such a reply arrives: not in the shared message and RRset
+ *     caches, nor cachedb's); scope 0 lets it go to them.
  *   The scope is left in qstate->ecs->scope; the front end echoes it in
  *   the ECS option of the reply to a client that sent one (RFC 7871
  *   7.2.1). A client option with source prefix 0 asks for privacy: no
