@@ -680,20 +680,22 @@ subnet_hook_in(struct module_qstate *qs, void *arg, const uint8_t *pkt,
 		return;
 	/* walk to the additional section's OPT record */
 	pos = DNS_HDR_SIZE;
-	total = (size_t)((pkt[6] << 8) | pkt[7]) + ((pkt[8] << 8) | pkt[9]) +
-		((pkt[10] << 8) | pkt[11]);
-	for(i = 0; i < (size_t)((pkt[4] << 8) | pkt[5]); i++) {
-		if(dname_pkt_read(pkt, len, &pos, NULL, NULL) != 0 || pos + 4 > len)
+	total = (size_t)dns_hdr_ancount(pkt) + dns_hdr_nscount(pkt) +
+		dns_hdr_arcount(pkt);
+	for(i = 0; i < dns_hdr_qdcount(pkt); i++) {
+		if(dname_pkt_read(pkt, len, &pos, NULL, NULL) != 0 ||
+			pos + 4 > len)
 			return;
 		pos += 4;
 	}
 	for(an = 0; an < total; an++) {
 		uint16_t type, rdlen;
 		size_t rd;
-		if(dname_pkt_read(pkt, len, &pos, NULL, NULL) != 0 || pos + 10 > len)
+		if(dname_pkt_read(pkt, len, &pos, NULL, NULL) != 0 ||
+			pos + 10 > len)
 			return;
-		type = (uint16_t)((pkt[pos] << 8) | pkt[pos + 1]);
-		rdlen = (uint16_t)((pkt[pos + 8] << 8) | pkt[pos + 9]);
+		type = dns_read_u16(pkt + pos);
+		rdlen = dns_read_u16(pkt + pos + 8);
 		rd = pos + 10;
 		if(rd + rdlen > len)
 			return;
@@ -701,9 +703,8 @@ subnet_hook_in(struct module_qstate *qs, void *arg, const uint8_t *pkt,
 		if(type != DNS_TYPE_OPT)
 			continue;
 		while(rd + 4 <= pos) {
-			uint16_t code = (uint16_t)((pkt[rd] << 8) | pkt[rd + 1]);
-			uint16_t olen = (uint16_t)((pkt[rd + 2] << 8) |
-				pkt[rd + 3]);
+			uint16_t code = dns_read_u16(pkt + rd);
+			uint16_t olen = dns_read_u16(pkt + rd + 2);
 			struct module_ecs e;
 			if(rd + 4 + olen > pos)
 				return;
