@@ -788,6 +788,8 @@ subnet_new(struct module_qstate *qs, int id)
 		qs->env->now->tv_sec, qs->region, &scope)) != NULL) {
 		e->scope = (uint8_t)scope;
 		qs->no_cache_store = 1;
+		if(qs->env->ctr.num_subnet_cache)
+			(*qs->env->ctr.num_subnet_cache)++;
 		subnet_finish(qs, a, id);
 		return;
 	}
@@ -818,6 +820,8 @@ subnet_done(struct module_qstate *qs, int id)
 	if(!sq || !qs->ecs)
 		return;
 	qs->edns_hook = NULL;
+	if(sq->got && qs->env->ctr.num_subnet)
+		(*qs->env->ctr.num_subnet)++;
 	if(!sq->got || sq->scope == 0)
 		return; /* scope 0: the answer is for everyone */
 	/* a scoped answer never goes to the shared caches; it is kept

@@ -208,6 +208,10 @@ struct module_counters {
 	uint64_t *num_rrset_bogus;
 	/** upstream queries refused by ratelimit (iterator) */
 	uint64_t *num_ratelimited;
+	/** answers whose upstream reply held an ECS option (subnetcache) */
+	uint64_t *num_subnet;
+	/** answers from the subnetcache's cache */
+	uint64_t *num_subnet_cache;
 };
 
 /** everything a module may reach (one per worker) */

@@ -164,6 +164,10 @@ struct resolver_stats {
 	/** upstream queries refused by ratelimit (per zone; the iterator
 	 * counts them) */
 	uint64_t num_ratelimited;
+	/** answers that held an upstream ECS option (subnetcache) */
+	uint64_t num_subnet;
+	/** answers from the subnetcache's own cache */
+	uint64_t num_subnet_cache;
 	/* (reqlist_max stays last: stats_add_resolver sums what comes
 	 * before it) */
 	/** the most in-flight states seen */
