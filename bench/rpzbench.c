@@ -108,10 +108,12 @@ write_zone(const char *file, long n)
 static struct outbound_query *
 no_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
-	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+	const uint8_t *opts, size_t optlen, int timeout_ms, outbound_cb_type cb,
+	void *cb_arg)
 {
 	(void)ctx; (void)to; (void)qname; (void)qname_len; (void)qtype;
 	(void)qclass; (void)flags; (void)timeout_ms; (void)cb; (void)cb_arg;
+	(void)opts; (void)optlen;
 	return NULL;
 }
 static void no_cancel(void *ctx, struct outbound_query *q)

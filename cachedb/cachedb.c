@@ -362,8 +362,9 @@ store_answer(struct module_qstate *qs, int id)
 	size_t argvlen[5], vlen = 0;
 	time_t now = qs->env->now->tv_sec, expiry = 0;
 	int argc = 3;
-	if(!w || ce->no_store || !redis_conn_ready(w->server))
-		return;
+	if(!w || ce->no_store || qs->no_cache_store ||
+		!redis_conn_ready(w->server))
+		return; /* (no_cache_store: an answer only for a subnet) */
 	if(cachedb_encode(qs->qname, qs->qtype, qs->qclass, qs->return_msg,
 		now, w->buf, sizeof(w->buf), &vlen, &expiry) != 0)
 		return;

@@ -452,6 +452,10 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.r.ans_rcode[16]);
 	stats_buf_printf(out, "num.query.ratelimited=%llu\n",
 		(unsigned long long)tot.r.num_ratelimited);
+	stats_buf_printf(out, "num.query.subnet=%llu\n",
+		(unsigned long long)tot.r.num_subnet);
+	stats_buf_printf(out, "num.query.subnet_cache=%llu\n",
+		(unsigned long long)tot.r.num_subnet_cache);
 	stats_buf_printf(out, "num.answer.secure=%llu\n",
 		(unsigned long long)tot.r.num_answer_secure);
 	stats_buf_printf(out, "num.answer.bogus=%llu\n",

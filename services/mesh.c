@@ -84,17 +84,55 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	return m;
 }
 
-/** find a state by key */
+/** @return 1 when two client subnets (either may be NULL) are the same
+ * key */
+static int
+mesh_ecs_equal(const struct module_ecs *a, const struct module_ecs *b)
+{
+	if(!a || !b)
+		return a == b;
+	return a->family == b->family && a->source == b->source &&
+		a->from_client == b->from_client &&
+		memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
+}
+
+/** the hash of a key with a client subnet */
+static uint32_t
+mesh_hash_ecs(uint32_t h, const struct module_ecs *ecs)
+{
+	size_t i;
+	if(!ecs)
+		return h;
+	for(i = 0; i < sizeof(ecs->addr); i++) {
+		h ^= ecs->addr[i];
+		h *= 16777619u;
+	}
+	h ^= (uint32_t)ecs->source << 8 | ecs->family;
+	h *= 16777619u;
+	return h;
+}
+
+/** find a state by key (a client subnet only matches the same subnet;
+ * NULL only a state without one) */
 static struct mesh_state *
-mesh_find(struct mesh *m, const uint8_t *qname, uint16_t qtype,
-	uint16_t qclass, int flags, uint32_t h)
+mesh_find_ecs(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags, const struct module_ecs *ecs, uint32_t h)
 {
 	struct mesh_state *s;
 	for(s = m->table[h & (m->table_size - 1)]; s; s = s->hnext)
 		if(s->hash == h && s->qtype == qtype && s->qclass == qclass &&
-			s->flags == flags && dname_equal(s->qname, qname))
+			s->flags == flags && dname_equal(s->qname, qname) &&
+			mesh_ecs_equal(s->qs.ecs, ecs))
 			return s;
 	return NULL;
+}
+
+/** find a state by key, one without a client subnet */
+static struct mesh_state *
+mesh_find(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags, uint32_t h)
+{
+	return mesh_find_ecs(m, qname, qtype, qclass, flags, NULL, h);
 }
 
 /** remove from the hash table */
@@ -405,19 +443,35 @@ mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, const void *data, size_t datalen,
 	const uint8_t *qpkt, size_t qlen)
 {
-	uint32_t h = mesh_hash(qname, dname_len(qname), qtype, qclass, flags);
-	struct mesh_state *s = mesh_find(m, qname, qtype, qclass, flags, h);
+	return mesh_new_client_ecs(m, qname, qtype, qclass, flags, NULL,
+		data, datalen, qpkt, qlen);
+}
+
+int
+mesh_new_client_ecs(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags, const struct module_ecs *ecs,
+	const void *data, size_t datalen, const uint8_t *qpkt, size_t qlen)
+{
+	uint32_t h = mesh_hash_ecs(mesh_hash(qname, dname_len(qname), qtype,
+		qclass, flags), ecs);
+	struct mesh_state *s = mesh_find_ecs(m, qname, qtype, qclass, flags,
+		ecs, h);
 	struct mesh_client *c;
 	if(!s || s->num_clients == 0) {
 		if(mesh_make_room(m) < 0)
 			return -1;
 		/* the find may have been jostled out */
-		s = mesh_find(m, qname, qtype, qclass, flags, h);
+		s = mesh_find_ecs(m, qname, qtype, qclass, flags, ecs, h);
 	}
 	if(!s) {
 		s = mesh_state_create(m, qname, qtype, qclass, flags, h);
 		if(!s)
 			return -1;
+		if(ecs) {
+			/* (it runs from mesh_run below, not before) */
+			s->ecs = *ecs;
+			s->qs.ecs = &s->ecs;
+		}
 	}
 	c = region_alloc_zero(s->region, sizeof(*c));
 	if(!c)
@@ -693,6 +747,9 @@ mesh_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
 	else if(status == OUTBOUND_TIMEOUT)
 		ev = MODULE_EVENT_NOREPLY;
 	else	ev = MODULE_EVENT_ERROR;
+	if(ev == MODULE_EVENT_REPLY && s->qs.edns_hook &&
+		s->qs.edns_hook->in)
+		s->qs.edns_hook->in(&s->qs, s->qs.edns_hook_arg, pkt, len);
 	mesh_run_state(s, ev, ev == MODULE_EVENT_REPLY ? &rep : NULL);
 	mesh_run(m);
 }
@@ -705,10 +762,17 @@ mesh_env_send_query(struct module_qstate *qs, const struct netaddr *to,
 {
 	struct mesh_state *s = qs->mesh_info;
 	struct mesh *m = s->mesh;
+	uint8_t opts[OUTBOUND_MAX_OPTS];
+	size_t optlen = 0;
 	if(m->env->ctr.num_outgoing)
 		(*m->env->ctr.num_outgoing)++;
+	if(qs->edns_hook && qs->edns_hook->out &&
+		!(flags & OUTBOUND_FLAG_NOEDNS))
+		optlen = qs->edns_hook->out(qs, qs->edns_hook_arg, to, qname,
+			opts, sizeof(opts));
 	return m->out->send(m->out->ctx, to, qname, qname_len, qtype, qclass,
-		flags, timeout_ms, mesh_reply_cb, s);
+		flags, optlen ? opts : NULL, optlen, timeout_ms, mesh_reply_cb,
+		s);
 }
 
 /** env->cancel_query */

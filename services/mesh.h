@@ -135,6 +135,8 @@ struct mesh_state {
 	struct timeval start;
 	/** the state as the modules see it */
 	struct module_qstate qs;
+	/** the client's subnet, part of the key when qs.ecs points here */
+	struct module_ecs ecs;
 	/** serve-expired: the client timer, or NULL */
 	void *expire_timer;
 	/** 1 when finished (answer delivered, waiting to be freed) */
@@ -237,6 +239,20 @@ void mesh_delete(struct mesh *m);
  */
 int mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, const void *data, size_t datalen,
+	const uint8_t *qpkt, size_t qlen);
+
+/**
+ * Add a client query with its subnet (EDNS Client Subnet; the
+ * subnetcache module is in the stack): as mesh_new_client, but the state
+ * is keyed by the subnet too, so clients of different subnets never
+ * share a resolution (or its scoped answer).
+ * @param ecs: the client's subnet (copied into the state), or NULL (as
+ *	mesh_new_client).
+ * @return 0 when added, -1 when the mesh is full.
+ */
+int mesh_new_client_ecs(struct mesh *m, const uint8_t *qname,
+	uint16_t qtype, uint16_t qclass, int flags,
+	const struct module_ecs *ecs, const void *data, size_t datalen,
 	const uint8_t *qpkt, size_t qlen);
 
 /**

@@ -16,12 +16,14 @@
 #include "iterator/iterator.h"
 #include "validator/validator.h"
 #include "dns64/dns64.h"
+#include "edns-subnet/subnetcache.h"
 #include "cachedb/cachedb.h"
 
 /** the modules of this build, in the order a module-config must list
  * them; the iterator is always last */
 static const struct module_func_block *const module_table[] = {
 	&dns64_module_block,
+	&subnetcache_module_block,
 	&val_module_block,
 	&cachedb_module_block,
 	&iter_module_block,

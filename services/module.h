@@ -223,6 +223,10 @@ struct module_counters {
 	uint64_t *num_rrset_bogus;
 	/** upstream queries refused by ratelimit (iterator) */
 	uint64_t *num_ratelimited;
+	/** answers whose upstream reply held an ECS option (subnetcache) */
+	uint64_t *num_subnet;
+	/** answers from the subnetcache's cache */
+	uint64_t *num_subnet_cache;
 };
 
 /** everything a module may reach (one per worker) */
@@ -309,6 +313,47 @@ struct module_env {
 	void (*serve_stale)(struct module_qstate *qs);
 };
 
+/** the subnet of the client a state answers (EDNS Client Subnet, RFC
+ * 7871): the front end makes it, only when the subnetcache module is in
+ * the stack, from the client's ECS option or else from its address; the
+ * mesh keys the state with it (clients of different subnets never share
+ * a state) and keeps a copy in the state's region */
+struct module_ecs {
+	/** ECS FAMILY: 1 IPv4, 2 IPv6 */
+	uint16_t family;
+	/** source prefix length (for an address: 32 or 128) */
+	uint8_t source;
+	/** scope prefix length of the answer: set by the subnetcache
+	 * module, echoed to a client that sent the option */
+	uint8_t scope;
+	/** 1 when the client sent the option (its reply carries one) */
+	uint8_t from_client;
+	/** the address; bits past source are zero */
+	uint8_t addr[16];
+};
+
+/** EDNS options on the upstream queries of a state: a module (the
+ * subnetcache) sets qstate->edns_hook on its state; the mesh's
+ * send_query asks out() for the options of each query and gives every
+ * reply to in(). Modules below (the iterator) know nothing of it. */
+struct module_edns_hook {
+	/**
+	 * The EDNS options for one upstream query.
+	 * @param qs: the state; arg: qstate->edns_hook_arg.
+	 * @param to: the server; qname: the name asked (wire).
+	 * @param buf: where to write the options (code, length, data).
+	 * @param max: room in buf.
+	 * @return bytes written, 0 for none.
+	 */
+	size_t (*out)(struct module_qstate *qs, void *arg,
+		const struct netaddr *to, const uint8_t *qname, uint8_t *buf,
+		size_t max);
+	/** A reply to one of the state's queries (the packet, unscrubbed,
+	 * valid during the call only). */
+	void (*in)(struct module_qstate *qs, void *arg, const uint8_t *pkt,
+		size_t len);
+};
+
 /** one query state as the modules see it (part of a mesh state) */
 struct module_qstate {
 	/** the question: lower-cased name (points into the mesh state) */
@@ -362,6 +407,17 @@ struct module_qstate {
 	struct netaddr *exclude;
 	/** how many */
 	int exclude_count;
+	/** the client's subnet (in the state's region), or NULL: the
+	 * state is not the client's own (no subnetcache, a sub-query, a
+	 * prefetch) */
+	struct module_ecs *ecs;
+	/** EDNS option hook for the upstream queries, or NULL */
+	const struct module_edns_hook *edns_hook;
+	/** its argument */
+	void *edns_hook_arg;
+	/** 1 when the answer must not go to the shared caches (the
+	 * subnetcache keeps it for its scope only) */
+	int no_cache_store;
 	/** the mesh state this is part of (for the mesh) */
 	void *mesh_info;
 };

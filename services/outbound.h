@@ -48,6 +48,10 @@ enum outbound_status {
 #define OUTBOUND_FLAG_NOEDNS	0x0008	/* send without an OPT record */
 #define OUTBOUND_FLAG_TCP	0x0010	/* use TCP (after TC, or tcp-upstream) */
 
+/** most bytes of EDNS options on one upstream query (an ECS option of an
+ * IPv6 /128 takes 24) */
+#define OUTBOUND_MAX_OPTS 64
+
 /**
  * Called once when an upstream query ends.
  * @param arg: the cb_arg given to send().
@@ -74,6 +78,10 @@ struct outbound {
 	 * @param qtype: type.
 	 * @param qclass: class.
 	 * @param flags: OUTBOUND_FLAG_*.
+	 * @param opts: EDNS options for the OPT record (code, length, data
+	 *	each; copied), or NULL; not sent with OUTBOUND_FLAG_NOEDNS.
+	 *	Queries with other options are never merged.
+	 * @param optlen: their length (at most OUTBOUND_MAX_OPTS).
 	 * @param timeout_ms: how long to wait for a reply.
 	 * @param cb: called once when the query ends.
 	 * @param cb_arg: passed to cb.
@@ -81,8 +89,9 @@ struct outbound {
 	 */
 	struct outbound_query *(*send)(void *ctx, const struct netaddr *to,
 		const uint8_t *qname, size_t qname_len, uint16_t qtype,
-		uint16_t qclass, int flags, int timeout_ms,
-		outbound_cb_type cb, void *cb_arg);
+		uint16_t qclass, int flags, const uint8_t *opts,
+		size_t optlen, int timeout_ms, outbound_cb_type cb,
+		void *cb_arg);
 	/** Cancel a pending query; its callback is never called. */
 	void (*cancel)(void *ctx, struct outbound_query *q);
 	/**

@@ -63,7 +63,7 @@
 /** largest query name */
 #define ON_MAX_NAME 255
 /** largest query packet: header, name, type, class, OPT */
-#define ON_MAX_PKT (12 + ON_MAX_NAME + 4 + 11)
+#define ON_MAX_PKT (12 + ON_MAX_NAME + 4 + 11 + OUTBOUND_MAX_OPTS)
 /** largest UDP reply read */
 #define ON_MAX_REPLY 65535
 /** idle (and connect plus handshake) timeout of an upstream TLS connection */
@@ -139,6 +139,10 @@ struct pend {
 	uint16_t qclass;
 	/** OUTBOUND_FLAG_* */
 	int flags;
+	/** EDNS options of the OPT record (part of the key) */
+	uint8_t opts[OUTBOUND_MAX_OPTS];
+	/** their length */
+	size_t optlen;
 	/** 0x20 is off for this query: the server did not echo the letter
 	 * case of an earlier try (see pend_caps_fallback) */
 	int no_caps;
@@ -432,8 +436,10 @@ pend_build(struct pend *p)
 		q[pos + 5] = 0;				/* ext rcode */
 		q[pos + 6] = 0;				/* version */
 		put16(q + pos + 7, (p->flags & OUTBOUND_FLAG_DO) ? 0x8000 : 0);
-		put16(q + pos + 9, 0);			/* rdlen */
+		put16(q + pos + 9, (uint16_t)p->optlen);	/* rdlen */
 		pos += 11;
+		memcpy(q + pos, p->opts, p->optlen);
+		pos += p->optlen;
 	}
 	p->pkt_len = pos;
 }
@@ -1286,7 +1292,8 @@ pend_timer_cb(void *arg)
 static struct outbound_query *
 on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
-	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+	const uint8_t *opts, size_t optlen, int timeout_ms,
+	outbound_cb_type cb, void *cb_arg)
 {
 	struct outside_network *on = ctx;
 	struct outbound_query *q;
@@ -1296,8 +1303,11 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	size_t i;
 	int fam = netaddr_family(to);
 	if(!cb || qname_len == 0 || qname_len > ON_MAX_NAME ||
-		name_len(qname, qname_len) != qname_len)
+		name_len(qname, qname_len) != qname_len ||
+		optlen > OUTBOUND_MAX_OPTS || (optlen && !opts))
 		return NULL;
+	if(flags & OUTBOUND_FLAG_NOEDNS)
+		optlen = 0;
 	if((fam == AF_INET && !on->do_ip4) || (fam == AF_INET6 &&
 		!on->do_ip6) || (fam != AF_INET && fam != AF_INET6))
 		return NULL;
@@ -1313,7 +1323,9 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		if(p->hash == h && p->qname_len == qname_len &&
 			p->qtype == qtype && p->qclass == qclass &&
 			p->flags == flags && netaddr_cmp(&p->to, to) == 0 &&
-			memcmp(p->qname, lname, qname_len) == 0)
+			memcmp(p->qname, lname, qname_len) == 0 &&
+			p->optlen == optlen && (optlen == 0 ||
+			memcmp(p->opts, opts, optlen) == 0))
 			break;
 	}
 	if(p) {
@@ -1340,6 +1352,9 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	p->qtype = qtype;
 	p->qclass = qclass;
 	p->flags = flags;
+	if(optlen)
+		memcpy(p->opts, opts, optlen);
+	p->optlen = optlen;
 	p->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
 	p->start = *comm_base_now(on->base);
 	p->hash = h;

@@ -22,6 +22,8 @@
 #include "services/acl.h"
 #include "services/authzone.h"
 #include "services/module.h"
+#include "services/modstack.h"
+#include "edns-subnet/subnetcache.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"
@@ -70,6 +72,11 @@ struct resolver_client {
 	struct netaddr addr;
 	/** 1 when counted by wait-limit (wait_limit_remove when it leaves) */
 	int wl_counted;
+	/** 1 when the client sent an ECS option: its reply carries one
+	 * (ecs, with the scope of the answer) */
+	int ecs_echo;
+	/** the client's ECS option */
+	struct module_ecs ecs;
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -151,6 +158,11 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			resolver_has_module(stack, "cachedb"))
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 	}
+	if(modstack_find(stack, "subnetcache") >= 0) {
+		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
+			ECS_OPTION_CODE;
+		r->ecs_always = cfg ? cfg->client_subnet_always_forward : 0;
+	}
 	r->menv.cfg = cfg;
 	r->menv.rnd = rnd;
 	r->menv.now = out->now;
@@ -160,6 +172,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->menv.ctr.num_answer_bogus = &r->stats.num_answer_bogus;
 	r->menv.ctr.num_rrset_bogus = &r->stats.num_rrset_bogus;
 	r->menv.ctr.num_ratelimited = &r->stats.num_ratelimited;
+	r->menv.ctr.num_subnet = &r->stats.num_subnet;
+	r->menv.ctr.num_subnet_cache = &r->stats.num_subnet_cache;
 	for(i = 0; i < stack->num; i++)
 		r->menv.modinfo[i] = stack->modinfo[i];
 	fe.done = resolver_mesh_done;
@@ -450,6 +464,82 @@ resolver_auth_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 	return 0;
 }
 
+/**
+ * The subnet of a client (subnetcache in the stack): its ECS option, or
+ * its address when it sent none.
+ * @param ecs: filled in.
+ * @return 1 with a subnet, 0 without (no address), -1 for a malformed
+ *	option (FORMERR).
+ */
+static int
+resolver_client_ecs(struct resolver *r, const uint8_t *pkt,
+	const struct fast_query *q, const struct netaddr *client,
+	struct module_ecs *ecs)
+{
+	uint16_t olen = 0;
+	size_t off;
+	if(q->edns.present && (off = edns_opt_find(pkt, &q->edns,
+		r->ecs_code, 0, &olen)) != 0) {
+		if(ecs_parse(pkt + off, olen, 1, ecs) != 0)
+			return -1;
+		ecs->from_client = 1;
+		return 1;
+	}
+	if(!client || ecs_from_addr(client, ecs) != 0)
+		return 0;
+	return 1;
+}
+
+/**
+ * Add the ECS option, scope 0, to a reply from the message cache for a
+ * client that sent one (RFC 7871 7.2.1; the cache holds scope 0 answers
+ * only). The reply's OPT record must be its last record, as the cache
+ * writes it.
+ * @return 0, or -1 when it cannot (no room within the client's size):
+ *	the caller answers it another way.
+ */
+static int
+resolver_reply_ecs(struct resolver *r, const struct fast_query *q,
+	const struct module_ecs *ecs, enum resolver_transport tp,
+	uint8_t *pkt, size_t max, size_t *len)
+{
+	uint8_t opt[32];
+	size_t n = ecs_write(r->ecs_code, ecs, ecs->source, 0, opt,
+		sizeof(opt)), pos = DNS_HDR_SIZE, last = 0, i, limit;
+	size_t nrr = (size_t)dns_hdr_ancount(pkt) + dns_hdr_nscount(pkt) +
+		dns_hdr_arcount(pkt);
+	uint16_t rdlen = 0;
+	limit = tp == RESOLVER_TCP ? DNS_MAX_MSG : (q->edns.udp_size <
+		r->max_udp ? q->edns.udp_size : r->max_udp);
+	if(limit > max)
+		limit = max;
+	if(n == 0 || *len < DNS_HDR_SIZE || *len + n > limit || nrr == 0)
+		return -1;
+	for(i = 0; i < dns_hdr_qdcount(pkt); i++) {
+		if(dname_pkt_read(pkt, *len, &pos, NULL, NULL) != 0 ||
+			pos + 4 > *len)
+			return -1;
+		pos += 4;
+	}
+	for(i = 0; i < nrr; i++) {
+		if(dname_pkt_read(pkt, *len, &pos, NULL, NULL) != 0 ||
+			pos + 10 > *len)
+			return -1;
+		last = pos;
+		rdlen = dns_read_u16(pkt + pos + 8);
+		pos += 10 + (size_t)rdlen;
+		if(pos > *len)
+			return -1;
+	}
+	if(pos != *len || dns_read_u16(pkt + last) != DNS_TYPE_OPT ||
+		(size_t)rdlen + n > 65535)
+		return -1;
+	dns_write_u16(pkt + last + 8, (uint16_t)(rdlen + n));
+	memcpy(pkt + *len, opt, n);
+	*len += n;
+	return 0;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -459,7 +549,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 {
 	struct local_front_info info;
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
-	int flags = 0, stale = 0, norec_ok;
+	struct module_ecs ecs;
+	int flags = 0, stale = 0, norec_ok, has_ecs = 0;
 
 	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
@@ -495,6 +586,14 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
+	/* subnetcache: the client's subnet; a malformed ECS option is
+	 * FORMERR (without the module, ECS is an option like any other) */
+	if(r->ecs_code && (has_ecs = resolver_client_ecs(r, pkt, q, client,
+		&ecs)) < 0) {
+		r->stats.num_malformed++;
+		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
+			out, outmax, outlen);
+	}
 	/* ip-ratelimit: before local zones and the cache (a flood of
 	 * cached names is what it is for); off, it costs one test */
 	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client))
@@ -541,8 +640,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
 
-	/* the message cache: the hot path */
-	if(r->mcache) {
+	/* the message cache: the hot path (with client-subnet-always-
+	 * forward, a client that sent ECS skips it, as in Unbound) */
+	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always)) {
 		int refresh = 0;
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
@@ -554,6 +654,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			 * given if that is slow or fails */
 			*outlen = 0;
 			stale = 1;
+			goto mesh;
+		}
+		if(mr != MCACHE_MISS && has_ecs > 0 && ecs.from_client &&
+			resolver_reply_ecs(r, q, &ecs, tp, out, outmax,
+			outlen) != 0) {
+			/* (the option does not fit: encoded by the mesh) */
+			*outlen = 0;
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
@@ -606,6 +713,10 @@ mesh:
 	c->start = *r->out->now;
 	c->qlen = len;
 	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
+	if(has_ecs > 0 && ecs.from_client) {
+		c->ecs_echo = 1;
+		c->ecs = ecs;
+	}
 	if(client && r->wl) {
 		/* wait-limit: the clients of one address waiting here */
 		switch(wait_limit_add(r->wl, client, r->wait_limit)) {
@@ -622,9 +733,9 @@ mesh:
 			break;
 		}
 	}
-	if(mesh_new_client(r->mesh, q->qinfo.qname, q->qinfo.qtype,
-		q->qinfo.qclass, flags, c, sizeof(*c) + len, stale ? pkt : NULL,
-		stale ? len : 0) < 0) {
+	if(mesh_new_client_ecs(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+		q->qinfo.qclass, flags, has_ecs > 0 ? &ecs : NULL, c,
+		sizeof(*c) + len, stale ? pkt : NULL, stale ? len : 0) < 0) {
 		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
@@ -871,8 +982,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	const struct mcache_params *clamp = r->mcache ?
 		mcache_get_params(r->mcache) : NULL;
 	struct dns_builder b;
-	struct edns_opt_out opt;
-	uint8_t edebuf[64];
+	struct edns_opt_out opt[2];
+	uint8_t edebuf[64], ecsbuf[32];
 	size_t limit, len, nopt = 0;
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
 	uint16_t flags;
@@ -881,7 +992,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
 	resolver_client_leaves(r, c);
-	if(stored && resolver_answer_from_entry(r, c))
+	if(stored && !c->ecs_echo && resolver_answer_from_entry(r, c))
 		return;
 	/* the one encode path: answers that were not stored (SERVFAIL, TTL
 	 * 0, too large, no cache), and allow_setrd clients */
@@ -906,11 +1017,24 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		goto drop;
 	if(c->edns) {
 		if(ede >= 0) {
-			edns_opt_ede(&opt, edebuf, sizeof(edebuf),
+			edns_opt_ede(&opt[nopt], edebuf, sizeof(edebuf),
 				(uint16_t)ede, NULL);
-			nopt = 1;
+			nopt++;
 		}
-		dns_build_reserve(&b, dns_opt_size(&opt, nopt));
+		if(c->ecs_echo) {
+			/* RFC 7871 7.2.1: the client's option back, with
+			 * the scope of the answer */
+			size_t n = ecs_write(r->ecs_code, &c->ecs,
+				c->ecs.source, s->qs.ecs ? s->qs.ecs->scope : 0,
+				ecsbuf, sizeof(ecsbuf));
+			if(n > 4) {
+				opt[nopt].code = r->ecs_code;
+				opt[nopt].len = (uint16_t)(n - 4);
+				opt[nopt].data = ecsbuf + 4;
+				nopt++;
+			}
+		}
+		dns_build_reserve(&b, dns_opt_size(opt, nopt));
 	}
 	if(ans) {
 		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
@@ -925,7 +1049,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	if(c->edns) {
 		dns_build_reserve(&b, 0);
 		if(dns_build_opt(&b, r->max_udp, rcode, c->do_bit,
-			nopt ? &opt : NULL, nopt) != 0)
+			nopt ? opt : NULL, nopt) != 0)
 			goto drop;
 	}
 	len = dns_build_finish(&b);
@@ -945,7 +1069,10 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 {
 	struct resolver *r = arg;
 	struct mesh_client *c;
-	int stored = resolver_store_answer(r, s, ans);
+	/* an answer the subnetcache keeps for its scope stays out of the
+	 * shared caches */
+	int stored = s->qs.no_cache_store ? 0 :
+		resolver_store_answer(r, s, ans);
 	for(c = s->clients; c; c = c->next)
 		resolver_answer_client(r, s, c, ans, ede, stored);
 }

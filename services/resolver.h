@@ -164,6 +164,10 @@ struct resolver_stats {
 	/** upstream queries refused by ratelimit (per zone; the iterator
 	 * counts them) */
 	uint64_t num_ratelimited;
+	/** answers that held an upstream ECS option (subnetcache) */
+	uint64_t num_subnet;
+	/** answers from the subnetcache's own cache */
+	uint64_t num_subnet_cache;
 	/* (reqlist_max stays last: stats_add_resolver sums what comes
 	 * before it) */
 	/** the most in-flight states seen */
@@ -223,6 +227,12 @@ struct resolver {
 	struct auth_zones *authz;
 	/** largest UDP answer to clients (max-udp-size), and our EDNS size */
 	uint16_t max_udp;
+	/** the ECS option code when the subnetcache module is in the
+	 * stack (client states carry the client's subnet), else 0 */
+	uint16_t ecs_code;
+	/** client-subnet-always-forward (with ecs_code): a client that sent
+	 * ECS skips the message cache */
+	int ecs_always;
 	/** buffer the answers for pending clients are encoded in */
 	uint8_t *buf;
 	/** copy of the query when the caller's answer buffer is the query's

@@ -54,10 +54,12 @@ static size_t last_len;
 static struct outbound_query *
 t_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
-	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+	const uint8_t *opts, size_t optlen, int timeout_ms, outbound_cb_type cb,
+	void *cb_arg)
 {
 	int i;
-	(void)ctx; (void)to; (void)qclass; (void)timeout_ms;
+	(void)ctx; (void)to; (void)qclass; (void)timeout_ms; (void)opts;
+	(void)optlen;
 	for(i = 0; i < MAXQ; i++) {
 		if(!sent[i].used) {
 			sent[i].used = 1;
@@ -453,21 +455,32 @@ START_TEST(test_module_table)
 	modstack_desetup(&st);
 	ck_assert_int_eq(st.num, 0);
 
+	/* subnetcache first, as in Unbound; never below the iterator */
+	ck_assert_int_eq(modstack_setup(&st, "subnetcache iterator", NULL,
+		NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(modstack_find(&st, "subnetcache"), 0);
+	modstack_desetup(&st);
+	ck_assert_int_eq(modstack_setup(&st, "iterator subnetcache", NULL,
+		NULL, err, sizeof(err)), -1);
+
 	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "
-		"(this petrel has dns64, validator, cachedb, iterator)");
+		"(this petrel has dns64, subnetcache, validator, cachedb, "
+		"iterator)");
 	ck_assert_int_eq(modstack_setup(&st, "iterator iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: module 'iterator' is "
-		"misplaced (the order is dns64, validator, cachedb, iterator)");
+		"misplaced (the order is dns64, subnetcache, validator, "
+		"cachedb, iterator)");
 	/* the extra module only where it is named, and never last */
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_int_eq(modstack_setup(&st, "iterator passer", &pass_block,
 		NULL, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: the last module must be the "
-		"iterator (this petrel has dns64, validator, cachedb, iterator)");
+		"iterator (this petrel has dns64, subnetcache, validator, "
+		"cachedb, iterator)");
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", &pass_block,
 		NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(st.num, 2);

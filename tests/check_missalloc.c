@@ -110,10 +110,11 @@ static struct timeval now;
 static struct outbound_query *
 t_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
-	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+	const uint8_t *opts, size_t optlen, int timeout_ms, outbound_cb_type cb,
+	void *cb_arg)
 {
 	(void)ctx; (void)to; (void)qname; (void)qname_len; (void)qtype;
-	(void)qclass; (void)flags; (void)timeout_ms;
+	(void)qclass; (void)flags; (void)timeout_ms; (void)opts; (void)optlen;
 	if(pending.used)
 		return NULL;
 	pending.used = 1;

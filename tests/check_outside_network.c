@@ -383,8 +383,8 @@ ask(struct outbound *ob, const uint8_t *name, size_t len, int flags,
 	int timeout, struct result *r)
 {
 	memset(r, 0, sizeof(*r));
-	return ob->send(ob->ctx, &srv_addr, name, len, 1, 1, flags, timeout,
-		res_cb, r);
+	return ob->send(ob->ctx, &srv_addr, name, len, 1, 1, flags, NULL, 0,
+		timeout, res_cb, r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -431,6 +431,9 @@ raw_read(int fd, void *arg)
 	udp_seen++;
 }
 
+/** an ECS option (192.0.2.0/24) */
+static const uint8_t ecs_opt[] = { 0, 8, 0, 7, 0, 1, 24, 0, 192, 0, 2 };
+
 START_TEST(test_query_format)
 {
 	struct outside_network *on = mknet(16, 4, 0, 0);
@@ -463,6 +466,25 @@ START_TEST(test_query_format)
 	ck_assert_int_eq(last_q[2], 0);
 	ck_assert_int_eq(get16(last_q + 10), 0);
 	ob->cancel(ob->ctx, q);
+	/* EDNS options go in the OPT record's RDATA */
+	q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0, ecs_opt,
+		sizeof(ecs_opt), 1000, res_cb, &r);
+	ck_assert_ptr_nonnull(q);
+	run_until(&udp_seen, 3);
+	ck_assert_int_eq(last_qlen, (ssize_t)(qend + 11 + sizeof(ecs_opt)));
+	ck_assert_int_eq(get16(last_q + qend + 9), sizeof(ecs_opt));
+	ck_assert_int_eq(memcmp(last_q + qend + 11, ecs_opt, sizeof(ecs_opt)),
+		0);
+	ob->cancel(ob->ctx, q);
+	/* not with NOEDNS; too many are refused */
+	q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1,
+		OUTBOUND_FLAG_NOEDNS, ecs_opt, sizeof(ecs_opt), 1000, res_cb,
+		&r);
+	run_until(&udp_seen, 4);
+	ck_assert_int_eq(last_qlen, (ssize_t)qend);
+	ob->cancel(ob->ctx, q);
+	ck_assert_ptr_null(ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0,
+		ecs_opt, OUTBOUND_MAX_OPTS + 1, 1000, res_cb, &r));
 	ck_assert_int_eq(r.calls, 0);
 	rmnet(on);
 }
@@ -722,7 +744,8 @@ START_TEST(test_duplicates_sent_once)
 {
 	struct outside_network *on = mknet(16, 4, 1, 0);
 	struct outbound *ob = outside_network_outbound(on);
-	struct result r[4];
+	struct outbound_query *q;
+	struct result r[5];
 	uint8_t name[64], upper[64];
 	size_t len = mkname(name, "dup", 1), i;
 	memcpy(upper, name, len);
@@ -736,15 +759,24 @@ START_TEST(test_duplicates_sent_once)
 	ck_assert_ptr_nonnull(ask(ob, name, len, OUTBOUND_FLAG_CD, 1000,
 		&r[3]));
 	ck_assert_int_eq(outside_network_pending(on), 2);
+	/* other EDNS options: a different query, sent on its own (then
+	 * cancelled) */
+	memset(&r[4], 0, sizeof(r[4]));
+	q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0, ecs_opt,
+		sizeof(ecs_opt), 1000, res_cb, &r[4]);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(outside_network_pending(on), 3);
+	ob->cancel(ob->ctx, q);
 	run_until(&r[3].calls, 1);
 	run_until(&r[0].calls, 1);
 	for(i = 0; i < 4; i++) {
 		ck_assert_int_eq(r[i].calls, 1);
 		ck_assert_int_eq(r[i].st, OUTBOUND_REPLY);
 	}
-	ck_assert_int_eq(udp_seen, 2);
+	ck_assert_int_eq(r[4].calls, 0);
+	ck_assert_int_eq(udp_seen, 3);
 	ck_assert_uint_eq(outside_network_get_stats(on)->dup_joins, 2);
-	ck_assert_uint_eq(outside_network_get_stats(on)->queries, 2);
+	ck_assert_uint_eq(outside_network_get_stats(on)->queries, 3);
 	rmnet(on);
 }
 END_TEST
@@ -775,10 +807,10 @@ START_TEST(test_cancel_from_callback)
 	memset(&r2, 0, sizeof(r2));
 	cur_ob = ob;
 	/* joiners are called newest first: r2's callback runs first */
-	other_q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0, 1000,
-		res_cb, &r1);
+	other_q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0, NULL, 0,
+		1000, res_cb, &r1);
 	ck_assert_ptr_nonnull(ob->send(ob->ctx, &srv_addr, name, len, 1, 1,
-		0, 1000, cancel_other_cb, &r2));
+		0, NULL, 0, 1000, cancel_other_cb, &r2));
 	run_until(&r2.calls, 1);
 	run_for(50);
 	ck_assert_int_eq(r2.calls, 1);
@@ -816,12 +848,12 @@ START_TEST(test_timers_and_refusals)
 	/* do-ip6 off: refused, and no callback ever */
 	ck_assert_int_eq(netaddr_parse("::1@53", 53, &v6, NULL), 0);
 	memset(&r, 0, sizeof(r));
-	ck_assert_ptr_null(ob->send(ob->ctx, &v6, name, len, 1, 1, 0, 100,
-		res_cb, &r));
+	ck_assert_ptr_null(ob->send(ob->ctx, &v6, name, len, 1, 1, 0, NULL,
+		0, 100, res_cb, &r));
 	/* a malformed name is refused */
 	name[0] = 60;
 	ck_assert_ptr_null(ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0,
-		100, res_cb, &r));
+		NULL, 0, 100, res_cb, &r));
 	/* pending queries and timers are freed by delete, no callbacks */
 	len = mkname(name, "x", 2);
 	mode = FAKE_SILENT;

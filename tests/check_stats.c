@@ -218,6 +218,9 @@ START_TEST(test_print_unbound_names)
 	g.msg_count = 12;
 	g.rrset_count = 34;
 	g.infra_count = 5;
+	info[0].r.num_subnet = 2;
+	info[1].r.num_subnet = 1;
+	info[1].r.num_subnet_cache = 6;
 	stats_print(&b, info, 2, &g);
 	for(at = b.data, i = 0; order[i]; i++) {
 		const char *p;
@@ -236,6 +239,9 @@ START_TEST(test_print_unbound_names)
 	ck_assert(value_of(b.data, "rrset.cache.count") == 34);
 	ck_assert(value_of(b.data, "infra.cache.count") == 5);
 	ck_assert(value_of(b.data, "key.cache.count") == 0);
+	/* the subnetcache's, summed over the threads */
+	ck_assert(value_of(b.data, "num.query.subnet") == 3);
+	ck_assert(value_of(b.data, "num.query.subnet_cache") == 6);
 	/* Unbound's order: the transport lines after num.query.tcp, the
 	 * threat and cache counts after the rcodes */
 	ck_assert(strstr(b.data, "num.query.tcp=") <

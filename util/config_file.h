@@ -539,6 +539,21 @@ struct config_file {
 	int dns64_synthall;
 	/** dns64-ignore-aaaa: names whose AAAA records are ignored */
 	struct config_strlist *dns64_ignore_aaaa;
+	/** send-client-subnet: upstream servers that get ECS */
+	struct config_netblocklist *send_client_subnet;
+	/** client-subnet-zone: zones whose queries carry ECS */
+	struct config_strlist *client_subnet_zone;
+	/** client-subnet-always-forward: a client's ECS goes to every
+	 * server, and its queries skip the message cache */
+	int client_subnet_always_forward;
+	/** client-subnet-opcode: the ECS option code */
+	int client_subnet_opcode;
+	/** max-client-subnet-ipv4/6: longest source prefix sent */
+	int max_client_subnet_ipv4, max_client_subnet_ipv6;
+	/** min-client-subnet-ipv4/6: shorter client prefixes are refused */
+	int min_client_subnet_ipv4, min_client_subnet_ipv6;
+	/** max-ecs-tree-size-ipv4/6: most subnets kept per question */
+	int max_ecs_tree_size_ipv4, max_ecs_tree_size_ipv6;
 
 	/* ---- forward-zone: and stub-zone: ---- */
 	/** forward zones, in file order */

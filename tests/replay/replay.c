@@ -156,6 +156,7 @@ parse_match(struct rpl_reader *r, struct rpl_entry *e, char *p)
 		else if(strcmp(w, "all") == 0) e->match |= RPL_M_ALL;
 		else if(strcmp(w, "edns") == 0) e->match |= RPL_M_EDNS;
 		else if(strcmp(w, "noedns") == 0) e->match |= RPL_M_NOEDNS;
+		else if(strcmp(w, "ednsdata") == 0) e->match |= RPL_M_EDNSDATA;
 		else if(strcmp(w, "TCP") == 0 || strcmp(w, "tcp") == 0)
 			e->match |= RPL_M_TCP;
 		else if(strcmp(w, "UDP") == 0 || strcmp(w, "udp") == 0)
@@ -269,6 +270,54 @@ parse_raw(struct rpl_reader *r, struct rpl_entry *e, const char *p)
 	return 0;
 }
 
+/** read the lines up to HEX_EDNSDATA_END into the entry's EDNS data
+ * (the entry then has an OPT record). @return 0 or -1 */
+static int
+read_ednsdata(struct rpl_reader *r, struct rpl_entry *e)
+{
+	char line[4096];
+	uint8_t data[1024];
+	size_t n = 0;
+	ldns_rdf *d;
+	while(rd_line(r, line, sizeof(line))) {
+		char *p = skip_ws(line), *c;
+		if(kw(p, "HEX_EDNSDATA_END", NULL)) {
+			d = ldns_rdf_new_frm_data(LDNS_RDF_TYPE_UNKNOWN, n,
+				data);
+			if(!d) {
+				rd_err(r, "out of memory");
+				return -1;
+			}
+			ldns_pkt_set_edns_data(e->pkt, d);
+			e->edns = 1;
+			return 0;
+		}
+		if((c = strchr(p, ';')) != NULL)
+			*c = 0;
+		while(*p) {
+			int hi, lo;
+			if(isspace((unsigned char)*p)) {
+				p++;
+				continue;
+			}
+			if(!isxdigit((unsigned char)p[0]) ||
+				!isxdigit((unsigned char)p[1]) ||
+				n >= sizeof(data)) {
+				rd_err(r, "bad hex in HEX_EDNSDATA");
+				return -1;
+			}
+			hi = isdigit((unsigned char)p[0]) ? p[0] - '0' :
+				tolower((unsigned char)p[0]) - 'a' + 10;
+			lo = isdigit((unsigned char)p[1]) ? p[1] - '0' :
+				tolower((unsigned char)p[1]) - 'a' + 10;
+			data[n++] = (uint8_t)(hi * 16 + lo);
+			p += 2;
+		}
+	}
+	rd_err(r, "HEX_EDNSDATA_BEGIN without HEX_EDNSDATA_END");
+	return -1;
+}
+
 /** read an entry after ENTRY_BEGIN; @return entry or NULL */
 static struct rpl_entry *
 read_entry(struct rpl_reader *r)
@@ -314,6 +363,13 @@ read_entry(struct rpl_reader *r)
 				rd_err(r, "unknown SECTION %s", rest);
 				goto fail;
 			}
+		} else if(kw(p, "HEX_EDNSDATA_BEGIN", NULL)) {
+			/* EDNS options (code, length, data), hex with ';'
+			 * comments, as testbound has them: put in the OPT
+			 * record of the entry's message, compared by
+			 * MATCH ednsdata */
+			if(read_ednsdata(r, e) < 0)
+				goto fail;
 		} else if(kw(p, "RAW", NULL)) {
 			in_raw = 1;
 			if(!e->raw && !(e->raw = malloc(65536))) {
@@ -1088,6 +1144,22 @@ match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
 		snprintf(diff, difflen, "DO bit %d, wanted %d",
 			(int)ldns_pkt_edns_do(p), e->do_bit);
 		return 0;
+	}
+	if(m & RPL_M_EDNSDATA) {
+		/* the EDNS options, byte for byte (none when the entry
+		 * has no HEX_EDNSDATA) */
+		ldns_rdf *w = ldns_pkt_edns_data(e->pkt),
+			*g = ldns_pkt_edns(p) ? ldns_pkt_edns_data(p) : NULL;
+		size_t wl = w ? ldns_rdf_size(w) : 0,
+			gl = g ? ldns_rdf_size(g) : 0;
+		if(wl != gl || (wl && memcmp(ldns_rdf_data(w),
+			ldns_rdf_data(g), wl) != 0)) {
+			char *gs = g ? ldns_rdf2str(g) : NULL;
+			snprintf(diff, difflen, "EDNS data %s differs",
+				gs ? gs : "(none)");
+			free(gs);
+			return 0;
+		}
 	}
 	if(m & RPL_M_EDE) {
 		int ede = wire_ede(p);

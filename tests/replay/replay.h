@@ -41,6 +41,7 @@
 #define RPL_M_TTL	0x8000
 #define RPL_M_EDE	0x10000
 #define RPL_M_NOEDNS	0x20000
+#define RPL_M_EDNSDATA	0x40000
 
 /** one ENTRY_BEGIN ... ENTRY_END */
 struct rpl_entry {

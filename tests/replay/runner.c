@@ -213,7 +213,8 @@ query_str(struct fake_query *q, char *buf, size_t len)
 static struct outbound_query *
 fake_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
-	int timeout_ms, outbound_cb_type cb, void *cb_arg)
+	const uint8_t *opts, size_t optlen, int timeout_ms, outbound_cb_type cb,
+	void *cb_arg)
 {
 	struct runner *r = ctx;
 	struct fake_query *q = calloc(1, sizeof(*q)), **pp;
@@ -243,6 +244,12 @@ fake_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	if(!(flags & OUTBOUND_FLAG_NOEDNS)) {
 		ldns_pkt_set_edns_udp_size(q->q, 1232);
 		ldns_pkt_set_edns_do(q->q, (flags & OUTBOUND_FLAG_DO) != 0);
+		if(opts && optlen > 0) {
+			ldns_rdf *d = ldns_rdf_new_frm_data(
+				LDNS_RDF_TYPE_UNKNOWN, optlen, opts);
+			if(d)
+				ldns_pkt_set_edns_data(q->q, d);
+		}
 	}
 	q->to = *to;
 	q->flags = flags;
