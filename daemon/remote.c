@@ -224,6 +224,10 @@ gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			g->rrset_count += info[i].rrset_count;
 			g->infra_count += info[i].infra_count;
 		}
+		/* the validator's key cache: one per process (the threads
+		 * share the module stack; it is not in a shared mapping) */
+		if(d->children || i == 0)
+			g->key_count += info[i].key_count;
 		if((double)info[i].s.elapsed / 1e6 > g->elapsed)
 			g->elapsed = (double)info[i].s.elapsed / 1e6;
 	}

@@ -193,11 +193,17 @@ worker_rate_list(struct worker *w, const char *cmd, const char *args,
 static void
 stats_collect(struct worker *w, struct stats_info *out, int mode)
 {
+	int i;
 	memset(out, 0, sizeof(*out));
 	if(w->res && w->res->mesh) {
 		out->reqlist_current = mesh_num_states(w->res->mesh);
-		out->reqlist_user = mesh_num_clients(w->res->mesh);
+		out->reqlist_user = w->res->mesh->num_client_states;
+		out->reqlist_replies = mesh_num_clients(w->res->mesh);
 	}
+	for(i = 0; w->tcp && i < w->num_points; i++)
+		if(w->tcp[i])
+			out->tcp_usage += (uint64_t)comm_point_tcp_count(
+				w->tcp[i]);
 	worker_get_stats(w, &out->s, &out->r, mode == STATS_GET_RESET);
 	if(mode == STATS_GET_MONOTONIC) {
 		stats_add_worker(&out->s, &w->carry_s);
@@ -509,6 +515,7 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	err[0] = 0;
 	if(strcmp(cmd, "stats_get") == 0) {
 		struct stats_info si;
+		int vi;
 		stats_collect(w, &si, atoi(args));
 		if(w->env->msg) {
 			si.mem_msg = mcache_get_mem(w->env->msg);
@@ -520,6 +527,9 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		}
 		if(w->env->infra)
 			si.infra_count = infra_get_count(w->env->infra);
+		if(w->res && (vi = modstack_find(w->res->stack,
+			"validator")) >= 0)
+			si.key_count = val_key_count(&w->res->menv, vi);
 		stats_buf_append(out, &si, sizeof(si));
 	} else if(strncmp(cmd, "flush", 5) == 0 &&
 		strcmp(cmd, "flush_requestlist") != 0) {

@@ -20,6 +20,8 @@
 # secure loads into petrel as unchecked (no AD, even for a DO query with
 # AD set); a dump with a malformed line is refused with its line number
 # and nothing of it is loaded (not even the entries before that line).
+# And the statistics: after the same questions, petrel prints every line
+# the real Unbound printed, with real cache counts.
 #
 # Addresses 127.0.160.1-2; ports 61970 (Unbound), 61971 (petrel); the
 # control channels are unix sockets in the work directory.
@@ -131,6 +133,7 @@ conf() {
 		echo "  module-config: \"iterator\""
 		echo "  qname-minimisation: no"
 		echo "  prefetch: no"
+		echo "  extended-statistics: yes"
 		echo "remote-control:"
 		echo "  control-enable: yes"
 		echo "  control-interface: $3"
@@ -199,6 +202,7 @@ if grep -q "^www.dump.example A NOERROR" "$W/ub-answers" &&
 else
 	bad "Unbound's answers: $(head -c 300 "$W/ub-answers")"
 fi
+"$UC" -c "$W/unbound.conf" stats_noreset > "$W/ub.stats" 2>&1
 "$UC" -c "$W/unbound.conf" dump_cache > "$W/ub.dump" 2>&1
 if head -1 "$W/ub.dump" | grep -q '^START_RRSET_CACHE$' &&
 	tail -1 "$W/ub.dump" | grep -q '^EOF$' &&
@@ -239,6 +243,7 @@ if diff "$W/ub-answers" "$W/pt2-answers" > "$W/diff2"; then
 else
 	bad "petrel resolves otherwise: $(cat "$W/diff2")"
 fi
+"$PETREL_CONTROL" -c "$W/petrel.conf" stats_noreset > "$W/pt.stats" 2>&1
 "$PETREL_CONTROL" -c "$W/petrel.conf" dump_cache > "$W/pt.dump" 2>&1
 if head -1 "$W/pt.dump" | grep -q '^START_RRSET_CACHE$' &&
 	tail -1 "$W/pt.dump" | grep -q '^EOF$' &&
@@ -264,6 +269,36 @@ else
 	bad "Unbound's answers from petrel's dump differ: $(cat "$W/diff3")"
 fi
 it_kill "$UB_PID"
+
+# ------------------------------------------------- statistics
+# after the same questions, every statistic the real Unbound printed is
+# in petrel's stats too (but the memory of modules and buffers petrel
+# does not have: mem.mod.*, mem.streamwait, mem.http.*; and ECS's
+# num.query.subnet*)
+cut -d= -f1 "$W/ub.stats" | grep -v -E '^(mem\.mod\.|mem\.streamwait|mem\.http\.|num\.query\.subnet)' |
+	sort > "$W/ub.names"
+cut -d= -f1 "$W/pt.stats" | sort > "$W/pt.names"
+missing=$(comm -23 "$W/ub.names" "$W/pt.names" | tr '\n' ' ')
+[ -s "$W/ub.names" ] && [ -z "$missing" ] &&
+	ok "petrel prints every statistic Unbound printed ($(wc -l < "$W/ub.names"))" ||
+	bad "statistics Unbound printed and petrel did not: $missing"
+# the cache counts are real: the message cache holds at least the
+# messages of the dump (one per question; the cache may also hold a DO
+# one), the RRset cache at most the sets of the dump (which adds the
+# sets of messages that are not in the RRset cache) but some
+v=$(sed -n "s/^msg.cache.count=//p" "$W/pt.stats")
+n=$(grep -c '^msg ' "$W/pt.dump")
+[ -n "$v" ] && [ "$n" -gt 0 ] && [ "$v" -ge "$n" ] &&
+	ok "msg.cache.count ($v) counts the cache ($n in the dump)" ||
+	bad "msg.cache.count '$v', the dump has $n"
+v=$(sed -n "s/^rrset.cache.count=//p" "$W/pt.stats")
+n=$(grep -c '^;rrset ' "$W/pt.dump")
+[ -n "$v" ] && [ "$v" -gt 0 ] && [ "$v" -le "$n" ] &&
+	ok "rrset.cache.count ($v) counts the cache ($n in the dump)" ||
+	bad "rrset.cache.count '$v', the dump has $n"
+v=$(sed -n 's/^infra.cache.count=//p' "$W/pt.stats")
+[ "${v:-0}" -ge 1 ] && ok "infra.cache.count ($v) counts NSD" ||
+	bad "infra.cache.count '$v'"
 
 # ------------------------------------------------- security, errors
 # a dump that claims sec.dump.example secure (validated trust, security

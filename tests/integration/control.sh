@@ -530,22 +530,46 @@ while time.time() < end:
 		# that first, so that these wait for it
 		ctl flush_infra all
 		DIGS=""
-		for i in 1 2 3 4; do
-			q +time=4 nope$i.ctl.example > "$W/nope$i.out" &
+		# four over UDP, two over TCP (each TCP connection open and
+		# owed an answer until then); the clients of the queries
+		# before (stuck on the silent upstream) go first, so that
+		# only these are waiting
+		ctl flush_requestlist
+		for i in 1 2 3 4 5 6; do
+			tcp=""
+			[ $i -gt 4 ] && tcp=+tcp
+			q +time=4 $tcp nope$i.ctl.example > "$W/nope$i.out" &
 			DIGS="$DIGS $!"
 		done
 		for i in $(seq 20); do
 			sleep 0.1
 			ctl dump_requestlist
 			n=$(echo "$OUT" | grep -c 'nope[0-9].ctl.example')
-			[ "$n" -ge 4 ] && break
+			[ "$n" -ge 6 ] && break
 		done
-		[ "$n" -ge 4 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
+		[ "$n" -ge 6 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
 			|| bad "$TAG dump_requestlist: $OUT"
+		# the statistics of the waiting: six resolutions with a
+		# client each, two TCP connections in use
+		ST=$("$PETREL_CONTROL" -c "$CONF" stats_noreset 2>&1)
+		sv() { echo "$ST" | sed -n "s/^$1=//p"; }
+		[ "$(sv total.requestlist.current.user)" = 6 ] &&
+			[ "$(sv total.requestlist.current.replies)" = 6 ] &&
+			[ "$(sv total.tcpusage)" = 2 ] &&
+			ok "$TAG requestlist.current.user/replies and tcpusage count them" ||
+			bad "$TAG waiting: user $(sv total.requestlist.current.user) replies $(sv total.requestlist.current.replies) tcpusage $(sv total.tcpusage)"
 		expect_ok "flush_requestlist drops them" "^ok removed [1-9]" flush_requestlist
 		wait $DIGS 2>/dev/null
 		n=$(cat "$W"/nope?.out | grep -c 'status: SERVFAIL')
-		[ "$n" = 4 ] && ok "$TAG their clients got SERVFAIL at once" || bad "$TAG after flush_requestlist: $n SERVFAILs"
+		[ "$n" = 6 ] && ok "$TAG their clients got SERVFAIL at once" || bad "$TAG after flush_requestlist: $n SERVFAILs"
+		for i in $(seq 30); do
+			ST=$("$PETREL_CONTROL" -c "$CONF" stats_noreset 2>&1)
+			[ "$(sv total.tcpusage)" = 0 ] && break
+			sleep 0.1
+		done
+		[ "$(sv total.requestlist.current.replies)" = 0 ] && [ "$(sv total.tcpusage)" = 0 ] &&
+			ok "$TAG answered and closed: replies and tcpusage back to 0" ||
+			bad "$TAG after the answers: replies $(sv total.requestlist.current.replies) tcpusage $(sv total.tcpusage)"
 		ctl dump_requestlist
 		echo "$OUT" | grep -q 'nope' && bad "$TAG requestlist not empty: $OUT" || ok "$TAG requestlist empty"
 	fi
