@@ -105,6 +105,8 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	stats_add_worker(&a->s, &b->s);
 	if(b->s.elapsed > a->s.elapsed)
 		a->s.elapsed = b->s.elapsed;
+	if(b->s.queue_wait_max_us > a->s.queue_wait_max_us)
+		a->s.queue_wait_max_us = b->s.queue_wait_max_us;
 	stats_add_resolver(&a->r, &b->r);
 	a->reqlist_current += b->reqlist_current;
 	a->reqlist_user += b->reqlist_user;
@@ -213,10 +215,12 @@ static const struct stats_row stats_rows[] = {
   "Queries that needed recursion.", SK_COUNTER, SOFF(r.num_cache_miss) },
 { "num.prefetch", "petrel_prefetches_total", "Prefetches started.",
   SK_COUNTER, SOFF(r.num_prefetch) },
-{ "num.queries_timed_out", NULL, "Queries dropped for waiting too long "
-  "in the socket (sock-queue-timeout).", SK_NONE, 0 },
-{ "query.queue_time_us.max", NULL, "Longest time a query waited in the "
-  "socket, microseconds.", SK_NONE, 0 },
+{ "num.queries_timed_out", "petrel_queries_timed_out_total", "Queries "
+  "dropped for waiting too long in the socket (sock-queue-timeout).",
+  SK_COUNTER, SOFF(s.num_timed_out) },
+{ "query.queue_time_us.max", "petrel_query_queue_time_max_microseconds",
+  "Longest time a query waited in the socket (with sock-queue-timeout).",
+  SK_GAUGE, SOFF(s.queue_wait_max_us) },
 { "num.expired", "petrel_expired_answers_total",
   "Answers served from expired data.", SK_COUNTER, SOFF(r.num_expired) },
 { "num.recursivereplies", "petrel_recursive_replies_total",

@@ -337,7 +337,12 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 	int i;
 	for(i = 0; i < w->num_points; i++) {
 		if(w->udp && w->udp[i]) {
-			s->udp_batches += comm_point_get_stats(w->udp[i])->batches;
+			const struct comm_point_stats *us =
+				comm_point_get_stats(w->udp[i]);
+			s->udp_batches += us->batches;
+			s->num_timed_out += us->queue_timed_out;
+			if(us->queue_wait_max_us > s->queue_wait_max_us)
+				s->queue_wait_max_us = us->queue_wait_max_us;
 			if(reset)
 				comm_point_clear_stats(w->udp[i]);
 		}
@@ -622,6 +627,11 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			if(!w->udp[i])
 				return -1;
 			comm_point_set_peek(w->udp[i], worker_peek_cb, 2);
+			if(cfg->sock_queue_timeout > 0 &&
+				comm_point_set_queue_timeout(w->udp[i],
+				cfg->sock_queue_timeout * 1000) != 0)
+				log_warnx("sock-queue-timeout: no arrival times "
+					"on this socket; not applied");
 		}
 		if(p->tcp[k] != -1) {
 			int fd = dup(p->tcp[k]);

@@ -62,8 +62,15 @@ struct worker_stats {
 	uint64_t num_tls_resume;
 	/** queries over DNS over HTTPS (num.query.https) */
 	uint64_t num_https;
-	/** microseconds the counters cover (not a counter: keep it last) */
+	/** queries dropped for waiting in the socket longer than
+	 * sock-queue-timeout (num.queries_timed_out) */
+	uint64_t num_timed_out;
+	/** microseconds the counters cover (not a counter: the members
+	 * from here on are not summed) */
 	uint64_t elapsed;
+	/** the longest a query waited in the socket, microseconds
+	 * (query.queue_time_us.max; with sock-queue-timeout only) */
+	uint64_t queue_wait_max_us;
 } __attribute__((aligned(64)));
 
 /** one worker */

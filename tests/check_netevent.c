@@ -1095,6 +1095,57 @@ START_TEST(test_udp_wildcard_and_later)
 }
 END_TEST
 
+/* sock-queue-timeout: a datagram that waited in the socket longer than
+ * the timeout is dropped unanswered and counted, its wait kept as the
+ * longest; a fresh one is answered */
+START_TEST(test_udp_queue_timeout)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1"), from;
+	struct comm_point *c;
+	const struct comm_point_stats *st;
+	uint8_t buf[16];
+	int sfd, cfd;
+	sfd = comm_sock_open_udp(&a, NULL);
+	ck_assert_int_ge(sfd, 0);
+	a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(comm_point_set_queue_timeout(c, 100), 0);
+	cfd = udp_client();
+	/* two wait 300 ms before the loop runs: both dropped */
+	ck_assert_int_eq(sendto(cfd, "old1", 4, 0,
+		(struct sockaddr *)&a.addr, a.len), 4);
+	ck_assert_int_eq(sendto(cfd, "old2", 4, 0,
+		(struct sockaddr *)&a.addr, a.len), 4);
+	usleep(300000);
+	comm_base_loop_once(b, 50);
+	comm_base_loop_once(b, 10);
+	st = comm_point_get_stats(c);
+	ck_assert_uint_eq(st->queue_timed_out, 2);
+	ck_assert_uint_ge(st->queue_wait_max_us, 300000);
+	ck_assert_uint_lt(st->queue_wait_max_us, 30000000);
+	ck_assert_uint_eq(st->pkts_out, 0);
+	ck_assert_int_eq(recv(cfd, buf, sizeof(buf), 0), -1);
+	/* a fresh one: answered */
+	ck_assert_int_eq(sendto(cfd, "new1", 4, 0,
+		(struct sockaddr *)&a.addr, a.len), 4);
+	ck_assert_int_eq(udp_recv_wait(b, cfd, buf, sizeof(buf), &from), 4);
+	ck_assert_int_eq(memcmp(buf, "new1", 4), 0);
+	ck_assert_uint_eq(st->queue_timed_out, 2);
+	/* off again: an old one is answered */
+	ck_assert_int_eq(comm_point_set_queue_timeout(c, 0), 0);
+	ck_assert_int_eq(sendto(cfd, "old3", 4, 0,
+		(struct sockaddr *)&a.addr, a.len), 4);
+	usleep(200000);
+	ck_assert_int_eq(udp_recv_wait(b, cfd, buf, sizeof(buf), &from), 4);
+	ck_assert_uint_eq(st->queue_timed_out, 2);
+	close(cfd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 START_TEST(test_udp_wildcard_v6)
 {
 	struct comm_base *b = mkbase(_i);
@@ -1854,6 +1905,7 @@ netevent_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_udp_burst, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_wildcard_and_later, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_queue_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_wildcard_v6, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_bounded_per_wake, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_udp_busy, 0, NUM_BACKENDS);

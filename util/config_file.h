@@ -238,6 +238,9 @@ struct config_file {
 	/** discard-timeout: ms after which a waiting client is dropped when
 	 * the request list is full (0: never) */
 	int discard_timeout;
+	/** sock-queue-timeout: s a UDP query may wait in the socket before
+	 * it is dropped unread (0: off) */
+	int sock_queue_timeout;
 	/** wait-limit: most clients of one address waiting on recursion
 	 * per worker (0: no limit) */
 	int wait_limit;

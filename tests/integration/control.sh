@@ -576,5 +576,45 @@ while time.time() < end:
 	stop_petrel "$CONF"
 done
 
+# sock-queue-timeout: queries that waited in the socket while petrel
+# was stopped (SIGSTOP) are dropped unread when it runs again, counted in
+# num.queries_timed_out, their wait in query.queue_time_us.max; a fresh
+# query is answered
+TAG="[sock-queue-timeout]"
+CONF="$W/sqt.conf"
+write_conf "$CONF" pthreads unix
+sed -i 's/^server:$/server:\n  sock-queue-timeout: 1/' "$CONF"
+if start_petrel "$CONF"; then
+	q www.ctl.example >/dev/null
+	kill -STOP "$PID"
+	DIGS=""
+	for i in 1 2 3; do
+		dig +time=9 +tries=1 @127.0.0.1 -p $DNS_PORT www.ctl.example \
+			> "$W/sqt$i.out" 2>&1 &
+		DIGS="$DIGS $!"
+	done
+	sleep 2.5
+	kill -CONT "$PID"
+	[ -n "$(qshort www.ctl.example)" ] && ok "$TAG a fresh query is answered" ||
+		bad "$TAG a fresh query was not answered"
+	to=$(stat total.num.queries_timed_out)
+	mx=$(stat total.query.queue_time_us.max)
+	[ "$to" = 3 ] && [ "${mx:-0}" -ge 2000000 ] && [ "${mx:-0}" -lt 60000000 ] &&
+		ok "$TAG the 3 stale queries dropped and counted (waited ${mx} us)" ||
+		bad "$TAG num.queries_timed_out '$to', query.queue_time_us.max '$mx'"
+	n=$(cat "$W"/sqt?.out | grep -c 'status: NOERROR')
+	[ "$n" = 0 ] && ok "$TAG the stale queries got no answer" ||
+		bad "$TAG $n stale queries were answered"
+	kill $DIGS 2>/dev/null
+	wait $DIGS 2>/dev/null
+	# stats resets it, as Unbound's
+	ctl stats
+	[ "$(stat total.query.queue_time_us.max)" -lt 2000000 ] &&
+		[ "$(stat total.num.queries_timed_out)" = 0 ] &&
+		ok "$TAG stats resets them" ||
+		bad "$TAG after stats: $(stat total.num.queries_timed_out) $(stat total.query.queue_time_us.max)"
+	stop_petrel "$CONF"
+fi
+
 echo "control: $PASS passed, $FAIL failed ($(( $(date +%s) - START )) s)"
 [ $FAIL = 0 ]

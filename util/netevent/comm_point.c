@@ -212,6 +212,12 @@ struct comm_point {
 	int pktinfo;
 	/** size of one control buffer */
 	size_t ctlsize;
+	/** sock-queue-timeout: datagrams carry their arrival time
+	 * (SO_TIMESTAMP); those that waited longer than queue_timeout_us
+	 * are dropped */
+	int tstamp;
+	/** the timeout, microseconds */
+	int64_t queue_timeout_us;
 	/** batch * bufsize bytes */
 	uint8_t *bufs;
 	/** per slot reply handles */
@@ -299,13 +305,54 @@ struct comm_point {
 /* ------------------------------------------------------------------ */
 /* UDP */
 
-/** space for the largest packet info control message */
+/** space for the largest packet info control message, and an arrival
+ * time (SO_TIMESTAMP) */
 static size_t
 ctl_space(void)
 {
 	size_t a = CMSG_SPACE(sizeof(struct in_pktinfo));
 	size_t b = CMSG_SPACE(sizeof(struct in6_pktinfo));
-	return a > b ? a : b;
+	return (a > b ? a : b) + CMSG_SPACE(sizeof(struct timeval));
+}
+
+/**
+ * sock-queue-timeout: how long a received datagram waited in the socket
+ * (its SO_TIMESTAMP against the loop's clock); the longest wait is kept
+ * in the counters.
+ * @return 1 when it waited longer than the timeout (drop it, counted),
+ *	else 0 (also when it carries no time).
+ */
+static int
+udp_waited_too_long(struct comm_point *c, struct msghdr *m)
+{
+#ifdef SO_TIMESTAMP
+	struct cmsghdr *cm;
+	if(m->msg_controllen == 0)
+		return 0;
+	for(cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+		if(cm->cmsg_level == SOL_SOCKET &&
+			cm->cmsg_type == SCM_TIMESTAMP) {
+			struct timeval ts;
+			const struct timeval *now = comm_base_now(c->base);
+			int64_t w;
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			w = (int64_t)(now->tv_sec - ts.tv_sec) * 1000000 +
+				(int64_t)(now->tv_usec - ts.tv_usec);
+			if(w < 0)
+				w = 0;	/* it came after the clock was read */
+			if((uint64_t)w > c->stats.queue_wait_max_us)
+				c->stats.queue_wait_max_us = (uint64_t)w;
+			if(w <= c->queue_timeout_us)
+				return 0;
+			c->stats.queue_timed_out++;
+			return 1;
+		}
+	}
+#else
+	(void)c;
+	(void)m;
+#endif
+	return 0;
 }
 
 /** read the packet info of a received message into local */
@@ -416,7 +463,7 @@ udp_slot_reset(struct comm_point *c, int i)
 	c->riov[i].iov_len = c->bufsize;
 	m->msg_iov = &c->riov[i];
 	m->msg_iovlen = 1;
-	if(c->pktinfo) {
+	if(c->pktinfo || c->tstamp) {
 		m->msg_control = c->rctl + (size_t)i * c->ctlsize;
 		m->msg_controllen = c->ctlsize;
 	} else {
@@ -500,6 +547,9 @@ udp_drain(struct comm_point *c)
 		for(i = 0; i < n; i++) {
 			struct comm_reply *rep = &c->reps[i];
 			struct msghdr *sm;
+			if(c->tstamp && udp_waited_too_long(c,
+				&c->rmsg[i].msg_hdr))
+				continue;
 			if(c->pktinfo)
 				udp_parse_ctl(&c->rmsg[i].msg_hdr, &rep->local);
 			else	rep->local.family = 0;
@@ -813,6 +863,7 @@ udp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 			udp_ring_give(ur, bid);
 		} else {
 			struct comm_reply *rep = &c->reps[ur->npend];
+			int stale = 0;
 			rep->buf = io_uring_recvmsg_payload(o, &ur->tmpl);
 			rep->len = io_uring_recvmsg_payload_length(o, res,
 				&ur->tmpl);
@@ -822,18 +873,27 @@ udp_ring_recv(struct nev_uring_op *op, int res, unsigned flags)
 			rep->client.len = o->namelen;
 			rep->hint = 0;
 			rep->local.family = 0;
-			if(c->pktinfo) {
+			if(c->pktinfo || c->tstamp) {
 				struct msghdr m;
 				memset(&m, 0, sizeof(m));
 				m.msg_control = (uint8_t *)io_uring_recvmsg_name(
 					o) + ur->tmpl.msg_namelen;
 				m.msg_controllen = o->controllen;
-				udp_parse_ctl(&m, &rep->local);
+				if(c->tstamp && udp_waited_too_long(c, &m))
+					stale = 1;
+				else if(c->pktinfo)
+					udp_parse_ctl(&m, &rep->local);
 			}
-			ur->pend_bid[ur->npend++] = bid;
-			if(ur->npend == c->batch)
-				udp_ring_answer(ur);
-			else	nev_uring_flush_later(ur->st, &ur->flush);
+			if(stale) {
+				/* sock-queue-timeout: dropped unanswered */
+				udp_ring_give(ur, bid);
+			} else {
+				ur->pend_bid[ur->npend++] = bid;
+				if(ur->npend == c->batch)
+					udp_ring_answer(ur);
+				else	nev_uring_flush_later(ur->st,
+						&ur->flush);
+			}
 		}
 	} else if(res < 0 && res != -ENOBUFS && res != -ECANCELED &&
 		!(flags & IORING_CQE_F_MORE) && c && c->stats.pkts_in == 0 &&
@@ -887,7 +947,9 @@ udp_ring_setup(struct comm_point *c)
 	for(ur->nbufs = 16; ur->nbufs < 4 * (unsigned)c->batch; ur->nbufs *= 2)
 		;
 	ur->tmpl.msg_namelen = sizeof(struct sockaddr_storage);
-	ur->tmpl.msg_controllen = c->pktinfo ? c->ctlsize : 0;
+	/* room for control data always: packet info (a wildcard socket),
+	 * arrival times (comm_point_set_queue_timeout, maybe later) */
+	ur->tmpl.msg_controllen = c->ctlsize;
 	hdr = sizeof(struct io_uring_recvmsg_out) + ur->tmpl.msg_namelen +
 		ur->tmpl.msg_controllen;
 	/* payloads stay 8-byte aligned */
@@ -2747,6 +2809,25 @@ comm_point_delete(struct comm_point *c)
 	free(c->http_buf);
 	free(c->http_out);
 	free(c);
+}
+
+int
+comm_point_set_queue_timeout(struct comm_point *c, int ms)
+{
+	int on = ms > 0;
+	if(c->type != COMM_UDP)
+		return -1;
+#ifdef SO_TIMESTAMP
+	if(setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMP, &on, sizeof(on)) != 0) {
+		log_warn("setsockopt SO_TIMESTAMP");
+		return -1;
+	}
+	c->tstamp = on;
+	c->queue_timeout_us = (int64_t)ms * 1000;
+	return 0;
+#else
+	return on ? -1 : 0;
+#endif
 }
 
 const struct comm_point_stats *

@@ -434,6 +434,13 @@ struct comm_point_stats {
 	 * NETEVENT_UDP_BATCHES_PER_WAKE times in a row; it is then drained
 	 * every loop iteration, out of the backend, until it runs dry) */
 	uint64_t busy_periods;
+	/** UDP with a queue timeout: datagrams dropped for waiting in the
+	 * socket longer than it (num.queries_timed_out) */
+	uint64_t queue_timed_out;
+	/** UDP with a queue timeout: the longest a datagram waited in the
+	 * socket, microseconds (query.queue_time_us.max; a maximum, not a
+	 * counter) */
+	uint64_t queue_wait_max_us;
 	/** TCP connections accepted and served */
 	uint64_t tcp_accepted;
 	/** TCP connections refused (accepted and closed: every slot taken by
@@ -603,6 +610,19 @@ int comm_point_set_keepalive(struct comm_point *c, int ms);
 
 /** @return the number of open TCP connections (0 for UDP). */
 int comm_point_tcp_count(struct comm_point *c);
+
+/**
+ * sock-queue-timeout on a UDP comm_point: the kernel stamps each
+ * datagram with its arrival time (SO_TIMESTAMP); one that waited in the
+ * socket longer than ms before it was read is dropped unanswered (its
+ * client has given up on it) and counted in stats.queue_timed_out, and
+ * the longest wait is kept in stats.queue_wait_max_us. The wait is
+ * measured against the loop's clock (comm_base_now), read once per
+ * wake-up, so no clock is read per datagram.
+ * @param ms: the timeout; 0 turns it off.
+ * @return 0, or -1 (not UDP, or the socket gives no timestamps).
+ */
+int comm_point_set_queue_timeout(struct comm_point *c, int ms);
 
 /**
  * Set the shorter timeouts of a TCP comm_point (defaults 2000 and 200 ms;
