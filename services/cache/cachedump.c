@@ -429,20 +429,41 @@ struct wr_set {
 	ldns_rr *first;
 	/** section 0..2 */
 	int section;
-	/** its RRs and RRSIGs (RRSIGs have type RRSIG) */
+	/** its RRs, then its RRSIGs (in the pool of msg_sets) */
 	ldns_rr **rr;
 	/** how many of each */
 	size_t count, sigs;
 };
 
-/** the sets of a parsed message, in message order; RRSIGs join the set
- * they cover (same owner, section and type covered), or are dropped
- * @return number of sets, or -1 when out of memory */
+/** the set in sets[from..n) with this owner and type (and class,
+ * unless cl is 0); @return its index, or n when there is none */
+static size_t
+find_set(const struct wr_set *sets, size_t from, size_t n,
+	const ldns_rdf *owner, ldns_rr_type type, ldns_rr_class cl)
+{
+	size_t j;
+	for(j = from; j < n; j++)
+		if(ldns_rr_get_type(sets[j].first) == type &&
+			(cl == 0 || ldns_rr_get_class(sets[j].first) == cl) &&
+			ldns_dname_compare(ldns_rr_owner(sets[j].first), owner)
+			== 0)
+			return j;
+	return n;
+}
+
+/**
+ * The sets of a parsed message, in message order; RRSIGs join the set
+ * they cover (same owner, section and type covered), or are dropped.
+ * @param pkt: the message.
+ * @param out: the sets (malloced; their rr arrays point into *pool).
+ * @param pool: the RR pointers (malloced).
+ * @return number of sets, or -1 when out of memory.
+ */
 static long
-msg_sets(ldns_pkt *pkt, struct wr_set **out)
+msg_sets(ldns_pkt *pkt, struct wr_set **out, ldns_rr ***pool)
 {
 	ldns_rr_list *sec[3];
-	size_t total = 0, i, j, n = 0;
+	size_t total = 0, i, n = 0, at, *of;
 	struct wr_set *s;
 	int k, pass;
 	sec[0] = ldns_pkt_answer(pkt);
@@ -451,69 +472,74 @@ msg_sets(ldns_pkt *pkt, struct wr_set **out)
 	for(k = 0; k < 3; k++)
 		total += sec[k] ? ldns_rr_list_rr_count(sec[k]) : 0;
 	s = calloc(total + 1, sizeof(*s));
-	if(!s)
+	*pool = calloc(total + 1, sizeof(ldns_rr *));
+	of = calloc(total + 1, sizeof(*of));	/* the set of each RR */
+	if(!s || !*pool || !of) {
+		free(s);
+		free(*pool);
+		free(of);
 		return -1;
-	for(i = 0; i < total; i++) {
-		s[i].rr = calloc(total, sizeof(ldns_rr *));
-		if(!s[i].rr)
-			goto oom;
 	}
-	for(k = 0; k < 3; k++) {
-		size_t first = n;
-		/* pass 0: the sets; pass 1: their RRSIGs */
-		for(pass = 0; pass < 2; pass++)
-		for(i = 0; sec[k] && i < ldns_rr_list_rr_count(sec[k]); i++) {
-			ldns_rr *rr = ldns_rr_list_rr(sec[k], i);
-			ldns_rr_type t = ldns_rr_get_type(rr);
-			if(pass == 0 && t != LDNS_RR_TYPE_RRSIG) {
-				for(j = first; j < n; j++)
-					if(ldns_rr_get_type(s[j].first) == t &&
-						ldns_rr_get_class(s[j].first) ==
-						ldns_rr_get_class(rr) &&
-						ldns_dname_compare(ldns_rr_owner(
-						s[j].first), ldns_rr_owner(rr))
-						== 0)
-						break;
-				if(j == n) {
-					s[n].first = rr;
-					s[n].section = k;
-					n++;
+	/* the sets and their sizes; pass 0: the RRs, pass 1: the RRSIGs */
+	for(k = 0, at = 0; k < 3; k++) {
+		size_t first = n, at0 = at;
+		for(pass = 0; pass < 2; pass++) {
+			at = at0;
+			for(i = 0; sec[k] && i < ldns_rr_list_rr_count(sec[k]);
+				i++, at++) {
+				ldns_rr *rr = ldns_rr_list_rr(sec[k], i);
+				ldns_rr_type t = ldns_rr_get_type(rr);
+				ldns_rdf *cov;
+				size_t j;
+				if(pass == 0 && t != LDNS_RR_TYPE_RRSIG) {
+					j = find_set(s, first, n,
+						ldns_rr_owner(rr), t,
+						ldns_rr_get_class(rr));
+					if(j == n) {
+						s[n].first = rr;
+						s[n].section = k;
+						n++;
+					}
+					s[j].count++;
+					of[at] = j;
+				} else if(pass == 1 && t == LDNS_RR_TYPE_RRSIG) {
+					cov = ldns_rr_rrsig_typecovered(rr);
+					j = cov ? find_set(s, first, n,
+						ldns_rr_owner(rr),
+						ldns_rdf2rr_type(cov), 0) : n;
+					if(j < n)
+						s[j].sigs++;
+					of[at] = j;	/* n: dropped */
 				}
-				s[j].rr[s[j].count++] = rr;
-			} else if(pass == 1 && t == LDNS_RR_TYPE_RRSIG) {
-				ldns_rdf *cov = ldns_rr_rrsig_typecovered(rr);
-				if(!cov)
-					continue;
-				for(j = first; j < n; j++)
-					if(ldns_rr_get_type(s[j].first) ==
-						ldns_rdf2rr_type(cov) &&
-						ldns_dname_compare(ldns_rr_owner(
-						s[j].first), ldns_rr_owner(rr))
-						== 0)
-						break;
-				if(j < n)
-					s[j].rr[s[j].count + s[j].sigs++] = rr;
 			}
 		}
 	}
+	/* each set's slice of the pool, then its RRs and RRSIGs into it */
+	for(i = 0, at = 0; i < n; i++) {
+		s[i].rr = *pool + at;
+		at += s[i].count + s[i].sigs;
+		s[i].count = s[i].sigs = 0;
+	}
+	for(pass = 0; pass < 2; pass++) {
+		for(k = 0, at = 0; k < 3; k++) {
+			for(i = 0; sec[k] && i < ldns_rr_list_rr_count(sec[k]);
+				i++, at++) {
+				ldns_rr *rr = ldns_rr_list_rr(sec[k], i);
+				int sig = ldns_rr_get_type(rr) ==
+					LDNS_RR_TYPE_RRSIG;
+				struct wr_set *w;
+				if(sig != pass || of[at] >= n)
+					continue;
+				w = &s[of[at]];
+				if(sig)
+					w->rr[w->count + w->sigs++] = rr;
+				else	w->rr[w->count++] = rr;
+			}
+		}
+	}
+	free(of);
 	*out = s;
 	return (long)n;
-oom:
-	for(i = 0; i < total; i++)
-		free(s[i].rr);
-	free(s);
-	return -1;
-}
-
-/** free msg_sets' result */
-static void
-msg_sets_free(struct wr_set *s, long n, size_t cap)
-{
-	size_t i;
-	(void)n;
-	for(i = 0; i < cap; i++)
-		free(s[i].rr);
-	free(s);
 }
 
 /** @return "NAME CLASS TYPE" (malloced), or NULL when out of memory */
@@ -542,17 +568,16 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 {
 	ldns_pkt *pkt = NULL;
 	struct wr_set *s = NULL;
+	ldns_rr **pool = NULL;
 	long n, i;
-	size_t cap, k, cnt[3] = {0, 0, 0};
+	size_t k, cnt[3] = {0, 0, 0};
 	static const int sec_trust[3] = { UB_TRUST_ANS_NOAA,
 		UB_TRUST_AUTH_NOAA, UB_TRUST_ADD_NOAA };
 	ldns_rdf *q;
 	char *qs;
 	if(ldns_wire2pkt(&pkt, m->wire, m->len) != LDNS_STATUS_OK)
 		return;	/* cannot be printed: skipped, as Unbound does */
-	cap = ldns_pkt_ancount(pkt) + ldns_pkt_nscount(pkt) +
-		ldns_pkt_arcount(pkt);
-	n = msg_sets(pkt, &s);
+	n = msg_sets(pkt, &s, &pool);
 	if(n < 0) {
 		a->oom = 1;
 		ldns_pkt_free(pkt);
@@ -611,7 +636,8 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		free(rs);
 	}
 skip:
-	msg_sets_free(s, n, cap);
+	free(s);
+	free(pool);
 	ldns_pkt_free(pkt);
 }
 
