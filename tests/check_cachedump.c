@@ -6,7 +6,8 @@
  * dump_cache` after resolving A, AAAA, a CNAME chain, NXDOMAIN, NODATA,
  * MX and TXT) parses and loads, and the loaded messages answer with the
  * records of the dump; petrel's own dump has Unbound's framing and grammar
- * and, loaded into empty caches, gives the same dump again; a loaded set
+ * and, loaded into empty caches, gives the same dump again; a secure
+ * answer is written secure only with the RRSIGs of its sets; a loaded set
  * or message never keeps the security status or the high trust its line
  * claims, and one marked bogus is not loaded; a message whose reference
  * names no set of the dump is skipped; every malformed line is an error
@@ -378,6 +379,20 @@ START_TEST(test_msg_sets)
 		"\tIN\tRRSIG\tA 8 2 600 ") != NULL, "%s", d);
 	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
 		"5 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
+	free(d);
+	/* the RRset cache has the set, without its RRSIG (as the store
+	 * path keeps it): that one is written, and the answer, whose
+	 * RRSIGs the dump now lacks, is not claimed secure */
+	sets[0].trust = RRSET_TRUST_ANS_AA;
+	ck_assert_int_eq(cache_store_answer(NULL, rc, &a, T0, buf,
+		sizeof(buf), NULL), MCACHE_NOT_CACHEABLE);
+	ck_assert_uint_eq(rrset_cache_get_count(rc), 1);
+	d = dump(mc, rc);
+	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 0 8 0\n"
+		"only.example.\t600\tIN\tA\t198.51.100.7\nEND_RRSET_CACHE")
+		!= NULL, "%s", d);
+	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
+		"0 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
 	free(d);
 	mcache_delete(mc);
 	rrset_cache_delete(rc);

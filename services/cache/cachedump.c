@@ -77,7 +77,8 @@ struct set_key {
 	uint16_t type;
 	/** class */
 	uint16_t rrclass;
-	/** what the key stands for (an index), for the reader */
+	/** the reader: the index of the set; the writer: the RRSIGs it
+	 * wrote with the set */
 	size_t val;
 };
 
@@ -355,7 +356,7 @@ wr_cached_set(const struct rrset_data *rs, void *arg)
 		return;
 	}
 	dname_copy_lower(name, rs->name);
-	if(key_add(&a->keys, name, rs->type, rs->rrclass, 0) < 0) {
+	if(key_add(&a->keys, name, rs->type, rs->rrclass, rs->sig_count) < 0) {
 		a->oom = 1;
 		return;
 	}
@@ -575,6 +576,8 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		UB_TRUST_AUTH_NOAA, UB_TRUST_ADD_NOAA };
 	ldns_rdf *q;
 	char *qs;
+	struct set_key *key;
+	int lost_sigs = 0;
 	if(ldns_wire2pkt(&pkt, m->wire, m->len) != LDNS_STATUS_OK)
 		return;	/* cannot be printed: skipped, as Unbound does */
 	n = msg_sets(pkt, &s, &pool);
@@ -596,12 +599,15 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 			goto skip;
 		memcpy(nm, ldns_rdf_data(o), ldns_rdf_size(o));
 		dname_tolower(nm);
-		if(key_find(&a->keys, nm, ldns_rr_get_type(f),
-			ldns_rr_get_class(f)))
+		if((key = key_find(&a->keys, nm, ldns_rr_get_type(f),
+			ldns_rr_get_class(f))) != NULL) {
+			if(key->val == 0 && s[i].sigs > 0)
+				lost_sigs = 1;
 			continue;
+		}
 		if(!(kn = region_memdup(a->region, nm, ldns_rdf_size(o))) ||
 			(r = key_add(&a->keys, kn, ldns_rr_get_type(f),
-			ldns_rr_get_class(f), 0)) < 0) {
+			ldns_rr_get_class(f), s[i].sigs)) < 0) {
 			a->oom = 1;
 			goto skip;
 		}
@@ -623,8 +629,11 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		a->oom = 1;
 		goto skip;
 	}
+	/* a secure answer whose RRSIGs a set of the dump lacks (written
+	 * from the RRset cache, which had none) is not claimed secure */
 	wr_printf(a->mp, a->marg, "msg %s %u 1 %u %d %zu %zu %zu\n", qs,
 		(unsigned)(UB_MSG_FLAGS | (m->rcode & 0xf)), (unsigned)m->ttl,
+		lost_sigs && m->sec == MCACHE_SEC_SECURE ? UB_SEC_UNCHECKED :
 		msg_sec_to_ub(m->sec), cnt[0], cnt[1], cnt[2]);
 	free(qs);
 	for(i = 0; i < n; i++) {
