@@ -9,7 +9,6 @@
 #include "daemon/remote.h"
 #include "daemon/remote_cfg.h"
 #include "daemon/remote_worker.h"
-#include "services/cache/cachedump.h"
 #include "daemon/daemon.h"
 #include "daemon/env.h"
 #include "daemon/stats.h"
@@ -786,16 +785,15 @@ cmd_dump_cache(struct remote_req *q)
 	stats_buf_printf(q->out, "END_MSG_CACHE\nEOF\n");
 }
 
-/** load_cache: Unbound's text format, checked whole here first (an
- * error names the line; nothing is loaded), then loaded by each cache
- * worker */
+/** load_cache: Unbound's text format, loaded by each cache worker. A
+ * worker reads the whole dump before it stores anything, so a malformed
+ * one is refused by the first worker (its error names the line) and no
+ * worker loads any of it */
 static void
 cmd_load_cache(struct remote_req *q)
 {
 	struct stats_buf dump;
-	struct cachedump *cd;
 	unsigned long long sums[3];
-	char err[512];
 	memset(&dump, 0, sizeof(dump));
 	if(read_dump(q->c, &dump) != 0) {
 		stats_buf_free(&dump);
@@ -803,12 +801,6 @@ cmd_load_cache(struct remote_req *q)
 			"line EOF (or was too long)\n");
 		return;
 	}
-	if(!(cd = cachedump_parse(dump.data, dump.len, err, sizeof(err)))) {
-		stats_buf_free(&dump);
-		stats_buf_printf(q->out, "error %s; nothing loaded\n", err);
-		return;
-	}
-	cachedump_free(cd);
 	/* forked workers on one shared cache: one of them loads it (each
 	 * would store the same entries again) */
 	if(sum_workers(q->d, "load_cache", dump.data, dump.len,

@@ -292,8 +292,8 @@ dump_infra_cb(const struct infra_dump_entry *e, void *arg)
 }
 
 /** load_cache in a worker: the payload is the dump text (Unbound's
- * format), already checked by the control server; replies "stored
- * dropped malformed" */
+ * format), read whole before anything is stored; replies "stored
+ * dropped 0", or the error */
 static void
 worker_load_cache(struct worker *w, const char *data, size_t len,
 	struct stats_buf *out)
@@ -302,7 +302,7 @@ worker_load_cache(struct worker *w, const char *data, size_t len,
 	struct cachedump_counts c;
 	struct cachedump *d = cachedump_parse(data, len, err, sizeof(err));
 	if(!d) {
-		stats_buf_printf(out, "error %s\n", err);
+		stats_buf_printf(out, "error %s; nothing loaded\n", err);
 		return;
 	}
 	if(cachedump_load(d, w->env->msg, w->env->rrset, worker_now(w), &c)
