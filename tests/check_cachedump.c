@@ -562,7 +562,8 @@ START_TEST(test_malformed)
 END_TEST
 
 /* BADRR and BADREF (Unbound writes them for data it cannot print):
- * that set or message is skipped, the rest loads */
+ * that set or message is skipped, the rest loads; a ";rrset nsec_apex"
+ * line is read */
 START_TEST(test_bad_markers)
 {
 	static const char text[] =
@@ -572,6 +573,8 @@ START_TEST(test_bad_markers)
 		"x.example.\t300\tIN\tA\t192.0.2.1\n"
 		";rrset 300 1 0 8 0\n"
 		"y.example.\t300\tIN\tA\t192.0.2.2\n"
+		";rrset nsec_apex 300 1 0 8 0\n"
+		"y.example.\t300\tIN\tNSEC\tz.example. A NS SOA RRSIG NSEC\n"
 		"END_RRSET_CACHE\n"
 		"START_MSG_CACHE\n"
 		"msg x.example. IN A 33152 1 300 0 1 0 0\n"
@@ -587,7 +590,9 @@ START_TEST(test_bad_markers)
 	struct cachedump_counts c;
 	caches(&mc, &rc);
 	c = load(text, mc, rc);
-	ck_assert_uint_eq(c.stored, 2);
+	/* y's A and NSEC (the nsec_apex flag is read and not needed), y's
+	 * message */
+	ck_assert_uint_eq(c.stored, 3);
 	ck_assert_uint_eq(c.dropped, 3);
 	ck_assert_int_eq(peek(mc, "x.example.", DNS_TYPE_A).result,
 		MCACHE_MISS);
