@@ -6,8 +6,8 @@
  * dump_cache` after resolving A, AAAA, a CNAME chain, NXDOMAIN, NODATA,
  * MX and TXT) parses and loads, and the loaded messages answer with the
  * records of the dump; petrel's own dump has Unbound's framing and grammar
- * and, loaded into empty caches, gives the same dump again; a secure
- * answer is written secure only with the RRSIGs of its sets; a loaded set
+ * and, loaded into empty caches, gives the same dump again; a set or an
+ * answer is written secure only with its RRSIGs; a loaded set
  * or message never keeps the security status or the high trust its line
  * claims, and one marked bogus is not loaded; a message whose reference
  * names no set of the dump is skipped; every malformed line is an error
@@ -393,6 +393,22 @@ START_TEST(test_msg_sets)
 		!= NULL, "%s", d);
 	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
 		"0 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
+	free(d);
+	/* a secure answer for queries without DO (no RRSIGs): neither it
+	 * nor its set is written secure */
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	caches(&mc, &rc);
+	a.do_bit = 0;
+	a.nsets = 1;
+	ck_assert_int_eq(cache_store_answer(mc, NULL, &a, T0, buf,
+		sizeof(buf), NULL), MCACHE_STORED);
+	d = dump(mc, rc);
+	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 0 5 0\n"
+		"only.example.\t600\tIN\tA\t198.51.100.7\nEND_RRSET_CACHE")
+		!= NULL, "%s", d);
+	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
+		"0 1 0 0\n"));
 	free(d);
 	mcache_delete(mc);
 	rrset_cache_delete(rc);

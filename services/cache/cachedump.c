@@ -577,7 +577,7 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 	ldns_rdf *q;
 	char *qs;
 	struct set_key *key;
-	int lost_sigs = 0;
+	int unsigned_set = 0, sec;
 	if(ldns_wire2pkt(&pkt, m->wire, m->len) != LDNS_STATUS_OK)
 		return;	/* cannot be printed: skipped, as Unbound does */
 	n = msg_sets(pkt, &s, &pool);
@@ -591,7 +591,6 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		uint8_t nm[DNS_MAX_NAME + 1], *kn;
 		uint32_t ttl = 0xffffffffu;
 		const ldns_rdf *o = ldns_rr_owner(f);
-		int r;
 		cnt[s[i].section]++;
 		if(ldns_rdf_size(o) > DNS_MAX_NAME ||
 			dname_valid(ldns_rdf_data(o), ldns_rdf_size(o)) !=
@@ -601,22 +600,27 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		dname_tolower(nm);
 		if((key = key_find(&a->keys, nm, ldns_rr_get_type(f),
 			ldns_rr_get_class(f))) != NULL) {
-			if(key->val == 0 && s[i].sigs > 0)
-				lost_sigs = 1;
+			if(key->val == 0)
+				unsigned_set = 1;
 			continue;
 		}
+		if(s[i].sigs == 0)
+			unsigned_set = 1;
 		if(!(kn = region_memdup(a->region, nm, ldns_rdf_size(o))) ||
-			(r = key_add(&a->keys, kn, ldns_rr_get_type(f),
-			ldns_rr_get_class(f), s[i].sigs)) < 0) {
+			key_add(&a->keys, kn, ldns_rr_get_type(f),
+			ldns_rr_get_class(f), s[i].sigs) < 0) {
 			a->oom = 1;
 			goto skip;
 		}
 		for(k = 0; k < s[i].count + s[i].sigs; k++)
 			if(ldns_rr_ttl(s[i].rr[k]) < ttl)
 				ttl = ldns_rr_ttl(s[i].rr[k]);
+		/* secure only with its RRSIGs */
+		sec = m->sec == MCACHE_SEC_SECURE && s[i].sigs == 0 ?
+			UB_SEC_UNCHECKED : msg_sec_to_ub(m->sec);
 		wr_printf(a->rp, a->rarg, ";rrset %u %zu %zu %d %d\n",
 			(unsigned)ttl, s[i].count, s[i].sigs,
-			sec_trust[s[i].section], msg_sec_to_ub(m->sec));
+			sec_trust[s[i].section], sec);
 		for(k = 0; k < s[i].count + s[i].sigs; k++)
 			wr_ldns_rr(a->rp, a->rarg, s[i].rr[k]);
 	}
@@ -629,12 +633,14 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		a->oom = 1;
 		goto skip;
 	}
-	/* a secure answer whose RRSIGs a set of the dump lacks (written
-	 * from the RRset cache, which had none) is not claimed secure */
+	/* a secure answer with a set the dump has without RRSIGs (the
+	 * RRset cache keeps none; a message for queries without DO has
+	 * none) is not claimed secure: whoever loads it could not check */
+	sec = m->sec == MCACHE_SEC_SECURE && unsigned_set ? UB_SEC_UNCHECKED :
+		msg_sec_to_ub(m->sec);
 	wr_printf(a->mp, a->marg, "msg %s %u 1 %u %d %zu %zu %zu\n", qs,
 		(unsigned)(UB_MSG_FLAGS | (m->rcode & 0xf)), (unsigned)m->ttl,
-		lost_sigs && m->sec == MCACHE_SEC_SECURE ? UB_SEC_UNCHECKED :
-		msg_sec_to_ub(m->sec), cnt[0], cnt[1], cnt[2]);
+		sec, cnt[0], cnt[1], cnt[2]);
 	free(qs);
 	for(i = 0; i < n; i++) {
 		char *rs = name_class_type(ldns_rr_owner(s[i].first),

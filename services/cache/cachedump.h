@@ -31,10 +31,10 @@
  * message itself, so that every reference resolves. One message per
  * question: petrel keeps up to four (the DO and CD bits of the key); the
  * DO one is written (it carries the RRSIGs), CD ones never (they may hold
- * data that failed validation). A secure answer is written secure only
- * when the dump has the RRSIGs of its sets: when a set is written from
- * the RRset cache without the RRSIGs the answer had, the answer is
- * written unchecked. The reference flags are written as 0:
+ * data that failed validation). A set or an answer is written secure
+ * only when the dump has the RRSIGs (of the set, of every set of the
+ * answer): the RRset cache keeps none, an answer for queries without DO
+ * has none, and whoever loads the dump could not check the claim. The reference flags are written as 0:
  * Unbound looks a reference up by name, type, class and flags, and a set
  * read from a ";rrset" line has flags 0, so a negative answer's SOA
  * written with Unbound's own flag 4 would not be found on its load.
