@@ -223,6 +223,10 @@ gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			g->rrset_count += info[i].rrset_count;
 			g->infra_count += info[i].infra_count;
 		}
+		/* the validator's key cache: one per process (the threads
+		 * share the module stack; it is not in a shared mapping) */
+		if(d->children || i == 0)
+			g->key_count += info[i].key_count;
 		if((double)info[i].s.elapsed / 1e6 > g->elapsed)
 			g->elapsed = (double)info[i].s.elapsed / 1e6;
 	}
@@ -739,13 +743,52 @@ cmd_dump_requestlist(struct remote_req *q)
 	join_workers(q->d, q->line, q->d->num_workers, q->out);
 }
 
+/** dump_cache: Unbound's text format (services/cache/cachedump.h); each
+ * cache worker (one per cache) sends its RRset part, a line
+ * END_RRSET_CACHE and its message part, framed here into one dump */
 static void
 cmd_dump_cache(struct remote_req *q)
 {
-	join_workers(q->d, q->line, cache_workers(q->d), q->out);
-	stats_buf_printf(q->out, "EOF\n");
+	struct stats_buf msgs;
+	int i, n = cache_workers(q->d);
+	static const char sep[] = "END_RRSET_CACHE\n";
+	const size_t seplen = sizeof(sep) - 1;
+	memset(&msgs, 0, sizeof(msgs));
+	stats_buf_printf(q->out, "START_RRSET_CACHE\n");
+	for(i = 0; i < n; i++) {
+		struct stats_buf b;
+		size_t at = 0;
+		memset(&b, 0, sizeof(b));
+		if(worker_call(q->d, i, q->line, NULL, 0, &b) == 0 && b.len) {
+			/* the separator: at the start or after a newline */
+			while(at + seplen <= b.len && (memcmp(b.data + at, sep,
+				seplen) != 0 || (at > 0 && b.data[at-1] != '\n')))
+				at++;
+			if(at + seplen > b.len) {
+				/* an error line, or nothing: no part */
+				if(strncmp(b.data, "error", 5) == 0)
+					log_warnx("control: dump_cache: worker "
+						"%d: %.*s", i, (int)strcspn(
+						b.data, "\n"), b.data);
+			} else {
+				stats_buf_append(q->out, b.data, at);
+				stats_buf_append(&msgs, b.data + at + seplen,
+					b.len - at - seplen);
+			}
+		}
+		stats_buf_free(&b);
+	}
+	stats_buf_printf(q->out, "END_RRSET_CACHE\nSTART_MSG_CACHE\n");
+	if(msgs.len)
+		stats_buf_append(q->out, msgs.data, msgs.len);
+	stats_buf_free(&msgs);
+	stats_buf_printf(q->out, "END_MSG_CACHE\nEOF\n");
 }
 
+/** load_cache: Unbound's text format, loaded by each cache worker. A
+ * worker reads the whole dump before it stores anything, so a malformed
+ * one is refused by the first worker (its error names the line) and no
+ * worker loads any of it */
 static void
 cmd_load_cache(struct remote_req *q)
 {
@@ -767,12 +810,9 @@ cmd_load_cache(struct remote_req *q)
 		return;
 	}
 	stats_buf_free(&dump);
-	if(sums[2] > 0)
-		stats_buf_printf(q->out, "error %llu malformed lines (%llu "
-			"entries loaded, %llu expired)\n", sums[2], sums[0],
-			sums[1]);
-	else	stats_buf_printf(q->out, "ok loaded %llu entries, %llu "
-			"expired or kept\n", sums[0], sums[1]);
+	stats_buf_printf(q->out, "ok loaded %llu entries, %llu skipped "
+		"(expired, bogus, already cached or unreferenced)\n", sums[0],
+		sums[1]);
 }
 
 static void

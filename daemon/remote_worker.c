@@ -21,6 +21,7 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "services/cache/cachedump.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"
@@ -32,7 +33,6 @@
 #include "services/modstack.h"
 #include "util/log.h"
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -41,51 +41,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <ldns/ldns.h>
-
-/** hex encode */
-static void
-buf_hex(struct stats_buf *b, const uint8_t *d, size_t n)
-{
-	static const char hx[] = "0123456789abcdef";
-	char tmp[256];
-	size_t i, k = 0;
-	if(n == 0) {
-		stats_buf_append(b, "-", 1);
-		return;
-	}
-	for(i = 0; i < n; i++) {
-		tmp[k++] = hx[d[i] >> 4];
-		tmp[k++] = hx[d[i] & 0xf];
-		if(k == sizeof(tmp)) {
-			stats_buf_append(b, tmp, k);
-			k = 0;
-		}
-	}
-	stats_buf_append(b, tmp, k);
-}
-
-/** hex decode into out (max outmax); @return length or -1 */
-static long
-hex_decode(const char *s, uint8_t *out, size_t outmax)
-{
-	size_t n = 0;
-	if(strcmp(s, "-") == 0)
-		return 0;
-	while(s[0] && s[1]) {
-		int hi = isdigit((unsigned char)s[0]) ? s[0] - '0' :
-			tolower((unsigned char)s[0]) - 'a' + 10;
-		int lo = isdigit((unsigned char)s[1]) ? s[1] - '0' :
-			tolower((unsigned char)s[1]) - 'a' + 10;
-		if(hi < 0 || hi > 15 || lo < 0 || lo > 15 || n >= outmax)
-			return -1;
-		out[n++] = (uint8_t)(hi * 16 + lo);
-		s += 2;
-	}
-	if(s[0])
-		return -1;
-	return (long)n;
-}
 
 int
 remote_fd_wait(int fd, short ev, int ms)
@@ -238,11 +193,17 @@ worker_rate_list(struct worker *w, const char *cmd, const char *args,
 static void
 stats_collect(struct worker *w, struct stats_info *out, int mode)
 {
+	int i;
 	memset(out, 0, sizeof(*out));
 	if(w->res && w->res->mesh) {
 		out->reqlist_current = mesh_num_states(w->res->mesh);
-		out->reqlist_user = mesh_num_clients(w->res->mesh);
+		out->reqlist_user = w->res->mesh->num_client_states;
+		out->reqlist_replies = mesh_num_clients(w->res->mesh);
 	}
+	for(i = 0; w->tcp && i < w->num_points; i++)
+		if(w->tcp[i])
+			out->tcp_usage += (uint64_t)comm_point_tcp_count(
+				w->tcp[i]);
 	worker_get_stats(w, &out->s, &out->r, mode == STATS_GET_RESET);
 	if(mode == STATS_GET_MONOTONIC) {
 		stats_add_worker(&out->s, &w->carry_s);
@@ -250,75 +211,51 @@ stats_collect(struct worker *w, struct stats_info *out, int mode)
 	}
 }
 
-/** dump_cache: one message entry */
-struct dump_arg {
+/** lookup: what the callbacks print, and the name they look for */
+struct lookup_arg {
 	/** output */
 	struct stats_buf *out;
-	/** the time */
-	time_t now;
-	/** lookup: only this name, or NULL */
+	/** only this name */
 	const uint8_t *only;
-	/** entries seen */
-	size_t n;
 };
 
+/** lookup: one message entry of the name */
 static void
-dump_msg_cb(const struct mcache_dump_entry *e, void *arg)
+lookup_msg_cb(const struct mcache_dump_entry *e, void *arg)
 {
-	struct dump_arg *a = arg;
-	if(e->ttl == 0)
+	struct lookup_arg *a = arg;
+	char nm[DNS_MAX_NAME_STR], tb[32];
+	if(e->ttl == 0 || !dname_equal(a->only, e->qname))
 		return;
-	if(a->only) {
-		char nm[DNS_MAX_NAME_STR], tb[32];
-		if(!dname_equal(a->only, e->qname))
-			return;
-		(void)dname_to_str(e->qname, nm, sizeof(nm));
-		stats_buf_printf(a->out, "msg %s %s %s ttl %u rcode %s%s%s\n",
-			nm, dns_class_str(e->qclass),
-			dns_type_str(e->qtype, tb, sizeof(tb)), (unsigned)e->ttl,
-			dns_rcode_str(e->rcode), e->do_bit ? " do" : "",
-			e->cd_bit ? " cd" : "");
-		a->n++;
-		return;
-	}
-	stats_buf_printf(a->out, "msg %lld %u %d %d %d ", (long long)a->now,
-		(unsigned)e->ttl, e->do_bit, e->cd_bit, (int)e->sec);
-	buf_hex(a->out, e->msg, e->msg_len);
-	stats_buf_append(a->out, "\n", 1);
-	a->n++;
+	(void)dname_to_str(e->qname, nm, sizeof(nm));
+	stats_buf_printf(a->out, "msg %s %s %s ttl %u rcode %s%s%s\n",
+		nm, dns_class_str(e->qclass),
+		dns_type_str(e->qtype, tb, sizeof(tb)), (unsigned)e->ttl,
+		dns_rcode_str(e->rcode), e->do_bit ? " do" : "",
+		e->cd_bit ? " cd" : "");
 }
 
+/** lookup: one RRset of the name */
 static void
-dump_rrset_cb(const struct rrset_data *rs, void *arg)
+lookup_rrset_cb(const struct rrset_data *rs, void *arg)
 {
-	struct dump_arg *a = arg;
-	size_t i;
-	if(rs->ttl == 0)
+	struct lookup_arg *a = arg;
+	char nm[DNS_MAX_NAME_STR], tb[32];
+	if(rs->ttl == 0 || !dname_equal(a->only, rs->name))
 		return;
-	if(a->only) {
-		char nm[DNS_MAX_NAME_STR], tb[32];
-		if(!dname_equal(a->only, rs->name))
-			return;
-		(void)dname_to_str(rs->name, nm, sizeof(nm));
-		stats_buf_printf(a->out, "rrset %s %u %s %s (%zu records, %zu "
-			"signatures)\n", nm, (unsigned)rs->ttl,
-			dns_class_str(rs->rrclass),
-			dns_type_str(rs->type, tb, sizeof(tb)), rs->count,
-			rs->sig_count);
-		a->n++;
-		return;
-	}
-	stats_buf_printf(a->out, "rrset %lld %u %d %d %u %u %zu %zu ",
-		(long long)a->now, (unsigned)rs->ttl, (int)rs->trust,
-		(int)rs->sec, (unsigned)rs->rrclass, (unsigned)rs->type,
-		rs->count, rs->sig_count);
-	buf_hex(a->out, rs->name, rs->name_len);
-	for(i = 0; i < rs->count + rs->sig_count; i++) {
-		stats_buf_append(a->out, " ", 1);
-		buf_hex(a->out, rs->rdata[i], rs->rdlen[i]);
-	}
-	stats_buf_append(a->out, "\n", 1);
-	a->n++;
+	(void)dname_to_str(rs->name, nm, sizeof(nm));
+	stats_buf_printf(a->out, "rrset %s %u %s %s (%zu records, %zu "
+		"signatures)\n", nm, (unsigned)rs->ttl,
+		dns_class_str(rs->rrclass),
+		dns_type_str(rs->type, tb, sizeof(tb)), rs->count,
+		rs->sig_count);
+}
+
+/** cachedump_write's printer: a stats_buf */
+static void
+dump_print(void *arg, const char *text, size_t len)
+{
+	stats_buf_append((struct stats_buf *)arg, text, len);
 }
 
 /** dump_infra: where the lines go, and the time */
@@ -354,193 +291,49 @@ dump_infra_cb(const struct infra_dump_entry *e, void *arg)
 		e->host.edns == INFRA_EDNS_YES ? 0 : -1, e->lame);
 }
 
-/** lower every TTL of a wire message by dec (at least 1 remains);
- * @return new wire (malloced) or NULL */
-static uint8_t *
-msg_lower_ttls(const uint8_t *msg, size_t len, uint32_t dec, size_t *outlen)
-{
-	ldns_pkt *pkt = NULL;
-	uint8_t *wire = NULL;
-	ldns_rr_list *lists[3];
-	size_t i, j;
-	if(ldns_wire2pkt(&pkt, msg, len) != LDNS_STATUS_OK)
-		return NULL;
-	lists[0] = ldns_pkt_answer(pkt);
-	lists[1] = ldns_pkt_authority(pkt);
-	lists[2] = ldns_pkt_additional(pkt);
-	for(i = 0; i < 3; i++) {
-		for(j = 0; lists[i] && j < ldns_rr_list_rr_count(lists[i]); j++) {
-			ldns_rr *rr = ldns_rr_list_rr(lists[i], j);
-			uint32_t t = ldns_rr_ttl(rr);
-			ldns_rr_set_ttl(rr, t > dec ? t - dec : 1);
-		}
-	}
-	if(ldns_pkt2wire(&wire, pkt, outlen) != LDNS_STATUS_OK)
-		wire = NULL;
-	ldns_pkt_free(pkt);
-	return wire;
-}
-
-/** load one "msg" line; @return 1 stored, 0 dropped, -1 malformed */
-static int
-load_msg_line(struct daemon_env *env, char *rest, time_t now)
-{
-	long long dumped;
-	unsigned ttl;
-	int do_bit, cd_bit, sec, n = 0;
-	char *hex;
-	uint8_t *msg, *wire;
-	long mlen;
-	size_t wlen = 0, pos;
-	struct query_info qi;
-	uint8_t qname[DNS_MAX_NAME + 1];
-	long long elapsed;
-	int r;
-	if(sscanf(rest, "%lld %u %d %d %d %n", &dumped, &ttl, &do_bit, &cd_bit,
-		&sec, &n) != 5 || n == 0)
-		return -1;
-	hex = rest + n;
-	hex[strcspn(hex, " \r\n")] = 0;
-	msg = malloc(strlen(hex) / 2 + 1);
-	if(!msg)
-		return -1;
-	mlen = hex_decode(hex, msg, strlen(hex) / 2 + 1);
-	if(mlen < DNS_HDR_SIZE + 5) {
-		free(msg);
-		return -1;
-	}
-	elapsed = (long long)now - dumped;
-	if(elapsed < 0)
-		elapsed = 0;
-	if(elapsed >= (long long)ttl) {
-		free(msg);
-		return 0;	/* expired since the dump */
-	}
-	pos = DNS_HDR_SIZE;
-	if(dname_pkt_read_lower(msg, (size_t)mlen, &pos, qname, NULL) != 0 ||
-		pos + 4 > (size_t)mlen) {
-		free(msg);
-		return -1;
-	}
-	if(query_info_set(&qi, qname, dns_read_u16(msg + pos),
-		dns_read_u16(msg + pos + 2)) != 0) {
-		free(msg);
-		return -1;
-	}
-	wire = msg_lower_ttls(msg, (size_t)mlen, (uint32_t)elapsed, &wlen);
-	free(msg);
-	if(!wire)
-		return -1;
-	/* a loaded entry never brings its own security status: whatever
-	 * the file says (sec), it is served as unchecked */
-	(void)sec;
-	r = mcache_store(env->msg, &qi, do_bit, cd_bit, wire, wlen, now,
-		MCACHE_SEC_UNCHECKED, -1);
-	free(wire);
-	return r == MCACHE_STORED ? 1 : r == MCACHE_NOT_CACHEABLE ? 0 : -1;
-}
-
-/** load one "rrset" line; @return 1 stored, 0 dropped, -1 malformed */
-static int
-load_rrset_line(struct daemon_env *env, char *rest, time_t now)
-{
-	long long dumped, elapsed;
-	unsigned ttl, cl, ty;
-	int trust, sec, n = 0, r = -1;
-	size_t count, sigs, i, k;
-	char *p, *w;
-	uint8_t name[DNS_MAX_NAME + 1];
-	uint8_t **rd = NULL;
-	uint16_t *rl = NULL;
-	long nl;
-	struct rrset_data rs;
-	if(sscanf(rest, "%lld %u %d %d %u %u %zu %zu %n", &dumped, &ttl, &trust,
-		&sec, &cl, &ty, &count, &sigs, &n) != 8 || n == 0 ||
-		count + sigs == 0 || count + sigs > 65535)
-		return -1;
-	p = rest + n;
-	w = remote_next_word(p, &p);
-	nl = hex_decode(w, name, sizeof(name));
-	if(nl <= 0 || dname_valid(name, (size_t)nl) != (size_t)nl)
-		return -1;
-	elapsed = (long long)now - dumped;
-	if(elapsed < 0)
-		elapsed = 0;
-	if(elapsed >= (long long)ttl)
-		return 0;
-	rd = calloc(count + sigs, sizeof(*rd));
-	rl = calloc(count + sigs, sizeof(*rl));
-	if(!rd || !rl)
-		goto out;
-	for(i = 0; i < count + sigs; i++) {
-		long l;
-		w = remote_next_word(p, &p);
-		if(!w[0])
-			goto out;
-		rd[i] = malloc(strlen(w) / 2 + 1);
-		if(!rd[i])
-			goto out;
-		l = hex_decode(w, rd[i], strlen(w) / 2 + 1);
-		if(l < 0 || l > 65535)
-			goto out;
-		rl[i] = (uint16_t)l;
-	}
-	memset(&rs, 0, sizeof(rs));
-	rs.name = name;
-	rs.name_len = (size_t)nl;
-	rs.type = (uint16_t)ty;
-	rs.rrclass = (uint16_t)cl;
-	rs.ttl = ttl - (uint32_t)elapsed;
-	/* a loaded RRset never brings its own security status, nor more
-	 * trust than a non-authoritative answer: a secure or authoritative
-	 * claim in the file cannot shadow what the resolver learns */
-	rs.trust = (enum rrset_trust)trust > RRSET_TRUST_ANS_NOAA ?
-		RRSET_TRUST_ANS_NOAA : (enum rrset_trust)trust;
-	rs.sec = RRSET_SEC_UNCHECKED;
-	(void)sec;
-	rs.count = count;
-	rs.sig_count = sigs;
-	rs.rdata = (const uint8_t *const *)rd;
-	rs.rdlen = rl;
-	r = rrset_cache_store(env->rrset, &rs, now) == RRSET_STORED ? 1 : 0;
-out:
-	for(k = 0; rd && k < count + sigs; k++)
-		free(rd[k]);
-	free(rd);
-	free(rl);
-	return r;
-}
-
-/** load_cache in a worker: the payload is the dump text */
+/** load_cache in a worker: the payload is the dump text (Unbound's
+ * format), read whole before anything is stored; replies "stored
+ * dropped 0", or the error */
 static void
-worker_load_cache(struct worker *w, char *data, struct stats_buf *out)
+worker_load_cache(struct worker *w, const char *data, size_t len,
+	struct stats_buf *out)
 {
-	char *line = data, *nl;
-	time_t now = worker_now(w);
-	size_t stored = 0, dropped = 0, bad = 0;
-	while(line && *line) {
-		char *rest, *kw;
-		nl = strchr(line, '\n');
-		if(nl)
-			*nl = 0;
-		kw = remote_next_word(line, &rest);
-		if(strcmp(kw, "EOF") == 0)
-			break;
-		if(kw[0] && kw[0] != ';') {
-			int r = -1;
-			if(strcmp(kw, "msg") == 0 && w->env->msg)
-				r = load_msg_line(w->env, rest, now);
-			else if(strcmp(kw, "rrset") == 0 && w->env->rrset)
-				r = load_rrset_line(w->env, rest, now);
-			if(r == 1)
-				stored++;
-			else if(r == 0)
-				dropped++;
-			else	bad++;
-		}
-		line = nl ? nl + 1 : NULL;
+	char err[512];
+	struct cachedump_counts c;
+	struct cachedump *d = cachedump_parse(data, len, err, sizeof(err));
+	if(!d) {
+		stats_buf_printf(out, "error %s; nothing loaded\n", err);
+		return;
 	}
-	stats_buf_printf(out, "%zu %zu %zu\n", stored, dropped, bad);
+	if(cachedump_load(d, w->env->msg, w->env->rrset, worker_now(w), &c)
+		!= 0)
+		stats_buf_printf(out, "error out of memory\n");
+	else	stats_buf_printf(out, "%zu %zu 0\n", c.stored, c.dropped);
+	cachedump_free(d);
+}
+
+/** dump_cache in a worker: the RRset part, a line END_RRSET_CACHE, the
+ * message part (the control server frames the parts of every worker
+ * into one dump) */
+static void
+worker_dump_cache(struct worker *w, struct stats_buf *out)
+{
+	struct stats_buf msgs;
+	memset(&msgs, 0, sizeof(msgs));
+	/* a shared cache is dumped once, by worker 0 */
+	if(!w->env->shc || w->index == 0) {
+		if(cachedump_write(w->env->msg, w->env->rrset, worker_now(w),
+			dump_print, out, dump_print, &msgs) != 0 || msgs.oom) {
+			stats_buf_free(&msgs);
+			stats_buf_free(out);
+			stats_buf_printf(out, "error out of memory\n");
+			return;
+		}
+	}
+	stats_buf_printf(out, "END_RRSET_CACHE\n");
+	if(msgs.len)
+		stats_buf_append(out, msgs.data, msgs.len);
+	stats_buf_free(&msgs);
 }
 
 /** drop every client resolution in the mesh (flush_requestlist) */
@@ -719,10 +512,10 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	struct stats_buf *out)
 {
 	char err[512], *args, *cmd = remote_next_word(line, &args);
-	(void)plen;
 	err[0] = 0;
 	if(strcmp(cmd, "stats_get") == 0) {
 		struct stats_info si;
+		int vi;
 		stats_collect(w, &si, atoi(args));
 		if(w->env->msg) {
 			si.mem_msg = mcache_get_mem(w->env->msg);
@@ -734,6 +527,9 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		}
 		if(w->env->infra)
 			si.infra_count = infra_get_count(w->env->infra);
+		if(w->res && (vi = modstack_find(w->res->stack,
+			"validator")) >= 0)
+			si.key_count = val_key_count(&w->res->menv, vi);
 		stats_buf_append(out, &si, sizeof(si));
 	} else if(strncmp(cmd, "flush", 5) == 0 &&
 		strcmp(cmd, "flush_requestlist") != 0) {
@@ -748,40 +544,29 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	} else if(strcmp(cmd, "dump_requestlist") == 0) {
 		worker_dump_requestlist(w, out);
 	} else if(strcmp(cmd, "dump_cache") == 0) {
-		struct dump_arg a;
-		/* a shared cache is dumped once, by worker 0 */
-		int dump = !w->env->shc || w->index == 0;
-		memset(&a, 0, sizeof(a));
-		a.out = out;
-		a.now = worker_now(w);
-		if((w->env->msg && dump && mcache_traverse(w->env->msg, a.now,
-			dump_msg_cb, &a) != 0) || (w->env->rrset && dump &&
-			rrset_cache_traverse(w->env->rrset, a.now, dump_rrset_cb,
-			&a) != 0))
-			stats_buf_printf(out, "error out of memory\n");
+		worker_dump_cache(w, out);
 	} else if(strcmp(cmd, "lookup") == 0) {
-		struct dump_arg a;
+		struct lookup_arg a;
 		uint8_t name[DNS_MAX_NAME + 1];
 		size_t nl;
+		time_t now = worker_now(w);
 		if(remote_parse_name(args, name, &nl) != 0) {
 			stats_buf_printf(out, "error bad name '%s'\n", args);
 			return;
 		}
-		memset(&a, 0, sizeof(a));
 		a.out = out;
-		a.now = worker_now(w);
 		a.only = name;
 		if(w->env->shc && w->index != 0)
 			return; /* a shared cache is shown once, by worker 0 */
 		if(w->env->msg)
-			(void)mcache_traverse(w->env->msg, a.now, dump_msg_cb,
+			(void)mcache_traverse(w->env->msg, now, lookup_msg_cb,
 				&a);
 		if(w->env->rrset)
-			(void)rrset_cache_traverse(w->env->rrset, a.now,
-				dump_rrset_cb, &a);
+			(void)rrset_cache_traverse(w->env->rrset, now,
+				lookup_rrset_cb, &a);
 	} else if(strcmp(cmd, "load_cache") == 0) {
 		if(payload)
-			worker_load_cache(w, payload, out);
+			worker_load_cache(w, payload, plen, out);
 		else	stats_buf_printf(out, "0 0 0\n");
 	} else if(strcmp(cmd, "dump_infra") == 0) {
 		struct infra_dump_arg ia;

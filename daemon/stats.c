@@ -105,17 +105,19 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	stats_add_worker(&a->s, &b->s);
 	if(b->s.elapsed > a->s.elapsed)
 		a->s.elapsed = b->s.elapsed;
+	if(b->s.queue_wait_max_us > a->s.queue_wait_max_us)
+		a->s.queue_wait_max_us = b->s.queue_wait_max_us;
 	stats_add_resolver(&a->r, &b->r);
 	a->reqlist_current += b->reqlist_current;
 	a->reqlist_user += b->reqlist_user;
+	a->reqlist_replies += b->reqlist_replies;
+	a->tcp_usage += b->tcp_usage;
 }
 
 uint64_t
 stats_hist_lower_us(int i)
 {
-	if(i <= 0)
-		return 0;
-	return (uint64_t)1 << (i - 1);
+	return resolver_hist_lower_us(i);
 }
 
 double
@@ -213,10 +215,12 @@ static const struct stats_row stats_rows[] = {
   "Queries that needed recursion.", SK_COUNTER, SOFF(r.num_cache_miss) },
 { "num.prefetch", "petrel_prefetches_total", "Prefetches started.",
   SK_COUNTER, SOFF(r.num_prefetch) },
-{ "num.queries_timed_out", NULL, "Queries dropped for waiting too long "
-  "in the socket (sock-queue-timeout).", SK_COUNTER, SOFF(s.num_queries_timed_out) },
-{ "query.queue_time_us.max", NULL, "Longest time a query waited in the "
-  "socket, microseconds.", SK_NONE, 0 },
+{ "num.queries_timed_out", "petrel_queries_timed_out_total", "Queries "
+  "dropped for waiting too long in the socket (sock-queue-timeout).",
+  SK_COUNTER, SOFF(s.num_queries_timed_out) },
+{ "query.queue_time_us.max", "petrel_query_queue_time_max_microseconds",
+  "Longest time a query waited in the socket (with sock-queue-timeout).",
+  SK_GAUGE, SOFF(s.queue_wait_max_us) },
 { "num.expired", "petrel_expired_answers_total",
   "Answers served from expired data.", SK_COUNTER, SOFF(r.num_expired) },
 { "num.recursivereplies", "petrel_recursive_replies_total",
@@ -227,21 +231,23 @@ static const struct stats_row stats_rows[] = {
 { "requestlist.max", "petrel_requestlist_max",
   "Most resolutions in flight since the last reset.", SK_GAUGE,
   SOFF(r.reqlist_max) },
-{ "requestlist.overwritten", NULL, "Resolutions replaced by newer ones "
-  "(counted in requestlist.exceeded).", SK_NONE, 0 },
+{ "requestlist.overwritten", "petrel_requestlist_overwritten_total",
+  "Resolutions jostled out for newer ones (jostle-timeout).", SK_COUNTER,
+  SOFF(r.num_jostled) },
 { "requestlist.exceeded", "petrel_dropped_queries_total",
   "Queries dropped for lack of room.", SK_COUNTER, SOFF(r.num_dropped) },
 { "requestlist.current.all", "petrel_requestlist_current",
   "Resolutions in flight.", SK_GAUGE, SOFF(reqlist_current) },
 { "requestlist.current.user", "petrel_requestlist_current_user",
-  "Clients waiting for a resolution.", SK_GAUGE, SOFF(reqlist_user) },
-{ "requestlist.current.replies", NULL,
-  "Replies waiting for a resolution.", SK_GAUGE, SOFF(reqlist_user) },
+  "Resolutions with clients waiting.", SK_GAUGE, SOFF(reqlist_user) },
+{ "requestlist.current.replies", "petrel_requestlist_current_replies",
+  "Clients waiting for a resolution.", SK_GAUGE, SOFF(reqlist_replies) },
 { "recursion.time.avg", NULL, "Mean recursion time, seconds.",
   SK_REC_AVG, 0 },
 { "recursion.time.median", NULL, "Median recursion time, seconds.",
   SK_REC_MEDIAN, 0 },
-{ "tcpusage", NULL, "TCP buffers in use.", SK_NONE, 0 },
+{ "tcpusage", "petrel_tcp_connections", "TCP connections open (TCP, "
+  "TLS, HTTPS).", SK_GAUGE, SOFF(tcp_usage) },
 /* petrel's own, Prometheus only */
 { NULL, "petrel_local_answers_total", "Queries answered from local zones.",
   SK_COUNTER, SOFF(r.num_local) },
@@ -474,8 +480,8 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)g->rrset_count);
 	stats_buf_printf(out, "infra.cache.count=%llu\n",
 		(unsigned long long)g->infra_count);
-	/* no validator: no key cache */
-	stats_buf_printf(out, "key.cache.count=0\n");
+	stats_buf_printf(out, "key.cache.count=%llu\n",
+		(unsigned long long)g->key_count);
 	stats_buf_printf(out, "num.query.authzone.up=0\n"
 		"num.query.authzone.down=0\n");
 }

@@ -46,8 +46,12 @@ struct stats_info {
 	struct resolver_stats r;
 	/** in-flight resolutions now (requestlist.current.all) */
 	uint64_t reqlist_current;
-	/** clients waiting now (requestlist.current.user) */
+	/** resolutions with clients waiting now (requestlist.current.user) */
 	uint64_t reqlist_user;
+	/** clients waiting now (requestlist.current.replies) */
+	uint64_t reqlist_replies;
+	/** TCP connections (DNS over TCP, TLS, HTTPS) open now (tcpusage) */
+	uint64_t tcp_usage;
 	/** bytes in the message cache this worker uses */
 	uint64_t mem_msg;
 	/** bytes in the RRset cache this worker uses */
@@ -58,6 +62,8 @@ struct stats_info {
 	uint64_t rrset_count;
 	/** entries in the infrastructure cache */
 	uint64_t infra_count;
+	/** entries in the validator's key cache */
+	uint64_t key_count;
 };
 
 /** process-wide values printed with the counters */
@@ -78,6 +84,8 @@ struct stats_globals {
 	uint64_t rrset_count;
 	/** infra.cache.count: entries */
 	uint64_t infra_count;
+	/** key.cache.count: entries */
+	uint64_t key_count;
 	/** extended-statistics: print the extended counters */
 	int extended;
 };

@@ -353,6 +353,8 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 			s->udp_batches += us->batches;
 			s->num_queries_timed_out += us->queue_timeouts;
 			s->num_proxy_errors += us->proxy_errors;
+			if(us->queue_wait_max_us > s->queue_wait_max_us)
+				s->queue_wait_max_us = us->queue_wait_max_us;
 			if(reset)
 				comm_point_clear_stats(w->udp[i]);
 		}

@@ -68,8 +68,12 @@ struct worker_stats {
 	/** proxy-protocol-port: datagrams dropped and connections closed for
 	 * a bad PROXY v2 header (num.query.proxy_errors) */
 	uint64_t num_proxy_errors;
-	/** microseconds the counters cover (not a counter: keep it last) */
+	/** microseconds the counters cover (not a counter: the members
+	 * from here on are not summed) */
 	uint64_t elapsed;
+	/** the longest a query waited in the socket, microseconds
+	 * (query.queue_time_us.max; with sock-queue-timeout only) */
+	uint64_t queue_wait_max_us;
 } __attribute__((aligned(64)));
 
 /** one worker */

@@ -383,6 +383,8 @@ mesh_make_room(struct mesh *m)
 		if(ms < m->jostle_ms)
 			return -1; /* oldest is too young: none older */
 		verbose(VERB_ALGO, "mesh full: jostling out an old query");
+		if(m->ctr_jostle)
+			(*m->ctr_jostle)++;
 		mesh_drop_state(m, s);
 		return 0;
 	}

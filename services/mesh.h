@@ -183,6 +183,8 @@ struct mesh {
 	int discard_ms;
 	/** counter of clients dropped by discard-timeout, or NULL */
 	uint64_t *ctr_discard;
+	/** counter of states jostled out (jostle-timeout), or NULL */
+	uint64_t *ctr_jostle;
 	/** serve-expired-client-timeout in ms (0: off) */
 	int expire_client_ms;
 	/** 1 while mesh_run is running */

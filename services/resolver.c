@@ -184,9 +184,11 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->cbuf = malloc(sizeof(struct resolver_client) + DNS_MAX_MSG);
 	r->mesh = mesh_create(stack, &r->menv, out, maxq, jostle,
 		r->expire_client_ms, &fe, r);
-	if(r->mesh)
+	if(r->mesh) {
 		mesh_set_discard_timeout(r->mesh, cfg ? cfg->discard_timeout :
 			1900, &r->stats.num_discard_timeout);
+		r->mesh->ctr_jostle = &r->stats.num_jostled;
+	}
 	r->wait_limit = cfg ? cfg->wait_limit : 1000;
 	if(r->wait_limit > 0) {
 		/* room for every client address of a full mesh, twice */
@@ -372,8 +374,18 @@ resolver_count_query(struct resolver *r, const struct fast_query *fq,
 		r->stats.qipv6++;
 }
 
+uint64_t
+resolver_hist_lower_us(int i)
+{
+	if(i <= 0)
+		return 0;
+	if(i <= 20)	/* 1 us .. 524288 us */
+		return (uint64_t)1 << (i - 1);
+	return (uint64_t)1000000 << (i - 21);	/* 1 s, 2 s, 4 s, ... */
+}
+
 /** recursion time of a client answered after recursion, in the
- * histogram (bucket i >= 1 holds [2^(i-1), 2^i) microseconds) */
+ * histogram (resolver_hist_lower_us gives the buckets) */
 static void
 resolver_count_rec_time(struct resolver *r, const struct resolver_client *c)
 {
@@ -383,7 +395,8 @@ resolver_count_rec_time(struct resolver *r, const struct resolver_client *c)
 	int b = 0;
 	if(us < 0)
 		us = 0;
-	while(b < RESOLVER_STATS_HIST - 1 && (us >> b) != 0)
+	while(b < RESOLVER_STATS_HIST - 1 &&
+		resolver_hist_lower_us(b + 1) <= (uint64_t)us)
 		b++;
 	r->stats.rec_hist[b]++;
 	r->stats.rec_time_us += (uint64_t)us;

@@ -150,8 +150,9 @@ struct resolver_stats {
 	/** answers by rcode (counted by the caller of resolver_handle_query
 	 * on what it sends); [16] counts NOERROR answers without data */
 	uint64_t ans_rcode[17];
-	/** recursion time histogram: [0] below 1 us, [i] from 2^(i-1) us
-	 * to 2^i us (Unbound's buckets); the last one is open */
+	/** recursion time histogram: bucket i from
+	 * resolver_hist_lower_us(i) to resolver_hist_lower_us(i + 1)
+	 * (Unbound's buckets); the last one is open */
 	uint64_t rec_hist[RESOLVER_STATS_HIST];
 	/** sum of the recursion times, microseconds */
 	uint64_t rec_time_us;
@@ -168,14 +169,17 @@ struct resolver_stats {
 	uint64_t num_subnet;
 	/** answers from the subnetcache's own cache */
 	uint64_t num_subnet_cache;
-	/* (reqlist_max stays last: stats_add_resolver sums what comes
-	 * before it) */
-	/** the most in-flight states seen */
-	uint64_t reqlist_max;
 	/** clients dropped by discard-timeout (also in num_dropped) */
 	uint64_t num_discard_timeout;
 	/** queries dropped by wait-limit (also in num_dropped) */
 	uint64_t num_wait_limit;
+	/** states jostled out to make room for a new one
+	 * (requestlist.overwritten) */
+	uint64_t num_jostled;
+	/* (reqlist_max stays last: stats_add_resolver sums what comes
+	 * before it) */
+	/** the most in-flight states seen */
+	uint64_t reqlist_max;
 } __attribute__((aligned(64)));
 
 /** the per-worker front end */
@@ -376,5 +380,13 @@ enum resolver_result resolver_handle_query(struct resolver *r,
 
 /** @return number of client queries waiting in the mesh */
 size_t resolver_num_pending(struct resolver *r);
+
+/**
+ * The lower bound of recursion time histogram bucket i, in microseconds,
+ * as Unbound's (util/timehist.c): 0, then powers of two from 1 us up to
+ * 524288 us, then whole seconds, powers of two from 1 s up to 262144 s
+ * (40 buckets: the upper bound of the last is 524288 s).
+ */
+uint64_t resolver_hist_lower_us(int i);
 
 #endif /* SERVICES_RESOLVER_H */

@@ -225,6 +225,10 @@ START_TEST(test_merge)
 	ck_assert_int_eq(num_sent, 1);	/* merged: nothing new sent */
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 1);
 	ck_assert_uint_eq(resolver_num_pending(res), 2);
+	/* requestlist.current.user: one state with clients; .replies: its
+	 * two clients */
+	ck_assert_uint_eq(res->mesh->num_client_states, 1);
+	ck_assert_uint_eq(mesh_num_clients(res->mesh), 2);
 	answer(0, "www.example.com.");
 	ck_assert_int_eq(num_replies, 2);
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 0);
@@ -251,10 +255,12 @@ START_TEST(test_full_and_jostle)
 	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_ANSWERED);
 	ck_assert_uint_eq(res->stats.num_dropped, 1);
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	ck_assert_uint_eq(res->stats.num_jostled, 0);
 	/* a second later the oldest is jostled out for a new one */
 	now.tv_sec += 1;
 	ck_assert_int_eq(client("d.example.com.", 0), RESOLVER_PENDING);
 	ck_assert_int_eq(num_drops, 1);
+	ck_assert_uint_eq(res->stats.num_jostled, 1);	/* overwritten */
 	ck_assert_int_eq(num_cancel, 1);	/* its upstream query too */
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
 	(void)buf;

@@ -182,8 +182,13 @@ START_TEST(test_print_extended)
 		"histogram.000000.000001.to.000000.000002") == 0);
 	ck_assert(value_of(b.data,
 		"histogram.000000.001024.to.000000.002048") == 2);
+	/* past half a second the bounds are whole seconds, as Unbound's */
 	ck_assert(value_of(b.data,
-		"histogram.000001.048576.to.000002.097152") == 0);
+		"histogram.000000.524288.to.000001.000000") == 0);
+	ck_assert(value_of(b.data,
+		"histogram.000001.000000.to.000002.000000") == 0);
+	ck_assert(value_of(b.data,
+		"histogram.262144.000000.to.524288.000000") == 0);
 	stats_buf_free(&b);
 }
 END_TEST
@@ -221,6 +226,16 @@ START_TEST(test_print_unbound_names)
 	info[0].r.num_subnet = 2;
 	info[1].r.num_subnet = 1;
 	info[1].r.num_subnet_cache = 6;
+	g.key_count = 6;
+	/* the gauges and counters of the mesh and the front end */
+	info[0].reqlist_user = 2;
+	info[0].reqlist_replies = 5;
+	info[1].reqlist_replies = 1;
+	info[0].tcp_usage = 3;
+	info[1].tcp_usage = 4;
+	info[1].r.num_jostled = 8;
+	info[0].r.num_discard_timeout = 9;
+	info[1].r.num_wait_limit = 10;
 	stats_print(&b, info, 2, &g);
 	for(at = b.data, i = 0; order[i]; i++) {
 		const char *p;
@@ -231,14 +246,25 @@ START_TEST(test_print_unbound_names)
 		at = p;
 	}
 	ck_assert(value_of(b.data, "thread0.num.queries") == 5);
-	ck_assert(value_of(b.data, "total.requestlist.current.replies") == 0);
+	ck_assert(value_of(b.data, "total.requestlist.current.user") == 2);
+	ck_assert(value_of(b.data, "total.requestlist.current.replies") == 6);
+	ck_assert(value_of(b.data, "thread0.requestlist.current.replies") ==
+		5);
+	ck_assert(value_of(b.data, "total.tcpusage") == 7);
+	ck_assert(value_of(b.data, "thread1.tcpusage") == 4);
+	ck_assert(value_of(b.data, "total.requestlist.overwritten") == 8);
+	ck_assert(value_of(b.data, "thread1.requestlist.overwritten") == 8);
+	/* counters after the histogram in the struct are summed too */
+	ck_assert(value_of(b.data, "total.num.queries_discard_timeout") ==
+		9);
+	ck_assert(value_of(b.data, "total.num.queries_wait_limit") == 10);
 	ck_assert(value_of(b.data, "unwanted.replies") == 3);
 	ck_assert(value_of(b.data, "num.query.udpout") == 4);
 	ck_assert(value_of(b.data, "num.query.tcpout") == 1);
 	ck_assert(value_of(b.data, "msg.cache.count") == 12);
 	ck_assert(value_of(b.data, "rrset.cache.count") == 34);
 	ck_assert(value_of(b.data, "infra.cache.count") == 5);
-	ck_assert(value_of(b.data, "key.cache.count") == 0);
+	ck_assert(value_of(b.data, "key.cache.count") == 6);
 	/* the subnetcache's, summed over the threads */
 	ck_assert(value_of(b.data, "num.query.subnet") == 3);
 	ck_assert(value_of(b.data, "num.query.subnet_cache") == 6);
@@ -404,6 +430,12 @@ START_TEST(test_quantile)
 	ck_assert(stats_hist_lower_us(0) == 0);
 	ck_assert(stats_hist_lower_us(1) == 1);
 	ck_assert(stats_hist_lower_us(11) == 1024);
+	/* Unbound's buckets: past half a second, whole seconds */
+	ck_assert(stats_hist_lower_us(20) == 524288);
+	ck_assert(stats_hist_lower_us(21) == 1000000);
+	ck_assert(stats_hist_lower_us(22) == 2000000);
+	ck_assert(stats_hist_lower_us(39) == 262144ULL * 1000000);
+	ck_assert(stats_hist_lower_us(40) == 524288ULL * 1000000);
 }
 END_TEST
 

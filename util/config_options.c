@@ -835,10 +835,6 @@ IGN("outgoing-tcp-mss", CLAUSE_SERVER),
 IGN("tcp-reuse-timeout", CLAUSE_SERVER),
 IGN("max-reuse-tcp-queries", CLAUSE_SERVER),
 IGN("tcp-auth-query-timeout", CLAUSE_SERVER),
-INTOPT("sock-queue-timeout", CLAUSE_SERVER, sock_queue_timeout, "0", 0,
-  INTMAX, IM, "<seconds>",
-  "a UDP query that waited in the socket longer than this is dropped "
-  "unanswered (num.queries_timed_out); 0: off"),
 IGN("shm-enable", CLAUSE_SERVER),
 IGN("shm-key", CLAUSE_SERVER),
 IGN("hide-trustanchor", CLAUSE_SERVER),
@@ -859,6 +855,11 @@ INTOPT("discard-timeout", CLAUSE_SERVER, discard_timeout, "1900", 0,
   HOUR_MS, SH | IM, "<msec>",
   "when the request list is full, clients that waited longer than this are "
   "dropped without an answer to make room (0: never)"),
+INTOPT("sock-queue-timeout", CLAUSE_SERVER, sock_queue_timeout, "0", 0,
+  86400, IM, "<sec>",
+  "UDP queries that waited in the socket longer than this (the kernel's "
+  "arrival time) are dropped unread: their clients have given up "
+  "(0: off)"),
 INTOPT("wait-limit", CLAUSE_SERVER, wait_limit, "1000", 0, 1048576,
   SH | IM, "<number>",
   "most queries of one client address waiting on recursion in each "

@@ -1691,6 +1691,13 @@ bogus_lookup(struct module_qstate *qs, struct val_env *ve)
 }
 
 size_t
+val_key_count(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	return ve ? val_kcache_count(ve->kcache) : 0;
+}
+
+size_t
 val_flush_bogus(struct module_env *env, int id)
 {
 	struct val_env *ve = env->modinfo[id];

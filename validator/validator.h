@@ -77,6 +77,13 @@ long val_parse_nsec3_iterations(const char *s);
 size_t val_flush_bogus(struct module_env *env, int id);
 
 /**
+ * The entries of the key cache (key.cache.count).
+ * @param env: the module env; id: the validator's index in the stack.
+ * @return how many.
+ */
+size_t val_key_count(struct module_env *env, int id);
+
+/**
  * insecure_add: a negative trust anchor at run time (as domain-insecure:
  * names at and below it are not validated); the bogus answers remembered
  * under it (val-bogus-ttl) are dropped. Adding one that is there does

@@ -303,7 +303,7 @@ run_commands() {
 	expect_ok flush_requestlist "^ok" flush_requestlist
 	expect_ok dump_cache "^EOF$" dump_cache
 	echo "$OUT" | grep -q '^msg ' && ok "$TAG dump has messages" || bad "$TAG dump has no message"
-	echo "$OUT" | grep -q '^rrset ' && ok "$TAG dump has RRsets" || bad "$TAG dump has no RRset"
+	echo "$OUT" | grep -q '^;rrset ' && ok "$TAG dump has RRsets" || bad "$TAG dump has no RRset"
 	echo "$OUT" > "$W/dump-$model-$tr.txt"
 	expect_ok flush "^ok removed [0-9]+ rrsets, [1-9][0-9]* messages" flush www.ctl.example
 	ctl lookup www.ctl.example
@@ -462,9 +462,18 @@ for model in ${MODELS:-pthreads fork}; do
 	ctl dump_cache
 	echo "$OUT" > "$W/dl.txt"
 	stop_petrel "$CONF"
-	# one entry dumped long ago: must be dropped on load
-	awk '/^(msg|rrset) / && index($0, "046d61696c0363746c") { $2 = $2 - 100000 } { print }' \
-		"$W/dl.txt" | awk '$1 == "msg" { $6 = 2 } $1 == "rrset" { $4 = 7; $5 = 2 } { print }' > "$W/dl-old.txt"
+	# Unbound's format: TTLs as they were at the dump. The mail entries
+	# expired (TTL 0): they must be dropped on load; every other entry
+	# claims to be secure (security 5) and authoritative (trust 8)
+	awk '$1 == ";rrset" { held = $0; next }
+		held != "" { split(held, f, " ")
+			if ($1 == "mail.ctl.example.") f[2] = 0
+			print f[1], f[2], f[3], f[4], 8, 5; held = "" }
+		$1 == "msg" && $2 == "mail.ctl.example." { $7 = 0 }
+		$1 == "msg" { $8 = 5 }
+		$1 == "mail.ctl.example." && NF > 4 { $2 = 0 }
+		{ print }' "$W/dl.txt" > "$W/dl-old.txt"
+	FILE_TTL=$(awk '$1 == "www.ctl.example." && $4 == "A" { print $2; exit }' "$W/dl.txt")
 	sleep 2
 	# the new upstream takes queries and never answers
 	if [ -z "$SILENT" ] && command -v python3 >/dev/null; then
@@ -488,18 +497,19 @@ while time.time() < end:
 		a=$(q +noall +answer www.ctl.example | awk '{ print $2, $5 }')
 		T2=$(date +%s)
 		set -- $a
-		# same address; TTL lowered by the time passed since the TTL
-		# was seen: at least the time until the load (T1), at most the
-		# time until this answer came (T2), +-1 for whole seconds
-		el=$((T1 - T0))
-		el2=$((T2 - T0))
-		if [ "$2" != 192.0.2.1 ] || [ "$1" -gt $((ORIG_TTL - el + 1)) ] || [ "$1" -lt $((ORIG_TTL - el2 - 1)) ]; then
+		# same address; the TTL the dump wrote (remaining then, as in
+		# Unbound's format), lowered by the time passed since the load
+		# (T1) until this answer came (T2), +-1 for whole seconds; at
+		# most the TTL first seen
+		el=$((T2 - T1))
+		if [ "$2" != 192.0.2.1 ] || [ -z "$FILE_TTL" ] || [ "$1" -gt "$FILE_TTL" ] ||
+			[ "$1" -gt "$ORIG_TTL" ] || [ "$1" -lt $((FILE_TTL - el - 1)) ]; then
 			good=0
-			bad "$TAG www after load: '$a' (before: '$ORIG_WWW', ${el}s to the load, ${el2}s to the answer)"
+			bad "$TAG www after load: '$a' (before: '$ORIG_WWW', dumped with TTL $FILE_TTL, ${el}s since the load)"
 			break
 		fi
 	done
-	[ $good = 1 ] && ok "$TAG same answer, TTL lowered by the time passed ($a after ${el}s)"
+	[ $good = 1 ] && ok "$TAG same answer, the dumped TTL lowered by the time passed ($a, dumped $FILE_TTL)"
 	[ "$(qshort TXT txt.ctl.example)" = '"hello control"' ] && ok "$TAG TXT answer from the loaded cache" \
 		|| bad "$TAG TXT: $(qshort TXT txt.ctl.example)"
 	q mail.ctl.example | grep -q 'status: NOERROR.*' && [ -n "$(qshort mail.ctl.example)" ] \
@@ -508,7 +518,7 @@ while time.time() < end:
 	# they are unchecked and no more trusted than a plain answer
 	ctl dump_cache
 	if [ $RC = 0 ] && echo "$OUT" | grep -q '^msg ' && ! echo "$OUT" |
-		awk '($1 == "msg" && $6 != 0) || ($1 == "rrset" && ($5 != 0 || $4 > 4)) { bad = 1 } END { exit !bad }'; then
+		awk '($1 == "msg" && $8 != 0) || ($1 == ";rrset" && ($6 != 0 || $5 > 5)) { bad = 1 } END { exit !bad }'; then
 		ok "$TAG a loaded entry does not bring its security status"
 	else
 		bad "$TAG loaded entries kept the file's security: $(echo "$OUT" | head -3 | cut -c1-60)"
@@ -520,27 +530,91 @@ while time.time() < end:
 		# that first, so that these wait for it
 		ctl flush_infra all
 		DIGS=""
-		for i in 1 2 3 4; do
-			q +time=4 nope$i.ctl.example > "$W/nope$i.out" &
+		# four over UDP, two over TCP (each TCP connection open and
+		# owed an answer until then); the clients of the queries
+		# before (stuck on the silent upstream) go first, so that
+		# only these are waiting
+		ctl flush_requestlist
+		for i in 1 2 3 4 5 6; do
+			tcp=""
+			[ $i -gt 4 ] && tcp=+tcp
+			q +time=4 $tcp nope$i.ctl.example > "$W/nope$i.out" &
 			DIGS="$DIGS $!"
 		done
 		for i in $(seq 20); do
 			sleep 0.1
 			ctl dump_requestlist
 			n=$(echo "$OUT" | grep -c 'nope[0-9].ctl.example')
-			[ "$n" -ge 4 ] && break
+			[ "$n" -ge 6 ] && break
 		done
-		[ "$n" -ge 4 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
+		[ "$n" -ge 6 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
 			|| bad "$TAG dump_requestlist: $OUT"
+		# the statistics of the waiting: six resolutions with a
+		# client each, two TCP connections in use
+		ST=$("$PETREL_CONTROL" -c "$CONF" stats_noreset 2>&1)
+		sv() { echo "$ST" | sed -n "s/^$1=//p"; }
+		[ "$(sv total.requestlist.current.user)" = 6 ] &&
+			[ "$(sv total.requestlist.current.replies)" = 6 ] &&
+			[ "$(sv total.tcpusage)" = 2 ] &&
+			ok "$TAG requestlist.current.user/replies and tcpusage count them" ||
+			bad "$TAG waiting: user $(sv total.requestlist.current.user) replies $(sv total.requestlist.current.replies) tcpusage $(sv total.tcpusage)"
 		expect_ok "flush_requestlist drops them" "^ok removed [1-9]" flush_requestlist
 		wait $DIGS 2>/dev/null
 		n=$(cat "$W"/nope?.out | grep -c 'status: SERVFAIL')
-		[ "$n" = 4 ] && ok "$TAG their clients got SERVFAIL at once" || bad "$TAG after flush_requestlist: $n SERVFAILs"
+		[ "$n" = 6 ] && ok "$TAG their clients got SERVFAIL at once" || bad "$TAG after flush_requestlist: $n SERVFAILs"
+		for i in $(seq 30); do
+			ST=$("$PETREL_CONTROL" -c "$CONF" stats_noreset 2>&1)
+			[ "$(sv total.tcpusage)" = 0 ] && break
+			sleep 0.1
+		done
+		[ "$(sv total.requestlist.current.replies)" = 0 ] && [ "$(sv total.tcpusage)" = 0 ] &&
+			ok "$TAG answered and closed: replies and tcpusage back to 0" ||
+			bad "$TAG after the answers: replies $(sv total.requestlist.current.replies) tcpusage $(sv total.tcpusage)"
 		ctl dump_requestlist
 		echo "$OUT" | grep -q 'nope' && bad "$TAG requestlist not empty: $OUT" || ok "$TAG requestlist empty"
 	fi
 	stop_petrel "$CONF"
 done
+
+# sock-queue-timeout: queries that waited in the socket while petrel
+# was stopped (SIGSTOP) are dropped unread when it runs again, counted in
+# num.queries_timed_out, their wait in query.queue_time_us.max; a fresh
+# query is answered
+TAG="[sock-queue-timeout]"
+CONF="$W/sqt.conf"
+write_conf "$CONF" pthreads unix
+sed -i 's/^server:$/server:\n  sock-queue-timeout: 1/' "$CONF"
+if start_petrel "$CONF"; then
+	q www.ctl.example >/dev/null
+	kill -STOP "$PID"
+	DIGS=""
+	for i in 1 2 3; do
+		dig +time=9 +tries=1 @127.0.0.1 -p $DNS_PORT www.ctl.example \
+			> "$W/sqt$i.out" 2>&1 &
+		DIGS="$DIGS $!"
+	done
+	sleep 2.5
+	kill -CONT "$PID"
+	[ -n "$(qshort www.ctl.example)" ] && ok "$TAG a fresh query is answered" ||
+		bad "$TAG a fresh query was not answered"
+	to=$(stat total.num.queries_timed_out)
+	mx=$(stat total.query.queue_time_us.max)
+	[ "$to" = 3 ] && [ "${mx:-0}" -ge 2000000 ] && [ "${mx:-0}" -lt 60000000 ] &&
+		ok "$TAG the 3 stale queries dropped and counted (waited ${mx} us)" ||
+		bad "$TAG num.queries_timed_out '$to', query.queue_time_us.max '$mx'"
+	n=$(cat "$W"/sqt?.out | grep -c 'status: NOERROR')
+	[ "$n" = 0 ] && ok "$TAG the stale queries got no answer" ||
+		bad "$TAG $n stale queries were answered"
+	kill $DIGS 2>/dev/null
+	wait $DIGS 2>/dev/null
+	# stats resets it, as Unbound's
+	ctl stats
+	[ "$(stat total.query.queue_time_us.max)" -lt 2000000 ] &&
+		[ "$(stat total.num.queries_timed_out)" = 0 ] &&
+		ok "$TAG stats resets them" ||
+		bad "$TAG after stats: $(stat total.num.queries_timed_out) $(stat total.query.queue_time_us.max)"
+	stop_petrel "$CONF"
+fi
 
 echo "control: $PASS passed, $FAIL failed ($(( $(date +%s) - START )) s)"
 [ $FAIL = 0 ]

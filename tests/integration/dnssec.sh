@@ -434,6 +434,14 @@ run_model() {
 	else
 		fail "$MODEL: counters: num.answer.bogus=$a num.answer.secure=$b"
 	fi
+	# the validator's key cache holds the DNSKEYs it verified (the
+	# root's, dsec.'s and those of the signed zones below)
+	k=$(echo "$out" | sed -n 's/^key\.cache\.count=//p')
+	if [ "${k:-0}" -ge 3 ]; then
+		ok "$MODEL: key.cache.count=$k"
+	else
+		fail "$MODEL: key.cache.count=$k"
+	fi
 	if grep -q "validation failure <www.tampered.dsec. type 1" "$conf.log"; then
 		ok "$MODEL: val-log-level 1 logs the failure"
 	else

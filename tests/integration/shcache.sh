@@ -158,11 +158,11 @@ ctl flush_zone sh.zz > /dev/null
 loaded=$(ctl load_cache < "$W/dump.txt")
 nsd_reset
 perl "$HERE/spread.pl" $PORT www.sh.zz 40 192.0.2.80 > "$W/spread-load.out"
-nrr=$(grep -c '^rrset ' "$W/dump.txt")
-# "ok loaded X entries, Y expired or kept": X + Y lines of the dump, not
-# one time per worker
+nrr=$(grep -c '^;rrset ' "$W/dump.txt")
+# "ok loaded X entries, Y skipped (...)": X + Y entries of the dump (msg
+# and ;rrset lines), not one time per worker
 set -- $loaded
-[ "$ndump" = 1 ] && [ "$1" = ok ] && [ $(( $3 + $6 )) = $((ndump + nrr)) ] &&
+[ "$ndump" = 1 ] && [ "$1" = ok ] && [ $(( $3 + $5 )) = $((ndump + nrr)) ] &&
 [ "$(nsd_queries)" = 0 ] && grep -q 'answered 40 of 40' "$W/spread-load.out" &&
 	ok "dump_cache once, load_cache once ($loaded), answered from it" ||
 	bad "dump/load: $ndump msg + $nrr rrset lines, '$loaded', NSD $(nsd_queries), $(cat "$W/spread-load.out")"

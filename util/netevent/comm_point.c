@@ -367,9 +367,17 @@ udp_stale(struct comm_point *c, struct msghdr *m)
 		if(cm->cmsg_level == SOL_SOCKET &&
 			cm->cmsg_type == SCM_TIMESTAMP) {
 			struct timeval tv;
+			const struct timeval *now = comm_base_now(c->base);
+			long long w;
 			memcpy(&tv, CMSG_DATA(cm), sizeof(tv));
-			if(!comm_queue_expired(&tv, comm_base_now(c->base),
-				c->qt_ms))
+			/* the longest wait (query.queue_time_us.max); a
+			 * datagram that came after the clock was read
+			 * waited 0 */
+			w = (long long)(now->tv_sec - tv.tv_sec) * 1000000 +
+				(now->tv_usec - tv.tv_usec);
+			if(w > 0 && (uint64_t)w > c->stats.queue_wait_max_us)
+				c->stats.queue_wait_max_us = (uint64_t)w;
+			if(!comm_queue_expired(&tv, now, c->qt_ms))
 				return 0;
 			c->stats.queue_timeouts++;
 			return 1;

@@ -464,6 +464,10 @@ struct comm_point_stats {
 	 * NETEVENT_UDP_BATCHES_PER_WAKE times in a row; it is then drained
 	 * every loop iteration, out of the backend, until it runs dry) */
 	uint64_t busy_periods;
+	/** UDP with a queue timeout: the longest a datagram waited in the
+	 * socket, microseconds (query.queue_time_us.max; a maximum, not a
+	 * counter) */
+	uint64_t queue_wait_max_us;
 	/** TCP connections accepted and served */
 	uint64_t tcp_accepted;
 	/** TCP connections refused (accepted and closed: every slot taken by
