@@ -17,6 +17,7 @@
 #include "services/policy.h"
 #include "util/config_file.h"
 #include "util/log.h"
+#include "services/cookie_secrets.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,10 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	}
 	if(policy_apply_cfg(&env->pol, cfg, err, errlen) != 0)
 		goto fail;
+	if((cfg->answer_cookie || (cfg->cookie_secret_file &&
+		cfg->cookie_secret_file[0])) && !(env->cookies =
+		cookie_secrets_create(cfg, err, errlen)))
+		goto fail;
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;
@@ -266,6 +271,7 @@ env_delete(struct daemon_env *env)
 	acl_delete(env->acl);
 	auth_zones_delete(env->authz);
 	rate_table_delete(env->ip_rate);
+	cookie_secrets_delete(env->cookies);
 	policy_delete(env->pol);
 	modstack_desetup(&env->mods);
 	free(env);

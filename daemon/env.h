@@ -30,6 +30,7 @@ struct acl_list;
 struct shcache;
 struct rate_table;
 struct policy;
+struct cookie_secrets;
 
 /** the environment */
 struct daemon_env {
@@ -55,6 +56,8 @@ struct daemon_env {
 	struct module_stack mods;
 	/** ip-ratelimit: the client rate table, or NULL when off */
 	struct rate_table *ip_rate;
+	/** answer-cookie: the server secrets (owned), or NULL when off */
+	struct cookie_secrets *cookies;
 	/** the shared cache of forked workers (shared-cache), or NULL;
 	 * owned like the caches (taken over by a newer env) */
 	struct shcache *shc;

@@ -701,6 +701,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			"auth zones are served from their zone files only",
 			w->index);
 	resolver_set_ratelimit(w->res, env->ip_rate);
+	resolver_set_cookies(w->res, env->cookies);
 	resolver_set_base(w->res, w->base);
 	resolver_set_policy(w->res, env->pol);
 	w->local_views = policy_has_interface_views(env->pol);

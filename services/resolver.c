@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "util/log.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,6 +34,9 @@
 #include "util/netaddr.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/store.h"
+#include "services/cookie_secrets.h"
+#include "dns/cookie.h"
+#include "dns/padding.h"
 #include "util/region.h"
 
 /** the UDP size we advertise to clients in our OPT record */
@@ -69,6 +73,10 @@ struct resolver_client {
 	struct netaddr addr;
 	/** 1 when counted by wait-limit (wait_limit_remove when it leaves) */
 	int wl_counted;
+	/** 1 when its answer carries cookie (answer-cookie) */
+	int has_cookie;
+	/** the COOKIE option data of its answer */
+	uint8_t cookie[COOKIE_FULL_LEN];
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -88,6 +96,68 @@ static void resolver_mesh_done(void *arg, struct mesh_state *s,
 	struct mesh_answer *ans, int ede);
 static void resolver_mesh_drop(void *arg, struct mesh_client *c);
 static int resolver_answer_stale(void *arg, struct mesh_client *c);
+
+/** order of wait-limit-netblock entries: the longest prefix first */
+static int
+resolver_wl_cmp(const void *a, const void *b)
+{
+	const struct resolver_wl_block *x = a, *y = b;
+	return y->nb.prefix - x->nb.prefix;
+}
+
+/**
+ * Read wait-limit-netblock lines ("netblock number", checked at load).
+ * @param l: the lines.
+ * @param out: set to the array (malloced; NULL when there are none).
+ * @param n: set to its length.
+ * @return 0, or -1 (out of memory).
+ */
+static int
+resolver_wl_blocks(const struct config_strlist *l,
+	struct resolver_wl_block **out, size_t *n)
+{
+	const struct config_strlist *e;
+	size_t k = 0;
+	*out = NULL;
+	*n = 0;
+	for(e = l; e; e = e->next)
+		k++;
+	if(k == 0)
+		return 0;
+	if(!(*out = calloc(k, sizeof(**out))))
+		return -1;
+	for(e = l; e; e = e->next) {
+		char nb[128];
+		const char *why = "";
+		long v = 0;
+		if(sscanf(e->str, "%127s %ld", nb, &v) != 2 ||
+			netblock_parse(nb, &(*out)[*n].nb, 1, &why) != 0)
+			continue; /* (checked by the config loader) */
+		(*out)[*n].limit = (int)v;
+		(*n)++;
+	}
+	qsort(*out, *n, sizeof(**out), resolver_wl_cmp);
+	return 0;
+}
+
+/**
+ * The wait-limit of a client: the longest wait-limit-netblock (or
+ * -cookie-netblock) that holds its address, else wait-limit (or
+ * wait-limit-cookie). A linear scan: the lists are short, and this is
+ * the recursion path, not the cached-answer one.
+ */
+static int
+resolver_wait_limit_of(const struct resolver *r, const struct netaddr *a,
+	int cookie_valid)
+{
+	const struct resolver_wl_block *b = cookie_valid ?
+		r->wl_cookie_blocks : r->wl_blocks;
+	size_t i, n = cookie_valid ? r->wl_cookie_nblocks : r->wl_nblocks;
+	for(i = 0; i < n; i++)
+		if(netblock_match(&b[i].nb, a))
+			return b[i].limit;
+	return cookie_valid ? r->wait_limit_cookie : r->wait_limit;
+}
 
 struct resolver *
 resolver_create(struct config_file *cfg, const struct module_stack *stack,
@@ -139,6 +209,14 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		mesh_set_discard_timeout(r->mesh, cfg ? cfg->discard_timeout :
 			1900, &r->stats.num_discard_timeout);
 	r->wait_limit = cfg ? cfg->wait_limit : 1000;
+	r->wait_limit_cookie = cfg ? cfg->wait_limit_cookie : 10000;
+	if(cfg && (resolver_wl_blocks(cfg->wait_limit_netblock,
+		&r->wl_blocks, &r->wl_nblocks) != 0 ||
+		resolver_wl_blocks(cfg->wait_limit_cookie_netblock,
+		&r->wl_cookie_blocks, &r->wl_cookie_nblocks) != 0)) {
+		resolver_delete(r);
+		return NULL;
+	}
 	if(r->wait_limit > 0) {
 		/* room for every client address of a full mesh, twice */
 		r->wl = wait_limit_create(maxq * 2);
@@ -190,26 +268,46 @@ resolver_set_ratelimit(struct resolver *r, struct rate_table *ip_rate)
 		r->ip_rate_limit = r->cfg->ip_ratelimit;
 		r->ip_rate_factor = r->cfg->ip_ratelimit_factor;
 		r->ip_rate_backoff = r->cfg->ip_ratelimit_backoff;
+		r->ip_rate_limit_cookie = r->cfg->ip_ratelimit_cookie;
 	}
+}
+
+void
+resolver_set_cookies(struct resolver *r, const struct cookie_secrets *cs)
+{
+	r->cookies = (r->cfg && r->cfg->answer_cookie) ? cs : NULL;
 }
 
 /**
  * ip-ratelimit: count the query against its client address.
+ * @param cookie_valid: the query has a valid server cookie: the limit is
+ *	ip-ratelimit-cookie (0: none), and ip-ratelimit-factor does not
+ *	apply (as Unbound).
  * @return 1 to go on, 0 to drop it (over the limit, and not the 1 in
  *	ip-ratelimit-factor let through).
  */
 static int
-resolver_ip_ratelimit_ok(struct resolver *r, const struct netaddr *client)
+resolver_ip_ratelimit_ok(struct resolver *r, const struct netaddr *client,
+	int cookie_valid)
 {
 	size_t n = 0;
 	const uint8_t *k;
+	int64_t rate;
 	if(!client)
 		return 1;
 	k = netaddr_bytes(client, &n);
 	if(!k || n == 0)
 		return 1;
-	if(rate_table_inc(r->ip_rate, k, n, r->out->now->tv_sec,
-		r->ip_rate_backoff) <= r->ip_rate_limit)
+	rate = (int64_t)rate_table_inc(r->ip_rate, k, n, r->out->now->tv_sec,
+		r->ip_rate_backoff);
+	if(cookie_valid) {
+		if(r->ip_rate_limit_cookie == 0 ||
+			rate <= r->ip_rate_limit_cookie)
+			return 1;
+		r->stats.num_ip_ratelimited++;
+		return 0;
+	}
+	if(rate <= r->ip_rate_limit)
 		return 1;
 	if(r->ip_rate_factor > 0 &&
 		random_uniform(r->rnd, (uint32_t)r->ip_rate_factor) == 0)
@@ -240,6 +338,8 @@ resolver_delete(struct resolver *r)
 	free(r->qcopy);
 	free(r->cbuf);
 	wait_limit_delete(r->wl);
+	free(r->wl_blocks);
+	free(r->wl_cookie_blocks);
 	free(r);
 }
 
@@ -278,6 +378,8 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		return 0;
 	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
 		return 0;
+	if(rc->has_cookie && fq.edns.present)
+		fq.edns.cookie_reply = rc->cookie;
 	if(mcache_answer(r->mcache, &fq, c->qpkt, rc->tp == RESOLVER_TCP,
 		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, &len, &refresh) !=
 		MCACHE_HIT_EXPIRED)
@@ -415,16 +517,101 @@ resolver_auth_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 	return 0;
 }
 
+/**
+ * answer-cookie: check the COOKIE option of a query and make the one of
+ * its answer in r->cookie_out (q->edns.cookie_reply points at it). The
+ * client cookie comes back with the same server cookie when that is
+ * valid and recent, else with a fresh one (RFC 9018 section 4.3). No
+ * allocation, no lock: the secrets are an immutable snapshot.
+ * @return the status; COOKIE_MALFORMED (a bad length) is answered
+ *	FORMERR by the caller, and then nothing was made.
+ */
+static enum cookie_status
+resolver_cookie(struct resolver *r, const uint8_t *pkt,
+	struct fast_query *q, const struct netaddr *client)
+{
+	const struct cookie_set *set = cookie_secrets_get(r->cookies);
+	const uint8_t *opt = pkt + q->edns.cookie_off;
+	uint32_t now = (uint32_t)r->out->now->tv_sec;
+	size_t alen = 0;
+	const uint8_t *a = netaddr_bytes(client, &alen);
+	enum cookie_status st;
+	if(!a)
+		alen = 0;
+	st = cookie_check(opt, q->edns.cookie_len, set->s, set->n, a, alen,
+		now);
+	switch(st) {
+	case COOKIE_MALFORMED:
+		return st;
+	case COOKIE_VALID:
+		r->stats.num_cookie_valid++;
+		memcpy(r->cookie_out, opt, COOKIE_FULL_LEN);
+		break;
+	case COOKIE_VALID_RENEW:
+		r->stats.num_cookie_valid++;
+		cookie_make(set->s, opt, a, alen, now, r->cookie_out);
+		break;
+	case COOKIE_CLIENT_ONLY:
+		r->stats.num_cookie_client++;
+		cookie_make(set->s, opt, a, alen, now, r->cookie_out);
+		break;
+	default:
+		r->stats.num_cookie_invalid++;
+		cookie_make(set->s, opt, a, alen, now, r->cookie_out);
+		break;
+	}
+	q->edns.cookie_reply = r->cookie_out;
+	r->cookie_pending = 1;
+	return st;
+}
+
+/**
+ * answer-cookie, for an immediate answer that was not made by the cache
+ * hit path (local data, errors, auth zones): append the COOKIE option to
+ * the answer's OPT record, when that is the last record and the option
+ * fits the client's size. Otherwise the answer goes without it (as an
+ * answer to a client without EDNS would).
+ */
+static void
+resolver_cookie_append(struct resolver *r, const struct fast_query *q,
+	enum resolver_transport tp, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	size_t at, limit = outmax;
+	uint16_t rdlen;
+	r->cookie_pending = 0;
+	if(tp != RESOLVER_TCP) {
+		limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
+			q->edns.udp_size;
+		if(limit > r->max_udp)
+			limit = r->max_udp;
+		if(limit > outmax)
+			limit = outmax;
+	}
+	if(*outlen + 4 + COOKIE_FULL_LEN > limit ||
+		!dns_opt_last(out, *outlen, &at))
+		return;
+	rdlen = dns_read_u16(out + at);
+	if(at + 2 + rdlen != *outlen ||
+		dns_has_edns_option(out, *outlen, DNS_EDNS_COOKIE))
+		return;
+	dns_write_u16(out + at, (uint16_t)(rdlen + 4 + COOKIE_FULL_LEN));
+	dns_write_u16(out + *outlen, DNS_EDNS_COOKIE);
+	dns_write_u16(out + *outlen + 2, COOKIE_FULL_LEN);
+	memcpy(out + *outlen + 4, r->cookie_out, COOKIE_FULL_LEN);
+	*outlen += 4 + COOKIE_FULL_LEN;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
-	const struct fast_query *q, int err, const struct netaddr *client,
+	struct fast_query *q, int err, const struct netaddr *client,
 	enum resolver_transport tp, const struct resolver_handle *handle,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct local_front_info info;
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
-	int flags = 0, stale = 0, norec_ok;
+	int flags = 0, stale = 0, norec_ok, cookie_valid = 0;
 
 	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
@@ -453,12 +640,25 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* dns_build_error_reply answers BADVERS */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
+	/* answer-cookie: off, or a query without a cookie, it costs a
+	 * test; a bad server cookie is answered as usual with a fresh one
+	 * (RFC 7873 section 5.2.3; BADCOOKIE only where a valid cookie is
+	 * required, which petrel does not do) */
+	if(r->cookies && q->edns.present && q->edns.cookie_off && client) {
+		enum cookie_status st = resolver_cookie(r, pkt, q, client);
+		if(st == COOKIE_MALFORMED) {
+			r->stats.num_malformed++;
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_FORMERR, -1, out, outmax, outlen);
+		}
+		cookie_valid = COOKIE_IS_VALID(st);
+	}
 	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
 		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
 			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
 	/* ip-ratelimit: before local zones and the cache (a flood of
 	 * cached names is what it is for); off, it costs one test */
-	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client))
+	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client, cookie_valid))
 		return RESOLVER_DROP;
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
@@ -517,6 +717,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
+			r->cookie_pending = 0; /* (mcache_answer wrote it) */
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
@@ -565,10 +766,15 @@ mesh:
 	c->tp = tp;
 	c->start = *r->out->now;
 	c->qlen = len;
+	if(q->edns.present && q->edns.cookie_reply) {
+		c->has_cookie = 1;
+		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
+	}
 	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
 	if(client && r->wl) {
 		/* wait-limit: the clients of one address waiting here */
-		switch(wait_limit_add(r->wl, client, r->wait_limit)) {
+		switch(wait_limit_add(r->wl, client,
+			resolver_wait_limit_of(r, client, cookie_valid))) {
 		case WAIT_LIMIT_COUNTED:
 			c->addr = *client;
 			c->wl_counted = 1;
@@ -601,26 +807,41 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	size_t *outlen)
 {
 	struct fast_query fq;
+	enum resolver_result res;
 	int err;
 	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
 		return RESOLVER_DROP;
 	err = dns_query_parse_fast(pkt, len, &fq);
-	return resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
+	res = resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
 		handle, out, outmax, outlen);
+	if(r->cookie_pending) {
+		if(res == RESOLVER_ANSWERED)
+			resolver_cookie_append(r, &fq, tp, out, outmax, outlen);
+		r->cookie_pending = 0;
+	}
+	return res;
 }
 
 enum resolver_result
 resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
-	const struct resolver_peek *pk, const struct netaddr *client,
+	struct resolver_peek *pk, const struct netaddr *client,
 	enum resolver_transport tp, const struct resolver_handle *handle,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
+	enum resolver_result res;
 	/* (the parse holds offsets and a copy of the name: it stays valid
 	 * for the copy resolver_take may make) */
 	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
 		return RESOLVER_DROP;
-	return resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
+	res = resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
 		tp, handle, out, outmax, outlen);
+	if(r->cookie_pending) {
+		if(res == RESOLVER_ANSWERED)
+			resolver_cookie_append(r, &pk->fq, tp, out, outmax,
+				outlen);
+		r->cookie_pending = 0;
+	}
+	return res;
 }
 
 static int encode_section(struct dns_builder *b, int section,
@@ -752,6 +973,8 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	if(c->encode || dns_query_parse_fast(RESOLVER_CLIENT_PKT(c), c->qlen,
 		&fq) != 0)
 		return 0;
+	if(c->has_cookie && fq.edns.present)
+		fq.edns.cookie_reply = c->cookie;
 	mr = mcache_answer(r->mcache, &fq, RESOLVER_CLIENT_PKT(c),
 		c->tp == RESOLVER_TCP, r->out->now->tv_sec, r->buf,
 		DNS_MAX_MSG, &len, NULL);
@@ -831,7 +1054,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	const struct mcache_params *clamp = r->mcache ?
 		mcache_get_params(r->mcache) : NULL;
 	struct dns_builder b;
-	struct edns_opt_out opt;
+	struct edns_opt_out opt[2];
 	uint8_t edebuf[64];
 	size_t limit, len, nopt = 0;
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
@@ -866,11 +1089,17 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		goto drop;
 	if(c->edns) {
 		if(ede >= 0) {
-			edns_opt_ede(&opt, edebuf, sizeof(edebuf),
+			edns_opt_ede(&opt[0], edebuf, sizeof(edebuf),
 				(uint16_t)ede, NULL);
 			nopt = 1;
 		}
-		dns_build_reserve(&b, dns_opt_size(&opt, nopt));
+		if(c->has_cookie) {
+			opt[nopt].code = DNS_EDNS_COOKIE;
+			opt[nopt].len = COOKIE_FULL_LEN;
+			opt[nopt].data = c->cookie;
+			nopt++;
+		}
+		dns_build_reserve(&b, dns_opt_size(opt, nopt));
 	}
 	if(ans) {
 		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
@@ -885,7 +1114,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	if(c->edns) {
 		dns_build_reserve(&b, 0);
 		if(dns_build_opt(&b, r->max_udp, rcode, c->do_bit,
-			nopt ? &opt : NULL, nopt) != 0)
+			nopt ? opt : NULL, nopt) != 0)
 			goto drop;
 	}
 	len = dns_build_finish(&b);

@@ -241,6 +241,23 @@ struct config_file {
 	/** wait-limit: most clients of one address waiting on recursion
 	 * per worker (0: no limit) */
 	int wait_limit;
+	/** wait-limit-cookie: wait-limit for clients with a valid DNS
+	 * cookie */
+	int wait_limit_cookie;
+	/** wait-limit-netblock: "netblock number" lines, the wait-limit of
+	 * the addresses in the netblock (longest prefix wins) */
+	struct config_strlist *wait_limit_netblock;
+	/** wait-limit-cookie-netblock: the same for clients with a valid
+	 * cookie */
+	struct config_strlist *wait_limit_cookie_netblock;
+	/** answer-cookie: answer DNS Cookies (RFC 7873, RFC 9018) */
+	int answer_cookie;
+	/** cookie-secret: the server secret, 32 hex digits, or NULL (a
+	 * random one) */
+	char *cookie_secret;
+	/** cookie-secret-file: the file of active and staging secrets, or
+	 * NULL */
+	char *cookie_secret_file;
 	/** incoming-num-tcp: client TCP connections per worker */
 	int incoming_num_tcp;
 	/** outgoing-num-tcp: upstream TCP connections per worker */
@@ -512,6 +529,9 @@ struct config_file {
 	/** ip-ratelimit: queries per second one client address may send;
 	 * 0 off */
 	int ip_ratelimit;
+	/** ip-ratelimit-cookie: ip-ratelimit for clients with a valid DNS
+	 * cookie; 0 no limit for them */
+	int ip_ratelimit_cookie;
 	/** ip-ratelimit-size: bytes for the client rate table */
 	size_t ip_ratelimit_size;
 	/** ip-ratelimit-slabs: slabs of the client rate table */

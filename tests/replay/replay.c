@@ -164,6 +164,10 @@ parse_match(struct rpl_reader *r, struct rpl_entry *e, char *p)
 		else if(strncmp(w, "ede=", 4) == 0) {
 			e->match |= RPL_M_EDE;
 			e->ede = atoi(w + 4);
+		} else if(strncmp(w, "cookie=", 7) == 0 &&
+			strlen(w + 7) < sizeof(e->cookie)) {
+			e->match |= RPL_M_COOKIE;
+			snprintf(e->cookie, sizeof(e->cookie), "%s", w + 7);
 		} else {
 			rd_err(r, "MATCH %s is not supported by the runner", w);
 			return -1;
@@ -987,6 +991,34 @@ wire_ede(ldns_pkt *p)
 	return -1;
 }
 
+/** the COOKIE option of a wire message as lower-case hex, or "none" */
+static void
+wire_cookie(ldns_pkt *p, char *out, size_t outlen)
+{
+	ldns_rdf *d = ldns_pkt_edns_data(p);
+	const uint8_t *o;
+	size_t n, i = 0, k;
+	snprintf(out, outlen, "none");
+	if(!d)
+		return;
+	o = ldns_rdf_data(d);
+	n = ldns_rdf_size(d);
+	while(i + 4 <= n) {
+		uint16_t code = (uint16_t)(o[i] << 8 | o[i + 1]);
+		uint16_t len = (uint16_t)(o[i + 2] << 8 | o[i + 3]);
+		if(i + 4 + len > n)
+			return;
+		if(code == 10 && 2 * (size_t)len < outlen) {
+			for(k = 0; k < len; k++)
+				snprintf(out + 2 * k, outlen - 2 * k, "%02x",
+					o[i + 4 + k]);
+			out[2 * len] = 0;
+			return;
+		}
+		i += 4u + len;
+	}
+}
+
 /** common matching of question/header/sections.
  * @return 1 match, else 0 and diff */
 static int
@@ -1079,6 +1111,15 @@ match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
 		snprintf(diff, difflen, "DO bit %d, wanted %d",
 			(int)ldns_pkt_edns_do(p), e->do_bit);
 		return 0;
+	}
+	if(m & RPL_M_COOKIE) {
+		char ck[96];
+		wire_cookie(p, ck, sizeof(ck));
+		if(strcmp(ck, e->cookie) != 0) {
+			snprintf(diff, difflen, "COOKIE %s, wanted %s", ck,
+				e->cookie);
+			return 0;
+		}
 	}
 	if(m & RPL_M_EDE) {
 		int ede = wire_ede(p);
