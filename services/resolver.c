@@ -209,6 +209,12 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		mesh_set_discard_timeout(r->mesh, cfg ? cfg->discard_timeout :
 			1900, &r->stats.num_discard_timeout);
 	r->wait_limit = cfg ? cfg->wait_limit : 1000;
+	if(cfg) {
+		const struct config_acl *a;
+		for(a = cfg->acls; a; a = a->next)
+			if(a->action == ACL_ALLOW_COOKIE)
+				r->acl_cookie = 1;
+	}
 	r->wait_limit_cookie = cfg ? cfg->wait_limit_cookie : 10000;
 	if(cfg && (resolver_wl_blocks(cfg->wait_limit_netblock,
 		&r->wl_blocks, &r->wl_nblocks) != 0 ||
@@ -566,11 +572,12 @@ resolver_cookie(struct resolver *r, const uint8_t *pkt,
 }
 
 /**
- * answer-cookie, for an immediate answer that was not made by the cache
- * hit path (local data, errors, auth zones): append the COOKIE option to
- * the answer's OPT record, when that is the last record and the option
- * fits the client's size. Otherwise the answer goes without it (as an
- * answer to a client without EDNS would).
+ * answer-cookie, for an immediate answer: the cache hit path wrote the
+ * COOKIE option itself, at the end of the answer; for the others (local
+ * data, errors, auth zones) append it to the answer's OPT record, when
+ * that is the last record and the option fits the client's size.
+ * Otherwise the answer goes without it (as an answer to a client without
+ * EDNS would).
  */
 static void
 resolver_cookie_append(struct resolver *r, const struct fast_query *q,
@@ -580,6 +587,9 @@ resolver_cookie_append(struct resolver *r, const struct fast_query *q,
 	size_t at, limit = outmax;
 	uint16_t rdlen;
 	r->cookie_pending = 0;
+	if(*outlen >= DNS_HDR_SIZE + COOKIE_FULL_LEN && memcmp(out + *outlen -
+		COOKIE_FULL_LEN, r->cookie_out, COOKIE_FULL_LEN) == 0)
+		return; /* (the cache hit path's) */
 	if(tp != RESOLVER_TCP) {
 		limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
 			q->edns.udp_size;
@@ -660,6 +670,23 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	 * cached names is what it is for); off, it costs one test */
 	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client, cookie_valid))
 		return RESOLVER_DROP;
+	/* access-control allow_cookie: over UDP, a valid cookie or a
+	 * stateful transport (as Unbound; RFC 7873 section 5.2.3) */
+	if(r->acl_cookie && !cookie_valid && tp != RESOLVER_TCP && client &&
+		acl_check(r->acl, client) == ACL_ALLOW_COOKIE) {
+		int n;
+		if(q->edns.present && q->edns.cookie_off && r->cookies)
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_BADCOOKIE, -1, out, outmax, outlen);
+		n = dns_build_error_reply(pkt, len, q, DNS_RCODE_REFUSED, 1,
+			DNS_EDE_OTHER, "DNS Cookie needed for UDP replies",
+			r->max_udp, out, outmax);
+		if(n < 0)
+			return RESOLVER_DROP;
+		out[2] |= (uint8_t)(DNS_FLAG_TC >> 8);
+		*outlen = (size_t)n;
+		return RESOLVER_ANSWERED;
+	}
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
@@ -717,7 +744,6 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
-			r->cookie_pending = 0; /* (mcache_answer wrote it) */
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;

@@ -116,7 +116,7 @@ const char *const config_localzone_types[] = {
 /** access-control action words, in enum config_acl_action order */
 static const char *const acl_action_words[] = {
 	"deny", "refuse", "allow", "allow_setrd", "allow_snoop",
-	"deny_non_local", "refuse_non_local", NULL };
+	"deny_non_local", "refuse_non_local", "allow_cookie", NULL };
 
 /** Format an error, prefixed with file:line when reading a file. */
 struct outbuf;

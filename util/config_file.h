@@ -100,7 +100,10 @@ enum config_acl_action {
 	/** drop, except for queries to local data */
 	ACL_DENY_NON_LOCAL,
 	/** refuse, except for queries to local data */
-	ACL_REFUSE_NON_LOCAL
+	ACL_REFUSE_NON_LOCAL,
+	/** allow, but over UDP only queries with a valid DNS cookie
+	 * (others get BADCOOKIE, or REFUSED with TC without a cookie) */
+	ACL_ALLOW_COOKIE
 };
 
 /** one access-control: line */
@@ -252,6 +255,8 @@ struct config_file {
 	struct config_strlist *wait_limit_cookie_netblock;
 	/** answer-cookie: answer DNS Cookies (RFC 7873, RFC 9018) */
 	int answer_cookie;
+	/** upstream-cookies: send client cookies to upstream servers */
+	int upstream_cookies;
 	/** cookie-secret: the server secret, 32 hex digits, or NULL (a
 	 * random one) */
 	char *cookie_secret;

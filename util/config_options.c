@@ -177,7 +177,8 @@ BOOLOPT("interface-automatic", CLAUSE_SERVER, interface_automatic, "no", IM,
   "127.0.0.0/8 allow", 0, 0, NULL, OFF(acls), IM | SH | OPT_F_EXAMPLE_SET,
   "<netblock> <action>",
   "what to do with queries from a netblock: deny, refuse, allow, "
-  "allow_setrd, allow_snoop, deny_non_local or refuse_non_local; "
+  "allow_setrd, allow_snoop, deny_non_local, refuse_non_local or "
+  "allow_cookie (over UDP, only queries with a valid DNS cookie); "
   "the longest match wins" },
 INTOPT("num-threads", CLAUSE_SERVER, num_threads, "1", 1, 1024, IM,
   "<number>", "the number of workers (threads or processes)"),
@@ -840,6 +841,11 @@ BOOLOPT("answer-cookie", CLAUSE_SERVER, answer_cookie, "no", SH | IM,
   "a client cookie gets a server cookie back, and a valid server cookie "
   "earns the -cookie limits; a malformed COOKIE option is answered "
   "FORMERR"),
+BOOLOPT("upstream-cookies", CLAUSE_SERVER, upstream_cookies, "no", SH | IM,
+  "send a DNS client cookie (RFC 7873) to upstream servers over UDP and "
+  "TCP, one per server, and the server cookie it gave back; a reply "
+  "without our client cookie is ignored as a spoof, BADCOOKIE is asked "
+  "again once (petrel's option, not Unbound's)"),
 STROPT("cookie-secret", CLAUSE_SERVER, OPT_STR, cookie_secret, "",
   SH | IM | OPT_F_HEX128, "<128-bit hex>",
   "the secret server cookies are made with (32 hex digits; an anycast set "

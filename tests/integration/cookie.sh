@@ -26,7 +26,16 @@
 # 4. The same commands with forked workers: after activate and drop, the
 #    old cookie is invalid in every worker (every one of 12 queries
 #    counted invalid) and the fresh cookies validate.
-# Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
+# 5. Client cookies to upstream servers (upstream-cookies: yes, a third
+#    petrel on 127.0.170.1:61982): through NSD with answer-cookie: yes,
+#    names resolve, and a packet capture on lo (tshark) shows the first
+#    query with our client cookie only and a later one with the same
+#    client cookie and NSD's server cookie; a server (cookie_server.pl
+#    spoof, 127.0.170.3) whose answers carry another client cookie is
+#    ignored (SERVFAIL, counted in unwanted.replies); a server that
+#    answers BADCOOKIE (cookie_server.pl badcookie, 127.0.170.4) is asked
+#    again with its server cookie, and the name resolves.
+# Takes /tmp/petrel-integration.lock, runs about 20 s, stops everything it
 # started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
 # 77 when a tool is missing or without root.
 
@@ -51,7 +60,7 @@ SEC1=000102030405060708090a0b0c0d0e0f
 SEC2=f0e0d0c0b0a090807060504030201000
 CC=0102030405060708
 
-for tool in "$NSD" dig kdig timeout; do
+for tool in "$NSD" dig kdig timeout perl tshark; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "cookie: SKIP: $tool not found (apt-get install nsd bind9-dnsutils knot-dnsutils)"
 		exit 77
@@ -99,7 +108,7 @@ cat > "$IT_WORK/ck.zz.zone" <<ZONE
 ns   IN A $NS_IP
 *    IN A 192.0.2.70
 ZONE
-nsd_start ck "$NS_IP" "ck.zz.=$IT_WORK/ck.zz.zone" ||
+NSD_EXTRA="answer-cookie: yes" nsd_start ck "$NS_IP" "ck.zz.=$IT_WORK/ck.zz.zone" ||
 	{ fail "NSD did not start"; finish; }
 
 # start_petrel NAME PORT EXTRA: a petrel with its own secret file
@@ -286,6 +295,73 @@ ok" ] && [ $bad = 0 ] && [ "$i1" = $((i0 + 12)) ] &&
 	ok "fork: after add, activate and drop, the old cookie is invalid in every worker (12 of 12), the new one valid (6 of 6)"
 else
 	fail "fork: '$r', bad $bad, invalid $i0 -> $i1, valid $v0 -> $v1"
+fi
+# ------------------------------------------------- 5. upstream cookies
+SPOOF_IP=127.0.170.3
+BAD_IP=127.0.170.4
+UPORT=61982
+perl "$here/cookie_server.pl" $SPOOF_IP spoof 192.0.2.71 \
+	"$IT_WORK/spoof.log" > "$IT_WORK/spoof.out" 2>&1 &
+it_track $!
+perl "$here/cookie_server.pl" $BAD_IP badcookie 192.0.2.72 \
+	"$IT_WORK/bad.log" > "$IT_WORK/bad.out" 2>&1 &
+it_track $!
+start_petrel up "$UPORT" "  num-threads: 1
+  extended-statistics: yes
+  upstream-cookies: yes
+forward-zone:
+  name: \"spoof.zz.\"
+  forward-addr: $SPOOF_IP
+forward-zone:
+  name: \"bad.zz.\"
+  forward-addr: $BAD_IP" || { fail "petrel (upstream-cookies) did not start"; finish; }
+uctl() { "$PETREL_CONTROL" -c "$IT_WORK/up.conf" "$@" 2>&1; }
+timeout 20 tshark -i lo -f "udp and dst host $NS_IP and dst port 53" \
+	-T fields -e dns.qry.name -e dns.opt.cookie.client \
+	-e dns.opt.cookie.server > "$IT_WORK/cap.txt" 2> "$IT_WORK/cap.err" &
+TS=$!
+it_track $TS
+for i in $(seq 50); do
+	grep -q "Capturing on" "$IT_WORK/cap.err" 2>/dev/null && break
+	sleep 0.1
+done
+sleep 0.5
+nres=0
+for i in 1 2 3; do
+	q $UPORT "u$i.ck.zz." A | grep -q "status: NOERROR" && nres=$((nres + 1))
+done
+sleep 1
+kill $TS 2>/dev/null
+wait $TS 2>/dev/null
+first=$(head -1 "$IT_WORK/cap.txt")
+last=$(tail -1 "$IT_WORK/cap.txt")
+fc=$(echo "$first" | cut -f2 | tr -d ':')
+fs=$(echo "$first" | cut -f3 | sed 's/<MISSING>//')
+lc=$(echo "$last" | cut -f2 | tr -d ':')
+ls_=$(echo "$last" | cut -f3 | tr -d ':')
+if [ $nres = 3 ] && [ ${#fc} = 16 ] && [ -z "$fs" ] && [ "$lc" = "$fc" ] &&
+	[ ${#ls_} -ge 16 ]; then
+	ok "upstream-cookies: through NSD, client cookie $fc sent, then with NSD's server cookie $ls_"
+else
+	fail "upstream-cookies with NSD: $nres of 3 resolved; capture: $(tr '\t\n' ' |' < "$IT_WORK/cap.txt")"
+fi
+u0=$(uctl stats_noreset | sed -n 's/^unwanted\.replies=//p')
+out=$(timeout 20 dig +time=10 +tries=1 -b "$CLIENT" -p $UPORT @"$RES_IP" \
+	www.spoof.zz. A 2>&1)
+u1=$(uctl stats_noreset | sed -n 's/^unwanted\.replies=//p')
+if echo "$out" | grep -q "status: SERVFAIL" && [ -n "$u0" ] &&
+	[ "$u1" -gt "$u0" ] && grep -q "^cookie [0-9a-f]\{16\}$" "$IT_WORK/spoof.log"; then
+	ok "upstream-cookies: answers with another client cookie are ignored (SERVFAIL, unwanted.replies $u0 -> $u1)"
+else
+	fail "spoofed cookies: $(echo "$out" | grep status), unwanted $u0 -> $u1"
+fi
+out=$(q $UPORT www.bad.zz. A)
+if echo "$out" | grep -q "192\.0\.2\.72" &&
+	sed -n 1p "$IT_WORK/bad.log" | grep -q "^cookie [0-9a-f]\{16\}$" &&
+	sed -n 2p "$IT_WORK/bad.log" | grep -q "^cookie [0-9a-f]\{16\}01000000\(5a\)\{12\}$"; then
+	ok "upstream-cookies: BADCOOKIE is asked again with the server cookie, and answered"
+else
+	fail "BADCOOKIE: $(echo "$out" | grep -A1 'ANSWER SEC\|status'); log: $(tr '\n' ' ' < "$IT_WORK/bad.log")"
 fi
 kill -0 "$(cat "$IT_WORK/thr.pid")" 2>/dev/null || fail "petrel died"
 finish

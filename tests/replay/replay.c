@@ -201,7 +201,8 @@ parse_reply(struct rpl_reader *r, struct rpl_entry *e, char *p)
 		{"NOERROR", 0}, {"FORMERR", 1}, {"SERVFAIL", 2},
 		{"NXDOMAIN", 3}, {"NOTIMPL", 4}, {"NOTIMP", 4},
 		{"REFUSED", 5}, {"YXDOMAIN", 6}, {"YXRRSET", 7},
-		{"NXRRSET", 8}, {"NOTAUTH", 9}, {"NOTZONE", 10}, {NULL, 0}};
+		{"NXRRSET", 8}, {"NOTAUTH", 9}, {"NOTZONE", 10},
+		{"BADCOOKIE", 23}, {NULL, 0}};
 	static const struct { const char *w; int v; } opcodes[] = {
 		{"QUERY", 0}, {"IQUERY", 1}, {"STATUS", 2}, {"NOTIFY", 4},
 		{"UPDATE", 5}, {NULL, 0}};
@@ -1079,12 +1080,18 @@ match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
 		snprintf(diff, difflen, "flags '%s', wanted '%s'", a, b);
 		return 0;
 	}
-	if((m & RPL_M_RCODE) && ldns_pkt_get_rcode(e->pkt) !=
-		ldns_pkt_get_rcode(p)) {
-		snprintf(diff, difflen, "rcode %d, wanted %d",
-			(int)ldns_pkt_get_rcode(p),
-			(int)ldns_pkt_get_rcode(e->pkt));
-		return 0;
+	if(m & RPL_M_RCODE) {
+		/* an extended rcode (BADCOOKIE) is compared with the OPT
+		 * record's upper bits added */
+		int want = ldns_pkt_get_rcode(e->pkt);
+		int got = ldns_pkt_get_rcode(p);
+		if(want > 15 && ldns_pkt_edns(p))
+			got |= ldns_pkt_edns_extended_rcode(p) << 4;
+		if(got != want) {
+			snprintf(diff, difflen, "rcode %d, wanted %d", got,
+				want);
+			return 0;
+		}
 	}
 	if((m & RPL_M_QUESTION) && !section_equal(ldns_pkt_question(e->pkt),
 		ldns_pkt_question(p), 0, "question", diff, difflen))
