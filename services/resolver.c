@@ -541,9 +541,12 @@ resolver_cookie(struct resolver *r, const uint8_t *pkt,
 	uint32_t now = (uint32_t)r->out->now->tv_sec;
 	size_t alen = 0;
 	const uint8_t *a = netaddr_bytes(client, &alen);
+	static const uint8_t none[1] = { 0 };
 	enum cookie_status st;
-	if(!a)
+	if(!a) {
+		a = none;
 		alen = 0;
+	}
 	st = cookie_check(opt, q->edns.cookie_len, set->s, set->n, a, alen,
 		now);
 	switch(st) {
@@ -567,17 +570,15 @@ resolver_cookie(struct resolver *r, const uint8_t *pkt,
 		break;
 	}
 	q->edns.cookie_reply = r->cookie_out;
-	r->cookie_pending = 1;
 	return st;
 }
 
 /**
- * answer-cookie, for an immediate answer: the cache hit path wrote the
- * COOKIE option itself, at the end of the answer; for the others (local
- * data, errors, auth zones) append it to the answer's OPT record, when
- * that is the last record and the option fits the client's size.
- * Otherwise the answer goes without it (as an answer to a client without
- * EDNS would).
+ * answer-cookie, for an immediate answer that is not a cache hit (local
+ * data, errors, auth zones; the cache hit path writes the COOKIE option
+ * itself): append it to the answer's OPT record, when that is the last
+ * record and the option fits the client's size. Otherwise the answer
+ * goes without it (as an answer to a client without EDNS would).
  */
 static void
 resolver_cookie_append(struct resolver *r, const struct fast_query *q,
@@ -586,10 +587,6 @@ resolver_cookie_append(struct resolver *r, const struct fast_query *q,
 {
 	size_t at, limit = outmax;
 	uint16_t rdlen;
-	r->cookie_pending = 0;
-	if(*outlen >= DNS_HDR_SIZE + COOKIE_FULL_LEN && memcmp(out + *outlen -
-		COOKIE_FULL_LEN, r->cookie_out, COOKIE_FULL_LEN) == 0)
-		return; /* (the cache hit path's) */
 	if(tp != RESOLVER_TCP) {
 		limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
 			q->edns.udp_size;
@@ -610,6 +607,23 @@ resolver_cookie_append(struct resolver *r, const struct fast_query *q,
 	dns_write_u16(out + *outlen + 2, COOKIE_FULL_LEN);
 	memcpy(out + *outlen + 4, r->cookie_out, COOKIE_FULL_LEN);
 	*outlen += 4 + COOKIE_FULL_LEN;
+}
+
+/**
+ * The end of an immediate answer other than a cache hit: with
+ * answer-cookie, the query's cookie goes in (resolver_cookie_append).
+ * Queries without a cookie, and cache hits, never come here, so the hot
+ * path pays nothing for it.
+ * @return res.
+ */
+static enum resolver_result
+resolver_done(struct resolver *r, const struct fast_query *q,
+	enum resolver_transport tp, uint8_t *out, size_t outmax,
+	size_t *outlen, enum resolver_result res)
+{
+	if(res == RESOLVER_ANSWERED && q->edns.present && q->edns.cookie_reply)
+		resolver_cookie_append(r, q, tp, out, outmax, outlen);
+	return res;
 }
 
 /** handle a client packet parsed into q with result err */
@@ -657,15 +671,19 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(r->cookies && q->edns.present && q->edns.cookie_off && client) {
 		enum cookie_status st = resolver_cookie(r, pkt, q, client);
 		if(st == COOKIE_MALFORMED) {
+			enum config_acl_action act = acl_check(r->acl, client);
 			r->stats.num_malformed++;
+			if(act == ACL_DENY || act == ACL_DENY_NON_LOCAL)
+				return RESOLVER_DROP; /* (no answer to them) */
 			return resolver_error(r, pkt, len, q,
 				DNS_RCODE_FORMERR, -1, out, outmax, outlen);
 		}
 		cookie_valid = COOKIE_IS_VALID(st);
 	}
 	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
-		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
-			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
+			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen));
 	/* ip-ratelimit: before local zones and the cache (a flood of
 	 * cached names is what it is for); off, it costs one test */
 	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client, cookie_valid))
@@ -676,8 +694,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		acl_check(r->acl, client) == ACL_ALLOW_COOKIE) {
 		int n;
 		if(q->edns.present && q->edns.cookie_off && r->cookies)
-			return resolver_error(r, pkt, len, q,
-				DNS_RCODE_BADCOOKIE, -1, out, outmax, outlen);
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				resolver_error(r, pkt, len, q,
+				DNS_RCODE_BADCOOKIE, -1, out, outmax, outlen));
 		n = dns_build_error_reply(pkt, len, q, DNS_RCODE_REFUSED, 1,
 			DNS_EDE_OTHER, "DNS Cookie needed for UDP replies",
 			r->max_udp, out, outmax);
@@ -701,7 +720,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* a redirect-zone CNAME alias (info.alias) is answered with
 		 * the CNAME alone; its target is not chased */
 		r->stats.num_local++;
-		return RESOLVER_ANSWERED;
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			RESOLVER_ANSWERED);
 	case LOCAL_FRONT_DROP:
 		r->stats.num_acl_denied++;
 		return RESOLVER_DROP;
@@ -715,13 +735,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum resolver_result rr = RESOLVER_PENDING;
 		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
 			outlen, &rr))
-			return rr;
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
 		if(info.action != ACL_ALLOW_SNOOP)
 			/* the zone did not answer (no data, fallback): what
 			 * the RD rule says */
-			return resolver_error(r, pkt, len, q,
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				resolver_error(r, pkt, len, q,
 				DNS_RCODE_REFUSED, DNS_EDE_NOT_AUTHORITATIVE,
-				out, outmax, outlen);
+				out, outmax, outlen));
 	}
 	if(q->edns.present && q->edns.do_bit)
 		flags |= MESH_FLAG_DO;
@@ -762,7 +784,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum resolver_result rr = RESOLVER_PENDING;
 		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
 			outlen, &rr))
-			return rr;
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
 	}
 mesh:
 	/* the mesh */
@@ -820,8 +843,9 @@ mesh:
 		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
-		return resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
-			DNS_EDE_OTHER, out, outmax, outlen);
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
+			DNS_EDE_OTHER, out, outmax, outlen));
 	}
 	return RESOLVER_PENDING;
 }
@@ -833,19 +857,12 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	size_t *outlen)
 {
 	struct fast_query fq;
-	enum resolver_result res;
 	int err;
 	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
 		return RESOLVER_DROP;
 	err = dns_query_parse_fast(pkt, len, &fq);
-	res = resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
+	return resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
 		handle, out, outmax, outlen);
-	if(r->cookie_pending) {
-		if(res == RESOLVER_ANSWERED)
-			resolver_cookie_append(r, &fq, tp, out, outmax, outlen);
-		r->cookie_pending = 0;
-	}
-	return res;
 }
 
 enum resolver_result
@@ -854,20 +871,12 @@ resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
 	enum resolver_transport tp, const struct resolver_handle *handle,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
-	enum resolver_result res;
 	/* (the parse holds offsets and a copy of the name: it stays valid
 	 * for the copy resolver_take may make) */
 	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
 		return RESOLVER_DROP;
-	res = resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
+	return resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
 		tp, handle, out, outmax, outlen);
-	if(r->cookie_pending) {
-		if(res == RESOLVER_ANSWERED)
-			resolver_cookie_append(r, &pk->fq, tp, out, outmax,
-				outlen);
-		r->cookie_pending = 0;
-	}
-	return res;
 }
 
 static int encode_section(struct dns_builder *b, int section,

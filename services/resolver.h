@@ -264,9 +264,6 @@ struct resolver {
 	uint8_t cookie_out[24];
 	/** 1 when an access-control line says allow_cookie */
 	int acl_cookie;
-	/** 1 when cookie_out is still to be added to the immediate answer
-	 * (the cache hit path writes it itself) */
-	int cookie_pending;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };
