@@ -228,6 +228,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		cfg->cookie_secret_file[0])) && !(env->cookies =
 		cookie_secrets_create(cfg, err, errlen)))
 		goto fail;
+	cookie_secrets_keep(env->cookies, old ? old->cookies : NULL);
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;

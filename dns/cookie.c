@@ -25,14 +25,20 @@
 	v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32); \
 	} while(0)
 
-/** read 8 bytes little-endian */
+/** read 8 bytes little-endian (one load on a little-endian machine) */
 static uint64_t
 le64(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+#else
 	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
 		(uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 |
 		(uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
 		(uint64_t)p[7] << 56;
+#endif
 }
 
 uint64_t
@@ -71,9 +77,13 @@ cookie_siphash(const uint8_t key[16], const uint8_t *in, size_t len)
 void
 cookie_siphash_bytes(uint64_t h, uint8_t out[8])
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(out, &h, 8);
+#else
 	int i;
 	for(i = 0; i < 8; i++)
 		out[i] = (uint8_t)(h >> (8 * i));
+#endif
 }
 
 /**

@@ -136,7 +136,8 @@ cookie_secrets_create(const struct config_file *cfg, char *err,
 			snprintf(err, errlen, "cookie secret: no random "
 				"bytes from the system");
 			goto fail;
-		}
+		} else
+			s->random = 1;
 		s->n = 1;
 	}
 	atomic_init(&cs->cur, s);
@@ -147,6 +148,23 @@ fail:
 		free(cs->file);
 	free(cs);
 	return NULL;
+}
+
+void
+cookie_secrets_keep(struct cookie_secrets *cs,
+	const struct cookie_secrets *old)
+{
+	struct cookie_set *s;
+	const struct cookie_set *o;
+	if(!cs || !old)
+		return;
+	/* (cs is not shared yet: its set may change in place) */
+	s = atomic_load(&cs->cur);
+	o = cookie_secrets_get(old);
+	if(!s->random || !o->random)
+		return;
+	memcpy(s->s, o->s, sizeof(s->s));
+	s->n = o->n;
 }
 
 void

@@ -40,6 +40,9 @@ struct cookie_set {
 	uint8_t s[COOKIE_SECRETS_MAX * COOKIE_SECRET_LEN];
 	/** 1 when the set is the file's (print_cookie_secrets shows it) */
 	int from_file;
+	/** 1 when the secret was made at random (no file, no
+	 * cookie-secret) */
+	int random;
 	/** the QSBR tag it was retired with */
 	uint64_t retired;
 	/** next on the retired list */
@@ -59,6 +62,17 @@ struct cookie_secrets;
  */
 struct cookie_secrets *cookie_secrets_create(const struct config_file *cfg,
 	char *err, size_t errlen);
+
+/**
+ * A reload: when the new holder's secret was made at random, take the
+ * old holder's secrets instead, so that the cookies given out stay valid
+ * and every worker process keeps the same secret (with fork, each worker
+ * reloads on its own). Call before the new holder is given to a worker.
+ * @param cs: the new holder.
+ * @param old: the old one, or NULL.
+ */
+void cookie_secrets_keep(struct cookie_secrets *cs,
+	const struct cookie_secrets *old);
 
 /** Free the holder, its set and the retired sets (no reader may be left).
  * NULL is fine. */

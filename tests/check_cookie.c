@@ -349,6 +349,22 @@ START_TEST(test_config)
 	/* the defaults: Unbound 1.22's */
 	cfg = cfg_of("server:\n", err, sizeof(err));
 	ck_assert_ptr_nonnull(cfg);
+	{
+		/* a random secret is kept over a reload */
+		struct cookie_secrets *o = cookie_secrets_create(cfg, err,
+			sizeof(err)), *n = cookie_secrets_create(cfg, err,
+			sizeof(err));
+		ck_assert_ptr_nonnull(o);
+		ck_assert_ptr_nonnull(n);
+		ck_assert_int_eq(cookie_secrets_get(n)->random, 1);
+		ck_assert_mem_ne(cookie_secrets_get(n)->s,
+			cookie_secrets_get(o)->s, COOKIE_SECRET_LEN);
+		cookie_secrets_keep(n, o);
+		ck_assert_mem_eq(cookie_secrets_get(n)->s,
+			cookie_secrets_get(o)->s, COOKIE_SECRET_LEN);
+		cookie_secrets_delete(o);
+		cookie_secrets_delete(n);
+	}
 	ck_assert_int_eq(cfg->answer_cookie, 0);
 	ck_assert_int_eq(cfg->wait_limit, 1000);
 	ck_assert_int_eq(cfg->wait_limit_cookie, 10000);
