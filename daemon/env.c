@@ -19,6 +19,7 @@
 #include "util/config_file.h"
 #include "util/config_auth.h"
 #include "util/log.h"
+#include "services/cookie_secrets.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,11 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	}
 	if(policy_apply_cfg(&env->pol, cfg, err, errlen) != 0)
 		goto fail;
+	if((cfg->answer_cookie || (cfg->cookie_secret_file &&
+		cfg->cookie_secret_file[0])) && !(env->cookies =
+		cookie_secrets_create(cfg, err, errlen)))
+		goto fail;
+	cookie_secrets_keep(env->cookies, old ? old->cookies : NULL);
 	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
 		errlen) != 0)
 		goto fail;
@@ -295,6 +301,7 @@ env_delete(struct daemon_env *env)
 	auth_zones_delete(env->authz);
 	val_zonemd_delete(env->zmd);
 	rate_table_delete(env->ip_rate);
+	cookie_secrets_delete(env->cookies);
 	policy_delete(env->pol);
 	modstack_desetup(&env->mods);
 	free(env);

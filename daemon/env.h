@@ -31,6 +31,7 @@ struct shcache;
 struct rate_table;
 struct policy;
 struct val_zonemd;
+struct cookie_secrets;
 
 /** the environment */
 struct daemon_env {
@@ -60,6 +61,8 @@ struct daemon_env {
 	struct module_stack mods;
 	/** ip-ratelimit: the client rate table, or NULL when off */
 	struct rate_table *ip_rate;
+	/** answer-cookie: the server secrets (owned), or NULL when off */
+	struct cookie_secrets *cookies;
 	/** the shared cache of forked workers (shared-cache), or NULL;
 	 * owned like the caches (taken over by a newer env) */
 	struct shcache *shc;

@@ -29,6 +29,7 @@
 #include "util/netaddr.h"
 #include "util/version.h"
 #include "util/log_limit.h"
+#include "services/cookie_secrets.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -908,6 +909,84 @@ cmd_rpz_switch(struct remote_req *q)
 	stats_buf_printf(q->out, "ok\n");
 }
 
+/** print_cookie_secrets: the secrets of cookie-secret-file, the active
+ * one first (Unbound's format); nothing when they are not the file's */
+static void
+cmd_print_cookie_secrets(struct remote_req *q)
+{
+	const struct cookie_set *s;
+	char hex[2 * COOKIE_SECRET_LEN + 1];
+	size_t i;
+	if(!q->d->env || !q->d->env->cookies)
+		return;
+	s = cookie_secrets_get(q->d->env->cookies);
+	if(!s->from_file)
+		return;
+	for(i = 0; i < s->n; i++) {
+		cookie_secret_hex(s->s + i * COOKIE_SECRET_LEN, hex);
+		if(i == 0)
+			stats_buf_printf(q->out, "active : %s\n", hex);
+		else if(s->n == 2)
+			stats_buf_printf(q->out, "staging: %s\n", hex);
+		else
+			stats_buf_printf(q->out, "staging[%d]: %s\n", (int)i,
+				hex);
+	}
+	memset(hex, 0, sizeof(hex));
+}
+
+/** add_cookie_secret HEX, activate_cookie_secret, drop_cookie_secret:
+ * change the secrets, write cookie-secret-file (here, in the supervisor
+ * or the threads' process), and with fork have every worker process
+ * change its own copy */
+static void
+cmd_cookie_secret(struct remote_req *q)
+{
+	uint8_t sec[COOKIE_SECRET_LEN];
+	enum cookie_secrets_op op = COOKIE_OP_ADD;
+	char err[256];
+	struct cookie_secrets *cs = q->d->env ? q->d->env->cookies : NULL;
+	if(!cs || !q->d->cfg->cookie_secret_file ||
+		!q->d->cfg->cookie_secret_file[0]) {
+		stats_buf_printf(q->out, "error: no cookie secret file "
+			"configured\n");
+		return;
+	}
+	if(strcmp(q->cmd, "add_cookie_secret") == 0) {
+		if(!q->args[0]) {
+			stats_buf_printf(q->out, "error: missing argument "
+				"(cookie_secret)\n");
+			return;
+		}
+		if(strlen(q->args) != 2 * COOKIE_SECRET_LEN ||
+			cookie_secret_parse(q->args, sec) != 0) {
+			stats_buf_printf(q->out, "invalid cookie secret: %s\n"
+				"please provide a 128bit hex encoded secret\n",
+				strlen(q->args) != 2 * COOKIE_SECRET_LEN ?
+				"invalid argument length" : "parse error");
+			return;
+		}
+	} else if(strcmp(q->cmd, "activate_cookie_secret") == 0)
+		op = COOKIE_OP_ACTIVATE;
+	else	op = COOKIE_OP_DROP;
+	if(cookie_secrets_change(cs, op, op == COOKIE_OP_ADD ? sec : NULL, 1,
+		err, sizeof(err)) != 0) {
+		memset(sec, 0, sizeof(sec));
+		stats_buf_printf(q->out, "%s\n", err);
+		return;
+	}
+	memset(sec, 0, sizeof(sec));
+	if(q->d->children) {
+		/* (the line carries the secret to each worker process over
+		 * its private pipe) */
+		struct stats_buf tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		join_workers(q->d, q->line, q->d->num_workers, &tmp);
+		stats_buf_free(&tmp);
+	}
+	stats_buf_printf(q->out, "ok\n");
+}
+
 /** @return the block number of the view called name, or -1 */
 static int
 view_block_of(const struct config_file *cfg, const char *name)
@@ -1130,6 +1209,10 @@ static const struct remote_cmd {
 	{ "ratelimit_list", cmd_rate_list },
 	{ "ip_ratelimit_list", cmd_rate_list },
 	{ "forward", cmd_forward },
+	{ "add_cookie_secret", cmd_cookie_secret },
+	{ "activate_cookie_secret", cmd_cookie_secret },
+	{ "drop_cookie_secret", cmd_cookie_secret },
+	{ "print_cookie_secrets", cmd_print_cookie_secrets },
 	{ NULL, NULL }
 };
 

@@ -14,6 +14,7 @@
 #include "services/authzone.h"
 #include "services/mesh.h"
 #include "services/modstack.h"
+#include "services/cookie_secrets.h"
 #include "services/resolver.h"
 #include "validator/validator.h"
 #include "services/policy.h"
@@ -31,6 +32,7 @@
 #include "iterator/iter_env.h"
 #include "iterator/iter_ratelimit.h"
 #include "services/modstack.h"
+#include "services/cookie_secrets.h"
 #include "util/log.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -596,6 +598,22 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	} else if(strcmp(cmd, "verbosity") == 0) {
 		log_set_verbosity(atoi(args));
 		stats_buf_printf(out, "ok\n");
+	} else if((strcmp(cmd, "add_cookie_secret") == 0 ||
+		strcmp(cmd, "activate_cookie_secret") == 0 ||
+		strcmp(cmd, "drop_cookie_secret") == 0) && w->env->cookies) {
+		/* fork: this child's copy of the secrets (the supervisor
+		 * wrote the file and checked the secret) */
+		uint8_t sec[COOKIE_SECRET_LEN];
+		enum cookie_secrets_op op = cmd[0] == 'a' && cmd[1] == 'd' ?
+			COOKIE_OP_ADD : cmd[0] == 'a' ? COOKIE_OP_ACTIVATE :
+			COOKIE_OP_DROP;
+		if(op == COOKIE_OP_ADD && cookie_secret_parse(args, sec) != 0)
+			stats_buf_printf(out, "error bad secret\n");
+		else if(cookie_secrets_change(w->env->cookies, op, sec, 0, err,
+			sizeof(err)) != 0)
+			stats_buf_printf(out, "%s\n", err);
+		else	stats_buf_printf(out, "ok\n");
+		memset(sec, 0, sizeof(sec));
 	} else if(strcmp(cmd, "rpz_enable") == 0 ||
 		strcmp(cmd, "rpz_disable") == 0) {
 		/* fork: this child's copy of the zones */

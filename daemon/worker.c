@@ -712,6 +712,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.tls_ctx = ls->tls_client;
 	op.tls_use_sni = cfg->tls_use_sni;
 	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
+	op.upstream_cookies = cfg->upstream_cookies;
 	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)
@@ -729,6 +730,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			"auth zones are served from their zone files only",
 			w->index);
 	resolver_set_ratelimit(w->res, env->ip_rate);
+	resolver_set_cookies(w->res, env->cookies);
 	resolver_set_base(w->res, w->base);
 	resolver_set_policy(w->res, env->pol);
 	w->local_views = policy_has_interface_views(env->pol);

@@ -142,6 +142,7 @@ edns_parse_opt(const uint8_t *pkt, size_t len, size_t opt_off,
 	edns->num_opts = 0;
 	edns->cookie_off = 0;
 	edns->cookie_len = 0;
+	edns->cookie_reply = NULL;
 	edns->nsid = 0;
 	while(p + 4 <= end) {
 		uint16_t code = dns_read_u16(pkt + p);

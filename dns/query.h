@@ -68,6 +68,11 @@ struct edns_data {
 	uint16_t cookie_off;
 	/** length of the COOKIE option data */
 	uint16_t cookie_len;
+	/** the COOKIE option data (COOKIE_FULL_LEN bytes) to put in the
+	 * answer's OPT record, or NULL: never set by the parser (it sets
+	 * NULL), but by the front end once it has checked the query's
+	 * cookie (answer-cookie); the memory is the front end's */
+	const uint8_t *cookie_reply;
 	/** 1 when an NSID option (a request, empty) was present */
 	int nsid;
 };

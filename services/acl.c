@@ -91,7 +91,7 @@ struct acl_list {
 /** the action words, indexed by enum config_acl_action */
 static const char *const acl_words[] = {
 	"deny", "refuse", "allow", "allow_setrd", "allow_snoop",
-	"deny_non_local", "refuse_non_local"
+	"deny_non_local", "refuse_non_local", "allow_cookie"
 };
 
 /** write an error message */

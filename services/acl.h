@@ -3,7 +3,8 @@
  *
  * An acl_list maps netblocks to the access-control actions of Unbound
  * (enum config_acl_action in util/config_file.h): deny, refuse, allow,
- * allow_setrd, allow_snoop, deny_non_local, refuse_non_local. A client
+ * allow_setrd, allow_snoop, deny_non_local, refuse_non_local,
+ * allow_cookie. A client
  * address gets the action of the most specific (longest prefix) netblock
  * that contains it; the order of the lines does not matter. An address
  * that no netblock contains is refused.
@@ -35,6 +36,10 @@
  *   4. a query without RD is refused (EDE 20 Not Authoritative, RA set)
  *      unless the action is allow_snoop; allow_setrd treats it as if RD
  *      were set.
+ *   0. (before all that, in the front end, services/resolver.c)
+ *      allow_cookie: over UDP a query without a valid DNS cookie gets
+ *      BADCOOKIE with a fresh cookie, or REFUSED with TC (EDE 0) when it
+ *      had no cookie at all; otherwise it is allow.
  */
 #ifndef SERVICES_ACL_H
 #define SERVICES_ACL_H

@@ -31,6 +31,19 @@
  *    id; everything else (verification, no clear text, failure) is the
  *    TLS server's.
  *
+ * Client cookies (RFC 7873 section 5.1; upstream-cookies: yes): a query
+ * over UDP or TCP (not TLS, which needs none) carries a COOKIE option
+ * with the client cookie of that server, the first 8 bytes of
+ * SipHash-2-4(this network's random secret, the server's address and
+ * port): stable per server, different for each server, unguessable from
+ * outside. The server cookie a server answered with is remembered in a
+ * fixed table (ON_COOKIE_SLOTS entries, one slot per address hash, a
+ * newer server overwriting an older one: no allocation per query) and
+ * sent back next time. A reply whose COOKIE option does not carry our
+ * client cookie is a spoof: it is counted unwanted and the query keeps
+ * waiting. BADCOOKIE is answered once more, with the server cookie the
+ * BADCOOKIE brought.
+ *
  * A pend is in exactly one state: waiting for a UDP socket, waiting for a
  * TCP slot, sent over UDP, sent over TCP, sent over TLS, or delivering. Delivery takes
  * the pend out of the hash table first (new identical queries start
@@ -42,7 +55,9 @@
 #include "util/netevent/netevent.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/http2.h"
+#include "dns/dns.h"
 #include "dns/padding.h"
+#include "dns/cookie.h"
 #include "util/netaddr.h"
 #include "util/random.h"
 #include "util/log.h"
@@ -62,8 +77,12 @@
 #define ON_BIND_TRIES 16
 /** largest query name */
 #define ON_MAX_NAME 255
-/** largest query packet: header, name, type, class, OPT */
-#define ON_MAX_PKT (12 + ON_MAX_NAME + 4 + 11 + OUTBOUND_MAX_OPTS)
+/** largest query packet: header, name, type, class, OPT (with the
+ * options of a module, OUTBOUND_MAX_OPTS, and a COOKIE option of a client
+ * and a server cookie of at most 32 bytes) */
+#define ON_MAX_PKT (12 + ON_MAX_NAME + 4 + 11 + OUTBOUND_MAX_OPTS + 4 + 40)
+/** slots of the server cookie table (power of two) */
+#define ON_COOKIE_SLOTS 1024
 /** largest UDP reply read */
 #define ON_MAX_REPLY 65535
 /** idle (and connect plus handshake) timeout of an upstream TLS connection */
@@ -152,6 +171,12 @@ struct pend {
 	uint8_t pkt[ON_MAX_PKT];
 	/** its length */
 	size_t pkt_len;
+	/** upstream-cookies: the client cookie in pkt (when has_cookie) */
+	uint8_t cookie[COOKIE_CLIENT_LEN];
+	/** 1 when pkt carries a COOKIE option */
+	int has_cookie;
+	/** 1 once sent again after a BADCOOKIE */
+	int cookie_retried;
 	/** the ID in pkt */
 	uint16_t id;
 	/** when it was created (the cached clock) */
@@ -217,8 +242,23 @@ struct on_timer {
 	struct on_timer *next, *prev;
 };
 
+/** a server cookie learnt from a server (upstream-cookies) */
+struct on_cookie {
+	/** the server's address and port */
+	struct netaddr addr;
+	/** its server cookie (8 to 32 bytes); 0 when the slot is empty */
+	uint8_t len;
+	/** the server cookie */
+	uint8_t srv[32];
+};
+
 /** the outside network of one worker */
 struct outside_network {
+	/** upstream-cookies: the server cookie table (ON_COOKIE_SLOTS), or
+	 * NULL when client cookies are off */
+	struct on_cookie *cookies;
+	/** upstream-cookies: the secret client cookies are made with */
+	uint8_t cookie_secret[COOKIE_SECRET_LEN];
 	/** the base */
 	struct comm_base *base;
 	/** random numbers */
@@ -385,6 +425,32 @@ get16(const uint8_t *p)
 	return (uint16_t)((p[0] << 8) | p[1]);
 }
 
+/** the server cookie slot of an address */
+static struct on_cookie *
+cookie_slot(struct outside_network *on, const struct netaddr *a)
+{
+	uint8_t h[8];
+	cookie_siphash_bytes(cookie_siphash(on->cookie_secret,
+		(const uint8_t *)&a->addr, a->len), h);
+	return &on->cookies[(h[0] | (uint32_t)h[1] << 8) &
+		(ON_COOKIE_SLOTS - 1)];
+}
+
+/** the client cookie of a server: SipHash of its address and port under
+ * the network's secret, with the key turned so it differs from the slot
+ * hash */
+static void
+cookie_client(struct outside_network *on, const struct netaddr *a,
+	uint8_t *out)
+{
+	uint8_t key[COOKIE_SECRET_LEN];
+	size_t i;
+	for(i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)(on->cookie_secret[i] ^ 0x5c);
+	cookie_siphash_bytes(cookie_siphash(key, (const uint8_t *)&a->addr,
+		a->len), out);
+}
+
 /** build the query packet of p with a fresh ID (and fresh 0x20 case) */
 static void
 pend_build(struct pend *p)
@@ -440,6 +506,24 @@ pend_build(struct pend *p)
 		pos += 11;
 		memcpy(q + pos, p->opts, p->optlen);
 		pos += p->optlen;
+		p->has_cookie = 0;
+		if(on->cookies && !p->tu) {
+			/* client cookie, and the server cookie if known */
+			const struct on_cookie *c = cookie_slot(on, &p->to);
+			size_t sl = (c->len && netaddr_cmp(&c->addr, &p->to)
+				== 0) ? c->len : 0;
+			cookie_client(on, &p->to, p->cookie);
+			/* the OPT RDLEN (just before the options) grows by
+			 * the option */
+			put16(q + pos - p->optlen - 2,
+				(uint16_t)(p->optlen + 4 + 8 + sl));
+			put16(q + pos, DNS_EDNS_COOKIE);
+			put16(q + pos + 2, (uint16_t)(8 + sl));
+			memcpy(q + pos + 4, p->cookie, 8);
+			memcpy(q + pos + 12, c->srv, sl);
+			pos += 12 + sl;
+			p->has_cookie = 1;
+		}
 	}
 	p->pkt_len = pos;
 }
@@ -707,6 +791,56 @@ pend_deliver(struct pend *p, enum outbound_status st, const uint8_t *pkt,
 	run_queues(on);
 }
 
+/** what pend_cookie says of a reply */
+enum { COOKIE_REPLY_OK = 0, COOKIE_REPLY_SPOOF, COOKIE_REPLY_BAD };
+
+/**
+ * upstream-cookies: check the COOKIE option of a reply to p and learn the
+ * server cookie it brings.
+ * @return COOKIE_REPLY_OK (no cookie sent, no COOKIE option in the reply,
+ *	or ours), COOKIE_REPLY_SPOOF (a COOKIE option without our client
+ *	cookie: not the server's answer), or COOKIE_REPLY_BAD (BADCOOKIE
+ *	with our client cookie: send again once, with the new server
+ *	cookie).
+ */
+static int
+pend_cookie(struct pend *p, const uint8_t *r, size_t len)
+{
+	size_t at, i, end;
+	uint16_t rdlen;
+	if(!p->has_cookie || !dns_opt_last(r, len, &at))
+		return COOKIE_REPLY_OK;
+	rdlen = get16(r + at);
+	end = at + 2 + rdlen;
+	if(end > len)
+		return COOKIE_REPLY_OK;
+	for(i = at + 2; i + 4 <= end; ) {
+		uint16_t code = get16(r + i), olen = get16(r + i + 2);
+		const uint8_t *o = r + i + 4;
+		if(i + 4 + olen > end)
+			break;
+		if(code == DNS_EDNS_COOKIE) {
+			struct on_cookie *c;
+			if(olen < 8 || memcmp(o, p->cookie, 8) != 0)
+				return COOKIE_REPLY_SPOOF;
+			if(olen >= 16 && olen <= 40) {
+				c = cookie_slot(p->on, &p->to);
+				c->addr = p->to;
+				c->len = (uint8_t)(olen - 8);
+				memcpy(c->srv, o + 8, olen - 8);
+			}
+			/* BADCOOKIE: rcode 23, its upper bits in the OPT TTL
+			 * (the ext rcode byte is 6 bytes before RDLENGTH) */
+			if((r[3] & 0x0f) == (DNS_RCODE_BADCOOKIE & 0xf) &&
+				at >= 6 && r[at - 4] == (DNS_RCODE_BADCOOKIE >> 4))
+				return COOKIE_REPLY_BAD;
+			return COOKIE_REPLY_OK;
+		}
+		i += 4u + olen;
+	}
+	return COOKIE_REPLY_OK;
+}
+
 /** an unmatched reply */
 static void
 count_unwanted(struct outside_network *on)
@@ -746,6 +880,23 @@ pend_tcp_cb(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 		if(!m) {
 			count_unwanted(p->on);
 			return;
+		}
+		switch(pend_cookie(p, pkt, len)) {
+		case COOKIE_REPLY_SPOOF:
+			count_unwanted(p->on);
+			return;
+		case COOKIE_REPLY_BAD:
+			if(!p->cookie_retried) {
+				p->cookie_retried = 1;
+				pend_close_transport(p);
+				pend_build(p);
+				pend_start_tcp(p);
+				run_queues(p->on);
+				return;
+			}
+			break;
+		default:
+			break;
 		}
 		pend_deliver(p, OUTBOUND_REPLY, pkt, len);
 		return;
@@ -1163,6 +1314,20 @@ pend_udp_read(int fd, void *arg)
 			count_unwanted(on);
 			continue;
 		}
+		m = pend_cookie(p, on->rbuf, (size_t)r);
+		if(m == COOKIE_REPLY_SPOOF) {
+			count_unwanted(on);
+			continue;
+		}
+		if(m == COOKIE_REPLY_BAD && !p->cookie_retried) {
+			/* once more, with the server cookie just learnt */
+			p->cookie_retried = 1;
+			pend_close_transport(p);
+			pend_build(p);
+			pend_start_udp(p);
+			run_queues(on);
+			return;
+		}
 		if(on->rbuf[2] & 0x02) {
 			/* TC: retry over TCP, the callers see the TCP reply */
 			on->stats.tc_fallbacks++;
@@ -1373,8 +1538,8 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		query_give(on, q);
 		return NULL;
 	}
-	pend_build(p);
 	p->tu = on->num_tls ? tls_find(on, to) : NULL;
+	pend_build(p);
 	if(p->tu)
 		pend_start_tls(p);
 	else if(flags & OUTBOUND_FLAG_TCP)
@@ -1527,6 +1692,15 @@ outside_network_create(struct comm_base *base,
 	}
 	on->tls_use_sni = p->tls_use_sni;
 	on->tls_pad_block = p->tls_pad_block;
+	if(p->upstream_cookies) {
+		on->cookies = calloc(ON_COOKIE_SLOTS, sizeof(*on->cookies));
+		if(!on->cookies) {
+			log_err("outside_network_create: out of memory");
+			goto fail;
+		}
+		random_bytes(on->rnd, on->cookie_secret,
+			sizeof(on->cookie_secret));
+	}
 	if(tls_add_zones(on, p->forwards) != 0 ||
 		tls_add_zones(on, p->stubs) != 0) {
 		log_err("outside_network_create: out of memory");
@@ -1588,6 +1762,7 @@ outside_network_delete(struct outside_network *on)
 	free(on->tls);
 	free(on->ifs4);
 	free(on->ifs6);
+	free(on->cookies);
 	free(on);
 }
 

@@ -143,6 +143,9 @@ struct outside_network_params {
 	/** pad queries to TLS servers to this block size (RFC 8467); 0 for
 	 * no padding */
 	int tls_pad_block;
+	/** upstream-cookies: send DNS client cookies to upstream servers
+	 * over UDP and TCP (RFC 7873 section 5.1) */
+	int upstream_cookies;
 	/** dnstap writer for the queries and replies (util/dnstap.h; not
 	 * owned, must outlive the network), or NULL */
 	struct dt_io *dtio;

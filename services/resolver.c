@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "util/log.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,6 +37,9 @@
 #include "util/netevent/proxy_protocol.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/store.h"
+#include "services/cookie_secrets.h"
+#include "dns/cookie.h"
+#include "dns/padding.h"
 #include "util/region.h"
 
 /** the UDP size we advertise to clients in our OPT record */
@@ -77,6 +81,10 @@ struct resolver_client {
 	int ecs_echo;
 	/** the client's ECS option */
 	struct module_ecs ecs;
+	/** 1 when its answer carries cookie (answer-cookie) */
+	int has_cookie;
+	/** the COOKIE option data of its answer */
+	uint8_t cookie[COOKIE_FULL_LEN];
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -108,6 +116,49 @@ resolver_has_module(const struct module_stack *stack, const char *name)
 	return 0;
 }
 
+/** order of wait-limit-netblock entries: the longest prefix first */
+static int
+resolver_wl_cmp(const void *a, const void *b)
+{
+	const struct resolver_wl_block *x = a, *y = b;
+	return y->nb.prefix - x->nb.prefix;
+}
+
+/**
+ * Read wait-limit-netblock lines ("netblock number", checked at load).
+ * @param l: the lines.
+ * @param out: set to the array (malloced; NULL when there are none).
+ * @param n: set to its length.
+ * @return 0, or -1 (out of memory).
+ */
+static int
+resolver_wl_blocks(const struct config_strlist *l,
+	struct resolver_wl_block **out, size_t *n)
+{
+	const struct config_strlist *e;
+	size_t k = 0;
+	*out = NULL;
+	*n = 0;
+	for(e = l; e; e = e->next)
+		k++;
+	if(k == 0)
+		return 0;
+	if(!(*out = calloc(k, sizeof(**out))))
+		return -1;
+	for(e = l; e; e = e->next) {
+		char nb[128];
+		const char *why = "";
+		long v = 0;
+		if(sscanf(e->str, "%127s %ld", nb, &v) != 2 ||
+			netblock_parse(nb, &(*out)[*n].nb, 1, &why) != 0)
+			continue; /* (checked by the config loader) */
+		(*out)[*n].limit = (int)v;
+		(*n)++;
+	}
+	qsort(*out, *n, sizeof(**out), resolver_wl_cmp);
+	return 0;
+}
+
 /**
  * cachedb-check-when-serve-expired (with serve-expired and no
  * serve-expired-client-timeout): an expired answer of the local cache
@@ -125,6 +176,25 @@ resolver_cachedb_wait(const struct config_file *cfg)
 		cfg->redis_replica_command_timeout :
 		cfg->redis_replica_timeout;
 	return (a > b ? a : b) + 50;
+}
+
+/**
+ * The wait-limit of a client: the longest wait-limit-netblock (or
+ * -cookie-netblock) that holds its address, else wait-limit (or
+ * wait-limit-cookie). A linear scan: the lists are short, and this is
+ * the recursion path, not the cached-answer one.
+ */
+static int
+resolver_wait_limit_of(const struct resolver *r, const struct netaddr *a,
+	int cookie_valid)
+{
+	const struct resolver_wl_block *b = cookie_valid ?
+		r->wl_cookie_blocks : r->wl_blocks;
+	size_t i, n = cookie_valid ? r->wl_cookie_nblocks : r->wl_nblocks;
+	for(i = 0; i < n; i++)
+		if(netblock_match(&b[i].nb, a))
+			return b[i].limit;
+	return cookie_valid ? r->wait_limit_cookie : r->wait_limit;
 }
 
 struct resolver *
@@ -190,6 +260,20 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		r->mesh->ctr_jostle = &r->stats.num_jostled;
 	}
 	r->wait_limit = cfg ? cfg->wait_limit : 1000;
+	if(cfg) {
+		const struct config_acl *a;
+		for(a = cfg->acls; a; a = a->next)
+			if(a->action == ACL_ALLOW_COOKIE)
+				r->acl_cookie = 1;
+	}
+	r->wait_limit_cookie = cfg ? cfg->wait_limit_cookie : 10000;
+	if(cfg && (resolver_wl_blocks(cfg->wait_limit_netblock,
+		&r->wl_blocks, &r->wl_nblocks) != 0 ||
+		resolver_wl_blocks(cfg->wait_limit_cookie_netblock,
+		&r->wl_cookie_blocks, &r->wl_cookie_nblocks) != 0)) {
+		resolver_delete(r);
+		return NULL;
+	}
 	if(r->wait_limit > 0) {
 		/* room for every client address of a full mesh, twice */
 		r->wl = wait_limit_create(maxq * 2);
@@ -241,26 +325,46 @@ resolver_set_ratelimit(struct resolver *r, struct rate_table *ip_rate)
 		r->ip_rate_limit = r->cfg->ip_ratelimit;
 		r->ip_rate_factor = r->cfg->ip_ratelimit_factor;
 		r->ip_rate_backoff = r->cfg->ip_ratelimit_backoff;
+		r->ip_rate_limit_cookie = r->cfg->ip_ratelimit_cookie;
 	}
+}
+
+void
+resolver_set_cookies(struct resolver *r, const struct cookie_secrets *cs)
+{
+	r->cookies = (r->cfg && r->cfg->answer_cookie) ? cs : NULL;
 }
 
 /**
  * ip-ratelimit: count the query against its client address.
+ * @param cookie_valid: the query has a valid server cookie: the limit is
+ *	ip-ratelimit-cookie (0: none), and ip-ratelimit-factor does not
+ *	apply (as Unbound).
  * @return 1 to go on, 0 to drop it (over the limit, and not the 1 in
  *	ip-ratelimit-factor let through).
  */
 static int
-resolver_ip_ratelimit_ok(struct resolver *r, const struct netaddr *client)
+resolver_ip_ratelimit_ok(struct resolver *r, const struct netaddr *client,
+	int cookie_valid)
 {
 	size_t n = 0;
 	const uint8_t *k;
+	int64_t rate;
 	if(!client)
 		return 1;
 	k = netaddr_bytes(client, &n);
 	if(!k || n == 0)
 		return 1;
-	if(rate_table_inc(r->ip_rate, k, n, r->out->now->tv_sec,
-		r->ip_rate_backoff) <= r->ip_rate_limit)
+	rate = (int64_t)rate_table_inc(r->ip_rate, k, n, r->out->now->tv_sec,
+		r->ip_rate_backoff);
+	if(cookie_valid) {
+		if(r->ip_rate_limit_cookie == 0 ||
+			rate <= r->ip_rate_limit_cookie)
+			return 1;
+		r->stats.num_ip_ratelimited++;
+		return 0;
+	}
+	if(rate <= r->ip_rate_limit)
 		return 1;
 	if(r->ip_rate_factor > 0 &&
 		random_uniform(r->rnd, (uint32_t)r->ip_rate_factor) == 0)
@@ -291,6 +395,8 @@ resolver_delete(struct resolver *r)
 	free(r->qcopy);
 	free(r->cbuf);
 	wait_limit_delete(r->wl);
+	free(r->wl_blocks);
+	free(r->wl_cookie_blocks);
 	free(r);
 }
 
@@ -329,6 +435,8 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		return 0;
 	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
 		return 0;
+	if(rc->has_cookie && fq.edns.present)
+		fq.edns.cookie_reply = rc->cookie;
 	if(mcache_answer(r->mcache, &fq, c->qpkt, rc->tp == RESOLVER_TCP,
 		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, &len, &refresh) !=
 		MCACHE_HIT_EXPIRED)
@@ -553,17 +661,120 @@ resolver_reply_ecs(struct resolver *r, const struct fast_query *q,
 	return 0;
 }
 
+/**
+ * answer-cookie: check the COOKIE option of a query and make the one of
+ * its answer in r->cookie_out (q->edns.cookie_reply points at it). The
+ * client cookie comes back with the same server cookie when that is
+ * valid and recent, else with a fresh one (RFC 9018 section 4.3). No
+ * allocation, no lock: the secrets are an immutable snapshot.
+ * @return the status; COOKIE_MALFORMED (a bad length) is answered
+ *	FORMERR by the caller, and then nothing was made.
+ */
+static enum cookie_status
+resolver_cookie(struct resolver *r, const uint8_t *pkt,
+	struct fast_query *q, const struct netaddr *client)
+{
+	const struct cookie_set *set = cookie_secrets_get(r->cookies);
+	const uint8_t *opt = pkt + q->edns.cookie_off;
+	uint32_t now = (uint32_t)r->out->now->tv_sec;
+	size_t alen = 0;
+	const uint8_t *a = netaddr_bytes(client, &alen);
+	static const uint8_t none[1] = { 0 };
+	enum cookie_status st;
+	if(!a) {
+		a = none;
+		alen = 0;
+	}
+	st = cookie_check(opt, q->edns.cookie_len, set->s, set->n, a, alen,
+		now);
+	switch(st) {
+	case COOKIE_MALFORMED:
+		return st;
+	case COOKIE_VALID:
+		r->stats.num_cookie_valid++;
+		memcpy(r->cookie_out, opt, COOKIE_FULL_LEN);
+		break;
+	case COOKIE_VALID_RENEW:
+		r->stats.num_cookie_valid++;
+		cookie_make(set->s, opt, a, alen, now, r->cookie_out);
+		break;
+	case COOKIE_CLIENT_ONLY:
+		r->stats.num_cookie_client++;
+		cookie_make(set->s, opt, a, alen, now, r->cookie_out);
+		break;
+	default:
+		r->stats.num_cookie_invalid++;
+		cookie_make(set->s, opt, a, alen, now, r->cookie_out);
+		break;
+	}
+	q->edns.cookie_reply = r->cookie_out;
+	return st;
+}
+
+/**
+ * answer-cookie, for an immediate answer that is not a cache hit (local
+ * data, errors, auth zones; the cache hit path writes the COOKIE option
+ * itself): append it to the answer's OPT record, when that is the last
+ * record and the option fits the client's size. Otherwise the answer
+ * goes without it (as an answer to a client without EDNS would).
+ */
+static void
+resolver_cookie_append(struct resolver *r, const struct fast_query *q,
+	enum resolver_transport tp, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	size_t at, limit = outmax;
+	uint16_t rdlen;
+	if(tp != RESOLVER_TCP) {
+		limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
+			q->edns.udp_size;
+		if(limit > r->max_udp)
+			limit = r->max_udp;
+		if(limit > outmax)
+			limit = outmax;
+	}
+	if(*outlen + 4 + COOKIE_FULL_LEN > limit ||
+		!dns_opt_last(out, *outlen, &at))
+		return;
+	rdlen = dns_read_u16(out + at);
+	if(at + 2 + rdlen != *outlen ||
+		dns_has_edns_option(out, *outlen, DNS_EDNS_COOKIE))
+		return;
+	dns_write_u16(out + at, (uint16_t)(rdlen + 4 + COOKIE_FULL_LEN));
+	dns_write_u16(out + *outlen, DNS_EDNS_COOKIE);
+	dns_write_u16(out + *outlen + 2, COOKIE_FULL_LEN);
+	memcpy(out + *outlen + 4, r->cookie_out, COOKIE_FULL_LEN);
+	*outlen += 4 + COOKIE_FULL_LEN;
+}
+
+/**
+ * The end of an immediate answer other than a cache hit: with
+ * answer-cookie, the query's cookie goes in (resolver_cookie_append).
+ * Queries without a cookie, and cache hits, never come here, so the hot
+ * path pays nothing for it.
+ * @return res.
+ */
+static enum resolver_result
+resolver_done(struct resolver *r, const struct fast_query *q,
+	enum resolver_transport tp, uint8_t *out, size_t outmax,
+	size_t *outlen, enum resolver_result res)
+{
+	if(res == RESOLVER_ANSWERED && q->edns.present && q->edns.cookie_reply)
+		resolver_cookie_append(r, q, tp, out, outmax, outlen);
+	return res;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
-	const struct fast_query *q, int err, const struct netaddr *client,
+	struct fast_query *q, int err, const struct netaddr *client,
 	enum resolver_transport tp, const struct resolver_handle *handle,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct local_front_info info;
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
 	struct module_ecs ecs;
-	int flags = 0, stale = 0, norec_ok, has_ecs = 0;
+	int flags = 0, stale = 0, norec_ok, has_ecs = 0, cookie_valid = 0;
 
 	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
@@ -596,9 +807,26 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* dns_build_error_reply answers BADVERS */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
+	/* answer-cookie: off, or a query without a cookie, it costs a
+	 * test; a bad server cookie is answered as usual with a fresh one
+	 * (RFC 7873 section 5.2.3; BADCOOKIE only where a valid cookie is
+	 * required, which petrel does not do) */
+	if(r->cookies && q->edns.present && q->edns.cookie_off && client) {
+		enum cookie_status st = resolver_cookie(r, pkt, q, client);
+		if(st == COOKIE_MALFORMED) {
+			enum config_acl_action act = acl_check(r->acl, client);
+			r->stats.num_malformed++;
+			if(act == ACL_DENY || act == ACL_DENY_NON_LOCAL)
+				return RESOLVER_DROP; /* (no answer to them) */
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_FORMERR, -1, out, outmax, outlen);
+		}
+		cookie_valid = COOKIE_IS_VALID(st);
+	}
 	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
-		return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
-			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen);
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
+			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen));
 	/* subnetcache: the client's subnet; a malformed ECS option is
 	 * FORMERR (without the module, ECS is an option like any other) */
 	if(r->ecs_code && (has_ecs = resolver_client_ecs(r, pkt, q, client,
@@ -609,8 +837,26 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	}
 	/* ip-ratelimit: before local zones and the cache (a flood of
 	 * cached names is what it is for); off, it costs one test */
-	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client))
+	if(r->ip_rate && !resolver_ip_ratelimit_ok(r, client, cookie_valid))
 		return RESOLVER_DROP;
+	/* access-control allow_cookie: over UDP, a valid cookie or a
+	 * stateful transport (as Unbound; RFC 7873 section 5.2.3) */
+	if(r->acl_cookie && !cookie_valid && tp != RESOLVER_TCP && client &&
+		acl_check(r->acl, client) == ACL_ALLOW_COOKIE) {
+		int n;
+		if(q->edns.present && q->edns.cookie_off && r->cookies)
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				resolver_error(r, pkt, len, q,
+				DNS_RCODE_BADCOOKIE, -1, out, outmax, outlen));
+		n = dns_build_error_reply(pkt, len, q, DNS_RCODE_REFUSED, 1,
+			DNS_EDE_OTHER, "DNS Cookie needed for UDP replies",
+			r->max_udp, out, outmax);
+		if(n < 0)
+			return RESOLVER_DROP;
+		out[2] |= (uint8_t)(DNS_FLAG_TC >> 8);
+		*outlen = (size_t)n;
+		return RESOLVER_ANSWERED;
+	}
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
@@ -625,7 +871,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* a redirect-zone CNAME alias (info.alias) is answered with
 		 * the CNAME alone; its target is not chased */
 		r->stats.num_local++;
-		return RESOLVER_ANSWERED;
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			RESOLVER_ANSWERED);
 	case LOCAL_FRONT_DROP:
 		r->stats.num_acl_denied++;
 		return RESOLVER_DROP;
@@ -639,13 +886,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum resolver_result rr = RESOLVER_PENDING;
 		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
 			outlen, &rr))
-			return rr;
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
 		if(info.action != ACL_ALLOW_SNOOP)
 			/* the zone did not answer (no data, fallback): what
 			 * the RD rule says */
-			return resolver_error(r, pkt, len, q,
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				resolver_error(r, pkt, len, q,
 				DNS_RCODE_REFUSED, DNS_EDE_NOT_AUTHORITATIVE,
-				out, outmax, outlen);
+				out, outmax, outlen));
 	}
 	if(q->edns.present && q->edns.do_bit)
 		flags |= MESH_FLAG_DO;
@@ -695,7 +944,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum resolver_result rr = RESOLVER_PENDING;
 		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
 			outlen, &rr))
-			return rr;
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
 	}
 mesh:
 	/* the mesh */
@@ -725,6 +975,10 @@ mesh:
 	c->tp = tp;
 	c->start = *r->out->now;
 	c->qlen = len;
+	if(q->edns.present && q->edns.cookie_reply) {
+		c->has_cookie = 1;
+		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
+	}
 	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
 	if(has_ecs > 0 && ecs.from_client) {
 		c->ecs_echo = 1;
@@ -732,7 +986,8 @@ mesh:
 	}
 	if(client && r->wl) {
 		/* wait-limit: the clients of one address waiting here */
-		switch(wait_limit_add(r->wl, client, r->wait_limit)) {
+		switch(wait_limit_add(r->wl, client,
+			resolver_wait_limit_of(r, client, cookie_valid))) {
 		case WAIT_LIMIT_COUNTED:
 			c->addr = *client;
 			c->wl_counted = 1;
@@ -752,8 +1007,9 @@ mesh:
 		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
-		return resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
-			DNS_EDE_OTHER, out, outmax, outlen);
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
+			DNS_EDE_OTHER, out, outmax, outlen));
 	}
 	return RESOLVER_PENDING;
 }
@@ -775,7 +1031,7 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 
 enum resolver_result
 resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
-	const struct resolver_peek *pk, const struct netaddr *client,
+	struct resolver_peek *pk, const struct netaddr *client,
 	enum resolver_transport tp, const struct resolver_handle *handle,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
@@ -916,6 +1172,8 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	if(c->encode || dns_query_parse_fast(RESOLVER_CLIENT_PKT(c), c->qlen,
 		&fq) != 0)
 		return 0;
+	if(c->has_cookie && fq.edns.present)
+		fq.edns.cookie_reply = c->cookie;
 	mr = mcache_answer(r->mcache, &fq, RESOLVER_CLIENT_PKT(c),
 		c->tp == RESOLVER_TCP, r->out->now->tv_sec, r->buf,
 		DNS_MAX_MSG, &len, NULL);
@@ -995,7 +1253,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	const struct mcache_params *clamp = r->mcache ?
 		mcache_get_params(r->mcache) : NULL;
 	struct dns_builder b;
-	struct edns_opt_out opt[2];
+	struct edns_opt_out opt[3];
 	uint8_t edebuf[64], ecsbuf[32];
 	size_t limit, len, nopt = 0;
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
@@ -1046,6 +1304,12 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 				opt[nopt].data = ecsbuf + 4;
 				nopt++;
 			}
+		}
+		if(c->has_cookie) {
+			opt[nopt].code = DNS_EDNS_COOKIE;
+			opt[nopt].len = COOKIE_FULL_LEN;
+			opt[nopt].data = c->cookie;
+			nopt++;
 		}
 		dns_build_reserve(&b, dns_opt_size(opt, nopt));
 	}

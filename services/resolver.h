@@ -55,6 +55,7 @@ struct mcache;
 struct rrset_cache;
 struct infra_cache;
 struct comm_base;
+struct cookie_secrets;
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 224
@@ -176,11 +177,22 @@ struct resolver_stats {
 	/** states jostled out to make room for a new one
 	 * (requestlist.overwritten) */
 	uint64_t num_jostled;
+	/** answer-cookie: queries with a valid server cookie, with a
+	 * client cookie only, with a server cookie that is not valid */
+	uint64_t num_cookie_valid, num_cookie_client, num_cookie_invalid;
 	/* (reqlist_max stays last: stats_add_resolver sums what comes
 	 * before it) */
 	/** the most in-flight states seen */
 	uint64_t reqlist_max;
 } __attribute__((aligned(64)));
+
+/** a wait-limit-netblock line: the limit of the addresses in a block */
+struct resolver_wl_block {
+	/** the netblock */
+	struct netblock nb;
+	/** its limit */
+	int limit;
+};
 
 /** the per-worker front end */
 struct resolver {
@@ -250,6 +262,22 @@ struct resolver {
 	struct rate_table *ip_rate;
 	/** ip-ratelimit, -factor, -backoff */
 	int ip_rate_limit, ip_rate_factor, ip_rate_backoff;
+	/** ip-ratelimit-cookie: the limit of cookie-validated clients */
+	int ip_rate_limit_cookie;
+	/** wait-limit-cookie */
+	int wait_limit_cookie;
+	/** wait-limit-netblock, wait-limit-cookie-netblock (owned), longest
+	 * prefix first, and their counts */
+	struct resolver_wl_block *wl_blocks, *wl_cookie_blocks;
+	size_t wl_nblocks, wl_cookie_nblocks;
+	/** answer-cookie: the server secrets (shared; NULL: cookies are not
+	 * answered); set with resolver_set_cookies */
+	const struct cookie_secrets *cookies;
+	/** the COOKIE option of the answer being made (client and server
+	 * cookie) */
+	uint8_t cookie_out[24];
+	/** 1 when an access-control line says allow_cookie */
+	int acl_cookie;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };
@@ -298,6 +326,16 @@ void resolver_set_authz(struct resolver *r, struct auth_zones *az);
  * the resolver's config. Call as resolver_set_env.
  */
 void resolver_set_ratelimit(struct resolver *r, struct rate_table *ip_rate);
+
+/**
+ * answer-cookie: give the resolver the server secrets (shared, read
+ * without locks by this worker, a QSBR reader). Cookies are answered only
+ * when the resolver's config has answer-cookie: yes. Call as
+ * resolver_set_env.
+ * @param cs: the secrets, or NULL (no cookies).
+ */
+void resolver_set_cookies(struct resolver *r,
+	const struct cookie_secrets *cs);
 
 /**
  * Give the resolver the views and RPZ zones (NULL: none). Call after
@@ -349,10 +387,11 @@ void resolver_prefetch(struct resolver *r, const uint8_t *pkt, size_t len,
 
 /**
  * resolver_handle_query() for a packet resolver_prefetch() parsed (same
- * packet, same length, unchanged since), without parsing it again.
+ * packet, same length, unchanged since), without parsing it again. (The
+ * front end may note in pk->fq what the answer carries, its cookie.)
  */
 enum resolver_result resolver_handle_peeked(struct resolver *r,
-	const uint8_t *pkt, size_t len, const struct resolver_peek *pk,
+	const uint8_t *pkt, size_t len, struct resolver_peek *pk,
 	const struct netaddr *client, enum resolver_transport tp,
 	const struct resolver_handle *handle, uint8_t *out, size_t outmax,
 	size_t *outlen);

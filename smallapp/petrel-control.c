@@ -58,7 +58,9 @@ usage(FILE *f)
 		"view_list_local_zones VIEW,\n  view_list_local_data VIEW, "
 		"view_local_zone VIEW NAME TYPE,\n  view_local_zone_remove "
 		"VIEW NAME, view_local_data VIEW RR,\n  "
-		"view_local_data_remove VIEW NAME\n", config_default_file());
+		"view_local_data_remove VIEW NAME,\n  add_cookie_secret HEX, "
+		"activate_cookie_secret, drop_cookie_secret,\n  "
+		"print_cookie_secrets\n", config_default_file());
 }
 
 /** print the OpenSSL errors */

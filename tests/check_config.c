@@ -817,7 +817,7 @@ END_TEST
 START_TEST(test_ignored_warn_once)
 {
 	const char *t = "server:\n rrset-roundrobin: yes\n"
-		"rrset-roundrobin: no\n ip-ratelimit-cookie: 1000\n"
+		"rrset-roundrobin: no\n fake-dsa: yes\n"
 		"ipset:\n name-v4: a\n name-v6: b\n"
 		"ipset:\n name-v4: c\nserver:\n port: 5301\n";
 	char err[256];
@@ -830,7 +830,7 @@ START_TEST(test_ignored_warn_once)
 	ck_assert_str_eq(logbuf,
 		"warning: w.conf:2: rrset-roundrobin: not implemented by "
 		"petrel, ignored\n"
-		"warning: w.conf:4: ip-ratelimit-cookie: not implemented by "
+		"warning: w.conf:4: fake-dsa: not implemented by "
 		"petrel, ignored\n"
 		"warning: w.conf:5: ipset: clause not implemented by petrel, "
 		"ignored\n");

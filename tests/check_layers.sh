@@ -15,7 +15,8 @@
 #   6 the front end: services/resolver, services/modstack (the table that
 #     names the modules), services/listening, services/acl,
 #     services/localzone, services/wait_limit, services/ddr,
-#     services/policy (views, RPZ in the front end)
+#     services/policy (views, RPZ in the front end),
+#     services/cookie_secrets (the DNS Cookie secrets)
 #   7 daemon/
 #   8 smallapp/
 #
@@ -45,7 +46,7 @@ layer_of() {
 		echo 5 ;;
 	services/resolver.*|services/modstack.*|services/listening.*|\
 	services/acl.*|services/localzone.*|services/wait_limit.*|\
-	services/ddr.*|services/policy.*) echo 6 ;;
+	services/ddr.*|services/policy.*|services/cookie_secrets.*) echo 6 ;;
 	daemon/*) echo 7 ;;
 	smallapp/*) echo 8 ;;
 	*) echo "" ;;

@@ -116,7 +116,7 @@ const char *const config_localzone_types[] = {
 /** access-control action words, in enum config_acl_action order */
 static const char *const acl_action_words[] = {
 	"deny", "refuse", "allow", "allow_setrd", "allow_snoop",
-	"deny_non_local", "refuse_non_local", NULL };
+	"deny_non_local", "refuse_non_local", "allow_cookie", NULL };
 
 /** Format an error, prefixed with file:line when reading a file. */
 struct outbuf;
@@ -706,6 +706,14 @@ parse_str(struct cfg_parser *p, const struct config_option *o, char **v,
 	if((o->flags & OPT_F_MODULES) &&
 		config_check_modules(v[0], why, sizeof(why)) != 0)
 		return perr(p, "%s: %s", o->name, why);
+	if((o->flags & OPT_F_HEX128) && v[0][0]) {
+		size_t i;
+		for(i = 0; isxdigit((unsigned char)v[0][i]); i++)
+			;
+		if(i != 32 || v[0][i] != 0)
+			return perr(p, "%s: expected 32 hex digits (a 128-bit "
+				"secret), got '%s'", o->name, v[0]);
+	}
 	return set_str(p, o, v[0]);
 }
 
@@ -1146,6 +1154,28 @@ parse_name_num_list(struct cfg_parser *p, const struct config_option *o,
 	return r;
 }
 
+/** repeatable: "netblock number" (wait-limit-netblock) */
+static int
+parse_netblock_num_list(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	struct netblock nb;
+	const char *why = "";
+	long long num;
+	char line[128];
+	(void)n;
+	if(netblock_parse(v[0], &nb, 1, &why) != 0)
+		return perr(p, "%s: expected %s, got '%s' where a netblock "
+			"(ip/prefix) belongs: %s", o->name, o->arg, v[0], why);
+	if(parse_ll(v[1], &num) != 0 || num < 0 || num > 2147483647LL)
+		return perr(p, "%s: expected %s, got '%s' where a number (0 "
+			"to 2147483647) belongs", o->name, o->arg, v[1]);
+	if(strlen(v[0]) > 80)
+		return perr(p, "%s: netblock '%s' is too long", o->name, v[0]);
+	snprintf(line, sizeof(line), "%s %lld", v[0], num);
+	return append_value(p, o, line);
+}
+
 /** an IPv6 prefix of a length RFC 6052 allows (dns64-prefix) */
 static int
 parse_netblock6(struct cfg_parser *p, const struct config_option *o,
@@ -1229,7 +1259,7 @@ set_value(struct cfg_parser *p, const struct config_option *o,
 	int want = 1;
 
 	if(o->type == OPT_ACL || o->type == OPT_LOCALZONE ||
-		o->type == OPT_NAME_NUM_LIST)
+		o->type == OPT_NAME_NUM_LIST || o->type == OPT_NETBLOCK_NUM_LIST)
 		want = 2;
 	if(!t)
 		return perr(p, "%s: internal error: unknown option type",
@@ -2650,6 +2680,8 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_ZONE_HOST] = { parse_zone_host, NULL, NULL, print_zone },
 	[OPT_ZONE_BOOL] = { parse_bool, NULL, NULL, print_zone },
 	[OPT_NAME_NUM_LIST] = { parse_name_num_list, copy_strlist,
+		free_strlist, print_strlist },
+	[OPT_NETBLOCK_NUM_LIST] = { parse_netblock_num_list, copy_strlist,
 		free_strlist, print_strlist },
 	[OPT_NETBLOCK6] = { parse_netblock6, copy_str, free_str, print_str },
 	[OPT_IGNORED] = { parse_ignored, NULL, NULL, NULL },

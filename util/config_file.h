@@ -100,7 +100,10 @@ enum config_acl_action {
 	/** drop, except for queries to local data */
 	ACL_DENY_NON_LOCAL,
 	/** refuse, except for queries to local data */
-	ACL_REFUSE_NON_LOCAL
+	ACL_REFUSE_NON_LOCAL,
+	/** allow, but over UDP only queries with a valid DNS cookie
+	 * (others get BADCOOKIE, or REFUSED with TC without a cookie) */
+	ACL_ALLOW_COOKIE
 };
 
 /** one access-control: line */
@@ -247,6 +250,25 @@ struct config_file {
 	/** wait-limit: most clients of one address waiting on recursion
 	 * per worker (0: no limit) */
 	int wait_limit;
+	/** wait-limit-cookie: wait-limit for clients with a valid DNS
+	 * cookie */
+	int wait_limit_cookie;
+	/** wait-limit-netblock: "netblock number" lines, the wait-limit of
+	 * the addresses in the netblock (longest prefix wins) */
+	struct config_strlist *wait_limit_netblock;
+	/** wait-limit-cookie-netblock: the same for clients with a valid
+	 * cookie */
+	struct config_strlist *wait_limit_cookie_netblock;
+	/** answer-cookie: answer DNS Cookies (RFC 7873, RFC 9018) */
+	int answer_cookie;
+	/** upstream-cookies: send client cookies to upstream servers */
+	int upstream_cookies;
+	/** cookie-secret: the server secret, 32 hex digits, or NULL (a
+	 * random one) */
+	char *cookie_secret;
+	/** cookie-secret-file: the file of active and staging secrets, or
+	 * NULL */
+	char *cookie_secret_file;
 	/** incoming-num-tcp: client TCP connections per worker */
 	int incoming_num_tcp;
 	/** outgoing-num-tcp: upstream TCP connections per worker */
@@ -524,6 +546,9 @@ struct config_file {
 	/** ip-ratelimit: queries per second one client address may send;
 	 * 0 off */
 	int ip_ratelimit;
+	/** ip-ratelimit-cookie: ip-ratelimit for clients with a valid DNS
+	 * cookie; 0 no limit for them */
+	int ip_ratelimit_cookie;
 	/** ip-ratelimit-size: bytes for the client rate table */
 	size_t ip_ratelimit_size;
 	/** ip-ratelimit-slabs: slabs of the client rate table */

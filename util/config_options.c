@@ -178,7 +178,8 @@ BOOLOPT("interface-automatic", CLAUSE_SERVER, interface_automatic, "no", IM,
   "127.0.0.0/8 allow", 0, 0, NULL, OFF(acls), IM | SH | OPT_F_EXAMPLE_SET,
   "<netblock> <action>",
   "what to do with queries from a netblock: deny, refuse, allow, "
-  "allow_setrd, allow_snoop, deny_non_local or refuse_non_local; "
+  "allow_setrd, allow_snoop, deny_non_local, refuse_non_local or "
+  "allow_cookie (over UDP, only queries with a valid DNS cookie); "
   "the longest match wins" },
 INTOPT("num-threads", CLAUSE_SERVER, num_threads, "1", 1, 1024, IM,
   "<number>", "the number of workers (threads or processes)"),
@@ -754,6 +755,10 @@ INTOPT("ip-ratelimit-factor", CLAUSE_SERVER, ip_ratelimit_factor, "10", 0,
   "limit is still answered; 0 drops them all"),
 BOOLOPT("ip-ratelimit-backoff", CLAUSE_SERVER, ip_ratelimit_backoff, "no",
   SH | IM, "a client over its limit stays limited until its demand (dropped queries counted) falls below the limit for a 2 second window"),
+INTOPT("ip-ratelimit-cookie", CLAUSE_SERVER, ip_ratelimit_cookie, "0", 0,
+  INTMAX, SH | IM, "<number>", "the ip-ratelimit of a client whose query "
+  "carries a valid DNS cookie (with answer-cookie), instead of "
+  "ip-ratelimit; 0 is no limit for such clients"),
 STROPT("dns64-prefix", CLAUSE_SERVER, OPT_NETBLOCK6, dns64_prefix,
   "64:ff9b::/96", SH | IM, "<ip6/len>", "the prefix of the IPv6 addresses "
   "the dns64 module makes from IPv4 ones (RFC 6052: /32, /40, /48, /56, "
@@ -829,7 +834,6 @@ IGN("fast-server-permil", CLAUSE_SERVER),
 IGN("fast-server-num", CLAUSE_SERVER),
 IGN("max-sent-count", CLAUSE_SERVER),
 IGN("max-query-restarts", CLAUSE_SERVER),
-IGN("answer-cookie", CLAUSE_SERVER),
 IGN("tcp-mss", CLAUSE_SERVER),
 IGN("outgoing-tcp-mss", CLAUSE_SERVER),
 IGN("tcp-reuse-timeout", CLAUSE_SERVER),
@@ -845,7 +849,6 @@ IGN("do-not-query-address", CLAUSE_SERVER),
 IGN("interface-automatic-ports", CLAUSE_SERVER),
 IGN("log-identity", CLAUSE_SERVER),
 IGN("log-destaddr", CLAUSE_SERVER),
-IGN("ip-ratelimit-cookie", CLAUSE_SERVER),
 IGN("infra-cache-max-rtt", CLAUSE_SERVER),
 IGN("do-nat64", CLAUSE_SERVER),
 IGN("nat64-prefix", CLAUSE_SERVER),
@@ -864,9 +867,38 @@ INTOPT("wait-limit", CLAUSE_SERVER, wait_limit, "1000", 0, 1048576,
   SH | IM, "<number>",
   "most queries of one client address waiting on recursion in each "
   "worker; more are dropped (0: no limit)"),
-IGN("wait-limit-cookie", CLAUSE_SERVER),
-IGN("wait-limit-netblock", CLAUSE_SERVER),
-IGN("wait-limit-cookie-netblock", CLAUSE_SERVER),
+INTOPT("wait-limit-cookie", CLAUSE_SERVER, wait_limit_cookie, "10000", 0,
+  1048576, SH | IM, "<number>",
+  "the wait-limit of a client whose query carries a valid DNS cookie "
+  "(with answer-cookie)"),
+LISTOPT("wait-limit-netblock", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST,
+  wait_limit_netblock, "192.0.2.0/24 50", SH | IM, "<netblock> <number>",
+  "the wait-limit of the client addresses in the netblock, instead of "
+  "wait-limit (the longest prefix wins)"),
+LISTOPT("wait-limit-cookie-netblock", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST,
+  wait_limit_cookie_netblock, "192.0.2.0/24 500", SH | IM,
+  "<netblock> <number>", "the wait-limit of the client addresses in the "
+  "netblock whose query carries a valid DNS cookie, instead of "
+  "wait-limit-cookie"),
+BOOLOPT("answer-cookie", CLAUSE_SERVER, answer_cookie, "no", SH | IM,
+  "answer DNS Cookies (RFC 7873, server cookies as RFC 9018): a query with "
+  "a client cookie gets a server cookie back, and a valid server cookie "
+  "earns the -cookie limits; a malformed COOKIE option is answered "
+  "FORMERR"),
+BOOLOPT("upstream-cookies", CLAUSE_SERVER, upstream_cookies, "no", SH | IM,
+  "send a DNS client cookie (RFC 7873) to upstream servers over UDP and "
+  "TCP, one per server, and the server cookie it gave back; a reply "
+  "without our client cookie is ignored as a spoof, BADCOOKIE is asked "
+  "again once (petrel's option, not Unbound's)"),
+STROPT("cookie-secret", CLAUSE_SERVER, OPT_STR, cookie_secret, "",
+  SH | IM | OPT_F_HEX128, "<128-bit hex>",
+  "the secret server cookies are made with (32 hex digits; an anycast set "
+  "shares it); empty: a random secret made at start"),
+STROPT("cookie-secret-file", CLAUSE_SERVER, OPT_PATH, cookie_secret_file,
+  "", SH | IM, "<file>", "the cookie secrets, one a line, the active one "
+  "first, then the staging one (Unbound's format); it overrides "
+  "cookie-secret when it holds one; add_cookie_secret, "
+  "activate_cookie_secret and drop_cookie_secret write it"),
 IGN("statistics-inhibit-zero", CLAUSE_SERVER),
 IGN("outbound-msg-retry", CLAUSE_SERVER),
 IGN("edns-client-string", CLAUSE_SERVER),
@@ -879,7 +911,6 @@ IGN("ipsecmod-strict", CLAUSE_SERVER),
 IGN("ipsecmod-max-ttl", CLAUSE_SERVER),
 IGN("ipsecmod-ignore-bogus", CLAUSE_SERVER),
 IGN("ipsecmod-allow", CLAUSE_SERVER),
-IGN("cookie-secret-file", CLAUSE_SERVER),
 IGN("dns-error-reporting", CLAUSE_SERVER),
 IGN("zonemd-reject-absence", CLAUSE_SERVER),
 IGN("interface-tag", CLAUSE_SERVER),
@@ -907,7 +938,6 @@ IGN("iter-scrub-cname", CLAUSE_SERVER),
 IGN("max-global-quota", CLAUSE_SERVER),
 IGN("quic-size", CLAUSE_SERVER),
 IGN("tls-protocols", CLAUSE_SERVER),
-IGN("cookie-secret", CLAUSE_SERVER),
 IGN("fake-dsa", CLAUSE_SERVER),
 IGN("fake-sha1", CLAUSE_SERVER),
 IGN("zonefile", CLAUSE_IGNORED),

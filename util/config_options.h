@@ -103,6 +103,9 @@ enum config_type {
 	/** repeatable: a domain name and a number ("name. number" strings in
 	 * a config_strlist; ratelimit-for-domain) */
 	OPT_NAME_NUM_LIST,
+	/** repeatable: a netblock and a number ("netblock number" strings
+	 * in a config_strlist; wait-limit-netblock) */
+	OPT_NETBLOCK_NUM_LIST,
 	/** an IPv6 netblock, stored as text (dns64-prefix) */
 	OPT_NETBLOCK6,
 	/** an Unbound option petrel does not have: accepted, warned, dropped */
@@ -136,6 +139,8 @@ enum config_type {
 #define OPT_F_EXAMPLE_SET 0x08
 /** the value is a module list, checked by config_check_modules() */
 #define OPT_F_MODULES 0x10
+/** the value is a 128-bit secret in hex (32 digits) or "" */
+#define OPT_F_HEX128 0x20
 
 /** one row of the table */
 struct config_option {

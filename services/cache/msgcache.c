@@ -36,6 +36,8 @@
 #define OPT_FIXED 11
 /** size of an EDE option with no text */
 #define OPT_EDE 6
+/** size of a COOKIE option with a client and a server cookie */
+#define OPT_COOKIE 28
 
 /**
  * A cached answer. The fields a hit reads first (the key, the times) come
@@ -585,7 +587,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	if(limit > outmax)
 		limit = outmax;
 	if(edns)
-		opt_len = OPT_FIXED + (ede >= 0 ? OPT_EDE : 0);
+		opt_len = OPT_FIXED + (ede >= 0 ? OPT_EDE : 0) +
+			(q->edns.cookie_reply ? OPT_COOKIE : 0);
 
 	msglen = DNS_HDR_SIZE + (size_t)e->body_len;
 	if(msglen + opt_len <= limit) {
@@ -655,13 +658,20 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		o[5] = 0; /* extended rcode */
 		o[6] = 0; /* version */
 		dns_write_u16(o + 7, client_do ? DNS_EDNS_DO : 0);
+		dns_write_u16(o + 9, (uint16_t)(opt_len - OPT_FIXED));
+		o += OPT_FIXED;
 		if(ede >= 0) {
-			dns_write_u16(o + 9, OPT_EDE);
-			dns_write_u16(o + 11, DNS_EDNS_EDE);
-			dns_write_u16(o + 13, 2);
-			dns_write_u16(o + 15, (uint16_t)ede);
-		} else {
-			dns_write_u16(o + 9, 0);
+			dns_write_u16(o, DNS_EDNS_EDE);
+			dns_write_u16(o + 2, 2);
+			dns_write_u16(o + 4, (uint16_t)ede);
+			o += OPT_EDE;
+		}
+		if(q->edns.cookie_reply) {
+			/* answer-cookie: the front end's client and server
+			 * cookie */
+			dns_write_u16(o, DNS_EDNS_COOKIE);
+			dns_write_u16(o + 2, OPT_COOKIE - 4);
+			memcpy(o + 4, q->edns.cookie_reply, OPT_COOKIE - 4);
 		}
 		msglen += opt_len;
 	}

@@ -165,6 +165,10 @@ parse_match(struct rpl_reader *r, struct rpl_entry *e, char *p)
 		else if(strncmp(w, "ede=", 4) == 0) {
 			e->match |= RPL_M_EDE;
 			e->ede = atoi(w + 4);
+		} else if(strncmp(w, "cookie=", 7) == 0 &&
+			strlen(w + 7) < sizeof(e->cookie)) {
+			e->match |= RPL_M_COOKIE;
+			snprintf(e->cookie, sizeof(e->cookie), "%s", w + 7);
 		} else {
 			rd_err(r, "MATCH %s is not supported by the runner", w);
 			return -1;
@@ -198,7 +202,8 @@ parse_reply(struct rpl_reader *r, struct rpl_entry *e, char *p)
 		{"NOERROR", 0}, {"FORMERR", 1}, {"SERVFAIL", 2},
 		{"NXDOMAIN", 3}, {"NOTIMPL", 4}, {"NOTIMP", 4},
 		{"REFUSED", 5}, {"YXDOMAIN", 6}, {"YXRRSET", 7},
-		{"NXRRSET", 8}, {"NOTAUTH", 9}, {"NOTZONE", 10}, {NULL, 0}};
+		{"NXRRSET", 8}, {"NOTAUTH", 9}, {"NOTZONE", 10},
+		{"BADCOOKIE", 23}, {NULL, 0}};
 	static const struct { const char *w; int v; } opcodes[] = {
 		{"QUERY", 0}, {"IQUERY", 1}, {"STATUS", 2}, {"NOTIFY", 4},
 		{"UPDATE", 5}, {NULL, 0}};
@@ -1052,6 +1057,34 @@ wire_ede(ldns_pkt *p)
 	return -1;
 }
 
+/** the COOKIE option of a wire message as lower-case hex, or "none" */
+static void
+wire_cookie(ldns_pkt *p, char *out, size_t outlen)
+{
+	ldns_rdf *d = ldns_pkt_edns_data(p);
+	const uint8_t *o;
+	size_t n, i = 0, k;
+	snprintf(out, outlen, "none");
+	if(!d)
+		return;
+	o = ldns_rdf_data(d);
+	n = ldns_rdf_size(d);
+	while(i + 4 <= n) {
+		uint16_t code = (uint16_t)(o[i] << 8 | o[i + 1]);
+		uint16_t len = (uint16_t)(o[i + 2] << 8 | o[i + 3]);
+		if(i + 4 + len > n)
+			return;
+		if(code == 10 && 2 * (size_t)len < outlen) {
+			for(k = 0; k < len; k++)
+				snprintf(out + 2 * k, outlen - 2 * k, "%02x",
+					o[i + 4 + k]);
+			out[2 * len] = 0;
+			return;
+		}
+		i += 4u + len;
+	}
+}
+
 /** common matching of question/header/sections.
  * @return 1 match, else 0 and diff */
 static int
@@ -1112,12 +1145,18 @@ match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
 		snprintf(diff, difflen, "flags '%s', wanted '%s'", a, b);
 		return 0;
 	}
-	if((m & RPL_M_RCODE) && ldns_pkt_get_rcode(e->pkt) !=
-		ldns_pkt_get_rcode(p)) {
-		snprintf(diff, difflen, "rcode %d, wanted %d",
-			(int)ldns_pkt_get_rcode(p),
-			(int)ldns_pkt_get_rcode(e->pkt));
-		return 0;
+	if(m & RPL_M_RCODE) {
+		/* an extended rcode (BADCOOKIE) is compared with the OPT
+		 * record's upper bits added */
+		int want = ldns_pkt_get_rcode(e->pkt);
+		int got = ldns_pkt_get_rcode(p);
+		if(want > 15 && ldns_pkt_edns(p))
+			got |= ldns_pkt_edns_extended_rcode(p) << 4;
+		if(got != want) {
+			snprintf(diff, difflen, "rcode %d, wanted %d", got,
+				want);
+			return 0;
+		}
 	}
 	if((m & RPL_M_QUESTION) && !section_equal(ldns_pkt_question(e->pkt),
 		ldns_pkt_question(p), 0, "question", diff, difflen))
@@ -1158,6 +1197,15 @@ match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
 			snprintf(diff, difflen, "EDNS data %s differs",
 				gs ? gs : "(none)");
 			free(gs);
+			return 0;
+		}
+	}
+	if(m & RPL_M_COOKIE) {
+		char ck[96];
+		wire_cookie(p, ck, sizeof(ck));
+		if(strcmp(ck, e->cookie) != 0) {
+			snprintf(diff, difflen, "COOKIE %s, wanted %s", ck,
+				e->cookie);
 			return 0;
 		}
 	}

@@ -42,6 +42,7 @@
 #define RPL_M_EDE	0x10000
 #define RPL_M_NOEDNS	0x20000
 #define RPL_M_EDNSDATA	0x40000
+#define RPL_M_COOKIE	0x80000
 
 /** one ENTRY_BEGIN ... ENTRY_END */
 struct rpl_entry {
@@ -53,6 +54,9 @@ struct rpl_entry {
 	int match;
 	/** MATCH ede=N: the EDE code wanted */
 	int ede;
+	/** MATCH cookie=HEX: the COOKIE option data wanted (lower-case
+	 * hex), or "none" for no COOKIE option */
+	char cookie[96];
 	/** ADJUST copy_id */
 	int copy_id;
 	/** ADJUST copy_query */

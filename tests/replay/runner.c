@@ -53,6 +53,7 @@
 #include "util/config_file.h"
 #include "util/random.h"
 #include "util/ratelimit.h"
+#include "services/cookie_secrets.h"
 #include "dns/query.h"
 
 #ifndef REPLAY_TESTDATA
@@ -156,6 +157,8 @@ struct runner {
 	struct petrel_random *rnd;
 	/** ip-ratelimit's client rate table, or NULL */
 	struct rate_table *ip_rate;
+	/** answer-cookie: the server secrets, or NULL */
+	struct cookie_secrets *cookies;
 	/** the resolver */
 	struct resolver *res;
 	/** upstream queries sent */
@@ -797,6 +800,14 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	resolver_set_policy(r->res, r->pol);
+	if(r->cfg->answer_cookie) {
+		if(!(r->cookies = cookie_secrets_create(r->cfg, err,
+			sizeof(err)))) {
+			fail(r, "cookies: %s", err);
+			return -1;
+		}
+		resolver_set_cookies(r->res, r->cookies);
+	}
 	return 0;
 }
 
@@ -809,6 +820,8 @@ runner_teardown(struct runner *r)
 	r->authz = NULL;
 	rate_table_delete(r->ip_rate);
 	r->ip_rate = NULL;
+	cookie_secrets_delete(r->cookies);
+	r->cookies = NULL;
 	while(r->pending)
 		fake_remove(r, r->pending);
 	while(r->timers) {
