@@ -345,6 +345,9 @@ static const char *backends[] = {
 #define mknet(range, ntcp, caps, thr) mknet_(backends[_i], range, ntcp, \
 	caps, thr)
 
+/** upstream-cookies for the next mknet */
+static int with_cookies;
+
 static struct outside_network *
 mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 {
@@ -358,6 +361,7 @@ mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 	op.outgoing_range = range;
 	op.outgoing_num_tcp = ntcp;
 	op.use_caps_for_id = caps;
+	op.upstream_cookies = with_cookies;
 	op.edns_buffer_size = 1232;
 	op.do_ip4 = 1;
 	op.do_ip6 = 0;
@@ -486,6 +490,45 @@ START_TEST(test_query_format)
 	ck_assert_ptr_null(ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0,
 		ecs_opt, OUTBOUND_MAX_OPTS + 1, 1000, res_cb, &r));
 	ck_assert_int_eq(r.calls, 0);
+	rmnet(on);
+}
+END_TEST
+
+/* upstream-cookies beside a module's EDNS options (the subnetcache's
+ * ECS): the COOKIE option follows them and the OPT RDLEN counts both */
+START_TEST(test_query_format_cookie)
+{
+	struct outside_network *on;
+	struct outbound *ob;
+	struct outbound_query *q;
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "Ck", 1), qend, o;
+	with_cookies = 1;
+	on = mknet(16, 4, 0, 0);
+	with_cookies = 0;
+	ob = outside_network_outbound(on);
+	comm_watch_delete(srv_watch);
+	srv_watch = comm_watch_create(base, srv_fd, raw_read, NULL);
+	q = ob->send(ob->ctx, &srv_addr, name, len, 1, 1, 0, ecs_opt,
+		sizeof(ecs_opt), 1000, res_cb, &r);
+	ck_assert_ptr_nonnull(q);
+	run_until(&udp_seen, 1);
+	qend = 12 + len + 4;
+	o = qend + 11;
+	ck_assert_int_eq(last_qlen, (ssize_t)(o + sizeof(ecs_opt) + 12));
+	ck_assert_int_eq(get16(last_q + qend + 9), sizeof(ecs_opt) + 12);
+	ck_assert_int_eq(memcmp(last_q + o, ecs_opt, sizeof(ecs_opt)), 0);
+	ck_assert_int_eq(get16(last_q + o + sizeof(ecs_opt)), 10); /* COOKIE */
+	ck_assert_int_eq(get16(last_q + o + sizeof(ecs_opt) + 2), 8);
+	ob->cancel(ob->ctx, q);
+	/* and alone: right after the OPT header */
+	q = ask(ob, name, len, 0, 1000, &r);
+	run_until(&udp_seen, 2);
+	ck_assert_int_eq(last_qlen, (ssize_t)(o + 12));
+	ck_assert_int_eq(get16(last_q + qend + 9), 12);
+	ck_assert_int_eq(get16(last_q + o), 10);
+	ob->cancel(ob->ctx, q);
 	rmnet(on);
 }
 END_TEST
@@ -966,6 +1009,7 @@ outnet_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_answer, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_query_format, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_query_format_cookie, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_wrong_replies_ignored, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_unwanted_threshold, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_ports_and_ids_vary, 0, NUM_BACKENDS);
