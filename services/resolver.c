@@ -956,7 +956,7 @@ resolver_zonemd_lookups(struct resolver *r)
  */
 static void
 resolver_zonemd_keys(struct resolver *r, struct mesh_state *s,
-	const struct mesh_answer *ans)
+	const struct mesh_answer *ans, int ede)
 {
 	const uint8_t *key[64];
 	uint16_t keylen[64];
@@ -966,7 +966,12 @@ resolver_zonemd_keys(struct resolver *r, struct mesh_state *s,
 	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
 		!auth_zones_wants_keys(r->authz, s->qname))
 		return;
-	if(!ans || ans->rcode != DNS_RCODE_NOERROR)
+	if(!ans && ede >= DNS_EDE_DNSSEC_INDETERMINATE &&
+		ede <= DNS_EDE_NSEC_MISSING)
+		res = AUTH_KEYS_BOGUS; /* the validator's SERVFAIL */
+	else if(ans && ans->sec == MODULE_SEC_BOGUS)
+		res = AUTH_KEYS_BOGUS; /* val-permissive-mode */
+	else if(!ans || ans->rcode != DNS_RCODE_NOERROR)
 		res = AUTH_KEYS_FAILED;
 	else if(ans->sec == MODULE_SEC_SECURE)
 		res = AUTH_KEYS_SECURE;
@@ -1001,5 +1006,5 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 		resolver_answer_client(r, s, c, ans, ede, stored);
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
-		resolver_zonemd_keys(r, s, ans);
+		resolver_zonemd_keys(r, s, ans, ede);
 }

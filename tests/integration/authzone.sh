@@ -9,7 +9,8 @@
 #                 with a ZONEMD, signed., badkey. (TSIG), zmd. (wrong
 #                 ZONEMD)
 #   127.0.120.4   NSD: the signed TLDs sec., sectamp., secother. (their DS
-#                 in the signed root) and unsig. (no DS), stopped half-way
+#                 in the signed root), secbad. (the root's DS is another
+#                 key's) and unsig. (no DS), stopped half-way
 #   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
 #   127.0.120.11  petrel with the validator: ZONEMD checked with DNSSEC
@@ -25,8 +26,9 @@
 # DNSSEC (a signed root copy used, a tampered ZONEMD and a wrong key
 # refused, a refused for-upstream zone resolved from its servers; TLD
 # copies below the root's trust anchor: the DNSKEY validated through the
-# validator, the copy used with AD, a tampered ZONEMD and a key outside
-# the DS chain refused, an insecure delegation: the digest alone); url:
+# validator, the copy used with AD, a tampered ZONEMD, a key outside the
+# DS chain and a bogus DNSKEY lookup refused, an insecure delegation: the
+# digest alone); url:
 # downloads over HTTP and HTTPS (verified), at start and at the SOA
 # refresh, written to the zonefile, a bad URL a load error; for-downstream
 # answers carry AA (answer, NXDOMAIN with SOA); the control commands.
@@ -351,6 +353,13 @@ for z in sec sectamp secother; do
 	dsl="$dsl$(cat "$W/$(cat "$W/k$z").ds")\n"
 done
 ( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k secother. ) > "$W/kseco2" 2>/dev/null
+# secbad.: signed with one key, the root's DS is of another
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k secbad. ) > "$W/ksecbad" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k secbad. ) > "$W/ksecbad2" 2>/dev/null
+dsl="$dsl$(cat "$W/$(cat "$W/ksecbad2").ds")\n"
+tldz secbad 45 > "$W/secbad.src"
+ldns-signzone -Z -z 1:1 -f "$W/secbad.signed" "$W/secbad.src" "$W/$(cat "$W/ksecbad")" >/dev/null 2>&1
+cp "$W/secbad.signed" "$W/secbad.copy"
 tldz sec 41 > "$W/sec.src"; tldz sectamp 42 > "$W/sectamp.src"
 tldz secother 43 > "$W/secother.src"; tldz unsig 44 > "$W/unsig.src"
 for z in sec sectamp secother; do
@@ -363,9 +372,9 @@ awk '$4 == "ZONEMD" && !d { c = substr($8, 1, 1); $8 = (c == "0" ? "1" : "0") su
 	"$W/sectamp.signed" > "$W/sectamp.copy"
 # secother.'s copy: signed (ZONEMD and all) by a key not in the DS chain
 ldns-signzone -Z -z 1:1 -f "$W/secother.copy" "$W/secother.src" "$W/$(cat "$W/kseco2")" >/dev/null 2>&1
-root_zone 2026112401 "sec. 172800 IN NS ns1.sec.\nns1.sec. 172800 IN A 127.0.120.4\nsectamp. 172800 IN NS ns1.sec.\nsecother. 172800 IN NS ns1.sec.\nunsig. 172800 IN NS ns1.sec.\n$dsl" > "$W/sroot.src"
+root_zone 2026112401 "sec. 172800 IN NS ns1.sec.\nns1.sec. 172800 IN A 127.0.120.4\nsectamp. 172800 IN NS ns1.sec.\nsecother. 172800 IN NS ns1.sec.\nunsig. 172800 IN NS ns1.sec.\nsecbad. 172800 IN NS ns1.sec.\n$dsl" > "$W/sroot.src"
 ldns-signzone -z 1:1 -f "$W/sroot.zone" "$W/sroot.src" "$W/$(cat "$W/kroot")" >/dev/null 2>&1
-nsd_conf sec 127.0.120.4 "zone:\n  name: sec.\n  zonefile: sec.signed\nzone:\n  name: sectamp.\n  zonefile: sectamp.signed\nzone:\n  name: secother.\n  zonefile: secother.signed\nzone:\n  name: unsig.\n  zonefile: unsig.signed"
+nsd_conf sec 127.0.120.4 "zone:\n  name: sec.\n  zonefile: sec.signed\nzone:\n  name: sectamp.\n  zonefile: sectamp.signed\nzone:\n  name: secother.\n  zonefile: secother.signed\nzone:\n  name: unsig.\n  zonefile: unsig.signed\nzone:\n  name: secbad.\n  zonefile: secbad.signed"
 start_nsd sec 127.0.120.4
 for z in tampered wrongkey; do
 	sed "s/signed\./$z./g" "$W/signed.zone" > "$W/$z.src"
@@ -381,7 +390,7 @@ sed -i 's/192\.0\.2\.100/192.0.2.250/' "$W/zz.copy"
 cat "$W/$(cat "$W/kroot").ds" "$W/$(cat "$W/ktamp").ds" "$W/$(cat "$W/kother").ds" > "$W/anchors"
 grep -q "RRSIG.*ZONEMD" "$W/sroot.zone" && grep -q "RRSIG.*ZONEMD" "$W/tampered.zone" &&
 	grep -q "RRSIG.*ZONEMD" "$W/wrongkey.zone" && grep -q "ZONEMD" "$W/zz.copy" &&
-	[ "$(grep -c DS "$W/anchors")" = 3 ] && [ "$(grep -c "	DS	" "$W/sroot.zone")" = 3 ] &&
+	[ "$(grep -c DS "$W/anchors")" = 3 ] && [ "$(grep -c "	DS	" "$W/sroot.zone")" = 4 ] &&
 	grep -q "RRSIG.*ZONEMD" "$W/sec.copy" && grep -q "RRSIG.*ZONEMD" "$W/secother.copy" &&
 	grep -q "ZONEMD" "$W/unsig.copy" &&
 	dig +short +time=1 +tries=1 @127.0.120.4 sec. SOA | grep -q "^ns1.sec. " ||
@@ -446,6 +455,11 @@ auth-zone:
   for-downstream: yes
   zonemd-check: yes
 auth-zone:
+  name: secbad.
+  zonefile: "$W/secbad.copy"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
   name: unsig.
   zonefile: "$W/unsig.copy"
   for-upstream: yes
@@ -463,7 +477,7 @@ done
 # until the worker's lookup of their DNSKEY (validated from the root's DS,
 # or proven insecure) comes back
 for i in $(seq 100); do
-	[ "$(grep -c "auth-zone \(zz\|sec\|sectamp\|secother\|unsig\)\.: .*\(verified and used\|refused, not used\)" "$W/petrel-v.log")" -ge 5 ] && break
+	[ "$(grep -c "auth-zone \(zz\|sec\|sectamp\|secother\|secbad\|unsig\)\.: .*\(verified and used\|refused, not used\)" "$W/petrel-v.log")" -ge 6 ] && break
 	sleep 0.1
 done
 out=$(dig +dnssec +time=2 +tries=1 @$PV . SOA)
@@ -505,6 +519,11 @@ r=$(dig +norec +time=1 +tries=1 @$PV www.secother. A | grep -o 'status: [A-Z]*')
 	grep -q "auth-zone secother\.: .*refused, not used: the zone's DNSKEY set is not the one validated" "$W/petrel-v.log" &&
 	ok "a TLD copy signed by a key outside the DS chain is refused: SERVFAIL" ||
 	{ bad "the TLD copy with another key: '$r'"; grep secother "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.secbad. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone secbad\.: .*refused, not used: the lookup of its DNSKEY through the validator is bogus" "$W/petrel-v.log" &&
+	ok "a TLD copy whose DNSKEY lookup is bogus (the DS is another key's) is refused: SERVFAIL" ||
+	{ bad "the TLD copy with a bogus lookup: '$r'"; grep secbad "$W/petrel-v.log"; }
 out=$(dig +dnssec +time=2 +tries=1 @$PV www.unsig. A)
 echo "$out" | grep -q "www.unsig.*A.*192.0.2.44" && ! echo "$out" | grep -q "flags: qr rd ra ad" &&
 	grep -q "auth-zone unsig\.: serial 5 from .*unsig.copy is verified and used" "$W/petrel-v.log" &&
