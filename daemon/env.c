@@ -240,8 +240,11 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 		goto fail;
 	{
 		int ok = 0;
+		/* a zone below its trust anchor: its DNSKEY is validated
+		 * through the mesh, then val_zonemd_check_keys */
 		env->authz = auth_zones_create_dnssec(cfg, env->zmd ?
-			val_zonemd_check : NULL, env->zmd, &ok, err, errlen);
+			val_zonemd_check : NULL, val_zonemd_check_keys,
+			env->zmd, &ok, err, errlen);
 		if(!ok)
 			goto fail;
 	}

@@ -52,6 +52,7 @@ worker_create(struct daemon *d, int index, struct daemon_env *env)
 	w->daemon = d;
 	w->env = env;
 	w->stat_pipe[0] = w->stat_pipe[1] = -1;
+	w->zmd_pipe[0] = w->zmd_pipe[1] = -1;
 	w->reader_id = -1;
 	if(pipe(w->cmd_pipe) != 0) {
 		log_warn("pipe for worker %d", index);
@@ -525,6 +526,8 @@ child_signal_cb(int sig, void *arg)
 	comm_base_exit(w->base);
 }
 
+static void worker_zmd_close(struct worker *w);
+
 /** tear down what worker_setup made */
 static void
 worker_teardown(struct worker *w)
@@ -543,6 +546,7 @@ worker_teardown(struct worker *w)
 	}
 	comm_timer_delete(w->stat_timer);
 	w->stat_timer = NULL;
+	worker_zmd_close(w);
 	resolver_delete(w->res);
 	w->res = NULL;
 	outside_network_delete(w->outnet);
@@ -579,6 +583,70 @@ worker_teardown(struct worker *w)
 	w->child_sig = NULL;
 	comm_base_delete(w->base);
 	w->base = NULL;
+}
+
+/** the auth zones want DNSKEY lookups: start them (on the loop) */
+static void
+zmd_cb(int fd, void *arg)
+{
+	struct worker *w = arg;
+	char buf[64];
+	while(read(fd, buf, sizeof(buf)) > 0)
+		;
+	if(w->res)
+		resolver_zonemd_lookups(w->res);
+}
+
+/** the auth zones' wake-up (any thread, under the zones' lock): a byte
+ * in the pipe; a full pipe already has one */
+static void
+zmd_wake(void *arg)
+{
+	struct worker *w = arg;
+	char c = 'Z';
+	if(write(w->zmd_pipe[1], &c, 1) < 0) {
+		/* full (EAGAIN): a wake-up is pending already */
+	}
+}
+
+/**
+ * Offer this worker to the auth zones as the one that starts the DNSKEY
+ * lookups of held zones (the first worker on the environment wins).
+ */
+static void
+worker_zmd_open(struct worker *w)
+{
+	w->zmd_pipe[0] = w->zmd_pipe[1] = -1;
+	w->zmd_watch = NULL;
+	if(!w->env->authz)
+		return;
+	if(pipe(w->zmd_pipe) != 0) {
+		w->zmd_pipe[0] = w->zmd_pipe[1] = -1;
+		return;
+	}
+	(void)fcntl(w->zmd_pipe[0], F_SETFL, O_NONBLOCK);
+	(void)fcntl(w->zmd_pipe[1], F_SETFL, O_NONBLOCK);
+	(void)fcntl(w->zmd_pipe[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(w->zmd_pipe[1], F_SETFD, FD_CLOEXEC);
+	w->zmd_az = w->env->authz;
+	if(!(w->zmd_watch = comm_watch_create(w->base, w->zmd_pipe[0], zmd_cb,
+		w)) || !auth_zones_set_waker(w->zmd_az, zmd_wake, w))
+		worker_zmd_close(w);
+}
+
+/** withdraw from the auth zones' wake-up and close its pipe */
+static void
+worker_zmd_close(struct worker *w)
+{
+	if(w->zmd_pipe[0] == -1)
+		return;
+	auth_zones_clear_waker(w->zmd_az, w);
+	w->zmd_az = NULL;
+	comm_watch_delete(w->zmd_watch);
+	w->zmd_watch = NULL;
+	close(w->zmd_pipe[0]);
+	close(w->zmd_pipe[1]);
+	w->zmd_pipe[0] = w->zmd_pipe[1] = -1;
 }
 
 /** build the loop, the comm_points, the network and the resolver */
@@ -733,6 +801,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	resolver_set_cookies(w->res, env->cookies);
 	resolver_set_base(w->res, w->base);
 	resolver_set_policy(w->res, env->pol);
+	worker_zmd_open(w);
 	w->local_views = policy_has_interface_views(env->pol);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);

@@ -112,6 +112,14 @@ struct worker {
 	int stat_pipe[2];
 	/** watch on cmd_pipe[0] */
 	struct comm_watch *cmd_watch;
+	/** the auth zones' wake-up for DNSKEY lookups of held zones
+	 * (auth_zones_set_waker): a pipe written by any thread, read
+	 * here; -1 when this worker is not the one registered */
+	int zmd_pipe[2];
+	/** watch on zmd_pipe[0] */
+	struct comm_watch *zmd_watch;
+	/** the auth zones registered with */
+	struct auth_zones *zmd_az;
 	/** fork children: SIGTERM and SIGINT stop the worker through its
 	 * loop (NULL for threads: the supervisor handles signals) */
 	struct comm_signal *child_sig;

@@ -688,7 +688,11 @@ iter_send(struct module_qstate *s)
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
-	if(s->env->authz && !iq->dp->is_forward && iter_auth_zone(s))
+	/* MESH_FLAG_NOAUTH: the zone's own copy is not asked (the zones
+	 * above it are: a TLD's referral from a root copy) */
+	if(s->env->authz && !iq->dp->is_forward &&
+		(!(s->flags & MESH_FLAG_NOAUTH) ||
+		!dname_equal(iq->dp->name, iq->qname)) && iter_auth_zone(s))
 		return;
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);

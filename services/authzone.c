@@ -40,6 +40,25 @@
 #define TYPE_ZONEMD 63
 /** the UDP size we advertise */
 #define AZ_EDNS_SIZE 1232
+/** most DNSKEY records taken from a validated lookup */
+#define AZ_MAX_KEYS 64
+/** seconds a DNSKEY lookup may take before it counts as failed (a
+ * mesh state dropped without an answer; well beyond the mesh's own
+ * time budget) */
+#define AZ_LOOKUP_TIMEOUT 120
+
+/** the DNSKEY lookup of a held zone (auth_zone.lk_state) */
+enum az_lookup_state {
+	/** none */
+	AZ_LK_NONE = 0,
+	/** wanted: a worker is to start it */
+	AZ_LK_WANTED,
+	/** started in a worker's mesh */
+	AZ_LK_STARTED,
+	/** answered: the rest of the check is posted to the transfer
+	 * thread */
+	AZ_LK_ANSWERED
+};
 
 /** one owner name of a zone */
 struct az_node {
@@ -126,10 +145,29 @@ struct auth_zone {
 #endif
 	/** the data, or NULL (none yet, or expired) */
 	struct az_data *data;
-	/** 1 when data is NULL because the zone failed its ZONEMD check
-	 * (written under the rwlock's write side, read under the read
-	 * side): the iterator then asks the servers (for-upstream) */
+	/** 1 when data is NULL because the zone failed its ZONEMD check,
+	 * 2 when it is held for its DNSKEY lookup (written under the
+	 * rwlock's write side, read under the read side): the iterator
+	 * then asks the servers (for-upstream) */
 	int refused;
+	/** a zone held for the validated lookup of its DNSKEY
+	 * (AUTH_ZMD_NEED_KEYS): its RRs (owned), or NULL; one per zone, a
+	 * newer copy replaces it; under the writer mutex */
+	ldns_rr_list *held;
+	/** where the held copy came from (for the log) */
+	char held_from[300];
+	/** the lookup, enum az_lookup_state (under the zones' lk_lock) */
+	int lk_state;
+	/** its result, enum auth_keys_result (AZ_LK_ANSWERED) */
+	int lk_res;
+	/** the validated DNSKEY records' RDATA, one after the other (owned) */
+	uint8_t *lk_keys;
+	/** their lengths */
+	uint16_t lk_len[AZ_MAX_KEYS];
+	/** how many */
+	size_t lk_n;
+	/** AZ_LK_STARTED: when it counts as failed */
+	time_t lk_deadline;
 	/** the zones (for the keys) */
 	struct auth_zones *az;
 };
@@ -154,7 +192,42 @@ struct auth_zones {
 	void *dnssec_arg;
 	/** zonemd-permissive-mode: a failed check is logged, the zone used */
 	int permissive;
+	/** the check of held zones' keys, or NULL */
+	auth_zonemd_keys_func keys_check;
+	/** 1 when some zone may be held (zonemd-check with a DNSSEC check) */
+	int any_chain;
+#ifdef HAVE_PTHREAD
+	/** guards the lookups (lk_* of the zones) and the waker; held for
+	 * a few instructions only; taken after a zone's writer mutex */
+	pthread_mutex_t lk_lock;
+#endif
+	/** the worker's wake-up for lookups, or NULL */
+	void (*waker)(void *);
+	/** its argument */
+	void *waker_arg;
 };
+
+/** lock the lookups */
+static void
+lk_lock(struct auth_zones *az)
+{
+#ifdef HAVE_PTHREAD
+	pthread_mutex_lock(&az->lk_lock);
+#else
+	(void)az;
+#endif
+}
+
+/** unlock the lookups */
+static void
+lk_unlock(struct auth_zones *az)
+{
+#ifdef HAVE_PTHREAD
+	pthread_mutex_unlock(&az->lk_lock);
+#else
+	(void)az;
+#endif
+}
 
 /* ---------------- zone data ---------------- */
 
@@ -885,15 +958,16 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	return 0;
 }
 
-/** mark a zone without data as refused for its ZONEMD */
+/** mark a zone without data as refused for its ZONEMD (st 1) or held
+ * for its DNSKEY lookup (st 2) */
 static void
-z_set_refused(struct auth_zone *z)
+z_set_refused(struct auth_zone *z, int st)
 {
 #ifdef HAVE_PTHREAD
 	pthread_rwlock_wrlock(&z->lock);
 #endif
 	if(!z->data)
-		z->refused = 1;
+		z->refused = st;
 #ifdef HAVE_PTHREAD
 	pthread_rwlock_unlock(&z->lock);
 #endif
@@ -902,11 +976,13 @@ z_set_refused(struct auth_zone *z)
 /**
  * The ZONEMD check of a zone's RRs (RFC 8976 4): with a DNSSEC check and
  * a trust anchor over the zone, the ZONEMD RRset (or the proof of its
- * absence) must verify first; then the digest.
+ * absence) must verify first; then the digest. A zone below its trust
+ * anchor needs its DNSKEY validated through the mesh first: it is held.
  * @param z: the zone; rrs: its RRs.
  * @param why: the reason on failure; whylen its size.
  * @return 0 when the zone may be used (with zonemd-permissive-mode, a
- *	failure is logged and 0 returned), -1 when it is refused.
+ *	failure is logged and 0 returned), -1 when it is refused, 1 when
+ *	it must be held for its DNSKEY lookup (z_hold).
  */
 static int
 z_zonemd(struct auth_zone *z, const ldns_rr_list *rrs, char *why,
@@ -920,6 +996,10 @@ z_zonemd(struct auth_zone *z, const ldns_rr_list *rrs, char *why,
 	why[0] = 0;
 	if(az && az->dnssec && z->zonemd_check) {
 		r = az->dnssec(az->dnssec_arg, rrs, z->apex, why, whylen);
+		if(r == AUTH_ZMD_NEED_KEYS && az->keys_check)
+			return 1;
+		if(r == AUTH_ZMD_NEED_KEYS)
+			r = AUTH_ZMD_UNVERIFIABLE;
 		if(r == AUTH_ZMD_SECURE)
 			verbose(VERB_ALGO, "auth-zone %s: the ZONEMD is "
 				"DNSSEC-verified", z->name);
@@ -939,19 +1019,71 @@ z_zonemd(struct auth_zone *z, const ldns_rr_list *rrs, char *why,
 	return -1;
 }
 
+/** wake the worker for the lookups (caller holds lk_lock) */
+static void
+az_wake(struct auth_zones *az)
+{
+	if(az->waker)
+		az->waker(az->waker_arg);
+}
+
+/**
+ * Hold a zone for the validated lookup of its DNSKEY (caller holds the
+ * writer mutex, or runs before the workers): the RRs (taken) replace an
+ * older held copy; the old data, if any, stays in use; a worker is woken
+ * to start the lookup unless one is under way already.
+ */
+static void
+z_hold(struct auth_zone *z, ldns_rr_list *rrs, const char *from)
+{
+	struct auth_zones *az = z->az;
+	if(z->held)
+		ldns_rr_list_deep_free(z->held);
+	z->held = rrs;
+	snprintf(z->held_from, sizeof(z->held_from), "%s", from);
+	z_set_refused(z, 2);
+	verbose(VERB_OPS, "auth-zone %s: the zone from %s is held until its "
+		"DNSKEY is validated from the trust anchor above it", z->name,
+		from);
+	lk_lock(az);
+	if(z->lk_state == AZ_LK_NONE) {
+		z->lk_state = AZ_LK_WANTED;
+		az_wake(az);
+	}
+	lk_unlock(az);
+}
+
+/** drop a held copy (newer data came in; caller holds the writer
+ * mutex) */
+static void
+z_drop_held(struct auth_zone *z)
+{
+	if(z->held)
+		ldns_rr_list_deep_free(z->held);
+	z->held = NULL;
+}
+
 /**
  * Check and build data from RRs (taken).
- * @param zmd_fail: set to 1 when the ZONEMD check refused the zone.
+ * @param from: where they came from (a held zone's log lines).
+ * @param zmd_fail: set to 1 when the ZONEMD check refused the zone, 2
+ *	when it is held for its DNSKEY lookup (z_hold; NULL is returned).
  * @return data or NULL with the reason in why.
  */
 static struct az_data *
-z_build(struct auth_zone *z, ldns_rr_list *rrs, int *zmd_fail, char *why,
-	size_t whylen)
+z_build(struct auth_zone *z, ldns_rr_list *rrs, const char *from,
+	int *zmd_fail, char *why, size_t whylen)
 {
 	const char *e = NULL;
 	struct az_data *d;
+	int r;
 	*zmd_fail = 0;
-	if(z_zonemd(z, rrs, why, whylen) != 0) {
+	if((r = z_zonemd(z, rrs, why, whylen)) != 0) {
+		if(r == 1) {
+			*zmd_fail = 2;
+			z_hold(z, rrs, from);
+			return NULL;
+		}
 		*zmd_fail = 1;
 		ldns_rr_list_deep_free(rrs);
 		return NULL;
@@ -1014,11 +1146,13 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 		return -1;
 	}
 	ldns_zone_deep_free(lz);
-	if(!(d = z_build(z, rrs, &zmd_fail, why, sizeof(why)))) {
+	if(!(d = z_build(z, rrs, z->zonefile, &zmd_fail, why, sizeof(why)))) {
+		if(zmd_fail == 2)
+			return 0;
 		if(zmd_fail && at_start) {
 			log_err("auth-zone %s: the zone from %s is refused, not "
 				"used: %s", z->name, z->zonefile, why);
-			z_set_refused(z);
+			z_set_refused(z, 1);
 			return 0;
 		}
 		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
@@ -1026,6 +1160,7 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 		return -1;
 	}
 	z_swap(z, d);
+	z_drop_held(z);
 	return 0;
 }
 
@@ -1050,28 +1185,226 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 		rrs = res->full;
 		res->full = NULL;
 	} else {
-		if(!z->data) {
+		if(!z->data && !z->held) {
 			z_wlock(z, 0);
 			return -1;
 		}
-		if(!(rrs = xfr_apply(z->data->rrs, res, &e)))
+		/* the differences follow the newest copy: a held one */
+		if(!(rrs = xfr_apply(z->held ? z->held : z->data->rrs, res,
+			&e)))
 			snprintf(why, sizeof(why), "%s", e ? e :
 				"out of memory");
 	}
 	if(rrs)
-		d = z_build(z, rrs, &zmd_fail, why, sizeof(why));
+		d = z_build(z, rrs, res->from, &zmd_fail, why, sizeof(why));
+	if(!d && zmd_fail == 2) {
+		/* held: taken (the task keeps the serial); a refusal later
+		 * sets the task back (xfr_task_retry) */
+		z_wlock(z, 0);
+		return 0;
+	}
 	if(!d) {
 		log_err("auth-zone %s: the zone from %s is refused: %s",
 			z->name, res->from, why[0] ? why : "out of memory");
 		if(zmd_fail)
-			z_set_refused(z);
+			z_set_refused(z, 1);
 		z_wlock(z, 0);
 		return -1;
 	}
 	(void)z_write_file(z, d);
 	z_swap(z, d);
+	z_drop_held(z);
 	z_wlock(z, 0);
 	return 0;
+}
+
+/** the SOA retry of a held copy, clamped to 1 s .. 1 h */
+static uint32_t
+z_held_retry(const ldns_rr_list *rrs)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(rrs); i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(rrs, i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA &&
+			ldns_rr_rd_count(rr) == 7) {
+			uint32_t v = ldns_rdf2native_int32(ldns_rr_rdf(rr, 4));
+			return v < 1 ? 1 : (v > 3600 ? 3600 : v);
+		}
+	}
+	return 600;
+}
+
+/** a held zone's lookup again, after a failed one (on the transfer
+ * thread) */
+static void
+z_relookup(void *arg)
+{
+	struct auth_zone *z = arg;
+	z_wlock(z, 1);
+	lk_lock(z->az);
+	if(z->held && z->lk_state == AZ_LK_NONE) {
+		z->lk_state = AZ_LK_WANTED;
+		az_wake(z->az);
+	}
+	lk_unlock(z->az);
+	z_wlock(z, 0);
+}
+
+static void z_finish(void *arg);
+
+/** a lookup that did not come back in time counts as failed (on the
+ * transfer thread) */
+static void
+z_lookup_timeout(void *arg)
+{
+	struct auth_zone *z = arg;
+	int late;
+	lk_lock(z->az);
+	late = (z->lk_state == AZ_LK_STARTED && time(NULL) >=
+		z->lk_deadline);
+	if(late) {
+		z->lk_state = AZ_LK_ANSWERED;
+		z->lk_res = AUTH_KEYS_FAILED;
+		z->lk_n = 0;
+	}
+	lk_unlock(z->az);
+	if(late)
+		z_finish(z);
+}
+
+/**
+ * The rest of a held zone's check, with the result of its DNSKEY lookup
+ * (a job on the transfer thread, posted by auth_zones_keys_answer): the
+ * zone's DNSKEY set must be the validated one and sign the ZONEMD (or
+ * the lookup proved the zone insecure), then the digest; the zone is
+ * used, or refused and transferred again at the retry timer.
+ */
+static void
+z_finish(void *arg)
+{
+	struct auth_zone *z = arg;
+	struct auth_zones *az = z->az;
+	const uint8_t *key[AZ_MAX_KEYS];
+	uint16_t keylen[AZ_MAX_KEYS];
+	uint8_t *keys;
+	size_t n, i, off;
+	int res, r, have = 0, ok = 0;
+	uint32_t serial = 0;
+	const char *e = NULL;
+	char why[256];
+	struct az_data *d;
+	ldns_rr_list *rrs;
+	z_wlock(z, 1);
+	lk_lock(az);
+	if(z->lk_state != AZ_LK_ANSWERED) {
+		lk_unlock(az);
+		z_wlock(z, 0);
+		return;
+	}
+	res = z->lk_res;
+	keys = z->lk_keys;
+	n = z->lk_n;
+	memcpy(keylen, z->lk_len, sizeof(keylen));
+	z->lk_keys = NULL;
+	z->lk_n = 0;
+	z->lk_state = AZ_LK_NONE;
+	lk_unlock(az);
+	if(!(rrs = z->held)) {
+		/* newer data came in meanwhile */
+		free(keys);
+		z_wlock(z, 0);
+		return;
+	}
+	z->held = NULL;
+	for(i = 0, off = 0; i < n; i++) {
+		key[i] = keys + off;
+		off += keylen[i];
+	}
+	why[0] = 0;
+	if(res == AUTH_KEYS_FAILED && !az->permissive) {
+		/* no answer to judge by: keep the copy held, look again
+		 * at its SOA retry timer */
+		uint32_t retry = z_held_retry(rrs);
+		z->held = rrs;
+		free(keys);
+		log_warnx("auth-zone %s: the lookup of its DNSKEY through the "
+			"validator failed; the zone from %s stays held, looked "
+			"up again in %u s", z->name, z->held_from,
+			(unsigned)retry);
+		if(!az->xs || xfr_service_post_at(az->xs, z_relookup, z,
+			time(NULL) + (time_t)retry) != 0)
+			log_err("auth-zone %s: cannot schedule the lookup",
+				z->name);
+		z_wlock(z, 0);
+		return;
+	}
+	switch(res) {
+	case AUTH_KEYS_SECURE:
+		r = az->keys_check(az->dnssec_arg, rrs, z->apex, key, keylen,
+			n, why, sizeof(why));
+		if(r == AUTH_ZMD_SECURE)
+			verbose(VERB_ALGO, "auth-zone %s: the ZONEMD is "
+				"DNSSEC-verified with the validated DNSKEY",
+				z->name);
+		ok = (r == AUTH_ZMD_SECURE);
+		if(!ok && !why[0])
+			snprintf(why, sizeof(why), "the ZONEMD does not verify "
+				"with the validated DNSKEY");
+		break;
+	case AUTH_KEYS_INSECURE:
+		verbose(VERB_ALGO, "auth-zone %s: the validator proves the "
+			"zone insecure: the ZONEMD digest alone", z->name);
+		ok = 1;
+		break;
+	case AUTH_KEYS_BOGUS:
+		snprintf(why, sizeof(why), "the lookup of its DNSKEY through "
+			"the validator is bogus");
+		break;
+	default:
+		snprintf(why, sizeof(why), "the lookup of its DNSKEY through "
+			"the validator failed");
+		break;
+	}
+	free(keys);
+	if(ok) {
+		if(auth_zonemd_verify(rrs, z->apex, z->zonemd_reject_absence,
+			&e) != 0) {
+			snprintf(why, sizeof(why), "%s", e);
+			ok = 0;
+		}
+	}
+	if(!ok && az->permissive) {
+		log_warnx("auth-zone %s: ZONEMD check failed (%s); the zone is "
+			"used (zonemd-permissive-mode)", z->name, why);
+		ok = 1;
+	}
+	if(ok) {
+		if(!(d = az_data_build(rrs, z->apex, &e))) {
+			log_err("auth-zone %s: the zone from %s is refused: %s",
+				z->name, z->held_from, e ? e : "out of memory");
+			ok = 0;
+		} else {
+			verbose(VERB_OPS, "auth-zone %s: serial %u from %s is "
+				"verified and used", z->name,
+				(unsigned)d->serial, z->held_from);
+			(void)z_write_file(z, d);
+			z_swap(z, d);
+			z_wlock(z, 0);
+			return;
+		}
+	} else {
+		log_err("auth-zone %s: the zone from %s is refused, not used: "
+			"%s", z->name, z->held_from, why);
+		ldns_rr_list_deep_free(rrs);
+	}
+	z_set_refused(z, 1);
+	if(z->data) {
+		have = 1;
+		serial = z->data->serial;
+	}
+	if(z->task)
+		xfr_task_retry(z->task, have, serial);
+	z_wlock(z, 0);
 }
 
 /** free a zone */
@@ -1081,6 +1414,9 @@ z_free(struct auth_zone *z)
 	if(!z)
 		return;
 	az_data_free(z->data);
+	if(z->held)
+		ldns_rr_list_deep_free(z->held);
+	free(z->lk_keys);
 	if(z->apex)
 		ldns_rdf_deep_free(z->apex);
 #ifdef HAVE_PTHREAD
@@ -1176,13 +1512,14 @@ struct auth_zones *
 auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 	size_t errlen)
 {
-	return auth_zones_create_dnssec(cfg, NULL, NULL, ok, err, errlen);
+	return auth_zones_create_dnssec(cfg, NULL, NULL, NULL, ok, err,
+		errlen);
 }
 
 struct auth_zones *
 auth_zones_create_dnssec(const struct config_file *cfg,
-	auth_zonemd_dnssec_func dnssec, void *arg, int *ok, char *err,
-	size_t errlen)
+	auth_zonemd_dnssec_func dnssec, auth_zonemd_keys_func keys, void *arg,
+	int *ok, char *err, size_t errlen)
 {
 	struct auth_zones *az;
 	const struct config_auth *c;
@@ -1203,7 +1540,11 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 	}
 	az->dnssec = dnssec;
 	az->dnssec_arg = arg;
+	az->keys_check = dnssec ? keys : NULL;
 	az->permissive = cfg->zonemd_permissive_mode;
+#ifdef HAVE_PTHREAD
+	pthread_mutex_init(&az->lk_lock, NULL);
+#endif
 	for(t = cfg->tsig_keys; t; t = t->next)
 		az->num_keys++;
 	if(az->num_keys && !(az->keys = calloc(az->num_keys,
@@ -1229,6 +1570,19 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 			az->any_up = 1;
 		if(z->for_downstream)
 			az->any_down = 1;
+		if(z->zonemd_check && az->keys_check && !az->any_chain) {
+			az->any_chain = 1;
+#ifdef HAVE_PTHREAD
+			/* the rest of a held zone's check runs on the
+			 * transfer thread: zones without primaries get the
+			 * service too (with no tasks) */
+			if(!az->xs && !(az->xs = xfr_service_create())) {
+				snprintf(err, errlen, "auth-zone: out of "
+					"memory");
+				goto fail;
+			}
+#endif
+		}
 		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0, 1, &age,
 			err, errlen) != 0)
 			goto fail;
@@ -1275,6 +1629,142 @@ fail:
 }
 
 int
+auth_zones_set_waker(struct auth_zones *az, void (*fn)(void *), void *arg)
+{
+	size_t i;
+	int r = 0;
+	if(!az || !az->any_chain || !az->keys_check)
+		return 0;
+	lk_lock(az);
+	if(!az->waker) {
+		az->waker = fn;
+		az->waker_arg = arg;
+		r = 1;
+		for(i = 0; i < az->num; i++)
+			if(az->z[i]->lk_state == AZ_LK_WANTED) {
+				az_wake(az);
+				break;
+			}
+	}
+	lk_unlock(az);
+	return r;
+}
+
+void
+auth_zones_clear_waker(struct auth_zones *az, void *arg)
+{
+	if(!az || !az->any_chain)
+		return;
+	lk_lock(az);
+	if(az->waker && az->waker_arg == arg) {
+		az->waker = NULL;
+		az->waker_arg = NULL;
+	}
+	lk_unlock(az);
+}
+
+void
+auth_zones_start_lookups(struct auth_zones *az,
+	int (*start)(void *arg, const uint8_t *apex), void *arg)
+{
+	size_t i;
+	if(!az || !az->any_chain)
+		return;
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		int go;
+		lk_lock(az);
+		go = (z->lk_state == AZ_LK_WANTED);
+		if(go) {
+			z->lk_state = AZ_LK_STARTED;
+			z->lk_deadline = time(NULL) + AZ_LOOKUP_TIMEOUT;
+		}
+		lk_unlock(az);
+		if(go && az->xs)
+			(void)xfr_service_post_at(az->xs, z_lookup_timeout, z,
+				time(NULL) + AZ_LOOKUP_TIMEOUT);
+		/* unlocked: the lookup may finish at once, in
+		 * auth_zones_keys_answer */
+		if(go) {
+			verbose(VERB_ALGO, "auth-zone %s: looking up its DNSKEY "
+				"through the validator", z->name);
+			if(start(arg, z->apex_wire) != 0)
+				auth_zones_keys_answer(az, z->apex_wire,
+					AUTH_KEYS_FAILED, NULL, NULL, 0);
+		}
+	}
+}
+
+/** the held zone at the wire name qname waiting for its keys, or NULL
+ * (caller holds lk_lock) */
+static struct auth_zone *
+az_find_waiting(struct auth_zones *az, const uint8_t *qname)
+{
+	size_t i;
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		if((z->lk_state == AZ_LK_STARTED || z->lk_state ==
+			AZ_LK_WANTED) && dname_equal(z->apex_wire, qname))
+			return z;
+	}
+	return NULL;
+}
+
+int
+auth_zones_wants_keys(struct auth_zones *az, const uint8_t *qname)
+{
+	int r;
+	if(!az || !az->any_chain)
+		return 0;
+	lk_lock(az);
+	r = az_find_waiting(az, qname) != NULL;
+	lk_unlock(az);
+	return r;
+}
+
+void
+auth_zones_keys_answer(struct auth_zones *az, const uint8_t *qname,
+	int res, const uint8_t *const *key, const uint16_t *keylen,
+	size_t n)
+{
+	struct auth_zone *z;
+	uint8_t *buf = NULL;
+	size_t i, total = 0, off = 0;
+	if(!az || !az->any_chain)
+		return;
+	if(n > AZ_MAX_KEYS)
+		n = AZ_MAX_KEYS;
+	for(i = 0; i < n; i++)
+		total += keylen[i];
+	if(res == AUTH_KEYS_SECURE && (n == 0 || !(buf = malloc(total))))
+		res = AUTH_KEYS_FAILED;
+	lk_lock(az);
+	if(!(z = az_find_waiting(az, qname))) {
+		lk_unlock(az);
+		free(buf);
+		return;
+	}
+	z->lk_res = res;
+	z->lk_n = 0;
+	free(z->lk_keys);
+	z->lk_keys = buf;
+	if(buf) {
+		for(i = 0; i < n; i++) {
+			memcpy(buf + off, key[i], keylen[i]);
+			z->lk_len[i] = keylen[i];
+			off += keylen[i];
+		}
+		z->lk_n = n;
+	}
+	z->lk_state = AZ_LK_ANSWERED;
+	lk_unlock(az);
+	/* the digest of a big zone is no work for a worker: the transfer
+	 * thread finishes it */
+	if(!az->xs || xfr_service_post(az->xs, z_finish, z) != 0)
+		z_finish(z);
+}
+
+int
 auth_zones_start(struct auth_zones *az)
 {
 	if(!az || !az->xs)
@@ -1293,6 +1783,9 @@ auth_zones_delete(struct auth_zones *az)
 	for(i = 0; i < az->num; i++)
 		z_free(az->z[i]);
 	free(az->z);
+#ifdef HAVE_PTHREAD
+	pthread_mutex_destroy(&az->lk_lock);
+#endif
 	if(az->keys)
 		memset(az->keys, 0, az->num_keys * sizeof(*az->keys));
 	free(az->keys);
@@ -1583,7 +2076,8 @@ auth_zones_list(struct auth_zones *az, char *buf, size_t len)
 			z->name, z->for_upstream ? "upstream" : "",
 			z->for_upstream && z->for_downstream ? "," : "",
 			z->for_downstream ? "downstream" : "", serial < 0 ?
-			(refused ? "zonemd-refused" : "no-data") : "serial",
+			(refused == 2 ? "zonemd-pending" : refused ?
+			"zonemd-refused" : "no-data") : "serial",
 			st);
 		if(r < 0 || (size_t)r >= len - used)
 			break;

@@ -33,6 +33,24 @@
  * only, and the old data is freed after it, so a worker never waits for a
  * transfer and never sees a half-built zone.
  *
+ * A zone below its trust anchor (a TLD copy under the root's anchor)
+ * cannot be chained on the thread that builds it: its new copy is held
+ * (one per zone, a newer one replaces it; the old data stays in use, a
+ * zone without data is "zonemd-pending" and treated as refused), and the
+ * worker registered with auth_zones_set_waker is woken through its pipe
+ * to start a query for <apex> DNSKEY through its mesh, which the
+ * validator chains from the anchor; it is asked of the zone's servers,
+ * not of the old copy (for-upstream), so that a key rollover is seen.
+ * When it finishes, the worker hands the result over
+ * (auth_zones_keys_answer,
+ * under a small lock) and the rest of the check, the keys compared and
+ * the ZONEMD verified with them, then the digest, is posted to the
+ * transfer thread (xfr_service_post). Secure: used; insecure (proven):
+ * the digest alone; bogus: refused, transferred again at the retry
+ * timer; failed (or no answer in AZ_LOOKUP_TIMEOUT): still held and
+ * looked up again at the SOA retry timer. Neither side waits for the
+ * other.
+ *
  * Cost: an answer is a binary search over the zone's names (wire form,
  * canonical order) and references to its RRs, written by petrel's
  * encoder (dns/msgencode.h) from the wire form kept with the data into
@@ -66,9 +84,28 @@ enum auth_zonemd_dnssec {
 	AUTH_ZMD_SECURE,
 	/** a signature or the chain fails: the zone is bogus */
 	AUTH_ZMD_BOGUS,
-	/** a trust anchor covers the zone but the zone's keys cannot be
-	 *  chained to it here (the anchor is above the apex) */
-	AUTH_ZMD_UNVERIFIABLE
+	/** a trust anchor covers the zone but the check cannot be made
+	 *  (e.g. NSEC3 iterations over the limit) */
+	AUTH_ZMD_UNVERIFIABLE,
+	/** a trust anchor lies above the apex: the zone's DNSKEY set must
+	 *  be looked up through the validator, which chains it from the
+	 *  anchor; the zone is held until then (auth_zones_start_lookups,
+	 *  auth_zones_keys_answer, auth_zonemd_keys_func) */
+	AUTH_ZMD_NEED_KEYS
+};
+
+/** what the validated lookup of a held zone's DNSKEY gave */
+enum auth_keys_result {
+	/** secure: the DNSKEY set is validated from the trust anchor */
+	AUTH_KEYS_SECURE = 0,
+	/** insecure: the validator proved an insecure delegation above the
+	 *  zone (or it is below a domain-insecure): the digest alone */
+	AUTH_KEYS_INSECURE,
+	/** bogus (or not validated at all): the zone is refused */
+	AUTH_KEYS_BOGUS,
+	/** the lookup failed (SERVFAIL, no DNSKEY, mesh full): refused
+	 *  for now, tried again at the zone's retry timer */
+	AUTH_KEYS_FAILED
 };
 
 /**
@@ -84,6 +121,22 @@ enum auth_zonemd_dnssec {
  */
 typedef int (*auth_zonemd_dnssec_func)(void *arg, const ldns_rr_list *rrs,
 	const ldns_rdf *apex, char *err, size_t errlen);
+
+/**
+ * The second half of the DNSSEC check of a held zone (one that got
+ * AUTH_ZMD_NEED_KEYS), given by the same higher layer with the same
+ * argument: the zone's apex DNSKEY RRset must be the validated one (the
+ * same records), then the ZONEMD RRSIG (or the proof of its absence) must
+ * verify with it. Runs on the transfer thread.
+ * @param arg: the argument of the auth_zonemd_dnssec_func.
+ * @param rrs: every RR of the zone; apex: the zone name.
+ * @param key: the RDATA of the n validated DNSKEY records; keylen theirs.
+ * @param err: the reason when BOGUS; errlen its size.
+ * @return AUTH_ZMD_SECURE, AUTH_ZMD_BOGUS or AUTH_ZMD_UNVERIFIABLE.
+ */
+typedef int (*auth_zonemd_keys_func)(void *arg, const ldns_rr_list *rrs,
+	const ldns_rdf *apex, const uint8_t *const *key,
+	const uint16_t *keylen, size_t n, char *err, size_t errlen);
 
 /**
  * Build the auth zones of a config: read the zone files (a missing file
@@ -104,11 +157,58 @@ struct auth_zones *auth_zones_create(const struct config_file *cfg,
  * As auth_zones_create, with a DNSSEC check for the ZONEMD of the zones
  * that have zonemd-check (RFC 8976 4).
  * @param dnssec: the check, or NULL (the digest alone is checked).
- * @param arg: its argument (not owned; must outlive the zones).
+ * @param keys: the check of a held zone's keys (auth_zonemd_keys_func),
+ *	or NULL: then a zone below its trust anchor is refused
+ *	(AUTH_ZMD_UNVERIFIABLE) instead of held for its DNSKEY lookup.
+ * @param arg: their argument (not owned; must outlive the zones).
  */
 struct auth_zones *auth_zones_create_dnssec(const struct config_file *cfg,
-	auth_zonemd_dnssec_func dnssec, void *arg, int *ok, char *err,
-	size_t errlen);
+	auth_zonemd_dnssec_func dnssec, auth_zonemd_keys_func keys, void *arg,
+	int *ok, char *err, size_t errlen);
+
+/**
+ * Held zones (below a trust anchor, waiting for their validated DNSKEY):
+ * a worker registers a wake-up, called (from any thread, under a lock
+ * of the zones: it must only signal, e.g. write a pipe) when a zone
+ * wants a lookup; the worker then calls auth_zones_start_lookups from
+ * its event loop. The first worker to register is the one; it calls
+ * auth_zones_clear_waker before it goes. When zones are waiting at
+ * registration, the wake-up is called at once.
+ * @return 1 when fn was registered, 0 when another one is (or az is
+ *	NULL, or no zone can need a lookup).
+ */
+int auth_zones_set_waker(struct auth_zones *az, void (*fn)(void *),
+	void *arg);
+
+/** Unregister the wake-up registered with arg (no-op otherwise). */
+void auth_zones_clear_waker(struct auth_zones *az, void *arg);
+
+/**
+ * On the worker: start the lookups the held zones want, one per zone.
+ * @param start: starts a validated query for <apex> DNSKEY (with DO)
+ *	through the mesh; @return 0 or -1 (then the lookup counts as
+ *	failed). It may finish at once (calling auth_zones_keys_answer).
+ * @param arg: its argument.
+ */
+void auth_zones_start_lookups(struct auth_zones *az,
+	int (*start)(void *arg, const uint8_t *apex), void *arg);
+
+/**
+ * @return 1 when a held zone waits for the DNSKEY of the wire name qname
+ *	(a lookup started by auth_zones_start_lookups).
+ */
+int auth_zones_wants_keys(struct auth_zones *az, const uint8_t *qname);
+
+/**
+ * On the worker, when a query for qname DNSKEY finished: hand the result
+ * to the held zone at qname (copied); the rest of its check is posted to
+ * the transfer thread. Ignored when no zone waits for it.
+ * @param res: an enum auth_keys_result.
+ * @param key: the RDATA of the n DNSKEY records; keylen theirs.
+ */
+void auth_zones_keys_answer(struct auth_zones *az, const uint8_t *qname,
+	int res, const uint8_t *const *key, const uint16_t *keylen,
+	size_t n);
 
 /** Start the transfer thread. @return 0 or -1. NULL is allowed. */
 int auth_zones_start(struct auth_zones *az);

@@ -86,6 +86,11 @@ struct comm_base;
  * (services/cache/infra.h, INFRA_DOWN_TIMEOUTS): it may ask servers that
  * other queries skip, once each, with their full backed-off timeout */
 #define MESH_FLAG_PROBE	0x20
+/** state key flag: do not answer from the for-upstream auth zone whose
+ * apex is the question name (the DNSKEY lookup of a held auth zone,
+ * services/authzone.h, which must see the servers' keys, not those of
+ * the zone's old copy; the copies above it are used) */
+#define MESH_FLAG_NOAUTH	0x40
 /** state key flag: do not use forward zones (the address lookup of a
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08

@@ -1339,6 +1339,67 @@ drop:
 	r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
 }
 
+/** start one held zone's DNSKEY lookup (auth_zones_start_lookups)
+ * @return 0 or -1 */
+static int
+resolver_zonemd_start(void *arg, const uint8_t *apex)
+{
+	struct resolver *r = arg;
+	return mesh_new_prefetch(r->mesh, apex, DNS_TYPE_DNSKEY,
+		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
+}
+
+void
+resolver_zonemd_lookups(struct resolver *r)
+{
+	auth_zones_start_lookups(r->authz, resolver_zonemd_start, r);
+}
+
+/**
+ * A held auth zone's DNSKEY lookup finished (MESH_FLAG_NOAUTH: asked of
+ * the servers, not of the zone's old copy): hand the zone the validated
+ * set (or why there is none). Not on the cached-answer path.
+ */
+static void
+resolver_zonemd_keys(struct resolver *r, struct mesh_state *s,
+	const struct mesh_answer *ans, int ede)
+{
+	const uint8_t *key[64];
+	uint16_t keylen[64];
+	size_t n = 0;
+	const struct module_rr *rr;
+	int res;
+	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
+		!auth_zones_wants_keys(r->authz, s->qname))
+		return;
+	if(!ans && ede >= DNS_EDE_DNSSEC_INDETERMINATE &&
+		ede <= DNS_EDE_NSEC_MISSING)
+		res = AUTH_KEYS_BOGUS; /* the validator's SERVFAIL */
+	else if(ans && ans->sec == MODULE_SEC_BOGUS)
+		res = AUTH_KEYS_BOGUS; /* val-permissive-mode */
+	else if(!ans || ans->rcode != DNS_RCODE_NOERROR)
+		res = AUTH_KEYS_FAILED;
+	else if(ans->sec == MODULE_SEC_SECURE)
+		res = AUTH_KEYS_SECURE;
+	else if(ans->sec == MODULE_SEC_INSECURE)
+		res = AUTH_KEYS_INSECURE;
+	else	/* bogus, or not validated at all */
+		res = AUTH_KEYS_BOGUS;
+	if(res == AUTH_KEYS_SECURE) {
+		for(rr = ans->an.first; rr && n < 64; rr = rr->next)
+			if(rr->type == DNS_TYPE_DNSKEY && rr->rrclass ==
+				DNS_CLASS_IN && dname_equal(rr->owner,
+				s->qname)) {
+				key[n] = rr->rdata;
+				keylen[n] = rr->rdlen;
+				n++;
+			}
+		if(n == 0)
+			res = AUTH_KEYS_FAILED;
+	}
+	auth_zones_keys_answer(r->authz, s->qname, res, key, keylen, n);
+}
+
 /** the mesh's done callback: store the answer, answer every client */
 static void
 resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
@@ -1352,4 +1413,7 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 		resolver_store_answer(r, s, ans);
 	for(c = s->clients; c; c = c->next)
 		resolver_answer_client(r, s, c, ans, ede, stored);
+	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
+		r->authz)
+		resolver_zonemd_keys(r, s, ans, ede);
 }

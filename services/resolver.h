@@ -321,6 +321,17 @@ void resolver_set_env(struct resolver *r, struct mcache *msg,
 void resolver_set_authz(struct resolver *r, struct auth_zones *az);
 
 /**
+ * Start the DNSKEY lookups that held auth zones want (a zone below its
+ * trust anchor, services/authzone.h): <apex> DNSKEY with DO and RD, a
+ * background query through the mesh that the validator chains from the
+ * anchor, asked of the zone's servers (MESH_FLAG_NOAUTH: not of its old
+ * copy); its answer goes to the zone when it finishes. Call from the
+ * worker's event loop
+ * when the zones' wake-up fired.
+ */
+void resolver_zonemd_lookups(struct resolver *r);
+
+/**
  * Give the resolver the client rate table of ip-ratelimit (shared by the
  * workers; NULL turns it off). The limit, factor and backoff come from
  * the resolver's config. Call as resolver_set_env.

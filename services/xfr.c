@@ -1603,6 +1603,18 @@ struct xfr_task {
 	time_t last_time;
 };
 
+/** a job posted to the transfer thread (xfr_service_post) */
+struct xfr_job {
+	/** next, in the order posted */
+	struct xfr_job *next;
+	/** the job */
+	void (*fn)(void *);
+	/** its argument */
+	void *arg;
+	/** when it may run (0: at once) */
+	time_t when;
+};
+
 /** the service */
 struct xfr_service {
 #ifdef HAVE_PTHREAD
@@ -1619,6 +1631,8 @@ struct xfr_service {
 	volatile int stop;
 	/** the tasks */
 	struct xfr_task *tasks;
+	/** jobs posted, oldest first, and the last */
+	struct xfr_job *jobs, *jobs_last;
 };
 
 struct xfr_service *
@@ -1883,6 +1897,25 @@ xfr_thread(void *arg)
 	while(!xs->stop) {
 		struct xfr_task *t, *due = NULL;
 		time_t now = time(NULL), first = now + 60;
+		struct xfr_job *j, *pj = NULL;
+		for(j = xs->jobs; j; pj = j, j = j->next) {
+			if(j->when <= now)
+				break;
+			if(j->when < first)
+				first = j->when;
+		}
+		if(j) {
+			if(pj)
+				pj->next = j->next;
+			else	xs->jobs = j->next;
+			if(xs->jobs_last == j)
+				xs->jobs_last = pj;
+			pthread_mutex_unlock(&xs->lock);
+			j->fn(j->arg);
+			free(j);
+			pthread_mutex_lock(&xs->lock);
+			continue;
+		}
 		for(t = xs->tasks; t; t = t->next) {
 			if(t->woken || t->next_time <= now) {
 				due = t;
@@ -1949,6 +1982,11 @@ xfr_service_delete(struct xfr_service *xs)
 	pthread_cond_destroy(&xs->cond);
 	pthread_mutex_destroy(&xs->lock);
 #endif
+	while(xs->jobs) {
+		struct xfr_job *j = xs->jobs;
+		xs->jobs = j->next;
+		free(j);
+	}
 	while((t = xs->tasks)) {
 		xs->tasks = t->next;
 		ldns_rdf_deep_free(t->zone);
@@ -2061,6 +2099,57 @@ xfr_task_notify(struct xfr_task *t, int64_t serial, int full)
 #endif
 	}
 	xs_unlock(t->xs);
+}
+
+void
+xfr_task_retry(struct xfr_task *t, int have, uint32_t serial)
+{
+	xs_lock(t->xs);
+	t->have = have;
+	t->serial = serial;
+	t->full = 1;
+	t->next_time = time(NULL) + (t->retry ? t->retry : XFR_RETRY_NODATA);
+	xs_unlock(t->xs);
+}
+
+int
+xfr_service_post(struct xfr_service *xs, void (*fn)(void *), void *arg)
+{
+#ifdef HAVE_PTHREAD
+	return xfr_service_post_at(xs, fn, arg, 0);
+#else
+	(void)xs;
+	fn(arg);
+	return 0;
+#endif
+}
+
+int
+xfr_service_post_at(struct xfr_service *xs, void (*fn)(void *), void *arg,
+	time_t when)
+{
+#ifdef HAVE_PTHREAD
+	struct xfr_job *j = calloc(1, sizeof(*j));
+	if(!j)
+		return -1;
+	j->fn = fn;
+	j->arg = arg;
+	j->when = when;
+	xs_lock(xs);
+	if(xs->jobs_last)
+		xs->jobs_last->next = j;
+	else	xs->jobs = j;
+	xs->jobs_last = j;
+	pthread_cond_signal(&xs->cond);
+	xs_unlock(xs);
+	return 0;
+#else
+	(void)xs;
+	(void)fn;
+	(void)arg;
+	(void)when;
+	return -1;
+#endif
 }
 
 char *

@@ -8,7 +8,8 @@
  * build without threads has no transfers: zones come from zone files). Every transfer runs on that thread, with non-blocking
  * sockets and poll(2) against a deadline, so that a slow or dead primary
  * never holds up a worker: workers only call xfr_task_notify() (a flag and
- * a condition-variable signal) and read xfr_task_status(). A finished
+ * a condition-variable signal), xfr_service_post() (a job queued for the
+ * thread, e.g. a ZONEMD check to finish) and read xfr_task_status(). A finished
  * transfer is handed to the task's callback, on the transfer thread; the
  * owner of the zone builds its new copy there, off to the side, and swaps
  * it in (services/authzone.c does that under a write lock held only for
@@ -288,6 +289,34 @@ char *xfr_task_status(struct xfr_task *t, char *buf, size_t len);
 
 /** @return number of successful transfers of the task so far */
 uint64_t xfr_task_count(struct xfr_task *t);
+
+/**
+ * After the owner took a zone (the callback returned 0) and later found
+ * it bad (a check finished off the transfer thread): go back to the
+ * serial it still has and try again at the SOA retry timer, with AXFR.
+ * @param have: 1 when the owner still has data, with serial.
+ */
+void xfr_task_retry(struct xfr_task *t, int have, uint32_t serial);
+
+/**
+ * Run a job on the transfer thread (a handoff from a worker: the worker
+ * never waits, the job runs between transfers). Safe from any thread.
+ * A job posted before the thread starts runs once it does; a build
+ * without threads runs it at once, on the caller's thread.
+ * @param fn: the job; arg: its argument (must live as long as the
+ *	service; jobs still queued when it is deleted are dropped).
+ * @return 0, or -1 (out of memory).
+ */
+int xfr_service_post(struct xfr_service *xs, void (*fn)(void *),
+	void *arg);
+
+/**
+ * As xfr_service_post, to run at (or after) a time: a retry later. A
+ * build without threads drops it (returns -1).
+ * @param when: time(NULL) at which it runs.
+ */
+int xfr_service_post_at(struct xfr_service *xs, void (*fn)(void *),
+	void *arg, time_t when);
 
 /** per-transfer time limit, ms (connect, every read) */
 #define XFR_TIMEOUT_MS 5000

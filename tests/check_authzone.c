@@ -936,6 +936,34 @@ dz_check(struct val_zonemd *vz, const ldns_rr_list *z, char *err,
 	return r;
 }
 
+/** point key[0] at a DNSKEY RR's RDATA (the wire form, kept in a static
+ * buffer: one at a time) */
+static void
+dz_keyset(const ldns_rr *k, const uint8_t **key, uint16_t *keylen)
+{
+	static uint8_t wire[4096];
+	ldns_buffer *b = ldns_buffer_new(4096);
+	ck_assert(ldns_rr_rdata2buffer_wire(b, k) == LDNS_STATUS_OK);
+	memcpy(wire, ldns_buffer_begin(b), ldns_buffer_position(b));
+	key[0] = wire;
+	keylen[0] = (uint16_t)ldns_buffer_position(b);
+	ldns_buffer_free(b);
+}
+
+/** run the check with validated keys; the reason into err */
+static int
+dz_check_keys(struct val_zonemd *vz, const ldns_rr_list *z,
+	const uint8_t *const *key, const uint16_t *keylen, size_t n,
+	char *err, size_t errlen)
+{
+	ldns_rdf *apex = ldns_dname_new_frm_str("example.");
+	int r;
+	err[0] = 0;
+	r = val_zonemd_check_keys(vz, z, apex, key, keylen, n, err, errlen);
+	ldns_rdf_deep_free(apex);
+	return r;
+}
+
 START_TEST(test_zonemd_dnssec)
 {
 	ldns_key *ka = dz_key(), *kb = dz_key();
@@ -958,10 +986,40 @@ START_TEST(test_zonemd_dnssec)
 	/* no anchor: nothing to verify with DNSSEC */
 	ck_assert_int_eq(dz_check(none, z, err, sizeof(err)),
 		AUTH_ZMD_NO_ANCHOR);
-	/* below the root anchor: cannot be chained here */
+	/* below the root anchor: its DNSKEY must be looked up through the
+	 * validator */
 	ck_assert_int_eq(dz_check(root, z, err, sizeof(err)),
-		AUTH_ZMD_UNVERIFIABLE);
+		AUTH_ZMD_NEED_KEYS);
 	ck_assert_msg(strstr(err, "below the trust anchor .") != NULL, "%s", err);
+	/* ... and then checked with the validated set */
+	{
+		const uint8_t *key[1];
+		uint16_t keylen[1];
+		ldns_rr_list *t;
+		dz_keyset(ka_rr, key, keylen);
+		ck_assert_msg(dz_check_keys(root, z, key, keylen, 1, err,
+			sizeof(err)) == AUTH_ZMD_SECURE, "%s", err);
+		/* the validated set is another key: refused */
+		dz_keyset(kb_rr, key, keylen);
+		ck_assert_int_eq(dz_check_keys(root, z, key, keylen, 1, err,
+			sizeof(err)), AUTH_ZMD_BOGUS);
+		ck_assert_msg(strstr(err, "not the one validated") != NULL,
+			"%s", err);
+		/* no keys validated */
+		ck_assert_int_eq(dz_check_keys(root, z, key, keylen, 0, err,
+			sizeof(err)), AUTH_ZMD_BOGUS);
+		/* the right keys, a tampered ZONEMD */
+		t = ldns_rr_list_clone(z);
+		i = rr_find(t, LDNS_RR_TYPE_ZONEMD, 0);
+		ldns_rdf_data(ldns_rr_rdf(ldns_rr_list_rr(t, (size_t)i),
+			3))[0] ^= 0x01;
+		dz_keyset(ka_rr, key, keylen);
+		ck_assert_int_eq(dz_check_keys(root, t, key, keylen, 1, err,
+			sizeof(err)), AUTH_ZMD_BOGUS);
+		ck_assert_msg(strstr(err, "ZONEMD RRSIG does not verify") !=
+			NULL, "%s", err);
+		ldns_rr_list_deep_free(t);
+	}
 	/* the anchor is another key: the DNSKEY set does not chain */
 	ck_assert_int_eq(dz_check(wrong, z, err, sizeof(err)), AUTH_ZMD_BOGUS);
 	ck_assert_msg(strstr(err, "DNSKEY set does not verify") != NULL, "%s",
@@ -1076,8 +1134,8 @@ dz_zones(const ldns_rr_list *l, const char *server, const char *ta,
 		err, sizeof(err)), 0);
 	*vz = val_zonemd_create(cfg, err, sizeof(err));
 	ck_assert_ptr_nonnull(*vz);
-	az = auth_zones_create_dnssec(cfg, val_zonemd_check, *vz, &ok, err,
-		sizeof(err));
+	az = auth_zones_create_dnssec(cfg, val_zonemd_check,
+		val_zonemd_check_keys, *vz, &ok, err, sizeof(err));
 	ck_assert_msg(ok && az, "%s", err);
 	config_delete(cfg);
 	return az;
@@ -1136,6 +1194,170 @@ START_TEST(test_zonemd_dnssec_zones)
 	ldns_rr_free(ds);
 	ldns_rr_free(ka_rr);
 	ldns_key_deep_free(ka);
+}
+END_TEST
+
+/** test waker: counts its calls */
+static void
+held_wake(void *arg)
+{
+	(void)__atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+/** test lookup start: records the apex; @return 0 */
+static int
+held_start(void *arg, const uint8_t *apex)
+{
+	uint8_t ex[256];
+	size_t l = sizeof(ex);
+	ck_assert_int_eq(dname_from_str("example.", ex, &l), 0);
+	ck_assert(dname_equal(apex, ex));
+	(*(int *)arg)++;
+	return 0;
+}
+
+/** wait (bounded) until the zone's serial is not -1 or the list shows
+ * it refused; @return the serial */
+static int64_t
+held_wait(struct auth_zones *az)
+{
+	char buf[512];
+	int i;
+	for(i = 0; i < 1000; i++) {
+		int64_t s = auth_zones_serial(az, "example.");
+		(void)auth_zones_list(az, buf, sizeof(buf));
+		if(s >= 0 || strstr(buf, "zonemd-refused"))
+			return s;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* a zone below its trust anchor (the root's) is held: not used until
+ * the validated DNSKEY of its apex comes back from a worker's lookup,
+ * which the zones ask for through the waker; then its keys must be the
+ * validated ones and sign the ZONEMD; insecure: the digest alone; bogus:
+ * refused; failed: still held, looked up again at the SOA retry timer */
+START_TEST(test_zonemd_held)
+{
+	ldns_key *ka = dz_key(), *kb = dz_key();
+	ldns_rr *ka_rr = ldns_key2rr(ka), *kb_rr = ldns_key2rr(kb);
+	const char *rootds = ". 3600 IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D"
+		"7C65D08458E880409BBC683457104237C7F8EC8D";
+	ldns_rr_list *z = dz_sign(ka, 1, 0), *zr = ldns_rr_list_clone(z);
+	struct auth_zones *az;
+	struct val_zonemd *vz;
+	const uint8_t *key[1];
+	uint16_t keylen[1];
+	uint8_t qn[256], out[4096], dp[1] = { 0 };
+	char path[64], buf[512];
+	size_t ql = sizeof(qn), ol = 0;
+	int wakes, starts, c, i;
+	enum auth_answer r;
+	ldns_pkt *p;
+	ck_assert_int_eq(dname_from_str("example.", qn, &ql), 0);
+	/* zr: the SOA retry set to 1 s (its signatures no longer matter:
+	 * it is only used for a failed lookup) */
+	i = rr_find(zr, LDNS_RR_TYPE_SOA, 0);
+	ck_assert_int_ge(i, 0);
+	ldns_rdf_deep_free(ldns_rr_set_rdf(ldns_rr_list_rr(zr, (size_t)i),
+		ldns_native2rdf_int32(LDNS_RDF_TYPE_PERIOD, 1), 4));
+	for(c = 0; c < 5; c++) {
+		int res = c == 0 || c == 1 ? AUTH_KEYS_SECURE : c == 2 ?
+			AUTH_KEYS_INSECURE : c == 3 ? AUTH_KEYS_BOGUS :
+			AUTH_KEYS_FAILED;
+		wakes = starts = 0;
+		az = dz_zones(c == 4 ? zr : z, "", rootds, path, sizeof(path),
+			&vz);
+		/* held: not used, the iterator asks the servers */
+		ck_assert_int_eq(auth_zones_serial(az, "example."), -1);
+		ck_assert_int_eq(auth_zones_list(az, buf, sizeof(buf)), 1);
+		ck_assert_msg(strstr(buf, "zonemd-pending") != NULL, "%s", buf);
+		ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn,
+			LDNS_RR_TYPE_A, 1, 0, out, sizeof(out), &ol), AUTH_NOT);
+		ck_assert_int_eq(auth_zones_wants_keys(az, qn), 1);
+		/* the worker registers: woken at once; a second is not */
+		ck_assert_int_eq(auth_zones_set_waker(az, held_wake, &wakes),
+			1);
+		ck_assert_int_eq(wakes, 1);
+		ck_assert_int_eq(auth_zones_set_waker(az, held_wake, &c), 0);
+		auth_zones_start_lookups(az, held_start, &starts);
+		ck_assert_int_eq(starts, 1);
+		/* one lookup per zone */
+		auth_zones_start_lookups(az, held_start, &starts);
+		ck_assert_int_eq(starts, 1);
+		ck_assert_int_eq(auth_zones_start(az), 0);
+		dz_keyset(c == 1 ? kb_rr : ka_rr, key, keylen);
+		auth_zones_keys_answer(az, qn, res, key, keylen, 1);
+		ck_assert_int_eq(auth_zones_wants_keys(az, qn), 0);
+		if(c == 4) {
+			/* still held; after the retry (1 s) wanted again */
+			for(i = 0; i < 1000 && __atomic_load_n(&wakes,
+				__ATOMIC_SEQ_CST) < 2; i++)
+				usleep(10000);
+			ck_assert_int_eq(__atomic_load_n(&wakes,
+				__ATOMIC_SEQ_CST), 2);
+			ck_assert_int_eq(auth_zones_wants_keys(az, qn), 1);
+			ck_assert_int_eq(auth_zones_serial(az, "example."), -1);
+			(void)auth_zones_list(az, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "zonemd-pending") != NULL,
+				"%s", buf);
+			auth_zones_start_lookups(az, held_start, &starts);
+			ck_assert_int_eq(starts, 2);
+		} else if(c == 0 || c == 2) {
+			ck_assert_int_eq(held_wait(az), 7);
+			p = ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+			ck_assert_ptr_nonnull(p);
+			ldns_pkt_free(p);
+		} else {
+			ck_assert_int_eq(held_wait(az), -1);
+		}
+		if(c == 0) {
+			/* a new copy (zr) is held; the old one stays in use */
+			FILE *f = fopen(path, "w");
+			ck_assert_ptr_nonnull(f);
+			ldns_rr_list_print(f, zr);
+			fclose(f);
+			ck_assert_int_eq(auth_zones_reload(az, "example.", buf,
+				sizeof(buf)), 0);
+			ck_assert_int_eq(auth_zones_wants_keys(az, qn), 1);
+			ck_assert_int_eq(auth_zones_serial(az, "example."), 7);
+			p = ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 0, &r);
+			ck_assert_ptr_nonnull(p);
+			ldns_pkt_free(p);
+			(void)auth_zones_list(az, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "\tserial\t") != NULL, "%s",
+				buf);
+		}
+		if(c == 1 || c == 3) {
+			ck_assert_int_eq(held_wait(az), -1);
+			(void)auth_zones_list(az, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "zonemd-refused") != NULL,
+				"%s", buf);
+		}
+		auth_zones_clear_waker(az, &wakes);
+		auth_zones_delete(az);
+		val_zonemd_delete(vz);
+		unlink(path);
+	}
+	/* insecure with a tampered ZONEMD: the digest fails */
+	i = rr_find(z, LDNS_RR_TYPE_ZONEMD, 0);
+	ldns_rdf_data(ldns_rr_rdf(ldns_rr_list_rr(z, (size_t)i), 3))[0] ^= 1;
+	az = dz_zones(z, "", rootds, path, sizeof(path), &vz);
+	ck_assert_int_eq(auth_zones_start(az), 0);
+	auth_zones_keys_answer(az, qn, AUTH_KEYS_INSECURE, NULL, NULL, 0);
+	ck_assert_int_eq(held_wait(az), -1);
+	(void)auth_zones_list(az, buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "zonemd-refused") != NULL, "%s", buf);
+	auth_zones_delete(az);
+	val_zonemd_delete(vz);
+	unlink(path);
+	ldns_rr_list_deep_free(z);
+	ldns_rr_list_deep_free(zr);
+	ldns_rr_free(ka_rr);
+	ldns_rr_free(kb_rr);
+	ldns_key_deep_free(ka);
+	ldns_key_deep_free(kb);
 }
 END_TEST
 
@@ -1269,6 +1491,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_zonemd_reject_at_load);
 	tcase_add_test(tc, test_zonemd_dnssec);
 	tcase_add_test(tc, test_zonemd_dnssec_zones);
+	tcase_add_test(tc, test_zonemd_held);
 	tcase_add_test(tc, test_url_parse);
 	tcase_add_test(tc, test_truncation);
 	suite_add_tcase(s, tc);

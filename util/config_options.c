@@ -569,7 +569,11 @@ POL("response-ip-data", CLAUSE_SERVER, "\"192.0.2.0/24 A 198.51.100.1\"",
   "verify the zone's ZONEMD digest (RFC 8976, SHA-384 simple) and refuse a zone that fails; "
   "with the validator on and a trust anchor at the apex, the ZONEMD RRSIG (or an NSEC/NSEC3 "
   "proof of its absence) must verify with the zone's DNSKEY, chained to the anchor; "
-  "a refused zone is not used (upstream: the servers are asked)" },
+  "with the anchor above the apex (a TLD under the root's), the new copy is held (the old "
+  "one stays in use) while a worker looks up the zone's DNSKEY through the validator: the "
+  "zone's DNSKEY set must be the validated one and sign the ZONEMD (for a proven insecure "
+  "delegation, the digest alone; a failed lookup is tried again at the SOA retry timer); "
+  "a refused zone is not used, and for-upstream the servers are asked instead" },
 { "zonemd-reject-absence", CLAUSE_AUTH, OPT_AUTH, "no", NULL, NULL, 0, 0,
   NULL, 0, SH | IM, "yes|no", "refuse a zone without a ZONEMD record" },
 

@@ -365,6 +365,53 @@ done:
 	return r;
 }
 
+/**
+ * With the zone's DNSKEY set trusted: the ZONEMD RRset's RRSIG must
+ * verify with it, or, without a ZONEMD, the proof of its absence.
+ * @return AUTH_ZMD_SECURE, AUTH_ZMD_BOGUS or AUTH_ZMD_UNVERIFIABLE,
+ *	with err.
+ */
+static int
+zmd_signed(struct val_zonemd *vz, const ldns_rr_list *rrs,
+	const ldns_rdf *apex, const struct val_rrset *kset,
+	const struct val_window *w, ldns_buffer *tmp, char *err,
+	size_t errlen)
+{
+	struct zset zmd, zsigs;
+	struct val_rrset zmdset;
+	int r;
+	memset(&zmd, 0, sizeof(zmd));
+	memset(&zsigs, 0, sizeof(zsigs));
+	if(zset_gather(&zmd, rrs, apex, ZMD_TYPE_ZONEMD, 0, tmp) != 0 ||
+		zset_gather(&zsigs, rrs, apex, DNS_TYPE_RRSIG,
+		ZMD_TYPE_ZONEMD, tmp) != 0) {
+		snprintf(err, errlen, "out of memory");
+		r = AUTH_ZMD_BOGUS;
+	} else if(zmd.n == 0) {
+		r = zmd_absent(vz, rrs, apex, kset, w, tmp, err, errlen);
+	} else {
+		memset(&zmdset, 0, sizeof(zmdset));
+		zmdset.owner = ldns_rdf_data(apex);
+		zmdset.type = ZMD_TYPE_ZONEMD;
+		zmdset.rrclass = LDNS_RR_CLASS_IN;
+		zmdset.rrs = zmd.rr;
+		zmdset.count = zmd.n;
+		r = val_verify_rrset(&zmdset, zsigs.rr, zsigs.n, kset, w,
+			NULL);
+		if(r == VAL_CRYPTO_OK)
+			r = AUTH_ZMD_SECURE;
+		else {
+			snprintf(err, errlen, "the ZONEMD RRSIG does not "
+				"verify with the zone's DNSKEY: %s",
+				val_crypto_result_str(r));
+			r = AUTH_ZMD_BOGUS;
+		}
+	}
+	zset_free(&zmd);
+	zset_free(&zsigs);
+	return r;
+}
+
 int
 val_zonemd_check(void *arg, const ldns_rr_list *rrs, const ldns_rdf *apex,
 	char *err, size_t errlen)
@@ -372,8 +419,8 @@ val_zonemd_check(void *arg, const ldns_rr_list *rrs, const ldns_rdf *apex,
 	struct val_zonemd *vz = arg;
 	const uint8_t *aw = ldns_rdf_data(apex);
 	const struct val_anchor *an;
-	struct zset keys, ksigs, zmd, zsigs;
-	struct val_rrset kset, zmdset;
+	struct zset keys, ksigs;
+	struct val_rrset kset;
 	struct val_window w;
 	ldns_buffer *tmp;
 	char name[300];
@@ -385,13 +432,12 @@ val_zonemd_check(void *arg, const ldns_rr_list *rrs, const ldns_rdf *apex,
 		if(dname_to_str(an->name, name, sizeof(name)) < 0)
 			snprintf(name, sizeof(name), "?");
 		snprintf(err, errlen, "the zone is below the trust anchor %s: "
-			"its DNSKEY cannot be chained to it here", name);
-		return AUTH_ZMD_UNVERIFIABLE;
+			"its DNSKEY must be chained to it through the "
+			"validator", name);
+		return AUTH_ZMD_NEED_KEYS;
 	}
 	memset(&keys, 0, sizeof(keys));
 	memset(&ksigs, 0, sizeof(ksigs));
-	memset(&zmd, 0, sizeof(zmd));
-	memset(&zsigs, 0, sizeof(zsigs));
 	w.now = vz->now ? vz->now : (uint32_t)time(NULL);
 	w.skew_min = vz->skew_min;
 	w.skew_max = vz->skew_max;
@@ -402,9 +448,7 @@ val_zonemd_check(void *arg, const ldns_rr_list *rrs, const ldns_rdf *apex,
 	r = AUTH_ZMD_BOGUS;
 	if(zset_gather(&keys, rrs, apex, DNS_TYPE_DNSKEY, 0, tmp) != 0 ||
 		zset_gather(&ksigs, rrs, apex, DNS_TYPE_RRSIG, DNS_TYPE_DNSKEY,
-		tmp) != 0 || zset_gather(&zmd, rrs, apex, ZMD_TYPE_ZONEMD, 0,
-		tmp) != 0 || zset_gather(&zsigs, rrs, apex, DNS_TYPE_RRSIG,
-		ZMD_TYPE_ZONEMD, tmp) != 0) {
+		tmp) != 0) {
 		snprintf(err, errlen, "out of memory");
 		goto done;
 	}
@@ -422,29 +466,103 @@ val_zonemd_check(void *arg, const ldns_rr_list *rrs, const ldns_rdf *apex,
 	if((r = zmd_keys(an, &kset, &ksigs, &w, err, errlen)) !=
 		AUTH_ZMD_SECURE)
 		goto done;
-	if(zmd.n == 0) {
-		r = zmd_absent(vz, rrs, apex, &kset, &w, tmp, err, errlen);
-		goto done;
-	}
-	memset(&zmdset, 0, sizeof(zmdset));
-	zmdset.owner = aw;
-	zmdset.type = ZMD_TYPE_ZONEMD;
-	zmdset.rrclass = LDNS_RR_CLASS_IN;
-	zmdset.rrs = zmd.rr;
-	zmdset.count = zmd.n;
-	r = val_verify_rrset(&zmdset, zsigs.rr, zsigs.n, &kset, &w, NULL);
-	if(r == VAL_CRYPTO_OK)
-		r = AUTH_ZMD_SECURE;
-	else {
-		snprintf(err, errlen, "the ZONEMD RRSIG does not verify with "
-			"the zone's DNSKEY: %s", val_crypto_result_str(r));
-		r = AUTH_ZMD_BOGUS;
-	}
+	r = zmd_signed(vz, rrs, apex, &kset, &w, tmp, err, errlen);
 done:
 	zset_free(&keys);
 	zset_free(&ksigs);
-	zset_free(&zmd);
-	zset_free(&zsigs);
+	ldns_buffer_free(tmp);
+	return r;
+}
+
+/** compare two records' RDATA: 0 when the same bytes */
+static int
+zmd_rr_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	if(c != 0)
+		return c;
+	return al < bl ? -1 : (al > bl ? 1 : 0);
+}
+
+/**
+ * Is the zone's DNSKEY set (keys) the same records as the validated
+ * one? Duplicates count once, as in an RRset.
+ * @return 1 when equal.
+ */
+static int
+zmd_same_keys(const struct zset *keys, const uint8_t *const *key,
+	const uint16_t *keylen, size_t n)
+{
+	size_t i, j;
+	/* every zone key is validated, and every validated key is in the
+	 * zone (n and keys->n are small: a few keys) */
+	for(i = 0; i < keys->n; i++) {
+		const uint8_t *a = keys->buf + keys->rr[i].off;
+		for(j = 0; j < n; j++)
+			if(zmd_rr_cmp(a, keys->rr[i].len, key[j],
+				keylen[j]) == 0)
+				break;
+		if(j == n)
+			return 0;
+	}
+	for(j = 0; j < n; j++) {
+		for(i = 0; i < keys->n; i++)
+			if(zmd_rr_cmp(keys->buf + keys->rr[i].off,
+				keys->rr[i].len, key[j], keylen[j]) == 0)
+				break;
+		if(i == keys->n)
+			return 0;
+	}
+	return 1;
+}
+
+int
+val_zonemd_check_keys(void *arg, const ldns_rr_list *rrs,
+	const ldns_rdf *apex, const uint8_t *const *key,
+	const uint16_t *keylen, size_t n, char *err, size_t errlen)
+{
+	struct val_zonemd *vz = arg;
+	struct zset keys;
+	struct val_rrset kset;
+	struct val_window w;
+	ldns_buffer *tmp;
+	int r = AUTH_ZMD_BOGUS;
+	if(!vz) {
+		snprintf(err, errlen, "no DNSSEC check");
+		return AUTH_ZMD_BOGUS;
+	}
+	memset(&keys, 0, sizeof(keys));
+	w.now = vz->now ? vz->now : (uint32_t)time(NULL);
+	w.skew_min = vz->skew_min;
+	w.skew_max = vz->skew_max;
+	if(!(tmp = ldns_buffer_new(65536))) {
+		snprintf(err, errlen, "out of memory");
+		return AUTH_ZMD_BOGUS;
+	}
+	if(zset_gather(&keys, rrs, apex, DNS_TYPE_DNSKEY, 0, tmp) != 0) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	if(keys.n == 0) {
+		snprintf(err, errlen, "the zone has no DNSKEY at its apex, "
+			"its validated DNSKEY set has %zu", n);
+		goto done;
+	}
+	if(!zmd_same_keys(&keys, key, keylen, n)) {
+		snprintf(err, errlen, "the zone's DNSKEY set is not the one "
+			"validated from the trust anchor (%zu and %zu keys)",
+			keys.n, n);
+		goto done;
+	}
+	memset(&kset, 0, sizeof(kset));
+	kset.owner = ldns_rdf_data(apex);
+	kset.type = DNS_TYPE_DNSKEY;
+	kset.rrclass = LDNS_RR_CLASS_IN;
+	kset.rrs = keys.rr;
+	kset.count = keys.n;
+	r = zmd_signed(vz, rrs, apex, &kset, &w, tmp, err, errlen);
+done:
+	zset_free(&keys);
 	ldns_buffer_free(tmp);
 	return r;
 }

@@ -16,11 +16,18 @@
  *     RRset's RRSIG must verify with that key set; when the zone has no
  *     ZONEMD, the apex NSEC (or the NSEC3 of the apex, with the zone's
  *     NSEC3 parameters) must verify and prove the type absent;
- *   - a trust anchor above the apex: the zone's keys would have to be
- *     chained through the delegations above it, which this check cannot
- *     do on its own (no sub-queries from the transfer thread), so the
- *     result is AUTH_ZMD_UNVERIFIABLE (refused unless
- *     zonemd-permissive-mode);
+ *   - a trust anchor above the apex (a TLD copy under the root's
+ *     anchor, the common case): the zone's keys must be chained through
+ *     the delegations above it, which the transfer thread cannot do (no
+ *     sub-queries), so the result is AUTH_ZMD_NEED_KEYS: the auth zone
+ *     holds the new copy (the old one stays in use), a worker looks up
+ *     <apex> DNSKEY with DO through the mesh, where the validator chains
+ *     it from the anchor with DS lookups as for any client, and the
+ *     answer comes back to val_zonemd_check_keys on the transfer
+ *     thread: the zone's apex DNSKEY set must be the validated one (the
+ *     same records), then the ZONEMD RRSIG (or the proof of its absence)
+ *     must verify with it. A lookup proven insecure leaves the digest
+ *     alone; bogus or failed refuses the zone (services/authzone.h);
  *   - an anchor whose algorithms are all unsupported makes the zone
  *     insecure (RFC 6840 5.2): NO_ANCHOR.
  * Signatures are checked with val_crypto against the wall clock, with
@@ -65,5 +72,21 @@ void val_zonemd_set_now(struct val_zonemd *vz, uint32_t now);
  */
 int val_zonemd_check(void *arg, const ldns_rr_list *rrs,
 	const ldns_rdf *apex, char *err, size_t errlen);
+
+/**
+ * The check of a held zone with its validated DNSKEY set, as an
+ * auth_zonemd_keys_func (services/authzone.h): the zone's apex DNSKEY
+ * RRset must be those records (no more, no fewer), then the ZONEMD RRSIG
+ * must verify with them (or, without a ZONEMD, the apex NSEC/NSEC3 must
+ * prove it absent).
+ * @param arg: a struct val_zonemd.
+ * @param rrs: every RR of the zone; apex: the zone name.
+ * @param key: RDATA of the n validated DNSKEY records; keylen theirs.
+ * @param err: the reason when not SECURE; errlen its size.
+ * @return AUTH_ZMD_SECURE, AUTH_ZMD_BOGUS or AUTH_ZMD_UNVERIFIABLE.
+ */
+int val_zonemd_check_keys(void *arg, const ldns_rr_list *rrs,
+	const ldns_rdf *apex, const uint8_t *const *key,
+	const uint16_t *keylen, size_t n, char *err, size_t errlen);
 
 #endif /* VALIDATOR_VAL_ZONEMD_H */

@@ -8,6 +8,9 @@
 #   127.0.120.3   NSD: the primary (distribution server): the root zone
 #                 with a ZONEMD, signed., badkey. (TSIG), zmd. (wrong
 #                 ZONEMD)
+#   127.0.120.4   NSD: the signed TLDs sec., sectamp., secother. (their DS
+#                 in the signed root), secbad. (the root's DS is another
+#                 key's) and unsig. (no DS), stopped half-way
 #   127.0.120.5/6 ixfr_server.pl: IXFR served; IXFR refused (NOTIMP)
 #   127.0.120.10  petrel, port 53
 #   127.0.120.11  petrel with the validator: ZONEMD checked with DNSSEC
@@ -21,7 +24,11 @@
 # within 2 s; a zone with a wrong ZONEMD is refused; a TSIG-signed
 # transfer works and one with the wrong secret is refused; ZONEMD with
 # DNSSEC (a signed root copy used, a tampered ZONEMD and a wrong key
-# refused, a refused for-upstream zone resolved from its servers); url:
+# refused, a refused for-upstream zone resolved from its servers; TLD
+# copies below the root's trust anchor: the DNSKEY validated through the
+# validator, the copy used with AD, a tampered ZONEMD, a key outside the
+# DS chain and a bogus DNSKEY lookup refused, an insecure delegation: the
+# digest alone); url:
 # downloads over HTTP and HTTPS (verified), at start and at the SOA
 # refresh, written to the zonefile, a bad URL a load error; for-downstream
 # answers carry AA (answer, NXDOMAIN with SOA); the control commands.
@@ -329,8 +336,46 @@ PV=127.0.120.11
 ( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k tampered. ) > "$W/ktamp" 2>/dev/null
 ( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k wrongkey. ) > "$W/kwrong" 2>/dev/null
 ( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k wrongkey. ) > "$W/kother" 2>/dev/null
-root_zone 2026112401 > "$W/sroot.src"
+# TLDs below the root's trust anchor, served by NSD on .4: sec., sectamp.
+# and secother. signed (with a ZONEMD), their DS in the signed root;
+# unsig. with a ZONEMD and no DS (an insecure delegation)
+tldz() { # zone last-octet
+	cat <<EOF
+\$TTL 3600
+$1.      IN SOA ns1.sec. h.$1. 5 3600 600 604800 300
+$1.      IN NS ns1.sec.
+www.$1.  IN A 192.0.2.$2
+EOF
+}
+dsl=""
+for z in sec sectamp secother; do
+	( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k $z. ) > "$W/k$z" 2>/dev/null
+	dsl="$dsl$(cat "$W/$(cat "$W/k$z").ds")\n"
+done
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k secother. ) > "$W/kseco2" 2>/dev/null
+# secbad.: signed with one key, the root's DS is of another
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k secbad. ) > "$W/ksecbad" 2>/dev/null
+( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k secbad. ) > "$W/ksecbad2" 2>/dev/null
+dsl="$dsl$(cat "$W/$(cat "$W/ksecbad2").ds")\n"
+tldz secbad 45 > "$W/secbad.src"
+ldns-signzone -Z -z 1:1 -f "$W/secbad.signed" "$W/secbad.src" "$W/$(cat "$W/ksecbad")" >/dev/null 2>&1
+cp "$W/secbad.signed" "$W/secbad.copy"
+tldz sec 41 > "$W/sec.src"; tldz sectamp 42 > "$W/sectamp.src"
+tldz secother 43 > "$W/secother.src"; tldz unsig 44 > "$W/unsig.src"
+for z in sec sectamp secother; do
+	ldns-signzone -Z -z 1:1 -f "$W/$z.signed" "$W/$z.src" "$W/$(cat "$W/k$z")" >/dev/null 2>&1
+done
+ldns-signzone -Z -z 1:1 -f "$W/unsig.signed" "$W/unsig.src" unsig. >/dev/null 2>&1
+cp "$W/sec.signed" "$W/sec.copy"
+cp "$W/unsig.signed" "$W/unsig.copy"
+awk '$4 == "ZONEMD" && !d { c = substr($8, 1, 1); $8 = (c == "0" ? "1" : "0") substr($8, 2); d = 1 } { print }' \
+	"$W/sectamp.signed" > "$W/sectamp.copy"
+# secother.'s copy: signed (ZONEMD and all) by a key not in the DS chain
+ldns-signzone -Z -z 1:1 -f "$W/secother.copy" "$W/secother.src" "$W/$(cat "$W/kseco2")" >/dev/null 2>&1
+root_zone 2026112401 "sec. 172800 IN NS ns1.sec.\nns1.sec. 172800 IN A 127.0.120.4\nsectamp. 172800 IN NS ns1.sec.\nsecother. 172800 IN NS ns1.sec.\nunsig. 172800 IN NS ns1.sec.\nsecbad. 172800 IN NS ns1.sec.\n$dsl" > "$W/sroot.src"
 ldns-signzone -z 1:1 -f "$W/sroot.zone" "$W/sroot.src" "$W/$(cat "$W/kroot")" >/dev/null 2>&1
+nsd_conf sec 127.0.120.4 "zone:\n  name: sec.\n  zonefile: sec.signed\nzone:\n  name: sectamp.\n  zonefile: sectamp.signed\nzone:\n  name: secother.\n  zonefile: secother.signed\nzone:\n  name: unsig.\n  zonefile: unsig.signed\nzone:\n  name: secbad.\n  zonefile: secbad.signed"
+start_nsd sec 127.0.120.4
 for z in tampered wrongkey; do
 	sed "s/signed\./$z./g" "$W/signed.zone" > "$W/$z.src"
 done
@@ -345,7 +390,10 @@ sed -i 's/192\.0\.2\.100/192.0.2.250/' "$W/zz.copy"
 cat "$W/$(cat "$W/kroot").ds" "$W/$(cat "$W/ktamp").ds" "$W/$(cat "$W/kother").ds" > "$W/anchors"
 grep -q "RRSIG.*ZONEMD" "$W/sroot.zone" && grep -q "RRSIG.*ZONEMD" "$W/tampered.zone" &&
 	grep -q "RRSIG.*ZONEMD" "$W/wrongkey.zone" && grep -q "ZONEMD" "$W/zz.copy" &&
-	[ "$(grep -c DS "$W/anchors")" = 3 ] ||
+	[ "$(grep -c DS "$W/anchors")" = 3 ] && [ "$(grep -c "	DS	" "$W/sroot.zone")" = 4 ] &&
+	grep -q "RRSIG.*ZONEMD" "$W/sec.copy" && grep -q "RRSIG.*ZONEMD" "$W/secother.copy" &&
+	grep -q "ZONEMD" "$W/unsig.copy" &&
+	dig +short +time=1 +tries=1 @127.0.120.4 sec. SOA | grep -q "^ns1.sec. " ||
 	{ echo "ldns-keygen/ldns-signzone failed"; exit 1; }
 cat > "$W/petrel-v.conf" <<EOF
 server:
@@ -389,12 +437,47 @@ auth-zone:
   for-upstream: yes
   for-downstream: no
   zonemd-check: yes
+auth-zone:
+  name: sec.
+  zonefile: "$W/sec.copy"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
+  zonemd-reject-absence: yes
+auth-zone:
+  name: sectamp.
+  zonefile: "$W/sectamp.copy"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: secother.
+  zonefile: "$W/secother.copy"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: secbad.
+  zonefile: "$W/secbad.copy"
+  for-downstream: yes
+  zonemd-check: yes
+auth-zone:
+  name: unsig.
+  zonefile: "$W/unsig.copy"
+  for-upstream: yes
+  for-downstream: no
+  zonemd-check: yes
 EOF
 "$PETREL" -d -c "$W/petrel-v.conf" >"$W/petrel-v.log" 2>&1 &
 PIDV=$!
 it_track $PIDV
 for i in $(seq 100); do
 	dig +time=1 +tries=1 @$PV . SOA >/dev/null 2>&1 && break
+	sleep 0.1
+done
+# the TLD copies below the root's anchor (zz. and the sec. ones): held
+# until the worker's lookup of their DNSKEY (validated from the root's DS,
+# or proven insecure) comes back
+for i in $(seq 100); do
+	[ "$(grep -c "auth-zone \(zz\|sec\|sectamp\|secother\|secbad\|unsig\)\.: .*\(verified and used\|refused, not used\)" "$W/petrel-v.log")" -ge 6 ] && break
 	sleep 0.1
 done
 out=$(dig +dnssec +time=2 +tries=1 @$PV . SOA)
@@ -416,6 +499,36 @@ r=$(dig +norec +time=1 +tries=1 @$PV www.wrongkey. A | grep -o 'status: [A-Z]*')
 	grep -q "auth-zone wrongkey\.: .*refused, not used: the DNSKEY set does not verify with the trust anchor" "$W/petrel-v.log" &&
 	ok "a zone signed by a key other than its trust anchor is refused: SERVFAIL" ||
 	{ bad "wrong key: '$r'"; grep wrongkey "$W/petrel-v.log"; }
+it_kill "$(cat "$W/nsd-sec/nsd.pid")"
+dig +short @127.0.120.4 sec. SOA +time=1 +tries=1 >/dev/null 2>&1 &&
+	bad "the TLDs' server still answers"
+out=$(dig +dnssec +time=2 +tries=1 @$PV www.sec. A)
+echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "flags: qr rd ra ad" &&
+	echo "$out" | grep -q "www.sec.*A.*192.0.2.41" &&
+	grep -q "auth-zone sec\.: serial 5 from .*sec.copy is verified and used" "$W/petrel-v.log" &&
+	! grep -q "auth-zone sec\.: .*refused" "$W/petrel-v.log" &&
+	ok "a TLD copy below the root's anchor: its DNSKEY validated through the validator, used (its server stopped; www.sec. validated: ad)" ||
+	{ bad "the signed TLD copy:"; echo "$out"; grep "sec\." "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.sectamp. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone sectamp\.: .*refused, not used: the ZONEMD RRSIG does not verify" "$W/petrel-v.log" &&
+	ok "a TLD copy with a tampered ZONEMD is refused: SERVFAIL" ||
+	{ bad "the tampered TLD copy: '$r'"; grep sectamp "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.secother. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone secother\.: .*refused, not used: the zone's DNSKEY set is not the one validated" "$W/petrel-v.log" &&
+	ok "a TLD copy signed by a key outside the DS chain is refused: SERVFAIL" ||
+	{ bad "the TLD copy with another key: '$r'"; grep secother "$W/petrel-v.log"; }
+r=$(dig +norec +time=1 +tries=1 @$PV www.secbad. A | grep -o 'status: [A-Z]*')
+[ "$r" = "status: SERVFAIL" ] &&
+	grep -q "auth-zone secbad\.: .*refused, not used: the lookup of its DNSKEY through the validator is bogus" "$W/petrel-v.log" &&
+	ok "a TLD copy whose DNSKEY lookup is bogus (the DS is another key's) is refused: SERVFAIL" ||
+	{ bad "the TLD copy with a bogus lookup: '$r'"; grep secbad "$W/petrel-v.log"; }
+out=$(dig +dnssec +time=2 +tries=1 @$PV www.unsig. A)
+echo "$out" | grep -q "www.unsig.*A.*192.0.2.44" && ! echo "$out" | grep -q "flags: qr rd ra ad" &&
+	grep -q "auth-zone unsig\.: serial 5 from .*unsig.copy is verified and used" "$W/petrel-v.log" &&
+	ok "a TLD copy under an insecure delegation: the ZONEMD digest alone, used (no ad)" ||
+	{ bad "the unsigned TLD copy:"; echo "$out"; grep "unsig\." "$W/petrel-v.log"; }
 it_kill $PIDV
 
 # ---- a change on the primary + NOTIFY, served within 2 s ----
