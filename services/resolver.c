@@ -502,6 +502,11 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
 
+	if(q->qinfo.qtype == DNS_TYPE_ANY && r->cfg && r->cfg->deny_any)
+		/* deny-any (as Unbound): an empty NOERROR, after local
+		 * zones, without the cache or the mesh */
+		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
+			out, outmax, outlen);
 	/* the message cache: the hot path */
 	if(r->mcache) {
 		int refresh = 0;

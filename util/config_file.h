@@ -302,6 +302,17 @@ struct config_file {
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
+	/** deny-any: ANY queries get an empty NOERROR */
+	int deny_any;
+	/** rrset-roundrobin: rotate the records of each RRset in answers */
+	int rrset_roundrobin;
+	/** log-servfail: log why a query is answered SERVFAIL */
+	int log_servfail;
+	/** log-local-actions: log a line for each local-zone answer */
+	int log_local_actions;
+	/** log-tag-queryreply: 'query' and 'reply' in log-queries and
+	 * log-replies lines */
+	int log_tag_queryreply;
 	/** do-not-query-localhost: never send upstream queries to 127/8, ::1 */
 	int do_not_query_localhost;
 	/** do-ip4: use IPv4 */

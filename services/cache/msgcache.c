@@ -698,6 +698,51 @@ mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	return 0;
 }
 
+int
+mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
+	size_t *len, struct mcache_state *st)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	const uint16_t *toff;
+	uint32_t age;
+	size_t i, msglen;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	memset(st, 0, sizeof(*st));
+	st->result = MCACHE_MISS;
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	if(!e || now >= e->expire)
+		return -1;
+	msglen = DNS_HDR_SIZE + (size_t)e->body_len;
+	if(msglen > bufmax)
+		return -1;
+	age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
+	memcpy(buf + DNS_HDR_SIZE, ME_BODY(e), e->body_len);
+	dns_write_u16(buf, 0);
+	dns_write_u16(buf + 2, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		e->rcode));
+	dns_write_u16(buf + 4, 1);
+	dns_write_u16(buf + 6, e->counts[0]);
+	dns_write_u16(buf + 8, e->counts[1]);
+	dns_write_u16(buf + 10, e->counts[2]);
+	toff = ME_TTL_OFF(e);
+	for(i = 0; i < e->n_rr; i++) {
+		uint32_t t = dns_read_u32(buf + toff[i]);
+		dns_write_u32(buf + toff[i], t > age ? t - age : 0);
+	}
+	st->result = MCACHE_HIT;
+	st->ttl = (uint32_t)(e->expire - now);
+	st->rcode = e->rcode;
+	st->sec = (enum mcache_security)e->sec;
+	*len = msglen;
+	return 0;
+}
+
 /* ---- flushing ---- */
 
 /** what flush predicates look at */

@@ -299,6 +299,25 @@ struct mcache_state {
 int mcache_peek(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now, struct mcache_state *st);
 
+/**
+ * Copy a fresh entry out as a complete message (harden-below-nxdomain:
+ * the iterator reads a parent name's NXDOMAIN and its proof). Not the
+ * hot path: the message is written with ID 0, QR RA and the stored
+ * rcode, the counts, the stored question, and every TTL minus the
+ * entry's age; no OPT record.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ * @param buf: where the message goes; bufmax its size.
+ * @param len: set to the message length.
+ * @param st: set to the entry's rcode, security and remaining TTL.
+ * @return 0, or -1 when there is no fresh entry or it does not fit.
+ */
+int mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
+	size_t *len, struct mcache_state *st);
+
 /* ---- flushing (control channel) ---- */
 
 /** Remove every entry for this name (all types, classes, DO/CD).
