@@ -40,6 +40,7 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
 	p->serve_expired_reply_ttl = (uint32_t)cfg->serve_expired_reply_ttl;
 	p->max_udp_size = (uint16_t)cfg->max_udp_size;
+	p->roundrobin = cfg->rrset_roundrobin;
 }
 
 /** does the config ask for a shared cache? (fork only: threads share) */

@@ -135,6 +135,14 @@ iter_env_create(struct config_file *cfg)
 		p->next = env->priv;
 		env->priv = p;
 	}
+	for(nb = cfg->do_not_query_addresses; nb; nb = nb->next) {
+		struct iter_private *p = calloc(1, sizeof(*p));
+		if(!p)
+			goto fail;
+		p->block = nb->block;
+		p->next = env->dnq;
+		env->dnq = p;
+	}
 	for(sl = cfg->private_domains; sl; sl = sl->next)
 		if(iter_env_add_privdom(env, sl->str) < 0)
 			goto fail;
@@ -173,6 +181,11 @@ iter_env_delete(struct iter_env *env)
 	while(env->privdom) {
 		struct iter_privdom *p = env->privdom;
 		env->privdom = p->next;
+		free(p);
+	}
+	while(env->dnq) {
+		struct iter_private *p = env->dnq;
+		env->dnq = p->next;
 		free(p);
 	}
 	free(env);
@@ -488,8 +501,12 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 int
 iter_addr_allowed(struct iter_env *env, const struct netaddr *a)
 {
+	struct iter_private *p;
 	if(env->dnqlh && netaddr_is_loopback(a))
 		return 0;
+	for(p = env->dnq; p; p = p->next)
+		if(netblock_match(&p->block, a))
+			return 0;
 	if(!env->do_ip4 && netaddr_family(a) == AF_INET)
 		return 0;
 	if(!env->do_ip6 && netaddr_family(a) == AF_INET6)

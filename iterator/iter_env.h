@@ -136,6 +136,8 @@ struct iter_env {
 	struct iter_private *priv;
 	/** private-domain names */
 	struct iter_privdom *privdom;
+	/** do-not-query-address: netblocks never queried */
+	struct iter_private *dnq;
 	/** qname-minimisation */
 	int qname_min;
 	/** do-not-query-localhost */
@@ -262,7 +264,7 @@ int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
 	const uint8_t *d, size_t len);
 
 /** @return 1 when the address may be queried (do-not-query-localhost,
- * do-ip4/do-ip6) */
+ * do-not-query-address, do-ip4/do-ip6) */
 int iter_addr_allowed(struct iter_env *env, const struct netaddr *a);
 
 /** @return 1 when the address is in a private-address block */

@@ -284,6 +284,7 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		return 0;
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
+	r->reply_start = rc->start;
 	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
 }
@@ -764,6 +765,7 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 		return 0;
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
+	r->reply_start = c->start;
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return 1;
 }
@@ -826,6 +828,27 @@ encode_section(struct dns_builder *b, int section,
 	return 0;
 }
 
+/**
+ * log-servfail: one error line for a SERVFAIL given to a client, as
+ * Unbound prints it: "SERVFAIL <name type class>: reason" (the reason
+ * is the Extended DNS Error of the failure).
+ */
+static void
+resolver_log_servfail(const struct mesh_state *s, int ede)
+{
+	char name[DNS_MAX_NAME_STR], tb[16], cb[16];
+	const char *cs = dns_class_str(s->qclass);
+	if(dname_to_str(s->qname, name, sizeof(name)) < 0)
+		snprintf(name, sizeof(name), "(unprintable)");
+	if(!cs) {
+		snprintf(cb, sizeof(cb), "CLASS%u", (unsigned)s->qclass);
+		cs = cb;
+	}
+	log_err("SERVFAIL <%s %s %s>: %s", name,
+		dns_type_str(s->qtype, tb, sizeof(tb)), cs,
+		ede >= 0 ? dns_ede_str(ede) : "misc failure");
+}
+
 /** Encode the answer (or SERVFAIL) for one client and call the reply
  * callback. */
 static void
@@ -858,6 +881,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	} else if(ans->ede >= 0)
 		ede = ans->ede;
 	else	ede = -1;
+	if(rcode == DNS_RCODE_SERVFAIL && r->cfg && r->cfg->log_servfail)
+		resolver_log_servfail(s, ede);
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
 	if(c->tp == RESOLVER_TCP)
@@ -896,6 +921,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	len = dns_build_finish(&b);
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
+	r->reply_start = c->start;
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return;
 drop:

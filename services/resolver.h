@@ -38,6 +38,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/time.h>
 #include "util/netaddr.h"
 #include "dns/query.h"
 #include "services/module.h"
@@ -236,6 +237,9 @@ struct resolver {
 	struct rate_table *ip_rate;
 	/** ip-ratelimit, -factor, -backoff */
 	int ip_rate_limit, ip_rate_factor, ip_rate_backoff;
+	/** when the client being answered by reply_cb sent its query
+	 * (valid during the call; for log-replies) */
+	struct timeval reply_start;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };

@@ -623,10 +623,11 @@ START_TEST(test_opnsense_style)
 	log_capture(logbuf, sizeof(logbuf));
 	cfg = load_good("opnsense/unbound.conf");
 	log_capture(NULL, 0);
-	/* (prefetch-key is a real option now: no warning for it) */
-	ck_assert_int_eq(cfg->num_warnings, 5);
+	/* (prefetch-key, log-local-actions and log-servfail are real
+	 * options now: no warning for them) */
+	ck_assert_int_eq(cfg->num_warnings, 3);
 	ck_assert_int_eq(count_str(logbuf, "warning: opnsense/unbound.conf:"),
-		5);
+		3);
 	ck_assert_int_eq(cfg->prefetch_key, 0);
 	ck_assert_int_eq(cfg->infra_cache_slabs, 4);
 	ck_assert_int_eq(cfg->num_threads, 4);
@@ -816,8 +817,8 @@ END_TEST
 
 START_TEST(test_ignored_warn_once)
 {
-	const char *t = "server:\n rrset-roundrobin: yes\n"
-		"rrset-roundrobin: no\n ip-ratelimit-cookie: 1000\n"
+	const char *t = "server:\n delay-close: 1000\n"
+		"delay-close: 2000\n ip-ratelimit-cookie: 1000\n"
 		"ipset:\n name-v4: a\n name-v6: b\n"
 		"ipset:\n name-v4: c\nserver:\n port: 5301\n";
 	char err[256];
@@ -828,7 +829,7 @@ START_TEST(test_ignored_warn_once)
 	log_capture(NULL, 0);
 	ck_assert_int_eq(cfg->num_warnings, 3);
 	ck_assert_str_eq(logbuf,
-		"warning: w.conf:2: rrset-roundrobin: not implemented by "
+		"warning: w.conf:2: delay-close: not implemented by "
 		"petrel, ignored\n"
 		"warning: w.conf:4: ip-ratelimit-cookie: not implemented by "
 		"petrel, ignored\n"
@@ -1183,7 +1184,7 @@ START_TEST(test_checkconf)
 	ck_assert_int_eq(run_checkconf("debian-admin/unbound.conf", out,
 		sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "warning: debian-admin/"
-		"unbound.conf.d/zz-local.conf:11: rrset-roundrobin: not "
+		"unbound.conf.d/zz-local.conf:12: delay-close: not "
 		"implemented by petrel, ignored\n"));
 	ck_assert_int_eq(count_str(out, "warning: "), 1);
 	ck_assert_ptr_nonnull(strstr(out, "petrel-checkconf: no errors in "

@@ -259,6 +259,53 @@ START_TEST(test_full_and_jostle)
 }
 END_TEST
 
+/** time out every upstream query until none is left (at most n rounds)
+ * @return the number timed out */
+static int
+time_out_all(int n)
+{
+	int i, k = 0, again = 1;
+	while(again && n-- > 0) {
+		again = 0;
+		for(i = 0; i < MAXQ; i++) {
+			struct tq q = sent[i];
+			if(!q.used)
+				continue;
+			sent[i].used = 0;
+			q.cb(q.arg, OUTBOUND_TIMEOUT, NULL, 0, 0);
+			k++;
+			again = 1;
+		}
+	}
+	return k;
+}
+
+/* log-servfail: a SERVFAIL given to a client logs "SERVFAIL <name type
+ * class>: reason" as an error; without the option nothing is logged */
+START_TEST(test_log_servfail)
+{
+	char logbuf[2048];
+	int on;
+	for(on = 0; on < 2; on++) {
+		cfg->log_servfail = on;
+		logbuf[0] = 0;
+		log_capture(logbuf, sizeof(logbuf));
+		ck_assert_int_eq(client(on ? "fail.example.com." :
+			"quiet.example.com.", 0), RESOLVER_PENDING);
+		ck_assert_int_gt(time_out_all(100), 0);
+		log_capture(NULL, 0);
+		ck_assert_int_eq(num_replies, on + 1);
+		ck_assert_uint_eq(last_reply[3] & 0x0f, LDNS_RCODE_SERVFAIL);
+		if(on)
+			ck_assert_msg(strstr(logbuf, "error: SERVFAIL "
+				"<fail.example.com. A IN>: ") != NULL, "log: %s",
+				logbuf);
+		else	ck_assert_msg(strstr(logbuf, "SERVFAIL") == NULL,
+				"log: %s", logbuf);
+	}
+}
+END_TEST
+
 START_TEST(test_delete_pending)
 {
 	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
@@ -513,6 +560,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_do_apart);
 	tcase_add_test(tc, test_full_and_jostle);
+	tcase_add_test(tc, test_log_servfail);
 	tcase_add_test(tc, test_delete_pending);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_cache_inplace);

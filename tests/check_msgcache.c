@@ -728,6 +728,93 @@ START_TEST(test_truncation)
 }
 END_TEST
 
+/** answer a query with ID id (no EDNS, UDP) and parse it */
+static void
+ask_id(struct mcache *c, const char *qname, uint16_t qtype, uint16_t id,
+	uint8_t *out, size_t *len, struct dns_msg *msg)
+{
+	uint8_t q[512];
+	struct fast_query fq;
+	make_query(q, &fq, qname, qtype, id, DNS_FLAG_RD, 0, 0, 0);
+	ck_assert_int_ne(mcache_answer(c, &fq, q, 0, T0 + 10, out, 65535, len,
+		NULL), MCACHE_MISS);
+	ck_assert_int_eq(dns_msg_parse(out, *len, msg, NULL, 0), 0);
+}
+
+/* rrset-roundrobin: an A set of three starts at the record the query ID
+ * picks (ID mod 3), its TTLs still patched; a TXT set of unequal records
+ * keeps its order; off, nothing moves; a set that an owner elsewhere
+ * points into is not rotated */
+START_TEST(test_roundrobin)
+{
+	struct mcache_params p;
+	struct mcache *c;
+	static uint8_t out[65535], buf[65535];
+	static const uint8_t a3[4] = {192, 0, 2, 3};
+	static const uint8_t t1[] = {3, 'o', 'n', 'e'};
+	static const uint8_t t2[] = {5, 't', 'h', 'r', 'e', 'e'};
+	struct trr rrs[5] = {
+		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a1, 4 },
+		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a2, 4 },
+		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a3, 4 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_TXT, 300, t1, 4 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_TXT, 300, t2, 6 },
+	};
+	/* x.example A: two A records whose RDATA reads as the names "a."
+	 * and "b.", and a TXT record whose owner points at the first */
+	static const uint8_t raw[] = {
+		0x12, 0x34, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 1,
+		1, 'x', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 1, 0, 1,
+		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 1, 0x2c, 0, 4, 1, 'a', 0, 0,
+		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 1, 0x2c, 0, 4, 1, 'b', 0, 0,
+		0xc0, 39, 0, 16, 0, 1, 0, 0, 1, 0x2c, 0, 2, 1, 'z' };
+	struct query_info qi;
+	struct dns_msg msg;
+	size_t len, i;
+	uint16_t id;
+	int on;
+	for(on = 0; on < 2; on++) {
+		mcache_params_default(&p);
+		ck_assert_int_eq(p.roundrobin, 1);
+		p.roundrobin = on;
+		c = new_cache(&p);
+		len = make_reply(buf, sizeof(buf), "rr.example", DNS_TYPE_A, 0,
+			0, rrs, 5, 0);
+		qinfo(&qi, "rr.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+			MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		for(id = 0; id < 7; id++) {
+			size_t k = on ? id % 3 : 0;
+			ask_id(c, "rr.example", DNS_TYPE_A, id, out, &len, &msg);
+			ck_assert_uint_eq(msg.ancount, 3);
+			for(i = 0; i < 3; i++) {
+				ck_assert_uint_eq(msg.rrs[i].rdlen, 4);
+				ck_assert_uint_eq(out[msg.rrs[i].rdata_off + 3],
+					(k + i) % 3 + 1);
+				ck_assert_uint_eq(msg.rrs[i].ttl, 290);
+			}
+			ck_assert_uint_eq(msg.rrs[3].rdlen, 4);
+			ck_assert_uint_eq(msg.rrs[4].rdlen, 6);
+		}
+		qinfo(&qi, "x.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, raw, sizeof(raw),
+			T0, MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		for(id = 0; id < 4; id++) {
+			uint8_t nm[DNS_MAX_NAME];
+			size_t pos, nl = sizeof(nm);
+			ask_id(c, "x.example", DNS_TYPE_A, id, out, &len, &msg);
+			ck_assert_uint_eq(out[msg.rrs[0].rdata_off + 1], 'a');
+			ck_assert_uint_eq(out[msg.rrs[1].rdata_off + 1], 'b');
+			pos = msg.rrs[2].owner_off;
+			ck_assert_int_eq(dname_pkt_read(out, len, &pos, nm, &nl),
+				0);
+			ck_assert_uint_eq(nm[1], 'a');
+		}
+		mcache_delete(c);
+	}
+}
+END_TEST
+
 START_TEST(test_flush)
 {
 	struct mcache *c = new_cache(NULL);
@@ -996,6 +1083,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_roundrobin);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);
@@ -1014,6 +1102,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_roundrobin);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);

@@ -394,6 +394,8 @@ struct config_file {
 	struct config_strlist *local_data_ptr;
 	/** private-address: netblocks stripped from upstream answers */
 	struct config_netblocklist *private_addresses;
+	/** do-not-query-address: netblocks the iterator never queries */
+	struct config_netblocklist *do_not_query_addresses;
 	/** private-domain: names allowed to hold private addresses */
 	struct config_strlist *private_domains;
 	/** trust-anchor: DS or DNSKEY records (presentation format) */

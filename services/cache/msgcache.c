@@ -11,6 +11,21 @@
  * Keeping the question inside the body keeps the upstream compression
  * pointers valid: the client's question has the same length and sits at
  * the same offset, so it is copied over the stored one on a hit.
+ *
+ * rrset-roundrobin: after the RR flags the entry lists the runs a hit
+ * may rotate (struct mcache_rot): RRsets of two or more records that
+ * lie back to back with the same length, the same owner bytes and the
+ * same TTL, of a type whose RDATA holds no name (so nothing elsewhere
+ * in the message can point into it), and no owner name elsewhere points
+ * into their RDATA. Rotating such a run moves whole equal slots: every
+ * TTL offset, every compression pointer and the truncation points stay
+ * valid. Each listed run is also kept doubled (its records, then all but
+ * the last again) after the list, so that a rotated run is one memcpy
+ * over the run the body copy just wrote, from the record the query ID
+ * picks (ID mod count, as Unbound takes the rotation from the ID). An
+ * entry with no such run costs one test. Sets that do not qualify
+ * (records of different lengths: TXT, MX...), and runs past
+ * MCACHE_ROT_BYTES of doubled copies, keep their stored order.
  */
 #include "config.h"
 #include "services/cache/msgcache.h"
@@ -32,6 +47,10 @@
 #define MKEY_CD 0x02
 /** rr flag: first RR of a run of one RRset */
 #define MRR_START 0x01
+/** most runs an entry lists for rrset-roundrobin (more stay in order) */
+#define MCACHE_MAX_ROT 16
+/** most bytes of doubled runs an entry keeps for rrset-roundrobin */
+#define MCACHE_ROT_BYTES 4096
 /** size of the OPT record petrel writes, without options */
 #define OPT_FIXED 11
 /** size of an EDE option with no text */
@@ -71,13 +90,36 @@ struct mcache_entry {
 	int16_t ede;
 	/** 1 for NXDOMAIN/NODATA */
 	uint8_t negative;
+	/** number of runs rrset-roundrobin rotates (struct mcache_rot) */
+	uint8_t n_rot;
+	/** where their list is, as an offset into data (n_rot > 0) */
+	uint16_t rot_at;
 	/** from here on a prefetch is due */
 	time_t prefetch_at;
 	/** no refresh is signalled before this time (CAS by readers) */
 	_Atomic int64_t refresh_after;
 	/** qname (lower-cased), body (the message from offset 12), TTL
-	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags */
+	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags,
+	 * then (2-aligned) the rotatable runs */
 	uint8_t data[];
+};
+
+/** a run of one RRset's records that a hit may rotate (see the file
+ * comment); message offsets */
+struct mcache_rot {
+	/** where the first record starts (its owner) */
+	uint16_t start;
+	/** the length of each record */
+	uint16_t rrlen;
+	/** the number of records */
+	uint16_t count;
+	/** where its doubled copy is, as an offset into the entry's data */
+	uint16_t dbl;
+	/** count * rrlen */
+	uint16_t len;
+	/** start + len: the message length a truncated answer must have
+	 * kept for the run to be there */
+	uint16_t end;
 };
 
 /**
@@ -106,6 +148,12 @@ struct mcache_lentry {
 	ME_TTLS_AT((e)->qname_len, (e)->body_len)))
 /** the RR flags */
 #define ME_RR_FLAGS(e) ((uint8_t *)(ME_TTL_OFF(e) + (e)->n_rr))
+/** offset of the rotatable runs in data */
+#define ME_ROT_AT(qlen, blen, n) ((ME_TTLS_AT(qlen, blen) + (size_t)(n) * 3 \
+	+ 1) & ~(size_t)1)
+/** the rotatable runs */
+#define ME_ROT(e) ((const struct mcache_rot *)(const void *)((e)->data + \
+	ME_ROT_AT((e)->qname_len, (e)->body_len, (e)->n_rr)))
 
 /** a lookup key */
 struct mcache_key {
@@ -150,6 +198,7 @@ mcache_params_default(struct mcache_params *p)
 	p->serve_expired_ttl = 0;
 	p->serve_expired_reply_ttl = 30;
 	p->max_udp_size = 1232;
+	p->roundrobin = 1;
 }
 
 /** the table hash of a key */
@@ -285,6 +334,129 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	return ret;
 }
 
+/** @return 1 when RDATA of this type may hold a (compressed) name: the
+ * types RFC 3597 section 4 lists; their sets are not rotated */
+static int
+rot_name_type(uint16_t t)
+{
+	switch(t) {
+	case 2: case 3: case 4: case 5: case 6: case 7: case 8: case 9:
+	case 12: case 14: case 15: case 17: case 18: case 21: case 24:
+	case 26: case 30: case 33: case 35: case 36: case 39:
+	case DNS_TYPE_RRSIG:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/** the bytes of an RR's owner as written (up to its type field) */
+static size_t
+rot_owner_len(const struct dns_rr *rr)
+{
+	return (size_t)rr->ttl_off - 4 - rr->owner_off;
+}
+
+/**
+ * Drop the runs that a compression pointer in an owner name points into
+ * other than at owner bytes (the same in every slot of a run).
+ * @return the number of runs kept (moved to the front).
+ */
+static size_t
+rot_check_pointers(const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	struct mcache_rot *rot, size_t nrot, const size_t *olen)
+{
+	size_t i, k, kept = 0;
+	int bad[MCACHE_MAX_ROT];
+	memset(bad, 0, sizeof(bad));
+	for(i = 0; i < msg->rr_count; i++) {
+		size_t pos = msg->rrs[i].owner_off;
+		int hops = 0;
+		while(pos < len && reply[pos] != 0 && hops < 256) {
+			if((reply[pos] & 0xc0) == 0xc0) {
+				size_t t;
+				if(pos + 1 >= len)
+					break;
+				t = ((size_t)(reply[pos] & 0x3f) << 8) |
+					reply[pos + 1];
+				for(k = 0; k < nrot; k++) {
+					size_t end = (size_t)rot[k].start +
+						(size_t)rot[k].count *
+						rot[k].rrlen;
+					if(t >= rot[k].start && t < end &&
+						(t - rot[k].start) %
+						rot[k].rrlen >= olen[k])
+						bad[k] = 1;
+				}
+				pos = t;
+				hops++;
+				continue;
+			}
+			pos += (size_t)reply[pos] + 1;
+		}
+	}
+	for(k = 0; k < nrot; k++)
+		if(!bad[k])
+			rot[kept++] = rot[k];
+	return kept;
+}
+
+/**
+ * Find the runs of a message a hit may rotate (see the file comment).
+ * @param rot: out (MCACHE_MAX_ROT).
+ * @return how many.
+ */
+static size_t
+rot_find(const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	struct mcache_rot *rot)
+{
+	size_t i = 0, j, k, n = 0, olen[MCACHE_MAX_ROT];
+	while(i < msg->rr_count) {
+		const struct dns_rr *a = &msg->rrs[i];
+		size_t rrlen = (size_t)a->rdata_off + a->rdlen - a->owner_off;
+		size_t ol = rot_owner_len(a);
+		int ok = !rot_name_type(a->type);
+		for(j = i + 1; j < msg->rr_count; j++) {
+			const struct dns_rr *b = &msg->rrs[j];
+			if(b->section != a->section || b->type != a->type ||
+				b->rrclass != a->rrclass ||
+				b->covered != a->covered ||
+				!dname_pkt_equal(reply, len, b->owner_off,
+				a->owner_off))
+				break;
+			if((size_t)b->rdata_off + b->rdlen - b->owner_off !=
+				rrlen || b->owner_off != a->owner_off +
+				(j - i) * rrlen || rot_owner_len(b) != ol ||
+				memcmp(reply + b->owner_off, reply +
+				a->owner_off, ol) != 0 ||
+				ttl_sane(b->ttl) != ttl_sane(a->ttl))
+				ok = 0;
+		}
+		if(ok && j - i >= 2 && n < MCACHE_MAX_ROT &&
+			a->owner_off + (j - i) * rrlen <= 0xffff &&
+			rrlen <= 0xffff && (j - i) * rrlen >= 16) {
+			rot[n].start = a->owner_off;
+			rot[n].rrlen = (uint16_t)rrlen;
+			rot[n].count = (uint16_t)(j - i);
+			olen[n] = ol;
+			n++;
+		}
+		i = j;
+	}
+	if(n == 0)
+		return 0;
+	k = rot_check_pointers(reply, len, msg, rot, n, olen);
+	/* the doubled copies stay within their budget */
+	for(i = 0, j = 0, n = 0; i < k; i++) {
+		size_t d = (2 * (size_t)rot[i].count - 1) * rot[i].rrlen;
+		if(n + d > MCACHE_ROT_BYTES)
+			continue;
+		n += d;
+		rot[j++] = rot[i];
+	}
+	return j;
+}
+
 enum mcache_store_result
 mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, const uint8_t *reply, size_t len,
@@ -295,9 +467,10 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_NOT_CACHEABLE;
-	size_t i, body_end, n, sz;
+	size_t i, body_end, n, sz, nrot, dbl_at, dbl_len = 0;
 	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
 	int negative, soa_idx = -1;
+	struct mcache_rot rot[MCACHE_MAX_ROT];
 
 	if(msg->qdcount != 1 || msg->qtype != qinfo->qtype ||
 		msg->qclass != qinfo->qclass ||
@@ -365,10 +538,21 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 		if(ttl_sane(msg->rrs[i].ttl) == 0)
 			goto fail; /* a TTL 0 record: not cached */
 
-	/* allocate: struct, qname, body, ttl offsets, flags */
+	nrot = rot_find(reply, len, msg, rot);
+	dbl_at = ME_ROT_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE, n) +
+		nrot * sizeof(struct mcache_rot);
+	for(i = 0; i < nrot; i++) {
+		rot[i].dbl = (uint16_t)(dbl_at + dbl_len);
+		rot[i].len = (uint16_t)(rot[i].count * rot[i].rrlen);
+		rot[i].end = (uint16_t)(rot[i].start + rot[i].len);
+		dbl_len += (2 * (size_t)rot[i].count - 1) * rot[i].rrlen;
+	}
+	if(dbl_at + dbl_len > 0xffff)
+		nrot = dbl_len = 0; /* (cannot happen below 64k messages) */
+	/* allocate: struct, qname, body, ttl offsets, flags, runs and their
+	 * doubled copies */
 	ret = MCACHE_ERROR;
-	sz = sizeof(*le) + ME_TTLS_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE)
-		+ n * sizeof(uint16_t) + n;
+	sz = sizeof(*le) + dbl_at + dbl_len;
 	le = calloc(1, sz);
 	if(!le)
 		goto fail;
@@ -388,6 +572,8 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	e->rcode = (uint8_t)msg->rcode;
 	e->sec = (uint8_t)sec;
 	e->negative = (uint8_t)negative;
+	e->n_rot = (uint8_t)nrot;
+	e->rot_at = (uint16_t)ME_ROT_AT(e->qname_len, e->body_len, n);
 	for(i = 0; i < n; i++) {
 		const struct dns_rr *rr = &msg->rrs[i];
 		uint32_t t = ttl_sane(rr->ttl);
@@ -411,6 +597,18 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 			!dname_pkt_equal(reply, len, rr->owner_off,
 			msg->rrs[i-1].owner_off))
 			ME_RR_FLAGS(e)[i] = MRR_START;
+	}
+	if(nrot) {
+		/* the runs and their doubled copies, with the stored TTLs */
+		memcpy((void *)ME_ROT(e), rot, nrot * sizeof(*rot));
+		for(i = 0; i < nrot; i++) {
+			size_t rl = (size_t)rot[i].count * rot[i].rrlen;
+			const uint8_t *run = ME_BODY(e) + rot[i].start -
+				DNS_HDR_SIZE;
+			memcpy(e->data + rot[i].dbl, run, rl);
+			memcpy(e->data + rot[i].dbl + rl, run,
+				rl - rot[i].rrlen);
+		}
 	}
 	if(n == 0 && !negative)
 		entry_ttl = 0; /* NOERROR with nothing in it: nothing to keep */
@@ -515,6 +713,22 @@ mcache_prefetch(struct mcache *c, uint32_t hash, int stage)
 	else	slabhash_prefetch(c->table, hash, stage);
 }
 
+/**
+ * Copy n bytes, at least 16, between buffers that do not overlap, in
+ * 16-byte moves the compiler inlines (a rotated run: no library call on
+ * the hit path, so nothing around it is spilled); the last move may
+ * overlap the one before, writing the same bytes again.
+ */
+static inline void
+copy_run(uint8_t *d, const uint8_t *s, size_t n)
+{
+	size_t i;
+	for(i = 0; i + 16 <= n; i += 16)
+		memcpy(d + i, s + i, 16);
+	if(i < n)
+		memcpy(d + n - 16, s + n - 16, 16);
+}
+
 /** find the answer for a key (lock-free; see the tables' headers) */
 static inline const struct mcache_entry *
 mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
@@ -615,6 +829,20 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	/* the body, then the client's question name over the stored one */
 	memcpy(out + DNS_HDR_SIZE, ME_BODY(e), msglen - DNS_HDR_SIZE);
 	memcpy(out + DNS_HDR_SIZE, qpkt + q->qname_off, e->qname_len);
+	if(e->n_rot && c->p.roundrobin) {
+		/* rrset-roundrobin: each listed run starts at record
+		 * (ID mod count); its slots are equal, its TTLs the same */
+		const struct mcache_rot *rot = (const struct mcache_rot *)
+			(const void *)(e->data + e->rot_at);
+		const struct mcache_rot *rend = rot + e->n_rot;
+		unsigned id = q->id;
+		for(; rot < rend; rot++) {
+			unsigned k = id % rot->count;
+			if(k != 0 && rot->end <= msglen)
+				copy_run(out + rot->start, e->data + rot->dbl +
+					k * rot->rrlen, rot->len);
+		}
+	}
 
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | e->rcode |
 		(q->flags & (DNS_FLAG_RD | DNS_FLAG_CD)));

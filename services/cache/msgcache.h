@@ -20,6 +20,9 @@
  *   - the question name, with the client's bytes (its letter case);
  *   - every TTL: the stored TTL minus the entry's age (or
  *     serve-expired-reply-ttl for an expired answer);
+ *   - with rrset-roundrobin, the order of the records of each RRset
+ *     the entry lists as rotatable (equal-length records, such as A and
+ *     AAAA sets), starting at the record the query ID picks;
  *   - the OPT record, only if the client sent EDNS: petrel's UDP size, DO
  *     echoed, and an Extended DNS Error option where one applies (3, Stale
  *     Answer, or 19, Stale NXDOMAIN Answer, for expired data; or the
@@ -143,12 +146,15 @@ struct mcache_params {
 	/** max-udp-size: the UDP size petrel puts in its OPT record and the
 	 * largest UDP answer it sends */
 	uint16_t max_udp_size;
+	/** rrset-roundrobin: 1 to rotate the records of the RRsets the
+	 * entry lists (equal-length sets: A, AAAA...) by the query ID */
+	int roundrobin;
 };
 
 /**
  * Fill params with the defaults (Unbound's): 4 MB, 4 slabs, min 0,
  * max 86400, negative 3600, no prefetch, no serve-expired, reply TTL 30,
- * UDP 1232.
+ * UDP 1232, rrset-roundrobin on.
  */
 void mcache_params_default(struct mcache_params *p);
 
