@@ -160,7 +160,11 @@ log_packet(struct worker *w, int is_reply, const struct netaddr *client,
 	size_t pos = DNS_HDR_SIZE, qlen = 0;
 	uint16_t qtype, qclass;
 	const char *tag = !w->log_tag ? "info" : is_reply ? "reply" : "query";
+	char *at;
+	/* the address alone, as Unbound prints it */
 	netaddr_str(client, 0, addr, sizeof(addr));
+	if((at = strchr(addr, '@')) != NULL)
+		*at = 0;
 	/* the question, read the same way for queries and replies */
 	if(len < DNS_HDR_SIZE || pkt[4] != 0 || pkt[5] != 1 ||
 		dname_pkt_read(pkt, len, &pos, qname, &qlen) != 0 ||
@@ -706,6 +710,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.outgoing_range = cfg->outgoing_range;
 	op.outgoing_num_tcp = cfg->outgoing_num_tcp;
 	op.use_caps_for_id = cfg->use_caps_for_id;
+	op.caps_exempt = cfg->caps_exempt;
 	op.edns_buffer_size = cfg->edns_buffer_size;
 	op.do_ip4 = cfg->do_ip4;
 	op.do_ip6 = cfg->do_ip6;

@@ -111,6 +111,7 @@ iter_env_create(struct config_file *cfg)
 	if(!env || !cfg)
 		return env;
 	env->qname_min = cfg->qname_minimisation;
+	env->qname_min_strict = cfg->qname_minimisation_strict;
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
 	env->tcp_upstream = cfg->tcp_upstream;

@@ -140,6 +140,9 @@ struct iter_env {
 	struct iter_private *dnq;
 	/** qname-minimisation */
 	int qname_min;
+	/** qname-minimisation-strict: no fall back to the full name when a
+	 * minimised query gets NXDOMAIN (it is the answer) */
+	int qname_min_strict;
 	/** do-not-query-localhost */
 	int dnqlh;
 	/** harden-glue */

@@ -1220,6 +1220,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->qmin_labels++;
 			if(iq->qmin_labels >= dname_count_labels(iq->qname))
 				iq->qmin_labels = 0;
+		} else if(st_env(s)->qname_min_strict) {
+			/* qname-minimisation-strict: the NXDOMAIN of the
+			 * minimised name is the answer (RFC 8020), no fall
+			 * back to the full name */
+			iter_finish(s, DNS_RCODE_NXDOMAIN, NULL,
+				&p->sec[DNS_SEC_AUTHORITY], NULL, 0);
+			return;
 		} else {
 			iq->qmin_labels = 0;
 			iq->qmin_off = 1;

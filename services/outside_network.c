@@ -48,6 +48,7 @@
 #include "util/log.h"
 #include "util/config_file.h"
 #include "util/dnstap.h"
+#include "dns/name.h"
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -227,6 +228,9 @@ struct outside_network {
 	int num_tcp;
 	/** 0x20 */
 	int use_caps;
+	/** caps-exempt: lower-cased wire names, malloced, and their number */
+	uint8_t (*caps_exempt)[ON_MAX_NAME];
+	int num_caps_exempt;
 	/** EDNS size */
 	int edns_size;
 	/** allow IPv4 */
@@ -1329,6 +1333,15 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	p->qtype = qtype;
 	p->qclass = qclass;
 	p->flags = flags;
+	if(on->use_caps) {
+		/* caps-exempt: names at or below these go without 0x20 */
+		int k;
+		for(k = 0; k < on->num_caps_exempt; k++)
+			if(dname_is_subdomain(lname, on->caps_exempt[k])) {
+				p->no_caps = 1;
+				break;
+			}
+	}
 	p->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
 	p->start = *comm_base_now(on->base);
 	p->hash = h;
@@ -1469,6 +1482,26 @@ outside_network_create(struct comm_base *base,
 	on->outgoing_range = p->outgoing_range > 0 ? p->outgoing_range : 1;
 	on->num_tcp = p->outgoing_num_tcp > 0 ? p->outgoing_num_tcp : 1;
 	on->use_caps = p->use_caps_for_id;
+	for(s = (struct config_strlist *)p->caps_exempt; s; s = s->next)
+		on->num_caps_exempt++;
+	if(on->num_caps_exempt > 0) {
+		on->caps_exempt = calloc((size_t)on->num_caps_exempt,
+			sizeof(*on->caps_exempt));
+		if(!on->caps_exempt) {
+			log_err("outside_network_create: out of memory");
+			goto fail;
+		}
+		for(i = 0, s = (struct config_strlist *)p->caps_exempt; s;
+			s = s->next, i++) {
+			size_t len = ON_MAX_NAME;
+			if(dname_from_str(s->str, on->caps_exempt[i], &len) != 0) {
+				log_err("caps-exempt: %s: not a domain name",
+					s->str);
+				goto fail;
+			}
+			dname_tolower(on->caps_exempt[i]);
+		}
+	}
 	on->edns_size = p->edns_buffer_size >= 512 &&
 		p->edns_buffer_size <= 65535 ? p->edns_buffer_size : 1232;
 	on->do_ip4 = p->do_ip4;
@@ -1560,6 +1593,7 @@ outside_network_delete(struct outside_network *on)
 		h2_client_free(on->tls[i].h2);
 	}
 	free(on->tls);
+	free(on->caps_exempt);
 	free(on->ifs4);
 	free(on->ifs6);
 	free(on);

@@ -109,6 +109,9 @@ struct outside_network_params {
 	int outgoing_num_tcp;
 	/** use-caps-for-id (0x20) */
 	int use_caps_for_id;
+	/** caps-exempt: domains whose names (at or below) are sent without
+	 * 0x20, as text, or NULL */
+	const struct config_strlist *caps_exempt;
 	/** edns-buffer-size advertised in the OPT record */
 	int edns_buffer_size;
 	/** allow IPv4 upstreams */

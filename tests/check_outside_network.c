@@ -345,6 +345,9 @@ static const char *backends[] = {
 #define mknet(range, ntcp, caps, thr) mknet_(backends[_i], range, ntcp, \
 	caps, thr)
 
+/** caps-exempt for the next mknet (NULL: none) */
+static const struct config_strlist *caps_exempt;
+
 static struct outside_network *
 mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 {
@@ -358,6 +361,7 @@ mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 	op.outgoing_range = range;
 	op.outgoing_num_tcp = ntcp;
 	op.use_caps_for_id = caps;
+	op.caps_exempt = caps_exempt;
 	op.edns_buffer_size = 1232;
 	op.do_ip4 = 1;
 	op.do_ip6 = 0;
@@ -581,6 +585,42 @@ START_TEST(test_caps_fallback)
 	ck_assert_int_ne(seen_id[0], seen_id[1]);
 	ck_assert_uint_eq(outside_network_get_stats(on)->caps_fallbacks, 1);
 	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 0);
+	rmnet(on);
+}
+END_TEST
+
+/* caps-exempt: with 0x20 on, a name at or below an exempt domain goes in
+ * the letter case given (and needs no fallback), others get 0x20 */
+START_TEST(test_caps_exempt)
+{
+	struct config_strlist ex2 = { NULL, (char *)"other.test." };
+	struct config_strlist ex1 = { &ex2, (char *)"Example." };
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64], other[64];
+	size_t len = mkname(name, "abcdefghijklmnopqrstuvwxyz", 0), olen;
+	caps_exempt = &ex1;
+	on = mknet(16, 4, 1, 0);
+	caps_exempt = NULL;
+	ob = outside_network_outbound(on);
+	mode = FAKE_LOWERCASE;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 2000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(udp_seen, 1);
+	ck_assert_int_eq(memcmp(seen_name[0], name, len), 0);
+	ck_assert_uint_eq(outside_network_get_stats(on)->caps_fallbacks, 0);
+	/* another domain: 0x20, and the fallback */
+	olen = len;
+	memcpy(other, name, len);
+	memcpy(other + name[0] + 2, "exampla", 7);
+	ck_assert_ptr_nonnull(ask(ob, other, olen, 0, 2000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(udp_seen, 3);
+	ck_assert_int_ne(memcmp(seen_name[1], other, olen), 0);
+	ck_assert_uint_eq(outside_network_get_stats(on)->caps_fallbacks, 1);
 	rmnet(on);
 }
 END_TEST
@@ -938,6 +978,7 @@ outnet_suite(void)
 	tcase_add_loop_test(tc, test_unwanted_threshold, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_ports_and_ids_vary, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_caps_fallback, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_caps_exempt, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tc_goes_tcp, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_flag_and_limit, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_outgoing_range, 0, NUM_BACKENDS);

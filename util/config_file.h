@@ -295,8 +295,12 @@ struct config_file {
 	char *module_config;
 	/** qname-minimisation: send minimal names upstream (RFC 9156) */
 	int qname_minimisation;
+	/** qname-minimisation-strict: never fall back to the full name */
+	int qname_minimisation_strict;
 	/** use-caps-for-id: 0x20 random letter case in upstream queries */
 	int use_caps_for_id;
+	/** caps-exempt: domains sent without 0x20 */
+	struct config_strlist *caps_exempt;
 	/** harden-glue: only trust glue inside the server's zone */
 	int harden_glue;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
