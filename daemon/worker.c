@@ -711,6 +711,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.outgoing_num_tcp = cfg->outgoing_num_tcp;
 	op.use_caps_for_id = cfg->use_caps_for_id;
 	op.caps_exempt = cfg->caps_exempt;
+	op.port_rules = cfg->outgoing_ports;
 	op.edns_buffer_size = cfg->edns_buffer_size;
 	op.do_ip4 = cfg->do_ip4;
 	op.do_ip6 = cfg->do_ip6;

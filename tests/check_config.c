@@ -816,6 +816,41 @@ START_TEST(test_build_dependent)
 }
 END_TEST
 
+/* outgoing-port-permit and outgoing-port-avoid share one list, in line
+ * order, marked + and -; a bad range names the file and line; a copy of
+ * the config has the list once */
+START_TEST(test_port_rules)
+{
+	const char *t = "server:\n outgoing-port-avoid: 0-65535\n"
+		" outgoing-port-permit: 40000-40100\n"
+		" outgoing-port-avoid: 40050\n";
+	const char *bad = "server:\n outgoing-port-permit: 40100-40000\n";
+	char err[256];
+	struct config_file *cfg = config_create(), *dup;
+	const struct config_strlist *l;
+	ck_assert_int_eq(config_read_mem(cfg, "p.conf", t, strlen(t), err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(cfg->num_warnings, 0);
+	l = cfg->outgoing_ports;
+	ck_assert_str_eq(l->str, "-0-65535");
+	ck_assert_str_eq(l->next->str, "+40000-40100");
+	ck_assert_str_eq(l->next->next->str, "-40050-40050");
+	ck_assert_ptr_null(l->next->next->next);
+	dup = config_dup(cfg);
+	ck_assert_ptr_nonnull(dup);
+	ck_assert_str_eq(dup->outgoing_ports->next->str, "+40000-40100");
+	ck_assert_ptr_null(dup->outgoing_ports->next->next->next);
+	config_delete(dup);
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_int_ne(config_read_mem(cfg, "p.conf", bad, strlen(bad), err,
+		sizeof(err)), 0);
+	ck_assert_str_eq(err, "p.conf:2: outgoing-port-permit: expected a "
+		"port or a range low-high (0 to 65535), got '40100-40000'");
+	config_delete(cfg);
+}
+END_TEST
+
 START_TEST(test_ignored_warn_once)
 {
 	const char *t = "server:\n delay-close: 1000\n"
@@ -1219,6 +1254,7 @@ config_suite(void)
 	tcase_add_test(tc, test_syntax_corners);
 	tcase_add_test(tc, test_errors_inline);
 	tcase_add_test(tc, test_ignored_warn_once);
+	tcase_add_test(tc, test_port_rules);
 	tcase_add_test(tc, test_build_dependent);
 	tcase_add_test(tc, test_set_option);
 	tcase_add_test(tc, test_dup);

@@ -57,7 +57,7 @@ is_list(const struct config_option *o)
 	case OPT_NETBLOCK_LIST: case OPT_ACL: case OPT_LOCALZONE:
 	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: case OPT_ZONE_ADDR:
 	case OPT_ZONE_HOST: case OPT_NAME_NUM_LIST:
-	case OPT_POLICY:
+	case OPT_POLICY: case OPT_PORT_LIST:
 		return 1;
 	default:
 		break;

@@ -398,6 +398,9 @@ struct config_file {
 	struct config_strlist *local_data_ptr;
 	/** private-address: netblocks stripped from upstream answers */
 	struct config_netblocklist *private_addresses;
+	/** outgoing-port-permit and outgoing-port-avoid, in line order:
+	 * "+low-high" or "-low-high" */
+	struct config_strlist *outgoing_ports;
 	/** do-not-query-address: netblocks the iterator never queries */
 	struct config_netblocklist *do_not_query_addresses;
 	/** private-domain: names allowed to hold private addresses */

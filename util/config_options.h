@@ -119,7 +119,11 @@ enum config_type {
 	OPT_INSECURE,
 	/** an option of an auth-zone: or tsig-key: clause, stored and checked
 	 * by util/config_auth.c */
-	OPT_AUTH
+	OPT_AUTH,
+	/** repeatable: a port or a range "low-high" (outgoing-port-permit
+	 * and outgoing-port-avoid share one struct config_strlist, in line
+	 * order, each value with '+' (permit) or '-' (avoid) in front) */
+	OPT_PORT_LIST
 };
 
 /** flags of an option */
