@@ -118,6 +118,9 @@ iter_env_create(struct config_file *cfg)
 	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;
+	/* (both set: IPv6, as Unbound checks prefer-ip6 first) */
+	env->prefer_family = cfg->prefer_ip6 ? AF_INET6 :
+		cfg->prefer_ip4 ? AF_INET : 0;
 	if(cfg->root_hints && cfg->root_hints[0]) {
 		if(iter_env_read_hints(env, cfg->root_hints) < 0)
 			goto fail;

@@ -156,6 +156,9 @@ struct iter_env {
 	int do_ip4;
 	/** do-ip6 */
 	int do_ip6;
+	/** prefer-ip4 (AF_INET) or prefer-ip6 (AF_INET6): the family asked
+	 * first; 0 for none */
+	int prefer_family;
 	/** upstream timeout per try, ms */
 	int timeout_ms;
 	/* (the TTL clamps, prefetch and serve-expired live with the message

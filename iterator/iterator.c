@@ -589,6 +589,20 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	}
 	if(n == 0)
 		return NULL;
+	if(st_env(s)->prefer_family) {
+		/* prefer-ip4 / prefer-ip6: the other family only when no
+		 * candidate of this one is left */
+		size_t k, m = 0;
+		for(k = 0; k < n; k++)
+			if(netaddr_family(&addrs[k]) ==
+				st_env(s)->prefer_family) {
+				cand[m] = cand[k];
+				addrs[m] = addrs[k];
+				m++;
+			}
+		if(m > 0)
+			n = m;
+	}
 	if(!infra)
 		return cand[random_uniform(s->env->rnd, (uint32_t)n)];
 	i = infra_select(infra, addrs, n, iq->dp->is_forward ? NULL :

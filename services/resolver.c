@@ -436,6 +436,11 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		return RESOLVER_DROP;
 	}
+	if(len > DNS_MIN_UDP && r->cfg && r->cfg->harden_large_queries) {
+		/* harden-large-queries (as Unbound): ignored */
+		r->stats.num_malformed++;
+		return RESOLVER_DROP;
+	}
 	if(err == DNS_ERR_NOT_QUERY) {
 		/* a response: never answer it (reflection loops) */
 		r->stats.num_malformed++;

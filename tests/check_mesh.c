@@ -306,6 +306,43 @@ START_TEST(test_log_servfail)
 }
 END_TEST
 
+/* harden-large-queries: a query over 512 bytes (here a 600-byte TXT
+ * record in its additional section) is dropped; without it, resolved */
+START_TEST(test_harden_large)
+{
+	ldns_pkt *p = NULL;
+	ldns_rr *rr = NULL;
+	uint8_t *wire = NULL, buf[4096];
+	char txt[1024];
+	size_t len = 0, outlen = 0;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	int on;
+	memset(txt, 0, sizeof(txt));
+	strcpy(txt, "pad.example.com. 60 IN TXT");
+	for(on = 0; on < 3; on++)
+		strcat(txt, " \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"");
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, "big.example.com.",
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	ck_assert_int_eq(ldns_rr_new_frm_str(&rr, txt, 60, NULL, NULL),
+		LDNS_STATUS_OK);
+	ldns_pkt_push_rr(p, LDNS_SECTION_ADDITIONAL, rr);
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	ck_assert_uint_gt(len, 512);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(&h, 0, sizeof(h));
+	for(on = 1; on >= 0; on--) {
+		cfg->harden_large_queries = on;
+		ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
+			RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
+			on ? RESOLVER_DROP : RESOLVER_PENDING);
+	}
+	free(wire);
+}
+END_TEST
+
 START_TEST(test_delete_pending)
 {
 	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
@@ -561,6 +598,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_do_apart);
 	tcase_add_test(tc, test_full_and_jostle);
 	tcase_add_test(tc, test_log_servfail);
+	tcase_add_test(tc, test_harden_large);
 	tcase_add_test(tc, test_delete_pending);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_cache_inplace);

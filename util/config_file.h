@@ -401,6 +401,17 @@ struct config_file {
 	/** outgoing-port-permit and outgoing-port-avoid, in line order:
 	 * "+low-high" or "-low-high" */
 	struct config_strlist *outgoing_ports;
+	/** infra-cache-numhosts: servers the infrastructure cache holds */
+	int infra_cache_numhosts;
+	/** infra-cache-min-rtt, infra-cache-max-rtt: rto limits, ms */
+	int infra_cache_min_rtt, infra_cache_max_rtt;
+	/** prefer-ip4, prefer-ip6: ask servers of that family first */
+	int prefer_ip4, prefer_ip6;
+	/** serve-original-ttl: answers carry the TTLs as stored, not
+	 * counted down */
+	int serve_original_ttl;
+	/** harden-large-queries: drop queries over 512 bytes */
+	int harden_large_queries;
 	/** do-not-query-address: netblocks the iterator never queries */
 	struct config_netblocklist *do_not_query_addresses;
 	/** private-domain: names allowed to hold private addresses */

@@ -771,8 +771,10 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	if(now < e->expire) {
 		res = MCACHE_HIT;
-		/* (a clock that went back gives age 0, not a huge one) */
-		age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
+		/* (a clock that went back gives age 0, not a huge one;
+		 * serve-original-ttl gives the stored TTLs) */
+		if(now > e->stored && !c->p.original_ttl)
+			age = (uint32_t)(now - e->stored);
 		if(c->p.prefetch && now >= e->prefetch_at)
 			res = MCACHE_HIT_PREFETCH;
 	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||

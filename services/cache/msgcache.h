@@ -149,6 +149,9 @@ struct mcache_params {
 	/** rrset-roundrobin: 1 to rotate the records of the RRsets the
 	 * entry lists (equal-length sets: A, AAAA...) by the query ID */
 	int roundrobin;
+	/** serve-original-ttl: 1 to answer with the TTLs as stored, not
+	 * counted down by the entry's age (the entry still expires) */
+	int original_ttl;
 };
 
 /**
