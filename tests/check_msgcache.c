@@ -753,12 +753,18 @@ START_TEST(test_roundrobin)
 	static const uint8_t a3[4] = {192, 0, 2, 3};
 	static const uint8_t t1[] = {3, 'o', 'n', 'e'};
 	static const uint8_t t2[] = {5, 't', 'h', 'r', 'e', 'e'};
-	struct trr rrs[5] = {
+	static const uint8_t v6a[16] = {0x20, 1, 0xd, 0xb8, [15] = 1};
+	static const uint8_t v6b[16] = {0x20, 1, 0xd, 0xb8, [15] = 2};
+	struct trr rrs[7] = {
 		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a1, 4 },
 		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a2, 4 },
 		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a3, 4 },
 		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_TXT, 300, t1, 4 },
 		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_TXT, 300, t2, 6 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_AAAA, 300, v6a,
+		  16 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_AAAA, 300, v6b,
+		  16 },
 	};
 	/* x.example A: two A records whose RDATA reads as the names "a."
 	 * and "b.", and a TXT record whose owner points at the first */
@@ -779,7 +785,7 @@ START_TEST(test_roundrobin)
 		p.roundrobin = on;
 		c = new_cache(&p);
 		len = make_reply(buf, sizeof(buf), "rr.example", DNS_TYPE_A, 0,
-			0, rrs, 5, 0);
+			0, rrs, 7, 0);
 		qinfo(&qi, "rr.example", DNS_TYPE_A);
 		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
 			MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
@@ -795,6 +801,11 @@ START_TEST(test_roundrobin)
 			}
 			ck_assert_uint_eq(msg.rrs[3].rdlen, 4);
 			ck_assert_uint_eq(msg.rrs[4].rdlen, 6);
+			/* the AAAA set (a second run) by ID mod 2 */
+			ck_assert_uint_eq(out[msg.rrs[5].rdata_off + 15],
+				(on ? id % 2 : 0) + 1);
+			ck_assert_uint_eq(out[msg.rrs[6].rdata_off + 15],
+				(on ? (id + 1) % 2 : 1) + 1);
 		}
 		qinfo(&qi, "x.example", DNS_TYPE_A);
 		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, raw, sizeof(raw),

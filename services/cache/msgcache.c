@@ -56,6 +56,24 @@
 /** size of an EDE option with no text */
 #define OPT_EDE 6
 
+/** a run of one RRset's records that a hit may rotate (see the file
+ * comment); message offsets */
+struct mcache_rot {
+	/** where the first record starts (its owner) */
+	uint16_t start;
+	/** the length of each record */
+	uint16_t rrlen;
+	/** the number of records */
+	uint16_t count;
+	/** where its doubled copy is, as an offset into the entry's data */
+	uint16_t dbl;
+	/** count * rrlen */
+	uint16_t len;
+	/** start + len: the message length a truncated answer must have
+	 * kept for the run to be there */
+	uint16_t end;
+};
+
 /**
  * A cached answer. The fields a hit reads first (the key, the times) come
  * right after the table part; the variable part follows in data[]: the
@@ -94,6 +112,9 @@ struct mcache_entry {
 	uint8_t n_rot;
 	/** where their list is, as an offset into data (n_rot > 0) */
 	uint16_t rot_at;
+	/** the first of them (n_rot > 0), here so that a hit on an entry
+	 * with one run (the common case) reads no more than the header */
+	struct mcache_rot rot0;
 	/** from here on a prefetch is due */
 	time_t prefetch_at;
 	/** no refresh is signalled before this time (CAS by readers) */
@@ -104,23 +125,6 @@ struct mcache_entry {
 	uint8_t data[];
 };
 
-/** a run of one RRset's records that a hit may rotate (see the file
- * comment); message offsets */
-struct mcache_rot {
-	/** where the first record starts (its owner) */
-	uint16_t start;
-	/** the length of each record */
-	uint16_t rrlen;
-	/** the number of records */
-	uint16_t count;
-	/** where its doubled copy is, as an offset into the entry's data */
-	uint16_t dbl;
-	/** count * rrlen */
-	uint16_t len;
-	/** start + len: the message length a truncated answer must have
-	 * kept for the run to be there */
-	uint16_t end;
-};
 
 /**
  * An entry of a per-process table: the table part, then the answer. In
@@ -574,6 +578,8 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	e->negative = (uint8_t)negative;
 	e->n_rot = (uint8_t)nrot;
 	e->rot_at = (uint16_t)ME_ROT_AT(e->qname_len, e->body_len, n);
+	if(nrot)
+		e->rot0 = rot[0];
 	for(i = 0; i < n; i++) {
 		const struct dns_rr *rr = &msg->rrs[i];
 		uint32_t t = ttl_sane(rr->ttl);
@@ -723,10 +729,40 @@ static inline void
 copy_run(uint8_t *d, const uint8_t *s, size_t n)
 {
 	size_t i;
-	for(i = 0; i + 16 <= n; i += 16)
+	for(i = 0; i + 32 <= n; i += 32) {
 		memcpy(d + i, s + i, 16);
+		memcpy(d + i + 16, s + i + 16, 16);
+	}
+	if(i + 16 <= n) {
+		memcpy(d + i, s + i, 16);
+		i += 16;
+	}
 	if(i < n)
 		memcpy(d + n - 16, s + n - 16, 16);
+}
+
+/** rotate one run of a hit (see the file comment) */
+static inline void
+rotate_run(uint8_t *out, const struct mcache_entry *e,
+	const struct mcache_rot *rot, unsigned id, size_t msglen)
+{
+	unsigned k = id % rot->count;
+	if(k != 0 && rot->end <= msglen)
+		copy_run(out + rot->start, e->data + rot->dbl + k * rot->rrlen,
+			rot->len);
+}
+
+/** rotate the runs of a hit after the first (rare: sets in more than
+ * one section) */
+static void __attribute__((noinline))
+rotate_more(uint8_t *out, const struct mcache_entry *e, unsigned id,
+	size_t msglen)
+{
+	const struct mcache_rot *rot = (const struct mcache_rot *)
+		(const void *)(e->data + e->rot_at);
+	size_t i;
+	for(i = 1; i < e->n_rot; i++)
+		rotate_run(out, e, &rot[i], id, msglen);
 }
 
 /** find the answer for a key (lock-free; see the tables' headers) */
@@ -834,16 +870,9 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	if(e->n_rot && c->p.roundrobin) {
 		/* rrset-roundrobin: each listed run starts at record
 		 * (ID mod count); its slots are equal, its TTLs the same */
-		const struct mcache_rot *rot = (const struct mcache_rot *)
-			(const void *)(e->data + e->rot_at);
-		const struct mcache_rot *rend = rot + e->n_rot;
-		unsigned id = q->id;
-		for(; rot < rend; rot++) {
-			unsigned k = id % rot->count;
-			if(k != 0 && rot->end <= msglen)
-				copy_run(out + rot->start, e->data + rot->dbl +
-					k * rot->rrlen, rot->len);
-		}
+		rotate_run(out, e, &e->rot0, q->id, msglen);
+		if(e->n_rot > 1)
+			rotate_more(out, e, q->id, msglen);
 	}
 
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | e->rcode |
