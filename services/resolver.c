@@ -115,6 +115,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		if(cfg->max_udp_size >= 512)
 			r->max_udp = (uint16_t)cfg->max_udp_size;
 		r->expire_client_ms = cfg->serve_expired_client_timeout;
+		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
+			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0);
 	}
 	r->menv.cfg = cfg;
 	r->menv.rnd = rnd;
@@ -436,7 +438,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		return RESOLVER_DROP;
 	}
-	if(len > DNS_MIN_UDP && r->cfg && r->cfg->harden_large_queries) {
+	if((r->front_opts & RESOLVER_OPT_LARGE) && len > DNS_MIN_UDP) {
 		/* harden-large-queries (as Unbound): ignored */
 		r->stats.num_malformed++;
 		return RESOLVER_DROP;
@@ -508,7 +510,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
 
-	if(q->qinfo.qtype == DNS_TYPE_ANY && r->cfg && r->cfg->deny_any)
+	if((r->front_opts & RESOLVER_OPT_DENY_ANY) &&
+		q->qinfo.qtype == DNS_TYPE_ANY)
 		/* deny-any (as Unbound): an empty NOERROR, after local
 		 * zones, without the cache or the mesh */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
@@ -942,6 +945,17 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	struct resolver *r = arg;
 	struct mesh_client *c;
 	int stored = resolver_store_answer(r, s, ans);
+	if((!ans || ans->rcode == DNS_RCODE_SERVFAIL) && r->mcache && r->cfg &&
+		r->cfg->serve_expired && r->cfg->serve_expired_ttl_reset) {
+		/* serve-expired-ttl-reset: the refresh failed; an expired
+		 * entry's serve-expired-ttl window starts again */
+		struct query_info qi;
+		if(query_info_set(&qi, s->qname, s->qtype, s->qclass) == 0)
+			mcache_stale_reset(r->mcache, &qi,
+				(s->flags & MESH_FLAG_DO) != 0,
+				(s->flags & MESH_FLAG_CD) != 0,
+				r->out->now->tv_sec);
+	}
 	for(c = s->clients; c; c = c->next)
 		resolver_answer_client(r, s, c, ans, ede, stored);
 }

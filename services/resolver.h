@@ -57,6 +57,11 @@ struct rrset_cache;
 struct infra_cache;
 struct comm_base;
 
+/** front_opts: deny-any */
+#define RESOLVER_OPT_DENY_ANY 0x01
+/** front_opts: harden-large-queries */
+#define RESOLVER_OPT_LARGE 0x02
+
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 192
 
@@ -186,6 +191,9 @@ struct resolver {
 	struct module_env menv;
 	/** serve-expired-client-timeout, ms (0: answer stale at once) */
 	int expire_client_ms;
+	/** front-end options, RESOLVER_OPT_* (one word to test on the hot
+	 * path), from the config at creation */
+	int front_opts;
 	/** wait-limit (0: none) and its counts per client address (owned,
 	 * NULL without a limit) */
 	int wait_limit;

@@ -334,7 +334,7 @@ START_TEST(test_harden_large)
 	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
 	memset(&h, 0, sizeof(h));
 	for(on = 1; on >= 0; on--) {
-		cfg->harden_large_queries = on;
+		res->front_opts = on ? RESOLVER_OPT_LARGE : 0;
 		ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
 			RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
 			on ? RESOLVER_DROP : RESOLVER_PENDING);

@@ -410,6 +410,9 @@ struct config_file {
 	/** serve-original-ttl: answers carry the TTLs as stored, not
 	 * counted down */
 	int serve_original_ttl;
+	/** serve-expired-ttl-reset: a failed refresh starts the expired
+	 * entry's serve-expired-ttl window again */
+	int serve_expired_ttl_reset;
 	/** harden-large-queries: drop queries over 512 bytes */
 	int harden_large_queries;
 	/** do-not-query-address: netblocks the iterator never queries */

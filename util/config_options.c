@@ -270,6 +270,8 @@ INTOPT("serve-expired-ttl", CLAUSE_SERVER, serve_expired_ttl, "86400", 0,
   "how long past expiry an entry may be served; 0 is no limit"),
 BOOLOPT("serve-original-ttl", CLAUSE_SERVER, serve_original_ttl, "no", SH | IM,
   "answers carry the TTLs as the upstream gave them, not counted down (entries still expire); cache-min-ttl and cache-max-ttl then do not apply to the message cache"),
+BOOLOPT("serve-expired-ttl-reset", CLAUSE_SERVER, serve_expired_ttl_reset, "no",
+  SH | IM, "with serve-expired, a failed refresh of an expired entry starts its serve-expired-ttl again: it is served as long as it is asked for"),
 INTOPT("serve-expired-reply-ttl", CLAUSE_SERVER, serve_expired_reply_ttl,
   "30", 0, INTMAX, SH | IM, "<seconds>", "the TTL put in expired answers"),
 INTOPT("serve-expired-client-timeout", CLAUSE_SERVER,
@@ -736,8 +738,15 @@ NOSEC("dnscrypt-enable", CLAUSE_IGNORED, "DNSCrypt service to clients"),
 IGN("val-max-restart", CLAUSE_SERVER),
 BOOLOPT("harden-large-queries", CLAUSE_SERVER, harden_large_queries, "no",
   SH | IM, "drop queries larger than 512 bytes (legal, but not needed unless TSIG or large EDNS options are used)"),
+/* (petrel always reads an EDNS size below 512 as 512, which is what
+ * "yes", Unbound's default, does; answering within a smaller size is not
+ * offered) */
 IGN("harden-short-bufsize", CLAUSE_SERVER),
 IGN("harden-referral-path", CLAUSE_SERVER),
+/* (petrel builds the authority and additional sections of an answer
+ * only from the records it uses, the zone's NS set and their addresses,
+ * and never passes other upstream records on: "yes" always; "no" is not
+ * offered) */
 IGN("harden-unknown-additional", CLAUSE_SERVER),
 BOOLOPT("rrset-roundrobin", CLAUSE_SERVER, rrset_roundrobin, "yes", SH | IM,
   "rotate the order of the records of RRsets in answers, by the query ID (sets of equal-length records, such as A and AAAA; others keep their order)"),
@@ -783,10 +792,15 @@ LISTOPT("dns64-ignore-aaaa", CLAUSE_SERVER, OPT_NAME_LIST, dns64_ignore_aaaa,
   "dns64: ignore the AAAA records of this name and synthesize them from its A records"),
 IGN("insecure-lan-zones", CLAUSE_SERVER),
 IGN("neg-cache-size", CLAUSE_SERVER),
+/* (a server that is down is probed in the background, one probe at a
+ * time for all workers, until it answers: petrel always keeps probing,
+ * see iterator/iterator.h) */
 IGN("infra-keep-probing", CLAUSE_SERVER),
 IGN("udp-upstream-without-downstream", CLAUSE_SERVER),
 BOOLOPT("deny-any", CLAUSE_SERVER, deny_any, "no", SH | IM,
   "answer ANY queries with an empty NOERROR (after local zones, without the cache or recursion)"),
+/* (petrel always adds Extended DNS Errors, RFC 8914, also for stale
+ * answers; leaving them out, Unbound's default, is not offered yet) */
 IGN("ede", CLAUSE_SERVER),
 IGN("ede-serve-expired", CLAUSE_SERVER),
 IGN("target-fetch-policy", CLAUSE_SERVER),
@@ -796,7 +810,6 @@ IGN("ip-freebind", CLAUSE_SERVER),
 IGN("ip-dscp", CLAUSE_SERVER),
 IGN("send-client-subnet", CLAUSE_SERVER),
 IGN("client-subnet-zone", CLAUSE_SERVER),
-IGN("serve-expired-ttl-reset", CLAUSE_SERVER),
 BOOLOPT("log-servfail", CLAUSE_SERVER, log_servfail, "no", SH | IM,
   "log an error line saying why a query is answered SERVFAIL (\"SERVFAIL <name type class>: reason\")"),
 BOOLOPT("log-local-actions", CLAUSE_SERVER, log_local_actions, "no", SH | IM,
@@ -883,10 +896,15 @@ IGN("proxy-protocol-port", CLAUSE_SERVER),
 IGN("tcp-connection-limit", CLAUSE_SERVER),
 IGN("disable-edns-do", CLAUSE_SERVER),
 IGN("harden-unverified-glue", CLAUSE_SERVER),
+/* (gone from Unbound, which ignores them: lameness is kept per server
+ * and zone in the infrastructure cache, for infra-host-ttl) */
 IGN("infra-cache-lame-size", CLAUSE_SERVER),
 IGN("infra-lame-ttl", CLAUSE_SERVER),
 IGN("iter-scrub-ns", CLAUSE_SERVER),
 IGN("iter-scrub-cname", CLAUSE_SERVER),
+/* (the work one client query causes is bounded by the target-fetch
+ * limits, the referral and CNAME limits and the query time limit, not
+ * by one count of upstream queries) */
 IGN("max-global-quota", CLAUSE_SERVER),
 IGN("quic-size", CLAUSE_SERVER),
 IGN("tls-protocols", CLAUSE_SERVER),

@@ -119,6 +119,10 @@ struct mcache_entry {
 	time_t prefetch_at;
 	/** no refresh is signalled before this time (CAS by readers) */
 	_Atomic int64_t refresh_after;
+	/** serve-expired-ttl-reset: when the last refresh of the expired
+	 * entry failed; the serve-expired-ttl window runs from the later of
+	 * this and the expiry (0: from the expiry) */
+	_Atomic int64_t stale_from;
 	/** qname (lower-cased), body (the message from offset 12), TTL
 	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags,
 	 * then (2-aligned) the rotatable runs */
@@ -625,6 +629,7 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	e->expire = now + (time_t)entry_ttl;
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
+	atomic_init(&e->stale_from, 0);
 	le->h.hash = mkey_hash(qinfo->hash, e->dc);
 	le->h.mem = slabhash_malloc_size(sz);
 	key.qname = ME_QNAME(e);
@@ -765,6 +770,16 @@ rotate_more(uint8_t *out, const struct mcache_entry *e, unsigned id,
 		rotate_run(out, e, &rot[i], id, msglen);
 }
 
+/** where an expired entry's serve-expired-ttl window starts: its expiry,
+ * or its last failed refresh (serve-expired-ttl-reset) */
+static inline time_t
+stale_base(const struct mcache_entry *e)
+{
+	int64_t f = atomic_load_explicit(&((struct mcache_entry *)e)->
+		stale_from, memory_order_relaxed);
+	return (time_t)f > e->expire ? (time_t)f : e->expire;
+}
+
 /** find the answer for a key (lock-free; see the tables' headers) */
 static inline const struct mcache_entry *
 mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
@@ -814,7 +829,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		if(c->p.prefetch && now >= e->prefetch_at)
 			res = MCACHE_HIT_PREFETCH;
 	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
-		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
+		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
 		ede = e->rcode == DNS_RCODE_NXDOMAIN ? DNS_EDE_STALE_NXDOMAIN :
@@ -951,7 +966,7 @@ mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		st->result = (c->p.prefetch && now >= e->prefetch_at) ?
 			MCACHE_HIT_PREFETCH : MCACHE_HIT;
 	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
-		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
+		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		st->result = MCACHE_HIT_EXPIRED;
 	}
 	return 0;
@@ -1000,6 +1015,23 @@ mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
 	st->sec = (enum mcache_security)e->sec;
 	*len = msglen;
 	return 0;
+}
+
+void
+mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	if(e && now >= e->expire)
+		atomic_store_explicit(&((struct mcache_entry *)e)->stale_from,
+			(int64_t)now, memory_order_relaxed);
 }
 
 /* ---- flushing ---- */

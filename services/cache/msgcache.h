@@ -327,6 +327,19 @@ int mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
 	size_t *len, struct mcache_state *st);
 
+/**
+ * serve-expired-ttl-reset: a refresh of this question failed; if its
+ * entry has expired, the serve-expired-ttl window starts again now (the
+ * entry is served stale as long as it is asked for and the upstream
+ * fails). One relaxed atomic store on the entry; nothing else changes.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ */
+void mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now);
+
 /* ---- flushing (control channel) ---- */
 
 /** Remove every entry for this name (all types, classes, DO/CD).
