@@ -11,9 +11,11 @@
  *
  * The order of work for one client packet is:
  *   1. fast parse (dns/query.h); garbage is dropped, a bad question gets
- *      FORMERR, an unknown opcode NOTIMPL;
+ *      FORMERR, an unknown opcode NOTIMPL (with harden-large-queries, a
+ *      packet over 512 bytes is dropped first);
  *   2. access control (deny drops, refuse answers REFUSED);
- *   3. local zones (may answer);
+ *   3. local zones (may answer); then, with deny-any, an ANY query gets
+ *      an empty NOERROR;
  *   4. message cache (the hot path: writes the answer into the caller's
  *      buffer, allocates nothing, writes only this worker's counters);
  *   5. otherwise the mesh: the query is attached to an in-flight

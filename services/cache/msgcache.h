@@ -18,8 +18,9 @@
  *     query; AA cleared; AD only when the entry is secure and the client
  *     set DO or AD; the stored rcode; the counts;
  *   - the question name, with the client's bytes (its letter case);
- *   - every TTL: the stored TTL minus the entry's age (or
- *     serve-expired-reply-ttl for an expired answer);
+ *   - every TTL: the stored TTL minus the entry's age (the stored TTL
+ *     with serve-original-ttl; serve-expired-reply-ttl for an expired
+ *     answer);
  *   - with rrset-roundrobin, the order of the records of each RRset
  *     the entry lists as rotatable (equal-length records, such as A and
  *     AAAA sets), starting at the record the query ID picks;
@@ -54,7 +55,9 @@
  * the state wins an atomic compare-and-swap on the entry and gets
  * *refresh = 1; others get 0 until MCACHE_REFRESH_RETRY seconds have
  * passed (in case that refresh failed). This is the one write a hit can
- * make to a shared line, once per entry per refresh.
+ * make to a shared line, once per entry per refresh. (With
+ * serve-expired-ttl-reset a failed refresh, not a hit, stores its time
+ * in the entry: the serve-expired-ttl window then runs from it.)
  */
 #ifndef SERVICES_CACHE_MSGCACHE_H
 #define SERVICES_CACHE_MSGCACHE_H
