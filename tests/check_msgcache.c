@@ -594,6 +594,23 @@ START_TEST(test_serve_expired)
 	/* past serve-expired-ttl */
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 400, out, &len, NULL, &refresh), MCACHE_MISS);
+	/* serve-expired-ttl-reset: a failed refresh at T0 + 400 starts the
+	 * window again; on a fresh entry it changes nothing */
+	{
+		struct query_info qi;
+		qinfo(&qi, "old.example", DNS_TYPE_A);
+		mcache_stale_reset(c, &qi, 0, 0, T0 + 400);
+		ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0 + 450, out, &len, NULL, &refresh),
+			MCACHE_HIT_EXPIRED);
+		ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0 + 500, out, &len, NULL, &refresh), MCACHE_MISS);
+		store_a(c, "new.example", 0, 0, MCACHE_SEC_UNCHECKED);
+		qinfo(&qi, "new.example", DNS_TYPE_A);
+		mcache_stale_reset(c, &qi, 0, 0, T0 + 10);
+		ck_assert_int_eq(ask(c, "new.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0 + 400, out, &len, NULL, &refresh), MCACHE_MISS);
+	}
 	/* a stale NXDOMAIN carries EDE 19 */
 	ck_assert_int_eq(store_neg(c, "gone.example", DNS_RCODE_NXDOMAIN, 60,
 		60, 1), MCACHE_STORED);
@@ -608,6 +625,39 @@ START_TEST(test_serve_expired)
 	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED);
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 301, out, &len, NULL, &refresh), MCACHE_MISS);
+	mcache_delete(c);
+}
+END_TEST
+
+/* mcache_copy_msg (harden-below-nxdomain reads a parent's entry): the
+ * whole message with TTLs counted down, its rcode and security; nothing
+ * once expired or when it does not fit */
+START_TEST(test_copy_msg)
+{
+	struct mcache *c = new_cache(NULL);
+	static uint8_t buf[65535];
+	struct query_info qi;
+	struct mcache_state st;
+	struct dns_msg msg;
+	size_t len = 0;
+	store_a(c, "copy.example", 1, 0, MCACHE_SEC_SECURE);
+	qinfo(&qi, "copy.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 1, 0, T0 + 100, buf,
+		sizeof(buf), &len, &st), 0);
+	ck_assert_int_eq(st.sec, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(st.rcode, 0);
+	ck_assert_uint_eq(st.ttl, 200);
+	ck_assert_int_eq(dns_msg_parse(buf, len, &msg, NULL, 0), 0);
+	ck_assert_uint_eq(msg.ancount, 2);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 200);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3500);
+	/* other key bits, too small a buffer, expired: nothing */
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 0, 0, T0 + 100, buf,
+		sizeof(buf), &len, &st), -1);
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 1, 0, T0 + 100, buf, 20,
+		&len, &st), -1);
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 1, 0, T0 + 300, buf,
+		sizeof(buf), &len, &st), -1);
 	mcache_delete(c);
 }
 END_TEST
@@ -774,6 +824,10 @@ START_TEST(test_roundrobin)
 		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 1, 0x2c, 0, 4, 1, 'a', 0, 0,
 		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 1, 0x2c, 0, 4, 1, 'b', 0, 0,
 		0xc0, 39, 0, 16, 0, 1, 0, 0, 1, 0x2c, 0, 2, 1, 'z' };
+	struct trr two[2] = {
+		{ DNS_SEC_ANSWER, "two.example", DNS_TYPE_A, 60, a1, 4 },
+		{ DNS_SEC_ANSWER, "two.example", DNS_TYPE_A, 60, a2, 4 },
+	};
 	struct query_info qi;
 	struct dns_msg msg;
 	size_t len, i;
@@ -805,6 +859,19 @@ START_TEST(test_roundrobin)
 			ck_assert_uint_eq(out[msg.rrs[5].rdata_off + 15],
 				(on ? id % 2 : 0) + 1);
 			ck_assert_uint_eq(out[msg.rrs[6].rdata_off + 15],
+				(on ? (id + 1) % 2 : 1) + 1);
+		}
+		/* a pair (the shortest copy) */
+		len = make_reply(buf, sizeof(buf), "two.example", DNS_TYPE_A,
+			0, 0, two, 2, 0);
+		qinfo(&qi, "two.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+			MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		for(id = 0; id < 4; id++) {
+			ask_id(c, "two.example", DNS_TYPE_A, id, out, &len, &msg);
+			ck_assert_uint_eq(out[msg.rrs[0].rdata_off + 3],
+				(on ? id % 2 : 0) + 1);
+			ck_assert_uint_eq(out[msg.rrs[1].rdata_off + 3],
 				(on ? (id + 1) % 2 : 1) + 1);
 		}
 		qinfo(&qi, "x.example", DNS_TYPE_A);
@@ -1095,6 +1162,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
+	tcase_add_test(tc, test_copy_msg);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);
@@ -1114,6 +1182,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
+	tcase_add_test(tc, test_copy_msg);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);

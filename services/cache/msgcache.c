@@ -734,6 +734,20 @@ static inline void
 copy_run(uint8_t *d, const uint8_t *s, size_t n)
 {
 	size_t i;
+	if(n <= 32) {
+		/* two A records, one AAAA pair: two moves */
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+		return;
+	}
+	if(n <= 64) {
+		/* up to four A records: four moves */
+		memcpy(d, s, 16);
+		memcpy(d + 16, s + 16, 16);
+		memcpy(d + n - 32, s + n - 32, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+		return;
+	}
 	for(i = 0; i + 32 <= n; i += 32) {
 		memcpy(d + i, s + i, 16);
 		memcpy(d + i + 16, s + i + 16, 16);
