@@ -438,7 +438,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		return RESOLVER_DROP;
 	}
-	if((r->front_opts & RESOLVER_OPT_LARGE) && len > DNS_MIN_UDP) {
+	if(len > DNS_MIN_UDP && (r->front_opts & RESOLVER_OPT_LARGE)) {
 		/* harden-large-queries (as Unbound): ignored */
 		r->stats.num_malformed++;
 		return RESOLVER_DROP;
@@ -510,12 +510,6 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
 
-	if((r->front_opts & RESOLVER_OPT_DENY_ANY) &&
-		q->qinfo.qtype == DNS_TYPE_ANY)
-		/* deny-any (as Unbound): an empty NOERROR, after local
-		 * zones, without the cache or the mesh */
-		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
-			out, outmax, outlen);
 	/* the message cache: the hot path */
 	if(r->mcache) {
 		int refresh = 0;
@@ -541,6 +535,14 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		}
 	}
+	if((r->front_opts & RESOLVER_OPT_DENY_ANY) &&
+		q->qinfo.qtype == DNS_TYPE_ANY)
+		/* deny-any (as Unbound): an empty NOERROR instead of
+		 * recursion. Tested on a miss, off the hot path: with the
+		 * option on no ANY answer is stored (one stored before a
+		 * reload turned it on is served until it expires) */
+		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
+			out, outmax, outlen);
 	if(r->authz && !norec_ok) {
 		/* auth-zone for-downstream, on a cache miss: a name the
 		 * zone answers is never in the cache, and a cached answer

@@ -14,10 +14,10 @@
  *      FORMERR, an unknown opcode NOTIMPL (with harden-large-queries, a
  *      packet over 512 bytes is dropped first);
  *   2. access control (deny drops, refuse answers REFUSED);
- *   3. local zones (may answer); then, with deny-any, an ANY query gets
- *      an empty NOERROR;
+ *   3. local zones (may answer);
  *   4. message cache (the hot path: writes the answer into the caller's
  *      buffer, allocates nothing, writes only this worker's counters);
+ *      on a miss, with deny-any, an ANY query gets an empty NOERROR;
  *   5. otherwise the mesh: the query is attached to an in-flight
  *      resolution (or starts one) together with a reply handle, an opaque
  *      by-value blob the caller gives (for the daemon: the comm_point and

@@ -798,7 +798,7 @@ IGN("neg-cache-size", CLAUSE_SERVER),
 IGN("infra-keep-probing", CLAUSE_SERVER),
 IGN("udp-upstream-without-downstream", CLAUSE_SERVER),
 BOOLOPT("deny-any", CLAUSE_SERVER, deny_any, "no", SH | IM,
-  "answer ANY queries with an empty NOERROR (after local zones, without the cache or recursion)"),
+  "answer ANY queries with an empty NOERROR instead of recursing (local zones still answer them)"),
 /* (petrel always adds Extended DNS Errors, RFC 8914, also for stale
  * answers; leaving them out, Unbound's default, is not offered yet) */
 IGN("ede", CLAUSE_SERVER),

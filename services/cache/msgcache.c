@@ -94,7 +94,9 @@ struct mcache_entry {
 	uint8_t sec;
 	/** absolute expiry */
 	time_t expire;
-	/** when it was stored */
+	/** when its TTLs start counting down: when it was stored, or, with
+	 * serve-original-ttl, its expiry (so they never do; no test on the
+	 * hit path) */
 	time_t stored;
 	/** length of the body */
 	uint16_t body_len;
@@ -627,6 +629,8 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 		goto fail;
 	e->stored = now;
 	e->expire = now + (time_t)entry_ttl;
+	if(c->p.original_ttl)
+		e->stored = e->expire; /* serve-original-ttl: no count down */
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
 	atomic_init(&e->stale_from, 0);
@@ -836,10 +840,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	if(now < e->expire) {
 		res = MCACHE_HIT;
-		/* (a clock that went back gives age 0, not a huge one;
-		 * serve-original-ttl gives the stored TTLs) */
-		if(now > e->stored && !c->p.original_ttl)
-			age = (uint32_t)(now - e->stored);
+		/* (a clock that went back gives age 0, not a huge one) */
+		age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
 		if(c->p.prefetch && now >= e->prefetch_at)
 			res = MCACHE_HIT_PREFETCH;
 	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||

@@ -153,7 +153,8 @@ struct mcache_params {
 	 * entry lists (equal-length sets: A, AAAA...) by the query ID */
 	int roundrobin;
 	/** serve-original-ttl: 1 to answer with the TTLs as stored, not
-	 * counted down by the entry's age (the entry still expires) */
+	 * counted down by the entry's age (the entry still expires); it
+	 * applies to the entries stored while it is set */
 	int original_ttl;
 };
 
