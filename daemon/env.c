@@ -25,7 +25,8 @@
 #include <string.h>
 
 /** the infrastructure cache budget: Unbound keeps 10000 hosts */
-#define ENV_INFRA_MEM (4 * 1024 * 1024)
+/** the infrastructure cache budget: infra-cache-numhosts servers */
+#define ENV_INFRA_MEM infra_mem_for_hosts((size_t)cfg->infra_cache_numhosts)
 
 /** the message cache settings from a config */
 static void
@@ -43,6 +44,14 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
 	p->serve_expired_reply_ttl = (uint32_t)cfg->serve_expired_reply_ttl;
 	p->max_udp_size = (uint16_t)cfg->max_udp_size;
+	p->roundrobin = cfg->rrset_roundrobin;
+	if(cfg->serve_original_ttl) {
+		/* the upstream's TTLs, as Unbound: no cache-min-ttl or
+		 * cache-max-ttl, and not counted down in answers */
+		p->original_ttl = 1;
+		p->min_ttl = 0;
+		p->max_ttl = 0x7fffffff;
+	}
 }
 
 /** does the config ask for a shared cache? (fork only: threads share) */
@@ -97,7 +106,7 @@ env_shared_create(struct daemon_env *env, struct daemon_env *old,
 	}
 	log_info("shared-cache: %s shared message cache of %zu bytes in %zu "
 		"slabs, RRset cache of %zu bytes in %d slabs and "
-		"infrastructure cache of %d bytes (mapping of %zu bytes)",
+		"infrastructure cache of %zu bytes (mapping of %zu bytes)",
 		old && old->shc ? "rebuilt the" : "made the", mp->maxmem,
 		mp->slabs, cfg->rrset_cache_size, cfg->rrset_cache_slabs,
 		ENV_INFRA_MEM, shcache_mapping_size(env->shc));
@@ -222,6 +231,8 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 			"out of memory");
 		goto fail;
 	}
+	infra_set_rtt_limits(env->infra, cfg->infra_cache_min_rtt,
+		cfg->infra_cache_max_rtt);
 	env->lz = local_zones_create();
 	if(!env->lz || ddr_add_local(env->lz, cfg, err, errlen) != 0 ||
 		local_zones_apply_cfg(env->lz, cfg, err, errlen) != 0) {

@@ -9,6 +9,8 @@
  * here allocates or logs per query.
  */
 #include "config.h"
+#include <stdarg.h>
+#include <syslog.h>
 #include "daemon/worker.h"
 #include "daemon/daemon.h"
 #include "daemon/env.h"
@@ -121,45 +123,82 @@ worker_count_rcode(struct worker *w, const uint8_t *pkt, size_t len)
 		w->res->stats.ans_rcode[16]++;
 }
 
+/** log one line with the type word given (log-tag-queryreply) */
+static void
+log_tagged(const char *type, const char *format, ...)
+	PETREL_ATTR_FORMAT(2, 3);
+
+/** log one line with the type word given (log-tag-queryreply) */
+static void
+log_tagged(const char *type, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	log_vmsg(LOG_INFO, type, format, args);
+	va_end(args);
+}
+
 /**
- * log-queries / log-replies: one line per query or answer, in the shape of
- * Unbound's ("127.0.0.1 www.example.com. A IN", and for replies the rcode
- * and the size). Only called when the option is on.
+ * log-queries / log-replies: one line per query or answer, as Unbound
+ * prints them: "127.0.0.1 www.example.com. A IN" for a query; for an
+ * answer also the rcode, the seconds it took (microseconds), 1 when it
+ * came straight from the cache or a local zone (0 after recursion) and
+ * its size. The line is an 'info' line, or with log-tag-queryreply a
+ * 'query' or 'reply' line. Only called when the option is on.
+ * @param w: the worker (its settings and clock).
  * @param is_reply: 1 for an answer, 0 for a query.
  * @param client: the client's address.
  * @param pkt: the query or the answer.
  * @param len: its length.
- * @param tcp: 1 if over TCP.
+ * @param start: when the query came in (answers), or NULL for now.
  */
 static void
-log_packet(int is_reply, const struct netaddr *client, const uint8_t *pkt,
-	size_t len, int tcp)
+log_packet(struct worker *w, int is_reply, const struct netaddr *client,
+	const uint8_t *pkt, size_t len, const struct timeval *start)
 {
 	char addr[NETADDR_STRLEN], name[DNS_MAX_NAME_STR], type[16];
 	uint8_t qname[DNS_MAX_NAME + 8];
 	size_t pos = DNS_HDR_SIZE, qlen = 0;
 	uint16_t qtype, qclass;
+	const char *tag = !w->log_tag ? "info" : is_reply ? "reply" : "query";
+	char *at;
+	/* the address alone, as Unbound prints it */
 	netaddr_str(client, 0, addr, sizeof(addr));
+	if((at = strchr(addr, '@')) != NULL)
+		*at = 0;
 	/* the question, read the same way for queries and replies */
 	if(len < DNS_HDR_SIZE || pkt[4] != 0 || pkt[5] != 1 ||
 		dname_pkt_read(pkt, len, &pos, qname, &qlen) != 0 ||
 		pos + 4 > len) {
-		log_info("%s: %s (no question) %zu bytes%s", is_reply ?
-			"reply" : "query", addr, len, tcp ? " tcp" : "");
+		log_tagged(tag, "%s (no question) %zu", addr, len);
 		return;
 	}
 	qtype = (uint16_t)(pkt[pos] << 8 | pkt[pos + 1]);
 	qclass = (uint16_t)(pkt[pos + 2] << 8 | pkt[pos + 3]);
 	if(dname_to_str(qname, name, sizeof(name)) < 0)
 		snprintf(name, sizeof(name), "(unprintable)");
-	if(is_reply)
-		log_info("reply: %s %s %s %s %s %zu%s", addr, name,
-			dns_type_str(qtype, type, sizeof(type)),
+	if(is_reply) {
+		long long sec = 0;
+		long usec = 0;
+		if(start) {
+			const struct timeval *now = comm_base_now(w->base);
+			sec = (long long)(now->tv_sec - start->tv_sec);
+			usec = (long)(now->tv_usec - start->tv_usec);
+			if(usec < 0) {
+				usec += 1000000;
+				sec--;
+			}
+			if(sec < 0)
+				sec = usec = 0;
+		}
+		log_tagged(tag, "%s %s %s %s %s %lld.%6.6ld %d %zu", addr,
+			name, dns_type_str(qtype, type, sizeof(type)),
 			dns_class_str(qclass), dns_rcode_str(pkt[3] & 0x0f),
-			len, tcp ? " tcp" : "");
-	else	log_info("query: %s %s %s %s%s", addr, name,
+			sec, usec, start ? 0 : 1, len);
+	} else
+		log_tagged(tag, "%s %s %s %s", addr, name,
 			dns_type_str(qtype, type, sizeof(type)),
-			dns_class_str(qclass), tcp ? " tcp" : "");
+			dns_class_str(qclass));
 }
 
 /** the dnstap transport of a client's query: UDP, TCP, or TLS for the
@@ -228,8 +267,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
 	h.len = sizeof(struct comm_reply_addr);
 	if(w->log_queries)
-		log_packet(0, &rep->client, rep->buf, rep->len,
-			rep->is_tcp);
+		log_packet(w, 0, &rep->client, rep->buf, rep->len, NULL);
 	if(w->dtio)
 		dt_client_query(w->dtio, &rep->client,
 			worker_dt_proto(w, rep->c, rep->is_tcp), rep->buf,
@@ -247,8 +285,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		rep->len = outlen;
 		worker_count_rcode(w, rep->buf, outlen);
 		if(w->log_replies)
-			log_packet(1, &rep->client, rep->buf, outlen,
-				rep->is_tcp);
+			log_packet(w, 1, &rep->client, rep->buf, outlen, NULL);
 		if(w->dtio)
 			dt_client_response(w->dtio, &rep->client,
 				worker_dt_proto(w, rep->c, rep->is_tcp),
@@ -320,7 +357,8 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 		worker_count_rcode(w, pkt, len);
 	memcpy(&ra, h->data, sizeof(ra));
 	if(w->log_replies)
-		log_packet(1, &ra.client, pkt, len, ra.is_tcp);
+		log_packet(w, 1, &ra.client, pkt, len, w->res ?
+			&w->res->reply_start : NULL);
 	if(w->dtio)
 		dt_client_response(w->dtio, &ra.client,
 			worker_dt_proto(w, ra.c, ra.is_tcp), pkt, len);
@@ -664,6 +702,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->stats_since = *comm_base_now(w->base);
 	w->log_queries = cfg->log_queries;
 	w->log_replies = cfg->log_replies;
+	w->log_tag = cfg->log_tag_queryreply;
 	if(reader)
 		comm_base_set_idle_hooks(w->base, idle_before_wait,
 			idle_after_wake, reader);
@@ -767,6 +806,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.outgoing_range = cfg->outgoing_range;
 	op.outgoing_num_tcp = cfg->outgoing_num_tcp;
 	op.use_caps_for_id = cfg->use_caps_for_id;
+	op.caps_exempt = cfg->caps_exempt;
+	op.port_rules = cfg->outgoing_ports;
 	op.edns_buffer_size = cfg->edns_buffer_size;
 	op.do_ip4 = cfg->do_ip4;
 	op.do_ip6 = cfg->do_ip6;

@@ -147,6 +147,9 @@ struct worker {
 	int log_queries;
 	/** log-replies: log every answer */
 	int log_replies;
+	/** log-tag-queryreply: those lines are tagged 'query' and 'reply'
+	 * instead of 'info' */
+	int log_tag;
 	/** dnstap writer (util/dnstap.h), NULL when dnstap is off */
 	struct dt_io *dtio;
 	/** counters kept over reloads */

@@ -111,12 +111,16 @@ iter_env_create(struct config_file *cfg)
 	if(!env || !cfg)
 		return env;
 	env->qname_min = cfg->qname_minimisation;
+	env->qname_min_strict = cfg->qname_minimisation_strict;
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
 	env->tcp_upstream = cfg->tcp_upstream;
 	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;
+	/* (both set: IPv6, as Unbound checks prefer-ip6 first) */
+	env->prefer_family = cfg->prefer_ip6 ? AF_INET6 :
+		cfg->prefer_ip4 ? AF_INET : 0;
 	if(cfg->root_hints && cfg->root_hints[0]) {
 		if(iter_env_read_hints(env, cfg->root_hints) < 0)
 			goto fail;
@@ -134,6 +138,14 @@ iter_env_create(struct config_file *cfg)
 		p->block = nb->block;
 		p->next = env->priv;
 		env->priv = p;
+	}
+	for(nb = cfg->do_not_query_addresses; nb; nb = nb->next) {
+		struct iter_private *p = calloc(1, sizeof(*p));
+		if(!p)
+			goto fail;
+		p->block = nb->block;
+		p->next = env->dnq;
+		env->dnq = p;
 	}
 	for(sl = cfg->private_domains; sl; sl = sl->next)
 		if(iter_env_add_privdom(env, sl->str) < 0)
@@ -173,6 +185,11 @@ iter_env_delete(struct iter_env *env)
 	while(env->privdom) {
 		struct iter_privdom *p = env->privdom;
 		env->privdom = p->next;
+		free(p);
+	}
+	while(env->dnq) {
+		struct iter_private *p = env->dnq;
+		env->dnq = p->next;
 		free(p);
 	}
 	free(env);
@@ -488,8 +505,12 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 int
 iter_addr_allowed(struct iter_env *env, const struct netaddr *a)
 {
+	struct iter_private *p;
 	if(env->dnqlh && netaddr_is_loopback(a))
 		return 0;
+	for(p = env->dnq; p; p = p->next)
+		if(netblock_match(&p->block, a))
+			return 0;
 	if(!env->do_ip4 && netaddr_family(a) == AF_INET)
 		return 0;
 	if(!env->do_ip6 && netaddr_family(a) == AF_INET6)

@@ -136,8 +136,13 @@ struct iter_env {
 	struct iter_private *priv;
 	/** private-domain names */
 	struct iter_privdom *privdom;
+	/** do-not-query-address: netblocks never queried */
+	struct iter_private *dnq;
 	/** qname-minimisation */
 	int qname_min;
+	/** qname-minimisation-strict: no fall back to the full name when a
+	 * minimised query gets NXDOMAIN (it is the answer) */
+	int qname_min_strict;
 	/** do-not-query-localhost */
 	int dnqlh;
 	/** harden-glue */
@@ -151,6 +156,9 @@ struct iter_env {
 	int do_ip4;
 	/** do-ip6 */
 	int do_ip6;
+	/** prefer-ip4 (AF_INET) or prefer-ip6 (AF_INET6): the family asked
+	 * first; 0 for none */
+	int prefer_family;
 	/** upstream timeout per try, ms */
 	int timeout_ms;
 	/* (the TTL clamps, prefetch and serve-expired live with the message
@@ -262,7 +270,7 @@ int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
 	const uint8_t *d, size_t len);
 
 /** @return 1 when the address may be queried (do-not-query-localhost,
- * do-ip4/do-ip6) */
+ * do-not-query-address, do-ip4/do-ip6) */
 int iter_addr_allowed(struct iter_env *env, const struct netaddr *a);
 
 /** @return 1 when the address is in a private-address block */

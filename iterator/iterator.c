@@ -27,6 +27,8 @@
 #include "util/random.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
+#include "services/cache/msgcache.h"
+#include "dns/query.h"
 #include "util/config_file.h"
 
 static void iter_send(struct module_qstate *s);
@@ -437,6 +439,77 @@ iter_answer_from_cache(struct module_qstate *s)
 	}
 }
 
+/** largest cached NXDOMAIN harden-below-nxdomain copies out (a denial
+ * with its NSEC or NSEC3 proofs and their signatures; a larger one is
+ * left alone and the name is resolved) */
+#define ITER_BELOW_NX_MAX 8192
+
+/**
+ * harden-below-nxdomain (RFC 8020): a name below a name the cache holds
+ * a DNSSEC-secure NXDOMAIN for does not exist either. The parents of
+ * the question are looked up in the message cache (the same type, and
+ * type A, as Unbound does, since minimised queries ask for A); the first
+ * fresh, secure NXDOMAIN that is not a CNAME chain gives this state an
+ * NXDOMAIN with that entry's authority section (the SOA and the NSEC or
+ * NSEC3 proof, which also cover every name below). As in Unbound it
+ * is handed up unchecked, so the validator checks the proof for this
+ * name again. Only the DO entries are read: the others were stored
+ * without their proofs (a client without DO gets none), and with no
+ * validator in the chain nothing is secure, so this only runs for
+ * states that ask for DNSSEC (MESH_FLAG_DNSSEC) without CD.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_below_nxdomain(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct mcache *mc = s->env->mcache;
+	const uint8_t *name = iq->qname;
+	uint8_t buf[ITER_BELOW_NX_MAX];
+	struct iter_reply rep;
+	struct module_rr *rr;
+	if(!mc || !s->env->cfg || !s->env->cfg->harden_below_nxdomain ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD) ||
+		iq->chain.count > 0)
+		return 0;
+	while(name[0] != 0) {
+		uint16_t types[2];
+		int t, nt = 0;
+		name = dname_strip_label(name);
+		if(name[0] == 0)
+			break; /* the root always exists */
+		types[nt++] = iq->qtype;
+		if(iq->qtype != DNS_TYPE_A)
+			types[nt++] = DNS_TYPE_A;
+		for(t = 0; t < nt; t++) {
+			struct query_info qi;
+			struct mcache_state st;
+			size_t len = 0;
+			if(query_info_set(&qi, name, types[t], iq->qclass) < 0 ||
+				mcache_copy_msg(mc, &qi, 1, 0, st_now(s), buf,
+				sizeof(buf), &len, &st) < 0)
+				continue;
+			if(st.rcode != DNS_RCODE_NXDOMAIN ||
+				st.sec != MCACHE_SEC_SECURE ||
+				iter_reply_parse(s->region, buf, len, &rep) != 0 ||
+				rep.sec[DNS_SEC_ANSWER].count != 0)
+				continue;
+			/* the proof is not stored again (trust 0) */
+			for(rr = rep.sec[DNS_SEC_AUTHORITY].first; rr;
+				rr = rr->next) {
+				rr->trust = 0;
+				rr->sec = 0;
+			}
+			verbose(VERB_ALGO, "harden-below-nxdomain: a parent "
+				"name is NXDOMAIN");
+			iter_finish(s, DNS_RCODE_NXDOMAIN, NULL,
+				&rep.sec[DNS_SEC_AUTHORITY], NULL, 0);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /** run a state: send, wait, or finish, by its phase */
 static void
 iter_run(struct module_qstate *s)
@@ -446,7 +519,7 @@ iter_run(struct module_qstate *s)
 		return;
 	switch(iq->phase) {
 	case ITER_INIT:
-		if(iter_answer_from_cache(s))
+		if(iter_below_nxdomain(s) || iter_answer_from_cache(s))
 			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
@@ -534,6 +607,20 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	}
 	if(n == 0)
 		return NULL;
+	if(st_env(s)->prefer_family) {
+		/* prefer-ip4 / prefer-ip6: the other family only when no
+		 * candidate of this one is left */
+		size_t k, m = 0;
+		for(k = 0; k < n; k++)
+			if(netaddr_family(&addrs[k]) ==
+				st_env(s)->prefer_family) {
+				cand[m] = cand[k];
+				addrs[m] = addrs[k];
+				m++;
+			}
+		if(m > 0)
+			n = m;
+	}
 	if(!infra)
 		return cand[random_uniform(s->env->rnd, (uint32_t)n)];
 	i = infra_select(infra, addrs, n, iq->dp->is_forward ? NULL :
@@ -1188,6 +1275,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->qmin_labels++;
 			if(iq->qmin_labels >= dname_count_labels(iq->qname))
 				iq->qmin_labels = 0;
+		} else if(st_env(s)->qname_min_strict) {
+			/* qname-minimisation-strict: the NXDOMAIN of the
+			 * minimised name is the answer (RFC 8020), no fall
+			 * back to the full name */
+			iter_finish(s, DNS_RCODE_NXDOMAIN, NULL,
+				&p->sec[DNS_SEC_AUTHORITY], NULL, 0);
+			return;
 		} else {
 			iq->qmin_labels = 0;
 			iq->qmin_off = 1;

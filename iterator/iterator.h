@@ -8,6 +8,12 @@
  * settings (iter_env: root hints, forward and stub zones, limits) are its
  * global data, built by its init() from the config.
  *
+ * harden-below-nxdomain (RFC 8020): before the RRset cache, a state that
+ * asks for DNSSEC (a validator above) looks for a secure NXDOMAIN of a
+ * parent name in the message cache (its DO entry, which keeps the proof)
+ * and, when there is one, answers NXDOMAIN with that proof, which the
+ * validator checks again for this name.
+ *
  * Where to start: a forward zone (longest match) is always used as is.
  * Otherwise the closest delegation in the RRset cache, when it lies below
  * the configured stub zone (if any); else the stub zone; else the root
@@ -37,7 +43,9 @@
  *     another server tried; SERVFAIL, timeouts and garbage only make the
  *     server skipped for this resolution (timeouts also feed its RTT).
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
- * skipped) among those tried the fewest times. FORMERR to an EDNS query is
+ * skipped) among those tried the fewest times (of the preferred family
+ * first with prefer-ip4 or prefer-ip6; never those of
+ * do-not-query-address). FORMERR to an EDNS query is
  * retried without EDNS (remembered); TC is retried over TCP. Forwarded
  * queries carry RD and their answers are taken as they are (after the
  * question check). What is learnt goes into the RRset cache (trust ranks:
@@ -62,7 +70,7 @@
  * With qname-minimisation (RFC 9156, relaxed) the iterator asks for type
  * A of one label more than the zone cut it knows; a referral moves down, a
  * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
- * name.
+ * name (with qname-minimisation-strict, NXDOMAIN is the answer instead).
  *
  * Restarts (val-max-restart, services/module.h): the address of each
  * server whose reply becomes part of the answer (the final reply, CNAME

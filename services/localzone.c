@@ -174,6 +174,8 @@ struct local_zones {
 	size_t capprrs;
 	/** do not add the AS112 default zones */
 	int unblock_lan;
+	/** log-local-actions: log every query a zone handles */
+	int log_actions;
 	/** do not answer id.server, hostname.bind */
 	int hide_identity;
 	/** do not answer version.server, version.bind */
@@ -840,6 +842,13 @@ local_zones_set_unblock_lan(struct local_zones *lz, int unblock)
 		lz->unblock_lan = unblock;
 }
 
+void
+local_zones_set_log_actions(struct local_zones *lz, int on)
+{
+	if(lz)
+		lz->log_actions = on;
+}
+
 /** is the default zone of that name switched off or taken? */
 static int
 lz_default_taken(struct local_zones *lz, const char *name)
@@ -1241,6 +1250,7 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 		cfg->max_udp_size < 65536 ? cfg->max_udp_size :
 		LZ_DEFAULT_EDNS));
 	local_zones_set_unblock_lan(lz, cfg->unblock_lan_zones);
+	local_zones_set_log_actions(lz, cfg->log_local_actions);
 	return local_zones_finish(lz, err, errlen);
 }
 
@@ -1379,7 +1389,8 @@ lz_answer_neg(const struct local_zones *lz, const uint8_t *pkt,
 	return *outlen ? LOCAL_ZONE_ANSWERED : LOCAL_ZONE_NOT_LOCAL;
 }
 
-/** log a query to an inform zone */
+/** log a query to an inform zone (or, with log-local-actions, to any
+ * zone), as Unbound's lz_inform_print lines */
 static void
 lz_inform(const struct local_zone *z, const struct fast_query *fq,
 	const struct netaddr *client)
@@ -1574,8 +1585,8 @@ local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	if(!z)
 		return LOCAL_ZONE_NOT_LOCAL;
 	t = z->type;
-	if(t == LOCAL_ZONE_INFORM || t == LOCAL_ZONE_INFORM_DENY ||
-		t == LOCAL_ZONE_INFORM_REDIRECT)
+	if(lz->log_actions || t == LOCAL_ZONE_INFORM ||
+		t == LOCAL_ZONE_INFORM_DENY || t == LOCAL_ZONE_INFORM_REDIRECT)
 		lz_inform(z, fq, client);
 	switch(t) {
 	case LOCAL_ZONE_ALWAYS_TRANSPARENT:

@@ -227,6 +227,13 @@ void local_zones_set_edns(struct local_zones *lz, uint16_t edns_size,
 void local_zones_set_unblock_lan(struct local_zones *lz, int unblock);
 
 /**
+ * log-local-actions: log a line (the inform zones' line: zone, type,
+ * client, question) for every query a local zone handles, of any type.
+ * @param on: 1 to log.
+ */
+void local_zones_set_log_actions(struct local_zones *lz, int on);
+
+/**
  * Finish: add the default zones not switched off, make the implicit zones,
  * put every RR in its zone and build the lookup table. After this the
  * structure is read-only.

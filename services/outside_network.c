@@ -63,6 +63,7 @@
 #include "util/log.h"
 #include "util/config_file.h"
 #include "util/dnstap.h"
+#include "dns/name.h"
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -271,6 +272,13 @@ struct outside_network {
 	int num_tcp;
 	/** 0x20 */
 	int use_caps;
+	/** the ports UDP queries go from (outgoing-port-permit/-avoid),
+	 * malloced, and their number; NULL: any port from 1024 */
+	uint16_t *ports;
+	int num_ports;
+	/** caps-exempt: lower-cased wire names, malloced, and their number */
+	uint8_t (*caps_exempt)[ON_MAX_NAME];
+	int num_caps_exempt;
 	/** EDNS size */
 	int edns_size;
 	/** allow IPv4 */
@@ -1342,6 +1350,59 @@ pend_udp_read(int fd, void *arg)
 	}
 }
 
+/**
+ * The port set of outgoing-port-permit and outgoing-port-avoid: ports
+ * 1024-65535, then each rule in line order adds ("+") or takes away
+ * ("-") its range (as Unbound, which starts from the ports above 1024
+ * that IANA has not assigned; petrel keeps no such list).
+ * @return 0, or -1 (logged) when no port is left or out of memory.
+ */
+static int
+ports_setup(struct outside_network *on, const struct config_strlist *rules)
+{
+	uint8_t *set;
+	const struct config_strlist *r;
+	int p, n = 0;
+	if(!rules)
+		return 0;
+	set = calloc(65536, 1);
+	if(!set) {
+		log_err("outside_network_create: out of memory");
+		return -1;
+	}
+	for(p = 1024; p < 65536; p++)
+		set[p] = 1;
+	for(r = rules; r; r = r->next) {
+		unsigned long lo, hi;
+		char *end;
+		lo = strtoul(r->str + 1, &end, 10);
+		hi = *end == '-' ? strtoul(end + 1, NULL, 10) : lo;
+		if(hi > 65535)
+			hi = 65535;
+		for(; lo <= hi; lo++)
+			set[lo] = (r->str[0] == '+');
+	}
+	for(p = 0; p < 65536; p++)
+		n += set[p];
+	if(n == 0) {
+		log_err("outgoing-port-permit/-avoid: no port is left to "
+			"send queries from");
+		free(set);
+		return -1;
+	}
+	on->ports = malloc((size_t)n * sizeof(*on->ports));
+	if(!on->ports) {
+		free(set);
+		log_err("outside_network_create: out of memory");
+		return -1;
+	}
+	for(p = 0; p < 65536; p++)
+		if(set[p])
+			on->ports[on->num_ports++] = (uint16_t)p;
+	free(set);
+	return 0;
+}
+
 /** open a UDP socket on a random port. @return fd or -1 */
 static int
 open_udp(struct outside_network *on, const struct netaddr *to)
@@ -1381,8 +1442,11 @@ open_udp(struct outside_network *on, const struct netaddr *to)
 			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 	}
 	for(i = 0; i < ON_BIND_TRIES; i++) {
-		netaddr_set_port(&a, 1024 + (int)random_uniform(on->rnd,
-			65536 - 1024));
+		if(on->ports)
+			netaddr_set_port(&a, on->ports[random_uniform(on->rnd,
+				(uint32_t)on->num_ports)]);
+		else	netaddr_set_port(&a, 1024 + (int)random_uniform(
+				on->rnd, 65536 - 1024));
 		if(bind(fd, (struct sockaddr *)&a.addr, a.len) == 0)
 			return fd;
 		if(errno != EADDRINUSE && errno != EACCES) {
@@ -1520,6 +1584,15 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 	if(optlen)
 		memcpy(p->opts, opts, optlen);
 	p->optlen = optlen;
+	if(on->use_caps) {
+		/* caps-exempt: names at or below these go without 0x20 */
+		int k;
+		for(k = 0; k < on->num_caps_exempt; k++)
+			if(dname_is_subdomain(lname, on->caps_exempt[k])) {
+				p->no_caps = 1;
+				break;
+			}
+	}
 	p->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
 	p->start = *comm_base_now(on->base);
 	p->hash = h;
@@ -1660,6 +1733,28 @@ outside_network_create(struct comm_base *base,
 	on->outgoing_range = p->outgoing_range > 0 ? p->outgoing_range : 1;
 	on->num_tcp = p->outgoing_num_tcp > 0 ? p->outgoing_num_tcp : 1;
 	on->use_caps = p->use_caps_for_id;
+	if(ports_setup(on, p->port_rules) != 0)
+		goto fail;
+	for(s = (struct config_strlist *)p->caps_exempt; s; s = s->next)
+		on->num_caps_exempt++;
+	if(on->num_caps_exempt > 0) {
+		on->caps_exempt = calloc((size_t)on->num_caps_exempt,
+			sizeof(*on->caps_exempt));
+		if(!on->caps_exempt) {
+			log_err("outside_network_create: out of memory");
+			goto fail;
+		}
+		for(i = 0, s = (struct config_strlist *)p->caps_exempt; s;
+			s = s->next, i++) {
+			size_t len = ON_MAX_NAME;
+			if(dname_from_str(s->str, on->caps_exempt[i], &len) != 0) {
+				log_err("caps-exempt: %s: not a domain name",
+					s->str);
+				goto fail;
+			}
+			dname_tolower(on->caps_exempt[i]);
+		}
+	}
 	on->edns_size = p->edns_buffer_size >= 512 &&
 		p->edns_buffer_size <= 65535 ? p->edns_buffer_size : 1232;
 	on->do_ip4 = p->do_ip4;
@@ -1760,6 +1855,8 @@ outside_network_delete(struct outside_network *on)
 		h2_client_free(on->tls[i].h2);
 	}
 	free(on->tls);
+	free(on->caps_exempt);
+	free(on->ports);
 	free(on->ifs4);
 	free(on->ifs6);
 	free(on->cookies);

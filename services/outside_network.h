@@ -109,6 +109,12 @@ struct outside_network_params {
 	int outgoing_num_tcp;
 	/** use-caps-for-id (0x20) */
 	int use_caps_for_id;
+	/** caps-exempt: domains whose names (at or below) are sent without
+	 * 0x20, as text, or NULL */
+	const struct config_strlist *caps_exempt;
+	/** outgoing-port-permit / outgoing-port-avoid in line order
+	 * ("+low-high", "-low-high"), or NULL for every port from 1024 */
+	const struct config_strlist *port_rules;
 	/** edns-buffer-size advertised in the OPT record */
 	int edns_buffer_size;
 	/** allow IPv4 upstreams */

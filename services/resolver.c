@@ -227,6 +227,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			cfg->cachedb_check_when_serve_expired &&
 			resolver_has_module(stack, "cachedb"))
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
+		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
+			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0);
 	}
 	if(modstack_find(stack, "subnetcache") >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
@@ -443,6 +445,7 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		return 0;
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
+	r->reply_start = rc->start;
 	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
 }
@@ -785,6 +788,11 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		return RESOLVER_DROP;
 	}
+	if(len > DNS_MIN_UDP && (r->front_opts & RESOLVER_OPT_LARGE)) {
+		/* harden-large-queries (as Unbound): ignored */
+		r->stats.num_malformed++;
+		return RESOLVER_DROP;
+	}
 	if(err == DNS_ERR_NOT_QUERY) {
 		/* a response: never answer it (reflection loops) */
 		r->stats.num_malformed++;
@@ -936,6 +944,14 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			return RESOLVER_ANSWERED;
 		}
 	}
+	if((r->front_opts & RESOLVER_OPT_DENY_ANY) &&
+		q->qinfo.qtype == DNS_TYPE_ANY)
+		/* deny-any (as Unbound): an empty NOERROR instead of
+		 * recursion. Tested on a miss, off the hot path: with the
+		 * option on no ANY answer is stored (one stored before a
+		 * reload turned it on is served until it expires) */
+		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
+			out, outmax, outlen);
 	if(r->authz && !norec_ok) {
 		/* auth-zone for-downstream, on a cache miss: a name the
 		 * zone answers is never in the cache, and a cached answer
@@ -1181,6 +1197,7 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 		return 0;
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
+	r->reply_start = c->start;
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return 1;
 }
@@ -1243,6 +1260,27 @@ encode_section(struct dns_builder *b, int section,
 	return 0;
 }
 
+/**
+ * log-servfail: one error line for a SERVFAIL given to a client, as
+ * Unbound prints it: "SERVFAIL <name type class>: reason" (the reason
+ * is the Extended DNS Error of the failure).
+ */
+static void
+resolver_log_servfail(const struct mesh_state *s, int ede)
+{
+	char name[DNS_MAX_NAME_STR], tb[16], cb[16];
+	const char *cs = dns_class_str(s->qclass);
+	if(dname_to_str(s->qname, name, sizeof(name)) < 0)
+		snprintf(name, sizeof(name), "(unprintable)");
+	if(!cs) {
+		snprintf(cb, sizeof(cb), "CLASS%u", (unsigned)s->qclass);
+		cs = cb;
+	}
+	log_err("SERVFAIL <%s %s %s>: %s", name,
+		dns_type_str(s->qtype, tb, sizeof(tb)), cs,
+		ede >= 0 ? dns_ede_str(ede) : "misc failure");
+}
+
 /** Encode the answer (or SERVFAIL) for one client and call the reply
  * callback. */
 static void
@@ -1275,6 +1313,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	} else if(ans->ede >= 0)
 		ede = ans->ede;
 	else	ede = -1;
+	if(rcode == DNS_RCODE_SERVFAIL && r->cfg && r->cfg->log_servfail)
+		resolver_log_servfail(s, ede);
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
 	if(c->tp == RESOLVER_TCP)
@@ -1332,6 +1372,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	len = dns_build_finish(&b);
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
+	r->reply_start = c->start;
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return;
 drop:
@@ -1411,6 +1452,17 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	 * shared caches */
 	int stored = s->qs.no_cache_store ? 0 :
 		resolver_store_answer(r, s, ans);
+	if((!ans || ans->rcode == DNS_RCODE_SERVFAIL) && r->mcache && r->cfg &&
+		r->cfg->serve_expired && r->cfg->serve_expired_ttl_reset) {
+		/* serve-expired-ttl-reset: the refresh failed; an expired
+		 * entry's serve-expired-ttl window starts again */
+		struct query_info qi;
+		if(query_info_set(&qi, s->qname, s->qtype, s->qclass) == 0)
+			mcache_stale_reset(r->mcache, &qi,
+				(s->flags & MESH_FLAG_DO) != 0,
+				(s->flags & MESH_FLAG_CD) != 0,
+				r->out->now->tv_sec);
+	}
 	for(c = s->clients; c; c = c->next)
 		resolver_answer_client(r, s, c, ans, ede, stored);
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&

@@ -11,11 +11,13 @@
  *
  * The order of work for one client packet is:
  *   1. fast parse (dns/query.h); garbage is dropped, a bad question gets
- *      FORMERR, an unknown opcode NOTIMPL;
+ *      FORMERR, an unknown opcode NOTIMPL (with harden-large-queries, a
+ *      packet over 512 bytes is dropped first);
  *   2. access control (deny drops, refuse answers REFUSED);
  *   3. local zones (may answer);
  *   4. message cache (the hot path: writes the answer into the caller's
  *      buffer, allocates nothing, writes only this worker's counters);
+ *      on a miss, with deny-any, an ANY query gets an empty NOERROR;
  *   5. otherwise the mesh: the query is attached to an in-flight
  *      resolution (or starts one) together with a reply handle, an opaque
  *      by-value blob the caller gives (for the daemon: the comm_point and
@@ -38,6 +40,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/time.h>
 #include "util/netaddr.h"
 #include "dns/query.h"
 #include "services/module.h"
@@ -56,6 +59,11 @@ struct rrset_cache;
 struct infra_cache;
 struct comm_base;
 struct cookie_secrets;
+
+/** front_opts: deny-any */
+#define RESOLVER_OPT_DENY_ANY 0x01
+/** front_opts: harden-large-queries */
+#define RESOLVER_OPT_LARGE 0x02
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 224
@@ -205,6 +213,9 @@ struct resolver {
 	struct module_env menv;
 	/** serve-expired-client-timeout, ms (0: answer stale at once) */
 	int expire_client_ms;
+	/** front-end options, RESOLVER_OPT_* (one word to test on the hot
+	 * path), from the config at creation */
+	int front_opts;
 	/** wait-limit (0: none) and its counts per client address (owned,
 	 * NULL without a limit) */
 	int wait_limit;
@@ -278,6 +289,9 @@ struct resolver {
 	uint8_t cookie_out[24];
 	/** 1 when an access-control line says allow_cookie */
 	int acl_cookie;
+	/** when the client being answered by reply_cb sent its query
+	 * (valid during the call; for log-replies) */
+	struct timeval reply_start;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };

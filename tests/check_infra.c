@@ -107,6 +107,33 @@ START_TEST(test_rtt)
 }
 END_TEST
 
+/* infra-cache-min-rtt / infra-cache-max-rtt: every rto stays within the
+ * limits set; a server never heard from starts at the minimum when that
+ * is above 376 ms; the budget of n servers holds n servers */
+START_TEST(test_rtt_limits)
+{
+	struct infra_cache *c = new_infra();
+	struct netaddr a = A("192.0.2.9"), b = A("192.0.2.10");
+	int i;
+	infra_set_rtt_limits(c, 1000, 5000);
+	ck_assert_int_eq(infra_get_rto(c, &b, T0), 1000);
+	for(i = 0; i < 50; i++)
+		infra_rtt_update(c, &a, 1, 1000, T0);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), 1000);
+	for(i = 0; i < 10; i++)
+		infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0 + 1),
+			T0 + 1);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0 + 1), 5000);
+	/* a low maximum caps the first timeout of a new server too */
+	infra_set_rtt_limits(c, 10, 200);
+	ck_assert_int_eq(infra_get_rto(c, &b, T0), 200);
+	infra_delete(c);
+	ck_assert_uint_gt(infra_mem_for_hosts(10000), 10000 * 100);
+	ck_assert_uint_eq(infra_mem_for_hosts(2000) * 5,
+		infra_mem_for_hosts(10000));
+}
+END_TEST
+
 START_TEST(test_timeouts)
 {
 	struct infra_cache *c = new_infra();
@@ -308,6 +335,7 @@ infra_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_rtt_limits);
 	tcase_add_test(tc, test_down_probe);
 	tcase_add_test(tc, test_edns_lame);
 	tcase_add_test(tc, test_select);

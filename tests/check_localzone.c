@@ -211,6 +211,13 @@ build(const char *const *lines)
 	return lz;
 }
 
+/** a static zone alone (log-local-actions) */
+static const char *const log_cfg[] = {
+	"zone static.test. static",
+	"data www.static.test. A 192.0.2.1",
+	NULL
+};
+
 /** the configuration most tests use */
 static const char *const main_cfg[] = {
 	"zone static.test. static",
@@ -639,6 +646,22 @@ START_TEST(test_inform)
 	ldns_pkt_free(p);
 	log_capture(NULL, 0);
 	ck_assert_str_eq(logbuf, "");
+	local_zones_delete(lz);
+	/* log-local-actions: every zone logs the same line (names outside
+	 * the local zones still do not) */
+	lz = build(log_cfg);
+	local_zones_set_log_actions(lz, 1);
+	logbuf[0] = 0;
+	log_capture(logbuf, sizeof(logbuf));
+	p = ask(lz, "www.static.test.", LDNS_RR_TYPE_A, Q_RD);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(ask_lz(lz, "www.example.org.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	log_capture(NULL, 0);
+	ck_assert_msg(strstr(logbuf, "static.test. static 192.0.2.99@4444 "
+		"www.static.test. A IN") != NULL, "log: %s", logbuf);
+	ck_assert_msg(strstr(logbuf, "example.org") == NULL, "log: %s",
+		logbuf);
 	local_zones_delete(lz);
 }
 END_TEST

@@ -267,6 +267,90 @@ START_TEST(test_full_and_jostle)
 }
 END_TEST
 
+/** time out every upstream query until none is left (at most n rounds)
+ * @return the number timed out */
+static int
+time_out_all(int n)
+{
+	int i, k = 0, again = 1;
+	while(again && n-- > 0) {
+		again = 0;
+		for(i = 0; i < MAXQ; i++) {
+			struct tq q = sent[i];
+			if(!q.used)
+				continue;
+			sent[i].used = 0;
+			q.cb(q.arg, OUTBOUND_TIMEOUT, NULL, 0, 0);
+			k++;
+			again = 1;
+		}
+	}
+	return k;
+}
+
+/* log-servfail: a SERVFAIL given to a client logs "SERVFAIL <name type
+ * class>: reason" as an error; without the option nothing is logged */
+START_TEST(test_log_servfail)
+{
+	char logbuf[2048];
+	int on;
+	for(on = 0; on < 2; on++) {
+		cfg->log_servfail = on;
+		logbuf[0] = 0;
+		log_capture(logbuf, sizeof(logbuf));
+		ck_assert_int_eq(client(on ? "fail.example.com." :
+			"quiet.example.com.", 0), RESOLVER_PENDING);
+		ck_assert_int_gt(time_out_all(100), 0);
+		log_capture(NULL, 0);
+		ck_assert_int_eq(num_replies, on + 1);
+		ck_assert_uint_eq(last_reply[3] & 0x0f, LDNS_RCODE_SERVFAIL);
+		if(on)
+			ck_assert_msg(strstr(logbuf, "error: SERVFAIL "
+				"<fail.example.com. A IN>: ") != NULL, "log: %s",
+				logbuf);
+		else	ck_assert_msg(strstr(logbuf, "SERVFAIL") == NULL,
+				"log: %s", logbuf);
+	}
+}
+END_TEST
+
+/* harden-large-queries: a query over 512 bytes (here a 600-byte TXT
+ * record in its additional section) is dropped; without it, resolved */
+START_TEST(test_harden_large)
+{
+	ldns_pkt *p = NULL;
+	ldns_rr *rr = NULL;
+	uint8_t *wire = NULL, buf[4096];
+	char txt[1024];
+	size_t len = 0, outlen = 0;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	int on;
+	memset(txt, 0, sizeof(txt));
+	strcpy(txt, "pad.example.com. 60 IN TXT");
+	for(on = 0; on < 3; on++)
+		strcat(txt, " \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"");
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, "big.example.com.",
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	ck_assert_int_eq(ldns_rr_new_frm_str(&rr, txt, 60, NULL, NULL),
+		LDNS_STATUS_OK);
+	ldns_pkt_push_rr(p, LDNS_SECTION_ADDITIONAL, rr);
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	ck_assert_uint_gt(len, 512);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(&h, 0, sizeof(h));
+	for(on = 1; on >= 0; on--) {
+		res->front_opts = on ? RESOLVER_OPT_LARGE : 0;
+		ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
+			RESOLVER_UDP, &h, buf, sizeof(buf), &outlen),
+			on ? RESOLVER_DROP : RESOLVER_PENDING);
+	}
+	free(wire);
+}
+END_TEST
+
 START_TEST(test_delete_pending)
 {
 	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
@@ -532,6 +616,8 @@ mesh_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_do_apart);
 	tcase_add_test(tc, test_full_and_jostle);
+	tcase_add_test(tc, test_log_servfail);
+	tcase_add_test(tc, test_harden_large);
 	tcase_add_test(tc, test_delete_pending);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_cache_inplace);

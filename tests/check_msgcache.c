@@ -594,6 +594,23 @@ START_TEST(test_serve_expired)
 	/* past serve-expired-ttl */
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 400, out, &len, NULL, &refresh), MCACHE_MISS);
+	/* serve-expired-ttl-reset: a failed refresh at T0 + 400 starts the
+	 * window again; on a fresh entry it changes nothing */
+	{
+		struct query_info qi;
+		qinfo(&qi, "old.example", DNS_TYPE_A);
+		mcache_stale_reset(c, &qi, 0, 0, T0 + 400);
+		ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0 + 450, out, &len, NULL, &refresh),
+			MCACHE_HIT_EXPIRED);
+		ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0 + 500, out, &len, NULL, &refresh), MCACHE_MISS);
+		store_a(c, "new.example", 0, 0, MCACHE_SEC_UNCHECKED);
+		qinfo(&qi, "new.example", DNS_TYPE_A);
+		mcache_stale_reset(c, &qi, 0, 0, T0 + 10);
+		ck_assert_int_eq(ask(c, "new.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0 + 400, out, &len, NULL, &refresh), MCACHE_MISS);
+	}
 	/* a stale NXDOMAIN carries EDE 19 */
 	ck_assert_int_eq(store_neg(c, "gone.example", DNS_RCODE_NXDOMAIN, 60,
 		60, 1), MCACHE_STORED);
@@ -608,6 +625,39 @@ START_TEST(test_serve_expired)
 	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED);
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 301, out, &len, NULL, &refresh), MCACHE_MISS);
+	mcache_delete(c);
+}
+END_TEST
+
+/* mcache_copy_msg (harden-below-nxdomain reads a parent's entry): the
+ * whole message with TTLs counted down, its rcode and security; nothing
+ * once expired or when it does not fit */
+START_TEST(test_copy_msg)
+{
+	struct mcache *c = new_cache(NULL);
+	static uint8_t buf[65535];
+	struct query_info qi;
+	struct mcache_state st;
+	struct dns_msg msg;
+	size_t len = 0;
+	store_a(c, "copy.example", 1, 0, MCACHE_SEC_SECURE);
+	qinfo(&qi, "copy.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 1, 0, T0 + 100, buf,
+		sizeof(buf), &len, &st), 0);
+	ck_assert_int_eq(st.sec, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(st.rcode, 0);
+	ck_assert_uint_eq(st.ttl, 200);
+	ck_assert_int_eq(dns_msg_parse(buf, len, &msg, NULL, 0), 0);
+	ck_assert_uint_eq(msg.ancount, 2);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 200);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3500);
+	/* other key bits, too small a buffer, expired: nothing */
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 0, 0, T0 + 100, buf,
+		sizeof(buf), &len, &st), -1);
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 1, 0, T0 + 100, buf, 20,
+		&len, &st), -1);
+	ck_assert_int_eq(mcache_copy_msg(c, &qi, 1, 0, T0 + 300, buf,
+		sizeof(buf), &len, &st), -1);
 	mcache_delete(c);
 }
 END_TEST
@@ -725,6 +775,121 @@ START_TEST(test_truncation)
 	ck_assert_uint_eq(msg.ancount, 1);
 	ck_assert_uint_eq(msg.nscount, 0);
 	mcache_delete(c);
+}
+END_TEST
+
+/** answer a query with ID id (no EDNS, UDP) and parse it */
+static void
+ask_id(struct mcache *c, const char *qname, uint16_t qtype, uint16_t id,
+	uint8_t *out, size_t *len, struct dns_msg *msg)
+{
+	uint8_t q[512];
+	struct fast_query fq;
+	make_query(q, &fq, qname, qtype, id, DNS_FLAG_RD, 0, 0, 0);
+	ck_assert_int_ne(mcache_answer(c, &fq, q, 0, T0 + 10, out, 65535, len,
+		NULL), MCACHE_MISS);
+	ck_assert_int_eq(dns_msg_parse(out, *len, msg, NULL, 0), 0);
+}
+
+/* rrset-roundrobin: an A set of three starts at the record the query ID
+ * picks (ID mod 3), its TTLs still patched; a TXT set of unequal records
+ * keeps its order; off, nothing moves; a set that an owner elsewhere
+ * points into is not rotated */
+START_TEST(test_roundrobin)
+{
+	struct mcache_params p;
+	struct mcache *c;
+	static uint8_t out[65535], buf[65535];
+	static const uint8_t a3[4] = {192, 0, 2, 3};
+	static const uint8_t t1[] = {3, 'o', 'n', 'e'};
+	static const uint8_t t2[] = {5, 't', 'h', 'r', 'e', 'e'};
+	static const uint8_t v6a[16] = {0x20, 1, 0xd, 0xb8, [15] = 1};
+	static const uint8_t v6b[16] = {0x20, 1, 0xd, 0xb8, [15] = 2};
+	struct trr rrs[7] = {
+		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a1, 4 },
+		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a2, 4 },
+		{ DNS_SEC_ANSWER, "rr.example", DNS_TYPE_A, 300, a3, 4 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_TXT, 300, t1, 4 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_TXT, 300, t2, 6 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_AAAA, 300, v6a,
+		  16 },
+		{ DNS_SEC_ADDITIONAL, "rr.example", DNS_TYPE_AAAA, 300, v6b,
+		  16 },
+	};
+	/* x.example A: two A records whose RDATA reads as the names "a."
+	 * and "b.", and a TXT record whose owner points at the first */
+	static const uint8_t raw[] = {
+		0x12, 0x34, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 1,
+		1, 'x', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 1, 0, 1,
+		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 1, 0x2c, 0, 4, 1, 'a', 0, 0,
+		0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 1, 0x2c, 0, 4, 1, 'b', 0, 0,
+		0xc0, 39, 0, 16, 0, 1, 0, 0, 1, 0x2c, 0, 2, 1, 'z' };
+	struct trr two[2] = {
+		{ DNS_SEC_ANSWER, "two.example", DNS_TYPE_A, 60, a1, 4 },
+		{ DNS_SEC_ANSWER, "two.example", DNS_TYPE_A, 60, a2, 4 },
+	};
+	struct query_info qi;
+	struct dns_msg msg;
+	size_t len, i;
+	uint16_t id;
+	int on;
+	for(on = 0; on < 2; on++) {
+		mcache_params_default(&p);
+		ck_assert_int_eq(p.roundrobin, 1);
+		p.roundrobin = on;
+		c = new_cache(&p);
+		len = make_reply(buf, sizeof(buf), "rr.example", DNS_TYPE_A, 0,
+			0, rrs, 7, 0);
+		qinfo(&qi, "rr.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+			MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		for(id = 0; id < 7; id++) {
+			size_t k = on ? id % 3 : 0;
+			ask_id(c, "rr.example", DNS_TYPE_A, id, out, &len, &msg);
+			ck_assert_uint_eq(msg.ancount, 3);
+			for(i = 0; i < 3; i++) {
+				ck_assert_uint_eq(msg.rrs[i].rdlen, 4);
+				ck_assert_uint_eq(out[msg.rrs[i].rdata_off + 3],
+					(k + i) % 3 + 1);
+				ck_assert_uint_eq(msg.rrs[i].ttl, 290);
+			}
+			ck_assert_uint_eq(msg.rrs[3].rdlen, 4);
+			ck_assert_uint_eq(msg.rrs[4].rdlen, 6);
+			/* the AAAA set (a second run) by ID mod 2 */
+			ck_assert_uint_eq(out[msg.rrs[5].rdata_off + 15],
+				(on ? id % 2 : 0) + 1);
+			ck_assert_uint_eq(out[msg.rrs[6].rdata_off + 15],
+				(on ? (id + 1) % 2 : 1) + 1);
+		}
+		/* a pair (the shortest copy) */
+		len = make_reply(buf, sizeof(buf), "two.example", DNS_TYPE_A,
+			0, 0, two, 2, 0);
+		qinfo(&qi, "two.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+			MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		for(id = 0; id < 4; id++) {
+			ask_id(c, "two.example", DNS_TYPE_A, id, out, &len, &msg);
+			ck_assert_uint_eq(out[msg.rrs[0].rdata_off + 3],
+				(on ? id % 2 : 0) + 1);
+			ck_assert_uint_eq(out[msg.rrs[1].rdata_off + 3],
+				(on ? (id + 1) % 2 : 1) + 1);
+		}
+		qinfo(&qi, "x.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, raw, sizeof(raw),
+			T0, MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		for(id = 0; id < 4; id++) {
+			uint8_t nm[DNS_MAX_NAME];
+			size_t pos, nl = sizeof(nm);
+			ask_id(c, "x.example", DNS_TYPE_A, id, out, &len, &msg);
+			ck_assert_uint_eq(out[msg.rrs[0].rdata_off + 1], 'a');
+			ck_assert_uint_eq(out[msg.rrs[1].rdata_off + 1], 'b');
+			pos = msg.rrs[2].owner_off;
+			ck_assert_int_eq(dname_pkt_read(out, len, &pos, nm, &nl),
+				0);
+			ck_assert_uint_eq(nm[1], 'a');
+		}
+		mcache_delete(c);
+	}
 }
 END_TEST
 
@@ -996,6 +1161,8 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_roundrobin);
+	tcase_add_test(tc, test_copy_msg);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);
@@ -1014,6 +1181,8 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_roundrobin);
+	tcase_add_test(tc, test_copy_msg);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_dump_load);
 	tcase_add_test(tc, test_budget);

@@ -347,6 +347,10 @@ static const char *backends[] = {
 
 /** upstream-cookies for the next mknet */
 static int with_cookies;
+/** caps-exempt for the next mknet (NULL: none) */
+static const struct config_strlist *caps_exempt;
+/** outgoing-port-permit/-avoid rules for the next mknet (NULL: none) */
+static const struct config_strlist *port_rules;
 
 static struct outside_network *
 mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
@@ -362,6 +366,8 @@ mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 	op.outgoing_num_tcp = ntcp;
 	op.use_caps_for_id = caps;
 	op.upstream_cookies = with_cookies;
+	op.caps_exempt = caps_exempt;
+	op.port_rules = port_rules;
 	op.edns_buffer_size = 1232;
 	op.do_ip4 = 1;
 	op.do_ip6 = 0;
@@ -647,6 +653,86 @@ START_TEST(test_caps_fallback)
 	ck_assert_uint_eq(outside_network_get_stats(on)->caps_fallbacks, 1);
 	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 0);
 	rmnet(on);
+}
+END_TEST
+
+/* caps-exempt: with 0x20 on, a name at or below an exempt domain goes in
+ * the letter case given (and needs no fallback), others get 0x20 */
+START_TEST(test_caps_exempt)
+{
+	struct config_strlist ex2 = { NULL, (char *)"other.test." };
+	struct config_strlist ex1 = { &ex2, (char *)"Example." };
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64], other[64];
+	size_t len = mkname(name, "abcdefghijklmnopqrstuvwxyz", 0), olen;
+	caps_exempt = &ex1;
+	on = mknet(16, 4, 1, 0);
+	caps_exempt = NULL;
+	ob = outside_network_outbound(on);
+	mode = FAKE_LOWERCASE;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 2000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(udp_seen, 1);
+	ck_assert_int_eq(memcmp(seen_name[0], name, len), 0);
+	ck_assert_uint_eq(outside_network_get_stats(on)->caps_fallbacks, 0);
+	/* another domain: 0x20, and the fallback */
+	olen = len;
+	memcpy(other, name, len);
+	memcpy(other + name[0] + 2, "exampla", 7);
+	ck_assert_ptr_nonnull(ask(ob, other, olen, 0, 2000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(udp_seen, 3);
+	ck_assert_int_ne(memcmp(seen_name[1], other, olen), 0);
+	ck_assert_uint_eq(outside_network_get_stats(on)->caps_fallbacks, 1);
+	rmnet(on);
+}
+END_TEST
+
+/* outgoing-port-permit / outgoing-port-avoid, applied in line order:
+ * every port away, 47000-47009 back, 47002-47008 away again: queries go
+ * from 47000, 47001 or 47009 only */
+START_TEST(test_port_rules)
+{
+	struct config_strlist r3 = { NULL, (char *)"-47002-47008" };
+	struct config_strlist r2 = { &r3, (char *)"+47000-47009" };
+	struct config_strlist r1 = { &r2, (char *)"-0-65535" };
+	struct config_strlist none = { NULL, (char *)"-1024-65535" };
+	struct outside_network *on;
+	struct outbound *ob;
+	struct outside_network_params op;
+	struct result r;
+	uint8_t name[64];
+	int i;
+	port_rules = &r1;
+	on = mknet(16, 4, 0, 0);
+	port_rules = NULL;
+	ob = outside_network_outbound(on);
+	for(i = 0; i < 8; i++) {
+		size_t len = mkname(name, "port", i);
+		ck_assert_ptr_nonnull(ask(ob, name, len, 0, 2000, &r));
+		run_until(&r.calls, 1);
+		ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+		ck_assert_msg(seen_port[i] == 47000 || seen_port[i] == 47001 ||
+			seen_port[i] == 47009, "port %d", seen_port[i]);
+	}
+	ck_assert_int_eq(udp_seen, 8);
+	rmnet(on);
+	/* no port left: the network is not made */
+	base = comm_base_create(backends[_i]);
+	rnd = random_create();
+	memset(&op, 0, sizeof(op));
+	op.outgoing_range = 4;
+	op.outgoing_num_tcp = 1;
+	op.do_ip4 = 1;
+	op.rnd = rnd;
+	op.port_rules = &none;
+	ck_assert_ptr_null(outside_network_create(base, &op));
+	random_delete(rnd);
+	comm_base_delete(base);
 }
 END_TEST
 
@@ -1014,6 +1100,8 @@ outnet_suite(void)
 	tcase_add_loop_test(tc, test_unwanted_threshold, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_ports_and_ids_vary, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_caps_fallback, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_caps_exempt, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_port_rules, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tc_goes_tcp, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_flag_and_limit, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_outgoing_range, 0, NUM_BACKENDS);

@@ -58,6 +58,7 @@ is_list(const struct config_option *o)
 	case OPT_LOCALDATA: case OPT_LOCALDATA_PTR: case OPT_ZONE_ADDR:
 	case OPT_ZONE_HOST: case OPT_NAME_NUM_LIST:
 	case OPT_NETBLOCK_NUM_LIST: case OPT_POLICY: case OPT_PORT_LIST:
+	case OPT_PORT_RULES:
 		return 1;
 	default:
 		break;

@@ -851,6 +851,36 @@ parse_name_list(struct cfg_parser *p, const struct config_option *o,
 	return 0;
 }
 
+/**
+ * repeatable: a port or a range "low-high" (outgoing-port-permit,
+ * outgoing-port-avoid): kept in one list in line order, '+' or '-' in
+ * front
+ */
+static int
+parse_port_rules(struct cfg_parser *p, const struct config_option *o,
+	char **v, int n)
+{
+	char buf[32], *end;
+	unsigned long lo, hi;
+	(void)n;
+	lo = strtoul(v[0], &end, 10);
+	hi = lo;
+	if(end != v[0] && *end == '-') {
+		const char *h = end + 1;
+		hi = strtoul(h, &end, 10);
+		if(end == h)
+			end = (char *)"x";
+	}
+	if(end == v[0] || *end != 0 || v[0][0] == '-' || v[0][0] == '+' ||
+		lo > 65535 || hi > 65535 || lo > hi)
+		return perr(p, "%s: expected a port or a range low-high "
+			"(0 to 65535), got '%s'", o->name, v[0]);
+	snprintf(buf, sizeof(buf), "%c%lu-%lu",
+		strcmp(o->name, "outgoing-port-avoid") == 0 ? '-' : '+', lo,
+		hi);
+	return append_value(p, o, buf);
+}
+
 /** repeatable: a netblock */
 static int
 parse_netblock_list(struct cfg_parser *p, const struct config_option *o,
@@ -2398,6 +2428,24 @@ free_strlist(struct config_file *cfg, const struct config_option *o)
 	*CMEMBER(cfg, o, struct config_strlist **) = NULL;
 }
 
+/** copy the outgoing port list: once, by outgoing-port-permit's row
+ * (outgoing-port-avoid shares the member) */
+static int
+copy_ports(struct config_file *dst, const struct config_file *src,
+	const struct config_option *o)
+{
+	if(strcmp(o->name, "outgoing-port-permit") != 0)
+		return 0;
+	return copy_strlist(dst, src, o);
+}
+
+/** free the outgoing port list (once; the second row finds NULL) */
+static void
+free_ports(struct config_file *cfg, const struct config_option *o)
+{
+	free_strlist(cfg, o);
+}
+
 /** copy the netblock list (private-address) */
 static int
 copy_netblocks(struct config_file *dst, const struct config_file *src,
@@ -2690,6 +2738,8 @@ static const struct opt_type_ops opt_types[] = {
 	[OPT_INSECURE] = { parse_insecure, NULL, NULL, NULL },
 	[OPT_AUTH] = { parse_auth, NULL, NULL, print_auth },
 	[OPT_PORT_LIST] = { parse_port_list, copy_strlist, free_strlist,
+		print_strlist },
+	[OPT_PORT_RULES] = { parse_port_rules, copy_ports, free_ports,
 		print_strlist },
 };
 

@@ -323,13 +323,28 @@ struct config_file {
 	char *module_config;
 	/** qname-minimisation: send minimal names upstream (RFC 9156) */
 	int qname_minimisation;
+	/** qname-minimisation-strict: never fall back to the full name */
+	int qname_minimisation_strict;
 	/** use-caps-for-id: 0x20 random letter case in upstream queries */
 	int use_caps_for_id;
+	/** caps-exempt: domains sent without 0x20 */
+	struct config_strlist *caps_exempt;
 	/** harden-glue: only trust glue inside the server's zone */
 	int harden_glue;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
+	/** deny-any: ANY queries get an empty NOERROR */
+	int deny_any;
+	/** rrset-roundrobin: rotate the records of each RRset in answers */
+	int rrset_roundrobin;
+	/** log-servfail: log why a query is answered SERVFAIL */
+	int log_servfail;
+	/** log-local-actions: log a line for each local-zone answer */
+	int log_local_actions;
+	/** log-tag-queryreply: 'query' and 'reply' in log-queries and
+	 * log-replies lines */
+	int log_tag_queryreply;
 	/** do-not-query-localhost: never send upstream queries to 127/8, ::1 */
 	int do_not_query_localhost;
 	/** do-ip4: use IPv4 */
@@ -411,6 +426,25 @@ struct config_file {
 	struct config_strlist *local_data_ptr;
 	/** private-address: netblocks stripped from upstream answers */
 	struct config_netblocklist *private_addresses;
+	/** outgoing-port-permit and outgoing-port-avoid, in line order:
+	 * "+low-high" or "-low-high" */
+	struct config_strlist *outgoing_ports;
+	/** infra-cache-numhosts: servers the infrastructure cache holds */
+	int infra_cache_numhosts;
+	/** infra-cache-min-rtt, infra-cache-max-rtt: rto limits, ms */
+	int infra_cache_min_rtt, infra_cache_max_rtt;
+	/** prefer-ip4, prefer-ip6: ask servers of that family first */
+	int prefer_ip4, prefer_ip6;
+	/** serve-original-ttl: answers carry the TTLs as stored, not
+	 * counted down */
+	int serve_original_ttl;
+	/** serve-expired-ttl-reset: a failed refresh starts the expired
+	 * entry's serve-expired-ttl window again */
+	int serve_expired_ttl_reset;
+	/** harden-large-queries: drop queries over 512 bytes */
+	int harden_large_queries;
+	/** do-not-query-address: netblocks the iterator never queries */
+	struct config_netblocklist *do_not_query_addresses;
 	/** private-domain: names allowed to hold private addresses */
 	struct config_strlist *private_domains;
 	/** trust-anchor: DS or DNSKEY records (presentation format) */

@@ -125,7 +125,11 @@ enum config_type {
 	OPT_AUTH,
 	/** repeatable: a port number from min to max, kept as its text in a
 	 * config_strlist (proxy-protocol-port) */
-	OPT_PORT_LIST
+	OPT_PORT_LIST,
+	/** repeatable: a port or a range "low-high" (OPT_PORT_RULES: outgoing-port-permit
+	 * and outgoing-port-avoid share one struct config_strlist, in line
+	 * order, each value with '+' (permit) or '-' (avoid) in front) */
+	OPT_PORT_RULES
 };
 
 /** flags of an option */

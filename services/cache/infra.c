@@ -94,6 +94,8 @@ struct infra_upd {
 	int probe_secs;
 	/** UPD_PROBE: set to 1 when the claim succeeded (the caller's) */
 	int *won;
+	/** UPD_RTT: the rto limits (infra-cache-min-rtt, -max-rtt) */
+	int min_rto, max_rto;
 };
 
 /** the cache */
@@ -104,6 +106,8 @@ struct infra_cache {
 	struct shmhash *shm;
 	/** infra-host-ttl */
 	uint32_t host_ttl;
+	/** infra-cache-min-rtt, infra-cache-max-rtt: the rto limits, ms */
+	int min_rto, max_rto;
 };
 
 /** does an entry hold the key? */
@@ -187,6 +191,8 @@ infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
 		return NULL;
 	}
 	c->host_ttl = host_ttl;
+	c->min_rto = INFRA_RTO_MIN;
+	c->max_rto = INFRA_RTO_MAX;
 	return c;
 }
 
@@ -214,6 +220,8 @@ infra_create_shared(void *base, uint64_t off, uint32_t host_ttl)
 		return NULL;
 	}
 	c->host_ttl = host_ttl;
+	c->min_rto = INFRA_RTO_MIN;
+	c->max_rto = INFRA_RTO_MAX;
 	return c;
 }
 
@@ -237,6 +245,19 @@ infra_set_params(struct infra_cache *c, size_t maxmem, uint32_t host_ttl)
 	else	slabhash_set_maxmem(c->table, maxmem);
 }
 
+void
+infra_set_rtt_limits(struct infra_cache *c, int min_ms, int max_ms)
+{
+	c->min_rto = min_ms > 0 ? min_ms : 1;
+	c->max_rto = max_ms >= c->min_rto ? max_ms : c->min_rto;
+}
+
+size_t
+infra_mem_for_hosts(size_t n)
+{
+	return n * slabhash_malloc_size(sizeof(struct infra_lentry));
+}
+
 /** the state of a server never heard from */
 static void
 host_default(struct infra_host *h)
@@ -250,14 +271,14 @@ host_default(struct infra_host *h)
 	h->probe_at = 0;
 }
 
-/** clamp an rto */
+/** clamp an rto to the update's limits */
 static int
-rto_clamp(long rto)
+rto_clamp(long rto, const struct infra_upd *u)
 {
-	if(rto < INFRA_RTO_MIN)
-		return INFRA_RTO_MIN;
-	if(rto > INFRA_RTO_MAX)
-		return INFRA_RTO_MAX;
+	if(rto > u->max_rto)
+		rto = u->max_rto;
+	if(rto < u->min_rto)
+		rto = u->min_rto;
 	return (int)rto;
 }
 
@@ -278,11 +299,11 @@ host_apply(struct infra_host *h, const struct infra_upd *u)
 				h->rttvar += (d - h->rttvar) / 4;
 				h->srtt += (u->rtt - h->srtt) / 8;
 			}
-			h->rto = rto_clamp((long)h->srtt + 4L * h->rttvar);
+			h->rto = rto_clamp((long)h->srtt + 4L * h->rttvar, u);
 			h->timeouts = 0;
 		} else if(u->orig_rto >= h->rto) {
 			long base = h->rto > u->orig_rto ? h->rto : u->orig_rto;
-			h->rto = rto_clamp(base * 2);
+			h->rto = rto_clamp(base * 2, u);
 			h->timeouts++;
 		}
 		/* else: it went out before the last backoff, which a query
@@ -412,7 +433,12 @@ int
 infra_get_rto(struct infra_cache *c, const struct netaddr *addr, time_t now)
 {
 	const struct infra_entry *e = infra_find(c, addr, NULL, now);
-	return e ? e->host.rto : INFRA_UNKNOWN_RTO;
+	if(e)
+		return e->host.rto;
+	/* a server never heard from: within the limits too (a raised
+	 * infra-cache-min-rtt for slow forwarders) */
+	return INFRA_UNKNOWN_RTO < c->min_rto ? c->min_rto :
+		INFRA_UNKNOWN_RTO > c->max_rto ? c->max_rto : INFRA_UNKNOWN_RTO;
 }
 
 void
@@ -424,6 +450,8 @@ infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
 	u.kind = UPD_RTT;
 	u.rtt = rtt_ms;
 	u.orig_rto = orig_rto;
+	u.min_rto = c->min_rto;
+	u.max_rto = c->max_rto;
 	u.now = now;
 	infra_update(c, addr, NULL, &u);
 }

@@ -119,6 +119,19 @@ struct infra_cache *infra_create_shared(void *base, uint64_t off,
 /** @return the shared table, or NULL when the cache is per-process */
 struct shmhash *infra_shared_table(struct infra_cache *c);
 
+/**
+ * Set the limits of the rto (infra-cache-min-rtt, infra-cache-max-rtt;
+ * INFRA_RTO_MIN and INFRA_RTO_MAX by default). Later updates keep every
+ * rto within them (reload, no worker running).
+ * @param min_ms: the least rto, ms (at least 1).
+ * @param max_ms: the largest, ms (raised to min_ms if below).
+ */
+void infra_set_rtt_limits(struct infra_cache *c, int min_ms, int max_ms);
+
+/** @return the byte budget that holds n servers (infra-cache-numhosts;
+ *	a server's lameness for a zone is an entry too) */
+size_t infra_mem_for_hosts(size_t n);
+
 /** Change the budget and host TTL (reload, no worker running). */
 void infra_set_params(struct infra_cache *c, size_t maxmem,
 	uint32_t host_ttl);

@@ -11,6 +11,21 @@
  * Keeping the question inside the body keeps the upstream compression
  * pointers valid: the client's question has the same length and sits at
  * the same offset, so it is copied over the stored one on a hit.
+ *
+ * rrset-roundrobin: after the RR flags the entry lists the runs a hit
+ * may rotate (struct mcache_rot): RRsets of two or more records that
+ * lie back to back with the same length, the same owner bytes and the
+ * same TTL, of a type whose RDATA holds no name (so nothing elsewhere
+ * in the message can point into it), and no owner name elsewhere points
+ * into their RDATA. Rotating such a run moves whole equal slots: every
+ * TTL offset, every compression pointer and the truncation points stay
+ * valid. Each listed run is also kept doubled (its records, then all but
+ * the last again) after the list, so that a rotated run is one memcpy
+ * over the run the body copy just wrote, from the record the query ID
+ * picks (ID mod count, as Unbound takes the rotation from the ID). An
+ * entry with no such run costs one test. Sets that do not qualify
+ * (records of different lengths: TXT, MX...), and runs past
+ * MCACHE_ROT_BYTES of doubled copies, keep their stored order.
  */
 #include "config.h"
 #include "services/cache/msgcache.h"
@@ -32,12 +47,34 @@
 #define MKEY_CD 0x02
 /** rr flag: first RR of a run of one RRset */
 #define MRR_START 0x01
+/** most runs an entry lists for rrset-roundrobin (more stay in order) */
+#define MCACHE_MAX_ROT 16
+/** most bytes of doubled runs an entry keeps for rrset-roundrobin */
+#define MCACHE_ROT_BYTES 4096
 /** size of the OPT record petrel writes, without options */
 #define OPT_FIXED 11
 /** size of an EDE option with no text */
 #define OPT_EDE 6
 /** size of a COOKIE option with a client and a server cookie */
 #define OPT_COOKIE 28
+
+/** a run of one RRset's records that a hit may rotate (see the file
+ * comment); message offsets */
+struct mcache_rot {
+	/** where the first record starts (its owner) */
+	uint16_t start;
+	/** the length of each record */
+	uint16_t rrlen;
+	/** the number of records */
+	uint16_t count;
+	/** where its doubled copy is, as an offset into the entry's data */
+	uint16_t dbl;
+	/** count * rrlen */
+	uint16_t len;
+	/** start + len: the message length a truncated answer must have
+	 * kept for the run to be there */
+	uint16_t end;
+};
 
 /**
  * A cached answer. The fields a hit reads first (the key, the times) come
@@ -59,7 +96,9 @@ struct mcache_entry {
 	uint8_t sec;
 	/** absolute expiry */
 	time_t expire;
-	/** when it was stored */
+	/** when its TTLs start counting down: when it was stored, or, with
+	 * serve-original-ttl, its expiry (so they never do; no test on the
+	 * hit path) */
 	time_t stored;
 	/** length of the body */
 	uint16_t body_len;
@@ -73,14 +112,27 @@ struct mcache_entry {
 	int16_t ede;
 	/** 1 for NXDOMAIN/NODATA */
 	uint8_t negative;
+	/** number of runs rrset-roundrobin rotates (struct mcache_rot) */
+	uint8_t n_rot;
+	/** where their list is, as an offset into data (n_rot > 0) */
+	uint16_t rot_at;
+	/** the first of them (n_rot > 0), here so that a hit on an entry
+	 * with one run (the common case) reads no more than the header */
+	struct mcache_rot rot0;
 	/** from here on a prefetch is due */
 	time_t prefetch_at;
 	/** no refresh is signalled before this time (CAS by readers) */
 	_Atomic int64_t refresh_after;
+	/** serve-expired-ttl-reset: when the last refresh of the expired
+	 * entry failed; the serve-expired-ttl window runs from the later of
+	 * this and the expiry (0: from the expiry) */
+	_Atomic int64_t stale_from;
 	/** qname (lower-cased), body (the message from offset 12), TTL
-	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags */
+	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags,
+	 * then (2-aligned) the rotatable runs */
 	uint8_t data[];
 };
+
 
 /**
  * An entry of a per-process table: the table part, then the answer. In
@@ -108,6 +160,12 @@ struct mcache_lentry {
 	ME_TTLS_AT((e)->qname_len, (e)->body_len)))
 /** the RR flags */
 #define ME_RR_FLAGS(e) ((uint8_t *)(ME_TTL_OFF(e) + (e)->n_rr))
+/** offset of the rotatable runs in data */
+#define ME_ROT_AT(qlen, blen, n) ((ME_TTLS_AT(qlen, blen) + (size_t)(n) * 3 \
+	+ 1) & ~(size_t)1)
+/** the rotatable runs */
+#define ME_ROT(e) ((const struct mcache_rot *)(const void *)((e)->data + \
+	ME_ROT_AT((e)->qname_len, (e)->body_len, (e)->n_rr)))
 
 /** a lookup key */
 struct mcache_key {
@@ -152,6 +210,7 @@ mcache_params_default(struct mcache_params *p)
 	p->serve_expired_ttl = 0;
 	p->serve_expired_reply_ttl = 30;
 	p->max_udp_size = 1232;
+	p->roundrobin = 1;
 }
 
 /** the table hash of a key */
@@ -287,6 +346,129 @@ mcache_store(struct mcache *c, const struct query_info *qinfo, int do_bit,
 	return ret;
 }
 
+/** @return 1 when RDATA of this type may hold a (compressed) name: the
+ * types RFC 3597 section 4 lists; their sets are not rotated */
+static int
+rot_name_type(uint16_t t)
+{
+	switch(t) {
+	case 2: case 3: case 4: case 5: case 6: case 7: case 8: case 9:
+	case 12: case 14: case 15: case 17: case 18: case 21: case 24:
+	case 26: case 30: case 33: case 35: case 36: case 39:
+	case DNS_TYPE_RRSIG:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/** the bytes of an RR's owner as written (up to its type field) */
+static size_t
+rot_owner_len(const struct dns_rr *rr)
+{
+	return (size_t)rr->ttl_off - 4 - rr->owner_off;
+}
+
+/**
+ * Drop the runs that a compression pointer in an owner name points into
+ * other than at owner bytes (the same in every slot of a run).
+ * @return the number of runs kept (moved to the front).
+ */
+static size_t
+rot_check_pointers(const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	struct mcache_rot *rot, size_t nrot, const size_t *olen)
+{
+	size_t i, k, kept = 0;
+	int bad[MCACHE_MAX_ROT];
+	memset(bad, 0, sizeof(bad));
+	for(i = 0; i < msg->rr_count; i++) {
+		size_t pos = msg->rrs[i].owner_off;
+		int hops = 0;
+		while(pos < len && reply[pos] != 0 && hops < 256) {
+			if((reply[pos] & 0xc0) == 0xc0) {
+				size_t t;
+				if(pos + 1 >= len)
+					break;
+				t = ((size_t)(reply[pos] & 0x3f) << 8) |
+					reply[pos + 1];
+				for(k = 0; k < nrot; k++) {
+					size_t end = (size_t)rot[k].start +
+						(size_t)rot[k].count *
+						rot[k].rrlen;
+					if(t >= rot[k].start && t < end &&
+						(t - rot[k].start) %
+						rot[k].rrlen >= olen[k])
+						bad[k] = 1;
+				}
+				pos = t;
+				hops++;
+				continue;
+			}
+			pos += (size_t)reply[pos] + 1;
+		}
+	}
+	for(k = 0; k < nrot; k++)
+		if(!bad[k])
+			rot[kept++] = rot[k];
+	return kept;
+}
+
+/**
+ * Find the runs of a message a hit may rotate (see the file comment).
+ * @param rot: out (MCACHE_MAX_ROT).
+ * @return how many.
+ */
+static size_t
+rot_find(const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	struct mcache_rot *rot)
+{
+	size_t i = 0, j, k, n = 0, olen[MCACHE_MAX_ROT];
+	while(i < msg->rr_count) {
+		const struct dns_rr *a = &msg->rrs[i];
+		size_t rrlen = (size_t)a->rdata_off + a->rdlen - a->owner_off;
+		size_t ol = rot_owner_len(a);
+		int ok = !rot_name_type(a->type);
+		for(j = i + 1; j < msg->rr_count; j++) {
+			const struct dns_rr *b = &msg->rrs[j];
+			if(b->section != a->section || b->type != a->type ||
+				b->rrclass != a->rrclass ||
+				b->covered != a->covered ||
+				!dname_pkt_equal(reply, len, b->owner_off,
+				a->owner_off))
+				break;
+			if((size_t)b->rdata_off + b->rdlen - b->owner_off !=
+				rrlen || b->owner_off != a->owner_off +
+				(j - i) * rrlen || rot_owner_len(b) != ol ||
+				memcmp(reply + b->owner_off, reply +
+				a->owner_off, ol) != 0 ||
+				ttl_sane(b->ttl) != ttl_sane(a->ttl))
+				ok = 0;
+		}
+		if(ok && j - i >= 2 && n < MCACHE_MAX_ROT &&
+			a->owner_off + (j - i) * rrlen <= 0xffff &&
+			rrlen <= 0xffff && (j - i) * rrlen >= 16) {
+			rot[n].start = a->owner_off;
+			rot[n].rrlen = (uint16_t)rrlen;
+			rot[n].count = (uint16_t)(j - i);
+			olen[n] = ol;
+			n++;
+		}
+		i = j;
+	}
+	if(n == 0)
+		return 0;
+	k = rot_check_pointers(reply, len, msg, rot, n, olen);
+	/* the doubled copies stay within their budget */
+	for(i = 0, j = 0, n = 0; i < k; i++) {
+		size_t d = (2 * (size_t)rot[i].count - 1) * rot[i].rrlen;
+		if(n + d > MCACHE_ROT_BYTES)
+			continue;
+		n += d;
+		rot[j++] = rot[i];
+	}
+	return j;
+}
+
 enum mcache_store_result
 mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, const uint8_t *reply, size_t len,
@@ -297,9 +479,10 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_NOT_CACHEABLE;
-	size_t i, body_end, n, sz;
+	size_t i, body_end, n, sz, nrot, dbl_at, dbl_len = 0;
 	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
 	int negative, soa_idx = -1;
+	struct mcache_rot rot[MCACHE_MAX_ROT];
 
 	if(msg->qdcount != 1 || msg->qtype != qinfo->qtype ||
 		msg->qclass != qinfo->qclass ||
@@ -367,10 +550,21 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 		if(ttl_sane(msg->rrs[i].ttl) == 0)
 			goto fail; /* a TTL 0 record: not cached */
 
-	/* allocate: struct, qname, body, ttl offsets, flags */
+	nrot = rot_find(reply, len, msg, rot);
+	dbl_at = ME_ROT_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE, n) +
+		nrot * sizeof(struct mcache_rot);
+	for(i = 0; i < nrot; i++) {
+		rot[i].dbl = (uint16_t)(dbl_at + dbl_len);
+		rot[i].len = (uint16_t)(rot[i].count * rot[i].rrlen);
+		rot[i].end = (uint16_t)(rot[i].start + rot[i].len);
+		dbl_len += (2 * (size_t)rot[i].count - 1) * rot[i].rrlen;
+	}
+	if(dbl_at + dbl_len > 0xffff)
+		nrot = dbl_len = 0; /* (cannot happen below 64k messages) */
+	/* allocate: struct, qname, body, ttl offsets, flags, runs and their
+	 * doubled copies */
 	ret = MCACHE_ERROR;
-	sz = sizeof(*le) + ME_TTLS_AT(qinfo->qname_len, body_end - DNS_HDR_SIZE)
-		+ n * sizeof(uint16_t) + n;
+	sz = sizeof(*le) + dbl_at + dbl_len;
 	le = calloc(1, sz);
 	if(!le)
 		goto fail;
@@ -390,6 +584,10 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	e->rcode = (uint8_t)msg->rcode;
 	e->sec = (uint8_t)sec;
 	e->negative = (uint8_t)negative;
+	e->n_rot = (uint8_t)nrot;
+	e->rot_at = (uint16_t)ME_ROT_AT(e->qname_len, e->body_len, n);
+	if(nrot)
+		e->rot0 = rot[0];
 	for(i = 0; i < n; i++) {
 		const struct dns_rr *rr = &msg->rrs[i];
 		uint32_t t = ttl_sane(rr->ttl);
@@ -414,6 +612,18 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 			msg->rrs[i-1].owner_off))
 			ME_RR_FLAGS(e)[i] = MRR_START;
 	}
+	if(nrot) {
+		/* the runs and their doubled copies, with the stored TTLs */
+		memcpy((void *)ME_ROT(e), rot, nrot * sizeof(*rot));
+		for(i = 0; i < nrot; i++) {
+			size_t rl = (size_t)rot[i].count * rot[i].rrlen;
+			const uint8_t *run = ME_BODY(e) + rot[i].start -
+				DNS_HDR_SIZE;
+			memcpy(e->data + rot[i].dbl, run, rl);
+			memcpy(e->data + rot[i].dbl + rl, run,
+				rl - rot[i].rrlen);
+		}
+	}
 	if(n == 0 && !negative)
 		entry_ttl = 0; /* NOERROR with nothing in it: nothing to keep */
 	ret = MCACHE_NOT_CACHEABLE;
@@ -421,8 +631,11 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 		goto fail;
 	e->stored = now;
 	e->expire = now + (time_t)entry_ttl;
+	if(c->p.original_ttl)
+		e->stored = e->expire; /* serve-original-ttl: no count down */
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
+	atomic_init(&e->stale_from, 0);
 	le->h.hash = mkey_hash(qinfo->hash, e->dc);
 	le->h.mem = slabhash_malloc_size(sz);
 	key.qname = ME_QNAME(e);
@@ -517,6 +730,76 @@ mcache_prefetch(struct mcache *c, uint32_t hash, int stage)
 	else	slabhash_prefetch(c->table, hash, stage);
 }
 
+/**
+ * Copy n bytes, at least 16, between buffers that do not overlap, in
+ * 16-byte moves the compiler inlines (a rotated run: no library call on
+ * the hit path, so nothing around it is spilled); the last move may
+ * overlap the one before, writing the same bytes again.
+ */
+static inline void
+copy_run(uint8_t *d, const uint8_t *s, size_t n)
+{
+	size_t i;
+	if(n <= 32) {
+		/* two A records, one AAAA pair: two moves */
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+		return;
+	}
+	if(n <= 64) {
+		/* up to four A records: four moves */
+		memcpy(d, s, 16);
+		memcpy(d + 16, s + 16, 16);
+		memcpy(d + n - 32, s + n - 32, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+		return;
+	}
+	for(i = 0; i + 32 <= n; i += 32) {
+		memcpy(d + i, s + i, 16);
+		memcpy(d + i + 16, s + i + 16, 16);
+	}
+	if(i + 16 <= n) {
+		memcpy(d + i, s + i, 16);
+		i += 16;
+	}
+	if(i < n)
+		memcpy(d + n - 16, s + n - 16, 16);
+}
+
+/** rotate one run of a hit (see the file comment) */
+static inline void
+rotate_run(uint8_t *out, const struct mcache_entry *e,
+	const struct mcache_rot *rot, unsigned id, size_t msglen)
+{
+	unsigned k = id % rot->count;
+	if(k != 0 && rot->end <= msglen)
+		copy_run(out + rot->start, e->data + rot->dbl + k * rot->rrlen,
+			rot->len);
+}
+
+/** rotate the runs of a hit after the first (rare: sets in more than
+ * one section) */
+static void __attribute__((noinline))
+rotate_more(uint8_t *out, const struct mcache_entry *e, unsigned id,
+	size_t msglen)
+{
+	const struct mcache_rot *rot = (const struct mcache_rot *)
+		(const void *)(e->data + e->rot_at);
+	size_t i;
+	for(i = 1; i < e->n_rot; i++)
+		rotate_run(out, e, &rot[i], id, msglen);
+}
+
+/** where an expired entry's serve-expired-ttl window starts: its expiry,
+ * or its last failed refresh (serve-expired-ttl-reset) */
+static inline time_t
+stale_base(const struct mcache_entry *e)
+{
+	int64_t f = atomic_load_explicit(&((struct mcache_entry *)e)->
+		stale_from, memory_order_relaxed);
+	return (time_t)f > e->expire ? (time_t)f : e->expire;
+}
+
 /** find the answer for a key (lock-free; see the tables' headers) */
 static inline const struct mcache_entry *
 mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
@@ -564,7 +847,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		if(c->p.prefetch && now >= e->prefetch_at)
 			res = MCACHE_HIT_PREFETCH;
 	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
-		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
+		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
 		ede = e->rcode == DNS_RCODE_NXDOMAIN ? DNS_EDE_STALE_NXDOMAIN :
@@ -618,6 +901,13 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	/* the body, then the client's question name over the stored one */
 	memcpy(out + DNS_HDR_SIZE, ME_BODY(e), msglen - DNS_HDR_SIZE);
 	memcpy(out + DNS_HDR_SIZE, qpkt + q->qname_off, e->qname_len);
+	if(e->n_rot && c->p.roundrobin) {
+		/* rrset-roundrobin: each listed run starts at record
+		 * (ID mod count); its slots are equal, its TTLs the same */
+		rotate_run(out, e, &e->rot0, q->id, msglen);
+		if(e->n_rot > 1)
+			rotate_more(out, e, q->id, msglen);
+	}
 
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | e->rcode |
 		(q->flags & (DNS_FLAG_RD | DNS_FLAG_CD)));
@@ -702,10 +992,72 @@ mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		st->result = (c->p.prefetch && now >= e->prefetch_at) ?
 			MCACHE_HIT_PREFETCH : MCACHE_HIT;
 	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
-		now < e->expire + (time_t)c->p.serve_expired_ttl)) {
+		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		st->result = MCACHE_HIT_EXPIRED;
 	}
 	return 0;
+}
+
+int
+mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
+	size_t *len, struct mcache_state *st)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	const uint16_t *toff;
+	uint32_t age;
+	size_t i, msglen;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	memset(st, 0, sizeof(*st));
+	st->result = MCACHE_MISS;
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	if(!e || now >= e->expire)
+		return -1;
+	msglen = DNS_HDR_SIZE + (size_t)e->body_len;
+	if(msglen > bufmax)
+		return -1;
+	age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
+	memcpy(buf + DNS_HDR_SIZE, ME_BODY(e), e->body_len);
+	dns_write_u16(buf, 0);
+	dns_write_u16(buf + 2, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		e->rcode));
+	dns_write_u16(buf + 4, 1);
+	dns_write_u16(buf + 6, e->counts[0]);
+	dns_write_u16(buf + 8, e->counts[1]);
+	dns_write_u16(buf + 10, e->counts[2]);
+	toff = ME_TTL_OFF(e);
+	for(i = 0; i < e->n_rr; i++) {
+		uint32_t t = dns_read_u32(buf + toff[i]);
+		dns_write_u32(buf + toff[i], t > age ? t - age : 0);
+	}
+	st->result = MCACHE_HIT;
+	st->ttl = (uint32_t)(e->expire - now);
+	st->rcode = e->rcode;
+	st->sec = (enum mcache_security)e->sec;
+	*len = msglen;
+	return 0;
+}
+
+void
+mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	if(e && now >= e->expire)
+		atomic_store_explicit(&((struct mcache_entry *)e)->stale_from,
+			(int64_t)now, memory_order_relaxed);
 }
 
 /* ---- flushing ---- */

@@ -18,8 +18,12 @@
  *     query; AA cleared; AD only when the entry is secure and the client
  *     set DO or AD; the stored rcode; the counts;
  *   - the question name, with the client's bytes (its letter case);
- *   - every TTL: the stored TTL minus the entry's age (or
- *     serve-expired-reply-ttl for an expired answer);
+ *   - every TTL: the stored TTL minus the entry's age (the stored TTL
+ *     with serve-original-ttl; serve-expired-reply-ttl for an expired
+ *     answer);
+ *   - with rrset-roundrobin, the order of the records of each RRset
+ *     the entry lists as rotatable (equal-length records, such as A and
+ *     AAAA sets), starting at the record the query ID picks;
  *   - the OPT record, only if the client sent EDNS: petrel's UDP size, DO
  *     echoed, and an Extended DNS Error option where one applies (3, Stale
  *     Answer, or 19, Stale NXDOMAIN Answer, for expired data; or the
@@ -51,7 +55,9 @@
  * the state wins an atomic compare-and-swap on the entry and gets
  * *refresh = 1; others get 0 until MCACHE_REFRESH_RETRY seconds have
  * passed (in case that refresh failed). This is the one write a hit can
- * make to a shared line, once per entry per refresh.
+ * make to a shared line, once per entry per refresh. (With
+ * serve-expired-ttl-reset a failed refresh, not a hit, stores its time
+ * in the entry: the serve-expired-ttl window then runs from it.)
  */
 #ifndef SERVICES_CACHE_MSGCACHE_H
 #define SERVICES_CACHE_MSGCACHE_H
@@ -143,12 +149,19 @@ struct mcache_params {
 	/** max-udp-size: the UDP size petrel puts in its OPT record and the
 	 * largest UDP answer it sends */
 	uint16_t max_udp_size;
+	/** rrset-roundrobin: 1 to rotate the records of the RRsets the
+	 * entry lists (equal-length sets: A, AAAA...) by the query ID */
+	int roundrobin;
+	/** serve-original-ttl: 1 to answer with the TTLs as stored, not
+	 * counted down by the entry's age (the entry still expires); it
+	 * applies to the entries stored while it is set */
+	int original_ttl;
 };
 
 /**
  * Fill params with the defaults (Unbound's): 4 MB, 4 slabs, min 0,
  * max 86400, negative 3600, no prefetch, no serve-expired, reply TTL 30,
- * UDP 1232.
+ * UDP 1232, rrset-roundrobin on.
  */
 void mcache_params_default(struct mcache_params *p);
 
@@ -298,6 +311,38 @@ struct mcache_state {
  */
 int mcache_peek(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now, struct mcache_state *st);
+
+/**
+ * Copy a fresh entry out as a complete message (harden-below-nxdomain:
+ * the iterator reads a parent name's NXDOMAIN and its proof). Not the
+ * hot path: the message is written with ID 0, QR RA and the stored
+ * rcode, the counts, the stored question, and every TTL minus the
+ * entry's age; no OPT record.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ * @param buf: where the message goes; bufmax its size.
+ * @param len: set to the message length.
+ * @param st: set to the entry's rcode, security and remaining TTL.
+ * @return 0, or -1 when there is no fresh entry or it does not fit.
+ */
+int mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
+	size_t *len, struct mcache_state *st);
+
+/**
+ * serve-expired-ttl-reset: a refresh of this question failed; if its
+ * entry has expired, the serve-expired-ttl window starts again now (the
+ * entry is served stale as long as it is asked for and the upstream
+ * fails). One relaxed atomic store on the entry; nothing else changes.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ */
+void mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now);
 
 /* ---- flushing (control channel) ---- */
 

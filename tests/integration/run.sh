@@ -597,7 +597,10 @@ check_burst() {
 }
 
 # check_log_queries: log-queries and log-replies write one line per query
-# and per answer, for an answer after recursion and one from the cache
+# and per answer, for an answer after recursion and one from the cache, in
+# Unbound's shape (with log-tag-queryreply: "query: ip name type class",
+# "reply: ip name type class rcode seconds cached size"); log-local-actions
+# logs a local-zone answer (log-servfail: tests/check_mesh.c)
 check_log_queries() {
 	local label="$RESOLVER x1" conf="$IT_WORK/logq.conf" why="" n
 	if [ "$RESOLVER" != petrel ]; then
@@ -606,7 +609,7 @@ check_log_queries() {
 	fi
 	resolver_conf "$conf" dir="$IT_WORK" port="$PORT" hints="$ZONES/root.hints" \
 		threads=1 control=no
-	printf 'server:\n  log-queries: yes\n  log-replies: yes\n' >>"$conf"
+	printf 'server:\n  log-queries: yes\n  log-replies: yes\n  log-tag-queryreply: yes\n  log-local-actions: yes\n  log-servfail: yes\n  local-data: "here.lan. 60 IN A 192.0.2.1"\n' >>"$conf"
 	if ! resolver_start "$conf" "$conf.log"; then
 		fail "[$label] starts with log-queries"
 		return
@@ -614,13 +617,18 @@ check_log_queries() {
 	for n in 1 2; do
 		dig @127.0.0.1 -p "$PORT" +time=3 +tries=1 www.a.zz A >/dev/null 2>&1
 	done
+	dig @127.0.0.1 -p "$PORT" +time=3 +tries=1 here.lan A >/dev/null 2>&1
 	sleep 0.3
-	n=$(grep -c "query: 127\.0\.0\.1.* www\.a\.zz\. A IN" "$conf.log")
+	n=$(grep -c "query: 127\.0\.0\.1 www\.a\.zz\. A IN$" "$conf.log")
 	[ "$n" = 2 ] || why="$why $n-query-lines"
-	n=$(grep -c "reply: 127\.0\.0\.1.* www\.a\.zz\. A IN NOERROR" "$conf.log")
-	[ "$n" = 2 ] || why="$why $n-reply-lines"
+	n=$(grep -c "reply: 127\.0\.0\.1 www\.a\.zz\. A IN NOERROR [0-9]*\.[0-9]\{6\} 0 [0-9]*$" "$conf.log")
+	[ "$n" = 1 ] || why="$why $n-recursion-reply-lines"
+	n=$(grep -c "reply: 127\.0\.0\.1 www\.a\.zz\. A IN NOERROR 0\.000000 1 [0-9]*$" "$conf.log")
+	[ "$n" = 1 ] || why="$why $n-cached-reply-lines"
+	n=$(grep -c "info: here\.lan\. [a-z_]* 127\.0\.0\.1@[0-9]* here\.lan\. A IN$" "$conf.log")
+	[ "$n" = 1 ] || why="$why $n-local-action-lines"
 	if [ -z "$why" ]; then
-		ok "[$label] log-queries/log-replies: a line per query and per answer (recursion and cache)"
+		ok "[$label] log-queries/log-replies/log-tag-queryreply/log-local-actions: Unbound's lines, per query and per answer (recursion and cache)"
 	else
 		fail "[$label] log-queries/log-replies:$why (log $conf.log)"
 	fi

@@ -727,6 +727,12 @@ runner_setup(struct runner *r)
 	mp.serve_expired_reply_ttl =
 		(uint32_t)r->cfg->serve_expired_reply_ttl;
 	mp.max_udp_size = (uint16_t)r->cfg->max_udp_size;
+	mp.roundrobin = r->cfg->rrset_roundrobin;
+	if(r->cfg->serve_original_ttl) {
+		mp.original_ttl = 1;
+		mp.min_ttl = 0;
+		mp.max_ttl = 0x7fffffff;
+	}
 	r->mc = mcache_create(&mp);
 	r->rrset = rrset_cache_create(r->cfg->rrset_cache_size,
 		(size_t)r->cfg->rrset_cache_slabs,
