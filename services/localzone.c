@@ -33,6 +33,7 @@
 #include "dns/msgencode.h"
 #include "util/log.h"
 #include "util/netaddr.h"
+#include "util/config_options.h"
 #include "util/region.h"
 #include <ldns/ldns.h>
 #include <arpa/inet.h>
@@ -96,6 +97,9 @@ struct local_zone {
 	uint16_t rrclass;
 	/** the type */
 	enum local_zone_type type;
+	/** local-zone-tag: the zone is seen only by clients with one of
+	 * these tags; 0 for every client */
+	uint64_t tags;
 	/** the apex SOA RRset, or NULL */
 	const struct lz_rrset *soa;
 	/** TTL for the SOA in negative answers: min(TTL, SOA minimum) */
@@ -412,7 +416,7 @@ lz_table_get(struct local_zones *lz, uint16_t rrclass, const uint8_t *name,
  */
 static const struct local_zone *
 lz_find_zone(const struct local_zones *lz, const uint8_t *name,
-	uint16_t qtype, uint16_t rrclass)
+	uint16_t qtype, uint16_t rrclass, uint64_t ctags)
 {
 	uint8_t offs[DNS_MAX_LABELS];
 	const struct local_zone *best = NULL;
@@ -420,7 +424,8 @@ lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 	size_t total;
 	uint32_t h;
 	for(i = 0; i < lz->nroots; i++)
-		if(lz->roots[i]->rrclass == rrclass)
+		if(lz->roots[i]->rrclass == rrclass && (!lz->roots[i]->tags ||
+			(lz->roots[i]->tags & ctags)))
 			best = lz->roots[i];
 	if(lz->tsize == 0)
 		return best;
@@ -438,7 +443,9 @@ lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 			total - offs[j], h);
 		if(!e)
 			break;
-		if(e->zone)
+		/* a tagged zone the client has no tag of is not there
+		 * for it: the zone above answers */
+		if(e->zone && (!e->zone->tags || (e->zone->tags & ctags)))
 			best = e->zone;
 		if(!e->anc)
 			break;
@@ -652,6 +659,32 @@ local_zones_add_zone(struct local_zones *lz, const char *name,
 		return -1;
 	}
 	return 0;
+}
+
+int
+local_zones_set_zone_tags(struct local_zones *lz, const char *name,
+	uint64_t tags, char *err, size_t errlen)
+{
+	uint8_t nm[DNS_MAX_NAME];
+	size_t len, i;
+	if(!lz || lz->finished) {
+		lz_err(err, errlen, "local zones already finished");
+		return -1;
+	}
+	if(!name || !(len = lz_parse_name(name, nm))) {
+		lz_err(err, errlen, "bad local-zone name '%s'",
+			name ? name : "");
+		return -1;
+	}
+	for(i = 0; i < lz->nzones; i++)
+		if(lz->zones[i]->rrclass == DNS_CLASS_IN &&
+			lz->zones[i]->namelen == len &&
+			memcmp(lz->zones[i]->name, nm, len) == 0) {
+			lz->zones[i]->tags = tags;
+			return 0;
+		}
+	lz_err(err, errlen, "no local-zone '%s' to tag", name);
+	return -1;
 }
 
 /** append a parsed RR to the pending list. @return 0 or -1 */
@@ -935,7 +968,8 @@ lz_add_defaults(struct local_zones *lz, char *err, size_t errlen)
 static const struct local_zone *
 lz_prr_zone(const struct local_zones *lz, const struct lz_prr *p)
 {
-	return lz_find_zone(lz, p->owner, p->type, p->rrclass);
+	return lz_find_zone(lz, p->owner, p->type, p->rrclass,
+		~(uint64_t)0);
 }
 
 /**
@@ -969,7 +1003,7 @@ lz_setup_implicit(struct local_zones *lz)
 				continue;
 			if(p->rrclass != DNS_CLASS_IN &&
 				(z = lz_find_zone(lz, p->owner, p->type,
-				DNS_CLASS_IN)) != NULL) {
+				DNS_CLASS_IN, ~(uint64_t)0)) != NULL) {
 				struct local_zone *nz = lz_zone_create(lz,
 					z->name, z->namelen, p->rrclass,
 					z->type, 0);
@@ -1216,6 +1250,7 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 {
 	const struct config_localzone *z;
 	const struct config_strlist *s;
+	const struct config_policyline *l;
 	if(!lz || !cfg) {
 		lz_err(err, errlen, "no config");
 		return -1;
@@ -1230,6 +1265,25 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 	for(s = cfg->local_data_ptr; s; s = s->next)
 		if(local_zones_add_data_ptr(lz, s->str, err, errlen) != 0)
 			return -1;
+	for(l = cfg->policy_lines; l; l = l->next) {
+		uint64_t tags;
+		char e[256];
+		if(l->clause != CLAUSE_SERVER ||
+			strcmp(l->key, "local-zone-tag") != 0)
+			continue;
+		if(l->n != 2) {
+			lz_err(err, errlen, "%s:%d: local-zone-tag: expected "
+				"<zone> \"<tags>\"", l->file, l->line);
+			return -1;
+		}
+		if(config_tag_mask(cfg, l->v[1], &tags, e, sizeof(e)) != 0 ||
+			local_zones_set_zone_tags(lz, l->v[0], tags, e,
+			sizeof(e)) != 0) {
+			lz_err(err, errlen, "%s:%d: local-zone-tag: %s",
+				l->file, l->line, e);
+			return -1;
+		}
+	}
 	if(local_zones_set_chaos(lz, cfg->hide_identity, cfg->hide_version,
 		cfg->identity, cfg->version) != 0) {
 		lz_err(err, errlen, "out of memory");
@@ -1381,8 +1435,8 @@ lz_answer_neg(const struct local_zones *lz, const uint8_t *pkt,
 
 /** log a query to an inform zone */
 static void
-lz_inform(const struct local_zone *z, const struct fast_query *fq,
-	const struct netaddr *client)
+lz_inform(const struct local_zone *z, enum local_zone_type t,
+	const struct fast_query *fq, const struct netaddr *client)
 {
 	char zn[DNS_MAX_NAME_STR], qn[DNS_MAX_NAME_STR], ip[NETADDR_STRLEN];
 	char tb[16], cb[16];
@@ -1395,7 +1449,7 @@ lz_inform(const struct local_zone *z, const struct fast_query *fq,
 		snprintf(cb, sizeof(cb), "CLASS%u", (unsigned)fq->qinfo.qclass);
 		cs = cb;
 	}
-	log_info("%s %s %s %s %s %s", zn, local_zone_type_str(z->type),
+	log_info("%s %s %s %s %s %s", zn, local_zone_type_str(t),
 		netaddr_str(client, -1, ip, sizeof(ip)), qn,
 		dns_type_str(fq->qinfo.qtype, tb, sizeof(tb)), cs);
 }
@@ -1546,11 +1600,47 @@ lz_null_answer(const struct local_zones *lz, const uint8_t *pkt,
 		out, outmax, outlen);
 }
 
+/**
+ * The tag data of a redirect for a tagged client (access-control-tag-data,
+ * interface-tag-data): the records of the question's type (or a CNAME)
+ * answer with the question name as owner. @return 1 when answered
+ */
+static int
+lz_tag_data_answer(const struct local_zones *lz, const struct local_zones *d,
+	const uint8_t *pkt, const struct fast_query *fq, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
+{
+	const struct lz_node *node;
+	const struct lz_rrset *s;
+	if(!d || !d->finished || d->nroots == 0)
+		return 0;
+	node = lz_find_node(d, d->roots[0], d->roots[0]->name,
+		d->roots[0]->namelen);
+	if(!node || !(s = lz_node_rrset(node, fq->qinfo.qtype, 1)))
+		return 0;
+	if(fq->qinfo.qtype != DNS_TYPE_CNAME && s->type == DNS_TYPE_CNAME &&
+		s->count > 0)
+		return lz_alias_answer(lz, pkt, fq, tcp, s, out, outmax,
+			outlen, alias);
+	return lz_answer_rrset(lz, pkt, fq, tcp, s, DNS_FLAG_AA | DNS_FLAG_RA,
+		out, outmax, outlen) == LOCAL_ZONE_ANSWERED;
+}
+
 enum local_zone_answer
 local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq,
 	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
 	size_t *outlen, struct local_alias *alias)
+{
+	return local_zones_answer_tags(lz, pkt, pktlen, fq, client, tcp, out,
+		outmax, outlen, alias, NULL);
+}
+
+enum local_zone_answer
+local_zones_answer_tags(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias, const struct local_tags *ct)
 {
 	const struct local_zone *z;
 	const struct lz_node *node = NULL;
@@ -1570,13 +1660,33 @@ local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	if(qi->qclass == DNS_CLASS_CH &&
 		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
 		return LOCAL_ZONE_ANSWERED;
-	z = lz_find_zone(lz, qi->qname, qi->qtype, qi->qclass);
+	z = lz_find_zone(lz, qi->qname, qi->qtype, qi->qclass,
+		ct ? ct->tags : 0);
 	if(!z)
 		return LOCAL_ZONE_NOT_LOCAL;
 	t = z->type;
+	if(z->tags && ct) {
+		/* the client's lowest tag the zone has: its action (when
+		 * set) replaces the zone's type, its data a redirect's */
+		uint64_t m = z->tags & ct->tags;
+		int tag = 0;
+		while(!(m & 1)) {
+			m >>= 1;
+			tag++;
+		}
+		if(ct->action && ct->action[tag] != LOCAL_ZONE_UNSET)
+			t = (enum local_zone_type)ct->action[tag];
+		if(lz_is_redirect(t) && ct->data && lz_tag_data_answer(lz,
+			ct->data[tag], pkt, fq, tcp, out, outmax, outlen,
+			alias)) {
+			if(t == LOCAL_ZONE_INFORM_REDIRECT)
+				lz_inform(z, t, fq, client);
+			return LOCAL_ZONE_ANSWERED;
+		}
+	}
 	if(t == LOCAL_ZONE_INFORM || t == LOCAL_ZONE_INFORM_DENY ||
 		t == LOCAL_ZONE_INFORM_REDIRECT)
-		lz_inform(z, fq, client);
+		lz_inform(z, t, fq, client);
 	switch(t) {
 	case LOCAL_ZONE_ALWAYS_TRANSPARENT:
 	case LOCAL_ZONE_ALWAYS_REFUSE:
@@ -1657,7 +1767,8 @@ static enum local_front_result lz_front_answer(const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, int norec_ok);
+	struct local_front_info *info, int norec_ok,
+	const enum config_acl_action *pre, const struct local_tags *ct);
 
 enum local_front_result
 local_front_answer_norec(const struct acl_list *acl, const struct local_zones *lz,
@@ -1666,7 +1777,7 @@ local_front_answer_norec(const struct acl_list *acl, const struct local_zones *l
 	size_t *outlen, struct local_front_info *info, int norec_ok)
 {
 	return lz_front_answer(acl, NULL, 0, lz, pkt, pktlen, fq, client, tcp,
-		out, outmax, outlen, info, norec_ok);
+		out, outmax, outlen, info, norec_ok, NULL, NULL);
 }
 
 /** the local zones of a view, then (view-first, or a noview zone) the
@@ -1675,20 +1786,21 @@ static enum local_zone_answer
 lz_answer_view(const struct local_zones *vlz, int view_first,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
-	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias,
+	const struct local_tags *ct)
 {
 	enum local_zone_answer r;
 	if(!vlz)
-		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
-			out, outmax, outlen, alias);
+		return local_zones_answer_tags(lz, pkt, pktlen, fq, client,
+			tcp, out, outmax, outlen, alias, ct);
 	r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out, outmax,
 		outlen, alias);
 	if(r != LOCAL_ZONE_NOT_LOCAL)
 		return r;
 	if(view_first || local_zones_lookup(vlz, fq->qinfo.qname,
 		fq->qinfo.qtype, fq->qinfo.qclass, NULL) == LOCAL_ZONE_NOVIEW)
-		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
-			out, outmax, outlen, alias);
+		return local_zones_answer_tags(lz, pkt, pktlen, fq, client,
+			tcp, out, outmax, outlen, alias, ct);
 	return LOCAL_ZONE_NOT_LOCAL;
 }
 
@@ -1700,7 +1812,8 @@ lz_front_answer(const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, int norec_ok)
+	struct local_front_info *info, int norec_ok,
+	const enum config_acl_action *pre, const struct local_tags *ct)
 {
 	struct local_front_info tmp;
 	enum config_acl_action action;
@@ -1709,7 +1822,7 @@ lz_front_answer(const struct acl_list *acl,
 		info = &tmp;
 	info->set_rd = 0;
 	info->alias.present = 0;
-	action = acl_check(acl, client);
+	action = pre ? *pre : acl_check(acl, client);
 	info->action = action;
 	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
 		return LOCAL_FRONT_DROP;
@@ -1719,7 +1832,7 @@ lz_front_answer(const struct acl_list *acl,
 		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
 			DNS_EDE_PROHIBITED, out, outmax, outlen);
 	r = lz_answer_view(vlz, view_first, lz, pkt, pktlen, fq, client, tcp,
-		out, outmax, outlen, &info->alias);
+		out, outmax, outlen, &info->alias, ct);
 	if(r == LOCAL_ZONE_ANSWERED)
 		return LOCAL_FRONT_ANSWERED;
 	if(r == LOCAL_ZONE_DROP)
@@ -1754,7 +1867,19 @@ local_front_answer_view(const struct acl_list *acl,
 	struct local_front_info *info)
 {
 	return lz_front_answer(acl, vlz, view_first, lz, pkt, pktlen, fq,
-		client, tcp, out, outmax, outlen, info, 0);
+		client, tcp, out, outmax, outlen, info, 0, NULL, NULL);
+}
+
+enum local_front_result
+local_front_answer_tags(enum config_acl_action action,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, const struct local_tags *ct)
+{
+	return lz_front_answer(NULL, vlz, view_first, lz, pkt, pktlen, fq,
+		client, tcp, out, outmax, outlen, info, 0, &action, ct);
 }
 
 enum local_zone_type
@@ -1770,7 +1895,7 @@ local_zones_lookup(const struct local_zones *lz, const uint8_t *name,
 	if(len == 0)
 		return LOCAL_ZONE_UNSET;
 	dname_copy_lower(low, name);
-	z = lz_find_zone(lz, low, qtype, qclass);
+	z = lz_find_zone(lz, low, qtype, qclass, ~(uint64_t)0);
 	if(!z)
 		return LOCAL_ZONE_UNSET;
 	if(zname)

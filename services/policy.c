@@ -10,6 +10,7 @@
 #include "services/policy.h"
 #include "services/rpz.h"
 #include "services/localzone.h"
+#include "services/acl.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/netaddr.h"
@@ -42,6 +43,20 @@ struct policy_sel {
 	int view;
 };
 
+/** the tags of a group of clients (an access-control-tag netblock, or an
+ * interface-tag address), their actions and data */
+struct policy_tagset {
+	/** the address (interface-tag only; full prefix) */
+	struct netblock nb;
+	/** per tag: a local-zone type, LOCAL_ZONE_UNSET for none */
+	uint8_t action[CONFIG_MAX_TAGS];
+	/** per tag: the data (a local_zones with a redirect zone at the
+	 * root), or NULL */
+	struct local_zones *data[CONFIG_MAX_TAGS];
+	/** what the local zones are given (points into this struct) */
+	struct local_tags lt;
+};
+
 struct policy {
 	/** the views */
 	struct policy_view *views;
@@ -61,6 +76,17 @@ struct policy {
 	size_t nrpz;
 	/** the zone names as text, for the log lines (malloced each) */
 	char **rpz_logname;
+	/** per rpz zone its tags: line (0: every client) */
+	uint64_t *rpz_tags;
+	/** the tag sets of the access-control-tag netblocks, by their
+	 * client-context number - 1 (acl_cfg_tag_blocks()) */
+	struct policy_tagset *acltags;
+	/** how many */
+	size_t nacltags;
+	/** the tag sets of the interface-tag addresses */
+	struct policy_tagset *iftags;
+	/** how many */
+	size_t niftags;
 	/** our EDNS UDP size and the UDP answer limit */
 	uint16_t edns_size, max_udp;
 };
@@ -159,6 +185,15 @@ view_find(const struct policy *p, const char *name)
 	return -1;
 }
 
+/** free what a tag set holds */
+static void
+tagset_clear(struct policy_tagset *t)
+{
+	size_t i;
+	for(i = 0; i < CONFIG_MAX_TAGS; i++)
+		local_zones_delete(t->data[i]);
+}
+
 void
 policy_delete(struct policy *p)
 {
@@ -179,6 +214,13 @@ policy_delete(struct policy *p)
 	}
 	free(p->rpz);
 	free(p->rpz_logname);
+	free(p->rpz_tags);
+	for(i = 0; i < p->nacltags; i++)
+		tagset_clear(&p->acltags[i]);
+	for(i = 0; i < p->niftags; i++)
+		tagset_clear(&p->iftags[i]);
+	free(p->acltags);
+	free(p->iftags);
 	free(p);
 }
 
@@ -322,9 +364,10 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 				"rpz are not in this petrel yet; give a "
 				"zonefile:", l->key);
 		} else if(strcmp(l->key, "tags") == 0) {
-			return perr(err, errlen, l, "tags: tags are not "
-				"supported by this petrel yet (the zone would "
-				"apply to every client)");
+			join_values(l, e, sizeof(e));
+			if(config_tag_mask(cfg, e, &p->rpz_tags[b], e,
+				sizeof(e)) != 0)
+				return perr(err, errlen, l, "tags: %s", e);
 		} else if(strcmp(l->key, "rpz-action-override") == 0) {
 			int a = one_value(l) ? rpz_action_from_str(l->v[0]) :
 				-1;
@@ -425,10 +468,8 @@ build_selectors(struct policy *p, const struct config_file *cfg, char *err,
 		if(l->clause != CLAUSE_SERVER)
 			continue;
 		acv = strcmp(l->key, "access-control-view") == 0;
-		if(!acv && strcmp(l->key, "interface-view") != 0) {
-			return perr(err, errlen, l, "%s: not supported by "
-				"this petrel yet", l->key);
-		}
+		if(!acv && strcmp(l->key, "interface-view") != 0)
+			continue; /* the tag and response-ip lines */
 		if(two_values(l, buf, sizeof(buf), &a, &vn) != 0)
 			return perr(err, errlen, l, "%s: expected %s <view>",
 				l->key, acv ? "<netblock>" : "<ip>");
@@ -461,6 +502,222 @@ build_selectors(struct policy *p, const struct config_file *cfg, char *err,
 	return 0;
 }
 
+/** the tag set of an interface-tag address, made when new. @return it or
+ * NULL (out of memory) */
+static struct policy_tagset *
+tagset_of_interface(struct policy *p, const struct netblock *nb)
+{
+	size_t i;
+	struct policy_tagset *t;
+	for(i = 0; i < p->niftags; i++)
+		if(p->iftags[i].nb.prefix == nb->prefix &&
+			netblock_match(&p->iftags[i].nb, &nb->a))
+			return &p->iftags[i];
+	t = realloc(p->iftags, (p->niftags + 1) * sizeof(*t));
+	if(!t)
+		return NULL;
+	p->iftags = t;
+	t = &p->iftags[p->niftags++];
+	memset(t, 0, sizeof(*t));
+	t->nb = *nb;
+	return t;
+}
+
+/** the tag lines of one kind: prefix "access-control" or "interface".
+ * @return 0 or -1 */
+static int
+build_tag_lines(struct policy *p, const struct config_file *cfg,
+	const char *prefix, const struct netblock *blocks, size_t nblocks,
+	char *err, size_t errlen)
+{
+	const struct config_policyline *l;
+	size_t plen = strlen(prefix);
+	for(l = cfg->policy_lines; l; l = l->next) {
+		const char *a, *rest, *kind;
+		char buf[8192], e[512], ab[256], *at;
+		struct netblock nb;
+		struct policy_tagset *t = NULL;
+		const char *why = NULL;
+		size_t i;
+		int tag;
+		if(l->clause != CLAUSE_SERVER || strncmp(l->key, prefix, plen)
+			!= 0 || strncmp(l->key + plen, "-tag", 4) != 0)
+			continue;
+		kind = l->key + plen + 4; /* "", "-action" or "-data" */
+		if(l->n >= 2) {
+			a = l->v[0];
+			/* the rest of the line, from the second value */
+			buf[0] = 0;
+			for(i = 1; i < (size_t)l->n; i++) {
+				size_t k = strlen(buf);
+				snprintf(buf + k, sizeof(buf) - k, "%s%s",
+					i > 1 ? " " : "", l->v[i]);
+			}
+			rest = buf;
+		} else if(two_values(l, buf, sizeof(buf), &a, &rest) != 0)
+			return perr(err, errlen, l, "%s: expected <%s> and "
+				"the tag%s", l->key, plen > 10 ? "netblock" :
+				"ip", *kind ? " with its value" : "s");
+		snprintf(ab, sizeof(ab), "%s", a);
+		if((at = strchr(ab, '@')))
+			*at = 0;
+		if(netblock_parse(ab, &nb, 1, &why) != 0)
+			return perr(err, errlen, l, "%s: bad address '%s': %s",
+				l->key, a, why ? why : "syntax");
+		if(blocks) {
+			for(i = 0; i < nblocks; i++)
+				if(blocks[i].prefix == nb.prefix &&
+					netblock_match(&blocks[i], &nb.a))
+					t = &p->acltags[i];
+		} else
+			t = tagset_of_interface(p, &nb);
+		if(!t)
+			return perr(err, errlen, l, "out of memory");
+		if(!*kind) {
+			uint64_t m;
+			if(config_tag_mask(cfg, rest, &m, e, sizeof(e)) != 0)
+				return perr(err, errlen, l, "%s: %s", l->key,
+					e);
+			t->lt.tags |= m;
+			continue;
+		}
+		/* -action and -data: "<tag> <value>" */
+		{
+			char tn[256];
+			const char *sp = strpbrk(rest, " \t");
+			if(!sp)
+				return perr(err, errlen, l, "%s: expected <tag> "
+					"<%s>", l->key, strcmp(kind, "-action")
+					== 0 ? "action" : "rr");
+			snprintf(tn, sizeof(tn), "%.*s", (int)(sp - rest),
+				rest);
+			while(*sp == ' ' || *sp == '\t')
+				sp++;
+			if((tag = config_tag_index(cfg, tn)) < 0)
+				return perr(err, errlen, l, "%s: unknown tag "
+					"'%s' (not in a define-tag:)", l->key,
+					tn);
+			rest = sp;
+		}
+		if(strcmp(kind, "-action") == 0) {
+			enum local_zone_type ty = local_zone_type_from_str(
+				rest);
+			if(ty == LOCAL_ZONE_UNSET || ty == LOCAL_ZONE_NODEFAULT)
+				return perr(err, errlen, l, "%s: bad action "
+					"'%s' (a local-zone type)", l->key,
+					rest);
+			t->action[tag] = (uint8_t)ty;
+		} else if(strcmp(kind, "-data") == 0) {
+			char rr[8192];
+			if(!t->data[tag]) {
+				if(!(t->data[tag] = local_zones_create()) ||
+					local_zones_add_zone(t->data[tag], ".",
+					"redirect", e, sizeof(e)) != 0)
+					return perr(err, errlen, l, "out of "
+						"memory");
+			}
+			snprintf(rr, sizeof(rr), ". %s", rest);
+			if(local_zones_add_data(t->data[tag], rr, e, sizeof(e))
+				!= 0)
+				return perr(err, errlen, l, "%s: %s", l->key,
+					e);
+		} else
+			return perr(err, errlen, l, "%s: not supported by "
+				"this petrel", l->key);
+	}
+	return 0;
+}
+
+/** finish a tag set: its data zones, and the view the zones get */
+static int
+tagset_finish(struct policy_tagset *t, char *err, size_t errlen)
+{
+	size_t i;
+	for(i = 0; i < CONFIG_MAX_TAGS; i++)
+		if(t->data[i] && local_zones_finish(t->data[i], err, errlen)
+			!= 0)
+			return -1;
+	t->lt.action = t->action;
+	t->lt.data = t->data;
+	return 0;
+}
+
+/** the tags: define-tag checked, access-control-tag* and interface-tag*
+ * lines into tag sets. @return 0 or -1 */
+static int
+build_tags(struct policy *p, const struct config_file *cfg, char *err,
+	size_t errlen)
+{
+	const struct config_policyline *l;
+	struct netblock *blocks = NULL;
+	size_t nblocks = 0, i;
+	int ntags = 0;
+	char e[512];
+	for(l = cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_SERVER && strcmp(l->key,
+			"define-tag") == 0) {
+			int k;
+			for(k = 0; k < l->n; k++) {
+				const char *s = l->v[k];
+				while(*s) {
+					while(*s == ' ' || *s == '\t' ||
+						*s == ',')
+						s++;
+					if(!*s)
+						break;
+					ntags++;
+					while(*s && *s != ' ' && *s != '\t' &&
+						*s != ',')
+						s++;
+				}
+			}
+			if(ntags > CONFIG_MAX_TAGS)
+				return perr(err, errlen, l, "define-tag: more "
+					"than %d tags", CONFIG_MAX_TAGS);
+		}
+	if(acl_cfg_tag_blocks(cfg, &blocks, &nblocks, e, sizeof(e)) != 0)
+		return perr(err, errlen, NULL, "%s", e);
+	if(nblocks) {
+		if(!(p->acltags = calloc(nblocks, sizeof(*p->acltags)))) {
+			free(blocks);
+			return perr(err, errlen, NULL, "out of memory");
+		}
+		p->nacltags = nblocks;
+	}
+	if(build_tag_lines(p, cfg, "access-control", blocks, nblocks, err,
+		errlen) != 0 || build_tag_lines(p, cfg, "interface", NULL, 0,
+		err, errlen) != 0) {
+		free(blocks);
+		return -1;
+	}
+	free(blocks);
+	for(i = 0; i < p->nacltags; i++)
+		if(tagset_finish(&p->acltags[i], e, sizeof(e)) != 0)
+			return perr(err, errlen, NULL, "access-control-tag-"
+				"data: %s", e);
+	for(i = 0; i < p->niftags; i++)
+		if(tagset_finish(&p->iftags[i], e, sizeof(e)) != 0)
+			return perr(err, errlen, NULL, "interface-tag-data: %s",
+				e);
+	return 0;
+}
+
+/** the tags of a client: its access-control entry's, else those of the
+ * address the query came to. @return them or NULL */
+static const struct local_tags *
+policy_client_tags(const struct policy *p, uint32_t ref,
+	const struct netaddr *local)
+{
+	size_t i;
+	if(ref && ref <= p->nacltags)
+		return &p->acltags[ref - 1].lt;
+	if(local)
+		for(i = 0; i < p->niftags; i++)
+			if(netblock_match(&p->iftags[i].nb, local))
+				return &p->iftags[i].lt;
+	return NULL;
+}
+
 int
 policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	char *err, size_t errlen)
@@ -486,7 +743,8 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	if(nr) {
 		p->rpz = calloc((size_t)nr, sizeof(*p->rpz));
 		p->rpz_logname = calloc((size_t)nr, sizeof(char *));
-		if(!p->rpz || !p->rpz_logname)
+		p->rpz_tags = calloc((size_t)nr, sizeof(uint64_t));
+		if(!p->rpz || !p->rpz_logname || !p->rpz_tags)
 			goto oom;
 		p->nrpz = (size_t)nr;
 	}
@@ -494,6 +752,8 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 		if(build_view(p, cfg, i, err, errlen) != 0)
 			goto fail;
 	if(build_selectors(p, cfg, err, errlen) != 0)
+		goto fail;
+	if(build_tags(p, cfg, err, errlen) != 0)
 		goto fail;
 	for(i = 0; i < nr; i++)
 		if(build_rpz(p, cfg, i, err, errlen) != 0)
@@ -693,14 +953,25 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 	int vi = (p->nacv || p->nifv) ? policy_select_view(p, client, local) :
 		-1;
 	size_t i;
-	r = local_front_answer_view(acl, vi >= 0 ? p->views[vi].lz : NULL,
-		vi >= 0 ? p->views[vi].view_first : 0, lz, pkt, pktlen, fq,
-		client, tcp, out, outmax, outlen, info);
+	const struct local_tags *ct = NULL;
+	if(p->nacltags || p->niftags) {
+		uint32_t ref = 0;
+		enum config_acl_action a = acl_check_ref(acl, client, &ref);
+		ct = policy_client_tags(p, ref, local);
+		r = local_front_answer_tags(a, vi >= 0 ? p->views[vi].lz :
+			NULL, vi >= 0 ? p->views[vi].view_first : 0, lz, pkt,
+			pktlen, fq, client, tcp, out, outmax, outlen, info, ct);
+	} else
+		r = local_front_answer_view(acl, vi >= 0 ? p->views[vi].lz :
+			NULL, vi >= 0 ? p->views[vi].view_first : 0, lz, pkt,
+			pktlen, fq, client, tcp, out, outmax, outlen, info);
 	if(r != LOCAL_FRONT_CONTINUE)
 		return r;
 	for(i = 0; i < p->nrpz; i++) {
 		const struct rpz *z = p->rpz[i];
 		struct rpz_match m;
+		if(p->rpz_tags[i] && !(ct && (ct->tags & p->rpz_tags[i])))
+			continue;
 		if(!rpz_is_enabled(z) || !rpz_lookup_query(z,
 			fq->qinfo.qname, client, &m))
 			continue;

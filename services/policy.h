@@ -25,13 +25,20 @@
  *      17 (Filtered: local data, CNAME) when the query had EDNS.
  *   3. otherwise the cache and recursion, as without a policy.
  *
+ * Tags (define-tag, at most 64): a client's tags are those of its
+ * access-control entry (access-control-tag; acl_check_ref() gives the
+ * entry's number, an index into the policy's tag sets), else those of the
+ * address the query came to (interface-tag). They select the tagged global
+ * local zones (local-zone-tag; struct local_tags in services/localzone.h
+ * says how a tag's -action and -data apply) and the rpz: zones with a
+ * tags: line. Without tag lines the front answer is as before (no extra
+ * lookup).
+ *
  * Not done here (see doc and the issue): RESPONSE-IP (rpz-ip triggers are
  * loaded and counted; response-ip: lines are a load error), NSDNAME and
- * NSIP triggers (loaded, counted, never applied), tags (define-tag and the
- * *-tag options stay Unbound options petrel ignores; an rpz: tags: line is
- * a load error), the RPZ primary: (the zone transfer client feeds
- * rpz_zone_apply() / rpz_zone_update(); until it is wired a primary: line
- * is a load error).
+ * NSIP triggers (loaded, counted, never applied), the RPZ primary: (the
+ * zone transfer client feeds rpz_zone_apply() / rpz_zone_update(); until
+ * it is wired a primary: line is a load error).
  *
  * Threads: the structure is immutable after policy_apply_cfg() except
  * for the RPZ snapshots (atomic pointer swaps, services/rpz.h) and the

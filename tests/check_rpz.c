@@ -286,6 +286,30 @@ START_TEST(test_load_errors)
 		"bits set past the prefix length");
 	ck_assert_str_eq(load("server:\n\tinterface-view: 127.0.0.1\n", err,
 		sizeof(err)), "t.conf:2: interface-view: expected <ip> <view>");
+	/* tags */
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a b\"\n\t"
+		"access-control-tag: 10.0.0.0/8 \"a c\"\n", err, sizeof(err)),
+		"t.conf:3: access-control-tag: unknown tag 'c' (not in a "
+		"define-tag:, or past the first 64 tags)");
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a b\"\n\t"
+		"access-control-tag-action: 10.0.0.0/8 a bogus\n", err,
+		sizeof(err)), "t.conf:3: access-control-tag-action: bad action "
+		"'bogus' (a local-zone type)");
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a b\"\n\t"
+		"interface-tag-action: 127.0.0.1 z refuse\n", err,
+		sizeof(err)), "t.conf:3: interface-tag-action: unknown tag 'z' "
+		"(not in a define-tag:)");
+	(void)load("server:\n\tdefine-tag: \"a\"\n\t"
+		"access-control-tag-data: 10.0.0.0/8 a \"A 1.2.3\"\n", err,
+		sizeof(err));
+	ck_assert_int_eq(strncmp(err, "t.conf:3: access-control-tag-data: ",
+		35), 0);
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a\"\n\t"
+		"access-control-tag: 10.0.0.1/8 a\n", err, sizeof(err)), "");
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a\"\n"
+		"rpz:\n\tname: x.\n\ttags: \"a b\"\n", err, sizeof(err)),
+		"t.conf:5: tags: unknown tag 'b' (not in a define-tag:, or past "
+		"the first 64 tags)");
 	ck_assert_str_eq(load("view:\n\tname: v\n\tresponse-ip: 10.0.0.0/8 "
 		"always_refuse\n", err, sizeof(err)), "t.conf:3: response-ip: "
 		"response-ip is not supported by this petrel yet (answers would "
