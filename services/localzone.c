@@ -1626,6 +1626,35 @@ lz_tag_data_answer(const struct local_zones *lz, const struct local_zones *d,
 		out, outmax, outlen) == LOCAL_ZONE_ANSWERED;
 }
 
+/** the RRset of a data zone's root apex for a type (else its CNAME) */
+static const struct lz_rrset *
+lz_apex_rrset(const struct local_zones *d, uint16_t type)
+{
+	const struct lz_node *node;
+	if(!d || !d->finished || d->nroots == 0)
+		return NULL;
+	node = lz_find_node(d, d->roots[0], d->roots[0]->name,
+		d->roots[0]->namelen);
+	return node ? lz_node_rrset(node, type, 1) : NULL;
+}
+
+int
+local_zones_has_apex_data(const struct local_zones *d, uint16_t type)
+{
+	return lz_apex_rrset(d, type) != NULL;
+}
+
+int
+local_zones_put_apex_data(const struct local_zones *d, struct dns_builder *b,
+	const uint8_t *owner, uint16_t type)
+{
+	const struct lz_rrset *s = lz_apex_rrset(d, type);
+	if(!s)
+		return 0;
+	lz_put_rrset(b, DNS_SEC_ANSWER, owner, DNS_CLASS_IN, s, -1);
+	return 1;
+}
+
 enum local_zone_answer
 local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq,

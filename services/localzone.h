@@ -305,6 +305,25 @@ enum local_zone_answer local_zones_answer_tags(const struct local_zones *lz,
 	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
 	size_t *outlen, struct local_alias *alias, const struct local_tags *ct);
 
+struct dns_builder;
+
+/**
+ * Data zones (the -data options: a local_zones whose only zone is a
+ * redirect zone at the root holding the records): is there an RRset of
+ * the type (or a CNAME) at the apex.
+ * @param d: a finished data zone, or NULL (then 0).
+ * @return 1 or 0.
+ */
+int local_zones_has_apex_data(const struct local_zones *d, uint16_t type);
+
+/**
+ * Put the apex RRset of the type (or the CNAME) of a data zone in the
+ * answer section of a message being built, with the given owner.
+ * @return 1 when put (or truncated), 0 when there is none.
+ */
+int local_zones_put_apex_data(const struct local_zones *d,
+	struct dns_builder *b, const uint8_t *owner, uint16_t type);
+
 /** what local_front_answer() decided */
 enum local_front_result {
 	/** go on to the cache and recursion */

@@ -34,11 +34,15 @@
  * tags: line. Without tag lines the front answer is as before (no extra
  * lookup).
  *
- * Not done here (see doc and the issue): RESPONSE-IP (rpz-ip triggers are
- * loaded and counted; response-ip: lines are a load error), NSDNAME and
- * NSIP triggers (loaded, counted, never applied), the RPZ primary: (the
- * zone transfer client feeds rpz_zone_apply() / rpz_zone_update(); until
- * it is wired a primary: line is a load error).
+ * Answers on their way out: response-ip lines and the RPZ RESPONSE-IP
+ * triggers are applied per client to every answer (cache hit or fresh) by
+ * policy_respip_answer(); the front end calls it only when
+ * policy_has_respip() (one test per cached answer otherwise).
+ *
+ * Not done here (see doc and the issue): NSDNAME and NSIP triggers
+ * (loaded, counted, never applied), the RPZ primary: (the zone transfer
+ * client feeds rpz_zone_apply() / rpz_zone_update(); until it is wired a
+ * primary: line is a load error).
  *
  * Threads: the structure is immutable after policy_apply_cfg() except
  * for the RPZ snapshots (atomic pointer swaps, services/rpz.h) and the
@@ -76,8 +80,8 @@ int policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 /** Free a policy. NULL is allowed. */
 void policy_delete(struct policy *p);
 
-/** @return 1 when some interface-view is configured (the front end then
- * passes the address each query came to) */
+/** @return 1 when some interface-view or interface-tag is configured
+ * (the front end then passes the address each query came to) */
 int policy_has_interface_views(const struct policy *p);
 
 /** counters of the RPZ actions, kept by the caller (per worker) */
@@ -100,6 +104,47 @@ enum local_front_result policy_front_answer(const struct policy *p,
 	const struct netaddr *client, const struct netaddr *local, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
 	struct local_front_info *info, struct policy_stats *st);
+
+/** what policy_respip_answer() did */
+enum policy_respip_result {
+	/** the answer goes out as it is */
+	POLICY_RESPIP_PASS = 0,
+	/** the answer was replaced (in the caller's buffer) */
+	POLICY_RESPIP_REWRITTEN,
+	/** send nothing */
+	POLICY_RESPIP_DROP
+};
+
+/** @return 1 when answers must be shown to policy_respip_answer()
+ * (response-ip lines, or an rpz zone with RESPONSE-IP triggers) */
+int policy_has_respip(const struct policy *p);
+
+/**
+ * Response-ip (respip/respip.h): look at the A and AAAA records of the
+ * answer section of an answer about to be sent to a client (a cache hit
+ * or a fresh answer alike) and apply, in order: the response-ip lines of
+ * the client's view; those of server: when none matched and the view has
+ * view-first (or the client has no view), with the client's tags for a
+ * netblock with response-ip-tag (the lowest common tag's
+ * access-control-tag-action and, for redirect, -data); then the RPZ
+ * RESPONSE-IP triggers of the rpz zones in order (for a client with the
+ * zone's tags). Actions as Unbound's response-ip: data of the address
+ * record's type (or a CNAME, not chased) replaces it, the CNAME chain
+ * before it kept; with none, always_refuse is REFUSED, always_nxdomain
+ * NXDOMAIN, redirect and always_nodata NOERROR without the records,
+ * the deny kinds drop, inform and always_transparent pass (inform logs).
+ * Only A, AAAA and ANY questions are looked at. No allocation, no locks.
+ * @param pkt, fq: the client's query and its parse.
+ * @param client, local: the client's address and the one it asked.
+ * @param ans: the answer; rewritten in place. anslen in/out its length;
+ *	ansmax the buffer size.
+ * @param st: counters of the RPZ actions, or NULL.
+ */
+enum policy_respip_result policy_respip_answer(const struct policy *p,
+	const struct acl_list *acl, const uint8_t *pkt,
+	const struct fast_query *fq, const struct netaddr *client,
+	const struct netaddr *local, int tcp, uint8_t *ans, size_t *anslen,
+	size_t ansmax, struct policy_stats *st);
 
 /** @return the number of rpz: zones */
 size_t policy_rpz_count(const struct policy *p);

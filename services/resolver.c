@@ -69,7 +69,31 @@ struct resolver_client {
 	struct netaddr addr;
 	/** 1 when counted by wait-limit (wait_limit_remove when it leaves) */
 	int wl_counted;
+	/** response-ip (policy_has_respip): 1 when client is set, 2 when
+	 * local is set too */
+	int respip;
+	/** response-ip: the client's address and the one it asked */
+	struct netaddr client, local;
 };
+
+/**
+ * Response-ip on an answer for a client that waited (services/policy.h).
+ * @param buf: the answer (r->buf); *len in/out.
+ * @return 0 to send it, -1 to drop it.
+ */
+static int
+resolver_respip(struct resolver *r, const struct resolver_client *c,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
+{
+	struct fast_query fq;
+	if(!c->respip || dns_query_parse_fast(qpkt, qlen, &fq) != 0)
+		return 0;
+	if(policy_respip_answer(r->pol, r->acl, qpkt, &fq, &c->client,
+		c->respip == 2 ? &c->local : NULL, c->tp == RESOLVER_TCP, buf,
+		len, DNS_MAX_MSG, &r->pstats) == POLICY_RESPIP_DROP)
+		return -1;
+	return 0;
+}
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
 static void
@@ -222,6 +246,7 @@ void
 resolver_set_policy(struct resolver *r, const struct policy *pol)
 {
 	r->pol = pol;
+	r->respip = policy_has_respip(pol);
 }
 
 void
@@ -284,6 +309,11 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		return 0;
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
+	if(resolver_respip(r, rc, c->qpkt, c->qlen, r->buf, &len) != 0) {
+		r->stats.num_dropped++;
+		r->reply_cb(r->reply_arg, &rc->handle, NULL, 0);
+		return 1;
+	}
 	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
 }
@@ -517,6 +547,14 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
+			/* response-ip: one test when not configured */
+			if(r->respip && policy_respip_answer(r->pol, r->acl,
+				pkt, q, client, r->local, tp == RESOLVER_TCP,
+				out, outlen, outmax, &r->pstats) ==
+				POLICY_RESPIP_DROP) {
+				r->stats.num_cache_hits++;
+				return RESOLVER_DROP;
+			}
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
@@ -566,6 +604,14 @@ mesh:
 	c->start = *r->out->now;
 	c->qlen = len;
 	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
+	if(r->respip && client) {
+		c->client = *client;
+		c->respip = 1;
+		if(r->local) {
+			c->local = *r->local;
+			c->respip = 2;
+		}
+	}
 	if(client && r->wl) {
 		/* wait-limit: the clients of one address waiting here */
 		switch(wait_limit_add(r->wl, client, r->wait_limit)) {
@@ -757,6 +803,12 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 		DNS_MAX_MSG, &len, NULL);
 	if(mr != MCACHE_HIT && mr != MCACHE_HIT_PREFETCH)
 		return 0;
+	if(resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen, r->buf,
+		&len) != 0) {
+		r->stats.num_dropped++;
+		r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
+		return 1;
+	}
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
@@ -889,6 +941,9 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 			goto drop;
 	}
 	len = dns_build_finish(&b);
+	if(resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen, r->buf,
+		&len) != 0)
+		goto drop;
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);

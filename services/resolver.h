@@ -211,6 +211,9 @@ struct resolver {
 	 * caller before resolver_handle_query when the policy has
 	 * interface views (resolver_set_local) */
 	const struct netaddr *local;
+	/** 1 when answers go through policy_respip_answer() (response-ip,
+	 * RPZ RESPONSE-IP triggers) */
+	int respip;
 	/** RPZ counters of this worker */
 	struct policy_stats pstats;
 	/** the message cache (shared; NULL: no caching); set after create */

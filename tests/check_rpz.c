@@ -312,8 +312,21 @@ START_TEST(test_load_errors)
 		"the first 64 tags)");
 	ck_assert_str_eq(load("view:\n\tname: v\n\tresponse-ip: 10.0.0.0/8 "
 		"always_refuse\n", err, sizeof(err)), "t.conf:3: response-ip: "
-		"response-ip is not supported by this petrel yet (answers would "
-		"not be rewritten)");
+		"needs the respip module: module-config: \"respip validator "
+		"iterator\"");
+	ck_assert_str_eq(load("server:\n\tmodule-config: \"respip "
+		"iterator\"\n\tresponse-ip: 10.0.0.0/8 always_refuse\n", err,
+		sizeof(err)), "");
+	ck_assert_str_eq(load("server:\n\tmodule-config: \"respip "
+		"iterator\"\n\tresponse-ip: 10.0.0.0/8 static\n", err,
+		sizeof(err)), "t.conf:3: response-ip: bad action 'static' "
+		"(deny, redirect, inform, inform_deny, inform_redirect, "
+		"always_transparent, always_refuse, always_nxdomain, "
+		"always_nodata or always_deny)");
+	ck_assert_str_eq(load("server:\n\tmodule-config: \"respip "
+		"iterator\"\n\tresponse-ip-data: 10.0.0.1/8 \"A 1.2.3.4\"\n",
+		err, sizeof(err)), "t.conf:3: response-ip-data: bad netblock "
+		"'10.0.0.1/8': address has bits set past the prefix length");
 }
 END_TEST
 
