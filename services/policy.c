@@ -11,6 +11,8 @@
 #include "services/rpz.h"
 #include "services/localzone.h"
 #include "services/acl.h"
+#include "services/xfr.h"
+#include "util/config_auth.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/netaddr.h"
@@ -24,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 /** one response-ip netblock (server: or view:) */
 struct policy_respip {
@@ -83,6 +88,29 @@ struct policy_tagset {
 	struct local_tags lt;
 };
 
+/** the zone transfer of an rpz: zone with primary: lines */
+struct policy_rpzxfr {
+	/** the zone */
+	struct rpz *z;
+	/** its name, presentation format (malloced) */
+	char *name;
+	/** zonefile: written after each transfer, or NULL (malloced) */
+	char *zonefile;
+	/** the primaries (malloced) */
+	struct xfr_primary *prim;
+	/** how many */
+	size_t nprim;
+	/** allow-notify: netblocks (malloced) */
+	struct netblock *notify;
+	/** how many */
+	size_t nnotify;
+	/** the task (owned by the service) */
+	struct xfr_task *task;
+	/** the zone's records as last loaded or transferred, the base of an
+	 * IXFR (touched by the transfer thread only, after the load) */
+	ldns_rr_list *rrs;
+};
+
 struct policy {
 	/** the views */
 	struct policy_view *views;
@@ -118,6 +146,14 @@ struct policy {
 	/** 1 when answers are checked for addresses (response-ip in
 	 * server: or a view, or an rpz zone with RESPONSE-IP triggers) */
 	int respip_on;
+	/** per rpz zone its transfer, or NULL (a zone file only) */
+	struct policy_rpzxfr **rpzx;
+	/** the transfer service, when some rpz zone has a primary */
+	struct xfr_service *xs;
+	/** the tsig-key: clauses, parsed (malloced) */
+	struct xfr_tsig_key *keys;
+	/** how many */
+	size_t nkeys;
 	/** our EDNS UDP size and the UDP answer limit */
 	uint16_t edns_size, max_udp;
 };
@@ -249,6 +285,22 @@ policy_delete(struct policy *p)
 		respip_set_clear(&p->views[i].respip);
 	}
 	respip_set_clear(&p->respip);
+	/* the transfer thread first: its callbacks use the zones */
+	xfr_service_delete(p->xs);
+	for(i = 0; p->rpzx && i < p->nrpz; i++) {
+		struct policy_rpzxfr *x = p->rpzx[i];
+		if(!x)
+			continue;
+		free(x->name);
+		free(x->zonefile);
+		free(x->prim);
+		free(x->notify);
+		if(x->rrs)
+			ldns_rr_list_deep_free(x->rrs);
+		free(x);
+	}
+	free(p->rpzx);
+	free(p->keys);
 	free(p->views);
 	free(p->acv);
 	free(p->ifv);
@@ -535,6 +587,348 @@ build_view(struct policy *p, const struct config_file *cfg, int b,
 	return respip_set_finish(&v->respip, err, errlen);
 }
 
+/** a primary: (master:) or allow-notify: line of rpz block b.
+ * @return 0 or -1 */
+static int
+rpzx_line(struct policy *p, const struct config_file *cfg, int b,
+	const struct config_policyline *l, char *err, size_t errlen)
+{
+	struct policy_rpzxfr *x = p->rpzx[b];
+	const char *why = NULL;
+	char buf[1024];
+	const char *a, *k = NULL;
+	if(!x) {
+		if(!(x = calloc(1, sizeof(*x))))
+			return perr(err, errlen, l, "out of memory");
+		p->rpzx[b] = x;
+	}
+	if(strcmp(l->key, "allow-notify") == 0) {
+		struct netblock nb, *t;
+		if(!one_value(l) || netblock_parse(l->v[0], &nb, 1, &why) != 0)
+			return perr(err, errlen, l, "allow-notify: expected a "
+				"netblock%s%s", why ? ": " : "", why ? why : "");
+		if(!(t = realloc(x->notify, (x->nnotify + 1) * sizeof(*t))))
+			return perr(err, errlen, l, "out of memory");
+		x->notify = t;
+		x->notify[x->nnotify++] = nb;
+		return 0;
+	}
+	/* primary: <ip[@port]> [<tsig-key name>] */
+	if(l->n == 1 && !strpbrk(l->v[0], " \t"))
+		a = l->v[0];
+	else if(two_values(l, buf, sizeof(buf), &a, &k) != 0)
+		return perr(err, errlen, l, "%s: expected <ip[@port]> "
+			"[<tsig-key>]", l->key);
+	{
+		struct xfr_primary *t = realloc(x->prim, (x->nprim + 1) *
+			sizeof(*t));
+		if(!t)
+			return perr(err, errlen, l, "out of memory");
+		x->prim = t;
+		t = &x->prim[x->nprim];
+		memset(t, 0, sizeof(*t));
+		if(netaddr_parse(a, 53, &t->addr, &why) != 0)
+			return perr(err, errlen, l, "%s: bad address '%s': %s",
+				l->key, a, why ? why : "syntax");
+		if(k) {
+			const struct config_tsig *c;
+			size_t i = 0, kl = strlen(k);
+			for(c = cfg->tsig_keys; c; c = c->next, i++)
+				if(c->name && (strcasecmp(c->name, k) == 0 ||
+					(strlen(c->name) == kl + 1 &&
+					strncasecmp(c->name, k, kl) == 0)))
+					break;
+			if(!c || i >= p->nkeys)
+				return perr(err, errlen, l, "%s: no tsig-key: "
+					"named '%s'", l->key, k);
+			t->key = &p->keys[i];
+		}
+		x->nprim++;
+	}
+	return 0;
+}
+
+/** read a zone file's records with ldns (the base of the next IXFR).
+ * @return the list (SOA first), NULL with err (missing: *missing set) */
+static ldns_rr_list *
+rpzx_read(const char *file, const char *zone, int *missing, time_t *age,
+	char *err, size_t errlen)
+{
+	FILE *f;
+	ldns_zone *lz = NULL;
+	ldns_rdf *origin = NULL;
+	ldns_rr_list *rrs;
+	ldns_status st;
+	struct stat sb;
+	int line = 0;
+	*missing = 0;
+	if(!(f = fopen(file, "r"))) {
+		*missing = errno == ENOENT;
+		snprintf(err, errlen, "%s: cannot open: %s", file,
+			strerror(errno));
+		return NULL;
+	}
+	*age = 0;
+	if(fstat(fileno(f), &sb) == 0 && sb.st_mtime < time(NULL))
+		*age = time(NULL) - sb.st_mtime;
+	if(ldns_str2rdf_dname(&origin, zone) != LDNS_STATUS_OK) {
+		fclose(f);
+		snprintf(err, errlen, "bad zone name");
+		return NULL;
+	}
+	st = ldns_zone_new_frm_fp_l(&lz, f, origin, 3600, LDNS_RR_CLASS_IN,
+		&line);
+	fclose(f);
+	ldns_rdf_deep_free(origin);
+	if(st != LDNS_STATUS_OK) {
+		snprintf(err, errlen, "%s:%d: %s", file, line,
+			ldns_get_errorstr_by_id(st));
+		return NULL;
+	}
+	if(!ldns_zone_soa(lz) || !(rrs = ldns_rr_list_new()) ||
+		!ldns_rr_list_push_rr(rrs, ldns_rr_clone(ldns_zone_soa(lz)))) {
+		snprintf(err, errlen, "%s: %s", file, ldns_zone_soa(lz) ?
+			"out of memory" : "no SOA record");
+		ldns_zone_deep_free(lz);
+		return NULL;
+	}
+	{
+		ldns_rr_list *c = ldns_rr_list_clone(ldns_zone_rrs(lz));
+		if(!c || !ldns_rr_list_cat(rrs, c)) {
+			if(c)
+				ldns_rr_list_deep_free(c);
+			ldns_rr_list_deep_free(rrs);
+			ldns_zone_deep_free(lz);
+			snprintf(err, errlen, "out of memory");
+			return NULL;
+		}
+		ldns_rr_list_free(c);
+	}
+	ldns_zone_deep_free(lz);
+	return rrs;
+}
+
+/** the records of an ldns list as rpz_rr (pointers into the list; the
+ * RDATA joined into buf). @return the array (free it and *buf) or NULL */
+static struct rpz_rr *
+rpzx_convert(const ldns_rr_list *l, uint8_t **buf, size_t *n)
+{
+	size_t i, j, total = 0, at = 0, cnt = l ? ldns_rr_list_rr_count(l) : 0;
+	struct rpz_rr *out;
+	*buf = NULL;
+	*n = 0;
+	for(i = 0; i < cnt; i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(l, i);
+		for(j = 0; j < ldns_rr_rd_count(rr); j++)
+			if(ldns_rr_rdf(rr, j))
+				total += ldns_rdf_size(ldns_rr_rdf(rr, j));
+	}
+	if(!(out = calloc(cnt + 1, sizeof(*out))) || !(*buf = malloc(total +
+		1))) {
+		free(out);
+		return NULL;
+	}
+	for(i = 0; i < cnt; i++) {
+		const ldns_rr *rr = ldns_rr_list_rr(l, i);
+		size_t start = at;
+		for(j = 0; j < ldns_rr_rd_count(rr); j++) {
+			const ldns_rdf *d = ldns_rr_rdf(rr, j);
+			if(!d)
+				continue;
+			memcpy(*buf + at, ldns_rdf_data(d), ldns_rdf_size(d));
+			at += ldns_rdf_size(d);
+		}
+		if(at - start > 65535)
+			continue;
+		out[*n].owner = ldns_rdf_data(ldns_rr_owner(rr));
+		out[*n].type = (uint16_t)ldns_rr_get_type(rr);
+		out[*n].rrclass = (uint16_t)ldns_rr_get_class(rr);
+		out[*n].ttl = ldns_rr_ttl(rr);
+		out[*n].rdata = *buf + start;
+		out[*n].rdlen = (uint16_t)(at - start);
+		(*n)++;
+	}
+	return out;
+}
+
+/** replace the rules of a zone with an ldns list. @return 0 or -1 */
+static int
+rpzx_apply(struct rpz *z, const ldns_rr_list *l, char *err, size_t errlen)
+{
+	uint8_t *buf;
+	size_t n;
+	struct rpz_rr *rrs = rpzx_convert(l, &buf, &n);
+	int r;
+	if(!rrs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	r = rpz_zone_apply(z, rrs, n, err, errlen);
+	free(rrs);
+	free(buf);
+	return r;
+}
+
+/** apply the differences of an IXFR to a zone's rules. @return 0 or -1 */
+static int
+rpzx_update(struct rpz *z, const struct xfr_result *res, char *err,
+	size_t errlen)
+{
+	size_t i;
+	for(i = 0; i < res->num_diffs; i++) {
+		uint8_t *db, *ab;
+		size_t nd, na;
+		struct rpz_rr *d = rpzx_convert(res->diffs[i].del, &db, &nd);
+		struct rpz_rr *a = rpzx_convert(res->diffs[i].add, &ab, &na);
+		int r = (d && a) ? rpz_zone_update(z, d, nd, a, na, err,
+			errlen) : -1;
+		if(!d || !a)
+			snprintf(err, errlen, "out of memory");
+		free(d);
+		free(db);
+		free(a);
+		free(ab);
+		if(r != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/** write the zone file after a transfer, whole or not at all */
+static void
+rpzx_write(const struct policy_rpzxfr *x, const ldns_rr_list *rrs,
+	uint32_t serial)
+{
+	char tmp[1024];
+	FILE *f;
+	size_t i;
+	if(!x->zonefile)
+		return;
+	/* with fork every worker process writes its copy; each rename is
+	 * whole */
+	snprintf(tmp, sizeof(tmp), "%s.petrel-tmp.%d", x->zonefile,
+		(int)getpid());
+	if(!(f = fopen(tmp, "w"))) {
+		log_err("rpz %s: cannot write %s: %s", x->name, tmp,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "; rpz %s, serial %u, written by petrel\n", x->name,
+		(unsigned)serial);
+	for(i = 0; i < ldns_rr_list_rr_count(rrs); i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(rrs, i)) == LDNS_RR_TYPE_SOA)
+			ldns_rr_print(f, ldns_rr_list_rr(rrs, i));
+	for(i = 0; i < ldns_rr_list_rr_count(rrs); i++)
+		if(ldns_rr_get_type(ldns_rr_list_rr(rrs, i)) != LDNS_RR_TYPE_SOA)
+			ldns_rr_print(f, ldns_rr_list_rr(rrs, i));
+	if(fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		log_err("rpz %s: cannot write %s: %s", x->name, tmp,
+			strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return;
+	}
+	fclose(f);
+	if(rename(tmp, x->zonefile) != 0) {
+		log_err("rpz %s: cannot rename %s to %s: %s", x->name, tmp,
+			x->zonefile, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+/** the transfer callback (on the transfer thread): the new rules are
+ * built aside and swapped in (services/rpz.h); workers never wait */
+static int
+rpzx_cb(void *arg, struct xfr_result *res)
+{
+	struct policy_rpzxfr *x = arg;
+	ldns_rr_list *rrs = NULL;
+	const char *why = NULL;
+	char e[256];
+	e[0] = 0;
+	if(res->kind == XFR_EXPIRED) {
+		log_warnx("rpz %s: expired (no primary answered for the SOA "
+			"expire time): its rules are dropped", x->name);
+		(void)rpz_zone_apply(x->z, NULL, 0, e, sizeof(e));
+		if(x->rrs)
+			ldns_rr_list_deep_free(x->rrs);
+		x->rrs = NULL;
+		return 0;
+	}
+	if(res->kind == XFR_FULL) {
+		if(rpzx_apply(x->z, res->full, e, sizeof(e)) != 0)
+			goto refused;
+		rrs = res->full;
+		res->full = NULL;
+	} else {
+		if(!x->rrs) {
+			why = "a difference without the zone it applies to";
+			goto refused;
+		}
+		if(!(rrs = xfr_apply(x->rrs, res, &why)))
+			goto refused;
+		/* the differences, or the whole zone when they do not apply
+		 * to the rules as they are */
+		if(rpzx_update(x->z, res, e, sizeof(e)) != 0 &&
+			rpzx_apply(x->z, rrs, e, sizeof(e)) != 0) {
+			ldns_rr_list_deep_free(rrs);
+			goto refused;
+		}
+	}
+	if(x->rrs)
+		ldns_rr_list_deep_free(x->rrs);
+	x->rrs = rrs;
+	rpzx_write(x, rrs, res->serial);
+	verbose(VERB_OPS, "rpz %s: serial %u from %s by %s", x->name,
+		(unsigned)res->serial, res->from, res->kind == XFR_INCR ? "IXFR"
+		: res->ixfr ? "IXFR (full)" : "AXFR");
+	return 0;
+refused:
+	log_err("rpz %s: the zone from %s is refused: %s", x->name, res->from,
+		why ? why : e);
+	return -1;
+}
+
+/** set up the transfer of an rpz zone: its zone file (if any, and there)
+ * first, then the task. @return 0 or -1 */
+static int
+rpzx_setup(struct policy *p, struct policy_rpzxfr *x, struct rpz *z,
+	const char *name, const struct config_policyline *zf, char *err,
+	size_t errlen)
+{
+	char e[512];
+	time_t age = 0;
+	int missing = 0;
+	x->z = z;
+	if(!(x->name = strdup(name)) || (zf && !(x->zonefile =
+		strdup(zf->v[0]))))
+		return perr(err, errlen, zf, "out of memory");
+	if(zf) {
+		x->rrs = rpzx_read(zf->v[0], name, &missing, &age, e,
+			sizeof(e));
+		if(!x->rrs && !missing)
+			return perr(err, errlen, zf, "rpz '%s': %s", name, e);
+		if(x->rrs && rpzx_apply(z, x->rrs, e, sizeof(e)) != 0)
+			return perr(err, errlen, zf, "rpz '%s': %s", name, e);
+	}
+	if(!p->xs && !(p->xs = xfr_service_create()))
+		return perr(err, errlen, zf, "out of memory");
+	if(!(x->task = xfr_task_create(p->xs, name, x->prim, x->nprim,
+		rpzx_cb, x)))
+		return perr(err, errlen, zf, "out of memory");
+	if(x->rrs) {
+		const ldns_rr *s = ldns_rr_list_rr(x->rrs, 0);
+		xfr_task_set_serial(x->task, ldns_rdf2native_int32(
+			ldns_rr_rdf(s, 2)), ldns_rdf2native_int32(
+			ldns_rr_rdf(s, 3)), ldns_rdf2native_int32(
+			ldns_rr_rdf(s, 4)), ldns_rdf2native_int32(
+			ldns_rr_rdf(s, 5)), age);
+	}
+	/* rules may arrive with RESPONSE-IP triggers at any time */
+	p->respip_on = 1;
+	return 0;
+}
+
 /** build rpz block b. @return 0 or -1 */
 static int
 build_rpz(struct policy *p, const struct config_file *cfg, int b,
@@ -572,11 +966,13 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			zf = l;
 		} else if(strcmp(l->key, "primary") == 0 ||
 			strcmp(l->key, "master") == 0 ||
-			strcmp(l->key, "url") == 0 ||
 			strcmp(l->key, "allow-notify") == 0) {
-			return perr(err, errlen, l, "%s: zone transfers for "
-				"rpz are not in this petrel yet; give a "
-				"zonefile:", l->key);
+			if(rpzx_line(p, cfg, b, l, err, errlen) != 0)
+				return -1;
+		} else if(strcmp(l->key, "url") == 0) {
+			return perr(err, errlen, l, "url: rpz over HTTP is not "
+				"in this petrel; give a primary: or a "
+				"zonefile:");
 		} else if(strcmp(l->key, "tags") == 0) {
 			join_values(l, e, sizeof(e));
 			if(config_tag_mask(cfg, e, &p->rpz_tags[b], e,
@@ -625,9 +1021,12 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 	}
 	if(!nm)
 		return perr(err, errlen, hd, "rpz: expected a name: line");
-	if(!zf)
+	if(!zf && !p->rpzx[b])
 		return perr(err, errlen, hd, "rpz '%s': expected a zonefile: "
-			"line", nm->v[0]);
+			"or a primary: line", nm->v[0]);
+	if(p->rpzx[b] && !p->rpzx[b]->nprim)
+		return perr(err, errlen, hd, "rpz '%s': allow-notify: without "
+			"a primary:", nm->v[0]);
 	if(set.action_override == RPZ_ACTION_CNAME && !set.cname_override[0])
 		return perr(err, errlen, hd, "rpz '%s': rpz-action-override: "
 			"cname needs an rpz-cname-override: name", nm->v[0]);
@@ -645,6 +1044,9 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 		if(!p->rpz_logname[b])
 			return perr(err, errlen, hd, "out of memory");
 	}
+	if(p->rpzx[b])
+		return rpzx_setup(p, p->rpzx[b], p->rpz[b], nm->v[0], zf, err,
+			errlen);
 	if(rpz_load_file(p->rpz[b], zf->v[0], e, sizeof(e)) != 0)
 		return perr(err, errlen, zf, "rpz '%s': %s", nm->v[0], e);
 	return 0;
@@ -932,6 +1334,105 @@ policy_client_tags(const struct policy *p, uint32_t ref,
 	return NULL;
 }
 
+/** the tsig-key: clauses, for the rpz primaries. @return 0 or -1 */
+static int
+build_keys(struct policy *p, const struct config_file *cfg, char *err,
+	size_t errlen)
+{
+	const struct config_tsig *t;
+	size_t n = 0;
+	for(t = cfg->tsig_keys; t; t = t->next)
+		n++;
+	if(!n)
+		return 0;
+	if(!(p->keys = calloc(n, sizeof(*p->keys))))
+		return perr(err, errlen, NULL, "out of memory");
+	for(t = cfg->tsig_keys; t; t = t->next, p->nkeys++)
+		if(xfr_tsig_key_init(&p->keys[p->nkeys], t->name,
+			t->algorithm, t->secret) != 0)
+			return perr(err, errlen, NULL, "%s:%d: tsig-key '%s': a "
+				"bad name, algorithm or secret", cfg->filename ?
+				cfg->filename : "", t->line, t->name);
+	return 0;
+}
+
+int
+policy_start(struct policy *p)
+{
+	if(!p || !p->xs)
+		return 0;
+	return xfr_service_start(p->xs);
+}
+
+int
+policy_rpz_notify(const struct policy *p, const uint8_t *pkt, size_t len,
+	const struct netaddr *from, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	uint8_t name[DNS_MAX_NAME];
+	size_t pos = DNS_HDR_SIZE, nl = 0, i, j;
+	const struct policy_rpzxfr *x = NULL;
+	int allowed = 0;
+	int64_t serial = -1;
+	if(!p || !p->xs || len < DNS_HDR_SIZE || (pkt[2] & 0x80) ||
+		((pkt[2] >> 3) & 0x0f) != DNS_OPCODE_NOTIFY ||
+		((pkt[4] << 8) | pkt[5]) != 1 || dname_pkt_read(pkt, len, &pos,
+		name, &nl) != 0 || pos + 4 > len)
+		return 0;
+	dname_tolower(name);
+	for(i = 0; i < p->nrpz && !x; i++)
+		if(p->rpzx[i] && dname_equal(rpz_origin(p->rpz[i]), name))
+			x = p->rpzx[i];
+	if(!x)
+		return 0; /* not ours: the auth zones may know it */
+	for(j = 0; j < x->nnotify && !allowed; j++)
+		if(netblock_match(&x->notify[j], from))
+			allowed = 1;
+	for(j = 0; j < x->nprim && !allowed; j++)
+		if(netaddr_cmp_addr(&x->prim[j].addr, from) == 0)
+			allowed = 1;
+	pos += 4;
+	if(allowed) {
+		/* the serial of an SOA in the answer section, if any */
+		size_t ap = pos;
+		if(((pkt[6] << 8) | pkt[7]) >= 1 && dname_pkt_read(pkt, len,
+			&ap, NULL, NULL) == 0 && ap + 10 <= len &&
+			((pkt[ap] << 8) | pkt[ap + 1]) == DNS_TYPE_SOA) {
+			size_t rd = ap + 10;
+			if(dname_pkt_read(pkt, len, &rd, NULL, NULL) == 0 &&
+				dname_pkt_read(pkt, len, &rd, NULL, NULL) == 0 &&
+				rd + 4 <= len)
+				serial = ((int64_t)pkt[rd] << 24) | (pkt[rd + 1]
+					<< 16) | (pkt[rd + 2] << 8) | pkt[rd + 3];
+		}
+		verbose(VERB_DETAIL, "rpz %s: NOTIFY (serial %lld)", x->name,
+			(long long)serial);
+		xfr_task_notify(x->task, serial, 0);
+	} else {
+		char a[NETADDR_STRLEN];
+		verbose(VERB_OPS, "rpz %s: NOTIFY from %s refused (not in "
+			"allow-notify or the primaries)", x->name,
+			netaddr_str(from, 53, a, sizeof(a)));
+	}
+	if(pos > outmax)
+		return 0;
+	memmove(out, pkt, pos);
+	out[2] = (uint8_t)((out[2] & 0x79) | 0x80 | (allowed ? 0x04 : 0));
+	out[3] = (uint8_t)(allowed ? DNS_RCODE_NOERROR : DNS_RCODE_REFUSED);
+	memset(out + 6, 0, 6);
+	*outlen = pos;
+	return 1;
+}
+
+char *
+policy_rpz_status(const struct policy *p, size_t i, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if(!p || i >= p->nrpz || !p->rpzx[i] || !p->rpzx[i]->task)
+		return NULL;
+	return xfr_task_status(p->rpzx[i]->task, buf, len);
+}
+
 int
 policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	char *err, size_t errlen)
@@ -958,7 +1459,8 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 		p->rpz = calloc((size_t)nr, sizeof(*p->rpz));
 		p->rpz_logname = calloc((size_t)nr, sizeof(char *));
 		p->rpz_tags = calloc((size_t)nr, sizeof(uint64_t));
-		if(!p->rpz || !p->rpz_logname || !p->rpz_tags)
+		p->rpzx = calloc((size_t)nr, sizeof(*p->rpzx));
+		if(!p->rpz || !p->rpz_logname || !p->rpz_tags || !p->rpzx)
 			goto oom;
 		p->nrpz = (size_t)nr;
 	}
@@ -968,6 +1470,8 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	if(build_selectors(p, cfg, err, errlen) != 0)
 		goto fail;
 	if(build_tags(p, cfg, err, errlen) != 0)
+		goto fail;
+	if(nr && build_keys(p, cfg, err, errlen) != 0)
 		goto fail;
 	for(i = 0; i < nr; i++)
 		if(build_rpz(p, cfg, i, err, errlen) != 0)
@@ -1602,7 +2106,8 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 		if(p->rpz_tags[i] && !(ct && (ct->tags & p->rpz_tags[i])))
 			continue;
 		rz.z = p->rpz[i];
-		if(!rpz_is_enabled(rz.z) || respip_scan(ans, *anslen,
+		if(!rpz_count(rz.z, RPZ_TRIGGER_RESPONSE_IP) ||
+			!rpz_is_enabled(rz.z) || respip_scan(ans, *anslen,
 			respip_rpz_cb, &rz, &hit) != 1)
 			continue;
 		if(rpz_get_settings(rz.z)->log)

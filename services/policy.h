@@ -39,10 +39,14 @@
  * policy_respip_answer(); the front end calls it only when
  * policy_has_respip() (one test per cached answer otherwise).
  *
+ * RPZ by transfer: an rpz: clause with primary: lines gets a task of the
+ * transfer service (services/xfr.h, its own thread, started by
+ * policy_start()); its callback feeds rpz_zone_apply() (AXFR) or
+ * rpz_zone_update() (IXFR) and writes the zonefile:. NOTIFY for such a
+ * zone: policy_rpz_notify().
+ *
  * Not done here (see doc and the issue): NSDNAME and NSIP triggers
- * (loaded, counted, never applied), the RPZ primary: (the zone transfer
- * client feeds rpz_zone_apply() / rpz_zone_update(); until it is wired a
- * primary: line is a load error).
+ * (loaded, counted, never applied).
  *
  * Threads: the structure is immutable after policy_apply_cfg() except
  * for the RPZ snapshots (atomic pointer swaps, services/rpz.h) and the
@@ -145,6 +149,30 @@ enum policy_respip_result policy_respip_answer(const struct policy *p,
 	const struct fast_query *fq, const struct netaddr *client,
 	const struct netaddr *local, int tcp, uint8_t *ans, size_t *anslen,
 	size_t ansmax, struct policy_stats *st);
+
+/**
+ * Start the zone transfers of the rpz zones with a primary: (one thread,
+ * services/xfr.h; with fork, one per worker process). Safe to call from
+ * every worker; the first call starts it. @return 0, or -1 when the
+ * thread cannot start (the zones keep what their zone files gave).
+ */
+int policy_start(struct policy *p);
+
+/**
+ * A NOTIFY for an rpz zone with a primary: from a primary or an
+ * allow-notify netblock it wakes the zone's transfer (NOERROR, AA), from
+ * anyone else it is REFUSED.
+ * @return 1 with the reply in out, 0 when the NOTIFY is not for an rpz
+ *	zone with a primary (the caller asks the auth zones).
+ */
+int policy_rpz_notify(const struct policy *p, const uint8_t *pkt,
+	size_t len, const struct netaddr *from, uint8_t *out, size_t outmax,
+	size_t *outlen);
+
+/** The transfer state of rpz zone i, one line (services/xfr.h), or NULL
+ * when it has no primary. */
+char *policy_rpz_status(const struct policy *p, size_t i, char *buf,
+	size_t len);
 
 /** @return the number of rpz: zones */
 size_t policy_rpz_count(const struct policy *p);

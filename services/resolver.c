@@ -456,14 +456,20 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
 	int flags = 0, stale = 0, norec_ok;
 
-	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
+	if((r->authz || r->pol) && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
-		/* NOTIFY for an auth-zone: its own ACL (allow-notify and
-		 * the primaries), not access-control */
-		if(client && auth_zones_notify(r->authz, pkt, len, client,
-			out, outmax, outlen))
+		/* NOTIFY for an rpz zone or an auth-zone: its own ACL
+		 * (allow-notify and the primaries), not access-control */
+		if(client && r->pol && policy_rpz_notify(r->pol, pkt, len,
+			client, out, outmax, outlen))
 			return RESOLVER_ANSWERED;
-		return RESOLVER_DROP;
+		if(r->authz) {
+			if(client && auth_zones_notify(r->authz, pkt, len,
+				client, out, outmax, outlen))
+				return RESOLVER_ANSWERED;
+			return RESOLVER_DROP;
+		}
+		/* no auth zones: NOTIMPL, as any other opcode */
 	}
 	if(err == DNS_ERR_NOT_QUERY) {
 		/* a response: never answer it (reflection loops) */

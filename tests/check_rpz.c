@@ -257,13 +257,30 @@ START_TEST(test_load_errors)
 	ck_assert_str_eq(load("rpz:\n\tzonefile: /nonexistent\n", err,
 		sizeof(err)), "t.conf:1: rpz: expected a name: line");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n", err, sizeof(err)),
-		"t.conf:1: rpz 'x.': expected a zonefile: line");
+		"t.conf:1: rpz 'x.': expected a zonefile: or a primary: line");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tzonefile: /nonexistent/z\n",
 		err, sizeof(err)), "t.conf:3: rpz 'x.': /nonexistent/z: cannot "
 		"open: No such file or directory");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tprimary: 192.0.2.1\n",
-		err, sizeof(err)), "t.conf:3: primary: zone transfers for rpz "
-		"are not in this petrel yet; give a zonefile:");
+		err, sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tmaster: 192.0.2.1@5353\n"
+		"\tallow-notify: 192.0.2.0/24\n\tzonefile: /nonexistent-pz\n",
+		err, sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tprimary: 192.0.2.1 k9\n",
+		err, sizeof(err)), "t.conf:3: primary: no tsig-key: named 'k9'");
+	ck_assert_str_eq(load("tsig-key:\n\tname: k9\n\talgorithm: "
+		"hmac-sha256\n\tsecret: \"cGV0cmVsLXRlc3Qta2V5\"\nrpz:\n\t"
+		"name: x.\n\tprimary: 192.0.2.1 k9\n", err, sizeof(err)), "");
+	(void)load("rpz:\n\tname: x.\n\tprimary: 192.0.2.300\n", err,
+		sizeof(err));
+	ck_assert_int_eq(strncmp(err, "t.conf:3: primary: bad address "
+		"'192.0.2.300'", 40), 0);
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tallow-notify: "
+		"192.0.2.1\n\tzonefile: /nonexistent/z\n", err, sizeof(err)),
+		"t.conf:1: rpz 'x.': allow-notify: without a primary:");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: http://a/z\n", err,
+		sizeof(err)), "t.conf:3: url: rpz over HTTP is not in this "
+		"petrel; give a primary: or a zonefile:");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\trpz-action-override: "
 		"block\n", err, sizeof(err)), "t.conf:3: rpz-action-override: "
 		"expected nxdomain, nodata, passthru, drop, tcp-only, cname or "
