@@ -12,6 +12,8 @@
 #include "services/localzone.h"
 #include "services/acl.h"
 #include "services/xfr.h"
+#include "services/module.h"
+#include "util/region.h"
 #include "util/config_auth.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
@@ -2144,4 +2146,170 @@ int
 policy_has_respip(const struct policy *p)
 {
 	return p && p->respip_on;
+}
+
+/* ---- RPZ NSDNAME and NSIP, for the iterator ---- */
+
+/** building the local data of an NSDNAME / NSIP rule into an answer */
+struct rpz_ns_write {
+	/** the state */
+	struct module_qstate *qs;
+	/** the answer */
+	struct mesh_answer *ans;
+	/** 1 when the rule has a CNAME (it answers every type) */
+	int cname;
+	/** records put */
+	int n;
+};
+
+/** does the rule have a CNAME */
+static int
+rpz_ns_find_cname(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen)
+{
+	struct rpz_ns_write *w = arg;
+	(void)rrclass; (void)ttl; (void)rdata; (void)rdlen;
+	if(type == DNS_TYPE_CNAME) {
+		w->cname = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/** put the records that answer the question */
+static int
+rpz_ns_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen)
+{
+	struct rpz_ns_write *w = arg;
+	struct module_rr *rr;
+	if(w->cname ? type != DNS_TYPE_CNAME : (type != w->qs->qtype &&
+		w->qs->qtype != DNS_TYPE_ANY))
+		return 0;
+	if(!(rr = module_rr_new(w->qs->region, w->qs->qname,
+		w->qs->qname_len, type, rrclass, ttl, rdata, rdlen)))
+		return 1;
+	module_rrlist_append(&w->ans->an, rr);
+	w->n++;
+	return 0;
+}
+
+/** the answer of an NSDNAME / NSIP rule for a state, in its region.
+ * @return it, or NULL (out of memory: the state goes on) */
+static struct mesh_answer *
+rpz_ns_answer(const struct rpz *z, const struct rpz_match *m,
+	struct module_qstate *qs)
+{
+	struct mesh_answer *ans = region_alloc_zero(qs->region, sizeof(*ans));
+	struct rpz_ns_write w;
+	int soa = 0;
+	if(!ans)
+		return NULL;
+	ans->policy = 1;
+	ans->sec = MODULE_SEC_INSECURE;
+	ans->rcode = DNS_RCODE_NOERROR;
+	ans->ede = DNS_EDE_FILTERED;
+	memset(&w, 0, sizeof(w));
+	w.qs = qs;
+	w.ans = ans;
+	switch(m->action) {
+	case RPZ_ACTION_NXDOMAIN:
+		ans->rcode = DNS_RCODE_NXDOMAIN;
+		ans->ede = DNS_EDE_BLOCKED;
+		soa = 1;
+		break;
+	case RPZ_ACTION_NODATA:
+		ans->ede = DNS_EDE_BLOCKED;
+		soa = 1;
+		break;
+	case RPZ_ACTION_DROP:
+		ans->policy = 2;
+		ans->ede = -1;
+		break;
+	case RPZ_ACTION_CNAME: {
+		const uint8_t *t = rpz_get_settings(z)->cname_override;
+		struct module_rr *rr = module_rr_new(qs->region, qs->qname,
+			qs->qname_len, DNS_TYPE_CNAME, qs->qclass, 3600, t,
+			dname_len(t));
+		if(!rr)
+			return NULL;
+		module_rrlist_append(&ans->an, rr);
+		break;
+	}
+	default:
+		/* local data */
+		rpz_match_data(m, rpz_ns_find_cname, &w);
+		rpz_match_data(m, rpz_ns_put_rr, &w);
+		if(w.n == 0)
+			soa = 1;
+		break;
+	}
+	if(soa) {
+		size_t sl;
+		uint32_t ttl;
+		const uint8_t *s = rpz_soa(m, &sl, &ttl);
+		struct module_rr *rr;
+		if(s && (rr = module_rr_new(qs->region, rpz_origin(z),
+			dname_len(rpz_origin(z)), DNS_TYPE_SOA, DNS_CLASS_IN, ttl,
+			s, sl)))
+			module_rrlist_append(&ans->ns, rr);
+	}
+	return ans;
+}
+
+struct mesh_answer *
+policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
+	const struct netaddr *nsaddr, int *pass)
+{
+	const struct policy *p = arg;
+	size_t i, al = 0;
+	const uint8_t *a = NULL;
+	if(nsaddr && !(a = netaddr_bytes(nsaddr, &al)))
+		return NULL;
+	for(i = 0; i < p->nrpz; i++) {
+		const struct rpz *z = p->rpz[i];
+		struct rpz_match m;
+		/* a zone with tags: is for some clients; the iterator works
+		 * for all the clients of a question at once */
+		if(p->rpz_tags[i] || !rpz_is_enabled(z))
+			continue;
+		if(nsname ? !rpz_lookup_nsdname(z, nsname, &m) :
+			!rpz_lookup_nsip(z, a, al, &m))
+			continue;
+		if(rpz_get_settings(z)->log) {
+			char qn[DNS_MAX_NAME_STR], tb[16];
+			(void)dname_to_str(qs->qname, qn, sizeof(qn));
+			log_info("rpz: applied [%s] %s %s %s %s", p->rpz_logname[i],
+				nsname ? "NSDNAME" : "NSIP", qn, dns_type_str(
+				qs->qtype, tb, sizeof(tb)), rpz_action_str(
+				m.action));
+		}
+		switch(m.action) {
+		case RPZ_ACTION_NONE:
+		case RPZ_ACTION_DISABLED:
+		case RPZ_ACTION_TCP_ONLY:
+			/* (TCP-ONLY is about the client's transport, which
+			 * the iterator does not know: as no rule) */
+			continue;
+		case RPZ_ACTION_PASSTHRU:
+			*pass = 1;
+			return NULL;
+		default:
+			return rpz_ns_answer(z, &m, qs);
+		}
+	}
+	return NULL;
+}
+
+int
+policy_has_ns_triggers(const struct policy *p)
+{
+	size_t i;
+	if(!p)
+		return 0;
+	for(i = 0; i < p->nrpz; i++)
+		if(p->rpzx[i] || rpz_count(p->rpz[i], RPZ_TRIGGER_NSDNAME) ||
+			rpz_count(p->rpz[i], RPZ_TRIGGER_NSIP))
+			return 1;
+	return 0;
 }

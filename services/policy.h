@@ -45,8 +45,10 @@
  * rpz_zone_update() (IXFR) and writes the zonefile:. NOTIFY for such a
  * zone: policy_rpz_notify().
  *
- * Not done here (see doc and the issue): NSDNAME and NSIP triggers
- * (loaded, counted, never applied).
+ * NSDNAME and NSIP triggers: the iterator shows each delegation's NS names
+ * and each server address to policy_rpz_ns() (module_env.rpz_ns, NULL
+ * when no zone can have such triggers); a rule's answer finishes the
+ * client's question, marked so that no cache keeps it.
  *
  * Threads: the structure is immutable after policy_apply_cfg() except
  * for the RPZ snapshots (atomic pointer swaps, services/rpz.h) and the
@@ -173,6 +175,26 @@ int policy_rpz_notify(const struct policy *p, const uint8_t *pkt,
  * when it has no primary. */
 char *policy_rpz_status(const struct policy *p, size_t i, char *buf,
 	size_t len);
+
+struct module_qstate;
+struct mesh_answer;
+
+/** @return 1 when the iterator must show delegations to policy_rpz_ns()
+ * (an rpz zone with NSDNAME or NSIP triggers, or one that may get them by
+ * transfer) */
+int policy_has_ns_triggers(const struct policy *p);
+
+/**
+ * The RPZ NSDNAME and NSIP triggers (module_env.rpz_ns, services/module.h):
+ * the rpz zones in order (those without tags: the iterator answers every
+ * client of the question at once), the first rule that matches decides:
+ * NXDOMAIN / NODATA (the zone's SOA, EDE 15), local data or a CNAME (EDE
+ * 17), DROP (nothing sent), PASSTHRU (no more checks). The answer is
+ * marked so that it is neither cached nor validated.
+ * @param arg: the policy.
+ */
+struct mesh_answer *policy_rpz_ns(void *arg, struct module_qstate *qs,
+	const uint8_t *nsname, const struct netaddr *nsaddr, int *pass);
 
 /** @return the number of rpz: zones */
 size_t policy_rpz_count(const struct policy *p);

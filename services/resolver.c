@@ -247,6 +247,8 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 {
 	r->pol = pol;
 	r->respip = policy_has_respip(pol);
+	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
+	r->menv.rpz_ns_arg = (void *)pol;
 }
 
 void
@@ -755,8 +757,8 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	const uint8_t **rd;
 	uint16_t *rdlen;
 	size_t total, n = 0, k = 0;
-	if((!r->mcache && !r->rrset) || !ans)
-		return 0;
+	if((!r->mcache && !r->rrset) || !ans || ans->policy)
+		return 0; /* (a policy answer is for now, not for the cache) */
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
 		return 0;
 	total = ans->an.count + ans->ns.count + ans->ar.count;
@@ -899,6 +901,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
 	resolver_client_leaves(r, c);
+	if(ans && ans->policy == 2)
+		goto drop; /* RPZ DROP from the iterator */
 	if(stored && resolver_answer_from_entry(r, c))
 		return;
 	/* the one encode path: answers that were not stored (SERVFAIL, TTL

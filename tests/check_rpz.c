@@ -86,6 +86,36 @@ ip(const struct rpz *z, const char *addr)
 	return m.action;
 }
 
+/** look a name server name up in the NSDNAME triggers */
+static enum rpz_action
+nsd(const struct rpz *z, const char *name)
+{
+	uint8_t d[DNS_MAX_NAME];
+	size_t dl = sizeof(d);
+	struct rpz_match m;
+	ck_assert_int_eq(dname_from_str(name, d, &dl), 0);
+	if(!rpz_lookup_nsdname(z, d, &m))
+		return RPZ_ACTION_NONE;
+	ck_assert_int_eq(m.trigger, RPZ_TRIGGER_NSDNAME);
+	return m.action;
+}
+
+/** look a name server address up in the NSIP triggers */
+static enum rpz_action
+nsip(const struct rpz *z, const char *addr)
+{
+	struct netaddr a;
+	struct rpz_match m;
+	size_t len;
+	const uint8_t *b;
+	ck_assert_int_eq(netaddr_parse(addr, 53, &a, NULL), 0);
+	b = netaddr_bytes(&a, &len);
+	if(!rpz_lookup_nsip(z, b, len, &m))
+		return RPZ_ACTION_NONE;
+	ck_assert_int_eq(m.trigger, RPZ_TRIGGER_NSIP);
+	return m.action;
+}
+
 /** a zone rpz.test. */
 static struct rpz *
 mkzone(const struct rpz_settings *set)
@@ -124,6 +154,10 @@ START_TEST(test_triggers)
 		".", NULL);
 	add(&b, "ns.bad.example.rpz-nsdname.rpz.test.", DNS_TYPE_CNAME, ".",
 		NULL);
+	add(&b, "*.worse.example.rpz-nsdname.rpz.test.", DNS_TYPE_CNAME, "*.",
+		NULL);
+	add(&b, "24.0.2.0.192.rpz-nsip.rpz.test.", DNS_TYPE_CNAME,
+		"rpz-passthru.", NULL);
 	add(&b, "outside.example.", DNS_TYPE_CNAME, ".", NULL);
 	ck_assert_int_eq(rpz_zone_apply(z, b.rr, b.n, err, sizeof(err)), 0);
 	ck_assert_int_eq(q(z, "nx.example.", NULL), RPZ_ACTION_NXDOMAIN);
@@ -150,7 +184,17 @@ START_TEST(test_triggers)
 	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_QNAME), 4);
 	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_CLIENT_IP), 4);
 	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_RESPONSE_IP), 2);
-	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_NSDNAME), 1);
+	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_NSDNAME), 2);
+	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_NSIP), 1);
+	/* NSDNAME exact and wildcard, NSIP; they are not QNAME triggers */
+	ck_assert_int_eq(nsd(z, "NS.bad.example."), RPZ_ACTION_NXDOMAIN);
+	ck_assert_int_eq(nsd(z, "ns2.bad.example."), RPZ_ACTION_NONE);
+	ck_assert_int_eq(nsd(z, "a.b.worse.example."), RPZ_ACTION_NODATA);
+	ck_assert_int_eq(nsd(z, "worse.example."), RPZ_ACTION_NONE);
+	ck_assert_int_eq(q(z, "ns.bad.example.", NULL), RPZ_ACTION_NONE);
+	ck_assert_int_eq(nsip(z, "192.0.2.9"), RPZ_ACTION_PASSTHRU);
+	ck_assert_int_eq(nsip(z, "192.0.3.9"), RPZ_ACTION_NONE);
+	ck_assert_int_eq(ip(z, "192.0.2.9"), RPZ_ACTION_NONE);
 	/* disabled: the caller checks; the switch is kept */
 	rpz_set_enabled(z, 0);
 	ck_assert_int_eq(rpz_is_enabled(z), 0);

@@ -1958,6 +1958,7 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		if(pt)
 			autr_probe_result(qs, ve, pt);
 		if(vq->passthrough || !qs->return_msg ||
+			qs->return_msg->policy ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN)) {
 			if(qs->return_msg && vq->passthrough &&
