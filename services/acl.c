@@ -511,10 +511,10 @@ acl_cfg_tag_blocks(const struct config_file *cfg, struct netblock **out,
 	return 0;
 }
 
-/** search one family: longest prefix first, binary search each group */
-static int
-acl_family_find(const struct acl_family *f, const struct acl_key *a,
-	enum config_acl_action *out, uint32_t *ref)
+/** search one family: longest prefix first, binary search each group.
+ * @return the index of the entry, or -1 */
+static inline long
+acl_family_find(const struct acl_family *f, const struct acl_key *a)
 {
 	int g;
 	for(g = 0; g < f->ngroups; g++) {
@@ -524,25 +524,37 @@ acl_family_find(const struct acl_family *f, const struct acl_key *a,
 		while(l < h) {
 			size_t mid = l + (h - l) / 2;
 			const struct acl_key *k = &f->keys[mid];
-			if(k->hi == hi && k->lo == lo) {
-				*out = f->acts[mid];
-				if(ref)
-					*ref = f->refs ? f->refs[mid] : 0;
-				return 1;
-			}
+			if(k->hi == hi && k->lo == lo)
+				return (long)mid;
 			if(k->hi < hi || (k->hi == hi && k->lo < lo))
 				l = mid + 1;
 			else
 				h = mid;
 		}
 	}
-	return 0;
+	return -1;
 }
 
 enum config_acl_action
 acl_check(const struct acl_list *acl, const struct netaddr *addr)
 {
-	return acl_check_ref(acl, addr, NULL);
+	const uint8_t *a;
+	size_t n;
+	struct acl_key k;
+	const struct acl_family *f;
+	long i;
+	if(!addr)
+		return ACL_REFUSE;
+	if(!acl || !acl->finished)
+		return netaddr_is_loopback(addr) ? ACL_ALLOW : ACL_REFUSE;
+	a = netaddr_bytes(addr, &n);
+	if(!a || (n != 4 && n != 16))
+		return ACL_REFUSE;
+	acl_key_from(&k, a, n);
+	f = n == 4 ? &acl->v4 : &acl->v6;
+	if((i = acl_family_find(f, &k)) >= 0)
+		return f->acts[i];
+	return ACL_REFUSE;
 }
 
 enum config_acl_action
@@ -552,9 +564,9 @@ acl_check_ref(const struct acl_list *acl, const struct netaddr *addr,
 	const uint8_t *a;
 	size_t n;
 	struct acl_key k;
-	enum config_acl_action r;
-	if(ref)
-		*ref = 0;
+	const struct acl_family *f;
+	long i;
+	*ref = 0;
 	if(!addr)
 		return ACL_REFUSE;
 	if(!acl || !acl->finished)
@@ -563,9 +575,12 @@ acl_check_ref(const struct acl_list *acl, const struct netaddr *addr,
 	if(!a || (n != 4 && n != 16))
 		return ACL_REFUSE;
 	acl_key_from(&k, a, n);
-	if(acl_family_find(n == 4 ? &acl->v4 : &acl->v6, &k, &r, ref))
-		return r;
-	return ACL_REFUSE;
+	f = n == 4 ? &acl->v4 : &acl->v6;
+	if((i = acl_family_find(f, &k)) < 0)
+		return ACL_REFUSE;
+	if(f->refs)
+		*ref = f->refs[i];
+	return f->acts[i];
 }
 
 size_t

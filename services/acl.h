@@ -122,7 +122,7 @@ int acl_add_ref(struct acl_list *acl, const struct netblock *nb,
  * matched (0 when it has none, or nothing matched). The tags are thus
  * those of the client's access-control entry, as in Unbound: a longer
  * access-control netblock without tags hides the tags of a shorter one.
- * @param ref: set; may be NULL.
+ * @param ref: set (not NULL).
  */
 enum config_acl_action acl_check_ref(const struct acl_list *acl,
 	const struct netaddr *addr, uint32_t *ref);

@@ -1796,8 +1796,7 @@ static enum local_front_result lz_front_answer(const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, int norec_ok,
-	const enum config_acl_action *pre, const struct local_tags *ct);
+	struct local_front_info *info, int norec_ok);
 
 enum local_front_result
 local_front_answer_norec(const struct acl_list *acl, const struct local_zones *lz,
@@ -1806,7 +1805,7 @@ local_front_answer_norec(const struct acl_list *acl, const struct local_zones *l
 	size_t *outlen, struct local_front_info *info, int norec_ok)
 {
 	return lz_front_answer(acl, NULL, 0, lz, pkt, pktlen, fq, client, tcp,
-		out, outmax, outlen, info, norec_ok, NULL, NULL);
+		out, outmax, outlen, info, norec_ok);
 }
 
 /** the local zones of a view, then (view-first, or a noview zone) the
@@ -1815,21 +1814,20 @@ static enum local_zone_answer
 lz_answer_view(const struct local_zones *vlz, int view_first,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
-	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias,
-	const struct local_tags *ct)
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
 {
 	enum local_zone_answer r;
 	if(!vlz)
 		return local_zones_answer_tags(lz, pkt, pktlen, fq, client,
-			tcp, out, outmax, outlen, alias, ct);
+			tcp, out, outmax, outlen, alias, NULL);
 	r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out, outmax,
 		outlen, alias);
 	if(r != LOCAL_ZONE_NOT_LOCAL)
 		return r;
 	if(view_first || local_zones_lookup(vlz, fq->qinfo.qname,
 		fq->qinfo.qtype, fq->qinfo.qclass, NULL) == LOCAL_ZONE_NOVIEW)
-		return local_zones_answer_tags(lz, pkt, pktlen, fq, client,
-			tcp, out, outmax, outlen, alias, ct);
+		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
+			out, outmax, outlen, alias);
 	return LOCAL_ZONE_NOT_LOCAL;
 }
 
@@ -1841,8 +1839,7 @@ lz_front_answer(const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, int norec_ok,
-	const enum config_acl_action *pre, const struct local_tags *ct)
+	struct local_front_info *info, int norec_ok)
 {
 	struct local_front_info tmp;
 	enum config_acl_action action;
@@ -1851,7 +1848,7 @@ lz_front_answer(const struct acl_list *acl,
 		info = &tmp;
 	info->set_rd = 0;
 	info->alias.present = 0;
-	action = pre ? *pre : acl_check(acl, client);
+	action = acl_check(acl, client);
 	info->action = action;
 	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
 		return LOCAL_FRONT_DROP;
@@ -1861,7 +1858,7 @@ lz_front_answer(const struct acl_list *acl,
 		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
 			DNS_EDE_PROHIBITED, out, outmax, outlen);
 	r = lz_answer_view(vlz, view_first, lz, pkt, pktlen, fq, client, tcp,
-		out, outmax, outlen, &info->alias, ct);
+		out, outmax, outlen, &info->alias);
 	if(r == LOCAL_ZONE_ANSWERED)
 		return LOCAL_FRONT_ANSWERED;
 	if(r == LOCAL_ZONE_DROP)
@@ -1887,6 +1884,68 @@ lz_front_answer(const struct acl_list *acl,
 	return LOCAL_FRONT_CONTINUE;
 }
 
+/**
+ * local_front_answer_tags: lz_front_answer for a client with tags, its
+ * access-control action already known. The same rules in the same order;
+ * kept apart so that the untagged front end (the cached-answer path)
+ * stays as it was, without the extra arguments.
+ */
+static enum local_front_result
+lz_front_answer_tags(enum config_acl_action action,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, const struct local_tags *ct)
+{
+	struct local_front_info tmp;
+	enum local_zone_answer r = LOCAL_ZONE_NOT_LOCAL;
+	if(!info)
+		info = &tmp;
+	info->set_rd = 0;
+	info->alias.present = 0;
+	info->action = action;
+	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_DENY)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_REFUSE)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
+			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	/* the view's zones (no tags), then the global ones with the tags */
+	if(vlz)
+		r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out,
+			outmax, outlen, &info->alias);
+	if(r == LOCAL_ZONE_NOT_LOCAL && (!vlz || view_first ||
+		local_zones_lookup(vlz, fq->qinfo.qname, fq->qinfo.qtype,
+		fq->qinfo.qclass, NULL) == LOCAL_ZONE_NOVIEW))
+		r = local_zones_answer_tags(lz, pkt, pktlen, fq, client, tcp,
+			out, outmax, outlen, &info->alias, ct);
+	if(r == LOCAL_ZONE_ANSWERED)
+		return LOCAL_FRONT_ANSWERED;
+	if(r == LOCAL_ZONE_DROP)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_DENY_NON_LOCAL)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_REFUSE_NON_LOCAL)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
+			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	if(!(fq->flags & DNS_FLAG_RD)) {
+		if(action == ACL_ALLOW_SETRD)
+			info->set_rd = 1;
+		else if(action != ACL_ALLOW_SNOOP)
+			return lz_front_error(lz, pkt, pktlen, fq,
+				DNS_RCODE_REFUSED, 1,
+				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
+				outlen);
+	}
+	if(fq->qinfo.qclass != DNS_CLASS_IN &&
+		fq->qinfo.qclass != DNS_CLASS_ANY)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 1,
+			-1, out, outmax, outlen);
+	return LOCAL_FRONT_CONTINUE;
+}
+
 enum local_front_result
 local_front_answer_view(const struct acl_list *acl,
 	const struct local_zones *vlz, int view_first,
@@ -1896,7 +1955,7 @@ local_front_answer_view(const struct acl_list *acl,
 	struct local_front_info *info)
 {
 	return lz_front_answer(acl, vlz, view_first, lz, pkt, pktlen, fq,
-		client, tcp, out, outmax, outlen, info, 0, NULL, NULL);
+		client, tcp, out, outmax, outlen, info, 0);
 }
 
 enum local_front_result
@@ -1907,8 +1966,8 @@ local_front_answer_tags(enum config_acl_action action,
 	uint8_t *out, size_t outmax, size_t *outlen,
 	struct local_front_info *info, const struct local_tags *ct)
 {
-	return lz_front_answer(NULL, vlz, view_first, lz, pkt, pktlen, fq,
-		client, tcp, out, outmax, outlen, info, 0, &action, ct);
+	return lz_front_answer_tags(action, vlz, view_first, lz, pkt, pktlen,
+		fq, client, tcp, out, outmax, outlen, info, ct);
 }
 
 enum local_zone_type

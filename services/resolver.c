@@ -204,6 +204,7 @@ resolver_set_authz(struct resolver *r, struct auth_zones *az)
 {
 	r->authz = az;
 	r->menv.authz = az;
+	r->notify = r->authz || policy_rpz_count(r->pol) > 0;
 }
 
 void
@@ -249,6 +250,7 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	r->respip = policy_has_respip(pol);
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
+	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
 
 void
@@ -458,7 +460,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
 	int flags = 0, stale = 0, norec_ok;
 
-	if((r->authz || r->pol) && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
+	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
 		/* NOTIFY for an rpz zone or an auth-zone: its own ACL
 		 * (allow-notify and the primaries), not access-control */

@@ -214,6 +214,8 @@ struct resolver {
 	/** 1 when answers go through policy_respip_answer() (response-ip,
 	 * RPZ RESPONSE-IP triggers) */
 	int respip;
+	/** 1 when NOTIFY is looked at (auth zones, or rpz zones) */
+	int notify;
 	/** RPZ counters of this worker */
 	struct policy_stats pstats;
 	/** the message cache (shared; NULL: no caching); set after create */
