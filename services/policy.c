@@ -1426,15 +1426,6 @@ policy_rpz_notify(const struct policy *p, const uint8_t *pkt, size_t len,
 	return 1;
 }
 
-char *
-policy_rpz_status(const struct policy *p, size_t i, char *buf, size_t len)
-{
-	buf[0] = 0;
-	if(!p || i >= p->nrpz || !p->rpzx[i] || !p->rpzx[i]->task)
-		return NULL;
-	return xfr_task_status(p->rpzx[i]->task, buf, len);
-}
-
 int
 policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	char *err, size_t errlen)

@@ -171,11 +171,6 @@ int policy_rpz_notify(const struct policy *p, const uint8_t *pkt,
 	size_t len, const struct netaddr *from, uint8_t *out, size_t outmax,
 	size_t *outlen);
 
-/** The transfer state of rpz zone i, one line (services/xfr.h), or NULL
- * when it has no primary. */
-char *policy_rpz_status(const struct policy *p, size_t i, char *buf,
-	size_t len);
-
 struct module_qstate;
 struct mesh_answer;
 
