@@ -9,7 +9,10 @@
 # by the address asked and the client address, every RPZ action with its
 # EDE, rpz_disable / rpz_enable and the view_* commands through
 # petrel-control, a reload that picks up a changed RPZ zone file, in the
-# pthreads and fork thread models. RPZ by zone transfer (pthreads): a
+# pthreads and fork thread models; response-ip (always_refuse, redirect
+# with data, fresh and cached) and tags (a local-zone-tag zone, a tagged
+# client from 127.0.100.60 with its access-control-tag-action). RPZ by
+# zone transfer (pthreads): a
 # second NSD on 127.0.100.11 is the primary of rpzx.local. with TSIG
 # (AXFR at start; NSD 4.6 answers an IXFR with the whole zone); a change
 # there plus ldns-notify is in force within 2 s while a client keeps
@@ -50,6 +53,7 @@ fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
 A1=127.0.100.1
 A2=127.0.100.2
 GUEST=127.0.100.50
+KID=127.0.100.60
 AUTH=127.0.100.10
 
 cat > "$IT_WORK/example.zone" <<'EOF'
@@ -64,6 +68,9 @@ ok	A	192.0.2.82
 x.ads	A	192.0.2.83
 later	A	192.0.2.84
 fresh	A	192.0.2.85
+bad	A	192.0.2.86
+redir	A	192.0.2.87
+play	A	192.0.2.88
 EOF
 cat > "$IT_WORK/rpz.zone" <<'EOF'
 $TTL 60
@@ -154,6 +161,15 @@ server:
 	access-control: 127.0.0.0/8 allow
 	access-control-view: $GUEST/32 guest
 	interface-view: $A2 inside
+	module-config: "respip validator iterator"
+	response-ip: 192.0.2.86/32 always_refuse
+	response-ip: 192.0.2.87/32 redirect
+	response-ip-data: 192.0.2.87/32 "A 10.7.7.7"
+	define-tag: "kids"
+	access-control-tag: $KID/32 "kids"
+	access-control-tag-action: $KID/32 kids always_nxdomain
+	local-zone: "play.example." static
+	local-zone-tag: "play.example." "kids"
 view:
 	name: "inside"
 	local-zone: "example." typetransparent
@@ -227,6 +243,15 @@ run_model() {
 	check "$m: ok.example. at $A2: typetransparent view zone resolves the rest" 192.0.2.82 "$(q @$A2 ok.example.)"
 	check "$m: kdig at $A2" 10.0.0.80 "$(kdig +short +time=2 +retry=0 @$A2 www.example. A 2>/dev/null)"
 	check "$m: drill from $GUEST" 10.9.9.9 "$(drill -Q -I $GUEST @$A1 www.example. A 2>/dev/null | head -1)"
+	# response-ip, fresh and from the cache
+	check "$m: response-ip always_refuse" REFUSED "$(st @$A1 bad.example.)"
+	check "$m: response-ip always_refuse, cached" REFUSED "$(st @$A1 bad.example.)"
+	check "$m: response-ip redirect with response-ip-data" 10.7.7.7 "$(q @$A1 redir.example.)"
+	check "$m: response-ip redirect, cached" 10.7.7.7 "$(q @$A1 redir.example.)"
+	# tags: play.example. is a zone for the clients tagged kids only
+	check "$m: a tagged zone, untagged client: resolved" 192.0.2.88 "$(q @$A1 play.example.)"
+	check "$m: a tagged zone, client tagged kids: its tag action" NXDOMAIN "$(st -b $KID @$A1 play.example.)"
+	check "$m: the tagged client elsewhere: resolved" 192.0.2.80 "$(q -b $KID @$A1 www.example.)"
 	# RPZ actions
 	out=$(dig +time=2 +tries=1 @$A1 nx.example. 2>/dev/null)
 	check "$m: rpz nxdomain" NXDOMAIN "$(echo "$out" | sed -n 's/.*status: \([A-Z]*\).*/\1/p')"
