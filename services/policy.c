@@ -1427,6 +1427,22 @@ policy_rpz_notify(const struct policy *p, const uint8_t *pkt, size_t len,
 }
 
 int
+policy_rpz_transfer(const struct policy *p, const char *name)
+{
+	uint8_t d[DNS_MAX_NAME];
+	size_t dl = sizeof(d), i;
+	if(!p || !p->xs || dname_from_str(name, d, &dl) != 0)
+		return 0;
+	dname_tolower(d);
+	for(i = 0; i < p->nrpz; i++)
+		if(p->rpzx[i] && dname_equal(rpz_origin(p->rpz[i]), d)) {
+			xfr_task_notify(p->rpzx[i]->task, -1, 1);
+			return 1;
+		}
+	return 0;
+}
+
+int
 policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	char *err, size_t errlen)
 {

@@ -191,6 +191,15 @@ int policy_has_ns_triggers(const struct policy *p);
 struct mesh_answer *policy_rpz_ns(void *arg, struct module_qstate *qs,
 	const uint8_t *nsname, const struct netaddr *nsaddr, int *pass);
 
+/**
+ * Transfer an rpz zone with a primary now, by AXFR (the control command
+ * auth_zone_transfer, as Unbound has it for rpz zones; with fork every
+ * worker process gets the command).
+ * @param name: the zone, presentation format.
+ * @return 1 when name is such a zone (its transfer is woken), else 0.
+ */
+int policy_rpz_transfer(const struct policy *p, const char *name);
+
 /** @return the number of rpz: zones */
 size_t policy_rpz_count(const struct policy *p);
 

@@ -71,6 +71,7 @@ fresh	A	192.0.2.85
 bad	A	192.0.2.86
 redir	A	192.0.2.87
 play	A	192.0.2.88
+ctl	A	192.0.2.89
 EOF
 cat > "$IT_WORK/rpz.zone" <<'EOF'
 $TTL 60
@@ -338,6 +339,19 @@ rpz_transfer() {
 	n=$(grep -vc '^NOERROR$' "$IT_WORK/asking.log")
 	check "queries answered all through the transfer ($(wc -l < "$IT_WORK/asking.log") asked)" 0 "$n"
 	if grep -q 'fresh.example' "$IT_WORK/rpzx.copy"; then ok "the zonefile holds the change"; else fail "rpzx.copy not rewritten"; fi
+	# petrel-control auth_zone_transfer: an rpz zone transferred now
+	# (serial 3 on the primary, no NOTIFY)
+	check "ctl.example. resolves before" 192.0.2.89 "$(q @$A1 ctl.example.)"
+	rpzx_zone 3 "fresh.example CNAME .
+ctl.example CNAME ." > "$IT_WORK/nsd-prim/rpzx.zone"
+	kill -HUP "$(cat "$IT_WORK/nsd-prim/nsd.pid")"
+	for i in $(seq 50); do
+		dig +short +time=1 +tries=1 +norec @$PRIM rpzx.local. SOA 2>/dev/null | grep -q ' 3 3600 ' && break
+		sleep 0.1
+	done
+	check "auth_zone_transfer of an rpz zone" ok "$(ctl auth_zone_transfer rpzx.local.)"
+	for i in $(seq 40); do [ "$(st @$A1 ctl.example.)" = NXDOMAIN ] && break; sleep 0.05; done
+	check "... the new rule is in force" NXDOMAIN "$(st @$A1 ctl.example.)"
 	# a NOTIFY from an address that may not send one
 	check "a NOTIFY from outside allow-notify is REFUSED" REFUSED "$(dig +time=1 +tries=1 +opcode=notify -b 127.0.100.50 @$A1 rpzx.local. SOA 2>/dev/null | sed -n 's/.*status: \([A-Z]*\).*/\1/p')"
 	# IXFR: rpzi. at serial 1 (www A 192.0.2.1) from an old zone file
