@@ -190,6 +190,8 @@ struct local_zones {
 	uint16_t edns_size;
 	/** largest UDP answer */
 	uint16_t max_udp;
+	/** number of zones with local-zone-tag tags (0: no tag tests) */
+	size_t ntagged;
 };
 
 /** the words of the types, indexed by enum local_zone_type */
@@ -416,6 +418,50 @@ lz_table_get(struct local_zones *lz, uint16_t rrclass, const uint8_t *name,
  */
 static const struct local_zone *
 lz_find_zone(const struct local_zones *lz, const uint8_t *name,
+	uint16_t qtype, uint16_t rrclass)
+{
+	uint8_t offs[DNS_MAX_LABELS];
+	const struct local_zone *best = NULL;
+	int k, j, first = 0, i;
+	size_t total;
+	uint32_t h;
+	for(i = 0; i < lz->nroots; i++)
+		if(lz->roots[i]->rrclass == rrclass)
+			best = lz->roots[i];
+	if(lz->tsize == 0)
+		return best;
+	k = lz_label_offsets(name, offs);
+	if(k == 0)
+		return best;
+	total = (size_t)offs[k - 1] + name[offs[k - 1]] + 2;
+	if(qtype == DNS_TYPE_DS)
+		first = 1;
+	h = lz_hash_start(rrclass);
+	for(j = k - 1; j >= first; j--) {
+		const struct lz_entry *e;
+		h = lz_hash_label(h, name + offs[j]);
+		e = lz_table_find(lz, rrclass, name + offs[j],
+			total - offs[j], h);
+		if(!e)
+			break;
+		if(e->zone)
+			best = e->zone;
+		if(!e->anc)
+			break;
+	}
+	return best;
+}
+
+/**
+ * lz_find_zone when some zone has local-zone-tag tags: a tagged zone the
+ * client has none of the tags of is not there for it (the zone above
+ * answers). A copy of lz_find_zone's walk, so that the untagged one (the
+ * cached-answer path) does not test tags per entry.
+ * @param name: valid lower-case wire name.
+ * @param qtype: DS skips the leftmost label (the DS is in the parent).
+ */
+static const struct local_zone *
+lz_find_zone_tags(const struct local_zones *lz, const uint8_t *name,
 	uint16_t qtype, uint16_t rrclass, uint64_t ctags)
 {
 	uint8_t offs[DNS_MAX_LABELS];
@@ -680,6 +726,8 @@ local_zones_set_zone_tags(struct local_zones *lz, const char *name,
 		if(lz->zones[i]->rrclass == DNS_CLASS_IN &&
 			lz->zones[i]->namelen == len &&
 			memcmp(lz->zones[i]->name, nm, len) == 0) {
+			if(!lz->zones[i]->tags && tags)
+				lz->ntagged++;
 			lz->zones[i]->tags = tags;
 			return 0;
 		}
@@ -968,8 +1016,7 @@ lz_add_defaults(struct local_zones *lz, char *err, size_t errlen)
 static const struct local_zone *
 lz_prr_zone(const struct local_zones *lz, const struct lz_prr *p)
 {
-	return lz_find_zone(lz, p->owner, p->type, p->rrclass,
-		~(uint64_t)0);
+	return lz_find_zone(lz, p->owner, p->type, p->rrclass);
 }
 
 /**
@@ -1003,7 +1050,7 @@ lz_setup_implicit(struct local_zones *lz)
 				continue;
 			if(p->rrclass != DNS_CLASS_IN &&
 				(z = lz_find_zone(lz, p->owner, p->type,
-				DNS_CLASS_IN, ~(uint64_t)0)) != NULL) {
+				DNS_CLASS_IN)) != NULL) {
 				struct local_zone *nz = lz_zone_create(lz,
 					z->name, z->namelen, p->rrclass,
 					z->type, 0);
@@ -1655,64 +1702,32 @@ local_zones_put_apex_data(const struct local_zones *d, struct dns_builder *b,
 	return 1;
 }
 
-enum local_zone_answer
-local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
-	size_t pktlen, const struct fast_query *fq,
-	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen, struct local_alias *alias)
+/** @return 1 when a query can be answered from local zones at all */
+static inline int
+lz_answer_ok(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq, const uint8_t *out,
+	const size_t *outlen, size_t outmax)
 {
-	return local_zones_answer_tags(lz, pkt, pktlen, fq, client, tcp, out,
-		outmax, outlen, alias, NULL);
-}
-
-enum local_zone_answer
-local_zones_answer_tags(const struct local_zones *lz, const uint8_t *pkt,
-	size_t pktlen, const struct fast_query *fq,
-	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen, struct local_alias *alias, const struct local_tags *ct)
-{
-	const struct local_zone *z;
-	const struct lz_node *node = NULL;
-	const struct query_info *qi;
-	enum local_zone_type t;
-	if(alias)
-		alias->present = 0;
 	if(!lz || !lz->finished || !pkt || !fq || !out || !outlen ||
 		pktlen < DNS_HDR_SIZE || outmax < DNS_MIN_UDP)
-		return LOCAL_ZONE_NOT_LOCAL;
+		return 0;
 	if(fq->qdcount != 1 || fq->question_end == 0 ||
 		fq->question_end > pktlen || fq->opcode != DNS_OPCODE_QUERY)
-		return LOCAL_ZONE_NOT_LOCAL;
-	qi = &fq->qinfo;
-	if(qi->qname_len == 0 || qi->qname_len > DNS_MAX_NAME)
-		return LOCAL_ZONE_NOT_LOCAL;
-	if(qi->qclass == DNS_CLASS_CH &&
-		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
-		return LOCAL_ZONE_ANSWERED;
-	z = lz_find_zone(lz, qi->qname, qi->qtype, qi->qclass,
-		ct ? ct->tags : 0);
-	if(!z)
-		return LOCAL_ZONE_NOT_LOCAL;
-	t = z->type;
-	if(z->tags && ct) {
-		/* the client's lowest tag the zone has: its action (when
-		 * set) replaces the zone's type, its data a redirect's */
-		uint64_t m = z->tags & ct->tags;
-		int tag = 0;
-		while(!(m & 1)) {
-			m >>= 1;
-			tag++;
-		}
-		if(ct->action && ct->action[tag] != LOCAL_ZONE_UNSET)
-			t = (enum local_zone_type)ct->action[tag];
-		if(lz_is_redirect(t) && ct->data && lz_tag_data_answer(lz,
-			ct->data[tag], pkt, fq, tcp, out, outmax, outlen,
-			alias)) {
-			if(t == LOCAL_ZONE_INFORM_REDIRECT)
-				lz_inform(z, t, fq, client);
-			return LOCAL_ZONE_ANSWERED;
-		}
-	}
+		return 0;
+	if(fq->qinfo.qname_len == 0 || fq->qinfo.qname_len > DNS_MAX_NAME)
+		return 0;
+	return 1;
+}
+
+/** the answer of zone z, acting as type t, to the question */
+static enum local_zone_answer
+lz_answer_zone(const struct local_zones *lz, const struct local_zone *z,
+	enum local_zone_type t, const uint8_t *pkt,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
+{
+	const struct lz_node *node = NULL;
+	const struct query_info *qi = &fq->qinfo;
 	if(t == LOCAL_ZONE_INFORM || t == LOCAL_ZONE_INFORM_DENY ||
 		t == LOCAL_ZONE_INFORM_REDIRECT)
 		lz_inform(z, t, fq, client);
@@ -1777,6 +1792,88 @@ local_zones_answer_tags(const struct local_zones *lz, const uint8_t *pkt,
 	}
 }
 
+/** the zone lookup and answer when some zone has tags (ct NULL: a client
+ * without tags) */
+static enum local_zone_answer
+lz_answer_tagged(const struct local_zones *lz, const uint8_t *pkt,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias,
+	const struct local_tags *ct)
+{
+	const struct query_info *qi = &fq->qinfo;
+	const struct local_zone *z = lz_find_zone_tags(lz, qi->qname,
+		qi->qtype, qi->qclass, ct ? ct->tags : 0);
+	enum local_zone_type t;
+	if(!z)
+		return LOCAL_ZONE_NOT_LOCAL;
+	t = z->type;
+	if(z->tags && ct) {
+		/* the client's lowest tag the zone has: its action (when
+		 * set) replaces the zone's type, its data a redirect's */
+		uint64_t m = z->tags & ct->tags;
+		int tag = 0;
+		while(!(m & 1)) {
+			m >>= 1;
+			tag++;
+		}
+		if(ct->action && ct->action[tag] != LOCAL_ZONE_UNSET)
+			t = (enum local_zone_type)ct->action[tag];
+		if(lz_is_redirect(t) && ct->data && lz_tag_data_answer(lz,
+			ct->data[tag], pkt, fq, tcp, out, outmax, outlen,
+			alias)) {
+			if(t == LOCAL_ZONE_INFORM_REDIRECT)
+				lz_inform(z, t, fq, client);
+			return LOCAL_ZONE_ANSWERED;
+		}
+	}
+	return lz_answer_zone(lz, z, t, pkt, fq, client, tcp, out, outmax,
+		outlen, alias);
+}
+
+enum local_zone_answer
+local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias)
+{
+	const struct local_zone *z;
+	const struct query_info *qi;
+	if(alias)
+		alias->present = 0;
+	if(!lz_answer_ok(lz, pkt, pktlen, fq, out, outlen, outmax))
+		return LOCAL_ZONE_NOT_LOCAL;
+	qi = &fq->qinfo;
+	if(qi->qclass == DNS_CLASS_CH &&
+		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
+		return LOCAL_ZONE_ANSWERED;
+	if(lz->ntagged)
+		/* a client without tags does not see the tagged zones */
+		return lz_answer_tagged(lz, pkt, fq, client, tcp, out, outmax,
+			outlen, alias, NULL);
+	z = lz_find_zone(lz, qi->qname, qi->qtype, qi->qclass);
+	if(!z)
+		return LOCAL_ZONE_NOT_LOCAL;
+	return lz_answer_zone(lz, z, z->type, pkt, fq, client, tcp, out,
+		outmax, outlen, alias);
+}
+
+enum local_zone_answer
+local_zones_answer_tags(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias, const struct local_tags *ct)
+{
+	if(alias)
+		alias->present = 0;
+	if(!lz_answer_ok(lz, pkt, pktlen, fq, out, outlen, outmax))
+		return LOCAL_ZONE_NOT_LOCAL;
+	if(fq->qinfo.qclass == DNS_CLASS_CH &&
+		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
+		return LOCAL_ZONE_ANSWERED;
+	return lz_answer_tagged(lz, pkt, fq, client, tcp, out, outmax, outlen,
+		alias, ct);
+}
+
 /** an error reply through the dns builder. @return ANSWERED or DROP */
 static enum local_front_result
 lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
@@ -1818,8 +1915,8 @@ lz_answer_view(const struct local_zones *vlz, int view_first,
 {
 	enum local_zone_answer r;
 	if(!vlz)
-		return local_zones_answer_tags(lz, pkt, pktlen, fq, client,
-			tcp, out, outmax, outlen, alias, NULL);
+		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
+			out, outmax, outlen, alias);
 	r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out, outmax,
 		outlen, alias);
 	if(r != LOCAL_ZONE_NOT_LOCAL)
@@ -1983,7 +2080,7 @@ local_zones_lookup(const struct local_zones *lz, const uint8_t *name,
 	if(len == 0)
 		return LOCAL_ZONE_UNSET;
 	dname_copy_lower(low, name);
-	z = lz_find_zone(lz, low, qtype, qclass, ~(uint64_t)0);
+	z = lz_find_zone(lz, low, qtype, qclass);
 	if(!z)
 		return LOCAL_ZONE_UNSET;
 	if(zname)
