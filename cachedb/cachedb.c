@@ -475,7 +475,7 @@ cachedb_operate(struct module_qstate *qs, enum module_ev ev, int id,
 	case MODULE_EVENT_MODDONE:
 		if(qs->return_msg && (qs->return_rcode == DNS_RCODE_NOERROR ||
 			qs->return_rcode == DNS_RCODE_NXDOMAIN)) {
-			if(!cq->from_redis)
+			if(!cq->from_redis && !qs->return_msg->policy)
 				store_answer(qs, id);
 		} else if(cq->stale) {
 			/* the resolution failed: serve-expired's answer */

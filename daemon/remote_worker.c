@@ -587,9 +587,11 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 		free(buf);
 	} else if(strcmp(cmd, "auth_zone_reload") == 0 ||
 		strcmp(cmd, "auth_zone_transfer") == 0) {
+		/* (auth_zone_transfer also wakes an rpz zone's transfer) */
 		int r = cmd[10] == 'r' ? auth_zones_reload(w->env->authz, args,
-			err, sizeof(err)) : auth_zones_transfer(w->env->authz,
-			args, err, sizeof(err));
+			err, sizeof(err)) : policy_rpz_transfer(w->env->pol,
+			args) ? 0 : auth_zones_transfer(w->env->authz, args, err,
+			sizeof(err));
 		if(r != 0)
 			stats_buf_printf(out, "error %s\n", err);
 		else	stats_buf_printf(out, "ok\n");

@@ -843,6 +843,9 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	resolver_set_base(w->res, w->base);
 	resolver_set_policy(w->res, env->pol);
 	worker_zmd_open(w);
+	if(policy_start(env->pol) != 0)
+		log_warn("worker %d: cannot start the zone transfer thread; "
+			"rpz zones keep what their zone files gave", w->index);
 	w->local_views = policy_has_interface_views(env->pol);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);

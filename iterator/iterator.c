@@ -760,6 +760,41 @@ iter_probe_down(struct module_qstate *s)
 		MESH_FLAG_NOFWD)) | MESH_FLAG_PROBE);
 }
 
+/**
+ * RPZ NSDNAME / NSIP (env->rpz_ns, NULL when no such trigger can be
+ * loaded): a client's question (depth 0) whose delegation has a listed
+ * NS name, or whose next server has a listed address, is finished with
+ * the policy's answer. @return 1 when the state was finished
+ */
+static int
+iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct mesh_answer *ans = NULL;
+	if(s->depth != 0 || iq->rpz_pass || iq->dp->is_forward)
+		return 0;
+	if(!a && iq->rpz_dp != iq->dp) {
+		const struct delegpt_ns *ns;
+		iq->rpz_dp = iq->dp;
+		for(ns = iq->dp->nslist; ns && !ans && !iq->rpz_pass;
+			ns = ns->next)
+			ans = s->env->rpz_ns(s->env->rpz_ns_arg, s, ns->name,
+				NULL, &iq->rpz_pass);
+	} else if(a)
+		ans = s->env->rpz_ns(s->env->rpz_ns_arg, s, NULL, &a->addr,
+			&iq->rpz_pass);
+	if(!ans)
+		return 0;
+	verbose(VERB_ALGO, "iterator: rpz %s trigger applied",
+		a ? "NSIP" : "NSDNAME");
+	iq->phase = ITER_DONE;
+	s->return_msg = ans;
+	s->return_rcode = ans->rcode;
+	s->ede = ans->ede;
+	s->ext_state[s->curmod] = MODULE_FINISHED;
+	return 1;
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -781,6 +816,8 @@ iter_send(struct module_qstate *s)
 		(!(s->flags & MESH_FLAG_NOAUTH) ||
 		!dname_equal(iq->dp->name, iq->qname)) && iter_auth_zone(s))
 		return;
+	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
+		return;
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);
 		if(!a) {
@@ -796,6 +833,8 @@ iter_send(struct module_qstate *s)
 			if(!a)
 				break;
 		}
+		if(s->env->rpz_ns && iter_rpz_ns(s, a))
+			return;
 		iq->retry = NULL;
 		send_rto = rto;
 		if(send_rto > ITER_CLIENT_RTO_MAX &&

@@ -196,6 +196,11 @@ struct iter_qstate {
 	int dp_sends;
 	/** 1 when the state is to run again after the current step */
 	int again;
+	/** RPZ NSDNAME / NSIP (env->rpz_ns): the delegation whose NS names
+	 * were checked last, and 1 after a PASSTHRU rule */
+	const struct delegpt *rpz_dp;
+	/** see rpz_dp */
+	int rpz_pass;
 };
 
 /** the iterator module (name "iterator") */

@@ -15,6 +15,7 @@
 #include "services/acl.h"
 #include "util/log.h"
 #include "util/netaddr.h"
+#include "util/config_options.h"
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -30,10 +31,13 @@ struct acl_item {
 	uint8_t alen;
 	/** prefix length */
 	uint8_t prefix;
-	/** 1 for a built-in default */
+	/** 0 for an access-control line, 1 for a netblock made by a tag
+	 * line alone (allow), 2 for a built-in default */
 	uint8_t is_default;
 	/** the action */
 	enum config_acl_action action;
+	/** the client-context number (acl_add_ref), 0 for none */
+	uint32_t ref;
 	/** order given */
 	size_t seq;
 };
@@ -68,6 +72,9 @@ struct acl_family {
 	struct acl_key *keys;
 	/** the action of each key */
 	enum config_acl_action *acts;
+	/** the client-context number of each key, or NULL when no entry
+	 * has one */
+	uint32_t *refs;
 	/** number of entries */
 	size_t n;
 };
@@ -143,8 +150,10 @@ acl_delete(struct acl_list *acl)
 	free(acl->build);
 	free(acl->v4.keys);
 	free(acl->v4.acts);
+	free(acl->v4.refs);
 	free(acl->v6.keys);
 	free(acl->v6.acts);
+	free(acl->v6.refs);
 	free(acl);
 }
 
@@ -167,7 +176,7 @@ acl_mask(uint8_t *a, size_t alen, int prefix)
 /** add an item. @return 0 or -1 */
 static int
 acl_add_item(struct acl_list *acl, const struct netblock *nb,
-	enum config_acl_action action, int is_default)
+	enum config_acl_action action, int is_default, uint32_t ref)
 {
 	struct acl_item *it;
 	const uint8_t *b;
@@ -196,6 +205,7 @@ acl_add_item(struct acl_list *acl, const struct netblock *nb,
 	acl_mask(it->addr, n, nb->prefix);
 	it->is_default = (uint8_t)is_default;
 	it->action = action;
+	it->ref = ref;
 	it->seq = acl->nbuild;
 	acl->nbuild++;
 	return 0;
@@ -205,7 +215,15 @@ int
 acl_add(struct acl_list *acl, const struct netblock *nb,
 	enum config_acl_action action)
 {
-	return acl_add_item(acl, nb, action, 0);
+	return acl_add_item(acl, nb, action, 0, 0);
+}
+
+int
+acl_add_ref(struct acl_list *acl, const struct netblock *nb, uint32_t ref)
+{
+	if(ref == 0)
+		return -1;
+	return acl_add_item(acl, nb, ACL_ALLOW, 1, ref);
 }
 
 int
@@ -288,6 +306,7 @@ acl_layout(struct acl_family *f, const struct acl_item *items, size_t n)
 	size_t i;
 	f->keys = NULL;
 	f->acts = NULL;
+	f->refs = NULL;
 	f->n = 0;
 	f->ngroups = 0;
 	if(n == 0)
@@ -297,7 +316,14 @@ acl_layout(struct acl_family *f, const struct acl_item *items, size_t n)
 	if(!f->keys || !f->acts)
 		return -1;
 	f->n = n;
+	for(i = 0; i < n; i++)
+		if(items[i].ref)
+			break;
+	if(i < n && !(f->refs = calloc(n, sizeof(*f->refs))))
+		return -1;
 	for(i = 0; i < n; i++) {
+		if(f->refs)
+			f->refs[i] = items[i].ref;
 		acl_key_from(&f->keys[i], items[i].addr, items[i].alen);
 		f->acts[i] = items[i].action;
 		if(f->ngroups == 0 ||
@@ -327,7 +353,7 @@ acl_finish(struct acl_list *acl, char *err, size_t errlen)
 	for(i = 0; defaults[i]; i++) {
 		struct netblock nb;
 		if(netblock_parse(defaults[i], &nb, 1, NULL) != 0 ||
-			acl_add_item(acl, &nb, ACL_ALLOW, 1) != 0) {
+			acl_add_item(acl, &nb, ACL_ALLOW, 2, 0) != 0) {
 			acl_err(err, errlen, "out of memory");
 			return -1;
 		}
@@ -340,6 +366,10 @@ acl_finish(struct acl_list *acl, char *err, size_t errlen)
 			acl->build[out - 1].prefix == it->prefix &&
 			memcmp(acl->build[out - 1].addr, it->addr,
 			it->alen) == 0) {
+			/* a tag line's context joins the access-control
+			 * line of the same netblock */
+			if(!acl->build[out - 1].ref)
+				acl->build[out - 1].ref = it->ref;
 			if(!it->is_default) {
 				struct netblock nb;
 				char buf[NETADDR_STRLEN + 8];
@@ -389,6 +419,8 @@ acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
 		acl_err(err, errlen, "no config");
 		return -1;
 	}
+	struct netblock *tb = NULL;
+	size_t ntb = 0, i;
 	for(c = cfg->acls; c; c = c->next) {
 		if(acl_add(acl, &c->block, c->action) != 0) {
 			char buf[NETADDR_STRLEN + 8];
@@ -398,13 +430,91 @@ acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
 			return -1;
 		}
 	}
+	if(acl_cfg_tag_blocks(cfg, &tb, &ntb, err, errlen) != 0)
+		return -1;
+	for(i = 0; i < ntb; i++)
+		if(acl_add_ref(acl, &tb[i], (uint32_t)(i + 1)) != 0) {
+			free(tb);
+			acl_err(err, errlen, "out of memory");
+			return -1;
+		}
+	free(tb);
 	return acl_finish(acl, err, errlen);
 }
 
-/** search one family: longest prefix first, binary search each group */
+/** @return 1 when a policy line is one of the access-control-tag lines */
 static int
-acl_family_find(const struct acl_family *f, const struct acl_key *a,
-	enum config_acl_action *out)
+acl_is_tag_line(const struct config_policyline *l)
+{
+	return l->clause == CLAUSE_SERVER && l->n >= 1 &&
+		(strcmp(l->key, "access-control-tag") == 0 ||
+		strcmp(l->key, "access-control-tag-action") == 0 ||
+		strcmp(l->key, "access-control-tag-data") == 0);
+}
+
+/** @return 1 when two parsed netblocks are the same */
+static int
+acl_block_same(const struct netblock *a, const struct netblock *b)
+{
+	size_t na, nb;
+	const uint8_t *x = netaddr_bytes(&a->a, &na), *y = netaddr_bytes(
+		&b->a, &nb);
+	return a->prefix == b->prefix && x && y && na == nb &&
+		memcmp(x, y, na) == 0;
+}
+
+int
+acl_cfg_tag_blocks(const struct config_file *cfg, struct netblock **out,
+	size_t *n, char *err, size_t errlen)
+{
+	const struct config_policyline *l;
+	size_t cap = 0, i;
+	*out = NULL;
+	*n = 0;
+	for(l = cfg->policy_lines; l; l = l->next) {
+		struct netblock nb;
+		const char *why = NULL;
+		char buf[256], *sp;
+		if(!acl_is_tag_line(l))
+			continue;
+		/* the netblock is the first word of the first value */
+		snprintf(buf, sizeof(buf), "%s", l->v[0]);
+		if((sp = strpbrk(buf, " \t")))
+			*sp = 0;
+		if(netblock_parse(buf, &nb, 1, &why) != 0) {
+			acl_err(err, errlen, "%s:%d: %s: bad netblock '%s': %s",
+				l->file, l->line, l->key, buf,
+				why ? why : "syntax");
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+		for(i = 0; i < *n; i++)
+			if(acl_block_same(&(*out)[i], &nb))
+				break;
+		if(i < *n)
+			continue;
+		if(*n == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			struct netblock *t = realloc(*out, nc * sizeof(*t));
+			if(!t) {
+				free(*out);
+				*out = NULL;
+				acl_err(err, errlen, "out of memory");
+				return -1;
+			}
+			*out = t;
+			cap = nc;
+		}
+		(*out)[(*n)++] = nb;
+	}
+	return 0;
+}
+
+/** search one family: longest prefix first, binary search each group.
+ * @return the index of the entry, or -1 */
+static inline long
+acl_family_find(const struct acl_family *f, const struct acl_key *a)
 {
 	int g;
 	for(g = 0; g < f->ngroups; g++) {
@@ -414,17 +524,15 @@ acl_family_find(const struct acl_family *f, const struct acl_key *a,
 		while(l < h) {
 			size_t mid = l + (h - l) / 2;
 			const struct acl_key *k = &f->keys[mid];
-			if(k->hi == hi && k->lo == lo) {
-				*out = f->acts[mid];
-				return 1;
-			}
+			if(k->hi == hi && k->lo == lo)
+				return (long)mid;
 			if(k->hi < hi || (k->hi == hi && k->lo < lo))
 				l = mid + 1;
 			else
 				h = mid;
 		}
 	}
-	return 0;
+	return -1;
 }
 
 enum config_acl_action
@@ -433,7 +541,8 @@ acl_check(const struct acl_list *acl, const struct netaddr *addr)
 	const uint8_t *a;
 	size_t n;
 	struct acl_key k;
-	enum config_acl_action r;
+	const struct acl_family *f;
+	long i;
 	if(!addr)
 		return ACL_REFUSE;
 	if(!acl || !acl->finished)
@@ -442,9 +551,36 @@ acl_check(const struct acl_list *acl, const struct netaddr *addr)
 	if(!a || (n != 4 && n != 16))
 		return ACL_REFUSE;
 	acl_key_from(&k, a, n);
-	if(acl_family_find(n == 4 ? &acl->v4 : &acl->v6, &k, &r))
-		return r;
+	f = n == 4 ? &acl->v4 : &acl->v6;
+	if((i = acl_family_find(f, &k)) >= 0)
+		return f->acts[i];
 	return ACL_REFUSE;
+}
+
+enum config_acl_action
+acl_check_ref(const struct acl_list *acl, const struct netaddr *addr,
+	uint32_t *ref)
+{
+	const uint8_t *a;
+	size_t n;
+	struct acl_key k;
+	const struct acl_family *f;
+	long i;
+	*ref = 0;
+	if(!addr)
+		return ACL_REFUSE;
+	if(!acl || !acl->finished)
+		return netaddr_is_loopback(addr) ? ACL_ALLOW : ACL_REFUSE;
+	a = netaddr_bytes(addr, &n);
+	if(!a || (n != 4 && n != 16))
+		return ACL_REFUSE;
+	acl_key_from(&k, a, n);
+	f = n == 4 ? &acl->v4 : &acl->v6;
+	if((i = acl_family_find(f, &k)) < 0)
+		return ACL_REFUSE;
+	if(f->refs)
+		*ref = f->refs[i];
+	return f->acts[i];
 }
 
 size_t

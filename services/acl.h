@@ -111,6 +111,41 @@ enum config_acl_action acl_check(const struct acl_list *acl,
 	const struct netaddr *addr);
 
 /**
+ * Give a netblock a client-context number: the tags (and their actions and
+ * data) of services/policy.c that the clients of the netblock get. When
+ * no access-control line names that exact netblock it is made, with the
+ * action allow (Unbound's rule for access-control-tag). Before
+ * acl_finish() only.
+ * @param ref: the number, not 0.
+ * @return 0 or -1.
+ */
+int acl_add_ref(struct acl_list *acl, const struct netblock *nb,
+	uint32_t ref);
+
+/**
+ * As acl_check(), and the client-context number of the netblock that
+ * matched (0 when it has none, or nothing matched). The tags are thus
+ * those of the client's access-control entry, as in Unbound: a longer
+ * access-control netblock without tags hides the tags of a shorter one.
+ * @param ref: set (not NULL).
+ */
+enum config_acl_action acl_check_ref(const struct acl_list *acl,
+	const struct netaddr *addr, uint32_t *ref);
+
+/**
+ * The netblocks of a config's access-control-tag, access-control-tag-action
+ * and access-control-tag-data lines, each once, in the order first given:
+ * netblock i gets client-context number i + 1 (acl_apply_cfg() and
+ * services/policy.c both number them so).
+ * @param out: set to a malloced array (free it), NULL when none.
+ * @param n: set to its length.
+ * @param err: "file:line: ..." for a bad netblock; errlen its size.
+ * @return 0 or -1.
+ */
+int acl_cfg_tag_blocks(const struct config_file *cfg, struct netblock **out,
+	size_t *n, char *err, size_t errlen);
+
+/**
  * Parse an action word ("allow", "deny_non_local", ...).
  * @return 0 and *out set, or -1 for an unknown word.
  */

@@ -33,6 +33,7 @@
 #include "dns/msgencode.h"
 #include "util/log.h"
 #include "util/netaddr.h"
+#include "util/config_options.h"
 #include "util/region.h"
 #include <ldns/ldns.h>
 #include <arpa/inet.h>
@@ -96,6 +97,9 @@ struct local_zone {
 	uint16_t rrclass;
 	/** the type */
 	enum local_zone_type type;
+	/** local-zone-tag: the zone is seen only by clients with one of
+	 * these tags; 0 for every client */
+	uint64_t tags;
 	/** the apex SOA RRset, or NULL */
 	const struct lz_rrset *soa;
 	/** TTL for the SOA in negative answers: min(TTL, SOA minimum) */
@@ -188,6 +192,8 @@ struct local_zones {
 	uint16_t edns_size;
 	/** largest UDP answer */
 	uint16_t max_udp;
+	/** number of zones with local-zone-tag tags (0: no tag tests) */
+	size_t ntagged;
 };
 
 /** the words of the types, indexed by enum local_zone_type */
@@ -448,6 +454,53 @@ lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 	return best;
 }
 
+/**
+ * lz_find_zone when some zone has local-zone-tag tags: a tagged zone the
+ * client has none of the tags of is not there for it (the zone above
+ * answers). A copy of lz_find_zone's walk, so that the untagged one (the
+ * cached-answer path) does not test tags per entry.
+ * @param name: valid lower-case wire name.
+ * @param qtype: DS skips the leftmost label (the DS is in the parent).
+ */
+static const struct local_zone *
+lz_find_zone_tags(const struct local_zones *lz, const uint8_t *name,
+	uint16_t qtype, uint16_t rrclass, uint64_t ctags)
+{
+	uint8_t offs[DNS_MAX_LABELS];
+	const struct local_zone *best = NULL;
+	int k, j, first = 0, i;
+	size_t total;
+	uint32_t h;
+	for(i = 0; i < lz->nroots; i++)
+		if(lz->roots[i]->rrclass == rrclass && (!lz->roots[i]->tags ||
+			(lz->roots[i]->tags & ctags)))
+			best = lz->roots[i];
+	if(lz->tsize == 0)
+		return best;
+	k = lz_label_offsets(name, offs);
+	if(k == 0)
+		return best;
+	total = (size_t)offs[k - 1] + name[offs[k - 1]] + 2;
+	if(qtype == DNS_TYPE_DS)
+		first = 1;
+	h = lz_hash_start(rrclass);
+	for(j = k - 1; j >= first; j--) {
+		const struct lz_entry *e;
+		h = lz_hash_label(h, name + offs[j]);
+		e = lz_table_find(lz, rrclass, name + offs[j],
+			total - offs[j], h);
+		if(!e)
+			break;
+		/* a tagged zone the client has no tag of is not there
+		 * for it: the zone above answers */
+		if(e->zone && (!e->zone->tags || (e->zone->tags & ctags)))
+			best = e->zone;
+		if(!e->anc)
+			break;
+	}
+	return best;
+}
+
 /** the node of zone z at a name, or NULL */
 static const struct lz_node *
 lz_find_node(const struct local_zones *lz, const struct local_zone *z,
@@ -654,6 +707,34 @@ local_zones_add_zone(struct local_zones *lz, const char *name,
 		return -1;
 	}
 	return 0;
+}
+
+int
+local_zones_set_zone_tags(struct local_zones *lz, const char *name,
+	uint64_t tags, char *err, size_t errlen)
+{
+	uint8_t nm[DNS_MAX_NAME];
+	size_t len, i;
+	if(!lz || lz->finished) {
+		lz_err(err, errlen, "local zones already finished");
+		return -1;
+	}
+	if(!name || !(len = lz_parse_name(name, nm))) {
+		lz_err(err, errlen, "bad local-zone name '%s'",
+			name ? name : "");
+		return -1;
+	}
+	for(i = 0; i < lz->nzones; i++)
+		if(lz->zones[i]->rrclass == DNS_CLASS_IN &&
+			lz->zones[i]->namelen == len &&
+			memcmp(lz->zones[i]->name, nm, len) == 0) {
+			if(!lz->zones[i]->tags && tags)
+				lz->ntagged++;
+			lz->zones[i]->tags = tags;
+			return 0;
+		}
+	lz_err(err, errlen, "no local-zone '%s' to tag", name);
+	return -1;
 }
 
 /** append a parsed RR to the pending list. @return 0 or -1 */
@@ -1225,6 +1306,7 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 {
 	const struct config_localzone *z;
 	const struct config_strlist *s;
+	const struct config_policyline *l;
 	if(!lz || !cfg) {
 		lz_err(err, errlen, "no config");
 		return -1;
@@ -1239,6 +1321,25 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 	for(s = cfg->local_data_ptr; s; s = s->next)
 		if(local_zones_add_data_ptr(lz, s->str, err, errlen) != 0)
 			return -1;
+	for(l = cfg->policy_lines; l; l = l->next) {
+		uint64_t tags;
+		char e[256];
+		if(l->clause != CLAUSE_SERVER ||
+			strcmp(l->key, "local-zone-tag") != 0)
+			continue;
+		if(l->n != 2) {
+			lz_err(err, errlen, "%s:%d: local-zone-tag: expected "
+				"<zone> \"<tags>\"", l->file, l->line);
+			return -1;
+		}
+		if(config_tag_mask(cfg, l->v[1], &tags, e, sizeof(e)) != 0 ||
+			local_zones_set_zone_tags(lz, l->v[0], tags, e,
+			sizeof(e)) != 0) {
+			lz_err(err, errlen, "%s:%d: local-zone-tag: %s",
+				l->file, l->line, e);
+			return -1;
+		}
+	}
 	if(local_zones_set_chaos(lz, cfg->hide_identity, cfg->hide_version,
 		cfg->identity, cfg->version) != 0) {
 		lz_err(err, errlen, "out of memory");
@@ -1392,8 +1493,8 @@ lz_answer_neg(const struct local_zones *lz, const uint8_t *pkt,
 /** log a query to an inform zone (or, with log-local-actions, to any
  * zone), as Unbound's lz_inform_print lines */
 static void
-lz_inform(const struct local_zone *z, const struct fast_query *fq,
-	const struct netaddr *client)
+lz_inform(const struct local_zone *z, enum local_zone_type t,
+	const struct fast_query *fq, const struct netaddr *client)
 {
 	char zn[DNS_MAX_NAME_STR], qn[DNS_MAX_NAME_STR], ip[NETADDR_STRLEN];
 	char tb[16], cb[16];
@@ -1406,7 +1507,7 @@ lz_inform(const struct local_zone *z, const struct fast_query *fq,
 		snprintf(cb, sizeof(cb), "CLASS%u", (unsigned)fq->qinfo.qclass);
 		cs = cb;
 	}
-	log_info("%s %s %s %s %s %s", zn, local_zone_type_str(z->type),
+	log_info("%s %s %s %s %s %s", zn, local_zone_type_str(t),
 		netaddr_str(client, -1, ip, sizeof(ip)), qn,
 		dns_type_str(fq->qinfo.qtype, tb, sizeof(tb)), cs);
 }
@@ -1557,37 +1658,90 @@ lz_null_answer(const struct local_zones *lz, const uint8_t *pkt,
 		out, outmax, outlen);
 }
 
-enum local_zone_answer
-local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
-	size_t pktlen, const struct fast_query *fq,
-	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen, struct local_alias *alias)
+/**
+ * The tag data of a redirect for a tagged client (access-control-tag-data,
+ * interface-tag-data): the records of the question's type (or a CNAME)
+ * answer with the question name as owner. @return 1 when answered
+ */
+static int
+lz_tag_data_answer(const struct local_zones *lz, const struct local_zones *d,
+	const uint8_t *pkt, const struct fast_query *fq, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
 {
-	const struct local_zone *z;
-	const struct lz_node *node = NULL;
-	const struct query_info *qi;
-	enum local_zone_type t;
-	if(alias)
-		alias->present = 0;
+	const struct lz_node *node;
+	const struct lz_rrset *s;
+	if(!d || !d->finished || d->nroots == 0)
+		return 0;
+	node = lz_find_node(d, d->roots[0], d->roots[0]->name,
+		d->roots[0]->namelen);
+	if(!node || !(s = lz_node_rrset(node, fq->qinfo.qtype, 1)))
+		return 0;
+	if(fq->qinfo.qtype != DNS_TYPE_CNAME && s->type == DNS_TYPE_CNAME &&
+		s->count > 0)
+		return lz_alias_answer(lz, pkt, fq, tcp, s, out, outmax,
+			outlen, alias);
+	return lz_answer_rrset(lz, pkt, fq, tcp, s, DNS_FLAG_AA | DNS_FLAG_RA,
+		out, outmax, outlen) == LOCAL_ZONE_ANSWERED;
+}
+
+/** the RRset of a data zone's root apex for a type (else its CNAME) */
+static const struct lz_rrset *
+lz_apex_rrset(const struct local_zones *d, uint16_t type)
+{
+	const struct lz_node *node;
+	if(!d || !d->finished || d->nroots == 0)
+		return NULL;
+	node = lz_find_node(d, d->roots[0], d->roots[0]->name,
+		d->roots[0]->namelen);
+	return node ? lz_node_rrset(node, type, 1) : NULL;
+}
+
+int
+local_zones_has_apex_data(const struct local_zones *d, uint16_t type)
+{
+	return lz_apex_rrset(d, type) != NULL;
+}
+
+int
+local_zones_put_apex_data(const struct local_zones *d, struct dns_builder *b,
+	const uint8_t *owner, uint16_t type)
+{
+	const struct lz_rrset *s = lz_apex_rrset(d, type);
+	if(!s)
+		return 0;
+	lz_put_rrset(b, DNS_SEC_ANSWER, owner, DNS_CLASS_IN, s, -1);
+	return 1;
+}
+
+/** @return 1 when a query can be answered from local zones at all */
+static inline int
+lz_answer_ok(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq, const uint8_t *out,
+	const size_t *outlen, size_t outmax)
+{
 	if(!lz || !lz->finished || !pkt || !fq || !out || !outlen ||
 		pktlen < DNS_HDR_SIZE || outmax < DNS_MIN_UDP)
-		return LOCAL_ZONE_NOT_LOCAL;
+		return 0;
 	if(fq->qdcount != 1 || fq->question_end == 0 ||
 		fq->question_end > pktlen || fq->opcode != DNS_OPCODE_QUERY)
-		return LOCAL_ZONE_NOT_LOCAL;
-	qi = &fq->qinfo;
-	if(qi->qname_len == 0 || qi->qname_len > DNS_MAX_NAME)
-		return LOCAL_ZONE_NOT_LOCAL;
-	if(qi->qclass == DNS_CLASS_CH &&
-		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
-		return LOCAL_ZONE_ANSWERED;
-	z = lz_find_zone(lz, qi->qname, qi->qtype, qi->qclass);
-	if(!z)
-		return LOCAL_ZONE_NOT_LOCAL;
-	t = z->type;
+		return 0;
+	if(fq->qinfo.qname_len == 0 || fq->qinfo.qname_len > DNS_MAX_NAME)
+		return 0;
+	return 1;
+}
+
+/** the answer of zone z, acting as type t, to the question */
+static enum local_zone_answer
+lz_answer_zone(const struct local_zones *lz, const struct local_zone *z,
+	enum local_zone_type t, const uint8_t *pkt,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias)
+{
+	const struct lz_node *node = NULL;
+	const struct query_info *qi = &fq->qinfo;
 	if(lz->log_actions || t == LOCAL_ZONE_INFORM ||
 		t == LOCAL_ZONE_INFORM_DENY || t == LOCAL_ZONE_INFORM_REDIRECT)
-		lz_inform(z, fq, client);
+		lz_inform(z, t, fq, client);
 	switch(t) {
 	case LOCAL_ZONE_ALWAYS_TRANSPARENT:
 	case LOCAL_ZONE_ALWAYS_REFUSE:
@@ -1647,6 +1801,88 @@ local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	default:
 		return LOCAL_ZONE_NOT_LOCAL;
 	}
+}
+
+/** the zone lookup and answer when some zone has tags (ct NULL: a client
+ * without tags) */
+static enum local_zone_answer
+lz_answer_tagged(const struct local_zones *lz, const uint8_t *pkt,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen, struct local_alias *alias,
+	const struct local_tags *ct)
+{
+	const struct query_info *qi = &fq->qinfo;
+	const struct local_zone *z = lz_find_zone_tags(lz, qi->qname,
+		qi->qtype, qi->qclass, ct ? ct->tags : 0);
+	enum local_zone_type t;
+	if(!z)
+		return LOCAL_ZONE_NOT_LOCAL;
+	t = z->type;
+	if(z->tags && ct) {
+		/* the client's lowest tag the zone has: its action (when
+		 * set) replaces the zone's type, its data a redirect's */
+		uint64_t m = z->tags & ct->tags;
+		int tag = 0;
+		while(!(m & 1)) {
+			m >>= 1;
+			tag++;
+		}
+		if(ct->action && ct->action[tag] != LOCAL_ZONE_UNSET)
+			t = (enum local_zone_type)ct->action[tag];
+		if(lz_is_redirect(t) && ct->data && lz_tag_data_answer(lz,
+			ct->data[tag], pkt, fq, tcp, out, outmax, outlen,
+			alias)) {
+			if(t == LOCAL_ZONE_INFORM_REDIRECT)
+				lz_inform(z, t, fq, client);
+			return LOCAL_ZONE_ANSWERED;
+		}
+	}
+	return lz_answer_zone(lz, z, t, pkt, fq, client, tcp, out, outmax,
+		outlen, alias);
+}
+
+enum local_zone_answer
+local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias)
+{
+	const struct local_zone *z;
+	const struct query_info *qi;
+	if(alias)
+		alias->present = 0;
+	if(!lz_answer_ok(lz, pkt, pktlen, fq, out, outlen, outmax))
+		return LOCAL_ZONE_NOT_LOCAL;
+	qi = &fq->qinfo;
+	if(qi->qclass == DNS_CLASS_CH &&
+		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
+		return LOCAL_ZONE_ANSWERED;
+	if(lz->ntagged)
+		/* a client without tags does not see the tagged zones */
+		return lz_answer_tagged(lz, pkt, fq, client, tcp, out, outmax,
+			outlen, alias, NULL);
+	z = lz_find_zone(lz, qi->qname, qi->qtype, qi->qclass);
+	if(!z)
+		return LOCAL_ZONE_NOT_LOCAL;
+	return lz_answer_zone(lz, z, z->type, pkt, fq, client, tcp, out,
+		outmax, outlen, alias);
+}
+
+enum local_zone_answer
+local_zones_answer_tags(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias, const struct local_tags *ct)
+{
+	if(alias)
+		alias->present = 0;
+	if(!lz_answer_ok(lz, pkt, pktlen, fq, out, outlen, outmax))
+		return LOCAL_ZONE_NOT_LOCAL;
+	if(fq->qinfo.qclass == DNS_CLASS_CH &&
+		lz_chaos(lz, pkt, fq, tcp, out, outmax, outlen))
+		return LOCAL_ZONE_ANSWERED;
+	return lz_answer_tagged(lz, pkt, fq, client, tcp, out, outmax, outlen,
+		alias, ct);
 }
 
 /** an error reply through the dns builder. @return ANSWERED or DROP */
@@ -1756,6 +1992,68 @@ lz_front_answer(const struct acl_list *acl,
 	return LOCAL_FRONT_CONTINUE;
 }
 
+/**
+ * local_front_answer_tags: lz_front_answer for a client with tags, its
+ * access-control action already known. The same rules in the same order;
+ * kept apart so that the untagged front end (the cached-answer path)
+ * stays as it was, without the extra arguments.
+ */
+static enum local_front_result
+lz_front_answer_tags(enum config_acl_action action,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, const struct local_tags *ct)
+{
+	struct local_front_info tmp;
+	enum local_zone_answer r = LOCAL_ZONE_NOT_LOCAL;
+	if(!info)
+		info = &tmp;
+	info->set_rd = 0;
+	info->alias.present = 0;
+	info->action = action;
+	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_DENY)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_REFUSE)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
+			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	/* the view's zones (no tags), then the global ones with the tags */
+	if(vlz)
+		r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out,
+			outmax, outlen, &info->alias);
+	if(r == LOCAL_ZONE_NOT_LOCAL && (!vlz || view_first ||
+		local_zones_lookup(vlz, fq->qinfo.qname, fq->qinfo.qtype,
+		fq->qinfo.qclass, NULL) == LOCAL_ZONE_NOVIEW))
+		r = local_zones_answer_tags(lz, pkt, pktlen, fq, client, tcp,
+			out, outmax, outlen, &info->alias, ct);
+	if(r == LOCAL_ZONE_ANSWERED)
+		return LOCAL_FRONT_ANSWERED;
+	if(r == LOCAL_ZONE_DROP)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_DENY_NON_LOCAL)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_REFUSE_NON_LOCAL)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
+			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	if(!(fq->flags & DNS_FLAG_RD)) {
+		if(action == ACL_ALLOW_SETRD)
+			info->set_rd = 1;
+		else if(action != ACL_ALLOW_SNOOP)
+			return lz_front_error(lz, pkt, pktlen, fq,
+				DNS_RCODE_REFUSED, 1,
+				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
+				outlen);
+	}
+	if(fq->qinfo.qclass != DNS_CLASS_IN &&
+		fq->qinfo.qclass != DNS_CLASS_ANY)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 1,
+			-1, out, outmax, outlen);
+	return LOCAL_FRONT_CONTINUE;
+}
+
 enum local_front_result
 local_front_answer_view(const struct acl_list *acl,
 	const struct local_zones *vlz, int view_first,
@@ -1766,6 +2064,18 @@ local_front_answer_view(const struct acl_list *acl,
 {
 	return lz_front_answer(acl, vlz, view_first, lz, pkt, pktlen, fq,
 		client, tcp, out, outmax, outlen, info, 0);
+}
+
+enum local_front_result
+local_front_answer_tags(enum config_acl_action action,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, const struct local_tags *ct)
+{
+	return lz_front_answer_tags(action, vlz, view_first, lz, pkt, pktlen,
+		fq, client, tcp, out, outmax, outlen, info, ct);
 }
 
 enum local_zone_type

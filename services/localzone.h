@@ -275,6 +275,62 @@ enum local_zone_answer local_zones_answer(const struct local_zones *lz,
 	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
 	size_t *outlen, struct local_alias *alias);
 
+/**
+ * The tags of a client (services/policy.h: access-control-tag,
+ * interface-tag and their -action and -data lines). A zone with
+ * local-zone-tag tags is seen only by clients with one of them; for such
+ * a client the action of its lowest matching tag replaces the zone's
+ * type, and for a redirect the tag's data replaces the zone's data
+ * (Unbound's rules). Owned by the policy, read-only.
+ */
+struct local_tags {
+	/** the tag bits (bit i: tag i of define-tag) */
+	uint64_t tags;
+	/** per tag, a local-zone type or LOCAL_ZONE_UNSET; NULL for none
+	 * (CONFIG_MAX_TAGS entries) */
+	const uint8_t *action;
+	/** per tag, the data: a finished local_zones with one redirect
+	 * zone at the root holding the records; NULL entries or NULL */
+	struct local_zones *const *data;
+};
+
+/**
+ * Mark a zone added with local_zones_add_zone() as seen only by clients
+ * with one of the tags (local-zone-tag). Before local_zones_finish().
+ * @return 0, or -1 (no such zone) with err filled.
+ */
+int local_zones_set_zone_tags(struct local_zones *lz, const char *name,
+	uint64_t tags, char *err, size_t errlen);
+
+/**
+ * As local_zones_answer(), for a client with tags (see struct
+ * local_tags); ct NULL is a client without tags (tagged zones are then
+ * not there).
+ */
+enum local_zone_answer local_zones_answer_tags(const struct local_zones *lz,
+	const uint8_t *pkt, size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias, const struct local_tags *ct);
+
+struct dns_builder;
+
+/**
+ * Data zones (the -data options: a local_zones whose only zone is a
+ * redirect zone at the root holding the records): is there an RRset of
+ * the type (or a CNAME) at the apex.
+ * @param d: a finished data zone, or NULL (then 0).
+ * @return 1 or 0.
+ */
+int local_zones_has_apex_data(const struct local_zones *d, uint16_t type);
+
+/**
+ * Put the apex RRset of the type (or the CNAME) of a data zone in the
+ * answer section of a message being built, with the given owner.
+ * @return 1 when put (or truncated), 0 when there is none.
+ */
+int local_zones_put_apex_data(const struct local_zones *d,
+	struct dns_builder *b, const uint8_t *owner, uint16_t type);
+
 /** what local_front_answer() decided */
 enum local_front_result {
 	/** go on to the cache and recursion */
@@ -342,6 +398,19 @@ enum local_front_result local_front_answer_view(const struct acl_list *acl,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
 	struct local_front_info *info);
+
+/**
+ * As local_front_answer_view(), with the client's access-control action
+ * already looked up (acl_check_ref()) and its tags (the global zones see
+ * them; a view's zones have no tags).
+ * @param ct: the client's tags, or NULL.
+ */
+enum local_front_result local_front_answer_tags(enum config_acl_action action,
+	const struct local_zones *vlz, int view_first,
+	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, const struct netaddr *client, int tcp,
+	uint8_t *out, size_t outmax, size_t *outlen,
+	struct local_front_info *info, const struct local_tags *ct);
 
 /**
  * Find the zone that covers a name (for tests, tools and the control

@@ -15,6 +15,7 @@
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"
+#include "respip/respip.h"
 #include "dns64/dns64.h"
 #include "edns-subnet/subnetcache.h"
 #include "cachedb/cachedb.h"
@@ -22,6 +23,7 @@
 /** the modules of this build, in the order a module-config must list
  * them; the iterator is always last */
 static const struct module_func_block *const module_table[] = {
+	&respip_module_block,
 	&dns64_module_block,
 	&subnetcache_module_block,
 	&val_module_block,

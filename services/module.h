@@ -201,6 +201,10 @@ struct mesh_answer {
 	int ede;
 	/** security status of the whole message (a validator sets it) */
 	enum module_sec_status sec;
+	/** a policy answer (RPZ NSDNAME / NSIP, made by env->rpz_ns): 1 to
+	 * send it but store it in no cache and leave it unvalidated, 2 to
+	 * send nothing at all (drop); 0 for every other answer */
+	int policy;
 };
 
 /** a reply (or its absence) to a query a module sent */
@@ -316,6 +320,24 @@ struct module_env {
 	 * such clients is left alone.
 	 */
 	void (*serve_stale)(struct module_qstate *qs);
+	/**
+	 * The RPZ NSDNAME and NSIP triggers (the front end's policy, see
+	 * services/policy.h), or NULL when no rpz zone can have them (the
+	 * iterator then pays one pointer test). Called by the iterator
+	 * for a client's question (depth 0) with each NS name of a
+	 * delegation it is about to use and each server address it is
+	 * about to ask; exactly one of nsname, nsaddr is given.
+	 * @param arg: rpz_ns_arg.
+	 * @param pass: set to 1 for a PASSTHRU rule (no more checks for
+	 *	this state).
+	 * @return the answer to finish the state with (in qs->region, its
+	 *	policy field set), or NULL to go on.
+	 */
+	struct mesh_answer *(*rpz_ns)(void *arg, struct module_qstate *qs,
+		const uint8_t *nsname, const struct netaddr *nsaddr,
+		int *pass);
+	/** the argument of rpz_ns */
+	void *rpz_ns_arg;
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC

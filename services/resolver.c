@@ -85,7 +85,31 @@ struct resolver_client {
 	int has_cookie;
 	/** the COOKIE option data of its answer */
 	uint8_t cookie[COOKIE_FULL_LEN];
+	/** response-ip (policy_has_respip): 1 when client is set, 2 when
+	 * local is set too */
+	int respip;
+	/** response-ip: the client's address and the one it asked */
+	struct netaddr client, local;
 };
+
+/**
+ * Response-ip on an answer for a client that waited (services/policy.h).
+ * @param buf: the answer (r->buf); *len in/out.
+ * @return 0 to send it, -1 to drop it.
+ */
+static int
+resolver_respip(struct resolver *r, const struct resolver_client *c,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
+{
+	struct fast_query fq;
+	if(!c->respip || dns_query_parse_fast(qpkt, qlen, &fq) != 0)
+		return 0;
+	if(policy_respip_answer(r->pol, r->acl, qpkt, &fq, &c->client,
+		c->respip == 2 ? &c->local : NULL, c->tp == RESOLVER_TCP, buf,
+		len, DNS_MAX_MSG, &r->pstats) == POLICY_RESPIP_DROP)
+		return -1;
+	return 0;
+}
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
 static void
@@ -317,6 +341,7 @@ resolver_set_authz(struct resolver *r, struct auth_zones *az)
 {
 	r->authz = az;
 	r->menv.authz = az;
+	r->notify = r->authz || policy_rpz_count(r->pol) > 0;
 }
 
 void
@@ -379,6 +404,10 @@ void
 resolver_set_policy(struct resolver *r, const struct policy *pol)
 {
 	r->pol = pol;
+	r->respip = policy_has_respip(pol);
+	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
+	r->menv.rpz_ns_arg = (void *)pol;
+	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
 
 void
@@ -446,6 +475,11 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
 	r->reply_start = rc->start;
+	if(resolver_respip(r, rc, c->qpkt, c->qlen, r->buf, &len) != 0) {
+		r->stats.num_dropped++;
+		r->reply_cb(r->reply_arg, &rc->handle, NULL, 0);
+		return 1;
+	}
 	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
 }
@@ -779,14 +813,20 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct module_ecs ecs;
 	int flags = 0, stale = 0, norec_ok, has_ecs = 0, cookie_valid = 0;
 
-	if(r->authz && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
+	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
-		/* NOTIFY for an auth-zone: its own ACL (allow-notify and
-		 * the primaries), not access-control */
-		if(client && auth_zones_notify(r->authz, pkt, len, client,
-			out, outmax, outlen))
+		/* NOTIFY for an rpz zone or an auth-zone: its own ACL
+		 * (allow-notify and the primaries), not access-control */
+		if(client && r->pol && policy_rpz_notify(r->pol, pkt, len,
+			client, out, outmax, outlen))
 			return RESOLVER_ANSWERED;
-		return RESOLVER_DROP;
+		if(r->authz) {
+			if(client && auth_zones_notify(r->authz, pkt, len,
+				client, out, outmax, outlen))
+				return RESOLVER_ANSWERED;
+			return RESOLVER_DROP;
+		}
+		/* no auth zones: NOTIMPL, as any other opcode */
 	}
 	if(len > DNS_MIN_UDP && (r->front_opts & RESOLVER_OPT_LARGE)) {
 		/* harden-large-queries (as Unbound): ignored */
@@ -934,6 +974,14 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
+			/* response-ip: one test when not configured */
+			if(r->respip && policy_respip_answer(r->pol, r->acl,
+				pkt, q, client, r->local, tp == RESOLVER_TCP,
+				out, outlen, outmax, &r->pstats) ==
+				POLICY_RESPIP_DROP) {
+				r->stats.num_cache_hits++;
+				return RESOLVER_DROP;
+			}
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
@@ -999,6 +1047,14 @@ mesh:
 	if(has_ecs > 0 && ecs.from_client) {
 		c->ecs_echo = 1;
 		c->ecs = ecs;
+	}
+	if(r->respip && client) {
+		c->client = *client;
+		c->respip = 1;
+		if(r->local) {
+			c->local = *r->local;
+			c->respip = 2;
+		}
 	}
 	if(client && r->wl) {
 		/* wait-limit: the clients of one address waiting here */
@@ -1139,8 +1195,8 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	const uint8_t **rd;
 	uint16_t *rdlen;
 	size_t total, n = 0, k = 0;
-	if((!r->mcache && !r->rrset) || !ans)
-		return 0;
+	if((!r->mcache && !r->rrset) || !ans || ans->policy)
+		return 0; /* (a policy answer is for now, not for the cache) */
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
 		return 0;
 	total = ans->an.count + ans->ns.count + ans->ar.count;
@@ -1195,6 +1251,12 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 		DNS_MAX_MSG, &len, NULL);
 	if(mr != MCACHE_HIT && mr != MCACHE_HIT_PREFETCH)
 		return 0;
+	if(resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen, r->buf,
+		&len) != 0) {
+		r->stats.num_dropped++;
+		r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
+		return 1;
+	}
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
 	r->reply_start = c->start;
@@ -1301,6 +1363,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
 	resolver_client_leaves(r, c);
+	if(ans && ans->policy == 2)
+		goto drop; /* RPZ DROP from the iterator */
 	if(stored && !c->ecs_echo && resolver_answer_from_entry(r, c))
 		return;
 	/* the one encode path: answers that were not stored (SERVFAIL, TTL
@@ -1370,6 +1434,9 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 			goto drop;
 	}
 	len = dns_build_finish(&b);
+	if(resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen, r->buf,
+		&len) != 0)
+		goto drop;
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
 	r->reply_start = c->start;

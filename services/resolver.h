@@ -242,6 +242,11 @@ struct resolver {
 	 * caller before resolver_handle_query when the policy has
 	 * interface views (resolver_set_local) */
 	const struct netaddr *local;
+	/** 1 when answers go through policy_respip_answer() (response-ip,
+	 * RPZ RESPONSE-IP triggers) */
+	int respip;
+	/** 1 when NOTIFY is looked at (auth zones, or rpz zones) */
+	int notify;
 	/** RPZ counters of this worker */
 	struct policy_stats pstats;
 	/** the message cache (shared; NULL: no caching); set after create */

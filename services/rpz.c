@@ -94,10 +94,11 @@ struct rpz_snap {
 	uint32_t *tab;
 	/** size - 1 (a power of two) */
 	size_t mask;
-	/** CLIENT-IP and RESPONSE-IP netblocks, longest prefix first */
-	struct rpz_net *nets[2];
+	/** CLIENT-IP, RESPONSE-IP and NSIP netblocks, longest prefix
+	 * first */
+	struct rpz_net *nets[3];
 	/** number and capacity */
-	size_t nnets[2], capnets[2];
+	size_t nnets[3], capnets[3];
 	/** a one-bit-per-key filter over the rule hashes (about 16 bits
 	 * per rule, built by snap_finish): a name whose bit is clear is
 	 * not in the table, without touching the table */
@@ -277,6 +278,7 @@ snap_free(struct rpz_snap *s)
 	free(s->filter);
 	free(s->nets[0]);
 	free(s->nets[1]);
+	free(s->nets[2]);
 	free(s);
 }
 
@@ -501,7 +503,8 @@ snap_add(struct rpz_snap *s, const uint8_t *origin, size_t origin_len,
 	if(s->tab[slot] == 0) {
 		struct rpz_net net;
 		if((trig == RPZ_TRIGGER_CLIENT_IP ||
-			trig == RPZ_TRIGGER_RESPONSE_IP) &&
+			trig == RPZ_TRIGGER_RESPONSE_IP ||
+			trig == RPZ_TRIGGER_NSIP) &&
 			parse_ip_trigger(key, &net) != 0)
 			return 1;
 		if(grow((void **)&s->rules, &s->caprules, s->nrules,
@@ -510,8 +513,10 @@ snap_add(struct rpz_snap *s, const uint8_t *origin, size_t origin_len,
 			klen) != 0)
 			goto oom;
 		if(trig == RPZ_TRIGGER_CLIENT_IP ||
-			trig == RPZ_TRIGGER_RESPONSE_IP) {
-			int w = trig == RPZ_TRIGGER_CLIENT_IP ? 0 : 1;
+			trig == RPZ_TRIGGER_RESPONSE_IP ||
+			trig == RPZ_TRIGGER_NSIP) {
+			int w = trig == RPZ_TRIGGER_CLIENT_IP ? 0 :
+				trig == RPZ_TRIGGER_RESPONSE_IP ? 1 : 2;
 			if(grow((void **)&s->nets[w], &s->capnets[w],
 				s->nnets[w], sizeof(net), 1) != 0)
 				goto oom;
@@ -600,7 +605,7 @@ snap_finish(struct rpz_snap *s)
 		size_t b = filter_bit(s->rules[i].hash, s->fmask);
 		s->filter[b / 64] |= (uint64_t)1 << (b % 64);
 	}
-	for(w = 0; w < 2; w++)
+	for(w = 0; w < 3; w++)
 		if(s->nnets[w] > 1)
 			qsort(s->nets[w], s->nnets[w], sizeof(struct rpz_net),
 				net_cmp);
@@ -1057,6 +1062,51 @@ rpz_lookup_ip(const struct rpz *z, const uint8_t *addr, size_t len,
 	if(s->nnets[1] == 0 || (r = net_find(s, 1, addr, len)) == NULL)
 		return 0;
 	return rpz_matched(z, s, r, m);
+}
+
+int
+rpz_lookup_nsip(const struct rpz *z, const uint8_t *addr, size_t len,
+	struct rpz_match *m)
+{
+	const struct rpz_snap *s = atomic_load(&((struct rpz *)z)->snap);
+	const struct rpz_rule *r;
+	if(s->nnets[2] == 0 || (r = net_find(s, 2, addr, len)) == NULL)
+		return 0;
+	return rpz_matched(z, s, r, m);
+}
+
+int
+rpz_lookup_nsdname(const struct rpz *z, const uint8_t *nsname,
+	struct rpz_match *m)
+{
+	static const uint8_t lab[] = "\013rpz-nsdname";
+	const struct rpz_snap *s = atomic_load(&((struct rpz *)z)->snap);
+	uint8_t key[DNS_MAX_NAME + 16], low[DNS_MAX_NAME];
+	const uint8_t *p;
+	size_t nl;
+	int first = 1;
+	if(s->count[RPZ_TRIGGER_NSDNAME] == 0)
+		return 0;
+	nl = dname_copy_lower(low, nsname);
+	/* the name itself, then "*." and each parent: the key is the name
+	 * without its root label, then the rpz-nsdname label */
+	for(p = low; *p; p = dname_strip_label(p), first = 0) {
+		size_t pl = nl - (size_t)(p - low) - 1, k = 0;
+		const struct rpz_rule *r;
+		if(!first) {
+			key[k++] = 1;
+			key[k++] = '*';
+		}
+		memcpy(key + k, p, pl);
+		k += pl;
+		memcpy(key + k, lab, sizeof(lab) - 1);
+		k += sizeof(lab) - 1;
+		key[k++] = 0;
+		r = snap_find(s, key, k, key_hash(key, k), 0);
+		if(r && r->trigger == RPZ_TRIGGER_NSDNAME)
+			return rpz_matched(z, s, r, m);
+	}
+	return 0;
 }
 
 void

@@ -13,9 +13,10 @@
  *   P.W8.W7....rpz-client-ip.      the same for IPv6 (16-bit words in
  *                    reverse, "zz" for the "::" run)
  *   P.B4...rpz-ip.   RESPONSE-IP trigger (an address in the answer)
- *   name.rpz-nsdname., P...rpz-nsip.   NSDNAME and NSIP triggers: read and
- *                    counted, not applied (they need the iterator's
- *                    delegations; see the file comment of services/policy.h)
+ *   name.rpz-nsdname., *.name.rpz-nsdname.   NSDNAME trigger: a name
+ *                    server name of the delegation (exact, or below name)
+ *   P...rpz-nsip.    NSIP trigger: a name server address (both looked up
+ *                    by the iterator through services/policy.c)
  *
  * and the records at a trigger say what to do:
  *
@@ -222,6 +223,23 @@ int rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
  * @return 1 when a rule matched (m filled), else 0.
  */
 int rpz_lookup_ip(const struct rpz *z, const uint8_t *addr, size_t len,
+	struct rpz_match *m);
+
+/**
+ * Look up a name server name in the NSDNAME triggers (exact, then the
+ * closest "*." rule above it).
+ * @param nsname: wire name (any case).
+ * @return 1 when a rule matched (m filled), else 0.
+ */
+int rpz_lookup_nsdname(const struct rpz *z, const uint8_t *nsname,
+	struct rpz_match *m);
+
+/**
+ * Look up a name server address in the NSIP triggers.
+ * @param addr: 4 or 16 bytes; len: 4 or 16.
+ * @return 1 when a rule matched (m filled), else 0.
+ */
+int rpz_lookup_nsip(const struct rpz *z, const uint8_t *addr, size_t len,
 	struct rpz_match *m);
 
 /**

@@ -373,6 +373,45 @@ START_TEST(test_random_vs_bruteforce)
 }
 END_TEST
 
+/** client-context numbers (the tags of services/policy.c) */
+START_TEST(test_refs)
+{
+	struct acl_list *acl = acl_create();
+	struct netblock nb;
+	struct netaddr a;
+	uint32_t ref = 99;
+	char err[256];
+	ck_assert_ptr_nonnull(acl);
+	ck_assert_int_eq(acl_add_str(acl, "10.0.0.0/8", "refuse", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(acl_add_str(acl, "10.5.0.0/16", "allow", err,
+		sizeof(err)), 0);
+	/* joins the access-control line of the same netblock */
+	ck_assert_int_eq(netblock_parse("10.0.0.0/8", &nb, 0, NULL), 0);
+	ck_assert_int_eq(acl_add_ref(acl, &nb, 1), 0);
+	/* made, with allow, when no line names it */
+	ck_assert_int_eq(netblock_parse("10.2.0.0/16", &nb, 0, NULL), 0);
+	ck_assert_int_eq(acl_add_ref(acl, &nb, 2), 0);
+	ck_assert_int_eq(acl_add_ref(acl, &nb, 0), -1);
+	ck_assert_int_eq(acl_finish(acl, err, sizeof(err)), 0);
+	ck_assert_int_eq(netaddr_parse("10.1.1.1", 53, &a, NULL), 0);
+	ck_assert_int_eq(acl_check_ref(acl, &a, &ref), ACL_REFUSE);
+	ck_assert_uint_eq(ref, 1);
+	ck_assert_int_eq(netaddr_parse("10.2.1.1", 53, &a, NULL), 0);
+	ck_assert_int_eq(acl_check_ref(acl, &a, &ref), ACL_ALLOW);
+	ck_assert_uint_eq(ref, 2);
+	/* a longer entry without a number hides the shorter one's */
+	ck_assert_int_eq(netaddr_parse("10.5.1.1", 53, &a, NULL), 0);
+	ck_assert_int_eq(acl_check_ref(acl, &a, &ref), ACL_ALLOW);
+	ck_assert_uint_eq(ref, 0);
+	ck_assert_int_eq(netaddr_parse("192.0.2.1", 53, &a, NULL), 0);
+	ck_assert_int_eq(acl_check_ref(acl, &a, &ref), ACL_REFUSE);
+	ck_assert_uint_eq(ref, 0);
+	ck_assert_int_eq(acl_check(acl, &a), ACL_REFUSE);
+	acl_delete(acl);
+}
+END_TEST
+
 static Suite *
 acl_suite(void)
 {
@@ -386,6 +425,7 @@ acl_suite(void)
 	tcase_add_test(tc, test_override_and_dups);
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_random_vs_bruteforce);
+	tcase_add_test(tc, test_refs);
 	suite_add_tcase(s, tc);
 	return s;
 }

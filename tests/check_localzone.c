@@ -1826,6 +1826,47 @@ START_TEST(test_speed)
 }
 END_TEST
 
+/** local-zone-tag: a tagged zone is not there for an untagged client;
+ * a bad line names its file and line */
+START_TEST(test_zone_tags)
+{
+	static const char text[] =
+		"server:\n"
+		"\tdefine-tag: \"a b\"\n"
+		"\tlocal-zone: \"tagged.example.\" static\n"
+		"\tlocal-zone-tag: \"tagged.example.\" \"b\"\n";
+	static const char bad[] =
+		"server:\n"
+		"\tdefine-tag: \"a\"\n"
+		"\tlocal-zone-tag: \"none.example.\" \"a\"\n";
+	struct config_file *cfg = config_create();
+	struct local_zones *lz = local_zones_create();
+	char err[512];
+	ck_assert_msg(config_read_mem(cfg, "tag.conf", text, strlen(text),
+		err, sizeof(err)) >= 0, "config: %s", err);
+	ck_assert_msg(local_zones_apply_cfg(lz, cfg, err, sizeof(err)) == 0,
+		"%s", err);
+	/* no tags: the zone is not there */
+	ck_assert_int_eq(ask_lz(lz, "www.tagged.example.", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, Q_RD, NULL), LOCAL_ZONE_NOT_LOCAL);
+	/* (the control tools see it) */
+	ck_assert_int_eq(local_zones_lookup(lz, (const uint8_t *)
+		"\003www\006tagged\007example", LDNS_RR_TYPE_A,
+		LDNS_RR_CLASS_IN, NULL), LOCAL_ZONE_STATIC);
+	local_zones_delete(lz);
+	config_delete(cfg);
+	cfg = config_create();
+	lz = local_zones_create();
+	ck_assert_msg(config_read_mem(cfg, "tag.conf", bad, strlen(bad),
+		err, sizeof(err)) >= 0, "config: %s", err);
+	ck_assert_int_eq(local_zones_apply_cfg(lz, cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "tag.conf:3: local-zone-tag: no local-zone "
+		"'none.example.' to tag");
+	local_zones_delete(lz);
+	config_delete(cfg);
+}
+END_TEST
+
 static Suite *
 localzone_suite(void)
 {
@@ -1855,6 +1896,7 @@ localzone_suite(void)
 	tcase_add_test(tc, test_speed);
 	tcase_add_test(tc, test_random_queries);
 	tcase_add_test(tc, test_walk);
+	tcase_add_test(tc, test_zone_tags);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -556,21 +556,21 @@ START_TEST(test_module_table)
 	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "
-		"(this petrel has dns64, subnetcache, validator, cachedb, "
-		"iterator)");
+		"(this petrel has respip, dns64, subnetcache, validator, "
+		"cachedb, iterator)");
 	ck_assert_int_eq(modstack_setup(&st, "iterator iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: module 'iterator' is "
-		"misplaced (the order is dns64, subnetcache, validator, "
-		"cachedb, iterator)");
+		"misplaced (the order is respip, dns64, subnetcache, "
+		"validator, cachedb, iterator)");
 	/* the extra module only where it is named, and never last */
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_int_eq(modstack_setup(&st, "iterator passer", &pass_block,
 		NULL, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: the last module must be the "
-		"iterator (this petrel has dns64, subnetcache, validator, "
-		"cachedb, iterator)");
+		"iterator (this petrel has respip, dns64, subnetcache, "
+		"validator, cachedb, iterator)");
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", &pass_block,
 		NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(st.num, 2);

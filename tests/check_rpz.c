@@ -86,6 +86,36 @@ ip(const struct rpz *z, const char *addr)
 	return m.action;
 }
 
+/** look a name server name up in the NSDNAME triggers */
+static enum rpz_action
+nsd(const struct rpz *z, const char *name)
+{
+	uint8_t d[DNS_MAX_NAME];
+	size_t dl = sizeof(d);
+	struct rpz_match m;
+	ck_assert_int_eq(dname_from_str(name, d, &dl), 0);
+	if(!rpz_lookup_nsdname(z, d, &m))
+		return RPZ_ACTION_NONE;
+	ck_assert_int_eq(m.trigger, RPZ_TRIGGER_NSDNAME);
+	return m.action;
+}
+
+/** look a name server address up in the NSIP triggers */
+static enum rpz_action
+nsip(const struct rpz *z, const char *addr)
+{
+	struct netaddr a;
+	struct rpz_match m;
+	size_t len;
+	const uint8_t *b;
+	ck_assert_int_eq(netaddr_parse(addr, 53, &a, NULL), 0);
+	b = netaddr_bytes(&a, &len);
+	if(!rpz_lookup_nsip(z, b, len, &m))
+		return RPZ_ACTION_NONE;
+	ck_assert_int_eq(m.trigger, RPZ_TRIGGER_NSIP);
+	return m.action;
+}
+
 /** a zone rpz.test. */
 static struct rpz *
 mkzone(const struct rpz_settings *set)
@@ -124,6 +154,10 @@ START_TEST(test_triggers)
 		".", NULL);
 	add(&b, "ns.bad.example.rpz-nsdname.rpz.test.", DNS_TYPE_CNAME, ".",
 		NULL);
+	add(&b, "*.worse.example.rpz-nsdname.rpz.test.", DNS_TYPE_CNAME, "*.",
+		NULL);
+	add(&b, "24.0.2.0.192.rpz-nsip.rpz.test.", DNS_TYPE_CNAME,
+		"rpz-passthru.", NULL);
 	add(&b, "outside.example.", DNS_TYPE_CNAME, ".", NULL);
 	ck_assert_int_eq(rpz_zone_apply(z, b.rr, b.n, err, sizeof(err)), 0);
 	ck_assert_int_eq(q(z, "nx.example.", NULL), RPZ_ACTION_NXDOMAIN);
@@ -150,7 +184,17 @@ START_TEST(test_triggers)
 	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_QNAME), 4);
 	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_CLIENT_IP), 4);
 	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_RESPONSE_IP), 2);
-	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_NSDNAME), 1);
+	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_NSDNAME), 2);
+	ck_assert_uint_eq(rpz_count(z, RPZ_TRIGGER_NSIP), 1);
+	/* NSDNAME exact and wildcard, NSIP; they are not QNAME triggers */
+	ck_assert_int_eq(nsd(z, "NS.bad.example."), RPZ_ACTION_NXDOMAIN);
+	ck_assert_int_eq(nsd(z, "ns2.bad.example."), RPZ_ACTION_NONE);
+	ck_assert_int_eq(nsd(z, "a.b.worse.example."), RPZ_ACTION_NODATA);
+	ck_assert_int_eq(nsd(z, "worse.example."), RPZ_ACTION_NONE);
+	ck_assert_int_eq(q(z, "ns.bad.example.", NULL), RPZ_ACTION_NONE);
+	ck_assert_int_eq(nsip(z, "192.0.2.9"), RPZ_ACTION_PASSTHRU);
+	ck_assert_int_eq(nsip(z, "192.0.3.9"), RPZ_ACTION_NONE);
+	ck_assert_int_eq(ip(z, "192.0.2.9"), RPZ_ACTION_NONE);
 	/* disabled: the caller checks; the switch is kept */
 	rpz_set_enabled(z, 0);
 	ck_assert_int_eq(rpz_is_enabled(z), 0);
@@ -257,13 +301,30 @@ START_TEST(test_load_errors)
 	ck_assert_str_eq(load("rpz:\n\tzonefile: /nonexistent\n", err,
 		sizeof(err)), "t.conf:1: rpz: expected a name: line");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n", err, sizeof(err)),
-		"t.conf:1: rpz 'x.': expected a zonefile: line");
+		"t.conf:1: rpz 'x.': expected a zonefile: or a primary: line");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tzonefile: /nonexistent/z\n",
 		err, sizeof(err)), "t.conf:3: rpz 'x.': /nonexistent/z: cannot "
 		"open: No such file or directory");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tprimary: 192.0.2.1\n",
-		err, sizeof(err)), "t.conf:3: primary: zone transfers for rpz "
-		"are not in this petrel yet; give a zonefile:");
+		err, sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tmaster: 192.0.2.1@5353\n"
+		"\tallow-notify: 192.0.2.0/24\n\tzonefile: /nonexistent-pz\n",
+		err, sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tprimary: 192.0.2.1 k9\n",
+		err, sizeof(err)), "t.conf:3: primary: no tsig-key: named 'k9'");
+	ck_assert_str_eq(load("tsig-key:\n\tname: k9\n\talgorithm: "
+		"hmac-sha256\n\tsecret: \"cGV0cmVsLXRlc3Qta2V5\"\nrpz:\n\t"
+		"name: x.\n\tprimary: 192.0.2.1 k9\n", err, sizeof(err)), "");
+	(void)load("rpz:\n\tname: x.\n\tprimary: 192.0.2.300\n", err,
+		sizeof(err));
+	ck_assert_int_eq(strncmp(err, "t.conf:3: primary: bad address "
+		"'192.0.2.300'", 40), 0);
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tallow-notify: "
+		"192.0.2.1\n\tzonefile: /nonexistent/z\n", err, sizeof(err)),
+		"t.conf:1: rpz 'x.': allow-notify: without a primary:");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: http://a/z\n", err,
+		sizeof(err)), "t.conf:3: url: rpz over HTTP is not in this "
+		"petrel; give a primary: or a zonefile:");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\trpz-action-override: "
 		"block\n", err, sizeof(err)), "t.conf:3: rpz-action-override: "
 		"expected nxdomain, nodata, passthru, drop, tcp-only, cname or "
@@ -286,10 +347,47 @@ START_TEST(test_load_errors)
 		"bits set past the prefix length");
 	ck_assert_str_eq(load("server:\n\tinterface-view: 127.0.0.1\n", err,
 		sizeof(err)), "t.conf:2: interface-view: expected <ip> <view>");
+	/* tags */
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a b\"\n\t"
+		"access-control-tag: 10.0.0.0/8 \"a c\"\n", err, sizeof(err)),
+		"t.conf:3: access-control-tag: unknown tag 'c' (not in a "
+		"define-tag:, or past the first 64 tags)");
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a b\"\n\t"
+		"access-control-tag-action: 10.0.0.0/8 a bogus\n", err,
+		sizeof(err)), "t.conf:3: access-control-tag-action: bad action "
+		"'bogus' (a local-zone type)");
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a b\"\n\t"
+		"interface-tag-action: 127.0.0.1 z refuse\n", err,
+		sizeof(err)), "t.conf:3: interface-tag-action: unknown tag 'z' "
+		"(not in a define-tag:)");
+	(void)load("server:\n\tdefine-tag: \"a\"\n\t"
+		"access-control-tag-data: 10.0.0.0/8 a \"A 1.2.3\"\n", err,
+		sizeof(err));
+	ck_assert_int_eq(strncmp(err, "t.conf:3: access-control-tag-data: ",
+		35), 0);
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a\"\n\t"
+		"access-control-tag: 10.0.0.1/8 a\n", err, sizeof(err)), "");
+	ck_assert_str_eq(load("server:\n\tdefine-tag: \"a\"\n"
+		"rpz:\n\tname: x.\n\ttags: \"a b\"\n", err, sizeof(err)),
+		"t.conf:5: tags: unknown tag 'b' (not in a define-tag:, or past "
+		"the first 64 tags)");
 	ck_assert_str_eq(load("view:\n\tname: v\n\tresponse-ip: 10.0.0.0/8 "
 		"always_refuse\n", err, sizeof(err)), "t.conf:3: response-ip: "
-		"response-ip is not supported by this petrel yet (answers would "
-		"not be rewritten)");
+		"needs the respip module: module-config: \"respip validator "
+		"iterator\"");
+	ck_assert_str_eq(load("server:\n\tmodule-config: \"respip "
+		"iterator\"\n\tresponse-ip: 10.0.0.0/8 always_refuse\n", err,
+		sizeof(err)), "");
+	ck_assert_str_eq(load("server:\n\tmodule-config: \"respip "
+		"iterator\"\n\tresponse-ip: 10.0.0.0/8 static\n", err,
+		sizeof(err)), "t.conf:3: response-ip: bad action 'static' "
+		"(deny, redirect, inform, inform_deny, inform_redirect, "
+		"always_transparent, always_refuse, always_nxdomain, "
+		"always_nodata or always_deny)");
+	ck_assert_str_eq(load("server:\n\tmodule-config: \"respip "
+		"iterator\"\n\tresponse-ip-data: 10.0.0.1/8 \"A 1.2.3.4\"\n",
+		err, sizeof(err)), "t.conf:3: response-ip-data: bad netblock "
+		"'10.0.0.1/8': address has bits set past the prefix length");
 }
 END_TEST
 

@@ -449,6 +449,69 @@ config_policyline_new(int clause, int block, const char *key, const char *file,
 	return l;
 }
 
+int
+config_tag_index(const struct config_file *cfg, const char *name)
+{
+	const struct config_policyline *l;
+	int idx = 0, i;
+	size_t nl = strlen(name);
+	for(l = cfg->policy_lines; l; l = l->next) {
+		if(l->clause != CLAUSE_SERVER || strcmp(l->key, "define-tag"))
+			continue;
+		for(i = 0; i < l->n; i++) {
+			const char *p = l->v[i];
+			for(;;) {
+				size_t n = 0;
+				while(*p == ' ' || *p == '\t' || *p == ',')
+					p++;
+				if(!*p)
+					break;
+				while(p[n] && p[n] != ' ' && p[n] != '\t' &&
+					p[n] != ',')
+					n++;
+				if(n == nl && strncmp(p, name, n) == 0)
+					return idx < CONFIG_MAX_TAGS ? idx : -1;
+				idx++;
+				p += n;
+			}
+		}
+	}
+	return -1;
+}
+
+int
+config_tag_mask(const struct config_file *cfg, const char *list,
+	uint64_t *mask, char *err, size_t errlen)
+{
+	const char *p = list;
+	*mask = 0;
+	for(;;) {
+		char name[256];
+		size_t n = 0;
+		int i;
+		while(*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if(!*p)
+			break;
+		while(p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != ',')
+			n++;
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		p += n;
+		if((i = config_tag_index(cfg, name)) < 0) {
+			snprintf(err, errlen, "unknown tag '%s' (not in a "
+				"define-tag:, or past the first %d tags)", name,
+				CONFIG_MAX_TAGS);
+			return -1;
+		}
+		*mask |= (uint64_t)1 << i;
+	}
+	if(!*mask) {
+		snprintf(err, errlen, "expected a list of tags");
+		return -1;
+	}
+	return 0;
+}
+
 /** copy a list of policy lines. @return 0 or -1. */
 static int
 policylines_copy(struct config_policyline **dst,

@@ -789,6 +789,27 @@ struct config_policyline *config_policyline_new(int clause, int block,
 /** Free a list of policy lines. NULL is allowed. */
 void config_policyline_free(struct config_policyline *l);
 
+/** the most tags define-tag may name (a client's tags are one 64-bit
+ * word) */
+#define CONFIG_MAX_TAGS 64
+
+/**
+ * The number of a tag named by define-tag: lines (server:, in the order
+ * the names are given, several names per line separated by spaces).
+ * @return 0..CONFIG_MAX_TAGS-1, or -1 when no define-tag names it.
+ */
+int config_tag_index(const struct config_file *cfg, const char *name);
+
+/**
+ * The tag set of a "tag1 tag2" list (spaces or commas between names).
+ * @param mask: set to the bit (1 << index) of every tag named.
+ * @param err: "unknown tag 'x'" (the caller adds the file and line) or
+ *	"more than 64 tags defined"; errlen its size.
+ * @return 0, or -1 (an unknown or empty list).
+ */
+int config_tag_mask(const struct config_file *cfg, const char *list,
+	uint64_t *mask, char *err, size_t errlen);
+
 /** Free a config and everything it owns. NULL is allowed. */
 void config_delete(struct config_file *cfg);
 

@@ -2199,6 +2199,7 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		if(vq->passthrough || !qs->return_msg ||
+			qs->return_msg->policy ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN)) {
 			if(qs->return_msg && vq->passthrough &&

@@ -1,0 +1,29 @@
+/*
+ * respip/respip.h - the respip module: answers rewritten by the addresses
+ * they contain (response-ip, response-ip-data, response-ip-tag, and the
+ * RPZ RESPONSE-IP triggers).
+ *
+ * In module-config first ("respip validator iterator", as operators copy
+ * it from Unbound). A response-ip: line without this module in
+ * module-config is a load error (services/policy.c), as in Unbound, so
+ * that nobody believes answers are filtered when they are not.
+ *
+ * Where the rewrite happens: petrel answers every client, the ones whose
+ * question was a cache hit and the ones that waited for a resolution
+ * alike, from the message cache entry by copy-and-patch, and the rewrite
+ * depends on the client (its view, its tags). So the rule is applied per
+ * client where its answer is written (policy_respip_answer() in
+ * services/policy.h, called by the front end), never to what is stored:
+ * the cache keeps the real answer, and a client without a matching rule
+ * gets it unchanged. In the chain the module hands queries to the next
+ * module and the answers back up untouched; it keeps no state per query.
+ */
+#ifndef RESPIP_RESPIP_H
+#define RESPIP_RESPIP_H
+
+struct module_func_block;
+
+/** the respip module */
+extern const struct module_func_block respip_module_block;
+
+#endif /* RESPIP_RESPIP_H */
