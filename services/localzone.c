@@ -1996,7 +1996,8 @@ lz_front_answer(const struct acl_list *acl,
  * local_front_answer_tags: lz_front_answer for a client with tags, its
  * access-control action already known. The same rules in the same order;
  * kept apart so that the untagged front end (the cached-answer path)
- * stays as it was, without the extra arguments.
+ * stays as it was, without the extra arguments. With norec_ok a query
+ * without RD goes on (an auth-zone for-downstream answers it).
  */
 static enum local_front_result
 lz_front_answer_tags(enum config_acl_action action,
@@ -2004,7 +2005,8 @@ lz_front_answer_tags(enum config_acl_action action,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, const struct local_tags *ct)
+	struct local_front_info *info, const struct local_tags *ct,
+	int norec_ok)
 {
 	struct local_front_info tmp;
 	enum local_zone_answer r = LOCAL_ZONE_NOT_LOCAL;
@@ -2041,7 +2043,7 @@ lz_front_answer_tags(enum config_acl_action action,
 	if(!(fq->flags & DNS_FLAG_RD)) {
 		if(action == ACL_ALLOW_SETRD)
 			info->set_rd = 1;
-		else if(action != ACL_ALLOW_SNOOP)
+		else if(action != ACL_ALLOW_SNOOP && !norec_ok)
 			return lz_front_error(lz, pkt, pktlen, fq,
 				DNS_RCODE_REFUSED, 1,
 				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
@@ -2060,10 +2062,10 @@ local_front_answer_view(const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info)
+	struct local_front_info *info, int norec_ok)
 {
 	return lz_front_answer(acl, vlz, view_first, lz, pkt, pktlen, fq,
-		client, tcp, out, outmax, outlen, info, 0);
+		client, tcp, out, outmax, outlen, info, norec_ok);
 }
 
 enum local_front_result
@@ -2072,10 +2074,11 @@ local_front_answer_tags(enum config_acl_action action,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, const struct local_tags *ct)
+	struct local_front_info *info, const struct local_tags *ct,
+	int norec_ok)
 {
 	return lz_front_answer_tags(action, vlz, view_first, lz, pkt, pktlen,
-		fq, client, tcp, out, outmax, outlen, info, ct);
+		fq, client, tcp, out, outmax, outlen, info, ct, norec_ok);
 }
 
 enum local_zone_type

@@ -390,6 +390,8 @@ enum local_front_result local_front_answer_norec(const struct acl_list *acl,
  * @param vlz: the view's finished local zones, or NULL for no view (then
  *	this is local_front_answer()).
  * @param view_first: the view's view-first: setting.
+ * @param norec_ok: a query without RD goes on instead of REFUSED (an
+ *	auth-zone for-downstream answers it), as local_front_answer_norec().
  * Other parameters and the result as local_front_answer().
  */
 enum local_front_result local_front_answer_view(const struct acl_list *acl,
@@ -397,20 +399,22 @@ enum local_front_result local_front_answer_view(const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info);
+	struct local_front_info *info, int norec_ok);
 
 /**
  * As local_front_answer_view(), with the client's access-control action
  * already looked up (acl_check_ref()) and its tags (the global zones see
  * them; a view's zones have no tags).
  * @param ct: the client's tags, or NULL.
+ * @param norec_ok: as for local_front_answer_view().
  */
 enum local_front_result local_front_answer_tags(enum config_acl_action action,
 	const struct local_zones *vlz, int view_first,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, const struct local_tags *ct);
+	struct local_front_info *info, const struct local_tags *ct,
+	int norec_ok);
 
 /**
  * Find the zone that covers a name (for tests, tools and the control

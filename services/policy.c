@@ -1676,7 +1676,8 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client,
 	const struct netaddr *local, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen, struct local_front_info *info, struct policy_stats *st)
+	size_t *outlen, struct local_front_info *info, struct policy_stats *st,
+	int norec_ok)
 {
 	enum local_front_result r;
 	int vi = (p->nacv || p->nifv) ? policy_select_view(p, client, local) :
@@ -1689,11 +1690,13 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 		ct = policy_client_tags(p, ref, local);
 		r = local_front_answer_tags(a, vi >= 0 ? p->views[vi].lz :
 			NULL, vi >= 0 ? p->views[vi].view_first : 0, lz, pkt,
-			pktlen, fq, client, tcp, out, outmax, outlen, info, ct);
+			pktlen, fq, client, tcp, out, outmax, outlen, info, ct,
+			norec_ok);
 	} else
 		r = local_front_answer_view(acl, vi >= 0 ? p->views[vi].lz :
 			NULL, vi >= 0 ? p->views[vi].view_first : 0, lz, pkt,
-			pktlen, fq, client, tcp, out, outmax, outlen, info);
+			pktlen, fq, client, tcp, out, outmax, outlen, info,
+			norec_ok);
 	if(r != LOCAL_FRONT_CONTINUE)
 		return r;
 	for(i = 0; i < p->nrpz; i++) {

@@ -102,6 +102,9 @@ struct policy_stats {
  * @param p: the policy (not NULL).
  * @param local: the address the query came to, or NULL when unknown.
  * @param st: counters to increment, or NULL.
+ * @param norec_ok: a query without RD for a name an auth-zone
+ *	for-downstream holds goes on (the zone answers it) instead of being
+ *	REFUSED by the RD rule.
  * Other parameters and the result as local_front_answer().
  */
 enum local_front_result policy_front_answer(const struct policy *p,
@@ -109,7 +112,7 @@ enum local_front_result policy_front_answer(const struct policy *p,
 	const uint8_t *pkt, size_t pktlen, const struct fast_query *fq,
 	const struct netaddr *client, const struct netaddr *local, int tcp,
 	uint8_t *out, size_t outmax, size_t *outlen,
-	struct local_front_info *info, struct policy_stats *st);
+	struct local_front_info *info, struct policy_stats *st, int norec_ok);
 
 /** what policy_respip_answer() did */
 enum policy_respip_result {

@@ -908,11 +908,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
-	/* with views or RPZ zones the policy answers first (a query without
-	 * RD for an auth-zone for-downstream name then meets the RD rule) */
+	/* with views, tags or RPZ zones the policy answers first */
 	switch(r->pol ? policy_front_answer(r->pol, r->acl, r->lz, pkt, len,
 		q, client, r->local, tp == RESOLVER_TCP, out, outmax, outlen,
-		&info, &r->pstats) : local_front_answer_norec(r->acl, r->lz, pkt,
+		&info, &r->pstats, norec_ok) : local_front_answer_norec(r->acl, r->lz, pkt,
 		len, q, client, tp == RESOLVER_TCP, out, outmax, outlen, &info,
 		norec_ok)) {
 	case LOCAL_FRONT_ANSWERED:
