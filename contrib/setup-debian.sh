@@ -23,10 +23,11 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	clang libclang-rt-14-dev gnuplot-nox procps iproute2 git ca-certificates \
 	>/dev/null
 # dnstap (libfstrm, protobuf-c, protoc-c) and its test's reader and
-# collector (make check-dnstap: dnstap-read, fstrm_capture)
+# collector (make check-dnstap: dnstap-read, fstrm_capture; socat puts
+# TLS in front of fstrm_capture for dnstap-tls)
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends libfstrm-dev libprotobuf-c-dev \
-	protobuf-c-compiler fstrm-bin bind9-utils >/dev/null
+	protobuf-c-compiler fstrm-bin bind9-utils socat >/dev/null
 # the DNS over TLS test (make check-tls): certificates and a capture on lo
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends openssl tshark curl >/dev/null

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/daemon.h"
 #include "util/netevent/tls.h"
+#include "util/netevent/dnstap_tls.h"
 #include "daemon/env.h"
 #include "daemon/worker.h"
 #include "daemon/sdnotify.h"
@@ -162,6 +163,7 @@ listen_set_close(struct listen_set *ls)
 	tls_ctx_free(ls->tls_server);
 	tls_ctx_free(ls->https_server);
 	tls_ctx_free(ls->tls_client);
+	tls_ctx_free(ls->dnstap_tls);
 	free(ls);
 }
 
@@ -289,6 +291,14 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto fail;
 		}
 	}
+	if(dt_tls_wanted(cfg)) {
+		char err[512];
+		if(!(ls->dnstap_tls = dt_tls_ctx_create(cfg, err,
+			sizeof(err)))) {
+			log_err("dnstap TLS: %s", err);
+			goto fail;
+		}
+	}
 	return ls;
 oom:
 	log_err("out of memory");
@@ -320,7 +330,13 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		strcmp(a->tls_ciphersuites, b->tls_ciphersuites) ||
 		strcmp(config_tls_cert_bundle(a), config_tls_cert_bundle(b)) ||
 		a->tls_system_cert != b->tls_system_cert ||
-		config_uses_tls_upstream(a) != config_uses_tls_upstream(b))
+		config_uses_tls_upstream(a) != config_uses_tls_upstream(b) ||
+		dt_tls_wanted(a) != dt_tls_wanted(b) || (dt_tls_wanted(a) &&
+		(strcmp(a->dnstap_tls_cert_bundle, b->dnstap_tls_cert_bundle) ||
+		strcmp(a->dnstap_tls_client_key_file,
+			b->dnstap_tls_client_key_file) ||
+		strcmp(a->dnstap_tls_client_cert_file,
+			b->dnstap_tls_client_cert_file))))
 		return 0;
 	for(; x && y; x = x->next, y = y->next)
 		if(strcmp(x->str, y->str) != 0)

@@ -87,6 +87,9 @@ struct listen_set {
 	/** upstream TLS client context (tls-cert-bundle or the system
 	 * store), loaded likewise; NULL when no zone uses TLS */
 	struct ssl_ctx_st *tls_client;
+	/** dnstap over TLS client context (dnstap-tls-cert-bundle, the
+	 * client certificate), loaded likewise; NULL without it */
+	struct ssl_ctx_st *dnstap_tls;
 };
 
 /** a forked worker, as the parent sees it */

@@ -24,6 +24,7 @@
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/dnstap.h"
+#include "util/netevent/dnstap_tls.h"
 #include "util/log.h"
 #include "util/random.h"
 #include "util/storage/qsbr.h"
@@ -796,7 +797,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	}
 	if(cfg->dnstap_enable) {
 		char err[256];
-		w->dtio = dt_io_create(cfg, err, sizeof(err));
+		w->dtio = dt_io_create(cfg, dt_tls_writer_create,
+			ls->dnstap_tls, err, sizeof(err));
 		if(!w->dtio) {
 			log_err("dnstap: %s", err);
 			return -1;

@@ -250,8 +250,10 @@ read_text(struct config_file *cfg, const char *text, char *err,
 }
 
 /** the dnstap: clause: its options land in the config; a collector is
- * needed, TLS to it is refused (petrel cannot give it), and a build
- * without dnstap refuses to turn it on, naming the dnstap-enable line */
+ * needed; TLS to dnstap-ip (the default) loads, its files must be
+ * readable (the error names their line) and a client certificate needs
+ * key and chain; a build without dnstap refuses to turn it on, naming
+ * the dnstap-enable line */
 START_TEST(test_dnstap_clause)
 {
 	struct config_file *cfg = config_create();
@@ -285,10 +287,58 @@ START_TEST(test_dnstap_clause)
 		sizeof(err)), -1);
 	ck_assert_str_eq(err, "t.conf:2: dnstap-enable: needs "
 		"dnstap-socket-path or dnstap-ip, the collector to write to");
+	/* dnstap-ip without a dnstap-tls line: TLS (Unbound's default) */
 	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
-		"  dnstap-ip: 127.0.0.1@6000\n", err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: dnstap-ip: "
-		"dnstap-tls: yes (the default) asks for TLS"));
+		"  dnstap-ip: 127.0.0.1@6000\n", err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg->dnstap_tls, 1);
+	ck_assert_int_eq(cfg->num_warnings, 0);
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	/* the TLS options are real ones (no warning), files checked */
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: 127.0.0.1@6000\n"
+		"  dnstap-tls-server-name: collector.test\n"
+		"  dnstap-tls-cert-bundle: /dev/null\n"
+		"  dnstap-tls-client-key-file: /dev/null\n"
+		"  dnstap-tls-client-cert-file: /dev/null\n", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(cfg->num_warnings, 0);
+	ck_assert_str_eq(cfg->dnstap_tls_server_name, "collector.test");
+	ck_assert_str_eq(cfg->dnstap_tls_cert_bundle, "/dev/null");
+	ck_assert_str_eq(cfg->dnstap_tls_client_key_file, "/dev/null");
+	ck_assert_str_eq(cfg->dnstap_tls_client_cert_file, "/dev/null");
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: 127.0.0.1@6000\n"
+		"  dnstap-tls-cert-bundle: /nonexistent/ca.pem\n", err,
+		sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.conf:4: dnstap-tls-cert-bundle: cannot "
+		"read '/nonexistent/ca.pem': No such file or directory");
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n"
+		"  dnstap-tls-client-cert-file: /nonexistent/c.pem\n", err,
+		sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.conf:2: dnstap-tls-client-cert-file: "
+		"cannot read '/nonexistent/c.pem': No such file or directory");
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	/* a key without its certificate */
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: 127.0.0.1@6000\n"
+		"  dnstap-tls-client-key-file: /dev/null\n", err,
+		sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: dnstap-tls: a client "
+		"certificate needs both"));
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	/* dnstap-tls: yes with a unix socket: nothing to encrypt, loads */
+	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-socket-path: /tmp/x.sock\n  dnstap-tls: yes\n", err,
+		sizeof(err)), 0);
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
 	ck_assert_int_eq(read_text(cfg, "dnstap:\n  dnstap-enable: yes\n"
 		"  dnstap-ip: not-an-address\n  dnstap-tls: no\n", err,
 		sizeof(err)), -1);

@@ -12,6 +12,7 @@
 #include "util/netaddr.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/netevent.h"
+#include "util/netevent/dnstap_tls.h"
 #include <check.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -526,6 +527,52 @@ START_TEST(test_loop_untrusted)
 }
 END_TEST
 
+#ifdef USE_DNSTAP
+/** dnstap-tls settings from text into a fresh config (files checked) */
+static struct config_file *
+dnstap_cfg(const char *key, const char *pem)
+{
+	struct config_file *cfg = config_create();
+	char text[512], err[256];
+	ck_assert_ptr_nonnull(cfg);
+	snprintf(text, sizeof(text), "dnstap:\n  dnstap-enable: yes\n"
+		"  dnstap-ip: 127.0.0.1@6000\n"
+		"  dnstap-tls-cert-bundle: \"%s\"\n"
+		"  dnstap-tls-client-key-file: \"%s\"\n"
+		"  dnstap-tls-client-cert-file: \"%s\"\n", certfile, key, pem);
+	ck_assert_msg(config_read_mem(cfg, "t.conf", text, strlen(text), err,
+		sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(dt_tls_wanted(cfg), 1);
+	return cfg;
+}
+
+/** the dnstap TLS context: the bundle and a matching client key and
+ * certificate load; a certificate that is not the key's is refused and
+ * named */
+START_TEST(test_dnstap_ctx)
+{
+	struct config_file *cfg = dnstap_cfg(keyfile, certfile);
+	struct ssl_ctx_st *ctx;
+	char err[512];
+	err[0] = 0;
+	ctx = dt_tls_ctx_create(cfg, err, sizeof(err));
+	ck_assert_msg(ctx != NULL, "%s", err);
+	tls_ctx_free(ctx);
+	config_delete(cfg);
+	cfg = dnstap_cfg(keyfile, otherfile);
+	ck_assert_ptr_null(dt_tls_ctx_create(cfg, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "does not match "
+		"dnstap-tls-client-cert-file"));
+	config_delete(cfg);
+	/* a key file that holds a certificate, not a key */
+	cfg = dnstap_cfg(certfile, certfile);
+	ck_assert_ptr_null(dt_tls_ctx_create(cfg, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "dnstap-tls-client-key-file"));
+	config_delete(cfg);
+}
+END_TEST
+#endif
+
 /** the suite */
 static Suite *
 tls_suite(void)
@@ -546,6 +593,9 @@ tls_suite(void)
 	tcase_add_test(tc, test_loop_good);
 	tcase_add_test(tc, test_loop_bad_name);
 	tcase_add_test(tc, test_loop_untrusted);
+#ifdef USE_DNSTAP
+	tcase_add_test(tc, test_dnstap_ctx);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }

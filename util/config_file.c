@@ -1959,6 +1959,14 @@ again:
 			p->svc_line[k] = p->line;
 		}
 	}
+	/* the dnstap TLS files are read when a worker starts its writer;
+	 * one that cannot be read stops the load here, at its line */
+	if(p->file && (strcmp(o->name, "dnstap-tls-cert-bundle") == 0 ||
+		strcmp(o->name, "dnstap-tls-client-key-file") == 0 ||
+		strcmp(o->name, "dnstap-tls-client-cert-file") == 0) &&
+		v[0][0] && access(v[0], R_OK) != 0)
+		return perr(p, "%s: cannot read '%s': %s", o->name, v[0],
+			strerror(errno));
 	if(p->file && strcmp(o->name, "dnstap-enable") == 0 &&
 		p->cfg->dnstap_enable) {
 		char *f = strdup(p->file);
@@ -1982,9 +1990,9 @@ again:
 
 /**
  * The checks of the dnstap: clause once the whole config is read: a
- * collector to write to, a build that can, and no TLS asked for (petrel
- * cannot give it: the stream would go in clear). The error names the
- * dnstap-enable line. @return 0 or -1.
+ * collector to write to, a build that can, and for TLS to dnstap-ip a
+ * client certificate given whole (key and chain) or not at all. The error
+ * names the dnstap-enable line. @return 0 or -1.
  */
 static int
 end_load_dnstap(struct cfg_parser *p)
@@ -2002,6 +2010,10 @@ end_load_dnstap(struct cfg_parser *p)
 #else
 	struct netaddr a;
 	const char *why = NULL;
+	int key = cfg->dnstap_tls_client_key_file &&
+		cfg->dnstap_tls_client_key_file[0];
+	int pem = cfg->dnstap_tls_client_cert_file &&
+		cfg->dnstap_tls_client_cert_file[0];
 	if((!cfg->dnstap_socket_path || !cfg->dnstap_socket_path[0]) &&
 		(!cfg->dnstap_ip || !cfg->dnstap_ip[0]))
 		return perr(p, "dnstap-enable: needs dnstap-socket-path or "
@@ -2010,11 +2022,10 @@ end_load_dnstap(struct cfg_parser *p)
 		if(netaddr_parse(cfg->dnstap_ip, 6000, &a, &why) != 0)
 			return perr(p, "dnstap-ip: '%s': %s", cfg->dnstap_ip,
 				why ? why : "expected ip[@port]");
-		if(cfg->dnstap_tls)
-			return perr(p, "dnstap-ip: dnstap-tls: yes (the "
-				"default) asks for TLS to the collector, which "
-				"petrel does not provide; set dnstap-tls: no to "
-				"send over plain TCP, or use dnstap-socket-path");
+		if(cfg->dnstap_tls && key != pem)
+			return perr(p, "dnstap-tls: a client certificate needs "
+				"both dnstap-tls-client-key-file and "
+				"dnstap-tls-client-cert-file, one is missing");
 	}
 	return 0;
 #endif

@@ -657,8 +657,20 @@ struct config_file {
 	char *dnstap_socket_path;
 	/** dnstap-ip: the collector's TCP address (ip[@port]), or "" */
 	char *dnstap_ip;
-	/** dnstap-tls: TLS to dnstap-ip (not provided: an error with it) */
+	/** dnstap-tls: TLS to the dnstap-ip collector */
 	int dnstap_tls;
+	/** dnstap-tls-server-name: the name the collector's certificate
+	 * must carry (and SNI); "" to check its IP address instead */
+	char *dnstap_tls_server_name;
+	/** dnstap-tls-cert-bundle: CA certificates (PEM) that the
+	 * collector's chain must end in; "" for the system store */
+	char *dnstap_tls_cert_bundle;
+	/** dnstap-tls-client-key-file: the key of the client certificate,
+	 * or "" for none */
+	char *dnstap_tls_client_key_file;
+	/** dnstap-tls-client-cert-file: the client certificate chain (PEM)
+	 * shown to the collector, or "" for none */
+	char *dnstap_tls_client_cert_file;
 	/** dnstap-send-identity: identity in every message */
 	int dnstap_send_identity;
 	/** dnstap-send-version: version in every message */

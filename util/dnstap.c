@@ -72,9 +72,12 @@ static const int kind_type[DTK_NUM] = {
 	DNSTAP__MESSAGE__TYPE__FORWARDER_RESPONSE
 };
 
-/** make the Frame Streams writer for the configured collector */
+/** make the Frame Streams writer for the configured collector: TLS
+ * (the maker tls, with tls_arg) or plain TCP to dnstap-ip, or the unix
+ * socket */
 static struct fstrm_writer *
-make_writer(const struct config_file *cfg, char *err, size_t errlen)
+make_writer(const struct config_file *cfg, dt_writer_maker_func tls,
+	void *tls_arg, char *err, size_t errlen)
 {
 	struct fstrm_writer_options *wopt = fstrm_writer_options_init();
 	struct fstrm_writer *w = NULL;
@@ -84,7 +87,14 @@ make_writer(const struct config_file *cfg, char *err, size_t errlen)
 	}
 	fstrm_writer_options_add_content_type(wopt, DT_CONTENT_TYPE,
 		strlen(DT_CONTENT_TYPE));
-	if(cfg->dnstap_ip && cfg->dnstap_ip[0]) {
+	if(cfg->dnstap_ip && cfg->dnstap_ip[0] && cfg->dnstap_tls) {
+		/* errors are set by it, with the file they concern */
+		if(tls)
+			w = (*tls)(cfg, tls_arg, wopt, err, errlen);
+		else	snprintf(err, errlen, "dnstap-tls: no TLS transport");
+		fstrm_writer_options_destroy(&wopt);
+		return w;
+	} else if(cfg->dnstap_ip && cfg->dnstap_ip[0]) {
 		struct fstrm_tcp_writer_options *topt;
 		struct netaddr a;
 		const char *why = NULL;
@@ -133,7 +143,8 @@ done:
 }
 
 struct dt_io *
-dt_io_create(const struct config_file *cfg, char *err, size_t errlen)
+dt_io_create(const struct config_file *cfg, dt_writer_maker_func tls,
+	void *tls_arg, char *err, size_t errlen)
 {
 	struct dt_io *io = calloc(1, sizeof(*io));
 	struct fstrm_iothr_options *iopt = NULL;
@@ -169,7 +180,7 @@ dt_io_create(const struct config_file *cfg, char *err, size_t errlen)
 		if(!(io->version = strdup(v)))
 			goto oom;
 	}
-	if(!(w = make_writer(cfg, err, errlen)))
+	if(!(w = make_writer(cfg, tls, tls_arg, err, errlen)))
 		goto fail;
 	if(!(iopt = fstrm_iothr_options_init())) {
 		fstrm_writer_destroy(&w);
@@ -359,9 +370,12 @@ dt_log(struct dt_io *io, int what, const struct netaddr *peer, int proto,
  * writer). */
 
 struct dt_io *
-dt_io_create(const struct config_file *cfg, char *err, size_t errlen)
+dt_io_create(const struct config_file *cfg, dt_writer_maker_func tls,
+	void *tls_arg, char *err, size_t errlen)
 {
 	(void)cfg;
+	(void)tls;
+	(void)tls_arg;
 	snprintf(err, errlen, "this petrel is built without dnstap");
 	return NULL;
 }

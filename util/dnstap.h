@@ -7,8 +7,10 @@
  * a forked child makes its own after the fork). A writer is libfstrm's
  * I/O thread with one single-producer queue of bounded size: the worker
  * encodes a message into a buffer and hands it to the queue without
- * waiting; the I/O thread connects to the collector (a unix socket, or
- * TCP), reconnects when the collector goes away, and writes. When the
+ * waiting; the I/O thread connects to the collector (a unix socket, TCP,
+ * or TLS with the certificate verified: util/netevent/dnstap_tls.h, made
+ * through the dt_writer_maker_func the worker gives), reconnects
+ * when the collector goes away, and writes. When the
  * queue is full, or no collector is there, a message is dropped and
  * counted: a slow or absent collector never slows a worker.
  *
@@ -33,6 +35,8 @@
 struct config_file;
 struct netaddr;
 struct dt_io;
+struct fstrm_writer;
+struct fstrm_writer_options;
 
 /** the transport of a message (dnstap's SocketProtocol) */
 enum dt_proto {
@@ -47,13 +51,29 @@ enum dt_proto {
 };
 
 /**
+ * Makes the Frame Streams writer of a transport this layer cannot reach
+ * (TLS lives in util/netevent/: dt_tls_writer_create).
+ * @param cfg: the config.
+ * @param arg: the maker's own argument, given to dt_io_create.
+ * @param wopt: the writer options (content type), kept by the caller.
+ * @param err: why it failed; errlen its size.
+ * @return the writer, or NULL with err set.
+ */
+typedef struct fstrm_writer *(*dt_writer_maker_func)(
+	const struct config_file *cfg, void *arg,
+	const struct fstrm_writer_options *wopt, char *err, size_t errlen);
+
+/**
  * Make a worker's writer from the dnstap: settings of cfg.
  * @param cfg: the config (dnstap_enable set, checked at load).
+ * @param tls: the maker of the writer for dnstap over TLS (dnstap-ip
+ *	with dnstap-tls), or NULL: then such a config fails here.
+ * @param tls_arg: its argument.
  * @param err: why it failed; errlen its size.
  * @return the writer, or NULL on failure (or in a build without dnstap).
  */
-struct dt_io *dt_io_create(const struct config_file *cfg, char *err,
-	size_t errlen);
+struct dt_io *dt_io_create(const struct config_file *cfg,
+	dt_writer_maker_func tls, void *tls_arg, char *err, size_t errlen);
 
 /**
  * Stop a writer: the I/O thread writes what is queued if it can, closes

@@ -3,10 +3,10 @@
 #
 #   make check-dnstap      (or: PETREL=./petrel bash tests/integration/dnstap.sh)
 #
-# Needs root (NSD on 127.0.150.1 port 53), nsd, dig, fstrm_capture
-# (Debian fstrm-bin) and dnstap-read (Debian bind9-utils); about 15 s.
-# Everything listens on 127.0.150.0/24 and the resolver ports
-# 61680-61689.
+# Needs root (NSD on 127.0.150.1 port 53, tshark on lo), nsd, dig,
+# fstrm_capture (Debian fstrm-bin), dnstap-read (Debian bind9-utils),
+# openssl, socat and tshark; about 30 s. Everything listens on
+# 127.0.150.0/24 and the resolver ports 61680-61683.
 #
 # NSD on 127.0.150.1 serves the root, tap. and fwd.zz.; petrel resolves
 # tap. from its root hints (RESOLVER_QUERY/RESPONSE) and forwards fwd.zz.
@@ -21,6 +21,18 @@
 #   4. thread-model: fork with 2 workers: each child writes its own
 #      stream, nothing is lost;
 #   5. no collector listening: every query is still answered.
+#   6. dnstap over TLS to dnstap-ip: a collector made of socat
+#      (OPENSSL-LISTEN, asking for a client certificate) in front of
+#      fstrm_capture, certificates made here with openssl:
+#      a. the right CA, server name and client certificate: the
+#         messages arrive and decode;
+#      b. a wrong dnstap-tls-server-name, c. an untrusted CA (the
+#         collector's chain is not in dnstap-tls-cert-bundle), d. no
+#         client certificate: nothing arrives, every query is answered,
+#         the log says why;
+#      e. dnstap-tls: no to a TCP fstrm_capture: the control for f;
+#      f. tshark on lo: the query name is in the plain TCP stream of e
+#         and nowhere in the TLS stream of a.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -29,7 +41,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NET=127.0.150
 PORT=61680
 
-for t in "$NSD" dig fstrm_capture dnstap-read "$PETREL"; do
+for t in "$NSD" dig fstrm_capture dnstap-read openssl socat tshark \
+	"$PETREL"; do
 	if ! command -v "$t" >/dev/null 2>&1; then
 		echo "dnstap: SKIP: $t not found"
 		exit 77
@@ -246,6 +259,155 @@ done
 resolver_stop
 [ "$good" = 30 ] && ok "no collector: 30 of 30 queries answered" ||
 	fail "no collector: $good of 30 answered"
+
+# ---------------------------------------------------------------- 6
+# certificates: a CA the collector and petrel's client certificate come
+# from, and a CA petrel must not trust
+cert() { # cert NAME CA SAN: key and certificate NAME signed by CA
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$W/$1.key" -out "$W/$1.csr" -subj "/CN=$1" 2>/dev/null &&
+	printf 'subjectAltName=%s\n' "$3" > "$W/$1.ext" &&
+	openssl x509 -req -in "$W/$1.csr" -CA "$W/$2.pem" -CAkey "$W/$2.key" \
+		-CAcreateserial -out "$W/$1.pem" -days 2 \
+		-extfile "$W/$1.ext" 2>/dev/null
+}
+for ca in ca otherca; do
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$W/$ca.key" -out "$W/$ca.pem" -days 2 \
+		-subj "/CN=petrel dnstap test $ca" 2>/dev/null ||
+		{ echo "dnstap: openssl failed"; exit 1; }
+done
+cert collector ca "DNS:collector.test,IP:$NET.2" &&
+cert client ca "DNS:petrel.test" || { echo "dnstap: openssl failed"; exit 1; }
+chmod 600 "$W/client.key"
+
+# the packets of the TLS (a-d) and plain TCP (e) collectors
+tshark -i lo -n -q -w "$W/lo.pcap" -f "net $NET.0/24 and tcp port 6000" \
+	> "$W/tshark.out" 2>&1 &
+TS_PID=$!
+it_track "$TS_PID"
+for _ in $(seq 100); do
+	grep -q "Capturing on" "$W/tshark.out" && break
+	sleep 0.1
+done
+grep -q "Capturing on" "$W/tshark.out" ||
+	{ echo "dnstap: tshark did not start: $(cat "$W/tshark.out")"; exit 1; }
+
+# socat: TLS on $NET.2 port 6000 (a client certificate from ca asked
+# for), each connection passed on to fstrm_capture on $W/tls.sock
+socat OPENSSL-LISTEN:6000,bind=$NET.2,reuseaddr,fork,cert="$W/collector.pem",key="$W/collector.key",cafile="$W/ca.pem",verify=1 \
+	UNIX-CONNECT:"$W/tls.sock" > "$W/socat.log" 2>&1 &
+it_track $!
+for _ in $(seq 100); do
+	ss -tln 2>/dev/null | grep -q "$NET.2:6000 " && break
+	sleep 0.1
+done
+
+# tlsconf NAME PORT NAME-LINE BUNDLE CLIENT-CERT(yes/no)
+tlsconf() {
+	local c=""
+	[ "$5" = yes ] && c="\ndnstap-tls-client-key-file: \"$W/client.key\"\n\
+dnstap-tls-client-cert-file: \"$W/client.pem\""
+	conf "$1" "$2" 1 "" "dnstap-enable: yes\ndnstap-ip: $NET.2@6000\n\
+$3\ndnstap-tls-cert-bundle: \"$W/$4.pem\"$c\n\
+dnstap-log-client-query-messages: yes\n\
+dnstap-log-client-response-messages: yes"
+}
+
+# a: the right certificates; no dnstap-tls line (yes is the default)
+PORT=61680
+tlsconf tls "$PORT" "dnstap-tls-server-name: collector.test" ca yes
+capture tls || exit 1
+resolver_start "$W/tls.conf" "$W/tls.log" "" || fail "tls: petrel did not start"
+writers tls 1 || fail "tls: the writer did not connect through TLS"
+a1=$(q +short www.tap. A)
+a2=$(q +short +tcp www.tap. A)
+finish tls
+n=$(count tls CQ www.tap/IN/A)
+m=$(count tls CR www.tap/IN/A)
+[ "$a1 $a2" = "192.0.2.7 192.0.2.7" ] && [ "$n" = 2 ] && [ "$m" = 2 ] &&
+	ok "TLS to the collector: 2 CLIENT_QUERY, 2 CLIENT_RESPONSE decoded" ||
+	fail "TLS: answers '$a1' '$a2', $n CQ, $m CR (want 2, 2); $(grep dnstap "$W/tls.log" | tail -3)"
+grep -q "dnstap: TLS to $NET.2@6000#collector.test: connected (TLS" "$W/tls.log" &&
+	ok "TLS: the log says connected" ||
+	fail "TLS: no 'connected' line: $(grep dnstap "$W/tls.log" | tail -3)"
+
+# b, c, d: nothing may arrive; petrel answers; the log gives the reason
+# tlsfail NAME PORT NAME-LINE BUNDLE CLIENT-CERT REASON
+tlsfail() {
+	local name=$1 port=$2 why=$6 good=0 i
+	PORT=$port
+	tlsconf "$name" "$port" "$3" "$4" "$5"
+	capture "$name" || exit 1
+	resolver_start "$W/$name.conf" "$W/$name.log" "" ||
+		fail "$name: petrel did not start"
+	# the I/O thread tries at once; wait for its first failure
+	for _ in $(seq 100); do
+		grep -q "dnstap: TLS to" "$W/$name.log" && break
+		sleep 0.1
+	done
+	for i in $(seq 5); do
+		[ "$(q +short www.tap. A)" = 192.0.2.7 ] && good=$((good + 1))
+	done
+	# a retry (every second) that would get through gets its chance
+	sleep 1.5
+	finish "$name"
+	n=$(wc -l < "$W/$name.txt")
+	[ "$good" = 5 ] && [ "$n" = 0 ] &&
+		ok "$name: no dnstap message arrives, 5 of 5 queries answered" ||
+		fail "$name: $n messages arrived, $good of 5 answered"
+	grep -q "error: dnstap: TLS to $NET.2@6000.*$why" "$W/$name.log" &&
+		ok "$name: logged: $(grep -o "dnstap: TLS.*" "$W/$name.log" | head -1)" ||
+		fail "$name: no '$why' in the log: $(grep dnstap "$W/$name.log" | tail -3)"
+}
+tlsfail badname 61681 "dnstap-tls-server-name: wrong.test" ca yes \
+	"certificate verify failed: hostname mismatch"
+tlsfail badca 61682 "dnstap-tls-server-name: collector.test" otherca yes \
+	"certificate verify failed"
+# (TLS 1.3: the refusal of the missing client certificate arrives as an
+# alert or, when petrel's first frame overtakes it, as a reset)
+tlsfail nocert 61683 "dnstap-tls-server-name: collector.test" ca no \
+	"right after the TLS handshake (does it accept the client certificate?)"
+
+# e: plain TCP (dnstap-tls: no) to fstrm_capture on $NET.3 port 6000
+PORT=61680
+conf tcp "$PORT" 1 "" "dnstap-enable: yes\ndnstap-ip: $NET.3@6000\n\
+dnstap-tls: no\ndnstap-log-client-query-messages: yes"
+rm -f "$W/tcp.fstrm"
+fstrm_capture -t protobuf:dnstap.Dnstap -a "$NET.3" -p 6000 \
+	-w "$W/tcp.fstrm" > "$W/tcp.capture.log" 2>&1 &
+CAP_PID=$!
+it_track "$CAP_PID"
+for _ in $(seq 100); do
+	ss -tln 2>/dev/null | grep -q "$NET.3:6000 " && break
+	sleep 0.1
+done
+resolver_start "$W/tcp.conf" "$W/tcp.log" "" || fail "tcp: petrel did not start"
+for _ in $(seq 100); do
+	ss -tn state established 2>/dev/null | grep -q "$NET.3:6000 " && break
+	sleep 0.1
+done
+a1=$(q +short www.tap. A)
+finish tcp
+n=$(count tcp CQ www.tap/IN/A)
+[ "$a1" = 192.0.2.7 ] && [ "$n" = 1 ] &&
+	ok "dnstap-tls: no: plain TCP to the collector, 1 CLIENT_QUERY" ||
+	fail "plain TCP: answer '$a1', $n CQ (want 1)"
+
+# f: the query name (www.tap. in wire form) on the wire
+sleep 0.5
+kill "$TS_PID" 2>/dev/null
+wait "$TS_PID" 2>/dev/null
+QN='03:77:77:77:03:74:61:70:00'
+plain=$(tshark -n -r "$W/lo.pcap" -Y "ip.dst == $NET.3 && tcp.payload contains $QN" 2>/dev/null | wc -l)
+tlsb=$(tshark -n -r "$W/lo.pcap" -T fields -e tcp.len -Y "ip.dst == $NET.2 && tcp.len > 0" 2>/dev/null |
+	awk '{ s += $1 } END { print s + 0 }')
+leak=$(tshark -n -r "$W/lo.pcap" -Y "ip.addr == $NET.2 && (tcp.payload contains $QN || tcp.payload contains \"dnstap\")" 2>/dev/null | wc -l)
+[ "$plain" -ge 1 ] && ok "capture: the name is visible in the plain TCP stream ($plain packets)" ||
+	fail "capture: the name not seen in the plain TCP stream (the check cannot work)"
+[ "$tlsb" -gt 1000 ] && [ "$leak" = 0 ] &&
+	ok "capture: $tlsb bytes to the TLS collector, no query name or content type in clear" ||
+	fail "capture: $tlsb bytes to the TLS collector, $leak packets with clear text"
 
 echo "dnstap: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
