@@ -32,7 +32,10 @@
 #         the log says why;
 #      e. dnstap-tls: no to a TCP fstrm_capture: the control for f;
 #      f. tshark on lo: the query name is in the plain TCP stream of e
-#         and nowhere in the TLS stream of a.
+#         and nowhere in the TLS stream of a;
+#      g. a collector that takes the connection and never answers the
+#         handshake: the queries are answered meanwhile, and after the
+#         5 s timeout the log says so.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -408,6 +411,40 @@ leak=$(tshark -n -r "$W/lo.pcap" -Y "ip.addr == $NET.2 && (tcp.payload contains 
 [ "$tlsb" -gt 1000 ] && [ "$leak" = 0 ] &&
 	ok "capture: $tlsb bytes to the TLS collector, no query name or content type in clear" ||
 	fail "capture: $tlsb bytes to the TLS collector, $leak packets with clear text"
+
+# g: $NET.4 port 6000 listens and never accepts, so the ClientHello waits
+# in the backlog unanswered while the I/O thread blocks in the handshake
+python3 -c 'import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 6000))
+s.listen(8)
+time.sleep(120)' "$NET.4" &
+it_track $!
+for _ in $(seq 100); do
+	ss -tln 2>/dev/null | grep -q "$NET.4:6000 " && break
+	sleep 0.1
+done
+PORT=61681
+conf stall "$PORT" 1 "" "dnstap-enable: yes\ndnstap-ip: $NET.4@6000\n\
+dnstap-tls-server-name: collector.test\n\
+dnstap-tls-cert-bundle: \"$W/ca.pem\"\n\
+dnstap-log-client-query-messages: yes"
+resolver_start "$W/stall.conf" "$W/stall.log" "" || fail "stall: petrel did not start"
+good=0
+for i in $(seq 10); do
+	[ "$(q +short www.tap. A)" = 192.0.2.7 ] && good=$((good + 1))
+done
+for _ in $(seq 100); do
+	grep -q "dnstap: TLS to" "$W/stall.log" && break
+	sleep 0.1
+done
+resolver_stop
+[ "$good" = 10 ] && ok "stalled collector: 10 of 10 queries answered during the handshake" ||
+	fail "stalled collector: $good of 10 answered"
+grep -q "error: dnstap: TLS to $NET.4@6000#collector.test: handshake failed: timed out" "$W/stall.log" &&
+	ok "stalled collector: logged: handshake failed: timed out" ||
+	fail "stalled collector: no timeout in the log: $(grep dnstap "$W/stall.log" | tail -3)"
 
 echo "dnstap: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

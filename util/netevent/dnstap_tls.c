@@ -178,6 +178,7 @@ dt_tls_open(void *obj)
 {
 	struct dt_tls *t = obj;
 	char why[256];
+	enum tls_io r;
 	dt_tls_teardown(t);
 	t->unconfirmed = 0;
 	if(dt_tls_connect(t, why, sizeof(why)) != 0)
@@ -187,10 +188,15 @@ dt_tls_open(void *obj)
 		snprintf(why, sizeof(why), "cannot set up the TLS connection");
 		goto fail;
 	}
-	if(tls_handshake(t->ssl) != TLS_IO_DONE) {
-		char r[200];
+	if((r = tls_handshake(t->ssl)) != TLS_IO_DONE) {
+		char e[200];
+		/* a blocking socket wants more only when SO_RCVTIMEO or
+		 * SO_SNDTIMEO ran out */
 		snprintf(why, sizeof(why), "handshake failed: %s",
-			tls_fail_reason(t->ssl, r, sizeof(r)));
+			r == TLS_IO_WANT_READ || r == TLS_IO_WANT_WRITE ?
+			"timed out" : r == TLS_IO_CLOSED ? "the collector "
+			"closed the connection" : tls_fail_reason(t->ssl, e,
+			sizeof(e)));
 		goto fail;
 	}
 	/* with TLS 1.3 a collector that refuses the client certificate
