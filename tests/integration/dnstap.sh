@@ -25,7 +25,8 @@
 #      (OPENSSL-LISTEN, asking for a client certificate) in front of
 #      fstrm_capture, certificates made here with openssl:
 #      a. the right CA, server name and client certificate: the
-#         messages arrive and decode;
+#         messages arrive and decode; without dnstap-tls-server-name
+#         the certificate's IP address is checked: they arrive too;
 #      b. a wrong dnstap-tls-server-name, c. an untrusted CA (the
 #         collector's chain is not in dnstap-tls-cert-bundle), d. no
 #         client certificate: nothing arrives, every query is answered,
@@ -334,6 +335,22 @@ m=$(count tls CR www.tap/IN/A)
 grep -q "dnstap: TLS to $NET.2@6000#collector.test: connected (TLS" "$W/tls.log" &&
 	ok "TLS: the log says connected" ||
 	fail "TLS: no 'connected' line: $(grep dnstap "$W/tls.log" | tail -3)"
+
+# a, without a server name: the collector's certificate names $NET.2
+PORT=61681
+tlsconf tlsip "$PORT" "" ca yes
+capture tlsip || exit 1
+# socat passes the connections on to $W/tls.sock
+rm -f "$W/tls.sock"
+ln -s "$W/tlsip.sock" "$W/tls.sock"
+resolver_start "$W/tlsip.conf" "$W/tlsip.log" "" || fail "tlsip: petrel did not start"
+writers tlsip 1 || fail "tlsip: the writer did not connect through TLS"
+a1=$(q +short www.tap. A)
+finish tlsip
+n=$(count tlsip CQ www.tap/IN/A)
+[ "$a1" = 192.0.2.7 ] && [ "$n" = 1 ] &&
+	ok "TLS without a server name (the IP address checked): 1 CLIENT_QUERY" ||
+	fail "TLS by IP address: answer '$a1', $n CQ (want 1); $(grep dnstap "$W/tlsip.log" | tail -3)"
 
 # b, c, d: nothing may arrive; petrel answers; the log gives the reason
 # tlsfail NAME PORT NAME-LINE BUNDLE CLIENT-CERT REASON
