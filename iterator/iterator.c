@@ -795,6 +795,18 @@ iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
 	return 1;
 }
 
+/** max-global-quota is spent: SERVFAIL, EDE 0 (Other), as Unbound */
+static void
+iter_quota_fail(struct module_qstate *s)
+{
+	verbose(VERB_QUERY, "iterator: max-global-quota (%d upstream "
+		"queries) exceeded", s->env->cfg ? s->env->cfg->max_global_quota
+		: 0);
+	if(s->env->ctr.num_quota_exceeded)
+		(*s->env->ctr.num_quota_exceeded)++;
+	iter_fail(s, DNS_EDE_OTHER);
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -808,6 +820,10 @@ iter_send(struct module_qstate *s)
 
 	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		return;
+	}
+	if(s->env->global_quota && !s->env->global_quota(s, 0)) {
+		iter_quota_fail(s);
 		return;
 	}
 	/* MESH_FLAG_NOAUTH: the zone's own copy is not asked (the zones
@@ -872,6 +888,10 @@ iter_send(struct module_qstate *s)
 			if(s->env->ctr.num_ratelimited)
 				(*s->env->ctr.num_ratelimited)++;
 			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
+		if(s->env->global_quota && !s->env->global_quota(s, 1)) {
+			iter_quota_fail(s);
 			return;
 		}
 		iq->sent_qname_len = dname_len(name);

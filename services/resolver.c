@@ -268,6 +268,7 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->menv.ctr.num_answer_bogus = &r->stats.num_answer_bogus;
 	r->menv.ctr.num_rrset_bogus = &r->stats.num_rrset_bogus;
 	r->menv.ctr.num_ratelimited = &r->stats.num_ratelimited;
+	r->menv.ctr.num_quota_exceeded = &r->stats.num_quota_exceeded;
 	r->menv.ctr.num_subnet = &r->stats.num_subnet;
 	r->menv.ctr.num_subnet_cache = &r->stats.num_subnet_cache;
 	for(i = 0; i < stack->num; i++)

@@ -563,6 +563,9 @@ struct config_file {
 	/* ---- rate limits and DNS64 (util/ratelimit.h, dns64/) ---- */
 	/** ratelimit: queries per second sent to one zone's servers; 0 off */
 	int ratelimit;
+	/** max-global-quota: most upstream queries one client question and
+	 * its sub-queries may send; 0 no limit */
+	int max_global_quota;
 	/** ratelimit-size: bytes for the zone rate table */
 	size_t ratelimit_size;
 	/** ratelimit-slabs: slabs of the zone rate table, a power of 2 */

@@ -797,6 +797,10 @@ BOOLOPT("rrset-roundrobin", CLAUSE_SERVER, rrset_roundrobin, "yes", SH | IM,
 INTOPT("ratelimit", CLAUSE_SERVER, ratelimit, "0", 0, INTMAX, SH | IM,
   "<number>", "queries per second petrel sends to the servers of one zone "
   "(its delegation); a query over the limit gets SERVFAIL; 0 is no limit"),
+INTOPT("max-global-quota", CLAUSE_SERVER, max_global_quota, "200", 0, INTMAX,
+  SH | IM, "<number>", "most upstream queries one client query may cause, "
+  "counting all its sub-queries (server addresses, DNSSEC keys, CNAME "
+  "targets); past it the query gets SERVFAIL (EDE 0); 0 is no limit"),
 SIZEOPT("ratelimit-size", CLAUSE_SERVER, ratelimit_size, "4m", 0, SIZEMAX,
   SH | IM, "memory for the zone rate table (the quietest zones are forgotten first)"),
 POW2OPT("ratelimit-slabs", CLAUSE_SERVER, ratelimit_slabs, "4", 1, 65536,
@@ -995,10 +999,6 @@ IGN("infra-cache-lame-size", CLAUSE_SERVER),
 IGN("infra-lame-ttl", CLAUSE_SERVER),
 IGN("iter-scrub-ns", CLAUSE_SERVER),
 IGN("iter-scrub-cname", CLAUSE_SERVER),
-/* (the work one client query causes is bounded by the target-fetch
- * limits, the referral and CNAME limits and the query time limit, not
- * by one count of upstream queries) */
-IGN("max-global-quota", CLAUSE_SERVER),
 IGN("quic-size", CLAUSE_SERVER),
 IGN("tls-protocols", CLAUSE_SERVER),
 IGN("fake-dsa", CLAUSE_SERVER),
