@@ -537,6 +537,9 @@ struct config_file {
 	/** unblock-lan-zones: no default local zones for private reverse
 	 * zones */
 	int unblock_lan_zones;
+	/** insecure-lan-zones: the validator treats the same reverse zones
+	 * (dns/as112.h) as domain-insecure */
+	int insecure_lan_zones;
 	/** pidfile: file to write the pid to; "" = none */
 	char *pidfile;
 	/** chroot: directory to chroot to; "" = none */
