@@ -181,6 +181,8 @@ struct local_zones {
 	int unblock_lan;
 	/** log-local-actions: log every query a zone handles */
 	int log_actions;
+	/** ede: no: no Extended DNS Error in the zones' answers */
+	int no_ede;
 	/** do not answer id.server, hostname.bind */
 	int hide_identity;
 	/** do not answer version.server, version.bind */
@@ -881,6 +883,13 @@ local_zones_set_log_actions(struct local_zones *lz, int on)
 		lz->log_actions = on;
 }
 
+void
+local_zones_set_ede(struct local_zones *lz, int on)
+{
+	if(lz)
+		lz->no_ede = !on;
+}
+
 /** is the default zone of that name switched off or taken? */
 static int
 lz_default_taken(struct local_zones *lz, const char *name)
@@ -1303,6 +1312,7 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 		LZ_DEFAULT_EDNS));
 	local_zones_set_unblock_lan(lz, cfg->unblock_lan_zones);
 	local_zones_set_log_actions(lz, cfg->log_local_actions);
+	local_zones_set_ede(lz, cfg->ede);
 	return local_zones_finish(lz, err, errlen);
 }
 
@@ -1361,7 +1371,7 @@ lz_end_ede(const struct local_zones *lz, struct dns_builder *b,
 	if(fq->edns.present) {
 		struct edns_opt_out o;
 		uint8_t buf[64];
-		if(ede >= 0) {
+		if(ede >= 0 && !lz->no_ede) {
 			edns_opt_ede(&o, buf, sizeof(buf), (uint16_t)ede, text);
 			if(dns_build_opt(b, lz->edns_size, rcode,
 				fq->edns.do_bit, &o, 1) == 0)
@@ -1842,7 +1852,8 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq, int rcode, int ra,
 	int ede, uint8_t *out, size_t outmax, size_t *outlen)
 {
-	int n = dns_build_error_reply(pkt, pktlen, fq, rcode, ra, ede, NULL,
+	int n = dns_build_error_reply(pkt, pktlen, fq, rcode, ra,
+		lz && lz->no_ede ? -1 : ede, NULL,
 		lz ? lz->edns_size : LZ_DEFAULT_EDNS, out, outmax);
 	if(n <= 0)
 		return LOCAL_FRONT_DROP;

@@ -443,6 +443,10 @@ struct config_file {
 	int serve_expired_ttl_reset;
 	/** harden-large-queries: drop queries over 512 bytes */
 	int harden_large_queries;
+	/** ede: Extended DNS Errors in answers */
+	int ede;
+	/** ede-serve-expired: EDE 3 / 19 in expired answers (with ede) */
+	int ede_serve_expired;
 	/** do-not-query-address: netblocks the iterator never queries */
 	struct config_netblocklist *do_not_query_addresses;
 	/** private-domain: names allowed to hold private addresses */

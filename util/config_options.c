@@ -782,6 +782,12 @@ NOSEC("quic-port", CLAUSE_SERVER, NOSEC_TLS_SVC),
 NOSEC("dnscrypt-enable", CLAUSE_IGNORED, "DNSCrypt service to clients"),
 
 /* ---- Unbound options petrel accepts and ignores ---- */
+/* (Unbound's default for both is no: petrel's is yes, deliberately, as
+ * the Extended DNS Errors are how it says why a query failed) */
+BOOLOPT("ede", CLAUSE_SERVER, ede, "yes", SH | IM,
+  "put Extended DNS Errors (RFC 8914) in answers: why a query failed (SERVFAIL, DNSSEC), was blocked or filtered (local zones, RPZ) or refused; Unbound's default is no"),
+BOOLOPT("ede-serve-expired", CLAUSE_SERVER, ede_serve_expired, "yes",
+  SH | IM, "with ede, put EDE 3 (Stale Answer) or 19 (Stale NXDOMAIN Answer) in answers served from expired cache entries (serve-expired); Unbound's default is no"),
 BOOLOPT("harden-large-queries", CLAUSE_SERVER, harden_large_queries, "no",
   SH | IM, "drop queries larger than 512 bytes (legal, but not needed unless TSIG or large EDNS options are used)"),
 /* (petrel always reads an EDNS size below 512 as 512, which is what
@@ -884,8 +890,6 @@ BOOLOPT("deny-any", CLAUSE_SERVER, deny_any, "no", SH | IM,
   "answer ANY queries with an empty NOERROR instead of recursing (local zones still answer them)"),
 /* (petrel always adds Extended DNS Errors, RFC 8914, also for stale
  * answers; leaving them out, Unbound's default, is not offered yet) */
-IGN("ede", CLAUSE_SERVER),
-IGN("ede-serve-expired", CLAUSE_SERVER),
 IGN("target-fetch-policy", CLAUSE_SERVER),
 IGN("delay-close", CLAUSE_SERVER),
 IGN("ip-transparent", CLAUSE_SERVER),
