@@ -443,6 +443,12 @@ struct config_file {
 	int serve_expired_ttl_reset;
 	/** harden-large-queries: drop queries over 512 bytes */
 	int harden_large_queries;
+	/** harden-short-bufsize: always yes (OPT_F_ONLY_YES) */
+	int harden_short_bufsize;
+	/** harden-unknown-additional: always yes (OPT_F_ONLY_YES) */
+	int harden_unknown_additional;
+	/** infra-keep-probing: always yes (OPT_F_ONLY_YES) */
+	int infra_keep_probing;
 	/** ede: Extended DNS Errors in answers */
 	int ede;
 	/** ede-serve-expired: EDE 3 / 19 in expired answers (with ede) */

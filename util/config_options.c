@@ -455,6 +455,8 @@ LISTOPT("local-data", CLAUSE_SERVER, OPT_LOCALDATA, local_data,
 LISTOPT("local-data-ptr", CLAUSE_SERVER, OPT_LOCALDATA_PTR, local_data_ptr,
   "\"192.0.2.80 www.example.\"", SH | IM, "\"<ip> [<ttl>] <name>\"",
   "a PTR record for an address, served locally (the TTL defaults to 3600)"),
+BOOLOPT("infra-keep-probing", CLAUSE_SERVER, infra_keep_probing, "yes",
+  SH | IM | OPT_F_ONLY_YES, "petrel always keeps probing a server it marked down, one background probe at a time, while clients ask for its zones; 'no' (Unbound's default) has no effect"),
 BOOLOPT("unblock-lan-zones", CLAUSE_SERVER, unblock_lan_zones, "no", SH | IM,
   "resolve the reverse zones of private addresses (RFC 1918, RFC 4193...) instead of answering them locally"),
 BOOLOPT("insecure-lan-zones", CLAUSE_SERVER, insecure_lan_zones, "no",
@@ -790,16 +792,11 @@ BOOLOPT("ede-serve-expired", CLAUSE_SERVER, ede_serve_expired, "yes",
   SH | IM, "with ede, put EDE 3 (Stale Answer) or 19 (Stale NXDOMAIN Answer) in answers served from expired cache entries (serve-expired); Unbound's default is no"),
 BOOLOPT("harden-large-queries", CLAUSE_SERVER, harden_large_queries, "no",
   SH | IM, "drop queries larger than 512 bytes (legal, but not needed unless TSIG or large EDNS options are used)"),
-/* (petrel always reads an EDNS size below 512 as 512, which is what
- * "yes", Unbound's default, does; answering within a smaller size is not
- * offered) */
-IGN("harden-short-bufsize", CLAUSE_SERVER),
+BOOLOPT("harden-short-bufsize", CLAUSE_SERVER, harden_short_bufsize, "yes",
+  SH | IM | OPT_F_ONLY_YES, "petrel always reads an EDNS buffer size below 512 in a query as 512 (RFC 6891); 'no' has no effect"),
 IGN("harden-referral-path", CLAUSE_SERVER),
-/* (petrel builds the authority and additional sections of an answer
- * only from the records it uses, the zone's NS set and their addresses,
- * and never passes other upstream records on: "yes" always; "no" is not
- * offered) */
-IGN("harden-unknown-additional", CLAUSE_SERVER),
+BOOLOPT("harden-unknown-additional", CLAUSE_SERVER, harden_unknown_additional,
+  "yes", SH | IM | OPT_F_ONLY_YES, "petrel always builds the authority and additional sections of an answer only from the records it uses (the zone's NS set and their addresses) and never passes other upstream records on; 'no' (Unbound's default) has no effect"),
 BOOLOPT("rrset-roundrobin", CLAUSE_SERVER, rrset_roundrobin, "yes", SH | IM,
   "rotate the order of the records of RRsets in answers, by the query ID (sets of equal-length records, such as A and AAAA; others keep their order)"),
 INTOPT("ratelimit", CLAUSE_SERVER, ratelimit, "0", 0, INTMAX, SH | IM,
@@ -884,7 +881,6 @@ IGN("neg-cache-size", CLAUSE_SERVER),
 /* (a server that is down is probed in the background, one probe at a
  * time for all workers, until it answers: petrel always keeps probing,
  * see iterator/iterator.h) */
-IGN("infra-keep-probing", CLAUSE_SERVER),
 IGN("udp-upstream-without-downstream", CLAUSE_SERVER),
 BOOLOPT("deny-any", CLAUSE_SERVER, deny_any, "no", SH | IM,
   "answer ANY queries with an empty NOERROR instead of recursing (local zones still answer them)"),
