@@ -445,6 +445,9 @@ struct config_file {
 	int harden_large_queries;
 	/** harden-short-bufsize: always yes (OPT_F_ONLY_YES) */
 	int harden_short_bufsize;
+	/** harden-referral-path: fetch the NS set and in-zone server
+	 * addresses of each referral's zone in the background */
+	int harden_referral_path;
 	/** harden-unknown-additional: always yes (OPT_F_ONLY_YES) */
 	int harden_unknown_additional;
 	/** infra-keep-probing: always yes (OPT_F_ONLY_YES) */
