@@ -879,14 +879,9 @@ INTOPT("max-ecs-tree-size-ipv6", CLAUSE_SERVER, max_ecs_tree_size_ipv6, "100",
   0, INTMAX, SH | IM, "<number>",
   "subnetcache: most IPv6 subnets kept per question"),
 IGN("neg-cache-size", CLAUSE_SERVER),
-/* (a server that is down is probed in the background, one probe at a
- * time for all workers, until it answers: petrel always keeps probing,
- * see iterator/iterator.h) */
 IGN("udp-upstream-without-downstream", CLAUSE_SERVER),
 BOOLOPT("deny-any", CLAUSE_SERVER, deny_any, "no", SH | IM,
   "answer ANY queries with an empty NOERROR instead of recursing (local zones still answer them)"),
-/* (petrel always adds Extended DNS Errors, RFC 8914, also for stale
- * answers; leaving them out, Unbound's default, is not offered yet) */
 IGN("target-fetch-policy", CLAUSE_SERVER),
 IGN("delay-close", CLAUSE_SERVER),
 IGN("ip-transparent", CLAUSE_SERVER),

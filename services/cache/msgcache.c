@@ -850,7 +850,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
-		if(!c->p.no_ede_stale)
+		if(!c->p.no_ede_stale && !c->p.no_ede)
 			ede = e->rcode == DNS_RCODE_NXDOMAIN ?
 				DNS_EDE_STALE_NXDOMAIN : DNS_EDE_STALE_ANSWER;
 	} else {
