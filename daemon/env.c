@@ -45,6 +45,8 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	p->serve_expired_reply_ttl = (uint32_t)cfg->serve_expired_reply_ttl;
 	p->max_udp_size = (uint16_t)cfg->max_udp_size;
 	p->roundrobin = cfg->rrset_roundrobin;
+	p->no_ede = !cfg->ede;
+	p->no_ede_stale = !cfg->ede || !cfg->ede_serve_expired;
 	if(cfg->serve_original_ttl) {
 		/* the upstream's TTLs, as Unbound: no cache-min-ttl or
 		 * cache-max-ttl, and not counted down in answers */

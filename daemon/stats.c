@@ -263,6 +263,8 @@ static const struct stats_row stats_rows[] = {
   SK_COUNTER, SOFF(r.num_outgoing) },
 { NULL, "petrel_unwanted_replies_total", "Upstream replies that matched "
   "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
+{ NULL, "petrel_global_quota_exceeded_total", "Queries and sub-queries "
+  "ended by max-global-quota.", SK_COUNTER, SOFF(r.num_quota_exceeded) },
 };
 
 /** the number of rows */

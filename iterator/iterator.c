@@ -795,6 +795,18 @@ iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
 	return 1;
 }
 
+/** max-global-quota is spent: SERVFAIL, EDE 0 (Other), as Unbound */
+static void
+iter_quota_fail(struct module_qstate *s)
+{
+	verbose(VERB_QUERY, "iterator: max-global-quota (%d upstream "
+		"queries) exceeded", s->env->cfg ? s->env->cfg->max_global_quota
+		: 0);
+	if(s->env->ctr.num_quota_exceeded)
+		(*s->env->ctr.num_quota_exceeded)++;
+	iter_fail(s, DNS_EDE_OTHER);
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -808,6 +820,10 @@ iter_send(struct module_qstate *s)
 
 	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		return;
+	}
+	if(s->env->global_quota && !s->env->global_quota(s, 0)) {
+		iter_quota_fail(s);
 		return;
 	}
 	/* MESH_FLAG_NOAUTH: the zone's own copy is not asked (the zones
@@ -872,6 +888,10 @@ iter_send(struct module_qstate *s)
 			if(s->env->ctr.num_ratelimited)
 				(*s->env->ctr.num_ratelimited)++;
 			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
+		if(s->env->global_quota && !s->env->global_quota(s, 1)) {
+			iter_quota_fail(s);
 			return;
 		}
 		iq->sent_qname_len = dname_len(name);
@@ -1100,6 +1120,41 @@ iter_prefetch_key(struct module_qstate *s, struct module_rrlist *auth,
 		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO);
 }
 
+/**
+ * harden-referral-path: a referral seen on the way to a client's answer
+ * is not believed as it came: the zone's own NS set, and the addresses of
+ * those of its servers named inside the zone (its glue), are asked for in
+ * background queries nobody waits on (at most ITER_MAX_TARGETS names,
+ * A and AAAA as do-ip4/do-ip6 allow). Their answers, validated where a
+ * trust anchor covers the zone, go to the caches with the trust of
+ * authoritative data and replace the referral's. Only for client
+ * questions (depth 0), so the background queries do not start more.
+ */
+static void
+iter_harden_referral(struct module_qstate *s, const struct delegpt *dp)
+{
+	const struct iter_env *ie = st_env(s);
+	const struct delegpt_ns *ns;
+	int n = 0, flags = MESH_FLAG_RD | MESH_FLAG_DO;
+	if(!s->env->cfg || !s->env->cfg->harden_referral_path ||
+		s->depth != 0 || s->prefetch || (s->flags & MESH_FLAG_PROBE))
+		return;
+	if(!(s->qtype == DNS_TYPE_NS && dname_equal(s->qname, dp->name)))
+		(void)s->env->add_background(s->env, dp->name, DNS_TYPE_NS,
+			DNS_CLASS_IN, flags);
+	for(ns = dp->nslist; ns && n < ITER_MAX_TARGETS; ns = ns->next) {
+		if(!dname_is_subdomain(ns->name, dp->name))
+			continue;
+		n++;
+		if(ie->do_ip4)
+			(void)s->env->add_background(s->env, ns->name,
+				DNS_TYPE_A, DNS_CLASS_IN, flags);
+		if(ie->do_ip6)
+			(void)s->env->add_background(s->env, ns->name,
+				DNS_TYPE_AAAA, DNS_CLASS_IN, flags);
+	}
+}
+
 /** follow a referral: new delegation point from the NS set and glue */
 static void
 iter_referral(struct module_qstate *s, struct iter_reply *p,
@@ -1162,6 +1217,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iq->dp_sends = 0;
 	iq->retry = NULL;
 	iter_prefetch_key(s, auth, zone);
+	iter_harden_referral(s, dp);
 	iter_qmin_reset(s);
 	iq->phase = ITER_SEND;
 	iter_again(s);

@@ -62,7 +62,10 @@
  * 376 + 752 + 1500 ms = 2.6 s the first time (the three timeouts that
  * mark the server down) and no upstream time at all afterwards.
  *
- * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries,
+ * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries
+ * per state, max-global-quota upstream queries for a client question and
+ * all its sub-queries together (the mesh keeps the count, see
+ * module_env.global_quota),
  * ITER_MAX_DEPTH nested target lookups, and a total time budget per
  * state; past them, or when every server failed, the client gets SERVFAIL
  * with an Extended DNS Error (22 No Reachable Authority, 23 Network Error).

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 #include "services/localzone.h"
+#include "dns/as112.h"
 #include "services/acl.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -180,6 +181,8 @@ struct local_zones {
 	int unblock_lan;
 	/** log-local-actions: log every query a zone handles */
 	int log_actions;
+	/** ede: no: no Extended DNS Error in the zones' answers */
+	int no_ede;
 	/** do not answer id.server, hostname.bind */
 	int hide_identity;
 	/** do not answer version.server, version.bind */
@@ -205,56 +208,6 @@ static const char *const lz_type_words[] = {
 	"block_a", "block_aaaa", "noview"
 };
 
-/** the AS112 (RFC 6303 and friends) zones Unbound blocks by default */
-static const char *const lz_as112_zones[] = {
-	"10.in-addr.arpa.",
-	"16.172.in-addr.arpa.", "17.172.in-addr.arpa.", "18.172.in-addr.arpa.",
-	"19.172.in-addr.arpa.", "20.172.in-addr.arpa.", "21.172.in-addr.arpa.",
-	"22.172.in-addr.arpa.", "23.172.in-addr.arpa.", "24.172.in-addr.arpa.",
-	"25.172.in-addr.arpa.", "26.172.in-addr.arpa.", "27.172.in-addr.arpa.",
-	"28.172.in-addr.arpa.", "29.172.in-addr.arpa.", "30.172.in-addr.arpa.",
-	"31.172.in-addr.arpa.",
-	"168.192.in-addr.arpa.",
-	"0.in-addr.arpa.",
-	"64.100.in-addr.arpa.", "65.100.in-addr.arpa.", "66.100.in-addr.arpa.",
-	"67.100.in-addr.arpa.", "68.100.in-addr.arpa.", "69.100.in-addr.arpa.",
-	"70.100.in-addr.arpa.", "71.100.in-addr.arpa.", "72.100.in-addr.arpa.",
-	"73.100.in-addr.arpa.", "74.100.in-addr.arpa.", "75.100.in-addr.arpa.",
-	"76.100.in-addr.arpa.", "77.100.in-addr.arpa.", "78.100.in-addr.arpa.",
-	"79.100.in-addr.arpa.", "80.100.in-addr.arpa.", "81.100.in-addr.arpa.",
-	"82.100.in-addr.arpa.", "83.100.in-addr.arpa.", "84.100.in-addr.arpa.",
-	"85.100.in-addr.arpa.", "86.100.in-addr.arpa.", "87.100.in-addr.arpa.",
-	"88.100.in-addr.arpa.", "89.100.in-addr.arpa.", "90.100.in-addr.arpa.",
-	"91.100.in-addr.arpa.", "92.100.in-addr.arpa.", "93.100.in-addr.arpa.",
-	"94.100.in-addr.arpa.", "95.100.in-addr.arpa.", "96.100.in-addr.arpa.",
-	"97.100.in-addr.arpa.", "98.100.in-addr.arpa.", "99.100.in-addr.arpa.",
-	"100.100.in-addr.arpa.", "101.100.in-addr.arpa.",
-	"102.100.in-addr.arpa.", "103.100.in-addr.arpa.",
-	"104.100.in-addr.arpa.", "105.100.in-addr.arpa.",
-	"106.100.in-addr.arpa.", "107.100.in-addr.arpa.",
-	"108.100.in-addr.arpa.", "109.100.in-addr.arpa.",
-	"110.100.in-addr.arpa.", "111.100.in-addr.arpa.",
-	"112.100.in-addr.arpa.", "113.100.in-addr.arpa.",
-	"114.100.in-addr.arpa.", "115.100.in-addr.arpa.",
-	"116.100.in-addr.arpa.", "117.100.in-addr.arpa.",
-	"118.100.in-addr.arpa.", "119.100.in-addr.arpa.",
-	"120.100.in-addr.arpa.", "121.100.in-addr.arpa.",
-	"122.100.in-addr.arpa.", "123.100.in-addr.arpa.",
-	"124.100.in-addr.arpa.", "125.100.in-addr.arpa.",
-	"126.100.in-addr.arpa.", "127.100.in-addr.arpa.",
-	"254.169.in-addr.arpa.",
-	"2.0.192.in-addr.arpa.",
-	"100.51.198.in-addr.arpa.",
-	"113.0.203.in-addr.arpa.",
-	"255.255.255.255.in-addr.arpa.",
-	"0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
-		"ip6.arpa.",
-	"d.f.ip6.arpa.",
-	"8.e.f.ip6.arpa.", "9.e.f.ip6.arpa.", "a.e.f.ip6.arpa.",
-	"b.e.f.ip6.arpa.",
-	"8.b.d.0.1.0.0.2.ip6.arpa.",
-	NULL
-};
 
 /** the ::1 reverse name */
 #define LZ_IP6_LOOPBACK "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0." \
@@ -930,6 +883,13 @@ local_zones_set_log_actions(struct local_zones *lz, int on)
 		lz->log_actions = on;
 }
 
+void
+local_zones_set_ede(struct local_zones *lz, int on)
+{
+	if(lz)
+		lz->no_ede = !on;
+}
+
 /** is the default zone of that name switched off or taken? */
 static int
 lz_default_taken(struct local_zones *lz, const char *name)
@@ -1014,8 +974,8 @@ lz_add_defaults(struct local_zones *lz, char *err, size_t errlen)
 			return -1;
 	if(lz->unblock_lan)
 		return 0;
-	for(i = 0; lz_as112_zones[i]; i++)
-		if(lz_add_default(lz, lz_as112_zones[i], LOCAL_ZONE_STATIC,
+	for(i = 0; dns_as112_zones[i]; i++)
+		if(lz_add_default(lz, dns_as112_zones[i], LOCAL_ZONE_STATIC,
 			NULL, err, errlen) != 0)
 			return -1;
 	return 0;
@@ -1352,6 +1312,7 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 		LZ_DEFAULT_EDNS));
 	local_zones_set_unblock_lan(lz, cfg->unblock_lan_zones);
 	local_zones_set_log_actions(lz, cfg->log_local_actions);
+	local_zones_set_ede(lz, cfg->ede);
 	return local_zones_finish(lz, err, errlen);
 }
 
@@ -1410,7 +1371,7 @@ lz_end_ede(const struct local_zones *lz, struct dns_builder *b,
 	if(fq->edns.present) {
 		struct edns_opt_out o;
 		uint8_t buf[64];
-		if(ede >= 0) {
+		if(ede >= 0 && !lz->no_ede) {
 			edns_opt_ede(&o, buf, sizeof(buf), (uint16_t)ede, text);
 			if(dns_build_opt(b, lz->edns_size, rcode,
 				fq->edns.do_bit, &o, 1) == 0)
@@ -1891,7 +1852,8 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq, int rcode, int ra,
 	int ede, uint8_t *out, size_t outmax, size_t *outlen)
 {
-	int n = dns_build_error_reply(pkt, pktlen, fq, rcode, ra, ede, NULL,
+	int n = dns_build_error_reply(pkt, pktlen, fq, rcode, ra,
+		lz && lz->no_ede ? -1 : ede, NULL,
 		lz ? lz->edns_size : LZ_DEFAULT_EDNS, out, outmax);
 	if(n <= 0)
 		return LOCAL_FRONT_DROP;

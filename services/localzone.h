@@ -234,6 +234,12 @@ void local_zones_set_unblock_lan(struct local_zones *lz, int unblock);
 void local_zones_set_log_actions(struct local_zones *lz, int on);
 
 /**
+ * ede: with on 0, the zones' answers carry no Extended DNS Error
+ * (blocked, filtered, ...). Before local_zones_finish.
+ */
+void local_zones_set_ede(struct local_zones *lz, int on);
+
+/**
  * Finish: add the default zones not switched off, make the implicit zones,
  * put every RR in its zone and build the lookup table. After this the
  * structure is read-only.

@@ -15,6 +15,7 @@
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "util/region.h"
+#include "util/config_file.h"
 
 /** initial hash table size */
 #define MESH_TABLE_SIZE 1024
@@ -43,6 +44,7 @@ static struct outbound_query *mesh_env_send_query(struct module_qstate *qs,
 	uint16_t qtype, uint16_t qclass, int flags, int timeout_ms);
 static void mesh_env_cancel_query(struct module_qstate *qs,
 	struct outbound_query *q);
+static int mesh_env_global_quota(struct module_qstate *qs, int take);
 static struct module_qstate *mesh_env_attach_sub(struct module_qstate *super,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
 static int mesh_env_add_background(struct module_env *env,
@@ -80,6 +82,7 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	env->attach_sub = mesh_env_attach_sub;
 	env->add_background = mesh_env_add_background;
 	env->resume = mesh_env_resume;
+	env->global_quota = mesh_env_global_quota;
 	env->serve_stale = mesh_env_serve_stale;
 	return m;
 }
@@ -805,6 +808,36 @@ mesh_env_attach_sub(struct module_qstate *super, const uint8_t *qname,
 	struct mesh_state *sub = mesh_attach_sub(super->mesh_info, qname,
 		qtype, qclass, flags);
 	return sub ? &sub->qs : NULL;
+}
+
+/** most supers walked up to find the top of a chain (the mesh refuses
+ * cycles; this only bounds the walk) */
+#define MESH_QUOTA_WALK 64
+
+/**
+ * env->global_quota: the budget lives in the top state of the chain of
+ * supers, found at each send rather than stored at creation, so that a
+ * sub-query outliving the state that made it counts against whoever
+ * waits on it now (or itself). The first state that asked for a shared
+ * sub-query is the last ref in its supers list (refs are prepended).
+ */
+static int
+mesh_env_global_quota(struct module_qstate *qs, int take)
+{
+	struct mesh_state *top = qs->mesh_info;
+	int max = qs->env->cfg ? qs->env->cfg->max_global_quota : 0;
+	int i;
+	for(i = 0; top->supers && i < MESH_QUOTA_WALK; i++) {
+		struct mesh_ref *r = top->supers;
+		while(r->next)
+			r = r->next;
+		top = r->s;
+	}
+	if(max > 0 && top->qs.global_sends >= max)
+		return 0;
+	if(take)
+		top->qs.global_sends++;
+	return 1;
 }
 
 /** env->add_background */

@@ -232,6 +232,8 @@ struct module_counters {
 	uint64_t *num_rrset_bogus;
 	/** upstream queries refused by ratelimit (iterator) */
 	uint64_t *num_ratelimited;
+	/** queries (or sub-queries) ended by max-global-quota (iterator) */
+	uint64_t *num_quota_exceeded;
 	/** answers whose upstream reply held an ECS option (subnetcache) */
 	uint64_t *num_subnet;
 	/** answers from the subnetcache's cache */
@@ -311,6 +313,18 @@ struct module_env {
 	 * an event loop callback, never from inside operate() or clear().
 	 */
 	void (*resume)(struct module_qstate *qs, enum module_ev ev);
+	/**
+	 * max-global-quota: the upstream queries of one client question
+	 * and all its sub-queries share one budget, kept in the state at
+	 * the top of qs's chain of supers (for a sub-query several states
+	 * wait on, the first of them that asked for it; a state nobody
+	 * waits on is its own top).
+	 * @param take: 1 to count one upstream query about to be sent,
+	 *	0 only to ask.
+	 * @return 1 when a query may be sent (and, with take, it is
+	 *	counted), 0 when the budget is spent.
+	 */
+	int (*global_quota)(struct module_qstate *qs, int take);
 	/**
 	 * serve-expired: answer now, from their expired cache entry, the
 	 * clients of a state that may get one (a module that looked for a
@@ -445,6 +459,10 @@ struct module_qstate {
 	/** 1 when the answer must not go to the shared caches (the
 	 * subnetcache keeps it for its scope only) */
 	int no_cache_store;
+	/** upstream queries counted against this state's max-global-quota
+	 * (by itself and the sub-queries below it, see
+	 * module_env.global_quota) */
+	int global_sends;
 	/** the mesh state this is part of (for the mesh) */
 	void *mesh_info;
 };

@@ -158,6 +158,8 @@ struct policy {
 	size_t nkeys;
 	/** our EDNS UDP size and the UDP answer limit */
 	uint16_t edns_size, max_udp;
+	/** ede: no: no Extended DNS Error in the answers made here */
+	int no_ede;
 };
 
 /** the error "file:line: text" */
@@ -584,6 +586,7 @@ build_view(struct policy *p, const struct config_file *cfg, int b,
 		return perr(err, errlen, hd, "out of memory");
 	local_zones_set_edns(v->lz, p->edns_size, p->max_udp);
 	local_zones_set_unblock_lan(v->lz, cfg->unblock_lan_zones);
+	local_zones_set_ede(v->lz, cfg->ede);
 	if(local_zones_finish(v->lz, e, sizeof(e)) != 0)
 		return perr(err, errlen, hd, "view '%s': %s", v->name, e);
 	return respip_set_finish(&v->respip, err, errlen);
@@ -1457,6 +1460,7 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 		cfg->edns_buffer_size < 65536 ? cfg->edns_buffer_size : 1232);
 	p->max_udp = (uint16_t)(cfg->max_udp_size > 0 &&
 		cfg->max_udp_size < 65536 ? cfg->max_udp_size : 1232);
+	p->no_ede = !cfg->ede;
 	nv = count_blocks(cfg, CLAUSE_VIEW);
 	nr = count_blocks(cfg, CLAUSE_RPZ);
 	if(nv) {
@@ -1661,6 +1665,8 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 	if(fq->edns.present) {
 		struct edns_opt_out o;
 		uint8_t eb[8];
+		if(p->no_ede)
+			ede = -1;
 		if(ede >= 0)
 			edns_opt_ede(&o, eb, sizeof(eb), (uint16_t)ede, NULL);
 		if(dns_build_opt(&b, p->edns_size, rcode, fq->edns.do_bit,

@@ -268,6 +268,7 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	r->menv.ctr.num_answer_bogus = &r->stats.num_answer_bogus;
 	r->menv.ctr.num_rrset_bogus = &r->stats.num_rrset_bogus;
 	r->menv.ctr.num_ratelimited = &r->stats.num_ratelimited;
+	r->menv.ctr.num_quota_exceeded = &r->stats.num_quota_exceeded;
 	r->menv.ctr.num_subnet = &r->stats.num_subnet;
 	r->menv.ctr.num_subnet_cache = &r->stats.num_subnet_cache;
 	for(i = 0; i < stack->num; i++)
@@ -443,7 +444,10 @@ resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *fq, int rcode, int ede, uint8_t *out,
 	size_t outmax, size_t *outlen)
 {
-	int n = dns_build_error_reply(pkt, len, fq, rcode, 1, ede, NULL,
+	int n;
+	if(r->cfg && !r->cfg->ede)
+		ede = -1;
+	n = dns_build_error_reply(pkt, len, fq, rcode, 1, ede, NULL,
 		r->max_udp, out, outmax);
 	if(n < 0)
 		return RESOLVER_DROP;
@@ -897,7 +901,8 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 				resolver_error(r, pkt, len, q,
 				DNS_RCODE_BADCOOKIE, -1, out, outmax, outlen));
 		n = dns_build_error_reply(pkt, len, q, DNS_RCODE_REFUSED, 1,
-			DNS_EDE_OTHER, "DNS Cookie needed for UDP replies",
+			r->cfg && !r->cfg->ede ? -1 : DNS_EDE_OTHER,
+			"DNS Cookie needed for UDP replies",
 			r->max_udp, out, outmax);
 		if(n < 0)
 			return RESOLVER_DROP;
@@ -1378,6 +1383,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	else	ede = -1;
 	if(rcode == DNS_RCODE_SERVFAIL && r->cfg && r->cfg->log_servfail)
 		resolver_log_servfail(s, ede);
+	if(r->cfg && !r->cfg->ede)
+		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
 	if(c->tp == RESOLVER_TCP)

@@ -174,6 +174,9 @@ struct resolver_stats {
 	/** upstream queries refused by ratelimit (per zone; the iterator
 	 * counts them) */
 	uint64_t num_ratelimited;
+	/** client questions ended by max-global-quota (the iterator
+	 * counts them) */
+	uint64_t num_quota_exceeded;
 	/** answers that held an upstream ECS option (subnetcache) */
 	uint64_t num_subnet;
 	/** answers from the subnetcache's own cache */

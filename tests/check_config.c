@@ -674,11 +674,12 @@ START_TEST(test_opnsense_style)
 	cfg = load_good("opnsense/unbound.conf");
 	log_capture(NULL, 0);
 	/* (prefetch-key, log-local-actions, log-servfail,
-	 * qname-minimisation-strict and infra-cache-numhosts are real
-	 * options now: no warning for them; harden-referral-path warns) */
-	ck_assert_int_eq(cfg->num_warnings, 1);
+	 * qname-minimisation-strict, infra-cache-numhosts and
+	 * harden-referral-path are real options now: no warning) */
+	ck_assert_int_eq(cfg->num_warnings, 0);
 	ck_assert_int_eq(count_str(logbuf, "warning: opnsense/unbound.conf:"),
-		1);
+		0);
+	ck_assert_int_eq(cfg->harden_referral_path, 0);
 	ck_assert_int_eq(cfg->prefetch_key, 0);
 	ck_assert_int_eq(cfg->infra_cache_slabs, 4);
 	ck_assert_int_eq(cfg->num_threads, 4);
@@ -922,6 +923,42 @@ START_TEST(test_ignored_warn_once)
 		"warning: w.conf:5: ipset: clause not implemented by petrel, "
 		"ignored\n");
 	ck_assert_int_eq(cfg->port, 5301);
+	config_delete(cfg);
+}
+END_TEST
+
+/* an option petrel always behaves as "yes" for: "yes" is quiet, each
+ * "no" warns with file:line and what petrel does instead */
+START_TEST(test_only_yes_warn)
+{
+	const char *t = "server:\n harden-short-bufsize: yes\n"
+		" infra-keep-probing: no\n harden-unknown-additional: no\n"
+		" ede: no\n ede-serve-expired: no\n insecure-lan-zones: yes\n"
+		" max-global-quota: 7\n";
+	char err[256];
+	struct config_file *cfg = config_create();
+	log_capture(logbuf, sizeof(logbuf));
+	ck_assert_int_eq(config_read_mem(cfg, "y.conf", t, strlen(t), err,
+		sizeof(err)), 0);
+	log_capture(NULL, 0);
+	ck_assert_int_eq(cfg->num_warnings, 2);
+	ck_assert_int_eq(count_str(logbuf, "warning: y.conf:3: "
+		"infra-keep-probing: petrel always keeps probing"), 1);
+	ck_assert_int_eq(count_str(logbuf, "warning: y.conf:4: "
+		"harden-unknown-additional: petrel always builds"), 1);
+	ck_assert_int_eq(cfg->harden_short_bufsize, 1);
+	ck_assert_int_eq(cfg->ede, 0);
+	ck_assert_int_eq(cfg->ede_serve_expired, 0);
+	ck_assert_int_eq(cfg->insecure_lan_zones, 1);
+	ck_assert_int_eq(cfg->max_global_quota, 7);
+	config_delete(cfg);
+	/* the defaults */
+	cfg = config_create();
+	ck_assert_int_eq(cfg->ede, 1);
+	ck_assert_int_eq(cfg->ede_serve_expired, 1);
+	ck_assert_int_eq(cfg->insecure_lan_zones, 0);
+	ck_assert_int_eq(cfg->max_global_quota, 200);
+	ck_assert_int_eq(cfg->infra_keep_probing, 1);
 	config_delete(cfg);
 }
 END_TEST
@@ -1300,6 +1337,7 @@ config_suite(void)
 	tcase_add_test(tc, test_installed_unbound_configs);
 	tcase_add_test(tc, test_unbound_manpage_names);
 	tcase_add_test(tc, test_opnsense_style);
+	tcase_add_test(tc, test_only_yes_warn);
 	tcase_add_test(tc, test_nothing_half_applied);
 	tcase_add_test(tc, test_syntax_corners);
 	tcase_add_test(tc, test_errors_inline);

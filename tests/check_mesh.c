@@ -22,6 +22,8 @@
 #include "util/netaddr.h"
 #include "dns/query.h"
 #include "services/cache/msgcache.h"
+#include "services/module.h"
+#include "dns/dns.h"
 
 /** most queries the fake network keeps */
 #define MAXQ 16
@@ -606,6 +608,77 @@ START_TEST(test_module_in_front)
 }
 END_TEST
 
+/** the states of test_quota_shared: the clients' a.test. and b.test.,
+ * and the sub-query s.test. both wait on */
+static struct module_qstate *q_a, *q_b, *q_sub;
+
+/** a module for test_quota_shared: a client's question waits on the
+ * sub-query s.test., which waits for ever */
+static void
+quota_operate(struct module_qstate *qs, enum module_ev ev, int id,
+	struct module_reply *rep)
+{
+	static const uint8_t sname[] = "\001s\004test";
+	(void)rep;
+	if(ev == MODULE_EVENT_NEW && qs->depth == 0) {
+		ck_assert_ptr_nonnull(qs->env->attach_sub(qs, sname,
+			DNS_TYPE_A, DNS_CLASS_IN, MESH_FLAG_RD));
+		if(qs->qname[1] == 'a')
+			q_a = qs;
+		else	q_b = qs;
+		qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
+	} else if(ev == MODULE_EVENT_NEW) {
+		q_sub = qs;
+		qs->ext_state[id] = MODULE_WAIT_REPLY;
+	} else	qs->ext_state[id] = MODULE_FINISHED;
+}
+
+/** the module of test_quota_shared */
+static const struct module_func_block quota_block = {
+	"quota", NULL, NULL, quota_operate, NULL, NULL, NULL, NULL
+};
+
+/** max-global-quota: a sub-query's upstream queries count against the
+ * client question that made it, a shared one against the first of them;
+ * the budget ends at max-global-quota */
+START_TEST(test_quota_shared)
+{
+	char err[256];
+	int i;
+	resolver_delete(res);
+	modstack_desetup(&stack);
+	ck_assert_int_eq(modstack_setup(&stack, "quota iterator",
+		&quota_block, NULL, err, sizeof(err)), 0);
+	res = resolver_create(cfg, &stack, &out, rnd, t_reply, NULL);
+	ck_assert_ptr_nonnull(res);
+	q_a = q_b = q_sub = NULL;
+	ck_assert_int_eq(client("a.test.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("b.test.", 0), RESOLVER_PENDING);
+	ck_assert_ptr_nonnull(q_a);
+	ck_assert_ptr_nonnull(q_b);
+	ck_assert_ptr_nonnull(q_sub);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 3);
+	cfg->max_global_quota = 3;
+	for(i = 0; i < 3; i++)
+		ck_assert_int_eq(q_sub->env->global_quota(q_sub, 1), 1);
+	ck_assert_int_eq(q_a->global_sends, 3);
+	ck_assert_int_eq(q_b->global_sends, 0);
+	ck_assert_int_eq(q_sub->global_sends, 0);
+	/* spent: asking does not count, b.test. has its own budget */
+	ck_assert_int_eq(q_sub->env->global_quota(q_sub, 0), 0);
+	ck_assert_int_eq(q_sub->env->global_quota(q_sub, 1), 0);
+	ck_assert_int_eq(q_a->env->global_quota(q_a, 0), 0);
+	ck_assert_int_eq(q_a->global_sends, 3);
+	ck_assert_int_eq(q_b->env->global_quota(q_b, 1), 1);
+	ck_assert_int_eq(q_b->global_sends, 1);
+	/* 0: no limit */
+	cfg->max_global_quota = 0;
+	ck_assert_int_eq(q_sub->env->global_quota(q_sub, 1), 1);
+	ck_assert_int_eq(q_a->global_sends, 4);
+	cfg->max_global_quota = 200;
+}
+END_TEST
+
 /** the suite */
 static Suite *
 mesh_suite(void)
@@ -624,6 +697,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_random_packets);
 	tcase_add_test(tc, test_module_table);
 	tcase_add_test(tc, test_module_in_front);
+	tcase_add_test(tc, test_quota_shared);
 	suite_add_tcase(s, tc);
 	return s;
 }

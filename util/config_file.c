@@ -1934,6 +1934,11 @@ again:
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)
 		return -1;
+	if((o->flags & OPT_F_ONLY_YES) && strcmp(v[0], "no") == 0) {
+		p->nwarn++;
+		log_warnx("%s:%d: %s: %s",
+			p->file ? p->file : "", p->line, o->name, o->desc);
+	}
 	if(strcmp(o->name, "http-endpoint") == 0 && v[0][0] != '/')
 		return perr(p, "http-endpoint: '%s' is not a path (it must "
 			"start with /)", v[0]);

@@ -443,6 +443,19 @@ struct config_file {
 	int serve_expired_ttl_reset;
 	/** harden-large-queries: drop queries over 512 bytes */
 	int harden_large_queries;
+	/** harden-short-bufsize: always yes (OPT_F_ONLY_YES) */
+	int harden_short_bufsize;
+	/** harden-referral-path: fetch the NS set and in-zone server
+	 * addresses of each referral's zone in the background */
+	int harden_referral_path;
+	/** harden-unknown-additional: always yes (OPT_F_ONLY_YES) */
+	int harden_unknown_additional;
+	/** infra-keep-probing: always yes (OPT_F_ONLY_YES) */
+	int infra_keep_probing;
+	/** ede: Extended DNS Errors in answers */
+	int ede;
+	/** ede-serve-expired: EDE 3 / 19 in expired answers (with ede) */
+	int ede_serve_expired;
 	/** do-not-query-address: netblocks the iterator never queries */
 	struct config_netblocklist *do_not_query_addresses;
 	/** private-domain: names allowed to hold private addresses */
@@ -537,6 +550,9 @@ struct config_file {
 	/** unblock-lan-zones: no default local zones for private reverse
 	 * zones */
 	int unblock_lan_zones;
+	/** insecure-lan-zones: the validator treats the same reverse zones
+	 * (dns/as112.h) as domain-insecure */
+	int insecure_lan_zones;
 	/** pidfile: file to write the pid to; "" = none */
 	char *pidfile;
 	/** chroot: directory to chroot to; "" = none */
@@ -563,6 +579,9 @@ struct config_file {
 	/* ---- rate limits and DNS64 (util/ratelimit.h, dns64/) ---- */
 	/** ratelimit: queries per second sent to one zone's servers; 0 off */
 	int ratelimit;
+	/** max-global-quota: most upstream queries one client question and
+	 * its sub-queries may send; 0 no limit */
+	int max_global_quota;
 	/** ratelimit-size: bytes for the zone rate table */
 	size_t ratelimit_size;
 	/** ratelimit-slabs: slabs of the zone rate table, a power of 2 */

@@ -455,8 +455,12 @@ LISTOPT("local-data", CLAUSE_SERVER, OPT_LOCALDATA, local_data,
 LISTOPT("local-data-ptr", CLAUSE_SERVER, OPT_LOCALDATA_PTR, local_data_ptr,
   "\"192.0.2.80 www.example.\"", SH | IM, "\"<ip> [<ttl>] <name>\"",
   "a PTR record for an address, served locally (the TTL defaults to 3600)"),
+BOOLOPT("infra-keep-probing", CLAUSE_SERVER, infra_keep_probing, "yes",
+  SH | IM | OPT_F_ONLY_YES, "petrel always keeps probing a server it marked down, one background probe at a time, while clients ask for its zones; 'no' (Unbound's default) has no effect"),
 BOOLOPT("unblock-lan-zones", CLAUSE_SERVER, unblock_lan_zones, "no", SH | IM,
   "resolve the reverse zones of private addresses (RFC 1918, RFC 4193...) instead of answering them locally"),
+BOOLOPT("insecure-lan-zones", CLAUSE_SERVER, insecure_lan_zones, "no",
+  SH | IM, "the validator treats the reverse zones of private addresses (those unblock-lan-zones unblocks) as insecure, so their unsigned answers are not bogus under a root trust anchor"),
 LISTOPT("private-address", CLAUSE_SERVER, OPT_NETBLOCK_LIST,
   private_addresses, "10.0.0.0/8", SH | IM, "<netblock>",
   "addresses removed from upstream answers (DNS rebinding protection)"),
@@ -780,23 +784,29 @@ NOSEC("quic-port", CLAUSE_SERVER, NOSEC_TLS_SVC),
 NOSEC("dnscrypt-enable", CLAUSE_IGNORED, "DNSCrypt service to clients"),
 
 /* ---- Unbound options petrel accepts and ignores ---- */
+/* (Unbound's default for both is no: petrel's is yes, deliberately, as
+ * the Extended DNS Errors are how it says why a query failed) */
+BOOLOPT("ede", CLAUSE_SERVER, ede, "yes", SH | IM,
+  "put Extended DNS Errors (RFC 8914) in answers: why a query failed (SERVFAIL, DNSSEC), was blocked or filtered (local zones, RPZ) or refused; Unbound's default is no"),
+BOOLOPT("ede-serve-expired", CLAUSE_SERVER, ede_serve_expired, "yes",
+  SH | IM, "with ede, put EDE 3 (Stale Answer) or 19 (Stale NXDOMAIN Answer) in answers served from expired cache entries (serve-expired); Unbound's default is no"),
 BOOLOPT("harden-large-queries", CLAUSE_SERVER, harden_large_queries, "no",
   SH | IM, "drop queries larger than 512 bytes (legal, but not needed unless TSIG or large EDNS options are used)"),
-/* (petrel always reads an EDNS size below 512 as 512, which is what
- * "yes", Unbound's default, does; answering within a smaller size is not
- * offered) */
-IGN("harden-short-bufsize", CLAUSE_SERVER),
-IGN("harden-referral-path", CLAUSE_SERVER),
-/* (petrel builds the authority and additional sections of an answer
- * only from the records it uses, the zone's NS set and their addresses,
- * and never passes other upstream records on: "yes" always; "no" is not
- * offered) */
-IGN("harden-unknown-additional", CLAUSE_SERVER),
+BOOLOPT("harden-short-bufsize", CLAUSE_SERVER, harden_short_bufsize, "yes",
+  SH | IM | OPT_F_ONLY_YES, "petrel always reads an EDNS buffer size below 512 in a query as 512 (RFC 6891); 'no' has no effect"),
+BOOLOPT("harden-referral-path", CLAUSE_SERVER, harden_referral_path, "no",
+  SH | IM, "for each referral on the way to a client's answer, ask the zone's servers in the background for its own NS set and the addresses of its in-zone servers, so that the cache holds authoritative (and, under a trust anchor, validated) infrastructure data instead of the referral's; more upstream queries (Unbound marks it experimental)"),
+BOOLOPT("harden-unknown-additional", CLAUSE_SERVER, harden_unknown_additional,
+  "yes", SH | IM | OPT_F_ONLY_YES, "petrel always builds the authority and additional sections of an answer only from the records it uses (the zone's NS set and their addresses) and never passes other upstream records on; 'no' (Unbound's default) has no effect"),
 BOOLOPT("rrset-roundrobin", CLAUSE_SERVER, rrset_roundrobin, "yes", SH | IM,
   "rotate the order of the records of RRsets in answers, by the query ID (sets of equal-length records, such as A and AAAA; others keep their order)"),
 INTOPT("ratelimit", CLAUSE_SERVER, ratelimit, "0", 0, INTMAX, SH | IM,
   "<number>", "queries per second petrel sends to the servers of one zone "
   "(its delegation); a query over the limit gets SERVFAIL; 0 is no limit"),
+INTOPT("max-global-quota", CLAUSE_SERVER, max_global_quota, "200", 0, INTMAX,
+  SH | IM, "<number>", "most upstream queries one client query may cause, "
+  "counting all its sub-queries (server addresses, DNSSEC keys, CNAME "
+  "targets); past it the query gets SERVFAIL (EDE 0); 0 is no limit"),
 SIZEOPT("ratelimit-size", CLAUSE_SERVER, ratelimit_size, "4m", 0, SIZEMAX,
   SH | IM, "memory for the zone rate table (the quietest zones are forgotten first)"),
 POW2OPT("ratelimit-slabs", CLAUSE_SERVER, ratelimit_slabs, "4", 1, 65536,
@@ -868,19 +878,10 @@ INTOPT("max-ecs-tree-size-ipv4", CLAUSE_SERVER, max_ecs_tree_size_ipv4, "100",
 INTOPT("max-ecs-tree-size-ipv6", CLAUSE_SERVER, max_ecs_tree_size_ipv6, "100",
   0, INTMAX, SH | IM, "<number>",
   "subnetcache: most IPv6 subnets kept per question"),
-IGN("insecure-lan-zones", CLAUSE_SERVER),
 IGN("neg-cache-size", CLAUSE_SERVER),
-/* (a server that is down is probed in the background, one probe at a
- * time for all workers, until it answers: petrel always keeps probing,
- * see iterator/iterator.h) */
-IGN("infra-keep-probing", CLAUSE_SERVER),
 IGN("udp-upstream-without-downstream", CLAUSE_SERVER),
 BOOLOPT("deny-any", CLAUSE_SERVER, deny_any, "no", SH | IM,
   "answer ANY queries with an empty NOERROR instead of recursing (local zones still answer them)"),
-/* (petrel always adds Extended DNS Errors, RFC 8914, also for stale
- * answers; leaving them out, Unbound's default, is not offered yet) */
-IGN("ede", CLAUSE_SERVER),
-IGN("ede-serve-expired", CLAUSE_SERVER),
 IGN("target-fetch-policy", CLAUSE_SERVER),
 IGN("delay-close", CLAUSE_SERVER),
 IGN("ip-transparent", CLAUSE_SERVER),
@@ -995,10 +996,6 @@ IGN("infra-cache-lame-size", CLAUSE_SERVER),
 IGN("infra-lame-ttl", CLAUSE_SERVER),
 IGN("iter-scrub-ns", CLAUSE_SERVER),
 IGN("iter-scrub-cname", CLAUSE_SERVER),
-/* (the work one client query causes is bounded by the target-fetch
- * limits, the referral and CNAME limits and the query time limit, not
- * by one count of upstream queries) */
-IGN("max-global-quota", CLAUSE_SERVER),
 IGN("quic-size", CLAUSE_SERVER),
 IGN("tls-protocols", CLAUSE_SERVER),
 IGN("fake-dsa", CLAUSE_SERVER),

@@ -145,6 +145,10 @@ enum config_type {
 #define OPT_F_MODULES 0x10
 /** the value is a 128-bit secret in hex (32 digits) or "" */
 #define OPT_F_HEX128 0x20
+/** a yes/no option petrel always behaves as "yes" for: "no" loads with a
+ * warning, file:line and desc, which says what petrel always does and
+ * that "no" has no effect */
+#define OPT_F_ONLY_YES 0x40
 
 /** one row of the table */
 struct config_option {

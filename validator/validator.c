@@ -33,6 +33,7 @@
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "dns/as112.h"
 #include "util/region.h"
 #include "util/config_file.h"
 
@@ -286,6 +287,16 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 			if(val_anchors_add_insecure(ve->anchors, s->str, err,
 				errlen) != 0)
 				goto fail;
+		/* insecure-lan-zones: the private reverse zones are not
+		 * in the signed public tree; with unblock-lan-zones their
+		 * answers come from local servers, unsigned */
+		if(cfg->insecure_lan_zones) {
+			const char *const *z;
+			for(z = dns_as112_zones; *z; z++)
+				if(val_anchors_add_insecure(ve->anchors, *z,
+					err, errlen) != 0)
+					goto fail;
+		}
 	}
 	val_autr_cfg_init(&ve->autr_cfg);
 	ve->sentinel = cfg ? cfg->root_key_sentinel : 1;

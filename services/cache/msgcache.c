@@ -850,12 +850,13 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
-		ede = e->rcode == DNS_RCODE_NXDOMAIN ? DNS_EDE_STALE_NXDOMAIN :
-			DNS_EDE_STALE_ANSWER;
+		if(!c->p.no_ede_stale && !c->p.no_ede)
+			ede = e->rcode == DNS_RCODE_NXDOMAIN ?
+				DNS_EDE_STALE_NXDOMAIN : DNS_EDE_STALE_ANSWER;
 	} else {
 		return MCACHE_MISS;
 	}
-	if(ede < 0)
+	if(ede < 0 && !c->p.no_ede)
 		ede = e->ede;
 
 	if(tcp)

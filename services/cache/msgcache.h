@@ -156,6 +156,12 @@ struct mcache_params {
 	 * counted down by the entry's age (the entry still expires); it
 	 * applies to the entries stored while it is set */
 	int original_ttl;
+	/** ede: no: 1 to put no Extended DNS Error in answers (0, the
+	 * default, puts them) */
+	int no_ede;
+	/** ede-serve-expired: no: 1 to leave EDE 3 (Stale Answer) / 19
+	 * (Stale NXDOMAIN Answer) out of expired answers */
+	int no_ede_stale;
 };
 
 /**

@@ -728,6 +728,8 @@ runner_setup(struct runner *r)
 		(uint32_t)r->cfg->serve_expired_reply_ttl;
 	mp.max_udp_size = (uint16_t)r->cfg->max_udp_size;
 	mp.roundrobin = r->cfg->rrset_roundrobin;
+	mp.no_ede = !r->cfg->ede;
+	mp.no_ede_stale = !r->cfg->ede || !r->cfg->ede_serve_expired;
 	if(r->cfg->serve_original_ttl) {
 		mp.original_ttl = 1;
 		mp.min_ttl = 0;
