@@ -44,6 +44,11 @@
  * waiting. BADCOOKIE is answered once more, with the server cookie the
  * BADCOOKIE brought.
  *
+ * Memory: pends, caller records and closed TCP connections (struct,
+ * timer, reply buffer, write item, watch: comm_tcp_out_park) are kept on
+ * bounded free lists and reused, so a query over UDP or TCP allocates
+ * nothing in steady state.
+ *
  * A pend is in exactly one state: waiting for a UDP socket, waiting for a
  * TCP slot, sent over UDP, sent over TCP, sent over TLS, or delivering. Delivery takes
  * the pend out of the hash table first (new identical queries start
@@ -96,6 +101,11 @@
 /** most pends and callers kept for reuse (their memory, a pend's timer
  * and UDP watch): a miss allocates none of them in steady state */
 #define ON_FREE_MAX 256
+
+/** most closed TCP connections kept for reuse (each with its 64 kB reply
+ * buffer; at most outgoing-num-tcp of them): a query over TCP allocates
+ * nothing in steady state */
+#define ON_FREE_TCP_MAX 16
 
 /** pend states */
 enum pend_state {
@@ -339,6 +349,10 @@ struct outside_network {
 	struct outbound_query *free_queries;
 	/** their number */
 	int num_free_queries;
+	/** closed (parked) TCP connections kept for reuse */
+	struct comm_tcp_out *free_tcp[ON_FREE_TCP_MAX];
+	/** their number */
+	int num_free_tcp;
 	/** the pend hash table */
 	struct pend *hash[ON_HASH_SIZE];
 	/** reply buffer for UDP reads */
@@ -653,7 +667,12 @@ pend_close_transport(struct pend *p)
 		on->udp_open--;
 	}
 	if(p->tcp) {
-		comm_tcp_out_delete(p->tcp);
+		/* kept (parked) for the next TCP query while there is room */
+		if(on->num_free_tcp < ON_FREE_TCP_MAX &&
+			on->num_free_tcp < on->num_tcp) {
+			comm_tcp_out_park(p->tcp);
+			on->free_tcp[on->num_free_tcp++] = p->tcp;
+		} else	comm_tcp_out_delete(p->tcp);
 		p->tcp = NULL;
 		on->tcp_open--;
 	}
@@ -964,8 +983,15 @@ pend_start_tcp(struct pend *p)
 		return;
 	}
 	p->state = PEND_TCP;
-	p->tcp = comm_tcp_out_create(on->base, &p->to, pick_source(on, &p->to),
-		p->timeout_ms, pend_tcp_cb, p);
+	p->tcp = NULL;
+	if(on->num_free_tcp > 0) {
+		struct comm_tcp_out *t = on->free_tcp[--on->num_free_tcp];
+		if(comm_tcp_out_reopen(t, &p->to, pick_source(on, &p->to),
+			p->timeout_ms, pend_tcp_cb, p) == 0)
+			p->tcp = t;
+		else	comm_tcp_out_delete(t);
+	} else	p->tcp = comm_tcp_out_create(on->base, &p->to,
+			pick_source(on, &p->to), p->timeout_ms, pend_tcp_cb, p);
 	if(!p->tcp) {
 		/* tell the callers from the loop, not from here: 0 ms timer
 		 * firing reports an error */
@@ -1848,6 +1874,8 @@ outside_network_delete(struct outside_network *on)
 		on->free_queries = q->next;
 		free(q);
 	}
+	while(on->num_free_tcp > 0)
+		comm_tcp_out_delete(on->free_tcp[--on->num_free_tcp]);
 	while(on->timers)
 		on_timer_cancel(on, on->timers);
 	for(i = 0; i < on->num_tls; i++) {

@@ -31,6 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** RRsets up to this many RRs are put in canonical order on the stack */
+#define VAL_CANON_STACK_RRS 16
+/** canonical RDATA up to this many bytes is built on the stack */
+#define VAL_CANON_STACK_BYTES 4096
+/** signed data (as bounded in val_verify_rrsig_key) up to this many bytes
+ * is built on the stack: a verify of a small RRset allocates nothing;
+ * a larger one takes heap blocks */
+#define VAL_SIGNED_STACK_BYTES 8192
+
 /** largest RSA modulus accepted, bytes (4096 bits, RFC 3110's limit) */
 #define VAL_RSA_MAX_MOD 512
 
@@ -516,8 +525,8 @@ val_canon_signed_data(const struct val_rrset *rrset, const uint8_t *rrsig,
 {
 	uint8_t owner[DNS_MAX_NAME + 2];
 	size_t ol, sl, i, o, scratch_sz = 0, s = 0, n = 0;
-	struct canon_piece *pieces = NULL;
-	uint8_t *scratch = NULL;
+	struct canon_piece pieces_st[VAL_CANON_STACK_RRS], *pieces = NULL;
+	uint8_t scratch_st[VAL_CANON_STACK_BYTES], *scratch = NULL;
 	int r = VAL_CRYPTO_INTERNAL;
 	if(siglen < VAL_RRSIG_FIXED + 1)
 		return VAL_CRYPTO_MALFORMED;
@@ -535,8 +544,13 @@ val_canon_signed_data(const struct val_rrset *rrset, const uint8_t *rrsig,
 
 	for(i = 0; i < rrset->count; i++)
 		scratch_sz += (size_t)rrset->rrs[i].len + 2 * DNS_MAX_NAME;
-	pieces = calloc(rrset->count ? rrset->count : 1, sizeof(*pieces));
-	scratch = malloc(scratch_sz ? scratch_sz : 1);
+	/* a small RRset (the usual one) is sorted on the stack */
+	if(rrset->count <= VAL_CANON_STACK_RRS)
+		pieces = pieces_st;
+	else	pieces = calloc(rrset->count, sizeof(*pieces));
+	if(scratch_sz <= sizeof(scratch_st))
+		scratch = scratch_st;
+	else	scratch = malloc(scratch_sz);
 	if(!pieces || !scratch)
 		goto fail;
 	for(i = 0; i < rrset->count; i++) {
@@ -575,8 +589,10 @@ val_canon_signed_data(const struct val_rrset *rrset, const uint8_t *rrsig,
 	*outlen = o;
 	r = VAL_CRYPTO_OK;
 fail:
-	free(pieces);
-	free(scratch);
+	if(pieces != pieces_st)
+		free(pieces);
+	if(scratch != scratch_st)
+		free(scratch);
 	return r;
 }
 
@@ -879,7 +895,7 @@ val_verify_rrsig_key(const struct val_rrset *rrset, const uint8_t *rrsig,
 {
 	const uint8_t *signer = rrsig + VAL_RRSIG_FIXED;
 	size_t sl, need, datalen = 0, i;
-	uint8_t *data;
+	uint8_t data_st[VAL_SIGNED_STACK_BYTES], *data;
 	int r;
 	if(siglen < VAL_RRSIG_FIXED + 1)
 		return VAL_CRYPTO_MALFORMED;
@@ -905,13 +921,17 @@ val_verify_rrsig_key(const struct val_rrset *rrset, const uint8_t *rrsig,
 	for(i = 0; i < rrset->count; i++)
 		need += DNS_MAX_NAME + 2 + DNS_RR_FIXED +
 			(size_t)rrset->rrs[i].len + 2 * DNS_MAX_NAME;
-	if(!(data = malloc(need)))
+	/* the signed data of a small RRset is built on the stack */
+	if(need <= sizeof(data_st))
+		data = data_st;
+	else if(!(data = malloc(need)))
 		return VAL_CRYPTO_INTERNAL;
 	r = val_canon_signed_data(rrset, rrsig, siglen, data, need, &datalen);
 	if(r == 0)
 		r = verify_raw(dnskey, keylen, signer + sl,
 			siglen - VAL_RRSIG_FIXED - sl, data, datalen);
-	free(data);
+	if(data != data_st)
+		free(data);
 	return r;
 }
 

@@ -11,6 +11,15 @@
  * the loop. Records are the module contract's (struct module_rr, RDATA
  * uncompressed), given to the val_* checks as struct val_rr over the
  * RDATA alone.
+ *
+ * The per-state block (struct val_qstate, some 50 kB with its three key
+ * sets) is too large for the state's region, which gives such objects a
+ * heap block of their own each time. A validated query therefore takes
+ * its block from a free list of the worker (env->worker_data, no lock:
+ * one worker's states only) and clear() gives it back; the list keeps at
+ * most VAL_FREE_MAX blocks, so a validating miss allocates nothing in
+ * steady state. A query that is not validated has no block at all (the
+ * pass-through mark).
  */
 #include "config.h"
 #include "util/log.h"
@@ -109,8 +118,13 @@ enum val_sub {
 	VAL_SUB_KEY
 };
 
+/** most per-state blocks a worker keeps for reuse (about 50 kB each) */
+#define VAL_FREE_MAX 16
+
 /** per-state data */
 struct val_qstate {
+	/** next on the worker's free list (only while on it) */
+	struct val_qstate *next_free;
 	/** 1: not validated (CD, sub-query, no anchors) */
 	int passthrough;
 	/** 1 while the walk waits on a sub-query */
@@ -2102,6 +2116,65 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 	return 1;
 }
 
+/** a worker's validator data (env->worker_data[id]) */
+struct val_worker {
+	/** per-state blocks kept for reuse, linked by next_free */
+	struct val_qstate *free;
+	/** how many */
+	int num_free;
+};
+
+/** a per-state block from the worker's free list or the heap (not
+ * zeroed); NULL when out of memory */
+static struct val_qstate *
+vq_take(struct module_env *env, int id)
+{
+	struct val_worker *w = env->worker_data[id];
+	struct val_qstate *vq;
+	if(!w) {
+		w = calloc(1, sizeof(*w));
+		if(!w)
+			return NULL;
+		env->worker_data[id] = w;
+	}
+	vq = w->free;
+	if(!vq)
+		return malloc(sizeof(*vq));
+	w->free = vq->next_free;
+	w->num_free--;
+	return vq;
+}
+
+/** give a per-state block back: kept while the list has room */
+static void
+vq_give(struct module_env *env, int id, struct val_qstate *vq)
+{
+	struct val_worker *w = env->worker_data[id];
+	if(!w || w->num_free >= VAL_FREE_MAX) {
+		free(vq);
+		return;
+	}
+	vq->next_free = w->free;
+	w->free = vq;
+	w->num_free++;
+}
+
+/** module worker_deinit(): free the worker's kept blocks */
+static void
+val_worker_deinit(struct module_env *env, int id)
+{
+	struct val_worker *w = env->worker_data[id];
+	if(!w)
+		return;
+	while(w->free) {
+		struct val_qstate *vq = w->free;
+		w->free = vq->next_free;
+		free(vq);
+	}
+	free(w);
+	env->worker_data[id] = NULL;
+}
+
 /** the module data of a state that is not validated (passed through:
  * CD, sub-query, no anchors, not class IN): its address only */
 static char val_passthrough_mark;
@@ -2145,7 +2218,7 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_WAIT_MODULE;
 			return;
 		}
-		vq = region_alloc(qs->region, sizeof(*vq));
+		vq = vq_take(qs->env, id);
 		if(vq)
 			val_qstate_clear(vq);
 		if(!vq) {
@@ -2281,10 +2354,14 @@ val_inform_super(struct module_qstate *sub, int id,
 	copy_list(super->region, &vq->sub_ns, &sub->return_msg->ns);
 }
 
-/** module clear(): the data is in the state's region */
+/** module clear(): the per-state block goes back to the worker (what
+ * it points to is in the state's region) */
 static void
 val_clear(struct module_qstate *qs, int id)
 {
+	struct val_qstate *vq = qs->minfo[id];
+	if(vq && (void *)vq != &val_passthrough_mark)
+		vq_give(qs->env, id, vq);
 	qs->minfo[id] = NULL;
 }
 
@@ -2293,12 +2370,15 @@ static size_t
 val_get_mem(struct module_env *env, int id)
 {
 	struct val_env *ve = env->modinfo[id];
+	struct val_worker *w = env->worker_data[id];
 	if(!ve)
 		return 0;
-	return sizeof(*ve) + val_kcache_get_mem(ve->kcache);
+	return sizeof(*ve) + val_kcache_get_mem(ve->kcache) + (w ?
+		sizeof(*w) + (size_t)w->num_free * sizeof(struct val_qstate) :
+		0);
 }
 
 const struct module_func_block val_module_block = {
 	"validator", val_init, val_deinit, val_operate, val_inform_super,
-	val_clear, val_get_mem, NULL
+	val_clear, val_get_mem, val_worker_deinit
 };

@@ -2527,7 +2527,7 @@ tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
 			conn->wq.tail = NULL;
 		conn->wq.num--;
 		tr->c->stats.pkts_out++;
-		free(w);
+		nev_wq_retire(&conn->wq, w);
 	}
 	if(rc->paused && conn->wq.num < TCP_MAX_QUEUED) {
 		rc->paused = 0;

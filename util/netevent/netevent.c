@@ -116,26 +116,53 @@ nev_fd_nonblock(int fd)
 	return 0;
 }
 
+/** an item of room for n bytes: the spare when it fits, else a new one
+ * (rounded up when the queue keeps spares); NULL when out of memory */
+static struct nev_wq_item *
+wq_item(struct nev_wq *q, size_t n)
+{
+	struct nev_wq_item *w = q->spare;
+	size_t cap = n;
+	if(w && w->cap >= n) {
+		q->spare = NULL;
+		return w;
+	}
+	if(q->keep_spare)
+		cap = (n + NEV_WQ_SPARE_ROUND - 1) / NEV_WQ_SPARE_ROUND *
+			NEV_WQ_SPARE_ROUND;
+	w = malloc(sizeof(*w) + cap);
+	if(w)
+		w->cap = cap;
+	return w;
+}
+
+/** append w (filled) to q */
+static void
+wq_append(struct nev_wq *q, struct nev_wq_item *w)
+{
+	w->next = NULL;
+	w->off = 0;
+	if(q->tail)
+		q->tail->next = w;
+	else	q->head = w;
+	q->tail = w;
+	q->num++;
+}
+
 int
 nev_wq_push(struct nev_wq *q, const uint8_t *msg, size_t len)
 {
 	struct nev_wq_item *w;
 	if(len == 0 || len > 65535)
 		return -1;
-	w = malloc(sizeof(*w) + 2 + len);
+	w = wq_item(q, 2 + len);
 	if(!w)
 		return -1;
-	w->next = NULL;
 	w->len = 2 + len;
-	w->off = 0;
 	w->data[0] = (uint8_t)(len >> 8);
 	w->data[1] = (uint8_t)len;
 	memcpy(w->data + 2, msg, len);
-	if(q->tail)
-		q->tail->next = w;
-	else	q->head = w;
-	q->tail = w;
-	q->num++;
+	wq_append(q, w);
 	return 0;
 }
 
@@ -145,19 +172,24 @@ nev_wq_push_raw(struct nev_wq *q, const uint8_t *data, size_t len)
 	struct nev_wq_item *w;
 	if(len == 0)
 		return -1;
-	w = malloc(sizeof(*w) + len);
+	w = wq_item(q, len);
 	if(!w)
 		return -1;
-	w->next = NULL;
 	w->len = len;
-	w->off = 0;
 	memcpy(w->data, data, len);
-	if(q->tail)
-		q->tail->next = w;
-	else	q->head = w;
-	q->tail = w;
-	q->num++;
+	wq_append(q, w);
 	return 0;
+}
+
+void
+nev_wq_retire(struct nev_wq *q, struct nev_wq_item *w)
+{
+	if(q->keep_spare && (!q->spare || q->spare->cap < w->cap)) {
+		free(q->spare);
+		q->spare = w;
+		return;
+	}
+	free(w);
 }
 
 int
@@ -180,21 +212,29 @@ nev_wq_write(struct nev_wq *q, int fd, uint64_t *done)
 			q->tail = NULL;
 		q->num--;
 		(*done)++;
-		free(w);
+		nev_wq_retire(q, w);
 	}
 	return 0;
 }
 
 void
-nev_wq_clear(struct nev_wq *q)
+nev_wq_empty(struct nev_wq *q)
 {
 	struct nev_wq_item *w, *n;
 	for(w = q->head; w; w = n) {
 		n = w->next;
-		free(w);
+		nev_wq_retire(q, w);
 	}
 	q->head = q->tail = NULL;
 	q->num = 0;
+}
+
+void
+nev_wq_clear(struct nev_wq *q)
+{
+	nev_wq_empty(q);
+	free(q->spare);
+	q->spare = NULL;
 }
 
 /*
@@ -409,6 +449,14 @@ nev_io_free(struct comm_base *base, void *io)
 {
 	if(io)
 		base->be->io_free(base->st, io);
+}
+
+int
+nev_io_refd(struct comm_base *base, void *io, int fd)
+{
+	if(!base->be->io_refd)
+		return -1;
+	return base->be->io_refd(base->st, io, fd);
 }
 
 /* ------------------------------------------------------------------ */

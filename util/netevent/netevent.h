@@ -769,6 +769,24 @@ int comm_tcp_out_write(struct comm_tcp_out *t, const uint8_t *pkt,
 void comm_tcp_out_delete(struct comm_tcp_out *t);
 
 /**
+ * Close the connection but keep its memory (the struct, its timer, the
+ * 64 kB reply buffer, a write queue item, the backend's watch where the
+ * backend can move it) for comm_tcp_out_reopen: an owner that keeps a few
+ * parked connections opens TCP without allocating. The callback is not
+ * called. Safe from inside its own callback (nothing of the old
+ * connection runs after it returns). Plain TCP only (not TLS).
+ */
+void comm_tcp_out_park(struct comm_tcp_out *t);
+
+/**
+ * Open a new connection on a parked t, as comm_tcp_out_create would.
+ * @return 0, or -1 (t stays parked: delete it or try again later).
+ */
+int comm_tcp_out_reopen(struct comm_tcp_out *t, const struct netaddr *to,
+	const struct netaddr *from, int timeout_ms, comm_tcp_out_cb_type cb,
+	void *arg);
+
+/**
  * Start a nonblocking TCP connection that speaks TLS (util/netevent/tls.h):
  * after the connect the handshake runs in the event loop, and queued
  * queries are written only through TLS once it is complete. The

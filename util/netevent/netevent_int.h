@@ -68,6 +68,10 @@ void *nev_io_new(struct comm_base *base, int fd, nev_io_cb_type cb,
 int nev_io_set(struct comm_base *base, void *io, int mask);
 /** unregister */
 void nev_io_free(struct comm_base *base, void *io);
+/** move a registration (interest 0) to another descriptor, or detach it
+ * with fd -1. @return 0, or -1 when the backend cannot now (the caller
+ * then frees it and registers anew) */
+int nev_io_refd(struct comm_base *base, void *io, int fd);
 /** set fd nonblocking and close-on-exec. @return 0 or -1 */
 int nev_fd_nonblock(int fd);
 
@@ -77,15 +81,24 @@ struct nev_wq_item {
 	struct nev_wq_item *next;
 	/** bytes in data (2 + message) */
 	size_t len;
+	/** bytes data has room for (at least len) */
+	size_t cap;
 	/** bytes already written */
 	size_t off;
 	/** the length prefix and the message */
 	uint8_t data[];
 };
 
+/** a queue that keeps a spare item rounds item sizes up to this, so that
+ * queries of slightly different lengths fit the same block */
+#define NEV_WQ_SPARE_ROUND 512
+
 /**
  * A write queue of framed DNS messages (RFC 7766), shared by the TCP
  * service (answers) and outgoing TCP (queries). Zero-initialise it.
+ * With keep_spare set, an item written (or emptied by nev_wq_empty) is
+ * kept, the largest one, for the next push that fits it: a connection
+ * that carries one query at a time allocates no item once warm.
  */
 struct nev_wq {
 	/** first item, NULL when empty */
@@ -94,6 +107,10 @@ struct nev_wq {
 	struct nev_wq_item *tail;
 	/** number of items */
 	int num;
+	/** 1: keep a spare item (see above) */
+	int keep_spare;
+	/** the spare item, or NULL */
+	struct nev_wq_item *spare;
 };
 
 /**
@@ -116,7 +133,15 @@ int nev_wq_push_raw(struct nev_wq *q, const uint8_t *data, size_t len);
  */
 int nev_wq_write(struct nev_wq *q, int fd, uint64_t *done);
 
-/** Free every queued item; the queue is empty afterwards. */
+/** Free every queued item and the spare; the queue is empty afterwards. */
 void nev_wq_clear(struct nev_wq *q);
+
+/** Drop every queued item (the spare kept, with keep_spare); the queue is
+ * empty afterwards. */
+void nev_wq_empty(struct nev_wq *q);
+
+/** A written item leaves the queue: kept as the spare (keep_spare, the
+ * largest) or freed. For the writers (nev_wq_write, tls_wq_write). */
+void nev_wq_retire(struct nev_wq *q, struct nev_wq_item *w);
 
 #endif /* UTIL_NETEVENT_NETEVENT_INT_H */

@@ -18,6 +18,13 @@
  * Deletion from inside the callback: the callback runs with in_cb set;
  * comm_tcp_out_delete() then closes the socket at once but defers the
  * free until the callback returns.
+ *
+ * Reuse (comm_tcp_out_park, comm_tcp_out_reopen): a parked connection
+ * keeps its struct, timer, reply buffer, a spare write queue item and,
+ * where the backend can move a watch to another descriptor (io_refd),
+ * its watch; reopening it allocates nothing. Parking bumps gen, so a
+ * callback that parked (and maybe reopened) t ends the event handling of
+ * the old connection at once, as a delete does.
  */
 #include "config.h"
 #include "util/netevent/netevent_int.h"
@@ -79,13 +86,24 @@ struct comm_tcp_out {
 	/** raw mode (comm_tcp_out_set_h2): no DNS framing; the bytes read
 	 * go to the callback as they come */
 	int raw;
+	/** bumped by every park: the connection a callback ran for is gone
+	 * when it changed */
+	unsigned gen;
 };
 
-/** release the socket and the queue (not the struct) */
+/** release the socket and the queue (not the struct); the watch is
+ * freed, or with keep_io detached from the descriptor (kept when the
+ * backend can move it to another one) */
 static void
-out_close(struct comm_tcp_out *t)
+out_close_io(struct comm_tcp_out *t, int keep_io)
 {
-	if(t->io) {
+	if(t->io && keep_io) {
+		(void)nev_io_set(t->base, t->io, 0);
+		if(nev_io_refd(t->base, t->io, -1) != 0) {
+			nev_io_free(t->base, t->io);
+			t->io = NULL;
+		}
+	} else if(t->io) {
 		nev_io_free(t->base, t->io);
 		t->io = NULL;
 	}
@@ -98,13 +116,22 @@ out_close(struct comm_tcp_out *t)
 		t->fd = -1;
 	}
 	comm_timer_disable(t->timer);
-	nev_wq_clear(&t->wq);
+	nev_wq_empty(&t->wq);
+	t->mask = 0;
+}
+
+/** release the socket, the watch and the queue (not the struct) */
+static void
+out_close(struct comm_tcp_out *t)
+{
+	out_close_io(t, 0);
 }
 
 static void
 out_free(struct comm_tcp_out *t)
 {
 	out_close(t);
+	nev_wq_clear(&t->wq);
 	comm_timer_delete(t->timer);
 	free(t->rbuf);
 	free(t);
@@ -115,6 +142,7 @@ static int
 out_call(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 	const uint8_t *pkt, size_t len)
 {
+	unsigned gen = t->gen;
 	t->in_cb++;
 	t->cb(t, st, pkt, len, t->arg);
 	t->in_cb--;
@@ -123,6 +151,8 @@ out_call(struct comm_tcp_out *t, enum comm_tcp_out_status st,
 			out_free(t);
 		return -1;
 	}
+	if(t->gen != gen)
+		return -1; /* parked (and maybe reopened) in the callback */
 	return 0;
 }
 
@@ -365,27 +395,14 @@ out_timeout(void *arg)
 	out_fail(t, COMM_TCP_OUT_TIMEOUT);
 }
 
-struct comm_tcp_out *
-comm_tcp_out_create(struct comm_base *base, const struct netaddr *to,
-	const struct netaddr *from, int timeout_ms, comm_tcp_out_cb_type cb,
-	void *arg)
+/** open the socket of t (fresh or parked: fd -1, io NULL or detached)
+ * and start the connect. @return 0, or -1 (t closed again) */
+static int
+out_open(struct comm_tcp_out *t, const struct netaddr *to,
+	const struct netaddr *from)
 {
 	char astr[NETADDR_STRLEN];
-	struct comm_tcp_out *t = calloc(1, sizeof(*t));
 	int on = 1;
-	if(!t) {
-		log_err("comm_tcp_out_create: out of memory");
-		return NULL;
-	}
-	t->base = base;
-	t->cb = cb;
-	t->arg = arg;
-	t->timeout_ms = timeout_ms;
-	t->fd = -1;
-	t->rbuf = malloc(65535);
-	t->timer = comm_timer_create(base, out_timeout, t);
-	if(!t->rbuf || !t->timer)
-		goto fail;
 #if defined(SOCK_NONBLOCK) && defined(SOCK_CLOEXEC)
 	t->fd = socket(to->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 		SOCK_CLOEXEC, 0);
@@ -415,17 +432,83 @@ comm_tcp_out_create(struct comm_base *base, const struct netaddr *to,
 			strerror(errno));
 		goto fail;
 	}
-	t->io = nev_io_new(base, t->fd, out_event, t);
+	/* a kept watch moves to the new descriptor */
+	if(t->io && nev_io_refd(t->base, t->io, t->fd) != 0) {
+		nev_io_free(t->base, t->io);
+		t->io = NULL;
+	}
+	if(!t->io)
+		t->io = nev_io_new(t->base, t->fd, out_event, t);
 	if(!t->io)
 		goto fail;
+	t->mask = 0;
 	if(out_update_mask(t) == -1)
 		goto fail;
-	if(timeout_ms > 0 && comm_timer_set(t->timer, timeout_ms) == -1)
+	if(t->timeout_ms > 0 && comm_timer_set(t->timer, t->timeout_ms) == -1)
 		goto fail;
-	return t;
+	return 0;
 fail:
-	out_free(t);
-	return NULL;
+	out_close(t);
+	return -1;
+}
+
+struct comm_tcp_out *
+comm_tcp_out_create(struct comm_base *base, const struct netaddr *to,
+	const struct netaddr *from, int timeout_ms, comm_tcp_out_cb_type cb,
+	void *arg)
+{
+	struct comm_tcp_out *t = calloc(1, sizeof(*t));
+	if(!t) {
+		log_err("comm_tcp_out_create: out of memory");
+		return NULL;
+	}
+	t->base = base;
+	t->cb = cb;
+	t->arg = arg;
+	t->timeout_ms = timeout_ms;
+	t->fd = -1;
+	/* a connection that carries one query at a time keeps its item */
+	t->wq.keep_spare = 1;
+	t->rbuf = malloc(65535);
+	t->timer = comm_timer_create(base, out_timeout, t);
+	if(!t->rbuf || !t->timer || out_open(t, to, from) != 0) {
+		out_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void
+comm_tcp_out_park(struct comm_tcp_out *t)
+{
+	/* the watch is detached from the descriptor before it closes */
+	out_close_io(t, 1);
+	t->gen++;
+	t->closed = 1;
+}
+
+int
+comm_tcp_out_reopen(struct comm_tcp_out *t, const struct netaddr *to,
+	const struct netaddr *from, int timeout_ms, comm_tcp_out_cb_type cb,
+	void *arg)
+{
+	if(t->fd != -1 || t->ssl || t->deleted)
+		return -1;
+	t->cb = cb;
+	t->arg = arg;
+	t->timeout_ms = timeout_ms;
+	t->connected = 0;
+	t->closed = 0;
+	t->lgot = t->need = t->got = 0;
+	t->hs_done = 0;
+	t->why[0] = 0;
+	t->raw = 0;
+	if(out_open(t, to, from) != 0) {
+		/* out_close freed a watch it could not keep: parked again */
+		t->closed = 1;
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -351,7 +351,7 @@ tls_wq_write(SSL *ssl, struct nev_wq *q, uint64_t *done)
 			q->tail = NULL;
 		q->num--;
 		(*done)++;
-		free(w);
+		nev_wq_retire(q, w);
 	}
 	return TLS_IO_DONE;
 }
