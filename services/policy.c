@@ -90,7 +90,7 @@ struct policy_tagset {
 	struct local_tags lt;
 };
 
-/** the zone transfer of an rpz: zone with primary: lines */
+/** the zone transfer of an rpz: zone with primary: or url: lines */
 struct policy_rpzxfr {
 	/** the zone */
 	struct rpz *z;
@@ -102,6 +102,10 @@ struct policy_rpzxfr {
 	struct xfr_primary *prim;
 	/** how many */
 	size_t nprim;
+	/** url: sources, tried when no primary answers (malloced) */
+	struct config_url *url;
+	/** how many */
+	size_t nurl;
 	/** allow-notify: netblocks (malloced) */
 	struct netblock *notify;
 	/** how many */
@@ -296,6 +300,7 @@ policy_delete(struct policy *p)
 		free(x->name);
 		free(x->zonefile);
 		free(x->prim);
+		free(x->url);
 		free(x->notify);
 		if(x->rrs)
 			ldns_rr_list_deep_free(x->rrs);
@@ -589,7 +594,7 @@ build_view(struct policy *p, const struct config_file *cfg, int b,
 	return respip_set_finish(&v->respip, err, errlen);
 }
 
-/** a primary: (master:) or allow-notify: line of rpz block b.
+/** a primary: (master:), url: or allow-notify: line of rpz block b.
  * @return 0 or -1 */
 static int
 rpzx_line(struct policy *p, const struct config_file *cfg, int b,
@@ -613,6 +618,17 @@ rpzx_line(struct policy *p, const struct config_file *cfg, int b,
 			return perr(err, errlen, l, "out of memory");
 		x->notify = t;
 		x->notify[x->nnotify++] = nb;
+		return 0;
+	}
+	if(strcmp(l->key, "url") == 0) {
+		struct config_url u, *t;
+		if(!one_value(l) || config_url_parse(l->v[0], &u, &why) != 0)
+			return perr(err, errlen, l, "url: %s", why ? why :
+				"expected one http:// or https:// URL");
+		if(!(t = realloc(x->url, (x->nurl + 1) * sizeof(*t))))
+			return perr(err, errlen, l, "out of memory");
+		x->url = t;
+		x->url[x->nurl++] = u;
 		return 0;
 	}
 	/* primary: <ip[@port]> [<tsig-key name>] */
@@ -894,9 +910,10 @@ refused:
 /** set up the transfer of an rpz zone: its zone file (if any, and there)
  * first, then the task. @return 0 or -1 */
 static int
-rpzx_setup(struct policy *p, struct policy_rpzxfr *x, struct rpz *z,
-	const char *name, const struct config_policyline *zf, char *err,
-	size_t errlen)
+rpzx_setup(struct policy *p, const struct config_file *cfg,
+	struct policy_rpzxfr *x, struct rpz *z, const char *name,
+	const struct config_policyline *hd,
+	const struct config_policyline *zf, char *err, size_t errlen)
 {
 	char e[512];
 	time_t age = 0;
@@ -918,6 +935,9 @@ rpzx_setup(struct policy *p, struct policy_rpzxfr *x, struct rpz *z,
 	if(!(x->task = xfr_task_create(p->xs, name, x->prim, x->nprim,
 		rpzx_cb, x)))
 		return perr(err, errlen, zf, "out of memory");
+	if(xfr_task_set_urls(x->task, x->url, x->nurl,
+		config_tls_cert_bundle(cfg), e, sizeof(e)) != 0)
+		return perr(err, errlen, hd, "rpz '%s': url: %s", name, e);
 	if(x->rrs) {
 		const ldns_rr *s = ldns_rr_list_rr(x->rrs, 0);
 		xfr_task_set_serial(x->task, ldns_rdf2native_int32(
@@ -968,13 +988,10 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			zf = l;
 		} else if(strcmp(l->key, "primary") == 0 ||
 			strcmp(l->key, "master") == 0 ||
+			strcmp(l->key, "url") == 0 ||
 			strcmp(l->key, "allow-notify") == 0) {
 			if(rpzx_line(p, cfg, b, l, err, errlen) != 0)
 				return -1;
-		} else if(strcmp(l->key, "url") == 0) {
-			return perr(err, errlen, l, "url: rpz over HTTP is not "
-				"in this petrel; give a primary: or a "
-				"zonefile:");
 		} else if(strcmp(l->key, "tags") == 0) {
 			join_values(l, e, sizeof(e));
 			if(config_tag_mask(cfg, e, &p->rpz_tags[b], e,
@@ -1024,9 +1041,9 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 	if(!nm)
 		return perr(err, errlen, hd, "rpz: expected a name: line");
 	if(!zf && !p->rpzx[b])
-		return perr(err, errlen, hd, "rpz '%s': expected a zonefile: "
-			"or a primary: line", nm->v[0]);
-	if(p->rpzx[b] && !p->rpzx[b]->nprim)
+		return perr(err, errlen, hd, "rpz '%s': expected a zonefile:, "
+			"a primary: or a url: line", nm->v[0]);
+	if(p->rpzx[b] && !p->rpzx[b]->nprim && p->rpzx[b]->nnotify)
 		return perr(err, errlen, hd, "rpz '%s': allow-notify: without "
 			"a primary:", nm->v[0]);
 	if(set.action_override == RPZ_ACTION_CNAME && !set.cname_override[0])
@@ -1047,8 +1064,8 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			return perr(err, errlen, hd, "out of memory");
 	}
 	if(p->rpzx[b])
-		return rpzx_setup(p, p->rpzx[b], p->rpz[b], nm->v[0], zf, err,
-			errlen);
+		return rpzx_setup(p, cfg, p->rpzx[b], p->rpz[b], nm->v[0],
+			hd, zf, err, errlen);
 	if(rpz_load_file(p->rpz[b], zf->v[0], e, sizeof(e)) != 0)
 		return perr(err, errlen, zf, "rpz '%s': %s", nm->v[0], e);
 	return 0;

@@ -39,10 +39,11 @@
  * policy_respip_answer(); the front end calls it only when
  * policy_has_respip() (one test per cached answer otherwise).
  *
- * RPZ by transfer: an rpz: clause with primary: lines gets a task of the
- * transfer service (services/xfr.h, its own thread, started by
- * policy_start()); its callback feeds rpz_zone_apply() (AXFR) or
- * rpz_zone_update() (IXFR) and writes the zonefile:. NOTIFY for such a
+ * RPZ by transfer: an rpz: clause with primary: or url: lines gets a task
+ * of the transfer service (services/xfr.h, its own thread, started by
+ * policy_start()); its callback feeds rpz_zone_apply() (AXFR, or a zone
+ * file fetched over HTTP(S)) or rpz_zone_update() (IXFR) and writes the
+ * zonefile:. NOTIFY for such a
  * zone: policy_rpz_notify().
  *
  * NSDNAME and NSIP triggers: the iterator shows each delegation's NS names
@@ -156,8 +157,8 @@ enum policy_respip_result policy_respip_answer(const struct policy *p,
 	size_t ansmax, struct policy_stats *st);
 
 /**
- * Start the zone transfers of the rpz zones with a primary: (one thread,
- * services/xfr.h; with fork, one per worker process). Safe to call from
+ * Start the zone transfers of the rpz zones with a primary: or url: (one
+ * thread, services/xfr.h; with fork, one per worker process). Safe to call from
  * every worker; the first call starts it. @return 0, or -1 when the
  * thread cannot start (the zones keep what their zone files gave).
  */

@@ -17,7 +17,11 @@
 # (AXFR at start; NSD 4.6 answers an IXFR with the whole zone); a change
 # there plus ldns-notify is in force within 2 s while a client keeps
 # asking; ixfr_server.pl on 127.0.100.12 serves rpzi. by IXFR (a real
-# difference); the zone files are written.
+# difference); the zone files are written. RPZ by url: (pthreads):
+# http_server.pl on 127.0.100.20 port 8080 serves rpzh. (HTTP, chunked; a
+# new serial there is fetched at the SOA refresh), openssl s_server -WWW on
+# 127.0.100.21 port 8443 serves rpzs. (HTTPS, its certificate in
+# tls-cert-bundle).
 #
 # Needs root (port 53 on 127.0.100.x), NSD, dig, kdig, drill. Takes
 # /tmp/petrel-integration.lock; stops everything it started; ~20 s.
@@ -72,6 +76,7 @@ bad	A	192.0.2.86
 redir	A	192.0.2.87
 play	A	192.0.2.88
 ctl	A	192.0.2.89
+hweb2	A	192.0.2.90
 EOF
 cat > "$IT_WORK/rpz.zone" <<'EOF'
 $TTL 60
@@ -97,6 +102,35 @@ rpzx_zone() { # SERIAL [EXTRA RULE]
 	[ -n "${2:-}" ] && printf '%s\n' "$2"
 	return 0
 }
+# the url: servers: HTTP (chunked) and HTTPS
+WEB=127.0.100.20
+WEBS=127.0.100.21
+web_zone() { # ZONE SERIAL RULE...
+	local z=$1 s=$2
+	shift 2
+	printf '$TTL 60\n%s. SOA localhost. root.localhost. %s 1 1 86400 60\n' "$z" "$s"
+	printf '%s. NS localhost.\n' "$z"
+	printf '%s\n' "$@"
+}
+mkdir -p "$IT_WORK/www"
+web_zone rpzh 1 "hweb.example.rpzh. CNAME ." > "$IT_WORK/www/rpzh.zone"
+web_zone rpzs 1 "sweb.example.rpzs. CNAME ." > "$IT_WORK/www/rpzs.zone"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-days 2 -subj "/CN=$WEBS" -addext "subjectAltName=IP:$WEBS" \
+	-keyout "$IT_WORK/web.key" -out "$IT_WORK/web.pem" >/dev/null 2>&1 ||
+	{ echo "policy: openssl req failed"; exit 1; }
+perl "$HERE/http_server.pl" $WEB 8080 "$IT_WORK/www" > "$IT_WORK/http.log" 2>&1 9>&- &
+it_track $!
+( cd "$IT_WORK/www" && exec openssl s_server -WWW -quiet -accept $WEBS:8443 \
+	-cert "$IT_WORK/web.pem" -key "$IT_WORK/web.key" ) > "$IT_WORK/https.log" 2>&1 9>&- &
+it_track $!
+for hp in $WEB/8080 $WEBS/8443; do
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/$hp") 2>/dev/null && break
+		sleep 0.1
+	done
+done
+
 mkdir -p "$IT_WORK/nsd-prim"
 rpzx_zone 1 > "$IT_WORK/nsd-prim/rpzx.zone"
 cat > "$IT_WORK/nsd-prim/nsd.conf" <<EOF
@@ -163,6 +197,7 @@ server:
 	access-control-view: $GUEST/32 guest
 	interface-view: $A2 inside
 	module-config: "respip validator iterator"
+	tls-cert-bundle: "$IT_WORK/web.pem"
 	response-ip: 192.0.2.86/32 always_refuse
 	response-ip: 192.0.2.87/32 redirect
 	response-ip-data: 192.0.2.87/32 "A 10.7.7.7"
@@ -198,6 +233,13 @@ rpz:
 	name: rpzi.
 	master: $IXPRIM
 	zonefile: "$IT_WORK/rpzi.copy"
+rpz:
+	name: rpzh.
+	url: "http://$WEB:8080/rpzh.zone"
+	zonefile: "$IT_WORK/rpzh.copy"
+rpz:
+	name: rpzs.
+	url: "https://$WEBS:8443/rpzs.zone"
 EOF
 	cat <<EOF
 remote-control:
@@ -361,6 +403,18 @@ ctl.example CNAME ." > "$IT_WORK/nsd-prim/rpzx.zone"
 		ok "rpzi. came by IXFR"; else fail "rpzi. not by IXFR"; cat "$IT_WORK/ixfr.log"; fi
 	if grep -q '192.0.2.2' "$IT_WORK/rpzi.copy" && ! grep -q '192.0.2.1$' "$IT_WORK/rpzi.copy"; then
 		ok "rpzi. zonefile written"; else fail "rpzi.copy: $(cat "$IT_WORK/rpzi.copy")"; fi
+	# url: the zones fetched over HTTP and HTTPS at start
+	for i in $(seq 50); do [ "$(st @$A1 hweb.example.)" = NXDOMAIN ] && break; sleep 0.1; done
+	check "rpz by url: over HTTP (chunked): the rule is in force" NXDOMAIN "$(st @$A1 hweb.example.)"
+	if grep -q 'hweb.example' "$IT_WORK/rpzh.copy" 2>/dev/null; then ok "rpz url: zonefile written"; else fail "no rpzh.copy"; fi
+	for i in $(seq 50); do [ "$(st @$A1 sweb.example.)" = NXDOMAIN ] && break; sleep 0.1; done
+	check "rpz by url: over HTTPS (tls-cert-bundle): the rule is in force" NXDOMAIN "$(st @$A1 sweb.example.)"
+	# a new serial on the web server: fetched at the SOA refresh (1 s)
+	check "hweb2.example. resolves before" 192.0.2.90 "$(q @$A1 hweb2.example.)"
+	web_zone rpzh 2 "hweb.example.rpzh. CNAME ." "hweb2.example.rpzh. CNAME ." > "$IT_WORK/www/rpzh.zone.new"
+	mv "$IT_WORK/www/rpzh.zone.new" "$IT_WORK/www/rpzh.zone"
+	for i in $(seq 50); do [ "$(st @$A1 hweb2.example.)" = NXDOMAIN ] && break; sleep 0.1; done
+	check "rpz by url: the new serial is fetched at the SOA refresh" NXDOMAIN "$(st @$A1 hweb2.example.)"
 }
 
 
