@@ -1549,6 +1549,12 @@ struct rpz_write {
 	int cname;
 	/** records written */
 	int n;
+	/** the CNAME written (its target, uncompressed), or NULL */
+	const uint8_t *target;
+	/** its length */
+	size_t target_len;
+	/** its TTL */
+	uint32_t target_ttl;
 };
 
 /** does the rule have a CNAME */
@@ -1579,6 +1585,11 @@ rpz_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 		dns_build_truncate(w->b);
 		return 1;
 	}
+	if(type == DNS_TYPE_CNAME) {
+		w->target = rdata;
+		w->target_len = rdlen;
+		w->target_ttl = ttl;
+	}
 	w->n++;
 	return 0;
 }
@@ -1601,12 +1612,27 @@ rpz_log(const struct policy *p, size_t zi, const struct rpz_match *m,
 		sizeof(tb)), rpz_action_str(m->action), ip);
 }
 
-/** write the answer of a matched rule. @return the front result */
+/** a CNAME answer of a rule (local data CNAME, or the cname override):
+ * the resolver may chase its target (struct local_alias) */
+static void
+rpz_set_alias(struct local_front_info *info, const uint8_t *t, size_t tl,
+	uint32_t ttl)
+{
+	if(!info || tl == 0 || tl > sizeof(info->alias.target))
+		return;
+	info->alias.present = 1;
+	memcpy(info->alias.target, t, tl);
+	info->alias.target_len = tl;
+	info->alias.ttl = ttl;
+}
+
+/** write the answer of a matched rule. @param info: its alias is set
+ * for a CNAME answer (may be NULL). @return the front result */
 static enum local_front_result
 rpz_answer(const struct policy *p, const struct rpz *z,
 	const struct rpz_match *m, const uint8_t *pkt,
 	const struct fast_query *fq, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen)
+	size_t *outlen, struct local_front_info *info)
 {
 	struct dns_builder b;
 	uint16_t flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
@@ -1660,11 +1686,14 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 		rpz_match_data(m, rpz_put_rr, &w);
 		if(w.n == 0)
 			soa = 1;
+		else if(w.cname && w.n == 1 && w.target)
+			rpz_set_alias(info, w.target, dname_valid(w.target,
+				w.target_len), w.target_ttl);
 	} else if(m->action == RPZ_ACTION_CNAME) {
 		const uint8_t *t = rpz_get_settings(z)->cname_override;
-		(void)dns_build_rr(&b, DNS_SEC_ANSWER, w.owner,
-			DNS_TYPE_CNAME, fq->qinfo.qclass, 3600, t,
-			dname_len(t));
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, w.owner, DNS_TYPE_CNAME,
+			fq->qinfo.qclass, 3600, t, dname_len(t)) == 0)
+			rpz_set_alias(info, t, dname_len(t), 3600);
 	}
 	if(soa) {
 		size_t sl;
@@ -1743,7 +1772,7 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 			/* fallthrough */
 		default:
 			return rpz_answer(p, z, &m, pkt, fq, tcp, out, outmax,
-				outlen);
+				outlen, info);
 		}
 	}
 	return LOCAL_FRONT_CONTINUE;
@@ -2158,8 +2187,8 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 			/* fallthrough */
 		default:
 			if(rpz_answer(p, rz.z, &rz.m, pkt, fq, tcp, scratch,
-				sizeof(scratch), &n) != LOCAL_FRONT_ANSWERED ||
-				n > ansmax)
+				sizeof(scratch), &n, NULL) !=
+				LOCAL_FRONT_ANSWERED || n > ansmax)
 				return POLICY_RESPIP_DROP;
 			memcpy(ans, scratch, n);
 			*anslen = n;

@@ -139,8 +139,9 @@ int policy_has_respip(const struct policy *p);
  * access-control-tag-action and, for redirect, -data); then the RPZ
  * RESPONSE-IP triggers of the rpz zones in order (for a client with the
  * zone's tags). Actions as Unbound's response-ip: data of the address
- * record's type (or a CNAME, not chased) replaces it, the CNAME chain
- * before it kept; with none, always_refuse is REFUSED, always_nxdomain
+ * record's type (or a CNAME: the resolver then chases its target,
+ * services/resolver.h) replaces it, the CNAME chain before it kept;
+ * with none, always_refuse is REFUSED, always_nxdomain
  * NXDOMAIN, redirect and always_nodata NOERROR without the records,
  * the deny kinds drop, inform and always_transparent pass (inform logs).
  * Only A, AAAA and ANY questions are looked at. No allocation, no locks.
@@ -158,9 +159,10 @@ enum policy_respip_result policy_respip_answer(const struct policy *p,
 
 /**
  * Start the zone transfers of the rpz zones with a primary: or url: (one
- * thread, services/xfr.h; with fork, one per worker process). Safe to call from
- * every worker; the first call starts it. @return 0, or -1 when the
- * thread cannot start (the zones keep what their zone files gave).
+ * thread, services/xfr.h; with fork, one per worker process). Safe to
+ * call from every worker; the first call starts it. @return 0, or -1
+ * when the thread cannot start (the zones keep what their zone files
+ * gave).
  */
 int policy_start(struct policy *p);
 

@@ -77,6 +77,7 @@ redir	A	192.0.2.87
 play	A	192.0.2.88
 ctl	A	192.0.2.89
 hweb2	A	192.0.2.90
+garden	A	192.0.2.91
 EOF
 cat > "$IT_WORK/rpz.zone" <<'EOF'
 $TTL 60
@@ -87,7 +88,7 @@ nx.example	CNAME	.
 drop.example	CNAME	rpz-drop.
 tcp.example	CNAME	rpz-tcp-only.
 data.example	A	192.0.2.10
-walled.example	CNAME	garden.example.net.
+walled.example	CNAME	garden.example.
 32.51.100.0.127.rpz-client-ip	CNAME	.
 EOF
 nsd_start auth "$AUTH" "example.=$IT_WORK/example.zone" || exit 1
@@ -303,7 +304,10 @@ run_model() {
 	check "$m: rpz local data" 192.0.2.10 "$(q @$A1 data.example.)"
 	out=$(dig +time=2 +tries=1 @$A1 data.example. 2>/dev/null)
 	if echo "$out" | grep -q 'EDE: 17 (Filtered)'; then ok "$m: local data carries EDE 17"; else fail "$m: no EDE 17: $out"; fi
-	check "$m: rpz cname redirect" garden.example.net. "$(q @$A1 walled.example.)"
+	# the CNAME's target is chased (resolved; from the cache the 2nd time)
+	check "$m: rpz cname redirect, its target chased" "garden.example. 192.0.2.91" "$(q @$A1 walled.example. | tr '\n' ' ' | sed 's/ $//')"
+	check "$m: rpz cname redirect, chased from the cache" "garden.example. 192.0.2.91" "$(q @$A1 walled.example. | tr '\n' ' ' | sed 's/ $//')"
+	check "$m: rpz cname redirect, kdig" "garden.example. 192.0.2.91" "$(kdig +short +time=2 +retry=0 @$A1 walled.example. A 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 	check "$m: rpz drop: no answer" "" "$(dig +time=1 +tries=1 @$A1 drop.example. 2>/dev/null | grep 'status:')"
 	if dig +time=2 +tries=1 +ignore @$A1 tcp.example. 2>/dev/null | grep -q 'flags:.* tc'; then ok "$m: rpz tcp-only: TC over UDP"; else fail "$m: tcp-only: no TC"; fi
 	check "$m: rpz client-ip trigger" NXDOMAIN "$(st -b 127.0.100.51 @$A1 ok.example.)"
