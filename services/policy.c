@@ -2325,9 +2325,11 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 	for(i = 0; i < p->nrpz; i++) {
 		const struct rpz *z = p->rpz[i];
 		struct rpz_match m;
-		/* a zone with tags: is for some clients; the iterator works
-		 * for all the clients of a question at once */
-		if(p->rpz_tags[i] || !rpz_is_enabled(z))
+		/* a zone with tags: is for its clients only: the state's
+		 * clients have the state's tags (the mesh keys states by
+		 * them, policy_ns_tags) */
+		if((p->rpz_tags[i] && !(qs->tags & p->rpz_tags[i])) ||
+			!rpz_is_enabled(z))
 			continue;
 		if(nsname ? !rpz_lookup_nsdname(z, nsname, &m) :
 			!rpz_lookup_nsip(z, a, al, &m))
@@ -2355,6 +2357,35 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 		}
 	}
 	return NULL;
+}
+
+uint64_t
+policy_ns_tag_mask(const struct policy *p)
+{
+	uint64_t all = 0;
+	size_t i;
+	if(!p || (!p->nacltags && !p->niftags))
+		return 0;
+	for(i = 0; i < p->nrpz; i++)
+		if(p->rpz_tags[i] && (p->rpzx[i] || rpz_count(p->rpz[i],
+			RPZ_TRIGGER_NSDNAME) || rpz_count(p->rpz[i],
+			RPZ_TRIGGER_NSIP)))
+			all |= p->rpz_tags[i];
+	return all;
+}
+
+uint64_t
+policy_ns_tags(const struct policy *p, const struct acl_list *acl,
+	const struct netaddr *client, const struct netaddr *local,
+	uint64_t mask)
+{
+	uint32_t ref = 0;
+	const struct local_tags *ct;
+	if(!p || !client || !mask)
+		return 0;
+	(void)acl_check_ref(acl, client, &ref);
+	ct = policy_client_tags(p, ref, local);
+	return ct ? ct->tags & mask : 0;
 }
 
 int

@@ -94,6 +94,8 @@ struct resolver_client {
 	 * target this state resolves: a struct resolver_chase follows the
 	 * query packet (RESOLVER_CHASE_OF) */
 	int chase;
+	/** the client's tags its state is keyed by (policy_ns_tags) */
+	uint64_t tags;
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -438,9 +440,9 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 		flags |= MESH_FLAG_DO;
 	if(c->qflags & DNS_FLAG_CD)
 		flags |= MESH_FLAG_CD;
-	return mesh_new_client_ecs(r->mesh, q2.qinfo.qname, q2.qinfo.qtype,
-		q2.qinfo.qclass, flags, c->ecs_echo ? &c->ecs : NULL, nc,
-		RESOLVER_CLIENT_SIZE(len2, 1), NULL, 0) == 0;
+	return mesh_new_client_tags(r->mesh, q2.qinfo.qname, q2.qinfo.qtype,
+		q2.qinfo.qclass, flags, c->ecs_echo ? &c->ecs : NULL, c->tags,
+		nc, RESOLVER_CLIENT_SIZE(len2, 1), NULL, 0) == 0;
 }
 
 /**
@@ -763,6 +765,7 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	r->respip = policy_has_respip(pol);
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
+	r->ns_tag_mask = policy_ns_tag_mask(pol);
 	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
 
@@ -1173,6 +1176,7 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
 	struct module_ecs ecs;
 	int flags = 0, stale = 0, norec_ok, has_ecs = 0, cookie_valid = 0;
+	uint64_t tags = 0;
 	/* a CNAME chase: the target's query, and the client's own */
 	struct fast_query q2, *oq = q;
 	struct resolver_chase chase;
@@ -1330,11 +1334,18 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(q->flags & DNS_FLAG_CD)
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
+	/* rpz zones with tags: and NSDNAME / NSIP triggers: a client with
+	 * such tags is resolved by its own states, which show every
+	 * delegation to its zones: no cached answer (one test otherwise) */
+	if(r->ns_tag_mask && client)
+		tags = policy_ns_tags(r->pol, r->acl, client, r->local,
+			r->ns_tag_mask);
 
 lookup:
 	/* the message cache: the hot path (with client-subnet-always-
 	 * forward, a client that sent ECS skips it, as in Unbound) */
-	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always)) {
+	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always) &&
+		!tags) {
 		int refresh = 0;
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
@@ -1489,8 +1500,9 @@ mesh:
 			break;
 		}
 	}
-	if(mesh_new_client_ecs(r->mesh, q->qinfo.qname, q->qinfo.qtype,
-		q->qinfo.qclass, flags, has_ecs > 0 ? &ecs : NULL, c,
+	c->tags = tags;
+	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+		q->qinfo.qclass, flags, has_ecs > 0 ? &ecs : NULL, c->tags, c,
 		RESOLVER_CLIENT_SIZE(len, chasing), stale ? pkt : NULL,
 		stale ? len : 0) < 0) {
 		resolver_client_leaves(r, c);

@@ -288,6 +288,9 @@ struct resolver {
 	uint8_t *chase;
 	/** for the parse of a chased answer with many records (with chase) */
 	struct region *chase_region;
+	/** policy_ns_tag_mask() of the policy: with it, a client's tags
+	 * key its mesh states (0: no rpz zone with tags: has NS triggers) */
+	uint64_t ns_tag_mask;
 	/** ip-ratelimit: the client rate table (shared; NULL: off); set
 	 * after create with resolver_set_ratelimit */
 	struct rate_table *ip_rate;
