@@ -333,6 +333,13 @@ START_TEST(test_load_errors)
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: http://a/z\n"
 		"\tallow-notify: 192.0.2.1\n", err, sizeof(err)),
 		"t.conf:1: rpz 'x.': allow-notify: without a primary:");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tprimary: 192.0.2.1\n"
+		"\tfor-downstream: yes\n", err, sizeof(err)), "t.conf:4: "
+		"for-downstream: yes is for an rpz zone from a zonefile: alone "
+		"in this petrel (not with primary: or url:)");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tfor-downstream: maybe\n",
+		err, sizeof(err)), "t.conf:3: for-downstream: expected yes or "
+		"no");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\trpz-action-override: "
 		"block\n", err, sizeof(err)), "t.conf:3: rpz-action-override: "
 		"expected nxdomain, nodata, passthru, drop, tcp-only, cname or "

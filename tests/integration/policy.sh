@@ -17,7 +17,9 @@
 # (AXFR at start; NSD 4.6 answers an IXFR with the whole zone); a change
 # there plus ldns-notify is in force within 2 s while a client keeps
 # asking; ixfr_server.pl on 127.0.100.12 serves rpzi. by IXFR (a real
-# difference); the zone files are written. RPZ by url: (pthreads):
+# difference); the zone files are written. rpz.local. has for-downstream:
+# yes (the zone itself answered with AA); an RPZ CNAME target is chased.
+# RPZ by url: (pthreads):
 # http_server.pl on 127.0.100.20 port 8080 serves rpzh. (HTTP, chunked; a
 # new serial there is fetched at the SOA refresh), openssl s_server -WWW on
 # 127.0.100.21 port 8443 serves rpzs. (HTTPS, its certificate in
@@ -219,6 +221,7 @@ rpz:
 	name: rpz.local.
 	zonefile: "$IT_WORK/rpz.zone"
 	rpz-log: yes
+	for-downstream: yes
 EOF
 	[ "$1" = pthreads ] && cat <<EOF
 tsig-key:
@@ -312,6 +315,10 @@ run_model() {
 	if dig +time=2 +tries=1 +ignore @$A1 tcp.example. 2>/dev/null | grep -q 'flags:.* tc'; then ok "$m: rpz tcp-only: TC over UDP"; else fail "$m: tcp-only: no TC"; fi
 	check "$m: rpz client-ip trigger" NXDOMAIN "$(st -b 127.0.100.51 @$A1 ok.example.)"
 	check "$m: no trigger" 192.0.2.82 "$(q @$A1 ok.example.)"
+	# for-downstream: yes: the rpz zone itself answered, with AA
+	out=$(dig +time=2 +tries=1 +norec @$A1 nx.example.rpz.local. CNAME 2>/dev/null)
+	if echo "$out" | grep -q 'flags: qr aa' && echo "$out" | grep -q 'nx.example.rpz.local.	*[0-9]*	IN	CNAME	\.$'; then
+		ok "$m: rpz for-downstream: the zone's record, with AA"; else fail "$m: rpz for-downstream: $out"; fi
 	if grep -q 'rpz: applied \[rpz.local.\] QNAME nx.example. A nxdomain' "$IT_WORK/petrel.log"; then ok "$m: rpz-log line"; else fail "$m: no rpz-log line"; fi
 	# control: rpz_disable / rpz_enable
 	check "$m: rpz_disable" ok "$(ctl rpz_disable rpz.local.)"
