@@ -138,6 +138,13 @@ struct resolver_chase {
 	uint8_t pre[RESOLVER_CHASE_PRE];
 	/** bytes used in pre */
 	size_t pre_len;
+	/** the front end's chase only: the client's own query (its
+	 * SERVFAIL when the mesh is full) */
+	const uint8_t *opkt;
+	/** its length */
+	size_t olen;
+	/** its parse */
+	const struct fast_query *oq;
 };
 
 /** the client's query packet, stored after its record */
@@ -149,6 +156,20 @@ struct resolver_chase {
 #define RESOLVER_CLIENT_SIZE(qlen, chase) (sizeof(struct resolver_client) + \
 	((chase) ? (((qlen) + 7) & ~(size_t)7) + \
 	sizeof(struct resolver_chase) : (qlen)))
+
+/* (the chase functions are not inlined: their frames stay off the
+ * cached-answer path's) */
+/* r->chase, allocated at the first chase: the target's query (at 0), the
+ * spliced answer (DNS_MAX_MSG), RDATA scratch (2 * DNS_MAX_MSG), a new
+ * client record (resolver_chase_waiting), the chase of the query being
+ * handled and the parse of its target's query (off the stack of the
+ * cached-answer path) */
+#define RESOLVER_ALIGN16(x) (((size_t)(x) + 15) & ~(size_t)15)
+#define RESOLVER_CH_REC RESOLVER_ALIGN16(3 * (size_t)DNS_MAX_MSG)
+#define RESOLVER_CH_FRONT RESOLVER_ALIGN16(RESOLVER_CH_REC + DNS_MAX_MSG)
+#define RESOLVER_CH_Q2 RESOLVER_ALIGN16(RESOLVER_CH_FRONT + \
+	sizeof(struct resolver_chase))
+#define RESOLVER_CH_SIZE (RESOLVER_CH_Q2 + sizeof(struct fast_query))
 
 /** add a record to ch->pre. @return 0, or -1 when it does not fit */
 static int
@@ -195,7 +216,7 @@ resolver_chase_ede(struct resolver_chase *ch, const struct dns_msg *m)
  * @param ans, anslen: the front answer (its EDE is kept).
  * @return 0, or -1 (no chase).
  */
-static int
+static int __attribute__((noinline))
 resolver_chase_alias(struct resolver_chase *ch, const uint8_t *pkt,
 	const struct fast_query *q, const struct local_alias *al,
 	const uint8_t *ans, size_t anslen)
@@ -224,7 +245,7 @@ resolver_chase_alias(struct resolver_chase *ch, const uint8_t *pkt,
  * @param ans, anslen: the rewritten answer.
  * @return 0, or -1 (no chase: the answer goes out as it is).
  */
-static int
+static int __attribute__((noinline))
 resolver_chase_rewritten(struct resolver_chase *ch, const uint8_t *pkt,
 	const struct fast_query *q, const uint8_t *ans, size_t anslen)
 {
@@ -262,6 +283,22 @@ resolver_chase_rewritten(struct resolver_chase *ch, const uint8_t *pkt,
 }
 
 /**
+ * The room of the front end's chase (allocated at the first chase).
+ * @param ch: set to the chase; q2: to the parse of the target's query.
+ * @return 0, or -1 (out of memory: no chase).
+ */
+static int __attribute__((noinline))
+resolver_chase_space(struct resolver *r, struct resolver_chase **ch,
+	struct fast_query **q2)
+{
+	if(!r->chase && !(r->chase = malloc(RESOLVER_CH_SIZE)))
+		return -1;
+	*ch = (struct resolver_chase *)(void *)(r->chase + RESOLVER_CH_FRONT);
+	*q2 = (struct fast_query *)(void *)(r->chase + RESOLVER_CH_Q2);
+	return 0;
+}
+
+/**
  * Begin a CNAME chase (its records in ch): the client's query with the
  * target as its question name (header and EDNS kept) is written to
  * r->chase and parsed.
@@ -273,14 +310,14 @@ resolver_chase_rewritten(struct resolver_chase *ch, const uint8_t *pkt,
  * @return 0, or -1 when there is no chase (out of memory, the query does
  *	not fit): the answer goes out as it is.
  */
-static int
+static int __attribute__((noinline))
 resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *q, int tcp, struct resolver_chase *ch,
 	struct fast_query *q2, size_t *len2)
 {
 	size_t n;
 	uint8_t *b;
-	if(!r->chase && !(r->chase = malloc(4 * (size_t)DNS_MAX_MSG)))
+	if(!r->chase && !(r->chase = malloc(RESOLVER_CH_SIZE)))
 		return -1;
 	if(!r->chase_region && !(r->chase_region = region_create(8192)))
 		return -1;
@@ -320,7 +357,7 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
  *	size.
  * @return 0, or -1 (drop: the answer does not parse).
  */
-static int
+static int __attribute__((noinline))
 resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 	uint8_t *buf, size_t *len, size_t bufmax)
 {
@@ -363,11 +400,14 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 		size_t rdl = dns_read_u16(f + 8);
 		if(dns_build_rr(&b, DNS_SEC_ANSWER, o, dns_read_u16(f),
 			dns_read_u16(f + 2), dns_read_u32(f + 4), f + 10, rdl)
-			!= 0)
-			goto fail;
+			!= 0) {
+			/* too long for the client: TC, nothing more */
+			dns_build_truncate(&b);
+			break;
+		}
 		p = (size_t)(f + 10 + rdl - ch->pre);
 	}
-	for(i = 0; i < m.rr_count; i++) {
+	for(i = 0; i < m.rr_count && !dns_build_is_truncated(&b); i++) {
 		const struct dns_rr *rr = &m.rrs[i];
 		(void)dns_rr_owner(&m, rr, owner);
 		if((rc = dns_rr_rdata_uncompressed(&m, rr, rd, DNS_MAX_MSG)) <
@@ -427,8 +467,7 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 		resolver_chase_begin(r, qpkt, qlen, &fq, c->tp == RESOLVER_TCP,
 		&ch, &q2, &len2) != 0)
 		return 0;
-	nc = (struct resolver_client *)(void *)(r->chase +
-		3 * (size_t)DNS_MAX_MSG);
+	nc = (struct resolver_client *)(void *)(r->chase + RESOLVER_CH_REC);
 	*nc = *c;
 	nc->wl_counted = 0;
 	nc->chase = 1;
@@ -1165,6 +1204,231 @@ resolver_done(struct resolver *r, const struct fast_query *q,
 	return res;
 }
 
+/** what the front end knows of a query on its way to the cache and the
+ * mesh (resolver_to_mesh, resolver_chase_query) */
+struct resolver_ctx {
+	/** the client's address, or NULL */
+	const struct netaddr *client;
+	/** its transport */
+	enum resolver_transport tp;
+	/** its reply handle */
+	const struct resolver_handle *handle;
+	/** the caller's answer buffer */
+	uint8_t *out;
+	/** its size */
+	size_t outmax;
+	/** the length of the answer written */
+	size_t *outlen;
+	/** MESH_FLAG_* */
+	int flags;
+	/** what resolver_client_ecs() gave */
+	int has_ecs;
+	/** the subnet (with has_ecs > 0) */
+	struct module_ecs *ecs;
+	/** the client's cookie was valid */
+	int cookie_valid;
+	/** allow_setrd: resolve as if RD were set */
+	int set_rd;
+	/** serve-expired-client-timeout: an expired answer is there */
+	int stale;
+	/** policy_ns_tags() of the client */
+	uint64_t tags;
+	/** the chase, or NULL */
+	struct resolver_chase *chase;
+};
+
+/**
+ * A cache miss: the client waits in the mesh (its record holds what its
+ * answer needs, and the chase when it has one).
+ * @param pkt, len, q: the query the mesh resolves (the target's for a
+ *	chase).
+ * @return RESOLVER_PENDING, or the result of an answer written to out.
+ */
+static enum resolver_result __attribute__((noinline))
+resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, const struct resolver_ctx *x)
+{
+	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	/* the mesh */
+	r->stats.num_cache_miss++;
+	{
+		uint64_t n = (uint64_t)mesh_num_states(r->mesh);
+		r->stats.reqlist_sum += n;
+		r->stats.reqlist_samples++;
+		if(n > r->stats.reqlist_max)
+			r->stats.reqlist_max = n;
+	}
+	memset(c, 0, sizeof(*c));
+	if(x->handle)
+		c->handle = *x->handle;
+	c->id = q->id;
+	c->qflags = q->flags;
+	if(x->set_rd && !(q->flags & DNS_FLAG_RD)) {
+		c->qflags |= DNS_FLAG_RD;
+		c->encode = 1;
+	}
+	memcpy(c->qname, pkt + q->qname_off, q->qinfo.qname_len);
+	c->edns = q->edns.present;
+	c->udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
+	if(c->udp_size < DNS_MIN_UDP)
+		c->udp_size = DNS_MIN_UDP;
+	c->do_bit = q->edns.present && q->edns.do_bit;
+	c->tp = x->tp;
+	c->start = *r->out->now;
+	c->qlen = len;
+	if(q->edns.present && q->edns.cookie_reply) {
+		c->has_cookie = 1;
+		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
+	}
+	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
+	if(x->chase) {
+		c->chase = 1;
+		memcpy(RESOLVER_CHASE_OF(c), x->chase, sizeof(*x->chase));
+	}
+	if(x->has_ecs > 0 && x->ecs->from_client) {
+		c->ecs_echo = 1;
+		c->ecs = *x->ecs;
+	}
+	if(r->respip && x->client) {
+		c->client = *x->client;
+		c->respip = 1;
+		if(r->local) {
+			c->local = *r->local;
+			c->respip = 2;
+		}
+	}
+	if(x->client && r->wl) {
+		/* wait-limit: the clients of one address waiting here */
+		switch(wait_limit_add(r->wl, x->client,
+			resolver_wait_limit_of(r, x->client, x->cookie_valid))) {
+		case WAIT_LIMIT_COUNTED:
+			c->addr = *x->client;
+			c->wl_counted = 1;
+			break;
+		case WAIT_LIMIT_OVER:
+			r->stats.num_wait_limit++;
+			r->stats.num_dropped++;
+			return RESOLVER_DROP;
+		case WAIT_LIMIT_FULL:
+		default:
+			break;
+		}
+	}
+	c->tags = x->tags;
+	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
+		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
+		x->stale ? pkt : NULL, x->stale ? len : 0) < 0) {
+		resolver_client_leaves(r, c);
+		r->stats.num_dropped++;
+		r->stats.num_servfail++;
+		/* (to the client's own question when chasing) */
+		if(x->chase) {
+			q = x->chase->oq;
+			pkt = x->chase->opkt;
+			len = x->chase->olen;
+		}
+		return resolver_done(r, q, x->tp, x->out, x->outmax,
+			x->outlen, resolver_error(r, pkt, len, q,
+			DNS_RCODE_SERVFAIL, DNS_EDE_OTHER, x->out, x->outmax,
+			x->outlen));
+	}
+	return RESOLVER_PENDING;
+}
+
+/** fill in the client part of x */
+static void
+resolver_ctx_init(struct resolver_ctx *x, const struct netaddr *client,
+	enum resolver_transport tp, const struct resolver_handle *handle,
+	uint8_t *out, size_t outmax, size_t *outlen, int has_ecs,
+	struct module_ecs *ecs, int cookie_valid, int set_rd)
+{
+	memset(x, 0, sizeof(*x));
+	x->client = client;
+	x->tp = tp;
+	x->handle = handle;
+	x->out = out;
+	x->outmax = outmax;
+	x->outlen = outlen;
+	x->has_ecs = has_ecs;
+	x->ecs = ecs;
+	x->cookie_valid = cookie_valid;
+	x->set_rd = set_rd;
+}
+
+/**
+ * The target of a chase, looked up as a query of its own: the message
+ * cache (response-ip, then the chase's records put first), an auth zone
+ * for-downstream, else the mesh. One level: no chase of its own. A
+ * client that sent ECS is resolved (its subnet keys the state).
+ * @param pkt, len, q: the client's query, of which the target's query
+ *	(in r->chase, len2 octets, parsed in q2) was made.
+ * @param ch: the chase (RESOLVER_CH_FRONT).
+ * @param x: the client (resolver_ctx_init); the rest is set here.
+ */
+static enum resolver_result __attribute__((noinline))
+resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, struct resolver_chase *ch,
+	const struct fast_query *q2, size_t len2, struct resolver_ctx *x)
+{
+	enum resolver_result rr = RESOLVER_PENDING;
+	const uint8_t *pkt2 = r->chase;
+	ch->opkt = pkt;
+	ch->olen = len;
+	ch->oq = q;
+	x->chase = ch;
+	x->flags = MESH_FLAG_RD;
+	if(q2->edns.present && q2->edns.do_bit)
+		x->flags |= MESH_FLAG_DO;
+	if(q2->flags & DNS_FLAG_CD)
+		x->flags |= MESH_FLAG_CD;
+	if(r->ns_tag_mask && x->client)
+		x->tags = policy_ns_tags(r->pol, r->acl, x->client, r->local,
+			r->ns_tag_mask);
+	*x->outlen = 0;
+	if(r->mcache && !x->tags && !(x->has_ecs > 0 &&
+		x->ecs->from_client)) {
+		int refresh = 0;
+		enum mcache_result mr = mcache_answer(r->mcache, q2, pkt2,
+			x->tp == RESOLVER_TCP, r->out->now->tv_sec, x->out,
+			x->outmax, x->outlen, &refresh);
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
+			/* a fresh answer first, as for any query */
+			*x->outlen = 0;
+			x->stale = 1;
+			return resolver_to_mesh(r, pkt2, len2, q2, x);
+		}
+		if(mr != MCACHE_MISS) {
+			r->stats.num_cache_hits++;
+			if(r->respip && policy_respip_answer(r->pol, r->acl,
+				pkt2, q2, x->client, r->local, x->tp ==
+				RESOLVER_TCP, x->out, x->outlen, x->outmax,
+				&r->pstats) == POLICY_RESPIP_DROP)
+				return RESOLVER_DROP;
+			if(mr == MCACHE_HIT_EXPIRED)
+				r->stats.num_expired++;
+			if(refresh)
+				(void)mesh_new_prefetch(r->mesh,
+					q2->qinfo.qname, q2->qinfo.qtype,
+					q2->qinfo.qclass, x->flags);
+			if(resolver_chase_splice(r, ch, x->out, x->outlen,
+				x->outmax) != 0)
+				return RESOLVER_DROP;
+			return RESOLVER_ANSWERED;
+		}
+	}
+	if(r->authz && resolver_auth_answer(r, pkt2, len2, q2, x->tp, x->out,
+		x->outmax, x->outlen, &rr)) {
+		rr = resolver_done(r, q2, x->tp, x->out, x->outmax, x->outlen,
+			rr);
+		if(rr == RESOLVER_ANSWERED && resolver_chase_splice(r, ch,
+			x->out, x->outlen, x->outmax) != 0)
+			return RESOLVER_DROP;
+		return rr;
+	}
+	return resolver_to_mesh(r, pkt2, len2, q2, x);
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -1173,16 +1437,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct local_front_info info;
-	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	struct resolver_ctx x;
 	struct module_ecs ecs;
 	int flags = 0, stale = 0, norec_ok, has_ecs = 0, cookie_valid = 0;
 	uint64_t tags = 0;
-	/* a CNAME chase: the target's query, and the client's own */
-	struct fast_query q2, *oq = q;
-	struct resolver_chase chase;
-	const uint8_t *opkt = pkt;
-	size_t olen = len, len2 = 0;
-	int chasing = 0;
+	/* a CNAME chase (in r->chase: RESOLVER_CH_FRONT, the target's
+	 * query's parse at RESOLVER_CH_Q2) */
+	struct resolver_chase *chase;
+	struct fast_query *q2;
+	size_t len2;
 
 	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
@@ -1292,16 +1555,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		 * counted by the target's lookup */
 		if(info.alias.present && q->qinfo.qtype != DNS_TYPE_CNAME &&
 			q->qinfo.qtype != DNS_TYPE_ANY &&
-			resolver_chase_alias(&chase, pkt, q, &info.alias, out,
+			resolver_chase_space(r, &chase, &q2) == 0 &&
+			resolver_chase_alias(chase, pkt, q, &info.alias, out,
 			*outlen) == 0 && resolver_chase_begin(r, pkt, len, q,
-			tp == RESOLVER_TCP, &chase, &q2, &len2) == 0) {
-			pkt = r->chase;
-			len = len2;
-			q = &q2;
-			chasing = 1;
-			norec_ok = 0;
-			*outlen = 0;
-			break;
+			tp == RESOLVER_TCP, chase, q2, &len2) == 0) {
+			resolver_ctx_init(&x, client, tp, handle, out, outmax,
+				outlen, has_ecs, &ecs, cookie_valid,
+				info.set_rd);
+			return resolver_chase_query(r, pkt, len, q, chase, q2,
+				len2, &x);
 		}
 		r->stats.num_local++;
 		return resolver_done(r, q, tp, out, outmax, outlen,
@@ -1341,7 +1603,6 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		tags = policy_ns_tags(r->pol, r->acl, client, r->local,
 			r->ns_tag_mask);
 
-lookup:
 	/* the message cache: the hot path (with client-subnet-always-
 	 * forward, a client that sent ECS skips it, as in Unbound) */
 	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always) &&
@@ -1380,21 +1641,22 @@ lookup:
 				}
 				/* rewritten to a CNAME: its target is
 				 * chased (one level), as for an alias */
-				if(pr == POLICY_RESPIP_REWRITTEN && !chasing &&
+				if(pr == POLICY_RESPIP_REWRITTEN &&
 					q->qinfo.qtype != DNS_TYPE_ANY &&
-					resolver_chase_rewritten(&chase, pkt, q,
-					out, *outlen) == 0 &&
+					resolver_chase_space(r, &chase, &q2) ==
+					0 && resolver_chase_rewritten(chase,
+					pkt, q, out, *outlen) == 0 &&
 					resolver_chase_begin(r, pkt, len, q,
-					tp == RESOLVER_TCP, &chase, &q2,
+					tp == RESOLVER_TCP, chase, q2,
 					&len2) == 0) {
 					/* (counted by the target's
 					 * lookup) */
-					pkt = r->chase;
-					len = len2;
-					q = &q2;
-					chasing = 1;
-					*outlen = 0;
-					goto lookup;
+					resolver_ctx_init(&x, client, tp,
+						handle, out, outmax, outlen,
+						has_ecs, &ecs, cookie_valid,
+						info.set_rd);
+					return resolver_chase_query(r, pkt,
+						len, q, chase, q2, len2, &x);
 				}
 			}
 			r->stats.num_cache_hits++;
@@ -1404,9 +1666,6 @@ lookup:
 				(void)mesh_new_prefetch(r->mesh,
 					q->qinfo.qname, q->qinfo.qtype,
 					q->qinfo.qclass, flags);
-			if(chasing && resolver_chase_splice(r, &chase, out,
-				outlen, outmax) != 0)
-				return RESOLVER_DROP;
 			return RESOLVER_ANSWERED;
 		}
 	}
@@ -1425,95 +1684,17 @@ lookup:
 		 * path, without a zone lookup */
 		enum resolver_result rr = RESOLVER_PENDING;
 		if(resolver_auth_answer(r, pkt, len, q, tp, out, outmax,
-			outlen, &rr)) {
-			rr = resolver_done(r, q, tp, out, outmax, outlen, rr);
-			if(chasing && rr == RESOLVER_ANSWERED &&
-				resolver_chase_splice(r, &chase, out, outlen,
-				outmax) != 0)
-				return RESOLVER_DROP;
-			return rr;
-		}
+			outlen, &rr))
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
 	}
 mesh:
-	/* the mesh */
-	r->stats.num_cache_miss++;
-	{
-		uint64_t n = (uint64_t)mesh_num_states(r->mesh);
-		r->stats.reqlist_sum += n;
-		r->stats.reqlist_samples++;
-		if(n > r->stats.reqlist_max)
-			r->stats.reqlist_max = n;
-	}
-	memset(c, 0, sizeof(*c));
-	if(handle)
-		c->handle = *handle;
-	c->id = q->id;
-	c->qflags = q->flags;
-	if(info.set_rd && !(q->flags & DNS_FLAG_RD)) {
-		c->qflags |= DNS_FLAG_RD;
-		c->encode = 1;
-	}
-	memcpy(c->qname, pkt + q->qname_off, q->qinfo.qname_len);
-	c->edns = q->edns.present;
-	c->udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
-	if(c->udp_size < DNS_MIN_UDP)
-		c->udp_size = DNS_MIN_UDP;
-	c->do_bit = q->edns.present && q->edns.do_bit;
-	c->tp = tp;
-	c->start = *r->out->now;
-	c->qlen = len;
-	if(q->edns.present && q->edns.cookie_reply) {
-		c->has_cookie = 1;
-		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
-	}
-	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
-	if(chasing) {
-		c->chase = 1;
-		memcpy(RESOLVER_CHASE_OF(c), &chase, sizeof(chase));
-	}
-	if(has_ecs > 0 && ecs.from_client) {
-		c->ecs_echo = 1;
-		c->ecs = ecs;
-	}
-	if(r->respip && client) {
-		c->client = *client;
-		c->respip = 1;
-		if(r->local) {
-			c->local = *r->local;
-			c->respip = 2;
-		}
-	}
-	if(client && r->wl) {
-		/* wait-limit: the clients of one address waiting here */
-		switch(wait_limit_add(r->wl, client,
-			resolver_wait_limit_of(r, client, cookie_valid))) {
-		case WAIT_LIMIT_COUNTED:
-			c->addr = *client;
-			c->wl_counted = 1;
-			break;
-		case WAIT_LIMIT_OVER:
-			r->stats.num_wait_limit++;
-			r->stats.num_dropped++;
-			return RESOLVER_DROP;
-		case WAIT_LIMIT_FULL:
-		default:
-			break;
-		}
-	}
-	c->tags = tags;
-	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
-		q->qinfo.qclass, flags, has_ecs > 0 ? &ecs : NULL, c->tags, c,
-		RESOLVER_CLIENT_SIZE(len, chasing), stale ? pkt : NULL,
-		stale ? len : 0) < 0) {
-		resolver_client_leaves(r, c);
-		r->stats.num_dropped++;
-		r->stats.num_servfail++;
-		/* (to the client's own question when chasing) */
-		return resolver_done(r, oq, tp, out, outmax, outlen,
-			resolver_error(r, opkt, olen, oq, DNS_RCODE_SERVFAIL,
-			DNS_EDE_OTHER, out, outmax, outlen));
-	}
-	return RESOLVER_PENDING;
+	resolver_ctx_init(&x, client, tp, handle, out, outmax, outlen,
+		has_ecs, &ecs, cookie_valid, info.set_rd);
+	x.flags = flags;
+	x.stale = stale;
+	x.tags = tags;
+	return resolver_to_mesh(r, pkt, len, q, &x);
 }
 
 enum resolver_result
