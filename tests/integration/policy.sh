@@ -18,7 +18,8 @@
 # there plus ldns-notify is in force within 2 s while a client keeps
 # asking; ixfr_server.pl on 127.0.100.12 serves rpzi. by IXFR (a real
 # difference); the zone files are written. rpz.local. has for-downstream:
-# yes (the zone itself answered with AA); an RPZ CNAME target is chased.
+# yes (the zone itself answered with AA); an RPZ CNAME target and a
+# response-ip CNAME redirect target are chased.
 # RPZ by url: (pthreads):
 # http_server.pl on 127.0.100.20 port 8080 serves rpzh. (HTTP, chunked; a
 # new serial there is fetched at the SOA refresh), openssl s_server -WWW on
@@ -80,6 +81,7 @@ play	A	192.0.2.88
 ctl	A	192.0.2.89
 hweb2	A	192.0.2.90
 garden	A	192.0.2.91
+rcn	A	192.0.2.92
 EOF
 cat > "$IT_WORK/rpz.zone" <<'EOF'
 $TTL 60
@@ -204,6 +206,8 @@ server:
 	response-ip: 192.0.2.86/32 always_refuse
 	response-ip: 192.0.2.87/32 redirect
 	response-ip-data: 192.0.2.87/32 "A 10.7.7.7"
+	response-ip: 192.0.2.92/32 redirect
+	response-ip-data: 192.0.2.92/32 "CNAME garden.example."
 	define-tag: "kids"
 	access-control-tag: $KID/32 "kids"
 	access-control-tag-action: $KID/32 kids always_nxdomain
@@ -295,6 +299,10 @@ run_model() {
 	check "$m: response-ip always_refuse, cached" REFUSED "$(st @$A1 bad.example.)"
 	check "$m: response-ip redirect with response-ip-data" 10.7.7.7 "$(q @$A1 redir.example.)"
 	check "$m: response-ip redirect, cached" 10.7.7.7 "$(q @$A1 redir.example.)"
+	# a redirect to a CNAME: its target chased (fresh: a new mesh client
+	# from the answer callback; then from the cache)
+	check "$m: response-ip CNAME redirect, chased" "garden.example. 192.0.2.91" "$(q @$A1 rcn.example. | tr '\n' ' ' | sed 's/ $//')"
+	check "$m: response-ip CNAME redirect, cached" "garden.example. 192.0.2.91" "$(q @$A1 rcn.example. | tr '\n' ' ' | sed 's/ $//')"
 	# tags: play.example. is a zone for the clients tagged kids only
 	check "$m: a tagged zone, untagged client: resolved" 192.0.2.88 "$(q @$A1 play.example.)"
 	check "$m: a tagged zone, client tagged kids: its tag action" NXDOMAIN "$(st -b $KID @$A1 play.example.)"
