@@ -1553,9 +1553,9 @@ az_rpz_downstream(const struct config_file *cfg, struct config_auth **out,
 				continue;
 			if(config_auth_set(a, m->key, m->v, m->n, e,
 				sizeof(e)) != 0) {
-				snprintf(err, errlen, "%s:%d: rpz for-downstream:"
-					" %s", m->file ? m->file : "", m->line,
-					e);
+				snprintf(err, errlen, "%s:%d: rpz "
+					"for-downstream: %s", m->file ?
+					m->file : "", m->line, e);
 				return -1;
 			}
 		}
@@ -1569,8 +1569,8 @@ az_rpz_downstream(const struct config_file *cfg, struct config_auth **out,
 			if(strcasecmp(c->name, a->name) == 0) {
 				snprintf(err, errlen, "%s:%d: rpz '%s' "
 					"for-downstream: an auth-zone: of that "
-					"name is defined too", l->file ? l->file :
-					"", l->line, a->name);
+					"name is defined too", l->file ?
+					l->file : "", l->line, a->name);
 				return -1;
 			}
 	}

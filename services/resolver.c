@@ -349,10 +349,10 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 
 /**
  * The answer for a chased target becomes the answer to the client's own
- * question: the target answer's header (AA cleared) and the client's
- * question, the chase's records (the CNAME), then the target answer's
- * records and its OPT record (EDE, cookie; the policy answer's EDE when
- * it has none). Truncated (TC) to the client's size.
+ * question: the target answer's header (AA and AD cleared) and the
+ * client's question, the chase's records (the CNAME), then the target
+ * answer's records and its OPT record (EDE, cookie; the policy answer's
+ * EDE when it has none). Truncated (TC) to the client's size.
  * @param buf: the target's answer; replaced. *len in/out; bufmax its
  *	size.
  * @return 0, or -1 (drop: the answer does not parse).
@@ -374,8 +374,9 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 	}
 	dns_build_init(&b, out, DNS_MAX_MSG, ch->limit < bufmax ? ch->limit :
 		bufmax);
+	/* (AD cleared too: the policy's CNAME is not validated) */
 	if(dns_build_header(&b, m.id, (uint16_t)((m.flags & ~(DNS_FLAG_AA |
-		DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf))) != 0 ||
+		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf))) != 0 ||
 		dns_build_question(&b, ch->qname, ch->qtype, ch->qclass) != 0)
 		goto fail;
 	if(m.edns.present) {
@@ -466,6 +467,8 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 		resolver_chase_rewritten(&ch, qpkt, &fq, buf, len) != 0 ||
 		resolver_chase_begin(r, qpkt, qlen, &fq, c->tp == RESOLVER_TCP,
 		&ch, &q2, &len2) != 0)
+		return 0;
+	if(RESOLVER_CLIENT_SIZE(len2, 1) > DNS_MAX_MSG)
 		return 0;
 	nc = (struct resolver_client *)(void *)(r->chase + RESOLVER_CH_REC);
 	*nc = *c;
