@@ -1519,8 +1519,10 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 
 /**
  * The auth zones the rpz: clauses with for-downstream: yes ask for: the
- * RPZ zone itself answered to clients (as Unbound), from its zonefile:
- * (services/policy.c refuses the option with primary: or url:).
+ * RPZ zone itself answered to clients (as Unbound): from its zonefile:,
+ * or, with primary: or url: lines, transferred by the zone's own task
+ * (the zonefile: is then the policy's to write, and not used here; a
+ * NOTIFY the policy takes is passed on, services/resolver.c).
  * @param out: the list (config_auth_free), NULL when none.
  * @return 0, or -1 (err: a bad line, or an auth-zone: of the same name).
  */
@@ -1535,6 +1537,7 @@ az_rpz_downstream(const struct config_file *cfg, struct config_auth **out,
 		struct config_auth *a;
 		const struct config_auth *c;
 		char e[256];
+		int xfr = 0;
 		if(l->clause != CLAUSE_RPZ || strcmp(l->key, "for-downstream")
 			!= 0 || l->n != 1 || strcasecmp(l->v[0], "yes") != 0)
 			continue;
@@ -1546,10 +1549,20 @@ az_rpz_downstream(const struct config_file *cfg, struct config_auth **out,
 		tail = &a->next;
 		a->line = l->line;
 		a->for_downstream = 1;
+		for(m = cfg->policy_lines; m; m = m->next)
+			if(m->clause == CLAUSE_RPZ && m->block == l->block &&
+				(strcmp(m->key, "primary") == 0 ||
+				strcmp(m->key, "master") == 0 ||
+				strcmp(m->key, "url") == 0))
+				xfr = 1;
 		for(m = cfg->policy_lines; m; m = m->next) {
 			if(m->clause != CLAUSE_RPZ || m->block != l->block ||
 				(strcmp(m->key, "name") != 0 &&
-				strcmp(m->key, "zonefile") != 0))
+				(xfr || strcmp(m->key, "zonefile") != 0) &&
+				(!xfr || (strcmp(m->key, "primary") != 0 &&
+				strcmp(m->key, "master") != 0 &&
+				strcmp(m->key, "url") != 0 &&
+				strcmp(m->key, "allow-notify") != 0))))
 				continue;
 			if(config_auth_set(a, m->key, m->v, m->n, e,
 				sizeof(e)) != 0) {
@@ -1559,7 +1572,7 @@ az_rpz_downstream(const struct config_file *cfg, struct config_auth **out,
 				return -1;
 			}
 		}
-		if(!a->name || !a->zonefile) {
+		if(!a->name || (!a->zonefile && !xfr)) {
 			snprintf(err, errlen, "%s:%d: rpz for-downstream: yes "
 				"needs the clause's name: and zonefile:",
 				l->file ? l->file : "", l->line);

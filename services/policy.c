@@ -963,7 +963,6 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 	size_t olen;
 	char e[512];
 	size_t i;
-	const struct config_policyline *down = NULL;
 	memset(&set, 0, sizeof(set));
 	for(l = cfg->policy_lines; l; l = l->next) {
 		int yn;
@@ -1033,9 +1032,8 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			if((yn = yesno(l)) < 0)
 				return perr(err, errlen, l, "for-downstream: "
 					"expected yes or no");
-			/* the zone itself is served by an auth zone made
-			 * from the clause (auth_zones_create) */
-			down = yn ? l : NULL;
+			/* yes: the zone itself is served by an auth zone
+			 * made from the clause (auth_zones_create) */
 		}
 	}
 	if(!nm)
@@ -1043,10 +1041,6 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 	if(!zf && !p->rpzx[b])
 		return perr(err, errlen, hd, "rpz '%s': expected a zonefile:, "
 			"a primary: or a url: line", nm->v[0]);
-	if(down && p->rpzx[b])
-		return perr(err, errlen, down, "for-downstream: yes is for an "
-			"rpz zone from a zonefile: alone in this petrel (not "
-			"with primary: or url:)");
 	if(p->rpzx[b] && !p->rpzx[b]->nprim && p->rpzx[b]->nnotify)
 		return perr(err, errlen, hd, "rpz '%s': allow-notify: without "
 			"a primary:", nm->v[0]);

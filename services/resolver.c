@@ -1455,8 +1455,16 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* NOTIFY for an rpz zone or an auth-zone: its own ACL
 		 * (allow-notify and the primaries), not access-control */
 		if(client && r->pol && policy_rpz_notify(r->pol, pkt, len,
-			client, out, outmax, outlen))
+			client, out, outmax, outlen)) {
+			/* an rpz zone for-downstream is an auth zone too,
+			 * with its own transfer: woken as well (its answer
+			 * is not sent) */
+			size_t l2 = 0;
+			if(r->authz)
+				(void)auth_zones_notify(r->authz, pkt, len,
+					client, r->buf, DNS_MAX_MSG, &l2);
 			return RESOLVER_ANSWERED;
+		}
 		if(r->authz) {
 			if(client && auth_zones_notify(r->authz, pkt, len,
 				client, out, outmax, outlen))

@@ -668,7 +668,7 @@ POL("rpz-log-name", CLAUSE_RPZ, "\"blocklist\"", "<text>",
 POL("rpz-signal-nxdomain-ra", CLAUSE_RPZ, "no", "yes|no",
   "clear RA in NXDOMAIN answers the policy made, so clients can tell"),
 POL("for-downstream", CLAUSE_RPZ, "no", "yes|no",
-  "also answer queries for the RPZ zone itself (an auth zone for-downstream from its zonefile; not with primary or url, a load error)"),
+  "also answer queries for the RPZ zone itself (an auth zone for-downstream: from its zonefile, or transferred from its primary or url)"),
 POL("tags", CLAUSE_RPZ, "\"tag1 tag2\"", "<tags>",
   "apply the zone only to clients with one of these tags (define-tag, access-control-tag, interface-tag)"),
 

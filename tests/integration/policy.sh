@@ -17,7 +17,9 @@
 # (AXFR at start; NSD 4.6 answers an IXFR with the whole zone); a change
 # there plus ldns-notify is in force within 2 s while a client keeps
 # asking; ixfr_server.pl on 127.0.100.12 serves rpzi. by IXFR (a real
-# difference); the zone files are written. rpz.local. has for-downstream:
+# difference); the zone files are written; rpzx.local. is served to
+# clients too (for-downstream: yes, its own transfer, the NOTIFY passed on).
+# rpz.local. has for-downstream:
 # yes (the zone itself answered with AA); an RPZ CNAME target and a
 # response-ip CNAME redirect target are chased.
 # RPZ by url: (pthreads):
@@ -237,6 +239,7 @@ rpz:
 	primary: $PRIM k1
 	allow-notify: 127.0.0.1
 	zonefile: "$IT_WORK/rpzx.copy"
+	for-downstream: yes
 rpz:
 	name: rpzi.
 	master: $IXPRIM
@@ -365,6 +368,9 @@ rpz_transfer() {
 	for i in $(seq 50); do [ "$(st @$A1 blocked.example.)" = NXDOMAIN ] && break; sleep 0.1; done
 	check "rpz by AXFR with TSIG from NSD: the rule is in force" NXDOMAIN "$(st @$A1 blocked.example.)"
 	if grep -q 'blocked.example' "$IT_WORK/rpzx.copy" 2>/dev/null; then ok "rpz zonefile written after the transfer"; else fail "no rpzx.copy"; fi
+	# for-downstream: yes with a primary: the zone transferred for clients too
+	for i in $(seq 50); do dig +time=1 +tries=1 +norec @$A1 blocked.example.rpzx.local. CNAME 2>/dev/null | grep -q 'flags: qr aa' && break; sleep 0.1; done
+	check "rpz for-downstream by AXFR: the zone's record, with AA" "." "$(dig +short +time=2 +tries=1 +norec @$A1 blocked.example.rpzx.local. CNAME 2>/dev/null)"
 	check "fresh.example. resolves before the change" 192.0.2.85 "$(q @$A1 fresh.example.)"
 	# a client asking all through the change
 	rm -f "$IT_WORK/stop-asking" "$IT_WORK/asking.log"
@@ -400,6 +406,9 @@ rpz_transfer() {
 	n=$(grep -vc '^NOERROR$' "$IT_WORK/asking.log")
 	check "queries answered all through the transfer ($(wc -l < "$IT_WORK/asking.log") asked)" 0 "$n"
 	if grep -q 'fresh.example' "$IT_WORK/rpzx.copy"; then ok "the zonefile holds the change"; else fail "rpzx.copy not rewritten"; fi
+	# ... and the zone served for-downstream has it (the NOTIFY passed on)
+	for i in $(seq 40); do [ "$(dig +short +time=1 +tries=1 +norec @$A1 fresh.example.rpzx.local. CNAME 2>/dev/null)" = . ] && break; sleep 0.05; done
+	check "rpz for-downstream: the change after the NOTIFY" "." "$(dig +short +time=2 +tries=1 +norec @$A1 fresh.example.rpzx.local. CNAME 2>/dev/null)"
 	# petrel-control auth_zone_transfer: an rpz zone transferred now
 	# (serial 3 on the primary, no NOTIFY)
 	check "ctl.example. resolves before" 192.0.2.89 "$(q @$A1 ctl.example.)"
