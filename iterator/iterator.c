@@ -400,10 +400,12 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct module_rrlist final;
 	size_t i;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || (s->flags & (MESH_FLAG_CD | MESH_FLAG_DO |
-		MESH_FLAG_DNSSEC)))
+		s->prefetch || s->tags || (s->flags & (MESH_FLAG_CD |
+		MESH_FLAG_DO | MESH_FLAG_DNSSEC)))
 		return 0; /* a refresh must ask; CD answers are kept apart;
-			   * the RRset cache holds no signatures for DO */
+			   * the RRset cache holds no signatures for DO; a
+			   * client with NS-trigger tags must see the
+			   * delegations (module_qstate.tags) */
 	for(;;) {
 		struct rrset_data rs;
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,

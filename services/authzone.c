@@ -16,6 +16,7 @@
 #include "services/xfr.h"
 #include "util/config_file.h"
 #include "util/config_auth.h"
+#include "util/config_options.h"
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "dns/name.h"
@@ -1516,6 +1517,79 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
 		errlen);
 }
 
+/**
+ * The auth zones the rpz: clauses with for-downstream: yes ask for: the
+ * RPZ zone itself answered to clients (as Unbound): from its zonefile:,
+ * or, with primary: or url: lines, transferred by the zone's own task
+ * (the zonefile: is then the policy's to write, and not used here; a
+ * NOTIFY the policy takes is passed on, services/resolver.c).
+ * @param out: the list (config_auth_free), NULL when none.
+ * @return 0, or -1 (err: a bad line, or an auth-zone: of the same name).
+ */
+static int
+az_rpz_downstream(const struct config_file *cfg, struct config_auth **out,
+	char *err, size_t errlen)
+{
+	const struct config_policyline *l, *m;
+	struct config_auth **tail = out;
+	*out = NULL;
+	for(l = cfg->policy_lines; l; l = l->next) {
+		struct config_auth *a;
+		const struct config_auth *c;
+		char e[256];
+		int xfr = 0;
+		if(l->clause != CLAUSE_RPZ || strcmp(l->key, "for-downstream")
+			!= 0 || l->n != 1 || strcasecmp(l->v[0], "yes") != 0)
+			continue;
+		if(!(a = calloc(1, sizeof(*a)))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		*tail = a;
+		tail = &a->next;
+		a->line = l->line;
+		a->for_downstream = 1;
+		for(m = cfg->policy_lines; m; m = m->next)
+			if(m->clause == CLAUSE_RPZ && m->block == l->block &&
+				(strcmp(m->key, "primary") == 0 ||
+				strcmp(m->key, "master") == 0 ||
+				strcmp(m->key, "url") == 0))
+				xfr = 1;
+		for(m = cfg->policy_lines; m; m = m->next) {
+			if(m->clause != CLAUSE_RPZ || m->block != l->block ||
+				(strcmp(m->key, "name") != 0 &&
+				(xfr || strcmp(m->key, "zonefile") != 0) &&
+				(!xfr || (strcmp(m->key, "primary") != 0 &&
+				strcmp(m->key, "master") != 0 &&
+				strcmp(m->key, "url") != 0 &&
+				strcmp(m->key, "allow-notify") != 0))))
+				continue;
+			if(config_auth_set(a, m->key, m->v, m->n, e,
+				sizeof(e)) != 0) {
+				snprintf(err, errlen, "%s:%d: rpz "
+					"for-downstream: %s", m->file ?
+					m->file : "", m->line, e);
+				return -1;
+			}
+		}
+		if(!a->name || (!a->zonefile && !xfr)) {
+			snprintf(err, errlen, "%s:%d: rpz for-downstream: yes "
+				"needs the clause's name: and zonefile:",
+				l->file ? l->file : "", l->line);
+			return -1;
+		}
+		for(c = cfg->auths; c; c = c->next)
+			if(strcasecmp(c->name, a->name) == 0) {
+				snprintf(err, errlen, "%s:%d: rpz '%s' "
+					"for-downstream: an auth-zone: of that "
+					"name is defined too", l->file ?
+					l->file : "", l->line, a->name);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 struct auth_zones *
 auth_zones_create_dnssec(const struct config_file *cfg,
 	auth_zonemd_dnssec_func dnssec, auth_zonemd_keys_func keys, void *arg,
@@ -1524,9 +1598,17 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 	struct auth_zones *az;
 	const struct config_auth *c;
 	const struct config_tsig *t;
+	struct config_auth *rpzd = NULL;
 	size_t n = 0, i;
+	int pass;
 	*ok = 0;
+	if(az_rpz_downstream(cfg, &rpzd, err, errlen) != 0) {
+		config_auth_free(rpzd);
+		return NULL;
+	}
 	for(c = cfg->auths; c; c = c->next)
+		n++;
+	for(c = rpzd; c; c = c->next)
 		n++;
 	if(n == 0) {
 		*ok = 1;
@@ -1535,6 +1617,7 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 	if(!(az = calloc(1, sizeof(*az))) || !(az->z = calloc(n,
 		sizeof(*az->z)))) {
 		free(az);
+		config_auth_free(rpzd);
 		snprintf(err, errlen, "auth-zone: out of memory");
 		return NULL;
 	}
@@ -1559,7 +1642,9 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 				"algorithm or secret", t->name);
 			goto fail;
 		}
-	for(c = cfg->auths; c; c = c->next) {
+	/* the auth-zone: clauses, then the rpz zones for-downstream */
+	for(pass = 0, c = cfg->auths; pass < 2; pass++, c = rpzd)
+	for(; c; c = c->next) {
 		struct auth_zone *z = z_create(az, c, cfg->tsig_keys, err,
 			errlen);
 		time_t age = 0;
@@ -1621,9 +1706,11 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 			}
 		}
 	}
+	config_auth_free(rpzd);
 	*ok = 1;
 	return az;
 fail:
+	config_auth_free(rpzd);
 	auth_zones_delete(az);
 	return NULL;
 }

@@ -144,6 +144,8 @@ typedef int (*auth_zonemd_keys_func)(void *arg, const ldns_rr_list *rrs,
  * their ZONEMD, and make the transfer tasks (not started). A zone whose
  * zone file fails its ZONEMD check is logged and left without data (it is
  * not used: see auth_zones_answer_*), unless zonemd-permissive-mode is on.
+ * An rpz: clause with for-downstream: yes is a zone too (for-downstream,
+ * from its zonefile:).
  * @param cfg: the config.
  * @param err: reason on failure ("auth-zone 'x.': ...").
  * @return the zones (possibly none: NULL when cfg has no auth-zone is

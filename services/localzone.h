@@ -137,7 +137,9 @@ enum local_zone_answer {
  * local_zones_answer() returns LOCAL_ZONE_ANSWERED with present set, the
  * answer in the buffer is complete and valid (the CNAME, owner = the
  * question name), and a resolver that can chase it may instead resolve
- * target and send the CNAME followed by that answer, as Unbound does.
+ * target and send the CNAME followed by that answer, as Unbound does
+ * (services/resolver.c does; policy_front_answer() sets the alias for an
+ * RPZ CNAME rule too).
  */
 struct local_alias {
 	/** 1 when the answer is a redirect-zone CNAME alias */

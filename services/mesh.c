@@ -115,27 +115,41 @@ mesh_hash_ecs(uint32_t h, const struct module_ecs *ecs)
 	return h;
 }
 
+/** the hash of a key with client tags (0: the hash as it is) */
+static uint32_t
+mesh_hash_tags(uint32_t h, uint64_t tags)
+{
+	if(!tags)
+		return h;
+	h ^= (uint32_t)tags;
+	h *= 16777619u;
+	h ^= (uint32_t)(tags >> 32);
+	h *= 16777619u;
+	return h;
+}
+
 /** find a state by key (a client subnet only matches the same subnet;
- * NULL only a state without one) */
+ * NULL only a state without one; tags the same tags) */
 static struct mesh_state *
-mesh_find_ecs(struct mesh *m, const uint8_t *qname, uint16_t qtype,
-	uint16_t qclass, int flags, const struct module_ecs *ecs, uint32_t h)
+mesh_find_tags(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags, const struct module_ecs *ecs,
+	uint64_t tags, uint32_t h)
 {
 	struct mesh_state *s;
 	for(s = m->table[h & (m->table_size - 1)]; s; s = s->hnext)
 		if(s->hash == h && s->qtype == qtype && s->qclass == qclass &&
 			s->flags == flags && dname_equal(s->qname, qname) &&
-			mesh_ecs_equal(s->qs.ecs, ecs))
+			mesh_ecs_equal(s->qs.ecs, ecs) && s->qs.tags == tags)
 			return s;
 	return NULL;
 }
 
-/** find a state by key, one without a client subnet */
+/** find a state by key, one without a client subnet or tags */
 static struct mesh_state *
 mesh_find(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, uint32_t h)
 {
-	return mesh_find_ecs(m, qname, qtype, qclass, flags, NULL, h);
+	return mesh_find_tags(m, qname, qtype, qclass, flags, NULL, 0, h);
 }
 
 /** remove from the hash table */
@@ -457,16 +471,27 @@ mesh_new_client_ecs(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, const struct module_ecs *ecs,
 	const void *data, size_t datalen, const uint8_t *qpkt, size_t qlen)
 {
-	uint32_t h = mesh_hash_ecs(mesh_hash(qname, dname_len(qname), qtype,
-		qclass, flags), ecs);
-	struct mesh_state *s = mesh_find_ecs(m, qname, qtype, qclass, flags,
-		ecs, h);
+	return mesh_new_client_tags(m, qname, qtype, qclass, flags, ecs, 0,
+		data, datalen, qpkt, qlen);
+}
+
+int
+mesh_new_client_tags(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags, const struct module_ecs *ecs,
+	uint64_t tags, const void *data, size_t datalen, const uint8_t *qpkt,
+	size_t qlen)
+{
+	uint32_t h = mesh_hash_tags(mesh_hash_ecs(mesh_hash(qname,
+		dname_len(qname), qtype, qclass, flags), ecs), tags);
+	struct mesh_state *s = mesh_find_tags(m, qname, qtype, qclass, flags,
+		ecs, tags, h);
 	struct mesh_client *c;
 	if(!s || s->num_clients == 0) {
 		if(mesh_make_room(m) < 0)
 			return -1;
 		/* the find may have been jostled out */
-		s = mesh_find_ecs(m, qname, qtype, qclass, flags, ecs, h);
+		s = mesh_find_tags(m, qname, qtype, qclass, flags, ecs, tags,
+			h);
 	}
 	if(!s) {
 		s = mesh_state_create(m, qname, qtype, qclass, flags, h);
@@ -477,6 +502,7 @@ mesh_new_client_ecs(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 			s->ecs = *ecs;
 			s->qs.ecs = &s->ecs;
 		}
+		s->qs.tags = tags;
 	}
 	c = region_alloc_zero(s->region, sizeof(*c));
 	if(!c)

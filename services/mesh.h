@@ -258,6 +258,16 @@ int mesh_new_client_ecs(struct mesh *m, const uint8_t *qname,
 	const uint8_t *qpkt, size_t qlen);
 
 /**
+ * As mesh_new_client_ecs, with the client's tags (module_qstate.tags):
+ * clients of different tags never share a state.
+ * @param tags: the tags (0: none, as mesh_new_client_ecs).
+ */
+int mesh_new_client_tags(struct mesh *m, const uint8_t *qname,
+	uint16_t qtype, uint16_t qclass, int flags,
+	const struct module_ecs *ecs, uint64_t tags, const void *data,
+	size_t datalen, const uint8_t *qpkt, size_t qlen);
+
+/**
  * Start a background refresh with no client, unless one is in flight.
  * @return 0 on success or when one already runs, -1 on failure.
  */

@@ -452,6 +452,12 @@ struct module_qstate {
 	 * state is not the client's own (no subnetcache, a sub-query, a
 	 * prefetch) */
 	struct module_ecs *ecs;
+	/** the client tags the state resolves for (a bit per define-tag),
+	 * part of the mesh key: set only when rpz zones with tags: may have
+	 * NSDNAME / NSIP triggers (policy_ns_tags), so that those zones
+	 * apply to their clients alone; 0 otherwise, and for sub-queries
+	 * and prefetches */
+	uint64_t tags;
 	/** EDNS option hook for the upstream queries, or NULL */
 	const struct module_edns_hook *edns_hook;
 	/** its argument */

@@ -90,7 +90,7 @@ struct policy_tagset {
 	struct local_tags lt;
 };
 
-/** the zone transfer of an rpz: zone with primary: lines */
+/** the zone transfer of an rpz: zone with primary: or url: lines */
 struct policy_rpzxfr {
 	/** the zone */
 	struct rpz *z;
@@ -102,6 +102,10 @@ struct policy_rpzxfr {
 	struct xfr_primary *prim;
 	/** how many */
 	size_t nprim;
+	/** url: sources, tried when no primary answers (malloced) */
+	struct config_url *url;
+	/** how many */
+	size_t nurl;
 	/** allow-notify: netblocks (malloced) */
 	struct netblock *notify;
 	/** how many */
@@ -298,6 +302,7 @@ policy_delete(struct policy *p)
 		free(x->name);
 		free(x->zonefile);
 		free(x->prim);
+		free(x->url);
 		free(x->notify);
 		if(x->rrs)
 			ldns_rr_list_deep_free(x->rrs);
@@ -592,7 +597,7 @@ build_view(struct policy *p, const struct config_file *cfg, int b,
 	return respip_set_finish(&v->respip, err, errlen);
 }
 
-/** a primary: (master:) or allow-notify: line of rpz block b.
+/** a primary: (master:), url: or allow-notify: line of rpz block b.
  * @return 0 or -1 */
 static int
 rpzx_line(struct policy *p, const struct config_file *cfg, int b,
@@ -616,6 +621,17 @@ rpzx_line(struct policy *p, const struct config_file *cfg, int b,
 			return perr(err, errlen, l, "out of memory");
 		x->notify = t;
 		x->notify[x->nnotify++] = nb;
+		return 0;
+	}
+	if(strcmp(l->key, "url") == 0) {
+		struct config_url u, *t;
+		if(!one_value(l) || config_url_parse(l->v[0], &u, &why) != 0)
+			return perr(err, errlen, l, "url: %s", why ? why :
+				"expected one http:// or https:// URL");
+		if(!(t = realloc(x->url, (x->nurl + 1) * sizeof(*t))))
+			return perr(err, errlen, l, "out of memory");
+		x->url = t;
+		x->url[x->nurl++] = u;
 		return 0;
 	}
 	/* primary: <ip[@port]> [<tsig-key name>] */
@@ -897,9 +913,10 @@ refused:
 /** set up the transfer of an rpz zone: its zone file (if any, and there)
  * first, then the task. @return 0 or -1 */
 static int
-rpzx_setup(struct policy *p, struct policy_rpzxfr *x, struct rpz *z,
-	const char *name, const struct config_policyline *zf, char *err,
-	size_t errlen)
+rpzx_setup(struct policy *p, const struct config_file *cfg,
+	struct policy_rpzxfr *x, struct rpz *z, const char *name,
+	const struct config_policyline *hd,
+	const struct config_policyline *zf, char *err, size_t errlen)
 {
 	char e[512];
 	time_t age = 0;
@@ -921,6 +938,9 @@ rpzx_setup(struct policy *p, struct policy_rpzxfr *x, struct rpz *z,
 	if(!(x->task = xfr_task_create(p->xs, name, x->prim, x->nprim,
 		rpzx_cb, x)))
 		return perr(err, errlen, zf, "out of memory");
+	if(xfr_task_set_urls(x->task, x->url, x->nurl,
+		config_tls_cert_bundle(cfg), e, sizeof(e)) != 0)
+		return perr(err, errlen, hd, "rpz '%s': url: %s", name, e);
 	if(x->rrs) {
 		const ldns_rr *s = ldns_rr_list_rr(x->rrs, 0);
 		xfr_task_set_serial(x->task, ldns_rdf2native_int32(
@@ -971,13 +991,10 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			zf = l;
 		} else if(strcmp(l->key, "primary") == 0 ||
 			strcmp(l->key, "master") == 0 ||
+			strcmp(l->key, "url") == 0 ||
 			strcmp(l->key, "allow-notify") == 0) {
 			if(rpzx_line(p, cfg, b, l, err, errlen) != 0)
 				return -1;
-		} else if(strcmp(l->key, "url") == 0) {
-			return perr(err, errlen, l, "url: rpz over HTTP is not "
-				"in this petrel; give a primary: or a "
-				"zonefile:");
 		} else if(strcmp(l->key, "tags") == 0) {
 			join_values(l, e, sizeof(e));
 			if(config_tag_mask(cfg, e, &p->rpz_tags[b], e,
@@ -1018,18 +1035,16 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			if((yn = yesno(l)) < 0)
 				return perr(err, errlen, l, "for-downstream: "
 					"expected yes or no");
-			if(yn)
-				return perr(err, errlen, l, "for-downstream: "
-					"yes is not supported by this petrel "
-					"yet");
+			/* yes: the zone itself is served by an auth zone
+			 * made from the clause (auth_zones_create) */
 		}
 	}
 	if(!nm)
 		return perr(err, errlen, hd, "rpz: expected a name: line");
 	if(!zf && !p->rpzx[b])
-		return perr(err, errlen, hd, "rpz '%s': expected a zonefile: "
-			"or a primary: line", nm->v[0]);
-	if(p->rpzx[b] && !p->rpzx[b]->nprim)
+		return perr(err, errlen, hd, "rpz '%s': expected a zonefile:, "
+			"a primary: or a url: line", nm->v[0]);
+	if(p->rpzx[b] && !p->rpzx[b]->nprim && p->rpzx[b]->nnotify)
 		return perr(err, errlen, hd, "rpz '%s': allow-notify: without "
 			"a primary:", nm->v[0]);
 	if(set.action_override == RPZ_ACTION_CNAME && !set.cname_override[0])
@@ -1050,8 +1065,8 @@ build_rpz(struct policy *p, const struct config_file *cfg, int b,
 			return perr(err, errlen, hd, "out of memory");
 	}
 	if(p->rpzx[b])
-		return rpzx_setup(p, p->rpzx[b], p->rpz[b], nm->v[0], zf, err,
-			errlen);
+		return rpzx_setup(p, cfg, p->rpzx[b], p->rpz[b], nm->v[0],
+			hd, zf, err, errlen);
 	if(rpz_load_file(p->rpz[b], zf->v[0], e, sizeof(e)) != 0)
 		return perr(err, errlen, zf, "rpz '%s': %s", nm->v[0], e);
 	return 0;
@@ -1536,6 +1551,12 @@ struct rpz_write {
 	int cname;
 	/** records written */
 	int n;
+	/** the CNAME written (its target, uncompressed), or NULL */
+	const uint8_t *target;
+	/** its length */
+	size_t target_len;
+	/** its TTL */
+	uint32_t target_ttl;
 };
 
 /** does the rule have a CNAME */
@@ -1566,6 +1587,11 @@ rpz_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 		dns_build_truncate(w->b);
 		return 1;
 	}
+	if(type == DNS_TYPE_CNAME) {
+		w->target = rdata;
+		w->target_len = rdlen;
+		w->target_ttl = ttl;
+	}
 	w->n++;
 	return 0;
 }
@@ -1588,12 +1614,27 @@ rpz_log(const struct policy *p, size_t zi, const struct rpz_match *m,
 		sizeof(tb)), rpz_action_str(m->action), ip);
 }
 
-/** write the answer of a matched rule. @return the front result */
+/** a CNAME answer of a rule (local data CNAME, or the cname override):
+ * the resolver may chase its target (struct local_alias) */
+static void
+rpz_set_alias(struct local_front_info *info, const uint8_t *t, size_t tl,
+	uint32_t ttl)
+{
+	if(!info || tl == 0 || tl > sizeof(info->alias.target))
+		return;
+	info->alias.present = 1;
+	memcpy(info->alias.target, t, tl);
+	info->alias.target_len = tl;
+	info->alias.ttl = ttl;
+}
+
+/** write the answer of a matched rule. @param info: its alias is set
+ * for a CNAME answer (may be NULL). @return the front result */
 static enum local_front_result
 rpz_answer(const struct policy *p, const struct rpz *z,
 	const struct rpz_match *m, const uint8_t *pkt,
 	const struct fast_query *fq, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen)
+	size_t *outlen, struct local_front_info *info)
 {
 	struct dns_builder b;
 	uint16_t flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
@@ -1647,11 +1688,14 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 		rpz_match_data(m, rpz_put_rr, &w);
 		if(w.n == 0)
 			soa = 1;
+		else if(w.cname && w.n == 1 && w.target)
+			rpz_set_alias(info, w.target, dname_valid(w.target,
+				w.target_len), w.target_ttl);
 	} else if(m->action == RPZ_ACTION_CNAME) {
 		const uint8_t *t = rpz_get_settings(z)->cname_override;
-		(void)dns_build_rr(&b, DNS_SEC_ANSWER, w.owner,
-			DNS_TYPE_CNAME, fq->qinfo.qclass, 3600, t,
-			dname_len(t));
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, w.owner, DNS_TYPE_CNAME,
+			fq->qinfo.qclass, 3600, t, dname_len(t)) == 0)
+			rpz_set_alias(info, t, dname_len(t), 3600);
 	}
 	if(soa) {
 		size_t sl;
@@ -1732,7 +1776,7 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 			/* fallthrough */
 		default:
 			return rpz_answer(p, z, &m, pkt, fq, tcp, out, outmax,
-				outlen);
+				outlen, info);
 		}
 	}
 	return LOCAL_FRONT_CONTINUE;
@@ -2147,8 +2191,8 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 			/* fallthrough */
 		default:
 			if(rpz_answer(p, rz.z, &rz.m, pkt, fq, tcp, scratch,
-				sizeof(scratch), &n) != LOCAL_FRONT_ANSWERED ||
-				n > ansmax)
+				sizeof(scratch), &n, NULL) !=
+				LOCAL_FRONT_ANSWERED || n > ansmax)
 				return POLICY_RESPIP_DROP;
 			memcpy(ans, scratch, n);
 			*anslen = n;
@@ -2285,9 +2329,11 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 	for(i = 0; i < p->nrpz; i++) {
 		const struct rpz *z = p->rpz[i];
 		struct rpz_match m;
-		/* a zone with tags: is for some clients; the iterator works
-		 * for all the clients of a question at once */
-		if(p->rpz_tags[i] || !rpz_is_enabled(z))
+		/* a zone with tags: is for its clients only: the state's
+		 * clients have the state's tags (the mesh keys states by
+		 * them, policy_ns_tags) */
+		if((p->rpz_tags[i] && !(qs->tags & p->rpz_tags[i])) ||
+			!rpz_is_enabled(z))
 			continue;
 		if(nsname ? !rpz_lookup_nsdname(z, nsname, &m) :
 			!rpz_lookup_nsip(z, a, al, &m))
@@ -2315,6 +2361,35 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 		}
 	}
 	return NULL;
+}
+
+uint64_t
+policy_ns_tag_mask(const struct policy *p)
+{
+	uint64_t all = 0;
+	size_t i;
+	if(!p || (!p->nacltags && !p->niftags))
+		return 0;
+	for(i = 0; i < p->nrpz; i++)
+		if(p->rpz_tags[i] && (p->rpzx[i] || rpz_count(p->rpz[i],
+			RPZ_TRIGGER_NSDNAME) || rpz_count(p->rpz[i],
+			RPZ_TRIGGER_NSIP)))
+			all |= p->rpz_tags[i];
+	return all;
+}
+
+uint64_t
+policy_ns_tags(const struct policy *p, const struct acl_list *acl,
+	const struct netaddr *client, const struct netaddr *local,
+	uint64_t mask)
+{
+	uint32_t ref = 0;
+	const struct local_tags *ct;
+	if(!p || !client || !mask)
+		return 0;
+	(void)acl_check_ref(acl, client, &ref);
+	ct = policy_client_tags(p, ref, local);
+	return ct ? ct->tags & mask : 0;
 }
 
 int

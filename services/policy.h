@@ -39,16 +39,20 @@
  * policy_respip_answer(); the front end calls it only when
  * policy_has_respip() (one test per cached answer otherwise).
  *
- * RPZ by transfer: an rpz: clause with primary: lines gets a task of the
- * transfer service (services/xfr.h, its own thread, started by
- * policy_start()); its callback feeds rpz_zone_apply() (AXFR) or
- * rpz_zone_update() (IXFR) and writes the zonefile:. NOTIFY for such a
+ * RPZ by transfer: an rpz: clause with primary: or url: lines gets a task
+ * of the transfer service (services/xfr.h, its own thread, started by
+ * policy_start()); its callback feeds rpz_zone_apply() (AXFR, or a zone
+ * file fetched over HTTP(S)) or rpz_zone_update() (IXFR) and writes the
+ * zonefile:. NOTIFY for such a
  * zone: policy_rpz_notify().
  *
  * NSDNAME and NSIP triggers: the iterator shows each delegation's NS names
  * and each server address to policy_rpz_ns() (module_env.rpz_ns, NULL
  * when no zone can have such triggers); a rule's answer finishes the
- * client's question, marked so that no cache keeps it.
+ * client's question, marked so that no cache keeps it. For zones with
+ * tags: the states of a client with their tags are its own (keyed by
+ * policy_ns_tags(), module_qstate.tags) and resolve without cached
+ * answers.
  *
  * Threads: the structure is immutable after policy_apply_cfg() except
  * for the RPZ snapshots (atomic pointer swaps, services/rpz.h) and the
@@ -138,8 +142,9 @@ int policy_has_respip(const struct policy *p);
  * access-control-tag-action and, for redirect, -data); then the RPZ
  * RESPONSE-IP triggers of the rpz zones in order (for a client with the
  * zone's tags). Actions as Unbound's response-ip: data of the address
- * record's type (or a CNAME, not chased) replaces it, the CNAME chain
- * before it kept; with none, always_refuse is REFUSED, always_nxdomain
+ * record's type (or a CNAME: the resolver then chases its target,
+ * services/resolver.h) replaces it, the CNAME chain before it kept;
+ * with none, always_refuse is REFUSED, always_nxdomain
  * NXDOMAIN, redirect and always_nodata NOERROR without the records,
  * the deny kinds drop, inform and always_transparent pass (inform logs).
  * Only A, AAAA and ANY questions are looked at. No allocation, no locks.
@@ -156,10 +161,11 @@ enum policy_respip_result policy_respip_answer(const struct policy *p,
 	size_t ansmax, struct policy_stats *st);
 
 /**
- * Start the zone transfers of the rpz zones with a primary: (one thread,
- * services/xfr.h; with fork, one per worker process). Safe to call from
- * every worker; the first call starts it. @return 0, or -1 when the
- * thread cannot start (the zones keep what their zone files gave).
+ * Start the zone transfers of the rpz zones with a primary: or url: (one
+ * thread, services/xfr.h; with fork, one per worker process). Safe to
+ * call from every worker; the first call starts it. @return 0, or -1
+ * when the thread cannot start (the zones keep what their zone files
+ * gave).
  */
 int policy_start(struct policy *p);
 
@@ -182,10 +188,28 @@ struct mesh_answer;
  * transfer) */
 int policy_has_ns_triggers(const struct policy *p);
 
+/** @return the tags of the rpz zones with tags: that have NSDNAME or
+ * NSIP triggers (or a transfer, which may bring them); 0 for none */
+uint64_t policy_ns_tag_mask(const struct policy *p);
+
+/**
+ * The tags a client's states are keyed by (module_qstate.tags): its tags
+ * (as policy_front_answer finds them) in mask (policy_ns_tag_mask()); 0
+ * when there are none, so that states are shared as without tags. A
+ * client with such tags skips the message cache and its states the
+ * iterator's answer from the RRset cache: the delegations of its
+ * questions must be shown to its zones (services/resolver.c).
+ */
+uint64_t policy_ns_tags(const struct policy *p, const struct acl_list *acl,
+	const struct netaddr *client, const struct netaddr *local,
+	uint64_t mask);
+
 /**
  * The RPZ NSDNAME and NSIP triggers (module_env.rpz_ns, services/module.h):
- * the rpz zones in order (those without tags: the iterator answers every
- * client of the question at once), the first rule that matches decides:
+ * the rpz zones in order (a zone with tags: for a state whose tags
+ * (module_qstate.tags, policy_ns_tags) share one of them: the iterator
+ * answers every client of the state at once), the first rule that
+ * matches decides:
  * NXDOMAIN / NODATA (the zone's SOA, EDE 15), local data or a CNAME (EDE
  * 17), DROP (nothing sent), PASSTHRU (no more checks). The answer is
  * marked so that it is neither cached nor validated.

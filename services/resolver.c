@@ -90,26 +90,13 @@ struct resolver_client {
 	int respip;
 	/** response-ip: the client's address and the one it asked */
 	struct netaddr client, local;
+	/** 1 when the client's question was answered by a CNAME whose
+	 * target this state resolves: a struct resolver_chase follows the
+	 * query packet (RESOLVER_CHASE_OF) */
+	int chase;
+	/** the client's tags its state is keyed by (policy_ns_tags) */
+	uint64_t tags;
 };
-
-/**
- * Response-ip on an answer for a client that waited (services/policy.h).
- * @param buf: the answer (r->buf); *len in/out.
- * @return 0 to send it, -1 to drop it.
- */
-static int
-resolver_respip(struct resolver *r, const struct resolver_client *c,
-	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
-{
-	struct fast_query fq;
-	if(!c->respip || dns_query_parse_fast(qpkt, qlen, &fq) != 0)
-		return 0;
-	if(policy_respip_answer(r->pol, r->acl, qpkt, &fq, &c->client,
-		c->respip == 2 ? &c->local : NULL, c->tp == RESOLVER_TCP, buf,
-		len, DNS_MAX_MSG, &r->pstats) == POLICY_RESPIP_DROP)
-		return -1;
-	return 0;
-}
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
 static void
@@ -121,8 +108,420 @@ resolver_client_leaves(struct resolver *r, struct resolver_client *rc)
 	}
 }
 
+
+/** most bytes of records a chased answer starts with (struct
+ * resolver_chase.pre); a longer chain is answered without a chase */
+#define RESOLVER_CHASE_PRE 1024
+
+/** a CNAME chase (resolver.h): what the client asked, and the records
+ * that answer it up to a CNAME whose target is resolved; the target's
+ * answer goes after them (resolver_chase_splice) */
+struct resolver_chase {
+	/** the client's question name, in its letter case */
+	uint8_t qname[DNS_MAX_NAME];
+	/** the client's question type and class */
+	uint16_t qtype, qclass;
+	/** the CNAME target, uncompressed */
+	uint8_t target[DNS_MAX_NAME];
+	/** its length */
+	size_t target_len;
+	/** the largest answer the client takes (its UDP size, or TCP) */
+	size_t limit;
+	/** 1 when the policy answer had an EDE (RPZ: 17 Filtered): it is
+	 * kept when the target's answer has none */
+	int has_ede;
+	/** its INFO-CODE, wire order */
+	uint8_t ede[2];
+	/** the records that come first (the CNAME; for response-ip the
+	 * chain before it too), each: owner, type, class, TTL, RDLENGTH,
+	 * RDATA, names uncompressed */
+	uint8_t pre[RESOLVER_CHASE_PRE];
+	/** bytes used in pre */
+	size_t pre_len;
+	/** the front end's chase only: the client's own query (its
+	 * SERVFAIL when the mesh is full) */
+	const uint8_t *opkt;
+	/** its length */
+	size_t olen;
+	/** its parse */
+	const struct fast_query *oq;
+};
+
 /** the client's query packet, stored after its record */
 #define RESOLVER_CLIENT_PKT(c) ((uint8_t *)((c) + 1))
+/** the chase of a client with chase set, after its query packet */
+#define RESOLVER_CHASE_OF(c) ((struct resolver_chase *)(void *)( \
+	RESOLVER_CLIENT_PKT(c) + (((c)->qlen + 7) & ~(size_t)7)))
+/** the size of a waiting client's record with a query of qlen bytes */
+#define RESOLVER_CLIENT_SIZE(qlen, chase) (sizeof(struct resolver_client) + \
+	((chase) ? (((qlen) + 7) & ~(size_t)7) + \
+	sizeof(struct resolver_chase) : (qlen)))
+
+/* (the chase functions are not inlined: their frames stay off the
+ * cached-answer path's) */
+/* r->chase, allocated at the first chase: the target's query (at 0), the
+ * spliced answer (DNS_MAX_MSG), RDATA scratch (2 * DNS_MAX_MSG), a new
+ * client record (resolver_chase_waiting), the chase of the query being
+ * handled and the parse of its target's query (off the stack of the
+ * cached-answer path) */
+#define RESOLVER_ALIGN16(x) (((size_t)(x) + 15) & ~(size_t)15)
+#define RESOLVER_CH_REC RESOLVER_ALIGN16(3 * (size_t)DNS_MAX_MSG)
+#define RESOLVER_CH_FRONT RESOLVER_ALIGN16(RESOLVER_CH_REC + DNS_MAX_MSG)
+#define RESOLVER_CH_Q2 RESOLVER_ALIGN16(RESOLVER_CH_FRONT + \
+	sizeof(struct resolver_chase))
+#define RESOLVER_CH_SIZE (RESOLVER_CH_Q2 + sizeof(struct fast_query))
+
+/** add a record to ch->pre. @return 0, or -1 when it does not fit */
+static int
+resolver_chase_add(struct resolver_chase *ch, const uint8_t *owner,
+	uint16_t type, uint16_t rrclass, uint32_t ttl, const uint8_t *rdata,
+	size_t rdlen)
+{
+	size_t ol = dname_len(owner);
+	uint8_t *p = ch->pre + ch->pre_len;
+	if(ol == 0 || rdlen > 0xffff || ch->pre_len + ol + 10 + rdlen >
+		sizeof(ch->pre))
+		return -1;
+	memcpy(p, owner, ol);
+	p += ol;
+	dns_write_u16(p, type);
+	dns_write_u16(p + 2, rrclass);
+	dns_write_u32(p + 4, ttl);
+	dns_write_u16(p + 8, (uint16_t)rdlen);
+	memcpy(p + 10, rdata, rdlen);
+	ch->pre_len += ol + 10 + rdlen;
+	return 0;
+}
+
+/** keep the EDE of a policy answer in ch (when it has one) */
+static void
+resolver_chase_ede(struct resolver_chase *ch, const struct dns_msg *m)
+{
+	size_t i;
+	if(!m->edns.present)
+		return;
+	for(i = 0; i < m->edns.num_opts && i < EDNS_MAX_OPTS; i++)
+		if(m->edns.opts[i].code == DNS_EDNS_EDE &&
+			m->edns.opts[i].len >= 2) {
+			ch->has_ede = 1;
+			memcpy(ch->ede, m->pkt + m->edns.opts[i].off, 2);
+			return;
+		}
+}
+
+/**
+ * A chase for a front answer with an alias (a redirect-zone CNAME or an
+ * RPZ CNAME rule, struct local_alias): the CNAME from the question name.
+ * @param pkt, q: the client's query.
+ * @param ans, anslen: the front answer (its EDE is kept).
+ * @return 0, or -1 (no chase).
+ */
+static int __attribute__((noinline))
+resolver_chase_alias(struct resolver_chase *ch, const uint8_t *pkt,
+	const struct fast_query *q, const struct local_alias *al,
+	const uint8_t *ans, size_t anslen)
+{
+	struct dns_msg m;
+	memset(ch, 0, sizeof(*ch));
+	if(al->target_len == 0 || al->target_len > sizeof(ch->target) ||
+		q->qinfo.qname_len > sizeof(ch->qname))
+		return -1;
+	memcpy(ch->qname, pkt + q->qname_off, q->qinfo.qname_len);
+	memcpy(ch->target, al->target, al->target_len);
+	ch->target_len = al->target_len;
+	if(resolver_chase_add(ch, ch->qname, DNS_TYPE_CNAME, q->qinfo.qclass,
+		al->ttl, al->target, al->target_len) != 0)
+		return -1;
+	if(dns_msg_parse(ans, anslen, &m, NULL, 0) == 0)
+		resolver_chase_ede(ch, &m);
+	return 0;
+}
+
+/**
+ * A chase for an answer response-ip rewrote to end in a CNAME (the data
+ * of a redirect, or an RPZ RESPONSE-IP CNAME rule) that the answer does
+ * not follow: its answer section comes first.
+ * @param pkt, q: the client's query.
+ * @param ans, anslen: the rewritten answer.
+ * @return 0, or -1 (no chase: the answer goes out as it is).
+ */
+static int __attribute__((noinline))
+resolver_chase_rewritten(struct resolver_chase *ch, const uint8_t *pkt,
+	const struct fast_query *q, const uint8_t *ans, size_t anslen)
+{
+	struct dns_msg m;
+	uint8_t owner[DNS_MAX_NAME], rd[RESOLVER_CHASE_PRE];
+	const struct dns_rr *last;
+	size_t i, n;
+	int rc;
+	memset(ch, 0, sizeof(*ch));
+	if(dns_msg_parse(ans, anslen, &m, NULL, 0) != 0 ||
+		(m.rcode & 0xf) != DNS_RCODE_NOERROR ||
+		m.sec_count[DNS_SEC_ANSWER] == 0)
+		return -1;
+	last = &m.rrs[m.sec_first[DNS_SEC_ANSWER] +
+		m.sec_count[DNS_SEC_ANSWER] - 1];
+	if(last->type != DNS_TYPE_CNAME ||
+		!(ch->target_len = dns_rr_rdata_name(&m, last, ch->target)))
+		return -1;
+	for(i = 0; i < m.sec_count[DNS_SEC_ANSWER]; i++) {
+		const struct dns_rr *rr = &m.rrs[m.sec_first[DNS_SEC_ANSWER] +
+			i];
+		(void)dns_rr_owner(&m, rr, owner);
+		if(dname_equal(owner, ch->target))
+			return -1; /* the answer follows it */
+		if((rc = dns_rr_rdata_uncompressed(&m, rr, rd, sizeof(rd))) < 0)
+			return -1;
+		n = (size_t)rc;
+		if(resolver_chase_add(ch, owner, rr->type, rr->rrclass,
+			rr->ttl, rd, n) != 0)
+			return -1;
+	}
+	memcpy(ch->qname, pkt + q->qname_off, q->qinfo.qname_len);
+	resolver_chase_ede(ch, &m);
+	return 0;
+}
+
+/**
+ * The room of the front end's chase (allocated at the first chase).
+ * @param ch: set to the chase; q2: to the parse of the target's query.
+ * @return 0, or -1 (out of memory: no chase).
+ */
+static int __attribute__((noinline))
+resolver_chase_space(struct resolver *r, struct resolver_chase **ch,
+	struct fast_query **q2)
+{
+	if(!r->chase && !(r->chase = malloc(RESOLVER_CH_SIZE)))
+		return -1;
+	*ch = (struct resolver_chase *)(void *)(r->chase + RESOLVER_CH_FRONT);
+	*q2 = (struct fast_query *)(void *)(r->chase + RESOLVER_CH_Q2);
+	return 0;
+}
+
+/**
+ * Begin a CNAME chase (its records in ch): the client's query with the
+ * target as its question name (header and EDNS kept) is written to
+ * r->chase and parsed.
+ * @param pkt, len, q: the client's query.
+ * @param tcp: 1 over TCP.
+ * @param ch: its question and limit are filled in.
+ * @param q2: the parse of the target's query.
+ * @param len2: its length.
+ * @return 0, or -1 when there is no chase (out of memory, the query does
+ *	not fit): the answer goes out as it is.
+ */
+static int __attribute__((noinline))
+resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, int tcp, struct resolver_chase *ch,
+	struct fast_query *q2, size_t *len2)
+{
+	size_t n;
+	uint8_t *b;
+	if(!r->chase && !(r->chase = malloc(RESOLVER_CH_SIZE)))
+		return -1;
+	if(!r->chase_region && !(r->chase_region = region_create(8192)))
+		return -1;
+	n = DNS_HDR_SIZE + ch->target_len + 4 + (len - q->question_end);
+	if(q->qname_off != DNS_HDR_SIZE || q->question_end < DNS_HDR_SIZE +
+		q->qinfo.qname_len + 4 || n > DNS_MAX_MSG - 2 * sizeof(*ch) ||
+		ch->target_len == 0)
+		return -1;
+	b = r->chase;
+	memcpy(b, pkt, DNS_HDR_SIZE);
+	memcpy(b + DNS_HDR_SIZE, ch->target, ch->target_len);
+	memcpy(b + DNS_HDR_SIZE + ch->target_len, pkt + q->question_end - 4,
+		4 + (len - q->question_end));
+	if(dns_query_parse_fast(b, n, q2) != 0)
+		return -1;
+	q2->edns.cookie_reply = q->edns.cookie_reply;
+	ch->qtype = q->qinfo.qtype;
+	ch->qclass = q->qinfo.qclass;
+	if(tcp)
+		ch->limit = DNS_MAX_MSG;
+	else if(q->edns.present)
+		ch->limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
+			q->edns.udp_size < r->max_udp ? q->edns.udp_size :
+			r->max_udp;
+	else	ch->limit = DNS_MIN_UDP;
+	*len2 = n;
+	return 0;
+}
+
+/**
+ * The answer for a chased target becomes the answer to the client's own
+ * question: the target answer's header (AA and AD cleared) and the
+ * client's question, the chase's records (the CNAME), then the target
+ * answer's records and its OPT record (EDE, cookie; the policy answer's
+ * EDE when it has none). Truncated (TC) to the client's size.
+ * @param buf: the target's answer; replaced. *len in/out; bufmax its
+ *	size.
+ * @return 0, or -1 (drop: the answer does not parse).
+ */
+static int __attribute__((noinline))
+resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
+	uint8_t *buf, size_t *len, size_t bufmax)
+{
+	struct dns_msg m;
+	struct dns_builder b;
+	struct edns_opt_out opts[EDNS_MAX_OPTS];
+	uint8_t owner[DNS_MAX_NAME];
+	uint8_t *out = r->chase + DNS_MAX_MSG, *rd = out + DNS_MAX_MSG;
+	size_t i, nopt = 0, n, p;
+	int rc, ede = 0;
+	if(dns_msg_parse(buf, *len, &m, r->chase_region, 0) != 0) {
+		region_free_all(r->chase_region);
+		return -1;
+	}
+	dns_build_init(&b, out, DNS_MAX_MSG, ch->limit < bufmax ? ch->limit :
+		bufmax);
+	/* (AD cleared too: the policy's CNAME is not validated) */
+	if(dns_build_header(&b, m.id, (uint16_t)((m.flags & ~(DNS_FLAG_AA |
+		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf))) != 0 ||
+		dns_build_question(&b, ch->qname, ch->qtype, ch->qclass) != 0)
+		goto fail;
+	if(m.edns.present) {
+		for(i = 0; i < m.edns.num_opts && i < EDNS_MAX_OPTS; i++) {
+			opts[nopt].code = m.edns.opts[i].code;
+			opts[nopt].len = m.edns.opts[i].len;
+			opts[nopt].data = buf + m.edns.opts[i].off;
+			if(opts[nopt].code == DNS_EDNS_EDE)
+				ede = 1;
+			nopt++;
+		}
+		if(ch->has_ede && !ede && nopt < EDNS_MAX_OPTS) {
+			opts[nopt].code = DNS_EDNS_EDE;
+			opts[nopt].len = 2;
+			opts[nopt].data = ch->ede;
+			nopt++;
+		}
+		dns_build_reserve(&b, dns_opt_size(opts, nopt));
+	}
+	for(p = 0; p < ch->pre_len; ) {
+		const uint8_t *o = ch->pre + p, *f = o + dname_len(o);
+		size_t rdl = dns_read_u16(f + 8);
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, o, dns_read_u16(f),
+			dns_read_u16(f + 2), dns_read_u32(f + 4), f + 10, rdl)
+			!= 0) {
+			/* too long for the client: TC, nothing more */
+			dns_build_truncate(&b);
+			break;
+		}
+		p = (size_t)(f + 10 + rdl - ch->pre);
+	}
+	for(i = 0; i < m.rr_count && !dns_build_is_truncated(&b); i++) {
+		const struct dns_rr *rr = &m.rrs[i];
+		(void)dns_rr_owner(&m, rr, owner);
+		if((rc = dns_rr_rdata_uncompressed(&m, rr, rd, DNS_MAX_MSG)) <
+			0)
+			continue;
+		n = (size_t)rc;
+		if(dns_build_rr(&b, rr->section, owner, rr->type, rr->rrclass,
+			rr->ttl, rd, n) == DNS_ERR_NOSPACE) {
+			/* (what does not fit of the additional section is
+			 * left out without TC) */
+			if(rr->section != DNS_SEC_ADDITIONAL)
+				dns_build_truncate(&b);
+			break;
+		}
+	}
+	if(m.flags & DNS_FLAG_TC)
+		dns_build_truncate(&b);
+	if(m.edns.present) {
+		dns_build_reserve(&b, 0);
+		if(dns_build_opt(&b, m.edns.udp_size, m.rcode, m.edns.do_bit,
+			nopt ? opts : NULL, nopt) != 0)
+			goto fail;
+	}
+	n = dns_build_finish(&b);
+	region_free_all(r->chase_region);
+	if(n == 0 || n > bufmax)
+		return -1;
+	memcpy(buf, out, n);
+	*len = n;
+	return 0;
+fail:
+	region_free_all(r->chase_region);
+	return -1;
+}
+
+/**
+ * A waiting client whose answer response-ip rewrote to end in a CNAME:
+ * it waits on for the target (a new mesh client, its record with the
+ * chase). Called from the mesh's callbacks (mesh_run does not nest).
+ * @param c: the client's record; qpkt, qlen: its query.
+ * @param buf, len: the rewritten answer.
+ * @return 1 when it waits for the target, 0 when not (send the answer).
+ */
+static int
+resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
+	const uint8_t *qpkt, size_t qlen, const uint8_t *buf, size_t len)
+{
+	struct fast_query fq, q2;
+	struct resolver_chase ch;
+	struct resolver_client *nc;
+	size_t len2;
+	int flags = MESH_FLAG_RD;
+	if(dns_query_parse_fast(qpkt, qlen, &fq) != 0 ||
+		fq.qinfo.qtype == DNS_TYPE_CNAME ||
+		fq.qinfo.qtype == DNS_TYPE_ANY ||
+		resolver_chase_rewritten(&ch, qpkt, &fq, buf, len) != 0 ||
+		resolver_chase_begin(r, qpkt, qlen, &fq, c->tp == RESOLVER_TCP,
+		&ch, &q2, &len2) != 0)
+		return 0;
+	if(RESOLVER_CLIENT_SIZE(len2, 1) > DNS_MAX_MSG)
+		return 0;
+	nc = (struct resolver_client *)(void *)(r->chase + RESOLVER_CH_REC);
+	*nc = *c;
+	nc->wl_counted = 0;
+	nc->chase = 1;
+	nc->qlen = len2;
+	memcpy(nc->qname, r->chase + DNS_HDR_SIZE, ch.target_len);
+	memcpy(RESOLVER_CLIENT_PKT(nc), r->chase, len2);
+	memcpy(RESOLVER_CHASE_OF(nc), &ch, sizeof(ch));
+	if(c->do_bit)
+		flags |= MESH_FLAG_DO;
+	if(c->qflags & DNS_FLAG_CD)
+		flags |= MESH_FLAG_CD;
+	return mesh_new_client_tags(r->mesh, q2.qinfo.qname, q2.qinfo.qtype,
+		q2.qinfo.qclass, flags, c->ecs_echo ? &c->ecs : NULL, c->tags,
+		nc, RESOLVER_CLIENT_SIZE(len2, 1), NULL, 0) == 0;
+}
+
+/**
+ * The last step of an answer for a client that waited: response-ip
+ * (services/policy.h), then, for a CNAME chase, the chase's records put
+ * before it; an answer response-ip rewrote to a CNAME is chased (one
+ * level).
+ * @param buf: the answer (r->buf); *len in/out.
+ * @return 0 to send it, -1 to drop it, 1 when the client now waits for
+ *	the CNAME target (send nothing now).
+ */
+static int
+resolver_respip(struct resolver *r, const struct resolver_client *c,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
+{
+	struct fast_query fq;
+	if(c->respip && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
+		switch(policy_respip_answer(r->pol, r->acl, qpkt, &fq,
+			&c->client, c->respip == 2 ? &c->local : NULL,
+			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
+			&r->pstats)) {
+		case POLICY_RESPIP_DROP:
+			return -1;
+		case POLICY_RESPIP_REWRITTEN:
+			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
+				qlen, buf, *len))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
+	if(c->chase)
+		return resolver_chase_splice(r, RESOLVER_CHASE_OF(c), buf, len,
+			DNS_MAX_MSG);
+	return 0;
+}
 
 static void resolver_mesh_done(void *arg, struct mesh_state *s,
 	struct mesh_answer *ans, int ede);
@@ -278,7 +677,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 	fe.stale = resolver_answer_stale;
 	r->buf = malloc(DNS_MAX_MSG);
 	r->qcopy = malloc(DNS_MAX_MSG);
-	r->cbuf = malloc(sizeof(struct resolver_client) + DNS_MAX_MSG);
+	r->cbuf = malloc(sizeof(struct resolver_client) + DNS_MAX_MSG + 8 +
+		sizeof(struct resolver_chase));
 	r->mesh = mesh_create(stack, &r->menv, out, maxq, jostle,
 		r->expire_client_ms, &fe, r);
 	if(r->mesh) {
@@ -408,6 +808,7 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	r->respip = policy_has_respip(pol);
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
+	r->ns_tag_mask = policy_ns_tag_mask(pol);
 	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
 
@@ -426,6 +827,8 @@ resolver_delete(struct resolver *r)
 	free(r->buf);
 	free(r->qcopy);
 	free(r->cbuf);
+	free(r->chase);
+	region_destroy(r->chase_region);
 	wait_limit_delete(r->wl);
 	free(r->wl_blocks);
 	free(r->wl_cookie_blocks);
@@ -465,7 +868,7 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 	struct resolver_client *rc = c->data;
 	struct fast_query fq;
 	size_t len = 0;
-	int refresh = 0;
+	int refresh = 0, rv;
 	if(!r->mcache || !c->qpkt)
 		return 0;
 	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
@@ -479,7 +882,10 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
 	r->reply_start = rc->start;
-	if(resolver_respip(r, rc, c->qpkt, c->qlen, r->buf, &len) != 0) {
+	if((rv = resolver_respip(r, rc, c->qpkt, c->qlen, r->buf, &len)) ==
+		1)
+		return 1; /* it waits for a CNAME target */
+	if(rv != 0) {
 		r->stats.num_dropped++;
 		r->reply_cb(r->reply_arg, &rc->handle, NULL, 0);
 		return 1;
@@ -805,6 +1211,231 @@ resolver_done(struct resolver *r, const struct fast_query *q,
 	return res;
 }
 
+/** what the front end knows of a query on its way to the cache and the
+ * mesh (resolver_to_mesh, resolver_chase_query) */
+struct resolver_ctx {
+	/** the client's address, or NULL */
+	const struct netaddr *client;
+	/** its transport */
+	enum resolver_transport tp;
+	/** its reply handle */
+	const struct resolver_handle *handle;
+	/** the caller's answer buffer */
+	uint8_t *out;
+	/** its size */
+	size_t outmax;
+	/** the length of the answer written */
+	size_t *outlen;
+	/** MESH_FLAG_* */
+	int flags;
+	/** what resolver_client_ecs() gave */
+	int has_ecs;
+	/** the subnet (with has_ecs > 0) */
+	struct module_ecs *ecs;
+	/** the client's cookie was valid */
+	int cookie_valid;
+	/** allow_setrd: resolve as if RD were set */
+	int set_rd;
+	/** serve-expired-client-timeout: an expired answer is there */
+	int stale;
+	/** policy_ns_tags() of the client */
+	uint64_t tags;
+	/** the chase, or NULL */
+	struct resolver_chase *chase;
+};
+
+/**
+ * A cache miss: the client waits in the mesh (its record holds what its
+ * answer needs, and the chase when it has one).
+ * @param pkt, len, q: the query the mesh resolves (the target's for a
+ *	chase).
+ * @return RESOLVER_PENDING, or the result of an answer written to out.
+ */
+static enum resolver_result __attribute__((noinline))
+resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, const struct resolver_ctx *x)
+{
+	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	/* the mesh */
+	r->stats.num_cache_miss++;
+	{
+		uint64_t n = (uint64_t)mesh_num_states(r->mesh);
+		r->stats.reqlist_sum += n;
+		r->stats.reqlist_samples++;
+		if(n > r->stats.reqlist_max)
+			r->stats.reqlist_max = n;
+	}
+	memset(c, 0, sizeof(*c));
+	if(x->handle)
+		c->handle = *x->handle;
+	c->id = q->id;
+	c->qflags = q->flags;
+	if(x->set_rd && !(q->flags & DNS_FLAG_RD)) {
+		c->qflags |= DNS_FLAG_RD;
+		c->encode = 1;
+	}
+	memcpy(c->qname, pkt + q->qname_off, q->qinfo.qname_len);
+	c->edns = q->edns.present;
+	c->udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
+	if(c->udp_size < DNS_MIN_UDP)
+		c->udp_size = DNS_MIN_UDP;
+	c->do_bit = q->edns.present && q->edns.do_bit;
+	c->tp = x->tp;
+	c->start = *r->out->now;
+	c->qlen = len;
+	if(q->edns.present && q->edns.cookie_reply) {
+		c->has_cookie = 1;
+		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
+	}
+	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
+	if(x->chase) {
+		c->chase = 1;
+		memcpy(RESOLVER_CHASE_OF(c), x->chase, sizeof(*x->chase));
+	}
+	if(x->has_ecs > 0 && x->ecs->from_client) {
+		c->ecs_echo = 1;
+		c->ecs = *x->ecs;
+	}
+	if(r->respip && x->client) {
+		c->client = *x->client;
+		c->respip = 1;
+		if(r->local) {
+			c->local = *r->local;
+			c->respip = 2;
+		}
+	}
+	if(x->client && r->wl) {
+		/* wait-limit: the clients of one address waiting here */
+		switch(wait_limit_add(r->wl, x->client,
+			resolver_wait_limit_of(r, x->client, x->cookie_valid))) {
+		case WAIT_LIMIT_COUNTED:
+			c->addr = *x->client;
+			c->wl_counted = 1;
+			break;
+		case WAIT_LIMIT_OVER:
+			r->stats.num_wait_limit++;
+			r->stats.num_dropped++;
+			return RESOLVER_DROP;
+		case WAIT_LIMIT_FULL:
+		default:
+			break;
+		}
+	}
+	c->tags = x->tags;
+	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
+		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
+		x->stale ? pkt : NULL, x->stale ? len : 0) < 0) {
+		resolver_client_leaves(r, c);
+		r->stats.num_dropped++;
+		r->stats.num_servfail++;
+		/* (to the client's own question when chasing) */
+		if(x->chase) {
+			q = x->chase->oq;
+			pkt = x->chase->opkt;
+			len = x->chase->olen;
+		}
+		return resolver_done(r, q, x->tp, x->out, x->outmax,
+			x->outlen, resolver_error(r, pkt, len, q,
+			DNS_RCODE_SERVFAIL, DNS_EDE_OTHER, x->out, x->outmax,
+			x->outlen));
+	}
+	return RESOLVER_PENDING;
+}
+
+/** fill in the client part of x */
+static void
+resolver_ctx_init(struct resolver_ctx *x, const struct netaddr *client,
+	enum resolver_transport tp, const struct resolver_handle *handle,
+	uint8_t *out, size_t outmax, size_t *outlen, int has_ecs,
+	struct module_ecs *ecs, int cookie_valid, int set_rd)
+{
+	memset(x, 0, sizeof(*x));
+	x->client = client;
+	x->tp = tp;
+	x->handle = handle;
+	x->out = out;
+	x->outmax = outmax;
+	x->outlen = outlen;
+	x->has_ecs = has_ecs;
+	x->ecs = ecs;
+	x->cookie_valid = cookie_valid;
+	x->set_rd = set_rd;
+}
+
+/**
+ * The target of a chase, looked up as a query of its own: the message
+ * cache (response-ip, then the chase's records put first), an auth zone
+ * for-downstream, else the mesh. One level: no chase of its own. A
+ * client that sent ECS is resolved (its subnet keys the state).
+ * @param pkt, len, q: the client's query, of which the target's query
+ *	(in r->chase, len2 octets, parsed in q2) was made.
+ * @param ch: the chase (RESOLVER_CH_FRONT).
+ * @param x: the client (resolver_ctx_init); the rest is set here.
+ */
+static enum resolver_result __attribute__((noinline))
+resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, struct resolver_chase *ch,
+	const struct fast_query *q2, size_t len2, struct resolver_ctx *x)
+{
+	enum resolver_result rr = RESOLVER_PENDING;
+	const uint8_t *pkt2 = r->chase;
+	ch->opkt = pkt;
+	ch->olen = len;
+	ch->oq = q;
+	x->chase = ch;
+	x->flags = MESH_FLAG_RD;
+	if(q2->edns.present && q2->edns.do_bit)
+		x->flags |= MESH_FLAG_DO;
+	if(q2->flags & DNS_FLAG_CD)
+		x->flags |= MESH_FLAG_CD;
+	if(r->ns_tag_mask && x->client)
+		x->tags = policy_ns_tags(r->pol, r->acl, x->client, r->local,
+			r->ns_tag_mask);
+	*x->outlen = 0;
+	if(r->mcache && !x->tags && !(x->has_ecs > 0 &&
+		x->ecs->from_client)) {
+		int refresh = 0;
+		enum mcache_result mr = mcache_answer(r->mcache, q2, pkt2,
+			x->tp == RESOLVER_TCP, r->out->now->tv_sec, x->out,
+			x->outmax, x->outlen, &refresh);
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
+			/* a fresh answer first, as for any query */
+			*x->outlen = 0;
+			x->stale = 1;
+			return resolver_to_mesh(r, pkt2, len2, q2, x);
+		}
+		if(mr != MCACHE_MISS) {
+			r->stats.num_cache_hits++;
+			if(r->respip && policy_respip_answer(r->pol, r->acl,
+				pkt2, q2, x->client, r->local, x->tp ==
+				RESOLVER_TCP, x->out, x->outlen, x->outmax,
+				&r->pstats) == POLICY_RESPIP_DROP)
+				return RESOLVER_DROP;
+			if(mr == MCACHE_HIT_EXPIRED)
+				r->stats.num_expired++;
+			if(refresh)
+				(void)mesh_new_prefetch(r->mesh,
+					q2->qinfo.qname, q2->qinfo.qtype,
+					q2->qinfo.qclass, x->flags);
+			if(resolver_chase_splice(r, ch, x->out, x->outlen,
+				x->outmax) != 0)
+				return RESOLVER_DROP;
+			return RESOLVER_ANSWERED;
+		}
+	}
+	if(r->authz && resolver_auth_answer(r, pkt2, len2, q2, x->tp, x->out,
+		x->outmax, x->outlen, &rr)) {
+		rr = resolver_done(r, q2, x->tp, x->out, x->outmax, x->outlen,
+			rr);
+		if(rr == RESOLVER_ANSWERED && resolver_chase_splice(r, ch,
+			x->out, x->outlen, x->outmax) != 0)
+			return RESOLVER_DROP;
+		return rr;
+	}
+	return resolver_to_mesh(r, pkt2, len2, q2, x);
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -813,17 +1444,31 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	uint8_t *out, size_t outmax, size_t *outlen)
 {
 	struct local_front_info info;
-	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	struct resolver_ctx x;
 	struct module_ecs ecs;
 	int flags = 0, stale = 0, norec_ok, has_ecs = 0, cookie_valid = 0;
+	uint64_t tags = 0;
+	/* a CNAME chase (in r->chase: RESOLVER_CH_FRONT, the target's
+	 * query's parse at RESOLVER_CH_Q2) */
+	struct resolver_chase *chase;
+	struct fast_query *q2;
+	size_t len2;
 
 	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
 		/* NOTIFY for an rpz zone or an auth-zone: its own ACL
 		 * (allow-notify and the primaries), not access-control */
 		if(client && r->pol && policy_rpz_notify(r->pol, pkt, len,
-			client, out, outmax, outlen))
+			client, out, outmax, outlen)) {
+			/* an rpz zone for-downstream is an auth zone too,
+			 * with its own transfer: woken as well (its answer
+			 * is not sent) */
+			size_t l2 = 0;
+			if(r->authz)
+				(void)auth_zones_notify(r->authz, pkt, len,
+					client, r->buf, DNS_MAX_MSG, &l2);
 			return RESOLVER_ANSWERED;
+		}
 		if(r->authz) {
 			if(client && auth_zones_notify(r->authz, pkt, len,
 				client, out, outmax, outlen))
@@ -920,8 +1565,22 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		len, q, client, tp == RESOLVER_TCP, out, outmax, outlen, &info,
 		norec_ok)) {
 	case LOCAL_FRONT_ANSWERED:
-		/* a redirect-zone CNAME alias (info.alias) is answered with
-		 * the CNAME alone; its target is not chased */
+		/* a redirect-zone alias or an RPZ CNAME (info.alias): the
+		 * cache or the mesh answers the target, the CNAME is put
+		 * before that answer (resolver_chase_splice); one level;
+		 * counted by the target's lookup */
+		if(info.alias.present && q->qinfo.qtype != DNS_TYPE_CNAME &&
+			q->qinfo.qtype != DNS_TYPE_ANY &&
+			resolver_chase_space(r, &chase, &q2) == 0 &&
+			resolver_chase_alias(chase, pkt, q, &info.alias, out,
+			*outlen) == 0 && resolver_chase_begin(r, pkt, len, q,
+			tp == RESOLVER_TCP, chase, q2, &len2) == 0) {
+			resolver_ctx_init(&x, client, tp, handle, out, outmax,
+				outlen, has_ecs, &ecs, cookie_valid,
+				info.set_rd);
+			return resolver_chase_query(r, pkt, len, q, chase, q2,
+				len2, &x);
+		}
 		r->stats.num_local++;
 		return resolver_done(r, q, tp, out, outmax, outlen,
 			RESOLVER_ANSWERED);
@@ -953,10 +1612,17 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(q->flags & DNS_FLAG_CD)
 		flags |= MESH_FLAG_CD;
 	flags |= MESH_FLAG_RD;
+	/* rpz zones with tags: and NSDNAME / NSIP triggers: a client with
+	 * such tags is resolved by its own states, which show every
+	 * delegation to its zones: no cached answer (one test otherwise) */
+	if(r->ns_tag_mask && client)
+		tags = policy_ns_tags(r->pol, r->acl, client, r->local,
+			r->ns_tag_mask);
 
 	/* the message cache: the hot path (with client-subnet-always-
 	 * forward, a client that sent ECS skips it, as in Unbound) */
-	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always)) {
+	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always) &&
+		!tags) {
 		int refresh = 0;
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
@@ -979,12 +1645,35 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 		if(mr != MCACHE_MISS) {
 			/* response-ip: one test when not configured */
-			if(r->respip && policy_respip_answer(r->pol, r->acl,
-				pkt, q, client, r->local, tp == RESOLVER_TCP,
-				out, outlen, outmax, &r->pstats) ==
-				POLICY_RESPIP_DROP) {
-				r->stats.num_cache_hits++;
-				return RESOLVER_DROP;
+			if(r->respip) {
+				enum policy_respip_result pr =
+					policy_respip_answer(r->pol, r->acl,
+					pkt, q, client, r->local, tp ==
+					RESOLVER_TCP, out, outlen, outmax,
+					&r->pstats);
+				if(pr == POLICY_RESPIP_DROP) {
+					r->stats.num_cache_hits++;
+					return RESOLVER_DROP;
+				}
+				/* rewritten to a CNAME: its target is
+				 * chased (one level), as for an alias */
+				if(pr == POLICY_RESPIP_REWRITTEN &&
+					q->qinfo.qtype != DNS_TYPE_ANY &&
+					resolver_chase_space(r, &chase, &q2) ==
+					0 && resolver_chase_rewritten(chase,
+					pkt, q, out, *outlen) == 0 &&
+					resolver_chase_begin(r, pkt, len, q,
+					tp == RESOLVER_TCP, chase, q2,
+					&len2) == 0) {
+					/* (counted by the target's
+					 * lookup) */
+					resolver_ctx_init(&x, client, tp,
+						handle, out, outmax, outlen,
+						has_ecs, &ecs, cookie_valid,
+						info.set_rd);
+					return resolver_chase_query(r, pkt,
+						len, q, chase, q2, len2, &x);
+				}
 			}
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
@@ -1016,78 +1705,12 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 				rr);
 	}
 mesh:
-	/* the mesh */
-	r->stats.num_cache_miss++;
-	{
-		uint64_t n = (uint64_t)mesh_num_states(r->mesh);
-		r->stats.reqlist_sum += n;
-		r->stats.reqlist_samples++;
-		if(n > r->stats.reqlist_max)
-			r->stats.reqlist_max = n;
-	}
-	memset(c, 0, sizeof(*c));
-	if(handle)
-		c->handle = *handle;
-	c->id = q->id;
-	c->qflags = q->flags;
-	if(info.set_rd && !(q->flags & DNS_FLAG_RD)) {
-		c->qflags |= DNS_FLAG_RD;
-		c->encode = 1;
-	}
-	memcpy(c->qname, pkt + q->qname_off, q->qinfo.qname_len);
-	c->edns = q->edns.present;
-	c->udp_size = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
-	if(c->udp_size < DNS_MIN_UDP)
-		c->udp_size = DNS_MIN_UDP;
-	c->do_bit = q->edns.present && q->edns.do_bit;
-	c->tp = tp;
-	c->start = *r->out->now;
-	c->qlen = len;
-	if(q->edns.present && q->edns.cookie_reply) {
-		c->has_cookie = 1;
-		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
-	}
-	memcpy(RESOLVER_CLIENT_PKT(c), pkt, len);
-	if(has_ecs > 0 && ecs.from_client) {
-		c->ecs_echo = 1;
-		c->ecs = ecs;
-	}
-	if(r->respip && client) {
-		c->client = *client;
-		c->respip = 1;
-		if(r->local) {
-			c->local = *r->local;
-			c->respip = 2;
-		}
-	}
-	if(client && r->wl) {
-		/* wait-limit: the clients of one address waiting here */
-		switch(wait_limit_add(r->wl, client,
-			resolver_wait_limit_of(r, client, cookie_valid))) {
-		case WAIT_LIMIT_COUNTED:
-			c->addr = *client;
-			c->wl_counted = 1;
-			break;
-		case WAIT_LIMIT_OVER:
-			r->stats.num_wait_limit++;
-			r->stats.num_dropped++;
-			return RESOLVER_DROP;
-		case WAIT_LIMIT_FULL:
-		default:
-			break;
-		}
-	}
-	if(mesh_new_client_ecs(r->mesh, q->qinfo.qname, q->qinfo.qtype,
-		q->qinfo.qclass, flags, has_ecs > 0 ? &ecs : NULL, c,
-		sizeof(*c) + len, stale ? pkt : NULL, stale ? len : 0) < 0) {
-		resolver_client_leaves(r, c);
-		r->stats.num_dropped++;
-		r->stats.num_servfail++;
-		return resolver_done(r, q, tp, out, outmax, outlen,
-			resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
-			DNS_EDE_OTHER, out, outmax, outlen));
-	}
-	return RESOLVER_PENDING;
+	resolver_ctx_init(&x, client, tp, handle, out, outmax, outlen,
+		has_ecs, &ecs, cookie_valid, info.set_rd);
+	x.flags = flags;
+	x.stale = stale;
+	x.tags = tags;
+	return resolver_to_mesh(r, pkt, len, q, &x);
 }
 
 enum resolver_result
@@ -1245,6 +1868,7 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	struct fast_query fq;
 	size_t len = 0;
 	enum mcache_result mr;
+	int rv;
 	if(c->encode || dns_query_parse_fast(RESOLVER_CLIENT_PKT(c), c->qlen,
 		&fq) != 0)
 		return 0;
@@ -1255,8 +1879,10 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 		DNS_MAX_MSG, &len, NULL);
 	if(mr != MCACHE_HIT && mr != MCACHE_HIT_PREFETCH)
 		return 0;
-	if(resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen, r->buf,
-		&len) != 0) {
+	if((rv = resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen,
+		r->buf, &len)) == 1)
+		return 1; /* it waits for a CNAME target */
+	if(rv != 0) {
 		r->stats.num_dropped++;
 		r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
 		return 1;
@@ -1360,7 +1986,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	struct edns_opt_out opt[3];
 	uint8_t edebuf[64], ecsbuf[32];
 	size_t limit, len, nopt = 0;
-	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL;
+	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL, rc;
 	uint16_t flags;
 
 	if(rcode == DNS_RCODE_SERVFAIL && mc->qpkt &&
@@ -1440,8 +2066,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 			goto drop;
 	}
 	len = dns_build_finish(&b);
-	if(resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen, r->buf,
-		&len) != 0)
+	if((rc = resolver_respip(r, c, RESOLVER_CLIENT_PKT(c), c->qlen,
+		r->buf, &len)) == 1)
+		return; /* it waits for a CNAME target */
+	if(rc != 0)
 		goto drop;
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);

@@ -26,6 +26,13 @@
  *      (their ID, RD, question letter case, EDNS/DO, UDP size and TC) and
  *      calls the reply callback given at creation with the blob.
  *
+ * CNAME chase: when step 3 answers with a redirect-zone alias or an RPZ
+ * CNAME rule (struct local_alias), the target is looked up in steps 4
+ * and 5 instead, for the client's type, and the answer the client gets is
+ * the CNAME followed by the target's answer (its rcode, flags and
+ * records), as Unbound does. One level: the target is not shown to the
+ * local zones or RPZ again. A CNAME question gets the CNAME alone.
+ *
  * The mesh runs each resolution through the module stack (module-config,
  * services/modstack.h) and gives the finished answer back through the
  * callbacks the resolver registers with it (struct mesh_frontend); the
@@ -48,6 +55,7 @@
 
 struct outbound;
 struct mesh;
+struct region;
 struct wait_limit;
 struct petrel_random;
 struct config_file;
@@ -276,6 +284,16 @@ struct resolver {
 	/** where the record of a client going to the mesh is put together
 	 * (the mesh copies it) */
 	uint8_t *cbuf;
+	/** CNAME chase (a redirect-zone alias or an RPZ CNAME, struct
+	 * local_alias): the target's query, then the spliced answer, then
+	 * RDATA scratch (3 * DNS_MAX_MSG); allocated at the first chase, so
+	 * a resolver without one pays nothing */
+	uint8_t *chase;
+	/** for the parse of a chased answer with many records (with chase) */
+	struct region *chase_region;
+	/** policy_ns_tag_mask() of the policy: with it, a client's tags
+	 * key its mesh states (0: no rpz zone with tags: has NS triggers) */
+	uint64_t ns_tag_mask;
 	/** ip-ratelimit: the client rate table (shared; NULL: off); set
 	 * after create with resolver_set_ratelimit */
 	struct rate_table *ip_rate;

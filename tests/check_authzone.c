@@ -760,6 +760,64 @@ START_TEST(test_zonefile_errors)
 }
 END_TEST
 
+/* rpz for-downstream: yes makes an auth zone of the rpz zone (its
+ * zonefile read here); one of the name of an auth-zone: is an error */
+START_TEST(test_rpz_downstream)
+{
+	char text[512], err[512];
+	struct auth_zones *az;
+	struct config_file *cfg = config_create();
+	int ok = 1;
+	snprintf(text, sizeof(text), "rpz:\n name: rpz.example.\n zonefile:"
+		" /nonexistent/petrel/rpz\n for-downstream: yes\n");
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_ptr_null(auth_zones_create(cfg, &ok, err, sizeof(err)));
+	ck_assert_int_eq(ok, 0);
+	ck_assert_ptr_nonnull(strstr(err, "'rpz.example.': cannot read "
+		"zonefile /nonexistent/petrel/rpz"));
+	config_delete(cfg);
+	cfg = config_create();
+	snprintf(text, sizeof(text), "auth-zone:\n name: rpz.example.\n "
+		"zonefile: /nonexistent/petrel/a\nrpz:\n name: rpz.example\n "
+		"zonefile: /nonexistent/petrel/rpz\n for-downstream: yes\n");
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ok = 1;
+	ck_assert_ptr_null(auth_zones_create(cfg, &ok, err, sizeof(err)));
+	ck_assert_int_eq(ok, 0);
+	ck_assert_str_eq(err, "t.conf:7: rpz 'rpz.example.' for-downstream: "
+		"an auth-zone: of that name is defined too");
+	config_delete(cfg);
+	/* with a primary: a zone of its own transfer (nothing read: the
+	 * zonefile: is the policy's) */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "rpz:\n name: rpz.example.\n zonefile:"
+		" /nonexistent/petrel/rpz\n primary: 192.0.2.1\n "
+		"for-downstream: yes\n");
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ok = 0;
+	az = auth_zones_create(cfg, &ok, err, sizeof(err));
+	ck_assert_int_eq(ok, 1);
+	ck_assert_ptr_nonnull(az);
+	ck_assert_int_eq(auth_zones_downstream_covers(az, (const uint8_t *)
+		"\003www\003rpz\007example"), 1);
+	auth_zones_delete(az);
+	config_delete(cfg);
+	/* for-downstream: no: no zone */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "rpz:\n name: rpz.example.\n zonefile:"
+		" /nonexistent/petrel/rpz\n for-downstream: no\n");
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ok = 0;
+	ck_assert_ptr_null(auth_zones_create(cfg, &ok, err, sizeof(err)));
+	ck_assert_int_eq(ok, 1);
+	config_delete(cfg);
+}
+END_TEST
+
 START_TEST(test_zonemd_reject_at_load)
 {
 	char path[64], text[1024], err[512];
@@ -1494,6 +1552,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_notify);
 	tcase_add_test(tc, test_nodata);
 	tcase_add_test(tc, test_zonefile_errors);
+	tcase_add_test(tc, test_rpz_downstream);
 	tcase_add_test(tc, test_zonemd_reject_at_load);
 	tcase_add_test(tc, test_zonemd_dnssec);
 	tcase_add_test(tc, test_zonemd_dnssec_zones);

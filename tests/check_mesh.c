@@ -248,6 +248,35 @@ START_TEST(test_do_apart)
 }
 END_TEST
 
+/* client tags (rpz zones with tags: and NS triggers, module_qstate.tags)
+ * are part of the key: the same question for other tags is another
+ * state, for the same tags the same one */
+START_TEST(test_tags_apart)
+{
+	static uint8_t blob[4096];
+	uint8_t qname[] = "\003www\007example\003com";
+	int fl = MESH_FLAG_RD;
+	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
+		DNS_CLASS_IN, fl, NULL, 0, blob, sizeof(blob), NULL, 0), 0);
+	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
+		DNS_CLASS_IN, fl, NULL, 0, blob, sizeof(blob), NULL, 0), 0);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 1);
+	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
+		DNS_CLASS_IN, fl, NULL, 1, blob, sizeof(blob), NULL, 0), 0);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
+		DNS_CLASS_IN, fl, NULL, 1, blob, sizeof(blob), NULL, 0), 0);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	ck_assert_uint_eq(mesh_num_clients(res->mesh), 4);
+	/* (the mesh holds 2 client states: a third tag set is refused, not
+	 * merged into one of them) */
+	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
+		DNS_CLASS_IN, fl, NULL, (uint64_t)1 << 40, blob, sizeof(blob),
+		NULL, 0), -1);
+	ck_assert_uint_eq(mesh_num_clients(res->mesh), 4);
+}
+END_TEST
+
 START_TEST(test_full_and_jostle)
 {
 	uint8_t buf[512];
@@ -688,6 +717,7 @@ mesh_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_do_apart);
+	tcase_add_test(tc, test_tags_apart);
 	tcase_add_test(tc, test_full_and_jostle);
 	tcase_add_test(tc, test_log_servfail);
 	tcase_add_test(tc, test_harden_large);

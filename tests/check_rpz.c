@@ -301,7 +301,8 @@ START_TEST(test_load_errors)
 	ck_assert_str_eq(load("rpz:\n\tzonefile: /nonexistent\n", err,
 		sizeof(err)), "t.conf:1: rpz: expected a name: line");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n", err, sizeof(err)),
-		"t.conf:1: rpz 'x.': expected a zonefile: or a primary: line");
+		"t.conf:1: rpz 'x.': expected a zonefile:, a primary: or a url: "
+		"line");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tzonefile: /nonexistent/z\n",
 		err, sizeof(err)), "t.conf:3: rpz 'x.': /nonexistent/z: cannot "
 		"open: No such file or directory");
@@ -323,8 +324,20 @@ START_TEST(test_load_errors)
 		"192.0.2.1\n\tzonefile: /nonexistent/z\n", err, sizeof(err)),
 		"t.conf:1: rpz 'x.': allow-notify: without a primary:");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: http://a/z\n", err,
-		sizeof(err)), "t.conf:3: url: rpz over HTTP is not in this "
-		"petrel; give a primary: or a zonefile:");
+		sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: https://a:8443/z\n"
+		"\tprimary: 192.0.2.1\n\tzonefile: /nonexistent-pz\n", err,
+		sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: ftp://a/z\n", err,
+		sizeof(err)), "t.conf:3: url: expected http:// or https://");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\turl: http://a/z\n"
+		"\tallow-notify: 192.0.2.1\n", err, sizeof(err)),
+		"t.conf:1: rpz 'x.': allow-notify: without a primary:");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tprimary: 192.0.2.1\n"
+		"\tfor-downstream: yes\n", err, sizeof(err)), "");
+	ck_assert_str_eq(load("rpz:\n\tname: x.\n\tfor-downstream: maybe\n",
+		err, sizeof(err)), "t.conf:3: for-downstream: expected yes or "
+		"no");
 	ck_assert_str_eq(load("rpz:\n\tname: x.\n\trpz-action-override: "
 		"block\n", err, sizeof(err)), "t.conf:3: rpz-action-override: "
 		"expected nxdomain, nodata, passthru, drop, tcp-only, cname or "

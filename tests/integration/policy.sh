@@ -17,7 +17,16 @@
 # (AXFR at start; NSD 4.6 answers an IXFR with the whole zone); a change
 # there plus ldns-notify is in force within 2 s while a client keeps
 # asking; ixfr_server.pl on 127.0.100.12 serves rpzi. by IXFR (a real
-# difference); the zone files are written.
+# difference); the zone files are written; rpzx.local. is served to
+# clients too (for-downstream: yes, its own transfer, the NOTIFY passed on).
+# rpz.local. has for-downstream:
+# yes (the zone itself answered with AA); an RPZ CNAME target and a
+# response-ip CNAME redirect target are chased.
+# RPZ by url: (pthreads):
+# http_server.pl on 127.0.100.20 port 8080 serves rpzh. (HTTP, chunked; a
+# new serial there is fetched at the SOA refresh), openssl s_server -WWW on
+# 127.0.100.21 port 8443 serves rpzs. (HTTPS, its certificate in
+# tls-cert-bundle).
 #
 # Needs root (port 53 on 127.0.100.x), NSD, dig, kdig, drill. Takes
 # /tmp/petrel-integration.lock; stops everything it started; ~20 s.
@@ -72,6 +81,9 @@ bad	A	192.0.2.86
 redir	A	192.0.2.87
 play	A	192.0.2.88
 ctl	A	192.0.2.89
+hweb2	A	192.0.2.90
+garden	A	192.0.2.91
+rcn	A	192.0.2.92
 EOF
 cat > "$IT_WORK/rpz.zone" <<'EOF'
 $TTL 60
@@ -82,7 +94,7 @@ nx.example	CNAME	.
 drop.example	CNAME	rpz-drop.
 tcp.example	CNAME	rpz-tcp-only.
 data.example	A	192.0.2.10
-walled.example	CNAME	garden.example.net.
+walled.example	CNAME	garden.example.
 32.51.100.0.127.rpz-client-ip	CNAME	.
 EOF
 nsd_start auth "$AUTH" "example.=$IT_WORK/example.zone" || exit 1
@@ -97,6 +109,35 @@ rpzx_zone() { # SERIAL [EXTRA RULE]
 	[ -n "${2:-}" ] && printf '%s\n' "$2"
 	return 0
 }
+# the url: servers: HTTP (chunked) and HTTPS
+WEB=127.0.100.20
+WEBS=127.0.100.21
+web_zone() { # ZONE SERIAL RULE...
+	local z=$1 s=$2
+	shift 2
+	printf '$TTL 60\n%s. SOA localhost. root.localhost. %s 1 1 86400 60\n' "$z" "$s"
+	printf '%s. NS localhost.\n' "$z"
+	printf '%s\n' "$@"
+}
+mkdir -p "$IT_WORK/www"
+web_zone rpzh 1 "hweb.example.rpzh. CNAME ." > "$IT_WORK/www/rpzh.zone"
+web_zone rpzs 1 "sweb.example.rpzs. CNAME ." > "$IT_WORK/www/rpzs.zone"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	-days 2 -subj "/CN=$WEBS" -addext "subjectAltName=IP:$WEBS" \
+	-keyout "$IT_WORK/web.key" -out "$IT_WORK/web.pem" >/dev/null 2>&1 ||
+	{ echo "policy: openssl req failed"; exit 1; }
+perl "$HERE/http_server.pl" $WEB 8080 "$IT_WORK/www" > "$IT_WORK/http.log" 2>&1 9>&- &
+it_track $!
+( cd "$IT_WORK/www" && exec openssl s_server -WWW -quiet -accept $WEBS:8443 \
+	-cert "$IT_WORK/web.pem" -key "$IT_WORK/web.key" ) > "$IT_WORK/https.log" 2>&1 9>&- &
+it_track $!
+for hp in $WEB/8080 $WEBS/8443; do
+	for i in $(seq 100); do
+		(exec 3<>"/dev/tcp/$hp") 2>/dev/null && break
+		sleep 0.1
+	done
+done
+
 mkdir -p "$IT_WORK/nsd-prim"
 rpzx_zone 1 > "$IT_WORK/nsd-prim/rpzx.zone"
 cat > "$IT_WORK/nsd-prim/nsd.conf" <<EOF
@@ -163,9 +204,12 @@ server:
 	access-control-view: $GUEST/32 guest
 	interface-view: $A2 inside
 	module-config: "respip validator iterator"
+	tls-cert-bundle: "$IT_WORK/web.pem"
 	response-ip: 192.0.2.86/32 always_refuse
 	response-ip: 192.0.2.87/32 redirect
 	response-ip-data: 192.0.2.87/32 "A 10.7.7.7"
+	response-ip: 192.0.2.92/32 redirect
+	response-ip-data: 192.0.2.92/32 "CNAME garden.example."
 	define-tag: "kids"
 	access-control-tag: $KID/32 "kids"
 	access-control-tag-action: $KID/32 kids always_nxdomain
@@ -183,6 +227,7 @@ rpz:
 	name: rpz.local.
 	zonefile: "$IT_WORK/rpz.zone"
 	rpz-log: yes
+	for-downstream: yes
 EOF
 	[ "$1" = pthreads ] && cat <<EOF
 tsig-key:
@@ -194,10 +239,18 @@ rpz:
 	primary: $PRIM k1
 	allow-notify: 127.0.0.1
 	zonefile: "$IT_WORK/rpzx.copy"
+	for-downstream: yes
 rpz:
 	name: rpzi.
 	master: $IXPRIM
 	zonefile: "$IT_WORK/rpzi.copy"
+rpz:
+	name: rpzh.
+	url: "http://$WEB:8080/rpzh.zone"
+	zonefile: "$IT_WORK/rpzh.copy"
+rpz:
+	name: rpzs.
+	url: "https://$WEBS:8443/rpzs.zone"
 EOF
 	cat <<EOF
 remote-control:
@@ -249,6 +302,10 @@ run_model() {
 	check "$m: response-ip always_refuse, cached" REFUSED "$(st @$A1 bad.example.)"
 	check "$m: response-ip redirect with response-ip-data" 10.7.7.7 "$(q @$A1 redir.example.)"
 	check "$m: response-ip redirect, cached" 10.7.7.7 "$(q @$A1 redir.example.)"
+	# a redirect to a CNAME: its target chased (fresh: a new mesh client
+	# from the answer callback; then from the cache)
+	check "$m: response-ip CNAME redirect, chased" "garden.example. 192.0.2.91" "$(q @$A1 rcn.example. | tr '\n' ' ' | sed 's/ $//')"
+	check "$m: response-ip CNAME redirect, cached" "garden.example. 192.0.2.91" "$(q @$A1 rcn.example. | tr '\n' ' ' | sed 's/ $//')"
 	# tags: play.example. is a zone for the clients tagged kids only
 	check "$m: a tagged zone, untagged client: resolved" 192.0.2.88 "$(q @$A1 play.example.)"
 	check "$m: a tagged zone, client tagged kids: its tag action" NXDOMAIN "$(st -b $KID @$A1 play.example.)"
@@ -261,11 +318,18 @@ run_model() {
 	check "$m: rpz local data" 192.0.2.10 "$(q @$A1 data.example.)"
 	out=$(dig +time=2 +tries=1 @$A1 data.example. 2>/dev/null)
 	if echo "$out" | grep -q 'EDE: 17 (Filtered)'; then ok "$m: local data carries EDE 17"; else fail "$m: no EDE 17: $out"; fi
-	check "$m: rpz cname redirect" garden.example.net. "$(q @$A1 walled.example.)"
+	# the CNAME's target is chased (resolved; from the cache the 2nd time)
+	check "$m: rpz cname redirect, its target chased" "garden.example. 192.0.2.91" "$(q @$A1 walled.example. | tr '\n' ' ' | sed 's/ $//')"
+	check "$m: rpz cname redirect, chased from the cache" "garden.example. 192.0.2.91" "$(q @$A1 walled.example. | tr '\n' ' ' | sed 's/ $//')"
+	check "$m: rpz cname redirect, kdig" "garden.example. 192.0.2.91" "$(kdig +short +time=2 +retry=0 @$A1 walled.example. A 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
 	check "$m: rpz drop: no answer" "" "$(dig +time=1 +tries=1 @$A1 drop.example. 2>/dev/null | grep 'status:')"
 	if dig +time=2 +tries=1 +ignore @$A1 tcp.example. 2>/dev/null | grep -q 'flags:.* tc'; then ok "$m: rpz tcp-only: TC over UDP"; else fail "$m: tcp-only: no TC"; fi
 	check "$m: rpz client-ip trigger" NXDOMAIN "$(st -b 127.0.100.51 @$A1 ok.example.)"
 	check "$m: no trigger" 192.0.2.82 "$(q @$A1 ok.example.)"
+	# for-downstream: yes: the rpz zone itself answered, with AA
+	out=$(dig +time=2 +tries=1 +norec @$A1 nx.example.rpz.local. CNAME 2>/dev/null)
+	if echo "$out" | grep -q 'flags: qr aa' && echo "$out" | grep -q 'nx.example.rpz.local.	*[0-9]*	IN	CNAME	\.$'; then
+		ok "$m: rpz for-downstream: the zone's record, with AA"; else fail "$m: rpz for-downstream: $out"; fi
 	if grep -q 'rpz: applied \[rpz.local.\] QNAME nx.example. A nxdomain' "$IT_WORK/petrel.log"; then ok "$m: rpz-log line"; else fail "$m: no rpz-log line"; fi
 	# control: rpz_disable / rpz_enable
 	check "$m: rpz_disable" ok "$(ctl rpz_disable rpz.local.)"
@@ -304,6 +368,9 @@ rpz_transfer() {
 	for i in $(seq 50); do [ "$(st @$A1 blocked.example.)" = NXDOMAIN ] && break; sleep 0.1; done
 	check "rpz by AXFR with TSIG from NSD: the rule is in force" NXDOMAIN "$(st @$A1 blocked.example.)"
 	if grep -q 'blocked.example' "$IT_WORK/rpzx.copy" 2>/dev/null; then ok "rpz zonefile written after the transfer"; else fail "no rpzx.copy"; fi
+	# for-downstream: yes with a primary: the zone transferred for clients too
+	for i in $(seq 50); do dig +time=1 +tries=1 +norec @$A1 blocked.example.rpzx.local. CNAME 2>/dev/null | grep -q 'flags: qr aa' && break; sleep 0.1; done
+	check "rpz for-downstream by AXFR: the zone's record, with AA" "." "$(dig +short +time=2 +tries=1 +norec @$A1 blocked.example.rpzx.local. CNAME 2>/dev/null)"
 	check "fresh.example. resolves before the change" 192.0.2.85 "$(q @$A1 fresh.example.)"
 	# a client asking all through the change
 	rm -f "$IT_WORK/stop-asking" "$IT_WORK/asking.log"
@@ -339,6 +406,9 @@ rpz_transfer() {
 	n=$(grep -vc '^NOERROR$' "$IT_WORK/asking.log")
 	check "queries answered all through the transfer ($(wc -l < "$IT_WORK/asking.log") asked)" 0 "$n"
 	if grep -q 'fresh.example' "$IT_WORK/rpzx.copy"; then ok "the zonefile holds the change"; else fail "rpzx.copy not rewritten"; fi
+	# ... and the zone served for-downstream has it (the NOTIFY passed on)
+	for i in $(seq 40); do [ "$(dig +short +time=1 +tries=1 +norec @$A1 fresh.example.rpzx.local. CNAME 2>/dev/null)" = . ] && break; sleep 0.05; done
+	check "rpz for-downstream: the change after the NOTIFY" "." "$(dig +short +time=2 +tries=1 +norec @$A1 fresh.example.rpzx.local. CNAME 2>/dev/null)"
 	# petrel-control auth_zone_transfer: an rpz zone transferred now
 	# (serial 3 on the primary, no NOTIFY)
 	check "ctl.example. resolves before" 192.0.2.89 "$(q @$A1 ctl.example.)"
@@ -361,6 +431,18 @@ ctl.example CNAME ." > "$IT_WORK/nsd-prim/rpzx.zone"
 		ok "rpzi. came by IXFR"; else fail "rpzi. not by IXFR"; cat "$IT_WORK/ixfr.log"; fi
 	if grep -q '192.0.2.2' "$IT_WORK/rpzi.copy" && ! grep -q '192.0.2.1$' "$IT_WORK/rpzi.copy"; then
 		ok "rpzi. zonefile written"; else fail "rpzi.copy: $(cat "$IT_WORK/rpzi.copy")"; fi
+	# url: the zones fetched over HTTP and HTTPS at start
+	for i in $(seq 50); do [ "$(st @$A1 hweb.example.)" = NXDOMAIN ] && break; sleep 0.1; done
+	check "rpz by url: over HTTP (chunked): the rule is in force" NXDOMAIN "$(st @$A1 hweb.example.)"
+	if grep -q 'hweb.example' "$IT_WORK/rpzh.copy" 2>/dev/null; then ok "rpz url: zonefile written"; else fail "no rpzh.copy"; fi
+	for i in $(seq 50); do [ "$(st @$A1 sweb.example.)" = NXDOMAIN ] && break; sleep 0.1; done
+	check "rpz by url: over HTTPS (tls-cert-bundle): the rule is in force" NXDOMAIN "$(st @$A1 sweb.example.)"
+	# a new serial on the web server: fetched at the SOA refresh (1 s)
+	check "hweb2.example. resolves before" 192.0.2.90 "$(q @$A1 hweb2.example.)"
+	web_zone rpzh 2 "hweb.example.rpzh. CNAME ." "hweb2.example.rpzh. CNAME ." > "$IT_WORK/www/rpzh.zone.new"
+	mv "$IT_WORK/www/rpzh.zone.new" "$IT_WORK/www/rpzh.zone"
+	for i in $(seq 50); do [ "$(st @$A1 hweb2.example.)" = NXDOMAIN ] && break; sleep 0.1; done
+	check "rpz by url: the new serial is fetched at the SOA refresh" NXDOMAIN "$(st @$A1 hweb2.example.)"
 }
 
 

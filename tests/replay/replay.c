@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <dirent.h>
+#include <limits.h>
 #include <unistd.h>
 #include "tests/replay/replay.h"
 #include "tests/replay/recorder.h"
@@ -516,11 +517,17 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			snprintf(buf, sizeof(buf), "%.*s%s%s\n",
 				(int)(tt - line), line, r->s->tmpdir, tt + 8);
 		} else if(t) {
+			/* (absolute: auth zones read their files from the
+			 * scenario's folder, the rest from the current one) */
 			const char *slash = strrchr(r->file, '/');
 			int dl = slash ? (int)(slash - r->file) : 1;
-			snprintf(buf, sizeof(buf), "%.*s%.*s%s\n",
-				(int)(t - line), line, dl,
-				slash ? r->file : ".", t + 10);
+			char dir[4096], abs[PATH_MAX];
+			snprintf(dir, sizeof(dir), "%.*s", dl, slash ? r->file :
+				".");
+			if(!realpath(dir, abs))
+				snprintf(abs, sizeof(abs), "%s", dir);
+			snprintf(buf, sizeof(buf), "%.*s%s%s\n",
+				(int)(t - line), line, abs, t + 10);
 		} else	snprintf(buf, sizeof(buf), "%s\n", line);
 	}
 	n = strlen(buf);

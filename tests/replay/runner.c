@@ -775,9 +775,10 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	resolver_set_env(r->res, r->mc, r->rrset, r->infra, r->lz, r->acl);
-	if(r->cfg->auths) {
+	if(r->cfg->auths || r->cfg->policy_lines) {
 		/* zonefile: paths are relative to the scenario's folder; no
-		 * transfer thread (auth_zones_start is not called) */
+		 * transfer thread (auth_zones_start is not called); an rpz:
+		 * clause with for-downstream: yes is an auth zone too */
 		char cwd[4096], dir[4096], *sl;
 		int ok = 0, cd;
 		snprintf(dir, sizeof(dir), "%s", r->s->file);
