@@ -1861,6 +1861,67 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 	return LOCAL_FRONT_ANSWERED;
 }
 
+/**
+ * The access-control rules before the local zones, shared by the untagged
+ * and the tagged front end: a malformed call or ACL_DENY drops, ACL_REFUSE
+ * is REFUSED (EDE 18).
+ * @return LOCAL_FRONT_CONTINUE when the local zones are to be asked.
+ */
+static inline enum local_front_result
+lz_front_gate(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	enum config_acl_action action, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_DENY)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_REFUSE)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
+			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	return LOCAL_FRONT_CONTINUE;
+}
+
+/**
+ * The rules after the local zones gave r, shared by the untagged and the
+ * tagged front end (one copy, so that a rule such as norec_ok cannot be
+ * added to one and missed in the other): the zones' answer or drop, the
+ * *_non_local actions, the RD rule (allow_setrd, allow_snoop, norec_ok)
+ * and the class.
+ */
+static inline enum local_front_result
+lz_front_rules(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	enum config_acl_action action, enum local_zone_answer r, uint8_t *out,
+	size_t outmax, size_t *outlen, struct local_front_info *info,
+	int norec_ok)
+{
+	if(r == LOCAL_ZONE_ANSWERED)
+		return LOCAL_FRONT_ANSWERED;
+	if(r == LOCAL_ZONE_DROP)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_DENY_NON_LOCAL)
+		return LOCAL_FRONT_DROP;
+	if(action == ACL_REFUSE_NON_LOCAL)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
+			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	if(!(fq->flags & DNS_FLAG_RD)) {
+		if(action == ACL_ALLOW_SETRD)
+			info->set_rd = 1;
+		else if(action != ACL_ALLOW_SNOOP && !norec_ok)
+			return lz_front_error(lz, pkt, pktlen, fq,
+				DNS_RCODE_REFUSED, 1,
+				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
+				outlen);
+	}
+	if(fq->qinfo.qclass != DNS_CLASS_IN &&
+		fq->qinfo.qclass != DNS_CLASS_ANY)
+		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 1,
+			-1, out, outmax, outlen);
+	return LOCAL_FRONT_CONTINUE;
+}
+
 static enum local_front_result lz_front_answer(const struct acl_list *acl,
 	const struct local_zones *vlz, int view_first,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
@@ -1914,44 +1975,20 @@ lz_front_answer(const struct acl_list *acl,
 	struct local_front_info tmp;
 	enum config_acl_action action;
 	enum local_zone_answer r;
+	enum local_front_result fr;
 	if(!info)
 		info = &tmp;
 	info->set_rd = 0;
 	info->alias.present = 0;
 	action = acl_check(acl, client);
 	info->action = action;
-	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_DENY)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_REFUSE)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
-			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	if((fr = lz_front_gate(lz, pkt, pktlen, fq, action, out, outmax,
+		outlen)) != LOCAL_FRONT_CONTINUE)
+		return fr;
 	r = lz_answer_view(vlz, view_first, lz, pkt, pktlen, fq, client, tcp,
 		out, outmax, outlen, &info->alias);
-	if(r == LOCAL_ZONE_ANSWERED)
-		return LOCAL_FRONT_ANSWERED;
-	if(r == LOCAL_ZONE_DROP)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_DENY_NON_LOCAL)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_REFUSE_NON_LOCAL)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
-			DNS_EDE_PROHIBITED, out, outmax, outlen);
-	if(!(fq->flags & DNS_FLAG_RD)) {
-		if(action == ACL_ALLOW_SETRD)
-			info->set_rd = 1;
-		else if(action != ACL_ALLOW_SNOOP && !norec_ok)
-			return lz_front_error(lz, pkt, pktlen, fq,
-				DNS_RCODE_REFUSED, 1,
-				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
-				outlen);
-	}
-	if(fq->qinfo.qclass != DNS_CLASS_IN &&
-		fq->qinfo.qclass != DNS_CLASS_ANY)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 1,
-			-1, out, outmax, outlen);
-	return LOCAL_FRONT_CONTINUE;
+	return lz_front_rules(lz, pkt, pktlen, fq, action, r, out, outmax,
+		outlen, info, norec_ok);
 }
 
 /**
@@ -1972,18 +2009,15 @@ lz_front_answer_tags(enum config_acl_action action,
 {
 	struct local_front_info tmp;
 	enum local_zone_answer r = LOCAL_ZONE_NOT_LOCAL;
+	enum local_front_result fr;
 	if(!info)
 		info = &tmp;
 	info->set_rd = 0;
 	info->alias.present = 0;
 	info->action = action;
-	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_DENY)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_REFUSE)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
-			DNS_EDE_PROHIBITED, out, outmax, outlen);
+	if((fr = lz_front_gate(lz, pkt, pktlen, fq, action, out, outmax,
+		outlen)) != LOCAL_FRONT_CONTINUE)
+		return fr;
 	/* the view's zones (no tags), then the global ones with the tags */
 	if(vlz)
 		r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out,
@@ -1993,29 +2027,8 @@ lz_front_answer_tags(enum config_acl_action action,
 		fq->qinfo.qclass, NULL) == LOCAL_ZONE_NOVIEW))
 		r = local_zones_answer_tags(lz, pkt, pktlen, fq, client, tcp,
 			out, outmax, outlen, &info->alias, ct);
-	if(r == LOCAL_ZONE_ANSWERED)
-		return LOCAL_FRONT_ANSWERED;
-	if(r == LOCAL_ZONE_DROP)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_DENY_NON_LOCAL)
-		return LOCAL_FRONT_DROP;
-	if(action == ACL_REFUSE_NON_LOCAL)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
-			DNS_EDE_PROHIBITED, out, outmax, outlen);
-	if(!(fq->flags & DNS_FLAG_RD)) {
-		if(action == ACL_ALLOW_SETRD)
-			info->set_rd = 1;
-		else if(action != ACL_ALLOW_SNOOP && !norec_ok)
-			return lz_front_error(lz, pkt, pktlen, fq,
-				DNS_RCODE_REFUSED, 1,
-				DNS_EDE_NOT_AUTHORITATIVE, out, outmax,
-				outlen);
-	}
-	if(fq->qinfo.qclass != DNS_CLASS_IN &&
-		fq->qinfo.qclass != DNS_CLASS_ANY)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 1,
-			-1, out, outmax, outlen);
-	return LOCAL_FRONT_CONTINUE;
+	return lz_front_rules(lz, pkt, pktlen, fq, action, r, out, outmax,
+		outlen, info, norec_ok);
 }
 
 enum local_front_result
