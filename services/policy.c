@@ -1559,15 +1559,16 @@ struct rpz_write {
 	uint32_t target_ttl;
 };
 
-/** does the rule have a CNAME */
+/** does the rule have a CNAME: sets the int at arg (a walk callback of
+ * rpz_match_data, for the client answer and the iterator's alike) */
 static int
 rpz_find_cname(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 	const uint8_t *rdata, size_t rdlen)
 {
-	struct rpz_write *w = arg;
+	int *cname = arg;
 	(void)rrclass; (void)ttl; (void)rdata; (void)rdlen;
 	if(type == DNS_TYPE_CNAME) {
-		w->cname = 1;
+		*cname = 1;
 		return 1;
 	}
 	return 0;
@@ -1684,7 +1685,7 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 	w.owner = fq->qinfo.qname;
 	w.qtype = fq->qinfo.qtype;
 	if(m->action == RPZ_ACTION_LOCAL_DATA) {
-		rpz_match_data(m, rpz_find_cname, &w);
+		rpz_match_data(m, rpz_find_cname, &w.cname);
 		rpz_match_data(m, rpz_put_rr, &w);
 		if(w.n == 0)
 			soa = 1;
@@ -2222,20 +2223,6 @@ struct rpz_ns_write {
 	int n;
 };
 
-/** does the rule have a CNAME */
-static int
-rpz_ns_find_cname(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
-	const uint8_t *rdata, size_t rdlen)
-{
-	struct rpz_ns_write *w = arg;
-	(void)rrclass; (void)ttl; (void)rdata; (void)rdlen;
-	if(type == DNS_TYPE_CNAME) {
-		w->cname = 1;
-		return 1;
-	}
-	return 0;
-}
-
 /** put the records that answer the question */
 static int
 rpz_ns_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
@@ -2298,7 +2285,7 @@ rpz_ns_answer(const struct rpz *z, const struct rpz_match *m,
 	}
 	default:
 		/* local data */
-		rpz_match_data(m, rpz_ns_find_cname, &w);
+		rpz_match_data(m, rpz_find_cname, &w.cname);
 		rpz_match_data(m, rpz_ns_put_rr, &w);
 		if(w.n == 0)
 			soa = 1;
