@@ -342,13 +342,26 @@ ctl_space(int stamps)
 		: 0);
 }
 
+/** microseconds from stamp to now (negative when stamp is later) */
+static inline long long
+queue_wait_us(const struct timeval *stamp, const struct timeval *now)
+{
+	return (long long)(now->tv_sec - stamp->tv_sec) * 1000000 +
+		(now->tv_usec - stamp->tv_usec);
+}
+
+/** has a wait of w microseconds passed sock-queue-timeout ms (0: off) */
+static inline int
+queue_late(long long w, int ms)
+{
+	return ms > 0 && w > (long long)ms * 1000;
+}
+
 int
 comm_queue_expired(const struct timeval *stamp, const struct timeval *now,
 	int ms)
 {
-	long long waited = (long long)(now->tv_sec - stamp->tv_sec) * 1000000
-		+ (now->tv_usec - stamp->tv_usec);
-	return ms > 0 && waited > (long long)ms * 1000;
+	return queue_late(queue_wait_us(stamp, now), ms);
 }
 
 /**
@@ -373,11 +386,10 @@ udp_stale(struct comm_point *c, struct msghdr *m)
 			/* the longest wait (query.queue_time_us.max); a
 			 * datagram that came after the clock was read
 			 * waited 0 */
-			w = (long long)(now->tv_sec - tv.tv_sec) * 1000000 +
-				(now->tv_usec - tv.tv_usec);
+			w = queue_wait_us(&tv, now);
 			if(w > 0 && (uint64_t)w > c->stats.queue_wait_max_us)
 				c->stats.queue_wait_max_us = (uint64_t)w;
-			if(!comm_queue_expired(&tv, now, c->qt_ms))
+			if(!queue_late(w, c->qt_ms))
 				return 0;
 			c->stats.queue_timeouts++;
 			return 1;
