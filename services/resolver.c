@@ -528,17 +528,6 @@ static void resolver_mesh_done(void *arg, struct mesh_state *s,
 static void resolver_mesh_drop(void *arg, struct mesh_client *c);
 static int resolver_answer_stale(void *arg, struct mesh_client *c);
 
-/** @return 1 when the module stack has the named module */
-static int
-resolver_has_module(const struct module_stack *stack, const char *name)
-{
-	int i;
-	for(i = 0; i < stack->num; i++)
-		if(strcmp(stack->mod[i]->name, name) == 0)
-			return 1;
-	return 0;
-}
-
 /** order of wait-limit-netblock entries: the longest prefix first */
 static int
 resolver_wl_cmp(const void *a, const void *b)
@@ -648,7 +637,7 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		r->expire_client_ms = cfg->serve_expired_client_timeout;
 		if(cfg->serve_expired && r->expire_client_ms == 0 &&
 			cfg->cachedb_check_when_serve_expired &&
-			resolver_has_module(stack, "cachedb"))
+			modstack_find(stack, "cachedb") >= 0)
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
 			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0);
