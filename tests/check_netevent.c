@@ -1697,6 +1697,42 @@ START_TEST(test_tcp_idle_timeout)
 }
 END_TEST
 
+/* a query moves the idle deadline: the connection is closed an idle
+ * timeout after its last query, not after its first (the timer set for
+ * the first fires early and sets itself again for the rest) */
+START_TEST(test_tcp_idle_progress)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 2, 1000, &a);
+	struct comm_timer *sentinel = comm_timer_create(b, sentinel_cb, NULL);
+	struct timeval t1, t2;
+	int fd, k;
+	long ms;
+	comm_point_tcp_set_timeouts(c, 0, 0);
+	fd = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(tcp_still_served(b, fd), 1);
+	sentinel_fired = 0;
+	ck_assert_int_eq(comm_timer_set(sentinel, 600), 0);
+	for(k = 0; k < 1000 && !sentinel_fired; k++)
+		comm_base_loop_once(b, 10);
+	ck_assert_int_eq(sentinel_fired, 1);
+	gettimeofday(&t1, NULL);
+	ck_assert_int_eq(tcp_still_served(b, fd), 1);
+	ck_assert_int_eq(tcp_wait_closed(b, fd), 1);
+	gettimeofday(&t2, NULL);
+	ms = (t2.tv_sec - t1.tv_sec) * 1000 + (t2.tv_usec - t1.tv_usec) / 1000;
+	/* counted from when the server read the query, after t1 (the timer
+	 * works in whole milliseconds) */
+	ck_assert_int_ge(ms, 998);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_timeouts, 1);
+	comm_timer_delete(sentinel);
+	close(fd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* outgoing TCP */
 static int out_replies, out_closed, out_timeout;
 static uint8_t out_last[64];
@@ -1879,6 +1915,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_tcp_first_query_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_pressure_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_idle_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_idle_progress, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_out, 0, NUM_BACKENDS);
 	suite_add_tcase(s, tc);
 	return s;

@@ -184,6 +184,11 @@ struct comm_tcp_conn {
 	/** last progress (accept, whole query, answer queued): the cached
 	 * clock then; the timer counts from it */
 	struct timeval since;
+	/** when the armed timer is due (valid while it is set): progress
+	 * that only moves the deadline later leaves the timer alone, and
+	 * tcp_conn_timeout sets it again for the rest (no timer call per
+	 * query) */
+	struct timeval due;
 	/** the accept round (comm_point accept_round) it was accepted in */
 	uint64_t round;
 	/** DNS over TLS (comm_point_set_tls): the connection's TLS state,
@@ -1308,16 +1313,31 @@ tcp_conn_arm(struct comm_tcp_conn *conn)
 {
 	const struct timeval *now = comm_base_now(conn->c->base);
 	int t = tcp_conn_timeout_ms(conn);
-	long long spent;
+	struct timeval due;
+	long long left;
 	if(t < 0) {
 		comm_timer_disable(conn->timer);
 		return;
 	}
-	spent = (long long)(now->tv_sec - conn->since.tv_sec) * 1000 +
-		(now->tv_usec - conn->since.tv_usec) / 1000;
-	if(spent < 0)
-		spent = 0;
-	(void)comm_timer_set(conn->timer, spent >= t ? 0 : (int)(t - spent));
+	due = conn->since;
+	due.tv_sec += t / 1000;
+	due.tv_usec += (t % 1000) * 1000;
+	if(due.tv_usec >= 1000000) {
+		due.tv_sec++;
+		due.tv_usec -= 1000000;
+	}
+	/* a timer due no later than this fires early and sets itself
+	 * again for the rest: nothing to do now */
+	if(comm_timer_is_set(conn->timer) && !timercmp(&due, &conn->due, <))
+		return;
+	left = (long long)(due.tv_sec - now->tv_sec) * 1000 +
+		(due.tv_usec - now->tv_usec) / 1000;
+	if(left < 0)
+		left = 0;
+	if(left > t)
+		left = t;
+	conn->due = due;
+	(void)comm_timer_set(conn->timer, (int)left);
 }
 
 /** the connection made progress: its timer counts from now */
@@ -1995,6 +2015,18 @@ static void
 tcp_conn_timeout(void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
+	const struct timeval *now = comm_base_now(conn->c->base);
+	int t = tcp_conn_timeout_ms(conn);
+	long long left;
+	if(t < 0)
+		return; /* no timeout in this state (tcp_conn_arm disarms) */
+	/* progress since the timer was set moved the deadline: the rest */
+	left = (long long)(conn->since.tv_sec - now->tv_sec) * 1000 +
+		(conn->since.tv_usec - now->tv_usec) / 1000 + t;
+	if(left > 0) {
+		tcp_conn_arm(conn);
+		return;
+	}
 	conn->c->stats.tcp_timeouts++;
 	if(verbosity >= VERB_ALGO) {
 		char a[NETADDR_STRLEN];
