@@ -1317,6 +1317,58 @@ START_TEST(test_tcp_framing)
 }
 END_TEST
 
+/* many pipelined queries with answers larger than the client reads at
+ * once: every answer arrives whole and in order (the io_uring path
+ * gathers the queued answers into one send and may have it cut short) */
+START_TEST(test_tcp_many_answers)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 5000, &a);
+	enum { NQ = 40, QLEN = 1000 };
+	static uint8_t q[NQ * (QLEN + 2)];
+	uint8_t buf[QLEN + 16];
+	size_t off = 0;
+	int fd, i, k, rcv = 2048;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	/* a small window: the server's sends fill it and complete in part */
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv,
+		sizeof(rcv)), 0);
+	ck_assert_int_eq(connect(fd, (const struct sockaddr *)&a.addr, a.len),
+		0);
+	ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	for(i = 0; i < NQ; i++) {
+		uint8_t *m = q + (size_t)i * (QLEN + 2);
+		m[0] = QLEN >> 8;
+		m[1] = QLEN & 0xff;
+		memset(m + 2, 'a' + i % 26, QLEN);
+		m[2] = 'E';
+		m[3] = (uint8_t)i;
+	}
+	/* all queries sent before any answer is read */
+	for(k = 0; k < 2000 && off < sizeof(q); k++) {
+		ssize_t r = send(fd, q + off, sizeof(q) - off, MSG_NOSIGNAL);
+		if(r > 0)
+			off += (size_t)r;
+		comm_base_loop_once(b, 1);
+	}
+	ck_assert_uint_eq(off, sizeof(q));
+	for(i = 0; i < NQ; i++) {
+		ck_assert_int_eq(tcp_read_msg(b, fd, buf), QLEN);
+		ck_assert_int_eq(buf[0], 'e');
+		ck_assert_int_eq(buf[1], i);
+		ck_assert_int_eq(buf[2], 'a' + i % 26);
+		ck_assert_int_eq(buf[QLEN - 1], 'a' + i % 26);
+	}
+	ck_assert_uint_eq(comm_point_get_stats(c)->pkts_out, NQ);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_errors, 0);
+	close(fd);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 /** turn the loop until fd sees the connection closed. @return 1 if it
  * did (EOF or reset), 0 if not within the bound */
 static int
@@ -1916,6 +1968,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_tcp_pressure_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_idle_timeout, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_idle_progress, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_many_answers, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_out, 0, NUM_BACKENDS);
 	suite_add_tcase(s, tc);
 	return s;
