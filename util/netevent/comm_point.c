@@ -1308,30 +1308,35 @@ tcp_conn_timeout_ms(const struct comm_tcp_conn *conn)
 
 /** (re)arm a connection's timer: its timeout counted from its last
  * progress */
+/** @return the milliseconds from the cached clock until a timeout of t
+ * ms counted from the connection's last progress ends (below 1 when it
+ * has) */
+static long long
+tcp_conn_left_ms(const struct comm_tcp_conn *conn, int t)
+{
+	const struct timeval *now = comm_base_now(conn->c->base);
+	return (long long)(conn->since.tv_sec - now->tv_sec) * 1000 +
+		(conn->since.tv_usec - now->tv_usec) / 1000 + t;
+}
+
 static void
 tcp_conn_arm(struct comm_tcp_conn *conn)
 {
-	const struct timeval *now = comm_base_now(conn->c->base);
 	int t = tcp_conn_timeout_ms(conn);
-	struct timeval due;
+	struct timeval rel, due;
 	long long left;
 	if(t < 0) {
 		comm_timer_disable(conn->timer);
 		return;
 	}
-	due = conn->since;
-	due.tv_sec += t / 1000;
-	due.tv_usec += (t % 1000) * 1000;
-	if(due.tv_usec >= 1000000) {
-		due.tv_sec++;
-		due.tv_usec -= 1000000;
-	}
+	rel.tv_sec = t / 1000;
+	rel.tv_usec = (t % 1000) * 1000;
+	timeradd(&conn->since, &rel, &due);
 	/* a timer due no later than this fires early and sets itself
 	 * again for the rest: nothing to do now */
 	if(comm_timer_is_set(conn->timer) && !timercmp(&due, &conn->due, <))
 		return;
-	left = (long long)(due.tv_sec - now->tv_sec) * 1000 +
-		(due.tv_usec - now->tv_usec) / 1000;
+	left = tcp_conn_left_ms(conn, t);
 	if(left < 0)
 		left = 0;
 	if(left > t)
@@ -2015,15 +2020,11 @@ static void
 tcp_conn_timeout(void *arg)
 {
 	struct comm_tcp_conn *conn = arg;
-	const struct timeval *now = comm_base_now(conn->c->base);
 	int t = tcp_conn_timeout_ms(conn);
-	long long left;
 	if(t < 0)
 		return; /* no timeout in this state (tcp_conn_arm disarms) */
 	/* progress since the timer was set moved the deadline: the rest */
-	left = (long long)(conn->since.tv_sec - now->tv_sec) * 1000 +
-		(conn->since.tv_usec - now->tv_usec) / 1000 + t;
-	if(left > 0) {
+	if(tcp_conn_left_ms(conn, t) > 0) {
 		tcp_conn_arm(conn);
 		return;
 	}
