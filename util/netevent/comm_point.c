@@ -2568,8 +2568,6 @@ tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
 		offsetof(struct tcp_ring_conn, send_op));
 	struct tcp_ring *tr = rc->tr;
 	struct comm_tcp_conn *conn;
-	struct nev_wq_item *w;
-	size_t left;
 	(void)flags;
 	rc->send_inflight = 0;
 	if(!tr->c || tr->c->conns[rc->idx].fd == -1) {
@@ -2589,20 +2587,7 @@ tcp_ring_sent(struct nev_uring_op *op, int res, unsigned flags)
 	}
 	/* the bytes sent, answer by answer from the head (the last one
 	 * may be sent in part) */
-	left = (size_t)res;
-	while(left > 0 && (w = conn->wq.head) != NULL) {
-		size_t take = w->len - w->off < left ? w->len - w->off : left;
-		w->off += take;
-		left -= take;
-		if(w->off < w->len)
-			break;
-		conn->wq.head = w->next;
-		if(!conn->wq.head)
-			conn->wq.tail = NULL;
-		conn->wq.num--;
-		tr->c->stats.pkts_out++;
-		nev_wq_retire(&conn->wq, w);
-	}
+	nev_wq_advance(&conn->wq, (size_t)res, &tr->c->stats.pkts_out);
 	if(rc->paused && conn->wq.num < TCP_MAX_QUEUED) {
 		rc->paused = 0;
 		tcp_ring_arm_recv(rc);

@@ -181,8 +181,10 @@ nev_wq_push_raw(struct nev_wq *q, const uint8_t *data, size_t len)
 	return 0;
 }
 
-void
-nev_wq_retire(struct nev_wq *q, struct nev_wq_item *w)
+/** a written item leaves the queue: kept as the spare (keep_spare, the
+ * largest) or freed */
+static void
+wq_retire(struct nev_wq *q, struct nev_wq_item *w)
 {
 	if(q->keep_spare && (!q->spare || q->spare->cap < w->cap)) {
 		free(q->spare);
@@ -192,27 +194,41 @@ nev_wq_retire(struct nev_wq *q, struct nev_wq_item *w)
 	free(w);
 }
 
+void
+nev_wq_advance(struct nev_wq *q, size_t n, uint64_t *done)
+{
+	struct nev_wq_item *w;
+	while(n > 0 && (w = q->head) != NULL) {
+		size_t take = w->len - w->off < n ? w->len - w->off : n;
+		w->off += take;
+		n -= take;
+		if(w->off < w->len)
+			return;
+		q->head = w->next;
+		if(!q->head)
+			q->tail = NULL;
+		q->num--;
+		(*done)++;
+		wq_retire(q, w);
+	}
+}
+
 int
 nev_wq_write(struct nev_wq *q, int fd, uint64_t *done)
 {
 	while(q->head) {
 		struct nev_wq_item *w = q->head;
-		ssize_t r = write(fd, w->data + w->off, w->len - w->off);
+		size_t want = w->len - w->off;
+		ssize_t r = write(fd, w->data + w->off, want);
 		if(r == -1) {
 			if(errno == EAGAIN || errno == EWOULDBLOCK ||
 				errno == EINTR)
 				return 0;
 			return -1;
 		}
-		w->off += (size_t)r;
-		if(w->off < w->len)
+		nev_wq_advance(q, (size_t)r, done);
+		if((size_t)r < want)
 			return 0;
-		q->head = w->next;
-		if(!q->head)
-			q->tail = NULL;
-		q->num--;
-		(*done)++;
-		nev_wq_retire(q, w);
 	}
 	return 0;
 }
@@ -223,7 +239,7 @@ nev_wq_empty(struct nev_wq *q)
 	struct nev_wq_item *w, *n;
 	for(w = q->head; w; w = n) {
 		n = w->next;
-		nev_wq_retire(q, w);
+		wq_retire(q, w);
 	}
 	q->head = q->tail = NULL;
 	q->num = 0;

@@ -140,8 +140,13 @@ void nev_wq_clear(struct nev_wq *q);
  * empty afterwards. */
 void nev_wq_empty(struct nev_wq *q);
 
-/** A written item leaves the queue: kept as the spare (keep_spare, the
- * largest) or freed. For the writers (nev_wq_write, tls_wq_write). */
-void nev_wq_retire(struct nev_wq *q, struct nev_wq_item *w);
+/**
+ * n bytes from the head of the queue were written: advance through its
+ * items, the last one perhaps in part. An item written whole leaves the
+ * queue (kept as the spare with keep_spare, the largest, or freed). For
+ * the writers (nev_wq_write, tls_wq_write, the io_uring sends).
+ * @param done: incremented for every message written completely.
+ */
+void nev_wq_advance(struct nev_wq *q, size_t n, uint64_t *done);
 
 #endif /* UTIL_NETEVENT_NETEVENT_INT_H */

@@ -343,15 +343,7 @@ tls_wq_write(SSL *ssl, struct nev_wq *q, uint64_t *done)
 			enum tls_io st = map_result(ssl, 0);
 			return st;
 		}
-		w->off += n;
-		if(w->off < w->len)
-			continue;
-		q->head = w->next;
-		if(!q->head)
-			q->tail = NULL;
-		q->num--;
-		(*done)++;
-		nev_wq_retire(q, w);
+		nev_wq_advance(q, n, done);
 	}
 	return TLS_IO_DONE;
 }
