@@ -117,6 +117,26 @@ struct fast_query {
 };
 
 /**
+ * The size an answer to q must fit in: outmax over TCP; over UDP the
+ * client's EDNS size, at least 512 and at most max_udp (max-udp-size,
+ * itself at least 512), or 512 without EDNS; never more than outmax.
+ */
+static inline size_t
+fast_query_answer_limit(const struct fast_query *q, int tcp, size_t max_udp,
+	size_t outmax)
+{
+	size_t limit;
+	if(tcp)
+		return outmax;
+	limit = q->edns.present ? q->edns.udp_size : DNS_MIN_UDP;
+	if(limit < DNS_MIN_UDP)
+		limit = DNS_MIN_UDP;
+	if(limit > max_udp)
+		limit = max_udp;
+	return limit < outmax ? limit : outmax;
+}
+
+/**
  * Parse a query for the fast path: header, one question, and the OPT
  * record. Answer and authority records are skipped (checked, not kept).
  * @param pkt: the query.

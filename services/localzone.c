@@ -1319,25 +1319,6 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 /* ---------------------------------------------------------------- */
 /* answering                                                          */
 
-/** the size an answer must fit in */
-static size_t
-lz_limit(const struct local_zones *lz, const struct fast_query *fq, int tcp,
-	size_t outmax)
-{
-	size_t limit;
-	if(tcp)
-		return outmax;
-	if(fq->edns.present) {
-		limit = fq->edns.udp_size;
-		if(limit < DNS_MIN_UDP)
-			limit = DNS_MIN_UDP;
-		if(limit > lz->max_udp)
-			limit = lz->max_udp;
-	} else
-		limit = DNS_MIN_UDP;
-	return limit < outmax ? limit : outmax;
-}
-
 /**
  * Start an answer: header and the client's question; space for an OPT is
  * kept when the query had one. @return 0 or -1.
@@ -1347,7 +1328,8 @@ lz_begin(const struct local_zones *lz, struct dns_builder *b,
 	const uint8_t *pkt, const struct fast_query *fq, int tcp,
 	uint8_t *out, size_t outmax, uint16_t flags)
 {
-	dns_build_init(b, out, outmax, lz_limit(lz, fq, tcp, outmax));
+	dns_build_init(b, out, outmax, fast_query_answer_limit(fq, tcp,
+		lz->max_udp, outmax));
 	flags |= (uint16_t)(DNS_FLAG_QR | (fq->flags & (DNS_FLAG_RD |
 		DNS_FLAG_CD)));
 	if(dns_build_header(b, fq->id, flags) != 0)

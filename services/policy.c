@@ -1641,7 +1641,6 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 	uint16_t flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(fq->flags & (DNS_FLAG_RD | DNS_FLAG_CD)));
 	int rcode = DNS_RCODE_NOERROR, ede = DNS_EDE_FILTERED, soa = 0;
-	size_t limit;
 	struct rpz_write w;
 	switch(m->action) {
 	case RPZ_ACTION_NXDOMAIN:
@@ -1662,18 +1661,8 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 	default:
 		break;
 	}
-	if(tcp)
-		limit = outmax;
-	else {
-		limit = fq->edns.present ? fq->edns.udp_size : DNS_MIN_UDP;
-		if(limit < DNS_MIN_UDP)
-			limit = DNS_MIN_UDP;
-		if(limit > p->max_udp)
-			limit = p->max_udp;
-		if(limit > outmax)
-			limit = outmax;
-	}
-	dns_build_init(&b, out, outmax, limit);
+	dns_build_init(&b, out, outmax, fast_query_answer_limit(fq, tcp,
+		p->max_udp, outmax));
 	if(dns_build_header(&b, fq->id, (uint16_t)(flags | rcode)) != 0 ||
 		dns_build_question_raw(&b, pkt, fq->qname_off,
 		fq->question_end) != 0)
@@ -1975,23 +1964,13 @@ respip_rewrite(const struct policy *p, const uint8_t *pkt,
 	uint8_t *out, size_t outmax)
 {
 	struct dns_builder b;
-	size_t limit, pos = DNS_HDR_SIZE, i;
+	size_t pos = DNS_HDR_SIZE, i;
 	uint16_t flags = (uint16_t)(((ans[2] << 8) | ans[3]) &
 		~(DNS_FLAG_RCODE_MASK | DNS_FLAG_AD | DNS_FLAG_TC));
 	unsigned qd = ((unsigned)ans[4] << 8) | ans[5];
 	uint8_t owner[DNS_MAX_NAME];
-	if(tcp)
-		limit = outmax;
-	else {
-		limit = fq->edns.present ? fq->edns.udp_size : DNS_MIN_UDP;
-		if(limit < DNS_MIN_UDP)
-			limit = DNS_MIN_UDP;
-		if(limit > p->max_udp)
-			limit = p->max_udp;
-		if(limit > outmax)
-			limit = outmax;
-	}
-	dns_build_init(&b, out, outmax, limit);
+	dns_build_init(&b, out, outmax, fast_query_answer_limit(fq, tcp,
+		p->max_udp, outmax));
 	if(dns_build_header(&b, fq->id, (uint16_t)(flags | rcode)) != 0 ||
 		dns_build_question_raw(&b, pkt, fq->qname_off,
 		fq->question_end) != 0)

@@ -336,13 +336,7 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 	q2->edns.cookie_reply = q->edns.cookie_reply;
 	ch->qtype = q->qinfo.qtype;
 	ch->qclass = q->qinfo.qclass;
-	if(tcp)
-		ch->limit = DNS_MAX_MSG;
-	else if(q->edns.present)
-		ch->limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
-			q->edns.udp_size < r->max_udp ? q->edns.udp_size :
-			r->max_udp;
-	else	ch->limit = DNS_MIN_UDP;
+	ch->limit = fast_query_answer_limit(q, tcp, r->max_udp, DNS_MAX_MSG);
 	*len2 = n;
 	return 0;
 }
@@ -1159,16 +1153,9 @@ resolver_cookie_append(struct resolver *r, const struct fast_query *q,
 	enum resolver_transport tp, uint8_t *out, size_t outmax,
 	size_t *outlen)
 {
-	size_t at, limit = outmax;
+	size_t at, limit = fast_query_answer_limit(q, tp == RESOLVER_TCP,
+		r->max_udp, outmax);
 	uint16_t rdlen;
-	if(tp != RESOLVER_TCP) {
-		limit = q->edns.udp_size < DNS_MIN_UDP ? DNS_MIN_UDP :
-			q->edns.udp_size;
-		if(limit > r->max_udp)
-			limit = r->max_udp;
-		if(limit > outmax)
-			limit = outmax;
-	}
 	if(*outlen + 4 + COOKIE_FULL_LEN > limit ||
 		!dns_opt_last(out, *outlen, &at))
 		return;
