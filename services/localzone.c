@@ -365,15 +365,32 @@ lz_table_get(struct local_zones *lz, uint16_t rrclass, const uint8_t *name,
 	return e;
 }
 
+/** inlined into each caller, so that a constant argument (the untagged
+ * zone walk, the untagged front end: both on the cached-answer path)
+ * leaves no test behind; a call to the front end's shared rules cost 17
+ * instructions per cached answer (bench/hitcost) */
+#define LZ_INLINE static inline __attribute__((always_inline))
+
+/** @return 1 if the client sees zone z: tagged 0 (tags not asked), an
+ * untagged zone, or one with a tag of the client's (ctags) */
+LZ_INLINE int
+lz_zone_seen(const struct local_zone *z, int tagged, uint64_t ctags)
+{
+	return !tagged || !z->tags || (z->tags & ctags) != 0;
+}
+
 /**
- * The closest zone that covers a name: walk the suffixes from the root
- * down while they are ancestors of some zone.
+ * The closest zone that covers a name and that the client sees: walk the
+ * suffixes from the root down while they are ancestors of some zone. A
+ * tagged zone the client has none of the tags of is not there for it (the
+ * zone above answers).
  * @param name: valid lower-case wire name.
  * @param qtype: DS skips the leftmost label (the DS is in the parent).
+ * @param tagged: 0 when no zone has local-zone-tag tags (ctags unused).
  */
-static const struct local_zone *
-lz_find_zone(const struct local_zones *lz, const uint8_t *name,
-	uint16_t qtype, uint16_t rrclass)
+LZ_INLINE const struct local_zone *
+lz_find_zone_walk(const struct local_zones *lz, const uint8_t *name,
+	uint16_t qtype, uint16_t rrclass, int tagged, uint64_t ctags)
 {
 	uint8_t offs[DNS_MAX_LABELS];
 	const struct local_zone *best = NULL;
@@ -381,7 +398,8 @@ lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 	size_t total;
 	uint32_t h;
 	for(i = 0; i < lz->nroots; i++)
-		if(lz->roots[i]->rrclass == rrclass)
+		if(lz->roots[i]->rrclass == rrclass &&
+			lz_zone_seen(lz->roots[i], tagged, ctags))
 			best = lz->roots[i];
 	if(lz->tsize == 0)
 		return best;
@@ -399,7 +417,7 @@ lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 			total - offs[j], h);
 		if(!e)
 			break;
-		if(e->zone)
+		if(e->zone && lz_zone_seen(e->zone, tagged, ctags))
 			best = e->zone;
 		if(!e->anc)
 			break;
@@ -407,51 +425,21 @@ lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 	return best;
 }
 
-/**
- * lz_find_zone when some zone has local-zone-tag tags: a tagged zone the
- * client has none of the tags of is not there for it (the zone above
- * answers). A copy of lz_find_zone's walk, so that the untagged one (the
- * cached-answer path) does not test tags per entry.
- * @param name: valid lower-case wire name.
- * @param qtype: DS skips the leftmost label (the DS is in the parent).
- */
+/** lz_find_zone_walk for every zone (no tags asked) */
+static const struct local_zone *
+lz_find_zone(const struct local_zones *lz, const uint8_t *name,
+	uint16_t qtype, uint16_t rrclass)
+{
+	return lz_find_zone_walk(lz, name, qtype, rrclass, 0, 0);
+}
+
+/** lz_find_zone_walk for a client with tags ctags, when some zone has
+ * local-zone-tag tags */
 static const struct local_zone *
 lz_find_zone_tags(const struct local_zones *lz, const uint8_t *name,
 	uint16_t qtype, uint16_t rrclass, uint64_t ctags)
 {
-	uint8_t offs[DNS_MAX_LABELS];
-	const struct local_zone *best = NULL;
-	int k, j, first = 0, i;
-	size_t total;
-	uint32_t h;
-	for(i = 0; i < lz->nroots; i++)
-		if(lz->roots[i]->rrclass == rrclass && (!lz->roots[i]->tags ||
-			(lz->roots[i]->tags & ctags)))
-			best = lz->roots[i];
-	if(lz->tsize == 0)
-		return best;
-	k = lz_label_offsets(name, offs);
-	if(k == 0)
-		return best;
-	total = (size_t)offs[k - 1] + name[offs[k - 1]] + 2;
-	if(qtype == DNS_TYPE_DS)
-		first = 1;
-	h = lz_hash_start(rrclass);
-	for(j = k - 1; j >= first; j--) {
-		const struct lz_entry *e;
-		h = lz_hash_label(h, name + offs[j]);
-		e = lz_table_find(lz, rrclass, name + offs[j],
-			total - offs[j], h);
-		if(!e)
-			break;
-		/* a tagged zone the client has no tag of is not there
-		 * for it: the zone above answers */
-		if(e->zone && (!e->zone->tags || (e->zone->tags & ctags)))
-			best = e->zone;
-		if(!e->anc)
-			break;
-	}
-	return best;
+	return lz_find_zone_walk(lz, name, qtype, rrclass, 1, ctags);
 }
 
 /** the node of zone z at a name, or NULL */
@@ -1843,18 +1831,13 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 	return LOCAL_FRONT_ANSWERED;
 }
 
-/** the front end's shared rules are inlined into both front ends: the
- * untagged one is on the cached-answer path, where a call to them cost
- * 17 instructions per answer (bench/hitcost) */
-#define LZ_FRONT_INLINE static inline __attribute__((always_inline))
-
 /**
  * The access-control rules before the local zones, shared by the untagged
  * and the tagged front end: a malformed call or ACL_DENY drops, ACL_REFUSE
  * is REFUSED (EDE 18).
  * @return LOCAL_FRONT_CONTINUE when the local zones are to be asked.
  */
-LZ_FRONT_INLINE enum local_front_result
+LZ_INLINE enum local_front_result
 lz_front_gate(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq,
 	enum config_acl_action action, uint8_t *out, size_t outmax,
@@ -1877,7 +1860,7 @@ lz_front_gate(const struct local_zones *lz, const uint8_t *pkt,
  * *_non_local actions, the RD rule (allow_setrd, allow_snoop, norec_ok)
  * and the class.
  */
-LZ_FRONT_INLINE enum local_front_result
+LZ_INLINE enum local_front_result
 lz_front_rules(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq,
 	enum config_acl_action action, enum local_zone_answer r, uint8_t *out,
