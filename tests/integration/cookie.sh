@@ -70,35 +70,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "cookie: SKIP: needs root to bind port 53 on $NS_IP"
 	exit 77
 fi
-if [ -z "$PETREL" ]; then
-	if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
-	else PETREL=$(command -v petrel)
-	fi
-fi
-if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
-	echo "cookie: petrel binary not found: build it, or set PETREL=path"
-	exit 1
-fi
-: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
-export PETREL RESOLVER=petrel
-
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "cookie: another run holds /tmp/petrel-integration.lock for 5 minutes"
-	exit 1
-fi
-
-T0=$(date +%s)
-it_init petrel-cookie
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
-finish() {
-	echo "cookie: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s)"
-	[ "$FAILED" = 0 ]
-	exit $?
-}
+it_suite cookie
 
 cat > "$IT_WORK/ck.zz.zone" <<ZONE
 \$ORIGIN ck.zz.

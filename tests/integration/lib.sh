@@ -44,6 +44,43 @@ it_init() {
 	trap 'exit 129' HUP
 }
 
+# it_suite NAME: what a suite of petrel checks starts with, after its own
+# tool and root checks: find petrel (PETREL, else ./petrel, else the PATH)
+# and petrel-control, take /tmp/petrel-integration.lock (IT_LOCK=0 skips
+# it; 5 minutes at most), make the work directory (it_init petrel-NAME),
+# and define ok, fail and finish (prints "NAME: P passed, F failed (S s)"
+# and exits 0 only if nothing failed).
+it_suite() {
+	IT_SUITE=$1
+	if [ -z "$PETREL" ]; then
+		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
+		else PETREL=$(command -v petrel)
+		fi
+	fi
+	if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
+		echo "$IT_SUITE: petrel binary not found: build it, or set PETREL=path"
+		exit 1
+	fi
+	: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
+	export PETREL RESOLVER=petrel
+	exec 9>/tmp/petrel-integration.lock
+	if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
+		echo "$IT_SUITE: another run holds /tmp/petrel-integration.lock for 5 minutes"
+		exit 1
+	fi
+	T0=$(date +%s)
+	it_init "petrel-$IT_SUITE"
+	PASSED=0
+	FAILED=0
+	ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
+	fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+	finish() {
+		echo "$IT_SUITE: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s)"
+		[ "$FAILED" = 0 ]
+		exit $?
+	}
+}
+
 it_track() { IT_PIDS+=("$1"); }
 it_track_pidfile() { IT_PIDFILES+=("$1"); }
 

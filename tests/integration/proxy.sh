@@ -55,34 +55,7 @@ for tool in dig python3 openssl timeout; do
 		exit 77
 	fi
 done
-if [ -z "$PETREL" ]; then
-	if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
-	else PETREL=$(command -v petrel)
-	fi
-fi
-if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
-	echo "proxy: petrel binary not found: build it, or set PETREL=path"
-	exit 1
-fi
-: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
-
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "proxy: another run holds /tmp/petrel-integration.lock for 5 minutes"
-	exit 1
-fi
-
-T0=$(date +%s)
-it_init petrel-proxy
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
-finish() {
-	echo "proxy: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s)"
-	[ "$FAILED" = 0 ]
-	exit $?
-}
+it_suite proxy
 # expect WHAT WANT GOT
 expect() {
 	if [ "$3" = "$2" ]; then ok "$1: $3"
