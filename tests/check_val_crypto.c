@@ -1267,7 +1267,8 @@ START_TEST(test_keytrap_ds_limit)
 		ds[i][3] = 2;
 		ck_assert_int_eq(val_ds_digest(f.z->apex, k, kl, 2, ds[i] + 4,
 			&dl), VAL_CRYPTO_OK);
-		dsr[i] = (struct val_rr){ ds[i], 4 + dl, 0, (uint16_t)(4 + dl) };
+		dsr[i] = (struct val_rr){ ds[i], 4 + dl, 0,
+			(uint16_t)(4 + dl) };
 	}
 	dset = (struct val_rrset){ f.z->apex, DNS_TYPE_DS, DNS_CLASS_IN, dsr,
 		30 };

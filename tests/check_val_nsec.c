@@ -417,22 +417,29 @@ START_TEST(test_nsec3_proofs)
 		N("nx.alg8.example."), it, NULL), VAL_PROOF_NONE);
 	/* NODATA */
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_TXT, it, NULL), VAL_PROOF_SECURE);
+		N("www.alg7.example."), DNS_TYPE_TXT, it, NULL),
+		VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_AAAA, it, NULL), VAL_PROOF_BOGUS);
+		N("www.alg7.example."), DNS_TYPE_AAAA, it, NULL),
+		VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("alias.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_BOGUS);
+		N("alias.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("b.ent.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_SECURE);
+		N("b.ent.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
 		N("alg7.example."), DNS_TYPE_DS, it, NULL), VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
+		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_NONE);
 	/* wildcard NODATA */
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("x.wild.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_SECURE);
+		N("x.wild.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("x.wild.alg7.example."), DNS_TYPE_TXT, it, NULL), VAL_PROOF_BOGUS);
+		N("x.wild.alg7.example."), DNS_TYPE_TXT, it, NULL),
+		VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
 		N("nx.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
 	/* wildcard answers */
@@ -501,7 +508,8 @@ START_TEST(test_nsec3_delegations)
 	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
 		N("sub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
-		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL), VAL_PROOF_SECURE);
+		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL),
+		VAL_PROOF_SECURE);
 	/* a signer with opt-out may leave it out of the chain: then the
 	 * next closer is covered by an opt-out record (RFC 5155 6) */
 	n = without(&nsec3, "sub.alg7.example.", r);
@@ -509,7 +517,8 @@ START_TEST(test_nsec3_delegations)
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
 		N("sub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL), VAL_PROOF_INSECURE);
+		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL),
+		VAL_PROOF_INSECURE);
 	/* without opt-out, that gap proves nothing */
 	n = without(p, "sub.alg7.example.", r);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
@@ -541,7 +550,8 @@ START_TEST(test_nsec3_delegations)
 		N("secsub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	/* and the nodata proof for A at the parent side is no proof */
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
+		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_NONE);
 	/* nor can the delegation's NSEC3 be a closest encloser */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(r, n,
 		N("x.secsub.alg7.example."), it, NULL), VAL_PROOF_NONE);
@@ -558,7 +568,8 @@ START_TEST(test_nsec3_iterations)
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
 		N("www.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_TXT, 4, NULL), VAL_PROOF_INSECURE);
+		N("www.alg7.example."), DNS_TYPE_TXT, 4, NULL),
+		VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
 		N("a.b.wild.alg7.example."), 3, 4, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(p->r, p->n,
