@@ -1327,6 +1327,71 @@ START_TEST(test_keytrap_rsa_exponent)
 }
 END_TEST
 
+
+START_TEST(test_keytrap_sig_and_ds_caps)
+{
+	static struct kt_fix f;
+	static uint8_t ds[40][64];
+	struct val_rr dsr[40];
+	struct val_rrset dset;
+	uint8_t k[600];
+	uint32_t now = vt_time(NOW_STR);
+	struct val_budget b;
+	struct val_window w = win(now);
+	size_t i, kl;
+	uint32_t st = 77;
+	int ede = 0;
+	kt_load(&f);
+	w.budget = &b;
+	/* RRSIGs that name no key (tag 4711, no such key) cost nothing but
+	 * are looked at: only the first VAL_MAX_RRSET_SIGS are */
+	kt_add_key(&f, f.keys.rrs[f.zsk].buf, f.keys.rrs[f.zsk].len);
+	for(i = 0; i < VAL_MAX_RRSET_SIGS - 1; i++)
+		kt_sig(&f, i, 4711, 0);
+	kt_sig(&f, VAL_MAX_RRSET_SIGS - 1, f.ztag, 0); /* the good one */
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.srr, VAL_MAX_RRSET_SIGS,
+		&f.kset, &w, &ede), VAL_CRYPTO_OK);
+	for(i = 0; i < VAL_MAX_RRSET_SIGS; i++)
+		kt_sig(&f, i, 4711, 0);
+	kt_sig(&f, VAL_MAX_RRSET_SIGS, f.ztag, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.srr,
+		VAL_MAX_RRSET_SIGS + 1, &f.kset, &w, &ede), VAL_CRYPTO_NO_KEY);
+	/* 30 DS records and 30 keys of one tag, the digests made up: each
+	 * pair would cost a digest; VAL_MAX_DS_DIGESTS are made */
+	f.kset.count = 0;
+	for(i = 0; i < 30; i++) {
+		size_t j;
+		kl = kt_fake_key(k, 4711, 600 + (uint32_t)i, 3);
+		kt_add_key(&f, k, kl);
+		dns_write_u16(ds[i], 4711);
+		ds[i][2] = 8;
+		ds[i][3] = 2;
+		for(j = 0; j < 32; j++)
+			ds[i][4 + j] = (uint8_t)kt_rand(&st);
+		dsr[i] = (struct val_rr){ ds[i], 36, 0, 36 };
+	}
+	dset = (struct val_rrset){ f.z->apex, DNS_TYPE_DS, DNS_CLASS_IN, dsr,
+		30 };
+	for(i = 0; i < 10; i++) {
+		kt_sig(&f, i, 4711, 4000 + (uint32_t)i);
+		dns_write_u16(f.sb[i], DNS_TYPE_DNSKEY);
+	}
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&f.kset, f.srr, 10, &dset,
+		&w, &ede), VAL_CRYPTO_BUDGET);
+	ck_assert_int_eq(ede, DNS_EDE_DNSSEC_BOGUS);
+	ck_assert_uint_eq(b.verified, 0);
+	/* 2 DS records x 8 keys: 16 digests, within the bound: the set
+	 * simply matches no key */
+	dset.count = 2;
+	f.kset.count = VAL_MAX_DS_DIGESTS / 2;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&f.kset, f.srr, 10, &dset,
+		&w, &ede), VAL_CRYPTO_NO_KEY);
+	kt_free(&f);
+}
+END_TEST
+
 static Suite *
 val_crypto_suite(void)
 {
@@ -1350,6 +1415,7 @@ val_crypto_suite(void)
 	tcase_add_test(tc, test_keytrap_tag_limit);
 	tcase_add_test(tc, test_keytrap_ds_limit);
 	tcase_add_test(tc, test_keytrap_rsa_exponent);
+	tcase_add_test(tc, test_keytrap_sig_and_ds_caps);
 	suite_add_tcase(s, tc);
 	return s;
 }

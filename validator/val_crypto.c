@@ -1003,8 +1003,9 @@ fail_rank(int r)
 /**
  * val_verify_rrset with the RRset's count of verifications (tries),
  * shared by the callers that verify one RRset several times (per DS
- * matched key, per algorithm). At most VAL_MAX_TAG_KEYS keys are tried
- * per RRSIG; a count or budget that runs out ends the search at once.
+ * matched key, per algorithm). Only the first VAL_MAX_RRSET_SIGS RRSIGs
+ * are looked at, at most VAL_MAX_TAG_KEYS keys are tried per RRSIG; a
+ * count or budget that runs out ends the search at once.
  */
 static int
 verify_rrset_n(const struct val_rrset *rrset, const struct val_rr *rrsigs,
@@ -1013,6 +1014,8 @@ verify_rrset_n(const struct val_rrset *rrset, const struct val_rr *rrsigs,
 {
 	int best = VAL_CRYPTO_NO_KEY;
 	size_t i, j;
+	if(nsigs > VAL_MAX_RRSET_SIGS)
+		nsigs = VAL_MAX_RRSET_SIGS;
 	for(i = 0; i < nsigs; i++) {
 		const struct val_rr *s = &rrsigs[i];
 		int tried = 0;
@@ -1060,6 +1063,9 @@ val_verify_rrset(const struct val_rrset *rrset, const struct val_rr *rrsigs,
 	return verify_rrset_n(rrset, rrsigs, nsigs, keys, w, ede, &tries);
 }
 
+/** key tags computed up front for the first this many keys of a set */
+#define VAL_TAGS_STACK 64
+
 /** RDATA pointer of a val_rr (bounds checked); NULL when out of bounds */
 static const uint8_t *
 rr_data(const struct val_rr *r)
@@ -1106,7 +1112,8 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 	const struct val_rr *sigs, size_t nsigs, const struct val_rrset *ds,
 	const struct val_window *w, int *ede)
 {
-	int best = VAL_CRYPTO_NO_KEY, strong = 0, tries = 0;
+	int best = VAL_CRYPTO_NO_KEY, strong = 0, tries = 0, digests = 0;
+	uint16_t tags[VAL_TAGS_STACK];
 	size_t i, j;
 	for(i = 0; i < ds->count; i++)
 		if(ds_usable(&ds->rrs[i]) && rr_data(&ds->rrs[i])[3] != 1)
@@ -1116,6 +1123,11 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 			*ede = DNS_EDE_UNSUPPORTED_DS_DIGEST;
 		return VAL_CRYPTO_UNSUPPORTED;
 	}
+	/* the key tags once, not per DS record */
+	for(j = 0; j < keys->count && j < VAL_TAGS_STACK; j++) {
+		const uint8_t *k = rr_data(&keys->rrs[j]);
+		tags[j] = k ? val_keytag(k, keys->rrs[j].len) : 0;
+	}
 	for(i = 0; i < ds->count; i++) {
 		const uint8_t *d = rr_data(&ds->rrs[i]);
 		if(!ds_usable(&ds->rrs[i]) || (strong && d[3] == 1))
@@ -1123,7 +1135,16 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 		for(j = 0; j < keys->count; j++) {
 			const uint8_t *k = rr_data(&keys->rrs[j]);
 			int r;
-			if(!k || val_ds_match(keys->owner, d, ds->rrs[i].len, k,
+			if(!k || keys->rrs[j].len < 4 || k[3] != d[2] ||
+				(j < VAL_TAGS_STACK && tags[j] !=
+				dns_read_u16(d)))
+				continue;
+			/* a digest per DS and key of one tag: bounded */
+			if(digests++ >= VAL_MAX_DS_DIGESTS) {
+				best = VAL_CRYPTO_BUDGET;
+				goto out;
+			}
+			if(val_ds_match(keys->owner, d, ds->rrs[i].len, k,
 				keys->rrs[j].len) != VAL_CRYPTO_OK)
 				continue;
 			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w,

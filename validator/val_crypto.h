@@ -48,7 +48,9 @@
  * checks here deliberately stop sooner (as Unbound 1.19.1 and every
  * patched validator do): per RRSIG at most VAL_MAX_TAG_KEYS keys are
  * tried, per RRset (all its RRSIGs, every algorithm, every DS-matched key
- * of a DNSKEY set) at most VAL_MAX_RRSET_VERIFY verifications are made,
+ * of a DNSKEY set) at most VAL_MAX_RRSET_VERIFY verifications are made
+ * and only its first VAL_MAX_RRSET_SIGS RRSIGs are looked at, a DS set
+ * costs at most VAL_MAX_DS_DIGESTS digests,
  * and a query's whole validation draws on one struct val_budget (given
  * through the window). Past a limit the result is VAL_CRYPTO_BUDGET:
  * bogus (EDE 6), never insecure. An RSA key whose exponent is longer than
@@ -144,6 +146,14 @@ enum val_crypto_result {
 /** most signature verifications for one RRset (every RRSIG, key and
  * algorithm together, as Unbound's MAX_VALIDATE_RRSIGS) */
 #define VAL_MAX_RRSET_VERIFY 8
+/** most RRSIGs looked at for one RRset (the first ones; real RRsets
+ * carry one to four): the checks before a verification are cheap, but
+ * hundreds of RRSIGs times 32 keys, on every pass, are not */
+#define VAL_MAX_RRSET_SIGS 16
+/** most DS digests computed to match one DNSKEY set against a DS set
+ * (DS records and keys of one key tag and algorithm: each pair costs a
+ * digest of the key) */
+#define VAL_MAX_DS_DIGESTS 16
 /** longest RSA public exponent accepted, bytes (64 bits: OpenSSL's own
  * limit for moduli above 3072 bits; real keys use 3, 65537 or 2^32+1) */
 #define VAL_RSA_MAX_EXP 8

@@ -987,6 +987,11 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	if(nkeys == 0)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY records");
+	if(nkeys > VAL_KCACHE_MAX_KEYS)
+		/* more than can be kept: not checked (each key would cost
+		 * tag, digest and verification work for nothing) */
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+			"DNSKEY set too large");
 	ks.owner = zone;
 	ks.type = DNS_TYPE_DNSKEY;
 	ks.rrclass = DNS_CLASS_IN;
