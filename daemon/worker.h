@@ -30,7 +30,7 @@
 #include "util/thread.h"
 #include "util/netevent/netevent.h"
 #include "services/outbound.h"
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/outside_network.h"
 
 struct daemon;

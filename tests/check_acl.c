@@ -4,7 +4,7 @@
  * and a randomised comparison with a brute-force longest-prefix match.
  */
 #include "config.h"
-#include "services/acl.h"
+#include "front/acl.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include <check.h>

@@ -6,8 +6,8 @@
  * ldns and every answer is read back with ldns_wire2pkt.
  */
 #include "config.h"
-#include "services/localzone.h"
-#include "services/acl.h"
+#include "front/localzone.h"
+#include "front/acl.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ldns/ldns.h>
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/mesh.h"
 #include "services/outbound.h"
 #include "iterator/iter_env.h"
-#include "services/modstack.h"
+#include "front/modstack.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/random.h"

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 #include "services/rpz.h"
-#include "services/policy.h"
+#include "front/policy.h"
 #include "util/config_file.h"
 #include "util/netaddr.h"
 #include "util/log.h"

@@ -7,7 +7,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "services/wait_limit.h"
+#include "front/wait_limit.h"
 #include "util/netaddr.h"
 
 static struct netaddr

@@ -38,7 +38,7 @@
 #include <netinet/in.h>
 #include "tests/replay/replay.h"
 #include "tests/replay/recorder.h"
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/authzone.h"
 #include <unistd.h>
 #include "services/outbound.h"
@@ -46,14 +46,14 @@
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
-#include "services/localzone.h"
-#include "services/acl.h"
-#include "services/policy.h"
-#include "services/modstack.h"
+#include "front/localzone.h"
+#include "front/acl.h"
+#include "front/policy.h"
+#include "front/modstack.h"
 #include "util/config_file.h"
 #include "util/random.h"
 #include "util/ratelimit.h"
-#include "services/cookie_secrets.h"
+#include "front/cookie_secrets.h"
 #include "dns/query.h"
 
 #ifndef REPLAY_TESTDATA

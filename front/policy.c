@@ -7,10 +7,10 @@
  * (a configuration has a handful; the work per query is bounded by it).
  */
 #include "config.h"
-#include "services/policy.h"
+#include "front/policy.h"
 #include "services/rpz.h"
-#include "services/localzone.h"
-#include "services/acl.h"
+#include "front/localzone.h"
+#include "front/acl.h"
 #include "services/xfr.h"
 #include "services/module.h"
 #include "util/region.h"

@@ -67,7 +67,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <time.h>
-#include "services/localzone.h"
+#include "front/localzone.h"
 
 struct policy;
 struct config_file;

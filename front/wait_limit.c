@@ -11,7 +11,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <netinet/in.h>
-#include "services/wait_limit.h"
+#include "front/wait_limit.h"
 #include "util/netaddr.h"
 
 /** one slot */

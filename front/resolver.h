@@ -51,7 +51,7 @@
 #include "util/netaddr.h"
 #include "dns/query.h"
 #include "services/module.h"
-#include "services/policy.h"
+#include "front/policy.h"
 
 struct outbound;
 struct mesh;

@@ -24,9 +24,9 @@
  * right-to-left pass, which is what the zone walk needs.
  */
 #include "config.h"
-#include "services/localzone.h"
+#include "front/localzone.h"
 #include "dns/as112.h"
-#include "services/acl.h"
+#include "front/acl.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"

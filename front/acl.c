@@ -12,7 +12,7 @@
  * the longest match.
  */
 #include "config.h"
-#include "services/acl.h"
+#include "front/acl.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include "util/config_options.h"

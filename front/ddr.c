@@ -2,8 +2,8 @@
  * services/ddr.c - DDR (RFC 9462) records for the local zones; see ddr.h.
  */
 #include "config.h"
-#include "services/ddr.h"
-#include "services/localzone.h"
+#include "front/ddr.h"
+#include "front/localzone.h"
 #include "util/config_file.h"
 #include "util/netaddr.h"
 #include "util/netevent/tls.h"

@@ -11,7 +11,7 @@
 #include "util/log.h"
 #include <stdio.h>
 #include <string.h>
-#include "services/modstack.h"
+#include "front/modstack.h"
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"

@@ -6,7 +6,7 @@
  * and the control commands (the one writer).
  */
 #include "config.h"
-#include "services/cookie_secrets.h"
+#include "front/cookie_secrets.h"
 #include "util/config_file.h"
 #include "util/random.h"
 #include "util/storage/qsbr.h"
