@@ -1,5 +1,5 @@
 /*
- * services/acl.c - access control lists.
+ * front/acl.c - access control lists.
  *
  * See acl.h. While the list is being built, entries sit in one array in
  * the order given. acl_finish() appends the localhost defaults, sorts by

@@ -1,5 +1,5 @@
 /*
- * services/acl.h - access control: which clients may ask what.
+ * front/acl.h - access control: which clients may ask what.
  *
  * An acl_list maps netblocks to the access-control actions of Unbound
  * (enum config_acl_action in util/config_file.h): deny, refuse, allow,
@@ -27,7 +27,7 @@
  * allocates nothing, locks nothing and logs nothing.
  *
  * What the actions mean for one query (the order Unbound uses, which
- * local_front_answer() in services/localzone.h implements):
+ * local_front_answer() in front/localzone.h implements):
  *   1. deny: drop. refuse: REFUSED (QR, RD/CD echoed, no RA) with EDE 18
  *      Prohibited when the query had EDNS.
  *   2. CHAOS identity and local zones answer as for any client.
@@ -36,13 +36,13 @@
  *   4. a query without RD is refused (EDE 20 Not Authoritative, RA set)
  *      unless the action is allow_snoop; allow_setrd treats it as if RD
  *      were set.
- *   0. (before all that, in the front end, services/resolver.c)
+ *   0. (before all that, in the front end, front/resolver.c)
  *      allow_cookie: over UDP a query without a valid DNS cookie gets
  *      BADCOOKIE with a fresh cookie, or REFUSED with TC (EDE 0) when it
  *      had no cookie at all; otherwise it is allow.
  */
-#ifndef SERVICES_ACL_H
-#define SERVICES_ACL_H
+#ifndef FRONT_ACL_H
+#define FRONT_ACL_H
 
 #include <stddef.h>
 #include "util/config_file.h"
@@ -112,7 +112,7 @@ enum config_acl_action acl_check(const struct acl_list *acl,
 
 /**
  * Give a netblock a client-context number: the tags (and their actions and
- * data) of services/policy.c that the clients of the netblock get. When
+ * data) of front/policy.c that the clients of the netblock get. When
  * no access-control line names that exact netblock it is made, with the
  * action allow (Unbound's rule for access-control-tag). Before
  * acl_finish() only.
@@ -136,7 +136,7 @@ enum config_acl_action acl_check_ref(const struct acl_list *acl,
  * The netblocks of a config's access-control-tag, access-control-tag-action
  * and access-control-tag-data lines, each once, in the order first given:
  * netblock i gets client-context number i + 1 (acl_apply_cfg() and
- * services/policy.c both number them so).
+ * front/policy.c both number them so).
  * @param out: set to a malloced array (free it), NULL when none.
  * @param n: set to its length.
  * @param err: "file:line: ..." for a bad netblock; errlen its size.
@@ -158,4 +158,4 @@ const char *acl_action_str(enum config_acl_action a);
  *	finished (for tests and statistics). */
 size_t acl_count(const struct acl_list *acl);
 
-#endif /* SERVICES_ACL_H */
+#endif /* FRONT_ACL_H */

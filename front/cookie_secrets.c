@@ -1,5 +1,5 @@
 /*
- * services/cookie_secrets.c - DNS Cookie server secrets: load, snapshot
+ * front/cookie_secrets.c - DNS Cookie server secrets: load, snapshot
  * swap, control-command changes, the secret file.
  *
  * See cookie_secrets.h for the protocol between the workers (readers)

@@ -1,5 +1,5 @@
 /*
- * services/cookie_secrets.h - the server secrets of DNS Cookies, shared by
+ * front/cookie_secrets.h - the server secrets of DNS Cookies, shared by
  * the workers and changed by the control commands.
  *
  * The secrets in use are an immutable snapshot (struct cookie_set): the
@@ -19,8 +19,8 @@
  * random secret made at start-up. add_cookie_secret, activate and drop
  * need cookie-secret-file and write the new set back to it.
  */
-#ifndef SERVICES_COOKIE_SECRETS_H
-#define SERVICES_COOKIE_SECRETS_H
+#ifndef FRONT_COOKIE_SECRETS_H
+#define FRONT_COOKIE_SECRETS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -125,4 +125,4 @@ void cookie_secrets_reclaim(struct cookie_secrets *cs);
 int cookie_secrets_read_file(const char *path, uint8_t *out, size_t *n,
 	char *err, size_t errlen);
 
-#endif /* SERVICES_COOKIE_SECRETS_H */
+#endif /* FRONT_COOKIE_SECRETS_H */

@@ -1,5 +1,5 @@
 /*
- * services/ddr.c - DDR (RFC 9462) records for the local zones; see ddr.h.
+ * front/ddr.c - DDR (RFC 9462) records for the local zones; see ddr.h.
  */
 #include "config.h"
 #include "front/ddr.h"

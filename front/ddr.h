@@ -1,5 +1,5 @@
 /*
- * services/ddr.h - Discovery of Designated Resolvers (RFC 9462): the
+ * front/ddr.h - Discovery of Designated Resolvers (RFC 9462): the
  * answer to _dns.resolver.arpa SVCB that tells a client where this
  * resolver speaks DNS over TLS and DNS over HTTPS.
  *
@@ -16,8 +16,8 @@
  * ddr-target-name, or else the first DNS name of tls-service-pem's
  * certificate, which is what a client verifies (RFC 9462 section 4.2).
  */
-#ifndef SERVICES_DDR_H
-#define SERVICES_DDR_H
+#ifndef FRONT_DDR_H
+#define FRONT_DDR_H
 
 #include <stddef.h>
 
@@ -35,4 +35,4 @@ struct config_file;
 int ddr_add_local(struct local_zones *lz, const struct config_file *cfg,
 	char *err, size_t errlen);
 
-#endif /* SERVICES_DDR_H */
+#endif /* FRONT_DDR_H */

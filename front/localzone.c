@@ -1,5 +1,5 @@
 /*
- * services/localzone.c - local zones, local data and CHAOS identity answers.
+ * front/localzone.c - local zones, local data and CHAOS identity answers.
  *
  * See localzone.h for the behaviour. This file comment says how it is
  * built.

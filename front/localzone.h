@@ -1,5 +1,5 @@
 /*
- * services/localzone.h - local zones, local data and CHAOS identity answers.
+ * front/localzone.h - local zones, local data and CHAOS identity answers.
  *
  * Local zones answer a question from configured data (local-data,
  * local-data-ptr) or by policy (the local-zone type) before the cache and
@@ -65,8 +65,8 @@
  * the first suffix that is not the ancestor of any zone; for an ordinary
  * name outside every local zone that is one probe.
  */
-#ifndef SERVICES_LOCALZONE_H
-#define SERVICES_LOCALZONE_H
+#ifndef FRONT_LOCALZONE_H
+#define FRONT_LOCALZONE_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -138,7 +138,7 @@ enum local_zone_answer {
  * answer in the buffer is complete and valid (the CNAME, owner = the
  * question name), and a resolver that can chase it may instead resolve
  * target and send the CNAME followed by that answer, as Unbound does
- * (services/resolver.c does; policy_front_answer() sets the alias for an
+ * (front/resolver.c does; policy_front_answer() sets the alias for an
  * RPZ CNAME rule too).
  */
 struct local_alias {
@@ -284,7 +284,7 @@ enum local_zone_answer local_zones_answer(const struct local_zones *lz,
 	size_t *outlen, struct local_alias *alias);
 
 /**
- * The tags of a client (services/policy.h: access-control-tag,
+ * The tags of a client (front/policy.h: access-control-tag,
  * interface-tag and their -action and -data lines). A zone with
  * local-zone-tag tags is seen only by clients with one of them; for such
  * a client the action of its lowest matching tag replaces the zone's
@@ -391,7 +391,7 @@ enum local_front_result local_front_answer_norec(const struct acl_list *acl,
 	struct local_front_info *info, int norec_ok);
 
 /**
- * As local_front_answer(), for a client in a view (services/policy.h):
+ * As local_front_answer(), for a client in a view (front/policy.h):
  * the view's local zones answer first; when none of them covers the
  * question, the global zones answer it if view_first is set or the view's
  * zone there is of type noview, else the question goes on to the cache.
@@ -480,4 +480,4 @@ typedef void (*local_data_walk_cb)(void *arg, const uint8_t *zone,
 void local_data_walk(const struct local_zones *lz, local_data_walk_cb cb,
 	void *arg);
 
-#endif /* SERVICES_LOCALZONE_H */
+#endif /* FRONT_LOCALZONE_H */

@@ -1,5 +1,5 @@
 /*
- * services/modstack.c - the table of the modules this build has, and the
+ * front/modstack.c - the table of the modules this build has, and the
  * module stack built from module-config.
  *
  * See modstack.h. The table below is the one place that names modules:

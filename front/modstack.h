@@ -1,5 +1,5 @@
 /*
- * services/modstack.h - the modules this build has, and the stack of them
+ * front/modstack.h - the modules this build has, and the stack of them
  * that module-config asks for.
  *
  * modstack_setup() reads a module-config string ("validator iterator"),
@@ -10,8 +10,8 @@
  * and copied into every worker's module environment. This sits with the
  * front end in the layer order: it is the one place that names modules.
  */
-#ifndef SERVICES_MODSTACK_H
-#define SERVICES_MODSTACK_H
+#ifndef FRONT_MODSTACK_H
+#define FRONT_MODSTACK_H
 
 #include <stddef.h>
 #include "services/module.h"
@@ -50,4 +50,4 @@ void modstack_desetup(struct module_stack *stack);
 /** @return the index of the module named name in the stack, or -1 */
 int modstack_find(const struct module_stack *stack, const char *name);
 
-#endif /* SERVICES_MODSTACK_H */
+#endif /* FRONT_MODSTACK_H */

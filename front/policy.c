@@ -1,7 +1,7 @@
 /*
- * services/policy.c - views and response policy zones in the front end.
+ * front/policy.c - views and response policy zones in the front end.
  *
- * See services/policy.h. The loader walks the config's policy lines once
+ * See front/policy.h. The loader walks the config's policy lines once
  * per kind; every error names the line's file and number. The view
  * netblocks are kept longest prefix first and matched with a linear scan
  * (a configuration has a handful; the work per query is bounded by it).

@@ -1,5 +1,5 @@
 /*
- * services/policy.h - the answer policies of the front end: views (split
+ * front/policy.h - the answer policies of the front end: views (split
  * horizon) and response policy zones (RPZ, services/rpz.h).
  *
  * A struct policy is built from the config's policy lines (the rpz: and
@@ -29,7 +29,7 @@
  * access-control entry (access-control-tag; acl_check_ref() gives the
  * entry's number, an index into the policy's tag sets), else those of the
  * address the query came to (interface-tag). They select the tagged global
- * local zones (local-zone-tag; struct local_tags in services/localzone.h
+ * local zones (local-zone-tag; struct local_tags in front/localzone.h
  * says how a tag's -action and -data apply) and the rpz: zones with a
  * tags: line. Without tag lines the front answer is as before (no extra
  * lookup).
@@ -61,8 +61,8 @@
  * front answer allocates nothing and locks nothing; it logs only for an
  * rpz-log: yes zone that acted.
  */
-#ifndef SERVICES_POLICY_H
-#define SERVICES_POLICY_H
+#ifndef FRONT_POLICY_H
+#define FRONT_POLICY_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -143,7 +143,7 @@ int policy_has_respip(const struct policy *p);
  * RESPONSE-IP triggers of the rpz zones in order (for a client with the
  * zone's tags). Actions as Unbound's response-ip: data of the address
  * record's type (or a CNAME: the resolver then chases its target,
- * services/resolver.h) replaces it, the CNAME chain before it kept;
+ * front/resolver.h) replaces it, the CNAME chain before it kept;
  * with none, always_refuse is REFUSED, always_nxdomain
  * NXDOMAIN, redirect and always_nodata NOERROR without the records,
  * the deny kinds drop, inform and always_transparent pass (inform logs).
@@ -198,7 +198,7 @@ uint64_t policy_ns_tag_mask(const struct policy *p);
  * when there are none, so that states are shared as without tags. A
  * client with such tags skips the message cache and its states the
  * iterator's answer from the RRset cache: the delegations of its
- * questions must be shown to its zones (services/resolver.c).
+ * questions must be shown to its zones (front/resolver.c).
  */
 uint64_t policy_ns_tags(const struct policy *p, const struct acl_list *acl,
 	const struct netaddr *client, const struct netaddr *local,
@@ -255,4 +255,4 @@ const struct local_zones *policy_view_zones(const struct policy *p, size_t i);
 int policy_select_view(const struct policy *p, const struct netaddr *client,
 	const struct netaddr *local);
 
-#endif /* SERVICES_POLICY_H */
+#endif /* FRONT_POLICY_H */

@@ -1,5 +1,5 @@
 /*
- * services/resolver.c - the per-query front end.
+ * front/resolver.c - the per-query front end.
  *
  * See resolver.h for the order of work. The immediate path (parse, access
  * control, local zones, cache) writes into the caller's buffer and
@@ -483,7 +483,7 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 
 /**
  * The last step of an answer for a client that waited: response-ip
- * (services/policy.h), then, for a CNAME chase, the chase's records put
+ * (front/policy.h), then, for a CNAME chase, the chase's records put
  * before it; an answer response-ip rewrote to a CNAME is chased (one
  * level).
  * @param buf: the answer (r->buf); *len in/out.

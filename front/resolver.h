@@ -1,5 +1,5 @@
 /*
- * services/resolver.h - the per-query front end shared by the daemon and
+ * front/resolver.h - the per-query front end shared by the daemon and
  * the replay runner.
  *
  * One struct resolver per worker. It holds pointers to the pieces the
@@ -34,7 +34,7 @@
  * local zones or RPZ again. A CNAME question gets the CNAME alone.
  *
  * The mesh runs each resolution through the module stack (module-config,
- * services/modstack.h) and gives the finished answer back through the
+ * front/modstack.h) and gives the finished answer back through the
  * callbacks the resolver registers with it (struct mesh_frontend); the
  * modules reach the caches, the network, random, the clock and the
  * counters through the resolver's module environment (menv).
@@ -42,8 +42,8 @@
  * Ownership: the resolver never frees what it points to except its own
  * mesh. The reply callback's packet is only valid during the call.
  */
-#ifndef SERVICES_RESOLVER_H
-#define SERVICES_RESOLVER_H
+#ifndef FRONT_RESOLVER_H
+#define FRONT_RESOLVER_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -479,4 +479,4 @@ size_t resolver_num_pending(struct resolver *r);
  */
 uint64_t resolver_hist_lower_us(int i);
 
-#endif /* SERVICES_RESOLVER_H */
+#endif /* FRONT_RESOLVER_H */

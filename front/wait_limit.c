@@ -1,5 +1,5 @@
 /*
- * services/wait_limit.c - wait-limit counts per client address.
+ * front/wait_limit.c - wait-limit counts per client address.
  *
  * See wait_limit.h. A key is the address family and the address bytes
  * (16 for IPv6, 4 for IPv4); the hash is FNV-1a over them with a

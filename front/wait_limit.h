@@ -1,5 +1,5 @@
 /*
- * services/wait_limit.h - wait-limit: how many queries of each client
+ * front/wait_limit.h - wait-limit: how many queries of each client
  * address wait on recursion in one worker.
  *
  * A flood from one address (or a spoofed one) of names that need
@@ -16,8 +16,8 @@
  * caller keeps the result of wait_limit_add to know whether to call
  * wait_limit_remove. Per worker: no locks.
  */
-#ifndef SERVICES_WAIT_LIMIT_H
-#define SERVICES_WAIT_LIMIT_H
+#ifndef FRONT_WAIT_LIMIT_H
+#define FRONT_WAIT_LIMIT_H
 
 #include <stddef.h>
 
@@ -60,4 +60,4 @@ void wait_limit_remove(struct wait_limit *w, const struct netaddr *a);
 /** @return the number of clients counted for the address */
 int wait_limit_count(const struct wait_limit *w, const struct netaddr *a);
 
-#endif /* SERVICES_WAIT_LIMIT_H */
+#endif /* FRONT_WAIT_LIMIT_H */

@@ -2,7 +2,7 @@
  * respip/respip.c - the respip module in the module chain.
  *
  * See respip/respip.h: the rules are applied per client by the front end
- * (services/policy.c); in the chain this module passes queries down and
+ * (front/policy.c); in the chain this module passes queries down and
  * answers up.
  */
 #include "config.h"

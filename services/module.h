@@ -42,7 +42,7 @@
  * read-only by the workers.
  *
  * Adding a module: a folder with its functions, one row in the table in
- * services/modstack.c, and its name in config_module_names (util/
+ * front/modstack.c, and its name in config_module_names (util/
  * config_options.c, which the config parser checks module-config with;
  * tests/check_mesh.c checks the two lists agree).
  */
@@ -336,7 +336,7 @@ struct module_env {
 	void (*serve_stale)(struct module_qstate *qs);
 	/**
 	 * The RPZ NSDNAME and NSIP triggers (the front end's policy, see
-	 * services/policy.h), or NULL when no rpz zone can have them (the
+	 * front/policy.h), or NULL when no rpz zone can have them (the
 	 * iterator then pays one pointer test). Called by the iterator
 	 * for a client's question (depth 0) with each NS name of a
 	 * delegation it is about to use and each server address it is

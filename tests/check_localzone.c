@@ -1,5 +1,5 @@
 /*
- * tests/check_localzone.c - Check suite for services/localzone: every
+ * tests/check_localzone.c - Check suite for front/localzone: every
  * local-zone type, local-data and local-data-ptr, the default zones and
  * nodefault, longest match, CHAOS identity, EDNS echo, truncation, the
  * front end with access control, and odd inputs. Queries are written by

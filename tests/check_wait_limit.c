@@ -1,5 +1,5 @@
 /*
- * tests/check_wait_limit.c - services/wait_limit: counts per client
+ * tests/check_wait_limit.c - front/wait_limit: counts per client
  * address, the limit, a full table, and deletion that keeps every other
  * address findable (backward shift over colliding probe chains).
  */

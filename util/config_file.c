@@ -1291,7 +1291,7 @@ parse_netblock6(struct cfg_parser *p, const struct config_option *o,
 }
 
 /** a policy line (rpz:, view:, and the view, tag and response-ip options
- * of server:): kept as written, checked by services/policy.c */
+ * of server:): kept as written, checked by front/policy.c */
 static int
 parse_policy(struct cfg_parser *p, const struct config_option *o,
 	char **v, int n)

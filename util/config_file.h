@@ -154,7 +154,7 @@ struct config_stub {
 };
 
 /** one line of the rpz: or view: clauses, or one of the view, tag and
- * response-ip options of server:, as written; services/policy.c checks and
+ * response-ip options of server:, as written; front/policy.c checks and
  * uses them (and names file:line when one is bad) */
 struct config_policyline {
 	/** next line, in file order, or NULL */
@@ -646,7 +646,7 @@ struct config_file {
 	/* ---- rpz:, view: and the policy options of server: ---- */
 	/** the lines of every rpz: and view: clause and the server:
 	 * options access-control-view, interface-view, the tag options and
-	 * response-ip, in file order (services/policy.h) */
+	 * response-ip, in file order (front/policy.h) */
 	struct config_policyline *policy_lines;
 
 	/* ---- remote-control: ---- */

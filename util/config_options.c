@@ -52,7 +52,7 @@
 	{ nm, cl, OPT_IGNORED, NULL, NULL, NULL, 0, 0, NULL, 0, SH, NULL, NULL }
 
 /** a line of rpz: or view:, or a policy option of server: (kept as
- * written, checked by services/policy.c) */
+ * written, checked by front/policy.c) */
 #define POL(nm, cl, ex, ar, ds) \
 	{ nm, cl, OPT_POLICY, NULL, NULL, ex, 0, 0, NULL, 0, SH | IM, ar, ds }
 

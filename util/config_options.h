@@ -113,7 +113,7 @@ enum config_type {
 	/** repeatable: a line of the rpz: and view: clauses, or a view, tag
 	 * or response-ip option of server:, kept as written (struct
 	 * config_policyline in cfg->policy_lines) and checked by the policy
-	 * loader (services/policy.c), which names file:line */
+	 * loader (front/policy.c), which names file:line */
 	OPT_POLICY,
 	/** an Unbound option that asks for security petrel does not provide
 	 * yet (DNS over HTTPS or QUIC, DNSCrypt): a load error naming
@@ -194,7 +194,7 @@ struct config_option {
 int config_clause_in_file(int clause);
 
 /** the modules this build has, in the order module-config must list
- * them (services/modstack.c holds their functions; the two lists are
+ * them (front/modstack.c holds their functions; the two lists are
  * checked to agree by tests/check_mesh.c) */
 extern const char *const config_module_names[];
 

@@ -2,7 +2,7 @@
  * tests/replay/runner.c - run .rpl scenarios against the resolver core
  * with a fake network and a fake clock.
  *
- * The resolver (services/resolver.h: front end, mesh, iterator, caches)
+ * The resolver (front/resolver.h: front end, mesh, iterator, caches)
  * is linked from libpetrel.a as the daemon links it; only the struct
  * outbound differs. The fake network keeps the queries the resolver sends
  * in a list. After every step the runner answers them from the RANGE
