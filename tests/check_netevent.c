@@ -10,6 +10,7 @@
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "util/thread.h"
+#include "util/version.h"
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +112,51 @@ START_TEST(test_backend_names)
 		ck_assert_ptr_nonnull(comm_base_method(b));
 		comm_base_delete(b);
 	}
+}
+END_TEST
+
+/** the -V report of version_print(progname, events) in buf */
+static void
+version_text(char *buf, size_t len, const char *progname,
+	void (*events)(FILE *))
+{
+	FILE *f = fmemopen(buf, len, "w");
+	ck_assert_ptr_nonnull(f);
+	version_print(f, progname, events);
+	ck_assert_int_eq(ferror(f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	buf[len - 1] = 0;
+}
+
+/* the -V report asks the event layer through the callback its caller
+ * passes (util/ does not reach up into util/netevent/): the backends
+ * compiled in, then the io_uring probe; without the callback
+ * (petrel-control) the configured backends and no probe */
+START_TEST(test_version_events)
+{
+	char buf[4096], want[256];
+	version_text(buf, sizeof(buf), "petrel", netevent_version_print);
+	snprintf(want, sizeof(want), "\nevent backends: %s\n",
+		netevent_backends_compiled());
+	ck_assert_ptr_nonnull(strstr(buf, want));
+	ck_assert_ptr_nonnull(strstr(buf, "\nthread models: "));
+#ifdef HAVE_LIBURING
+	ck_assert_int_eq(setenv("PETREL_URING_DISABLE", "1", 1), 0);
+	version_text(buf, sizeof(buf), "petrel", netevent_version_print);
+	ck_assert_int_eq(unsetenv("PETREL_URING_DISABLE"), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\nio_uring: not usable here: "));
+	ck_assert_ptr_nonnull(strstr(buf, "PETREL_URING_DISABLE"));
+#else
+	ck_assert_ptr_null(strstr(buf, "\nio_uring: "));
+#endif
+	version_text(buf, sizeof(buf), "petrel-control", NULL);
+	ck_assert_int_eq(strncmp(buf, "petrel-control ", 15), 0);
+#ifdef HAVE_LIBEVENT
+	ck_assert_ptr_nonnull(strstr(buf, "\nevent backends: select libevent\n"));
+#else
+	ck_assert_ptr_nonnull(strstr(buf, "\nevent backends: select\n"));
+#endif
+	ck_assert_ptr_null(strstr(buf, "\nio_uring: "));
 }
 END_TEST
 
@@ -1922,6 +1968,7 @@ netevent_suite(void)
 	TCase *tc = tcase_create("base");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_backend_names);
+	tcase_add_test(tc, test_version_events);
 #ifdef HAVE_LIBURING
 	tcase_add_test(tc, test_uring_fallback);
 #endif

@@ -98,6 +98,20 @@ netevent_backend_usable(const char *name, const char **why)
 	return 0;
 }
 
+void
+netevent_version_print(FILE *out)
+{
+	fprintf(out, "event backends: %s\n", netevent_backends_compiled());
+#ifdef HAVE_LIBURING
+	{
+		const char *why = "";
+		if(netevent_backend_usable("io_uring", &why))
+			fprintf(out, "io_uring: usable on this kernel\n");
+		else	fprintf(out, "io_uring: not usable here: %s\n", why);
+	}
+#endif
+}
+
 const char *
 netevent_backend_default(void)
 {

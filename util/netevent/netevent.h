@@ -79,6 +79,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -111,6 +112,14 @@ struct ssl_ctx_st;
  *	"select". Static string.
  */
 const char *netevent_backends_compiled(void);
+
+/**
+ * Print the event layer's lines of the `-V` report to out: "event
+ * backends: " and netevent_backends_compiled(), then, in a build with
+ * io_uring, whether this kernel runs it (the run-time probe, with the
+ * reason when not). Passed to version_print() (util/version.h).
+ */
+void netevent_version_print(FILE *out);
 
 /** @return the name of the default backend ("libevent" when built). */
 const char *netevent_backend_default(void);
