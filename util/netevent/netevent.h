@@ -20,7 +20,7 @@
  *               buffer rings and sendmsg requests, TCP comm_points
  *               through multishot accept, multishot recv into a buffer
  *               ring and send requests, everything submitted with the
- *               wait in one system call (backend_uring.c, comm_point.c).
+ *               wait in one system call (backend_uring.c, comm_uring.c).
  *               Probed at run time: where the kernel cannot run it,
  *               comm_base_create logs one line (once per process) and
  *               uses the default backend instead.
@@ -54,7 +54,7 @@
  * A peek callback (comm_point_set_peek) may look at a whole batch first,
  * to prefetch. A socket that comes back full every time goes into busy
  * mode: out of the backend, drained once per loop iteration by a loop
- * that does not sleep, until a batch comes back short (see comm_point.c).
+ * that does not sleep, until a batch comes back short (see comm_udp.c).
  * Nothing is allocated, locked or logged per packet. With a wildcard-bound
  * socket the answer leaves from the address the query was sent to
  * (IP_PKTINFO / IPV6_RECVPKTINFO). A UDP comm_point may drop datagrams

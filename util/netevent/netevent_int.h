@@ -38,7 +38,7 @@ struct comm_base {
 	void *hook_arg;
 	/** set once the current iteration has woken */
 	int awake;
-	/** UDP comm_points in busy mode (see comm_point.c), linked through
+	/** UDP comm_points in busy mode (see comm_udp.c), linked through
 	 * their busy_next; while there are any the loop does not block */
 	struct comm_point *busy;
 };
@@ -57,7 +57,7 @@ struct comm_timer {
 	void *arg;
 };
 
-/** drain the base's busy UDP comm_points once each (comm_point.c);
+/** drain the base's busy UDP comm_points once each (comm_udp.c);
  * those found empty go back to waiting in the backend */
 void nev_udp_poll_busy(struct comm_base *base);
 
