@@ -178,8 +178,8 @@ struct comm_point {
 	uint8_t *sctl;
 	/** in busy mode: out of the backend, drained every loop iteration */
 	int busy;
-	/** next in the base's busy list */
-	struct comm_point *busy_next;
+	/** in busy mode: its before-wait hook on the base (drains it) */
+	struct comm_wait_hook busy_hook;
 	/** looks at a batch before it is answered, or NULL */
 	comm_point_peek_type peek;
 	/** its number of passes */

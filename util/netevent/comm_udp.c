@@ -401,24 +401,38 @@ udp_drain(struct comm_point *c)
  * short; then it waits in the backend again. Under load that is the same
  * number of system calls (epoll_wait with no timeout instead of a blocking
  * one) plus two epoll_ctl per busy period; without load nothing changes.
+ * A busy socket is drained by its before-wait hook on the base
+ * (comm_wait_hook: run once per iteration, after the wake-up's callbacks),
+ * which keeps the next wait from sleeping while the socket stays busy.
  */
 
 void
 comm__udp_busy_leave(struct comm_point *c)
 {
-	struct comm_point **pp;
 	if(!c->busy)
 		return;
-	for(pp = &c->base->busy; *pp; pp = &(*pp)->busy_next) {
-		if(*pp == c) {
-			*pp = c->busy_next;
-			break;
-		}
-	}
+	comm_base_del_wait_hook(c->base, &c->busy_hook);
 	c->busy = 0;
-	c->busy_next = NULL;
 	if(c->listening && nev_io_set(c->base, c->io, NEV_READ) == -1)
 		log_err("udp: cannot wait for fd %d again", c->fd);
+}
+
+/**
+ * The before-wait hook of a busy socket: drain it once; a batch that comes
+ * back short ends busy mode (the socket waits in the backend again).
+ * @return 1 while it stays busy: the next wait must not sleep.
+ */
+static int
+udp_busy_poll(void *arg)
+{
+	struct comm_point *c = arg;
+	if(c->busy == 2)
+		c->busy = 1;
+	else if(!udp_drain(c)) {
+		comm__udp_busy_leave(c);
+		return 0;
+	}
+	return 1;
 }
 
 /** the UDP socket is readable: drain it; busy mode if it stays full */
@@ -434,22 +448,10 @@ udp_readable(int fd, int events, void *arg)
 	/* 2: entered this iteration, polled from the next one on (the
 	 * bound per wake-up holds for this one) */
 	c->busy = 2;
-	c->busy_next = c->base->busy;
-	c->base->busy = c;
+	c->busy_hook.run = udp_busy_poll;
+	c->busy_hook.arg = c;
+	comm_base_add_wait_hook(c->base, &c->busy_hook);
 	c->stats.busy_periods++;
-}
-
-void
-nev_udp_poll_busy(struct comm_base *base)
-{
-	struct comm_point *c, *next;
-	for(c = base->busy; c; c = next) {
-		next = c->busy_next;
-		if(c->busy == 2)
-			c->busy = 1;
-		else if(!udp_drain(c))
-			comm__udp_busy_leave(c);
-	}
 }
 
 struct comm_point *

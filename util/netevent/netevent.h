@@ -207,6 +207,40 @@ void comm_base_update_time(struct comm_base *base);
 void comm_base_set_idle_hooks(struct comm_base *base,
 	void (*before_wait)(void *), void (*after_wake)(void *), void *arg);
 
+/**
+ * A before-wait hook: a callback the loop runs once per iteration, after
+ * the callbacks of the iteration's wake-up and so before its next wait,
+ * whose answer says whether that wait may sleep. Its owner embeds it in
+ * its own state (nothing is allocated), fills run and arg, and links it
+ * with comm_base_add_wait_hook; comm_base_del_wait_hook unlinks it, also
+ * from inside its own run. While a linked hook's last answer is 1 (a hook
+ * just linked counts as 1 until it runs) the loop waits with a zero
+ * timeout. A UDP comm_point in busy mode is drained by one (comm_udp.c).
+ * Like the idle hooks, they belong to the base's thread.
+ */
+struct comm_wait_hook {
+	/** the callback. @return 1 when the next wait must not sleep (more
+	 * to poll), 0 when it may */
+	int (*run)(void *arg);
+	/** its argument */
+	void *arg;
+	/** the last answer of run (1 from the link until it runs) */
+	int poll;
+	/** linked on a base */
+	int linked;
+	/** next linked */
+	struct comm_wait_hook *next;
+};
+
+/** Link h (run and arg set) on the base's before-wait hooks; a no-op when
+ * it is linked already. */
+void comm_base_add_wait_hook(struct comm_base *base,
+	struct comm_wait_hook *h);
+
+/** Unlink h; a no-op when it is not linked. */
+void comm_base_del_wait_hook(struct comm_base *base,
+	struct comm_wait_hook *h);
+
 /* ------------------------------------------------------------------ */
 /* timers                                                              */
 
