@@ -802,6 +802,12 @@ resolver_set_local(struct resolver *r, const struct netaddr *local)
 }
 
 void
+resolver_set_proxy(struct resolver *r, const struct netaddr *proxy)
+{
+	r->proxy = proxy;
+}
+
+void
 resolver_delete(struct resolver *r)
 {
 	if(!r)
@@ -1430,6 +1436,17 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct fast_query *q2;
 	size_t len2;
 
+	if(r->proxy) {
+		/* the proxy itself passes access control first (its deny
+		 * and refuse; its allow lets the header's client be judged
+		 * on its own), before anything the query asks for */
+		enum config_acl_action pa = acl_check(r->acl, r->proxy);
+		if(pa == ACL_DENY || (pa == ACL_REFUSE && err != 0))
+			return RESOLVER_DROP;
+		if(pa == ACL_REFUSE)
+			return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
+				DNS_EDE_PROHIBITED, out, outmax, outlen);
+	}
 	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
 		/* NOTIFY for an rpz zone or an auth-zone: its own ACL

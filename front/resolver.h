@@ -253,6 +253,10 @@ struct resolver {
 	 * caller before resolver_handle_query when the policy has
 	 * interface views (resolver_set_local) */
 	const struct netaddr *local;
+	/** the proxy the current query came through (a PROXY v2 header named
+	 * the client), or NULL; set by the caller on a proxy-protocol-port
+	 * (resolver_set_proxy) */
+	const struct netaddr *proxy;
 	/** 1 when answers go through policy_respip_answer() (response-ip,
 	 * RPZ RESPONSE-IP triggers) */
 	int respip;
@@ -400,6 +404,16 @@ void resolver_set_policy(struct resolver *r, const struct policy *pol);
  * The pointer is kept: the caller keeps it valid while it handles them.
  */
 void resolver_set_local(struct resolver *r, const struct netaddr *local);
+
+/**
+ * The proxy the next queries came through, or NULL (not proxied). With a
+ * PROXY v2 header the client's address is the header's, but the proxy's
+ * own address must pass access control as well (as Unbound): a proxy
+ * that access-control denies is not answered, one it refuses is answered
+ * REFUSED, whatever client its header names. The pointer is kept: the
+ * caller keeps it valid while it handles them.
+ */
+void resolver_set_proxy(struct resolver *r, const struct netaddr *proxy);
 
 /**
  * Delete the resolver: pending clients get the callback with pkt NULL,

@@ -985,8 +985,10 @@ IGN("nsid", CLAUSE_SERVER),
   1, 65535, NULL, OFF(proxy_protocol_ports), IM, "<port>",
   "queries to listening ports on this port number start with a PROXY v2 "
   "header (UDP and TCP, before TLS); its source address is the client's "
-  "for access control, views, rate limits and logs; may be given several "
-  "times" },
+  "for access control, views, rate limits and logs, and the proxy's own "
+  "address must pass access control too (deny: no answer, refuse: "
+  "REFUSED); headers longer than 1024 bytes are refused; may be given "
+  "several times" },
 IGN("tcp-connection-limit", CLAUSE_SERVER),
 IGN("disable-edns-do", CLAUSE_SERVER),
 IGN("harden-unverified-glue", CLAUSE_SERVER),

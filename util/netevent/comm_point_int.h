@@ -123,6 +123,11 @@ struct comm_tcp_conn {
 	int pp_wait;
 	/** the header gathered so far, while pp_wait */
 	struct pp2_stream pp;
+	/** proxy-protocol-port: the socket's own peer (the proxy) once the
+	 * header named the client, which then replaced it in client; len 0
+	 * before that and on other ports. Queries carry it in rep->peer so
+	 * that access control can ask about the proxy too. */
+	struct netaddr proxy;
 };
 
 /** a UDP or TCP service point */

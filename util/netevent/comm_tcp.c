@@ -352,7 +352,12 @@ tcp_rep_init(struct comm_tcp_conn *conn, struct comm_reply *rep,
 	rep->len = len;
 	rep->cap = cap;
 	rep->client = conn->client;
-	rep->peer.len = 0;
+	if(conn->proxy.len && conn->proxy.len <= sizeof(rep->peer.a)) {
+		/* through a proxy: its own address, for access control
+		 * (the answer goes back on the connection all the same) */
+		memcpy(&rep->peer.a, &conn->proxy.addr, conn->proxy.len);
+		rep->peer.len = conn->proxy.len;
+	} else	rep->peer.len = 0;
 	rep->local.family = 0;
 	rep->conn = conn;
 	rep->gen = conn->gen;
@@ -400,6 +405,7 @@ comm__tcp_conn_proxy_done(struct comm_tcp_conn *conn,
 	const struct pp2_info *info)
 {
 	conn->pp_wait = 0;
+	conn->proxy = conn->client;
 	if(!info->local)
 		conn->client = info->src;
 }
@@ -977,6 +983,7 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 		conn->ka = 0;
 		conn->hs_mask = NEV_READ;
 		conn->pp_wait = c->proxy;
+		conn->proxy.len = 0;
 		pp2_stream_init(&conn->pp);
 		c->nconn++;
 		c->stats.tcp_accepted++;

@@ -881,6 +881,7 @@ tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	conn->nq = 0;
 	conn->ka = 0;
 	conn->pp_wait = c->proxy;
+	conn->proxy.len = 0;
 	pp2_stream_init(&conn->pp);
 	conn->round = c->accept_round;
 	conn->mask = 0;

@@ -427,8 +427,10 @@ struct comm_reply {
 	/** the client's address (on a proxy-protocol-port: the source
 	 * address of the PROXY header, unless it was a LOCAL one) */
 	struct netaddr client;
-	/** UDP on a proxy-protocol-port: the proxy, where the answer goes;
-	 * else len 0 */
+	/** on a proxy-protocol-port, once a PROXY v2 header came: the socket's
+	 * own peer, the proxy (over UDP the answer goes there; over TCP it
+	 * goes back on the connection). Access control must accept the proxy
+	 * as well as the client (as Unbound). Else len 0. */
 	struct comm_peer peer;
 	/** the local address asked (UDP on a wildcard socket), or family 0 */
 	struct comm_local local;
