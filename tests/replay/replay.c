@@ -391,6 +391,51 @@ read_ednsdata(struct rpl_reader *r, struct rpl_entry *e)
 	return -1;
 }
 
+/** a record ldns refuses that testbound's parser takes: RFC 3597 data
+ * (\\# len hex) of a length wrong for a known type (read as an unknown
+ * type, then given its type), or text after the last field (left out).
+ * @return LDNS_STATUS_OK and the record, or an error */
+static ldns_status
+rr_lenient(struct rpl_reader *r, const char *line, ldns_status err,
+	ldns_rr **rr)
+{
+	char buf[4200], *g, *t;
+	ldns_status st = LDNS_STATUS_ERR;
+	snprintf(buf, sizeof(buf), "%s", line);
+	if((g = strstr(buf, " \\# ")) != NULL || (g = strstr(buf, "\t\\# "))) {
+		/* the type is the word before \# */
+		char type[32], fixed[4300];
+		ldns_rr_type tp;
+		t = g;
+		while(t > buf && isspace((unsigned char)t[-1]))
+			t--;
+		while(t > buf && !isspace((unsigned char)t[-1]))
+			t--;
+		if((size_t)(g - t) >= sizeof(type))
+			return st;
+		snprintf(type, sizeof(type), "%.*s", (int)(g - t), t);
+		if(!(tp = ldns_get_rr_type_by_name(type)))
+			return st;
+		snprintf(fixed, sizeof(fixed), "%.*sTYPE65280%s", (int)(t - buf),
+			buf, g);
+		st = ldns_rr_new_frm_str(rr, fixed, r->ttl, r->origin,
+			&r->prev);
+		if(st == LDNS_STATUS_OK)
+			ldns_rr_set_type(*rr, tp);
+		return st;
+	}
+	/* text after the last field: fewer words until it reads */
+	while(err == LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR && ((t = strrchr(buf, ' ')) != NULL || (t = strrchr(buf, '\t')))) {
+		*t = 0;
+		st = ldns_rr_new_frm_str(rr, buf, r->ttl, r->origin, &r->prev);
+		if(st == LDNS_STATUS_OK)
+			return st;
+		if(st != LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR)
+			break;
+	}
+	return LDNS_STATUS_ERR;
+}
+
 /** read an entry after ENTRY_BEGIN; @return entry or NULL */
 static struct rpl_entry *
 read_entry(struct rpl_reader *r)
@@ -532,6 +577,8 @@ read_entry(struct rpl_reader *r)
 					r->origin, &r->prev);
 			else	st = ldns_rr_new_frm_str(&rr, p, r->ttl,
 					r->origin, &r->prev);
+			if(st != LDNS_STATUS_OK && sec != LDNS_SECTION_QUESTION)
+				st = rr_lenient(r, p, st, &rr);
 			if(st != LDNS_STATUS_OK && sec != LDNS_SECTION_QUESTION) {
 				/* an RRSIG without its signature (testbound's
 				 * parser takes it): an empty signature */

@@ -1453,20 +1453,37 @@ runner_setup(struct runner *r)
 	}
 	log_capture(NULL, 0);
 	if(r->cfg->num_warnings > 0) {
-		/* name the options: "file:N: name: not implemented by
-		 * petrel, ignored", one line each */
-		char names[512], *l, *e;
+		/* name the options: each warning is "file:N: name: why"
+		 * ("not implemented by petrel, ignored", or why a value
+		 * is not) */
+		char names[768], *l, *e;
 		size_t k = 0;
 		names[0] = 0;
-		for(l = logbuf; (e = strstr(l, ": not implemented by petrel"))
-			!= NULL; l = e + 1) {
-			char *b = e;
-			while(b > l && b[-1] != ' ')
-				b--;
-			if(k + (size_t)(e - b) + 3 < sizeof(names)) {
-				k += (size_t)snprintf(names + k, sizeof(names) - k,
-					"%s%.*s", k ? ", " : "", (int)(e - b), b);
+		for(l = logbuf; (e = strstr(l, "warning: ")) != NULL; ) {
+			char *nm, *c, *nl;
+			e += 9;
+			nl = strchr(e, '\n');
+			if(nl)
+				*nl = 0;
+			/* skip "file:N: " */
+			nm = e;
+			if((c = strstr(nm, ".rpl:")) != NULL &&
+				(c = strstr(c, ": ")) != NULL)
+				nm = c + 2;
+			c = strstr(nm, ": ");
+			if(c && k + 8 < sizeof(names)) {
+				int why = strncmp(c + 2, "not implemented", 15)
+					!= 0;
+				k += (size_t)snprintf(names + k, sizeof(names) -
+					k, "%s%.*s%s%s%s", k ? ", " : "",
+					(int)(c - nm), nm, why ? " (" : "",
+					why ? c + 2 : "", why ? ")" : "");
+				if(k >= sizeof(names))
+					k = sizeof(names) - 1;
 			}
+			if(!nl)
+				break;
+			l = nl + 1;
 		}
 		fail(r, "config: options petrel does not implement: %s",
 			names[0] ? names : "?");

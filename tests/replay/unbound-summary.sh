@@ -14,7 +14,12 @@ sed -e 's/^FAIL [^:]*: //' \
     -e 's/^step [0-9]*: //' \
     -e 's/^[^ ]*\.rpl:[0-9]*: /parse: /' \
     -e 's/config: [^ ]*\.rpl:[0-9]*: /config: /' \
-    -e 's/options petrel does not implement: \([^,]*\).*/option not implemented: \1/' \
+    -e 's/options petrel does not implement: \([^,(]*[^,( ]\).*/option not implemented: \1/' \
+    -e 's|/tmp/petrel-replay-[^/]*/[^: ]*\(:[0-9]*\)*: ||' \
+    -e 's/^[0-9]*: /parse: /' \
+    -e "s/cannot parse record '.*': /cannot parse a record: /" \
+    -e "s/auth-zone '[^']*': //" -e "s/rpz '[^']*': //" \
+    -e 's/^\([a-z ]*\): [^ ]*\.rpl:[0-9]*: /\1: /' \
     -e 's/ ([^)]*)//g' \
     -e 's/entry line [0-9]*/entry/' \
     -e 's/line [0-9]*/line N/g' \
