@@ -1738,7 +1738,7 @@ run_glob(const char *pat, int flags, int expect_fail, int *n)
 /* ---- make check-unbound: Unbound's suite, with testbound's semantics ---- */
 
 /** seconds one file of the suite may take */
-#define SUITE_TIME_LIMIT 10
+#define SUITE_TIME_LIMIT 5
 
 /** the reason of a known difference of a file, from the list ("file RFC
  * reason", one a line, '#' comments), or NULL. @return malloced text */
