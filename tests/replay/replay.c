@@ -393,7 +393,8 @@ read_ednsdata(struct rpl_reader *r, struct rpl_entry *e)
 
 /** a record ldns refuses that testbound's parser takes: RFC 3597 data
  * (\\# len hex) of a length wrong for a known type (read as an unknown
- * type, then given its type), or text after the last field (left out).
+ * type, then given its type), base64 at the end without its padding or
+ * with a stray mark after it, or text after the last field (left out).
  * @return LDNS_STATUS_OK and the record, or an error */
 static ldns_status
 rr_lenient(struct rpl_reader *r, const char *line, ldns_status err,
@@ -423,6 +424,28 @@ rr_lenient(struct rpl_reader *r, const char *line, ldns_status err,
 		if(st == LDNS_STATUS_OK)
 			ldns_rr_set_type(*rr, tp);
 		return st;
+	}
+	/* base64 at the end without its padding, or with a stray mark after
+	 * it (testbound's decoder takes both): padded, the mark left out */
+	if(err != LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR) {
+		size_t n = strlen(buf), b;
+		char fixed[4300];
+		while(n > 0 && !isalnum((unsigned char)buf[n - 1]) &&
+			buf[n - 1] != '+' && buf[n - 1] != '/' &&
+			buf[n - 1] != '=')
+			buf[--n] = 0;
+		for(b = n; b > 0 && !isspace((unsigned char)buf[b - 1]); b--)
+			;
+		if(n - b >= 2) {
+			snprintf(fixed, sizeof(fixed), "%s%s", buf,
+				(n - b) % 4 == 2 ? "==" : (n - b) % 4 == 3 ? "=" :
+				"");
+			st = ldns_rr_new_frm_str(rr, fixed, r->ttl, r->origin,
+				&r->prev);
+			if(st == LDNS_STATUS_OK)
+				return st;
+		}
+		return LDNS_STATUS_ERR;
 	}
 	/* text after the last field: fewer words until it reads */
 	while(err == LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR && ((t = strrchr(buf, ' ')) != NULL || (t = strrchr(buf, '\t')))) {

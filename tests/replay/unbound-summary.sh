@@ -25,6 +25,6 @@ sed -e 's/^FAIL [^:]*: //' \
     -e 's/line [0-9]*/line N/g' \
     -e 's/\(lacks\|has extra\) \([^ 	]*\)[ 	]*[0-9]*[ 	]*IN[ 	]*\([A-Z0-9]*\).*/\1 \3/' \
     -e 's/record [0-9]* wanted: .*/a record/' \
-    -e 's/[0-9][0-9]*/N/g' |
+    -e 's/\b[0-9][0-9]*\b/N/g' |
 sort | uniq -c | sort -rn | head -n "$n"
 printf '%s\n' "$(cat "$@" | grep -c '^FAIL ') failures"
