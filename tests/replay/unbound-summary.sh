@@ -9,7 +9,10 @@
 # implement: a, b" counts once per option (the first).
 n=30
 if [ "$1" = "-n" ]; then n=$2; shift 2; fi
-cat "$@" | grep '^FAIL ' |
+in=$(mktemp) || exit 1
+trap 'rm -f "$in"' EXIT
+cat "$@" > "$in"
+grep '^FAIL ' "$in" |
 sed -e 's/^FAIL [^:]*: //' \
     -e 's/^step [0-9]*: //' \
     -e 's/^[^ ]*\.rpl:[0-9]*: /parse: /' \
@@ -27,4 +30,4 @@ sed -e 's/^FAIL [^:]*: //' \
     -e 's/record [0-9]* wanted: .*/a record/' \
     -e 's/\b[0-9][0-9]*\b/N/g' |
 sort | uniq -c | sort -rn | head -n "$n"
-printf '%s\n' "$(cat "$@" | grep -c '^FAIL ') failures"
+printf '%s failures\n' "$(grep -c '^FAIL ' "$in")"
