@@ -149,6 +149,13 @@ int val_crypto_result_ede(int r);
 /** @return 1 when DNSKEY algorithm alg can be verified, else 0 */
 int val_algo_supported(int alg);
 
+/** Test only, for the replay runner (testbound's fake-dsa and fake-sha1
+ * switches in Unbound's scenarios): with on, DSA signatures (algorithms 3
+ * and 6, which petrel does not validate: RFC 8624) count as supported and
+ * pass without a check, as in an Unbound built without DSA. Never set by
+ * the daemon. @param on: 1 or 0. */
+void val_crypto_fake_dsa(int on);
+
 /** @return 1 when DS digest type t can be computed, else 0 */
 int val_ds_digest_supported(int t);
 
