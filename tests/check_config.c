@@ -9,6 +9,7 @@
 #include "config.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
+#include "util/config_auth.h"
 #include "util/config_doc.h"
 #include "util/log.h"
 #include <check.h>
@@ -865,6 +866,63 @@ START_TEST(test_override_date)
 }
 END_TEST
 
+/** several statements on one line, and a value on a later line, as
+ * Unbound's lexer reads them (tokens, not lines): "forward-zone: name: "."
+ * forward-addr: 1.2.3.4" is Unbound's own test suite's way of writing a
+ * forward zone */
+START_TEST(test_one_line_statements)
+{
+	const char *t =
+		"server: port: 5300 verbosity: 3 do-ip6:no\n"
+		"server: interface: ::1 interface: fe80::1%lo\n"
+		"\tlocal-data: 'a.example. A 192.0.2.1' local-data: \"b.example. "
+		"A 192.0.2.2\" local-zone: c.example. static\n"
+		"\tlocal-data: d.example. TXT port:53\n"
+		"forward-zone: name: \".\" forward-addr: 192.0.2.1 "
+		"forward-addr:192.0.2.3 forward-first: yes\n"
+		"stub-zone: name: s.example stub-addr: 192.0.2.9 # comment: x\n"
+		"auth-zone:\n\tname:\n\t\t\"example.org.\"\n\tzonefile:\n\n"
+		"\t# the value comes later\n\t\t\"/nonexistent/example.org\" "
+		"fallback-enabled: yes\n";
+	char err[512];
+	struct config_file *cfg = config_create();
+	struct config_strlist *l;
+	if(read_text(cfg, t, err, sizeof(err)) != 0)
+		ck_abort_msg("%s", err);
+	ck_assert_int_eq(cfg->port, 5300);
+	ck_assert_int_eq(cfg->verbosity, 3);
+	ck_assert_int_eq(cfg->do_ip6, 0);
+	ck_assert_str_eq(cfg->interfaces->str, "::1");
+	ck_assert_str_eq(cfg->interfaces->next->str, "fe80::1%lo");
+	l = cfg->local_data;
+	ck_assert_str_eq(l->str, "a.example. A 192.0.2.1");
+	ck_assert_str_eq(l->next->str, "b.example. A 192.0.2.2");
+	ck_assert_str_eq(l->next->next->str, "d.example. TXT port:53");
+	ck_assert_str_eq(cfg->local_zones->name, "c.example.");
+	ck_assert_str_eq(cfg->local_zones->type, "static");
+	ck_assert_str_eq(cfg->forwards->name, ".");
+	ck_assert_str_eq(cfg->forwards->addrs->str, "192.0.2.1");
+	ck_assert_str_eq(cfg->forwards->addrs->next->str, "192.0.2.3");
+	ck_assert_int_eq(cfg->forwards->first, 1);
+	ck_assert_str_eq(cfg->stubs->name, "s.example.");
+	ck_assert_str_eq(cfg->stubs->addrs->str, "192.0.2.9");
+	ck_assert_str_eq(cfg->auths->name, "example.org.");
+	ck_assert_str_eq(cfg->auths->zonefile, "/nonexistent/example.org");
+	config_delete(cfg);
+	/* what Unbound refuses: a misspelt key, a value too many, a key
+	 * without its value at the end */
+	expect_err("forward-zone: name: \".\" forward-adr: 192.0.2.1\n",
+		"t.conf:1: unknown option 'forward-adr' (after name:), did you "
+		"mean 'forward-addr'?");
+	expect_err("server: port: 53 54 verbosity: 1\n",
+		"t.conf:1: port: expected <number>, got 2 values");
+	expect_err("server:\n\tport:\n\n# nothing\n",
+		"t.conf:4: port: expected a value");
+	expect_err("forward-zone: name: forward-addr: 192.0.2.1\n",
+		"t.conf:1: name: expected <zone>, got 2 values");
+}
+END_TEST
+
 /** a thread model or event backend this build lacks is a load error */
 START_TEST(test_build_dependent)
 {
@@ -1385,6 +1443,7 @@ config_suite(void)
 	tcase_add_test(tc, test_syntax_corners);
 	tcase_add_test(tc, test_errors_inline);
 	tcase_add_test(tc, test_override_date);
+	tcase_add_test(tc, test_one_line_statements);
 	tcase_add_test(tc, test_ignored_warn_once);
 	tcase_add_test(tc, test_port_rules);
 	tcase_add_test(tc, test_build_dependent);

@@ -6,7 +6,11 @@
  * or '...', taken literally); '#' at the start of a value (or of the line)
  * starts a comment. A key that names a clause (server:, forward-zone:, ...)
  * switches the clause, and anything after it on the line is read as a line
- * of its own. include: reads other files in place (the current clause
+ * of its own. As Unbound's lexer reads tokens, not lines, a line may hold
+ * several statements ("forward-zone: name: "." forward-addr: 1.2.3.4": an
+ * unquoted word that starts with a known key and a colon starts the next
+ * one, see next_key()), and a key alone on its line takes its value from
+ * the next line that is not blank or a comment. include: reads other files in place (the current clause
  * carries into them and out of them again, as in Unbound, where an include
  * is textual); include-toplevel: closes the clause first and after.
  *
@@ -104,6 +108,9 @@ struct cfg_parser {
 	void *tail_at[16];
 	/** the slot to replace next */
 	int tail_next;
+	/** a key given without its value, which then comes on a following
+	 * line (as Unbound's lexer reads it); "" when none */
+	char pending[64];
 };
 
 const char *const config_localzone_types[] = {
@@ -1852,11 +1859,89 @@ do_include(struct cfg_parser *p, const char *pat)
 	return parse_file(p, full);
 }
 
-/** Handle one line (modified in place). @return 0 or -1. */
+/** @return whether the name (n bytes) is a key Unbound's lexer knows: an
+ * option of the table (or an alias), a clause, include: */
 static int
-parse_line(struct cfg_parser *p, char *s)
+is_key(const char *w, size_t n)
 {
-	char *key, *v[MAX_VALUES];
+	static const char *const clauses[] = { "server", "forward-zone",
+		"stub-zone", "remote-control", "dnstap", "cachedb",
+		"auth-zone", "tsig-key", "rpz", "view", "include",
+		"include-toplevel", NULL };
+	char name[64];
+	if(n == 0 || n >= sizeof(name))
+		return 0;
+	memcpy(name, w, n);
+	name[n] = 0;
+	return word_index(clauses, name) >= 0 ||
+		word_index(config_ignored_clauses, name) >= 0 ||
+		config_option_find(name, -1) != NULL;
+}
+
+/**
+ * Where the next statement starts in a line's value text: Unbound's lexer
+ * reads tokens, not lines, so "forward-zone: name: "." forward-addr:
+ * 1.2.3.4" is three statements. An option's values end at an unquoted
+ * word that starts with a known key and a colon ("forward-addr:", or
+ * "forward-addr:1.2.3.4"), after at least one value; an IPv6 address
+ * ("fe80::1") starts with no key. The unquoted words of a local-data
+ * record are joined into one record, so there, only a quoted record ends
+ * before a key (as Unbound needs it quoted).
+ * @param s: the value text after "key:".
+ * @param rr: the key is local-data or local-data-ptr.
+ * @param typo: set to a word of the values that looks like a misspelt
+ *	key ("forward-adr:": a dash, a colon and a blank or the end), or
+ *	NULL; the caller can name it instead of counting values.
+ * @return the start of the next key, or NULL.
+ */
+static char *
+next_key(char *s, int rr, char **typo)
+{
+	int idx = 0, first_quoted = 0;
+	for(;;) {
+		char *w;
+		size_t n = 0;
+		while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' ||
+			*s == '\v')
+			s++;
+		if(*s == 0 || *s == '#')
+			return NULL;
+		if(*s == '"' || *s == '\'') {
+			char *end = strchr(s + 1, *s);
+			if(!end)
+				return NULL; /* tokenize() says so */
+			if(idx == 0)
+				first_quoted = 1;
+			s = end + 1;
+			idx++;
+			continue;
+		}
+		w = s;
+		while(isalnum((unsigned char)w[n]) || w[n] == '-' ||
+			w[n] == '_')
+			n++;
+		if(idx > 0 && w[n] == ':' && (!rr || first_quoted)) {
+			if(is_key(w, n))
+				return w;
+			if(!*typo && isalpha((unsigned char)w[0]) &&
+				memchr(w, '-', n) && (w[n + 1] == 0 ||
+				isspace((unsigned char)w[n + 1])))
+				*typo = w;
+		}
+		while(*s && !isspace((unsigned char)*s))
+			s++;
+		idx++;
+	}
+}
+
+/** Handle one statement ("key: values") of a line (modified in place).
+ * @param rest: set to where the next statement of the line starts, or
+ *	NULL; the text ends before it (*rest is set to 0, its character
+ *	saved in restc). @return 0 or -1. */
+static int
+parse_stmt(struct cfg_parser *p, char *s, char **rest, char *restc)
+{
+	char *key, *v[MAX_VALUES], *typo = NULL;
 	int n, i;
 	const struct config_option *o;
 
@@ -1921,9 +2006,32 @@ again:
 		return 0;
 	}
 
+	o = config_option_find(key, -1);
+	*rest = next_key(s, o && (o->type == OPT_LOCALDATA ||
+		o->type == OPT_LOCALDATA_PTR), &typo);
+	if(typo) {
+		char *e = typo;
+		while(*e && *e != ':')
+			e++;
+		*e = 0;
+		return perr(p, "unknown option '%s' (after %s:), did you "
+			"mean '%s'?", typo, key, config_option_nearest(typo));
+	}
+	if(*rest) {
+		*restc = **rest;
+		**rest = 0;
+	}
 	n = tokenize(s, v, MAX_VALUES);
 	if(n < 0)
 		return perr(p, "%s: unterminated quoted string", key);
+	if(n == 0 && o) {
+		/* the value comes on a following line, as Unbound reads
+		 * "zonefile:\n\t/tmp/x" */
+		if(strlen(key) >= sizeof(p->pending))
+			return perr(p, "%s: expected a value", key);
+		snprintf(p->pending, sizeof(p->pending), "%s", key);
+		return 0;
+	}
 	for(i = 0; i < n && i < MAX_VALUES; i++) {
 		size_t l = strlen(v[i]);
 		if(l > MAX_VALUE_LEN)
@@ -2057,6 +2165,38 @@ again:
 	return 0;
 }
 
+/** Handle one line (modified in place): its statements, one after the
+ * other; a line that only holds the value of a key given alone on an
+ * earlier line is that key's statement. @return 0 or -1. */
+static int
+parse_line(struct cfg_parser *p, char *s)
+{
+	char *buf = NULL, *t = s;
+	int r = 0;
+	if(p->pending[0]) {
+		size_t l;
+		while(isspace((unsigned char)*t))
+			t++;
+		if(*t == 0 || *t == '#')
+			return 0; /* blank lines and comments in between */
+		l = strlen(p->pending) + strlen(t) + 3;
+		if(!(buf = malloc(l)))
+			return perr(p, "out of memory");
+		snprintf(buf, l, "%s: %s", p->pending, t);
+		p->pending[0] = 0;
+		s = buf;
+	}
+	for(;;) {
+		char *rest = NULL, c = 0;
+		if((r = parse_stmt(p, s, &rest, &c)) != 0 || !rest)
+			break;
+		*rest = c;
+		s = rest;
+	}
+	free(buf);
+	return r;
+}
+
 /**
  * The checks of the dnstap: clause once the whole config is read: a
  * collector to write to, a build that can, and for TLS to dnstap-ip a
@@ -2124,6 +2264,10 @@ parse_text(struct cfg_parser *p, const char *name, char *text, size_t len)
 		}
 		p->line++;
 		r = parse_line(p, line);
+	}
+	if(r == 0 && p->pending[0]) {
+		r = perr(p, "%s: expected a value", p->pending);
+		p->pending[0] = 0;
 	}
 	if(r == 0) {
 		p->file = sv_file;
