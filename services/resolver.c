@@ -81,6 +81,8 @@ struct resolver_client {
 	int ecs_echo;
 	/** the client's ECS option */
 	struct module_ecs ecs;
+	/** 1 when it asked for the NSID (nsid is set) */
+	int nsid;
 	/** 1 when its answer carries cookie (answer-cookie) */
 	int has_cookie;
 	/** the COOKIE option data of its answer */
@@ -520,6 +522,8 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 static void resolver_mesh_done(void *arg, struct mesh_state *s,
 	struct mesh_answer *ans, int ede);
 static void resolver_mesh_drop(void *arg, struct mesh_client *c);
+static void resolver_client_nsid(const struct resolver *r,
+	const struct resolver_client *c, uint8_t *buf, size_t *len);
 static int resolver_answer_stale(void *arg, struct mesh_client *c);
 
 /** order of wait-limit-netblock entries: the longest prefix first */
@@ -677,6 +681,16 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 				r->acl_cookie = 1;
 	}
 	r->wait_limit_cookie = cfg ? cfg->wait_limit_cookie : 10000;
+	if(cfg && cfg->nsid && cfg->nsid[0]) {
+		/* (checked by the config load) */
+		size_t n = 0;
+		if(!(r->nsid = malloc(CONFIG_NSID_MAX)) ||
+			config_nsid(cfg->nsid, r->nsid, &n) != 0) {
+			resolver_delete(r);
+			return NULL;
+		}
+		r->nsid_len = (uint16_t)n;
+	}
 	if(cfg && (resolver_wl_blocks(cfg->wait_limit_netblock,
 		&r->wl_blocks, &r->wl_nblocks) != 0 ||
 		resolver_wl_blocks(cfg->wait_limit_cookie_netblock,
@@ -815,6 +829,7 @@ resolver_delete(struct resolver *r)
 	wait_limit_delete(r->wl);
 	free(r->wl_blocks);
 	free(r->wl_cookie_blocks);
+	free(r->nsid);
 	free(r);
 }
 
@@ -873,6 +888,7 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 		r->reply_cb(r->reply_arg, &rc->handle, NULL, 0);
 		return 1;
 	}
+	resolver_client_nsid(r, rc, r->buf, &len);
 	r->reply_cb(r->reply_arg, &rc->handle, r->buf, len);
 	return 1;
 }
@@ -1142,6 +1158,32 @@ resolver_cookie(struct resolver *r, const uint8_t *pkt,
 }
 
 /**
+ * Add an EDNS option to the OPT record at the end of an answer, when that
+ * record is last, has no option with this code yet, and the answer still
+ * fits in limit; else the answer is left as it is.
+ * @param out: the answer; outlen its length, updated.
+ * @param code, data, dlen: the option.
+ */
+static void
+resolver_opt_append(uint8_t *out, size_t *outlen, size_t limit,
+	uint16_t code, const uint8_t *data, uint16_t dlen)
+{
+	size_t at;
+	uint16_t rdlen;
+	if(*outlen + 4 + dlen > limit || !dns_opt_last(out, *outlen, &at))
+		return;
+	rdlen = dns_read_u16(out + at);
+	if(at + 2 + rdlen != *outlen || (size_t)rdlen + 4 + dlen > 65535 ||
+		dns_has_edns_option(out, *outlen, code))
+		return;
+	dns_write_u16(out + at, (uint16_t)(rdlen + 4 + dlen));
+	dns_write_u16(out + *outlen, code);
+	dns_write_u16(out + *outlen + 2, dlen);
+	memcpy(out + *outlen + 4, data, dlen);
+	*outlen += 4 + (size_t)dlen;
+}
+
+/**
  * answer-cookie, for an immediate answer that is not a cache hit (local
  * data, errors, auth zones; the cache hit path writes the COOKIE option
  * itself): append it to the answer's OPT record, when that is the last
@@ -1153,21 +1195,35 @@ resolver_cookie_append(struct resolver *r, const struct fast_query *q,
 	enum resolver_transport tp, uint8_t *out, size_t outmax,
 	size_t *outlen)
 {
-	size_t at, limit = fast_query_answer_limit(q, tp == RESOLVER_TCP,
-		r->max_udp, outmax);
-	uint16_t rdlen;
-	if(*outlen + 4 + COOKIE_FULL_LEN > limit ||
-		!dns_opt_last(out, *outlen, &at))
+	resolver_opt_append(out, outlen, fast_query_answer_limit(q,
+		tp == RESOLVER_TCP, r->max_udp, outmax), DNS_EDNS_COOKIE,
+		r->cookie_out, COOKIE_FULL_LEN);
+}
+
+/**
+ * nsid: the NSID option (RFC 5001) goes in the answer of a client that
+ * asked for it (once, however often it asked, as Unbound), when it fits.
+ * @param limit: the size the answer must fit in.
+ */
+static void __attribute__((noinline))
+resolver_nsid_append(const struct resolver *r, uint8_t *out,
+	size_t *outlen, size_t limit)
+{
+	resolver_opt_append(out, outlen, limit,
+		DNS_EDNS_NSID, r->nsid, r->nsid_len);
+}
+
+/** nsid for an answer to a client that waited (mesh, serve-expired) */
+static void
+resolver_client_nsid(const struct resolver *r,
+	const struct resolver_client *c, uint8_t *buf, size_t *len)
+{
+	size_t limit = DNS_MAX_MSG;
+	if(!c->nsid)
 		return;
-	rdlen = dns_read_u16(out + at);
-	if(at + 2 + rdlen != *outlen ||
-		dns_has_edns_option(out, *outlen, DNS_EDNS_COOKIE))
-		return;
-	dns_write_u16(out + at, (uint16_t)(rdlen + 4 + COOKIE_FULL_LEN));
-	dns_write_u16(out + *outlen, DNS_EDNS_COOKIE);
-	dns_write_u16(out + *outlen + 2, COOKIE_FULL_LEN);
-	memcpy(out + *outlen + 4, r->cookie_out, COOKIE_FULL_LEN);
-	*outlen += 4 + COOKIE_FULL_LEN;
+	if(c->tp != RESOLVER_TCP)
+		limit = c->udp_size < r->max_udp ? c->udp_size : r->max_udp;
+	resolver_nsid_append(r, buf, len, limit);
 }
 
 /**
@@ -1259,6 +1315,7 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 	c->tp = x->tp;
 	c->start = *r->out->now;
 	c->qlen = len;
+	c->nsid = q->edns.present && q->edns.nsid && r->nsid_len;
 	if(q->edns.present && q->edns.cookie_reply) {
 		c->has_cookie = 1;
 		memcpy(c->cookie, q->edns.cookie_reply, COOKIE_FULL_LEN);
@@ -1696,12 +1753,18 @@ resolver_handle_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	size_t *outlen)
 {
 	struct fast_query fq;
+	enum resolver_result res;
 	int err;
 	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
 		return RESOLVER_DROP;
 	err = dns_query_parse_fast(pkt, len, &fq);
-	return resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
+	res = resolver_handle_parsed(r, pkt, len, &fq, err, client, tp,
 		handle, out, outmax, outlen);
+	if(r->nsid_len && res == RESOLVER_ANSWERED && fq.edns.present &&
+		fq.edns.nsid)
+		resolver_nsid_append(r, out, outlen, fast_query_answer_limit(
+			&fq, tp == RESOLVER_TCP, r->max_udp, outmax));
+	return res;
 }
 
 enum resolver_result
@@ -1712,10 +1775,16 @@ resolver_handle_peeked(struct resolver *r, const uint8_t *pkt, size_t len,
 {
 	/* (the parse holds offsets and a copy of the name: it stays valid
 	 * for the copy resolver_take may make) */
+	enum resolver_result res;
 	if(!(pkt = resolver_take(r, pkt, len, out, outmax, outlen)))
 		return RESOLVER_DROP;
-	return resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
+	res = resolver_handle_parsed(r, pkt, len, &pk->fq, pk->err, client,
 		tp, handle, out, outmax, outlen);
+	if(r->nsid_len && res == RESOLVER_ANSWERED && pk->fq.edns.present &&
+		pk->fq.edns.nsid)
+		resolver_nsid_append(r, out, outlen, fast_query_answer_limit(
+			&pk->fq, tp == RESOLVER_TCP, r->max_udp, outmax));
+	return res;
 }
 
 static int encode_section(struct dns_builder *b, int section,
@@ -1866,6 +1935,7 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
 	r->reply_start = c->start;
+	resolver_client_nsid(r, c, r->buf, &len);
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return 1;
 }
@@ -2050,6 +2120,7 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	r->stats.num_recursive_replies++;
 	resolver_count_rec_time(r, c);
 	r->reply_start = c->start;
+	resolver_client_nsid(r, c, r->buf, &len);
 	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
 	return;
 drop:

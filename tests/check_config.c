@@ -923,6 +923,28 @@ START_TEST(test_one_line_statements)
 }
 END_TEST
 
+/** nsid reads as Unbound reads it: "ascii_" and a text, or hex */
+START_TEST(test_nsid)
+{
+	uint8_t b[CONFIG_NSID_MAX];
+	size_t n = 99;
+	ck_assert_int_eq(config_nsid("ascii_hopsa kidee", b, &n), 0);
+	ck_assert_uint_eq(n, 11);
+	ck_assert_int_eq(memcmp(b, "hopsa kidee", 11), 0);
+	ck_assert_int_eq(config_nsid("0123456789abcDEF", b, &n), 0);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_int_eq(b[0], 0x01);
+	ck_assert_int_eq(b[7], 0xef);
+	ck_assert_int_eq(config_nsid("", b, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(config_nsid("ascii_", b, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(config_nsid("012", b, &n), -1);
+	ck_assert_int_eq(config_nsid("0g", b, &n), -1);
+	ck_assert_int_eq(config_nsid("hopsa", b, &n), -1);
+}
+END_TEST
+
 /** a thread model or event backend this build lacks is a load error */
 START_TEST(test_build_dependent)
 {
@@ -1444,6 +1466,7 @@ config_suite(void)
 	tcase_add_test(tc, test_errors_inline);
 	tcase_add_test(tc, test_override_date);
 	tcase_add_test(tc, test_one_line_statements);
+	tcase_add_test(tc, test_nsid);
 	tcase_add_test(tc, test_ignored_warn_once);
 	tcase_add_test(tc, test_port_rules);
 	tcase_add_test(tc, test_build_dependent);

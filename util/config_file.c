@@ -551,6 +551,34 @@ days_from_civil(long long y, int m, int d)
 }
 
 int
+config_nsid(const char *s, uint8_t *buf, size_t *len)
+{
+	size_t n = strlen(s), i;
+	if(strncmp(s, "ascii_", 6) == 0) {
+		if(n - 6 > CONFIG_NSID_MAX)
+			return -1;
+		memcpy(buf, s + 6, n - 6);
+		*len = n - 6;
+		return 0;
+	}
+	if(n % 2 != 0 || n / 2 > CONFIG_NSID_MAX)
+		return -1;
+	for(i = 0; i < n; i += 2) {
+		int hi, lo;
+		if(!isxdigit((unsigned char)s[i]) ||
+			!isxdigit((unsigned char)s[i + 1]))
+			return -1;
+		hi = isdigit((unsigned char)s[i]) ? s[i] - '0' :
+			tolower((unsigned char)s[i]) - 'a' + 10;
+		lo = isdigit((unsigned char)s[i + 1]) ? s[i + 1] - '0' :
+			tolower((unsigned char)s[i + 1]) - 'a' + 10;
+		buf[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return 0;
+}
+
+int
 config_parse_date(const char *s, long long *out)
 {
 	static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30,
@@ -832,6 +860,8 @@ parse_str(struct cfg_parser *p, const struct config_option *o, char **v,
 {
 	char why[512];
 	long long date;
+	uint8_t nsid[CONFIG_NSID_MAX];
+	size_t nsid_len;
 	(void)n;
 	if((o->flags & OPT_F_MODULES) &&
 		config_check_modules(v[0], why, sizeof(why)) != 0)
@@ -840,6 +870,11 @@ parse_str(struct cfg_parser *p, const struct config_option *o, char **v,
 		return perr(p, "%s: expected a date YYYYMMDDHHMMSS, seconds "
 			"since 1970, -1 (do not check dates) or 0 (the clock), "
 			"got '%s'", o->name, v[0]);
+	if((o->flags & OPT_F_NSID) && config_nsid(v[0], nsid, &nsid_len)
+		!= 0)
+		return perr(p, "%s: expected \"ascii_\" and a text, or an "
+			"even number of hex digits, at most %d bytes, got '%s'",
+			o->name, CONFIG_NSID_MAX, v[0]);
 	if((o->flags & OPT_F_HEX128) && v[0][0]) {
 		size_t i;
 		for(i = 0; isxdigit((unsigned char)v[0][i]); i++)

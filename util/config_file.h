@@ -51,6 +51,7 @@
 #define UTIL_CONFIG_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "util/netaddr.h"
 
 struct config_auth;
@@ -531,6 +532,9 @@ struct config_file {
 	char *identity;
 	/** version: answer to version.server; "" = the package version */
 	char *version;
+	/** nsid: the NSID (RFC 5001) answered to clients that ask, as
+	 * written: "ascii_text" or hex; "" none (config_nsid() reads it) */
+	char *nsid;
 	/** minimal-responses: leave out authority and additional data */
 	int minimal_responses;
 	/** verbosity: log level 0..5 */
@@ -827,6 +831,20 @@ void config_policyline_free(struct config_policyline *l);
 /** the most tags define-tag may name (a client's tags are one 64-bit
  * word) */
 #define CONFIG_MAX_TAGS 64
+
+/** the longest NSID petrel answers with, bytes */
+#define CONFIG_NSID_MAX 512
+
+/**
+ * Read an nsid value, as Unbound reads it: "ascii_" and the text, or the
+ * bytes in hex (an even number of digits).
+ * @param s: the text.
+ * @param buf: the NSID bytes (CONFIG_NSID_MAX of room).
+ * @param len: set to their number (0 for "").
+ * @return 0, or -1 when the text is neither (or longer than
+ *	CONFIG_NSID_MAX bytes).
+ */
+int config_nsid(const char *s, uint8_t *buf, size_t *len);
 
 /**
  * Read a val-override-date value, as Unbound reads it: "" or "0" (the real

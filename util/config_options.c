@@ -479,6 +479,10 @@ STROPT("identity", CLAUSE_SERVER, OPT_STR, identity, "", SH | IM,
   "<string>", "the answer to id.server; empty uses the host name"),
 STROPT("version", CLAUSE_SERVER, OPT_STR, version, "", SH | IM,
   "<string>", "the answer to version.server; empty uses petrel's version"),
+STROPT("nsid", CLAUSE_SERVER, OPT_STR, nsid, "", SH | IM | OPT_F_NSID,
+  "<\"ascii_text\"|hex>", "the name server identifier (RFC 5001) in the "
+  "answers to clients that ask for it: \"ascii_\" and a text, or hex digits; "
+  "empty for none"),
 BOOLOPT("minimal-responses", CLAUSE_SERVER, minimal_responses, "yes",
   SH | IM, "leave out the authority and additional sections where not needed"),
 INTOPT("verbosity", CLAUSE_SERVER, verbosity, "1", 0, 5, SH | IM,
@@ -983,7 +987,6 @@ IGN("zonemd-reject-absence", CLAUSE_SERVER),
 IGN("dlv-anchor-file", CLAUSE_SERVER),
 IGN("dlv-anchor", CLAUSE_SERVER),
 IGN("iter-scrub-promiscuous", CLAUSE_SERVER),
-IGN("nsid", CLAUSE_SERVER),
 { "proxy-protocol-port", CLAUSE_SERVER, OPT_PORT_LIST, NULL, NULL, "8053",
   1, 65535, NULL, OFF(proxy_protocol_ports), IM, "<port>",
   "queries to listening ports on this port number start with a PROXY v2 "

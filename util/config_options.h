@@ -152,6 +152,8 @@ enum config_type {
 
 /** the value is a date as config_parse_date() reads it (val-override-date) */
 #define OPT_F_DATE 0x80
+/** the value is an NSID as config_nsid() reads it (nsid) */
+#define OPT_F_NSID 0x100
 
 /** one row of the table */
 struct config_option {
