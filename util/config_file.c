@@ -118,7 +118,7 @@ const char *const config_localzone_types[] = {
 	"redirect", "nodefault", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "always_refuse", "always_nxdomain",
 	"always_nodata", "always_null", "always_deny", "block_a",
-	"block_aaaa", "noview", NULL };
+	"block_aaaa", "block_a_wdata", "block_aaaa_wdata", "noview", NULL };
 
 /** access-control action words, in enum config_acl_action order */
 static const char *const acl_action_words[] = {

@@ -452,7 +452,8 @@ LISTOPT("local-zone", CLAUSE_SERVER, OPT_LOCALZONE, local_zones,
   "\"example.\" static", SH | IM, "<zone> <type>",
   "a zone answered locally: static, transparent, typetransparent, redirect, "
   "deny, refuse, inform, nodefault, always_transparent, always_refuse, "
-  "always_nxdomain, always_nodata, always_null, noview"),
+  "always_nxdomain, always_nodata, always_null, block_a, block_aaaa, "
+  "block_a_wdata, block_aaaa_wdata (the local data, else as block_a), noview"),
 LISTOPT("local-data", CLAUSE_SERVER, OPT_LOCALDATA, local_data,
   "\"www.example. 3600 IN A 192.0.2.80\"", SH | IM, "\"<resource record>\"",
   "a record served locally; its zone becomes a static local zone unless one is given"),
