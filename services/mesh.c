@@ -16,6 +16,7 @@
 #include "dns/name.h"
 #include "util/region.h"
 #include "util/config_file.h"
+#include "services/outside_network.h"
 
 /** initial hash table size */
 #define MESH_TABLE_SIZE 1024
@@ -76,6 +77,7 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	m->max_states = max_states ? max_states : 1;
 	m->jostle_ms = jostle_ms;
 	m->expire_client_ms = expire_client_ms;
+	m->edns_strings = edns_strings_create(env->cfg);
 	env->mesh = m;
 	env->send_query = mesh_env_send_query;
 	env->cancel_query = mesh_env_cancel_query;
@@ -329,6 +331,7 @@ mesh_delete(struct mesh *m)
 	while(m->num_free_regions > 0)
 		region_destroy(m->free_regions[--m->num_free_regions]);
 	free(m->table);
+	edns_strings_delete(m->edns_strings);
 	free(m);
 }
 
@@ -801,6 +804,9 @@ mesh_env_send_query(struct module_qstate *qs, const struct netaddr *to,
 		!(flags & OUTBOUND_FLAG_NOEDNS))
 		optlen = qs->edns_hook->out(qs, qs->edns_hook_arg, to, qname,
 			opts, sizeof(opts));
+	if(m->edns_strings && !(flags & OUTBOUND_FLAG_NOEDNS))
+		optlen += edns_strings_opt(m->edns_strings, to, opts + optlen,
+			sizeof(opts) - optlen);
 	return m->out->send(m->out->ctx, to, qname, qname_len, qtype, qclass,
 		flags, optlen ? opts : NULL, optlen, timeout_ms, mesh_reply_cb,
 		s);

@@ -157,6 +157,8 @@ struct mesh {
 	struct module_env *env;
 	/** the network and timers (not owned) */
 	struct outbound *out;
+	/** edns-client-string (owned; NULL: none) */
+	struct edns_strings *edns_strings;
 	/** the front end's callbacks */
 	struct mesh_frontend fe;
 	/** their argument */

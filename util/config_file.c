@@ -1361,11 +1361,21 @@ parse_netblock_num_list(struct cfg_parser *p, const struct config_option *o,
 	struct netblock nb;
 	const char *why = "";
 	long long num;
-	char line[128];
+	char line[128 + CONFIG_EDNS_STRING_MAX];
 	(void)n;
 	if(netblock_parse(v[0], &nb, 1, &why) != 0)
 		return perr(p, "%s: expected %s, got '%s' where a netblock "
 			"(ip/prefix) belongs: %s", o->name, o->arg, v[0], why);
+	if(strlen(v[0]) > 80)
+		return perr(p, "%s: netblock '%s' is too long", o->name, v[0]);
+	if(o->flags & OPT_F_TEXT2) {
+		if(v[1][0] == 0 || strlen(v[1]) > CONFIG_EDNS_STRING_MAX)
+			return perr(p, "%s: expected %s, with a string of 1 to "
+				"%d bytes, got '%s'", o->name, o->arg,
+				CONFIG_EDNS_STRING_MAX, v[1]);
+		snprintf(line, sizeof(line), "%s %s", v[0], v[1]);
+		return append_value(p, o, line);
+	}
 	if(parse_ll(v[1], &num) != 0 || num < 0 || num > 2147483647LL)
 		return perr(p, "%s: expected %s, got '%s' where a number (0 "
 			"to 2147483647) belongs", o->name, o->arg, v[1]);

@@ -535,6 +535,11 @@ struct config_file {
 	/** nsid: the NSID (RFC 5001) answered to clients that ask, as
 	 * written: "ascii_text" or hex; "" none (config_nsid() reads it) */
 	char *nsid;
+	/** edns-client-string: "netblock text" lines: the text goes in an
+	 * EDNS option of the queries to servers in the netblock */
+	struct config_strlist *edns_client_strings;
+	/** edns-client-string-opcode: that option's code */
+	int edns_client_string_opcode;
 	/** minimal-responses: leave out authority and additional data */
 	int minimal_responses;
 	/** verbosity: log level 0..5 */
@@ -831,6 +836,9 @@ void config_policyline_free(struct config_policyline *l);
 /** the most tags define-tag may name (a client's tags are one 64-bit
  * word) */
 #define CONFIG_MAX_TAGS 64
+
+/** the longest edns-client-string text, bytes */
+#define CONFIG_EDNS_STRING_MAX 64
 
 /** the longest NSID petrel answers with, bytes */
 #define CONFIG_NSID_MAX 512
