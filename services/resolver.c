@@ -1470,6 +1470,75 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 }
 
 /** handle a client packet parsed into q with result err */
+/**
+ * trustanchor.unbound CH TXT (as Unbound, unless hide-trustanchor): a TXT
+ * record per trust anchor of the stack's modules (anchor_list), "name tag
+ * tag ..."; none without a validator. Asked before the local zones, for
+ * a client that access-control does not deny or refuse (as Unbound).
+ * @return 1 when answered (out written), 0 when not that question.
+ */
+static int __attribute__((noinline))
+resolver_trustanchor(struct resolver *r, const uint8_t *pkt,
+	const struct fast_query *q, const struct netaddr *client,
+	enum resolver_transport tp, uint8_t *out, size_t outmax,
+	size_t *outlen)
+{
+	static const uint8_t ta_name[] = "\013trustanchor\007unbound";
+	char list[4096], *line, *nl;
+	struct dns_builder b;
+	int i;
+	if(q->qinfo.qname_len != sizeof(ta_name) || memcmp(q->qinfo.qname,
+		ta_name, sizeof(ta_name)) != 0 || (q->qinfo.qtype !=
+		DNS_TYPE_TXT && q->qinfo.qtype != DNS_TYPE_ANY) ||
+		(r->cfg && r->cfg->hide_trustanchor) || !q->question_end)
+		return 0;
+	/* a client denied or refused gets what access-control says */
+	switch(acl_check(r->acl, client)) {
+	case ACL_DENY:
+	case ACL_REFUSE:
+		return 0;
+	default:
+		break;
+	}
+	list[0] = 0;
+	for(i = 0; r->stack && i < r->stack->num; i++)
+		if(r->stack->mod[i]->anchor_list) {
+			(void)r->stack->mod[i]->anchor_list(&r->menv, i, list,
+				sizeof(list));
+			break;
+		}
+	dns_build_init(&b, out, outmax, fast_query_answer_limit(q,
+		tp == RESOLVER_TCP, r->max_udp, outmax));
+	if(dns_build_header(&b, q->id, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		(q->flags & (DNS_FLAG_RD | DNS_FLAG_CD)))) != 0 ||
+		dns_build_question_raw(&b, pkt, q->qname_off, q->question_end)
+		!= 0)
+		return 0;
+	if(q->edns.present)
+		dns_build_reserve(&b, dns_opt_size(NULL, 0));
+	for(line = list; *line; line = nl + 1) {
+		uint8_t rdata[256];
+		size_t n;
+		if(!(nl = strchr(line, '\n')))
+			break;
+		n = (size_t)(nl - line);
+		if(n > 255)
+			n = 255;
+		rdata[0] = (uint8_t)n;
+		memcpy(rdata + 1, line, n);
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, q->qinfo.qname,
+			DNS_TYPE_TXT, DNS_CLASS_CH, 0, rdata, n + 1) != 0) {
+			dns_build_truncate(&b);
+			break;
+		}
+	}
+	if(q->edns.present && dns_build_opt(&b, r->max_udp,
+		DNS_RCODE_NOERROR, q->edns.do_bit, NULL, 0) != 0)
+		return 0;
+	*outlen = dns_build_finish(&b);
+	return *outlen != 0;
+}
+
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct fast_query *q, int err, const struct netaddr *client,
@@ -1588,6 +1657,14 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		*outlen = (size_t)n;
 		return RESOLVER_ANSWERED;
 	}
+	/* trustanchor.unbound CH TXT: after access control, before the
+	 * local zones (whose class rule refuses CH beyond the identity
+	 * answers); one test for other classes */
+	if(q->qinfo.qclass == DNS_CLASS_CH && client &&
+		resolver_trustanchor(r, pkt, q, client, tp, out, outmax,
+		outlen))
+		return resolver_done(r, q, tp, out, outmax, outlen,
+			RESOLVER_ANSWERED);
 	memset(&info, 0, sizeof(info));
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);

@@ -528,6 +528,8 @@ struct config_file {
 	int hide_identity;
 	/** hide-version: refuse version.server and version.bind */
 	int hide_version;
+	/** hide-trustanchor: do not answer trustanchor.unbound CH TXT */
+	int hide_trustanchor;
 	/** identity: answer to id.server; "" = the host name */
 	char *identity;
 	/** version: answer to version.server; "" = the package version */
