@@ -2266,6 +2266,48 @@ resolver_zonemd_keys(struct resolver *r, struct mesh_state *s,
 	auth_zones_keys_answer(r->authz, s->qname, res, key, keylen, n);
 }
 
+/**
+ * dns-error-reporting (RFC 9567, as Unbound): a client's answer failed
+ * with an Extended DNS Error and the last server asked named a reporting
+ * agent (Report-Channel, s->er_agent): ask
+ * "_er.<qtype>.<qname>.<error>._er.<agent>" TXT in the background (its
+ * answer is cached like any other, so a repeated failure does not ask
+ * again while it lives). EDE "Other" is not reported: it says nothing
+ * without its text. A name that would be longer than 255 is skipped.
+ */
+static void
+resolver_error_report(struct resolver *r, const struct mesh_state *s,
+	int ede)
+{
+	uint8_t q[DNS_MAX_NAME + 1];
+	char num[8];
+	size_t n = 0, l, qn = s->qname_len - 1;
+	if(ede <= 0 || !s->er_agent_len || s->qname_len < 1)
+		return;
+	memcpy(q, "\003_er", 4);
+	n = 4;
+	l = (size_t)snprintf(num, sizeof(num), "%u", (unsigned)s->qtype);
+	if(n + 1 + l + qn + 1 + 5 + 4 + s->er_agent_len > DNS_MAX_NAME)
+		return;
+	q[n++] = (uint8_t)l;
+	memcpy(q + n, num, l);
+	n += l;
+	memcpy(q + n, s->qname, qn);
+	n += qn;
+	l = (size_t)snprintf(num, sizeof(num), "%u", (unsigned)ede);
+	q[n++] = (uint8_t)l;
+	memcpy(q + n, num, l);
+	n += l;
+	memcpy(q + n, "\003_er", 4);
+	n += 4;
+	if(n + s->er_agent_len > DNS_MAX_NAME)
+		return;
+	memcpy(q + n, s->er_agent, s->er_agent_len);
+	verbose(VERB_ALGO, "dns-error-reporting: a report for EDE %d", ede);
+	(void)mesh_new_prefetch(r->mesh, q, DNS_TYPE_TXT, s->qclass,
+		MESH_FLAG_RD);
+}
+
 /** the mesh's done callback: store the answer, answer every client */
 static void
 resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
@@ -2288,6 +2330,9 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 				(s->flags & MESH_FLAG_CD) != 0,
 				r->out->now->tv_sec);
 	}
+	if(s->clients && s->er_agent_len && r->cfg &&
+		r->cfg->dns_error_reporting)
+		resolver_error_report(r, s, ede);
 	for(c = s->clients; c; c = c->next)
 		resolver_answer_client(r, s, c, ans, ede, stored);
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&

@@ -542,6 +542,9 @@ struct config_file {
 	struct config_strlist *edns_client_strings;
 	/** edns-client-string-opcode: that option's code */
 	int edns_client_string_opcode;
+	/** dns-error-reporting: send DNS error reports (RFC 9567) to the
+	 * agent a server names in its Report-Channel option */
+	int dns_error_reporting;
 	/** minimal-responses: leave out authority and additional data */
 	int minimal_responses;
 	/** verbosity: log level 0..5 */

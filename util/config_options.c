@@ -953,6 +953,10 @@ INTOPT("wait-limit-cookie", CLAUSE_SERVER, wait_limit_cookie, "10000", 0,
 INTOPT("edns-client-string-opcode", CLAUSE_SERVER, edns_client_string_opcode,
   "65001", 0, 65535, SH | IM, "<number>",
   "the EDNS option code of edns-client-string"),
+BOOLOPT("dns-error-reporting", CLAUSE_SERVER, dns_error_reporting, "no",
+  SH | IM, "when a client's answer fails with an Extended DNS Error and the last "
+  "server asked gave a Report-Channel option (RFC 9567), ask "
+  "_er.<qtype>.<qname>.<error>._er.<agent> TXT in the background"),
 LISTOPT("wait-limit-netblock", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST,
   wait_limit_netblock, "192.0.2.0/24 50", SH | IM, "<netblock> <number>",
   "the wait-limit of the client addresses in the netblock, instead of "
@@ -990,7 +994,6 @@ IGN("ipsecmod-strict", CLAUSE_SERVER),
 IGN("ipsecmod-max-ttl", CLAUSE_SERVER),
 IGN("ipsecmod-ignore-bogus", CLAUSE_SERVER),
 IGN("ipsecmod-allow", CLAUSE_SERVER),
-IGN("dns-error-reporting", CLAUSE_SERVER),
 IGN("zonemd-reject-absence", CLAUSE_SERVER),
 IGN("dlv-anchor-file", CLAUSE_SERVER),
 IGN("dlv-anchor", CLAUSE_SERVER),
