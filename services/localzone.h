@@ -317,6 +317,17 @@ int local_zones_set_zone_tags(struct local_zones *lz, const char *name,
 	uint64_t tags, char *err, size_t errlen);
 
 /**
+ * local-zone-override: clients in the netblock see the zone (added with
+ * local_zones_add_zone()) as this type, whatever its own type, tags or
+ * views say (the longest matching netblock wins). Before
+ * local_zones_finish().
+ * @return 0, or -1 (no such zone, a bad netblock or type) with err
+ *	filled.
+ */
+int local_zones_set_zone_override(struct local_zones *lz, const char *name,
+	const char *netblock, const char *type, char *err, size_t errlen);
+
+/**
  * As local_zones_answer(), for a client with tags (see struct
  * local_tags); ct NULL is a client without tags (tagged zones are then
  * not there).
