@@ -909,6 +909,18 @@ START_TEST(test_one_line_statements)
 	ck_assert_str_eq(cfg->auths->name, "example.org.");
 	ck_assert_str_eq(cfg->auths->zonefile, "/nonexistent/example.org");
 	config_delete(cfg);
+	/* an auth-zone on one line; an ignored clause's options on its
+	 * line are checked as on lines of their own */
+	cfg = config_create();
+	if(read_text(cfg, "auth-zone: name: \"a.example.\" zonefile: "
+		"\"/nonexistent/a\" for-downstream: no\n", err, sizeof(err)))
+		ck_abort_msg("%s", err);
+	ck_assert_str_eq(cfg->auths->name, "a.example.");
+	ck_assert_str_eq(cfg->auths->zonefile, "/nonexistent/a");
+	config_delete(cfg);
+	expect_err("python: python-scrpt: \"x.py\"\n",
+		"t.conf:1: unknown option 'python-scrpt', did you mean "
+		"'python-script'?");
 	/* what Unbound refuses: a misspelt key, a value too many, a key
 	 * without its value at the end */
 	expect_err("forward-zone: name: \".\" forward-adr: 192.0.2.1\n",

@@ -2048,7 +2048,7 @@ again:
 			return -1;
 		p->clause = CLAUSE_IGNORED;
 		warn_ignored(p, &p->warned_clause[i], key, ": clause");
-		return 0;
+		goto again; /* its options on the same line are checked too */
 	}
 
 	o = config_option_find(key, -1);
