@@ -930,6 +930,9 @@ START_TEST(test_one_line_statements)
 		"t.conf:1: port: expected <number>, got 2 values");
 	expect_err("server:\n\tport:\n\n# nothing\n",
 		"t.conf:4: port: expected a value");
+	expect_err("forward-zone:\n\tname:\nforward-zone: name: \"b.\"\n",
+		"t.conf:3: name: expected a value before the clause "
+		"'forward-zone:'");
 	expect_err("forward-zone: name: forward-addr: 192.0.2.1\n",
 		"t.conf:1: name: expected <zone>, got 2 values");
 }

@@ -1904,23 +1904,35 @@ do_include(struct cfg_parser *p, const char *pat)
 	return parse_file(p, full);
 }
 
-/** @return whether the name (n bytes) is a key Unbound's lexer knows: an
- * option of the table (or an alias), a clause, include: */
+/** the clause headers, and include: (keys that are no option) */
+static const char *const clause_keys[] = { "server", "forward-zone",
+	"stub-zone", "remote-control", "dnstap", "cachedb", "auth-zone",
+	"tsig-key", "rpz", "view", "include", "include-toplevel", NULL };
+
+/** @return whether the name (n bytes) is a clause header (include: too) */
 static int
-is_key(const char *w, size_t n)
+is_clause(const char *w, size_t n)
 {
-	static const char *const clauses[] = { "server", "forward-zone",
-		"stub-zone", "remote-control", "dnstap", "cachedb",
-		"auth-zone", "tsig-key", "rpz", "view", "include",
-		"include-toplevel", NULL };
 	char name[64];
 	if(n == 0 || n >= sizeof(name))
 		return 0;
 	memcpy(name, w, n);
 	name[n] = 0;
-	return word_index(clauses, name) >= 0 ||
-		word_index(config_ignored_clauses, name) >= 0 ||
-		config_option_find(name, -1) != NULL;
+	return word_index(clause_keys, name) >= 0 ||
+		word_index(config_ignored_clauses, name) >= 0;
+}
+
+/** @return whether the name (n bytes) is a key Unbound's lexer knows: an
+ * option of the table (or an alias), a clause, include: */
+static int
+is_key(const char *w, size_t n)
+{
+	char name[64];
+	if(n == 0 || n >= sizeof(name))
+		return 0;
+	memcpy(name, w, n);
+	name[n] = 0;
+	return is_clause(w, n) || config_option_find(name, -1) != NULL;
 }
 
 /**
@@ -2224,6 +2236,14 @@ parse_line(struct cfg_parser *p, char *s)
 			t++;
 		if(*t == 0 || *t == '#')
 			return 0; /* blank lines and comments in between */
+		for(l = 0; isalnum((unsigned char)t[l]) || t[l] == '-'; l++)
+			;
+		if(t[l] == ':' && is_clause(t, l)) {
+			int r2 = perr(p, "%s: expected a value before the "
+				"clause '%.*s:'", p->pending, (int)l, t);
+			p->pending[0] = 0;
+			return r2;
+		}
 		l = strlen(p->pending) + strlen(t) + 3;
 		if(!(buf = malloc(l)))
 			return perr(p, "out of memory");
