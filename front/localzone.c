@@ -105,6 +105,18 @@ struct local_zone {
 	const struct lz_rrset *soa;
 	/** TTL for the SOA in negative answers: min(TTL, SOA minimum) */
 	uint32_t soa_neg_ttl;
+	/** local-zone-override: the type for clients in a netblock (in the
+	 * region; longest prefix first), and their number (0: none) */
+	struct lz_override *ovr;
+	size_t novr;
+};
+
+/** a local-zone-override line of a zone */
+struct lz_override {
+	/** the clients */
+	struct netblock nb;
+	/** the type they see */
+	enum local_zone_type type;
 };
 
 /** a name table entry */
@@ -205,7 +217,7 @@ static const char *const lz_type_words[] = {
 	"redirect", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "always_refuse", "always_nxdomain",
 	"always_nodata", "always_deny", "always_null", "nodefault",
-	"block_a", "block_aaaa", "noview"
+	"block_a", "block_aaaa", "noview", "block_a_wdata", "block_aaaa_wdata"
 };
 
 
@@ -676,6 +688,84 @@ local_zones_set_zone_tags(struct local_zones *lz, const char *name,
 		}
 	lz_err(err, errlen, "no local-zone '%s' to tag", name);
 	return -1;
+}
+
+int
+local_zones_set_zone_override(struct local_zones *lz, const char *name,
+	const char *netblock, const char *type, char *err, size_t errlen)
+{
+	uint8_t nm[DNS_MAX_NAME];
+	size_t len, i, j;
+	struct netblock nb;
+	const char *why = NULL;
+	enum local_zone_type t = local_zone_type_from_str(type);
+	struct local_zone *z = NULL;
+	struct lz_override *o;
+	if(!lz || lz->finished) {
+		lz_err(err, errlen, "local zones already finished");
+		return -1;
+	}
+	if(!name || !(len = lz_parse_name(name, nm))) {
+		lz_err(err, errlen, "bad local-zone name '%s'",
+			name ? name : "");
+		return -1;
+	}
+	if(!netblock || netblock_parse(netblock, &nb, 1, &why) != 0) {
+		lz_err(err, errlen, "bad netblock '%s': %s",
+			netblock ? netblock : "", why ? why : "");
+		return -1;
+	}
+	if(t == LOCAL_ZONE_UNSET || t == LOCAL_ZONE_NODEFAULT) {
+		lz_err(err, errlen, "bad local-zone type '%s'",
+			type ? type : "");
+		return -1;
+	}
+	for(i = 0; i < lz->nzones && !z; i++)
+		if(lz->zones[i]->rrclass == DNS_CLASS_IN &&
+			lz->zones[i]->namelen == len &&
+			memcmp(lz->zones[i]->name, nm, len) == 0)
+			z = lz->zones[i];
+	if(!z) {
+		lz_err(err, errlen, "no local-zone '%s' to override", name);
+		return -1;
+	}
+	/* a new array in the region, one longer, the longer prefix first
+	 * (the old one stays in the region until the zones are freed) */
+	o = region_alloc(lz->region, (z->novr + 1) * sizeof(*o));
+	if(!o) {
+		lz_err(err, errlen, "out of memory");
+		return -1;
+	}
+	for(i = 0, j = 0; i < z->novr; i++) {
+		if(j == i && z->ovr[i].nb.prefix < nb.prefix) {
+			o[j].nb = nb;
+			o[j++].type = t;
+		}
+		o[j++] = z->ovr[i];
+	}
+	if(j == z->novr) {
+		o[j].nb = nb;
+		o[j].type = t;
+	}
+	z->ovr = o;
+	z->novr++;
+	return 0;
+}
+
+/** The local-zone-override of zone z for this client (the longest
+ * netblock that holds the address). @return 1 with *t set, or 0 when
+ * none holds it (*t as it was) */
+static int
+lz_override_type(const struct local_zone *z, const struct netaddr *client,
+	enum local_zone_type *t)
+{
+	size_t i;
+	for(i = 0; i < z->novr; i++)
+		if(netblock_match(&z->ovr[i].nb, client)) {
+			*t = z->ovr[i].type;
+			return 1;
+		}
+	return 0;
 }
 
 /** append a parsed RR to the pending list. @return 0 or -1 */
@@ -1272,6 +1362,22 @@ local_zones_apply_cfg(struct local_zones *lz, const struct config_file *cfg,
 	for(l = cfg->policy_lines; l; l = l->next) {
 		uint64_t tags;
 		char e[256];
+		if(l->clause == CLAUSE_SERVER &&
+			strcmp(l->key, "local-zone-override") == 0) {
+			if(l->n != 3) {
+				lz_err(err, errlen, "%s:%d: local-zone-override: "
+					"expected <zone> <netblock> <type>",
+					l->file, l->line);
+				return -1;
+			}
+			if(local_zones_set_zone_override(lz, l->v[0], l->v[1],
+				l->v[2], e, sizeof(e)) != 0) {
+				lz_err(err, errlen, "%s:%d: local-zone-override: "
+					"%s", l->file, l->line, e);
+				return -1;
+			}
+			continue;
+		}
 		if(l->clause != CLAUSE_SERVER ||
 			strcmp(l->key, "local-zone-tag") != 0)
 			continue;
@@ -1670,6 +1776,8 @@ lz_answer_zone(const struct local_zones *lz, const struct local_zone *z,
 {
 	const struct lz_node *node = NULL;
 	const struct query_info *qi = &fq->qinfo;
+	if(z->novr && client)
+		(void)lz_override_type(z, client, &t);
 	if(lz->log_actions || t == LOCAL_ZONE_INFORM ||
 		t == LOCAL_ZONE_INFORM_DENY || t == LOCAL_ZONE_INFORM_REDIRECT)
 		lz_inform(z, t, fq, client);
@@ -1715,7 +1823,10 @@ lz_answer_zone(const struct local_zones *lz, const struct local_zone *z,
 			DNS_RCODE_NOERROR, out, outmax, outlen);
 	case LOCAL_ZONE_BLOCK_A:
 	case LOCAL_ZONE_BLOCK_AAAA:
-		if(qi->qtype == (t == LOCAL_ZONE_BLOCK_A ? DNS_TYPE_A :
+	case LOCAL_ZONE_BLOCK_A_WDATA:
+	case LOCAL_ZONE_BLOCK_AAAA_WDATA:
+		if(qi->qtype == ((t == LOCAL_ZONE_BLOCK_A ||
+			t == LOCAL_ZONE_BLOCK_A_WDATA) ? DNS_TYPE_A :
 			DNS_TYPE_AAAA))
 			return lz_answer_neg(lz, pkt, fq, tcp, NULL,
 				DNS_RCODE_NOERROR, out, outmax, outlen);
@@ -1749,6 +1860,10 @@ lz_answer_tagged(const struct local_zones *lz, const uint8_t *pkt,
 	if(!z)
 		return LOCAL_ZONE_NOT_LOCAL;
 	t = z->type;
+	if(z->novr && client && lz_override_type(z, client, &t))
+		/* local-zone-override wins over the tags' actions */
+		return lz_answer_zone(lz, z, t, pkt, fq, client, tcp, out,
+			outmax, outlen, alias);
 	if(z->tags && ct) {
 		/* the client's lowest tag the zone has: its action (when
 		 * set) replaces the zone's type, its data a redirect's */

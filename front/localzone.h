@@ -24,6 +24,8 @@
  *   always_null       0.0.0.0 for A, :: for AAAA, NODATA otherwise
  *   block_a           NODATA for A questions, the rest resolved normally
  *                     (local data ignored); block_aaaa the same for AAAA
+ *   block_a_wdata     as block_a, but the local data of the zone answers
+ *                     first; block_aaaa_wdata the same for AAAA
  *   noview            in a view: the global zones answer; elsewhere
  *                     as transparent
  *   nodefault         no zone at all: only switches off a default zone
@@ -119,7 +121,11 @@ enum local_zone_type {
 	/** NODATA for AAAA, else resolve */
 	LOCAL_ZONE_BLOCK_AAAA,
 	/** leave a view for the global zones; without views: transparent */
-	LOCAL_ZONE_NOVIEW
+	LOCAL_ZONE_NOVIEW,
+	/** the local data, else NODATA for A, else resolve */
+	LOCAL_ZONE_BLOCK_A_WDATA,
+	/** the local data, else NODATA for AAAA, else resolve */
+	LOCAL_ZONE_BLOCK_AAAA_WDATA
 };
 
 /** what local_zones_answer() did */
@@ -309,6 +315,17 @@ struct local_tags {
  */
 int local_zones_set_zone_tags(struct local_zones *lz, const char *name,
 	uint64_t tags, char *err, size_t errlen);
+
+/**
+ * local-zone-override: clients in the netblock see the zone (added with
+ * local_zones_add_zone()) as this type, whatever its own type, tags or
+ * views say (the longest matching netblock wins). Before
+ * local_zones_finish().
+ * @return 0, or -1 (no such zone, a bad netblock or type) with err
+ *	filled.
+ */
+int local_zones_set_zone_override(struct local_zones *lz, const char *name,
+	const char *netblock, const char *type, char *err, size_t errlen);
 
 /**
  * As local_zones_answer(), for a client with tags (see struct
