@@ -141,7 +141,8 @@ struct val_autr_point *val_autr_create(const uint8_t *name, uint16_t dclass);
 void val_autr_free(struct val_autr_point *tp);
 
 /**
- * Add a key (reading a file or a config line).
+ * Add a key (reading a file or a config line), at the head of the list
+ * (as Unbound: the file lists new keys first).
  * @return the key or NULL (out of memory).
  */
 struct val_autr_key *val_autr_add_key(struct val_autr_point *tp,
