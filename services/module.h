@@ -271,6 +271,19 @@ struct module_env {
 	/** per module: its per-worker data (connections), made lazily by
 	 * the module and freed by its worker_deinit() */
 	void *worker_data[MODULE_MAX];
+	/** the worker's number (0: the first); a job done once per daemon
+	 * (the validator's RFC 5011 probes) runs in worker 0 only */
+	int worker_index;
+	/**
+	 * Run fn(arg) after ms milliseconds on the worker's event loop (the
+	 * replay runner's fake clock in tests): a module's own timer. The
+	 * handle is freed when fn runs; do not cancel it after that.
+	 * @return a handle for timer_cancel, or NULL (fn never runs).
+	 */
+	void *(*timer_set)(struct module_env *env, int ms, void (*fn)(void *),
+		void *arg);
+	/** Cancel a timer from timer_set whose fn has not run. */
+	void (*timer_cancel)(struct module_env *env, void *timer);
 
 	/**
 	 * Send a query upstream for a state; the reply (or timeout, or
@@ -506,6 +519,11 @@ struct module_func_block {
 	/** Free env->worker_data[id] (the mesh of the worker is being
 	 * deleted, its states are gone); NULL when the module keeps none. */
 	void (*worker_deinit)(struct module_env *env, int id);
+	/** The worker's mesh is ready (env->worker_index, timer_set and
+	 * the mesh functions are set): start the module's per-worker jobs
+	 * (timers). Called once per mesh, before any query; NULL for none.
+	 * worker_deinit() undoes it. */
+	void (*worker_start)(struct module_env *env, int id);
 };
 
 /** the modules of module-config, in order, with their global data */
