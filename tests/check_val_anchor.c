@@ -768,12 +768,19 @@ START_TEST(test_5011_ds_bootstrap)
 	tp = pts[0];
 	free(pts);
 	ck_assert_uint_eq(tp->keys->type, DNS_TYPE_DS);
-	/* not validated by the DS: nothing but the failure count */
+	/* not validated by the DS, before any success: nothing changes,
+	 * not even the failure count (as Unbound: the DS file stays) */
 	ck_assert_int_eq(val_autr_update(tp, &cfg, keys.rrs, 2, NULL, 0, 0,
-		T0), 1);
+		T0), 0);
+	ck_assert_uint_eq(tp->query_failed, 0);
 	ck_assert_uint_eq(tp->keys->type, DNS_TYPE_DS);
 	ck_assert_int_eq(val_autr_update(tp, &cfg, keys.rrs, 2, NULL, 1, 1,
 		T0), 1);
+	/* after a success, a failure is counted (and written) */
+	ck_assert_int_eq(val_autr_update(tp, &cfg, keys.rrs, 2, NULL, 0, 0,
+		T0 + 1), 1);
+	ck_assert_uint_eq(tp->query_failed, 1);
+	ck_assert_uint_eq(tp->last_success, T0);
 	k = tp->keys;
 	ck_assert_uint_eq(k->type, DNS_TYPE_DNSKEY);
 	ck_assert_int_eq(k->state, VAL_AUTR_VALID);

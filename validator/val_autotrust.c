@@ -323,6 +323,11 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	int changed = 0;
 	tp->last_queried = now;
 	if(!validated) {
+		/* as Unbound: counted (and written) only after a first
+		 * success, so that a point still starting from its DS or
+		 * configured keys keeps its file as it is */
+		if(!tp->last_success)
+			return 0;
 		tp->query_failed++;
 		return 1;
 	}

@@ -2129,16 +2129,27 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 			life = rem;
 	}
 	lock_basic_lock(&ve->autr_lock);
-	if(nkeys > 0)
-		validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
-			&by_ds) == VAL_CRYPTO_OK;
+	if(nkeys == 0) {
+		/* no DNSKEY set (SERVFAIL, no answer): as Unbound, nothing is
+		 * counted or written; the retry time set when the probe
+		 * started stands */
+		an->tp->last_queried = now;
+		lock_basic_unlock(&ve->autr_lock);
+		if(vw && vw->prober)
+			autr_timer_arm(vw, ve);
+		return;
+	}
+	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
+		&by_ds) == VAL_CRYPTO_OK;
 	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
 		revoke_signed, validated, by_ds, now);
-	wait = val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, validated,
-		now);
-	an->tp->next_probe_time = now + autr_jitter(qs->env, ve, wait);
-	{
+	if(validated) {
+		/* a set that did not validate says nothing about the times:
+		 * the retry time set when the probe started stands */
 		struct val_autr_key *k;
+		wait = val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, 1,
+			now);
+		an->tp->next_probe_time = now + autr_jitter(qs->env, ve, wait);
 		for(k = an->tp->keys; k; k = k->next)
 			if(k->ttl == 0)
 				k->ttl = ttl; /* a key the probe added */
