@@ -2057,6 +2057,31 @@ autr_timer_cb(void *arg)
 	autr_timer_arm(w, ve);
 }
 
+/** a probe's DNSKEY set signed by a key the point trusts, that key in
+ * the set or not (as Unbound checks a probe: a trusted key that left the
+ * set may still sign it). The caller holds autr_lock. @return 1 or 0 */
+static int
+autr_signed_by_anchor_key(const struct val_anchor *an,
+	const struct val_rrset *ks, const struct val_rr *sigs, size_t nsigs,
+	const struct val_window *w)
+{
+	struct val_rr anch[32];
+	size_t na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32), i, j;
+	if(na > 32)
+		na = 32;
+	for(i = 0; i < na; i++) {
+		const uint8_t *k = anch[i].buf + anch[i].off;
+		if(anch[i].len < 4 || (dns_read_u16(k) & VAL_DNSKEY_REVOKE))
+			continue;
+		for(j = 0; j < nsigs; j++)
+			if(val_verify_rrsig_key(ks, sigs[j].buf + sigs[j].off,
+				sigs[j].len, an->name, k, anch[i].len, w) ==
+				VAL_CRYPTO_OK)
+				return 1;
+	}
+	return 0;
+}
+
 /** the automatic anchor a probe answer is for, or NULL */
 static struct val_anchor *
 autr_point_of(struct module_qstate *qs, struct val_env *ve)
@@ -2140,7 +2165,8 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		return;
 	}
 	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
-		&by_ds) == VAL_CRYPTO_OK;
+		&by_ds) == VAL_CRYPTO_OK ||
+		autr_signed_by_anchor_key(an, &ks, sigs, nsigs, &w);
 	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
 		revoke_signed, validated, by_ds, now);
 	if(validated) {
