@@ -586,6 +586,36 @@ START_TEST(test_5011_configured_first_seen)
 }
 END_TEST
 
+/* a point configured with a ZSK (flags 256, no state): the probe sees
+ * the zone's KSK, which is trusted at once (the ZSK may not stay long
+ * enough for a holddown), and the ZSK then leaves the point (it is not
+ * a KSK that went missing); a new KSK of an algorithm petrel cannot
+ * check is not added (as Unbound) */
+START_TEST(test_5011_configured_zsk)
+{
+	struct val_autr_cfg cfg;
+	uint8_t zsk[72], root[1] = { 0 };
+	struct val_autr_point *tp = val_autr_create(root, DNS_CLASS_IN);
+	int ids[2] = { 1, 2 };
+	struct val_rr set[3];
+	val_autr_cfg_init(&cfg);
+	mk_key(zsk, 9, 256);
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, zsk, 72,
+		3600, VAL_AUTR_VALID, 0, 0));
+	keyset(set, ids, 2);
+	kb[1][3] = 157; /* key 2: an unknown algorithm */
+	set[2] = (struct val_rr){ zsk, 72, 0, 72 };
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 3, NULL, 1, 0, T0), 1);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_VALID);
+	/* one key left: neither the ZSK nor the algorithm 157 key */
+	ck_assert_ptr_nonnull(tp->keys);
+	ck_assert_ptr_null(tp->keys->next);
+	ck_assert_int_eq(tp->keys->rdata[3], 8);
+	ck_assert_uint_eq(val_autr_num_trusted(tp), 1);
+	val_autr_free(tp);
+}
+END_TEST
+
 START_TEST(test_5011_add_holddown)
 {
 	struct val_autr_cfg cfg;
@@ -841,6 +871,7 @@ val_anchor_suite(void)
 	tcase_add_test(tc, test_autofile_roundtrip);
 	tcase_add_test(tc, test_autofile_key_comment);
 	tcase_add_test(tc, test_5011_configured_first_seen);
+	tcase_add_test(tc, test_5011_configured_zsk);
 	tcase_add_test(tc, test_5011_add_holddown);
 	tcase_add_test(tc, test_5011_pending_forgotten);
 	tcase_add_test(tc, test_5011_small_holddown_needs_two_probes);

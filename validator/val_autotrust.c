@@ -350,6 +350,10 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 			rd[2] != 3)
 			continue;
 		k = find_key(tp, rd, len);
+		if(!k && !val_algo_supported(rd[3]))
+			continue; /* a new key of an algorithm petrel cannot
+				   * check is of no use as an anchor (Unbound
+				   * skips it too) */
 		if(k)
 			seen.keys[seen.n++] = k;
 		if(flags & VAL_DNSKEY_REVOKE) {
@@ -426,7 +430,8 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	if(delete_keys(tp, pick_unseen_pending, &seen) > 0)
 		changed = 1;
 	for(k = tp->keys; k; k = k->next) {
-		if(k->type == DNS_TYPE_DNSKEY && k->state == VAL_AUTR_VALID &&
+		/* only key signing keys: a configured ZSK is not probed */
+		if(is_sep(k) && k->state == VAL_AUTR_VALID &&
 			!was_seen(&seen, k)) {
 			set_state(k, VAL_AUTR_MISSING, now);
 			changed = 1;
