@@ -616,6 +616,46 @@ START_TEST(test_5011_configured_zsk)
 }
 END_TEST
 
+/* every trusted key revokes itself: the point is revoked for good, even
+ * though the set does not validate with a trusted key (their REVOKE bit
+ * changed their tags); no more probes, the file says so, and the name
+ * has no anchor any more */
+START_TEST(test_5011_point_revoked)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	struct val_anchors *a = val_anchors_create();
+	int rev[] = { -1 }, sig_ok[] = { 1 };
+	struct val_rr set[1];
+	char path[600], err[512];
+	const char *t;
+	uint8_t root[1] = { 0 };
+	val_autr_cfg_init(&cfg);
+	tp->next_probe_time = T0;
+	keyset(set, rev, 1);
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 1, sig_ok, 0, 0, T0),
+		1);
+	ck_assert_int_eq(tp->revoked, 1);
+	ck_assert_uint_eq(tp->next_probe_time, 0);
+	ck_assert_uint_eq(tp->last_success, T0);
+	ck_assert_uint_eq(tp->query_failed, 0);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	snprintf(path, sizeof(path), "%s/rev.key", dir);
+	ck_assert_int_eq(val_autr_write_file(tp, path, err, sizeof(err)), 0);
+	t = file_text(path);
+	ck_assert_msg(strncmp(t, "; autotrust trust anchor file\n;;REVOKED\n"
+		"; The zone has all keys revoked, and is\n", 80) == 0, "%s", t);
+	val_autr_free(tp);
+	/* read back: a revoked point is no anchor */
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(val_anchors_add_autofile(a, path, err, sizeof(err)),
+		0);
+	ck_assert_ptr_nonnull(val_anchors_find(a, root, DNS_CLASS_IN));
+	ck_assert_ptr_null(val_anchors_lookup(a, root, DNS_CLASS_IN));
+	val_anchors_delete(a);
+}
+END_TEST
+
 START_TEST(test_5011_add_holddown)
 {
 	struct val_autr_cfg cfg;
@@ -872,6 +912,7 @@ val_anchor_suite(void)
 	tcase_add_test(tc, test_autofile_key_comment);
 	tcase_add_test(tc, test_5011_configured_first_seen);
 	tcase_add_test(tc, test_5011_configured_zsk);
+	tcase_add_test(tc, test_5011_point_revoked);
 	tcase_add_test(tc, test_5011_add_holddown);
 	tcase_add_test(tc, test_5011_pending_forgotten);
 	tcase_add_test(tc, test_5011_small_holddown_needs_two_probes);

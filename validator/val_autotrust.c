@@ -320,9 +320,46 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	struct val_autr_key *k;
 	struct expire_arg ea;
 	size_t i;
-	int changed = 0;
+	int changed = 0, revoked = 0;
 	tp->last_queried = now;
+	/* a key that revokes itself (REVOKE bit, its own signature over
+	 * the set) is revoked whether or not the set validates with the
+	 * other keys (RFC 5011 2.1: a revoked key can sign that set only
+	 * when it is still trusted), as Unbound does */
+	for(i = 0; i < nkeys && revoke_signed; i++) {
+		const uint8_t *rd = keys[i].buf + keys[i].off;
+		size_t len = keys[i].len;
+		if(!revoke_signed[i] || len < 4 ||
+			!(dns_read_u16(rd) & VAL_DNSKEY_REVOKE) ||
+			!(k = find_key(tp, rd, len)))
+			continue;
+		if(k->state == VAL_AUTR_VALID ||
+			k->state == VAL_AUTR_MISSING) {
+			set_state(k, VAL_AUTR_REVOKED, now);
+			revoked = 1;
+		} else if(k->state == VAL_AUTR_ADDPEND ||
+			k->state == VAL_AUTR_START) {
+			/* never trust a key revoked while pending */
+			set_state(k, VAL_AUTR_REMOVED, now);
+			revoked = 1;
+		}
+		if(k->len == len && memcmp(k->rdata, rd, len) != 0) {
+			memcpy(k->rdata, rd, len);
+			revoked = 1;
+		}
+	}
+	if(revoked && val_autr_num_trusted(tp) == 0) {
+		/* every trusted key revoked: the point is revoked for good
+		 * (no more probes; the zone is treated as unanchored), as
+		 * Unbound writes it */
+		tp->revoked = 1;
+		tp->last_success = now;
+		tp->next_probe_time = 0;
+		return 1;
+	}
 	if(!validated) {
+		if(revoked)
+			return 1;
 		/* as Unbound: counted (and written) only after a first
 		 * success, so that a point still starting from its DS or
 		 * configured keys keeps its file as it is */
@@ -333,6 +370,7 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	}
 	tp->query_failed = 0;
 	tp->last_success = now;
+	changed = revoked;
 	seen.n = 0;
 	seen.keys = calloc(nkeys ? nkeys : 1, sizeof(*seen.keys));
 	if(!seen.keys)
@@ -789,7 +827,12 @@ write_point(FILE *f, const struct val_autr_point *tp)
 		return -1;
 	fprintf(f, "; autotrust trust anchor file\n");
 	if(tp->revoked)
-		fprintf(f, ";;REVOKED\n");
+		fprintf(f, ";;REVOKED\n"
+			"; The zone has all keys revoked, and is\n"
+			"; considered as if it has no trust anchors.\n"
+			"; the remainder of the file is the last probe.\n"
+			"; to restart the trust anchor, overwrite this file.\n"
+			"; with one containing valid DNSKEYs or DSes.\n");
 	fprintf(f, ";;id: %s %u\n", name, (unsigned)tp->dclass);
 	time_comment(t1, sizeof(t1), tp->last_queried);
 	fprintf(f, ";;last_queried: %u ;;%s\n", tp->last_queried, t1);

@@ -2169,9 +2169,10 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		autr_signed_by_anchor_key(an, &ks, sigs, nsigs, &w);
 	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
 		revoke_signed, validated, by_ds, now);
-	if(validated) {
+	if(validated && !an->tp->revoked) {
 		/* a set that did not validate says nothing about the times:
-		 * the retry time set when the probe started stands */
+		 * the retry time set when the probe started stands (and a
+		 * revoked point is probed no more) */
 		struct val_autr_key *k;
 		wait = val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, 1,
 			now);
