@@ -822,6 +822,49 @@ START_TEST(test_errors_inline)
 }
 END_TEST
 
+/** val-override-date reads as Unbound reads it: YYYYMMDDHHMMSS (UTC),
+ * seconds since the epoch, -1 (dates not checked), 0 or "" (the clock);
+ * anything else is a load error */
+START_TEST(test_override_date)
+{
+	long long d = 7;
+	struct config_file *cfg = config_create();
+	char err[512];
+	ck_assert_int_eq(config_parse_date("20070916134226", &d), 0);
+	ck_assert_int_eq(d, 1189950146LL);
+	ck_assert_int_eq(config_parse_date("19700101000000", &d), 0);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(config_parse_date("20000229235959", &d), 0);
+	ck_assert_int_eq(d, 951868799LL);
+	ck_assert_int_eq(config_parse_date("1009843200", &d), 0);
+	ck_assert_int_eq(d, 1009843200LL);
+	ck_assert_int_eq(config_parse_date("-1", &d), 0);
+	ck_assert_int_eq(d, -1);
+	ck_assert_int_eq(config_parse_date("0", &d), 0);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(config_parse_date("", &d), 0);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(config_parse_date("20010229000000", &d), -1);
+	ck_assert_int_eq(config_parse_date("20071316134226", &d), -1);
+	ck_assert_int_eq(config_parse_date("20070916244226", &d), -1);
+	ck_assert_int_eq(config_parse_date("19690916134226", &d), -1);
+	ck_assert_int_eq(config_parse_date("-2", &d), -1);
+	ck_assert_int_eq(config_parse_date("12x", &d), -1);
+	ck_assert_int_eq(config_parse_date("99999999999", &d), -1);
+	ck_assert_int_eq(read_text(cfg, "server: val-override-date: "
+		"\"20070916134226\"\n", err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg->val_override_date, "20070916134226");
+	ck_assert_int_eq(read_text(cfg, "server:\n val-override-date: 2007\n",
+		err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg->val_override_date, "2007");
+	config_delete(cfg);
+	expect_err("server:\n val-override-date: yesterday\n",
+		"t.conf:2: val-override-date: expected a date YYYYMMDDHHMMSS, "
+		"seconds since 1970, -1 (do not check dates) or 0 (the clock), "
+		"got 'yesterday'");
+}
+END_TEST
+
 /** a thread model or event backend this build lacks is a load error */
 START_TEST(test_build_dependent)
 {
@@ -1341,6 +1384,7 @@ config_suite(void)
 	tcase_add_test(tc, test_nothing_half_applied);
 	tcase_add_test(tc, test_syntax_corners);
 	tcase_add_test(tc, test_errors_inline);
+	tcase_add_test(tc, test_override_date);
 	tcase_add_test(tc, test_ignored_warn_once);
 	tcase_add_test(tc, test_port_rules);
 	tcase_add_test(tc, test_build_dependent);

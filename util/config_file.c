@@ -530,6 +530,65 @@ policylines_copy(struct config_policyline **dst,
 	return 0;
 }
 
+/** @return days from 1970-01-01 to the date (proleptic Gregorian) */
+static long long
+days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int
+config_parse_date(const char *s, long long *out)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30,
+		31, 30, 31 };
+	long long ll;
+	size_t i, len = strlen(s);
+	if(len == 0 || strcmp(s, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if(strcmp(s, "-1") == 0) {
+		*out = -1;
+		return 0;
+	}
+	for(i = 0; i < len; i++)
+		if(!isdigit((unsigned char)s[i]))
+			return -1;
+	if(len == 14) {
+		int f[6], k, leap;
+		long long y;
+		for(k = 0; k < 6; k++) {
+			int w = k == 0 ? 4 : 2, j, off = k == 0 ? 0 : 2 + 2 * k;
+			f[k] = 0;
+			for(j = 0; j < w; j++)
+				f[k] = f[k] * 10 + (s[off + j] - '0');
+		}
+		y = f[0];
+		leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+		if(y < 1970 || f[1] < 1 || f[1] > 12 || f[2] < 1 ||
+			f[2] > mdays[f[1] - 1] || (f[1] == 2 && f[2] == 29 &&
+			!leap) || f[3] > 23 || f[4] > 59 || f[5] > 59)
+			return -1;
+		ll = days_from_civil(y, f[1], f[2]) * 86400LL +
+			f[3] * 3600LL + f[4] * 60LL + f[5];
+		if(ll > 0xffffffffLL)
+			return -1;
+		*out = ll;
+		return 0;
+	}
+	if(parse_ll(s, &ll) != 0 || ll < 1 || ll > 0xffffffffLL)
+		return -1;
+	*out = ll;
+	return 0;
+}
+
 /** free everything a config owns, not the struct itself */
 static void
 config_free_members(struct config_file *cfg)
@@ -765,10 +824,15 @@ parse_str(struct cfg_parser *p, const struct config_option *o, char **v,
 	int n)
 {
 	char why[512];
+	long long date;
 	(void)n;
 	if((o->flags & OPT_F_MODULES) &&
 		config_check_modules(v[0], why, sizeof(why)) != 0)
 		return perr(p, "%s: %s", o->name, why);
+	if((o->flags & OPT_F_DATE) && config_parse_date(v[0], &date) != 0)
+		return perr(p, "%s: expected a date YYYYMMDDHHMMSS, seconds "
+			"since 1970, -1 (do not check dates) or 0 (the clock), "
+			"got '%s'", o->name, v[0]);
 	if((o->flags & OPT_F_HEX128) && v[0][0]) {
 		size_t i;
 		for(i = 0; isxdigit((unsigned char)v[0][i]); i++)

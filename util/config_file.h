@@ -479,6 +479,10 @@ struct config_file {
 	int val_sig_skew_min;
 	/** val-sig-skew-max: most clock skew allowed on signatures, s */
 	int val_sig_skew_max;
+	/** val-override-date: the validator's clock for signature dates, as
+	 * written: "0" the real clock, "-1" dates not checked, seconds since
+	 * the epoch or YYYYMMDDHHMMSS (config_parse_date() reads it) */
+	char *val_override_date;
 	/** val-nsec3-keysize-iterations: "keysize iterations ..." or one
 	 * number: above the largest, NSEC3 is insecure (RFC 9276) */
 	char *val_nsec3_keysize_iterations;
@@ -823,6 +827,16 @@ void config_policyline_free(struct config_policyline *l);
 /** the most tags define-tag may name (a client's tags are one 64-bit
  * word) */
 #define CONFIG_MAX_TAGS 64
+
+/**
+ * Read a val-override-date value, as Unbound reads it: "" or "0" (the real
+ * clock), "-1" (signature dates are not checked), YYYYMMDDHHMMSS (UTC) or
+ * seconds since the epoch.
+ * @param s: the text.
+ * @param out: the date in seconds since the epoch, 0 or -1.
+ * @return 0, or -1 when the text is none of these.
+ */
+int config_parse_date(const char *s, long long *out);
 
 /**
  * The number of a tag named by define-tag: lines (server:, in the order

@@ -150,6 +150,9 @@ enum config_type {
  * that "no" has no effect */
 #define OPT_F_ONLY_YES 0x40
 
+/** the value is a date as config_parse_date() reads it (val-override-date) */
+#define OPT_F_DATE 0x80
+
 /** one row of the table */
 struct config_option {
 	/** the name as written in the file, without the colon */

@@ -70,6 +70,9 @@ struct val_env {
 	struct val_kcache *kcache;
 	/** signature skew */
 	uint32_t skew_min, skew_max;
+	/** val-override-date: 0 the clock, -1 dates unchecked, else the
+	 * date signatures are checked against */
+	long long date_override;
 	/** val-bogus-ttl */
 	uint32_t bogus_ttl;
 	/** val-max-restart */
@@ -265,6 +268,12 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 		ve->skew_max = (uint32_t)cfg->val_sig_skew_max;
 		ve->bogus_ttl = (uint32_t)cfg->val_bogus_ttl;
 		ve->max_restart = cfg->val_max_restart;
+		if(cfg->val_override_date && config_parse_date(
+			cfg->val_override_date, &ve->date_override) != 0) {
+			snprintf(err, errlen, "val-override-date: bad date "
+				"'%s'", cfg->val_override_date);
+			goto fail;
+		}
 		it = val_parse_nsec3_iterations(
 			cfg->val_nsec3_keysize_iterations);
 		if(it < 0) {
@@ -476,14 +485,27 @@ val_have_anchors(const struct val_env *ve)
 	return 0;
 }
 
+/** @return the date signatures are checked against: the worker's clock,
+ * or val-override-date (with -1, dates are not checked and the clock is
+ * returned) */
+static uint32_t
+val_sig_now(const struct module_qstate *qs, const struct val_env *ve)
+{
+	if(ve->date_override > 0)
+		return (uint32_t)ve->date_override;
+	return (uint32_t)qs->env->now->tv_sec;
+}
+
 /** the validity window now */
 static void
 val_window(const struct module_qstate *qs, const struct val_env *ve,
 	struct val_window *w)
 {
-	w->now = (uint32_t)qs->env->now->tv_sec;
+	w->now = val_sig_now(qs, ve);
 	w->skew_min = ve->skew_min;
 	w->skew_max = ve->skew_max;
+	if(ve->date_override == -1)
+		w->skew_min = VAL_SKEW_NO_DATES;
 }
 
 /** @return the type an RRSIG covers (0 when too short) */
@@ -894,10 +916,11 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
-/** the smallest TTL of the DNSKEY records and the RRSIGs' validity */
+/** the smallest TTL of the DNSKEY records and the RRSIGs' validity
+ * (counted from the window's date; not when it checks no dates) */
 static uint32_t
 key_ttl(const struct module_rrlist *l, const uint8_t *owner,
-	const struct val_rr *sigs, size_t nsigs, uint32_t now)
+	const struct val_rr *sigs, size_t nsigs, const struct val_window *w)
 {
 	const struct module_rr *rr;
 	uint32_t ttl = 0xffffffffu;
@@ -906,9 +929,9 @@ key_ttl(const struct module_rrlist *l, const uint8_t *owner,
 		if(rr->type == DNS_TYPE_DNSKEY && dname_equal(rr->owner, owner)
 			&& rr->ttl < ttl)
 			ttl = rr->ttl;
-	for(i = 0; i < nsigs; i++) {
+	for(i = 0; i < nsigs && w->skew_min != VAL_SKEW_NO_DATES; i++) {
 		uint32_t rem = val_rrsig_remaining(sigs[i].buf, sigs[i].len,
-			now);
+			w->now);
 		if(rem < ttl)
 			ttl = rem;
 	}
@@ -1019,14 +1042,14 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	}
 	if(r == VAL_CRYPTO_UNSUPPORTED) {
 		walk_insecure(qs, vq, ve, zone, key_ttl(&vq->sub_an, zone,
-			sigs, nsigs, now));
+			sigs, nsigs, &w));
 		return 0;
 	}
 	if(r != VAL_CRYPTO_OK)
 		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
 	(void)val_kcache_store_keys_algs(ve->kcache, zone, DNS_CLASS_IN, keys,
-		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, now), now, algs,
+		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, &w), now, algs,
 		nalgs);
 	if(kinfo_set_keys(&vq->kk, zone, keys, nkeys) < 0) {
 		walk_bogus(qs, vq, ve, zone, DNS_EDE_DNSSEC_BOGUS,
