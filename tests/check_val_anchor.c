@@ -653,6 +653,20 @@ START_TEST(test_5011_point_revoked)
 	ck_assert_ptr_nonnull(val_anchors_find(a, root, DNS_CLASS_IN));
 	ck_assert_ptr_null(val_anchors_lookup(a, root, DNS_CLASS_IN));
 	val_anchors_delete(a);
+	/* the rest of a revoked point's file is only a record: a value
+	 * that does not parse there does not fail the load */
+	{
+		struct val_autr_point **pts = NULL;
+		size_t n = 0;
+		const char *p = put_file("rev2.key", ";;REVOKED\n"
+			";;id: . 1\n;;next_probe_time: x\n"
+			". 3600 IN DNSKEY 257 3 8 AwEAAQ==\n");
+		ck_assert_msg(val_autr_read_file(p, &pts, &n, err,
+			sizeof(err)) == 0, "%s", err);
+		ck_assert_int_eq(pts[0]->revoked, 1);
+		val_autr_free(pts[0]);
+		free(pts);
+	}
 }
 END_TEST
 

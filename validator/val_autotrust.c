@@ -666,7 +666,10 @@ val_autr_read_file(const char *path, struct val_autr_point ***out,
 			else if((v = tag_num(s, ";;retry_time: ", -1, &bad))
 				>= 0)
 				tp->retry_time = (uint32_t)v;
-			if(bad) {
+			/* a revoked point's file is the record of its last
+			 * probe, never used again: read leniently, as
+			 * Unbound stops reading at ;;REVOKED */
+			if(bad && !tp->revoked) {
 				snprintf(err, errlen, "%s:%d: bad number in "
 					"'%s'", path, l->lineno, s);
 				goto fail;
