@@ -979,6 +979,10 @@ verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
 	return r;
 }
 
+static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an, int id, const struct module_rrlist *ans,
+	int rcode);
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
@@ -995,6 +999,21 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
 	val_window(qs, ve, &w);
+	if(vq->sub == VAL_SUB_ANCHOR_KEY && vq->anchor->autotrust &&
+		vq->anchor->tp && vq->anchor->file) {
+		/* the keys of an RFC 5011 point, fetched for a query: they
+		 * count as a probe (as Unbound's trust anchor priming) */
+		autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
+			qs->curmod, &vq->sub_an, vq->sub_rcode);
+		if(vq->anchor->tp->revoked) {
+			/* every key revoked itself: the name has no anchor
+			 * any more (later walks find none, so the key cache
+			 * entry's TTL hardly matters), the answer is
+			 * insecure */
+			walk_insecure(qs, vq, ve, zone, 60);
+			return 0;
+		}
+	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY answer");
@@ -2129,7 +2148,8 @@ autr_point_of(struct module_qstate *qs, struct val_env *ve)
  */
 static void
 autr_probe_result(struct module_qstate *qs, struct val_env *ve,
-	struct val_anchor *an, int id)
+	struct val_anchor *an, int id, const struct module_rrlist *ans,
+	int rcode)
 {
 	struct val_worker *vw = qs->env->worker_data[id];
 	struct val_rr *keys = NULL, *sigs = NULL;
@@ -2142,10 +2162,9 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	const struct module_rr *rr;
 	char err[512];
 	val_window(qs, ve, &w);
-	if(qs->return_msg && qs->return_rcode == DNS_RCODE_NOERROR &&
-		val_collect(qs->region, &qs->return_msg->an, an->name,
-		DNS_TYPE_DNSKEY, DNS_CLASS_IN, &keys, &nkeys, &sigs,
-		&nsigs) < 0)
+	if(ans && rcode == DNS_RCODE_NOERROR &&
+		val_collect(qs->region, ans, an->name, DNS_TYPE_DNSKEY,
+		DNS_CLASS_IN, &keys, &nkeys, &sigs, &nsigs) < 0)
 		return;
 	if(nkeys > VAL_KCACHE_MAX_KEYS)
 		nkeys = 0; /* too many keys: a failed probe */
@@ -2164,8 +2183,8 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 				keys[i].len, &w) == VAL_CRYPTO_OK)
 				revoke_signed[i] = 1;
 	}
-	if(qs->return_msg)
-		for(rr = qs->return_msg->an.first; rr; rr = rr->next)
+	if(ans)
+		for(rr = ans->first; rr; rr = rr->next)
 			if(rr->type == DNS_TYPE_DNSKEY && (ttl == 0 ||
 				rr->ttl < ttl))
 				ttl = rr->ttl;
@@ -2183,7 +2202,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		 * started stands */
 		an->tp->last_queried = now;
 		lock_basic_unlock(&ve->autr_lock);
-		if(vw && vw->prober)
+		if(vw && vw->prober && vw->env == qs->env)
 			autr_timer_arm(vw, ve);
 		return;
 	}
@@ -2210,7 +2229,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		val_autr_write_file(an->tp, an->file, err, sizeof(err)) != 0)
 		log_err("auto-trust-anchor-file: %s", err);
 	lock_basic_unlock(&ve->autr_lock);
-	if(vw && vw->prober)
+	if(vw && vw->prober && vw->env == qs->env)
 		autr_timer_arm(vw, ve);
 	if(changed > 0)
 		(void)val_kcache_flush_zone(ve->kcache, an->name);
@@ -2441,7 +2460,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		/* the RFC 5011 probe (a CD query: passed through) */
 		if((pt = autr_point_of(qs, ve)) != NULL)
-			autr_probe_result(qs, ve, pt, id);
+			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
+				&qs->return_msg->an : NULL, qs->return_rcode);
 		if(qs->return_msg && !val_have_anchors(ve))
 			qs->return_msg->sec = MODULE_SEC_INSECURE;
 		qs->ext_state[id] = qs->return_msg ||
@@ -2452,7 +2472,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
-			autr_probe_result(qs, ve, pt, id);
+			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
+				&qs->return_msg->an : NULL, qs->return_rcode);
 		if(vq->bogus_ans && (!qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {
