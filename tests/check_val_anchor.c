@@ -670,6 +670,44 @@ START_TEST(test_5011_point_revoked)
 }
 END_TEST
 
+/* a revoked key published again without its REVOKE bit stays revoked,
+ * and its del-holddown starts again from then */
+START_TEST(test_5011_revoked_republished)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	int both[] = { 1, 2 }, rev[] = { -1, 2 }, sig_ok[] = { 1, 0 };
+	struct val_rr set[2];
+	val_autr_cfg_init(&cfg);
+	tp = probe(tp, &cfg, both, 2, NULL, T0);
+	tp = probe(tp, &cfg, both, 2, NULL, T0 + 31 * DAY);
+	tp = probe(tp, &cfg, rev, 2, sig_ok, T0 + 32 * DAY);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	keyset(set, both, 2);
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 2, NULL, 1, 0,
+		T0 + 40 * DAY), 1);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	{
+		uint8_t rd[72];
+		struct val_autr_key *k;
+		mk_key(rd, 1, 257);
+		for(k = tp->keys; k; k = k->next)
+			if(memcmp(k->rdata + 2, rd + 2, 70) == 0)
+				break;
+		ck_assert_ptr_nonnull(k);
+		ck_assert_uint_eq(k->last_change, T0 + 40 * DAY);
+	}
+	/* 30 days after that, not after the revocation: Removed */
+	ck_assert_int_ge(val_autr_update(tp, &cfg, set + 1, 1, NULL, 1, 0,
+		T0 + 65 * DAY), 0);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	ck_assert_int_ge(val_autr_update(tp, &cfg, set + 1, 1, NULL, 1, 0,
+		T0 + 71 * DAY), 0);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REMOVED);
+	val_autr_free(tp);
+}
+END_TEST
+
 START_TEST(test_5011_add_holddown)
 {
 	struct val_autr_cfg cfg;
@@ -927,6 +965,7 @@ val_anchor_suite(void)
 	tcase_add_test(tc, test_5011_configured_first_seen);
 	tcase_add_test(tc, test_5011_configured_zsk);
 	tcase_add_test(tc, test_5011_point_revoked);
+	tcase_add_test(tc, test_5011_revoked_republished);
 	tcase_add_test(tc, test_5011_add_holddown);
 	tcase_add_test(tc, test_5011_pending_forgotten);
 	tcase_add_test(tc, test_5011_small_holddown_needs_two_probes);

@@ -450,6 +450,13 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 			set_state(k, VAL_AUTR_VALID, now);
 			changed = 1;
 			break;
+		case VAL_AUTR_REVOKED:
+			/* published again without its REVOKE bit: it stays
+			 * revoked (RFC 5011 2.1), and its del-holddown starts
+			 * again, as Unbound counts it */
+			k->last_change = now;
+			changed = 1;
+			break;
 		case VAL_AUTR_VALID:
 			/* a configured anchor (no state in the file) seen for
 			 * the first time: its holddown clock starts now */
