@@ -708,6 +708,31 @@ START_TEST(test_5011_revoked_republished)
 }
 END_TEST
 
+/* time alone: an ADDPEND key seen in two probes whose add-holddown has
+ * passed is VALID before the next probe's set is checked, so it may be
+ * the only key that signs that set; one seen once stays pending */
+START_TEST(test_5011_holddown_before_check)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	uint8_t rd2[72], rd3[72];
+	val_autr_cfg_init(&cfg);
+	mk_key(rd2, 2, 257);
+	mk_key(rd3, 3, 257);
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, rd2, 72,
+		3600, VAL_AUTR_ADDPEND, 2, T0));
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, rd3, 72,
+		3600, VAL_AUTR_ADDPEND, 1, T0));
+	ck_assert_int_eq(val_autr_holddown(tp, &cfg, T0 + 29 * DAY), 0);
+	ck_assert_int_eq(state_of(tp, 2), VAL_AUTR_ADDPEND);
+	ck_assert_int_eq(val_autr_holddown(tp, &cfg, T0 + 31 * DAY), 1);
+	ck_assert_int_eq(state_of(tp, 2), VAL_AUTR_VALID);
+	ck_assert_int_eq(state_of(tp, 3), VAL_AUTR_ADDPEND);
+	ck_assert_uint_eq(val_autr_num_trusted(tp), 2);
+	val_autr_free(tp);
+}
+END_TEST
+
 START_TEST(test_5011_add_holddown)
 {
 	struct val_autr_cfg cfg;
@@ -966,6 +991,7 @@ val_anchor_suite(void)
 	tcase_add_test(tc, test_5011_configured_zsk);
 	tcase_add_test(tc, test_5011_point_revoked);
 	tcase_add_test(tc, test_5011_revoked_republished);
+	tcase_add_test(tc, test_5011_holddown_before_check);
 	tcase_add_test(tc, test_5011_add_holddown);
 	tcase_add_test(tc, test_5011_pending_forgotten);
 	tcase_add_test(tc, test_5011_small_holddown_needs_two_probes);

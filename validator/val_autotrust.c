@@ -312,6 +312,23 @@ pick_ds(struct val_autr_point *tp, struct val_autr_key *k, void *arg)
 }
 
 int
+val_autr_holddown(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
+	uint32_t now)
+{
+	struct val_autr_key *k;
+	int changed = 0;
+	for(k = tp->keys; k; k = k->next)
+		if(is_sep(k) && k->state == VAL_AUTR_ADDPEND &&
+			k->pending_count >= VAL_AUTR_MIN_PENDING &&
+			elapsed(k, now, cfg->add_holddown)) {
+			set_state(k, VAL_AUTR_VALID, now);
+			k->pending_count = 0;
+			changed = 1;
+		}
+	return changed;
+}
+
+int
 val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	const struct val_rr *keys, size_t nkeys, const int *revoke_signed,
 	int validated, int ds_validated, uint32_t now)

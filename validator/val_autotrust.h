@@ -179,6 +179,15 @@ int val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	int validated, int ds_validated, uint32_t now);
 
 /**
+ * Time alone: the ADDPEND keys seen in enough probes whose add-holddown
+ * has passed become VALID. Run before a probe's set is checked, so that
+ * such a key may already sign it (as Unbound does).
+ * @return 1 when a key changed, else 0.
+ */
+int val_autr_holddown(struct val_autr_point *tp,
+	const struct val_autr_cfg *cfg, uint32_t now);
+
+/**
  * Update the probe timers after a probe (Unbound's formulas).
  * @param tp: the point.
  * @param cfg: the settings (permit_small_holddown).

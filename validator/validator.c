@@ -2156,7 +2156,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	size_t nkeys = 0, nsigs = 0, i, j;
 	struct val_rrset ks;
 	struct val_window w;
-	int validated = 0, by_ds = 0, ede = -1, changed;
+	int validated = 0, by_ds = 0, ede = -1, changed, held;
 	int revoke_signed[VAL_KCACHE_MAX_KEYS];
 	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life, wait;
 	const struct module_rr *rr;
@@ -2206,11 +2206,14 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 			autr_timer_arm(vw, ve);
 		return;
 	}
+	held = val_autr_holddown(an->tp, &ve->autr_cfg, now);
 	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
 		&by_ds) == VAL_CRYPTO_OK ||
 		autr_signed_by_anchor_key(an, &ks, sigs, nsigs, &w);
 	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
 		revoke_signed, validated, by_ds, now);
+	if(held && changed == 0)
+		changed = 1;
 	if(validated && !an->tp->revoked) {
 		/* a set that did not validate says nothing about the times:
 		 * the retry time set when the probe started stands (and a
