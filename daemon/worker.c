@@ -861,6 +861,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 		log_warn("worker %d: cannot start the zone transfer thread; "
 			"rpz zones keep what their zone files gave", w->index);
 	w->local_views = policy_has_interface_views(env->pol);
+	resolver_start(w->res, w->index);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

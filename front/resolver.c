@@ -720,6 +720,12 @@ resolver_set_base(struct resolver *r, struct comm_base *base)
 }
 
 void
+resolver_start(struct resolver *r, int worker_index)
+{
+	mesh_start(r->mesh, worker_index);
+}
+
+void
 resolver_set_env(struct resolver *r, struct mcache *msg,
 	struct rrset_cache *rrset, struct infra_cache *infra,
 	const struct local_zones *lz, const struct acl_list *acl)

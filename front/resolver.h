@@ -357,6 +357,14 @@ struct resolver *resolver_create(struct config_file *cfg,
  */
 void resolver_set_base(struct resolver *r, struct comm_base *base);
 
+/**
+ * Start the modules' per-worker jobs (timers: the validator's RFC 5011
+ * probes run in worker 0). Call once, after the resolver_set_* calls
+ * and before the first query.
+ * @param worker_index: the worker's number, 0 for the first.
+ */
+void resolver_start(struct resolver *r, int worker_index);
+
 void resolver_set_env(struct resolver *r, struct mcache *msg,
 	struct rrset_cache *rrset, struct infra_cache *infra,
 	const struct local_zones *lz, const struct acl_list *acl);

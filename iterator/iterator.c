@@ -1636,6 +1636,11 @@ iter_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block iter_module_block = {
-	"iterator", iter_init, iter_deinit, iter_operate, iter_inform_super,
-	iter_clear, iter_get_mem, NULL, NULL
+	.name = "iterator",
+	.init = iter_init,
+	.deinit = iter_deinit,
+	.operate = iter_operate,
+	.inform_super = iter_inform_super,
+	.clear = iter_clear,
+	.get_mem = iter_get_mem,
 };

@@ -66,6 +66,11 @@ respip_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block respip_module_block = {
-	"respip", respip_init, respip_deinit, respip_operate,
-	respip_inform_super, respip_clear, respip_get_mem, NULL, NULL
+	.name = "respip",
+	.init = respip_init,
+	.deinit = respip_deinit,
+	.operate = respip_operate,
+	.inform_super = respip_inform_super,
+	.clear = respip_clear,
+	.get_mem = respip_get_mem,
 };

@@ -53,6 +53,9 @@ static int mesh_env_add_background(struct module_env *env,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
 static void mesh_env_resume(struct module_qstate *qs, enum module_ev ev);
 static void mesh_env_serve_stale(struct module_qstate *qs);
+static void *mesh_env_timer_set(struct module_env *env, int ms,
+	void (*fn)(void *), void *arg);
+static void mesh_env_timer_cancel(struct module_env *env, void *timer);
 static void mesh_schedule(struct mesh_state *s, enum module_ev ev);
 static void mesh_schedule_free(struct mesh_state *s);
 
@@ -88,7 +91,19 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	env->resume = mesh_env_resume;
 	env->global_quota = mesh_env_global_quota;
 	env->serve_stale = mesh_env_serve_stale;
+	env->timer_set = mesh_env_timer_set;
+	env->timer_cancel = mesh_env_timer_cancel;
 	return m;
+}
+
+void
+mesh_start(struct mesh *m, int worker_index)
+{
+	int i;
+	m->env->worker_index = worker_index;
+	for(i = 0; i < m->stack->num; i++)
+		if(m->stack->mod[i]->worker_start)
+			m->stack->mod[i]->worker_start(m->env, i);
 }
 
 /** @return 1 when two client subnets (either may be NULL) are the same
@@ -912,6 +927,24 @@ mesh_env_global_quota(struct module_qstate *qs, int take)
 	if(take)
 		top->qs.global_sends++;
 	return 1;
+}
+
+/** env->timer_set: the outbound network's timer (the event loop's, or
+ * the replay runner's fake clock) */
+static void *
+mesh_env_timer_set(struct module_env *env, int ms, void (*fn)(void *),
+	void *arg)
+{
+	struct outbound *out = env->mesh->out;
+	return out->timer_set(out->ctx, ms, fn, arg);
+}
+
+/** env->timer_cancel */
+static void
+mesh_env_timer_cancel(struct module_env *env, void *timer)
+{
+	struct outbound *out = env->mesh->out;
+	out->timer_cancel(out->ctx, timer);
 }
 
 /** env->add_background */

@@ -231,6 +231,16 @@ struct mesh *mesh_create(const struct module_stack *stack,
  */
 void mesh_set_discard_timeout(struct mesh *m, int ms, uint64_t *ctr);
 
+/**
+ * Start the modules' per-worker jobs (their worker_start(), e.g. the
+ * validator's RFC 5011 probe timer). Call once, when the worker's
+ * environment is complete and before its first query.
+ * @param m: the mesh.
+ * @param worker_index: the worker's number, 0 for the first (set in
+ *	module_env.worker_index).
+ */
+void mesh_start(struct mesh *m, int worker_index);
+
 /** Delete the mesh: clients are dropped, upstream queries cancelled. */
 void mesh_delete(struct mesh *m);
 

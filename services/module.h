@@ -271,6 +271,19 @@ struct module_env {
 	/** per module: its per-worker data (connections), made lazily by
 	 * the module and freed by its worker_deinit() */
 	void *worker_data[MODULE_MAX];
+	/** the worker's number (0: the first); a job done once per daemon
+	 * (the validator's RFC 5011 probes) runs in worker 0 only */
+	int worker_index;
+	/**
+	 * Run fn(arg) after ms milliseconds on the worker's event loop (the
+	 * replay runner's fake clock in tests): a module's own timer. The
+	 * handle is freed when fn runs; do not cancel it after that.
+	 * @return a handle for timer_cancel, or NULL (fn never runs).
+	 */
+	void *(*timer_set)(struct module_env *env, int ms, void (*fn)(void *),
+		void *arg);
+	/** Cancel a timer from timer_set whose fn has not run. */
+	void (*timer_cancel)(struct module_env *env, void *timer);
 
 	/**
 	 * Send a query upstream for a state; the reply (or timeout, or
@@ -473,7 +486,9 @@ struct module_qstate {
 	void *mesh_info;
 };
 
-/** one module: a table of functions */
+/** one module: a table of functions. A module fills it with designated
+ * initialisers (.name = "x", .operate = x_operate, ...): a hook it does
+ * not name is NULL, so a new hook touches only the modules that use it */
 struct module_func_block {
 	/** name as in module-config */
 	const char *name;
@@ -517,6 +532,11 @@ struct module_func_block {
 	 */
 	int (*anchor_list)(struct module_env *env, int id, char *buf,
 		size_t len);
+	/** The worker's mesh is ready (env->worker_index, timer_set and
+	 * the mesh functions are set): start the module's per-worker jobs
+	 * (timers). Called once per mesh, before any query; NULL for none.
+	 * worker_deinit() undoes it. */
+	void (*worker_start)(struct module_env *env, int id);
 };
 
 /** the modules of module-config, in order, with their global data */

@@ -870,6 +870,16 @@ int config_nsid(const char *s, uint8_t *buf, size_t *len);
 int config_parse_date(const char *s, long long *out);
 
 /**
+ * Read a val-override-date value, as Unbound reads it: "" or "0" (the real
+ * clock), "-1" (signature dates are not checked), YYYYMMDDHHMMSS (UTC) or
+ * seconds since the epoch.
+ * @param s: the text.
+ * @param out: the date in seconds since the epoch, 0 or -1.
+ * @return 0, or -1 when the text is none of these.
+ */
+int config_parse_date(const char *s, long long *out);
+
+/**
  * The number of a tag named by define-tag: lines (server:, in the order
  * the names are given, several names per line separated by spaces).
  * @return 0..CONFIG_MAX_TAGS-1, or -1 when no define-tag names it.

@@ -38,6 +38,7 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_neg.h"
 #include "util/locks.h"
+#include "util/random.h"
 #include "util/netaddr.h"
 #include "services/module.h"
 #include "dns/dns.h"
@@ -1046,6 +1047,10 @@ verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
 	return r;
 }
 
+static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an, int id, const struct module_rrlist *ans,
+	int rcode);
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
@@ -1062,6 +1067,21 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
 	val_window(qs, ve, &vq->budget, &w);
+	if(vq->sub == VAL_SUB_ANCHOR_KEY && vq->anchor->autotrust &&
+		vq->anchor->tp && vq->anchor->file) {
+		/* the keys of an RFC 5011 point, fetched for a query: they
+		 * count as a probe (as Unbound's trust anchor priming) */
+		autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
+			qs->curmod, &vq->sub_an, vq->sub_rcode);
+		if(vq->anchor->tp->revoked) {
+			/* every key revoked itself: the name has no anchor
+			 * any more (later walks find none, so the key cache
+			 * entry's TTL hardly matters), the answer is
+			 * insecure */
+			walk_insecure(qs, vq, ve, zone, 60);
+			return 0;
+		}
+	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY answer");
@@ -2051,20 +2071,66 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	qs->ext_state[id] = MODULE_FINISHED;
 }
 
+/** the worker's own validator data (env->worker_data[id]) */
+struct val_worker {
+	/** per-state blocks kept for reuse, linked by next_free */
+	struct val_qstate *free;
+	/** how many */
+	int num_free;
+	/** 1 in the worker that runs the RFC 5011 probes (worker 0) */
+	int prober;
+	/** its probe timer (env->timer_set), NULL when not armed */
+	void *probe_timer;
+	/** the worker's environment and the module's id, for the timer */
+	struct module_env *env;
+	/** the module's id */
+	int id;
+};
+
+/** the worker's data, made when missing; NULL when out of memory */
+static struct val_worker *
+val_worker_get(struct module_env *env, int id)
+{
+	struct val_worker *w = env->worker_data[id];
+	if(!w) {
+		w = calloc(1, sizeof(*w));
+		if(!w)
+			return NULL;
+		env->worker_data[id] = w;
+	}
+	return w;
+}
+
+/** the wait before a probe, as Unbound: 90 to 100% of wait (at least
+ * an hour unless permit-small-holddown), so that resolvers started
+ * together do not probe together */
+static uint32_t
+autr_jitter(struct module_env *env, struct val_env *ve, uint32_t wait)
+{
+	uint32_t r;
+	if(!ve->autr_cfg.permit_small_holddown && wait < 3600)
+		wait = 3600;
+	if(wait == 0)
+		wait = 1;
+	r = wait / 10;
+	return wait - r + (r > 0 && env->rnd ? random_uniform(env->rnd, r) :
+		0);
+}
+
 /**
  * RFC 5011 active refresh (2.3): start the DNSKEY probes that are due, as
  * background queries (DO and CD: the answer comes back unvalidated and
  * autr_probe_result() checks it against the point's own trusted keys).
- * Client queries drive the probe timer (a resolver without clients needs
- * no fresh keys); a probe started moves next_probe_time by the retry
- * time, so a lost probe is tried again.
+ * Run from the probe timer of worker 0. A probe started moves
+ * next_probe_time by the retry time, so a lost probe is tried again; the
+ * probe's result sets it to the query interval.
  */
 static void
-autr_probe_due(struct module_qstate *qs, struct val_env *ve)
+autr_probe_due(struct module_env *env, struct val_env *ve)
 {
 	struct val_anchor *an;
-	uint32_t now = (uint32_t)qs->env->now->tv_sec;
-	if(!ve->have_autr || !qs->env->add_background)
+	uint32_t now = (uint32_t)env->now->tv_sec;
+	if(!ve->have_autr || !env->add_background)
 		return;
 	for(an = ve->anchors->list; an; an = an->next) {
 		int due = 0;
@@ -2072,17 +2138,101 @@ autr_probe_due(struct module_qstate *qs, struct val_env *ve)
 			continue;
 		lock_basic_lock(&ve->autr_lock);
 		if(!an->tp->revoked && an->tp->next_probe_time <= now) {
-			an->tp->next_probe_time = now + (an->tp->retry_time ?
-				an->tp->retry_time : 3600);
+			an->tp->next_probe_time = now + autr_jitter(env, ve,
+				an->tp->retry_time);
 			an->tp->last_queried = now;
 			due = 1;
 		}
 		lock_basic_unlock(&ve->autr_lock);
-		if(due && qs->env->add_background(qs->env, an->name,
+		if(due && env->add_background(env, an->name,
 			DNS_TYPE_DNSKEY, DNS_CLASS_IN, MESH_FLAG_RD |
 			MESH_FLAG_DO | MESH_FLAG_CD) != 0)
 			log_warn("validator: cannot start the RFC 5011 probe");
 	}
+}
+
+/** seconds from now to the earliest next probe of the points (0: due),
+ * -1 when no point is probed (none, or all revoked) */
+static long
+autr_next_wait(struct val_env *ve, uint32_t now)
+{
+	struct val_anchor *an;
+	long wait = -1;
+	lock_basic_lock(&ve->autr_lock);
+	for(an = ve->anchors->list; an; an = an->next) {
+		long w;
+		if(!an->autotrust || !an->tp || !an->file || an->tp->revoked)
+			continue;
+		w = an->tp->next_probe_time <= now ? 0 :
+			(long)(an->tp->next_probe_time - now);
+		if(wait < 0 || w < wait)
+			wait = w;
+	}
+	lock_basic_unlock(&ve->autr_lock);
+	return wait;
+}
+
+static void autr_timer_cb(void *arg);
+
+/** (re)arm the probe timer of the probing worker for the earliest next
+ * probe time; a wait longer than the timer can hold fires early, finds
+ * nothing due and arms again */
+static void
+autr_timer_arm(struct val_worker *w, struct val_env *ve)
+{
+	struct module_env *env = w->env;
+	long wait;
+	if(!w->prober)
+		return;
+	if(w->probe_timer) {
+		env->timer_cancel(env, w->probe_timer);
+		w->probe_timer = NULL;
+	}
+	wait = autr_next_wait(ve, (uint32_t)env->now->tv_sec);
+	if(wait < 0)
+		return;
+	if(wait > 86400 * 20)
+		wait = 86400 * 20;
+	w->probe_timer = env->timer_set(env, (int)wait * 1000,
+		autr_timer_cb, w);
+	if(!w->probe_timer)
+		log_warn("validator: cannot set the RFC 5011 probe timer");
+}
+
+/** the probe timer expired: start the probes that are due, arm again */
+static void
+autr_timer_cb(void *arg)
+{
+	struct val_worker *w = arg;
+	struct val_env *ve = w->env->modinfo[w->id];
+	w->probe_timer = NULL; /* freed by the timer's owner */
+	autr_probe_due(w->env, ve);
+	autr_timer_arm(w, ve);
+}
+
+/** a probe's DNSKEY set signed by a key the point trusts, that key in
+ * the set or not (as Unbound checks a probe: a trusted key that left the
+ * set may still sign it). The caller holds autr_lock. @return 1 or 0 */
+static int
+autr_signed_by_anchor_key(const struct val_anchor *an,
+	const struct val_rrset *ks, const struct val_rr *sigs, size_t nsigs,
+	const struct val_window *w)
+{
+	struct val_rr anch[32];
+	size_t na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32), i, j;
+	if(na > 32)
+		na = 32;
+	for(i = 0; i < na; i++) {
+		const uint8_t *k = anch[i].buf + anch[i].off;
+		if(anch[i].len < 4 || (dns_read_u16(k) & VAL_DNSKEY_REVOKE))
+			continue;
+		for(j = 0; j < nsigs; j++)
+			if(val_verify_rrsig_key(ks, sigs[j].buf + sigs[j].off,
+				sigs[j].len, an->name, k, anch[i].len, w) ==
+				VAL_CRYPTO_OK)
+				return 1;
+	}
+	return 0;
 }
 
 /** the automatic anchor a probe answer is for, or NULL */
@@ -2109,24 +2259,25 @@ autr_point_of(struct module_qstate *qs, struct val_env *ve)
  */
 static void
 autr_probe_result(struct module_qstate *qs, struct val_env *ve,
-	struct val_anchor *an)
+	struct val_anchor *an, int id, const struct module_rrlist *ans,
+	int rcode)
 {
+	struct val_worker *vw = qs->env->worker_data[id];
 	struct val_rr *keys = NULL, *sigs = NULL;
 	size_t nkeys = 0, nsigs = 0, i, j;
 	struct val_rrset ks;
 	struct val_window w;
-	int validated = 0, by_ds = 0, ede = -1, changed;
+	int validated = 0, by_ds = 0, ede = -1, changed, held;
 	int revoke_signed[VAL_KCACHE_MAX_KEYS];
-	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life;
+	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life, wait;
 	const struct module_rr *rr;
 	char err[512];
 	struct val_budget pb;
 	val_budget_init(&pb, VAL_BUDGET_VERIFY_DEFAULT, 0);
 	val_window(qs, ve, &pb, &w);
-	if(qs->return_msg && qs->return_rcode == DNS_RCODE_NOERROR &&
-		val_collect(qs->region, &qs->return_msg->an, an->name,
-		DNS_TYPE_DNSKEY, DNS_CLASS_IN, &keys, &nkeys, &sigs,
-		&nsigs) < 0)
+	if(ans && rcode == DNS_RCODE_NOERROR &&
+		val_collect(qs->region, ans, an->name, DNS_TYPE_DNSKEY,
+		DNS_CLASS_IN, &keys, &nkeys, &sigs, &nsigs) < 0)
 		return;
 	if(nkeys > VAL_KCACHE_MAX_KEYS)
 		nkeys = 0; /* too many keys: a failed probe */
@@ -2145,8 +2296,8 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 				keys[i].len, &w) == VAL_CRYPTO_OK)
 				revoke_signed[i] = 1;
 	}
-	if(qs->return_msg)
-		for(rr = qs->return_msg->an.first; rr; rr = rr->next)
+	if(ans)
+		for(rr = ans->first; rr; rr = rr->next)
 			if(rr->type == DNS_TYPE_DNSKEY && (ttl == 0 ||
 				rr->ttl < ttl))
 				ttl = rr->ttl;
@@ -2158,19 +2309,44 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 			life = rem;
 	}
 	lock_basic_lock(&ve->autr_lock);
-	if(nkeys > 0)
-		validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
-			&by_ds) == VAL_CRYPTO_OK;
+	if(nkeys == 0) {
+		/* no DNSKEY set (SERVFAIL, no answer): as Unbound, nothing is
+		 * counted or written; the retry time set when the probe
+		 * started stands */
+		an->tp->last_queried = now;
+		lock_basic_unlock(&ve->autr_lock);
+		if(vw && vw->prober && vw->env == qs->env)
+			autr_timer_arm(vw, ve);
+		return;
+	}
+	held = val_autr_holddown(an->tp, &ve->autr_cfg, now);
+	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
+		&by_ds) == VAL_CRYPTO_OK ||
+		autr_signed_by_anchor_key(an, &ks, sigs, nsigs, &w);
 	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
 		revoke_signed, validated, by_ds, now);
-	(void)val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, validated,
-		now);
+	if(held && changed == 0)
+		changed = 1;
+	if(validated && !an->tp->revoked) {
+		/* a set that did not validate says nothing about the times:
+		 * the retry time set when the probe started stands (and a
+		 * revoked point is probed no more) */
+		struct val_autr_key *k;
+		wait = val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, 1,
+			now);
+		an->tp->next_probe_time = now + autr_jitter(qs->env, ve, wait);
+		for(k = an->tp->keys; k; k = k->next)
+			if(k->ttl == 0)
+				k->ttl = ttl; /* a key the probe added */
+	}
 	/* the timers are in the file too: written after every probe that
 	 * validated, and when the state changed */
 	if((changed != 0 || validated) &&
 		val_autr_write_file(an->tp, an->file, err, sizeof(err)) != 0)
 		log_err("auto-trust-anchor-file: %s", err);
 	lock_basic_unlock(&ve->autr_lock);
+	if(vw && vw->prober && vw->env == qs->env)
+		autr_timer_arm(vw, ve);
 	if(changed > 0)
 		(void)val_kcache_flush_zone(ve->kcache, an->name);
 	if(changed > 0) {
@@ -2252,27 +2428,16 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 	return 1;
 }
 
-/** a worker's validator data (env->worker_data[id]) */
-struct val_worker {
-	/** per-state blocks kept for reuse, linked by next_free */
-	struct val_qstate *free;
-	/** how many */
-	int num_free;
-};
 
 /** a per-state block from the worker's free list or the heap (not
  * zeroed); NULL when out of memory */
 static struct val_qstate *
 vq_take(struct module_env *env, int id)
 {
-	struct val_worker *w = env->worker_data[id];
+	struct val_worker *w = val_worker_get(env, id);
 	struct val_qstate *vq;
-	if(!w) {
-		w = calloc(1, sizeof(*w));
-		if(!w)
-			return NULL;
-		env->worker_data[id] = w;
-	}
+	if(!w)
+		return NULL;
 	vq = w->free;
 	if(!vq)
 		return malloc(sizeof(*vq));
@@ -2302,6 +2467,8 @@ val_worker_deinit(struct module_env *env, int id)
 	struct val_worker *w = env->worker_data[id];
 	if(!w)
 		return;
+	if(w->probe_timer)
+		env->timer_cancel(env, w->probe_timer);
 	while(w->free) {
 		struct val_qstate *vq = w->free;
 		w->free = vq->next_free;
@@ -2309,6 +2476,27 @@ val_worker_deinit(struct module_env *env, int id)
 	}
 	free(w);
 	env->worker_data[id] = NULL;
+}
+
+/** module worker_start(): worker 0 arms the RFC 5011 probe timer for
+ * the earliest next probe time of the auto-trust-anchor points (at once
+ * for a point never probed), as Unbound's first thread does */
+static void
+val_worker_start(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	struct val_worker *w;
+	if(!ve || !ve->have_autr || env->worker_index != 0 ||
+		!env->timer_set)
+		return;
+	if(!(w = val_worker_get(env, id))) {
+		log_err("validator: out of memory: no RFC 5011 probes");
+		return;
+	}
+	w->prober = 1;
+	w->env = env;
+	w->id = id;
+	autr_timer_arm(w, ve);
 }
 
 /** the module data of a state that is not validated (passed through:
@@ -2341,10 +2529,6 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
-		/* a client query drives the RFC 5011 probes (also one that is
-		 * not validated itself) */
-		if(qs->depth == 0 && !qs->prefetch)
-			autr_probe_due(qs, ve);
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
 			qs->qclass != DNS_CLASS_IN ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
@@ -2395,7 +2579,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		/* the RFC 5011 probe (a CD query: passed through) */
 		if((pt = autr_point_of(qs, ve)) != NULL)
-			autr_probe_result(qs, ve, pt);
+			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
+				&qs->return_msg->an : NULL, qs->return_rcode);
 		if(qs->return_msg && !val_have_anchors(ve))
 			qs->return_msg->sec = MODULE_SEC_INSECURE;
 		qs->ext_state[id] = qs->return_msg ||
@@ -2406,7 +2591,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
-			autr_probe_result(qs, ve, pt);
+			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
+				&qs->return_msg->an : NULL, qs->return_rcode);
 		if(vq->bogus_ans && (!qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {
@@ -2518,6 +2704,14 @@ val_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block val_module_block = {
-	"validator", val_init, val_deinit, val_operate, val_inform_super,
-	val_clear, val_get_mem, val_worker_deinit, val_anchor_list
+	.name = "validator",
+	.init = val_init,
+	.deinit = val_deinit,
+	.operate = val_operate,
+	.inform_super = val_inform_super,
+	.clear = val_clear,
+	.get_mem = val_get_mem,
+	.worker_deinit = val_worker_deinit,
+	.anchor_list = val_anchor_list,
+	.worker_start = val_worker_start,
 };

@@ -1603,6 +1603,9 @@ runner_setup(struct runner *r)
 		}
 		resolver_set_cookies(r->res, r->cookies);
 	}
+	/* one worker, number 0: it runs the RFC 5011 probe timer, which
+	 * ${timeout} then sees among the fake timers */
+	resolver_start(r->res, 0);
 	return 0;
 }
 
