@@ -634,7 +634,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			modstack_find(stack, "cachedb") >= 0)
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
-			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0);
+			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0) |
+			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0);
 	}
 	if(modstack_find(stack, "subnetcache") >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
@@ -1412,6 +1413,25 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 	return resolver_to_mesh(r, pkt2, len2, q2, x);
 }
 
+/** @return 1 when the query's OPT record holds an edns-tcp-keepalive
+ * option with data (a TIMEOUT, which only a server may send), else 0 */
+static int
+resolver_keepalive_timeout(const uint8_t *pkt, size_t len,
+	const struct fast_query *q)
+{
+	size_t pos = q->edns.rdata_off, end = pos + q->edns.rdata_len;
+	if(end > len)
+		return 0;
+	while(pos + 4 <= end) {
+		uint16_t code = dns_read_u16(pkt + pos);
+		uint16_t olen = dns_read_u16(pkt + pos + 2);
+		if(code == DNS_EDNS_KEEPALIVE && olen != 0)
+			return 1;
+		pos += 4 + (size_t)olen;
+	}
+	return 0;
+}
+
 /** handle a client packet parsed into q with result err */
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
@@ -1480,6 +1500,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* dns_build_error_reply answers BADVERS */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
+	/* edns-tcp-keepalive over TCP: a client must not send a TIMEOUT
+	 * (RFC 7828 section 3.2.1); a query that does is FORMERR, as in
+	 * Unbound (over UDP the option is ignored: section 3.2.2) */
+	if(tp == RESOLVER_TCP && (r->front_opts & RESOLVER_OPT_KEEPALIVE) &&
+		q->edns.present && resolver_keepalive_timeout(pkt, len, q))
+		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
+			out, outmax, outlen);
 	/* answer-cookie: off, or a query without a cookie, it costs a
 	 * test; a bad server cookie is answered as usual with a fresh one
 	 * (RFC 7873 section 5.2.3; BADCOOKIE only where a valid cookie is
@@ -1496,10 +1523,17 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 		cookie_valid = COOKIE_IS_VALID(st);
 	}
-	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
-		return resolver_done(r, q, tp, out, outmax, outlen,
-			resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
-			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen));
+	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR) {
+		/* a zone transfer is refused without RA, as Unbound does (it
+		 * is not a recursive question) */
+		enum resolver_result rr = resolver_error(r, pkt, len, q,
+			DNS_RCODE_REFUSED, DNS_EDE_NOT_SUPPORTED, out, outmax,
+			outlen);
+		if(rr == RESOLVER_ANSWERED)
+			dns_hdr_set_flags(out, (uint16_t)(dns_hdr_flags(out) &
+				~DNS_FLAG_RA));
+		return resolver_done(r, q, tp, out, outmax, outlen, rr);
+	}
 	/* subnetcache: the client's subnet; a malformed ECS option is
 	 * FORMERR (without the module, ECS is an option like any other) */
 	if(r->ecs_code && (has_ecs = resolver_client_ecs(r, pkt, q, client,

@@ -72,6 +72,8 @@ struct cookie_secrets;
 #define RESOLVER_OPT_DENY_ANY 0x01
 /** front_opts: harden-large-queries */
 #define RESOLVER_OPT_LARGE 0x02
+/** front_opts: edns-tcp-keepalive */
+#define RESOLVER_OPT_KEEPALIVE 0x04
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 224
