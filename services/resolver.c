@@ -1911,8 +1911,8 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
  * Add a section, RRset by RRset (consecutive RRs of the same owner, type
  * and class).
  * @param clamp: when not NULL, TTLs are clamped to cache-min-ttl and
- *	cache-max-ttl (and the SOA of a negative answer to
- *	cache-max-negative-ttl), as the cache would give them.
+ *	cache-max-ttl (and the SOA of a negative answer as
+ *	mcache_clamp_neg_ttl() says), as the cache would give them.
  * @param negative: 1 for NXDOMAIN/NODATA answers.
  * @return 0, or -1 when truncated/failed.
  */
@@ -1941,16 +1941,19 @@ encode_section(struct dns_builder *b, int section,
 			k++;
 			rr = rr->next;
 		}
-		if(clamp) {
+		if(clamp && negative && section == DNS_SEC_AUTHORITY &&
+			first->type == DNS_TYPE_SOA) {
+			/* min(TTL, MINIMUM) (RFC 2308 section 5), clamped
+			 * as the message cache keeps it */
+			if(rdlen[0] >= 22 && dns_read_u32(rd[0] + rdlen[0] -
+				4) < ttl)
+				ttl = dns_read_u32(rd[0] + rdlen[0] - 4);
+			ttl = mcache_clamp_neg_ttl(clamp, ttl);
+		} else if(clamp) {
 			if(clamp->max_ttl && ttl > clamp->max_ttl)
 				ttl = clamp->max_ttl;
 			if(ttl < clamp->min_ttl)
 				ttl = clamp->min_ttl;
-			if(negative && section == DNS_SEC_AUTHORITY &&
-				first->type == DNS_TYPE_SOA &&
-				clamp->max_negative_ttl &&
-				ttl > clamp->max_negative_ttl)
-				ttl = clamp->max_negative_ttl;
 		}
 		err = dns_build_rrset(b, section, first->owner, first->type,
 			first->rrclass, ttl, k, rd, rdlen);
