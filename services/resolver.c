@@ -132,6 +132,10 @@ struct resolver_chase {
 	int has_ede;
 	/** its INFO-CODE, wire order */
 	uint8_t ede[2];
+	/** 1 when the front answer had AA (local data, an RPZ rule): the
+	 * spliced answer keeps it, its first record being that answer's
+	 * (RFC 1035 section 4.1.1: AA is about the question's name) */
+	int aa;
 	/** the records that come first (the CNAME; for response-ip the
 	 * chain before it too), each: owner, type, class, TTL, RDLENGTH,
 	 * RDATA, names uncompressed */
@@ -234,6 +238,8 @@ resolver_chase_alias(struct resolver_chase *ch, const uint8_t *pkt,
 		return -1;
 	if(dns_msg_parse(ans, anslen, &m, NULL, 0) == 0)
 		resolver_chase_ede(ch, &m);
+	ch->aa = anslen >= DNS_HDR_SIZE &&
+		(dns_hdr_flags(ans) & DNS_FLAG_AA) != 0;
 	return 0;
 }
 
@@ -279,6 +285,7 @@ resolver_chase_rewritten(struct resolver_chase *ch, const uint8_t *pkt,
 	}
 	memcpy(ch->qname, pkt + q->qname_off, q->qinfo.qname_len);
 	resolver_chase_ede(ch, &m);
+	ch->aa = (m.flags & DNS_FLAG_AA) != 0;
 	return 0;
 }
 
@@ -368,9 +375,11 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 	}
 	dns_build_init(&b, out, DNS_MAX_MSG, ch->limit < bufmax ? ch->limit :
 		bufmax);
-	/* (AD cleared too: the policy's CNAME is not validated) */
+	/* (AD cleared too: the policy's CNAME is not validated; AA is the
+	 * front answer's, whose CNAME comes first) */
 	if(dns_build_header(&b, m.id, (uint16_t)((m.flags & ~(DNS_FLAG_AA |
-		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf))) != 0 ||
+		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf) |
+		(ch->aa ? DNS_FLAG_AA : 0))) != 0 ||
 		dns_build_question(&b, ch->qname, ch->qtype, ch->qclass) != 0)
 		goto fail;
 	if(m.edns.present) {
@@ -2026,6 +2035,8 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
+	if(ans && ans->policy == 1)
+		flags |= DNS_FLAG_AA; /* an RPZ answer: the policy zone's */
 	if(c->tp == RESOLVER_TCP)
 		limit = DNS_MAX_MSG;
 	else if(c->edns)
