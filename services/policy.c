@@ -1801,6 +1801,10 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 		case RPZ_ACTION_NONE:
 			continue;
 		case RPZ_ACTION_PASSTHRU:
+			/* the first rule that matches decides, for the
+			 * answer's RESPONSE-IP rules too (as Unbound) */
+			if(info)
+				info->rpz_passthru = 1;
 			return LOCAL_FRONT_CONTINUE;
 		case RPZ_ACTION_DROP:
 			return LOCAL_FRONT_DROP;

@@ -1228,6 +1228,8 @@ struct resolver_ctx {
 	uint64_t tags;
 	/** the chase, or NULL */
 	struct resolver_chase *chase;
+	/** an RPZ passthru: no response-ip for its answer */
+	int no_respip;
 };
 
 /**
@@ -1282,7 +1284,7 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		c->ecs_echo = 1;
 		c->ecs = *x->ecs;
 	}
-	if(r->respip && x->client) {
+	if(r->respip && x->client && !x->no_respip) {
 		c->client = *x->client;
 		c->respip = 1;
 		if(r->local) {
@@ -1663,8 +1665,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
-			/* response-ip: one test when not configured */
-			if(r->respip) {
+			/* response-ip: one test when not configured (and
+			 * none after an RPZ passthru) */
+			if(r->respip && !info.rpz_passthru) {
 				enum policy_respip_result pr =
 					policy_respip_answer(r->pol, r->acl,
 					pkt, q, client, r->local, tp ==
@@ -1729,6 +1732,7 @@ mesh:
 	x.flags = flags;
 	x.stale = stale;
 	x.tags = tags;
+	x.no_respip = info.rpz_passthru;
 	return resolver_to_mesh(r, pkt, len, q, &x);
 }
 
