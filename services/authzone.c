@@ -1989,10 +1989,15 @@ az_answer(struct auth_zone *z, const uint8_t *dp, const uint8_t *qowner,
 	a.nowners = 0;
 	z_rdlock(z);
 	if(!z->data) {
-		/* a zone refused for its ZONEMD: the iterator asks the
-		 * servers instead (RFC 8976 4) */
-		r = (z->fallback || (z->refused && !downstream)) ? AUTH_NOT :
-			AUTH_FAIL;
+		/* no data (none yet, expired, or refused for its ZONEMD):
+		 * with fallback-enabled the servers are asked (the iterator
+		 * resolves), else the query fails, as in Unbound: a zone
+		 * that did not verify is not replaced by its servers'
+		 * answers unless the operator said so. A zone held for its
+		 * DNSKEY lookup (refused 2) is not failed yet: upstream the
+		 * servers answer meanwhile. */
+		r = (z->fallback || (z->refused == 2 && !downstream)) ?
+			AUTH_NOT : AUTH_FAIL;
 		z_unlock(z);
 		return r;
 	}
