@@ -387,12 +387,12 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 			}
 			d->soa = arr[i];
 		}
-	if(!d->soa) {
-		*err = "no SOA at the apex";
-		goto fail;
+	/* no SOA at the apex (a zone file may lack it, as Unbound allows):
+	 * serial 0, negative answers without SOA */
+	if(d->soa) {
+		d->serial = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 2));
+		d->soa_min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
 	}
-	d->serial = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 2));
-	d->soa_min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
 	if(az_data_wire(d, err) != 0)
 		goto fail;
 	return d;
@@ -520,7 +520,10 @@ static void
 push_neg_soa(const struct az_data *d, int dnssec, struct az_ans *a)
 {
 	size_t pos, i, from = a->n[DNS_SEC_AUTHORITY];
-	long nd = node_find(d, ldns_rdf_data(ldns_rr_owner(d->soa)), &pos);
+	long nd;
+	if(!d->soa)
+		return;
+	nd = node_find(d, ldns_rdf_data(ldns_rr_owner(d->soa)), &pos);
 	if(nd < 0)
 		return;
 	(void)push_rrset(d, nd, LDNS_RR_TYPE_SOA, dnssec, -1, a,
@@ -938,7 +941,8 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	fprintf(f, "; auth-zone %s, serial %u, written by petrel\n", z->name,
 		(unsigned)d->serial);
 	/* the SOA first */
-	ldns_rr_print(f, d->soa);
+	if(d->soa)
+		ldns_rr_print(f, d->soa);
 	for(i = 0; i < ldns_rr_list_rr_count(d->rrs); i++)
 		if(ldns_rr_list_rr(d->rrs, i) != d->soa)
 			ldns_rr_print(f, ldns_rr_list_rr(d->rrs, i));
@@ -1094,6 +1098,214 @@ z_build(struct auth_zone *z, ldns_rr_list *rrs, const char *from,
 	return d;
 }
 
+/** most levels of $INCLUDE in a zone file */
+#define AZ_MAX_INCLUDE 10
+
+/** a growing text buffer (the zone file with its includes) */
+struct az_text {
+	/** the text (malloced) */
+	char *s;
+	/** used, capacity */
+	size_t n, cap;
+};
+
+/** append len bytes. @return 0 or -1 (out of memory) */
+static int
+az_text_add(struct az_text *t, const char *s, size_t len)
+{
+	if(t->n + len + 1 > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 4096;
+		char *ns;
+		while(nc < t->n + len + 1)
+			nc *= 2;
+		if(!(ns = realloc(t->s, nc)))
+			return -1;
+		t->s = ns;
+		t->cap = nc;
+	}
+	memcpy(t->s + t->n, s, len);
+	t->n += len;
+	t->s[t->n] = 0;
+	return 0;
+}
+
+/** the next word of a directive line (a quoted one without its quotes)
+ * into w (wlen its size). @return the rest of the line, or NULL when
+ * there is no word */
+static const char *
+az_word(const char *p, char *w, size_t wlen)
+{
+	size_t n = 0;
+	while(*p == ' ' || *p == '\t')
+		p++;
+	if(!*p || *p == ';' || *p == '\n' || *p == '\r')
+		return NULL;
+	if(*p == '"') {
+		p++;
+		while(*p && *p != '"' && n + 1 < wlen)
+			w[n++] = *p++;
+		if(*p == '"')
+			p++;
+	} else {
+		while(*p && *p != ' ' && *p != '\t' && *p != ';' &&
+			*p != '\n' && *p != '\r' && n + 1 < wlen)
+			w[n++] = *p++;
+	}
+	w[n] = 0;
+	return p;
+}
+
+/** a $ORIGIN value made absolute against the current origin (o) */
+static void
+az_origin_abs(const char *val, const char *cur, char *o, size_t olen)
+{
+	size_t l = strlen(val);
+	if(l && val[l - 1] == '.')
+		snprintf(o, olen, "%s", val);
+	else if(strcmp(cur, ".") == 0)
+		snprintf(o, olen, "%s.", val);
+	else	snprintf(o, olen, "%s.%s", val, cur);
+}
+
+/**
+ * Read a zone file into t with its $INCLUDE lines replaced by the files
+ * they name (RFC 1035 section 5.1: "$INCLUDE <file> [<origin>]"), each
+ * between a $ORIGIN line for its origin (the one given, else the
+ * including file's current one) and one that restores the including
+ * file's. A relative name is opened as given (from the working
+ * directory, as Unbound does) and, when not found there, from the folder
+ * of the including file.
+ * @param origin: in/out the current origin, absolute text.
+ * @param found: set to 1 when a $INCLUDE was seen.
+ * @return 0, or -1 with err.
+ */
+static int
+az_read_text(const char *path, struct az_text *t, char *origin,
+	size_t originlen, int depth, int *found, char *err, size_t errlen)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, paren = 0;
+	if(depth > AZ_MAX_INCLUDE) {
+		snprintf(err, errlen, "%s: $INCLUDE nested more than %d deep",
+			path, AZ_MAX_INCLUDE);
+		return -1;
+	}
+	if(!(f = fopen(path, "r"))) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			strerror(errno));
+		return -1;
+	}
+	while((len = getline(&line, &cap, f)) != -1) {
+		char w[1024], o[1024], inc[4096], saved[1024];
+		const char *p;
+		int i;
+		lineno++;
+		if(paren == 0 && strncasecmp(line, "$ORIGIN", 7) == 0 &&
+			(line[7] == ' ' || line[7] == '\t') &&
+			az_word(line + 7, w, sizeof(w))) {
+			az_origin_abs(w, origin, o, sizeof(o));
+			snprintf(origin, originlen, "%s", o);
+		} else if(paren == 0 && strncasecmp(line, "$INCLUDE", 8) == 0 &&
+			(line[8] == ' ' || line[8] == '\t')) {
+			int r;
+			*found = 1;
+			if(!(p = az_word(line + 8, w, sizeof(w)))) {
+				snprintf(err, errlen, "%s:%d: $INCLUDE without "
+					"a file", path, lineno);
+				goto fail;
+			}
+			snprintf(saved, sizeof(saved), "%s", origin);
+			if(az_word(p, o, sizeof(o)))
+				az_origin_abs(o, saved, origin, originlen);
+			snprintf(inc, sizeof(inc), "%s", w);
+			if(w[0] != '/' && access(w, R_OK) != 0 &&
+				strrchr(path, '/'))
+				snprintf(inc, sizeof(inc), "%.*s/%s",
+					(int)(strrchr(path, '/') - path), path,
+					w);
+			if(az_text_add(t, "$ORIGIN ", 8) != 0 ||
+				az_text_add(t, origin, strlen(origin)) != 0 ||
+				az_text_add(t, "\n", 1) != 0)
+				goto oom;
+			r = az_read_text(inc, t, origin, originlen, depth + 1,
+				found, err, errlen);
+			snprintf(origin, originlen, "%s", saved);
+			if(r != 0) {
+				size_t el = strlen(err);
+				snprintf(err + el, errlen - el, " (the $INCLUDE "
+					"at %s:%d)", path, lineno);
+				goto fail;
+			}
+			if(az_text_add(t, "\n$ORIGIN ", 9) != 0 ||
+				az_text_add(t, origin, strlen(origin)) != 0 ||
+				az_text_add(t, "\n", 1) != 0)
+				goto oom;
+			continue;
+		}
+		/* the parentheses of a record over several lines (a
+		 * directive inside one is not a directive) */
+		for(i = 0; i < len && line[i] != ';'; i++) {
+			if(line[i] == '"') {
+				for(i++; i < len && line[i] != '"'; i++)
+					if(line[i] == '\\' && i + 1 < len)
+						i++;
+			} else if(line[i] == '(')
+				paren++;
+			else if(line[i] == ')' && paren > 0)
+				paren--;
+		}
+		if(az_text_add(t, line, (size_t)len) != 0)
+			goto oom;
+		if(len > 0 && line[len - 1] != '\n' &&
+			az_text_add(t, "\n", 1) != 0)
+			goto oom;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	free(line);
+	fclose(f);
+	return -1;
+}
+
+/**
+ * Drop the records of a zone file that are not in the zone (Unbound skips
+ * them too: a file may carry glue or stray data), with one warning line
+ * for the first few.
+ */
+static void
+az_drop_outside(const struct auth_zone *z, ldns_rr_list *rrs,
+	const char *file)
+{
+	size_t i, k = 0, n = ldns_rr_list_rr_count(rrs), dropped = 0;
+	for(i = 0; i < n; i++) {
+		ldns_rr *rr = ldns_rr_list_rr(rrs, i);
+		if(ldns_dname_compare(ldns_rr_owner(rr), z->apex) == 0 ||
+			ldns_dname_is_subdomain(ldns_rr_owner(rr), z->apex)) {
+			ldns_rr_list_set_rr(rrs, rr, k++);
+			continue;
+		}
+		if(dropped++ < 3) {
+			char *o = ldns_rdf2str(ldns_rr_owner(rr));
+			log_warnx("auth-zone %s: %s: a record of %s, outside "
+				"the zone, is skipped", z->name, file,
+				o ? o : "?");
+			free(o);
+		}
+		ldns_rr_free(rr);
+	}
+	ldns_rr_list_set_rr_count(rrs, k);
+	if(dropped > 3)
+		log_warnx("auth-zone %s: %s: %u records outside the zone "
+			"skipped in all", z->name, file, (unsigned)dropped);
+}
+
 /**
  * Read the zone file.
  * @param at_start: 1 at start-up: a zone that fails its ZONEMD check is
@@ -1126,27 +1338,62 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 		if(fstat(fileno(f), &sb) == 0 && sb.st_mtime < time(NULL))
 			*age = time(NULL) - sb.st_mtime;
 	}
-	st = ldns_zone_new_frm_fp_l(&lz, f, z->apex, 3600, LDNS_RR_CLASS_IN,
-		&line);
+	{
+		/* with $INCLUDE lines, the text with the included files
+		 * is read instead (line numbers then count in it) */
+		struct az_text t;
+		char origin[1024];
+		int found = 0;
+		memset(&t, 0, sizeof(t));
+		char *an = ldns_rdf2str(z->apex);
+		snprintf(origin, sizeof(origin), "%s", an ? an : ".");
+		free(an);
+		if(az_read_text(z->zonefile, &t, origin, sizeof(origin), 0,
+			&found, why, sizeof(why)) != 0) {
+			fclose(f);
+			free(t.s);
+			snprintf(err, errlen, "auth-zone '%s': %s", z->name,
+				why);
+			return -1;
+		}
+		if(found) {
+			FILE *mf = fmemopen(t.s, t.n, "r");
+			if(!mf) {
+				fclose(f);
+				free(t.s);
+				snprintf(err, errlen, "auth-zone '%s': %s: %s",
+					z->name, z->zonefile, strerror(errno));
+				return -1;
+			}
+			st = ldns_zone_new_frm_fp_l(&lz, mf, z->apex, 3600,
+				LDNS_RR_CLASS_IN, &line);
+			fclose(mf);
+		} else
+			st = ldns_zone_new_frm_fp_l(&lz, f, z->apex, 3600,
+				LDNS_RR_CLASS_IN, &line);
+		free(t.s);
+	}
 	fclose(f);
 	if(st != LDNS_STATUS_OK) {
 		snprintf(err, errlen, "auth-zone '%s': %s:%d: %s", z->name,
 			z->zonefile, line, ldns_get_errorstr_by_id(st));
 		return -1;
 	}
-	/* the SOA is kept apart by ldns: put it with the others */
+	/* the SOA is kept apart by ldns: put it with the others (a file
+	 * without one is used as Unbound uses it: served, without the
+	 * SOA in negative answers, and not transferred again) */
 	rrs = ldns_rr_list_clone(ldns_zone_rrs(lz));
-	if(!rrs || !ldns_zone_soa(lz) || !ldns_rr_list_push_rr(rrs,
-		ldns_rr_clone(ldns_zone_soa(lz)))) {
+	if(!rrs || (ldns_zone_soa(lz) && !ldns_rr_list_push_rr(rrs,
+		ldns_rr_clone(ldns_zone_soa(lz))))) {
 		if(rrs)
 			ldns_rr_list_deep_free(rrs);
-		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
-			z->zonefile, ldns_zone_soa(lz) ? "out of memory" :
-			"no SOA record");
+		snprintf(err, errlen, "auth-zone '%s': %s: out of memory",
+			z->name, z->zonefile);
 		ldns_zone_deep_free(lz);
 		return -1;
 	}
 	ldns_zone_deep_free(lz);
+	az_drop_outside(z, rrs, z->zonefile);
 	if(!(d = z_build(z, rrs, z->zonefile, &zmd_fail, why, sizeof(why)))) {
 		if(zmd_fail == 2)
 			return 0;
@@ -1160,6 +1407,10 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 			z->zonefile, why);
 		return -1;
 	}
+	if(!d->soa)
+		log_warnx("auth-zone %s: %s has no SOA at the apex: the zone "
+			"is served without (no SOA in negative answers)",
+			z->name, z->zonefile);
 	z_swap(z, d);
 	z_drop_held(z);
 	return 0;
@@ -1695,7 +1946,7 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 					z->name, why);
 				goto fail;
 			}
-			if(z->data) {
+			if(z->data && z->data->soa) {
 				const ldns_rr *s = z->data->soa;
 				xfr_task_set_serial(z->task, z->data->serial,
 					ldns_rdf2native_int32(ldns_rr_rdf(s,
@@ -2198,7 +2449,7 @@ auth_zones_reload(struct auth_zones *az, const char *name, char *err,
 	if(r == 0 && z->task && z->data) {
 		const ldns_rr *s;
 		z_rdlock(z);
-		if(z->data) {
+		if(z->data && z->data->soa) {
 			s = z->data->soa;
 			xfr_task_set_serial(z->task, z->data->serial,
 				ldns_rdf2native_int32(ldns_rr_rdf(s, 3)),
