@@ -8,8 +8,11 @@
  * canonical successor is below it; the NSEC that covers a missing name is
  * the one of its canonical predecessor. The data keeps every RR's wire
  * form too (struct az_rrw): a lookup collects references to RRs on the
- * stack and the encoder writes them, so answering allocates nothing;
+ * stack and the encoder writes them, so answering allocates nothing
+ * (but for OpenSSL's digest context when an NSEC3 denial is hashed);
  * ldns is used to read, check and write zones, off the answer path.
+ * An NSEC3 zone (an NSEC3PARAM at the apex) keeps its NSEC3 owners by
+ * hash too, for the denials of RFC 5155 section 7.2.
  */
 #include "config.h"
 #include "services/authzone.h"
@@ -39,6 +42,8 @@
 #define AZ_MAX_CNAME 8
 /** ZONEMD RR type */
 #define TYPE_ZONEMD 63
+/** the length of an NSEC3 hash (SHA-1) */
+#define AZ_N3_HASHLEN 20
 /** the UDP size we advertise */
 #define AZ_EDNS_SIZE 1232
 /** most DNSKEY records taken from a validated lookup */
@@ -109,6 +114,27 @@ struct az_data {
 	uint32_t serial;
 	/** its minimum (negative answers' TTL cap) */
 	uint32_t soa_min;
+	/** NSEC3 (RFC 5155): 1 when the apex has an NSEC3PARAM of hash
+	 * algorithm 1 (SHA-1); the denials are then NSEC3 records */
+	int n3;
+	/** the NSEC3PARAM's iterations */
+	uint16_t n3_iter;
+	/** its salt, and the salt's length */
+	uint8_t n3_salt[255];
+	uint8_t n3_saltlen;
+	/** the NSEC3 records' owners, by hash (sorted), or NULL */
+	struct az_n3 *n3s;
+	/** how many */
+	size_t n3num;
+};
+
+/** an NSEC3 owner: its hash (the first label, base32hex decoded) and
+ * its node */
+struct az_n3 {
+	/** the hash */
+	uint8_t h[AZ_N3_HASHLEN];
+	/** the node holding the NSEC3 */
+	long nd;
 };
 
 /** one zone */
@@ -242,6 +268,7 @@ az_data_free(struct az_data *d)
 	free(d->nodes);
 	free(d->w);
 	free(d->blob);
+	free(d->n3s);
 	free(d);
 }
 
@@ -321,6 +348,8 @@ fail:
 	return -1;
 }
 
+static int az_n3_build(struct az_data *d, const ldns_rdf *apex);
+
 /**
  * Build data from a list of RRs (taken: freed on failure too).
  * @return data or NULL with err.
@@ -395,6 +424,10 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 	}
 	if(az_data_wire(d, err) != 0)
 		goto fail;
+	if(az_n3_build(d, apex) != 0) {
+		*err = "out of memory";
+		goto fail;
+	}
 	return d;
 fail:
 	az_data_free(d);
@@ -440,6 +473,149 @@ node_has(const struct az_data *d, long nd, uint16_t t)
 		if(d->w[i].type == t)
 			return 1;
 	return 0;
+}
+
+/* ---- NSEC3 (RFC 5155) ---- */
+
+/** decode a base32hex label (RFC 4648 section 7, any case, no padding)
+ * into out. @return the bytes, or 0 when it is not base32hex */
+static size_t
+az_b32hex_decode(const uint8_t *in, size_t len, uint8_t *out,
+	size_t outmax)
+{
+	size_t i, n = 0;
+	unsigned bits = 0, acc = 0;
+	for(i = 0; i < len; i++) {
+		int c = in[i], v;
+		if(c >= '0' && c <= '9')
+			v = c - '0';
+		else if(c >= 'a' && c <= 'v')
+			v = c - 'a' + 10;
+		else if(c >= 'A' && c <= 'V')
+			v = c - 'A' + 10;
+		else	return 0;
+		acc = (acc << 5) | (unsigned)v;
+		bits += 5;
+		if(bits >= 8) {
+			if(n >= outmax)
+				return 0;
+			out[n++] = (uint8_t)(acc >> (bits - 8));
+			bits -= 8;
+			acc &= (1u << bits) - 1;
+		}
+	}
+	return n;
+}
+
+/** qsort: NSEC3 owners by hash */
+static int
+n3_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct az_n3 *)a)->h,
+		((const struct az_n3 *)b)->h, AZ_N3_HASHLEN);
+}
+
+/** the NSEC3 parameters (the apex NSEC3PARAM) and the NSEC3 owners by
+ * hash. @return 0, or -1 out of memory */
+static int
+az_n3_build(struct az_data *d, const ldns_rdf *apex)
+{
+	const uint8_t *aw = ldns_rdf_data(apex);
+	size_t pos, i, k, al = ldns_rdf_size(apex);
+	long an = node_find(d, aw, &pos);
+	const struct az_node *n;
+	if(an < 0)
+		return 0;
+	n = &d->nodes[an];
+	for(i = n->first; i < n->first + n->num; i++) {
+		const struct az_rrw *w = &d->w[i];
+		if(w->type != LDNS_RR_TYPE_NSEC3PARAM || w->rdlen < 5 ||
+			w->rdata[0] != 1 || (size_t)5 + w->rdata[4] >
+			w->rdlen)
+			continue;
+		d->n3 = 1;
+		d->n3_iter = (uint16_t)((w->rdata[2] << 8) | w->rdata[3]);
+		d->n3_saltlen = w->rdata[4];
+		memcpy(d->n3_salt, w->rdata + 5, w->rdata[4]);
+		break;
+	}
+	if(!d->n3)
+		return 0;
+	for(k = 0; k < 2; k++) {
+		size_t m = 0;
+		for(i = 0; i < d->num; i++) {
+			const uint8_t *o = d->nodes[i].wname;
+			uint8_t h[AZ_N3_HASHLEN + 8];
+			if(o[0] != 32 || dname_len(o) != 33 + al ||
+				!node_has(d, (long)i, LDNS_RR_TYPE_NSEC3) ||
+				az_b32hex_decode(o + 1, 32, h, sizeof(h)) !=
+				AZ_N3_HASHLEN)
+				continue;
+			if(k == 1) {
+				memcpy(d->n3s[m].h, h, AZ_N3_HASHLEN);
+				d->n3s[m].nd = (long)i;
+			}
+			m++;
+		}
+		if(k == 0) {
+			if(m == 0)
+				return 0;
+			if(!(d->n3s = calloc(m, sizeof(*d->n3s))))
+				return -1;
+		}
+		d->n3num = m;
+	}
+	qsort(d->n3s, d->n3num, sizeof(*d->n3s), n3_cmp);
+	return 0;
+}
+
+/** the NSEC3 hash of a name with the zone's parameters (the answer
+ * path's one allocation: OpenSSL's digest context, for DNSSEC denials
+ * of an NSEC3 zone only). @return 0 or -1 */
+static int
+az_n3_hash(const struct az_data *d, const uint8_t *name, uint8_t *out)
+{
+	uint8_t lower[256];
+	size_t nl = dname_copy_lower(lower, name);
+	unsigned i;
+	int ok;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if(!ctx)
+		return -1;
+	ok = EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+		EVP_DigestUpdate(ctx, lower, nl) &&
+		EVP_DigestUpdate(ctx, d->n3_salt, d->n3_saltlen) &&
+		EVP_DigestFinal_ex(ctx, out, NULL);
+	for(i = 0; ok && i < d->n3_iter; i++)
+		ok = EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+			EVP_DigestUpdate(ctx, out, AZ_N3_HASHLEN) &&
+			EVP_DigestUpdate(ctx, d->n3_salt, d->n3_saltlen) &&
+			EVP_DigestFinal_ex(ctx, out, NULL);
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
+/** the node of the NSEC3 that matches name (match 1), or that covers it
+ * (match 0: the one with the greatest hash below the name's, the last
+ * one below the first); -1 when there is none */
+static long
+az_n3_find(const struct az_data *d, const uint8_t *name, int match)
+{
+	uint8_t h[AZ_N3_HASHLEN];
+	size_t lo = 0, hi = d->n3num;
+	if(d->n3num == 0 || az_n3_hash(d, name, h) != 0)
+		return -1;
+	while(lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if(memcmp(d->n3s[mid].h, h, AZ_N3_HASHLEN) < 0)
+			lo = mid + 1;
+		else	hi = mid;
+	}
+	if(lo < d->n3num && memcmp(d->n3s[lo].h, h, AZ_N3_HASHLEN) == 0)
+		return match ? d->n3s[lo].nd : -1;
+	if(match)
+		return -1;
+	return d->n3s[lo == 0 ? d->n3num - 1 : lo - 1].nd;
 }
 
 /** most RRs of one section of an answer (more: the answer fails) */
@@ -532,21 +708,74 @@ push_neg_soa(const struct az_data *d, int dnssec, struct az_ans *a)
 		a->r[DNS_SEC_AUTHORITY][i].negttl = 1;
 }
 
-/** push the NSEC at node nd (with its RRSIG) to the authority section */
+/** push the denial record of type t (NSEC or NSEC3) at node nd (with
+ * its RRSIG) to the authority section, once */
 static void
-push_nsec(const struct az_data *d, long nd, struct az_ans *a)
+push_denial(const struct az_data *d, long nd, uint16_t t, struct az_ans *a)
 {
 	size_t i;
 	if(nd < 0 || (size_t)nd >= d->num)
 		return;
 	for(i = 0; i < a->n[DNS_SEC_AUTHORITY]; i++) {
 		const struct az_rrw *w = &d->w[a->r[DNS_SEC_AUTHORITY][i].idx];
-		if(w->type == LDNS_RR_TYPE_NSEC && dname_equal(w->owner,
-			d->nodes[nd].wname))
+		if(w->type == t && dname_equal(w->owner, d->nodes[nd].wname))
 			return; /* already there */
 	}
-	(void)push_rrset(d, nd, LDNS_RR_TYPE_NSEC, 1, -1, a,
-		DNS_SEC_AUTHORITY);
+	(void)push_rrset(d, nd, t, 1, -1, a, DNS_SEC_AUTHORITY);
+}
+
+/** push the NSEC at node nd (with its RRSIG) to the authority section */
+static void
+push_nsec(const struct az_data *d, long nd, struct az_ans *a)
+{
+	push_denial(d, nd, LDNS_RR_TYPE_NSEC, a);
+}
+
+/** push the NSEC3 that matches name (match 1) or covers it (match 0) */
+static void
+push_n3(const struct az_data *d, const uint8_t *name, int match,
+	struct az_ans *a)
+{
+	push_denial(d, az_n3_find(d, name, match), LDNS_RR_TYPE_NSEC3, a);
+}
+
+/** the NSEC3 closest encloser proof (RFC 5155 7.2.1): the NSEC3 that
+ * matches the closest encloser ce and the one that covers the next
+ * closer name (the name one label below ce, toward qname) */
+static void
+push_n3_ce(const struct az_data *d, const uint8_t *qname, const uint8_t *ce,
+	struct az_ans *a)
+{
+	int cl = dname_count_labels(ce);
+	push_n3(d, ce, 1, a);
+	if(dname_count_labels(qname) > cl)
+		push_n3(d, dname_suffix_labels(qname, cl + 1), 0, a);
+}
+
+/** the proof that an answer synthesised from the wildcard at the
+ * closest encloser ce is needed: qname itself does not exist. The NSEC3
+ * that covers the next closer name (RFC 5155 7.2.6), or the NSEC that
+ * covers qname (RFC 4035 3.1.3.3; pos: qname's insertion point) */
+static void
+push_wild_proof(const struct az_data *d, const uint8_t *qname,
+	const uint8_t *ce, size_t pos, struct az_ans *a)
+{
+	if(d->n3)
+		push_n3(d, dname_suffix_labels(qname,
+			dname_count_labels(ce) + 1), 0, a);
+	else	push_nsec(d, (long)pos - 1, a);
+}
+
+/** the denial that qname has no data of the type (NODATA of a name that
+ * exists, an empty non-terminal too): its NSEC3 (RFC 5155 7.2.3), or the
+ * NSEC at node nd */
+static void
+push_nodata(const struct az_data *d, const uint8_t *qname, long nd,
+	struct az_ans *a)
+{
+	if(d->n3)
+		push_n3(d, qname, 1, a);
+	else	push_nsec(d, nd, a);
 }
 
 /** the glue (in-zone A/AAAA) of the NS targets in the authority */
@@ -616,10 +845,16 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 				goto done; /* the client asks the child */
 			(void)push_rrset(d, cn, LDNS_RR_TYPE_NS, 0, -1, a,
 				DNS_SEC_AUTHORITY);
-			if(dnssec) {
-				if(push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, -1, a,
-					DNS_SEC_AUTHORITY) == 0)
+			if(dnssec && push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, -1,
+				a, DNS_SEC_AUTHORITY) == 0) {
+				const uint8_t *cut = d->nodes[cn].wname;
+				if(!d->n3)
 					push_nsec(d, cn, a);
+				else if(az_n3_find(d, cut, 1) >= 0)
+					push_n3(d, cut, 1, a);
+				else	/* opt-out (RFC 5155 7.2.7) */
+					push_n3_ce(d, cut,
+						dname_strip_label(cut), a);
 			}
 			push_glue(d, a);
 			a->aa = 0;
@@ -649,7 +884,14 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 				if(chain == 0)
 					a->rcode = LDNS_RCODE_NXDOMAIN;
 				push_neg_soa(d, dnssec, a);
-				if(dnssec) {
+				if(dnssec && d->n3) {
+					/* the closest encloser proof and
+					 * the wildcard's denial (RFC 5155
+					 * 7.2.2) */
+					push_n3_ce(d, qname, ce, a);
+					if(cel + 2 <= sizeof(wc) - 1)
+						push_n3(d, wc, 0, a);
+				} else if(dnssec) {
 					/* the name's denial, and the
 					 * wildcard's: the NSECs before them
 					 * (often the same one) */
@@ -664,24 +906,40 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 			if((slot = owner_slot(a, qname)) < 0)
 				return -1;
 			if(push_rrset(d, nd, qtype, dnssec, slot, a,
-				DNS_SEC_ANSWER) > 0)
+				DNS_SEC_ANSWER) > 0) {
+				if(dnssec)
+					push_wild_proof(d, qname, ce, pos, a);
 				goto done;
+			}
 			if(qtype != LDNS_RR_TYPE_CNAME && node_has(d, nd,
 				LDNS_RR_TYPE_CNAME)) {
 				(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME,
 					dnssec, slot, a, DNS_SEC_ANSWER);
+				if(dnssec)
+					push_wild_proof(d, qname, ce, pos, a);
 				goto cname;
 			}
 			push_neg_soa(d, dnssec, a);
-			if(dnssec)
+			if(dnssec && d->n3) {
+				/* wildcard NODATA (RFC 5155 7.2.5): the
+				 * closest encloser proof and the wildcard's
+				 * own NSEC3 */
+				push_n3_ce(d, qname, ce, a);
+				push_n3(d, wc, 1, a);
+			} else if(dnssec) {
+				/* the wildcard's NSEC (no such type) and
+				 * the one covering qname (RFC 4035 3.1.3.4) */
 				push_nsec(d, nd, a);
+				push_nsec(d, (long)pos - 1, a);
+			}
 			goto done;
 		}
 		if(nd < 0) {
-			/* an empty non-terminal: NODATA */
+			/* an empty non-terminal: NODATA (its NSEC3, or the
+			 * NSEC before it) */
 			push_neg_soa(d, dnssec, a);
 			if(dnssec)
-				push_nsec(d, (long)pos - 1, a);
+				push_nodata(d, qname, (long)pos - 1, a);
 			goto done;
 		}
 		if(push_rrset(d, nd, qtype, dnssec, -1, a, DNS_SEC_ANSWER) > 0)
@@ -694,7 +952,7 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 		}
 		push_neg_soa(d, dnssec, a);
 		if(dnssec)
-			push_nsec(d, nd, a);
+			push_nodata(d, qname, nd, a);
 		goto done;
 cname:
 		{
