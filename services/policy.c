@@ -2230,6 +2230,175 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 	return POLICY_RESPIP_PASS;
 }
 
+enum policy_respip_result
+policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
+	const uint8_t *pkt, const struct fast_query *fq,
+	const struct netaddr *client, const struct netaddr *local, int tcp,
+	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st)
+{
+	uint8_t scratch[RESPIP_SCRATCH], tgt[DNS_MAX_NAME], low[DNS_MAX_NAME];
+	const struct local_tags *ct = NULL;
+	size_t len = *anslen, pos, i, z, tl = 0, chain_end = 0;
+	unsigned an;
+	struct rpz_match m;
+	const struct rpz *zone = NULL;
+	int found = 0, rcode = DNS_RCODE_NOERROR, ede;
+	uint16_t flags;
+	struct dns_builder b;
+	struct rpz_write w;
+	if(!p || p->nrpz == 0 || len < DNS_HDR_SIZE || fq->question_end == 0 ||
+		fq->question_end + 12 > len)
+		return POLICY_RESPIP_PASS;
+	an = ((unsigned)ans[6] << 8) | ans[7];
+	/* the cheap test: the answer's first record is no CNAME */
+	pos = fq->question_end;
+	if(an == 0 || dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
+		pos + 10 > len || ((ans[pos] << 8) | ans[pos + 1]) !=
+		DNS_TYPE_CNAME)
+		return POLICY_RESPIP_PASS;
+	if(p->nacltags || p->niftags) {
+		uint32_t ref = 0;
+		(void)acl_check_ref(acl, client, &ref);
+		ct = policy_client_tags(p, ref, local);
+	}
+	pos = fq->question_end;
+	for(i = 0; i < an && !found; i++) {
+		uint16_t type, rdlen;
+		if(dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
+			pos + 10 > len)
+			return POLICY_RESPIP_PASS;
+		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
+		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
+		pos += 10;
+		if(pos + rdlen > len)
+			return POLICY_RESPIP_PASS;
+		if(type != DNS_TYPE_CNAME) {
+			if(type != DNS_TYPE_DNAME)
+				break; /* the chain ends here */
+			pos += rdlen;
+			continue;
+		}
+		{
+			size_t tp = pos;
+			tl = 0;
+			if(dname_pkt_read(ans, len, &tp, tgt, &tl) != 0)
+				return POLICY_RESPIP_PASS;
+		}
+		pos += rdlen;
+		dname_copy_lower(low, tgt);
+		for(z = 0; z < p->nrpz; z++) {
+			const struct rpz *rz = p->rpz[z];
+			if(p->rpz_tags[z] && !(ct && (ct->tags &
+				p->rpz_tags[z])))
+				continue;
+			if(!rpz_is_enabled(rz) || !rpz_lookup_query(rz, low,
+				NULL, &m))
+				continue;
+			if(m.action == RPZ_ACTION_DISABLED ||
+				m.action == RPZ_ACTION_NONE)
+				continue;
+			zone = rz;
+			found = 1;
+			chain_end = i + 1;
+			if(rpz_get_settings(rz)->log)
+				rpz_log(p, z, &m, fq, client);
+			if(st && (size_t)m.action < sizeof(st->rpz_action) /
+				sizeof(st->rpz_action[0]))
+				st->rpz_action[m.action]++;
+			break;
+		}
+	}
+	if(!found)
+		return POLICY_RESPIP_PASS;
+	flags = (uint16_t)((((ans[2] << 8) | ans[3]) & ~(DNS_FLAG_RCODE_MASK |
+		DNS_FLAG_AD | DNS_FLAG_TC)) | DNS_FLAG_AA);
+	ede = DNS_EDE_FILTERED;
+	switch(m.action) {
+	case RPZ_ACTION_PASSTHRU:
+		return POLICY_RESPIP_PASS;
+	case RPZ_ACTION_DROP:
+		return POLICY_RESPIP_DROP;
+	case RPZ_ACTION_TCP_ONLY:
+		if(tcp)
+			return POLICY_RESPIP_PASS;
+		flags |= DNS_FLAG_TC;
+		ede = -1;
+		break;
+	case RPZ_ACTION_NXDOMAIN:
+		rcode = DNS_RCODE_NXDOMAIN;
+		ede = DNS_EDE_BLOCKED;
+		if(rpz_get_settings(zone)->signal_nxdomain_ra)
+			flags &= (uint16_t)~DNS_FLAG_RA;
+		break;
+	case RPZ_ACTION_NODATA:
+		ede = DNS_EDE_BLOCKED;
+		break;
+	default:
+		break;
+	}
+	/* the chain up to the matched CNAME, then the rule's answer */
+	dns_build_init(&b, scratch, sizeof(scratch), fast_query_answer_limit(
+		fq, tcp, p->max_udp, sizeof(scratch)));
+	if(dns_build_header(&b, fq->id, (uint16_t)(flags | rcode)) != 0 ||
+		dns_build_question_raw(&b, pkt, fq->qname_off,
+		fq->question_end) != 0)
+		return POLICY_RESPIP_PASS;
+	if(fq->edns.present)
+		dns_build_reserve(&b, dns_opt_size(NULL, 0) + 6);
+	pos = fq->question_end;
+	for(i = 0; i < chain_end; i++) {
+		uint8_t owner[DNS_MAX_NAME], t2[DNS_MAX_NAME];
+		size_t ol = 0, tp, t2l = 0;
+		uint16_t type, cls, rdlen;
+		uint32_t ttl;
+		if(dname_pkt_read(ans, len, &pos, owner, &ol) != 0)
+			return POLICY_RESPIP_PASS;
+		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
+		cls = (uint16_t)((ans[pos + 2] << 8) | ans[pos + 3]);
+		ttl = dns_read_u32(ans + pos + 4);
+		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
+		pos += 10;
+		tp = pos;
+		pos += rdlen;
+		if(dname_pkt_read(ans, len, &tp, t2, &t2l) != 0)
+			return POLICY_RESPIP_PASS;
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, owner, type, cls, ttl, t2,
+			t2l) != 0) {
+			dns_build_truncate(&b);
+			break;
+		}
+	}
+	memset(&w, 0, sizeof(w));
+	w.b = &b;
+	w.owner = low;
+	w.qtype = fq->qinfo.qtype;
+	if(m.action == RPZ_ACTION_LOCAL_DATA) {
+		rpz_match_data(&m, rpz_find_cname, &w.cname);
+		rpz_match_data(&m, rpz_put_rr, &w);
+	} else if(m.action == RPZ_ACTION_CNAME) {
+		const uint8_t *t = rpz_get_settings(zone)->cname_override;
+		(void)dns_build_rr(&b, DNS_SEC_ANSWER, low, DNS_TYPE_CNAME,
+			fq->qinfo.qclass, 3600, t, dname_len(t));
+	}
+	if(fq->edns.present) {
+		struct edns_opt_out o;
+		uint8_t eb[8];
+		if(p->no_ede)
+			ede = -1;
+		if(ede >= 0)
+			edns_opt_ede(&o, eb, sizeof(eb), (uint16_t)ede, NULL);
+		if(dns_build_opt(&b, p->edns_size, rcode, fq->edns.do_bit,
+			ede >= 0 ? &o : NULL, ede >= 0 ? 1 : 0) != 0)
+			return POLICY_RESPIP_PASS;
+	}
+	len = dns_build_finish(&b);
+	if(len == 0 || len > ansmax)
+		return POLICY_RESPIP_DROP;
+	memcpy(ans, scratch, len);
+	*anslen = len;
+	return POLICY_RESPIP_REWRITTEN;
+}
+
 int
 policy_has_respip(const struct policy *p)
 {
@@ -2297,6 +2466,8 @@ rpz_ns_answer(const struct policy *p, const struct rpz *z,
 	case RPZ_ACTION_NXDOMAIN:
 		ans->rcode = DNS_RCODE_NXDOMAIN;
 		ans->ede = DNS_EDE_BLOCKED;
+		if(rpz_get_settings(z)->signal_nxdomain_ra)
+			ans->policy = 3; /* without RA */
 		break;
 	case RPZ_ACTION_NODATA:
 		ans->ede = DNS_EDE_BLOCKED;

@@ -88,6 +88,9 @@ struct resolver_client {
 	/** response-ip (policy_has_respip): 1 when client is set, 2 when
 	 * local is set too */
 	int respip;
+	/** RPZ QNAME triggers on its answer's CNAME targets (the resolver's
+	 * rpzc, and no passthru): client and local are set as for respip */
+	int rpzc;
 	/** response-ip: the client's address and the one it asked */
 	struct netaddr client, local;
 	/** 1 when the client's question was answered by a CNAME whose
@@ -504,6 +507,20 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
 {
 	struct fast_query fq;
+	if(c->rpzc && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
+		/* RPZ on the CNAME targets first: its answer is final */
+		switch(policy_rpz_cname_answer(r->pol, r->acl, qpkt, &fq,
+			&c->client, r->local ? &c->local : NULL,
+			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
+			&r->pstats)) {
+		case POLICY_RESPIP_DROP:
+			return -1;
+		case POLICY_RESPIP_REWRITTEN:
+			goto chase;
+		default:
+			break;
+		}
+	}
 	if(c->respip && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
 		switch(policy_respip_answer(r->pol, r->acl, qpkt, &fq,
 			&c->client, c->respip == 2 ? &c->local : NULL,
@@ -520,6 +537,7 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 			break;
 		}
 	}
+chase:
 	if(c->chase)
 		return resolver_chase_splice(r, RESOLVER_CHASE_OF(c), buf, len,
 			DNS_MAX_MSG);
@@ -799,6 +817,7 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 {
 	r->pol = pol;
 	r->respip = policy_has_respip(pol);
+	r->rpzc = policy_rpz_count(pol) > 0;
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
 	r->ns_tag_mask = policy_ns_tag_mask(pol);
@@ -1284,12 +1303,14 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		c->ecs_echo = 1;
 		c->ecs = *x->ecs;
 	}
-	if(r->respip && x->client && !x->no_respip) {
+	if((r->respip || r->rpzc) && x->client && !x->no_respip) {
 		c->client = *x->client;
-		c->respip = 1;
+		c->respip = r->respip ? 1 : 0;
+		c->rpzc = r->rpzc;
 		if(r->local) {
 			c->local = *r->local;
-			c->respip = 2;
+			if(r->respip)
+				c->respip = 2;
 		}
 	}
 	if(x->client && r->wl) {
@@ -1441,6 +1462,19 @@ resolver_keepalive_timeout(const uint8_t *pkt, size_t len,
 		pos += 4 + (size_t)olen;
 	}
 	return 0;
+}
+
+/** policy_rpz_cname_answer() on a cache hit (out of line: the hit path
+ * without rpz zones does not pay for its arguments) */
+static int __attribute__((noinline))
+resolver_rpz_cname(struct resolver *r, const uint8_t *pkt,
+	const struct fast_query *q, const struct netaddr *client,
+	enum resolver_transport tp, uint8_t *out, size_t *outlen,
+	size_t outmax)
+{
+	return (int)policy_rpz_cname_answer(r->pol, r->acl, pkt, q, client,
+		r->local, tp == RESOLVER_TCP, out, outlen, outmax,
+		&r->pstats);
 }
 
 /** handle a client packet parsed into q with result err */
@@ -1665,9 +1699,19 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
+			/* rpz zones: their QNAME rules on the answer's
+			 * CNAME targets (one test when there are none) */
+			int rpzc = r->rpzc && !info.rpz_passthru ?
+				resolver_rpz_cname(r, pkt, q, client, tp, out,
+				outlen, outmax) : POLICY_RESPIP_PASS;
+			if(rpzc == POLICY_RESPIP_DROP) {
+				r->stats.num_cache_hits++;
+				return RESOLVER_DROP;
+			}
 			/* response-ip: one test when not configured (and
-			 * none after an RPZ passthru) */
-			if(r->respip && !info.rpz_passthru) {
+			 * none after an RPZ passthru or CNAME rule) */
+			if(r->respip && !info.rpz_passthru &&
+				rpzc == POLICY_RESPIP_PASS) {
 				enum policy_respip_result pr =
 					policy_respip_answer(r->pol, r->acl,
 					pkt, q, client, r->local, tp ==
@@ -2039,8 +2083,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
-	if(ans && ans->policy == 1)
+	if(ans && (ans->policy == 1 || ans->policy == 3))
 		flags |= DNS_FLAG_AA; /* an RPZ answer: the policy zone's */
+	if(ans && ans->policy == 3)
+		flags &= (uint16_t)~DNS_FLAG_RA; /* rpz-signal-nxdomain-ra */
 	if(c->tp == RESOLVER_TCP)
 		limit = DNS_MAX_MSG;
 	else if(c->edns)

@@ -258,6 +258,9 @@ struct resolver {
 	/** 1 when answers go through policy_respip_answer() (response-ip,
 	 * RPZ RESPONSE-IP triggers) */
 	int respip;
+	/** 1 when answers go through policy_rpz_cname_answer() (rpz
+	 * zones: their QNAME triggers on the answers' CNAME targets) */
+	int rpzc;
 	/** 1 when NOTIFY is looked at (auth zones, or rpz zones) */
 	int notify;
 	/** RPZ counters of this worker */
