@@ -1493,8 +1493,9 @@ az_read_text(const char *path, struct az_text *t, char *origin,
 			snprintf(origin, originlen, "%s", saved);
 			if(r != 0) {
 				size_t el = strlen(err);
-				snprintf(err + el, errlen - el, " (the $INCLUDE "
-					"at %s:%d)", path, lineno);
+				snprintf(err + el, errlen - el,
+					" (the $INCLUDE at %s:%d)", path,
+					lineno);
 				goto fail;
 			}
 			if(az_text_add(t, "\n$ORIGIN ", 9) != 0 ||

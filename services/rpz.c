@@ -666,7 +666,8 @@ snap_exist_build(struct rpz_snap *s)
 			size_t slot = exist_slot(s, d, len, h);
 			if(s->exist[slot].len == 0) {
 				s->exist[slot].hash = h;
-				s->exist[slot].off = (uint32_t)(r->name_off + o);
+				s->exist[slot].off = (uint32_t)(r->name_off +
+					o);
 				s->exist[slot].len = (uint16_t)len;
 			}
 			o += (size_t)k[o] + 1;
