@@ -60,16 +60,14 @@ struct rpz_data {
 	uint16_t rdlen;
 };
 
-/** a name that exists in the zone: a key, or the end of one (names
- * of the rules' key bytes, no copy) */
+/** an empty non-terminal of the zone: the end of a rule's key (the
+ * rules' key bytes, no copy) */
 struct rpz_exist {
-	/** its hash (hash_fin(H, SEED_ENT)); the slot is empty when len
-	 * is 0 */
+	/** its hash (hash_fin(H, SEED_ENT)) */
 	uint32_t hash;
-	/** offset of the name in the snapshot's names */
-	uint32_t off;
-	/** its length (with the root label) */
-	uint16_t len;
+	/** offset + 1 of the name in the snapshot's names; 0: an empty
+	 * slot */
+	uint32_t off1;
 };
 
 /** a netblock trigger */
@@ -120,11 +118,12 @@ struct rpz_snap {
 	/** label counts (of the name under the '*') that wildcards have,
 	 * as bits; wildcard lookups skip parents with other counts */
 	uint64_t wild_labels[2];
-	/** the names that exist for the wildcard rule (RFC 4592 section
-	 * 3.3.1): every QNAME rule's key and the keys above it (empty
-	 * non-terminals), the root not counted; open addressing on their
-	 * hash (SEED_ENT), built by snap_finish when the zone has
-	 * wildcards, else NULL */
+	/** the names above the QNAME rules' keys (empty non-terminals,
+	 * unless a rule of their own), the root not counted: with the
+	 * rules, the names that exist for the wildcard rule (RFC 4592
+	 * section 3.3.1); open addressing on their hash (SEED_ENT), about
+	 * 12 bytes each, built by snap_finish when the zone has wildcards,
+	 * else NULL */
 	struct rpz_exist *exist;
 	/** size - 1 of exist (a power of two) */
 	size_t exist_mask;
@@ -616,6 +615,9 @@ net_cmp(const void *a, const void *b)
 	return (int)y->prefix - (int)x->prefix;
 }
 
+static const struct rpz_rule *snap_find(const struct rpz_snap *s,
+	const uint8_t *key, size_t klen, uint32_t h, int wild);
+
 /** @return the slot of a name in the exist table: its own, or the
  * empty one where it goes */
 static size_t
@@ -625,8 +627,9 @@ exist_slot(const struct rpz_snap *s, const uint8_t *name, size_t len,
 	size_t i = h & s->exist_mask;
 	for(;;) {
 		const struct rpz_exist *e = &s->exist[i];
-		if(e->len == 0 || (e->hash == h && e->len == len &&
-			memcmp(s->names + e->off, name, len) == 0))
+		if(e->off1 == 0 || (e->hash == h && dname_len(s->names +
+			e->off1 - 1) == len && memcmp(s->names + e->off1 - 1,
+			name, len) == 0))
 			return i;
 		i = (i + 1) & s->exist_mask;
 	}
@@ -647,7 +650,7 @@ snap_exist_build(struct rpz_snap *s)
 		if(s->rules[i].trigger == RPZ_TRIGGER_QNAME)
 			n += (size_t)name_labels(s->names +
 				s->rules[i].name_off);
-	while(size < n * 2)
+	while(size < n + n / 2)
 		size *= 2;
 	if(!(s->exist = calloc(size, sizeof(*s->exist))))
 		return -1;
@@ -655,22 +658,26 @@ snap_exist_build(struct rpz_snap *s)
 	for(i = 0; i < s->nrules; i++) {
 		const struct rpz_rule *r = &s->rules[i];
 		const uint8_t *k = s->names + r->name_off;
-		size_t o = 0;
-		if(r->trigger != RPZ_TRIGGER_QNAME)
+		size_t o;
+		if(r->trigger != RPZ_TRIGGER_QNAME || !k[0])
 			continue;
-		/* the key, then each name above it, the root excluded */
-		while(k[o]) {
+		/* each name above the key, the root excluded; a name
+		 * that is a QNAME rule itself is found in the rules */
+		for(o = (size_t)k[0] + 1; k[o]; o += (size_t)k[o] + 1) {
 			const uint8_t *d = k + o;
-			size_t len = r->name_len - o;
-			uint32_t h = hash_fin(name_h(d), SEED_ENT);
-			size_t slot = exist_slot(s, d, len, h);
-			if(s->exist[slot].len == 0) {
+			size_t len = r->name_len - o, slot;
+			uint32_t h;
+			const struct rpz_rule *x = snap_find(s, d, len,
+				hash_fin(name_h(d), SEED_EXACT), 0);
+			if(x && x->trigger == RPZ_TRIGGER_QNAME)
+				continue;
+			h = hash_fin(name_h(d), SEED_ENT);
+			slot = exist_slot(s, d, len, h);
+			if(s->exist[slot].off1 == 0) {
 				s->exist[slot].hash = h;
-				s->exist[slot].off = (uint32_t)(r->name_off +
-					o);
-				s->exist[slot].len = (uint16_t)len;
+				s->exist[slot].off1 = (uint32_t)(r->name_off +
+					o + 1);
 			}
-			o += (size_t)k[o] + 1;
 		}
 	}
 	return 0;
@@ -1058,12 +1065,16 @@ snap_find(const struct rpz_snap *s, const uint8_t *key, size_t klen,
 	}
 }
 
-/** @return 1 when a name exists in the zone (struct rpz_snap exist) */
+/** @return 1 when a name exists in the zone: a QNAME rule's key (hx:
+ * its SEED_EXACT hash) or a name above one (he: its SEED_ENT hash) */
 static int
 exist_has(const struct rpz_snap *s, const uint8_t *name, size_t len,
-	uint32_t h)
+	uint32_t hx, uint32_t he)
 {
-	return s->exist[exist_slot(s, name, len, h)].len != 0;
+	const struct rpz_rule *r = snap_find(s, name, len, hx, 0);
+	if(r && r->trigger == RPZ_TRIGGER_QNAME)
+		return 1;
+	return s->exist[exist_slot(s, name, len, he)].off1 != 0;
 }
 
 /** fill a match */
@@ -1122,7 +1133,7 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 		/* one pass from the root gives the hash of the name and of
 		 * each parent; wildcards are tried from the closest parent */
 		uint8_t offs[128];
-		uint32_t wh[128], eh[128];
+		uint32_t wh[128], eh[128], xh[128];
 		int nl = label_offsets(qname, offs), j, nw = 0;
 		int wild = (s->wild_labels[0] | s->wild_labels[1]) != 0;
 		uint64_t h = 0x452821e638d01377ULL;
@@ -1133,6 +1144,7 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 			h = mix_label(h, qname + offs[j]);
 			if(wild) {
 				eh[j] = hash_fin(h, SEED_ENT);
+				xh[j] = hash_fin(h, SEED_EXACT);
 				if(j > 0 && (s->wild_labels[lab / 64] &
 					((uint64_t)1 << (lab % 64)))) {
 					wh[nw] = hash_fin(h, SEED_WILD);
@@ -1153,7 +1165,7 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 			int c = wj[nw] - 1; /* the child of P toward qname */
 			const uint8_t *p = qname + offs[wj[nw]];
 			if(c > 0 && s->exist && exist_has(s, qname + offs[c],
-				qlen - offs[c], eh[c]))
+				qlen - offs[c], xh[c], eh[c]))
 				break;
 			r = snap_find(s, p, qlen - offs[wj[nw]], wh[nw], 1);
 			if(r && r->trigger == RPZ_TRIGGER_QNAME)
