@@ -635,26 +635,43 @@ exist_slot(const struct rpz_snap *s, const uint8_t *name, size_t len,
 	}
 }
 
+/** double the exist table. @return 0 or -1 (out of memory) */
+static int
+exist_grow(struct rpz_snap *s)
+{
+	size_t size = (s->exist_mask + 1) * 2, i;
+	struct rpz_exist *old = s->exist, *t = calloc(size, sizeof(*t));
+	if(!t)
+		return -1;
+	for(i = 0; i <= s->exist_mask; i++) {
+		size_t j;
+		if(old[i].off1 == 0)
+			continue;
+		j = old[i].hash & (size - 1);
+		while(t[j].off1)
+			j = (j + 1) & (size - 1);
+		t[j] = old[i];
+	}
+	free(old);
+	s->exist = t;
+	s->exist_mask = size - 1;
+	return 0;
+}
+
 /** build the exist table (see struct rpz_snap) when the zone has
  * wildcard rules. @return 0 or -1 (out of memory) */
 static int
 snap_exist_build(struct rpz_snap *s)
 {
-	size_t i, n = 0, size = 64;
+	size_t i, n = 0;
 	free(s->exist);
 	s->exist = NULL;
 	s->exist_mask = 0;
 	if((s->wild_labels[0] | s->wild_labels[1]) == 0)
 		return 0;
-	for(i = 0; i < s->nrules; i++)
-		if(s->rules[i].trigger == RPZ_TRIGGER_QNAME)
-			n += (size_t)name_labels(s->names +
-				s->rules[i].name_off);
-	while(size < n + n / 2)
-		size *= 2;
-	if(!(s->exist = calloc(size, sizeof(*s->exist))))
+	if(!(s->exist = calloc(64, sizeof(*s->exist))))
 		return -1;
-	s->exist_mask = size - 1;
+	s->exist_mask = 63;
 	for(i = 0; i < s->nrules; i++) {
 		const struct rpz_rule *r = &s->rules[i];
 		const uint8_t *k = s->names + r->name_off;
@@ -666,18 +683,24 @@ snap_exist_build(struct rpz_snap *s)
 		for(o = (size_t)k[0] + 1; k[o]; o += (size_t)k[o] + 1) {
 			const uint8_t *d = k + o;
 			size_t len = r->name_len - o, slot;
+			uint64_t nh = name_h(d);
 			uint32_t h;
 			const struct rpz_rule *x = snap_find(s, d, len,
-				hash_fin(name_h(d), SEED_EXACT), 0);
+				hash_fin(nh, SEED_EXACT), 0);
 			if(x && x->trigger == RPZ_TRIGGER_QNAME)
 				continue;
-			h = hash_fin(name_h(d), SEED_ENT);
+			h = hash_fin(nh, SEED_ENT);
 			slot = exist_slot(s, d, len, h);
-			if(s->exist[slot].off1 == 0) {
-				s->exist[slot].hash = h;
-				s->exist[slot].off1 = (uint32_t)(r->name_off +
-					o + 1);
+			if(s->exist[slot].off1 != 0)
+				break; /* there, and so is what is above */
+			if((n + 1) * 3 > (s->exist_mask + 1) * 2) {
+				if(exist_grow(s) != 0)
+					return -1;
+				slot = exist_slot(s, d, len, h);
 			}
+			s->exist[slot].hash = h;
+			s->exist[slot].off1 = (uint32_t)(r->name_off + o + 1);
+			n++;
 		}
 	}
 	return 0;
@@ -1133,7 +1156,8 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 		/* one pass from the root gives the hash of the name and of
 		 * each parent; wildcards are tried from the closest parent */
 		uint8_t offs[128];
-		uint32_t wh[128], eh[128], xh[128];
+		uint32_t wh[128];
+		uint64_t hv[128];
 		int nl = label_offsets(qname, offs), j, nw = 0;
 		int wild = (s->wild_labels[0] | s->wild_labels[1]) != 0;
 		uint64_t h = 0x452821e638d01377ULL;
@@ -1143,8 +1167,7 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 			int lab = nl - j; /* labels of the suffix at j */
 			h = mix_label(h, qname + offs[j]);
 			if(wild) {
-				eh[j] = hash_fin(h, SEED_ENT);
-				xh[j] = hash_fin(h, SEED_EXACT);
+				hv[j] = h;
 				if(j > 0 && (s->wild_labels[lab / 64] &
 					((uint64_t)1 << (lab % 64)))) {
 					wh[nw] = hash_fin(h, SEED_WILD);
@@ -1159,17 +1182,21 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 		 * wildcard *.P stands only for names under P whose child of
 		 * P (toward the question) does not exist in the zone: with
 		 * rules b.a and *.a, x.b.a matches neither (RFC 4592
-		 * section 3.3.1, and Unbound); when that child exists, no
-		 * wildcard higher up applies either */
+		 * section 3.3.1, and Unbound). The closest P with a
+		 * wildcard decides: when its child C exists, no wildcard
+		 * applies; when C does not, nothing between C and the
+		 * question exists either (it would make C exist) */
 		while(nw-- > 0) {
 			int c = wj[nw] - 1; /* the child of P toward qname */
 			const uint8_t *p = qname + offs[wj[nw]];
-			if(c > 0 && s->exist && exist_has(s, qname + offs[c],
-				qlen - offs[c], xh[c], eh[c]))
-				break;
 			r = snap_find(s, p, qlen - offs[wj[nw]], wh[nw], 1);
-			if(r && r->trigger == RPZ_TRIGGER_QNAME)
-				return rpz_matched(z, s, r, m);
+			if(!r || r->trigger != RPZ_TRIGGER_QNAME)
+				continue;
+			if(c > 0 && s->exist && exist_has(s, qname + offs[c],
+				qlen - offs[c], hash_fin(hv[c], SEED_EXACT),
+				hash_fin(hv[c], SEED_ENT)))
+				return 0;
+			return rpz_matched(z, s, r, m);
 		}
 	}
 	return 0;
