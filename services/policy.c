@@ -2250,6 +2250,8 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 		fq->question_end + 12 > len)
 		return POLICY_RESPIP_PASS;
 	an = ((unsigned)ans[6] << 8) | ans[7];
+	if(ans[4] != 0 || ans[5] != 1)
+		return POLICY_RESPIP_PASS;
 	/* the cheap test: the answer's first record is no CNAME */
 	pos = fq->question_end;
 	if(an == 0 || dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
@@ -2273,7 +2275,7 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 		if(pos + rdlen > len)
 			return POLICY_RESPIP_PASS;
 		if(type != DNS_TYPE_CNAME) {
-			if(type != DNS_TYPE_DNAME)
+			if(type != DNS_TYPE_DNAME && type != DNS_TYPE_RRSIG)
 				break; /* the chain ends here */
 			pos += rdlen;
 			continue;
@@ -2360,6 +2362,9 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 		pos += 10;
 		tp = pos;
 		pos += rdlen;
+		if(type != DNS_TYPE_CNAME && type != DNS_TYPE_DNAME)
+			continue; /* (an RRSIG: the policy's answer is not
+				   * validated) */
 		if(dname_pkt_read(ans, len, &tp, t2, &t2l) != 0)
 			return POLICY_RESPIP_PASS;
 		if(dns_build_rr(&b, DNS_SEC_ANSWER, owner, type, cls, ttl, t2,
