@@ -13,6 +13,9 @@
  */
 #include "config.h"
 #include "front/acl.h"
+#include "dns/dns.h"
+#include "dns/query.h"
+#include "dns/msgencode.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include "util/config_options.h"
@@ -591,4 +594,26 @@ acl_count(const struct acl_list *acl)
 	if(!acl->finished)
 		return acl->nbuild;
 	return acl->v4.n + acl->v6.n;
+}
+
+int
+acl_refused_reply(const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, int ede, uint16_t udp_size, uint8_t *out,
+	size_t outmax)
+{
+	uint16_t flags;
+	if(!pkt || !fq || pktlen < DNS_HDR_SIZE)
+		return -1;
+	if(fq->edns.present)
+		return dns_build_error_reply(pkt, pktlen, fq, DNS_RCODE_REFUSED,
+			0, ede ? DNS_EDE_PROHIBITED : -1, NULL, udp_size, out,
+			outmax);
+	if(outmax < DNS_HDR_SIZE)
+		return -1;
+	flags = (uint16_t)(DNS_FLAG_QR | (fq->flags & (DNS_FLAG_OPCODE_MASK |
+		DNS_FLAG_RD | DNS_FLAG_CD)) | DNS_RCODE_REFUSED);
+	memset(out, 0, DNS_HDR_SIZE);
+	dns_hdr_set_id(out, fq->id);
+	dns_hdr_set_flags(out, flags);
+	return DNS_HDR_SIZE;
 }

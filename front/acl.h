@@ -28,8 +28,9 @@
  *
  * What the actions mean for one query (the order Unbound uses, which
  * local_front_answer() in front/localzone.h implements):
- *   1. deny: drop. refuse: REFUSED (QR, RD/CD echoed, no RA) with EDE 18
- *      Prohibited when the query had EDNS.
+ *   1. deny: drop. refuse: REFUSED (QR, RD/CD echoed, no RA); without
+ *      EDNS a bare header (as Unbound), with EDNS the question and EDE 18
+ *      Prohibited (acl_refused_reply()).
  *   2. CHAOS identity and local zones answer as for any client.
  *   3. deny_non_local / refuse_non_local: what local data did not answer is
  *      dropped / refused (EDE 18).
@@ -45,6 +46,7 @@
 #define FRONT_ACL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "util/config_file.h"
 
 struct acl_list;
@@ -153,6 +155,26 @@ int acl_action_from_str(const char *s, enum config_acl_action *out);
 
 /** @return the word for an action (a static string). */
 const char *acl_action_str(enum config_acl_action a);
+
+/**
+ * The answer to a client whose action is refuse or refuse_non_local, in
+ * the form Unbound gives it: a query without EDNS gets a bare header (ID,
+ * opcode, RD and CD echoed, QR, no RA, rcode REFUSED, every count 0: no
+ * question); a query with EDNS gets its question back and an OPT record,
+ * with EDE 18 (Prohibited) when ede is 1. (Unbound, with ede off, drops
+ * the OPT record as well; petrel keeps it: RFC 6891 section 6.1.1 wants
+ * an OPT record in the answer to a query that had one.)
+ * @param pkt: the query; pktlen its length (at least a header).
+ * @param fq: its parse (dns_query_parse_fast()).
+ * @param ede: 1 to put EDE 18 in (the ede: option).
+ * @param udp_size: the UDP size of the OPT record.
+ * @param out: the answer is written here; outmax its size.
+ * @return the answer's length, or -1 when it does not fit.
+ */
+struct fast_query;
+int acl_refused_reply(const uint8_t *pkt, size_t pktlen,
+	const struct fast_query *fq, int ede, uint16_t udp_size, uint8_t *out,
+	size_t outmax);
 
 /** @return number of netblocks in the list, defaults included once
  *	finished (for tests and statistics). */

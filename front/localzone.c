@@ -1946,6 +1946,20 @@ lz_front_error(const struct local_zones *lz, const uint8_t *pkt,
 	return LOCAL_FRONT_ANSWERED;
 }
 
+/** the access-control refusal (acl_refused_reply(): Unbound's form) */
+static enum local_front_result
+lz_front_refused(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq, uint8_t *out,
+	size_t outmax, size_t *outlen)
+{
+	int n = acl_refused_reply(pkt, pktlen, fq, !(lz && lz->no_ede),
+		lz ? lz->edns_size : LZ_DEFAULT_EDNS, out, outmax);
+	if(n <= 0)
+		return LOCAL_FRONT_DROP;
+	*outlen = (size_t)n;
+	return LOCAL_FRONT_ANSWERED;
+}
+
 /**
  * The access-control rules before the local zones, shared by the untagged
  * and the tagged front end: a malformed call or ACL_DENY drops, ACL_REFUSE
@@ -1963,8 +1977,8 @@ lz_front_gate(const struct local_zones *lz, const uint8_t *pkt,
 	if(action == ACL_DENY)
 		return LOCAL_FRONT_DROP;
 	if(action == ACL_REFUSE)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
-			DNS_EDE_PROHIBITED, out, outmax, outlen);
+		return lz_front_refused(lz, pkt, pktlen, fq, out, outmax,
+			outlen);
 	return LOCAL_FRONT_CONTINUE;
 }
 
@@ -1989,8 +2003,8 @@ lz_front_rules(const struct local_zones *lz, const uint8_t *pkt,
 	if(action == ACL_DENY_NON_LOCAL)
 		return LOCAL_FRONT_DROP;
 	if(action == ACL_REFUSE_NON_LOCAL)
-		return lz_front_error(lz, pkt, pktlen, fq, DNS_RCODE_REFUSED, 0,
-			DNS_EDE_PROHIBITED, out, outmax, outlen);
+		return lz_front_refused(lz, pkt, pktlen, fq, out, outmax,
+			outlen);
 	if(!(fq->flags & DNS_FLAG_RD)) {
 		if(action == ACL_ALLOW_SETRD)
 			info->set_rd = 1;

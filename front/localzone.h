@@ -375,6 +375,9 @@ struct local_front_info {
 	int set_rd;
 	/** the redirect alias, when ANSWERED with one */
 	struct local_alias alias;
+	/** 1 when an RPZ rule said passthru (CONTINUE): the answer is not
+	 * shown to RESPONSE-IP rules either (services/policy.c) */
+	int rpz_passthru;
 };
 
 /**

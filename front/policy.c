@@ -164,6 +164,9 @@ struct policy {
 	uint16_t edns_size, max_udp;
 	/** ede: no: no Extended DNS Error in the answers made here */
 	int no_ede;
+	/** minimal-responses: the policy zone's SOA is not added to a
+	 * client-ip, NSDNAME or NSIP local-data answer */
+	int minimal;
 };
 
 /** the error "file:line: text" */
@@ -1476,6 +1479,7 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 	p->max_udp = (uint16_t)(cfg->max_udp_size > 0 &&
 		cfg->max_udp_size < 65536 ? cfg->max_udp_size : 1232);
 	p->no_ede = !cfg->ede;
+	p->minimal = cfg->minimal_responses;
 	nv = count_blocks(cfg, CLAUSE_VIEW);
 	nr = count_blocks(cfg, CLAUSE_RPZ);
 	if(nv) {
@@ -1557,7 +1561,36 @@ struct rpz_write {
 	size_t target_len;
 	/** its TTL */
 	uint32_t target_ttl;
+	/** a wildcard CNAME's target made for the question
+	 * (rpz_cname_target) */
+	uint8_t tbuf[DNS_MAX_NAME];
 };
+
+/**
+ * The target of a local-data CNAME: "*.suffix" stands for the question
+ * name under suffix, as in Unbound and BIND ("e CNAME *.a.example."
+ * answers e. with e.a.example.); any other target is itself.
+ * @param buf: room for DNS_MAX_NAME bytes, used for a wildcard target.
+ * @param len: set to the target's length.
+ * @return the target, or NULL when the name would be too long (the record
+ *	is left out).
+ */
+static const uint8_t *
+rpz_cname_target(const uint8_t *qname, const uint8_t *rdata, size_t rdlen,
+	uint8_t *buf, size_t *len)
+{
+	size_t ql;
+	*len = rdlen;
+	if(rdlen <= 3 || rdata[0] != 1 || rdata[1] != '*')
+		return rdata;
+	ql = dname_len(qname);
+	if(ql - 1 + rdlen - 2 > DNS_MAX_NAME)
+		return NULL;
+	memcpy(buf, qname, ql - 1);
+	memcpy(buf + ql - 1, rdata + 2, rdlen - 2);
+	*len = ql - 1 + rdlen - 2;
+	return buf;
+}
 
 /** does the rule have a CNAME: sets the int at arg (a walk callback of
  * rpz_match_data, for the client answer and the iterator's alike) */
@@ -1582,6 +1615,9 @@ rpz_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 	struct rpz_write *w = arg;
 	if(w->cname ? type != DNS_TYPE_CNAME : (type != w->qtype &&
 		w->qtype != DNS_TYPE_ANY))
+		return 0;
+	if(type == DNS_TYPE_CNAME && !(rdata = rpz_cname_target(w->owner,
+		rdata, rdlen, w->tbuf, &rdlen)))
 		return 0;
 	if(dns_build_rr(w->b, DNS_SEC_ANSWER, w->owner, type, rrclass, ttl,
 		rdata, rdlen) != 0) {
@@ -1629,8 +1665,17 @@ rpz_set_alias(struct local_front_info *info, const uint8_t *t, size_t tl,
 	info->alias.ttl = ttl;
 }
 
-/** write the answer of a matched rule. @param info: its alias is set
- * for a CNAME answer (may be NULL). @return the front result */
+/**
+ * Write the answer of a matched rule, in the form Unbound gives it: a
+ * QNAME, CLIENT-IP, NSDNAME or NSIP rule answers with AA set (the policy
+ * zone is the authority for it), a RESPONSE-IP rule without (it rewrites
+ * an answer from elsewhere). NXDOMAIN and NODATA carry no SOA (so no
+ * downstream cache keeps the policy's verdict, RFC 2308 section 5); the
+ * local data of a CLIENT-IP rule (or its NODATA) has the policy zone's
+ * SOA in the additional section, unless minimal-responses.
+ * @param info: its alias is set for a CNAME answer (may be NULL).
+ * @return the front result
+ */
 static enum local_front_result
 rpz_answer(const struct policy *p, const struct rpz *z,
 	const struct rpz_match *m, const uint8_t *pkt,
@@ -1642,17 +1687,17 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 		(fq->flags & (DNS_FLAG_RD | DNS_FLAG_CD)));
 	int rcode = DNS_RCODE_NOERROR, ede = DNS_EDE_FILTERED, soa = 0;
 	struct rpz_write w;
+	if(m->trigger != RPZ_TRIGGER_RESPONSE_IP)
+		flags |= DNS_FLAG_AA;
 	switch(m->action) {
 	case RPZ_ACTION_NXDOMAIN:
 		rcode = DNS_RCODE_NXDOMAIN;
 		ede = DNS_EDE_BLOCKED;
-		soa = 1;
 		if(rpz_get_settings(z)->signal_nxdomain_ra)
 			flags &= (uint16_t)~DNS_FLAG_RA;
 		break;
 	case RPZ_ACTION_NODATA:
 		ede = DNS_EDE_BLOCKED;
-		soa = 1;
 		break;
 	case RPZ_ACTION_TCP_ONLY:
 		flags |= DNS_FLAG_TC;
@@ -1676,11 +1721,10 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 	if(m->action == RPZ_ACTION_LOCAL_DATA) {
 		rpz_match_data(m, rpz_find_cname, &w.cname);
 		rpz_match_data(m, rpz_put_rr, &w);
-		if(w.n == 0)
-			soa = 1;
-		else if(w.cname && w.n == 1 && w.target)
+		if(w.cname && w.n == 1 && w.target)
 			rpz_set_alias(info, w.target, dname_valid(w.target,
 				w.target_len), w.target_ttl);
+		soa = m->trigger == RPZ_TRIGGER_CLIENT_IP && !p->minimal;
 	} else if(m->action == RPZ_ACTION_CNAME) {
 		const uint8_t *t = rpz_get_settings(z)->cname_override;
 		if(dns_build_rr(&b, DNS_SEC_ANSWER, w.owner, DNS_TYPE_CNAME,
@@ -1692,7 +1736,7 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 		uint32_t ttl;
 		const uint8_t *s = rpz_soa(m, &sl, &ttl);
 		if(s)
-			(void)dns_build_rr(&b, DNS_SEC_AUTHORITY,
+			(void)dns_build_rr(&b, DNS_SEC_ADDITIONAL,
 				rpz_origin(z), DNS_TYPE_SOA, DNS_CLASS_IN,
 				ttl, s, sl);
 	}
@@ -1757,6 +1801,10 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 		case RPZ_ACTION_NONE:
 			continue;
 		case RPZ_ACTION_PASSTHRU:
+			/* the first rule that matches decides, for the
+			 * answer's RESPONSE-IP rules too (as Unbound) */
+			if(info)
+				info->rpz_passthru = 1;
 			return LOCAL_FRONT_CONTINUE;
 		case RPZ_ACTION_DROP:
 			return LOCAL_FRONT_DROP;
@@ -2182,6 +2230,180 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 	return POLICY_RESPIP_PASS;
 }
 
+enum policy_respip_result
+policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
+	const uint8_t *pkt, const struct fast_query *fq,
+	const struct netaddr *client, const struct netaddr *local, int tcp,
+	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st)
+{
+	uint8_t scratch[RESPIP_SCRATCH], tgt[DNS_MAX_NAME], low[DNS_MAX_NAME];
+	const struct local_tags *ct = NULL;
+	size_t len = *anslen, pos, i, z, tl = 0, chain_end = 0;
+	unsigned an;
+	struct rpz_match m;
+	const struct rpz *zone = NULL;
+	int found = 0, rcode = DNS_RCODE_NOERROR, ede;
+	uint16_t flags;
+	struct dns_builder b;
+	struct rpz_write w;
+	if(!p || p->nrpz == 0 || len < DNS_HDR_SIZE || fq->question_end == 0 ||
+		fq->question_end + 12 > len)
+		return POLICY_RESPIP_PASS;
+	an = ((unsigned)ans[6] << 8) | ans[7];
+	if(ans[4] != 0 || ans[5] != 1)
+		return POLICY_RESPIP_PASS;
+	/* the cheap test: the answer's first record is no CNAME */
+	pos = fq->question_end;
+	if(an == 0 || dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
+		pos + 10 > len || ((ans[pos] << 8) | ans[pos + 1]) !=
+		DNS_TYPE_CNAME)
+		return POLICY_RESPIP_PASS;
+	if(p->nacltags || p->niftags) {
+		uint32_t ref = 0;
+		(void)acl_check_ref(acl, client, &ref);
+		ct = policy_client_tags(p, ref, local);
+	}
+	pos = fq->question_end;
+	for(i = 0; i < an && !found; i++) {
+		uint16_t type, rdlen;
+		if(dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
+			pos + 10 > len)
+			return POLICY_RESPIP_PASS;
+		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
+		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
+		pos += 10;
+		if(pos + rdlen > len)
+			return POLICY_RESPIP_PASS;
+		if(type != DNS_TYPE_CNAME) {
+			if(type != DNS_TYPE_DNAME && type != DNS_TYPE_RRSIG)
+				break; /* the chain ends here */
+			pos += rdlen;
+			continue;
+		}
+		{
+			size_t tp = pos;
+			tl = 0;
+			if(dname_pkt_read(ans, len, &tp, tgt, &tl) != 0)
+				return POLICY_RESPIP_PASS;
+		}
+		pos += rdlen;
+		dname_copy_lower(low, tgt);
+		for(z = 0; z < p->nrpz; z++) {
+			const struct rpz *rz = p->rpz[z];
+			if(p->rpz_tags[z] && !(ct && (ct->tags &
+				p->rpz_tags[z])))
+				continue;
+			if(!rpz_is_enabled(rz) || !rpz_lookup_query(rz, low,
+				NULL, &m))
+				continue;
+			if(m.action == RPZ_ACTION_DISABLED ||
+				m.action == RPZ_ACTION_NONE)
+				continue;
+			zone = rz;
+			found = 1;
+			chain_end = i + 1;
+			if(rpz_get_settings(rz)->log)
+				rpz_log(p, z, &m, fq, client);
+			if(st && (size_t)m.action < sizeof(st->rpz_action) /
+				sizeof(st->rpz_action[0]))
+				st->rpz_action[m.action]++;
+			break;
+		}
+	}
+	if(!found)
+		return POLICY_RESPIP_PASS;
+	flags = (uint16_t)((((ans[2] << 8) | ans[3]) & ~(DNS_FLAG_RCODE_MASK |
+		DNS_FLAG_AD | DNS_FLAG_TC)) | DNS_FLAG_AA);
+	ede = DNS_EDE_FILTERED;
+	switch(m.action) {
+	case RPZ_ACTION_PASSTHRU:
+		return POLICY_RESPIP_PASS;
+	case RPZ_ACTION_DROP:
+		return POLICY_RESPIP_DROP;
+	case RPZ_ACTION_TCP_ONLY:
+		if(tcp)
+			return POLICY_RESPIP_PASS;
+		flags |= DNS_FLAG_TC;
+		ede = -1;
+		break;
+	case RPZ_ACTION_NXDOMAIN:
+		rcode = DNS_RCODE_NXDOMAIN;
+		ede = DNS_EDE_BLOCKED;
+		if(rpz_get_settings(zone)->signal_nxdomain_ra)
+			flags &= (uint16_t)~DNS_FLAG_RA;
+		break;
+	case RPZ_ACTION_NODATA:
+		ede = DNS_EDE_BLOCKED;
+		break;
+	default:
+		break;
+	}
+	/* the chain up to the matched CNAME, then the rule's answer */
+	dns_build_init(&b, scratch, sizeof(scratch), fast_query_answer_limit(
+		fq, tcp, p->max_udp, sizeof(scratch)));
+	if(dns_build_header(&b, fq->id, (uint16_t)(flags | rcode)) != 0 ||
+		dns_build_question_raw(&b, pkt, fq->qname_off,
+		fq->question_end) != 0)
+		return POLICY_RESPIP_PASS;
+	if(fq->edns.present)
+		dns_build_reserve(&b, dns_opt_size(NULL, 0) + 6);
+	pos = fq->question_end;
+	for(i = 0; i < chain_end; i++) {
+		uint8_t owner[DNS_MAX_NAME], t2[DNS_MAX_NAME];
+		size_t ol = 0, tp, t2l = 0;
+		uint16_t type, cls, rdlen;
+		uint32_t ttl;
+		if(dname_pkt_read(ans, len, &pos, owner, &ol) != 0)
+			return POLICY_RESPIP_PASS;
+		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
+		cls = (uint16_t)((ans[pos + 2] << 8) | ans[pos + 3]);
+		ttl = dns_read_u32(ans + pos + 4);
+		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
+		pos += 10;
+		tp = pos;
+		pos += rdlen;
+		if(type != DNS_TYPE_CNAME && type != DNS_TYPE_DNAME)
+			continue; /* (an RRSIG: the policy's answer is not
+				   * validated) */
+		if(dname_pkt_read(ans, len, &tp, t2, &t2l) != 0)
+			return POLICY_RESPIP_PASS;
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, owner, type, cls, ttl, t2,
+			t2l) != 0) {
+			dns_build_truncate(&b);
+			break;
+		}
+	}
+	memset(&w, 0, sizeof(w));
+	w.b = &b;
+	w.owner = low;
+	w.qtype = fq->qinfo.qtype;
+	if(m.action == RPZ_ACTION_LOCAL_DATA) {
+		rpz_match_data(&m, rpz_find_cname, &w.cname);
+		rpz_match_data(&m, rpz_put_rr, &w);
+	} else if(m.action == RPZ_ACTION_CNAME) {
+		const uint8_t *t = rpz_get_settings(zone)->cname_override;
+		(void)dns_build_rr(&b, DNS_SEC_ANSWER, low, DNS_TYPE_CNAME,
+			fq->qinfo.qclass, 3600, t, dname_len(t));
+	}
+	if(fq->edns.present) {
+		struct edns_opt_out o;
+		uint8_t eb[8];
+		if(p->no_ede)
+			ede = -1;
+		if(ede >= 0)
+			edns_opt_ede(&o, eb, sizeof(eb), (uint16_t)ede, NULL);
+		if(dns_build_opt(&b, p->edns_size, rcode, fq->edns.do_bit,
+			ede >= 0 ? &o : NULL, ede >= 0 ? 1 : 0) != 0)
+			return POLICY_RESPIP_PASS;
+	}
+	len = dns_build_finish(&b);
+	if(len == 0 || len > ansmax)
+		return POLICY_RESPIP_DROP;
+	memcpy(ans, scratch, len);
+	*anslen = len;
+	return POLICY_RESPIP_REWRITTEN;
+}
+
 int
 policy_has_respip(const struct policy *p)
 {
@@ -2209,8 +2431,12 @@ rpz_ns_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 {
 	struct rpz_ns_write *w = arg;
 	struct module_rr *rr;
+	uint8_t tbuf[DNS_MAX_NAME];
 	if(w->cname ? type != DNS_TYPE_CNAME : (type != w->qs->qtype &&
 		w->qs->qtype != DNS_TYPE_ANY))
+		return 0;
+	if(type == DNS_TYPE_CNAME && !(rdata = rpz_cname_target(w->qs->qname,
+		rdata, rdlen, tbuf, &rdlen)))
 		return 0;
 	if(!(rr = module_rr_new(w->qs->region, w->qs->qname,
 		w->qs->qname_len, type, rrclass, ttl, rdata, rdlen)))
@@ -2220,11 +2446,14 @@ rpz_ns_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 	return 0;
 }
 
-/** the answer of an NSDNAME / NSIP rule for a state, in its region.
+/** the answer of an NSDNAME / NSIP rule for a state, in its region, in
+ * the form of rpz_answer() (the resolver sets AA on a policy answer): no
+ * SOA with NXDOMAIN or NODATA, the policy zone's SOA in the additional
+ * section of local data unless minimal-responses.
  * @return it, or NULL (out of memory: the state goes on) */
 static struct mesh_answer *
-rpz_ns_answer(const struct rpz *z, const struct rpz_match *m,
-	struct module_qstate *qs)
+rpz_ns_answer(const struct policy *p, const struct rpz *z,
+	const struct rpz_match *m, struct module_qstate *qs)
 {
 	struct mesh_answer *ans = region_alloc_zero(qs->region, sizeof(*ans));
 	struct rpz_ns_write w;
@@ -2242,11 +2471,11 @@ rpz_ns_answer(const struct rpz *z, const struct rpz_match *m,
 	case RPZ_ACTION_NXDOMAIN:
 		ans->rcode = DNS_RCODE_NXDOMAIN;
 		ans->ede = DNS_EDE_BLOCKED;
-		soa = 1;
+		if(rpz_get_settings(z)->signal_nxdomain_ra)
+			ans->policy = 3; /* without RA */
 		break;
 	case RPZ_ACTION_NODATA:
 		ans->ede = DNS_EDE_BLOCKED;
-		soa = 1;
 		break;
 	case RPZ_ACTION_DROP:
 		ans->policy = 2;
@@ -2266,8 +2495,7 @@ rpz_ns_answer(const struct rpz *z, const struct rpz_match *m,
 		/* local data */
 		rpz_match_data(m, rpz_find_cname, &w.cname);
 		rpz_match_data(m, rpz_ns_put_rr, &w);
-		if(w.n == 0)
-			soa = 1;
+		soa = !p->minimal;
 		break;
 	}
 	if(soa) {
@@ -2278,7 +2506,7 @@ rpz_ns_answer(const struct rpz *z, const struct rpz_match *m,
 		if(s && (rr = module_rr_new(qs->region, rpz_origin(z),
 			dname_len(rpz_origin(z)), DNS_TYPE_SOA, DNS_CLASS_IN, ttl,
 			s, sl)))
-			module_rrlist_append(&ans->ns, rr);
+			module_rrlist_append(&ans->ar, rr);
 	}
 	return ans;
 }
@@ -2323,7 +2551,7 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 			*pass = 1;
 			return NULL;
 		default:
-			return rpz_ns_answer(z, &m, qs);
+			return rpz_ns_answer(p, z, &m, qs);
 		}
 	}
 	return NULL;

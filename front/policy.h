@@ -161,6 +161,25 @@ enum policy_respip_result policy_respip_answer(const struct policy *p,
 	size_t ansmax, struct policy_stats *st);
 
 /**
+ * RPZ QNAME triggers on the CNAME targets of an answer (as Unbound applies
+ * them while it follows the chain): the answer section's CNAME records
+ * are walked in order, and the first target that a QNAME rule of an rpz
+ * zone (for a client with the zone's tags) matches decides: passthru
+ * leaves the answer as it is, drop drops it, tcp-only sets TC over UDP;
+ * NXDOMAIN, NODATA, local data and the cname override replace what comes
+ * after that CNAME (the chain to it is kept), with AA (the policy zone
+ * answers for the target) and EDE 15 or 17. A cache hit and a fresh answer
+ * alike; cheap when the answer does not begin with a CNAME. No
+ * allocation, no locks.
+ * Parameters as policy_respip_answer().
+ */
+enum policy_respip_result policy_rpz_cname_answer(const struct policy *p,
+	const struct acl_list *acl, const uint8_t *pkt,
+	const struct fast_query *fq, const struct netaddr *client,
+	const struct netaddr *local, int tcp, uint8_t *ans, size_t *anslen,
+	size_t ansmax, struct policy_stats *st);
+
+/**
  * Start the zone transfers of the rpz zones with a primary: or url: (one
  * thread, services/xfr.h; with fork, one per worker process). Safe to
  * call from every worker; the first call starts it. @return 0, or -1

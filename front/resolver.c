@@ -90,6 +90,9 @@ struct resolver_client {
 	/** response-ip (policy_has_respip): 1 when client is set, 2 when
 	 * local is set too */
 	int respip;
+	/** RPZ QNAME triggers on its answer's CNAME targets (the resolver's
+	 * rpzc, and no passthru): client and local are set as for respip */
+	int rpzc;
 	/** response-ip: the client's address and the one it asked */
 	struct netaddr client, local;
 	/** 1 when the client's question was answered by a CNAME whose
@@ -134,6 +137,10 @@ struct resolver_chase {
 	int has_ede;
 	/** its INFO-CODE, wire order */
 	uint8_t ede[2];
+	/** 1 when the front answer had AA (local data, an RPZ rule): the
+	 * spliced answer keeps it, its first record being that answer's
+	 * (RFC 1035 section 4.1.1: AA is about the question's name) */
+	int aa;
 	/** the records that come first (the CNAME; for response-ip the
 	 * chain before it too), each: owner, type, class, TTL, RDLENGTH,
 	 * RDATA, names uncompressed */
@@ -236,6 +243,8 @@ resolver_chase_alias(struct resolver_chase *ch, const uint8_t *pkt,
 		return -1;
 	if(dns_msg_parse(ans, anslen, &m, NULL, 0) == 0)
 		resolver_chase_ede(ch, &m);
+	ch->aa = anslen >= DNS_HDR_SIZE &&
+		(dns_hdr_flags(ans) & DNS_FLAG_AA) != 0;
 	return 0;
 }
 
@@ -281,6 +290,7 @@ resolver_chase_rewritten(struct resolver_chase *ch, const uint8_t *pkt,
 	}
 	memcpy(ch->qname, pkt + q->qname_off, q->qinfo.qname_len);
 	resolver_chase_ede(ch, &m);
+	ch->aa = (m.flags & DNS_FLAG_AA) != 0;
 	return 0;
 }
 
@@ -370,9 +380,11 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 	}
 	dns_build_init(&b, out, DNS_MAX_MSG, ch->limit < bufmax ? ch->limit :
 		bufmax);
-	/* (AD cleared too: the policy's CNAME is not validated) */
+	/* (AD cleared too: the policy's CNAME is not validated; AA is the
+	 * front answer's, whose CNAME comes first) */
 	if(dns_build_header(&b, m.id, (uint16_t)((m.flags & ~(DNS_FLAG_AA |
-		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf))) != 0 ||
+		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf) |
+		(ch->aa ? DNS_FLAG_AA : 0))) != 0 ||
 		dns_build_question(&b, ch->qname, ch->qtype, ch->qclass) != 0)
 		goto fail;
 	if(m.edns.present) {
@@ -497,6 +509,20 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
 {
 	struct fast_query fq;
+	if(c->rpzc && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
+		/* RPZ on the CNAME targets first: its answer is final */
+		switch(policy_rpz_cname_answer(r->pol, r->acl, qpkt, &fq,
+			&c->client, r->local ? &c->local : NULL,
+			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
+			&r->pstats)) {
+		case POLICY_RESPIP_DROP:
+			return -1;
+		case POLICY_RESPIP_REWRITTEN:
+			goto chase;
+		default:
+			break;
+		}
+	}
 	if(c->respip && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
 		switch(policy_respip_answer(r->pol, r->acl, qpkt, &fq,
 			&c->client, c->respip == 2 ? &c->local : NULL,
@@ -513,6 +539,7 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 			break;
 		}
 	}
+chase:
 	if(c->chase)
 		return resolver_chase_splice(r, RESOLVER_CHASE_OF(c), buf, len,
 			DNS_MAX_MSG);
@@ -638,7 +665,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			modstack_find(stack, "cachedb") >= 0)
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
-			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0);
+			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0) |
+			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0);
 	}
 	if(modstack_find(stack, "subnetcache") >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
@@ -809,6 +837,7 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 {
 	r->pol = pol;
 	r->respip = policy_has_respip(pol);
+	r->rpzc = policy_rpz_count(pol) > 0;
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
 	r->ns_tag_mask = policy_ns_tag_mask(pol);
@@ -1286,6 +1315,8 @@ struct resolver_ctx {
 	uint64_t tags;
 	/** the chase, or NULL */
 	struct resolver_chase *chase;
+	/** an RPZ passthru: no response-ip for its answer */
+	int no_respip;
 };
 
 /**
@@ -1341,12 +1372,14 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		c->ecs_echo = 1;
 		c->ecs = *x->ecs;
 	}
-	if(r->respip && x->client) {
+	if((r->respip || r->rpzc) && x->client && !x->no_respip) {
 		c->client = *x->client;
-		c->respip = 1;
+		c->respip = r->respip ? 1 : 0;
+		c->rpzc = r->rpzc;
 		if(r->local) {
 			c->local = *r->local;
-			c->respip = 2;
+			if(r->respip)
+				c->respip = 2;
 		}
 	}
 	if(x->client && r->wl) {
@@ -1479,6 +1512,38 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 		return rr;
 	}
 	return resolver_to_mesh(r, pkt2, len2, q2, x);
+}
+
+/** @return 1 when the query's OPT record holds an edns-tcp-keepalive
+ * option with data (a TIMEOUT, which only a server may send), else 0 */
+static int
+resolver_keepalive_timeout(const uint8_t *pkt, size_t len,
+	const struct fast_query *q)
+{
+	size_t pos = q->edns.rdata_off, end = pos + q->edns.rdata_len;
+	if(end > len)
+		return 0;
+	while(pos + 4 <= end) {
+		uint16_t code = dns_read_u16(pkt + pos);
+		uint16_t olen = dns_read_u16(pkt + pos + 2);
+		if(code == DNS_EDNS_KEEPALIVE && olen != 0)
+			return 1;
+		pos += 4 + (size_t)olen;
+	}
+	return 0;
+}
+
+/** policy_rpz_cname_answer() on a cache hit (out of line: the hit path
+ * without rpz zones does not pay for its arguments) */
+static int __attribute__((noinline))
+resolver_rpz_cname(struct resolver *r, const uint8_t *pkt,
+	const struct fast_query *q, const struct netaddr *client,
+	enum resolver_transport tp, uint8_t *out, size_t *outlen,
+	size_t outmax)
+{
+	return (int)policy_rpz_cname_answer(r->pol, r->acl, pkt, q, client,
+		r->local, tp == RESOLVER_TCP, out, outlen, outmax,
+		&r->pstats);
 }
 
 /** handle a client packet parsed into q with result err */
@@ -1629,6 +1694,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* dns_build_error_reply answers BADVERS */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
 			out, outmax, outlen);
+	/* edns-tcp-keepalive over TCP: a client must not send a TIMEOUT
+	 * (RFC 7828 section 3.2.1); a query that does is FORMERR, as in
+	 * Unbound (over UDP the option is ignored: section 3.2.2) */
+	if(tp == RESOLVER_TCP && (r->front_opts & RESOLVER_OPT_KEEPALIVE) &&
+		q->edns.present && resolver_keepalive_timeout(pkt, len, q))
+		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
+			out, outmax, outlen);
 	/* answer-cookie: off, or a query without a cookie, it costs a
 	 * test; a bad server cookie is answered as usual with a fresh one
 	 * (RFC 7873 section 5.2.3; BADCOOKIE only where a valid cookie is
@@ -1645,10 +1717,17 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 		cookie_valid = COOKIE_IS_VALID(st);
 	}
-	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR)
-		return resolver_done(r, q, tp, out, outmax, outlen,
-			resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
-			DNS_EDE_NOT_SUPPORTED, out, outmax, outlen));
+	if(q->qinfo.qtype == DNS_TYPE_AXFR || q->qinfo.qtype == DNS_TYPE_IXFR) {
+		/* a zone transfer is refused without RA, as Unbound does (it
+		 * is not a recursive question) */
+		enum resolver_result rr = resolver_error(r, pkt, len, q,
+			DNS_RCODE_REFUSED, DNS_EDE_NOT_SUPPORTED, out, outmax,
+			outlen);
+		if(rr == RESOLVER_ANSWERED)
+			dns_hdr_set_flags(out, (uint16_t)(dns_hdr_flags(out) &
+				~DNS_FLAG_RA));
+		return resolver_done(r, q, tp, out, outmax, outlen, rr);
+	}
 	/* subnetcache: the client's subnet; a malformed ECS option is
 	 * FORMERR (without the module, ECS is an option like any other) */
 	if(r->ecs_code && (has_ecs = resolver_client_ecs(r, pkt, q, client,
@@ -1777,8 +1856,19 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			goto mesh;
 		}
 		if(mr != MCACHE_MISS) {
-			/* response-ip: one test when not configured */
-			if(r->respip) {
+			/* rpz zones: their QNAME rules on the answer's
+			 * CNAME targets (one test when there are none) */
+			int rpzc = r->rpzc && !info.rpz_passthru ?
+				resolver_rpz_cname(r, pkt, q, client, tp, out,
+				outlen, outmax) : POLICY_RESPIP_PASS;
+			if(rpzc == POLICY_RESPIP_DROP) {
+				r->stats.num_cache_hits++;
+				return RESOLVER_DROP;
+			}
+			/* response-ip: one test when not configured (and
+			 * none after an RPZ passthru or CNAME rule) */
+			if(r->respip && !info.rpz_passthru &&
+				rpzc == POLICY_RESPIP_PASS) {
 				enum policy_respip_result pr =
 					policy_respip_answer(r->pol, r->acl,
 					pkt, q, client, r->local, tp ==
@@ -1843,6 +1933,7 @@ mesh:
 	x.flags = flags;
 	x.stale = stale;
 	x.tags = tags;
+	x.no_respip = info.rpz_passthru;
 	return resolver_to_mesh(r, pkt, len, q, &x);
 }
 
@@ -2047,8 +2138,8 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
  * Add a section, RRset by RRset (consecutive RRs of the same owner, type
  * and class).
  * @param clamp: when not NULL, TTLs are clamped to cache-min-ttl and
- *	cache-max-ttl (and the SOA of a negative answer to
- *	cache-max-negative-ttl), as the cache would give them.
+ *	cache-max-ttl (and the SOA of a negative answer as
+ *	mcache_clamp_neg_ttl() says), as the cache would give them.
  * @param negative: 1 for NXDOMAIN/NODATA answers.
  * @return 0, or -1 when truncated/failed.
  */
@@ -2077,16 +2168,19 @@ encode_section(struct dns_builder *b, int section,
 			k++;
 			rr = rr->next;
 		}
-		if(clamp) {
+		if(clamp && negative && section == DNS_SEC_AUTHORITY &&
+			first->type == DNS_TYPE_SOA) {
+			/* min(TTL, MINIMUM) (RFC 2308 section 5), clamped
+			 * as the message cache keeps it */
+			if(rdlen[0] >= 22 && dns_read_u32(rd[0] + rdlen[0] -
+				4) < ttl)
+				ttl = dns_read_u32(rd[0] + rdlen[0] - 4);
+			ttl = mcache_clamp_neg_ttl(clamp, ttl);
+		} else if(clamp) {
 			if(clamp->max_ttl && ttl > clamp->max_ttl)
 				ttl = clamp->max_ttl;
 			if(ttl < clamp->min_ttl)
 				ttl = clamp->min_ttl;
-			if(negative && section == DNS_SEC_AUTHORITY &&
-				first->type == DNS_TYPE_SOA &&
-				clamp->max_negative_ttl &&
-				ttl > clamp->max_negative_ttl)
-				ttl = clamp->max_negative_ttl;
 		}
 		err = dns_build_rrset(b, section, first->owner, first->type,
 			first->rrclass, ttl, k, rd, rdlen);
@@ -2159,6 +2253,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
+	if(ans && (ans->policy == 1 || ans->policy == 3))
+		flags |= DNS_FLAG_AA; /* an RPZ answer: the policy zone's */
+	if(ans && ans->policy == 3)
+		flags &= (uint16_t)~DNS_FLAG_RA; /* rpz-signal-nxdomain-ra */
 	if(c->tp == RESOLVER_TCP)
 		limit = DNS_MAX_MSG;
 	else if(c->edns)

@@ -72,6 +72,8 @@ struct cookie_secrets;
 #define RESOLVER_OPT_DENY_ANY 0x01
 /** front_opts: harden-large-queries */
 #define RESOLVER_OPT_LARGE 0x02
+/** front_opts: edns-tcp-keepalive */
+#define RESOLVER_OPT_KEEPALIVE 0x04
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 224
@@ -260,6 +262,9 @@ struct resolver {
 	/** 1 when answers go through policy_respip_answer() (response-ip,
 	 * RPZ RESPONSE-IP triggers) */
 	int respip;
+	/** 1 when answers go through policy_rpz_cname_answer() (rpz
+	 * zones: their QNAME triggers on the answers' CNAME targets) */
+	int rpzc;
 	/** 1 when NOTIFY is looked at (auth zones, or rpz zones) */
 	int notify;
 	/** RPZ counters of this worker */

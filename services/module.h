@@ -202,8 +202,9 @@ struct mesh_answer {
 	/** security status of the whole message (a validator sets it) */
 	enum module_sec_status sec;
 	/** a policy answer (RPZ NSDNAME / NSIP, made by env->rpz_ns): 1 to
-	 * send it but store it in no cache and leave it unvalidated, 2 to
-	 * send nothing at all (drop); 0 for every other answer */
+	 * send it (with AA) but store it in no cache and leave it
+	 * unvalidated, 3 the same without RA (rpz-signal-nxdomain-ra), 2
+	 * to send nothing at all (drop); 0 for every other answer */
 	int policy;
 };
 

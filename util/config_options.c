@@ -634,7 +634,8 @@ POL("response-ip-tag", CLAUSE_SERVER, "192.0.2.0/24 \"malware\"",
   "read at start, written (atomically) after every transfer" },
 { "fallback-enabled", CLAUSE_AUTH, OPT_AUTH, "no", NULL, NULL, 0, 0, NULL,
   0, SH | IM, "yes|no",
-  "when the zone has no data (expired, not yet transferred), resolve normally" },
+  "when the zone has no data (expired, not yet transferred, refused for its ZONEMD), "
+  "resolve normally instead of SERVFAIL" },
 { "for-downstream", CLAUSE_AUTH, OPT_AUTH, "yes", NULL, NULL, 0, 0, NULL,
   0, SH | IM, "yes|no", "answer clients from the zone, authoritatively" },
 { "for-upstream", CLAUSE_AUTH, OPT_AUTH, "yes", NULL, NULL, 0, 0, NULL, 0,
@@ -649,7 +650,8 @@ POL("response-ip-tag", CLAUSE_SERVER, "192.0.2.0/24 \"malware\"",
   "one stays in use) while a worker looks up the zone's DNSKEY through the validator: the "
   "zone's DNSKEY set must be the validated one and sign the ZONEMD (for a proven insecure "
   "delegation, the digest alone; a failed lookup is tried again at the SOA retry timer); "
-  "a refused zone is not used, and for-upstream the servers are asked instead" },
+  "a refused zone is not used: its names are SERVFAIL, or resolved from the servers "
+  "with fallback-enabled" },
 { "zonemd-reject-absence", CLAUSE_AUTH, OPT_AUTH, "no", NULL, NULL, 0, 0,
   NULL, 0, SH | IM, "yes|no", "refuse a zone without a ZONEMD record" },
 

@@ -1501,24 +1501,7 @@ runner_setup(struct runner *r)
 		fail(r, "modules: %s", err);
 		return -1;
 	}
-	mcache_params_default(&mp);
-	mp.min_ttl = (uint32_t)r->cfg->cache_min_ttl;
-	mp.max_ttl = (uint32_t)r->cfg->cache_max_ttl;
-	mp.max_negative_ttl = (uint32_t)r->cfg->cache_max_negative_ttl;
-	mp.prefetch = r->cfg->prefetch;
-	mp.serve_expired = r->cfg->serve_expired;
-	mp.serve_expired_ttl = (uint32_t)r->cfg->serve_expired_ttl;
-	mp.serve_expired_reply_ttl =
-		(uint32_t)r->cfg->serve_expired_reply_ttl;
-	mp.max_udp_size = (uint16_t)r->cfg->max_udp_size;
-	mp.roundrobin = r->cfg->rrset_roundrobin;
-	mp.no_ede = !r->cfg->ede;
-	mp.no_ede_stale = !r->cfg->ede || !r->cfg->ede_serve_expired;
-	if(r->cfg->serve_original_ttl) {
-		mp.original_ttl = 1;
-		mp.min_ttl = 0;
-		mp.max_ttl = 0x7fffffff;
-	}
+	mcache_params_from_cfg(&mp, r->cfg);
 	r->mc = mcache_create(&mp);
 	r->rrset = rrset_cache_create(r->cfg->rrset_cache_size,
 		(size_t)r->cfg->rrset_cache_slabs,
