@@ -67,6 +67,7 @@ iter_env_create_default(void)
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
 	env->max_time_ms = 30000;
+	(void)iter_env_parse_tfp(env, "3 2 1 0 0", NULL, 0);
 	for(i = 0; iter_root_servers[i][0]; i++) {
 		if(iter_env_add_hint(env, iter_root_servers[i][0],
 			iter_root_servers[i][1]) < 0 ||
@@ -77,6 +78,47 @@ iter_env_create_default(void)
 		}
 	}
 	return env;
+}
+
+int
+iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
+	size_t errlen)
+{
+	int vals[ITER_TFP_MAX], n = 0;
+	const char *p = v;
+	for(;;) {
+		char *end;
+		long l;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			break;
+		l = strtol(p, &end, 10);
+		if(end == p || (*end && *end != ' ' && *end != '\t') ||
+			l < -1 || l > 1000) {
+			if(err)
+				snprintf(err, errlen, "expected numbers of -1 "
+					"or more, separated by spaces, got '%s'",
+					v);
+			return -1;
+		}
+		if(n >= ITER_TFP_MAX) {
+			if(err)
+				snprintf(err, errlen, "at most %d values",
+					ITER_TFP_MAX);
+			return -1;
+		}
+		vals[n++] = (int)l;
+		p = end;
+	}
+	if(n == 0) {
+		if(err)
+			snprintf(err, errlen, "expected at least one number");
+		return -1;
+	}
+	memcpy(env->tfp, vals, sizeof(vals[0]) * (size_t)n);
+	env->tfp_count = n;
+	return 0;
 }
 
 /** copy one config_stub into the env */
@@ -115,6 +157,14 @@ iter_env_create(struct config_file *cfg)
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
 	env->tcp_upstream = cfg->tcp_upstream;
+	if(cfg->target_fetch_policy) {
+		char why[128];
+		if(iter_env_parse_tfp(env, cfg->target_fetch_policy, why,
+			sizeof(why)) < 0) {
+			log_err("target-fetch-policy: %s", why);
+			goto fail;
+		}
+	}
 	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;

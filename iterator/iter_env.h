@@ -70,6 +70,8 @@ struct delegpt {
 	int first;
 	/** number of NS names whose lookup was started */
 	int targets_started;
+	/** 1 when target-fetch-policy's lookups ahead were considered */
+	int fetched_ahead;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
 };
@@ -126,6 +128,9 @@ struct iter_hint {
 	int has_addr;
 };
 
+/** most values of target-fetch-policy (dependency depths) */
+#define ITER_TFP_MAX 16
+
 /** the iterator's environment */
 struct iter_env {
 	/** forward and stub zones */
@@ -147,6 +152,12 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** target-fetch-policy: per dependency depth, NS names looked up
+	 * ahead (-1 all, 0 only on demand) */
+	int tfp[ITER_TFP_MAX];
+	/** number of values in tfp: a state of depth tfp_count - 1 or more
+	 * starts no lookups (Unbound's max dependency depth) */
+	int tfp_count;
 	/** tcp-upstream */
 	int tcp_upstream;
 	/** minimal-responses: positive answers without the zone's NS set
@@ -180,6 +191,17 @@ struct iter_env *iter_env_create_default(void);
  * @return env or NULL on error (logged).
  */
 struct iter_env *iter_env_create(struct config_file *cfg);
+
+/**
+ * Parse a target-fetch-policy value ("3 2 1 0 0": one number per
+ * dependency depth, each -1 or more) into env->tfp and env->tfp_count.
+ * @param env: the env, changed only on success.
+ * @param v: the value.
+ * @param err: what is wrong, on failure; errlen its size.
+ * @return 0 or -1.
+ */
+int iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
+	size_t errlen);
 
 /** Free an environment. */
 void iter_env_delete(struct iter_env *env);

@@ -637,39 +637,44 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	return cand[i];
 }
 
-/** NS names whose addresses one delegation may look up, by the depth of
- * the lookup (as Unbound's target-fetch-policy "6 3 1 0"): a client query
- * gets ITER_MAX_TARGETS, a lookup for it fewer, and so on, so that the
- * work one client query can cause stays bounded (NXNSAttack). */
+/** NS names whose addresses one delegation may look up in all (the
+ * NXNSAttack bound): ITER_MAX_TARGETS for a client query, half as many for
+ * a lookup made for it, and so on down to 1, so that the work one client
+ * query can cause stays bounded; none at or past the deepest dependency
+ * target-fetch-policy allows (its number of values less one, as
+ * Unbound's max dependency depth) */
 static int
-iter_max_targets(int depth)
+iter_max_targets(struct module_qstate *s)
 {
-	static const int policy[] = {ITER_MAX_TARGETS, 3, 1};
-	if(depth < 0)
-		depth = 0;
-	if(depth >= (int)(sizeof(policy) / sizeof(policy[0])) ||
-		depth >= ITER_MAX_DEPTH)
+	int depth = s->depth < 0 ? 0 : s->depth, n = ITER_MAX_TARGETS;
+	if(depth >= st_env(s)->tfp_count - 1)
 		return 0;
-	return policy[depth];
+	n >>= (depth < 8 ? depth : 8);
+	return n < 1 ? 1 : n;
 }
 
-/** start address lookups for NS names without addresses.
- * @return number of lookups now in flight */
+/**
+ * Start address lookups for NS names without addresses.
+ * @param s: the state.
+ * @param want: how many new lookups to start at most (-1: as many as
+ *	the delegation may: iter_max_targets).
+ * @return number of lookups now in flight (new and pending)
+ */
 static int
-iter_start_targets(struct module_qstate *s)
+iter_start_targets(struct module_qstate *s, int want)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct delegpt_ns *ns;
-	int inflight = 0;
+	int inflight = 0, started = 0;
 	for(ns = iq->dp->nslist; ns; ns = ns->next) {
 		struct module_qstate *sub;
 		if(ns->pending) {
 			inflight++;
 			continue;
 		}
-		if(ns->resolved)
+		if(ns->resolved || (want >= 0 && started >= want))
 			continue;
-		if(iq->dp->targets_started >= iter_max_targets(s->depth))
+		if(iq->dp->targets_started >= iter_max_targets(s))
 			break;
 		ns->resolved = 1;
 		iq->dp->targets_started++;
@@ -684,9 +689,33 @@ iter_start_targets(struct module_qstate *s)
 		if(!sub)
 			continue;
 		ns->pending = 1;
+		started++;
 		inflight++;
 	}
 	return inflight;
+}
+
+/**
+ * target-fetch-policy: the first time a delegation is used, look up the
+ * addresses of as many of its NS names without glue as the policy says
+ * for the state's depth (-1: all), while the query goes to a server whose
+ * address is known (if any); those lookups make later choices better.
+ */
+static void
+iter_fetch_ahead(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct iter_env *env = st_env(s);
+	int depth = s->depth < 0 ? 0 : s->depth, want;
+	if(iq->dp->fetched_ahead || iq->dp->is_forward)
+		return;
+	iq->dp->fetched_ahead = 1;
+	if(depth >= env->tfp_count - 1 || (want = env->tfp[depth]) == 0)
+		return;
+	(void)iter_targets_from_cache(s);
+	verbose(VERB_ALGO, "iterator: target-fetch-policy: looking up %d "
+		"more NS addresses", want);
+	(void)iter_start_targets(s, want);
 }
 
 /**
@@ -836,14 +865,16 @@ iter_send(struct module_qstate *s)
 		return;
 	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
 		return;
+	iter_fetch_ahead(s);
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);
 		if(!a) {
 			/* every known server was tried once: look for more
-			 * servers (NS names) before asking one again */
+			 * servers (NS names), one at a time, before asking
+			 * one again */
 			if(iter_targets_from_cache(s) > 0)
 				continue;
-			if(iter_start_targets(s) > 0 || s->num_subs > 0) {
+			if(iter_start_targets(s, 1) > 0 || s->num_subs > 0) {
 				iq->phase = ITER_SEND;
 				return;
 			}

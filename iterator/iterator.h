@@ -35,8 +35,12 @@
  *     set but no SOA): glue is kept only for the referred NS names and
  *     only from under the current zone; NS names without glue are looked
  *     up in the RRset cache, then by sub-queries through the mesh (A, then
- *     AAAA; at most ITER_MAX_TARGETS per delegation: the NXNSAttack
- *     limit; dependency cycles are refused by the mesh);
+ *     AAAA): when the delegation is first used, as many as
+ *     target-fetch-policy gives for the state's dependency depth (-1 all,
+ *     default "3 2 1 0 0"), and later one at a time, when every server
+ *     with a known address was tried; at most ITER_MAX_TARGETS per
+ *     delegation for a client query, half as many per level of depth
+ *     (the NXNSAttack limit); dependency cycles are refused by the mesh;
  *   - NXDOMAIN or NODATA (with the SOA, if given);
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
@@ -66,7 +70,8 @@
  * per state, max-global-quota upstream queries for a client question and
  * all its sub-queries together (the mesh keeps the count, see
  * module_env.global_quota),
- * ITER_MAX_DEPTH nested target lookups, and a total time budget per
+ * nested target lookups no deeper than target-fetch-policy has values
+ * (less one), and a total time budget per
  * state; past them, or when every server failed, the client gets SERVFAIL
  * with an Extended DNS Error (22 No Reachable Authority, 23 Network Error).
  *
@@ -111,9 +116,6 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
-/** most sub-query depth (target lookups within target lookups); the
- * lookups allowed per delegation shrink with depth: 6, 3, 1, then none */
-#define ITER_MAX_DEPTH		3
 /** timeouts of one server before it is given up for a resolution (the
  * network does not retransmit; each retry gets the doubled timeout from
  * the infrastructure cache) */

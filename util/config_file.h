@@ -331,6 +331,11 @@ struct config_file {
 	struct config_strlist *caps_exempt;
 	/** harden-glue: only trust glue inside the server's zone */
 	int harden_glue;
+	/** target-fetch-policy: per dependency depth, how many NS names
+	 * without addresses to look up ahead ("-1" all, "0" on demand);
+	 * the number of values is the deepest dependency followed
+	 * (iterator/iter_env.c parses it) */
+	char *target_fetch_policy;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
