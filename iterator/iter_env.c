@@ -63,6 +63,7 @@ iter_env_create_default(void)
 	env->qname_min = 1;
 	env->dnqlh = 1;
 	env->harden_glue = 1;
+	env->scrub_promiscuous = 1;
 	env->do_ip4 = 1;
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
@@ -156,6 +157,7 @@ iter_env_create(struct config_file *cfg)
 	env->qname_min_strict = cfg->qname_minimisation_strict;
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
+	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
 	env->tcp_upstream = cfg->tcp_upstream;
 	if(cfg->target_fetch_policy) {
 		char why[128];

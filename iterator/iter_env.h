@@ -152,6 +152,9 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** iter-scrub-promiscuous: drop the NS set of answers (see
+	 * iter_scrub_promiscuous) */
+	int scrub_promiscuous;
 	/** target-fetch-policy: per dependency depth, NS names looked up
 	 * ahead (-1 all, 0 only on demand) */
 	int tfp[ITER_TFP_MAX];

@@ -105,6 +105,37 @@ iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 	return removed;
 }
 
+/** @return 1 when rr is an NS record or an RRSIG that covers NS */
+static int
+rr_is_ns(const struct module_rr *rr)
+{
+	return rr->type == DNS_TYPE_NS || (rr->type == DNS_TYPE_RRSIG &&
+		rr->rdlen >= 2 && ((rr->rdata[0] << 8) | rr->rdata[1]) ==
+		DNS_TYPE_NS);
+}
+
+int
+iter_scrub_promiscuous(struct iter_reply *rep)
+{
+	struct module_rrlist *l = &rep->sec[DNS_SEC_AUTHORITY];
+	struct module_rr **pp = &l->first, *prev = NULL;
+	int removed = 0;
+	if(rep->rcode == DNS_RCODE_NOERROR &&
+		rep->sec[DNS_SEC_ANSWER].count == 0)
+		return 0; /* a referral or NODATA: the NS set may be needed */
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if(rr_is_ns(rr)) {
+			list_unlink(l, pp, prev);
+			removed++;
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+	return removed;
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
@@ -113,6 +144,9 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY], zone);
 		iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
+		if(env->scrub_promiscuous && iter_scrub_promiscuous(rep) > 0)
+			verbose(VERB_ALGO, "iterator: scrubbed the promiscuous "
+				"NS set of an answer");
 	}
 	(void)iter_scrub_private(env, &rep->sec[DNS_SEC_ANSWER]);
 }

@@ -7,6 +7,9 @@
  *     queried server was asked as (the delegation point) are dropped from
  *     every section, and so are stray OPT records; a forwarder's reply is
  *     not scrubbed for bailiwick (it answers recursively);
+ *   - promiscuous NS sets (iter-scrub-promiscuous, on by default, not
+ *     for a forwarder): the NS set in the authority section of an answer,
+ *     NXDOMAIN or other error is dropped (iter_scrub_promiscuous);
  *   - private addresses: A and AAAA records in the answer section whose
  *     address is in a private-address block are dropped, unless their
  *     owner is under a private-domain (DNS rebinding protection).
@@ -98,6 +101,19 @@ int iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
  */
 void iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env);
+
+/**
+ * iter-scrub-promiscuous: drop the NS records (and their RRSIGs) from the
+ * authority section of a reply that is not a referral or NODATA, that
+ * is, one with answer records, or with an rcode other than NOERROR. Such
+ * an NS set is not needed for the answer, and believed it would move
+ * every other name of its zone to the servers it names (a poisoning
+ * path, CVE-2025-11411); the additional records of those servers are
+ * then unrelated to the reply and never used either (the iterator only
+ * takes addresses for NS names it uses).
+ * @return the number of records dropped.
+ */
+int iter_scrub_promiscuous(struct iter_reply *rep);
 
 /** Drop records not at or below zone (and OPT records) from a list. */
 void iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);

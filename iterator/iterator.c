@@ -1266,7 +1266,9 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
  * those servers all fail, iter_send starts again from the top without
  * the cache, which follows the parent's delegation: the fallback.
  * The addresses of the child's servers (in-bailiwick, already scrubbed)
- * are stored with them.
+ * are stored with them. With iter-scrub-promiscuous (the default) the
+ * scrubber has dropped the NS set of answers and errors, so this learns
+ * from NODATA replies only.
  */
 static void
 iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,

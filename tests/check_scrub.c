@@ -135,6 +135,56 @@ classify(struct iter_reply *p, const char *qname, uint16_t qtype,
 	return r;
 }
 
+/** iter-scrub-promiscuous: the NS set (and its RRSIG) goes from the
+ * authority section of answers and errors; a referral, a NODATA and a
+ * forwarder's reply keep theirs; with the option off, every reply does */
+START_TEST(test_promiscuous)
+{
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1", NULL };
+	static const char *const ns[] = {
+		"example.com. NS ns.evil.example.com.",
+		"example.com. RRSIG NS 8 2 3600 20300101000000 20200101000000 "
+		"1 example.com. AAAA",
+		"example.com. SOA ns.example.com. h.example.com. 1 2 3 4 5",
+		NULL };
+	static const char *const ar[] = {
+		"ns.evil.example.com. A 192.0.2.66", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t zone[256];
+	struct iter_reply *p;
+	ck_assert_int_eq(env->scrub_promiscuous, 1);
+	wire("example.com.", zone);
+	/* an answer: the NS set and its signature go, the SOA stays */
+	p = reply(0, 1, an, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_SOA));
+	/* NXDOMAIN, SERVFAIL: the same */
+	p = reply(3, 1, NULL, ns, ar);
+	ck_assert_int_eq(iter_scrub_promiscuous(p), 2);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	p = reply(2, 1, NULL, ns, ar);
+	ck_assert_int_eq(iter_scrub_promiscuous(p), 2);
+	/* NOERROR without an answer (a referral or NODATA): kept */
+	p = reply(0, 0, NULL, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
+	/* a forwarder's reply: kept */
+	p = reply(0, 0, an, ns, ar);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
+	/* iter-scrub-promiscuous: no */
+	env->scrub_promiscuous = 0;
+	p = reply(0, 1, an, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
+	iter_env_delete(env);
+}
+END_TEST
+
 /** a region per test */
 static void
 setup(void)
@@ -166,6 +216,7 @@ START_TEST(test_bailiwick)
 	struct iter_env *env = iter_env_create_default();
 	uint8_t zone[256];
 	struct iter_reply *p = reply(0, 1, an, ns, ar);
+	env->scrub_promiscuous = 0; /* (its own test) */
 	wire("example.com.", zone);
 	iter_scrub_reply(p, zone, env);
 	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
@@ -402,6 +453,7 @@ scrub_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_bailiwick);
+	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);

@@ -336,6 +336,9 @@ struct config_file {
 	 * the number of values is the deepest dependency followed
 	 * (iterator/iter_env.c parses it) */
 	char *target_fetch_policy;
+	/** iter-scrub-promiscuous: drop the NS set from the authority
+	 * section of answers and errors */
+	int iter_scrub_promiscuous;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
