@@ -64,6 +64,9 @@ iter_env_create_default(void)
 	env->dnqlh = 1;
 	env->harden_glue = 1;
 	env->scrub_promiscuous = 1;
+	env->scrub_ns = 20;
+	env->max_restarts = 11; /* ITER_MAX_CNAME */
+	env->max_sent = 32;
 	env->do_ip4 = 1;
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
@@ -133,6 +136,7 @@ iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
 		return -1;
 	z->first = s->first;
 	z->prime = s->prime;
+	z->tcp = s->tcp;
 	for(a = s->addrs; a; a = a->next) {
 		if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
 			break;
@@ -158,6 +162,9 @@ iter_env_create(struct config_file *cfg)
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
 	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
+	env->scrub_ns = cfg->iter_scrub_ns;
+	env->max_restarts = cfg->max_query_restarts;
+	env->max_sent = cfg->max_sent_count;
 	env->tcp_upstream = cfg->tcp_upstream;
 	if(cfg->target_fetch_policy) {
 		char why[128];
@@ -545,6 +552,7 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 	dp->is_forward = z->is_forward;
 	dp->is_stub = !z->is_forward;
 	dp->first = z->first;
+	dp->tcp = z->tcp;
 	for(i = 0; i < z->num_addrs; i++)
 		if(delegpt_add_addr(dp, r, &z->addrs[i]) < 0)
 			return NULL;

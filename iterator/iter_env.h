@@ -68,6 +68,8 @@ struct delegpt {
 	int is_stub;
 	/** forward-first / stub-first: fall back to full recursion */
 	int first;
+	/** forward-tcp-upstream / stub-tcp-upstream: TCP only */
+	int tcp;
 	/** number of NS names whose lookup was started */
 	int targets_started;
 	/** 1 when target-fetch-policy's lookups ahead were considered */
@@ -90,6 +92,8 @@ struct iter_zone {
 	int first;
 	/** stub-prime */
 	int prime;
+	/** forward-tcp-upstream / stub-tcp-upstream */
+	int tcp;
 	/** server addresses (forward-addr / stub-addr) */
 	struct netaddr addrs[32];
 	/** number of addresses */
@@ -155,6 +159,12 @@ struct iter_env {
 	/** iter-scrub-promiscuous: drop the NS set of answers (see
 	 * iter_scrub_promiscuous) */
 	int scrub_promiscuous;
+	/** iter-scrub-ns: most NS records kept per NS set */
+	int scrub_ns;
+	/** max-query-restarts: most CNAME/DNAME links per question */
+	int max_restarts;
+	/** max-sent-count: most queries per delegation */
+	int max_sent;
 	/** target-fetch-policy: per dependency depth, NS names looked up
 	 * ahead (-1 all, 0 only on demand) */
 	int tfp[ITER_TFP_MAX];

@@ -114,6 +114,42 @@ rr_is_ns(const struct module_rr *rr)
 		DNS_TYPE_NS);
 }
 
+/** distinct NS owners counted per list by iter_scrub_ns (a reply with
+ * more is junk; the NS records of further owners are dropped) */
+#define SCRUB_NS_OWNERS 16
+
+int
+iter_scrub_ns(struct module_rrlist *l, int max)
+{
+	const uint8_t *owner[SCRUB_NS_OWNERS];
+	int count[SCRUB_NS_OWNERS], owners = 0, removed = 0;
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		int i;
+		if(rr->type != DNS_TYPE_NS) {
+			prev = rr;
+			pp = &rr->next;
+			continue;
+		}
+		for(i = 0; i < owners; i++)
+			if(dname_equal(owner[i], rr->owner))
+				break;
+		if(i == owners && owners < SCRUB_NS_OWNERS) {
+			owner[owners] = rr->owner;
+			count[owners++] = 0;
+		}
+		if(i == owners || ++count[i] > max) {
+			list_unlink(l, pp, prev);
+			removed++;
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+	return removed;
+}
+
 int
 iter_scrub_promiscuous(struct iter_reply *rep)
 {
@@ -144,6 +180,11 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY], zone);
 		iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
+		if(iter_scrub_ns(&rep->sec[DNS_SEC_ANSWER], env->scrub_ns) +
+			iter_scrub_ns(&rep->sec[DNS_SEC_AUTHORITY],
+			env->scrub_ns) > 0)
+			verbose(VERB_ALGO, "iterator: scrubbed NS records past "
+				"iter-scrub-ns (%d)", env->scrub_ns);
 		if(env->scrub_promiscuous && iter_scrub_promiscuous(rep) > 0)
 			verbose(VERB_ALGO, "iterator: scrubbed the promiscuous "
 				"NS set of an answer");
@@ -205,7 +246,7 @@ rr_target(const struct module_rr *rr)
 int
 iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 	uint8_t *name, uint16_t qtype, struct module_rrlist *chain,
-	struct module_rrlist *final, int *links, int dnssec)
+	struct module_rrlist *final, int *links, int max_links, int dnssec)
 {
 	struct module_rr *rr;
 	for(;;) {
@@ -237,7 +278,7 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 			if(rr->type != DNS_TYPE_DNAME ||
 				!dname_is_strict_subdomain(name, rr->owner))
 				continue;
-			if(++(*links) > ITER_MAX_CNAME)
+			if(++(*links) > max_links)
 				return -1;
 			c = scrub_synth_cname(r, rr, name);
 			if(!c)
@@ -262,7 +303,7 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 				continue;
 			if(!(t = rr_target(rr)))
 				return -1;
-			if(++(*links) > ITER_MAX_CNAME)
+			if(++(*links) > max_links)
 				return -1;
 			if(module_rrlist_push(r, chain, rr) < 0)
 				return -1;
@@ -334,7 +375,7 @@ enum iter_class
 iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	uint16_t qtype, const uint8_t *zone, int forward,
 	struct module_rrlist *chain, struct module_rrlist *final, int *links,
-	int dnssec, struct module_rr **nsrr)
+	int max_links, int dnssec, struct module_rr **nsrr)
 {
 	struct module_rrlist *auth = &rep->sec[DNS_SEC_AUTHORITY];
 	int aa = (rep->flags & DNS_FLAG_AA) != 0;
@@ -343,7 +384,7 @@ iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	*nsrr = NULL;
 	memcpy(start, name, dname_len(name));
 	if(iter_walk_chain(r, &rep->sec[DNS_SEC_ANSWER], name, qtype, chain,
-		final, links, dnssec) < 0)
+		final, links, max_links, dnssec) < 0)
 		return ITER_CL_ERROR;
 	if(forward) {
 		/* a forwarder answers recursively: taken as it is */

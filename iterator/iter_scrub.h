@@ -7,6 +7,8 @@
  *     queried server was asked as (the delegation point) are dropped from
  *     every section, and so are stray OPT records; a forwarder's reply is
  *     not scrubbed for bailiwick (it answers recursively);
+ *   - oversized NS sets: past iter-scrub-ns records of one owner, the
+ *     rest are dropped (iter_scrub_ns; not for a forwarder);
  *   - promiscuous NS sets (iter-scrub-promiscuous, on by default, not
  *     for a forwarder): the NS set in the authority section of an answer,
  *     NXDOMAIN or other error is dropped (iter_scrub_promiscuous);
@@ -16,7 +18,7 @@
  *
  * Classification of what is left, for the name asked (after following
  * the CNAME and DNAME records of the answer section from it, DNAMEs
- * synthesised into CNAMEs, at most ITER_MAX_CNAME links in all):
+ * synthesised into CNAMEs, at most max-query-restarts links in all):
  *   - ANSWER: the RRset of the type asked is there (at the end of the
  *     chain);
  *   - CNAME: the chain ends at a name with no data and the server says
@@ -103,6 +105,14 @@ void iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env);
 
 /**
+ * iter-scrub-ns: keep at most max NS records of each owner in a list (the
+ * first ones), drop the rest (and every NS record of owners past the
+ * 16th: no reply that means well has so many).
+ * @return the number dropped.
+ */
+int iter_scrub_ns(struct module_rrlist *l, int max);
+
+/**
  * iter-scrub-promiscuous: drop the NS records (and their RRSIGs) from the
  * authority section of a reply that is not a referral or NODATA, that
  * is, one with answer records, or with an rcode other than NOERROR. Such
@@ -138,6 +148,8 @@ int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
  *	CNAMEs).
  * @param final: the answer RRset is appended.
  * @param links: CNAME/DNAME links followed so far; incremented.
+ * @param max_links: most links in all (max-query-restarts); past it the
+ *	class is ERROR.
  * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO queries).
  * @param nsrr: for REFERRAL, set to an NS record of the referred zone;
  *	else NULL.
@@ -146,7 +158,7 @@ int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
 enum iter_class iter_classify(struct region *r, struct iter_reply *rep,
 	uint8_t *name, uint16_t qtype, const uint8_t *zone, int forward,
 	struct module_rrlist *chain, struct module_rrlist *final, int *links,
-	int dnssec, struct module_rr **nsrr);
+	int max_links, int dnssec, struct module_rr **nsrr);
 
 /** @return the name of a class ("answer", "referral", ...) */
 const char *iter_class_str(enum iter_class c);
@@ -160,13 +172,14 @@ const char *iter_class_str(enum iter_class c);
  * @param qtype: the type wanted.
  * @param chain: link records appended.
  * @param final: the answer RRset appended.
- * @param links: incremented per link; the walk stops past the limit.
+ * @param links: incremented per link.
+ * @param max_links: past this many links the walk fails.
  * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO clients).
  * @return 0, or -1 on error (out of memory, loop, too long).
  */
 int iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 	uint8_t *name, uint16_t qtype, struct module_rrlist *chain,
-	struct module_rrlist *final, int *links, int dnssec);
+	struct module_rrlist *final, int *links, int max_links, int dnssec);
 
 /**
  * Copy the SOA from authority for a negative answer, when its owner is an

@@ -426,7 +426,7 @@ iter_answer_from_cache(struct module_qstate *s)
 			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
 			s->region, &rs) == 0 && rs.trust >=
 			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
-			iq->cname_count < ITER_MAX_CNAME &&
+			iq->cname_count < st_env(s)->max_restarts &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
 			struct module_rr *rr = rr_from_cache(s, &rs, 0);
 			if(!rr)
@@ -849,7 +849,8 @@ iter_send(struct module_qstate *s)
 	uint16_t qtype;
 	int flags = 0, rto = env->timeout_ms, send_rto;
 
-	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
+	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
+		st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
@@ -906,7 +907,7 @@ iter_send(struct module_qstate *s)
 		}
 		if(a->noedns)
 			flags |= OUTBOUND_FLAG_NOEDNS;
-		if(env->tcp_upstream || a->tcp)
+		if(env->tcp_upstream || a->tcp || iq->dp->tcp)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
@@ -1423,7 +1424,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	}
 
 	cl = iter_classify(s->region, p, name, iq->qtype, iq->dp->name,
-		iq->dp->is_forward, &iq->chain, &final, &links, dnssec, &nsrr);
+		iq->dp->is_forward, &iq->chain, &final, &links,
+		st_env(s)->max_restarts, dnssec, &nsrr);
 	verbose(VERB_ALGO, "iterator: reply classified as %s",
 		iter_class_str(cl));
 	if(cl == ITER_CL_ERROR) {

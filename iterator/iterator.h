@@ -30,7 +30,8 @@
  * name are used. It is then classified (iter_classify):
  *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
  *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
- *     resolved: from the top again, at most ITER_MAX_CNAME links in all;
+ *     resolved: from the top again, at most max-query-restarts links in
+ *     all (default ITER_MAX_CNAME);
  *   - a referral to a zone strictly below the current one (also with AA
  *     set but no SOA): glue is kept only for the referred NS names and
  *     only from under the current zone; NS names without glue are looked
@@ -53,7 +54,9 @@
  * retried without EDNS (remembered); TC is retried over TCP. Forwarded
  * queries carry RD and their answers are taken as they are (after the
  * question check). What is learnt goes into the RRset cache (trust ranks:
- * referral NS and glue low, authoritative answers high).
+ * referral NS and glue low, authoritative answers high). A forward or
+ * stub zone with forward-tcp-upstream or stub-tcp-upstream has its
+ * servers asked over TCP only (as tcp-upstream does for all).
  *
  * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
  * a row is down; queries skip it, and when a delegation has no other
@@ -67,7 +70,7 @@
  * mark the server down) and no upstream time at all afterwards.
  *
  * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries
- * per state, max-global-quota upstream queries for a client question and
+ * per state (and max-sent-count to the servers of one delegation), max-global-quota upstream queries for a client question and
  * all its sub-queries together (the mesh keeps the count, see
  * module_env.global_quota),
  * nested target lookups no deeper than target-fetch-policy has values
@@ -107,7 +110,7 @@ struct outbound_query;
 struct delegpt_addr;
 struct iter_zone;
 
-/** most CNAME/DNAME links followed */
+/** most CNAME/DNAME links followed: the default of max-query-restarts */
 #define ITER_MAX_CNAME		11
 /** most referrals followed for one name */
 #define ITER_MAX_REFERRALS	30

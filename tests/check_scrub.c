@@ -125,7 +125,7 @@ classify(struct iter_reply *p, const char *qname, uint16_t qtype,
 	wire(qname, name);
 	wire(zone, z);
 	r.c = iter_classify(reg, p, name, qtype, z, forward, &chain, &final,
-		&links, 0, &ns);
+		&links, ITER_MAX_CNAME, 0, &ns);
 	(void)dname_to_str(name, r.end, sizeof(r.end));
 	r.nchain = chain.count;
 	r.nfinal = final.count;
@@ -182,6 +182,36 @@ START_TEST(test_promiscuous)
 	iter_scrub_reply(p, zone, env);
 	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
 	iter_env_delete(env);
+}
+END_TEST
+
+/** iter-scrub-ns: the first max NS records of each owner stay, in both
+ * the answer and the authority section; other types are untouched */
+START_TEST(test_scrub_ns)
+{
+	static const char *const ns[] = {
+		"example.com. NS a.example.com.",
+		"example.com. NS b.example.com.",
+		"example.com. SOA ns.example.com. h.example.com. 1 2 3 4 5",
+		"sub.example.com. NS a.example.com.",
+		"example.com. NS c.example.com.",
+		"sub.example.com. NS b.example.com.",
+		"sub.example.com. NS c.example.com.", NULL };
+	struct iter_reply *p = reply(0, 0, NULL, ns, NULL);
+	struct module_rrlist *a = sec(p, DNS_SEC_AUTHORITY);
+	ck_assert_int_eq(iter_scrub_ns(a, 5), 0);
+	ck_assert_uint_eq(a->count, 7);
+	ck_assert_int_eq(iter_scrub_ns(a, 2), 2);
+	ck_assert_uint_eq(a->count, 5);
+	ck_assert(has(a, "example.com.", DNS_TYPE_SOA));
+	ck_assert_int_eq(iter_scrub_ns(a, 1), 2);
+	ck_assert_uint_eq(a->count, 3);
+	ck_assert_str_eq((const char *)a->first->rdata + 1, "a" "\007example\003com");
+	ck_assert(has(a, "sub.example.com.", DNS_TYPE_NS));
+	/* the last pointer is kept right: append after */
+	ck_assert_ptr_nonnull(a->last);
+	ck_assert(a->last->next == NULL);
+	ck_assert_int_eq(a->last->type, DNS_TYPE_NS);
 }
 END_TEST
 
@@ -454,6 +484,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_promiscuous);
+	tcase_add_test(tc, test_scrub_ns);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);

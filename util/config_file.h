@@ -149,6 +149,9 @@ struct config_stub {
 	 * unless given, the certificate verified against the name after
 	 * '#' in the address (or the IP address) */
 	int tls;
+	/** forward-tcp-upstream: or stub-tcp-upstream: the servers are asked
+	 * over TCP only */
+	int tcp;
 	/** line of the clause header in its file, for later messages */
 	int line;
 };
@@ -339,6 +342,14 @@ struct config_file {
 	/** iter-scrub-promiscuous: drop the NS set from the authority
 	 * section of answers and errors */
 	int iter_scrub_promiscuous;
+	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
+	int iter_scrub_ns;
+	/** max-query-restarts: most CNAME/DNAME links followed for one
+	 * question */
+	int max_query_restarts;
+	/** max-sent-count: most upstream queries for one question per
+	 * delegation (counted again after a referral or a CNAME) */
+	int max_sent_count;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
