@@ -510,7 +510,7 @@ delegpt_add_addr(struct delegpt *dp, struct region *r,
 	struct delegpt_addr *da, **pp;
 	for(da = dp->addrs; da; da = da->next)
 		if(netaddr_cmp(&da->addr, a) == 0)
-			return 0;
+			return 1;
 	da = region_alloc_zero(r, sizeof(*da));
 	if(!da)
 		return -1;
@@ -534,7 +534,8 @@ iter_env_root_dp(struct iter_env *env, struct region *r)
 		if(!ns)
 			return NULL;
 		if(h->has_addr) {
-			ns->resolved = 1;
+			if(iter_addr_family_ok(env, &h->addr))
+				ns->resolved = 1;
 			if(delegpt_add_addr(dp, r, &h->addr) < 0)
 				return NULL;
 		}
@@ -560,6 +561,16 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 		if(!delegpt_add_ns(dp, r, z->hosts[i]))
 			return NULL;
 	return dp;
+}
+
+int
+iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a)
+{
+	if(netaddr_family(a) == AF_INET)
+		return env->do_ip4;
+	if(netaddr_family(a) == AF_INET6)
+		return env->do_ip6;
+	return 0;
 }
 
 int

@@ -284,7 +284,8 @@ struct delegpt *delegpt_create(struct region *r, const uint8_t *name);
 struct delegpt_ns *delegpt_add_ns(struct delegpt *dp, struct region *r,
 	const uint8_t *name);
 
-/** Add an address (no duplicates). @return 0 or -1. */
+/** Add an address (no duplicates). @return 0 when added, 1 when it was
+ * there already, -1 on error. */
 int delegpt_add_addr(struct delegpt *dp, struct region *r,
 	const struct netaddr *a);
 
@@ -303,6 +304,10 @@ struct delegpt_ns *delegpt_find_ns(struct delegpt *dp, const uint8_t *name);
  */
 int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
 	const uint8_t *d, size_t len);
+
+/** @return 1 when the address is of a family in use (do-ip4, do-ip6): an
+ * NS name with addresses of the other family only still needs a lookup */
+int iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a);
 
 /** @return 1 when the address may be queried (do-not-query-localhost,
  * do-not-query-address, do-ip4/do-ip6) */

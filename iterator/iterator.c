@@ -188,7 +188,7 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 				continue;
 			if(delegpt_add_addr(dp, s->region, &na) < 0)
 				return NULL;
-			if(ns)
+			if(ns && iter_addr_family_ok(st_env(s), &na))
 				ns->resolved = 1;
 		}
 	}
@@ -225,7 +225,8 @@ iter_targets_from_cache(struct module_qstate *s)
 				if(delegpt_add_addr(iq->dp, s->region,
 					&na) == 0)
 					added++;
-				ns->resolved = 1;
+				if(iter_addr_family_ok(st_env(s), &na))
+					ns->resolved = 1;
 			}
 		}
 	}
@@ -1234,7 +1235,10 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
-		ns->resolved = 1;
+		/* glue of a family not in use (only IPv6 with do-ip6: no)
+		 * leaves the name to be looked up */
+		if(iter_addr_family_ok(st_env(s), &na))
+			ns->resolved = 1;
 	}
 	if(!dp->nslist) {
 		iter_server_failed(s, -1);

@@ -201,7 +201,7 @@ START_TEST(test_delegpt)
 	ck_assert_ptr_null(dp->nslist->next);
 	ck_assert_int_eq(netaddr_parse("192.0.2.7", 53, &a, &err), 0);
 	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
-	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
+	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 1);
 	ck_assert_ptr_nonnull(dp->addrs);
 	ck_assert_ptr_null(dp->addrs->next);
 	region_destroy(r);
