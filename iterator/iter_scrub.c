@@ -66,20 +66,24 @@ list_unlink(struct module_rrlist *l, struct module_rr **pp,
 	l->count--;
 }
 
-void
+int
 iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone)
 {
 	struct module_rr **pp = &l->first, *prev = NULL;
+	int ns = 0;
 	while(*pp) {
 		struct module_rr *rr = *pp;
 		if(!dname_is_subdomain(rr->owner, zone) ||
 			rr->type == DNS_TYPE_OPT) {
+			if(rr->type == DNS_TYPE_NS)
+				ns++;
 			list_unlink(l, pp, prev);
 			continue;
 		}
 		prev = rr;
 		pp = &rr->next;
 	}
+	return ns;
 }
 
 int
@@ -178,7 +182,8 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 {
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
-		iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY], zone);
+		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],
+			zone);
 		iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
 		if(iter_scrub_ns(&rep->sec[DNS_SEC_ANSWER], env->scrub_ns) +
 			iter_scrub_ns(&rep->sec[DNS_SEC_AUTHORITY],
@@ -371,8 +376,9 @@ iter_find_ns(const struct module_rrlist *auth, const uint8_t *name)
 	return best;
 }
 
-enum iter_class
-iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
+/** iter_classify without the recursion-lame check */
+static enum iter_class
+classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	uint16_t qtype, const uint8_t *zone, int forward,
 	struct module_rrlist *chain, struct module_rrlist *final, int *links,
 	int max_links, int dnssec, struct module_rr **nsrr)
@@ -418,10 +424,38 @@ iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		}
 		return ITER_CL_LAME;
 	}
+	if(aa && !iter_has_soa(auth) && rep->ns_dropped > 0 &&
+		auth->count == 0)
+		return ITER_CL_USELESS;
 	if(aa || iter_has_soa(auth))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
 }
+
+enum iter_class
+iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
+	uint16_t qtype, const uint8_t *zone, int forward,
+	struct module_rrlist *chain, struct module_rrlist *final, int *links,
+	int max_links, int dnssec, struct module_rr **nsrr)
+{
+	struct module_rrlist was = *chain;
+	int links_was = *links;
+	enum iter_class c = classify(r, rep, name, qtype, zone, forward,
+		chain, final, links, max_links, dnssec, nsrr);
+	if(!forward && (rep->flags & DNS_FLAG_RA) &&
+		!(rep->flags & DNS_FLAG_AA) && (c == ITER_CL_ANSWER ||
+		c == ITER_CL_CNAME || c == ITER_CL_NXDOMAIN ||
+		c == ITER_CL_NODATA)) {
+		/* recursion lame: nothing of the reply is taken */
+		*chain = was;
+		if(chain->last)
+			chain->last->next = NULL;
+		*links = links_was;
+		return ITER_CL_LAME;
+	}
+	return c;
+}
+
 
 const char *
 iter_class_str(enum iter_class c)
@@ -433,6 +467,7 @@ iter_class_str(enum iter_class c)
 	case ITER_CL_NXDOMAIN: return "nxdomain";
 	case ITER_CL_NODATA: return "nodata";
 	case ITER_CL_LAME: return "lame";
+	case ITER_CL_USELESS: return "useless";
 	case ITER_CL_ERROR: return "error";
 	}
 	return "?";

@@ -29,7 +29,14 @@
  *   - REFERRAL: NS records in the authority section for a zone strictly
  *     below the current one (also with AA set, as long as there is no
  *     SOA), with no answer section;
- *   - LAME: an upward or sideways referral, or nothing useful;
+ *   - LAME: an upward or sideways referral, or nothing useful; also an
+ *     answer, NXDOMAIN or NODATA with RA set and AA clear from a server
+ *     that is not a forwarder (a recursive server where an authoritative
+ *     one should be: its data is second hand);
+ *   - USELESS: AA, no answer and no SOA, and the authority section held
+ *     only an NS set the bailiwick scrub dropped (an upward referral,
+ *     as some servers give for the types they do not serve): another
+ *     server is tried, this one is not remembered lame;
  *   - ERROR: a CNAME loop or too long a chain.
  * A forwarder's reply is an ANSWER when it has the data, else NXDOMAIN or
  * NODATA by its rcode.
@@ -64,6 +71,9 @@ struct iter_reply {
 	uint16_t qtype, qclass;
 	/** answer, authority, additional (DNS_SEC_*), OPT left out */
 	struct module_rrlist sec[3];
+	/** NS records the bailiwick scrub dropped from the authority
+	 * section (an upward or sideways referral) */
+	int ns_dropped;
 };
 
 /** how a scrubbed reply was classified */
@@ -80,6 +90,10 @@ enum iter_class {
 	ITER_CL_NODATA,
 	/** lame or useless */
 	ITER_CL_LAME,
+	/** nothing for this question, though the server may serve the zone
+	 * (an authoritative upward referral: some servers answer so for
+	 * the types they lack); skip the server, do not remember it lame */
+	ITER_CL_USELESS,
 	/** a CNAME loop, too long a chain, or out of memory */
 	ITER_CL_ERROR
 };
@@ -125,8 +139,9 @@ int iter_scrub_ns(struct module_rrlist *l, int max);
  */
 int iter_scrub_promiscuous(struct iter_reply *rep);
 
-/** Drop records not at or below zone (and OPT records) from a list. */
-void iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
+/** Drop records not at or below zone (and OPT records) from a list.
+ * @return the number of NS records dropped. */
+int iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
 
 /**
  * Drop A/AAAA records with a private address (private-address) unless

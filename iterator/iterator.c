@@ -1488,6 +1488,10 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	case ITER_CL_REFERRAL:
 		iter_referral(s, p, nsrr);
 		break;
+	case ITER_CL_USELESS:
+		/* skipped for this resolution, not remembered lame */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		break;
 	case ITER_CL_LAME:
 	case ITER_CL_ERROR:
 	default:

@@ -215,6 +215,76 @@ START_TEST(test_scrub_ns)
 }
 END_TEST
 
+/** RA without AA from a server that is not a forwarder: its answer,
+ * NXDOMAIN or NODATA is second hand (recursion lame), and nothing of it
+ * is kept; an authoritative upward referral scrubbed to nothing is
+ * useless (not lame) */
+START_TEST(test_classify_lame_ra)
+{
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1", NULL };
+	static const char *const cn[] = {
+		"www.example.com. CNAME other.example.net.", NULL };
+	static const char *const soa[] = {
+		"example.com. SOA ns1.example.com. h.example.com. 1 2 3 4 300",
+		NULL };
+	static const char *const ref[] = {
+		"sub.example.com. NS ns.sub.example.com.", NULL };
+	static const char *const up[] = {
+		". NS a.root-servers.net.", NULL };
+	struct iter_env *env = iter_env_create_default();
+	struct iter_reply *p;
+	struct cl r;
+	uint8_t zone[256];
+	wire("example.com.", zone);
+	p = reply(0, 0, an, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_uint_eq(r.nchain, 0);
+	p = reply(0, 0, cn, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_uint_eq(r.nchain, 0);
+	p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, soa, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	p = reply(0, 0, NULL, soa, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	/* with AA too: authoritative, taken */
+	p = reply(0, 1, an, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	/* a referral with RA is still a referral; a forwarder's answer is
+	 * taken */
+	p = reply(0, 0, NULL, ref, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.sub.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	p = reply(0, 0, an, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	/* AA, no answer, only an upward NS set (scrubbed away): useless;
+	 * an AA reply empty from the start is NODATA (RFC 2308 5) */
+	p = reply(0, 1, NULL, up, NULL);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_int_eq(p->ns_dropped, 1);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_USELESS);
+	p = reply(0, 1, NULL, NULL, NULL);
+	iter_scrub_reply(p, zone, env);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	iter_env_delete(env);
+}
+END_TEST
+
 /** a region per test */
 static void
 setup(void)
@@ -488,6 +558,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
+	tcase_add_test(tc, test_classify_lame_ra);
 	suite_add_tcase(s, tc);
 	return s;
 }
