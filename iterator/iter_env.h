@@ -30,6 +30,11 @@ struct delegpt_ns {
 	int resolved;
 	/** 1 when its address lookup is in flight */
 	int pending;
+	/** the parent zone's glue for it, seen by its address lookup (in
+	 * the region; the last resort when its own zone's answer fails) */
+	struct netaddr *parent;
+	/** number of addresses in parent */
+	int parent_n;
 	/** 1 when its A record was looked up (next: AAAA) */
 	int tried_a;
 };
@@ -50,6 +55,8 @@ struct delegpt_addr {
 	int noedns;
 	/** 1 when it truncated a reply: ask over TCP */
 	int tcp;
+	/** the NS name it is glue for (the referral's), or NULL */
+	const uint8_t *glue_of;
 };
 
 /** a delegation point: a zone and its servers */
@@ -74,6 +81,9 @@ struct delegpt {
 	int targets_started;
 	/** 1 when target-fetch-policy's lookups ahead were considered */
 	int fetched_ahead;
+	/** 1 when the cache was searched for its servers' addresses as a
+	 * last resort (parent-side glue) */
+	int parent_glue_done;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
 };

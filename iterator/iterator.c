@@ -164,6 +164,19 @@ iter_mark_trust(struct module_rrlist *l, enum rrset_trust trust)
 			rr->trust = (uint8_t)trust;
 }
 
+/** note that an address of a delegation is glue for an NS name */
+static void
+dp_note_glue(struct delegpt *dp, const struct netaddr *na,
+	const uint8_t *name)
+{
+	struct delegpt_addr *a;
+	for(a = dp->addrs; a; a = a->next)
+		if(!a->glue_of && netaddr_cmp(&a->addr, na) == 0) {
+			a->glue_of = name;
+			return;
+		}
+}
+
 /** build a delegation point from a cached delegation */
 static struct delegpt *
 dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
@@ -190,6 +203,8 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 				return NULL;
 			if(ns && iter_addr_family_ok(st_env(s), &na))
 				ns->resolved = 1;
+			if(ns)
+				dp_note_glue(dp, &na, ns->name);
 		}
 	}
 	return dp;
@@ -230,6 +245,60 @@ iter_targets_from_cache(struct module_qstate *s)
 			}
 		}
 	}
+	return added;
+}
+
+/**
+ * Last resort before a delegation is given up, once per delegation: the
+ * parent zone's glue for its NS names that their address lookups saw
+ * (delegpt_ns.parent, see iter_inform_super), and the addresses the
+ * RRset cache holds for them, whatever their trust. When the child's own
+ * answer for a server's address is wrong or fails (its zone's servers
+ * lame for the name, or silent at the address they give), the parent's
+ * glue may still lead to a working server (Unbound's parent-side
+ * fallback).
+ * @return number of new addresses.
+ */
+static int
+iter_parent_glue(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct rrset_cache *c = s->env->rrset;
+	struct delegpt_ns *ns;
+	int added = 0;
+	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+	if(iq->dp->is_forward || iq->dp->parent_glue_done)
+		return 0;
+	iq->dp->parent_glue_done = 1;
+	for(ns = iq->dp->nslist; ns; ns = ns->next) {
+		int t;
+		if(ns->pending)
+			continue;
+		for(t = 0; t < ns->parent_n; t++)
+			if(iter_addr_family_ok(st_env(s), &ns->parent[t]) &&
+				delegpt_add_addr(iq->dp, s->region,
+				&ns->parent[t]) == 0)
+				added++;
+		for(t = 0; t < 2; t++) {
+			struct rrset_data rs;
+			size_t j;
+			if(!c || rrset_cache_lookup(c, ns->name, types[t],
+				DNS_CLASS_IN, st_now(s), s->region, &rs) < 0)
+				continue;
+			for(j = 0; j < rs.count; j++) {
+				struct netaddr na;
+				if(addr_from_rdata(&na, rs.type, rs.rdata[j],
+					rs.rdlen[j]) == 0 &&
+					iter_addr_family_ok(st_env(s), &na) &&
+					delegpt_add_addr(iq->dp, s->region,
+					&na) == 0)
+					added++;
+			}
+		}
+	}
+	if(added > 0)
+		verbose(VERB_ALGO, "iterator: %d server addresses from the "
+			"cache (parent-side glue) as a last resort", added);
 	return added;
 }
 
@@ -881,6 +950,8 @@ iter_send(struct module_qstate *s)
 				return;
 			}
 			a = iter_pick_addr(s, &rto, 0);
+			if(!a && iter_parent_glue(s) > 0)
+				continue;
 			if(!a)
 				break;
 		}
@@ -1239,6 +1310,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 		 * leaves the name to be looked up */
 		if(iter_addr_family_ok(st_env(s), &na))
 			ns->resolved = 1;
+		dp_note_glue(dp, &na, ns->name);
 	}
 	if(!dp->nslist) {
 		iter_server_failed(s, -1);
@@ -1605,6 +1677,44 @@ iter_operate(struct module_qstate *s, enum module_ev ev, int id,
 	}
 }
 
+/** most parent-side glue addresses kept per NS name */
+#define ITER_PARENT_GLUE_MAX 4
+
+/**
+ * The address lookup of an NS name finished: when the delegation it
+ * ended at carried glue for the name itself (the parent zone's view of
+ * the server's address), keep those addresses with the name as the last
+ * resort (iter_parent_glue).
+ */
+static void
+iter_note_parent_glue(struct module_qstate *sub, int id,
+	struct module_qstate *super, struct delegpt_ns *ns)
+{
+	struct iter_qstate *siq = sub->minfo[id];
+	struct delegpt_addr *a;
+	if(!siq || !siq->dp || siq->dp->is_forward)
+		return;
+	for(a = siq->dp->addrs; a; a = a->next) {
+		int i;
+		if(!a->glue_of || !dname_equal(a->glue_of, sub->qname))
+			continue;
+		for(i = 0; i < ns->parent_n; i++)
+			if(netaddr_cmp(&ns->parent[i], &a->addr) == 0)
+				break;
+		if(i < ns->parent_n)
+			continue;
+		if(!ns->parent) {
+			ns->parent = region_alloc(super->region,
+				sizeof(*ns->parent) * ITER_PARENT_GLUE_MAX);
+			if(!ns->parent)
+				return;
+		}
+		if(ns->parent_n >= ITER_PARENT_GLUE_MAX)
+			return;
+		ns->parent[ns->parent_n++] = a->addr;
+	}
+}
+
 /** module inform_super(): the address lookup of an NS name finished */
 static void
 iter_inform_super(struct module_qstate *sub, int id,
@@ -1619,6 +1729,7 @@ iter_inform_super(struct module_qstate *sub, int id,
 	if(!ns)
 		return;
 	ns->pending = 0;
+	iter_note_parent_glue(sub, id, super, ns);
 	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
 		ans->rcode == DNS_RCODE_NOERROR) {

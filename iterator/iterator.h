@@ -42,6 +42,10 @@
  *     with a known address was tried; at most ITER_MAX_TARGETS per
  *     delegation for a client query, half as many per level of depth
  *     (the NXNSAttack limit); dependency cycles are refused by the mesh;
+ *     when every server failed, the parent zone's glue for the NS names
+ *     (seen by their lookups, or in the cache at any trust) is the last
+ *     resort (iter_parent_glue: the child's answer for its server's
+ *     address may be wrong where the parent's glue works);
  *   - NXDOMAIN or NODATA (with the SOA, if given);
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
