@@ -162,6 +162,7 @@ iter_env_create(struct config_file *cfg)
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
 	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
+	env->harden_unverified_glue = cfg->harden_unverified_glue;
 	env->scrub_ns = cfg->iter_scrub_ns;
 	env->max_restarts = cfg->max_query_restarts;
 	env->max_sent = cfg->max_sent_count;

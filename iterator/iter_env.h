@@ -166,6 +166,9 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** harden-unverified-glue: glue for NS names outside the referred
+	 * zone is only the last resort; the names are looked up */
+	int harden_unverified_glue;
 	/** iter-scrub-promiscuous: drop the NS set of answers (see
 	 * iter_scrub_promiscuous) */
 	int scrub_promiscuous;

@@ -164,6 +164,30 @@ iter_mark_trust(struct module_rrlist *l, enum rrset_trust trust)
 			rr->trust = (uint8_t)trust;
 }
 
+/** most parent-side glue addresses kept per NS name */
+#define ITER_PARENT_GLUE_MAX 4
+
+/** keep an address as parent-side glue of an NS name (the last resort,
+ * iter_parent_glue), without duplicates; at most ITER_PARENT_GLUE_MAX */
+static void
+ns_add_parent(struct region *r, struct delegpt_ns *ns,
+	const struct netaddr *na)
+{
+	int i;
+	for(i = 0; i < ns->parent_n; i++)
+		if(netaddr_cmp(&ns->parent[i], na) == 0)
+			return;
+	if(ns->parent_n >= ITER_PARENT_GLUE_MAX)
+		return;
+	if(!ns->parent) {
+		ns->parent = region_alloc(r, sizeof(*ns->parent) *
+			ITER_PARENT_GLUE_MAX);
+		if(!ns->parent)
+			return;
+	}
+	ns->parent[ns->parent_n++] = *na;
+}
+
 /** note that an address of a delegation is glue for an NS name */
 static void
 dp_note_glue(struct delegpt *dp, const struct netaddr *na,
@@ -1302,6 +1326,13 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			continue;
 		if(addr_from_rdata(&na, rr->type, rr->rdata, rr->rdlen) < 0)
 			continue;
+		if(st_env(s)->harden_unverified_glue &&
+			!dname_is_subdomain(rr->owner, zone)) {
+			/* harden-unverified-glue: glue for a name outside the
+			 * zone is not used until a lookup of the name fails */
+			ns_add_parent(s->region, ns, &na);
+			continue;
+		}
 		if(delegpt_add_addr(dp, s->region, &na) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
@@ -1320,7 +1351,9 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
-			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA))
+			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
+			(!st_env(s)->harden_unverified_glue ||
+			dname_is_subdomain(rr->owner, zone)))
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	iq->dp = dp;
@@ -1677,9 +1710,6 @@ iter_operate(struct module_qstate *s, enum module_ev ev, int id,
 	}
 }
 
-/** most parent-side glue addresses kept per NS name */
-#define ITER_PARENT_GLUE_MAX 4
-
 /**
  * The address lookup of an NS name finished: when the delegation it
  * ended at carried glue for the name itself (the parent zone's view of
@@ -1694,25 +1724,9 @@ iter_note_parent_glue(struct module_qstate *sub, int id,
 	struct delegpt_addr *a;
 	if(!siq || !siq->dp || siq->dp->is_forward)
 		return;
-	for(a = siq->dp->addrs; a; a = a->next) {
-		int i;
-		if(!a->glue_of || !dname_equal(a->glue_of, sub->qname))
-			continue;
-		for(i = 0; i < ns->parent_n; i++)
-			if(netaddr_cmp(&ns->parent[i], &a->addr) == 0)
-				break;
-		if(i < ns->parent_n)
-			continue;
-		if(!ns->parent) {
-			ns->parent = region_alloc(super->region,
-				sizeof(*ns->parent) * ITER_PARENT_GLUE_MAX);
-			if(!ns->parent)
-				return;
-		}
-		if(ns->parent_n >= ITER_PARENT_GLUE_MAX)
-			return;
-		ns->parent[ns->parent_n++] = a->addr;
-	}
+	for(a = siq->dp->addrs; a; a = a->next)
+		if(a->glue_of && dname_equal(a->glue_of, sub->qname))
+			ns_add_parent(super->region, ns, &a->addr);
 }
 
 /** module inform_super(): the address lookup of an NS name finished */

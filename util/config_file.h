@@ -342,6 +342,8 @@ struct config_file {
 	/** iter-scrub-promiscuous: drop the NS set from the authority
 	 * section of answers and errors */
 	int iter_scrub_promiscuous;
+	/** harden-unverified-glue: only in-zone glue is used at once */
+	int harden_unverified_glue;
 	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
 	int iter_scrub_ns;
 	/** max-query-restarts: most CNAME/DNAME links followed for one
