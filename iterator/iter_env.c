@@ -67,6 +67,7 @@ iter_env_create_default(void)
 	env->scrub_ns = 20;
 	env->max_restarts = 11; /* ITER_MAX_CNAME */
 	env->max_sent = 32;
+	env->msg_retry = 5;
 	env->do_ip4 = 1;
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
@@ -166,6 +167,7 @@ iter_env_create(struct config_file *cfg)
 	env->scrub_ns = cfg->iter_scrub_ns;
 	env->max_restarts = cfg->max_query_restarts;
 	env->max_sent = cfg->max_sent_count;
+	env->msg_retry = cfg->outbound_msg_retry;
 	env->tcp_upstream = cfg->tcp_upstream;
 	if(cfg->target_fetch_policy) {
 		char why[128];

@@ -178,6 +178,9 @@ struct iter_env {
 	int max_restarts;
 	/** max-sent-count: most queries per delegation */
 	int max_sent;
+	/** outbound-msg-retry: most queries to one server for a question
+	 * (SERVFAIL and timeouts are tried again up to it) */
+	int msg_retry;
 	/** target-fetch-policy: per dependency depth, NS names looked up
 	 * ahead (-1 all, 0 only on demand) */
 	int tfp[ITER_TFP_MAX];

@@ -645,6 +645,15 @@ iter_excluded(const struct module_qstate *s, const struct netaddr *a)
 	return 0;
 }
 
+/** outbound-msg-retry: how often one server may be asked for a state
+ * (at least once) */
+static int
+iter_max_attempts(struct module_qstate *s)
+{
+	int n = st_env(s)->msg_retry;
+	return n < 1 ? 1 : n;
+}
+
 /** most candidates handed to the infrastructure cache at once */
 #define ITER_MAX_CANDS 64
 
@@ -676,7 +685,8 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	}
 	for(a = iq->dp->addrs; a; a = a->next) {
 		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr) ||
-			(fresh_only && a->attempts > 0))
+			(fresh_only && a->attempts > 0) ||
+			a->attempts >= iter_max_attempts(s))
 			continue;
 		if(s->exclude_count > 0 && iter_excluded(s, &a->addr)) {
 			/* gave an answer the validator rejected */
@@ -1183,6 +1193,29 @@ iter_server_failed(struct module_qstate *s, int ede)
 	iter_again(s);
 }
 
+/** the current server's reply was thrown away (SERVFAIL and other
+ * rcodes): it stays usable, to be asked again after the other servers,
+ * until it was asked outbound-msg-retry times (Unbound's attempts per
+ * server); another is tried */
+static void
+iter_server_throwaway(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	if(iq->cur && iq->cur->attempts >= iter_max_attempts(s)) {
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		return;
+	}
+	if(verbosity >= VERB_ALGO && iq->cur) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: server %s reply thrown away, "
+			"may be asked again", netaddr_str(&iq->cur->addr, 53, a,
+			sizeof(a)));
+	}
+	iq->ede = DNS_EDE_NO_REACHABLE_AUTHORITY;
+	iq->phase = ITER_SEND;
+	iter_again(s);
+}
+
 /** store one record as an RRset of its own */
 static void
 iter_store_one(struct module_qstate *s, const struct module_rr *rr,
@@ -1486,8 +1519,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	if(rcode != DNS_RCODE_NOERROR && rcode != DNS_RCODE_NXDOMAIN) {
-		/* SERVFAIL and others: a failure, not remembered */
-		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		/* SERVFAIL and others: a failure, not remembered; the server
+		 * may be asked again (outbound-msg-retry), after the others */
+		iter_server_throwaway(s);
 		return;
 	}
 	memset(&final, 0, sizeof(final));

@@ -49,8 +49,10 @@
  *   - NXDOMAIN or NODATA (with the SOA, if given);
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
- *     another server tried; SERVFAIL, timeouts and garbage only make the
- *     server skipped for this resolution (timeouts also feed its RTT).
+ *     another server tried; SERVFAIL (and other error rcodes) and
+ *     timeouts let the server be asked again, after the others, up to
+ *     outbound-msg-retry times in all (timeouts also feed its RTT);
+ *     garbage makes it skipped for this resolution.
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
  * skipped) among those tried the fewest times (of the preferred family
  * first with prefer-ip4 or prefer-ip6; never those of

@@ -344,6 +344,8 @@ struct config_file {
 	int iter_scrub_promiscuous;
 	/** harden-unverified-glue: only in-zone glue is used at once */
 	int harden_unverified_glue;
+	/** outbound-msg-retry: most queries to one server for a question */
+	int outbound_msg_retry;
 	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
 	int iter_scrub_ns;
 	/** max-query-restarts: most CNAME/DNAME links followed for one
