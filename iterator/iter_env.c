@@ -34,6 +34,8 @@ static const char *const iter_root_servers[][3] = {
 	{NULL, NULL, NULL}
 };
 
+static int iter_env_nat64_prefix(struct iter_env *env, const char *pfx);
+
 /** parse a presentation name into lower-case wire; @return len or 0 */
 static size_t
 iter_name_parse(const char *s, uint8_t *out)
@@ -73,6 +75,7 @@ iter_env_create_default(void)
 	env->timeout_ms = 376;
 	env->max_time_ms = 30000;
 	(void)iter_env_parse_tfp(env, "3 2 1 0 0", NULL, 0);
+	(void)iter_env_nat64_prefix(env, NULL);
 	for(i = 0; iter_root_servers[i][0]; i++) {
 		if(iter_env_add_hint(env, iter_root_servers[i][0],
 			iter_root_servers[i][1]) < 0 ||
@@ -126,6 +129,31 @@ iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
 	return 0;
 }
 
+/** set the NAT64 prefix from text (NULL or "": 64:ff9b::/96);
+ * @return 0 or -1 (logged) */
+static int
+iter_env_nat64_prefix(struct iter_env *env, const char *pfx)
+{
+	struct netblock nb;
+	const char *why = "";
+	const uint8_t *b;
+	size_t n = 0;
+	if(!pfx || !pfx[0])
+		pfx = "64:ff9b::/96";
+	if(netblock_parse(pfx, &nb, 0, &why) != 0 ||
+		netaddr_family(&nb.a) != AF_INET6 ||
+		!(b = netaddr_bytes(&nb.a, &n)) || n != 16 ||
+		(nb.prefix != 32 && nb.prefix != 40 && nb.prefix != 48 &&
+		nb.prefix != 56 && nb.prefix != 64 && nb.prefix != 96)) {
+		log_err("nat64-prefix: expected an IPv6 prefix of length 32, "
+			"40, 48, 56, 64 or 96, got '%s'", pfx);
+		return -1;
+	}
+	memcpy(env->nat64, b, 16);
+	env->nat64_len = nb.prefix;
+	return 0;
+}
+
 /** copy one config_stub into the env */
 static int
 iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
@@ -169,6 +197,10 @@ iter_env_create(struct config_file *cfg)
 	env->max_sent = cfg->max_sent_count;
 	env->msg_retry = cfg->outbound_msg_retry;
 	env->tcp_upstream = cfg->tcp_upstream;
+	env->do_nat64 = cfg->do_nat64;
+	if(iter_env_nat64_prefix(env, cfg->nat64_prefix ? cfg->nat64_prefix :
+		cfg->dns64_prefix) < 0)
+		goto fail;
 	if(cfg->target_fetch_policy) {
 		char why[128];
 		if(iter_env_parse_tfp(env, cfg->target_fetch_policy, why,
@@ -566,11 +598,60 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 	return dp;
 }
 
+/** byte i (0-3) of an IPv4 address embedded in a NAT64 prefix of plen
+ * bits: RFC 6052 2.2, bits 64 to 71 (byte 8) are left zero */
+static int
+nat64_pos(int plen, int i)
+{
+	int pos = plen / 8 + i;
+	if(plen / 8 <= 8 && pos >= 8)
+		pos++;
+	return pos;
+}
+
+int
+iter_nat64_addr(const struct iter_env *env, const struct netaddr *v4,
+	struct netaddr *out)
+{
+	const uint8_t *b;
+	uint8_t a6[16];
+	size_t n = 0;
+	int i;
+	if(netaddr_family(v4) != AF_INET || !(b = netaddr_bytes(v4, &n)) ||
+		n != 4)
+		return -1;
+	memcpy(a6, env->nat64, 16);
+	for(i = 0; i < 4; i++)
+		a6[nat64_pos(env->nat64_len, i)] = b[i];
+	if(iter_addr_from_rdata(out, DNS_TYPE_AAAA, a6, 16) < 0)
+		return -1;
+	netaddr_set_port(out, netaddr_port(v4));
+	return 0;
+}
+
+/** with do-nat64, the IPv4 address an IPv6 address inside the NAT64
+ * prefix embeds; @return 0, or -1 when it is not inside */
+static int
+nat64_extract(const struct iter_env *env, const struct netaddr *a6,
+	struct netaddr *out)
+{
+	const uint8_t *b;
+	uint8_t v4[4];
+	size_t n = 0;
+	int i, full = env->nat64_len / 8;
+	if(netaddr_family(a6) != AF_INET6 || !(b = netaddr_bytes(a6, &n)) ||
+		n != 16 || memcmp(b, env->nat64, (size_t)full) != 0)
+		return -1;
+	for(i = 0; i < 4; i++)
+		v4[i] = b[nat64_pos(env->nat64_len, i)];
+	return iter_addr_from_rdata(out, DNS_TYPE_A, v4, 4);
+}
+
 int
 iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a)
 {
 	if(netaddr_family(a) == AF_INET)
-		return env->do_ip4;
+		return env->do_ip4 || env->do_nat64;
 	if(netaddr_family(a) == AF_INET6)
 		return env->do_ip6;
 	return 0;
@@ -580,6 +661,24 @@ int
 iter_addr_allowed(struct iter_env *env, const struct netaddr *a)
 {
 	struct iter_private *p;
+	struct netaddr v4;
+	if(env->do_nat64) {
+		/* an IPv4 server is asked over IPv6; an IPv6 address in
+		 * the prefix is the IPv4 one it embeds */
+		if(netaddr_family(a) == AF_INET && !env->do_ip4) {
+			if(!env->do_ip6)
+				return 0;
+		} else if(nat64_extract(env, a, &v4) == 0)
+			a = &v4;
+		if(netaddr_family(a) == AF_INET) {
+			if(env->dnqlh && netaddr_is_loopback(a))
+				return 0;
+			for(p = env->dnq; p; p = p->next)
+				if(netblock_match(&p->block, a))
+					return 0;
+			return 1;
+		}
+	}
 	if(env->dnqlh && netaddr_is_loopback(a))
 		return 0;
 	for(p = env->dnq; p; p = p->next)

@@ -178,6 +178,13 @@ struct iter_env {
 	int max_restarts;
 	/** max-sent-count: most queries per delegation */
 	int max_sent;
+	/** do-nat64: IPv4 servers are asked at their address embedded in
+	 * nat64 (over IPv6) */
+	int do_nat64;
+	/** the NAT64 prefix (nat64-prefix, else dns64-prefix) */
+	uint8_t nat64[16];
+	/** its length in bits (32, 40, 48, 56, 64 or 96) */
+	int nat64_len;
 	/** outbound-msg-retry: most queries to one server for a question
 	 * (SERVFAIL and timeouts are tried again up to it) */
 	int msg_retry;
@@ -325,8 +332,21 @@ int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
  * NS name with addresses of the other family only still needs a lookup */
 int iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a);
 
+/**
+ * do-nat64: the address an IPv4 server is asked at, its IPv4 address
+ * embedded in the NAT64 prefix (RFC 6052 section 2.2), the port kept.
+ * @param env: the env (nat64, nat64_len).
+ * @param v4: the IPv4 address.
+ * @param out: the IPv6 address.
+ * @return 0, or -1 when v4 is not IPv4.
+ */
+int iter_nat64_addr(const struct iter_env *env, const struct netaddr *v4,
+	struct netaddr *out);
+
 /** @return 1 when the address may be queried (do-not-query-localhost,
- * do-not-query-address, do-ip4/do-ip6) */
+ * do-not-query-address, do-ip4/do-ip6; with do-nat64, an IPv4 address
+ * goes over IPv6, and an IPv6 address inside the NAT64 prefix is judged
+ * by the IPv4 address it embeds) */
 int iter_addr_allowed(struct iter_env *env, const struct netaddr *a);
 
 /** @return 1 when the address is in a private-address block */

@@ -942,6 +942,19 @@ iter_quota_fail(struct module_qstate *s)
 	iter_fail(s, DNS_EDE_OTHER);
 }
 
+/** the address to send to for a server: with do-nat64 an IPv4 server's
+ * address inside the NAT64 prefix (in nat), else its own. Its replies,
+ * RTT and lameness are counted on its own address. */
+static const struct netaddr *
+iter_send_addr(const struct iter_env *env, const struct delegpt_addr *a,
+	struct netaddr *nat)
+{
+	if(env->do_nat64 && netaddr_family(&a->addr) == AF_INET &&
+		iter_nat64_addr(env, &a->addr, nat) == 0)
+		return nat;
+	return &a->addr;
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -952,6 +965,7 @@ iter_send(struct module_qstate *s)
 	const uint8_t *name;
 	uint16_t qtype;
 	int flags = 0, rto = env->timeout_ms, send_rto;
+	struct netaddr nat;
 
 	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
 		st_elapsed_ms(s) > env->max_time_ms) {
@@ -1055,8 +1069,9 @@ iter_send(struct module_qstate *s)
 				iq->dp->is_forward ? ", forward" : "",
 				a->attempts, send_rto);
 		}
-		iq->oq = s->env->send_query(s, &a->addr, name,
-			iq->sent_qname_len, qtype, iq->qclass, flags, send_rto);
+		iq->oq = s->env->send_query(s, iter_send_addr(env, a, &nat),
+			name, iq->sent_qname_len, qtype, iq->qclass, flags,
+			send_rto);
 		if(iq->oq) {
 			iq->phase = ITER_WAIT_REPLY;
 			return;

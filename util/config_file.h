@@ -344,6 +344,11 @@ struct config_file {
 	int iter_scrub_promiscuous;
 	/** harden-unverified-glue: only in-zone glue is used at once */
 	int harden_unverified_glue;
+	/** do-nat64: reach IPv4 servers through NAT64 (over IPv6) */
+	int do_nat64;
+	/** nat64-prefix: the NAT64 prefix (ip6/len), or NULL for the
+	 * dns64-prefix */
+	char *nat64_prefix;
 	/** outbound-msg-retry: most queries to one server for a question */
 	int outbound_msg_retry;
 	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
