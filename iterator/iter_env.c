@@ -166,6 +166,7 @@ iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
 	z->first = s->first;
 	z->prime = s->prime;
 	z->tcp = s->tcp;
+	z->no_cache = s->no_cache;
 	for(a = s->addrs; a; a = a->next) {
 		if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
 			break;
@@ -589,6 +590,7 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 	dp->is_stub = !z->is_forward;
 	dp->first = z->first;
 	dp->tcp = z->tcp;
+	dp->no_cache = z->no_cache;
 	for(i = 0; i < z->num_addrs; i++)
 		if(delegpt_add_addr(dp, r, &z->addrs[i]) < 0)
 			return NULL;

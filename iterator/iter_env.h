@@ -77,6 +77,9 @@ struct delegpt {
 	int first;
 	/** forward-tcp-upstream / stub-tcp-upstream: TCP only */
 	int tcp;
+	/** forward-no-cache / stub-no-cache: nothing learnt from its
+	 * servers is cached; so is every delegation below it */
+	int no_cache;
 	/** number of NS names whose lookup was started */
 	int targets_started;
 	/** 1 when target-fetch-policy's lookups ahead were considered */
@@ -104,6 +107,8 @@ struct iter_zone {
 	int prime;
 	/** forward-tcp-upstream / stub-tcp-upstream */
 	int tcp;
+	/** forward-no-cache / stub-no-cache */
+	int no_cache;
 	/** server addresses (forward-addr / stub-addr) */
 	struct netaddr addrs[32];
 	/** number of addresses */

@@ -108,8 +108,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	struct module_rr *first, *rr;
 	size_t i, j, n;
 	uint8_t *done;
-	if(!c || !l || (n = l->count) == 0)
-		return;
+	if(!c || !l || (n = l->count) == 0 || s->no_cache_store)
+		return; /* (forward-no-cache, stub-no-cache: nothing cached) */
 	done = region_alloc_zero(s->region, n);
 	if(!done)
 		return;
@@ -502,6 +502,10 @@ iter_answer_from_cache(struct module_qstate *s)
 			   * delegations (module_qstate.tags) */
 	for(;;) {
 		struct rrset_data rs;
+		const struct iter_zone *z = iter_env_find_zone(st_env(s),
+			iq->qname);
+		if(z && z->no_cache)
+			return 0; /* forward-no-cache, stub-no-cache */
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
 			st_now(s), s->region, &rs) == 0 &&
 			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
@@ -1404,6 +1408,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			dname_is_subdomain(rr->owner, zone)))
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
+	dp->no_cache = iq->dp->no_cache;
 	iq->dp = dp;
 	iq->dp_sends = 0;
 	iq->retry = NULL;
@@ -1499,6 +1504,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->got_reply = 1;
+	if(iq->dp->no_cache)
+		s->no_cache_store = 1; /* forward-no-cache, stub-no-cache */
 	rcode = p->rcode;
 	aa = (p->flags & DNS_FLAG_AA) != 0;
 	if(rcode == DNS_RCODE_FORMERR &&

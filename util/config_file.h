@@ -152,6 +152,9 @@ struct config_stub {
 	/** forward-tcp-upstream: or stub-tcp-upstream: the servers are asked
 	 * over TCP only */
 	int tcp;
+	/** forward-no-cache: or stub-no-cache: answers from the zone are
+	 * not cached */
+	int no_cache;
 	/** line of the clause header in its file, for later messages */
 	int line;
 };

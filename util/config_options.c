@@ -604,6 +604,9 @@ POL("response-ip-tag", CLAUSE_SERVER, "192.0.2.0/24 \"malware\"",
 { "forward-tcp-upstream", CLAUSE_FORWARD, OPT_ZONE_BOOL, "no", NULL, NULL, 0,
   0, NULL, ZOFF(tcp), SH | IM, "yes|no",
   "ask the servers over TCP only (as tcp-upstream does for every server)" },
+{ "forward-no-cache", CLAUSE_FORWARD, OPT_ZONE_BOOL, "no", NULL, NULL, 0,
+  0, NULL, ZOFF(no_cache), SH | IM, "yes|no",
+  "answers from this zone's servers are not cached (and not answered from the cache): every question asks them, so changes show at once" },
 
 /* ---- stub-zone: ---- */
 { "name", CLAUSE_STUB, OPT_ZONE_NAME, NULL, NULL, "\"example.org.\"",
@@ -623,6 +626,9 @@ POL("response-ip-tag", CLAUSE_SERVER, "192.0.2.0/24 \"malware\"",
 { "stub-tcp-upstream", CLAUSE_STUB, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0,
   NULL, ZOFF(tcp), SH | IM, "yes|no",
   "ask the servers over TCP only (as tcp-upstream does for every server)" },
+{ "stub-no-cache", CLAUSE_STUB, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0,
+  NULL, ZOFF(no_cache), SH | IM, "yes|no",
+  "answers (and referrals) from this zone's servers are not cached (and not answered from the cache): every question asks them" },
 { "stub-tls-upstream", CLAUSE_STUB, OPT_ZONE_BOOL, "no", NULL, NULL, 0, 0,
   NULL, ZOFF(tls), SH | IM, "yes|no",
   "ask the servers over TLS (port 853 unless given), verifying addr#name; never in clear" },
@@ -1094,8 +1100,6 @@ INTOPT("dnstap-sample-rate", CLAUSE_DNSTAP, dnstap_sample_rate, "0", 0,
   INTMAX, IM, "<number>",
   "log one message in this many (per worker and message type); 0 logs all"),
 IGN("dnstap-bidirectional", CLAUSE_DNSTAP),
-IGN("forward-no-cache", CLAUSE_FORWARD),
-IGN("stub-no-cache", CLAUSE_STUB),
 };
 
 const size_t config_option_count =
