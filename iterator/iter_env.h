@@ -57,6 +57,11 @@ struct delegpt_addr {
 	int tcp;
 	/** the NS name it is glue for (the referral's), or NULL */
 	const uint8_t *glue_of;
+	/** 1 when it answered as a recursive server (RA, no AA): the last
+	 * resort, asked again with RD, its answer taken as it is */
+	int reclame;
+	/** 1 when it was asked so (once) */
+	int rd_chased;
 };
 
 /** a delegation point: a zone and its servers */

@@ -451,7 +451,7 @@ iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		if(chain->last)
 			chain->last->next = NULL;
 		*links = links_was;
-		return ITER_CL_LAME;
+		return ITER_CL_RECLAME;
 	}
 	return c;
 }
@@ -467,6 +467,7 @@ iter_class_str(enum iter_class c)
 	case ITER_CL_NXDOMAIN: return "nxdomain";
 	case ITER_CL_NODATA: return "nodata";
 	case ITER_CL_LAME: return "lame";
+	case ITER_CL_RECLAME: return "recursion lame";
 	case ITER_CL_USELESS: return "useless";
 	case ITER_CL_ERROR: return "error";
 	}

@@ -29,10 +29,11 @@
  *   - REFERRAL: NS records in the authority section for a zone strictly
  *     below the current one (also with AA set, as long as there is no
  *     SOA), with no answer section;
- *   - LAME: an upward or sideways referral, or nothing useful; also an
- *     answer, NXDOMAIN or NODATA with RA set and AA clear from a server
- *     that is not a forwarder (a recursive server where an authoritative
- *     one should be: its data is second hand);
+ *   - LAME: an upward or sideways referral, or nothing useful;
+ *   - RECLAME: an answer, CNAME, NXDOMAIN or NODATA with RA set and AA
+ *     clear from a server that is not a forwarder (a recursive server
+ *     where an authoritative one should be: its data is second hand;
+ *     nothing of the reply is kept);
  *   - USELESS: AA, no answer and no SOA, and the authority section held
  *     only an NS set the bailiwick scrub dropped (an upward referral,
  *     as some servers give for the types they do not serve): another
@@ -90,6 +91,9 @@ enum iter_class {
 	ITER_CL_NODATA,
 	/** lame or useless */
 	ITER_CL_LAME,
+	/** an answer, NXDOMAIN or NODATA from a recursive server (RA, no
+	 * AA) where an authoritative one should be */
+	ITER_CL_RECLAME,
 	/** nothing for this question, though the server may serve the zone
 	 * (an authoritative upward referral: some servers answer so for
 	 * the types they lack); skip the server, do not remember it lame */

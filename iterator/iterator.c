@@ -745,6 +745,36 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	return cand[i];
 }
 
+/**
+ * The last resort among the servers themselves: one that answered as a
+ * recursive server (RA without AA, ITER_CL_RECLAME) is asked again, with
+ * RD set, and its reply taken as it is, as a forwarder's (Unbound's
+ * "chase to recursion lame server"). Each such server once.
+ * @param rto: set to the timeout to use.
+ * @return the server, or NULL.
+ */
+static struct delegpt_addr *
+iter_pick_reclame(struct module_qstate *s, int *rto)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct delegpt_addr *a;
+	if(iq->dp->is_forward)
+		return NULL;
+	for(a = iq->dp->addrs; a; a = a->next) {
+		if(!a->reclame || a->rd_chased ||
+			!iter_addr_allowed(st_env(s), &a->addr) ||
+			(s->exclude_count > 0 && iter_excluded(s, &a->addr)))
+			continue;
+		a->rd_chased = 1;
+		*rto = s->env->infra ? infra_get_rto(s->env->infra, &a->addr,
+			st_now(s)) : st_env(s)->timeout_ms;
+		verbose(VERB_ALGO, "iterator: only recursion lame servers "
+			"left: asking one with RD");
+		return a;
+	}
+	return NULL;
+}
+
 /** NS names whose addresses one delegation may look up in all (the
  * NXNSAttack bound): ITER_MAX_TARGETS for a client query, half as many for
  * a lookup made for it, and so on down to 1, so that the work one client
@@ -968,7 +998,7 @@ iter_send(struct module_qstate *s)
 	struct delegpt_addr *a;
 	const uint8_t *name;
 	uint16_t qtype;
-	int flags = 0, rto = env->timeout_ms, send_rto;
+	int flags = 0, rto = env->timeout_ms, send_rto, rd = 0;
 	struct netaddr nat;
 
 	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
@@ -1002,6 +1032,8 @@ iter_send(struct module_qstate *s)
 				return;
 			}
 			a = iter_pick_addr(s, &rto, 0);
+			if(!a && (a = iter_pick_reclame(s, &rto)) != NULL)
+				rd = 1;
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
 			if(!a)
@@ -1021,7 +1053,7 @@ iter_send(struct module_qstate *s)
 			qtype = DNS_TYPE_A;
 		}
 		flags = 0;
-		if(iq->dp->is_forward)
+		if(iq->dp->is_forward || rd)
 			flags |= OUTBOUND_FLAG_RD;
 		if(!a->noedns && s->env->infra) {
 			struct infra_host h;
@@ -1589,7 +1621,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	}
 
 	cl = iter_classify(s->region, p, name, iq->qtype, iq->dp->name,
-		iq->dp->is_forward, &iq->chain, &final, &links,
+		iq->dp->is_forward || (iq->cur_flags & OUTBOUND_FLAG_RD) != 0,
+		&iq->chain, &final, &links,
 		st_env(s)->max_restarts, dnssec, &nsrr);
 	verbose(VERB_ALGO, "iterator: reply classified as %s",
 		iter_class_str(cl));
@@ -1651,6 +1684,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		break;
 	case ITER_CL_USELESS:
 		/* skipped for this resolution, not remembered lame */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		break;
+	case ITER_CL_RECLAME:
+		/* the other servers first; this one is the last resort
+		 * (iter_pick_reclame), not remembered lame */
+		if(iq->cur)
+			iq->cur->reclame = 1;
 		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		break;
 	case ITER_CL_LAME:

@@ -47,6 +47,9 @@
  *     resort (iter_parent_glue: the child's answer for its server's
  *     address may be wrong where the parent's glue works);
  *   - NXDOMAIN or NODATA (with the SOA, if given);
+ *   - recursion lame (an answer or denial with RA and without AA): the
+ *     other servers are asked first; when none is left, the server is
+ *     asked again with RD and its reply taken as a forwarder's;
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
  *     another server tried; SERVFAIL (and other error rcodes) and

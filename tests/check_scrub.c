@@ -240,21 +240,21 @@ START_TEST(test_classify_lame_ra)
 	p = reply(0, 0, an, NULL, NULL);
 	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
 	ck_assert_uint_eq(r.nchain, 0);
 	p = reply(0, 0, cn, NULL, NULL);
 	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
 	ck_assert_uint_eq(r.nchain, 0);
 	p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, soa, NULL);
 	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
 	p = reply(0, 0, NULL, soa, NULL);
 	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
 	/* with AA too: authoritative, taken */
 	p = reply(0, 1, an, NULL, NULL);
 	p->flags |= DNS_FLAG_RA;
