@@ -1567,6 +1567,21 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 		return;
 	}
+	if(iq->qmin_labels > 0 && rcode != DNS_RCODE_NOERROR &&
+		rcode != DNS_RCODE_NXDOMAIN) {
+		/* RFC 9156 relaxed, as Unbound: an error to a minimised query
+		 * (servers that refuse, or fail on, the names between zone
+		 * cuts) stops minimising; the same server gets the full name
+		 * before it is judged */
+		verbose(VERB_ALGO, "iterator: rcode %d to a minimised query: "
+			"the full name is asked", rcode);
+		iq->qmin_labels = 0;
+		iq->qmin_off = 1;
+		iq->retry = iq->cur;
+		iq->phase = ITER_SEND;
+		iter_again(s);
+		return;
+	}
 	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
 		/* lame: the server does not serve the zone */
 		iter_server_lame(s);
