@@ -109,6 +109,25 @@ iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 	return removed;
 }
 
+/** harden-glue: no: as iter_scrub_zone, but A and AAAA records outside
+ * the zone stay (glue the server is not authoritative for, believed) */
+static void
+scrub_zone_keep_addr(struct module_rrlist *l, const uint8_t *zone)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if(rr->type == DNS_TYPE_OPT || (rr->type != DNS_TYPE_A &&
+			rr->type != DNS_TYPE_AAAA &&
+			!dname_is_subdomain(rr->owner, zone))) {
+			list_unlink(l, pp, prev);
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
 /** @return 1 when rr is an NS record or an RRSIG that covers NS */
 static int
 rr_is_ns(const struct module_rr *rr)
@@ -184,7 +203,10 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],
 			zone);
-		iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
+		if(env->harden_glue)
+			iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
+		else	scrub_zone_keep_addr(&rep->sec[DNS_SEC_ADDITIONAL],
+				zone);
 		if(iter_scrub_ns(&rep->sec[DNS_SEC_ANSWER], env->scrub_ns) +
 			iter_scrub_ns(&rep->sec[DNS_SEC_AUTHORITY],
 			env->scrub_ns) > 0)

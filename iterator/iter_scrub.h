@@ -5,8 +5,10 @@
  * Scrubbing, before anything in a reply is looked at:
  *   - bailiwick: records whose owner is not at or below the zone the
  *     queried server was asked as (the delegation point) are dropped from
- *     every section, and so are stray OPT records; a forwarder's reply is
- *     not scrubbed for bailiwick (it answers recursively);
+ *     every section (with harden-glue: no, A and AAAA records of the
+ *     additional section stay: glue is believed), and so are stray OPT
+ *     records; a forwarder's reply is not scrubbed for bailiwick (it
+ *     answers recursively);
  *   - oversized NS sets: past iter-scrub-ns records of one owner, the
  *     rest are dropped (iter_scrub_ns; not for a forwarder);
  *   - promiscuous NS sets (iter-scrub-promiscuous, on by default, not

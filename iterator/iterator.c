@@ -1173,8 +1173,12 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 			return;
 		t = rr_target(rr);
 		for(g = ad->first; g; g = g->next) {
+			/* (with harden-glue: no, out-of-zone addresses are
+			 * in the reply for referrals: not given to clients) */
 			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
-				!t || !dname_equal(g->owner, t))
+				!t || !dname_equal(g->owner, t) ||
+				(!IQ(s)->dp->is_forward &&
+				!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
 				continue;
 			if(module_rrlist_push(s->region, add, g) < 0)
 				return;
@@ -1288,8 +1292,9 @@ iter_store_ns_glue(struct module_qstate *s, const struct module_rrlist *ns,
 {
 	struct module_rr *rr, *n;
 	for(rr = add->first; rr; rr = rr->next) {
-		if(rr->type != DNS_TYPE_A && rr->type != DNS_TYPE_AAAA)
-			continue;
+		if((rr->type != DNS_TYPE_A && rr->type != DNS_TYPE_AAAA) ||
+			!dname_is_subdomain(rr->owner, IQ(s)->dp->name))
+			continue; /* (harden-glue: no keeps others in add) */
 		for(n = ns->first; n; n = n->next) {
 			const uint8_t *t = rr_target(n);
 			if(t && dname_equal(t, rr->owner)) {
@@ -1490,7 +1495,8 @@ iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
 			return;
 		for(g = add->first; g; g = g->next) {
 			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
-				!dname_equal(g->owner, t))
+				!dname_equal(g->owner, t) ||
+				!dname_is_subdomain(g->owner, iq->dp->name))
 				continue;
 			if(module_rrlist_push(s->region, &glue, g) < 0)
 				return;
