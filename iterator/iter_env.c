@@ -167,6 +167,8 @@ iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
 	z->prime = s->prime;
 	z->tcp = s->tcp;
 	z->no_cache = s->no_cache;
+	if(s->no_cache)
+		env->no_cache_zones++;
 	for(a = s->addrs; a; a = a->next) {
 		if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
 			break;

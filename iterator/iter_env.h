@@ -188,6 +188,9 @@ struct iter_env {
 	int max_restarts;
 	/** max-sent-count: most queries per delegation */
 	int max_sent;
+	/** number of zones with forward-no-cache or stub-no-cache (0: the
+	 * cache lookup need not check) */
+	int no_cache_zones;
 	/** do-nat64: IPv4 servers are asked at their address embedded in
 	 * nat64 (over IPv6) */
 	int do_nat64;

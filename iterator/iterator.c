@@ -502,8 +502,8 @@ iter_answer_from_cache(struct module_qstate *s)
 			   * delegations (module_qstate.tags) */
 	for(;;) {
 		struct rrset_data rs;
-		const struct iter_zone *z = iter_env_find_zone(st_env(s),
-			iq->qname);
+		const struct iter_zone *z = st_env(s)->no_cache_zones ?
+			iter_env_find_zone(st_env(s), iq->qname) : NULL;
 		if(z && z->no_cache)
 			return 0; /* forward-no-cache, stub-no-cache */
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
