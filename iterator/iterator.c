@@ -1891,7 +1891,8 @@ iter_init(struct module_env *env, int id, char *err, size_t errlen)
 		iter_env_create_default();
 	if(!ie) {
 		snprintf(err, errlen, "cannot set up the iterator (root-hints, "
-			"forward-zone or stub-zone): see the log above");
+			"target-fetch-policy, nat64-prefix, forward-zone or "
+			"stub-zone): see the log above");
 		return -1;
 	}
 	if(iter_ratelimit_create(env->cfg, &ie->rl, err, errlen) != 0) {
