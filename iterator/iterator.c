@@ -1566,6 +1566,12 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_again(s);
 		return;
 	}
+	if((p->flags & DNS_FLAG_TC) && iq->cur) {
+		/* truncated over TCP: nothing bigger can come; a broken
+		 * server (as Unbound, the reply is not used) */
+		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+		return;
+	}
 	/* the question must match what was sent */
 	if(p->qdcount != 1 || !(p->flags & DNS_FLAG_QR) ||
 		!dname_equal(p->qname, iq->sent_qname) ||
