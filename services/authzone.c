@@ -1522,7 +1522,7 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
  * RPZ zone itself answered to clients (as Unbound): from its zonefile:,
  * or, with primary: or url: lines, transferred by the zone's own task
  * (the zonefile: is then the policy's to write, and not used here; a
- * NOTIFY the policy takes is passed on, services/resolver.c).
+ * NOTIFY the policy takes is passed on, front/resolver.c).
  * @param out: the list (config_auth_free), NULL when none.
  * @return 0, or -1 (err: a bad line, or an auth-zone: of the same name).
  */

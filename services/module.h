@@ -42,7 +42,7 @@
  * read-only by the workers.
  *
  * Adding a module: a folder with its functions, one row in the table in
- * services/modstack.c, and its name in config_module_names (util/
+ * front/modstack.c, and its name in config_module_names (util/
  * config_options.c, which the config parser checks module-config with;
  * tests/check_mesh.c checks the two lists agree).
  */
@@ -336,7 +336,7 @@ struct module_env {
 	void (*serve_stale)(struct module_qstate *qs);
 	/**
 	 * The RPZ NSDNAME and NSIP triggers (the front end's policy, see
-	 * services/policy.h), or NULL when no rpz zone can have them (the
+	 * front/policy.h), or NULL when no rpz zone can have them (the
 	 * iterator then pays one pointer test). Called by the iterator
 	 * for a client's question (depth 0) with each NS name of a
 	 * delegation it is about to use and each server address it is
@@ -506,6 +506,17 @@ struct module_func_block {
 	/** Free env->worker_data[id] (the mesh of the worker is being
 	 * deleted, its states are gone); NULL when the module keeps none. */
 	void (*worker_deinit)(struct module_env *env, int id);
+	/**
+	 * The trust anchors the module validates with, for the front end's
+	 * answer to trustanchor.unbound CH TXT (hide-trustanchor): one line
+	 * per anchor that has keys, "name tag tag ..." (the key tags of its
+	 * DS and DNSKEY records, ascending), each ended by a newline, in
+	 * buf (len bytes, NUL-terminated; what does not fit is left out).
+	 * NULL in modules without trust anchors.
+	 * @return the number of lines written.
+	 */
+	int (*anchor_list)(struct module_env *env, int id, char *buf,
+		size_t len);
 };
 
 /** the modules of module-config, in order, with their global data */

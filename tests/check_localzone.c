@@ -1,13 +1,13 @@
 /*
- * tests/check_localzone.c - Check suite for services/localzone: every
+ * tests/check_localzone.c - Check suite for front/localzone: every
  * local-zone type, local-data and local-data-ptr, the default zones and
  * nodefault, longest match, CHAOS identity, EDNS echo, truncation, the
  * front end with access control, and odd inputs. Queries are written by
  * ldns and every answer is read back with ldns_wire2pkt.
  */
 #include "config.h"
-#include "services/localzone.h"
-#include "services/acl.h"
+#include "front/localzone.h"
+#include "front/acl.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"
@@ -1867,6 +1867,46 @@ START_TEST(test_zone_tags)
 }
 END_TEST
 
+/** local-zone-override lines that cannot apply are load errors naming
+ * their file and line: no such zone, a bad netblock, a bad type */
+START_TEST(test_zone_override_errors)
+{
+	static const char *const bad[][2] = {
+		{ "server:\n\tlocal-zone-override: \"none.example.\" "
+		  "10.0.0.0/8 refuse\n",
+		  "ovr.conf:2: local-zone-override: no local-zone "
+		  "'none.example.' to override" },
+		{ "server:\n\tlocal-zone: \"z.example.\" static\n"
+		  "\tlocal-zone-override: \"z.example.\" 10.0.0.0/88 refuse\n",
+		  "ovr.conf:3: local-zone-override: bad netblock "
+		  "'10.0.0.0/88': " },
+		{ "server:\n\tlocal-zone: \"z.example.\" static\n"
+		  "\tlocal-zone-override: \"z.example.\" 10.0.0.0/8 stattic\n",
+		  "ovr.conf:3: local-zone-override: bad local-zone type "
+		  "'stattic'" },
+		{ "server:\n\tlocal-zone: \"z.example.\" static\n"
+		  "\tlocal-zone-override: \"z.example.\" 10.0.0.0/8\n",
+		  "ovr.conf:3: local-zone-override: expected <zone> <netblock> "
+		  "<type>" },
+	};
+	size_t i;
+	for(i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct config_file *cfg = config_create();
+		struct local_zones *lz = local_zones_create();
+		char err[512];
+		ck_assert_msg(config_read_mem(cfg, "ovr.conf", bad[i][0],
+			strlen(bad[i][0]), err, sizeof(err)) >= 0, "config: %s",
+			err);
+		ck_assert_int_eq(local_zones_apply_cfg(lz, cfg, err,
+			sizeof(err)), -1);
+		ck_assert_msg(strncmp(err, bad[i][1], strlen(bad[i][1])) == 0,
+			"got '%s', want '%s'", err, bad[i][1]);
+		local_zones_delete(lz);
+		config_delete(cfg);
+	}
+}
+END_TEST
+
 static Suite *
 localzone_suite(void)
 {
@@ -1897,6 +1937,7 @@ localzone_suite(void)
 	tcase_add_test(tc, test_random_queries);
 	tcase_add_test(tc, test_walk);
 	tcase_add_test(tc, test_zone_tags);
+	tcase_add_test(tc, test_zone_override_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

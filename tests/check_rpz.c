@@ -2,11 +2,11 @@
  * tests/check_rpz.c - Check suite for services/rpz: the update API a zone
  * transfer feeds (rpz_zone_apply, rpz_zone_update), every trigger kind,
  * IPv4 and IPv6 netblock triggers, exact-before-wildcard, the overrides,
- * enable/disable, and the policy loader's errors (services/policy.c).
+ * enable/disable, and the policy loader's errors (front/policy.c).
  */
 #include "config.h"
 #include "services/rpz.h"
-#include "services/policy.h"
+#include "front/policy.h"
 #include "util/config_file.h"
 #include "util/netaddr.h"
 #include "util/log.h"

@@ -52,7 +52,7 @@
 	{ nm, cl, OPT_IGNORED, NULL, NULL, NULL, 0, 0, NULL, 0, SH, NULL, NULL }
 
 /** a line of rpz: or view:, or a policy option of server: (kept as
- * written, checked by services/policy.c) */
+ * written, checked by front/policy.c) */
 #define POL(nm, cl, ex, ar, ds) \
 	{ nm, cl, OPT_POLICY, NULL, NULL, ex, 0, 0, NULL, 0, SH | IM, ar, ds }
 
@@ -308,6 +308,10 @@ INTOPT("val-sig-skew-min", CLAUSE_SERVER, val_sig_skew_min, "3600", 0, INTMAX,
   SH | IM, "<seconds>", "least clock skew allowed on signature dates"),
 INTOPT("val-sig-skew-max", CLAUSE_SERVER, val_sig_skew_max, "86400", 0,
   INTMAX, SH | IM, "<seconds>", "most clock skew allowed on signature dates"),
+STROPT("val-override-date", CLAUSE_SERVER, OPT_STR, val_override_date, "0",
+  SH | IM | OPT_F_DATE, "<YYYYMMDDHHMMSS|seconds|-1>",
+  "the date signatures are checked against instead of the clock: for tests; "
+  "-1 does not check signature dates at all; 0 uses the clock"),
 STROPT("val-nsec3-keysize-iterations", CLAUSE_SERVER, OPT_STR,
   val_nsec3_keysize_iterations, "150", SH | IM, "\"<keysize iterations ...>\"",
   "NSEC3 iterations above the largest listed make the answer insecure (RFC 9276)"),
@@ -472,7 +476,8 @@ LISTOPT("local-zone", CLAUSE_SERVER, OPT_LOCALZONE, local_zones,
   "\"example.\" static", SH | IM, "<zone> <type>",
   "a zone answered locally: static, transparent, typetransparent, redirect, "
   "deny, refuse, inform, nodefault, always_transparent, always_refuse, "
-  "always_nxdomain, always_nodata, always_null, noview"),
+  "always_nxdomain, always_nodata, always_null, block_a, block_aaaa, "
+  "block_a_wdata, block_aaaa_wdata (the local data, else as block_a), noview"),
 LISTOPT("local-data", CLAUSE_SERVER, OPT_LOCALDATA, local_data,
   "\"www.example. 3600 IN A 192.0.2.80\"", SH | IM, "\"<resource record>\"",
   "a record served locally; its zone becomes a static local zone unless one is given"),
@@ -495,10 +500,16 @@ BOOLOPT("hide-identity", CLAUSE_SERVER, hide_identity, "no", SH | IM,
   "refuse id.server and hostname.bind queries"),
 BOOLOPT("hide-version", CLAUSE_SERVER, hide_version, "no", SH | IM,
   "refuse version.server and version.bind queries"),
+BOOLOPT("hide-trustanchor", CLAUSE_SERVER, hide_trustanchor, "no", SH | IM,
+  "do not answer trustanchor.unbound CH TXT (the trust anchors and their key tags)"),
 STROPT("identity", CLAUSE_SERVER, OPT_STR, identity, "", SH | IM,
   "<string>", "the answer to id.server; empty uses the host name"),
 STROPT("version", CLAUSE_SERVER, OPT_STR, version, "", SH | IM,
   "<string>", "the answer to version.server; empty uses petrel's version"),
+STROPT("nsid", CLAUSE_SERVER, OPT_STR, nsid, "", SH | IM | OPT_F_NSID,
+  "<\"ascii_text\"|hex>", "the name server identifier (RFC 5001) in the "
+  "answers to clients that ask for it: \"ascii_\" and a text, or hex digits; "
+  "empty for none"),
 BOOLOPT("minimal-responses", CLAUSE_SERVER, minimal_responses, "yes",
   SH | IM, "leave out the authority and additional sections where not needed"),
 INTOPT("verbosity", CLAUSE_SERVER, verbosity, "1", 0, 5, SH | IM,
@@ -565,6 +576,10 @@ POL("access-control-tag-data", CLAUSE_SERVER,
 POL("local-zone-tag", CLAUSE_SERVER, "example.com. \"malware\"",
   "<zone> <\"tags\">",
   "the local-zone is seen only by clients with one of these tags"),
+POL("local-zone-override", CLAUSE_SERVER,
+  "example.com. 192.0.2.0/24 refuse", "<zone> <netblock> <type>",
+  "the clients in the netblock see the local-zone as this type, whatever its "
+  "type, tags or views say (the longest netblock wins)"),
 POL("interface-tag", CLAUSE_SERVER, "127.0.0.1 \"malware\"",
   "<ip> <\"tags\">",
   "queries to this listening address have these tags (a client's access-control-tag netblock wins)"),
@@ -940,7 +955,6 @@ IGN("max-reuse-tcp-queries", CLAUSE_SERVER),
 IGN("tcp-auth-query-timeout", CLAUSE_SERVER),
 IGN("shm-enable", CLAUSE_SERVER),
 IGN("shm-key", CLAUSE_SERVER),
-IGN("hide-trustanchor", CLAUSE_SERVER),
 IGN("hide-http-user-agent", CLAUSE_SERVER),
 IGN("http-user-agent", CLAUSE_SERVER),
 IGN("disable-dnssec-lame-check", CLAUSE_SERVER),
@@ -966,6 +980,18 @@ INTOPT("wait-limit-cookie", CLAUSE_SERVER, wait_limit_cookie, "10000", 0,
   1048576, SH | IM, "<number>",
   "the wait-limit of a client whose query carries a valid DNS cookie "
   "(with answer-cookie)"),
+{ "edns-client-string", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST, NULL, NULL,
+  "192.0.2.0/24 \"petrel\"", 0, 0, NULL, OFF(edns_client_strings),
+  SH | IM | OPT_F_TEXT2, "<netblock> <string>",
+  "an EDNS option with the string (at most 64 bytes) in the queries to "
+  "servers in the netblock (the longest prefix wins)" },
+INTOPT("edns-client-string-opcode", CLAUSE_SERVER, edns_client_string_opcode,
+  "65001", 0, 65535, SH | IM, "<number>",
+  "the EDNS option code of edns-client-string"),
+BOOLOPT("dns-error-reporting", CLAUSE_SERVER, dns_error_reporting, "no",
+  SH | IM, "when a client's answer fails with an Extended DNS Error and the last "
+  "server asked gave a Report-Channel option (RFC 9567), ask "
+  "_er.<qtype>.<qname>.<error>._er.<agent> TXT in the background"),
 LISTOPT("wait-limit-netblock", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST,
   wait_limit_netblock, "192.0.2.0/24 50", SH | IM, "<netblock> <number>",
   "the wait-limit of the client addresses in the netblock, instead of "
@@ -995,27 +1021,23 @@ STROPT("cookie-secret-file", CLAUSE_SERVER, OPT_PATH, cookie_secret_file,
   "cookie-secret when it holds one; add_cookie_secret, "
   "activate_cookie_secret and drop_cookie_secret write it"),
 IGN("statistics-inhibit-zero", CLAUSE_SERVER),
-IGN("edns-client-string", CLAUSE_SERVER),
-IGN("edns-client-string-opcode", CLAUSE_SERVER),
-IGN("local-zone-override", CLAUSE_SERVER),
-IGN("val-override-date", CLAUSE_SERVER),
 IGN("ipsecmod-enabled", CLAUSE_SERVER),
 IGN("ipsecmod-hook", CLAUSE_SERVER),
 IGN("ipsecmod-strict", CLAUSE_SERVER),
 IGN("ipsecmod-max-ttl", CLAUSE_SERVER),
 IGN("ipsecmod-ignore-bogus", CLAUSE_SERVER),
 IGN("ipsecmod-allow", CLAUSE_SERVER),
-IGN("dns-error-reporting", CLAUSE_SERVER),
 IGN("zonemd-reject-absence", CLAUSE_SERVER),
 IGN("dlv-anchor-file", CLAUSE_SERVER),
 IGN("dlv-anchor", CLAUSE_SERVER),
-IGN("nsid", CLAUSE_SERVER),
 { "proxy-protocol-port", CLAUSE_SERVER, OPT_PORT_LIST, NULL, NULL, "8053",
   1, 65535, NULL, OFF(proxy_protocol_ports), IM, "<port>",
   "queries to listening ports on this port number start with a PROXY v2 "
   "header (UDP and TCP, before TLS); its source address is the client's "
-  "for access control, views, rate limits and logs; may be given several "
-  "times" },
+  "for access control, views, rate limits and logs, and the proxy's own "
+  "address must pass access control too (deny: no answer, refuse: "
+  "REFUSED); headers longer than 1024 bytes are refused; may be given "
+  "several times" },
 IGN("tcp-connection-limit", CLAUSE_SERVER),
 IGN("disable-edns-do", CLAUSE_SERVER),
 /* (gone from Unbound, which ignores them: lameness is kept per server

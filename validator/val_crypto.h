@@ -115,11 +115,15 @@ enum val_crypto_result {
 /** default val-sig-skew-max (Unbound's) */
 #define VAL_SKEW_MAX_DEFAULT 86400
 
+/** skew_min of a window that does not check signature dates at all
+ * (val-override-date: -1, as Unbound: for test data with old dates) */
+#define VAL_SKEW_NO_DATES 0xffffffffu
+
 /** the validity window settings */
 struct val_window {
 	/** now, seconds since the epoch (the caller's clock) */
 	uint32_t now;
-	/** val-sig-skew-min, seconds */
+	/** val-sig-skew-min, seconds; VAL_SKEW_NO_DATES: dates unchecked */
 	uint32_t skew_min;
 	/** val-sig-skew-max, seconds */
 	uint32_t skew_max;
@@ -148,6 +152,13 @@ int val_crypto_result_ede(int r);
 
 /** @return 1 when DNSKEY algorithm alg can be verified, else 0 */
 int val_algo_supported(int alg);
+
+/** Test only, for the replay runner (testbound's fake-dsa and fake-sha1
+ * switches in Unbound's scenarios): with on, DSA signatures (algorithms 3
+ * and 6, which petrel does not validate: RFC 8624) count as supported and
+ * pass without a check, as in an Unbound built without DSA. Never set by
+ * the daemon. @param on: 1 or 0. */
+void val_crypto_fake_dsa(int on);
 
 /** @return 1 when DS digest type t can be computed, else 0 */
 int val_ds_digest_supported(int t);
