@@ -411,6 +411,28 @@ iter_prime(struct module_qstate *s, const uint8_t *zone)
 		MESH_FLAG_RD | MESH_FLAG_NOFWD);
 }
 
+/**
+ * A delegation from the cache is useless when it has no usable server
+ * address and every NS name lies inside the zone (their addresses could
+ * only come from the zone's own servers: a referral that lacked its
+ * glue, or an empty NS set); resolution then starts from the delegation
+ * above it, whose servers give the glue (Unbound's iter_dp_is_useless).
+ * @return 1 when useless.
+ */
+static int
+iter_dp_useless(struct module_qstate *s, const struct delegpt *dp)
+{
+	const struct delegpt_addr *a;
+	const struct delegpt_ns *ns;
+	for(a = dp->addrs; a; a = a->next)
+		if(iter_addr_allowed(st_env(s), &a->addr))
+			return 0;
+	for(ns = dp->nslist; ns; ns = ns->next)
+		if(!dname_is_subdomain(ns->name, dp->name))
+			return 0;
+	return 1;
+}
+
 /** find the starting delegation for the current name */
 static int
 iter_init_dp(struct module_qstate *s)
@@ -433,11 +455,26 @@ iter_init_dp(struct module_qstate *s)
 		const uint8_t *name = iq->qname;
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
-		if(rrset_cache_find_delegation(s->env->rrset, name,
+		while(rrset_cache_find_delegation(s->env->rrset, name,
 			iq->qclass, st_now(s), s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
-			(z->prime && dname_equal(d.ns.name, z->name))))
+			(z->prime && dname_equal(d.ns.name, z->name)))) {
 			iq->dp = dp_from_cache(s, &d);
+			if(!iq->dp || d.ns.name_len <= 1 ||
+				!iter_dp_useless(s, iq->dp))
+				break;
+			/* its servers can only be found through itself:
+			 * the delegation above it (as Unbound) */
+			if(verbosity >= VERB_ALGO) {
+				char n[DNS_MAX_NAME_STR];
+				(void)dname_to_str(d.ns.name, n, sizeof(n));
+				verbose(VERB_ALGO, "iterator: cached delegation "
+					"%s is useless (no address, its NS names "
+					"inside it): the one above", n);
+			}
+			iq->dp = NULL;
+			name = dname_strip_label(d.ns.name);
+		}
 		if(iq->dp) {
 			iq->dp->from_cache = 1;
 			z = NULL;

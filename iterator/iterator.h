@@ -21,7 +21,9 @@
  * background priming query ("zone NS") whose answer and glue go into the
  * RRset cache, so later resolutions use the real server set. A cached
  * delegation whose servers all fail is abandoned for the configured zone
- * or the root (stale NS sets).
+ * or the root (stale NS sets); one with no usable address whose NS names
+ * all lie inside it (a referral that lacked its glue) is passed over for
+ * the cached delegation above it (iter_dp_useless).
  *
  * Each reply is scrubbed (iterator/iter_scrub.h): records outside the
  * zone the queried server is authoritative for are dropped (bailiwick),
