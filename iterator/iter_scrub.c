@@ -449,6 +449,9 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	if(aa && !iter_has_soa(auth) && rep->ns_dropped > 0 &&
 		auth->count == 0)
 		return ITER_CL_USELESS;
+	if(aa && rep->sec[DNS_SEC_ANSWER].count == 0 && auth->count == 0 &&
+		rep->sec[DNS_SEC_ADDITIONAL].count == 0)
+		return ITER_CL_EMPTY;
 	if(aa || iter_has_soa(auth))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
@@ -491,6 +494,7 @@ iter_class_str(enum iter_class c)
 	case ITER_CL_LAME: return "lame";
 	case ITER_CL_RECLAME: return "recursion lame";
 	case ITER_CL_USELESS: return "useless";
+	case ITER_CL_EMPTY: return "empty";
 	case ITER_CL_ERROR: return "error";
 	}
 	return "?";

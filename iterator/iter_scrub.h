@@ -40,6 +40,9 @@
  *     only an NS set the bailiwick scrub dropped (an upward referral,
  *     as some servers give for the types they do not serve): another
  *     server is tried, this one is not remembered lame;
+ *   - EMPTY: AA and nothing at all: the other servers are tried first
+ *     (as Unbound, which throws such replies away); when none says more,
+ *     it is NODATA without SOA (RFC 2308 section 5);
  *   - ERROR: a CNAME loop or too long a chain.
  * A forwarder's reply is an ANSWER when it has the data, else NXDOMAIN or
  * NODATA by its rcode.
@@ -100,6 +103,10 @@ enum iter_class {
 	 * (an authoritative upward referral: some servers answer so for
 	 * the types they lack); skip the server, do not remember it lame */
 	ITER_CL_USELESS,
+	/** AA and nothing at all (no answer, authority or additional
+	 * records): another server is tried first; when none gives more,
+	 * it is NODATA (RFC 2308 section 5) */
+	ITER_CL_EMPTY,
 	/** a CNAME loop, too long a chain, or out of memory */
 	ITER_CL_ERROR
 };

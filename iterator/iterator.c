@@ -32,6 +32,7 @@
 #include "util/config_file.h"
 
 static void iter_send(struct module_qstate *s);
+static void iter_note_origin(struct module_qstate *s);
 static void iter_handle_reply(struct module_qstate *s, const uint8_t *pkt,
 	size_t len);
 static void iter_finish(struct module_qstate *s, int rcode,
@@ -1153,6 +1154,16 @@ iter_send(struct module_qstate *s)
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 	}
 	/* every server failed */
+	if(iq->empty_dp == iq->dp && iq->empty_dp) {
+		/* the only thing the zone's servers said: an empty
+		 * authoritative reply, NODATA without SOA (RFC 2308 5) */
+		verbose(VERB_ALGO, "iterator: only an empty authoritative "
+			"reply: NODATA");
+		iq->cur = iq->empty_from;
+		iter_note_origin(s);
+		iter_finish(s, DNS_RCODE_NOERROR, NULL, NULL, NULL, 0);
+		return;
+	}
 	if(iq->dp->from_cache && !iq->no_cache &&
 		!(iq->down_skipped > 0 && iq->dp_sends == 0)) {
 		/* (not when its servers are all known down and none was
@@ -1748,6 +1759,14 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		break;
 	case ITER_CL_USELESS:
 		/* skipped for this resolution, not remembered lame */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		break;
+	case ITER_CL_EMPTY:
+		/* the other servers first; this is NODATA when none says
+		 * more (iter_send) */
+		if(!iq->empty_from)
+			iq->empty_from = iq->cur;
+		iq->empty_dp = iq->dp;
 		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		break;
 	case ITER_CL_RECLAME:

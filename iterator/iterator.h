@@ -209,6 +209,12 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** the server whose authoritative reply was entirely empty
+	 * (ITER_CL_EMPTY), kept as the NODATA answer when no other server
+	 * says more; NULL when none */
+	struct delegpt_addr *empty_from;
+	/** the delegation it was asked as (it counts for it only) */
+	struct delegpt *empty_dp;
 	/** servers skipped as down (infra_is_down) for this resolution */
 	int down_skipped;
 	/** the last of them: the one to probe */
