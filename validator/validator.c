@@ -206,6 +206,10 @@ struct val_qstate {
 	int key_bogus_ede;
 	/** its reason */
 	const char *key_bogus_reason;
+	/** the query's validation work (signature verifications, NSEC3
+	 * hashes), counted across its walk, its answers and its restarts:
+	 * once spent, the answer is bogus (EDE 6) and not asked again */
+	struct val_budget budget;
 };
 
 long
@@ -495,14 +499,15 @@ val_sig_now(const struct module_qstate *qs, const struct val_env *ve)
 	return (uint32_t)qs->env->now->tv_sec;
 }
 
-/** the validity window now */
+/** the validity window now, drawing on budget (NULL: none) */
 static void
 val_window(const struct module_qstate *qs, const struct val_env *ve,
-	struct val_window *w)
+	struct val_budget *budget, struct val_window *w)
 {
 	w->now = val_sig_now(qs, ve);
 	w->skew_min = ve->skew_min;
 	w->skew_max = ve->skew_max;
+	w->budget = budget;
 	if(ve->date_override == -1)
 		w->skew_min = VAL_SKEW_NO_DATES;
 }
@@ -763,7 +768,7 @@ walk_retry(struct module_qstate *qs, struct val_qstate *vq,
 		why = vq->key_bogus_reason;
 	}
 	if(vq->sub_norigin == 0 || vq->restarts >= ve->max_restart ||
-		vq->steps >= VAL_MAX_STEPS)
+		vq->steps >= VAL_MAX_STEPS || vq->budget.spent)
 		goto bogus;
 	if(!vq->key_exclude) {
 		vq->key_exclude = region_alloc(qs->region, MODULE_EXCLUDE_MAX *
@@ -1056,7 +1061,7 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	size_t nalgs = 0;
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
-	val_window(qs, ve, &w);
+	val_window(qs, ve, &vq->budget, &w);
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY answer");
@@ -1068,6 +1073,11 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	if(nkeys == 0)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY records");
+	if(nkeys > VAL_KCACHE_MAX_KEYS)
+		/* more than can be kept: not checked (each key would cost
+		 * tag, digest and verification work for nothing) */
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+			"DNSKEY set too large");
 	ks.owner = zone;
 	ks.type = DNS_TYPE_DNSKEY;
 	ks.rrclass = DNS_CLASS_IN;
@@ -1124,21 +1134,40 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	return walk_next(qs, vq, ve);
 }
 
+/** most NSEC(3) records looked at in one proof */
+#define VAL_MAX_NREC 16
+
+/** @return the number of NSEC and NSEC3 records in a list */
+static size_t
+nrec_count(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	size_t n = 0;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			n++;
+	return n;
+}
+
 /**
- * Check the NSEC and NSEC3 RRsets of a list with the keys of kk.
+ * Check the NSEC and NSEC3 RRsets of a list with the keys of kk (none
+ * when there are more than max: no proof needs that many, and each
+ * would cost a verification).
  * @return number of NSEC(3) records that verified, put in recs (NSEC)
  *	and recs3 (NSEC3); -1 when one failed to verify.
  */
 static int
-check_denial(struct module_qstate *qs, struct val_env *ve,
-	const struct val_kinfo *kk, struct module_rrlist *l,
-	struct val_nrec *recs, size_t *n, struct val_nrec *recs3, size_t *n3,
-	size_t max, uint32_t *minttl)
+check_denial(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, const struct val_kinfo *kk,
+	struct module_rrlist *l, struct val_nrec *recs, size_t *n,
+	struct val_nrec *recs3, size_t *n3, size_t max, uint32_t *minttl)
 {
 	struct module_rr *rr, *o;
 	struct val_window w;
 	int good = 0;
-	val_window(qs, ve, &w);
+	val_window(qs, ve, &vq->budget, &w);
+	if(nrec_count(l) > max)
+		return -1; /* more than a proof needs: not examined */
 	*n = *n3 = 0;
 	for(rr = l->first; rr; rr = rr->next) {
 		struct val_rr *rrs, *sigs;
@@ -1183,9 +1212,6 @@ check_denial(struct module_qstate *qs, struct val_env *ve,
 	return good;
 }
 
-/** most NSEC(3) records looked at in one proof */
-#define VAL_MAX_NREC 16
-
 /** a DS answer came back: go down, or end the walk.
  * @return 1 waiting, 0 done */
 static int
@@ -1216,7 +1242,7 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		struct val_rrset set;
 		struct val_window w;
 		int r, ede = -1;
-		val_window(qs, ve, &w);
+		val_window(qs, ve, &vq->budget, &w);
 		set.owner = name;
 		set.type = DNS_TYPE_DS;
 		set.rrclass = DNS_CLASS_IN;
@@ -1248,14 +1274,15 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			return walk_next(qs, vq, ve);
 		}
 	/* no DS: the denial, signed by the zone above */
-	if(check_denial(qs, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
+	if(check_denial(qs, vq, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
 		VAL_MAX_NREC, &minttl) < 0)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
 			"NSEC for no DS not verified");
 	if(n > 0)
 		p = val_nsec_prove_no_ds(recs, n, name);
 	else if(n3 > 0)
-		p = val_nsec3_prove_no_ds(recs3, n3, name, ve->max_iter);
+		p = val_nsec3_prove_no_ds(recs3, n3, name, ve->max_iter,
+			&vq->budget);
 	else	p = VAL_PROOF_NONE;
 	switch(p) {
 	case VAL_PROOF_INSECURE:
@@ -1266,6 +1293,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		vq->probe_labs++;
 		return walk_next(qs, vq, ve);
 	default:
+		if(vq->budget.spent)
+			return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+				"too much NSEC3 hashing");
 		return walk_retry(qs, vq, ve, DNS_EDE_NSEC_MISSING,
 			"no proof of no DS");
 	}
@@ -1323,6 +1353,16 @@ val_fail_keys(struct val_qstate *vq, int ede, const char *why)
 {
 	val_fail(vq, ede, why);
 	vq->keys_bad = 1;
+}
+
+/** remember a failed denial proof: EDE 12, or EDE 6 when it failed for
+ * want of budget (too many NSEC3 hashes) */
+static void
+proof_fail(struct val_qstate *vq, const char *why)
+{
+	if(vq->budget.spent)
+		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too much NSEC3 hashing");
+	else	val_fail(vq, DNS_EDE_NSEC_MISSING, why);
 }
 
 /** @return labels of an RRSIG (its labels field) */
@@ -1406,7 +1446,7 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 	struct module_rr *rr, *o, *next;
 	int sec = MODULE_SEC_SECURE;
 	struct val_window w;
-	val_window(qs, ve, &w);
+	val_window(qs, ve, &vq->budget, &w);
 	for(rr = l->first; rr; rr = next) {
 		struct val_rr *rrs, *sigs;
 		size_t nr, ns;
@@ -1599,6 +1639,12 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		if(qs->qtype == DNS_TYPE_CNAME && a->an.count > 0)
 			neg = 0;
 	}
+	if(nrec_count(&a->ns) > VAL_MAX_NREC) {
+		/* no proof needs that many: not examined (each would cost a
+		 * signature verification, and NSEC3 hashes) */
+		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too many NSEC/NSEC3 records");
+		return MODULE_SEC_BOGUS;
+	}
 	s1 = check_section(qs, vq, ve, &a->an, need, 0, &wc, &wclabs);
 	if(s1 < 0)
 		return -1;
@@ -1612,13 +1658,13 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 				p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
 			else if(n3 > 0)
 				p = val_nsec3_prove_wildcard(recs3, n3, wc,
-					wclabs, ve->max_iter);
+					wclabs, ve->max_iter, &vq->budget);
 			else	p = VAL_PROOF_NONE;
 			if(p == VAL_PROOF_INSECURE)
 				s1 = MODULE_SEC_INSECURE;
 			else if(p != VAL_PROOF_SECURE) {
-				val_fail(vq, DNS_EDE_NSEC_MISSING,
-					"wildcard answer without its proof");
+				proof_fail(vq, "wildcard answer without its "
+					"proof");
 				s1 = MODULE_SEC_BOGUS;
 			}
 		}
@@ -1652,21 +1698,21 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			p = val_nsec_prove_nxdomain(recs, n, fname);
 		else if(n3 > 0)
 			p = val_nsec3_prove_nxdomain(recs3, n3, fname,
-				ve->max_iter);
+				ve->max_iter, &vq->budget);
 		else	p = VAL_PROOF_NONE;
 	} else {
 		if(n > 0)
 			p = val_nsec_prove_nodata(recs, n, fname, qs->qtype);
 		else if(n3 > 0)
 			p = val_nsec3_prove_nodata(recs3, n3, fname, qs->qtype,
-				ve->max_iter);
+				ve->max_iter, &vq->budget);
 		else	p = VAL_PROOF_NONE;
 	}
 	if(p == VAL_PROOF_SECURE)
 		return MODULE_SEC_SECURE;
 	if(p == VAL_PROOF_INSECURE)
 		return MODULE_SEC_INSECURE;
-	val_fail(vq, DNS_EDE_NSEC_MISSING, a->rcode == DNS_RCODE_NXDOMAIN ?
+	proof_fail(vq, a->rcode == DNS_RCODE_NXDOMAIN ?
 		"NXDOMAIN without proof" : "NODATA without proof");
 	return MODULE_SEC_BOGUS;
 }
@@ -1900,8 +1946,10 @@ val_restart(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, int id)
 {
 	int i, j, added = 0;
+	/* a query whose validation budget is spent is not restarted: the
+	 * restarted answer could not be checked (KeyTrap) */
 	if(vq->restart_done || vq->keys_bad || vq->restarts >=
-		ve->max_restart || qs->origin_count == 0)
+		ve->max_restart || qs->origin_count == 0 || vq->budget.spent)
 		return 0;
 	if(!qs->exclude) {
 		qs->exclude = region_alloc(qs->region, MODULE_EXCLUDE_MAX *
@@ -2072,7 +2120,9 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life;
 	const struct module_rr *rr;
 	char err[512];
-	val_window(qs, ve, &w);
+	struct val_budget pb;
+	val_budget_init(&pb, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	val_window(qs, ve, &pb, &w);
 	if(qs->return_msg && qs->return_rcode == DNS_RCODE_NOERROR &&
 		val_collect(qs->region, &qs->return_msg->an, an->name,
 		DNS_TYPE_DNSKEY, DNS_CLASS_IN, &keys, &nkeys, &sigs,
@@ -2305,8 +2355,11 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		vq = vq_take(qs->env, id);
-		if(vq)
+		if(vq) {
 			val_qstate_clear(vq);
+			val_budget_init(&vq->budget, VAL_BUDGET_VERIFY_DEFAULT,
+				VAL_BUDGET_HASH_DEFAULT);
+		}
 		if(!vq) {
 			qs->ede = DNS_EDE_OTHER;
 			qs->ext_state[id] = MODULE_ERROR;
