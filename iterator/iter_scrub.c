@@ -418,8 +418,14 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		/* a forwarder answers recursively: taken as it is */
 		if(final->count > 0)
 			return ITER_CL_ANSWER;
-		return rep->rcode == DNS_RCODE_NXDOMAIN ? ITER_CL_NXDOMAIN :
-			ITER_CL_NODATA;
+		if(rep->rcode == DNS_RCODE_NXDOMAIN)
+			return ITER_CL_NXDOMAIN;
+		/* but a referral (no answer, no SOA, an NS set for the
+		 * name) says it did not recurse: lame, as Unbound */
+		if(rep->sec[DNS_SEC_ANSWER].count == 0 && !iter_has_soa(auth) &&
+			iter_find_ns(auth, name))
+			return ITER_CL_LAME;
+		return ITER_CL_NODATA;
 	}
 	if(final->count > 0)
 		return ITER_CL_ANSWER;
