@@ -420,10 +420,12 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 			return ITER_CL_ANSWER;
 		if(rep->rcode == DNS_RCODE_NXDOMAIN)
 			return ITER_CL_NXDOMAIN;
-		/* but a referral (no answer, no SOA, an NS set for the
-		 * name) says it did not recurse: lame, as Unbound */
+		/* but an upward referral (no answer, no SOA, an NS set
+		 * above the zone it is asked for) says it did not recurse:
+		 * lame, as Unbound */
 		if(rep->sec[DNS_SEC_ANSWER].count == 0 && !iter_has_soa(auth) &&
-			iter_find_ns(auth, name))
+			(ns = iter_find_ns(auth, name)) != NULL &&
+			!dname_is_subdomain(ns->owner, zone))
 			return ITER_CL_LAME;
 		return ITER_CL_NODATA;
 	}
@@ -476,7 +478,7 @@ iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	if(!forward && (rep->flags & DNS_FLAG_RA) &&
 		!(rep->flags & DNS_FLAG_AA) && (c == ITER_CL_ANSWER ||
 		c == ITER_CL_CNAME || c == ITER_CL_NXDOMAIN ||
-		c == ITER_CL_NODATA)) {
+		c == ITER_CL_NODATA || c == ITER_CL_LAME)) {
 		/* recursion lame: nothing of the reply is taken */
 		*chain = was;
 		if(chain->last)

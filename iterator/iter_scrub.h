@@ -45,8 +45,8 @@
  *     it is NODATA without SOA (RFC 2308 section 5);
  *   - ERROR: a CNAME loop or too long a chain.
  * A forwarder's reply is an ANSWER when it has the data, else NXDOMAIN or
- * NODATA by its rcode; a referral from it (no answer, no SOA, an NS set
- * for the name) is LAME: it did not recurse.
+ * NODATA by its rcode; an upward referral from it (no answer, no SOA, an
+ * NS set above the zone it is asked for) is LAME: it did not recurse.
  *
  * The reply is parsed by dns/msgparse (iter_reply_parse) into records in
  * the state's region: owner names and RDATA uncompressed (struct

@@ -507,12 +507,16 @@ START_TEST(test_classify_other)
 		p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-	/* ... but a referral from a forwarder (no answer, no SOA, an NS
-	 * set for the name) says it did not recurse: lame, as Unbound
-	 * (its NODATA with the SOA stays NODATA) */
+	/* ... but an upward referral from a forwarder (no answer, no SOA,
+	 * an NS set above the zone it is asked for) says it did not
+	 * recurse: lame, as Unbound; one at or below it stays NODATA, and
+	 * so does its NODATA with the SOA */
+	p = reply(0, 0, NULL, ref, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "www.example.com.", 1);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	p = reply(0, 0, NULL, ref, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
 	p = reply(0, 0, NULL, soa, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
