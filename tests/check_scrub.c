@@ -255,6 +255,21 @@ START_TEST(test_classify_lame_ra)
 	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+	/* a reply that would be lame (the zone's own NS set, no SOA): with
+	 * RA, recursion lame too; without, plain lame */
+	{
+		static const char *const apex[] = {
+			"example.com. NS ns.example.com.", NULL };
+		p = reply(0, 0, NULL, apex, NULL);
+		p->flags |= DNS_FLAG_RA;
+		r = classify(p, "www.example.com.", DNS_TYPE_A,
+			"example.com.", 0);
+		ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+		p = reply(0, 0, NULL, apex, NULL);
+		r = classify(p, "www.example.com.", DNS_TYPE_A,
+			"example.com.", 0);
+		ck_assert_int_eq(r.c, ITER_CL_LAME);
+	}
 	/* with AA too: authoritative, taken */
 	p = reply(0, 1, an, NULL, NULL);
 	p->flags |= DNS_FLAG_RA;
