@@ -830,6 +830,31 @@ iter_max_targets(struct module_qstate *s)
 }
 
 /**
+ * Whether the address lookups of a delegation's NS names bypass the
+ * forward zones. A forward zone's host names (forward-host) are looked up
+ * through its forwarders when it has a usable address of its own
+ * (forward-addr), as Unbound does (an operator with only forwarders does
+ * not want queries to the root); with none, through the root hints (the
+ * forwarders cannot be asked yet). A state that bypasses them already
+ * keeps doing so.
+ * @return 1 for MESH_FLAG_NOFWD.
+ */
+static int
+iter_target_nofwd(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct delegpt_addr *a;
+	if(s->flags & MESH_FLAG_NOFWD)
+		return 1;
+	if(!iq->dp->is_forward)
+		return 0;
+	for(a = iq->dp->addrs; a; a = a->next)
+		if(!a->bad && iter_addr_allowed(st_env(s), &a->addr))
+			return 0;
+	return 1;
+}
+
+/**
  * Start address lookups for NS names without addresses.
  * @param s: the state.
  * @param want: how many new lookups to start at most (-1: as many as
@@ -858,8 +883,7 @@ iter_start_targets(struct module_qstate *s, int want)
 		sub = s->env->attach_sub(s, ns->name,
 			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
 			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD |
-			((iq->dp->is_forward || (s->flags & MESH_FLAG_NOFWD)) ?
-			MESH_FLAG_NOFWD : 0));
+			(iter_target_nofwd(s) ? MESH_FLAG_NOFWD : 0));
 		if(sub && sub->qtype == DNS_TYPE_A)
 			ns->tried_a = 1;
 		if(!sub)
@@ -883,7 +907,7 @@ iter_fetch_ahead(struct module_qstate *s)
 	struct iter_qstate *iq = IQ(s);
 	struct iter_env *env = st_env(s);
 	int depth = s->depth < 0 ? 0 : s->depth, want;
-	if(iq->dp->fetched_ahead || iq->dp->is_forward)
+	if(iq->dp->fetched_ahead)
 		return;
 	iq->dp->fetched_ahead = 1;
 	if(depth >= env->tfp_count - 1 || (want = env->tfp[depth]) == 0)

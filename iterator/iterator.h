@@ -67,7 +67,10 @@
  * question check). What is learnt goes into the RRset cache (trust ranks:
  * referral NS and glue low, authoritative answers high). A forward or
  * stub zone with forward-tcp-upstream or stub-tcp-upstream has its
- * servers asked over TCP only (as tcp-upstream does for all).
+ * servers asked over TCP only (as tcp-upstream does for all). A forward
+ * zone's host names (forward-host) are looked up through its forwarders
+ * when it has a usable address of its own, else from the root hints; a
+ * TC reply over TCP, and a forwarder's upward referral, fail the server.
  *
  * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
  * a row is down; queries skip it, and when a delegation has no other
