@@ -1640,9 +1640,16 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum config_acl_action pa = acl_check(r->acl, r->proxy);
 		if(pa == ACL_DENY || (pa == ACL_REFUSE && err != 0))
 			return RESOLVER_DROP;
-		if(pa == ACL_REFUSE)
-			return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
-				DNS_EDE_PROHIBITED, out, outmax, outlen);
+		if(pa == ACL_REFUSE) {
+			/* in the form of any access-control refusal */
+			int n = acl_refused_reply(pkt, len, q,
+				!r->cfg || r->cfg->ede, r->max_udp, out,
+				outmax);
+			if(n <= 0)
+				return RESOLVER_DROP;
+			*outlen = (size_t)n;
+			return RESOLVER_ANSWERED;
+		}
 	}
 	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
