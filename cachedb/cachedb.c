@@ -525,5 +525,5 @@ cachedb_get_mem(struct module_env *env, int id)
 const struct module_func_block cachedb_module_block = {
 	"cachedb", cachedb_init, cachedb_deinit, cachedb_operate,
 	cachedb_inform_super, cachedb_clear, cachedb_get_mem,
-	cachedb_worker_deinit
+	cachedb_worker_deinit, NULL
 };

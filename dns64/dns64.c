@@ -520,5 +520,5 @@ dns64_get_mem(struct module_env *env, int id)
 
 const struct module_func_block dns64_module_block = {
 	"dns64", dns64_init, dns64_deinit, dns64_operate, dns64_inform_super,
-	dns64_clear, dns64_get_mem, NULL
+	dns64_clear, dns64_get_mem, NULL, NULL
 };

@@ -1637,5 +1637,5 @@ iter_get_mem(struct module_env *env, int id)
 
 const struct module_func_block iter_module_block = {
 	"iterator", iter_init, iter_deinit, iter_operate, iter_inform_super,
-	iter_clear, iter_get_mem, NULL
+	iter_clear, iter_get_mem, NULL, NULL
 };

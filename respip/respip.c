@@ -67,5 +67,5 @@ respip_get_mem(struct module_env *env, int id)
 
 const struct module_func_block respip_module_block = {
 	"respip", respip_init, respip_deinit, respip_operate,
-	respip_inform_super, respip_clear, respip_get_mem, NULL
+	respip_inform_super, respip_clear, respip_get_mem, NULL, NULL
 };

@@ -205,7 +205,7 @@ static const char *const lz_type_words[] = {
 	"redirect", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "always_refuse", "always_nxdomain",
 	"always_nodata", "always_deny", "always_null", "nodefault",
-	"block_a", "block_aaaa", "noview"
+	"block_a", "block_aaaa", "noview", "block_a_wdata", "block_aaaa_wdata"
 };
 
 
@@ -1715,7 +1715,10 @@ lz_answer_zone(const struct local_zones *lz, const struct local_zone *z,
 			DNS_RCODE_NOERROR, out, outmax, outlen);
 	case LOCAL_ZONE_BLOCK_A:
 	case LOCAL_ZONE_BLOCK_AAAA:
-		if(qi->qtype == (t == LOCAL_ZONE_BLOCK_A ? DNS_TYPE_A :
+	case LOCAL_ZONE_BLOCK_A_WDATA:
+	case LOCAL_ZONE_BLOCK_AAAA_WDATA:
+		if(qi->qtype == ((t == LOCAL_ZONE_BLOCK_A ||
+			t == LOCAL_ZONE_BLOCK_A_WDATA) ? DNS_TYPE_A :
 			DNS_TYPE_AAAA))
 			return lz_answer_neg(lz, pkt, fq, tcp, NULL,
 				DNS_RCODE_NOERROR, out, outmax, outlen);

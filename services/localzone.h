@@ -24,6 +24,8 @@
  *   always_null       0.0.0.0 for A, :: for AAAA, NODATA otherwise
  *   block_a           NODATA for A questions, the rest resolved normally
  *                     (local data ignored); block_aaaa the same for AAAA
+ *   block_a_wdata     as block_a, but the local data of the zone answers
+ *                     first; block_aaaa_wdata the same for AAAA
  *   noview            in a view: the global zones answer; elsewhere
  *                     as transparent
  *   nodefault         no zone at all: only switches off a default zone
@@ -119,7 +121,11 @@ enum local_zone_type {
 	/** NODATA for AAAA, else resolve */
 	LOCAL_ZONE_BLOCK_AAAA,
 	/** leave a view for the global zones; without views: transparent */
-	LOCAL_ZONE_NOVIEW
+	LOCAL_ZONE_NOVIEW,
+	/** the local data, else NODATA for A, else resolve */
+	LOCAL_ZONE_BLOCK_A_WDATA,
+	/** the local data, else NODATA for AAAA, else resolve */
+	LOCAL_ZONE_BLOCK_AAAA_WDATA
 };
 
 /** what local_zones_answer() did */

@@ -141,6 +141,11 @@ struct mesh_state {
 	void *expire_timer;
 	/** 1 when finished (answer delivered, waiting to be freed) */
 	int finished;
+	/** dns-error-reporting: the agent domain (wire, in region) of the
+	 * Report-Channel option of the last reply to this state, and its
+	 * length; 0 when that reply had none */
+	uint8_t *er_agent;
+	size_t er_agent_len;
 	/** back pointer */
 	struct mesh *mesh;
 };
@@ -157,6 +162,10 @@ struct mesh {
 	struct module_env *env;
 	/** the network and timers (not owned) */
 	struct outbound *out;
+	/** edns-client-string (owned; NULL: none) */
+	struct edns_strings *edns_strings;
+	/** dns-error-reporting: note the Report-Channel of replies */
+	int error_reporting;
 	/** the front end's callbacks */
 	struct mesh_frontend fe;
 	/** their argument */

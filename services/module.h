@@ -506,6 +506,17 @@ struct module_func_block {
 	/** Free env->worker_data[id] (the mesh of the worker is being
 	 * deleted, its states are gone); NULL when the module keeps none. */
 	void (*worker_deinit)(struct module_env *env, int id);
+	/**
+	 * The trust anchors the module validates with, for the front end's
+	 * answer to trustanchor.unbound CH TXT (hide-trustanchor): one line
+	 * per anchor that has keys, "name tag tag ..." (the key tags of its
+	 * DS and DNSKEY records, ascending), each ended by a newline, in
+	 * buf (len bytes, NUL-terminated; what does not fit is left out).
+	 * NULL in modules without trust anchors.
+	 * @return the number of lines written.
+	 */
+	int (*anchor_list)(struct module_env *env, int id, char *buf,
+		size_t len);
 };
 
 /** the modules of module-config, in order, with their global data */

@@ -318,6 +318,11 @@ struct resolver {
 	/** when the client being answered by reply_cb sent its query
 	 * (valid during the call; for log-replies) */
 	struct timeval reply_start;
+	/** nsid: the NSID option data (RFC 5001) answered to clients that
+	 * ask for it, nsid_len bytes (owned); nsid_len 0: none (one test
+	 * per answer) */
+	uint16_t nsid_len;
+	uint8_t *nsid;
 	/** this worker's counters */
 	struct resolver_stats stats;
 };

@@ -548,7 +548,7 @@ pass_operate(struct module_qstate *qs, enum module_ev ev, int id,
 
 /** the extra module */
 static const struct module_func_block pass_block = {
-	"passer", NULL, NULL, pass_operate, NULL, NULL, NULL, NULL
+	"passer", NULL, NULL, pass_operate, NULL, NULL, NULL, NULL, NULL
 };
 
 /** the config parser's list of module names and the module table agree
@@ -664,7 +664,7 @@ quota_operate(struct module_qstate *qs, enum module_ev ev, int id,
 
 /** the module of test_quota_shared */
 static const struct module_func_block quota_block = {
-	"quota", NULL, NULL, quota_operate, NULL, NULL, NULL, NULL
+	"quota", NULL, NULL, quota_operate, NULL, NULL, NULL, NULL, NULL
 };
 
 /** max-global-quota: a sub-query's upstream queries count against the

@@ -51,6 +51,7 @@
 #define UTIL_CONFIG_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "util/netaddr.h"
 
 struct config_auth;
@@ -479,6 +480,10 @@ struct config_file {
 	int val_sig_skew_min;
 	/** val-sig-skew-max: most clock skew allowed on signatures, s */
 	int val_sig_skew_max;
+	/** val-override-date: the validator's clock for signature dates, as
+	 * written: "0" the real clock, "-1" dates not checked, seconds since
+	 * the epoch or YYYYMMDDHHMMSS (config_parse_date() reads it) */
+	char *val_override_date;
 	/** val-nsec3-keysize-iterations: "keysize iterations ..." or one
 	 * number: above the largest, NSEC3 is insecure (RFC 9276) */
 	char *val_nsec3_keysize_iterations;
@@ -523,10 +528,23 @@ struct config_file {
 	int hide_identity;
 	/** hide-version: refuse version.server and version.bind */
 	int hide_version;
+	/** hide-trustanchor: do not answer trustanchor.unbound CH TXT */
+	int hide_trustanchor;
 	/** identity: answer to id.server; "" = the host name */
 	char *identity;
 	/** version: answer to version.server; "" = the package version */
 	char *version;
+	/** nsid: the NSID (RFC 5001) answered to clients that ask, as
+	 * written: "ascii_text" or hex; "" none (config_nsid() reads it) */
+	char *nsid;
+	/** edns-client-string: "netblock text" lines: the text goes in an
+	 * EDNS option of the queries to servers in the netblock */
+	struct config_strlist *edns_client_strings;
+	/** edns-client-string-opcode: that option's code */
+	int edns_client_string_opcode;
+	/** dns-error-reporting: send DNS error reports (RFC 9567) to the
+	 * agent a server names in its Report-Channel option */
+	int dns_error_reporting;
 	/** minimal-responses: leave out authority and additional data */
 	int minimal_responses;
 	/** verbosity: log level 0..5 */
@@ -823,6 +841,33 @@ void config_policyline_free(struct config_policyline *l);
 /** the most tags define-tag may name (a client's tags are one 64-bit
  * word) */
 #define CONFIG_MAX_TAGS 64
+
+/** the longest edns-client-string text, bytes */
+#define CONFIG_EDNS_STRING_MAX 64
+
+/** the longest NSID petrel answers with, bytes */
+#define CONFIG_NSID_MAX 512
+
+/**
+ * Read an nsid value, as Unbound reads it: "ascii_" and the text, or the
+ * bytes in hex (an even number of digits).
+ * @param s: the text.
+ * @param buf: the NSID bytes (CONFIG_NSID_MAX of room).
+ * @param len: set to their number (0 for "").
+ * @return 0, or -1 when the text is neither (or longer than
+ *	CONFIG_NSID_MAX bytes).
+ */
+int config_nsid(const char *s, uint8_t *buf, size_t *len);
+
+/**
+ * Read a val-override-date value, as Unbound reads it: "" or "0" (the real
+ * clock), "-1" (signature dates are not checked), YYYYMMDDHHMMSS (UTC) or
+ * seconds since the epoch.
+ * @param s: the text.
+ * @param out: the date in seconds since the epoch, 0 or -1.
+ * @return 0, or -1 when the text is none of these.
+ */
+int config_parse_date(const char *s, long long *out);
 
 /**
  * The number of a tag named by define-tag: lines (server:, in the order

@@ -150,6 +150,14 @@ enum config_type {
  * that "no" has no effect */
 #define OPT_F_ONLY_YES 0x40
 
+/** the value is a date as config_parse_date() reads it (val-override-date) */
+#define OPT_F_DATE 0x80
+/** the value is an NSID as config_nsid() reads it (nsid) */
+#define OPT_F_NSID 0x100
+/** an OPT_NETBLOCK_NUM_LIST whose second value is a text of at most
+ * CONFIG_EDNS_STRING_MAX bytes, not a number (edns-client-string) */
+#define OPT_F_TEXT2 0x200
+
 /** one row of the table */
 struct config_option {
 	/** the name as written in the file, without the colon */

@@ -115,11 +115,15 @@ enum val_crypto_result {
 /** default val-sig-skew-max (Unbound's) */
 #define VAL_SKEW_MAX_DEFAULT 86400
 
+/** skew_min of a window that does not check signature dates at all
+ * (val-override-date: -1, as Unbound: for test data with old dates) */
+#define VAL_SKEW_NO_DATES 0xffffffffu
+
 /** the validity window settings */
 struct val_window {
 	/** now, seconds since the epoch (the caller's clock) */
 	uint32_t now;
-	/** val-sig-skew-min, seconds */
+	/** val-sig-skew-min, seconds; VAL_SKEW_NO_DATES: dates unchecked */
 	uint32_t skew_min;
 	/** val-sig-skew-max, seconds */
 	uint32_t skew_max;

@@ -69,6 +69,9 @@ struct val_env {
 	struct val_kcache *kcache;
 	/** signature skew */
 	uint32_t skew_min, skew_max;
+	/** val-override-date: 0 the clock, -1 dates unchecked, else the
+	 * date signatures are checked against */
+	long long date_override;
 	/** val-bogus-ttl */
 	uint32_t bogus_ttl;
 	/** val-max-restart */
@@ -264,6 +267,12 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 		ve->skew_max = (uint32_t)cfg->val_sig_skew_max;
 		ve->bogus_ttl = (uint32_t)cfg->val_bogus_ttl;
 		ve->max_restart = cfg->val_max_restart;
+		if(cfg->val_override_date && config_parse_date(
+			cfg->val_override_date, &ve->date_override) != 0) {
+			snprintf(err, errlen, "val-override-date: bad date "
+				"'%s'", cfg->val_override_date);
+			goto fail;
+		}
 		it = val_parse_nsec3_iterations(
 			cfg->val_nsec3_keysize_iterations);
 		if(it < 0) {
@@ -475,14 +484,27 @@ val_have_anchors(const struct val_env *ve)
 	return 0;
 }
 
+/** @return the date signatures are checked against: the worker's clock,
+ * or val-override-date (with -1, dates are not checked and the clock is
+ * returned) */
+static uint32_t
+val_sig_now(const struct module_qstate *qs, const struct val_env *ve)
+{
+	if(ve->date_override > 0)
+		return (uint32_t)ve->date_override;
+	return (uint32_t)qs->env->now->tv_sec;
+}
+
 /** the validity window now */
 static void
 val_window(const struct module_qstate *qs, const struct val_env *ve,
 	struct val_window *w)
 {
-	w->now = (uint32_t)qs->env->now->tv_sec;
+	w->now = val_sig_now(qs, ve);
 	w->skew_min = ve->skew_min;
 	w->skew_max = ve->skew_max;
+	if(ve->date_override == -1)
+		w->skew_min = VAL_SKEW_NO_DATES;
 }
 
 /** @return the type an RRSIG covers (0 when too short) */
@@ -806,6 +828,83 @@ tag_cmp(const void *a, const void *b)
 }
 
 /**
+ * The key tags of an anchor's trusted keys (DNSKEY in VALID or MISSING
+ * state, and DS), ascending, at most max.
+ * @return their number.
+ */
+static size_t
+anchor_tags(struct val_env *ve, const struct val_anchor *an,
+	uint16_t *tags, size_t max)
+{
+	struct val_rr k[32];
+	size_t n = 0, nk, i;
+	if(an->autotrust)
+		lock_basic_lock(&ve->autr_lock);
+	nk = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
+	for(i = 0; i < nk && i < 32 && n < max; i++)
+		tags[n++] = val_keytag(k[i].buf + k[i].off, k[i].len);
+	nk = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
+	for(i = 0; i < nk && i < 32 && n < max; i++)
+		if(k[i].len >= 2)
+			tags[n++] = (uint16_t)((k[i].buf[k[i].off] << 8) |
+				k[i].buf[k[i].off + 1]);
+	if(an->autotrust)
+		lock_basic_unlock(&ve->autr_lock);
+	qsort(tags, n, sizeof(tags[0]), tag_cmp);
+	return n;
+}
+
+/** compare two anchors by name in canonical order (qsort) */
+static int
+anchor_cmp(const void *a, const void *b)
+{
+	const struct val_anchor *x = *(const struct val_anchor *const *)a;
+	const struct val_anchor *y = *(const struct val_anchor *const *)b;
+	return dname_canon_cmp(x->name, y->name);
+}
+
+/** module anchor_list(): the anchors with keys, in canonical name
+ * order, as Unbound lists them for trustanchor.unbound */
+static int
+val_anchor_list(struct module_env *env, int id, char *buf, size_t len)
+{
+	struct val_env *ve = env->modinfo[id];
+	const struct val_anchor *an, *list[64];
+	size_t n = 0, i, j, used = 0;
+	int lines = 0;
+	if(len == 0)
+		return 0;
+	buf[0] = 0;
+	if(!ve)
+		return 0;
+	for(an = ve->anchors->list; an && n < 64; an = an->next)
+		if(!an->insecure && an->tp && an->dclass == DNS_CLASS_IN)
+			list[n++] = an;
+	qsort(list, n, sizeof(list[0]), anchor_cmp);
+	for(i = 0; i < n; i++) {
+		uint16_t tags[32];
+		char line[300];
+		size_t nt = anchor_tags(ve, list[i], tags, 32), l;
+		if(nt == 0)
+			continue; /* (no keys left: as Unbound, not listed) */
+		if(dname_to_str(list[i]->name, line, sizeof(line)) < 0)
+			continue;
+		l = strlen(line);
+		for(j = 0; j < nt && l + 7 < sizeof(line); j++)
+			l += (size_t)snprintf(line + l, sizeof(line) - l, " %u",
+				(unsigned)tags[j]);
+		if(used + l + 2 > len)
+			break;
+		memcpy(buf + used, line, l);
+		used += l;
+		buf[used++] = '\n';
+		buf[used] = 0;
+		lines++;
+	}
+	return lines;
+}
+
+/**
  * RFC 8145 5.1: tell the anchor's servers which keys this resolver
  * trusts: a background query "_ta-xxxx[-yyyy...].<anchor>" type NULL
  * (the key tags in hex, ascending), sent when the walk fetches the
@@ -816,26 +915,12 @@ ta_signal(struct module_qstate *qs, struct val_env *ve,
 	const struct val_anchor *an)
 {
 	uint16_t tags[32];
-	struct val_rr k[32];
-	size_t n = 0, nk, i, pos, nl = dname_len(an->name);
+	size_t n, i, pos, nl = dname_len(an->name);
 	uint8_t name[256];
 	if(!qs->env->add_background)
 		return;
-	if(an->autotrust)
-		lock_basic_lock(&ve->autr_lock);
-	nk = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
-	for(i = 0; i < nk && i < 32 && n < 32; i++)
-		tags[n++] = val_keytag(k[i].buf + k[i].off, k[i].len);
-	nk = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
-	for(i = 0; i < nk && i < 32 && n < 32; i++)
-		if(k[i].len >= 2)
-			tags[n++] = (uint16_t)((k[i].buf[k[i].off] << 8) |
-				k[i].buf[k[i].off + 1]);
-	if(an->autotrust)
-		lock_basic_unlock(&ve->autr_lock);
-	if(n == 0)
+	if((n = anchor_tags(ve, an, tags, 32)) == 0)
 		return;
-	qsort(tags, n, sizeof(tags[0]), tag_cmp);
 	/* the label: "_ta" and "-xxxx" per distinct tag, at most 63 */
 	pos = 1;
 	memcpy(name + pos, "_ta", 3);
@@ -893,10 +978,11 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
-/** the smallest TTL of the DNSKEY records and the RRSIGs' validity */
+/** the smallest TTL of the DNSKEY records and the RRSIGs' validity
+ * (counted from the window's date; not when it checks no dates) */
 static uint32_t
 key_ttl(const struct module_rrlist *l, const uint8_t *owner,
-	const struct val_rr *sigs, size_t nsigs, uint32_t now)
+	const struct val_rr *sigs, size_t nsigs, const struct val_window *w)
 {
 	const struct module_rr *rr;
 	uint32_t ttl = 0xffffffffu;
@@ -905,9 +991,9 @@ key_ttl(const struct module_rrlist *l, const uint8_t *owner,
 		if(rr->type == DNS_TYPE_DNSKEY && dname_equal(rr->owner, owner)
 			&& rr->ttl < ttl)
 			ttl = rr->ttl;
-	for(i = 0; i < nsigs; i++) {
+	for(i = 0; i < nsigs && w->skew_min != VAL_SKEW_NO_DATES; i++) {
 		uint32_t rem = val_rrsig_remaining(sigs[i].buf, sigs[i].len,
-			now);
+			w->now);
 		if(rem < ttl)
 			ttl = rem;
 	}
@@ -1018,14 +1104,14 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	}
 	if(r == VAL_CRYPTO_UNSUPPORTED) {
 		walk_insecure(qs, vq, ve, zone, key_ttl(&vq->sub_an, zone,
-			sigs, nsigs, now));
+			sigs, nsigs, &w));
 		return 0;
 	}
 	if(r != VAL_CRYPTO_OK)
 		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
 	(void)val_kcache_store_keys_algs(ve->kcache, zone, DNS_CLASS_IN, keys,
-		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, now), now, algs,
+		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, &w), now, algs,
 		nalgs);
 	if(kinfo_set_keys(&vq->kk, zone, keys, nkeys) < 0) {
 		walk_bogus(qs, vq, ve, zone, DNS_EDE_DNSSEC_BOGUS,
@@ -2380,5 +2466,5 @@ val_get_mem(struct module_env *env, int id)
 
 const struct module_func_block val_module_block = {
 	"validator", val_init, val_deinit, val_operate, val_inform_super,
-	val_clear, val_get_mem, val_worker_deinit
+	val_clear, val_get_mem, val_worker_deinit, val_anchor_list
 };
