@@ -63,10 +63,15 @@ iter_env_create_default(void)
 	env->qname_min = 1;
 	env->dnqlh = 1;
 	env->harden_glue = 1;
+	env->scrub_promiscuous = 1;
+	env->scrub_ns = 20;
+	env->max_restarts = 11; /* ITER_MAX_CNAME */
+	env->max_sent = 32;
 	env->do_ip4 = 1;
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
 	env->max_time_ms = 30000;
+	(void)iter_env_parse_tfp(env, "3 2 1 0 0", NULL, 0);
 	for(i = 0; iter_root_servers[i][0]; i++) {
 		if(iter_env_add_hint(env, iter_root_servers[i][0],
 			iter_root_servers[i][1]) < 0 ||
@@ -77,6 +82,47 @@ iter_env_create_default(void)
 		}
 	}
 	return env;
+}
+
+int
+iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
+	size_t errlen)
+{
+	int vals[ITER_TFP_MAX], n = 0;
+	const char *p = v;
+	for(;;) {
+		char *end;
+		long l;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			break;
+		l = strtol(p, &end, 10);
+		if(end == p || (*end && *end != ' ' && *end != '\t') ||
+			l < -1 || l > 1000) {
+			if(err)
+				snprintf(err, errlen, "expected numbers of -1 "
+					"or more, separated by spaces, got '%s'",
+					v);
+			return -1;
+		}
+		if(n >= ITER_TFP_MAX) {
+			if(err)
+				snprintf(err, errlen, "at most %d values",
+					ITER_TFP_MAX);
+			return -1;
+		}
+		vals[n++] = (int)l;
+		p = end;
+	}
+	if(n == 0) {
+		if(err)
+			snprintf(err, errlen, "expected at least one number");
+		return -1;
+	}
+	memcpy(env->tfp, vals, sizeof(vals[0]) * (size_t)n);
+	env->tfp_count = n;
+	return 0;
 }
 
 /** copy one config_stub into the env */
@@ -90,6 +136,7 @@ iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
 		return -1;
 	z->first = s->first;
 	z->prime = s->prime;
+	z->tcp = s->tcp;
 	for(a = s->addrs; a; a = a->next) {
 		if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
 			break;
@@ -114,7 +161,20 @@ iter_env_create(struct config_file *cfg)
 	env->qname_min_strict = cfg->qname_minimisation_strict;
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
+	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
+	env->harden_unverified_glue = cfg->harden_unverified_glue;
+	env->scrub_ns = cfg->iter_scrub_ns;
+	env->max_restarts = cfg->max_query_restarts;
+	env->max_sent = cfg->max_sent_count;
 	env->tcp_upstream = cfg->tcp_upstream;
+	if(cfg->target_fetch_policy) {
+		char why[128];
+		if(iter_env_parse_tfp(env, cfg->target_fetch_policy, why,
+			sizeof(why)) < 0) {
+			log_err("target-fetch-policy: %s", why);
+			goto fail;
+		}
+	}
 	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;
@@ -451,7 +511,7 @@ delegpt_add_addr(struct delegpt *dp, struct region *r,
 	struct delegpt_addr *da, **pp;
 	for(da = dp->addrs; da; da = da->next)
 		if(netaddr_cmp(&da->addr, a) == 0)
-			return 0;
+			return 1;
 	da = region_alloc_zero(r, sizeof(*da));
 	if(!da)
 		return -1;
@@ -475,7 +535,8 @@ iter_env_root_dp(struct iter_env *env, struct region *r)
 		if(!ns)
 			return NULL;
 		if(h->has_addr) {
-			ns->resolved = 1;
+			if(iter_addr_family_ok(env, &h->addr))
+				ns->resolved = 1;
 			if(delegpt_add_addr(dp, r, &h->addr) < 0)
 				return NULL;
 		}
@@ -493,6 +554,7 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 	dp->is_forward = z->is_forward;
 	dp->is_stub = !z->is_forward;
 	dp->first = z->first;
+	dp->tcp = z->tcp;
 	for(i = 0; i < z->num_addrs; i++)
 		if(delegpt_add_addr(dp, r, &z->addrs[i]) < 0)
 			return NULL;
@@ -500,6 +562,16 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 		if(!delegpt_add_ns(dp, r, z->hosts[i]))
 			return NULL;
 	return dp;
+}
+
+int
+iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a)
+{
+	if(netaddr_family(a) == AF_INET)
+		return env->do_ip4;
+	if(netaddr_family(a) == AF_INET6)
+		return env->do_ip6;
+	return 0;
 }
 
 int

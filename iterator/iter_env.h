@@ -30,6 +30,11 @@ struct delegpt_ns {
 	int resolved;
 	/** 1 when its address lookup is in flight */
 	int pending;
+	/** the parent zone's glue for it, seen by its address lookup (in
+	 * the region; the last resort when its own zone's answer fails) */
+	struct netaddr *parent;
+	/** number of addresses in parent */
+	int parent_n;
 	/** 1 when its A record was looked up (next: AAAA) */
 	int tried_a;
 };
@@ -50,6 +55,8 @@ struct delegpt_addr {
 	int noedns;
 	/** 1 when it truncated a reply: ask over TCP */
 	int tcp;
+	/** the NS name it is glue for (the referral's), or NULL */
+	const uint8_t *glue_of;
 };
 
 /** a delegation point: a zone and its servers */
@@ -68,8 +75,15 @@ struct delegpt {
 	int is_stub;
 	/** forward-first / stub-first: fall back to full recursion */
 	int first;
+	/** forward-tcp-upstream / stub-tcp-upstream: TCP only */
+	int tcp;
 	/** number of NS names whose lookup was started */
 	int targets_started;
+	/** 1 when target-fetch-policy's lookups ahead were considered */
+	int fetched_ahead;
+	/** 1 when the cache was searched for its servers' addresses as a
+	 * last resort (parent-side glue) */
+	int parent_glue_done;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
 };
@@ -88,6 +102,8 @@ struct iter_zone {
 	int first;
 	/** stub-prime */
 	int prime;
+	/** forward-tcp-upstream / stub-tcp-upstream */
+	int tcp;
 	/** server addresses (forward-addr / stub-addr) */
 	struct netaddr addrs[32];
 	/** number of addresses */
@@ -126,6 +142,9 @@ struct iter_hint {
 	int has_addr;
 };
 
+/** most values of target-fetch-policy (dependency depths) */
+#define ITER_TFP_MAX 16
+
 /** the iterator's environment */
 struct iter_env {
 	/** forward and stub zones */
@@ -147,6 +166,24 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** harden-unverified-glue: glue for NS names outside the referred
+	 * zone is only the last resort; the names are looked up */
+	int harden_unverified_glue;
+	/** iter-scrub-promiscuous: drop the NS set of answers (see
+	 * iter_scrub_promiscuous) */
+	int scrub_promiscuous;
+	/** iter-scrub-ns: most NS records kept per NS set */
+	int scrub_ns;
+	/** max-query-restarts: most CNAME/DNAME links per question */
+	int max_restarts;
+	/** max-sent-count: most queries per delegation */
+	int max_sent;
+	/** target-fetch-policy: per dependency depth, NS names looked up
+	 * ahead (-1 all, 0 only on demand) */
+	int tfp[ITER_TFP_MAX];
+	/** number of values in tfp: a state of depth tfp_count - 1 or more
+	 * starts no lookups (Unbound's max dependency depth) */
+	int tfp_count;
 	/** tcp-upstream */
 	int tcp_upstream;
 	/** minimal-responses: positive answers without the zone's NS set
@@ -180,6 +217,17 @@ struct iter_env *iter_env_create_default(void);
  * @return env or NULL on error (logged).
  */
 struct iter_env *iter_env_create(struct config_file *cfg);
+
+/**
+ * Parse a target-fetch-policy value ("3 2 1 0 0": one number per
+ * dependency depth, each -1 or more) into env->tfp and env->tfp_count.
+ * @param env: the env, changed only on success.
+ * @param v: the value.
+ * @param err: what is wrong, on failure; errlen its size.
+ * @return 0 or -1.
+ */
+int iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
+	size_t errlen);
 
 /** Free an environment. */
 void iter_env_delete(struct iter_env *env);
@@ -249,7 +297,8 @@ struct delegpt *delegpt_create(struct region *r, const uint8_t *name);
 struct delegpt_ns *delegpt_add_ns(struct delegpt *dp, struct region *r,
 	const uint8_t *name);
 
-/** Add an address (no duplicates). @return 0 or -1. */
+/** Add an address (no duplicates). @return 0 when added, 1 when it was
+ * there already, -1 on error. */
 int delegpt_add_addr(struct delegpt *dp, struct region *r,
 	const struct netaddr *a);
 
@@ -268,6 +317,10 @@ struct delegpt_ns *delegpt_find_ns(struct delegpt *dp, const uint8_t *name);
  */
 int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
 	const uint8_t *d, size_t len);
+
+/** @return 1 when the address is of a family in use (do-ip4, do-ip6): an
+ * NS name with addresses of the other family only still needs a lookup */
+int iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a);
 
 /** @return 1 when the address may be queried (do-not-query-localhost,
  * do-not-query-address, do-ip4/do-ip6) */

@@ -164,6 +164,43 @@ iter_mark_trust(struct module_rrlist *l, enum rrset_trust trust)
 			rr->trust = (uint8_t)trust;
 }
 
+/** most parent-side glue addresses kept per NS name */
+#define ITER_PARENT_GLUE_MAX 4
+
+/** keep an address as parent-side glue of an NS name (the last resort,
+ * iter_parent_glue), without duplicates; at most ITER_PARENT_GLUE_MAX */
+static void
+ns_add_parent(struct region *r, struct delegpt_ns *ns,
+	const struct netaddr *na)
+{
+	int i;
+	for(i = 0; i < ns->parent_n; i++)
+		if(netaddr_cmp(&ns->parent[i], na) == 0)
+			return;
+	if(ns->parent_n >= ITER_PARENT_GLUE_MAX)
+		return;
+	if(!ns->parent) {
+		ns->parent = region_alloc(r, sizeof(*ns->parent) *
+			ITER_PARENT_GLUE_MAX);
+		if(!ns->parent)
+			return;
+	}
+	ns->parent[ns->parent_n++] = *na;
+}
+
+/** note that an address of a delegation is glue for an NS name */
+static void
+dp_note_glue(struct delegpt *dp, const struct netaddr *na,
+	const uint8_t *name)
+{
+	struct delegpt_addr *a;
+	for(a = dp->addrs; a; a = a->next)
+		if(!a->glue_of && netaddr_cmp(&a->addr, na) == 0) {
+			a->glue_of = name;
+			return;
+		}
+}
+
 /** build a delegation point from a cached delegation */
 static struct delegpt *
 dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
@@ -188,8 +225,10 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 				continue;
 			if(delegpt_add_addr(dp, s->region, &na) < 0)
 				return NULL;
-			if(ns)
+			if(ns && iter_addr_family_ok(st_env(s), &na))
 				ns->resolved = 1;
+			if(ns)
+				dp_note_glue(dp, &na, ns->name);
 		}
 	}
 	return dp;
@@ -225,10 +264,65 @@ iter_targets_from_cache(struct module_qstate *s)
 				if(delegpt_add_addr(iq->dp, s->region,
 					&na) == 0)
 					added++;
-				ns->resolved = 1;
+				if(iter_addr_family_ok(st_env(s), &na))
+					ns->resolved = 1;
 			}
 		}
 	}
+	return added;
+}
+
+/**
+ * Last resort before a delegation is given up, once per delegation: the
+ * parent zone's glue for its NS names that their address lookups saw
+ * (delegpt_ns.parent, see iter_inform_super), and the addresses the
+ * RRset cache holds for them, whatever their trust. When the child's own
+ * answer for a server's address is wrong or fails (its zone's servers
+ * lame for the name, or silent at the address they give), the parent's
+ * glue may still lead to a working server (Unbound's parent-side
+ * fallback).
+ * @return number of new addresses.
+ */
+static int
+iter_parent_glue(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct rrset_cache *c = s->env->rrset;
+	struct delegpt_ns *ns;
+	int added = 0;
+	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+	if(iq->dp->is_forward || iq->dp->parent_glue_done)
+		return 0;
+	iq->dp->parent_glue_done = 1;
+	for(ns = iq->dp->nslist; ns; ns = ns->next) {
+		int t;
+		if(ns->pending)
+			continue;
+		for(t = 0; t < ns->parent_n; t++)
+			if(iter_addr_family_ok(st_env(s), &ns->parent[t]) &&
+				delegpt_add_addr(iq->dp, s->region,
+				&ns->parent[t]) == 0)
+				added++;
+		for(t = 0; t < 2; t++) {
+			struct rrset_data rs;
+			size_t j;
+			if(!c || rrset_cache_lookup(c, ns->name, types[t],
+				DNS_CLASS_IN, st_now(s), s->region, &rs) < 0)
+				continue;
+			for(j = 0; j < rs.count; j++) {
+				struct netaddr na;
+				if(addr_from_rdata(&na, rs.type, rs.rdata[j],
+					rs.rdlen[j]) == 0 &&
+					iter_addr_family_ok(st_env(s), &na) &&
+					delegpt_add_addr(iq->dp, s->region,
+					&na) == 0)
+					added++;
+			}
+		}
+	}
+	if(added > 0)
+		verbose(VERB_ALGO, "iterator: %d server addresses from the "
+			"cache (parent-side glue) as a last resort", added);
 	return added;
 }
 
@@ -426,7 +520,7 @@ iter_answer_from_cache(struct module_qstate *s)
 			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
 			s->region, &rs) == 0 && rs.trust >=
 			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
-			iq->cname_count < ITER_MAX_CNAME &&
+			iq->cname_count < st_env(s)->max_restarts &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
 			struct module_rr *rr = rr_from_cache(s, &rs, 0);
 			if(!rr)
@@ -637,39 +731,44 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	return cand[i];
 }
 
-/** NS names whose addresses one delegation may look up, by the depth of
- * the lookup (as Unbound's target-fetch-policy "6 3 1 0"): a client query
- * gets ITER_MAX_TARGETS, a lookup for it fewer, and so on, so that the
- * work one client query can cause stays bounded (NXNSAttack). */
+/** NS names whose addresses one delegation may look up in all (the
+ * NXNSAttack bound): ITER_MAX_TARGETS for a client query, half as many for
+ * a lookup made for it, and so on down to 1, so that the work one client
+ * query can cause stays bounded; none at or past the deepest dependency
+ * target-fetch-policy allows (its number of values less one, as
+ * Unbound's max dependency depth) */
 static int
-iter_max_targets(int depth)
+iter_max_targets(struct module_qstate *s)
 {
-	static const int policy[] = {ITER_MAX_TARGETS, 3, 1};
-	if(depth < 0)
-		depth = 0;
-	if(depth >= (int)(sizeof(policy) / sizeof(policy[0])) ||
-		depth >= ITER_MAX_DEPTH)
+	int depth = s->depth < 0 ? 0 : s->depth, n = ITER_MAX_TARGETS;
+	if(depth >= st_env(s)->tfp_count - 1)
 		return 0;
-	return policy[depth];
+	n >>= (depth < 8 ? depth : 8);
+	return n < 1 ? 1 : n;
 }
 
-/** start address lookups for NS names without addresses.
- * @return number of lookups now in flight */
+/**
+ * Start address lookups for NS names without addresses.
+ * @param s: the state.
+ * @param want: how many new lookups to start at most (-1: as many as
+ *	the delegation may: iter_max_targets).
+ * @return number of lookups now in flight (new and pending)
+ */
 static int
-iter_start_targets(struct module_qstate *s)
+iter_start_targets(struct module_qstate *s, int want)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct delegpt_ns *ns;
-	int inflight = 0;
+	int inflight = 0, started = 0;
 	for(ns = iq->dp->nslist; ns; ns = ns->next) {
 		struct module_qstate *sub;
 		if(ns->pending) {
 			inflight++;
 			continue;
 		}
-		if(ns->resolved)
+		if(ns->resolved || (want >= 0 && started >= want))
 			continue;
-		if(iq->dp->targets_started >= iter_max_targets(s->depth))
+		if(iq->dp->targets_started >= iter_max_targets(s))
 			break;
 		ns->resolved = 1;
 		iq->dp->targets_started++;
@@ -684,9 +783,33 @@ iter_start_targets(struct module_qstate *s)
 		if(!sub)
 			continue;
 		ns->pending = 1;
+		started++;
 		inflight++;
 	}
 	return inflight;
+}
+
+/**
+ * target-fetch-policy: the first time a delegation is used, look up the
+ * addresses of as many of its NS names without glue as the policy says
+ * for the state's depth (-1: all), while the query goes to a server whose
+ * address is known (if any); those lookups make later choices better.
+ */
+static void
+iter_fetch_ahead(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct iter_env *env = st_env(s);
+	int depth = s->depth < 0 ? 0 : s->depth, want;
+	if(iq->dp->fetched_ahead || iq->dp->is_forward)
+		return;
+	iq->dp->fetched_ahead = 1;
+	if(depth >= env->tfp_count - 1 || (want = env->tfp[depth]) == 0)
+		return;
+	(void)iter_targets_from_cache(s);
+	verbose(VERB_ALGO, "iterator: target-fetch-policy: looking up %d "
+		"more NS addresses", want);
+	(void)iter_start_targets(s, want);
 }
 
 /**
@@ -820,7 +943,8 @@ iter_send(struct module_qstate *s)
 	uint16_t qtype;
 	int flags = 0, rto = env->timeout_ms, send_rto;
 
-	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
+	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
+		st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
@@ -836,18 +960,22 @@ iter_send(struct module_qstate *s)
 		return;
 	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
 		return;
+	iter_fetch_ahead(s);
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);
 		if(!a) {
 			/* every known server was tried once: look for more
-			 * servers (NS names) before asking one again */
+			 * servers (NS names), one at a time, before asking
+			 * one again */
 			if(iter_targets_from_cache(s) > 0)
 				continue;
-			if(iter_start_targets(s) > 0 || s->num_subs > 0) {
+			if(iter_start_targets(s, 1) > 0 || s->num_subs > 0) {
 				iq->phase = ITER_SEND;
 				return;
 			}
 			a = iter_pick_addr(s, &rto, 0);
+			if(!a && iter_parent_glue(s) > 0)
+				continue;
 			if(!a)
 				break;
 		}
@@ -875,7 +1003,7 @@ iter_send(struct module_qstate *s)
 		}
 		if(a->noedns)
 			flags |= OUTBOUND_FLAG_NOEDNS;
-		if(env->tcp_upstream || a->tcp)
+		if(env->tcp_upstream || a->tcp || iq->dp->tcp)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
@@ -1198,11 +1326,22 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			continue;
 		if(addr_from_rdata(&na, rr->type, rr->rdata, rr->rdlen) < 0)
 			continue;
+		if(st_env(s)->harden_unverified_glue &&
+			!dname_is_subdomain(rr->owner, zone)) {
+			/* harden-unverified-glue: glue for a name outside the
+			 * zone is not used until a lookup of the name fails */
+			ns_add_parent(s->region, ns, &na);
+			continue;
+		}
 		if(delegpt_add_addr(dp, s->region, &na) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
-		ns->resolved = 1;
+		/* glue of a family not in use (only IPv6 with do-ip6: no)
+		 * leaves the name to be looked up */
+		if(iter_addr_family_ok(st_env(s), &na))
+			ns->resolved = 1;
+		dp_note_glue(dp, &na, ns->name);
 	}
 	if(!dp->nslist) {
 		iter_server_failed(s, -1);
@@ -1212,7 +1351,9 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
-			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA))
+			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
+			(!st_env(s)->harden_unverified_glue ||
+			dname_is_subdomain(rr->owner, zone)))
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	iq->dp = dp;
@@ -1235,7 +1376,9 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
  * those servers all fail, iter_send starts again from the top without
  * the cache, which follows the parent's delegation: the fallback.
  * The addresses of the child's servers (in-bailiwick, already scrubbed)
- * are stored with them.
+ * are stored with them. With iter-scrub-promiscuous (the default) the
+ * scrubber has dropped the NS set of answers and errors, so this learns
+ * from NODATA replies only.
  */
 static void
 iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
@@ -1390,7 +1533,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	}
 
 	cl = iter_classify(s->region, p, name, iq->qtype, iq->dp->name,
-		iq->dp->is_forward, &iq->chain, &final, &links, dnssec, &nsrr);
+		iq->dp->is_forward, &iq->chain, &final, &links,
+		st_env(s)->max_restarts, dnssec, &nsrr);
 	verbose(VERB_ALGO, "iterator: reply classified as %s",
 		iter_class_str(cl));
 	if(cl == ITER_CL_ERROR) {
@@ -1448,6 +1592,10 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		break;
 	case ITER_CL_REFERRAL:
 		iter_referral(s, p, nsrr);
+		break;
+	case ITER_CL_USELESS:
+		/* skipped for this resolution, not remembered lame */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		break;
 	case ITER_CL_LAME:
 	case ITER_CL_ERROR:
@@ -1562,6 +1710,25 @@ iter_operate(struct module_qstate *s, enum module_ev ev, int id,
 	}
 }
 
+/**
+ * The address lookup of an NS name finished: when the delegation it
+ * ended at carried glue for the name itself (the parent zone's view of
+ * the server's address), keep those addresses with the name as the last
+ * resort (iter_parent_glue).
+ */
+static void
+iter_note_parent_glue(struct module_qstate *sub, int id,
+	struct module_qstate *super, struct delegpt_ns *ns)
+{
+	struct iter_qstate *siq = sub->minfo[id];
+	struct delegpt_addr *a;
+	if(!siq || !siq->dp || siq->dp->is_forward)
+		return;
+	for(a = siq->dp->addrs; a; a = a->next)
+		if(a->glue_of && dname_equal(a->glue_of, sub->qname))
+			ns_add_parent(super->region, ns, &a->addr);
+}
+
 /** module inform_super(): the address lookup of an NS name finished */
 static void
 iter_inform_super(struct module_qstate *sub, int id,
@@ -1576,6 +1743,7 @@ iter_inform_super(struct module_qstate *sub, int id,
 	if(!ns)
 		return;
 	ns->pending = 0;
+	iter_note_parent_glue(sub, id, super, ns);
 	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
 		ans->rcode == DNS_RCODE_NOERROR) {

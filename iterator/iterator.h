@@ -30,13 +30,22 @@
  * name are used. It is then classified (iter_classify):
  *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
  *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
- *     resolved: from the top again, at most ITER_MAX_CNAME links in all;
+ *     resolved: from the top again, at most max-query-restarts links in
+ *     all (default ITER_MAX_CNAME);
  *   - a referral to a zone strictly below the current one (also with AA
  *     set but no SOA): glue is kept only for the referred NS names and
  *     only from under the current zone; NS names without glue are looked
  *     up in the RRset cache, then by sub-queries through the mesh (A, then
- *     AAAA; at most ITER_MAX_TARGETS per delegation: the NXNSAttack
- *     limit; dependency cycles are refused by the mesh);
+ *     AAAA): when the delegation is first used, as many as
+ *     target-fetch-policy gives for the state's dependency depth (-1 all,
+ *     default "3 2 1 0 0"), and later one at a time, when every server
+ *     with a known address was tried; at most ITER_MAX_TARGETS per
+ *     delegation for a client query, half as many per level of depth
+ *     (the NXNSAttack limit); dependency cycles are refused by the mesh;
+ *     when every server failed, the parent zone's glue for the NS names
+ *     (seen by their lookups, or in the cache at any trust) is the last
+ *     resort (iter_parent_glue: the child's answer for its server's
+ *     address may be wrong where the parent's glue works);
  *   - NXDOMAIN or NODATA (with the SOA, if given);
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
@@ -49,7 +58,9 @@
  * retried without EDNS (remembered); TC is retried over TCP. Forwarded
  * queries carry RD and their answers are taken as they are (after the
  * question check). What is learnt goes into the RRset cache (trust ranks:
- * referral NS and glue low, authoritative answers high).
+ * referral NS and glue low, authoritative answers high). A forward or
+ * stub zone with forward-tcp-upstream or stub-tcp-upstream has its
+ * servers asked over TCP only (as tcp-upstream does for all).
  *
  * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
  * a row is down; queries skip it, and when a delegation has no other
@@ -63,10 +74,11 @@
  * mark the server down) and no upstream time at all afterwards.
  *
  * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries
- * per state, max-global-quota upstream queries for a client question and
+ * per state (and max-sent-count to the servers of one delegation), max-global-quota upstream queries for a client question and
  * all its sub-queries together (the mesh keeps the count, see
  * module_env.global_quota),
- * ITER_MAX_DEPTH nested target lookups, and a total time budget per
+ * nested target lookups no deeper than target-fetch-policy has values
+ * (less one), and a total time budget per
  * state; past them, or when every server failed, the client gets SERVFAIL
  * with an Extended DNS Error (22 No Reachable Authority, 23 Network Error).
  *
@@ -102,7 +114,7 @@ struct outbound_query;
 struct delegpt_addr;
 struct iter_zone;
 
-/** most CNAME/DNAME links followed */
+/** most CNAME/DNAME links followed: the default of max-query-restarts */
 #define ITER_MAX_CNAME		11
 /** most referrals followed for one name */
 #define ITER_MAX_REFERRALS	30
@@ -111,9 +123,6 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
-/** most sub-query depth (target lookups within target lookups); the
- * lookups allowed per delegation shrink with depth: 6, 3, 1, then none */
-#define ITER_MAX_DEPTH		3
 /** timeouts of one server before it is given up for a resolution (the
  * network does not retransmit; each retry gets the doubled timeout from
  * the infrastructure cache) */

@@ -201,7 +201,7 @@ START_TEST(test_delegpt)
 	ck_assert_ptr_null(dp->nslist->next);
 	ck_assert_int_eq(netaddr_parse("192.0.2.7", 53, &a, &err), 0);
 	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
-	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
+	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 1);
 	ck_assert_ptr_nonnull(dp->addrs);
 	ck_assert_ptr_null(dp->addrs->next);
 	region_destroy(r);
@@ -293,6 +293,58 @@ START_TEST(test_from_config)
 }
 END_TEST
 
+/** target-fetch-policy: parsed per depth, the default Unbound's, bad
+ * values refused with a message (and the env left as it was) */
+START_TEST(test_target_fetch_policy)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct config_file *cfg = config_create();
+	char err[256];
+	const char *text = "server:\n\ttarget-fetch-policy: \"-1 2 0\"\n";
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(env->tfp_count, 5);
+	ck_assert_int_eq(env->tfp[0], 3);
+	ck_assert_int_eq(env->tfp[1], 2);
+	ck_assert_int_eq(env->tfp[2], 1);
+	ck_assert_int_eq(env->tfp[3], 0);
+	ck_assert_int_eq(env->tfp[4], 0);
+	ck_assert_int_eq(iter_env_parse_tfp(env, " 0\t1 -1 ", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(env->tfp_count, 3);
+	ck_assert_int_eq(env->tfp[2], -1);
+	ck_assert_int_eq(iter_env_parse_tfp(env, "", err, sizeof(err)), -1);
+	ck_assert_int_eq(iter_env_parse_tfp(env, "1 -2", err, sizeof(err)),
+		-1);
+	ck_assert_ptr_nonnull(strstr(err, "-1 or more"));
+	ck_assert_int_eq(iter_env_parse_tfp(env, "1 x", err, sizeof(err)),
+		-1);
+	ck_assert_int_eq(iter_env_parse_tfp(env, "1,2", err, sizeof(err)),
+		-1);
+	ck_assert_int_eq(iter_env_parse_tfp(env,
+		"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", err, sizeof(err)), -1);
+	ck_assert_int_eq(env->tfp_count, 3);
+	iter_env_delete(env);
+	/* from a config */
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "test", text, strlen(text),
+		err, sizeof(err)), 0);
+	env = iter_env_create(cfg);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(env->tfp_count, 3);
+	ck_assert_int_eq(env->tfp[0], -1);
+	ck_assert_int_eq(env->tfp[1], 2);
+	iter_env_delete(env);
+	config_delete(cfg);
+	/* a bad value: no environment */
+	cfg = config_create();
+	text = "server:\n\ttarget-fetch-policy: \"3 two\"\n";
+	ck_assert_int_eq(config_read_mem(cfg, "test", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_ptr_null(iter_env_create(cfg));
+	config_delete(cfg);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 iterator_suite(void)
@@ -307,6 +359,7 @@ iterator_suite(void)
 	tcase_add_test(tc, test_delegpt);
 	tcase_add_test(tc, test_addr_filters);
 	tcase_add_test(tc, test_from_config);
+	tcase_add_test(tc, test_target_fetch_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }
