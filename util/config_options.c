@@ -1014,8 +1014,6 @@ IGN("ipsecmod-ignore-bogus", CLAUSE_SERVER),
 IGN("ipsecmod-allow", CLAUSE_SERVER),
 IGN("dlv-anchor-file", CLAUSE_SERVER),
 IGN("dlv-anchor", CLAUSE_SERVER),
-IGN("iter-scrub-promiscuous", CLAUSE_SERVER),
-IGN("nsid", CLAUSE_SERVER),
 { "proxy-protocol-port", CLAUSE_SERVER, OPT_PORT_LIST, NULL, NULL, "8053",
   1, 65535, NULL, OFF(proxy_protocol_ports), IM, "<port>",
   "queries to listening ports on this port number start with a PROXY v2 "
