@@ -224,9 +224,17 @@ START_TEST(test_nsec_nodata)
 		N("b.ent.alg8.example."), DNS_TYPE_A), VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
 		N("ent.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_SECURE);
-	/* the parent side of a delegation proves nothing for A ... */
+	/* the parent side of an insecure delegation (NS, no DS) shows
+	 * the name, and all below it, is in an unsigned child: insecure
+	 * (RFC 4035 5.2; as Unbound: a CNAME into a child on the same
+	 * servers gets the parent's NSEC) ... */
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("sub.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
+		N("sub.alg8.example."), DNS_TYPE_A), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("www.sub.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_INSECURE);
+	/* ... the side of a signed one proves nothing for A ... */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("secsub.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
 	/* ... but does for DS */
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
 		N("sub.alg8.example."), DNS_TYPE_DS), VAL_PROOF_SECURE);
@@ -538,12 +546,31 @@ START_TEST(test_nsec3_delegations)
 	}
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
 		N("secsub.alg7.example."), it), VAL_PROOF_INSECURE);
-	/* and the nodata proof for A at the parent side is no proof */
+	/* and a NODATA at or below it is insecure: the name is in the
+	 * unsigned child (as Unbound judges it) */
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
-	/* nor can the delegation's NSEC3 be a closest encloser */
+		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
+		N("x.secsub.alg7.example."), DNS_TYPE_A, it),
+		VAL_PROOF_INSECURE);
+	/* the delegation's NSEC3 as closest encloser: insecure, not a
+	 * proof the name does not exist */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(r, n,
+		N("x.secsub.alg7.example."), it), VAL_PROOF_INSECURE);
+	/* with its DS the parent side proves nothing about the child */
+	p = no_optout(); /* (the DS bit back) */
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
 		N("x.secsub.alg7.example."), it), VAL_PROOF_NONE);
+	/* opt-out: a NODATA for a name with no NSEC3 of its own nor a
+	 * wildcard, whose next closer is in an opt-out span, is insecure
+	 * (an unsigned delegation may hold it: RFC 5155 9.2); without
+	 * opt-out it is no proof */
+	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
+		N("nx.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("nx.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
 }
 END_TEST
 

@@ -1698,7 +1698,7 @@ val_log_bogus(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve)
 {
 	char name[256], from[160];
-	if(ve->log_level < 1)
+	if(ve->log_level < 1 && verbosity < VERB_ALGO)
 		return;
 	if(dname_to_str(qs->qname, name, sizeof(name)) < 0)
 		snprintf(name, sizeof(name), "?");
@@ -1707,6 +1707,14 @@ val_log_bogus(struct module_qstate *qs, struct val_qstate *vq,
 		char a[128];
 		snprintf(from, sizeof(from), " from %s", netaddr_str(
 			qs->origin[0], 53, a, sizeof(a)));
+	}
+	if(ve->log_level < 1) {
+		/* (for the developer: why the answer is bogus) */
+		verbose(VERB_ALGO, "validation failure <%s type %u class %u>: "
+			"%s (EDE %d)%s after %d restarts", name,
+			(unsigned)qs->qtype, (unsigned)qs->qclass, vq->reason ?
+			vq->reason : "bogus", vq->ede, from, vq->restarts);
+		return;
 	}
 	log_info("validation failure <%s type %u class %u>: %s (EDE %d)%s"
 		" after %d restarts", name, (unsigned)qs->qtype,
