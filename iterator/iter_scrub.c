@@ -176,10 +176,65 @@ iter_scrub_promiscuous(struct iter_reply *rep)
 	return removed;
 }
 
+/** @return the last record of the RRset owner/type (not its RRSIGs) in
+ * a list, or NULL */
+static struct module_rr *
+rrset_last(const struct module_rrlist *l, const uint8_t *owner,
+	uint16_t type)
+{
+	struct module_rr *rr, *last = NULL;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == type && dname_equal(rr->owner, owner))
+			last = rr;
+	return last;
+}
+
+/**
+ * Put every RRSIG into the section of the RRset it covers: a server that
+ * sends an RRset's signature in another section (the answer's RRSIG in
+ * the additional section) still signed it, and Unbound's message parser
+ * joins the two wherever they are. An RRSIG whose RRset is in its own
+ * section, or in none, stays. The record moves (no copy) to just after
+ * its RRset.
+ */
+static void
+scrub_sig_sections(struct iter_reply *rep)
+{
+	int i, j, to;
+	for(i = 0; i < 3; i++) {
+		struct module_rrlist *l = &rep->sec[i];
+		struct module_rr **pp = &l->first, *prev = NULL;
+		while(*pp) {
+			struct module_rr *rr = *pp, *at = NULL;
+			uint16_t t = 0;
+			if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+				!rrset_last(l, rr->owner, dns_read_u16(
+				rr->rdata)))
+				t = dns_read_u16(rr->rdata);
+			for(j = 0, to = -1; t && j < 3 && !at; j++)
+				if(j != i && (at = rrset_last(&rep->sec[j],
+					rr->owner, t)) != NULL)
+					to = j;
+			if(!at) {
+				prev = rr;
+				pp = &rr->next;
+				continue;
+			}
+			list_unlink(l, pp, prev);
+			rr->next = at->next;
+			at->next = rr;
+			if(rep->sec[to].last == at)
+				rep->sec[to].last = rr;
+			rep->sec[to].count++;
+		}
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
 {
+	scrub_sig_sections(rep);
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],

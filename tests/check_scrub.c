@@ -187,6 +187,68 @@ END_TEST
 
 /** iter-scrub-ns: the first max NS records of each owner stay, in both
  * the answer and the authority section; other types are untouched */
+/** the type an RRSIG record covers, 0 for other records */
+static uint16_t
+covered(const struct module_rr *rr)
+{
+	if(rr->type != DNS_TYPE_RRSIG || rr->rdlen < 2)
+		return 0;
+	return (uint16_t)((rr->rdata[0] << 8) | rr->rdata[1]);
+}
+
+START_TEST(test_sig_sections)
+{
+	/* the RRSIGs of the answer and of the glue swapped, as a server
+	 * may send them (Unbound's parser joins them to their RRsets) */
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1",
+		"ns.example.com. RRSIG A 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		NULL };
+	static const char *const ns[] = {
+		"example.com. NS ns.example.com.", NULL };
+	static const char *const ar[] = {
+		"ns.example.com. A 192.0.2.53",
+		"www.example.com. RRSIG A 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. BBBB",
+		"gone.example.com. RRSIG A 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. CCCC",
+		NULL };
+	struct iter_env *env = iter_env_create_default();
+	struct module_rrlist *l;
+	uint8_t zone[256], www[256], nsn[256];
+	struct iter_reply *p;
+	wire("example.com.", zone);
+	wire("www.example.com.", www);
+	wire("ns.example.com.", nsn);
+	p = reply(0, 1, an, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	/* the answer: www A and its RRSIG, in that order */
+	l = sec(p, DNS_SEC_ANSWER);
+	ck_assert_uint_eq(l->count, 2);
+	ck_assert_int_eq(l->first->type, DNS_TYPE_A);
+	ck_assert(dname_equal(l->first->owner, www));
+	ck_assert_ptr_eq(l->first->next, l->last);
+	ck_assert_int_eq(covered(l->last), DNS_TYPE_A);
+	ck_assert(dname_equal(l->last->owner, www));
+	ck_assert_ptr_null(l->last->next);
+	/* the additional: ns A, its RRSIG after it; an RRSIG of no RRset
+	 * in the message stays where it was */
+	l = sec(p, DNS_SEC_ADDITIONAL);
+	ck_assert_uint_eq(l->count, 3);
+	ck_assert_int_eq(l->first->type, DNS_TYPE_A);
+	ck_assert_int_eq(covered(l->first->next), DNS_TYPE_A);
+	ck_assert(dname_equal(l->first->next->owner, nsn));
+	ck_assert(has(l, "gone.example.com.", DNS_TYPE_RRSIG));
+	ck_assert_ptr_null(l->last->next);
+	/* an RRSIG whose RRset is nowhere in the message stays */
+	p = reply(0, 1, an, ns, NULL);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	iter_env_delete(env);
+}
+END_TEST
+
 START_TEST(test_scrub_ns)
 {
 	static const char *const ns[] = {
@@ -555,6 +617,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_scrub_ns);
+	tcase_add_test(tc, test_sig_sections);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
