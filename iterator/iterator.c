@@ -153,6 +153,60 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	}
 }
 
+/**
+ * Store one RRset of a list with the RRSIGs that cover it (the DS set or
+ * the NSEC of a referral): the validator reads them from the RRset cache
+ * instead of asking the parent again for the DS it was just given, as
+ * Unbound does. Nothing is stored without a signature.
+ */
+static void
+iter_store_signed(struct module_qstate *s, const struct module_rrlist *l,
+	const uint8_t *owner, uint16_t type, enum rrset_trust trust)
+{
+	struct rrset_cache *c = s->env->rrset;
+	const uint8_t *rd[ITER_MAX_SET];
+	uint16_t rdlen[ITER_MAX_SET];
+	struct rrset_data rs;
+	struct module_rr *rr;
+	size_t k = 0, nsig = 0;
+	int pass;
+	if(!c)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rs.ttl = 0xffffffffu;
+	/* the records first, then the signatures (rrset_data's layout) */
+	for(pass = 0; pass < 2; pass++)
+		for(rr = l->first; rr && k < ITER_MAX_SET; rr = rr->next) {
+			if(!dname_equal(rr->owner, owner) || rr->rrclass !=
+				DNS_CLASS_IN)
+				continue;
+			if(pass == 0 ? rr->type != type : (rr->type !=
+				DNS_TYPE_RRSIG || rr->rdlen < 2 ||
+				dns_read_u16(rr->rdata) != type))
+				continue;
+			rd[k] = rr->rdata;
+			rdlen[k] = rr->rdlen;
+			if(rr->ttl < rs.ttl)
+				rs.ttl = rr->ttl;
+			k++;
+			if(pass == 1)
+				nsig++;
+		}
+	if(nsig == 0 || k == nsig)
+		return;
+	rs.name = owner;
+	rs.name_len = dname_len(owner);
+	rs.type = type;
+	rs.rrclass = DNS_CLASS_IN;
+	rs.trust = trust;
+	rs.sec = RRSET_SEC_UNCHECKED;
+	rs.count = k - nsig;
+	rs.sig_count = nsig;
+	rs.rdata = rd;
+	rs.rdlen = rdlen;
+	(void)rrset_cache_store(c, &rs, st_now(s));
+}
+
 /** mark the records of a list not yet marked for the RRset cache with a
  * trust rank (they are stored when the answer is finished) */
 static void
@@ -1349,6 +1403,11 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	}
 	/* remember the delegation: the NS set and the glue for its names */
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
+	/* and what it says of the zone's DS: the DS set, or the NSEC
+	 * that proves there is none, with their signatures */
+	iter_store_signed(s, auth, zone, DNS_TYPE_DS, RRSET_TRUST_AUTH_NOAA);
+	iter_store_signed(s, auth, zone, DNS_TYPE_NSEC,
+		RRSET_TRUST_AUTH_NOAA);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&

@@ -45,6 +45,7 @@
 #include "dns/as112.h"
 #include "util/region.h"
 #include "util/config_file.h"
+#include "services/cache/rrset.h"
 
 /** bogus answers remembered (val-bogus-ttl) */
 #define VAL_BOGUS_MAX 256
@@ -206,6 +207,24 @@ struct val_qstate {
 	int key_bogus_ede;
 	/** its reason */
 	const char *key_bogus_reason;
+	/** 1 when the DS answer in sub_an/sub_ns came from the RRset cache
+	 * (a referral's), not from a sub-query: when it does not do,
+	 * the question is asked (walk_retry) */
+	int sub_cached;
+	/** 1 when vq->ds came from the RRset cache (a referral's): when
+	 * the zone's DNSKEY set does not match it, the DS set is asked
+	 * for before the DNSKEY servers are blamed */
+	int ds_cached;
+	/** 1 while the DNSKEY answer that matched no key of a cached DS
+	 * set is kept (keys_an, keys_origin) to be judged again with the
+	 * DS set asked of the parent, instead of being asked again */
+	int keys_saved;
+	/** that DNSKEY answer (records in the region) */
+	struct module_rrlist keys_an;
+	/** the servers that gave it */
+	struct netaddr keys_origin[MODULE_ORIGIN_MAX];
+	/** how many */
+	int keys_norigin;
 };
 
 long
@@ -718,6 +737,7 @@ walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	vq->sub_rcode = -1;
 	vq->sub_norigin = 0;
 	vq->sub_retry = 0;
+	vq->sub_cached = 0;
 	sub = qs->env->attach_sub(qs, vq->sub_name, type, DNS_CLASS_IN,
 		MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD);
 	if(!sub) {
@@ -755,6 +775,10 @@ walk_retry(struct module_qstate *qs, struct val_qstate *vq,
 	uint8_t name[256];
 	int i, added = 0;
 	(void)dname_copy_lower(name, vq->sub_name);
+	if(vq->sub_cached) {
+		/* the cached DS answer did not do: ask for it */
+		return walk_sub(qs, vq, ve, what, name, DNS_TYPE_DS) == 0;
+	}
 	if(vq->sub_retry && vq->key_bogus_reason &&
 		vq->sub_rcode != DNS_RCODE_NOERROR &&
 		vq->sub_rcode != DNS_RCODE_NXDOMAIN) {
@@ -804,18 +828,71 @@ bogus:
 	return 0;
 }
 
+static int walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve);
+
+/**
+ * The walk's DS question answered from the RRset cache: a referral the
+ * iterator followed left the zone's DS set, or the NSEC that proves it
+ * has none, there with their signatures (Unbound's validator, too, does
+ * not ask the parent again for what its referral said). Filled in as a
+ * sub-query's answer would be (vq->sub_an or vq->sub_ns, in the region).
+ * @return 1 when found, 0 when the question must be asked.
+ */
+static int
+walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
+	const uint8_t *name)
+{
+	static const uint16_t types[2] = { DNS_TYPE_DS, DNS_TYPE_NSEC };
+	struct rrset_data rs;
+	size_t i;
+	int t;
+	if(!qs->env->rrset)
+		return 0;
+	for(t = 0; t < 2; t++) {
+		struct module_rrlist *to = t == 0 ? &vq->sub_an : &vq->sub_ns;
+		if(rrset_cache_lookup(qs->env->rrset, name, types[t],
+			DNS_CLASS_IN, qs->env->now->tv_sec, qs->region, &rs)
+			!= 0 || rs.count == 0 || rs.sig_count == 0)
+			continue;
+		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+		for(i = 0; i < rs.count + rs.sig_count; i++) {
+			struct module_rr *rr = module_rr_new(qs->region,
+				rs.name, rs.name_len, i < rs.count ? types[t] :
+				DNS_TYPE_RRSIG, DNS_CLASS_IN, rs.ttl,
+				rs.rdata[i], rs.rdlen[i]);
+			if(!rr)
+				return 0;
+			module_rrlist_append(to, rr);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 /** the walk moves on from the keys in vq->kk: probe the next label or
  * finish. @return 1 when waiting on a sub-query, 0 when done */
 static int
 walk_next(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve)
 {
 	int tl = dname_count_labels(vq->target);
+	const uint8_t *name;
 	if(vq->probe_labs > tl || dname_equal(vq->kk.name, vq->target)) {
 		walk_done(vq, &vq->kk);
 		return 0;
 	}
-	if(walk_sub(qs, vq, ve, VAL_SUB_DS, dname_suffix_labels(vq->target,
-		vq->probe_labs), DNS_TYPE_DS) < 0)
+	name = dname_suffix_labels(vq->target, vq->probe_labs);
+	if(walk_ds_cached(qs, vq, name)) {
+		vq->sub = VAL_SUB_DS;
+		(void)dname_copy_lower(vq->sub_name, name);
+		vq->sub_rcode = DNS_RCODE_NOERROR;
+		vq->sub_norigin = 0;
+		vq->sub_retry = 0;
+		vq->sub_cached = 1;
+		return walk_got_ds(qs, vq, ve);
+	}
+	if(walk_sub(qs, vq, ve, VAL_SUB_DS, name, DNS_TYPE_DS) < 0)
 		return 0;
 	return 1;
 }
@@ -1107,6 +1184,19 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			sigs, nsigs, &w));
 		return 0;
 	}
+	if(r == VAL_CRYPTO_NO_KEY && vq->sub == VAL_SUB_KEY && vq->ds_cached) {
+		/* no key matches the DS set, which was the referral's, from
+		 * the cache: the parent is asked for it before the keys are
+		 * judged */
+		uint8_t z[256];
+		(void)dname_copy_lower(z, zone);
+		vq->ds_cached = 0;
+		vq->keys_saved = 1;
+		vq->keys_an = vq->sub_an;
+		memcpy(vq->keys_origin, vq->sub_origin, sizeof(vq->keys_origin));
+		vq->keys_norigin = vq->sub_norigin;
+		return walk_sub(qs, vq, ve, VAL_SUB_DS, z, DNS_TYPE_DS) == 0;
+	}
 	if(r != VAL_CRYPTO_OK)
 		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
@@ -1165,6 +1255,20 @@ check_denial(struct module_qstate *qs, struct val_env *ve,
 			kk->algs, kk->nalgs, &w, NULL);
 		if(r != VAL_CRYPTO_OK)
 			return -1;
+		{
+			/* an NSEC made from a wildcard (the RRSIG has fewer
+			 * labels than the owner) is not the zone's NSEC at
+			 * that name: it denies nothing there (Unbound, too,
+			 * refuses it for a DS denial) */
+			int labs = dname_count_labels(rr->owner);
+			size_t k;
+			if(rr->owner[0] == 1 && rr->owner[1] == '*')
+				labs--;
+			for(k = 0; k < ns; k++)
+				if(sigs[k].len >= VAL_RRSIG_FIXED &&
+					sigs[k].buf[sigs[k].off + 3] < labs)
+					return -1;
+		}
 		if(rr->ttl < *minttl)
 			*minttl = rr->ttl;
 		if(rr->type == DNS_TYPE_NSEC && *n < max) {
@@ -1198,7 +1302,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_nrec recs[VAL_MAX_NREC], recs3[VAL_MAX_NREC];
 	uint32_t minttl = 3600;
 	struct module_rr *rr;
-	int p;
+	int p, saved = vq->keys_saved;
+	vq->keys_saved = 0; /* (kept for this answer only) */
 	if(vq->sub_rcode == DNS_RCODE_NXDOMAIN) {
 		/* nothing below: the keys we have are the last ones */
 		walk_done(vq, &vq->kk);
@@ -1237,6 +1342,24 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		vq->ds = rrs;
 		vq->nds = nr;
+		vq->ds_cached = vq->sub_cached;
+		if(saved) {
+			/* the DNSKEY answer is at hand: judged again with
+			 * the parent's own DS set */
+			uint8_t z[256];
+			(void)dname_copy_lower(z, name);
+			vq->sub = VAL_SUB_KEY;
+			(void)dname_copy_lower(vq->sub_name, z);
+			vq->sub_an = vq->keys_an;
+			memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+			vq->sub_rcode = DNS_RCODE_NOERROR;
+			memcpy(vq->sub_origin, vq->keys_origin,
+				sizeof(vq->sub_origin));
+			vq->sub_norigin = vq->keys_norigin;
+			vq->sub_retry = 0;
+			vq->sub_cached = 0;
+			return walk_got_keys(qs, vq, ve);
+		}
 		if(walk_sub(qs, vq, ve, VAL_SUB_KEY, name, DNS_TYPE_DNSKEY) < 0)
 			return 0;
 		return 1;
