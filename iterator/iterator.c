@@ -470,7 +470,12 @@ static int
 iter_init_dp(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	struct iter_zone *z = iter_env_find_zone(st_env(s), iq->qname);
+	/* a DS set is the parent's: its servers (and the stub or forward
+	 * zone that holds the parent) are asked, not the child's, as
+	 * Unbound does (a forward-zone for the child must not get it) */
+	const uint8_t *zname = (iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
+		? dname_strip_label(iq->qname) : iq->qname;
+	struct iter_zone *z = iter_env_find_zone(st_env(s), zname);
 	while(z && z->is_forward && (s->flags & MESH_FLAG_NOFWD))
 		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
 			dname_strip_label(z->name)) : NULL;

@@ -521,3 +521,19 @@ ds_scenario("ds_referral", "the DS set of a referral is used from the "
             "secure (AD)", [],
             [query(1), check_secure(2), ds_sent(3, 0)], referral_ds=True)
 
+# 11. tampered.vtest. is a forward-zone (its own server as the forwarder):
+# its DS set is the parent's, asked of vtest.'s server (found from the
+# root, which refers the validator's questions for vtest. to it), not of
+# the forwarder, which has no such answer (as Unbound: the DS question
+# looks for the zone of the parent)
+DSF_REF = [e for e in R["198.51.100.1"] if asks(e)[0] == Q][0]
+DSF_ROOT = [referral_for(DSF_REF, KZ, "DS"),
+            referral_for(DSF_REF, "vtest.", "DNSKEY")]
+ds_scenario("ds_forward", "a forward-zone's DS set is asked of the "
+            "parent's servers, not of the forwarder: the answer is secure "
+            "(AD)", [],
+            [query(1), check_secure(2), ds_sent(3, 0, addr(1)),
+             ds_sent(4, 1, "198.51.100.2")],
+            clauses=["forward-zone:", f'\tname: "{KZ}"',
+                     f"\tforward-addr: {addr(1)}"],
+            extra_root=DSF_ROOT, ds_answer=True)
