@@ -431,6 +431,18 @@ iter_find_ns(const struct module_rrlist *auth, const uint8_t *name)
 	return best;
 }
 
+/** @return 1 when a list holds a record that is not an NS record or
+ * its RRSIG (an NS set here is a sideways one: it says nothing) */
+static int
+has_non_ns(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(!rr_is_ns(rr))
+			return 1;
+	return 0;
+}
+
 /** iter_classify without the recursion-lame check */
 static enum iter_class
 classify(struct region *r, struct iter_reply *rep, uint8_t *name,
@@ -482,7 +494,11 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	if(aa && !iter_has_soa(auth) && rep->ns_dropped > 0 &&
 		auth->count == 0)
 		return ITER_CL_USELESS;
-	if(aa || iter_has_soa(auth))
+	/* no SOA and not authoritative, but something in the authority
+	 * section (NSEC or NSEC3 records without their SOA): NODATA, as
+	 * Unbound takes it (an RA reply is recursion lame, iter_classify);
+	 * an entirely empty non-AA reply is lame */
+	if(aa || iter_has_soa(auth) || has_non_ns(auth))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
 }

@@ -515,6 +515,8 @@ START_TEST(test_classify_other)
 		NULL };
 	static const char *const cn_in[] = {
 		"www.example.com. CNAME gone.example.com.", NULL };
+	static const char *const nsec[] = {
+		"www.example.com. NSEC z.example.com. TXT RRSIG NSEC", NULL };
 	struct iter_reply *p;
 	struct cl r;
 
@@ -536,6 +538,15 @@ START_TEST(test_classify_other)
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
 		p = reply(0, 0, NULL, side, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	/* no AA and no SOA, but the NSEC that denies the type: NODATA, as
+	 * Unbound takes it (the validator judges the NSEC); entirely empty
+	 * it stays lame */
+	p = reply(0, 0, NULL, nsec, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	p = reply(0, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	
