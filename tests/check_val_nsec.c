@@ -451,6 +451,12 @@ START_TEST(test_nsec3_proofs)
 		N("www.alg7.example."), 2, it), VAL_PROOF_NONE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
 		N("www.alg7.example."), 3, it), VAL_PROOF_NONE);
+	/* the next closer covered by opt-out (RFC 5155 9.2): a wildcard
+	 * answer and a wildcard NODATA are only insecure */
+	ck_assert_int_eq(val_nsec3_prove_wildcard(nsec3.r, nsec3.n,
+		N("a.b.wild.alg7.example."), 3, it), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
+		N("x.wild.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_INSECURE);
 }
 END_TEST
 

@@ -436,8 +436,15 @@ val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
 	/* RFC 5155 8.7: wildcard NODATA */
 	if(n3_wildcard(qname, ce.ce_labels, wc) != 0)
 		return VAL_PROOF_NONE;
-	if(n3_match(&c, wc, &in) >= 0)
-		return n3_nodata_at(&in, qtype, 0);
+	if(n3_match(&c, wc, &in) >= 0) {
+		int p = n3_nodata_at(&in, qtype, 0);
+		/* the wildcard's NODATA, with the next closer name in an
+		 * opt-out span: an unsigned delegation may hold qname
+		 * (RFC 5155 9.2; as Unbound) */
+		if(p == VAL_PROOF_SECURE && ce.optout)
+			return VAL_PROOF_INSECURE;
+		return p;
+	}
 	/* no match for qname nor its wildcard, but the next closer name
 	 * is covered by an opt-out span: qname may be (or be under) an
 	 * unsigned delegation left out of the chain, whose data comes
@@ -462,6 +469,11 @@ val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
 		return VAL_PROOF_INSECURE;
 	if(n3_cover(&c, dname_suffix_labels(qname, wc_labels + 1), &in) < 0)
 		return VAL_PROOF_NONE;
+	/* the next closer name in an opt-out span: it may be an unsigned
+	 * delegation, so the expansion is not proven (RFC 5155 9.2; as
+	 * Unbound, insecure) */
+	if(in.flags & VAL_NSEC3_OPTOUT)
+		return VAL_PROOF_INSECURE;
 	return VAL_PROOF_SECURE;
 }
 
