@@ -406,6 +406,21 @@ iter_copy_soa(struct region *r, const struct module_rrlist *auth,
 }
 
 int
+iter_copy_nsec(struct region *r, const struct module_rrlist *auth,
+	struct module_rrlist *to)
+{
+	struct module_rr *rr;
+	for(rr = auth->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3 ||
+			(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			(dns_read_u16(rr->rdata) == DNS_TYPE_NSEC ||
+			dns_read_u16(rr->rdata) == DNS_TYPE_NSEC3)))
+			if(module_rrlist_push(r, to, rr) < 0)
+				return -1;
+	return 0;
+}
+
+int
 iter_has_soa(const struct module_rrlist *auth)
 {
 	struct module_rr *rr;

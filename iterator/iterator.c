@@ -1212,6 +1212,7 @@ iter_finish(struct module_qstate *s, int rcode,
 	ans->sec = MODULE_SEC_UNCHECKED;
 	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
+		list_push_all(s->region, &ans->ns, &iq->chain_ns) < 0 ||
 		list_push_all(s->region, &ans->ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ar, add) < 0) {
 		iter_fail(s, DNS_EDE_OTHER);
@@ -1644,6 +1645,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->dp->is_forward);
 		break;
 	case ITER_CL_CNAME:
+		/* the proofs that came with the CNAME go with the answer
+		 * (DNSSEC only: the NSEC and NSEC3 records, not the SOA) */
+		if(dnssec && iter_copy_nsec(s->region,
+			&p->sec[DNS_SEC_AUTHORITY], &iq->chain_ns) < 0) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
 		/* resolve the target from the top */
 		memcpy(iq->qname, name, dname_len(name));
 		iq->qname_len = dname_len(name);
