@@ -1728,25 +1728,27 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	s2 = check_section(qs, vq, ve, &a->ns, need, !neg, NULL, NULL);
 	if(s2 < 0)
 		return -1;
-	if(!neg) {
-		if(s1 == MODULE_SEC_SECURE && wc) {
-			gather_nrecs(&a->ns, recs, &n, recs3, &n3);
-			if(n > 0)
-				p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
-			else if(n3 > 0)
-				p = val_nsec3_prove_wildcard(recs3, n3, wc,
-					wclabs, ve->max_iter);
-			else	p = VAL_PROOF_NONE;
-			if(p == VAL_PROOF_INSECURE)
-				s1 = MODULE_SEC_INSECURE;
-			else if(p != VAL_PROOF_SECURE) {
-				val_fail(vq, DNS_EDE_NSEC_MISSING,
-					"wildcard answer without its proof");
-				s1 = MODULE_SEC_BOGUS;
-			}
+	if(s1 == MODULE_SEC_SECURE && wc && (!neg || s2 ==
+		MODULE_SEC_SECURE)) {
+		/* a wildcard expansion (the answer, or a CNAME on the way
+		 * to a denial) needs its proof that nothing closer exists */
+		gather_nrecs(&a->ns, recs, &n, recs3, &n3);
+		if(n > 0)
+			p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
+		else	p = VAL_PROOF_NONE;
+		if(p != VAL_PROOF_SECURE && n3 > 0)
+			p = val_nsec3_prove_wildcard(recs3, n3, wc,
+				wclabs, ve->max_iter);
+		if(p == VAL_PROOF_INSECURE)
+			s1 = MODULE_SEC_INSECURE;
+		else if(p != VAL_PROOF_SECURE) {
+			val_fail(vq, DNS_EDE_NSEC_MISSING,
+				"wildcard answer without its proof");
+			s1 = MODULE_SEC_BOGUS;
 		}
-		return s1;
 	}
+	if(!neg)
+		return s1;
 	s1 = sec_min(s1, s2);
 	if(s1 != MODULE_SEC_SECURE) {
 		if(s1 == MODULE_SEC_INSECURE)
