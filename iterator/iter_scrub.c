@@ -475,9 +475,14 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		final, links, max_links, dnssec) < 0)
 		return ITER_CL_ERROR;
 	if(forward) {
-		/* a forwarder answers recursively: taken as it is */
+		/* a forwarder answers recursively: taken as it is; but a
+		 * chain that stops short of the data (a CNAME and a denial)
+		 * is followed, as Unbound does: the target is asked for, so
+		 * the denial is the target zone's own (with its proof) */
 		if(final->count > 0)
 			return ITER_CL_ANSWER;
+		if(!dname_equal(name, start))
+			return ITER_CL_CNAME;
 		return rep->rcode == DNS_RCODE_NXDOMAIN ? ITER_CL_NXDOMAIN :
 			ITER_CL_NODATA;
 	}

@@ -582,6 +582,15 @@ START_TEST(test_classify_other)
 		p = reply(0, 0, NULL, ref, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	/* ... but a CNAME that stops short of the data is followed (the
+	 * target asked for, as Unbound does), with NODATA or NXDOMAIN */
+	p = reply(0, 0, cn_in, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_str_eq(r.end, "gone.example.com.");
+	p = reply(DNS_RCODE_NXDOMAIN, 0, cn_in, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
 	}
 END_TEST
 
