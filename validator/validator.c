@@ -1742,7 +1742,9 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		if(p == VAL_PROOF_INSECURE)
 			s1 = MODULE_SEC_INSECURE;
 		else if(p != VAL_PROOF_SECURE) {
-			val_fail(vq, DNS_EDE_NSEC_MISSING,
+			/* (the data is there, its proof is not: bogus, EDE 6,
+			 * as Unbound; EDE 12 is for missing data, RFC 8914) */
+			val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
 				"wildcard answer without its proof");
 			s1 = MODULE_SEC_BOGUS;
 		}
@@ -1791,8 +1793,12 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		return MODULE_SEC_SECURE;
 	if(p == VAL_PROOF_INSECURE)
 		return MODULE_SEC_INSECURE;
-	val_fail(vq, DNS_EDE_NSEC_MISSING, a->rcode == DNS_RCODE_NXDOMAIN ?
-		"NXDOMAIN without proof" : "NODATA without proof");
+	/* RFC 8914: NSEC Missing (12) when no NSEC or NSEC3 came; when
+	 * some came but prove nothing (or the opposite), DNSSEC Bogus (6),
+	 * as Unbound tells them apart */
+	val_fail(vq, n + n3 > 0 ? DNS_EDE_DNSSEC_BOGUS : DNS_EDE_NSEC_MISSING,
+		a->rcode == DNS_RCODE_NXDOMAIN ? "NXDOMAIN without proof" :
+		"NODATA without proof");
 	return MODULE_SEC_BOGUS;
 }
 
