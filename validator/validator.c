@@ -1603,6 +1603,16 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 				if(sig_labels(&sigs[0]) < labs && wc_name) {
 					*wc_name = rr->owner;
 					*wc_labs = sig_labels(&sigs[0]);
+				} else if(sig_labels(&sigs[0]) < labs &&
+					(rr->type == DNS_TYPE_NSEC ||
+					rr->type == DNS_TYPE_NSEC3)) {
+					/* an NSEC made from a wildcard's NSEC
+					 * denies nothing at its owner; taken as
+					 * proof it would hide real names
+					 * (CVE-2017-15105; Unbound refuses it) */
+					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+						"NSEC expanded from a wildcard");
+					s = MODULE_SEC_BOGUS;
 				}
 			} else if(r == VAL_CRYPTO_UNSUPPORTED) {
 				s = MODULE_SEC_INSECURE;
