@@ -1513,6 +1513,21 @@ has_sigs(const struct module_rrlist *l, const struct module_rr *rr)
 	return 0;
 }
 
+/** @return 1 when the next names of an NSEC RRset are all in the zone
+ * of its signer (at or below it), 0 when one is not or is malformed */
+static int
+nsec_next_in_zone(const struct val_rr *rrs, size_t n, const uint8_t *signer)
+{
+	size_t i;
+	for(i = 0; i < n; i++) {
+		const uint8_t *next = rrs[i].buf + rrs[i].off;
+		if(dname_valid(next, rrs[i].len) == 0 ||
+			!dname_is_subdomain(next, signer))
+			return 0;
+	}
+	return 1;
+}
+
 /**
  * Check every RRset of a section.
  * @param need: set to the zone to walk to when keys are unknown.
@@ -1612,6 +1627,15 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 					 * (CVE-2017-15105; Unbound refuses it) */
 					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
 						"NSEC expanded from a wildcard");
+					s = MODULE_SEC_BOGUS;
+				} else if(rr->type == DNS_TYPE_NSEC &&
+					!nsec_next_in_zone(rrs, nr, signer)) {
+					/* an NSEC whose next name is outside
+					 * the signer's zone would deny names of
+					 * other zones (an overreaching NSEC; as
+					 * Unbound) */
+					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+						"NSEC next name outside its zone");
 					s = MODULE_SEC_BOGUS;
 				}
 			} else if(r == VAL_CRYPTO_UNSUPPORTED) {
