@@ -832,11 +832,13 @@ static int walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve);
 
 /**
- * The walk's DS question answered from the RRset cache: a referral the
- * iterator followed left the zone's DS set, or the NSEC that proves it
- * has none, there with their signatures (Unbound's validator, too, does
- * not ask the parent again for what its referral said). Filled in as a
- * sub-query's answer would be (vq->sub_an or vq->sub_ns, in the region).
+ * The walk's DS question answered from what is at hand: the NSEC at the
+ * cut in the answer being checked, or the RRset cache, where a referral
+ * the iterator followed left the zone's DS set, or the NSEC that proves
+ * it has none, with their signatures (Unbound's validator, too, does not
+ * ask the parent again for what it was given). Filled in as a
+ * sub-query's answer would be (vq->sub_an or vq->sub_ns, in the region);
+ * when it does not do, the question is asked (walk_retry).
  * @return 1 when found, 0 when the question must be asked.
  */
 static int
@@ -845,8 +847,26 @@ walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 {
 	static const uint16_t types[2] = { DNS_TYPE_DS, DNS_TYPE_NSEC };
 	struct rrset_data rs;
+	const struct module_rr *rr;
 	size_t i;
-	int t;
+	int t, found = 0;
+	/* the answer itself may hold it: the NSEC at the cut that a CNAME
+	 * into an unsigned child came with (the proof it was given) */
+	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
+			found = 1;
+	if(found) {
+		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+		for(rr = vq->ans->ns.first; rr; rr = rr->next)
+			if(dname_equal(rr->owner, name) && (rr->type ==
+				DNS_TYPE_NSEC || (rr->type == DNS_TYPE_RRSIG &&
+				sig_covered(rr) == DNS_TYPE_NSEC)) &&
+				module_rrlist_push(qs->region, &vq->sub_ns, rr)
+				< 0)
+				return 0;
+		return 1;
+	}
 	if(!qs->env->rrset)
 		return 0;
 	for(t = 0; t < 2; t++) {
@@ -858,13 +878,13 @@ walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
 		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
 		for(i = 0; i < rs.count + rs.sig_count; i++) {
-			struct module_rr *rr = module_rr_new(qs->region,
+			struct module_rr *c = module_rr_new(qs->region,
 				rs.name, rs.name_len, i < rs.count ? types[t] :
 				DNS_TYPE_RRSIG, DNS_CLASS_IN, rs.ttl,
 				rs.rdata[i], rs.rdlen[i]);
-			if(!rr)
+			if(!c)
 				return 0;
-			module_rrlist_append(to, rr);
+			module_rrlist_append(to, c);
 		}
 		return 1;
 	}
