@@ -458,6 +458,17 @@ has_non_ns(const struct module_rrlist *l)
 	return 0;
 }
 
+/** @return 1 when a list holds a DS record at name */
+static int
+iter_has_ds(const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_DS && dname_equal(rr->owner, name))
+			return 1;
+	return 0;
+}
+
 /** iter_classify without the recursion-lame check */
 static enum iter_class
 classify(struct region *r, struct iter_reply *rep, uint8_t *name,
@@ -505,6 +516,14 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		(!aa || dname_is_strict_subdomain(ns->owner, zone))) {
 		/* a referral (some servers set AA on referrals too); one
 		 * that is not below the zone is upward or sideways: lame */
+		if(qtype == DNS_TYPE_DS && dname_equal(ns->owner, name) &&
+			!iter_has_ds(auth, name) && has_non_ns(auth)) {
+			/* the DS question answered with the referral to
+			 * that very zone: what the parent says of the DS
+			 * is the NSEC or NSEC3 proof it carries; the child
+			 * cannot answer for it (RFC 4035 3.1.4.1) */
+			return ITER_CL_NODATA;
+		}
 		if(dname_is_strict_subdomain(ns->owner, zone)) {
 			*nsrr = ns;
 			return ITER_CL_REFERRAL;

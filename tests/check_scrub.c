@@ -517,6 +517,14 @@ START_TEST(test_classify_other)
 		"www.example.com. CNAME gone.example.com.", NULL };
 	static const char *const nsec[] = {
 		"www.example.com. NSEC z.example.com. TXT RRSIG NSEC", NULL };
+	static const char *const ref_n3[] = {
+		"example.com. NS ns1.example.com.",
+		"0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.com. NSEC3 1 1 0 - "
+		"2t7b4g4vsa5smi47k61mv5bv1a22bojr NS", NULL };
+	static const char *const ref_ds[] = {
+		"example.com. NS ns1.example.com.",
+		"example.com. DS 12345 8 2 0123456789abcdef0123456789abcdef"
+		"0123456789abcdef0123456789abcdef", NULL };
 	struct iter_reply *p;
 	struct cl r;
 
@@ -540,6 +548,18 @@ START_TEST(test_classify_other)
 		p = reply(0, 0, NULL, side, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	/* a DS question answered with a referral to that very zone: the
+	 * NSEC3 proof it carries is the parent's answer (NODATA); with the
+	 * DS set (or for another type) it stays a referral */
+	p = reply(0, 0, NULL, ref_n3, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	p = reply(0, 0, NULL, ref_ds, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	p = reply(0, 0, NULL, ref_n3, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_A, "com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
 	/* no AA and no SOA, but the NSEC that denies the type: NODATA, as
 	 * Unbound takes it (the validator judges the NSEC); entirely empty
 	 * it stays lame */
