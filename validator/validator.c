@@ -1843,6 +1843,24 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 				ve->max_iter);
 		else	p = VAL_PROOF_NONE;
 	}
+	if(p != VAL_PROOF_SECURE && p != VAL_PROOF_INSECURE &&
+		a->rcode == DNS_RCODE_NXDOMAIN) {
+		/* an NXDOMAIN for a name the records show to exist without
+		 * the type (an empty non-terminal): a secure NODATA with the
+		 * wrong rcode, answered NOERROR (as Unbound is lenient) */
+		int q;
+		if(n > 0)
+			q = val_nsec_prove_nodata(recs, n, fname, qs->qtype);
+		else if(n3 > 0)
+			q = val_nsec3_prove_nodata(recs3, n3, fname, qs->qtype,
+				ve->max_iter);
+		else	q = VAL_PROOF_NONE;
+		if(q == VAL_PROOF_SECURE) {
+			a->rcode = DNS_RCODE_NOERROR;
+			qs->return_rcode = DNS_RCODE_NOERROR;
+			return MODULE_SEC_SECURE;
+		}
+	}
 	if(p == VAL_PROOF_SECURE)
 		return MODULE_SEC_SECURE;
 	if(p == VAL_PROOF_INSECURE)
