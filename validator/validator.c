@@ -1138,6 +1138,17 @@ verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
 	return r;
 }
 
+/** @return 1 when a list has a record of the type at owner */
+static int
+has_type(const struct module_rrlist *l, const uint8_t *owner, uint16_t type)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == type && dname_equal(rr->owner, owner))
+			return 1;
+	return 0;
+}
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
@@ -1154,6 +1165,15 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
 	val_window(qs, ve, &w);
+	if(vq->sub == VAL_SUB_ANCHOR_KEY && !ve->harden_stripped &&
+		(vq->sub_rcode != DNS_RCODE_NOERROR || !has_type(&vq->sub_an,
+		zone, DNS_TYPE_DNSKEY))) {
+		/* harden-dnssec-stripped: no: a trust point whose DNSKEY
+		 * set cannot be had is taken as insecure, not bogus (as
+		 * Unbound does when priming fails) */
+		walk_insecure(qs, vq, ve, zone, ve->bogus_ttl);
+		return 0;
+	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY answer");
