@@ -501,9 +501,17 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		return ITER_CL_ANSWER;
 	if(!dname_equal(name, start)) {
 		/* the chain moved to a new name: the server may say what
-		 * is there when it is authoritative for it */
-		if(rep->rcode == DNS_RCODE_NXDOMAIN)
+		 * is there when it is authoritative for it; an NXDOMAIN
+		 * for a target outside the zone asked is not this server's
+		 * to say: that zone's servers are asked, as Unbound does
+		 * (their denial is the target zone's own, and following the
+		 * chain learns the zone's delegation, which the validator
+		 * needs for its keys) */
+		if(rep->rcode == DNS_RCODE_NXDOMAIN &&
+			dname_is_subdomain(name, zone))
 			return ITER_CL_NXDOMAIN;
+		if(rep->rcode == DNS_RCODE_NXDOMAIN)
+			return ITER_CL_CNAME;
 		if(aa && iter_has_soa(auth) && dname_is_subdomain(name, zone))
 			return ITER_CL_NODATA;
 		return ITER_CL_CNAME;

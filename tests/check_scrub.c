@@ -517,6 +517,8 @@ START_TEST(test_classify_other)
 		"www.example.com. CNAME gone.example.com.", NULL };
 	static const char *const nsec[] = {
 		"www.example.com. NSEC z.example.com. TXT RRSIG NSEC", NULL };
+	static const char *const cn_out[] = {
+		"www.example.com. CNAME www.example.net.", NULL };
 	static const char *const ref_n3[] = {
 		"example.com. NS ns1.example.com.",
 		"0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.com. NSEC3 1 1 0 - "
@@ -548,6 +550,12 @@ START_TEST(test_classify_other)
 		p = reply(0, 0, NULL, side, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	/* an NXDOMAIN after a CNAME to a name outside the zone asked is
+	 * not the server's to give: the target is asked (as Unbound) */
+	p = reply(DNS_RCODE_NXDOMAIN, 1, cn_out, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_str_eq(r.end, "www.example.net.");
 	/* a DS question answered with a referral to that very zone: the
 	 * NSEC3 proof it carries is the parent's answer (NODATA); with the
 	 * DS set (or for another type) it stays a referral */
