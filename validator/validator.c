@@ -1746,13 +1746,20 @@ clear_marks(struct mesh_answer *a)
 		rr->sec = 0;
 }
 
-/** the name the answer ends at: the question, or the last CNAME target */
+/** the name the answer ends at: the question, or the last CNAME target
+ * (an ANY answer with data at the question ends there: a CNAME is then
+ * one of its RRsets, not followed) */
 static const uint8_t *
 final_name(const struct module_qstate *qs, const struct mesh_answer *a)
 {
 	const uint8_t *name = qs->qname;
 	const struct module_rr *rr;
 	int changed = 1, loops = 0;
+	if(qs->qtype == DNS_TYPE_ANY)
+		for(rr = a->an.first; rr; rr = rr->next)
+			if(rr->type != DNS_TYPE_CNAME && rr->type !=
+				DNS_TYPE_RRSIG && dname_equal(rr->owner, name))
+				return name;
 	while(changed && loops++ < 16) {
 		changed = 0;
 		for(rr = a->an.first; rr; rr = rr->next)
