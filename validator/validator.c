@@ -1345,6 +1345,18 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	int p, saved = vq->keys_saved;
 	vq->keys_saved = 0; /* (kept for this answer only) */
 	if(vq->sub_rcode == DNS_RCODE_NXDOMAIN) {
+		/* an NXDOMAIN whose NSEC shows the name is an empty
+		 * non-terminal (a server that gives NXDOMAIN for one): no
+		 * cut here, go on below (as Unbound is lenient) */
+		if(check_denial(qs, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3,
+			&n3, VAL_MAX_NREC, &minttl) > 0 && ((n > 0 &&
+			val_nsec_prove_nodata(recs, n, name, DNS_TYPE_DS) ==
+			VAL_PROOF_SECURE) || (n == 0 && n3 > 0 &&
+			val_nsec3_prove_nodata(recs3, n3, name, DNS_TYPE_DS,
+			ve->max_iter) == VAL_PROOF_SECURE))) {
+			vq->probe_labs++;
+			return walk_next(qs, vq, ve);
+		}
 		/* nothing below: the keys we have are the last ones */
 		walk_done(vq, &vq->kk);
 		return 0;
