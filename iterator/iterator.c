@@ -1161,18 +1161,32 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
 	struct module_rr *ns = iter_find_ns(a, name), *rr, *g;
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	if(st_env(s)->minimal || !ns)
 		return;
 	for(rr = a->first; rr; rr = rr->next) {
 		const uint8_t *t;
+		/* with DNSSEC the RRSIGs go along (the validator checks
+		 * the NS set and drops it when it comes unsigned) */
+		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			dns_read_u16(rr->rdata) == DNS_TYPE_NS &&
+			dname_equal(rr->owner, ns->owner)) {
+			if(module_rrlist_push(s->region, auth, rr) < 0)
+				return;
+			continue;
+		}
 		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
 			continue;
 		if(module_rrlist_push(s->region, auth, rr) < 0)
 			return;
 		t = rr_target(rr);
 		for(g = ad->first; g; g = g->next) {
-			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
-				!t || !dname_equal(g->owner, t))
+			if(!t || !dname_equal(g->owner, t) || (g->type !=
+				DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
+				!(dnssec && g->type == DNS_TYPE_RRSIG &&
+				g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
+				DNS_TYPE_A || dns_read_u16(g->rdata) ==
+				DNS_TYPE_AAAA))))
 				continue;
 			if(module_rrlist_push(s->region, add, g) < 0)
 				return;

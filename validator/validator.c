@@ -2195,6 +2195,67 @@ val_restart(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
+/**
+ * val-clean-additional: the additional section of a secure answer keeps
+ * only the RRsets that verify with keys already known (the zone of the
+ * answer, typically: the glue of its NS set); the others go, unsigned or
+ * not. The additional section of an answer that is not secure stays as
+ * it came (nothing in it is claimed secure). As Unbound.
+ */
+static void
+clean_additional(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, struct mesh_answer *a, int sec)
+{
+	struct module_rr *rr, *next;
+	struct val_window w;
+	if(sec != MODULE_SEC_SECURE)
+		return;
+	val_window(qs, ve, &w);
+	for(rr = a->ar.first; rr; rr = next) {
+		struct val_rr *rrs, *sigs;
+		size_t nr, ns;
+		struct val_rrset set;
+		const struct val_kinfo *ki = NULL;
+		const uint8_t *signer = NULL;
+		next = rr->next;
+		if(rr->type == DNS_TYPE_RRSIG || rr->sec == MODULE_SEC_SECURE)
+			continue;
+		if(val_collect(qs->region, &a->ar, rr->owner, rr->type,
+			rr->rrclass, &rrs, &nr, &sigs, &ns) == 0 && ns > 0) {
+			signer = sigs[0].buf + sigs[0].off + VAL_RRSIG_FIXED;
+			if(dname_valid(signer, sigs[0].len - VAL_RRSIG_FIXED)
+				== 0 || !dname_is_subdomain(rr->owner, signer))
+				signer = NULL;
+		}
+		if(signer)
+			ki = val_keys(qs, vq, ve, signer);
+		set.owner = rr->owner;
+		set.type = rr->type;
+		set.rrclass = rr->rrclass;
+		set.rrs = rrs;
+		set.count = nr;
+		if(ki && ki->status == VAL_KEY_SECURE &&
+			dname_equal(ki->name, signer) &&
+			val_verify_rrset_algos(&set, sigs, ns, &ki->keys,
+			ki->algs, ki->nalgs, &w, NULL) == VAL_CRYPTO_OK) {
+			val_mark(&a->ar, rr->owner, rr->type,
+				MODULE_SEC_SECURE);
+			continue;
+		}
+		val_remove(&a->ar, rr->owner, rr->type);
+		next = a->ar.first; /* the list changed: from the top */
+	}
+	/* RRSIGs left without their RRset */
+	for(rr = a->ar.first; rr; rr = next) {
+		next = rr->next;
+		if(rr->type == DNS_TYPE_RRSIG && !has_type(&a->ar, rr->owner,
+			sig_covered(rr))) {
+			val_remove(&a->ar, rr->owner, sig_covered(rr));
+			next = a->ar.first;
+		}
+	}
+}
+
 /** the answer is checked: set its status, finish the state (or restart
  * the query when it is bogus: val_restart) */
 static void
@@ -2242,9 +2303,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			return;
 		}
 	}
-	if(ve->clean_add) {
-		memset(&a->ar, 0, sizeof(a->ar));
-	}
+	if(ve->clean_add)
+		clean_additional(qs, vq, ve, a, sec);
 	if(!(qs->flags & MESH_FLAG_DO)) {
 		strip_dnssec(&a->an, qs->qtype);
 		strip_dnssec(&a->ns, qs->qtype);
