@@ -194,8 +194,9 @@ rrset_last(const struct module_rrlist *l, const uint8_t *owner,
  * sends an RRset's signature in another section (the answer's RRSIG in
  * the additional section) still signed it, and Unbound's message parser
  * joins the two wherever they are. An RRSIG whose RRset is in its own
- * section, or in none, stays. The record moves (no copy) to just after
- * its RRset.
+ * section, or in none, stays. The record moves (no copy) to its RRset,
+ * among the RRset's RRSIGs in packet order (after them when it came from
+ * a later section, before them from an earlier one).
  */
 static void
 scrub_sig_sections(struct iter_reply *rep)
@@ -219,6 +220,18 @@ scrub_sig_sections(struct iter_reply *rep)
 				prev = rr;
 				pp = &rr->next;
 				continue;
+			}
+			if(to < i) {
+				/* it came later in the packet than the
+				 * RRset's own RRSIGs: after them (packet
+				 * order, as Unbound keeps it) */
+				struct module_rr *o;
+				for(o = at->next; o && o->type ==
+					DNS_TYPE_RRSIG && o->rdlen >= 2 &&
+					dns_read_u16(o->rdata) == t &&
+					dname_equal(o->owner, rr->owner);
+					o = o->next)
+					at = o;
 			}
 			list_unlink(l, pp, prev);
 			rr->next = at->next;

@@ -207,6 +207,11 @@ START_TEST(test_sig_sections)
 		NULL };
 	static const char *const ns[] = {
 		"example.com. NS ns.example.com.", NULL };
+	static const char *const an2[] = {
+		"www.example.com. A 192.0.2.1",
+		"www.example.com. RRSIG A 13 3 3600 20300101000000 "
+		"20200101000000 2 example.com. DDDD",
+		NULL };
 	static const char *const ar[] = {
 		"ns.example.com. A 192.0.2.53",
 		"www.example.com. RRSIG A 8 3 3600 20300101000000 "
@@ -241,6 +246,17 @@ START_TEST(test_sig_sections)
 	ck_assert(dname_equal(l->first->next->owner, nsn));
 	ck_assert(has(l, "gone.example.com.", DNS_TYPE_RRSIG));
 	ck_assert_ptr_null(l->last->next);
+	/* a second RRSIG from a later section goes after the RRset's own
+	 * (packet order, as Unbound keeps it) */
+	p = reply(0, 1, an2, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	l = sec(p, DNS_SEC_ANSWER);
+	ck_assert_uint_eq(l->count, 3);
+	ck_assert_int_eq(l->first->type, DNS_TYPE_A);
+	ck_assert_int_eq(covered(l->first->next), DNS_TYPE_A);
+	ck_assert_int_eq(l->first->next->rdata[2], 13); /* its own (alg 13) */
+	ck_assert_int_eq(l->last->rdata[2], 8); /* the moved one (alg 8) */
+	ck_assert(dname_equal(l->last->owner, www));
 	/* an RRSIG whose RRset is nowhere in the message stays */
 	p = reply(0, 1, an, ns, NULL);
 	iter_scrub_reply(p, zone, env);
