@@ -2690,6 +2690,14 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 				MODULE_FINISHED : MODULE_ERROR;
 			return;
 		}
+		if(qs->qtype == DNS_TYPE_RRSIG && qs->return_rcode ==
+			DNS_RCODE_NOERROR && qs->return_msg->an.count > 0) {
+			/* RRSIGs are not signed: a positive answer to an
+			 * RRSIG question cannot be validated; it goes out
+			 * as it came, without AD (as Unbound) */
+			qs->ext_state[id] = MODULE_FINISHED;
+			return;
+		}
 		vq->ans = qs->return_msg;
 		vq->ans->rcode = qs->return_rcode;
 		val_process(qs, vq, ve, id);
