@@ -1256,6 +1256,8 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 
 /**
  * Check the NSEC and NSEC3 RRsets of a list with the keys of kk.
+ * @param ede: set to the EDE of a signature that failed (expired, ...),
+ *	or -1; may be NULL.
  * @return number of NSEC(3) records that verified, put in recs (NSEC)
  *	and recs3 (NSEC3); -1 when one failed to verify.
  */
@@ -1263,13 +1265,15 @@ static int
 check_denial(struct module_qstate *qs, struct val_env *ve,
 	const struct val_kinfo *kk, struct module_rrlist *l,
 	struct val_nrec *recs, size_t *n, struct val_nrec *recs3, size_t *n3,
-	size_t max, uint32_t *minttl)
+	size_t max, uint32_t *minttl, int *ede)
 {
 	struct module_rr *rr, *o;
 	struct val_window w;
 	int good = 0;
 	val_window(qs, ve, &w);
 	*n = *n3 = 0;
+	if(ede)
+		*ede = -1;
 	for(rr = l->first; rr; rr = rr->next) {
 		struct val_rr *rrs, *sigs;
 		size_t nr, ns;
@@ -1292,7 +1296,7 @@ check_denial(struct module_qstate *qs, struct val_env *ve,
 		set.rrs = rrs;
 		set.count = nr;
 		r = val_verify_rrset_algos(&set, sigs, ns, &kk->keys,
-			kk->algs, kk->nalgs, &w, NULL);
+			kk->algs, kk->nalgs, &w, ede);
 		if(r != VAL_CRYPTO_OK)
 			return -1;
 		{
@@ -1342,14 +1346,14 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_nrec recs[VAL_MAX_NREC], recs3[VAL_MAX_NREC];
 	uint32_t minttl = 3600;
 	struct module_rr *rr;
-	int p, saved = vq->keys_saved;
+	int p, ede = -1, saved = vq->keys_saved;
 	vq->keys_saved = 0; /* (kept for this answer only) */
 	if(vq->sub_rcode == DNS_RCODE_NXDOMAIN) {
 		/* an NXDOMAIN whose NSEC shows the name is an empty
 		 * non-terminal (a server that gives NXDOMAIN for one): no
 		 * cut here, go on below (as Unbound is lenient) */
 		if(check_denial(qs, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3,
-			&n3, VAL_MAX_NREC, &minttl) > 0 && ((n > 0 &&
+			&n3, VAL_MAX_NREC, &minttl, NULL) > 0 && ((n > 0 &&
 			val_nsec_prove_nodata(recs, n, name, DNS_TYPE_DS) ==
 			VAL_PROOF_SECURE) || (n == 0 && n3 > 0 &&
 			val_nsec3_prove_nodata(recs3, n3, name, DNS_TYPE_DS,
@@ -1372,7 +1376,7 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	if(nr > 0) {
 		struct val_rrset set;
 		struct val_window w;
-		int r, ede = -1;
+		int r;
 		val_window(qs, ve, &w);
 		set.owner = name;
 		set.type = DNS_TYPE_DS;
@@ -1424,9 +1428,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		}
 	/* no DS: the denial, signed by the zone above */
 	if(check_denial(qs, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
-		VAL_MAX_NREC, &minttl) < 0)
-		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
-			"NSEC for no DS not verified");
+		VAL_MAX_NREC, &minttl, &ede) < 0)
+		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
+			DNS_EDE_DNSSEC_BOGUS, "NSEC for no DS not verified");
 	if(n > 0)
 		p = val_nsec_prove_no_ds(recs, n, name);
 	else if(n3 > 0)
