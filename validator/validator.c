@@ -850,20 +850,26 @@ walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 	const struct module_rr *rr;
 	size_t i;
 	int t, found = 0;
-	/* the answer itself may hold it: the NSEC at the cut that a CNAME
-	 * into an unsigned child came with (the proof it was given) */
+	/* the answer itself may hold it: the NSEC at the cut (or the
+	 * parent's NSEC3 records) that a CNAME into an unsigned child came
+	 * with (the proof it was given) */
 	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next)
 		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
 			found = 1;
+		else if(rr->type == DNS_TYPE_NSEC3 && rr->owner[0] != 0 &&
+			dname_equal(dname_strip_label(rr->owner), vq->kk.name))
+			found = 3; /* the parent zone's NSEC3 records */
 	if(found) {
+		uint16_t ft = found == 1 ? DNS_TYPE_NSEC : DNS_TYPE_NSEC3;
 		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
 		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
 		for(rr = vq->ans->ns.first; rr; rr = rr->next)
-			if(dname_equal(rr->owner, name) && (rr->type ==
-				DNS_TYPE_NSEC || (rr->type == DNS_TYPE_RRSIG &&
-				sig_covered(rr) == DNS_TYPE_NSEC)) &&
-				module_rrlist_push(qs->region, &vq->sub_ns, rr)
-				< 0)
+			if((rr->type == ft || (rr->type == DNS_TYPE_RRSIG &&
+				sig_covered(rr) == ft)) && (ft == DNS_TYPE_NSEC ?
+				dname_equal(rr->owner, name) : (rr->owner[0] != 0
+				&& dname_equal(dname_strip_label(rr->owner),
+				vq->kk.name))) && module_rrlist_push(qs->region,
+				&vq->sub_ns, rr) < 0)
 				return 0;
 		return 1;
 	}
