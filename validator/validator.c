@@ -831,6 +831,34 @@ bogus:
 static int walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve);
 
+/** the DS set (type DS, as an answer) or the NSEC at name (type NSEC, as
+ * a denial) from the RRset cache, with its RRSIGs, into vq->sub_an or
+ * vq->sub_ns (in the region). @return 1 when found */
+static int
+ds_from_cache(struct module_qstate *qs, struct val_qstate *vq,
+	const uint8_t *name, uint16_t type)
+{
+	struct module_rrlist *to = type == DNS_TYPE_DS ? &vq->sub_an :
+		&vq->sub_ns;
+	struct rrset_data rs;
+	size_t i;
+	if(!qs->env->rrset || rrset_cache_lookup(qs->env->rrset, name, type,
+		DNS_CLASS_IN, qs->env->now->tv_sec, qs->region, &rs) != 0 ||
+		rs.count == 0 || rs.sig_count == 0)
+		return 0;
+	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+	for(i = 0; i < rs.count + rs.sig_count; i++) {
+		struct module_rr *c = module_rr_new(qs->region, rs.name,
+			rs.name_len, i < rs.count ? type : DNS_TYPE_RRSIG,
+			DNS_CLASS_IN, rs.ttl, rs.rdata[i], rs.rdlen[i]);
+		if(!c)
+			return 0;
+		module_rrlist_append(to, c);
+	}
+	return 1;
+}
+
 /**
  * The walk's DS question answered from what is at hand: the NSEC at the
  * cut in the answer being checked, or the RRset cache, where a referral
@@ -845,20 +873,21 @@ static int
 walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *name)
 {
-	static const uint16_t types[2] = { DNS_TYPE_DS, DNS_TYPE_NSEC };
-	struct rrset_data rs;
 	const struct module_rr *rr;
-	size_t i;
-	int t, found = 0;
-	/* the answer itself may hold it: the NSEC at the cut (or the
-	 * parent's NSEC3 records) that a CNAME into an unsigned child came
-	 * with (the proof it was given) */
-	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next)
+	int found = 0;
+	/* in order: the DS set in the cache (a referral's, or an earlier
+	 * answer's); the proof the answer itself came with (the NSEC at
+	 * the cut, or the parent's NSEC3 records, that a CNAME into an
+	 * unsigned child carries); the NSEC at the cut in the cache */
+	if(ds_from_cache(qs, vq, name, DNS_TYPE_DS))
+		return 1;
+	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next) {
 		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
 			found = 1;
 		else if(rr->type == DNS_TYPE_NSEC3 && rr->owner[0] != 0 &&
 			dname_equal(dname_strip_label(rr->owner), vq->kk.name))
 			found = 3; /* the parent zone's NSEC3 records */
+	}
 	if(found) {
 		uint16_t ft = found == 1 ? DNS_TYPE_NSEC : DNS_TYPE_NSEC3;
 		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
@@ -873,28 +902,7 @@ walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 				return 0;
 		return 1;
 	}
-	if(!qs->env->rrset)
-		return 0;
-	for(t = 0; t < 2; t++) {
-		struct module_rrlist *to = t == 0 ? &vq->sub_an : &vq->sub_ns;
-		if(rrset_cache_lookup(qs->env->rrset, name, types[t],
-			DNS_CLASS_IN, qs->env->now->tv_sec, qs->region, &rs)
-			!= 0 || rs.count == 0 || rs.sig_count == 0)
-			continue;
-		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
-		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
-		for(i = 0; i < rs.count + rs.sig_count; i++) {
-			struct module_rr *c = module_rr_new(qs->region,
-				rs.name, rs.name_len, i < rs.count ? types[t] :
-				DNS_TYPE_RRSIG, DNS_CLASS_IN, rs.ttl,
-				rs.rdata[i], rs.rdlen[i]);
-			if(!c)
-				return 0;
-			module_rrlist_append(to, c);
-		}
-		return 1;
-	}
-	return 0;
+	return ds_from_cache(qs, vq, name, DNS_TYPE_NSEC);
 }
 
 /** the walk moves on from the keys in vq->kk: probe the next label or
