@@ -2517,6 +2517,13 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 {
 	struct mesh_answer *a = NULL;
 	struct module_counters *c = &qs->env->ctr;
+	const struct val_anchor *an = val_anchors_lookup(ve->anchors,
+		qs->qname, DNS_CLASS_IN);
+	/* not for a name under a domain-insecure or a negative trust
+	 * anchor: its data is not proven by the signed zone above (as
+	 * Unbound) */
+	if(!an || an->insecure || nta_covers(ve, qs->qname))
+		return 0;
 	if(val_neg_answer(ve->neg, qs->qname, qs->qtype,
 		(uint32_t)qs->env->now->tv_sec, qs->region, &a) != 1 || !a)
 		return 0;
