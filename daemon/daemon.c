@@ -567,10 +567,14 @@ start_threads(struct daemon *d)
 	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
 	if(!d->workers)
 		return -1;
+	if(!d->kept && !(d->kept = calloc((size_t)d->num_workers,
+		sizeof(*d->kept))))
+		return -1;
 	for(i = 0; i < d->num_workers; i++) {
 		d->workers[i] = worker_create(d, i, d->env);
 		if(!d->workers[i])
 			return -1;
+		worker_counters_restore(d->workers[i], &d->kept[i]);
 	}
 	block_signals(&old);
 	for(i = 0; i < d->num_workers; i++) {
@@ -602,6 +606,10 @@ stop_threads(struct daemon *d)
 		if(d->workers[i] && d->workers[i]->thr_started) {
 			thread_join(d->workers[i]->thr);
 			d->workers[i]->thr_started = 0;
+			/* for the workers a reload starts next */
+			if(d->kept)
+				worker_counters_save(d->workers[i],
+					&d->kept[i]);
 		}
 	}
 	for(i = 0; i < d->num_workers; i++)
@@ -1103,6 +1111,7 @@ daemon_delete(struct daemon *d)
 	if(d->ready_pipe[1] != -1)
 		close(d->ready_pipe[1]);
 	config_delete(d->cfg);
+	free(d->kept);
 	free(d->cfgfile);
 	free(d);
 }

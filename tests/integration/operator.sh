@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# tests/integration/operator.sh - what an operator replacing Unbound trips
+# on (issue 31), checked against a running petrel (`make check-operator`).
+#
+# usage: tests/integration/operator.sh [-k]
+#   -k  keep the work directory (configs, logs)
+# environment: PETREL=path, PETREL_CONTROL=path, PETREL_CHECKCONF=path;
+#   MODELS="fork" for a build without threads
+#
+# Addresses: petrel on 127.0.210.1 port 62100 (62101 for the second one);
+# no upstream is needed: the names asked are local-data.
+#
+# 1. Statistics survive runtime changes (threads and forked workers):
+#    after queries, local_data,
+#    forward_add, set_option, reload_keep_cache, reload and SIGHUP each
+#    leave total.num.queries (read with stats_noreset) and the Prometheus
+#    counter where they were; only `stats` resets the control counters,
+#    and the Prometheus counter still never goes down.
+# Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
+# started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
+# 77 when a tool is missing.
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-k) IT_KEEP=1 ;;
+	*) echo "usage: $0 [-k]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+IP=127.0.210.1
+PORT=62100
+HTTP_PORT=62102
+
+for tool in dig curl timeout; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "operator: SKIP: $tool not found (apt-get install bind9-dnsutils curl)"
+		exit 77
+	fi
+done
+it_suite operator
+: "${PETREL_CHECKCONF:=$(dirname "$PETREL")/smallapp/petrel-checkconf}"
+
+# write_conf NAME EXTRA: a config with local data and a control socket
+write_conf() {
+	cat > "$IT_WORK/$1.conf" <<CONF
+server:
+  interface: $IP
+  port: $PORT
+  do-ip6: no
+  do-daemonize: no
+  username: ""
+  chroot: ""
+  directory: "$IT_WORK"
+  pidfile: "$IT_WORK/$1.pid"
+  logfile: ""
+  use-syslog: no
+  verbosity: 1
+  access-control: 127.0.210.0/24 allow
+  http-metrics-interface: $IP@$HTTP_PORT
+  local-zone: "op.zz." static
+  local-data: "a.op.zz. A 192.0.2.1"
+$2
+remote-control:
+  control-enable: yes
+  control-interface: "$IT_WORK/$1.sock"
+  control-use-cert: no
+forward-zone:
+  name: "fw.zz."
+  forward-addr: 127.0.210.2@62109
+CONF
+}
+
+PID=""
+# start_petrel NAME: start and wait until it answers
+start_petrel() {
+	local i
+	"$PETREL" -d -c "$IT_WORK/$1.conf" > "$IT_WORK/$1.log" 2>&1 &
+	PID=$!
+	it_track "$PID"
+	it_track_pidfile "$IT_WORK/$1.pid"
+	for i in $(seq 100); do
+		kill -0 "$PID" 2>/dev/null || break
+		if q a.op.zz. A >/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	tail -20 "$IT_WORK/$1.log"
+	return 1
+}
+q() { timeout 10 dig +time=2 +tries=1 -p "$PORT" @"$IP" "$@" 2>&1 | grep -q 'status: NOERROR'; }
+ctl() { "$PETREL_CONTROL" -c "$CONF" "$@" 2>&1; }
+# queries: total.num.queries without a reset
+queries() { ctl stats_noreset | sed -n 's/^total\.num\.queries=//p'; }
+# metric: the Prometheus counter of queries
+metric() { curl -s -m 5 "http://$IP:$HTTP_PORT/metrics" | awk '/^petrel_queries_total[{ ]/ { s += $2; n++ } END { if (n) print s }'; }
+# ask N: N queries for local data
+ask() { local i; for i in $(seq "$1"); do q a.op.zz. A; done; }
+
+# ------------------------------------------- 1. counters over changes
+# stats_over_changes MODEL: the sequence on 2 workers of MODEL
+stats_over_changes() {
+	local M=$1 n m out
+	write_conf "stats-$M" "  num-threads: 2
+  thread-model: $M"
+	CONF=$IT_WORK/stats-$M.conf
+	start_petrel "stats-$M" || { fail "$M: petrel did not start"; return; }
+	ask 4
+	n0=$(queries); m0=$(metric)
+	if [ -n "$n0" ] && [ "$n0" -ge 5 ] && [ -n "$m0" ] && [ "$m0" -ge 5 ]; then
+		ok "$M: after 5 queries: total.num.queries=$n0, petrel_queries_total=$m0"
+	else
+		fail "$M: after 5 queries: total.num.queries='$n0', petrel_queries_total='$m0'"
+	fi
+	prev=$n0; mprev=$m0
+	change "$M: local_data" ctl local_data "b.op.zz. A 192.0.2.2"
+	change "$M: forward_add" ctl forward_add other.zz. 127.0.210.2@62109
+	change "$M: set_option" ctl set_option "cache-max-ttl:" 3600
+	change "$M: reload_keep_cache" ctl reload_keep_cache
+	change "$M: reload" ctl reload
+	change "$M: SIGHUP" kill -HUP "$PID"
+	# stats resets the control counters (as Unbound's), not Prometheus'
+	out=$(ctl stats | sed -n 's/^total\.num\.queries=//p')
+	n=$(queries); m=$(metric)
+	if [ -n "$out" ] && [ "$out" -ge "$prev" ] && [ "$n" = 0 ] && [ -n "$m" ] && [ "$m" -ge "$mprev" ]; then
+		ok "$M: stats printed $out and reset: stats_noreset $n, petrel_queries_total $m"
+	else
+		fail "$M: stats: printed '$out' (before $prev), then stats_noreset '$n', petrel_queries_total '$m' (before $mprev)"
+	fi
+	it_kill "$PID"
+}
+# change NAME CMD...: run a runtime change, ask once more: the counters
+# must have gone up from where they were
+change() {
+	local name=$1 n m i; shift
+	"$@" > "$IT_WORK/change.out" 2>&1
+	# a reload answers before the workers are back: wait for them
+	for i in $(seq 50); do q a.op.zz. A && break; sleep 0.1; done
+	n=$(queries); m=$(metric)
+	if [ -n "$n" ] && [ "$n" -gt "$prev" ] && [ -n "$m" ] && [ "$m" -gt "$mprev" ]; then
+		ok "$name: total.num.queries $prev -> $n, petrel_queries_total $mprev -> $m"
+	else
+		fail "$name: total.num.queries $prev -> '$n', petrel_queries_total $mprev -> '$m' ($(head -c 200 "$IT_WORK/change.out"))"
+	fi
+	prev=${n:-$prev}; mprev=${m:-$mprev}
+}
+for model in ${MODELS:-pthreads fork}; do
+	stats_over_changes "$model"
+done
+
+finish
