@@ -372,6 +372,19 @@ zone_for(const struct config_stub *z, const uint8_t *name, int *labels)
 	return best;
 }
 
+/** status: the module stack as Unbound prints it, "modules: 2 [
+ * validator iterator ]" */
+static void
+print_modules(const struct daemon *d, struct stats_buf *out)
+{
+	const struct module_stack *m = d->env ? &d->env->mods : NULL;
+	int i, n = m ? m->num : 0;
+	stats_buf_printf(out, "modules: %d [ ", n);
+	for(i = 0; i < n; i++)
+		stats_buf_printf(out, "%s ", m->mod[i]->name);
+	stats_buf_printf(out, "]\n");
+}
+
 /** status */
 static void
 do_status(struct remote *rc, struct stats_buf *out)
@@ -386,7 +399,7 @@ do_status(struct remote *rc, struct stats_buf *out)
 		config_thread_model_str(d->cfg->thread_model));
 	stats_buf_printf(out, "event-backend: %s\n",
 		config_event_backend_str(d->cfg->event_backend));
-	stats_buf_printf(out, "modules: 1 [ iterator ]\n");
+	print_modules(d, out);
 	stats_buf_printf(out, "uptime: %lld seconds\n",
 		(long long)(now.tv_sec - d->started.tv_sec));
 	stats_buf_printf(out, "options:%s%s control(%s)\n",

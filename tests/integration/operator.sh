@@ -16,6 +16,7 @@
 #    leave total.num.queries (read with stats_noreset) and the Prometheus
 #    counter where they were; only `stats` resets the control counters,
 #    and the Prometheus counter still never goes down.
+# 2. status prints the module stack of module-config, as Unbound's.
 # Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
 # started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
 # 77 when a tool is missing.
@@ -151,5 +152,27 @@ change() {
 for model in ${MODELS:-pthreads fork}; do
 	stats_over_changes "$model"
 done
+
+# ------------------------------------------------ 2. status's modules
+# module-config as Unbound prints it; a reload with another stack shows
+# the new one
+write_conf status '  module-config: "validator iterator"'
+CONF=$IT_WORK/status.conf
+start_petrel status || { fail "status: petrel did not start"; finish; }
+out=$(ctl status)
+if echo "$out" | grep -qx 'modules: 2 \[ validator iterator \]'; then
+	ok "status: modules: 2 [ validator iterator ]"
+else
+	fail "status: $(echo "$out" | grep modules)"
+fi
+sed -i 's/module-config: .*/module-config: "iterator"/' "$CONF"
+ctl reload > /dev/null
+out=$(ctl status)
+if echo "$out" | grep -qx 'modules: 1 \[ iterator \]'; then
+	ok "status after a reload to \"iterator\": modules: 1 [ iterator ]"
+else
+	fail "status after a reload: $(echo "$out" | grep modules)"
+fi
+it_kill "$PID"
 
 finish
