@@ -99,6 +99,8 @@ main(int argc, char *argv[])
 	if(daemon_check_fds(d) != 0 ||
 		!(d->ls = listen_set_open(cfg, d->num_workers)) ||
 		daemon_detach_and_drop(d) != 0) {
+		log_err("petrel stops: it cannot start with %s (the error "
+			"above says what to change)", cfgfile);
 		daemon_delete(d);
 		return 1;
 	}

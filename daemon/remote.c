@@ -1426,7 +1426,10 @@ open_unix(const char *path, struct remote_listener *l)
 	(void)unlink(path);
 	if(bind(s, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
 		chmod(path, 0660) != 0 || listen(s, 16) != 0) {
-		log_warn("control-interface: cannot listen on %s", path);
+		log_err("control-interface: cannot listen on %s: %s%s", path,
+			strerror(errno), errno == EACCES ? " (the user petrel "
+			"starts as must be able to write in its directory)" :
+			"");
 		close(s);
 		return -1;
 	}
@@ -1459,7 +1462,10 @@ open_tcp(const char *str, int port, struct remote_listener *l)
 #endif
 	if(bind(s, (struct sockaddr *)&a.addr, a.len) != 0 ||
 		listen(s, 16) != 0) {
-		log_warn("cannot listen on %s port %d", str, netaddr_port(&a));
+		log_err("cannot listen on %s port %d: %s%s", str,
+			netaddr_port(&a), strerror(errno), errno == EADDRINUSE ?
+			" (another process listens there: stop it, or "
+			"change the port)" : "");
 		close(s);
 		return -1;
 	}

@@ -17,6 +17,9 @@
 #    counter where they were; only `stats` resets the control counters,
 #    and the Prometheus counter still never goes down.
 # 2. status prints the module stack of module-config, as Unbound's.
+# 3. A fatal start-up error says error:, that petrel stops, and what to
+#    do: a port another process holds; username: as a user who is not
+#    root (as root: run through setpriv as nobody).
 # Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
 # started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
 # 77 when a tool is missing.
@@ -174,5 +177,55 @@ else
 	fail "status after a reload: $(echo "$out" | grep modules)"
 fi
 it_kill "$PID"
+
+# ------------------------------------------ 3. fatal errors say so
+# expect_fatal NAME LOG WANT: the start failed (exit 1), every line of
+# the failure is an error (no warning), WANT is said, and that it stops
+expect_fatal() {
+	local name=$1 rc=$2 log=$3 want=$4
+	if [ "$rc" = 1 ] && grep -q "error: $want" "$log" &&
+		grep -q 'error: petrel stops' "$log" &&
+		! grep -q 'warning:' "$log"; then
+		ok "$name: exit 1, $(grep -c 'error:' "$log") error lines, no warning"
+	else
+		fail "$name: exit $rc: $(grep -v notice "$log" | head -c 400)"
+	fi
+}
+write_conf taken "  so-reuseport: no"
+sed -i "s/^  port: .*/  port: 62103/" "$IT_WORK/taken.conf"
+python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.210.1", 62103))
+time.sleep(60)' &
+holder=$!
+it_track "$holder"
+for i in $(seq 50); do
+	ss -lnu 2>/dev/null | grep -q '127.0.210.1:62103' && break
+	sleep 0.1
+done
+timeout 10 "$PETREL" -d -c "$IT_WORK/taken.conf" > "$IT_WORK/taken.log" 2>&1
+expect_fatal "a taken port" $? "$IT_WORK/taken.log" "another process listens on 127.0.210.1 port 62103"
+it_kill "$holder"
+if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
+	id daemon >/dev/null 2>&1; then
+	write_conf user ""
+	sed -i 's/^  username: .*/  username: "daemon"/; s/^  port: .*/  port: 62104/; /^  http-metrics/d; /^remote-control:/,/^forward-zone:/{/^forward-zone:/!d}' "$IT_WORK/user.conf"
+	chmod 644 "$IT_WORK/user.conf"
+	timeout 10 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$PETREL" -d -c "$IT_WORK/user.conf" > "$IT_WORK/user.log" 2>&1
+	expect_fatal "username: daemon while running as nobody" $? "$IT_WORK/user.log" "username: daemon: only root can become another user"
+	# already that user: nothing to change, it runs
+	sed -i 's/^  username: .*/  username: "nobody"/; s/^  pidfile: .*/  pidfile: ""/' "$IT_WORK/user.conf"
+	timeout 2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$PETREL" -d -c "$IT_WORK/user.conf" > "$IT_WORK/user2.log" 2>&1
+	rc=$?
+	if [ "$rc" = 124 ] && ! grep -q 'error:' "$IT_WORK/user2.log"; then
+		ok "username: nobody while running as nobody: runs"
+	else
+		fail "username: nobody as nobody: exit $rc: $(head -c 300 "$IT_WORK/user2.log")"
+	fi
+else
+	echo "skip the username checks (needs root, setpriv and a user daemon)"
+fi
 
 finish
