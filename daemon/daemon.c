@@ -1065,6 +1065,8 @@ daemon_run(struct daemon *d)
 	d->env = env_create(d->cfg, d->num_workers, NULL, err, sizeof(err));
 	if(!d->env) {
 		log_err("%s", err);
+		log_err("petrel stops: it cannot start with %s (petrel-checkconf "
+			"shows the same error)", d->cfgfile);
 		return 1;
 	}
 	d->base = comm_base_create(config_event_backend_str(

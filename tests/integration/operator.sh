@@ -24,6 +24,8 @@
 #    the unit with the paths of the installed binaries; systemd-analyze
 #    verify passes; its ExecStartPre steps (petrel-anchor, checkconf) and
 #    ExecStart run as systemd would run them, and petrel answers.
+# 5. petrel-checkconf makes the start-up checks: a missing
+#    auto-trust-anchor-file or trusted-keys-file fails both.
 # Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
 # started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
 # 77 when a tool is missing.
@@ -314,5 +316,34 @@ if [ -n "$PETREL_BUILDDIR" ]; then
 else
 	echo "skip the unit checks (PETREL_BUILDDIR not set: make check-operator sets it)"
 fi
+
+# ------------------------------------ 5. checkconf checks as the start
+# a missing anchor file (Debian's stock config before unbound-anchor
+# ran): petrel-checkconf fails as petrel's start fails, naming the file
+for opt in auto-trust-anchor-file trusted-keys-file; do
+	write_conf "anchor-$opt" '  module-config: "validator iterator"
+  '"$opt"': "'"$IT_WORK"'/missing.key"'
+	c=$IT_WORK/anchor-$opt.conf
+	"$PETREL_CHECKCONF" "$c" > "$IT_WORK/cc.out" 2>&1
+	crc=$?
+	timeout 10 "$PETREL" -d -c "$c" > "$IT_WORK/start.out" 2>&1
+	prc=$?
+	if [ $crc = 1 ] && grep -q 'missing.key' "$IT_WORK/cc.out" &&
+		[ $prc = 1 ] && grep -q 'error: .*missing.key' "$IT_WORK/start.out"; then
+		ok "$opt missing: petrel-checkconf exit 1 ($(head -1 "$IT_WORK/cc.out")), petrel exit 1"
+	else
+		fail "$opt missing: petrel-checkconf exit $crc: $(head -c 200 "$IT_WORK/cc.out"); petrel exit $prc: $(grep error "$IT_WORK/start.out" | head -c 200)"
+	fi
+	# with the file petrel-anchor writes, the config passes
+	if [ $opt = auto-trust-anchor-file ]; then
+		"$(dirname "$PETREL_CHECKCONF")/petrel-anchor" -a "$IT_WORK/missing.key" > /dev/null 2>&1
+		if "$PETREL_CHECKCONF" "$c" > "$IT_WORK/cc.out" 2>&1; then
+			ok "$opt present: petrel-checkconf passes"
+		else
+			fail "$opt present: $(cat "$IT_WORK/cc.out")"
+		fi
+	fi
+	rm -f "$IT_WORK/missing.key"
+done
 
 finish
