@@ -7,8 +7,9 @@
 # environment: PETREL=path, PETREL_CONTROL=path, PETREL_CHECKCONF=path;
 #   MODELS="fork" for a build without threads
 #
-# Addresses: petrel on 127.0.210.1 port 62100 (62101 for the second one);
-# no upstream is needed: the names asked are local-data.
+# Addresses: petrel on 127.0.210.1 ports 62100-62105; no upstream is
+# needed for 1-5 (the names asked are local-data); 6 runs NSD on
+# 127.0.210.11-13 port 53.
 #
 # 1. Statistics survive runtime changes (threads and forked workers):
 #    after queries, local_data,
@@ -26,6 +27,11 @@
 #    ExecStart run as systemd would run them, and petrel answers.
 # 5. petrel-checkconf makes the start-up checks: a missing
 #    auto-trust-anchor-file or trusted-keys-file fails both.
+# 6. The flushes reach the validator's key cache as Unbound's do: a
+#    signed root and zones on NSD (127.0.210.11-13, port 53; as root):
+#    flush_zone and flush_type NAME DNSKEY remove the zone's key entries
+#    and the next query validates the keys again; flush_negative and
+#    flush_bogus remove the bad entry a bogus zone left.
 # Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
 # started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
 # 77 when a tool is missing.
@@ -345,5 +351,104 @@ for opt in auto-trust-anchor-file trusted-keys-file; do
 	fi
 	rm -f "$IT_WORK/missing.key"
 done
+
+# ------------------------------------ 6. flushes reach the key cache
+# a signed root (127.0.210.11) with a signed kz. (127.0.210.12) and bz.
+# (127.0.210.13), whose DS in the root matches none of its keys (bogus)
+dnssec_flushes() {
+	local Z=$IT_WORK/zones KSK ZSK n ip ds out k0 k1 k2 kk
+	mkdir -p "$Z"
+	local now; now=$(date -u +%s)
+	local valid="-i $(date -u -d "@$((now - 86400))" +%Y%m%d%H%M%S) -e $(date -u -d "@$((now + 2592000))" +%Y%m%d%H%M%S)"
+	keys() { KSK=$(cd "$Z" && ldns-keygen -k -a ECDSAP256SHA256 "$1") &&
+		ZSK=$(cd "$Z" && ldns-keygen -a ECDSAP256SHA256 "$1"); }
+	sign() { (cd "$Z" && ldns-signzone $valid -f "$1.signed" "$1" "$KSK" "$ZSK") > /dev/null; }
+	local root_extra=""
+	for spec in kz.:12 bz.:13; do
+		n=${spec%%:*}; ip=127.0.210.${spec#*:}
+		keys "$n" || return 1
+		printf '$ORIGIN %s\n$TTL 3600\n@ IN SOA ns hostmaster 1 3600 900 604800 300\n@ IN NS ns\nns IN A %s\nwww IN A 192.0.2.5\n' \
+			"$n" "$ip" > "$Z/${n%.}.zone"
+		sign "${n%.}.zone" || return 1
+		ds=$Z/$KSK.ds
+		if [ "$n" = bz. ]; then
+			# the DS of a key that signs nothing
+			ds=$Z/$(cd "$Z" && ldns-keygen -k -a ECDSAP256SHA256 bz.).ds
+		fi
+		root_extra+="$n IN NS ns.$n"$'\n'"ns.$n IN A $ip"$'\n'"$(grep -v '^;' "$ds")"$'\n'
+	done
+	keys . || return 1
+	{ printf '$ORIGIN .\n$TTL 3600\n. IN SOA ns.root. hostmaster.root. 1 3600 900 604800 300\n. IN NS ns.root.\nns.root. IN A 127.0.210.11\n'
+	  printf '%s' "$root_extra"; } > "$Z/root.zone"
+	sign root.zone || return 1
+	grep -v '^;' "$Z/$KSK.ds" > "$Z/root.ds"
+	printf '. 3600000 NS ns.root.\nns.root. 3600000 A 127.0.210.11\n' > "$Z/root.hints"
+	nsd_start r11 127.0.210.11 ".=$Z/root.zone.signed" || return 1
+	nsd_start r12 127.0.210.12 "kz.=$Z/kz.zone.signed" || return 1
+	nsd_start r13 127.0.210.13 "bz.=$Z/bz.zone.signed" || return 1
+	write_conf keys '  module-config: "validator iterator"
+  trust-anchor-file: "'"$Z"'/root.ds"
+  do-not-query-localhost: no
+  extended-statistics: yes'
+	sed -i "s|^  root-hints: .*|  root-hints: \"$Z/root.hints\"|; s/^  port: .*/  port: 62105/; /^forward-zone:/,\$d; /http-metrics/d" "$IT_WORK/keys.conf"
+	CONF=$IT_WORK/keys.conf
+	local P=62105
+	"$PETREL" -d -c "$CONF" > "$IT_WORK/keys.log" 2>&1 &
+	PID=$!
+	it_track "$PID"
+	kq() { timeout 10 dig +time=3 +tries=1 +dnssec -p $P @"$IP" "$@" 2>&1; }
+	keyc() { ctl stats_noreset | sed -n 's/^key\.cache\.count=//p'; }
+	nkeys() { sed -n 's/.* and \([0-9]*\) key entries$/\1/p'; }
+	for i in $(seq 50); do kq localhost. A | grep -q status: && break; sleep 0.1; done
+	out=$(kq www.kz. A)
+	if ! echo "$out" | grep -q 'flags:[^;]* ad[ ;]'; then
+		fail "keys: www.kz. is not secure: $(echo "$out" | grep -i 'status\|flags')"
+		return 0
+	fi
+	k0=$(keyc)
+	out=$(ctl flush_zone kz.)
+	kk=$(echo "$out" | nkeys); k1=$(keyc)
+	if [ "${kk:-0}" -ge 1 ] && [ "$k1" = $((k0 - kk)) ]; then
+		ok "flush_zone kz.: $out (key.cache.count $k0 -> $k1)"
+	else
+		fail "flush_zone kz.: '$out', key.cache.count $k0 -> $k1"
+	fi
+	out=$(kq www.kz. A); k2=$(keyc)
+	if echo "$out" | grep -q 'flags:[^;]* ad[ ;]' && [ "$k2" = "$k0" ]; then
+		ok "after flush_zone: www.kz. secure, the zone's keys fetched and validated again (key.cache.count $k2)"
+	else
+		fail "after flush_zone: key.cache.count $k2 (was $k0): $(echo "$out" | grep -i 'status\|flags')"
+	fi
+	out=$(ctl flush_type kz. DNSKEY); kk=$(echo "$out" | nkeys); k1=$(keyc)
+	if [ "${kk:-0}" = 1 ] && [ "$k1" = $((k0 - 1)) ]; then
+		ok "flush_type kz. DNSKEY: $out"
+	else
+		fail "flush_type kz. DNSKEY: '$out', key.cache.count $k0 -> $k1"
+	fi
+	kq www.kz. A > /dev/null
+	# a bogus zone leaves a bad key entry: flush_negative and flush_bogus
+	# remove it, as Unbound's
+	for cmd in flush_bogus flush_negative; do
+		out=$(kq www.bz. A)
+		if ! echo "$out" | grep -q 'status: SERVFAIL'; then
+			fail "$cmd: www.bz. is not bogus: $(echo "$out" | grep status)"
+			continue
+		fi
+		k0=$(keyc)
+		out=$(ctl $cmd); kk=$(echo "$out" | nkeys); k1=$(keyc)
+		if [ "${kk:-0}" -ge 1 ] && [ "$k1" -lt "$k0" ]; then
+			ok "$cmd: $out (key.cache.count $k0 -> $k1)"
+		else
+			fail "$cmd: '$out', key.cache.count $k0 -> $k1"
+		fi
+	done
+	it_kill "$PID"
+}
+if [ "$(id -u)" = 0 ] && command -v "$NSD" > /dev/null 2>&1 &&
+	command -v ldns-keygen > /dev/null 2>&1 && command -v ldns-signzone > /dev/null 2>&1; then
+	dnssec_flushes || fail "keys: the signed zones or NSD did not start"
+else
+	echo "skip the key cache checks (needs root, nsd, ldns-keygen, ldns-signzone)"
+fi
 
 finish
