@@ -30,6 +30,7 @@
 #include "util/version.h"
 #include "util/log_limit.h"
 #include "front/cookie_secrets.h"
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1472,6 +1473,26 @@ open_tcp(const char *str, int port, struct remote_listener *l)
 	return s;
 }
 
+/** log where the metrics are, as a URL a browser or Prometheus takes:
+ * http://127.0.0.1:9167/metrics, http://[::1]:9167/metrics */
+static void
+log_metrics_url(const char *iface)
+{
+	struct netaddr a;
+	const char *e = NULL;
+	char ip[INET6_ADDRSTRLEN];
+	size_t n = 0;
+	const uint8_t *b;
+	if(netaddr_parse(iface, 9167, &a, &e) != 0)
+		return;
+	b = netaddr_bytes(&a, &n);
+	if(!inet_ntop(netaddr_family(&a), b, ip, sizeof(ip)))
+		return;
+	verbose(VERB_OPS, "metrics on http://%s%s%s:%d/metrics",
+		netaddr_family(&a) == AF_INET6 ? "[" : "", ip,
+		netaddr_family(&a) == AF_INET6 ? "]" : "", netaddr_port(&a));
+}
+
 /** the TLS server context: our key and cert, clients verified against
  * our (self-signed CA) certificate */
 static SSL_CTX *
@@ -1600,8 +1621,7 @@ remote_create(struct daemon *d, struct config_file *cfg)
 			goto fail;
 		if(add_listener(rc, fd, 1, 0, NULL) != 0)
 			goto fail;
-		verbose(VERB_OPS, "metrics on http://%s/metrics",
-			cfg->http_metrics_interface);
+		log_metrics_url(cfg->http_metrics_interface);
 	}
 	return rc;
 fail:

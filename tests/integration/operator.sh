@@ -16,7 +16,8 @@
 #    forward_add, set_option, reload_keep_cache, reload and SIGHUP each
 #    leave total.num.queries (read with stats_noreset) and the Prometheus
 #    counter where they were; only `stats` resets the control counters,
-#    and the Prometheus counter still never goes down.
+#    and the Prometheus counter still never goes down. The log line of
+#    the metrics endpoint is a URL that answers.
 # 2. status prints the module stack of module-config, as Unbound's.
 # 3. A fatal start-up error says error:, that petrel stops, and what to
 #    do: a port another process holds; username: as a user who is not
@@ -133,6 +134,13 @@ stats_over_changes() {
   thread-model: $M"
 	CONF=$IT_WORK/stats-$M.conf
 	start_petrel "stats-$M" || { fail "$M: petrel did not start"; return; }
+	# the metrics line is a URL that works (it said 127.0.0.1@9167)
+	if grep -q "metrics on http://$IP:$HTTP_PORT/metrics\$" "$IT_WORK/stats-$M.log" &&
+		curl -sf -m 5 "$(sed -n 's/.*metrics on \(http:[^ ]*\)$/\1/p' "$IT_WORK/stats-$M.log")" | grep -q '^petrel_'; then
+		ok "$M: the log names the metrics as http://$IP:$HTTP_PORT/metrics, which answers"
+	else
+		fail "$M: the metrics line: $(grep 'metrics on' "$IT_WORK/stats-$M.log")"
+	fi
 	ask 4
 	n0=$(queries); m0=$(metric)
 	if [ -n "$n0" ] && [ "$n0" -ge 5 ] && [ -n "$m0" ] && [ "$m0" -ge 5 ]; then
