@@ -572,6 +572,10 @@ struct remote_req {
 	const char *line;
 	/** the answer */
 	struct stats_buf *out;
+	/** 1 when the client spoke Unbound's protocol (UBCT1): where a
+	 * script of Unbound's parses the answer, it gets Unbound's bytes
+	 * ("ok" where petrel-control is told what was removed) */
+	int unbound;
 };
 
 /** a command handler */
@@ -715,7 +719,13 @@ cmd_flush(struct remote_req *q)
 	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 3,
 		q->out) != 0)
 		return;
-	if(strcmp(q->cmd, "flush_infra") == 0)
+	/* Unbound answers flush, flush_type and flush_infra with "ok";
+	 * flush_zone, flush_negative and flush_bogus with the counts */
+	if(q->unbound && (strcmp(q->cmd, "flush") == 0 ||
+		strcmp(q->cmd, "flush_type") == 0 ||
+		strcmp(q->cmd, "flush_infra") == 0))
+		stats_buf_printf(q->out, "ok\n");
+	else if(strcmp(q->cmd, "flush_infra") == 0)
 		stats_buf_printf(q->out, "ok removed %llu hosts\n", sums[0]);
 	else	stats_buf_printf(q->out, "ok removed %llu rrsets, %llu "
 			"messages and %llu key entries\n", sums[0], sums[1],
@@ -749,7 +759,10 @@ cmd_flush_requestlist(struct remote_req *q)
 	if(sum_workers(q->d, q->line, NULL, 0, q->d->num_workers, sums, 2,
 		q->out) != 0)
 		return;
-	stats_buf_printf(q->out, "ok removed %llu queries\n", sums[1]);
+	if(q->unbound)
+		stats_buf_printf(q->out, "ok\n");
+	else	stats_buf_printf(q->out, "ok removed %llu queries\n",
+			sums[1]);
 }
 
 static void
@@ -825,9 +838,11 @@ cmd_load_cache(struct remote_req *q)
 		return;
 	}
 	stats_buf_free(&dump);
-	stats_buf_printf(q->out, "ok loaded %llu entries, %llu skipped "
-		"(expired, bogus, already cached or unreferenced)\n", sums[0],
-		sums[1]);
+	if(q->unbound)
+		stats_buf_printf(q->out, "ok\n");
+	else	stats_buf_printf(q->out, "ok loaded %llu entries, %llu "
+			"skipped (expired, bogus, already cached or "
+			"unreferenced)\n", sums[0], sums[1]);
 }
 
 static void
@@ -1022,8 +1037,13 @@ cmd_view_list(struct remote_req *q)
 	const char *key = strcmp(q->cmd, "view_list_local_zones") == 0 ?
 		"local-zone" : "local-data";
 	if(b < 0) {
-		stats_buf_printf(q->out, "error no view named '%s'\n",
-			q->args);
+		/* Unbound's answer is not an error (unbound-control exits
+		 * 0); petrel-control's is */
+		if(q->unbound)
+			stats_buf_printf(q->out, "no view with name: %s\n",
+				q->args);
+		else	stats_buf_printf(q->out, "error no view named '%s'\n",
+				q->args);
 		return;
 	}
 	for(l = q->d->cfg->policy_lines; l; l = l->next) {
@@ -1233,7 +1253,7 @@ static const struct remote_cmd {
 /** run a control command in the supervisor */
 static void
 execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
-	struct stats_buf *out)
+	int unbound, struct stats_buf *out)
 {
 	struct remote_req q;
 	char line[REMOTE_LINE_MAX + 64];
@@ -1253,6 +1273,7 @@ execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
 	q.args = args;
 	q.line = line;
 	q.out = out;
+	q.unbound = unbound;
 	k->fn(&q);
 }
 
@@ -1282,7 +1303,8 @@ serve_control(struct remote *rc, struct remote_conn *c)
 			rest[--n] = 0;
 	}
 	verbose(VERB_DETAIL, "control command: %s %s", cmd, rest);
-	execute(rc, c, cmd, rest, &out);
+	execute(rc, c, cmd, rest, strcmp(proto, REMOTE_PROTO_UNBOUND) == 0,
+		&out);
 	if(out.oom) {
 		stats_buf_free(&out);
 		stats_buf_printf(&out, "error out of memory\n");

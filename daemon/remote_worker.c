@@ -367,7 +367,9 @@ worker_dump_requestlist(struct worker *w, struct stats_buf *out)
 	struct mesh_state *s;
 	const struct timeval *now = w->base ? comm_base_now(w->base) : NULL;
 	int i = 0;
-	stats_buf_printf(out, "thread #%d\n", w->index);
+	/* Unbound's two header lines */
+	stats_buf_printf(out, "thread #%d\n"
+		"#   type cl name    seconds    module status\n", w->index);
 	if(!w->res || !w->res->mesh)
 		return;
 	for(s = w->res->mesh->first; s; s = s->next, i++) {
