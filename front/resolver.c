@@ -2339,7 +2339,7 @@ static int
 resolver_zonemd_start(void *arg, const uint8_t *apex)
 {
 	struct resolver *r = arg;
-	return mesh_new_prefetch(r->mesh, apex, DNS_TYPE_DNSKEY,
+	return mesh_new_background(r->mesh, apex, DNS_TYPE_DNSKEY,
 		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
 }
 
