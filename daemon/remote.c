@@ -15,6 +15,7 @@
 #include "daemon/worker.h"
 #include "services/mesh.h"
 #include "front/policy.h"
+#include "front/localzone.h"
 #include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -900,20 +901,66 @@ cmd_auth_zone(struct remote_req *q)
 	join_workers(q->d, q->line, cache_workers(q->d), q->out);
 }
 
+/** list_local_zones: one zone */
+static void
+list_zone_cb(void *arg, const uint8_t *name, uint16_t rrclass,
+	enum local_zone_type type)
+{
+	char nm[DNS_MAX_NAME_STR];
+	(void)rrclass;
+	if(dname_to_str(name, nm, sizeof(nm)) < 0)
+		return;
+	stats_buf_printf(arg, "%s %s\n", nm, local_zone_type_str(type));
+}
+
 static void
 cmd_list_local_zones(struct remote_req *q)
 {
-	const struct config_localzone *z;
-	for(z = q->d->cfg->local_zones; z; z = z->next)
-		stats_buf_printf(q->out, "%s %s\n", z->name, z->type);
+	/* the zones in force, defaults and implicit zones included, as
+	 * Unbound lists them: "name type" */
+	if(q->d->env && q->d->env->lz)
+		local_zones_walk(q->d->env->lz, list_zone_cb, q->out);
+}
+
+/** list_local_data: one record in presentation format, as Unbound's
+ * ("name<TAB>ttl<TAB>class<TAB>type<TAB>rdata") */
+static void
+list_data_cb(void *arg, const uint8_t *zone, const uint8_t *owner,
+	uint16_t type, uint16_t rrclass, uint32_t ttl, const uint8_t *rdata,
+	size_t rdlen)
+{
+	struct remote_req *q = arg;
+	uint8_t wire[DNS_MAX_NAME + 10 + 65535];
+	size_t ol = dname_len(owner), pos = 0;
+	ldns_rr *rr = NULL;
+	char *str;
+	(void)zone;
+	if(ol == 0 || ol > DNS_MAX_NAME || rdlen > 65535)
+		return;
+	memcpy(wire, owner, ol);
+	dns_write_u16(wire + ol, type);
+	dns_write_u16(wire + ol + 2, rrclass);
+	dns_write_u32(wire + ol + 4, ttl);
+	dns_write_u16(wire + ol + 8, (uint16_t)rdlen);
+	memcpy(wire + ol + 10, rdata, rdlen);
+	if(ldns_wire2rr(&rr, wire, ol + 10 + rdlen, &pos,
+		LDNS_SECTION_ANSWER) != LDNS_STATUS_OK)
+		return;
+	if((str = ldns_rr2str(rr)) != NULL) {
+		/* (Unbound's lines end in an empty line: its record text
+		 * ends in a newline and it prints one more; unbound-control
+		 * gets that byte for byte) */
+		stats_buf_printf(q->out, "%s%s", str, q->unbound ? "\n" : "");
+		free(str);
+	}
+	ldns_rr_free(rr);
 }
 
 static void
 cmd_list_local_data(struct remote_req *q)
 {
-	const struct config_strlist *s;
-	for(s = q->d->cfg->local_data; s; s = s->next)
-		stats_buf_printf(q->out, "%s\n", s->str);
+	if(q->d->env && q->d->env->lz)
+		local_data_walk(q->d->env->lz, list_data_cb, q);
 }
 
 /** rpz_enable, rpz_disable NAME: switch a response policy zone on or off

@@ -301,6 +301,18 @@ run_commands() {
 		ok "$TAG local_data answers" || bad "$TAG local_data answers"
 	expect_ok "list_local_zones" "^one\.example\. static$" list_local_zones
 	expect_ok "list_local_data" "^www\.one\.example\..*192\.0\.2\.31" list_local_data
+	# the default zones and their records, in Unbound's format (each
+	# record followed by an empty line, as Unbound prints it)
+	expect_ok "list_local_zones: the defaults" "^localhost\. redirect$" list_local_zones
+	echo "$OUT" | grep -qx '127\.in-addr\.arpa\. static' &&
+		ok "$TAG list_local_zones: 127.in-addr.arpa. static" ||
+		bad "$TAG list_local_zones: no 127.in-addr.arpa.: $(echo "$OUT" | head -3)"
+	uc list_local_data
+	if [ $RC = 0 ] && printf '%s\n' "$OUT" | grep -A1 -x 'localhost\.	10800	IN	A	127\.0\.0\.1' | sed -n 2p | grep -qx ''; then
+		ok "$TAG list_local_data: the defaults, Unbound's lines"
+	else
+		bad "$TAG list_local_data: $(echo "$OUT" | head -4)"
+	fi
 	expect_ok "local_data_remove" "^ok$" local_data_remove www.one.example
 	expect_ok "local_zone_remove" "^ok$" local_zone_remove one.example
 	expect_err "local_zone with a bad type" local_zone two.example nonsense
