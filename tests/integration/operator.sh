@@ -32,7 +32,8 @@
 #    signed root and zones on NSD (127.0.210.11-13, port 53; as root):
 #    flush_zone and flush_type NAME DNSKEY remove the zone's key entries
 #    and the next query validates the keys again; flush_negative and
-#    flush_bogus remove the bad entry a bogus zone left.
+#    flush_bogus remove the bad entry a bogus zone left. num.answer.secure
+#    counts the secure answers given from the cache.
 # Takes /tmp/petrel-integration.lock, runs about 10 s, stops everything it
 # started on exit (lib.sh). Exit 0 when every check passed, 1 otherwise,
 # 77 when a tool is missing.
@@ -412,6 +413,17 @@ dnssec_flushes() {
 	if ! echo "$out" | grep -q 'flags:[^;]* ad[ ;]'; then
 		fail "keys: www.kz. is not secure: $(echo "$out" | grep -i 'status\|flags')"
 		return 0
+	fi
+	# num.answer.secure counts the secure answers given from the cache
+	# too, as Unbound's (two cached answers: two more)
+	local s0 s1
+	s0=$(ctl stats_noreset | sed -n 's/^num\.answer\.secure=//p')
+	kq www.kz. A > /dev/null; kq www.kz. A > /dev/null
+	s1=$(ctl stats_noreset | sed -n 's/^num\.answer\.secure=//p')
+	if [ -n "$s0" ] && [ "$s0" -ge 1 ] && [ "$s1" = $((s0 + 2)) ]; then
+		ok "num.answer.secure: $s0 after the validation, $s1 after two cached answers"
+	else
+		fail "num.answer.secure: '$s0' then '$s1' after two cached secure answers"
 	fi
 	k0=$(keyc)
 	out=$(ctl flush_zone kz.)
