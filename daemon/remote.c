@@ -16,6 +16,8 @@
 #include "services/mesh.h"
 #include "front/policy.h"
 #include "front/localzone.h"
+#include "front/modstack.h"
+#include "iterator/iter_env.h"
 #include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -349,6 +351,77 @@ list_zones(struct stats_buf *out, const struct config_stub *z, int fwd,
 			stats_buf_printf(out, " %s", a->str);
 		for(h = z->hosts; h; h = h->next)
 			stats_buf_printf(out, " %s", h->str);
+		stats_buf_append(out, "\n", 1);
+	}
+}
+
+/** an address as Unbound's list commands print it: the IP alone */
+static void
+print_ip(struct stats_buf *out, const struct netaddr *a)
+{
+	char ip[INET6_ADDRSTRLEN];
+	size_t n = 0;
+	const uint8_t *b = netaddr_bytes(a, &n);
+	if(inet_ntop(netaddr_family(a), b, ip, sizeof(ip)))
+		stats_buf_printf(out, " %s", ip);
+}
+
+/** the root hints as Unbound's list_stubs shows them, the stub of ".":
+ * ". IN stub prime NS... ADDR...", both lists in reverse order (the
+ * order Unbound's delegation point holds them in) */
+static void
+list_root_hints_unbound(struct stats_buf *out, const struct iter_env *ie)
+{
+	const struct iter_hint *h, *list[256];
+	int n = 0, i, j;
+	for(h = ie->hints; h && n < 256; h = h->next)
+		list[n++] = h;
+	if(n == 0)
+		return;
+	stats_buf_printf(out, ". IN stub prime");
+	for(i = n - 1; i >= 0; i--) {
+		char nm[DNS_MAX_NAME_STR];
+		/* each name once */
+		for(j = n - 1; j > i; j--)
+			if(dname_equal(list[j]->name, list[i]->name))
+				break;
+		if(j > i || dname_to_str(list[i]->name, nm, sizeof(nm)) < 0)
+			continue;
+		stats_buf_printf(out, " %s", nm);
+	}
+	for(i = n - 1; i >= 0; i--)
+		if(list[i]->has_addr)
+			print_ip(out, &list[i]->addr);
+	stats_buf_append(out, "\n", 1);
+}
+
+/**
+ * list_stubs, list_forwards to unbound-control, as Unbound prints them:
+ * "name IN stub prime|noprime NS... ADDR..." (the root hints first),
+ * "name IN forward NS... ADDR...", addresses without their port.
+ */
+static void
+list_zones_unbound(const struct daemon *d, struct stats_buf *out,
+	const struct config_stub *z, int fwd)
+{
+	const struct daemon_env *env = d->env;
+	int id = env ? modstack_find(&env->mods, "iterator") : -1;
+	const struct config_stub *c;
+	int root_stub = 0;
+	for(c = z; c; c = c->next)
+		if(strcmp(c->name, ".") == 0)
+			root_stub = 1;
+	if(!fwd && !root_stub && id >= 0 && env->mods.modinfo[id])
+		list_root_hints_unbound(out, env->mods.modinfo[id]);
+	for(; z; z = z->next) {
+		const struct config_addrlist *a;
+		const struct config_strlist *h;
+		stats_buf_printf(out, "%s IN %s", z->name, fwd ? "forward" :
+			(z->prime ? "stub prime" : "stub noprime"));
+		for(h = z->hosts; h; h = h->next)
+			stats_buf_printf(out, " %s", h->str);
+		for(a = z->addrs; a; a = a->next)
+			print_ip(out, &a->addr);
 		stats_buf_append(out, "\n", 1);
 	}
 }
@@ -878,13 +951,17 @@ cmd_lookup(struct remote_req *q)
 static void
 cmd_list_forwards(struct remote_req *q)
 {
-	list_zones(q->out, q->d->cfg->forwards, 1, 0);
+	if(q->unbound)
+		list_zones_unbound(q->d, q->out, q->d->cfg->forwards, 1);
+	else	list_zones(q->out, q->d->cfg->forwards, 1, 0);
 }
 
 static void
 cmd_list_stubs(struct remote_req *q)
 {
-	list_zones(q->out, q->d->cfg->stubs, 0, 0);
+	if(q->unbound)
+		list_zones_unbound(q->d, q->out, q->d->cfg->stubs, 0);
+	else	list_zones(q->out, q->d->cfg->stubs, 0, 0);
 }
 
 /** list_auth_zones, auth_zone_reload, auth_zone_transfer: done by the

@@ -26,7 +26,8 @@
  * Unbound's bytes: "ok" for flush, flush_type, flush_infra,
  * flush_requestlist and load_cache (petrel-control is told what was
  * removed or loaded), "no view with name: X" (not an error) for a view
- * that does not exist.
+ * that does not exist, list_stubs (the root hints first) and
+ * list_forwards in Unbound's format.
  *
  * The code: remote.c (this header) is the server, its protocols and the
  * commands run in the supervisor; remote_worker.c the commands a worker
