@@ -1842,10 +1842,11 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	 * forward, a client that sent ECS skips it, as in Unbound) */
 	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always) &&
 		!tags) {
-		int refresh = 0;
+		int refresh = 0, secure = 0;
 		enum mcache_result mr;
-		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
-			r->out->now->tv_sec, out, outmax, outlen, &refresh);
+		mr = mcache_answer_sec(r->mcache, q, pkt, tp == RESOLVER_TCP,
+			r->out->now->tv_sec, out, outmax, outlen, &refresh,
+			&secure);
 		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
 			/* serve-expired-client-timeout (or cachedb-check-
 			 * when-serve-expired): try for a fresh answer first;
@@ -1908,6 +1909,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
+			/* (a fresh validation is counted by the validator) */
+			if(secure)
+				r->stats.num_answer_secure++;
 			if(refresh)
 				(void)mesh_new_prefetch(r->mesh,
 					q->qinfo.qname, q->qinfo.qtype,
@@ -2339,7 +2343,7 @@ static int
 resolver_zonemd_start(void *arg, const uint8_t *apex)
 {
 	struct resolver *r = arg;
-	return mesh_new_prefetch(r->mesh, apex, DNS_TYPE_DNSKEY,
+	return mesh_new_background(r->mesh, apex, DNS_TYPE_DNSKEY,
 		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
 }
 

@@ -2146,6 +2146,26 @@ val_key_count(struct module_env *env, int id)
 }
 
 size_t
+val_flush_keys(struct module_env *env, int id, const uint8_t *name,
+	int below)
+{
+	struct val_env *ve = env->modinfo[id];
+	if(!ve)
+		return 0;
+	if(below)
+		return val_kcache_flush_zone(ve->kcache, name);
+	return (size_t)(val_kcache_remove(ve->kcache, name, DNS_CLASS_IN) ?
+		1 : 0);
+}
+
+size_t
+val_flush_bad_keys(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	return ve ? val_kcache_flush_bogus(ve->kcache) : 0;
+}
+
+size_t
 val_flush_bogus(struct module_env *env, int id)
 {
 	struct val_env *ve = env->modinfo[id];
