@@ -150,6 +150,12 @@ struct config_stub {
 	 * unless given, the certificate verified against the name after
 	 * '#' in the address (or the IP address) */
 	int tls;
+	/** forward-tcp-upstream: or stub-tcp-upstream: the servers are asked
+	 * over TCP only */
+	int tcp;
+	/** forward-no-cache: or stub-no-cache: answers from the zone are
+	 * not cached */
+	int no_cache;
 	/** line of the clause header in its file, for later messages */
 	int line;
 };
@@ -332,6 +338,31 @@ struct config_file {
 	struct config_strlist *caps_exempt;
 	/** harden-glue: only trust glue inside the server's zone */
 	int harden_glue;
+	/** target-fetch-policy: per dependency depth, how many NS names
+	 * without addresses to look up ahead ("-1" all, "0" on demand);
+	 * the number of values is the deepest dependency followed
+	 * (iterator/iter_env.c parses it) */
+	char *target_fetch_policy;
+	/** iter-scrub-promiscuous: drop the NS set from the authority
+	 * section of answers and errors */
+	int iter_scrub_promiscuous;
+	/** harden-unverified-glue: only in-zone glue is used at once */
+	int harden_unverified_glue;
+	/** do-nat64: reach IPv4 servers through NAT64 (over IPv6) */
+	int do_nat64;
+	/** nat64-prefix: the NAT64 prefix (ip6/len), or NULL for the
+	 * dns64-prefix */
+	char *nat64_prefix;
+	/** outbound-msg-retry: most queries to one server for a question */
+	int outbound_msg_retry;
+	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
+	int iter_scrub_ns;
+	/** max-query-restarts: most CNAME/DNAME links followed for one
+	 * question */
+	int max_query_restarts;
+	/** max-sent-count: most upstream queries for one question per
+	 * delegation (counted again after a referral or a CNAME) */
+	int max_sent_count;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
