@@ -9,6 +9,13 @@
  * here the body becomes a zone), and the service thread with its task
  * timers.
  *
+ * The network and the clock are reached only through the service's
+ * transport (struct xfr_transport, given at creation): the real one below
+ * (TCP sockets with poll deadlines, time(NULL)) on the service's thread in
+ * the daemon, or a fake network and clock driven from the caller's loop
+ * with xfr_service_run_due (tests, the replay runner). url: downloads go
+ * through services/http_fetch.c and are not faked.
+ *
  * Locking: the service mutex guards the task list and every task's
  * timers, flags and status text. The thread drops it while a transfer
  * runs, so a NOTIFY arriving meanwhile only sets the task's flag (the task
@@ -864,21 +871,104 @@ fail:
 	return -1;
 }
 
-/** one transfer attempt from one primary.
+/** an exchange of the real transport: one TCP connection */
+struct xfr_tcp_conn {
+	/** the socket (non-blocking) */
+	int fd;
+	/** the service's stop flag */
+	volatile int *stop;
+};
+
+/** the real transport's open: connect over TCP */
+static void *
+real_open(void *ctx, const struct netaddr *addr, volatile int *stop,
+	char *why, size_t whylen)
+{
+	struct xfr_tcp_conn *c = malloc(sizeof(*c));
+	(void)ctx;
+	if(!c) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	c->stop = stop;
+	if((c->fd = tcp_connect(addr, stop)) < 0) {
+		snprintf(why, whylen, "cannot connect: %s", strerror(errno));
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/** the real transport's send: the length, then the message */
+static int
+real_send(void *conn, const uint8_t *msg, size_t len)
+{
+	struct xfr_tcp_conn *c = conn;
+	struct timeval dl;
+	uint8_t lenb[2];
+	if(len > 65535)
+		return -1;
+	put16(lenb, (unsigned)len);
+	deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(write_full(c->fd, lenb, 2, &dl, c->stop) != 0)
+		return -1;
+	return write_full(c->fd, msg, len, &dl, c->stop);
+}
+
+/** the real transport's recv: a length, then that many bytes */
+static int
+real_recv(void *conn, uint8_t *buf, size_t max)
+{
+	struct xfr_tcp_conn *c = conn;
+	struct timeval dl;
+	uint8_t lenb[2];
+	size_t ml;
+	deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(read_full(c->fd, lenb, 2, &dl, c->stop) != 0 ||
+		(ml = get16(lenb)) > max ||
+		read_full(c->fd, buf, ml, &dl, c->stop) != 0)
+		return -1;
+	return (int)ml;
+}
+
+/** the real transport's close */
+static void
+real_close(void *conn)
+{
+	struct xfr_tcp_conn *c = conn;
+	close(c->fd);
+	free(c);
+}
+
+/** the real transport's clock */
+static time_t
+real_now(void *ctx)
+{
+	(void)ctx;
+	return time(NULL);
+}
+
+/** the real transport: TCP sockets, the system clock */
+static const struct xfr_transport xfr_real_transport = {
+	real_open, real_send, real_recv, real_close, real_now, NULL
+};
+
+/** one transfer attempt from one primary, over the transport tp.
  * @return 0 (res or *uptodate set), -1 failure, -2 the primary refused
  * IXFR (try AXFR). */
 static int
-xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
-	uint32_t serial, struct xfr_result *res, int *uptodate,
-	volatile int *stop, char *why, size_t whylen)
+xfr_fetch(const struct xfr_transport *tp, const ldns_rdf *zone,
+	const struct xfr_primary *pr, int ixfr, uint32_t serial,
+	struct xfr_result *res, int *uptodate, volatile int *stop, char *why,
+	size_t whylen)
 {
 	ldns_pkt *q = NULL, **msgs = NULL;
 	size_t nmsgs = 0, maxmsgs = 0, total = 0, wlen = 0;
-	uint8_t *wire = NULL, *buf = NULL, lenb[2];
+	uint8_t *wire = NULL, *buf = NULL;
 	struct xfr_tsig_state ts;
-	struct timeval dl;
+	void *conn = NULL;
 	uint16_t id;
-	int fd = -1, ret = -1, r;
+	int ret = -1, r;
 	const char *err = NULL;
 	memset(&ts, 0, sizeof(ts));
 	ts.key = pr->key;
@@ -910,23 +1000,19 @@ xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
 		snprintf(why, whylen, "cannot make the query");
 		goto out;
 	}
-	if(!(buf = malloc(65536 + 2))) {
+	if(!(buf = malloc(65536))) {
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	memcpy(buf + 2, wire, wlen);
-	if(pr->key && xfr_tsig_sign(&ts, buf + 2, &wlen, 65535,
-		(uint64_t)time(NULL)) != 0) {
+	memcpy(buf, wire, wlen);
+	if(pr->key && xfr_tsig_sign(&ts, buf, &wlen, 65535,
+		(uint64_t)tp->now(tp->ctx)) != 0) {
 		snprintf(why, whylen, "cannot sign the query");
 		goto out;
 	}
-	put16(buf, (unsigned)wlen);
-	if((fd = tcp_connect(&pr->addr, stop)) < 0) {
-		snprintf(why, whylen, "cannot connect: %s", strerror(errno));
+	if(!(conn = tp->open(tp->ctx, &pr->addr, stop, why, whylen)))
 		goto out;
-	}
-	deadline_in(&dl, XFR_TIMEOUT_MS);
-	if(write_full(fd, buf, wlen + 2, &dl, stop) != 0) {
+	if(tp->send(conn, buf, wlen) != 0) {
 		snprintf(why, whylen, "cannot send the query");
 		goto out;
 	}
@@ -934,13 +1020,13 @@ xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
 		size_t ml;
 		ldns_pkt *m = NULL;
 		ldns_rr_list *an;
-		deadline_in(&dl, XFR_TIMEOUT_MS);
-		if(read_full(fd, lenb, 2, &dl, stop) != 0 || (ml = get16(lenb))
-			< 12 || read_full(fd, buf, ml, &dl, stop) != 0) {
+		int got = tp->recv(conn, buf, 65535);
+		if(got < 12) {
 			snprintf(why, whylen, "the reply stopped (timeout or "
 				"closed after %u messages)", (unsigned)nmsgs);
 			goto out;
 		}
+		ml = (size_t)got;
 		total += ml;
 		if(total > XFR_MAX_BYTES) {
 			snprintf(why, whylen, "the zone is larger than %u bytes",
@@ -952,8 +1038,8 @@ xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
 			goto out;
 		}
 		if(pr->key) {
-			r = xfr_tsig_verify(&ts, buf, &ml, (uint64_t)time(NULL),
-				&err);
+			r = xfr_tsig_verify(&ts, buf, &ml,
+				(uint64_t)tp->now(tp->ctx), &err);
 			if(r < 0) {
 				/* an error reply may come unsigned: report the
 				 * rcode, which says more */
@@ -1013,8 +1099,8 @@ rcode:
 	snprintf(res->from, sizeof(res->from), "%s", why);
 	ret = 0;
 out:
-	if(fd >= 0)
-		close(fd);
+	if(conn)
+		tp->close(conn);
 	while(nmsgs > 0)
 		ldns_pkt_free(msgs[--nmsgs]);
 	free(msgs);
@@ -1167,14 +1253,30 @@ struct xfr_service {
 	struct xfr_task *tasks;
 	/** jobs posted, oldest first, and the last */
 	struct xfr_job *jobs, *jobs_last;
+	/** the transport: network and clock */
+	struct xfr_transport tp;
 };
+
+/** the service's time */
+static time_t
+xs_now(struct xfr_service *xs)
+{
+	return xs->tp.now(xs->tp.ctx);
+}
 
 struct xfr_service *
 xfr_service_create(void)
 {
+	return xfr_service_create_transport(&xfr_real_transport);
+}
+
+struct xfr_service *
+xfr_service_create_transport(const struct xfr_transport *tp)
+{
 	struct xfr_service *xs = calloc(1, sizeof(*xs));
 	if(!xs)
 		return NULL;
+	xs->tp = *tp;
 #ifdef HAVE_PTHREAD
 	pthread_mutex_init(&xs->lock, NULL);
 	pthread_cond_init(&xs->cond, NULL);
@@ -1237,7 +1339,6 @@ result_soa(const struct xfr_result *res)
 	return NULL;
 }
 
-#ifdef HAVE_PTHREAD
 /**
  * The url: sources of a task, in turn, until one gives the zone (the
  * service lock is not held).
@@ -1310,9 +1411,8 @@ task_run_urls(struct xfr_task *t, int have, uint32_t serial, int full,
 	return 0;
 }
 
-/* (only the transfer thread runs tasks: a build without threads has
- * none, and serves auth zones from their zone files) */
-/** run one task (the service lock is not held) */
+/** run one task (the service lock is not held): on the transfer thread,
+ * or on the caller's thread in xfr_service_run_due */
 static void
 task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 {
@@ -1331,14 +1431,14 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		(void)netaddr_str(&pr->addr, 53, from, sizeof(from));
 		memset(&res, 0, sizeof(res));
 		why[0] = 0;
-		r = xfr_fetch(t->zone, pr, ixfr, serial, &res, &uptodate,
-			&xs->stop, why, sizeof(why));
+		r = xfr_fetch(&xs->tp, t->zone, pr, ixfr, serial, &res,
+			&uptodate, &xs->stop, why, sizeof(why));
 		if(r == -2) {
 			verbose(VERB_ALGO, "xfr %s: %s refuses IXFR (%s), "
 				"trying AXFR", t->zname, from, why);
 			ixfr = 0;
-			r = xfr_fetch(t->zone, pr, 0, serial, &res, &uptodate,
-				&xs->stop, why, sizeof(why));
+			r = xfr_fetch(&xs->tp, t->zone, pr, 0, serial, &res,
+				&uptodate, &xs->stop, why, sizeof(why));
 		}
 		if(r != 0) {
 			log_warn("xfr %s: transfer from %s failed: %s",
@@ -1392,7 +1492,7 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		if(ok == 2)
 			newhave = 1;
 	}
-	now = time(NULL);
+	now = xs_now(xs);
 	if(!ok && have && t->expire_at && now >= t->expire_at) {
 		memset(&res, 0, sizeof(res));
 		res.kind = XFR_EXPIRED;
@@ -1419,7 +1519,72 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	xs_unlock(xs);
 	ldns_rr_free(soa);
 }
-#endif /* HAVE_PTHREAD */
+
+/**
+ * Run one due job or task, if any (the service lock held; dropped while
+ * it runs, taken again).
+ * @param first: when nothing is due, lowered to the earliest time that
+ *	something will be.
+ * @return 1 when one ran, 0 when nothing was due.
+ */
+static int
+xs_run_one(struct xfr_service *xs, time_t *first)
+{
+	struct xfr_task *t, *due = NULL;
+	time_t now = xs_now(xs);
+	struct xfr_job *j, *pj = NULL;
+	for(j = xs->jobs; j; pj = j, j = j->next) {
+		if(j->when <= now)
+			break;
+		if(j->when < *first)
+			*first = j->when;
+	}
+	if(j) {
+		if(pj)
+			pj->next = j->next;
+		else	xs->jobs = j->next;
+		if(xs->jobs_last == j)
+			xs->jobs_last = pj;
+		xs_unlock(xs);
+		j->fn(j->arg);
+		free(j);
+		xs_lock(xs);
+		return 1;
+	}
+	for(t = xs->tasks; t; t = t->next) {
+		if(t->woken || t->next_time <= now) {
+			due = t;
+			break;
+		}
+		if(t->next_time < *first)
+			*first = t->next_time;
+	}
+	if(due) {
+		int have = due->have, full = due->full;
+		uint32_t serial = due->serial;
+		due->woken = 0;
+		due->full = 0;
+		xs_unlock(xs);
+		task_run(due, have, serial, full);
+		xs_lock(xs);
+		return 1;
+	}
+	return 0;
+}
+
+int
+xfr_service_run_due(struct xfr_service *xs)
+{
+	int n = 0;
+	time_t first = 0;
+	xs_lock(xs);
+	if(!xs->running) {
+		while(!xs->stop && xs_run_one(xs, &first))
+			n++;
+	}
+	xs_unlock(xs);
+	return n;
+}
 
 #ifdef HAVE_PTHREAD
 /** the service thread */
@@ -1429,45 +1594,8 @@ xfr_thread(void *arg)
 	struct xfr_service *xs = arg;
 	pthread_mutex_lock(&xs->lock);
 	while(!xs->stop) {
-		struct xfr_task *t, *due = NULL;
-		time_t now = time(NULL), first = now + 60;
-		struct xfr_job *j, *pj = NULL;
-		for(j = xs->jobs; j; pj = j, j = j->next) {
-			if(j->when <= now)
-				break;
-			if(j->when < first)
-				first = j->when;
-		}
-		if(j) {
-			if(pj)
-				pj->next = j->next;
-			else	xs->jobs = j->next;
-			if(xs->jobs_last == j)
-				xs->jobs_last = pj;
-			pthread_mutex_unlock(&xs->lock);
-			j->fn(j->arg);
-			free(j);
-			pthread_mutex_lock(&xs->lock);
-			continue;
-		}
-		for(t = xs->tasks; t; t = t->next) {
-			if(t->woken || t->next_time <= now) {
-				due = t;
-				break;
-			}
-			if(t->next_time < first)
-				first = t->next_time;
-		}
-		if(due) {
-			int have = due->have, full = due->full;
-			uint32_t serial = due->serial;
-			due->woken = 0;
-			due->full = 0;
-			pthread_mutex_unlock(&xs->lock);
-			task_run(due, have, serial, full);
-			pthread_mutex_lock(&xs->lock);
-			continue;
-		} else {
+		time_t first = xs_now(xs) + 60;
+		if(!xs_run_one(xs, &first)) {
 			struct timespec ts;
 			ts.tv_sec = first;
 			ts.tv_nsec = 0;
@@ -1555,7 +1683,7 @@ xfr_task_create(struct xfr_service *xs, const char *zone,
 	t->cb = cb;
 	t->arg = arg;
 	t->xs = xs;
-	t->next_time = n ? time(NULL) : (time_t)0x7fffffff;
+	t->next_time = n ? xs_now(xs) : (time_t)0x7fffffff;
 	snprintf(t->last, sizeof(t->last), "no transfer yet");
 	xs_lock(xs);
 	for(tail = &xs->tasks; *tail; tail = &(*tail)->next)
@@ -1592,7 +1720,7 @@ xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
 	xs_lock(t->xs);
 	t->nurl = n;
 	if(!t->nprim && !t->have)
-		t->next_time = time(NULL);
+		t->next_time = xs_now(t->xs);
 	xs_unlock(t->xs);
 	return 0;
 }
@@ -1601,7 +1729,7 @@ void
 xfr_task_set_serial(struct xfr_task *t, uint32_t serial, uint32_t refresh,
 	uint32_t retry, uint32_t expire, time_t age)
 {
-	time_t now = time(NULL);
+	time_t now = xs_now(t->xs);
 	xs_lock(t->xs);
 	t->have = 1;
 	t->serial = serial;
@@ -1642,7 +1770,8 @@ xfr_task_retry(struct xfr_task *t, int have, uint32_t serial)
 	t->have = have;
 	t->serial = serial;
 	t->full = 1;
-	t->next_time = time(NULL) + (t->retry ? t->retry : XFR_RETRY_NODATA);
+	t->next_time = xs_now(t->xs) + (t->retry ? t->retry :
+		XFR_RETRY_NODATA);
 	xs_unlock(t->xs);
 }
 
@@ -1689,7 +1818,7 @@ xfr_service_post_at(struct xfr_service *xs, void (*fn)(void *), void *arg,
 char *
 xfr_task_status(struct xfr_task *t, char *buf, size_t len)
 {
-	time_t now = time(NULL);
+	time_t now = xs_now(t->xs);
 	xs_lock(t->xs);
 	if(!t->nprim && !t->nurl)
 		snprintf(buf, len, "serial %u, no primaries",
