@@ -1134,6 +1134,14 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 			z->zonefile, line, ldns_get_errorstr_by_id(st));
 		return -1;
 	}
+	if(missing_ok && !ldns_zone_soa(lz) &&
+		ldns_rr_list_rr_count(ldns_zone_rrs(lz)) == 0) {
+		/* an empty file of a zone that is transferred: no data
+		 * yet, as when it is missing (Unbound's zonefile: written
+		 * before the first transfer) */
+		ldns_zone_deep_free(lz);
+		return 0;
+	}
 	/* the SOA is kept apart by ldns: put it with the others */
 	rrs = ldns_rr_list_clone(ldns_zone_rrs(lz));
 	if(!rrs || !ldns_zone_soa(lz) || !ldns_rr_list_push_rr(rrs,
@@ -1849,6 +1857,12 @@ auth_zones_keys_answer(struct auth_zones *az, const uint8_t *qname,
 	 * thread finishes it */
 	if(!az->xs || xfr_service_post(az->xs, z_finish, z) != 0)
 		z_finish(z);
+}
+
+struct xfr_service *
+auth_zones_xfr(struct auth_zones *az)
+{
+	return az ? az->xs : NULL;
 }
 
 int

@@ -1572,6 +1572,31 @@ xs_run_one(struct xfr_service *xs, time_t *first)
 	return 0;
 }
 
+void
+xfr_service_set_transport(struct xfr_service *xs,
+	const struct xfr_transport *tp)
+{
+	struct xfr_task *t;
+	struct xfr_job *j;
+	time_t before, delta;
+	xs_lock(xs);
+	before = xs_now(xs);
+	xs->tp = *tp;
+	delta = xs_now(xs) - before;
+	for(t = xs->tasks; t; t = t->next) {
+		if(t->next_time != (time_t)0x7fffffff)
+			t->next_time += delta;
+		if(t->expire_at)
+			t->expire_at += delta;
+		if(t->last_time)
+			t->last_time += delta;
+	}
+	for(j = xs->jobs; j; j = j->next)
+		if(j->when)
+			j->when += delta;
+	xs_unlock(xs);
+}
+
 int
 xfr_service_run_due(struct xfr_service *xs)
 {

@@ -277,6 +277,16 @@ struct xfr_service *xfr_service_create_transport(
 	const struct xfr_transport *tp);
 
 /**
+ * Move a service that is not started yet onto another transport (see
+ * struct xfr_transport): the times of its tasks and jobs keep their
+ * distance from now on the new clock. For a service its owner created
+ * (auth zones) that a test or the replay runner then drives.
+ * @param tp: copied; its ctx must live as long as the service.
+ */
+void xfr_service_set_transport(struct xfr_service *xs,
+	const struct xfr_transport *tp);
+
+/**
  * Run, on the caller's thread, every job and task due at the transport's
  * time (woken tasks too), until none is. For a service whose thread is
  * not started (a test, the replay runner); does nothing when it is.
