@@ -2141,8 +2141,10 @@ reply:
 	if(qend > outmax)
 		return 0;
 	memmove(out, pkt, qend);
-	out[2] = (uint8_t)((out[2] & 0x79) | 0x80 | (rcode == 0 ? 0x04 : 0));
-	out[3] = (uint8_t)(rcode & 0x0f);
+	/* QR, the opcode, RD and CD as asked, RA: the flags Unbound
+	 * answers a NOTIFY with (no AA: a resolver holds no authority) */
+	out[2] = (uint8_t)((out[2] & 0x79) | 0x80);
+	out[3] = (uint8_t)(0x80 | (pkt[3] & 0x10) | (rcode & 0x0f));
 	out[4] = 0;
 	out[5] = qend > 12 ? 1 : 0;
 	memset(out + 6, 0, 6);

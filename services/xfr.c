@@ -1525,15 +1525,17 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
  * it runs, taken again).
  * @param first: when nothing is due, lowered to the earliest time that
  *	something will be.
+ * @param woken_only: only a task woken (NOTIFY, a command), nothing
+ *	whose time came.
  * @return 1 when one ran, 0 when nothing was due.
  */
 static int
-xs_run_one(struct xfr_service *xs, time_t *first)
+xs_run_one(struct xfr_service *xs, time_t *first, int woken_only)
 {
 	struct xfr_task *t, *due = NULL;
 	time_t now = xs_now(xs);
 	struct xfr_job *j, *pj = NULL;
-	for(j = xs->jobs; j; pj = j, j = j->next) {
+	for(j = woken_only ? NULL : xs->jobs; j; pj = j, j = j->next) {
 		if(j->when <= now)
 			break;
 		if(j->when < *first)
@@ -1552,7 +1554,7 @@ xs_run_one(struct xfr_service *xs, time_t *first)
 		return 1;
 	}
 	for(t = xs->tasks; t; t = t->next) {
-		if(t->woken || t->next_time <= now) {
+		if(t->woken || (!woken_only && t->next_time <= now)) {
 			due = t;
 			break;
 		}
@@ -1597,18 +1599,31 @@ xfr_service_set_transport(struct xfr_service *xs,
 	xs_unlock(xs);
 }
 
-int
-xfr_service_run_due(struct xfr_service *xs)
+/** xfr_service_run_due, xfr_service_run_woken */
+static int
+xs_run_all(struct xfr_service *xs, int woken_only)
 {
 	int n = 0;
 	time_t first = 0;
 	xs_lock(xs);
 	if(!xs->running) {
-		while(!xs->stop && xs_run_one(xs, &first))
+		while(!xs->stop && xs_run_one(xs, &first, woken_only))
 			n++;
 	}
 	xs_unlock(xs);
 	return n;
+}
+
+int
+xfr_service_run_due(struct xfr_service *xs)
+{
+	return xs_run_all(xs, 0);
+}
+
+int
+xfr_service_run_woken(struct xfr_service *xs)
+{
+	return xs_run_all(xs, 1);
 }
 
 #ifdef HAVE_PTHREAD
@@ -1620,7 +1635,7 @@ xfr_thread(void *arg)
 	pthread_mutex_lock(&xs->lock);
 	while(!xs->stop) {
 		time_t first = xs_now(xs) + 60;
-		if(!xs_run_one(xs, &first)) {
+		if(!xs_run_one(xs, &first, 0)) {
 			struct timespec ts;
 			ts.tv_sec = first;
 			ts.tv_nsec = 0;

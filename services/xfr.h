@@ -294,6 +294,14 @@ void xfr_service_set_transport(struct xfr_service *xs,
  */
 int xfr_service_run_due(struct xfr_service *xs);
 
+/**
+ * As xfr_service_run_due, only the tasks woken (xfr_task_notify), none
+ * whose time came and no job: what Unbound starts at once rather than on
+ * a timer (the replay runner, between the timers of its steps).
+ * @return how many tasks ran.
+ */
+int xfr_service_run_woken(struct xfr_service *xs);
+
 /** Start the thread. @return 0 or -1. */
 int xfr_service_start(struct xfr_service *xs);
 

@@ -1455,6 +1455,8 @@ run_testbound(struct runner *r)
 		}
 		if(tb_answer_from_ranges(r))
 			continue;
+		if(r->xs && xfr_service_run_woken(r->xs) > 0)
+			continue; /* a NOTIFY starts its transfer at once */
 		tb_do_moment(r, now);
 	}
 	if(!r->failed && r->answers) {
