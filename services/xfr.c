@@ -1419,7 +1419,7 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	struct xfr_service *xs = t->xs;
 	char why[256], from[NETADDR_STRLEN], last[512];
 	size_t i;
-	int ok = 0, uptodate = 0, newhave = have;
+	int ok = 0, uptodate = 0, newhave = have, axfr_now = 0;
 	uint32_t nserial = serial;
 	ldns_rr *soa = NULL;
 	struct xfr_result res;
@@ -1427,7 +1427,8 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	last[0] = 0;
 	for(i = 0; i < t->nprim && !ok && !xs->stop; i++) {
 		const struct xfr_primary *pr = &t->prim[i];
-		int ixfr = have && !full, r;
+		int ixfr = have && !full && !axfr_now, r;
+		axfr_now = 0;
 		(void)netaddr_str(&pr->addr, 53, from, sizeof(from));
 		memset(&res, 0, sizeof(res));
 		why[0] = 0;
@@ -1466,6 +1467,16 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		if(t->cb(t->arg, &res) != 0) {
 			snprintf(last, sizeof(last), "refused the zone from %s",
 				from);
+			if(res.kind == XFR_INCR) {
+				/* the differences do not apply to what we
+				 * have: the whole zone from the same primary,
+				 * at once (as Unbound falls back to AXFR) */
+				verbose(VERB_ALGO, "xfr %s: the IXFR from %s "
+					"does not apply, trying AXFR", t->zname,
+					from);
+				axfr_now = 1;
+				i--;
+			}
 			xfr_result_clear(&res);
 			continue;
 		}

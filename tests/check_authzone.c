@@ -1728,6 +1728,48 @@ START_TEST(test_transport_seam)
 }
 END_TEST
 
+/** the callback of an owner that cannot apply differences */
+static int
+fake_cb_no_incr(void *arg, struct xfr_result *res)
+{
+	(void)fake_cb(arg, res);
+	return res->kind == XFR_INCR ? -1 : 0;
+}
+
+/** differences the owner refuses (they do not apply to its zone): the
+ * whole zone from the same primary at once, in the same run (was: the
+ * retry timer, with the zone left old meanwhile) */
+START_TEST(test_transport_ixfr_refused)
+{
+	struct fake_net f;
+	struct fake_got g;
+	struct xfr_transport tp = { fake_open, fake_send, fake_recv,
+		fake_close, fake_now, &f };
+	struct xfr_primary pr;
+	struct xfr_service *xs;
+	struct xfr_task *t;
+	memset(&f, 0, sizeof(f));
+	memset(&g, 0, sizeof(g));
+	memset(&pr, 0, sizeof(pr));
+	f.now = 1000000;
+	f.serial = 2;
+	ck_assert_int_eq(netaddr_parse("192.0.2.53", 53, &pr.addr, NULL), 0);
+	ck_assert_ptr_nonnull(xs = xfr_service_create_transport(&tp));
+	ck_assert_ptr_nonnull(t = xfr_task_create(xs, "example.", &pr, 1,
+		fake_cb_no_incr, &g));
+	xfr_task_set_serial(t, 1, 100, 50, 1000, 0);
+	xfr_task_notify(t, 2, 0);
+	ck_assert_int_eq(xfr_service_run_due(xs), 1);
+	ck_assert_int_eq(f.opens, 2);
+	ck_assert_int_eq(f.qtype, LDNS_RR_TYPE_AXFR);
+	ck_assert_int_eq(g.calls, 2);
+	ck_assert_int_eq(g.kind, XFR_FULL);
+	ck_assert_int_eq(g.serial, 2);
+	ck_assert_uint_eq(xfr_task_count(t), 1);
+	xfr_service_delete(xs);
+}
+END_TEST
+
 START_TEST(test_url_parse)
 {
 	struct config_url u;
@@ -1803,6 +1845,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_url_parse);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_transport_seam);
+	tcase_add_test(tc, test_transport_ixfr_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
