@@ -21,7 +21,9 @@
  * serial it has (the reply is the SOA alone when nothing changed; an
  * incremental reply is handed over as a list of differences; a full zone
  * in the IXFR reply, or a primary that refuses IXFR, is taken as / falls
- * back to AXFR), or AXFR when it has no serial yet. With the new SOA the
+ * back to AXFR; differences the owner cannot apply, its callback refusing
+ * them, bring AXFR from the same primary at once), or AXFR when it has no
+ * serial yet. With the new SOA the
  * task sets its timers: refresh after the SOA refresh, retry after the
  * SOA retry when every primary failed, and after the SOA expire without a
  * successful check the callback is told that the zone expired.
@@ -32,6 +34,15 @@
  * tls-cert-bundle, else the system store; a bounded size, a deadline per
  * read and for the whole download) and handed over as a full zone when
  * its serial is newer; its SOA then sets the timers as a transfer's does.
+ * The HTTP client itself is services/http_fetch.c.
+ *
+ * The transport seam (struct xfr_transport): the transfers reach the
+ * network and the clock only through a table of functions given at
+ * creation. The daemon's is the real one above (its thread, its sockets,
+ * time(NULL)); a test or the replay runner gives a fake network and clock
+ * and runs the service from its own loop (xfr_service_run_due,
+ * xfr_service_run_woken), with no thread: the replay runner answers
+ * the transfer requests from a scenario's ranges (tests/replay/README.md).
  *
  * Reuse: RPZ (or anything that follows a zone) creates a task with its
  * own callback and receives either the full zone or the differences; the
