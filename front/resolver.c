@@ -1064,6 +1064,10 @@ resolver_auth_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 		r->stats.num_servfail++;
 		*res = resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
 			DNS_EDE_NOT_READY, out, outmax, outlen);
+		/* the zone's own failure is authoritative, as Unbound
+		 * answers it (AA on the SERVFAIL of a zone with no data) */
+		if(*outlen >= 4)
+			out[2] |= 0x04;
 		return 1;
 	case AUTH_NOT:
 	default:
