@@ -2051,6 +2051,24 @@ resolver_sets_of(const struct module_rrlist *l, int section,
 	}
 }
 
+/**
+ * Would a query without CD be validated? When no module of the stack has
+ * a trust anchor with keys (anchor_list), CD changes nothing and a CD
+ * answer is the non-CD one too. Asked on the store of a CD answer only.
+ * @return 1 when some module validates.
+ */
+static int
+resolver_validates(struct resolver *r)
+{
+	char list[1024];
+	int i;
+	for(i = 0; r->stack && i < r->stack->num; i++)
+		if(r->stack->mod[i]->anchor_list && r->stack->mod[i]->
+			anchor_list(&r->menv, i, list, sizeof(list)) != 0)
+			return 1;
+	return 0;
+}
+
 /** Store a finished state's answer (not SERVFAIL): the one store path,
  * services/cache/store.h (its marked RRsets in the RRset cache, the
  * message in the message cache).
@@ -2084,6 +2102,13 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	ca.rcode = ans->rcode;
 	ca.do_bit = (s->flags & MESH_FLAG_DO) != 0;
 	ca.cd_bit = (s->flags & MESH_FLAG_CD) != 0;
+	/* one resolution serves CD and non-CD clients where their answers
+	 * are the same (mcache_store_msg_share): a CD answer only when it
+	 * was not validated for want of a trust anchor, and not taken from
+	 * a forwarder (which was asked with CD: it may not have validated
+	 * what it would have refused a non-CD client) */
+	ca.share_cd = !ca.cd_bit || (!ans->forwarded &&
+		!resolver_validates(r));
 	ca.sec = resolver_cache_sec(ans->sec);
 	ca.ede = ans->ede;
 	ca.sets = sets;

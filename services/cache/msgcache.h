@@ -8,7 +8,10 @@
  * negative TTL), the time it was stored, its absolute expiry, rcode and
  * DNSSEC security status. The key is the lower-cased question name, type,
  * class, and the client's DO and CD bits (an answer for a DO query carries
- * RRSIGs, a CD answer may hold unvalidated data).
+ * RRSIGs, a CD answer may hold unvalidated data). An entry may be marked
+ * as serving the other CD bit too (mcache_store_msg_share): a query whose
+ * own key misses then takes it, so that one resolution serves CD and
+ * non-CD clients where their answers are the same.
  *
  * The hot path, mcache_answer(), looks the key up in the shared slabbed
  * table (util/storage/slabhash.h: no lock, no shared write on a hit),
@@ -273,6 +276,23 @@ enum mcache_store_result mcache_store(struct mcache *c,
  */
 enum mcache_store_result mcache_store_msg(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit,
+	const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	time_t now, enum mcache_security sec, int ede);
+
+/**
+ * As mcache_store_msg, and say whether the answer also serves queries
+ * with the other CD bit. A query whose own key (its DO and CD bits) has
+ * no entry is answered from the entry of the other CD bit when that was
+ * stored with share_cd (a miss of the own key is the only cost: the hit
+ * path is unchanged). The caller decides: a non-CD answer serves CD
+ * clients (it is what a validating resolver gives them, RFC 6840 section
+ * 5.9; a bogus one is never shared); a CD answer serves non-CD clients
+ * only when no validation would have happened for them either (no trust
+ * anchor), so that both would be the same answer.
+ * @param share_cd: 1 to share the entry with the other CD bit.
+ */
+enum mcache_store_result mcache_store_msg_share(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, int share_cd,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede);
 

@@ -67,6 +67,9 @@ struct cache_answer {
 	/** the DO and CD bits of the queries it answers (message cache
 	 *  key) */
 	int do_bit, cd_bit;
+	/** 1 when the message also serves queries with the other CD bit
+	 *  (mcache_store_msg_share) */
+	int share_cd;
 	/** DNSSEC status of the message */
 	enum mcache_security sec;
 	/** Extended DNS Error for answers from it, or -1 */
