@@ -2118,9 +2118,19 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 		return cache_store_answer(NULL, r->rrset, &ca,
 			r->out->now->tv_sec, r->buf, DNS_MAX_MSG,
 			s->qs.region) == MCACHE_STORED;
-	return cache_store_answer(r->mcache, r->rrset, &ca,
-		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, s->qs.region) ==
-		MCACHE_STORED;
+	if(cache_store_answer(r->mcache, r->rrset, &ca, r->out->now->tv_sec,
+		r->buf, DNS_MAX_MSG, s->qs.region) == MCACHE_STORED)
+		return 1;
+	/* a newer answer that is not kept (a TTL 0 record...) replaces the
+	 * entry of its question: an expired one is not served stale
+	 * (serve-expired) after the upstream has answered otherwise; the
+	 * other CD bit's entry too, which the key may have been answered
+	 * from (mcache_store_msg_share) */
+	if(r->mcache) {
+		(void)mcache_remove(r->mcache, &qi, ca.do_bit, ca.cd_bit);
+		(void)mcache_remove(r->mcache, &qi, ca.do_bit, !ca.cd_bit);
+	}
+	return 0;
 }
 
 /**
