@@ -2069,6 +2069,21 @@ resolver_validates(struct resolver *r)
 	return 0;
 }
 
+/** @return 1 when an answer's sets hold a DNSSEC record that a non-DO
+ * client's answer leaves out (RRSIG, NSEC, NSEC3 other than the type
+ * asked for) */
+static int
+resolver_has_dnssec(const struct cache_rrset *sets, size_t n, uint16_t qtype)
+{
+	size_t i;
+	for(i = 0; i < n; i++)
+		if((sets[i].type == DNS_TYPE_RRSIG || sets[i].type ==
+			DNS_TYPE_NSEC || sets[i].type == DNS_TYPE_NSEC3) &&
+			sets[i].type != qtype)
+			return 1;
+	return 0;
+}
+
 /** Store a finished state's answer (not SERVFAIL): the one store path,
  * services/cache/store.h (its marked RRsets in the RRset cache, the
  * message in the message cache).
@@ -2107,8 +2122,12 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	 * was not validated for want of a trust anchor, and not taken from
 	 * a forwarder (which was asked with CD: it may not have validated
 	 * what it would have refused a non-CD client) */
-	ca.share_cd = !ca.cd_bit || (!ans->forwarded &&
-		!resolver_validates(r));
+	if(!ca.cd_bit || (!ans->forwarded && !resolver_validates(r)))
+		ca.share |= MCACHE_SHARE_CD;
+	/* a DO answer with no DNSSEC record (RRSIG, NSEC, NSEC3: what a
+	 * non-DO answer leaves out) is the non-DO answer too */
+	if(ca.do_bit && !resolver_has_dnssec(sets, n, s->qtype))
+		ca.share |= MCACHE_SHARE_DO;
 	ca.sec = resolver_cache_sec(ans->sec);
 	ca.ede = ans->ede;
 	ca.sets = sets;

@@ -362,8 +362,8 @@ store_neg(struct mcache *c, const char *qname, int rcode, uint32_t soa_ttl,
 
 /** store the standard positive answer with mcache_store_msg_share */
 static void
-store_a_share(struct mcache *c, const char *qname, int cd_bit, int share,
-	enum mcache_security sec)
+store_a_share_do(struct mcache *c, const char *qname, int do_bit,
+	int cd_bit, int share, enum mcache_security sec)
 {
 	uint8_t buf[1024];
 	struct trr rrs[2] = {
@@ -376,8 +376,16 @@ store_a_share(struct mcache *c, const char *qname, int cd_bit, int share,
 		rrs, 2, 1);
 	qinfo(&qi, qname, DNS_TYPE_A);
 	ck_assert_int_eq(dns_msg_parse(buf, len, &msg, NULL, 0), 0);
-	ck_assert_int_eq(mcache_store_msg_share(c, &qi, 0, cd_bit, share, buf,
-		len, &msg, T0, sec, -1), MCACHE_STORED);
+	ck_assert_int_eq(mcache_store_msg_share(c, &qi, do_bit, cd_bit, share,
+		buf, len, &msg, T0, sec, -1), MCACHE_STORED);
+}
+
+/** as store_a_share_do, without DO */
+static void
+store_a_share(struct mcache *c, const char *qname, int cd_bit, int share,
+	enum mcache_security sec)
+{
+	store_a_share_do(c, qname, 0, cd_bit, share, sec);
 }
 
 /* an entry stored as shared answers queries with the other CD bit that
@@ -423,6 +431,22 @@ START_TEST(test_share_cd)
 	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, DNS_FLAG_CD, 0, 0,
 		0, T0, out, &len, &msg, NULL), MCACHE_HIT);
 	ck_assert_int_eq(msg.rcode, DNS_RCODE_NOERROR);
+	/* a DO answer shared with non-DO clients: no DO in their OPT */
+	store_a_share_do(c, "do.example", 1, 0, MCACHE_SHARE_DO,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "do.example", DNS_TYPE_A, 0, 1, 4096, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.edns.present);
+	ck_assert(!msg.edns.do_bit);
+	ck_assert_int_eq(ask(c, "do.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, NULL, NULL), MCACHE_HIT);
+	/* shared with CD only: a non-DO client misses */
+	store_a_share_do(c, "doonly.example", 1, 0, MCACHE_SHARE_CD,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "doonly.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, NULL, NULL), MCACHE_MISS);
+	ck_assert_int_eq(ask(c, "doonly.example", DNS_TYPE_A, DNS_FLAG_CD, 1,
+		4096, 1, T0, out, &len, NULL, NULL), MCACHE_HIT);
 	mcache_delete(c);
 }
 END_TEST

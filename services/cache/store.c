@@ -128,7 +128,7 @@ store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	msg.len = dns_build_finish(&b);
 	msg.pkt = buf;
 	return mcache_store_msg_share(mc, a->qinfo, a->do_bit, a->cd_bit,
-		a->share_cd, buf, msg.len, &msg, now, a->sec, a->ede);
+		a->share, buf, msg.len, &msg, now, a->sec, a->ede);
 }
 
 enum mcache_store_result
