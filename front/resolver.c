@@ -2141,14 +2141,14 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 		r->buf, DNS_MAX_MSG, s->qs.region) == MCACHE_STORED)
 		return 1;
 	/* a newer answer that is not kept (a TTL 0 record...) replaces the
-	 * entry of its question: an expired one is not served stale
-	 * (serve-expired) after the upstream has answered otherwise; the
-	 * other CD bit's entry too, which the key may have been answered
-	 * from (mcache_store_msg_share) */
-	if(r->mcache) {
-		(void)mcache_remove(r->mcache, &qi, ca.do_bit, ca.cd_bit);
-		(void)mcache_remove(r->mcache, &qi, ca.do_bit, !ca.cd_bit);
-	}
+	 * entries of its question: an expired one is not served stale
+	 * (serve-expired) after the upstream has answered otherwise; those
+	 * of the other CD and DO bits too, which the key may have been
+	 * answered from (mcache_store_msg_share), and whose data the newer
+	 * answer supersedes as well */
+	if(r->mcache)
+		(void)mcache_flush_type(r->mcache, qi.qname, qi.qtype,
+			qi.qclass);
 	return 0;
 }
 

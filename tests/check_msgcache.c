@@ -451,26 +451,6 @@ START_TEST(test_share_cd)
 }
 END_TEST
 
-/* mcache_remove takes out one key's entry, and only it */
-START_TEST(test_remove)
-{
-	struct mcache *c = new_cache(NULL);
-	static uint8_t out[65535];
-	size_t len;
-	struct query_info qi;
-	store_a(c, "gone.example", 0, 0, MCACHE_SEC_UNCHECKED);
-	store_a(c, "gone.example", 0, 1, MCACHE_SEC_UNCHECKED);
-	qinfo(&qi, "gone.example", DNS_TYPE_A);
-	ck_assert_int_eq(mcache_remove(c, &qi, 0, 0), 1);
-	ck_assert_int_eq(mcache_remove(c, &qi, 0, 0), 0);
-	ck_assert_int_eq(ask(c, "gone.example", DNS_TYPE_A, 0, 0, 0, 0,
-		T0 + 10000, out, &len, NULL, NULL), MCACHE_MISS);
-	ck_assert_int_eq(ask(c, "gone.example", DNS_TYPE_A, DNS_FLAG_CD, 0,
-		0, 0, T0, out, &len, NULL, NULL), MCACHE_HIT);
-	mcache_delete(c);
-}
-END_TEST
-
 START_TEST(test_negative)
 {
 	struct mcache_params p;
@@ -1268,7 +1248,6 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_hit_patches);
 	tcase_add_test(tc, test_edns_do_cd_ad);
 	tcase_add_test(tc, test_share_cd);
-	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_negative);
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);
@@ -1290,7 +1269,6 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_hit_patches);
 	tcase_add_test(tc, test_edns_do_cd_ad);
 	tcase_add_test(tc, test_share_cd);
-	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_negative);
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);

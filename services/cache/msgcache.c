@@ -1143,23 +1143,6 @@ mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 			(int64_t)now, memory_order_relaxed);
 }
 
-int
-mcache_remove(struct mcache *c, const struct query_info *qinfo, int do_bit,
-	int cd_bit)
-{
-	struct mcache_key key;
-	uint32_t h;
-	key.qname = qinfo->qname;
-	key.qname_len = qinfo->qname_len;
-	key.qtype = qinfo->qtype;
-	key.qclass = qinfo->qclass;
-	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
-	h = mkey_hash(qinfo->hash, key.dc);
-	if(c->shm)
-		return shmhash_remove(c->shm, h, &key) ? 1 : 0;
-	return slabhash_remove(c->table, h, &key) ? 1 : 0;
-}
-
 /* ---- flushing ---- */
 
 /** what flush predicates look at */

@@ -396,17 +396,6 @@ int mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
 void mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now);
 
-/**
- * Remove the entry of one key (a newer answer for it could not be
- * stored: an expired entry must not be served in its place).
- * @param c: cache.
- * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
- * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
- * @return 1 when an entry was removed, 0 when there was none.
- */
-int mcache_remove(struct mcache *c, const struct query_info *qinfo,
-	int do_bit, int cd_bit);
-
 /* ---- flushing (control channel) ---- */
 
 /** Remove every entry for this name (all types, classes, DO/CD).
