@@ -2059,6 +2059,39 @@ resolver_sets_of(const struct module_rrlist *l, int section,
 	}
 }
 
+/**
+ * Would a query without CD be validated? When no module of the stack has
+ * a trust anchor with keys (anchor_list), CD changes nothing and a CD
+ * answer is the non-CD one too. Asked on the store of a CD answer only.
+ * @return 1 when some module validates.
+ */
+static int
+resolver_validates(struct resolver *r)
+{
+	char list[1024];
+	int i;
+	for(i = 0; r->stack && i < r->stack->num; i++)
+		if(r->stack->mod[i]->anchor_list && r->stack->mod[i]->
+			anchor_list(&r->menv, i, list, sizeof(list)) != 0)
+			return 1;
+	return 0;
+}
+
+/** @return 1 when an answer's sets hold a DNSSEC record that a non-DO
+ * client's answer leaves out (RRSIG, NSEC, NSEC3 other than the type
+ * asked for) */
+static int
+resolver_has_dnssec(const struct cache_rrset *sets, size_t n, uint16_t qtype)
+{
+	size_t i;
+	for(i = 0; i < n; i++)
+		if((sets[i].type == DNS_TYPE_RRSIG || sets[i].type ==
+			DNS_TYPE_NSEC || sets[i].type == DNS_TYPE_NSEC3) &&
+			sets[i].type != qtype)
+			return 1;
+	return 0;
+}
+
 /** Store a finished state's answer (not SERVFAIL): the one store path,
  * services/cache/store.h (its marked RRsets in the RRset cache, the
  * message in the message cache).
@@ -2092,6 +2125,17 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	ca.rcode = ans->rcode;
 	ca.do_bit = (s->flags & MESH_FLAG_DO) != 0;
 	ca.cd_bit = (s->flags & MESH_FLAG_CD) != 0;
+	/* one resolution serves CD and non-CD clients where their answers
+	 * are the same (mcache_store_msg_share): a CD answer only when it
+	 * was not validated for want of a trust anchor, and not taken from
+	 * a forwarder (which was asked with CD: it may not have validated
+	 * what it would have refused a non-CD client) */
+	if(!ca.cd_bit || (!ans->forwarded && !resolver_validates(r)))
+		ca.share |= MCACHE_SHARE_CD;
+	/* a DO answer with no DNSSEC record (RRSIG, NSEC, NSEC3: what a
+	 * non-DO answer leaves out) is the non-DO answer too */
+	if(ca.do_bit && !resolver_has_dnssec(sets, n, s->qtype))
+		ca.share |= MCACHE_SHARE_DO;
 	ca.sec = resolver_cache_sec(ans->sec);
 	ca.ede = ans->ede;
 	ca.sets = sets;
@@ -2101,9 +2145,19 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 		return cache_store_answer(NULL, r->rrset, &ca,
 			r->out->now->tv_sec, r->buf, DNS_MAX_MSG,
 			s->qs.region) == MCACHE_STORED;
-	return cache_store_answer(r->mcache, r->rrset, &ca,
-		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, s->qs.region) ==
-		MCACHE_STORED;
+	if(cache_store_answer(r->mcache, r->rrset, &ca, r->out->now->tv_sec,
+		r->buf, DNS_MAX_MSG, s->qs.region) == MCACHE_STORED)
+		return 1;
+	/* a newer answer that is not kept (a TTL 0 record...) replaces the
+	 * entries of its question: an expired one is not served stale
+	 * (serve-expired) after the upstream has answered otherwise; those
+	 * of the other CD and DO bits too, which the key may have been
+	 * answered from (mcache_store_msg_share), and whose data the newer
+	 * answer supersedes as well */
+	if(r->mcache)
+		(void)mcache_flush_type(r->mcache, qi.qname, qi.qtype,
+			qi.qclass);
+	return 0;
 }
 
 /**

@@ -360,6 +360,97 @@ store_neg(struct mcache *c, const char *qname, int rcode, uint32_t soa_ttl,
 		-1);
 }
 
+/** store the standard positive answer with mcache_store_msg_share */
+static void
+store_a_share_do(struct mcache *c, const char *qname, int do_bit,
+	int cd_bit, int share, enum mcache_security sec)
+{
+	uint8_t buf[1024];
+	struct trr rrs[2] = {
+		{ DNS_SEC_ANSWER, qname, DNS_TYPE_A, 300, a1, 4 },
+		{ DNS_SEC_ANSWER, qname, DNS_TYPE_A, 3600, a2, 4 },
+	};
+	struct query_info qi;
+	struct dns_msg msg;
+	size_t len = make_reply(buf, sizeof(buf), qname, DNS_TYPE_A, 0, 0,
+		rrs, 2, 1);
+	qinfo(&qi, qname, DNS_TYPE_A);
+	ck_assert_int_eq(dns_msg_parse(buf, len, &msg, NULL, 0), 0);
+	ck_assert_int_eq(mcache_store_msg_share(c, &qi, do_bit, cd_bit, share,
+		buf, len, &msg, T0, sec, -1), MCACHE_STORED);
+}
+
+/** as store_a_share_do, without DO */
+static void
+store_a_share(struct mcache *c, const char *qname, int cd_bit, int share,
+	enum mcache_security sec)
+{
+	store_a_share_do(c, qname, 0, cd_bit, share, sec);
+}
+
+/* an entry stored as shared answers queries with the other CD bit that
+ * have no entry of their own (their CD bit is echoed, the TTLs counted
+ * down); an entry not shared, or a bogus one, does not; the own key's
+ * entry wins over a shared one; DO stays part of the key */
+START_TEST(test_share_cd)
+{
+	struct mcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	/* not shared: CD and non-CD kept apart */
+	store_a_share(c, "apart.example", 1, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "apart.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
+		0, 0, T0, out, &len, NULL, NULL), MCACHE_MISS);
+	/* a shared CD answer serves a non-CD client */
+	store_a_share(c, "cd.example", 1, 1, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "cd.example", DNS_TYPE_A, DNS_FLAG_RD, 0, 0,
+		0, T0 + 100, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(!(msg.flags & DNS_FLAG_CD));
+	ck_assert_uint_eq(msg.ancount, 2);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 200);
+	/* but not one with DO (the DO form may differ) */
+	ck_assert_int_eq(ask(c, "cd.example", DNS_TYPE_A, DNS_FLAG_RD, 1,
+		4096, 1, T0, out, &len, NULL, NULL), MCACHE_MISS);
+	/* a shared non-CD answer serves a CD client, AD as it would */
+	store_a_share(c, "plain.example", 0, 1, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(ask(c, "plain.example", DNS_TYPE_A, DNS_FLAG_CD |
+		DNS_FLAG_AD, 0, 0, 0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_CD);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	/* a bogus answer is never shared */
+	store_a_share(c, "bogus.example", 1, 1, MCACHE_SEC_BOGUS);
+	ck_assert_int_eq(ask(c, "bogus.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, NULL, NULL), MCACHE_MISS);
+	/* the own key's entry wins */
+	store_a_share(c, "both.example", 1, 1, MCACHE_SEC_UNCHECKED);
+	store_neg(c, "both.example", DNS_RCODE_NXDOMAIN, 300, 300, 1);
+	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_int_eq(msg.rcode, DNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, DNS_FLAG_CD, 0, 0,
+		0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert_int_eq(msg.rcode, DNS_RCODE_NOERROR);
+	/* a DO answer shared with non-DO clients: no DO in their OPT */
+	store_a_share_do(c, "do.example", 1, 0, MCACHE_SHARE_DO,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "do.example", DNS_TYPE_A, 0, 1, 4096, 0, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.edns.present);
+	ck_assert(!msg.edns.do_bit);
+	ck_assert_int_eq(ask(c, "do.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, NULL, NULL), MCACHE_HIT);
+	/* shared with CD only: a non-DO client misses */
+	store_a_share_do(c, "doonly.example", 1, 0, MCACHE_SHARE_CD,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "doonly.example", DNS_TYPE_A, 0, 0, 0, 0, T0,
+		out, &len, NULL, NULL), MCACHE_MISS);
+	ck_assert_int_eq(ask(c, "doonly.example", DNS_TYPE_A, DNS_FLAG_CD, 1,
+		4096, 1, T0, out, &len, NULL, NULL), MCACHE_HIT);
+	mcache_delete(c);
+}
+END_TEST
+
 START_TEST(test_negative)
 {
 	struct mcache_params p;
@@ -1156,6 +1247,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_hash_prefetch);
 	tcase_add_test(tc, test_hit_patches);
 	tcase_add_test(tc, test_edns_do_cd_ad);
+	tcase_add_test(tc, test_share_cd);
 	tcase_add_test(tc, test_negative);
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);
@@ -1176,6 +1268,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_hash_prefetch);
 	tcase_add_test(tc, test_hit_patches);
 	tcase_add_test(tc, test_edns_do_cd_ad);
+	tcase_add_test(tc, test_share_cd);
 	tcase_add_test(tc, test_negative);
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);

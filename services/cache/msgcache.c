@@ -46,6 +46,11 @@
 #define MKEY_DO 0x01
 /** key bit: the CD bit */
 #define MKEY_CD 0x02
+/** entry flags (mcache_entry.alt): the answer also serves queries with
+ * the other CD bit (MCACHE_SHARE_CD) or DO bit (MCACHE_SHARE_DO) that
+ * have no entry of their own */
+#define MALT_CD MCACHE_SHARE_CD
+#define MALT_DO MCACHE_SHARE_DO
 /** rr flag: first RR of a run of one RRset */
 #define MRR_START 0x01
 /** most runs an entry lists for rrset-roundrobin (more stay in order) */
@@ -120,6 +125,8 @@ struct mcache_entry {
 	/** the first of them (n_rot > 0), here so that a hit on an entry
 	 * with one run (the common case) reads no more than the header */
 	struct mcache_rot rot0;
+	/** MALT_CD | MALT_DO (read only on a miss of the entry's own key) */
+	uint8_t alt;
 	/** from here on a prefetch is due */
 	time_t prefetch_at;
 	/** no refresh is signalled before this time (CAS by readers) */
@@ -520,6 +527,16 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	const struct dns_msg *msg, time_t now, enum mcache_security sec,
 	int ede)
 {
+	return mcache_store_msg_share(c, qinfo, do_bit, cd_bit, 0, reply,
+		len, msg, now, sec, ede);
+}
+
+enum mcache_store_result
+mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, int share, const uint8_t *reply,
+	size_t len, const struct dns_msg *msg, time_t now,
+	enum mcache_security sec, int ede)
+{
 	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
@@ -623,6 +640,9 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	e->dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
 	e->rcode = (uint8_t)msg->rcode;
 	e->sec = (uint8_t)sec;
+	/* a bogus answer is for CD clients only */
+	e->alt = (uint8_t)(sec == MCACHE_SEC_BOGUS ? 0 :
+		share & (MALT_CD | MALT_DO));
 	e->negative = (uint8_t)negative;
 	e->n_rot = (uint8_t)nrot;
 	e->rot_at = (uint16_t)ME_ROT_AT(e->qname_len, e->body_len, n);
@@ -851,6 +871,27 @@ mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
 	return he ? CLE(he) : NULL;
 }
 
+/**
+ * The key of a query had no entry: the entry of the other CD bit, or
+ * else of the other DO bit, when it was stored as serving both (MALT_CD,
+ * MALT_DO). Off the hit path.
+ * @param key: the key; its dc is changed.
+ */
+static const struct mcache_entry * __attribute__((noinline))
+mcache_find_alt(struct mcache *c, uint32_t qhash, struct mcache_key *key)
+{
+	const struct mcache_entry *e;
+	key->dc ^= MKEY_CD;
+	e = mcache_find(c, mkey_hash(qhash, key->dc), key);
+	if(e && (e->alt & MALT_CD))
+		return e;
+	key->dc ^= MKEY_CD | MKEY_DO;
+	e = mcache_find(c, mkey_hash(qhash, key->dc), key);
+	if(e && (e->alt & MALT_DO))
+		return e;
+	return NULL;
+}
+
 enum mcache_result
 mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
@@ -879,7 +920,8 @@ mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 	key.qclass = q->qinfo.qclass;
 	key.dc = mkey_dc(q);
 	e = mcache_find(c, mkey_hash(q->qinfo.hash, key.dc), &key);
-	if(!e)
+	if(__builtin_expect(!e, 0) &&
+		!(e = mcache_find_alt(c, q->qinfo.hash, &key)))
 		return MCACHE_MISS;
 
 	if(now < e->expire) {

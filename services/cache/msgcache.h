@@ -8,7 +8,10 @@
  * negative TTL), the time it was stored, its absolute expiry, rcode and
  * DNSSEC security status. The key is the lower-cased question name, type,
  * class, and the client's DO and CD bits (an answer for a DO query carries
- * RRSIGs, a CD answer may hold unvalidated data).
+ * RRSIGs, a CD answer may hold unvalidated data). An entry may be marked
+ * as serving the other CD or DO bit too (mcache_store_msg_share): a query
+ * whose own key misses then takes it, so that one resolution serves CD
+ * and non-CD (DO and non-DO) clients where their answers are the same.
  *
  * The hot path, mcache_answer(), looks the key up in the shared slabbed
  * table (util/storage/slabhash.h: no lock, no shared write on a hit),
@@ -273,6 +276,30 @@ enum mcache_store_result mcache_store(struct mcache *c,
  */
 enum mcache_store_result mcache_store_msg(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit,
+	const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	time_t now, enum mcache_security sec, int ede);
+
+/** mcache_store_msg_share: the answer serves the other CD bit too */
+#define MCACHE_SHARE_CD 0x01
+/** mcache_store_msg_share: the answer serves the other DO bit too */
+#define MCACHE_SHARE_DO 0x02
+
+/**
+ * As mcache_store_msg, and say whether the answer also serves queries
+ * with the other CD bit, or the other DO bit. A query whose own key (its
+ * DO and CD bits) has no entry is answered from the entry of the other
+ * CD bit, or else of the other DO bit, when that was stored shared (a
+ * miss of the own key is the only cost: the hit path is unchanged). The
+ * caller decides, so that both would be the same answer: a non-CD
+ * answer serves CD clients (it is what a validating resolver gives
+ * them, RFC 6840 section 5.9); a CD answer serves non-CD clients only
+ * when no validation would have happened for them either (no trust
+ * anchor); a DO answer serves non-DO clients when it holds no DNSSEC
+ * record to strip (RRSIG, NSEC, NSEC3). A bogus answer is never shared.
+ * @param share: MCACHE_SHARE_CD | MCACHE_SHARE_DO, or 0.
+ */
+enum mcache_store_result mcache_store_msg_share(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede);
 

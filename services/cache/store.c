@@ -127,8 +127,8 @@ store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	msg.arcount = (uint16_t)msg.sec_count[DNS_SEC_ADDITIONAL];
 	msg.len = dns_build_finish(&b);
 	msg.pkt = buf;
-	return mcache_store_msg(mc, a->qinfo, a->do_bit, a->cd_bit, buf,
-		msg.len, &msg, now, a->sec, a->ede);
+	return mcache_store_msg_share(mc, a->qinfo, a->do_bit, a->cd_bit,
+		a->share, buf, msg.len, &msg, now, a->sec, a->ede);
 }
 
 enum mcache_store_result

@@ -67,6 +67,9 @@ struct cache_answer {
 	/** the DO and CD bits of the queries it answers (message cache
 	 *  key) */
 	int do_bit, cd_bit;
+	/** MCACHE_SHARE_CD | MCACHE_SHARE_DO: the message also serves
+	 *  queries with the other CD or DO bit (mcache_store_msg_share) */
+	int share;
 	/** DNSSEC status of the message */
 	enum mcache_security sec;
 	/** Extended DNS Error for answers from it, or -1 */
