@@ -2308,7 +2308,7 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 	unsigned an;
 	struct rpz_match m;
 	const struct rpz *zone = NULL;
-	int found = 0, rcode = DNS_RCODE_NOERROR, ede;
+	int found = 0, rcode = DNS_RCODE_NOERROR, ede, aa = 1;
 	uint16_t flags;
 	struct dns_builder b;
 	struct rpz_write w;
@@ -2447,13 +2447,20 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 		uint8_t last[DNS_MAX_NAME];
 		rpz_match_data(&m, rpz_find_cname, &w.cname);
 		rpz_match_data(&m, rpz_put_rr, &w);
-		if(w.cname && w.n == 1 && w.target)
-			(void)rpz_follow_chain(p, ct, &w, last);
+		if(w.cname && w.n == 1 && w.target &&
+			rpz_follow_chain(p, ct, &w, last) == 0)
+			aa = 0;
 	} else if(m.action == RPZ_ACTION_CNAME) {
 		const uint8_t *t = rpz_get_settings(zone)->cname_override;
 		(void)dns_build_rr(&b, DNS_SEC_ANSWER, low, DNS_TYPE_CNAME,
 			fq->qinfo.qclass, 3600, t, dname_len(t));
+		aa = 0;
 	}
+	/* AA when the policy gives the final answer; a chain that ends in
+	 * a CNAME to resolve is answered by whoever answers that (as
+	 * Unbound, whose iterator goes on from the target) */
+	if(!aa)
+		b.flags = (uint16_t)(b.flags & ~DNS_FLAG_AA);
 	if(fq->edns.present) {
 		struct edns_opt_out o;
 		uint8_t eb[8];
@@ -2624,6 +2631,32 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 		}
 	}
 	return NULL;
+}
+
+int
+policy_rpz_qname(void *arg, struct module_qstate *qs, const uint8_t *name)
+{
+	const struct policy *p = arg;
+	size_t i;
+	for(i = 0; p && i < p->nrpz; i++) {
+		const struct rpz *z = p->rpz[i];
+		struct rpz_match m;
+		if((p->rpz_tags[i] && !(qs->tags & p->rpz_tags[i])) ||
+			!rpz_is_enabled(z) || !rpz_lookup_query(z, name, NULL,
+			&m) || m.trigger != RPZ_TRIGGER_QNAME)
+			continue;
+		switch(m.action) {
+		case RPZ_ACTION_NONE:
+		case RPZ_ACTION_DISABLED:
+			continue;
+		case RPZ_ACTION_PASSTHRU:
+		case RPZ_ACTION_TCP_ONLY:
+			return 0;
+		default:
+			return 1;
+		}
+	}
+	return 0;
 }
 
 uint64_t

@@ -366,6 +366,21 @@ struct module_env {
 		int *pass);
 	/** the argument of rpz_ns */
 	void *rpz_ns_arg;
+	/**
+	 * The RPZ QNAME triggers on a CNAME target (the front end's policy,
+	 * front/policy.h), or NULL when there are no rpz zones. Called by
+	 * the iterator for a client's question (depth 0) before it follows
+	 * a CNAME to name: when a rule (of a zone without tags:, or with
+	 * one of the state's tags) acts on name, the iterator finishes the
+	 * state with the chain so far, kept out of the caches, and the
+	 * front end writes the rule's answer after it (as Unbound stops at
+	 * such a target and answers from the policy).
+	 * @param arg: rpz_ns_arg.
+	 * @param name: the target, lower-case wire.
+	 * @return 1 when a rule acts on name, else 0.
+	 */
+	int (*rpz_qname)(void *arg, struct module_qstate *qs,
+		const uint8_t *name);
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC
