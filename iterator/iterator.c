@@ -1038,6 +1038,7 @@ iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
 			}
 	}
 	if(ans->policy == 1 && ans->rcode == DNS_RCODE_NOERROR &&
+		iq->qtype != DNS_TYPE_CNAME && iq->qtype != DNS_TYPE_ANY &&
 		ans->an.last && ans->an.last->type == DNS_TYPE_CNAME &&
 		rr_target(ans->an.last) &&
 		iq->cname_count < st_env(s)->max_restarts) {
