@@ -2619,10 +2619,13 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 		switch(m.action) {
 		case RPZ_ACTION_NONE:
 		case RPZ_ACTION_DISABLED:
-		case RPZ_ACTION_TCP_ONLY:
-			/* (TCP-ONLY is about the client's transport, which
-			 * the iterator does not know: as no rule) */
 			continue;
+		case RPZ_ACTION_TCP_ONLY:
+			/* the client's transport, which the iterator does
+			 * not know, decides: resolved, and marked so that a
+			 * UDP client gets TC (as Unbound) */
+			*pass = 2;
+			return NULL;
 		case RPZ_ACTION_PASSTHRU:
 			*pass = 1;
 			return NULL;

@@ -2313,7 +2313,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		}
 		dns_build_reserve(&b, dns_opt_size(opt, nopt));
 	}
-	if(ans) {
+	if(ans && ans->policy == 4 && c->tp != RESOLVER_TCP)
+		/* an RPZ TCP-ONLY rule (NSDNAME / NSIP): empty, with TC */
+		b.flags |= DNS_FLAG_TC;
+	else if(ans) {
 		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
 			ans->an.count == 0;
 		if(encode_section(&b, DNS_SEC_ANSWER, &ans->an, clamp,

@@ -1356,6 +1356,11 @@ iter_finish(struct module_qstate *s, int rcode,
 	ans->ede = -1;
 	ans->forwarded = forwarded;
 	ans->sec = MODULE_SEC_UNCHECKED;
+	if(iq->rpz_pass == 2) {
+		/* an RPZ TCP-ONLY rule on the servers: for TCP clients */
+		ans->policy = 4;
+		s->no_cache_store = 1;
+	}
 	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
 		list_push_all(s->region, &ans->ns, auth) < 0 ||

@@ -204,7 +204,10 @@ struct mesh_answer {
 	/** a policy answer (RPZ NSDNAME / NSIP, made by env->rpz_ns): 1 to
 	 * send it (with AA) but store it in no cache and leave it
 	 * unvalidated, 3 the same without RA (rpz-signal-nxdomain-ra), 2
-	 * to send nothing at all (drop); 0 for every other answer */
+	 * to send nothing at all (drop), 4 a resolved answer that a
+	 * TCP-ONLY rule (NSDNAME / NSIP) gives to TCP clients only (UDP
+	 * clients get an empty TC answer; it is stored in no cache); 0 for
+	 * every other answer */
 	int policy;
 };
 
@@ -357,7 +360,8 @@ struct module_env {
 	 * about to ask; exactly one of nsname, nsaddr is given.
 	 * @param arg: rpz_ns_arg.
 	 * @param pass: set to 1 for a PASSTHRU rule (no more checks for
-	 *	this state).
+	 *	this state), 2 for a TCP-ONLY rule (no more checks; the answer
+	 *	is for TCP clients only, mesh_answer.policy 4).
 	 * @return the answer to finish the state with (in qs->region, its
 	 *	policy field set), or NULL to go on.
 	 */
