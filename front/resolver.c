@@ -1951,6 +1951,8 @@ mesh:
 	resolver_ctx_init(&x, client, tp, handle, out, outmax, outlen,
 		has_ecs, &ecs, cookie_valid, info.set_rd);
 	x.flags = flags;
+	if(info.rpz_passthru && r->menv.rpz_ns)
+		x.flags |= MESH_FLAG_RPZPASS; /* no NSDNAME / NSIP rules */
 	x.stale = stale;
 	x.tags = tags;
 	x.no_respip = info.rpz_passthru;

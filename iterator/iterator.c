@@ -1005,7 +1005,8 @@ iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct mesh_answer *ans = NULL;
-	if(s->depth != 0 || iq->rpz_pass || iq->dp->is_forward)
+	if(s->depth != 0 || iq->rpz_pass || (s->flags & MESH_FLAG_RPZPASS) ||
+		iq->dp->is_forward)
 		return 0;
 	if(!a && iq->rpz_dp != iq->dp) {
 		const struct delegpt_ns *ns;

@@ -94,6 +94,10 @@ struct comm_base;
 /** state key flag: do not use forward zones (the address lookup of a
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08
+/** state key flag: an RPZ QNAME or CLIENT-IP rule said PASSTHRU for the
+ * client: no NSDNAME / NSIP rule applies to its resolution (as Unbound's
+ * rpz_passthru); set only when such rules exist */
+#define MESH_FLAG_RPZPASS	0x80
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
