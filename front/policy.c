@@ -1633,6 +1633,66 @@ rpz_put_rr(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
 	return 0;
 }
 
+/** most local-data CNAMEs of rpz rules followed in one answer */
+#define RPZ_CHAIN_MAX 8
+
+/**
+ * Follow a local-data CNAME through the QNAME rules of the rpz zones, as
+ * Unbound does when it restarts the lookup at a CNAME target and applies
+ * the policy to it again: while the last CNAME written (w->target) names
+ * a local-data QNAME rule of a zone the client may use (its tags ct), the
+ * rule's records are written too, owned by that target (at most
+ * RPZ_CHAIN_MAX). A target no rule names (or one with another action) is
+ * left for the resolver to chase.
+ * @param w: the writer after the first rule's records.
+ * @param last: set to the target the chain ends in (lower case), when it
+ *	ends in a CNAME; room for DNS_MAX_NAME bytes.
+ * @return 1 when the chain ends in the data of a rule, 0 when it ends in
+ *	a CNAME whose target is to be resolved (last).
+ */
+static int
+rpz_follow_chain(const struct policy *p, const struct local_tags *ct,
+	struct rpz_write *w, uint8_t *last)
+{
+	int k;
+	size_t z;
+	for(k = 0; k < RPZ_CHAIN_MAX; k++) {
+		struct rpz_match m;
+		int found = 0;
+		if(!w->cname || !w->target || w->target_len == 0 ||
+			dname_valid(w->target, w->target_len) == 0)
+			return w->cname ? 0 : 1;
+		(void)dname_copy_lower(last, w->target);
+		for(z = 0; z < p->nrpz && !found; z++) {
+			const struct rpz *rz = p->rpz[z];
+			if(p->rpz_tags[z] && !(ct && (ct->tags &
+				p->rpz_tags[z])))
+				continue;
+			if(!rpz_is_enabled(rz) || !rpz_lookup_query(rz, last,
+				NULL, &m) || m.action == RPZ_ACTION_DISABLED ||
+				m.action == RPZ_ACTION_NONE)
+				continue;
+			found = 1;
+		}
+		if(!found || m.trigger != RPZ_TRIGGER_QNAME ||
+			m.action != RPZ_ACTION_LOCAL_DATA)
+			return 0;
+		w->owner = last;
+		w->cname = 0;
+		w->target = NULL;
+		w->target_len = 0;
+		rpz_match_data(&m, rpz_find_cname, &w->cname);
+		rpz_match_data(&m, rpz_put_rr, w);
+		if(!w->cname || !w->target)
+			return 1;
+		/* the next target: copied before w->owner's buffer is
+		 * written again */
+		memmove(w->tbuf, w->target, w->target_len);
+		w->target = w->tbuf;
+	}
+	return 0;
+}
+
 /** log an RPZ action (rpz-log: yes) */
 static void
 rpz_log(const struct policy *p, size_t zi, const struct rpz_match *m,
@@ -1673,14 +1733,18 @@ rpz_set_alias(struct local_front_info *info, const uint8_t *t, size_t tl,
  * downstream cache keeps the policy's verdict, RFC 2308 section 5); the
  * local data of a CLIENT-IP rule (or its NODATA) has the policy zone's
  * SOA in the additional section, unless minimal-responses.
+ * A local-data CNAME is followed through the rules (rpz_follow_chain).
  * @param info: its alias is set for a CNAME answer (may be NULL).
+ * @param ct: the client's tags (for the rules a CNAME target meets), or
+ *	NULL.
  * @return the front result
  */
 static enum local_front_result
 rpz_answer(const struct policy *p, const struct rpz *z,
 	const struct rpz_match *m, const uint8_t *pkt,
 	const struct fast_query *fq, int tcp, uint8_t *out, size_t outmax,
-	size_t *outlen, struct local_front_info *info)
+	size_t *outlen, struct local_front_info *info,
+	const struct local_tags *ct)
 {
 	struct dns_builder b;
 	uint16_t flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
@@ -1719,11 +1783,13 @@ rpz_answer(const struct policy *p, const struct rpz *z,
 	w.owner = fq->qinfo.qname;
 	w.qtype = fq->qinfo.qtype;
 	if(m->action == RPZ_ACTION_LOCAL_DATA) {
+		uint8_t last[DNS_MAX_NAME];
 		rpz_match_data(m, rpz_find_cname, &w.cname);
 		rpz_match_data(m, rpz_put_rr, &w);
-		if(w.cname && w.n == 1 && w.target)
-			rpz_set_alias(info, w.target, dname_valid(w.target,
-				w.target_len), w.target_ttl);
+		if(w.cname && w.n == 1 && w.target &&
+			rpz_follow_chain(p, ct, &w, last) == 0)
+			rpz_set_alias(info, last, dname_len(last),
+				w.target_ttl);
 		soa = m->trigger == RPZ_TRIGGER_CLIENT_IP && !p->minimal;
 	} else if(m->action == RPZ_ACTION_CNAME) {
 		const uint8_t *t = rpz_get_settings(z)->cname_override;
@@ -1814,7 +1880,7 @@ policy_front_answer(const struct policy *p, const struct acl_list *acl,
 			/* fallthrough */
 		default:
 			return rpz_answer(p, z, &m, pkt, fq, tcp, out, outmax,
-				outlen, info);
+				outlen, info, ct);
 		}
 	}
 	return LOCAL_FRONT_CONTINUE;
@@ -2219,7 +2285,7 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 			/* fallthrough */
 		default:
 			if(rpz_answer(p, rz.z, &rz.m, pkt, fq, tcp, scratch,
-				sizeof(scratch), &n, NULL) !=
+				sizeof(scratch), &n, NULL, ct) !=
 				LOCAL_FRONT_ANSWERED || n > ansmax)
 				return POLICY_RESPIP_DROP;
 			memcpy(ans, scratch, n);
@@ -2242,7 +2308,7 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 	unsigned an;
 	struct rpz_match m;
 	const struct rpz *zone = NULL;
-	int found = 0, rcode = DNS_RCODE_NOERROR, ede;
+	int found = 0, rcode = DNS_RCODE_NOERROR, ede, aa = 1;
 	uint16_t flags;
 	struct dns_builder b;
 	struct rpz_write w;
@@ -2378,13 +2444,23 @@ policy_rpz_cname_answer(const struct policy *p, const struct acl_list *acl,
 	w.owner = low;
 	w.qtype = fq->qinfo.qtype;
 	if(m.action == RPZ_ACTION_LOCAL_DATA) {
+		uint8_t last[DNS_MAX_NAME];
 		rpz_match_data(&m, rpz_find_cname, &w.cname);
 		rpz_match_data(&m, rpz_put_rr, &w);
+		if(w.cname && w.n == 1 && w.target &&
+			rpz_follow_chain(p, ct, &w, last) == 0)
+			aa = 0;
 	} else if(m.action == RPZ_ACTION_CNAME) {
 		const uint8_t *t = rpz_get_settings(zone)->cname_override;
 		(void)dns_build_rr(&b, DNS_SEC_ANSWER, low, DNS_TYPE_CNAME,
 			fq->qinfo.qclass, 3600, t, dname_len(t));
+		aa = 0;
 	}
+	/* AA when the policy gives the final answer; a chain that ends in
+	 * a CNAME to resolve is answered by whoever answers that (as
+	 * Unbound, whose iterator goes on from the target) */
+	if(!aa)
+		b.flags = (uint16_t)(b.flags & ~DNS_FLAG_AA);
 	if(fq->edns.present) {
 		struct edns_opt_out o;
 		uint8_t eb[8];
@@ -2543,10 +2619,13 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 		switch(m.action) {
 		case RPZ_ACTION_NONE:
 		case RPZ_ACTION_DISABLED:
-		case RPZ_ACTION_TCP_ONLY:
-			/* (TCP-ONLY is about the client's transport, which
-			 * the iterator does not know: as no rule) */
 			continue;
+		case RPZ_ACTION_TCP_ONLY:
+			/* the client's transport, which the iterator does
+			 * not know, decides: resolved, and marked so that a
+			 * UDP client gets TC (as Unbound) */
+			*pass = 2;
+			return NULL;
 		case RPZ_ACTION_PASSTHRU:
 			*pass = 1;
 			return NULL;
@@ -2555,6 +2634,32 @@ policy_rpz_ns(void *arg, struct module_qstate *qs, const uint8_t *nsname,
 		}
 	}
 	return NULL;
+}
+
+int
+policy_rpz_qname(void *arg, struct module_qstate *qs, const uint8_t *name)
+{
+	const struct policy *p = arg;
+	size_t i;
+	for(i = 0; p && i < p->nrpz; i++) {
+		const struct rpz *z = p->rpz[i];
+		struct rpz_match m;
+		if((p->rpz_tags[i] && !(qs->tags & p->rpz_tags[i])) ||
+			!rpz_is_enabled(z) || !rpz_lookup_query(z, name, NULL,
+			&m) || m.trigger != RPZ_TRIGGER_QNAME)
+			continue;
+		switch(m.action) {
+		case RPZ_ACTION_NONE:
+		case RPZ_ACTION_DISABLED:
+			continue;
+		case RPZ_ACTION_PASSTHRU:
+		case RPZ_ACTION_TCP_ONLY:
+			return 0;
+		default:
+			return 1;
+		}
+	}
+	return 0;
 }
 
 uint64_t

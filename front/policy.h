@@ -238,6 +238,17 @@ struct mesh_answer *policy_rpz_ns(void *arg, struct module_qstate *qs,
 	const uint8_t *nsname, const struct netaddr *nsaddr, int *pass);
 
 /**
+ * The RPZ QNAME triggers on a CNAME target the iterator is about to
+ * follow (module_env.rpz_qname, services/module.h): 1 when a QNAME rule
+ * of an enabled zone (without tags:, or with one of the state's tags)
+ * names name with an action other than PASSTHRU or TCP-ONLY (whose
+ * answers need the rest of the chain); 0 otherwise. No allocation.
+ * @param arg: the policy.
+ */
+int policy_rpz_qname(void *arg, struct module_qstate *qs,
+	const uint8_t *name);
+
+/**
  * Transfer an rpz zone with a primary now, by AXFR (the control command
  * auth_zone_transfer, as Unbound has it for rpz zones; with fork every
  * worker process gets the command).

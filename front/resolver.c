@@ -218,9 +218,14 @@ resolver_chase_ede(struct resolver_chase *ch, const struct dns_msg *m)
 		}
 }
 
+static int resolver_chase_rewritten(struct resolver_chase *ch,
+	const uint8_t *pkt, const struct fast_query *q, const uint8_t *ans,
+	size_t anslen);
+
 /**
  * A chase for a front answer with an alias (a redirect-zone CNAME or an
- * RPZ CNAME rule, struct local_alias): the CNAME from the question name.
+ * RPZ CNAME rule, struct local_alias): the CNAME from the question name;
+ * an answer with more records (a chain of RPZ rules) goes first whole.
  * @param pkt, q: the client's query.
  * @param ans, anslen: the front answer (its EDE is kept).
  * @return 0, or -1 (no chase).
@@ -231,6 +236,8 @@ resolver_chase_alias(struct resolver_chase *ch, const uint8_t *pkt,
 	const uint8_t *ans, size_t anslen)
 {
 	struct dns_msg m;
+	if(anslen >= DNS_HDR_SIZE && ((ans[6] << 8) | ans[7]) > 1)
+		return resolver_chase_rewritten(ch, pkt, q, ans, anslen);
 	memset(ch, 0, sizeof(*ch));
 	if(al->target_len == 0 || al->target_len > sizeof(ch->target) ||
 		q->qinfo.qname_len > sizeof(ch->qname))
@@ -518,6 +525,11 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 		case POLICY_RESPIP_DROP:
 			return -1;
 		case POLICY_RESPIP_REWRITTEN:
+			/* a rule's CNAME that leaves the policy: its
+			 * target is chased (one level) */
+			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
+				qlen, buf, *len))
+				return 1;
 			goto chase;
 		default:
 			break;
@@ -840,6 +852,7 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	r->rpzc = policy_rpz_count(pol) > 0;
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
+	r->menv.rpz_qname = r->rpzc ? policy_rpz_qname : NULL;
 	r->ns_tag_mask = policy_ns_tag_mask(pol);
 	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
@@ -1946,6 +1959,8 @@ mesh:
 	resolver_ctx_init(&x, client, tp, handle, out, outmax, outlen,
 		has_ecs, &ecs, cookie_valid, info.set_rd);
 	x.flags = flags;
+	if(info.rpz_passthru && r->menv.rpz_ns)
+		x.flags |= MESH_FLAG_RPZPASS; /* no NSDNAME / NSIP rules */
 	x.stale = stale;
 	x.tags = tags;
 	x.no_respip = info.rpz_passthru;
@@ -2362,7 +2377,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		}
 		dns_build_reserve(&b, dns_opt_size(opt, nopt));
 	}
-	if(ans) {
+	if(ans && ans->policy == 4 && c->tp != RESOLVER_TCP)
+		/* an RPZ TCP-ONLY rule (NSDNAME / NSIP): empty, with TC */
+		b.flags |= DNS_FLAG_TC;
+	else if(ans) {
 		int neg = ans->rcode == DNS_RCODE_NXDOMAIN ||
 			ans->an.count == 0;
 		if(encode_section(&b, DNS_SEC_ANSWER, &ans->an, clamp,

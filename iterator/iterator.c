@@ -38,6 +38,7 @@ static void iter_handle_reply(struct module_qstate *s, const uint8_t *pkt,
 static void iter_finish(struct module_qstate *s, int rcode,
 	const struct module_rrlist *final, const struct module_rrlist *auth,
 	const struct module_rrlist *add, int forwarded);
+static int iter_rpz_cname(struct module_qstate *s, const uint8_t *target);
 
 /** the iterator's data of a state (it is the current module whenever
  * the iterator's functions run, except clear) */
@@ -630,6 +631,8 @@ iter_answer_from_cache(struct module_qstate *s)
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
+			if(iter_rpz_cname(s, iq->qname))
+				return 1;
 			continue;
 		}
 		return 0;
@@ -1061,7 +1064,8 @@ iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct mesh_answer *ans = NULL;
-	if(s->depth != 0 || iq->rpz_pass || iq->dp->is_forward)
+	if(s->depth != 0 || iq->rpz_pass || (s->flags & MESH_FLAG_RPZPASS) ||
+		iq->dp->is_forward)
 		return 0;
 	if(!a && iq->rpz_dp != iq->dp) {
 		const struct delegpt_ns *ns;
@@ -1077,11 +1081,76 @@ iter_rpz_ns(struct module_qstate *s, const struct delegpt_addr *a)
 		return 0;
 	verbose(VERB_ALGO, "iterator: rpz %s trigger applied",
 		a ? "NSIP" : "NSDNAME");
+	if(iq->chain.count > 0 && !dname_equal(iq->qname, s->qname)) {
+		/* the policy wrote its data for the question; after a
+		 * CNAME it is the data of the name resolved now */
+		struct module_rr *rr;
+		uint8_t *o = region_alloc(s->region, iq->qname_len);
+		if(!o) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return 1;
+		}
+		memcpy(o, iq->qname, iq->qname_len);
+		for(rr = ans->an.first; rr; rr = rr->next)
+			if(dname_equal(rr->owner, s->qname)) {
+				rr->owner = o;
+				rr->owner_len = iq->qname_len;
+			}
+	}
+	if(ans->policy == 1 && ans->rcode == DNS_RCODE_NOERROR &&
+		iq->qtype != DNS_TYPE_CNAME && iq->qtype != DNS_TYPE_ANY &&
+		ans->an.last && ans->an.last->type == DNS_TYPE_CNAME &&
+		rr_target(ans->an.last) &&
+		iq->cname_count < st_env(s)->max_restarts) {
+		/* a CNAME (local data, or the cname override): its target
+		 * is resolved, as Unbound goes on from it; the answer (with
+		 * the policy's record) is kept out of the caches */
+		struct module_rr *rr;
+		for(rr = ans->an.first; rr; rr = rr->next)
+			if(module_rrlist_push(s->region, &iq->chain, rr) < 0)
+				break;
+		if(rr) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return 1;
+		}
+		iq->cname_count++;
+		iq->qname_len = dname_copy_lower(iq->qname,
+			rr_target(ans->an.last));
+		s->no_cache_store = 1;
+		if(iter_rpz_cname(s, iq->qname))
+			return 1;
+		iq->rpz_dp = NULL;
+		iq->qmin_off = 0;
+		iq->referrals = 0;
+		iq->retry = NULL;
+		iq->skip_zone = 0;
+		iq->phase = ITER_INIT;
+		iter_again(s);
+		return 1;
+	}
 	iq->phase = ITER_DONE;
 	s->return_msg = ans;
 	s->return_rcode = ans->rcode;
 	s->ede = ans->ede;
 	s->ext_state[s->curmod] = MODULE_FINISHED;
+	return 1;
+}
+
+/**
+ * RPZ QNAME rules on a CNAME target (env->rpz_qname): a client's question
+ * (depth 0) whose chain reaches a name a rule acts on is finished with
+ * the chain so far (kept out of the caches); the front end writes the
+ * rule's answer after it. @return 1 when the state was finished
+ */
+static int
+iter_rpz_cname(struct module_qstate *s, const uint8_t *target)
+{
+	if(!s->env->rpz_qname || s->depth != 0 ||
+		!s->env->rpz_qname(s->env->rpz_ns_arg, s, target))
+		return 0;
+	verbose(VERB_ALGO, "iterator: rpz QNAME rule on the CNAME target");
+	s->no_cache_store = 1;
+	iter_finish(s, DNS_RCODE_NOERROR, NULL, NULL, NULL, 0);
 	return 1;
 }
 
@@ -1362,6 +1431,11 @@ iter_finish(struct module_qstate *s, int rcode,
 	ans->ede = -1;
 	ans->forwarded = forwarded;
 	ans->sec = MODULE_SEC_UNCHECKED;
+	if(iq->rpz_pass == 2) {
+		/* an RPZ TCP-ONLY rule on the servers: for TCP clients */
+		ans->policy = 4;
+		s->no_cache_store = 1;
+	}
 	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
 		list_push_all(s->region, &ans->ns, &iq->chain_ns) < 0 ||
@@ -1855,6 +1929,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
+		if(iter_rpz_cname(s, name))
+			break;
 		/* resolve the target from the top */
 		memcpy(iq->qname, name, dname_len(name));
 		iq->qname_len = dname_len(name);

@@ -232,7 +232,8 @@ struct iter_qstate {
 	/** 1 when the state is to run again after the current step */
 	int again;
 	/** RPZ NSDNAME / NSIP (env->rpz_ns): the delegation whose NS names
-	 * were checked last, and 1 after a PASSTHRU rule */
+	 * were checked last, and 1 after a PASSTHRU rule, 2 after a TCP-ONLY
+	 * rule (the answer is then for TCP clients only) */
 	const struct delegpt *rpz_dp;
 	/** see rpz_dp */
 	int rpz_pass;

@@ -668,9 +668,41 @@ push_ref(struct az_ans *a, int sec, size_t idx, int owner)
 	r->negttl = 0;
 }
 
+/** push the RRs of type t at node n (t RRSIG with covered not 0: only
+ * the signatures over type covered); @return number pushed */
+static int
+push_type(const struct az_data *d, const struct az_node *n, uint16_t t,
+	uint16_t covered, int owner, struct az_ans *a, int sec)
+{
+	size_t i;
+	int c = 0;
+	for(i = n->first; i < n->first + n->num; i++) {
+		const struct az_rrw *w = &d->w[i];
+		if(w->type == t && (covered == 0 ||
+			w->covered == covered)) {
+			push_ref(a, sec, i, owner);
+			c++;
+		}
+	}
+	return c;
+}
+
+/** @return 1 when node n holds RRs of type t */
+static int
+node_has_type(const struct az_data *d, const struct az_node *n, uint16_t t)
+{
+	size_t i;
+	for(i = n->first; i < n->first + n->num; i++)
+		if(d->w[i].type == t)
+			return 1;
+	return 0;
+}
+
 /** push the RRset of type t at node (ANY: all), with its RRSIGs when
  * dnssec, owner slot owner (-1: the RRs' own); @return number of RRs of
- * type t pushed */
+ * type t pushed. Each RRset is followed by its own signatures, as
+ * resolvers write an answer (the node keeps its RRs in canonical order,
+ * where RRSIG, type 46, sorts before NSEC and NSEC3 and after SOA) */
 static int
 push_rrset(const struct az_data *d, long nd, uint16_t t, int dnssec,
 	int owner, struct az_ans *a, int sec)
@@ -678,14 +710,35 @@ push_rrset(const struct az_data *d, long nd, uint16_t t, int dnssec,
 	const struct az_node *n = &d->nodes[nd];
 	size_t i;
 	int c = 0;
+	if(t != LDNS_RR_TYPE_ANY) {
+		c = push_type(d, n, t, 0, owner, a, sec);
+		if(dnssec && t != LDNS_RR_TYPE_RRSIG)
+			(void)push_type(d, n, LDNS_RR_TYPE_RRSIG, t, owner, a,
+				sec);
+		return c;
+	}
+	/* ANY: the RRsets in type order (the node's RRs are sorted by
+	 * type), each followed by its RRSIGs */
 	for(i = n->first; i < n->first + n->num; i++) {
 		const struct az_rrw *w = &d->w[i];
-		if(t == LDNS_RR_TYPE_ANY ? (w->type != LDNS_RR_TYPE_RRSIG ||
-			dnssec) : (w->type == t || (dnssec && w->type ==
-			LDNS_RR_TYPE_RRSIG && w->covered == t))) {
-			push_ref(a, sec, i, owner);
-			if(w->type == t || t == LDNS_RR_TYPE_ANY)
+		if(w->type == LDNS_RR_TYPE_RRSIG)
+			continue;
+		push_ref(a, sec, i, owner);
+		c++;
+		if(dnssec && (i + 1 == n->first + n->num ||
+			d->w[i + 1].type != w->type))
+			(void)push_type(d, n, LDNS_RR_TYPE_RRSIG, w->type,
+				owner, a, sec);
+	}
+	/* signatures over a type the node does not hold */
+	if(dnssec) {
+		for(i = n->first; i < n->first + n->num; i++) {
+			const struct az_rrw *w = &d->w[i];
+			if(w->type == LDNS_RR_TYPE_RRSIG &&
+				!node_has_type(d, n, w->covered)) {
+				push_ref(a, sec, i, owner);
 				c++;
+			}
 		}
 	}
 	return c;
@@ -922,10 +975,11 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 			push_neg_soa(d, dnssec, a);
 			if(dnssec && d->n3) {
 				/* wildcard NODATA (RFC 5155 7.2.5): the
-				 * closest encloser proof and the wildcard's
-				 * own NSEC3 */
-				push_n3_ce(d, qname, ce, a);
+				 * wildcard's own NSEC3 (no such type), then
+				 * the closest encloser proof, in the order
+				 * Unbound writes them */
 				push_n3(d, wc, 1, a);
+				push_n3_ce(d, qname, ce, a);
 			} else if(dnssec) {
 				/* the wildcard's NSEC (no such type) and
 				 * the one covering qname (RFC 4035 3.1.3.4) */

@@ -94,6 +94,10 @@ struct comm_base;
 /** state key flag: do not use forward zones (the address lookup of a
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08
+/** state key flag: an RPZ QNAME or CLIENT-IP rule said PASSTHRU for the
+ * client: no NSDNAME / NSIP rule applies to its resolution (as Unbound's
+ * rpz_passthru); set only when such rules exist */
+#define MESH_FLAG_RPZPASS	0x80
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
@@ -204,7 +208,10 @@ struct mesh_answer {
 	/** a policy answer (RPZ NSDNAME / NSIP, made by env->rpz_ns): 1 to
 	 * send it (with AA) but store it in no cache and leave it
 	 * unvalidated, 3 the same without RA (rpz-signal-nxdomain-ra), 2
-	 * to send nothing at all (drop); 0 for every other answer */
+	 * to send nothing at all (drop), 4 a resolved answer that a
+	 * TCP-ONLY rule (NSDNAME / NSIP) gives to TCP clients only (UDP
+	 * clients get an empty TC answer; it is stored in no cache); 0 for
+	 * every other answer */
 	int policy;
 };
 
@@ -357,7 +364,8 @@ struct module_env {
 	 * about to ask; exactly one of nsname, nsaddr is given.
 	 * @param arg: rpz_ns_arg.
 	 * @param pass: set to 1 for a PASSTHRU rule (no more checks for
-	 *	this state).
+	 *	this state), 2 for a TCP-ONLY rule (no more checks; the answer
+	 *	is for TCP clients only, mesh_answer.policy 4).
 	 * @return the answer to finish the state with (in qs->region, its
 	 *	policy field set), or NULL to go on.
 	 */
@@ -366,6 +374,21 @@ struct module_env {
 		int *pass);
 	/** the argument of rpz_ns */
 	void *rpz_ns_arg;
+	/**
+	 * The RPZ QNAME triggers on a CNAME target (the front end's policy,
+	 * front/policy.h), or NULL when there are no rpz zones. Called by
+	 * the iterator for a client's question (depth 0) before it follows
+	 * a CNAME to name: when a rule (of a zone without tags:, or with
+	 * one of the state's tags) acts on name, the iterator finishes the
+	 * state with the chain so far, kept out of the caches, and the
+	 * front end writes the rule's answer after it (as Unbound stops at
+	 * such a target and answers from the policy).
+	 * @param arg: rpz_ns_arg.
+	 * @param name: the target, lower-case wire.
+	 * @return 1 when a rule acts on name, else 0.
+	 */
+	int (*rpz_qname)(void *arg, struct module_qstate *qs,
+		const uint8_t *name);
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC

@@ -1163,6 +1163,13 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 		uint64_t h = 0x452821e638d01377ULL;
 		int wj[128];
 		qlen = dname_len(qname);
+		if(wild && nl > 0 && nl < 128 && (s->wild_labels[0] & 1)) {
+			/* "*." at the root stands for every name (whose
+			 * top label is no rule's) */
+			offs[nl] = (uint8_t)(qlen - 1);
+			wh[nw] = hash_fin(h, SEED_WILD);
+			wj[nw++] = nl;
+		}
 		for(j = nl - 1; j >= 0; j--) {
 			int lab = nl - j; /* labels of the suffix at j */
 			h = mix_label(h, qname + offs[j]);

@@ -473,9 +473,10 @@ static const char *zone_text =
 	"ns.sub.example. IN A 192.0.2.54\n"
 	"example. IN NSEC alias.example. SOA NS NSEC RRSIG\n";
 
-/** a config with one auth zone from a zone file */
+/** a config with one auth zone (name) from a zone file of text */
 static struct auth_zones *
-make_zones(const char *opts, char *path, size_t plen)
+make_zone_of(const char *name, const char *ztext, const char *opts,
+	char *path, size_t plen)
 {
 	char text[2048], err[512];
 	struct config_file *cfg = config_create();
@@ -486,17 +487,24 @@ make_zones(const char *opts, char *path, size_t plen)
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "w");
-	fputs(zone_text, f);
+	fputs(ztext, f);
 	fclose(f);
-	snprintf(text, sizeof(text), "auth-zone:\n name: example.\n "
-		"zonefile: \"%s\"\n allow-notify: 192.0.2.0/24\n%s", path,
-		opts);
+	snprintf(text, sizeof(text), "auth-zone:\n name: %s\n "
+		"zonefile: \"%s\"\n allow-notify: 192.0.2.0/24\n%s", name,
+		path, opts);
 	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
 		err, sizeof(err)), 0);
 	az = auth_zones_create(cfg, &ok, err, sizeof(err));
 	ck_assert_msg(ok && az, "%s", err);
 	config_delete(cfg);
 	return az;
+}
+
+/** a config with one auth zone from a zone file (zone_text) */
+static struct auth_zones *
+make_zones(const char *opts, char *path, size_t plen)
+{
+	return make_zone_of("example.", zone_text, opts, path, plen);
 }
 
 /** ask downstream; @return the parsed answer or NULL (not answered) */
@@ -595,6 +603,111 @@ START_TEST(test_answers)
 	ck_assert_ptr_null(ask(az, "www.example.com.", LDNS_RR_TYPE_A, 0, 0,
 		&r));
 	ck_assert_int_eq(r, AUTH_NOT);
+	auth_zones_delete(az);
+	unlink(path);
+}
+END_TEST
+
+/** @return 1 when RR i of section l has type t (for RRSIG: covering
+ * type covered) and owner name */
+static int
+rr_is(ldns_rr_list *l, size_t i, ldns_rr_type t, ldns_rr_type covered,
+	const char *owner)
+{
+	ldns_rr *rr;
+	ldns_rdf *o;
+	int ok;
+	if(i >= ldns_rr_list_rr_count(l))
+		return 0;
+	rr = ldns_rr_list_rr(l, i);
+	if(ldns_rr_get_type(rr) != t)
+		return 0;
+	if(t == LDNS_RR_TYPE_RRSIG && ldns_rdf2native_int16(ldns_rr_rdf(rr,
+		0)) != covered)
+		return 0;
+	ck_assert(ldns_str2rdf_dname(&o, owner) == LDNS_STATUS_OK);
+	ok = ldns_dname_compare(ldns_rr_owner(rr), o) == 0;
+	ldns_rdf_deep_free(o);
+	return ok;
+}
+
+/** an NSEC3 zone (iterations 0, no salt) with signatures (not checked:
+ * only their place in the answer is) on the SOA and some NSEC3s.
+ * Hashes: apex krsatb3p.., b 7at0s0ri.., w e1r4elaj.., *.w qmu5emua..,
+ * z.w bcmdaeme.. (covered by 7at0s0ri..) */
+static const char *n3_zone_text =
+	"$ORIGIN nsec3.example.\n$TTL 3600\n"
+	"@ IN SOA ns.nsec3.example. h.nsec3.example. 1 3600 600 86400 300\n"
+	"@ IN RRSIG SOA 8 2 3600 20300101000000 20200101000000 1 "
+	"nsec3.example. AAAA\n"
+	"@ IN NS ns\n"
+	"@ IN NSEC3PARAM 1 0 0 -\n"
+	"*.w IN TXT \"wild\"\n"
+	"a.b IN TXT \"deep\"\n"
+	"qmu5emuaalpkk9cb81ajp93kp1u0v58c IN NSEC3 1 0 0 - "
+	"T8NTILOM33A9M4PLRR2JORSDRT543QQP TXT RRSIG\n"
+	"qmu5emuaalpkk9cb81ajp93kp1u0v58c IN RRSIG NSEC3 8 3 3600 "
+	"20300101000000 20200101000000 1 nsec3.example. AAAA\n"
+	"e1r4elajvnae9pucmjrofafa95hs5bf2 IN NSEC3 1 0 0 - "
+	"KRSATB3PJBKRJUTSKF89T5MS899D2UDP\n"
+	"e1r4elajvnae9pucmjrofafa95hs5bf2 IN RRSIG NSEC3 8 3 3600 "
+	"20300101000000 20200101000000 1 nsec3.example. AAAA\n"
+	"7at0s0ridcjrff2m5h5aav22csfjbul4 IN NSEC3 1 0 0 - "
+	"E1R4ELAJVNAE9PUCMJROFAFA95HS5BF2\n"
+	"7at0s0ridcjrff2m5h5aav22csfjbul4 IN RRSIG NSEC3 8 3 3600 "
+	"20300101000000 20200101000000 1 nsec3.example. AAAA\n"
+	"krsatb3pjbkrjutskf89t5ms899d2udp IN NSEC3 1 0 0 - "
+	"QMU5EMUAALPKK9CB81AJP93KP1U0V58C NS SOA RRSIG NSEC3PARAM\n"
+	"t8ntilom33a9m4plrr2jorsdrt543qqp IN NSEC3 1 0 0 - "
+	"7AT0S0RIDCJRFF2M5H5AAV22CSFJBUL4 TXT\n";
+
+START_TEST(test_answer_order)
+{
+	char path[64];
+	struct auth_zones *az;
+	enum auth_answer r;
+	ldns_rr_list *l;
+	ldns_pkt *p;
+	/* NSEC3 (type 50) sorts after RRSIG (46) in the zone, SOA (6)
+	 * before: each RRset is written before its signatures all the
+	 * same, as resolvers write them (and testbound compares) */
+	az = make_zone_of("nsec3.example.", n3_zone_text, "", path,
+		sizeof(path));
+	/* wildcard NODATA (RFC 5155 7.2.5): the wildcard's own NSEC3
+	 * first, then the closest encloser's, then the one covering the
+	 * next closer name, each followed by its RRSIG */
+	p = ask(az, "z.w.nsec3.example.", LDNS_RR_TYPE_A, 0, 1, &r);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_NOERROR);
+	l = ldns_pkt_authority(p);
+	ck_assert_uint_eq(ldns_rr_list_rr_count(l), 8);
+	ck_assert(rr_is(l, 0, LDNS_RR_TYPE_SOA, 0, "nsec3.example."));
+	ck_assert(rr_is(l, 1, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_SOA,
+		"nsec3.example."));
+	ck_assert(rr_is(l, 2, LDNS_RR_TYPE_NSEC3, 0,
+		"qmu5emuaalpkk9cb81ajp93kp1u0v58c.nsec3.example."));
+	ck_assert(rr_is(l, 3, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_NSEC3,
+		"qmu5emuaalpkk9cb81ajp93kp1u0v58c.nsec3.example."));
+	ck_assert(rr_is(l, 4, LDNS_RR_TYPE_NSEC3, 0,
+		"e1r4elajvnae9pucmjrofafa95hs5bf2.nsec3.example."));
+	ck_assert(rr_is(l, 5, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_NSEC3,
+		"e1r4elajvnae9pucmjrofafa95hs5bf2.nsec3.example."));
+	ck_assert(rr_is(l, 6, LDNS_RR_TYPE_NSEC3, 0,
+		"7at0s0ridcjrff2m5h5aav22csfjbul4.nsec3.example."));
+	ck_assert(rr_is(l, 7, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_NSEC3,
+		"7at0s0ridcjrff2m5h5aav22csfjbul4.nsec3.example."));
+	ldns_pkt_free(p);
+	/* ANY at the apex: each RRset, then its RRSIGs */
+	p = ask(az, "nsec3.example.", LDNS_RR_TYPE_ANY, 0, 1, &r);
+	ck_assert_ptr_nonnull(p);
+	l = ldns_pkt_answer(p);
+	ck_assert_uint_eq(ldns_rr_list_rr_count(l), 4);
+	ck_assert(rr_is(l, 0, LDNS_RR_TYPE_NS, 0, "nsec3.example."));
+	ck_assert(rr_is(l, 1, LDNS_RR_TYPE_SOA, 0, "nsec3.example."));
+	ck_assert(rr_is(l, 2, LDNS_RR_TYPE_RRSIG, LDNS_RR_TYPE_SOA,
+		"nsec3.example."));
+	ck_assert(rr_is(l, 3, LDNS_RR_TYPE_NSEC3PARAM, 0, "nsec3.example."));
+	ldns_pkt_free(p);
 	auth_zones_delete(az);
 	unlink(path);
 }
@@ -1836,6 +1949,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_ixfr);
 	tcase_add_test(tc, test_zonemd);
 	tcase_add_test(tc, test_answers);
+	tcase_add_test(tc, test_answer_order);
 	tcase_add_test(tc, test_upstream);
 	tcase_add_test(tc, test_notify);
 	tcase_add_test(tc, test_nodata);

@@ -436,6 +436,30 @@ START_TEST(test_wildcard_encloser)
 }
 END_TEST
 
+/* "*." at the zone's apex is a wildcard at the root: it stands for
+ * every name, except those under a top label the zone has (as Unbound,
+ * rpz_rootwc.rpl) */
+START_TEST(test_root_wildcard)
+{
+	struct rrbuf b;
+	struct rpz *z = mkzone(NULL);
+	char err[256];
+	static const uint8_t a4[4] = { 192, 0, 2, 1 };
+	memset(&b, 0, sizeof(b));
+	add(&b, "*.rpz.test.", DNS_TYPE_CNAME, ".", NULL);
+	add(&b, "a.rpz.test.", DNS_TYPE_CNAME, "*.", NULL);
+	add(&b, "*.a.rpz.test.", DNS_TYPE_A, NULL, a4);
+	ck_assert_int_eq(rpz_zone_apply(z, b.rr, b.n, err, sizeof(err)), 0);
+	ck_assert_int_eq(q(z, "x.", NULL), RPZ_ACTION_NXDOMAIN);
+	ck_assert_int_eq(q(z, "y.tld.", NULL), RPZ_ACTION_NXDOMAIN);
+	ck_assert_int_eq(q(z, "a.", NULL), RPZ_ACTION_NODATA);
+	ck_assert_int_eq(q(z, "b.a.", NULL), RPZ_ACTION_LOCAL_DATA);
+	/* the root itself is no name under the root */
+	ck_assert_int_eq(q(z, ".", NULL), RPZ_ACTION_NONE);
+	rpz_delete(z);
+}
+END_TEST
+
 static Suite *
 rpz_suite(void)
 {
@@ -446,6 +470,7 @@ rpz_suite(void)
 	tcase_add_test(tc, test_update);
 	tcase_add_test(tc, test_override);
 	tcase_add_test(tc, test_wildcard_encloser);
+	tcase_add_test(tc, test_root_wildcard);
 	tcase_add_test(tc, test_load_errors);
 	suite_add_tcase(s, tc);
 	return s;

@@ -163,6 +163,17 @@ make_wildcard(const uint8_t *name, int labs, uint8_t *wc)
 	memcpy(wc + 2, suf, l);
 }
 
+/** @return 1 when the NSEC entry e shows name is an empty non-terminal */
+static int
+is_ent(const struct neg_entry *e, const uint8_t *name)
+{
+	struct val_nrec r;
+	r.owner = e->owner;
+	r.rdata = e->rdata;
+	r.len = e->rdlen;
+	return val_nsec_is_ent(&r, name);
+}
+
 /** append an entry and its RRSIG to the answer's authority section.
  * @return 0 or -1 */
 static int
@@ -235,6 +246,18 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 			goto done;
 		rcode = DNS_RCODE_NOERROR;
 		nr = 1;
+	} else if(cover && is_ent(cover, qname)) {
+		/* an empty non-terminal: the NSEC covering it has a next
+		 * name below it (NODATA, RFC 4035 3.1.3.2) */
+		recs[0].owner = cover->owner;
+		recs[0].rdata = cover->rdata;
+		recs[0].len = cover->rdlen;
+		if(val_nsec_prove_nodata(recs, 1, qname, qtype) !=
+			VAL_PROOF_SECURE)
+			goto done;
+		rcode = DNS_RCODE_NOERROR;
+		match = cover;
+		nr = 1;
 	} else if(cover) {
 		recs[0].owner = cover->owner;
 		recs[0].rdata = cover->rdata;
@@ -271,8 +294,9 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 			goto done;
 		rcode = DNS_RCODE_NXDOMAIN;
 	} else	goto done;
-	/* in Unbound's order: the NSEC for the wildcard, the NSEC for the
-	 * name, then the SOA */
+	/* the order Unbound writes (val_neg_getmsg): the NSEC denying the
+	 * wildcard (when another one), the NSEC at or covering the name,
+	 * then the SOA */
 	a = region_alloc_zero(r, sizeof(*a));
 	if(!a || (nr == 2 && put_entry(r, a, wcov, now) != 0) ||
 		put_entry(r, a, match ? match : cover, now) != 0 ||
