@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tests/fuzz/gen_corpus.py - make the seed corpora of fuzz_proxy.c,
-fuzz_http2.c and fuzz_control.c (tests/fuzz/corpus/{proxy,http2,control}).
+fuzz_http2.c and fuzz_control.c (tests/fuzz/corpus/{proxy,http2,control}),
+and the real-* seeds of fuzz_packet.c and fuzz_config.c.
 
 The seeds are what real clients send, in each target's input format (see
 the file comment of each target):
@@ -16,10 +17,20 @@ the file comment of each target):
            answers' error cases (wrong path, method, content type);
   control  the requests petrel-control (and unbound-control) send: the
            request line and, for the bulk commands, the lines after it
-           ended by the byte 0x04.
+           ended by the byte 0x04;
+  packet   (real-* files) queries and the answers an authoritative server
+           gives from the signed zones of testdata/dnssec/ (every
+           algorithm): positive answers with RRSIGs and glue, DNSKEY sets,
+           NXDOMAIN with the NSEC or NSEC3 records, referrals with DS,
+           CNAME, MX and SRV; names compressed as servers do (owners, and
+           the names in NS, CNAME, MX and SOA RDATA), and once without;
+  config   (real-* files) the test configs of testdata/conf/ (those
+           without include) and example.conf's documented options,
+           uncommented, a clause or a slice of one per file.
 Run from the top of the source tree:  python3 tests/fuzz/gen_corpus.py
-It rewrites the seed-* files of the three folders (files the fuzzers
-found and -merge=1 kept stay). The seeds are committed, so make check
+It rewrites the seed-* files of proxy, http2 and control and the real-*
+files of packet and config (other files, those the fuzzers found and
+-merge=1 kept among them, stay). The seeds are committed, so make check
 does not need Python.
 """
 import base64, hashlib, os, struct
@@ -49,16 +60,16 @@ QUERIES = [query(0x1234, "www.example.com.", 1),
            query(0xbeef, "_dns.resolver.arpa.", 64, cookie=True),
            query(0x7777, "a.very.long.name.with.many.labels.example.net.", 16, edns=False)]
 
-def write(outdir, data):
+def write(outdir, data, prefix="seed-"):
     os.makedirs(outdir, exist_ok=True)
     h = hashlib.sha1(data).hexdigest()
-    with open(os.path.join(outdir, "seed-" + h), "wb") as fp:
+    with open(os.path.join(outdir, prefix + h), "wb") as fp:
         fp.write(data)
 
-def clean(outdir):
+def clean(outdir, prefix="seed-"):
     if os.path.isdir(outdir):
         for f in os.listdir(outdir):
-            if f.startswith("seed-"):
+            if f.startswith(prefix):
                 os.unlink(os.path.join(outdir, f))
 
 # ------------------------------------------------------------------ PROXY v2
@@ -228,11 +239,160 @@ def gen_control(out):
     # a request line with CR LF, and trailing blanks
     write(out, b"UBCT1 local_zone crlf.test. static \t\r\n")
 
+# ------------------------------------------------------------------ packet
+class Msg:
+    """a DNS message written as a server does, names compressed"""
+    def __init__(self, qid, flags, compress=True):
+        self.b = bytearray(12)
+        self.qid, self.flags, self.compress = qid, flags, compress
+        self.counts = [0, 0, 0, 0]
+        self.names = {}
+
+    def name(self, n, compress=None):
+        if compress is None:
+            compress = self.compress
+        labels = [] if n == "." else n.rstrip(".").split(".")
+        for i in range(len(labels)):
+            key = tuple(l.lower() for l in labels[i:])
+            if compress and key in self.names:
+                self.b += u16(0xc000 | self.names[key])
+                return
+            if len(self.b) < 0x3fff:
+                self.names.setdefault(key, len(self.b))
+            self.b += u8(len(labels[i])) + labels[i].encode()
+        self.b += b"\x00"
+
+    def question(self, qname, qtype):
+        self.name(qname)
+        self.b += u16(qtype) + u16(1)
+        self.counts[0] += 1
+
+    def rr(self, sec, owner, t, f, rd, ttl=3600):
+        from gen_val_corpus import TYPES
+        self.name(owner)
+        self.b += u16(TYPES[t]) + u16(1) + u32(ttl)
+        at = len(self.b)
+        self.b += b"\x00\x00"
+        if t in ("NS", "CNAME"):
+            self.name(f[0])
+        elif t == "MX":
+            self.b += u16(int(f[0]))
+            self.name(f[1])
+        elif t == "SOA":
+            self.name(f[0])
+            self.name(f[1])
+            self.b += b"".join(u32(int(x)) for x in f[2:7])
+        else:
+            self.b += rd
+        self.b[at:at + 2] = u16(len(self.b) - at - 2)
+        self.counts[sec] += 1
+
+    def opt(self, size=1232, do=True):
+        self.b += b"\x00" + u16(41) + u16(size) + u32(0x8000 if do else 0) + u16(0)
+        self.counts[3] += 1
+
+    def wire(self):
+        self.b[0:12] = u16(self.qid) + u16(self.flags) + b"".join(u16(c) for c in self.counts)
+        return bytes(self.b)
+
+def gen_packet(out):
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gen_val_corpus import load, TYPES
+    qid = 0x4000
+    for alg in (5, 7, 8, 10, 13, 14, 15, 16):
+        apex = "alg%d.example." % alg
+        rrs = load("testdata/dnssec/alg%d.signed" % alg)
+        def sel(owner, t):
+            return [r for r in rrs if r[0].lower() == owner.lower() and r[1] == t]
+        def sigs(owner, t):
+            return [r for r in rrs if r[0].lower() == owner.lower() and r[1] == "RRSIG" and r[2][0] == t]
+        def answer(qname, qtype, ans, auth=(), add=(), rcode=0, compress=True, aa=True):
+            nonlocal qid
+            qid += 1
+            m = Msg(qid, 0x8100 | (0x400 if aa else 0) | rcode, compress)
+            m.question(qname, TYPES[qtype])
+            for sec, group in ((1, ans), (2, auth), (3, add)):
+                for r in group:
+                    m.rr(sec, r[0], r[1], r[2], r[3])
+            m.opt()
+            write(out, m.wire(), "real-")
+        www = "www." + apex
+        # the query, as a validating resolver sends it
+        qid += 1
+        m = Msg(qid, 0x0010)
+        m.question(www, 1)
+        m.opt()
+        write(out, m.wire(), "real-")
+        ns = sel(apex, "NS") + sigs(apex, "NS")
+        glue = [r for n in sel(apex, "NS") for r in sel(n[2][0], "A")]
+        for compress in (True, False):
+            answer(www, "A", sel(www, "A") + sigs(www, "A"), ns, glue, compress=compress)
+        answer(www, "AAAA", sel(www, "AAAA") + sigs(www, "AAAA"))
+        answer(apex, "DNSKEY", sel(apex, "DNSKEY") + sigs(apex, "DNSKEY"))
+        answer(apex, "MX", sel(apex, "MX") + sigs(apex, "MX"), ns,
+               [r for mx in sel(apex, "MX") for r in sel(mx[2][1], "A")])
+        answer(apex, "SOA", sel(apex, "SOA") + sigs(apex, "SOA"))
+        answer("srv." + apex, "SRV", sel("srv." + apex, "SRV") + sigs("srv." + apex, "SRV"))
+        cn = sel("alias." + apex, "CNAME")
+        if cn:
+            answer("alias." + apex, "A", cn + sigs("alias." + apex, "CNAME") +
+                   sel(cn[0][2][0], "A") + sigs(cn[0][2][0], "A"))
+        # NXDOMAIN: the SOA and the whole NSEC or NSEC3 chain, signed
+        soa = sel(apex, "SOA") + sigs(apex, "SOA")
+        chain = [r for r in rrs if r[1] in ("NSEC", "NSEC3")]
+        chain_sigs = [r for r in rrs if r[1] == "RRSIG" and r[2][0] in ("NSEC", "NSEC3")]
+        answer("nx." + apex, "A", [], soa + chain + chain_sigs, rcode=3)
+        # NODATA at the apex
+        answer(apex, "TXT", [], soa + [r for r in chain if r[0].lower() == apex] +
+               [r for r in chain_sigs if r[0].lower() == apex])
+        # referrals: to a signed child (DS) and to an unsigned one
+        for child in ("secsub.", "sub."):
+            c = child + apex
+            answer("www." + c, "A", [], sel(c, "NS") + sel(c, "DS") + sigs(c, "DS") +
+                   [r for r in chain if r[0].lower() == c.lower()] +
+                   [r for r in chain_sigs if r[0].lower() == c.lower()],
+                   [r for n in sel(c, "NS") for r in sel(n[2][0], "A")], aa=False)
+        # a truncated answer (TC, nothing but the question)
+        qid += 1
+        m = Msg(qid, 0x8700)
+        m.question(apex, TYPES["DNSKEY"])
+        write(out, m.wire(), "real-")
+
+# ------------------------------------------------------------------ config
+def gen_config(out):
+    import glob, re
+    for f in sorted(glob.glob("testdata/conf/*.conf")):
+        data = open(f, "rb").read()
+        if b"include" not in data and len(data) <= 4096:
+            write(out, data, "real-")
+    # example.conf: each clause's documented options, uncommented
+    clause, opts = None, []
+    def flush():
+        for i in range(0, len(opts), 24):
+            write(out, (clause + "\n" + "".join("\t%s\n" % o for o in opts[i:i + 24])).encode(), "real-")
+    for line in open("example.conf"):
+        m = re.match(r"^#? ?([a-z][a-z0-9-]*):\s*$", line)
+        if m:
+            if clause and opts:
+                flush()
+            clause, opts = m.group(1) + ":", []
+            continue
+        m = re.match(r"^\t#? ?([a-z][a-z0-9-]*:\s.*\S)\s*$", line)
+        if clause and m:
+            opts.append(m.group(1))
+    if clause and opts:
+        flush()
+
 def main():
     base = "tests/fuzz/corpus"
     for n, f in (("proxy", gen_proxy), ("http2", gen_http2), ("control", gen_control)):
         d = os.path.join(base, n)
         clean(d)
+        f(d)
+    for n, f in (("packet", gen_packet), ("config", gen_config)):
+        d = os.path.join(base, n)
+        clean(d, "real-")
         f(d)
 
 main()
