@@ -26,11 +26,11 @@
  *	round] [-i 0|1] [-k] (keep the zone file) [-d dir]
  */
 #include "config.h"
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/outbound.h"
-#include "services/modstack.h"
-#include "services/localzone.h"
-#include "services/policy.h"
+#include "front/modstack.h"
+#include "front/localzone.h"
+#include "front/policy.h"
 #include "services/cache/msgcache.h"
 #include "util/config_file.h"
 #include "util/random.h"

@@ -523,7 +523,12 @@ cachedb_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block cachedb_module_block = {
-	"cachedb", cachedb_init, cachedb_deinit, cachedb_operate,
-	cachedb_inform_super, cachedb_clear, cachedb_get_mem,
-	cachedb_worker_deinit
+	.name = "cachedb",
+	.init = cachedb_init,
+	.deinit = cachedb_deinit,
+	.operate = cachedb_operate,
+	.inform_super = cachedb_inform_super,
+	.clear = cachedb_clear,
+	.get_mem = cachedb_get_mem,
+	.worker_deinit = cachedb_worker_deinit,
 };

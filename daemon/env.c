@@ -6,20 +6,20 @@
 #include "daemon/env.h"
 #include "services/authzone.h"
 #include "util/ratelimit.h"
-#include "services/acl.h"
-#include "services/localzone.h"
-#include "services/ddr.h"
+#include "front/acl.h"
+#include "front/localzone.h"
+#include "front/ddr.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/shcache.h"
-#include "services/modstack.h"
-#include "services/policy.h"
+#include "front/modstack.h"
+#include "front/policy.h"
 #include "validator/val_zonemd.h"
 #include "util/config_file.h"
 #include "util/config_auth.h"
 #include "util/log.h"
-#include "services/cookie_secrets.h"
+#include "front/cookie_secrets.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,34 +27,6 @@
 /** the infrastructure cache budget: Unbound keeps 10000 hosts */
 /** the infrastructure cache budget: infra-cache-numhosts servers */
 #define ENV_INFRA_MEM infra_mem_for_hosts((size_t)cfg->infra_cache_numhosts)
-
-/** the message cache settings from a config */
-static void
-mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
-{
-	mcache_params_default(p);
-	p->maxmem = cfg->msg_cache_size;
-	p->slabs = (size_t)cfg->msg_cache_slabs;
-	p->min_ttl = (uint32_t)cfg->cache_min_ttl;
-	p->max_ttl = (uint32_t)cfg->cache_max_ttl;
-	p->max_negative_ttl = (uint32_t)cfg->cache_max_negative_ttl;
-	p->min_negative_ttl = (uint32_t)cfg->cache_min_negative_ttl;
-	p->prefetch = cfg->prefetch;
-	p->serve_expired = cfg->serve_expired;
-	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
-	p->serve_expired_reply_ttl = (uint32_t)cfg->serve_expired_reply_ttl;
-	p->max_udp_size = (uint16_t)cfg->max_udp_size;
-	p->roundrobin = cfg->rrset_roundrobin;
-	p->no_ede = !cfg->ede;
-	p->no_ede_stale = !cfg->ede || !cfg->ede_serve_expired;
-	if(cfg->serve_original_ttl) {
-		/* the upstream's TTLs, as Unbound: no cache-min-ttl or
-		 * cache-max-ttl, and not counted down in answers */
-		p->original_ttl = 1;
-		p->min_ttl = 0;
-		p->max_ttl = 0x7fffffff;
-	}
-}
 
 /** does the config ask for a shared cache? (fork only: threads share) */
 static int

@@ -12,6 +12,7 @@
 #include "daemon/daemon.h"
 #include "util/config_file.h"
 #include "util/log.h"
+#include "util/netevent/netevent.h"
 #include "util/version.h"
 #include <errno.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ main(int argc, char *argv[])
 			vcount++;
 			break;
 		case 'V':
-			version_print(stdout, "petrel");
+			version_print(stdout, "petrel", netevent_version_print);
 			return 0;
 		case 'h':
 			usage(stdout);

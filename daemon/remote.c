@@ -14,7 +14,7 @@
 #include "daemon/stats.h"
 #include "daemon/worker.h"
 #include "services/mesh.h"
-#include "services/policy.h"
+#include "front/policy.h"
 #include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -29,7 +29,7 @@
 #include "util/netaddr.h"
 #include "util/version.h"
 #include "util/log_limit.h"
-#include "services/cookie_secrets.h"
+#include "front/cookie_secrets.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

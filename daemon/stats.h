@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "daemon/worker.h"
-#include "services/resolver.h"
+#include "front/resolver.h"
 
 /** a growable text buffer (control replies, dumps, metrics) */
 struct stats_buf {

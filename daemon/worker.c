@@ -18,13 +18,14 @@
 #include "daemon/remote_worker.h"
 #include "daemon/stats.h"
 #include "services/authzone.h"
-#include "services/resolver.h"
-#include "services/policy.h"
+#include "front/resolver.h"
+#include "front/policy.h"
 #include "services/outside_network.h"
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/dnstap.h"
 #include "util/netevent/dnstap_tls.h"
+#include "util/netevent/proxy_protocol.h"
 #include "util/log.h"
 #include "util/random.h"
 #include "util/storage/qsbr.h"
@@ -262,7 +263,7 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 {
 	struct worker *w = arg;
 	struct resolver_handle h;
-	struct netaddr local;
+	struct netaddr local, proxy;
 	size_t outlen = 0;
 	enum resolver_result r;
 	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
@@ -275,6 +276,15 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 			rep->len);
 	if(w->local_views)
 		resolver_set_local(w->res, worker_local_addr(w, rep, &local));
+	if(w->proxied) {
+		/* through a PROXY v2 header: the proxy must pass access
+		 * control too (rep->peer is the socket's own peer) */
+		if(rep->peer.len) {
+			netaddr_from_sockaddr(&proxy, &rep->peer.a.sa,
+				rep->peer.len);
+			resolver_set_proxy(w->res, &proxy);
+		} else	resolver_set_proxy(w->res, NULL);
+	}
 	if(rep->hint)
 		r = resolver_handle_peeked(w->res, rep->buf, rep->len,
 			&w->peeks[rep->slot], &rep->client, RESOLVER_UDP, &h,
@@ -734,6 +744,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 		struct listen_port *p = &ls->ports[i];
 		int k = ls->per_worker ? w->index : 0;
 		int proxy = worker_proxy_port(p, cfg);
+		w->proxied |= proxy;
 		if(p->udp[k] != -1) {
 			struct comm_udp_opts uo;
 			int fd = dup(p->udp[k]);
@@ -750,7 +761,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				cfg->sock_queue_timeout * 1000 : 0;
 			w->udp[i] = comm_point_create_udp_opts(w->base, fd,
 				(size_t)(cfg->max_udp_size > 512 ?
-				cfg->max_udp_size : 512) + (proxy ? 256 : 0),
+				cfg->max_udp_size : 512) +
+				(proxy ? PP2_MAX_LEN : 0),
 				NETEVENT_UDP_BATCH_DEFAULT, worker_query_cb, w,
 				&uo);
 			if(!w->udp[i])
@@ -849,6 +861,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 		log_warn("worker %d: cannot start the zone transfer thread; "
 			"rpz zones keep what their zone files gave", w->index);
 	w->local_views = policy_has_interface_views(env->pol);
+	resolver_start(w->res, w->index);
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

@@ -30,7 +30,7 @@
 #include "util/thread.h"
 #include "util/netevent/netevent.h"
 #include "services/outbound.h"
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/outside_network.h"
 
 struct daemon;
@@ -100,6 +100,9 @@ struct worker {
 	struct netaddr *ifaddr;
 	/** 1 when the policy has interface views */
 	int local_views;
+	/** 1 when a listening point is a proxy-protocol-port: the proxy's own
+	 * address goes to access control with each of its queries */
+	int proxied;
 	/** the queries of the UDP batch being answered, parsed by the peek
 	 * (one per batch slot; the UDP points' batches are answered one at
 	 * a time, so they share it) */

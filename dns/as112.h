@@ -4,7 +4,7 @@
  * zones AS112 serves, and the like).
  *
  * One list for the two users that must agree on it: the default local
- * zones (services/localzone.c answers them locally unless
+ * zones (front/localzone.c answers them locally unless
  * unblock-lan-zones) and the validator (validator/validator.c marks them
  * insecure with insecure-lan-zones), as Unbound does with its list.
  */

@@ -519,6 +519,11 @@ dns64_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block dns64_module_block = {
-	"dns64", dns64_init, dns64_deinit, dns64_operate, dns64_inform_super,
-	dns64_clear, dns64_get_mem, NULL
+	.name = "dns64",
+	.init = dns64_init,
+	.deinit = dns64_deinit,
+	.operate = dns64_operate,
+	.inform_super = dns64_inform_super,
+	.clear = dns64_clear,
+	.get_mem = dns64_get_mem,
 };

@@ -891,7 +891,12 @@ subnet_worker_deinit(struct module_env *env, int id)
 }
 
 const struct module_func_block subnetcache_module_block = {
-	"subnetcache", subnet_init, subnet_deinit, subnet_operate,
-	subnet_inform_super, subnet_clear, subnet_get_mem,
-	subnet_worker_deinit
+	.name = "subnetcache",
+	.init = subnet_init,
+	.deinit = subnet_deinit,
+	.operate = subnet_operate,
+	.inform_super = subnet_inform_super,
+	.clear = subnet_clear,
+	.get_mem = subnet_get_mem,
+	.worker_deinit = subnet_worker_deinit,
 };

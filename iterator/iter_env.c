@@ -34,6 +34,8 @@ static const char *const iter_root_servers[][3] = {
 	{NULL, NULL, NULL}
 };
 
+static int iter_env_nat64_prefix(struct iter_env *env, const char *pfx);
+
 /** parse a presentation name into lower-case wire; @return len or 0 */
 static size_t
 iter_name_parse(const char *s, uint8_t *out)
@@ -63,10 +65,17 @@ iter_env_create_default(void)
 	env->qname_min = 1;
 	env->dnqlh = 1;
 	env->harden_glue = 1;
+	env->scrub_promiscuous = 1;
+	env->scrub_ns = 20;
+	env->max_restarts = 11; /* ITER_MAX_CNAME */
+	env->max_sent = 32;
+	env->msg_retry = 5;
 	env->do_ip4 = 1;
 	env->do_ip6 = 1;
 	env->timeout_ms = 376;
 	env->max_time_ms = 30000;
+	(void)iter_env_parse_tfp(env, "3 2 1 0 0", NULL, 0);
+	(void)iter_env_nat64_prefix(env, NULL);
 	for(i = 0; iter_root_servers[i][0]; i++) {
 		if(iter_env_add_hint(env, iter_root_servers[i][0],
 			iter_root_servers[i][1]) < 0 ||
@@ -77,6 +86,72 @@ iter_env_create_default(void)
 		}
 	}
 	return env;
+}
+
+int
+iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
+	size_t errlen)
+{
+	int vals[ITER_TFP_MAX], n = 0;
+	const char *p = v;
+	for(;;) {
+		char *end;
+		long l;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!*p)
+			break;
+		l = strtol(p, &end, 10);
+		if(end == p || (*end && *end != ' ' && *end != '\t') ||
+			l < -1 || l > 1000) {
+			if(err)
+				snprintf(err, errlen, "expected numbers of -1 "
+					"or more, separated by spaces, got '%s'",
+					v);
+			return -1;
+		}
+		if(n >= ITER_TFP_MAX) {
+			if(err)
+				snprintf(err, errlen, "at most %d values",
+					ITER_TFP_MAX);
+			return -1;
+		}
+		vals[n++] = (int)l;
+		p = end;
+	}
+	if(n == 0) {
+		if(err)
+			snprintf(err, errlen, "expected at least one number");
+		return -1;
+	}
+	memcpy(env->tfp, vals, sizeof(vals[0]) * (size_t)n);
+	env->tfp_count = n;
+	return 0;
+}
+
+/** set the NAT64 prefix from text (NULL or "": 64:ff9b::/96);
+ * @return 0 or -1 (logged) */
+static int
+iter_env_nat64_prefix(struct iter_env *env, const char *pfx)
+{
+	struct netblock nb;
+	const char *why = "";
+	const uint8_t *b;
+	size_t n = 0;
+	if(!pfx || !pfx[0])
+		pfx = "64:ff9b::/96";
+	if(netblock_parse(pfx, &nb, 0, &why) != 0 ||
+		netaddr_family(&nb.a) != AF_INET6 ||
+		!(b = netaddr_bytes(&nb.a, &n)) || n != 16 ||
+		(nb.prefix != 32 && nb.prefix != 40 && nb.prefix != 48 &&
+		nb.prefix != 56 && nb.prefix != 64 && nb.prefix != 96)) {
+		log_err("nat64-prefix: expected an IPv6 prefix of length 32, "
+			"40, 48, 56, 64 or 96, got '%s'", pfx);
+		return -1;
+	}
+	memcpy(env->nat64, b, 16);
+	env->nat64_len = nb.prefix;
+	return 0;
 }
 
 /** copy one config_stub into the env */
@@ -90,6 +165,10 @@ iter_env_add_cfgzone(struct iter_env *env, struct config_stub *s, int fwd)
 		return -1;
 	z->first = s->first;
 	z->prime = s->prime;
+	z->tcp = s->tcp;
+	z->no_cache = s->no_cache;
+	if(s->no_cache)
+		env->no_cache_zones++;
 	for(a = s->addrs; a; a = a->next) {
 		if(z->num_addrs >= (int)(sizeof(z->addrs)/sizeof(z->addrs[0])))
 			break;
@@ -114,7 +193,25 @@ iter_env_create(struct config_file *cfg)
 	env->qname_min_strict = cfg->qname_minimisation_strict;
 	env->dnqlh = cfg->do_not_query_localhost;
 	env->harden_glue = cfg->harden_glue;
+	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
+	env->harden_unverified_glue = cfg->harden_unverified_glue;
+	env->scrub_ns = cfg->iter_scrub_ns;
+	env->max_restarts = cfg->max_query_restarts;
+	env->max_sent = cfg->max_sent_count;
+	env->msg_retry = cfg->outbound_msg_retry;
 	env->tcp_upstream = cfg->tcp_upstream;
+	env->do_nat64 = cfg->do_nat64;
+	if(iter_env_nat64_prefix(env, cfg->nat64_prefix ? cfg->nat64_prefix :
+		cfg->dns64_prefix) < 0)
+		goto fail;
+	if(cfg->target_fetch_policy) {
+		char why[128];
+		if(iter_env_parse_tfp(env, cfg->target_fetch_policy, why,
+			sizeof(why)) < 0) {
+			log_err("target-fetch-policy: %s", why);
+			goto fail;
+		}
+	}
 	env->minimal = cfg->minimal_responses;
 	env->do_ip4 = cfg->do_ip4;
 	env->do_ip6 = cfg->do_ip6;
@@ -451,7 +548,7 @@ delegpt_add_addr(struct delegpt *dp, struct region *r,
 	struct delegpt_addr *da, **pp;
 	for(da = dp->addrs; da; da = da->next)
 		if(netaddr_cmp(&da->addr, a) == 0)
-			return 0;
+			return 1;
 	da = region_alloc_zero(r, sizeof(*da));
 	if(!da)
 		return -1;
@@ -475,7 +572,8 @@ iter_env_root_dp(struct iter_env *env, struct region *r)
 		if(!ns)
 			return NULL;
 		if(h->has_addr) {
-			ns->resolved = 1;
+			if(iter_addr_family_ok(env, &h->addr))
+				ns->resolved = 1;
 			if(delegpt_add_addr(dp, r, &h->addr) < 0)
 				return NULL;
 		}
@@ -493,6 +591,8 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 	dp->is_forward = z->is_forward;
 	dp->is_stub = !z->is_forward;
 	dp->first = z->first;
+	dp->tcp = z->tcp;
+	dp->no_cache = z->no_cache;
 	for(i = 0; i < z->num_addrs; i++)
 		if(delegpt_add_addr(dp, r, &z->addrs[i]) < 0)
 			return NULL;
@@ -502,10 +602,87 @@ iter_env_zone_dp(struct iter_zone *z, struct region *r)
 	return dp;
 }
 
+/** byte i (0-3) of an IPv4 address embedded in a NAT64 prefix of plen
+ * bits: RFC 6052 2.2, bits 64 to 71 (byte 8) are left zero */
+static int
+nat64_pos(int plen, int i)
+{
+	int pos = plen / 8 + i;
+	if(plen / 8 <= 8 && pos >= 8)
+		pos++;
+	return pos;
+}
+
+int
+iter_nat64_addr(const struct iter_env *env, const struct netaddr *v4,
+	struct netaddr *out)
+{
+	const uint8_t *b;
+	uint8_t a6[16];
+	size_t n = 0;
+	int i;
+	if(netaddr_family(v4) != AF_INET || !(b = netaddr_bytes(v4, &n)) ||
+		n != 4)
+		return -1;
+	memcpy(a6, env->nat64, 16);
+	for(i = 0; i < 4; i++)
+		a6[nat64_pos(env->nat64_len, i)] = b[i];
+	if(iter_addr_from_rdata(out, DNS_TYPE_AAAA, a6, 16) < 0)
+		return -1;
+	netaddr_set_port(out, netaddr_port(v4));
+	return 0;
+}
+
+/** with do-nat64, the IPv4 address an IPv6 address inside the NAT64
+ * prefix embeds; @return 0, or -1 when it is not inside */
+static int
+nat64_extract(const struct iter_env *env, const struct netaddr *a6,
+	struct netaddr *out)
+{
+	const uint8_t *b;
+	uint8_t v4[4];
+	size_t n = 0;
+	int i, full = env->nat64_len / 8;
+	if(netaddr_family(a6) != AF_INET6 || !(b = netaddr_bytes(a6, &n)) ||
+		n != 16 || memcmp(b, env->nat64, (size_t)full) != 0)
+		return -1;
+	for(i = 0; i < 4; i++)
+		v4[i] = b[nat64_pos(env->nat64_len, i)];
+	return iter_addr_from_rdata(out, DNS_TYPE_A, v4, 4);
+}
+
+int
+iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a)
+{
+	if(netaddr_family(a) == AF_INET)
+		return env->do_ip4 || env->do_nat64;
+	if(netaddr_family(a) == AF_INET6)
+		return env->do_ip6;
+	return 0;
+}
+
 int
 iter_addr_allowed(struct iter_env *env, const struct netaddr *a)
 {
 	struct iter_private *p;
+	struct netaddr v4;
+	if(env->do_nat64) {
+		/* an IPv4 server is asked over IPv6; an IPv6 address in
+		 * the prefix is the IPv4 one it embeds */
+		if(netaddr_family(a) == AF_INET && !env->do_ip4) {
+			if(!env->do_ip6)
+				return 0;
+		} else if(nat64_extract(env, a, &v4) == 0)
+			a = &v4;
+		if(netaddr_family(a) == AF_INET) {
+			if(env->dnqlh && netaddr_is_loopback(a))
+				return 0;
+			for(p = env->dnq; p; p = p->next)
+				if(netblock_match(&p->block, a))
+					return 0;
+			return 1;
+		}
+	}
 	if(env->dnqlh && netaddr_is_loopback(a))
 		return 0;
 	for(p = env->dnq; p; p = p->next)

@@ -30,6 +30,11 @@ struct delegpt_ns {
 	int resolved;
 	/** 1 when its address lookup is in flight */
 	int pending;
+	/** the parent zone's glue for it, seen by its address lookup (in
+	 * the region; the last resort when its own zone's answer fails) */
+	struct netaddr *parent;
+	/** number of addresses in parent */
+	int parent_n;
 	/** 1 when its A record was looked up (next: AAAA) */
 	int tried_a;
 };
@@ -50,6 +55,13 @@ struct delegpt_addr {
 	int noedns;
 	/** 1 when it truncated a reply: ask over TCP */
 	int tcp;
+	/** the NS name it is glue for (the referral's), or NULL */
+	const uint8_t *glue_of;
+	/** 1 when it answered as a recursive server (RA, no AA): the last
+	 * resort, asked again with RD, its answer taken as it is */
+	int reclame;
+	/** 1 when it was asked so (once) */
+	int rd_chased;
 };
 
 /** a delegation point: a zone and its servers */
@@ -68,8 +80,18 @@ struct delegpt {
 	int is_stub;
 	/** forward-first / stub-first: fall back to full recursion */
 	int first;
+	/** forward-tcp-upstream / stub-tcp-upstream: TCP only */
+	int tcp;
+	/** forward-no-cache / stub-no-cache: nothing learnt from its
+	 * servers is cached; so is every delegation below it */
+	int no_cache;
 	/** number of NS names whose lookup was started */
 	int targets_started;
+	/** 1 when target-fetch-policy's lookups ahead were considered */
+	int fetched_ahead;
+	/** 1 when the cache was searched for its servers' addresses as a
+	 * last resort (parent-side glue) */
+	int parent_glue_done;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
 };
@@ -88,6 +110,10 @@ struct iter_zone {
 	int first;
 	/** stub-prime */
 	int prime;
+	/** forward-tcp-upstream / stub-tcp-upstream */
+	int tcp;
+	/** forward-no-cache / stub-no-cache */
+	int no_cache;
 	/** server addresses (forward-addr / stub-addr) */
 	struct netaddr addrs[32];
 	/** number of addresses */
@@ -126,6 +152,9 @@ struct iter_hint {
 	int has_addr;
 };
 
+/** most values of target-fetch-policy (dependency depths) */
+#define ITER_TFP_MAX 16
+
 /** the iterator's environment */
 struct iter_env {
 	/** forward and stub zones */
@@ -147,6 +176,37 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** harden-unverified-glue: glue for NS names outside the referred
+	 * zone is only the last resort; the names are looked up */
+	int harden_unverified_glue;
+	/** iter-scrub-promiscuous: drop the NS set of answers (see
+	 * iter_scrub_promiscuous) */
+	int scrub_promiscuous;
+	/** iter-scrub-ns: most NS records kept per NS set */
+	int scrub_ns;
+	/** max-query-restarts: most CNAME/DNAME links per question */
+	int max_restarts;
+	/** max-sent-count: most queries per delegation */
+	int max_sent;
+	/** number of zones with forward-no-cache or stub-no-cache (0: the
+	 * cache lookup need not check) */
+	int no_cache_zones;
+	/** do-nat64: IPv4 servers are asked at their address embedded in
+	 * nat64 (over IPv6) */
+	int do_nat64;
+	/** the NAT64 prefix (nat64-prefix, else dns64-prefix) */
+	uint8_t nat64[16];
+	/** its length in bits (32, 40, 48, 56, 64 or 96) */
+	int nat64_len;
+	/** outbound-msg-retry: most queries to one server for a question
+	 * (SERVFAIL and timeouts are tried again up to it) */
+	int msg_retry;
+	/** target-fetch-policy: per dependency depth, NS names looked up
+	 * ahead (-1 all, 0 only on demand) */
+	int tfp[ITER_TFP_MAX];
+	/** number of values in tfp: a state of depth tfp_count - 1 or more
+	 * starts no lookups (Unbound's max dependency depth) */
+	int tfp_count;
 	/** tcp-upstream */
 	int tcp_upstream;
 	/** minimal-responses: positive answers without the zone's NS set
@@ -180,6 +240,17 @@ struct iter_env *iter_env_create_default(void);
  * @return env or NULL on error (logged).
  */
 struct iter_env *iter_env_create(struct config_file *cfg);
+
+/**
+ * Parse a target-fetch-policy value ("3 2 1 0 0": one number per
+ * dependency depth, each -1 or more) into env->tfp and env->tfp_count.
+ * @param env: the env, changed only on success.
+ * @param v: the value.
+ * @param err: what is wrong, on failure; errlen its size.
+ * @return 0 or -1.
+ */
+int iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
+	size_t errlen);
 
 /** Free an environment. */
 void iter_env_delete(struct iter_env *env);
@@ -249,7 +320,8 @@ struct delegpt *delegpt_create(struct region *r, const uint8_t *name);
 struct delegpt_ns *delegpt_add_ns(struct delegpt *dp, struct region *r,
 	const uint8_t *name);
 
-/** Add an address (no duplicates). @return 0 or -1. */
+/** Add an address (no duplicates). @return 0 when added, 1 when it was
+ * there already, -1 on error. */
 int delegpt_add_addr(struct delegpt *dp, struct region *r,
 	const struct netaddr *a);
 
@@ -269,8 +341,25 @@ struct delegpt_ns *delegpt_find_ns(struct delegpt *dp, const uint8_t *name);
 int iter_addr_from_rdata(struct netaddr *na, uint16_t type,
 	const uint8_t *d, size_t len);
 
+/** @return 1 when the address is of a family in use (do-ip4, do-ip6): an
+ * NS name with addresses of the other family only still needs a lookup */
+int iter_addr_family_ok(const struct iter_env *env, const struct netaddr *a);
+
+/**
+ * do-nat64: the address an IPv4 server is asked at, its IPv4 address
+ * embedded in the NAT64 prefix (RFC 6052 section 2.2), the port kept.
+ * @param env: the env (nat64, nat64_len).
+ * @param v4: the IPv4 address.
+ * @param out: the IPv6 address.
+ * @return 0, or -1 when v4 is not IPv4.
+ */
+int iter_nat64_addr(const struct iter_env *env, const struct netaddr *v4,
+	struct netaddr *out);
+
 /** @return 1 when the address may be queried (do-not-query-localhost,
- * do-not-query-address, do-ip4/do-ip6) */
+ * do-not-query-address, do-ip4/do-ip6; with do-nat64, an IPv4 address
+ * goes over IPv6, and an IPv6 address inside the NAT64 prefix is judged
+ * by the IPv4 address it embeds) */
 int iter_addr_allowed(struct iter_env *env, const struct netaddr *a);
 
 /** @return 1 when the address is in a private-address block */

@@ -66,20 +66,24 @@ list_unlink(struct module_rrlist *l, struct module_rr **pp,
 	l->count--;
 }
 
-void
+int
 iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone)
 {
 	struct module_rr **pp = &l->first, *prev = NULL;
+	int ns = 0;
 	while(*pp) {
 		struct module_rr *rr = *pp;
 		if(!dname_is_subdomain(rr->owner, zone) ||
 			rr->type == DNS_TYPE_OPT) {
+			if(rr->type == DNS_TYPE_NS)
+				ns++;
 			list_unlink(l, pp, prev);
 			continue;
 		}
 		prev = rr;
 		pp = &rr->next;
 	}
+	return ns;
 }
 
 int
@@ -105,14 +109,112 @@ iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 	return removed;
 }
 
+/** harden-glue: no: as iter_scrub_zone, but A and AAAA records outside
+ * the zone stay (glue the server is not authoritative for, believed) */
+static void
+scrub_zone_keep_addr(struct module_rrlist *l, const uint8_t *zone)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if(rr->type == DNS_TYPE_OPT || (rr->type != DNS_TYPE_A &&
+			rr->type != DNS_TYPE_AAAA &&
+			!dname_is_subdomain(rr->owner, zone))) {
+			list_unlink(l, pp, prev);
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
+/** @return 1 when rr is an NS record or an RRSIG that covers NS */
+static int
+rr_is_ns(const struct module_rr *rr)
+{
+	return rr->type == DNS_TYPE_NS || (rr->type == DNS_TYPE_RRSIG &&
+		rr->rdlen >= 2 && ((rr->rdata[0] << 8) | rr->rdata[1]) ==
+		DNS_TYPE_NS);
+}
+
+/** distinct NS owners counted per list by iter_scrub_ns (a reply with
+ * more is junk; the NS records of further owners are dropped) */
+#define SCRUB_NS_OWNERS 16
+
+int
+iter_scrub_ns(struct module_rrlist *l, int max)
+{
+	const uint8_t *owner[SCRUB_NS_OWNERS];
+	int count[SCRUB_NS_OWNERS], owners = 0, removed = 0;
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		int i;
+		if(rr->type != DNS_TYPE_NS) {
+			prev = rr;
+			pp = &rr->next;
+			continue;
+		}
+		for(i = 0; i < owners; i++)
+			if(dname_equal(owner[i], rr->owner))
+				break;
+		if(i == owners && owners < SCRUB_NS_OWNERS) {
+			owner[owners] = rr->owner;
+			count[owners++] = 0;
+		}
+		if(i == owners || ++count[i] > max) {
+			list_unlink(l, pp, prev);
+			removed++;
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+	return removed;
+}
+
+int
+iter_scrub_promiscuous(struct iter_reply *rep)
+{
+	struct module_rrlist *l = &rep->sec[DNS_SEC_AUTHORITY];
+	struct module_rr **pp = &l->first, *prev = NULL;
+	int removed = 0;
+	if(rep->rcode == DNS_RCODE_NOERROR &&
+		rep->sec[DNS_SEC_ANSWER].count == 0)
+		return 0; /* a referral or NODATA: the NS set may be needed */
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if(rr_is_ns(rr)) {
+			list_unlink(l, pp, prev);
+			removed++;
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+	return removed;
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
 {
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
-		iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY], zone);
-		iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
+		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],
+			zone);
+		if(env->harden_glue)
+			iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
+		else	scrub_zone_keep_addr(&rep->sec[DNS_SEC_ADDITIONAL],
+				zone);
+		if(iter_scrub_ns(&rep->sec[DNS_SEC_ANSWER], env->scrub_ns) +
+			iter_scrub_ns(&rep->sec[DNS_SEC_AUTHORITY],
+			env->scrub_ns) > 0)
+			verbose(VERB_ALGO, "iterator: scrubbed NS records past "
+				"iter-scrub-ns (%d)", env->scrub_ns);
+		if(env->scrub_promiscuous && iter_scrub_promiscuous(rep) > 0)
+			verbose(VERB_ALGO, "iterator: scrubbed the promiscuous "
+				"NS set of an answer");
 	}
 	(void)iter_scrub_private(env, &rep->sec[DNS_SEC_ANSWER]);
 }
@@ -171,7 +273,7 @@ rr_target(const struct module_rr *rr)
 int
 iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 	uint8_t *name, uint16_t qtype, struct module_rrlist *chain,
-	struct module_rrlist *final, int *links, int dnssec)
+	struct module_rrlist *final, int *links, int max_links, int dnssec)
 {
 	struct module_rr *rr;
 	for(;;) {
@@ -203,7 +305,7 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 			if(rr->type != DNS_TYPE_DNAME ||
 				!dname_is_strict_subdomain(name, rr->owner))
 				continue;
-			if(++(*links) > ITER_MAX_CNAME)
+			if(++(*links) > max_links)
 				return -1;
 			c = scrub_synth_cname(r, rr, name);
 			if(!c)
@@ -228,7 +330,7 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 				continue;
 			if(!(t = rr_target(rr)))
 				return -1;
-			if(++(*links) > ITER_MAX_CNAME)
+			if(++(*links) > max_links)
 				return -1;
 			if(module_rrlist_push(r, chain, rr) < 0)
 				return -1;
@@ -296,11 +398,12 @@ iter_find_ns(const struct module_rrlist *auth, const uint8_t *name)
 	return best;
 }
 
-enum iter_class
-iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
+/** iter_classify without the recursion-lame check */
+static enum iter_class
+classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	uint16_t qtype, const uint8_t *zone, int forward,
 	struct module_rrlist *chain, struct module_rrlist *final, int *links,
-	int dnssec, struct module_rr **nsrr)
+	int max_links, int dnssec, struct module_rr **nsrr)
 {
 	struct module_rrlist *auth = &rep->sec[DNS_SEC_AUTHORITY];
 	int aa = (rep->flags & DNS_FLAG_AA) != 0;
@@ -309,14 +412,22 @@ iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	*nsrr = NULL;
 	memcpy(start, name, dname_len(name));
 	if(iter_walk_chain(r, &rep->sec[DNS_SEC_ANSWER], name, qtype, chain,
-		final, links, dnssec) < 0)
+		final, links, max_links, dnssec) < 0)
 		return ITER_CL_ERROR;
 	if(forward) {
 		/* a forwarder answers recursively: taken as it is */
 		if(final->count > 0)
 			return ITER_CL_ANSWER;
-		return rep->rcode == DNS_RCODE_NXDOMAIN ? ITER_CL_NXDOMAIN :
-			ITER_CL_NODATA;
+		if(rep->rcode == DNS_RCODE_NXDOMAIN)
+			return ITER_CL_NXDOMAIN;
+		/* but an upward referral (no answer, no SOA, an NS set
+		 * above the zone it is asked for) says it did not recurse:
+		 * lame, as Unbound */
+		if(rep->sec[DNS_SEC_ANSWER].count == 0 && !iter_has_soa(auth) &&
+			(ns = iter_find_ns(auth, name)) != NULL &&
+			!dname_is_subdomain(ns->owner, zone))
+			return ITER_CL_LAME;
+		return ITER_CL_NODATA;
 	}
 	if(final->count > 0)
 		return ITER_CL_ANSWER;
@@ -343,10 +454,41 @@ iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		}
 		return ITER_CL_LAME;
 	}
+	if(aa && !iter_has_soa(auth) && rep->ns_dropped > 0 &&
+		auth->count == 0)
+		return ITER_CL_USELESS;
+	if(aa && rep->sec[DNS_SEC_ANSWER].count == 0 && auth->count == 0 &&
+		rep->sec[DNS_SEC_ADDITIONAL].count == 0)
+		return ITER_CL_EMPTY;
 	if(aa || iter_has_soa(auth))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
 }
+
+enum iter_class
+iter_classify(struct region *r, struct iter_reply *rep, uint8_t *name,
+	uint16_t qtype, const uint8_t *zone, int forward,
+	struct module_rrlist *chain, struct module_rrlist *final, int *links,
+	int max_links, int dnssec, struct module_rr **nsrr)
+{
+	struct module_rrlist was = *chain;
+	int links_was = *links;
+	enum iter_class c = classify(r, rep, name, qtype, zone, forward,
+		chain, final, links, max_links, dnssec, nsrr);
+	if(!forward && (rep->flags & DNS_FLAG_RA) &&
+		!(rep->flags & DNS_FLAG_AA) && (c == ITER_CL_ANSWER ||
+		c == ITER_CL_CNAME || c == ITER_CL_NXDOMAIN ||
+		c == ITER_CL_NODATA || c == ITER_CL_LAME)) {
+		/* recursion lame: nothing of the reply is taken */
+		*chain = was;
+		if(chain->last)
+			chain->last->next = NULL;
+		*links = links_was;
+		return ITER_CL_RECLAME;
+	}
+	return c;
+}
+
 
 const char *
 iter_class_str(enum iter_class c)
@@ -358,6 +500,9 @@ iter_class_str(enum iter_class c)
 	case ITER_CL_NXDOMAIN: return "nxdomain";
 	case ITER_CL_NODATA: return "nodata";
 	case ITER_CL_LAME: return "lame";
+	case ITER_CL_RECLAME: return "recursion lame";
+	case ITER_CL_USELESS: return "useless";
+	case ITER_CL_EMPTY: return "empty";
 	case ITER_CL_ERROR: return "error";
 	}
 	return "?";

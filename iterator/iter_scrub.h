@@ -5,15 +5,22 @@
  * Scrubbing, before anything in a reply is looked at:
  *   - bailiwick: records whose owner is not at or below the zone the
  *     queried server was asked as (the delegation point) are dropped from
- *     every section, and so are stray OPT records; a forwarder's reply is
- *     not scrubbed for bailiwick (it answers recursively);
+ *     every section (with harden-glue: no, A and AAAA records of the
+ *     additional section stay: glue is believed), and so are stray OPT
+ *     records; a forwarder's reply is not scrubbed for bailiwick (it
+ *     answers recursively);
+ *   - oversized NS sets: past iter-scrub-ns records of one owner, the
+ *     rest are dropped (iter_scrub_ns; not for a forwarder);
+ *   - promiscuous NS sets (iter-scrub-promiscuous, on by default, not
+ *     for a forwarder): the NS set in the authority section of an answer,
+ *     NXDOMAIN or other error is dropped (iter_scrub_promiscuous);
  *   - private addresses: A and AAAA records in the answer section whose
  *     address is in a private-address block are dropped, unless their
  *     owner is under a private-domain (DNS rebinding protection).
  *
  * Classification of what is left, for the name asked (after following
  * the CNAME and DNAME records of the answer section from it, DNAMEs
- * synthesised into CNAMEs, at most ITER_MAX_CNAME links in all):
+ * synthesised into CNAMEs, at most max-query-restarts links in all):
  *   - ANSWER: the RRset of the type asked is there (at the end of the
  *     chain);
  *   - CNAME: the chain ends at a name with no data and the server says
@@ -25,9 +32,21 @@
  *     below the current one (also with AA set, as long as there is no
  *     SOA), with no answer section;
  *   - LAME: an upward or sideways referral, or nothing useful;
+ *   - RECLAME: an answer, CNAME, NXDOMAIN or NODATA with RA set and AA
+ *     clear from a server that is not a forwarder (a recursive server
+ *     where an authoritative one should be: its data is second hand;
+ *     nothing of the reply is kept);
+ *   - USELESS: AA, no answer and no SOA, and the authority section held
+ *     only an NS set the bailiwick scrub dropped (an upward referral,
+ *     as some servers give for the types they do not serve): another
+ *     server is tried, this one is not remembered lame;
+ *   - EMPTY: AA and nothing at all: the other servers are tried first
+ *     (as Unbound, which throws such replies away); when none says more,
+ *     it is NODATA without SOA (RFC 2308 section 5);
  *   - ERROR: a CNAME loop or too long a chain.
  * A forwarder's reply is an ANSWER when it has the data, else NXDOMAIN or
- * NODATA by its rcode.
+ * NODATA by its rcode; an upward referral from it (no answer, no SOA, an
+ * NS set above the zone it is asked for) is LAME: it did not recurse.
  *
  * The reply is parsed by dns/msgparse (iter_reply_parse) into records in
  * the state's region: owner names and RDATA uncompressed (struct
@@ -59,6 +78,9 @@ struct iter_reply {
 	uint16_t qtype, qclass;
 	/** answer, authority, additional (DNS_SEC_*), OPT left out */
 	struct module_rrlist sec[3];
+	/** NS records the bailiwick scrub dropped from the authority
+	 * section (an upward or sideways referral) */
+	int ns_dropped;
 };
 
 /** how a scrubbed reply was classified */
@@ -75,6 +97,17 @@ enum iter_class {
 	ITER_CL_NODATA,
 	/** lame or useless */
 	ITER_CL_LAME,
+	/** an answer, NXDOMAIN or NODATA from a recursive server (RA, no
+	 * AA) where an authoritative one should be */
+	ITER_CL_RECLAME,
+	/** nothing for this question, though the server may serve the zone
+	 * (an authoritative upward referral: some servers answer so for
+	 * the types they lack); skip the server, do not remember it lame */
+	ITER_CL_USELESS,
+	/** AA and nothing at all (no answer, authority or additional
+	 * records): another server is tried first; when none gives more,
+	 * it is NODATA (RFC 2308 section 5) */
+	ITER_CL_EMPTY,
 	/** a CNAME loop, too long a chain, or out of memory */
 	ITER_CL_ERROR
 };
@@ -99,8 +132,30 @@ int iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 void iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env);
 
-/** Drop records not at or below zone (and OPT records) from a list. */
-void iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
+/**
+ * iter-scrub-ns: keep at most max NS records of each owner in a list (the
+ * first ones), drop the rest (and every NS record of owners past the
+ * 16th: no reply that means well has so many).
+ * @return the number dropped.
+ */
+int iter_scrub_ns(struct module_rrlist *l, int max);
+
+/**
+ * iter-scrub-promiscuous: drop the NS records (and their RRSIGs) from the
+ * authority section of a reply that is not a referral or NODATA, that
+ * is, one with answer records, or with an rcode other than NOERROR. Such
+ * an NS set is not needed for the answer, and believed it would move
+ * every other name of its zone to the servers it names (a poisoning
+ * path, CVE-2025-11411); the additional records of those servers are
+ * then unrelated to the reply and never used either (the iterator only
+ * takes addresses for NS names it uses).
+ * @return the number of records dropped.
+ */
+int iter_scrub_promiscuous(struct iter_reply *rep);
+
+/** Drop records not at or below zone (and OPT records) from a list.
+ * @return the number of NS records dropped. */
+int iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
 
 /**
  * Drop A/AAAA records with a private address (private-address) unless
@@ -122,6 +177,8 @@ int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
  *	CNAMEs).
  * @param final: the answer RRset is appended.
  * @param links: CNAME/DNAME links followed so far; incremented.
+ * @param max_links: most links in all (max-query-restarts); past it the
+ *	class is ERROR.
  * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO queries).
  * @param nsrr: for REFERRAL, set to an NS record of the referred zone;
  *	else NULL.
@@ -130,7 +187,7 @@ int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
 enum iter_class iter_classify(struct region *r, struct iter_reply *rep,
 	uint8_t *name, uint16_t qtype, const uint8_t *zone, int forward,
 	struct module_rrlist *chain, struct module_rrlist *final, int *links,
-	int dnssec, struct module_rr **nsrr);
+	int max_links, int dnssec, struct module_rr **nsrr);
 
 /** @return the name of a class ("answer", "referral", ...) */
 const char *iter_class_str(enum iter_class c);
@@ -144,13 +201,14 @@ const char *iter_class_str(enum iter_class c);
  * @param qtype: the type wanted.
  * @param chain: link records appended.
  * @param final: the answer RRset appended.
- * @param links: incremented per link; the walk stops past the limit.
+ * @param links: incremented per link.
+ * @param max_links: past this many links the walk fails.
  * @param dnssec: 1 to keep the RRSIGs of the sets taken (DO clients).
  * @return 0, or -1 on error (out of memory, loop, too long).
  */
 int iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 	uint8_t *name, uint16_t qtype, struct module_rrlist *chain,
-	struct module_rrlist *final, int *links, int dnssec);
+	struct module_rrlist *final, int *links, int max_links, int dnssec);
 
 /**
  * Copy the SOA from authority for a negative answer, when its owner is an

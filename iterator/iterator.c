@@ -32,6 +32,7 @@
 #include "util/config_file.h"
 
 static void iter_send(struct module_qstate *s);
+static void iter_note_origin(struct module_qstate *s);
 static void iter_handle_reply(struct module_qstate *s, const uint8_t *pkt,
 	size_t len);
 static void iter_finish(struct module_qstate *s, int rcode,
@@ -108,8 +109,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	struct module_rr *first, *rr;
 	size_t i, j, n;
 	uint8_t *done;
-	if(!c || !l || (n = l->count) == 0)
-		return;
+	if(!c || !l || (n = l->count) == 0 || s->no_cache_store)
+		return; /* (forward-no-cache, stub-no-cache: nothing cached) */
 	done = region_alloc_zero(s->region, n);
 	if(!done)
 		return;
@@ -164,6 +165,43 @@ iter_mark_trust(struct module_rrlist *l, enum rrset_trust trust)
 			rr->trust = (uint8_t)trust;
 }
 
+/** most parent-side glue addresses kept per NS name */
+#define ITER_PARENT_GLUE_MAX 4
+
+/** keep an address as parent-side glue of an NS name (the last resort,
+ * iter_parent_glue), without duplicates; at most ITER_PARENT_GLUE_MAX */
+static void
+ns_add_parent(struct region *r, struct delegpt_ns *ns,
+	const struct netaddr *na)
+{
+	int i;
+	for(i = 0; i < ns->parent_n; i++)
+		if(netaddr_cmp(&ns->parent[i], na) == 0)
+			return;
+	if(ns->parent_n >= ITER_PARENT_GLUE_MAX)
+		return;
+	if(!ns->parent) {
+		ns->parent = region_alloc(r, sizeof(*ns->parent) *
+			ITER_PARENT_GLUE_MAX);
+		if(!ns->parent)
+			return;
+	}
+	ns->parent[ns->parent_n++] = *na;
+}
+
+/** note that an address of a delegation is glue for an NS name */
+static void
+dp_note_glue(struct delegpt *dp, const struct netaddr *na,
+	const uint8_t *name)
+{
+	struct delegpt_addr *a;
+	for(a = dp->addrs; a; a = a->next)
+		if(!a->glue_of && netaddr_cmp(&a->addr, na) == 0) {
+			a->glue_of = name;
+			return;
+		}
+}
+
 /** build a delegation point from a cached delegation */
 static struct delegpt *
 dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
@@ -188,8 +226,10 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 				continue;
 			if(delegpt_add_addr(dp, s->region, &na) < 0)
 				return NULL;
-			if(ns)
+			if(ns && iter_addr_family_ok(st_env(s), &na))
 				ns->resolved = 1;
+			if(ns)
+				dp_note_glue(dp, &na, ns->name);
 		}
 	}
 	return dp;
@@ -225,10 +265,65 @@ iter_targets_from_cache(struct module_qstate *s)
 				if(delegpt_add_addr(iq->dp, s->region,
 					&na) == 0)
 					added++;
-				ns->resolved = 1;
+				if(iter_addr_family_ok(st_env(s), &na))
+					ns->resolved = 1;
 			}
 		}
 	}
+	return added;
+}
+
+/**
+ * Last resort before a delegation is given up, once per delegation: the
+ * parent zone's glue for its NS names that their address lookups saw
+ * (delegpt_ns.parent, see iter_inform_super), and the addresses the
+ * RRset cache holds for them, whatever their trust. When the child's own
+ * answer for a server's address is wrong or fails (its zone's servers
+ * lame for the name, or silent at the address they give), the parent's
+ * glue may still lead to a working server (Unbound's parent-side
+ * fallback).
+ * @return number of new addresses.
+ */
+static int
+iter_parent_glue(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct rrset_cache *c = s->env->rrset;
+	struct delegpt_ns *ns;
+	int added = 0;
+	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+	if(iq->dp->is_forward || iq->dp->parent_glue_done)
+		return 0;
+	iq->dp->parent_glue_done = 1;
+	for(ns = iq->dp->nslist; ns; ns = ns->next) {
+		int t;
+		if(ns->pending)
+			continue;
+		for(t = 0; t < ns->parent_n; t++)
+			if(iter_addr_family_ok(st_env(s), &ns->parent[t]) &&
+				delegpt_add_addr(iq->dp, s->region,
+				&ns->parent[t]) == 0)
+				added++;
+		for(t = 0; t < 2; t++) {
+			struct rrset_data rs;
+			size_t j;
+			if(!c || rrset_cache_lookup(c, ns->name, types[t],
+				DNS_CLASS_IN, st_now(s), s->region, &rs) < 0)
+				continue;
+			for(j = 0; j < rs.count; j++) {
+				struct netaddr na;
+				if(addr_from_rdata(&na, rs.type, rs.rdata[j],
+					rs.rdlen[j]) == 0 &&
+					iter_addr_family_ok(st_env(s), &na) &&
+					delegpt_add_addr(iq->dp, s->region,
+					&na) == 0)
+					added++;
+			}
+		}
+	}
+	if(added > 0)
+		verbose(VERB_ALGO, "iterator: %d server addresses from the "
+			"cache (parent-side glue) as a last resort", added);
 	return added;
 }
 
@@ -317,6 +412,28 @@ iter_prime(struct module_qstate *s, const uint8_t *zone)
 		MESH_FLAG_RD | MESH_FLAG_NOFWD);
 }
 
+/**
+ * A delegation from the cache is useless when it has no usable server
+ * address and every NS name lies inside the zone (their addresses could
+ * only come from the zone's own servers: a referral that lacked its
+ * glue, or an empty NS set); resolution then starts from the delegation
+ * above it, whose servers give the glue (Unbound's iter_dp_is_useless).
+ * @return 1 when useless.
+ */
+static int
+iter_dp_useless(struct module_qstate *s, const struct delegpt *dp)
+{
+	const struct delegpt_addr *a;
+	const struct delegpt_ns *ns;
+	for(a = dp->addrs; a; a = a->next)
+		if(iter_addr_allowed(st_env(s), &a->addr))
+			return 0;
+	for(ns = dp->nslist; ns; ns = ns->next)
+		if(!dname_is_subdomain(ns->name, dp->name))
+			return 0;
+	return 1;
+}
+
 /** find the starting delegation for the current name */
 static int
 iter_init_dp(struct module_qstate *s)
@@ -339,11 +456,26 @@ iter_init_dp(struct module_qstate *s)
 		const uint8_t *name = iq->qname;
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
-		if(rrset_cache_find_delegation(s->env->rrset, name,
+		while(rrset_cache_find_delegation(s->env->rrset, name,
 			iq->qclass, st_now(s), s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
-			(z->prime && dname_equal(d.ns.name, z->name))))
+			(z->prime && dname_equal(d.ns.name, z->name)))) {
 			iq->dp = dp_from_cache(s, &d);
+			if(!iq->dp || d.ns.name_len <= 1 ||
+				!iter_dp_useless(s, iq->dp))
+				break;
+			/* its servers can only be found through itself:
+			 * the delegation above it (as Unbound) */
+			if(verbosity >= VERB_ALGO) {
+				char n[DNS_MAX_NAME_STR];
+				(void)dname_to_str(d.ns.name, n, sizeof(n));
+				verbose(VERB_ALGO, "iterator: cached delegation "
+					"%s is useless (no address, its NS names "
+					"inside it): the one above", n);
+			}
+			iq->dp = NULL;
+			name = dname_strip_label(d.ns.name);
+		}
 		if(iq->dp) {
 			iq->dp->from_cache = 1;
 			z = NULL;
@@ -408,6 +540,10 @@ iter_answer_from_cache(struct module_qstate *s)
 			   * delegations (module_qstate.tags) */
 	for(;;) {
 		struct rrset_data rs;
+		const struct iter_zone *z = st_env(s)->no_cache_zones ?
+			iter_env_find_zone(st_env(s), iq->qname) : NULL;
+		if(z && z->no_cache)
+			return 0; /* forward-no-cache, stub-no-cache */
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
 			st_now(s), s->region, &rs) == 0 &&
 			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
@@ -426,7 +562,7 @@ iter_answer_from_cache(struct module_qstate *s)
 			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
 			s->region, &rs) == 0 && rs.trust >=
 			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
-			iq->cname_count < ITER_MAX_CNAME &&
+			iq->cname_count < st_env(s)->max_restarts &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
 			struct module_rr *rr = rr_from_cache(s, &rs, 0);
 			if(!rr)
@@ -551,6 +687,15 @@ iter_excluded(const struct module_qstate *s, const struct netaddr *a)
 	return 0;
 }
 
+/** outbound-msg-retry: how often one server may be asked for a state
+ * (at least once) */
+static int
+iter_max_attempts(struct module_qstate *s)
+{
+	int n = st_env(s)->msg_retry;
+	return n < 1 ? 1 : n;
+}
+
 /** most candidates handed to the infrastructure cache at once */
 #define ITER_MAX_CANDS 64
 
@@ -582,7 +727,8 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	}
 	for(a = iq->dp->addrs; a; a = a->next) {
 		if(a->bad || !iter_addr_allowed(st_env(s), &a->addr) ||
-			(fresh_only && a->attempts > 0))
+			(fresh_only && a->attempts > 0) ||
+			a->attempts >= iter_max_attempts(s))
 			continue;
 		if(s->exclude_count > 0 && iter_excluded(s, &a->addr)) {
 			/* gave an answer the validator rejected */
@@ -637,39 +783,99 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 	return cand[i];
 }
 
-/** NS names whose addresses one delegation may look up, by the depth of
- * the lookup (as Unbound's target-fetch-policy "6 3 1 0"): a client query
- * gets ITER_MAX_TARGETS, a lookup for it fewer, and so on, so that the
- * work one client query can cause stays bounded (NXNSAttack). */
-static int
-iter_max_targets(int depth)
+/**
+ * The last resort among the servers themselves: one that answered as a
+ * recursive server (RA without AA, ITER_CL_RECLAME) is asked again, with
+ * RD set, and its reply taken as it is, as a forwarder's (Unbound's
+ * "chase to recursion lame server"). Each such server once.
+ * @param rto: set to the timeout to use.
+ * @return the server, or NULL.
+ */
+static struct delegpt_addr *
+iter_pick_reclame(struct module_qstate *s, int *rto)
 {
-	static const int policy[] = {ITER_MAX_TARGETS, 3, 1};
-	if(depth < 0)
-		depth = 0;
-	if(depth >= (int)(sizeof(policy) / sizeof(policy[0])) ||
-		depth >= ITER_MAX_DEPTH)
-		return 0;
-	return policy[depth];
+	struct iter_qstate *iq = IQ(s);
+	struct delegpt_addr *a;
+	if(iq->dp->is_forward)
+		return NULL;
+	for(a = iq->dp->addrs; a; a = a->next) {
+		if(!a->reclame || a->rd_chased ||
+			!iter_addr_allowed(st_env(s), &a->addr) ||
+			(s->exclude_count > 0 && iter_excluded(s, &a->addr)))
+			continue;
+		a->rd_chased = 1;
+		*rto = s->env->infra ? infra_get_rto(s->env->infra, &a->addr,
+			st_now(s)) : st_env(s)->timeout_ms;
+		verbose(VERB_ALGO, "iterator: only recursion lame servers "
+			"left: asking one with RD");
+		return a;
+	}
+	return NULL;
 }
 
-/** start address lookups for NS names without addresses.
- * @return number of lookups now in flight */
+/** NS names whose addresses one delegation may look up in all (the
+ * NXNSAttack bound): ITER_MAX_TARGETS for a client query, half as many for
+ * a lookup made for it, and so on down to 1, so that the work one client
+ * query can cause stays bounded; none at or past the deepest dependency
+ * target-fetch-policy allows (its number of values less one, as
+ * Unbound's max dependency depth) */
 static int
-iter_start_targets(struct module_qstate *s)
+iter_max_targets(struct module_qstate *s)
+{
+	int depth = s->depth < 0 ? 0 : s->depth, n = ITER_MAX_TARGETS;
+	if(depth >= st_env(s)->tfp_count - 1)
+		return 0;
+	n >>= (depth < 8 ? depth : 8);
+	return n < 1 ? 1 : n;
+}
+
+/**
+ * Whether the address lookups of a delegation's NS names bypass the
+ * forward zones. A forward zone's host names (forward-host) are looked up
+ * through its forwarders when it has a usable address of its own
+ * (forward-addr), as Unbound does (an operator with only forwarders does
+ * not want queries to the root); with none, through the root hints (the
+ * forwarders cannot be asked yet). A state that bypasses them already
+ * keeps doing so.
+ * @return 1 for MESH_FLAG_NOFWD.
+ */
+static int
+iter_target_nofwd(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct delegpt_addr *a;
+	if(s->flags & MESH_FLAG_NOFWD)
+		return 1;
+	if(!iq->dp->is_forward)
+		return 0;
+	for(a = iq->dp->addrs; a; a = a->next)
+		if(!a->bad && iter_addr_allowed(st_env(s), &a->addr))
+			return 0;
+	return 1;
+}
+
+/**
+ * Start address lookups for NS names without addresses.
+ * @param s: the state.
+ * @param want: how many new lookups to start at most (-1: as many as
+ *	the delegation may: iter_max_targets).
+ * @return number of lookups now in flight (new and pending)
+ */
+static int
+iter_start_targets(struct module_qstate *s, int want)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct delegpt_ns *ns;
-	int inflight = 0;
+	int inflight = 0, started = 0;
 	for(ns = iq->dp->nslist; ns; ns = ns->next) {
 		struct module_qstate *sub;
 		if(ns->pending) {
 			inflight++;
 			continue;
 		}
-		if(ns->resolved)
+		if(ns->resolved || (want >= 0 && started >= want))
 			continue;
-		if(iq->dp->targets_started >= iter_max_targets(s->depth))
+		if(iq->dp->targets_started >= iter_max_targets(s))
 			break;
 		ns->resolved = 1;
 		iq->dp->targets_started++;
@@ -677,16 +883,39 @@ iter_start_targets(struct module_qstate *s)
 		sub = s->env->attach_sub(s, ns->name,
 			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
 			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD |
-			((iq->dp->is_forward || (s->flags & MESH_FLAG_NOFWD)) ?
-			MESH_FLAG_NOFWD : 0));
+			(iter_target_nofwd(s) ? MESH_FLAG_NOFWD : 0));
 		if(sub && sub->qtype == DNS_TYPE_A)
 			ns->tried_a = 1;
 		if(!sub)
 			continue;
 		ns->pending = 1;
+		started++;
 		inflight++;
 	}
 	return inflight;
+}
+
+/**
+ * target-fetch-policy: the first time a delegation is used, look up the
+ * addresses of as many of its NS names without glue as the policy says
+ * for the state's depth (-1: all), while the query goes to a server whose
+ * address is known (if any); those lookups make later choices better.
+ */
+static void
+iter_fetch_ahead(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct iter_env *env = st_env(s);
+	int depth = s->depth < 0 ? 0 : s->depth, want;
+	if(iq->dp->fetched_ahead)
+		return;
+	iq->dp->fetched_ahead = 1;
+	if(depth >= env->tfp_count - 1 || (want = env->tfp[depth]) == 0)
+		return;
+	(void)iter_targets_from_cache(s);
+	verbose(VERB_ALGO, "iterator: target-fetch-policy: looking up %d "
+		"more NS addresses", want);
+	(void)iter_start_targets(s, want);
 }
 
 /**
@@ -809,6 +1038,19 @@ iter_quota_fail(struct module_qstate *s)
 	iter_fail(s, DNS_EDE_OTHER);
 }
 
+/** the address to send to for a server: with do-nat64 an IPv4 server's
+ * address inside the NAT64 prefix (in nat), else its own. Its replies,
+ * RTT and lameness are counted on its own address. */
+static const struct netaddr *
+iter_send_addr(const struct iter_env *env, const struct delegpt_addr *a,
+	struct netaddr *nat)
+{
+	if(env->do_nat64 && netaddr_family(&a->addr) == AF_INET &&
+		iter_nat64_addr(env, &a->addr, nat) == 0)
+		return nat;
+	return &a->addr;
+}
+
 /** pick a server and send the next query, or wait, or give up */
 static void
 iter_send(struct module_qstate *s)
@@ -818,9 +1060,11 @@ iter_send(struct module_qstate *s)
 	struct delegpt_addr *a;
 	const uint8_t *name;
 	uint16_t qtype;
-	int flags = 0, rto = env->timeout_ms, send_rto;
+	int flags = 0, rto = env->timeout_ms, send_rto, rd = 0;
+	struct netaddr nat;
 
-	if(iq->sends >= ITER_MAX_SENDS || st_elapsed_ms(s) > env->max_time_ms) {
+	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
+		st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
@@ -836,18 +1080,24 @@ iter_send(struct module_qstate *s)
 		return;
 	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
 		return;
+	iter_fetch_ahead(s);
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);
 		if(!a) {
 			/* every known server was tried once: look for more
-			 * servers (NS names) before asking one again */
+			 * servers (NS names), one at a time, before asking
+			 * one again */
 			if(iter_targets_from_cache(s) > 0)
 				continue;
-			if(iter_start_targets(s) > 0 || s->num_subs > 0) {
+			if(iter_start_targets(s, 1) > 0 || s->num_subs > 0) {
 				iq->phase = ITER_SEND;
 				return;
 			}
 			a = iter_pick_addr(s, &rto, 0);
+			if(!a && (a = iter_pick_reclame(s, &rto)) != NULL)
+				rd = 1;
+			if(!a && iter_parent_glue(s) > 0)
+				continue;
 			if(!a)
 				break;
 		}
@@ -865,7 +1115,7 @@ iter_send(struct module_qstate *s)
 			qtype = DNS_TYPE_A;
 		}
 		flags = 0;
-		if(iq->dp->is_forward)
+		if(iq->dp->is_forward || rd)
 			flags |= OUTBOUND_FLAG_RD;
 		if(!a->noedns && s->env->infra) {
 			struct infra_host h;
@@ -875,7 +1125,7 @@ iter_send(struct module_qstate *s)
 		}
 		if(a->noedns)
 			flags |= OUTBOUND_FLAG_NOEDNS;
-		if(env->tcp_upstream || a->tcp)
+		if(env->tcp_upstream || a->tcp || iq->dp->tcp)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
@@ -917,8 +1167,9 @@ iter_send(struct module_qstate *s)
 				iq->dp->is_forward ? ", forward" : "",
 				a->attempts, send_rto);
 		}
-		iq->oq = s->env->send_query(s, &a->addr, name,
-			iq->sent_qname_len, qtype, iq->qclass, flags, send_rto);
+		iq->oq = s->env->send_query(s, iter_send_addr(env, a, &nat),
+			name, iq->sent_qname_len, qtype, iq->qclass, flags,
+			send_rto);
 		if(iq->oq) {
 			iq->phase = ITER_WAIT_REPLY;
 			return;
@@ -927,6 +1178,16 @@ iter_send(struct module_qstate *s)
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 	}
 	/* every server failed */
+	if(iq->empty_dp == iq->dp && iq->empty_dp) {
+		/* the only thing the zone's servers said: an empty
+		 * authoritative reply, NODATA without SOA (RFC 2308 5) */
+		verbose(VERB_ALGO, "iterator: only an empty authoritative "
+			"reply: NODATA");
+		iq->cur = iq->empty_from;
+		iter_note_origin(s);
+		iter_finish(s, DNS_RCODE_NOERROR, NULL, NULL, NULL, 0);
+		return;
+	}
 	if(iq->dp->from_cache && !iq->no_cache &&
 		!(iq->down_skipped > 0 && iq->dp_sends == 0)) {
 		/* (not when its servers are all known down and none was
@@ -984,8 +1245,12 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 			return;
 		t = rr_target(rr);
 		for(g = ad->first; g; g = g->next) {
+			/* (with harden-glue: no, out-of-zone addresses are
+			 * in the reply for referrals: not given to clients) */
 			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
-				!t || !dname_equal(g->owner, t))
+				!t || !dname_equal(g->owner, t) ||
+				(!IQ(s)->dp->is_forward &&
+				!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
 				continue;
 			if(module_rrlist_push(s->region, add, g) < 0)
 				return;
@@ -1055,6 +1320,29 @@ iter_server_failed(struct module_qstate *s, int ede)
 	iter_again(s);
 }
 
+/** the current server's reply was thrown away (SERVFAIL and other
+ * rcodes): it stays usable, to be asked again after the other servers,
+ * until it was asked outbound-msg-retry times (Unbound's attempts per
+ * server); another is tried */
+static void
+iter_server_throwaway(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	if(iq->cur && iq->cur->attempts >= iter_max_attempts(s)) {
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		return;
+	}
+	if(verbosity >= VERB_ALGO && iq->cur) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: server %s reply thrown away, "
+			"may be asked again", netaddr_str(&iq->cur->addr, 53, a,
+			sizeof(a)));
+	}
+	iq->ede = DNS_EDE_NO_REACHABLE_AUTHORITY;
+	iq->phase = ITER_SEND;
+	iter_again(s);
+}
+
 /** store one record as an RRset of its own */
 static void
 iter_store_one(struct module_qstate *s, const struct module_rr *rr,
@@ -1076,8 +1364,9 @@ iter_store_ns_glue(struct module_qstate *s, const struct module_rrlist *ns,
 {
 	struct module_rr *rr, *n;
 	for(rr = add->first; rr; rr = rr->next) {
-		if(rr->type != DNS_TYPE_A && rr->type != DNS_TYPE_AAAA)
-			continue;
+		if((rr->type != DNS_TYPE_A && rr->type != DNS_TYPE_AAAA) ||
+			!dname_is_subdomain(rr->owner, IQ(s)->dp->name))
+			continue; /* (harden-glue: no keeps others in add) */
 		for(n = ns->first; n; n = n->next) {
 			const uint8_t *t = rr_target(n);
 			if(t && dname_equal(t, rr->owner)) {
@@ -1198,11 +1487,22 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			continue;
 		if(addr_from_rdata(&na, rr->type, rr->rdata, rr->rdlen) < 0)
 			continue;
+		if(st_env(s)->harden_unverified_glue &&
+			!dname_is_subdomain(rr->owner, zone)) {
+			/* harden-unverified-glue: glue for a name outside the
+			 * zone is not used until a lookup of the name fails */
+			ns_add_parent(s->region, ns, &na);
+			continue;
+		}
 		if(delegpt_add_addr(dp, s->region, &na) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
-		ns->resolved = 1;
+		/* glue of a family not in use (only IPv6 with do-ip6: no)
+		 * leaves the name to be looked up */
+		if(iter_addr_family_ok(st_env(s), &na))
+			ns->resolved = 1;
+		dp_note_glue(dp, &na, ns->name);
 	}
 	if(!dp->nslist) {
 		iter_server_failed(s, -1);
@@ -1212,9 +1512,12 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
-			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA))
+			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
+			(!st_env(s)->harden_unverified_glue ||
+			dname_is_subdomain(rr->owner, zone)))
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
+	dp->no_cache = iq->dp->no_cache;
 	iq->dp = dp;
 	iq->dp_sends = 0;
 	iq->retry = NULL;
@@ -1235,7 +1538,9 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
  * those servers all fail, iter_send starts again from the top without
  * the cache, which follows the parent's delegation: the fallback.
  * The addresses of the child's servers (in-bailiwick, already scrubbed)
- * are stored with them.
+ * are stored with them. With iter-scrub-promiscuous (the default) the
+ * scrubber has dropped the NS set of answers and errors, so this learns
+ * from NODATA replies only.
  */
 static void
 iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
@@ -1262,7 +1567,8 @@ iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
 			return;
 		for(g = add->first; g; g = g->next) {
 			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
-				!dname_equal(g->owner, t))
+				!dname_equal(g->owner, t) ||
+				!dname_is_subdomain(g->owner, iq->dp->name))
 				continue;
 			if(module_rrlist_push(s->region, &glue, g) < 0)
 				return;
@@ -1308,6 +1614,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->got_reply = 1;
+	if(iq->dp->no_cache)
+		s->no_cache_store = 1; /* forward-no-cache, stub-no-cache */
 	rcode = p->rcode;
 	aa = (p->flags & DNS_FLAG_AA) != 0;
 	if(rcode == DNS_RCODE_FORMERR &&
@@ -1330,11 +1638,32 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_again(s);
 		return;
 	}
+	if((p->flags & DNS_FLAG_TC) && iq->cur) {
+		/* truncated over TCP: nothing bigger can come; a broken
+		 * server (as Unbound, the reply is not used) */
+		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+		return;
+	}
 	/* the question must match what was sent */
 	if(p->qdcount != 1 || !(p->flags & DNS_FLAG_QR) ||
 		!dname_equal(p->qname, iq->sent_qname) ||
 		p->qtype != iq->sent_qtype || p->qclass != iq->qclass) {
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
+		return;
+	}
+	if(iq->qmin_labels > 0 && rcode != DNS_RCODE_NOERROR &&
+		rcode != DNS_RCODE_NXDOMAIN) {
+		/* RFC 9156 relaxed, as Unbound: an error to a minimised query
+		 * (servers that refuse, or fail on, the names between zone
+		 * cuts) stops minimising; the same server gets the full name
+		 * before it is judged */
+		verbose(VERB_ALGO, "iterator: rcode %d to a minimised query: "
+			"the full name is asked", rcode);
+		iq->qmin_labels = 0;
+		iq->qmin_off = 1;
+		iq->retry = iq->cur;
+		iq->phase = ITER_SEND;
+		iter_again(s);
 		return;
 	}
 	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
@@ -1343,8 +1672,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	if(rcode != DNS_RCODE_NOERROR && rcode != DNS_RCODE_NXDOMAIN) {
-		/* SERVFAIL and others: a failure, not remembered */
-		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		/* SERVFAIL and others: a failure, not remembered; the server
+		 * may be asked again (outbound-msg-retry), after the others */
+		iter_server_throwaway(s);
 		return;
 	}
 	memset(&final, 0, sizeof(final));
@@ -1390,7 +1720,9 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	}
 
 	cl = iter_classify(s->region, p, name, iq->qtype, iq->dp->name,
-		iq->dp->is_forward, &iq->chain, &final, &links, dnssec, &nsrr);
+		iq->dp->is_forward || (iq->cur_flags & OUTBOUND_FLAG_RD) != 0,
+		&iq->chain, &final, &links,
+		st_env(s)->max_restarts, dnssec, &nsrr);
 	verbose(VERB_ALGO, "iterator: reply classified as %s",
 		iter_class_str(cl));
 	if(cl == ITER_CL_ERROR) {
@@ -1448,6 +1780,25 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		break;
 	case ITER_CL_REFERRAL:
 		iter_referral(s, p, nsrr);
+		break;
+	case ITER_CL_USELESS:
+		/* skipped for this resolution, not remembered lame */
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		break;
+	case ITER_CL_EMPTY:
+		/* the other servers first; this is NODATA when none says
+		 * more (iter_send) */
+		if(!iq->empty_from)
+			iq->empty_from = iq->cur;
+		iq->empty_dp = iq->dp;
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		break;
+	case ITER_CL_RECLAME:
+		/* the other servers first; this one is the last resort
+		 * (iter_pick_reclame), not remembered lame */
+		if(iq->cur)
+			iq->cur->reclame = 1;
+		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		break;
 	case ITER_CL_LAME:
 	case ITER_CL_ERROR:
@@ -1562,6 +1913,25 @@ iter_operate(struct module_qstate *s, enum module_ev ev, int id,
 	}
 }
 
+/**
+ * The address lookup of an NS name finished: when the delegation it
+ * ended at carried glue for the name itself (the parent zone's view of
+ * the server's address), keep those addresses with the name as the last
+ * resort (iter_parent_glue).
+ */
+static void
+iter_note_parent_glue(struct module_qstate *sub, int id,
+	struct module_qstate *super, struct delegpt_ns *ns)
+{
+	struct iter_qstate *siq = sub->minfo[id];
+	struct delegpt_addr *a;
+	if(!siq || !siq->dp || siq->dp->is_forward)
+		return;
+	for(a = siq->dp->addrs; a; a = a->next)
+		if(a->glue_of && dname_equal(a->glue_of, sub->qname))
+			ns_add_parent(super->region, ns, &a->addr);
+}
+
 /** module inform_super(): the address lookup of an NS name finished */
 static void
 iter_inform_super(struct module_qstate *sub, int id,
@@ -1576,6 +1946,7 @@ iter_inform_super(struct module_qstate *sub, int id,
 	if(!ns)
 		return;
 	ns->pending = 0;
+	iter_note_parent_glue(sub, id, super, ns);
 	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
 		ans->rcode == DNS_RCODE_NOERROR) {
@@ -1606,7 +1977,8 @@ iter_init(struct module_env *env, int id, char *err, size_t errlen)
 		iter_env_create_default();
 	if(!ie) {
 		snprintf(err, errlen, "cannot set up the iterator (root-hints, "
-			"forward-zone or stub-zone): see the log above");
+			"target-fetch-policy, nat64-prefix, forward-zone or "
+			"stub-zone): see the log above");
 		return -1;
 	}
 	if(iter_ratelimit_create(env->cfg, &ie->rl, err, errlen) != 0) {
@@ -1636,6 +2008,11 @@ iter_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block iter_module_block = {
-	"iterator", iter_init, iter_deinit, iter_operate, iter_inform_super,
-	iter_clear, iter_get_mem, NULL
+	.name = "iterator",
+	.init = iter_init,
+	.deinit = iter_deinit,
+	.operate = iter_operate,
+	.inform_super = iter_inform_super,
+	.clear = iter_clear,
+	.get_mem = iter_get_mem,
 };

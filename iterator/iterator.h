@@ -21,7 +21,9 @@
  * background priming query ("zone NS") whose answer and glue go into the
  * RRset cache, so later resolutions use the real server set. A cached
  * delegation whose servers all fail is abandoned for the configured zone
- * or the root (stale NS sets).
+ * or the root (stale NS sets); one with no usable address whose NS names
+ * all lie inside it (a referral that lacked its glue) is passed over for
+ * the cached delegation above it (iter_dp_useless).
  *
  * Each reply is scrubbed (iterator/iter_scrub.h): records outside the
  * zone the queried server is authoritative for are dropped (bailiwick),
@@ -30,18 +32,32 @@
  * name are used. It is then classified (iter_classify):
  *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
  *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
- *     resolved: from the top again, at most ITER_MAX_CNAME links in all;
+ *     resolved: from the top again, at most max-query-restarts links in
+ *     all (default ITER_MAX_CNAME);
  *   - a referral to a zone strictly below the current one (also with AA
  *     set but no SOA): glue is kept only for the referred NS names and
  *     only from under the current zone; NS names without glue are looked
  *     up in the RRset cache, then by sub-queries through the mesh (A, then
- *     AAAA; at most ITER_MAX_TARGETS per delegation: the NXNSAttack
- *     limit; dependency cycles are refused by the mesh);
+ *     AAAA): when the delegation is first used, as many as
+ *     target-fetch-policy gives for the state's dependency depth (-1 all,
+ *     default "3 2 1 0 0"), and later one at a time, when every server
+ *     with a known address was tried; at most ITER_MAX_TARGETS per
+ *     delegation for a client query, half as many per level of depth
+ *     (the NXNSAttack limit); dependency cycles are refused by the mesh;
+ *     when every server failed, the parent zone's glue for the NS names
+ *     (seen by their lookups, or in the cache at any trust) is the last
+ *     resort (iter_parent_glue: the child's answer for its server's
+ *     address may be wrong where the parent's glue works);
  *   - NXDOMAIN or NODATA (with the SOA, if given);
+ *   - recursion lame (an answer or denial with RA and without AA): the
+ *     other servers are asked first; when none is left, the server is
+ *     asked again with RD and its reply taken as a forwarder's;
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
- *     another server tried; SERVFAIL, timeouts and garbage only make the
- *     server skipped for this resolution (timeouts also feed its RTT).
+ *     another server tried; SERVFAIL (and other error rcodes) and
+ *     timeouts let the server be asked again, after the others, up to
+ *     outbound-msg-retry times in all (timeouts also feed its RTT);
+ *     garbage makes it skipped for this resolution.
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
  * skipped) among those tried the fewest times (of the preferred family
  * first with prefer-ip4 or prefer-ip6; never those of
@@ -49,7 +65,12 @@
  * retried without EDNS (remembered); TC is retried over TCP. Forwarded
  * queries carry RD and their answers are taken as they are (after the
  * question check). What is learnt goes into the RRset cache (trust ranks:
- * referral NS and glue low, authoritative answers high).
+ * referral NS and glue low, authoritative answers high). A forward or
+ * stub zone with forward-tcp-upstream or stub-tcp-upstream has its
+ * servers asked over TCP only (as tcp-upstream does for all). A forward
+ * zone's host names (forward-host) are looked up through its forwarders
+ * when it has a usable address of its own, else from the root hints; a
+ * TC reply over TCP, and a forwarder's upward referral, fail the server.
  *
  * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
  * a row is down; queries skip it, and when a delegation has no other
@@ -63,17 +84,20 @@
  * mark the server down) and no upstream time at all afterwards.
  *
  * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries
- * per state, max-global-quota upstream queries for a client question and
+ * per state (and max-sent-count to the servers of one delegation), max-global-quota upstream queries for a client question and
  * all its sub-queries together (the mesh keeps the count, see
  * module_env.global_quota),
- * ITER_MAX_DEPTH nested target lookups, and a total time budget per
+ * nested target lookups no deeper than target-fetch-policy has values
+ * (less one), and a total time budget per
  * state; past them, or when every server failed, the client gets SERVFAIL
  * with an Extended DNS Error (22 No Reachable Authority, 23 Network Error).
  *
  * With qname-minimisation (RFC 9156, relaxed) the iterator asks for type
  * A of one label more than the zone cut it knows; a referral moves down, a
  * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
- * name (with qname-minimisation-strict, NXDOMAIN is the answer instead).
+ * name (with qname-minimisation-strict, NXDOMAIN is the answer instead);
+ * an error rcode (REFUSED, SERVFAIL, ...) to a minimised query asks the
+ * same server the full name before the server is judged by it.
  *
  * Restarts (val-max-restart, services/module.h): the address of each
  * server whose reply becomes part of the answer (the final reply, CNAME
@@ -102,7 +126,7 @@ struct outbound_query;
 struct delegpt_addr;
 struct iter_zone;
 
-/** most CNAME/DNAME links followed */
+/** most CNAME/DNAME links followed: the default of max-query-restarts */
 #define ITER_MAX_CNAME		11
 /** most referrals followed for one name */
 #define ITER_MAX_REFERRALS	30
@@ -111,9 +135,6 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
-/** most sub-query depth (target lookups within target lookups); the
- * lookups allowed per delegation shrink with depth: 6, 3, 1, then none */
-#define ITER_MAX_DEPTH		3
 /** timeouts of one server before it is given up for a resolution (the
  * network does not retransmit; each retry gets the doubled timeout from
  * the infrastructure cache) */
@@ -191,6 +212,12 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** the server whose authoritative reply was entirely empty
+	 * (ITER_CL_EMPTY), kept as the NODATA answer when no other server
+	 * says more; NULL when none */
+	struct delegpt_addr *empty_from;
+	/** the delegation it was asked as (it counts for it only) */
+	struct delegpt *empty_dp;
 	/** servers skipped as down (infra_is_down) for this resolution */
 	int down_skipped;
 	/** the last of them: the one to probe */

@@ -2,7 +2,7 @@
  * respip/respip.c - the respip module in the module chain.
  *
  * See respip/respip.h: the rules are applied per client by the front end
- * (services/policy.c); in the chain this module passes queries down and
+ * (front/policy.c); in the chain this module passes queries down and
  * answers up.
  */
 #include "config.h"
@@ -66,6 +66,11 @@ respip_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block respip_module_block = {
-	"respip", respip_init, respip_deinit, respip_operate,
-	respip_inform_super, respip_clear, respip_get_mem, NULL
+	.name = "respip",
+	.init = respip_init,
+	.deinit = respip_deinit,
+	.operate = respip_operate,
+	.inform_super = respip_inform_super,
+	.clear = respip_clear,
+	.get_mem = respip_get_mem,
 };

@@ -5,7 +5,7 @@
  *
  * In module-config first ("respip validator iterator", as operators copy
  * it from Unbound). A response-ip: line without this module in
- * module-config is a load error (services/policy.c), as in Unbound, so
+ * module-config is a load error (front/policy.c), as in Unbound, so
  * that nobody believes answers are filtered when they are not.
  *
  * Where the rewrite happens: petrel answers every client, the ones whose
@@ -13,7 +13,7 @@
  * alike, from the message cache entry by copy-and-patch, and the rewrite
  * depends on the client (its view, its tags). So the rule is applied per
  * client where its answer is written (policy_respip_answer() in
- * services/policy.h, called by the front end), never to what is stored:
+ * front/policy.h, called by the front end), never to what is stored:
  * the cache keeps the real answer, and a client without a matching rule
  * gets it unchanged. In the chain the module hands queries to the next
  * module and the answers back up untouched; it keeps no state per query.

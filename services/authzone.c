@@ -8,8 +8,11 @@
  * canonical successor is below it; the NSEC that covers a missing name is
  * the one of its canonical predecessor. The data keeps every RR's wire
  * form too (struct az_rrw): a lookup collects references to RRs on the
- * stack and the encoder writes them, so answering allocates nothing;
+ * stack and the encoder writes them, so answering allocates nothing
+ * (but for OpenSSL's digest context when an NSEC3 denial is hashed);
  * ldns is used to read, check and write zones, off the answer path.
+ * An NSEC3 zone (an NSEC3PARAM at the apex) keeps its NSEC3 owners by
+ * hash too, for the denials of RFC 5155 section 7.2.
  */
 #include "config.h"
 #include "services/authzone.h"
@@ -39,6 +42,8 @@
 #define AZ_MAX_CNAME 8
 /** ZONEMD RR type */
 #define TYPE_ZONEMD 63
+/** the length of an NSEC3 hash (SHA-1) */
+#define AZ_N3_HASHLEN 20
 /** the UDP size we advertise */
 #define AZ_EDNS_SIZE 1232
 /** most DNSKEY records taken from a validated lookup */
@@ -109,6 +114,27 @@ struct az_data {
 	uint32_t serial;
 	/** its minimum (negative answers' TTL cap) */
 	uint32_t soa_min;
+	/** NSEC3 (RFC 5155): 1 when the apex has an NSEC3PARAM of hash
+	 * algorithm 1 (SHA-1); the denials are then NSEC3 records */
+	int n3;
+	/** the NSEC3PARAM's iterations */
+	uint16_t n3_iter;
+	/** its salt, and the salt's length */
+	uint8_t n3_salt[255];
+	uint8_t n3_saltlen;
+	/** the NSEC3 records' owners, by hash (sorted), or NULL */
+	struct az_n3 *n3s;
+	/** how many */
+	size_t n3num;
+};
+
+/** an NSEC3 owner: its hash (the first label, base32hex decoded) and
+ * its node */
+struct az_n3 {
+	/** the hash */
+	uint8_t h[AZ_N3_HASHLEN];
+	/** the node holding the NSEC3 */
+	long nd;
 };
 
 /** one zone */
@@ -242,6 +268,7 @@ az_data_free(struct az_data *d)
 	free(d->nodes);
 	free(d->w);
 	free(d->blob);
+	free(d->n3s);
 	free(d);
 }
 
@@ -321,6 +348,8 @@ fail:
 	return -1;
 }
 
+static int az_n3_build(struct az_data *d, const ldns_rdf *apex);
+
 /**
  * Build data from a list of RRs (taken: freed on failure too).
  * @return data or NULL with err.
@@ -387,14 +416,18 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 			}
 			d->soa = arr[i];
 		}
-	if(!d->soa) {
-		*err = "no SOA at the apex";
-		goto fail;
+	/* no SOA at the apex (a zone file may lack it, as Unbound allows):
+	 * serial 0, negative answers without SOA */
+	if(d->soa) {
+		d->serial = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 2));
+		d->soa_min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
 	}
-	d->serial = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 2));
-	d->soa_min = ldns_rdf2native_int32(ldns_rr_rdf(d->soa, 6));
 	if(az_data_wire(d, err) != 0)
 		goto fail;
+	if(az_n3_build(d, apex) != 0) {
+		*err = "out of memory";
+		goto fail;
+	}
 	return d;
 fail:
 	az_data_free(d);
@@ -440,6 +473,149 @@ node_has(const struct az_data *d, long nd, uint16_t t)
 		if(d->w[i].type == t)
 			return 1;
 	return 0;
+}
+
+/* ---- NSEC3 (RFC 5155) ---- */
+
+/** decode a base32hex label (RFC 4648 section 7, any case, no padding)
+ * into out. @return the bytes, or 0 when it is not base32hex */
+static size_t
+az_b32hex_decode(const uint8_t *in, size_t len, uint8_t *out,
+	size_t outmax)
+{
+	size_t i, n = 0;
+	unsigned bits = 0, acc = 0;
+	for(i = 0; i < len; i++) {
+		int c = in[i], v;
+		if(c >= '0' && c <= '9')
+			v = c - '0';
+		else if(c >= 'a' && c <= 'v')
+			v = c - 'a' + 10;
+		else if(c >= 'A' && c <= 'V')
+			v = c - 'A' + 10;
+		else	return 0;
+		acc = (acc << 5) | (unsigned)v;
+		bits += 5;
+		if(bits >= 8) {
+			if(n >= outmax)
+				return 0;
+			out[n++] = (uint8_t)(acc >> (bits - 8));
+			bits -= 8;
+			acc &= (1u << bits) - 1;
+		}
+	}
+	return n;
+}
+
+/** qsort: NSEC3 owners by hash */
+static int
+n3_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct az_n3 *)a)->h,
+		((const struct az_n3 *)b)->h, AZ_N3_HASHLEN);
+}
+
+/** the NSEC3 parameters (the apex NSEC3PARAM) and the NSEC3 owners by
+ * hash. @return 0, or -1 out of memory */
+static int
+az_n3_build(struct az_data *d, const ldns_rdf *apex)
+{
+	const uint8_t *aw = ldns_rdf_data(apex);
+	size_t pos, i, k, al = ldns_rdf_size(apex);
+	long an = node_find(d, aw, &pos);
+	const struct az_node *n;
+	if(an < 0)
+		return 0;
+	n = &d->nodes[an];
+	for(i = n->first; i < n->first + n->num; i++) {
+		const struct az_rrw *w = &d->w[i];
+		if(w->type != LDNS_RR_TYPE_NSEC3PARAM || w->rdlen < 5 ||
+			w->rdata[0] != 1 || (size_t)5 + w->rdata[4] >
+			w->rdlen)
+			continue;
+		d->n3 = 1;
+		d->n3_iter = (uint16_t)((w->rdata[2] << 8) | w->rdata[3]);
+		d->n3_saltlen = w->rdata[4];
+		memcpy(d->n3_salt, w->rdata + 5, w->rdata[4]);
+		break;
+	}
+	if(!d->n3)
+		return 0;
+	for(k = 0; k < 2; k++) {
+		size_t m = 0;
+		for(i = 0; i < d->num; i++) {
+			const uint8_t *o = d->nodes[i].wname;
+			uint8_t h[AZ_N3_HASHLEN + 8];
+			if(o[0] != 32 || dname_len(o) != 33 + al ||
+				!node_has(d, (long)i, LDNS_RR_TYPE_NSEC3) ||
+				az_b32hex_decode(o + 1, 32, h, sizeof(h)) !=
+				AZ_N3_HASHLEN)
+				continue;
+			if(k == 1) {
+				memcpy(d->n3s[m].h, h, AZ_N3_HASHLEN);
+				d->n3s[m].nd = (long)i;
+			}
+			m++;
+		}
+		if(k == 0) {
+			if(m == 0)
+				return 0;
+			if(!(d->n3s = calloc(m, sizeof(*d->n3s))))
+				return -1;
+		}
+		d->n3num = m;
+	}
+	qsort(d->n3s, d->n3num, sizeof(*d->n3s), n3_cmp);
+	return 0;
+}
+
+/** the NSEC3 hash of a name with the zone's parameters (the answer
+ * path's one allocation: OpenSSL's digest context, for DNSSEC denials
+ * of an NSEC3 zone only). @return 0 or -1 */
+static int
+az_n3_hash(const struct az_data *d, const uint8_t *name, uint8_t *out)
+{
+	uint8_t lower[256];
+	size_t nl = dname_copy_lower(lower, name);
+	unsigned i;
+	int ok;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if(!ctx)
+		return -1;
+	ok = EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+		EVP_DigestUpdate(ctx, lower, nl) &&
+		EVP_DigestUpdate(ctx, d->n3_salt, d->n3_saltlen) &&
+		EVP_DigestFinal_ex(ctx, out, NULL);
+	for(i = 0; ok && i < d->n3_iter; i++)
+		ok = EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) &&
+			EVP_DigestUpdate(ctx, out, AZ_N3_HASHLEN) &&
+			EVP_DigestUpdate(ctx, d->n3_salt, d->n3_saltlen) &&
+			EVP_DigestFinal_ex(ctx, out, NULL);
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -1;
+}
+
+/** the node of the NSEC3 that matches name (match 1), or that covers it
+ * (match 0: the one with the greatest hash below the name's, the last
+ * one below the first); -1 when there is none */
+static long
+az_n3_find(const struct az_data *d, const uint8_t *name, int match)
+{
+	uint8_t h[AZ_N3_HASHLEN];
+	size_t lo = 0, hi = d->n3num;
+	if(d->n3num == 0 || az_n3_hash(d, name, h) != 0)
+		return -1;
+	while(lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if(memcmp(d->n3s[mid].h, h, AZ_N3_HASHLEN) < 0)
+			lo = mid + 1;
+		else	hi = mid;
+	}
+	if(lo < d->n3num && memcmp(d->n3s[lo].h, h, AZ_N3_HASHLEN) == 0)
+		return match ? d->n3s[lo].nd : -1;
+	if(match)
+		return -1;
+	return d->n3s[lo == 0 ? d->n3num - 1 : lo - 1].nd;
 }
 
 /** most RRs of one section of an answer (more: the answer fails) */
@@ -520,7 +696,10 @@ static void
 push_neg_soa(const struct az_data *d, int dnssec, struct az_ans *a)
 {
 	size_t pos, i, from = a->n[DNS_SEC_AUTHORITY];
-	long nd = node_find(d, ldns_rdf_data(ldns_rr_owner(d->soa)), &pos);
+	long nd;
+	if(!d->soa)
+		return;
+	nd = node_find(d, ldns_rdf_data(ldns_rr_owner(d->soa)), &pos);
 	if(nd < 0)
 		return;
 	(void)push_rrset(d, nd, LDNS_RR_TYPE_SOA, dnssec, -1, a,
@@ -529,21 +708,74 @@ push_neg_soa(const struct az_data *d, int dnssec, struct az_ans *a)
 		a->r[DNS_SEC_AUTHORITY][i].negttl = 1;
 }
 
-/** push the NSEC at node nd (with its RRSIG) to the authority section */
+/** push the denial record of type t (NSEC or NSEC3) at node nd (with
+ * its RRSIG) to the authority section, once */
 static void
-push_nsec(const struct az_data *d, long nd, struct az_ans *a)
+push_denial(const struct az_data *d, long nd, uint16_t t, struct az_ans *a)
 {
 	size_t i;
 	if(nd < 0 || (size_t)nd >= d->num)
 		return;
 	for(i = 0; i < a->n[DNS_SEC_AUTHORITY]; i++) {
 		const struct az_rrw *w = &d->w[a->r[DNS_SEC_AUTHORITY][i].idx];
-		if(w->type == LDNS_RR_TYPE_NSEC && dname_equal(w->owner,
-			d->nodes[nd].wname))
+		if(w->type == t && dname_equal(w->owner, d->nodes[nd].wname))
 			return; /* already there */
 	}
-	(void)push_rrset(d, nd, LDNS_RR_TYPE_NSEC, 1, -1, a,
-		DNS_SEC_AUTHORITY);
+	(void)push_rrset(d, nd, t, 1, -1, a, DNS_SEC_AUTHORITY);
+}
+
+/** push the NSEC at node nd (with its RRSIG) to the authority section */
+static void
+push_nsec(const struct az_data *d, long nd, struct az_ans *a)
+{
+	push_denial(d, nd, LDNS_RR_TYPE_NSEC, a);
+}
+
+/** push the NSEC3 that matches name (match 1) or covers it (match 0) */
+static void
+push_n3(const struct az_data *d, const uint8_t *name, int match,
+	struct az_ans *a)
+{
+	push_denial(d, az_n3_find(d, name, match), LDNS_RR_TYPE_NSEC3, a);
+}
+
+/** the NSEC3 closest encloser proof (RFC 5155 7.2.1): the NSEC3 that
+ * matches the closest encloser ce and the one that covers the next
+ * closer name (the name one label below ce, toward qname) */
+static void
+push_n3_ce(const struct az_data *d, const uint8_t *qname, const uint8_t *ce,
+	struct az_ans *a)
+{
+	int cl = dname_count_labels(ce);
+	push_n3(d, ce, 1, a);
+	if(dname_count_labels(qname) > cl)
+		push_n3(d, dname_suffix_labels(qname, cl + 1), 0, a);
+}
+
+/** the proof that an answer synthesised from the wildcard at the
+ * closest encloser ce is needed: qname itself does not exist. The NSEC3
+ * that covers the next closer name (RFC 5155 7.2.6), or the NSEC that
+ * covers qname (RFC 4035 3.1.3.3; pos: qname's insertion point) */
+static void
+push_wild_proof(const struct az_data *d, const uint8_t *qname,
+	const uint8_t *ce, size_t pos, struct az_ans *a)
+{
+	if(d->n3)
+		push_n3(d, dname_suffix_labels(qname,
+			dname_count_labels(ce) + 1), 0, a);
+	else	push_nsec(d, (long)pos - 1, a);
+}
+
+/** the denial that qname has no data of the type (NODATA of a name that
+ * exists, an empty non-terminal too): its NSEC3 (RFC 5155 7.2.3), or the
+ * NSEC at node nd */
+static void
+push_nodata(const struct az_data *d, const uint8_t *qname, long nd,
+	struct az_ans *a)
+{
+	if(d->n3)
+		push_n3(d, qname, 1, a);
+	else	push_nsec(d, nd, a);
 }
 
 /** the glue (in-zone A/AAAA) of the NS targets in the authority */
@@ -613,10 +845,16 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 				goto done; /* the client asks the child */
 			(void)push_rrset(d, cn, LDNS_RR_TYPE_NS, 0, -1, a,
 				DNS_SEC_AUTHORITY);
-			if(dnssec) {
-				if(push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, -1, a,
-					DNS_SEC_AUTHORITY) == 0)
+			if(dnssec && push_rrset(d, cn, LDNS_RR_TYPE_DS, 1, -1,
+				a, DNS_SEC_AUTHORITY) == 0) {
+				const uint8_t *cut = d->nodes[cn].wname;
+				if(!d->n3)
 					push_nsec(d, cn, a);
+				else if(az_n3_find(d, cut, 1) >= 0)
+					push_n3(d, cut, 1, a);
+				else	/* opt-out (RFC 5155 7.2.7) */
+					push_n3_ce(d, cut,
+						dname_strip_label(cut), a);
 			}
 			push_glue(d, a);
 			a->aa = 0;
@@ -646,7 +884,14 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 				if(chain == 0)
 					a->rcode = LDNS_RCODE_NXDOMAIN;
 				push_neg_soa(d, dnssec, a);
-				if(dnssec) {
+				if(dnssec && d->n3) {
+					/* the closest encloser proof and
+					 * the wildcard's denial (RFC 5155
+					 * 7.2.2) */
+					push_n3_ce(d, qname, ce, a);
+					if(cel + 2 <= sizeof(wc) - 1)
+						push_n3(d, wc, 0, a);
+				} else if(dnssec) {
 					/* the name's denial, and the
 					 * wildcard's: the NSECs before them
 					 * (often the same one) */
@@ -661,24 +906,40 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 			if((slot = owner_slot(a, qname)) < 0)
 				return -1;
 			if(push_rrset(d, nd, qtype, dnssec, slot, a,
-				DNS_SEC_ANSWER) > 0)
+				DNS_SEC_ANSWER) > 0) {
+				if(dnssec)
+					push_wild_proof(d, qname, ce, pos, a);
 				goto done;
+			}
 			if(qtype != LDNS_RR_TYPE_CNAME && node_has(d, nd,
 				LDNS_RR_TYPE_CNAME)) {
 				(void)push_rrset(d, nd, LDNS_RR_TYPE_CNAME,
 					dnssec, slot, a, DNS_SEC_ANSWER);
+				if(dnssec)
+					push_wild_proof(d, qname, ce, pos, a);
 				goto cname;
 			}
 			push_neg_soa(d, dnssec, a);
-			if(dnssec)
+			if(dnssec && d->n3) {
+				/* wildcard NODATA (RFC 5155 7.2.5): the
+				 * closest encloser proof and the wildcard's
+				 * own NSEC3 */
+				push_n3_ce(d, qname, ce, a);
+				push_n3(d, wc, 1, a);
+			} else if(dnssec) {
+				/* the wildcard's NSEC (no such type) and
+				 * the one covering qname (RFC 4035 3.1.3.4) */
 				push_nsec(d, nd, a);
+				push_nsec(d, (long)pos - 1, a);
+			}
 			goto done;
 		}
 		if(nd < 0) {
-			/* an empty non-terminal: NODATA */
+			/* an empty non-terminal: NODATA (its NSEC3, or the
+			 * NSEC before it) */
 			push_neg_soa(d, dnssec, a);
 			if(dnssec)
-				push_nsec(d, (long)pos - 1, a);
+				push_nodata(d, qname, (long)pos - 1, a);
 			goto done;
 		}
 		if(push_rrset(d, nd, qtype, dnssec, -1, a, DNS_SEC_ANSWER) > 0)
@@ -691,7 +952,7 @@ az_lookup(const struct az_data *d, const uint8_t *apex,
 		}
 		push_neg_soa(d, dnssec, a);
 		if(dnssec)
-			push_nsec(d, nd, a);
+			push_nodata(d, qname, nd, a);
 		goto done;
 cname:
 		{
@@ -938,7 +1199,8 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	fprintf(f, "; auth-zone %s, serial %u, written by petrel\n", z->name,
 		(unsigned)d->serial);
 	/* the SOA first */
-	ldns_rr_print(f, d->soa);
+	if(d->soa)
+		ldns_rr_print(f, d->soa);
 	for(i = 0; i < ldns_rr_list_rr_count(d->rrs); i++)
 		if(ldns_rr_list_rr(d->rrs, i) != d->soa)
 			ldns_rr_print(f, ldns_rr_list_rr(d->rrs, i));
@@ -1094,6 +1356,215 @@ z_build(struct auth_zone *z, ldns_rr_list *rrs, const char *from,
 	return d;
 }
 
+/** most levels of $INCLUDE in a zone file */
+#define AZ_MAX_INCLUDE 10
+
+/** a growing text buffer (the zone file with its includes) */
+struct az_text {
+	/** the text (malloced) */
+	char *s;
+	/** used, capacity */
+	size_t n, cap;
+};
+
+/** append len bytes. @return 0 or -1 (out of memory) */
+static int
+az_text_add(struct az_text *t, const char *s, size_t len)
+{
+	if(t->n + len + 1 > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 4096;
+		char *ns;
+		while(nc < t->n + len + 1)
+			nc *= 2;
+		if(!(ns = realloc(t->s, nc)))
+			return -1;
+		t->s = ns;
+		t->cap = nc;
+	}
+	memcpy(t->s + t->n, s, len);
+	t->n += len;
+	t->s[t->n] = 0;
+	return 0;
+}
+
+/** the next word of a directive line (a quoted one without its quotes)
+ * into w (wlen its size). @return the rest of the line, or NULL when
+ * there is no word */
+static const char *
+az_word(const char *p, char *w, size_t wlen)
+{
+	size_t n = 0;
+	while(*p == ' ' || *p == '\t')
+		p++;
+	if(!*p || *p == ';' || *p == '\n' || *p == '\r')
+		return NULL;
+	if(*p == '"') {
+		p++;
+		while(*p && *p != '"' && n + 1 < wlen)
+			w[n++] = *p++;
+		if(*p == '"')
+			p++;
+	} else {
+		while(*p && *p != ' ' && *p != '\t' && *p != ';' &&
+			*p != '\n' && *p != '\r' && n + 1 < wlen)
+			w[n++] = *p++;
+	}
+	w[n] = 0;
+	return p;
+}
+
+/** a $ORIGIN value made absolute against the current origin (o) */
+static void
+az_origin_abs(const char *val, const char *cur, char *o, size_t olen)
+{
+	size_t l = strlen(val);
+	if(l && val[l - 1] == '.')
+		snprintf(o, olen, "%s", val);
+	else if(strcmp(cur, ".") == 0)
+		snprintf(o, olen, "%s.", val);
+	else	snprintf(o, olen, "%s.%s", val, cur);
+}
+
+/**
+ * Read a zone file into t with its $INCLUDE lines replaced by the files
+ * they name (RFC 1035 section 5.1: "$INCLUDE <file> [<origin>]"), each
+ * between a $ORIGIN line for its origin (the one given, else the
+ * including file's current one) and one that restores the including
+ * file's. A relative name is opened as given (from the working
+ * directory, as Unbound does) and, when not found there, from the folder
+ * of the including file.
+ * @param origin: in/out the current origin, absolute text.
+ * @param found: set to 1 when a $INCLUDE was seen.
+ * @return 0, or -1 with err.
+ */
+static int
+az_read_text(const char *path, struct az_text *t, char *origin,
+	size_t originlen, int depth, int *found, char *err, size_t errlen)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int lineno = 0, paren = 0;
+	if(depth > AZ_MAX_INCLUDE) {
+		snprintf(err, errlen, "%s: $INCLUDE nested more than %d deep",
+			path, AZ_MAX_INCLUDE);
+		return -1;
+	}
+	if(!(f = fopen(path, "r"))) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			strerror(errno));
+		return -1;
+	}
+	while((len = getline(&line, &cap, f)) != -1) {
+		char w[1024], o[1024], inc[4096], saved[1024];
+		const char *p;
+		int i;
+		lineno++;
+		if(paren == 0 && strncasecmp(line, "$ORIGIN", 7) == 0 &&
+			(line[7] == ' ' || line[7] == '\t') &&
+			az_word(line + 7, w, sizeof(w))) {
+			az_origin_abs(w, origin, o, sizeof(o));
+			snprintf(origin, originlen, "%s", o);
+		} else if(paren == 0 && strncasecmp(line, "$INCLUDE", 8) == 0 &&
+			(line[8] == ' ' || line[8] == '\t')) {
+			int r;
+			*found = 1;
+			if(!(p = az_word(line + 8, w, sizeof(w)))) {
+				snprintf(err, errlen, "%s:%d: $INCLUDE without "
+					"a file", path, lineno);
+				goto fail;
+			}
+			snprintf(saved, sizeof(saved), "%s", origin);
+			if(az_word(p, o, sizeof(o)))
+				az_origin_abs(o, saved, origin, originlen);
+			snprintf(inc, sizeof(inc), "%s", w);
+			if(w[0] != '/' && access(w, R_OK) != 0 &&
+				strrchr(path, '/'))
+				snprintf(inc, sizeof(inc), "%.*s/%s",
+					(int)(strrchr(path, '/') - path), path,
+					w);
+			if(az_text_add(t, "$ORIGIN ", 8) != 0 ||
+				az_text_add(t, origin, strlen(origin)) != 0 ||
+				az_text_add(t, "\n", 1) != 0)
+				goto oom;
+			r = az_read_text(inc, t, origin, originlen, depth + 1,
+				found, err, errlen);
+			snprintf(origin, originlen, "%s", saved);
+			if(r != 0) {
+				size_t el = strlen(err);
+				snprintf(err + el, errlen - el,
+					" (the $INCLUDE at %s:%d)", path,
+					lineno);
+				goto fail;
+			}
+			if(az_text_add(t, "\n$ORIGIN ", 9) != 0 ||
+				az_text_add(t, origin, strlen(origin)) != 0 ||
+				az_text_add(t, "\n", 1) != 0)
+				goto oom;
+			continue;
+		}
+		/* the parentheses of a record over several lines (a
+		 * directive inside one is not a directive) */
+		for(i = 0; i < len && line[i] != ';'; i++) {
+			if(line[i] == '"') {
+				for(i++; i < len && line[i] != '"'; i++)
+					if(line[i] == '\\' && i + 1 < len)
+						i++;
+			} else if(line[i] == '(')
+				paren++;
+			else if(line[i] == ')' && paren > 0)
+				paren--;
+		}
+		if(az_text_add(t, line, (size_t)len) != 0)
+			goto oom;
+		if(len > 0 && line[len - 1] != '\n' &&
+			az_text_add(t, "\n", 1) != 0)
+			goto oom;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	free(line);
+	fclose(f);
+	return -1;
+}
+
+/**
+ * Drop the records of a zone file that are not in the zone (Unbound skips
+ * them too: a file may carry glue or stray data), with one warning line
+ * for the first few.
+ */
+static void
+az_drop_outside(const struct auth_zone *z, ldns_rr_list *rrs,
+	const char *file)
+{
+	size_t i, k = 0, n = ldns_rr_list_rr_count(rrs), dropped = 0;
+	for(i = 0; i < n; i++) {
+		ldns_rr *rr = ldns_rr_list_rr(rrs, i);
+		if(ldns_dname_compare(ldns_rr_owner(rr), z->apex) == 0 ||
+			ldns_dname_is_subdomain(ldns_rr_owner(rr), z->apex)) {
+			ldns_rr_list_set_rr(rrs, rr, k++);
+			continue;
+		}
+		if(dropped++ < 3) {
+			char *o = ldns_rdf2str(ldns_rr_owner(rr));
+			log_warnx("auth-zone %s: %s: a record of %s, outside "
+				"the zone, is skipped", z->name, file,
+				o ? o : "?");
+			free(o);
+		}
+		ldns_rr_free(rr);
+	}
+	ldns_rr_list_set_rr_count(rrs, k);
+	if(dropped > 3)
+		log_warnx("auth-zone %s: %s: %u records outside the zone "
+			"skipped in all", z->name, file, (unsigned)dropped);
+}
+
 /**
  * Read the zone file.
  * @param at_start: 1 at start-up: a zone that fails its ZONEMD check is
@@ -1126,27 +1597,62 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 		if(fstat(fileno(f), &sb) == 0 && sb.st_mtime < time(NULL))
 			*age = time(NULL) - sb.st_mtime;
 	}
-	st = ldns_zone_new_frm_fp_l(&lz, f, z->apex, 3600, LDNS_RR_CLASS_IN,
-		&line);
+	{
+		/* with $INCLUDE lines, the text with the included files
+		 * is read instead (line numbers then count in it) */
+		struct az_text t;
+		char origin[1024];
+		int found = 0;
+		memset(&t, 0, sizeof(t));
+		char *an = ldns_rdf2str(z->apex);
+		snprintf(origin, sizeof(origin), "%s", an ? an : ".");
+		free(an);
+		if(az_read_text(z->zonefile, &t, origin, sizeof(origin), 0,
+			&found, why, sizeof(why)) != 0) {
+			fclose(f);
+			free(t.s);
+			snprintf(err, errlen, "auth-zone '%s': %s", z->name,
+				why);
+			return -1;
+		}
+		if(found) {
+			FILE *mf = fmemopen(t.s, t.n, "r");
+			if(!mf) {
+				fclose(f);
+				free(t.s);
+				snprintf(err, errlen, "auth-zone '%s': %s: %s",
+					z->name, z->zonefile, strerror(errno));
+				return -1;
+			}
+			st = ldns_zone_new_frm_fp_l(&lz, mf, z->apex, 3600,
+				LDNS_RR_CLASS_IN, &line);
+			fclose(mf);
+		} else
+			st = ldns_zone_new_frm_fp_l(&lz, f, z->apex, 3600,
+				LDNS_RR_CLASS_IN, &line);
+		free(t.s);
+	}
 	fclose(f);
 	if(st != LDNS_STATUS_OK) {
 		snprintf(err, errlen, "auth-zone '%s': %s:%d: %s", z->name,
 			z->zonefile, line, ldns_get_errorstr_by_id(st));
 		return -1;
 	}
-	/* the SOA is kept apart by ldns: put it with the others */
+	/* the SOA is kept apart by ldns: put it with the others (a file
+	 * without one is used as Unbound uses it: served, without the
+	 * SOA in negative answers, and not transferred again) */
 	rrs = ldns_rr_list_clone(ldns_zone_rrs(lz));
-	if(!rrs || !ldns_zone_soa(lz) || !ldns_rr_list_push_rr(rrs,
-		ldns_rr_clone(ldns_zone_soa(lz)))) {
+	if(!rrs || (ldns_zone_soa(lz) && !ldns_rr_list_push_rr(rrs,
+		ldns_rr_clone(ldns_zone_soa(lz))))) {
 		if(rrs)
 			ldns_rr_list_deep_free(rrs);
-		snprintf(err, errlen, "auth-zone '%s': %s: %s", z->name,
-			z->zonefile, ldns_zone_soa(lz) ? "out of memory" :
-			"no SOA record");
+		snprintf(err, errlen, "auth-zone '%s': %s: out of memory",
+			z->name, z->zonefile);
 		ldns_zone_deep_free(lz);
 		return -1;
 	}
 	ldns_zone_deep_free(lz);
+	az_drop_outside(z, rrs, z->zonefile);
 	if(!(d = z_build(z, rrs, z->zonefile, &zmd_fail, why, sizeof(why)))) {
 		if(zmd_fail == 2)
 			return 0;
@@ -1160,6 +1666,10 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 			z->zonefile, why);
 		return -1;
 	}
+	if(!d->soa)
+		log_warnx("auth-zone %s: %s has no SOA at the apex: the zone "
+			"is served without (no SOA in negative answers)",
+			z->name, z->zonefile);
 	z_swap(z, d);
 	z_drop_held(z);
 	return 0;
@@ -1522,7 +2032,7 @@ auth_zones_create(const struct config_file *cfg, int *ok, char *err,
  * RPZ zone itself answered to clients (as Unbound): from its zonefile:,
  * or, with primary: or url: lines, transferred by the zone's own task
  * (the zonefile: is then the policy's to write, and not used here; a
- * NOTIFY the policy takes is passed on, services/resolver.c).
+ * NOTIFY the policy takes is passed on, front/resolver.c).
  * @param out: the list (config_auth_free), NULL when none.
  * @return 0, or -1 (err: a bad line, or an auth-zone: of the same name).
  */
@@ -1695,7 +2205,7 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 					z->name, why);
 				goto fail;
 			}
-			if(z->data) {
+			if(z->data && z->data->soa) {
 				const ldns_rr *s = z->data->soa;
 				xfr_task_set_serial(z->task, z->data->serial,
 					ldns_rdf2native_int32(ldns_rr_rdf(s,
@@ -1989,10 +2499,15 @@ az_answer(struct auth_zone *z, const uint8_t *dp, const uint8_t *qowner,
 	a.nowners = 0;
 	z_rdlock(z);
 	if(!z->data) {
-		/* a zone refused for its ZONEMD: the iterator asks the
-		 * servers instead (RFC 8976 4) */
-		r = (z->fallback || (z->refused && !downstream)) ? AUTH_NOT :
-			AUTH_FAIL;
+		/* no data (none yet, expired, or refused for its ZONEMD):
+		 * with fallback-enabled the servers are asked (the iterator
+		 * resolves), else the query fails, as in Unbound: a zone
+		 * that did not verify is not replaced by its servers'
+		 * answers unless the operator said so. A zone held for its
+		 * DNSKEY lookup (refused 2) is not failed yet: upstream the
+		 * servers answer meanwhile. */
+		r = (z->fallback || (z->refused == 2 && !downstream)) ?
+			AUTH_NOT : AUTH_FAIL;
 		z_unlock(z);
 		return r;
 	}
@@ -2193,7 +2708,7 @@ auth_zones_reload(struct auth_zones *az, const char *name, char *err,
 	if(r == 0 && z->task && z->data) {
 		const ldns_rr *s;
 		z_rdlock(z);
-		if(z->data) {
+		if(z->data && z->data->soa) {
 			s = z->data->soa;
 			xfr_task_set_serial(z->task, z->data->serial,
 				ldns_rdf2native_int32(ldns_rr_rdf(s, 3)),

@@ -14,8 +14,10 @@
 #include "services/outbound.h"
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "dns/padding.h"
 #include "util/region.h"
 #include "util/config_file.h"
+#include "services/outside_network.h"
 
 /** initial hash table size */
 #define MESH_TABLE_SIZE 1024
@@ -51,6 +53,9 @@ static int mesh_env_add_background(struct module_env *env,
 	const uint8_t *qname, uint16_t qtype, uint16_t qclass, int flags);
 static void mesh_env_resume(struct module_qstate *qs, enum module_ev ev);
 static void mesh_env_serve_stale(struct module_qstate *qs);
+static void *mesh_env_timer_set(struct module_env *env, int ms,
+	void (*fn)(void *), void *arg);
+static void mesh_env_timer_cancel(struct module_env *env, void *timer);
 static void mesh_schedule(struct mesh_state *s, enum module_ev ev);
 static void mesh_schedule_free(struct mesh_state *s);
 
@@ -76,6 +81,8 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	m->max_states = max_states ? max_states : 1;
 	m->jostle_ms = jostle_ms;
 	m->expire_client_ms = expire_client_ms;
+	m->edns_strings = edns_strings_create(env->cfg);
+	m->error_reporting = env->cfg && env->cfg->dns_error_reporting;
 	env->mesh = m;
 	env->send_query = mesh_env_send_query;
 	env->cancel_query = mesh_env_cancel_query;
@@ -84,7 +91,19 @@ mesh_create(const struct module_stack *stack, struct module_env *env,
 	env->resume = mesh_env_resume;
 	env->global_quota = mesh_env_global_quota;
 	env->serve_stale = mesh_env_serve_stale;
+	env->timer_set = mesh_env_timer_set;
+	env->timer_cancel = mesh_env_timer_cancel;
 	return m;
+}
+
+void
+mesh_start(struct mesh *m, int worker_index)
+{
+	int i;
+	m->env->worker_index = worker_index;
+	for(i = 0; i < m->stack->num; i++)
+		if(m->stack->mod[i]->worker_start)
+			m->stack->mod[i]->worker_start(m->env, i);
 }
 
 /** @return 1 when two client subnets (either may be NULL) are the same
@@ -329,6 +348,7 @@ mesh_delete(struct mesh *m)
 	while(m->num_free_regions > 0)
 		region_destroy(m->free_regions[--m->num_free_regions]);
 	free(m->table);
+	edns_strings_delete(m->edns_strings);
 	free(m);
 }
 
@@ -760,6 +780,44 @@ mesh_schedule_free(struct mesh_state *s)
 		mesh_run(m);
 }
 
+/** the EDNS option code of Report-Channel (RFC 9567) */
+#define MESH_EDNS_REPORT_CHANNEL 18
+
+/**
+ * dns-error-reporting: keep the agent domain of a reply's Report-Channel
+ * option (the last reply counts, as in Unbound: a reply without one
+ * forgets an earlier one). The domain must be a whole, valid name that
+ * is not the root (RFC 9567 section 6.1).
+ */
+static void
+mesh_note_report_channel(struct mesh_state *s, const uint8_t *pkt,
+	size_t len)
+{
+	size_t at, pos, end;
+	s->er_agent_len = 0;
+	if(!dns_opt_last(pkt, len, &at))
+		return;
+	pos = at + 2;
+	end = pos + dns_read_u16(pkt + at);
+	while(pos + 4 <= end) {
+		size_t olen = dns_read_u16(pkt + pos + 2);
+		if(pos + 4 + olen > end)
+			return;
+		if(dns_read_u16(pkt + pos) == MESH_EDNS_REPORT_CHANNEL) {
+			const uint8_t *d = pkt + pos + 4;
+			if(olen < 3 || dname_valid(d, olen) != olen)
+				return;
+			if(!s->er_agent && !(s->er_agent = region_alloc(
+				s->region, DNS_MAX_NAME + 1)))
+				return;
+			memcpy(s->er_agent, d, olen);
+			s->er_agent_len = olen;
+			return;
+		}
+		pos += 4 + olen;
+	}
+}
+
 /** the outbound callback: the reply (or its absence) goes to the
  * module that sent the query */
 static void
@@ -781,6 +839,8 @@ mesh_reply_cb(void *arg, enum outbound_status status, const uint8_t *pkt,
 	if(ev == MODULE_EVENT_REPLY && s->qs.edns_hook &&
 		s->qs.edns_hook->in)
 		s->qs.edns_hook->in(&s->qs, s->qs.edns_hook_arg, pkt, len);
+	if(ev == MODULE_EVENT_REPLY && m->error_reporting)
+		mesh_note_report_channel(s, pkt, len);
 	mesh_run_state(s, ev, ev == MODULE_EVENT_REPLY ? &rep : NULL);
 	mesh_run(m);
 }
@@ -801,6 +861,9 @@ mesh_env_send_query(struct module_qstate *qs, const struct netaddr *to,
 		!(flags & OUTBOUND_FLAG_NOEDNS))
 		optlen = qs->edns_hook->out(qs, qs->edns_hook_arg, to, qname,
 			opts, sizeof(opts));
+	if(m->edns_strings && !(flags & OUTBOUND_FLAG_NOEDNS))
+		optlen += edns_strings_opt(m->edns_strings, to, opts + optlen,
+			sizeof(opts) - optlen);
 	return m->out->send(m->out->ctx, to, qname, qname_len, qtype, qclass,
 		flags, optlen ? opts : NULL, optlen, timeout_ms, mesh_reply_cb,
 		s);
@@ -864,6 +927,24 @@ mesh_env_global_quota(struct module_qstate *qs, int take)
 	if(take)
 		top->qs.global_sends++;
 	return 1;
+}
+
+/** env->timer_set: the outbound network's timer (the event loop's, or
+ * the replay runner's fake clock) */
+static void *
+mesh_env_timer_set(struct module_env *env, int ms, void (*fn)(void *),
+	void *arg)
+{
+	struct outbound *out = env->mesh->out;
+	return out->timer_set(out->ctx, ms, fn, arg);
+}
+
+/** env->timer_cancel */
+static void
+mesh_env_timer_cancel(struct module_env *env, void *timer)
+{
+	struct outbound *out = env->mesh->out;
+	out->timer_cancel(out->ctx, timer);
 }
 
 /** env->add_background */

@@ -141,6 +141,11 @@ struct mesh_state {
 	void *expire_timer;
 	/** 1 when finished (answer delivered, waiting to be freed) */
 	int finished;
+	/** dns-error-reporting: the agent domain (wire, in region) of the
+	 * Report-Channel option of the last reply to this state, and its
+	 * length; 0 when that reply had none */
+	uint8_t *er_agent;
+	size_t er_agent_len;
 	/** back pointer */
 	struct mesh *mesh;
 };
@@ -157,6 +162,10 @@ struct mesh {
 	struct module_env *env;
 	/** the network and timers (not owned) */
 	struct outbound *out;
+	/** edns-client-string (owned; NULL: none) */
+	struct edns_strings *edns_strings;
+	/** dns-error-reporting: note the Report-Channel of replies */
+	int error_reporting;
 	/** the front end's callbacks */
 	struct mesh_frontend fe;
 	/** their argument */
@@ -221,6 +230,16 @@ struct mesh *mesh_create(const struct module_stack *stack,
  * @param ctr: counter of the clients so dropped, or NULL.
  */
 void mesh_set_discard_timeout(struct mesh *m, int ms, uint64_t *ctr);
+
+/**
+ * Start the modules' per-worker jobs (their worker_start(), e.g. the
+ * validator's RFC 5011 probe timer). Call once, when the worker's
+ * environment is complete and before its first query.
+ * @param m: the mesh.
+ * @param worker_index: the worker's number, 0 for the first (set in
+ *	module_env.worker_index).
+ */
+void mesh_start(struct mesh *m, int worker_index);
 
 /** Delete the mesh: clients are dropped, upstream queries cancelled. */
 void mesh_delete(struct mesh *m);

@@ -3,7 +3,7 @@
  * answer, naming events.
  *
  * See module.h for the contract. The table of the modules this build has
- * is in services/modstack.c, which sits above the modules (it names them).
+ * is in front/modstack.c, which sits above the modules (it names them).
  */
 #include "config.h"
 #include "util/log.h"

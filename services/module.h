@@ -42,7 +42,7 @@
  * read-only by the workers.
  *
  * Adding a module: a folder with its functions, one row in the table in
- * services/modstack.c, and its name in config_module_names (util/
+ * front/modstack.c, and its name in config_module_names (util/
  * config_options.c, which the config parser checks module-config with;
  * tests/check_mesh.c checks the two lists agree).
  */
@@ -202,8 +202,9 @@ struct mesh_answer {
 	/** security status of the whole message (a validator sets it) */
 	enum module_sec_status sec;
 	/** a policy answer (RPZ NSDNAME / NSIP, made by env->rpz_ns): 1 to
-	 * send it but store it in no cache and leave it unvalidated, 2 to
-	 * send nothing at all (drop); 0 for every other answer */
+	 * send it (with AA) but store it in no cache and leave it
+	 * unvalidated, 3 the same without RA (rpz-signal-nxdomain-ra), 2
+	 * to send nothing at all (drop); 0 for every other answer */
 	int policy;
 };
 
@@ -271,6 +272,19 @@ struct module_env {
 	/** per module: its per-worker data (connections), made lazily by
 	 * the module and freed by its worker_deinit() */
 	void *worker_data[MODULE_MAX];
+	/** the worker's number (0: the first); a job done once per daemon
+	 * (the validator's RFC 5011 probes) runs in worker 0 only */
+	int worker_index;
+	/**
+	 * Run fn(arg) after ms milliseconds on the worker's event loop (the
+	 * replay runner's fake clock in tests): a module's own timer. The
+	 * handle is freed when fn runs; do not cancel it after that.
+	 * @return a handle for timer_cancel, or NULL (fn never runs).
+	 */
+	void *(*timer_set)(struct module_env *env, int ms, void (*fn)(void *),
+		void *arg);
+	/** Cancel a timer from timer_set whose fn has not run. */
+	void (*timer_cancel)(struct module_env *env, void *timer);
 
 	/**
 	 * Send a query upstream for a state; the reply (or timeout, or
@@ -336,7 +350,7 @@ struct module_env {
 	void (*serve_stale)(struct module_qstate *qs);
 	/**
 	 * The RPZ NSDNAME and NSIP triggers (the front end's policy, see
-	 * services/policy.h), or NULL when no rpz zone can have them (the
+	 * front/policy.h), or NULL when no rpz zone can have them (the
 	 * iterator then pays one pointer test). Called by the iterator
 	 * for a client's question (depth 0) with each NS name of a
 	 * delegation it is about to use and each server address it is
@@ -473,7 +487,9 @@ struct module_qstate {
 	void *mesh_info;
 };
 
-/** one module: a table of functions */
+/** one module: a table of functions. A module fills it with designated
+ * initialisers (.name = "x", .operate = x_operate, ...): a hook it does
+ * not name is NULL, so a new hook touches only the modules that use it */
 struct module_func_block {
 	/** name as in module-config */
 	const char *name;
@@ -506,6 +522,22 @@ struct module_func_block {
 	/** Free env->worker_data[id] (the mesh of the worker is being
 	 * deleted, its states are gone); NULL when the module keeps none. */
 	void (*worker_deinit)(struct module_env *env, int id);
+	/**
+	 * The trust anchors the module validates with, for the front end's
+	 * answer to trustanchor.unbound CH TXT (hide-trustanchor): one line
+	 * per anchor that has keys, "name tag tag ..." (the key tags of its
+	 * DS and DNSKEY records, ascending), each ended by a newline, in
+	 * buf (len bytes, NUL-terminated; what does not fit is left out).
+	 * NULL in modules without trust anchors.
+	 * @return the number of lines written.
+	 */
+	int (*anchor_list)(struct module_env *env, int id, char *buf,
+		size_t len);
+	/** The worker's mesh is ready (env->worker_index, timer_set and
+	 * the mesh functions are set): start the module's per-worker jobs
+	 * (timers). Called once per mesh, before any query; NULL for none.
+	 * worker_deinit() undoes it. */
+	void (*worker_start)(struct module_env *env, int id);
 };
 
 /** the modules of module-config, in order, with their global data */

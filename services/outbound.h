@@ -49,8 +49,8 @@ enum outbound_status {
 #define OUTBOUND_FLAG_TCP	0x0010	/* use TCP (after TC, or tcp-upstream) */
 
 /** most bytes of EDNS options on one upstream query (an ECS option of an
- * IPv6 /128 takes 24) */
-#define OUTBOUND_MAX_OPTS 64
+ * IPv6 /128 takes 24, an edns-client-string option up to 68) */
+#define OUTBOUND_MAX_OPTS 128
 
 /**
  * Called once when an upstream query ends.

@@ -1934,3 +1934,113 @@ outside_network_pending(struct outside_network *on)
 {
 	return on->num_pend;
 }
+
+/* ---- edns-client-string (see outside_network.h) ---- */
+
+/** one line */
+struct es_line {
+	/** the netblock */
+	struct netblock nb;
+	/** the text and its length */
+	uint8_t text[CONFIG_EDNS_STRING_MAX];
+	size_t len;
+};
+
+/** the table */
+struct edns_strings {
+	/** edns-client-string-opcode */
+	uint16_t code;
+	/** number of lines */
+	size_t n;
+	/** the lines, longest prefix first */
+	struct es_line l[];
+};
+
+/** the order of the lines: the longer prefix first (equal ones keep the
+ * file's order: the sort is stable) */
+static int
+es_cmp(const void *a, const void *b)
+{
+	const struct es_line *x = a, *y = b;
+	if(x->nb.prefix != y->nb.prefix)
+		return x->nb.prefix > y->nb.prefix ? -1 : 1;
+	return 0;
+}
+
+struct edns_strings *
+edns_strings_create(const struct config_file *cfg)
+{
+	const struct config_strlist *s;
+	struct edns_strings *es;
+	size_t n = 0;
+	if(!cfg)
+		return NULL;
+	for(s = cfg->edns_client_strings; s; s = s->next)
+		n++;
+	if(n == 0)
+		return NULL;
+	es = calloc(1, sizeof(*es) + n * sizeof(es->l[0]));
+	if(!es) {
+		log_err("edns-client-string: out of memory, queries go "
+			"without it");
+		return NULL;
+	}
+	es->code = (uint16_t)cfg->edns_client_string_opcode;
+	for(s = cfg->edns_client_strings; s; s = s->next) {
+		/* "netblock text" (the load checked both) */
+		struct es_line *l = &es->l[es->n];
+		const char *sp = strchr(s->str, ' ');
+		char nb[128];
+		const char *why = NULL;
+		if(!sp || (size_t)(sp - s->str) >= sizeof(nb))
+			continue;
+		memcpy(nb, s->str, (size_t)(sp - s->str));
+		nb[sp - s->str] = 0;
+		l->len = strlen(sp + 1);
+		if(l->len > sizeof(l->text) ||
+			netblock_parse(nb, &l->nb, 1, &why) != 0)
+			continue;
+		memcpy(l->text, sp + 1, l->len);
+		es->n++;
+	}
+	/* a stable order for equal prefixes: insertion sort (short list) */
+	{
+		size_t i, j;
+		for(i = 1; i < es->n; i++) {
+			struct es_line t = es->l[i];
+			for(j = i; j > 0 && es_cmp(&es->l[j - 1], &t) > 0; j--)
+				es->l[j] = es->l[j - 1];
+			es->l[j] = t;
+		}
+	}
+	return es;
+}
+
+void
+edns_strings_delete(struct edns_strings *es)
+{
+	free(es);
+}
+
+size_t
+edns_strings_opt(const struct edns_strings *es, const struct netaddr *to,
+	uint8_t *buf, size_t max)
+{
+	size_t i;
+	if(!es || !to)
+		return 0;
+	for(i = 0; i < es->n; i++) {
+		const struct es_line *l = &es->l[i];
+		if(!netblock_match(&l->nb, to))
+			continue;
+		if(4 + l->len > max)
+			return 0;
+		buf[0] = (uint8_t)(es->code >> 8);
+		buf[1] = (uint8_t)es->code;
+		buf[2] = (uint8_t)(l->len >> 8);
+		buf[3] = (uint8_t)l->len;
+		memcpy(buf + 4, l->text, l->len);
+		return 4 + l->len;
+	}
+	return 0;
+}

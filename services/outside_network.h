@@ -203,4 +203,48 @@ int outside_network_tls_open(struct outside_network *on);
 /** @return the number of distinct queries in flight (or queued). */
 int outside_network_pending(struct outside_network *on);
 
+/*
+ * edns-client-string: an EDNS option with a configured text in the
+ * upstream queries to the servers of a netblock. The mesh adds it (above
+ * the outbound interface, so that the replay runner's fake network sees
+ * it too); it lives here, with the rest of what an upstream query holds.
+ *
+ * As Unbound's edns-client-string: each line gives a netblock and a text
+ * (at most CONFIG_EDNS_STRING_MAX bytes); a query to an address inside
+ * one or more of the netblocks carries the text of the longest prefix, as
+ * the data of an option with code edns-client-string-opcode (default
+ * 65001, in the private range). Queries sent without EDNS carry nothing.
+ *
+ * The table is built once from the config (per mesh, read by its worker
+ * only) and never changes: no locks. A lookup is a linear scan, longest
+ * prefix first; the lists are short and it runs once per upstream query.
+ */
+struct edns_strings;
+struct config_file;
+
+/**
+ * Build the table of a config's edns-client-string lines.
+ * @param cfg: the config (its lines already checked by the load); may
+ *	be NULL.
+ * @return the table (free with edns_strings_delete), or NULL when there
+ *	are no lines (or memory ran out, which is logged: the queries then
+ *	go without the option).
+ */
+struct edns_strings *edns_strings_create(const struct config_file *cfg);
+
+/** Free a table (NULL is fine). */
+void edns_strings_delete(struct edns_strings *es);
+
+/**
+ * Write the option for a query to this server.
+ * @param es: the table, or NULL.
+ * @param to: the server's address.
+ * @param buf: where the option goes (code, length, text).
+ * @param max: room in buf.
+ * @return the bytes written: 0 when no netblock holds the address, or the
+ *	option does not fit.
+ */
+size_t edns_strings_opt(const struct edns_strings *es,
+	const struct netaddr *to, uint8_t *buf, size_t max);
+
 #endif /* SERVICES_OUTSIDE_NETWORK_H */

@@ -60,6 +60,16 @@ struct rpz_data {
 	uint16_t rdlen;
 };
 
+/** an empty non-terminal of the zone: the end of a rule's key (the
+ * rules' key bytes, no copy) */
+struct rpz_exist {
+	/** its hash (hash_fin(H, SEED_ENT)) */
+	uint32_t hash;
+	/** offset + 1 of the name in the snapshot's names; 0: an empty
+	 * slot */
+	uint32_t off1;
+};
+
 /** a netblock trigger */
 struct rpz_net {
 	/** the address, host bits cleared */
@@ -108,6 +118,15 @@ struct rpz_snap {
 	/** label counts (of the name under the '*') that wildcards have,
 	 * as bits; wildcard lookups skip parents with other counts */
 	uint64_t wild_labels[2];
+	/** the names above the QNAME rules' keys (empty non-terminals,
+	 * unless a rule of their own), the root not counted: with the
+	 * rules, the names that exist for the wildcard rule (RFC 4592
+	 * section 3.3.1); open addressing on their hash (SEED_ENT), about
+	 * 12 bytes each, built by snap_finish when the zone has wildcards,
+	 * else NULL */
+	struct rpz_exist *exist;
+	/** size - 1 of exist (a power of two) */
+	size_t exist_mask;
 	/** rules per trigger kind */
 	size_t count[RPZ_TRIGGER_NUM];
 	/** the SOA at the origin: RDATA, its length and TTL */
@@ -143,6 +162,8 @@ struct rpz {
 #define SEED_EXACT 0x243f6a8885a308d3ULL
 /** see SEED_EXACT */
 #define SEED_WILD 0x13198a2e03707344ULL
+/** the finishing constant of the names that exist (struct rpz_exist) */
+#define SEED_ENT 0xa4093822299f31d0ULL
 
 /*
  * Names are hashed label by label from the root down: H(root) is a
@@ -276,6 +297,7 @@ snap_free(struct rpz_snap *s)
 	free(s->rdata);
 	free(s->tab);
 	free(s->filter);
+	free(s->exist);
 	free(s->nets[0]);
 	free(s->nets[1]);
 	free(s->nets[2]);
@@ -545,10 +567,15 @@ snap_add(struct rpz_snap *s, const uint8_t *origin, size_t origin_len,
 		if(s->nrules * 2 > s->mask && snap_rehash(s) != 0)
 			goto oom;
 	} else {
+		/* a name seen before: its first record decides the action
+		 * (as Unbound, which skips a duplicate: "a CNAME ." then "a
+		 * CNAME *." is NXDOMAIN); only local data adds to local
+		 * data */
 		ri = s->tab[slot] - 1;
 		rule = &s->rules[ri];
-		if(act != RPZ_ACTION_LOCAL_DATA)
-			rule->action = (uint8_t)act;
+		if(act != RPZ_ACTION_LOCAL_DATA ||
+			rule->action != RPZ_ACTION_LOCAL_DATA)
+			return 1;
 	}
 	if(act == RPZ_ACTION_LOCAL_DATA) {
 		struct rpz_data *d;
@@ -588,6 +615,97 @@ net_cmp(const void *a, const void *b)
 	return (int)y->prefix - (int)x->prefix;
 }
 
+static const struct rpz_rule *snap_find(const struct rpz_snap *s,
+	const uint8_t *key, size_t klen, uint32_t h, int wild);
+
+/** @return the slot of a name in the exist table: its own, or the
+ * empty one where it goes */
+static size_t
+exist_slot(const struct rpz_snap *s, const uint8_t *name, size_t len,
+	uint32_t h)
+{
+	size_t i = h & s->exist_mask;
+	for(;;) {
+		const struct rpz_exist *e = &s->exist[i];
+		if(e->off1 == 0 || (e->hash == h && dname_len(s->names +
+			e->off1 - 1) == len && memcmp(s->names + e->off1 - 1,
+			name, len) == 0))
+			return i;
+		i = (i + 1) & s->exist_mask;
+	}
+}
+
+/** double the exist table. @return 0 or -1 (out of memory) */
+static int
+exist_grow(struct rpz_snap *s)
+{
+	size_t size = (s->exist_mask + 1) * 2, i;
+	struct rpz_exist *old = s->exist, *t = calloc(size, sizeof(*t));
+	if(!t)
+		return -1;
+	for(i = 0; i <= s->exist_mask; i++) {
+		size_t j;
+		if(old[i].off1 == 0)
+			continue;
+		j = old[i].hash & (size - 1);
+		while(t[j].off1)
+			j = (j + 1) & (size - 1);
+		t[j] = old[i];
+	}
+	free(old);
+	s->exist = t;
+	s->exist_mask = size - 1;
+	return 0;
+}
+
+/** build the exist table (see struct rpz_snap) when the zone has
+ * wildcard rules. @return 0 or -1 (out of memory) */
+static int
+snap_exist_build(struct rpz_snap *s)
+{
+	size_t i, n = 0;
+	free(s->exist);
+	s->exist = NULL;
+	s->exist_mask = 0;
+	if((s->wild_labels[0] | s->wild_labels[1]) == 0)
+		return 0;
+	if(!(s->exist = calloc(64, sizeof(*s->exist))))
+		return -1;
+	s->exist_mask = 63;
+	for(i = 0; i < s->nrules; i++) {
+		const struct rpz_rule *r = &s->rules[i];
+		const uint8_t *k = s->names + r->name_off;
+		size_t o;
+		if(r->trigger != RPZ_TRIGGER_QNAME || !k[0])
+			continue;
+		/* each name above the key, the root excluded; a name
+		 * that is a QNAME rule itself is found in the rules */
+		for(o = (size_t)k[0] + 1; k[o]; o += (size_t)k[o] + 1) {
+			const uint8_t *d = k + o;
+			size_t len = r->name_len - o, slot;
+			uint64_t nh = name_h(d);
+			uint32_t h;
+			const struct rpz_rule *x = snap_find(s, d, len,
+				hash_fin(nh, SEED_EXACT), 0);
+			if(x && x->trigger == RPZ_TRIGGER_QNAME)
+				continue;
+			h = hash_fin(nh, SEED_ENT);
+			slot = exist_slot(s, d, len, h);
+			if(s->exist[slot].off1 != 0)
+				break; /* there, and so is what is above */
+			if((n + 1) * 3 > (s->exist_mask + 1) * 2) {
+				if(exist_grow(s) != 0)
+					return -1;
+				slot = exist_slot(s, d, len, h);
+			}
+			s->exist[slot].hash = h;
+			s->exist[slot].off1 = (uint32_t)(r->name_off + o + 1);
+			n++;
+		}
+	}
+	return 0;
+}
+
 /** finish a snapshot: sort the netblocks, build the filter.
  * @return 0 or -1 (out of memory) */
 static int
@@ -609,7 +727,7 @@ snap_finish(struct rpz_snap *s)
 		if(s->nnets[w] > 1)
 			qsort(s->nets[w], s->nnets[w], sizeof(struct rpz_net),
 				net_cmp);
-	return 0;
+	return snap_exist_build(s);
 }
 
 /* ---- the zone ---- */
@@ -899,8 +1017,10 @@ rpz_load_file(struct rpz *z, const char *file, char *err, size_t errlen)
 			goto fail;
 		}
 		if(r > 0 && nwarn++ < 5)
-			log_warnx("%s:%d: record skipped (outside the zone, "
-				"or not a trigger or action)", file, line);
+			log_warnx("%s:%d: record skipped (outside the "
+				"zone, not a trigger or action, or a second "
+				"action for a name: the first stays)", file,
+				line);
 	}
 	fclose(f);
 	ldns_rdf_deep_free(origin);
@@ -968,6 +1088,18 @@ snap_find(const struct rpz_snap *s, const uint8_t *key, size_t klen,
 	}
 }
 
+/** @return 1 when a name exists in the zone: a QNAME rule's key (hx:
+ * its SEED_EXACT hash) or a name above one (he: its SEED_ENT hash) */
+static int
+exist_has(const struct rpz_snap *s, const uint8_t *name, size_t len,
+	uint32_t hx, uint32_t he)
+{
+	const struct rpz_rule *r = snap_find(s, name, len, hx, 0);
+	if(r && r->trigger == RPZ_TRIGGER_QNAME)
+		return 1;
+	return s->exist[exist_slot(s, name, len, he)].off1 != 0;
+}
+
 /** fill a match */
 static int
 rpz_matched(const struct rpz *z, const struct rpz_snap *s,
@@ -1025,6 +1157,7 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 		 * each parent; wildcards are tried from the closest parent */
 		uint8_t offs[128];
 		uint32_t wh[128];
+		uint64_t hv[128];
 		int nl = label_offsets(qname, offs), j, nw = 0;
 		int wild = (s->wild_labels[0] | s->wild_labels[1]) != 0;
 		uint64_t h = 0x452821e638d01377ULL;
@@ -1033,21 +1166,37 @@ rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 		for(j = nl - 1; j >= 0; j--) {
 			int lab = nl - j; /* labels of the suffix at j */
 			h = mix_label(h, qname + offs[j]);
-			if(wild && j > 0 && (s->wild_labels[lab / 64] &
-				((uint64_t)1 << (lab % 64)))) {
-				wh[nw] = hash_fin(h, SEED_WILD);
-				wj[nw++] = j;
+			if(wild) {
+				hv[j] = h;
+				if(j > 0 && (s->wild_labels[lab / 64] &
+					((uint64_t)1 << (lab % 64)))) {
+					wh[nw] = hash_fin(h, SEED_WILD);
+					wj[nw++] = j;
+				}
 			}
 		}
 		r = snap_find(s, qname, qlen, hash_fin(h, SEED_EXACT), 0);
 		if(r && r->trigger == RPZ_TRIGGER_QNAME)
 			return rpz_matched(z, s, r, m);
-		/* wh holds the parents from the root down: closest last */
+		/* wh holds the parents from the root down: closest last. A
+		 * wildcard *.P stands only for names under P whose child of
+		 * P (toward the question) does not exist in the zone: with
+		 * rules b.a and *.a, x.b.a matches neither (RFC 4592
+		 * section 3.3.1, and Unbound). The closest P with a
+		 * wildcard decides: when its child C exists, no wildcard
+		 * applies; when C does not, nothing between C and the
+		 * question exists either (it would make C exist) */
 		while(nw-- > 0) {
+			int c = wj[nw] - 1; /* the child of P toward qname */
 			const uint8_t *p = qname + offs[wj[nw]];
 			r = snap_find(s, p, qlen - offs[wj[nw]], wh[nw], 1);
-			if(r && r->trigger == RPZ_TRIGGER_QNAME)
-				return rpz_matched(z, s, r, m);
+			if(!r || r->trigger != RPZ_TRIGGER_QNAME)
+				continue;
+			if(c > 0 && s->exist && exist_has(s, qname + offs[c],
+				qlen - offs[c], hash_fin(hv[c], SEED_EXACT),
+				hash_fin(hv[c], SEED_ENT)))
+				return 0;
+			return rpz_matched(z, s, r, m);
 		}
 	}
 	return 0;

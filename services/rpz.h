@@ -16,7 +16,7 @@
  *   name.rpz-nsdname., *.name.rpz-nsdname.   NSDNAME trigger: a name
  *                    server name of the delegation (exact, or below name)
  *   P...rpz-nsip.    NSIP trigger: a name server address (both looked up
- *                    by the iterator through services/policy.c)
+ *                    by the iterator through front/policy.c)
  *
  * and the records at a trigger say what to do:
  *

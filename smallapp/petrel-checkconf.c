@@ -14,7 +14,7 @@
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/log.h"
-#include "services/policy.h"
+#include "front/policy.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -171,7 +171,7 @@ main(int argc, char **argv)
 			server = optarg;
 			break;
 		case 'V':
-			version_print(stdout, "petrel-control");
+			version_print(stdout, "petrel-control", NULL);
 			return 0;
 		case 'h':
 			usage(stdout);

@@ -1,10 +1,10 @@
 /*
- * tests/check_acl.c - Check suite for services/acl: the defaults, every
+ * tests/check_acl.c - Check suite for front/acl: the defaults, every
  * action with IPv4 and IPv6, overlapping prefixes, duplicates, parsing,
  * and a randomised comparison with a brute-force longest-prefix match.
  */
 #include "config.h"
-#include "services/acl.h"
+#include "front/acl.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include <check.h>
@@ -373,7 +373,7 @@ START_TEST(test_random_vs_bruteforce)
 }
 END_TEST
 
-/** client-context numbers (the tags of services/policy.c) */
+/** client-context numbers (the tags of front/policy.c) */
 START_TEST(test_refs)
 {
 	struct acl_list *acl = acl_create();

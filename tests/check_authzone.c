@@ -1224,7 +1224,8 @@ START_TEST(test_zonemd_dnssec_zones)
 	val_zonemd_delete(vz);
 	unlink(path);
 	/* a tampered ZONEMD: not used; downstream SERVFAIL (AUTH_FAIL),
-	 * upstream the servers are asked (AUTH_NOT) */
+	 * upstream too when the iterator reaches the zone (its apex is
+	 * the delegation point) without fallback-enabled, as Unbound */
 	i = rr_find(z, LDNS_RR_TYPE_ZONEMD, 0);
 	ck_assert_int_ge(i, 0);
 	ldns_rdf_data(ldns_rr_rdf(ldns_rr_list_rr(z, (size_t)i), 3))[0] ^= 1;
@@ -1235,6 +1236,8 @@ START_TEST(test_zonemd_dnssec_zones)
 	ck_assert_int_eq(r, AUTH_FAIL);
 	ck_assert_int_eq(auth_zones_answer_upstream(az, dp, qn,
 		LDNS_RR_TYPE_A, 1, 0, out, sizeof(out), &ol), AUTH_NOT);
+	ck_assert_int_eq(auth_zones_answer_upstream(az, qn + 4, qn,
+		LDNS_RR_TYPE_A, 1, 0, out, sizeof(out), &ol), AUTH_FAIL);
 	ck_assert_int_eq(auth_zones_list(az, buf, sizeof(buf)), 1);
 	ck_assert_msg(strstr(buf, "zonemd-refused") != NULL, "%s", buf);
 	auth_zones_delete(az);

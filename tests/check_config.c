@@ -9,6 +9,7 @@
 #include "config.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
+#include "util/config_auth.h"
 #include "util/config_doc.h"
 #include "util/log.h"
 #include <check.h>
@@ -822,6 +823,143 @@ START_TEST(test_errors_inline)
 }
 END_TEST
 
+/** val-override-date reads as Unbound reads it: YYYYMMDDHHMMSS (UTC),
+ * seconds since the epoch, -1 (dates not checked), 0 or "" (the clock);
+ * anything else is a load error */
+START_TEST(test_override_date)
+{
+	long long d = 7;
+	struct config_file *cfg = config_create();
+	char err[512];
+	ck_assert_int_eq(config_parse_date("20070916134226", &d), 0);
+	ck_assert_int_eq(d, 1189950146LL);
+	ck_assert_int_eq(config_parse_date("19700101000000", &d), 0);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(config_parse_date("20000229235959", &d), 0);
+	ck_assert_int_eq(d, 951868799LL);
+	ck_assert_int_eq(config_parse_date("1009843200", &d), 0);
+	ck_assert_int_eq(d, 1009843200LL);
+	ck_assert_int_eq(config_parse_date("-1", &d), 0);
+	ck_assert_int_eq(d, -1);
+	ck_assert_int_eq(config_parse_date("0", &d), 0);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(config_parse_date("", &d), 0);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(config_parse_date("20010229000000", &d), -1);
+	ck_assert_int_eq(config_parse_date("20071316134226", &d), -1);
+	ck_assert_int_eq(config_parse_date("20070916244226", &d), -1);
+	ck_assert_int_eq(config_parse_date("19690916134226", &d), -1);
+	ck_assert_int_eq(config_parse_date("-2", &d), -1);
+	ck_assert_int_eq(config_parse_date("12x", &d), -1);
+	ck_assert_int_eq(config_parse_date("99999999999", &d), -1);
+	ck_assert_int_eq(read_text(cfg, "server: val-override-date: "
+		"\"20070916134226\"\n", err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg->val_override_date, "20070916134226");
+	ck_assert_int_eq(read_text(cfg, "server:\n val-override-date: 2007\n",
+		err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg->val_override_date, "2007");
+	config_delete(cfg);
+	expect_err("server:\n val-override-date: yesterday\n",
+		"t.conf:2: val-override-date: expected a date YYYYMMDDHHMMSS, "
+		"seconds since 1970, -1 (do not check dates) or 0 (the clock), "
+		"got 'yesterday'");
+}
+END_TEST
+
+/** several statements on one line, and a value on a later line, as
+ * Unbound's lexer reads them (tokens, not lines): "forward-zone: name: "."
+ * forward-addr: 1.2.3.4" is Unbound's own test suite's way of writing a
+ * forward zone */
+START_TEST(test_one_line_statements)
+{
+	const char *t =
+		"server: port: 5300 verbosity: 3 do-ip6:no\n"
+		"server: interface: ::1 interface: fe80::1%lo\n"
+		"\tlocal-data: 'a.example. A 192.0.2.1' local-data: \"b.example. "
+		"A 192.0.2.2\" local-zone: c.example. static\n"
+		"\tlocal-data: d.example. TXT port:53\n"
+		"forward-zone: name: \".\" forward-addr: 192.0.2.1 "
+		"forward-addr:192.0.2.3 forward-first: yes\n"
+		"stub-zone: name: s.example stub-addr: 192.0.2.9 # comment: x\n"
+		"auth-zone:\n\tname:\n\t\t\"example.org.\"\n\tzonefile:\n\n"
+		"\t# the value comes later\n\t\t\"/nonexistent/example.org\" "
+		"fallback-enabled: yes\n";
+	char err[512];
+	struct config_file *cfg = config_create();
+	struct config_strlist *l;
+	if(read_text(cfg, t, err, sizeof(err)) != 0)
+		ck_abort_msg("%s", err);
+	ck_assert_int_eq(cfg->port, 5300);
+	ck_assert_int_eq(cfg->verbosity, 3);
+	ck_assert_int_eq(cfg->do_ip6, 0);
+	ck_assert_str_eq(cfg->interfaces->str, "::1");
+	ck_assert_str_eq(cfg->interfaces->next->str, "fe80::1%lo");
+	l = cfg->local_data;
+	ck_assert_str_eq(l->str, "a.example. A 192.0.2.1");
+	ck_assert_str_eq(l->next->str, "b.example. A 192.0.2.2");
+	ck_assert_str_eq(l->next->next->str, "d.example. TXT port:53");
+	ck_assert_str_eq(cfg->local_zones->name, "c.example.");
+	ck_assert_str_eq(cfg->local_zones->type, "static");
+	ck_assert_str_eq(cfg->forwards->name, ".");
+	ck_assert_str_eq(cfg->forwards->addrs->str, "192.0.2.1");
+	ck_assert_str_eq(cfg->forwards->addrs->next->str, "192.0.2.3");
+	ck_assert_int_eq(cfg->forwards->first, 1);
+	ck_assert_str_eq(cfg->stubs->name, "s.example.");
+	ck_assert_str_eq(cfg->stubs->addrs->str, "192.0.2.9");
+	ck_assert_str_eq(cfg->auths->name, "example.org.");
+	ck_assert_str_eq(cfg->auths->zonefile, "/nonexistent/example.org");
+	config_delete(cfg);
+	/* an auth-zone on one line; an ignored clause's options on its
+	 * line are checked as on lines of their own */
+	cfg = config_create();
+	if(read_text(cfg, "auth-zone: name: \"a.example.\" zonefile: "
+		"\"/nonexistent/a\" for-downstream: no\n", err, sizeof(err)))
+		ck_abort_msg("%s", err);
+	ck_assert_str_eq(cfg->auths->name, "a.example.");
+	ck_assert_str_eq(cfg->auths->zonefile, "/nonexistent/a");
+	config_delete(cfg);
+	expect_err("python: python-scrpt: \"x.py\"\n",
+		"t.conf:1: unknown option 'python-scrpt', did you mean "
+		"'python-script'?");
+	/* what Unbound refuses: a misspelt key, a value too many, a key
+	 * without its value at the end */
+	expect_err("forward-zone: name: \".\" forward-adr: 192.0.2.1\n",
+		"t.conf:1: unknown option 'forward-adr' (after name:), did you "
+		"mean 'forward-addr'?");
+	expect_err("server: port: 53 54 verbosity: 1\n",
+		"t.conf:1: port: expected <number>, got 2 values");
+	expect_err("server:\n\tport:\n\n# nothing\n",
+		"t.conf:4: port: expected a value");
+	expect_err("forward-zone:\n\tname:\nforward-zone: name: \"b.\"\n",
+		"t.conf:3: name: expected a value before the clause "
+		"'forward-zone:'");
+	expect_err("forward-zone: name: forward-addr: 192.0.2.1\n",
+		"t.conf:1: name: expected <zone>, got 2 values");
+}
+END_TEST
+
+/** nsid reads as Unbound reads it: "ascii_" and a text, or hex */
+START_TEST(test_nsid)
+{
+	uint8_t b[CONFIG_NSID_MAX];
+	size_t n = 99;
+	ck_assert_int_eq(config_nsid("ascii_hopsa kidee", b, &n), 0);
+	ck_assert_uint_eq(n, 11);
+	ck_assert_int_eq(memcmp(b, "hopsa kidee", 11), 0);
+	ck_assert_int_eq(config_nsid("0123456789abcDEF", b, &n), 0);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_int_eq(b[0], 0x01);
+	ck_assert_int_eq(b[7], 0xef);
+	ck_assert_int_eq(config_nsid("", b, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(config_nsid("ascii_", b, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(config_nsid("012", b, &n), -1);
+	ck_assert_int_eq(config_nsid("0g", b, &n), -1);
+	ck_assert_int_eq(config_nsid("hopsa", b, &n), -1);
+}
+END_TEST
+
 /** a thread model or event backend this build lacks is a load error */
 START_TEST(test_build_dependent)
 {
@@ -1341,6 +1479,9 @@ config_suite(void)
 	tcase_add_test(tc, test_nothing_half_applied);
 	tcase_add_test(tc, test_syntax_corners);
 	tcase_add_test(tc, test_errors_inline);
+	tcase_add_test(tc, test_override_date);
+	tcase_add_test(tc, test_one_line_statements);
+	tcase_add_test(tc, test_nsid);
 	tcase_add_test(tc, test_ignored_warn_once);
 	tcase_add_test(tc, test_port_rules);
 	tcase_add_test(tc, test_build_dependent);

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 #include "dns/cookie.h"
-#include "services/cookie_secrets.h"
+#include "front/cookie_secrets.h"
 #include "util/config_file.h"
 #include <check.h>
 #include <stdint.h>

@@ -201,7 +201,7 @@ START_TEST(test_delegpt)
 	ck_assert_ptr_null(dp->nslist->next);
 	ck_assert_int_eq(netaddr_parse("192.0.2.7", 53, &a, &err), 0);
 	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
-	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 0);
+	ck_assert_int_eq(delegpt_add_addr(dp, r, &a), 1);
 	ck_assert_ptr_nonnull(dp->addrs);
 	ck_assert_ptr_null(dp->addrs->next);
 	region_destroy(r);
@@ -293,6 +293,125 @@ START_TEST(test_from_config)
 }
 END_TEST
 
+/** target-fetch-policy: parsed per depth, the default Unbound's, bad
+ * values refused with a message (and the env left as it was) */
+START_TEST(test_target_fetch_policy)
+{
+	struct iter_env *env = iter_env_create_default();
+	struct config_file *cfg = config_create();
+	char err[256];
+	const char *text = "server:\n\ttarget-fetch-policy: \"-1 2 0\"\n";
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(env->tfp_count, 5);
+	ck_assert_int_eq(env->tfp[0], 3);
+	ck_assert_int_eq(env->tfp[1], 2);
+	ck_assert_int_eq(env->tfp[2], 1);
+	ck_assert_int_eq(env->tfp[3], 0);
+	ck_assert_int_eq(env->tfp[4], 0);
+	ck_assert_int_eq(iter_env_parse_tfp(env, " 0\t1 -1 ", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(env->tfp_count, 3);
+	ck_assert_int_eq(env->tfp[2], -1);
+	ck_assert_int_eq(iter_env_parse_tfp(env, "", err, sizeof(err)), -1);
+	ck_assert_int_eq(iter_env_parse_tfp(env, "1 -2", err, sizeof(err)),
+		-1);
+	ck_assert_ptr_nonnull(strstr(err, "-1 or more"));
+	ck_assert_int_eq(iter_env_parse_tfp(env, "1 x", err, sizeof(err)),
+		-1);
+	ck_assert_int_eq(iter_env_parse_tfp(env, "1,2", err, sizeof(err)),
+		-1);
+	ck_assert_int_eq(iter_env_parse_tfp(env,
+		"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", err, sizeof(err)), -1);
+	ck_assert_int_eq(env->tfp_count, 3);
+	iter_env_delete(env);
+	/* from a config */
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "test", text, strlen(text),
+		err, sizeof(err)), 0);
+	env = iter_env_create(cfg);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(env->tfp_count, 3);
+	ck_assert_int_eq(env->tfp[0], -1);
+	ck_assert_int_eq(env->tfp[1], 2);
+	iter_env_delete(env);
+	config_delete(cfg);
+	/* a bad value: no environment */
+	cfg = config_create();
+	text = "server:\n\ttarget-fetch-policy: \"3 two\"\n";
+	ck_assert_int_eq(config_read_mem(cfg, "test", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_ptr_null(iter_env_create(cfg));
+	config_delete(cfg);
+}
+END_TEST
+
+/** do-nat64: RFC 6052 2.2 embedding for each prefix length (its
+ * examples, with 192.0.2.33), the port kept; IPv6 in the prefix judged
+ * by the IPv4 address it embeds; IPv4 allowed without do-ip4 */
+START_TEST(test_nat64)
+{
+	static const struct { const char *pfx, *want; } t[] = {
+		{ "2001:db8::/32", "2001:db8:c000:221::" },
+		{ "2001:db8:100::/40", "2001:db8:1c0:2:21::" },
+		{ "2001:db8:122::/48", "2001:db8:122:c000:2:2100::" },
+		{ "2001:db8:122:300::/56", "2001:db8:122:3c0:0:221::" },
+		{ "2001:db8:122:344::/64", "2001:db8:122:344:c0:2:2100:0" },
+		{ "2001:db8:122:344::/96", "2001:db8:122:344::c000:221" },
+		{ NULL, NULL } };
+	struct config_file *cfg;
+	struct iter_env *env;
+	struct netaddr v4, out, want;
+	const char *why = NULL;
+	char err[256], text[256], buf[NETADDR_STRLEN];
+	int i;
+	ck_assert_int_eq(netaddr_parse("192.0.2.33@5300", 53, &v4, &why), 0);
+	for(i = 0; t[i].pfx; i++) {
+		cfg = config_create();
+		snprintf(text, sizeof(text), "server:\n\tdo-nat64: yes\n"
+			"\tdo-ip4: no\n\tnat64-prefix: %s\n", t[i].pfx);
+		ck_assert_int_eq(config_read_mem(cfg, "test", text,
+			strlen(text), err, sizeof(err)), 0);
+		env = iter_env_create(cfg);
+		ck_assert_ptr_nonnull(env);
+		ck_assert_int_eq(iter_nat64_addr(env, &v4, &out), 0);
+		ck_assert_int_eq(netaddr_parse(t[i].want, 5300, &want, &why),
+			0);
+		ck_assert_msg(netaddr_cmp(&out, &want) == 0, "%s: got %s",
+			t[i].pfx, netaddr_str(&out, -1, buf, sizeof(buf)));
+		/* allowed: IPv4 (over NAT64), the embedded form */
+		ck_assert_int_eq(iter_addr_allowed(env, &v4), 1);
+		ck_assert_int_eq(iter_addr_family_ok(env, &v4), 1);
+		ck_assert_int_eq(iter_addr_allowed(env, &out), 1);
+		iter_env_delete(env);
+		config_delete(cfg);
+	}
+	/* the default prefix (dns64-prefix's), and do-not-query-address
+	 * judged on the IPv4 address, also inside the prefix */
+	cfg = config_create();
+	snprintf(text, sizeof(text), "server:\n\tdo-nat64: yes\n"
+		"\tdo-not-query-address: 192.0.2.0/24\n"
+		"\tdo-not-query-address: ::0/0\n");
+	ck_assert_int_eq(config_read_mem(cfg, "test", text, strlen(text),
+		err, sizeof(err)), 0);
+	env = iter_env_create(cfg);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(iter_nat64_addr(env, &v4, &out), 0);
+	ck_assert_int_eq(netaddr_parse("64:ff9b::c000:221", 5300, &want,
+		&why), 0);
+	ck_assert_int_eq(netaddr_cmp(&out, &want), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &v4), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &out), 0);
+	ck_assert_int_eq(netaddr_parse("64:ff9b::102:304", 53, &want, &why),
+		0);
+	ck_assert_int_eq(iter_addr_allowed(env, &want), 1);
+	ck_assert_int_eq(netaddr_parse("2001:db8::1", 53, &want, &why), 0);
+	ck_assert_int_eq(iter_addr_allowed(env, &want), 0);
+	ck_assert_int_eq(iter_nat64_addr(env, &want, &out), -1);
+	iter_env_delete(env);
+	config_delete(cfg);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 iterator_suite(void)
@@ -307,6 +426,8 @@ iterator_suite(void)
 	tcase_add_test(tc, test_delegpt);
 	tcase_add_test(tc, test_addr_filters);
 	tcase_add_test(tc, test_from_config);
+	tcase_add_test(tc, test_target_fetch_policy);
+	tcase_add_test(tc, test_nat64);
 	suite_add_tcase(s, tc);
 	return s;
 }

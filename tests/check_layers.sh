@@ -5,21 +5,17 @@
 #   1 util/ and dns/
 #   2 util/storage/, util/netevent/
 #   3 services/cache/
-#   4 the mesh and the module contract: services/mesh, services/module,
-#     and the outbound network they reach through services/outbound.h
-#     (services/outside_network implements it); the auth zones and the
-#     zone transfer client (services/authzone, services/xfr), which the
-#     iterator asks and the front end answers from; services/rpz (the RPZ
-#     rules, read by the front end and by the modules)
+#   4 services/ (all of it but services/cache/): the mesh and the module
+#     contract, the outbound network, the auth zones and the zone
+#     transfer client, the RPZ rules
 #   5 the modules: iterator/ validator/ respip/ dns64/ edns-subnet/ cachedb/
-#   6 the front end: services/resolver, services/modstack (the table that
-#     names the modules), services/listening, services/acl,
-#     services/localzone, services/wait_limit, services/ddr,
-#     services/policy (views, RPZ in the front end),
-#     services/cookie_secrets (the DNS Cookie secrets)
+#   6 front/: the front end (the per-query answer path, the module stack
+#     that names the modules, access control, local zones, views and
+#     policy, wait limits, cookies, DDR)
 #   7 daemon/
 #   8 smallapp/
 #
+# A folder is a layer: the order names folders, never single files.
 # A file may include headers of its own layer and of the layers below; an
 # include from a higher layer is printed as "file:line: includes header
 # (layer A includes layer B)" and fails the check. tests/ and bench/ are
@@ -39,14 +35,10 @@ layer_of() {
 	util/storage/*|util/netevent/*) echo 2 ;;
 	util/*|dns/*) echo 1 ;;
 	services/cache/*) echo 3 ;;
-	services/mesh.*|services/module.*|services/outbound.h|\
-	services/outside_network.*|services/authzone.*|services/xfr.*|\
-	services/rpz.*) echo 4 ;;
+	services/*) echo 4 ;;
 	iterator/*|validator/*|respip/*|dns64/*|edns-subnet/*|cachedb/*)
 		echo 5 ;;
-	services/resolver.*|services/modstack.*|services/listening.*|\
-	services/acl.*|services/localzone.*|services/wait_limit.*|\
-	services/ddr.*|services/policy.*|services/cookie_secrets.*) echo 6 ;;
+	front/*) echo 6 ;;
 	daemon/*) echo 7 ;;
 	smallapp/*) echo 8 ;;
 	*) echo "" ;;

@@ -36,6 +36,34 @@ case "$out" in
 *)	echo "FAIL: the upward include was not named: $out"; fail=1 ;;
 esac
 
+# a folder is a layer: any file in services/ (but services/cache/) is
+# layer 4, any file in front/ layer 6, whatever its name
+cp -r "$tmp/ok" "$tmp/folders"
+mkdir "$tmp/folders/front" "$tmp/folders/services/cache"
+: > "$tmp/folders/services/cache/msg.h"
+printf '#include "services/cache/msg.h"\n' > "$tmp/folders/services/newjob.c"
+: > "$tmp/folders/services/newjob.h"
+printf '#include "services/newjob.h"\n#include "iterator/iterator.h"\n' \
+	> "$tmp/folders/front/answer.c"
+: > "$tmp/folders/front/answer.h"
+printf '#include "front/answer.h"\n' > "$tmp/folders/daemon/main.c"
+if ! out=$(sh "$here/check_layers.sh" "$tmp/folders"); then
+	echo "FAIL: a tree of services/ and front/ files was refused: $out"
+	fail=1
+fi
+printf '#include "front/answer.h"\n' > "$tmp/folders/services/newjob.c"
+out=$(sh "$here/check_layers.sh" "$tmp/folders")
+case "$out" in
+*"services/newjob.c:1: includes front/answer.h (layer 4 includes layer 6: an upward include)"*) ;;
+*)	echo "FAIL: services/ including front/ was not named: $out"; fail=1 ;;
+esac
+printf '#include "services/newjob.h"\n' > "$tmp/folders/services/cache/msg.c"
+out=$(sh "$here/check_layers.sh" "$tmp/folders")
+case "$out" in
+*"services/cache/msg.c:1: includes services/newjob.h (layer 3 includes layer 4: an upward include)"*) ;;
+*)	echo "FAIL: services/cache/ including services/ was not named: $out"; fail=1 ;;
+esac
+
 # a folder the check does not know
 cp -r "$tmp/ok" "$tmp/unknown"
 mkdir "$tmp/unknown/newdir"

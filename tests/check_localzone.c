@@ -1,13 +1,13 @@
 /*
- * tests/check_localzone.c - Check suite for services/localzone: every
+ * tests/check_localzone.c - Check suite for front/localzone: every
  * local-zone type, local-data and local-data-ptr, the default zones and
  * nodefault, longest match, CHAOS identity, EDNS echo, truncation, the
  * front end with access control, and odd inputs. Queries are written by
  * ldns and every answer is read back with ldns_wire2pkt.
  */
 #include "config.h"
-#include "services/localzone.h"
-#include "services/acl.h"
+#include "front/localzone.h"
+#include "front/acl.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"
@@ -1138,11 +1138,19 @@ START_TEST(test_front)
 	ck_assert(!ldns_pkt_aa(p));
 	ck_assert_int_eq(ede_code(p), 18);
 	ldns_pkt_free(p);
-	/* ... and no OPT when the query had none */
+	/* ... and a bare header when the query had no OPT (no question,
+	 * as Unbound) */
 	mkquery("www.static.test.", LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, Q_RD);
 	ck_assert_int_eq(FRONT("10.1.2.3"), LOCAL_FRONT_ANSWERED);
-	p = reply();
+	ck_assert_uint_eq(answer_len, 12);
+	ck_assert_int_eq(ldns_wire2pkt(&p, answer, answer_len),
+		LDNS_STATUS_OK);
+	ck_assert_int_eq(ldns_pkt_id(p), 0x4242);
+	ck_assert(ldns_pkt_qr(p));
+	ck_assert(ldns_pkt_rd(p));
+	ck_assert(!ldns_pkt_ra(p));
 	ck_assert_int_eq(ldns_pkt_get_rcode(p), LDNS_RCODE_REFUSED);
+	ck_assert_int_eq(ldns_pkt_qdcount(p), 0);
 	ck_assert_int_eq(ldns_pkt_arcount(p), 0);
 	ldns_pkt_free(p);
 	/* the default: outsiders refused, localhost allowed */
@@ -1663,11 +1671,21 @@ START_TEST(test_random_queries)
 				LDNS_STATUS_OK, "query %d unreadable answer", i);
 			ck_assert_int_eq(ldns_pkt_id(p), 0x4242);
 			ck_assert(ldns_pkt_qr(p));
-			ck_assert_int_eq(ldns_pkt_qdcount(p), 1);
 			ck_assert_int_eq(ldns_pkt_rd(p), (flags & 1) != 0);
 			if(!(flags & 32))
 				ck_assert_uint_le(answer_len, (flags & 8) ?
 					1232 : 512);
+			if(ldns_pkt_qdcount(p) == 0) {
+				/* refused by the ACL (refuse_non_local),
+				 * no EDNS: a bare header */
+				ck_assert((flags & 16) && !(flags & 8));
+				ck_assert_int_eq(ldns_pkt_get_rcode(p),
+					LDNS_RCODE_REFUSED);
+				ck_assert_uint_eq(answer_len, 12);
+				ldns_pkt_free(p);
+				continue;
+			}
+			ck_assert_int_eq(ldns_pkt_qdcount(p), 1);
 			ck_assert_int_eq(memcmp(answer + 12, query + 12, n + 4),
 				0); /* the question, letter case and all */
 			ldns_pkt_free(p);
@@ -1867,6 +1885,46 @@ START_TEST(test_zone_tags)
 }
 END_TEST
 
+/** local-zone-override lines that cannot apply are load errors naming
+ * their file and line: no such zone, a bad netblock, a bad type */
+START_TEST(test_zone_override_errors)
+{
+	static const char *const bad[][2] = {
+		{ "server:\n\tlocal-zone-override: \"none.example.\" "
+		  "10.0.0.0/8 refuse\n",
+		  "ovr.conf:2: local-zone-override: no local-zone "
+		  "'none.example.' to override" },
+		{ "server:\n\tlocal-zone: \"z.example.\" static\n"
+		  "\tlocal-zone-override: \"z.example.\" 10.0.0.0/88 refuse\n",
+		  "ovr.conf:3: local-zone-override: bad netblock "
+		  "'10.0.0.0/88': " },
+		{ "server:\n\tlocal-zone: \"z.example.\" static\n"
+		  "\tlocal-zone-override: \"z.example.\" 10.0.0.0/8 stattic\n",
+		  "ovr.conf:3: local-zone-override: bad local-zone type "
+		  "'stattic'" },
+		{ "server:\n\tlocal-zone: \"z.example.\" static\n"
+		  "\tlocal-zone-override: \"z.example.\" 10.0.0.0/8\n",
+		  "ovr.conf:3: local-zone-override: expected <zone> <netblock> "
+		  "<type>" },
+	};
+	size_t i;
+	for(i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct config_file *cfg = config_create();
+		struct local_zones *lz = local_zones_create();
+		char err[512];
+		ck_assert_msg(config_read_mem(cfg, "ovr.conf", bad[i][0],
+			strlen(bad[i][0]), err, sizeof(err)) >= 0, "config: %s",
+			err);
+		ck_assert_int_eq(local_zones_apply_cfg(lz, cfg, err,
+			sizeof(err)), -1);
+		ck_assert_msg(strncmp(err, bad[i][1], strlen(bad[i][1])) == 0,
+			"got '%s', want '%s'", err, bad[i][1]);
+		local_zones_delete(lz);
+		config_delete(cfg);
+	}
+}
+END_TEST
+
 static Suite *
 localzone_suite(void)
 {
@@ -1897,6 +1955,7 @@ localzone_suite(void)
 	tcase_add_test(tc, test_random_queries);
 	tcase_add_test(tc, test_walk);
 	tcase_add_test(tc, test_zone_tags);
+	tcase_add_test(tc, test_zone_override_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ldns/ldns.h>
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/mesh.h"
 #include "services/outbound.h"
 #include "iterator/iter_env.h"
-#include "services/modstack.h"
+#include "front/modstack.h"
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/random.h"
@@ -86,10 +86,14 @@ t_cancel(void *ctx, struct outbound_query *q)
 	num_cancel++;
 }
 
+/** timers asked for through t_timer_set */
+static int num_timers;
+
 static void *
 t_timer_set(void *ctx, int ms, void (*fn)(void *), void *arg)
 {
 	(void)ctx; (void)ms; (void)fn; (void)arg;
+	num_timers++;
 	return NULL;
 }
 
@@ -548,7 +552,8 @@ pass_operate(struct module_qstate *qs, enum module_ev ev, int id,
 
 /** the extra module */
 static const struct module_func_block pass_block = {
-	"passer", NULL, NULL, pass_operate, NULL, NULL, NULL, NULL
+	.name = "passer",
+	.operate = pass_operate,
 };
 
 /** the config parser's list of module names and the module table agree
@@ -664,8 +669,48 @@ quota_operate(struct module_qstate *qs, enum module_ev ev, int id,
 
 /** the module of test_quota_shared */
 static const struct module_func_block quota_block = {
-	"quota", NULL, NULL, quota_operate, NULL, NULL, NULL, NULL
+	.name = "quota",
+	.operate = quota_operate,
 };
+
+/** what starter_start saw: calls, the worker's number */
+static int start_calls, start_index;
+
+/** worker_start of the starter module: note it, ask for a timer */
+static void
+starter_start(struct module_env *e, int id)
+{
+	(void)id;
+	start_calls++;
+	start_index = e->worker_index;
+	(void)e->timer_set(e, 5000, NULL, NULL);
+}
+
+/** a module with per-worker jobs */
+static const struct module_func_block starter_block = {
+	.name = "starter",
+	.operate = pass_operate,
+	.worker_start = starter_start,
+};
+
+/** resolver_start(): each module's worker_start() runs once with the
+ * worker's number, and its timers reach the outbound network's */
+START_TEST(test_worker_start)
+{
+	char err[256];
+	resolver_delete(res);
+	modstack_desetup(&stack);
+	ck_assert_int_eq(modstack_setup(&stack, "starter iterator",
+		&starter_block, NULL, err, sizeof(err)), 0);
+	res = resolver_create(cfg, &stack, &out, rnd, t_reply, NULL);
+	ck_assert_ptr_nonnull(res);
+	start_calls = start_index = num_timers = 0;
+	resolver_start(res, 3);
+	ck_assert_int_eq(start_calls, 1);
+	ck_assert_int_eq(start_index, 3);
+	ck_assert_int_eq(num_timers, 1);
+}
+END_TEST
 
 /** max-global-quota: a sub-query's upstream queries count against the
  * client question that made it, a shared one against the first of them;
@@ -716,6 +761,7 @@ mesh_suite(void)
 	TCase *tc = tcase_create("mesh");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_worker_start);
 	tcase_add_test(tc, test_do_apart);
 	tcase_add_test(tc, test_tags_apart);
 	tcase_add_test(tc, test_full_and_jostle);

@@ -43,9 +43,9 @@
 #include <string.h>
 #include <ldns/ldns.h>
 #include <openssl/crypto.h>
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/mesh.h"
-#include "services/modstack.h"
+#include "front/modstack.h"
 #include "services/outbound.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"

@@ -10,6 +10,7 @@
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "util/thread.h"
+#include "util/version.h"
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +112,51 @@ START_TEST(test_backend_names)
 		ck_assert_ptr_nonnull(comm_base_method(b));
 		comm_base_delete(b);
 	}
+}
+END_TEST
+
+/** the -V report of version_print(progname, events) in buf */
+static void
+version_text(char *buf, size_t len, const char *progname,
+	void (*events)(FILE *))
+{
+	FILE *f = fmemopen(buf, len, "w");
+	ck_assert_ptr_nonnull(f);
+	version_print(f, progname, events);
+	ck_assert_int_eq(ferror(f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	buf[len - 1] = 0;
+}
+
+/* the -V report asks the event layer through the callback its caller
+ * passes (util/ does not reach up into util/netevent/): the backends
+ * compiled in, then the io_uring probe; without the callback
+ * (petrel-control) the configured backends and no probe */
+START_TEST(test_version_events)
+{
+	char buf[4096], want[256];
+	version_text(buf, sizeof(buf), "petrel", netevent_version_print);
+	snprintf(want, sizeof(want), "\nevent backends: %s\n",
+		netevent_backends_compiled());
+	ck_assert_ptr_nonnull(strstr(buf, want));
+	ck_assert_ptr_nonnull(strstr(buf, "\nthread models: "));
+#ifdef HAVE_LIBURING
+	ck_assert_int_eq(setenv("PETREL_URING_DISABLE", "1", 1), 0);
+	version_text(buf, sizeof(buf), "petrel", netevent_version_print);
+	ck_assert_int_eq(unsetenv("PETREL_URING_DISABLE"), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\nio_uring: not usable here: "));
+	ck_assert_ptr_nonnull(strstr(buf, "PETREL_URING_DISABLE"));
+#else
+	ck_assert_ptr_null(strstr(buf, "\nio_uring: "));
+#endif
+	version_text(buf, sizeof(buf), "petrel-control", NULL);
+	ck_assert_int_eq(strncmp(buf, "petrel-control ", 15), 0);
+#ifdef HAVE_LIBEVENT
+	ck_assert_ptr_nonnull(strstr(buf, "\nevent backends: select libevent\n"));
+#else
+	ck_assert_ptr_nonnull(strstr(buf, "\nevent backends: select\n"));
+#endif
+	ck_assert_ptr_null(strstr(buf, "\nio_uring: "));
 }
 END_TEST
 
@@ -422,6 +468,107 @@ START_TEST(test_idle_hooks)
 	ck_assert_int_eq(hook_before, hook_after);
 	ck_assert_int_eq(hook_online, 1);
 	comm_timer_delete(other_t);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* before-wait hooks */
+static struct comm_wait_hook wh;
+static int wh_runs, wh_polls, wh_fired, wh_fired_seen;
+
+static void
+wh_timer(void *arg)
+{
+	(void)arg;
+	wh_fired++;
+}
+
+/** says "do not sleep" wh_polls more times, then unlinks itself from
+ * inside its run */
+static int
+wh_run(void *arg)
+{
+	wh_runs++;
+	wh_fired_seen = wh_fired;
+	if(wh_polls > 0) {
+		wh_polls--;
+		return 1;
+	}
+	comm_base_del_wait_hook(arg, &wh);
+	return 0;
+}
+
+/** stays linked, never polls */
+static int
+wh_never(void *arg)
+{
+	(void)arg;
+	wh_runs++;
+	return 0;
+}
+
+/* a before-wait hook runs once per iteration, after the callbacks of the
+ * wake-up; while its last answer is 1 (and from its link until it first
+ * runs) the loop does not sleep; unlinked (also from inside its run), or
+ * linked and answering 0, the loop sleeps again. A loop that sleeps
+ * cannot return before a timer 10 s away, one that does not returns at
+ * once (loop_once with no bound) */
+START_TEST(test_wait_hooks)
+{
+	struct comm_base *b = mkbase(_i);
+	struct comm_timer *t = comm_timer_create(b, wh_timer, NULL);
+	int k;
+	ck_assert_ptr_nonnull(t);
+	memset(&wh, 0, sizeof(wh));
+	wh.run = wh_run;
+	wh.arg = b;
+	wh_runs = wh_fired = 0;
+	wh_polls = 2;
+	comm_base_add_wait_hook(b, &wh);
+	comm_base_add_wait_hook(b, &wh); /* linked already: nothing */
+	ck_assert_int_eq(comm_timer_set(t, 10000), 0);
+	/* linked, then 1, 1, then 0 and unlinked: three iterations, no
+	 * sleep */
+	for(k = 0; k < 3; k++)
+		ck_assert_int_eq(comm_base_loop_once(b, -1), 0);
+	ck_assert_int_eq(wh_runs, 3);
+	ck_assert_int_eq(wh_fired, 0);
+	ck_assert_int_eq(wh.linked, 0);
+	/* unlinked: the loop sleeps until the timer; the hook does not run */
+	ck_assert_int_eq(comm_timer_set(t, 1), 0);
+	for(k = 0; k < 100 && wh_fired == 0; k++)
+		ck_assert_int_eq(comm_base_loop_once(b, -1), 0);
+	ck_assert_int_eq(wh_fired, 1);
+	ck_assert_int_eq(wh_runs, 3);
+	/* the hook runs after the callbacks of its iteration: it sees the
+	 * timer that was due when the iteration woke */
+	wh_polls = 0;
+	comm_base_add_wait_hook(b, &wh);
+	ck_assert_int_eq(comm_timer_set(t, 1), 0);
+	usleep(5000);
+	ck_assert_int_eq(comm_base_loop_once(b, -1), 0);
+	ck_assert_int_eq(wh_fired, 2);
+	ck_assert_int_eq(wh_fired_seen, 2);
+	ck_assert_int_eq(wh_runs, 4);
+	ck_assert_int_eq(wh.linked, 0);
+	/* linked and answering 0: it runs every iteration, and after its
+	 * first answer the loop sleeps */
+	memset(&wh, 0, sizeof(wh));
+	wh.run = wh_never;
+	comm_base_add_wait_hook(b, &wh);
+	ck_assert_int_eq(comm_timer_set(t, 10000), 0);
+	ck_assert_int_eq(comm_base_loop_once(b, -1), 0);
+	ck_assert_int_eq(wh_runs, 5);
+	ck_assert_int_eq(wh_fired, 2);
+	ck_assert_int_eq(comm_timer_set(t, 1), 0);
+	for(k = 0; k < 100 && wh_fired == 2; k++)
+		ck_assert_int_eq(comm_base_loop_once(b, -1), 0);
+	ck_assert_int_eq(wh_fired, 3);
+	ck_assert_int_eq(wh_runs, 5 + k);
+	comm_base_del_wait_hook(b, &wh);
+	comm_base_del_wait_hook(b, &wh); /* not linked: nothing */
+	ck_assert_int_eq(wh.linked, 0);
+	comm_timer_delete(t);
 	comm_base_delete(b);
 }
 END_TEST
@@ -1922,6 +2069,7 @@ netevent_suite(void)
 	TCase *tc = tcase_create("base");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_backend_names);
+	tcase_add_test(tc, test_version_events);
 #ifdef HAVE_LIBURING
 	tcase_add_test(tc, test_uring_fallback);
 #endif
@@ -1931,6 +2079,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_timer_counts_from_arming, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timer_from_callback, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_idle_hooks, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_wait_hooks, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_signal, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_watch, 0, NUM_BACKENDS);
 #ifdef PETREL_HAVE_THREADS

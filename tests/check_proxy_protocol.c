@@ -342,6 +342,28 @@ START_TEST(test_parse_fuzz)
 END_TEST
 
 /* a header that comes one byte at a time stops exactly at its end */
+/* one size rule for datagrams and streams: a header of up to PP2_MAX_LEN
+ * bytes is read, a longer one refused (LOCAL, whose block is not read, so
+ * that only the length counts) */
+START_TEST(test_max_len)
+{
+	static uint8_t b[PP2_MAX_LEN + 64];
+	struct pp2_stream s;
+	struct pp2_info info;
+	size_t n, used;
+	n = mkhdr(b, 0x20, 0x00, NULL, 0, PP2_MAX_LEN - PP2_HDR_LEN);
+	ck_assert_uint_eq(n, PP2_MAX_LEN);
+	ck_assert_int_eq(pp2_parse(b, n + 12, &info), PP2_MAX_LEN);
+	pp2_stream_init(&s);
+	ck_assert_int_eq(pp2_stream_feed(&s, b, n, &used, &info), 1);
+	ck_assert_uint_eq(used, n);
+	n = mkhdr(b, 0x20, 0x00, NULL, 0, PP2_MAX_LEN - PP2_HDR_LEN + 1);
+	ck_assert_int_eq(pp2_parse(b, n + 12, &info), -1);
+	pp2_stream_init(&s);
+	ck_assert_int_eq(pp2_stream_feed(&s, b, n, &used, &info), -1);
+}
+END_TEST
+
 START_TEST(test_stream_split)
 {
 	uint8_t b[200];
@@ -814,6 +836,7 @@ proxy_suite(void)
 	tcase_add_test(tc, test_parse_tlv);
 	tcase_add_test(tc, test_parse_fuzz);
 	tcase_add_test(tc, test_stream_split);
+	tcase_add_test(tc, test_max_len);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("comm_point");
 	tcase_set_timeout(tc, 60);

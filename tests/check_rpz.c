@@ -2,11 +2,11 @@
  * tests/check_rpz.c - Check suite for services/rpz: the update API a zone
  * transfer feeds (rpz_zone_apply, rpz_zone_update), every trigger kind,
  * IPv4 and IPv6 netblock triggers, exact-before-wildcard, the overrides,
- * enable/disable, and the policy loader's errors (services/policy.c).
+ * enable/disable, and the policy loader's errors (front/policy.c).
  */
 #include "config.h"
 #include "services/rpz.h"
-#include "services/policy.h"
+#include "front/policy.h"
 #include "util/config_file.h"
 #include "util/netaddr.h"
 #include "util/log.h"
@@ -404,6 +404,38 @@ START_TEST(test_load_errors)
 }
 END_TEST
 
+/* wildcards by closest encloser (RFC 4592 3.3.1, as Unbound): *.a stands
+ * only for names whose child of a.example does not exist in the zone;
+ * and a name's first record decides its action */
+START_TEST(test_wildcard_encloser)
+{
+	struct rrbuf b;
+	struct rpz *z = mkzone(NULL);
+	char err[256];
+	memset(&b, 0, sizeof(b));
+	add(&b, "*.a.example.rpz.test.", DNS_TYPE_CNAME, "*.", NULL);
+	add(&b, "b.a.example.rpz.test.", DNS_TYPE_CNAME, "rpz-passthru.",
+		NULL);
+	add(&b, "c.d.a.example.rpz.test.", DNS_TYPE_CNAME, ".", NULL);
+	add(&b, "dup.example.rpz.test.", DNS_TYPE_CNAME, ".", NULL);
+	add(&b, "dup.example.rpz.test.", DNS_TYPE_CNAME, "*.", NULL);
+	ck_assert_int_eq(rpz_zone_apply(z, b.rr, b.n, err, sizeof(err)), 0);
+	ck_assert_int_eq(q(z, "x.a.example.", NULL), RPZ_ACTION_NODATA);
+	ck_assert_int_eq(q(z, "x.y.a.example.", NULL), RPZ_ACTION_NODATA);
+	ck_assert_int_eq(q(z, "b.a.example.", NULL), RPZ_ACTION_PASSTHRU);
+	/* below a name the zone has, or below an empty non-terminal */
+	ck_assert_int_eq(q(z, "x.b.a.example.", NULL), RPZ_ACTION_NONE);
+	ck_assert_int_eq(q(z, "x.d.a.example.", NULL), RPZ_ACTION_NONE);
+	ck_assert_int_eq(q(z, "y.c.d.a.example.", NULL), RPZ_ACTION_NONE);
+	ck_assert_int_eq(q(z, "c.d.a.example.", NULL), RPZ_ACTION_NXDOMAIN);
+	/* the empty non-terminal itself: the wildcard (Unbound's order) */
+	ck_assert_int_eq(q(z, "d.a.example.", NULL), RPZ_ACTION_NODATA);
+	/* the first record of dup.example: NXDOMAIN, not NODATA */
+	ck_assert_int_eq(q(z, "dup.example.", NULL), RPZ_ACTION_NXDOMAIN);
+	rpz_delete(z);
+}
+END_TEST
+
 static Suite *
 rpz_suite(void)
 {
@@ -413,6 +445,7 @@ rpz_suite(void)
 	tcase_add_test(tc, test_triggers);
 	tcase_add_test(tc, test_update);
 	tcase_add_test(tc, test_override);
+	tcase_add_test(tc, test_wildcard_encloser);
 	tcase_add_test(tc, test_load_errors);
 	suite_add_tcase(s, tc);
 	return s;

@@ -125,7 +125,7 @@ classify(struct iter_reply *p, const char *qname, uint16_t qtype,
 	wire(qname, name);
 	wire(zone, z);
 	r.c = iter_classify(reg, p, name, qtype, z, forward, &chain, &final,
-		&links, 0, &ns);
+		&links, ITER_MAX_CNAME, 0, &ns);
 	(void)dname_to_str(name, r.end, sizeof(r.end));
 	r.nchain = chain.count;
 	r.nfinal = final.count;
@@ -134,6 +134,172 @@ classify(struct iter_reply *p, const char *qname, uint16_t qtype,
 	ck_assert((r.c == ITER_CL_REFERRAL) == (ns != NULL));
 	return r;
 }
+
+/** iter-scrub-promiscuous: the NS set (and its RRSIG) goes from the
+ * authority section of answers and errors; a referral, a NODATA and a
+ * forwarder's reply keep theirs; with the option off, every reply does */
+START_TEST(test_promiscuous)
+{
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1", NULL };
+	static const char *const ns[] = {
+		"example.com. NS ns.evil.example.com.",
+		"example.com. RRSIG NS 8 2 3600 20300101000000 20200101000000 "
+		"1 example.com. AAAA",
+		"example.com. SOA ns.example.com. h.example.com. 1 2 3 4 5",
+		NULL };
+	static const char *const ar[] = {
+		"ns.evil.example.com. A 192.0.2.66", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t zone[256];
+	struct iter_reply *p;
+	ck_assert_int_eq(env->scrub_promiscuous, 1);
+	wire("example.com.", zone);
+	/* an answer: the NS set and its signature go, the SOA stays */
+	p = reply(0, 1, an, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_SOA));
+	/* NXDOMAIN, SERVFAIL: the same */
+	p = reply(3, 1, NULL, ns, ar);
+	ck_assert_int_eq(iter_scrub_promiscuous(p), 2);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	p = reply(2, 1, NULL, ns, ar);
+	ck_assert_int_eq(iter_scrub_promiscuous(p), 2);
+	/* NOERROR without an answer (a referral or NODATA): kept */
+	p = reply(0, 0, NULL, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
+	/* a forwarder's reply: kept */
+	p = reply(0, 0, an, ns, ar);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
+	/* iter-scrub-promiscuous: no */
+	env->scrub_promiscuous = 0;
+	p = reply(0, 1, an, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 3);
+	iter_env_delete(env);
+}
+END_TEST
+
+/** iter-scrub-ns: the first max NS records of each owner stay, in both
+ * the answer and the authority section; other types are untouched */
+START_TEST(test_scrub_ns)
+{
+	static const char *const ns[] = {
+		"example.com. NS a.example.com.",
+		"example.com. NS b.example.com.",
+		"example.com. SOA ns.example.com. h.example.com. 1 2 3 4 5",
+		"sub.example.com. NS a.example.com.",
+		"example.com. NS c.example.com.",
+		"sub.example.com. NS b.example.com.",
+		"sub.example.com. NS c.example.com.", NULL };
+	struct iter_reply *p = reply(0, 0, NULL, ns, NULL);
+	struct module_rrlist *a = sec(p, DNS_SEC_AUTHORITY);
+	ck_assert_int_eq(iter_scrub_ns(a, 5), 0);
+	ck_assert_uint_eq(a->count, 7);
+	ck_assert_int_eq(iter_scrub_ns(a, 2), 2);
+	ck_assert_uint_eq(a->count, 5);
+	ck_assert(has(a, "example.com.", DNS_TYPE_SOA));
+	ck_assert_int_eq(iter_scrub_ns(a, 1), 2);
+	ck_assert_uint_eq(a->count, 3);
+	ck_assert_str_eq((const char *)a->first->rdata + 1, "a" "\007example\003com");
+	ck_assert(has(a, "sub.example.com.", DNS_TYPE_NS));
+	/* the last pointer is kept right: append after */
+	ck_assert_ptr_nonnull(a->last);
+	ck_assert(a->last->next == NULL);
+	ck_assert_int_eq(a->last->type, DNS_TYPE_NS);
+}
+END_TEST
+
+/** RA without AA from a server that is not a forwarder: its answer,
+ * NXDOMAIN or NODATA is second hand (recursion lame), and nothing of it
+ * is kept; an authoritative upward referral scrubbed to nothing is
+ * useless (not lame) */
+START_TEST(test_classify_lame_ra)
+{
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1", NULL };
+	static const char *const cn[] = {
+		"www.example.com. CNAME other.example.net.", NULL };
+	static const char *const soa[] = {
+		"example.com. SOA ns1.example.com. h.example.com. 1 2 3 4 300",
+		NULL };
+	static const char *const ref[] = {
+		"sub.example.com. NS ns.sub.example.com.", NULL };
+	static const char *const up[] = {
+		". NS a.root-servers.net.", NULL };
+	struct iter_env *env = iter_env_create_default();
+	struct iter_reply *p;
+	struct cl r;
+	uint8_t zone[256];
+	wire("example.com.", zone);
+	p = reply(0, 0, an, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+	ck_assert_uint_eq(r.nchain, 0);
+	p = reply(0, 0, cn, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+	ck_assert_uint_eq(r.nchain, 0);
+	p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, soa, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+	p = reply(0, 0, NULL, soa, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+	/* a reply that would be lame (the zone's own NS set, no SOA): with
+	 * RA, recursion lame too; without, plain lame */
+	{
+		static const char *const apex[] = {
+			"example.com. NS ns.example.com.", NULL };
+		p = reply(0, 0, NULL, apex, NULL);
+		p->flags |= DNS_FLAG_RA;
+		r = classify(p, "www.example.com.", DNS_TYPE_A,
+			"example.com.", 0);
+		ck_assert_int_eq(r.c, ITER_CL_RECLAME);
+		p = reply(0, 0, NULL, apex, NULL);
+		r = classify(p, "www.example.com.", DNS_TYPE_A,
+			"example.com.", 0);
+		ck_assert_int_eq(r.c, ITER_CL_LAME);
+	}
+	/* with AA too: authoritative, taken */
+	p = reply(0, 1, an, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	/* a referral with RA is still a referral; a forwarder's answer is
+	 * taken */
+	p = reply(0, 0, NULL, ref, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.sub.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	p = reply(0, 0, an, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	/* AA, no answer, only an upward NS set (scrubbed away): useless;
+	 * an AA reply empty from the start is EMPTY (NODATA only when no
+	 * other server says more, RFC 2308 5) */
+	p = reply(0, 1, NULL, up, NULL);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_int_eq(p->ns_dropped, 1);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_USELESS);
+	p = reply(0, 1, NULL, NULL, NULL);
+	iter_scrub_reply(p, zone, env);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_EMPTY);
+	iter_env_delete(env);
+}
+END_TEST
 
 /** a region per test */
 static void
@@ -166,6 +332,7 @@ START_TEST(test_bailiwick)
 	struct iter_env *env = iter_env_create_default();
 	uint8_t zone[256];
 	struct iter_reply *p = reply(0, 1, an, ns, ar);
+	env->scrub_promiscuous = 0; /* (its own test) */
 	wire("example.com.", zone);
 	iter_scrub_reply(p, zone, env);
 	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
@@ -355,10 +522,20 @@ START_TEST(test_classify_other)
 		p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-		p = reply(0, 0, NULL, ref, NULL);
+	/* ... but an upward referral from a forwarder (no answer, no SOA,
+	 * an NS set above the zone it is asked for) says it did not
+	 * recurse: lame, as Unbound; one at or below it stays NODATA, and
+	 * so does its NODATA with the SOA */
+	p = reply(0, 0, NULL, ref, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "www.example.com.", 1);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	p = reply(0, 0, NULL, ref, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	}
+	p = reply(0, 0, NULL, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+}
 END_TEST
 
 /** the parse: names uncompressed (owner and RDATA), a truncated packet
@@ -402,9 +579,12 @@ scrub_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_bailiwick);
+	tcase_add_test(tc, test_promiscuous);
+	tcase_add_test(tc, test_scrub_ns);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
+	tcase_add_test(tc, test_classify_lame_ra);
 	suite_add_tcase(s, tc);
 	return s;
 }

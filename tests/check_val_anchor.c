@@ -348,14 +348,15 @@ START_TEST(test_autofile_roundtrip)
 	ck_assert_uint_eq(tp->query_failed, 2);
 	ck_assert_uint_eq(tp->query_interval, 43200);
 	ck_assert_uint_eq(tp->retry_time, 8640);
+	/* the keys are listed in reverse (as Unbound reads a file) */
 	k = tp->keys;
-	ck_assert_int_eq(k->state, VAL_AUTR_VALID);
-	ck_assert_uint_eq(k->last_change, 1690000000);
-	ck_assert_uint_eq(val_keytag(k->rdata, k->len), 20326);
-	k = k->next;
 	ck_assert_int_eq(k->state, VAL_AUTR_ADDPEND);
 	ck_assert_uint_eq(k->pending_count, 3);
 	ck_assert_uint_eq(k->last_change, 1699000000);
+	k = k->next;
+	ck_assert_int_eq(k->state, VAL_AUTR_VALID);
+	ck_assert_uint_eq(k->last_change, 1690000000);
+	ck_assert_uint_eq(val_keytag(k->rdata, k->len), 20326);
 	ck_assert_ptr_null(k->next);
 	/* write and read back: the same point, no temporary file left */
 	ck_assert_int_eq(val_autr_write_file(tp, p, err, sizeof(err)), 0);
@@ -369,6 +370,13 @@ START_TEST(test_autofile_roundtrip)
 		ck_assert_uint_eq(n2, 1);
 		ck_assert_uint_eq(p2[0]->query_failed, 2);
 		ck_assert_uint_eq(p2[0]->next_probe_time, 1700040000);
+		/* read back: in reverse again */
+		ck_assert_ptr_nonnull(p2[0]->keys->next);
+		ck_assert_ptr_null(p2[0]->keys->next->next);
+		a1 = p2[0]->keys->next;
+		p2[0]->keys->next->next = p2[0]->keys;
+		p2[0]->keys->next = NULL;
+		p2[0]->keys = a1;
 		for(a1 = tp->keys, a2 = p2[0]->keys; a1 && a2;
 			a1 = a1->next, a2 = a2->next) {
 			ck_assert_int_eq(a1->state, a2->state);
@@ -402,9 +410,16 @@ START_TEST(test_autofile_roundtrip)
 		";;state=9\n");
 	ck_assert_int_eq(val_autr_read_file(p, &pts, &n, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "bad2.key:3:"));
-	p = put_file("bad3.key", ";;id: . 1\n. A 192.0.2.1\n");
-	ck_assert_int_eq(val_autr_read_file(p, &pts, &n, err, sizeof(err)), -1);
-	ck_assert_ptr_nonnull(strstr(err, "bad3.key:2: only DS and DNSKEY"));
+	/* other records (an RRSIG kept with the keys) are skipped, as
+	 * Unbound skips them; a file of nothing else has no anchor */
+	p = put_file("ok3.key", ";;id: . 1\n. A 192.0.2.1\n"
+		". 172800 IN DNSKEY 257 3 8 AwEAAQ==\n");
+	ck_assert_int_eq(val_autr_read_file(p, &pts, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_nonnull(pts[0]->keys);
+	ck_assert_ptr_null(pts[0]->keys->next);
+	val_autr_free(pts[0]);
+	free(pts);
 	p = put_file("bad4.key", ";;id: nonsense\n");
 	ck_assert_int_eq(val_autr_read_file(p, &pts, &n, err, sizeof(err)), -1);
 	p = put_file("bad5.key", "; nothing\n");
@@ -491,6 +506,45 @@ probe(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	return restart(tp);
 }
 
+/** the file's text, read whole (static buffer) */
+static const char *
+file_text(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* the key lines as Unbound writes them (testbound's CHECK_AUTOTRUST
+ * compares them as text): the key size is the RSA modulus, not the key
+ * data, and the state in brackets is padded to nine characters */
+START_TEST(test_autofile_key_comment)
+{
+	struct val_autr_point **pts = NULL;
+	size_t n = 0;
+	char err[512];
+	const char *t, *p = put_file("k.key", KSK2017 " ;;state=2 "
+		"[  VALID  ] ;;count=0 ;;lastchange=1690000000\n"
+		". 172800 IN DNSKEY 257 3 8 AwEAAQ== ;;state=1 [ ADDPEND ] "
+		";;count=1 ;;lastchange=1699000000\n");
+	ck_assert_int_eq(val_autr_read_file(p, &pts, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(val_autr_write_file(pts[0], p, err, sizeof(err)), 0);
+	t = file_text(p);
+	ck_assert_msg(strstr(t, ";{id = 20326 (ksk), size = 2048b} ;;state=2 "
+		"[  VALID  ] ;;count=0 ;;lastchange=1690000000 ;;") != NULL,
+		"%s", t);
+	ck_assert_msg(strstr(t, "size = 0b} ;;state=1 [ ADDPEND ] ;;count=1 "
+		";;lastchange=1699000000 ;;") != NULL, "%s", t);
+	val_autr_free(pts[0]);
+	free(pts);
+}
+END_TEST
+
 /** a point with key 1 VALID */
 static struct val_autr_point *
 start_point(void)
@@ -505,6 +559,179 @@ start_point(void)
 
 #define DAY 86400u
 #define T0 1700000000u
+
+/* a configured anchor (a file line without state: VALID, lastchange 0)
+ * gets its lastchange at the first probe that sees it, as Unbound
+ * writes it */
+START_TEST(test_5011_configured_first_seen)
+{
+	struct val_autr_cfg cfg;
+	uint8_t rd[72], root[1] = { 0 };
+	struct val_autr_point *tp = val_autr_create(root, DNS_CLASS_IN);
+	int ids[1] = { 1 };
+	struct val_rr set[1];
+	val_autr_cfg_init(&cfg);
+	mk_key(rd, 1, 257);
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, rd, 72,
+		172800, VAL_AUTR_VALID, 0, 0));
+	keyset(set, ids, 1);
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 1, NULL, 1, 0, T0), 1);
+	ck_assert_int_eq(tp->keys->state, VAL_AUTR_VALID);
+	ck_assert_uint_eq(tp->keys->last_change, T0);
+	/* later probes leave it */
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 1, NULL, 1, 0,
+		T0 + DAY), 0);
+	ck_assert_uint_eq(tp->keys->last_change, T0);
+	val_autr_free(tp);
+}
+END_TEST
+
+/* a point configured with a ZSK (flags 256, no state): the probe sees
+ * the zone's KSK, which is trusted at once (the ZSK may not stay long
+ * enough for a holddown), and the ZSK then leaves the point (it is not
+ * a KSK that went missing); a new KSK of an algorithm petrel cannot
+ * check is not added (as Unbound) */
+START_TEST(test_5011_configured_zsk)
+{
+	struct val_autr_cfg cfg;
+	uint8_t zsk[72], root[1] = { 0 };
+	struct val_autr_point *tp = val_autr_create(root, DNS_CLASS_IN);
+	int ids[2] = { 1, 2 };
+	struct val_rr set[3];
+	val_autr_cfg_init(&cfg);
+	mk_key(zsk, 9, 256);
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, zsk, 72,
+		3600, VAL_AUTR_VALID, 0, 0));
+	keyset(set, ids, 2);
+	kb[1][3] = 157; /* key 2: an unknown algorithm */
+	set[2] = (struct val_rr){ zsk, 72, 0, 72 };
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 3, NULL, 1, 0, T0), 1);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_VALID);
+	/* one key left: neither the ZSK nor the algorithm 157 key */
+	ck_assert_ptr_nonnull(tp->keys);
+	ck_assert_ptr_null(tp->keys->next);
+	ck_assert_int_eq(tp->keys->rdata[3], 8);
+	ck_assert_uint_eq(val_autr_num_trusted(tp), 1);
+	val_autr_free(tp);
+}
+END_TEST
+
+/* every trusted key revokes itself: the point is revoked for good, even
+ * though the set does not validate with a trusted key (their REVOKE bit
+ * changed their tags); no more probes, the file says so, and the name
+ * has no anchor any more */
+START_TEST(test_5011_point_revoked)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	struct val_anchors *a = val_anchors_create();
+	int rev[] = { -1 }, sig_ok[] = { 1 };
+	struct val_rr set[1];
+	char path[600], err[512];
+	const char *t;
+	uint8_t root[1] = { 0 };
+	val_autr_cfg_init(&cfg);
+	tp->next_probe_time = T0;
+	keyset(set, rev, 1);
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 1, sig_ok, 0, 0, T0),
+		1);
+	ck_assert_int_eq(tp->revoked, 1);
+	ck_assert_uint_eq(tp->next_probe_time, 0);
+	ck_assert_uint_eq(tp->last_success, T0);
+	ck_assert_uint_eq(tp->query_failed, 0);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	snprintf(path, sizeof(path), "%s/rev.key", dir);
+	ck_assert_int_eq(val_autr_write_file(tp, path, err, sizeof(err)), 0);
+	t = file_text(path);
+	ck_assert_msg(strncmp(t, "; autotrust trust anchor file\n;;REVOKED\n"
+		"; The zone has all keys revoked, and is\n", 80) == 0, "%s", t);
+	val_autr_free(tp);
+	/* read back: a revoked point is no anchor */
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(val_anchors_add_autofile(a, path, err, sizeof(err)),
+		0);
+	ck_assert_ptr_nonnull(val_anchors_find(a, root, DNS_CLASS_IN));
+	ck_assert_ptr_null(val_anchors_lookup(a, root, DNS_CLASS_IN));
+	val_anchors_delete(a);
+	/* the rest of a revoked point's file is only a record: a value
+	 * that does not parse there does not fail the load */
+	{
+		struct val_autr_point **pts = NULL;
+		size_t n = 0;
+		const char *p = put_file("rev2.key", ";;REVOKED\n"
+			";;id: . 1\n;;next_probe_time: x\n"
+			". 3600 IN DNSKEY 257 3 8 AwEAAQ==\n");
+		ck_assert_msg(val_autr_read_file(p, &pts, &n, err,
+			sizeof(err)) == 0, "%s", err);
+		ck_assert_int_eq(pts[0]->revoked, 1);
+		val_autr_free(pts[0]);
+		free(pts);
+	}
+}
+END_TEST
+
+/* a revoked key published again without its REVOKE bit stays revoked,
+ * and its del-holddown starts again from then */
+START_TEST(test_5011_revoked_republished)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	int both[] = { 1, 2 }, rev[] = { -1, 2 }, sig_ok[] = { 1, 0 };
+	struct val_rr set[2];
+	val_autr_cfg_init(&cfg);
+	tp = probe(tp, &cfg, both, 2, NULL, T0);
+	tp = probe(tp, &cfg, both, 2, NULL, T0 + 31 * DAY);
+	tp = probe(tp, &cfg, rev, 2, sig_ok, T0 + 32 * DAY);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	keyset(set, both, 2);
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 2, NULL, 1, 0,
+		T0 + 40 * DAY), 1);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	{
+		uint8_t rd[72];
+		struct val_autr_key *k;
+		mk_key(rd, 1, 257);
+		for(k = tp->keys; k; k = k->next)
+			if(memcmp(k->rdata + 2, rd + 2, 70) == 0)
+				break;
+		ck_assert_ptr_nonnull(k);
+		ck_assert_uint_eq(k->last_change, T0 + 40 * DAY);
+	}
+	/* 30 days after that, not after the revocation: Removed */
+	ck_assert_int_ge(val_autr_update(tp, &cfg, set + 1, 1, NULL, 1, 0,
+		T0 + 65 * DAY), 0);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	ck_assert_int_ge(val_autr_update(tp, &cfg, set + 1, 1, NULL, 1, 0,
+		T0 + 71 * DAY), 0);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REMOVED);
+	val_autr_free(tp);
+}
+END_TEST
+
+/* time alone: an ADDPEND key seen in two probes whose add-holddown has
+ * passed is VALID before the next probe's set is checked, so it may be
+ * the only key that signs that set; one seen once stays pending */
+START_TEST(test_5011_holddown_before_check)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	uint8_t rd2[72], rd3[72];
+	val_autr_cfg_init(&cfg);
+	mk_key(rd2, 2, 257);
+	mk_key(rd3, 3, 257);
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, rd2, 72,
+		3600, VAL_AUTR_ADDPEND, 2, T0));
+	ck_assert_ptr_nonnull(val_autr_add_key(tp, DNS_TYPE_DNSKEY, rd3, 72,
+		3600, VAL_AUTR_ADDPEND, 1, T0));
+	ck_assert_int_eq(val_autr_holddown(tp, &cfg, T0 + 29 * DAY), 0);
+	ck_assert_int_eq(state_of(tp, 2), VAL_AUTR_ADDPEND);
+	ck_assert_int_eq(val_autr_holddown(tp, &cfg, T0 + 31 * DAY), 1);
+	ck_assert_int_eq(state_of(tp, 2), VAL_AUTR_VALID);
+	ck_assert_int_eq(state_of(tp, 3), VAL_AUTR_ADDPEND);
+	ck_assert_uint_eq(val_autr_num_trusted(tp), 2);
+	val_autr_free(tp);
+}
+END_TEST
 
 START_TEST(test_5011_add_holddown)
 {
@@ -597,13 +824,25 @@ START_TEST(test_5011_revoke_remove)
 	/* del-holddown: Removed after 30 days */
 	tp = probe(tp, &cfg, rev, 2, sig_ok, T0 + 62 * DAY);
 	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
-	tp = probe(tp, &cfg, both + 1, 1, NULL, T0 + 63 * DAY);
-	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REMOVED);
-	/* the key without its REVOKE bit again: it stays Removed */
-	tp = probe(tp, &cfg, back, 2, NULL, T0 + 64 * DAY);
-	tp = probe(tp, &cfg, back, 2, NULL, T0 + 100 * DAY);
-	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REMOVED);
-	ck_assert_uint_eq(val_autr_num_trusted(tp), 1);
+	{
+		struct val_rr set[2];
+		keyset(set, both + 1, 1);
+		ck_assert_int_ge(val_autr_update(tp, &cfg, set, 1, NULL, 1, 0,
+			T0 + 63 * DAY), 0);
+		ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REMOVED);
+		/* the key without its REVOKE bit again: it stays Removed
+		 * while the daemon runs */
+		keyset(set, back, 2);
+		ck_assert_int_ge(val_autr_update(tp, &cfg, set, 2, NULL, 1, 0,
+			T0 + 64 * DAY), 0);
+		ck_assert_int_ge(val_autr_update(tp, &cfg, set, 2, NULL, 1, 0,
+			T0 + 100 * DAY), 0);
+		ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REMOVED);
+		ck_assert_uint_eq(val_autr_num_trusted(tp), 1);
+	}
+	/* the file does not list Removed keys (as Unbound writes it) */
+	tp = restart(tp);
+	ck_assert_int_eq(state_of(tp, 1), -1);
 	val_autr_free(tp);
 }
 END_TEST
@@ -676,12 +915,19 @@ START_TEST(test_5011_ds_bootstrap)
 	tp = pts[0];
 	free(pts);
 	ck_assert_uint_eq(tp->keys->type, DNS_TYPE_DS);
-	/* not validated by the DS: nothing but the failure count */
+	/* not validated by the DS, before any success: nothing changes,
+	 * not even the failure count (as Unbound: the DS file stays) */
 	ck_assert_int_eq(val_autr_update(tp, &cfg, keys.rrs, 2, NULL, 0, 0,
-		T0), 1);
+		T0), 0);
+	ck_assert_uint_eq(tp->query_failed, 0);
 	ck_assert_uint_eq(tp->keys->type, DNS_TYPE_DS);
 	ck_assert_int_eq(val_autr_update(tp, &cfg, keys.rrs, 2, NULL, 1, 1,
 		T0), 1);
+	/* after a success, a failure is counted (and written) */
+	ck_assert_int_eq(val_autr_update(tp, &cfg, keys.rrs, 2, NULL, 0, 0,
+		T0 + 1), 1);
+	ck_assert_uint_eq(tp->query_failed, 1);
+	ck_assert_uint_eq(tp->last_success, T0);
 	k = tp->keys;
 	ck_assert_uint_eq(k->type, DNS_TYPE_DNSKEY);
 	ck_assert_int_eq(k->state, VAL_AUTR_VALID);
@@ -740,6 +986,12 @@ val_anchor_suite(void)
 	tcase_add_test(tc, test_bindfile);
 	tcase_add_test(tc, test_insecure_and_conflicts);
 	tcase_add_test(tc, test_autofile_roundtrip);
+	tcase_add_test(tc, test_autofile_key_comment);
+	tcase_add_test(tc, test_5011_configured_first_seen);
+	tcase_add_test(tc, test_5011_configured_zsk);
+	tcase_add_test(tc, test_5011_point_revoked);
+	tcase_add_test(tc, test_5011_revoked_republished);
+	tcase_add_test(tc, test_5011_holddown_before_check);
 	tcase_add_test(tc, test_5011_add_holddown);
 	tcase_add_test(tc, test_5011_pending_forgotten);
 	tcase_add_test(tc, test_5011_small_holddown_needs_two_probes);

@@ -34,6 +34,7 @@ win(uint32_t t)
 	w.now = t;
 	w.skew_min = VAL_SKEW_MIN_DEFAULT;
 	w.skew_max = VAL_SKEW_MAX_DEFAULT;
+	w.budget = NULL;
 	return w;
 }
 
@@ -199,7 +200,7 @@ START_TEST(test_tampered_fail)
 		s.rrs[2] = s.rrs[0];
 		s.set.count = 3;
 		ck_assert_int_eq(val_verify_rrset(&s.set, s.sigs, 1,
-			&keys.set, &(struct val_window){now, 3600, 86400},
+			&keys.set, &(struct val_window){now, 3600, 86400, NULL},
 			NULL), VAL_CRYPTO_OK);
 		s.set.count = 2;
 	}
@@ -277,7 +278,7 @@ START_TEST(test_tampered_fail)
 		k1.count = nk;
 		ck_assert_uint_eq(nk, 1);
 		ck_assert_int_eq(val_verify_rrset(&s.set, s.sigs, 1, &k1,
-			&(struct val_window){now, 3600, 86400}, NULL),
+			&(struct val_window){now, 3600, 86400, NULL}, NULL),
 			VAL_CRYPTO_NO_KEY);
 		ck_assert(!ldns_says_ok(&s.set, s.sigs, 1, &k1, now));
 	}
@@ -308,7 +309,7 @@ START_TEST(test_tampered_fail)
 		k2.rrs = keyrr;
 		k2.count = nk;
 		ck_assert_int_eq(val_verify_rrset(&s.set, s.sigs, 1, &k2,
-			&(struct val_window){now, 3600, 86400}, NULL),
+			&(struct val_window){now, 3600, 86400, NULL}, NULL),
 			VAL_CRYPTO_BAD_SIG);
 		ck_assert(!ldns_says_ok(&s.set, s.sigs, 1, &k2, now));
 	}
@@ -316,7 +317,7 @@ START_TEST(test_tampered_fail)
 	{
 		int ede = 0;
 		ck_assert_int_eq(val_verify_rrset(&s.set, s.sigs, 0,
-			&keys.set, &(struct val_window){now, 3600, 86400},
+			&keys.set, &(struct val_window){now, 3600, 86400, NULL},
 			&ede), VAL_CRYPTO_NO_KEY);
 		ck_assert_int_eq(ede, DNS_EDE_RRSIGS_MISSING);
 	}
@@ -680,6 +681,7 @@ START_TEST(test_window)
 	size_t l;
 	w.skew_min = 3600;
 	w.skew_max = 86400;
+	w.budget = NULL;
 	/* lifetime 10 days: skew = 1 day */
 	l = mk_rrsig(sig, 1, 8, 2, 3600, 2000000 + 864000, 2000000, 1, "x.");
 	w.now = 2000000;
@@ -998,6 +1000,398 @@ START_TEST(test_key_shapes)
 }
 END_TEST
 
+
+/*
+ * KeyTrap (CVE-2023-50387): DNSKEYs that share one key tag and RRSIGs of
+ * that tag. The colliding keys are RSA keys with made-up moduli whose last
+ * two bytes are chosen so that the key tag is the one wanted; the bogus
+ * RRSIGs are the real RRSIG of www.alg8.example. A with its key tag
+ * changed (or kept) and pseudo-random signature bytes (fixed seed).
+ */
+
+/** a small deterministic generator (xorshift32) for the made-up bytes */
+static uint32_t
+kt_rand(uint32_t *st)
+{
+	uint32_t x = *st;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*st = x;
+	return x;
+}
+
+/**
+ * An RSA/SHA-256 zone key (flags 256) with an exponent of explen bytes
+ * (0x01 ... 0x01) and a 256-byte made-up modulus whose key tag is tag.
+ * @return the RDATA length (written to out, at least 600 bytes).
+ */
+static size_t
+kt_fake_key(uint8_t *out, uint16_t tag, uint32_t seed, size_t explen)
+{
+	size_t len, i, p = 4;
+	uint32_t st = seed ? seed : 1, sum, v;
+	for(;;) {
+		out[0] = 1; out[1] = 0; out[2] = 3; out[3] = 8;
+		p = 4;
+		if(explen > 255) {
+			out[p++] = 0;
+			dns_write_u16(out + p, (uint16_t)explen);
+			p += 2;
+		} else	out[p++] = (uint8_t)explen;
+		memset(out + p, 0, explen);
+		out[p] = 1;
+		out[p + explen - 1] |= 1;
+		p += explen;
+		for(i = 0; i < 256; i++)
+			out[p + i] = (uint8_t)kt_rand(&st);
+		out[p] |= 0x80;
+		len = p + 256;
+		/* the key tag sums 16-bit words (even offsets the high
+		 * byte): the last two bytes add one 16-bit value v */
+		out[len - 2] = out[len - 1] = 0;
+		for(sum = 0, i = 0; i < len; i++)
+			sum += (i & 1) ? out[i] : (uint32_t)out[i] << 8;
+		for(v = 0; v < 65536; v++) {
+			uint32_t ac = sum + v;
+			uint8_t last = (len % 2 == 0) ? (uint8_t)v :
+				(uint8_t)(v >> 8);
+			ac += (ac >> 16) & 0xffff;
+			if((ac & 0xffff) == tag && (last & 1))
+				break; /* and an odd modulus */
+		}
+		if(v < 65536) {
+			if(len % 2 == 0) {
+				out[len - 2] = (uint8_t)(v >> 8);
+				out[len - 1] = (uint8_t)v;
+			} else {
+				out[len - 2] = (uint8_t)v;
+				out[len - 1] = (uint8_t)(v >> 8);
+			}
+			ck_assert_uint_eq(val_keytag(out, len), tag);
+			return len;
+		}
+		st += 7;
+	}
+}
+
+/** the attack fixture: www.alg8.example. A, its keys, room for more */
+struct kt_fix {
+	/** the zone */
+	struct vt_zone *z;
+	/** the real DNSKEY set */
+	struct vt_set keys;
+	/** the A RRset */
+	struct vt_set a;
+	/** the key set under test and its RDATA */
+	struct val_rr krr[40];
+	/** its RDATA */
+	uint8_t kb[40][600];
+	/** the key set */
+	struct val_rrset kset;
+	/** RRSIGs under test */
+	struct val_rr srr[40];
+	/** their RDATA */
+	uint8_t sb[40][400];
+	/** the real ZSK's index in keys and its tag */
+	size_t zsk;
+	/** its tag */
+	uint16_t ztag;
+};
+
+/** load the fixture; the key and RRSIG sets start empty */
+static void
+kt_load(struct kt_fix *f)
+{
+	size_t i;
+	memset(f, 0, sizeof(*f));
+	f->z = load_alg(8);
+	ck_assert_uint_eq(vt_set_get(f->z, f->z->apex, DNS_TYPE_DNSKEY,
+		&f->keys), 2);
+	ck_assert_uint_eq(vt_set_get_str(f->z, "www.alg8.example.",
+		DNS_TYPE_A, &f->a), 2);
+	ck_assert_uint_eq(f->a.nsigs, 1);
+	for(i = 0; i < 2; i++)
+		if(!(f->keys.rrs[i].buf[1] & VAL_DNSKEY_SEP))
+			f->zsk = i;
+	f->ztag = val_keytag(f->keys.rrs[f->zsk].buf,
+		f->keys.rrs[f->zsk].len);
+	f->kset = (struct val_rrset){ f->z->apex, DNS_TYPE_DNSKEY,
+		DNS_CLASS_IN, f->krr, 0 };
+}
+
+/** add a key to the set under test */
+static void
+kt_add_key(struct kt_fix *f, const uint8_t *k, size_t len)
+{
+	size_t n = f->kset.count;
+	ck_assert_uint_lt(n, 40);
+	memcpy(f->kb[n], k, len);
+	f->krr[n] = (struct val_rr){ f->kb[n], len, 0, (uint16_t)len };
+	f->kset.count++;
+}
+
+/** RRSIG i: the real one over the A RRset, its key tag set to tag and,
+ * when seed is not 0, its signature bytes made up */
+static void
+kt_sig(struct kt_fix *f, size_t i, uint16_t tag, uint32_t seed)
+{
+	const struct val_rr *r = &f->a.sigs[0];
+	size_t sl = VAL_RRSIG_FIXED + dname_len(r->buf + r->off +
+		VAL_RRSIG_FIXED), j;
+	uint32_t st = seed;
+	memcpy(f->sb[i], r->buf + r->off, r->len);
+	dns_write_u16(f->sb[i] + 16, tag);
+	if(seed)
+		for(j = sl; j < r->len; j++)
+			f->sb[i][j] = (uint8_t)kt_rand(&st);
+	f->srr[i] = (struct val_rr){ f->sb[i], r->len, 0, r->len };
+}
+
+static void
+kt_free(struct kt_fix *f)
+{
+	vt_set_clear(&f->a);
+	vt_set_clear(&f->keys);
+	vt_zone_free(f->z);
+}
+
+START_TEST(test_keytrap_rrset_limit)
+{
+	static struct kt_fix f;
+	uint8_t k[600];
+	uint32_t now = vt_time(NOW_STR);
+	struct val_budget b;
+	struct val_window w = win(now);
+	size_t i, kl;
+	int ede = 0, r;
+	kt_load(&f);
+	w.budget = &b;
+	/* 30 keys of tag 4711, 10 RRSIGs of that tag: 300 combinations */
+	for(i = 0; i < 30; i++) {
+		kl = kt_fake_key(k, 4711, 100 + (uint32_t)i, 3);
+		ck_assert_int_eq(val_dnskey_check(k, kl), VAL_CRYPTO_OK);
+		kt_add_key(&f, k, kl);
+	}
+	for(i = 0; i < 10; i++)
+		kt_sig(&f, i, 4711, 1000 + (uint32_t)i);
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	r = val_verify_rrset(&f.a.set, f.srr, 10, &f.kset, &w, &ede);
+	ck_assert_int_eq(r, VAL_CRYPTO_BUDGET);
+	ck_assert_int_eq(ede, DNS_EDE_DNSSEC_BOGUS);
+	ck_assert_uint_eq(b.verified, VAL_MAX_RRSET_VERIFY);
+	ck_assert_int_eq(b.spent, 0); /* the RRset's limit, not the query's */
+	ck_assert_str_eq(val_crypto_result_str(r),
+		"too many signature verifications");
+	/* the same through the algorithm list (harden-algo-downgrade) */
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	r = val_verify_rrset_algos(&f.a.set, f.srr, 10, &f.kset,
+		(const uint8_t *)"\010\010", 2, &w, &ede);
+	ck_assert_int_eq(r, VAL_CRYPTO_BUDGET);
+	ck_assert_uint_eq(b.verified, VAL_MAX_RRSET_VERIFY);
+	/* the query's budget: 3 left, then spent */
+	val_budget_init(&b, 3, 0);
+	r = val_verify_rrset(&f.a.set, f.srr, 10, &f.kset, &w, &ede);
+	ck_assert_int_eq(r, VAL_CRYPTO_BUDGET);
+	ck_assert_uint_eq(b.verified, 3);
+	ck_assert_int_eq(b.spent, 1);
+	/* and nothing more once spent, not even a good signature */
+	kt_add_key(&f, f.keys.rrs[f.zsk].buf, f.keys.rrs[f.zsk].len);
+	r = val_verify_rrset(&f.a.set, f.a.sigs, 1, &f.kset, &w, &ede);
+	ck_assert_int_eq(r, VAL_CRYPTO_BUDGET);
+	ck_assert_uint_eq(b.verified, 3);
+	kt_free(&f);
+}
+END_TEST
+
+START_TEST(test_keytrap_tag_limit)
+{
+	static struct kt_fix f;
+	uint8_t k[600];
+	uint32_t now = vt_time(NOW_STR);
+	struct val_budget b;
+	struct val_window w = win(now);
+	size_t i, kl;
+	int ede = 0;
+	kt_load(&f);
+	w.budget = &b;
+	/* three keys that collide with the real ZSK before it: the real
+	 * signature is still found (VAL_MAX_TAG_KEYS keys tried) */
+	for(i = 0; i < VAL_MAX_TAG_KEYS - 1; i++) {
+		kl = kt_fake_key(k, f.ztag, 200 + (uint32_t)i, 3);
+		kt_add_key(&f, k, kl);
+	}
+	kt_add_key(&f, f.keys.rrs[f.zsk].buf, f.keys.rrs[f.zsk].len);
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.a.sigs, 1, &f.kset, &w,
+		&ede), VAL_CRYPTO_OK);
+	ck_assert_uint_eq(b.verified, VAL_MAX_TAG_KEYS);
+	/* one more colliding key first: the real key is not reached for
+	 * that RRSIG (the deliberate departure from RFC 4035 5.3.1) */
+	f.kset.count = 0;
+	for(i = 0; i < VAL_MAX_TAG_KEYS; i++) {
+		kl = kt_fake_key(k, f.ztag, 300 + (uint32_t)i, 3);
+		kt_add_key(&f, k, kl);
+	}
+	kt_add_key(&f, f.keys.rrs[f.zsk].buf, f.keys.rrs[f.zsk].len);
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.a.sigs, 1, &f.kset, &w,
+		&ede), VAL_CRYPTO_BAD_SIG);
+	ck_assert_uint_eq(b.verified, VAL_MAX_TAG_KEYS);
+	kt_free(&f);
+}
+END_TEST
+
+START_TEST(test_keytrap_ds_limit)
+{
+	static struct kt_fix f;
+	static uint8_t ds[40][64];
+	struct val_rr dsr[40];
+	struct val_rrset dset;
+	uint8_t k[600];
+	uint32_t now = vt_time(NOW_STR);
+	struct val_budget b;
+	struct val_window w = win(now);
+	size_t i, kl, dl;
+	int ede = 0;
+	kt_load(&f);
+	w.budget = &b;
+	/* 30 colliding keys, each with its own DS: the DNSKEY set is signed
+	 * by 10 bogus RRSIGs of the tag; every DS-matched key shares the
+	 * set's count of verifications */
+	for(i = 0; i < 30; i++) {
+		kl = kt_fake_key(k, 4711, 400 + (uint32_t)i, 3);
+		kt_add_key(&f, k, kl);
+		dns_write_u16(ds[i], 4711);
+		ds[i][2] = 8;
+		ds[i][3] = 2;
+		ck_assert_int_eq(val_ds_digest(f.z->apex, k, kl, 2, ds[i] + 4,
+			&dl), VAL_CRYPTO_OK);
+		dsr[i] = (struct val_rr){ ds[i], 4 + dl, 0,
+			(uint16_t)(4 + dl) };
+	}
+	dset = (struct val_rrset){ f.z->apex, DNS_TYPE_DS, DNS_CLASS_IN, dsr,
+		30 };
+	for(i = 0; i < 10; i++) {
+		kt_sig(&f, i, 4711, 2000 + (uint32_t)i);
+		dns_write_u16(f.sb[i], DNS_TYPE_DNSKEY); /* type covered */
+	}
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&f.kset, f.srr, 10, &dset,
+		&w, &ede), VAL_CRYPTO_BUDGET);
+	ck_assert_int_eq(ede, DNS_EDE_DNSSEC_BOGUS);
+	ck_assert_uint_eq(b.verified, VAL_MAX_RRSET_VERIFY);
+	/* the same keys as trust anchors */
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_dnskeys_with_anchors(&f.kset, f.srr, 10,
+		&f.kset, &w, &ede), VAL_CRYPTO_BUDGET);
+	ck_assert_uint_eq(b.verified, VAL_MAX_RRSET_VERIFY);
+	kt_free(&f);
+}
+END_TEST
+
+START_TEST(test_keytrap_rsa_exponent)
+{
+	static struct kt_fix f;
+	uint8_t k[600];
+	uint32_t now = vt_time(NOW_STR);
+	struct val_budget b;
+	struct val_window w = win(now);
+	size_t kl, i;
+	int ede = 0;
+	kt_load(&f);
+	w.budget = &b;
+	kl = kt_fake_key(k, 4711, 7, VAL_RSA_MAX_EXP);
+	ck_assert_int_eq(val_dnskey_check(k, kl), VAL_CRYPTO_OK);
+	kl = kt_fake_key(k, 4711, 7, VAL_RSA_MAX_EXP + 1);
+	ck_assert_int_eq(val_dnskey_check(k, kl), VAL_CRYPTO_MALFORMED);
+	/* the KeyTrap key: a 2040-bit exponent (long length form) */
+	kl = kt_fake_key(k, 4711, 7, 255);
+	ck_assert_int_eq(val_dnskey_check(k, kl), VAL_CRYPTO_MALFORMED);
+	kl = kt_fake_key(k, 4711, 7, 256);
+	ck_assert_int_eq(val_dnskey_check(k, kl), VAL_CRYPTO_MALFORMED);
+	/* 30 such keys and 10 RRSIGs: refused before any crypto, the
+	 * RRset bogus (not insecure) */
+	for(i = 0; i < 30; i++) {
+		kl = kt_fake_key(k, 4711, 500 + (uint32_t)i, 255);
+		kt_add_key(&f, k, kl);
+	}
+	for(i = 0; i < 10; i++)
+		kt_sig(&f, i, 4711, 3000 + (uint32_t)i);
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.srr, 10, &f.kset, &w,
+		&ede), VAL_CRYPTO_MALFORMED);
+	ck_assert_int_eq(ede, DNS_EDE_DNSSEC_BOGUS);
+	ck_assert_uint_eq(b.verified, 0);
+	kt_free(&f);
+}
+END_TEST
+
+
+START_TEST(test_keytrap_sig_and_ds_caps)
+{
+	static struct kt_fix f;
+	static uint8_t ds[40][64];
+	struct val_rr dsr[40];
+	struct val_rrset dset;
+	uint8_t k[600];
+	uint32_t now = vt_time(NOW_STR);
+	struct val_budget b;
+	struct val_window w = win(now);
+	size_t i, kl;
+	uint32_t st = 77;
+	int ede = 0;
+	kt_load(&f);
+	w.budget = &b;
+	/* RRSIGs that name no key (tag 4711, no such key) cost nothing but
+	 * are looked at: only the first VAL_MAX_RRSET_SIGS are */
+	kt_add_key(&f, f.keys.rrs[f.zsk].buf, f.keys.rrs[f.zsk].len);
+	for(i = 0; i < VAL_MAX_RRSET_SIGS - 1; i++)
+		kt_sig(&f, i, 4711, 0);
+	kt_sig(&f, VAL_MAX_RRSET_SIGS - 1, f.ztag, 0); /* the good one */
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.srr, VAL_MAX_RRSET_SIGS,
+		&f.kset, &w, &ede), VAL_CRYPTO_OK);
+	for(i = 0; i < VAL_MAX_RRSET_SIGS; i++)
+		kt_sig(&f, i, 4711, 0);
+	kt_sig(&f, VAL_MAX_RRSET_SIGS, f.ztag, 0);
+	ck_assert_int_eq(val_verify_rrset(&f.a.set, f.srr,
+		VAL_MAX_RRSET_SIGS + 1, &f.kset, &w, &ede), VAL_CRYPTO_NO_KEY);
+	/* 30 DS records and 30 keys of one tag, the digests made up: each
+	 * pair would cost a digest; VAL_MAX_DS_DIGESTS are made */
+	f.kset.count = 0;
+	for(i = 0; i < 30; i++) {
+		size_t j;
+		kl = kt_fake_key(k, 4711, 600 + (uint32_t)i, 3);
+		kt_add_key(&f, k, kl);
+		dns_write_u16(ds[i], 4711);
+		ds[i][2] = 8;
+		ds[i][3] = 2;
+		for(j = 0; j < 32; j++)
+			ds[i][4 + j] = (uint8_t)kt_rand(&st);
+		dsr[i] = (struct val_rr){ ds[i], 36, 0, 36 };
+	}
+	dset = (struct val_rrset){ f.z->apex, DNS_TYPE_DS, DNS_CLASS_IN, dsr,
+		30 };
+	for(i = 0; i < 10; i++) {
+		kt_sig(&f, i, 4711, 4000 + (uint32_t)i);
+		dns_write_u16(f.sb[i], DNS_TYPE_DNSKEY);
+	}
+	val_budget_init(&b, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&f.kset, f.srr, 10, &dset,
+		&w, &ede), VAL_CRYPTO_BUDGET);
+	ck_assert_int_eq(ede, DNS_EDE_DNSSEC_BOGUS);
+	ck_assert_uint_eq(b.verified, 0);
+	/* 2 DS records x 8 keys: 16 digests, within the bound: the set
+	 * simply matches no key */
+	dset.count = 2;
+	f.kset.count = VAL_MAX_DS_DIGESTS / 2;
+	ck_assert_int_eq(val_verify_dnskeys_with_ds(&f.kset, f.srr, 10, &dset,
+		&w, &ede), VAL_CRYPTO_NO_KEY);
+	kt_free(&f);
+}
+END_TEST
+
 static Suite *
 val_crypto_suite(void)
 {
@@ -1017,6 +1411,11 @@ val_crypto_suite(void)
 	tcase_add_test(tc, test_canon_compressed);
 	tcase_add_test(tc, test_unsupported_and_revoked);
 	tcase_add_test(tc, test_key_shapes);
+	tcase_add_test(tc, test_keytrap_rrset_limit);
+	tcase_add_test(tc, test_keytrap_tag_limit);
+	tcase_add_test(tc, test_keytrap_ds_limit);
+	tcase_add_test(tc, test_keytrap_rsa_exponent);
+	tcase_add_test(tc, test_keytrap_sig_and_ds_caps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include "tests/val_testutil.h"
 #include "validator/val_nsec.h"
 #include "validator/val_nsec3.h"
+#include "validator/val_crypto.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 
@@ -399,50 +400,57 @@ START_TEST(test_nsec3_proofs)
 	unsigned it = VAL_NSEC3_MAX_ITER_DEFAULT;
 	/* NXDOMAIN */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg7.example."), it), VAL_PROOF_SECURE);
+		N("nx.alg7.example."), it, NULL), VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("a.b.nx.alg7.example."), it), VAL_PROOF_SECURE);
+		N("a.b.nx.alg7.example."), it, NULL), VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("www.alg7.example."), it), VAL_PROOF_BOGUS);
+		N("www.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("ent.alg7.example."), it), VAL_PROOF_BOGUS);
+		N("ent.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("x.wild.alg7.example."), it), VAL_PROOF_BOGUS);
+		N("x.wild.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
 	/* under opt-out an NXDOMAIN is only insecure */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(nsec3.r, nsec3.n,
-		N("nx.alg7.example."), it), VAL_PROOF_INSECURE);
+		N("nx.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	/* outside the zone of the records: nothing */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg8.example."), it), VAL_PROOF_NONE);
+		N("nx.alg8.example."), it, NULL), VAL_PROOF_NONE);
 	/* NODATA */
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_TXT, it), VAL_PROOF_SECURE);
+		N("www.alg7.example."), DNS_TYPE_TXT, it, NULL),
+		VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_AAAA, it), VAL_PROOF_BOGUS);
+		N("www.alg7.example."), DNS_TYPE_AAAA, it, NULL),
+		VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("alias.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_BOGUS);
+		N("alias.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("b.ent.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_SECURE);
+		N("b.ent.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_BOGUS);
+		N("alg7.example."), DNS_TYPE_DS, it, NULL), VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_NONE);
 	/* wildcard NODATA */
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("x.wild.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_SECURE);
+		N("x.wild.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("x.wild.alg7.example."), DNS_TYPE_TXT, it), VAL_PROOF_BOGUS);
+		N("x.wild.alg7.example."), DNS_TYPE_TXT, it, NULL),
+		VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("nx.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+		N("nx.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
 	/* wildcard answers */
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("a.b.wild.alg7.example."), 3, it), VAL_PROOF_SECURE);
+		N("a.b.wild.alg7.example."), 3, it, NULL), VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("a.b.wild.alg7.example."), 2, it), VAL_PROOF_NONE);
+		N("a.b.wild.alg7.example."), 2, it, NULL), VAL_PROOF_NONE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("www.alg7.example."), 2, it), VAL_PROOF_NONE);
+		N("www.alg7.example."), 2, it, NULL), VAL_PROOF_NONE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("www.alg7.example."), 3, it), VAL_PROOF_NONE);
+		N("www.alg7.example."), 3, it, NULL), VAL_PROOF_NONE);
 }
 END_TEST
 
@@ -491,30 +499,32 @@ START_TEST(test_nsec3_delegations)
 	size_t i, n = 0;
 	/* secsub has a DS: its NSEC3 says so */
 	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
-		N("secsub.alg7.example."), it), VAL_PROOF_BOGUS);
+		N("secsub.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
-		N("www.alg7.example."), it), VAL_PROOF_SECURE);
+		N("www.alg7.example."), it, NULL), VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
-		N("alg7.example."), it), VAL_PROOF_BOGUS);
+		N("alg7.example."), it, NULL), VAL_PROOF_BOGUS);
 	/* sub (unsigned) has its own NSEC3 with NS and no DS */
 	ck_assert_int_eq(val_nsec3_prove_no_ds(nsec3.r, nsec3.n,
-		N("sub.alg7.example."), it), VAL_PROOF_INSECURE);
+		N("sub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
-		N("sub.alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_SECURE);
+		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL),
+		VAL_PROOF_SECURE);
 	/* a signer with opt-out may leave it out of the chain: then the
 	 * next closer is covered by an opt-out record (RFC 5155 6) */
 	n = without(&nsec3, "sub.alg7.example.", r);
 	ck_assert_uint_eq(n, nsec3.n - 1);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
-		N("sub.alg7.example."), it), VAL_PROOF_INSECURE);
+		N("sub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("sub.alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_INSECURE);
+		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL),
+		VAL_PROOF_INSECURE);
 	/* without opt-out, that gap proves nothing */
 	n = without(p, "sub.alg7.example.", r);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
-		N("sub.alg7.example."), it), VAL_PROOF_NONE);
+		N("sub.alg7.example."), it, NULL), VAL_PROOF_NONE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("sub.alg7.example."), DNS_TYPE_DS, it), VAL_PROOF_NONE);
+		N("sub.alg7.example."), DNS_TYPE_DS, it, NULL), VAL_PROOF_NONE);
 	n = 0;
 	/* an NSEC3 at a delegation with NS and no DS: insecure; craft it
 	 * by clearing the DS bit of secsub's record */
@@ -537,13 +547,14 @@ START_TEST(test_nsec3_delegations)
 		n++;
 	}
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
-		N("secsub.alg7.example."), it), VAL_PROOF_INSECURE);
+		N("secsub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
 	/* and the nodata proof for A at the parent side is no proof */
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it), VAL_PROOF_NONE);
+		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_NONE);
 	/* nor can the delegation's NSEC3 be a closest encloser */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(r, n,
-		N("x.secsub.alg7.example."), it), VAL_PROOF_NONE);
+		N("x.secsub.alg7.example."), it, NULL), VAL_PROOF_NONE);
 }
 END_TEST
 
@@ -553,21 +564,72 @@ START_TEST(test_nsec3_iterations)
 	/* the fixture has 5 iterations: a limit of 4 makes it insecure,
 	 * whatever the records say */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg7.example."), 4), VAL_PROOF_INSECURE);
+		N("nx.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("www.alg7.example."), 4), VAL_PROOF_INSECURE);
+		N("www.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_TXT, 4), VAL_PROOF_INSECURE);
+		N("www.alg7.example."), DNS_TYPE_TXT, 4, NULL),
+		VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("a.b.wild.alg7.example."), 3, 4), VAL_PROOF_INSECURE);
+		N("a.b.wild.alg7.example."), 3, 4, NULL), VAL_PROOF_INSECURE);
 	ck_assert_int_eq(val_nsec3_prove_no_ds(p->r, p->n,
-		N("secsub.alg7.example."), 4), VAL_PROOF_INSECURE);
+		N("secsub.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
 	/* at the limit: as before */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg7.example."), 5), VAL_PROOF_SECURE);
+		N("nx.alg7.example."), 5, NULL), VAL_PROOF_SECURE);
 	/* records of another zone do not count */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg8.example."), 4), VAL_PROOF_NONE);
+		N("nx.alg8.example."), 4, NULL), VAL_PROOF_NONE);
+}
+END_TEST
+
+
+/*
+ * The NSEC3 hash budget (CVE-2023-50868): a name hashed with k iterations
+ * costs k + 1 of the query's hash_left; a proof that would go past it
+ * stops, fails (NONE) and marks the budget spent.
+ */
+START_TEST(test_nsec3_budget)
+{
+	struct recset *p = no_optout();
+	static struct recset deep;
+	struct val_budget b;
+	unsigned it = VAL_NSEC3_MAX_ITER_DEFAULT;
+	char name[400];
+	size_t i, pos = 0;
+	/* an ordinary proof: a few hashes of 5 + 1 SHA-1 each */
+	val_budget_init(&b, 0, VAL_BUDGET_HASH_DEFAULT);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("a.b.c.nx.alg7.example."), it, &b), VAL_PROOF_SECURE);
+	ck_assert_uint_gt(b.hashed, 0);
+	ck_assert_uint_eq(b.hashed % 6, 0);
+	ck_assert_uint_eq(b.hashed + b.hash_left, VAL_BUDGET_HASH_DEFAULT);
+	ck_assert_int_eq(b.spent, 0);
+	/* too little left: the same proof stops */
+	val_budget_init(&b, 0, 12);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
+		N("a.b.c.nx.alg7.example."), it, &b), VAL_PROOF_NONE);
+	ck_assert_int_eq(b.spent, 1);
+	ck_assert_uint_le(b.hashed, 12);
+	/* the issue's case: 150 iterations and a 112-label name (the
+	 * records' iterations raised; their hashes no longer match, so the
+	 * closest encloser search hashes every label) */
+	deep = *p;
+	for(i = 0; i < deep.n; i++) {
+		deep.r[i].rdata = deep.rd[i];
+		dns_write_u16(deep.rd[i] + 2, 150);
+	}
+	for(i = 0; i < 110; i++)
+		pos += (size_t)snprintf(name + pos, sizeof(name) - pos, "a.");
+	(void)snprintf(name + pos, sizeof(name) - pos, "alg7.example.");
+	ck_assert_int_eq(dname_count_labels(N(name)), 112);
+	val_budget_init(&b, 0, VAL_BUDGET_HASH_DEFAULT);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(deep.r, deep.n, N(name), it,
+		&b), VAL_PROOF_NONE);
+	ck_assert_int_eq(b.spent, 1);
+	ck_assert_uint_le(b.hashed, VAL_BUDGET_HASH_DEFAULT);
+	/* without the budget the same proof does 112 x 151 */
+	ck_assert_uint_gt(112u * 151u, VAL_BUDGET_HASH_DEFAULT);
 }
 END_TEST
 
@@ -588,6 +650,7 @@ val_nsec_suite(void)
 	tcase_add_test(tc, test_nsec3_proofs);
 	tcase_add_test(tc, test_nsec3_delegations);
 	tcase_add_test(tc, test_nsec3_iterations);
+	tcase_add_test(tc, test_nsec3_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }

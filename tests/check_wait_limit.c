@@ -1,5 +1,5 @@
 /*
- * tests/check_wait_limit.c - services/wait_limit: counts per client
+ * tests/check_wait_limit.c - front/wait_limit: counts per client
  * address, the limit, a full table, and deletion that keeps every other
  * address findable (backward shift over colliding probe chains).
  */
@@ -7,7 +7,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "services/wait_limit.h"
+#include "front/wait_limit.h"
 #include "util/netaddr.h"
 
 static struct netaddr

@@ -164,7 +164,8 @@ def scenario(name, title, nservers, conf, steps):
     text = [f"; {title}",
             "; made by tests/gen_val_restart_rpl.py from the signed data of "
             "val_bogus_ttl.rpl",
-            "server:", "\tqname-minimisation: no", ANCHOR.rstrip("\n")]
+            "server:", "\tqname-minimisation: no",
+            "\ttarget-fetch-policy: \"0 0 0 0 0\"", ANCHOR.rstrip("\n")]
     text += ["\t" + c for c in conf]
     text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
              "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
@@ -332,7 +333,8 @@ def key_scenario(name, title, nservers, conf, steps, extra_root=(),
     text = [f"; {title}",
             "; made by tests/gen_val_restart_rpl.py from the signed data of "
             "val_bogus_ttl.rpl",
-            "server:", "\tqname-minimisation: no", ANCHOR.rstrip("\n")]
+            "server:", "\tqname-minimisation: no",
+            "\ttarget-fetch-policy: \"0 0 0 0 0\"", ANCHOR.rstrip("\n")]
     text += ["\t" + c for c in conf]
     text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
              "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
@@ -455,7 +457,8 @@ def ds_scenario(name, title, conf, steps):
     text = [f"; {title}",
             "; made by tests/gen_val_restart_rpl.py from the signed data of "
             "val_bogus_ttl.rpl",
-            "server:", "\tqname-minimisation: no", ANCHOR.rstrip("\n")]
+            "server:", "\tqname-minimisation: no",
+            "\ttarget-fetch-policy: \"0 0 0 0 0\"", ANCHOR.rstrip("\n")]
     text += ["\t" + c for c in conf]
     text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
              "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]

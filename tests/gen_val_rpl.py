@@ -459,11 +459,13 @@ def scenario_text(s):
         t += ["RANGE_END", ""]
     step = 1
     for q in s.queries:
+        # the time passes at the query's step, so that the RFC 5011
+        # probe timer fires while the servers of that step answer
+        if q.at_step:
+            step = q.at_step
         if q.step_time:
             t += [f"STEP {step} TIME_PASSES ELAPSE {q.step_time}", ""]
             step += 1
-        if q.at_step:
-            step = q.at_step
         flags = "RD" + (" CD" if q.cd else "") + (" AD" if q.ad_q else "") + \
             (" DO" if q.do else "")
         t += [f"STEP {step} QUERY", "ENTRY_BEGIN", f"REPLY {flags}",

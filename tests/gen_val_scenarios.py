@@ -137,6 +137,28 @@ def scenarios(g):
                "raised to 500: the 200-iteration NXDOMAIN is secure",
                [Q("nx.n3hi.vtest.", rcode="NXDOMAIN", ad=True)],
                conf=['val-nsec3-keysize-iterations: "500"']))
+    # the NSEC3 hash budget (CVE-2023-50868): with the iteration limit
+    # raised, 200 iterations cost 201 SHA-1 per name hashed; a name 30
+    # labels below the zone (6 000 or so) is proven, one 60 labels below
+    # (12 000 or so, past the query's 8 192) is bogus, EDE 6
+    deep30 = "a." * 30 + "n3hi.vtest."
+    deep60 = "a." * 60 + "n3hi.vtest."
+    L.append(S("keytrap_nsec3_within", "NSEC3 hash budget: a NXDOMAIN 30 "
+               "labels below a 200-iteration zone (limit raised) is "
+               "proven within the query's budget: AD",
+               [Q(deep30, rcode="NXDOMAIN", ad=True)],
+               conf=['val-nsec3-keysize-iterations: "500"']))
+    # a spent budget is final: no restart (which would ask the root's
+    # and vtest.'s servers again, from the top, .13 being excluded)
+    L.append(S("keytrap_nsec3_budget", "NSEC3 hash budget: 60 labels below "
+               "a 200-iteration zone cost more SHA-1 than the query may "
+               "spend: SERVFAIL, EDE 6, and no restart (was NXDOMAIN AD "
+               "after 12 000 hashes)",
+               [Q(deep60, rcode="SERVFAIL", ad=False, ede=6,
+                  sent=[(deep60, "A ADDRESS 198.51.100.1 COUNT 1"),
+                        (deep60, "A ADDRESS 198.51.100.2 COUNT 1"),
+                        (deep60, "A ADDRESS 198.51.100.13 COUNT 1")])],
+               conf=['val-nsec3-keysize-iterations: "500"']))
 
     # --- CNAME and DNAME chains
     L.append(S("cname_secure_secure", "CNAME from an NSEC zone to an NSEC3 "

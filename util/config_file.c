@@ -6,7 +6,11 @@
  * or '...', taken literally); '#' at the start of a value (or of the line)
  * starts a comment. A key that names a clause (server:, forward-zone:, ...)
  * switches the clause, and anything after it on the line is read as a line
- * of its own. include: reads other files in place (the current clause
+ * of its own. As Unbound's lexer reads tokens, not lines, a line may hold
+ * several statements ("forward-zone: name: "." forward-addr: 1.2.3.4": an
+ * unquoted word that starts with a known key and a colon starts the next
+ * one, see next_key()), and a key alone on its line takes its value from
+ * the next line that is not blank or a comment. include: reads other files in place (the current clause
  * carries into them and out of them again, as in Unbound, where an include
  * is textual); include-toplevel: closes the clause first and after.
  *
@@ -104,6 +108,9 @@ struct cfg_parser {
 	void *tail_at[16];
 	/** the slot to replace next */
 	int tail_next;
+	/** a key given without its value, which then comes on a following
+	 * line (as Unbound's lexer reads it); "" when none */
+	char pending[64];
 };
 
 const char *const config_localzone_types[] = {
@@ -111,7 +118,7 @@ const char *const config_localzone_types[] = {
 	"redirect", "nodefault", "inform", "inform_deny", "inform_redirect",
 	"always_transparent", "always_refuse", "always_nxdomain",
 	"always_nodata", "always_null", "always_deny", "block_a",
-	"block_aaaa", "noview", NULL };
+	"block_aaaa", "block_a_wdata", "block_aaaa_wdata", "noview", NULL };
 
 /** access-control action words, in enum config_acl_action order */
 static const char *const acl_action_words[] = {
@@ -530,6 +537,93 @@ policylines_copy(struct config_policyline **dst,
 	return 0;
 }
 
+/** @return days from 1970-01-01 to the date (proleptic Gregorian) */
+static long long
+days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int
+config_nsid(const char *s, uint8_t *buf, size_t *len)
+{
+	size_t n = strlen(s), i;
+	if(strncmp(s, "ascii_", 6) == 0) {
+		if(n - 6 > CONFIG_NSID_MAX)
+			return -1;
+		memcpy(buf, s + 6, n - 6);
+		*len = n - 6;
+		return 0;
+	}
+	if(n % 2 != 0 || n / 2 > CONFIG_NSID_MAX)
+		return -1;
+	for(i = 0; i < n; i += 2) {
+		int hi, lo;
+		if(!isxdigit((unsigned char)s[i]) ||
+			!isxdigit((unsigned char)s[i + 1]))
+			return -1;
+		hi = isdigit((unsigned char)s[i]) ? s[i] - '0' :
+			tolower((unsigned char)s[i]) - 'a' + 10;
+		lo = isdigit((unsigned char)s[i + 1]) ? s[i + 1] - '0' :
+			tolower((unsigned char)s[i + 1]) - 'a' + 10;
+		buf[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return 0;
+}
+
+int
+config_parse_date(const char *s, long long *out)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30,
+		31, 30, 31 };
+	long long ll;
+	size_t i, len = strlen(s);
+	if(len == 0 || strcmp(s, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if(strcmp(s, "-1") == 0) {
+		*out = -1;
+		return 0;
+	}
+	for(i = 0; i < len; i++)
+		if(!isdigit((unsigned char)s[i]))
+			return -1;
+	if(len == 14) {
+		int f[6], k, leap;
+		long long y;
+		for(k = 0; k < 6; k++) {
+			int w = k == 0 ? 4 : 2, j, off = k == 0 ? 0 : 2 + 2 * k;
+			f[k] = 0;
+			for(j = 0; j < w; j++)
+				f[k] = f[k] * 10 + (s[off + j] - '0');
+		}
+		y = f[0];
+		leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+		if(y < 1970 || f[1] < 1 || f[1] > 12 || f[2] < 1 ||
+			f[2] > mdays[f[1] - 1] || (f[1] == 2 && f[2] == 29 &&
+			!leap) || f[3] > 23 || f[4] > 59 || f[5] > 59)
+			return -1;
+		ll = days_from_civil(y, f[1], f[2]) * 86400LL +
+			f[3] * 3600LL + f[4] * 60LL + f[5];
+		if(ll > 0xffffffffLL)
+			return -1;
+		*out = ll;
+		return 0;
+	}
+	if(parse_ll(s, &ll) != 0 || ll < 1 || ll > 0xffffffffLL)
+		return -1;
+	*out = ll;
+	return 0;
+}
+
 /** free everything a config owns, not the struct itself */
 static void
 config_free_members(struct config_file *cfg)
@@ -765,10 +859,22 @@ parse_str(struct cfg_parser *p, const struct config_option *o, char **v,
 	int n)
 {
 	char why[512];
+	long long date;
+	uint8_t nsid[CONFIG_NSID_MAX];
+	size_t nsid_len;
 	(void)n;
 	if((o->flags & OPT_F_MODULES) &&
 		config_check_modules(v[0], why, sizeof(why)) != 0)
 		return perr(p, "%s: %s", o->name, why);
+	if((o->flags & OPT_F_DATE) && config_parse_date(v[0], &date) != 0)
+		return perr(p, "%s: expected a date YYYYMMDDHHMMSS, seconds "
+			"since 1970, -1 (do not check dates) or 0 (the clock), "
+			"got '%s'", o->name, v[0]);
+	if((o->flags & OPT_F_NSID) && config_nsid(v[0], nsid, &nsid_len)
+		!= 0)
+		return perr(p, "%s: expected \"ascii_\" and a text, or an "
+			"even number of hex digits, at most %d bytes, got '%s'",
+			o->name, CONFIG_NSID_MAX, v[0]);
 	if((o->flags & OPT_F_HEX128) && v[0][0]) {
 		size_t i;
 		for(i = 0; isxdigit((unsigned char)v[0][i]); i++)
@@ -1255,11 +1361,21 @@ parse_netblock_num_list(struct cfg_parser *p, const struct config_option *o,
 	struct netblock nb;
 	const char *why = "";
 	long long num;
-	char line[128];
+	char line[128 + CONFIG_EDNS_STRING_MAX];
 	(void)n;
 	if(netblock_parse(v[0], &nb, 1, &why) != 0)
 		return perr(p, "%s: expected %s, got '%s' where a netblock "
 			"(ip/prefix) belongs: %s", o->name, o->arg, v[0], why);
+	if(strlen(v[0]) > 80)
+		return perr(p, "%s: netblock '%s' is too long", o->name, v[0]);
+	if(o->flags & OPT_F_TEXT2) {
+		if(v[1][0] == 0 || strlen(v[1]) > CONFIG_EDNS_STRING_MAX)
+			return perr(p, "%s: expected %s, with a string of 1 to "
+				"%d bytes, got '%s'", o->name, o->arg,
+				CONFIG_EDNS_STRING_MAX, v[1]);
+		snprintf(line, sizeof(line), "%s %s", v[0], v[1]);
+		return append_value(p, o, line);
+	}
 	if(parse_ll(v[1], &num) != 0 || num < 0 || num > 2147483647LL)
 		return perr(p, "%s: expected %s, got '%s' where a number (0 "
 			"to 2147483647) belongs", o->name, o->arg, v[1]);
@@ -1291,7 +1407,7 @@ parse_netblock6(struct cfg_parser *p, const struct config_option *o,
 }
 
 /** a policy line (rpz:, view:, and the view, tag and response-ip options
- * of server:): kept as written, checked by services/policy.c */
+ * of server:): kept as written, checked by front/policy.c */
 static int
 parse_policy(struct cfg_parser *p, const struct config_option *o,
 	char **v, int n)
@@ -1788,11 +1904,101 @@ do_include(struct cfg_parser *p, const char *pat)
 	return parse_file(p, full);
 }
 
-/** Handle one line (modified in place). @return 0 or -1. */
+/** the clause headers, and include: (keys that are no option) */
+static const char *const clause_keys[] = { "server", "forward-zone",
+	"stub-zone", "remote-control", "dnstap", "cachedb", "auth-zone",
+	"tsig-key", "rpz", "view", "include", "include-toplevel", NULL };
+
+/** @return whether the name (n bytes) is a clause header (include: too) */
 static int
-parse_line(struct cfg_parser *p, char *s)
+is_clause(const char *w, size_t n)
 {
-	char *key, *v[MAX_VALUES];
+	char name[64];
+	if(n == 0 || n >= sizeof(name))
+		return 0;
+	memcpy(name, w, n);
+	name[n] = 0;
+	return word_index(clause_keys, name) >= 0 ||
+		word_index(config_ignored_clauses, name) >= 0;
+}
+
+/** @return whether the name (n bytes) is a key Unbound's lexer knows: an
+ * option of the table (or an alias), a clause, include: */
+static int
+is_key(const char *w, size_t n)
+{
+	char name[64];
+	if(n == 0 || n >= sizeof(name))
+		return 0;
+	memcpy(name, w, n);
+	name[n] = 0;
+	return is_clause(w, n) || config_option_find(name, -1) != NULL;
+}
+
+/**
+ * Where the next statement starts in a line's value text: Unbound's lexer
+ * reads tokens, not lines, so "forward-zone: name: "." forward-addr:
+ * 1.2.3.4" is three statements. An option's values end at an unquoted
+ * word that starts with a known key and a colon ("forward-addr:", or
+ * "forward-addr:1.2.3.4"), after at least one value; an IPv6 address
+ * ("fe80::1") starts with no key. The unquoted words of a local-data
+ * record are joined into one record, so there, only a quoted record ends
+ * before a key (as Unbound needs it quoted).
+ * @param s: the value text after "key:".
+ * @param rr: the key is local-data or local-data-ptr.
+ * @param typo: set to a word of the values that looks like a misspelt
+ *	key ("forward-adr:": a dash, a colon and a blank or the end), or
+ *	NULL; the caller can name it instead of counting values.
+ * @return the start of the next key, or NULL.
+ */
+static char *
+next_key(char *s, int rr, char **typo)
+{
+	int idx = 0, first_quoted = 0;
+	for(;;) {
+		char *w;
+		size_t n = 0;
+		while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' ||
+			*s == '\v')
+			s++;
+		if(*s == 0 || *s == '#')
+			return NULL;
+		if(*s == '"' || *s == '\'') {
+			char *end = strchr(s + 1, *s);
+			if(!end)
+				return NULL; /* tokenize() says so */
+			if(idx == 0)
+				first_quoted = 1;
+			s = end + 1;
+			idx++;
+			continue;
+		}
+		w = s;
+		while(isalnum((unsigned char)w[n]) || w[n] == '-' ||
+			w[n] == '_')
+			n++;
+		if(idx > 0 && w[n] == ':' && (!rr || first_quoted)) {
+			if(is_key(w, n))
+				return w;
+			if(!*typo && isalpha((unsigned char)w[0]) &&
+				memchr(w, '-', n) && (w[n + 1] == 0 ||
+				isspace((unsigned char)w[n + 1])))
+				*typo = w;
+		}
+		while(*s && !isspace((unsigned char)*s))
+			s++;
+		idx++;
+	}
+}
+
+/** Handle one statement ("key: values") of a line (modified in place).
+ * @param rest: set to where the next statement of the line starts, or
+ *	NULL; the text ends before it (*rest is set to 0, its character
+ *	saved in restc). @return 0 or -1. */
+static int
+parse_stmt(struct cfg_parser *p, char *s, char **rest, char *restc)
+{
+	char *key, *v[MAX_VALUES], *typo = NULL;
 	int n, i;
 	const struct config_option *o;
 
@@ -1854,12 +2060,35 @@ again:
 			return -1;
 		p->clause = CLAUSE_IGNORED;
 		warn_ignored(p, &p->warned_clause[i], key, ": clause");
-		return 0;
+		goto again; /* its options on the same line are checked too */
 	}
 
+	o = config_option_find(key, -1);
+	*rest = next_key(s, o && (o->type == OPT_LOCALDATA ||
+		o->type == OPT_LOCALDATA_PTR), &typo);
+	if(typo) {
+		char *e = typo;
+		while(*e && *e != ':')
+			e++;
+		*e = 0;
+		return perr(p, "unknown option '%s' (after %s:), did you "
+			"mean '%s'?", typo, key, config_option_nearest(typo));
+	}
+	if(*rest) {
+		*restc = **rest;
+		**rest = 0;
+	}
 	n = tokenize(s, v, MAX_VALUES);
 	if(n < 0)
 		return perr(p, "%s: unterminated quoted string", key);
+	if(n == 0 && o) {
+		/* the value comes on a following line, as Unbound reads
+		 * "zonefile:\n\t/tmp/x" */
+		if(strlen(key) >= sizeof(p->pending))
+			return perr(p, "%s: expected a value", key);
+		snprintf(p->pending, sizeof(p->pending), "%s", key);
+		return 0;
+	}
 	for(i = 0; i < n && i < MAX_VALUES; i++) {
 		size_t l = strlen(v[i]);
 		if(l > MAX_VALUE_LEN)
@@ -1993,6 +2222,46 @@ again:
 	return 0;
 }
 
+/** Handle one line (modified in place): its statements, one after the
+ * other; a line that only holds the value of a key given alone on an
+ * earlier line is that key's statement. @return 0 or -1. */
+static int
+parse_line(struct cfg_parser *p, char *s)
+{
+	char *buf = NULL, *t = s;
+	int r = 0;
+	if(p->pending[0]) {
+		size_t l;
+		while(isspace((unsigned char)*t))
+			t++;
+		if(*t == 0 || *t == '#')
+			return 0; /* blank lines and comments in between */
+		for(l = 0; isalnum((unsigned char)t[l]) || t[l] == '-'; l++)
+			;
+		if(t[l] == ':' && is_clause(t, l)) {
+			int r2 = perr(p, "%s: expected a value before the "
+				"clause '%.*s:'", p->pending, (int)l, t);
+			p->pending[0] = 0;
+			return r2;
+		}
+		l = strlen(p->pending) + strlen(t) + 3;
+		if(!(buf = malloc(l)))
+			return perr(p, "out of memory");
+		snprintf(buf, l, "%s: %s", p->pending, t);
+		p->pending[0] = 0;
+		s = buf;
+	}
+	for(;;) {
+		char *rest = NULL, c = 0;
+		if((r = parse_stmt(p, s, &rest, &c)) != 0 || !rest)
+			break;
+		*rest = c;
+		s = rest;
+	}
+	free(buf);
+	return r;
+}
+
 /**
  * The checks of the dnstap: clause once the whole config is read: a
  * collector to write to, a build that can, and for TLS to dnstap-ip a
@@ -2060,6 +2329,10 @@ parse_text(struct cfg_parser *p, const char *name, char *text, size_t len)
 		}
 		p->line++;
 		r = parse_line(p, line);
+	}
+	if(r == 0 && p->pending[0]) {
+		r = perr(p, "%s: expected a value", p->pending);
+		p->pending[0] = 0;
 	}
 	if(r == 0) {
 		p->file = sv_file;

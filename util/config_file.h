@@ -51,6 +51,7 @@
 #define UTIL_CONFIG_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "util/netaddr.h"
 
 struct config_auth;
@@ -149,12 +150,18 @@ struct config_stub {
 	 * unless given, the certificate verified against the name after
 	 * '#' in the address (or the IP address) */
 	int tls;
+	/** forward-tcp-upstream: or stub-tcp-upstream: the servers are asked
+	 * over TCP only */
+	int tcp;
+	/** forward-no-cache: or stub-no-cache: answers from the zone are
+	 * not cached */
+	int no_cache;
 	/** line of the clause header in its file, for later messages */
 	int line;
 };
 
 /** one line of the rpz: or view: clauses, or one of the view, tag and
- * response-ip options of server:, as written; services/policy.c checks and
+ * response-ip options of server:, as written; front/policy.c checks and
  * uses them (and names file:line when one is bad) */
 struct config_policyline {
 	/** next line, in file order, or NULL */
@@ -331,6 +338,31 @@ struct config_file {
 	struct config_strlist *caps_exempt;
 	/** harden-glue: only trust glue inside the server's zone */
 	int harden_glue;
+	/** target-fetch-policy: per dependency depth, how many NS names
+	 * without addresses to look up ahead ("-1" all, "0" on demand);
+	 * the number of values is the deepest dependency followed
+	 * (iterator/iter_env.c parses it) */
+	char *target_fetch_policy;
+	/** iter-scrub-promiscuous: drop the NS set from the authority
+	 * section of answers and errors */
+	int iter_scrub_promiscuous;
+	/** harden-unverified-glue: only in-zone glue is used at once */
+	int harden_unverified_glue;
+	/** do-nat64: reach IPv4 servers through NAT64 (over IPv6) */
+	int do_nat64;
+	/** nat64-prefix: the NAT64 prefix (ip6/len), or NULL for the
+	 * dns64-prefix */
+	char *nat64_prefix;
+	/** outbound-msg-retry: most queries to one server for a question */
+	int outbound_msg_retry;
+	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
+	int iter_scrub_ns;
+	/** max-query-restarts: most CNAME/DNAME links followed for one
+	 * question */
+	int max_query_restarts;
+	/** max-sent-count: most upstream queries for one question per
+	 * delegation (counted again after a referral or a CNAME) */
+	int max_sent_count;
 	/** harden-below-nxdomain: NXDOMAIN for names below a cached
 	 * NXDOMAIN (RFC 8020) */
 	int harden_below_nxdomain;
@@ -479,6 +511,10 @@ struct config_file {
 	int val_sig_skew_min;
 	/** val-sig-skew-max: most clock skew allowed on signatures, s */
 	int val_sig_skew_max;
+	/** val-override-date: the validator's clock for signature dates, as
+	 * written: "0" the real clock, "-1" dates not checked, seconds since
+	 * the epoch or YYYYMMDDHHMMSS (config_parse_date() reads it) */
+	char *val_override_date;
 	/** val-nsec3-keysize-iterations: "keysize iterations ..." or one
 	 * number: above the largest, NSEC3 is insecure (RFC 9276) */
 	char *val_nsec3_keysize_iterations;
@@ -523,10 +559,23 @@ struct config_file {
 	int hide_identity;
 	/** hide-version: refuse version.server and version.bind */
 	int hide_version;
+	/** hide-trustanchor: do not answer trustanchor.unbound CH TXT */
+	int hide_trustanchor;
 	/** identity: answer to id.server; "" = the host name */
 	char *identity;
 	/** version: answer to version.server; "" = the package version */
 	char *version;
+	/** nsid: the NSID (RFC 5001) answered to clients that ask, as
+	 * written: "ascii_text" or hex; "" none (config_nsid() reads it) */
+	char *nsid;
+	/** edns-client-string: "netblock text" lines: the text goes in an
+	 * EDNS option of the queries to servers in the netblock */
+	struct config_strlist *edns_client_strings;
+	/** edns-client-string-opcode: that option's code */
+	int edns_client_string_opcode;
+	/** dns-error-reporting: send DNS error reports (RFC 9567) to the
+	 * agent a server names in its Report-Channel option */
+	int dns_error_reporting;
 	/** minimal-responses: leave out authority and additional data */
 	int minimal_responses;
 	/** verbosity: log level 0..5 */
@@ -646,7 +695,7 @@ struct config_file {
 	/* ---- rpz:, view: and the policy options of server: ---- */
 	/** the lines of every rpz: and view: clause and the server:
 	 * options access-control-view, interface-view, the tag options and
-	 * response-ip, in file order (services/policy.h) */
+	 * response-ip, in file order (front/policy.h) */
 	struct config_policyline *policy_lines;
 
 	/* ---- remote-control: ---- */
@@ -823,6 +872,43 @@ void config_policyline_free(struct config_policyline *l);
 /** the most tags define-tag may name (a client's tags are one 64-bit
  * word) */
 #define CONFIG_MAX_TAGS 64
+
+/** the longest edns-client-string text, bytes */
+#define CONFIG_EDNS_STRING_MAX 64
+
+/** the longest NSID petrel answers with, bytes */
+#define CONFIG_NSID_MAX 512
+
+/**
+ * Read an nsid value, as Unbound reads it: "ascii_" and the text, or the
+ * bytes in hex (an even number of digits).
+ * @param s: the text.
+ * @param buf: the NSID bytes (CONFIG_NSID_MAX of room).
+ * @param len: set to their number (0 for "").
+ * @return 0, or -1 when the text is neither (or longer than
+ *	CONFIG_NSID_MAX bytes).
+ */
+int config_nsid(const char *s, uint8_t *buf, size_t *len);
+
+/**
+ * Read a val-override-date value, as Unbound reads it: "" or "0" (the real
+ * clock), "-1" (signature dates are not checked), YYYYMMDDHHMMSS (UTC) or
+ * seconds since the epoch.
+ * @param s: the text.
+ * @param out: the date in seconds since the epoch, 0 or -1.
+ * @return 0, or -1 when the text is none of these.
+ */
+int config_parse_date(const char *s, long long *out);
+
+/**
+ * Read a val-override-date value, as Unbound reads it: "" or "0" (the real
+ * clock), "-1" (signature dates are not checked), YYYYMMDDHHMMSS (UTC) or
+ * seconds since the epoch.
+ * @param s: the text.
+ * @param out: the date in seconds since the epoch, 0 or -1.
+ * @return 0, or -1 when the text is none of these.
+ */
+int config_parse_date(const char *s, long long *out);
 
 /**
  * The number of a tag named by define-tag: lines (server:, in the order

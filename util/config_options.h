@@ -113,7 +113,7 @@ enum config_type {
 	/** repeatable: a line of the rpz: and view: clauses, or a view, tag
 	 * or response-ip option of server:, kept as written (struct
 	 * config_policyline in cfg->policy_lines) and checked by the policy
-	 * loader (services/policy.c), which names file:line */
+	 * loader (front/policy.c), which names file:line */
 	OPT_POLICY,
 	/** an Unbound option that asks for security petrel does not provide
 	 * yet (DNS over HTTPS or QUIC, DNSCrypt): a load error naming
@@ -149,6 +149,14 @@ enum config_type {
  * warning, file:line and desc, which says what petrel always does and
  * that "no" has no effect */
 #define OPT_F_ONLY_YES 0x40
+
+/** the value is a date as config_parse_date() reads it (val-override-date) */
+#define OPT_F_DATE 0x80
+/** the value is an NSID as config_nsid() reads it (nsid) */
+#define OPT_F_NSID 0x100
+/** an OPT_NETBLOCK_NUM_LIST whose second value is a text of at most
+ * CONFIG_EDNS_STRING_MAX bytes, not a number (edns-client-string) */
+#define OPT_F_TEXT2 0x200
 
 /** one row of the table */
 struct config_option {
@@ -194,7 +202,7 @@ struct config_option {
 int config_clause_in_file(int clause);
 
 /** the modules this build has, in the order module-config must list
- * them (services/modstack.c holds their functions; the two lists are
+ * them (front/modstack.c holds their functions; the two lists are
  * checked to agree by tests/check_mesh.c) */
 extern const char *const config_module_names[];
 

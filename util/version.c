@@ -31,32 +31,18 @@ version_thread_models(void)
 #endif
 }
 
-/** event backend names, weak so the event layer can provide the list */
-const char *netevent_backends_compiled(void) __attribute__((weak));
-/** the event layer's run-time probe, weak for the same reason */
-int netevent_backend_usable(const char *name, const char **why)
-	__attribute__((weak));
-
 void
-version_print(FILE *out, const char *progname)
+version_print(FILE *out, const char *progname, void (*events)(FILE *out))
 {
 	fprintf(out, "%s %s\n", progname, PACKAGE_VERSION);
 	fprintf(out, "configure line: %s\n", CONFIGURE_LINE);
-	if(netevent_backends_compiled)
-		fprintf(out, "event backends: %s\n", netevent_backends_compiled());
+	if(events)
+		(*events)(out);
 	else
 #ifdef HAVE_LIBEVENT
 		fprintf(out, "event backends: select libevent\n");
 #else
 		fprintf(out, "event backends: select\n");
-#endif
-#ifdef HAVE_LIBURING
-	if(netevent_backend_usable) {
-		const char *why = "";
-		if(netevent_backend_usable("io_uring", &why))
-			fprintf(out, "io_uring: usable on this kernel\n");
-		else	fprintf(out, "io_uring: not usable here: %s\n", why);
-	}
 #endif
 	fprintf(out, "thread models: %s\n", version_thread_models());
 	fprintf(out, "thread library: %s\n", thread_lib_name());

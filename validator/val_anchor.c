@@ -68,6 +68,11 @@ val_anchors_lookup(const struct val_anchors *a, const uint8_t *name,
 	for(an = a->list; an; an = an->next) {
 		if(an->dclass != dclass || !dname_is_subdomain(name, an->name))
 			continue;
+		/* an RFC 5011 point whose keys were all revoked is no anchor
+		 * (the flag goes from 0 to 1 once, set by the probing
+		 * worker) */
+		if(an->tp && an->tp->revoked)
+			continue;
 		if(!best || an->namelabs > best->namelabs)
 			best = an;
 	}

@@ -79,7 +79,7 @@ val_autr_add_key(struct val_autr_point *tp, uint16_t type,
 	const uint8_t *rdata, size_t len, uint32_t ttl, int state,
 	unsigned count, uint32_t last_change)
 {
-	struct val_autr_key *k = calloc(1, sizeof(*k)), **p;
+	struct val_autr_key *k = calloc(1, sizeof(*k));
 	if(!k || len > 0xffff)
 		goto fail;
 	if(!(k->rdata = malloc(len ? len : 1)))
@@ -91,9 +91,10 @@ val_autr_add_key(struct val_autr_point *tp, uint16_t type,
 	k->state = state;
 	k->pending_count = count;
 	k->last_change = last_change;
-	for(p = &tp->keys; *p; p = &(*p)->next)
-		;
-	*p = k;
+	/* at the head, as Unbound links them: a new key is written first,
+	 * and a file read back lists its keys in reverse order */
+	k->next = tp->keys;
+	tp->keys = k;
 	return k;
 fail:
 	free(k);
@@ -183,6 +184,46 @@ num_valid(const struct val_autr_point *tp)
 	return n;
 }
 
+/** is a DNSKEY a key signing key (SEP flag)? */
+static int
+is_sep(const struct val_autr_key *k)
+{
+	return k->type == DNS_TYPE_DNSKEY && k->len >= 2 &&
+		(dns_read_u16(k->rdata) & VAL_DNSKEY_SEP) != 0;
+}
+
+/** number of VALID key signing keys */
+static size_t
+num_valid_sep(const struct val_autr_point *tp)
+{
+	const struct val_autr_key *k;
+	size_t n = 0;
+	for(k = tp->keys; k; k = k->next)
+		if(is_sep(k) && k->state == VAL_AUTR_VALID)
+			n++;
+	return n;
+}
+
+/** a point configured with a zone signing key (a VALID DNSKEY without
+ * the SEP flag that no probe has changed: lastchange 0) and no trusted
+ * KSK: the KSKs the probes found (ADDPEND) are trusted at once, as
+ * Unbound does, since the ZSK may not stay published for a holddown */
+static void
+zsk_to_ksk(struct val_autr_point *tp, uint32_t now)
+{
+	struct val_autr_key *k;
+	int zsk = 0;
+	for(k = tp->keys; k; k = k->next)
+		if(k->type == DNS_TYPE_DNSKEY && !is_sep(k) &&
+			k->state == VAL_AUTR_VALID && k->last_change == 0)
+			zsk = 1;
+	if(!zsk)
+		return;
+	for(k = tp->keys; k; k = k->next)
+		if(is_sep(k) && k->state == VAL_AUTR_ADDPEND)
+			set_state(k, VAL_AUTR_VALID, now);
+}
+
 /** unlink and free the keys a predicate picks; @return how many */
 static int
 delete_keys(struct val_autr_point *tp,
@@ -251,6 +292,16 @@ pick_missing_expired(struct val_autr_point *tp, struct val_autr_key *k,
 		elapsed(k, a->now, a->cfg->keep_missing) && num_valid(tp) > 0;
 }
 
+/** pick: zone signing keys (not new ones) */
+static int
+pick_zsk(struct val_autr_point *tp, struct val_autr_key *k, void *arg)
+{
+	(void)tp;
+	(void)arg;
+	return k->type == DNS_TYPE_DNSKEY && !is_sep(k) &&
+		k->state != VAL_AUTR_START;
+}
+
 /** pick: DS anchors */
 static int
 pick_ds(struct val_autr_point *tp, struct val_autr_key *k, void *arg)
@@ -258,6 +309,23 @@ pick_ds(struct val_autr_point *tp, struct val_autr_key *k, void *arg)
 	(void)tp;
 	(void)arg;
 	return k->type == DNS_TYPE_DS;
+}
+
+int
+val_autr_holddown(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
+	uint32_t now)
+{
+	struct val_autr_key *k;
+	int changed = 0;
+	for(k = tp->keys; k; k = k->next)
+		if(is_sep(k) && k->state == VAL_AUTR_ADDPEND &&
+			k->pending_count >= VAL_AUTR_MIN_PENDING &&
+			elapsed(k, now, cfg->add_holddown)) {
+			set_state(k, VAL_AUTR_VALID, now);
+			k->pending_count = 0;
+			changed = 1;
+		}
+	return changed;
 }
 
 int
@@ -269,14 +337,57 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	struct val_autr_key *k;
 	struct expire_arg ea;
 	size_t i;
-	int changed = 0;
+	int changed = 0, revoked = 0;
 	tp->last_queried = now;
+	/* a key that revokes itself (REVOKE bit, its own signature over
+	 * the set) is revoked whether or not the set validates with the
+	 * other keys (RFC 5011 2.1: a revoked key can sign that set only
+	 * when it is still trusted), as Unbound does */
+	for(i = 0; i < nkeys && revoke_signed; i++) {
+		const uint8_t *rd = keys[i].buf + keys[i].off;
+		size_t len = keys[i].len;
+		if(!revoke_signed[i] || len < 4 ||
+			!(dns_read_u16(rd) & VAL_DNSKEY_REVOKE) ||
+			!(k = find_key(tp, rd, len)))
+			continue;
+		if(k->state == VAL_AUTR_VALID ||
+			k->state == VAL_AUTR_MISSING) {
+			set_state(k, VAL_AUTR_REVOKED, now);
+			revoked = 1;
+		} else if(k->state == VAL_AUTR_ADDPEND ||
+			k->state == VAL_AUTR_START) {
+			/* never trust a key revoked while pending */
+			set_state(k, VAL_AUTR_REMOVED, now);
+			revoked = 1;
+		}
+		if(k->len == len && memcmp(k->rdata, rd, len) != 0) {
+			memcpy(k->rdata, rd, len);
+			revoked = 1;
+		}
+	}
+	if(revoked && val_autr_num_trusted(tp) == 0) {
+		/* every trusted key revoked: the point is revoked for good
+		 * (no more probes; the zone is treated as unanchored), as
+		 * Unbound writes it */
+		tp->revoked = 1;
+		tp->last_success = now;
+		tp->next_probe_time = 0;
+		return 1;
+	}
 	if(!validated) {
+		if(revoked)
+			return 1;
+		/* as Unbound: counted (and written) only after a first
+		 * success, so that a point still starting from its DS or
+		 * configured keys keeps its file as it is */
+		if(!tp->last_success)
+			return 0;
 		tp->query_failed++;
 		return 1;
 	}
 	tp->query_failed = 0;
 	tp->last_success = now;
+	changed = revoked;
 	seen.n = 0;
 	seen.keys = calloc(nkeys ? nkeys : 1, sizeof(*seen.keys));
 	if(!seen.keys)
@@ -294,6 +405,10 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 			rd[2] != 3)
 			continue;
 		k = find_key(tp, rd, len);
+		if(!k && !val_algo_supported(rd[3]))
+			continue; /* a new key of an algorithm petrel cannot
+				   * check is of no use as an anchor (Unbound
+				   * skips it too) */
 		if(k)
 			seen.keys[seen.n++] = k;
 		if(flags & VAL_DNSKEY_REVOKE) {
@@ -352,6 +467,21 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 			set_state(k, VAL_AUTR_VALID, now);
 			changed = 1;
 			break;
+		case VAL_AUTR_REVOKED:
+			/* published again without its REVOKE bit: it stays
+			 * revoked (RFC 5011 2.1), and its del-holddown starts
+			 * again, as Unbound counts it */
+			k->last_change = now;
+			changed = 1;
+			break;
+		case VAL_AUTR_VALID:
+			/* a configured anchor (no state in the file) seen for
+			 * the first time: its holddown clock starts now */
+			if(k->last_change == 0) {
+				k->last_change = now;
+				changed = 1;
+			}
+			break;
 		default:
 			/* VALID stays; REVOKED and REMOVED are final */
 			break;
@@ -362,7 +492,8 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	if(delete_keys(tp, pick_unseen_pending, &seen) > 0)
 		changed = 1;
 	for(k = tp->keys; k; k = k->next) {
-		if(k->type == DNS_TYPE_DNSKEY && k->state == VAL_AUTR_VALID &&
+		/* only key signing keys: a configured ZSK is not probed */
+		if(is_sep(k) && k->state == VAL_AUTR_VALID &&
 			!was_seen(&seen, k)) {
 			set_state(k, VAL_AUTR_MISSING, now);
 			changed = 1;
@@ -382,8 +513,18 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	ea.now = now;
 	if(delete_keys(tp, pick_missing_expired, &ea) > 0)
 		changed = 1;
-	if(num_valid(tp) > 0 && delete_keys(tp, pick_ds, NULL) > 0)
-		changed = 1;
+	if(num_valid_sep(tp) == 0)
+		zsk_to_ksk(tp, now);
+	if(num_valid_sep(tp) > 0) {
+		/* configured zone signing keys give way to a trusted KSK */
+		if(delete_keys(tp, pick_zsk, NULL) > 0)
+			changed = 1;
+		if(delete_keys(tp, pick_ds, NULL) > 0)
+			changed = 1;
+	}
+	for(k = tp->keys; k; k = k->next)
+		if(k->state != VAL_AUTR_ADDPEND)
+			k->pending_count = 0;
 	return changed;
 }
 
@@ -549,7 +690,10 @@ val_autr_read_file(const char *path, struct val_autr_point ***out,
 			else if((v = tag_num(s, ";;retry_time: ", -1, &bad))
 				>= 0)
 				tp->retry_time = (uint32_t)v;
-			if(bad) {
+			/* a revoked point's file is the record of its last
+			 * probe, never used again: read leniently, as
+			 * Unbound stops reading at ;;REVOKED */
+			if(bad && !tp->revoked) {
 				snprintf(err, errlen, "%s:%d: bad number in "
 					"'%s'", path, l->lineno, s);
 				goto fail;
@@ -591,12 +735,9 @@ val_autr_read_file(const char *path, struct val_autr_point ***out,
 		}
 		memcpy(prev, rr->owner, dname_len(rr->owner));
 		have_prev = 1;
-		if(rr->type != DNS_TYPE_DS && rr->type != DNS_TYPE_DNSKEY) {
-			snprintf(err, errlen, "%s:%d: only DS and DNSKEY "
-				"records can be trust anchors", path,
-				l->lineno);
-			goto fail;
-		}
+		if(rr->type != DNS_TYPE_DS && rr->type != DNS_TYPE_DNSKEY)
+			continue; /* an RRSIG saved with the keys: skipped, as
+				   * Unbound skips it */
 		if(!tp || !dname_equal(tp->name, rr->owner)) {
 			size_t i;
 			tp = NULL;
@@ -654,6 +795,55 @@ time_comment(char *buf, size_t len, uint32_t t)
 		snprintf(buf, len, "-");
 }
 
+/** the state as the file shows it between brackets: Unbound's names,
+ * padded to nine characters ("[  VALID  ]") */
+static const char *
+state_padded(int s)
+{
+	switch(s) {
+	case VAL_AUTR_START: return "  START  ";
+	case VAL_AUTR_ADDPEND: return " ADDPEND ";
+	case VAL_AUTR_VALID: return "  VALID  ";
+	case VAL_AUTR_MISSING: return " MISSING ";
+	case VAL_AUTR_REVOKED: return " REVOKED ";
+	case VAL_AUTR_REMOVED: return " REMOVED ";
+	default: return " UNKNOWN ";
+	}
+}
+
+/** the size in bits of a DNSKEY's public key, as the file's comment
+ * shows it (and Unbound computes it): the RSA modulus (the key less its
+ * exponent), DSA from its T parameter, the curves' fixed sizes; 0 when
+ * unknown */
+static unsigned
+key_bits(const uint8_t *rdata, size_t len)
+{
+	const uint8_t *k = rdata + 4;
+	size_t kl;
+	if(len < 4)
+		return 0;
+	kl = len - 4;
+	switch(rdata[3]) {
+	case 3: case 6: /* DSA */
+		return kl > 0 ? (64u + k[0] * 8u) * 8u : 0;
+	case 1: case 5: case 7: case 8: case 10: /* RSA */
+		if(kl > 0 && k[0] != 0)
+			return kl > (size_t)k[0] + 1 ?
+				(unsigned)(kl - k[0] - 1) * 8 : 0;
+		if(kl > 3) {
+			size_t e = (size_t)k[1] << 8 | k[2];
+			return kl > e + 3 ? (unsigned)(kl - e - 3) * 8 : 0;
+		}
+		return 0;
+	case 12: return 512; /* GOST */
+	case 13: return 256;
+	case 14: return 384;
+	case 15: return 256;
+	case 16: return 456;
+	default: return 0;
+	}
+}
+
 /** write the point's text to f; @return 0 or -1 */
 static int
 write_point(FILE *f, const struct val_autr_point *tp)
@@ -664,7 +854,12 @@ write_point(FILE *f, const struct val_autr_point *tp)
 		return -1;
 	fprintf(f, "; autotrust trust anchor file\n");
 	if(tp->revoked)
-		fprintf(f, ";;REVOKED\n");
+		fprintf(f, ";;REVOKED\n"
+			"; The zone has all keys revoked, and is\n"
+			"; considered as if it has no trust anchors.\n"
+			"; the remainder of the file is the last probe.\n"
+			"; to restart the trust anchor, overwrite this file.\n"
+			"; with one containing valid DNSKEYs or DSes.\n");
 	fprintf(f, ";;id: %s %u\n", name, (unsigned)tp->dclass);
 	time_comment(t1, sizeof(t1), tp->last_queried);
 	fprintf(f, ";;last_queried: %u ;;%s\n", tp->last_queried, t1);
@@ -676,19 +871,24 @@ write_point(FILE *f, const struct val_autr_point *tp)
 	fprintf(f, ";;query_interval: %u\n", tp->query_interval);
 	fprintf(f, ";;retry_time: %u\n", tp->retry_time);
 	for(k = tp->keys; k; k = k->next) {
-		char *s = val_pres_rr_str(tp->name, k->type, tp->dclass,
-			k->ttl, k->rdata, k->len);
+		char *s;
+		if(k->type == DNS_TYPE_DNSKEY && (k->state == VAL_AUTR_START ||
+			k->state == VAL_AUTR_REMOVED))
+			continue; /* as Unbound: only the keys that count */
+		s = val_pres_rr_str(tp->name, k->type, tp->dclass, k->ttl,
+			k->rdata, k->len);
 		if(!s)
 			return -1;
 		if(k->type == DNS_TYPE_DS) {
 			fprintf(f, "%s\n", s);
 		} else {
 			time_comment(t1, sizeof(t1), k->last_change);
-			fprintf(f, "%s ;{id = %u (ksk), size = %ub} ;;state=%d "
-				"[ %s ] ;;count=%u ;;lastchange=%u ;;%s\n", s,
+			fprintf(f, "%s ;{id = %u (%s), size = %ub} ;;state=%d "
+				"[%s] ;;count=%u ;;lastchange=%u ;;%s\n", s,
 				(unsigned)val_keytag(k->rdata, k->len),
-				(unsigned)(k->len > 4 ? (k->len - 4) * 8 : 0),
-				k->state, val_autr_state_str(k->state),
+				is_sep(k) ? "ksk" : "zsk",
+				key_bits(k->rdata, k->len),
+				k->state, state_padded(k->state),
 				k->pending_count, k->last_change, t1);
 		}
 		free(s);

@@ -141,7 +141,8 @@ struct val_autr_point *val_autr_create(const uint8_t *name, uint16_t dclass);
 void val_autr_free(struct val_autr_point *tp);
 
 /**
- * Add a key (reading a file or a config line).
+ * Add a key (reading a file or a config line), at the head of the list
+ * (as Unbound: the file lists new keys first).
  * @return the key or NULL (out of memory).
  */
 struct val_autr_key *val_autr_add_key(struct val_autr_point *tp,
@@ -176,6 +177,15 @@ size_t val_autr_num_trusted(const struct val_autr_point *tp);
 int val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 	const struct val_rr *keys, size_t nkeys, const int *revoke_signed,
 	int validated, int ds_validated, uint32_t now);
+
+/**
+ * Time alone: the ADDPEND keys seen in enough probes whose add-holddown
+ * has passed become VALID. Run before a probe's set is checked, so that
+ * such a key may already sign it (as Unbound does).
+ * @return 1 when a key changed, else 0.
+ */
+int val_autr_holddown(struct val_autr_point *tp,
+	const struct val_autr_cfg *cfg, uint32_t now);
 
 /**
  * Update the probe timers after a probe (Unbound's formulas).

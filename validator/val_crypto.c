@@ -200,8 +200,17 @@ val_crypto_result_str(int r)
 	case VAL_CRYPTO_NO_KEY: return "no matching DNSKEY";
 	case VAL_CRYPTO_REVOKED: return "DNSKEY is revoked";
 	case VAL_CRYPTO_INTERNAL: return "internal error";
+	case VAL_CRYPTO_BUDGET: return "too many signature verifications";
 	default: return "unknown result";
 	}
+}
+
+void
+val_budget_init(struct val_budget *b, unsigned verify, unsigned hash)
+{
+	memset(b, 0, sizeof(*b));
+	b->verify_left = verify;
+	b->hash_left = hash;
 }
 
 int
@@ -218,12 +227,24 @@ val_crypto_result_ede(int r)
 	}
 }
 
+/** test-only (the replay runner's fake-dsa for Unbound's scenarios):
+ * DSA signatures (algorithms 3 and 6) pass unchecked */
+static int fake_dsa;
+
+void
+val_crypto_fake_dsa(int on)
+{
+	fake_dsa = on;
+}
+
 int
 val_algo_supported(int alg)
 {
 	switch(alg) {
 	case 5: case 7: case 8: case 10: case 13: case 14: case 15: case 16:
 		return 1;
+	case 3: case 6:
+		return fake_dsa;
 	default:
 		return 0;
 	}
@@ -332,6 +353,8 @@ val_check_window(const uint8_t *rrsig, size_t len, const struct val_window *w)
 	uint32_t expi, incep, skew;
 	if(len < VAL_RRSIG_FIXED)
 		return VAL_CRYPTO_MALFORMED;
+	if(w->skew_min == VAL_SKEW_NO_DATES)
+		return VAL_CRYPTO_OK;
 	expi = dns_read_u32(rrsig + 8);
 	incep = dns_read_u32(rrsig + 12);
 	if((int32_t)(expi - incep) < 0)
@@ -617,7 +640,9 @@ val_dnskey_check(const uint8_t *dnskey, size_t keylen)
 			el = k[0];
 			off = 1;
 		}
-		if(el == 0 || kl <= off + el ||
+		/* the exponent's length is bounded before anything else:
+		 * a verification costs in proportion to it (KeyTrap) */
+		if(el == 0 || el > VAL_RSA_MAX_EXP || kl <= off + el ||
 			kl - off - el > VAL_RSA_MAX_MOD)
 			return VAL_CRYPTO_MALFORMED;
 		return VAL_CRYPTO_OK;
@@ -888,10 +913,35 @@ key_fits(const uint8_t *rrsig, const uint8_t *signer,
 	return VAL_CRYPTO_OK;
 }
 
-int
-val_verify_rrsig_key(const struct val_rrset *rrset, const uint8_t *rrsig,
+/**
+ * Take one verification from the RRset's count (tries, may be NULL) and
+ * the window's budget. @return 0, or VAL_CRYPTO_BUDGET when one is spent
+ */
+static int
+take_verify(const struct val_window *w, int *tries)
+{
+	if(tries) {
+		if(*tries >= VAL_MAX_RRSET_VERIFY)
+			return VAL_CRYPTO_BUDGET;
+		(*tries)++;
+	}
+	if(w->budget) {
+		if(w->budget->verify_left == 0) {
+			w->budget->spent = 1;
+			return VAL_CRYPTO_BUDGET;
+		}
+		w->budget->verify_left--;
+		w->budget->verified++;
+	}
+	return 0;
+}
+
+/** val_verify_rrsig_key, counting the public-key operation it makes in
+ * tries (the RRset's) and the window's budget */
+static int
+verify_rrsig_key_n(const struct val_rrset *rrset, const uint8_t *rrsig,
 	size_t siglen, const uint8_t *key_owner, const uint8_t *dnskey,
-	size_t keylen, const struct val_window *w)
+	size_t keylen, const struct val_window *w, int *tries)
 {
 	const uint8_t *signer = rrsig + VAL_RRSIG_FIXED;
 	size_t sl, need, datalen = 0, i;
@@ -913,9 +963,14 @@ val_verify_rrsig_key(const struct val_rrset *rrset, const uint8_t *rrsig,
 		return VAL_CRYPTO_REVOKED;
 	if(!val_algo_supported(rrsig[2]))
 		return VAL_CRYPTO_UNSUPPORTED;
+	if((rrsig[2] == 3 || rrsig[2] == 6) && fake_dsa)
+		return val_check_window(rrsig, siglen, w);
 	if((r = val_dnskey_check(dnskey, keylen)) != 0)
 		return r;
 	if((r = val_check_window(rrsig, siglen, w)) != 0)
+		return r;
+	/* everything cheap is checked: this is the work that counts */
+	if((r = take_verify(w, tries)) != 0)
 		return r;
 	need = VAL_RRSIG_FIXED + DNS_MAX_NAME;
 	for(i = 0; i < rrset->count; i++)
@@ -935,11 +990,21 @@ val_verify_rrsig_key(const struct val_rrset *rrset, const uint8_t *rrsig,
 	return r;
 }
 
+int
+val_verify_rrsig_key(const struct val_rrset *rrset, const uint8_t *rrsig,
+	size_t siglen, const uint8_t *key_owner, const uint8_t *dnskey,
+	size_t keylen, const struct val_window *w)
+{
+	return verify_rrsig_key_n(rrset, rrsig, siglen, key_owner, dnskey,
+		keylen, w, NULL);
+}
+
 /** how telling a failure is, to report the best one of several */
 static int
 fail_rank(int r)
 {
 	switch(r) {
+	case VAL_CRYPTO_BUDGET: return 8;
 	case VAL_CRYPTO_EXPIRED: case VAL_CRYPTO_NOT_YET_VALID: return 7;
 	case VAL_CRYPTO_BAD_SIG: return 6;
 	case VAL_CRYPTO_REVOKED: return 5;
@@ -951,36 +1016,51 @@ fail_rank(int r)
 	}
 }
 
-int
-val_verify_rrset(const struct val_rrset *rrset, const struct val_rr *rrsigs,
+/**
+ * val_verify_rrset with the RRset's count of verifications (tries),
+ * shared by the callers that verify one RRset several times (per DS
+ * matched key, per algorithm). Only the first VAL_MAX_RRSET_SIGS RRSIGs
+ * are looked at, at most VAL_MAX_TAG_KEYS keys are tried per RRSIG; a
+ * count or budget that runs out ends the search at once.
+ */
+static int
+verify_rrset_n(const struct val_rrset *rrset, const struct val_rr *rrsigs,
 	size_t nsigs, const struct val_rrset *keys, const struct val_window *w,
-	int *ede)
+	int *ede, int *tries)
 {
 	int best = VAL_CRYPTO_NO_KEY;
 	size_t i, j;
+	if(nsigs > VAL_MAX_RRSET_SIGS)
+		nsigs = VAL_MAX_RRSET_SIGS;
 	for(i = 0; i < nsigs; i++) {
 		const struct val_rr *s = &rrsigs[i];
+		int tried = 0;
 		if(s->off > s->buflen || s->buflen - s->off < s->len) {
 			if(fail_rank(VAL_CRYPTO_MALFORMED) > fail_rank(best))
 				best = VAL_CRYPTO_MALFORMED;
 			continue;
 		}
-		for(j = 0; j < keys->count; j++) {
+		for(j = 0; j < keys->count && tried < VAL_MAX_TAG_KEYS; j++) {
 			const struct val_rr *k = &keys->rrs[j];
-			int r;
+			int r, before = *tries;
 			if(k->off > k->buflen || k->buflen - k->off < k->len)
 				continue;
-			r = val_verify_rrsig_key(rrset, s->buf + s->off, s->len,
-				keys->owner, k->buf + k->off, k->len, w);
+			r = verify_rrsig_key_n(rrset, s->buf + s->off, s->len,
+				keys->owner, k->buf + k->off, k->len, w, tries);
 			if(r == VAL_CRYPTO_OK) {
 				if(ede)
 					*ede = -1;
 				return VAL_CRYPTO_OK;
 			}
+			if(*tries != before)
+				tried++;
 			if(fail_rank(r) > fail_rank(best))
 				best = r;
+			if(r == VAL_CRYPTO_BUDGET)
+				goto out;
 		}
 	}
+out:
 	if(ede) {
 		if(nsigs == 0)
 			*ede = DNS_EDE_RRSIGS_MISSING;
@@ -989,6 +1069,18 @@ val_verify_rrset(const struct val_rrset *rrset, const struct val_rr *rrsigs,
 	}
 	return best;
 }
+
+int
+val_verify_rrset(const struct val_rrset *rrset, const struct val_rr *rrsigs,
+	size_t nsigs, const struct val_rrset *keys, const struct val_window *w,
+	int *ede)
+{
+	int tries = 0;
+	return verify_rrset_n(rrset, rrsigs, nsigs, keys, w, ede, &tries);
+}
+
+/** key tags computed up front for the first this many keys of a set */
+#define VAL_TAGS_STACK 64
 
 /** RDATA pointer of a val_rr (bounds checked); NULL when out of bounds */
 static const uint8_t *
@@ -1022,12 +1114,13 @@ val_ds_set_usable(const struct val_rrset *ds)
 /** verify the key set with one of its keys; @return a result */
 static int
 verify_with_key(const struct val_rrset *keys, const struct val_rr *sigs,
-	size_t nsigs, const struct val_rr *key, const struct val_window *w)
+	size_t nsigs, const struct val_rr *key, const struct val_window *w,
+	int *tries)
 {
 	struct val_rrset one = *keys;
 	one.rrs = key;
 	one.count = 1;
-	return val_verify_rrset(keys, sigs, nsigs, &one, w, NULL);
+	return verify_rrset_n(keys, sigs, nsigs, &one, w, NULL, tries);
 }
 
 int
@@ -1035,7 +1128,8 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 	const struct val_rr *sigs, size_t nsigs, const struct val_rrset *ds,
 	const struct val_window *w, int *ede)
 {
-	int best = VAL_CRYPTO_NO_KEY, strong = 0;
+	int best = VAL_CRYPTO_NO_KEY, strong = 0, tries = 0, digests = 0;
+	uint16_t tags[VAL_TAGS_STACK];
 	size_t i, j;
 	for(i = 0; i < ds->count; i++)
 		if(ds_usable(&ds->rrs[i]) && rr_data(&ds->rrs[i])[3] != 1)
@@ -1045,6 +1139,11 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 			*ede = DNS_EDE_UNSUPPORTED_DS_DIGEST;
 		return VAL_CRYPTO_UNSUPPORTED;
 	}
+	/* the key tags once, not per DS record */
+	for(j = 0; j < keys->count && j < VAL_TAGS_STACK; j++) {
+		const uint8_t *k = rr_data(&keys->rrs[j]);
+		tags[j] = k ? val_keytag(k, keys->rrs[j].len) : 0;
+	}
 	for(i = 0; i < ds->count; i++) {
 		const uint8_t *d = rr_data(&ds->rrs[i]);
 		if(!ds_usable(&ds->rrs[i]) || (strong && d[3] == 1))
@@ -1052,10 +1151,20 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 		for(j = 0; j < keys->count; j++) {
 			const uint8_t *k = rr_data(&keys->rrs[j]);
 			int r;
-			if(!k || val_ds_match(keys->owner, d, ds->rrs[i].len, k,
+			if(!k || keys->rrs[j].len < 4 || k[3] != d[2] ||
+				(j < VAL_TAGS_STACK && tags[j] !=
+				dns_read_u16(d)))
+				continue;
+			/* a digest per DS and key of one tag: bounded */
+			if(digests++ >= VAL_MAX_DS_DIGESTS) {
+				best = VAL_CRYPTO_BUDGET;
+				goto out;
+			}
+			if(val_ds_match(keys->owner, d, ds->rrs[i].len, k,
 				keys->rrs[j].len) != VAL_CRYPTO_OK)
 				continue;
-			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w);
+			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w,
+				&tries);
 			if(r == VAL_CRYPTO_OK) {
 				if(ede)
 					*ede = -1;
@@ -1063,8 +1172,11 @@ val_verify_dnskeys_with_ds(const struct val_rrset *keys,
 			}
 			if(fail_rank(r) > fail_rank(best))
 				best = r;
+			if(r == VAL_CRYPTO_BUDGET)
+				goto out;
 		}
 	}
+out:
 	if(ede)
 		*ede = nsigs == 0 ? DNS_EDE_RRSIGS_MISSING :
 			val_crypto_result_ede(best);
@@ -1076,7 +1188,7 @@ val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
 	const struct val_rr *sigs, size_t nsigs,
 	const struct val_rrset *anchors, const struct val_window *w, int *ede)
 {
-	int best = VAL_CRYPTO_NO_KEY, supported = 0;
+	int best = VAL_CRYPTO_NO_KEY, supported = 0, tries = 0;
 	size_t i, j;
 	for(i = 0; i < anchors->count; i++) {
 		const uint8_t *a = rr_data(&anchors->rrs[i]);
@@ -1091,7 +1203,8 @@ val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
 			if(!k || keys->rrs[j].len != anchors->rrs[i].len ||
 				memcmp(k, a, anchors->rrs[i].len) != 0)
 				continue;
-			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w);
+			r = verify_with_key(keys, sigs, nsigs, &keys->rrs[j], w,
+				&tries);
 			if(r == VAL_CRYPTO_OK) {
 				if(ede)
 					*ede = -1;
@@ -1099,8 +1212,11 @@ val_verify_dnskeys_with_anchors(const struct val_rrset *keys,
 			}
 			if(fail_rank(r) > fail_rank(best))
 				best = r;
+			if(r == VAL_CRYPTO_BUDGET)
+				goto out;
 		}
 	}
+out:
 	if(!supported) {
 		if(ede)
 			*ede = DNS_EDE_UNSUPPORTED_DNSKEY_ALG;
@@ -1139,7 +1255,7 @@ val_verify_rrset_algos(const struct val_rrset *rrset,
 {
 	struct val_rr *sub;
 	size_t a, i, n;
-	int r = VAL_CRYPTO_OK;
+	int r = VAL_CRYPTO_OK, tries = 0;
 	if(nalgs == 0)
 		return val_verify_rrset(rrset, rrsigs, nsigs, keys, w, ede);
 	if(!(sub = calloc(nsigs ? nsigs : 1, sizeof(*sub)))) {
@@ -1154,7 +1270,7 @@ val_verify_rrset_algos(const struct val_rrset *rrset,
 				d[2] == algs[a])
 				sub[n++] = rrsigs[i];
 		}
-		r = val_verify_rrset(rrset, sub, n, keys, w, ede);
+		r = verify_rrset_n(rrset, sub, n, keys, w, ede, &tries);
 		if(r != VAL_CRYPTO_OK)
 			break;
 	}

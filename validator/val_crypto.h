@@ -40,6 +40,28 @@
  * inception and expiration (RFC 1982 serial arithmetic on 32 bits) are
  * widened by a skew of a tenth of the signature's lifetime, clamped to
  * [skew_min, skew_max].
+ *
+ * Bounded work (KeyTrap, CVE-2023-50387): RFC 4035 5.3.1 asks a validator
+ * to try every DNSKEY whose owner, algorithm and key tag fit an RRSIG;
+ * a zone with many keys sharing one tag and an RRset with many RRSIGs of
+ * that tag would make that signatures x keys public-key operations. The
+ * checks here deliberately stop sooner (as Unbound 1.19.1 and every
+ * patched validator do): per RRSIG at most VAL_MAX_TAG_KEYS keys are
+ * tried, per RRset (all its RRSIGs, every algorithm, every DS-matched key
+ * of a DNSKEY set) at most VAL_MAX_RRSET_VERIFY verifications are made
+ * and only its first VAL_MAX_RRSET_SIGS RRSIGs are looked at, a DS set
+ * costs at most VAL_MAX_DS_DIGESTS digests,
+ * and a query's whole validation draws on one struct val_budget (given
+ * through the window). Past a limit the result is VAL_CRYPTO_BUDGET:
+ * bogus (EDE 6), never insecure. An RSA key whose exponent is longer than
+ * VAL_RSA_MAX_EXP bytes or whose modulus is longer than 4096 bits is
+ * unusable (VAL_CRYPTO_MALFORMED, rejected before any crypto: a 2040-bit
+ * exponent makes one verification cost a millisecond): a signature by it
+ * never verifies, so data that only it signs is bogus. It is not treated
+ * as an unsupported algorithm (which would make the data insecure): the
+ * algorithm is supported, and an "insecure" verdict that RRSIGs naming
+ * such a key could trigger would be a downgrade an attacker could aim
+ * for; RFC 6840 5.2 keeps "insecure" for algorithms not implemented.
  */
 #ifndef VALIDATOR_VAL_CRYPTO_H
 #define VALIDATOR_VAL_CRYPTO_H
@@ -98,6 +120,9 @@ enum val_crypto_result {
 	VAL_CRYPTO_REVOKED,
 	/** out of memory or an OpenSSL failure that is not the data's */
 	VAL_CRYPTO_INTERNAL,
+	/** the work limit (per RRset, or the query's val_budget) was
+	 * reached before a signature verified: bogus */
+	VAL_CRYPTO_BUDGET,
 	/** number of codes, keep last */
 	VAL_CRYPTO_MAX
 };
@@ -115,14 +140,66 @@ enum val_crypto_result {
 /** default val-sig-skew-max (Unbound's) */
 #define VAL_SKEW_MAX_DEFAULT 86400
 
-/** the validity window settings */
+/** most keys tried for one RRSIG (keys sharing its key tag, owner and
+ * algorithm); the rest are not tried */
+#define VAL_MAX_TAG_KEYS 4
+/** most signature verifications for one RRset (every RRSIG, key and
+ * algorithm together, as Unbound's MAX_VALIDATE_RRSIGS) */
+#define VAL_MAX_RRSET_VERIFY 8
+/** most RRSIGs looked at for one RRset (the first ones; real RRsets
+ * carry one to four): the checks before a verification are cheap, but
+ * hundreds of RRSIGs times 32 keys, on every pass, are not */
+#define VAL_MAX_RRSET_SIGS 16
+/** most DS digests computed to match one DNSKEY set against a DS set
+ * (DS records and keys of one key tag and algorithm: each pair costs a
+ * digest of the key) */
+#define VAL_MAX_DS_DIGESTS 16
+/** longest RSA public exponent accepted, bytes (64 bits: OpenSSL's own
+ * limit for moduli above 3072 bits; real keys use 3, 65537 or 2^32+1) */
+#define VAL_RSA_MAX_EXP 8
+/** default signature verifications for one query (its walk, its answer,
+ * its restarts) */
+#define VAL_BUDGET_VERIFY_DEFAULT 128
+/** default NSEC3 hash work for one query, in SHA-1 computations (one
+ * name hashed with k iterations costs k + 1) */
+#define VAL_BUDGET_HASH_DEFAULT 8192
+
+/**
+ * The validation work a query may still do. One per query, counted down
+ * by every check it makes (restarts included); a check that finds it
+ * spent fails with VAL_CRYPTO_BUDGET (an NSEC3 proof: VAL_PROOF_NONE)
+ * and sets spent, so the caller knows that asking again cannot help.
+ */
+struct val_budget {
+	/** signature verifications (public-key operations) left */
+	unsigned verify_left;
+	/** NSEC3 hash work left, SHA-1 computations */
+	unsigned hash_left;
+	/** verifications made (statistics and tests) */
+	unsigned verified;
+	/** SHA-1 computations made for NSEC3 hashes */
+	unsigned hashed;
+	/** 1 once a check was refused for want of budget */
+	int spent;
+};
+
+/** set a budget to the given limits, nothing used */
+void val_budget_init(struct val_budget *b, unsigned verify, unsigned hash);
+
+/** skew_min of a window that does not check signature dates at all
+ * (val-override-date: -1, as Unbound: for test data with old dates) */
+#define VAL_SKEW_NO_DATES 0xffffffffu
+
+/** the validity window settings, and the budget the checks draw on */
 struct val_window {
 	/** now, seconds since the epoch (the caller's clock) */
 	uint32_t now;
-	/** val-sig-skew-min, seconds */
+	/** val-sig-skew-min, seconds; VAL_SKEW_NO_DATES: dates unchecked */
 	uint32_t skew_min;
 	/** val-sig-skew-max, seconds */
 	uint32_t skew_max;
+	/** the query's budget; NULL: only the per-RRset limits */
+	struct val_budget *budget;
 };
 
 /**
@@ -148,6 +225,13 @@ int val_crypto_result_ede(int r);
 
 /** @return 1 when DNSKEY algorithm alg can be verified, else 0 */
 int val_algo_supported(int alg);
+
+/** Test only, for the replay runner (testbound's fake-dsa and fake-sha1
+ * switches in Unbound's scenarios): with on, DSA signatures (algorithms 3
+ * and 6, which petrel does not validate: RFC 8624) count as supported and
+ * pass without a check, as in an Unbound built without DSA. Never set by
+ * the daemon. @param on: 1 or 0. */
+void val_crypto_fake_dsa(int on);
 
 /** @return 1 when DS digest type t can be computed, else 0 */
 int val_ds_digest_supported(int t);
@@ -260,7 +344,8 @@ int val_verify_rrsig_key(const struct val_rrset *rrset,
  * @return VAL_CRYPTO_OK, or the most telling failure: an expired or
  *	not-yet-valid signature or a bad signature over no matching key;
  *	VAL_CRYPTO_UNSUPPORTED when every RRSIG that names a key of the set
- *	uses an unsupported algorithm.
+ *	uses an unsupported algorithm; VAL_CRYPTO_BUDGET when the RRset's
+ *	VAL_MAX_RRSET_VERIFY or the window's budget ran out first.
  */
 int val_verify_rrset(const struct val_rrset *rrset,
 	const struct val_rr *rrsigs, size_t nsigs,
@@ -268,7 +353,8 @@ int val_verify_rrset(const struct val_rrset *rrset,
 
 /**
  * Check a DNSKEY RDATA's shape for its algorithm (RSA exponent and
- * modulus present, ECDSA 64 or 96 bytes, Ed25519 32, Ed448 57).
+ * modulus present, exponent at most VAL_RSA_MAX_EXP bytes, modulus at
+ * most 512; ECDSA 64 or 96 bytes, Ed25519 32, Ed448 57).
  * @return VAL_CRYPTO_OK, VAL_CRYPTO_UNSUPPORTED or VAL_CRYPTO_MALFORMED.
  */
 int val_dnskey_check(const uint8_t *dnskey, size_t keylen);

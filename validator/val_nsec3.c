@@ -9,6 +9,7 @@
 #include "config.h"
 #include "validator/val_nsec3.h"
 #include "validator/val_nsec.h"
+#include "validator/val_crypto.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include <openssl/evp.h>
@@ -43,6 +44,8 @@ struct n3_ctx {
 	size_t used;
 	/** next slot to overwrite when full */
 	size_t victim;
+	/** the query's budget (hash_left), or NULL */
+	struct val_budget *budget;
 };
 
 /** base32hex digit value, or -1 */
@@ -200,6 +203,19 @@ n3_hash_of(struct n3_ctx *c, const struct val_nsec3_info *in,
 		h = &c->cache[c->victim];
 		c->victim = (c->victim + 1) % N3_CACHE;
 	}
+	if(c->budget) {
+		/* KeyTrap's NSEC3 sibling (CVE-2023-50868): a long name
+		 * and many iterations must not cost without a bound */
+		unsigned cost = (unsigned)in->iterations + 1;
+		if(c->budget->hash_left < cost) {
+			c->budget->spent = 1;
+			h->name[0] = 0;
+			h->iter = ~0u;
+			return NULL;
+		}
+		c->budget->hash_left -= cost;
+		c->budget->hashed += cost;
+	}
 	dname_copy_lower(h->name, name);
 	h->salt = in->salt;
 	h->saltlen = in->saltlen;
@@ -285,8 +301,10 @@ n3_iter_high(struct n3_ctx *c, const uint8_t *qname, unsigned max_iter)
 
 /** start a proof */
 static void
-n3_init(struct n3_ctx *c, const struct val_nrec *recs, size_t n)
+n3_init(struct n3_ctx *c, const struct val_nrec *recs, size_t n,
+	struct val_budget *b)
 {
+	c->budget = b;
 	c->recs = recs;
 	c->n = n;
 	c->used = 0;
@@ -355,13 +373,14 @@ n3_wildcard(const uint8_t *qname, int labels, uint8_t *out)
 
 int
 val_nsec3_prove_nxdomain(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, unsigned max_iter)
+	const uint8_t *qname, unsigned max_iter,
+	struct val_budget *b)
 {
 	struct n3_ctx c;
 	struct n3_ce ce;
 	struct val_nsec3_info wi;
 	uint8_t wc[DNS_MAX_NAME + 2];
-	n3_init(&c, recs, n);
+	n3_init(&c, recs, n, b);
 	if(n3_iter_high(&c, qname, max_iter))
 		return VAL_PROOF_INSECURE;
 	if(n3_closest_encloser(&c, qname, &ce) != 0)
@@ -403,13 +422,14 @@ n3_nodata_at(const struct val_nsec3_info *in, uint16_t qtype, int is_root)
 
 int
 val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, uint16_t qtype, unsigned max_iter)
+	const uint8_t *qname, uint16_t qtype, unsigned max_iter,
+	struct val_budget *b)
 {
 	struct n3_ctx c;
 	struct n3_ce ce;
 	struct val_nsec3_info in;
 	uint8_t wc[DNS_MAX_NAME + 2];
-	n3_init(&c, recs, n);
+	n3_init(&c, recs, n, b);
 	if(n3_iter_high(&c, qname, max_iter))
 		return VAL_PROOF_INSECURE;
 	if(n3_match(&c, qname, &in) >= 0)
@@ -429,11 +449,12 @@ val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
 
 int
 val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, int wc_labels, unsigned max_iter)
+	const uint8_t *qname, int wc_labels, unsigned max_iter,
+	struct val_budget *b)
 {
 	struct n3_ctx c;
 	struct val_nsec3_info in;
-	n3_init(&c, recs, n);
+	n3_init(&c, recs, n, b);
 	if(wc_labels < 0 || wc_labels >= dname_count_labels(qname))
 		return VAL_PROOF_NONE;
 	if(n3_iter_high(&c, qname, max_iter))
@@ -445,12 +466,13 @@ val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
 
 int
 val_nsec3_prove_no_ds(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, unsigned max_iter)
+	const uint8_t *qname, unsigned max_iter,
+	struct val_budget *b)
 {
 	struct n3_ctx c;
 	struct n3_ce ce;
 	struct val_nsec3_info in;
-	n3_init(&c, recs, n);
+	n3_init(&c, recs, n, b);
 	if(n3_iter_high(&c, qname, max_iter))
 		return VAL_PROOF_INSECURE;
 	if(n3_match(&c, qname, &in) >= 0) {

@@ -24,7 +24,11 @@
  * 150 for every key size; the limit is a parameter here).
  *
  * Hashes are computed per call into a small cache on the stack: nothing
- * is allocated.
+ * is allocated. Each proof takes a budget (struct val_budget, the query's;
+ * NULL: none): a name hashed with k iterations costs k + 1 of its
+ * hash_left; when too little is left the hash is not computed, the proof
+ * fails (NONE) and the budget is marked spent, so the caller can tell
+ * "too much work" (bogus, EDE 6) from a missing proof.
  */
 #ifndef VALIDATOR_VAL_NSEC3_H
 #define VALIDATOR_VAL_NSEC3_H
@@ -33,6 +37,7 @@
 #include <stdint.h>
 
 struct val_nrec;
+struct val_budget;
 
 /** SHA-1 hash length */
 #define VAL_NSEC3_HASH_LEN 20
@@ -119,7 +124,8 @@ int val_nsec3_hash(const uint8_t *name, uint8_t alg, const uint8_t *salt,
  *	NONE.
  */
 int val_nsec3_prove_nxdomain(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, unsigned max_iter);
+	const uint8_t *qname, unsigned max_iter,
+	struct val_budget *b);
 
 /**
  * Prove qname has no qtype: a matching NSEC3 without qtype and CNAME;
@@ -129,7 +135,8 @@ int val_nsec3_prove_nxdomain(const struct val_nrec *recs, size_t n,
  * @return SECURE, INSECURE, BOGUS or NONE.
  */
 int val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, uint16_t qtype, unsigned max_iter);
+	const uint8_t *qname, uint16_t qtype, unsigned max_iter,
+	struct val_budget *b);
 
 /**
  * Prove a wildcard answer: the next closer name of qname for a wildcard
@@ -137,7 +144,8 @@ int val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
  * @return SECURE, INSECURE (iterations) or NONE.
  */
 int val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, int wc_labels, unsigned max_iter);
+	const uint8_t *qname, int wc_labels, unsigned max_iter,
+	struct val_budget *b);
 
 /**
  * What do the NSEC3s say about qname's DS (a referral)? A matching NSEC3
@@ -147,6 +155,7 @@ int val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
  * @return SECURE, INSECURE, BOGUS or NONE.
  */
 int val_nsec3_prove_no_ds(const struct val_nrec *recs, size_t n,
-	const uint8_t *qname, unsigned max_iter);
+	const uint8_t *qname, unsigned max_iter,
+	struct val_budget *b);
 
 #endif /* VALIDATOR_VAL_NSEC3_H */

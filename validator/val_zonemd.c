@@ -341,7 +341,7 @@ zmd_absent(struct val_zonemd *vz, const ldns_rr_list *rrs,
 			nr.rdata = rec.buf + rec.rr[0].off;
 			nr.len = rec.rr[0].len;
 			p = val_nsec3_prove_nodata(&nr, 1, aw, ZMD_TYPE_ZONEMD,
-				vz->max_iter);
+				vz->max_iter, NULL);
 			if(p == VAL_PROOF_SECURE)
 				r = AUTH_ZMD_SECURE;
 			else if(p == VAL_PROOF_INSECURE) {
@@ -441,6 +441,7 @@ val_zonemd_check(void *arg, const ldns_rr_list *rrs, const ldns_rdf *apex,
 	w.now = vz->now ? vz->now : (uint32_t)time(NULL);
 	w.skew_min = vz->skew_min;
 	w.skew_max = vz->skew_max;
+	w.budget = NULL;
 	if(!(tmp = ldns_buffer_new(65536))) {
 		snprintf(err, errlen, "out of memory");
 		return AUTH_ZMD_BOGUS;
@@ -535,6 +536,7 @@ val_zonemd_check_keys(void *arg, const ldns_rr_list *rrs,
 	w.now = vz->now ? vz->now : (uint32_t)time(NULL);
 	w.skew_min = vz->skew_min;
 	w.skew_max = vz->skew_max;
+	w.budget = NULL;
 	if(!(tmp = ldns_buffer_new(65536))) {
 		snprintf(err, errlen, "out of memory");
 		return AUTH_ZMD_BOGUS;

@@ -38,6 +38,7 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_neg.h"
 #include "util/locks.h"
+#include "util/random.h"
 #include "util/netaddr.h"
 #include "services/module.h"
 #include "dns/dns.h"
@@ -69,6 +70,9 @@ struct val_env {
 	struct val_kcache *kcache;
 	/** signature skew */
 	uint32_t skew_min, skew_max;
+	/** val-override-date: 0 the clock, -1 dates unchecked, else the
+	 * date signatures are checked against */
+	long long date_override;
 	/** val-bogus-ttl */
 	uint32_t bogus_ttl;
 	/** val-max-restart */
@@ -203,6 +207,10 @@ struct val_qstate {
 	int key_bogus_ede;
 	/** its reason */
 	const char *key_bogus_reason;
+	/** the query's validation work (signature verifications, NSEC3
+	 * hashes), counted across its walk, its answers and its restarts:
+	 * once spent, the answer is bogus (EDE 6) and not asked again */
+	struct val_budget budget;
 };
 
 long
@@ -264,6 +272,12 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 		ve->skew_max = (uint32_t)cfg->val_sig_skew_max;
 		ve->bogus_ttl = (uint32_t)cfg->val_bogus_ttl;
 		ve->max_restart = cfg->val_max_restart;
+		if(cfg->val_override_date && config_parse_date(
+			cfg->val_override_date, &ve->date_override) != 0) {
+			snprintf(err, errlen, "val-override-date: bad date "
+				"'%s'", cfg->val_override_date);
+			goto fail;
+		}
 		it = val_parse_nsec3_iterations(
 			cfg->val_nsec3_keysize_iterations);
 		if(it < 0) {
@@ -475,14 +489,28 @@ val_have_anchors(const struct val_env *ve)
 	return 0;
 }
 
-/** the validity window now */
+/** @return the date signatures are checked against: the worker's clock,
+ * or val-override-date (with -1, dates are not checked and the clock is
+ * returned) */
+static uint32_t
+val_sig_now(const struct module_qstate *qs, const struct val_env *ve)
+{
+	if(ve->date_override > 0)
+		return (uint32_t)ve->date_override;
+	return (uint32_t)qs->env->now->tv_sec;
+}
+
+/** the validity window now, drawing on budget (NULL: none) */
 static void
 val_window(const struct module_qstate *qs, const struct val_env *ve,
-	struct val_window *w)
+	struct val_budget *budget, struct val_window *w)
 {
-	w->now = (uint32_t)qs->env->now->tv_sec;
+	w->now = val_sig_now(qs, ve);
 	w->skew_min = ve->skew_min;
 	w->skew_max = ve->skew_max;
+	w->budget = budget;
+	if(ve->date_override == -1)
+		w->skew_min = VAL_SKEW_NO_DATES;
 }
 
 /** @return the type an RRSIG covers (0 when too short) */
@@ -741,7 +769,7 @@ walk_retry(struct module_qstate *qs, struct val_qstate *vq,
 		why = vq->key_bogus_reason;
 	}
 	if(vq->sub_norigin == 0 || vq->restarts >= ve->max_restart ||
-		vq->steps >= VAL_MAX_STEPS)
+		vq->steps >= VAL_MAX_STEPS || vq->budget.spent)
 		goto bogus;
 	if(!vq->key_exclude) {
 		vq->key_exclude = region_alloc(qs->region, MODULE_EXCLUDE_MAX *
@@ -806,6 +834,83 @@ tag_cmp(const void *a, const void *b)
 }
 
 /**
+ * The key tags of an anchor's trusted keys (DNSKEY in VALID or MISSING
+ * state, and DS), ascending, at most max.
+ * @return their number.
+ */
+static size_t
+anchor_tags(struct val_env *ve, const struct val_anchor *an,
+	uint16_t *tags, size_t max)
+{
+	struct val_rr k[32];
+	size_t n = 0, nk, i;
+	if(an->autotrust)
+		lock_basic_lock(&ve->autr_lock);
+	nk = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
+	for(i = 0; i < nk && i < 32 && n < max; i++)
+		tags[n++] = val_keytag(k[i].buf + k[i].off, k[i].len);
+	nk = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
+	for(i = 0; i < nk && i < 32 && n < max; i++)
+		if(k[i].len >= 2)
+			tags[n++] = (uint16_t)((k[i].buf[k[i].off] << 8) |
+				k[i].buf[k[i].off + 1]);
+	if(an->autotrust)
+		lock_basic_unlock(&ve->autr_lock);
+	qsort(tags, n, sizeof(tags[0]), tag_cmp);
+	return n;
+}
+
+/** compare two anchors by name in canonical order (qsort) */
+static int
+anchor_cmp(const void *a, const void *b)
+{
+	const struct val_anchor *x = *(const struct val_anchor *const *)a;
+	const struct val_anchor *y = *(const struct val_anchor *const *)b;
+	return dname_canon_cmp(x->name, y->name);
+}
+
+/** module anchor_list(): the anchors with keys, in canonical name
+ * order, as Unbound lists them for trustanchor.unbound */
+static int
+val_anchor_list(struct module_env *env, int id, char *buf, size_t len)
+{
+	struct val_env *ve = env->modinfo[id];
+	const struct val_anchor *an, *list[64];
+	size_t n = 0, i, j, used = 0;
+	int lines = 0;
+	if(len == 0)
+		return 0;
+	buf[0] = 0;
+	if(!ve)
+		return 0;
+	for(an = ve->anchors->list; an && n < 64; an = an->next)
+		if(!an->insecure && an->tp && an->dclass == DNS_CLASS_IN)
+			list[n++] = an;
+	qsort(list, n, sizeof(list[0]), anchor_cmp);
+	for(i = 0; i < n; i++) {
+		uint16_t tags[32];
+		char line[300];
+		size_t nt = anchor_tags(ve, list[i], tags, 32), l;
+		if(nt == 0)
+			continue; /* (no keys left: as Unbound, not listed) */
+		if(dname_to_str(list[i]->name, line, sizeof(line)) < 0)
+			continue;
+		l = strlen(line);
+		for(j = 0; j < nt && l + 7 < sizeof(line); j++)
+			l += (size_t)snprintf(line + l, sizeof(line) - l, " %u",
+				(unsigned)tags[j]);
+		if(used + l + 2 > len)
+			break;
+		memcpy(buf + used, line, l);
+		used += l;
+		buf[used++] = '\n';
+		buf[used] = 0;
+		lines++;
+	}
+	return lines;
+}
+
+/**
  * RFC 8145 5.1: tell the anchor's servers which keys this resolver
  * trusts: a background query "_ta-xxxx[-yyyy...].<anchor>" type NULL
  * (the key tags in hex, ascending), sent when the walk fetches the
@@ -816,26 +921,12 @@ ta_signal(struct module_qstate *qs, struct val_env *ve,
 	const struct val_anchor *an)
 {
 	uint16_t tags[32];
-	struct val_rr k[32];
-	size_t n = 0, nk, i, pos, nl = dname_len(an->name);
+	size_t n, i, pos, nl = dname_len(an->name);
 	uint8_t name[256];
 	if(!qs->env->add_background)
 		return;
-	if(an->autotrust)
-		lock_basic_lock(&ve->autr_lock);
-	nk = val_anchor_keys(an, DNS_TYPE_DNSKEY, k, 32);
-	for(i = 0; i < nk && i < 32 && n < 32; i++)
-		tags[n++] = val_keytag(k[i].buf + k[i].off, k[i].len);
-	nk = val_anchor_keys(an, DNS_TYPE_DS, k, 32);
-	for(i = 0; i < nk && i < 32 && n < 32; i++)
-		if(k[i].len >= 2)
-			tags[n++] = (uint16_t)((k[i].buf[k[i].off] << 8) |
-				k[i].buf[k[i].off + 1]);
-	if(an->autotrust)
-		lock_basic_unlock(&ve->autr_lock);
-	if(n == 0)
+	if((n = anchor_tags(ve, an, tags, 32)) == 0)
 		return;
-	qsort(tags, n, sizeof(tags[0]), tag_cmp);
 	/* the label: "_ta" and "-xxxx" per distinct tag, at most 63 */
 	pos = 1;
 	memcpy(name + pos, "_ta", 3);
@@ -893,10 +984,11 @@ walk_start(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
-/** the smallest TTL of the DNSKEY records and the RRSIGs' validity */
+/** the smallest TTL of the DNSKEY records and the RRSIGs' validity
+ * (counted from the window's date; not when it checks no dates) */
 static uint32_t
 key_ttl(const struct module_rrlist *l, const uint8_t *owner,
-	const struct val_rr *sigs, size_t nsigs, uint32_t now)
+	const struct val_rr *sigs, size_t nsigs, const struct val_window *w)
 {
 	const struct module_rr *rr;
 	uint32_t ttl = 0xffffffffu;
@@ -905,9 +997,9 @@ key_ttl(const struct module_rrlist *l, const uint8_t *owner,
 		if(rr->type == DNS_TYPE_DNSKEY && dname_equal(rr->owner, owner)
 			&& rr->ttl < ttl)
 			ttl = rr->ttl;
-	for(i = 0; i < nsigs; i++) {
+	for(i = 0; i < nsigs && w->skew_min != VAL_SKEW_NO_DATES; i++) {
 		uint32_t rem = val_rrsig_remaining(sigs[i].buf, sigs[i].len,
-			now);
+			w->now);
 		if(rem < ttl)
 			ttl = rem;
 	}
@@ -955,6 +1047,10 @@ verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
 	return r;
 }
 
+static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an, int id, const struct module_rrlist *ans,
+	int rcode);
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
@@ -970,7 +1066,22 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	size_t nalgs = 0;
 	const uint8_t *zone = vq->sub_name;
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
-	val_window(qs, ve, &w);
+	val_window(qs, ve, &vq->budget, &w);
+	if(vq->sub == VAL_SUB_ANCHOR_KEY && vq->anchor->autotrust &&
+		vq->anchor->tp && vq->anchor->file) {
+		/* the keys of an RFC 5011 point, fetched for a query: they
+		 * count as a probe (as Unbound's trust anchor priming) */
+		autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
+			qs->curmod, &vq->sub_an, vq->sub_rcode);
+		if(vq->anchor->tp->revoked) {
+			/* every key revoked itself: the name has no anchor
+			 * any more (later walks find none, so the key cache
+			 * entry's TTL hardly matters), the answer is
+			 * insecure */
+			walk_insecure(qs, vq, ve, zone, 60);
+			return 0;
+		}
+	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY answer");
@@ -982,6 +1093,11 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	if(nkeys == 0)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
 			"no DNSKEY records");
+	if(nkeys > VAL_KCACHE_MAX_KEYS)
+		/* more than can be kept: not checked (each key would cost
+		 * tag, digest and verification work for nothing) */
+		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+			"DNSKEY set too large");
 	ks.owner = zone;
 	ks.type = DNS_TYPE_DNSKEY;
 	ks.rrclass = DNS_CLASS_IN;
@@ -1018,14 +1134,14 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	}
 	if(r == VAL_CRYPTO_UNSUPPORTED) {
 		walk_insecure(qs, vq, ve, zone, key_ttl(&vq->sub_an, zone,
-			sigs, nsigs, now));
+			sigs, nsigs, &w));
 		return 0;
 	}
 	if(r != VAL_CRYPTO_OK)
 		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
 	(void)val_kcache_store_keys_algs(ve->kcache, zone, DNS_CLASS_IN, keys,
-		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, now), now, algs,
+		nkeys, key_ttl(&vq->sub_an, zone, sigs, nsigs, &w), now, algs,
 		nalgs);
 	if(kinfo_set_keys(&vq->kk, zone, keys, nkeys) < 0) {
 		walk_bogus(qs, vq, ve, zone, DNS_EDE_DNSSEC_BOGUS,
@@ -1038,21 +1154,40 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	return walk_next(qs, vq, ve);
 }
 
+/** most NSEC(3) records looked at in one proof */
+#define VAL_MAX_NREC 16
+
+/** @return the number of NSEC and NSEC3 records in a list */
+static size_t
+nrec_count(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	size_t n = 0;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			n++;
+	return n;
+}
+
 /**
- * Check the NSEC and NSEC3 RRsets of a list with the keys of kk.
+ * Check the NSEC and NSEC3 RRsets of a list with the keys of kk (none
+ * when there are more than max: no proof needs that many, and each
+ * would cost a verification).
  * @return number of NSEC(3) records that verified, put in recs (NSEC)
  *	and recs3 (NSEC3); -1 when one failed to verify.
  */
 static int
-check_denial(struct module_qstate *qs, struct val_env *ve,
-	const struct val_kinfo *kk, struct module_rrlist *l,
-	struct val_nrec *recs, size_t *n, struct val_nrec *recs3, size_t *n3,
-	size_t max, uint32_t *minttl)
+check_denial(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, const struct val_kinfo *kk,
+	struct module_rrlist *l, struct val_nrec *recs, size_t *n,
+	struct val_nrec *recs3, size_t *n3, size_t max, uint32_t *minttl)
 {
 	struct module_rr *rr, *o;
 	struct val_window w;
 	int good = 0;
-	val_window(qs, ve, &w);
+	val_window(qs, ve, &vq->budget, &w);
+	if(nrec_count(l) > max)
+		return -1; /* more than a proof needs: not examined */
 	*n = *n3 = 0;
 	for(rr = l->first; rr; rr = rr->next) {
 		struct val_rr *rrs, *sigs;
@@ -1097,9 +1232,6 @@ check_denial(struct module_qstate *qs, struct val_env *ve,
 	return good;
 }
 
-/** most NSEC(3) records looked at in one proof */
-#define VAL_MAX_NREC 16
-
 /** a DS answer came back: go down, or end the walk.
  * @return 1 waiting, 0 done */
 static int
@@ -1130,7 +1262,7 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		struct val_rrset set;
 		struct val_window w;
 		int r, ede = -1;
-		val_window(qs, ve, &w);
+		val_window(qs, ve, &vq->budget, &w);
 		set.owner = name;
 		set.type = DNS_TYPE_DS;
 		set.rrclass = DNS_CLASS_IN;
@@ -1162,14 +1294,15 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			return walk_next(qs, vq, ve);
 		}
 	/* no DS: the denial, signed by the zone above */
-	if(check_denial(qs, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
+	if(check_denial(qs, vq, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
 		VAL_MAX_NREC, &minttl) < 0)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
 			"NSEC for no DS not verified");
 	if(n > 0)
 		p = val_nsec_prove_no_ds(recs, n, name);
 	else if(n3 > 0)
-		p = val_nsec3_prove_no_ds(recs3, n3, name, ve->max_iter);
+		p = val_nsec3_prove_no_ds(recs3, n3, name, ve->max_iter,
+			&vq->budget);
 	else	p = VAL_PROOF_NONE;
 	switch(p) {
 	case VAL_PROOF_INSECURE:
@@ -1180,6 +1313,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		vq->probe_labs++;
 		return walk_next(qs, vq, ve);
 	default:
+		if(vq->budget.spent)
+			return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+				"too much NSEC3 hashing");
 		return walk_retry(qs, vq, ve, DNS_EDE_NSEC_MISSING,
 			"no proof of no DS");
 	}
@@ -1237,6 +1373,16 @@ val_fail_keys(struct val_qstate *vq, int ede, const char *why)
 {
 	val_fail(vq, ede, why);
 	vq->keys_bad = 1;
+}
+
+/** remember a failed denial proof: EDE 12, or EDE 6 when it failed for
+ * want of budget (too many NSEC3 hashes) */
+static void
+proof_fail(struct val_qstate *vq, const char *why)
+{
+	if(vq->budget.spent)
+		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too much NSEC3 hashing");
+	else	val_fail(vq, DNS_EDE_NSEC_MISSING, why);
 }
 
 /** @return labels of an RRSIG (its labels field) */
@@ -1320,7 +1466,7 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 	struct module_rr *rr, *o, *next;
 	int sec = MODULE_SEC_SECURE;
 	struct val_window w;
-	val_window(qs, ve, &w);
+	val_window(qs, ve, &vq->budget, &w);
 	for(rr = l->first; rr; rr = next) {
 		struct val_rr *rrs, *sigs;
 		size_t nr, ns;
@@ -1513,6 +1659,12 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		if(qs->qtype == DNS_TYPE_CNAME && a->an.count > 0)
 			neg = 0;
 	}
+	if(nrec_count(&a->ns) > VAL_MAX_NREC) {
+		/* no proof needs that many: not examined (each would cost a
+		 * signature verification, and NSEC3 hashes) */
+		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too many NSEC/NSEC3 records");
+		return MODULE_SEC_BOGUS;
+	}
 	s1 = check_section(qs, vq, ve, &a->an, need, 0, &wc, &wclabs);
 	if(s1 < 0)
 		return -1;
@@ -1526,13 +1678,13 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 				p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
 			else if(n3 > 0)
 				p = val_nsec3_prove_wildcard(recs3, n3, wc,
-					wclabs, ve->max_iter);
+					wclabs, ve->max_iter, &vq->budget);
 			else	p = VAL_PROOF_NONE;
 			if(p == VAL_PROOF_INSECURE)
 				s1 = MODULE_SEC_INSECURE;
 			else if(p != VAL_PROOF_SECURE) {
-				val_fail(vq, DNS_EDE_NSEC_MISSING,
-					"wildcard answer without its proof");
+				proof_fail(vq, "wildcard answer without its "
+					"proof");
 				s1 = MODULE_SEC_BOGUS;
 			}
 		}
@@ -1566,21 +1718,21 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			p = val_nsec_prove_nxdomain(recs, n, fname);
 		else if(n3 > 0)
 			p = val_nsec3_prove_nxdomain(recs3, n3, fname,
-				ve->max_iter);
+				ve->max_iter, &vq->budget);
 		else	p = VAL_PROOF_NONE;
 	} else {
 		if(n > 0)
 			p = val_nsec_prove_nodata(recs, n, fname, qs->qtype);
 		else if(n3 > 0)
 			p = val_nsec3_prove_nodata(recs3, n3, fname, qs->qtype,
-				ve->max_iter);
+				ve->max_iter, &vq->budget);
 		else	p = VAL_PROOF_NONE;
 	}
 	if(p == VAL_PROOF_SECURE)
 		return MODULE_SEC_SECURE;
 	if(p == VAL_PROOF_INSECURE)
 		return MODULE_SEC_INSECURE;
-	val_fail(vq, DNS_EDE_NSEC_MISSING, a->rcode == DNS_RCODE_NXDOMAIN ?
+	proof_fail(vq, a->rcode == DNS_RCODE_NXDOMAIN ?
 		"NXDOMAIN without proof" : "NODATA without proof");
 	return MODULE_SEC_BOGUS;
 }
@@ -1814,8 +1966,10 @@ val_restart(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, int id)
 {
 	int i, j, added = 0;
+	/* a query whose validation budget is spent is not restarted: the
+	 * restarted answer could not be checked (KeyTrap) */
 	if(vq->restart_done || vq->keys_bad || vq->restarts >=
-		ve->max_restart || qs->origin_count == 0)
+		ve->max_restart || qs->origin_count == 0 || vq->budget.spent)
 		return 0;
 	if(!qs->exclude) {
 		qs->exclude = region_alloc(qs->region, MODULE_EXCLUDE_MAX *
@@ -1917,20 +2071,66 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	qs->ext_state[id] = MODULE_FINISHED;
 }
 
+/** the worker's own validator data (env->worker_data[id]) */
+struct val_worker {
+	/** per-state blocks kept for reuse, linked by next_free */
+	struct val_qstate *free;
+	/** how many */
+	int num_free;
+	/** 1 in the worker that runs the RFC 5011 probes (worker 0) */
+	int prober;
+	/** its probe timer (env->timer_set), NULL when not armed */
+	void *probe_timer;
+	/** the worker's environment and the module's id, for the timer */
+	struct module_env *env;
+	/** the module's id */
+	int id;
+};
+
+/** the worker's data, made when missing; NULL when out of memory */
+static struct val_worker *
+val_worker_get(struct module_env *env, int id)
+{
+	struct val_worker *w = env->worker_data[id];
+	if(!w) {
+		w = calloc(1, sizeof(*w));
+		if(!w)
+			return NULL;
+		env->worker_data[id] = w;
+	}
+	return w;
+}
+
+/** the wait before a probe, as Unbound: 90 to 100% of wait (at least
+ * an hour unless permit-small-holddown), so that resolvers started
+ * together do not probe together */
+static uint32_t
+autr_jitter(struct module_env *env, struct val_env *ve, uint32_t wait)
+{
+	uint32_t r;
+	if(!ve->autr_cfg.permit_small_holddown && wait < 3600)
+		wait = 3600;
+	if(wait == 0)
+		wait = 1;
+	r = wait / 10;
+	return wait - r + (r > 0 && env->rnd ? random_uniform(env->rnd, r) :
+		0);
+}
+
 /**
  * RFC 5011 active refresh (2.3): start the DNSKEY probes that are due, as
  * background queries (DO and CD: the answer comes back unvalidated and
  * autr_probe_result() checks it against the point's own trusted keys).
- * Client queries drive the probe timer (a resolver without clients needs
- * no fresh keys); a probe started moves next_probe_time by the retry
- * time, so a lost probe is tried again.
+ * Run from the probe timer of worker 0. A probe started moves
+ * next_probe_time by the retry time, so a lost probe is tried again; the
+ * probe's result sets it to the query interval.
  */
 static void
-autr_probe_due(struct module_qstate *qs, struct val_env *ve)
+autr_probe_due(struct module_env *env, struct val_env *ve)
 {
 	struct val_anchor *an;
-	uint32_t now = (uint32_t)qs->env->now->tv_sec;
-	if(!ve->have_autr || !qs->env->add_background)
+	uint32_t now = (uint32_t)env->now->tv_sec;
+	if(!ve->have_autr || !env->add_background)
 		return;
 	for(an = ve->anchors->list; an; an = an->next) {
 		int due = 0;
@@ -1938,17 +2138,101 @@ autr_probe_due(struct module_qstate *qs, struct val_env *ve)
 			continue;
 		lock_basic_lock(&ve->autr_lock);
 		if(!an->tp->revoked && an->tp->next_probe_time <= now) {
-			an->tp->next_probe_time = now + (an->tp->retry_time ?
-				an->tp->retry_time : 3600);
+			an->tp->next_probe_time = now + autr_jitter(env, ve,
+				an->tp->retry_time);
 			an->tp->last_queried = now;
 			due = 1;
 		}
 		lock_basic_unlock(&ve->autr_lock);
-		if(due && qs->env->add_background(qs->env, an->name,
+		if(due && env->add_background(env, an->name,
 			DNS_TYPE_DNSKEY, DNS_CLASS_IN, MESH_FLAG_RD |
 			MESH_FLAG_DO | MESH_FLAG_CD) != 0)
 			log_warn("validator: cannot start the RFC 5011 probe");
 	}
+}
+
+/** seconds from now to the earliest next probe of the points (0: due),
+ * -1 when no point is probed (none, or all revoked) */
+static long
+autr_next_wait(struct val_env *ve, uint32_t now)
+{
+	struct val_anchor *an;
+	long wait = -1;
+	lock_basic_lock(&ve->autr_lock);
+	for(an = ve->anchors->list; an; an = an->next) {
+		long w;
+		if(!an->autotrust || !an->tp || !an->file || an->tp->revoked)
+			continue;
+		w = an->tp->next_probe_time <= now ? 0 :
+			(long)(an->tp->next_probe_time - now);
+		if(wait < 0 || w < wait)
+			wait = w;
+	}
+	lock_basic_unlock(&ve->autr_lock);
+	return wait;
+}
+
+static void autr_timer_cb(void *arg);
+
+/** (re)arm the probe timer of the probing worker for the earliest next
+ * probe time; a wait longer than the timer can hold fires early, finds
+ * nothing due and arms again */
+static void
+autr_timer_arm(struct val_worker *w, struct val_env *ve)
+{
+	struct module_env *env = w->env;
+	long wait;
+	if(!w->prober)
+		return;
+	if(w->probe_timer) {
+		env->timer_cancel(env, w->probe_timer);
+		w->probe_timer = NULL;
+	}
+	wait = autr_next_wait(ve, (uint32_t)env->now->tv_sec);
+	if(wait < 0)
+		return;
+	if(wait > 86400 * 20)
+		wait = 86400 * 20;
+	w->probe_timer = env->timer_set(env, (int)wait * 1000,
+		autr_timer_cb, w);
+	if(!w->probe_timer)
+		log_warn("validator: cannot set the RFC 5011 probe timer");
+}
+
+/** the probe timer expired: start the probes that are due, arm again */
+static void
+autr_timer_cb(void *arg)
+{
+	struct val_worker *w = arg;
+	struct val_env *ve = w->env->modinfo[w->id];
+	w->probe_timer = NULL; /* freed by the timer's owner */
+	autr_probe_due(w->env, ve);
+	autr_timer_arm(w, ve);
+}
+
+/** a probe's DNSKEY set signed by a key the point trusts, that key in
+ * the set or not (as Unbound checks a probe: a trusted key that left the
+ * set may still sign it). The caller holds autr_lock. @return 1 or 0 */
+static int
+autr_signed_by_anchor_key(const struct val_anchor *an,
+	const struct val_rrset *ks, const struct val_rr *sigs, size_t nsigs,
+	const struct val_window *w)
+{
+	struct val_rr anch[32];
+	size_t na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32), i, j;
+	if(na > 32)
+		na = 32;
+	for(i = 0; i < na; i++) {
+		const uint8_t *k = anch[i].buf + anch[i].off;
+		if(anch[i].len < 4 || (dns_read_u16(k) & VAL_DNSKEY_REVOKE))
+			continue;
+		for(j = 0; j < nsigs; j++)
+			if(val_verify_rrsig_key(ks, sigs[j].buf + sigs[j].off,
+				sigs[j].len, an->name, k, anch[i].len, w) ==
+				VAL_CRYPTO_OK)
+				return 1;
+	}
+	return 0;
 }
 
 /** the automatic anchor a probe answer is for, or NULL */
@@ -1975,22 +2259,25 @@ autr_point_of(struct module_qstate *qs, struct val_env *ve)
  */
 static void
 autr_probe_result(struct module_qstate *qs, struct val_env *ve,
-	struct val_anchor *an)
+	struct val_anchor *an, int id, const struct module_rrlist *ans,
+	int rcode)
 {
+	struct val_worker *vw = qs->env->worker_data[id];
 	struct val_rr *keys = NULL, *sigs = NULL;
 	size_t nkeys = 0, nsigs = 0, i, j;
 	struct val_rrset ks;
 	struct val_window w;
-	int validated = 0, by_ds = 0, ede = -1, changed;
+	int validated = 0, by_ds = 0, ede = -1, changed, held;
 	int revoke_signed[VAL_KCACHE_MAX_KEYS];
-	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life;
+	uint32_t now = (uint32_t)qs->env->now->tv_sec, ttl = 0, life, wait;
 	const struct module_rr *rr;
 	char err[512];
-	val_window(qs, ve, &w);
-	if(qs->return_msg && qs->return_rcode == DNS_RCODE_NOERROR &&
-		val_collect(qs->region, &qs->return_msg->an, an->name,
-		DNS_TYPE_DNSKEY, DNS_CLASS_IN, &keys, &nkeys, &sigs,
-		&nsigs) < 0)
+	struct val_budget pb;
+	val_budget_init(&pb, VAL_BUDGET_VERIFY_DEFAULT, 0);
+	val_window(qs, ve, &pb, &w);
+	if(ans && rcode == DNS_RCODE_NOERROR &&
+		val_collect(qs->region, ans, an->name, DNS_TYPE_DNSKEY,
+		DNS_CLASS_IN, &keys, &nkeys, &sigs, &nsigs) < 0)
 		return;
 	if(nkeys > VAL_KCACHE_MAX_KEYS)
 		nkeys = 0; /* too many keys: a failed probe */
@@ -2009,8 +2296,8 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 				keys[i].len, &w) == VAL_CRYPTO_OK)
 				revoke_signed[i] = 1;
 	}
-	if(qs->return_msg)
-		for(rr = qs->return_msg->an.first; rr; rr = rr->next)
+	if(ans)
+		for(rr = ans->first; rr; rr = rr->next)
 			if(rr->type == DNS_TYPE_DNSKEY && (ttl == 0 ||
 				rr->ttl < ttl))
 				ttl = rr->ttl;
@@ -2022,19 +2309,44 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 			life = rem;
 	}
 	lock_basic_lock(&ve->autr_lock);
-	if(nkeys > 0)
-		validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
-			&by_ds) == VAL_CRYPTO_OK;
+	if(nkeys == 0) {
+		/* no DNSKEY set (SERVFAIL, no answer): as Unbound, nothing is
+		 * counted or written; the retry time set when the probe
+		 * started stands */
+		an->tp->last_queried = now;
+		lock_basic_unlock(&ve->autr_lock);
+		if(vw && vw->prober && vw->env == qs->env)
+			autr_timer_arm(vw, ve);
+		return;
+	}
+	held = val_autr_holddown(an->tp, &ve->autr_cfg, now);
+	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
+		&by_ds) == VAL_CRYPTO_OK ||
+		autr_signed_by_anchor_key(an, &ks, sigs, nsigs, &w);
 	changed = val_autr_update(an->tp, &ve->autr_cfg, keys, nkeys,
 		revoke_signed, validated, by_ds, now);
-	(void)val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, validated,
-		now);
+	if(held && changed == 0)
+		changed = 1;
+	if(validated && !an->tp->revoked) {
+		/* a set that did not validate says nothing about the times:
+		 * the retry time set when the probe started stands (and a
+		 * revoked point is probed no more) */
+		struct val_autr_key *k;
+		wait = val_autr_set_times(an->tp, &ve->autr_cfg, ttl, life, 1,
+			now);
+		an->tp->next_probe_time = now + autr_jitter(qs->env, ve, wait);
+		for(k = an->tp->keys; k; k = k->next)
+			if(k->ttl == 0)
+				k->ttl = ttl; /* a key the probe added */
+	}
 	/* the timers are in the file too: written after every probe that
 	 * validated, and when the state changed */
 	if((changed != 0 || validated) &&
 		val_autr_write_file(an->tp, an->file, err, sizeof(err)) != 0)
 		log_err("auto-trust-anchor-file: %s", err);
 	lock_basic_unlock(&ve->autr_lock);
+	if(vw && vw->prober && vw->env == qs->env)
+		autr_timer_arm(vw, ve);
 	if(changed > 0)
 		(void)val_kcache_flush_zone(ve->kcache, an->name);
 	if(changed > 0) {
@@ -2116,27 +2428,16 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 	return 1;
 }
 
-/** a worker's validator data (env->worker_data[id]) */
-struct val_worker {
-	/** per-state blocks kept for reuse, linked by next_free */
-	struct val_qstate *free;
-	/** how many */
-	int num_free;
-};
 
 /** a per-state block from the worker's free list or the heap (not
  * zeroed); NULL when out of memory */
 static struct val_qstate *
 vq_take(struct module_env *env, int id)
 {
-	struct val_worker *w = env->worker_data[id];
+	struct val_worker *w = val_worker_get(env, id);
 	struct val_qstate *vq;
-	if(!w) {
-		w = calloc(1, sizeof(*w));
-		if(!w)
-			return NULL;
-		env->worker_data[id] = w;
-	}
+	if(!w)
+		return NULL;
 	vq = w->free;
 	if(!vq)
 		return malloc(sizeof(*vq));
@@ -2166,6 +2467,8 @@ val_worker_deinit(struct module_env *env, int id)
 	struct val_worker *w = env->worker_data[id];
 	if(!w)
 		return;
+	if(w->probe_timer)
+		env->timer_cancel(env, w->probe_timer);
 	while(w->free) {
 		struct val_qstate *vq = w->free;
 		w->free = vq->next_free;
@@ -2173,6 +2476,27 @@ val_worker_deinit(struct module_env *env, int id)
 	}
 	free(w);
 	env->worker_data[id] = NULL;
+}
+
+/** module worker_start(): worker 0 arms the RFC 5011 probe timer for
+ * the earliest next probe time of the auto-trust-anchor points (at once
+ * for a point never probed), as Unbound's first thread does */
+static void
+val_worker_start(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	struct val_worker *w;
+	if(!ve || !ve->have_autr || env->worker_index != 0 ||
+		!env->timer_set)
+		return;
+	if(!(w = val_worker_get(env, id))) {
+		log_err("validator: out of memory: no RFC 5011 probes");
+		return;
+	}
+	w->prober = 1;
+	w->env = env;
+	w->id = id;
+	autr_timer_arm(w, ve);
 }
 
 /** the module data of a state that is not validated (passed through:
@@ -2205,10 +2529,6 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
-		/* a client query drives the RFC 5011 probes (also one that is
-		 * not validated itself) */
-		if(qs->depth == 0 && !qs->prefetch)
-			autr_probe_due(qs, ve);
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
 			qs->qclass != DNS_CLASS_IN ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
@@ -2219,8 +2539,11 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		vq = vq_take(qs->env, id);
-		if(vq)
+		if(vq) {
 			val_qstate_clear(vq);
+			val_budget_init(&vq->budget, VAL_BUDGET_VERIFY_DEFAULT,
+				VAL_BUDGET_HASH_DEFAULT);
+		}
 		if(!vq) {
 			qs->ede = DNS_EDE_OTHER;
 			qs->ext_state[id] = MODULE_ERROR;
@@ -2256,7 +2579,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		/* the RFC 5011 probe (a CD query: passed through) */
 		if((pt = autr_point_of(qs, ve)) != NULL)
-			autr_probe_result(qs, ve, pt);
+			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
+				&qs->return_msg->an : NULL, qs->return_rcode);
 		if(qs->return_msg && !val_have_anchors(ve))
 			qs->return_msg->sec = MODULE_SEC_INSECURE;
 		qs->ext_state[id] = qs->return_msg ||
@@ -2267,7 +2591,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
-			autr_probe_result(qs, ve, pt);
+			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
+				&qs->return_msg->an : NULL, qs->return_rcode);
 		if(vq->bogus_ans && (!qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {
@@ -2379,6 +2704,14 @@ val_get_mem(struct module_env *env, int id)
 }
 
 const struct module_func_block val_module_block = {
-	"validator", val_init, val_deinit, val_operate, val_inform_super,
-	val_clear, val_get_mem, val_worker_deinit
+	.name = "validator",
+	.init = val_init,
+	.deinit = val_deinit,
+	.operate = val_operate,
+	.inform_super = val_inform_super,
+	.clear = val_clear,
+	.get_mem = val_get_mem,
+	.worker_deinit = val_worker_deinit,
+	.anchor_list = val_anchor_list,
+	.worker_start = val_worker_start,
 };

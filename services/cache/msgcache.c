@@ -29,6 +29,7 @@
  */
 #include "config.h"
 #include "services/cache/msgcache.h"
+#include "util/config_file.h"
 #include "util/storage/slabhash.h"
 #include "util/storage/shmhash.h"
 #include <stddef.h>
@@ -247,6 +248,33 @@ mcache_del(struct slabhash_entry *he, void *arg)
 {
 	(void)arg;
 	free(he);
+}
+
+void
+mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
+{
+	mcache_params_default(p);
+	p->maxmem = cfg->msg_cache_size;
+	p->slabs = (size_t)cfg->msg_cache_slabs;
+	p->min_ttl = (uint32_t)cfg->cache_min_ttl;
+	p->max_ttl = (uint32_t)cfg->cache_max_ttl;
+	p->max_negative_ttl = (uint32_t)cfg->cache_max_negative_ttl;
+	p->min_negative_ttl = (uint32_t)cfg->cache_min_negative_ttl;
+	p->prefetch = cfg->prefetch;
+	p->serve_expired = cfg->serve_expired;
+	p->serve_expired_ttl = (uint32_t)cfg->serve_expired_ttl;
+	p->serve_expired_reply_ttl = (uint32_t)cfg->serve_expired_reply_ttl;
+	p->max_udp_size = (uint16_t)cfg->max_udp_size;
+	p->roundrobin = cfg->rrset_roundrobin;
+	p->no_ede = !cfg->ede;
+	p->no_ede_stale = !cfg->ede || !cfg->ede_serve_expired;
+	if(cfg->serve_original_ttl) {
+		/* the upstream's TTLs, as Unbound: no cache-min-ttl or
+		 * cache-max-ttl, and not counted down in answers */
+		p->original_ttl = 1;
+		p->min_ttl = 0;
+		p->max_ttl = 0x7fffffff;
+	}
 }
 
 struct mcache *
@@ -469,6 +497,23 @@ rot_find(const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	return j;
 }
 
+uint32_t
+mcache_clamp_neg_ttl(const struct mcache_params *p, uint32_t ttl)
+{
+	/* in Unbound's order: cache-min-ttl and cache-max-ttl as for any
+	 * record, then cache-max-negative-ttl, then cache-min-negative-ttl,
+	 * which wins (it is meant for this record) */
+	if(ttl < p->min_ttl)
+		ttl = p->min_ttl;
+	if(ttl > p->max_ttl)
+		ttl = p->max_ttl;
+	if(ttl > p->max_negative_ttl)
+		ttl = p->max_negative_ttl;
+	if(ttl < p->min_negative_ttl)
+		ttl = p->min_negative_ttl;
+	return ttl;
+}
+
 enum mcache_store_result
 mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, const uint8_t *reply, size_t len,
@@ -538,12 +583,7 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 			neg_ttl = MCACHE_NOSOA_NEG_TTL;
 		if(neg_ttl == 0)
 			goto fail;
-		if(neg_ttl < c->p.min_ttl)
-			neg_ttl = c->p.min_ttl;
-		if(neg_ttl < c->p.min_negative_ttl)
-			neg_ttl = c->p.min_negative_ttl;
-		if(neg_ttl > c->p.max_negative_ttl)
-			neg_ttl = c->p.max_negative_ttl;
+		neg_ttl = mcache_clamp_neg_ttl(&c->p, neg_ttl);
 		entry_ttl = neg_ttl;
 	}
 	for(i = 0; i < n; i++)

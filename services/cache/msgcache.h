@@ -171,6 +171,25 @@ struct mcache_params {
  */
 void mcache_params_default(struct mcache_params *p);
 
+struct config_file;
+/**
+ * Fill params from a config (the daemon and the replay runner both build
+ * their message cache with it): msg-cache-size and -slabs, cache-min-ttl,
+ * cache-max-ttl, cache-min- and cache-max-negative-ttl, prefetch, the
+ * serve-expired options, max-udp-size, rrset-roundrobin, ede and
+ * serve-original-ttl (which turns cache-min-ttl and cache-max-ttl off).
+ */
+void mcache_params_from_cfg(struct mcache_params *p,
+	const struct config_file *cfg);
+
+/**
+ * The TTL a negative answer (NXDOMAIN, NODATA) is kept for, and its SOA
+ * given with, from min(SOA TTL, SOA MINIMUM) (RFC 2308 section 5):
+ * cache-min-ttl and cache-max-ttl, then cache-max-negative-ttl, then
+ * cache-min-negative-ttl, which wins over the others (Unbound's order).
+ */
+uint32_t mcache_clamp_neg_ttl(const struct mcache_params *p, uint32_t ttl);
+
 /**
  * Create a message cache.
  * @param p: settings (copied).

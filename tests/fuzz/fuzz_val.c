@@ -156,6 +156,7 @@ fuzz_sig(const uint8_t *data, struct chunk *c, size_t n)
 	keys.count = 1;
 	w.skew_min = VAL_SKEW_MIN_DEFAULT;
 	w.skew_max = VAL_SKEW_MAX_DEFAULT;
+	w.budget = NULL;
 	w.now = c[2].len >= 16 ? dns_read_u32(data + c[2].off + 12) + 1 :
 		1700000000;
 	(void)val_verify_rrset(&set, &sig, 1, &keys, &w, NULL);
@@ -190,11 +191,11 @@ fuzz_denial(const uint8_t *data, struct chunk *c, size_t n, int nsec3)
 		struct val_nsec3_info in;
 		for(i = 0; i < nr; i++)
 			(void)val_nsec3_parse(&recs[i], &in);
-		(void)val_nsec3_prove_nxdomain(recs, nr, qname, 20);
-		(void)val_nsec3_prove_nodata(recs, nr, qname, qtype, 20);
+		(void)val_nsec3_prove_nxdomain(recs, nr, qname, 20, NULL);
+		(void)val_nsec3_prove_nodata(recs, nr, qname, qtype, 20, NULL);
 		(void)val_nsec3_prove_wildcard(recs, nr, qname,
-			labels > 0 ? labels - 1 : 0, 20);
-		(void)val_nsec3_prove_no_ds(recs, nr, qname, 20);
+			labels > 0 ? labels - 1 : 0, 20, NULL);
+		(void)val_nsec3_prove_no_ds(recs, nr, qname, 20, NULL);
 		return;
 	}
 	for(i = 0; i < nr; i++) {

@@ -329,8 +329,9 @@ r=$(dig +short +time=2 +tries=1 @$PA www.zz. A)
 # (127.0.120.11, validator on) with zone files signed here: the root with
 # its trust anchor (RFC 8806), used; tampered. (ZONEMD digest changed
 # after signing) and wrongkey. (the anchor is another key) refused, so
-# SERVFAIL downstream; zz. for-upstream with a wrong ZONEMD: refused, the
-# iterator asks zz.'s server instead.
+# SERVFAIL downstream; zz. for-upstream with a wrong ZONEMD and
+# fallback-enabled: refused, the iterator asks zz.'s server instead
+# (without fallback-enabled its names would be SERVFAIL, as in Unbound).
 PV=127.0.120.11
 ( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k . ) > "$W/kroot" 2>/dev/null
 ( cd "$W" && ldns-keygen -a ECDSAP256SHA256 -k tampered. ) > "$W/ktamp" 2>/dev/null
@@ -437,6 +438,7 @@ auth-zone:
   for-upstream: yes
   for-downstream: no
   zonemd-check: yes
+  fallback-enabled: yes
 auth-zone:
   name: sec.
   zonefile: "$W/sec.copy"
@@ -487,7 +489,7 @@ echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "flags: qr rd r
 	{ bad "the signed root:"; echo "$out"; cat "$W/petrel-v.log"; }
 r=$(dig +short +time=2 +tries=1 @$PV www.zz. A)
 [ "$r" = 192.0.2.100 ] && grep -q "auth-zone zz\.: .*refused, not used" "$W/petrel-v.log" &&
-	ok "a for-upstream zone refused for its ZONEMD: the iterator asks its server (www.zz. $r)" ||
+	ok "a for-upstream zone refused for its ZONEMD, fallback-enabled: the iterator asks its server (www.zz. $r)" ||
 	{ bad "zz. refused for-upstream: '$r'"; grep "zz\." "$W/petrel-v.log"; }
 r=$(dig +norec +time=1 +tries=1 @$PV www.tampered. A | grep -o 'status: [A-Z]*')
 [ "$r" = "status: SERVFAIL" ] &&

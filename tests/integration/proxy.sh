@@ -10,14 +10,21 @@
 # a proxy-protocol-port for UDP and TCP, 61992 is a tls-port that is a
 # proxy-protocol-port too (the header comes before the TLS handshake),
 # 61991 is a plain port. Access control allows 192.0.2.0/24 and
-# 2001:db8::/32 and refuses 127.0.0.0/8 and 198.51.100.0/24, so the
-# rcode says which address it judged. The client
-# (tests/integration/proxy_client.py) sends from 127.0.180.10.
+# 2001:db8::/32 and the proxy 127.0.180.10, refuses 127.0.0.0/8 and
+# 198.51.100.0/24 and denies 127.0.180.12, so the rcode says which address
+# it judged. The client (tests/integration/proxy_client.py) sends from
+# 127.0.180.10 (PROXY_SRC: another proxy address).
 #
 # 1. UDP, TCP (the header in three writes) and TLS: a header naming
 #    192.0.2.7 or 2001:db8::5 is answered, one naming 198.51.100.9 is
 #    refused, and the answers reach the client's socket (the proxy); a
-#    LOCAL header is judged by the socket's own peer (refused).
+#    LOCAL header is judged by the socket's own peer.
+#    The proxy itself must pass access control too (as Unbound): through
+#    a refused proxy (127.0.180.11) a header naming an allowed client is
+#    REFUSED, through a denied one (127.0.180.12) it is not answered.
+#    One size rule for both transports: a header with 900 bytes of TLVs
+#    is answered, one with 2 000 is refused (no answer, connection
+#    closed).
 # 2. Malformed and refused headers (none, the v1 text, version 3, AF_UNIX,
 #    a length shorter than the addresses, cut short): no answer over UDP,
 #    the connection closed over TCP and TLS; the worker answers the next
@@ -93,6 +100,8 @@ server:
   verbosity: 1
   access-control: 127.0.0.0/8 refuse
   access-control: 198.51.100.0/24 refuse
+  access-control: 127.0.180.10/32 allow
+  access-control: 127.0.180.12/32 deny
   access-control: 192.0.2.0/24 allow
   access-control: 2001:db8::/32 allow
   local-zone: proxy.test. static
@@ -131,13 +140,29 @@ Q=a.proxy.test
 expect "udp from 192.0.2.7" "NOERROR 1" "$($CLIENT udp $RES_IP $PPORT v4:192.0.2.7:1234 $Q)"
 expect "udp from 198.51.100.9" "REFUSED 0" "$($CLIENT udp $RES_IP $PPORT v4:198.51.100.9:1234 $Q)"
 expect "udp from 2001:db8::5" "NOERROR 1" "$($CLIENT udp $RES_IP $PPORT v6:2001:db8::5:4444 $Q)"
-expect "udp LOCAL (the proxy itself)" "REFUSED 0" "$($CLIENT udp $RES_IP $PPORT local $Q)"
+expect "udp LOCAL (the proxy itself, allowed)" "NOERROR 1" "$($CLIENT udp $RES_IP $PPORT local $Q)"
+expect "udp LOCAL from a refused proxy" "REFUSED 0" "$(PROXY_SRC=127.0.180.11 $CLIENT udp $RES_IP $PPORT local $Q)"
 expect "tcp from 192.0.2.7, header in pieces" "NOERROR 1" "$($CLIENT tcp $RES_IP $PPORT v4:192.0.2.7:1234 $Q split)"
 expect "tcp from 198.51.100.9" "REFUSED 0" "$($CLIENT tcp $RES_IP $PPORT v4:198.51.100.9:1234 $Q)"
 expect "tcp from 2001:db8::5" "NOERROR 1" "$($CLIENT tcp $RES_IP $PPORT v6:2001:db8::5:4444 $Q)"
-expect "tcp LOCAL" "REFUSED 0" "$($CLIENT tcp $RES_IP $PPORT local $Q)"
+expect "tcp LOCAL" "NOERROR 1" "$($CLIENT tcp $RES_IP $PPORT local $Q)"
+expect "tcp LOCAL from a refused proxy" "REFUSED 0" "$(PROXY_SRC=127.0.180.11 $CLIENT tcp $RES_IP $PPORT local $Q)"
 expect "tls from 192.0.2.7, header in pieces" "NOERROR 1" "$($CLIENT tls $RES_IP $TPORT v4:192.0.2.7:1234 $Q split)"
 expect "tls from 198.51.100.9" "REFUSED 0" "$($CLIENT tls $RES_IP $TPORT v4:198.51.100.9:1234 $Q)"
+# the proxy's own address: refused or denied whatever client it names
+for m in udp tcp; do
+	expect "$m via a refused proxy, naming 192.0.2.7" "REFUSED 0" \
+		"$(PROXY_SRC=127.0.180.11 $CLIENT $m $RES_IP $PPORT v4:192.0.2.7:1234 $Q)"
+	expect "$m via a denied proxy, naming 192.0.2.7" "TIMEOUT" \
+		"$(PROXY_SRC=127.0.180.12 $CLIENT $m $RES_IP $PPORT v4:192.0.2.7:1234 $Q)"
+done
+expect "tls via a refused proxy, naming 192.0.2.7" "REFUSED 0" \
+	"$(PROXY_SRC=127.0.180.11 $CLIENT tls $RES_IP $TPORT v4:192.0.2.7:1234 $Q)"
+# TLVs: one size rule for UDP and TCP
+expect "udp header with 900 bytes of TLVs" "NOERROR 1" "$($CLIENT udp $RES_IP $PPORT tlv:900 $Q)"
+expect "tcp header with 900 bytes of TLVs" "NOERROR 1" "$($CLIENT tcp $RES_IP $PPORT tlv:900 $Q)"
+expect "udp header with 2000 bytes of TLVs" "TIMEOUT" "$($CLIENT udp $RES_IP $PPORT tlv:2000 $Q)"
+expect "tcp header with 2000 bytes of TLVs" "CLOSED" "$($CLIENT tcp $RES_IP $PPORT tlv:2000 $Q)"
 
 # 2. bad headers: dropped / closed; the UDP ones run side by side (each
 # waits the client's 2 s for nothing)
@@ -162,9 +187,12 @@ expect "tcp after the bad ones" "NOERROR 1" "$($CLIENT tcp $RES_IP $PPORT v4:192
 expect "tls after the bad ones" "NOERROR 1" "$($CLIENT tls $RES_IP $TPORT v4:192.0.2.7:1234 $Q)"
 
 # 3. the plain port: the socket peer is the client; a header is refused
+rc=$(dig +time=2 +tries=1 -b 127.0.180.11 @$RES_IP -p $PLAIN $Q A |
+	sed -n 's/.*status: \([A-Z]*\),.*/\1/p')
+expect "plain port, dig from 127.0.180.11" "REFUSED" "$rc"
 rc=$(dig +time=2 +tries=1 -b 127.0.180.10 @$RES_IP -p $PLAIN $Q A |
 	sed -n 's/.*status: \([A-Z]*\),.*/\1/p')
-expect "plain port, dig from 127.0.180.10" "REFUSED" "$rc"
+expect "plain port, dig from 127.0.180.10" "NOERROR" "$rc"
 expect "plain port, udp with a header" "TIMEOUT" "$($CLIENT udp $RES_IP $PLAIN v4:192.0.2.7:1234 $Q)"
 expect "plain port, tcp with a header" "CLOSED" "$($CLIENT tcp $RES_IP $PLAIN v4:192.0.2.7:1234 $Q)"
 

@@ -10,12 +10,15 @@ usage: proxy_client.py MODE SERVER PORT HEADER QNAME [split]
           (the LOCAL command), none (no header), and refused ones: v1
           (the text header), badver (version 3), unix (PROXY with AF_UNIX),
           short (a length shorter than the addresses), cut (the datagram
-          or stream ends inside the header)
+          or stream ends inside the header); tlv:N is v4:192.0.2.7:1234
+          with N bytes of TLVs (NOOP TLVs of at most 1000 bytes each)
   split   TCP/TLS: the header goes in three writes 0.2 s apart
-Prints one line: "RCODE ANCOUNT" of the answer (e.g. "NOERROR 1"),
+The client sends from 127.0.180.10, or from $PROXY_SRC (the proxy's own
+address). Prints one line: "RCODE ANCOUNT" of the answer (e.g. "NOERROR 1"),
 "TIMEOUT" when nothing came within 2 s, or "CLOSED" when the server closed
 the connection without an answer.
 """
+import os
 import random
 import socket
 import ssl
@@ -24,6 +27,7 @@ import sys
 import time
 
 SIG = b"\r\n\r\n\x00\r\nQUIT\n"
+SRC = os.environ.get("PROXY_SRC", "127.0.180.10")
 RCODES = {0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN",
           4: "NOTIMP", 5: "REFUSED"}
 
@@ -37,13 +41,22 @@ def header(spec, dgram):
         return SIG + bytes([0x20, 0x00]) + struct.pack("!H", 0)
     if spec == "v1":
         return b"PROXY TCP4 192.0.2.7 127.0.180.1 1234 53\r\n"
+    tlvs = b""
+    if spec.startswith("tlv:"):
+        n = int(spec[4:])
+        while n > 0:
+            k = min(n, 1003)
+            # PP2_TYPE_NOOP (0x04), its length, zero bytes
+            tlvs += bytes([0x04]) + struct.pack("!H", k - 3) + bytes(k - 3)
+            n -= k
+        spec = "v4:192.0.2.7:1234"
     if spec.startswith("v4:") or spec in ("badver", "unix", "short", "cut"):
         ip, port = ("192.0.2.7", 1234)
         if spec.startswith("v4:"):
             _, ip, port = spec.split(":")
         addr = (socket.inet_pton(socket.AF_INET, ip) +
                 socket.inet_pton(socket.AF_INET, "127.0.180.1") +
-                struct.pack("!HH", int(port), 53))
+                struct.pack("!HH", int(port), 53)) + tlvs
         vc, fam, ln = 0x21, 0x10 | tp, len(addr)
         if spec == "badver":
             vc = 0x31
@@ -106,7 +119,7 @@ def main():
     port = int(port)
     if mode == "udp":
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        s.bind(("127.0.180.10", 0))
+        s.bind((SRC, 0))
         s.settimeout(2)
         # a cut header is the whole datagram: it ends inside the header
         s.sendto(header(spec, True) + (q if spec != "cut" else b""),
@@ -119,7 +132,7 @@ def main():
         print(result(ans, qid))
         return
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.180.10", 0))
+    s.bind((SRC, 0))
     s.settimeout(2)
     s.connect((server, port))
     h = header(spec, False)

@@ -121,6 +121,7 @@ rec_inform_super(struct module_qstate *sub, int id,
 }
 
 const struct module_func_block recorder_module_block = {
-	RECORDER_NAME, NULL, NULL, rec_operate, rec_inform_super, NULL, NULL,
-	NULL
+	.name = RECORDER_NAME,
+	.operate = rec_operate,
+	.inform_super = rec_inform_super,
 };

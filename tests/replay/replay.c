@@ -44,6 +44,8 @@ struct rpl_reader {
 	char modconf[256];
 	/** the scenario (for its temporary folder) */
 	struct rpl_scenario *s;
+	/** 1: testbound's file (RPL_READ_TESTBOUND) */
+	int tb;
 };
 
 /** make the scenario's temporary folder. @return 0 or -1 */
@@ -99,6 +101,38 @@ rd_line(struct rpl_reader *r, char *buf, size_t len)
 	return 1;
 }
 
+/** read a line as it is (only the trailing space removed), for the
+ * file contents of testbound's TEMPFILE_CONTENTS, AUTOTRUST_FILE and
+ * CHECK_* steps. @return 1, or 0 at EOF */
+static int
+rd_raw_line(struct rpl_reader *r, char *buf, size_t len)
+{
+	size_t n;
+	if(!fgets(buf, (int)len, r->in))
+		return 0;
+	r->lineno++;
+	n = strlen(buf);
+	while(n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+	return 1;
+}
+
+int
+rpl_tempfile(struct rpl_scenario *s, const char *kind, const char *id,
+	char *buf, size_t len)
+{
+	const char *c;
+	if(!*id)
+		return -1;
+	for(c = id; *c; c++)
+		if(*c == '/' || isspace((unsigned char)*c))
+			return -1;
+	if(make_tmpdir(s) != 0)
+		return -1;
+	snprintf(buf, len, "%s/%s%s.tmp", s->tmpdir, kind, id);
+	return 0;
+}
+
 /** skip leading space */
 static char *
 skip_ws(char *p)
@@ -139,6 +173,8 @@ parse_match(struct rpl_reader *r, struct rpl_entry *e, char *p)
 {
 	char *w;
 	for(w = strtok(p, " \t"); w; w = strtok(NULL, " \t")) {
+		if(w[0] == '#' || w[0] == ';')
+			break; /* a comment, as testbound has it */
 		if(strcmp(w, "opcode") == 0) e->match |= RPL_M_OPCODE;
 		else if(strcmp(w, "qtype") == 0) e->match |= RPL_M_QTYPE;
 		else if(strcmp(w, "qname") == 0) e->match |= RPL_M_QNAME;
@@ -163,9 +199,27 @@ parse_match(struct rpl_reader *r, struct rpl_entry *e, char *p)
 		else if(strcmp(w, "UDP") == 0 || strcmp(w, "udp") == 0)
 			e->match |= RPL_M_UDP;
 		else if(strcmp(w, "ttl") == 0) e->match |= RPL_M_TTL;
-		else if(strncmp(w, "ede=", 4) == 0) {
+		else if(strcmp(w, "DO") == 0) e->match |= RPL_M_DO;
+		else if(strcmp(w, "all_noedns") == 0)
+			e->match |= RPL_M_ALL_NOEDNS;
+		else if(strcmp(w, "client_cookie") == 0)
+			e->match |= RPL_M_CLIENT_COOKIE;
+		else if(strcmp(w, "server_cookie") == 0)
+			e->match |= RPL_M_SERVER_COOKIE;
+		else if((strncmp(w, "serial=", 7) == 0 ||
+			strncmp(w, "serial:", 7) == 0) &&
+			isdigit((unsigned char)w[7])) {
+			e->match |= RPL_M_SERIAL;
+			e->serial = (uint32_t)strtoul(w + 7, NULL, 10);
+		} else if((strncmp(w, "ede=", 4) == 0 ||
+			strncmp(w, "ede:", 4) == 0) && (strcmp(w + 4, "any")
+			== 0 || isdigit((unsigned char)w[4]) || (w[4] == '-' &&
+			isdigit((unsigned char)w[5])))) {
+			/* ede=-1: none wanted (petrel's); ede=any: one of
+			 * any code (testbound's) */
 			e->match |= RPL_M_EDE;
-			e->ede = atoi(w + 4);
+			e->ede = strcmp(w + 4, "any") == 0 ? RPL_EDE_ANY :
+				atoi(w + 4);
 		} else if(strncmp(w, "cookie=", 7) == 0 &&
 			strlen(w + 7) < sizeof(e->cookie)) {
 			e->match |= RPL_M_COOKIE;
@@ -184,10 +238,21 @@ parse_adjust(struct rpl_reader *r, struct rpl_entry *e, char *p)
 {
 	char *w;
 	for(w = strtok(p, " \t"); w; w = strtok(NULL, " \t")) {
+		if(w[0] == '#' || w[0] == ';')
+			break;
 		if(strcmp(w, "copy_id") == 0) e->copy_id = 1;
 		else if(strcmp(w, "copy_query") == 0) e->copy_query = 1;
 		else if(strcmp(w, "do_not_answer") == 0) e->do_not_answer = 1;
-		else {
+		else if(strcmp(w, "copy_ednsdata_assume_clientsubnet") == 0)
+			e->copy_ecs = 1;
+		else if(strcmp(w, "increment_ecs_scope") == 0)
+			e->inc_ecs = 1;
+		else if((strncmp(w, "sleep=", 6) == 0 && isdigit(
+			(unsigned char)w[6])) || (strncmp(w, "packet_sleep=",
+			13) == 0 && isdigit((unsigned char)w[13]))) {
+			/* testbound sleeps in real time; its clock (and so
+			 * the fake one) does not move: nothing to do */
+		} else {
 			rd_err(r, "ADJUST %s is not supported by the runner", w);
 			return -1;
 		}
@@ -212,6 +277,8 @@ parse_reply(struct rpl_reader *r, struct rpl_entry *e, char *p)
 	int i;
 	for(w = strtok(p, " \t"); w; w = strtok(NULL, " \t")) {
 		int done = 0;
+		if(w[0] == '#' || w[0] == ';')
+			break;
 		if(strcmp(w, "QR") == 0) ldns_pkt_set_qr(e->pkt, 1);
 		else if(strcmp(w, "AA") == 0) ldns_pkt_set_aa(e->pkt, 1);
 		else if(strcmp(w, "TC") == 0) ldns_pkt_set_tc(e->pkt, 1);
@@ -282,7 +349,7 @@ static int
 read_ednsdata(struct rpl_reader *r, struct rpl_entry *e)
 {
 	char line[4096];
-	uint8_t data[1024];
+	static uint8_t data[65535];
 	size_t n = 0;
 	ldns_rdf *d;
 	while(rd_line(r, line, sizeof(line))) {
@@ -324,6 +391,74 @@ read_ednsdata(struct rpl_reader *r, struct rpl_entry *e)
 	return -1;
 }
 
+/** a record ldns refuses that testbound's parser takes: RFC 3597 data
+ * (\\# len hex) of a length wrong for a known type (read as an unknown
+ * type, then given its type), base64 at the end without its padding or
+ * with a stray mark after it, or text after the last field (left out).
+ * @return LDNS_STATUS_OK and the record, or an error */
+static ldns_status
+rr_lenient(struct rpl_reader *r, const char *line, ldns_status err,
+	ldns_rr **rr)
+{
+	char buf[4200], *g, *t;
+	ldns_status st = LDNS_STATUS_ERR;
+	snprintf(buf, sizeof(buf), "%s", line);
+	if((g = strstr(buf, " \\# ")) != NULL || (g = strstr(buf, "\t\\# "))) {
+		/* the type is the word before \# */
+		char type[32], fixed[4300];
+		ldns_rr_type tp;
+		t = g;
+		while(t > buf && isspace((unsigned char)t[-1]))
+			t--;
+		while(t > buf && !isspace((unsigned char)t[-1]))
+			t--;
+		if((size_t)(g - t) >= sizeof(type))
+			return st;
+		snprintf(type, sizeof(type), "%.*s", (int)(g - t), t);
+		if(!(tp = ldns_get_rr_type_by_name(type)))
+			return st;
+		snprintf(fixed, sizeof(fixed), "%.*sTYPE65280%s", (int)(t - buf),
+			buf, g);
+		st = ldns_rr_new_frm_str(rr, fixed, r->ttl, r->origin,
+			&r->prev);
+		if(st == LDNS_STATUS_OK)
+			ldns_rr_set_type(*rr, tp);
+		return st;
+	}
+	/* base64 at the end without its padding, or with a stray mark after
+	 * it (testbound's decoder takes both): padded, the mark left out */
+	if(err != LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR) {
+		size_t n = strlen(buf), b;
+		char fixed[4300];
+		while(n > 0 && !isalnum((unsigned char)buf[n - 1]) &&
+			buf[n - 1] != '+' && buf[n - 1] != '/' &&
+			buf[n - 1] != '=')
+			buf[--n] = 0;
+		for(b = n; b > 0 && !isspace((unsigned char)buf[b - 1]); b--)
+			;
+		if(n - b >= 2) {
+			snprintf(fixed, sizeof(fixed), "%s%s", buf,
+				(n - b) % 4 == 2 ? "==" : (n - b) % 4 == 3 ? "=" :
+				"");
+			st = ldns_rr_new_frm_str(rr, fixed, r->ttl, r->origin,
+				&r->prev);
+			if(st == LDNS_STATUS_OK)
+				return st;
+		}
+		return LDNS_STATUS_ERR;
+	}
+	/* text after the last field: fewer words until it reads */
+	while(err == LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR && ((t = strrchr(buf, ' ')) != NULL || (t = strrchr(buf, '\t')))) {
+		*t = 0;
+		st = ldns_rr_new_frm_str(rr, buf, r->ttl, r->origin, &r->prev);
+		if(st == LDNS_STATUS_OK)
+			return st;
+		if(st != LDNS_STATUS_SYNTAX_SUPERFLUOUS_TEXT_ERR)
+			break;
+	}
+	return LDNS_STATUS_ERR;
+}
+
 /** read an entry after ENTRY_BEGIN; @return entry or NULL */
 static struct rpl_entry *
 read_entry(struct rpl_reader *r)
@@ -331,7 +466,8 @@ read_entry(struct rpl_reader *r)
 	char line[4096];
 	struct rpl_entry *e = calloc(1, sizeof(*e));
 	ldns_pkt_section sec = LDNS_SECTION_QUESTION;
-	int in_raw = 0;
+	int in_raw = 0, in_hex = 0;
+	ldns_pkt *extra = NULL;
 	if(!e || !(e->pkt = ldns_pkt_new())) {
 		rd_err(r, "out of memory");
 		free(e);
@@ -344,8 +480,69 @@ read_entry(struct rpl_reader *r)
 		char *p = skip_ws(line), *rest;
 		if(!*p)
 			continue;
-		if(kw(p, "ENTRY_END", NULL))
+		if(kw(p, "ENTRY_END", NULL)) {
+			ldns_pkt_free(extra);
+			if(in_hex) {
+				rd_err(r, "HEX_ANSWER_BEGIN without "
+					"HEX_ANSWER_END");
+				goto fail;
+			}
 			return e;
+		}
+		if(in_hex) {
+			if(kw(p, "HEX_ANSWER_END", NULL))
+				in_hex = 0;
+			else if(e->extra_packets == 0 &&
+				parse_raw(r, e, p) < 0)
+				goto fail;
+			continue;
+		}
+		if(kw(p, "HEX_ANSWER_BEGIN", NULL)) {
+			/* testbound: the reply as hex, ADJUST applied when
+			 * it parses */
+			in_hex = 1;
+			if(e->extra_packets == 0) {
+				e->hex_answer = 1;
+				if(!e->raw && !(e->raw = malloc(65536))) {
+					rd_err(r, "out of memory");
+					goto fail;
+				}
+			}
+			continue;
+		}
+		if(kw(p, "EXTRA_PACKET", NULL)) {
+			/* testbound: another reply packet follows in the
+			 * same TCP stream; it is read and counted, the fake
+			 * network refuses to send it */
+			e->extra_packets++;
+			ldns_pkt_free(extra);
+			if(!(extra = ldns_pkt_new())) {
+				rd_err(r, "out of memory");
+				goto fail;
+			}
+			in_raw = 0;
+			sec = LDNS_SECTION_QUESTION;
+			continue;
+		}
+		if(extra) {
+			/* the lines of an extra packet are checked for
+			 * syntax only */
+			if(kw(p, "MATCH", NULL) || kw(p, "ADJUST", NULL) ||
+				kw(p, "REPLY", NULL) || kw(p, "$TTL", NULL) ||
+				kw(p, "HEX_EDNSDATA_BEGIN", NULL))
+				continue;
+			if(kw(p, "$ORIGIN", &rest)) {
+				ldns_rdf_deep_free(r->origin);
+				r->origin = ldns_dname_new_frm_str(rest);
+				continue;
+			}
+			if(kw(p, "SECTION", &rest)) {
+				sec = strcmp(rest, "QUESTION") == 0 ?
+					LDNS_SECTION_QUESTION :
+					LDNS_SECTION_ANSWER;
+				continue;
+			}
+		}
 		if(kw(p, "MATCH", &rest)) {
 			if(parse_match(r, e, rest) < 0)
 				goto fail;
@@ -397,17 +594,44 @@ read_entry(struct rpl_reader *r)
 		} else {
 			ldns_rr *rr = NULL;
 			ldns_status st;
+			ldns_pkt *into = extra ? extra : e->pkt;
 			if(sec == LDNS_SECTION_QUESTION)
 				st = ldns_rr_new_question_frm_str(&rr, p,
 					r->origin, &r->prev);
 			else	st = ldns_rr_new_frm_str(&rr, p, r->ttl,
 					r->origin, &r->prev);
+			if(st != LDNS_STATUS_OK && sec != LDNS_SECTION_QUESTION &&
+				r->tb)
+				st = rr_lenient(r, p, st, &rr);
+			if(st != LDNS_STATUS_OK && sec != LDNS_SECTION_QUESTION &&
+				r->tb) {
+				/* an RRSIG without its signature (testbound's
+				 * parser takes it): an empty signature */
+				char fix[4200];
+				ldns_rr *f = NULL;
+				snprintf(fix, sizeof(fix), "%s AA==", p);
+				if(ldns_rr_new_frm_str(&f, fix, r->ttl, r->origin,
+					&r->prev) == LDNS_STATUS_OK &&
+					ldns_rr_get_type(f) == LDNS_RR_TYPE_RRSIG &&
+					ldns_rr_rd_count(f) == 9) {
+					ldns_rdf *empty = ldns_rdf_new(
+						LDNS_RDF_TYPE_B64, 0, NULL);
+					if(empty) {
+						ldns_rdf_deep_free(ldns_rr_set_rdf(
+							f, empty, 8));
+						rr = f;
+						f = NULL;
+						st = LDNS_STATUS_OK;
+					}
+				}
+				ldns_rr_free(f);
+			}
 			if(st != LDNS_STATUS_OK) {
 				rd_err(r, "cannot parse record '%s': %s", p,
 					ldns_get_errorstr_by_id(st));
 				goto fail;
 			}
-			if(!ldns_pkt_push_rr(e->pkt, sec, rr)) {
+			if(!ldns_pkt_push_rr(into, sec, rr)) {
 				ldns_rr_free(rr);
 				rd_err(r, "out of memory");
 				goto fail;
@@ -416,8 +640,27 @@ read_entry(struct rpl_reader *r)
 	}
 	rd_err(r, "ENTRY_BEGIN without ENTRY_END");
 fail:
+	ldns_pkt_free(extra);
 	entry_free(e);
 	return NULL;
+}
+
+/** append text to the config text. @return 0 or -1 */
+static int
+cfg_add(char **cfg, size_t *len, size_t *cap, const char *buf)
+{
+	size_t n = strlen(buf);
+	if(*len + n + 1 > *cap) {
+		char *nc;
+		*cap = (*cap + n + 1) * 2;
+		nc = realloc(*cfg, *cap);
+		if(!nc)
+			return -1;
+		*cfg = nc;
+	}
+	memcpy(*cfg + *len, buf, n + 1);
+	*len += n;
+	return 0;
 }
 
 /** translate a Deckard key or copy a config line into cfg text.
@@ -428,7 +671,6 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 {
 	char buf[4200];
 	char *p = skip_ws(line), *v;
-	size_t n;
 	buf[0] = 0;
 	if(!*p)
 		return 0;
@@ -530,18 +772,105 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 				(int)(t - line), line, abs, t + 10);
 		} else	snprintf(buf, sizeof(buf), "%s\n", line);
 	}
-	n = strlen(buf);
-	if(*len + n + 1 > *cap) {
-		char *nc;
-		*cap = (*cap + n + 1) * 2;
-		nc = realloc(*cfg, *cap);
-		if(!nc)
-			return -1;
-		*cfg = nc;
+	return cfg_add(cfg, len, cap, buf);
+}
+
+/** spool lines (as they are) into a file up to the end keyword, for
+ * testbound's TEMPFILE_CONTENTS (with $INCLUDE_TEMPFILE id) and
+ * AUTOTRUST_FILE. @return 0 or -1 */
+static int
+spool_file(struct rpl_reader *r, const char *path, const char *endkw)
+{
+	char line[4096];
+	FILE *out = fopen(path, "w");
+	if(!out) {
+		rd_err(r, "cannot write %s", path);
+		return -1;
 	}
-	memcpy(*cfg + *len, buf, n + 1);
-	*len += n;
-	return 0;
+	while(rd_raw_line(r, line, sizeof(line))) {
+		char *p = skip_ws(line), *rest;
+		if(kw(p, endkw, NULL)) {
+			fclose(out);
+			return 0;
+		}
+		if(kw(p, "$INCLUDE_TEMPFILE", &rest)) {
+			char inc[512];
+			if(rpl_tempfile(r->s, "_temp_", rest, inc,
+				sizeof(inc)) < 0) {
+				rd_err(r, "bad $INCLUDE_TEMPFILE %s", rest);
+				fclose(out);
+				return -1;
+			}
+			fprintf(out, "$INCLUDE %s\n", inc);
+			continue;
+		}
+		fprintf(out, "%s\n", line);
+	}
+	fclose(out);
+	rd_err(r, "no %s", endkw);
+	return -1;
+}
+
+/** a config line of a testbound file: the runner's keywords and
+ * switches are taken here, everything else goes to petrel's config
+ * parser as it is. @return 0 or -1 */
+static int
+config_line_tb(struct rpl_reader *r, char *line, char **cfg, size_t *len,
+	size_t *cap)
+{
+	char *p = skip_ws(line), *rest, path[512], buf[1024];
+	if(!*p)
+		return 0;
+	if(kw(p, "TEMPFILE_NAME", &rest)) {
+		/* the file's name, quoted, on a line of its own (testbound
+		 * writes it so: "zonefile:" on the line before) */
+		if(rpl_tempfile(r->s, "_temp_", rest, path, sizeof(path)) < 0) {
+			rd_err(r, "bad TEMPFILE_NAME %s", rest);
+			return -1;
+		}
+		snprintf(buf, sizeof(buf), "\"%s\"\n", path);
+		if(*len >= 2 && (*cfg)[*len - 1] == '\n' &&
+			(*cfg)[*len - 2] == ':') {
+			/* petrel's parser reads an option and its value on
+			 * one line: the name joins "zonefile:" */
+			(*cfg)[*len - 1] = ' ';
+		}
+		return cfg_add(cfg, len, cap, buf);
+	}
+	if(kw(p, "TEMPFILE_CONTENTS", &rest)) {
+		if(rpl_tempfile(r->s, "_temp_", rest, path, sizeof(path)) < 0) {
+			rd_err(r, "bad TEMPFILE_CONTENTS %s", rest);
+			return -1;
+		}
+		return spool_file(r, path, "TEMPFILE_END");
+	}
+	if(kw(p, "AUTOTRUST_FILE", &rest)) {
+		if(rpl_tempfile(r->s, "_auto_", rest, path, sizeof(path)) < 0) {
+			rd_err(r, "bad AUTOTRUST_FILE %s", rest);
+			return -1;
+		}
+		if(spool_file(r, path, "AUTOTRUST_END") < 0)
+			return -1;
+		snprintf(buf, sizeof(buf), "server:\n\tauto-trust-anchor-file: "
+			"\"%s\"\n", path);
+		return cfg_add(cfg, len, cap, buf);
+	}
+	if(kw(p, "COMMANDLINE", NULL)) {
+		rd_err(r, "COMMANDLINE (options of Unbound's command line) is "
+			"not supported by the runner");
+		return -1;
+	}
+	if(kw(p, "fake-sha1:", &rest) || kw(p, "fake-dsa:", &rest)) {
+		/* testbound's switches, not options of petrel: signatures
+		 * of DSA (algorithms 3 and 6) verify without a check, as in
+		 * an Unbound built without DSA */
+		if(strcmp(rest, "yes") == 0 || strcmp(rest, "\"yes\"") == 0)
+			r->s->fake_dsa = 1;
+		return 0;
+	}
+	if(cfg_add(cfg, len, cap, line) < 0)
+		return -1;
+	return cfg_add(cfg, len, cap, "\n");
 }
 
 /** parse a step line */
@@ -605,18 +934,119 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 			rd_err(r, "CHECK_FILE wants: file keytag text");
 			goto fail;
 		}
+	} else if(strcmp(w, "NOTHING") == 0)
+		st->type = RPL_STEP_NOTHING;
+	else if(strcmp(w, "ERROR") == 0) {
+		st->type = RPL_STEP_ERROR;
+		s->manual_out = 1;
+	} else if(strcmp(w, "TRAFFIC") == 0)
+		st->type = RPL_STEP_TRAFFIC;
+	else if(strcmp(w, "ASSIGN") == 0) {
+		/* ASSIGN var = expression (the rest of the line) */
+		char *v = strtok_r(NULL, " \t", &save);
+		char *eq = strtok_r(NULL, " \t", &save);
+		st->type = RPL_STEP_ASSIGN;
+		if(!v || !eq || strcmp(eq, "=") != 0 || !save) {
+			rd_err(r, "ASSIGN wants: variable = expression");
+			goto fail;
+		}
+		if(!(st->var = strdup(v)) || !(st->expr = strdup(skip_ws(
+			save)))) {
+			rd_err(r, "out of memory");
+			goto fail;
+		}
+		save = NULL;
+	} else if(strcmp(w, "FLUSH_MESSAGE") == 0) {
+		/* FLUSH_MESSAGE name class type (the rest of the line) */
+		st->type = RPL_STEP_FLUSH_MESSAGE;
+		if(!save || !*skip_ws(save) || !(st->expr = strdup(
+			skip_ws(save)))) {
+			rd_err(r, "FLUSH_MESSAGE wants a question");
+			goto fail;
+		}
+		save = NULL;
+	} else if(strcmp(w, "INFRA_RTT") == 0) {
+		/* INFRA_RTT address zone rtt */
+		char *a = strtok_r(NULL, " \t", &save);
+		char *z = strtok_r(NULL, " \t", &save);
+		char *t = strtok_r(NULL, " \t", &save);
+		const char *e = NULL;
+		st->type = RPL_STEP_INFRA_RTT;
+		if(!a || !z || !t || netaddr_parse(a, 53, &st->addr, &e) < 0 ||
+			!(st->var = strdup(z)) || !(st->expr = strdup(t))) {
+			rd_err(r, "INFRA_RTT wants: address zone rtt");
+			goto fail;
+		}
+		st->has_addr = 1;
+	} else if(strcmp(w, "CHECK_AUTOTRUST") == 0 ||
+		strcmp(w, "CHECK_TEMPFILE") == 0) {
+		/* the id, then FILE_BEGIN on the next line, the lines the
+		 * file must have (as they are), FILE_END at a line start */
+		char *id = strtok_r(NULL, " \t", &save);
+		char line[4096], *ne;
+		size_t len = 0;
+		int ended = 0;
+		st->type = w[6] == 'A' ? RPL_STEP_CHECK_AUTOTRUST :
+			RPL_STEP_CHECK_TEMPFILE;
+		if(!id || !(st->fname = strdup(id)) ||
+			!(st->content = calloc(1, 1))) {
+			rd_err(r, "%s wants an id", w);
+			goto fail;
+		}
+		if(!rd_raw_line(r, line, sizeof(line)) ||
+			!kw(line, "FILE_BEGIN", NULL)) {
+			rd_err(r, "FILE_BEGIN expected after %s", w);
+			goto fail;
+		}
+		while(rd_raw_line(r, line, sizeof(line))) {
+			size_t n = strlen(line);
+			if(strncmp(line, "FILE_END", 8) == 0) {
+				ended = 1;
+				break;
+			}
+			if(!(ne = realloc(st->content, len + n + 2))) {
+				rd_err(r, "out of memory");
+				goto fail;
+			}
+			st->content = ne;
+			memcpy(st->content + len, line, n);
+			len += n;
+			st->content[len++] = '\n';
+			st->content[len] = 0;
+		}
+		if(!ended) {
+			rd_err(r, "FILE_BEGIN without FILE_END");
+			goto fail;
+		}
+		save = NULL;
 	} else {
 		rd_err(r, "STEP type %s is not supported by the runner", w);
 		goto fail;
 	}
-	while((w = strtok_r(NULL, " \t", &save)) != NULL) {
+	while(save && (w = strtok_r(NULL, " \t", &save)) != NULL) {
 		if(strcmp(w, "ELAPSE") == 0) {
+			/* seconds, a fraction allowed (testbound) */
+			double sec;
+			char *end = NULL;
 			w = strtok_r(NULL, " \t", &save);
-			if(!w) {
-				rd_err(r, "ELAPSE without a value");
+			if(!w || (sec = strtod(w, &end)) < 0 || end == w ||
+				*end) {
+				rd_err(r, "ELAPSE without a number of seconds");
 				goto fail;
 			}
-			st->elapse = atoi(w);
+			st->elapse_sec = (long)sec;
+			st->elapse_usec = (long)((sec - (double)st->elapse_sec)
+				* 1000000. + 0.5);
+		} else if(strcmp(w, "EVAL") == 0 &&
+			st->type == RPL_STEP_TIME_PASSES) {
+			/* testbound: the rest of the line, macro expanded
+			 * when the step runs */
+			if(!save || !*skip_ws(save) || !(st->expr = strdup(
+				skip_ws(save)))) {
+				rd_err(r, "EVAL without an expression");
+				goto fail;
+			}
+			break;
 		} else if(strcmp(w, "ADDRESS") == 0) {
 			const char *e = NULL;
 			w = strtok_r(NULL, " \t", &save);
@@ -721,12 +1151,18 @@ parse_step(struct rpl_reader *r, struct rpl_scenario *s, char *p,
 	return 0;
 fail:
 	free(st->events);
+	free(st->fname);
+	free(st->fkey);
+	free(st->ftext);
+	free(st->expr);
+	free(st->var);
+	free(st->content);
 	free(st);
 	return -1;
 }
 
 struct rpl_scenario *
-rpl_read(const char *file, char *err, size_t errlen)
+rpl_read(const char *file, int flags, char *err, size_t errlen)
 {
 	struct rpl_reader r;
 	struct rpl_scenario *s = calloc(1, sizeof(*s));
@@ -746,6 +1182,7 @@ rpl_read(const char *file, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	r.tb = s->testbound = (flags & RPL_READ_TESTBOUND) != 0;
 	s->file = strdup(file);
 	steptail = &s->steps;
 	rangetail = &s->ranges;
@@ -792,6 +1229,12 @@ rpl_read(const char *file, char *err, size_t errlen)
 					rd_err(&r, "FILE_BEGIN without FILE_END");
 					goto fail;
 				}
+				continue;
+			}
+			if(!kw(p, "SCENARIO_BEGIN", NULL) && r.tb) {
+				if(config_line_tb(&r, line, &s->config,
+					&s->config_len, &cap) < 0)
+					goto fail;
 				continue;
 			}
 			if(!kw(p, "SCENARIO_BEGIN", NULL)) {
@@ -845,6 +1288,17 @@ rpl_read(const char *file, char *err, size_t errlen)
 						goto fail;
 					}
 					rg->naddrs++;
+				} else if(kw(q, "$ORIGIN", &a)) {
+					/* testbound reads these between the
+					 * entries too */
+					ldns_rdf_deep_free(r.origin);
+					if(!(r.origin = ldns_dname_new_frm_str(
+						a))) {
+						rd_err(&r, "bad $ORIGIN");
+						goto fail;
+					}
+				} else if(kw(q, "$TTL", &a)) {
+					r.ttl = (uint32_t)atoi(a);
 				} else if(kw(q, "ENTRY_BEGIN", NULL)) {
 					struct rpl_entry *e = read_entry(&r);
 					if(!e)
@@ -864,6 +1318,10 @@ rpl_read(const char *file, char *err, size_t errlen)
 		} else if(kw(p, "STEP", &rest)) {
 			if(parse_step(&r, s, rest, &steptail) < 0)
 				goto fail;
+		} else if(r.tb) {
+			/* testbound skips any other line here */
+			verbose(VERB_ALGO, "%s:%d: skipped: %s", file, r.lineno,
+				p);
 		} else {
 			rd_err(&r, "unknown line: %s", p);
 			goto fail;
@@ -925,6 +1383,9 @@ rpl_free(struct rpl_scenario *s)
 		free(st->fname);
 		free(st->fkey);
 		free(st->ftext);
+		free(st->expr);
+		free(st->var);
+		free(st->content);
 		free(st);
 	}
 	if(s->tmpdir[0]) {
@@ -1227,10 +1688,29 @@ match_common(struct rpl_entry *e, ldns_pkt *p, char *diff, size_t difflen)
 	return 1;
 }
 
+/** the MATCH keywords only testbound's matching implements */
+#define RPL_M_TB_ONLY (RPL_M_DO | RPL_M_ALL_NOEDNS | RPL_M_CLIENT_COOKIE | \
+	RPL_M_SERVER_COOKIE | RPL_M_SERIAL)
+
+/** with petrel's semantics, the testbound keywords of an entry are
+ * matched as testbound matches them. @return 1 when they match */
+static int
+match_tb_only(struct rpl_entry *e, ldns_pkt *p, int tcp, char *diff,
+	size_t difflen)
+{
+	struct rpl_entry t = *e;
+	t.match &= RPL_M_TB_ONLY | RPL_M_TTL;
+	if(!(t.match & RPL_M_TB_ONLY))
+		return 1;
+	return rpl_match_tb(&t, p, tcp, diff, difflen);
+}
+
 int
 rpl_match_query(struct rpl_entry *e, ldns_pkt *q, int tcp)
 {
 	char diff[256];
+	if(!match_tb_only(e, q, tcp, diff, sizeof(diff)))
+		return 0;
 	if((e->match & RPL_M_TCP) && !tcp)
 		return 0;
 	if((e->match & RPL_M_UDP) && tcp)
@@ -1261,16 +1741,343 @@ rpl_match_answer(struct rpl_entry *e, ldns_pkt *a, const uint8_t *wire,
 		snprintf(diff, difflen, "entry has no MATCH line");
 		return 0;
 	}
+	if(!match_tb_only(e, a, 0, diff, difflen))
+		return 0;
 	return match_common(e, a, diff, difflen);
 }
 
+/** compare two RRs as testbound's text comparison does: names in the
+ * owner and the RDATA without regard to case, the TTL only when with_ttl */
+static int
+rr_equal_tb(const ldns_rr *a, const ldns_rr *b, int with_ttl)
+{
+	ldns_rr *ca = ldns_rr_clone(a), *cb = ldns_rr_clone(b);
+	int eq = 0;
+	if(ca && cb) {
+		ldns_rr2canonical(ca);
+		ldns_rr2canonical(cb);
+		if(!with_ttl) {
+			ldns_rr_set_ttl(ca, 0);
+			ldns_rr_set_ttl(cb, 0);
+		}
+		if(ldns_rr_get_type(ca) == ldns_rr_get_type(cb) &&
+			ldns_rr_get_class(ca) == ldns_rr_get_class(cb) &&
+			ldns_rr_ttl(ca) == ldns_rr_ttl(cb) &&
+			ldns_dname_compare(ldns_rr_owner(ca),
+			ldns_rr_owner(cb)) == 0) {
+			size_t i;
+			eq = ldns_rr_rd_count(ca) == ldns_rr_rd_count(cb);
+			for(i = 0; eq && i < ldns_rr_rd_count(ca); i++)
+				if(ldns_rdf_compare(ldns_rr_rdf(ca, i),
+					ldns_rr_rdf(cb, i)) != 0)
+					eq = 0;
+		}
+	}
+	ldns_rr_free(ca);
+	ldns_rr_free(cb);
+	return eq;
+}
+
+/** compare a section in order, as testbound does; @return 1 equal, else
+ * 0 and the first difference (an order difference said as such) */
+static int
+section_equal_tb(ldns_rr_list *want, ldns_rr_list *got, int with_ttl,
+	const char *name, char *diff, size_t difflen)
+{
+	size_t i, nw = ldns_rr_list_rr_count(want),
+		ng = ldns_rr_list_rr_count(got);
+	for(i = 0; i < nw && i < ng; i++) {
+		if(!rr_equal_tb(ldns_rr_list_rr(want, i),
+			ldns_rr_list_rr(got, i), with_ttl))
+			break;
+	}
+	if(i == nw && i == ng)
+		return 1;
+	if(nw == ng && section_equal(want, got, with_ttl, name, diff,
+		difflen)) {
+		char *w = ldns_rr2str(ldns_rr_list_rr(want, i));
+		char *c;
+		for(c = w; c && *c; c++)
+			if(*c == '\n' || *c == '\t')
+				*c = ' ';
+		snprintf(diff, difflen, "%s section: the records come in "
+			"another order (record %d wanted: %s)", name, (int)i + 1,
+			w ? w : "?");
+		free(w);
+		return 0;
+	}
+	if(!section_equal(want, got, with_ttl, name, diff, difflen))
+		return 0;
+	snprintf(diff, difflen, "%s section: %d records, wanted %d", name,
+		(int)ng, (int)nw);
+	return 0;
+}
+
+/** find an EDNS option in option data; @return its offset (of the code)
+ * or -1 */
+static long
+opt_find(const uint8_t *o, size_t n, uint16_t code)
+{
+	size_t i = 0;
+	while(i + 4 <= n) {
+		uint16_t c = (uint16_t)(o[i] << 8 | o[i + 1]);
+		uint16_t len = (uint16_t)(o[i + 2] << 8 | o[i + 3]);
+		if(i + 4 + len > n)
+			return -1;
+		if(c == code)
+			return (long)i;
+		i += 4u + len;
+	}
+	return -1;
+}
+
+/** take an option out of option data; @return its length or -1 */
+static int
+opt_snip(uint8_t *o, size_t *n, uint16_t code, uint8_t *val)
+{
+	long at = opt_find(o, *n, code);
+	uint16_t len;
+	if(at < 0)
+		return -1;
+	len = (uint16_t)(o[at + 2] << 8 | o[at + 3]);
+	if(val)
+		memcpy(val, o + at + 4, len);
+	memmove(o + at, o + at + 4 + len, *n - (size_t)at - 4 - len);
+	*n -= 4u + len;
+	return len;
+}
+
+/** an rcode name */
+static const char *
+rcode_name(int r)
+{
+	static const char *n[] = {"NOERROR", "FORMERR", "SERVFAIL",
+		"NXDOMAIN", "NOTIMPL", "REFUSED", "YXDOMAIN", "YXRRSET",
+		"NXRRSET", "NOTAUTH", "NOTZONE"};
+	return r >= 0 && r <= 10 ? n[r] : "rcode?";
+}
+
+/** the SOA serial in the authority section, or 0 */
+static uint32_t
+auth_serial(ldns_pkt *p)
+{
+	size_t i;
+	for(i = 0; i < ldns_rr_list_rr_count(ldns_pkt_authority(p)); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(ldns_pkt_authority(p), i);
+		if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_SOA &&
+			ldns_rr_rd_count(rr) >= 3)
+			return ldns_rdf2native_int32(ldns_rr_rdf(rr, 2));
+	}
+	return 0;
+}
+
 int
-rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, uint8_t **out,
+rpl_match_tb(struct rpl_entry *e, ldns_pkt *p, int tcp, char *diff,
+	size_t difflen)
+{
+	char dd[512];
+	int m = e->match, ttl = (m & RPL_M_TTL) != 0;
+	ldns_rr *eq = qrr(e->pkt), *pq = qrr(p);
+	ldns_rdf *od = ldns_pkt_edns(p) ? ldns_pkt_edns_data(p) : NULL;
+	uint8_t opts[65536], val[65536];
+	size_t on = od ? ldns_rdf_size(od) : 0;
+	const int petrel_only = RPL_M_QCASE | RPL_M_FLAGS | RPL_M_AUTHORITY |
+		RPL_M_ADDITIONAL | RPL_M_EDNS | RPL_M_COOKIE;
+	if(!diff) {
+		diff = dd;
+		difflen = sizeof(dd);
+	}
+	diff[0] = 0;
+	if(od)
+		memcpy(opts, ldns_rdf_data(od), on);
+	/* EDE and cookies first: they are taken out of the message */
+	if(m & RPL_M_EDE) {
+		int len = opt_snip(opts, &on, 15, val);
+		int code = len >= 2 ? (val[0] << 8 | val[1]) : -1;
+		if(code < 0 && e->ede != -1) {
+			if(e->ede == RPL_EDE_ANY)
+				snprintf(diff, difflen, "no EDE, wanted one");
+			else	snprintf(diff, difflen, "no EDE, wanted EDE %d",
+					e->ede);
+			return 0;
+		}
+		if(e->ede != RPL_EDE_ANY && code != e->ede) {
+			snprintf(diff, difflen, "EDE %d, wanted EDE %d", code,
+				e->ede);
+			return 0;
+		}
+	}
+	if(m & (RPL_M_CLIENT_COOKIE | RPL_M_SERVER_COOKIE)) {
+		int len = opt_snip(opts, &on, 10, NULL);
+		if(len != 8 && len != 24) {
+			snprintf(diff, difflen, "no DNS cookie");
+			return 0;
+		}
+		if((m & RPL_M_CLIENT_COOKIE) && len != 8) {
+			snprintf(diff, difflen, "a cookie of %d bytes, wanted "
+				"a client cookie (8)", len);
+			return 0;
+		}
+		if((m & RPL_M_SERVER_COOKIE) && len != 24) {
+			snprintf(diff, difflen, "a cookie of %d bytes, wanted "
+				"a server cookie (24)", len);
+			return 0;
+		}
+	}
+	if((m & RPL_M_OPCODE) && ldns_pkt_get_opcode(e->pkt) !=
+		ldns_pkt_get_opcode(p)) {
+		snprintf(diff, difflen, "opcode %d, wanted %d",
+			(int)ldns_pkt_get_opcode(p),
+			(int)ldns_pkt_get_opcode(e->pkt));
+		return 0;
+	}
+	if((m & (RPL_M_QTYPE | RPL_M_QNAME | RPL_M_SUBDOMAIN)) &&
+		(!eq || !pq)) {
+		snprintf(diff, difflen, "no question");
+		return 0;
+	}
+	if((m & RPL_M_QTYPE) && ldns_rr_get_type(eq) != ldns_rr_get_type(pq)) {
+		snprintf(diff, difflen, "qtype %d, wanted %d",
+			(int)ldns_rr_get_type(pq), (int)ldns_rr_get_type(eq));
+		return 0;
+	}
+	if((m & RPL_M_QNAME) && ldns_dname_compare(ldns_rr_owner(eq),
+		ldns_rr_owner(pq)) != 0) {
+		snprintf(diff, difflen, "another qname");
+		return 0;
+	}
+	if((m & RPL_M_RCODE) && ldns_pkt_get_rcode(e->pkt) !=
+		ldns_pkt_get_rcode(p)) {
+		snprintf(diff, difflen, "rcode %s, wanted %s",
+			rcode_name(ldns_pkt_get_rcode(p)),
+			rcode_name(ldns_pkt_get_rcode(e->pkt)));
+		return 0;
+	}
+	if((m & RPL_M_QUESTION) && !section_equal_tb(ldns_pkt_question(e->pkt),
+		ldns_pkt_question(p), ttl, "question", diff, difflen))
+		return 0;
+	if((m & RPL_M_ANSWER) && !section_equal_tb(ldns_pkt_answer(e->pkt),
+		ldns_pkt_answer(p), ttl, "answer", diff, difflen))
+		return 0;
+	if((m & RPL_M_SUBDOMAIN) && !ldns_dname_is_subdomain(
+		ldns_rr_owner(pq), ldns_rr_owner(eq)) &&
+		ldns_dname_compare(ldns_rr_owner(pq), ldns_rr_owner(eq)) != 0) {
+		snprintf(diff, difflen, "qname not a subdomain");
+		return 0;
+	}
+	if((m & RPL_M_SERIAL) && auth_serial(p) != e->serial) {
+		snprintf(diff, difflen, "serial %u, wanted %u",
+			(unsigned)auth_serial(p), (unsigned)e->serial);
+		return 0;
+	}
+	if((m & RPL_M_DO) && !(ldns_pkt_edns(p) && ldns_pkt_edns_do(p))) {
+		snprintf(diff, difflen, "no DO bit");
+		return 0;
+	}
+	if((m & RPL_M_NOEDNS) && ldns_pkt_edns(p)) {
+		snprintf(diff, difflen, "has EDNS, wanted none");
+		return 0;
+	}
+	if(m & RPL_M_EDNSDATA) {
+		ldns_rdf *w = ldns_pkt_edns_data(e->pkt);
+		size_t wl = w ? ldns_rdf_size(w) : 0;
+		if((wl || on) && (wl != on || memcmp(ldns_rdf_data(w), opts,
+			wl) != 0)) {
+			snprintf(diff, difflen, "EDNS options differ (%d "
+				"bytes, wanted %d)", (int)on, (int)wl);
+			return 0;
+		}
+	}
+	if((m & RPL_M_TCP) && !tcp) {
+		snprintf(diff, difflen, "over UDP, wanted TCP");
+		return 0;
+	}
+	if((m & RPL_M_UDP) && tcp) {
+		snprintf(diff, difflen, "over TCP, wanted UDP");
+		return 0;
+	}
+	if(m & (RPL_M_ALL | RPL_M_ALL_NOEDNS)) {
+		char a[64], b[64];
+		unsigned fw = pkt_flags(e->pkt), fg = pkt_flags(p);
+		if(ldns_pkt_get_opcode(e->pkt) != ldns_pkt_get_opcode(p)) {
+			snprintf(diff, difflen, "opcode %d, wanted %d",
+				(int)ldns_pkt_get_opcode(p),
+				(int)ldns_pkt_get_opcode(e->pkt));
+			return 0;
+		}
+		if(ldns_pkt_get_rcode(e->pkt) != ldns_pkt_get_rcode(p)) {
+			snprintf(diff, difflen, "rcode %s, wanted %s",
+				rcode_name(ldns_pkt_get_rcode(p)),
+				rcode_name(ldns_pkt_get_rcode(e->pkt)));
+			return 0;
+		}
+		if(fw != fg) {
+			flags_str(fg, a, sizeof(a));
+			flags_str(fw, b, sizeof(b));
+			snprintf(diff, difflen, "flags '%s', wanted '%s'", a, b);
+			return 0;
+		}
+		if(!section_equal_tb(ldns_pkt_question(e->pkt),
+			ldns_pkt_question(p), ttl, "question", diff, difflen) ||
+			!section_equal_tb(ldns_pkt_answer(e->pkt),
+			ldns_pkt_answer(p), ttl, "answer", diff, difflen) ||
+			!section_equal_tb(ldns_pkt_authority(e->pkt),
+			ldns_pkt_authority(p), ttl, "authority", diff, difflen) ||
+			!section_equal_tb(ldns_pkt_additional(e->pkt),
+			ldns_pkt_additional(p), ttl, "additional", diff,
+			difflen))
+			return 0;
+		if(m & RPL_M_ALL) {
+			/* the EDNS record: testbound's entries have one with
+			 * DO or EDNS data, payload size 1232 */
+			ldns_rdf *w = ldns_pkt_edns_data(e->pkt);
+			size_t wl = w ? ldns_rdf_size(w) : 0;
+			if(e->edns != (ldns_pkt_edns(p) != 0)) {
+				snprintf(diff, difflen, e->edns ? "no EDNS "
+					"record, wanted one" : "an EDNS record, "
+					"wanted none");
+				return 0;
+			}
+			if(e->edns && e->do_bit != (ldns_pkt_edns_do(p) != 0)) {
+				snprintf(diff, difflen, "EDNS DO bit %d, wanted "
+					"%d", (int)ldns_pkt_edns_do(p), e->do_bit);
+				return 0;
+			}
+			if(e->edns && ldns_pkt_edns_udp_size(p) != 1232) {
+				snprintf(diff, difflen, "EDNS payload size %d, "
+					"wanted 1232",
+					(int)ldns_pkt_edns_udp_size(p));
+				return 0;
+			}
+			if(e->edns && (wl != on || (wl && memcmp(
+				ldns_rdf_data(w), opts, wl) != 0))) {
+				int ede = opt_find(opts, on, 15) >= 0;
+				snprintf(diff, difflen, "EDNS options differ "
+					"(%d bytes, wanted %d%s)", (int)on,
+					(int)wl, ede ? "; an EDE is there" : "");
+				return 0;
+			}
+		}
+	}
+	if(m & petrel_only) {
+		struct rpl_entry t = *e;
+		t.match &= petrel_only;
+		return match_common(&t, p, diff, difflen);
+	}
+	return 1;
+}
+
+int
+rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, int tb, uint8_t **out,
 	size_t *outlen)
 {
-	ldns_pkt *p;
+	ldns_pkt *p = NULL;
 	ldns_status st;
-	if(e->raw) {
+	if(e->raw && e->hex_answer && ldns_wire2pkt(&p, e->raw, e->rawlen) ==
+		LDNS_STATUS_OK) {
+		/* testbound: a hex reply that parses gets the ADJUSTs */
+	} else if(e->raw) {
+		ldns_pkt_free(p);
 		*out = malloc(e->rawlen ? e->rawlen : 1);
 		if(!*out)
 			return -1;
@@ -1282,10 +2089,12 @@ rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, uint8_t **out,
 		}
 		return 0;
 	}
-	p = ldns_pkt_clone(e->pkt);
-	if(!p)
+	if(!p && !(p = ldns_pkt_clone(e->pkt)))
 		return -1;
-	ldns_pkt_set_id(p, e->copy_id ? ldns_pkt_id(q) : 0);
+	if(e->copy_id)
+		ldns_pkt_set_id(p, ldns_pkt_id(q));
+	else if(!e->hex_answer)
+		ldns_pkt_set_id(p, 0);
 	if(e->copy_query) {
 		ldns_rr_list_deep_free(ldns_pkt_question(p));
 		ldns_pkt_set_question(p,
@@ -1294,8 +2103,17 @@ rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, uint8_t **out,
 			ldns_pkt_question(p)));
 	}
 	if(e->edns) {
-		ldns_pkt_set_edns_udp_size(p, 4096);
+		ldns_pkt_set_edns_udp_size(p, tb ? 1232 : 4096);
 		ldns_pkt_set_edns_do(p, (signed char)e->do_bit);
+	}
+	if(e->copy_ecs && ldns_pkt_edns_data(p) &&
+		ldns_rdf_size(ldns_pkt_edns_data(p)) >= 8) {
+		/* testbound's copy_ednsdata_assume_clientsubnet: the one
+		 * option is ECS; its scope becomes its source prefix length
+		 * (the entry writes the query's), plus one with
+		 * increment_ecs_scope */
+		uint8_t *d = ldns_rdf_data(ldns_pkt_edns_data(p));
+		d[7] = (uint8_t)(d[6] + (e->inc_ecs ? 1 : 0));
 	}
 	st = ldns_pkt2wire(out, p, outlen);
 	ldns_pkt_free(p);

@@ -43,6 +43,15 @@
 #define RPL_M_NOEDNS	0x20000
 #define RPL_M_EDNSDATA	0x40000
 #define RPL_M_COOKIE	0x80000
+/* testbound's (Unbound's testcode/testpkts.c) */
+#define RPL_M_DO	0x100000
+#define RPL_M_ALL_NOEDNS 0x200000
+#define RPL_M_CLIENT_COOKIE 0x400000
+#define RPL_M_SERVER_COOKIE 0x800000
+#define RPL_M_SERIAL	0x1000000
+
+/** MATCH ede=any */
+#define RPL_EDE_ANY (-2)
 
 /** one ENTRY_BEGIN ... ENTRY_END */
 struct rpl_entry {
@@ -52,8 +61,11 @@ struct rpl_entry {
 	int lineno;
 	/** RPL_M_* */
 	int match;
-	/** MATCH ede=N: the EDE code wanted */
+	/** MATCH ede=N: the EDE code wanted; -1 for none (ede=-1),
+	 * RPL_EDE_ANY for any (testbound's ede=any) */
 	int ede;
+	/** MATCH serial=N: the SOA serial of the authority section */
+	uint32_t serial;
 	/** MATCH cookie=HEX: the COOKIE option data wanted (lower-case
 	 * hex), or "none" for no COOKIE option */
 	char cookie[96];
@@ -63,6 +75,17 @@ struct rpl_entry {
 	int copy_query;
 	/** ADJUST do_not_answer */
 	int do_not_answer;
+	/** ADJUST copy_ednsdata_assume_clientsubnet: the reply's ECS scope
+	 * is the query's source prefix length */
+	int copy_ecs;
+	/** ADJUST increment_ecs_scope (with copy_ecs): and one more */
+	int inc_ecs;
+	/** EXTRA_PACKET: how many more reply packets follow the first (a
+	 * TCP stream, as for a zone transfer) */
+	int extra_packets;
+	/** HEX_ANSWER_BEGIN: the reply is raw (hex) yet ADJUST applies when
+	 * it parses, as in testbound */
+	int hex_answer;
 	/** REPLY DO bit */
 	int do_bit;
 	/** 1 when the entry carries an OPT (DO or EDNS given) */
@@ -104,7 +127,16 @@ enum rpl_step_type {
 	RPL_STEP_CHECK_NO_ANSWER,
 	RPL_STEP_CHECK_EVENTS,
 	RPL_STEP_CHECK_FILE,
-	RPL_STEP_CHECK_SENT
+	RPL_STEP_CHECK_SENT,
+	/* testbound's */
+	RPL_STEP_NOTHING,
+	RPL_STEP_ERROR,
+	RPL_STEP_TRAFFIC,
+	RPL_STEP_ASSIGN,
+	RPL_STEP_CHECK_AUTOTRUST,
+	RPL_STEP_CHECK_TEMPFILE,
+	RPL_STEP_INFRA_RTT,
+	RPL_STEP_FLUSH_MESSAGE
 };
 
 /** one STEP */
@@ -117,8 +149,16 @@ struct rpl_step {
 	enum rpl_step_type type;
 	/** the entry (QUERY, CHECK_ANSWER, CHECK_OUT_QUERY, REPLY) */
 	struct rpl_entry *entry;
-	/** TIME_PASSES ELAPSE seconds */
-	int elapse;
+	/** TIME_PASSES ELAPSE seconds (a fraction allowed: microseconds) */
+	long elapse_sec, elapse_usec;
+	/** TIME_PASSES EVAL expression, ASSIGN var = expression, INFRA_RTT
+	 * rtt, FLUSH_MESSAGE question (testbound); NULL when not given */
+	char *expr;
+	/** ASSIGN: the variable; INFRA_RTT: the zone */
+	char *var;
+	/** CHECK_AUTOTRUST, CHECK_TEMPFILE: the lines the file must have,
+	 * each ended by a newline (macros expanded when checked) */
+	char *content;
 	/** QUERY ADDRESS: client address; CHECK_OUT_QUERY, REPLY and
 	 * CHECK_SENT ADDRESS: the server the query went to */
 	struct netaddr addr;
@@ -161,19 +201,44 @@ struct rpl_scenario {
 	/** the module-config value when it names the runner's test module
 	 * (the config gets it without that name), or NULL */
 	char *module_config;
-	/** the scenario's temporary folder (FILE_BEGIN, @TMPDIR@), removed
-	 * with its files by rpl_free; "" when none */
+	/** the scenario's temporary folder (FILE_BEGIN, @TMPDIR@, testbound's
+	 * TEMPFILE_* and AUTOTRUST_FILE), removed with its files by rpl_free;
+	 * "" when none */
 	char tmpdir[64];
+	/** read with testbound's semantics (RPL_READ_TESTBOUND) */
+	int testbound;
+	/** fake-sha1: yes or fake-dsa: yes (testbound's switches): DSA
+	 * signatures verify without being checked */
+	int fake_dsa;
 };
+
+/** rpl_read flags: a file of Unbound's suite, read and run as Unbound's
+ * testbound does (see README.md, "testbound semantics") */
+#define RPL_READ_TESTBOUND 0x01
+
+/**
+ * Path of a testbound temporary file (TEMPFILE_NAME id, AUTOTRUST_FILE id)
+ * in the scenario's folder.
+ * @param s: the scenario (its folder is made when needed).
+ * @param kind: "_temp_" or "_auto_".
+ * @param id: the id.
+ * @param buf: output.
+ * @param len: its size.
+ * @return 0 or -1.
+ */
+int rpl_tempfile(struct rpl_scenario *s, const char *kind, const char *id,
+	char *buf, size_t len);
 
 /**
  * Read a scenario file.
  * @param file: the path.
+ * @param flags: RPL_READ_*.
  * @param err: error text "file:line: what".
  * @param errlen: its size.
  * @return the scenario or NULL (err filled).
  */
-struct rpl_scenario *rpl_read(const char *file, char *err, size_t errlen);
+struct rpl_scenario *rpl_read(const char *file, int flags, char *err,
+	size_t errlen);
 
 /** Free a scenario. */
 void rpl_free(struct rpl_scenario *s);
@@ -202,14 +267,34 @@ int rpl_match_answer(struct rpl_entry *e, ldns_pkt *a, const uint8_t *wire,
 	size_t wlen, char *diff, size_t difflen);
 
 /**
- * Build the reply for a query from an entry (ADJUST copy_id/copy_query).
+ * Match a message (an upstream query, or an answer for CHECK_ANSWER)
+ * against an entry as Unbound's testbound does (its testpkts.c
+ * find_match): EDE and cookies are taken out of the message first when
+ * the entry matches them; `all`, `question` and `answer` compare the
+ * sections in order, names without regard to case and TTLs only with
+ * `ttl`; `all` compares the header (ID, opcode, rcode, every flag, the
+ * counts) and the EDNS record too (`all_noedns`: not the EDNS record).
+ * @param e: the entry.
+ * @param p: the message.
+ * @param tcp: 1 when it came over TCP.
+ * @param diff: the first difference, or NULL.
+ * @param difflen: its size.
+ * @return 1 when it matches.
+ */
+int rpl_match_tb(struct rpl_entry *e, ldns_pkt *p, int tcp, char *diff,
+	size_t difflen);
+
+/**
+ * Build the reply for a query from an entry (ADJUST copy_id/copy_query,
+ * and for testbound copy_ednsdata_assume_clientsubnet).
  * @param e: the entry.
  * @param q: the query.
+ * @param tb: 1 for testbound's message form (EDNS payload size 1232).
  * @param out: malloced wire reply.
  * @param outlen: its length.
  * @return 0 or -1.
  */
-int rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, uint8_t **out,
+int rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, int tb, uint8_t **out,
 	size_t *outlen);
 
 #endif /* TESTS_REPLAY_REPLAY_H */

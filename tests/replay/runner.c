@@ -2,7 +2,7 @@
  * tests/replay/runner.c - run .rpl scenarios against the resolver core
  * with a fake network and a fake clock.
  *
- * The resolver (services/resolver.h: front end, mesh, iterator, caches)
+ * The resolver (front/resolver.h: front end, mesh, iterator, caches)
  * is linked from libpetrel.a as the daemon links it; only the struct
  * outbound differs. The fake network keeps the queries the resolver sends
  * in a list. After every step the runner answers them from the RANGE
@@ -38,29 +38,42 @@
 #include <netinet/in.h>
 #include "tests/replay/replay.h"
 #include "tests/replay/recorder.h"
-#include "services/resolver.h"
+#include "front/resolver.h"
 #include "services/authzone.h"
 #include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include "services/outbound.h"
 #include "services/mesh.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
-#include "services/localzone.h"
-#include "services/acl.h"
-#include "services/policy.h"
-#include "services/modstack.h"
+#include "front/localzone.h"
+#include "front/acl.h"
+#include "front/policy.h"
+#include "front/modstack.h"
 #include "util/config_file.h"
 #include "util/random.h"
 #include "util/ratelimit.h"
-#include "services/cookie_secrets.h"
+#include "front/cookie_secrets.h"
 #include "dns/query.h"
+#include "validator/val_crypto.h"
 
 #ifndef REPLAY_TESTDATA
 #define REPLAY_TESTDATA "testdata"
 #endif
 #ifndef REPLAY_MUSTFAIL
 #define REPLAY_MUSTFAIL "tests/replay/mustfail"
+#endif
+#ifndef REPLAY_TESTBOUND
+#define REPLAY_TESTBOUND "tests/replay/testbound"
+#endif
+#ifndef REPLAY_UNBOUND_DIFFERENCES
+#define REPLAY_UNBOUND_DIFFERENCES "tests/replay/unbound-differences.txt"
+#endif
+#ifndef REPLAY_UNBOUND_FLOOR
+#define REPLAY_UNBOUND_FLOOR "tests/replay/unbound-floor"
 #endif
 
 /** an upstream query in flight */
@@ -103,6 +116,18 @@ struct fake_answer {
 	uint8_t *pkt;
 	/** its length */
 	size_t len;
+	/** 1 when it went over TCP */
+	int tcp;
+};
+
+/** a testbound variable (ASSIGN) */
+struct tb_var {
+	/** next */
+	struct tb_var *next;
+	/** name */
+	char *name;
+	/** value */
+	char *value;
 };
 
 /** the runner */
@@ -163,6 +188,13 @@ struct runner {
 	struct resolver *res;
 	/** upstream queries sent */
 	int num_sent;
+	/** testbound's semantics (a file of Unbound's suite) */
+	int tb;
+	/** testbound: the current moment, the step the run waits on (range
+	 * entries answer by its number); NULL at the end */
+	struct rpl_step *tb_now;
+	/** testbound: the variables */
+	struct tb_var *vars;
 };
 
 /** record a failure (the first one wins) */
@@ -280,6 +312,15 @@ fake_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		query_str(q, buf, sizeof(buf));
 		log_info("replay step %d: out query %s", r->step, buf);
 	}
+	if(r->tb && r->tb_now && r->tb_now->type == RPL_STEP_CHECK_OUT_QUERY &&
+		(!r->tb_now->has_addr || netaddr_cmp(&r->tb_now->addr,
+		to) == 0) && rpl_match_tb(r->tb_now->entry, q->q,
+		(flags & OUTBOUND_FLAG_TCP) != 0, NULL, 0)) {
+		/* testbound: a query that the current CHECK_OUT_QUERY
+		 * matches passes that step as it is sent (it stays pending) */
+		q->checked = 1;
+		r->tb_now = r->tb_now->next;
+	}
 	return (struct outbound_query *)q;
 }
 
@@ -371,7 +412,8 @@ clock_add_ms(struct runner *r, int ms)
 	}
 }
 
-/** the query times out */
+/** the query times out (the fake clock moves by its timeout, except
+ * with testbound's semantics, where no clock moves for the network) */
 static void
 deliver_timeout(struct runner *r, struct fake_query *q)
 {
@@ -379,7 +421,8 @@ deliver_timeout(struct runner *r, struct fake_query *q)
 	void *arg = q->arg;
 	int ms = q->timeout_ms;
 	fake_remove(r, q);
-	clock_add_ms(r, ms);
+	if(!r->tb)
+		clock_add_ms(r, ms);
 	cb(arg, OUTBOUND_TIMEOUT, NULL, 0, ms);
 }
 
@@ -395,13 +438,22 @@ deliver_entry(struct runner *r, struct fake_query *q, struct rpl_entry *e)
 		deliver_timeout(r, q);
 		return;
 	}
-	if(rpl_make_reply(e, q->q, &pkt, &len) < 0) {
+	if(e->extra_packets > 0) {
+		fail(r, "EXTRA_PACKET: the entry at line %d answers with %d "
+			"packets (a TCP stream), the fake network sends one",
+			e->lineno, e->extra_packets + 1);
+		return;
+	}
+	if(rpl_make_reply(e, q->q, r->tb, &pkt, &len) < 0) {
 		fail(r, "cannot build the reply of the entry at line %d",
 			e->lineno);
 		return;
 	}
-	if(len < 2 || (uint16_t)(pkt[0] << 8 | pkt[1]) != ldns_pkt_id(q->q)) {
-		/* wrong ID: the network ignores it, the query times out */
+	if(!r->tb && (len < 2 || (uint16_t)(pkt[0] << 8 | pkt[1]) !=
+		ldns_pkt_id(q->q))) {
+		/* wrong ID: the network ignores it, the query times out
+		 * (testbound hands any reply over: its fake network stands
+		 * in for the part that matches IDs) */
 		free(pkt);
 		if(verbosity >= 3)
 			log_info("replay: reply with a wrong ID dropped");
@@ -419,11 +471,23 @@ deliver_entry(struct runner *r, struct fake_query *q, struct rpl_entry *e)
 static struct rpl_entry *
 find_entry(struct runner *r, struct fake_query *q)
 {
-	struct rpl_range *rg;
+	struct rpl_range *rg, *all[1024];
 	struct rpl_entry *e;
-	for(rg = r->s->ranges; rg; rg = rg->next) {
-		int i, addr_ok = (rg->naddrs == 0);
-		if(r->step < rg->first || r->step > rg->last)
+	int n = 0, k, step = r->step;
+	for(rg = r->s->ranges; rg && n < 1024; rg = rg->next)
+		all[n++] = rg;
+	if(r->tb) {
+		/* testbound: the step the run waits on; the ranges are
+		 * searched last one first */
+		if(!r->tb_now)
+			return NULL;
+		step = r->tb_now->num;
+	}
+	for(k = 0; k < n; k++) {
+		int i, addr_ok;
+		rg = all[r->tb ? n - 1 - k : k];
+		addr_ok = (rg->naddrs == 0);
+		if(step < rg->first || step > rg->last)
 			continue;
 		for(i = 0; i < rg->naddrs; i++)
 			if(netaddr_cmp(&rg->addrs[i], &q->to) == 0)
@@ -431,7 +495,9 @@ find_entry(struct runner *r, struct fake_query *q)
 		if(!addr_ok)
 			continue;
 		for(e = rg->entries; e; e = e->next)
-			if(rpl_match_query(e, q->q,
+			if(r->tb ? rpl_match_tb(e, q->q, (q->flags &
+				OUTBOUND_FLAG_TCP) != 0, NULL, 0) :
+				rpl_match_query(e, q->q,
 				(q->flags & OUTBOUND_FLAG_TCP) != 0))
 				return e;
 	}
@@ -478,7 +544,6 @@ client_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 {
 	struct runner *r = arg;
 	struct fake_answer *a, **pp;
-	(void)h;
 	if(!pkt)
 		return; /* dropped */
 	a = calloc(1, sizeof(*a));
@@ -489,6 +554,7 @@ client_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	}
 	memcpy(a->pkt, pkt, len);
 	a->len = len;
+	a->tcp = h && h->len >= 1 && h->data[0] == 1;
 	for(pp = &r->answers; *pp; pp = &(*pp)->next)
 		;
 	*pp = a;
@@ -522,9 +588,11 @@ step_query(struct runner *r, struct rpl_step *st)
 		len = e->rawlen;
 		goto send;
 	}
-	ldns_pkt_set_id(p, (uint16_t)random_u32(r->rnd));
+	if(!r->tb)
+		ldns_pkt_set_id(p, (uint16_t)random_u32(r->rnd));
 	if(e->edns) {
-		ldns_pkt_set_edns_udp_size(p, 4096);
+		/* testbound's queries offer 1232 */
+		ldns_pkt_set_edns_udp_size(p, r->tb ? 1232 : 4096);
 		ldns_pkt_set_edns_do(p, (signed char)e->do_bit);
 	}
 	if(ldns_pkt2wire(&wire, p, &len) != LDNS_STATUS_OK) {
@@ -538,7 +606,11 @@ send:
 		client = st->addr;
 	else	(void)netaddr_parse("127.0.0.1", 53, &client, &err);
 	memset(&h, 0, sizeof(h));
+	h.data[0] = (e->match & RPL_M_TCP) ? 1 : 0;
+	h.len = 1;
 	resolver_set_local(r->res, st->has_iface ? &st->iface : NULL);
+	if(r->tb)
+		r->tb_now = st->next; /* testbound moves on first */
 	res = resolver_handle_query(r->res, wire, len, &client,
 		(e->match & RPL_M_TCP) ? RESOLVER_TCP : RESOLVER_UDP, &h, out,
 		sizeof(out), &outlen);
@@ -593,6 +665,662 @@ find_pending(struct runner *r, struct rpl_step *st)
 	return NULL;
 }
 
+/* ---- testbound's semantics (the files of Unbound's suite) ---- */
+
+/** a variable's value, or NULL */
+static const char *
+tb_var_get(struct runner *r, const char *name, size_t len)
+{
+	struct tb_var *v;
+	for(v = r->vars; v; v = v->next)
+		if(strlen(v->name) == len && strncmp(v->name, name, len) == 0)
+			return v->value;
+	return NULL;
+}
+
+/** set a variable. @return 0 or -1 */
+static int
+tb_var_set(struct runner *r, const char *name, const char *value)
+{
+	struct tb_var *v;
+	char *nv = strdup(value);
+	if(!nv)
+		return -1;
+	for(v = r->vars; v; v = v->next)
+		if(strcmp(v->name, name) == 0) {
+			free(v->value);
+			v->value = nv;
+			return 0;
+		}
+	if(!(v = calloc(1, sizeof(*v))) || !(v->name = strdup(name))) {
+		free(v);
+		free(nv);
+		return -1;
+	}
+	v->value = nv;
+	v->next = r->vars;
+	r->vars = v;
+	return 0;
+}
+
+/** ${timeout}: whole seconds until the first timer, 0 when none */
+static long
+tb_timeout(struct runner *r)
+{
+	struct fake_timer *t, *first = NULL;
+	for(t = r->timers; t; t = t->next)
+		if(!first || t->when.tv_sec < first->when.tv_sec ||
+			(t->when.tv_sec == first->when.tv_sec &&
+			t->when.tv_usec < first->when.tv_usec))
+			first = t;
+	if(first && first->when.tv_sec >= r->now.tv_sec)
+		return (long)(first->when.tv_sec - r->now.tv_sec);
+	return 0;
+}
+
+/** a growing string */
+struct tb_str {
+	/** text */
+	char *s;
+	/** length */
+	size_t len;
+};
+
+/** append n bytes. @return 0 or -1 */
+static int
+tb_str_add(struct tb_str *b, const char *t, size_t n)
+{
+	char *ns = realloc(b->s, b->len + n + 1);
+	if(!ns)
+		return -1;
+	b->s = ns;
+	memcpy(b->s + b->len, t, n);
+	b->len += n;
+	b->s[b->len] = 0;
+	return 0;
+}
+
+static char *tb_expand(struct runner *r, const char *text);
+
+/** does a number start at text[i] (a digit not inside a word)? */
+static int
+tb_num_at(const char *t, size_t i)
+{
+	return isdigit((unsigned char)t[i]) && (i == 0 ||
+		!(isalnum((unsigned char)t[i - 1]) || t[i - 1] == '.' ||
+		t[i - 1] == '_'));
+}
+
+/** testbound's arithmetic: "x op y" (op + - * /) is replaced by its
+ * value, left to right, no precedence ("2 + 3 * 4" is 20); other text
+ * stays ("123 3 + 5" is "123 8"). @return the text (malloced) or NULL */
+static char *
+tb_arith(char *t)
+{
+	size_t i = 0;
+	while(t[i]) {
+		char *end, *p, op, res[64], *nt;
+		double x, y, v;
+		size_t rest;
+		if(!tb_num_at(t, i)) {
+			i++;
+			continue;
+		}
+		x = strtod(t + i, &end);
+		p = end;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		op = *p;
+		if(op != '+' && op != '-' && op != '*' && op != '/') {
+			i = (size_t)(end - t);
+			continue;
+		}
+		p++;
+		while(*p == ' ' || *p == '\t')
+			p++;
+		if(!isdigit((unsigned char)*p)) {
+			i = (size_t)(end - t);
+			continue;
+		}
+		y = strtod(p, &end);
+		v = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y :
+			x / y;
+		snprintf(res, sizeof(res), "%.12g", v);
+		rest = strlen(end);
+		nt = malloc(i + strlen(res) + rest + 1);
+		if(!nt) {
+			free(t);
+			return NULL;
+		}
+		memcpy(nt, t, i);
+		memcpy(nt + i, res, strlen(res));
+		memcpy(nt + i + strlen(res), end, rest + 1);
+		free(t);
+		t = nt;
+		i = 0; /* the value can start another "x op y" */
+	}
+	return t;
+}
+
+/** the value of the inside of a ${...}: the functions time, timeout,
+ * ctime x and range low x high, $variables, arithmetic.
+ * @return malloced text, or NULL (the run failed) */
+static char *
+tb_eval(struct runner *r, const char *in)
+{
+	char *t, buf[128];
+	struct tb_str b = {NULL, 0};
+	const char *c;
+	int fn = 0;
+	while(*in == ' ' || *in == '\t')
+		in++;
+	if(strcmp(in, "time") == 0) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)r->now.tv_sec);
+		return strdup(buf);
+	}
+	if(strcmp(in, "timeout") == 0) {
+		snprintf(buf, sizeof(buf), "%ld", tb_timeout(r));
+		return strdup(buf);
+	}
+	if(strncmp(in, "ctime", 5) == 0 && isspace((unsigned char)in[5])) {
+		fn = 1;
+		in += 6;
+	} else if(strncmp(in, "range", 5) == 0 &&
+		isspace((unsigned char)in[5])) {
+		fn = 2;
+		in += 6;
+	}
+	if(!(t = tb_expand(r, in)))
+		return NULL;
+	/* $variables */
+	for(c = t; *c; ) {
+		if(*c == '$') {
+			const char *n = ++c, *v;
+			while(isalnum((unsigned char)*c) || *c == '_')
+				c++;
+			if(!(v = tb_var_get(r, n, (size_t)(c - n)))) {
+				fail(r, "the variable $%.*s is not defined",
+					(int)(c - n), n);
+				free(t);
+				free(b.s);
+				return NULL;
+			}
+			if(tb_str_add(&b, v, strlen(v)) < 0)
+				goto oom;
+		} else {
+			if(tb_str_add(&b, c, 1) < 0)
+				goto oom;
+			c++;
+		}
+	}
+	free(t);
+	if(!b.s && tb_str_add(&b, "", 0) < 0)
+		return NULL;
+	if(!(t = tb_arith(b.s)))
+		return NULL;
+	if(fn == 1) {
+		/* ctime(3) in UTC, as testbound runs with TZ=UTC */
+		time_t tt = (time_t)atoll(t);
+		struct tm tm;
+		free(t);
+		if(!gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf),
+			"%a %b %e %H:%M:%S %Y", &tm))
+			return NULL;
+		return strdup(buf);
+	}
+	if(fn == 2) {
+		double lo, x, hi;
+		if(sscanf(t, "%lf %lf %lf", &lo, &x, &hi) != 3) {
+			fail(r, "${range %s}: three numbers wanted", t);
+			free(t);
+			return NULL;
+		}
+		free(t);
+		if(!(lo <= x && x <= hi)) {
+			fail(r, "${range}: the value %.24g is not in [%.24g, "
+				"%.24g]", x, lo, hi);
+			return NULL;
+		}
+		snprintf(buf, sizeof(buf), "%.24g", x);
+		return strdup(buf);
+	}
+	return t;
+oom:
+	free(t);
+	free(b.s);
+	return NULL;
+}
+
+/** expand every ${...} in a text (testbound's macro_process).
+ * @return malloced text, or NULL (the run failed) */
+static char *
+tb_expand(struct runner *r, const char *text)
+{
+	struct tb_str b = {NULL, 0};
+	const char *at = text, *m;
+	if(tb_str_add(&b, "", 0) < 0)
+		return NULL;
+	while((m = strstr(at, "${")) != NULL) {
+		const char *c = m + 2;
+		int depth = 0;
+		char *inner, *v;
+		if(tb_str_add(&b, at, (size_t)(m - at)) < 0)
+			goto fail;
+		while(*c && !(*c == '}' && depth == 0)) {
+			if(*c == '}')
+				depth--;
+			else if(c[0] == '$' && c[1] == '{')
+				depth++;
+			c++;
+		}
+		if(!*c) {
+			fail(r, "a ${ without its }: %s", text);
+			goto fail;
+		}
+		if(!(inner = strndup(m + 2, (size_t)(c - m - 2))))
+			goto fail;
+		v = tb_eval(r, inner);
+		free(inner);
+		if(!v)
+			goto fail;
+		if(tb_str_add(&b, v, strlen(v)) < 0) {
+			free(v);
+			goto fail;
+		}
+		free(v);
+		at = c + 1;
+	}
+	if(tb_str_add(&b, at, strlen(at)) < 0)
+		goto fail;
+	return b.s;
+fail:
+	if(!r->failed)
+		fail(r, "cannot expand %s", text);
+	free(b.s);
+	return NULL;
+}
+
+/** the pending queries, newest first (testbound's order). @return count */
+static int
+tb_pending_list(struct runner *r, struct fake_query **arr, int max)
+{
+	struct fake_query *q;
+	int n = 0, i;
+	for(q = r->pending; q && n < max; q = q->next)
+		arr[n++] = q;
+	for(i = 0; i < n / 2; i++) {
+		struct fake_query *t = arr[i];
+		arr[i] = arr[n - 1 - i];
+		arr[n - 1 - i] = t;
+	}
+	return n;
+}
+
+/** the newest pending query the step's entry (and ADDRESS) matches;
+ * with any_one, the newest pending query when none matches */
+static struct fake_query *
+tb_pending_for(struct runner *r, struct rpl_step *st, int any_one)
+{
+	struct fake_query *arr[1024];
+	int n = tb_pending_list(r, arr, 1024), i;
+	for(i = 0; i < n; i++) {
+		if(st->has_addr && netaddr_cmp(&st->addr, &arr[i]->to) != 0)
+			continue;
+		if(!st->entry || rpl_match_tb(st->entry, arr[i]->q,
+			(arr[i]->flags & OUTBOUND_FLAG_TCP) != 0, NULL, 0))
+			return arr[i];
+	}
+	return any_one && n > 0 ? arr[0] : NULL;
+}
+
+/** answer the newest pending query a range entry matches.
+ * @return 1 when one was answered */
+static int
+tb_answer_from_ranges(struct runner *r)
+{
+	struct fake_query *arr[1024];
+	int n = tb_pending_list(r, arr, 1024), i;
+	for(i = 0; i < n; i++) {
+		struct rpl_entry *e = find_entry(r, arr[i]);
+		if(e) {
+			if(verbosity >= 3) {
+				char buf[512];
+				query_str(arr[i], buf, sizeof(buf));
+				log_info("replay: step %d: the entry at line "
+					"%d answers %s", r->tb_now->num,
+					e->lineno, buf);
+			}
+			deliver_entry(r, arr[i], e);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/** an upstream query no entry answers gets no answer: when the run
+ * waits on it, the oldest one times out (the resolver sees a timeout; no
+ * clock moves). @return 1 when one timed out */
+static int
+tb_lazy_timeout(struct runner *r)
+{
+	struct fake_query *q;
+	for(q = r->pending; q && q->checked; q = q->next)
+		; /* a checked query waits for its REPLY step */
+	if(!q)
+		return 0;
+	if(verbosity >= 3) {
+		char buf[512];
+		query_str(q, buf, sizeof(buf));
+		log_info("replay: step %d: no entry answers %s: it times out",
+			r->tb_now ? r->tb_now->num : r->step, buf);
+	}
+	deliver_timeout(r, q);
+	return 1;
+}
+
+/** CHECK_ANSWER: some answer received must match (testbound checks
+ * them all, oldest first, and takes the first that matches) */
+static void
+tb_check_answer(struct runner *r, struct rpl_step *st)
+{
+	struct fake_answer **pp, *a;
+	char diff[1024], first[1024];
+	ldns_pkt *firstp = NULL;
+	first[0] = 0;
+	for(pp = &r->answers; (a = *pp) != NULL; pp = &a->next) {
+		ldns_pkt *p = NULL;
+		if(ldns_wire2pkt(&p, a->pkt, a->len) != LDNS_STATUS_OK)
+			continue;
+		if(rpl_match_tb(st->entry, p, a->tcp, diff, sizeof(diff))) {
+			*pp = a->next;
+			ldns_pkt_free(p);
+			ldns_pkt_free(firstp);
+			free(a->pkt);
+			free(a);
+			return;
+		}
+		if(!firstp) {
+			snprintf(first, sizeof(first), "%s", diff);
+			firstp = p;
+		} else	ldns_pkt_free(p);
+	}
+	if(firstp) {
+		char *s = ldns_pkt2str(firstp);
+		fail(r, "answer differs (entry line %d): %s\ngot:\n%s",
+			st->entry->lineno, first, s ? s : "?");
+		free(s);
+		ldns_pkt_free(firstp);
+	} else	fail(r, "answer differs (entry line %d): the answer does not "
+			"parse", st->entry->lineno);
+}
+
+/** does an answer received match the CHECK_ANSWER step? */
+static int
+tb_answer_matches(struct runner *r, struct rpl_step *st)
+{
+	struct fake_answer *a;
+	for(a = r->answers; a; a = a->next) {
+		ldns_pkt *p = NULL;
+		int m;
+		if(ldns_wire2pkt(&p, a->pkt, a->len) != LDNS_STATUS_OK)
+			continue;
+		m = rpl_match_tb(st->entry, p, a->tcp, NULL, 0);
+		ldns_pkt_free(p);
+		if(m)
+			return 1;
+	}
+	return 0;
+}
+
+/** CHECK_AUTOTRUST, CHECK_TEMPFILE: the file has these lines, exactly
+ * (macros expanded, trailing space ignored) */
+static void
+tb_check_file(struct runner *r, struct rpl_step *st)
+{
+	char path[512], line[8192], *w, *nl;
+	int lineno = 0;
+	FILE *f;
+	if(rpl_tempfile(r->s, st->type == RPL_STEP_CHECK_AUTOTRUST ?
+		"_auto_" : "_temp_", st->fname, path, sizeof(path)) < 0 ||
+		!(f = fopen(path, "r"))) {
+		fail(r, "%s %s: there is no such file",
+			st->type == RPL_STEP_CHECK_AUTOTRUST ? "CHECK_AUTOTRUST"
+			: "CHECK_TEMPFILE", st->fname);
+		return;
+	}
+	for(w = st->content; *w; w = nl + 1) {
+		char *exp;
+		size_t n;
+		nl = strchr(w, '\n');
+		*nl = 0;
+		lineno++;
+		exp = tb_expand(r, w);
+		*nl = '\n';
+		if(!exp)
+			break;
+		if(!fgets(line, sizeof(line), f)) {
+			fail(r, "%s: line %d is missing; wanted: %s",
+				st->fname, lineno, exp);
+			free(exp);
+			break;
+		}
+		n = strlen(line);
+		while(n > 0 && isspace((unsigned char)line[n - 1]))
+			line[--n] = 0;
+		if(strcmp(line, exp) != 0) {
+			fail(r, "%s: line %d differs:\nhas:    %s\nwanted: %s",
+				st->fname, lineno, line, exp);
+			free(exp);
+			break;
+		}
+		free(exp);
+	}
+	if(!r->failed && fgets(line, sizeof(line), f))
+		fail(r, "%s: a line more than wanted: %s", st->fname, line);
+	fclose(f);
+}
+
+/** TIME_PASSES: the clock moves, the timers due strictly before the new
+ * time fire, earliest first */
+static void
+tb_time_passes(struct runner *r, struct rpl_step *st)
+{
+	long sec = st->elapse_sec, usec = st->elapse_usec;
+	if(st->expr) {
+		char *x = tb_expand(r, st->expr);
+		double d;
+		if(!x)
+			return;
+		d = atof(x);
+		free(x);
+		sec = (long)d;
+		usec = (long)((d - (double)sec) * 1000000. + 0.5);
+	}
+	r->now.tv_sec += sec;
+	r->now.tv_usec += usec;
+	if(r->now.tv_usec >= 1000000) {
+		r->now.tv_sec++;
+		r->now.tv_usec -= 1000000;
+	}
+	for(;;) {
+		struct fake_timer **pp, **best = NULL;
+		for(pp = &r->timers; *pp; pp = &(*pp)->next) {
+			struct fake_timer *t = *pp;
+			if((t->when.tv_sec < r->now.tv_sec ||
+				(t->when.tv_sec == r->now.tv_sec &&
+				t->when.tv_usec < r->now.tv_usec)) && (!best ||
+				t->when.tv_sec < (*best)->when.tv_sec ||
+				(t->when.tv_sec == (*best)->when.tv_sec &&
+				t->when.tv_usec < (*best)->when.tv_usec)))
+				best = pp;
+		}
+		if(!best || r->failed)
+			break;
+		{
+			struct fake_timer *t = *best;
+			*best = t->next;
+			t->fn(t->arg);
+			free(t);
+		}
+	}
+}
+
+/** FLUSH_MESSAGE name class type: the message leaves the cache */
+static void
+tb_flush_message(struct runner *r, struct rpl_step *st)
+{
+	ldns_rr *rr = NULL;
+	if(ldns_rr_new_question_frm_str(&rr, st->expr, NULL, NULL) !=
+		LDNS_STATUS_OK) {
+		fail(r, "FLUSH_MESSAGE: cannot read %s", st->expr);
+		return;
+	}
+	ldns_dname2canonical(ldns_rr_owner(rr));
+	(void)mcache_flush_type(r->mc, ldns_rdf_data(ldns_rr_owner(rr)),
+		(uint16_t)ldns_rr_get_type(rr),
+		(uint16_t)ldns_rr_get_class(rr));
+	ldns_rr_free(rr);
+}
+
+/** do the current moment (nothing before it applied) */
+static void
+tb_do_moment(struct runner *r, struct rpl_step *now)
+{
+	struct fake_query *q;
+	char *v;
+	switch(now->type) {
+	case RPL_STEP_QUERY:
+		step_query(r, now); /* moves to the next moment first */
+		return;
+	case RPL_STEP_CHECK_ANSWER:
+		if(!tb_lazy_timeout(r))
+			fail(r, "no answer to check (line %d)", now->lineno);
+		return;
+	case RPL_STEP_CHECK_OUT_QUERY:
+		if(!tb_lazy_timeout(r))
+			fail(r, "no upstream query%s matches the CHECK_OUT_QUERY "
+				"entry at line %d", now->has_addr ?
+				" to the ADDRESS" : "", now->entry->lineno);
+		return;
+	case RPL_STEP_REPLY:
+	case RPL_STEP_TIMEOUT:
+	case RPL_STEP_ERROR:
+		/* the newest pending query (for REPLY, the newest the entry
+		 * matches, if one does) */
+		q = tb_pending_for(r, now, 1);
+		r->tb_now = now->next;
+		if(!q) {
+			fail(r, "no pending upstream query for the %s step",
+				now->type == RPL_STEP_REPLY ? "REPLY" :
+				now->type == RPL_STEP_TIMEOUT ? "TIMEOUT" :
+				"ERROR");
+			return;
+		}
+		if(now->type == RPL_STEP_REPLY)
+			deliver_entry(r, q, now->entry);
+		else if(now->type == RPL_STEP_TIMEOUT)
+			deliver_timeout(r, q);
+		else {
+			outbound_cb_type cb = q->cb;
+			void *arg = q->arg;
+			fake_remove(r, q);
+			cb(arg, OUTBOUND_ERROR, NULL, 0, 0);
+		}
+		return;
+	case RPL_STEP_TIME_PASSES:
+		r->tb_now = now->next;
+		tb_time_passes(r, now);
+		return;
+	case RPL_STEP_ASSIGN:
+		r->tb_now = now->next;
+		if((v = tb_expand(r, now->expr)) != NULL) {
+			if(verbosity >= 3)
+				log_info("replay: step %d: %s = %s", now->num,
+					now->var, v);
+			if(tb_var_set(r, now->var, v) < 0)
+				fail(r, "out of memory");
+			free(v);
+		}
+		return;
+	case RPL_STEP_CHECK_AUTOTRUST:
+	case RPL_STEP_CHECK_TEMPFILE:
+		r->tb_now = now->next;
+		tb_check_file(r, now);
+		return;
+	case RPL_STEP_INFRA_RTT:
+		r->tb_now = now->next;
+		infra_rtt_update(r->infra, &now->addr, atoi(now->expr), -1,
+			r->now.tv_sec);
+		return;
+	case RPL_STEP_FLUSH_MESSAGE:
+		r->tb_now = now->next;
+		tb_flush_message(r, now);
+		return;
+	case RPL_STEP_NOTHING:
+	case RPL_STEP_TRAFFIC:
+		/* the traffic flowed before: nothing left to do */
+		r->tb_now = now->next;
+		return;
+	default:
+		fail(r, "step type of line %d is petrel's, not testbound's",
+			now->lineno);
+		return;
+	}
+}
+
+/** run a scenario as testbound does: each round, a pending query the
+ * current CHECK_OUT_QUERY matches passes it (answered by its entry with
+ * copy_id); else an answer the current CHECK_ANSWER matches passes it;
+ * else a pending query a range entry matches (by the current step's
+ * number) is answered; else the current moment is done. */
+static void
+run_testbound(struct runner *r)
+{
+	int rounds = 0;
+	r->tb_now = r->s->steps;
+	while(r->tb_now && !r->failed) {
+		struct rpl_step *now = r->tb_now;
+		struct fake_query *q;
+		r->step = now->num;
+		if(++rounds > 100000) {
+			fail(r, "the run loops (the resolver keeps sending)");
+			return;
+		}
+		if(now->type == RPL_STEP_CHECK_OUT_QUERY &&
+			(q = tb_pending_for(r, now, 0)) != NULL) {
+			r->tb_now = now->next;
+			q->checked = 1;
+			if(now->entry->copy_id)
+				deliver_entry(r, q, now->entry);
+			continue;
+		}
+		if(now->type == RPL_STEP_CHECK_ANSWER && r->answers) {
+			if(!tb_answer_matches(r, now) &&
+				(tb_answer_from_ranges(r) || tb_lazy_timeout(r)))
+				continue; /* the answer may come yet */
+			r->tb_now = now->next;
+			tb_check_answer(r, now);
+			continue;
+		}
+		if(tb_answer_from_ranges(r))
+			continue;
+		tb_do_moment(r, now);
+	}
+	if(!r->failed && r->answers) {
+		char *s = NULL;
+		ldns_pkt *p = NULL;
+		if(ldns_wire2pkt(&p, r->answers->pkt, r->answers->len) ==
+			LDNS_STATUS_OK)
+			s = ldns_pkt2str(p);
+		fail(r, "at the end, an answer was not checked:\n%s",
+			s ? s : "?");
+		free(s);
+		ldns_pkt_free(p);
+	}
+	/* queries still pending get no answer: no failure by themselves
+	 * (the resolver cancels them when it is deleted) */
+}
+
 /** run one step */
 static void
 run_step(struct runner *r, struct rpl_step *st)
@@ -632,7 +1360,24 @@ run_step(struct runner *r, struct rpl_step *st)
 		else	deliver_timeout(r, r->pending);
 		break;
 	case RPL_STEP_TIME_PASSES:
-		r->now.tv_sec += st->elapse;
+		if(st->expr) {
+			fail(r, "TIME_PASSES EVAL is testbound's (run with -t)");
+			break;
+		}
+		r->now.tv_sec += st->elapse_sec;
+		clock_add_ms(r, (int)(st->elapse_usec / 1000));
+		break;
+	case RPL_STEP_NOTHING:
+	case RPL_STEP_TRAFFIC:
+		break;
+	case RPL_STEP_ERROR:
+	case RPL_STEP_ASSIGN:
+	case RPL_STEP_CHECK_AUTOTRUST:
+	case RPL_STEP_CHECK_TEMPFILE:
+	case RPL_STEP_INFRA_RTT:
+	case RPL_STEP_FLUSH_MESSAGE:
+		fail(r, "this step is testbound's; the file is not run with "
+			"testbound's semantics (-t)");
 		break;
 	case RPL_STEP_CHECK_SENT: {
 		/* an upstream question with this name and type was sent */
@@ -695,21 +1440,60 @@ static int
 runner_setup(struct runner *r)
 {
 	char err[512];
+	static char logbuf[8192];
 	struct mcache_params mp;
 	r->cfg = config_create();
 	if(!r->cfg) {
 		fail(r, "out of memory");
 		return -1;
 	}
+	log_capture(logbuf, sizeof(logbuf));
 	if(r->s->config_len > 0 && config_read_mem(r->cfg, r->s->file,
 		r->s->config, r->s->config_len, err, sizeof(err)) < 0) {
+		log_capture(NULL, 0);
 		fail(r, "config: %s", err);
 		return -1;
 	}
+	log_capture(NULL, 0);
 	if(r->cfg->num_warnings > 0) {
-		fail(r, "config has options petrel does not implement");
+		/* name the options: each warning is "file:N: name: why"
+		 * ("not implemented by petrel, ignored", or why a value
+		 * is not) */
+		char names[768], *l, *e;
+		size_t k = 0;
+		names[0] = 0;
+		for(l = logbuf; (e = strstr(l, "warning: ")) != NULL; ) {
+			char *nm, *c, *nl;
+			e += 9;
+			nl = strchr(e, '\n');
+			if(nl)
+				*nl = 0;
+			/* skip "file:N: " */
+			nm = e;
+			if((c = strstr(nm, ".rpl:")) != NULL &&
+				(c = strstr(c, ": ")) != NULL)
+				nm = c + 2;
+			c = strstr(nm, ": ");
+			if(c && k + 8 < sizeof(names)) {
+				int why = strncmp(c + 2, "not implemented", 15)
+					!= 0;
+				k += (size_t)snprintf(names + k, sizeof(names) -
+					k, "%s%.*s%s%s%s", k ? ", " : "",
+					(int)(c - nm), nm, why ? " (" : "",
+					why ? c + 2 : "", why ? ")" : "");
+				if(k >= sizeof(names))
+					k = sizeof(names) - 1;
+			}
+			if(!nl)
+				break;
+			l = nl + 1;
+		}
+		fail(r, "config: options petrel does not implement: %s",
+			names[0] ? names : "?");
 		return -1;
 	}
+	r->tb = r->s->testbound;
+	val_crypto_fake_dsa(r->s->fake_dsa);
 	recorder_reset();
 	if(modstack_setup(&r->mods, r->s->module_config ?
 		r->s->module_config : r->cfg->module_config,
@@ -717,24 +1501,7 @@ runner_setup(struct runner *r)
 		fail(r, "modules: %s", err);
 		return -1;
 	}
-	mcache_params_default(&mp);
-	mp.min_ttl = (uint32_t)r->cfg->cache_min_ttl;
-	mp.max_ttl = (uint32_t)r->cfg->cache_max_ttl;
-	mp.max_negative_ttl = (uint32_t)r->cfg->cache_max_negative_ttl;
-	mp.prefetch = r->cfg->prefetch;
-	mp.serve_expired = r->cfg->serve_expired;
-	mp.serve_expired_ttl = (uint32_t)r->cfg->serve_expired_ttl;
-	mp.serve_expired_reply_ttl =
-		(uint32_t)r->cfg->serve_expired_reply_ttl;
-	mp.max_udp_size = (uint16_t)r->cfg->max_udp_size;
-	mp.roundrobin = r->cfg->rrset_roundrobin;
-	mp.no_ede = !r->cfg->ede;
-	mp.no_ede_stale = !r->cfg->ede || !r->cfg->ede_serve_expired;
-	if(r->cfg->serve_original_ttl) {
-		mp.original_ttl = 1;
-		mp.min_ttl = 0;
-		mp.max_ttl = 0x7fffffff;
-	}
+	mcache_params_from_cfg(&mp, r->cfg);
 	r->mc = mcache_create(&mp);
 	r->rrset = rrset_cache_create(r->cfg->rrset_cache_size,
 		(size_t)r->cfg->rrset_cache_slabs,
@@ -757,7 +1524,9 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	r->rnd = random_create_seeded(12345);
-	r->now.tv_sec = 1000000000;
+	/* testbound's clock starts at 0 (its files set the date with
+	 * TIME_PASSES or val-override-date) */
+	r->now.tv_sec = r->tb ? 0 : 1000000000;
 	r->out.ctx = r;
 	r->out.send = fake_send;
 	r->out.cancel = fake_cancel;
@@ -817,6 +1586,9 @@ runner_setup(struct runner *r)
 		}
 		resolver_set_cookies(r->res, r->cookies);
 	}
+	/* one worker, number 0: it runs the RFC 5011 probe timer, which
+	 * ${timeout} then sees among the fake timers */
+	resolver_start(r->res, 0);
 	return 0;
 }
 
@@ -854,27 +1626,43 @@ runner_teardown(struct runner *r)
 	modstack_desetup(&r->mods);
 	config_delete(r->cfg);
 	random_delete(r->rnd);
+	val_crypto_fake_dsa(0);
+	while(r->vars) {
+		struct tb_var *v = r->vars;
+		r->vars = v->next;
+		free(v->name);
+		free(v->value);
+		free(v);
+	}
 }
 
-/** run one file; a failure is printed as FAIL, or as "XFAIL" (with
- * its reason) when the file must fail. @return 0 pass, -1 fail */
+/** run one file.
+ * @param file: the scenario.
+ * @param flags: RPL_READ_*.
+ * @param reason: the failure ("file: step N: what"), when it failed.
+ * @param len: its size.
+ * @param title: the scenario's title, when it passed.
+ * @param tlen: its size.
+ * @return 0 pass, -1 fail */
 static int
-run_file(const char *file, int expect_fail)
+run_one(const char *file, int flags, char *reason, size_t len, char *title,
+	size_t tlen)
 {
-	const char *f = expect_fail ? "XFAIL" : "FAIL";
 	struct runner r;
 	struct rpl_step *st;
 	char err[1024];
 	memset(&r, 0, sizeof(r));
-	r.s = rpl_read(file, err, sizeof(err));
+	r.s = rpl_read(file, flags, err, sizeof(err));
 	if(!r.s) {
-		printf("%s %s: %s\n", f, file, err);
+		snprintf(reason, len, "%s", err);
 		return -1;
 	}
 	if(runner_setup(&r) == 0) {
-		for(st = r.s->steps; st && !r.failed; st = st->next)
+		if(r.tb)
+			run_testbound(&r);
+		else for(st = r.s->steps; st && !r.failed; st = st->next)
 			run_step(&r, st);
-		if(!r.failed && r.pending) {
+		if(!r.failed && r.pending && !r.tb) {
 			char buf[512];
 			query_str(r.pending, buf, sizeof(buf));
 			fail(&r, "at the end, an upstream query is still "
@@ -882,23 +1670,36 @@ run_file(const char *file, int expect_fail)
 		}
 	}
 	runner_teardown(&r);
-	if(r.failed) {
-		printf("%s %s\n", f, r.err);
-		rpl_free(r.s);
+	if(r.failed)
+		snprintf(reason, len, "%s", r.err);
+	else	snprintf(title, tlen, "%s", r.s->title ? r.s->title : "");
+	rpl_free(r.s);
+	return r.failed ? -1 : 0;
+}
+
+/** run one file; a failure is printed as FAIL, or as "XFAIL" (with
+ * its reason) when the file must fail. @return 0 pass, -1 fail */
+static int
+run_file(const char *file, int flags, int expect_fail)
+{
+	char reason[4096], title[256];
+	if(run_one(file, flags, reason, sizeof(reason), title,
+		sizeof(title)) < 0) {
+		printf("%s %s\n", expect_fail ? "XFAIL" : "FAIL", reason);
 		return -1;
 	}
-	printf("PASS %s (%s)\n", file, r.s->title ? r.s->title : "");
-	rpl_free(r.s);
+	printf("PASS %s (%s)\n", file, title);
 	return 0;
 }
 
 /** run every scenario matching a pattern.
  * @param pat: glob pattern.
+ * @param flags: RPL_READ_*.
  * @param expect_fail: 1 when every scenario must fail (runner self-test).
  * @param n: incremented per scenario.
  * @return number of scenarios with the wrong outcome */
 static int
-run_glob(const char *pat, int expect_fail, int *n)
+run_glob(const char *pat, int flags, int expect_fail, int *n)
 {
 	glob_t g;
 	size_t k;
@@ -908,7 +1709,7 @@ run_glob(const char *pat, int expect_fail, int *n)
 		return 1;
 	}
 	for(k = 0; k < g.gl_pathc; k++, (*n)++) {
-		int r = run_file(g.gl_pathv[k], expect_fail);
+		int r = run_file(g.gl_pathv[k], flags, expect_fail);
 		if(expect_fail && r == 0) {
 			printf("FAIL %s: this scenario must fail (runner "
 				"self-test) but passed\n", g.gl_pathv[k]);
@@ -920,33 +1721,232 @@ run_glob(const char *pat, int expect_fail, int *n)
 	return bad;
 }
 
+/* ---- make check-unbound: Unbound's suite, with testbound's semantics ---- */
+
+/** seconds one file of the suite may take */
+#define SUITE_TIME_LIMIT 5
+
+/** the reason of a known difference of a file, from the list ("file RFC
+ * reason", one a line, '#' comments), or NULL. @return malloced text */
+static char *
+suite_difference(const char *list, const char *name)
+{
+	FILE *f = fopen(list, "r");
+	char line[1024];
+	size_t n = strlen(name);
+	if(!f)
+		return NULL;
+	while(fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+		while(l > 0 && isspace((unsigned char)line[l - 1]))
+			line[--l] = 0;
+		if(line[0] == '#' || strncmp(line, name, n) != 0 ||
+			!isspace((unsigned char)line[n]))
+			continue;
+		fclose(f);
+		return strdup(line + n + 1);
+	}
+	fclose(f);
+	return NULL;
+}
+
+/** run one file of the suite in a child process (a crash or a loop
+ * fails that file only). @return 0 pass, -1 fail (reason filled) */
+static int
+suite_run_child(const char *file, int verbose, char *reason, size_t len)
+{
+	int fd[2], status = 0;
+	pid_t pid;
+	ssize_t got = 0, k;
+	fflush(stdout);
+	if(pipe(fd) < 0) {
+		snprintf(reason, len, "cannot make a pipe");
+		return -1;
+	}
+	if((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		snprintf(reason, len, "cannot fork");
+		return -1;
+	}
+	if(pid == 0) {
+		char title[256];
+		int r;
+		close(fd[0]);
+		if(!verbose)
+			(void)freopen("/dev/null", "w", stderr);
+		alarm(SUITE_TIME_LIMIT);
+		r = run_one(file, RPL_READ_TESTBOUND, reason, len, title,
+			sizeof(title));
+		if(r == 0)
+			snprintf(reason, len, "P");
+		if(write(fd[1], reason, strlen(reason)) < 0)
+			_exit(3);
+		_exit(r == 0 ? 0 : 1);
+	}
+	close(fd[1]);
+	while((size_t)got < len - 1 && (k = read(fd[0], reason + got,
+		len - 1 - (size_t)got)) > 0)
+		got += k;
+	reason[got] = 0;
+	close(fd[0]);
+	(void)waitpid(pid, &status, 0);
+	if(WIFSIGNALED(status)) {
+		if(WTERMSIG(status) == SIGALRM)
+			snprintf(reason, len, "%s: over the time limit of %d s "
+				"(the run loops?)", file, SUITE_TIME_LIMIT);
+		else	snprintf(reason, len, "%s: crashed (signal %d)", file,
+				WTERMSIG(status));
+		return -1;
+	}
+	if(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		strcmp(reason, "P") == 0)
+		return 0;
+	if(!reason[0])
+		snprintf(reason, len, "%s: exited with %d", file,
+			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return -1;
+}
+
+/** the pass count recorded in the floor file, or 0 */
+static int
+suite_floor(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int v = 0;
+	if(!f)
+		return 0;
+	while(fgets(line, sizeof(line), f))
+		if(isdigit((unsigned char)line[0])) {
+			v = atoi(line);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/** run every *.rpl of dir with testbound's semantics: one line a file,
+ * PASS name, FAIL name: first reason, DIFF name: the listed difference;
+ * the last line counts them. @return exit code: 1 when fewer passed
+ * than the floor */
+static int
+run_suite(const char *dir, const char *difflist, const char *floorfile,
+	int verbose)
+{
+	glob_t g;
+	char pat[1024];
+	size_t k;
+	int pass = 0, failn = 0, diff = 0, floor = suite_floor(floorfile);
+	snprintf(pat, sizeof(pat), "%s/*.rpl", dir);
+	if(glob(pat, 0, NULL, &g) != 0) {
+		printf("unbound suite: no files in %s (set UNBOUND_TESTDATA)\n",
+			dir);
+		return 1;
+	}
+	for(k = 0; k < g.gl_pathc; k++) {
+		const char *file = g.gl_pathv[k], *name = strrchr(file, '/');
+		char reason[8192], *first, *nl, *d;
+		name = name ? name + 1 : file;
+		d = suite_difference(difflist, name);
+		if(suite_run_child(file, verbose, reason, sizeof(reason)) == 0) {
+			pass++;
+			if(d)
+				printf("PASS %s (listed in %s: take it out)\n",
+					name, difflist);
+			else	printf("PASS %s\n", name);
+			free(d);
+			continue;
+		}
+		if(d) {
+			diff++;
+			printf("DIFF %s: %s\n", name, d);
+			free(d);
+			continue;
+		}
+		failn++;
+		/* the reason without the file's path, first line only */
+		first = reason;
+		if(strncmp(first, file, strlen(file)) == 0 &&
+			first[strlen(file)] == ':')
+			first += strlen(file) + 1;
+		first += strspn(first, " ");
+		nl = strchr(first, '\n');
+		printf("FAIL %s: %.*s\n", name, nl ? (int)(nl - first) :
+			(int)strlen(first), first);
+		if(verbose && nl)
+			printf("%s\n", nl + 1);
+	}
+	globfree(&g);
+	printf("unbound suite: %d passed, %d failed (%d known differences, "
+		"%d files; floor %d)\n", pass, failn, diff, pass + failn + diff,
+		floor);
+	if(pass < floor) {
+		printf("unbound suite: %d passed is below the floor of %d in "
+			"%s\n", pass, floor, floorfile);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
-	int i, failed = 0, n = 0;
+	int i, failed = 0, n = 0, flags = 0, verbose = 0;
 	const char *v = getenv("REPLAY_VERBOSE");
+	const char *suite = NULL;
 	log_init(NULL, 0, NULL);
 	log_set_verbosity(v ? atoi(v) : 0);
 	dns_hash_set_seed(42);
-	if(argc > 2 && strcmp(argv[1], "-v") == 0) {
-		log_set_verbosity(atoi(argv[2]));
-		argc -= 2;
-		argv += 2;
+	(void)setenv("TZ", "UTC", 1);
+	for(;;) {
+		if(argc > 2 && strcmp(argv[1], "-v") == 0) {
+			log_set_verbosity(atoi(argv[2]));
+			verbose = 1;
+			argc -= 2;
+			argv += 2;
+		} else if(argc > 1 && strcmp(argv[1], "-V") == 0) {
+			verbose = 1;
+			argc--;
+			argv++;
+		} else if(argc > 1 && strcmp(argv[1], "-t") == 0) {
+			flags |= RPL_READ_TESTBOUND;
+			argc--;
+			argv++;
+		} else if(argc > 2 && strcmp(argv[1], "-U") == 0) {
+			suite = argv[2];
+			argc -= 2;
+			argv += 2;
+		} else	break;
+	}
+	if(suite) {
+		const char *dl = getenv("UNBOUND_DIFFERENCES");
+		const char *fl = getenv("UNBOUND_FLOOR");
+		return run_suite(suite, dl ? dl : REPLAY_UNBOUND_DIFFERENCES,
+			fl ? fl : REPLAY_UNBOUND_FLOOR, verbose);
 	}
 	if(argc > 1) {
 		for(i = 1; i < argc; i++, n++)
-			if(run_file(argv[i], 0) < 0)
+			if(run_file(argv[i], flags, 0) < 0)
 				failed++;
 	} else {
 		const char *dir = getenv("REPLAY_TESTDATA");
 		char pat[1024];
 		snprintf(pat, sizeof(pat), "%s/*.rpl", dir ? dir :
 			REPLAY_TESTDATA);
-		failed += run_glob(pat, 0, &n);
+		failed += run_glob(pat, 0, 0, &n);
 		/* the runner's self-test: scenarios that must fail (a wrong
 		 * expected answer, an unanswered query, an unknown keyword) */
 		snprintf(pat, sizeof(pat), "%s/*.rpl", REPLAY_MUSTFAIL);
-		failed += run_glob(pat, 1, &n);
+		failed += run_glob(pat, 0, 1, &n);
+		/* testbound's semantics: petrel's own scenarios of the
+		 * runner's features for Unbound's files, that pass and that
+		 * must fail */
+		snprintf(pat, sizeof(pat), "%s/*.rpl", REPLAY_TESTBOUND);
+		failed += run_glob(pat, RPL_READ_TESTBOUND, 0, &n);
+		snprintf(pat, sizeof(pat), "%s/mustfail/*.rpl",
+			REPLAY_TESTBOUND);
+		failed += run_glob(pat, RPL_READ_TESTBOUND, 1, &n);
 	}
 	printf("%d scenarios, %d as expected, %d not\n", n, n - failed,
 		failed);

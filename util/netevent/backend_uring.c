@@ -27,7 +27,7 @@
  * deadline through the timeout argument of io_uring_enter(2)
  * (IORING_FEAT_EXT_ARG), so timers cost no requests at all.
  *
- * Completion-based UDP (comm_point.c) uses the calls of backend_uring.h:
+ * Completion-based UDP (comm_uring.c) uses the calls of backend_uring.h:
  * its requests' user_data is a struct nev_uring_op, its batches are
  * answered from a flush hook run after each iteration's completions.
  *

@@ -8,7 +8,7 @@
  * A UDP comm_point on an io_uring base can do better than readiness: it
  * asks for a multishot IORING_OP_RECVMSG into a ring of provided buffers
  * and sends its answers as IORING_OP_SENDMSG requests, all of which go to
- * the kernel together with the next wait (comm_point.c, udp_ring_*). For
+ * the kernel together with the next wait (comm_uring.c, udp_ring_*). For
  * that it needs the calls below: a submission entry, a completion hook
  * (struct nev_uring_op as the user_data of every request), a hook run
  * once after each iteration's completions (to answer a batch), buffer

@@ -3,7 +3,7 @@
  * server side: one h2_session per client connection.
  *
  * The session does no input or output of its own. The TCP service
- * (comm_point.c) reads bytes from the socket (through TLS, or in clear
+ * (comm_tcp.c) reads bytes from the socket (through TLS, or in clear
  * for h2c), hands them to h2_session_recv, and after every step drains
  * what HTTP/2 has to say with h2_session_output into the connection's
  * write queue; the event loop writes that queue as the socket allows. So

@@ -4,7 +4,9 @@
  *
  * Each loop iteration is: before_wait hook, backend run_once (wait, then
  * callbacks), with a wake-up step between the wait and the first callback
- * that reads the clock once and runs after_wake. comm_base_exit() sets a
+ * that reads the clock once and runs after_wake, then the before-wait
+ * hooks (struct comm_wait_hook, netevent.h), which run before the next
+ * wait and may keep it from sleeping (a busy UDP socket is one). comm_base_exit() sets a
  * flag and writes one byte into the base's wakeup pipe, so a base blocked
  * in its backend wakes from any thread (or signal handler).
  *
@@ -96,6 +98,20 @@ netevent_backend_usable(const char *name, const char **why)
 			nev_backends[i]->usable(why);
 	}
 	return 0;
+}
+
+void
+netevent_version_print(FILE *out)
+{
+	fprintf(out, "event backends: %s\n", netevent_backends_compiled());
+#ifdef HAVE_LIBURING
+	{
+		const char *why = "";
+		if(netevent_backend_usable("io_uring", &why))
+			fprintf(out, "io_uring: usable on this kernel\n");
+		else	fprintf(out, "io_uring: not usable here: %s\n", why);
+	}
+#endif
 }
 
 const char *
@@ -365,6 +381,55 @@ comm_base_method(struct comm_base *base)
 	return base->be->method(base->st);
 }
 
+void
+comm_base_add_wait_hook(struct comm_base *base, struct comm_wait_hook *h)
+{
+	if(h->linked)
+		return;
+	h->poll = 1;
+	h->linked = 1;
+	h->next = base->wait_hooks;
+	base->wait_hooks = h;
+}
+
+void
+comm_base_del_wait_hook(struct comm_base *base, struct comm_wait_hook *h)
+{
+	struct comm_wait_hook **pp;
+	if(!h->linked)
+		return;
+	for(pp = &base->wait_hooks; *pp; pp = &(*pp)->next) {
+		if(*pp == h) {
+			*pp = h->next;
+			break;
+		}
+	}
+	h->linked = 0;
+	h->next = NULL;
+}
+
+/** @return 1 when a before-wait hook said the next wait must not sleep */
+static int
+base_wait_polls(struct comm_base *base)
+{
+	struct comm_wait_hook *h;
+	for(h = base->wait_hooks; h; h = h->next)
+		if(h->poll)
+			return 1;
+	return 0;
+}
+
+/** run the before-wait hooks, each once (a hook may unlink itself) */
+static void
+base_run_wait_hooks(struct comm_base *base)
+{
+	struct comm_wait_hook *h, *next;
+	for(h = base->wait_hooks; h; h = next) {
+		next = h->next;
+		h->poll = h->run(h->arg);
+	}
+}
+
 int
 comm_base_loop_once(struct comm_base *base, int max_wait_ms)
 {
@@ -374,8 +439,8 @@ comm_base_loop_once(struct comm_base *base, int max_wait_ms)
 		tv.tv_sec = max_wait_ms / 1000;
 		tv.tv_usec = (max_wait_ms % 1000) * 1000;
 	}
-	if(base->busy) {
-		/* busy UDP sockets are polled below: do not sleep */
+	if(base->wait_hooks && base_wait_polls(base)) {
+		/* a before-wait hook polls: do not sleep */
 		tv.tv_sec = 0;
 		tv.tv_usec = 0;
 		max_wait_ms = 0;
@@ -385,8 +450,8 @@ comm_base_loop_once(struct comm_base *base, int max_wait_ms)
 		base->before_wait(base->hook_arg);
 	r = base->be->run_once(base->st, max_wait_ms >= 0 ? &tv : NULL);
 	base_woke(base);
-	if(base->busy)
-		nev_udp_poll_busy(base);
+	if(base->wait_hooks)
+		base_run_wait_hooks(base);
 	return r;
 }
 

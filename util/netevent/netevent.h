@@ -20,7 +20,7 @@
  *               buffer rings and sendmsg requests, TCP comm_points
  *               through multishot accept, multishot recv into a buffer
  *               ring and send requests, everything submitted with the
- *               wait in one system call (backend_uring.c, comm_point.c).
+ *               wait in one system call (backend_uring.c, comm_uring.c).
  *               Probed at run time: where the kernel cannot run it,
  *               comm_base_create logs one line (once per process) and
  *               uses the default backend instead.
@@ -54,7 +54,7 @@
  * A peek callback (comm_point_set_peek) may look at a whole batch first,
  * to prefetch. A socket that comes back full every time goes into busy
  * mode: out of the backend, drained once per loop iteration by a loop
- * that does not sleep, until a batch comes back short (see comm_point.c).
+ * that does not sleep, until a batch comes back short (see comm_udp.c).
  * Nothing is allocated, locked or logged per packet. With a wildcard-bound
  * socket the answer leaves from the address the query was sent to
  * (IP_PKTINFO / IPV6_RECVPKTINFO). A UDP comm_point may drop datagrams
@@ -79,6 +79,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -111,6 +112,14 @@ struct ssl_ctx_st;
  *	"select". Static string.
  */
 const char *netevent_backends_compiled(void);
+
+/**
+ * Print the event layer's lines of the `-V` report to out: "event
+ * backends: " and netevent_backends_compiled(), then, in a build with
+ * io_uring, whether this kernel runs it (the run-time probe, with the
+ * reason when not). Passed to version_print() (util/version.h).
+ */
+void netevent_version_print(FILE *out);
 
 /** @return the name of the default backend ("libevent" when built). */
 const char *netevent_backend_default(void);
@@ -197,6 +206,40 @@ void comm_base_update_time(struct comm_base *base);
  */
 void comm_base_set_idle_hooks(struct comm_base *base,
 	void (*before_wait)(void *), void (*after_wake)(void *), void *arg);
+
+/**
+ * A before-wait hook: a callback the loop runs once per iteration, after
+ * the callbacks of the iteration's wake-up and so before its next wait,
+ * whose answer says whether that wait may sleep. Its owner embeds it in
+ * its own state (nothing is allocated), fills run and arg, and links it
+ * with comm_base_add_wait_hook; comm_base_del_wait_hook unlinks it, also
+ * from inside its own run. While a linked hook's last answer is 1 (a hook
+ * just linked counts as 1 until it runs) the loop waits with a zero
+ * timeout. A UDP comm_point in busy mode is drained by one (comm_udp.c).
+ * Like the idle hooks, they belong to the base's thread.
+ */
+struct comm_wait_hook {
+	/** the callback. @return 1 when the next wait must not sleep (more
+	 * to poll), 0 when it may */
+	int (*run)(void *arg);
+	/** its argument */
+	void *arg;
+	/** the last answer of run (1 from the link until it runs) */
+	int poll;
+	/** linked on a base */
+	int linked;
+	/** next linked */
+	struct comm_wait_hook *next;
+};
+
+/** Link h (run and arg set) on the base's before-wait hooks; a no-op when
+ * it is linked already. */
+void comm_base_add_wait_hook(struct comm_base *base,
+	struct comm_wait_hook *h);
+
+/** Unlink h; a no-op when it is not linked. */
+void comm_base_del_wait_hook(struct comm_base *base,
+	struct comm_wait_hook *h);
 
 /* ------------------------------------------------------------------ */
 /* timers                                                              */
@@ -384,8 +427,10 @@ struct comm_reply {
 	/** the client's address (on a proxy-protocol-port: the source
 	 * address of the PROXY header, unless it was a LOCAL one) */
 	struct netaddr client;
-	/** UDP on a proxy-protocol-port: the proxy, where the answer goes;
-	 * else len 0 */
+	/** on a proxy-protocol-port, once a PROXY v2 header came: the socket's
+	 * own peer, the proxy (over UDP the answer goes there; over TCP it
+	 * goes back on the connection). Access control must accept the proxy
+	 * as well as the client (as Unbound). Else len 0. */
 	struct comm_peer peer;
 	/** the local address asked (UDP on a wildcard socket), or family 0 */
 	struct comm_local local;

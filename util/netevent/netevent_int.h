@@ -3,7 +3,7 @@
  * util/netevent/ (not for use outside it).
  *
  * struct comm_base holds the backend and its state, the cached clock, the
- * wakeup pipe and the idle hooks. The comm_point files reach the backend
+ * wakeup pipe, the idle hooks and the before-wait hooks. The comm_point files reach the backend
  * only through the nev_io_* helpers here, so that the wake-up bookkeeping
  * (clock, after_wake) lives in one place.
  */
@@ -38,9 +38,8 @@ struct comm_base {
 	void *hook_arg;
 	/** set once the current iteration has woken */
 	int awake;
-	/** UDP comm_points in busy mode (see comm_point.c), linked through
-	 * their busy_next; while there are any the loop does not block */
-	struct comm_point *busy;
+	/** the before-wait hooks (struct comm_wait_hook), linked */
+	struct comm_wait_hook *wait_hooks;
 };
 
 /** a timer */
@@ -57,9 +56,6 @@ struct comm_timer {
 	void *arg;
 };
 
-/** drain the base's busy UDP comm_points once each (comm_point.c);
- * those found empty go back to waiting in the backend */
-void nev_udp_poll_busy(struct comm_base *base);
 
 /** register fd on the base's backend. @return io handle or NULL */
 void *nev_io_new(struct comm_base *base, int fd, nev_io_cb_type cb,

@@ -57,7 +57,7 @@ pp2_fixed(const uint8_t *h, size_t *addrlen)
 	cmd = h[12] & 0x0f;
 	fam = h[13] >> 4;
 	len = (h[14] << 8) | h[15];
-	if((h[13] & 0x0f) > PP2_TRANSPORT_MAX)
+	if((h[13] & 0x0f) > PP2_TRANSPORT_MAX || PP2_HDR_LEN + len > PP2_MAX_LEN)
 		return -1;
 	if(cmd == PP2_CMD_LOCAL) {
 		/* the proxy speaking for itself: the addresses, if any,

@@ -51,6 +51,12 @@
 #define PP2_ADDR_MAX 36
 /** bytes of a header kept while it is gathered from a stream */
 #define PP2_KEEP (PP2_HDR_LEN + PP2_ADDR_MAX)
+/** the longest header petrel accepts, TLVs included: one rule for UDP and
+ * TCP (a longer one is refused on both; a proxy-protocol-port's UDP buffer
+ * has this much room beyond max-udp-size, so that every header accepted
+ * fits with its query). haproxy's TLVs (ALPN, authority, unique ID, TLS
+ * details) come to a few hundred bytes. */
+#define PP2_MAX_LEN 1024
 
 /** the result of reading a header */
 struct pp2_info {

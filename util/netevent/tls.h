@@ -22,7 +22,7 @@
  * chain) and tls-service-key, TLS 1.2 and 1.3, tls-ciphers (TLS 1.2) and
  * tls-ciphersuites (TLS 1.3) when given, ALPN "dot" selected when the
  * client offers it (a client that offers only other protocols is refused,
- * RFC 7301), no renegotiation. The TCP service (comm_point.c) drives the
+ * RFC 7301), no renegotiation. The TCP service (comm_tcp.c) drives the
  * handshake from its event callback, with its idle timer as the
  * handshake timeout, so a client that stalls mid-handshake holds one
  * connection slot and nothing else.
