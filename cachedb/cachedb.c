@@ -103,6 +103,7 @@ req_free(struct cachedb_req *req)
 	free(req);
 }
 
+#ifdef HAVE_HIREDIS
 /** keep a copy of a string setting; @return the copy or NULL */
 static char *
 keep_str(struct cachedb_env *ce, int i, const char *s)
@@ -118,22 +119,22 @@ is_ip(const char *s)
 	unsigned char b[16];
 	return inet_pton(AF_INET, s, b) == 1 || inet_pton(AF_INET6, s, b) == 1;
 }
+#endif /* HAVE_HIREDIS */
 
 static void cachedb_deinit(struct module_env *env, int id);
 
 static int
 cachedb_init(struct module_env *env, int id, char *err, size_t errlen)
 {
-	struct config_file *cfg = env->cfg;
-	struct cachedb_env *ce;
 #ifndef HAVE_HIREDIS
-	(void)cfg; (void)id;
+	(void)env; (void)id;
 	snprintf(err, errlen, "module-config: cachedb needs its backend "
 		"redis, and this petrel was built without hiredis (configure "
 		"--with-libhiredis; apt-get install libhiredis-dev)");
 	return -1;
 #else
-	ce = calloc(1, sizeof(*ce));
+	struct config_file *cfg = env->cfg;
+	struct cachedb_env *ce = calloc(1, sizeof(*ce));
 	if(!ce) {
 		snprintf(err, errlen, "cachedb: out of memory");
 		return -1;
@@ -216,11 +217,18 @@ cachedb_deinit(struct module_env *env, int id)
 	env->modinfo[id] = NULL;
 }
 
+#ifdef HAVE_HIREDIS
+/*
+ * The Redis side: connections per worker, the GET and the SET. Without
+ * hiredis none of it is built (redis_conn.c is empty then), and since
+ * cachedb_init refuses to start the module, the stubs after this block
+ * are never reached with a state; they keep the module table whole.
+ */
+
 /** the worker's connections, made at first use; NULL without a loop */
 static struct cachedb_worker *
 get_worker(struct module_env *env, int id)
 {
-#ifdef HAVE_HIREDIS
 	struct cachedb_env *ce = env->modinfo[id];
 	struct cachedb_worker *w = env->worker_data[id];
 	if(w || !env->base || !ce)
@@ -233,10 +241,6 @@ get_worker(struct module_env *env, int id)
 		w->replica = redis_conn_create(env->base, &ce->replica);
 	env->worker_data[id] = w;
 	return w;
-#else
-	(void)env; (void)id;
-	return NULL;
-#endif
 }
 
 static void
@@ -271,7 +275,6 @@ req_timer_cb(void *arg)
 	qs->env->resume(qs, got ? MODULE_EVENT_REPLY : MODULE_EVENT_NOREPLY);
 }
 
-#ifdef HAVE_HIREDIS
 /** the GET's reply (or NULL: the connection went away) */
 static void
 get_cb(struct redis_conn *c, void *r, void *arg)
@@ -295,7 +298,6 @@ get_cb(struct redis_conn *c, void *r, void *arg)
 			reply->str ? reply->str : "");
 	comm_timer_set(req->timer, 0);
 }
-#endif
 
 /**
  * Start the lookup of a state.
@@ -304,7 +306,6 @@ get_cb(struct redis_conn *c, void *r, void *arg)
 static int
 start_lookup(struct module_qstate *qs, int id, struct cachedb_qstate *cq)
 {
-#ifdef HAVE_HIREDIS
 	struct cachedb_env *ce = qs->env->modinfo[id];
 	struct cachedb_worker *w;
 	struct cachedb_req *req;
@@ -344,17 +345,12 @@ start_lookup(struct module_qstate *qs, int id, struct cachedb_qstate *cq)
 	comm_timer_set(req->timer, ms);
 	cq->req = req;
 	return 0;
-#else
-	(void)qs; (void)id; (void)cq;
-	return -1;
-#endif
 }
 
 /** write an answer the iterator found */
 static void
 store_answer(struct module_qstate *qs, int id)
 {
-#ifdef HAVE_HIREDIS
 	struct cachedb_env *ce = qs->env->modinfo[id];
 	struct cachedb_worker *w = get_worker(qs->env, id);
 	char key[CACHEDB_KEY_LEN + 1], ex[24];
@@ -384,10 +380,28 @@ store_answer(struct module_qstate *qs, int id)
 		}
 	}
 	(void)redis_conn_command(w->server, argc, argv, argvlen, NULL, NULL);
-#else
-	(void)qs; (void)id;
-#endif
 }
+#else /* !HAVE_HIREDIS */
+
+static void
+cachedb_worker_deinit(struct module_env *env, int id)
+{
+	(void)env; (void)id;
+}
+
+static int
+start_lookup(struct module_qstate *qs, int id, struct cachedb_qstate *cq)
+{
+	(void)qs; (void)id; (void)cq;
+	return -1;
+}
+
+static void
+store_answer(struct module_qstate *qs, int id)
+{
+	(void)qs; (void)id;
+}
+#endif /* HAVE_HIREDIS */
 
 /** look at the value read; @return 1 when it answers the state */
 static int

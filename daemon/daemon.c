@@ -187,6 +187,27 @@ daemon_ticket_keys(struct ssl_ctx_st *ctx, const struct config_file *cfg,
 	return tls_server_ctx_ticket_keys(ctx, files, n, err, errlen);
 }
 
+/** after a listening socket could not be opened (errno kept): what the
+ * operator can do about it */
+static void
+listen_advice(const struct listen_port *p, const struct config_file *cfg)
+{
+	int port = netaddr_port(&p->addr);
+	if(errno == EADDRINUSE)
+		log_err("another process listens on %s port %d: stop it "
+			"('ss -lnptu' names it; often systemd-resolved, dnsmasq "
+			"or an Unbound still running), or give petrel another "
+			"interface: or port:", p->name, port);
+	else if(errno == EACCES && port < 1024)
+		log_err("port %d needs root (or CAP_NET_BIND_SERVICE): start "
+			"petrel as root, it binds its ports and then becomes "
+			"username: (%s)", port, cfg->username[0] ?
+			cfg->username : "not set");
+	else if(errno == EADDRNOTAVAIL)
+		log_err("no interface of this machine has the address %s: "
+			"fix interface:", p->name);
+}
+
 struct listen_set *
 listen_set_open(struct config_file *cfg, int num_workers)
 {
@@ -234,18 +255,18 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				/* DNS over TLS: TCP only, whatever do-tcp */
 				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
 				if(p->tcp[j] == -1)
-					goto fail;
+					goto sockfail;
 				continue;
 			}
 			if(cfg->do_udp) {
 				p->udp[j] = comm_sock_open_udp(&p->addr, &opts);
 				if(p->udp[j] == -1)
-					goto fail;
+					goto sockfail;
 			}
 			if(cfg->do_tcp) {
 				p->tcp[j] = comm_sock_open_tcp(&p->addr, &opts);
 				if(p->tcp[j] == -1)
-					goto fail;
+					goto sockfail;
 			}
 		}
 		if(p->tls && !ls->tls_server) {
@@ -300,6 +321,9 @@ listen_set_open(struct config_file *cfg, int num_workers)
 		}
 	}
 	return ls;
+sockfail:
+	listen_advice(&ls->ports[i], cfg);
+	goto fail;
 oom:
 	log_err("out of memory");
 fail:
@@ -405,7 +429,7 @@ daemonize(void)
 	pid_t pid = fork();
 	int fd;
 	if(pid == -1) {
-		log_warn("fork");
+		log_err("cannot fork to the background: %s", strerror(errno));
 		return -1;
 	}
 	if(pid > 0)
@@ -440,8 +464,18 @@ daemon_detach_and_drop(struct daemon *d)
 		}
 		d->uid = pw->pw_uid;
 		d->gid = pw->pw_gid;
-		d->change_user = 1;
 		endpwent();
+		/* already that user: nothing to change (as Unbound) */
+		d->change_user = d->uid != geteuid();
+		if(d->change_user && geteuid() != 0) {
+			log_err("username: %s: only root can become another "
+				"user, and petrel runs as uid %d: start it as "
+				"root (it binds its ports, then becomes %s), or "
+				"set username: \"\" to run as the user who "
+				"starts it", cfg->username, (int)geteuid(),
+				cfg->username);
+			return -1;
+		}
 	}
 	if(cfg->do_daemonize && !d->cmdline_foreground) {
 		/* a log file given relative: keep it working after chdir */
@@ -460,11 +494,13 @@ daemon_detach_and_drop(struct daemon *d)
 		return -1;
 	if(cfg->chroot[0]) {
 		if(chdir(cfg->chroot) != 0 || chroot(cfg->chroot) != 0) {
-			log_warn("chroot to %s", cfg->chroot);
+			log_err("chroot: cannot change root to %s: %s",
+				cfg->chroot, strerror(errno));
 			return -1;
 		}
 		if(chdir("/") != 0) {
-			log_warn("chdir / in chroot");
+			log_err("chroot: cannot chdir to / in %s: %s",
+				cfg->chroot, strerror(errno));
 			return -1;
 		}
 		verbose(VERB_DETAIL, "chroot to %s", cfg->chroot);
@@ -475,13 +511,15 @@ daemon_detach_and_drop(struct daemon *d)
 			strlen(cfg->chroot)) == 0)
 			dir += strlen(cfg->chroot);
 		if(chdir(dir[0] ? dir : "/") != 0) {
-			log_warn("directory: cannot chdir to %s", dir);
+			log_err("directory: cannot chdir to %s: %s", dir,
+				strerror(errno));
 			return -1;
 		}
 	}
 	if(d->change_user) {
 		if(setgroups(1, &d->gid) != 0) {
-			log_warn("setgroups");
+			log_err("username: %s: cannot set the groups: %s",
+				cfg->username, strerror(errno));
 			return -1;
 		}
 #ifdef HAVE_SETRESGID
@@ -489,7 +527,8 @@ daemon_detach_and_drop(struct daemon *d)
 #else
 		if(setregid(d->gid, d->gid) != 0) {
 #endif
-			log_warn("cannot change group to %d", (int)d->gid);
+			log_err("username: %s: cannot change group to %d: %s",
+				cfg->username, (int)d->gid, strerror(errno));
 			return -1;
 		}
 #ifdef HAVE_SETRESUID
@@ -497,7 +536,8 @@ daemon_detach_and_drop(struct daemon *d)
 #else
 		if(setreuid(d->uid, d->uid) != 0) {
 #endif
-			log_warn("cannot change user to %s", cfg->username);
+			log_err("username: cannot change user to %s: %s",
+				cfg->username, strerror(errno));
 			return -1;
 		}
 		verbose(VERB_DETAIL, "dropped privileges to user %s (uid %d)",
@@ -567,10 +607,14 @@ start_threads(struct daemon *d)
 	d->workers = calloc((size_t)d->num_workers, sizeof(*d->workers));
 	if(!d->workers)
 		return -1;
+	if(!d->kept && !(d->kept = calloc((size_t)d->num_workers,
+		sizeof(*d->kept))))
+		return -1;
 	for(i = 0; i < d->num_workers; i++) {
 		d->workers[i] = worker_create(d, i, d->env);
 		if(!d->workers[i])
 			return -1;
+		worker_counters_restore(d->workers[i], &d->kept[i]);
 	}
 	block_signals(&old);
 	for(i = 0; i < d->num_workers; i++) {
@@ -602,6 +646,10 @@ stop_threads(struct daemon *d)
 		if(d->workers[i] && d->workers[i]->thr_started) {
 			thread_join(d->workers[i]->thr);
 			d->workers[i]->thr_started = 0;
+			/* for the workers a reload starts next */
+			if(d->kept)
+				worker_counters_save(d->workers[i],
+					&d->kept[i]);
 		}
 	}
 	for(i = 0; i < d->num_workers; i++)
@@ -1017,6 +1065,8 @@ daemon_run(struct daemon *d)
 	d->env = env_create(d->cfg, d->num_workers, NULL, err, sizeof(err));
 	if(!d->env) {
 		log_err("%s", err);
+		log_err("petrel stops: it cannot start with %s (petrel-checkconf "
+			"shows the same error)", d->cfgfile);
 		return 1;
 	}
 	d->base = comm_base_create(config_event_backend_str(
@@ -1103,6 +1153,7 @@ daemon_delete(struct daemon *d)
 	if(d->ready_pipe[1] != -1)
 		close(d->ready_pipe[1]);
 	config_delete(d->cfg);
+	free(d->kept);
 	free(d->cfgfile);
 	free(d);
 }

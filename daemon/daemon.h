@@ -44,6 +44,7 @@ struct comm_base;
 struct comm_signal;
 struct comm_timer;
 struct worker;
+struct worker_counters;
 struct daemon_env;
 struct remote;
 
@@ -122,6 +123,10 @@ struct daemon {
 	int num_workers;
 	/** workers (thread models), in this process */
 	struct worker **workers;
+	/** thread models: what the workers counted, kept while a reload
+	 * replaces them (num_workers entries, or NULL before the first
+	 * start) */
+	struct worker_counters *kept;
 	/** children (fork model) */
 	struct child *children;
 	/** the supervisor's event base */

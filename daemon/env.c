@@ -139,6 +139,62 @@ env_zonemd_dnssec(const struct config_file *cfg)
 	return any && val;
 }
 
+/**
+ * Build what an environment holds besides the caches, from the config:
+ * local zones, access control, the auth zones (their files read), views
+ * and RPZ, the rate table, the cookie secrets and the module stack (each
+ * module's init: the validator reads its trust anchors). The same for
+ * the daemon and for petrel-checkconf (env_check).
+ * @return 0, or -1 with err set (what was built is freed by env_delete).
+ */
+static int
+env_build(struct daemon_env *env, struct config_file *cfg,
+	struct daemon_env *old, char *err, size_t errlen)
+{
+	env->lz = local_zones_create();
+	if(!env->lz || ddr_add_local(env->lz, cfg, err, errlen) != 0 ||
+		local_zones_apply_cfg(env->lz, cfg, err, errlen) != 0) {
+		if(!env->lz)
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	env->acl = acl_create();
+	if(!env->acl || acl_apply_cfg(env->acl, cfg, err, errlen) != 0) {
+		if(!env->acl)
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if(env_zonemd_dnssec(cfg) && !(env->zmd = val_zonemd_create(cfg, err,
+		errlen)))
+		return -1;
+	{
+		int ok = 0;
+		/* a zone below its trust anchor: its DNSKEY is validated
+		 * through the mesh, then val_zonemd_check_keys */
+		env->authz = auth_zones_create_dnssec(cfg, env->zmd ?
+			val_zonemd_check : NULL, val_zonemd_check_keys,
+			env->zmd, &ok, err, errlen);
+		if(!ok)
+			return -1;
+	}
+	if(cfg->ip_ratelimit > 0 && !(env->ip_rate = rate_table_create(
+		cfg->ip_ratelimit_size, cfg->ip_ratelimit_slabs, 16))) {
+		snprintf(err, errlen, "out of memory (ip-ratelimit-size)");
+		return -1;
+	}
+	if(policy_apply_cfg(&env->pol, cfg, err, errlen) != 0)
+		return -1;
+	if((cfg->answer_cookie || (cfg->cookie_secret_file &&
+		cfg->cookie_secret_file[0])) && !(env->cookies =
+		cookie_secrets_create(cfg, err, errlen)))
+		return -1;
+	cookie_secrets_keep(env->cookies, old ? old->cookies : NULL);
+	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
+		errlen) != 0)
+		return -1;
+	return 0;
+}
+
 struct daemon_env *
 env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	char *err, size_t errlen)
@@ -207,46 +263,7 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	}
 	infra_set_rtt_limits(env->infra, cfg->infra_cache_min_rtt,
 		cfg->infra_cache_max_rtt);
-	env->lz = local_zones_create();
-	if(!env->lz || ddr_add_local(env->lz, cfg, err, errlen) != 0 ||
-		local_zones_apply_cfg(env->lz, cfg, err, errlen) != 0) {
-		if(!env->lz)
-			snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	env->acl = acl_create();
-	if(!env->acl || acl_apply_cfg(env->acl, cfg, err, errlen) != 0) {
-		if(!env->acl)
-			snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	if(env_zonemd_dnssec(cfg) && !(env->zmd = val_zonemd_create(cfg, err,
-		errlen)))
-		goto fail;
-	{
-		int ok = 0;
-		/* a zone below its trust anchor: its DNSKEY is validated
-		 * through the mesh, then val_zonemd_check_keys */
-		env->authz = auth_zones_create_dnssec(cfg, env->zmd ?
-			val_zonemd_check : NULL, val_zonemd_check_keys,
-			env->zmd, &ok, err, errlen);
-		if(!ok)
-			goto fail;
-	}
-	if(cfg->ip_ratelimit > 0 && !(env->ip_rate = rate_table_create(
-		cfg->ip_ratelimit_size, cfg->ip_ratelimit_slabs, 16))) {
-		snprintf(err, errlen, "out of memory (ip-ratelimit-size)");
-		goto fail;
-	}
-	if(policy_apply_cfg(&env->pol, cfg, err, errlen) != 0)
-		goto fail;
-	if((cfg->answer_cookie || (cfg->cookie_secret_file &&
-		cfg->cookie_secret_file[0])) && !(env->cookies =
-		cookie_secrets_create(cfg, err, errlen)))
-		goto fail;
-	cookie_secrets_keep(env->cookies, old ? old->cookies : NULL);
-	if(modstack_setup(&env->mods, cfg->module_config, NULL, cfg, err,
-		errlen) != 0)
+	if(env_build(env, cfg, old, err, errlen) != 0)
 		goto fail;
 	return env;
 fail:
@@ -273,6 +290,22 @@ fail:
 	}
 	env_delete(env);
 	return NULL;
+}
+
+int
+env_check(struct config_file *cfg, char *err, size_t errlen)
+{
+	struct daemon_env *env = calloc(1, sizeof(*env));
+	int r;
+	if(!env) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	env->cfg = cfg;
+	env->num_readers = 1;
+	r = env_build(env, cfg, NULL, err, errlen);
+	env_delete(env);
+	return r;
 }
 
 void

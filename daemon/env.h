@@ -83,6 +83,16 @@ struct daemon_env {
 struct daemon_env *env_create(struct config_file *cfg, int num_workers,
 	struct daemon_env *old, char *err, size_t errlen);
 
+/**
+ * Check a config as the daemon's start-up does, without the caches and
+ * without a network: build and free what env_create builds from it
+ * (local zones, access control, auth zone files, views and RPZ, cookie
+ * secrets, the modules: the validator's trust anchor files...), as
+ * petrel-checkconf does.
+ * @return 0, or -1 with the daemon's error in err.
+ */
+int env_check(struct config_file *cfg, char *err, size_t errlen);
+
 /** Free an environment and what it still owns. NULL is allowed. */
 void env_delete(struct daemon_env *env);
 

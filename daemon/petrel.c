@@ -1,7 +1,7 @@
 /*
  * daemon/petrel.c - the petrel daemon: command line and start-up.
  *
- *	petrel [-c file] [-d] [-v...] [-V] [-h]
+ *	petrel [-c file] [-d] [-p] [-v...] [-V] [-h]
  *
  * Reads the config (all or nothing; a bad line names file and line),
  * opens the log, checks the descriptor budget, binds every listening
@@ -24,9 +24,10 @@
 static void
 usage(FILE *out)
 {
-	fprintf(out, "usage: petrel [-c file] [-d] [-v...] [-V] [-h]\n"
+	fprintf(out, "usage: petrel [-c file] [-d] [-p] [-v...] [-V] [-h]\n"
 		"  -c file  config file (default %s)\n"
 		"  -d       do not daemonize, stay in the foreground\n"
+		"  -p       do not write a pidfile (as unbound -p; for systemd)\n"
 		"  -v       more verbose (repeat for more)\n"
 		"  -V       print version, build options and libraries\n"
 		"  -h       this help\n", config_default_file());
@@ -39,15 +40,18 @@ main(int argc, char *argv[])
 	struct config_file *cfg;
 	struct daemon *d;
 	char err[1024];
-	int c, vcount = 0, foreground = 0, rc;
+	int c, vcount = 0, foreground = 0, nopidfile = 0, rc;
 	log_ident_set("petrel");
-	while((c = getopt(argc, argv, "c:dvVh")) != -1) {
+	while((c = getopt(argc, argv, "c:dpvVh")) != -1) {
 		switch(c) {
 		case 'c':
 			cfgfile = optarg;
 			break;
 		case 'd':
 			foreground = 1;
+			break;
+		case 'p':
+			nopidfile = 1;
 			break;
 		case 'v':
 			vcount++;
@@ -81,6 +85,12 @@ main(int argc, char *argv[])
 	}
 	if(foreground)
 		cfg->do_daemonize = 0;
+	if(nopidfile && config_set_option(cfg, "pidfile", "\"\"", err,
+		sizeof(err)) != 0) {
+		fprintf(stderr, "petrel: -p: %s\n", err);
+		config_delete(cfg);
+		return 1;
+	}
 	log_set_verbosity(cfg->verbosity + vcount);
 	log_set_format(cfg->log_time_ascii, cfg->log_time_iso,
 		cfg->log_thread_id);
@@ -99,6 +109,8 @@ main(int argc, char *argv[])
 	if(daemon_check_fds(d) != 0 ||
 		!(d->ls = listen_set_open(cfg, d->num_workers)) ||
 		daemon_detach_and_drop(d) != 0) {
+		log_err("petrel stops: it cannot start with %s (the error "
+			"above says what to change)", cfgfile);
 		daemon_delete(d);
 		return 1;
 	}

@@ -15,6 +15,9 @@
 #include "daemon/worker.h"
 #include "services/mesh.h"
 #include "front/policy.h"
+#include "front/localzone.h"
+#include "front/modstack.h"
+#include "iterator/iter_env.h"
 #include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -30,6 +33,7 @@
 #include "util/version.h"
 #include "util/log_limit.h"
 #include "front/cookie_secrets.h"
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -350,6 +354,77 @@ list_zones(struct stats_buf *out, const struct config_stub *z, int fwd,
 	}
 }
 
+/** an address as Unbound's list commands print it: the IP alone */
+static void
+print_ip(struct stats_buf *out, const struct netaddr *a)
+{
+	char ip[INET6_ADDRSTRLEN];
+	size_t n = 0;
+	const uint8_t *b = netaddr_bytes(a, &n);
+	if(inet_ntop(netaddr_family(a), b, ip, sizeof(ip)))
+		stats_buf_printf(out, " %s", ip);
+}
+
+/** the root hints as Unbound's list_stubs shows them, the stub of ".":
+ * ". IN stub prime NS... ADDR...", both lists in reverse order (the
+ * order Unbound's delegation point holds them in) */
+static void
+list_root_hints_unbound(struct stats_buf *out, const struct iter_env *ie)
+{
+	const struct iter_hint *h, *list[256];
+	int n = 0, i, j;
+	for(h = ie->hints; h && n < 256; h = h->next)
+		list[n++] = h;
+	if(n == 0)
+		return;
+	stats_buf_printf(out, ". IN stub prime");
+	for(i = n - 1; i >= 0; i--) {
+		char nm[DNS_MAX_NAME_STR];
+		/* each name once */
+		for(j = n - 1; j > i; j--)
+			if(dname_equal(list[j]->name, list[i]->name))
+				break;
+		if(j > i || dname_to_str(list[i]->name, nm, sizeof(nm)) < 0)
+			continue;
+		stats_buf_printf(out, " %s", nm);
+	}
+	for(i = n - 1; i >= 0; i--)
+		if(list[i]->has_addr)
+			print_ip(out, &list[i]->addr);
+	stats_buf_append(out, "\n", 1);
+}
+
+/**
+ * list_stubs, list_forwards to unbound-control, as Unbound prints them:
+ * "name IN stub prime|noprime NS... ADDR..." (the root hints first),
+ * "name IN forward NS... ADDR...", addresses without their port.
+ */
+static void
+list_zones_unbound(const struct daemon *d, struct stats_buf *out,
+	const struct config_stub *z, int fwd)
+{
+	const struct daemon_env *env = d->env;
+	int id = env ? modstack_find(&env->mods, "iterator") : -1;
+	const struct config_stub *c;
+	int root_stub = 0;
+	for(c = z; c; c = c->next)
+		if(strcmp(c->name, ".") == 0)
+			root_stub = 1;
+	if(!fwd && !root_stub && id >= 0 && env->mods.modinfo[id])
+		list_root_hints_unbound(out, env->mods.modinfo[id]);
+	for(; z; z = z->next) {
+		const struct config_addrlist *a;
+		const struct config_strlist *h;
+		stats_buf_printf(out, "%s IN %s", z->name, fwd ? "forward" :
+			(z->prime ? "stub prime" : "stub noprime"));
+		for(h = z->hosts; h; h = h->next)
+			stats_buf_printf(out, " %s", h->str);
+		for(a = z->addrs; a; a = a->next)
+			print_ip(out, &a->addr);
+		stats_buf_append(out, "\n", 1);
+	}
+}
+
 /** the zone clause that covers name (longest match), or NULL */
 static const struct config_stub *
 zone_for(const struct config_stub *z, const uint8_t *name, int *labels)
@@ -371,6 +446,19 @@ zone_for(const struct config_stub *z, const uint8_t *name, int *labels)
 	return best;
 }
 
+/** status: the module stack as Unbound prints it, "modules: 2 [
+ * validator iterator ]" */
+static void
+print_modules(const struct daemon *d, struct stats_buf *out)
+{
+	const struct module_stack *m = d->env ? &d->env->mods : NULL;
+	int i, n = m ? m->num : 0;
+	stats_buf_printf(out, "modules: %d [ ", n);
+	for(i = 0; i < n; i++)
+		stats_buf_printf(out, "%s ", m->mod[i]->name);
+	stats_buf_printf(out, "]\n");
+}
+
 /** status */
 static void
 do_status(struct remote *rc, struct stats_buf *out)
@@ -385,7 +473,7 @@ do_status(struct remote *rc, struct stats_buf *out)
 		config_thread_model_str(d->cfg->thread_model));
 	stats_buf_printf(out, "event-backend: %s\n",
 		config_event_backend_str(d->cfg->event_backend));
-	stats_buf_printf(out, "modules: 1 [ iterator ]\n");
+	print_modules(d, out);
 	stats_buf_printf(out, "uptime: %lld seconds\n",
 		(long long)(now.tv_sec - d->started.tv_sec));
 	stats_buf_printf(out, "options:%s%s control(%s)\n",
@@ -557,6 +645,10 @@ struct remote_req {
 	const char *line;
 	/** the answer */
 	struct stats_buf *out;
+	/** 1 when the client spoke Unbound's protocol (UBCT1): where a
+	 * script of Unbound's parses the answer, it gets Unbound's bytes
+	 * ("ok" where petrel-control is told what was removed) */
+	int unbound;
 };
 
 /** a command handler */
@@ -700,7 +792,13 @@ cmd_flush(struct remote_req *q)
 	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 3,
 		q->out) != 0)
 		return;
-	if(strcmp(q->cmd, "flush_infra") == 0)
+	/* Unbound answers flush, flush_type and flush_infra with "ok";
+	 * flush_zone, flush_negative and flush_bogus with the counts */
+	if(q->unbound && (strcmp(q->cmd, "flush") == 0 ||
+		strcmp(q->cmd, "flush_type") == 0 ||
+		strcmp(q->cmd, "flush_infra") == 0))
+		stats_buf_printf(q->out, "ok\n");
+	else if(strcmp(q->cmd, "flush_infra") == 0)
 		stats_buf_printf(q->out, "ok removed %llu hosts\n", sums[0]);
 	else	stats_buf_printf(q->out, "ok removed %llu rrsets, %llu "
 			"messages and %llu key entries\n", sums[0], sums[1],
@@ -734,7 +832,10 @@ cmd_flush_requestlist(struct remote_req *q)
 	if(sum_workers(q->d, q->line, NULL, 0, q->d->num_workers, sums, 2,
 		q->out) != 0)
 		return;
-	stats_buf_printf(q->out, "ok removed %llu queries\n", sums[1]);
+	if(q->unbound)
+		stats_buf_printf(q->out, "ok\n");
+	else	stats_buf_printf(q->out, "ok removed %llu queries\n",
+			sums[1]);
 }
 
 static void
@@ -810,9 +911,11 @@ cmd_load_cache(struct remote_req *q)
 		return;
 	}
 	stats_buf_free(&dump);
-	stats_buf_printf(q->out, "ok loaded %llu entries, %llu skipped "
-		"(expired, bogus, already cached or unreferenced)\n", sums[0],
-		sums[1]);
+	if(q->unbound)
+		stats_buf_printf(q->out, "ok\n");
+	else	stats_buf_printf(q->out, "ok loaded %llu entries, %llu "
+			"skipped (expired, bogus, already cached or "
+			"unreferenced)\n", sums[0], sums[1]);
 }
 
 static void
@@ -847,13 +950,17 @@ cmd_lookup(struct remote_req *q)
 static void
 cmd_list_forwards(struct remote_req *q)
 {
-	list_zones(q->out, q->d->cfg->forwards, 1, 0);
+	if(q->unbound)
+		list_zones_unbound(q->d, q->out, q->d->cfg->forwards, 1);
+	else	list_zones(q->out, q->d->cfg->forwards, 1, 0);
 }
 
 static void
 cmd_list_stubs(struct remote_req *q)
 {
-	list_zones(q->out, q->d->cfg->stubs, 0, 0);
+	if(q->unbound)
+		list_zones_unbound(q->d, q->out, q->d->cfg->stubs, 0);
+	else	list_zones(q->out, q->d->cfg->stubs, 0, 0);
 }
 
 /** list_auth_zones, auth_zone_reload, auth_zone_transfer: done by the
@@ -870,20 +977,66 @@ cmd_auth_zone(struct remote_req *q)
 	join_workers(q->d, q->line, cache_workers(q->d), q->out);
 }
 
+/** list_local_zones: one zone */
+static void
+list_zone_cb(void *arg, const uint8_t *name, uint16_t rrclass,
+	enum local_zone_type type)
+{
+	char nm[DNS_MAX_NAME_STR];
+	(void)rrclass;
+	if(dname_to_str(name, nm, sizeof(nm)) < 0)
+		return;
+	stats_buf_printf(arg, "%s %s\n", nm, local_zone_type_str(type));
+}
+
 static void
 cmd_list_local_zones(struct remote_req *q)
 {
-	const struct config_localzone *z;
-	for(z = q->d->cfg->local_zones; z; z = z->next)
-		stats_buf_printf(q->out, "%s %s\n", z->name, z->type);
+	/* the zones in force, defaults and implicit zones included, as
+	 * Unbound lists them: "name type" */
+	if(q->d->env && q->d->env->lz)
+		local_zones_walk(q->d->env->lz, list_zone_cb, q->out);
+}
+
+/** list_local_data: one record in presentation format, as Unbound's
+ * ("name<TAB>ttl<TAB>class<TAB>type<TAB>rdata") */
+static void
+list_data_cb(void *arg, const uint8_t *zone, const uint8_t *owner,
+	uint16_t type, uint16_t rrclass, uint32_t ttl, const uint8_t *rdata,
+	size_t rdlen)
+{
+	struct remote_req *q = arg;
+	uint8_t wire[DNS_MAX_NAME + 10 + 65535];
+	size_t ol = dname_len(owner), pos = 0;
+	ldns_rr *rr = NULL;
+	char *str;
+	(void)zone;
+	if(ol == 0 || ol > DNS_MAX_NAME || rdlen > 65535)
+		return;
+	memcpy(wire, owner, ol);
+	dns_write_u16(wire + ol, type);
+	dns_write_u16(wire + ol + 2, rrclass);
+	dns_write_u32(wire + ol + 4, ttl);
+	dns_write_u16(wire + ol + 8, (uint16_t)rdlen);
+	memcpy(wire + ol + 10, rdata, rdlen);
+	if(ldns_wire2rr(&rr, wire, ol + 10 + rdlen, &pos,
+		LDNS_SECTION_ANSWER) != LDNS_STATUS_OK)
+		return;
+	if((str = ldns_rr2str(rr)) != NULL) {
+		/* (Unbound's lines end in an empty line: its record text
+		 * ends in a newline and it prints one more; unbound-control
+		 * gets that byte for byte) */
+		stats_buf_printf(q->out, "%s%s", str, q->unbound ? "\n" : "");
+		free(str);
+	}
+	ldns_rr_free(rr);
 }
 
 static void
 cmd_list_local_data(struct remote_req *q)
 {
-	const struct config_strlist *s;
-	for(s = q->d->cfg->local_data; s; s = s->next)
-		stats_buf_printf(q->out, "%s\n", s->str);
+	if(q->d->env && q->d->env->lz)
+		local_data_walk(q->d->env->lz, list_data_cb, q);
 }
 
 /** rpz_enable, rpz_disable NAME: switch a response policy zone on or off
@@ -1007,8 +1160,13 @@ cmd_view_list(struct remote_req *q)
 	const char *key = strcmp(q->cmd, "view_list_local_zones") == 0 ?
 		"local-zone" : "local-data";
 	if(b < 0) {
-		stats_buf_printf(q->out, "error no view named '%s'\n",
-			q->args);
+		/* Unbound's answer is not an error (unbound-control exits
+		 * 0); petrel-control's is */
+		if(q->unbound)
+			stats_buf_printf(q->out, "no view with name: %s\n",
+				q->args);
+		else	stats_buf_printf(q->out, "error no view named '%s'\n",
+				q->args);
 		return;
 	}
 	for(l = q->d->cfg->policy_lines; l; l = l->next) {
@@ -1218,7 +1376,7 @@ static const struct remote_cmd {
 /** run a control command in the supervisor */
 static void
 execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
-	struct stats_buf *out)
+	int unbound, struct stats_buf *out)
 {
 	struct remote_req q;
 	char line[REMOTE_LINE_MAX + 64];
@@ -1238,6 +1396,7 @@ execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
 	q.args = args;
 	q.line = line;
 	q.out = out;
+	q.unbound = unbound;
 	k->fn(&q);
 }
 
@@ -1247,19 +1406,20 @@ serve_control(struct remote *rc, struct remote_conn *c)
 {
 	char line[REMOTE_LINE_MAX], *rest, *cmd;
 	struct stats_buf out;
+	int proto;
 	memset(&out, 0, sizeof(out));
 	if(conn_readline(c, line, sizeof(line)) != 0) {
 		(void)conn_write(c, "error no command line (or too long)\n", 36);
 		return;
 	}
-	if(remote_parse_request(line, &cmd, &rest) != 0) {
+	if((proto = remote_parse_request(line, &cmd, &rest)) < 0) {
 		const char *e = "error unknown protocol: expected "
 			REMOTE_PROTO " command\n";
 		(void)conn_write(c, e, strlen(e));
 		return;
 	}
 	verbose(VERB_DETAIL, "control command: %s %s", cmd, rest);
-	execute(rc, c, cmd, rest, &out);
+	execute(rc, c, cmd, rest, proto == 1, &out);
 	if(out.oom) {
 		stats_buf_free(&out);
 		stats_buf_printf(&out, "error out of memory\n");
@@ -1404,7 +1564,10 @@ open_unix(const char *path, struct remote_listener *l)
 	(void)unlink(path);
 	if(bind(s, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
 		chmod(path, 0660) != 0 || listen(s, 16) != 0) {
-		log_warn("control-interface: cannot listen on %s", path);
+		log_err("control-interface: cannot listen on %s: %s%s", path,
+			strerror(errno), errno == EACCES ? " (the user petrel "
+			"starts as must be able to write in its directory)" :
+			"");
 		close(s);
 		return -1;
 	}
@@ -1437,11 +1600,34 @@ open_tcp(const char *str, int port, struct remote_listener *l)
 #endif
 	if(bind(s, (struct sockaddr *)&a.addr, a.len) != 0 ||
 		listen(s, 16) != 0) {
-		log_warn("cannot listen on %s port %d", str, netaddr_port(&a));
+		log_err("cannot listen on %s port %d: %s%s", str,
+			netaddr_port(&a), strerror(errno), errno == EADDRINUSE ?
+			" (another process listens there: stop it, or "
+			"change the port)" : "");
 		close(s);
 		return -1;
 	}
 	return s;
+}
+
+/** log where the metrics are, as a URL a browser or Prometheus takes:
+ * http://127.0.0.1:9167/metrics, http://[::1]:9167/metrics */
+static void
+log_metrics_url(const char *iface)
+{
+	struct netaddr a;
+	const char *e = NULL;
+	char ip[INET6_ADDRSTRLEN];
+	size_t n = 0;
+	const uint8_t *b;
+	if(netaddr_parse(iface, 9167, &a, &e) != 0)
+		return;
+	b = netaddr_bytes(&a, &n);
+	if(!inet_ntop(netaddr_family(&a), b, ip, sizeof(ip)))
+		return;
+	verbose(VERB_OPS, "metrics on http://%s%s%s:%d/metrics",
+		netaddr_family(&a) == AF_INET6 ? "[" : "", ip,
+		netaddr_family(&a) == AF_INET6 ? "]" : "", netaddr_port(&a));
 }
 
 /** the TLS server context: our key and cert, clients verified against
@@ -1572,8 +1758,7 @@ remote_create(struct daemon *d, struct config_file *cfg)
 			goto fail;
 		if(add_listener(rc, fd, 1, 0, NULL) != 0)
 			goto fail;
-		verbose(VERB_OPS, "metrics on http://%s/metrics",
-			cfg->http_metrics_interface);
+		log_metrics_url(cfg->http_metrics_interface);
 	}
 	return rc;
 fail:

@@ -22,6 +22,12 @@
  * bulk commands local_zones, local_datas and their _remove send their
  * lines after the request, ending with a line holding the byte 0x04), so
  * it works unchanged, with the certificates unbound-control-setup makes.
+ * Where a script of Unbound's parses an answer, a UBCT1 client gets
+ * Unbound's bytes: "ok" for flush, flush_type, flush_infra,
+ * flush_requestlist and load_cache (petrel-control is told what was
+ * removed or loaded), "no view with name: X" (not an error) for a view
+ * that does not exist, list_stubs (the root hints first) and
+ * list_forwards in Unbound's format.
  *
  * The code: remote.c (this header) is the server, its protocols and the
  * commands run in the supervisor; remote_worker.c the commands a worker

@@ -33,7 +33,8 @@ char *remote_next_word(char *s, char **rest);
  * @param line: the line without its newline; NULs are written into it.
  * @param cmd: set to the command word ("" when none).
  * @param args: set to the rest, leading and trailing spaces cut.
- * @return 0, or -1 when the first word is not a protocol petrel speaks.
+ * @return 0 for PETREL1, 1 for UBCT1 (unbound-control: answers in its
+ *	format), or -1 when the first word is not a protocol petrel speaks.
  */
 int remote_parse_request(char *line, char **cmd, char **args);
 

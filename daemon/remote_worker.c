@@ -367,7 +367,9 @@ worker_dump_requestlist(struct worker *w, struct stats_buf *out)
 	struct mesh_state *s;
 	const struct timeval *now = w->base ? comm_base_now(w->base) : NULL;
 	int i = 0;
-	stats_buf_printf(out, "thread #%d\n", w->index);
+	/* Unbound's two header lines */
+	stats_buf_printf(out, "thread #%d\n"
+		"#   type cl name    seconds    module status\n", w->index);
 	if(!w->res || !w->res->mesh)
 		return;
 	for(s = w->res->mesh->first; s; s = s->next, i++) {
@@ -393,17 +395,20 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 	uint8_t name[DNS_MAX_NAME + 1];
 	size_t nl, nr = 0, nm = 0, nk = 0;
 	char *rest, *a1;
+	/* the validator's key cache, when it is in the stack: flushed
+	 * where Unbound's commands flush it */
+	int vid = w->res ? modstack_find(w->res->stack, "validator") : -1;
 	a1 = remote_next_word(args, &rest);
 	if(strcmp(cmd, "flush_negative") == 0) {
 		if(env->msg)
 			nm = mcache_flush_negative(env->msg);
+		if(vid >= 0)
+			nk = val_flush_bad_keys(&w->res->menv, vid);
 	} else if(strcmp(cmd, "flush_bogus") == 0) {
-		int id = w->res ? modstack_find(w->res->stack, "validator") :
-			-1;
 		if(env->msg)
 			nm = mcache_flush_bogus(env->msg);
-		if(id >= 0)
-			nk = val_flush_bogus(&w->res->menv, id);
+		if(vid >= 0)
+			nk = val_flush_bogus(&w->res->menv, vid);
 	} else if(strcmp(cmd, "flush_all") == 0) {
 		if(env->msg) {
 			nm = mcache_get_count(env->msg);
@@ -453,6 +458,8 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 				nm = mcache_flush_zone(env->msg, name);
 			if(env->rrset)
 				nr = rrset_cache_flush_zone(env->rrset, name);
+			if(vid >= 0)
+				nk = val_flush_keys(&w->res->menv, vid, name, 1);
 		} else {	/* flush_type */
 			char *t = remote_next_word(rest, &rest);
 			int ty = dns_type_from_str(t);
@@ -467,6 +474,10 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 			if(env->rrset)
 				nr = rrset_cache_flush_type(env->rrset, name,
 					(uint16_t)ty, DNS_CLASS_IN);
+			/* the zone's keys go with its DNSKEY set, so that
+			 * they are fetched and validated again */
+			if(ty == DNS_TYPE_DNSKEY && vid >= 0)
+				nk = val_flush_keys(&w->res->menv, vid, name, 0);
 		}
 	}
 	stats_buf_printf(out, "%zu %zu %zu\n", nr, nm, nk);

@@ -437,6 +437,26 @@ worker_usec_since(struct worker *w)
 }
 
 void
+worker_counters_save(const struct worker *w, struct worker_counters *kc)
+{
+	kc->total = w->total;
+	kc->ext_total = w->ext_total;
+	kc->carry_s = w->carry_s;
+	kc->carry_r = w->carry_r;
+	kc->since = w->stats_since;
+}
+
+void
+worker_counters_restore(struct worker *w, const struct worker_counters *kc)
+{
+	w->total = kc->total;
+	w->ext_total = kc->ext_total;
+	w->carry_s = kc->carry_s;
+	w->carry_r = kc->carry_r;
+	w->stats_since = kc->since;
+}
+
+void
 worker_get_stats(struct worker *w, struct worker_stats *out,
 	struct resolver_stats *rout, int reset)
 {
@@ -710,7 +730,10 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->base = comm_base_create(config_event_backend_str(cfg->event_backend));
 	if(!w->base)
 		return -1;
-	w->stats_since = *comm_base_now(w->base);
+	/* a reload keeps counting (time.elapsed too); only the first
+	 * set-up starts the clock */
+	if(w->stats_since.tv_sec == 0 && w->stats_since.tv_usec == 0)
+		w->stats_since = *comm_base_now(w->base);
 	w->log_queries = cfg->log_queries;
 	w->log_replies = cfg->log_replies;
 	w->log_tag = cfg->log_tag_queryreply;

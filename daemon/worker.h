@@ -173,6 +173,33 @@ struct worker {
 };
 
 /**
+ * What a worker has counted, for the daemon to carry over to the worker
+ * that replaces it (a reload that stops and starts the workers): the
+ * counters are reset only by `stats` (and statistics-interval), as
+ * Unbound's, and the Prometheus counters never go down.
+ */
+struct worker_counters {
+	/** the basic counters (worker.total) */
+	struct worker_stats total;
+	/** the resolver's (worker.ext_total) */
+	struct resolver_stats ext_total;
+	/** what the resets took away (worker.carry_s) */
+	struct worker_stats carry_s;
+	/** and of the resolver's (worker.carry_r) */
+	struct resolver_stats carry_r;
+	/** when the counters were last reset (worker.stats_since) */
+	struct timeval since;
+};
+
+/** Copy what a stopped worker counted (worker_main has returned: its
+ * last loop's counters are folded into its totals) into kc. */
+void worker_counters_save(const struct worker *w, struct worker_counters *kc);
+
+/** Give a worker that has not started what its predecessor counted. */
+void worker_counters_restore(struct worker *w,
+	const struct worker_counters *kc);
+
+/**
  * Allocate a worker (no loop yet) with its command pipes.
  * @return the worker or NULL (logged).
  */

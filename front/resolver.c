@@ -1064,6 +1064,10 @@ resolver_auth_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 		r->stats.num_servfail++;
 		*res = resolver_error(r, pkt, len, q, DNS_RCODE_SERVFAIL,
 			DNS_EDE_NOT_READY, out, outmax, outlen);
+		/* the zone's own failure is authoritative, as Unbound
+		 * answers it (AA on the SERVFAIL of a zone with no data) */
+		if(*outlen >= 4)
+			out[2] |= 0x04;
 		return 1;
 	case AUTH_NOT:
 	default:
@@ -1640,9 +1644,16 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum config_acl_action pa = acl_check(r->acl, r->proxy);
 		if(pa == ACL_DENY || (pa == ACL_REFUSE && err != 0))
 			return RESOLVER_DROP;
-		if(pa == ACL_REFUSE)
-			return resolver_error(r, pkt, len, q, DNS_RCODE_REFUSED,
-				DNS_EDE_PROHIBITED, out, outmax, outlen);
+		if(pa == ACL_REFUSE) {
+			/* in the form of any access-control refusal */
+			int n = acl_refused_reply(pkt, len, q,
+				!r->cfg || r->cfg->ede, r->max_udp, out,
+				outmax);
+			if(n <= 0)
+				return RESOLVER_DROP;
+			*outlen = (size_t)n;
+			return RESOLVER_ANSWERED;
+		}
 	}
 	if(r->notify && len >= DNS_HDR_SIZE && !(pkt[2] & 0x80) &&
 		((pkt[2] >> 3) & 0x0f) == DNS_OPCODE_NOTIFY) {
@@ -1835,10 +1846,11 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	 * forward, a client that sent ECS skips it, as in Unbound) */
 	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always) &&
 		!tags) {
-		int refresh = 0;
+		int refresh = 0, secure = 0;
 		enum mcache_result mr;
-		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
-			r->out->now->tv_sec, out, outmax, outlen, &refresh);
+		mr = mcache_answer_sec(r->mcache, q, pkt, tp == RESOLVER_TCP,
+			r->out->now->tv_sec, out, outmax, outlen, &refresh,
+			&secure);
 		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
 			/* serve-expired-client-timeout (or cachedb-check-
 			 * when-serve-expired): try for a fresh answer first;
@@ -1901,6 +1913,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			r->stats.num_cache_hits++;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
+			/* (a fresh validation is counted by the validator) */
+			if(secure)
+				r->stats.num_answer_secure++;
 			if(refresh)
 				(void)mesh_new_prefetch(r->mesh,
 					q->qinfo.qname, q->qinfo.qtype,
@@ -2332,7 +2347,7 @@ static int
 resolver_zonemd_start(void *arg, const uint8_t *apex)
 {
 	struct resolver *r = arg;
-	return mesh_new_prefetch(r->mesh, apex, DNS_TYPE_DNSKEY,
+	return mesh_new_background(r->mesh, apex, DNS_TYPE_DNSKEY,
 		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
 }
 

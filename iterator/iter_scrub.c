@@ -195,10 +195,78 @@ iter_scrub_promiscuous(struct iter_reply *rep)
 	return removed;
 }
 
+/** @return the last record of the RRset owner/type (not its RRSIGs) in
+ * a list, or NULL */
+static struct module_rr *
+rrset_last(const struct module_rrlist *l, const uint8_t *owner,
+	uint16_t type)
+{
+	struct module_rr *rr, *last = NULL;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == type && dname_equal(rr->owner, owner))
+			last = rr;
+	return last;
+}
+
+/**
+ * Put every RRSIG into the section of the RRset it covers: a server that
+ * sends an RRset's signature in another section (the answer's RRSIG in
+ * the additional section) still signed it, and Unbound's message parser
+ * joins the two wherever they are. An RRSIG whose RRset is in its own
+ * section, or in none, stays. The record moves (no copy) to its RRset,
+ * among the RRset's RRSIGs in packet order (after them when it came from
+ * a later section, before them from an earlier one).
+ */
+static void
+scrub_sig_sections(struct iter_reply *rep)
+{
+	int i, j, to;
+	for(i = 0; i < 3; i++) {
+		struct module_rrlist *l = &rep->sec[i];
+		struct module_rr **pp = &l->first, *prev = NULL;
+		while(*pp) {
+			struct module_rr *rr = *pp, *at = NULL;
+			uint16_t t = 0;
+			if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+				!rrset_last(l, rr->owner, dns_read_u16(
+				rr->rdata)))
+				t = dns_read_u16(rr->rdata);
+			for(j = 0, to = -1; t && j < 3 && !at; j++)
+				if(j != i && (at = rrset_last(&rep->sec[j],
+					rr->owner, t)) != NULL)
+					to = j;
+			if(!at) {
+				prev = rr;
+				pp = &rr->next;
+				continue;
+			}
+			if(to < i) {
+				/* it came later in the packet than the
+				 * RRset's own RRSIGs: after them (packet
+				 * order, as Unbound keeps it) */
+				struct module_rr *o;
+				for(o = at->next; o && o->type ==
+					DNS_TYPE_RRSIG && o->rdlen >= 2 &&
+					dns_read_u16(o->rdata) == t &&
+					dname_equal(o->owner, rr->owner);
+					o = o->next)
+					at = o;
+			}
+			list_unlink(l, pp, prev);
+			rr->next = at->next;
+			at->next = rr;
+			if(rep->sec[to].last == at)
+				rep->sec[to].last = rr;
+			rep->sec[to].count++;
+		}
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
 {
+	scrub_sig_sections(rep);
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],
@@ -373,6 +441,21 @@ iter_copy_soa(struct region *r, const struct module_rrlist *auth,
 }
 
 int
+iter_copy_nsec(struct region *r, const struct module_rrlist *auth,
+	struct module_rrlist *to)
+{
+	struct module_rr *rr;
+	for(rr = auth->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3 ||
+			(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			(dns_read_u16(rr->rdata) == DNS_TYPE_NSEC ||
+			dns_read_u16(rr->rdata) == DNS_TYPE_NSEC3)))
+			if(module_rrlist_push(r, to, rr) < 0)
+				return -1;
+	return 0;
+}
+
+int
 iter_has_soa(const struct module_rrlist *auth)
 {
 	struct module_rr *rr;
@@ -398,6 +481,29 @@ iter_find_ns(const struct module_rrlist *auth, const uint8_t *name)
 	return best;
 }
 
+/** @return 1 when a list holds a record that is not an NS record or
+ * its RRSIG (an NS set here is a sideways one: it says nothing) */
+static int
+has_non_ns(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(!rr_is_ns(rr))
+			return 1;
+	return 0;
+}
+
+/** @return 1 when a list holds a DS record at name */
+static int
+iter_has_ds(const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_DS && dname_equal(rr->owner, name))
+			return 1;
+	return 0;
+}
+
 /** iter_classify without the recursion-lame check */
 static enum iter_class
 classify(struct region *r, struct iter_reply *rep, uint8_t *name,
@@ -415,9 +521,14 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		final, links, max_links, dnssec) < 0)
 		return ITER_CL_ERROR;
 	if(forward) {
-		/* a forwarder answers recursively: taken as it is */
+		/* a forwarder answers recursively: taken as it is; but a
+		 * chain that stops short of the data (a CNAME and a denial)
+		 * is followed, as Unbound does: the target is asked for, so
+		 * the denial is the target zone's own (with its proof) */
 		if(final->count > 0)
 			return ITER_CL_ANSWER;
+		if(!dname_equal(name, start))
+			return ITER_CL_CNAME;
 		if(rep->rcode == DNS_RCODE_NXDOMAIN)
 			return ITER_CL_NXDOMAIN;
 		/* but an upward referral (no answer, no SOA, an NS set
@@ -433,9 +544,17 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		return ITER_CL_ANSWER;
 	if(!dname_equal(name, start)) {
 		/* the chain moved to a new name: the server may say what
-		 * is there when it is authoritative for it */
-		if(rep->rcode == DNS_RCODE_NXDOMAIN)
+		 * is there when it is authoritative for it; an NXDOMAIN
+		 * for a target outside the zone asked is not this server's
+		 * to say: that zone's servers are asked, as Unbound does
+		 * (their denial is the target zone's own, and following the
+		 * chain learns the zone's delegation, which the validator
+		 * needs for its keys) */
+		if(rep->rcode == DNS_RCODE_NXDOMAIN &&
+			dname_is_subdomain(name, zone))
 			return ITER_CL_NXDOMAIN;
+		if(rep->rcode == DNS_RCODE_NXDOMAIN)
+			return ITER_CL_CNAME;
 		if(aa && iter_has_soa(auth) && dname_is_subdomain(name, zone))
 			return ITER_CL_NODATA;
 		return ITER_CL_CNAME;
@@ -448,6 +567,14 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		(!aa || dname_is_strict_subdomain(ns->owner, zone))) {
 		/* a referral (some servers set AA on referrals too); one
 		 * that is not below the zone is upward or sideways: lame */
+		if(qtype == DNS_TYPE_DS && dname_equal(ns->owner, name) &&
+			!iter_has_ds(auth, name) && has_non_ns(auth)) {
+			/* the DS question answered with the referral to
+			 * that very zone: what the parent says of the DS
+			 * is the NSEC or NSEC3 proof it carries; the child
+			 * cannot answer for it (RFC 4035 3.1.4.1) */
+			return ITER_CL_NODATA;
+		}
 		if(dname_is_strict_subdomain(ns->owner, zone)) {
 			*nsrr = ns;
 			return ITER_CL_REFERRAL;
@@ -460,7 +587,11 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	if(aa && rep->sec[DNS_SEC_ANSWER].count == 0 && auth->count == 0 &&
 		rep->sec[DNS_SEC_ADDITIONAL].count == 0)
 		return ITER_CL_EMPTY;
-	if(aa || iter_has_soa(auth))
+	/* no SOA and not authoritative, but something in the authority
+	 * section (NSEC or NSEC3 records without their SOA): NODATA, as
+	 * Unbound takes it (an RA reply is recursion lame, iter_classify);
+	 * an entirely empty non-AA reply is lame */
+	if(aa || iter_has_soa(auth) || has_non_ns(auth))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
 }

@@ -211,6 +211,15 @@ int iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 	struct module_rrlist *final, int *links, int max_links, int dnssec);
 
 /**
+ * Copy the NSEC and NSEC3 records of an authority section with their
+ * RRSIGs (the proofs that come with a CNAME: its wildcard proof, or the
+ * insecure delegation its target lies under).
+ * @return 0 or -1 (out of memory).
+ */
+int iter_copy_nsec(struct region *r, const struct module_rrlist *auth,
+	struct module_rrlist *to);
+
+/**
  * Copy the SOA from authority for a negative answer, when its owner is an
  * ancestor of name; with dnssec also its RRSIG and the NSEC/NSEC3
  * records with their RRSIGs (the denial proofs for DO clients).

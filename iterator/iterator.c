@@ -154,6 +154,60 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	}
 }
 
+/**
+ * Store one RRset of a list with the RRSIGs that cover it (the DS set or
+ * the NSEC of a referral): the validator reads them from the RRset cache
+ * instead of asking the parent again for the DS it was just given, as
+ * Unbound does. Nothing is stored without a signature.
+ */
+static void
+iter_store_signed(struct module_qstate *s, const struct module_rrlist *l,
+	const uint8_t *owner, uint16_t type, enum rrset_trust trust)
+{
+	struct rrset_cache *c = s->env->rrset;
+	const uint8_t *rd[ITER_MAX_SET];
+	uint16_t rdlen[ITER_MAX_SET];
+	struct rrset_data rs;
+	struct module_rr *rr;
+	size_t k = 0, nsig = 0;
+	int pass;
+	if(!c)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rs.ttl = 0xffffffffu;
+	/* the records first, then the signatures (rrset_data's layout) */
+	for(pass = 0; pass < 2; pass++)
+		for(rr = l->first; rr && k < ITER_MAX_SET; rr = rr->next) {
+			if(!dname_equal(rr->owner, owner) || rr->rrclass !=
+				DNS_CLASS_IN)
+				continue;
+			if(pass == 0 ? rr->type != type : (rr->type !=
+				DNS_TYPE_RRSIG || rr->rdlen < 2 ||
+				dns_read_u16(rr->rdata) != type))
+				continue;
+			rd[k] = rr->rdata;
+			rdlen[k] = rr->rdlen;
+			if(rr->ttl < rs.ttl)
+				rs.ttl = rr->ttl;
+			k++;
+			if(pass == 1)
+				nsig++;
+		}
+	if(nsig == 0 || k == nsig)
+		return;
+	rs.name = owner;
+	rs.name_len = dname_len(owner);
+	rs.type = type;
+	rs.rrclass = DNS_CLASS_IN;
+	rs.trust = trust;
+	rs.sec = RRSET_SEC_UNCHECKED;
+	rs.count = k - nsig;
+	rs.sig_count = nsig;
+	rs.rdata = rd;
+	rs.rdlen = rdlen;
+	(void)rrset_cache_store(c, &rs, st_now(s));
+}
+
 /** mark the records of a list not yet marked for the RRset cache with a
  * trust rank (they are stored when the answer is finished) */
 static void
@@ -439,7 +493,12 @@ static int
 iter_init_dp(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	struct iter_zone *z = iter_env_find_zone(st_env(s), iq->qname);
+	/* a DS set is the parent's: its servers (and the stub or forward
+	 * zone that holds the parent) are asked, not the child's, as
+	 * Unbound does (a forward-zone for the child must not get it) */
+	const uint8_t *zname = (iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
+		? dname_strip_label(iq->qname) : iq->qname;
+	struct iter_zone *z = iter_env_find_zone(st_env(s), zname);
 	while(z && z->is_forward && (s->flags & MESH_FLAG_NOFWD))
 		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
 			dname_strip_label(z->name)) : NULL;
@@ -1235,10 +1294,20 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
 	struct module_rr *ns = iter_find_ns(a, name), *rr, *g;
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	if(st_env(s)->minimal || !ns)
 		return;
 	for(rr = a->first; rr; rr = rr->next) {
 		const uint8_t *t;
+		/* with DNSSEC the RRSIGs go along (the validator checks
+		 * the NS set and drops it when it comes unsigned) */
+		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			dns_read_u16(rr->rdata) == DNS_TYPE_NS &&
+			dname_equal(rr->owner, ns->owner)) {
+			if(module_rrlist_push(s->region, auth, rr) < 0)
+				return;
+			continue;
+		}
 		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
 			continue;
 		if(module_rrlist_push(s->region, auth, rr) < 0)
@@ -1246,9 +1315,14 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		t = rr_target(rr);
 		for(g = ad->first; g; g = g->next) {
 			/* (with harden-glue: no, out-of-zone addresses are
-			 * in the reply for referrals: not given to clients) */
-			if((g->type != DNS_TYPE_A && g->type != DNS_TYPE_AAAA) ||
-				!t || !dname_equal(g->owner, t) ||
+			 * in the reply for referrals: not given to clients);
+			 * an address's RRSIGs go with it for DNSSEC queries */
+			if(!t || !dname_equal(g->owner, t) || (g->type !=
+				DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
+				!(dnssec && g->type == DNS_TYPE_RRSIG &&
+				g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
+				DNS_TYPE_A || dns_read_u16(g->rdata) ==
+				DNS_TYPE_AAAA))) ||
 				(!IQ(s)->dp->is_forward &&
 				!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
 				continue;
@@ -1290,6 +1364,7 @@ iter_finish(struct module_qstate *s, int rcode,
 	ans->sec = MODULE_SEC_UNCHECKED;
 	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
+		list_push_all(s->region, &ans->ns, &iq->chain_ns) < 0 ||
 		list_push_all(s->region, &ans->ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ar, add) < 0) {
 		iter_fail(s, DNS_EDE_OTHER);
@@ -1510,6 +1585,11 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	}
 	/* remember the delegation: the NS set and the glue for its names */
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
+	/* and what it says of the zone's DS: the DS set, or the NSEC
+	 * that proves there is none, with their signatures */
+	iter_store_signed(s, auth, zone, DNS_TYPE_DS, RRSET_TRUST_AUTH_NOAA);
+	iter_store_signed(s, auth, zone, DNS_TYPE_NSEC,
+		RRSET_TRUST_AUTH_NOAA);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
@@ -1768,6 +1848,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->dp->is_forward);
 		break;
 	case ITER_CL_CNAME:
+		/* the proofs that came with the CNAME go with the answer
+		 * (DNSSEC only: the NSEC and NSEC3 records, not the SOA) */
+		if(dnssec && iter_copy_nsec(s->region,
+			&p->sec[DNS_SEC_AUTHORITY], &iq->chain_ns) < 0) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
 		/* resolve the target from the top */
 		memcpy(iq->qname, name, dname_len(name));
 		iq->qname_len = dname_len(name);

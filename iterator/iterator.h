@@ -172,6 +172,11 @@ struct iter_qstate {
 	uint16_t qclass;
 	/** the CNAME/DNAME records collected so far (in the region) */
 	struct module_rrlist chain;
+	/** the NSEC and NSEC3 records (and their RRSIGs) that came with
+	 * the chain's CNAMEs (a wildcard CNAME's proof, the insecure
+	 * delegation its target is under): the validator needs them with
+	 * the final answer, which goes on without them */
+	struct module_rrlist chain_ns;
 	/** number of CNAME links followed */
 	int cname_count;
 	/** current delegation point */

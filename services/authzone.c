@@ -1638,6 +1638,14 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 			z->zonefile, line, ldns_get_errorstr_by_id(st));
 		return -1;
 	}
+	if(missing_ok && !ldns_zone_soa(lz) &&
+		ldns_rr_list_rr_count(ldns_zone_rrs(lz)) == 0) {
+		/* an empty file of a zone that is transferred: no data
+		 * yet, as when it is missing (Unbound's zonefile: written
+		 * before the first transfer) */
+		ldns_zone_deep_free(lz);
+		return 0;
+	}
 	/* the SOA is kept apart by ldns: put it with the others (a file
 	 * without one is used as Unbound uses it: served, without the
 	 * SOA in negative answers, and not transferred again) */
@@ -2361,6 +2369,12 @@ auth_zones_keys_answer(struct auth_zones *az, const uint8_t *qname,
 		z_finish(z);
 }
 
+struct xfr_service *
+auth_zones_xfr(struct auth_zones *az)
+{
+	return az ? az->xs : NULL;
+}
+
 int
 auth_zones_start(struct auth_zones *az)
 {
@@ -2642,8 +2656,10 @@ reply:
 	if(qend > outmax)
 		return 0;
 	memmove(out, pkt, qend);
-	out[2] = (uint8_t)((out[2] & 0x79) | 0x80 | (rcode == 0 ? 0x04 : 0));
-	out[3] = (uint8_t)(rcode & 0x0f);
+	/* QR, the opcode, RD and CD as asked, RA: the flags Unbound
+	 * answers a NOTIFY with (no AA: a resolver holds no authority) */
+	out[2] = (uint8_t)((out[2] & 0x79) | 0x80);
+	out[3] = (uint8_t)(0x80 | (pkt[3] & 0x10) | (rcode & 0x0f));
 	out[4] = 0;
 	out[5] = qend > 12 ? 1 : 0;
 	memset(out + 6, 0, 6);

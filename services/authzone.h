@@ -71,6 +71,7 @@
 struct auth_zones;
 struct config_file;
 struct netaddr;
+struct xfr_service;
 
 /** what the DNSSEC side of a ZONEMD check found (RFC 8976 4) */
 enum auth_zonemd_dnssec {
@@ -214,6 +215,12 @@ void auth_zones_keys_answer(struct auth_zones *az, const uint8_t *qname,
 
 /** Start the transfer thread. @return 0 or -1. NULL is allowed. */
 int auth_zones_start(struct auth_zones *az);
+
+/** The zones' transfer service, for a test or the replay runner to put on
+ * its own transport and drive instead of auth_zones_start
+ * (xfr_service_set_transport, xfr_service_run_due).
+ * @return it, or NULL when no zone transfers (or az is NULL). */
+struct xfr_service *auth_zones_xfr(struct auth_zones *az);
 
 /** Stop the transfers and free everything. NULL is allowed. */
 void auth_zones_delete(struct auth_zones *az);

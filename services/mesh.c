@@ -549,9 +549,12 @@ mesh_new_client_tags(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	return 0;
 }
 
-int
-mesh_new_prefetch(struct mesh *m, const uint8_t *qname, uint16_t qtype,
-	uint16_t qclass, int flags)
+/** start a state with no client, unless one is in flight; counted in
+ * num.prefetch when count is set
+ * @return 0 or -1 */
+static int
+mesh_new_noclient(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags, int count)
 {
 	uint32_t h = mesh_hash(qname, dname_len(qname), qtype, qclass, flags);
 	struct mesh_state *s = mesh_find(m, qname, qtype, qclass, flags, h);
@@ -564,10 +567,24 @@ mesh_new_prefetch(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 		return -1;
 	s->prefetch = 1;
 	s->qs.prefetch = 1;
-	if(m->env->ctr.num_prefetch)
+	if(count && m->env->ctr.num_prefetch)
 		(*m->env->ctr.num_prefetch)++;
 	mesh_run(m);
 	return 0;
+}
+
+int
+mesh_new_prefetch(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags)
+{
+	return mesh_new_noclient(m, qname, qtype, qclass, flags, 1);
+}
+
+int
+mesh_new_background(struct mesh *m, const uint8_t *qname, uint16_t qtype,
+	uint16_t qclass, int flags)
+{
+	return mesh_new_noclient(m, qname, qtype, qclass, flags, 0);
 }
 
 /** is x a (transitive) super of s, or s itself */
@@ -952,7 +969,7 @@ static int
 mesh_env_add_background(struct module_env *env, const uint8_t *qname,
 	uint16_t qtype, uint16_t qclass, int flags)
 {
-	return mesh_new_prefetch(env->mesh, qname, qtype, qclass, flags);
+	return mesh_new_background(env->mesh, qname, qtype, qclass, flags);
 }
 
 size_t

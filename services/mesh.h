@@ -287,11 +287,22 @@ int mesh_new_client_tags(struct mesh *m, const uint8_t *qname,
 	size_t datalen, const uint8_t *qpkt, size_t qlen);
 
 /**
- * Start a background refresh with no client, unless one is in flight.
+ * Start a background refresh with no client, unless one is in flight:
+ * a prefetch or a serve-expired refresh, counted in num.prefetch.
  * @return 0 on success or when one already runs, -1 on failure.
  */
 int mesh_new_prefetch(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags);
+
+/**
+ * As mesh_new_prefetch, for a query a module or the front end needs in
+ * the background that is no refresh of a cached answer (RFC 5011 probes,
+ * RFC 8145 signals, the iterator's NS checks, a held zone's DNSKEY): not
+ * counted in num.prefetch, as Unbound counts only prefetches.
+ * @return 0 on success or when one already runs, -1 on failure.
+ */
+int mesh_new_background(struct mesh *m, const uint8_t *qname,
+	uint16_t qtype, uint16_t qclass, int flags);
 
 /**
  * Run states on the run list until it is empty. Entry points call this.

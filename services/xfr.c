@@ -5,7 +5,16 @@
  * (sign a request, verify a stream of replies), the stream parser (a list
  * of reply messages into a full zone or a list of differences), the
  * difference application, the network (one transfer over TCP with poll
- * deadlines), and the service thread with its task timers.
+ * deadlines), url: downloads (the HTTP client is services/http_fetch.c;
+ * here the body becomes a zone), and the service thread with its task
+ * timers.
+ *
+ * The network and the clock are reached only through the service's
+ * transport (struct xfr_transport, given at creation): the real one below
+ * (TCP sockets with poll deadlines, time(NULL)) on the service's thread in
+ * the daemon, or a fake network and clock driven from the caller's loop
+ * with xfr_service_run_due (tests, the replay runner). url: downloads go
+ * through services/http_fetch.c and are not faked.
  *
  * Locking: the service mutex guards the task list and every task's
  * timers, flags and status text. The thread drops it while a transfer
@@ -16,6 +25,7 @@
  */
 #include "config.h"
 #include "services/xfr.h"
+#include "services/http_fetch.h"
 #include "util/config_auth.h"
 #include "util/log.h"
 #include "dns/name.h"
@@ -861,21 +871,104 @@ fail:
 	return -1;
 }
 
-/** one transfer attempt from one primary.
+/** an exchange of the real transport: one TCP connection */
+struct xfr_tcp_conn {
+	/** the socket (non-blocking) */
+	int fd;
+	/** the service's stop flag */
+	volatile int *stop;
+};
+
+/** the real transport's open: connect over TCP */
+static void *
+real_open(void *ctx, const struct netaddr *addr, volatile int *stop,
+	char *why, size_t whylen)
+{
+	struct xfr_tcp_conn *c = malloc(sizeof(*c));
+	(void)ctx;
+	if(!c) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	c->stop = stop;
+	if((c->fd = tcp_connect(addr, stop)) < 0) {
+		snprintf(why, whylen, "cannot connect: %s", strerror(errno));
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/** the real transport's send: the length, then the message */
+static int
+real_send(void *conn, const uint8_t *msg, size_t len)
+{
+	struct xfr_tcp_conn *c = conn;
+	struct timeval dl;
+	uint8_t lenb[2];
+	if(len > 65535)
+		return -1;
+	put16(lenb, (unsigned)len);
+	deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(write_full(c->fd, lenb, 2, &dl, c->stop) != 0)
+		return -1;
+	return write_full(c->fd, msg, len, &dl, c->stop);
+}
+
+/** the real transport's recv: a length, then that many bytes */
+static int
+real_recv(void *conn, uint8_t *buf, size_t max)
+{
+	struct xfr_tcp_conn *c = conn;
+	struct timeval dl;
+	uint8_t lenb[2];
+	size_t ml;
+	deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(read_full(c->fd, lenb, 2, &dl, c->stop) != 0 ||
+		(ml = get16(lenb)) > max ||
+		read_full(c->fd, buf, ml, &dl, c->stop) != 0)
+		return -1;
+	return (int)ml;
+}
+
+/** the real transport's close */
+static void
+real_close(void *conn)
+{
+	struct xfr_tcp_conn *c = conn;
+	close(c->fd);
+	free(c);
+}
+
+/** the real transport's clock */
+static time_t
+real_now(void *ctx)
+{
+	(void)ctx;
+	return time(NULL);
+}
+
+/** the real transport: TCP sockets, the system clock */
+static const struct xfr_transport xfr_real_transport = {
+	real_open, real_send, real_recv, real_close, real_now, NULL
+};
+
+/** one transfer attempt from one primary, over the transport tp.
  * @return 0 (res or *uptodate set), -1 failure, -2 the primary refused
  * IXFR (try AXFR). */
 static int
-xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
-	uint32_t serial, struct xfr_result *res, int *uptodate,
-	volatile int *stop, char *why, size_t whylen)
+xfr_fetch(const struct xfr_transport *tp, const ldns_rdf *zone,
+	const struct xfr_primary *pr, int ixfr, uint32_t serial,
+	struct xfr_result *res, int *uptodate, volatile int *stop, char *why,
+	size_t whylen)
 {
 	ldns_pkt *q = NULL, **msgs = NULL;
 	size_t nmsgs = 0, maxmsgs = 0, total = 0, wlen = 0;
-	uint8_t *wire = NULL, *buf = NULL, lenb[2];
+	uint8_t *wire = NULL, *buf = NULL;
 	struct xfr_tsig_state ts;
-	struct timeval dl;
+	void *conn = NULL;
 	uint16_t id;
-	int fd = -1, ret = -1, r;
+	int ret = -1, r;
 	const char *err = NULL;
 	memset(&ts, 0, sizeof(ts));
 	ts.key = pr->key;
@@ -907,23 +1000,19 @@ xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
 		snprintf(why, whylen, "cannot make the query");
 		goto out;
 	}
-	if(!(buf = malloc(65536 + 2))) {
+	if(!(buf = malloc(65536))) {
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	memcpy(buf + 2, wire, wlen);
-	if(pr->key && xfr_tsig_sign(&ts, buf + 2, &wlen, 65535,
-		(uint64_t)time(NULL)) != 0) {
+	memcpy(buf, wire, wlen);
+	if(pr->key && xfr_tsig_sign(&ts, buf, &wlen, 65535,
+		(uint64_t)tp->now(tp->ctx)) != 0) {
 		snprintf(why, whylen, "cannot sign the query");
 		goto out;
 	}
-	put16(buf, (unsigned)wlen);
-	if((fd = tcp_connect(&pr->addr, stop)) < 0) {
-		snprintf(why, whylen, "cannot connect: %s", strerror(errno));
+	if(!(conn = tp->open(tp->ctx, &pr->addr, stop, why, whylen)))
 		goto out;
-	}
-	deadline_in(&dl, XFR_TIMEOUT_MS);
-	if(write_full(fd, buf, wlen + 2, &dl, stop) != 0) {
+	if(tp->send(conn, buf, wlen) != 0) {
 		snprintf(why, whylen, "cannot send the query");
 		goto out;
 	}
@@ -931,13 +1020,13 @@ xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
 		size_t ml;
 		ldns_pkt *m = NULL;
 		ldns_rr_list *an;
-		deadline_in(&dl, XFR_TIMEOUT_MS);
-		if(read_full(fd, lenb, 2, &dl, stop) != 0 || (ml = get16(lenb))
-			< 12 || read_full(fd, buf, ml, &dl, stop) != 0) {
+		int got = tp->recv(conn, buf, 65535);
+		if(got < 12) {
 			snprintf(why, whylen, "the reply stopped (timeout or "
 				"closed after %u messages)", (unsigned)nmsgs);
 			goto out;
 		}
+		ml = (size_t)got;
 		total += ml;
 		if(total > XFR_MAX_BYTES) {
 			snprintf(why, whylen, "the zone is larger than %u bytes",
@@ -949,8 +1038,8 @@ xfr_fetch(const ldns_rdf *zone, const struct xfr_primary *pr, int ixfr,
 			goto out;
 		}
 		if(pr->key) {
-			r = xfr_tsig_verify(&ts, buf, &ml, (uint64_t)time(NULL),
-				&err);
+			r = xfr_tsig_verify(&ts, buf, &ml,
+				(uint64_t)tp->now(tp->ctx), &err);
 			if(r < 0) {
 				/* an error reply may come unsigned: report the
 				 * rcode, which says more */
@@ -1010,8 +1099,8 @@ rcode:
 	snprintf(res->from, sizeof(res->from), "%s", why);
 	ret = 0;
 out:
-	if(fd >= 0)
-		close(fd);
+	if(conn)
+		tp->close(conn);
 	while(nmsgs > 0)
 		ldns_pkt_free(msgs[--nmsgs]);
 	free(msgs);
@@ -1023,447 +1112,7 @@ out:
 	return ret;
 }
 
-/* ---------------- url: downloads (HTTP/1.1, HTTPS) ---------------- */
-
-/** the longest a whole url: download may take, ms (each read or write
- * also has XFR_TIMEOUT_MS to make progress) */
-#define XFR_HTTP_TOTAL_MS 120000
-/** most bytes of a response's status line and headers */
-#define XFR_HTTP_MAX_HEAD 65536
-
-/** one HTTP connection */
-struct http_conn {
-	/** the socket (non-blocking) */
-	int fd;
-	/** the TLS session, or NULL for plain HTTP */
-	SSL *ssl;
-	/** the end of the whole download */
-	struct timeval total;
-	/** set to stop */
-	volatile int *stop;
-	/** 1 when the TLS peer closed without close_notify */
-	int unclean_eof;
-};
-
-/** the deadline of the next wait: progress, within the total */
-static void
-http_deadline(const struct http_conn *c, struct timeval *dl)
-{
-	deadline_in(dl, XFR_TIMEOUT_MS);
-	if(timercmp(&c->total, dl, <))
-		*dl = c->total;
-}
-
-/** wait for the socket (POLLIN or POLLOUT); @return 0 or -1 */
-static int
-http_wait(struct http_conn *c, short ev)
-{
-	struct timeval dl;
-	http_deadline(c, &dl);
-	return wait_fd(c->fd, ev, &dl, c->stop);
-}
-
-/** write all of buf; @return 0 or -1 */
-static int
-http_write(struct http_conn *c, const uint8_t *buf, size_t n)
-{
-	struct timeval dl;
-	if(!c->ssl) {
-		http_deadline(c, &dl);
-		return write_full(c->fd, buf, n, &dl, c->stop);
-	}
-	while(n > 0) {
-		int r = SSL_write(c->ssl, buf, (int)(n > 65536 ? 65536 : n));
-		if(r > 0) {
-			buf += r;
-			n -= (size_t)r;
-			continue;
-		}
-		switch(SSL_get_error(c->ssl, r)) {
-		case SSL_ERROR_WANT_READ:
-			if(http_wait(c, POLLIN) != 0)
-				return -1;
-			break;
-		case SSL_ERROR_WANT_WRITE:
-			if(http_wait(c, POLLOUT) != 0)
-				return -1;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/** read some bytes; @return the count, 0 at the end, -1 on an error */
-static ssize_t
-http_read(struct http_conn *c, uint8_t *buf, size_t n)
-{
-	for(;;) {
-		if(!c->ssl) {
-			ssize_t r = read(c->fd, buf, n);
-			if(r >= 0)
-				return r;
-			if(errno != EAGAIN && errno != EWOULDBLOCK &&
-				errno != EINTR)
-				return -1;
-			if(http_wait(c, POLLIN) != 0)
-				return -1;
-			continue;
-		} else {
-			int r = SSL_read(c->ssl, buf, (int)(n > 65536 ? 65536 :
-				n)), e;
-			if(r > 0)
-				return r;
-			e = SSL_get_error(c->ssl, r);
-			if(e == SSL_ERROR_ZERO_RETURN)
-				return 0;
-			if(e == SSL_ERROR_WANT_READ) {
-				if(http_wait(c, POLLIN) != 0)
-					return -1;
-			} else if(e == SSL_ERROR_WANT_WRITE) {
-				if(http_wait(c, POLLOUT) != 0)
-					return -1;
-			} else if(e == SSL_ERROR_SYSCALL ||
-				(e == SSL_ERROR_SSL && ERR_GET_REASON(
-				ERR_peek_error()) ==
-				SSL_R_UNEXPECTED_EOF_WHILE_READING)) {
-				/* closed without close_notify: the body's
-				 * length says whether that cut it short */
-				ERR_clear_error();
-				c->unclean_eof = 1;
-				return 0;
-			} else
-				return -1;
-		}
-	}
-}
-
-/** the TLS handshake, the server's certificate checked against the
- * bundle (or the system store) and the URL's host.
- * @return 0, or -1 with why */
-static int
-http_tls(struct http_conn *c, SSL_CTX *ctx, const struct config_url *u,
-	char *why, size_t whylen)
-{
-	unsigned char b[16];
-	int ip = inet_pton(AF_INET, u->host, b) == 1 ||
-		inet_pton(AF_INET6, u->host, b) == 1;
-	if(!(c->ssl = SSL_new(ctx)) || !SSL_set_fd(c->ssl, c->fd)) {
-		snprintf(why, whylen, "TLS: out of memory");
-		return -1;
-	}
-	if(ip) {
-		if(!X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl),
-			u->host)) {
-			snprintf(why, whylen, "TLS: bad address %s", u->host);
-			return -1;
-		}
-	} else if(!SSL_set_tlsext_host_name(c->ssl, u->host) ||
-		!SSL_set1_host(c->ssl, u->host)) {
-		snprintf(why, whylen, "TLS: bad host name %s", u->host);
-		return -1;
-	}
-	for(;;) {
-		int r = SSL_connect(c->ssl), e;
-		if(r == 1)
-			return 0;
-		e = SSL_get_error(c->ssl, r);
-		if(e == SSL_ERROR_WANT_READ) {
-			if(http_wait(c, POLLIN) == 0)
-				continue;
-		} else if(e == SSL_ERROR_WANT_WRITE) {
-			if(http_wait(c, POLLOUT) == 0)
-				continue;
-		} else {
-			long v = SSL_get_verify_result(c->ssl);
-			unsigned long q = ERR_peek_error();
-			if(v != X509_V_OK)
-				snprintf(why, whylen, "TLS: the certificate of "
-					"%s does not verify: %s", u->host,
-					X509_verify_cert_error_string(v));
-			else	snprintf(why, whylen, "TLS handshake with %s "
-					"failed: %s", u->host, q ?
-					ERR_reason_error_string(q) :
-					"connection closed");
-			ERR_clear_error();
-			return -1;
-		}
-		snprintf(why, whylen, "TLS handshake with %s: timed out",
-			u->host);
-		return -1;
-	}
-}
-
-/** the address of a URL's host (an address, or a name looked up with the
- * system's resolver). @return 0, or -1 with why */
-static int
-http_addr(const struct config_url *u, struct netaddr *a, char *why,
-	size_t whylen)
-{
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&a->addr;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a->addr;
-	struct addrinfo hints, *res = NULL;
-	int r;
-	memset(a, 0, sizeof(*a));
-	if(inet_pton(AF_INET, u->host, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)u->port);
-		a->len = sizeof(*s4);
-		return 0;
-	}
-	if(inet_pton(AF_INET6, u->host, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)u->port);
-		a->len = sizeof(*s6);
-		return 0;
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	if((r = getaddrinfo(u->host, NULL, &hints, &res)) != 0 || !res) {
-		snprintf(why, whylen, "cannot look up %s: %s", u->host,
-			gai_strerror(r));
-		if(res)
-			freeaddrinfo(res);
-		return -1;
-	}
-	if(res->ai_addrlen > sizeof(a->addr)) {
-		freeaddrinfo(res);
-		snprintf(why, whylen, "cannot look up %s", u->host);
-		return -1;
-	}
-	memcpy(&a->addr, res->ai_addr, res->ai_addrlen);
-	a->len = (socklen_t)res->ai_addrlen;
-	if(a->addr.ss_family == AF_INET)
-		s4->sin_port = htons((uint16_t)u->port);
-	else	s6->sin6_port = htons((uint16_t)u->port);
-	freeaddrinfo(res);
-	return 0;
-}
-
-/**
- * Decode a chunked body (RFC 9112 7.1) in place.
- * @return the decoded length, or -1 when malformed or cut short (no last
- *	chunk).
- */
-static long
-http_unchunk(uint8_t *b, size_t n)
-{
-	size_t in = 0, out = 0;
-	for(;;) {
-		char *end;
-		unsigned long sz;
-		size_t eol;
-		uint8_t *nl = memchr(b + in, '\n', n - in);
-		if(!nl)
-			return -1;
-		eol = (size_t)(nl - b) + 1;
-		if(!isxdigit(b[in]))
-			return -1;
-		sz = strtoul((char *)b + in, &end, 16);
-		if((uint8_t *)end > nl || sz > n)
-			return -1;
-		in = eol;
-		if(sz == 0)
-			return (long)out;
-		if(in + sz + 2 > n || b[in + sz] != '\r' ||
-			b[in + sz + 1] != '\n')
-			return -1;
-		memmove(b + out, b + in, sz);
-		out += sz;
-		in += sz + 2;
-	}
-}
-
-/** the value of a header (case-insensitive name) in the head, copied
- * into v. @return 1 found, 0 not */
-static int
-http_header(const char *head, const char *name, char *v, size_t vlen)
-{
-	const char *p = head;
-	size_t nl = strlen(name);
-	while((p = strchr(p, '\n')) != NULL) {
-		p++;
-		if(strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
-			const char *s = p + nl + 1;
-			size_t l;
-			while(*s == ' ' || *s == '\t')
-				s++;
-			l = strcspn(s, "\r\n");
-			while(l > 0 && (s[l - 1] == ' ' || s[l - 1] == '\t'))
-				l--;
-			snprintf(v, vlen, "%.*s", (int)l, s);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/**
- * Fetch a URL with GET (HTTP/1.1, Connection: close) and return the body
- * of a 200 reply.
- * @param u: the URL.
- * @param ctx: the TLS context (https), or NULL.
- * @param stop: the service's stop flag.
- * @param body: set to the body (malloced, NUL-terminated); blen its
- *	length.
- * @param why: the reason on failure.
- * @return 0 or -1.
- */
-static int
-http_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
-	uint8_t **body, size_t *blen, char *why, size_t whylen)
-{
-	struct http_conn c;
-	struct netaddr a;
-	char req[1500 + sizeof(u->path)], host[300], v[64], *head;
-	uint8_t *buf = NULL;
-	size_t len = 0, max = 0, hl;
-	int ret = -1, status = 0, chunked = 0;
-	long cl = -1;
-	ssize_t r;
-	memset(&c, 0, sizeof(c));
-	c.fd = -1;
-	c.stop = stop;
-	deadline_in(&c.total, XFR_HTTP_TOTAL_MS);
-	*body = NULL;
-	*blen = 0;
-	if(u->tls && !ctx) {
-		snprintf(why, whylen, "TLS: no context");
-		return -1;
-	}
-	if(http_addr(u, &a, why, whylen) != 0)
-		return -1;
-	if((c.fd = tcp_connect(&a, stop)) < 0) {
-		snprintf(why, whylen, "cannot connect to %s port %d: %s",
-			u->host, u->port, strerror(errno));
-		return -1;
-	}
-	if(u->tls && http_tls(&c, ctx, u, why, whylen) != 0)
-		goto done;
-	snprintf(host, sizeof(host), "%s%s%s", strchr(u->host, ':') ? "[" :
-		"", u->host, strchr(u->host, ':') ? "]" : "");
-	if(u->port != (u->tls ? 443 : 80))
-		snprintf(host + strlen(host), sizeof(host) - strlen(host),
-			":%d", u->port);
-	if(snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n"
-		"User-Agent: petrel/%s\r\nAccept: */*\r\nConnection: close"
-		"\r\n\r\n", u->path, host, PACKAGE_VERSION) >= (int)sizeof(req)) {
-		snprintf(why, whylen, "the request is too long");
-		goto done;
-	}
-	if(http_write(&c, (const uint8_t *)req, strlen(req)) != 0) {
-		snprintf(why, whylen, "cannot send the request to %s",
-			u->host);
-		goto done;
-	}
-	/* the whole response, to the end (the server closes) */
-	for(;;) {
-		if(len + 16385 > max) {
-			size_t nm = max ? max * 2 : 65536;
-			uint8_t *nb;
-			if(nm > (size_t)XFR_MAX_BYTES + XFR_HTTP_MAX_HEAD + 1)
-				nm = (size_t)XFR_MAX_BYTES + XFR_HTTP_MAX_HEAD +
-					1;
-			if(nm <= len + 1) {
-				snprintf(why, whylen, "the response from %s is "
-					"larger than %u bytes", u->host,
-					(unsigned)XFR_MAX_BYTES);
-				goto done;
-			}
-			if(!(nb = realloc(buf, nm))) {
-				snprintf(why, whylen, "out of memory");
-				goto done;
-			}
-			buf = nb;
-			max = nm;
-		}
-		r = http_read(&c, buf + len, max - len - 1);
-		if(r < 0) {
-			snprintf(why, whylen, "reading from %s failed or timed "
-				"out", u->host);
-			goto done;
-		}
-		if(r == 0)
-			break;
-		len += (size_t)r;
-	}
-	if(!buf) {
-		snprintf(why, whylen, "no response from %s", u->host);
-		goto done;
-	}
-	buf[len] = 0;
-	head = (char *)buf;
-	if(!(head = strstr((char *)buf, "\r\n\r\n")) ||
-		(size_t)(head - (char *)buf) > XFR_HTTP_MAX_HEAD) {
-		snprintf(why, whylen, "no HTTP response from %s", u->host);
-		goto done;
-	}
-	hl = (size_t)(head - (char *)buf) + 4;
-	head[2] = 0; /* the head ends with its last line's CR LF */
-	if(sscanf((char *)buf, "HTTP/1.%*d %d", &status) != 1) {
-		snprintf(why, whylen, "no HTTP response from %s", u->host);
-		goto done;
-	}
-	if(status != 200) {
-		snprintf(why, whylen, "HTTP status %d from %s", status,
-			u->host);
-		goto done;
-	}
-	if(http_header((char *)buf, "Transfer-Encoding", v, sizeof(v)) &&
-		strcasecmp(v, "chunked") == 0)
-		chunked = 1;
-	else if(http_header((char *)buf, "Content-Length", v, sizeof(v))) {
-		char *end;
-		cl = strtol(v, &end, 10);
-		if(end == v || *end || cl < 0) {
-			snprintf(why, whylen, "a bad Content-Length from %s",
-				u->host);
-			goto done;
-		}
-	}
-	len -= hl;
-	memmove(buf, buf + hl, len);
-	if(chunked) {
-		long dl = http_unchunk(buf, len);
-		if(dl < 0) {
-			snprintf(why, whylen, "a bad or cut chunked body from "
-				"%s", u->host);
-			goto done;
-		}
-		len = (size_t)dl;
-	} else if(cl >= 0) {
-		if(len < (size_t)cl) {
-			snprintf(why, whylen, "the body from %s is cut short "
-				"(%lu of %ld bytes)", u->host,
-				(unsigned long)len, cl);
-			goto done;
-		}
-		len = (size_t)cl;
-	} else if(c.unclean_eof) {
-		/* no length and no TLS close_notify: it may be cut */
-		snprintf(why, whylen, "the TLS connection to %s was closed "
-			"without close_notify and the body has no length",
-			u->host);
-		goto done;
-	}
-	buf[len] = 0;
-	*body = buf;
-	*blen = len;
-	buf = NULL;
-	ret = 0;
-done:
-	free(buf);
-	if(c.ssl) {
-		if(ret == 0)
-			(void)SSL_shutdown(c.ssl);
-		SSL_free(c.ssl);
-	}
-	if(c.fd >= 0)
-		close(c.fd);
-	return ret;
-}
+/* ---------------- url: downloads (services/http_fetch.c) ---------------- */
 
 /**
  * Parse a zone file (a downloaded body) into a full result.
@@ -1524,35 +1173,6 @@ http_zone(const ldns_rdf *zone, uint8_t *body, size_t len,
 	res->serial = ldns_rdf2native_int32(ldns_rr_rdf(ldns_rr_list_rr(l, 0),
 		2));
 	return 0;
-}
-
-/** a TLS context for url: downloads: peers verified against the bundle
- * (PEM file) or, without one, the system store. @return it or NULL */
-static SSL_CTX *
-http_tls_ctx(const char *bundle, char *why, size_t whylen)
-{
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
-	if(!ctx) {
-		snprintf(why, whylen, "TLS: out of memory");
-		return NULL;
-	}
-	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	if(bundle && bundle[0]) {
-		if(SSL_CTX_load_verify_locations(ctx, bundle, NULL) != 1) {
-			snprintf(why, whylen, "TLS: cannot load the CA "
-				"certificates of %s", bundle);
-			ERR_clear_error();
-			SSL_CTX_free(ctx);
-			return NULL;
-		}
-	} else if(SSL_CTX_set_default_verify_paths(ctx) != 1) {
-		snprintf(why, whylen, "TLS: cannot load the system CA store");
-		ERR_clear_error();
-		SSL_CTX_free(ctx);
-		return NULL;
-	}
-	return ctx;
 }
 
 /* ---------------- the service ---------------- */
@@ -1633,14 +1253,30 @@ struct xfr_service {
 	struct xfr_task *tasks;
 	/** jobs posted, oldest first, and the last */
 	struct xfr_job *jobs, *jobs_last;
+	/** the transport: network and clock */
+	struct xfr_transport tp;
 };
+
+/** the service's time */
+static time_t
+xs_now(struct xfr_service *xs)
+{
+	return xs->tp.now(xs->tp.ctx);
+}
 
 struct xfr_service *
 xfr_service_create(void)
 {
+	return xfr_service_create_transport(&xfr_real_transport);
+}
+
+struct xfr_service *
+xfr_service_create_transport(const struct xfr_transport *tp)
+{
 	struct xfr_service *xs = calloc(1, sizeof(*xs));
 	if(!xs)
 		return NULL;
+	xs->tp = *tp;
 #ifdef HAVE_PTHREAD
 	pthread_mutex_init(&xs->lock, NULL);
 	pthread_cond_init(&xs->cond, NULL);
@@ -1703,7 +1339,6 @@ result_soa(const struct xfr_result *res)
 	return NULL;
 }
 
-#ifdef HAVE_PTHREAD
 /**
  * The url: sources of a task, in turn, until one gives the zone (the
  * service lock is not held).
@@ -1728,8 +1363,8 @@ task_run_urls(struct xfr_task *t, int have, uint32_t serial, int full,
 		size_t blen = 0;
 		ldns_rr *soa;
 		why[0] = 0;
-		if(http_get(u, t->tls, &xs->stop, &body, &blen, why,
-			sizeof(why)) != 0 || http_zone(t->zone, body, blen,
+		if(http_fetch_get(u, t->tls, &xs->stop, XFR_MAX_BYTES, &body,
+			&blen, why, sizeof(why)) != 0 || http_zone(t->zone, body, blen,
 			&res, why, sizeof(why)) != 0) {
 			free(body);
 			log_warnx("xfr %s: download from %s://%s:%d%s failed: "
@@ -1776,16 +1411,15 @@ task_run_urls(struct xfr_task *t, int have, uint32_t serial, int full,
 	return 0;
 }
 
-/* (only the transfer thread runs tasks: a build without threads has
- * none, and serves auth zones from their zone files) */
-/** run one task (the service lock is not held) */
+/** run one task (the service lock is not held): on the transfer thread,
+ * or on the caller's thread in xfr_service_run_due */
 static void
 task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 {
 	struct xfr_service *xs = t->xs;
 	char why[256], from[NETADDR_STRLEN], last[512];
 	size_t i;
-	int ok = 0, uptodate = 0, newhave = have;
+	int ok = 0, uptodate = 0, newhave = have, axfr_now = 0;
 	uint32_t nserial = serial;
 	ldns_rr *soa = NULL;
 	struct xfr_result res;
@@ -1793,18 +1427,19 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	last[0] = 0;
 	for(i = 0; i < t->nprim && !ok && !xs->stop; i++) {
 		const struct xfr_primary *pr = &t->prim[i];
-		int ixfr = have && !full, r;
+		int ixfr = have && !full && !axfr_now, r;
+		axfr_now = 0;
 		(void)netaddr_str(&pr->addr, 53, from, sizeof(from));
 		memset(&res, 0, sizeof(res));
 		why[0] = 0;
-		r = xfr_fetch(t->zone, pr, ixfr, serial, &res, &uptodate,
-			&xs->stop, why, sizeof(why));
+		r = xfr_fetch(&xs->tp, t->zone, pr, ixfr, serial, &res,
+			&uptodate, &xs->stop, why, sizeof(why));
 		if(r == -2) {
 			verbose(VERB_ALGO, "xfr %s: %s refuses IXFR (%s), "
 				"trying AXFR", t->zname, from, why);
 			ixfr = 0;
-			r = xfr_fetch(t->zone, pr, 0, serial, &res, &uptodate,
-				&xs->stop, why, sizeof(why));
+			r = xfr_fetch(&xs->tp, t->zone, pr, 0, serial, &res,
+				&uptodate, &xs->stop, why, sizeof(why));
 		}
 		if(r != 0) {
 			log_warn("xfr %s: transfer from %s failed: %s",
@@ -1832,6 +1467,16 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		if(t->cb(t->arg, &res) != 0) {
 			snprintf(last, sizeof(last), "refused the zone from %s",
 				from);
+			if(res.kind == XFR_INCR) {
+				/* the differences do not apply to what we
+				 * have: the whole zone from the same primary,
+				 * at once (as Unbound falls back to AXFR) */
+				verbose(VERB_ALGO, "xfr %s: the IXFR from %s "
+					"does not apply, trying AXFR", t->zname,
+					from);
+				axfr_now = 1;
+				i--;
+			}
 			xfr_result_clear(&res);
 			continue;
 		}
@@ -1858,7 +1503,7 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 		if(ok == 2)
 			newhave = 1;
 	}
-	now = time(NULL);
+	now = xs_now(xs);
 	if(!ok && have && t->expire_at && now >= t->expire_at) {
 		memset(&res, 0, sizeof(res));
 		res.kind = XFR_EXPIRED;
@@ -1885,7 +1530,112 @@ task_run(struct xfr_task *t, int have, uint32_t serial, int full)
 	xs_unlock(xs);
 	ldns_rr_free(soa);
 }
-#endif /* HAVE_PTHREAD */
+
+/**
+ * Run one due job or task, if any (the service lock held; dropped while
+ * it runs, taken again).
+ * @param first: when nothing is due, lowered to the earliest time that
+ *	something will be.
+ * @param woken_only: only a task woken (NOTIFY, a command), nothing
+ *	whose time came.
+ * @return 1 when one ran, 0 when nothing was due.
+ */
+static int
+xs_run_one(struct xfr_service *xs, time_t *first, int woken_only)
+{
+	struct xfr_task *t, *due = NULL;
+	time_t now = xs_now(xs);
+	struct xfr_job *j, *pj = NULL;
+	for(j = woken_only ? NULL : xs->jobs; j; pj = j, j = j->next) {
+		if(j->when <= now)
+			break;
+		if(j->when < *first)
+			*first = j->when;
+	}
+	if(j) {
+		if(pj)
+			pj->next = j->next;
+		else	xs->jobs = j->next;
+		if(xs->jobs_last == j)
+			xs->jobs_last = pj;
+		xs_unlock(xs);
+		j->fn(j->arg);
+		free(j);
+		xs_lock(xs);
+		return 1;
+	}
+	for(t = xs->tasks; t; t = t->next) {
+		if(t->woken || (!woken_only && t->next_time <= now)) {
+			due = t;
+			break;
+		}
+		if(t->next_time < *first)
+			*first = t->next_time;
+	}
+	if(due) {
+		int have = due->have, full = due->full;
+		uint32_t serial = due->serial;
+		due->woken = 0;
+		due->full = 0;
+		xs_unlock(xs);
+		task_run(due, have, serial, full);
+		xs_lock(xs);
+		return 1;
+	}
+	return 0;
+}
+
+void
+xfr_service_set_transport(struct xfr_service *xs,
+	const struct xfr_transport *tp)
+{
+	struct xfr_task *t;
+	struct xfr_job *j;
+	time_t before, delta;
+	xs_lock(xs);
+	before = xs_now(xs);
+	xs->tp = *tp;
+	delta = xs_now(xs) - before;
+	for(t = xs->tasks; t; t = t->next) {
+		if(t->next_time != (time_t)0x7fffffff)
+			t->next_time += delta;
+		if(t->expire_at)
+			t->expire_at += delta;
+		if(t->last_time)
+			t->last_time += delta;
+	}
+	for(j = xs->jobs; j; j = j->next)
+		if(j->when)
+			j->when += delta;
+	xs_unlock(xs);
+}
+
+/** xfr_service_run_due, xfr_service_run_woken */
+static int
+xs_run_all(struct xfr_service *xs, int woken_only)
+{
+	int n = 0;
+	time_t first = 0;
+	xs_lock(xs);
+	if(!xs->running) {
+		while(!xs->stop && xs_run_one(xs, &first, woken_only))
+			n++;
+	}
+	xs_unlock(xs);
+	return n;
+}
+
+int
+xfr_service_run_due(struct xfr_service *xs)
+{
+	return xs_run_all(xs, 0);
+}
+
+int
+xfr_service_run_woken(struct xfr_service *xs)
+{
+	return xs_run_all(xs, 1);
+}
 
 #ifdef HAVE_PTHREAD
 /** the service thread */
@@ -1895,45 +1645,8 @@ xfr_thread(void *arg)
 	struct xfr_service *xs = arg;
 	pthread_mutex_lock(&xs->lock);
 	while(!xs->stop) {
-		struct xfr_task *t, *due = NULL;
-		time_t now = time(NULL), first = now + 60;
-		struct xfr_job *j, *pj = NULL;
-		for(j = xs->jobs; j; pj = j, j = j->next) {
-			if(j->when <= now)
-				break;
-			if(j->when < first)
-				first = j->when;
-		}
-		if(j) {
-			if(pj)
-				pj->next = j->next;
-			else	xs->jobs = j->next;
-			if(xs->jobs_last == j)
-				xs->jobs_last = pj;
-			pthread_mutex_unlock(&xs->lock);
-			j->fn(j->arg);
-			free(j);
-			pthread_mutex_lock(&xs->lock);
-			continue;
-		}
-		for(t = xs->tasks; t; t = t->next) {
-			if(t->woken || t->next_time <= now) {
-				due = t;
-				break;
-			}
-			if(t->next_time < first)
-				first = t->next_time;
-		}
-		if(due) {
-			int have = due->have, full = due->full;
-			uint32_t serial = due->serial;
-			due->woken = 0;
-			due->full = 0;
-			pthread_mutex_unlock(&xs->lock);
-			task_run(due, have, serial, full);
-			pthread_mutex_lock(&xs->lock);
-			continue;
-		} else {
+		time_t first = xs_now(xs) + 60;
+		if(!xs_run_one(xs, &first, 0)) {
 			struct timespec ts;
 			ts.tv_sec = first;
 			ts.tv_nsec = 0;
@@ -2021,7 +1734,7 @@ xfr_task_create(struct xfr_service *xs, const char *zone,
 	t->cb = cb;
 	t->arg = arg;
 	t->xs = xs;
-	t->next_time = n ? time(NULL) : (time_t)0x7fffffff;
+	t->next_time = n ? xs_now(xs) : (time_t)0x7fffffff;
 	snprintf(t->last, sizeof(t->last), "no transfer yet");
 	xs_lock(xs);
 	for(tail = &xs->tasks; *tail; tail = &(*tail)->next)
@@ -2050,7 +1763,7 @@ xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
 		return -1;
 	}
 	memcpy(t->url, urls, n * sizeof(*t->url));
-	if(tls && !(t->tls = http_tls_ctx(ca_bundle, why, whylen))) {
+	if(tls && !(t->tls = http_fetch_tls_ctx(ca_bundle, why, whylen))) {
 		free(t->url);
 		t->url = NULL;
 		return -1;
@@ -2058,7 +1771,7 @@ xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
 	xs_lock(t->xs);
 	t->nurl = n;
 	if(!t->nprim && !t->have)
-		t->next_time = time(NULL);
+		t->next_time = xs_now(t->xs);
 	xs_unlock(t->xs);
 	return 0;
 }
@@ -2067,7 +1780,7 @@ void
 xfr_task_set_serial(struct xfr_task *t, uint32_t serial, uint32_t refresh,
 	uint32_t retry, uint32_t expire, time_t age)
 {
-	time_t now = time(NULL);
+	time_t now = xs_now(t->xs);
 	xs_lock(t->xs);
 	t->have = 1;
 	t->serial = serial;
@@ -2108,7 +1821,8 @@ xfr_task_retry(struct xfr_task *t, int have, uint32_t serial)
 	t->have = have;
 	t->serial = serial;
 	t->full = 1;
-	t->next_time = time(NULL) + (t->retry ? t->retry : XFR_RETRY_NODATA);
+	t->next_time = xs_now(t->xs) + (t->retry ? t->retry :
+		XFR_RETRY_NODATA);
 	xs_unlock(t->xs);
 }
 
@@ -2155,7 +1869,7 @@ xfr_service_post_at(struct xfr_service *xs, void (*fn)(void *), void *arg,
 char *
 xfr_task_status(struct xfr_task *t, char *buf, size_t len)
 {
-	time_t now = time(NULL);
+	time_t now = xs_now(t->xs);
 	xs_lock(t->xs);
 	if(!t->nprim && !t->nurl)
 		snprintf(buf, len, "serial %u, no primaries",

@@ -21,7 +21,9 @@
  * serial it has (the reply is the SOA alone when nothing changed; an
  * incremental reply is handed over as a list of differences; a full zone
  * in the IXFR reply, or a primary that refuses IXFR, is taken as / falls
- * back to AXFR), or AXFR when it has no serial yet. With the new SOA the
+ * back to AXFR; differences the owner cannot apply, its callback refusing
+ * them, bring AXFR from the same primary at once), or AXFR when it has no
+ * serial yet. With the new SOA the
  * task sets its timers: refresh after the SOA refresh, retry after the
  * SOA retry when every primary failed, and after the SOA expire without a
  * successful check the callback is told that the zone expired.
@@ -32,6 +34,15 @@
  * tls-cert-bundle, else the system store; a bounded size, a deadline per
  * read and for the whole download) and handed over as a full zone when
  * its serial is newer; its SOA then sets the timers as a transfer's does.
+ * The HTTP client itself is services/http_fetch.c.
+ *
+ * The transport seam (struct xfr_transport): the transfers reach the
+ * network and the clock only through a table of functions given at
+ * creation. The daemon's is the real one above (its thread, its sockets,
+ * time(NULL)); a test or the replay runner gives a fake network and clock
+ * and runs the service from its own loop (xfr_service_run_due,
+ * xfr_service_run_woken), with no thread: the replay runner answers
+ * the transfer requests from a scenario's ranges (tests/replay/README.md).
  *
  * Reuse: RPZ (or anything that follows a zone) creates a task with its
  * own callback and receives either the full zone or the differences; the
@@ -225,8 +236,82 @@ int xfr_parse_stream(const ldns_rdf *zone, int have, uint32_t serial,
 /** Free the RR lists of a result and zero it. */
 void xfr_result_clear(struct xfr_result *res);
 
-/** Create the service (no thread yet). @return it or NULL. */
+/**
+ * The transport of the transfers: how a task reaches a primary and reads
+ * the time. This is the seam between the transfer logic (which query to
+ * send, TSIG, the reply stream, the SOA timers) and the network: the
+ * daemon uses the real one (xfr_service_create: TCP sockets with poll
+ * deadlines and time(NULL), on the service's own thread), a test or the
+ * replay runner gives its own fake network and clock
+ * (xfr_service_create_transport) and runs what is due from its own loop
+ * (xfr_service_run_due), with no thread and no socket. One exchange is
+ * open, then send (the request), then recv until the transfer is whole,
+ * then close; every call may block (the real one up to XFR_TIMEOUT_MS).
+ */
+struct xfr_transport {
+	/**
+	 * Open an exchange with a primary (a TCP connection).
+	 * @param ctx: the transport's ctx.
+	 * @param addr: the primary's address and port.
+	 * @param stop: the service's stop flag (a real wait ends when set).
+	 * @param why: the reason on failure; whylen its size.
+	 * @return a handle, or NULL.
+	 */
+	void *(*open)(void *ctx, const struct netaddr *addr,
+		volatile int *stop, char *why, size_t whylen);
+	/** Send one DNS message (no TCP length prefix). @return 0 or -1. */
+	int (*send)(void *conn, const uint8_t *msg, size_t len);
+	/**
+	 * Receive the next DNS message of the reply (no length prefix).
+	 * @param buf: room for max bytes (65535).
+	 * @return its length, or -1 on a timeout, a close or an error.
+	 */
+	int (*recv)(void *conn, uint8_t *buf, size_t max);
+	/** End an exchange and free the handle. */
+	void (*close)(void *conn);
+	/** @return the time, seconds since 1970 (timers, TSIG). */
+	time_t (*now)(void *ctx);
+	/** the argument of open and now */
+	void *ctx;
+};
+
+/** Create the service (no thread yet) on the real transport.
+ * @return it or NULL. */
 struct xfr_service *xfr_service_create(void);
+
+/**
+ * Create the service on another transport (see struct xfr_transport).
+ * @param tp: copied; its ctx must live as long as the service.
+ * @return it or NULL.
+ */
+struct xfr_service *xfr_service_create_transport(
+	const struct xfr_transport *tp);
+
+/**
+ * Move a service that is not started yet onto another transport (see
+ * struct xfr_transport): the times of its tasks and jobs keep their
+ * distance from now on the new clock. For a service its owner created
+ * (auth zones) that a test or the replay runner then drives.
+ * @param tp: copied; its ctx must live as long as the service.
+ */
+void xfr_service_set_transport(struct xfr_service *xs,
+	const struct xfr_transport *tp);
+
+/**
+ * Run, on the caller's thread, every job and task due at the transport's
+ * time (woken tasks too), until none is. For a service whose thread is
+ * not started (a test, the replay runner); does nothing when it is.
+ * @return how many jobs and tasks ran.
+ */
+int xfr_service_run_due(struct xfr_service *xs);
+
+/**
+ * As xfr_service_run_due, only the tasks woken (xfr_task_notify), none
+ * whose time came and no job: what Unbound starts at once rather than on
+ * a timer (the replay runner, between the timers of its steps).
+ * @return how many tasks ran.
+ */
+int xfr_service_run_woken(struct xfr_service *xs);
 
 /** Start the thread. @return 0 or -1. */
 int xfr_service_start(struct xfr_service *xs);

@@ -4,8 +4,12 @@
  *	petrel-checkconf [-f] [-o option] [file]
  *
  * Loads the file (default /etc/petrel/petrel.conf) with the daemon's own
- * loader and prints "petrel-checkconf: no errors in FILE" (exit 0), or the
- * error line "file:line: what was expected" (exit 1). Options petrel
+ * loader, then makes the daemon's start-up checks of what is built from
+ * it (env_check: zone files, views, RPZ, cookie secrets, and each module
+ * of module-config, so a missing auto-trust-anchor-file or
+ * trusted-keys-file fails here as it fails the start, as
+ * unbound-checkconf does), and prints "petrel-checkconf: no errors in
+ * FILE" (exit 0), or the error: "file:line: what was expected" (exit 1). Options petrel
  * ignores are reported as warnings on stderr and do not fail the check.
  * -o prints one option's value instead (init scripts read the pidfile this
  * way); -f prints the full path of the file.
@@ -14,7 +18,8 @@
 #include "util/config_file.h"
 #include "util/config_options.h"
 #include "util/log.h"
-#include "front/policy.h"
+#include "daemon/env.h"
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +42,41 @@ usage(void)
 	fprintf(stderr, "	-f	print the full path of the file\n");
 	fprintf(stderr, "	-h	this help\n");
 	exit(1);
+}
+
+/**
+ * Go where the daemon is when it reads its files: into chroot: (only
+ * as root; otherwise say so, and check the paths as they are) and to
+ * directory: when it exists, so that relative paths resolve as in the
+ * daemon.
+ * @return 0, or -1 with err set.
+ */
+static int
+enter_dirs(const struct config_file *cfg, char *err, size_t errlen)
+{
+	const char *dir = cfg->directory;
+	int rooted = 0;
+	if(cfg->chroot[0]) {
+		if(geteuid() == 0) {
+			if(chroot(cfg->chroot) != 0 || chdir("/") != 0) {
+				snprintf(err, errlen, "chroot: cannot change "
+					"root to %s: %s", cfg->chroot,
+					strerror(errno));
+				return -1;
+			}
+			rooted = 1;
+		} else	fprintf(stderr, "petrel-checkconf: not root: the "
+				"files are checked outside chroot: %s\n",
+				cfg->chroot);
+	}
+	if(rooted && strncmp(dir, cfg->chroot, strlen(cfg->chroot)) == 0)
+		dir += strlen(cfg->chroot);
+	/* a directory: that does not exist here (a config checked on
+	 * another machine than it runs on) is not this check's business:
+	 * the paths are then taken from the current directory */
+	if(dir[0] && chdir(dir) != 0)
+		verbose(VERB_ALGO, "directory: %s: %s", dir, strerror(errno));
+	return 0;
 }
 
 /** main: check the file, or print one option */
@@ -106,15 +146,16 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if(!opt) {
-		/* the views and rpz zones are checked by building them (the
-		 * zone files are read), as the daemon will */
-		struct policy *pol = NULL;
-		if(policy_apply_cfg(&pol, cfg, err, sizeof(err)) != 0) {
+		/* what the daemon builds from the config at start-up (zone
+		 * files read, trust anchors loaded), built and freed; no
+		 * caches, no sockets, no network; from where the daemon
+		 * reads them */
+		if(enter_dirs(cfg, err, sizeof(err)) != 0 ||
+			env_check(cfg, err, sizeof(err)) != 0) {
 			fprintf(stderr, "%s\n", err);
 			config_delete(cfg);
 			return 1;
 		}
-		policy_delete(pol);
 	}
 	if(opt) {
 		/* grow the buffer until the value fits (a block list of

@@ -27,6 +27,7 @@
 #include "dns/name.h"
 #include <check.h>
 #include <ldns/ldns.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1488,6 +1489,290 @@ END_TEST
 
 /* ---------------- url: ---------------- */
 
+/* ---------------- the transport seam: a fake primary and clock ---------------- */
+
+/** the most messages a fake reply has */
+#define FAKE_MAX_MSGS 4
+
+/** a fake transport: a scripted primary and a settable clock */
+struct fake_net {
+	/** the time */
+	time_t now;
+	/** exchanges opened */
+	int opens;
+	/** the type and SOA serial (IXFR) of the last query */
+	ldns_rr_type qtype;
+	/** the serial in the last IXFR query's authority section */
+	uint32_t qserial;
+	/** the zone's serial at the primary (2: the IXFR 1 -> 2 is served) */
+	uint32_t serial;
+	/** the reply messages queued (wire, malloced) and their lengths */
+	uint8_t *msg[FAKE_MAX_MSGS];
+	/** their lengths */
+	size_t len[FAKE_MAX_MSGS];
+	/** how many are queued, and the next to give */
+	int nmsg, next;
+	/** messages given in all */
+	int given;
+};
+
+/** an RR from text */
+static ldns_rr *
+fake_rr(const char *text)
+{
+	ldns_rr *rr = NULL;
+	ck_assert(ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) ==
+		LDNS_STATUS_OK);
+	return rr;
+}
+
+/** the zone's SOA at a serial (refresh 100, retry 50) */
+static ldns_rr *
+fake_soa(uint32_t serial)
+{
+	char s[128];
+	snprintf(s, sizeof(s), "example. 3600 IN SOA ns.example. host.example."
+		" %u 100 50 1000 60", (unsigned)serial);
+	return fake_rr(s);
+}
+
+/** queue one reply message with these answer RRs (NULL-ended, owned) */
+static void
+fake_reply(struct fake_net *f, const ldns_pkt *q, ldns_rr *rr, ...)
+{
+	ldns_pkt *p = ldns_pkt_new();
+	va_list ap;
+	ck_assert(p && f->nmsg < FAKE_MAX_MSGS);
+	ldns_pkt_set_id(p, ldns_pkt_id(q));
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_aa(p, 1);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, ldns_rr_clone(
+		ldns_rr_list_rr(ldns_pkt_question(q), 0)));
+	va_start(ap, rr);
+	for(; rr; rr = va_arg(ap, ldns_rr *))
+		ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
+	va_end(ap);
+	ck_assert(ldns_pkt2wire(&f->msg[f->nmsg], p, &f->len[f->nmsg]) ==
+		LDNS_STATUS_OK);
+	f->nmsg++;
+	ldns_pkt_free(p);
+}
+
+/** the fake's open: no socket */
+static void *
+fake_open(void *ctx, const struct netaddr *addr, volatile int *stop,
+	char *why, size_t whylen)
+{
+	struct fake_net *f = ctx;
+	(void)addr; (void)stop; (void)why; (void)whylen;
+	f->opens++;
+	f->nmsg = f->next = 0;
+	return f;
+}
+
+/** the fake's send: the primary's answer is queued at once */
+static int
+fake_send(void *conn, const uint8_t *msg, size_t len)
+{
+	struct fake_net *f = conn;
+	ldns_pkt *q = NULL;
+	ck_assert(ldns_wire2pkt(&q, msg, len) == LDNS_STATUS_OK);
+	f->qtype = ldns_rr_get_type(ldns_rr_list_rr(ldns_pkt_question(q), 0));
+	f->qserial = 0;
+	if(f->qtype == LDNS_RR_TYPE_IXFR) {
+		ck_assert_int_eq(ldns_pkt_nscount(q), 1);
+		f->qserial = ldns_rdf2native_int32(ldns_rr_rdf(
+			ldns_rr_list_rr(ldns_pkt_authority(q), 0), 2));
+	}
+	if(f->qtype == LDNS_RR_TYPE_AXFR) {
+		/* the whole zone in two messages */
+		fake_reply(f, q, fake_soa(f->serial),
+			fake_rr("www.example. 3600 IN A 192.0.2.1"), NULL);
+		fake_reply(f, q, fake_rr("ns.example. 3600 IN A 192.0.2.53"),
+			fake_soa(f->serial), NULL);
+	} else if(f->qserial == f->serial) {
+		/* current: the SOA alone */
+		fake_reply(f, q, fake_soa(f->serial), NULL);
+	} else {
+		/* 1 -> 2: www changes address, in two messages */
+		ck_assert_int_eq(f->qserial, 1);
+		ck_assert_int_eq(f->serial, 2);
+		fake_reply(f, q, fake_soa(2), fake_soa(1),
+			fake_rr("www.example. 3600 IN A 192.0.2.1"), NULL);
+		fake_reply(f, q, fake_soa(2),
+			fake_rr("www.example. 3600 IN A 192.0.2.2"), fake_soa(2),
+			NULL);
+	}
+	ldns_pkt_free(q);
+	return 0;
+}
+
+/** the fake's recv: the next queued message */
+static int
+fake_recv(void *conn, uint8_t *buf, size_t max)
+{
+	struct fake_net *f = conn;
+	size_t l;
+	if(f->next >= f->nmsg)
+		return -1;
+	l = f->len[f->next];
+	ck_assert(l <= max);
+	memcpy(buf, f->msg[f->next], l);
+	f->next++;
+	f->given++;
+	return (int)l;
+}
+
+/** the fake's close */
+static void
+fake_close(void *conn)
+{
+	struct fake_net *f = conn;
+	int i;
+	for(i = 0; i < f->nmsg; i++)
+		free(f->msg[i]);
+	f->nmsg = f->next = 0;
+}
+
+/** the fake's clock */
+static time_t
+fake_now(void *ctx)
+{
+	return ((struct fake_net *)ctx)->now;
+}
+
+/** what the callback was given */
+struct fake_got {
+	/** calls */
+	int calls;
+	/** the last result's kind and serial */
+	enum xfr_kind kind;
+	/** its serial */
+	uint32_t serial;
+	/** XFR_FULL: its RR count; XFR_INCR: its diff count */
+	size_t count;
+};
+
+/** the task's callback: record, take the zone */
+static int
+fake_cb(void *arg, struct xfr_result *res)
+{
+	struct fake_got *g = arg;
+	g->calls++;
+	g->kind = res->kind;
+	g->serial = res->serial;
+	g->count = res->kind == XFR_FULL ? ldns_rr_list_rr_count(res->full) :
+		res->num_diffs;
+	return 0;
+}
+
+/** the transfers run through a transport given at creation, driven from
+ * the caller's loop on the transport's clock: AXFR at once, nothing before
+ * the SOA refresh, an up-to-date IXFR at it, a NOTIFY starts an IXFR that
+ * brings the differences; multi-message replies over the fake exchange */
+START_TEST(test_transport_seam)
+{
+	struct fake_net f;
+	struct fake_got g;
+	struct xfr_transport tp = { fake_open, fake_send, fake_recv,
+		fake_close, fake_now, &f };
+	struct xfr_primary pr;
+	struct xfr_service *xs;
+	struct xfr_task *t;
+	char st[600];
+	memset(&f, 0, sizeof(f));
+	memset(&g, 0, sizeof(g));
+	memset(&pr, 0, sizeof(pr));
+	f.now = 1000000;
+	f.serial = 1;
+	ck_assert_int_eq(netaddr_parse("192.0.2.53", 53, &pr.addr, NULL), 0);
+	ck_assert_ptr_nonnull(xs = xfr_service_create_transport(&tp));
+	ck_assert_ptr_nonnull(t = xfr_task_create(xs, "example.", &pr, 1,
+		fake_cb, &g));
+	/* no data: AXFR at once, two messages */
+	ck_assert_int_eq(xfr_service_run_due(xs), 1);
+	ck_assert_int_eq(f.opens, 1);
+	ck_assert_int_eq(f.qtype, LDNS_RR_TYPE_AXFR);
+	ck_assert_int_eq(f.given, 2);
+	ck_assert_int_eq(g.calls, 1);
+	ck_assert_int_eq(g.kind, XFR_FULL);
+	ck_assert_int_eq(g.serial, 1);
+	ck_assert_uint_eq(g.count, 3);
+	ck_assert_uint_eq(xfr_task_count(t), 1);
+	/* the fake clock alone decides when the SOA refresh (100 s) is due */
+	ck_assert_int_eq(xfr_service_run_due(xs), 0);
+	f.now += 99;
+	ck_assert_int_eq(xfr_service_run_due(xs), 0);
+	ck_assert_int_eq(f.opens, 1);
+	f.now += 1;
+	ck_assert_int_eq(xfr_service_run_due(xs), 1);
+	ck_assert_int_eq(f.opens, 2);
+	ck_assert_int_eq(f.qtype, LDNS_RR_TYPE_IXFR);
+	ck_assert_int_eq(f.qserial, 1);
+	ck_assert_int_eq(g.calls, 1); /* up to date */
+	ck_assert_ptr_nonnull(strstr(xfr_task_status(t, st, sizeof(st)),
+		"next check in 100s"));
+	/* a NOTIFY of serial 2: an IXFR with our serial, the differences */
+	f.serial = 2;
+	f.now += 10;
+	xfr_task_notify(t, 2, 0);
+	ck_assert_int_eq(xfr_service_run_due(xs), 1);
+	ck_assert_int_eq(f.opens, 3);
+	ck_assert_int_eq(f.qtype, LDNS_RR_TYPE_IXFR);
+	ck_assert_int_eq(f.qserial, 1);
+	ck_assert_int_eq(g.calls, 2);
+	ck_assert_int_eq(g.kind, XFR_INCR);
+	ck_assert_int_eq(g.serial, 2);
+	ck_assert_uint_eq(g.count, 1);
+	ck_assert_ptr_nonnull(strstr(xfr_task_status(t, st, sizeof(st)),
+		"serial 2"));
+	ck_assert_int_eq(xfr_service_run_due(xs), 0);
+	xfr_service_delete(xs);
+}
+END_TEST
+
+/** the callback of an owner that cannot apply differences */
+static int
+fake_cb_no_incr(void *arg, struct xfr_result *res)
+{
+	(void)fake_cb(arg, res);
+	return res->kind == XFR_INCR ? -1 : 0;
+}
+
+/** differences the owner refuses (they do not apply to its zone): the
+ * whole zone from the same primary at once, in the same run (was: the
+ * retry timer, with the zone left old meanwhile) */
+START_TEST(test_transport_ixfr_refused)
+{
+	struct fake_net f;
+	struct fake_got g;
+	struct xfr_transport tp = { fake_open, fake_send, fake_recv,
+		fake_close, fake_now, &f };
+	struct xfr_primary pr;
+	struct xfr_service *xs;
+	struct xfr_task *t;
+	memset(&f, 0, sizeof(f));
+	memset(&g, 0, sizeof(g));
+	memset(&pr, 0, sizeof(pr));
+	f.now = 1000000;
+	f.serial = 2;
+	ck_assert_int_eq(netaddr_parse("192.0.2.53", 53, &pr.addr, NULL), 0);
+	ck_assert_ptr_nonnull(xs = xfr_service_create_transport(&tp));
+	ck_assert_ptr_nonnull(t = xfr_task_create(xs, "example.", &pr, 1,
+		fake_cb_no_incr, &g));
+	xfr_task_set_serial(t, 1, 100, 50, 1000, 0);
+	xfr_task_notify(t, 2, 0);
+	ck_assert_int_eq(xfr_service_run_due(xs), 1);
+	ck_assert_int_eq(f.opens, 2);
+	ck_assert_int_eq(f.qtype, LDNS_RR_TYPE_AXFR);
+	ck_assert_int_eq(g.calls, 2);
+	ck_assert_int_eq(g.kind, XFR_FULL);
+	ck_assert_int_eq(g.serial, 2);
+	ck_assert_uint_eq(xfr_task_count(t), 1);
+	xfr_service_delete(xs);
+}
+END_TEST
+
 START_TEST(test_url_parse)
 {
 	struct config_url u;
@@ -1562,6 +1847,8 @@ authzone_suite(void)
 	tcase_add_test(tc, test_zonemd_held);
 	tcase_add_test(tc, test_url_parse);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_transport_seam);
+	tcase_add_test(tc, test_transport_ixfr_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

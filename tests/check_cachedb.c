@@ -321,6 +321,7 @@ START_TEST(test_module_no_loop)
 }
 END_TEST
 
+#ifdef HAVE_HIREDIS
 /** calls of the fake env->serve_stale */
 static int stale_calls;
 
@@ -374,7 +375,6 @@ run_expired(const char *text)
 
 START_TEST(test_check_when_serve_expired)
 {
-#ifdef HAVE_HIREDIS
 	const char *c = "cachedb:\n backend: redis\n";
 	char t[512];
 	/* the default (yes), serve-expired, no client timeout: released */
@@ -395,9 +395,29 @@ START_TEST(test_check_when_serve_expired)
 	/* no serve-expired */
 	snprintf(t, sizeof(t), "server:\n serve-expired: no\n%s", c);
 	ck_assert_int_eq(run_expired(t), 0);
-#endif
 }
 END_TEST
+#else /* !HAVE_HIREDIS */
+START_TEST(test_check_when_serve_expired)
+{
+	/* a build without hiredis refuses the module with a clear reason
+	 * (and links at all: issue 31) */
+	const char *t = "cachedb:\n backend: redis\n";
+	struct config_file *cfg = config_create();
+	struct module_env env;
+	char err[256];
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", t, strlen(t),
+		err, sizeof(err)), 0);
+	memset(&env, 0, sizeof(env));
+	env.cfg = cfg;
+	ck_assert_int_eq(cachedb_module_block.init(&env, 0, err,
+		sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "without hiredis") != NULL, "%s", err);
+	ck_assert_ptr_null(env.modinfo[0]);
+	config_delete(cfg);
+}
+END_TEST
+#endif /* HAVE_HIREDIS */
 
 static Suite *
 cachedb_suite(void)

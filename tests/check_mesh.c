@@ -615,6 +615,24 @@ START_TEST(test_module_table)
 }
 END_TEST
 
+/** num.prefetch counts the front end's refreshes (prefetch and
+ * serve-expired) only, as Unbound's: a module's background query (RFC
+ * 5011 probes, RFC 8145 key tag signals, the iterator's NS checks) is
+ * not one, so with prefetch: no it stays 0 (issue 31) */
+START_TEST(test_prefetch_counter)
+{
+	static const uint8_t bg[] = "\002bg\007example\000";
+	static const uint8_t pf[] = "\002pf\007example\000";
+	ck_assert_ptr_nonnull(res->menv.add_background);
+	ck_assert_int_eq(res->menv.add_background(&res->menv, bg,
+		DNS_TYPE_A, DNS_CLASS_IN, MESH_FLAG_RD), 0);
+	ck_assert_uint_eq(res->stats.num_prefetch, 0);
+	ck_assert_int_eq(mesh_new_prefetch(res->mesh, pf, DNS_TYPE_A,
+		DNS_CLASS_IN, MESH_FLAG_RD), 0);
+	ck_assert_uint_eq(res->stats.num_prefetch, 1);
+}
+END_TEST
+
 /** a module in front of the iterator changes nothing a client sees:
  * the answer passes up through it */
 START_TEST(test_module_in_front)
@@ -772,6 +790,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
 	tcase_add_test(tc, test_module_table);
+	tcase_add_test(tc, test_prefetch_counter);
 	tcase_add_test(tc, test_module_in_front);
 	tcase_add_test(tc, test_quota_shared);
 	suite_add_tcase(s, tc);

@@ -187,6 +187,84 @@ END_TEST
 
 /** iter-scrub-ns: the first max NS records of each owner stay, in both
  * the answer and the authority section; other types are untouched */
+/** the type an RRSIG record covers, 0 for other records */
+static uint16_t
+covered(const struct module_rr *rr)
+{
+	if(rr->type != DNS_TYPE_RRSIG || rr->rdlen < 2)
+		return 0;
+	return (uint16_t)((rr->rdata[0] << 8) | rr->rdata[1]);
+}
+
+START_TEST(test_sig_sections)
+{
+	/* the RRSIGs of the answer and of the glue swapped, as a server
+	 * may send them (Unbound's parser joins them to their RRsets) */
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1",
+		"ns.example.com. RRSIG A 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		NULL };
+	static const char *const ns[] = {
+		"example.com. NS ns.example.com.", NULL };
+	static const char *const an2[] = {
+		"www.example.com. A 192.0.2.1",
+		"www.example.com. RRSIG A 13 3 3600 20300101000000 "
+		"20200101000000 2 example.com. DDDD",
+		NULL };
+	static const char *const ar[] = {
+		"ns.example.com. A 192.0.2.53",
+		"www.example.com. RRSIG A 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. BBBB",
+		"gone.example.com. RRSIG A 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. CCCC",
+		NULL };
+	struct iter_env *env = iter_env_create_default();
+	struct module_rrlist *l;
+	uint8_t zone[256], www[256], nsn[256];
+	struct iter_reply *p;
+	wire("example.com.", zone);
+	wire("www.example.com.", www);
+	wire("ns.example.com.", nsn);
+	p = reply(0, 1, an, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	/* the answer: www A and its RRSIG, in that order */
+	l = sec(p, DNS_SEC_ANSWER);
+	ck_assert_uint_eq(l->count, 2);
+	ck_assert_int_eq(l->first->type, DNS_TYPE_A);
+	ck_assert(dname_equal(l->first->owner, www));
+	ck_assert_ptr_eq(l->first->next, l->last);
+	ck_assert_int_eq(covered(l->last), DNS_TYPE_A);
+	ck_assert(dname_equal(l->last->owner, www));
+	ck_assert_ptr_null(l->last->next);
+	/* the additional: ns A, its RRSIG after it; an RRSIG of no RRset
+	 * in the message stays where it was */
+	l = sec(p, DNS_SEC_ADDITIONAL);
+	ck_assert_uint_eq(l->count, 3);
+	ck_assert_int_eq(l->first->type, DNS_TYPE_A);
+	ck_assert_int_eq(covered(l->first->next), DNS_TYPE_A);
+	ck_assert(dname_equal(l->first->next->owner, nsn));
+	ck_assert(has(l, "gone.example.com.", DNS_TYPE_RRSIG));
+	ck_assert_ptr_null(l->last->next);
+	/* a second RRSIG from a later section goes after the RRset's own
+	 * (packet order, as Unbound keeps it) */
+	p = reply(0, 1, an2, ns, ar);
+	iter_scrub_reply(p, zone, env);
+	l = sec(p, DNS_SEC_ANSWER);
+	ck_assert_uint_eq(l->count, 3);
+	ck_assert_int_eq(l->first->type, DNS_TYPE_A);
+	ck_assert_int_eq(covered(l->first->next), DNS_TYPE_A);
+	ck_assert_int_eq(l->first->next->rdata[2], 13); /* its own (alg 13) */
+	ck_assert_int_eq(l->last->rdata[2], 8); /* the moved one (alg 8) */
+	ck_assert(dname_equal(l->last->owner, www));
+	/* an RRSIG whose RRset is nowhere in the message stays */
+	p = reply(0, 1, an, ns, NULL);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	iter_env_delete(env);
+}
+END_TEST
+
 START_TEST(test_scrub_ns)
 {
 	static const char *const ns[] = {
@@ -469,6 +547,18 @@ START_TEST(test_classify_other)
 		NULL };
 	static const char *const cn_in[] = {
 		"www.example.com. CNAME gone.example.com.", NULL };
+	static const char *const nsec[] = {
+		"www.example.com. NSEC z.example.com. TXT RRSIG NSEC", NULL };
+	static const char *const cn_out[] = {
+		"www.example.com. CNAME www.example.net.", NULL };
+	static const char *const ref_n3[] = {
+		"example.com. NS ns1.example.com.",
+		"0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.com. NSEC3 1 1 0 - "
+		"2t7b4g4vsa5smi47k61mv5bv1a22bojr NS", NULL };
+	static const char *const ref_ds[] = {
+		"example.com. NS ns1.example.com.",
+		"example.com. DS 12345 8 2 0123456789abcdef0123456789abcdef"
+		"0123456789abcdef0123456789abcdef", NULL };
 	struct iter_reply *p;
 	struct cl r;
 
@@ -490,6 +580,33 @@ START_TEST(test_classify_other)
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
 		p = reply(0, 0, NULL, side, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	/* an NXDOMAIN after a CNAME to a name outside the zone asked is
+	 * not the server's to give: the target is asked (as Unbound) */
+	p = reply(DNS_RCODE_NXDOMAIN, 1, cn_out, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_str_eq(r.end, "www.example.net.");
+	/* a DS question answered with a referral to that very zone: the
+	 * NSEC3 proof it carries is the parent's answer (NODATA); with the
+	 * DS set (or for another type) it stays a referral */
+	p = reply(0, 0, NULL, ref_n3, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	p = reply(0, 0, NULL, ref_ds, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	p = reply(0, 0, NULL, ref_n3, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_A, "com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	/* no AA and no SOA, but the NSEC that denies the type: NODATA, as
+	 * Unbound takes it (the validator judges the NSEC); entirely empty
+	 * it stays lame */
+	p = reply(0, 0, NULL, nsec, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	p = reply(0, 0, NULL, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	
@@ -535,6 +652,15 @@ START_TEST(test_classify_other)
 	p = reply(0, 0, NULL, soa, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	/* ... but a CNAME that stops short of the data is followed (the
+	 * target asked for, as Unbound does), with NODATA or NXDOMAIN */
+	p = reply(0, 0, cn_in, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_str_eq(r.end, "gone.example.com.");
+	p = reply(DNS_RCODE_NXDOMAIN, 0, cn_in, soa, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
 }
 END_TEST
 
@@ -581,6 +707,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_scrub_ns);
+	tcase_add_test(tc, test_sig_sections);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);

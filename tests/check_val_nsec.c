@@ -19,6 +19,9 @@
 #include "validator/val_nsec.h"
 #include "validator/val_nsec3.h"
 #include "validator/val_crypto.h"
+#include "validator/val_neg.h"
+#include "services/module.h"
+#include "util/region.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 
@@ -225,9 +228,17 @@ START_TEST(test_nsec_nodata)
 		N("b.ent.alg8.example."), DNS_TYPE_A), VAL_PROOF_SECURE);
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
 		N("ent.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_SECURE);
-	/* the parent side of a delegation proves nothing for A ... */
+	/* the parent side of an insecure delegation (NS, no DS) shows
+	 * the name, and all below it, is in an unsigned child: insecure
+	 * (RFC 4035 5.2; as Unbound: a CNAME into a child on the same
+	 * servers gets the parent's NSEC) ... */
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("sub.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
+		N("sub.alg8.example."), DNS_TYPE_A), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("www.sub.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_INSECURE);
+	/* ... the side of a signed one proves nothing for A ... */
+	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
+		N("secsub.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
 	/* ... but does for DS */
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
 		N("sub.alg8.example."), DNS_TYPE_DS), VAL_PROOF_SECURE);
@@ -244,6 +255,112 @@ START_TEST(test_nsec_nodata)
 	/* a name that does not exist, and no wildcard: no NODATA proof */
 	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
 		N("nx.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
+}
+END_TEST
+
+/** add a record with an RRSIG by zone "wc.test." (good for a day from
+ * now) to a val_neg store */
+static void
+neg_put(struct val_neg *n, struct region *r, const char *owner,
+	uint16_t type, const uint8_t *rd, size_t rdlen, uint32_t now)
+{
+	uint8_t o[256], sig[128];
+	size_t sl = 0, zl = 256;
+	struct module_rr *rr, *s;
+	vt_name(owner, o);
+	memset(sig, 0, sizeof(sig));
+	sig[0] = (uint8_t)(type >> 8);
+	sig[1] = (uint8_t)type;
+	sig[2] = 13;
+	sig[3] = (uint8_t)dname_count_labels(o);
+	sig[4] = 0; sig[5] = 0; sig[6] = 0x0e; sig[7] = 0x10;
+	sig[8] = (uint8_t)((now + 86400) >> 24);
+	sig[9] = (uint8_t)((now + 86400) >> 16);
+	sig[10] = (uint8_t)((now + 86400) >> 8);
+	sig[11] = (uint8_t)(now + 86400);
+	sig[12] = (uint8_t)((now - 86400) >> 24);
+	sig[13] = (uint8_t)((now - 86400) >> 16);
+	sig[14] = (uint8_t)((now - 86400) >> 8);
+	sig[15] = (uint8_t)(now - 86400);
+	sig[16] = 0x12; sig[17] = 0x34;
+	ck_assert_int_eq(dname_from_str("wc.test.", sig + 18, &zl), 0);
+	sl = 18 + zl + 8; /* and a signature of 8 zero bytes */
+	rr = module_rr_new(r, o, dname_len(o), type, DNS_CLASS_IN, 3600, rd,
+		rdlen);
+	s = module_rr_new(r, o, dname_len(o), DNS_TYPE_RRSIG, DNS_CLASS_IN,
+		3600, sig, sl);
+	ck_assert_ptr_nonnull(rr);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(val_neg_add(n, rr, s, now), 0);
+}
+
+/** NSEC RDATA: next name and a one-window bitmap of the types */
+static size_t
+nsec_rd(const char *next, const uint16_t *types, size_t nt, uint8_t *out)
+{
+	size_t l = 256, i, w = 0;
+	ck_assert_int_eq(dname_from_str(next, out, &l), 0);
+	memset(out + l, 0, 34);
+	out[l] = 0;
+	for(i = 0; i < nt; i++) {
+		out[l + 2 + types[i] / 8] |= (uint8_t)(0x80 >> (types[i] % 8));
+		if((size_t)(types[i] / 8 + 1) > w)
+			w = (size_t)(types[i] / 8 + 1);
+	}
+	out[l + 1] = (uint8_t)w;
+	return l + 2 + w;
+}
+
+/* aggressive-nsec (val_neg): an NXDOMAIN made from the store carries the
+ * NSEC for the wildcard, the NSEC for the name, then the SOA, in the
+ * order Unbound gives them */
+START_TEST(test_neg_order)
+{
+	static const uint16_t apex_t[] = { DNS_TYPE_NS, DNS_TYPE_SOA,
+		DNS_TYPE_RRSIG, DNS_TYPE_NSEC, DNS_TYPE_DNSKEY };
+	static const uint16_t tgt_t[] = { DNS_TYPE_TXT, DNS_TYPE_RRSIG,
+		DNS_TYPE_NSEC };
+	struct val_neg *n = val_neg_create();
+	struct region *r = region_create(8192);
+	struct mesh_answer *a = NULL;
+	struct module_rr *rr;
+	uint8_t rd[300], soa[300], q[256];
+	size_t l, m = 256;
+	uint32_t now = 1000000000;
+	const char *want[3] = { "wc.test.", "target.wc.test.", "wc.test." };
+	const uint16_t wtype[3] = { DNS_TYPE_NSEC, DNS_TYPE_NSEC,
+		DNS_TYPE_SOA };
+	int i = 0;
+	ck_assert_ptr_nonnull(n);
+	ck_assert_ptr_nonnull(r);
+	/* the SOA: mname, rname, five numbers */
+	ck_assert_int_eq(dname_from_str("ns.wc.test.", soa, &m), 0);
+	l = m;
+	m = 256;
+	ck_assert_int_eq(dname_from_str("h.wc.test.", soa + l, &m), 0);
+	l += m;
+	memset(soa + l, 0, 20);
+	soa[l + 19] = 60;
+	neg_put(n, r, "wc.test.", DNS_TYPE_SOA, soa, l + 20, now);
+	neg_put(n, r, "wc.test.", DNS_TYPE_NSEC, rd, nsec_rd("ns.wc.test.",
+		apex_t, 5, rd), now);
+	neg_put(n, r, "target.wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
+		"*.w.wc.test.", tgt_t, 3, rd), now);
+	ck_assert_int_eq(val_neg_answer(n, vt_name("v.wc.test.", q),
+		DNS_TYPE_A, now, r, &a), 1);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->rcode, DNS_RCODE_NXDOMAIN);
+	for(rr = a->ns.first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_RRSIG)
+			continue;
+		ck_assert_int_lt(i, 3);
+		ck_assert_int_eq(rr->type, wtype[i]);
+		ck_assert(dname_equal(rr->owner, N(want[i])));
+		i++;
+	}
+	ck_assert_int_eq(i, 3);
+	region_destroy(r);
+	val_neg_delete(n);
 }
 END_TEST
 
@@ -451,6 +568,12 @@ START_TEST(test_nsec3_proofs)
 		N("www.alg7.example."), 2, it, NULL), VAL_PROOF_NONE);
 	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
 		N("www.alg7.example."), 3, it, NULL), VAL_PROOF_NONE);
+	/* the next closer covered by opt-out (RFC 5155 9.2): a wildcard
+	 * answer and a wildcard NODATA are only insecure */
+	ck_assert_int_eq(val_nsec3_prove_wildcard(nsec3.r, nsec3.n,
+		N("a.b.wild.alg7.example."), 3, it, NULL), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
+		N("x.wild.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_INSECURE);
 }
 END_TEST
 
@@ -548,13 +671,31 @@ START_TEST(test_nsec3_delegations)
 	}
 	ck_assert_int_eq(val_nsec3_prove_no_ds(r, n,
 		N("secsub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
-	/* and the nodata proof for A at the parent side is no proof */
+	/* and a NODATA at or below it is insecure: the name is in the
+	 * unsigned child (as Unbound judges it) */
 	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL),
-		VAL_PROOF_NONE);
-	/* nor can the delegation's NSEC3 be a closest encloser */
+		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(r, n,
+		N("x.secsub.alg7.example."), DNS_TYPE_A, it, NULL),
+		VAL_PROOF_INSECURE);
+	/* the delegation's NSEC3 as closest encloser: insecure, not a
+	 * proof the name does not exist */
 	ck_assert_int_eq(val_nsec3_prove_nxdomain(r, n,
+		N("x.secsub.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
+	/* with its DS the parent side proves nothing about the child */
+	p = no_optout(); /* (the DS bit back) */
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
 		N("x.secsub.alg7.example."), it, NULL), VAL_PROOF_NONE);
+	/* opt-out: a NODATA for a name with no NSEC3 of its own nor a
+	 * wildcard, whose next closer is in an opt-out span, is insecure
+	 * (an unsigned delegation may hold it: RFC 5155 9.2); without
+	 * opt-out it is no proof */
+	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
+		N("nx.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_INSECURE);
+	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
+		N("nx.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
 }
 END_TEST
 
@@ -651,6 +792,7 @@ val_nsec_suite(void)
 	tcase_add_test(tc, test_nsec3_delegations);
 	tcase_add_test(tc, test_nsec3_iterations);
 	tcase_add_test(tc, test_nsec3_budget);
+	tcase_add_test(tc, test_neg_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

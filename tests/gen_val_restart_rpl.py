@@ -420,7 +420,8 @@ key_scenario("key_none_left", "val-max-restart (default 5) for the key "
 # signature (EDE 6); the root's referral also names ns2.vtest., without
 # glue, whose address (198.51.100.9, given by vtest.'s server) is looked
 # up only when it is needed: the DS set is asked again of it, and its copy
-# verifies: secure (AD). The DS answers are given by hand, in order.
+# verifies: secure (AD). The DS answers are given by hand, in order; the
+# referral to tampered.vtest. carries no DS set (ds_scenario).
 DSQ = [e for e in R["198.51.100.2"] if asks(e) == [KZ, "IN", "DS"]][0]
 
 
@@ -453,21 +454,33 @@ def ds_sent(step, count, a=None):
     return f"STEP {step} CHECK_SENT {KZ} DS{ad} COUNT {count}\n"
 
 
-def ds_scenario(name, title, conf, steps):
+def ds_scenario(name, title, conf, steps, referral_ds=False, clauses=(),
+                extra_root=(), ds_answer=False):
     text = [f"; {title}",
             "; made by tests/gen_val_restart_rpl.py from the signed data of "
             "val_bogus_ttl.rpl",
             "server:", "\tqname-minimisation: no",
             "\ttarget-fetch-policy: \"0 0 0 0 0\"", ANCHOR.rstrip("\n")]
     text += ["\t" + c for c in conf]
-    text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
-             "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
+    text += ["stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1"]
+    text += list(clauses)
+    text += ["CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
     root = [e.replace("vtest. 3600 IN NS ns.vtest.\n",
                       "vtest. 3600 IN NS ns.vtest.\n"
                       "vtest. 3600 IN NS ns2.vtest.\n") for e in
             R["198.51.100.1"]]
     assert root != R["198.51.100.1"]
-    vt = [e for e in R["198.51.100.2"] if asks(e) != [KZ, "IN", "DS"]]
+    # the referral to tampered.vtest. without its DS set: the validator
+    # takes a referral's DS set from the cache (as Unbound does) and would
+    # not ask for it; these scenarios are about the DS answers
+    vt = [re.sub(r"^tampered\.vtest\. \d+ IN (RRSIG )?DS .*\n", "", e,
+                 flags=re.M) if asks(e)[0] == Q and not referral_ds else e
+          for e in R["198.51.100.2"] if asks(e) != [KZ, "IN", "DS"]]
+    assert referral_ds or vt != [e for e in R["198.51.100.2"]
+                                 if asks(e) != [KZ, "IN", "DS"]]
+    if ds_answer:
+        vt.append(DSQ)
+    root += list(extra_root)
     vt.append("\n".join([
         "ENTRY_BEGIN", "MATCH opcode qtype qname", "ADJUST copy_id",
         "REPLY QR AA NOERROR", "SECTION QUESTION", "ns2.vtest. IN A",
@@ -498,3 +511,29 @@ ds_scenario("ds_zero", "val-max-restart: 0 for the key chain: the DS set "
             [query(1), ds_out(2, "198.51.100.2"),
              f"STEP 3 REPLY ADDRESS 198.51.100.2\n{BADDS_SET}\n",
              check_bogus(4), ds_sent(5, 1)])
+
+# 10. the referral's DS set (signed, in the authority section of vtest.'s
+# referral to tampered.vtest.) is the one the key chain uses: it is taken
+# from the cache, the parent is not asked for it (as Unbound), and no
+# server would answer that question (a query for it is left pending)
+ds_scenario("ds_referral", "the DS set of a referral is used from the "
+            "cache: the parent is not asked for it again, the answer is "
+            "secure (AD)", [],
+            [query(1), check_secure(2), ds_sent(3, 0)], referral_ds=True)
+
+# 11. tampered.vtest. is a forward-zone (its own server as the forwarder):
+# its DS set is the parent's, asked of vtest.'s server (found from the
+# root, which refers the validator's questions for vtest. to it), not of
+# the forwarder, which has no such answer (as Unbound: the DS question
+# looks for the zone of the parent)
+DSF_REF = [e for e in R["198.51.100.1"] if asks(e)[0] == Q][0]
+DSF_ROOT = [referral_for(DSF_REF, KZ, "DS"),
+            referral_for(DSF_REF, "vtest.", "DNSKEY")]
+ds_scenario("ds_forward", "a forward-zone's DS set is asked of the "
+            "parent's servers, not of the forwarder: the answer is secure "
+            "(AD)", [],
+            [query(1), check_secure(2), ds_sent(3, 0, addr(1)),
+             ds_sent(4, 1, "198.51.100.2")],
+            clauses=["forward-zone:", f'\tname: "{KZ}"',
+                     f"\tforward-addr: {addr(1)}"],
+            extra_root=DSF_ROOT, ds_answer=True)

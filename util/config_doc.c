@@ -305,11 +305,14 @@ config_doc_example(FILE *out)
 	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
 		ex_ignored(out, (int)i, 0);
 	ex_comment(out, "",
-		"Unbound options that ask for security petrel does not provide "
-		"yet (DNSSEC validation, encrypted transports): a line that "
-		"turns one on stops the load with its file and line, so that "
-		"nobody believes they are protected; 'no' or \"\" is accepted. "
-		"module-config: may name \"iterator\" but not \"validator\".");
+		"Unbound options that ask for a service petrel does not "
+		"provide yet (DNS over QUIC, DNSCrypt, DNS over TLS on a second "
+		"port): a line that turns one on stops the load with its file "
+		"and line, so that nobody believes they are served; 'no' or "
+		"\"\" is accepted. module-config: may name every module petrel "
+		"has (validator, iterator, respip, dns64, subnetcache, cachedb); "
+		"one it does not have (python, dynlib, ipsecmod, ipset) is a "
+		"load error.");
 	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
 		ex_ignored(out, (int)i, 1);
 	{
@@ -590,12 +593,14 @@ config_doc_manpage(FILE *out)
 	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
 		man_ignored(out, (int)i, 0);
 	fputs(".SH \"UNBOUND OPTIONS THAT ARE ERRORS\"\n"
-"These Unbound options ask for security petrel does not provide yet\n"
-"(DNSSEC validation, encrypted transports). A line that turns one on\n"
-"stops the load with its file and line, so that nobody believes they\n"
-"are protected; a value of no or \"\" is accepted.\n"
+"These Unbound options ask for a service petrel does not provide yet\n"
+"(DNS over QUIC, DNSCrypt, DNS over TLS on a second port). A line that\n"
+"turns one on stops the load with its file and line, so that nobody\n"
+"believes they are served; a value of no or \"\" is accepted.\n"
 ".B module\\-config:\n"
-"may name iterator, but not validator.\n", out);
+"may name every module petrel has (validator, iterator, respip, dns64,\n"
+"subnetcache, cachedb); one it does not have (python, dynlib, ipsecmod,\n"
+"ipset) is a load error.\n", out);
 	for(i = CLAUSE_SERVER; i <= CLAUSE_IGNORED; i++)
 		man_ignored(out, (int)i, 1);
 	fputs(".P\nThese Unbound clauses are accepted and ignored, with\n"

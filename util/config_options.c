@@ -64,7 +64,7 @@
 /** what the TLS upstream options ask for */
 #define NOSEC_TLS_UP "DNS over TLS to upstream servers"
 /** what the TLS service options ask for */
-#define NOSEC_TLS_SVC "encrypted DNS service to clients (TLS, HTTPS, QUIC)"
+#define NOSEC_TLS_SVC "DNS over QUIC service to clients (petrel serves DNS over TLS and HTTPS)"
 
 /** thread-model: words, in enum config_thread_model order */
 static const char *const thread_model_words[] = {
@@ -832,7 +832,9 @@ INTOPT("redis-replica-logical-db", CLAUSE_CACHEDB, redis_replica_logical_db,
 
 /* ---- Unbound options that ask for security petrel does not provide yet:
  * load errors (file:line and what is missing) ---- */
-NOSEC("tls-additional-port", CLAUSE_SERVER, NOSEC_TLS_SVC),
+NOSEC("tls-additional-port", CLAUSE_SERVER, "DNS over TLS on a second "
+  "port (petrel serves DNS over TLS on the one tls-port, on every "
+  "interface: with that port)"),
 NOSEC("quic-port", CLAUSE_SERVER, NOSEC_TLS_SVC),
 NOSEC("dnscrypt-enable", CLAUSE_IGNORED, "DNSCrypt service to clients"),
 
@@ -1029,7 +1031,6 @@ IGN("ipsecmod-strict", CLAUSE_SERVER),
 IGN("ipsecmod-max-ttl", CLAUSE_SERVER),
 IGN("ipsecmod-ignore-bogus", CLAUSE_SERVER),
 IGN("ipsecmod-allow", CLAUSE_SERVER),
-IGN("zonemd-reject-absence", CLAUSE_SERVER),
 IGN("dlv-anchor-file", CLAUSE_SERVER),
 IGN("dlv-anchor", CLAUSE_SERVER),
 { "proxy-protocol-port", CLAUSE_SERVER, OPT_PORT_LIST, NULL, NULL, "8053",
@@ -1051,14 +1052,6 @@ IGN("quic-size", CLAUSE_SERVER),
 IGN("tls-protocols", CLAUSE_SERVER),
 IGN("fake-dsa", CLAUSE_SERVER),
 IGN("fake-sha1", CLAUSE_SERVER),
-IGN("zonefile", CLAUSE_IGNORED),
-IGN("master", CLAUSE_IGNORED),
-IGN("url", CLAUSE_IGNORED),
-IGN("allow-notify", CLAUSE_IGNORED),
-IGN("for-downstream", CLAUSE_IGNORED),
-IGN("for-upstream", CLAUSE_IGNORED),
-IGN("fallback-enabled", CLAUSE_IGNORED),
-IGN("zonemd-check", CLAUSE_IGNORED),
 IGN("python-script", CLAUSE_IGNORED),
 IGN("dynlib-file", CLAUSE_IGNORED),
 IGN("dnscrypt-port", CLAUSE_IGNORED),

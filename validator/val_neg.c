@@ -271,10 +271,12 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 			goto done;
 		rcode = DNS_RCODE_NXDOMAIN;
 	} else	goto done;
+	/* in Unbound's order: the NSEC for the wildcard, the NSEC for the
+	 * name, then the SOA */
 	a = region_alloc_zero(r, sizeof(*a));
-	if(!a || put_entry(r, a, soa, now) != 0 ||
+	if(!a || (nr == 2 && put_entry(r, a, wcov, now) != 0) ||
 		put_entry(r, a, match ? match : cover, now) != 0 ||
-		(nr == 2 && put_entry(r, a, wcov, now) != 0)) {
+		put_entry(r, a, soa, now) != 0) {
 		ret = -1;
 		goto done;
 	}

@@ -245,6 +245,28 @@ nodata_at(const struct val_nrec *r, uint16_t qtype, int is_root)
 	return VAL_PROOF_SECURE;
 }
 
+/**
+ * Does an NSEC show that qname is in an unsigned child zone: it is an
+ * insecure delegation (NS without DS and SOA) at qname or above it (for
+ * a DS question strictly above: the DS of the delegation itself is the
+ * parent's, proven absent by nodata_at)?
+ */
+static int
+nsec_insecure_delegation(const struct val_nrec *r, const uint8_t *qname,
+	uint16_t qtype)
+{
+	const uint8_t *next, *bm;
+	size_t bl;
+	if(val_nsec_parse(r->rdata, r->len, &next, &bm, &bl) != 0 ||
+		!val_bitmap_has(bm, bl, DNS_TYPE_NS) ||
+		val_bitmap_has(bm, bl, DNS_TYPE_DS) ||
+		val_bitmap_has(bm, bl, DNS_TYPE_SOA))
+		return 0;
+	if(qtype == DNS_TYPE_DS)
+		return dname_is_strict_subdomain(qname, r->owner);
+	return dname_is_subdomain(qname, r->owner);
+}
+
 int
 val_nsec_prove_nodata(const struct val_nrec *recs, size_t n,
 	const uint8_t *qname, uint16_t qtype)
@@ -252,6 +274,9 @@ val_nsec_prove_nodata(const struct val_nrec *recs, size_t n,
 	uint8_t wc[DNS_MAX_NAME + 2];
 	size_t i;
 	int d, ce, is_root = qname[0] == 0;
+	for(i = 0; i < n; i++)
+		if(nsec_insecure_delegation(&recs[i], qname, qtype))
+			return VAL_PROOF_INSECURE;
 	for(i = 0; i < n; i++)
 		if(dname_equal(recs[i].owner, qname))
 			return nodata_at(&recs[i], qtype, is_root);

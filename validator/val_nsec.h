@@ -125,7 +125,11 @@ int val_nsec_prove_nxdomain(const struct val_nrec *recs, size_t n,
  * not the parent side of a delegation), or qname is an empty
  * non-terminal, or qname does not exist and the wildcard at its closest
  * encloser has an NSEC without qtype and CNAME (a wildcard NODATA).
- * @return SECURE, BOGUS (the type or a CNAME is there) or NONE.
+ * INSECURE when an NSEC shows an insecure delegation (NS without DS and
+ * SOA) at or above qname (strictly above for DS): qname is in an
+ * unsigned child, whose data the parent's NSEC cannot deny (as when a
+ * CNAME from the signed parent points into a child on the same servers).
+ * @return SECURE, INSECURE, BOGUS (the type or a CNAME is there) or NONE.
  */
 int val_nsec_prove_nodata(const struct val_nrec *recs, size_t n,
 	const uint8_t *qname, uint16_t qtype);

@@ -325,9 +325,12 @@ struct n3_ce {
 
 /**
  * The closest encloser proof (RFC 5155 8.3).
- * @return 0 when proven (or qname itself matches: ce->exists), -1 when
- *	not (no encloser, the next closer not covered, or the encloser is
- *	a delegation or DNAME, whose NSEC3 cannot deny names below it).
+ * @return 0 when proven (or qname itself matches: ce->exists), 1 when
+ *	the closest encloser is an insecure delegation (NS without SOA and
+ *	DS: qname lies in an unsigned child zone, whose data the parent's
+ *	NSEC3 cannot deny; RFC 5155 8.9, as Unbound answers insecure), -1
+ *	when not proven (no encloser, the next closer not covered, or the
+ *	encloser is a DNAME or a signed delegation).
  */
 static int
 n3_closest_encloser(struct n3_ctx *c, const uint8_t *qname, struct n3_ce *ce)
@@ -346,10 +349,13 @@ n3_closest_encloser(struct n3_ctx *c, const uint8_t *qname, struct n3_ce *ce)
 		ce->exists = 1;
 		return 0;
 	}
-	if(val_bitmap_has(ce->ce_info.bitmap, ce->ce_info.bmlen, DNS_TYPE_DNAME)
-		|| (val_bitmap_has(ce->ce_info.bitmap, ce->ce_info.bmlen,
+	if(val_bitmap_has(ce->ce_info.bitmap, ce->ce_info.bmlen,
 		DNS_TYPE_NS) && !val_bitmap_has(ce->ce_info.bitmap,
-		ce->ce_info.bmlen, DNS_TYPE_SOA)))
+		ce->ce_info.bmlen, DNS_TYPE_SOA))
+		return val_bitmap_has(ce->ce_info.bitmap, ce->ce_info.bmlen,
+			DNS_TYPE_DS) ? -1 : 1;
+	if(val_bitmap_has(ce->ce_info.bitmap, ce->ce_info.bmlen,
+		DNS_TYPE_DNAME))
 		return -1;
 	if(n3_cover(c, dname_suffix_labels(qname, l + 1), &nc) < 0)
 		return -1;
@@ -380,11 +386,12 @@ val_nsec3_prove_nxdomain(const struct val_nrec *recs, size_t n,
 	struct n3_ce ce;
 	struct val_nsec3_info wi;
 	uint8_t wc[DNS_MAX_NAME + 2];
+	int r;
 	n3_init(&c, recs, n, b);
 	if(n3_iter_high(&c, qname, max_iter))
 		return VAL_PROOF_INSECURE;
-	if(n3_closest_encloser(&c, qname, &ce) != 0)
-		return VAL_PROOF_NONE;
+	if((r = n3_closest_encloser(&c, qname, &ce)) != 0)
+		return r > 0 ? VAL_PROOF_INSECURE : VAL_PROOF_NONE;
 	if(ce.exists)
 		return VAL_PROOF_BOGUS;
 	if(n3_wildcard(qname, ce.ce_labels, wc) != 0)
@@ -400,7 +407,10 @@ val_nsec3_prove_nxdomain(const struct val_nrec *recs, size_t n,
 	return VAL_PROOF_SECURE;
 }
 
-/** NODATA from a matching record; SECURE, BOGUS or NONE */
+/** NODATA from a matching record; SECURE, BOGUS, INSECURE (the record
+ * is an insecure delegation: qname is the apex of an unsigned child,
+ * whose data the parent cannot deny) or NONE (a signed delegation: the
+ * parent side proves nothing about the child's data) */
 static int
 n3_nodata_at(const struct val_nsec3_info *in, uint16_t qtype, int is_root)
 {
@@ -415,7 +425,8 @@ n3_nodata_at(const struct val_nsec3_info *in, uint16_t qtype, int is_root)
 			return VAL_PROOF_BOGUS;
 	} else if(val_bitmap_has(in->bitmap, in->bmlen, DNS_TYPE_NS) &&
 		!val_bitmap_has(in->bitmap, in->bmlen, DNS_TYPE_SOA)) {
-		return VAL_PROOF_NONE;
+		return val_bitmap_has(in->bitmap, in->bmlen, DNS_TYPE_DS) ?
+			VAL_PROOF_NONE : VAL_PROOF_INSECURE;
 	}
 	return VAL_PROOF_SECURE;
 }
@@ -429,12 +440,15 @@ val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
 	struct n3_ce ce;
 	struct val_nsec3_info in;
 	uint8_t wc[DNS_MAX_NAME + 2];
+	int r;
 	n3_init(&c, recs, n, b);
 	if(n3_iter_high(&c, qname, max_iter))
 		return VAL_PROOF_INSECURE;
 	if(n3_match(&c, qname, &in) >= 0)
 		return n3_nodata_at(&in, qtype, qname[0] == 0);
-	if(n3_closest_encloser(&c, qname, &ce) != 0 || ce.exists)
+	if((r = n3_closest_encloser(&c, qname, &ce)) > 0)
+		return VAL_PROOF_INSECURE;
+	if(r != 0 || ce.exists)
 		return VAL_PROOF_NONE;
 	/* RFC 5155 8.6: a DS question at a name under opt-out */
 	if(qtype == DNS_TYPE_DS && ce.optout)
@@ -442,8 +456,23 @@ val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
 	/* RFC 5155 8.7: wildcard NODATA */
 	if(n3_wildcard(qname, ce.ce_labels, wc) != 0)
 		return VAL_PROOF_NONE;
-	if(n3_match(&c, wc, &in) >= 0)
-		return n3_nodata_at(&in, qtype, 0);
+	if(n3_match(&c, wc, &in) >= 0) {
+		int p = n3_nodata_at(&in, qtype, 0);
+		/* the wildcard's NODATA, with the next closer name in an
+		 * opt-out span: an unsigned delegation may hold qname
+		 * (RFC 5155 9.2; as Unbound) */
+		if(p == VAL_PROOF_SECURE && ce.optout)
+			return VAL_PROOF_INSECURE;
+		return p;
+	}
+	/* no match for qname nor its wildcard, but the next closer name
+	 * is covered by an opt-out span: qname may be (or be under) an
+	 * unsigned delegation left out of the chain, whose data comes
+	 * without proof (RFC 5155 9.2: not secure; Unbound answers
+	 * insecure, as when the data comes through a CNAME or a
+	 * forwarder) */
+	if(ce.optout)
+		return VAL_PROOF_INSECURE;
 	return VAL_PROOF_NONE;
 }
 
@@ -461,6 +490,11 @@ val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
 		return VAL_PROOF_INSECURE;
 	if(n3_cover(&c, dname_suffix_labels(qname, wc_labels + 1), &in) < 0)
 		return VAL_PROOF_NONE;
+	/* the next closer name in an opt-out span: it may be an unsigned
+	 * delegation, so the expansion is not proven (RFC 5155 9.2; as
+	 * Unbound, insecure) */
+	if(in.flags & VAL_NSEC3_OPTOUT)
+		return VAL_PROOF_INSECURE;
 	return VAL_PROOF_SECURE;
 }
 

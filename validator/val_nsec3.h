@@ -119,19 +119,24 @@ int val_nsec3_hash(const uint8_t *name, uint8_t alg, const uint8_t *salt,
  * @param recs: validated NSEC3 records; n how many.
  * @param qname: the name.
  * @param max_iter: the iteration limit.
- * @return SECURE; INSECURE (next closer covered by opt-out, or
- *	iterations over the limit); BOGUS (qname or the wildcard exists);
- *	NONE.
+ * @return SECURE; INSECURE (next closer covered by opt-out, the
+ *	closest encloser an insecure delegation, or iterations over the
+ *	limit); BOGUS (qname or the wildcard exists); NONE.
  */
 int val_nsec3_prove_nxdomain(const struct val_nrec *recs, size_t n,
 	const uint8_t *qname, unsigned max_iter,
 	struct val_budget *b);
 
 /**
- * Prove qname has no qtype: a matching NSEC3 without qtype and CNAME;
- * for DS without a match, a closest encloser proof whose next closer is
- * covered by opt-out (INSECURE); a wildcard NODATA (closest encloser
- * proof and the wildcard's NSEC3 without qtype).
+ * Prove qname has no qtype: a matching NSEC3 without qtype and CNAME
+ * (INSECURE when it is an insecure delegation and qtype is not DS); a
+ * wildcard NODATA (closest encloser proof and the wildcard's NSEC3
+ * without qtype; INSECURE when the next closer is in an opt-out span).
+ * INSECURE as well when qname lies below an insecure
+ * delegation (the closest encloser's NSEC3 has NS without SOA and DS),
+ * or when neither qname nor the wildcard match and the next closer is
+ * covered by opt-out (RFC 5155 9.2; for DS, 8.6): qname may be in an
+ * unsigned child left out of the chain, as Unbound judges it.
  * @return SECURE, INSECURE, BOGUS or NONE.
  */
 int val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
@@ -141,7 +146,8 @@ int val_nsec3_prove_nodata(const struct val_nrec *recs, size_t n,
 /**
  * Prove a wildcard answer: the next closer name of qname for a wildcard
  * whose parent has wc_labels labels is covered.
- * @return SECURE, INSECURE (iterations) or NONE.
+ * @return SECURE, INSECURE (iterations, or the covering record is
+ *	opt-out: RFC 5155 9.2) or NONE.
  */
 int val_nsec3_prove_wildcard(const struct val_nrec *recs, size_t n,
 	const uint8_t *qname, int wc_labels, unsigned max_iter,

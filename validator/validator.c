@@ -46,6 +46,7 @@
 #include "dns/as112.h"
 #include "util/region.h"
 #include "util/config_file.h"
+#include "services/cache/rrset.h"
 
 /** bogus answers remembered (val-bogus-ttl) */
 #define VAL_BOGUS_MAX 256
@@ -211,6 +212,24 @@ struct val_qstate {
 	 * hashes), counted across its walk, its answers and its restarts:
 	 * once spent, the answer is bogus (EDE 6) and not asked again */
 	struct val_budget budget;
+	/** 1 when the DS answer in sub_an/sub_ns came from the RRset cache
+	 * (a referral's), not from a sub-query: when it does not do,
+	 * the question is asked (walk_retry) */
+	int sub_cached;
+	/** 1 when vq->ds came from the RRset cache (a referral's): when
+	 * the zone's DNSKEY set does not match it, the DS set is asked
+	 * for before the DNSKEY servers are blamed */
+	int ds_cached;
+	/** 1 while the DNSKEY answer that matched no key of a cached DS
+	 * set is kept (keys_an, keys_origin) to be judged again with the
+	 * DS set asked of the parent, instead of being asked again */
+	int keys_saved;
+	/** that DNSKEY answer (records in the region) */
+	struct module_rrlist keys_an;
+	/** the servers that gave it */
+	struct netaddr keys_origin[MODULE_ORIGIN_MAX];
+	/** how many */
+	int keys_norigin;
 };
 
 long
@@ -724,6 +743,7 @@ walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	vq->sub_rcode = -1;
 	vq->sub_norigin = 0;
 	vq->sub_retry = 0;
+	vq->sub_cached = 0;
 	sub = qs->env->attach_sub(qs, vq->sub_name, type, DNS_CLASS_IN,
 		MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD);
 	if(!sub) {
@@ -761,6 +781,10 @@ walk_retry(struct module_qstate *qs, struct val_qstate *vq,
 	uint8_t name[256];
 	int i, added = 0;
 	(void)dname_copy_lower(name, vq->sub_name);
+	if(vq->sub_cached) {
+		/* the cached DS answer did not do: ask for it */
+		return walk_sub(qs, vq, ve, what, name, DNS_TYPE_DS) == 0;
+	}
 	if(vq->sub_retry && vq->key_bogus_reason &&
 		vq->sub_rcode != DNS_RCODE_NOERROR &&
 		vq->sub_rcode != DNS_RCODE_NXDOMAIN) {
@@ -810,18 +834,105 @@ bogus:
 	return 0;
 }
 
+static int walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve);
+
+/** the DS set (type DS, as an answer) or the NSEC at name (type NSEC, as
+ * a denial) from the RRset cache, with its RRSIGs, into vq->sub_an or
+ * vq->sub_ns (in the region). @return 1 when found */
+static int
+ds_from_cache(struct module_qstate *qs, struct val_qstate *vq,
+	const uint8_t *name, uint16_t type)
+{
+	struct module_rrlist *to = type == DNS_TYPE_DS ? &vq->sub_an :
+		&vq->sub_ns;
+	struct rrset_data rs;
+	size_t i;
+	if(!qs->env->rrset || rrset_cache_lookup(qs->env->rrset, name, type,
+		DNS_CLASS_IN, qs->env->now->tv_sec, qs->region, &rs) != 0 ||
+		rs.count == 0 || rs.sig_count == 0)
+		return 0;
+	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+	for(i = 0; i < rs.count + rs.sig_count; i++) {
+		struct module_rr *c = module_rr_new(qs->region, rs.name,
+			rs.name_len, i < rs.count ? type : DNS_TYPE_RRSIG,
+			DNS_CLASS_IN, rs.ttl, rs.rdata[i], rs.rdlen[i]);
+		if(!c)
+			return 0;
+		module_rrlist_append(to, c);
+	}
+	return 1;
+}
+
+/**
+ * The walk's DS question answered from what is at hand: the NSEC at the
+ * cut in the answer being checked, or the RRset cache, where a referral
+ * the iterator followed left the zone's DS set, or the NSEC that proves
+ * it has none, with their signatures (Unbound's validator, too, does not
+ * ask the parent again for what it was given). Filled in as a
+ * sub-query's answer would be (vq->sub_an or vq->sub_ns, in the region);
+ * when it does not do, the question is asked (walk_retry).
+ * @return 1 when found, 0 when the question must be asked.
+ */
+static int
+walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
+	const uint8_t *name)
+{
+	const struct module_rr *rr;
+	int found = 0;
+	/* in order: the DS set in the cache (a referral's, or an earlier
+	 * answer's); the proof the answer itself came with (the NSEC at
+	 * the cut, or the parent's NSEC3 records, that a CNAME into an
+	 * unsigned child carries); the NSEC at the cut in the cache */
+	if(ds_from_cache(qs, vq, name, DNS_TYPE_DS))
+		return 1;
+	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
+			found = 1;
+		else if(rr->type == DNS_TYPE_NSEC3 && rr->owner[0] != 0 &&
+			dname_equal(dname_strip_label(rr->owner), vq->kk.name))
+			found = 3; /* the parent zone's NSEC3 records */
+	}
+	if(found) {
+		uint16_t ft = found == 1 ? DNS_TYPE_NSEC : DNS_TYPE_NSEC3;
+		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+		for(rr = vq->ans->ns.first; rr; rr = rr->next)
+			if((rr->type == ft || (rr->type == DNS_TYPE_RRSIG &&
+				sig_covered(rr) == ft)) && (ft == DNS_TYPE_NSEC ?
+				dname_equal(rr->owner, name) : (rr->owner[0] != 0
+				&& dname_equal(dname_strip_label(rr->owner),
+				vq->kk.name))) && module_rrlist_push(qs->region,
+				&vq->sub_ns, rr) < 0)
+				return 0;
+		return 1;
+	}
+	return ds_from_cache(qs, vq, name, DNS_TYPE_NSEC);
+}
+
 /** the walk moves on from the keys in vq->kk: probe the next label or
  * finish. @return 1 when waiting on a sub-query, 0 when done */
 static int
 walk_next(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve)
 {
 	int tl = dname_count_labels(vq->target);
+	const uint8_t *name;
 	if(vq->probe_labs > tl || dname_equal(vq->kk.name, vq->target)) {
 		walk_done(vq, &vq->kk);
 		return 0;
 	}
-	if(walk_sub(qs, vq, ve, VAL_SUB_DS, dname_suffix_labels(vq->target,
-		vq->probe_labs), DNS_TYPE_DS) < 0)
+	name = dname_suffix_labels(vq->target, vq->probe_labs);
+	if(walk_ds_cached(qs, vq, name)) {
+		vq->sub = VAL_SUB_DS;
+		(void)dname_copy_lower(vq->sub_name, name);
+		vq->sub_rcode = DNS_RCODE_NOERROR;
+		vq->sub_norigin = 0;
+		vq->sub_retry = 0;
+		vq->sub_cached = 1;
+		return walk_got_ds(qs, vq, ve);
+	}
+	if(walk_sub(qs, vq, ve, VAL_SUB_DS, name, DNS_TYPE_DS) < 0)
 		return 0;
 	return 1;
 }
@@ -1051,6 +1162,17 @@ static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
 	int rcode);
 
+/** @return 1 when a list has a record of the type at owner */
+static int
+has_type(const struct module_rrlist *l, const uint8_t *owner, uint16_t type)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == type && dname_equal(rr->owner, owner))
+			return 1;
+	return 0;
+}
+
 /** a DNSKEY set came back (for the anchor, or under a DS set): check it,
  * keep it as the walk's keys. @return 1 waiting, 0 done */
 static int
@@ -1081,6 +1203,15 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			walk_insecure(qs, vq, ve, zone, 60);
 			return 0;
 		}
+	}
+	if(vq->sub == VAL_SUB_ANCHOR_KEY && !ve->harden_stripped &&
+		(vq->sub_rcode != DNS_RCODE_NOERROR || !has_type(&vq->sub_an,
+		zone, DNS_TYPE_DNSKEY))) {
+		/* harden-dnssec-stripped: no: a trust point whose DNSKEY
+		 * set cannot be had is taken as insecure, not bogus (as
+		 * Unbound does when priming fails) */
+		walk_insecure(qs, vq, ve, zone, ve->bogus_ttl);
+		return 0;
 	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
 		return walk_retry(qs, vq, ve, DNS_EDE_DNSKEY_MISSING,
@@ -1137,6 +1268,19 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			sigs, nsigs, &w));
 		return 0;
 	}
+	if(r == VAL_CRYPTO_NO_KEY && vq->sub == VAL_SUB_KEY && vq->ds_cached) {
+		/* no key matches the DS set, which was the referral's, from
+		 * the cache: the parent is asked for it before the keys are
+		 * judged */
+		uint8_t z[256];
+		(void)dname_copy_lower(z, zone);
+		vq->ds_cached = 0;
+		vq->keys_saved = 1;
+		vq->keys_an = vq->sub_an;
+		memcpy(vq->keys_origin, vq->sub_origin, sizeof(vq->keys_origin));
+		vq->keys_norigin = vq->sub_norigin;
+		return walk_sub(qs, vq, ve, VAL_SUB_DS, z, DNS_TYPE_DS) == 0;
+	}
 	if(r != VAL_CRYPTO_OK)
 		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 			DNS_EDE_DNSSEC_BOGUS, val_crypto_result_str(r));
@@ -1173,6 +1317,8 @@ nrec_count(const struct module_rrlist *l)
  * Check the NSEC and NSEC3 RRsets of a list with the keys of kk (none
  * when there are more than max: no proof needs that many, and each
  * would cost a verification).
+ * @param ede: set to the EDE of a signature that failed (expired, ...),
+ *	or -1; may be NULL.
  * @return number of NSEC(3) records that verified, put in recs (NSEC)
  *	and recs3 (NSEC3); -1 when one failed to verify.
  */
@@ -1180,7 +1326,8 @@ static int
 check_denial(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, const struct val_kinfo *kk,
 	struct module_rrlist *l, struct val_nrec *recs, size_t *n,
-	struct val_nrec *recs3, size_t *n3, size_t max, uint32_t *minttl)
+	struct val_nrec *recs3, size_t *n3, size_t max, uint32_t *minttl,
+	int *ede)
 {
 	struct module_rr *rr, *o;
 	struct val_window w;
@@ -1189,6 +1336,8 @@ check_denial(struct module_qstate *qs, struct val_qstate *vq,
 	if(nrec_count(l) > max)
 		return -1; /* more than a proof needs: not examined */
 	*n = *n3 = 0;
+	if(ede)
+		*ede = -1;
 	for(rr = l->first; rr; rr = rr->next) {
 		struct val_rr *rrs, *sigs;
 		size_t nr, ns;
@@ -1211,9 +1360,23 @@ check_denial(struct module_qstate *qs, struct val_qstate *vq,
 		set.rrs = rrs;
 		set.count = nr;
 		r = val_verify_rrset_algos(&set, sigs, ns, &kk->keys,
-			kk->algs, kk->nalgs, &w, NULL);
+			kk->algs, kk->nalgs, &w, ede);
 		if(r != VAL_CRYPTO_OK)
 			return -1;
+		{
+			/* an NSEC made from a wildcard (the RRSIG has fewer
+			 * labels than the owner) is not the zone's NSEC at
+			 * that name: it denies nothing there (Unbound, too,
+			 * refuses it for a DS denial) */
+			int labs = dname_count_labels(rr->owner);
+			size_t k;
+			if(rr->owner[0] == 1 && rr->owner[1] == '*')
+				labs--;
+			for(k = 0; k < ns; k++)
+				if(sigs[k].len >= VAL_RRSIG_FIXED &&
+					sigs[k].buf[sigs[k].off + 3] < labs)
+					return -1;
+		}
 		if(rr->ttl < *minttl)
 			*minttl = rr->ttl;
 		if(rr->type == DNS_TYPE_NSEC && *n < max) {
@@ -1244,8 +1407,21 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_nrec recs[VAL_MAX_NREC], recs3[VAL_MAX_NREC];
 	uint32_t minttl = 3600;
 	struct module_rr *rr;
-	int p;
+	int p, ede = -1, saved = vq->keys_saved;
+	vq->keys_saved = 0; /* (kept for this answer only) */
 	if(vq->sub_rcode == DNS_RCODE_NXDOMAIN) {
+		/* an NXDOMAIN whose NSEC shows the name is an empty
+		 * non-terminal (a server that gives NXDOMAIN for one): no
+		 * cut here, go on below (as Unbound is lenient) */
+		if(check_denial(qs, vq, ve, &vq->kk, &vq->sub_ns, recs, &n,
+			recs3, &n3, VAL_MAX_NREC, &minttl, NULL) > 0 &&
+			((n > 0 && val_nsec_prove_nodata(recs, n, name,
+			DNS_TYPE_DS) == VAL_PROOF_SECURE) || (n == 0 && n3 > 0 &&
+			val_nsec3_prove_nodata(recs3, n3, name, DNS_TYPE_DS,
+			ve->max_iter, &vq->budget) == VAL_PROOF_SECURE))) {
+			vq->probe_labs++;
+			return walk_next(qs, vq, ve);
+		}
 		/* nothing below: the keys we have are the last ones */
 		walk_done(vq, &vq->kk);
 		return 0;
@@ -1261,7 +1437,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	if(nr > 0) {
 		struct val_rrset set;
 		struct val_window w;
-		int r, ede = -1;
+		int r;
+		ede = -1;
 		val_window(qs, ve, &vq->budget, &w);
 		set.owner = name;
 		set.type = DNS_TYPE_DS;
@@ -1283,6 +1460,24 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		vq->ds = rrs;
 		vq->nds = nr;
+		vq->ds_cached = vq->sub_cached;
+		if(saved) {
+			/* the DNSKEY answer is at hand: judged again with
+			 * the parent's own DS set */
+			uint8_t z[256];
+			(void)dname_copy_lower(z, name);
+			vq->sub = VAL_SUB_KEY;
+			(void)dname_copy_lower(vq->sub_name, z);
+			vq->sub_an = vq->keys_an;
+			memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+			vq->sub_rcode = DNS_RCODE_NOERROR;
+			memcpy(vq->sub_origin, vq->keys_origin,
+				sizeof(vq->sub_origin));
+			vq->sub_norigin = vq->keys_norigin;
+			vq->sub_retry = 0;
+			vq->sub_cached = 0;
+			return walk_got_keys(qs, vq, ve);
+		}
 		if(walk_sub(qs, vq, ve, VAL_SUB_KEY, name, DNS_TYPE_DNSKEY) < 0)
 			return 0;
 		return 1;
@@ -1295,9 +1490,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		}
 	/* no DS: the denial, signed by the zone above */
 	if(check_denial(qs, vq, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
-		VAL_MAX_NREC, &minttl) < 0)
-		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
-			"NSEC for no DS not verified");
+		VAL_MAX_NREC, &minttl, &ede) < 0)
+		return walk_retry(qs, vq, ve, ede >= 0 ? ede :
+			DNS_EDE_DNSSEC_BOGUS, "NSEC for no DS not verified");
 	if(n > 0)
 		p = val_nsec_prove_no_ds(recs, n, name);
 	else if(n3 > 0)
@@ -1375,14 +1570,15 @@ val_fail_keys(struct val_qstate *vq, int ede, const char *why)
 	vq->keys_bad = 1;
 }
 
-/** remember a failed denial proof: EDE 12, or EDE 6 when it failed for
+/** remember a failed denial proof: its EDE (12 when no NSEC or NSEC3
+ * came, 6 when they came but prove nothing), or EDE 6 when it failed for
  * want of budget (too many NSEC3 hashes) */
 static void
-proof_fail(struct val_qstate *vq, const char *why)
+proof_fail(struct val_qstate *vq, int ede, const char *why)
 {
 	if(vq->budget.spent)
 		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too much NSEC3 hashing");
-	else	val_fail(vq, DNS_EDE_NSEC_MISSING, why);
+	else	val_fail(vq, ede, why);
 }
 
 /** @return labels of an RRSIG (its labels field) */
@@ -1448,6 +1644,21 @@ has_sigs(const struct module_rrlist *l, const struct module_rr *rr)
 			dname_equal(o->owner, rr->owner))
 			return 1;
 	return 0;
+}
+
+/** @return 1 when the next names of an NSEC RRset are all in the zone
+ * of its signer (at or below it), 0 when one is not or is malformed */
+static int
+nsec_next_in_zone(const struct val_rr *rrs, size_t n, const uint8_t *signer)
+{
+	size_t i;
+	for(i = 0; i < n; i++) {
+		const uint8_t *next = rrs[i].buf + rrs[i].off;
+		if(dname_valid(next, rrs[i].len) == 0 ||
+			!dname_is_subdomain(next, signer))
+			return 0;
+	}
+	return 1;
 }
 
 /**
@@ -1540,6 +1751,25 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 				if(sig_labels(&sigs[0]) < labs && wc_name) {
 					*wc_name = rr->owner;
 					*wc_labs = sig_labels(&sigs[0]);
+				} else if(sig_labels(&sigs[0]) < labs &&
+					(rr->type == DNS_TYPE_NSEC ||
+					rr->type == DNS_TYPE_NSEC3)) {
+					/* an NSEC made from a wildcard's NSEC
+					 * denies nothing at its owner; taken as
+					 * proof it would hide real names
+					 * (CVE-2017-15105; Unbound refuses it) */
+					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+						"NSEC expanded from a wildcard");
+					s = MODULE_SEC_BOGUS;
+				} else if(rr->type == DNS_TYPE_NSEC &&
+					!nsec_next_in_zone(rrs, nr, signer)) {
+					/* an NSEC whose next name is outside
+					 * the signer's zone would deny names of
+					 * other zones (an overreaching NSEC; as
+					 * Unbound) */
+					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+						"NSEC next name outside its zone");
+					s = MODULE_SEC_BOGUS;
 				}
 			} else if(r == VAL_CRYPTO_UNSUPPORTED) {
 				s = MODULE_SEC_INSECURE;
@@ -1609,13 +1839,20 @@ clear_marks(struct mesh_answer *a)
 		rr->sec = 0;
 }
 
-/** the name the answer ends at: the question, or the last CNAME target */
+/** the name the answer ends at: the question, or the last CNAME target
+ * (an ANY answer with data at the question ends there: a CNAME is then
+ * one of its RRsets, not followed) */
 static const uint8_t *
 final_name(const struct module_qstate *qs, const struct mesh_answer *a)
 {
 	const uint8_t *name = qs->qname;
 	const struct module_rr *rr;
 	int changed = 1, loops = 0;
+	if(qs->qtype == DNS_TYPE_ANY)
+		for(rr = a->an.first; rr; rr = rr->next)
+			if(rr->type != DNS_TYPE_CNAME && rr->type !=
+				DNS_TYPE_RRSIG && dname_equal(rr->owner, name))
+				return name;
 	while(changed && loops++ < 16) {
 		changed = 0;
 		for(rr = a->an.first; rr; rr = rr->next)
@@ -1671,25 +1908,29 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	s2 = check_section(qs, vq, ve, &a->ns, need, !neg, NULL, NULL);
 	if(s2 < 0)
 		return -1;
-	if(!neg) {
-		if(s1 == MODULE_SEC_SECURE && wc) {
-			gather_nrecs(&a->ns, recs, &n, recs3, &n3);
-			if(n > 0)
-				p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
-			else if(n3 > 0)
-				p = val_nsec3_prove_wildcard(recs3, n3, wc,
-					wclabs, ve->max_iter, &vq->budget);
-			else	p = VAL_PROOF_NONE;
-			if(p == VAL_PROOF_INSECURE)
-				s1 = MODULE_SEC_INSECURE;
-			else if(p != VAL_PROOF_SECURE) {
-				proof_fail(vq, "wildcard answer without its "
-					"proof");
-				s1 = MODULE_SEC_BOGUS;
-			}
+	if(s1 == MODULE_SEC_SECURE && wc && (!neg || s2 ==
+		MODULE_SEC_SECURE)) {
+		/* a wildcard expansion (the answer, or a CNAME on the way
+		 * to a denial) needs its proof that nothing closer exists */
+		gather_nrecs(&a->ns, recs, &n, recs3, &n3);
+		if(n > 0)
+			p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
+		else	p = VAL_PROOF_NONE;
+		if(p != VAL_PROOF_SECURE && n3 > 0)
+			p = val_nsec3_prove_wildcard(recs3, n3, wc,
+				wclabs, ve->max_iter, &vq->budget);
+		if(p == VAL_PROOF_INSECURE)
+			s1 = MODULE_SEC_INSECURE;
+		else if(p != VAL_PROOF_SECURE) {
+			/* (the data is there, its proof is not: bogus, EDE 6,
+			 * as Unbound; EDE 12 is for missing data, RFC 8914) */
+			proof_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+				"wildcard answer without its proof");
+			s1 = MODULE_SEC_BOGUS;
 		}
-		return s1;
 	}
+	if(!neg)
+		return s1;
 	s1 = sec_min(s1, s2);
 	if(s1 != MODULE_SEC_SECURE) {
 		if(s1 == MODULE_SEC_INSECURE)
@@ -1728,12 +1969,34 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 				ve->max_iter, &vq->budget);
 		else	p = VAL_PROOF_NONE;
 	}
+	if(p != VAL_PROOF_SECURE && p != VAL_PROOF_INSECURE &&
+		a->rcode == DNS_RCODE_NXDOMAIN) {
+		/* an NXDOMAIN for a name the records show to exist without
+		 * the type (an empty non-terminal): a secure NODATA with the
+		 * wrong rcode, answered NOERROR (as Unbound is lenient) */
+		int q;
+		if(n > 0)
+			q = val_nsec_prove_nodata(recs, n, fname, qs->qtype);
+		else if(n3 > 0)
+			q = val_nsec3_prove_nodata(recs3, n3, fname, qs->qtype,
+				ve->max_iter, &vq->budget);
+		else	q = VAL_PROOF_NONE;
+		if(q == VAL_PROOF_SECURE) {
+			a->rcode = DNS_RCODE_NOERROR;
+			qs->return_rcode = DNS_RCODE_NOERROR;
+			return MODULE_SEC_SECURE;
+		}
+	}
 	if(p == VAL_PROOF_SECURE)
 		return MODULE_SEC_SECURE;
 	if(p == VAL_PROOF_INSECURE)
 		return MODULE_SEC_INSECURE;
-	proof_fail(vq, a->rcode == DNS_RCODE_NXDOMAIN ?
-		"NXDOMAIN without proof" : "NODATA without proof");
+	/* RFC 8914: NSEC Missing (12) when no NSEC or NSEC3 came; when
+	 * some came but prove nothing (or the opposite), DNSSEC Bogus (6),
+	 * as Unbound tells them apart */
+	proof_fail(vq, n + n3 > 0 ? DNS_EDE_DNSSEC_BOGUS : DNS_EDE_NSEC_MISSING,
+		a->rcode == DNS_RCODE_NXDOMAIN ? "NXDOMAIN without proof" :
+		"NODATA without proof");
 	return MODULE_SEC_BOGUS;
 }
 
@@ -1764,7 +2027,7 @@ val_log_bogus(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve)
 {
 	char name[256], from[160];
-	if(ve->log_level < 1)
+	if(ve->log_level < 1 && verbosity < VERB_ALGO)
 		return;
 	if(dname_to_str(qs->qname, name, sizeof(name)) < 0)
 		snprintf(name, sizeof(name), "?");
@@ -1773,6 +2036,14 @@ val_log_bogus(struct module_qstate *qs, struct val_qstate *vq,
 		char a[128];
 		snprintf(from, sizeof(from), " from %s", netaddr_str(
 			qs->origin[0], 53, a, sizeof(a)));
+	}
+	if(ve->log_level < 1) {
+		/* (for the developer: why the answer is bogus) */
+		verbose(VERB_ALGO, "validation failure <%s type %u class %u>: "
+			"%s (EDE %d)%s after %d restarts", name,
+			(unsigned)qs->qtype, (unsigned)qs->qclass, vq->reason ?
+			vq->reason : "bogus", vq->ede, from, vq->restarts);
+		return;
 	}
 	log_info("validation failure <%s type %u class %u>: %s (EDE %d)%s"
 		" after %d restarts", name, (unsigned)qs->qtype,
@@ -1872,6 +2143,26 @@ val_key_count(struct module_env *env, int id)
 {
 	struct val_env *ve = env->modinfo[id];
 	return ve ? val_kcache_count(ve->kcache) : 0;
+}
+
+size_t
+val_flush_keys(struct module_env *env, int id, const uint8_t *name,
+	int below)
+{
+	struct val_env *ve = env->modinfo[id];
+	if(!ve)
+		return 0;
+	if(below)
+		return val_kcache_flush_zone(ve->kcache, name);
+	return (size_t)(val_kcache_remove(ve->kcache, name, DNS_CLASS_IN) ?
+		1 : 0);
+}
+
+size_t
+val_flush_bad_keys(struct module_env *env, int id)
+{
+	struct val_env *ve = env->modinfo[id];
+	return ve ? val_kcache_flush_bogus(ve->kcache) : 0;
 }
 
 size_t
@@ -2013,6 +2304,67 @@ val_restart(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
+/**
+ * val-clean-additional: the additional section of a secure answer keeps
+ * only the RRsets that verify with keys already known (the zone of the
+ * answer, typically: the glue of its NS set); the others go, unsigned or
+ * not. The additional section of an answer that is not secure stays as
+ * it came (nothing in it is claimed secure). As Unbound.
+ */
+static void
+clean_additional(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, struct mesh_answer *a, int sec)
+{
+	struct module_rr *rr, *next;
+	struct val_window w;
+	if(sec != MODULE_SEC_SECURE)
+		return;
+	val_window(qs, ve, &vq->budget, &w);
+	for(rr = a->ar.first; rr; rr = next) {
+		struct val_rr *rrs, *sigs;
+		size_t nr, ns;
+		struct val_rrset set;
+		const struct val_kinfo *ki = NULL;
+		const uint8_t *signer = NULL;
+		next = rr->next;
+		if(rr->type == DNS_TYPE_RRSIG || rr->sec == MODULE_SEC_SECURE)
+			continue;
+		if(val_collect(qs->region, &a->ar, rr->owner, rr->type,
+			rr->rrclass, &rrs, &nr, &sigs, &ns) == 0 && ns > 0) {
+			signer = sigs[0].buf + sigs[0].off + VAL_RRSIG_FIXED;
+			if(dname_valid(signer, sigs[0].len - VAL_RRSIG_FIXED)
+				== 0 || !dname_is_subdomain(rr->owner, signer))
+				signer = NULL;
+		}
+		if(signer)
+			ki = val_keys(qs, vq, ve, signer);
+		set.owner = rr->owner;
+		set.type = rr->type;
+		set.rrclass = rr->rrclass;
+		set.rrs = rrs;
+		set.count = nr;
+		if(ki && ki->status == VAL_KEY_SECURE &&
+			dname_equal(ki->name, signer) &&
+			val_verify_rrset_algos(&set, sigs, ns, &ki->keys,
+			ki->algs, ki->nalgs, &w, NULL) == VAL_CRYPTO_OK) {
+			val_mark(&a->ar, rr->owner, rr->type,
+				MODULE_SEC_SECURE);
+			continue;
+		}
+		val_remove(&a->ar, rr->owner, rr->type);
+		next = a->ar.first; /* the list changed: from the top */
+	}
+	/* RRSIGs left without their RRset */
+	for(rr = a->ar.first; rr; rr = next) {
+		next = rr->next;
+		if(rr->type == DNS_TYPE_RRSIG && !has_type(&a->ar, rr->owner,
+			sig_covered(rr))) {
+			val_remove(&a->ar, rr->owner, sig_covered(rr));
+			next = a->ar.first;
+		}
+	}
+}
+
 /** the answer is checked: set its status, finish the state (or restart
  * the query when it is bogus: val_restart) */
 static void
@@ -2060,9 +2412,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			return;
 		}
 	}
-	if(ve->clean_add) {
-		memset(&a->ar, 0, sizeof(a->ar));
-	}
+	if(ve->clean_add)
+		clean_additional(qs, vq, ve, a, sec);
 	if(!(qs->flags & MESH_FLAG_DO)) {
 		strip_dnssec(&a->an, qs->qtype);
 		strip_dnssec(&a->ns, qs->qtype);
@@ -2415,6 +2766,13 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 {
 	struct mesh_answer *a = NULL;
 	struct module_counters *c = &qs->env->ctr;
+	const struct val_anchor *an = val_anchors_lookup(ve->anchors,
+		qs->qname, DNS_CLASS_IN);
+	/* not for a name under a domain-insecure or a negative trust
+	 * anchor: its data is not proven by the signed zone above (as
+	 * Unbound) */
+	if(!an || an->insecure || nta_covers(ve, qs->qname))
+		return 0;
 	if(val_neg_answer(ve->neg, qs->qname, qs->qtype,
 		(uint32_t)qs->env->now->tv_sec, qs->region, &a) != 1 || !a)
 		return 0;
@@ -2617,6 +2975,14 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = qs->return_msg ||
 				qs->return_rcode != DNS_RCODE_SERVFAIL ?
 				MODULE_FINISHED : MODULE_ERROR;
+			return;
+		}
+		if(qs->qtype == DNS_TYPE_RRSIG && qs->return_rcode ==
+			DNS_RCODE_NOERROR && qs->return_msg->an.count > 0) {
+			/* RRSIGs are not signed: a positive answer to an
+			 * RRSIG question cannot be validated; it goes out
+			 * as it came, without AD (as Unbound) */
+			qs->ext_state[id] = MODULE_FINISHED;
 			return;
 		}
 		vq->ans = qs->return_msg;

@@ -77,6 +77,25 @@ long val_parse_nsec3_iterations(const char *s);
 size_t val_flush_bogus(struct module_env *env, int id);
 
 /**
+ * flush_zone, flush_type NAME DNSKEY: forget the key cache entries of a
+ * zone (as Unbound's flush_zone), so that the next query there fetches
+ * and validates the zone's keys again (the recovery after a key change).
+ * @param env: the module env; id: the validator's index in the stack.
+ * @param name: wire format.
+ * @param below: 1: the name and every name below it; 0: the name only.
+ * @return how many entries went.
+ */
+size_t val_flush_keys(struct module_env *env, int id, const uint8_t *name,
+	int below);
+
+/**
+ * flush_negative: forget the key cache's bad entries (a DS or DNSKEY
+ * lookup that failed), as Unbound's flush_negative.
+ * @return how many entries went.
+ */
+size_t val_flush_bad_keys(struct module_env *env, int id);
+
+/**
  * The entries of the key cache (key.cache.count).
  * @param env: the module env; id: the validator's index in the stack.
  * @return how many.

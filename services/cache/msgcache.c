@@ -852,9 +852,9 @@ mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
 }
 
 enum mcache_result
-mcache_answer(struct mcache *c, const struct fast_query *q,
+mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
-	size_t *outlen, int *refresh)
+	size_t *outlen, int *refresh, int *secure)
 {
 	const struct mcache_entry *e;
 	struct mcache_key key;
@@ -868,6 +868,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	if(refresh)
 		*refresh = 0;
+	if(secure)
+		*secure = 0;
 	if((edns && q->edns.version != 0) ||
 		(q->flags & DNS_FLAG_OPCODE_MASK) != 0)
 		return MCACHE_MISS;
@@ -957,6 +959,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	if(e->sec == MCACHE_SEC_SECURE && (client_do ||
 		(q->flags & DNS_FLAG_AD)))
 		flags |= DNS_FLAG_AD;
+	if(secure)
+		*secure = e->sec == MCACHE_SEC_SECURE;
 	dns_write_u16(out, q->id);
 	dns_write_u16(out + 2, flags);
 	dns_write_u16(out + 4, 1);
@@ -1008,6 +1012,15 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	}
 	*outlen = msglen;
 	return res;
+}
+
+enum mcache_result
+mcache_answer(struct mcache *c, const struct fast_query *q,
+	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
+	size_t *outlen, int *refresh)
+{
+	return mcache_answer_sec(c, q, qpkt, tcp, now, out, outmax, outlen,
+		refresh, NULL);
 }
 
 int

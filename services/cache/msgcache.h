@@ -300,6 +300,19 @@ enum mcache_result mcache_answer(struct mcache *c,
 	uint8_t *out, size_t outmax, size_t *outlen, int *refresh);
 
 /**
+ * mcache_answer, telling also whether the entry answered from is secure
+ * (for num.answer.secure, which counts the secure answers given from the
+ * cache too, as Unbound's, whether or not the client sees AD).
+ * @param secure: set to 1 when an answer is written from a secure entry,
+ *	else 0. May be NULL.
+ * Other parameters and the result as mcache_answer.
+ */
+enum mcache_result mcache_answer_sec(struct mcache *c,
+	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
+	uint8_t *out, size_t outmax, size_t *outlen, int *refresh,
+	int *secure);
+
+/**
  * The table hash mcache_answer() will look q up with (the question's hash
  * and the client's DO and CD bits), for mcache_prefetch().
  */

@@ -114,7 +114,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	line[l] = 0;
 	if(l > 0 && line[l - 1] == '\r')
 		line[l - 1] = 0;
-	if(remote_parse_request(line, &cmd, &args) != 0)
+	r = remote_parse_request(line, &cmd, &args);
+	CHECK(r >= -1 && r <= 1);
+	if(r < 0)
 		return 0;
 	/* the arguments come with no blank at either end */
 	CHECK(strlen(args) == 0 || (!isspace((unsigned char)args[0]) &&

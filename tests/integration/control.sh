@@ -339,7 +339,10 @@ run_commands() {
 	expect_ok local_zone "^ok$" local_zone blocked.example static
 	expect_ok local_data "^ok$" local_data "x.blocked.example. 300 IN A 10.9.9.9"
 	expect_ok list_local_zones "^blocked\.example\. static" list_local_zones
-	expect_ok list_local_data "^x\.blocked\.example\. 300 IN A 10\.9\.9\.9" list_local_data
+	expect_ok list_local_data "^x\.blocked\.example\.	300	IN	A	10\.9\.9\.9$" list_local_data
+	# the defaults too, as Unbound lists them
+	expect_ok "list_local_zones: the defaults" "^localhost\. redirect$" list_local_zones
+	expect_ok "list_local_data: the defaults" "^localhost\.	10800	IN	A	127\.0\.0\.1$" list_local_data
 	all_see 10.9.9.9 x.blocked.example >/dev/null && ok "$TAG every worker answers the local data" \
 		|| bad "$TAG local_data not seen by every worker"
 	expect_ok "local_data TXT" "^ok$" local_data 'x.blocked.example. TXT "hi there"'

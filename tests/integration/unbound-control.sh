@@ -161,6 +161,18 @@ expect_ok() {
 		bad "$TAG $desc: rc $RC, output: $(echo "$OUT" | head -5)"
 	fi
 }
+# expect_exact DESC WANT ARGS...: rc 0 and exactly WANT (Unbound's bytes,
+# which scripts compare)
+expect_exact() {
+	local desc=$1 want=$2
+	shift 2
+	uc "$@"
+	if [ $RC = 0 ] && [ "$OUT" = "$want" ]; then
+		ok "$TAG $desc"
+	else
+		bad "$TAG $desc: rc $RC, output: '$(echo "$OUT" | head -5)', want '$want'"
+	fi
+}
 # expect_err DESC ARGS...: rc 1 and an "error" first line
 expect_err() {
 	local desc=$1
@@ -250,13 +262,22 @@ run_commands() {
 	expect_err "cache_lookup without a name" cache_lookup
 	expect_ok "dump_infra" "^$NSD_IP@$NSD_PORT \. ttl [0-9]+ ping" dump_infra
 	expect_ok "dump_requestlist" "" dump_requestlist
-	expect_ok "flush_requestlist" "^ok" flush_requestlist
-	expect_ok "flush" "^ok" flush www.ctl.example
-	expect_ok "flush_type" "^ok" flush_type mail.ctl.example A
-	expect_ok "flush_zone" "^ok removed" flush_zone ctl.example
-	expect_ok "flush_negative" "^ok removed" flush_negative
-	expect_ok "flush_bogus" "^ok removed" flush_bogus
-	expect_ok "flush_infra" "^ok" flush_infra all
+	[ "$(echo "$OUT" | sed -n 1,2p)" = "thread #0
+#   type cl name    seconds    module status" ] &&
+		ok "$TAG dump_requestlist: Unbound's header" ||
+		bad "$TAG dump_requestlist header: $(echo "$OUT" | head -2)"
+	expect_exact "view_list_local_zones of an unknown view (exit 0)" \
+		"no view with name: nosuch" view_list_local_zones nosuch
+	# Unbound's answers, byte for byte: "ok" where Unbound says no
+	# more, the counts where it gives them
+	expect_exact "flush_requestlist" "ok" flush_requestlist
+	expect_exact "flush" "ok" flush www.ctl.example
+	expect_exact "flush_type" "ok" flush_type mail.ctl.example A
+	expect_ok "flush_zone" "^ok removed [0-9]+ rrsets, [0-9]+ messages and [0-9]+ key entries$" flush_zone ctl.example
+	expect_ok "flush_negative" "^ok removed [0-9]+ rrsets, [0-9]+ messages and [0-9]+ key entries$" flush_negative
+	expect_ok "flush_bogus" "^ok removed [0-9]+ rrsets, [0-9]+ messages and [0-9]+ key entries$" flush_bogus
+	expect_exact "flush_infra all" "ok" flush_infra all
+	expect_exact "flush_infra IP" "ok" flush_infra $NSD_IP
 	# a dump taken through unbound-control loads back the same way
 	qshort www.ctl.example A >/dev/null
 	uc dump_cache
@@ -266,7 +287,7 @@ run_commands() {
 		expect_ok "flush_zone before load" "^ok" flush_zone ctl.example
 		OUT=$("$UC" -c "$UCONF" load_cache < "$W/dump" 2>&1)
 		RC=$?
-		[ $RC = 0 ] && echo "$OUT" | grep -q '^ok' && ok "$TAG load_cache" ||
+		[ $RC = 0 ] && [ "$OUT" = ok ] && ok "$TAG load_cache: ok" ||
 			bad "$TAG load_cache: rc $RC '$OUT'"
 		expect_ok "cache_lookup after load" "www\.ctl\.example\." \
 			cache_lookup www.ctl.example
@@ -280,6 +301,18 @@ run_commands() {
 		ok "$TAG local_data answers" || bad "$TAG local_data answers"
 	expect_ok "list_local_zones" "^one\.example\. static$" list_local_zones
 	expect_ok "list_local_data" "^www\.one\.example\..*192\.0\.2\.31" list_local_data
+	# the default zones and their records, in Unbound's format (each
+	# record followed by an empty line, as Unbound prints it)
+	expect_ok "list_local_zones: the defaults" "^localhost\. redirect$" list_local_zones
+	echo "$OUT" | grep -qx '127\.in-addr\.arpa\. static' &&
+		ok "$TAG list_local_zones: 127.in-addr.arpa. static" ||
+		bad "$TAG list_local_zones: no 127.in-addr.arpa.: $(echo "$OUT" | head -3)"
+	uc list_local_data
+	if [ $RC = 0 ] && printf '%s\n' "$OUT" | grep -A1 -x 'localhost\.	10800	IN	A	127\.0\.0\.1' | sed -n 2p | grep -qx ''; then
+		ok "$TAG list_local_data: the defaults, Unbound's lines"
+	else
+		bad "$TAG list_local_data: $(echo "$OUT" | head -4)"
+	fi
 	expect_ok "local_data_remove" "^ok$" local_data_remove www.one.example
 	expect_ok "local_zone_remove" "^ok$" local_zone_remove one.example
 	expect_err "local_zone with a bad type" local_zone two.example nonsense
@@ -307,9 +340,12 @@ run_commands() {
 	all_see 192.0.2.1 www.ctl.example A &&
 		ok "$TAG bulk zone gone" || bad "$TAG bulk zone still answers"
 	# forward and stub zones
-	expect_ok "list_forwards" "^ctl\.example\. IN forward $NSD_IP@$NSD_PORT" list_forwards
+	# as Unbound prints them: addresses without their port, the root
+	# hints first among the stubs
+	expect_exact "list_forwards" "ctl.example. IN forward $NSD_IP" list_forwards
 	expect_ok "stub_add" "^ok$" stub_add stub.example $NSD_IP@$NSD_PORT
-	expect_ok "list_stubs" "^stub\.example\. IN stub" list_stubs
+	expect_exact "list_stubs" ". IN stub prime a.root. 127.0.80.3
+stub.example. IN stub noprime $NSD_IP" list_stubs
 	all_see 192.0.2.21 www.stub.example A &&
 		ok "$TAG stub answers" || bad "$TAG stub answers"
 	expect_ok "stub_remove" "^ok$" stub_remove stub.example

@@ -160,9 +160,13 @@ kw(const char *line, const char *k, char **rest)
 static void
 entry_free(struct rpl_entry *e)
 {
+	int i;
 	if(!e)
 		return;
 	ldns_pkt_free(e->pkt);
+	for(i = 0; i < e->extra_packets && e->extra; i++)
+		ldns_pkt_free(e->extra[i]);
+	free(e->extra);
 	free(e->raw);
 	free(e);
 }
@@ -467,7 +471,7 @@ read_entry(struct rpl_reader *r)
 	struct rpl_entry *e = calloc(1, sizeof(*e));
 	ldns_pkt_section sec = LDNS_SECTION_QUESTION;
 	int in_raw = 0, in_hex = 0;
-	ldns_pkt *extra = NULL;
+	ldns_pkt *extra = NULL; /* the extra packet read, in e->extra */
 	if(!e || !(e->pkt = ldns_pkt_new())) {
 		rd_err(r, "out of memory");
 		free(e);
@@ -481,7 +485,6 @@ read_entry(struct rpl_reader *r)
 		if(!*p)
 			continue;
 		if(kw(p, "ENTRY_END", NULL)) {
-			ldns_pkt_free(extra);
 			if(in_hex) {
 				rd_err(r, "HEX_ANSWER_BEGIN without "
 					"HEX_ANSWER_END");
@@ -512,14 +515,18 @@ read_entry(struct rpl_reader *r)
 		}
 		if(kw(p, "EXTRA_PACKET", NULL)) {
 			/* testbound: another reply packet follows in the
-			 * same TCP stream; it is read and counted, the fake
-			 * network refuses to send it */
-			e->extra_packets++;
-			ldns_pkt_free(extra);
-			if(!(extra = ldns_pkt_new())) {
+			 * same TCP stream (a zone transfer); its RRs are
+			 * kept, sent after the first over TCP */
+			ldns_pkt **n = realloc(e->extra, (size_t)(
+				e->extra_packets + 1) * sizeof(*n));
+			if(!n || !(extra = ldns_pkt_new())) {
+				if(n)
+					e->extra = n;
 				rd_err(r, "out of memory");
 				goto fail;
 			}
+			e->extra = n;
+			e->extra[e->extra_packets++] = extra;
 			in_raw = 0;
 			sec = LDNS_SECTION_QUESTION;
 			continue;
@@ -640,7 +647,6 @@ read_entry(struct rpl_reader *r)
 	}
 	rd_err(r, "ENTRY_BEGIN without ENTRY_END");
 fail:
-	ldns_pkt_free(extra);
 	entry_free(e);
 	return NULL;
 }
@@ -2118,4 +2124,44 @@ rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, int tb, uint8_t **out,
 	st = ldns_pkt2wire(out, p, outlen);
 	ldns_pkt_free(p);
 	return st == LDNS_STATUS_OK ? 0 : -1;
+}
+
+int
+rpl_make_reply_extra(struct rpl_entry *e, ldns_pkt *q, int tb, int k,
+	uint8_t **out, size_t *outlen)
+{
+	struct rpl_entry t;
+	ldns_pkt *x, *p;
+	int r;
+	if(k < 0 || k >= e->extra_packets || !e->extra || !e->pkt)
+		return -1;
+	x = e->extra[k];
+	if(!(p = ldns_pkt_clone(e->pkt)))
+		return -1;
+	/* the first packet's header; the extra one's RRs (the reader puts
+	 * every section but the question into its answer section) */
+	ldns_rr_list_deep_free(ldns_pkt_answer(p));
+	ldns_pkt_set_answer(p, ldns_rr_list_clone(ldns_pkt_answer(x)));
+	ldns_pkt_set_ancount(p, (uint16_t)ldns_rr_list_rr_count(
+		ldns_pkt_answer(p)));
+	ldns_rr_list_deep_free(ldns_pkt_authority(p));
+	ldns_pkt_set_authority(p, ldns_rr_list_new());
+	ldns_pkt_set_nscount(p, 0);
+	ldns_rr_list_deep_free(ldns_pkt_additional(p));
+	ldns_pkt_set_additional(p, ldns_rr_list_new());
+	ldns_pkt_set_arcount(p, 0);
+	if(ldns_rr_list_rr_count(ldns_pkt_question(x)) > 0) {
+		ldns_rr_list_deep_free(ldns_pkt_question(p));
+		ldns_pkt_set_question(p, ldns_rr_list_clone(
+			ldns_pkt_question(x)));
+		ldns_pkt_set_qdcount(p, (uint16_t)ldns_rr_list_rr_count(
+			ldns_pkt_question(p)));
+	}
+	t = *e;
+	t.pkt = p;
+	t.raw = NULL;
+	t.hex_answer = 0;
+	r = rpl_make_reply(&t, q, tb, out, outlen);
+	ldns_pkt_free(p);
+	return r;
 }

@@ -83,6 +83,9 @@ struct rpl_entry {
 	/** EXTRA_PACKET: how many more reply packets follow the first (a
 	 * TCP stream, as for a zone transfer) */
 	int extra_packets;
+	/** their RRs (question and answer sections; the header is the
+	 * first packet's), extra_packets of them */
+	ldns_pkt **extra;
 	/** HEX_ANSWER_BEGIN: the reply is raw (hex) yet ADJUST applies when
 	 * it parses, as in testbound */
 	int hex_answer;
@@ -296,5 +299,13 @@ int rpl_match_tb(struct rpl_entry *e, ldns_pkt *p, int tcp, char *diff,
  */
 int rpl_make_reply(struct rpl_entry *e, ldns_pkt *q, int tb, uint8_t **out,
 	size_t *outlen);
+
+/**
+ * Build the k-th extra packet of an entry's reply (EXTRA_PACKET, k from
+ * 0): the first packet's header and ADJUSTs, the extra packet's RRs.
+ * @return 0 or -1 (no such packet, out of memory); *out malloced.
+ */
+int rpl_make_reply_extra(struct rpl_entry *e, ldns_pkt *q, int tb, int k,
+	uint8_t **out, size_t *outlen);
 
 #endif /* TESTS_REPLAY_REPLAY_H */

@@ -40,6 +40,7 @@
 #include "tests/replay/recorder.h"
 #include "front/resolver.h"
 #include "services/authzone.h"
+#include "services/xfr.h"
 #include <unistd.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -195,6 +196,8 @@ struct runner {
 	struct rpl_step *tb_now;
 	/** testbound: the variables */
 	struct tb_var *vars;
+	/** the auth zones' transfer service on the fake network, or NULL */
+	struct xfr_service *xs;
 };
 
 /** record a failure (the first one wins) */
@@ -504,6 +507,130 @@ find_entry(struct runner *r, struct fake_query *q)
 	return NULL;
 }
 
+/* ---- the fake network of the zone transfers ---- */
+
+/** the most packets of one transfer reply */
+#define XFR_FAKE_MAX 64
+
+/** one transfer exchange (a TCP stream) on the fake network */
+struct xfr_fake_conn {
+	/** the runner */
+	struct runner *r;
+	/** the primary */
+	struct netaddr to;
+	/** the reply packets queued (malloced) */
+	uint8_t *pkt[XFR_FAKE_MAX];
+	/** their lengths */
+	size_t len[XFR_FAKE_MAX];
+	/** how many, and the next to read */
+	int n, next;
+};
+
+/** open an exchange: nothing goes anywhere */
+static void *
+xfr_fake_open(void *ctx, const struct netaddr *addr, volatile int *stop,
+	char *why, size_t whylen)
+{
+	struct xfr_fake_conn *c = calloc(1, sizeof(*c));
+	(void)stop;
+	if(!c) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	c->r = ctx;
+	c->to = *addr;
+	return c;
+}
+
+/** the request: logged as sent, answered from the ranges (the entry's
+ * packet and its EXTRA_PACKETs), as an upstream TCP query */
+static int
+xfr_fake_send(void *conn, const uint8_t *msg, size_t len)
+{
+	struct xfr_fake_conn *c = conn;
+	struct runner *r = c->r;
+	struct fake_query q;
+	struct rpl_entry *e;
+	char buf[512];
+	int k;
+	memset(&q, 0, sizeof(q));
+	q.to = c->to;
+	q.flags = OUTBOUND_FLAG_TCP;
+	if(ldns_wire2pkt(&q.q, msg, len) != LDNS_STATUS_OK)
+		return -1;
+	query_str(&q, buf, sizeof(buf));
+	if(verbosity >= 3)
+		log_info("replay step %d: out transfer query %s", r->step, buf);
+	r->num_sent++;
+	if(r->tb && r->tb_now && r->tb_now->type == RPL_STEP_CHECK_OUT_QUERY &&
+		(!r->tb_now->has_addr || netaddr_cmp(&r->tb_now->addr,
+		&c->to) == 0) && rpl_match_tb(r->tb_now->entry, q.q, 1, NULL,
+		0))
+		r->tb_now = r->tb_now->next;
+	e = find_entry(r, &q);
+	if(!e || e->do_not_answer) {
+		if(verbosity >= 3)
+			log_info("replay: no entry answers the transfer query "
+				"%s", buf);
+		ldns_pkt_free(q.q);
+		return 0; /* the stream stays silent: a timeout */
+	}
+	if(e->extra_packets + 1 > XFR_FAKE_MAX ||
+		rpl_make_reply(e, q.q, r->tb, &c->pkt[0], &c->len[0]) < 0) {
+		fail(r, "cannot build the transfer reply of the entry at line "
+			"%d", e->lineno);
+		ldns_pkt_free(q.q);
+		return -1;
+	}
+	c->n = 1;
+	for(k = 0; k < e->extra_packets; k++) {
+		if(rpl_make_reply_extra(e, q.q, r->tb, k, &c->pkt[c->n],
+			&c->len[c->n]) < 0) {
+			fail(r, "cannot build packet %d of the transfer reply "
+				"of the entry at line %d", k + 2, e->lineno);
+			ldns_pkt_free(q.q);
+			return -1;
+		}
+		c->n++;
+	}
+	ldns_pkt_free(q.q);
+	return 0;
+}
+
+/** the next packet of the reply, or -1 at its end */
+static int
+xfr_fake_recv(void *conn, uint8_t *buf, size_t max)
+{
+	struct xfr_fake_conn *c = conn;
+	size_t l;
+	if(c->next >= c->n)
+		return -1;
+	l = c->len[c->next];
+	if(l > max)
+		return -1;
+	memcpy(buf, c->pkt[c->next], l);
+	c->next++;
+	return (int)l;
+}
+
+/** end an exchange */
+static void
+xfr_fake_close(void *conn)
+{
+	struct xfr_fake_conn *c = conn;
+	int i;
+	for(i = 0; i < c->n; i++)
+		free(c->pkt[i]);
+	free(c);
+}
+
+/** the fake clock, seconds */
+static time_t
+xfr_fake_now(void *ctx)
+{
+	return (time_t)((struct runner *)ctx)->now.tv_sec;
+}
+
 /** answer what the ranges can answer, fire due timers */
 static void
 run_network(struct runner *r)
@@ -532,6 +659,8 @@ run_network(struct runner *r)
 		}
 		if(!progress)
 			progress = fire_timers(r);
+		if(!progress && r->xs)
+			progress = xfr_service_run_due(r->xs) > 0;
 	}
 }
 
@@ -1072,6 +1201,21 @@ tb_answer_matches(struct runner *r, struct rpl_step *st)
 	return 0;
 }
 
+/** the next line of a checked file; with skip_comments (a zone file,
+ * and the line wanted is no comment), comment lines are passed over
+ * (petrel heads the zone files it writes with one, Unbound writes none;
+ * they carry no data).
+ * @return line, or NULL at the end */
+static char *
+tb_file_line(FILE *f, int skip_comments, char *line, size_t len)
+{
+	while(fgets(line, (int)len, f)) {
+		if(!skip_comments || line[0] != ';')
+			return line;
+	}
+	return NULL;
+}
+
 /** CHECK_AUTOTRUST, CHECK_TEMPFILE: the file has these lines, exactly
  * (macros expanded, trailing space ignored) */
 static void
@@ -1098,7 +1242,8 @@ tb_check_file(struct runner *r, struct rpl_step *st)
 		*nl = '\n';
 		if(!exp)
 			break;
-		if(!fgets(line, sizeof(line), f)) {
+		if(!tb_file_line(f, st->type == RPL_STEP_CHECK_TEMPFILE &&
+			exp[0] != ';', line, sizeof(line))) {
 			fail(r, "%s: line %d is missing; wanted: %s",
 				st->fname, lineno, exp);
 			free(exp);
@@ -1115,7 +1260,8 @@ tb_check_file(struct runner *r, struct rpl_step *st)
 		}
 		free(exp);
 	}
-	if(!r->failed && fgets(line, sizeof(line), f))
+	if(!r->failed && tb_file_line(f, st->type == RPL_STEP_CHECK_TEMPFILE,
+		line, sizeof(line)))
 		fail(r, "%s: a line more than wanted: %s", st->fname, line);
 	fclose(f);
 }
@@ -1163,6 +1309,11 @@ tb_time_passes(struct runner *r, struct rpl_step *st)
 			free(t);
 		}
 	}
+	/* the zone transfers' timers are timers too (Unbound's first
+	 * probe of a zone waits on one): what is due runs now, its
+	 * queries answered by the ranges */
+	if(r->xs && !r->failed)
+		(void)xfr_service_run_due(r->xs);
 }
 
 /** FLUSH_MESSAGE name class type: the message leaves the cache */
@@ -1304,6 +1455,8 @@ run_testbound(struct runner *r)
 		}
 		if(tb_answer_from_ranges(r))
 			continue;
+		if(r->xs && xfr_service_run_woken(r->xs) > 0)
+			continue; /* a NOTIFY starts its transfer at once */
 		tb_do_moment(r, now);
 	}
 	if(!r->failed && r->answers) {
@@ -1563,6 +1716,14 @@ runner_setup(struct runner *r)
 			return -1;
 		}
 		resolver_set_authz(r->res, r->authz);
+		if((r->xs = auth_zones_xfr(r->authz)) != NULL) {
+			/* the transfers go through the fake network and
+			 * clock, run from run_network */
+			struct xfr_transport tp = { xfr_fake_open,
+				xfr_fake_send, xfr_fake_recv, xfr_fake_close,
+				xfr_fake_now, r };
+			xfr_service_set_transport(r->xs, &tp);
+		}
 	}
 	if(r->cfg->ip_ratelimit > 0) {
 		r->ip_rate = rate_table_create(r->cfg->ip_ratelimit_size,
@@ -1597,6 +1758,7 @@ static void
 runner_teardown(struct runner *r)
 {
 	resolver_delete(r->res);
+	r->xs = NULL;
 	auth_zones_delete(r->authz);
 	r->authz = NULL;
 	rate_table_delete(r->ip_rate);

@@ -994,7 +994,8 @@ sock_open(const struct netaddr *addr, const struct comm_sock_opts *opts,
 		}
 	}
 	if(bind(fd, (const struct sockaddr *)&addr->addr, addr->len) == -1) {
-		log_warn("cannot bind %s socket to %s", kind, astr);
+		log_err("cannot bind %s socket to %s: %s", kind, astr,
+			strerror(errno));
 		goto fail;
 	}
 	return fd;
