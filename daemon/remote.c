@@ -34,7 +34,6 @@
 #include "util/log_limit.h"
 #include "front/cookie_secrets.h"
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1405,30 +1404,22 @@ execute(struct remote *rc, struct remote_conn *c, char *cmd, char *args,
 static void
 serve_control(struct remote *rc, struct remote_conn *c)
 {
-	char line[REMOTE_LINE_MAX], *rest, *proto, *cmd;
+	char line[REMOTE_LINE_MAX], *rest, *cmd;
 	struct stats_buf out;
+	int proto;
 	memset(&out, 0, sizeof(out));
 	if(conn_readline(c, line, sizeof(line)) != 0) {
 		(void)conn_write(c, "error no command line (or too long)\n", 36);
 		return;
 	}
-	proto = remote_next_word(line, &rest);
-	if(strcmp(proto, REMOTE_PROTO) != 0 &&
-		strcmp(proto, REMOTE_PROTO_UNBOUND) != 0) {
+	if((proto = remote_parse_request(line, &cmd, &rest)) < 0) {
 		const char *e = "error unknown protocol: expected "
 			REMOTE_PROTO " command\n";
 		(void)conn_write(c, e, strlen(e));
 		return;
 	}
-	cmd = remote_next_word(rest, &rest);
-	{
-		size_t n = strlen(rest);
-		while(n > 0 && isspace((unsigned char)rest[n-1]))
-			rest[--n] = 0;
-	}
 	verbose(VERB_DETAIL, "control command: %s %s", cmd, rest);
-	execute(rc, c, cmd, rest, strcmp(proto, REMOTE_PROTO_UNBOUND) == 0,
-		&out);
+	execute(rc, c, cmd, rest, proto == 1, &out);
 	if(out.oom) {
 		stats_buf_free(&out);
 		stats_buf_printf(&out, "error out of memory\n");

@@ -34,6 +34,21 @@ remote_next_word(char *s, char **rest)
 }
 
 int
+remote_parse_request(char *line, char **cmd, char **args)
+{
+	char *rest, *proto = remote_next_word(line, &rest);
+	size_t n;
+	int unbound = strcmp(proto, REMOTE_PROTO_UNBOUND) == 0;
+	if(strcmp(proto, REMOTE_PROTO) != 0 && !unbound)
+		return -1;
+	*cmd = remote_next_word(rest, args);
+	n = strlen(*args);
+	while(n > 0 && isspace((unsigned char)(*args)[n-1]))
+		(*args)[--n] = 0;
+	return unbound;
+}
+
+int
 remote_parse_name(const char *s, uint8_t *out, size_t *len)
 {
 	*len = DNS_MAX_NAME + 1;

@@ -28,6 +28,17 @@ struct stats_buf;
 char *remote_next_word(char *s, char **rest);
 
 /**
+ * Split a control request line, "PETREL1 command args" (or Unbound's
+ * "UBCT1 command args"), in place.
+ * @param line: the line without its newline; NULs are written into it.
+ * @param cmd: set to the command word ("" when none).
+ * @param args: set to the rest, leading and trailing spaces cut.
+ * @return 0 for PETREL1, 1 for UBCT1 (unbound-control: answers in its
+ *	format), or -1 when the first word is not a protocol petrel speaks.
+ */
+int remote_parse_request(char *line, char **cmd, char **args);
+
+/**
  * Parse a domain name argument.
  * @param s: the name in presentation format.
  * @param out: wire format, at least DNS_MAX_NAME + 1 bytes.

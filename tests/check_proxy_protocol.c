@@ -3,7 +3,8 @@
  * and sock-queue-timeout.
  *
  * The parser on its own: valid IPv4, IPv6, LOCAL and TLV-carrying
- * headers; every kind of refused header; every cut-short prefix; a
+ * headers; every kind of refused header (a TLV area that does not end
+ * at the header's end among them); every cut-short prefix; a
  * mutation loop from a fixed seed in which the datagram parser and the
  * stream gatherer (fed in random pieces) must agree. Then comm_points on
  * loopback, once per backend: the client a UDP or TCP callback sees is
@@ -40,7 +41,8 @@ static const uint8_t SIG[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a,
  * @param ft: the family/transport byte (0x11 INET stream, 0x12 INET
  *	dgram, 0x21 INET6 stream, ...).
  * @param addr: the address block, alen bytes.
- * @param tlv: bytes of TLVs after it.
+ * @param tlv: bytes of TLVs after it: one NOOP TLV (type 4) that fills
+ *	them, or for 1 or 2 bytes a TLV cut short.
  * @return the header length.
  */
 static size_t
@@ -57,6 +59,11 @@ mkhdr(uint8_t *b, uint8_t vc, uint8_t ft, const uint8_t *addr, size_t alen,
 		memcpy(b + 16, addr, alen);
 	for(i = 0; i < tlv; i++)
 		b[16 + alen + i] = (uint8_t)(i * 7 + 3);
+	if(tlv >= 3) {
+		b[16 + alen] = 4;
+		b[16 + alen + 1] = (uint8_t)((tlv - 3) >> 8);
+		b[16 + alen + 2] = (uint8_t)(tlv - 3);
+	}
 	return 16 + len;
 }
 
@@ -115,8 +122,8 @@ START_TEST(test_parse_valid)
 	n = mkhdr(b, 0x21, 0x10, A4, 12, 0);
 	ck_assert_int_eq(pp2_parse(b, n, &info), 28);
 	/* a longer block than the family needs: the rest is TLVs */
-	n = mkhdr(b, 0x21, 0x11, A4, 12, 1);
-	ck_assert_int_eq(pp2_parse(b, n, &info), 29);
+	n = mkhdr(b, 0x21, 0x11, A4, 12, 3);
+	ck_assert_int_eq(pp2_parse(b, n, &info), 31);
 	ck_assert_int_eq(pp2_has_signature(b, n), 1);
 }
 END_TEST
@@ -175,6 +182,73 @@ START_TEST(test_parse_refused)
 	for(k = 0; k < n; k++)
 		ck_assert_int_eq(pp2_parse(b, k, &info), -1);
 	ck_assert_int_eq(pp2_parse(b, n, &info), (int)n);
+}
+END_TEST
+
+/** the stream gatherer on b[0..len), one byte at a time; @return its
+ * result and the bytes it took in *used */
+static int
+feed_bytes(const uint8_t *b, size_t len, size_t *used, struct pp2_info *info)
+{
+	struct pp2_stream s;
+	size_t k, u;
+	int st = 0;
+	pp2_stream_init(&s);
+	*used = 0;
+	for(k = 0; k < len && st == 0; k++) {
+		st = pp2_stream_feed(&s, b + k, 1, &u, info);
+		*used += u;
+	}
+	return st;
+}
+
+/* the TLV area must hold whole TLVs that end at the header's end: one
+ * whose length runs past it (into the DNS message after it) or a few
+ * bytes too short for a TLV refuse the header, in a datagram and in a
+ * stream alike; a LOCAL header's block is not read */
+START_TEST(test_parse_tlv)
+{
+	uint8_t b[300];
+	struct pp2_info info;
+	size_t n, used;
+	init_a6();
+	/* two well-formed TLVs: accepted by both */
+	n = mkhdr(b, 0x21, 0x11, A4, 12, 10);
+	b[28] = 1; b[29] = 0; b[30] = 2;	/* ALPN, 2 bytes */
+	b[33] = 4; b[34] = 0; b[35] = 2;	/* NOOP, 2 bytes */
+	ck_assert_int_eq(pp2_parse(b, n, &info), 38);
+	ck_assert_int_eq(feed_bytes(b, n, &used, &info), 1);
+	ck_assert_uint_eq(used, 38);
+	/* the second runs one byte past the end, into the message */
+	memset(b + n, 0xab, 40);
+	b[35] = 3;
+	ck_assert_int_eq(pp2_parse(b, n + 40, &info), -1);
+	ck_assert_int_eq(feed_bytes(b, n + 40, &used, &info), -1);
+	/* one TLV as long as the whole header's length field allows */
+	n = mkhdr(b, 0x21, 0x21, A6, 36, 20);
+	b[16 + 36 + 1] = 0xff; b[16 + 36 + 2] = 0xf0;
+	memset(b + n, 0xab, 200);
+	ck_assert_int_eq(pp2_parse(b, n + 200, &info), -1);
+	ck_assert_int_eq(feed_bytes(b, n + 200, &used, &info), -1);
+	/* the TLV ends one byte short of the header's end */
+	n = mkhdr(b, 0x21, 0x11, A4, 12, 10);
+	b[30] = 6;
+	ck_assert_int_eq(pp2_parse(b, n + 40, &info), -1);
+	ck_assert_int_eq(feed_bytes(b, n + 40, &used, &info), -1);
+	/* one or two bytes left: too short for a TLV */
+	n = mkhdr(b, 0x21, 0x11, A4, 12, 1);
+	ck_assert_int_eq(pp2_parse(b, n + 40, &info), -1);
+	ck_assert_int_eq(feed_bytes(b, n + 40, &used, &info), -1);
+	n = mkhdr(b, 0x21, 0x22, A6, 36, 2);
+	b[16 + 36 + 1] = 0;
+	ck_assert_int_eq(pp2_parse(b, n + 40, &info), -1);
+	ck_assert_int_eq(feed_bytes(b, n + 40, &used, &info), -1);
+	/* LOCAL: whatever the block holds is discarded */
+	n = mkhdr(b, 0x20, 0x11, A4, 12, 2);
+	ck_assert_int_eq(pp2_parse(b, n, &info), 30);
+	ck_assert_int_eq(info.local, 1);
+	ck_assert_int_eq(feed_bytes(b, n, &used, &info), 1);
+	ck_assert_uint_eq(used, 30);
 }
 END_TEST
 
@@ -759,6 +833,7 @@ proxy_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_parse_valid);
 	tcase_add_test(tc, test_parse_refused);
+	tcase_add_test(tc, test_parse_tlv);
 	tcase_add_test(tc, test_parse_fuzz);
 	tcase_add_test(tc, test_stream_split);
 	tcase_add_test(tc, test_max_len);

@@ -59,6 +59,26 @@ nstubs(const struct config_stub *z)
 	return n;
 }
 
+/* the request line: both protocol words (1 says Unbound's), spaces
+ * around the command and the arguments cut, anything else refused */
+START_TEST(test_parse_request)
+{
+	char l1[] = "PETREL1 local_zone  example.  static \t ";
+	char l2[] = "  UBCT1\tstatus";
+	char l3[] = "PETREL2 status", l4[] = "", l5[] = "petrel1 stop";
+	char *cmd, *args;
+	ck_assert_int_eq(remote_parse_request(l1, &cmd, &args), 0);
+	ck_assert_str_eq(cmd, "local_zone");
+	ck_assert_str_eq(args, "example.  static");
+	ck_assert_int_eq(remote_parse_request(l2, &cmd, &args), 1);
+	ck_assert_str_eq(cmd, "status");
+	ck_assert_str_eq(args, "");
+	ck_assert_int_eq(remote_parse_request(l3, &cmd, &args), -1);
+	ck_assert_int_eq(remote_parse_request(l4, &cmd, &args), -1);
+	ck_assert_int_eq(remote_parse_request(l5, &cmd, &args), -1);
+}
+END_TEST
+
 START_TEST(test_local_zone)
 {
 	ck_assert_int_eq(remote_cfg_change(cfg, "local_zone",
@@ -242,6 +262,7 @@ remote_suite(void)
 	Suite *s = suite_create("remote");
 	TCase *tc = tcase_create("cfg_change");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_parse_request);
 	tcase_add_test(tc, test_local_zone);
 	tcase_add_test(tc, test_local_data);
 	tcase_add_test(tc, test_forward);

@@ -8,6 +8,7 @@ pointer), DNSKEY + DS pairs, RRsets with their RRSIG and key, and the
 NSEC and NSEC3 chains with a few questions. Run from the top of the
 source tree:  python3 tests/fuzz/gen_val_corpus.py
 The seeds are committed, so make check does not need Python.
+(tests/fuzz/gen_corpus.py imports its zone reader for the packet seeds.)
 """
 import base64, calendar, hashlib, os, struct, time
 
@@ -137,4 +138,5 @@ def main():
                       ("x.wild.", "A"), ("sub.", "DS"), ("a.b.wild.", "TXT")):
             write(out, bytes([mode]) + chunk(name(q + apex)) + chunk(u16(TYPES[qt])) + recs)
 
-main()
+if __name__ == "__main__":
+    main()

@@ -4,7 +4,11 @@
  * See proxy_protocol.h for what is accepted. One function checks the
  * fixed 16 bytes and says how long the header is and how many address
  * bytes petrel reads; the datagram parser and the stream gatherer both
- * go through it, so they accept and refuse the same headers.
+ * go through it, so they accept and refuse the same headers. Likewise
+ * one function walks the TLVs of a PROXY header over whatever piece of
+ * it is at hand (the whole datagram, or a stream's bytes as they come),
+ * so that both refuse a TLV area that does not end exactly at the
+ * header's end.
  */
 #include "config.h"
 #include "util/netevent/proxy_protocol.h"
@@ -73,6 +77,33 @@ pp2_fixed(const uint8_t *h, size_t *addrlen)
 	return PP2_HDR_LEN + len;
 }
 
+/**
+ * Walk the TLVs over a piece of the header. Each TLV is a type byte and
+ * a 16-bit length, then that many bytes; only the lengths are read.
+ * @param tlv_next: the offset (from the header's start) of the next TLV;
+ *	advanced past every TLV whose length is in the piece.
+ * @param tlv_hi: the high byte of that TLV's length, kept when the piece
+ *	ends between the two length bytes.
+ * @param data: the piece: the header's bytes from offset from on.
+ * @param from: the offset of data[0].
+ * @param to: the offset just past the piece.
+ */
+static void
+pp2_tlv_walk(uint32_t *tlv_next, uint8_t *tlv_hi, const uint8_t *data,
+	uint32_t from, uint32_t to)
+{
+	/* the bytes before tlv_next + 1 were seen in an earlier piece, so
+	 * the length's low byte, if in this piece, is at or after from */
+	while(*tlv_next + 2 < to) {
+		uint32_t o = *tlv_next + 1;
+		if(o >= from)
+			*tlv_hi = data[o - from];
+		*tlv_next += 3 + (((uint32_t)*tlv_hi << 8) | data[o + 1 - from]);
+	}
+	if(*tlv_next + 1 < to && *tlv_next + 1 >= from)
+		*tlv_hi = data[*tlv_next + 1 - from];
+}
+
 /** fill info from a checked header whose address block is in h */
 static void
 pp2_info_set(const uint8_t *h, size_t addrlen, struct pp2_info *info)
@@ -105,11 +136,21 @@ pp2_parse(const uint8_t *buf, size_t len, struct pp2_info *info)
 {
 	size_t addrlen;
 	int total;
+	uint32_t tlv_next;
+	uint8_t tlv_hi = 0;
 	if(len < PP2_HDR_LEN)
 		return -1;
 	total = pp2_fixed(buf, &addrlen);
 	if(total < 0 || (size_t)total > len)
 		return -1;
+	if(addrlen != 0) {
+		/* PROXY: the TLVs must end where the header does (a LOCAL
+		 * header's block is discarded whole, unread) */
+		tlv_next = PP2_HDR_LEN + (uint32_t)addrlen;
+		pp2_tlv_walk(&tlv_next, &tlv_hi, buf, 0, (uint32_t)total);
+		if(tlv_next != (uint32_t)total)
+			return -1;
+	}
 	pp2_info_set(buf, addrlen, info);
 	return total;
 }
@@ -119,6 +160,8 @@ pp2_stream_init(struct pp2_stream *s)
 {
 	s->seen = 0;
 	s->total = 0;
+	s->tlv_next = 0;
+	s->tlv_hi = 0;
 }
 
 size_t
@@ -146,6 +189,9 @@ pp2_stream_feed(struct pp2_stream *s, const uint8_t *data, size_t len,
 			size_t k = PP2_KEEP - s->seen;
 			memcpy(s->keep + s->seen, data, take < k ? take : k);
 		}
+		if(s->total != 0)
+			pp2_tlv_walk(&s->tlv_next, &s->tlv_hi, data, s->seen,
+				s->seen + (uint32_t)take);
 		s->seen += (uint32_t)take;
 		*used += take;
 		data += take;
@@ -155,7 +201,12 @@ pp2_stream_feed(struct pp2_stream *s, const uint8_t *data, size_t len,
 			if(t < 0)
 				return -1;
 			s->total = (uint32_t)t;
+			/* LOCAL: no TLVs to walk (the block is discarded) */
+			s->tlv_next = addrlen ? PP2_HDR_LEN + (uint32_t)addrlen :
+				s->total;
 		}
+		if(s->tlv_next > s->total)
+			return -1; /* a TLV runs past the header's end */
 	}
 	if(s->total == 0 || s->seen < s->total) {
 		/* refuse a wrong start at once, without waiting for all
@@ -165,6 +216,8 @@ pp2_stream_feed(struct pp2_stream *s, const uint8_t *data, size_t len,
 			return -1;
 		return 0;
 	}
+	if(s->tlv_next != s->total)
+		return -1; /* the last TLV is cut short by the header's end */
 	(void)pp2_fixed(s->keep, &addrlen);
 	pp2_info_set(s->keep, addrlen, info);
 	return 1;

@@ -15,11 +15,15 @@
  * family (high nibble: UNSPEC 0, INET 1, INET6 2, UNIX 3) and transport
  * (low nibble: UNSPEC 0, STREAM 1, DGRAM 2), a 16-bit length of what
  * follows, then the addresses (INET: 4+4+2+2 bytes, INET6: 16+16+2+2) and
- * TLVs, which petrel skips. What petrel accepts:
+ * TLVs (a type byte, a 16-bit length, the value), whose values petrel
+ * skips. What petrel accepts:
  *   - PROXY with INET or INET6: the source address and port are the
- *     client's;
+ *     client's; the TLVs after the addresses must fill the rest of the
+ *     header exactly (a TLV whose length runs past the header's end, or
+ *     one or two bytes left over, refuse the header);
  *   - LOCAL (a health check from the proxy itself), any family: the
- *     socket's own peer stays the client; the address block is skipped.
+ *     socket's own peer stays the client; the address block (and any
+ *     TLVs) is skipped unread.
  * Everything else is refused: a wrong signature (that includes the PROXY
  * version 1 text header, "PROXY TCP4 ...", which petrel does not accept,
  * as Unbound does not), another version or command, PROXY with UNSPEC or
@@ -90,6 +94,10 @@ struct pp2_stream {
 	uint32_t seen;
 	/** the header's whole length once the fixed part is in, else 0 */
 	uint32_t total;
+	/** the offset of the next TLV (PROXY), or total (LOCAL) */
+	uint32_t tlv_next;
+	/** the high byte of that TLV's length, once read */
+	uint8_t tlv_hi;
 };
 
 /** Start gathering a header. */
