@@ -13,6 +13,7 @@
  */
 #include "config.h"
 #include "services/http_fetch.h"
+#include "services/deadline_io.h"
 #include "util/config_auth.h"
 #include <stdlib.h>
 #include <string.h>
@@ -39,104 +40,6 @@
 /** most bytes of a response's status line and headers */
 #define HTTP_FETCH_MAX_HEAD 65536
 
-/* ---------------- sockets with deadlines ---------------- */
-
-/** milliseconds left until deadline (>= 0) */
-static int
-ms_left(const struct timeval *deadline)
-{
-	struct timeval now;
-	long ms;
-	gettimeofday(&now, NULL);
-	ms = (deadline->tv_sec - now.tv_sec) * 1000L +
-		(deadline->tv_usec - now.tv_usec) / 1000L;
-	return ms < 0 ? 0 : (int)ms;
-}
-
-/** wait for fd; @return 0 ready, -1 timeout or error */
-static int
-wait_fd(int fd, short ev, const struct timeval *deadline, volatile int *stop)
-{
-	for(;;) {
-		struct pollfd p;
-		int ms = ms_left(deadline), r;
-		if(ms == 0 || (stop && *stop))
-			return -1;
-		p.fd = fd;
-		p.events = ev;
-		p.revents = 0;
-		r = poll(&p, 1, ms > 200 ? 200 : ms);
-		if(r > 0)
-			return 0;
-		if(r < 0 && errno != EINTR && errno != EAGAIN)
-			return -1;
-	}
-}
-
-/** write exactly n bytes; @return 0 or -1 */
-static int
-write_full(int fd, const uint8_t *buf, size_t n,
-	const struct timeval *deadline, volatile int *stop)
-{
-	size_t done = 0;
-	while(done < n) {
-		ssize_t r = write(fd, buf + done, n - done);
-		if(r > 0) {
-			done += (size_t)r;
-			continue;
-		}
-		if(r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-			errno != EINTR)
-			return -1;
-		if(wait_fd(fd, POLLOUT, deadline, stop) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/** set a deadline ms from now */
-static void
-deadline_in(struct timeval *d, int ms)
-{
-	gettimeofday(d, NULL);
-	d->tv_sec += ms / 1000;
-	d->tv_usec += (ms % 1000) * 1000;
-	if(d->tv_usec >= 1000000) {
-		d->tv_sec++;
-		d->tv_usec -= 1000000;
-	}
-}
-
-/** connect over TCP; @return fd or -1 */
-static int
-tcp_connect(const struct netaddr *a, volatile int *stop)
-{
-	struct timeval dl;
-	int fd = socket(a->addr.ss_family, SOCK_STREAM, 0), e = 0;
-	socklen_t el = sizeof(e);
-	if(fd < 0)
-		return -1;
-	if(fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
-		goto fail;
-	deadline_in(&dl, HTTP_FETCH_PROGRESS_MS);
-	if(connect(fd, (const struct sockaddr *)&a->addr, a->len) == 0)
-		return fd;
-	if(errno != EINPROGRESS)
-		goto fail;
-	if(wait_fd(fd, POLLOUT, &dl, stop) != 0) {
-		e = ETIMEDOUT;
-		goto fail;
-	}
-	if(getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0)
-		goto fail;
-	return fd;
-fail:
-	close(fd);
-	if(e)
-		errno = e;
-	return -1;
-}
-
 /* ---------------- the download ---------------- */
 
 /** one HTTP connection */
@@ -157,7 +60,7 @@ struct http_conn {
 static void
 http_deadline(const struct http_conn *c, struct timeval *dl)
 {
-	deadline_in(dl, HTTP_FETCH_PROGRESS_MS);
+	dio_deadline_in(dl, HTTP_FETCH_PROGRESS_MS);
 	if(timercmp(&c->total, dl, <))
 		*dl = c->total;
 }
@@ -168,7 +71,7 @@ http_wait(struct http_conn *c, short ev)
 {
 	struct timeval dl;
 	http_deadline(c, &dl);
-	return wait_fd(c->fd, ev, &dl, c->stop);
+	return dio_wait_fd(c->fd, ev, &dl, c->stop);
 }
 
 /** write all of buf; @return 0 or -1 */
@@ -178,7 +81,7 @@ http_write(struct http_conn *c, const uint8_t *buf, size_t n)
 	struct timeval dl;
 	if(!c->ssl) {
 		http_deadline(c, &dl);
-		return write_full(c->fd, buf, n, &dl, c->stop);
+		return dio_write_full(c->fd, buf, n, &dl, c->stop);
 	}
 	while(n > 0) {
 		int r = SSL_write(c->ssl, buf, (int)(n > 65536 ? 65536 : n));
@@ -424,7 +327,7 @@ http_fetch_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
 	c.stop = stop;
-	deadline_in(&c.total, HTTP_FETCH_TOTAL_MS);
+	dio_deadline_in(&c.total, HTTP_FETCH_TOTAL_MS);
 	*body = NULL;
 	*blen = 0;
 	if(u->tls && !ctx) {
@@ -433,7 +336,7 @@ http_fetch_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
 	}
 	if(http_addr(u, &a, why, whylen) != 0)
 		return -1;
-	if((c.fd = tcp_connect(&a, stop)) < 0) {
+	if((c.fd = dio_tcp_connect(&a, HTTP_FETCH_PROGRESS_MS, stop)) < 0) {
 		snprintf(why, whylen, "cannot connect to %s port %d: %s",
 			u->host, u->port, strerror(errno));
 		return -1;

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "services/xfr.h"
 #include "services/http_fetch.h"
+#include "services/deadline_io.h"
 #include "util/config_auth.h"
 #include "util/log.h"
 #include "dns/name.h"
@@ -753,124 +754,6 @@ fail:
 
 /* ---------------- the network ---------------- */
 
-/** milliseconds left until deadline (>= 0) */
-static int
-ms_left(const struct timeval *deadline)
-{
-	struct timeval now;
-	long ms;
-	gettimeofday(&now, NULL);
-	ms = (deadline->tv_sec - now.tv_sec) * 1000L +
-		(deadline->tv_usec - now.tv_usec) / 1000L;
-	return ms < 0 ? 0 : (int)ms;
-}
-
-/** wait for fd; @return 0 ready, -1 timeout or error */
-static int
-wait_fd(int fd, short ev, const struct timeval *deadline, volatile int *stop)
-{
-	for(;;) {
-		struct pollfd p;
-		int ms = ms_left(deadline), r;
-		if(ms == 0 || (stop && *stop))
-			return -1;
-		p.fd = fd;
-		p.events = ev;
-		p.revents = 0;
-		r = poll(&p, 1, ms > 200 ? 200 : ms);
-		if(r > 0)
-			return 0;
-		if(r < 0 && errno != EINTR && errno != EAGAIN)
-			return -1;
-	}
-}
-
-/** read exactly n bytes; @return 0 or -1 */
-static int
-read_full(int fd, uint8_t *buf, size_t n, const struct timeval *deadline,
-	volatile int *stop)
-{
-	size_t got = 0;
-	while(got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if(r > 0) {
-			got += (size_t)r;
-			continue;
-		}
-		if(r == 0)
-			return -1;
-		if(errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			return -1;
-		if(wait_fd(fd, POLLIN, deadline, stop) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/** write exactly n bytes; @return 0 or -1 */
-static int
-write_full(int fd, const uint8_t *buf, size_t n,
-	const struct timeval *deadline, volatile int *stop)
-{
-	size_t done = 0;
-	while(done < n) {
-		ssize_t r = write(fd, buf + done, n - done);
-		if(r > 0) {
-			done += (size_t)r;
-			continue;
-		}
-		if(r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-			errno != EINTR)
-			return -1;
-		if(wait_fd(fd, POLLOUT, deadline, stop) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/** set a deadline ms from now */
-static void
-deadline_in(struct timeval *d, int ms)
-{
-	gettimeofday(d, NULL);
-	d->tv_sec += ms / 1000;
-	d->tv_usec += (ms % 1000) * 1000;
-	if(d->tv_usec >= 1000000) {
-		d->tv_sec++;
-		d->tv_usec -= 1000000;
-	}
-}
-
-/** connect over TCP; @return fd or -1 */
-static int
-tcp_connect(const struct netaddr *a, volatile int *stop)
-{
-	struct timeval dl;
-	int fd = socket(a->addr.ss_family, SOCK_STREAM, 0), e = 0;
-	socklen_t el = sizeof(e);
-	if(fd < 0)
-		return -1;
-	if(fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
-		goto fail;
-	deadline_in(&dl, XFR_TIMEOUT_MS);
-	if(connect(fd, (const struct sockaddr *)&a->addr, a->len) == 0)
-		return fd;
-	if(errno != EINPROGRESS)
-		goto fail;
-	if(wait_fd(fd, POLLOUT, &dl, stop) != 0) {
-		e = ETIMEDOUT;
-		goto fail;
-	}
-	if(getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0 || e != 0)
-		goto fail;
-	return fd;
-fail:
-	close(fd);
-	if(e)
-		errno = e;
-	return -1;
-}
-
 /** an exchange of the real transport: one TCP connection */
 struct xfr_tcp_conn {
 	/** the socket (non-blocking) */
@@ -891,7 +774,7 @@ real_open(void *ctx, const struct netaddr *addr, volatile int *stop,
 		return NULL;
 	}
 	c->stop = stop;
-	if((c->fd = tcp_connect(addr, stop)) < 0) {
+	if((c->fd = dio_tcp_connect(addr, XFR_TIMEOUT_MS, stop)) < 0) {
 		snprintf(why, whylen, "cannot connect: %s", strerror(errno));
 		free(c);
 		return NULL;
@@ -909,10 +792,10 @@ real_send(void *conn, const uint8_t *msg, size_t len)
 	if(len > 65535)
 		return -1;
 	put16(lenb, (unsigned)len);
-	deadline_in(&dl, XFR_TIMEOUT_MS);
-	if(write_full(c->fd, lenb, 2, &dl, c->stop) != 0)
+	dio_deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(dio_write_full(c->fd, lenb, 2, &dl, c->stop) != 0)
 		return -1;
-	return write_full(c->fd, msg, len, &dl, c->stop);
+	return dio_write_full(c->fd, msg, len, &dl, c->stop);
 }
 
 /** the real transport's recv: a length, then that many bytes */
@@ -923,10 +806,10 @@ real_recv(void *conn, uint8_t *buf, size_t max)
 	struct timeval dl;
 	uint8_t lenb[2];
 	size_t ml;
-	deadline_in(&dl, XFR_TIMEOUT_MS);
-	if(read_full(c->fd, lenb, 2, &dl, c->stop) != 0 ||
+	dio_deadline_in(&dl, XFR_TIMEOUT_MS);
+	if(dio_read_full(c->fd, lenb, 2, &dl, c->stop) != 0 ||
 		(ml = get16(lenb)) > max ||
-		read_full(c->fd, buf, ml, &dl, c->stop) != 0)
+		dio_read_full(c->fd, buf, ml, &dl, c->stop) != 0)
 		return -1;
 	return (int)ml;
 }
