@@ -26,7 +26,7 @@ iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 	uint8_t owner[DNS_MAX_NAME], rd[65535];
 	size_t i;
 	memset(rep, 0, sizeof(*rep));
-	if(dns_msg_parse(pkt, len, &msg, r, 0) != 0)
+	if(dns_msg_parse(pkt, len, &msg, r, DNS_PARSE_LAX_ADDR_LEN) != 0)
 		return -1;
 	rep->flags = msg.flags;
 	rep->rcode = msg.flags & 0xf;
@@ -42,6 +42,12 @@ iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 		struct module_rr *rr;
 		size_t olen = dns_rr_owner(&msg, d, owner);
 		int rdlen = dns_rr_rdata_uncompressed(&msg, d, rd, sizeof(rd));
+		if(rdlen < 0 && olen != 0 && ((d->type == DNS_TYPE_A &&
+			d->rdlen != 4) || (d->type == DNS_TYPE_AAAA &&
+			d->rdlen != 16)))
+			continue; /* an address of the wrong length: that record
+				is dropped, the rest of the reply is used (as
+				Unbound's scrubber) */
 		if(olen == 0 || rdlen < 0 || d->section >= DNS_SEC_NUM)
 			return -1;
 		rr = module_rr_new(r, owner, olen, d->type, d->rrclass, d->ttl,

@@ -696,6 +696,35 @@ START_TEST(test_parse)
 }
 END_TEST
 
+/** an A or AAAA record whose RDATA has the wrong length is dropped, the
+ * rest of the reply kept (Unbound's iter_scrub_rr_length.rpl); a record
+ * cut short by the packet's end still refuses the whole reply */
+START_TEST(test_parse_addr_len)
+{
+	/* www.example.com A: answer 1.2.3.4 and a 3-octet A; additional
+	 * a 5-octet AAAA and a good AAAA */
+	static const uint8_t pkt[] = {
+		0x12, 0x34, 0x84, 0x00, 0, 1, 0, 2, 0, 0, 0, 2,
+		3, 'w', 'w', 'w', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e',
+		3, 'c', 'o', 'm', 0, 0, 1, 0, 1,
+		0xc0, 12, 0, 1, 0, 1, 0, 0, 0x0e, 0x10, 0, 4, 1, 2, 3, 4,
+		0xc0, 12, 0, 1, 0, 1, 0, 0, 0x0e, 0x10, 0, 3, 3, 4, 5,
+		0xc0, 12, 0, 28, 0, 1, 0, 0, 0x0e, 0x10, 0, 5, 1, 2, 3, 4, 5,
+		0xc0, 12, 0, 28, 0, 1, 0, 0, 0x0e, 0x10, 0, 16,
+		0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34
+	};
+	struct iter_reply rep;
+	ck_assert_int_eq(iter_reply_parse(reg, pkt, sizeof(pkt), &rep), 0);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ANSWER].count, 1);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ANSWER].first->rdlen, 4);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ADDITIONAL].count, 1);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ADDITIONAL].first->rdlen, 16);
+	/* the last record's RDATA runs past the end: refused */
+	ck_assert_int_eq(iter_reply_parse(reg, pkt, sizeof(pkt) - 1, &rep),
+		-1);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 scrub_suite(void)
@@ -704,6 +733,7 @@ scrub_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_parse_addr_len);
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_scrub_ns);
