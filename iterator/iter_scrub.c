@@ -268,10 +268,32 @@ scrub_sig_sections(struct iter_reply *rep)
 	}
 }
 
+/** remove the records of another class than cls from list l */
+static void
+scrub_class(struct module_rrlist *l, uint16_t cls)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if(rr->rrclass != cls) {
+			list_unlink(l, pp, prev);
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
 {
+	int i;
+	/* records of another class than the question's are no part of the
+	 * answer (a referral's CH glue is no address for an IN server) */
+	if(rep->qclass != DNS_CLASS_ANY)
+		for(i = 0; i < DNS_SEC_NUM; i++)
+			scrub_class(&rep->sec[i], rep->qclass);
 	scrub_sig_sections(rep);
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);

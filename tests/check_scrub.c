@@ -185,6 +185,37 @@ START_TEST(test_promiscuous)
 }
 END_TEST
 
+/** records of another class than the question's are scrubbed from every
+ * section: a referral's CH NS set and CH glue are no servers for an IN
+ * question (Unbound's iter_class_mixreferral.rpl) */
+START_TEST(test_scrub_class)
+{
+	static const char *const ns[] = {
+		"example.com. CH NS ch.example.com.",
+		"example.com. IN NS ns.example.com.", NULL };
+	static const char *const ar[] = {
+		"ch.example.com. CH A 1.2.3.5",
+		"ns.example.com. IN A 1.2.3.4", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t zone[256];
+	struct iter_reply *p = reply(0, 0, NULL, ns, ar);
+	wire("com.", zone);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->first->rrclass,
+		DNS_CLASS_IN);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->first->rrclass,
+		DNS_CLASS_IN);
+	/* a forwarder's reply too */
+	p = reply(0, 0, NULL, ns, ar);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 1);
+	iter_env_delete(env);
+}
+END_TEST
+
 /** iter-scrub-ns: the first max NS records of each owner stay, in both
  * the answer and the authority section; other types are untouched */
 /** the type an RRSIG record covers, 0 for other records */
@@ -738,6 +769,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_scrub_ns);
 	tcase_add_test(tc, test_sig_sections);
+	tcase_add_test(tc, test_scrub_class);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
