@@ -982,8 +982,9 @@ iter_fetch_ahead(struct module_qstate *s)
 
 /**
  * auth-zone for-upstream (RFC 8806): when a zone copy holds the servers'
- * answer for the delegation point, take it as their reply, without
- * sending. @return 1 when handled (answered or failed), 0 to send.
+ * answer for the delegation point, or is a zone below it that holds the
+ * name, take it as their reply, without sending. @return 1 when handled
+ * (answered or failed), 0 to send.
  */
 static int
 iter_auth_zone(struct module_qstate *s)
@@ -995,13 +996,36 @@ iter_auth_zone(struct module_qstate *s)
 	const uint8_t *name = iq->qname;
 	uint16_t qtype = iq->qtype;
 	size_t len = 0;
+	enum auth_answer r = AUTH_NOT;
+	int dplabs = dname_count_labels(iq->dp->name), n, qlabs;
 	if(iq->qmin_labels > 0) {
 		name = dname_suffix_labels(iq->qname, iq->qmin_labels);
 		qtype = DNS_TYPE_A;
 	}
-	switch(auth_zones_answer_upstream(s->env->authz, iq->dp->name, name,
-		qtype, iq->qclass, (s->flags & (MESH_FLAG_DO |
-		MESH_FLAG_DNSSEC)) != 0, buf, sizeof(buf), &len)) {
+	qlabs = dname_count_labels(name);
+	if(qtype == DNS_TYPE_DS)
+		qlabs--; /* the parent's answer: not from a zone at the name */
+	/* a for-upstream zone below the delegation (a stub or a forward
+	 * zone above it) is closer: it answers as the servers of its apex
+	 * would, the highest first (auth-zone before stub-zone before
+	 * forward-zone, as Unbound); then the delegation itself */
+	if(dname_is_strict_subdomain(name, iq->dp->name))
+		for(n = dplabs + 1; n <= qlabs && r == AUTH_NOT; n++) {
+			const uint8_t *z = dname_suffix_labels(name, n);
+			if((s->flags & MESH_FLAG_NOAUTH) &&
+				dname_equal(z, iq->qname))
+				break;
+			r = auth_zones_answer_upstream(s->env->authz, z,
+				name, qtype, iq->qclass, (s->flags &
+				(MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0, buf,
+				sizeof(buf), &len);
+		}
+	if(r == AUTH_NOT && !iq->dp->is_forward && (!(s->flags &
+		MESH_FLAG_NOAUTH) || !dname_equal(iq->dp->name, iq->qname)))
+		r = auth_zones_answer_upstream(s->env->authz, iq->dp->name,
+			name, qtype, iq->qclass, (s->flags & (MESH_FLAG_DO |
+			MESH_FLAG_DNSSEC)) != 0, buf, sizeof(buf), &len);
+	switch(r) {
 	case AUTH_ANSWERED:
 		break;
 	case AUTH_FAIL:
@@ -1202,9 +1226,7 @@ iter_send(struct module_qstate *s)
 	}
 	/* MESH_FLAG_NOAUTH: the zone's own copy is not asked (the zones
 	 * above it are: a TLD's referral from a root copy) */
-	if(s->env->authz && !iq->dp->is_forward &&
-		(!(s->flags & MESH_FLAG_NOAUTH) ||
-		!dname_equal(iq->dp->name, iq->qname)) && iter_auth_zone(s))
+	if(s->env->authz && iter_auth_zone(s))
 		return;
 	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
 		return;
