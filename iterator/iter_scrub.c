@@ -603,6 +603,25 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 			 * cannot answer for it (RFC 4035 3.1.4.1) */
 			return ITER_CL_NODATA;
 		}
+		if(qtype == DNS_TYPE_DS && dname_equal(ns->owner, name) &&
+			dname_is_strict_subdomain(name, zone)) {
+			/* the DS question answered with the referral to that
+			 * very zone, the DS set in it: that set is the
+			 * parent's answer (as Unbound takes it); the child
+			 * has none to give */
+			struct module_rr *rr;
+			for(rr = auth->first; rr; rr = rr->next)
+				if(rr->type == DNS_TYPE_DS &&
+					dname_equal(rr->owner, name) &&
+					module_rrlist_push(r, final, rr) < 0)
+					return ITER_CL_ERROR;
+			if(final->count > 0) {
+				if(dnssec && scrub_push_sigs(r, auth, name,
+					DNS_TYPE_DS, final) < 0)
+					return ITER_CL_ERROR;
+				return ITER_CL_ANSWER;
+			}
+		}
 		if(dname_is_strict_subdomain(ns->owner, zone)) {
 			*nsrr = ns;
 			return ITER_CL_REFERRAL;

@@ -620,14 +620,21 @@ START_TEST(test_classify_other)
 	ck_assert_int_eq(r.c, ITER_CL_CNAME);
 	ck_assert_str_eq(r.end, "www.example.net.");
 	/* a DS question answered with a referral to that very zone: the
-	 * NSEC3 proof it carries is the parent's answer (NODATA); with the
-	 * DS set (or for another type) it stays a referral */
+	 * NSEC3 proof it carries is the parent's answer (NODATA); the DS
+	 * set it carries is the answer (Unbound's iter_ds_referral.rpl);
+	 * for another type it stays a referral */
 	p = reply(0, 0, NULL, ref_n3, NULL);
 	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
 	p = reply(0, 0, NULL, ref_ds, NULL);
 	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	ck_assert_uint_eq(r.nfinal, 1);
+	/* asked of the zone itself (its own servers): not the parent's
+	 * answer, lame as any referral to itself */
+	p = reply(0, 0, NULL, ref_ds, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_DS, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	p = reply(0, 0, NULL, ref_n3, NULL);
 	r = classify(p, "example.com.", DNS_TYPE_A, "com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
