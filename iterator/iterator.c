@@ -1939,6 +1939,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	case ITER_CL_NODATA:
 		(void)iter_copy_soa(s->region, &p->sec[DNS_SEC_AUTHORITY], name,
 			&neg, dnssec);
+		if(cl == ITER_CL_NODATA && !iter_has_soa(
+			&p->sec[DNS_SEC_AUTHORITY]))
+			/* a NODATA without SOA (an authoritative reply whose
+			 * records were all scrubbed, one with only the
+			 * zone's NS set): the NS set and its addresses go
+			 * along as with an answer (as Unbound keeps them) */
+			iter_extra_sections(s, p, name, &neg, &add);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
