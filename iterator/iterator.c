@@ -1371,25 +1371,60 @@ iter_send(struct module_qstate *s)
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
 
+/** push the addresses of server name t (and, with dnssec, their RRSIGs)
+ * from the additional section ad to add. @return 0 or -1 */
+static int
+iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
+	const uint8_t *t, struct module_rrlist *add, int dnssec)
+{
+	struct module_rr *g;
+	for(g = ad->first; g; g = g->next) {
+		/* (with harden-glue: no, out-of-zone addresses are in the
+		 * reply for referrals: not given to clients); an address's
+		 * RRSIGs go with it for DNSSEC queries */
+		if(!t || !dname_equal(g->owner, t) || (g->type !=
+			DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
+			!(dnssec && g->type == DNS_TYPE_RRSIG &&
+			g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
+			DNS_TYPE_A || dns_read_u16(g->rdata) ==
+			DNS_TYPE_AAAA))) ||
+			(!IQ(s)->dp->is_forward &&
+			!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
+			continue;
+		if(module_rrlist_push(s->region, add, g) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /**
  * Without minimal-responses, a positive answer carries the NS set of the
  * zone that gave it (from the reply's authority section) and the
  * addresses of those servers (from its additional section), as Unbound
- * and NSD do. The records are appended to auth and add.
+ * and NSD do; the answer to an NS question (final, may be NULL), whose
+ * NS set is the answer, carries its servers' addresses. The records are
+ * appended to auth and add.
  */
 static void
 iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
-	const uint8_t *name, struct module_rrlist *auth,
-	struct module_rrlist *add)
+	const uint8_t *name, const struct module_rrlist *final,
+	struct module_rrlist *auth, struct module_rrlist *add)
 {
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
-	struct module_rr *ns = iter_find_ns(a, name), *rr, *g;
+	struct module_rr *ns = iter_find_ns(a, name), *rr;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
-	if(st_env(s)->minimal || !ns)
+	if(st_env(s)->minimal)
 		return;
+	if(!ns) {
+		/* the answer to an NS question: its servers' addresses */
+		for(rr = final ? final->first : NULL; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
+				rr_target(rr), add, dnssec) < 0)
+				return;
+		return;
+	}
 	for(rr = a->first; rr; rr = rr->next) {
-		const uint8_t *t;
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
 		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
@@ -1401,25 +1436,9 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		}
 		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
 			continue;
-		if(module_rrlist_push(s->region, auth, rr) < 0)
+		if(module_rrlist_push(s->region, auth, rr) < 0 ||
+			iter_push_glue(s, ad, rr_target(rr), add, dnssec) < 0)
 			return;
-		t = rr_target(rr);
-		for(g = ad->first; g; g = g->next) {
-			/* (with harden-glue: no, out-of-zone addresses are
-			 * in the reply for referrals: not given to clients);
-			 * an address's RRSIGs go with it for DNSSEC queries */
-			if(!t || !dname_equal(g->owner, t) || (g->type !=
-				DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
-				!(dnssec && g->type == DNS_TYPE_RRSIG &&
-				g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
-				DNS_TYPE_A || dns_read_u16(g->rdata) ==
-				DNS_TYPE_AAAA))) ||
-				(!IQ(s)->dp->is_forward &&
-				!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
-				continue;
-			if(module_rrlist_push(s->region, add, g) < 0)
-				return;
-		}
 	}
 }
 
@@ -1928,7 +1947,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		iter_extra_sections(s, p, name, &neg, &add);
+		iter_extra_sections(s, p, name, &final, &neg, &add);
 		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
@@ -1945,7 +1964,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			 * records were all scrubbed, one with only the
 			 * zone's NS set): the NS set and its addresses go
 			 * along as with an answer (as Unbound keeps them) */
-			iter_extra_sections(s, p, name, &neg, &add);
+			iter_extra_sections(s, p, name, NULL, &neg, &add);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
