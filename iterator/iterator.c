@@ -1414,16 +1414,18 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
 	struct module_rr *ns = iter_find_ns(a, name), *rr;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
-	if(st_env(s)->minimal)
-		return;
 	if(!ns) {
-		/* the answer to an NS question: its servers' addresses */
+		/* the answer to an NS question: its servers' addresses,
+		 * also with minimal-responses (they are the answer's use,
+		 * as Unbound keeps them) */
 		for(rr = final ? final->first : NULL; rr; rr = rr->next)
 			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
 				rr_target(rr), add, dnssec) < 0)
 				return;
 		return;
 	}
+	if(st_env(s)->minimal)
+		return;
 	for(rr = a->first; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
