@@ -1371,14 +1371,32 @@ iter_send(struct module_qstate *s)
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
 
+/** @return 1 when list l (may be NULL) holds a record of owner and type */
+static int
+iter_list_has(const struct module_rrlist *l, const uint8_t *owner,
+	uint16_t type)
+{
+	const struct module_rr *rr;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if(rr->type == type && dname_equal(rr->owner, owner))
+			return 1;
+	return 0;
+}
+
 /** push the addresses of server name t (and, with dnssec, their RRSIGs)
- * from the additional section ad to add. @return 0 or -1 */
+ * from the additional section ad to add; not an RRset the answer (final,
+ * may be NULL) already holds (as Unbound keeps an RRset in one section
+ * of a message). @return 0 or -1 */
 static int
 iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
-	const uint8_t *t, struct module_rrlist *add, int dnssec)
+	const uint8_t *t, const struct module_rrlist *final,
+	struct module_rrlist *add, int dnssec)
 {
 	struct module_rr *g;
 	for(g = ad->first; g; g = g->next) {
+		if(iter_list_has(final, g->owner, g->type == DNS_TYPE_RRSIG &&
+			g->rdlen >= 2 ? dns_read_u16(g->rdata) : g->type))
+			continue;
 		/* (with harden-glue: no, out-of-zone addresses are in the
 		 * reply for referrals: not given to clients); an address's
 		 * RRSIGs go with it for DNSSEC queries */
@@ -1420,7 +1438,7 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		 * as Unbound keeps them) */
 		for(rr = final ? final->first : NULL; rr; rr = rr->next)
 			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
-				rr_target(rr), add, dnssec) < 0)
+				rr_target(rr), final, add, dnssec) < 0)
 				return;
 		return;
 	}
@@ -1439,7 +1457,8 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
 			continue;
 		if(module_rrlist_push(s->region, auth, rr) < 0 ||
-			iter_push_glue(s, ad, rr_target(rr), add, dnssec) < 0)
+			iter_push_glue(s, ad, rr_target(rr), final, add,
+			dnssec) < 0)
 			return;
 	}
 }
