@@ -284,6 +284,37 @@ scrub_class(struct module_rrlist *l, uint16_t cls)
 	}
 }
 
+/** signatures kept per RRset, as Unbound's scrubber keeps (more only
+ * give a validator work: KeyTrap) */
+#define ITER_MAX_RRSIGS 8
+
+/** drop the RRSIGs past the first ITER_MAX_RRSIGS of each owner and
+ * covered type in a list */
+static void
+scrub_sig_count(struct module_rrlist *l)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp, *o;
+		int n = 0;
+		if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2) {
+			uint16_t t = dns_read_u16(rr->rdata);
+			for(o = l->first; o != rr && n < ITER_MAX_RRSIGS;
+				o = o->next)
+				if(o->type == DNS_TYPE_RRSIG && o->rdlen >= 2 &&
+					dns_read_u16(o->rdata) == t &&
+					dname_equal(o->owner, rr->owner))
+					n++;
+			if(n >= ITER_MAX_RRSIGS) {
+				list_unlink(l, pp, prev);
+				continue;
+			}
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
@@ -295,6 +326,8 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 		for(i = 0; i < DNS_SEC_NUM; i++)
 			scrub_class(&rep->sec[i], rep->qclass);
 	scrub_sig_sections(rep);
+	for(i = 0; i < DNS_SEC_NUM; i++)
+		scrub_sig_count(&rep->sec[i]);
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],

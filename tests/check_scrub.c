@@ -216,6 +216,50 @@ START_TEST(test_scrub_class)
 }
 END_TEST
 
+/** at most 8 RRSIGs of one owner and covered type stay, the first ones
+ * (Unbound's fwd_scrub_rrsig.rpl); other sets keep theirs */
+START_TEST(test_scrub_sig_count)
+{
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . MQ==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Mg==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Mw==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . NA==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . NQ==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Ng==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Nw==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . OA==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . OQ==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . MTA=",
+		"www.example.com. RRSIG TXT 8 3 300 20330518033320 20010909014640 12345 . MQ==",
+		NULL };
+	struct iter_env *env = iter_env_create_default();
+	struct iter_reply *p = reply(0, 1, an, NULL, NULL);
+	struct module_rr *rr;
+	int n = 0, txt = 0;
+	iter_scrub_reply(p, NULL, env);
+	for(rr = sec(p, DNS_SEC_ANSWER)->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_RRSIG && dns_read_u16(rr->rdata) ==
+			DNS_TYPE_A) {
+			n++;
+			/* the first eight: the signatures of the ninth
+			 * and tenth are "9" and "10" */
+			ck_assert(rr->rdata[rr->rdlen - 1] != '9');
+			ck_assert(rr->rdata[rr->rdlen - 1] != '0');
+		}
+		if(rr->type == DNS_TYPE_RRSIG && dns_read_u16(rr->rdata) ==
+			DNS_TYPE_TXT)
+			txt++;
+	}
+	ck_assert_int_eq(n, 8);
+	ck_assert_int_eq(txt, 1);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "www.example.com.",
+		DNS_TYPE_A));
+	iter_env_delete(env);
+}
+END_TEST
+
 /** iter-scrub-ns: the first max NS records of each owner stay, in both
  * the answer and the authority section; other types are untouched */
 /** the type an RRSIG record covers, 0 for other records */
@@ -777,6 +821,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_scrub_ns);
 	tcase_add_test(tc, test_sig_sections);
 	tcase_add_test(tc, test_scrub_class);
+	tcase_add_test(tc, test_scrub_sig_count);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
