@@ -127,7 +127,8 @@ rdata_walk(const uint8_t *pkt, size_t len, size_t off, size_t rdlen,
 
 /** parse one RR at *pos into rr; OPT is reported through *is_opt */
 static int
-parse_rr(const uint8_t *pkt, size_t len, size_t *pos, struct dns_rr *rr)
+parse_rr(const uint8_t *pkt, size_t len, size_t *pos, struct dns_rr *rr,
+	int flags)
 {
 	size_t p = *pos, rdlen;
 	const int *d;
@@ -151,7 +152,9 @@ parse_rr(const uint8_t *pkt, size_t len, size_t *pos, struct dns_rr *rr)
 	rr->covered = 0;
 	/* empty RDATA is allowed for every type (RFC 2136 2.5.2 deletes) */
 	if(rdlen != 0 && rr->type != DNS_TYPE_OPT &&
-		(d = rdata_desc(rr->type)) != NULL) {
+		(d = rdata_desc(rr->type)) != NULL &&
+		!((flags & DNS_PARSE_LAX_ADDR_LEN) &&
+		(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA))) {
 		if((r = rdata_walk(pkt, len, p, rdlen, d, NULL, NULL)) != 0)
 			return r;
 		if(rr->type == DNS_TYPE_RRSIG || rr->type == DNS_TYPE_SIG)
@@ -227,7 +230,7 @@ dns_msg_parse(const uint8_t *pkt, size_t len, struct dns_msg *msg,
 		for(i = 0; i < counts[sec]; i++) {
 			struct dns_rr *rr = &msg->rrs[idx];
 			size_t start = p;
-			if((r = parse_rr(pkt, len, &p, rr)) != 0)
+			if((r = parse_rr(pkt, len, &p, rr, flags)) != 0)
 				return r;
 			rr->section = (uint8_t)sec;
 			if(rr->type == DNS_TYPE_OPT) {

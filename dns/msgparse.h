@@ -139,6 +139,10 @@ struct dns_msg {
 
 /** dns_msg_parse flag: extra bytes after the last RR are an error */
 #define DNS_PARSE_STRICT_TRAILING 0x01
+/** dns_msg_parse flag: an A or AAAA record whose RDATA has the wrong length
+ * is not an error (the message's structure is intact); the caller drops
+ * that record (the iterator's scrubber) */
+#define DNS_PARSE_LAX_ADDR_LEN 0x02
 
 /**
  * Parse a message.

@@ -26,7 +26,7 @@ iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 	uint8_t owner[DNS_MAX_NAME], rd[65535];
 	size_t i;
 	memset(rep, 0, sizeof(*rep));
-	if(dns_msg_parse(pkt, len, &msg, r, 0) != 0)
+	if(dns_msg_parse(pkt, len, &msg, r, DNS_PARSE_LAX_ADDR_LEN) != 0)
 		return -1;
 	rep->flags = msg.flags;
 	rep->rcode = msg.flags & 0xf;
@@ -42,6 +42,12 @@ iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 		struct module_rr *rr;
 		size_t olen = dns_rr_owner(&msg, d, owner);
 		int rdlen = dns_rr_rdata_uncompressed(&msg, d, rd, sizeof(rd));
+		if(rdlen < 0 && olen != 0 && ((d->type == DNS_TYPE_A &&
+			d->rdlen != 4) || (d->type == DNS_TYPE_AAAA &&
+			d->rdlen != 16)))
+			continue; /* an address of the wrong length: that record
+				is dropped, the rest of the reply is used (as
+				Unbound's scrubber) */
 		if(olen == 0 || rdlen < 0 || d->section >= DNS_SEC_NUM)
 			return -1;
 		rr = module_rr_new(r, owner, olen, d->type, d->rrclass, d->ttl,
@@ -262,11 +268,66 @@ scrub_sig_sections(struct iter_reply *rep)
 	}
 }
 
+/** remove the records of another class than cls from list l */
+static void
+scrub_class(struct module_rrlist *l, uint16_t cls)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if(rr->rrclass != cls) {
+			list_unlink(l, pp, prev);
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
+/** signatures kept per RRset, as Unbound's scrubber keeps (more only
+ * give a validator work: KeyTrap) */
+#define ITER_MAX_RRSIGS 8
+
+/** drop the RRSIGs past the first ITER_MAX_RRSIGS of each owner and
+ * covered type in a list */
+static void
+scrub_sig_count(struct module_rrlist *l)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	while(*pp) {
+		struct module_rr *rr = *pp, *o;
+		int n = 0;
+		if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2) {
+			uint16_t t = dns_read_u16(rr->rdata);
+			for(o = l->first; o != rr && n < ITER_MAX_RRSIGS;
+				o = o->next)
+				if(o->type == DNS_TYPE_RRSIG && o->rdlen >= 2 &&
+					dns_read_u16(o->rdata) == t &&
+					dname_equal(o->owner, rr->owner))
+					n++;
+			if(n >= ITER_MAX_RRSIGS) {
+				list_unlink(l, pp, prev);
+				continue;
+			}
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
 {
+	int i;
+	/* records of another class than the question's are no part of the
+	 * answer (a referral's CH glue is no address for an IN server) */
+	if(rep->qclass != DNS_CLASS_ANY)
+		for(i = 0; i < DNS_SEC_NUM; i++)
+			scrub_class(&rep->sec[i], rep->qclass);
 	scrub_sig_sections(rep);
+	for(i = 0; i < DNS_SEC_NUM; i++)
+		scrub_sig_count(&rep->sec[i]);
 	if(zone) {
 		iter_scrub_zone(&rep->sec[DNS_SEC_ANSWER], zone);
 		rep->ns_dropped = iter_scrub_zone(&rep->sec[DNS_SEC_AUTHORITY],
@@ -574,6 +635,25 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 			 * is the NSEC or NSEC3 proof it carries; the child
 			 * cannot answer for it (RFC 4035 3.1.4.1) */
 			return ITER_CL_NODATA;
+		}
+		if(qtype == DNS_TYPE_DS && dname_equal(ns->owner, name) &&
+			dname_is_strict_subdomain(name, zone)) {
+			/* the DS question answered with the referral to that
+			 * very zone, the DS set in it: that set is the
+			 * parent's answer (as Unbound takes it); the child
+			 * has none to give */
+			struct module_rr *rr;
+			for(rr = auth->first; rr; rr = rr->next)
+				if(rr->type == DNS_TYPE_DS &&
+					dname_equal(rr->owner, name) &&
+					module_rrlist_push(r, final, rr) < 0)
+					return ITER_CL_ERROR;
+			if(final->count > 0) {
+				if(dnssec && scrub_push_sigs(r, auth, name,
+					DNS_TYPE_DS, final) < 0)
+					return ITER_CL_ERROR;
+				return ITER_CL_ANSWER;
+			}
 		}
 		if(dname_is_strict_subdomain(ns->owner, zone)) {
 			*nsrr = ns;

@@ -123,7 +123,9 @@ int iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 	struct iter_reply *rep);
 
 /**
- * Scrub a reply in place.
+ * Scrub a reply in place: records of another class than the question's
+ * go (unless it asks class ANY), then the bailiwick and the private
+ * addresses.
  * @param rep: the reply.
  * @param zone: the zone the server was asked as (lower-case wire), or
  *	NULL for a forwarder (no bailiwick scrub).

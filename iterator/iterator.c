@@ -982,8 +982,9 @@ iter_fetch_ahead(struct module_qstate *s)
 
 /**
  * auth-zone for-upstream (RFC 8806): when a zone copy holds the servers'
- * answer for the delegation point, take it as their reply, without
- * sending. @return 1 when handled (answered or failed), 0 to send.
+ * answer for the delegation point, or is a zone below it that holds the
+ * name, take it as their reply, without sending. @return 1 when handled
+ * (answered or failed), 0 to send.
  */
 static int
 iter_auth_zone(struct module_qstate *s)
@@ -995,13 +996,36 @@ iter_auth_zone(struct module_qstate *s)
 	const uint8_t *name = iq->qname;
 	uint16_t qtype = iq->qtype;
 	size_t len = 0;
+	enum auth_answer r = AUTH_NOT;
+	int dplabs = dname_count_labels(iq->dp->name), n, qlabs;
 	if(iq->qmin_labels > 0) {
 		name = dname_suffix_labels(iq->qname, iq->qmin_labels);
 		qtype = DNS_TYPE_A;
 	}
-	switch(auth_zones_answer_upstream(s->env->authz, iq->dp->name, name,
-		qtype, iq->qclass, (s->flags & (MESH_FLAG_DO |
-		MESH_FLAG_DNSSEC)) != 0, buf, sizeof(buf), &len)) {
+	qlabs = dname_count_labels(name);
+	if(qtype == DNS_TYPE_DS)
+		qlabs--; /* the parent's answer: not from a zone at the name */
+	/* a for-upstream zone below the delegation (a stub or a forward
+	 * zone above it) is closer: it answers as the servers of its apex
+	 * would, the highest first (auth-zone before stub-zone before
+	 * forward-zone, as Unbound); then the delegation itself */
+	if(dname_is_strict_subdomain(name, iq->dp->name))
+		for(n = dplabs + 1; n <= qlabs && r == AUTH_NOT; n++) {
+			const uint8_t *z = dname_suffix_labels(name, n);
+			if((s->flags & MESH_FLAG_NOAUTH) &&
+				dname_equal(z, iq->qname))
+				break;
+			r = auth_zones_answer_upstream(s->env->authz, z,
+				name, qtype, iq->qclass, (s->flags &
+				(MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0, buf,
+				sizeof(buf), &len);
+		}
+	if(r == AUTH_NOT && !iq->dp->is_forward && (!(s->flags &
+		MESH_FLAG_NOAUTH) || !dname_equal(iq->dp->name, iq->qname)))
+		r = auth_zones_answer_upstream(s->env->authz, iq->dp->name,
+			name, qtype, iq->qclass, (s->flags & (MESH_FLAG_DO |
+			MESH_FLAG_DNSSEC)) != 0, buf, sizeof(buf), &len);
+	switch(r) {
 	case AUTH_ANSWERED:
 		break;
 	case AUTH_FAIL:
@@ -1202,9 +1226,7 @@ iter_send(struct module_qstate *s)
 	}
 	/* MESH_FLAG_NOAUTH: the zone's own copy is not asked (the zones
 	 * above it are: a TLD's referral from a root copy) */
-	if(s->env->authz && !iq->dp->is_forward &&
-		(!(s->flags & MESH_FLAG_NOAUTH) ||
-		!dname_equal(iq->dp->name, iq->qname)) && iter_auth_zone(s))
+	if(s->env->authz && iter_auth_zone(s))
 		return;
 	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
 		return;
@@ -1349,25 +1371,80 @@ iter_send(struct module_qstate *s)
 	iter_fail(s, iq->ede >= 0 ? iq->ede : DNS_EDE_NO_REACHABLE_AUTHORITY);
 }
 
+/** @return 1 when list l (may be NULL) holds a record of owner and type */
+static int
+iter_list_has(const struct module_rrlist *l, const uint8_t *owner,
+	uint16_t type)
+{
+	const struct module_rr *rr;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if(rr->type == type && dname_equal(rr->owner, owner))
+			return 1;
+	return 0;
+}
+
+/** push the addresses of server name t (and, with dnssec, their RRSIGs)
+ * from the additional section ad to add; not an RRset the answer (final,
+ * may be NULL) already holds (as Unbound keeps an RRset in one section
+ * of a message). @return 0 or -1 */
+static int
+iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
+	const uint8_t *t, const struct module_rrlist *final,
+	struct module_rrlist *add, int dnssec)
+{
+	struct module_rr *g;
+	for(g = ad->first; g; g = g->next) {
+		if(iter_list_has(final, g->owner, g->type == DNS_TYPE_RRSIG &&
+			g->rdlen >= 2 ? dns_read_u16(g->rdata) : g->type))
+			continue;
+		/* (with harden-glue: no, out-of-zone addresses are in the
+		 * reply for referrals: not given to clients); an address's
+		 * RRSIGs go with it for DNSSEC queries */
+		if(!t || !dname_equal(g->owner, t) || (g->type !=
+			DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
+			!(dnssec && g->type == DNS_TYPE_RRSIG &&
+			g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
+			DNS_TYPE_A || dns_read_u16(g->rdata) ==
+			DNS_TYPE_AAAA))) ||
+			(!IQ(s)->dp->is_forward &&
+			!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
+			continue;
+		if(module_rrlist_push(s->region, add, g) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /**
  * Without minimal-responses, a positive answer carries the NS set of the
  * zone that gave it (from the reply's authority section) and the
  * addresses of those servers (from its additional section), as Unbound
- * and NSD do. The records are appended to auth and add.
+ * and NSD do; the answer to an NS question (final, may be NULL), whose
+ * NS set is the answer, carries its servers' addresses. The records are
+ * appended to auth and add.
  */
 static void
 iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
-	const uint8_t *name, struct module_rrlist *auth,
-	struct module_rrlist *add)
+	const uint8_t *name, const struct module_rrlist *final,
+	struct module_rrlist *auth, struct module_rrlist *add)
 {
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
-	struct module_rr *ns = iter_find_ns(a, name), *rr, *g;
+	struct module_rr *ns = iter_find_ns(a, name), *rr;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
-	if(st_env(s)->minimal || !ns)
+	if(!ns) {
+		/* the answer to an NS question: its servers' addresses,
+		 * also with minimal-responses (they are the answer's use,
+		 * as Unbound keeps them) */
+		for(rr = final ? final->first : NULL; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
+				rr_target(rr), final, add, dnssec) < 0)
+				return;
+		return;
+	}
+	if(st_env(s)->minimal)
 		return;
 	for(rr = a->first; rr; rr = rr->next) {
-		const uint8_t *t;
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
 		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
@@ -1379,25 +1456,10 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		}
 		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
 			continue;
-		if(module_rrlist_push(s->region, auth, rr) < 0)
+		if(module_rrlist_push(s->region, auth, rr) < 0 ||
+			iter_push_glue(s, ad, rr_target(rr), final, add,
+			dnssec) < 0)
 			return;
-		t = rr_target(rr);
-		for(g = ad->first; g; g = g->next) {
-			/* (with harden-glue: no, out-of-zone addresses are
-			 * in the reply for referrals: not given to clients);
-			 * an address's RRSIGs go with it for DNSSEC queries */
-			if(!t || !dname_equal(g->owner, t) || (g->type !=
-				DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
-				!(dnssec && g->type == DNS_TYPE_RRSIG &&
-				g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
-				DNS_TYPE_A || dns_read_u16(g->rdata) ==
-				DNS_TYPE_AAAA))) ||
-				(!IQ(s)->dp->is_forward &&
-				!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
-				continue;
-			if(module_rrlist_push(s->region, add, g) < 0)
-				return;
-		}
 	}
 }
 
@@ -1906,7 +1968,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		iter_extra_sections(s, p, name, &neg, &add);
+		iter_extra_sections(s, p, name, &final, &neg, &add);
 		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
@@ -1917,6 +1979,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	case ITER_CL_NODATA:
 		(void)iter_copy_soa(s->region, &p->sec[DNS_SEC_AUTHORITY], name,
 			&neg, dnssec);
+		if(cl == ITER_CL_NODATA && !iter_has_soa(
+			&p->sec[DNS_SEC_AUTHORITY]))
+			/* a NODATA without SOA (an authoritative reply whose
+			 * records were all scrubbed, one with only the
+			 * zone's NS set): the NS set and its addresses go
+			 * along as with an answer (as Unbound keeps them) */
+			iter_extra_sections(s, p, name, NULL, &neg, &add);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);

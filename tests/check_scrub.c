@@ -185,6 +185,81 @@ START_TEST(test_promiscuous)
 }
 END_TEST
 
+/** records of another class than the question's are scrubbed from every
+ * section: a referral's CH NS set and CH glue are no servers for an IN
+ * question (Unbound's iter_class_mixreferral.rpl) */
+START_TEST(test_scrub_class)
+{
+	static const char *const ns[] = {
+		"example.com. CH NS ch.example.com.",
+		"example.com. IN NS ns.example.com.", NULL };
+	static const char *const ar[] = {
+		"ch.example.com. CH A 1.2.3.5",
+		"ns.example.com. IN A 1.2.3.4", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t zone[256];
+	struct iter_reply *p = reply(0, 0, NULL, ns, ar);
+	wire("com.", zone);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->first->rrclass,
+		DNS_CLASS_IN);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->first->rrclass,
+		DNS_CLASS_IN);
+	/* a forwarder's reply too */
+	p = reply(0, 0, NULL, ns, ar);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 1);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 1);
+	iter_env_delete(env);
+}
+END_TEST
+
+/** at most 8 RRSIGs of one owner and covered type stay, the first ones
+ * (Unbound's fwd_scrub_rrsig.rpl); other sets keep theirs */
+START_TEST(test_scrub_sig_count)
+{
+	static const char *const an[] = {
+		"www.example.com. A 192.0.2.1",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . MQ==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Mg==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Mw==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . NA==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . NQ==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Ng==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . Nw==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . OA==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . OQ==",
+		"www.example.com. RRSIG A 8 3 300 20330518033320 20010909014640 12345 . MTA=",
+		"www.example.com. RRSIG TXT 8 3 300 20330518033320 20010909014640 12345 . MQ==",
+		NULL };
+	struct iter_env *env = iter_env_create_default();
+	struct iter_reply *p = reply(0, 1, an, NULL, NULL);
+	struct module_rr *rr;
+	int n = 0, txt = 0;
+	iter_scrub_reply(p, NULL, env);
+	for(rr = sec(p, DNS_SEC_ANSWER)->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_RRSIG && dns_read_u16(rr->rdata) ==
+			DNS_TYPE_A) {
+			n++;
+			/* the first eight: the signatures of the ninth
+			 * and tenth are "9" and "10" */
+			ck_assert(rr->rdata[rr->rdlen - 1] != '9');
+			ck_assert(rr->rdata[rr->rdlen - 1] != '0');
+		}
+		if(rr->type == DNS_TYPE_RRSIG && dns_read_u16(rr->rdata) ==
+			DNS_TYPE_TXT)
+			txt++;
+	}
+	ck_assert_int_eq(n, 8);
+	ck_assert_int_eq(txt, 1);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "www.example.com.",
+		DNS_TYPE_A));
+	iter_env_delete(env);
+}
+END_TEST
+
 /** iter-scrub-ns: the first max NS records of each owner stay, in both
  * the answer and the authority section; other types are untouched */
 /** the type an RRSIG record covers, 0 for other records */
@@ -589,14 +664,21 @@ START_TEST(test_classify_other)
 	ck_assert_int_eq(r.c, ITER_CL_CNAME);
 	ck_assert_str_eq(r.end, "www.example.net.");
 	/* a DS question answered with a referral to that very zone: the
-	 * NSEC3 proof it carries is the parent's answer (NODATA); with the
-	 * DS set (or for another type) it stays a referral */
+	 * NSEC3 proof it carries is the parent's answer (NODATA); the DS
+	 * set it carries is the answer (Unbound's iter_ds_referral.rpl);
+	 * for another type it stays a referral */
 	p = reply(0, 0, NULL, ref_n3, NULL);
 	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
 	p = reply(0, 0, NULL, ref_ds, NULL);
 	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	ck_assert_uint_eq(r.nfinal, 1);
+	/* asked of the zone itself (its own servers): not the parent's
+	 * answer, lame as any referral to itself */
+	p = reply(0, 0, NULL, ref_ds, NULL);
+	r = classify(p, "example.com.", DNS_TYPE_DS, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	p = reply(0, 0, NULL, ref_n3, NULL);
 	r = classify(p, "example.com.", DNS_TYPE_A, "com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
@@ -696,6 +778,35 @@ START_TEST(test_parse)
 }
 END_TEST
 
+/** an A or AAAA record whose RDATA has the wrong length is dropped, the
+ * rest of the reply kept (Unbound's iter_scrub_rr_length.rpl); a record
+ * cut short by the packet's end still refuses the whole reply */
+START_TEST(test_parse_addr_len)
+{
+	/* www.example.com A: answer 1.2.3.4 and a 3-octet A; additional
+	 * a 5-octet AAAA and a good AAAA */
+	static const uint8_t pkt[] = {
+		0x12, 0x34, 0x84, 0x00, 0, 1, 0, 2, 0, 0, 0, 2,
+		3, 'w', 'w', 'w', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e',
+		3, 'c', 'o', 'm', 0, 0, 1, 0, 1,
+		0xc0, 12, 0, 1, 0, 1, 0, 0, 0x0e, 0x10, 0, 4, 1, 2, 3, 4,
+		0xc0, 12, 0, 1, 0, 1, 0, 0, 0x0e, 0x10, 0, 3, 3, 4, 5,
+		0xc0, 12, 0, 28, 0, 1, 0, 0, 0x0e, 0x10, 0, 5, 1, 2, 3, 4, 5,
+		0xc0, 12, 0, 28, 0, 1, 0, 0, 0x0e, 0x10, 0, 16,
+		0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34
+	};
+	struct iter_reply rep;
+	ck_assert_int_eq(iter_reply_parse(reg, pkt, sizeof(pkt), &rep), 0);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ANSWER].count, 1);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ANSWER].first->rdlen, 4);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ADDITIONAL].count, 1);
+	ck_assert_uint_eq(rep.sec[DNS_SEC_ADDITIONAL].first->rdlen, 16);
+	/* the last record's RDATA runs past the end: refused */
+	ck_assert_int_eq(iter_reply_parse(reg, pkt, sizeof(pkt) - 1, &rep),
+		-1);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 scrub_suite(void)
@@ -704,10 +815,13 @@ scrub_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_parse);
+	tcase_add_test(tc, test_parse_addr_len);
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_scrub_ns);
 	tcase_add_test(tc, test_sig_sections);
+	tcase_add_test(tc, test_scrub_class);
+	tcase_add_test(tc, test_scrub_sig_count);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);

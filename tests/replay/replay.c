@@ -610,6 +610,20 @@ read_entry(struct rpl_reader *r)
 			if(st != LDNS_STATUS_OK && sec != LDNS_SECTION_QUESTION &&
 				r->tb)
 				st = rr_lenient(r, p, st, &rr);
+			else if(st == LDNS_STATUS_OK && r->tb &&
+				sec != LDNS_SECTION_QUESTION &&
+				(ldns_rr_get_type(rr) == LDNS_RR_TYPE_A ||
+				ldns_rr_get_type(rr) == LDNS_RR_TYPE_AAAA) &&
+				(strstr(p, " \\# ") || strstr(p, "\t\\# "))) {
+				/* RFC 3597 data of an address keeps its bytes
+				 * as written (ldns cuts a 48-octet AAAA to
+				 * 16) */
+				ldns_rr *u = NULL;
+				if(rr_lenient(r, p, st, &u) == LDNS_STATUS_OK) {
+					ldns_rr_free(rr);
+					rr = u;
+				}
+			}
 			if(st != LDNS_STATUS_OK && sec != LDNS_SECTION_QUESTION &&
 				r->tb) {
 				/* an RRSIG without its signature (testbound's
