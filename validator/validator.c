@@ -1268,10 +1268,13 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			sigs, nsigs, &w));
 		return 0;
 	}
-	if(r == VAL_CRYPTO_NO_KEY && vq->sub == VAL_SUB_KEY && vq->ds_cached) {
+	if(r == VAL_CRYPTO_NO_KEY && vq->sub == VAL_SUB_KEY && vq->ds_cached &&
+		nsigs > 0) {
 		/* no key matches the DS set, which was the referral's, from
 		 * the cache: the parent is asked for it before the keys are
-		 * judged */
+		 * judged (not when the DNSKEY set has no RRSIG at all: no DS
+		 * set makes it verify, and that is EDE 10, RRSIGs Missing,
+		 * as Unbound says) */
 		uint8_t z[256];
 		(void)dname_copy_lower(z, zone);
 		vq->ds_cached = 0;
