@@ -1485,12 +1485,41 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			return 0;
 		return 1;
 	}
-	/* a CNAME there: no zone cut */
+	/* a CNAME there: no zone cut, once it verifies with the keys of
+	 * the zone above (RFC 4035 5.2: what ends a cut must be signed; an
+	 * unsigned or forged CNAME is no proof, as Unbound) */
 	for(rr = vq->sub_an.first; rr; rr = rr->next)
-		if(rr->type == DNS_TYPE_CNAME && dname_equal(rr->owner, name)) {
-			vq->probe_labs++;
-			return walk_next(qs, vq, ve);
+		if(rr->type == DNS_TYPE_CNAME && dname_equal(rr->owner, name))
+			break;
+	if(rr) {
+		struct val_rrset set;
+		struct val_window w;
+		int r;
+		if(val_collect(qs->region, &vq->sub_an, name, DNS_TYPE_CNAME,
+			DNS_CLASS_IN, &rrs, &nr, &sigs, &ns) < 0) {
+			walk_bogus(qs, vq, ve, name, DNS_EDE_OTHER,
+				"out of memory");
+			return 0;
 		}
+		if(ns == 0)
+			return walk_retry(qs, vq, ve, DNS_EDE_RRSIGS_MISSING,
+				"DS answered by an unsigned CNAME");
+		val_window(qs, ve, &vq->budget, &w);
+		set.owner = name;
+		set.type = DNS_TYPE_CNAME;
+		set.rrclass = DNS_CLASS_IN;
+		set.rrs = rrs;
+		set.count = nr;
+		ede = -1;
+		r = val_verify_rrset_algos(&set, sigs, ns, &vq->kk.keys,
+			vq->kk.algs, vq->kk.nalgs, &w, &ede);
+		if(r != VAL_CRYPTO_OK)
+			return walk_retry(qs, vq, ve, ede >= 0 ? ede :
+				DNS_EDE_DNSSEC_BOGUS,
+				"CNAME answer to DS not verified");
+		vq->probe_labs++;
+		return walk_next(qs, vq, ve);
+	}
 	/* no DS: the denial, signed by the zone above */
 	if(check_denial(qs, vq, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
 		VAL_MAX_NREC, &minttl, &ede) < 0)
