@@ -1430,7 +1430,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		return 0;
 	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
-		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+		/* the DS could not be had (SERVFAIL, REFUSED ...): RFC 8914
+		 * Network Error (23), as Unbound says */
+		return walk_retry(qs, vq, ve, DNS_EDE_NETWORK_ERROR,
 			"no DS answer");
 	if(val_collect(qs->region, &vq->sub_an, name, DNS_TYPE_DS,
 		DNS_CLASS_IN, &rrs, &nr, &sigs, &ns) < 0) {
