@@ -1158,6 +1158,41 @@ verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
 	return r;
 }
 
+/**
+ * The algorithms of a trust anchor (its usable DS records and its
+ * DNSKEY records of supported algorithms), each once.
+ * @param algs: 256 entries. @return how many.
+ */
+static size_t
+anchor_algorithms(const struct val_anchor *an, uint8_t *algs)
+{
+	struct val_rr anch[32];
+	struct val_rrset as;
+	uint8_t seen[256];
+	size_t na, i, n;
+	memset(&as, 0, sizeof(as));
+	as.rrclass = DNS_CLASS_IN;
+	as.rrs = anch;
+	as.type = DNS_TYPE_DS;
+	na = val_anchor_keys(an, DNS_TYPE_DS, anch, 32);
+	as.count = na > 32 ? 32 : na;
+	n = as.count > 0 ? val_ds_algorithms(&as, algs) : 0;
+	memset(seen, 0, sizeof(seen));
+	for(i = 0; i < n; i++)
+		seen[algs[i]] = 1;
+	na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32);
+	if(na > 32)
+		na = 32;
+	for(i = 0; i < na; i++) {
+		const uint8_t *k = anch[i].buf + anch[i].off;
+		if(anch[i].len < 4 || !val_algo_supported(k[3]) || seen[k[3]])
+			continue;
+		seen[k[3]] = 1;
+		algs[n++] = k[3];
+	}
+	return n;
+}
+
 static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
 	int rcode);
@@ -1239,8 +1274,25 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			lock_basic_lock(&ve->autr_lock);
 		r = verify_with_anchor(vq->anchor, &ks, sigs, nsigs, &w, &ede,
 			NULL);
+		if(r == VAL_CRYPTO_OK && ve->harden_algo) {
+			/* harden-algo-downgrade: every algorithm of the
+			 * trust anchor (its DS and DNSKEY records) must sign
+			 * the DNSKEY set, as under a DS set below */
+			nalgs = anchor_algorithms(vq->anchor, algs);
+			r = val_verify_rrset_algos(&ks, sigs, nsigs, &ks, algs,
+				nalgs, &w, &ede);
+			if(nalgs > VAL_KCACHE_MAX_ALGS)
+				nalgs = VAL_KCACHE_MAX_ALGS;
+		}
 		if(vq->anchor->autotrust)
 			lock_basic_unlock(&ve->autr_lock);
+		if(r != VAL_CRYPTO_OK && r != VAL_CRYPTO_UNSUPPORTED &&
+			ve->harden_algo && nalgs > 0)
+			/* (DNSSEC Bogus, as Unbound: the set is signed, only
+			 * not by every algorithm the anchor promises) */
+			return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+				"algorithm downgrade: an algorithm of the trust "
+				"anchor does not sign the DNSKEY set");
 	} else {
 		as.owner = zone;
 		as.type = DNS_TYPE_DS;
