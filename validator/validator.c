@@ -1834,7 +1834,17 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 				if(is_wildcard(rr->owner))
 					labs--;
 				s = MODULE_SEC_SECURE;
-				if(sig_labels(&sigs[0]) < labs && wc_name) {
+				if(sig_labels(&sigs[0]) < labs &&
+					rr->type == DNS_TYPE_DNAME) {
+					/* a DNAME synthesised from a wildcard
+					 * (RFC 4592 4.4: a DNAME at a wildcard
+					 * is undefined; Unbound refuses it):
+					 * no secure redirection of a subtree */
+					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+						"DNAME expanded from a wildcard");
+					s = MODULE_SEC_BOGUS;
+				} else if(sig_labels(&sigs[0]) < labs &&
+					wc_name) {
 					*wc_name = rr->owner;
 					*wc_labs = sig_labels(&sigs[0]);
 				} else if(sig_labels(&sigs[0]) < labs &&
