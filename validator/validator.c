@@ -2044,9 +2044,14 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			return MODULE_SEC_INSECURE;
 		if(ki->status == VAL_KEY_BOGUS)
 			vq->keys_bad = 1;
+		/* no SOA and no NSEC: not even the shape of a denial (RFC
+		 * 2308 wants the SOA), DNSSEC Bogus (6) as Unbound; with a
+		 * signed SOA and no NSEC, the NSEC is what is missing (12,
+		 * below) */
 		val_fail(vq, ki->status == VAL_KEY_BOGUS ? ki->ede :
-			DNS_EDE_NSEC_MISSING, ki->status == VAL_KEY_BOGUS ?
-			"key chain is bogus" : "denial without NSEC records");
+			DNS_EDE_DNSSEC_BOGUS, ki->status == VAL_KEY_BOGUS ?
+			"key chain is bogus" : "denial without SOA or NSEC "
+			"records");
 		return MODULE_SEC_BOGUS;
 	}
 	gather_nrecs(&a->ns, recs, &n, recs3, &n3);
