@@ -2179,6 +2179,18 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 	const struct module_rrlist *l)
 {
 	const struct module_rr *rr, *s;
+	uint32_t cap = 0xffffffff;
+	/* RFC 9077: an NSEC is used aggressively no longer than the SOA
+	 * TTL and the SOA MINIMUM field of its answer (as Unbound) */
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_SOA && rr->sec == MODULE_SEC_SECURE &&
+			rr->rdlen >= 22) {
+			uint32_t m = dns_read_u32(rr->rdata + rr->rdlen - 4);
+			if(rr->ttl < cap)
+				cap = rr->ttl;
+			if(m < cap)
+				cap = m;
+		}
 	for(rr = l->first; rr; rr = rr->next) {
 		if(rr->sec != MODULE_SEC_SECURE || (rr->type != DNS_TYPE_NSEC &&
 			rr->type != DNS_TYPE_SOA))
@@ -2187,9 +2199,11 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 			if(s->type == DNS_TYPE_RRSIG && sig_covered(s) ==
 				rr->type && dname_equal(s->owner, rr->owner))
 				break;
-		if(s)
-			(void)val_neg_add(ve->neg, rr, s,
-				(uint32_t)qs->env->now->tv_sec);
+		if(!s)
+			continue;
+		(void)val_neg_add(ve->neg, rr, s,
+			(uint32_t)qs->env->now->tv_sec,
+			rr->type == DNS_TYPE_NSEC ? cap : 0xffffffff);
 	}
 }
 
