@@ -261,8 +261,9 @@ END_TEST
 /** add a record with an RRSIG by zone "wc.test." (good for a day from
  * now) to a val_neg store */
 static void
-neg_put(struct val_neg *n, struct region *r, const char *owner,
-	uint16_t type, const uint8_t *rd, size_t rdlen, uint32_t now)
+neg_put_max(struct val_neg *n, struct region *r, const char *owner,
+	uint16_t type, const uint8_t *rd, size_t rdlen, uint32_t now,
+	uint32_t use_max)
 {
 	uint8_t o[256], sig[128];
 	size_t sl = 0, zl = 256;
@@ -291,7 +292,15 @@ neg_put(struct val_neg *n, struct region *r, const char *owner,
 		3600, sig, sl);
 	ck_assert_ptr_nonnull(rr);
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(val_neg_add(n, rr, s, now), 0);
+	ck_assert_int_eq(val_neg_add(n, rr, s, now, use_max), 0);
+}
+
+/** neg_put_max without a limit of use */
+static void
+neg_put(struct val_neg *n, struct region *r, const char *owner,
+	uint16_t type, const uint8_t *rd, size_t rdlen, uint32_t now)
+{
+	neg_put_max(n, r, owner, type, rd, rdlen, now, 0xffffffff);
 }
 
 /** NSEC RDATA: next name and a one-window bitmap of the types */
@@ -359,6 +368,56 @@ START_TEST(test_neg_order)
 		i++;
 	}
 	ck_assert_int_eq(i, 3);
+	region_destroy(r);
+	val_neg_delete(n);
+}
+END_TEST
+
+/* RFC 9077: an NSEC kept with a limit of use (the SOA TTL and MINIMUM of
+ * its answer) answers until the limit, with its own TTL, and not after
+ * (Unbound's val_negcache_ttl.rpl) */
+START_TEST(test_neg_use_max)
+{
+	static const uint16_t apex_t[] = { DNS_TYPE_NS, DNS_TYPE_SOA,
+		DNS_TYPE_RRSIG, DNS_TYPE_NSEC, DNS_TYPE_DNSKEY };
+	static const uint16_t tgt_t[] = { DNS_TYPE_TXT, DNS_TYPE_RRSIG,
+		DNS_TYPE_NSEC };
+	struct val_neg *n = val_neg_create();
+	struct region *r = region_create(8192);
+	struct mesh_answer *a = NULL;
+	struct module_rr *rr;
+	uint8_t rd[300], soa[300], q[256];
+	size_t l, m = 256;
+	uint32_t now = 1000000000;
+	int nsecs = 0;
+	ck_assert_ptr_nonnull(n);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(dname_from_str("ns.wc.test.", soa, &m), 0);
+	l = m;
+	m = 256;
+	ck_assert_int_eq(dname_from_str("h.wc.test.", soa + l, &m), 0);
+	l += m;
+	memset(soa + l, 0, 20);
+	soa[l + 19] = 60;
+	neg_put(n, r, "wc.test.", DNS_TYPE_SOA, soa, l + 20, now);
+	neg_put_max(n, r, "wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
+		"ns.wc.test.", apex_t, 5, rd), now, 900);
+	neg_put_max(n, r, "target.wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
+		"*.w.wc.test.", tgt_t, 3, rd), now, 900);
+	/* within the limit: the answer, with the records' own TTL */
+	ck_assert_int_eq(val_neg_answer(n, vt_name("v.wc.test.", q),
+		DNS_TYPE_A, now + 100, r, &a), 1);
+	ck_assert_ptr_nonnull(a);
+	for(rr = a->ns.first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC) {
+			ck_assert_uint_eq(rr->ttl, 3500);
+			nsecs++;
+		}
+	ck_assert_int_eq(nsecs, 2);
+	/* past the limit (the TTL of 3600 is not over): no answer */
+	a = NULL;
+	ck_assert_int_eq(val_neg_answer(n, vt_name("v.wc.test.", q),
+		DNS_TYPE_A, now + 901, r, &a), 0);
 	region_destroy(r);
 	val_neg_delete(n);
 }
@@ -793,6 +852,7 @@ val_nsec_suite(void)
 	tcase_add_test(tc, test_nsec3_iterations);
 	tcase_add_test(tc, test_nsec3_budget);
 	tcase_add_test(tc, test_neg_order);
+	tcase_add_test(tc, test_neg_use_max);
 	suite_add_tcase(s, tc);
 	return s;
 }

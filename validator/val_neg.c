@@ -2,8 +2,10 @@
  * validator/val_neg.c - aggressive use of validated NSEC (RFC 8198).
  *
  * See val_neg.h. Each entry is one record (an NSEC, or a zone's SOA) with
- * one RRSIG, copied into fixed buffers, with the absolute time it expires
- * (the smaller of its TTL and the RRSIG's remaining validity). The lookup
+ * one RRSIG, copied into fixed buffers, with the absolute time its TTL
+ * ends (the smaller of its TTL and the RRSIG's remaining validity) and the
+ * time it may be used until (no later; for an NSEC also no later than the
+ * SOA TTL and MINIMUM of its answer, RFC 9077). The lookup
  * finds the deepest zone with a live SOA above the name, the NSEC of that
  * zone at the name (NODATA) or covering it, then the NSEC covering the
  * wildcard at the closest encloser that covering NSEC shows, and gives the
@@ -28,8 +30,10 @@ struct neg_entry {
 	int used;
 	/** DNS_TYPE_NSEC or DNS_TYPE_SOA */
 	uint16_t type;
-	/** when it expires (absolute) */
+	/** when it may no longer be used (absolute) */
 	uint32_t expire;
+	/** when its own TTL ends (absolute): the TTL of the answers */
+	uint32_t ttl_end;
 	/** owner, lower case */
 	uint8_t owner[256];
 	/** the zone (the RRSIG signer), lower case */
@@ -94,11 +98,11 @@ val_neg_count(struct val_neg *n)
 
 int
 val_neg_add(struct val_neg *n, const struct module_rr *rr,
-	const struct module_rr *sig, uint32_t now)
+	const struct module_rr *sig, uint32_t now, uint32_t use_max)
 {
 	uint8_t owner[256], zone[256];
 	const uint8_t *signer;
-	uint32_t ttl, rem;
+	uint32_t ttl, rem, use;
 	size_t i, slot = VAL_NEG_MAX;
 	struct neg_entry *e;
 	if((rr->type != DNS_TYPE_NSEC && rr->type != DNS_TYPE_SOA) ||
@@ -118,7 +122,8 @@ val_neg_add(struct val_neg *n, const struct module_rr *rr,
 	rem = val_rrsig_remaining(sig->rdata, sig->rdlen, now);
 	if(rem < ttl)
 		ttl = rem;
-	if(ttl == 0)
+	use = ttl < use_max ? ttl : use_max;
+	if(use == 0)
 		return -1;
 	lock_basic_lock(&n->lock);
 	/* the same record again, else a free slot, else the one that
@@ -141,7 +146,8 @@ val_neg_add(struct val_neg *n, const struct module_rr *rr,
 	e = &n->e[slot];
 	e->used = 1;
 	e->type = rr->type;
-	e->expire = now + ttl;
+	e->expire = now + use;
+	e->ttl_end = now + ttl;
 	memcpy(e->owner, owner, sizeof(owner));
 	memcpy(e->zone, zone, sizeof(zone));
 	memcpy(e->rdata, rr->rdata, rr->rdlen);
@@ -181,7 +187,7 @@ put_entry(struct region *r, struct mesh_answer *a, const struct neg_entry *e,
 	uint32_t now)
 {
 	struct module_rr *rr, *sig;
-	uint32_t ttl = e->expire > now ? e->expire - now : 0;
+	uint32_t ttl = e->ttl_end > now ? e->ttl_end - now : 0;
 	rr = module_rr_new(r, e->owner, dname_len(e->owner), e->type,
 		DNS_CLASS_IN, ttl, e->rdata, e->rdlen);
 	sig = module_rr_new(r, e->owner, dname_len(e->owner), DNS_TYPE_RRSIG,

@@ -43,10 +43,14 @@ void val_neg_delete(struct val_neg *n);
  * @param rr: the NSEC or SOA record (one record; an NSEC set has one).
  * @param sig: its RRSIG record (the signer is the zone).
  * @param now: the time.
+ * @param use_max: the longest time, in seconds, the record may be used
+ *	for answers (RFC 9077: an NSEC no longer than the SOA TTL and the
+ *	SOA MINIMUM of its answer), 0xffffffff for no limit beyond its TTL;
+ *	the answers made from it carry the record's own TTL, as Unbound's.
  * @return 0 kept, -1 not kept (too large, malformed, not NSEC/SOA).
  */
 int val_neg_add(struct val_neg *n, const struct module_rr *rr,
-	const struct module_rr *sig, uint32_t now);
+	const struct module_rr *sig, uint32_t now, uint32_t use_max);
 
 /**
  * Answer a query from the store.

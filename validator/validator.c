@@ -1158,6 +1158,41 @@ verify_with_anchor(const struct val_anchor *an, const struct val_rrset *ks,
 	return r;
 }
 
+/**
+ * The algorithms of a trust anchor (its usable DS records and its
+ * DNSKEY records of supported algorithms), each once.
+ * @param algs: 256 entries. @return how many.
+ */
+static size_t
+anchor_algorithms(const struct val_anchor *an, uint8_t *algs)
+{
+	struct val_rr anch[32];
+	struct val_rrset as;
+	uint8_t seen[256];
+	size_t na, i, n;
+	memset(&as, 0, sizeof(as));
+	as.rrclass = DNS_CLASS_IN;
+	as.rrs = anch;
+	as.type = DNS_TYPE_DS;
+	na = val_anchor_keys(an, DNS_TYPE_DS, anch, 32);
+	as.count = na > 32 ? 32 : na;
+	n = as.count > 0 ? val_ds_algorithms(&as, algs) : 0;
+	memset(seen, 0, sizeof(seen));
+	for(i = 0; i < n; i++)
+		seen[algs[i]] = 1;
+	na = val_anchor_keys(an, DNS_TYPE_DNSKEY, anch, 32);
+	if(na > 32)
+		na = 32;
+	for(i = 0; i < na; i++) {
+		const uint8_t *k = anch[i].buf + anch[i].off;
+		if(anch[i].len < 4 || !val_algo_supported(k[3]) || seen[k[3]])
+			continue;
+		seen[k[3]] = 1;
+		algs[n++] = k[3];
+	}
+	return n;
+}
+
 static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
 	int rcode);
@@ -1239,8 +1274,25 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			lock_basic_lock(&ve->autr_lock);
 		r = verify_with_anchor(vq->anchor, &ks, sigs, nsigs, &w, &ede,
 			NULL);
+		if(r == VAL_CRYPTO_OK && ve->harden_algo) {
+			/* harden-algo-downgrade: every algorithm of the
+			 * trust anchor (its DS and DNSKEY records) must sign
+			 * the DNSKEY set, as under a DS set below */
+			nalgs = anchor_algorithms(vq->anchor, algs);
+			r = val_verify_rrset_algos(&ks, sigs, nsigs, &ks, algs,
+				nalgs, &w, &ede);
+			if(nalgs > VAL_KCACHE_MAX_ALGS)
+				nalgs = VAL_KCACHE_MAX_ALGS;
+		}
 		if(vq->anchor->autotrust)
 			lock_basic_unlock(&ve->autr_lock);
+		if(r != VAL_CRYPTO_OK && r != VAL_CRYPTO_UNSUPPORTED &&
+			ve->harden_algo && nalgs > 0)
+			/* (DNSSEC Bogus, as Unbound: the set is signed, only
+			 * not by every algorithm the anchor promises) */
+			return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+				"algorithm downgrade: an algorithm of the trust "
+				"anchor does not sign the DNSKEY set");
 	} else {
 		as.owner = zone;
 		as.type = DNS_TYPE_DS;
@@ -1268,10 +1320,13 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 			sigs, nsigs, &w));
 		return 0;
 	}
-	if(r == VAL_CRYPTO_NO_KEY && vq->sub == VAL_SUB_KEY && vq->ds_cached) {
+	if(r == VAL_CRYPTO_NO_KEY && vq->sub == VAL_SUB_KEY && vq->ds_cached &&
+		nsigs > 0) {
 		/* no key matches the DS set, which was the referral's, from
 		 * the cache: the parent is asked for it before the keys are
-		 * judged */
+		 * judged (not when the DNSKEY set has no RRSIG at all: no DS
+		 * set makes it verify, and that is EDE 10, RRSIGs Missing,
+		 * as Unbound says) */
 		uint8_t z[256];
 		(void)dname_copy_lower(z, zone);
 		vq->ds_cached = 0;
@@ -1427,7 +1482,9 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		return 0;
 	}
 	if(vq->sub_rcode != DNS_RCODE_NOERROR)
-		return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+		/* the DS could not be had (SERVFAIL, REFUSED ...): RFC 8914
+		 * Network Error (23), as Unbound says */
+		return walk_retry(qs, vq, ve, DNS_EDE_NETWORK_ERROR,
 			"no DS answer");
 	if(val_collect(qs->region, &vq->sub_an, name, DNS_TYPE_DS,
 		DNS_CLASS_IN, &rrs, &nr, &sigs, &ns) < 0) {
@@ -1482,12 +1539,41 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			return 0;
 		return 1;
 	}
-	/* a CNAME there: no zone cut */
+	/* a CNAME there: no zone cut, once it verifies with the keys of
+	 * the zone above (RFC 4035 5.2: what ends a cut must be signed; an
+	 * unsigned or forged CNAME is no proof, as Unbound) */
 	for(rr = vq->sub_an.first; rr; rr = rr->next)
-		if(rr->type == DNS_TYPE_CNAME && dname_equal(rr->owner, name)) {
-			vq->probe_labs++;
-			return walk_next(qs, vq, ve);
+		if(rr->type == DNS_TYPE_CNAME && dname_equal(rr->owner, name))
+			break;
+	if(rr) {
+		struct val_rrset set;
+		struct val_window w;
+		int r;
+		if(val_collect(qs->region, &vq->sub_an, name, DNS_TYPE_CNAME,
+			DNS_CLASS_IN, &rrs, &nr, &sigs, &ns) < 0) {
+			walk_bogus(qs, vq, ve, name, DNS_EDE_OTHER,
+				"out of memory");
+			return 0;
 		}
+		if(ns == 0)
+			return walk_retry(qs, vq, ve, DNS_EDE_RRSIGS_MISSING,
+				"DS answered by an unsigned CNAME");
+		val_window(qs, ve, &vq->budget, &w);
+		set.owner = name;
+		set.type = DNS_TYPE_CNAME;
+		set.rrclass = DNS_CLASS_IN;
+		set.rrs = rrs;
+		set.count = nr;
+		ede = -1;
+		r = val_verify_rrset_algos(&set, sigs, ns, &vq->kk.keys,
+			vq->kk.algs, vq->kk.nalgs, &w, &ede);
+		if(r != VAL_CRYPTO_OK)
+			return walk_retry(qs, vq, ve, ede >= 0 ? ede :
+				DNS_EDE_DNSSEC_BOGUS,
+				"CNAME answer to DS not verified");
+		vq->probe_labs++;
+		return walk_next(qs, vq, ve);
+	}
 	/* no DS: the denial, signed by the zone above */
 	if(check_denial(qs, vq, ve, &vq->kk, &vq->sub_ns, recs, &n, recs3, &n3,
 		VAL_MAX_NREC, &minttl, &ede) < 0)
@@ -1748,7 +1834,17 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 				if(is_wildcard(rr->owner))
 					labs--;
 				s = MODULE_SEC_SECURE;
-				if(sig_labels(&sigs[0]) < labs && wc_name) {
+				if(sig_labels(&sigs[0]) < labs &&
+					rr->type == DNS_TYPE_DNAME) {
+					/* a DNAME synthesised from a wildcard
+					 * (RFC 4592 4.4: a DNAME at a wildcard
+					 * is undefined; Unbound refuses it):
+					 * no secure redirection of a subtree */
+					val_fail(vq, DNS_EDE_DNSSEC_BOGUS,
+						"DNAME expanded from a wildcard");
+					s = MODULE_SEC_BOGUS;
+				} else if(sig_labels(&sigs[0]) < labs &&
+					wc_name) {
 					*wc_name = rr->owner;
 					*wc_labs = sig_labels(&sigs[0]);
 				} else if(sig_labels(&sigs[0]) < labs &&
@@ -1948,9 +2044,14 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			return MODULE_SEC_INSECURE;
 		if(ki->status == VAL_KEY_BOGUS)
 			vq->keys_bad = 1;
+		/* no SOA and no NSEC: not even the shape of a denial (RFC
+		 * 2308 wants the SOA), DNSSEC Bogus (6) as Unbound; with a
+		 * signed SOA and no NSEC, the NSEC is what is missing (12,
+		 * below) */
 		val_fail(vq, ki->status == VAL_KEY_BOGUS ? ki->ede :
-			DNS_EDE_NSEC_MISSING, ki->status == VAL_KEY_BOGUS ?
-			"key chain is bogus" : "denial without NSEC records");
+			DNS_EDE_DNSSEC_BOGUS, ki->status == VAL_KEY_BOGUS ?
+			"key chain is bogus" : "denial without SOA or NSEC "
+			"records");
 		return MODULE_SEC_BOGUS;
 	}
 	gather_nrecs(&a->ns, recs, &n, recs3, &n3);
@@ -2078,6 +2179,18 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 	const struct module_rrlist *l)
 {
 	const struct module_rr *rr, *s;
+	uint32_t cap = 0xffffffff;
+	/* RFC 9077: an NSEC is used aggressively no longer than the SOA
+	 * TTL and the SOA MINIMUM field of its answer (as Unbound) */
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_SOA && rr->sec == MODULE_SEC_SECURE &&
+			rr->rdlen >= 22) {
+			uint32_t m = dns_read_u32(rr->rdata + rr->rdlen - 4);
+			if(rr->ttl < cap)
+				cap = rr->ttl;
+			if(m < cap)
+				cap = m;
+		}
 	for(rr = l->first; rr; rr = rr->next) {
 		if(rr->sec != MODULE_SEC_SECURE || (rr->type != DNS_TYPE_NSEC &&
 			rr->type != DNS_TYPE_SOA))
@@ -2086,9 +2199,11 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 			if(s->type == DNS_TYPE_RRSIG && sig_covered(s) ==
 				rr->type && dname_equal(s->owner, rr->owner))
 				break;
-		if(s)
-			(void)val_neg_add(ve->neg, rr, s,
-				(uint32_t)qs->env->now->tv_sec);
+		if(!s)
+			continue;
+		(void)val_neg_add(ve->neg, rr, s,
+			(uint32_t)qs->env->now->tv_sec,
+			rr->type == DNS_TYPE_NSEC ? cap : 0xffffffff);
 	}
 }
 
