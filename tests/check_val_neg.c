@@ -52,7 +52,8 @@ keep(struct val_neg *n, struct region *r, const char *owner,
 	snprintf(ss, sizeof(ss), "%s 3600 IN RRSIG %s 8 2 3600 "
 		"20300101000000 20000101000000 1 neg.example. AAAA", owner,
 		covered);
-	ck_assert_int_eq(val_neg_add(n, mkrr(r, rs), mkrr(r, ss), NOW), 0);
+	ck_assert_int_eq(val_neg_add(n, mkrr(r, rs), mkrr(r, ss), NOW,
+		0xffffffff), 0);
 }
 
 /** @return 1 when the record has type t and owner name */
