@@ -12,6 +12,7 @@
 #include "util/thread.h"
 #include "util/version.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,39 +28,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-/** the backends compiled in */
-static const char *const backends_built[] = {
-	"select",
-#ifdef HAVE_LIBEVENT
-	"libevent",
-#endif
-#ifdef HAVE_LIBURING
-	"io_uring",
-#endif
-};
 /** the backends to run every test on: those compiled in that the kernel
  * can run (io_uring is skipped, with a message, only when its probe says
  * this kernel or process cannot use it) */
-static const char *backends[8];
+static const char *backends[TU_NUM_BACKENDS_BUILT];
 /** entries in backends */
 static int NUM_BACKENDS;
-
-/** fill backends[] from backends_built[] and the run-time probes */
-static void
-pick_backends(void)
-{
-	int i;
-	for(i = 0; i < (int)(sizeof(backends_built) /
-		sizeof(backends_built[0])); i++) {
-		const char *why = "";
-		if(!netevent_backend_usable(backends_built[i], &why)) {
-			printf("check_netevent: SKIPPING the %s backend: %s\n",
-				backends_built[i], why);
-			continue;
-		}
-		backends[NUM_BACKENDS++] = backends_built[i];
-	}
-}
 
 static struct comm_base *
 mkbase(int i)
@@ -1094,7 +1068,7 @@ START_TEST(test_udp_ring)
 	b = comm_base_create("io_uring");
 	ck_assert_ptr_nonnull(b);
 	if(strcmp(comm_base_backend_name(b), "io_uring") != 0) {
-		/* pick_backends said why; nothing to test here */
+		/* tu_pick_backends said why; nothing to test here */
 		comm_base_delete(b);
 		return;
 	}
@@ -2128,7 +2102,7 @@ main(void)
 {
 	SRunner *sr;
 	int failed;
-	pick_backends();
+	NUM_BACKENDS = tu_pick_backends(backends, "check_netevent");
 	sr = srunner_create(netevent_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -12,6 +12,7 @@
 #include "util/log.h"
 #include "util/config_file.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1035,17 +1036,8 @@ START_TEST(test_outgoing_interface)
 END_TEST
 
 /* the backends for the allocation count (io_uring too, where built) */
-static const char *alloc_backends[] = {
-	"select",
-#ifdef HAVE_LIBEVENT
-	"libevent",
-#endif
-#ifdef HAVE_LIBURING
-	"io_uring",
-#endif
-};
-#define NUM_ALLOC_BACKENDS ((int)(sizeof(alloc_backends) / \
-	sizeof(alloc_backends[0])))
+#define alloc_backends tu_backends_built
+#define NUM_ALLOC_BACKENDS TU_NUM_BACKENDS_BUILT
 
 /* Steady state: a query over UDP (a socket of its own, its timer, its
  * caller record) allocates nothing once the network has made one of each:

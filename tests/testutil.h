@@ -2,8 +2,10 @@
  * tests/testutil.h - helpers shared by the Check suites.
  *
  * One copy of what several suites need: building wire-format names from
- * presentation text (asserting that the text parses). Header-only (static
- * inline), so that a suite needs no extra source file in its Makefile.inc; the static buffers of the ring and slot
+ * presentation text (asserting that the text parses), and the list of the
+ * event backends compiled in together with the pick of those this kernel
+ * can run. Header-only (static inline), so that a suite needs no extra
+ * source file in its Makefile.inc; the static buffers of the ring and slot
  * builders are per suite (per translation unit), as they were when each
  * suite kept its own copy.
  */
@@ -16,6 +18,7 @@
 #include <stddef.h>
 #include "dns/dns.h"
 #include "dns/name.h"
+#include "util/netevent/netevent.h"
 
 /** parse presentation name s into out (DNS_MAX_NAME bytes), failing the
  * test when it does not parse. @return the wire length */
@@ -56,6 +59,42 @@ tu_name_slot(int slot, const char *s)
 	ck_assert_int_lt(slot, TU_NAME_SLOTS);
 	(void)tu_name(s, names[slot]);
 	return names[slot];
+}
+
+/** the event backends compiled in, in order */
+static const char *const tu_backends_built[] = {
+	"select",
+#ifdef HAVE_LIBEVENT
+	"libevent",
+#endif
+#ifdef HAVE_LIBURING
+	"io_uring",
+#endif
+};
+/** entries in tu_backends_built */
+#define TU_NUM_BACKENDS_BUILT ((int)(sizeof(tu_backends_built) / \
+	sizeof(tu_backends_built[0])))
+
+/** fill out[] (room for TU_NUM_BACKENDS_BUILT) with the backends compiled
+ * in that the kernel and process can run (the run-time probe of
+ * netevent_backend_usable). A skipped backend is named with its reason on
+ * stdout when prog (the suite's name for the message) is not NULL.
+ * @return the number of entries filled */
+static inline int
+tu_pick_backends(const char **out, const char *prog)
+{
+	int i, n = 0;
+	for(i = 0; i < TU_NUM_BACKENDS_BUILT; i++) {
+		const char *why = "";
+		if(!netevent_backend_usable(tu_backends_built[i], &why)) {
+			if(prog)
+				printf("%s: SKIPPING the %s backend: %s\n",
+					prog, tu_backends_built[i], why);
+			continue;
+		}
+		out[n++] = tu_backends_built[i];
+	}
+	return n;
 }
 
 #endif /* TESTS_TESTUTIL_H */
