@@ -8,6 +8,14 @@
  * source file in its Makefile.inc; the static buffers of the ring and slot
  * builders are per suite (per translation unit), as they were when each
  * suite kept its own copy.
+ *
+ * A suite that counts heap calls defines TU_COUNTING_ALLOC before it
+ * includes this file: it then gets malloc, calloc and realloc that count
+ * into tu_num_allocs while tu_counting is set, wrapping glibc's allocator
+ * (__libc_malloc and friends). Under AddressSanitizer or MemorySanitizer,
+ * which own the allocator, TU_ALLOC_SKIP is defined instead and the suite
+ * skips its counting tests. Only one file of a program may define
+ * TU_COUNTING_ALLOC.
  */
 #ifndef TESTS_TESTUTIL_H
 #define TESTS_TESTUTIL_H
@@ -16,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "util/netevent/netevent.h"
@@ -96,5 +105,54 @@ tu_pick_backends(const char **out, const char *prog)
 	}
 	return n;
 }
+
+/** defined when the heap cannot be wrapped (a sanitizer owns it) */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_ALLOC_SKIP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define TU_ALLOC_SKIP 1
+#endif
+#endif
+
+#ifdef TU_COUNTING_ALLOC
+/** 1 while allocations are counted */
+static int tu_counting;
+/** allocations counted */
+static unsigned long tu_num_allocs;
+
+#ifndef TU_ALLOC_SKIP
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t m);
+extern void *__libc_realloc(void *p, size_t n);
+
+/** the counting malloc */
+void *
+malloc(size_t n)
+{
+	if(tu_counting)
+		tu_num_allocs++;
+	return __libc_malloc(n);
+}
+
+/** the counting calloc */
+void *
+calloc(size_t n, size_t m)
+{
+	if(tu_counting)
+		tu_num_allocs++;
+	return __libc_calloc(n, m);
+}
+
+/** the counting realloc */
+void *
+realloc(void *p, size_t n)
+{
+	if(tu_counting)
+		tu_num_allocs++;
+	return __libc_realloc(p, n);
+}
+#endif /* !TU_ALLOC_SKIP */
+#endif /* TU_COUNTING_ALLOC */
 
 #endif /* TESTS_TESTUTIL_H */
