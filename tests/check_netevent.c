@@ -658,6 +658,26 @@ udp_client(void)
 	return fd;
 }
 
+/** the UDP server of a test: a socket opened at *a (on return its bound
+ * address, with the port), with SO_RCVBUF rcvbuf (0: the default), served
+ * by a comm_point of 512-byte buffers and batches of batch calling cb */
+static struct comm_point *
+udp_echo_point(struct comm_base *b, struct netaddr *a, int rcvbuf, int batch,
+	comm_point_cb_type cb)
+{
+	struct comm_sock_opts o;
+	struct comm_point *c;
+	int sfd;
+	memset(&o, 0, sizeof(o));
+	o.rcvbuf = rcvbuf;
+	sfd = comm_sock_open_udp(a, rcvbuf ? &o : NULL);
+	ck_assert_int_ge(sfd, 0);
+	*a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 512, batch, cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
 #define BURST 10000
 #define CHUNK 64
 
@@ -665,19 +685,12 @@ START_TEST(test_udp_burst)
 {
 	struct comm_base *b = mkbase(_i);
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	const struct comm_point_stats *st;
 	static unsigned char seen[BURST];
-	int sfd, cfd, sent = 0, got = 0, spins = 0;
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
+	int cfd, sent = 0, got = 0, spins = 0;
 	memset(seen, 0, sizeof(seen));
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 32, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 32, udp_echo_cb);
 	cfd = udp_client();
 	while(got < BURST && spins < 100000) {
 		uint8_t pkt[40];
@@ -779,20 +792,13 @@ START_TEST(test_udp_burst_thread)
 {
 	struct comm_base *b = mkbase(_i);
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	struct burst_client bc;
 	const struct comm_point_stats *st;
 	thread_type t;
-	int sfd;
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	c = comm_point_create_udp(b, sfd, 512, 32, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 32, udp_echo_cb);
 	memset(&bc, 0, sizeof(bc));
-	bc.to = sock_addr(sfd);
+	bc.to = a;
 	bc.b = b;
 	ck_assert_int_eq(thread_create(&t, burst_thread, &bc), 0);
 	ck_assert_int_eq(comm_base_dispatch(b), 0);
@@ -829,14 +835,10 @@ START_TEST(test_udp_bounded_per_wake)
 	struct comm_point *c;
 	struct comm_timer *t;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k;
+	int cfd, i, k;
 	uint64_t per_wake = (uint64_t)NETEVENT_UDP_BATCHES_PER_WAKE * 8;
-	sfd = comm_sock_open_udp(&a, NULL);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
 	/* batch of 8: 4 batches = 32 datagrams per wake-up at most */
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 0, 8, udp_echo_cb);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
 	for(i = 0; i < 100; i++)
@@ -913,12 +915,8 @@ START_TEST(test_udp_peek)
 	struct netaddr a = lo_addr("127.0.0.1");
 	struct comm_point *c;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k;
-	sfd = comm_sock_open_udp(&a, NULL);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_peek_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	int cfd, i, k;
+	c = udp_echo_point(b, &a, 0, 8, udp_peek_echo_cb);
 	comm_point_set_peek(c, udp_peek_cb, 2);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
@@ -966,21 +964,14 @@ START_TEST(test_udp_busy)
 {
 	struct comm_base *b;
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	struct timeval t0, t1;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k, got = 0;
+	int cfd, i, k, got = 0;
 	if(strcmp(backends[_i], "io_uring") == 0)
 		return; /* no busy mode on the ring: test_udp_ring */
 	b = mkbase(_i);
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 8, udp_echo_cb);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
 	/* 100 = 3 full wake-ups of 4 x 8 and a short batch of 4 */
@@ -1060,11 +1051,10 @@ START_TEST(test_udp_ring)
 {
 	struct comm_base *b;
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	struct timeval t0;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k, got = 0;
+	int cfd, i, k, got = 0;
 	b = comm_base_create("io_uring");
 	ck_assert_ptr_nonnull(b);
 	if(strcmp(comm_base_backend_name(b), "io_uring") != 0) {
@@ -1072,13 +1062,7 @@ START_TEST(test_udp_ring)
 		comm_base_delete(b);
 		return;
 	}
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 8, udp_echo_cb);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
 	for(i = 0; i < 100; i++)
