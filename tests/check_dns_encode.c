@@ -12,21 +12,13 @@
 #include "dns/msgencode.h"
 #include "tests/check_dns_gen.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <ldns/ldns.h>
 #include <stdlib.h>
 #include <string.h>
 
-/** wire name from a string */
-static const uint8_t *
-N(const char *s)
-{
-	static uint8_t bufs[8][DNS_MAX_NAME];
-	static int k;
-	uint8_t *b = bufs[k++ % 8];
-	size_t n = DNS_MAX_NAME;
-	ck_assert_int_eq(dname_from_str(s, b, &n), 0);
-	return b;
-}
+/** wire name from a string, in static storage (a ring) */
+#define N(s) tu_name_ring(s)
 
 /** re-encode an ldns packet with the petrel builder
  * @return length, or 0 on failure */

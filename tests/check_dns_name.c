@@ -8,39 +8,29 @@
 #include "dns/dns.h"
 #include "dns/name.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <ldns/ldns.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/** parse a presentation name, asserting success; return length */
-static size_t
-mk(const char *s, uint8_t *out)
-{
-	size_t n = DNS_MAX_NAME;
-	int r = dname_from_str(s, out, &n);
-	ck_assert_msg(r == 0, "dname_from_str(%s): %s", s,
-		dns_parse_err_str(r));
-	return n;
-}
-
 START_TEST(test_from_str_basic)
 {
 	uint8_t d[DNS_MAX_NAME];
 	size_t n;
-	n = mk("www.Example.com.", d);
+	n = tu_name("www.Example.com.", d);
 	ck_assert_uint_eq(n, 17);
 	ck_assert_int_eq(memcmp(d, "\003www\007Example\003com\000", 17), 0);
-	ck_assert_uint_eq(mk("www.Example.com", d), 17); /* no trailing dot */
-	ck_assert_uint_eq(mk(".", d), 1);
+	ck_assert_uint_eq(tu_name("www.Example.com", d), 17); /* no trailing dot */
+	ck_assert_uint_eq(tu_name(".", d), 1);
 	ck_assert_int_eq(d[0], 0);
-	ck_assert_uint_eq(mk("", d), 1);
-	n = mk("a\\.b.c", d);
+	ck_assert_uint_eq(tu_name("", d), 1);
+	n = tu_name("a\\.b.c", d);
 	ck_assert_int_eq(memcmp(d, "\003a.b\001c\000", n), 0);
-	n = mk("\\065\\000x\\255.", d);
+	n = tu_name("\\065\\000x\\255.", d);
 	ck_assert_uint_eq(n, 6);
 	ck_assert_int_eq(memcmp(d, "\004A\000x\377\000", 6), 0);
-	n = mk("\\\\.\\ ", d);
+	n = tu_name("\\\\.\\ ", d);
 	ck_assert_int_eq(memcmp(d, "\001\\\001 \000", n), 0);
 }
 END_TEST
@@ -107,7 +97,7 @@ START_TEST(test_to_str)
 {
 	uint8_t d[DNS_MAX_NAME];
 	char s[DNS_MAX_NAME_STR];
-	mk("www.example.com", d);
+	tu_name("www.example.com", d);
 	ck_assert_int_eq(dname_to_str(d, s, sizeof(s)), 16);
 	ck_assert_str_eq(s, "www.example.com.");
 	d[0] = 0;
@@ -117,7 +107,7 @@ START_TEST(test_to_str)
 	dname_to_str(d, s, sizeof(s));
 	ck_assert_str_eq(s, "a\\.b\\\\\\128.c\\ d.");
 	/* too small */
-	mk("www.example.com", d);
+	tu_name("www.example.com", d);
 	ck_assert_int_eq(dname_to_str(d, s, 16), -1);
 	ck_assert_int_eq(dname_to_str(d, s, 17), 16);
 	d[0] = 0;
@@ -192,20 +182,20 @@ END_TEST
 START_TEST(test_case_and_equal)
 {
 	uint8_t a[DNS_MAX_NAME], b[DNS_MAX_NAME], c[DNS_MAX_NAME];
-	mk("WWW.ExAmple.COM", a);
-	mk("www.example.com", b);
+	tu_name("WWW.ExAmple.COM", a);
+	tu_name("www.example.com", b);
 	ck_assert_int_eq(dname_equal(a, b), 1);
 	ck_assert_uint_eq(dname_copy_lower(c, a), 17);
 	ck_assert_int_eq(memcmp(c, b, 17), 0);
 	dname_tolower(a);
 	ck_assert_int_eq(memcmp(a, b, 17), 0);
-	mk("www.example.co", c);
+	tu_name("www.example.co", c);
 	ck_assert_int_eq(dname_equal(b, c), 0);
-	mk("www.example.con", c);
+	tu_name("www.example.con", c);
 	ck_assert_int_eq(dname_equal(b, c), 0);
 	/* [ and { differ from their upper case neighbours: no folding */
-	mk("a[", a);
-	mk("a{", b);
+	tu_name("a[", a);
+	tu_name("a{", b);
 	ck_assert_int_eq(dname_equal(a, b), 0);
 	/* octets above 127 are not folded */
 	memcpy(a, "\001\301\000", 3);
@@ -227,8 +217,8 @@ START_TEST(test_canon_order)
 		for(j = 0; j < n; j++) {
 			uint8_t a[DNS_MAX_NAME], b[DNS_MAX_NAME];
 			int r;
-			mk(order[i], a);
-			mk(order[j], b);
+			tu_name(order[i], a);
+			tu_name(order[j], b);
 			r = dname_canon_cmp(a, b);
 			if(i < j)
 				ck_assert_msg(r < 0, "%s < %s", order[i],
@@ -268,8 +258,8 @@ START_TEST(test_canon_order_ldns)
 		}
 		if(!s1[0]) strcpy(s1, ".");
 		if(!s2[0]) strcpy(s2, ".");
-		mk(s1, a);
-		mk(s2, b);
+		tu_name(s1, a);
+		tu_name(s2, b);
 		ck_assert_int_eq(ldns_str2rdf_dname(&ra, s1), LDNS_STATUS_OK);
 		ck_assert_int_eq(ldns_str2rdf_dname(&rb, s2), LDNS_STATUS_OK);
 		r = dname_canon_cmp(a, b);
@@ -286,8 +276,8 @@ START_TEST(test_labels_subdomain)
 {
 	uint8_t a[DNS_MAX_NAME], b[DNS_MAX_NAME], root[1] = { 0 };
 	const uint8_t *p;
-	mk("a.b.example.com", a);
-	mk("EXAMPLE.com", b);
+	tu_name("a.b.example.com", a);
+	tu_name("EXAMPLE.com", b);
 	ck_assert_int_eq(dname_count_labels(a), 4);
 	ck_assert_int_eq(dname_count_labels(root), 0);
 	ck_assert_int_eq(dname_is_subdomain(a, b), 1);
@@ -299,9 +289,9 @@ START_TEST(test_labels_subdomain)
 	ck_assert_int_eq(dname_is_subdomain(root, root), 1);
 	ck_assert_int_eq(dname_is_subdomain(root, b), 0);
 	/* label boundary: aexample.com is not under example.com */
-	mk("aexample.com", a);
+	tu_name("aexample.com", a);
 	ck_assert_int_eq(dname_is_subdomain(a, b), 0);
-	mk("a.b.example.com", a);
+	tu_name("a.b.example.com", a);
 	p = dname_strip_label(a);
 	ck_assert_int_eq(dname_count_labels(p), 3);
 	ck_assert_int_eq(p[0], 1);
@@ -310,15 +300,15 @@ START_TEST(test_labels_subdomain)
 	p = dname_suffix_labels(a, 2);
 	ck_assert_int_eq(dname_equal(p, b), 1);
 	ck_assert_ptr_eq(dname_suffix_labels(a, 9), a);
-	mk("x.y.Example.COM", b);
+	tu_name("x.y.Example.COM", b);
 	ck_assert_int_eq(dname_common_labels(a, b), 2);
-	mk("b.example.org", b);
+	tu_name("b.example.org", b);
 	ck_assert_int_eq(dname_common_labels(a, b), 0);
 	ck_assert_int_eq(dname_common_labels(a, a), 4);
 	ck_assert_int_eq(dname_common_labels(a, root), 0);
 	/* same text, different label split */
-	mk("ab.c", a);
-	mk("a.bc", b);
+	tu_name("ab.c", a);
+	tu_name("a.bc", b);
 	ck_assert_int_eq(dname_common_labels(a, b), 0);
 	ck_assert_int_eq(dname_equal(a, b), 0);
 }
@@ -338,19 +328,19 @@ START_TEST(test_pkt_read)
 	pos = 29;
 	ck_assert_int_eq(dname_pkt_read(pkt, len, &pos, out, &n), 0);
 	ck_assert_uint_eq(pos, 36);
-	mk("mail.Example.com", exp);
+	tu_name("mail.Example.com", exp);
 	ck_assert_uint_eq(n, 18);
 	ck_assert_int_eq(memcmp(out, exp, n), 0);
 	pos = 29;
 	ck_assert_int_eq(dname_pkt_read_lower(pkt, len, &pos, out, &n), 0);
-	mk("mail.example.com", exp);
+	tu_name("mail.example.com", exp);
 	ck_assert_int_eq(memcmp(out, exp, n), 0);
 	/* checking only */
 	pos = 12;
 	ck_assert_int_eq(dname_pkt_read(pkt, len, &pos, NULL, NULL), 0);
 	ck_assert_uint_eq(pos, 29);
 	/* equality across compression */
-	mk("example.com", exp);
+	tu_name("example.com", exp);
 	ck_assert_int_eq(dname_pkt_equal(pkt, len, 16, 34), 1);
 	ck_assert_int_eq(dname_pkt_equal(pkt, len, 12, 29), 0);
 	ck_assert_int_eq(dname_pkt_equal_wire(pkt, len, 34, exp), 1);

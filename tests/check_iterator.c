@@ -8,6 +8,7 @@
 #include "config.h"
 #include "util/log.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,6 @@
 #include "util/region.h"
 #include "util/netaddr.h"
 #include "dns/name.h"
-
-/** wire name from a string */
-static size_t
-wire(const char *s, uint8_t *out)
-{
-	size_t len = 256;
-	ck_assert_int_eq(dname_from_str(s, out, &len), 0);
-	return len;
-}
 
 /** count hints */
 static int
@@ -64,7 +56,7 @@ START_TEST(test_default_hints)
 		naddr++;
 	ck_assert_int_eq(nns, 13);	/* names are not duplicated */
 	ck_assert_int_eq(naddr, 26);
-	wire("K.Root-Servers.NET.", k);
+	tu_name("K.Root-Servers.NET.", k);
 	ck_assert_ptr_nonnull(delegpt_find_ns(dp, k));
 	/* defaults as Unbound's */
 	ck_assert_int_eq(env->dnqlh, 1);
@@ -131,23 +123,23 @@ START_TEST(test_find_zone)
 	ck_assert_ptr_nonnull(aex);
 	/* adding the same name again finds it */
 	ck_assert_ptr_eq(iter_env_add_zone(env, "EXAMPLE.com.", 0), ex);
-	wire("www.example.com.", n);
+	tu_name("www.example.com.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
-	wire("x.a.example.com.", n);
+	tu_name("x.a.example.com.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), aex);
-	wire("a.example.com.", n);
+	tu_name("a.example.com.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), aex);
-	wire("b.example.com.", n);
+	tu_name("b.example.com.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
-	wire("example.net.", n);
+	tu_name("example.net.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), root);
 	/* case does not matter */
-	wire("WWW.Example.COM.", n);
+	tu_name("WWW.Example.COM.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
 	/* a stub beats a forward of the same name */
 	z = iter_env_add_zone(env, "example.com.", 1);
 	ck_assert_ptr_ne(z, ex);
-	wire("www.example.com.", n);
+	tu_name("www.example.com.", n);
 	ck_assert_ptr_eq(iter_env_find_zone(env, n), ex);
 	iter_env_delete(env);
 }
@@ -190,9 +182,9 @@ START_TEST(test_delegpt)
 	struct delegpt *dp;
 	struct netaddr a;
 	const char *err;
-	wire("Example.COM.", zone);
-	wire("ns1.example.com.", n1);
-	wire("NS1.example.com.", n2);
+	tu_name("Example.COM.", zone);
+	tu_name("ns1.example.com.", n1);
+	tu_name("NS1.example.com.", n2);
 	dp = delegpt_create(r, zone);
 	ck_assert_ptr_nonnull(dp);
 	ck_assert_int_eq(dp->name[1], 'e');	/* lower-cased */
@@ -237,9 +229,9 @@ START_TEST(test_addr_filters)
 	ck_assert_int_eq(iter_addr_private(env, &priv), 1);
 	ck_assert_int_eq(iter_addr_private(env, &pub), 0);
 	ck_assert_int_eq(iter_env_add_privdom(env, "intra.example."), 0);
-	wire("host.Intra.Example.", n);
+	tu_name("host.Intra.Example.", n);
 	ck_assert_int_eq(iter_name_privdom(env, n), 1);
-	wire("host.example.", n);
+	tu_name("host.example.", n);
 	ck_assert_int_eq(iter_name_privdom(env, n), 0);
 	iter_env_delete(env);
 }
@@ -276,14 +268,14 @@ START_TEST(test_from_config)
 	ck_assert_int_eq(env->dnqlh, 0);
 	ck_assert_ptr_nonnull(env->priv);
 	ck_assert_ptr_nonnull(env->privdom);
-	wire("www.corp.example.", n);
+	tu_name("www.corp.example.", n);
 	z = iter_env_find_zone(env, n);
 	ck_assert_ptr_nonnull(z);
 	ck_assert_int_eq(z->is_forward, 0);
 	ck_assert_int_eq(z->num_addrs, 1);
 	ck_assert_int_eq(netaddr_port(&z->addrs[0]), 5353);
 	ck_assert_int_eq(z->num_hosts, 1);
-	wire("www.example.", n);
+	tu_name("www.example.", n);
 	z = iter_env_find_zone(env, n);
 	ck_assert_ptr_nonnull(z);
 	ck_assert_int_eq(z->is_forward, 1);

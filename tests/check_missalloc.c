@@ -38,6 +38,8 @@
 #undef ATTR_FORMAT
 #undef ATTR_UNUSED
 #include <check.h>
+#define TU_COUNTING_ALLOC 1
+#include "tests/testutil.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,51 +58,7 @@
 #include "util/netaddr.h"
 #include "dns/query.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define MISSALLOC_SKIP 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define MISSALLOC_SKIP 1
-#endif
-#endif
 
-/** 1 while allocations are counted */
-static int counting;
-/** allocations counted */
-static unsigned long num_allocs;
-
-#ifndef MISSALLOC_SKIP
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t m);
-extern void *__libc_realloc(void *p, size_t n);
-
-/** the counting malloc */
-void *
-malloc(size_t n)
-{
-	if(counting)
-		num_allocs++;
-	return __libc_malloc(n);
-}
-
-/** the counting calloc */
-void *
-calloc(size_t n, size_t m)
-{
-	if(counting)
-		num_allocs++;
-	return __libc_calloc(n, m);
-}
-
-/** the counting realloc */
-void *
-realloc(void *p, size_t n)
-{
-	if(counting)
-		num_allocs++;
-	return __libc_realloc(p, n);
-}
-#endif
 
 /** allocations OpenSSL made while counting (its own, through
  * CRYPTO_set_mem_functions: a signature verify allocates inside libcrypto,
@@ -112,9 +70,9 @@ static void *
 ossl_malloc(size_t n, const char *file, int line)
 {
 	(void)file; (void)line;
-	if(counting)
+	if(tu_counting)
 		num_ossl_allocs++;
-#ifndef MISSALLOC_SKIP
+#ifndef TU_ALLOC_SKIP
 	return __libc_malloc(n);
 #else
 	return malloc(n);
@@ -126,9 +84,9 @@ static void *
 ossl_realloc(void *p, size_t n, const char *file, int line)
 {
 	(void)file; (void)line;
-	if(counting)
+	if(tu_counting)
 		num_ossl_allocs++;
-#ifndef MISSALLOC_SKIP
+#ifndef TU_ALLOC_SKIP
 	return __libc_realloc(p, n);
 #else
 	return realloc(p, n);
@@ -402,9 +360,9 @@ run_misses(int validate)
 	for(i = 0; i < NUM_MISS; i++) {
 		if(i == NUM_WARM) {
 			ent0 = mcache_get_count(mc) + rrset_cache_get_count(rc);
-			num_allocs = 0;
+			tu_num_allocs = 0;
 			num_ossl_allocs = 0;
-			counting = 1;
+			tu_counting = 1;
 		}
 		if(resolver_handle_query(res, q[i], qlen[i], &addr,
 			RESOLVER_UDP, &h, buf, sizeof(buf), &outlen) !=
@@ -426,8 +384,8 @@ run_misses(int validate)
 			bad_send++;
 		now.tv_usec += 10;
 	}
-	counting = 0;
-	allocs = num_allocs;
+	tu_counting = 0;
+	allocs = tu_num_allocs;
 	ossl = num_ossl_allocs;
 	ck_assert_int_eq(bad_result, 0);
 	ck_assert_int_eq(bad_send, 0);
@@ -473,7 +431,7 @@ run_misses(int validate)
 
 START_TEST(test_miss_allocs)
 {
-#ifdef MISSALLOC_SKIP
+#ifdef TU_ALLOC_SKIP
 	return;
 #endif
 	run_misses(0);
@@ -485,7 +443,7 @@ END_TEST
  * inside EVP_PKEY_verify are counted apart and reported) */
 START_TEST(test_validated_miss_allocs)
 {
-#ifdef MISSALLOC_SKIP
+#ifdef TU_ALLOC_SKIP
 	return;
 #endif
 	run_misses(1);

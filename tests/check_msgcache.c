@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -30,13 +31,6 @@
 
 /** the clock at store time in the tests */
 #define T0 1000000
-
-static void
-name(const char *s, uint8_t *out)
-{
-	size_t len = DNS_MAX_NAME;
-	ck_assert_int_eq(dname_from_str(s, out, &len), 0);
-}
 
 /** a test RR to put in a reply */
 struct trr {
@@ -81,10 +75,10 @@ make_reply(uint8_t *buf, size_t cap, const char *qname, uint16_t qtype,
 	dns_build_init(&b, buf, cap, 0);
 	ck_assert_int_eq(dns_build_header(&b, 0x1234, (uint16_t)(DNS_FLAG_QR |
 		DNS_FLAG_AA | DNS_FLAG_RD | extra_flags | rcode)), 0);
-	name(qname, nm);
+	tu_name(qname, nm);
 	ck_assert_int_eq(dns_build_question(&b, nm, qtype, DNS_CLASS_IN), 0);
 	for(i = 0; i < n; i++) {
-		name(rrs[i].owner, nm);
+		tu_name(rrs[i].owner, nm);
 		ck_assert_int_eq(dns_build_rr(&b, rrs[i].sec, nm, rrs[i].type,
 			DNS_CLASS_IN, rrs[i].ttl, rrs[i].rdata, rrs[i].rdlen),
 			0);
@@ -105,7 +99,7 @@ make_query(uint8_t *buf, struct fast_query *fq, const char *qname,
 	size_t len;
 	dns_build_init(&b, buf, 512, 0);
 	ck_assert_int_eq(dns_build_header(&b, id, flags), 0);
-	name(qname, nm);
+	tu_name(qname, nm);
 	ck_assert_int_eq(dns_build_question(&b, nm, qtype, DNS_CLASS_IN), 0);
 	if(edns)
 		ck_assert_int_eq(dns_build_opt(&b, udp, 0, do_bit, NULL, 0), 0);
@@ -118,7 +112,7 @@ static void
 qinfo(struct query_info *qi, const char *s, uint16_t qtype)
 {
 	uint8_t nm[DNS_MAX_NAME];
-	name(s, nm);
+	tu_name(s, nm);
 	ck_assert_int_eq(query_info_set(qi, nm, qtype, DNS_CLASS_IN), 0);
 }
 
@@ -995,18 +989,18 @@ START_TEST(test_flush)
 	store_a(c, "other.example", 0, 0, MCACHE_SEC_UNCHECKED);
 	store_a(c, "notzone.example", 0, 0, MCACHE_SEC_UNCHECKED);
 	ck_assert_uint_eq(mcache_get_count(c), 6);
-	name("A.Zone.Example", nm);
+	tu_name("A.Zone.Example", nm);
 	ck_assert_uint_eq(mcache_flush_type(c, nm, DNS_TYPE_AAAA,
 		DNS_CLASS_IN), 0);
 	ck_assert_uint_eq(mcache_flush_type(c, nm, DNS_TYPE_A, DNS_CLASS_IN),
 		2);
 	ck_assert_uint_eq(mcache_get_count(c), 4);
-	name("b.zone.example", nm);
+	tu_name("b.zone.example", nm);
 	ck_assert_uint_eq(mcache_flush_name(c, nm), 1);
 	store_a(c, "b.zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
 	ck_assert_uint_eq(mcache_flush_bogus(c), 1);
 	store_a(c, "zone.example", 0, 0, MCACHE_SEC_UNCHECKED);
-	name("zone.example", nm);
+	tu_name("zone.example", nm);
 	ck_assert_uint_eq(mcache_flush_zone(c, nm), 2);
 	ck_assert_uint_eq(mcache_get_count(c), 2);
 	mcache_flush_all(c);
@@ -1196,7 +1190,7 @@ s_writer(void *arg)
 		store_a(s_cache, nm, 0, 0, MCACHE_SEC_UNCHECKED);
 		if(n % 50 == 0) {
 			uint8_t w[DNS_MAX_NAME];
-			name(nm, w);
+			tu_name(nm, w);
 			mcache_flush_name(s_cache, w);
 		}
 	}

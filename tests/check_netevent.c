@@ -12,6 +12,7 @@
 #include "util/thread.h"
 #include "util/version.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,39 +28,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-/** the backends compiled in */
-static const char *const backends_built[] = {
-	"select",
-#ifdef HAVE_LIBEVENT
-	"libevent",
-#endif
-#ifdef HAVE_LIBURING
-	"io_uring",
-#endif
-};
 /** the backends to run every test on: those compiled in that the kernel
  * can run (io_uring is skipped, with a message, only when its probe says
  * this kernel or process cannot use it) */
-static const char *backends[8];
+static const char *backends[TU_NUM_BACKENDS_BUILT];
 /** entries in backends */
 static int NUM_BACKENDS;
-
-/** fill backends[] from backends_built[] and the run-time probes */
-static void
-pick_backends(void)
-{
-	int i;
-	for(i = 0; i < (int)(sizeof(backends_built) /
-		sizeof(backends_built[0])); i++) {
-		const char *why = "";
-		if(!netevent_backend_usable(backends_built[i], &why)) {
-			printf("check_netevent: SKIPPING the %s backend: %s\n",
-				backends_built[i], why);
-			continue;
-		}
-		backends[NUM_BACKENDS++] = backends_built[i];
-	}
-}
 
 static struct comm_base *
 mkbase(int i)
@@ -684,6 +658,26 @@ udp_client(void)
 	return fd;
 }
 
+/** the UDP server of a test: a socket opened at *a (on return its bound
+ * address, with the port), with SO_RCVBUF rcvbuf (0: the default), served
+ * by a comm_point of 512-byte buffers and batches of batch calling cb */
+static struct comm_point *
+udp_echo_point(struct comm_base *b, struct netaddr *a, int rcvbuf, int batch,
+	comm_point_cb_type cb)
+{
+	struct comm_sock_opts o;
+	struct comm_point *c;
+	int sfd;
+	memset(&o, 0, sizeof(o));
+	o.rcvbuf = rcvbuf;
+	sfd = comm_sock_open_udp(a, rcvbuf ? &o : NULL);
+	ck_assert_int_ge(sfd, 0);
+	*a = sock_addr(sfd);
+	c = comm_point_create_udp(b, sfd, 512, batch, cb, NULL);
+	ck_assert_ptr_nonnull(c);
+	return c;
+}
+
 #define BURST 10000
 #define CHUNK 64
 
@@ -691,19 +685,12 @@ START_TEST(test_udp_burst)
 {
 	struct comm_base *b = mkbase(_i);
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	const struct comm_point_stats *st;
 	static unsigned char seen[BURST];
-	int sfd, cfd, sent = 0, got = 0, spins = 0;
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
+	int cfd, sent = 0, got = 0, spins = 0;
 	memset(seen, 0, sizeof(seen));
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 32, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 32, udp_echo_cb);
 	cfd = udp_client();
 	while(got < BURST && spins < 100000) {
 		uint8_t pkt[40];
@@ -805,20 +792,13 @@ START_TEST(test_udp_burst_thread)
 {
 	struct comm_base *b = mkbase(_i);
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	struct burst_client bc;
 	const struct comm_point_stats *st;
 	thread_type t;
-	int sfd;
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	c = comm_point_create_udp(b, sfd, 512, 32, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 32, udp_echo_cb);
 	memset(&bc, 0, sizeof(bc));
-	bc.to = sock_addr(sfd);
+	bc.to = a;
 	bc.b = b;
 	ck_assert_int_eq(thread_create(&t, burst_thread, &bc), 0);
 	ck_assert_int_eq(comm_base_dispatch(b), 0);
@@ -855,14 +835,10 @@ START_TEST(test_udp_bounded_per_wake)
 	struct comm_point *c;
 	struct comm_timer *t;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k;
+	int cfd, i, k;
 	uint64_t per_wake = (uint64_t)NETEVENT_UDP_BATCHES_PER_WAKE * 8;
-	sfd = comm_sock_open_udp(&a, NULL);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
 	/* batch of 8: 4 batches = 32 datagrams per wake-up at most */
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 0, 8, udp_echo_cb);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
 	for(i = 0; i < 100; i++)
@@ -939,12 +915,8 @@ START_TEST(test_udp_peek)
 	struct netaddr a = lo_addr("127.0.0.1");
 	struct comm_point *c;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k;
-	sfd = comm_sock_open_udp(&a, NULL);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_peek_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	int cfd, i, k;
+	c = udp_echo_point(b, &a, 0, 8, udp_peek_echo_cb);
 	comm_point_set_peek(c, udp_peek_cb, 2);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
@@ -992,21 +964,14 @@ START_TEST(test_udp_busy)
 {
 	struct comm_base *b;
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	struct timeval t0, t1;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k, got = 0;
+	int cfd, i, k, got = 0;
 	if(strcmp(backends[_i], "io_uring") == 0)
 		return; /* no busy mode on the ring: test_udp_ring */
 	b = mkbase(_i);
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 8, udp_echo_cb);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
 	/* 100 = 3 full wake-ups of 4 x 8 and a short batch of 4 */
@@ -1086,25 +1051,18 @@ START_TEST(test_udp_ring)
 {
 	struct comm_base *b;
 	struct netaddr a = lo_addr("127.0.0.1");
-	struct comm_sock_opts o;
 	struct comm_point *c;
 	struct timeval t0;
 	uint8_t pkt[40];
-	int sfd, cfd, i, k, got = 0;
+	int cfd, i, k, got = 0;
 	b = comm_base_create("io_uring");
 	ck_assert_ptr_nonnull(b);
 	if(strcmp(comm_base_backend_name(b), "io_uring") != 0) {
-		/* pick_backends said why; nothing to test here */
+		/* tu_pick_backends said why; nothing to test here */
 		comm_base_delete(b);
 		return;
 	}
-	memset(&o, 0, sizeof(o));
-	o.rcvbuf = 1024 * 1024;
-	sfd = comm_sock_open_udp(&a, &o);
-	ck_assert_int_ge(sfd, 0);
-	a = sock_addr(sfd);
-	c = comm_point_create_udp(b, sfd, 512, 8, udp_echo_cb, NULL);
-	ck_assert_ptr_nonnull(c);
+	c = udp_echo_point(b, &a, 1024 * 1024, 8, udp_echo_cb);
 	cfd = udp_client();
 	memset(pkt, 0, sizeof(pkt));
 	for(i = 0; i < 100; i++)
@@ -2128,7 +2086,7 @@ main(void)
 {
 	SRunner *sr;
 	int failed;
-	pick_backends();
+	NUM_BACKENDS = tu_pick_backends(backends, "check_netevent");
 	sr = srunner_create(netevent_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

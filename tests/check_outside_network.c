@@ -12,6 +12,8 @@
 #include "util/log.h"
 #include "util/config_file.h"
 #include <check.h>
+#define TU_COUNTING_ALLOC 1
+#include "tests/testutil.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,55 +26,11 @@
 /* ------------------------------------------------------------------ */
 /* heap calls, counted (test_steady_state_allocs) */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define OUTALLOC_SKIP 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define OUTALLOC_SKIP 1
-#endif
-#endif
-
-/** 1 while allocations are counted */
-static int counting;
-/** allocations counted */
-static unsigned long num_allocs;
 /** the fake server's and the callers' own code (check's assertions
  * allocate) is not counted: these bracket it */
-#define UNCOUNTED_BEGIN int was_counting = counting; counting = 0
-#define UNCOUNTED_END counting = was_counting
+#define UNCOUNTED_BEGIN int was_counting = tu_counting; tu_counting = 0
+#define UNCOUNTED_END tu_counting = was_counting
 
-#ifndef OUTALLOC_SKIP
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t m);
-extern void *__libc_realloc(void *p, size_t n);
-
-/** the counting malloc */
-void *
-malloc(size_t n)
-{
-	if(counting)
-		num_allocs++;
-	return __libc_malloc(n);
-}
-
-/** the counting calloc */
-void *
-calloc(size_t n, size_t m)
-{
-	if(counting)
-		num_allocs++;
-	return __libc_calloc(n, m);
-}
-
-/** the counting realloc */
-void *
-realloc(void *p, size_t n)
-{
-	if(counting)
-		num_allocs++;
-	return __libc_realloc(p, n);
-}
-#endif
 
 /* ------------------------------------------------------------------ */
 /* the fake server */
@@ -1035,17 +993,8 @@ START_TEST(test_outgoing_interface)
 END_TEST
 
 /* the backends for the allocation count (io_uring too, where built) */
-static const char *alloc_backends[] = {
-	"select",
-#ifdef HAVE_LIBEVENT
-	"libevent",
-#endif
-#ifdef HAVE_LIBURING
-	"io_uring",
-#endif
-};
-#define NUM_ALLOC_BACKENDS ((int)(sizeof(alloc_backends) / \
-	sizeof(alloc_backends[0])))
+#define alloc_backends tu_backends_built
+#define NUM_ALLOC_BACKENDS TU_NUM_BACKENDS_BUILT
 
 /* Steady state: a query over UDP (a socket of its own, its timer, its
  * caller record) allocates nothing once the network has made one of each:
@@ -1129,7 +1078,7 @@ echo_start(void)
 	echo_pid = fork();
 	ck_assert_int_ge(echo_pid, 0);
 	if(echo_pid == 0) {
-		counting = 0;
+		tu_counting = 0;
 		echo_main();
 		_exit(0);
 	}
@@ -1158,7 +1107,7 @@ START_TEST(test_steady_state_allocs)
 	uint8_t name[64];
 	int i, bad = 0;
 	unsigned long allocs, tcp0;
-#ifdef OUTALLOC_SKIP
+#ifdef TU_ALLOC_SKIP
 	rmnet(on);
 	return;
 #endif
@@ -1168,8 +1117,8 @@ START_TEST(test_steady_state_allocs)
 	for(i = 0; i < 250; i++) {
 		size_t len = mkname(name, "steady", i);
 		if(i == 50) {
-			num_allocs = 0;
-			counting = 1;
+			tu_num_allocs = 0;
+			tu_counting = 1;
 		}
 		memset(&r, 0, sizeof(r));
 		if(!ob->send(ob->ctx, tcp ? &echo_addr : &srv_addr, name, len,
@@ -1182,8 +1131,8 @@ START_TEST(test_steady_state_allocs)
 		if(r.calls != 1 || r.st != OUTBOUND_REPLY)
 			bad++;
 	}
-	counting = 0;
-	allocs = num_allocs;
+	tu_counting = 0;
+	allocs = tu_num_allocs;
 	if(tcp)
 		echo_stop();
 	ck_assert_int_eq(bad, 0);

@@ -20,6 +20,7 @@
 #include "util/netaddr.h"
 #include "util/log.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -404,33 +405,10 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* comm_points on loopback, once per backend */
 
-/** the backends compiled in */
-static const char *const backends_built[] = {
-	"select",
-#ifdef HAVE_LIBEVENT
-	"libevent",
-#endif
-#ifdef HAVE_LIBURING
-	"io_uring",
-#endif
-};
-/** those the kernel can run */
-static const char *backends[8];
+/** the backends compiled in that the kernel can run */
+static const char *backends[TU_NUM_BACKENDS_BUILT];
 /** entries in backends */
 static int NUM_BACKENDS;
-
-static void
-pick_backends(void)
-{
-	int i;
-	for(i = 0; i < (int)(sizeof(backends_built) /
-		sizeof(backends_built[0])); i++) {
-		const char *why = "";
-		if(!netevent_backend_usable(backends_built[i], &why))
-			continue;
-		backends[NUM_BACKENDS++] = backends_built[i];
-	}
-}
 
 /** the clients the callbacks saw, as text */
 static char seen[8][NETADDR_STRLEN];
@@ -857,7 +835,7 @@ main(void)
 {
 	SRunner *sr;
 	int nf;
-	pick_backends();
+	NUM_BACKENDS = tu_pick_backends(backends, NULL);
 	sr = srunner_create(proxy_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -32,16 +33,7 @@ teardown(void)
 }
 
 /** a name in wire format, in static storage (ring of 16) */
-static const uint8_t *
-N(const char *s)
-{
-	static uint8_t ring[16][DNS_MAX_NAME];
-	static int i;
-	size_t len = DNS_MAX_NAME;
-	uint8_t *p = ring[i++ % 16];
-	ck_assert_int_eq(dname_from_str(s, p, &len), 0);
-	return p;
-}
+#define N(s) tu_name_ring(s)
 
 /** store a set of names (NS) or addresses */
 static int

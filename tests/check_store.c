@@ -12,6 +12,7 @@
  */
 #include "config.h"
 #include <check.h>
+#include "tests/testutil.h"
 #include <stdlib.h>
 #include <string.h>
 #include "services/cache/store.h"
@@ -28,14 +29,7 @@
 #define T0 5000
 
 /** a name from presentation format, in static storage per slot */
-static const uint8_t *
-N(int slot, const char *s)
-{
-	static uint8_t names[8][DNS_MAX_NAME];
-	size_t len = DNS_MAX_NAME;
-	ck_assert_int_eq(dname_from_str(s, names[slot], &len), 0);
-	return names[slot];
-}
+#define N(slot, s) tu_name_slot(slot, s)
 
 /** one set for the tests */
 static void
