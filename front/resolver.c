@@ -1509,7 +1509,7 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 				return RESOLVER_DROP;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
-			if(refresh)
+			if(refresh & MCACHE_ANSWER_REFRESH)
 				(void)mesh_new_prefetch(r->mesh,
 					q2->qinfo.qname, q2->qinfo.qtype,
 					q2->qinfo.qclass, x->flags);
@@ -1859,11 +1859,10 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	 * forward, a client that sent ECS skips it, as in Unbound) */
 	if(r->mcache && !(has_ecs > 0 && ecs.from_client && r->ecs_always) &&
 		!tags) {
-		int refresh = 0, secure = 0;
+		int refresh = 0;
 		enum mcache_result mr;
-		mr = mcache_answer_sec(r->mcache, q, pkt, tp == RESOLVER_TCP,
-			r->out->now->tv_sec, out, outmax, outlen, &refresh,
-			&secure);
+		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
+			r->out->now->tv_sec, out, outmax, outlen, &refresh);
 		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
 			/* serve-expired-client-timeout (or cachedb-check-
 			 * when-serve-expired): try for a fresh answer first;
@@ -1927,9 +1926,9 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
 			/* (a fresh validation is counted by the validator) */
-			if(secure)
+			if(refresh & MCACHE_ANSWER_SECURE)
 				r->stats.num_answer_secure++;
-			if(refresh)
+			if(refresh & MCACHE_ANSWER_REFRESH)
 				(void)mesh_new_prefetch(r->mesh,
 					q->qinfo.qname, q->qinfo.qtype,
 					q->qinfo.qclass, flags);

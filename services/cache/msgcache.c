@@ -893,9 +893,9 @@ mcache_find_alt(struct mcache *c, uint32_t qhash, struct mcache_key *key)
 }
 
 enum mcache_result
-mcache_answer_sec(struct mcache *c, const struct fast_query *q,
+mcache_answer(struct mcache *c, const struct fast_query *q,
 	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
-	size_t *outlen, int *refresh, int *secure)
+	size_t *outlen, int *refresh)
 {
 	const struct mcache_entry *e;
 	struct mcache_key key;
@@ -909,8 +909,6 @@ mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 
 	if(refresh)
 		*refresh = 0;
-	if(secure)
-		*secure = 0;
 	if((edns && q->edns.version != 0) ||
 		(q->flags & DNS_FLAG_OPCODE_MASK) != 0)
 		return MCACHE_MISS;
@@ -980,7 +978,7 @@ mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 			&((struct mcache_entry *)e)->refresh_after, &ra,
 			(int64_t)now + MCACHE_REFRESH_RETRY,
 			memory_order_relaxed, memory_order_relaxed))
-			*refresh = 1;
+			*refresh = MCACHE_ANSWER_REFRESH;
 	}
 
 	/* the body, then the client's question name over the stored one */
@@ -1001,8 +999,8 @@ mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 	if(e->sec == MCACHE_SEC_SECURE && (client_do ||
 		(q->flags & DNS_FLAG_AD)))
 		flags |= DNS_FLAG_AD;
-	if(secure)
-		*secure = e->sec == MCACHE_SEC_SECURE;
+	if(refresh && e->sec == MCACHE_SEC_SECURE)
+		*refresh |= MCACHE_ANSWER_SECURE;
 	dns_write_u16(out, q->id);
 	dns_write_u16(out + 2, flags);
 	dns_write_u16(out + 4, 1);
@@ -1054,15 +1052,6 @@ mcache_answer_sec(struct mcache *c, const struct fast_query *q,
 	}
 	*outlen = msglen;
 	return res;
-}
-
-enum mcache_result
-mcache_answer(struct mcache *c, const struct fast_query *q,
-	const uint8_t *qpkt, int tcp, time_t now, uint8_t *out, size_t outmax,
-	size_t *outlen, int *refresh)
-{
-	return mcache_answer_sec(c, q, qpkt, tcp, now, out, outmax, outlen,
-		refresh, NULL);
 }
 
 int

@@ -303,6 +303,11 @@ enum mcache_store_result mcache_store_msg_share(struct mcache *c,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede);
 
+/** mcache_answer's *refresh: this caller starts the entry's refresh */
+#define MCACHE_ANSWER_REFRESH 1
+/** mcache_answer's *refresh: the answer came from a secure entry */
+#define MCACHE_ANSWER_SECURE 2
+
 /**
  * The hot path: answer a client query from the cache.
  * @param c: cache.
@@ -314,9 +319,11 @@ enum mcache_store_result mcache_store_msg_share(struct mcache *c,
  * @param out: the reply buffer (may not overlap qpkt).
  * @param outmax: its size (at least 512).
  * @param outlen: the reply length, set on a hit.
- * @param refresh: set to 1 when this caller should start a refresh of the
- *	entry (prefetch, or background refresh of an expired answer); 0
- *	otherwise. May be NULL.
+ * @param refresh: set to flags (0 for none): MCACHE_ANSWER_REFRESH when
+ *	this caller should start a refresh of the entry (prefetch, or
+ *	background refresh of an expired answer), MCACHE_ANSWER_SECURE when
+ *	the answer came from a secure entry (num.answer.secure counts those
+ *	too, as Unbound's, whether or not the client sees AD). May be NULL.
  * @return MCACHE_HIT, MCACHE_HIT_PREFETCH, MCACHE_HIT_EXPIRED (an answer
  *	is in out) or MCACHE_MISS (nothing written). A query with EDNS
  *	version other than 0 (the caller answers BADVERS) or an opcode other
@@ -325,19 +332,6 @@ enum mcache_store_result mcache_store_msg_share(struct mcache *c,
 enum mcache_result mcache_answer(struct mcache *c,
 	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
 	uint8_t *out, size_t outmax, size_t *outlen, int *refresh);
-
-/**
- * mcache_answer, telling also whether the entry answered from is secure
- * (for num.answer.secure, which counts the secure answers given from the
- * cache too, as Unbound's, whether or not the client sees AD).
- * @param secure: set to 1 when an answer is written from a secure entry,
- *	else 0. May be NULL.
- * Other parameters and the result as mcache_answer.
- */
-enum mcache_result mcache_answer_sec(struct mcache *c,
-	const struct fast_query *q, const uint8_t *qpkt, int tcp, time_t now,
-	uint8_t *out, size_t outmax, size_t *outlen, int *refresh,
-	int *secure);
 
 /**
  * The table hash mcache_answer() will look q up with (the question's hash
