@@ -290,40 +290,64 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 	return dp;
 }
 
+/**
+ * Add the addresses the RRset cache holds for an NS name (A and AAAA) to
+ * the delegation.
+ * @param name: the NS name.
+ * @param usable_only: add only addresses of a family in use (do-ip4,
+ *	do-ip6); else every one.
+ * @param usable: set to 1 when an address of a family in use was found,
+ *	else left alone (may be NULL).
+ * @return number of addresses added.
+ */
+static int
+iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
+	int usable_only, int *usable)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct rrset_cache *c = s->env->rrset;
+	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
+	int added = 0, t;
+	if(!c)
+		return 0;
+	for(t = 0; t < 2; t++) {
+		struct rrset_data rs;
+		size_t j;
+		if(rrset_cache_lookup(c, name, types[t], DNS_CLASS_IN,
+			st_now(s), s->region, &rs) < 0)
+			continue;
+		for(j = 0; j < rs.count; j++) {
+			struct netaddr na;
+			int ok;
+			if(addr_from_rdata(&na, rs.type, rs.rdata[j],
+				rs.rdlen[j]) < 0)
+				continue;
+			ok = iter_addr_family_ok(st_env(s), &na);
+			if(usable_only && !ok)
+				continue;
+			if(delegpt_add_addr(iq->dp, s->region, &na) == 0)
+				added++;
+			if(ok && usable)
+				*usable = 1;
+		}
+	}
+	return added;
+}
+
 /** look the addresses of NS names up in the RRset cache.
  * @return number of addresses added */
 static int
 iter_targets_from_cache(struct module_qstate *s)
 {
-	struct iter_qstate *iq = IQ(s);
-	struct rrset_cache *c = s->env->rrset;
 	struct delegpt_ns *ns;
 	int added = 0;
-	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
-	if(!c)
-		return 0;
-	for(ns = iq->dp->nslist; ns; ns = ns->next) {
-		int t;
+	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
+		int usable = 0;
 		if(ns->resolved)
 			continue;
-		for(t = 0; t < 2; t++) {
-			struct rrset_data rs;
-			size_t j;
-			if(rrset_cache_lookup(c, ns->name, types[t],
-				DNS_CLASS_IN, st_now(s), s->region, &rs) < 0)
-				continue;
-			for(j = 0; j < rs.count; j++) {
-				struct netaddr na;
-				if(addr_from_rdata(&na, rs.type, rs.rdata[j],
-					rs.rdlen[j]) < 0)
-					continue;
-				if(delegpt_add_addr(iq->dp, s->region,
-					&na) == 0)
-					added++;
-				if(iter_addr_family_ok(st_env(s), &na))
-					ns->resolved = 1;
-			}
-		}
+		added += iter_ns_cached_addrs(s, ns->name, 0, &usable);
+		if(usable)
+			ns->resolved = 1;
 	}
 	return added;
 }
@@ -343,10 +367,8 @@ static int
 iter_parent_glue(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	struct rrset_cache *c = s->env->rrset;
 	struct delegpt_ns *ns;
 	int added = 0;
-	static const uint16_t types[2] = {DNS_TYPE_A, DNS_TYPE_AAAA};
 	if(iq->dp->is_forward || iq->dp->parent_glue_done)
 		return 0;
 	iq->dp->parent_glue_done = 1;
@@ -359,22 +381,7 @@ iter_parent_glue(struct module_qstate *s)
 				delegpt_add_addr(iq->dp, s->region,
 				&ns->parent[t]) == 0)
 				added++;
-		for(t = 0; t < 2; t++) {
-			struct rrset_data rs;
-			size_t j;
-			if(!c || rrset_cache_lookup(c, ns->name, types[t],
-				DNS_CLASS_IN, st_now(s), s->region, &rs) < 0)
-				continue;
-			for(j = 0; j < rs.count; j++) {
-				struct netaddr na;
-				if(addr_from_rdata(&na, rs.type, rs.rdata[j],
-					rs.rdlen[j]) == 0 &&
-					iter_addr_family_ok(st_env(s), &na) &&
-					delegpt_add_addr(iq->dp, s->region,
-					&na) == 0)
-					added++;
-			}
-		}
+		added += iter_ns_cached_addrs(s, ns->name, 1, NULL);
 	}
 	if(added > 0)
 		verbose(VERB_ALGO, "iterator: %d server addresses from the "
