@@ -1450,6 +1450,32 @@ check_denial(struct module_qstate *qs, struct val_qstate *vq,
 	return good;
 }
 
+/**
+ * Verify an RRset of the key walk's DS answer (the DS set, or a CNAME in
+ * its place) with the keys of the zone above (vq->kk), drawing on the
+ * query's budget.
+ * @param set: filled with the RRset (name, type, rrs, nr).
+ * @param ede: set to the EDE of a failed signature, or -1.
+ * @return a VAL_CRYPTO_ result.
+ */
+static int
+walk_verify_kk(struct module_qstate *qs, struct val_qstate *vq,
+	struct val_env *ve, struct val_rrset *set, const uint8_t *name,
+	uint16_t type, const struct val_rr *rrs, size_t nr,
+	const struct val_rr *sigs, size_t ns, int *ede)
+{
+	struct val_window w;
+	*ede = -1;
+	val_window(qs, ve, &vq->budget, &w);
+	set->owner = name;
+	set->type = type;
+	set->rrclass = DNS_CLASS_IN;
+	set->rrs = rrs;
+	set->count = nr;
+	return val_verify_rrset_algos(set, sigs, ns, &vq->kk.keys,
+		vq->kk.algs, vq->kk.nalgs, &w, ede);
+}
+
 /** a DS answer came back: go down, or end the walk.
  * @return 1 waiting, 0 done */
 static int
@@ -1493,17 +1519,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	}
 	if(nr > 0) {
 		struct val_rrset set;
-		struct val_window w;
-		int r;
-		ede = -1;
-		val_window(qs, ve, &vq->budget, &w);
-		set.owner = name;
-		set.type = DNS_TYPE_DS;
-		set.rrclass = DNS_CLASS_IN;
-		set.rrs = rrs;
-		set.count = nr;
-		r = val_verify_rrset_algos(&set, sigs, ns, &vq->kk.keys,
-			vq->kk.algs, vq->kk.nalgs, &w, &ede);
+		int r = walk_verify_kk(qs, vq, ve, &set, name, DNS_TYPE_DS,
+			rrs, nr, sigs, ns, &ede);
 		if(r == VAL_CRYPTO_UNSUPPORTED) {
 			walk_insecure(qs, vq, ve, name, minttl);
 			return 0;
@@ -1547,8 +1564,6 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			break;
 	if(rr) {
 		struct val_rrset set;
-		struct val_window w;
-		int r;
 		if(val_collect(qs->region, &vq->sub_an, name, DNS_TYPE_CNAME,
 			DNS_CLASS_IN, &rrs, &nr, &sigs, &ns) < 0) {
 			walk_bogus(qs, vq, ve, name, DNS_EDE_OTHER,
@@ -1558,16 +1573,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		if(ns == 0)
 			return walk_retry(qs, vq, ve, DNS_EDE_RRSIGS_MISSING,
 				"DS answered by an unsigned CNAME");
-		val_window(qs, ve, &vq->budget, &w);
-		set.owner = name;
-		set.type = DNS_TYPE_CNAME;
-		set.rrclass = DNS_CLASS_IN;
-		set.rrs = rrs;
-		set.count = nr;
-		ede = -1;
-		r = val_verify_rrset_algos(&set, sigs, ns, &vq->kk.keys,
-			vq->kk.algs, vq->kk.nalgs, &w, &ede);
-		if(r != VAL_CRYPTO_OK)
+		if(walk_verify_kk(qs, vq, ve, &set, name, DNS_TYPE_CNAME,
+			rrs, nr, sigs, ns, &ede) != VAL_CRYPTO_OK)
 			return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 				DNS_EDE_DNSSEC_BOGUS,
 				"CNAME answer to DS not verified");
