@@ -831,6 +831,13 @@ spool_file(struct rpl_reader *r, const char *path, const char *endkw)
 	return -1;
 }
 
+/** Unbound's defaults where petrel's differ on purpose (see
+ * util/config_options.c and the README): a testbound file is written
+ * against Unbound's defaults, so it runs with them; the file's own lines
+ * come after and override them. petrel's own scenarios and tests cover
+ * petrel's defaults. */
+#define UNBOUND_DEFAULTS "server:\n\tede: no\n\tede-serve-expired: no\n"
+
 /** a config line of a testbound file: the runner's keywords and
  * switches are taken here, everything else goes to petrel's config
  * parser as it is. @return 0 or -1 */
@@ -1213,6 +1220,9 @@ rpl_read(const char *file, int flags, char *err, size_t errlen)
 	}
 	s->config = calloc(1, 1);
 	cap = 1;
+	if(r.tb && cfg_add(&s->config, &s->config_len, &cap,
+		UNBOUND_DEFAULTS) < 0)
+		goto fail;
 	while(rd_line(&r, line, sizeof(line))) {
 		char *p = skip_ws(line), *rest;
 		if(in_config) {
