@@ -24,21 +24,17 @@ PETREL_CONTROL=${2:-${PETREL_CONTROL:-petrel-control}}
 SETUP=${3:-${PETREL_CONTROL_SETUP:-$HERE/../../smallapp/petrel-control-setup}}
 . "$HERE/lib.sh"
 
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); [ -n "$VERBOSE" ] && echo "ok: $*"; return 0; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; return 0; }
 
 command -v "$NSD" >/dev/null 2>&1 || NSD=$(command -v nsd)
 for t in "$PETREL" "$PETREL_CONTROL" "$SETUP" "$NSD" dig; do
 	if ! command -v "$t" >/dev/null 2>&1 && [ ! -x "$t" ]; then
 		echo "control: missing $t" >&2
-		echo "control: 0 passed, 1 failed"
 		exit 1
 	fi
 done
 
-it_init petrel-control
+IT_QUIET=1
+it_suite control
 W=$IT_WORK
 # below the ephemeral port range (32768-60999), so no outgoing socket
 # of another test takes one of ours
@@ -438,7 +434,6 @@ s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(5)' "$W/ctl.
 	[ "$(qshort www.ctl.example)" = 192.0.2.1 ] && ok "$TAG resolving after reload" || bad "$TAG not resolving after reload"
 }
 
-START=$(date +%s)
 for model in ${MODELS:-pthreads fork}; do
 	for tr in unix tls; do
 		CONF="$W/petrel-$model-$tr.conf"
@@ -619,5 +614,4 @@ if start_petrel "$CONF"; then
 	stop_petrel "$CONF"
 fi
 
-echo "control: $PASS passed, $FAIL failed ($(( $(date +%s) - START )) s)"
-[ $FAIL = 0 ]
+finish
