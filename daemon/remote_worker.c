@@ -360,29 +360,82 @@ worker_flush_requestlist(struct worker *w)
 	return n;
 }
 
-/** dump_requestlist in a worker */
+/** the name Unbound's dump_requestlist gives a module's state */
+static const char *
+ext_state_name(enum module_ext_state st)
+{
+	switch(st) {
+	case MODULE_STATE_INITIAL: return "module_state_initial";
+	case MODULE_WAIT_REPLY: return "module_wait_reply";
+	case MODULE_WAIT_MODULE: return "module_wait_module";
+	case MODULE_WAIT_SUBQUERY: return "module_wait_subquery";
+	case MODULE_FINISHED: return "module_finished";
+	case MODULE_ERROR: return "module_error";
+	}
+	return "module_state_unknown";
+}
+
+/** dump_requestlist's status column, as Unbound's: "MODULE wants TYPE
+ * CLASS NAME ..." (the sub-queries it waits for) or "MODULE is STATE" */
+static void
+requestlist_status(const struct mesh *m, const struct mesh_state *s,
+	char *buf, size_t len)
+{
+	const struct module_qstate *q = &s->qs;
+	const char *mod = "none";
+	enum module_ext_state st = MODULE_STATE_INITIAL;
+	size_t at;
+	const struct mesh_ref *r;
+	if(q->curmod >= 0 && m->stack && q->curmod < m->stack->num) {
+		mod = m->stack->mod[q->curmod]->name;
+		st = q->ext_state[q->curmod];
+	}
+	if(st != MODULE_WAIT_SUBQUERY || !s->subs) {
+		snprintf(buf, len, "%s is %s", mod, ext_state_name(st));
+		return;
+	}
+	at = (size_t)snprintf(buf, len, "%s wants", mod);
+	for(r = s->subs; r && at < len; r = r->next) {
+		char nm[DNS_MAX_NAME_STR], tb[32];
+		(void)dname_to_str(r->s->qname, nm, sizeof(nm));
+		at += (size_t)snprintf(buf + at, len - at, " %s %s %s",
+			dns_type_str(r->s->qtype, tb, sizeof(tb)),
+			dns_class_str(r->s->qclass), nm);
+	}
+}
+
+/** dump_requestlist in a worker: Unbound's header and rows (number,
+ * type, class, name, seconds a client waits or "-" for a query no
+ * client waits for, module status) */
 static void
 worker_dump_requestlist(struct worker *w, struct stats_buf *out)
 {
 	struct mesh_state *s;
 	const struct timeval *now = w->base ? comm_base_now(w->base) : NULL;
 	int i = 0;
-	/* Unbound's two header lines */
 	stats_buf_printf(out, "thread #%d\n"
 		"#   type cl name    seconds    module status\n", w->index);
 	if(!w->res || !w->res->mesh)
 		return;
 	for(s = w->res->mesh->first; s; s = s->next, i++) {
-		char nm[DNS_MAX_NAME_STR], tb[32];
-		double age = 0;
-		if(now)
-			age = (double)(now->tv_sec - s->start.tv_sec) +
-				(double)(now->tv_usec - s->start.tv_usec) / 1e6;
+		char nm[DNS_MAX_NAME_STR], tb[32], tm[48], st[1024];
 		(void)dname_to_str(s->qname, nm, sizeof(nm));
-		stats_buf_printf(out, "%3d %4s %2s %s %.3f %d clients%s\n", i,
+		if(now && s->num_clients > 0) {
+			long long sec = (long long)now->tv_sec -
+				(long long)s->start.tv_sec;
+			long usec = (long)now->tv_usec - (long)s->start.tv_usec;
+			if(usec < 0) {
+				usec += 1000000;
+				sec--;
+			}
+			if(sec < 0)
+				sec = usec = 0;
+			snprintf(tm, sizeof(tm), "%lld.%6.6ld", sec, usec);
+		} else	snprintf(tm, sizeof(tm), "-");
+		requestlist_status(w->res->mesh, s, st, sizeof(st));
+		stats_buf_printf(out, "%3d %4s %2s %s %s %s\n", i,
 			dns_type_str(s->qtype, tb, sizeof(tb)),
-			dns_class_str(s->qclass), nm, age, s->num_clients,
-			s->prefetch ? " prefetch" : "");
+			dns_class_str(s->qclass), nm, tm, st);
 	}
 }
 

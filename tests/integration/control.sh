@@ -547,6 +547,12 @@ while time.time() < end:
 		done
 		[ "$n" -ge 6 ] && ok "$TAG dump_requestlist shows the $n waiting queries" \
 			|| bad "$TAG dump_requestlist: $OUT"
+		# Unbound's row: number, type, class, name, the seconds the
+		# client waited (six decimals), the module's status
+		row=$(echo "$OUT" | grep 'nope1\.ctl\.example' | head -1)
+		echo "$row" | grep -Eq '^ *[0-9]+ +A IN nope1\.ctl\.example\. [0-9]+\.[0-9]{6} [a-z0-9]+ (is module_[a-z_]+|wants( [A-Z0-9]+ IN [^ ]+)+)$' &&
+			ok "$TAG dump_requestlist row in Unbound's format: $row" ||
+			bad "$TAG dump_requestlist row not in Unbound's format: '$row'"
 		# the statistics of the waiting: six resolutions with a
 		# client each, two TCP connections in use
 		ST=$("$PETREL_CONTROL" -c "$CONF" stats_noreset 2>&1)
