@@ -156,6 +156,30 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 }
 
 /**
+ * Keep what a referral says of its cut's DS set (its DS, NSEC and NSEC3
+ * records and their RRSIGs) for a module above (module.h: cut_proofs),
+ * which may prove the DS set from them rather than ask the parent again.
+ */
+static void
+iter_note_cut_proof(struct module_qstate *s, const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	if(!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD))
+		return;
+	for(rr = l->first; rr; rr = rr->next) {
+		uint16_t t = rr->type;
+		if(t == DNS_TYPE_RRSIG && rr->rdlen >= 2)
+			t = (uint16_t)((rr->rdata[0] << 8) | rr->rdata[1]);
+		if((t != DNS_TYPE_DS && t != DNS_TYPE_NSEC &&
+			t != DNS_TYPE_NSEC3) || s->cut_proofs.count >=
+			MODULE_CUT_PROOFS_MAX)
+			continue;
+		if(module_rrlist_push(s->region, &s->cut_proofs, rr) < 0)
+			return;
+	}
+}
+
+/**
  * Store one RRset of a list with the RRSIGs that cover it (the DS set or
  * the NSEC of a referral): the validator reads them from the RRset cache
  * instead of asking the parent again for the DS it was just given, as
@@ -1733,6 +1757,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_store_signed(s, auth, zone, DNS_TYPE_DS, RRSET_TRUST_AUTH_NOAA);
 	iter_store_signed(s, auth, zone, DNS_TYPE_NSEC,
 		RRSET_TRUST_AUTH_NOAA);
+	iter_note_cut_proof(s, auth);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&

@@ -865,49 +865,82 @@ ds_from_cache(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
+/** @return 1 when the list has a record equal to rr (owner, type, RDATA) */
+static int
+rr_listed(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == rr->type && o->rdlen == rr->rdlen &&
+			dname_equal(o->owner, rr->owner) &&
+			memcmp(o->rdata, rr->rdata, rr->rdlen) == 0)
+			return 1;
+	return 0;
+}
+
+/**
+ * The proof of no DS at name that a list of records holds: the NSEC at
+ * name, else the NSEC3 records of the zone above (vq->kk.name), with
+ * their RRSIGs, copied into vq->sub_ns (each record once).
+ * @return 1 when found, 0 when the list has none (or out of memory).
+ */
+static int
+ds_proof_from_list(struct module_qstate *qs, struct val_qstate *vq,
+	const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	uint16_t ft = 0;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
+			ft = DNS_TYPE_NSEC;
+		else if(rr->type == DNS_TYPE_NSEC3 && ft == 0 &&
+			rr->owner[0] != 0 && dname_equal(dname_strip_label(
+			rr->owner), vq->kk.name))
+			ft = DNS_TYPE_NSEC3; /* the parent zone's NSEC3 */
+	}
+	if(ft == 0)
+		return 0;
+	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+	for(rr = l->first; rr; rr = rr->next)
+		if((rr->type == ft || (rr->type == DNS_TYPE_RRSIG &&
+			sig_covered(rr) == ft)) && (ft == DNS_TYPE_NSEC ?
+			dname_equal(rr->owner, name) : (rr->owner[0] != 0 &&
+			dname_equal(dname_strip_label(rr->owner),
+			vq->kk.name))) && !rr_listed(&vq->sub_ns, rr) &&
+			module_rrlist_push(qs->region, &vq->sub_ns, rr) < 0)
+			return 0;
+	return 1;
+}
+
 /**
  * The walk's DS question answered from what is at hand: the NSEC at the
- * cut in the answer being checked, or the RRset cache, where a referral
- * the iterator followed left the zone's DS set, or the NSEC that proves
- * it has none, with their signatures (Unbound's validator, too, does not
- * ask the parent again for what it was given). Filled in as a
- * sub-query's answer would be (vq->sub_an or vq->sub_ns, in the region);
- * when it does not do, the question is asked (walk_retry).
+ * cut in the answer being checked, or what the referrals this state
+ * followed said of the cut (module.h: cut_proofs), or the RRset cache,
+ * where a referral the iterator followed left the zone's DS set, or the
+ * NSEC that proves it has none, with their signatures (Unbound's
+ * validator, too, does not ask the parent again for what it was given).
+ * Filled in as a sub-query's answer would be (vq->sub_an or vq->sub_ns,
+ * in the region); when it does not do, the question is asked
+ * (walk_retry).
  * @return 1 when found, 0 when the question must be asked.
  */
 static int
 walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *name)
 {
-	const struct module_rr *rr;
-	int found = 0;
 	/* in order: the DS set in the cache (a referral's, or an earlier
 	 * answer's); the proof the answer itself came with (the NSEC at
 	 * the cut, or the parent's NSEC3 records, that a CNAME into an
-	 * unsigned child carries); the NSEC at the cut in the cache */
+	 * unsigned child carries); the proof the referral to the cut gave
+	 * (the NSEC3 records of the parent that match or cover the cut);
+	 * the NSEC at the cut in the cache */
 	if(ds_from_cache(qs, vq, name, DNS_TYPE_DS))
 		return 1;
-	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next) {
-		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
-			found = 1;
-		else if(rr->type == DNS_TYPE_NSEC3 && rr->owner[0] != 0 &&
-			dname_equal(dname_strip_label(rr->owner), vq->kk.name))
-			found = 3; /* the parent zone's NSEC3 records */
-	}
-	if(found) {
-		uint16_t ft = found == 1 ? DNS_TYPE_NSEC : DNS_TYPE_NSEC3;
-		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
-		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
-		for(rr = vq->ans->ns.first; rr; rr = rr->next)
-			if((rr->type == ft || (rr->type == DNS_TYPE_RRSIG &&
-				sig_covered(rr) == ft)) && (ft == DNS_TYPE_NSEC ?
-				dname_equal(rr->owner, name) : (rr->owner[0] != 0
-				&& dname_equal(dname_strip_label(rr->owner),
-				vq->kk.name))) && module_rrlist_push(qs->region,
-				&vq->sub_ns, rr) < 0)
-				return 0;
+	if(vq->ans && ds_proof_from_list(qs, vq, &vq->ans->ns, name))
 		return 1;
-	}
+	if(ds_proof_from_list(qs, vq, &qs->cut_proofs, name))
+		return 1;
 	return ds_from_cache(qs, vq, name, DNS_TYPE_NSEC);
 }
 
