@@ -1509,6 +1509,31 @@ walk_verify_kk(struct module_qstate *qs, struct val_qstate *vq,
 		vq->kk.algs, vq->kk.nalgs, &w, ede);
 }
 
+/** keep the NSEC at name that the walk just verified and found to deny
+ * name's DS set, with its RRSIG, in the validated NSEC store (a client's
+ * DS question at the cut is then answered from it, val_neg_answer, as
+ * Unbound answers it from its negative cache) */
+static void
+neg_keep_ds_nsec(struct module_qstate *qs, struct val_env *ve,
+	const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr, *s;
+	if(!ve->neg)
+		return;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type != DNS_TYPE_NSEC || !dname_equal(rr->owner, name))
+			continue;
+		for(s = l->first; s; s = s->next)
+			if(s->type == DNS_TYPE_RRSIG && sig_covered(s) ==
+				DNS_TYPE_NSEC && dname_equal(s->owner, name))
+				break;
+		if(s)
+			(void)val_neg_add(ve->neg, rr, s,
+				(uint32_t)qs->env->now->tv_sec, 0xffffffff);
+		return;
+	}
+}
+
 /** a DS answer came back: go down, or end the walk.
  * @return 1 waiting, 0 done */
 static int
@@ -1625,6 +1650,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		p = val_nsec3_prove_no_ds(recs3, n3, name, ve->max_iter,
 			&vq->budget);
 	else	p = VAL_PROOF_NONE;
+	if(n > 0 && (p == VAL_PROOF_INSECURE || p == VAL_PROOF_SECURE))
+		neg_keep_ds_nsec(qs, ve, &vq->sub_ns, name);
 	switch(p) {
 	case VAL_PROOF_INSECURE:
 		walk_insecure(qs, vq, ve, name, minttl);
