@@ -1521,7 +1521,9 @@ iter_finish(struct module_qstate *s, int rcode,
 		return;
 	}
 	ans->rcode = rcode;
-	ans->ede = -1;
+	/* records of the reply were dropped (iter_reply.len_dropped): the
+	 * answer says so, EDE 0 (Other), as Unbound's */
+	ans->ede = iq->len_scrubbed ? DNS_EDE_OTHER : -1;
 	ans->forwarded = forwarded;
 	ans->sec = MODULE_SEC_UNCHECKED;
 	if(iq->rpz_pass == 2) {
@@ -1862,6 +1864,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->got_reply = 1;
+	iq->len_scrubbed = p->len_dropped > 0;
 	if(iq->dp->no_cache)
 		s->no_cache_store = 1; /* forward-no-cache, stub-no-cache */
 	rcode = p->rcode;

@@ -2587,6 +2587,12 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 		val_log_bogus(qs, vq, ve);
 		if(!ve->permissive) {
 			qs->ede = vq->ede >= 0 ? vq->ede : DNS_EDE_DNSSEC_BOGUS;
+			/* the plain DNSSEC Bogus does not hide a reason the
+			 * answer came with (EDE 0 for records the iterator
+			 * dropped, which is why the signature fails), as
+			 * Unbound keeps the more specific one */
+			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
+				qs->ede = a->ede;
 			bogus_remember(qs, ve, qs->ede);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
