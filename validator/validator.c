@@ -2427,6 +2427,32 @@ root_anchor_has(struct val_env *ve, unsigned tag)
 }
 
 /**
+ * RFC 8509 3.2: a secure answer to an A or AAAA question whose first
+ * label is a root-key-sentinel label becomes SERVFAIL when the is-ta
+ * key is not trusted or the not-ta key is, with EDE 6 (DNSSEC Bogus) as
+ * Unbound says; whether the answer was validated now or made from the
+ * validated NSEC store.
+ * @return 1 when the state was finished so (MODULE_ERROR).
+ */
+static int
+sentinel_servfail(struct module_qstate *qs, struct val_env *ve, int id)
+{
+	unsigned tag;
+	int kind;
+	if(!ve->sentinel || (qs->qtype != DNS_TYPE_A &&
+		qs->qtype != DNS_TYPE_AAAA))
+		return 0;
+	kind = sentinel_label(qs->qname, &tag);
+	if(kind == 0 || (kind == 1) == root_anchor_has(ve, tag))
+		return 0;
+	qs->ede = DNS_EDE_DNSSEC_BOGUS;
+	qs->return_msg = NULL;
+	qs->return_rcode = DNS_RCODE_SERVFAIL;
+	qs->ext_state[id] = MODULE_ERROR;
+	return 1;
+}
+
+/**
  * val-max-restart: the answer is bogus; unless the restarts are used up,
  * the failure is in the keys, or no server is known to have given it,
  * exclude the servers it came from and pass the query down again (the
@@ -2568,21 +2594,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(c->num_rrset_bogus)
 		*c->num_rrset_bogus += count_bogus(&a->an) +
 			count_bogus(&a->ns);
-	if(sec == MODULE_SEC_SECURE && ve->sentinel && (qs->qtype == DNS_TYPE_A
-		|| qs->qtype == DNS_TYPE_AAAA)) {
-		unsigned tag;
-		int kind = sentinel_label(qs->qname, &tag);
-		if(kind != 0 && (kind == 1) != root_anchor_has(ve, tag)) {
-			/* RFC 8509 3.2: the answer the sentinel asks for is
-			 * SERVFAIL (the is-ta key is not trusted, or the
-			 * not-ta key is) */
-			qs->ede = -1;
-			qs->return_msg = NULL;
-			qs->return_rcode = DNS_RCODE_SERVFAIL;
-			qs->ext_state[id] = MODULE_ERROR;
-			return;
-		}
-	}
+	if(sec == MODULE_SEC_SECURE && sentinel_servfail(qs, ve, id))
+		return;
 	if(sec == MODULE_SEC_BOGUS) {
 		val_log_bogus(qs, vq, ve);
 		if(!ve->permissive) {
@@ -2964,6 +2977,8 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 	if(val_neg_answer(ve->neg, qs->qname, qs->qtype,
 		(uint32_t)qs->env->now->tv_sec, qs->region, &a) != 1 || !a)
 		return 0;
+	if(sentinel_servfail(qs, ve, id))
+		return 1;
 	if(!(qs->flags & MESH_FLAG_DO))
 		strip_dnssec(&a->ns, qs->qtype);
 	if(c->num_answer_secure)
