@@ -1386,6 +1386,20 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	return walk_next(qs, vq, ve);
 }
 
+/** @return labels of an RRSIG (its labels field) */
+static int
+sig_labels(const struct val_rr *sig)
+{
+	return sig->len >= VAL_RRSIG_FIXED ? sig->buf[sig->off + 3] : 0;
+}
+
+/** @return 1 when the name starts with the wildcard label */
+static int
+is_wildcard(const uint8_t *name)
+{
+	return name[0] == 1 && name[1] == '*';
+}
+
 /** most NSEC(3) records looked at in one proof */
 #define VAL_MAX_NREC 16
 
@@ -1636,6 +1650,15 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 				DNS_EDE_DNSSEC_BOGUS,
 				"CNAME answer to DS not verified");
+		if(sig_labels(&sigs[0]) < dname_count_labels(name) -
+			(is_wildcard(name) ? 1 : 0))
+			/* a CNAME expanded from a wildcard says the name does
+			 * not exist, where the walk came to it as a zone cut
+			 * (an injected or stale answer): no proof that there
+			 * is no cut; the servers that gave it are not asked
+			 * again, as Unbound treats it */
+			return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+				"DS answered by a CNAME from a wildcard");
 		vq->probe_labs++;
 		return walk_next(qs, vq, ve);
 	}
@@ -1732,20 +1755,6 @@ proof_fail(struct val_qstate *vq, int ede, const char *why)
 	if(vq->budget.spent)
 		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too much NSEC3 hashing");
 	else	val_fail(vq, ede, why);
-}
-
-/** @return labels of an RRSIG (its labels field) */
-static int
-sig_labels(const struct val_rr *sig)
-{
-	return sig->len >= VAL_RRSIG_FIXED ? sig->buf[sig->off + 3] : 0;
-}
-
-/** @return 1 when the name starts with the wildcard label */
-static int
-is_wildcard(const uint8_t *name)
-{
-	return name[0] == 1 && name[1] == '*';
 }
 
 /**
