@@ -609,6 +609,43 @@ rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 }
 
 /**
+ * A DS question of a validated state (the end of a CNAME chain, typically)
+ * answered from the signed DS set in the RRset cache: the parent's, left
+ * there by the referral to the zone (iter_store_signed) with its RRSIGs,
+ * which the validator checks, as Unbound answers a DS question from its
+ * cache. Not for the validator's own DS fetches (CD): when the cached set
+ * did not do, they must ask the parent.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_ds_from_cache(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist final;
+	struct rrset_data rs;
+	size_t i;
+	if(!s->env->rrset || iq->qtype != DNS_TYPE_DS || s->prefetch ||
+		s->tags || !(s->flags & MESH_FLAG_DNSSEC) ||
+		(s->flags & MESH_FLAG_CD))
+		return 0;
+	if(rrset_cache_lookup(s->env->rrset, iq->qname, DNS_TYPE_DS,
+		iq->qclass, st_now(s), s->region, &rs) != 0 || rs.count == 0 ||
+		rs.sig_count == 0 || rs.trust < RRSET_TRUST_AUTH_NOAA)
+		return 0;
+	memset(&final, 0, sizeof(final));
+	for(i = 0; i < rs.count + rs.sig_count; i++) {
+		struct module_rr *rr = rr_from_cache(s, &rs, i);
+		if(!rr)
+			return 0;
+		if(i >= rs.count)
+			rr->type = DNS_TYPE_RRSIG;
+		module_rrlist_append(&final, rr);
+	}
+	iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL, 0);
+	return 1;
+}
+
+/**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
  * (followed in the cache) ending at it, learnt from answer sections (glue
  * and referral data are never given as answers). When the chain leaves
@@ -622,6 +659,8 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct rrset_cache *c = s->env->rrset;
 	struct module_rrlist final;
 	size_t i;
+	if(iter_ds_from_cache(s))
+		return 1;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
 		s->prefetch || s->tags || (s->flags & (MESH_FLAG_CD |
 		MESH_FLAG_DO | MESH_FLAG_DNSSEC)))
