@@ -609,12 +609,14 @@ rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 }
 
 /**
- * A DS question of a validated state (the end of a CNAME chain, typically)
+ * The DS question at the end of a CNAME chain of a validated state
  * answered from the signed DS set in the RRset cache: the parent's, left
  * there by the referral to the zone (iter_store_signed) with its RRSIGs,
  * which the validator checks, as Unbound answers a DS question from its
  * cache. Not for the validator's own DS fetches (CD): when the cached set
- * did not do, they must ask the parent.
+ * did not do, they must ask the parent; nor for a DS question asked
+ * directly, which still goes to the parent (a cached answer has no
+ * servers to exclude, so a bad set would not be asked again).
  * @return 1 when the state was finished.
  */
 static int
@@ -625,8 +627,8 @@ iter_ds_from_cache(struct module_qstate *s)
 	struct rrset_data rs;
 	size_t i;
 	if(!s->env->rrset || iq->qtype != DNS_TYPE_DS || s->prefetch ||
-		s->tags || !(s->flags & MESH_FLAG_DNSSEC) ||
-		(s->flags & MESH_FLAG_CD))
+		s->tags || iq->chain.count == 0 ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD))
 		return 0;
 	if(rrset_cache_lookup(s->env->rrset, iq->qname, DNS_TYPE_DS,
 		iq->qclass, st_now(s), s->region, &rs) != 0 || rs.count == 0 ||
