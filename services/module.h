@@ -492,7 +492,7 @@ struct module_qstate {
 	 * the DS sets of their zone cuts: their DS, NSEC and NSEC3 records
 	 * and the RRSIGs over them, unchecked, in the region (at most
 	 * MODULE_CUT_PROOFS_MAX), kept only when the state asks for DNSSEC
-	 * records (MESH_FLAG_DNSSEC). A module above (the validator) may
+	 * records (MESH_FLAG_DNSSEC) without CD. A module above (the validator) may
 	 * prove a cut's DS set from them instead of asking the parent again
 	 * for what the referral said (as Unbound's negative cache keeps a
 	 * referral's NSEC3 records for its DS lookups) */
