@@ -156,6 +156,30 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 }
 
 /**
+ * Keep what a referral says of its cut's DS set (its DS, NSEC and NSEC3
+ * records and their RRSIGs) for a module above (module.h: cut_proofs),
+ * which may prove the DS set from them rather than ask the parent again.
+ */
+static void
+iter_note_cut_proof(struct module_qstate *s, const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	if(!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD))
+		return;
+	for(rr = l->first; rr; rr = rr->next) {
+		uint16_t t = rr->type;
+		if(t == DNS_TYPE_RRSIG && rr->rdlen >= 2)
+			t = (uint16_t)((rr->rdata[0] << 8) | rr->rdata[1]);
+		if((t != DNS_TYPE_DS && t != DNS_TYPE_NSEC &&
+			t != DNS_TYPE_NSEC3) || s->cut_proofs.count >=
+			MODULE_CUT_PROOFS_MAX)
+			continue;
+		if(module_rrlist_push(s->region, &s->cut_proofs, rr) < 0)
+			return;
+	}
+}
+
+/**
  * Store one RRset of a list with the RRSIGs that cover it (the DS set or
  * the NSEC of a referral): the validator reads them from the RRset cache
  * instead of asking the parent again for the DS it was just given, as
@@ -585,6 +609,45 @@ rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 }
 
 /**
+ * The DS question at the end of a CNAME chain of a validated state
+ * answered from the signed DS set in the RRset cache: the parent's, left
+ * there by the referral to the zone (iter_store_signed) with its RRSIGs,
+ * which the validator checks, as Unbound answers a DS question from its
+ * cache. Not for the validator's own DS fetches (CD): when the cached set
+ * did not do, they must ask the parent; nor for a DS question asked
+ * directly, which still goes to the parent (a cached answer has no
+ * servers to exclude, so a bad set would not be asked again).
+ * @return 1 when the state was finished.
+ */
+static int
+iter_ds_from_cache(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist final;
+	struct rrset_data rs;
+	size_t i;
+	if(!s->env->rrset || iq->qtype != DNS_TYPE_DS || s->prefetch ||
+		s->tags || iq->chain.count == 0 ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD))
+		return 0;
+	if(rrset_cache_lookup(s->env->rrset, iq->qname, DNS_TYPE_DS,
+		iq->qclass, st_now(s), s->region, &rs) != 0 || rs.count == 0 ||
+		rs.sig_count == 0 || rs.trust < RRSET_TRUST_AUTH_NOAA)
+		return 0;
+	memset(&final, 0, sizeof(final));
+	for(i = 0; i < rs.count + rs.sig_count; i++) {
+		struct module_rr *rr = rr_from_cache(s, &rs, i);
+		if(!rr)
+			return 0;
+		if(i >= rs.count)
+			rr->type = DNS_TYPE_RRSIG;
+		module_rrlist_append(&final, rr);
+	}
+	iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL, 0);
+	return 1;
+}
+
+/**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
  * (followed in the cache) ending at it, learnt from answer sections (glue
  * and referral data are never given as answers). When the chain leaves
@@ -598,6 +661,8 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct rrset_cache *c = s->env->rrset;
 	struct module_rrlist final;
 	size_t i;
+	if(iter_ds_from_cache(s))
+		return 1;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
 		s->prefetch || s->tags || (s->flags & (MESH_FLAG_CD |
 		MESH_FLAG_DO | MESH_FLAG_DNSSEC)))
@@ -1497,7 +1562,9 @@ iter_finish(struct module_qstate *s, int rcode,
 		return;
 	}
 	ans->rcode = rcode;
-	ans->ede = -1;
+	/* records of the reply were dropped (iter_reply.len_dropped): the
+	 * answer says so, EDE 0 (Other), as Unbound's */
+	ans->ede = iq->len_scrubbed ? DNS_EDE_OTHER : -1;
 	ans->forwarded = forwarded;
 	ans->sec = MODULE_SEC_UNCHECKED;
 	if(iq->rpz_pass == 2) {
@@ -1733,6 +1800,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_store_signed(s, auth, zone, DNS_TYPE_DS, RRSET_TRUST_AUTH_NOAA);
 	iter_store_signed(s, auth, zone, DNS_TYPE_NSEC,
 		RRSET_TRUST_AUTH_NOAA);
+	iter_note_cut_proof(s, auth);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
@@ -1837,6 +1905,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->got_reply = 1;
+	iq->len_scrubbed = p->len_dropped > 0;
 	if(iq->dp->no_cache)
 		s->no_cache_store = 1; /* forward-no-cache, stub-no-cache */
 	rcode = p->rcode;
