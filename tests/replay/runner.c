@@ -1266,8 +1266,9 @@ tb_check_file(struct runner *r, struct rpl_step *st)
 	fclose(f);
 }
 
-/** TIME_PASSES: the clock moves, the timers due strictly before the new
- * time fire, earliest first */
+/** TIME_PASSES: the clock moves, the timers due at or before the new
+ * time fire, earliest first (testbound's replay_get_oldest_timer, whose
+ * timeval_smaller() is true for equal times) */
 static void
 tb_time_passes(struct runner *r, struct rpl_step *st)
 {
@@ -1294,7 +1295,7 @@ tb_time_passes(struct runner *r, struct rpl_step *st)
 			struct fake_timer *t = *pp;
 			if((t->when.tv_sec < r->now.tv_sec ||
 				(t->when.tv_sec == r->now.tv_sec &&
-				t->when.tv_usec < r->now.tv_usec)) && (!best ||
+				t->when.tv_usec <= r->now.tv_usec)) && (!best ||
 				t->when.tv_sec < (*best)->when.tv_sec ||
 				(t->when.tv_sec == (*best)->when.tv_sec &&
 				t->when.tv_usec < (*best)->when.tv_usec)))
