@@ -1232,13 +1232,120 @@ z_swap(struct auth_zone *z, struct az_data *d)
 	az_data_free(old);
 }
 
+/** print one RR as a zone file line: owner, TTL, class, type and RDATA
+ * separated by tabs, hexadecimal fields in upper case (as Unbound's
+ * writer, sldns, prints them; ldns prints them in lower case), a
+ * DNSKEY's key tag in a comment after it.
+ * @return 0 or -1 (out of memory) */
+static int
+z_print_rr(FILE *f, const ldns_rr *rr)
+{
+	char *o = ldns_rdf2str(ldns_rr_owner(rr));
+	char *c = ldns_rr_class2str(ldns_rr_get_class(rr));
+	char *t = ldns_rr_type2str(ldns_rr_get_type(rr));
+	size_t i;
+	int ret = -1;
+	if(!o || !c || !t)
+		goto done;
+	fprintf(f, "%s\t%u\t%s\t%s\t", o, (unsigned)ldns_rr_ttl(rr), c, t);
+	for(i = 0; i < ldns_rr_rd_count(rr); i++) {
+		const ldns_rdf *rd = ldns_rr_rdf(rr, i);
+		char *v = ldns_rdf2str(rd), *p;
+		if(!v)
+			goto done;
+		if(ldns_rdf_get_type(rd) == LDNS_RDF_TYPE_HEX ||
+			ldns_rdf_get_type(rd) == LDNS_RDF_TYPE_NSEC3_SALT ||
+			ldns_rdf_get_type(rd) == LDNS_RDF_TYPE_UNKNOWN)
+			for(p = v; *p; p++)
+				if(*p >= 'a' && *p <= 'f')
+					*p = (char)(*p - 'a' + 'A');
+		fprintf(f, "%s%s", i ? " " : "", v);
+		free(v);
+	}
+	/* a DNSKEY carries its key tag in a comment, as Unbound's */
+	if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_DNSKEY)
+		fprintf(f, " ;{id = %u}", (unsigned)ldns_calc_keytag(rr));
+	fputc('\n', f);
+	ret = 0;
+done:
+	free(o);
+	free(c);
+	free(t);
+	return ret;
+}
+
+/** print a node's RRs of type t (its RRSIGs when t is RRSIG: those whose
+ * type has no RRs at the node) and, but for RRSIG, the RRSIGs covering t
+ * @return 0 or -1 */
+static int
+z_print_rrset(FILE *f, const struct az_data *d, const struct az_node *n,
+	uint16_t t)
+{
+	size_t i, j;
+	for(i = n->first; i < n->first + n->num; i++) {
+		const struct az_rrw *w = &d->w[i];
+		if(w->type != t)
+			continue;
+		if(t == LDNS_RR_TYPE_RRSIG) {
+			for(j = n->first; j < n->first + n->num; j++)
+				if(d->w[j].type == w->covered &&
+					w->covered != LDNS_RR_TYPE_RRSIG)
+					break;
+			if(j < n->first + n->num)
+				continue; /* written with its RRset */
+		}
+		if(z_print_rr(f, ldns_rr_list_rr(d->rrs, i)) != 0)
+			return -1;
+	}
+	if(t == LDNS_RR_TYPE_RRSIG)
+		return 0;
+	for(i = n->first; i < n->first + n->num; i++)
+		if(d->w[i].type == LDNS_RR_TYPE_RRSIG && d->w[i].covered == t &&
+			z_print_rr(f, ldns_rr_list_rr(d->rrs, i)) != 0)
+			return -1;
+	return 0;
+}
+
+/**
+ * Write the zone's RRs as Unbound writes a zone it transferred, so that
+ * the files read the same: names in canonical order; at the apex the SOA
+ * first; then each RRset in type order followed by the RRSIGs that
+ * cover it; RRSIGs whose type has no RRs at the name take the RRSIG
+ * type's place. @return 0 or -1
+ */
+static int
+z_print_data(FILE *f, const struct az_data *d)
+{
+	size_t k, i;
+	for(k = 0; k < d->num; k++) {
+		const struct az_node *n = &d->nodes[k];
+		int apex = d->soa && ldns_dname_compare(ldns_rr_owner(d->soa),
+			n->name) == 0;
+		uint16_t last = 0;
+		if(apex && z_print_rrset(f, d, n, LDNS_RR_TYPE_SOA) != 0)
+			return -1;
+		/* the node's RRs are sorted by type: each type once */
+		for(i = n->first; i < n->first + n->num; i++) {
+			uint16_t t = d->w[i].type;
+			if((i > n->first && t == last) ||
+				(apex && t == LDNS_RR_TYPE_SOA)) {
+				last = t;
+				continue;
+			}
+			last = t;
+			if(z_print_rrset(f, d, n, t) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /** write the zone file atomically; @return 0 or -1 */
 static int
 z_write_file(struct auth_zone *z, const struct az_data *d)
 {
 	char tmp[1024];
 	FILE *f;
-	size_t i;
 	if(!z->zonefile)
 		return 0;
 	/* the process ID in the name: with fork, every worker process
@@ -1252,12 +1359,13 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	}
 	fprintf(f, "; auth-zone %s, serial %u, written by petrel\n", z->name,
 		(unsigned)d->serial);
-	/* the SOA first */
-	if(d->soa)
-		ldns_rr_print(f, d->soa);
-	for(i = 0; i < ldns_rr_list_rr_count(d->rrs); i++)
-		if(ldns_rr_list_rr(d->rrs, i) != d->soa)
-			ldns_rr_print(f, ldns_rr_list_rr(d->rrs, i));
+	if(z_print_data(f, d) != 0) {
+		log_err("auth-zone %s: cannot write %s: out of memory",
+			z->name, tmp);
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
 	if(fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		log_err("auth-zone %s: cannot write %s: %s", z->name, tmp,
 			strerror(errno));
