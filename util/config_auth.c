@@ -341,12 +341,9 @@ config_auth_check(const struct config_auth *a,
 			"a url: or a zonefile: line", a->name);
 		return -1;
 	}
-	if(!a->for_downstream && !a->for_upstream) {
-		snprintf(err, errlen, "auth-zone '%s': for-downstream: and "
-			"for-upstream: are both no; the zone would not be used",
-			a->name);
-		return -1;
-	}
+	/* for-downstream: no with for-upstream: no is accepted, as
+	 * Unbound does: the zone is loaded and kept up to date (its
+	 * transfers, its zone file, its ZONEMD check) and answers nobody */
 	for(p = a->primaries; p; p = p->next)
 		if(p->tsig && !config_tsig_find(keys, p->tsig)) {
 			snprintf(err, errlen, "auth-zone '%s': primary %s names "
