@@ -137,6 +137,40 @@ struct az_n3 {
 	long nd;
 };
 
+/** the lookup of one type of a host name (struct az_host.st) */
+enum az_host_state {
+	/** a worker is to start it */
+	AZ_H_WANTED = 0,
+	/** started in a worker's mesh */
+	AZ_H_STARTED,
+	/** answered (or failed: a retry is posted) */
+	AZ_H_DONE
+};
+
+/** a host name of a zone: a primary: or an allow-notify: written as a
+ * name, whose addresses are looked up through the resolver, validated
+ * (a bogus answer is not used), as Unbound does */
+struct az_host {
+	/** the name, wire, lower case */
+	uint8_t wire[256];
+	/** the port to transfer from (a primary) */
+	int port;
+	/** the key to sign with (a primary), or NULL */
+	const struct xfr_tsig_key *key;
+	/** 1 for an allow-notify: name, 0 for a primary */
+	int notify;
+	/** the A and the AAAA lookup, enum az_host_state (under the
+	 * zones' lk_lock) */
+	int st[2];
+	/** AZ_H_DONE: 1 when it failed (it is asked again later) */
+	int failed[2];
+};
+
+/** most addresses kept from the host name lookups of a zone */
+#define AZ_MAX_HOST_ADDRS 32
+/** seconds before a failed host name lookup is tried again */
+#define AZ_HOST_RETRY 60
+
 /** one zone */
 struct auth_zone {
 	/** the name, text with a trailing dot */
@@ -195,6 +229,22 @@ struct auth_zone {
 	size_t lk_n;
 	/** AZ_LK_STARTED: when it counts as failed */
 	time_t lk_deadline;
+	/** host names of primaries and allow-notify (or NULL) */
+	struct az_host *hosts;
+	/** how many */
+	size_t num_hosts;
+	/** of them primaries */
+	size_t num_host_prim;
+	/** the addresses they were found to have: each may NOTIFY (under
+	 * lk_lock) */
+	struct netaddr host_addrs[AZ_MAX_HOST_ADDRS];
+	/** how many */
+	size_t num_host_addrs;
+	/** of the primaries among them, the ones not yet handed to the
+	 * task (the transfer thread takes them: z_host_prims) */
+	struct xfr_primary host_new[AZ_MAX_HOST_ADDRS];
+	/** how many */
+	size_t num_host_new;
 	/** the zones (for the keys) */
 	struct auth_zones *az;
 };
@@ -223,6 +273,8 @@ struct auth_zones {
 	auth_zonemd_keys_func keys_check;
 	/** 1 when some zone may be held (zonemd-check with a DNSSEC check) */
 	int any_chain;
+	/** 1 when some zone has host names to look up */
+	int any_host;
 #ifdef HAVE_PTHREAD
 	/** guards the lookups (lk_* of the zones) and the waker; held for
 	 * a few instructions only; taken after a zone's writer mutex */
@@ -2108,8 +2160,29 @@ z_free(struct auth_zone *z)
 	free(z->zonefile);
 	free(z->notify);
 	free(z->prim);
+	free(z->hosts);
 	free(z->url);
 	free(z);
+}
+
+/** add a host name to look up (z->hosts has room). @return 0 or -1 */
+static int
+z_add_host(struct auth_zone *z, const char *name, int port,
+	const struct xfr_tsig_key *key, int notify)
+{
+	struct az_host *h = &z->hosts[z->num_hosts];
+	size_t l = sizeof(h->wire);
+	if(dname_from_str(name, h->wire, &l) != 0)
+		return -1;
+	dname_tolower(h->wire);
+	h->port = port;
+	h->key = key;
+	h->notify = notify;
+	h->st[0] = h->st[1] = AZ_H_WANTED;
+	z->num_hosts++;
+	if(!notify)
+		z->num_host_prim++;
+	return 0;
 }
 
 /** make a zone from its clause; @return it or NULL with err */
@@ -2148,17 +2221,28 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 		goto oom;
 	for(n = 0, e = c->notify; e; e = e->next)
 		n++;
+	for(p = c->primaries; p; p = p->next)
+		n++; /* room for the host names of both */
+	if(n && !(z->hosts = calloc(n, sizeof(*z->hosts))))
+		goto oom;
+	for(n = 0, e = c->notify; e; e = e->next)
+		if(!e->host)
+			n++;
 	if(n && !(z->notify = calloc(n, sizeof(*z->notify))))
 		goto oom;
 	for(n = 0, e = c->notify; e; e = e->next)
-		z->notify[n++] = e->block;
+		if(!e->host)
+			z->notify[n++] = e->block;
+		else if(z_add_host(z, e->host, 53, NULL, 1) != 0)
+			goto badhost;
 	z->num_notify = n;
 	for(n = 0, p = c->primaries; p; p = p->next)
-		n++;
+		if(!p->host)
+			n++;
 	if(n && !(z->prim = calloc(n, sizeof(*z->prim))))
 		goto oom;
-	for(n = 0, p = c->primaries; p; p = p->next, n++) {
-		z->prim[n].addr = p->addr;
+	for(n = 0, p = c->primaries; p; p = p->next) {
+		const struct xfr_tsig_key *key = NULL;
 		if(p->tsig) {
 			const struct config_tsig *t;
 			size_t i = 0;
@@ -2171,10 +2255,20 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 				z_free(z);
 				return NULL;
 			}
-			z->prim[n].key = &az->keys[i];
+			key = &az->keys[i];
 		}
+		if(p->host) {
+			if(z_add_host(z, p->host, p->port, key, 0) != 0)
+				goto badhost;
+			continue;
+		}
+		z->prim[n].addr = p->addr;
+		z->prim[n].key = key;
+		n++;
 	}
 	z->num_prim = n;
+	if(z->num_hosts)
+		az->any_host = 1;
 	for(n = 0, u = c->urls; u; u = u->next)
 		n++;
 	if(n && !(z->url = calloc(n, sizeof(*z->url))))
@@ -2183,6 +2277,10 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 		z->url[n++] = u->url;
 	z->num_url = n;
 	return z;
+badhost:
+	snprintf(err, errlen, "auth-zone '%s': a bad host name", c->name);
+	z_free(z);
+	return NULL;
 oom:
 	snprintf(err, errlen, "auth-zone '%s': out of memory", c->name);
 	z_free(z);
@@ -2348,14 +2446,14 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 			}
 #endif
 		}
-		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0, 1, &age,
-			err, errlen) != 0)
+		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0 ||
+			z->num_host_prim > 0, 1, &age, err, errlen) != 0)
 			goto fail;
 		if(z->data)
 			verbose(VERB_OPS, "auth-zone %s: serial %u from %s",
 				z->name, (unsigned)z->data->serial,
 				z->zonefile);
-		if(z->num_prim || z->num_url) {
+		if(z->num_prim || z->num_url || z->num_host_prim) {
 			char why[512];
 			const char *ca = config_tls_cert_bundle(cfg);
 			if(!az->xs && !(az->xs = xfr_service_create())) {
@@ -2395,12 +2493,178 @@ fail:
 	return NULL;
 }
 
+/** @return 1 when a host name of the zone wants a lookup (caller holds
+ * lk_lock) */
+static int
+z_host_wanted(const struct auth_zone *z)
+{
+	size_t i;
+	for(i = 0; i < z->num_hosts; i++)
+		if(z->hosts[i].st[0] == AZ_H_WANTED ||
+			z->hosts[i].st[1] == AZ_H_WANTED)
+			return 1;
+	return 0;
+}
+
+/** on the transfer thread: hand the primaries' new addresses to the
+ * task (it may transfer from them now) */
+static void
+z_host_prims(void *arg)
+{
+	struct auth_zone *z = arg;
+	struct xfr_primary p[AZ_MAX_HOST_ADDRS];
+	size_t n, i;
+	lk_lock(z->az);
+	n = z->num_host_new;
+	memcpy(p, z->host_new, n * sizeof(*p));
+	z->num_host_new = 0;
+	lk_unlock(z->az);
+	for(i = 0; i < n && z->task; i++)
+		(void)xfr_task_add_primary(z->task, &p[i]);
+}
+
+/** on the transfer thread: the failed host name lookups of a zone are
+ * wanted again */
+static void
+z_host_retry(void *arg)
+{
+	struct auth_zone *z = arg;
+	size_t i;
+	int t, any = 0;
+	lk_lock(z->az);
+	for(i = 0; i < z->num_hosts; i++)
+		for(t = 0; t < 2; t++)
+			if(z->hosts[i].st[t] == AZ_H_DONE &&
+				z->hosts[i].failed[t]) {
+				z->hosts[i].st[t] = AZ_H_WANTED;
+				z->hosts[i].failed[t] = 0;
+				any = 1;
+			}
+	if(any)
+		az_wake(z->az);
+	lk_unlock(z->az);
+}
+
+void
+auth_zones_start_host_lookups(struct auth_zones *az,
+	int (*start)(void *arg, const uint8_t *name, uint16_t qtype),
+	void *arg)
+{
+	size_t i, j;
+	int t;
+	if(!az || !az->any_host)
+		return;
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		for(j = 0; j < z->num_hosts; j++)
+			for(t = 0; t < 2; t++) {
+				uint16_t qt = t ? DNS_TYPE_AAAA : DNS_TYPE_A;
+				int go;
+				lk_lock(az);
+				go = z->hosts[j].st[t] == AZ_H_WANTED;
+				if(go)
+					z->hosts[j].st[t] = AZ_H_STARTED;
+				lk_unlock(az);
+				/* unlocked: the lookup may finish at once,
+				 * in auth_zones_host_answer */
+				if(go && start(arg, z->hosts[j].wire, qt) != 0)
+					auth_zones_host_answer(az,
+						z->hosts[j].wire, qt, 0, NULL,
+						0);
+			}
+	}
+}
+
+int
+auth_zones_wants_host(struct auth_zones *az, const uint8_t *qname,
+	uint16_t qtype)
+{
+	size_t i, j;
+	int t = qtype == DNS_TYPE_AAAA, r = 0;
+	if(!az || !az->any_host || (qtype != DNS_TYPE_A &&
+		qtype != DNS_TYPE_AAAA))
+		return 0;
+	lk_lock(az);
+	for(i = 0; i < az->num && !r; i++)
+		for(j = 0; j < az->z[i]->num_hosts && !r; j++)
+			if(az->z[i]->hosts[j].st[t] == AZ_H_STARTED &&
+				dname_equal(az->z[i]->hosts[j].wire, qname))
+				r = 1;
+	lk_unlock(az);
+	return r;
+}
+
+void
+auth_zones_host_answer(struct auth_zones *az, const uint8_t *qname,
+	uint16_t qtype, int ok, const struct netaddr *addrs, size_t n)
+{
+	size_t i, j, k;
+	int t = qtype == DNS_TYPE_AAAA;
+	char nm[256];
+	if(!az || !az->any_host)
+		return;
+	if(dname_to_str(qname, nm, sizeof(nm)) < 0)
+		snprintf(nm, sizeof(nm), "?");
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		int prims = 0, retry = 0;
+		lk_lock(az);
+		for(j = 0; j < z->num_hosts; j++) {
+			struct az_host *h = &z->hosts[j];
+			if(h->st[t] != AZ_H_STARTED ||
+				!dname_equal(h->wire, qname))
+				continue;
+			h->st[t] = AZ_H_DONE;
+			h->failed[t] = !ok;
+			retry |= !ok;
+			for(k = 0; ok && k < n; k++) {
+				struct netaddr a = addrs[k];
+				size_t m;
+				netaddr_set_port(&a, h->port);
+				for(m = 0; m < z->num_host_addrs; m++)
+					if(netaddr_cmp_addr(&z->host_addrs[m],
+						&a) == 0)
+						break;
+				if(m == z->num_host_addrs && m <
+					AZ_MAX_HOST_ADDRS)
+					z->host_addrs[z->num_host_addrs++] = a;
+				if(h->notify || z->num_host_new >=
+					AZ_MAX_HOST_ADDRS)
+					continue;
+				z->host_new[z->num_host_new].addr = a;
+				z->host_new[z->num_host_new].key = h->key;
+				z->num_host_new++;
+				prims = 1;
+			}
+		}
+		lk_unlock(az);
+		if(retry) {
+			verbose(VERB_OPS, "auth-zone %s: no usable %s address "
+				"for the host name %s (failed or bogus); asked "
+				"again in %d s", z->name, t ? "AAAA" : "A", nm,
+				AZ_HOST_RETRY);
+			if(az->xs)
+				(void)xfr_service_post_at(az->xs, z_host_retry,
+					z, xfr_service_now(az->xs) +
+					AZ_HOST_RETRY);
+		}
+		if(prims) {
+			verbose(VERB_ALGO, "auth-zone %s: the host name %s "
+				"has %s addresses to transfer from", z->name,
+				nm, t ? "AAAA" : "A");
+			if(az->xs && xfr_service_post(az->xs, z_host_prims,
+				z) != 0)
+				log_err("auth-zone %s: out of memory", z->name);
+		}
+	}
+}
+
 int
 auth_zones_set_waker(struct auth_zones *az, void (*fn)(void *), void *arg)
 {
 	size_t i;
 	int r = 0;
-	if(!az || !az->any_chain || !az->keys_check)
+	if(!az || ((!az->any_chain || !az->keys_check) && !az->any_host))
 		return 0;
 	lk_lock(az);
 	if(!az->waker) {
@@ -2408,7 +2672,8 @@ auth_zones_set_waker(struct auth_zones *az, void (*fn)(void *), void *arg)
 		az->waker_arg = arg;
 		r = 1;
 		for(i = 0; i < az->num; i++)
-			if(az->z[i]->lk_state == AZ_LK_WANTED) {
+			if(az->z[i]->lk_state == AZ_LK_WANTED ||
+				z_host_wanted(az->z[i])) {
 				az_wake(az);
 				break;
 			}
@@ -2790,6 +3055,15 @@ auth_zones_notify(struct auth_zones *az, const uint8_t *pkt, size_t len,
 		for(i = 0; i < z->num_prim && !allowed; i++)
 			if(netaddr_cmp_addr(&z->prim[i].addr, from) == 0)
 				allowed = 1;
+		if(!allowed && z->num_hosts) {
+			/* the addresses of the host names */
+			lk_lock(az);
+			for(i = 0; i < z->num_host_addrs && !allowed; i++)
+				if(netaddr_cmp_addr(&z->host_addrs[i], from)
+					== 0)
+					allowed = 1;
+			lk_unlock(az);
+		}
 	}
 	if(allowed) {
 		/* the serial of an SOA in the answer section, if any */

@@ -1631,6 +1631,32 @@ xfr_task_create(struct xfr_service *xs, const char *zone,
 }
 
 int
+xfr_task_add_primary(struct xfr_task *t, const struct xfr_primary *p)
+{
+	struct xfr_primary *n;
+	size_t i;
+	for(i = 0; i < t->nprim; i++)
+		if(netaddr_cmp(&t->prim[i].addr, &p->addr) == 0)
+			return 0;
+	if(!(n = realloc(t->prim, (t->nprim + 1) * sizeof(*n))))
+		return -1;
+	n[t->nprim] = *p;
+	xs_lock(t->xs);
+	t->prim = n;
+	t->nprim++;
+	if(t->nprim == 1 && !t->nurl && !t->have)
+		t->next_time = xs_now(t->xs);
+	xs_unlock(t->xs);
+	return 0;
+}
+
+time_t
+xfr_service_now(struct xfr_service *xs)
+{
+	return xs_now(xs);
+}
+
+int
 xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
 	size_t n, const char *ca_bundle, char *why, size_t whylen)
 {

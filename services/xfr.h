@@ -350,6 +350,21 @@ int xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
 	size_t n, const char *ca_bundle, char *why, size_t whylen);
 
 /**
+ * Give a task one more primary (an address found for a primary given by
+ * host name): call it on the transfer thread (a job, xfr_service_post)
+ * or before the service starts. A task that had no source yet and no
+ * data checks the new one at once (at the next run).
+ * @param p: the primary (copied; its key lives as long as the service);
+ *	one the task has already is not added again.
+ * @return 0, or -1 (out of memory).
+ */
+int xfr_task_add_primary(struct xfr_task *t, const struct xfr_primary *p);
+
+/** @return the service's clock (its transport's: time(NULL) for the real
+ * one), for xfr_service_post_at */
+time_t xfr_service_now(struct xfr_service *xs);
+
+/**
  * Tell a task the serial and SOA timers of data it has (read from a zone
  * file): it checks after refresh seconds instead of at once.
  * @param age: seconds since the data was fresh (the file's age).

@@ -1774,6 +1774,10 @@ runner_setup(struct runner *r)
 	/* one worker, number 0: it runs the RFC 5011 probe timer, which
 	 * ${timeout} then sees among the fake timers */
 	resolver_start(r->res, 0);
+	/* the auth zones' host name lookups start now (the daemon's
+	 * worker starts them on the zones' wake-up) */
+	if(r->authz)
+		resolver_auth_host_lookups(r->res);
 	return 0;
 }
 
