@@ -100,6 +100,13 @@ struct az_rrw {
 struct az_data {
 	/** every RR, canonical order (owned) */
 	ldns_rr_list *rrs;
+	/** the same RRs in the order they came (the zone file, the
+	 * transfer, an IXFR's additions last): the base of the next IXFR
+	 * and the order of an RRset's records in the zone file written,
+	 * as Unbound keeps and writes them (pointers into rrs) */
+	ldns_rr **arrival;
+	/** for each RR of rrs (same index), its place in arrival */
+	uint32_t *seq;
 	/** the names */
 	struct az_node *nodes;
 	/** how many */
@@ -317,6 +324,8 @@ az_data_free(struct az_data *d)
 	if(!d)
 		return;
 	ldns_rr_list_deep_free(d->rrs);
+	free(d->arrival);
+	free(d->seq);
 	free(d->nodes);
 	free(d->w);
 	free(d->blob);
@@ -402,6 +411,81 @@ fail:
 
 static int az_n3_build(struct az_data *d, const ldns_rdf *apex);
 
+/** qsort: canonical RR order; equal RRs by address, so that of a
+ * duplicate pair the one dropped is found by its address */
+static int
+rr_cmp_stable(const void *a, const void *b)
+{
+	int c = rr_cmp(a, b);
+	const ldns_rr *x = *(ldns_rr *const *)a, *y = *(ldns_rr *const *)b;
+	if(c)
+		return c;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/** a duplicate RR is freed: its slot in the arrival order empties */
+static void
+az_arrival_drop(ldns_rr **arrival, size_t n, const ldns_rr *rr)
+{
+	size_t i;
+	for(i = n; i > 0; i--)
+		if(arrival[i - 1] == rr) {
+			arrival[i - 1] = NULL;
+			return;
+		}
+}
+
+/** close the empty slots of the arrival order */
+static void
+az_arrival_pack(ldns_rr **arrival, size_t n)
+{
+	size_t i, k = 0;
+	for(i = 0; i < n; i++)
+		if(arrival[i])
+			arrival[k++] = arrival[i];
+}
+
+/** one arrival slot: the RR's address and its place */
+struct az_slot {
+	/** the RR */
+	const ldns_rr *rr;
+	/** its place in the arrival order */
+	uint32_t pos;
+};
+
+/** qsort: by address */
+static int
+slot_cmp(const void *a, const void *b)
+{
+	const struct az_slot *x = a, *y = b;
+	return x->rr < y->rr ? -1 : (x->rr > y->rr ? 1 : 0);
+}
+
+/** d->seq from d->arrival (n RRs). @return 0 or -1 */
+static int
+az_seq_build(struct az_data *d, size_t n)
+{
+	struct az_slot *sl = malloc((n ? n : 1) * sizeof(*sl));
+	size_t i;
+	if(!sl || !(d->seq = malloc((n ? n : 1) * sizeof(*d->seq)))) {
+		free(sl);
+		return -1;
+	}
+	for(i = 0; i < n; i++) {
+		sl[i].rr = d->arrival[i];
+		sl[i].pos = (uint32_t)i;
+	}
+	qsort(sl, n, sizeof(*sl), slot_cmp);
+	for(i = 0; i < n; i++) {
+		struct az_slot k, *f;
+		k.rr = ldns_rr_list_rr(d->rrs, i);
+		f = bsearch(&k, sl, n, sizeof(*sl), slot_cmp);
+		d->seq[i] = f ? f->pos : (uint32_t)i;
+	}
+	free(sl);
+	return 0;
+}
+
 /**
  * Build data from a list of RRs (taken: freed on failure too).
  * @return data or NULL with err.
@@ -428,20 +512,33 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 			goto fail;
 		}
 	}
-	/* the array inside the list, sorted in place; duplicates dropped */
+	/* the array inside the list, sorted in place; duplicates dropped
+	 * (the later one of a pair: the arrival order keeps the first) */
 	arr = (ldns_rr **)rrs->_rrs;
+	if(!(d->arrival = malloc((n ? n : 1) * sizeof(*d->arrival)))) {
+		*err = "out of memory";
+		goto fail;
+	}
 	if(n)
-		qsort(arr, n, sizeof(*arr), rr_cmp);
+		memcpy(d->arrival, arr, n * sizeof(*arr));
+	if(n)
+		qsort(arr, n, sizeof(*arr), rr_cmp_stable);
 	for(i = 0; i < n; i++) {
 		if(k && ldns_rr_compare(arr[k - 1], arr[i]) == 0 &&
 			ldns_rr_compare_no_rdata(arr[k - 1], arr[i]) == 0) {
+			az_arrival_drop(d->arrival, n, arr[i]);
 			ldns_rr_free(arr[i]);
 			continue;
 		}
 		arr[k++] = arr[i];
 	}
 	ldns_rr_list_set_rr_count(rrs, k);
+	az_arrival_pack(d->arrival, n);
 	n = k;
+	if(az_seq_build(d, n) != 0) {
+		*err = "out of memory";
+		goto fail;
+	}
 	if(!(d->nodes = calloc(n ? n : 1, sizeof(*d->nodes)))) {
 		*err = "out of memory";
 		goto fail;
@@ -1326,14 +1423,35 @@ done:
 	return ret;
 }
 
-/** print a node's RRs of type t (its RRSIGs when t is RRSIG: those whose
- * type has no RRs at the node) and, but for RRSIG, the RRSIGs covering t
+/** print the RRs at idx (k of them) in their arrival order (d->seq)
  * @return 0 or -1 */
 static int
-z_print_rrset(FILE *f, const struct az_data *d, const struct az_node *n,
-	uint16_t t)
+z_print_seq(FILE *f, const struct az_data *d, size_t *idx, size_t k)
 {
 	size_t i, j;
+	/* insertion sort: an RRset has few records, and comes mostly in
+	 * order already */
+	for(i = 1; i < k; i++) {
+		size_t v = idx[i];
+		for(j = i; j > 0 && d->seq[idx[j - 1]] > d->seq[v]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = v;
+	}
+	for(i = 0; i < k; i++)
+		if(z_print_rr(f, ldns_rr_list_rr(d->rrs, idx[i])) != 0)
+			return -1;
+	return 0;
+}
+
+/** print a node's RRs of type t (its RRSIGs when t is RRSIG: those whose
+ * type has no RRs at the node) and, but for RRSIG, the RRSIGs covering t,
+ * each part in the order the records came (as Unbound keeps an RRset)
+ * @param idx: room for the node's RRs. @return 0 or -1 */
+static int
+z_print_rrset(FILE *f, const struct az_data *d, const struct az_node *n,
+	uint16_t t, size_t *idx)
+{
+	size_t i, j, k = 0;
 	for(i = n->first; i < n->first + n->num; i++) {
 		const struct az_rrw *w = &d->w[i];
 		if(w->type != t)
@@ -1346,16 +1464,17 @@ z_print_rrset(FILE *f, const struct az_data *d, const struct az_node *n,
 			if(j < n->first + n->num)
 				continue; /* written with its RRset */
 		}
-		if(z_print_rr(f, ldns_rr_list_rr(d->rrs, i)) != 0)
-			return -1;
+		idx[k++] = i;
 	}
+	if(z_print_seq(f, d, idx, k) != 0)
+		return -1;
 	if(t == LDNS_RR_TYPE_RRSIG)
 		return 0;
+	k = 0;
 	for(i = n->first; i < n->first + n->num; i++)
-		if(d->w[i].type == LDNS_RR_TYPE_RRSIG && d->w[i].covered == t &&
-			z_print_rr(f, ldns_rr_list_rr(d->rrs, i)) != 0)
-			return -1;
-	return 0;
+		if(d->w[i].type == LDNS_RR_TYPE_RRSIG && d->w[i].covered == t)
+			idx[k++] = i;
+	return z_print_seq(f, d, idx, k);
 }
 
 /**
@@ -1368,14 +1487,19 @@ z_print_rrset(FILE *f, const struct az_data *d, const struct az_node *n,
 static int
 z_print_data(FILE *f, const struct az_data *d)
 {
-	size_t k, i;
+	size_t k, i, most = 0, *idx;
+	for(k = 0; k < d->num; k++)
+		if(d->nodes[k].num > most)
+			most = d->nodes[k].num;
+	if(!(idx = malloc((most ? most : 1) * sizeof(*idx))))
+		return -1;
 	for(k = 0; k < d->num; k++) {
 		const struct az_node *n = &d->nodes[k];
 		int apex = d->soa && ldns_dname_compare(ldns_rr_owner(d->soa),
 			n->name) == 0;
 		uint16_t last = 0;
-		if(apex && z_print_rrset(f, d, n, LDNS_RR_TYPE_SOA) != 0)
-			return -1;
+		if(apex && z_print_rrset(f, d, n, LDNS_RR_TYPE_SOA, idx) != 0)
+			goto fail;
 		/* the node's RRs are sorted by type: each type once */
 		for(i = n->first; i < n->first + n->num; i++) {
 			uint16_t t = d->w[i].type;
@@ -1385,11 +1509,15 @@ z_print_data(FILE *f, const struct az_data *d)
 				continue;
 			}
 			last = t;
-			if(z_print_rrset(f, d, n, t) != 0)
-				return -1;
+			if(z_print_rrset(f, d, n, t, idx) != 0)
+				goto fail;
 		}
 	}
+	free(idx);
 	return 0;
+fail:
+	free(idx);
+	return -1;
 }
 
 /** write the zone file atomically; @return 0 or -1 */
@@ -1897,6 +2025,21 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 	return 0;
 }
 
+/** a list of the data's RRs in their arrival order: a view (free it
+ * with ldns_rr_list_free, not deep), or NULL (out of memory) */
+static ldns_rr_list *
+az_arrival_list(const struct az_data *d)
+{
+	size_t i, n = ldns_rr_list_rr_count(d->rrs);
+	ldns_rr_list *l = ldns_rr_list_new();
+	for(i = 0; l && i < n; i++)
+		if(!ldns_rr_list_push_rr(l, d->arrival[i])) {
+			ldns_rr_list_free(l);
+			return NULL;
+		}
+	return l;
+}
+
 /** the transfer callback (on the transfer thread) */
 static int
 z_xfr_cb(void *arg, struct xfr_result *res)
@@ -1922,11 +2065,18 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 			z_wlock(z, 0);
 			return -1;
 		}
-		/* the differences follow the newest copy: a held one */
-		if(!(rrs = xfr_apply(z->held ? z->held : z->data->rrs, res,
-			&e)))
+		/* the differences follow the newest copy: a held one; the
+		 * data's RRs in the order they came */
+		ldns_rr_list *base = z->held;
+		if(!base && !(base = az_arrival_list(z->data)))
+			e = "out of memory";
+		if(base && !(rrs = xfr_apply(base, res, &e)))
 			snprintf(why, sizeof(why), "%s", e ? e :
 				"out of memory");
+		else if(!base)
+			snprintf(why, sizeof(why), "%s", e);
+		if(base && base != z->held)
+			ldns_rr_list_free(base); /* the view, not the RRs */
 	}
 	if(rrs)
 		d = z_build(z, rrs, res->from, &zmd_fail, why, sizeof(why));

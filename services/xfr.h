@@ -211,7 +211,10 @@ typedef int (*xfr_cb_type)(void *arg, struct xfr_result *res);
  * @param err: a reason on failure.
  * @return the new zone's RRs (a new list; the SOA where it was), or NULL
  *	when a difference does not apply (its from serial is not the zone's, or it
- *	deletes an RR the zone does not have).
+ *	deletes an RR the zone does not have). The order is kept, as
+ *	Unbound keeps it in the zone file it writes: the remaining RRs in
+ *	theirs, the additions after them; the RRSIGs of an RRset whose last
+ *	record went move to the end (Unbound's RRSIG RRset of the name).
  */
 ldns_rr_list *xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 	const char **err);
