@@ -3001,6 +3001,15 @@ az_find(struct auth_zones *az, const uint8_t *name, int dir)
 	return best;
 }
 
+int
+auth_zones_fallback(struct auth_zones *az, const uint8_t *name)
+{
+	struct auth_zone *z;
+	if(!az || !az->any_up || !(z = az_find(az, name, 2)))
+		return 0;
+	return z->fallback;
+}
+
 /** the zone of a name given as text */
 static struct auth_zone *
 az_find_str(struct auth_zones *az, const char *name)

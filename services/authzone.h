@@ -308,6 +308,14 @@ enum auth_answer auth_zones_answer_upstream(struct auth_zones *az,
 	size_t *outlen);
 
 /**
+ * @return 1 when the closest for-upstream zone that holds the wire name
+ *	has fallback-enabled: an answer of its copy found bogus may then be
+ *	asked of the servers instead (the iterator, restarted by the
+ *	validator, as Unbound avoids the auth zone then), else 0.
+ */
+int auth_zones_fallback(struct auth_zones *az, const uint8_t *name);
+
+/**
  * Handle a NOTIFY message.
  * @return 1 when a reply was written to out (NOERROR or REFUSED), 0 when
  *	the message is not a NOTIFY query for us to answer (drop it).
