@@ -1286,6 +1286,12 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		if(vq->anchor->autotrust)
 			lock_basic_unlock(&ve->autr_lock);
+		if(r == VAL_CRYPTO_NO_KEY && nsigs > 0)
+			/* a signed set, no key of the anchor among its
+			 * signers: DNSSEC Bogus, as Unbound reports a
+			 * trust anchor priming that fails (its
+			 * autotrust_probefailsig.rpl), not DNSKEY Missing */
+			ede = DNS_EDE_DNSSEC_BOGUS;
 		if(r != VAL_CRYPTO_OK && r != VAL_CRYPTO_UNSUPPORTED &&
 			ve->harden_algo && nalgs > 0)
 			/* (DNSSEC Bogus, as Unbound: the set is signed, only
