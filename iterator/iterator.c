@@ -764,12 +764,8 @@ iter_excluded(const struct module_qstate *s, const struct netaddr *a)
 static const struct netaddr *
 iter_auth_origin(void)
 {
-	static struct netaddr a;
-	if(a.len == 0) {
-		struct sockaddr_in6 *sa = (struct sockaddr_in6 *)&a.addr;
-		sa->sin6_family = AF_INET6;
-		a.len = (socklen_t)sizeof(*sa);
-	}
+	static const struct netaddr a = { .addr = { .ss_family = AF_INET6 },
+		.len = (socklen_t)sizeof(struct sockaddr_in6) };
 	return &a;
 }
 

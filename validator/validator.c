@@ -3111,16 +3111,23 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		/* the RFC 5011 probe (a CD query: passed through) */
 		if((pt = autr_point_of(qs, ve)) != NULL &&
 			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
-			&qs->return_msg->an : NULL, qs->return_rcode, 1) &&
-			pt->tp->probe_restarts < (unsigned)ve->max_restart) {
+			&qs->return_msg->an : NULL, qs->return_rcode, 1)) {
 			/* a set that did not validate is fetched again,
 			 * up to val-max-restart times, as Unbound restarts
 			 * the failed priming of a trust anchor (each
 			 * attempt a failed probe); the same servers may be
 			 * asked (Unbound's blacklist only ranks them last) */
-			pt->tp->probe_restarts++;
-			qs->ext_state[id] = MODULE_WAIT_MODULE;
-			return;
+			int again;
+			lock_basic_lock(&ve->autr_lock);
+			again = pt->tp->probe_restarts <
+				(unsigned)ve->max_restart;
+			if(again)
+				pt->tp->probe_restarts++;
+			lock_basic_unlock(&ve->autr_lock);
+			if(again) {
+				qs->ext_state[id] = MODULE_WAIT_MODULE;
+				return;
+			}
 		}
 		if(qs->return_msg && !val_have_anchors(ve))
 			qs->return_msg->sec = MODULE_SEC_INSECURE;
