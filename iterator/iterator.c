@@ -821,6 +821,19 @@ iter_excluded(const struct module_qstate *s, const struct netaddr *a)
 	return 0;
 }
 
+/** the origin noted for an answer an auth-zone copy gave (no server
+ * has it: the unspecified address, port 0): a validator that finds such
+ * an answer bogus excludes it when it restarts the query, and the
+ * iterator then asks the zone's servers, when the zone has
+ * fallback-enabled (as Unbound avoids the auth zone on a restart) */
+static const struct netaddr *
+iter_auth_origin(void)
+{
+	static const struct netaddr a = { .addr = { .ss_family = AF_INET6 },
+		.len = (socklen_t)sizeof(struct sockaddr_in6) };
+	return &a;
+}
+
 /** outbound-msg-retry: how often one server may be asked for a state
  * (at least once) */
 static int
@@ -1074,6 +1087,9 @@ iter_auth_zone(struct module_qstate *s)
 		name = dname_suffix_labels(iq->qname, iq->qmin_labels);
 		qtype = DNS_TYPE_A;
 	}
+	if(s->exclude_count > 0 && iter_excluded(s, iter_auth_origin()) &&
+		auth_zones_fallback(s->env->authz, name))
+		return 0; /* its answer was bogus: the servers are asked */
 	qlabs = dname_count_labels(name);
 	if(qtype == DNS_TYPE_DS)
 		qlabs--; /* the parent's answer: not from a zone at the name */
@@ -1871,19 +1887,20 @@ iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
 
 /** the reply of the current server is part of the answer: note its
  * address as an origin of the answer (module.h: a validator that finds
- * the answer bogus excludes these servers when it restarts the query) */
+ * the answer bogus excludes these servers when it restarts the query);
+ * an auth-zone copy's answer is noted as iter_auth_origin */
 static void
 iter_note_origin(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
+	const struct netaddr *a = iq->cur ? &iq->cur->addr :
+		iter_auth_origin();
 	int i;
-	if(!iq->cur)
-		return; /* an auth-zone copy answered */
 	for(i = 0; i < s->origin_count; i++)
-		if(netaddr_cmp(s->origin[i], &iq->cur->addr) == 0)
+		if(netaddr_cmp(s->origin[i], a) == 0)
 			return;
 	if(s->origin_count < MODULE_ORIGIN_MAX)
-		s->origin[s->origin_count++] = &iq->cur->addr;
+		s->origin[s->origin_count++] = a;
 }
 
 /** handle a reply from the server the state asked */

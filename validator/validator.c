@@ -1226,9 +1226,9 @@ anchor_algorithms(const struct val_anchor *an, uint8_t *algs)
 	return n;
 }
 
-static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+static int autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
-	int rcode);
+	int rcode, int keep);
 
 /** @return 1 when a list has a record of the type at owner */
 static int
@@ -1261,8 +1261,8 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 		vq->anchor->tp && vq->anchor->file) {
 		/* the keys of an RFC 5011 point, fetched for a query: they
 		 * count as a probe (as Unbound's trust anchor priming) */
-		autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
-			qs->curmod, &vq->sub_an, vq->sub_rcode);
+		(void)autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
+			qs->curmod, &vq->sub_an, vq->sub_rcode, 0);
 		if(vq->anchor->tp->revoked) {
 			/* every key revoked itself: the name has no anchor
 			 * any more (later walks find none, so the key cache
@@ -1319,6 +1319,12 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		if(vq->anchor->autotrust)
 			lock_basic_unlock(&ve->autr_lock);
+		if(r == VAL_CRYPTO_NO_KEY && nsigs > 0)
+			/* a signed set, no key of the anchor among its
+			 * signers: DNSSEC Bogus, as Unbound reports a
+			 * trust anchor priming that fails (its
+			 * autotrust_probefailsig.rpl), not DNSKEY Missing */
+			ede = DNS_EDE_DNSSEC_BOGUS;
 		if(r != VAL_CRYPTO_OK && r != VAL_CRYPTO_UNSUPPORTED &&
 			ve->harden_algo && nalgs > 0)
 			/* (DNSSEC Bogus, as Unbound: the set is signed, only
@@ -2702,6 +2708,7 @@ autr_probe_due(struct module_env *env, struct val_env *ve)
 			an->tp->next_probe_time = now + autr_jitter(env, ve,
 				an->tp->retry_time);
 			an->tp->last_queried = now;
+			an->tp->probe_restarts = 0;
 			due = 1;
 		}
 		lock_basic_unlock(&ve->autr_lock);
@@ -2812,16 +2819,57 @@ autr_point_of(struct module_qstate *qs, struct val_env *ve)
 }
 
 /**
+ * After a probe that validated, its DNSKEY set goes to the key cache as
+ * the zone's keys, when the point's keys (as the probe left them) verify
+ * it, as the walk would store it (every algorithm of the anchor with
+ * harden-algo-downgrade): the next query is validated with it, where
+ * Unbound's probe, a validated query whose trust anchor priming fills
+ * the key cache, leaves the same keys, and no second fetch counts as
+ * another probe.
+ */
+static void
+autr_probe_keep_keys(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an, const struct module_rrlist *ans,
+	const struct val_rrset *ks, const struct val_rr *sigs, size_t nsigs,
+	const struct val_window *w)
+{
+	uint8_t algs[256];
+	size_t nalgs = 0;
+	int r, ede = -1;
+	lock_basic_lock(&ve->autr_lock);
+	r = an->tp->revoked ? VAL_CRYPTO_NO_KEY : verify_with_anchor(an, ks,
+		sigs, nsigs, w, &ede, NULL);
+	if(r == VAL_CRYPTO_OK && ve->harden_algo) {
+		nalgs = anchor_algorithms(an, algs);
+		r = val_verify_rrset_algos(ks, sigs, nsigs, ks, algs, nalgs, w,
+			&ede);
+		if(nalgs > VAL_KCACHE_MAX_ALGS)
+			nalgs = VAL_KCACHE_MAX_ALGS;
+	}
+	lock_basic_unlock(&ve->autr_lock);
+	if(r == VAL_CRYPTO_OK)
+		(void)val_kcache_store_keys_algs(ve->kcache, an->name,
+			DNS_CLASS_IN, ks->rrs, ks->count, key_ttl(ans, an->name,
+			sigs, nsigs, w), (uint32_t)qs->env->now->tv_sec, algs,
+			nalgs);
+}
+
+/**
  * A probe came back: run the RFC 5011 state machine on the DNSKEY set
  * (validated with the keys the point trusts; revoked keys that sign the
  * set themselves noted), set the timers, write the file when something
  * changed (temporary file + rename), and drop the zone from the key
  * cache so that the next walk starts from the new trusted keys.
+ * @param keep: 1 for the probe's own query (not a walk's fetch, which
+ *	stores the keys itself): a set that validated goes to the key cache.
+ * @return 1 when a DNSKEY set came and did not validate (the caller may
+ *	fetch it again, as Unbound's validator restarts a failed trust
+ *	anchor priming, val-max-restart, each attempt counted), else 0.
  */
-static void
+static int
 autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
-	int rcode)
+	int rcode, int keep)
 {
 	struct val_worker *vw = qs->env->worker_data[id];
 	struct val_rr *keys = NULL, *sigs = NULL;
@@ -2839,7 +2887,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	if(ans && rcode == DNS_RCODE_NOERROR &&
 		val_collect(qs->region, ans, an->name, DNS_TYPE_DNSKEY,
 		DNS_CLASS_IN, &keys, &nkeys, &sigs, &nsigs) < 0)
-		return;
+		return 0;
 	if(nkeys > VAL_KCACHE_MAX_KEYS)
 		nkeys = 0; /* too many keys: a failed probe */
 	ks.owner = an->name;
@@ -2878,7 +2926,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		lock_basic_unlock(&ve->autr_lock);
 		if(vw && vw->prober && vw->env == qs->env)
 			autr_timer_arm(vw, ve);
-		return;
+		return 0;
 	}
 	held = val_autr_holddown(an->tp, &ve->autr_cfg, now);
 	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
@@ -2910,6 +2958,8 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		autr_timer_arm(vw, ve);
 	if(changed > 0)
 		(void)val_kcache_flush_zone(ve->kcache, an->name);
+	if(keep && validated)
+		autr_probe_keep_keys(qs, ve, an, ans, &ks, sigs, nsigs, &w);
 	if(changed > 0) {
 		char nm[256];
 		if(dname_to_str(an->name, nm, sizeof(nm)) < 0)
@@ -2917,6 +2967,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		log_info("RFC 5011: the trust point %s changed (probe %s)",
 			nm, validated ? "validated" : "failed");
 	}
+	return !validated && !an->tp->revoked;
 }
 
 /** take the walk's sub-query result. @return 1 waiting, 0 walk done */
@@ -3148,9 +3199,26 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		/* the RFC 5011 probe (a CD query: passed through) */
-		if((pt = autr_point_of(qs, ve)) != NULL)
+		if((pt = autr_point_of(qs, ve)) != NULL &&
 			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
-				&qs->return_msg->an : NULL, qs->return_rcode);
+			&qs->return_msg->an : NULL, qs->return_rcode, 1)) {
+			/* a set that did not validate is fetched again,
+			 * up to val-max-restart times, as Unbound restarts
+			 * the failed priming of a trust anchor (each
+			 * attempt a failed probe); the same servers may be
+			 * asked (Unbound's blacklist only ranks them last) */
+			int again;
+			lock_basic_lock(&ve->autr_lock);
+			again = pt->tp->probe_restarts <
+				(unsigned)ve->max_restart;
+			if(again)
+				pt->tp->probe_restarts++;
+			lock_basic_unlock(&ve->autr_lock);
+			if(again) {
+				qs->ext_state[id] = MODULE_WAIT_MODULE;
+				return;
+			}
+		}
 		if(qs->return_msg && !val_have_anchors(ve))
 			qs->return_msg->sec = MODULE_SEC_INSECURE;
 		qs->ext_state[id] = qs->return_msg ||
@@ -3161,8 +3229,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
-			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
-				&qs->return_msg->an : NULL, qs->return_rcode);
+			(void)autr_probe_result(qs, ve, pt, id,
+				qs->return_msg ? &qs->return_msg->an : NULL,
+				qs->return_rcode, 1);
 		if(vq->bogus_ans && (!qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {
