@@ -805,6 +805,7 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 			continue;
 		}
 		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
+			a->timeouts == 0 &&
 			infra_is_down(infra, &a->addr, st_now(s))) {
 			/* known down: not waited on (see iterator.h) */
 			a->bad = 1;
@@ -2059,11 +2060,14 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 		infra_rtt_update(s->env->infra, &iq->cur->addr,
 			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
-	if(ev == MODULE_EVENT_NOREPLY && iq->cur &&
-		!(s->flags & MESH_FLAG_PROBE) &&
-		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
-		/* the network does not retransmit: this server may be
-		 * asked again (with a doubled timeout), after the others */
+	if((ev == MODULE_EVENT_NOREPLY || ev == MODULE_EVENT_ERROR) &&
+		iq->cur && !(s->flags & MESH_FLAG_PROBE)) {
+		/* a timeout or a network error (the network does not
+		 * retransmit): this server may be asked again (a timeout
+		 * with a doubled timeout), after the others, until it was
+		 * asked outbound-msg-retry times (iter_pick_addr), as
+		 * Unbound's iterator does */
+		iq->cur->timeouts++;
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 		iter_again(s);
 	} else if(ev != MODULE_EVENT_REPLY || !rep || !rep->pkt)

@@ -54,9 +54,11 @@
  *     asked again with RD and its reply taken as a forwarder's;
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
- *     another server tried; SERVFAIL (and other error rcodes) and
- *     timeouts let the server be asked again, after the others, up to
- *     outbound-msg-retry times in all (timeouts also feed its RTT);
+ *     another server tried; SERVFAIL (and other error rcodes),
+ *     timeouts and network errors let the server be asked again, after
+ *     the others, up to outbound-msg-retry times in all, as Unbound's
+ *     iterator does (the network does not retransmit; timeouts also feed
+ *     its RTT, so each retry gets the doubled timeout);
  *     garbage makes it skipped for this resolution.
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
  * skipped) among those tried the fewest times (of the preferred family
@@ -73,15 +75,18 @@
  * TC reply over TCP, and a forwarder's upward referral, fail the server.
  *
  * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
- * a row is down; queries skip it, and when a delegation has no other
- * server they fail at once (SERVFAIL, EDE 22) instead of waiting on it,
+ * a row is down; queries skip it (the state that saw it time out goes on
+ * asking it up to outbound-msg-retry times), and when a delegation has
+ * no other server they fail at once (SERVFAIL, EDE 22) instead of
+ * waiting on it,
  * while one background probe (MESH_FLAG_PROBE, claimed in the
  * infrastructure cache so one runs at a time for all workers) asks it
  * with its backed-off timeout; its answer makes the server usable again.
  * No attempt other than a probe waits longer than ITER_CLIENT_RTO_MAX.
  * So a client waits, for a zone whose only server goes silent,
- * 376 + 752 + 1500 ms = 2.6 s the first time (the three timeouts that
- * mark the server down) and no upstream time at all afterwards.
+ * 376 + 752 + 1500 + 1500 + 1500 ms = 5.6 s the first time (the five
+ * attempts of outbound-msg-retry; the third timeout marks the server
+ * down) and no upstream time at all afterwards.
  *
  * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries
  * per state (and max-sent-count to the servers of one delegation), max-global-quota upstream queries for a client question and
@@ -135,10 +140,6 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
-/** timeouts of one server before it is given up for a resolution (the
- * network does not retransmit; each retry gets the doubled timeout from
- * the infrastructure cache) */
-#define ITER_MAX_TIMEOUTS	3
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
 /** largest timeout of one upstream attempt made for a query other than
