@@ -1348,6 +1348,7 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *q, const struct resolver_ctx *x)
 {
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	int rc;
 	/* the mesh */
 	r->stats.num_cache_miss++;
 	{
@@ -1417,10 +1418,17 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 	}
 	c->tags = x->tags;
-	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+	rc = mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
 		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
 		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
-		x->stale ? pkt : NULL, x->stale ? len : 0) < 0) {
+		x->stale ? pkt : NULL, x->stale ? len : 0);
+	if(rc == MESH_FULL) {
+		/* the request list is full: dropped, as Unbound does */
+		resolver_client_leaves(r, c);
+		r->stats.num_dropped++;
+		return RESOLVER_DROP;
+	}
+	if(rc < 0) {
 		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;

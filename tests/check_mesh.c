@@ -276,7 +276,7 @@ START_TEST(test_tags_apart)
 	 * merged into one of them) */
 	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
 		DNS_CLASS_IN, fl, NULL, (uint64_t)1 << 40, blob, sizeof(blob),
-		NULL, 0), -1);
+		NULL, 0), MESH_FULL);
 	ck_assert_uint_eq(mesh_num_clients(res->mesh), 4);
 }
 END_TEST
@@ -286,18 +286,29 @@ START_TEST(test_full_and_jostle)
 	uint8_t buf[512];
 	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
 	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
-	/* full (2), both younger than 200 ms: SERVFAIL now */
-	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_ANSWERED);
+	/* full (2), b (the one that may be jostled out: a, the first
+	 * half, is kept for good) younger than 200 ms: c is dropped, no
+	 * answer, as Unbound drops it */
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_DROP);
 	ck_assert_uint_eq(res->stats.num_dropped, 1);
+	ck_assert_uint_eq(res->stats.num_servfail, 0);
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
 	ck_assert_uint_eq(res->stats.num_jostled, 0);
-	/* a second later the oldest is jostled out for a new one */
+	/* a second later b is jostled out for a new one; a stays */
 	now.tv_sec += 1;
 	ck_assert_int_eq(client("d.example.com.", 0), RESOLVER_PENDING);
 	ck_assert_int_eq(num_drops, 1);
 	ck_assert_uint_eq(res->stats.num_jostled, 1);	/* overwritten */
 	ck_assert_int_eq(num_cancel, 1);	/* its upstream query too */
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	/* a is still there: its question joins it, no new state (the
+	 * mesh is full: a new one would be dropped) */
+	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	ck_assert_int_eq(num_drops, 1);
+	/* and b's state is gone: its question is dropped (d is younger
+	 * than 200 ms) */
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_DROP);
 	(void)buf;
 }
 END_TEST

@@ -217,7 +217,9 @@ INTOPT("num-queries-per-thread", CLAUSE_SERVER, num_queries_per_thread,
   "queries each worker resolves at the same time"),
 INTOPT("jostle-timeout", CLAUSE_SERVER, jostle_timeout, "200", 0, HOUR_MS,
   SH | IM, "<msec>",
-  "when full, a query older than this may be replaced by a new one"),
+  "when full, a query older than this may be replaced by a new one (one "
+  "of the newer half of the list, as in Unbound); else the new one is "
+  "dropped"),
 INTOPT("incoming-num-tcp", CLAUSE_SERVER, incoming_num_tcp, "10", 0, 65535,
   IM, "<number>", "client TCP connections each worker serves at once; when "
   "all are taken, a new one takes the slot of an idle one"),
