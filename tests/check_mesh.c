@@ -600,6 +600,17 @@ START_TEST(test_module_table)
 	ck_assert_int_eq(modstack_setup(&st, "iterator subnetcache", NULL,
 		NULL, err, sizeof(err)), -1);
 
+	/* respip and dns64 in either order, as in Unbound; each once */
+	ck_assert_int_eq(modstack_setup(&st, "dns64 respip iterator", NULL,
+		NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(modstack_find(&st, "dns64"), 0);
+	ck_assert_int_eq(modstack_find(&st, "respip"), 1);
+	modstack_desetup(&st);
+	ck_assert_int_eq(modstack_setup(&st, "dns64 respip dns64 iterator",
+		NULL, NULL, err, sizeof(err)), -1);
+	ck_assert_int_eq(modstack_setup(&st, "subnetcache dns64 iterator",
+		NULL, NULL, err, sizeof(err)), -1);
+
 	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "

@@ -103,7 +103,7 @@ config_check_modules(const char *v, char *err, size_t errlen)
 	char have[256];
 	const char *p = v;
 	size_t n = 0, i;
-	int last = -1, idx = -1;
+	int last = -1, idx = -1, seen = 0;
 	have[0] = 0;
 	for(i = 0; config_module_names[i]; i++) {
 		int r = snprintf(have + n, sizeof(have) - n, "%s%s",
@@ -127,12 +127,17 @@ config_check_modules(const char *v, char *err, size_t errlen)
 				have);
 			return -1;
 		}
-		if(idx <= last) {
+		/* respip and dns64 come in either order (as in Unbound),
+		 * each once */
+		if(idx < last || (idx == last && idx != 0) ||
+			(idx <= 1 && (seen & (1 << idx)))) {
 			snprintf(err, errlen, "module '%.*s' is misplaced (the "
 				"order is: %s)", (int)len, p, have);
 			return -1;
 		}
-		last = idx;
+		if(idx <= 1)
+			seen |= 1 << idx;
+		last = idx <= 1 ? 0 : idx;
 		p += len;
 	}
 	if(last < 0) {
