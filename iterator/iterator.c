@@ -1819,6 +1819,24 @@ iter_note_origin(struct module_qstate *s)
 		s->origin[s->origin_count++] = &iq->cur->addr;
 }
 
+/** @return 1 when an authority section holds a signed denial: an NSEC
+ * or NSEC3 record and an RRSIG over one */
+static int
+iter_signed_denial(const struct module_rrlist *auth)
+{
+	const struct module_rr *rr;
+	int nsec = 0, sig = 0;
+	for(rr = auth->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			nsec = 1;
+		else if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			(dns_read_u16(rr->rdata) == DNS_TYPE_NSEC ||
+			dns_read_u16(rr->rdata) == DNS_TYPE_NSEC3))
+			sig = 1;
+	}
+	return nsec && sig;
+}
+
 /** handle a reply from the server the state asked */
 static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
@@ -1926,10 +1944,17 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->qmin_labels++;
 			if(iq->qmin_labels >= dname_count_labels(iq->qname))
 				iq->qmin_labels = 0;
-		} else if(st_env(s)->qname_min_strict) {
+		} else if(st_env(s)->qname_min_strict || (dnssec &&
+			!(s->flags & MESH_FLAG_CD) &&
+			iter_signed_denial(&p->sec[DNS_SEC_AUTHORITY]))) {
 			/* qname-minimisation-strict: the NXDOMAIN of the
 			 * minimised name is the answer (RFC 8020), no fall
-			 * back to the full name */
+			 * back to the full name; so is a signed one, for a
+			 * query the validator checks (as Unbound: a signed
+			 * zone's servers do not deny empty non-terminals,
+			 * and the validator checks the proof for the full
+			 * name) */
+			iter_note_origin(s);
 			iter_finish(s, DNS_RCODE_NXDOMAIN, NULL,
 				&p->sec[DNS_SEC_AUTHORITY], NULL, 0);
 			return;

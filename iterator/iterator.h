@@ -100,7 +100,9 @@
  * With qname-minimisation (RFC 9156, relaxed) the iterator asks for type
  * A of one label more than the zone cut it knows; a referral moves down, a
  * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
- * name (with qname-minimisation-strict, NXDOMAIN is the answer instead);
+ * name (with qname-minimisation-strict, NXDOMAIN is the answer instead;
+ * so is a signed NXDOMAIN, an NSEC or NSEC3 with its RRSIG, for a query
+ * the validator checks, as Unbound stops there);
  * an error rcode (REFUSED, SERVFAIL, ...) to a minimised query asks the
  * same server the full name before the server is judged by it.
  *
