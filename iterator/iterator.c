@@ -389,6 +389,16 @@ iter_parent_glue(struct module_qstate *s)
 	return added;
 }
 
+/** the class resolved for a state's question: class ANY is resolved in
+ * class IN, the one class with root hints and configured zones (Unbound
+ * asks every class that has root hints and merges the answers; petrel's
+ * hints, stub and forward zones are all class IN) */
+static uint16_t
+iter_qclass(const struct module_qstate *s)
+{
+	return s->qclass == DNS_CLASS_ANY ? DNS_CLASS_IN : s->qclass;
+}
+
 /** set up the iterator's data of a new state; @return 0 or -1 */
 static int
 iter_new_state(struct module_qstate *s, int id)
@@ -399,7 +409,7 @@ iter_new_state(struct module_qstate *s, int id)
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
-	iq->qclass = s->qclass;
+	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
 	s->minfo[id] = iq;
@@ -2118,7 +2128,7 @@ iter_restart(struct module_qstate *s)
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
-	iq->qclass = s->qclass;
+	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->sends = sends;
 	iq->phase = ITER_INIT;

@@ -14,6 +14,10 @@
  * and, when there is one, answers NXDOMAIN with that proof, which the
  * validator checks again for this name.
  *
+ * A class-ANY question is resolved in class IN, the one class with root
+ * hints and configured zones (Unbound asks each class with root hints and
+ * merges the answers): no class-ANY query goes upstream.
+ *
  * Where to start: a forward zone (longest match) is always used as is.
  * Otherwise the closest delegation in the RRset cache, when it lies below
  * the configured stub zone (if any); else the stub zone; else the root

@@ -3010,7 +3010,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
-			qs->qclass != DNS_CLASS_IN ||
+			/* (class ANY is resolved in class IN) */
+			(qs->qclass != DNS_CLASS_IN &&
+			qs->qclass != DNS_CLASS_ANY) ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
 			/* not validated: no state of its own (the walk's
 			 * state is kilobytes: a heap block per query) */
