@@ -63,7 +63,14 @@
  *     the others, up to outbound-msg-retry times in all, as Unbound's
  *     iterator does (the network does not retransmit; timeouts also feed
  *     its RTT, so each retry gets the doubled timeout);
- *     garbage makes it skipped for this resolution.
+ *     garbage makes it skipped for this resolution;
+ *   - dnssec lame (with a validator that has trust anchors): an answer,
+ *     denial or CNAME without any RRSIG from a server of a zone whose
+ *     answers must be signed (a trust anchor at the zone, or its DS set
+ *     in the referral or the cache) to a DNSSEC query: the other servers
+ *     are asked first; when none is left, the server is asked again and
+ *     its reply taken as it is (Unbound's dnssec-lame detection; the
+ *     first four queries to a delegation are checked).
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
  * skipped) among those tried the fewest times (of the preferred family
  * first with prefer-ip4 or prefer-ip6; never those of
@@ -190,6 +197,9 @@ struct iter_qstate {
 	struct delegpt *dp;
 	/** referrals followed */
 	int referrals;
+	/** 1 when the query in flight went to a dnssec-lame server as the
+	 * last resort: its reply is not checked for signatures */
+	int dnssec_lame_query;
 	/** upstream queries sent */
 	int sends;
 	/** the upstream query in flight, or NULL */
