@@ -1897,8 +1897,8 @@ iter_note_origin(struct module_qstate *s)
 		s->origin[s->origin_count++] = &iq->cur->addr;
 }
 
-/** most queries to a delegation's servers for which replies are checked
- * for signatures (Unbound's DNSSEC_LAME_DETECT_COUNT) */
+/** replies are checked for signatures while fewer queries than this
+ * went to a delegation's servers (Unbound's DNSSEC_LAME_DETECT_COUNT) */
 #define ITER_DNSSEC_LAME_DETECT 4
 
 /**
@@ -1923,7 +1923,7 @@ iter_dnssec_lame(struct module_qstate *s, const struct iter_reply *p,
 	int sec;
 	if(!iq->dp->dnssec_expected || iq->dnssec_lame_query || !iq->cur ||
 		iq->dp->is_forward || (iq->cur_flags & OUTBOUND_FLAG_RD) ||
-		iq->dp_sends > ITER_DNSSEC_LAME_DETECT)
+		iq->dp_sends >= ITER_DNSSEC_LAME_DETECT)
 		return 0;
 	if(cl != ITER_CL_ANSWER && cl != ITER_CL_NODATA &&
 		cl != ITER_CL_NXDOMAIN && cl != ITER_CL_CNAME)

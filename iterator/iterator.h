@@ -70,7 +70,7 @@
  *     in the referral or the cache) to a DNSSEC query: the other servers
  *     are asked first; when none is left, the server is asked again and
  *     its reply taken as it is (Unbound's dnssec-lame detection; the
- *     first four queries to a delegation are checked).
+ *     replies to the first three queries to a delegation are checked).
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
  * skipped) among those tried the fewest times (of the preferred family
  * first with prefer-ip4 or prefer-ip6; never those of
