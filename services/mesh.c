@@ -436,10 +436,10 @@ mesh_make_room(struct mesh *m)
 		long ms;
 		if(s->num_clients == 0 || s->forever)
 			continue;
-		ms = (long)(now->tv_sec - s->start.tv_sec) * 1000 +
-			(long)(now->tv_usec - s->start.tv_usec) / 1000;
+		ms = (long)(now->tv_sec - s->last_join.tv_sec) * 1000 +
+			(long)(now->tv_usec - s->last_join.tv_usec) / 1000;
 		if(ms < m->jostle_ms)
-			return -1; /* oldest is too young: none older */
+			return -1; /* the oldest is too young */
 		verbose(VERB_ALGO, "mesh full: jostling out an old query");
 		if(m->ctr_jostle)
 			(*m->ctr_jostle)++;
@@ -562,6 +562,7 @@ mesh_new_client_tags(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	}
 	c->next = s->clients;
 	s->clients = c;
+	s->last_join = *m->out->now;
 	if(s->num_clients == 0)
 		mesh_client_state_join(m, s);
 	s->num_clients++;

@@ -25,7 +25,8 @@
  * discard-timeout are dropped first (they have given up by then: stub
  * resolvers retry after a second or two); if that made no room, the
  * oldest state that may be jostled out is dropped (its clients get no
- * answer) when it is older than jostle-timeout; otherwise the new client
+ * answer) when its newest client joined longer than jostle-timeout ago;
+ * otherwise the new client
  * is dropped too, without an answer (MESH_FULL), and counted, as Unbound
  * does. Every state has a total time budget; past it the iterator gives
  * up with SERVFAIL.
@@ -140,6 +141,9 @@ struct mesh_state {
 	int prefetch;
 	/** when the state started */
 	struct timeval start;
+	/** when its newest client joined (jostle-timeout counts from it,
+	 * as Unbound's from its newest reply) */
+	struct timeval last_join;
 	/** the state as the modules see it */
 	struct module_qstate qs;
 	/** the client's subnet, part of the key when qs.ecs points here */

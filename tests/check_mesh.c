@@ -313,6 +313,28 @@ START_TEST(test_full_and_jostle)
 }
 END_TEST
 
+/* jostle-timeout counts from the newest client of a state (as Unbound
+ * counts from its newest reply): a state that may be jostled out but
+ * got a client lately stays */
+START_TEST(test_jostle_newest_client)
+{
+	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
+	now.tv_sec += 1;
+	/* b gets a new client: younger than 200 ms again */
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_DROP);
+	ck_assert_uint_eq(res->stats.num_jostled, 0);
+	ck_assert_int_eq(num_drops, 0);
+	/* half a second later it goes (a, 1.5 s old, is within
+	 * discard-timeout, and kept for good anyway) */
+	now.tv_usec += 500000;
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_uint_eq(res->stats.num_jostled, 1);
+	ck_assert_int_eq(num_drops, 2);	/* b's two clients */
+}
+END_TEST
+
 /** time out every upstream query until none is left (at most n rounds)
  * @return the number timed out */
 static int
@@ -805,6 +827,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_do_apart);
 	tcase_add_test(tc, test_tags_apart);
 	tcase_add_test(tc, test_full_and_jostle);
+	tcase_add_test(tc, test_jostle_newest_client);
 	tcase_add_test(tc, test_log_servfail);
 	tcase_add_test(tc, test_harden_large);
 	tcase_add_test(tc, test_delete_pending);
