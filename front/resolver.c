@@ -503,6 +503,69 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 }
 
 /**
+ * A chased target's answer that response-ip rewrote again to end in a
+ * CNAME back to a name of the chase (the client's name, or an owner of
+ * the records before it): a loop of redirects. Unbound answers such a
+ * loop SERVFAIL (its respip_cname_loop_tagged.rpl).
+ * @return 1 for a loop.
+ */
+static int __attribute__((noinline))
+resolver_chase_loops(const struct resolver_chase *ch, const uint8_t *buf,
+	size_t len)
+{
+	struct dns_msg m;
+	uint8_t t[DNS_MAX_NAME];
+	const struct dns_rr *last;
+	size_t p;
+	if(dns_msg_parse(buf, len, &m, NULL, 0) != 0 ||
+		m.sec_count[DNS_SEC_ANSWER] == 0)
+		return 0;
+	last = &m.rrs[m.sec_first[DNS_SEC_ANSWER] +
+		m.sec_count[DNS_SEC_ANSWER] - 1];
+	if(last->type != DNS_TYPE_CNAME || !dns_rr_rdata_name(&m, last, t))
+		return 0;
+	if(dname_equal(t, ch->qname))
+		return 1;
+	for(p = 0; p < ch->pre_len; ) {
+		const uint8_t *o = ch->pre + p, *f = o + dname_len(o);
+		if(dname_equal(t, o))
+			return 1;
+		p = (size_t)(f + 10 + dns_read_u16(f + 8) - ch->pre);
+	}
+	return 0;
+}
+
+/**
+ * The SERVFAIL of a chase (a loop of redirects): the client's question,
+ * no records, the OPT record of the target's query.
+ * @param qpkt, qlen: the target's query.
+ * @param buf, len, bufmax: where the answer goes, its length, its room.
+ * @return 0, or -1 (drop).
+ */
+static int __attribute__((noinline))
+resolver_chase_servfail(struct resolver *r, const struct resolver_chase *ch,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len,
+	size_t bufmax)
+{
+	struct fast_query fq;
+	struct resolver_chase none;
+	int n;
+	memset(&none, 0, sizeof(none));
+	(void)dns_query_parse_fast(qpkt, qlen, &fq);
+	if((n = dns_build_error_reply(qpkt, qlen, &fq, DNS_RCODE_SERVFAIL, 1,
+		r->cfg && !r->cfg->ede ? -1 : DNS_EDE_OTHER, NULL, r->max_udp,
+		buf, bufmax)) < 0)
+		return -1;
+	*len = (size_t)n;
+	/* the client's question, nothing before the answer */
+	memcpy(none.qname, ch->qname, sizeof(none.qname));
+	none.qtype = ch->qtype;
+	none.qclass = ch->qclass;
+	none.limit = ch->limit;
+	return resolver_chase_splice(r, &none, buf, len, bufmax);
+}
+
+/**
  * The last step of an answer for a client that waited: response-ip
  * (front/policy.h), then, for a CNAME chase, the chase's records put
  * before it; an answer response-ip rewrote to a CNAME is chased (one
@@ -546,6 +609,11 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
 				qlen, buf, *len))
 				return 1;
+			if(c->chase && resolver_chase_loops(
+				RESOLVER_CHASE_OF(c), buf, *len))
+				return resolver_chase_servfail(r,
+					RESOLVER_CHASE_OF(c), qpkt, qlen, buf,
+					len, DNS_MAX_MSG) == 0 ? 0 : -1;
 			break;
 		default:
 			break;
@@ -1348,6 +1416,7 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *q, const struct resolver_ctx *x)
 {
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	int rc;
 	/* the mesh */
 	r->stats.num_cache_miss++;
 	{
@@ -1417,10 +1486,17 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 	}
 	c->tags = x->tags;
-	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+	rc = mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
 		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
 		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
-		x->stale ? pkt : NULL, x->stale ? len : 0) < 0) {
+		x->stale ? pkt : NULL, x->stale ? len : 0);
+	if(rc == MESH_FULL) {
+		/* the request list is full: dropped, as Unbound does */
+		resolver_client_leaves(r, c);
+		r->stats.num_dropped++;
+		return RESOLVER_DROP;
+	}
+	if(rc < 0) {
 		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
@@ -1501,12 +1577,18 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 			return resolver_to_mesh(r, pkt2, len2, q2, x);
 		}
 		if(mr != MCACHE_MISS) {
+			enum policy_respip_result pr = POLICY_RESPIP_PASS;
 			r->stats.num_cache_hits++;
-			if(r->respip && policy_respip_answer(r->pol, r->acl,
-				pkt2, q2, x->client, r->local, x->tp ==
+			if(r->respip && (pr = policy_respip_answer(r->pol,
+				r->acl, pkt2, q2, x->client, r->local, x->tp ==
 				RESOLVER_TCP, x->out, x->outlen, x->outmax,
-				&r->pstats) == POLICY_RESPIP_DROP)
+				&r->pstats)) == POLICY_RESPIP_DROP)
 				return RESOLVER_DROP;
+			if(pr == POLICY_RESPIP_REWRITTEN &&
+				resolver_chase_loops(ch, x->out, *x->outlen))
+				return resolver_chase_servfail(r, ch, pkt2,
+					len2, x->out, x->outlen, x->outmax) ==
+					0 ? RESOLVER_ANSWERED : RESOLVER_DROP;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
 			if(refresh & MCACHE_ANSWER_REFRESH)

@@ -62,6 +62,12 @@ struct delegpt_addr {
 	int reclame;
 	/** 1 when it was asked so (once) */
 	int rd_chased;
+	/** 1 when it answered without signatures for a zone whose answers
+	 * must be signed (dnssec lame): the other servers first; the last
+	 * resort, its reply then taken as it is (the validator judges) */
+	int dnsseclame;
+	/** 1 when it was asked so (once) */
+	int dnssec_chased;
 };
 
 /** a delegation point: a zone and its servers */
@@ -94,6 +100,9 @@ struct delegpt {
 	int parent_glue_done;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
+	/** 1 when its answers must be signed: a trust anchor sits at the
+	 * zone, or its referral (or the cache) holds its DS set */
+	int dnssec_expected;
 };
 
 /** a configured forward or stub zone */

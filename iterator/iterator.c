@@ -413,6 +413,16 @@ iter_parent_glue(struct module_qstate *s)
 	return added;
 }
 
+/** the class resolved for a state's question: class ANY is resolved in
+ * class IN, the one class with root hints and configured zones (Unbound
+ * asks every class that has root hints and merges the answers; petrel's
+ * hints, stub and forward zones are all class IN) */
+static uint16_t
+iter_qclass(const struct module_qstate *s)
+{
+	return s->qclass == DNS_CLASS_ANY ? DNS_CLASS_IN : s->qclass;
+}
+
 /** set up the iterator's data of a new state; @return 0 or -1 */
 static int
 iter_new_state(struct module_qstate *s, int id)
@@ -423,7 +433,7 @@ iter_new_state(struct module_qstate *s, int id)
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
-	iq->qclass = s->qclass;
+	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
 	s->minfo[id] = iq;
@@ -520,6 +530,40 @@ iter_dp_useless(struct module_qstate *s, const struct delegpt *dp)
 	return 1;
 }
 
+/**
+ * Whether the answers of a delegation's zone must be signed (for the
+ * dnssec-lame check, iter_dnssec_lame): only when the validator has trust
+ * anchors (module_env.dnssec_zone); a trust anchor at the zone, or a DS
+ * set for it in the referral (auth), or without one in the RRset cache,
+ * as Unbound's iter_indicates_dnssec.
+ * @param auth: the referral's authority section, or NULL.
+ */
+static void
+iter_dp_dnssec(struct module_qstate *s, struct delegpt *dp,
+	const struct module_rrlist *auth)
+{
+	struct module_env *env = s->env;
+	const struct module_rr *rr;
+	struct rrset_data rs;
+	dp->dnssec_expected = 0;
+	if(!env->dnssec_zone || dp->is_forward)
+		return;
+	if(env->dnssec_zone(env->dnssec_zone_arg, dp->name)) {
+		dp->dnssec_expected = 1;
+		return;
+	}
+	if(auth) {
+		for(rr = auth->first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_DS &&
+				dname_equal(rr->owner, dp->name))
+				dp->dnssec_expected = 1;
+		return;
+	}
+	if(env->rrset && rrset_cache_lookup(env->rrset, dp->name, DNS_TYPE_DS,
+		DNS_CLASS_IN, st_now(s), s->region, &rs) == 0 && rs.count > 0)
+		dp->dnssec_expected = 1;
+}
+
 /** find the starting delegation for the current name */
 static int
 iter_init_dp(struct module_qstate *s)
@@ -584,6 +628,7 @@ iter_init_dp(struct module_qstate *s)
 	}
 	if(!iq->dp)
 		return -1;
+	iter_dp_dnssec(s, iq->dp, NULL);
 	iq->dp_sends = 0;
 	iq->zone = z;
 	iter_qmin_reset(s);
@@ -883,6 +928,7 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 			continue;
 		}
 		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
+			a->timeouts == 0 &&
 			infra_is_down(infra, &a->addr, st_now(s))) {
 			/* known down: not waited on (see iterator.h) */
 			a->bad = 1;
@@ -955,6 +1001,35 @@ iter_pick_reclame(struct module_qstate *s, int *rto)
 			st_now(s)) : st_env(s)->timeout_ms;
 		verbose(VERB_ALGO, "iterator: only recursion lame servers "
 			"left: asking one with RD");
+		return a;
+	}
+	return NULL;
+}
+
+/**
+ * The last resort after the recursion lame ones: a server that answered
+ * without signatures for a zone whose answers must be signed (dnssec
+ * lame) is asked again and its reply taken unchecked (Unbound's "chase
+ * to dnssec lame server"); the validator judges it. Each such server
+ * once.
+ * @param rto: set to the timeout to use.
+ * @return the server, or NULL.
+ */
+static struct delegpt_addr *
+iter_pick_dnsseclame(struct module_qstate *s, int *rto)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct delegpt_addr *a;
+	for(a = iq->dp->addrs; a; a = a->next) {
+		if(!a->dnsseclame || a->dnssec_chased ||
+			!iter_addr_allowed(st_env(s), &a->addr) ||
+			(s->exclude_count > 0 && iter_excluded(s, &a->addr)))
+			continue;
+		a->dnssec_chased = 1;
+		*rto = s->env->infra ? infra_get_rto(s->env->infra, &a->addr,
+			st_now(s)) : st_env(s)->timeout_ms;
+		verbose(VERB_ALGO, "iterator: only dnssec lame servers left: "
+			"taking one's reply unchecked");
 		return a;
 	}
 	return NULL;
@@ -1334,6 +1409,8 @@ iter_send(struct module_qstate *s)
 			a = iter_pick_addr(s, &rto, 0);
 			if(!a && (a = iter_pick_reclame(s, &rto)) != NULL)
 				rd = 1;
+			if(!a)
+				a = iter_pick_dnsseclame(s, &rto);
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
 			if(!a)
@@ -1390,6 +1467,7 @@ iter_send(struct module_qstate *s)
 		iq->cur = a;
 		iq->cur_flags = flags;
 		iq->cur_rto = rto;
+		iq->dnssec_lame_query = a->dnsseclame;
 		a->attempts++;
 		iq->sends++;
 		iq->dp_sends++;
@@ -1825,6 +1903,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	dp->no_cache = iq->dp->no_cache;
+	iter_dp_dnssec(s, dp, auth);
 	iq->dp = dp;
 	iq->dp_sends = 0;
 	iq->retry = NULL;
@@ -1901,6 +1980,70 @@ iter_note_origin(struct module_qstate *s)
 			return;
 	if(s->origin_count < MODULE_ORIGIN_MAX)
 		s->origin[s->origin_count++] = a;
+}
+
+/** replies are checked for signatures while fewer queries than this
+ * went to a delegation's servers (Unbound's DNSSEC_LAME_DETECT_COUNT) */
+#define ITER_DNSSEC_LAME_DETECT 4
+
+/**
+ * dnssec-lame detection, as Unbound's iterator does it: a reply from a
+ * server of a zone whose answers must be signed (iter_dp_dnssec), to a
+ * query that asks for DNSSEC, that would be used (an answer, denial or
+ * CNAME) but has no RRSIG in its answer and authority sections comes
+ * from a server that does not serve the signed zone (an old copy, a
+ * parent and child mix-up): the server is dnssec lame for this
+ * resolution, the others are asked first, and it is the last resort
+ * (iter_pick_dnsseclame), its reply then taken as it is. Unlike
+ * Unbound, referrals are not checked: the validator proves a
+ * delegation's DS set (or its absence) with queries of its own.
+ * @return 1 when the reply was set aside so (the state goes on).
+ */
+static int
+iter_dnssec_lame(struct module_qstate *s, const struct iter_reply *p,
+	enum iter_class cl)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct module_rr *rr;
+	int sec;
+	if(!iq->dp->dnssec_expected || iq->dnssec_lame_query || !iq->cur ||
+		iq->dp->is_forward || (iq->cur_flags & OUTBOUND_FLAG_RD) ||
+		iq->dp_sends >= ITER_DNSSEC_LAME_DETECT)
+		return 0;
+	if(cl != ITER_CL_ANSWER && cl != ITER_CL_NODATA &&
+		cl != ITER_CL_NXDOMAIN && cl != ITER_CL_CNAME)
+		return 0;
+	for(sec = DNS_SEC_ANSWER; sec <= DNS_SEC_AUTHORITY; sec++)
+		for(rr = p->sec[sec].first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_RRSIG)
+				return 0;
+	if(verbosity >= VERB_ALGO) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: server %s is dnssec lame (no "
+			"signatures)", netaddr_str(&iq->cur->addr, 53, a,
+			sizeof(a)));
+	}
+	iq->cur->dnsseclame = 1;
+	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+	return 1;
+}
+
+/** @return 1 when an authority section holds a signed denial: an NSEC
+ * or NSEC3 record and an RRSIG over one */
+static int
+iter_signed_denial(const struct module_rrlist *auth)
+{
+	const struct module_rr *rr;
+	int nsec = 0, sig = 0;
+	for(rr = auth->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			nsec = 1;
+		else if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			(dns_read_u16(rr->rdata) == DNS_TYPE_NSEC ||
+			dns_read_u16(rr->rdata) == DNS_TYPE_NSEC3))
+			sig = 1;
+	}
+	return nsec && sig;
 }
 
 /** handle a reply from the server the state asked */
@@ -2011,10 +2154,17 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->qmin_labels++;
 			if(iq->qmin_labels >= dname_count_labels(iq->qname))
 				iq->qmin_labels = 0;
-		} else if(st_env(s)->qname_min_strict) {
+		} else if(st_env(s)->qname_min_strict || (dnssec &&
+			!(s->flags & MESH_FLAG_CD) &&
+			iter_signed_denial(&p->sec[DNS_SEC_AUTHORITY]))) {
 			/* qname-minimisation-strict: the NXDOMAIN of the
 			 * minimised name is the answer (RFC 8020), no fall
-			 * back to the full name */
+			 * back to the full name; so is a signed one, for a
+			 * query the validator checks (as Unbound: a signed
+			 * zone's servers do not deny empty non-terminals,
+			 * and the validator checks the proof for the full
+			 * name) */
+			iter_note_origin(s);
 			iter_finish(s, DNS_RCODE_NXDOMAIN, NULL,
 				&p->sec[DNS_SEC_AUTHORITY], NULL, 0);
 			return;
@@ -2039,6 +2189,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_fail(s, DNS_EDE_OTHER);
 		return;
 	}
+	if(dnssec && iter_dnssec_lame(s, p, cl))
+		return;
 	iq->cname_count = links;
 	/* the answer records (the chain and the final set) go to the RRset
 	 * cache when the answer is finished (services/cache/store.h), with
@@ -2145,11 +2297,14 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 		infra_rtt_update(s->env->infra, &iq->cur->addr,
 			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
-	if(ev == MODULE_EVENT_NOREPLY && iq->cur &&
-		!(s->flags & MESH_FLAG_PROBE) &&
-		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
-		/* the network does not retransmit: this server may be
-		 * asked again (with a doubled timeout), after the others */
+	if((ev == MODULE_EVENT_NOREPLY || ev == MODULE_EVENT_ERROR) &&
+		iq->cur && !(s->flags & MESH_FLAG_PROBE)) {
+		/* a timeout or a network error (the network does not
+		 * retransmit): this server may be asked again (a timeout
+		 * with a doubled timeout), after the others, until it was
+		 * asked outbound-msg-retry times (iter_pick_addr), as
+		 * Unbound's iterator does */
+		iq->cur->timeouts++;
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 		iter_again(s);
 	} else if(ev != MODULE_EVENT_REPLY || !rep || !rep->pkt)
@@ -2175,7 +2330,7 @@ iter_restart(struct module_qstate *s)
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
-	iq->qclass = s->qclass;
+	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->sends = sends;
 	iq->phase = ITER_INIT;

@@ -1139,6 +1139,18 @@ START_TEST(test_set_option)
 		"'verbosity'?");
 	ck_assert_int_eq(config_set_option(cfg, "module-config", "x",
 		err, sizeof(err)), -1);
+	/* respip and dns64 in either order, as Unbound takes them; each
+	 * once, and both above the others */
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"dns64 respip validator iterator\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"respip dns64 iterator\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"dns64 dns64 iterator\"", err, sizeof(err)), -1);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"respip dns64 respip iterator\"", err, sizeof(err)), -1);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"validator dns64 iterator\"", err, sizeof(err)), -1);
 	ck_assert_int_eq(config_option_sighup_applies("msg-cache-size"), 1);
 	ck_assert_int_eq(config_option_sighup_applies("port"), 0);
 	ck_assert_int_eq(config_option_sighup_applies("username"), 0);

@@ -103,7 +103,7 @@ config_check_modules(const char *v, char *err, size_t errlen)
 	char have[256];
 	const char *p = v;
 	size_t n = 0, i;
-	int last = -1, idx = -1;
+	int last = -1, idx = -1, seen = 0;
 	have[0] = 0;
 	for(i = 0; config_module_names[i]; i++) {
 		int r = snprintf(have + n, sizeof(have) - n, "%s%s",
@@ -127,12 +127,17 @@ config_check_modules(const char *v, char *err, size_t errlen)
 				have);
 			return -1;
 		}
-		if(idx <= last) {
+		/* respip and dns64 come in either order (as in Unbound),
+		 * each once */
+		if(idx < last || (idx == last && idx != 0) ||
+			(idx <= 1 && (seen & (1 << idx)))) {
 			snprintf(err, errlen, "module '%.*s' is misplaced (the "
 				"order is: %s)", (int)len, p, have);
 			return -1;
 		}
-		last = idx;
+		if(idx <= 1)
+			seen |= 1 << idx;
+		last = idx <= 1 ? 0 : idx;
 		p += len;
 	}
 	if(last < 0) {
@@ -217,7 +222,9 @@ INTOPT("num-queries-per-thread", CLAUSE_SERVER, num_queries_per_thread,
   "queries each worker resolves at the same time"),
 INTOPT("jostle-timeout", CLAUSE_SERVER, jostle_timeout, "200", 0, HOUR_MS,
   SH | IM, "<msec>",
-  "when full, a query older than this may be replaced by a new one"),
+  "when full, a query older than this may be replaced by a new one (one "
+  "of the newer half of the list, as in Unbound); else the new one is "
+  "dropped"),
 INTOPT("incoming-num-tcp", CLAUSE_SERVER, incoming_num_tcp, "10", 0, 65535,
   IM, "<number>", "client TCP connections each worker serves at once; when "
   "all are taken, a new one takes the slot of an idle one"),
@@ -378,7 +385,7 @@ BOOLOPT("do-nat64", CLAUSE_SERVER, do_nat64, "no", SH | IM,
   "with do-nat64, the prefix IPv4 server addresses are embedded in (RFC 6052: /32, /40, /48, /56, /64 or /96)" },
 INTOPT("outbound-msg-retry", CLAUSE_SERVER, outbound_msg_retry, "5", 0, 100,
   SH | IM, "<number>",
-  "the most times one server (or forwarder) is asked for a question; a server that answers SERVFAIL (or another error) or times out is asked again, after the others, up to this many times (0 or 1 for once)"),
+  "the most times one server (or forwarder) is asked for a question; a server that answers SERVFAIL (or another error), times out or fails on the network (a refused connection) is asked again, after the others, up to this many times (0 or 1 for once)"),
 INTOPT("iter-scrub-ns", CLAUSE_SERVER, iter_scrub_ns, "20", 1, 65535, SH | IM,
   "<number>", "most NS records kept of one NS set in a reply (the rest are dropped by the scrubber, and their addresses go unused): bounds the work an oversized delegation causes"),
 INTOPT("max-query-restarts", CLAUSE_SERVER, max_query_restarts, "11", 0,

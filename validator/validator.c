@@ -3099,14 +3099,31 @@ val_worker_deinit(struct module_env *env, int id)
 	env->worker_data[id] = NULL;
 }
 
-/** module worker_start(): worker 0 arms the RFC 5011 probe timer for
- * the earliest next probe time of the auto-trust-anchor points (at once
- * for a point never probed), as Unbound's first thread does */
+/** module_env.dnssec_zone: a trust anchor (not an insecure one) sits at
+ * the zone */
+static int
+val_dnssec_zone(void *arg, const uint8_t *zone)
+{
+	const struct val_env *ve = arg;
+	const struct val_anchor *an = val_anchors_find(ve->anchors, zone,
+		DNS_CLASS_IN);
+	return an && !an->insecure;
+}
+
+/** module worker_start(): the iterator's dnssec-lame check is told
+ * where trust anchors sit (module_env.dnssec_zone); worker 0 arms the
+ * RFC 5011 probe timer for the earliest next probe time of the
+ * auto-trust-anchor points (at once for a point never probed), as
+ * Unbound's first thread does */
 static void
 val_worker_start(struct module_env *env, int id)
 {
 	struct val_env *ve = env->modinfo[id];
 	struct val_worker *w;
+	if(ve && val_have_anchors(ve)) {
+		env->dnssec_zone = val_dnssec_zone;
+		env->dnssec_zone_arg = ve;
+	}
 	if(!ve || !ve->have_autr || env->worker_index != 0 ||
 		!env->timer_set)
 		return;
@@ -3151,7 +3168,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
-			qs->qclass != DNS_CLASS_IN ||
+			/* (class ANY is resolved in class IN) */
+			(qs->qclass != DNS_CLASS_IN &&
+			qs->qclass != DNS_CLASS_ANY) ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
 			/* not validated: no state of its own (the walk's
 			 * state is kilobytes: a heap block per query) */
