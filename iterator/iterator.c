@@ -564,6 +564,15 @@ iter_dp_dnssec(struct module_qstate *s, struct delegpt *dp,
 		dp->dnssec_expected = 1;
 }
 
+/** @return 1 for a stub zone of the root: it stands in for the root
+ * hints, and is primed (. NS asked of its servers) as they are, whatever
+ * stub-prime says (as Unbound) */
+static int
+z_primes_root(const struct iter_zone *z)
+{
+	return !z->is_forward && z->len == 1;
+}
+
 /** find the starting delegation for the current name */
 static int
 iter_init_dp(struct module_qstate *s)
@@ -594,8 +603,19 @@ iter_init_dp(struct module_qstate *s)
 		while(rrset_cache_find_delegation(s->env->rrset, name,
 			iq->qclass, st_now(s), s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
-			(z->prime && dname_equal(d.ns.name, z->name)))) {
+			((z->prime || z_primes_root(z)) &&
+			dname_equal(d.ns.name, z->name)))) {
 			iq->dp = dp_from_cache(s, &d);
+			if(iq->dp && d.ns.name_len <= 1 &&
+				iter_dp_useless(s, iq->dp)) {
+				/* the root's NS set without an address for any
+				 * of its servers: the safety belt, the hints
+				 * (or the root's stub zone), as Unbound */
+				verbose(VERB_ALGO, "iterator: cached root NS "
+					"set has no address: the hints");
+				iq->dp = NULL;
+				break;
+			}
 			if(!iq->dp || d.ns.name_len <= 1 ||
 				!iter_dp_useless(s, iq->dp))
 				break;
@@ -618,7 +638,7 @@ iter_init_dp(struct module_qstate *s)
 	}
 	if(!iq->dp && z) {
 		iq->dp = iter_env_zone_dp(z, s->region);
-		if(!z->is_forward && z->prime)
+		if(!z->is_forward && (z->prime || z_primes_root(z)))
 			iter_prime(s, z->name);
 	} else if(!iq->dp) {
 		static const uint8_t root[1] = {0};
