@@ -1390,45 +1390,131 @@ iter_list_has(const struct module_rrlist *l, const uint8_t *owner,
 	return 0;
 }
 
-/** push the addresses of server name t (and, with dnssec, their RRSIGs)
- * from the additional section ad to add; not an RRset the answer (final,
- * may be NULL) already holds (as Unbound keeps an RRset in one section
- * of a message). @return 0 or -1 */
+/** @return the name a record of type NS, MX, KX or SRV points at, whose
+ * addresses a reply's additional section may carry (RFC 1035 section
+ * 3.3.9 for MX, RFC 2230 KX, RFC 2782 SRV), or NULL */
+static const uint8_t *
+rr_add_target(const struct module_rr *rr)
+{
+	size_t skip;
+	switch(rr->type) {
+	case DNS_TYPE_NS:
+		skip = 0;
+		break;
+	case DNS_TYPE_MX:
+	case DNS_TYPE_KX:
+		skip = 2;
+		break;
+	case DNS_TYPE_SRV:
+		skip = 6;
+		break;
+	default:
+		return NULL;
+	}
+	if(rr->rdlen <= skip || dname_valid(rr->rdata + skip,
+		rr->rdlen - skip) == 0)
+		return NULL;
+	return rr->rdata + skip;
+}
+
+/** @return 1 when name is what a record of list l (may be NULL) points
+ * at (rr_add_target) */
 static int
-iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
-	const uint8_t *t, const struct module_rrlist *final,
-	struct module_rrlist *add, int dnssec)
+iter_list_targets(const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	const uint8_t *t;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if((t = rr_add_target(rr)) != NULL && dname_equal(t, name))
+			return 1;
+	return 0;
+}
+
+/** push the addresses (A, AAAA and, with dnssec, their RRSIGs) from the
+ * additional section ad of the names the records of t1 or t2 (may be
+ * NULL) point at (rr_add_target); not an RRset the answer (final, may be
+ * NULL) already holds (as Unbound keeps an RRset in one section of a
+ * message). The addresses come in the reply's order, then their RRSIGs
+ * (the order in which Unbound writes an additional section).
+ * @return 0 or -1 */
+static int
+iter_push_addrs(struct module_qstate *s, const struct module_rrlist *ad,
+	const struct module_rrlist *t1, const struct module_rrlist *t2,
+	const struct module_rrlist *final, struct module_rrlist *add,
+	int dnssec)
 {
 	struct module_rr *g;
-	for(g = ad->first; g; g = g->next) {
-		if(iter_list_has(final, g->owner, g->type == DNS_TYPE_RRSIG &&
-			g->rdlen >= 2 ? dns_read_u16(g->rdata) : g->type))
-			continue;
-		/* (with harden-glue: no, out-of-zone addresses are in the
-		 * reply for referrals: not given to clients); an address's
-		 * RRSIGs go with it for DNSSEC queries */
-		if(!t || !dname_equal(g->owner, t) || (g->type !=
-			DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
-			!(dnssec && g->type == DNS_TYPE_RRSIG &&
-			g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
-			DNS_TYPE_A || dns_read_u16(g->rdata) ==
-			DNS_TYPE_AAAA))) ||
-			(!IQ(s)->dp->is_forward &&
-			!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
-			continue;
-		if(module_rrlist_push(s->region, add, g) < 0)
-			return -1;
+	int sigs;
+	for(sigs = 0; sigs <= dnssec; sigs++) {
+		for(g = ad->first; g; g = g->next) {
+			uint16_t t = g->type == DNS_TYPE_RRSIG &&
+				g->rdlen >= 2 ? dns_read_u16(g->rdata) :
+				g->type;
+			if((t != DNS_TYPE_A && t != DNS_TYPE_AAAA) ||
+				(g->type == DNS_TYPE_RRSIG) != sigs ||
+				iter_list_has(final, g->owner, t))
+				continue;
+			/* (with harden-glue: no, out-of-zone addresses are
+			 * in the reply for referrals: not given to
+			 * clients) */
+			if(!IQ(s)->dp->is_forward &&
+				!dname_is_subdomain(g->owner, IQ(s)->dp->name))
+				continue;
+			if(!iter_list_targets(t1, g->owner) &&
+				!iter_list_targets(t2, g->owner))
+				continue;
+			if(module_rrlist_push(s->region, add, g) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
 
+/** @return 1 when list l (may be NULL) holds an NSEC or NSEC3 record */
+static int
+iter_list_has_nsec(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			return 1;
+	return 0;
+}
+
 /**
- * Without minimal-responses, a positive answer carries the NS set of the
- * zone that gave it (from the reply's authority section) and the
- * addresses of those servers (from its additional section), as Unbound
- * and NSD do; the answer to an NS question (final, may be NULL), whose
- * NS set is the answer, carries its servers' addresses. The records are
- * appended to auth and add.
+ * @return 1 when the answer is one minimal-responses trims: it holds
+ * records of the question's type (final), the question is not for NS
+ * (whose servers' addresses are the answer's use), and no NSEC or NSEC3
+ * record came with it (auth, the reply's authority section, or the
+ * chain's proofs: a wildcard answer's proof, which must not be cut from
+ * the rest of the authority section). Every other answer (NODATA,
+ * NXDOMAIN, a CNAME to nothing, a referral's leftovers) keeps its
+ * authority and additional records, as Unbound's minimal-responses does.
+ */
+static int
+iter_positive_answer(struct module_qstate *s,
+	const struct module_rrlist *final, const struct module_rrlist *auth)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct module_rr *rr;
+	int has = 0;
+	if(iq->qtype == DNS_TYPE_NS)
+		return 0;
+	for(rr = final ? final->first : NULL; rr && !has; rr = rr->next)
+		if(rr->type == iq->qtype)
+			has = 1;
+	return has && !iter_list_has_nsec(auth) &&
+		!iter_list_has_nsec(&iq->chain_ns);
+}
+
+/**
+ * Without minimal-responses, an answer carries the NS set of the zone
+ * that gave it (from the reply's authority section) and, from its
+ * additional section, the addresses of the names the NS set and the
+ * answer's MX, KX and SRV records point at (the answer to an NS
+ * question: its servers' addresses), as Unbound and NSD do. With
+ * minimal-responses only a positive answer (iter_positive_answer) goes
+ * without them. The records are appended to auth and add.
  */
 static void
 iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
@@ -1439,35 +1525,20 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
 	struct module_rr *ns = iter_find_ns(a, name), *rr;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
-	if(!ns) {
-		/* the answer to an NS question: its servers' addresses,
-		 * also with minimal-responses (they are the answer's use,
-		 * as Unbound keeps them) */
-		for(rr = final ? final->first : NULL; rr; rr = rr->next)
-			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
-				rr_target(rr), final, add, dnssec) < 0)
-				return;
+	if(st_env(s)->minimal && iter_positive_answer(s, final, a))
 		return;
-	}
-	if(st_env(s)->minimal)
-		return;
-	for(rr = a->first; rr; rr = rr->next) {
+	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
-		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
-			dns_read_u16(rr->rdata) == DNS_TYPE_NS &&
-			dname_equal(rr->owner, ns->owner)) {
+		if(!dname_equal(rr->owner, ns->owner))
+			continue;
+		if(rr->type == DNS_TYPE_NS || (dnssec &&
+			rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			dns_read_u16(rr->rdata) == DNS_TYPE_NS))
 			if(module_rrlist_push(s->region, auth, rr) < 0)
 				return;
-			continue;
-		}
-		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
-			continue;
-		if(module_rrlist_push(s->region, auth, rr) < 0 ||
-			iter_push_glue(s, ad, rr_target(rr), final, add,
-			dnssec) < 0)
-			return;
 	}
+	(void)iter_push_addrs(s, ad, auth, final, final, add, dnssec);
 }
 
 /** append (copies of the structs of) the records of a list */
