@@ -1523,8 +1523,9 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 {
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
-	struct module_rr *ns = iter_find_ns(a, name), *rr;
+	struct module_rr *ns = iter_find_ns(a, name), *rr, *last;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
+	int aa = (p->flags & DNS_FLAG_AA) != 0;
 	if(st_env(s)->minimal && iter_positive_answer(s, final, a))
 		return;
 	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
@@ -1538,7 +1539,27 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 			if(module_rrlist_push(s->region, auth, rr) < 0)
 				return;
 	}
-	(void)iter_push_addrs(s, ad, auth, final, final, add, dnssec);
+	last = add->last;
+	if(iter_push_addrs(s, ad, auth, final, final, add, dnssec) < 0)
+		return;
+	/* the NS set and the addresses that go with the answer go to the
+	 * RRset cache with it (services/cache/store.h), with the trust of
+	 * their section of the reply; not from CD queries, and only the NS
+	 * set of the zone asked (or any from a forwarder): an NS set for a
+	 * zone below it in an answer is no delegation the parent made, and
+	 * kept it would outlive the parent's (a ghost domain,
+	 * iter_ghost_sub.rpl) */
+	if((s->flags & MESH_FLAG_CD) || !ns || (!IQ(s)->dp->is_forward &&
+		!dname_equal(ns->owner, IQ(s)->dp->name)))
+		return;
+	for(rr = auth->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NS && rr->trust == RRSET_TRUST_NONE)
+			rr->trust = aa ? RRSET_TRUST_AUTH_AA :
+				RRSET_TRUST_AUTH_NOAA;
+	for(rr = last ? last->next : add->first; rr; rr = rr->next)
+		if(rr->trust == RRSET_TRUST_NONE)
+			rr->trust = aa ? RRSET_TRUST_ADD_AA :
+				RRSET_TRUST_ADD_NOAA;
 }
 
 /** append (copies of the structs of) the records of a list */

@@ -205,6 +205,46 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* a refresh (prefetch) store with a leeway replaces a set of equal trust
+ * and data that expires within it, with the new TTL; one that lives
+ * longer than the leeway is kept */
+START_TEST(test_leeway)
+{
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
+	struct rrset_data d, s;
+	static uint8_t addr[4] = {192, 0, 2, 9};
+	const uint8_t *rd[1] = {addr};
+	uint16_t lens[1] = { 4 };
+	ck_assert_int_eq(put_a(c, "l.example", 9, 3600, RRSET_TRUST_ANS_AA,
+		T0), RRSET_STORED);
+	memset(&s, 0, sizeof(s));
+	s.name = N("l.example");
+	s.name_len = dname_len(s.name);
+	s.type = DNS_TYPE_A;
+	s.rrclass = DNS_CLASS_IN;
+	s.ttl = 3600;
+	s.trust = RRSET_TRUST_ANS_AA;
+	s.count = 1;
+	s.rdata = rd;
+	s.rdlen = lens;
+	/* 1000 s left, leeway 400: kept */
+	ck_assert_int_eq(rrset_cache_store_leeway(c, &s, T0 + 2600, 400),
+		RRSET_KEPT);
+	ck_assert_int_eq(get(c, "l.example", DNS_TYPE_A, T0 + 2600, &d), 0);
+	ck_assert_uint_eq(d.ttl, 1000);
+	/* 360 s left: replaced, the full TTL from now */
+	ck_assert_int_eq(rrset_cache_store_leeway(c, &s, T0 + 3240, 400),
+		RRSET_STORED);
+	ck_assert_int_eq(get(c, "l.example", DNS_TYPE_A, T0 + 3240, &d), 0);
+	ck_assert_uint_eq(d.ttl, 3600);
+	/* without a leeway the same store keeps it */
+	ck_assert_int_eq(rrset_cache_store(c, &s, T0 + 6480), RRSET_KEPT);
+	ck_assert_int_eq(get(c, "l.example", DNS_TYPE_A, T0 + 6480, &d), 0);
+	ck_assert_uint_eq(d.ttl, 360);
+	rrset_cache_delete(c);
+}
+END_TEST
+
 START_TEST(test_ghost_domain)
 {
 	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
@@ -396,6 +436,7 @@ rrset_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_store_lookup);
 	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
@@ -408,6 +449,7 @@ rrset_suite(void)
 	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_store_lookup);
 	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);

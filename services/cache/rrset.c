@@ -196,13 +196,23 @@ ghost_protected(const struct rrset_entry *e)
 		e->trust < RRSET_TRUST_ANS_NOAA;
 }
 
-/** the insert policy (see the header); arg is &now */
+/** what the insert policy is given */
+struct rrset_decide_arg {
+	/** the time */
+	time_t now;
+	/** seconds before its expiry a cached set counts as expired
+	 * (rrset_cache_store_leeway) */
+	time_t leeway;
+};
+
+/** the insert policy (see the header); arg is a struct rrset_decide_arg */
 static int
 rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	void *arg)
 {
-	time_t now = *(const time_t *)arg;
-	if(old->expire <= now)
+	const struct rrset_decide_arg *d = arg;
+	time_t now = d->now;
+	if(old->expire <= now + d->leeway)
 		return 1;
 	if(e->trust < old->trust)
 		return 0;
@@ -235,6 +245,14 @@ int
 rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now)
 {
+	return rrset_cache_store_leeway(c, rs, now, 0);
+}
+
+int
+rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway)
+{
+	struct rrset_decide_arg d;
 	struct rrset_lentry *le;
 	struct rrset_entry *e;
 	struct rrset_key key;
@@ -278,6 +296,8 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	e->expire = now + (time_t)ttl;
 	le->h.hash = dns_qinfo_hash(RE_NAME(e), nlen, e->type, e->rrclass);
 	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
+	d.now = now;
+	d.leeway = leeway;
 	key.name = RE_NAME(e);
 	key.name_len = nlen;
 	key.type = e->type;
@@ -285,13 +305,13 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	if(c->shm) {
 		/* copied into the mapping; the local copy goes */
 		r = shmhash_insert_decide(c->shm, le->h.hash, &key, e,
-			sizeof(*e) + nlen + blob, rrset_shdecide, &now);
+			sizeof(*e) + nlen + blob, rrset_shdecide, &d);
 		free(le);
 		if(r == SHMHASH_NOMEM)
 			return RRSET_NOT_STORED;
 		return r == SHMHASH_KEPT ? RRSET_KEPT : RRSET_STORED;
 	}
-	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &now) ==
+	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &d) ==
 		SLABHASH_KEPT)
 		return RRSET_KEPT;
 	return RRSET_STORED;

@@ -181,6 +181,16 @@ int rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now);
 
 /**
+ * Store an RRset as rrset_cache_store does, from a refresh (prefetch,
+ * serve-expired): a cached set that expires within leeway seconds counts
+ * as expired and is replaced whatever its trust, except an NS set (whose
+ * expiry the ghost-domain rule guards), as Unbound's refresh stores
+ * (PREFETCH_LEEWAY).
+ */
+int rrset_cache_store_leeway(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now, time_t leeway);
+
+/**
  * Look up a live (unexpired) RRset and copy it into region.
  * @param name: owner, uncompressed, any case.
  * @param out: filled in, pointing into region.
