@@ -28,6 +28,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/store.h"
 #include "dns/query.h"
 #include "util/config_file.h"
 
@@ -521,10 +522,16 @@ iter_init_dp(struct module_qstate *s)
 		 * configured stub zone (if any) */
 		struct rrset_delegation d;
 		const uint8_t *name = iq->qname;
+		/* a refresh (prefetch, serve-expired) does not start from
+		 * a delegation about to expire: its answer would be made
+		 * from servers the parent may have moved the zone away from
+		 * (iter_prefetch_change2.rpl), as Unbound looks it up */
+		time_t at = st_now(s) + (s->prefetch ? CACHE_REFRESH_LEEWAY :
+			0);
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
 		while(rrset_cache_find_delegation(s->env->rrset, name,
-			iq->qclass, st_now(s), s->region, &d) == 0 &&
+			iq->qclass, at, s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
 			(z->prime && dname_equal(d.ns.name, z->name)))) {
 			iq->dp = dp_from_cache(s, &d);

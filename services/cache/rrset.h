@@ -183,9 +183,10 @@ int rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 /**
  * Store an RRset as rrset_cache_store does, from a refresh (prefetch,
  * serve-expired): a cached set that expires within leeway seconds counts
- * as expired and is replaced whatever its trust, except an NS set (whose
- * expiry the ghost-domain rule guards), as Unbound's refresh stores
- * (PREFETCH_LEEWAY).
+ * as expired and is replaced whatever its trust, as Unbound's refresh
+ * stores (PREFETCH_LEEWAY; Unbound spares NS sets not from the parent
+ * side, but the NS sets that reach this path are the zone's own, from
+ * the server asked: iter_ghost_sub.rpl, iter_prefetch.rpl).
  */
 int rrset_cache_store_leeway(struct rrset_cache *c,
 	const struct rrset_data *rs, time_t now, time_t leeway);
