@@ -111,6 +111,12 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	struct module_rr *first, *rr;
 	size_t i, j, n;
 	uint8_t *done;
+	/* a refresh replaces the sets of an answer that are about to expire
+	 * (services/cache/store.h), not those of a referral (the
+	 * non-authoritative authority and additional ranks), as Unbound
+	 * stores a referral without its leeway (iter_prefetch_fail.rpl) */
+	time_t leeway = (s->prefetch && trust != RRSET_TRUST_AUTH_NOAA &&
+		trust != RRSET_TRUST_ADD_NOAA) ? CACHE_REFRESH_LEEWAY : 0;
 	if(!c || !l || (n = l->count) == 0 || s->no_cache_store)
 		return; /* (forward-no-cache, stub-no-cache: nothing cached) */
 	done = region_alloc_zero(s->region, n);
@@ -152,7 +158,7 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.count = k;
 		rs.rdata = rd;
 		rs.rdlen = rdlen;
-		(void)rrset_cache_store(c, &rs, st_now(s));
+		(void)rrset_cache_store_leeway(c, &rs, st_now(s), leeway);
 	}
 }
 
