@@ -115,7 +115,7 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	 * (services/cache/store.h), not those of a referral (the
 	 * non-authoritative authority and additional ranks), as Unbound
 	 * stores a referral without its leeway (iter_prefetch_fail.rpl) */
-	time_t leeway = (s->prefetch && trust != RRSET_TRUST_AUTH_NOAA &&
+	time_t leeway = (IQ(s)->refresh && trust != RRSET_TRUST_AUTH_NOAA &&
 		trust != RRSET_TRUST_ADD_NOAA) ? CACHE_REFRESH_LEEWAY : 0;
 	if(!c || !l || (n = l->count) == 0 || s->no_cache_store)
 		return; /* (forward-no-cache, stub-no-cache: nothing cached) */
@@ -409,6 +409,7 @@ iter_new_state(struct module_qstate *s, int id)
 	iq->qclass = s->qclass;
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
+	iq->refresh = s->prefetch && !(s->flags & MESH_FLAG_PROBE);
 	s->minfo[id] = iq;
 	return 0;
 }
@@ -532,7 +533,7 @@ iter_init_dp(struct module_qstate *s)
 		 * a delegation about to expire: its answer would be made
 		 * from servers the parent may have moved the zone away from
 		 * (iter_prefetch_change2.rpl), as Unbound looks it up */
-		time_t at = st_now(s) + (s->prefetch ? CACHE_REFRESH_LEEWAY :
+		time_t at = st_now(s) + (iq->refresh ? CACHE_REFRESH_LEEWAY :
 			0);
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
@@ -2189,7 +2190,7 @@ static void
 iter_restart(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	int sends = iq->sends;
+	int sends = iq->sends, refresh = iq->refresh;
 	memset(iq, 0, sizeof(*iq));
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
@@ -2197,6 +2198,7 @@ iter_restart(struct module_qstate *s)
 	iq->qclass = s->qclass;
 	iq->ede = -1;
 	iq->sends = sends;
+	iq->refresh = refresh;
 	iq->phase = ITER_INIT;
 	s->origin_count = 0;
 	s->return_msg = NULL;
