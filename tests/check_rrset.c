@@ -279,12 +279,27 @@ START_TEST(test_ghost_domain)
 	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 3000, &d),
 		0);
 	ck_assert_uint_eq(d.expire, T0 + 6600);
+	/* the child's changed NS set at the same trust keeps that expiry
+	 * (its old servers do not keep a moved domain alive) */
+	ck_assert_int_eq(put_ns(c, "ghost.example", "ns5.ghost.example",
+		NULL, 3600, RRSET_TRUST_ANS_AA, T0 + 4000), RRSET_STORED);
+	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 4000, &d),
+		0);
+	ck_assert_uint_eq(d.rdata[0][3], '5');
+	ck_assert_uint_eq(d.expire, T0 + 6600);
 	/* after expiry, the parent's referral is taken again */
 	ck_assert_int_eq(put_ns(c, "ghost.example", "ns4.ghost.example",
 		NULL, 600, RRSET_TRUST_AUTH_NOAA, T0 + 7000), RRSET_STORED);
 	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 7000, &d),
 		0);
 	ck_assert_uint_eq(d.expire, T0 + 7600);
+	/* an NS answer (not authoritative) is more trusted than the
+	 * referral: its own TTL */
+	ck_assert_int_eq(put_ns(c, "ghost.example", "ns6.ghost.example",
+		NULL, 7200, RRSET_TRUST_ANS_NOAA, T0 + 7100), RRSET_STORED);
+	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 7100, &d),
+		0);
+	ck_assert_uint_eq(d.expire, T0 + 14300);
 	rrset_cache_delete(c);
 }
 END_TEST

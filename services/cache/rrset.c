@@ -183,14 +183,19 @@ rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
 	else	slabhash_set_maxmem(c->table, maxmem);
 }
 
-/** is this set protected against TTL extension at this trust? */
+/** is this set (replacing old, live) protected against TTL extension? */
 static int
-ghost_protected(const struct rrset_entry *e)
+ghost_protected(const struct rrset_entry *old, const struct rrset_entry *e)
 {
+	if(e->type == DNS_TYPE_NS)
+		/* a changed NS set of no higher trust keeps the old
+		 * expiry, the child's own too (Unbound: a domain moved
+		 * away is not kept alive by its old servers' answers,
+		 * iter_domain_sale_nschange.rpl); more trusted data (the
+		 * child's after the parent's referral) gets its own TTL */
+		return e->trust <= old->trust;
 	if(e->trust >= RRSET_TRUST_AUTH_AA)
 		return 0; /* authoritative from the child itself */
-	if(e->type == DNS_TYPE_NS)
-		return 1;
 	/* glue: address records from outside an authoritative answer */
 	return (e->type == DNS_TYPE_A || e->type == DNS_TYPE_AAAA) &&
 		e->trust < RRSET_TRUST_ANS_NOAA;
@@ -221,7 +226,7 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 		e->blob_len == old->blob_len &&
 		memcmp(RE_BLOB(e), RE_BLOB(old), e->blob_len) == 0)
 		return 0;
-	if(ghost_protected(e) && e->expire > old->expire)
+	if(ghost_protected(old, e) && e->expire > old->expire)
 		e->expire = old->expire;
 	return 1;
 }
