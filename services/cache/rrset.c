@@ -188,12 +188,16 @@ static int
 ghost_protected(const struct rrset_entry *old, const struct rrset_entry *e)
 {
 	if(e->type == DNS_TYPE_NS)
-		/* a changed NS set of no higher trust keeps the old
-		 * expiry, the child's own too (Unbound: a domain moved
-		 * away is not kept alive by its old servers' answers,
-		 * iter_domain_sale_nschange.rpl); more trusted data (the
-		 * child's after the parent's referral) gets its own TTL */
-		return e->trust <= old->trust;
+		/* an NS set not authoritatively from the child keeps the
+		 * old expiry (a child-apex NS answer without AA does not
+		 * extend the parent's delegation: iter_ghost_*.rpl), and
+		 * so does a changed NS set of no higher trust, the child's
+		 * own too (a domain moved away is not kept alive by its old
+		 * servers' answers: iter_domain_sale_nschange.rpl); the
+		 * child's authoritative data after the parent's referral
+		 * gets its own TTL */
+		return e->trust < RRSET_TRUST_AUTH_AA ||
+			e->trust <= old->trust;
 	if(e->trust >= RRSET_TRUST_AUTH_AA)
 		return 0; /* authoritative from the child itself */
 	/* glue: address records from outside an authoritative answer */

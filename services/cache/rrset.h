@@ -19,13 +19,13 @@
  *   - never replaces a live entry with lower-trust data;
  *   - with equal trust and identical RDATA, keeps the old entry (a
  *     re-received set does not get a longer life);
- *   - otherwise replaces it, but keeps the old expiry for an NS set of
- *     no higher trust than the old one (the child's changed NS set from
- *     its authority section too: a domain moved away is not kept alive
- *     by its old servers), and for an A/AAAA set of lower trust than the
- *     answer of an authoritative reply (glue) unless the new data comes
- *     authoritatively from the child (trust RRSET_TRUST_AUTH_AA or
- *     above): no "ghost domains", where a revoked delegation lives on
+ *   - otherwise replaces it, but an NS set, or an A/AAAA set of lower
+ *     trust than the answer of an authoritative reply (glue), keeps the
+ *     old expiry unless the new data comes authoritatively from the
+ *     child (trust RRSET_TRUST_AUTH_AA or above), and an NS set of no
+ *     higher trust than the old one keeps it even then (the child's
+ *     changed NS set: a domain moved away is not kept alive by its old
+ *     servers): no "ghost domains", where a revoked delegation lives on
  *     because its servers keep re-sending it.
  *
  * Shared by forked workers (shared-cache): the same cache on a table in
