@@ -94,6 +94,10 @@ struct delegpt {
 	int parent_glue_done;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
+	/** when its NS set expires (from the cache, or a referral's TTL),
+	 * 0 for a configured one (hints, stub, forward): a delegation
+	 * below it learnt from its servers expires no later */
+	time_t expire;
 };
 
 /** a configured forward or stub zone */

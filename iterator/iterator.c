@@ -272,6 +272,7 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 	size_t i, j;
 	if(!dp)
 		return NULL;
+	dp->expire = d->ns.expire;
 	for(i = 0; i < d->ns.count; i++) {
 		if(dname_valid(d->ns.rdata[i], d->ns.rdlen[i]) == 0)
 			continue;
@@ -1770,6 +1771,32 @@ iter_harden_referral(struct module_qstate *s, const struct delegpt *dp)
 	}
 }
 
+/** cap the TTL of a referral's NS set (in the reply's records) at the
+ * time its parent delegation (iq->dp) has left, and set the new
+ * delegation's expiry (the glue is left: without the NS set it
+ * delegates nothing) */
+static void
+iter_referral_cap(struct module_qstate *s, struct module_rrlist *auth,
+	const uint8_t *zone, struct delegpt *dp)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rr *rr;
+	time_t now = st_now(s);
+	uint32_t cap = 0xffffffffu, min = 0xffffffffu;
+	if(iq->dp && iq->dp->expire)
+		cap = iq->dp->expire > now ? (uint32_t)(iq->dp->expire - now) :
+			0;
+	for(rr = auth->first; rr; rr = rr->next) {
+		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, zone))
+			continue;
+		if(rr->ttl > cap)
+			rr->ttl = cap;
+		if(rr->ttl < min)
+			min = rr->ttl;
+	}
+	dp->expire = min == 0xffffffffu ? 0 : now + (time_t)min;
+}
+
 /** follow a referral: new delegation point from the NS set and glue */
 static void
 iter_referral(struct module_qstate *s, struct iter_reply *p,
@@ -1832,6 +1859,11 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 		iter_server_failed(s, -1);
 		return;
 	}
+	/* a delegation learnt from the servers of one that expires sooner
+	 * expires with it: a zone its parent no longer delegates takes
+	 * its subzones with it (no ghost domain below it,
+	 * iter_ghost_ns_childapex.rpl, as Unbound caps it) */
+	iter_referral_cap(s, auth, zone, dp);
 	/* remember the delegation: the NS set and the glue for its names */
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
 	/* and what it says of the zone's DS: the DS set, or the NSEC
