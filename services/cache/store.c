@@ -16,10 +16,12 @@
 #include <stddef.h>
 #include <string.h>
 
-/** the marked sets into the RRset cache (RRSIGs are not kept there) */
+/** the marked sets into the RRset cache (RRSIGs are not kept there);
+ * stored (may be NULL): one byte per set, set to 1 for a set that went
+ * in (new or replacing), 0 otherwise */
 static void
 store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
-	time_t now)
+	time_t now, uint8_t *stored)
 {
 	size_t i;
 	for(i = 0; i < a->nsets; i++) {
@@ -39,7 +41,9 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 		rs.count = cs->count;
 		rs.rdata = cs->rdata;
 		rs.rdlen = cs->rdlen;
-		(void)rrset_cache_store_leeway(rc, &rs, now, a->leeway);
+		if(rrset_cache_store_leeway(rc, &rs, now, a->leeway) ==
+			RRSET_STORED && stored)
+			stored[i] = 1;
 	}
 }
 
@@ -69,7 +73,8 @@ same_rdata(const struct rrset_data *c, const struct cache_rrset *cs)
  */
 static int
 cached_ttls(struct rrset_cache *rc, const struct cache_answer *a,
-	time_t now, struct region *region, uint32_t *ttl)
+	time_t now, struct region *region, const uint8_t *stored,
+	uint32_t *ttl)
 {
 	size_t i, j;
 	int changed = 0;
@@ -77,7 +82,12 @@ cached_ttls(struct rrset_cache *rc, const struct cache_answer *a,
 		const struct cache_rrset *cs = &a->sets[i];
 		struct rrset_data c;
 		ttl[i] = cs->ttl;
-		if(cs->type == DNS_TYPE_RRSIG || cs->type == DNS_TYPE_SOA ||
+		/* (a set that went in is the message's own: the cache took
+		 * it, with its expiry or, guarding a delegation, an older
+		 * one that the message does not take, as the answer shows
+		 * what the server sent) */
+		if(stored[i] || cs->type == DNS_TYPE_RRSIG ||
+			cs->type == DNS_TYPE_SOA ||
 			cs->type == DNS_TYPE_NSEC ||
 			cs->type == DNS_TYPE_NSEC3 || cs->count == 0)
 			continue;
@@ -203,16 +213,18 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	struct cache_answer ca;
 	struct cache_rrset *sets;
 	uint32_t *ttl;
+	uint8_t *stored = NULL;
 	size_t i;
+	if(rc && mc && region && a->nsets > 0)
+		stored = region_alloc_zero(region, a->nsets);
 	if(rc)
-		store_rrsets(rc, a, now);
+		store_rrsets(rc, a, now, stored);
 	if(!mc)
 		return MCACHE_NOT_CACHEABLE;
 	/* (serve-original-ttl answers with the TTLs as received) */
-	if(!rc || !region || a->nsets == 0 ||
-		mcache_get_params(mc)->original_ttl ||
+	if(!rc || !stored || mcache_get_params(mc)->original_ttl ||
 		!(ttl = region_alloc(region, a->nsets * sizeof(*ttl))) ||
-		!cached_ttls(rc, a, now, region, ttl) ||
+		!cached_ttls(rc, a, now, region, stored, ttl) ||
 		!(sets = region_alloc(region, a->nsets * sizeof(*sets))))
 		return store_message(mc, a, now, buf, bufsize, region);
 	ca = *a;

@@ -8,10 +8,11 @@
  *   - each RRset a module marked for it (a trust rank, set by the
  *     iterator on the answer records it got from an authoritative or
  *     forwarding server) goes into the RRset cache;
- *   - each RRset of the message that the RRset cache holds, live, with
- *     the same RDATA takes the cached set's remaining TTL (with its
- *     RRSIGs): the cache kept an older copy of it (the trust rules of
- *     rrset.h), and the message must not outlive the sets it is made of
+ *   - each RRset of the message that did not go into the RRset cache
+ *     now (unmarked, or the cache kept its copy: the trust rules of
+ *     rrset.h) and that the cache holds, live, with the same RDATA
+ *     takes the cached set's remaining TTL (with its RRSIGs): the
+ *     message must not outlive the sets it is made of
  *     (an NS set kept from an earlier answer, expiring sooner), as
  *     Unbound's message cache refers to its RRset cache's sets; not the
  *     SOA, NSEC and NSEC3 sets of negative answers, whose TTL is the
