@@ -363,9 +363,10 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 /**
  * The answer for a chased target becomes the answer to the client's own
  * question: the target answer's header (AA and AD cleared) and the
- * client's question, the chase's records (the CNAME), then the target
- * answer's records and its OPT record (EDE, cookie; the policy answer's
- * EDE when it has none). Truncated (TC) to the client's size.
+ * client's question, the chase's records (the CNAME; not when the target
+ * failed: SERVFAIL), then the target answer's records and its OPT record
+ * (EDE, cookie; the policy answer's EDE when it has none). Truncated
+ * (TC) to the client's size.
  * @param buf: the target's answer; replaced. *len in/out; bufmax its
  *	size.
  * @return 0, or -1 (drop: the answer does not parse).
@@ -380,18 +381,22 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 	uint8_t owner[DNS_MAX_NAME];
 	uint8_t *out = r->chase + DNS_MAX_MSG, *rd = out + DNS_MAX_MSG;
 	size_t i, nopt = 0, n, p;
-	int rc, ede = 0;
+	int rc, ede = 0, fail;
 	if(dns_msg_parse(buf, *len, &m, r->chase_region, 0) != 0) {
 		region_free_all(r->chase_region);
 		return -1;
 	}
 	dns_build_init(&b, out, DNS_MAX_MSG, ch->limit < bufmax ? ch->limit :
 		bufmax);
+	/* a target that failed fails the answer: SERVFAIL without the
+	 * chase's records and without AA, as Unbound answers an alias
+	 * whose target fails (local_cname.rpl) */
+	fail = (m.rcode == DNS_RCODE_SERVFAIL);
 	/* (AD cleared too: the policy's CNAME is not validated; AA is the
 	 * front answer's, whose CNAME comes first) */
 	if(dns_build_header(&b, m.id, (uint16_t)((m.flags & ~(DNS_FLAG_AA |
 		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf) |
-		(ch->aa ? DNS_FLAG_AA : 0))) != 0 ||
+		(ch->aa && !fail ? DNS_FLAG_AA : 0))) != 0 ||
 		dns_build_question(&b, ch->qname, ch->qtype, ch->qclass) != 0)
 		goto fail;
 	if(m.edns.present) {
@@ -411,7 +416,7 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 		}
 		dns_build_reserve(&b, dns_opt_size(opts, nopt));
 	}
-	for(p = 0; p < ch->pre_len; ) {
+	for(p = 0; p < ch->pre_len && !fail; ) {
 		const uint8_t *o = ch->pre + p, *f = o + dname_len(o);
 		size_t rdl = dns_read_u16(f + 8);
 		if(dns_build_rr(&b, DNS_SEC_ANSWER, o, dns_read_u16(f),
@@ -1784,13 +1789,21 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		return RESOLVER_DROP;
 	}
 	if(err != 0) {
+		int fl;
 		r->stats.num_malformed++;
 		/* a PROXY v2 header sent to a port that is not a
 		 * proxy-protocol-port: no answer (the sender is a proxy) */
 		if(pp2_has_signature(pkt, len))
 			return RESOLVER_DROP;
-		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
-			out, outmax, outlen);
+		/* the query's own header flags with QR, without RA, as
+		 * Unbound answers a query it cannot parse (long_qname.rpl):
+		 * nothing was looked at for recursion */
+		fl = dns_build_error_reply(pkt, len, q, DNS_RCODE_FORMERR, 0,
+			-1, NULL, r->max_udp, out, outmax);
+		if(fl < 0)
+			return RESOLVER_DROP;
+		*outlen = (size_t)fl;
+		return RESOLVER_ANSWERED;
 	}
 	resolver_count_query(r, q, client);
 	if(q->opcode != DNS_OPCODE_QUERY)
@@ -2236,6 +2249,7 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	ca.ede = ans->ede;
 	ca.sets = sets;
 	ca.nsets = n;
+	ca.leeway = s->prefetch ? CACHE_REFRESH_LEEWAY : 0;
 	/* the message cache keeps only NOERROR and NXDOMAIN answers */
 	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
 		return cache_store_answer(NULL, r->rrset, &ca,

@@ -95,6 +95,41 @@ iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone)
 	return ns;
 }
 
+/** SvcParamKeys of the address hints (RFC 9460 section 14.3.2) */
+#define SVC_KEY_IPV4HINT 4
+#define SVC_KEY_IPV6HINT 6
+
+/** @return 1 when an SVCB or HTTPS record's ipv4hint or ipv6hint
+ * (RFC 9460 section 7.3) holds a private address (private-address) */
+static int
+svcb_hint_private(struct iter_env *env, const struct module_rr *rr)
+{
+	size_t p = 2, n, vlen, i, alen;
+	if(rr->rdlen < 3)
+		return 0;
+	if((n = dname_valid(rr->rdata + 2, rr->rdlen - 2)) == 0)
+		return 0; /* (malformed: not ours to judge here) */
+	p += n;
+	while(p + 4 <= rr->rdlen) {
+		uint16_t key = dns_read_u16(rr->rdata + p);
+		vlen = dns_read_u16(rr->rdata + p + 2);
+		p += 4;
+		if(p + vlen > rr->rdlen)
+			return 0;
+		alen = key == SVC_KEY_IPV4HINT ? 4 : key == SVC_KEY_IPV6HINT ?
+			16 : 0;
+		for(i = 0; alen && i + alen <= vlen; i += alen) {
+			struct netaddr na;
+			if(iter_addr_from_rdata(&na, alen == 4 ? DNS_TYPE_A :
+				DNS_TYPE_AAAA, rr->rdata + p + i, alen) == 0 &&
+				iter_addr_private(env, &na))
+				return 1;
+		}
+		p += vlen;
+	}
+	return 0;
+}
+
 int
 iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 {
@@ -105,8 +140,11 @@ iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 	while(*pp) {
 		struct module_rr *rr = *pp;
 		struct netaddr na;
-		if(iter_addr_from_rdata(&na, rr->type, rr->rdata,
-			rr->rdlen) == 0 && iter_addr_private(env, &na) &&
+		if(((iter_addr_from_rdata(&na, rr->type, rr->rdata,
+			rr->rdlen) == 0 && iter_addr_private(env, &na)) ||
+			((rr->type == DNS_TYPE_SVCB ||
+			rr->type == DNS_TYPE_HTTPS) &&
+			svcb_hint_private(env, rr))) &&
 			!iter_name_privdom(env, rr->owner)) {
 			list_unlink(l, pp, prev);
 			removed++;

@@ -163,8 +163,9 @@ int iter_scrub_promiscuous(struct iter_reply *rep);
 int iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
 
 /**
- * Drop A/AAAA records with a private address (private-address) unless
- * their owner is under a private-domain.
+ * Drop A/AAAA records with a private address (private-address), and SVCB
+ * and HTTPS records whose ipv4hint or ipv6hint holds one (as Unbound),
+ * unless their owner is under a private-domain.
  * @return the number dropped.
  */
 int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);

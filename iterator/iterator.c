@@ -28,6 +28,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/store.h"
 #include "dns/query.h"
 #include "util/config_file.h"
 
@@ -110,6 +111,12 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	struct module_rr *first, *rr;
 	size_t i, j, n;
 	uint8_t *done;
+	/* a refresh replaces the sets of an answer that are about to expire
+	 * (services/cache/store.h), not those of a referral (the
+	 * non-authoritative authority and additional ranks), as Unbound
+	 * stores a referral without its leeway (iter_prefetch_fail.rpl) */
+	time_t leeway = (IQ(s)->refresh && trust != RRSET_TRUST_AUTH_NOAA &&
+		trust != RRSET_TRUST_ADD_NOAA) ? CACHE_REFRESH_LEEWAY : 0;
 	if(!c || !l || (n = l->count) == 0 || s->no_cache_store)
 		return; /* (forward-no-cache, stub-no-cache: nothing cached) */
 	done = region_alloc_zero(s->region, n);
@@ -151,7 +158,7 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.count = k;
 		rs.rdata = rd;
 		rs.rdlen = rdlen;
-		(void)rrset_cache_store(c, &rs, st_now(s));
+		(void)rrset_cache_store_leeway(c, &rs, st_now(s), leeway);
 	}
 }
 
@@ -289,6 +296,7 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 	size_t i, j;
 	if(!dp)
 		return NULL;
+	dp->expire = d->ns.expire;
 	for(i = 0; i < d->ns.count; i++) {
 		if(dname_valid(d->ns.rdata[i], d->ns.rdlen[i]) == 0)
 			continue;
@@ -436,6 +444,7 @@ iter_new_state(struct module_qstate *s, int id)
 	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
+	iq->refresh = s->prefetch && !(s->flags & MESH_FLAG_PROBE);
 	s->minfo[id] = iq;
 	return 0;
 }
@@ -598,10 +607,16 @@ iter_init_dp(struct module_qstate *s)
 		 * configured stub zone (if any) */
 		struct rrset_delegation d;
 		const uint8_t *name = iq->qname;
+		/* a refresh (prefetch, serve-expired) does not start from
+		 * a delegation about to expire: its answer would be made
+		 * from servers the parent may have moved the zone away from
+		 * (iter_prefetch_change2.rpl), as Unbound looks it up */
+		time_t at = st_now(s) + (iq->refresh ? CACHE_REFRESH_LEEWAY :
+			0);
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
 		while(rrset_cache_find_delegation(s->env->rrset, name,
-			iq->qclass, st_now(s), s->region, &d) == 0 &&
+			iq->qclass, at, s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
 			((z->prime || z_primes_root(z)) &&
 			dname_equal(d.ns.name, z->name)))) {
@@ -1569,45 +1584,131 @@ iter_list_has(const struct module_rrlist *l, const uint8_t *owner,
 	return 0;
 }
 
-/** push the addresses of server name t (and, with dnssec, their RRSIGs)
- * from the additional section ad to add; not an RRset the answer (final,
- * may be NULL) already holds (as Unbound keeps an RRset in one section
- * of a message). @return 0 or -1 */
+/** @return the name a record of type NS, MX, KX or SRV points at, whose
+ * addresses a reply's additional section may carry (RFC 1035 section
+ * 3.3.9 for MX, RFC 2230 KX, RFC 2782 SRV), or NULL */
+static const uint8_t *
+rr_add_target(const struct module_rr *rr)
+{
+	size_t skip;
+	switch(rr->type) {
+	case DNS_TYPE_NS:
+		skip = 0;
+		break;
+	case DNS_TYPE_MX:
+	case DNS_TYPE_KX:
+		skip = 2;
+		break;
+	case DNS_TYPE_SRV:
+		skip = 6;
+		break;
+	default:
+		return NULL;
+	}
+	if(rr->rdlen <= skip || dname_valid(rr->rdata + skip,
+		rr->rdlen - skip) == 0)
+		return NULL;
+	return rr->rdata + skip;
+}
+
+/** @return 1 when name is what a record of list l (may be NULL) points
+ * at (rr_add_target) */
 static int
-iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
-	const uint8_t *t, const struct module_rrlist *final,
-	struct module_rrlist *add, int dnssec)
+iter_list_targets(const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	const uint8_t *t;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if((t = rr_add_target(rr)) != NULL && dname_equal(t, name))
+			return 1;
+	return 0;
+}
+
+/** push the addresses (A, AAAA and, with dnssec, their RRSIGs) from the
+ * additional section ad of the names the records of t1 or t2 (may be
+ * NULL) point at (rr_add_target); not an RRset the answer (final, may be
+ * NULL) already holds (as Unbound keeps an RRset in one section of a
+ * message). The addresses come in the reply's order, then their RRSIGs
+ * (the order in which Unbound writes an additional section).
+ * @return 0 or -1 */
+static int
+iter_push_addrs(struct module_qstate *s, const struct module_rrlist *ad,
+	const struct module_rrlist *t1, const struct module_rrlist *t2,
+	const struct module_rrlist *final, struct module_rrlist *add,
+	int dnssec)
 {
 	struct module_rr *g;
-	for(g = ad->first; g; g = g->next) {
-		if(iter_list_has(final, g->owner, g->type == DNS_TYPE_RRSIG &&
-			g->rdlen >= 2 ? dns_read_u16(g->rdata) : g->type))
-			continue;
-		/* (with harden-glue: no, out-of-zone addresses are in the
-		 * reply for referrals: not given to clients); an address's
-		 * RRSIGs go with it for DNSSEC queries */
-		if(!t || !dname_equal(g->owner, t) || (g->type !=
-			DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
-			!(dnssec && g->type == DNS_TYPE_RRSIG &&
-			g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
-			DNS_TYPE_A || dns_read_u16(g->rdata) ==
-			DNS_TYPE_AAAA))) ||
-			(!IQ(s)->dp->is_forward &&
-			!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
-			continue;
-		if(module_rrlist_push(s->region, add, g) < 0)
-			return -1;
+	int sigs;
+	for(sigs = 0; sigs <= dnssec; sigs++) {
+		for(g = ad->first; g; g = g->next) {
+			uint16_t t = g->type == DNS_TYPE_RRSIG &&
+				g->rdlen >= 2 ? dns_read_u16(g->rdata) :
+				g->type;
+			if((t != DNS_TYPE_A && t != DNS_TYPE_AAAA) ||
+				(g->type == DNS_TYPE_RRSIG) != sigs ||
+				iter_list_has(final, g->owner, t))
+				continue;
+			/* (with harden-glue: no, out-of-zone addresses are
+			 * in the reply for referrals: not given to
+			 * clients) */
+			if(!IQ(s)->dp->is_forward &&
+				!dname_is_subdomain(g->owner, IQ(s)->dp->name))
+				continue;
+			if(!iter_list_targets(t1, g->owner) &&
+				!iter_list_targets(t2, g->owner))
+				continue;
+			if(module_rrlist_push(s->region, add, g) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
 
+/** @return 1 when list l (may be NULL) holds an NSEC or NSEC3 record */
+static int
+iter_list_has_nsec(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			return 1;
+	return 0;
+}
+
 /**
- * Without minimal-responses, a positive answer carries the NS set of the
- * zone that gave it (from the reply's authority section) and the
- * addresses of those servers (from its additional section), as Unbound
- * and NSD do; the answer to an NS question (final, may be NULL), whose
- * NS set is the answer, carries its servers' addresses. The records are
- * appended to auth and add.
+ * @return 1 when the answer is one minimal-responses trims: it holds
+ * records of the question's type (final), the question is not for NS
+ * (whose servers' addresses are the answer's use), and no NSEC or NSEC3
+ * record came with it (auth, the reply's authority section, or the
+ * chain's proofs: a wildcard answer's proof, which must not be cut from
+ * the rest of the authority section). Every other answer (NODATA,
+ * NXDOMAIN, a CNAME to nothing, a referral's leftovers) keeps its
+ * authority and additional records, as Unbound's minimal-responses does.
+ */
+static int
+iter_positive_answer(struct module_qstate *s,
+	const struct module_rrlist *final, const struct module_rrlist *auth)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct module_rr *rr;
+	int has = 0;
+	if(iq->qtype == DNS_TYPE_NS)
+		return 0;
+	for(rr = final ? final->first : NULL; rr && !has; rr = rr->next)
+		if(rr->type == iq->qtype)
+			has = 1;
+	return has && !iter_list_has_nsec(auth) &&
+		!iter_list_has_nsec(&iq->chain_ns);
+}
+
+/**
+ * Without minimal-responses, an answer carries the NS set of the zone
+ * that gave it (from the reply's authority section) and, from its
+ * additional section, the addresses of the names the NS set and the
+ * answer's MX, KX and SRV records point at (the answer to an NS
+ * question: its servers' addresses), as Unbound and NSD do. With
+ * minimal-responses only a positive answer (iter_positive_answer) goes
+ * without them. The records are appended to auth and add.
  */
 static void
 iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
@@ -1616,37 +1717,43 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 {
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
-	struct module_rr *ns = iter_find_ns(a, name), *rr;
+	struct module_rr *ns = iter_find_ns(a, name), *rr, *last;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
-	if(!ns) {
-		/* the answer to an NS question: its servers' addresses,
-		 * also with minimal-responses (they are the answer's use,
-		 * as Unbound keeps them) */
-		for(rr = final ? final->first : NULL; rr; rr = rr->next)
-			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
-				rr_target(rr), final, add, dnssec) < 0)
-				return;
+	int aa = (p->flags & DNS_FLAG_AA) != 0;
+	if(st_env(s)->minimal && iter_positive_answer(s, final, a))
 		return;
-	}
-	if(st_env(s)->minimal)
-		return;
-	for(rr = a->first; rr; rr = rr->next) {
+	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
-		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
-			dns_read_u16(rr->rdata) == DNS_TYPE_NS &&
-			dname_equal(rr->owner, ns->owner)) {
+		if(!dname_equal(rr->owner, ns->owner))
+			continue;
+		if(rr->type == DNS_TYPE_NS || (dnssec &&
+			rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			dns_read_u16(rr->rdata) == DNS_TYPE_NS))
 			if(module_rrlist_push(s->region, auth, rr) < 0)
 				return;
-			continue;
-		}
-		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
-			continue;
-		if(module_rrlist_push(s->region, auth, rr) < 0 ||
-			iter_push_glue(s, ad, rr_target(rr), final, add,
-			dnssec) < 0)
-			return;
 	}
+	last = add->last;
+	if(iter_push_addrs(s, ad, auth, final, final, add, dnssec) < 0)
+		return;
+	/* the NS set and the addresses that go with the answer go to the
+	 * RRset cache with it (services/cache/store.h), with the trust of
+	 * their section of the reply; not from CD queries, and only the NS
+	 * set of the zone asked (or any from a forwarder): an NS set for a
+	 * zone below it in an answer is no delegation the parent made, and
+	 * kept it would outlive the parent's (a ghost domain,
+	 * iter_ghost_sub.rpl) */
+	if((s->flags & MESH_FLAG_CD) || !ns || (!IQ(s)->dp->is_forward &&
+		!dname_equal(ns->owner, IQ(s)->dp->name)))
+		return;
+	for(rr = auth->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NS && rr->trust == RRSET_TRUST_NONE)
+			rr->trust = aa ? RRSET_TRUST_AUTH_AA :
+				RRSET_TRUST_AUTH_NOAA;
+	for(rr = last ? last->next : add->first; rr; rr = rr->next)
+		if(rr->trust == RRSET_TRUST_NONE)
+			rr->trust = aa ? RRSET_TRUST_ADD_AA :
+				RRSET_TRUST_ADD_NOAA;
 }
 
 /** append (copies of the structs of) the records of a list */
@@ -1845,6 +1952,32 @@ iter_harden_referral(struct module_qstate *s, const struct delegpt *dp)
 	}
 }
 
+/** cap the TTL of a referral's NS set (in the reply's records) at the
+ * time its parent delegation (iq->dp) has left, and set the new
+ * delegation's expiry (the glue is left: without the NS set it
+ * delegates nothing) */
+static void
+iter_referral_cap(struct module_qstate *s, struct module_rrlist *auth,
+	const uint8_t *zone, struct delegpt *dp)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rr *rr;
+	time_t now = st_now(s);
+	uint32_t cap = 0xffffffffu, min = 0xffffffffu;
+	if(iq->dp && iq->dp->expire)
+		cap = iq->dp->expire > now ? (uint32_t)(iq->dp->expire - now) :
+			0;
+	for(rr = auth->first; rr; rr = rr->next) {
+		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, zone))
+			continue;
+		if(rr->ttl > cap)
+			rr->ttl = cap;
+		if(rr->ttl < min)
+			min = rr->ttl;
+	}
+	dp->expire = min == 0xffffffffu ? 0 : now + (time_t)min;
+}
+
 /** follow a referral: new delegation point from the NS set and glue */
 static void
 iter_referral(struct module_qstate *s, struct iter_reply *p,
@@ -1907,6 +2040,11 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 		iter_server_failed(s, -1);
 		return;
 	}
+	/* a delegation learnt from the servers of one that expires sooner
+	 * expires with it: a zone its parent no longer delegates takes
+	 * its subzones with it (no ghost domain below it,
+	 * iter_ghost_ns_childapex.rpl, as Unbound caps it) */
+	iter_referral_cap(s, auth, zone, dp);
 	/* remember the delegation: the NS set and the glue for its names */
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
 	/* and what it says of the zone's DS: the DS set, or the NSEC
@@ -2345,7 +2483,7 @@ static void
 iter_restart(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	int sends = iq->sends;
+	int sends = iq->sends, refresh = iq->refresh;
 	memset(iq, 0, sizeof(*iq));
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
@@ -2353,6 +2491,7 @@ iter_restart(struct module_qstate *s)
 	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->sends = sends;
+	iq->refresh = refresh;
 	iq->phase = ITER_INIT;
 	s->origin_count = 0;
 	s->return_msg = NULL;

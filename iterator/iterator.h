@@ -257,6 +257,11 @@ struct iter_qstate {
 	const struct delegpt *rpz_dp;
 	/** see rpz_dp */
 	int rpz_pass;
+	/** 1 when the state began as a refresh (prefetch, serve-expired:
+	 * no client), not one whose clients left nor a probe of a down
+	 * server: sets about to expire (CACHE_REFRESH_LEEWAY) are not used
+	 * or kept */
+	int refresh;
 };
 
 /** the iterator module (name "iterator") */

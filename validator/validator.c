@@ -1421,6 +1421,17 @@ nrec_count(const struct module_rrlist *l)
 	return n;
 }
 
+/** @return 1 when a list holds an SOA record */
+static int
+list_has_soa(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_SOA)
+			return 1;
+	return 0;
+}
+
 /**
  * Check the NSEC and NSEC3 RRsets of a list with the keys of kk (none
  * when there are more than max: no proof needs that many, and each
@@ -2115,8 +2126,9 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			return s1;
 		return s1;
 	}
-	if(a->ns.count == 0) {
-		/* nothing signed to look at: where is the zone? */
+	if(nrec_count(&a->ns) == 0 && !list_has_soa(&a->ns)) {
+		/* nothing signed to look at (at most the zone's NS set,
+		 * which proves nothing): where is the zone? */
 		const struct val_kinfo *ki = val_keys(qs, vq, ve, fname);
 		if(!ki) {
 			*need = fname;
