@@ -315,6 +315,75 @@ scrub_sig_count(struct module_rrlist *l)
 	}
 }
 
+/** @return 1 when rr is the DNAME record at owner, or an RRSIG over it */
+static int
+rr_is_dname_at(const struct module_rr *rr, const uint8_t *owner)
+{
+	if(!dname_equal(rr->owner, owner))
+		return 0;
+	return rr->type == DNS_TYPE_DNAME || (rr->type == DNS_TYPE_RRSIG &&
+		rr->rdlen >= 2 && dns_read_u16(rr->rdata) == DNS_TYPE_DNAME);
+}
+
+/** @return 1 when the DNAME record d turns qname into target */
+static int
+dname_synth_is(const struct module_rr *d, const uint8_t *qname,
+	const uint8_t *target)
+{
+	int keep = dname_count_labels(qname) - dname_count_labels(d->owner);
+	size_t tlen = dname_valid(d->rdata, d->rdlen), prefix;
+	const uint8_t *p = qname;
+	uint8_t out[512];
+	int i;
+	if(tlen == 0 || keep <= 0)
+		return 0;
+	for(i = 0; i < keep; i++)
+		p += 1 + *p;
+	prefix = (size_t)(p - qname);
+	if(prefix + tlen > 255)
+		return 0;
+	memcpy(out, qname, prefix);
+	memcpy(out + prefix, d->rdata, tlen);
+	return dname_equal(out, target);
+}
+
+void
+iter_scrub_chain(struct iter_reply *rep)
+{
+	struct module_rrlist *l = &rep->sec[DNS_SEC_ANSWER];
+	struct module_rr **pp, *prev = NULL, *rr;
+	const uint8_t *cname_target = NULL, *dn = NULL;
+	if(rep->qdcount != 1)
+		return;
+	/* the DNAME that applies to the name asked: the first in the
+	 * packet; after a CNAME at the name only the DNAME that made that
+	 * very CNAME (a server that put its synthesis first) */
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_CNAME && !cname_target &&
+			dname_equal(rr->owner, rep->qname) &&
+			dname_valid(rr->rdata, rr->rdlen) > 0)
+			cname_target = rr->rdata;
+		if(rr->type != DNS_TYPE_DNAME ||
+			!dname_is_strict_subdomain(rep->qname, rr->owner))
+			continue;
+		if(!cname_target || dname_synth_is(rr, rep->qname,
+			cname_target))
+			dn = rr->owner;
+		break;
+	}
+	pp = &l->first;
+	while(*pp) {
+		rr = *pp;
+		if(!dname_equal(rr->owner, rep->qname) &&
+			!(dn && rr_is_dname_at(rr, dn))) {
+			list_unlink(l, pp, prev);
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
@@ -346,6 +415,7 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 				"NS set of an answer");
 	}
 	(void)iter_scrub_private(env, &rep->sec[DNS_SEC_ANSWER]);
+	iter_scrub_chain(rep);
 }
 
 /** synthesise the CNAME for name from a DNAME; @return rr or NULL */

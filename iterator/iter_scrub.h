@@ -16,7 +16,11 @@
  *     NXDOMAIN or other error is dropped (iter_scrub_promiscuous);
  *   - private addresses: A and AAAA records in the answer section whose
  *     address is in a private-address block are dropped, unless their
- *     owner is under a private-domain (DNS rebinding protection).
+ *     owner is under a private-domain (DNS rebinding protection);
+ *   - the chain cut (iter_scrub_chain, as Unbound's scrubber): of the
+ *     answer section only the records at the name asked and the DNAME
+ *     that applies to it stay; the rest of a CNAME or DNAME chain is
+ *     asked for link by link (the RRset cache answers what it knows).
  *
  * Classification of what is left, for the name asked (after following
  * the CNAME and DNAME records of the answer section from it, DNAMEs
@@ -165,6 +169,17 @@ int iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
  * @return the number dropped.
  */
 int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
+
+/**
+ * The chain cut (as Unbound's scrubber): of the answer section only the
+ * records at the name asked stay (its data, its CNAME) and the DNAME
+ * (with its RRSIGs) that applies to that name; the rest of a CNAME or
+ * DNAME chain is the data of other names, which the iterator asks for
+ * itself (from the cache, else from their zone's servers). A forwarder's
+ * reply is cut too.
+ * @param rep: the reply (rep->qname is the name asked).
+ */
+void iter_scrub_chain(struct iter_reply *rep);
 
 /**
  * Classify a scrubbed reply, collecting the chain and the answer.

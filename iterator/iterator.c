@@ -99,7 +99,9 @@ addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
  * RRset cache. Records of a set are grouped by owner, type and class.
  * @param s: the state.
  * @param l: the records.
- * @param trust: trust rank.
+ * @param trust: trust rank; RRSET_TRUST_NONE for the rank each set's
+ *	first record is marked with (iter_mark_trust; unmarked sets are not
+ *	stored).
  * @param only_type: 0 for all types, else only this type.
  */
 static void
@@ -124,7 +126,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 			continue;
 		if(only_type && first->type != only_type)
 			continue;
-		if(first->type == DNS_TYPE_RRSIG)
+		if(first->type == DNS_TYPE_RRSIG || (trust ==
+			RRSET_TRUST_NONE && first->trust == RRSET_TRUST_NONE))
 			continue;
 		memset(&rs, 0, sizeof(rs));
 		rs.ttl = first->ttl;
@@ -146,7 +149,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.name_len = first->owner_len;
 		rs.type = first->type;
 		rs.rrclass = first->rrclass;
-		rs.trust = trust;
+		rs.trust = trust != RRSET_TRUST_NONE ? trust :
+			(enum rrset_trust)first->trust;
 		rs.sec = RRSET_SEC_UNCHECKED;
 		rs.count = k;
 		rs.rdata = rd;
@@ -1180,6 +1184,10 @@ iter_rpz_cname(struct module_qstate *s, const uint8_t *target)
 		!s->env->rpz_qname(s->env->rpz_ns_arg, s, target))
 		return 0;
 	verbose(VERB_ALGO, "iterator: rpz QNAME rule on the CNAME target");
+	/* the chain learnt from the servers goes to the RRset cache (the
+	 * next question finds its CNAMEs there and meets the rule again
+	 * without asking); the answer with the rule's data does not */
+	iter_store_list(s, &IQ(s)->chain, RRSET_TRUST_NONE, 0);
 	s->no_cache_store = 1;
 	iter_finish(s, DNS_RCODE_NOERROR, NULL, NULL, NULL, 0);
 	return 1;
