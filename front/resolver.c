@@ -2336,6 +2336,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
+	if(ans && !ans->policy && ans->sec == MODULE_SEC_SECURE &&
+		(c->do_bit || (c->qflags & DNS_FLAG_AD)))
+		flags |= DNS_FLAG_AD; /* as a cache hit sets it (a secure
+			answer that was not stored: TTL 0, no room) */
 	if(ans && (ans->policy == 1 || ans->policy == 3))
 		flags |= DNS_FLAG_AA; /* an RPZ answer: the policy zone's */
 	if(ans && ans->policy == 3)
