@@ -1478,6 +1478,21 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	}
 }
 
+/** @return 1 when list l holds a record equal to rr (owner, type,
+ * class and RDATA) */
+static int
+list_has_rr(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == rr->type && o->rrclass == rr->rrclass &&
+			o->rdlen == rr->rdlen && dname_equal(o->owner,
+			rr->owner) && memcmp(o->rdata, rr->rdata,
+			rr->rdlen) == 0)
+			return 1;
+	return 0;
+}
+
 /** append (copies of the structs of) the records of a list */
 static int
 list_push_all(struct region *r, struct module_rrlist *to,
@@ -1488,6 +1503,27 @@ list_push_all(struct region *r, struct module_rrlist *to,
 		return 0;
 	for(rr = from->first; rr; rr = rr->next)
 		if(module_rrlist_push(r, to, rr) < 0)
+			return -1;
+	return 0;
+}
+
+/** list_push_all of the records of from that neither the list to nor the
+ * list later (pushed after them) has: a chain that meets a DNAME twice
+ * gives it once, and the proofs of the CNAME replies come before the
+ * final reply's authority section without the records that one has (as
+ * Unbound's iter_prepend leaves out the RRsets the message has). A
+ * reply's own records are pushed as they came (list_push_all: a proof
+ * that repeats a record is the validator's to judge). */
+static int
+list_push_new(struct region *r, struct module_rrlist *to,
+	const struct module_rrlist *from, const struct module_rrlist *later)
+{
+	struct module_rr *rr;
+	if(!from)
+		return 0;
+	for(rr = from->first; rr; rr = rr->next)
+		if(!(later && list_has_rr(later, rr)) && !list_has_rr(to, rr) &&
+			module_rrlist_push(r, to, rr) < 0)
 			return -1;
 	return 0;
 }
@@ -1513,9 +1549,9 @@ iter_finish(struct module_qstate *s, int rcode,
 		ans->policy = 4;
 		s->no_cache_store = 1;
 	}
-	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
+	if(list_push_new(s->region, &ans->an, &iq->chain, final) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
-		list_push_all(s->region, &ans->ns, &iq->chain_ns) < 0 ||
+		list_push_new(s->region, &ans->ns, &iq->chain_ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ar, add) < 0) {
 		iter_fail(s, DNS_EDE_OTHER);
