@@ -325,6 +325,21 @@ rr_is_dname_at(const struct module_rr *rr, const uint8_t *owner)
 		rr->rdlen >= 2 && dns_read_u16(rr->rdata) == DNS_TYPE_DNAME);
 }
 
+int
+iter_dname_too_long(const struct module_rr *d, const uint8_t *qname)
+{
+	int keep = dname_count_labels(qname) - dname_count_labels(d->owner);
+	size_t tlen = dname_valid(d->rdata, d->rdlen);
+	const uint8_t *p = qname;
+	int i;
+	if(tlen == 0 || keep <= 0 || !dname_is_strict_subdomain(qname,
+		d->owner))
+		return 0;
+	for(i = 0; i < keep; i++)
+		p += 1 + *p;
+	return (size_t)(p - qname) + tlen > 255;
+}
+
 /** @return 1 when the DNAME record d turns qname into target */
 static int
 dname_synth_is(const struct module_rr *d, const uint8_t *qname,

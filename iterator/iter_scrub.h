@@ -182,6 +182,13 @@ int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
 void iter_scrub_chain(struct iter_reply *rep);
 
 /**
+ * @return 1 when the DNAME record d applies to qname (a name strictly
+ * below its owner) and the substitution makes a name longer than 255
+ * octets (RFC 6672 2.2: the server says YXDOMAIN).
+ */
+int iter_dname_too_long(const struct module_rr *d, const uint8_t *qname);
+
+/**
  * Classify a scrubbed reply, collecting the chain and the answer.
  * @param r: region for the records collected (copies of the structs).
  * @param rep: the reply (scrubbed).

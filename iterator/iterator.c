@@ -1862,6 +1862,34 @@ iter_note_origin(struct module_qstate *s)
 		s->origin[s->origin_count++] = &iq->cur->addr;
 }
 
+/**
+ * A YXDOMAIN reply with the DNAME whose substitution makes the name asked
+ * too long (RFC 6672 2.2) answers the question: the chain so far and the
+ * reply's answer section after the scrub (the DNAME and its RRSIGs, the
+ * records at the name asked), rcode YXDOMAIN, nothing of it cached. A
+ * YXDOMAIN without such a DNAME is a failure like other rcodes.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_yxdomain(struct module_qstate *s, struct iter_reply *p)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rr *rr;
+	iter_scrub_reply(p, iq->dp->is_forward ? NULL : iq->dp->name,
+		st_env(s));
+	for(rr = p->sec[DNS_SEC_ANSWER].first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_DNAME && iter_dname_too_long(rr,
+			iq->sent_qname))
+			break;
+	if(!rr)
+		return 0;
+	iter_note_origin(s);
+	s->no_cache_store = 1;
+	iter_finish(s, DNS_RCODE_YXDOMAIN, &p->sec[DNS_SEC_ANSWER], NULL,
+		NULL, iq->dp->is_forward);
+	return 1;
+}
+
 /** handle a reply from the server the state asked */
 static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
@@ -1933,6 +1961,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_again(s);
 		return;
 	}
+	if(rcode == DNS_RCODE_YXDOMAIN && iter_yxdomain(s, p))
+		return;
 	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
 		/* lame: the server does not serve the zone */
 		iter_server_lame(s);
