@@ -399,6 +399,52 @@ iter_scrub_chain(struct iter_reply *rep)
 	}
 }
 
+/** @return 1 when rr is an NSEC record whose next name is outside zone
+ * (or unreadable) */
+static int
+nsec_overreach(const struct module_rr *rr, const uint8_t *zone)
+{
+	return rr->type == DNS_TYPE_NSEC && (dname_valid(rr->rdata,
+		rr->rdlen) == 0 || !dname_is_subdomain(rr->rdata, zone));
+}
+
+/** @return 1 when rr is the NSEC record or an RRSIG over NSEC at owner */
+static int
+rr_is_nsec_at(const struct module_rr *rr, const uint8_t *owner)
+{
+	return dname_equal(rr->owner, owner) && (rr->type == DNS_TYPE_NSEC ||
+		(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+		dns_read_u16(rr->rdata) == DNS_TYPE_NSEC));
+}
+
+int
+iter_scrub_nsec_overreach(struct module_rrlist *l, const uint8_t *zone)
+{
+	int removed = 0;
+	for(;;) {
+		struct module_rr **pp = &l->first, *prev = NULL, *rr;
+		uint8_t owner[256];
+		for(rr = l->first; rr && !nsec_overreach(rr, zone);
+			rr = rr->next)
+			;
+		if(!rr)
+			return removed;
+		/* the whole NSEC set at that owner goes, with its RRSIGs,
+		 * as Unbound's sanitize removes the RRset */
+		memcpy(owner, rr->owner, dname_len(rr->owner));
+		while(*pp) {
+			rr = *pp;
+			if(rr_is_nsec_at(rr, owner)) {
+				list_unlink(l, pp, prev);
+				removed++;
+				continue;
+			}
+			prev = rr;
+			pp = &rr->next;
+		}
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
@@ -425,6 +471,10 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 			env->scrub_ns) > 0)
 			verbose(VERB_ALGO, "iterator: scrubbed NS records past "
 				"iter-scrub-ns (%d)", env->scrub_ns);
+		for(i = 0; i < DNS_SEC_NUM; i++)
+			if(iter_scrub_nsec_overreach(&rep->sec[i], zone) > 0)
+				verbose(VERB_ALGO, "iterator: scrubbed an NSEC "
+					"whose next name is outside the zone");
 		if(env->scrub_promiscuous && iter_scrub_promiscuous(rep) > 0)
 			verbose(VERB_ALGO, "iterator: scrubbed the promiscuous "
 				"NS set of an answer");

@@ -9,6 +9,9 @@
  *     additional section stay: glue is believed), and so are stray OPT
  *     records; a forwarder's reply is not scrubbed for bailiwick (it
  *     answers recursively);
+ *   - overreaching NSEC sets: an NSEC (and its RRSIGs) whose next name
+ *     is outside that zone (iter_scrub_nsec_overreach; not for a
+ *     forwarder);
  *   - oversized NS sets: past iter-scrub-ns records of one owner, the
  *     rest are dropped (iter_scrub_ns; not for a forwarder);
  *   - promiscuous NS sets (iter-scrub-promiscuous, on by default, not
@@ -158,6 +161,15 @@ int iter_scrub_ns(struct module_rrlist *l, int max);
  * @return the number of records dropped.
  */
 int iter_scrub_promiscuous(struct iter_reply *rep);
+
+/**
+ * Drop the NSEC sets (with their RRSIGs) of a list whose next name lies
+ * outside the zone the server was asked as: a proof that reaches over
+ * the zone's end (as Unbound's scrubber; aggressive-nsec would deny names
+ * of another zone with it).
+ * @return the number of records dropped.
+ */
+int iter_scrub_nsec_overreach(struct module_rrlist *l, const uint8_t *zone);
 
 /** Drop records not at or below zone (and OPT records) from a list.
  * @return the number of NS records dropped. */

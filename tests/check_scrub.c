@@ -565,6 +565,41 @@ START_TEST(test_private)
 }
 END_TEST
 
+/** an NSEC whose next name is outside the zone asked goes, with its
+ * RRSIG; one inside the zone stays; a forwarder's reply is not judged */
+START_TEST(test_nsec_overreach)
+{
+	static const char *const ns[] = {
+		"example.com. SOA ns.example.com. h.example.com. 1 2 3 4 5",
+		"a.example.com. NSEC c.example.com. A RRSIG NSEC",
+		"a.example.com. RRSIG NSEC 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		"example.com. NSEC b.other.org. NS SOA RRSIG NSEC",
+		"example.com. RRSIG NSEC 8 2 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		"example.com. RRSIG SOA 8 2 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t zone[256];
+	struct iter_reply *p;
+	wire("example.com.", zone);
+	p = reply(0, 1, NULL, ns, NULL);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 4);
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "a.example.com.",
+		DNS_TYPE_NSEC));
+	ck_assert(!has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_NSEC));
+	/* the SOA's RRSIG at the same owner stays */
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_RRSIG));
+	p = reply(0, 0, NULL, ns, NULL);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 6);
+	iter_env_delete(env);
+}
+END_TEST
+
 /** the chain cut: of the answer only the records at the name asked and
  * the DNAME that applies to it stay; the rest of a chain is asked for */
 START_TEST(test_chain_cut)
@@ -902,6 +937,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_scrub_sig_count);
 	tcase_add_test(tc, test_private);
 	tcase_add_test(tc, test_chain_cut);
+	tcase_add_test(tc, test_nsec_overreach);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
 	tcase_add_test(tc, test_classify_lame_ra);
