@@ -579,6 +579,8 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 				DNS_TYPE_DNAME, chain) < 0))
 				return -1;
 			module_rrlist_append(chain, c);
+			if(dname_equal(c->rdata, name))
+				return 0; /* a link to itself: the end */
 			memcpy(name, c->rdata, c->rdlen);
 			dname_tolower(name);
 			found = 1;
@@ -601,6 +603,8 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 			if(dnssec && scrub_push_sigs(r, ans, name,
 				DNS_TYPE_CNAME, chain) < 0)
 				return -1;
+			if(dname_equal(t, name))
+				return 0; /* a link to itself: the end */
 			memcpy(name, t, dname_len(t));
 			dname_tolower(name);
 			found = 1;

@@ -230,7 +230,10 @@ const char *iter_class_str(enum iter_class c);
 
 /**
  * Walk the answer section from name along CNAME/DNAME records, appending
- * the links to chain and the final RRset (if any) to final.
+ * the links to chain and the final RRset (if any) to final. A link from a
+ * name to itself (a CNAME to its owner, a DNAME that maps the name onto
+ * itself) ends the walk there: the name has no other data (as Unbound
+ * takes such a reply: an answer with the loop in it, RFC 1034 3.6.2).
  * @param r: region for the records appended.
  * @param ans: answer section (scrubbed).
  * @param name: start name; on return the end of the chain (buffer 256).
