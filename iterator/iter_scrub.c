@@ -541,8 +541,19 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 {
 	struct module_rr *rr;
 	for(;;) {
-		int found = 0;
-		for(rr = ans->first; rr; rr = rr->next) {
+		int found = 0, cname_first = 0;
+		/* a name with both a CNAME and data of the type (which no
+		 * zone can have): the one that comes first, as Unbound's
+		 * scrubber reads the answer in order */
+		if(qtype != DNS_TYPE_CNAME && qtype != DNS_TYPE_ANY)
+			for(rr = ans->first; rr; rr = rr->next)
+				if(dname_equal(rr->owner, name) && (rr->type ==
+					qtype || rr->type == DNS_TYPE_CNAME)) {
+					cname_first = rr->type ==
+						DNS_TYPE_CNAME;
+					break;
+				}
+		for(rr = ans->first; rr && !cname_first; rr = rr->next) {
 			if(!dname_equal(rr->owner, name))
 				continue;
 			/* (ANY under DNSSEC keeps the RRSIGs at the name:

@@ -684,6 +684,12 @@ START_TEST(test_classify_answers)
 	static const char *const loop[] = {
 		"www.example.com. CNAME b.example.com.",
 		"b.example.com. CNAME www.example.com.", NULL };
+	static const char *const cn_a[] = {
+		"www.example.com. CNAME host.example.net.",
+		"www.example.com. A 192.0.2.7", NULL };
+	static const char *const a_cn[] = {
+		"www.example.com. A 192.0.2.7",
+		"www.example.com. CNAME host.example.net.", NULL };
 	struct iter_reply *p;
 	struct cl r;
 
@@ -717,6 +723,19 @@ START_TEST(test_classify_answers)
 	p = reply(0, 1, loop, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_ERROR);
+
+	/* a CNAME and data at one name: the one that comes first */
+	p = reply(0, 1, cn_a, NULL, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_uint_eq(r.nchain, 1);
+	ck_assert_uint_eq(r.nfinal, 0);
+	ck_assert_str_eq(r.end, "host.example.net.");
+	p = reply(0, 1, a_cn, NULL, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	ck_assert_uint_eq(r.nchain, 0);
+	ck_assert_uint_eq(r.nfinal, 1);
 	}
 END_TEST
 
