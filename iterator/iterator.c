@@ -1478,6 +1478,82 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	}
 }
 
+/** @return 1 when a record of type t in the authority section (auth 1)
+ * or additional section (auth 0) is one petrel does not use there: the
+ * types Unbound's harden-unknown-additional keeps out (in the authority
+ * section all but SOA, NS, DS, NSEC and NSEC3; in the additional section
+ * all but A and AAAA), less those its scrubber always drops there
+ * (CNAME, DNAME; A and AAAA in the authority, NS in the additional) */
+static int
+iter_unknown_type(uint16_t t, int auth)
+{
+	if(t == DNS_TYPE_CNAME || t == DNS_TYPE_DNAME || t == DNS_TYPE_OPT ||
+		t == DNS_TYPE_A || t == DNS_TYPE_AAAA)
+		return 0;
+	if(auth)
+		return t != DNS_TYPE_SOA && t != DNS_TYPE_NS &&
+			t != DNS_TYPE_DS && t != DNS_TYPE_NSEC &&
+			t != DNS_TYPE_NSEC3;
+	return t != DNS_TYPE_NS;
+}
+
+/**
+ * harden-unknown-additional: no: the records of the reply's authority
+ * and additional sections of types petrel does not use there (an SRV in
+ * the additional section, say; after the scrub) go to the client with
+ * the answer, as Unbound passes them on; for DNSSEC queries with their
+ * RRSIGs. They are appended to auth and add.
+ */
+static void
+iter_pass_unknown(struct module_qstate *s, struct iter_reply *p,
+	struct module_rrlist *auth, struct module_rrlist *add)
+{
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
+	int i;
+	if(st_env(s)->harden_unknown_additional)
+		return;
+	for(i = 0; i < 2; i++) {
+		const struct module_rr *rr;
+		for(rr = p->sec[i == 0 ? DNS_SEC_AUTHORITY :
+			DNS_SEC_ADDITIONAL].first; rr; rr = rr->next) {
+			uint16_t t = rr->type;
+			if(t == DNS_TYPE_RRSIG) {
+				if(!dnssec || rr->rdlen < 2)
+					continue;
+				t = dns_read_u16(rr->rdata);
+			}
+			if(!iter_unknown_type(t, i == 0))
+				continue;
+			if(module_rrlist_push(s->region, i == 0 ? auth : add,
+				rr) < 0)
+				return;
+		}
+	}
+	if(dnssec) {
+		/* the additional section's records, then their RRSIGs (as
+		 * Unbound writes that section: the signatures are what a
+		 * truncation drops first) */
+		struct module_rrlist data, sigs;
+		struct module_rr *rr, *nx;
+		memset(&data, 0, sizeof(data));
+		memset(&sigs, 0, sizeof(sigs));
+		for(rr = add->first; rr; rr = nx) {
+			nx = rr->next;
+			rr->next = NULL;
+			module_rrlist_append(rr->type == DNS_TYPE_RRSIG ?
+				&sigs : &data, rr);
+		}
+		if(sigs.first) {
+			if(data.last)
+				data.last->next = sigs.first;
+			else	data.first = sigs.first;
+			data.last = sigs.last;
+			data.count += sigs.count;
+		}
+		*add = data;
+	}
+}
+
 /** @return 1 when list l holds a record equal to rr (owner, type,
  * class and RDATA) */
 static int
@@ -2053,6 +2129,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
+		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
 		break;
@@ -2067,6 +2144,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			 * zone's NS set): the NS set and its addresses go
 			 * along as with an answer (as Unbound keeps them) */
 			iter_extra_sections(s, p, name, NULL, &neg, &add);
+		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
