@@ -2055,6 +2055,8 @@ resolver_sets_of(const struct module_rrlist *l, int section,
 		cs->ttl = first->ttl;
 		cs->section = (uint8_t)section;
 		cs->trust = first->trust;
+		cs->sec = (uint8_t)resolver_cache_sec(
+			(enum module_sec_status)first->sec);
 		cs->count = 0;
 		cs->rdata = &rd[*k];
 		cs->rdlen = &rdlen[*k];

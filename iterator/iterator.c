@@ -589,10 +589,103 @@ rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 }
 
 /**
+ * May a cached RRset be given to this state? Any (learnt from answers,
+ * as the lookups check) when it does not ask for DNSSEC; with DNSSEC only
+ * one stored with its RRSIGs (the validator checks them again, with the
+ * keys of its key cache), and none expanded from a wildcard (its RRSIG
+ * has fewer labels than its owner: the proof that went with it, the
+ * NSEC or NSEC3 of the authority section, is not in the RRset cache).
+ * @return 1 when usable.
+ */
+static int
+iter_cache_set_usable(const struct rrset_data *rs, int dnssec)
+{
+	size_t i;
+	int labels;
+	if(rs->trust < RRSET_TRUST_ANS_NOAA || rs->count == 0)
+		return 0;
+	if(!dnssec)
+		return 1;
+	if(rs->sig_count == 0)
+		return 0;
+	labels = dname_count_labels(rs->name) - 1;
+	if(rs->name[0] == 1 && rs->name[1] == '*')
+		labels--;
+	for(i = rs->count; i < rs->count + rs->sig_count; i++)
+		if(rs->rdlen[i] < 4 || rs->rdata[i][3] < labels)
+			return 0;
+	return 1;
+}
+
+/** append a cached set's records (and with dnssec its RRSIGs) to l;
+ * @return 0 or -1 */
+static int
+iter_push_cached(struct module_qstate *s, const struct rrset_data *rs,
+	int dnssec, struct module_rrlist *l)
+{
+	size_t i, n = rs->count + (dnssec ? rs->sig_count : 0);
+	for(i = 0; i < n; i++) {
+		struct module_rr *rr = rr_from_cache(s, rs, i);
+		if(!rr)
+			return -1;
+		if(i >= rs->count)
+			rr->type = DNS_TYPE_RRSIG;
+		module_rrlist_append(l, rr);
+	}
+	return 0;
+}
+
+/**
+ * A DNAME in the RRset cache above the name resolved now (the closest
+ * one), when it was validated secure (as Unbound uses cached DNAMEs): its
+ * CNAME for the name is made, and both join the chain; the name becomes
+ * the CNAME's target. @return 1 when one was followed.
+ */
+static int
+iter_dname_from_cache(struct module_qstate *s, int dnssec)
+{
+	struct iter_qstate *iq = IQ(s);
+	const uint8_t *anc = iq->qname;
+	struct rrset_data rs;
+	struct module_rr *cn;
+	uint8_t target[512];
+	size_t prefix, tlen;
+	while(anc[0] != 0) {
+		anc = dname_strip_label(anc);
+		if(rrset_cache_lookup(s->env->rrset, anc, DNS_TYPE_DNAME,
+			iq->qclass, st_now(s), s->region, &rs) == 0)
+			break;
+	}
+	if(anc[0] == 0 && rrset_cache_lookup(s->env->rrset, anc,
+		DNS_TYPE_DNAME, iq->qclass, st_now(s), s->region, &rs) != 0)
+		return 0;
+	if(rs.count != 1 || rs.sec != RRSET_SEC_SECURE ||
+		!iter_cache_set_usable(&rs, dnssec) ||
+		iq->cname_count >= st_env(s)->max_restarts ||
+		(tlen = dname_valid(rs.rdata[0], rs.rdlen[0])) == 0)
+		return 0;
+	prefix = (size_t)(anc - iq->qname);
+	if(prefix + tlen > 255)
+		return 0;
+	memcpy(target, iq->qname, prefix);
+	memcpy(target + prefix, rs.rdata[0], tlen);
+	cn = module_rr_new(s->region, iq->qname, iq->qname_len,
+		DNS_TYPE_CNAME, iq->qclass, rs.ttl, target, prefix + tlen);
+	if(!cn || iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
+		return 0;
+	module_rrlist_append(&iq->chain, cn);
+	iq->cname_count++;
+	iq->qname_len = dname_copy_lower(iq->qname, target);
+	return 1;
+}
+
+/**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
- * (followed in the cache) ending at it, learnt from answer sections (glue
- * and referral data are never given as answers). When the chain leaves
- * the cache, resolution goes on from its end.
+ * (followed in the cache, and through validated DNAMEs) ending at it,
+ * learnt from answer sections (glue and referral data are never given as
+ * answers). A state that asks for DNSSEC takes only sets stored with
+ * their RRSIGs (iter_cache_set_usable), which the validator checks again.
+ * When the chain leaves the cache, resolution goes on from its end.
  * @return 1 when the state was finished.
  */
 static int
@@ -601,13 +694,11 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
 	struct module_rrlist final;
-	size_t i;
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || s->tags || (s->flags & (MESH_FLAG_CD |
-		MESH_FLAG_DO | MESH_FLAG_DNSSEC)))
+		s->prefetch || s->tags || (s->flags & MESH_FLAG_CD))
 		return 0; /* a refresh must ask; CD answers are kept apart;
-			   * the RRset cache holds no signatures for DO; a
-			   * client with NS-trigger tags must see the
+			   * a client with NS-trigger tags must see the
 			   * delegations (module_qstate.tags) */
 	for(;;) {
 		struct rrset_data rs;
@@ -617,31 +708,30 @@ iter_answer_from_cache(struct module_qstate *s)
 			return 0; /* forward-no-cache, stub-no-cache */
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
 			st_now(s), s->region, &rs) == 0 &&
-			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
+			iter_cache_set_usable(&rs, dnssec)) {
 			memset(&final, 0, sizeof(final));
-			for(i = 0; i < rs.count; i++) {
-				struct module_rr *rr = rr_from_cache(s, &rs, i);
-				if(!rr)
-					return 0;
-				module_rrlist_append(&final, rr);
-			}
+			if(iter_push_cached(s, &rs, dnssec, &final) < 0)
+				return 0;
 			iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL,
 				0);
 			return 1;
 		}
 		if(iq->qtype != DNS_TYPE_CNAME && rrset_cache_lookup(c,
 			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
-			s->region, &rs) == 0 && rs.trust >=
-			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
+			s->region, &rs) == 0 && rs.count == 1 &&
+			iter_cache_set_usable(&rs, dnssec) &&
 			iq->cname_count < st_env(s)->max_restarts &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
-			struct module_rr *rr = rr_from_cache(s, &rs, 0);
-			if(!rr)
+			if(iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
 				return 0;
-			module_rrlist_append(&iq->chain, rr);
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
+			if(iter_rpz_cname(s, iq->qname))
+				return 1;
+			continue;
+		}
+		if(iter_dname_from_cache(s, dnssec)) {
 			if(iter_rpz_cname(s, iq->qname))
 				return 1;
 			continue;
