@@ -542,6 +542,25 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 	struct module_rr *rr;
 	for(;;) {
 		int found = 0, cname_first = 0;
+		/* a CNAME question below a DNAME: the CNAME the DNAME makes
+		 * for the name is the answer (the server's CNAME there is
+		 * that synthesis), as Unbound answers it */
+		for(rr = ans->first; qtype == DNS_TYPE_CNAME && rr;
+			rr = rr->next) {
+			struct module_rr *c;
+			if(rr->type != DNS_TYPE_DNAME ||
+				!dname_is_strict_subdomain(name, rr->owner))
+				continue;
+			if(++(*links) > max_links ||
+				!(c = scrub_synth_cname(r, rr, name)))
+				return -1;
+			if(module_rrlist_push(r, chain, rr) < 0 ||
+				(dnssec && scrub_push_sigs(r, ans, rr->owner,
+				DNS_TYPE_DNAME, chain) < 0))
+				return -1;
+			module_rrlist_append(final, c);
+			return 0;
+		}
 		/* a name with both a CNAME and data of the type (which no
 		 * zone can have): the one that comes first, as Unbound's
 		 * scrubber reads the answer in order */
@@ -731,6 +750,27 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	if(iter_walk_chain(r, &rep->sec[DNS_SEC_ANSWER], name, qtype, chain,
 		final, links, max_links, dnssec) < 0)
 		return ITER_CL_ERROR;
+	if(qtype == DNS_TYPE_CNAME && rep->rcode == DNS_RCODE_NXDOMAIN &&
+		final->first && final->first->type == DNS_TYPE_CNAME &&
+		dname_equal(final->first->owner, name) &&
+		rr_target(final->first)) {
+		/* a CNAME question answered with the CNAME and NXDOMAIN: the
+		 * server chased it, and says its target does not exist; the
+		 * target is asked for (its zone's denial, with its proof),
+		 * as Unbound takes it as a CNAME response */
+		const uint8_t *t = rr_target(final->first);
+		if(++(*links) > max_links)
+			return ITER_CL_ERROR;
+		memcpy(name, t, dname_len(t));
+		dname_tolower(name);
+		if(chain->last)
+			chain->last->next = final->first;
+		else	chain->first = final->first;
+		chain->last = final->last;
+		chain->count += final->count;
+		memset(final, 0, sizeof(*final));
+		return ITER_CL_CNAME;
+	}
 	if(forward) {
 		/* a forwarder answers recursively: taken as it is; but a
 		 * chain that stops short of the data (a CNAME and a denial)

@@ -639,7 +639,9 @@ iter_push_cached(struct module_qstate *s, const struct rrset_data *rs,
  * A DNAME in the RRset cache above the name resolved now (the closest
  * one), when it was validated secure (as Unbound uses cached DNAMEs): its
  * CNAME for the name is made, and both join the chain; the name becomes
- * the CNAME's target. @return 1 when one was followed.
+ * the CNAME's target. For a CNAME question that CNAME is the answer.
+ * @return 1 when one was followed, 2 when the state was finished (a CNAME
+ * question), 0 when there is none to follow.
  */
 static int
 iter_dname_from_cache(struct module_qstate *s, int dnssec)
@@ -673,6 +675,14 @@ iter_dname_from_cache(struct module_qstate *s, int dnssec)
 		DNS_TYPE_CNAME, iq->qclass, rs.ttl, target, prefix + tlen);
 	if(!cn || iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
 		return 0;
+	if(iq->qtype == DNS_TYPE_CNAME) {
+		/* the CNAME the DNAME makes is the answer */
+		struct module_rrlist final;
+		memset(&final, 0, sizeof(final));
+		module_rrlist_append(&final, cn);
+		iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL, 0);
+		return 2;
+	}
 	module_rrlist_append(&iq->chain, cn);
 	iq->cname_count++;
 	iq->qname_len = dname_copy_lower(iq->qname, target);
@@ -731,10 +741,15 @@ iter_answer_from_cache(struct module_qstate *s)
 				return 1;
 			continue;
 		}
-		if(iter_dname_from_cache(s, dnssec)) {
+		switch(iter_dname_from_cache(s, dnssec)) {
+		case 2:
+			return 1; /* a CNAME question: answered */
+		case 1:
 			if(iter_rpz_cname(s, iq->qname))
 				return 1;
 			continue;
+		default:
+			break;
 		}
 		return 0;
 	}
