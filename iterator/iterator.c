@@ -1535,6 +1535,17 @@ iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
 	return 0;
 }
 
+/** @return 1 when a list holds an NSEC or NSEC3 record */
+static int
+iter_has_nsec(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			return 1;
+	return 0;
+}
+
 /**
  * Without minimal-responses, a positive answer carries the NS set of the
  * zone that gave it (from the reply's authority section) and the
@@ -1562,7 +1573,12 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 				return;
 		return;
 	}
-	if(st_env(s)->minimal)
+	/* with minimal-responses an answer goes without them, unless it
+	 * carries NSEC or NSEC3 records (a wildcard's proof: the authority
+	 * section cannot go, and then it is given whole, as Unbound's
+	 * encoder does) */
+	if(st_env(s)->minimal && !iter_has_nsec(auth) &&
+		!iter_has_nsec(&IQ(s)->chain_ns))
 		return;
 	for(rr = a->first; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
@@ -2230,10 +2246,10 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		iter_extra_sections(s, p, name, &final, &neg, &add);
 		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
+		iter_extra_sections(s, p, name, &final, &neg, &add);
 		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
