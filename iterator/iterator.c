@@ -706,10 +706,12 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct module_rrlist final;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || s->tags || (s->flags & MESH_FLAG_CD))
+		s->prefetch || s->tags || (s->flags & MESH_FLAG_CD) ||
+		iq->restarted)
 		return 0; /* a refresh must ask; CD answers are kept apart;
 			   * a client with NS-trigger tags must see the
-			   * delegations (module_qstate.tags) */
+			   * delegations (module_qstate.tags); a restarted
+			   * state asks the servers */
 	for(;;) {
 		struct rrset_data rs;
 		const struct iter_zone *z = st_env(s)->no_cache_zones ?
@@ -2365,6 +2367,7 @@ iter_restart(struct module_qstate *s)
 	iq->qclass = s->qclass;
 	iq->ede = -1;
 	iq->sends = sends;
+	iq->restarted = 1;
 	iq->phase = ITER_INIT;
 	s->origin_count = 0;
 	s->return_msg = NULL;

@@ -199,6 +199,10 @@ struct iter_qstate {
 	struct iter_zone *skipped;
 	/** 1 after a delegation from the cache failed: ignore the cache */
 	int no_cache;
+	/** 1 after a restart by a module above (val-max-restart): the
+	 * answer is not taken from the RRset cache again (what was cached
+	 * gave the answer that failed), it is asked for */
+	int restarted;
 	/** flags of the query in flight */
 	int cur_flags;
 	/** timeout (rto) the query in flight was sent with, ms */
