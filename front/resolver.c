@@ -2428,10 +2428,69 @@ resolver_zonemd_start(void *arg, const uint8_t *apex)
 		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
 }
 
+/** start one auth zone host name lookup (auth_zones_start_host_lookups),
+ * validated as a client's query is */
+static int
+resolver_host_start(void *arg, const uint8_t *name, uint16_t qtype)
+{
+	struct resolver *r = arg;
+	return mesh_new_background(r->mesh, name, qtype, DNS_CLASS_IN,
+		MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
+}
+
+void
+resolver_auth_host_lookups(struct resolver *r)
+{
+	auth_zones_start_host_lookups(r->authz, resolver_host_start, r);
+}
+
 void
 resolver_zonemd_lookups(struct resolver *r)
 {
 	auth_zones_start_lookups(r->authz, resolver_zonemd_start, r);
+	resolver_auth_host_lookups(r);
+}
+
+/**
+ * An auth zone's host name lookup finished: hand it the addresses, when
+ * the answer is not bogus (as Unbound takes a primary's addresses).
+ */
+static void
+resolver_auth_host(struct resolver *r, struct mesh_state *s,
+	const struct mesh_answer *ans)
+{
+	struct netaddr a[16];
+	size_t n = 0;
+	const struct module_rr *rr;
+	int ok;
+	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
+		!auth_zones_wants_host(r->authz, s->qname, s->qtype))
+		return;
+	ok = ans && (ans->rcode == DNS_RCODE_NOERROR || ans->rcode ==
+		DNS_RCODE_NXDOMAIN) && ans->sec != MODULE_SEC_BOGUS;
+	for(rr = ok ? ans->an.first : NULL; rr && n < 16; rr = rr->next) {
+		if(rr->type != s->qtype || rr->rrclass != DNS_CLASS_IN ||
+			rr->rdlen != (s->qtype == DNS_TYPE_A ? 4 : 16))
+			continue;
+		memset(&a[n], 0, sizeof(a[n]));
+		if(rr->rdlen == 4) {
+			struct sockaddr_in *sa = (struct sockaddr_in *)
+				&a[n].addr;
+			sa->sin_family = AF_INET;
+			sa->sin_port = htons(53);
+			memcpy(&sa->sin_addr, rr->rdata, 4);
+			a[n].len = (socklen_t)sizeof(*sa);
+		} else {
+			struct sockaddr_in6 *sa = (struct sockaddr_in6 *)
+				&a[n].addr;
+			sa->sin6_family = AF_INET6;
+			sa->sin6_port = htons(53);
+			memcpy(&sa->sin6_addr, rr->rdata, 16);
+			a[n].len = (socklen_t)sizeof(*sa);
+		}
+		n++;
+	}
+	auth_zones_host_answer(r->authz, s->qname, s->qtype, ok, a, n);
 }
 
 /**
@@ -2551,4 +2610,7 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
 		resolver_zonemd_keys(r, s, ans, ede);
+	if((s->qtype == DNS_TYPE_A || s->qtype == DNS_TYPE_AAAA) &&
+		(s->flags & MESH_FLAG_NOAUTH) && r->authz)
+		resolver_auth_host(r, s, ans);
 }

@@ -44,10 +44,13 @@ iter_reply_parse(struct region *r, const uint8_t *pkt, size_t len,
 		int rdlen = dns_rr_rdata_uncompressed(&msg, d, rd, sizeof(rd));
 		if(rdlen < 0 && olen != 0 && ((d->type == DNS_TYPE_A &&
 			d->rdlen != 4) || (d->type == DNS_TYPE_AAAA &&
-			d->rdlen != 16)))
-			continue; /* an address of the wrong length: that record
-				is dropped, the rest of the reply is used (as
-				Unbound's scrubber) */
+			d->rdlen != 16))) {
+			/* an address of the wrong length: that record is
+			 * dropped, the rest of the reply is used (as
+			 * Unbound's scrubber) */
+			rep->len_dropped++;
+			continue;
+		}
 		if(olen == 0 || rdlen < 0 || d->section >= DNS_SEC_NUM)
 			return -1;
 		rr = module_rr_new(r, owner, olen, d->type, d->rrclass, d->ttl,

@@ -88,6 +88,9 @@ struct iter_reply {
 	/** NS records the bailiwick scrub dropped from the authority
 	 * section (an upward or sideways referral) */
 	int ns_dropped;
+	/** A and AAAA records dropped for an RDATA of the wrong length (the
+	 * answer made from the reply says so: EDE 0, Other, as Unbound) */
+	int len_dropped;
 };
 
 /** how a scrubbed reply was classified */

@@ -160,6 +160,30 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 }
 
 /**
+ * Keep what a referral says of its cut's DS set (its DS, NSEC and NSEC3
+ * records and their RRSIGs) for a module above (module.h: cut_proofs),
+ * which may prove the DS set from them rather than ask the parent again.
+ */
+static void
+iter_note_cut_proof(struct module_qstate *s, const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	if(!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD))
+		return;
+	for(rr = l->first; rr; rr = rr->next) {
+		uint16_t t = rr->type;
+		if(t == DNS_TYPE_RRSIG && rr->rdlen >= 2)
+			t = (uint16_t)((rr->rdata[0] << 8) | rr->rdata[1]);
+		if((t != DNS_TYPE_DS && t != DNS_TYPE_NSEC &&
+			t != DNS_TYPE_NSEC3) || s->cut_proofs.count >=
+			MODULE_CUT_PROOFS_MAX)
+			continue;
+		if(module_rrlist_push(s->region, &s->cut_proofs, rr) < 0)
+			return;
+	}
+}
+
+/**
  * Store one RRset of a list with the RRSIGs that cover it (the DS set or
  * the NSEC of a referral): the validator reads them from the RRset cache
  * instead of asking the parent again for the DS it was just given, as
@@ -690,6 +714,45 @@ iter_dname_from_cache(struct module_qstate *s, int dnssec)
 }
 
 /**
+ * The DS question at the end of a CNAME chain of a validated state
+ * answered from the signed DS set in the RRset cache: the parent's, left
+ * there by the referral to the zone (iter_store_signed) with its RRSIGs,
+ * which the validator checks, as Unbound answers a DS question from its
+ * cache. Not for the validator's own DS fetches (CD): when the cached set
+ * did not do, they must ask the parent; nor for a DS question asked
+ * directly, which still goes to the parent (a cached answer has no
+ * servers to exclude, so a bad set would not be asked again).
+ * @return 1 when the state was finished.
+ */
+static int
+iter_ds_from_cache(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist final;
+	struct rrset_data rs;
+	size_t i;
+	if(!s->env->rrset || iq->qtype != DNS_TYPE_DS || s->prefetch ||
+		s->tags || iq->chain.count == 0 ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD))
+		return 0;
+	if(rrset_cache_lookup(s->env->rrset, iq->qname, DNS_TYPE_DS,
+		iq->qclass, st_now(s), s->region, &rs) != 0 || rs.count == 0 ||
+		rs.sig_count == 0 || rs.trust < RRSET_TRUST_AUTH_NOAA)
+		return 0;
+	memset(&final, 0, sizeof(final));
+	for(i = 0; i < rs.count + rs.sig_count; i++) {
+		struct module_rr *rr = rr_from_cache(s, &rs, i);
+		if(!rr)
+			return 0;
+		if(i >= rs.count)
+			rr->type = DNS_TYPE_RRSIG;
+		module_rrlist_append(&final, rr);
+	}
+	iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL, 0);
+	return 1;
+}
+
+/**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
  * (followed in the cache, and through validated DNAMEs) ending at it,
  * learnt from answer sections (glue and referral data are never given as
@@ -705,6 +768,8 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct rrset_cache *c = s->env->rrset;
 	struct module_rrlist final;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
+	if(iter_ds_from_cache(s))
+		return 1;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
 		s->prefetch || s->tags || (s->flags & MESH_FLAG_CD) ||
 		iq->restarted)
@@ -865,6 +930,19 @@ iter_excluded(const struct module_qstate *s, const struct netaddr *a)
 		if(netaddr_cmp(&s->exclude[i], a) == 0)
 			return 1;
 	return 0;
+}
+
+/** the origin noted for an answer an auth-zone copy gave (no server
+ * has it: the unspecified address, port 0): a validator that finds such
+ * an answer bogus excludes it when it restarts the query, and the
+ * iterator then asks the zone's servers, when the zone has
+ * fallback-enabled (as Unbound avoids the auth zone on a restart) */
+static const struct netaddr *
+iter_auth_origin(void)
+{
+	static const struct netaddr a = { .addr = { .ss_family = AF_INET6 },
+		.len = (socklen_t)sizeof(struct sockaddr_in6) };
+	return &a;
 }
 
 /** outbound-msg-retry: how often one server may be asked for a state
@@ -1120,6 +1198,9 @@ iter_auth_zone(struct module_qstate *s)
 		name = dname_suffix_labels(iq->qname, iq->qmin_labels);
 		qtype = DNS_TYPE_A;
 	}
+	if(s->exclude_count > 0 && iter_excluded(s, iter_auth_origin()) &&
+		auth_zones_fallback(s->env->authz, name))
+		return 0; /* its answer was bogus: the servers are asked */
 	qlabs = dname_count_labels(name);
 	if(qtype == DNS_TYPE_DS)
 		qlabs--; /* the parent's answer: not from a zone at the name */
@@ -1740,7 +1821,9 @@ iter_finish(struct module_qstate *s, int rcode,
 		return;
 	}
 	ans->rcode = rcode;
-	ans->ede = -1;
+	/* records of the reply were dropped (iter_reply.len_dropped): the
+	 * answer says so, EDE 0 (Other), as Unbound's */
+	ans->ede = iq->len_scrubbed ? DNS_EDE_OTHER : -1;
 	ans->forwarded = forwarded;
 	ans->sec = MODULE_SEC_UNCHECKED;
 	if(iq->rpz_pass == 2) {
@@ -1976,6 +2059,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 	iter_store_signed(s, auth, zone, DNS_TYPE_DS, RRSET_TRUST_AUTH_NOAA);
 	iter_store_signed(s, auth, zone, DNS_TYPE_NSEC,
 		RRSET_TRUST_AUTH_NOAA);
+	iter_note_cut_proof(s, auth);
 	for(rr = add->first; rr; rr = rr->next) {
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
@@ -2046,19 +2130,20 @@ iter_learn_child_ns(struct module_qstate *s, struct iter_reply *p,
 
 /** the reply of the current server is part of the answer: note its
  * address as an origin of the answer (module.h: a validator that finds
- * the answer bogus excludes these servers when it restarts the query) */
+ * the answer bogus excludes these servers when it restarts the query);
+ * an auth-zone copy's answer is noted as iter_auth_origin */
 static void
 iter_note_origin(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
+	const struct netaddr *a = iq->cur ? &iq->cur->addr :
+		iter_auth_origin();
 	int i;
-	if(!iq->cur)
-		return; /* an auth-zone copy answered */
 	for(i = 0; i < s->origin_count; i++)
-		if(netaddr_cmp(s->origin[i], &iq->cur->addr) == 0)
+		if(netaddr_cmp(s->origin[i], a) == 0)
 			return;
 	if(s->origin_count < MODULE_ORIGIN_MAX)
-		s->origin[s->origin_count++] = &iq->cur->addr;
+		s->origin[s->origin_count++] = a;
 }
 
 /**
@@ -2108,6 +2193,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->got_reply = 1;
+	iq->len_scrubbed = p->len_dropped > 0;
 	if(iq->dp->no_cache)
 		s->no_cache_store = 1; /* forward-no-cache, stub-no-cache */
 	rcode = p->rcode;

@@ -221,6 +221,9 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** 1 when the last reply had A or AAAA records of the wrong length
+	 * dropped (iter_reply.len_dropped): its answer carries EDE 0 */
+	int len_scrubbed;
 	/** the server whose authoritative reply was entirely empty
 	 * (ITER_CL_EMPTY), kept as the NODATA answer when no other server
 	 * says more; NULL when none */

@@ -158,7 +158,7 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg->control_enable, 0);
 	ck_assert_int_eq(cfg->control_port, 8953);
 	ck_assert_int_eq(cfg->control_use_cert, 1);
-	ck_assert_str_eq(cfg->username, "");
+	ck_assert_str_eq(cfg->username, PETREL_USERNAME);
 	ck_assert_str_eq(cfg->chroot, "");
 	ck_assert_str_eq(cfg->directory, "");
 	ck_assert_str_eq(cfg->pidfile, "");

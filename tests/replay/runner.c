@@ -198,6 +198,9 @@ struct runner {
 	struct tb_var *vars;
 	/** the auth zones' transfer service on the fake network, or NULL */
 	struct xfr_service *xs;
+	/** the rpz zones' transfer service (policy_xfr), on the same fake
+	 * network and clock, or NULL */
+	struct xfr_service *pxs;
 };
 
 /** record a failure (the first one wins) */
@@ -631,6 +634,19 @@ xfr_fake_now(void *ctx)
 	return (time_t)((struct runner *)ctx)->now.tv_sec;
 }
 
+/** run the transfers that are due, of the auth zones and of the rpz
+ * zones. @return how many ran */
+static int
+xfr_run_due(struct runner *r)
+{
+	int n = 0;
+	if(r->xs)
+		n += xfr_service_run_due(r->xs);
+	if(r->pxs && !r->failed)
+		n += xfr_service_run_due(r->pxs);
+	return n;
+}
+
 /** answer what the ranges can answer, fire due timers */
 static void
 run_network(struct runner *r)
@@ -659,8 +675,8 @@ run_network(struct runner *r)
 		}
 		if(!progress)
 			progress = fire_timers(r);
-		if(!progress && r->xs)
-			progress = xfr_service_run_due(r->xs) > 0;
+		if(!progress)
+			progress = xfr_run_due(r) > 0;
 	}
 }
 
@@ -1266,8 +1282,9 @@ tb_check_file(struct runner *r, struct rpl_step *st)
 	fclose(f);
 }
 
-/** TIME_PASSES: the clock moves, the timers due strictly before the new
- * time fire, earliest first */
+/** TIME_PASSES: the clock moves, the timers due at or before the new
+ * time fire, earliest first (testbound's replay_get_oldest_timer, whose
+ * timeval_smaller() is true for equal times) */
 static void
 tb_time_passes(struct runner *r, struct rpl_step *st)
 {
@@ -1294,7 +1311,7 @@ tb_time_passes(struct runner *r, struct rpl_step *st)
 			struct fake_timer *t = *pp;
 			if((t->when.tv_sec < r->now.tv_sec ||
 				(t->when.tv_sec == r->now.tv_sec &&
-				t->when.tv_usec < r->now.tv_usec)) && (!best ||
+				t->when.tv_usec <= r->now.tv_usec)) && (!best ||
 				t->when.tv_sec < (*best)->when.tv_sec ||
 				(t->when.tv_sec == (*best)->when.tv_sec &&
 				t->when.tv_usec < (*best)->when.tv_usec)))
@@ -1312,8 +1329,8 @@ tb_time_passes(struct runner *r, struct rpl_step *st)
 	/* the zone transfers' timers are timers too (Unbound's first
 	 * probe of a zone waits on one): what is due runs now, its
 	 * queries answered by the ranges */
-	if(r->xs && !r->failed)
-		(void)xfr_service_run_due(r->xs);
+	if(!r->failed)
+		(void)xfr_run_due(r);
 }
 
 /** FLUSH_MESSAGE name class type: the message leaves the cache */
@@ -1455,7 +1472,8 @@ run_testbound(struct runner *r)
 		}
 		if(tb_answer_from_ranges(r))
 			continue;
-		if(r->xs && xfr_service_run_woken(r->xs) > 0)
+		if((r->xs && xfr_service_run_woken(r->xs) > 0) ||
+			(r->pxs && xfr_service_run_woken(r->pxs) > 0))
 			continue; /* a NOTIFY starts its transfer at once */
 		tb_do_moment(r, now);
 	}
@@ -1739,6 +1757,12 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	resolver_set_policy(r->res, r->pol);
+	if((r->pxs = policy_xfr(r->pol)) != NULL) {
+		/* the rpz zones' transfers: the fake network and clock too */
+		struct xfr_transport tp = { xfr_fake_open, xfr_fake_send,
+			xfr_fake_recv, xfr_fake_close, xfr_fake_now, r };
+		xfr_service_set_transport(r->pxs, &tp);
+	}
 	if(r->cfg->answer_cookie) {
 		if(!(r->cookies = cookie_secrets_create(r->cfg, err,
 			sizeof(err)))) {
@@ -1750,6 +1774,10 @@ runner_setup(struct runner *r)
 	/* one worker, number 0: it runs the RFC 5011 probe timer, which
 	 * ${timeout} then sees among the fake timers */
 	resolver_start(r->res, 0);
+	/* the auth zones' host name lookups start now (the daemon's
+	 * worker starts them on the zones' wake-up) */
+	if(r->authz)
+		resolver_auth_host_lookups(r->res);
 	return 0;
 }
 
@@ -1759,6 +1787,7 @@ runner_teardown(struct runner *r)
 {
 	resolver_delete(r->res);
 	r->xs = NULL;
+	r->pxs = NULL;
 	auth_zones_delete(r->authz);
 	r->authz = NULL;
 	rate_table_delete(r->ip_rate);
