@@ -2150,6 +2150,8 @@ resolver_sets_of(const struct module_rrlist *l, int section,
 		cs->ttl = first->ttl;
 		cs->section = (uint8_t)section;
 		cs->trust = first->trust;
+		cs->sec = (uint8_t)resolver_cache_sec(
+			(enum module_sec_status)first->sec);
 		cs->count = 0;
 		cs->rdata = &rd[*k];
 		cs->rdlen = &rdlen[*k];
@@ -2432,6 +2434,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
+	if(ans && !ans->policy && ans->sec == MODULE_SEC_SECURE &&
+		(c->do_bit || (c->qflags & DNS_FLAG_AD)))
+		flags |= DNS_FLAG_AD; /* as a cache hit sets it (a secure
+			answer that was not stored: TTL 0, no room) */
 	if(ans && (ans->policy == 1 || ans->policy == 3))
 		flags |= DNS_FLAG_AA; /* an RPZ answer: the policy zone's */
 	if(ans && ans->policy == 3)

@@ -189,6 +189,9 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** harden-unknown-additional (0: records of other types in the
+	 * authority and additional sections of an answer are passed on) */
+	int harden_unknown_additional;
 	/** harden-unverified-glue: glue for NS names outside the referred
 	 * zone is only the last resort; the names are looked up */
 	int harden_unverified_glue;

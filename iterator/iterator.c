@@ -100,7 +100,9 @@ addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
  * RRset cache. Records of a set are grouped by owner, type and class.
  * @param s: the state.
  * @param l: the records.
- * @param trust: trust rank.
+ * @param trust: trust rank; RRSET_TRUST_NONE for the rank each set's
+ *	first record is marked with (iter_mark_trust; unmarked sets are not
+ *	stored).
  * @param only_type: 0 for all types, else only this type.
  */
 static void
@@ -131,7 +133,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 			continue;
 		if(only_type && first->type != only_type)
 			continue;
-		if(first->type == DNS_TYPE_RRSIG)
+		if(first->type == DNS_TYPE_RRSIG || (trust ==
+			RRSET_TRUST_NONE && first->trust == RRSET_TRUST_NONE))
 			continue;
 		memset(&rs, 0, sizeof(rs));
 		rs.ttl = first->ttl;
@@ -153,7 +156,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.name_len = first->owner_len;
 		rs.type = first->type;
 		rs.rrclass = first->rrclass;
-		rs.trust = trust;
+		rs.trust = trust != RRSET_TRUST_NONE ? trust :
+			(enum rrset_trust)first->trust;
 		rs.sec = RRSET_SEC_UNCHECKED;
 		rs.count = k;
 		rs.rdata = rd;
@@ -689,6 +693,107 @@ rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 }
 
 /**
+ * May a cached RRset be given to this state? Any (learnt from answers,
+ * as the lookups check) when it does not ask for DNSSEC; with DNSSEC only
+ * one stored with its RRSIGs (the validator checks them again, with the
+ * keys of its key cache), and none expanded from a wildcard (its RRSIG
+ * has fewer labels than its owner: the proof that went with it, the
+ * NSEC or NSEC3 of the authority section, is not in the RRset cache).
+ * @return 1 when usable.
+ */
+static int
+iter_cache_set_usable(const struct rrset_data *rs, int dnssec)
+{
+	size_t i;
+	int labels;
+	if(rs->trust < RRSET_TRUST_ANS_NOAA || rs->count == 0)
+		return 0;
+	if(!dnssec)
+		return 1;
+	if(rs->sig_count == 0)
+		return 0;
+	labels = dname_count_labels(rs->name) - 1;
+	if(rs->name[0] == 1 && rs->name[1] == '*')
+		labels--;
+	for(i = rs->count; i < rs->count + rs->sig_count; i++)
+		if(rs->rdlen[i] < 4 || rs->rdata[i][3] < labels)
+			return 0;
+	return 1;
+}
+
+/** append a cached set's records (and with dnssec its RRSIGs) to l;
+ * @return 0 or -1 */
+static int
+iter_push_cached(struct module_qstate *s, const struct rrset_data *rs,
+	int dnssec, struct module_rrlist *l)
+{
+	size_t i, n = rs->count + (dnssec ? rs->sig_count : 0);
+	for(i = 0; i < n; i++) {
+		struct module_rr *rr = rr_from_cache(s, rs, i);
+		if(!rr)
+			return -1;
+		if(i >= rs->count)
+			rr->type = DNS_TYPE_RRSIG;
+		module_rrlist_append(l, rr);
+	}
+	return 0;
+}
+
+/**
+ * A DNAME in the RRset cache above the name resolved now (the closest
+ * one), when it was validated secure (as Unbound uses cached DNAMEs): its
+ * CNAME for the name is made, and both join the chain; the name becomes
+ * the CNAME's target. For a CNAME question that CNAME is the answer.
+ * @return 1 when one was followed, 2 when the state was finished (a CNAME
+ * question), 0 when there is none to follow.
+ */
+static int
+iter_dname_from_cache(struct module_qstate *s, int dnssec)
+{
+	struct iter_qstate *iq = IQ(s);
+	const uint8_t *anc = iq->qname;
+	struct rrset_data rs;
+	struct module_rr *cn;
+	uint8_t target[512];
+	size_t prefix, tlen;
+	while(anc[0] != 0) {
+		anc = dname_strip_label(anc);
+		if(rrset_cache_lookup(s->env->rrset, anc, DNS_TYPE_DNAME,
+			iq->qclass, st_now(s), s->region, &rs) == 0)
+			break;
+	}
+	if(anc[0] == 0 && rrset_cache_lookup(s->env->rrset, anc,
+		DNS_TYPE_DNAME, iq->qclass, st_now(s), s->region, &rs) != 0)
+		return 0;
+	if(rs.count != 1 || rs.sec != RRSET_SEC_SECURE ||
+		!iter_cache_set_usable(&rs, dnssec) ||
+		iq->cname_count >= st_env(s)->max_restarts ||
+		(tlen = dname_valid(rs.rdata[0], rs.rdlen[0])) == 0)
+		return 0;
+	prefix = (size_t)(anc - iq->qname);
+	if(prefix + tlen > 255)
+		return 0;
+	memcpy(target, iq->qname, prefix);
+	memcpy(target + prefix, rs.rdata[0], tlen);
+	cn = module_rr_new(s->region, iq->qname, iq->qname_len,
+		DNS_TYPE_CNAME, iq->qclass, rs.ttl, target, prefix + tlen);
+	if(!cn || iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
+		return 0;
+	if(iq->qtype == DNS_TYPE_CNAME) {
+		/* the CNAME the DNAME makes is the answer */
+		struct module_rrlist final;
+		memset(&final, 0, sizeof(final));
+		module_rrlist_append(&final, cn);
+		iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL, 0);
+		return 2;
+	}
+	module_rrlist_append(&iq->chain, cn);
+	iq->cname_count++;
+	iq->qname_len = dname_copy_lower(iq->qname, target);
+	return 1;
+}
+
+/**
  * The DS question at the end of a CNAME chain of a validated state
  * answered from the signed DS set in the RRset cache: the parent's, left
  * there by the referral to the zone (iter_store_signed) with its RRSIGs,
@@ -729,9 +834,11 @@ iter_ds_from_cache(struct module_qstate *s)
 
 /**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
- * (followed in the cache) ending at it, learnt from answer sections (glue
- * and referral data are never given as answers). When the chain leaves
- * the cache, resolution goes on from its end.
+ * (followed in the cache, and through validated DNAMEs) ending at it,
+ * learnt from answer sections (glue and referral data are never given as
+ * answers). A state that asks for DNSSEC takes only sets stored with
+ * their RRSIGs (iter_cache_set_usable), which the validator checks again.
+ * When the chain leaves the cache, resolution goes on from its end.
  * @return 1 when the state was finished.
  */
 static int
@@ -740,16 +847,16 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
 	struct module_rrlist final;
-	size_t i;
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	if(iter_ds_from_cache(s))
 		return 1;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || s->tags || (s->flags & (MESH_FLAG_CD |
-		MESH_FLAG_DO | MESH_FLAG_DNSSEC)))
+		s->prefetch || s->tags || (s->flags & MESH_FLAG_CD) ||
+		iq->restarted)
 		return 0; /* a refresh must ask; CD answers are kept apart;
-			   * the RRset cache holds no signatures for DO; a
-			   * client with NS-trigger tags must see the
-			   * delegations (module_qstate.tags) */
+			   * a client with NS-trigger tags must see the
+			   * delegations (module_qstate.tags); a restarted
+			   * state asks the servers */
 	for(;;) {
 		struct rrset_data rs;
 		const struct iter_zone *z = st_env(s)->no_cache_zones ?
@@ -758,34 +865,38 @@ iter_answer_from_cache(struct module_qstate *s)
 			return 0; /* forward-no-cache, stub-no-cache */
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
 			st_now(s), s->region, &rs) == 0 &&
-			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
+			iter_cache_set_usable(&rs, dnssec)) {
 			memset(&final, 0, sizeof(final));
-			for(i = 0; i < rs.count; i++) {
-				struct module_rr *rr = rr_from_cache(s, &rs, i);
-				if(!rr)
-					return 0;
-				module_rrlist_append(&final, rr);
-			}
+			if(iter_push_cached(s, &rs, dnssec, &final) < 0)
+				return 0;
 			iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL,
 				0);
 			return 1;
 		}
 		if(iq->qtype != DNS_TYPE_CNAME && rrset_cache_lookup(c,
 			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
-			s->region, &rs) == 0 && rs.trust >=
-			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
+			s->region, &rs) == 0 && rs.count == 1 &&
+			iter_cache_set_usable(&rs, dnssec) &&
 			iq->cname_count < st_env(s)->max_restarts &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
-			struct module_rr *rr = rr_from_cache(s, &rs, 0);
-			if(!rr)
+			if(iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
 				return 0;
-			module_rrlist_append(&iq->chain, rr);
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
 			if(iter_rpz_cname(s, iq->qname))
 				return 1;
 			continue;
+		}
+		switch(iter_dname_from_cache(s, dnssec)) {
+		case 2:
+			return 1; /* a CNAME question: answered */
+		case 1:
+			if(iter_rpz_cname(s, iq->qname))
+				return 1;
+			continue;
+		default:
+			break;
 		}
 		return 0;
 	}
@@ -1371,6 +1482,10 @@ iter_rpz_cname(struct module_qstate *s, const uint8_t *target)
 		!s->env->rpz_qname(s->env->rpz_ns_arg, s, target))
 		return 0;
 	verbose(VERB_ALGO, "iterator: rpz QNAME rule on the CNAME target");
+	/* the chain learnt from the servers goes to the RRset cache (the
+	 * next question finds its CNAMEs there and meets the rule again
+	 * without asking); the answer with the rule's data does not */
+	iter_store_list(s, &IQ(s)->chain, RRSET_TRUST_NONE, 0);
 	s->no_cache_store = 1;
 	iter_finish(s, DNS_RCODE_NOERROR, NULL, NULL, NULL, 0);
 	return 1;
@@ -1720,7 +1835,10 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rr *ns = iter_find_ns(a, name), *rr, *last;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	int aa = (p->flags & DNS_FLAG_AA) != 0;
-	if(st_env(s)->minimal && iter_positive_answer(s, final, a))
+	/* (a wildcard's proof in the authority built so far keeps it
+	 * whole too, as Unbound's encoder does) */
+	if(st_env(s)->minimal && iter_positive_answer(s, final, a) &&
+		!iter_list_has_nsec(auth))
 		return;
 	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
@@ -1756,6 +1874,97 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 				RRSET_TRUST_ADD_NOAA;
 }
 
+/** @return 1 when a record of type t in the authority section (auth 1)
+ * or additional section (auth 0) is one petrel does not use there: the
+ * types Unbound's harden-unknown-additional keeps out (in the authority
+ * section all but SOA, NS, DS, NSEC and NSEC3; in the additional section
+ * all but A and AAAA), less those its scrubber always drops there
+ * (CNAME, DNAME; A and AAAA in the authority, NS in the additional) */
+static int
+iter_unknown_type(uint16_t t, int auth)
+{
+	if(t == DNS_TYPE_CNAME || t == DNS_TYPE_DNAME || t == DNS_TYPE_OPT ||
+		t == DNS_TYPE_A || t == DNS_TYPE_AAAA)
+		return 0;
+	if(auth)
+		return t != DNS_TYPE_SOA && t != DNS_TYPE_NS &&
+			t != DNS_TYPE_DS && t != DNS_TYPE_NSEC &&
+			t != DNS_TYPE_NSEC3;
+	return t != DNS_TYPE_NS;
+}
+
+/**
+ * harden-unknown-additional: no: the records of the reply's authority
+ * and additional sections of types petrel does not use there (an SRV in
+ * the additional section, say; after the scrub) go to the client with
+ * the answer, as Unbound passes them on; for DNSSEC queries with their
+ * RRSIGs. They are appended to auth and add.
+ */
+static void
+iter_pass_unknown(struct module_qstate *s, struct iter_reply *p,
+	struct module_rrlist *auth, struct module_rrlist *add)
+{
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
+	int i;
+	if(st_env(s)->harden_unknown_additional)
+		return;
+	for(i = 0; i < 2; i++) {
+		const struct module_rr *rr;
+		for(rr = p->sec[i == 0 ? DNS_SEC_AUTHORITY :
+			DNS_SEC_ADDITIONAL].first; rr; rr = rr->next) {
+			uint16_t t = rr->type;
+			if(t == DNS_TYPE_RRSIG) {
+				if(!dnssec || rr->rdlen < 2)
+					continue;
+				t = dns_read_u16(rr->rdata);
+			}
+			if(!iter_unknown_type(t, i == 0))
+				continue;
+			if(module_rrlist_push(s->region, i == 0 ? auth : add,
+				rr) < 0)
+				return;
+		}
+	}
+	if(dnssec) {
+		/* the additional section's records, then their RRSIGs (as
+		 * Unbound writes that section: the signatures are what a
+		 * truncation drops first) */
+		struct module_rrlist data, sigs;
+		struct module_rr *rr, *nx;
+		memset(&data, 0, sizeof(data));
+		memset(&sigs, 0, sizeof(sigs));
+		for(rr = add->first; rr; rr = nx) {
+			nx = rr->next;
+			rr->next = NULL;
+			module_rrlist_append(rr->type == DNS_TYPE_RRSIG ?
+				&sigs : &data, rr);
+		}
+		if(sigs.first) {
+			if(data.last)
+				data.last->next = sigs.first;
+			else	data.first = sigs.first;
+			data.last = sigs.last;
+			data.count += sigs.count;
+		}
+		*add = data;
+	}
+}
+
+/** @return 1 when list l holds a record equal to rr (owner, type,
+ * class and RDATA) */
+static int
+list_has_rr(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == rr->type && o->rrclass == rr->rrclass &&
+			o->rdlen == rr->rdlen && dname_equal(o->owner,
+			rr->owner) && memcmp(o->rdata, rr->rdata,
+			rr->rdlen) == 0)
+			return 1;
+	return 0;
+}
+
 /** append (copies of the structs of) the records of a list */
 static int
 list_push_all(struct region *r, struct module_rrlist *to,
@@ -1766,6 +1975,27 @@ list_push_all(struct region *r, struct module_rrlist *to,
 		return 0;
 	for(rr = from->first; rr; rr = rr->next)
 		if(module_rrlist_push(r, to, rr) < 0)
+			return -1;
+	return 0;
+}
+
+/** list_push_all of the records of from that neither the list to nor the
+ * list later (pushed after them) has: a chain that meets a DNAME twice
+ * gives it once, and the proofs of the CNAME replies come before the
+ * final reply's authority section without the records that one has (as
+ * Unbound's iter_prepend leaves out the RRsets the message has). A
+ * reply's own records are pushed as they came (list_push_all: a proof
+ * that repeats a record is the validator's to judge). */
+static int
+list_push_new(struct region *r, struct module_rrlist *to,
+	const struct module_rrlist *from, const struct module_rrlist *later)
+{
+	struct module_rr *rr;
+	if(!from)
+		return 0;
+	for(rr = from->first; rr; rr = rr->next)
+		if(!(later && list_has_rr(later, rr)) && !list_has_rr(to, rr) &&
+			module_rrlist_push(r, to, rr) < 0)
 			return -1;
 	return 0;
 }
@@ -1793,9 +2023,9 @@ iter_finish(struct module_qstate *s, int rcode,
 		ans->policy = 4;
 		s->no_cache_store = 1;
 	}
-	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
+	if(list_push_new(s->region, &ans->an, &iq->chain, final) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
-		list_push_all(s->region, &ans->ns, &iq->chain_ns) < 0 ||
+		list_push_new(s->region, &ans->ns, &iq->chain_ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ar, add) < 0) {
 		iter_fail(s, DNS_EDE_OTHER);
@@ -2204,6 +2434,34 @@ iter_signed_denial(const struct module_rrlist *auth)
 	return nsec && sig;
 }
 
+/**
+ * A YXDOMAIN reply with the DNAME whose substitution makes the name asked
+ * too long (RFC 6672 2.2) answers the question: the chain so far and the
+ * reply's answer section after the scrub (the DNAME and its RRSIGs, the
+ * records at the name asked), rcode YXDOMAIN, nothing of it cached. A
+ * YXDOMAIN without such a DNAME is a failure like other rcodes.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_yxdomain(struct module_qstate *s, struct iter_reply *p)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rr *rr;
+	iter_scrub_reply(p, iq->dp->is_forward ? NULL : iq->dp->name,
+		st_env(s));
+	for(rr = p->sec[DNS_SEC_ANSWER].first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_DNAME && iter_dname_too_long(rr,
+			iq->sent_qname))
+			break;
+	if(!rr)
+		return 0;
+	iter_note_origin(s);
+	s->no_cache_store = 1;
+	iter_finish(s, DNS_RCODE_YXDOMAIN, &p->sec[DNS_SEC_ANSWER], NULL,
+		NULL, iq->dp->is_forward);
+	return 1;
+}
+
 /** handle a reply from the server the state asked */
 static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
@@ -2276,6 +2534,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_again(s);
 		return;
 	}
+	if(rcode == DNS_RCODE_YXDOMAIN && iter_yxdomain(s, p))
+		return;
 	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
 		/* lame: the server does not serve the zone */
 		iter_server_lame(s);
@@ -2371,10 +2631,11 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		iter_extra_sections(s, p, name, &final, &neg, &add);
 		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
+		iter_extra_sections(s, p, name, &final, &neg, &add);
+		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
 		break;
@@ -2389,6 +2650,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			 * zone's NS set): the NS set and its addresses go
 			 * along as with an answer (as Unbound keeps them) */
 			iter_extra_sections(s, p, name, NULL, &neg, &add);
+		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
@@ -2492,6 +2754,7 @@ iter_restart(struct module_qstate *s)
 	iq->ede = -1;
 	iq->sends = sends;
 	iq->refresh = refresh;
+	iq->restarted = 1;
 	iq->phase = ITER_INIT;
 	s->origin_count = 0;
 	s->return_msg = NULL;

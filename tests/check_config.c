@@ -1089,11 +1089,12 @@ START_TEST(test_only_yes_warn)
 	ck_assert_int_eq(config_read_mem(cfg, "y.conf", t, strlen(t), err,
 		sizeof(err)), 0);
 	log_capture(NULL, 0);
-	ck_assert_int_eq(cfg->num_warnings, 2);
+	ck_assert_int_eq(cfg->num_warnings, 1);
 	ck_assert_int_eq(count_str(logbuf, "warning: y.conf:3: "
 		"infra-keep-probing: petrel always keeps probing"), 1);
-	ck_assert_int_eq(count_str(logbuf, "warning: y.conf:4: "
-		"harden-unknown-additional: petrel always builds"), 1);
+	/* (harden-unknown-additional: no is an option of its own now) */
+	ck_assert_int_eq(count_str(logbuf, "harden-unknown-additional"), 0);
+	ck_assert_int_eq(cfg->harden_unknown_additional, 0);
 	ck_assert_int_eq(cfg->harden_short_bufsize, 1);
 	ck_assert_int_eq(cfg->ede, 0);
 	ck_assert_int_eq(cfg->ede_serve_expired, 0);

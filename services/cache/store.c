@@ -16,16 +16,53 @@
 #include <stddef.h>
 #include <string.h>
 
-/** the marked sets into the RRset cache (RRSIGs are not kept there);
- * stored (may be NULL): one byte per set, set to 1 for a set that went
- * in (new or replacing), 0 otherwise */
+/** most records and signatures of one set stored with its RRSIGs; a
+ * larger set is stored without them */
+#define STORE_MAX_SIGNED 128
+
+/**
+ * The RRSIGs of the answer that cover set cs (at its owner, of its type)
+ * after its records in rd/rdlen (which hold cs->count of them first).
+ * @return the number of signatures added.
+ */
+static size_t
+store_sigs_of(const struct cache_answer *a, const struct cache_rrset *cs,
+	const uint8_t **rd, uint16_t *rdlen)
+{
+	size_t i, k, n = 0;
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *s = &a->sets[i];
+		if(s->type != DNS_TYPE_RRSIG || s->rrclass != cs->rrclass ||
+			!dname_equal(s->owner, cs->owner))
+			continue;
+		for(k = 0; k < s->count; k++) {
+			if(s->rdlen[k] < 2 || dns_read_u16(s->rdata[k]) !=
+				cs->type)
+				continue;
+			if(cs->count + n >= STORE_MAX_SIGNED)
+				return 0;
+			rd[cs->count + n] = s->rdata[k];
+			rdlen[cs->count + n] = s->rdlen[k];
+			n++;
+		}
+	}
+	return n;
+}
+
+/** the marked sets into the RRset cache, each with the RRSIGs of the
+ * answer that cover it and its DNSSEC status (a DO question can then be
+ * answered from them, and validated again); stored (may be NULL): one
+ * byte per set, set to 1 for a set that went in (new or replacing), 0
+ * otherwise */
 static void
 store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 	time_t now, uint8_t *stored)
 {
-	size_t i;
+	size_t i, k;
 	for(i = 0; i < a->nsets; i++) {
 		const struct cache_rrset *cs = &a->sets[i];
+		const uint8_t *rd[STORE_MAX_SIGNED];
+		uint16_t rdlen[STORE_MAX_SIGNED];
 		struct rrset_data rs;
 		if(cs->trust == RRSET_TRUST_NONE || cs->type == DNS_TYPE_RRSIG
 			|| cs->count == 0)
@@ -37,10 +74,21 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 		rs.rrclass = cs->rrclass;
 		rs.ttl = cs->ttl;
 		rs.trust = (enum rrset_trust)cs->trust;
-		rs.sec = RRSET_SEC_UNCHECKED;
+		rs.sec = (enum rrset_security)cs->sec;
 		rs.count = cs->count;
 		rs.rdata = cs->rdata;
 		rs.rdlen = cs->rdlen;
+		if(cs->count < STORE_MAX_SIGNED) {
+			for(k = 0; k < cs->count; k++) {
+				rd[k] = cs->rdata[k];
+				rdlen[k] = cs->rdlen[k];
+			}
+			if((rs.sig_count = store_sigs_of(a, cs, rd,
+				rdlen)) > 0) {
+				rs.rdata = rd;
+				rs.rdlen = rdlen;
+			}
+		}
 		if(rrset_cache_store_leeway(rc, &rs, now, a->leeway) ==
 			RRSET_STORED && stored)
 			stored[i] = 1;

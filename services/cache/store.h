@@ -65,6 +65,9 @@ struct cache_rrset {
 	/** trust rank (enum rrset_trust) to store it in the RRset cache
 	 *  with; RRSET_TRUST_NONE: not for the RRset cache */
 	uint8_t trust;
+	/** its DNSSEC status (enum rrset_security), kept with it in the
+	 *  RRset cache */
+	uint8_t sec;
 	/** number of RRs */
 	size_t count;
 	/** their RDATA, uncompressed */
