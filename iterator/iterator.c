@@ -1790,6 +1790,21 @@ iter_list_has_nsec(const struct module_rrlist *l)
 	return 0;
 }
 
+/** @return 1 when an authority section has an NS record before any
+ * NSEC or NSEC3 record (or no NSEC/NSEC3 at all) */
+static int
+iter_ns_before_proof(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NS)
+			return 1;
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			return 0;
+	}
+	return 1;
+}
+
 /**
  * @return 1 when the answer is one minimal-responses trims: it holds
  * records of the question's type (final), the question is not for NS
@@ -2631,10 +2646,16 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
+		/* the zone's NS set and (DNSSEC) the NSEC/NSEC3 proof of a
+		 * wildcard answer, in the order the reply gave them (as
+		 * Unbound keeps the reply's authority section) */
+		if(!dnssec || iter_ns_before_proof(&p->sec[DNS_SEC_AUTHORITY]))
+			iter_extra_sections(s, p, name, &final, &neg, &add);
+		if(dnssec)
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
-		iter_extra_sections(s, p, name, &final, &neg, &add);
+		if(dnssec && !iter_ns_before_proof(&p->sec[DNS_SEC_AUTHORITY]))
+			iter_extra_sections(s, p, name, &final, &neg, &add);
 		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
