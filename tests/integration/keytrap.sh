@@ -182,6 +182,34 @@ for i in $(seq 50); do
 	sleep 0.2
 done
 
+# 0. a burst (before trap2.'s keys are known): KT_BURST attack queries
+#    for trap2. at once (usable keys: 8 verifications of RSA-4096 each).
+#    Their answers come back while the zone's DNSKEY set is being
+#    fetched: they wait for the same sub-query and are woken in one turn
+#    of the resolver's loop, where, unbounded, all of them would be
+#    checked back to back. When the first attack answer comes, 20 cached
+#    queries (www.trap., asked just before) are sent at once: each must
+#    be answered before the last attack answer, as the resolver checks at
+#    most VAL_TURN_VERIFY_DEFAULT (16) signatures per turn and answers
+#    the cached queries in the next turn. The client has the rest of the
+#    burst (some 18 ms of verifications at 0.05 ms each for 40 queries)
+#    to send them: generous for a script that sends as soon as the first
+#    answer is read.
+BURST=${KT_BURST:-40}
+dig +time=5 +tries=1 +dnssec -b "$CLIENT" @"$RES_IP" -p "$PORT" www.trap. A >/dev/null 2>&1
+res=$(python3 "$here/keytrap_load.py" burst "$RES_IP" "$PORT" "$CLIENT" \
+	www.trap. 20 atk0.atk.trap2. "$BURST")
+echo "# $NAME $res"
+after=$(echo "$res" | awk '{print $15}')
+cans=$(echo "$res" | awk '{print $13}')
+if [ "$NAME" = unbound ]; then
+	:
+elif [ "${cans:-0}" = 20 ] && [ "${after:-1}" = 0 ]; then
+	ok "a burst of $BURST attack queries: the 20 cached queries sent at its first answer were answered before its last"
+else
+	fail "a burst of $BURST attack queries: of 20 cached queries ${cans:-0} answered, ${after:-?} after the last attack answer ($res)"
+fi
+
 # 1. the secure names, the bogus answer
 for z in trap. trap2.; do
 	out=$(dig +time=5 +tries=1 +dnssec -b "$CLIENT" @"$RES_IP" -p "$PORT" "www.$z" A)
