@@ -13,6 +13,8 @@
  * fixture testdata/dnssec/alg13.signed (ECDSA P-256), trusted through its
  * DS record; the answer is an ANY answer at the apex (SOA, NS and MX,
  * one RRSIG each), the key walk the apex DNSKEY set: four verifications.
+ * A second fixture (alg8.signed, RSA/SHA-256, trusted likewise) gives an
+ * RRset of another signer, for an answer that needs two key walks.
  */
 #include "config.h"
 #include <check.h>
@@ -32,6 +34,9 @@
 /** the fixture's trust anchor (its DS record) */
 #define ANCHOR "alg13.example. IN DS 34728 13 2 " \
 	"f43b1ec5145859afca2ef589e8853d0679aae0198061cbe230c8154820042acd"
+/** a second zone's (alg8.signed, RSA/SHA-256) */
+#define ANCHOR8 "alg8.example. IN DS 52696 8 2 " \
+	"8c6bfbb4cf3cfb9cb82e40b2e071caad510177e0e554bbda30087186d9133a13"
 /** most timers and sub-queries the fake environment keeps */
 #define MAXT 16
 /** most query states of one test */
@@ -55,7 +60,7 @@ static int num_cancel;
 static struct module_qstate subs[MAXQ];
 static int num_subs_made;
 static struct config_file *cfg;
-static struct vt_zone *zone;
+static struct vt_zone *zone, *zone8;
 
 /** the query states of a test, and their regions */
 static struct module_qstate qss[MAXQ];
@@ -121,6 +126,7 @@ static void
 setup(void)
 {
 	static const char text[] = "server:\n\ttrust-anchor: \"" ANCHOR "\"\n"
+		"\ttrust-anchor: \"" ANCHOR8 "\"\n"
 		"\ttrust-anchor-signaling: no\n\tval-bogus-ttl: 0\n";
 	char err[256];
 	memset(&env, 0, sizeof(env));
@@ -146,6 +152,8 @@ setup(void)
 		"init: %s", err);
 	zone = vt_zone_load("alg13.signed");
 	ck_assert_ptr_nonnull(zone);
+	zone8 = vt_zone_load("alg8.signed");
+	ck_assert_ptr_nonnull(zone8);
 }
 
 static void
@@ -163,20 +171,21 @@ teardown(void)
 		if(regions[i])
 			region_destroy(regions[i]);
 	vt_zone_free(zone);
+	vt_zone_free(zone8);
 	config_delete(cfg);
 }
 
-/** append the fixture's records at owner of type (and their RRSIGs) */
+/** append a fixture's records at owner of type (and their RRSIGs) */
 static void
-add_rrset(struct region *r, struct module_rrlist *l, const char *owner,
-	uint16_t type)
+add_rrset_of(struct vt_zone *z, struct region *r, struct module_rrlist *l,
+	const char *owner, uint16_t type)
 {
 	uint8_t o[256];
 	size_t i;
 	int n = 0;
 	vt_name(owner, o);
-	for(i = 0; i < zone->n; i++) {
-		struct vt_rr *v = &zone->rrs[i];
+	for(i = 0; i < z->n; i++) {
+		struct vt_rr *v = &z->rrs[i];
 		struct module_rr *rr;
 		if(!dname_equal(v->owner, o) || !(v->type == type ||
 			(v->type == DNS_TYPE_RRSIG && v->covered == type)))
@@ -190,13 +199,23 @@ add_rrset(struct region *r, struct module_rrlist *l, const char *owner,
 	ck_assert_int_ge(n, 2);
 }
 
+/** add_rrset_of the alg13 fixture */
+static void
+add_rrset(struct region *r, struct module_rrlist *l, const char *owner,
+	uint16_t type)
+{
+	add_rrset_of(zone, r, l, owner, type);
+}
+
 /**
  * A client state for ANY at the apex, passed down by the validator, and
  * its answer handed back up (MODULE_EVENT_MODDONE).
  * @param tamper: 1 to spoil the SOA's signature (the first RRset).
+ * @param other: 1 to add, after them, the SOA of the other zone
+ *	(alg8.example., another signer: a second key walk).
  */
 static struct module_qstate *
-start_query(int i, int tamper)
+start_query2(int i, int tamper, int other)
 {
 	static uint8_t apex[256];
 	struct module_qstate *qs = &qss[i];
@@ -222,6 +241,9 @@ start_query(int i, int tamper)
 	add_rrset(qs->region, &a->an, "alg13.example.", DNS_TYPE_SOA);
 	add_rrset(qs->region, &a->an, "alg13.example.", DNS_TYPE_NS);
 	add_rrset(qs->region, &a->an, "alg13.example.", DNS_TYPE_MX);
+	if(other)
+		add_rrset_of(zone8, qs->region, &a->an, "alg8.example.",
+			DNS_TYPE_SOA);
 	if(tamper) {
 		struct module_rr *rr;
 		for(rr = a->an.first; rr; rr = rr->next)
@@ -236,9 +258,18 @@ start_query(int i, int tamper)
 	return qs;
 }
 
-/** answer the walk's DNSKEY sub-query of qs (the apex DNSKEY set) */
+/** start_query2 without the other zone */
+static struct module_qstate *
+start_query(int i, int tamper)
+{
+	return start_query2(i, tamper, 0);
+}
+
+/** answer the walk's DNSKEY sub-query of qs with the apex DNSKEY set
+ * of a fixture */
 static void
-answer_keys(struct module_qstate *qs)
+answer_keys_of(struct module_qstate *qs, struct vt_zone *z,
+	const char *apex)
 {
 	struct module_qstate *sub = &subs[num_subs_made - 1];
 	struct mesh_answer *a;
@@ -247,12 +278,19 @@ answer_keys(struct module_qstate *qs)
 	a = region_alloc_zero(sub->region, sizeof(*a));
 	ck_assert_ptr_nonnull(a);
 	a->ede = -1;
-	add_rrset(sub->region, &a->an, "alg13.example.", DNS_TYPE_DNSKEY);
+	add_rrset_of(z, sub->region, &a->an, apex, DNS_TYPE_DNSKEY);
 	sub->return_msg = a;
 	sub->return_rcode = DNS_RCODE_NOERROR;
 	val_module_block.inform_super(sub, 0, qs);
 	qs->num_subs--;
 	val_module_block.operate(qs, MODULE_EVENT_PASS, 0, NULL);
+}
+
+/** answer_keys_of the alg13 fixture */
+static void
+answer_keys(struct module_qstate *qs)
+{
+	answer_keys_of(qs, zone, "alg13.example.");
 }
 
 /** @return the number of armed timers */
@@ -460,6 +498,39 @@ START_TEST(test_turn_clear_suspended)
 }
 END_TEST
 
+/** an RRset verified before a key walk for another signer keeps its
+ * verdict: the check goes on after the walk, it does not verify the
+ * answer again from the first RRset (nor does it after a suspension
+ * between the two) */
+START_TEST(test_walk_keeps_verdicts)
+{
+	struct module_qstate *qs;
+	ck_assert_int_eq(val_set_turn_budget(&env, 0, 1000, 100000), 0);
+	qs = start_query2(0, 0, 1);
+	answer_keys(qs); /* alg13's keys (1); its SOA, NS, MX (3) */
+	ck_assert_uint_eq(verified(), 4);
+	/* alg8's keys (1), then its SOA (1): the three alg13 RRsets are
+	 * not verified again */
+	answer_keys_of(qs, zone8, "alg8.example.");
+	ck_assert_int_eq(qs->ext_state[0], MODULE_FINISHED);
+	ck_assert_int_eq(qs->return_msg->sec, MODULE_SEC_SECURE);
+	ck_assert_uint_eq(verified(), 6);
+	val_module_block.clear(qs, 0);
+
+	/* with the keys cached and one verification a turn: four
+	 * RRsets, four verifications, over four turns */
+	ck_assert_int_eq(val_set_turn_budget(&env, 0, 1, 100000), 0);
+	now.tv_usec++;
+	qs = start_query2(1, 0, 1);
+	while(armed())
+		(void)turn();
+	ck_assert_int_eq(qs->ext_state[0], MODULE_FINISHED);
+	ck_assert_int_eq(qs->return_msg->sec, MODULE_SEC_SECURE);
+	ck_assert_uint_eq(verified(), 6 + 4);
+	ck_assert_uint_eq(suspends(), 3);
+}
+END_TEST
+
 static Suite *
 val_turn_suite(void)
 {
@@ -470,6 +541,7 @@ val_turn_suite(void)
 	tcase_add_test(tc, test_turn_walk_and_bogus);
 	tcase_add_test(tc, test_turn_queue_order);
 	tcase_add_test(tc, test_turn_clear_suspended);
+	tcase_add_test(tc, test_walk_keeps_verdicts);
 	suite_add_tcase(s, tc);
 	return s;
 }

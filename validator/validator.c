@@ -266,8 +266,9 @@ struct val_qstate {
 	int queued;
 	/** neighbours on that queue */
 	struct val_qstate *susp_prev, *susp_next;
-	/** 1 while a pass over the answer is suspended mid-way: the next
-	 * val_check_answer goes on from the per-record marks */
+	/** VAL_PASS_*: a pass over the answer left open (suspended, or
+	 * waiting for a walk): the next val_check_answer goes on from the
+	 * per-record marks */
 	int pass_open;
 	/** the wildcard expansion the pass found so far (its owner in the
 	 * answer's records) and its RRSIG labels */
@@ -291,6 +292,17 @@ enum val_susp {
 
 /** val_check_answer and check_section: suspended (turn budget spent) */
 #define VAL_CHECK_YIELD -2
+
+/** val_qstate.pass_open: why a pass over the answer was left open */
+enum val_pass {
+	/** not open: the next check is a new pass (marks cleared) */
+	VAL_PASS_NONE = 0,
+	/** suspended until the next turn (not a new step) */
+	VAL_PASS_SUSPENDED,
+	/** a walk was needed for an RRset's signer: the pass goes on after
+	 * it with the RRsets judged before (a new step) */
+	VAL_PASS_WALKED
+};
 
 static int val_yield(struct module_qstate *qs, struct val_qstate *vq,
 	int how);
@@ -2058,8 +2070,9 @@ has_nsec3(const struct module_rrlist *l)
 
 /**
  * Check the answer: a new pass over it, or the rest of a pass that was
- * suspended (vq->pass_open: the failure noted, the marks and the
- * wildcard found so far are kept).
+ * suspended or waited for a walk (vq->pass_open: the failure noted, the
+ * marks and the wildcard found so far are kept, so no RRset is verified
+ * twice).
  * @param need: set to a zone to walk to.
  * @return the message status, -1 when a walk is needed, or
  *	VAL_CHECK_YIELD when the state was suspended until the next turn.
@@ -2082,7 +2095,7 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		vq->pass_wclabs = 0;
 		clear_marks(a);
 	}
-	vq->pass_open = 0;
+	vq->pass_open = VAL_PASS_NONE;
 	fname = final_name(qs, a);
 	neg = (a->rcode == DNS_RCODE_NXDOMAIN);
 	if(!neg) {
@@ -2105,12 +2118,12 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	if(s1 == VAL_CHECK_YIELD)
 		goto yield;
 	if(s1 < 0)
-		return -1;
+		goto walk;
 	s2 = check_section(qs, vq, ve, &a->ns, need, !neg, NULL, NULL);
 	if(s2 == VAL_CHECK_YIELD)
 		goto yield;
 	if(s2 < 0)
-		return -1;
+		goto walk;
 	/* the NSEC3 proofs below hash: not in a turn whose budget is
 	 * spent (every RRset is marked now: the next call only proves) */
 	if(has_nsec3(&a->ns) && val_yield(qs, vq, VAL_SUSP_CHECK))
@@ -2150,7 +2163,7 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		const struct val_kinfo *ki = val_keys(qs, vq, ve, fname);
 		if(!ki) {
 			*need = fname;
-			return -1;
+			goto walk;
 		}
 		if(ki->status == VAL_KEY_INSECURE)
 			return MODULE_SEC_INSECURE;
@@ -2212,8 +2225,13 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		"NODATA without proof");
 	return MODULE_SEC_BOGUS;
 yield:
-	vq->pass_open = 1;
+	vq->pass_open = VAL_PASS_SUSPENDED;
 	return VAL_CHECK_YIELD;
+walk:
+	/* after the walk, the pass goes on from the RRsets judged so far
+	 * (their verdicts stand: the walk only adds keys) */
+	vq->pass_open = VAL_PASS_WALKED;
+	return -1;
 }
 
 /** remove DNSSEC records the client did not ask for (no DO) */
@@ -3146,7 +3164,8 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 		const uint8_t *need = NULL;
 		int sec;
 		/* (the rest of a suspended pass is not a new step) */
-		if(!vq->pass_open && ++vq->steps > VAL_MAX_STEPS) {
+		if(vq->pass_open != VAL_PASS_SUSPENDED &&
+			++vq->steps > VAL_MAX_STEPS) {
 			val_fail_keys(vq, DNS_EDE_DNSSEC_BOGUS,
 				"too many validation steps");
 			val_finish(qs, vq, ve, MODULE_SEC_BOGUS, id);
