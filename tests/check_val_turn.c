@@ -221,6 +221,8 @@ start_query2(int i, int tamper, int other)
 	struct module_qstate *qs = &qss[i];
 	struct mesh_answer *a;
 	vt_name("alg13.example.", apex);
+	if(regions[i]) /* a state of this slot before (cleared) */
+		region_destroy(regions[i]);
 	memset(qs, 0, sizeof(*qs));
 	qs->qname = apex;
 	qs->qname_len = dname_len(apex);
