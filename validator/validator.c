@@ -42,9 +42,11 @@
  * still and whose testbound semantics run timers only when time passes)
  * there are no turns and nothing is suspended, unless a test sets the
  * turn's budget (val_set_turn_budget). The work is charged after each
- * operate() (turn_charge, from the query's budget counters), so one
- * chunk (an RRset: at most VAL_MAX_RRSET_VERIFY; a proof) may pass the
- * turn's budget, never two. Nothing of this is on the cached-answer
+ * operate() (turn_charge, from the query's budget counters), so the
+ * last step of a turn may pass its budget (an RRset of the answer by at
+ * most VAL_MAX_RRSET_VERIFY; a walk's DNSKEY or DS answer by a few such
+ * sets; an NSEC3 proof, which is not split, by its hashes), never a
+ * second step. Nothing of this is on the cached-answer
  * path: it runs only for states that validate. clear() takes a
  * suspended state off the queue.
  */
