@@ -2150,6 +2150,11 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	 * non-DO answer leaves out) is the non-DO answer too */
 	if(ca.do_bit && !resolver_has_dnssec(sets, n, s->qtype))
 		ca.share |= MCACHE_SHARE_DO;
+	/* and a non-DO answer is the DO answer too when the resolution
+	 * saw no DNSSEC record to leave out (mesh_answer.do_same): one
+	 * resolution serves both, as Unbound's one cache entry does */
+	if(!ca.do_bit && ans->do_same)
+		ca.share |= MCACHE_SHARE_DO;
 	ca.sec = resolver_cache_sec(ans->sec);
 	ca.ede = ans->ede;
 	ca.sets = sets;

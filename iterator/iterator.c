@@ -635,6 +635,10 @@ iter_answer_from_cache(struct module_qstate *s)
 			if(!rr)
 				return 0;
 			module_rrlist_append(&iq->chain, rr);
+			/* the cache keeps no signatures to tell whether a DO
+			 * client's answer would have more
+			 * (mesh_answer.do_same) */
+			iq->dnssec_seen = 1;
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
@@ -1286,8 +1290,11 @@ iter_send(struct module_qstate *s)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
-		if((s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) &&
-			!a->noedns)
+		/* DO on every query with EDNS, as Unbound asks: a signed
+		 * zone sends its signatures, so that an answer without
+		 * any serves DO and non-DO clients alike
+		 * (mesh_answer.do_same) */
+		if(!a->noedns)
 			flags |= OUTBOUND_FLAG_DO;
 		if(env->rl && !s->prefetch && !iter_ratelimit_ok(env->rl,
 			iq->dp->name, st_now(s), s->env->rnd)) {
@@ -1518,6 +1525,32 @@ iter_finish(struct module_qstate *s, int rcode,
 	s->return_rcode = rcode;
 	s->ede = -1;
 	s->ext_state[s->curmod] = MODULE_FINISHED;
+}
+
+/** @return 1 when a reply holds a DNSSEC record (RRSIG, NSEC, NSEC3) in
+ * any section */
+static int
+iter_reply_has_dnssec(const struct iter_reply *p)
+{
+	const struct module_rr *rr;
+	int i;
+	for(i = 0; i < 3; i++)
+		for(rr = p->sec[i].first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_RRSIG || rr->type ==
+				DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+				return 1;
+	return 0;
+}
+
+/** a state finished from upstream replies: its answer is also the DO
+ * answer when none of them carried a DNSSEC record and nothing came
+ * from the cache (every upstream query asks with DO, as Unbound's, so
+ * a signed zone would have sent its signatures) */
+static void
+iter_mark_do_same(struct module_qstate *s)
+{
+	if(s->return_msg && !IQ(s)->dnssec_seen)
+		s->return_msg->do_same = 1;
 }
 
 /** mark the current server bad and try another */
@@ -1954,6 +1987,10 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		return;
 	}
 	iq->cname_count = links;
+	if((cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
+		cl == ITER_CL_NXDOMAIN || cl == ITER_CL_CNAME) &&
+		iter_reply_has_dnssec(p))
+		iq->dnssec_seen = 1;
 	/* the answer records (the chain and the final set) go to the RRset
 	 * cache when the answer is finished (services/cache/store.h), with
 	 * the trust of the reply they came in; not from CD queries, whose
@@ -1981,6 +2018,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
+		iter_mark_do_same(s);
 		break;
 	case ITER_CL_NXDOMAIN:
 	case ITER_CL_NODATA:
@@ -1996,6 +2034,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
+		iter_mark_do_same(s);
 		break;
 	case ITER_CL_CNAME:
 		/* the proofs that came with the CNAME go with the answer

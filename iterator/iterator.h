@@ -217,6 +217,11 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** 1 when the answer may hold less than a DO client's answer: a
+	 * reply it was built from carried a DNSSEC record (RRSIG, NSEC,
+	 * NSEC3), or part of it came from the RRset cache (which keeps no
+	 * signatures); see mesh_answer.do_same */
+	int dnssec_seen;
 	/** the server whose authoritative reply was entirely empty
 	 * (ITER_CL_EMPTY), kept as the NODATA answer when no other server
 	 * says more; NULL when none */

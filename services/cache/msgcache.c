@@ -543,7 +543,7 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	enum mcache_store_result ret = MCACHE_NOT_CACHEABLE;
 	size_t i, body_end, n, sz, nrot, dbl_at, dbl_len = 0;
 	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
-	int negative, soa_idx = -1;
+	int negative, soa_idx = -1, share_do;
 	struct mcache_rot rot[MCACHE_MAX_ROT];
 
 	if(msg->qdcount != 1 || msg->qtype != qinfo->qtype ||
@@ -698,6 +698,7 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	atomic_init(&e->stale_from, 0);
 	le->h.hash = mkey_hash(qinfo->hash, e->dc);
 	le->h.mem = slabhash_malloc_size(sz);
+	share_do = (e->alt & MALT_DO) != 0;
 	key.qname = ME_QNAME(e);
 	key.qname_len = e->qname_len;
 	key.qtype = e->qtype;
@@ -711,6 +712,19 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 		free(le);
 	} else
 		slabhash_insert(c->table, &le->h, &key, NULL, NULL);
+	if(share_do) {
+		/* the entry of the other DO bit is superseded: its key
+		 * is answered from this one now (mcache_find_alt), not
+		 * from an older answer, still less a stale one (the
+		 * caller's name: the entry's copy may be gone) */
+		key.qname = qinfo->qname;
+		key.dc ^= MKEY_DO;
+		if(c->shm)
+			(void)shmhash_remove(c->shm, mkey_hash(qinfo->hash,
+				key.dc), &key);
+		else	(void)slabhash_remove(c->table, mkey_hash(qinfo->hash,
+				key.dc), &key);
+	}
 	return MCACHE_STORED;
 fail:
 	free(le);

@@ -295,7 +295,12 @@ enum mcache_store_result mcache_store_msg(struct mcache *c,
  * them, RFC 6840 section 5.9); a CD answer serves non-CD clients only
  * when no validation would have happened for them either (no trust
  * anchor); a DO answer serves non-DO clients when it holds no DNSSEC
- * record to strip (RRSIG, NSEC, NSEC3). A bogus answer is never shared.
+ * record to strip (RRSIG, NSEC, NSEC3); a non-DO answer serves DO
+ * clients when its resolution saw no such record (every upstream query
+ * asks with DO; mesh_answer.do_same). A bogus answer is never shared.
+ * Storing an answer that serves the other DO bit removes that key's own
+ * entry, which it supersedes (an older or expired answer must not be
+ * served in its place).
  * @param share: MCACHE_SHARE_CD | MCACHE_SHARE_DO, or 0.
  */
 enum mcache_store_result mcache_store_msg_share(struct mcache *c,
