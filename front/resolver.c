@@ -2520,6 +2520,38 @@ resolver_error_report(struct resolver *r, const struct mesh_state *s,
 		MESH_FLAG_RD);
 }
 
+/**
+ * A resolution failed for want of a working server (EDE 22, No
+ * Reachable Authority, or 23, Network Error): keep the SERVFAIL in the
+ * message cache a few seconds (RFC 9520 section 3.2; MCACHE_SERVFAIL_TTL,
+ * as Unbound's error_response_cache), so that repeats do not ask the
+ * failing servers again at once. Not when an answer that may still be
+ * given is there (a fresh one, or one serve-expired serves stale, of
+ * either DO bit): the failure does not replace it. Other failures (a
+ * bogus answer, which the validator remembers itself; a refused,
+ * ratelimited or dropped query) are not kept.
+ */
+static void
+resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
+{
+	struct query_info qi;
+	struct mcache_state st;
+	int do_bit = (s->flags & MESH_FLAG_DO) != 0;
+	int cd_bit = (s->flags & MESH_FLAG_CD) != 0;
+	time_t now = r->out->now->tv_sec;
+	if(!r->mcache || s->qs.no_cache_store || (ede !=
+		DNS_EDE_NO_REACHABLE_AUTHORITY && ede != DNS_EDE_NETWORK_ERROR))
+		return;
+	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
+		return;
+	if((mcache_peek(r->mcache, &qi, do_bit, cd_bit, now, &st) == 0 &&
+		st.result != MCACHE_MISS && st.rcode != DNS_RCODE_SERVFAIL) ||
+		(mcache_peek(r->mcache, &qi, !do_bit, cd_bit, now, &st) == 0 &&
+		st.result != MCACHE_MISS && st.rcode != DNS_RCODE_SERVFAIL))
+		return;
+	(void)mcache_store_servfail(r->mcache, &qi, do_bit, cd_bit, now, ede);
+}
+
 /** the mesh's done callback: store the answer, answer every client */
 static void
 resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
@@ -2531,6 +2563,8 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	 * shared caches */
 	int stored = s->qs.no_cache_store ? 0 :
 		resolver_store_answer(r, s, ans);
+	if(!ans)
+		resolver_store_servfail(r, s, ede);
 	if((!ans || ans->rcode == DNS_RCODE_SERVFAIL) && r->mcache && r->cfg &&
 		r->cfg->serve_expired && r->cfg->serve_expired_ttl_reset) {
 		/* serve-expired-ttl-reset: the refresh failed; an expired

@@ -714,6 +714,68 @@ START_TEST(test_serve_expired)
 }
 END_TEST
 
+/* a SERVFAIL kept MCACHE_SERVFAIL_TTL seconds (RFC 9520 section 3.2):
+ * answered with its EDE while it lives, never served stale, not shared
+ * with the other DO bit */
+START_TEST(test_servfail)
+{
+	struct mcache_params p;
+	struct mcache *c;
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	struct query_info qi;
+	int refresh;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	c = new_cache(&p);
+	qinfo(&qi, "fail.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store_servfail(c, &qi, 0, 0, T0,
+		DNS_EDE_NO_REACHABLE_AUTHORITY), MCACHE_STORED);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 1,
+		1232, 0, T0 + 1, out, &len, &msg, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(msg.rcode, DNS_RCODE_SERVFAIL);
+	ck_assert_uint_eq(msg.ancount + msg.nscount, 0);
+	ck_assert_int_eq(find_ede(out, &msg), DNS_EDE_NO_REACHABLE_AUTHORITY);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 1,
+		1232, 1, T0 + 1, out, &len, NULL, NULL), MCACHE_MISS);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
+		0, 0, T0 + MCACHE_SERVFAIL_TTL, out, &len, NULL, &refresh),
+		MCACHE_MISS);
+	mcache_delete(c);
+}
+END_TEST
+
+/* a non-DO answer stored as serving DO clients too replaces the entry of
+ * the DO key (an older answer, which would win over it) */
+START_TEST(test_share_do_supersedes)
+{
+	struct mcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	/* the DO key's own entry: secure, so a DO client gets AD */
+	store_a(c, "both.example", 1, 0, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, 0, 1, 1232, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	/* a newer non-DO answer that serves DO clients too: the DO entry
+	 * goes, the DO client gets the new one (not secure: no AD) */
+	store_a_share_do(c, "both.example", 0, 0, MCACHE_SHARE_DO,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, 0, 1, 1232, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(!(msg.flags & DNS_FLAG_AD));
+	/* not shared: the DO entry stays */
+	store_a(c, "kept.example", 1, 0, MCACHE_SEC_SECURE);
+	store_a_share_do(c, "kept.example", 0, 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "kept.example", DNS_TYPE_A, 0, 1, 1232, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	mcache_delete(c);
+}
+END_TEST
+
 /* mcache_copy_msg (harden-below-nxdomain reads a parent's entry): the
  * whole message with TTLs counted down, its rcode and security; nothing
  * once expired or when it does not fit */
@@ -1246,6 +1308,8 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
+	tcase_add_test(tc, test_servfail);
+	tcase_add_test(tc, test_share_do_supersedes);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
 	tcase_add_test(tc, test_copy_msg);
@@ -1267,6 +1331,8 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
+	tcase_add_test(tc, test_servfail);
+	tcase_add_test(tc, test_share_do_supersedes);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
 	tcase_add_test(tc, test_copy_msg);

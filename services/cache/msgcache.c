@@ -531,11 +531,54 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 		len, msg, now, sec, ede);
 }
 
+static enum mcache_store_result mcache_store_impl(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
+	const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	time_t now, enum mcache_security sec, int ede, int servfail);
+
 enum mcache_store_result
 mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
 	enum mcache_security sec, int ede)
+{
+	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
+		msg, now, sec, ede, 0);
+}
+
+enum mcache_store_result
+mcache_store_servfail(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, int ede)
+{
+	uint8_t wire[DNS_HDR_SIZE + DNS_MAX_NAME + 4];
+	struct dns_msg msg;
+	size_t len = DNS_HDR_SIZE;
+	if(qinfo->qname_len > DNS_MAX_NAME)
+		return MCACHE_NOT_CACHEABLE;
+	memset(wire, 0, DNS_HDR_SIZE);
+	dns_write_u16(wire + 2, DNS_FLAG_QR | DNS_FLAG_RA |
+		DNS_RCODE_SERVFAIL);
+	dns_write_u16(wire + 4, 1);
+	memcpy(wire + len, qinfo->qname, qinfo->qname_len);
+	len += qinfo->qname_len;
+	dns_write_u16(wire + len, qinfo->qtype);
+	dns_write_u16(wire + len + 2, qinfo->qclass);
+	len += 4;
+	if(dns_msg_parse(wire, len, &msg, NULL, 0) != 0)
+		return MCACHE_ERROR;
+	return mcache_store_impl(c, qinfo, do_bit, cd_bit, 0, wire, len,
+		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1);
+}
+
+/**
+ * Store an answer (mcache_store_msg_share), or with servfail a SERVFAIL
+ * with no records, kept MCACHE_SERVFAIL_TTL seconds (see the define).
+ */
+static enum mcache_store_result
+mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, int share, const uint8_t *reply,
+	size_t len, const struct dns_msg *msg, time_t now,
+	enum mcache_security sec, int ede, int servfail)
 {
 	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
@@ -552,7 +595,8 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 		goto fail;
 	if((msg->flags & DNS_FLAG_TC) || msg->tsig_off != 0)
 		goto fail;
-	if(msg->rcode != DNS_RCODE_NOERROR && msg->rcode != DNS_RCODE_NXDOMAIN)
+	if(msg->rcode != DNS_RCODE_NOERROR && msg->rcode != DNS_RCODE_NXDOMAIN &&
+		!(servfail && msg->rcode == DNS_RCODE_SERVFAIL))
 		goto fail;
 	if(msg->rr_count > 0xffff || qinfo->qname_len > DNS_MAX_NAME)
 		goto fail;
@@ -569,7 +613,9 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 
 	/* negative answer? NXDOMAIN, or no answer RR of the asked type */
 	negative = (msg->rcode == DNS_RCODE_NXDOMAIN);
-	if(!negative) {
+	if(servfail)
+		entry_ttl = MCACHE_SERVFAIL_TTL; /* (and not negative) */
+	else if(!negative) {
 		negative = 1;
 		for(i = 0; i < msg->sec_count[DNS_SEC_ANSWER]; i++) {
 			uint16_t t = msg->rrs[msg->sec_first[DNS_SEC_ANSWER]
@@ -684,7 +730,7 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 				rl - rot[i].rrlen);
 		}
 	}
-	if(n == 0 && !negative)
+	if(n == 0 && !negative && !servfail)
 		entry_ttl = 0; /* NOERROR with nothing in it: nothing to keep */
 	ret = MCACHE_NOT_CACHEABLE;
 	if(entry_ttl == 0 || entry_ttl == 0xffffffffu)
@@ -942,8 +988,11 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
 		if(c->p.prefetch && now >= e->prefetch_at)
 			res = MCACHE_HIT_PREFETCH;
-	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
+	} else if(c->p.serve_expired && e->rcode != DNS_RCODE_SERVFAIL &&
+		(c->p.serve_expired_ttl == 0 ||
 		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
+		/* (a SERVFAIL is never served stale: past its seconds the
+		 * question is asked again) */
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
 		if(!c->p.no_ede_stale && !c->p.no_ede)
@@ -1090,7 +1139,8 @@ mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		st->ttl = (uint32_t)(e->expire - now);
 		st->result = (c->p.prefetch && now >= e->prefetch_at) ?
 			MCACHE_HIT_PREFETCH : MCACHE_HIT;
-	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
+	} else if(c->p.serve_expired && e->rcode != DNS_RCODE_SERVFAIL &&
+		(c->p.serve_expired_ttl == 0 ||
 		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		st->result = MCACHE_HIT_EXPIRED;
 	}

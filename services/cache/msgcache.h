@@ -86,6 +86,14 @@ struct shmhash;
  * cache-max-negative-ttl still apply */
 #define MCACHE_NOSOA_NEG_TTL 5
 
+/** seconds a SERVFAIL is kept (mcache_store_servfail): RFC 9520 section
+ * 3.2 asks a resolver to cache a resolution failure, at least 1 s and
+ * at most 5 minutes; Unbound keeps it 5 s (its NORR_TTL), which stops a
+ * burst of repeats from asking the failing servers again and is short
+ * enough that a server that comes back is soon asked. Past it the entry
+ * is never served stale (serve-expired): the question is asked again */
+#define MCACHE_SERVFAIL_TTL 5
+
 /** DNSSEC status of a cached answer */
 enum mcache_security {
 	/** not validated (no validator, or CD query) */
@@ -307,6 +315,24 @@ enum mcache_store_result mcache_store_msg_share(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede);
+
+/**
+ * Store a SERVFAIL for a question (RFC 9520 section 3.2): an entry with
+ * no records, rcode SERVFAIL, kept MCACHE_SERVFAIL_TTL seconds, answered
+ * by mcache_answer like any entry (with its EDE), never served stale and
+ * never shared with the other DO or CD bit. The caller decides which
+ * failures are kept (upstream failures, not a refused or ratelimited
+ * query) and that no servable answer is replaced by it.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ * @param ede: Extended DNS Error code to answer with, or -1.
+ * @return MCACHE_STORED, or MCACHE_ERROR (out of memory).
+ */
+enum mcache_store_result mcache_store_servfail(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, time_t now,
+	int ede);
 
 /** mcache_answer's *refresh: this caller starts the entry's refresh */
 #define MCACHE_ANSWER_REFRESH 1
