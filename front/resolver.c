@@ -1494,7 +1494,8 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum mcache_result mr = mcache_answer(r->mcache, q2, pkt2,
 			x->tp == RESOLVER_TCP, r->out->now->tv_sec, x->out,
 			x->outmax, x->outlen, &refresh);
-		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0 &&
+			!(refresh & MCACHE_ANSWER_NOREC)) {
 			/* a fresh answer first, as for any query */
 			*x->outlen = 0;
 			x->stale = 1;
@@ -1863,11 +1864,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
 			r->out->now->tv_sec, out, outmax, outlen, &refresh);
-		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0 &&
+			!(refresh & MCACHE_ANSWER_NOREC)) {
 			/* serve-expired-client-timeout (or cachedb-check-
 			 * when-serve-expired): try for a fresh answer first;
 			 * the expired one (written to out, now discarded) is
-			 * given if that is slow or fails */
+			 * given if that is slow or fails (at once while a
+			 * failed refresh holds it, MCACHE_ANSWER_NOREC) */
 			*outlen = 0;
 			stale = 1;
 			goto mesh;
@@ -2527,7 +2530,9 @@ resolver_error_report(struct resolver *r, const struct mesh_state *s,
  * as Unbound's error_response_cache), so that repeats do not ask the
  * failing servers again at once. Not when an answer that may still be
  * given is there (a fresh one, or one serve-expired serves stale, of
- * either DO bit): the failure does not replace it. Other failures (a
+ * either DO bit): the failure does not replace it; an expired one is
+ * then served stale at once for those seconds (mcache_norec_set, as
+ * Unbound's serve_expired_norec_ttl). Other failures (a
  * bogus answer, which the validator remembers itself; a refused,
  * ratelimited or dropped query) are not kept.
  */
@@ -2538,18 +2543,30 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 	struct mcache_state st;
 	int do_bit = (s->flags & MESH_FLAG_DO) != 0;
 	int cd_bit = (s->flags & MESH_FLAG_CD) != 0;
+	int d, kept = 0;
 	time_t now = r->out->now->tv_sec;
 	if(!r->mcache || s->qs.no_cache_store || (ede !=
 		DNS_EDE_NO_REACHABLE_AUTHORITY && ede != DNS_EDE_NETWORK_ERROR))
 		return;
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
 		return;
-	if((mcache_peek(r->mcache, &qi, do_bit, cd_bit, now, &st) == 0 &&
-		st.result != MCACHE_MISS && st.rcode != DNS_RCODE_SERVFAIL) ||
-		(mcache_peek(r->mcache, &qi, !do_bit, cd_bit, now, &st) == 0 &&
-		st.result != MCACHE_MISS && st.rcode != DNS_RCODE_SERVFAIL))
-		return;
-	(void)mcache_store_servfail(r->mcache, &qi, do_bit, cd_bit, now, ede);
+	for(d = 0; d < 2; d++) {
+		int b = d ? !do_bit : do_bit;
+		if(mcache_peek(r->mcache, &qi, b, cd_bit, now, &st) != 0 ||
+			st.result == MCACHE_MISS ||
+			st.rcode == DNS_RCODE_SERVFAIL)
+			continue;
+		kept = 1;
+		/* an expired answer is served stale at once for as long
+		 * as the SERVFAIL would have been kept (its refreshes and
+		 * serve-expired-client-timeout wait on no failing server
+		 * meanwhile) */
+		if(st.result == MCACHE_HIT_EXPIRED)
+			mcache_norec_set(r->mcache, &qi, b, cd_bit, now);
+	}
+	if(!kept)
+		(void)mcache_store_servfail(r->mcache, &qi, do_bit, cd_bit,
+			now, ede);
 }
 
 /** the mesh's done callback: store the answer, answer every client */

@@ -742,6 +742,23 @@ START_TEST(test_servfail)
 	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
 		0, 0, T0 + MCACHE_SERVFAIL_TTL, out, &len, NULL, &refresh),
 		MCACHE_MISS);
+	/* a failed refresh of an expired answer: served stale at once, no
+	 * refresh signalled, for MCACHE_SERVFAIL_TTL seconds; a fresh
+	 * entry is left alone */
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED); /* TTL 300 */
+	qinfo(&qi, "old.example", DNS_TYPE_A);
+	mcache_norec_set(c, &qi, 0, 0, T0 + 10);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 10, out, &len, NULL, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(refresh, 0);
+	mcache_norec_set(c, &qi, 0, 0, T0 + 400);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 401, out, &len, NULL, &refresh), MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(refresh, MCACHE_ANSWER_NOREC);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 400 + MCACHE_SERVFAIL_TTL, out, &len, NULL, &refresh),
+		MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(refresh, MCACHE_ANSWER_REFRESH);
 	mcache_delete(c);
 }
 END_TEST

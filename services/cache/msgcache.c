@@ -135,6 +135,10 @@ struct mcache_entry {
 	 * entry failed; the serve-expired-ttl window runs from the later of
 	 * this and the expiry (0: from the expiry) */
 	_Atomic int64_t stale_from;
+	/** a refresh of the expired entry failed: until this time it is
+	 * served stale at once, without trying for a fresh answer first
+	 * (mcache_norec_set; 0: none) */
+	_Atomic int64_t norec_until;
 	/** qname (lower-cased), body (the message from offset 12), TTL
 	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags,
 	 * then (2-aligned) the rotatable runs */
@@ -742,6 +746,7 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
 	atomic_init(&e->stale_from, 0);
+	atomic_init(&e->norec_until, 0);
 	le->h.hash = mkey_hash(qinfo->hash, e->dc);
 	le->h.mem = slabhash_malloc_size(sz);
 	share_do = (e->alt & MALT_DO) != 0;
@@ -963,7 +968,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	size_t limit, opt_len = 0, msglen, nrr, i;
 	uint16_t counts[3], flags;
 	uint32_t age = 0;
-	int tc = 0, ede = -1, stale = 0;
+	int tc = 0, ede = -1, stale = 0, norec = 0;
 	int edns = q->edns.present;
 	int client_do = edns && q->edns.do_bit;
 
@@ -995,6 +1000,9 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		 * question is asked again) */
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
+		norec = (int64_t)now < atomic_load_explicit(
+			&((struct mcache_entry *)e)->norec_until,
+			memory_order_relaxed);
 		if(!c->p.no_ede_stale && !c->p.no_ede)
 			ede = e->rcode == DNS_RCODE_NXDOMAIN ?
 				DNS_EDE_STALE_NXDOMAIN : DNS_EDE_STALE_ANSWER;
@@ -1033,8 +1041,9 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 			return MCACHE_MISS;
 	}
 
-	/* the refresh signal: one caller wins, until the retry time */
-	if(refresh && res != MCACHE_HIT) {
+	/* the refresh signal: one caller wins, until the retry time (none
+	 * while a failed refresh holds the entry stale, norec) */
+	if(refresh && res != MCACHE_HIT && !norec) {
 		int64_t ra = atomic_load_explicit(&e->refresh_after,
 			memory_order_relaxed);
 		if((int64_t)now >= ra && atomic_compare_exchange_strong_explicit(
@@ -1064,6 +1073,8 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		flags |= DNS_FLAG_AD;
 	if(refresh && e->sec == MCACHE_SEC_SECURE)
 		*refresh |= MCACHE_ANSWER_SECURE;
+	if(refresh && norec)
+		*refresh |= MCACHE_ANSWER_NOREC;
 	dns_write_u16(out, q->id);
 	dns_write_u16(out + 2, flags);
 	dns_write_u16(out + 4, 1);
@@ -1207,6 +1218,24 @@ mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 	if(e && now >= e->expire)
 		atomic_store_explicit(&((struct mcache_entry *)e)->stale_from,
 			(int64_t)now, memory_order_relaxed);
+}
+
+void
+mcache_norec_set(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	if(e && now >= e->expire)
+		atomic_store_explicit(&((struct mcache_entry *)e)->norec_until,
+			(int64_t)now + MCACHE_SERVFAIL_TTL,
+			memory_order_relaxed);
 }
 
 /* ---- flushing ---- */

@@ -338,6 +338,11 @@ enum mcache_store_result mcache_store_servfail(struct mcache *c,
 #define MCACHE_ANSWER_REFRESH 1
 /** mcache_answer's *refresh: the answer came from a secure entry */
 #define MCACHE_ANSWER_SECURE 2
+/** mcache_answer's *refresh: an expired answer whose last refresh failed
+ * less than MCACHE_SERVFAIL_TTL seconds ago (mcache_norec_set): give it
+ * at once, without trying for a fresh answer (serve-expired-client-
+ * timeout); no refresh is signalled meanwhile */
+#define MCACHE_ANSWER_NOREC 4
 
 /**
  * The hot path: answer a client query from the cache.
@@ -432,6 +437,21 @@ int mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
  * @param now: the current time.
  */
 void mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now);
+
+/**
+ * serve-expired: a refresh of this question failed for want of a working
+ * server; if its entry has expired, it is served stale at once, with no
+ * refresh, for MCACHE_SERVFAIL_TTL seconds (as the SERVFAIL itself would
+ * be kept, RFC 9520 section 3.2; Unbound's serve_expired_norec_ttl):
+ * mcache_answer reports MCACHE_ANSWER_NOREC. One relaxed atomic store on
+ * the entry.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ */
+void mcache_norec_set(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now);
 
 /* ---- flushing (control channel) ---- */
