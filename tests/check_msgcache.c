@@ -714,6 +714,38 @@ START_TEST(test_serve_expired)
 }
 END_TEST
 
+/* the TTLs of a stale answer: serve-expired-reply-ttl, at most the
+ * record's own TTL; with serve-original-ttl the stored TTLs */
+START_TEST(test_stale_ttl)
+{
+	struct mcache_params p;
+	struct mcache *c;
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	p.serve_expired_reply_ttl = 1000;
+	c = new_cache(&p);
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED); /* 300, 3600 */
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 4000, out, &len, &msg, NULL), MCACHE_HIT_EXPIRED);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 300);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 1000);
+	mcache_delete(c);
+	p.original_ttl = 1;
+	p.min_ttl = 0;
+	p.max_ttl = 86400;
+	c = new_cache(&p);
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 4000, out, &len, &msg, NULL), MCACHE_HIT_EXPIRED);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 300);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3600);
+	mcache_delete(c);
+}
+END_TEST
+
 /* a SERVFAIL kept MCACHE_SERVFAIL_TTL seconds (RFC 9520 section 3.2):
  * answered with its EDE while it lives, never served stale, not shared
  * with the other DO bit */
@@ -1326,6 +1358,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_servfail);
+	tcase_add_test(tc, test_stale_ttl);
 	tcase_add_test(tc, test_share_do_supersedes);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
@@ -1349,6 +1382,7 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
 	tcase_add_test(tc, test_servfail);
+	tcase_add_test(tc, test_stale_ttl);
 	tcase_add_test(tc, test_share_do_supersedes);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);

@@ -1084,10 +1084,17 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	/* the TTLs */
 	if(stale) {
+		/* serve-expired-reply-ttl, but never more than a record's
+		 * own TTL (as Unbound); with serve-original-ttl (the entry
+		 * never counts down) the stored TTLs, as copied */
 		const uint16_t *toff = ME_TTL_OFF(e);
+		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
 		uint32_t rt = c->p.serve_expired_reply_ttl;
-		for(i = 0; i < nrr; i++)
-			dns_write_u32(out + toff[i], rt);
+		if(e->stored < e->expire)
+			for(i = 0; i < nrr; i++) {
+				uint32_t t = dns_read_u32(body + toff[i]);
+				dns_write_u32(out + toff[i], t < rt ? t : rt);
+			}
 	} else {
 		const uint16_t *toff = ME_TTL_OFF(e);
 		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
