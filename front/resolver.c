@@ -317,6 +317,26 @@ resolver_chase_space(struct resolver *r, struct resolver_chase **ch,
 	return 0;
 }
 
+
+/**
+ * Parse a client's query again (a waiting client's stored packet, a
+ * CNAME chase's made-up one), as resolver_handle_parsed saw it: with
+ * disable-edns-do a query with DO is one without EDNS.
+ * @return dns_query_parse_fast's result.
+ */
+static int
+resolver_reparse(const struct resolver *r, const uint8_t *pkt, size_t len,
+	struct fast_query *q)
+{
+	int err = dns_query_parse_fast(pkt, len, q);
+	if(err == 0 && (r->front_opts & RESOLVER_OPT_NODO) &&
+		q->edns.present && q->edns.do_bit) {
+		q->edns.present = 0;
+		q->edns.do_bit = 0;
+	}
+	return err;
+}
+
 /**
  * Begin a CNAME chase (its records in ch): the client's query with the
  * target as its question name (header and EDNS kept) is written to
@@ -350,7 +370,7 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 	memcpy(b + DNS_HDR_SIZE, ch->target, ch->target_len);
 	memcpy(b + DNS_HDR_SIZE + ch->target_len, pkt + q->question_end - 4,
 		4 + (len - q->question_end));
-	if(dns_query_parse_fast(b, n, q2) != 0)
+	if(resolver_reparse(r, b, n, q2) != 0)
 		return -1;
 	q2->edns.cookie_reply = q->edns.cookie_reply;
 	ch->qtype = q->qinfo.qtype;
@@ -476,7 +496,7 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 	struct resolver_client *nc;
 	size_t len2;
 	int flags = MESH_FLAG_RD;
-	if(dns_query_parse_fast(qpkt, qlen, &fq) != 0 ||
+	if(resolver_reparse(r, qpkt, qlen, &fq) != 0 ||
 		fq.qinfo.qtype == DNS_TYPE_CNAME ||
 		fq.qinfo.qtype == DNS_TYPE_ANY ||
 		resolver_chase_rewritten(&ch, qpkt, &fq, buf, len) != 0 ||
@@ -678,7 +698,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
 			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0) |
-			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0);
+			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0) |
+			(cfg->disable_edns_do ? RESOLVER_OPT_NODO : 0);
 	}
 	if(modstack_find(stack, "subnetcache") >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
@@ -923,7 +944,7 @@ resolver_answer_stale(void *arg, struct mesh_client *c)
 	int refresh = 0, rv;
 	if(!r->mcache || !c->qpkt)
 		return 0;
-	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
+	if(resolver_reparse(r, c->qpkt, c->qlen, &fq) != 0)
 		return 0;
 	if(rc->has_cookie && fq.edns.present)
 		fq.edns.cookie_reply = rc->cookie;
@@ -1715,10 +1736,19 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(q->opcode != DNS_OPCODE_QUERY)
 		return resolver_error(r, pkt, len, q, DNS_RCODE_NOTIMPL, -1,
 			out, outmax, outlen);
-	if(q->edns.present && q->edns.version != 0)
-		/* dns_build_error_reply answers BADVERS */
-		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
-			out, outmax, outlen);
+	if(q->edns.present && __builtin_expect(q->edns.version != 0 ||
+		(q->edns.do_bit && (r->front_opts & RESOLVER_OPT_NODO)), 0)) {
+		if(q->edns.version != 0)
+			/* dns_build_error_reply answers BADVERS */
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_FORMERR, -1, out, outmax, outlen);
+		/* disable-edns-do (as Unbound): a client that sets DO is
+		 * answered without EDNS, which tells it that no DNSSEC
+		 * records come; it is served as a client without EDNS
+		 * (so also the 512-byte UDP limit of one) */
+		q->edns.present = 0;
+		q->edns.do_bit = 0;
+	}
 	/* edns-tcp-keepalive over TCP: a client must not send a TIMEOUT
 	 * (RFC 7828 section 3.2.1); a query that does is FORMERR, as in
 	 * Unbound (over UDP the option is ignored: section 3.2.2) */
@@ -2196,7 +2226,7 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	size_t len = 0;
 	enum mcache_result mr;
 	int rv;
-	if(c->encode || dns_query_parse_fast(RESOLVER_CLIENT_PKT(c), c->qlen,
+	if(c->encode || resolver_reparse(r, RESOLVER_CLIENT_PKT(c), c->qlen,
 		&fq) != 0)
 		return 0;
 	if(c->has_cookie && fq.edns.present)

@@ -1293,8 +1293,8 @@ iter_send(struct module_qstate *s)
 		/* DO on every query with EDNS, as Unbound asks: a signed
 		 * zone sends its signatures, so that an answer without
 		 * any serves DO and non-DO clients alike
-		 * (mesh_answer.do_same) */
-		if(!a->noedns)
+		 * (mesh_answer.do_same); none with disable-edns-do */
+		if(!a->noedns && !(s->env->cfg && s->env->cfg->disable_edns_do))
 			flags |= OUTBOUND_FLAG_DO;
 		if(env->rl && !s->prefetch && !iter_ratelimit_ok(env->rl,
 			iq->dp->name, st_now(s), s->env->rnd)) {
