@@ -932,31 +932,37 @@ resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
 }
 
 /** serve-expired: answer a client from an expired cache entry (its query
- * packet is in c->qpkt) and call the reply callback (the mesh's stale
- * callback). @return 1 when answered, 0 when there is no usable entry. */
+ * packet is in c->qpkt, or else, not for a CNAME chase, the one its
+ * record keeps) and call the reply callback (the mesh's stale callback;
+ * a SERVFAIL's clients). @return 1 when answered, 0 when there is no
+ * usable entry. */
 static int
 resolver_answer_stale(void *arg, struct mesh_client *c)
 {
 	struct resolver *r = arg;
 	struct resolver_client *rc = c->data;
 	struct fast_query fq;
-	size_t len = 0;
+	const uint8_t *qpkt = c->qpkt;
+	size_t len = 0, qlen = c->qlen;
 	int refresh = 0, rv;
-	if(!r->mcache || !c->qpkt)
+	if(!qpkt && !rc->chase && !rc->encode) {
+		qpkt = RESOLVER_CLIENT_PKT(rc);
+		qlen = rc->qlen;
+	}
+	if(!r->mcache || !qpkt)
 		return 0;
-	if(resolver_reparse(r, c->qpkt, c->qlen, &fq) != 0)
+	if(resolver_reparse(r, qpkt, qlen, &fq) != 0)
 		return 0;
 	if(rc->has_cookie && fq.edns.present)
 		fq.edns.cookie_reply = rc->cookie;
-	if(mcache_answer(r->mcache, &fq, c->qpkt, rc->tp == RESOLVER_TCP,
+	if(mcache_answer(r->mcache, &fq, qpkt, rc->tp == RESOLVER_TCP,
 		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, &len, &refresh) !=
 		MCACHE_HIT_EXPIRED)
 		return 0;
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
 	r->reply_start = rc->start;
-	if((rv = resolver_respip(r, rc, c->qpkt, c->qlen, r->buf, &len)) ==
-		1)
+	if((rv = resolver_respip(r, rc, qpkt, qlen, r->buf, &len)) == 1)
 		return 1; /* it waits for a CNAME target */
 	if(rv != 0) {
 		r->stats.num_dropped++;
@@ -2350,9 +2356,13 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL, rc;
 	uint16_t flags;
 
-	if(rcode == DNS_RCODE_SERVFAIL && mc->qpkt &&
-		resolver_answer_stale(r, mc))
-		return; /* serve-expired: stale beats SERVFAIL */
+	/* serve-expired: stale beats SERVFAIL, for every client (one that
+	 * asked while the entry was past serve-expired-ttl too: a failed
+	 * refresh may have started its window again, serve-expired-ttl-
+	 * reset), as Unbound's mesh does */
+	if(rcode == DNS_RCODE_SERVFAIL && (mc->qpkt || (r->cfg &&
+		r->cfg->serve_expired)) && resolver_answer_stale(r, mc))
+		return;
 	resolver_client_leaves(r, c);
 	if(ans && ans->policy == 2)
 		goto drop; /* RPZ DROP from the iterator */
@@ -2610,19 +2620,24 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	 * shared caches */
 	int stored = s->qs.no_cache_store ? 0 :
 		resolver_store_answer(r, s, ans);
-	if(!ans)
-		resolver_store_servfail(r, s, ede);
 	if((!ans || ans->rcode == DNS_RCODE_SERVFAIL) && r->mcache && r->cfg &&
 		r->cfg->serve_expired && r->cfg->serve_expired_ttl_reset) {
 		/* serve-expired-ttl-reset: the refresh failed; an expired
-		 * entry's serve-expired-ttl window starts again */
+		 * entry's serve-expired-ttl window starts again (the entry
+		 * of either DO bit: one may answer the other's key,
+		 * mcache_store_msg_share); before the SERVFAIL is kept,
+		 * which it then does not replace */
 		struct query_info qi;
+		int d;
 		if(query_info_set(&qi, s->qname, s->qtype, s->qclass) == 0)
-			mcache_stale_reset(r->mcache, &qi,
-				(s->flags & MESH_FLAG_DO) != 0,
-				(s->flags & MESH_FLAG_CD) != 0,
-				r->out->now->tv_sec);
+			for(d = 0; d < 2; d++)
+				mcache_stale_reset(r->mcache, &qi,
+					((s->flags & MESH_FLAG_DO) != 0) ^ d,
+					(s->flags & MESH_FLAG_CD) != 0,
+					r->out->now->tv_sec);
 	}
+	if(!ans)
+		resolver_store_servfail(r, s, ede);
 	if(s->clients && s->er_agent_len && r->cfg &&
 		r->cfg->dns_error_reporting)
 		resolver_error_report(r, s, ede);
