@@ -64,6 +64,11 @@
 /** size of a COOKIE option with a client and a server cookie */
 #define OPT_COOKIE 28
 
+/** mcache_entry.refresh_after: the flag of mcache_norec_set, above any
+ * time (the time is the value without it); kept in that field so that
+ * the entry does not grow and a fresh hit reads nothing more */
+#define REFRESH_NOREC ((int64_t)1 << 62)
+
 /** a run of one RRset's records that a hit may rotate (see the file
  * comment); message offsets */
 struct mcache_rot {
@@ -129,16 +134,14 @@ struct mcache_entry {
 	uint8_t alt;
 	/** from here on a prefetch is due */
 	time_t prefetch_at;
-	/** no refresh is signalled before this time (CAS by readers) */
+	/** no refresh is signalled before this time (CAS by readers); with
+	 * REFRESH_NOREC set, a refresh of the expired entry failed and
+	 * until then it is served stale at once (mcache_norec_set) */
 	_Atomic int64_t refresh_after;
 	/** serve-expired-ttl-reset: when the last refresh of the expired
 	 * entry failed; the serve-expired-ttl window runs from the later of
 	 * this and the expiry (0: from the expiry) */
 	_Atomic int64_t stale_from;
-	/** a refresh of the expired entry failed: until this time it is
-	 * served stale at once, without trying for a fresh answer first
-	 * (mcache_norec_set; 0: none) */
-	_Atomic int64_t norec_until;
 	/** qname (lower-cased), body (the message from offset 12), TTL
 	 * offsets (uint16 message offsets, n_rr, 2-aligned), RR flags,
 	 * then (2-aligned) the rotatable runs */
@@ -746,7 +749,6 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
 	atomic_init(&e->stale_from, 0);
-	atomic_init(&e->norec_until, 0);
 	le->h.hash = mkey_hash(qinfo->hash, e->dc);
 	le->h.mem = slabhash_malloc_size(sz);
 	share_do = (e->alt & MALT_DO) != 0;
@@ -968,7 +970,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	size_t limit, opt_len = 0, msglen, nrr, i;
 	uint16_t counts[3], flags;
 	uint32_t age = 0;
-	int tc = 0, ede = -1, stale = 0, norec = 0;
+	int tc = 0, ede = -1, stale = 0;
 	int edns = q->edns.present;
 	int client_do = edns && q->edns.do_bit;
 
@@ -1000,9 +1002,6 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		 * question is asked again) */
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
-		norec = (int64_t)now < atomic_load_explicit(
-			&((struct mcache_entry *)e)->norec_until,
-			memory_order_relaxed);
 		if(!c->p.no_ede_stale && !c->p.no_ede)
 			ede = e->rcode == DNS_RCODE_NXDOMAIN ?
 				DNS_EDE_STALE_NXDOMAIN : DNS_EDE_STALE_ANSWER;
@@ -1041,13 +1040,19 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 			return MCACHE_MISS;
 	}
 
-	/* the refresh signal: one caller wins, until the retry time (none
-	 * while a failed refresh holds the entry stale, norec) */
-	if(refresh && res != MCACHE_HIT && !norec) {
-		int64_t ra = atomic_load_explicit(&e->refresh_after,
+	/* the refresh signal: one caller wins, until the retry time; none
+	 * while a failed refresh holds the expired entry (REFRESH_NOREC),
+	 * which is reported instead */
+	if(refresh && res != MCACHE_HIT) {
+		int64_t raw = atomic_load_explicit(&e->refresh_after,
 			memory_order_relaxed);
-		if((int64_t)now >= ra && atomic_compare_exchange_strong_explicit(
-			&((struct mcache_entry *)e)->refresh_after, &ra,
+		int64_t ra = raw & ~REFRESH_NOREC;
+		if((raw & REFRESH_NOREC) && (int64_t)now < ra) {
+			if(stale)
+				*refresh = MCACHE_ANSWER_NOREC;
+		} else if((int64_t)now >= ra &&
+			atomic_compare_exchange_strong_explicit(
+			&((struct mcache_entry *)e)->refresh_after, &raw,
 			(int64_t)now + MCACHE_REFRESH_RETRY,
 			memory_order_relaxed, memory_order_relaxed))
 			*refresh = MCACHE_ANSWER_REFRESH;
@@ -1073,8 +1078,6 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		flags |= DNS_FLAG_AD;
 	if(refresh && e->sec == MCACHE_SEC_SECURE)
 		*refresh |= MCACHE_ANSWER_SECURE;
-	if(refresh && norec)
-		*refresh |= MCACHE_ANSWER_NOREC;
 	dns_write_u16(out, q->id);
 	dns_write_u16(out + 2, flags);
 	dns_write_u16(out + 4, 1);
@@ -1240,9 +1243,9 @@ mcache_norec_set(struct mcache *c, const struct query_info *qinfo,
 	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
 	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
 	if(e && now >= e->expire)
-		atomic_store_explicit(&((struct mcache_entry *)e)->norec_until,
-			(int64_t)now + MCACHE_SERVFAIL_TTL,
-			memory_order_relaxed);
+		atomic_store_explicit(&((struct mcache_entry *)e)->
+			refresh_after, ((int64_t)now + MCACHE_SERVFAIL_TTL) |
+			REFRESH_NOREC, memory_order_relaxed);
 }
 
 /* ---- flushing ---- */
