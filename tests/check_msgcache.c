@@ -774,6 +774,12 @@ START_TEST(test_servfail)
 	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
 		0, 0, T0 + MCACHE_SERVFAIL_TTL, out, &len, NULL, &refresh),
 		MCACHE_MISS);
+	/* flush_negative removes it (as Unbound's) */
+	ck_assert_int_eq(mcache_store_servfail(c, &qi, 0, 0, T0, -1),
+		MCACHE_STORED);
+	ck_assert_uint_eq(mcache_flush_negative(c), 1);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
+		0, 0, T0 + 1, out, &len, NULL, &refresh), MCACHE_MISS);
 	/* a failed refresh of an expired answer: served stale at once, no
 	 * refresh signalled, for MCACHE_SERVFAIL_TTL seconds; a fresh
 	 * entry is left alone */

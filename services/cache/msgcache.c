@@ -1325,7 +1325,7 @@ static int
 pred_negative(const struct mcache_entry *e, void *arg)
 {
 	(void)arg;
-	return e->negative;
+	return e->negative || e->rcode == DNS_RCODE_SERVFAIL;
 }
 
 static int

@@ -468,7 +468,9 @@ size_t mcache_flush_type(struct mcache *c, const uint8_t *name,
 /** Remove every entry at or below zone. @return entries removed */
 size_t mcache_flush_zone(struct mcache *c, const uint8_t *zone);
 
-/** Remove every negative entry (NXDOMAIN, NODATA). @return removed */
+/** Remove every negative entry (NXDOMAIN, NODATA) and every kept
+ * SERVFAIL (mcache_store_servfail), as Unbound's flush_negative does.
+ * @return removed */
 size_t mcache_flush_negative(struct mcache *c);
 
 /** Remove every bogus entry. @return removed */
