@@ -77,7 +77,8 @@ ka_query(uint8_t *b, const uint8_t *opts, size_t olen)
 	memcpy(b, q, n);
 	b[n++] = (uint8_t)(olen >> 8);
 	b[n++] = (uint8_t)olen;
-	memcpy(b + n, opts, olen);
+	if(olen)
+		memcpy(b + n, opts, olen);
 	return n + olen;
 }
 
