@@ -37,4 +37,10 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 # the PROXY v2 client of make check-proxy
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends python3 >/dev/null
+# the user petrel changes to after binding its ports (username:'s
+# default, configure --with-username), as the package creates it
+if ! getent passwd petrel >/dev/null; then
+	$SUDO adduser --system --group --no-create-home --home /nonexistent \
+		--quiet petrel
+fi
 echo "setup-debian: build and test dependencies installed"

@@ -458,8 +458,10 @@ daemon_detach_and_drop(struct daemon *d)
 	if(cfg->username[0]) {
 		struct passwd *pw = getpwnam(cfg->username);
 		if(!pw) {
-			log_err("username: user '%s' does not exist",
-				cfg->username);
+			log_err("username: user '%s' does not exist: create it "
+				"(adduser --system --group %s, as petrel's "
+				"package does), or name another user in "
+				"username:", cfg->username, cfg->username);
 			return -1;
 		}
 		d->uid = pw->pw_uid;
@@ -477,6 +479,12 @@ daemon_detach_and_drop(struct daemon *d)
 			return -1;
 		}
 	}
+	if(!cfg->username[0] && geteuid() == 0)
+		log_warn("username: is empty and petrel runs as root: it "
+			"keeps root's privileges after binding its ports; set "
+			"username: to a user of its own (the default, \"%s\", "
+			"is created by the package)", PETREL_USERNAME[0] ?
+			PETREL_USERNAME : "petrel");
 	if(cfg->do_daemonize && !d->cmdline_foreground) {
 		/* a log file given relative: keep it working after chdir */
 		if(daemonize() != 0)

@@ -76,6 +76,9 @@ struct comm_base;
  * exclude) */
 #define MODULE_EXCLUDE_MAX 16
 
+/** most records kept in module_qstate.cut_proofs */
+#define MODULE_CUT_PROOFS_MAX 64
+
 /** state key flag: client asked with the DO bit */
 #define MESH_FLAG_DO	0x01
 /** state key flag: client asked with the CD bit */
@@ -394,6 +397,17 @@ struct module_env {
 	 */
 	int (*rpz_qname)(void *arg, struct module_qstate *qs,
 		const uint8_t *name);
+	/**
+	 * Whether a zone's answers must be signed (dnssec-lame detection
+	 * in the iterator): set by the validator when it has trust anchors
+	 * (its worker_start), else NULL.
+	 * @param arg: dnssec_zone_arg.
+	 * @param zone: the zone, lower-case wire.
+	 * @return 1 when a trust anchor sits at the zone, else 0.
+	 */
+	int (*dnssec_zone)(void *arg, const uint8_t *zone);
+	/** the argument of dnssec_zone */
+	void *dnssec_zone_arg;
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC
@@ -490,6 +504,15 @@ struct module_qstate {
 	struct netaddr *exclude;
 	/** how many */
 	int exclude_count;
+	/** what the referrals the iterator followed for this state said of
+	 * the DS sets of their zone cuts: their DS, NSEC and NSEC3 records
+	 * and the RRSIGs over them, unchecked, in the region (at most
+	 * MODULE_CUT_PROOFS_MAX), kept only when the state asks for DNSSEC
+	 * records (MESH_FLAG_DNSSEC) without CD. A module above (the validator) may
+	 * prove a cut's DS set from them instead of asking the parent again
+	 * for what the referral said (as Unbound's negative cache keeps a
+	 * referral's NSEC3 records for its DS lookups) */
+	struct module_rrlist cut_proofs;
 	/** the client's subnet (in the state's region), or NULL: the
 	 * state is not the client's own (no subnetcache, a sub-query, a
 	 * prefetch) */

@@ -21,6 +21,7 @@
 #include "daemon/env.h"
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,17 @@ main(int argc, char *argv[])
 		if(enter_dirs(cfg, err, sizeof(err)) != 0 ||
 			env_check(cfg, err, sizeof(err)) != 0) {
 			fprintf(stderr, "%s\n", err);
+			config_delete(cfg);
+			return 1;
+		}
+		/* the user the daemon changes to must exist, as at start-up
+		 * (unbound-checkconf checks it too) */
+		if(cfg->username[0] && !getpwnam(cfg->username)) {
+			fprintf(stderr, "%s: username: user '%s' does not "
+				"exist: create it (adduser --system --group "
+				"%s, as petrel's package does), or name another "
+				"user in username:\n", file, cfg->username,
+				cfg->username);
 			config_delete(cfg);
 			return 1;
 		}

@@ -1,7 +1,8 @@
 /*
  * tests/check_val_neg.c - validator/val_neg: answers made from the store
  * of validated NSEC records (RFC 8198): NXDOMAIN, NODATA, an empty
- * non-terminal, and the order of their authority section.
+ * non-terminal, and the order of their authority section; a DS question
+ * at a zone cut.
  *
  * The records are put in the store as the validator does after it found
  * them secure (their RRSIGs are not checked here, only kept: a signature
@@ -42,18 +43,26 @@ mkrr(struct region *r, const char *str)
 	return m;
 }
 
+/** keep a record and its RRSIG (over type covered, by signer) */
+static void
+keep_by(struct val_neg *n, struct region *r, const char *owner,
+	const char *rest, const char *covered, const char *signer)
+{
+	char rs[512], ss[512];
+	snprintf(rs, sizeof(rs), "%s 3600 IN %s", owner, rest);
+	snprintf(ss, sizeof(ss), "%s 3600 IN RRSIG %s 8 2 3600 "
+		"20300101000000 20000101000000 1 %s AAAA", owner,
+		covered, signer);
+	ck_assert_int_eq(val_neg_add(n, mkrr(r, rs), mkrr(r, ss), NOW,
+		0xffffffff), 0);
+}
+
 /** keep a record and its RRSIG (over type covered, signer neg.example) */
 static void
 keep(struct val_neg *n, struct region *r, const char *owner,
 	const char *rest, const char *covered)
 {
-	char rs[512], ss[512];
-	snprintf(rs, sizeof(rs), "%s 3600 IN %s", owner, rest);
-	snprintf(ss, sizeof(ss), "%s 3600 IN RRSIG %s 8 2 3600 "
-		"20300101000000 20000101000000 1 neg.example. AAAA", owner,
-		covered);
-	ck_assert_int_eq(val_neg_add(n, mkrr(r, rs), mkrr(r, ss), NOW,
-		0xffffffff), 0);
+	keep_by(n, r, owner, rest, covered, "neg.example.");
 }
 
 /** @return 1 when the record has type t and owner name */
@@ -146,12 +155,67 @@ START_TEST(test_order)
 }
 END_TEST
 
+/* a DS question: answered only from the NSEC at the name in the zone
+ * strictly above it (the NSEC the key walk proved at a cut), never from
+ * the child's own apex NSEC */
+START_TEST(test_ds)
+{
+	struct val_neg *n = val_neg_create();
+	struct region *r = region_create(4096);
+	struct mesh_answer *a = NULL;
+	uint8_t q[256];
+	size_t l;
+	ck_assert_ptr_nonnull(n);
+	keep(n, r, "neg.example.", "SOA ns.neg.example. h.neg.example. 1 "
+		"3600 600 86400 300", "SOA");
+	keep(n, r, "neg.example.", "NSEC sub.neg.example. NS SOA RRSIG "
+		"NSEC DNSKEY", "NSEC");
+	/* the cut at sub: NS, no DS */
+	keep(n, r, "sub.neg.example.", "NSEC tub.neg.example. NS RRSIG NSEC",
+		"NSEC");
+	/* a signed child tub, whose own apex NSEC and SOA are kept */
+	keep_by(n, r, "tub.neg.example.", "SOA ns.tub.neg.example. "
+		"h.tub.neg.example. 1 3600 600 86400 300", "SOA",
+		"tub.neg.example.");
+	keep_by(n, r, "tub.neg.example.", "NSEC tub.neg.example. NS SOA "
+		"RRSIG NSEC DNSKEY", "NSEC", "tub.neg.example.");
+
+	/* the cut's DS: NODATA, its NSEC and the parent's SOA, secure */
+	l = sizeof(q);
+	ck_assert_int_eq(dname_from_str("sub.neg.example.", q, &l), 0);
+	ck_assert_int_eq(val_neg_answer(n, q, DNS_TYPE_DS, NOW, r, &a), 1);
+	ck_assert_int_eq(a->rcode, DNS_RCODE_NOERROR);
+	ck_assert_int_eq(a->sec, MODULE_SEC_SECURE);
+	ck_assert_uint_eq(a->ns.count, 4);
+	ck_assert(rr_is(a->ns.first, DNS_TYPE_NSEC, "sub.neg.example."));
+	ck_assert(rr_is(a->ns.first->next->next, DNS_TYPE_SOA,
+		"neg.example."));
+
+	/* the child's DS: its apex NSEC (SOA, no DS) says nothing of it */
+	l = sizeof(q);
+	ck_assert_int_eq(dname_from_str("tub.neg.example.", q, &l), 0);
+	a = NULL;
+	ck_assert_int_eq(val_neg_answer(n, q, DNS_TYPE_DS, NOW, r, &a), 0);
+	/* the zone's own DS: nothing above it is kept */
+	l = sizeof(q);
+	ck_assert_int_eq(dname_from_str("neg.example.", q, &l), 0);
+	ck_assert_int_eq(val_neg_answer(n, q, DNS_TYPE_DS, NOW, r, &a), 0);
+	/* a name the cut's NSEC covers: not answered for DS */
+	l = sizeof(q);
+	ck_assert_int_eq(dname_from_str("su.neg.example.", q, &l), 0);
+	ck_assert_int_eq(val_neg_answer(n, q, DNS_TYPE_DS, NOW, r, &a), 0);
+	region_destroy(r);
+	val_neg_delete(n);
+}
+END_TEST
+
 static Suite *
 val_neg_suite(void)
 {
 	Suite *s = suite_create("val_neg");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_order);
+	tcase_add_test(tc, test_ds);
 	suite_add_tcase(s, tc);
 	return s;
 }

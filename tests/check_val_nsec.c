@@ -636,6 +636,40 @@ START_TEST(test_nsec3_proofs)
 }
 END_TEST
 
+/* a proof is made of one chain: the records of a zone with other hash
+ * parameters than its first usable record are left out (RFC 5155 7.2;
+ * as Unbound, val_nx_nsec3_params) */
+START_TEST(test_nsec3_one_chain)
+{
+	static struct recset m;
+	struct val_nrec first[65];
+	unsigned it = VAL_NSEC3_MAX_ITER_DEFAULT;
+	size_t i;
+	m = *no_optout();
+	for(i = 0; i < m.n; i++)
+		m.r[i].rdata = m.rd[i];
+	ck_assert_uint_lt(m.n, 64);
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(m.r, m.n,
+		N("nx.alg7.example."), it, NULL), VAL_PROOF_SECURE);
+	/* a copy of the first record with one more iteration (another
+	 * chain's, or made up to collide) */
+	memcpy(m.rd[m.n], m.rd[0], m.r[0].len);
+	m.r[m.n] = m.r[0];
+	m.r[m.n].rdata = m.rd[m.n];
+	m.rd[m.n][3]++;
+	/* after the chain: it alone is left out */
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(m.r, m.n + 1,
+		N("nx.alg7.example."), it, NULL), VAL_PROOF_SECURE);
+	/* before it: it sets the parameters of the zone, the chain is left
+	 * out and nothing is proven */
+	first[0] = m.r[m.n];
+	for(i = 0; i < m.n; i++)
+		first[i + 1] = m.r[i];
+	ck_assert_int_eq(val_nsec3_prove_nxdomain(first, m.n + 1,
+		N("nx.alg7.example."), it, NULL), VAL_PROOF_NONE);
+}
+END_TEST
+
 /**
  * The chain of s without the NSEC3 of name, as a signer that leaves a
  * name out leaves it: the previous record's next hash skips it.
@@ -848,6 +882,7 @@ val_nsec_suite(void)
 	tcase_add_test(tc, test_nsec3_hash);
 	tcase_add_test(tc, test_nsec3_parse);
 	tcase_add_test(tc, test_nsec3_proofs);
+	tcase_add_test(tc, test_nsec3_one_chain);
 	tcase_add_test(tc, test_nsec3_delegations);
 	tcase_add_test(tc, test_nsec3_iterations);
 	tcase_add_test(tc, test_nsec3_budget);

@@ -146,7 +146,11 @@ ex_option(FILE *out, const struct config_option *o, const char *ind)
 		ex_comment(out, ind, line);
 	}
 	def_text(o, val, sizeof(val));
-	if(o->def || !(o->flags & OPT_F_EXAMPLE_SET))
+	/* (a build-dependent default the example sets is said in words
+	 * above, not as a line) */
+	if((o->def && !((o->flags & OPT_F_BUILD_DEFAULT) &&
+		(o->flags & OPT_F_EXAMPLE_SET))) ||
+		!(o->flags & OPT_F_EXAMPLE_SET))
 		fprintf(out, "%s# %s: %s\n", ind, o->name, val);
 	if(o->flags & OPT_F_EXAMPLE_SET)
 		fprintf(out, "%s%s: %s\n", ind, o->name, o->ex);

@@ -213,15 +213,18 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 	uint8_t wc[DNS_MAX_NAME + 2];
 	struct mesh_answer *a;
 	*out = NULL;
-	if(qtype == DNS_TYPE_DS || qtype == DNS_TYPE_ANY ||
-		qtype == DNS_TYPE_RRSIG)
-		return 0; /* DS: answered by the parent; ANY, RRSIG: an NSEC
-			   * at the name cannot deny them */
+	if(qtype == DNS_TYPE_ANY || qtype == DNS_TYPE_RRSIG ||
+		(qtype == DNS_TYPE_DS && qname[0] == 0))
+		return 0; /* ANY, RRSIG: an NSEC at the name cannot deny
+			   * them; the root's DS: no zone above */
 	lock_basic_lock(&n->lock);
 	for(i = 0; i < VAL_NEG_MAX; i++) {
 		const struct neg_entry *e = &n->e[i];
 		if(!e->used || e->expire <= now || e->type != DNS_TYPE_SOA ||
 			!dname_is_subdomain(qname, e->zone))
+			continue;
+		/* a DS set is the parent's: its zone is strictly above */
+		if(qtype == DNS_TYPE_DS && dname_equal(qname, e->zone))
 			continue;
 		if(!soa || dname_count_labels(e->zone) >
 			dname_count_labels(soa->zone))
@@ -252,6 +255,10 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 			goto done;
 		rcode = DNS_RCODE_NOERROR;
 		nr = 1;
+	} else if(qtype == DNS_TYPE_DS) {
+		/* only the NSEC at the cut denies its DS set (the one the
+		 * key walk proved and kept, val_neg_add) */
+		goto done;
 	} else if(cover && is_ent(cover, qname)) {
 		/* an empty non-terminal: the NSEC covering it has a next
 		 * name below it (NODATA, RFC 4035 3.1.3.2) */

@@ -7,7 +7,10 @@
  * a cached NSEC that covers the name (and one that covers the wildcard at
  * its closest encloser: NXDOMAIN) or an NSEC at the name without the type
  * (NODATA), proves it with the same val_nsec checks as a fresh answer,
- * and makes the answer from the cache: no upstream query.
+ * and makes the answer from the cache: no upstream query. A DS question
+ * is answered only from the NSEC at the name in the zone strictly above
+ * it (NODATA: the NSEC the key walk proved at a zone cut, kept with
+ * val_neg_add), never from a child's apex NSEC.
  *
  * The store is a fixed array (VAL_NEG_MAX entries, so memory is bounded
  * and a lookup is a bounded scan), shared by the workers under one lock;

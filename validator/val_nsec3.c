@@ -17,6 +17,8 @@
 
 /** hashes kept per proof */
 #define N3_CACHE 16
+/** records looked at per proof */
+#define N3_MAX_RECS 64
 
 /** one cached hash */
 struct n3_hash {
@@ -46,6 +48,10 @@ struct n3_ctx {
 	size_t victim;
 	/** the query's budget (hash_left), or NULL */
 	struct val_budget *budget;
+	/** per record: 1 when it is usable (well-formed, known algorithm
+	 * and flags, and the hash parameters of the first such record of
+	 * its zone, n3_init); records past N3_MAX_RECS are not */
+	uint8_t use[N3_MAX_RECS];
 };
 
 /** base32hex digit value, or -1 */
@@ -240,7 +246,7 @@ n3_match(struct n3_ctx *c, const uint8_t *name, struct val_nsec3_info *info)
 	size_t i;
 	for(i = 0; i < c->n; i++) {
 		const uint8_t *h;
-		if(val_nsec3_parse(&c->recs[i], info) != 0 ||
+		if(!c->use[i] || val_nsec3_parse(&c->recs[i], info) != 0 ||
 			!dname_is_subdomain(name, info->zone))
 			continue;
 		if((h = n3_hash_of(c, info, name)) != NULL &&
@@ -261,7 +267,7 @@ n3_cover(struct n3_ctx *c, const uint8_t *name, struct val_nsec3_info *info)
 	for(i = 0; i < c->n; i++) {
 		const uint8_t *h, *o, *nx;
 		int on;
-		if(val_nsec3_parse(&c->recs[i], info) != 0 ||
+		if(!c->use[i] || val_nsec3_parse(&c->recs[i], info) != 0 ||
 			!dname_is_subdomain(name, info->zone))
 			continue;
 		if((h = n3_hash_of(c, info, name)) == NULL)
@@ -292,23 +298,45 @@ n3_iter_high(struct n3_ctx *c, const uint8_t *qname, unsigned max_iter)
 	struct val_nsec3_info info;
 	size_t i;
 	for(i = 0; i < c->n; i++)
-		if(val_nsec3_parse(&c->recs[i], &info) == 0 &&
+		if(c->use[i] && val_nsec3_parse(&c->recs[i], &info) == 0 &&
 			dname_is_subdomain(qname, info.zone) &&
 			info.iterations > max_iter)
 			return 1;
 	return 0;
 }
 
-/** start a proof */
+/**
+ * Start a proof: mark the records it may use. A zone's NSEC3 chain has
+ * one set of hash parameters (RFC 5155 7.2); records of a zone with
+ * other parameters than its first usable record (another chain, or made
+ * up to collide) are left out, so a proof is made of one chain (what
+ * Unbound's val_nx_nsec3_params and val_nx_nsec3_collision expect).
+ */
 static void
 n3_init(struct n3_ctx *c, const struct val_nrec *recs, size_t n,
 	struct val_budget *b)
 {
+	struct val_nsec3_info in, first;
+	size_t i, j;
 	c->budget = b;
 	c->recs = recs;
-	c->n = n;
+	c->n = n > N3_MAX_RECS ? N3_MAX_RECS : n;
 	c->used = 0;
 	c->victim = 0;
+	for(i = 0; i < c->n; i++) {
+		c->use[i] = 0;
+		if(val_nsec3_parse(&recs[i], &in) != 0)
+			continue;
+		for(j = 0; j < i; j++)
+			if(c->use[j] && val_nsec3_parse(&recs[j], &first) ==
+				0 && dname_equal(first.zone, in.zone))
+				break;
+		if(j < i && (first.alg != in.alg || first.iterations !=
+			in.iterations || first.saltlen != in.saltlen ||
+			memcmp(first.salt, in.salt, in.saltlen) != 0))
+			continue;
+		c->use[i] = 1;
+	}
 }
 
 /** result of a closest encloser search */

@@ -11,7 +11,12 @@
  * IH(salt, x, k) = H(IH(salt, x, k-1) || salt), x the lower-cased wire
  * name; the owner's first label is the base32hex (RFC 4648, no padding)
  * of the hash. Records with another hash algorithm or with flags other
- * than 0 and 1 are ignored (RFC 5155 8.1, 8.2).
+ * than 0 and 1 are ignored (RFC 5155 8.1, 8.2), and so are the records of
+ * a zone whose hash algorithm, iterations or salt differ from those of
+ * the zone's first usable record in the list: a zone has one chain (RFC
+ * 5155 7.2), and a proof made of several (or of records made up to
+ * collide) proves nothing (Unbound's val_nx_nsec3_params and
+ * val_nx_nsec3_collision want SERVFAIL for such proofs).
  *
  * The closest encloser proof (RFC 5155 8.3): the longest ancestor of
  * qname, in the records' zone, that has a matching NSEC3, with the next

@@ -865,49 +865,82 @@ ds_from_cache(struct module_qstate *qs, struct val_qstate *vq,
 	return 1;
 }
 
+/** @return 1 when the list has a record equal to rr (owner, type, RDATA) */
+static int
+rr_listed(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == rr->type && o->rdlen == rr->rdlen &&
+			dname_equal(o->owner, rr->owner) &&
+			memcmp(o->rdata, rr->rdata, rr->rdlen) == 0)
+			return 1;
+	return 0;
+}
+
+/**
+ * The proof of no DS at name that a list of records holds: the NSEC at
+ * name, else the NSEC3 records of the zone above (vq->kk.name), with
+ * their RRSIGs, copied into vq->sub_ns (each record once).
+ * @return 1 when found, 0 when the list has none (or out of memory).
+ */
+static int
+ds_proof_from_list(struct module_qstate *qs, struct val_qstate *vq,
+	const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	uint16_t ft = 0;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
+			ft = DNS_TYPE_NSEC;
+		else if(rr->type == DNS_TYPE_NSEC3 && ft == 0 &&
+			rr->owner[0] != 0 && dname_equal(dname_strip_label(
+			rr->owner), vq->kk.name))
+			ft = DNS_TYPE_NSEC3; /* the parent zone's NSEC3 */
+	}
+	if(ft == 0)
+		return 0;
+	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
+	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
+	for(rr = l->first; rr; rr = rr->next)
+		if((rr->type == ft || (rr->type == DNS_TYPE_RRSIG &&
+			sig_covered(rr) == ft)) && (ft == DNS_TYPE_NSEC ?
+			dname_equal(rr->owner, name) : (rr->owner[0] != 0 &&
+			dname_equal(dname_strip_label(rr->owner),
+			vq->kk.name))) && !rr_listed(&vq->sub_ns, rr) &&
+			module_rrlist_push(qs->region, &vq->sub_ns, rr) < 0)
+			return 0;
+	return 1;
+}
+
 /**
  * The walk's DS question answered from what is at hand: the NSEC at the
- * cut in the answer being checked, or the RRset cache, where a referral
- * the iterator followed left the zone's DS set, or the NSEC that proves
- * it has none, with their signatures (Unbound's validator, too, does not
- * ask the parent again for what it was given). Filled in as a
- * sub-query's answer would be (vq->sub_an or vq->sub_ns, in the region);
- * when it does not do, the question is asked (walk_retry).
+ * cut in the answer being checked, or what the referrals this state
+ * followed said of the cut (module.h: cut_proofs), or the RRset cache,
+ * where a referral the iterator followed left the zone's DS set, or the
+ * NSEC that proves it has none, with their signatures (Unbound's
+ * validator, too, does not ask the parent again for what it was given).
+ * Filled in as a sub-query's answer would be (vq->sub_an or vq->sub_ns,
+ * in the region); when it does not do, the question is asked
+ * (walk_retry).
  * @return 1 when found, 0 when the question must be asked.
  */
 static int
 walk_ds_cached(struct module_qstate *qs, struct val_qstate *vq,
 	const uint8_t *name)
 {
-	const struct module_rr *rr;
-	int found = 0;
 	/* in order: the DS set in the cache (a referral's, or an earlier
 	 * answer's); the proof the answer itself came with (the NSEC at
 	 * the cut, or the parent's NSEC3 records, that a CNAME into an
-	 * unsigned child carries); the NSEC at the cut in the cache */
+	 * unsigned child carries); the proof the referral to the cut gave
+	 * (the NSEC3 records of the parent that match or cover the cut);
+	 * the NSEC at the cut in the cache */
 	if(ds_from_cache(qs, vq, name, DNS_TYPE_DS))
 		return 1;
-	for(rr = vq->ans ? vq->ans->ns.first : NULL; rr; rr = rr->next) {
-		if(rr->type == DNS_TYPE_NSEC && dname_equal(rr->owner, name))
-			found = 1;
-		else if(rr->type == DNS_TYPE_NSEC3 && rr->owner[0] != 0 &&
-			dname_equal(dname_strip_label(rr->owner), vq->kk.name))
-			found = 3; /* the parent zone's NSEC3 records */
-	}
-	if(found) {
-		uint16_t ft = found == 1 ? DNS_TYPE_NSEC : DNS_TYPE_NSEC3;
-		memset(&vq->sub_an, 0, sizeof(vq->sub_an));
-		memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
-		for(rr = vq->ans->ns.first; rr; rr = rr->next)
-			if((rr->type == ft || (rr->type == DNS_TYPE_RRSIG &&
-				sig_covered(rr) == ft)) && (ft == DNS_TYPE_NSEC ?
-				dname_equal(rr->owner, name) : (rr->owner[0] != 0
-				&& dname_equal(dname_strip_label(rr->owner),
-				vq->kk.name))) && module_rrlist_push(qs->region,
-				&vq->sub_ns, rr) < 0)
-				return 0;
+	if(vq->ans && ds_proof_from_list(qs, vq, &vq->ans->ns, name))
 		return 1;
-	}
+	if(ds_proof_from_list(qs, vq, &qs->cut_proofs, name))
+		return 1;
 	return ds_from_cache(qs, vq, name, DNS_TYPE_NSEC);
 }
 
@@ -1193,9 +1226,9 @@ anchor_algorithms(const struct val_anchor *an, uint8_t *algs)
 	return n;
 }
 
-static void autr_probe_result(struct module_qstate *qs, struct val_env *ve,
+static int autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
-	int rcode);
+	int rcode, int keep);
 
 /** @return 1 when a list has a record of the type at owner */
 static int
@@ -1228,8 +1261,8 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 		vq->anchor->tp && vq->anchor->file) {
 		/* the keys of an RFC 5011 point, fetched for a query: they
 		 * count as a probe (as Unbound's trust anchor priming) */
-		autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
-			qs->curmod, &vq->sub_an, vq->sub_rcode);
+		(void)autr_probe_result(qs, ve, (struct val_anchor *)vq->anchor,
+			qs->curmod, &vq->sub_an, vq->sub_rcode, 0);
 		if(vq->anchor->tp->revoked) {
 			/* every key revoked itself: the name has no anchor
 			 * any more (later walks find none, so the key cache
@@ -1286,6 +1319,12 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 		}
 		if(vq->anchor->autotrust)
 			lock_basic_unlock(&ve->autr_lock);
+		if(r == VAL_CRYPTO_NO_KEY && nsigs > 0)
+			/* a signed set, no key of the anchor among its
+			 * signers: DNSSEC Bogus, as Unbound reports a
+			 * trust anchor priming that fails (its
+			 * autotrust_probefailsig.rpl), not DNSKEY Missing */
+			ede = DNS_EDE_DNSSEC_BOGUS;
 		if(r != VAL_CRYPTO_OK && r != VAL_CRYPTO_UNSUPPORTED &&
 			ve->harden_algo && nalgs > 0)
 			/* (DNSSEC Bogus, as Unbound: the set is signed, only
@@ -1353,6 +1392,20 @@ walk_got_keys(struct module_qstate *qs, struct val_qstate *vq,
 	return walk_next(qs, vq, ve);
 }
 
+/** @return labels of an RRSIG (its labels field) */
+static int
+sig_labels(const struct val_rr *sig)
+{
+	return sig->len >= VAL_RRSIG_FIXED ? sig->buf[sig->off + 3] : 0;
+}
+
+/** @return 1 when the name starts with the wildcard label */
+static int
+is_wildcard(const uint8_t *name)
+{
+	return name[0] == 1 && name[1] == '*';
+}
+
 /** most NSEC(3) records looked at in one proof */
 #define VAL_MAX_NREC 16
 
@@ -1366,6 +1419,17 @@ nrec_count(const struct module_rrlist *l)
 		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
 			n++;
 	return n;
+}
+
+/** @return 1 when a list holds an SOA record */
+static int
+list_has_soa(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_SOA)
+			return 1;
+	return 0;
 }
 
 /**
@@ -1476,6 +1540,31 @@ walk_verify_kk(struct module_qstate *qs, struct val_qstate *vq,
 		vq->kk.algs, vq->kk.nalgs, &w, ede);
 }
 
+/** keep the NSEC at name that the walk just verified and found to deny
+ * name's DS set, with its RRSIG, in the validated NSEC store (a client's
+ * DS question at the cut is then answered from it, val_neg_answer, as
+ * Unbound answers it from its negative cache) */
+static void
+neg_keep_ds_nsec(struct module_qstate *qs, struct val_env *ve,
+	const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr, *s;
+	if(!ve->neg)
+		return;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type != DNS_TYPE_NSEC || !dname_equal(rr->owner, name))
+			continue;
+		for(s = l->first; s; s = s->next)
+			if(s->type == DNS_TYPE_RRSIG && sig_covered(s) ==
+				DNS_TYPE_NSEC && dname_equal(s->owner, name))
+				break;
+		if(s)
+			(void)val_neg_add(ve->neg, rr, s,
+				(uint32_t)qs->env->now->tv_sec, 0xffffffff);
+		return;
+	}
+}
+
 /** a DS answer came back: go down, or end the walk.
  * @return 1 waiting, 0 done */
 static int
@@ -1578,6 +1667,15 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 			return walk_retry(qs, vq, ve, ede >= 0 ? ede :
 				DNS_EDE_DNSSEC_BOGUS,
 				"CNAME answer to DS not verified");
+		if(sig_labels(&sigs[0]) < dname_count_labels(name) -
+			(is_wildcard(name) ? 1 : 0))
+			/* a CNAME expanded from a wildcard says the name does
+			 * not exist, where the walk came to it as a zone cut
+			 * (an injected or stale answer): no proof that there
+			 * is no cut; the servers that gave it are not asked
+			 * again, as Unbound treats it */
+			return walk_retry(qs, vq, ve, DNS_EDE_DNSSEC_BOGUS,
+				"DS answered by a CNAME from a wildcard");
 		vq->probe_labs++;
 		return walk_next(qs, vq, ve);
 	}
@@ -1592,6 +1690,8 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		p = val_nsec3_prove_no_ds(recs3, n3, name, ve->max_iter,
 			&vq->budget);
 	else	p = VAL_PROOF_NONE;
+	if(n > 0 && (p == VAL_PROOF_INSECURE || p == VAL_PROOF_SECURE))
+		neg_keep_ds_nsec(qs, ve, &vq->sub_ns, name);
 	switch(p) {
 	case VAL_PROOF_INSECURE:
 		walk_insecure(qs, vq, ve, name, minttl);
@@ -1672,20 +1772,6 @@ proof_fail(struct val_qstate *vq, int ede, const char *why)
 	if(vq->budget.spent)
 		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too much NSEC3 hashing");
 	else	val_fail(vq, ede, why);
-}
-
-/** @return labels of an RRSIG (its labels field) */
-static int
-sig_labels(const struct val_rr *sig)
-{
-	return sig->len >= VAL_RRSIG_FIXED ? sig->buf[sig->off + 3] : 0;
-}
-
-/** @return 1 when the name starts with the wildcard label */
-static int
-is_wildcard(const uint8_t *name)
-{
-	return name[0] == 1 && name[1] == '*';
 }
 
 /**
@@ -2040,8 +2126,9 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			return s1;
 		return s1;
 	}
-	if(a->ns.count == 0) {
-		/* nothing signed to look at: where is the zone? */
+	if(nrec_count(&a->ns) == 0 && !list_has_soa(&a->ns)) {
+		/* nothing signed to look at (at most the zone's NS set,
+		 * which proves nothing): where is the zone? */
 		const struct val_kinfo *ki = val_keys(qs, vq, ve, fname);
 		if(!ki) {
 			*need = fname;
@@ -2367,6 +2454,32 @@ root_anchor_has(struct val_env *ve, unsigned tag)
 }
 
 /**
+ * RFC 8509 3.2: a secure answer to an A or AAAA question whose first
+ * label is a root-key-sentinel label becomes SERVFAIL when the is-ta
+ * key is not trusted or the not-ta key is, with EDE 6 (DNSSEC Bogus) as
+ * Unbound says; whether the answer was validated now or made from the
+ * validated NSEC store.
+ * @return 1 when the state was finished so (MODULE_ERROR).
+ */
+static int
+sentinel_servfail(struct module_qstate *qs, struct val_env *ve, int id)
+{
+	unsigned tag;
+	int kind;
+	if(!ve->sentinel || (qs->qtype != DNS_TYPE_A &&
+		qs->qtype != DNS_TYPE_AAAA))
+		return 0;
+	kind = sentinel_label(qs->qname, &tag);
+	if(kind == 0 || (kind == 1) == root_anchor_has(ve, tag))
+		return 0;
+	qs->ede = DNS_EDE_DNSSEC_BOGUS;
+	qs->return_msg = NULL;
+	qs->return_rcode = DNS_RCODE_SERVFAIL;
+	qs->ext_state[id] = MODULE_ERROR;
+	return 1;
+}
+
+/**
  * val-max-restart: the answer is bogus; unless the restarts are used up,
  * the failure is in the keys, or no server is known to have given it,
  * exclude the servers it came from and pass the query down again (the
@@ -2508,25 +2621,18 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(c->num_rrset_bogus)
 		*c->num_rrset_bogus += count_bogus(&a->an) +
 			count_bogus(&a->ns);
-	if(sec == MODULE_SEC_SECURE && ve->sentinel && (qs->qtype == DNS_TYPE_A
-		|| qs->qtype == DNS_TYPE_AAAA)) {
-		unsigned tag;
-		int kind = sentinel_label(qs->qname, &tag);
-		if(kind != 0 && (kind == 1) != root_anchor_has(ve, tag)) {
-			/* RFC 8509 3.2: the answer the sentinel asks for is
-			 * SERVFAIL (the is-ta key is not trusted, or the
-			 * not-ta key is) */
-			qs->ede = -1;
-			qs->return_msg = NULL;
-			qs->return_rcode = DNS_RCODE_SERVFAIL;
-			qs->ext_state[id] = MODULE_ERROR;
-			return;
-		}
-	}
+	if(sec == MODULE_SEC_SECURE && sentinel_servfail(qs, ve, id))
+		return;
 	if(sec == MODULE_SEC_BOGUS) {
 		val_log_bogus(qs, vq, ve);
 		if(!ve->permissive) {
 			qs->ede = vq->ede >= 0 ? vq->ede : DNS_EDE_DNSSEC_BOGUS;
+			/* the plain DNSSEC Bogus does not hide a reason the
+			 * answer came with (EDE 0 for records the iterator
+			 * dropped, which is why the signature fails), as
+			 * Unbound keeps the more specific one */
+			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
+				qs->ede = a->ede;
 			bogus_remember(qs, ve, qs->ede);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
@@ -2614,6 +2720,7 @@ autr_probe_due(struct module_env *env, struct val_env *ve)
 			an->tp->next_probe_time = now + autr_jitter(env, ve,
 				an->tp->retry_time);
 			an->tp->last_queried = now;
+			an->tp->probe_restarts = 0;
 			due = 1;
 		}
 		lock_basic_unlock(&ve->autr_lock);
@@ -2724,16 +2831,57 @@ autr_point_of(struct module_qstate *qs, struct val_env *ve)
 }
 
 /**
+ * After a probe that validated, its DNSKEY set goes to the key cache as
+ * the zone's keys, when the point's keys (as the probe left them) verify
+ * it, as the walk would store it (every algorithm of the anchor with
+ * harden-algo-downgrade): the next query is validated with it, where
+ * Unbound's probe, a validated query whose trust anchor priming fills
+ * the key cache, leaves the same keys, and no second fetch counts as
+ * another probe.
+ */
+static void
+autr_probe_keep_keys(struct module_qstate *qs, struct val_env *ve,
+	struct val_anchor *an, const struct module_rrlist *ans,
+	const struct val_rrset *ks, const struct val_rr *sigs, size_t nsigs,
+	const struct val_window *w)
+{
+	uint8_t algs[256];
+	size_t nalgs = 0;
+	int r, ede = -1;
+	lock_basic_lock(&ve->autr_lock);
+	r = an->tp->revoked ? VAL_CRYPTO_NO_KEY : verify_with_anchor(an, ks,
+		sigs, nsigs, w, &ede, NULL);
+	if(r == VAL_CRYPTO_OK && ve->harden_algo) {
+		nalgs = anchor_algorithms(an, algs);
+		r = val_verify_rrset_algos(ks, sigs, nsigs, ks, algs, nalgs, w,
+			&ede);
+		if(nalgs > VAL_KCACHE_MAX_ALGS)
+			nalgs = VAL_KCACHE_MAX_ALGS;
+	}
+	lock_basic_unlock(&ve->autr_lock);
+	if(r == VAL_CRYPTO_OK)
+		(void)val_kcache_store_keys_algs(ve->kcache, an->name,
+			DNS_CLASS_IN, ks->rrs, ks->count, key_ttl(ans, an->name,
+			sigs, nsigs, w), (uint32_t)qs->env->now->tv_sec, algs,
+			nalgs);
+}
+
+/**
  * A probe came back: run the RFC 5011 state machine on the DNSKEY set
  * (validated with the keys the point trusts; revoked keys that sign the
  * set themselves noted), set the timers, write the file when something
  * changed (temporary file + rename), and drop the zone from the key
  * cache so that the next walk starts from the new trusted keys.
+ * @param keep: 1 for the probe's own query (not a walk's fetch, which
+ *	stores the keys itself): a set that validated goes to the key cache.
+ * @return 1 when a DNSKEY set came and did not validate (the caller may
+ *	fetch it again, as Unbound's validator restarts a failed trust
+ *	anchor priming, val-max-restart, each attempt counted), else 0.
  */
-static void
+static int
 autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	struct val_anchor *an, int id, const struct module_rrlist *ans,
-	int rcode)
+	int rcode, int keep)
 {
 	struct val_worker *vw = qs->env->worker_data[id];
 	struct val_rr *keys = NULL, *sigs = NULL;
@@ -2751,7 +2899,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 	if(ans && rcode == DNS_RCODE_NOERROR &&
 		val_collect(qs->region, ans, an->name, DNS_TYPE_DNSKEY,
 		DNS_CLASS_IN, &keys, &nkeys, &sigs, &nsigs) < 0)
-		return;
+		return 0;
 	if(nkeys > VAL_KCACHE_MAX_KEYS)
 		nkeys = 0; /* too many keys: a failed probe */
 	ks.owner = an->name;
@@ -2790,7 +2938,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		lock_basic_unlock(&ve->autr_lock);
 		if(vw && vw->prober && vw->env == qs->env)
 			autr_timer_arm(vw, ve);
-		return;
+		return 0;
 	}
 	held = val_autr_holddown(an->tp, &ve->autr_cfg, now);
 	validated = verify_with_anchor(an, &ks, sigs, nsigs, &w, &ede,
@@ -2822,6 +2970,8 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		autr_timer_arm(vw, ve);
 	if(changed > 0)
 		(void)val_kcache_flush_zone(ve->kcache, an->name);
+	if(keep && validated)
+		autr_probe_keep_keys(qs, ve, an, ans, &ks, sigs, nsigs, &w);
 	if(changed > 0) {
 		char nm[256];
 		if(dname_to_str(an->name, nm, sizeof(nm)) < 0)
@@ -2829,6 +2979,7 @@ autr_probe_result(struct module_qstate *qs, struct val_env *ve,
 		log_info("RFC 5011: the trust point %s changed (probe %s)",
 			nm, validated ? "validated" : "failed");
 	}
+	return !validated && !an->tp->revoked;
 }
 
 /** take the walk's sub-query result. @return 1 waiting, 0 walk done */
@@ -2898,6 +3049,8 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 	if(val_neg_answer(ve->neg, qs->qname, qs->qtype,
 		(uint32_t)qs->env->now->tv_sec, qs->region, &a) != 1 || !a)
 		return 0;
+	if(sentinel_servfail(qs, ve, id))
+		return 1;
 	if(!(qs->flags & MESH_FLAG_DO))
 		strip_dnssec(&a->ns, qs->qtype);
 	if(c->num_answer_secure)
@@ -2958,14 +3111,31 @@ val_worker_deinit(struct module_env *env, int id)
 	env->worker_data[id] = NULL;
 }
 
-/** module worker_start(): worker 0 arms the RFC 5011 probe timer for
- * the earliest next probe time of the auto-trust-anchor points (at once
- * for a point never probed), as Unbound's first thread does */
+/** module_env.dnssec_zone: a trust anchor (not an insecure one) sits at
+ * the zone */
+static int
+val_dnssec_zone(void *arg, const uint8_t *zone)
+{
+	const struct val_env *ve = arg;
+	const struct val_anchor *an = val_anchors_find(ve->anchors, zone,
+		DNS_CLASS_IN);
+	return an && !an->insecure;
+}
+
+/** module worker_start(): the iterator's dnssec-lame check is told
+ * where trust anchors sit (module_env.dnssec_zone); worker 0 arms the
+ * RFC 5011 probe timer for the earliest next probe time of the
+ * auto-trust-anchor points (at once for a point never probed), as
+ * Unbound's first thread does */
 static void
 val_worker_start(struct module_env *env, int id)
 {
 	struct val_env *ve = env->modinfo[id];
 	struct val_worker *w;
+	if(ve && val_have_anchors(ve)) {
+		env->dnssec_zone = val_dnssec_zone;
+		env->dnssec_zone_arg = ve;
+	}
 	if(!ve || !ve->have_autr || env->worker_index != 0 ||
 		!env->timer_set)
 		return;
@@ -3010,7 +3180,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
 		if(!val_have_anchors(ve) || qs->depth > 0 ||
-			qs->qclass != DNS_CLASS_IN ||
+			/* (class ANY is resolved in class IN) */
+			(qs->qclass != DNS_CLASS_IN &&
+			qs->qclass != DNS_CLASS_ANY) ||
 			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
 			/* not validated: no state of its own (the walk's
 			 * state is kilobytes: a heap block per query) */
@@ -3058,9 +3230,26 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		/* the RFC 5011 probe (a CD query: passed through) */
-		if((pt = autr_point_of(qs, ve)) != NULL)
+		if((pt = autr_point_of(qs, ve)) != NULL &&
 			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
-				&qs->return_msg->an : NULL, qs->return_rcode);
+			&qs->return_msg->an : NULL, qs->return_rcode, 1)) {
+			/* a set that did not validate is fetched again,
+			 * up to val-max-restart times, as Unbound restarts
+			 * the failed priming of a trust anchor (each
+			 * attempt a failed probe); the same servers may be
+			 * asked (Unbound's blacklist only ranks them last) */
+			int again;
+			lock_basic_lock(&ve->autr_lock);
+			again = pt->tp->probe_restarts <
+				(unsigned)ve->max_restart;
+			if(again)
+				pt->tp->probe_restarts++;
+			lock_basic_unlock(&ve->autr_lock);
+			if(again) {
+				qs->ext_state[id] = MODULE_WAIT_MODULE;
+				return;
+			}
+		}
 		if(qs->return_msg && !val_have_anchors(ve))
 			qs->return_msg->sec = MODULE_SEC_INSECURE;
 		qs->ext_state[id] = qs->return_msg ||
@@ -3071,8 +3260,9 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
-			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
-				&qs->return_msg->an : NULL, qs->return_rcode);
+			(void)autr_probe_result(qs, ve, pt, id,
+				qs->return_msg ? &qs->return_msg->an : NULL,
+				qs->return_rcode, 1);
 		if(vq->bogus_ans && (!qs->return_msg ||
 			(qs->return_rcode != DNS_RCODE_NOERROR &&
 			qs->return_rcode != DNS_RCODE_NXDOMAIN))) {

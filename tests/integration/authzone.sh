@@ -38,11 +38,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${PETREL:=$here/../../petrel}"
 : "${PETREL_CONTROL:=$here/../../petrel-control}"
 PA=127.0.120.10
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
-it_init petrel-authzone
+it_suite authzone
 W=$IT_WORK
 
 # ---- zones ----
@@ -687,5 +684,4 @@ done
 	{ bad "SOA expire: '$r'"; ctl list_auth_zones; }
 kill -0 $PID 2>/dev/null && ok "petrel still runs" || bad "petrel died"
 ctl list_auth_zones
-echo "authzone: $fails failure(s)"
-[ $fails -eq 0 ]
+finish

@@ -32,17 +32,13 @@ RPORT=6379
 NSIP=$NET.2
 PPORT=5301
 
-FAILS=0
-ok() { echo "ok:   $*"; }
-bad() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
-
 for t in "$PETREL" "$NSD" dig dnsperf python3; do
 	command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
 done
 command -v "$REDIS_SERVER" >/dev/null 2>&1 || { echo "SKIP: redis-server not found"; exit 77; }
 "$PETREL" -V | grep -q '^hiredis: [0-9]' || { echo "SKIP: petrel built without hiredis"; exit 77; }
 
-it_init petrel-cachedb
+it_suite cachedb
 W=$IT_WORK
 
 # ---- the authority: a root zone that holds the test names itself
@@ -291,7 +287,4 @@ if echo "$out" | grep -q 'status: NOERROR' && echo "$out" | grep -Eq '^h\.cdb\.[
 	ok "check-when-serve-expired: no: p5 gives its expired h.cdb at once (TTL 30, EDE 3)"
 else bad "p5 (check-when-serve-expired no) h.cdb: $out"; fi
 
-echo "(${SECONDS} s)"
-if [ $FAILS = 0 ]; then echo "cachedb: all checks passed"; exit 0; fi
-echo "cachedb: $FAILS checks failed"
-exit 1
+finish

@@ -35,27 +35,18 @@ PETREL_CONTROL=${2:-${PETREL_CONTROL:-petrel-control}}
 UB=$UNBOUND
 UC=$UNBOUND_CONTROL
 
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); [ -n "$VERBOSE" ] && echo "ok: $*"; return 0; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; return 0; }
-finish() {
-	echo "cachedump: $PASS passed, $FAIL failed"
-	[ "$FAIL" = 0 ]
-	exit
-}
 
 command -v "$NSD" >/dev/null 2>&1 || NSD=$(command -v nsd)
 for t in "$PETREL" "$PETREL_CONTROL" "$UB" "$UC" "$NSD" dig; do
 	if ! command -v "$t" >/dev/null 2>&1 && [ ! -x "$t" ]; then
 		echo "cachedump: missing $t (contrib/setup-debian.sh installs" \
 			"it)" >&2
-		FAIL=1
-		finish
+		exit 1
 	fi
 done
 
-it_init petrel-cachedump
+IT_QUIET=1
+it_suite cachedump
 W=$IT_WORK
 IP=127.0.160.1
 NSD_IP=127.0.160.2

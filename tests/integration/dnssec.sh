@@ -57,18 +57,8 @@ fi
 
 # DNSSEC_NETNS=1: run in a private network namespace (unshare -n), where
 # no other test shares the loopback: no lock needed
-exec 9>/tmp/petrel-integration.lock
-if [ "${DNSSEC_NETNS:-0}" != 1 ] && [ "${IT_LOCK:-1}" != 0 ] &&
-	! flock -w 300 9; then
-	echo "dnssec: another run holds /tmp/petrel-integration.lock"
-	exit 1
-fi
-
-it_init petrel-dnssec
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+[ "${DNSSEC_NETNS:-0}" = 1 ] && IT_LOCK=0
+it_suite dnssec
 Z="$IT_WORK/zones"
 mkdir -p "$Z"
 NOW=$(date -u +%s)
@@ -459,5 +449,4 @@ for m in ${DNSSEC_MODELS:-pthreads fork}; do
 	esac
 done
 
-echo "dnssec: $PASSED passed, $FAILED failed"
-[ "$FAILED" = 0 ]
+finish

@@ -61,18 +61,8 @@ if ! "$PETREL" -V | grep -q '^dnstap: yes'; then
 	exit 77
 fi
 
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "dnstap: another run holds /tmp/petrel-integration.lock"
-	exit 1
-fi
-
-it_init petrel-dnstap
+it_suite dnstap
 W=$IT_WORK
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
 
 cat > "$W/root.zone" <<ZONE
 . 3600 IN SOA ns.tap. host.tap. 1 3600 600 86400 60
@@ -142,9 +132,9 @@ writers() {
 	return 1
 }
 
-# finish NAME: stop petrel (its writers flush and close their streams),
+# capture_end NAME: stop petrel (its writers flush and close their streams),
 # then the capture, and decode the file to $W/NAME.txt and .yaml
-finish() {
+capture_end() {
 	resolver_stop
 	sleep 0.3
 	kill "$CAP_PID" 2>/dev/null
@@ -179,7 +169,7 @@ a1=$(q +short www.tap. A)
 a2=$(q +short www.tap. A)
 a3=$(q +short +tcp www.tap. A)
 a4=$(q +short www.fwd.zz. A)
-finish all
+capture_end all
 [ "$a1 $a2 $a3 $a4" = "192.0.2.7 192.0.2.7 192.0.2.7 192.0.2.8" ] &&
 	ok "answers through petrel with dnstap on" ||
 	fail "answers: '$a1' '$a2' '$a3' '$a4'"
@@ -227,7 +217,7 @@ capture sample || exit 1
 resolver_start "$W/sample.conf" "$W/sample.log" "" || fail "sample: petrel did not start"
 writers sample 1
 for i in $(seq 10); do q +short www.tap. A >/dev/null; done
-finish sample
+capture_end sample
 n=$(count sample CQ www.tap/IN/A)
 all=$(count sample CQ)
 # the start-up probe (localhost.) and the 10 queries, one in two logged:
@@ -244,7 +234,7 @@ capture fork || exit 1
 resolver_start "$W/fork.conf" "$W/fork.log" "" || fail "fork: petrel did not start"
 writers fork 2 || fail "fork: the 2 workers' writers did not connect"
 for i in $(seq 20); do q +short "n$i.tap." A >/dev/null; done
-finish fork
+capture_end fork
 n=$(awk '$3 == "CQ" && / n[0-9]+\.tap\/IN\/A/' "$W/fork.txt" | wc -l)
 m=$(awk '$3 == "CR" && / n[0-9]+\.tap\/IN\/A/' "$W/fork.txt" | wc -l)
 [ "$n" = 20 ] && [ "$m" = 20 ] &&
@@ -326,7 +316,7 @@ resolver_start "$W/tls.conf" "$W/tls.log" "" || fail "tls: petrel did not start"
 writers tls 1 || fail "tls: the writer did not connect through TLS"
 a1=$(q +short www.tap. A)
 a2=$(q +short +tcp www.tap. A)
-finish tls
+capture_end tls
 n=$(count tls CQ www.tap/IN/A)
 m=$(count tls CR www.tap/IN/A)
 [ "$a1 $a2" = "192.0.2.7 192.0.2.7" ] && [ "$n" = 2 ] && [ "$m" = 2 ] &&
@@ -346,7 +336,7 @@ ln -s "$W/tlsip.sock" "$W/tls.sock"
 resolver_start "$W/tlsip.conf" "$W/tlsip.log" "" || fail "tlsip: petrel did not start"
 writers tlsip 1 || fail "tlsip: the writer did not connect through TLS"
 a1=$(q +short www.tap. A)
-finish tlsip
+capture_end tlsip
 n=$(count tlsip CQ www.tap/IN/A)
 [ "$a1" = 192.0.2.7 ] && [ "$n" = 1 ] &&
 	ok "TLS without a server name (the IP address checked): 1 CLIENT_QUERY" ||
@@ -371,7 +361,7 @@ tlsfail() {
 	done
 	# a retry (every second) that would get through gets its chance
 	sleep 1.5
-	finish "$name"
+	capture_end "$name"
 	n=$(wc -l < "$W/$name.txt")
 	[ "$good" = 5 ] && [ "$n" = 0 ] &&
 		ok "$name: no dnstap message arrives, 5 of 5 queries answered" ||
@@ -408,7 +398,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 a1=$(q +short www.tap. A)
-finish tcp
+capture_end tcp
 n=$(count tcp CQ www.tap/IN/A)
 [ "$a1" = 192.0.2.7 ] && [ "$n" = 1 ] &&
 	ok "dnstap-tls: no: plain TCP to the collector, 1 CLIENT_QUERY" ||
@@ -463,5 +453,4 @@ grep -q "error: dnstap: TLS to $NET.4@6000#collector.test: handshake failed: tim
 	ok "stalled collector: logged: handshake failed: timed out" ||
 	fail "stalled collector: no timeout in the log: $(grep dnstap "$W/stall.log" | tail -3)"
 
-echo "dnstap: $PASSED passed, $FAILED failed"
-[ "$FAILED" = 0 ]
+finish

@@ -72,18 +72,9 @@ if ! curl -V | grep -q "HTTP2"; then
 	exit 77
 fi
 
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "doh: another run holds /tmp/petrel-integration.lock for 5 minutes"
-	exit 1
-fi
-
-it_init petrel-doh
+it_suite doh
 W=$IT_WORK
-PASSED=0
-FAILED=0
 ok()   { echo "ok   $*${IT_TIMES:+ ($SECONDS s)}"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
 
 # ------------------------------------------------------------ certificates
 cert() { # cert NAME CA SAN
@@ -464,5 +455,4 @@ n=$(count "\$2 == \"$NET.7\" && \$8 == 1")
 kill -TERM "${IT_PIDS[@]}" 2>/dev/null
 wait "${IT_PIDS[@]}" 2>/dev/null
 
-echo "doh: $PASSED passed, $FAILED failed"
-[ "$FAILED" = 0 ]
+finish

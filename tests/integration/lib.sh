@@ -48,16 +48,21 @@ it_init() {
 # tool and root checks: find petrel (PETREL, else ./petrel, else the PATH)
 # and petrel-control, take /tmp/petrel-integration.lock (IT_LOCK=0 skips
 # it; 5 minutes at most), make the work directory (it_init petrel-NAME),
-# and define ok, fail and finish (prints "NAME: P passed, F failed (S s)"
-# and exits 0 only if nothing failed).
+# and define ok, fail (bad is another name for it) and finish (prints
+# "NAME: P passed, F failed (S s)" and exits 0 only if nothing failed).
+# IT_QUIET=1: ok counts without printing, unless VERBOSE is set.
 it_suite() {
 	IT_SUITE=$1
-	if [ -z "$PETREL" ]; then
+	if [ -z "${PETREL:-}" ]; then
 		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
 		else PETREL=$(command -v petrel)
 		fi
 	fi
-	if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
+	case ${PETREL:-} in
+	*/*|"") ;;
+	*) PETREL=$(command -v "$PETREL") ;;	# a name in the PATH
+	esac
+	if [ -z "${PETREL:-}" ] || [ ! -x "$PETREL" ]; then
 		echo "$IT_SUITE: petrel binary not found: build it, or set PETREL=path"
 		exit 1
 	fi
@@ -68,14 +73,20 @@ it_suite() {
 		echo "$IT_SUITE: another run holds /tmp/petrel-integration.lock for 5 minutes"
 		exit 1
 	fi
-	T0=$(date +%s)
+	IT_T0=$(date +%s)
 	it_init "petrel-$IT_SUITE"
 	PASSED=0
 	FAILED=0
-	ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-	fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+	ok()   {
+		PASSED=$((PASSED + 1))
+		[ "${IT_QUIET:-0}" = 0 ] || [ -n "${VERBOSE:-}" ] &&
+			echo "ok   $*"
+		return 0
+	}
+	fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); return 0; }
+	bad()  { fail "$@"; }
 	finish() {
-		echo "$IT_SUITE: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s)"
+		echo "$IT_SUITE: $PASSED passed, $FAILED failed ($(( $(date +%s) - IT_T0 )) s)"
 		[ "$FAILED" = 0 ]
 		exit $?
 	}

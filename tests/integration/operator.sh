@@ -256,6 +256,47 @@ if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
 else
 	echo "skip the username checks (needs root, setpriv and a user daemon)"
 fi
+# the default user (configure --with-username; issue 31, defect 7): with
+# no username: line, root becomes it after binding; username: "" as root
+# keeps root with a warning; a user that does not exist stops the start
+write_conf defuser ""
+sed -i '/^  username: /d; s/^  port: .*/  port: 62105/; /^  http-metrics/d; /^remote-control:/,/^forward-zone:/{/^forward-zone:/!d}' "$IT_WORK/defuser.conf"
+dflt=$("$PETREL_CHECKCONF" -o username "$IT_WORK/defuser.conf" 2>&1)
+want=$(sed -n 's/^#define PETREL_USERNAME "\(.*\)"$/\1/p' "${PETREL_BUILDDIR:-.}/config.h" 2>/dev/null)
+[ -n "$want" ] && [ "$dflt" = "$want" ] &&
+	ok "username: defaults to the configured user ($dflt)" ||
+	fail "username: default is '$dflt', config.h says '$want'"
+if [ "$(id -u)" = 0 ] && [ -n "$dflt" ] && id "$dflt" >/dev/null 2>&1; then
+	chmod 644 "$IT_WORK/defuser.conf"
+	"$PETREL" -d -c "$IT_WORK/defuser.conf" > "$IT_WORK/defuser.log" 2>&1 &
+	dpid=$!
+	it_track "$dpid"
+	uid=""
+	for i in $(seq 50); do
+		uid=$(awk '/^Uid:/ {print $2}' /proc/$dpid/status 2>/dev/null)
+		[ -n "$uid" ] && [ "$uid" != 0 ] && break
+		sleep 0.1
+	done
+	[ "$uid" = "$(id -u "$dflt")" ] &&
+		ok "root with no username: line runs as $dflt (uid $uid)" ||
+		fail "root with no username: line: uid '$uid': $(head -c 300 "$IT_WORK/defuser.log")"
+	it_kill "$dpid"
+	sed -i 's/^  port: .*/  port: 62106/; s/^server:/server:\n  username: ""/' "$IT_WORK/defuser.conf"
+	timeout 2 "$PETREL" -d -c "$IT_WORK/defuser.conf" > "$IT_WORK/rootuser.log" 2>&1
+	grep -q 'warning: username: is empty and petrel runs as root' "$IT_WORK/rootuser.log" &&
+		ok "username: \"\" as root: a warning that root's privileges are kept" ||
+		fail "username: \"\" as root: no warning: $(head -c 300 "$IT_WORK/rootuser.log")"
+else
+	echo "skip the default user's run (needs root and the user $dflt: contrib/setup-debian.sh creates it)"
+fi
+sed -i 's/^  username: .*/  username: "no-such-user-petrel"/' "$IT_WORK/defuser.conf"
+grep -q no-such-user "$IT_WORK/defuser.conf" ||
+	sed -i 's/^server:/server:\n  username: "no-such-user-petrel"/' "$IT_WORK/defuser.conf"
+out=$("$PETREL_CHECKCONF" "$IT_WORK/defuser.conf" 2>&1)
+rc=$?
+[ "$rc" = 1 ] && echo "$out" | grep -q "username: user 'no-such-user-petrel' does not exist" &&
+	ok "petrel-checkconf: a username: that does not exist is an error" ||
+	fail "petrel-checkconf: username no-such-user-petrel: exit $rc: $out"
 
 # --------------------------------------------- 4. systemd drop-in
 # petrel -p writes no pidfile, whatever the config says
@@ -424,6 +465,19 @@ dnssec_flushes() {
 		ok "num.answer.secure: $s0 after the validation, $s1 after two cached answers"
 	else
 		fail "num.answer.secure: '$s0' then '$s1' after two cached secure answers"
+	fi
+	# lookup as Unbound's (defect 11): the cached delegation of the
+	# name as dump_cache writes it, the counts, a line per server
+	out=$(ctl lookup www.kz.)
+	if echo "$out" | head -1 | grep -qx 'The following name servers are used for lookup of www.kz.' &&
+		echo "$out" | grep -Eq '^;rrset [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$' &&
+		echo "$out" | grep -Pq '^kz\.\t[0-9]+\tIN\tNS\t' &&
+		echo "$out" | grep -Eq '^Delegation with [1-9][0-9]* names, of which [0-9]+ can be examined to query further addresses\.$' &&
+		echo "$out" | grep -Eq '^It provides [1-9][0-9]* IP addresses\.$' &&
+		echo "$out" | grep -Eq '^127\.0\.210\.12 +	rto [0-9]+ msec, ttl [0-9]+, ping'; then
+		ok "lookup www.kz.: Unbound's format (the kz. NS set, the counts, 127.0.210.12's line)"
+	else
+		fail "lookup www.kz.: $(echo "$out" | head -12)"
 	fi
 	k0=$(keyc)
 	out=$(ctl flush_zone kz.)

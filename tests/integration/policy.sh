@@ -48,17 +48,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "policy: SKIP: needs root for port 53"
 	exit 77
 fi
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "policy: another run holds /tmp/petrel-integration.lock"
-	exit 1
-fi
-
-it_init petrel-policy
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+it_suite policy
 A1=127.0.100.1
 A2=127.0.100.2
 GUEST=127.0.100.50
@@ -461,5 +451,4 @@ for m in pthreads fork; do
 	esac
 done
 
-echo "policy: $PASSED passed, $FAILED failed"
-[ "$FAILED" = 0 ]
+finish

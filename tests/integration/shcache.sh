@@ -33,14 +33,8 @@ NS_IP=127.0.90.1
 PORT=61950
 NAMES=20000
 
-exec 9>/tmp/petrel-integration.lock
-[ "${IT_LOCK:-1}" != 0 ] && flock 9
-it_init petrel-shcache
+it_suite shcache
 W=$IT_WORK
-pass=0
-fail=0
-ok() { echo "ok: $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 # (the address of name nK is 10.K/65536.K/256%256.K%256)
 
@@ -234,5 +228,4 @@ spread_run no && echo "per-process caches: nsd queries, workers with hits," \
 	"workers with misses, misses: $(cat "$W/spread.res")"
 resolver_stop
 
-echo "shcache: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish

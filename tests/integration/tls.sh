@@ -54,18 +54,8 @@ fi
 
 # the shared lock of the integration scripts (they bind privileged ports
 # on 127.0.x addresses); IT_LOCK=0 skips it for a run by hand
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "tls: another run holds /tmp/petrel-integration.lock for 5 minutes"
-	exit 1
-fi
-
-it_init petrel-tls
+it_suite tls
 W=$IT_WORK
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
 
 # ------------------------------------------------------------ certificates
 cert() { # cert NAME CA SAN: key and certificate NAME signed by CA
@@ -338,5 +328,4 @@ n=$(count "\$1 == \"$NET.7\" && \$7 == 1")
 kill -TERM "${IT_PIDS[@]}" 2>/dev/null
 wait "${IT_PIDS[@]}" 2>/dev/null
 
-echo "tls: $PASSED passed, $FAILED failed"
-[ "$FAILED" = 0 ]
+finish

@@ -32,22 +32,18 @@ MUNIN=${MUNIN_PLUGIN:-/usr/share/munin/plugins/unbound_munin_}
 MODELS=${MODELS:-pthreads fork}
 . "$HERE/lib.sh"
 
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); [ -n "$VERBOSE" ] && echo "ok: $*"; return 0; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; return 0; }
 
 command -v "$NSD" >/dev/null 2>&1 || NSD=$(command -v nsd)
 for t in "$PETREL" "$UC" "$UCSETUP" "$NSD" dig; do
 	if ! command -v "$t" >/dev/null 2>&1 && [ ! -x "$t" ]; then
 		echo "unbound-control: missing $t (contrib/setup-debian.sh" \
 			"installs it)" >&2
-		echo "unbound-control: 0 passed, 1 failed"
 		exit 1
 	fi
 done
 
-it_init petrel-uc
+IT_QUIET=1
+it_suite unbound-control
 W=$IT_WORK
 IP=127.0.80.1
 NSD_IP=127.0.80.2
@@ -435,5 +431,4 @@ else
 	echo "unbound-control: no munin plugin at $MUNIN, its checks skipped" >&2
 fi
 
-echo "unbound-control: $PASS passed, $FAIL failed"
-[ $FAIL = 0 ]
+finish
