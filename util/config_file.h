@@ -554,6 +554,9 @@ struct config_file {
 	int prefetch_key;
 	/** ignore-cd-flag: validate even when the client sets CD */
 	int ignore_cd_flag;
+	/** disable-edns-do: no DO bit upstream; a DO client's answer goes
+	 * without EDNS */
+	int disable_edns_do;
 	/** val-clean-additional: drop unvalidated additional records from
 	 * secure answers */
 	int val_clean_additional;

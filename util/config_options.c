@@ -339,6 +339,8 @@ BOOLOPT("ignore-cd-flag", CLAUSE_SERVER, ignore_cd_flag, "no", SH | IM,
   "validate (and SERVFAIL bogus) even when the client sets CD"),
 BOOLOPT("val-clean-additional", CLAUSE_SERVER, val_clean_additional, "yes",
   SH | IM, "remove the additional section of validated answers"),
+BOOLOPT("disable-edns-do", CLAUSE_SERVER, disable_edns_do, "no", SH | IM,
+  "ask upstream servers without the EDNS DO bit, so that they send no DNSSEC records (for clients that cannot handle them); a client that sets DO gets an answer without EDNS, to tell it; not with the validator and a trust anchor, which need the DNSSEC records"),
 BOOLOPT("aggressive-nsec", CLAUSE_SERVER, aggressive_nsec, "yes", SH | IM,
   "answer NXDOMAIN and NODATA from validated NSEC records in the cache (RFC 8198)"),
 BOOLOPT("harden-algo-downgrade", CLAUSE_SERVER, harden_algo_downgrade, "no",
@@ -1051,7 +1053,6 @@ IGN("dlv-anchor", CLAUSE_SERVER),
   "REFUSED); headers longer than 1024 bytes are refused; may be given "
   "several times" },
 IGN("tcp-connection-limit", CLAUSE_SERVER),
-IGN("disable-edns-do", CLAUSE_SERVER),
 /* (gone from Unbound, which ignores them: lameness is kept per server
  * and zone in the infrastructure cache, for infra-host-ttl) */
 IGN("infra-cache-lame-size", CLAUSE_SERVER),
