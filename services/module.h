@@ -403,6 +403,30 @@ struct module_env {
 	int (*dnssec_zone)(void *arg, const uint8_t *zone);
 	/** the argument of dnssec_zone */
 	void *dnssec_zone_arg;
+	/**
+	 * Aggressive use of validated NSEC (RFC 8198) for a name the
+	 * iterator reaches by following a CNAME or DNAME (the client's
+	 * question itself is answered so by the validator before it goes
+	 * down): set by the validator (its worker_start) when it keeps
+	 * such a store, else NULL. The iterator calls it for a state that
+	 * asks for DNSSEC records (MESH_FLAG_DNSSEC) without CD, before it
+	 * asks upstream for the target, as Unbound's iterator reads its
+	 * negative cache for the name it chases.
+	 * @param arg: neg_answer_arg.
+	 * @param qs: the state; the records are made in qs->region.
+	 * @param name: the target, lower-case wire; qtype: its type.
+	 * @param rcode: set to NXDOMAIN, or NOERROR for NODATA.
+	 * @param auth: records appended: the NSEC records, the zone's SOA,
+	 *	each with its RRSIG (trust 0: not stored again; the
+	 *	validator checks them with the rest of the answer).
+	 * @return 1 when the store proves the target or its type does not
+	 *	exist, else 0 (auth untouched).
+	 */
+	int (*neg_answer)(void *arg, struct module_qstate *qs,
+		const uint8_t *name, uint16_t qtype, int *rcode,
+		struct module_rrlist *auth);
+	/** the argument of neg_answer */
+	void *neg_answer_arg;
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC

@@ -158,7 +158,8 @@ def build():
     leaf("sec", 10, extra=sec_extra)
     leaf("n3", 11, alg="RSASHA256", bits=1024,
          extra="unsigned IN NS ns.unsigned\n"
-               "ns.unsigned IN A 198.51.100.12\n",
+               "ns.unsigned IN A 198.51.100.12\n"
+               "cnamenxsec IN CNAME nxb.sec.vtest.\n",
          nsec3=["-n", "-t", "0", "-s", "aabbccdd", "-p"])
     ZONES["unsigned.n3"] = ("unsigned.n3.vtest.", 12)
     write("unsigned.n3.vtest.zone", body("unsigned.n3.vtest.", 12))

@@ -524,6 +524,14 @@ def scenarios(g):
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
                 Q("ok.sec.vtest.", rcode="NXDOMAIN", ad=True)],
                conf=["aggressive-nsec: no"]))
+    L.append(S("aggressive_nsec_cname_target", "aggressive-nsec: the "
+               "target of a CNAME (from another signed zone) that the "
+               "NSEC records of a validated NXDOMAIN cover is answered "
+               "from them, NXDOMAIN with AD, and not asked upstream",
+               [Q("nxa.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("cnamenxsec.n3.vtest.", rcode="NXDOMAIN", ad=True,
+                  ans=[("n3", "cnamenxsec.n3.vtest.", "A")],
+                  sent=[("nxb.sec.vtest.", "A COUNT 0")])]))
     L.append(S("aggressive_nsec_not_covered", "aggressive-nsec: a name the "
                "cached NSEC records do not cover is asked upstream",
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),

@@ -3062,6 +3062,34 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 }
 
 
+/** module_env.neg_answer: a CNAME or DNAME target the iterator chases,
+ * answered from the validated NSEC store (RFC 8198) under the same rules
+ * as the client's question (neg_answer above). The records go back as
+ * the proof of the iterator's answer and are checked with it. */
+static int
+val_neg_target(void *arg, struct module_qstate *qs, const uint8_t *name,
+	uint16_t qtype, int *rcode, struct module_rrlist *auth)
+{
+	struct val_env *ve = arg;
+	struct mesh_answer *a = NULL;
+	struct module_rr *rr, *next;
+	const struct val_anchor *an = val_anchors_lookup(ve->anchors, name,
+		DNS_CLASS_IN);
+	if(!an || an->insecure || nta_covers(ve, name))
+		return 0;
+	if(val_neg_answer(ve->neg, name, qtype, (uint32_t)qs->env->now->tv_sec,
+		qs->region, &a) != 1 || !a)
+		return 0;
+	for(rr = a->ns.first; rr; rr = next) {
+		next = rr->next;
+		rr->next = NULL;
+		rr->sec = MODULE_SEC_UNCHECKED;
+		module_rrlist_append(auth, rr);
+	}
+	*rcode = a->rcode;
+	return 1;
+}
+
 /** a per-state block from the worker's free list or the heap (not
  * zeroed); NULL when out of memory */
 static struct val_qstate *
@@ -3135,6 +3163,10 @@ val_worker_start(struct module_env *env, int id)
 	if(ve && val_have_anchors(ve)) {
 		env->dnssec_zone = val_dnssec_zone;
 		env->dnssec_zone_arg = ve;
+		if(ve->neg) {
+			env->neg_answer = val_neg_target;
+			env->neg_answer_arg = ve;
+		}
 	}
 	if(!ve || !ve->have_autr || env->worker_index != 0 ||
 		!env->timer_set)
