@@ -154,7 +154,8 @@ def build():
                  "cnamesec IN CNAME www\n"
                  "dn IN DNAME n3.vtest.\n"
                  "dnin IN DNAME insec.vtest.\n"
-                 "dnloc IN DNAME sec.vtest.\n")
+                 "dnloc IN DNAME sec.vtest.\n"
+                 "dnz 0 IN DNAME sec.vtest.\n")
     leaf("sec", 10, extra=sec_extra)
     leaf("n3", 11, alg="RSASHA256", bits=1024,
          extra="unsigned IN NS ns.unsigned\n"

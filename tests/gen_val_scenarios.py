@@ -210,6 +210,17 @@ def scenarios(g):
     L.append(S("dname_inzone", "a signed DNAME pointing into its own zone",
                [Q("www.dnloc.sec.vtest.", ad=True,
                   ans=[("sec", "www.dnloc.sec.vtest.", "A")])]))
+    L.append(S("dname_ttl0", "a signed DNAME of TTL 0 synthesises the "
+               "names below it from the cache for a grace second (with TTL "
+               "0, as Unbound), then is asked again",
+               [Q("www.dnz.sec.vtest.", ad=True,
+                  ans=[("sec", "www.dnz.sec.vtest.", "A")]),
+                Q("www.dnz.sec.vtest.", "TXT", ad=True,
+                  ans=[("sec", "www.dnz.sec.vtest.", "TXT")],
+                  sent=[("www.dnz.sec.vtest.", "TXT COUNT 0")]),
+                Q("ns.dnz.sec.vtest.", ad=True, step_time=2,
+                  ans=[("sec", "ns.dnz.sec.vtest.", "A")],
+                  sent=[("ns.dnz.sec.vtest.", "A COUNT 1")])]))
     L.append(S("dname_insecure", "a signed DNAME into an insecure zone: "
                "the data, no AD",
                [Q("www.dnin.sec.vtest.", ad=False,
