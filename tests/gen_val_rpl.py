@@ -201,10 +201,11 @@ def build():
     leaf("stripped", 24, post=lambda out, keys: edit_file(
         out, "stripped.vtest.zone.s2",
         grep_out(r"^www\.stripped\.vtest\.\s+\d+\s+IN\s+RRSIG\s+A\s")))
-    leaf("tampered", 25, post=lambda out, keys: edit_file(
+    leaf("tampered", 25, extra="short 5 IN A 192.0.2.1\n",
+         post=lambda out, keys: edit_file(
         out, "tampered.vtest.zone.s2",
-        lambda ls: [re.sub(r"^(www\.tampered\.vtest\.\s+\d+\s+IN\s+A\s+)"
-                           r"192\.0\.2\.1$", r"\g<1>192.0.2.66", l)
+        lambda ls: [re.sub(r"^((?:www|short)\.tampered\.vtest\.\s+\d+\s+IN"
+                           r"\s+A\s+)192\.0\.2\.1$", r"\g<1>192.0.2.66", l)
                     for l in ls]))
     # two KSKs (one a new key) and an extra ZSK: the DS names both KSKs
     leaf("roll", 27, more_keys=2,

@@ -457,6 +457,17 @@ def scenarios(g):
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
                 Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
                   at_step=20)], ranges_until=10))
+    L.append(S("bogus_ttl_records", "a bogus answer is remembered no "
+               "longer than its records live (TTL 5 here, val-bogus-ttl 60 "
+               "s), as Unbound's bogus message leaves its cache with them: "
+               "6 s later the question is asked upstream again (its "
+               "server once more: 4 queries, 3 the first time from the "
+               "root down)",
+               [Q("short.tampered.vtest.", rcode="SERVFAIL", ede=6),
+                Q("short.tampered.vtest.", rcode="SERVFAIL", ede=6,
+                  step_time=6,
+                  sent=[("short.tampered.vtest.", "A COUNT 4")])],
+               conf=["val-max-restart: 0"]))
     L.append(S("bogus_ttl_cd", "a bogus answer remembered for "
                "val-bogus-ttl does not stop a CD client getting the data",
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),

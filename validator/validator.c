@@ -2301,13 +2301,31 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 	}
 }
 
-/** remember a bogus answer for val-bogus-ttl */
+/** @return the smallest TTL of the records of a list, at most cap */
+static uint32_t
+list_min_ttl(const struct module_rrlist *l, uint32_t cap)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->ttl < cap)
+			cap = rr->ttl;
+	return cap;
+}
+
+/** remember a bogus answer for val-bogus-ttl, or less: no longer than
+ * the records of the answer a live (a, when given), as Unbound's bogus
+ * message goes from its cache with the first of its RRsets that
+ * expires, and the question is then resolved again */
 static void
-bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
+bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
+	const struct mesh_answer *a)
 {
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	uint32_t ttl = ve->bogus_ttl;
 	size_t i, slot = 0;
-	if(ve->bogus_ttl == 0)
+	if(a)
+		ttl = list_min_ttl(&a->ns, list_min_ttl(&a->an, ttl));
+	if(ttl == 0)
 		return;
 	lock_basic_lock(&ve->bogus_lock);
 	for(i = 0; i < VAL_BOGUS_MAX; i++) {
@@ -2320,7 +2338,7 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
 		if(b->expire < ve->bogus[slot].expire)
 			slot = i; /* the free or oldest one */
 	}
-	ve->bogus[slot].expire = now + ve->bogus_ttl;
+	ve->bogus[slot].expire = now + ttl;
 	ve->bogus[slot].qtype = qs->qtype;
 	ve->bogus[slot].ede = ede;
 	(void)dname_copy_lower(ve->bogus[slot].qname, qs->qname);
@@ -2633,7 +2651,7 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			bogus_remember(qs, ve, qs->ede);
+			bogus_remember(qs, ve, qs->ede, a);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
