@@ -101,6 +101,11 @@ struct comm_base;
  * client: no NSDNAME / NSIP rule applies to its resolution (as Unbound's
  * rpz_passthru); set only when such rules exist */
 #define MESH_FLAG_RPZPASS	0x80
+/** state key flag: a sub-query a module above the validator asks for
+ * the client's question (dns64's A lookup, whose answer is synthesised
+ * into the client's): validated as a client question is; the other
+ * sub-queries (server addresses, keys) are not */
+#define MESH_FLAG_VALSUB	0x100
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
@@ -216,6 +221,10 @@ struct mesh_answer {
 	 * clients get an empty TC answer; it is stored in no cache); 0 for
 	 * every other answer */
 	int policy;
+	/** 1 when a module made the answer for clients without CD (dns64's
+	 * synthesis, RFC 6147 5.5): the message cache gives it to no CD
+	 * client (for those the data is left as it is) */
+	int no_cd_share;
 };
 
 /** a reply (or its absence) to a query a module sent */

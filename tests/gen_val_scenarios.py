@@ -457,6 +457,16 @@ def scenarios(g):
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
                 Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
                   at_step=20)], ranges_until=10))
+    L.append(S("dns64_secure", "dns64 on a validating resolver (RFC "
+               "6147 5.5): the AAAA synthesised from a validated NODATA "
+               "and a validated A answer gets AD (case 2, as Unbound); a "
+               "client with DO and CD gets the real data, no synthesis "
+               "(case 3), also after the synthesised answer is cached",
+               [Q("www.sec.vtest.", "AAAA", ad=True,
+                  lines=["www.sec.vtest. 3600 IN AAAA 64:ff9b::c000:201"]),
+                Q("www.sec.vtest.", "AAAA", cd=True, ad=False)],
+               conf=['module-config: "dns64 validator iterator"',
+                     "dns64-prefix: 64:ff9b::/96"]))
     L.append(S("bogus_ttl_records", "a bogus answer is remembered no "
                "longer than its records live (TTL 5 here, val-bogus-ttl 60 "
                "s), as Unbound's bogus message leaves its cache with them: "

@@ -3229,7 +3229,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
-		if(!val_have_anchors(ve) || qs->depth > 0 ||
+		if(!val_have_anchors(ve) || (qs->depth > 0 &&
+			!(qs->flags & MESH_FLAG_VALSUB)) ||
 			/* (class ANY is resolved in class IN) */
 			(qs->qclass != DNS_CLASS_IN &&
 			qs->qclass != DNS_CLASS_ANY) ||
