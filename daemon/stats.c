@@ -265,6 +265,14 @@ static const struct stats_row stats_rows[] = {
   "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
 { NULL, "petrel_global_quota_exceeded_total", "Queries and sub-queries "
   "ended by max-global-quota.", SK_COUNTER, SOFF(r.num_quota_exceeded) },
+/* the validator's outcomes (Unbound prints them as num.answer.secure,
+ * num.answer.bogus and num.rrset.bogus with extended-statistics only) */
+{ NULL, "petrel_secure_answers_total", "Answers validated secure (fresh "
+  "or from the cache).", SK_COUNTER, SOFF(r.num_answer_secure) },
+{ NULL, "petrel_bogus_answers_total", "Answers the validator found bogus.",
+  SK_COUNTER, SOFF(r.num_answer_bogus) },
+{ NULL, "petrel_bogus_rrsets_total", "RRsets the validator found bogus.",
+  SK_COUNTER, SOFF(r.num_rrset_bogus) },
 };
 
 /** the number of rows */

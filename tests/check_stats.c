@@ -236,6 +236,10 @@ START_TEST(test_print_unbound_names)
 	info[1].r.num_jostled = 8;
 	info[0].r.num_discard_timeout = 9;
 	info[1].r.num_wait_limit = 10;
+	/* the validator's outcomes */
+	info[0].r.num_answer_secure = 4;
+	info[1].r.num_answer_bogus = 2;
+	info[1].r.num_rrset_bogus = 3;
 	stats_print(&b, info, 2, &g);
 	for(at = b.data, i = 0; order[i]; i++) {
 		const char *p;
@@ -285,6 +289,16 @@ START_TEST(test_print_unbound_names)
 		"petrel_cache_entries{cache=\"message\"} 12\n"));
 	ck_assert_ptr_nonnull(strstr(b.data,
 		"petrel_queries_total{thread=\"1\"} 7\n"));
+	/* validation outcomes, exported with or without
+	 * extended-statistics (the Grafana dashboard graphs them) */
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"# TYPE petrel_secure_answers_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_secure_answers_total{thread=\"0\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_bogus_answers_total{thread=\"1\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_bogus_rrsets_total{thread=\"1\"} 3\n"));
 	stats_buf_free(&b);
 }
 END_TEST
