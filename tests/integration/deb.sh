@@ -354,6 +354,14 @@ if [ "$uid" = "$pu$pu$pu$pu" ]; then
 else
 	fail "petrel's uids: '$uid', petrel is $pu"
 fi
+# the anchor file root wrote in the pre-start step is the daemon's to
+# replace (RFC 5011), and it could read it
+if [ "$(stat -c %U "${anchor:-/nonexistent}" 2>/dev/null)" = petrel ] &&
+	! grep -q 'root.key.*denied' "$IT_WORK/petrel.log"; then
+	ok "$anchor belongs to petrel ($(stat -c %a "$anchor"))"
+else
+	fail "$anchor: $(ls -l "$anchor" 2>&1); $(grep root.key "$IT_WORK/petrel.log")"
+fi
 out=$(/usr/sbin/petrel-control status 2>&1)
 if echo "$out" | grep -q 'is running' && echo "$out" | grep -q 'modules: 2 \[ validator iterator \]'; then
 	ok "petrel-control status (the stock /run/petrel.ctl): $(echo "$out" | grep -c .) lines, is running, validator iterator"
