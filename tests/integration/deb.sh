@@ -65,8 +65,18 @@ need dpkg dpkg-deb unshare nsenter dig systemd-analyze python3 ip
 [ -n "${PETREL_DEB:-}" ] || need dpkg-buildpackage dh
 [ -x "$NSD" ] || { echo "deb: $NSD is needed"; exit 1; }
 
+# the package goes on this machine and is purged at the end: not over
+# one that is installed already
+if dpkg-query -W -f='${Status}' petrel 2>/dev/null | grep -q 'ok installed'; then
+	echo "deb: a petrel package is installed on this machine: this test would replace and purge it; remove it first (dpkg --purge petrel)"
+	exit 1
+fi
+
 # ------------------------------------------------------------ 1. build
 BUILD=$(mktemp -d /tmp/petrel-deb-build.XXXXXX) || exit 1
+trap 'rm -rf "$BUILD"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 t0=$(date +%s)
 version=$(sed -n 's/^AC_INIT(\[petrel\], *\[\([^]]*\)\].*/\1/p' "$SRC/configure.ac")
 if [ -n "${PETREL_DEB:-}" ]; then
@@ -112,6 +122,10 @@ deb_cleanup() {
 		dpkg --purge petrel > "$BUILD/purge.log" 2>&1 ||
 			{ echo "deb: dpkg --purge petrel failed:"; cat "$BUILD/purge.log"; }
 	fi
+	if [ -e "$BUILD/root.key.saved" ]; then
+		mkdir -p /var/lib/petrel
+		cp -p "$BUILD/root.key.saved" /var/lib/petrel/root.key
+	fi
 	if [ "$KEEP" = 1 ]; then echo "build directory kept: $BUILD" >&2
 	else rm -rf "$BUILD"; fi
 }
@@ -126,10 +140,11 @@ else
 fi
 
 # --------------------------------------------------------- 2. install
-if dpkg-query -W -f='${Status}' petrel 2>/dev/null | grep -q 'ok installed'; then
-	echo "deb: a petrel package is installed already: it is replaced, and purged at the end"
+# an anchor file left by a petrel installed by hand is kept aside, and
+# put back at the end: the test wants petrel-anchor to write a new one
+if [ -e /var/lib/petrel/root.key ]; then
+	cp -p /var/lib/petrel/root.key "$BUILD/root.key.saved"
 fi
-rm -f /var/lib/petrel/root.key
 INSTALLED=1
 if dpkg -i "$DEB" > "$IT_WORK/install.log" 2>&1; then
 	ok "dpkg -i $(basename "$DEB")"
