@@ -14,7 +14,7 @@
 # PromQL expression, ids are unique; every petrel_* name in an expression
 # (and in the templating queries) is exported; the dashboard covers what
 # the issue asks (queries, cache hits, the latency histogram, upstream
-# queries, validation outcomes, the request list). Then the checker
+# queries and RTT, validation outcomes, the request list). Then the checker
 # proves it can fail: the same dashboard with one made-up metric name
 # must be refused. Exit 0 when all holds, 1 else (one line per problem).
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -75,7 +75,8 @@ def problems(d, have, where):
         out.append("%s: not exported by petrel (%s)" % (n, where))
     for want in ("petrel_queries_total", "petrel_cache_hits_total",
             "petrel_recursion_time_seconds_bucket",
-            "petrel_outgoing_queries_total", "petrel_secure_answers_total",
+            "petrel_outgoing_queries_total", "petrel_upstream_servers",
+            "petrel_secure_answers_total",
             "petrel_bogus_answers_total", "petrel_requestlist_current"):
         if want not in used:
             out.append("no panel shows %s" % want)

@@ -396,6 +396,14 @@ if grep -q '^petrel_queries_total{' "$IT_WORK/metrics.txt" &&
 else
 	fail "metrics and dashboard: $(head -c 300 "$IT_WORK/metrics.txt") ${out:-}"
 fi
+# the upstream RTT: NSD on 127.0.240.2, the one server it asked, is in it
+nserv=$(sed -n 's/^petrel_upstream_servers{le="+Inf"} //p' "$IT_WORK/metrics.txt")
+mean=$(sed -n 's/^petrel_upstream_rtt_seconds_mean //p' "$IT_WORK/metrics.txt")
+if [ "${nserv:-0}" -ge 1 ] && [ -n "$mean" ]; then
+	ok "upstream RTT: $nserv server(s) with a smoothed RTT, mean $mean s"
+else
+	fail "upstream RTT: servers '$nserv', mean '$mean'"
+fi
 # systemd stops the service with SIGTERM
 kill -TERM "$PID"
 for i in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
