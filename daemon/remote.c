@@ -928,6 +928,9 @@ cmd_lookup(struct remote_req *q)
 	size_t nl;
 	int labels = -1;
 	const struct config_stub *f, *s;
+	char line[REMOTE_LINE_MAX + 32];
+	struct stats_buf b;
+	memset(&b, 0, sizeof(b));
 	if(remote_parse_name(q->args, name, &nl) != 0 || strchr(q->args, ' ')) {
 		stats_buf_printf(q->out, "error expected: lookup name\n");
 		return;
@@ -936,17 +939,29 @@ cmd_lookup(struct remote_req *q)
 		"lookup of %s\n", q->args);
 	f = zone_for(d->cfg->forwards, name, &labels);
 	s = zone_for(d->cfg->stubs, name, &labels);
-	if(s) {
-		/* zone_for kept the longer match: the stub */
-		stats_buf_printf(q->out, "stub zone:\n");
-		list_zones(q->out, s, 0, 1);
-	} else if(f) {
-		stats_buf_printf(q->out, "forwarding request:\n");
-		list_zones(q->out, f, 1, 1);
-	} else
-		stats_buf_printf(q->out, "the root servers (recursion)\n");
-	stats_buf_printf(q->out, "cached:\n");
-	join_workers(d, q->line, cache_workers(d), q->out);
+	/* zone_for kept the longer match; worker 0 looks in its caches
+	 * (a shared cache is one, per-process caches show worker 0's) */
+	if(s || f) {
+		const struct config_stub *z = s ? s : f;
+		const struct config_addrlist *a;
+		struct stats_buf addrs;
+		memset(&addrs, 0, sizeof(addrs));
+		for(a = z->addrs; a; a = a->next)
+			stats_buf_printf(&addrs, "%s ", a->str);
+		if(!s)
+			stats_buf_printf(q->out, "forwarding request:\n");
+		snprintf(line, sizeof(line), "lookup %s %s", q->args, !s ?
+			"forward" : s->prime ? "stub" : "stub-noprime");
+		if(!addrs.oom && worker_call(d, 0, line, addrs.data ?
+			addrs.data : "", addrs.len, &b) == 0 && b.len)
+			stats_buf_append(q->out, b.data, b.len);
+		stats_buf_free(&addrs);
+	} else {
+		snprintf(line, sizeof(line), "lookup %s", q->args);
+		if(worker_call(d, 0, line, NULL, 0, &b) == 0 && b.len)
+			stats_buf_append(q->out, b.data, b.len);
+	}
+	stats_buf_free(&b);
 }
 
 static void
@@ -1246,7 +1261,7 @@ cmd_cache_lookup(struct remote_req *q)
 			stats_buf_printf(q->out, "error bad name '%s'\n", w);
 			return;
 		}
-		snprintf(line, sizeof(line), "lookup %s", w);
+		snprintf(line, sizeof(line), "cache_lookup %s", w);
 		join_workers(q->d, line, cache_workers(q->d), q->out);
 		n++;
 	}

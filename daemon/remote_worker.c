@@ -29,6 +29,7 @@
 #include "util/config_file.h"
 #include "util/ratelimit.h"
 #include "util/netaddr.h"
+#include "util/region.h"
 #include "iterator/iter_env.h"
 #include "iterator/iter_ratelimit.h"
 #include "front/modstack.h"
@@ -213,7 +214,7 @@ stats_collect(struct worker *w, struct stats_info *out, int mode)
 	}
 }
 
-/** lookup: what the callbacks print, and the name they look for */
+/** cache_lookup: what the callbacks print, and the name they look for */
 struct lookup_arg {
 	/** output */
 	struct stats_buf *out;
@@ -221,7 +222,7 @@ struct lookup_arg {
 	const uint8_t *only;
 };
 
-/** lookup: one message entry of the name */
+/** cache_lookup: one message entry of the name */
 static void
 lookup_msg_cb(const struct mcache_dump_entry *e, void *arg)
 {
@@ -237,7 +238,7 @@ lookup_msg_cb(const struct mcache_dump_entry *e, void *arg)
 		e->cd_bit ? " cd" : "");
 }
 
-/** lookup: one RRset of the name */
+/** cache_lookup: one RRset of the name */
 static void
 lookup_rrset_cb(const struct rrset_data *rs, void *arg)
 {
@@ -276,6 +277,135 @@ stats_infra_cb(const struct infra_dump_entry *e, void *arg)
 	struct stats_infra_arg *a = arg;
 	if(!e->lame && !e->zone && e->host.expire > a->now)
 		stats_upstream_add(a->u, e->host.srtt);
+}
+
+/** lookup: one server's line, as Unbound's: the address padded to 16
+ * and a tab, then what the infra cache knows ("not in infra cache."
+ * when nothing). petrel counts timeouts per server, not per query type:
+ * they are shown as tother. */
+static void
+lookup_server(struct worker *w, const struct netaddr *a, const uint8_t *zone,
+	time_t now, struct stats_buf *out)
+{
+	char ip[NETADDR_STRLEN];
+	struct infra_host h;
+	long long ttl;
+	int srtt;
+	(void)netaddr_str(a, 53, ip, sizeof(ip));
+	stats_buf_printf(out, "%-16s\t", ip);
+	if(!w->env->infra || infra_host_get(w->env->infra, a, now, &h) != 0 ||
+		(ttl = (long long)h.expire - (long long)now) <= 0) {
+		stats_buf_printf(out, "not in infra cache.\n");
+		return;
+	}
+	srtt = h.srtt < 0 ? 0 : h.srtt;
+	stats_buf_printf(out, "%srto %d msec, ttl %lld, ping %d var %d rtt %d, "
+		"tA 0, tAAAA 0, tother %d", zone && infra_is_lame(w->env->infra,
+		a, zone, now) ? "LAME " : "", h.rto, ttl, srtt, h.rttvar,
+		srtt + 4 * h.rttvar, h.timeouts);
+	if(h.edns == INFRA_EDNS_NO)
+		stats_buf_printf(out, ", noEDNS probed.\n");
+	else	stats_buf_printf(out, ", EDNS 0%s.\n", h.edns == INFRA_EDNS_YES ?
+			" probed" : " assumed");
+}
+
+/** lookup: a list of configured servers (a forward or stub zone): the
+ * summary, then a line per server */
+static void
+lookup_config_servers(struct worker *w, const char *addrs, time_t now,
+	struct stats_buf *out)
+{
+	char buf[4096], *p, *save = NULL;
+	struct netaddr a[64];
+	int n = 0, i;
+	snprintf(buf, sizeof(buf), "%s", addrs ? addrs : "");
+	for(p = strtok_r(buf, " \n", &save); p && n < 64;
+		p = strtok_r(NULL, " \n", &save)) {
+		char *hash = strchr(p, '#');
+		if(hash)
+			*hash = 0;	/* the TLS name */
+		if(netaddr_parse(p, 53, &a[n], NULL) == 0)
+			n++;
+	}
+	stats_buf_printf(out, "Delegation with 0 names, of which 0 can be "
+		"examined to query further addresses.\nIt provides %d IP "
+		"addresses.\n", n);
+	for(i = 0; i < n; i++)
+		lookup_server(w, &a[i], NULL, now, out);
+}
+
+/** lookup NAME [forward|stub|stub-noprime] with the configured addresses
+ * as the payload: what unbound-control lookup prints after its first
+ * line: the delegation the cache holds for the name (its NS set and the
+ * address sets of the servers, as dump_cache writes them), the count of
+ * names and addresses, and a line per server from the infra cache */
+static void
+worker_lookup(struct worker *w, char *args, const char *payload,
+	struct stats_buf *out)
+{
+	uint8_t name[DNS_MAX_NAME + 1];
+	size_t nl, i, j, nglued = 0, naddr = 0;
+	char *mode = NULL, *sp = strchr(args, ' ');
+	time_t now = worker_now(w);
+	struct region *region;
+	struct rrset_delegation dp;
+	if(sp) {
+		*sp = 0;
+		mode = sp + 1;
+	}
+	if(remote_parse_name(args, name, &nl) != 0) {
+		stats_buf_printf(out, "error bad name '%s'\n", args);
+		return;
+	}
+	if(mode && strcmp(mode, "forward") == 0) {
+		lookup_config_servers(w, payload, now, out);
+		return;
+	}
+	if(mode && strncmp(mode, "stub", 4) == 0) {
+		stats_buf_printf(out, "%s\n", strcmp(mode, "stub-noprime") == 0 ?
+			"The noprime stub servers are used:" :
+			"The stub is primed with servers:");
+		lookup_config_servers(w, payload, now, out);
+	}
+	if(!w->env->rrset || !(region = region_create(8192)))
+		return;
+	if(rrset_cache_find_delegation(w->env->rrset, name, DNS_CLASS_IN, now,
+		region, &dp) != 0) {
+		stats_buf_printf(out, "no delegation from cache; goes to "
+			"configured roots\n");
+		region_destroy(region);
+		return;
+	}
+	cachedump_write_rrset(&dp.ns, dump_print, out);
+	for(i = 0; i < dp.glue_count; i++) {
+		cachedump_write_rrset(&dp.glue[i], dump_print, out);
+		naddr += dp.glue[i].count;
+	}
+	/* the NS names with an address set in the cache */
+	for(j = 0; j < dp.ns.count; j++) {
+		for(i = 0; i < dp.glue_count; i++)
+			if(dname_equal(dp.glue[i].name, dp.ns.rdata[j]))
+				break;
+		if(i < dp.glue_count)
+			nglued++;
+	}
+	stats_buf_printf(out, "Delegation with %zu names, of which %zu can be "
+		"examined to query further addresses.\nIt provides %zu IP "
+		"addresses.\n", dp.ns.count, dp.ns.count - nglued, naddr);
+	for(i = 0; i < dp.glue_count; i++) {
+		const struct rrset_data *g = &dp.glue[i];
+		for(j = 0; j < g->count; j++) {
+			char ip[INET6_ADDRSTRLEN];
+			struct netaddr a;
+			int af = g->type == DNS_TYPE_AAAA ? AF_INET6 : AF_INET;
+			if(g->rdlen[j] != (af == AF_INET ? 4 : 16) ||
+				!inet_ntop(af, g->rdata[j], ip, sizeof(ip)) ||
+				netaddr_parse(ip, 53, &a, NULL) != 0)
+				continue;
+			lookup_server(w, &a, dp.ns.name, now, out);
+		}
+	}
+	region_destroy(region);
 }
 
 /** dump_infra: where the lines go, and the time */
@@ -635,6 +765,10 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	} else if(strcmp(cmd, "dump_cache") == 0) {
 		worker_dump_cache(w, out);
 	} else if(strcmp(cmd, "lookup") == 0) {
+		/* a shared cache is shown once, by worker 0 (remote.c asks
+		 * worker 0 only) */
+		worker_lookup(w, args, payload, out);
+	} else if(strcmp(cmd, "cache_lookup") == 0) {
 		struct lookup_arg a;
 		uint8_t name[DNS_MAX_NAME + 1];
 		size_t nl;

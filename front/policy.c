@@ -673,7 +673,8 @@ rpzx_line(struct policy *p, const struct config_file *cfg, int b,
 }
 
 /** read a zone file's records with ldns (the base of the next IXFR).
- * @return the list (SOA first), NULL with err (missing: *missing set) */
+ * @return the list (SOA first, when the file has one), NULL with err
+ * (missing: *missing set) */
 static ldns_rr_list *
 rpzx_read(const char *file, const char *zone, int *missing, time_t *age,
 	char *err, size_t errlen)
@@ -709,10 +710,13 @@ rpzx_read(const char *file, const char *zone, int *missing, time_t *age,
 			ldns_get_errorstr_by_id(st));
 		return NULL;
 	}
-	if(!ldns_zone_soa(lz) || !(rrs = ldns_rr_list_new()) ||
-		!ldns_rr_list_push_rr(rrs, ldns_rr_clone(ldns_zone_soa(lz)))) {
-		snprintf(err, errlen, "%s: %s", file, ldns_zone_soa(lz) ?
-			"out of memory" : "no SOA record");
+	/* a file without SOA (as Unbound takes it): its rules apply, and
+	 * the first transfer is a full one (no serial to ask from) */
+	if(!(rrs = ldns_rr_list_new()) || (ldns_zone_soa(lz) &&
+		!ldns_rr_list_push_rr(rrs, ldns_rr_clone(ldns_zone_soa(lz))))) {
+		if(rrs)
+			ldns_rr_list_deep_free(rrs);
+		snprintf(err, errlen, "%s: out of memory", file);
 		ldns_zone_deep_free(lz);
 		return NULL;
 	}
@@ -944,7 +948,10 @@ rpzx_setup(struct policy *p, const struct config_file *cfg,
 	if(xfr_task_set_urls(x->task, x->url, x->nurl,
 		config_tls_cert_bundle(cfg), e, sizeof(e)) != 0)
 		return perr(err, errlen, hd, "rpz '%s': url: %s", name, e);
-	if(x->rrs) {
+	if(x->rrs && ldns_rr_list_rr_count(x->rrs) > 0 &&
+		ldns_rr_get_type(ldns_rr_list_rr(x->rrs, 0)) ==
+		LDNS_RR_TYPE_SOA && ldns_rr_rd_count(ldns_rr_list_rr(x->rrs,
+		0)) == 7) {
 		const ldns_rr *s = ldns_rr_list_rr(x->rrs, 0);
 		xfr_task_set_serial(x->task, ldns_rdf2native_int32(
 			ldns_rr_rdf(s, 2)), ldns_rdf2native_int32(
@@ -1377,6 +1384,12 @@ build_keys(struct policy *p, const struct config_file *cfg, char *err,
 				"bad name, algorithm or secret", cfg->filename ?
 				cfg->filename : "", t->line, t->name);
 	return 0;
+}
+
+struct xfr_service *
+policy_xfr(struct policy *p)
+{
+	return p ? p->xs : NULL;
 }
 
 int

@@ -70,6 +70,7 @@
 #include "front/localzone.h"
 
 struct policy;
+struct xfr_service;
 struct config_file;
 struct acl_list;
 struct fast_query;
@@ -187,6 +188,15 @@ enum policy_respip_result policy_rpz_cname_answer(const struct policy *p,
  * gave).
  */
 int policy_start(struct policy *p);
+
+/**
+ * The transfer service of the rpz zones with a primary: or url:, or NULL
+ * when there is none; owned by the policy. For a caller that runs it
+ * without its thread (xfr_service_set_transport, xfr_service_run_due:
+ * the replay runner, on its fake network and clock) instead of
+ * policy_start.
+ */
+struct xfr_service *policy_xfr(struct policy *p);
 
 /**
  * A NOTIFY for an rpz zone with a primary: from a primary or an

@@ -363,9 +363,10 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 /**
  * The answer for a chased target becomes the answer to the client's own
  * question: the target answer's header (AA and AD cleared) and the
- * client's question, the chase's records (the CNAME), then the target
- * answer's records and its OPT record (EDE, cookie; the policy answer's
- * EDE when it has none). Truncated (TC) to the client's size.
+ * client's question, the chase's records (the CNAME; not when the target
+ * failed: SERVFAIL), then the target answer's records and its OPT record
+ * (EDE, cookie; the policy answer's EDE when it has none). Truncated
+ * (TC) to the client's size.
  * @param buf: the target's answer; replaced. *len in/out; bufmax its
  *	size.
  * @return 0, or -1 (drop: the answer does not parse).
@@ -380,18 +381,22 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 	uint8_t owner[DNS_MAX_NAME];
 	uint8_t *out = r->chase + DNS_MAX_MSG, *rd = out + DNS_MAX_MSG;
 	size_t i, nopt = 0, n, p;
-	int rc, ede = 0;
+	int rc, ede = 0, fail;
 	if(dns_msg_parse(buf, *len, &m, r->chase_region, 0) != 0) {
 		region_free_all(r->chase_region);
 		return -1;
 	}
 	dns_build_init(&b, out, DNS_MAX_MSG, ch->limit < bufmax ? ch->limit :
 		bufmax);
+	/* a target that failed fails the answer: SERVFAIL without the
+	 * chase's records and without AA, as Unbound answers an alias
+	 * whose target fails (local_cname.rpl) */
+	fail = (m.rcode == DNS_RCODE_SERVFAIL);
 	/* (AD cleared too: the policy's CNAME is not validated; AA is the
 	 * front answer's, whose CNAME comes first) */
 	if(dns_build_header(&b, m.id, (uint16_t)((m.flags & ~(DNS_FLAG_AA |
 		DNS_FLAG_AD | DNS_FLAG_TC | 0xf)) | (m.rcode & 0xf) |
-		(ch->aa ? DNS_FLAG_AA : 0))) != 0 ||
+		(ch->aa && !fail ? DNS_FLAG_AA : 0))) != 0 ||
 		dns_build_question(&b, ch->qname, ch->qtype, ch->qclass) != 0)
 		goto fail;
 	if(m.edns.present) {
@@ -411,7 +416,7 @@ resolver_chase_splice(struct resolver *r, const struct resolver_chase *ch,
 		}
 		dns_build_reserve(&b, dns_opt_size(opts, nopt));
 	}
-	for(p = 0; p < ch->pre_len; ) {
+	for(p = 0; p < ch->pre_len && !fail; ) {
 		const uint8_t *o = ch->pre + p, *f = o + dname_len(o);
 		size_t rdl = dns_read_u16(f + 8);
 		if(dns_build_rr(&b, DNS_SEC_ANSWER, o, dns_read_u16(f),
@@ -503,6 +508,69 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 }
 
 /**
+ * A chased target's answer that response-ip rewrote again to end in a
+ * CNAME back to a name of the chase (the client's name, or an owner of
+ * the records before it): a loop of redirects. Unbound answers such a
+ * loop SERVFAIL (its respip_cname_loop_tagged.rpl).
+ * @return 1 for a loop.
+ */
+static int __attribute__((noinline))
+resolver_chase_loops(const struct resolver_chase *ch, const uint8_t *buf,
+	size_t len)
+{
+	struct dns_msg m;
+	uint8_t t[DNS_MAX_NAME];
+	const struct dns_rr *last;
+	size_t p;
+	if(dns_msg_parse(buf, len, &m, NULL, 0) != 0 ||
+		m.sec_count[DNS_SEC_ANSWER] == 0)
+		return 0;
+	last = &m.rrs[m.sec_first[DNS_SEC_ANSWER] +
+		m.sec_count[DNS_SEC_ANSWER] - 1];
+	if(last->type != DNS_TYPE_CNAME || !dns_rr_rdata_name(&m, last, t))
+		return 0;
+	if(dname_equal(t, ch->qname))
+		return 1;
+	for(p = 0; p < ch->pre_len; ) {
+		const uint8_t *o = ch->pre + p, *f = o + dname_len(o);
+		if(dname_equal(t, o))
+			return 1;
+		p = (size_t)(f + 10 + dns_read_u16(f + 8) - ch->pre);
+	}
+	return 0;
+}
+
+/**
+ * The SERVFAIL of a chase (a loop of redirects): the client's question,
+ * no records, the OPT record of the target's query.
+ * @param qpkt, qlen: the target's query.
+ * @param buf, len, bufmax: where the answer goes, its length, its room.
+ * @return 0, or -1 (drop).
+ */
+static int __attribute__((noinline))
+resolver_chase_servfail(struct resolver *r, const struct resolver_chase *ch,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len,
+	size_t bufmax)
+{
+	struct fast_query fq;
+	struct resolver_chase none;
+	int n;
+	memset(&none, 0, sizeof(none));
+	(void)dns_query_parse_fast(qpkt, qlen, &fq);
+	if((n = dns_build_error_reply(qpkt, qlen, &fq, DNS_RCODE_SERVFAIL, 1,
+		r->cfg && !r->cfg->ede ? -1 : DNS_EDE_OTHER, NULL, r->max_udp,
+		buf, bufmax)) < 0)
+		return -1;
+	*len = (size_t)n;
+	/* the client's question, nothing before the answer */
+	memcpy(none.qname, ch->qname, sizeof(none.qname));
+	none.qtype = ch->qtype;
+	none.qclass = ch->qclass;
+	none.limit = ch->limit;
+	return resolver_chase_splice(r, &none, buf, len, bufmax);
+}
+
+/**
  * The last step of an answer for a client that waited: response-ip
  * (front/policy.h), then, for a CNAME chase, the chase's records put
  * before it; an answer response-ip rewrote to a CNAME is chased (one
@@ -546,6 +614,11 @@ resolver_respip(struct resolver *r, const struct resolver_client *c,
 			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
 				qlen, buf, *len))
 				return 1;
+			if(c->chase && resolver_chase_loops(
+				RESOLVER_CHASE_OF(c), buf, *len))
+				return resolver_chase_servfail(r,
+					RESOLVER_CHASE_OF(c), qpkt, qlen, buf,
+					len, DNS_MAX_MSG) == 0 ? 0 : -1;
 			break;
 		default:
 			break;
@@ -1348,6 +1421,7 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *q, const struct resolver_ctx *x)
 {
 	struct resolver_client *c = (struct resolver_client *)r->cbuf;
+	int rc;
 	/* the mesh */
 	r->stats.num_cache_miss++;
 	{
@@ -1417,10 +1491,17 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 	}
 	c->tags = x->tags;
-	if(mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
+	rc = mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
 		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
 		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
-		x->stale ? pkt : NULL, x->stale ? len : 0) < 0) {
+		x->stale ? pkt : NULL, x->stale ? len : 0);
+	if(rc == MESH_FULL) {
+		/* the request list is full: dropped, as Unbound does */
+		resolver_client_leaves(r, c);
+		r->stats.num_dropped++;
+		return RESOLVER_DROP;
+	}
+	if(rc < 0) {
 		resolver_client_leaves(r, c);
 		r->stats.num_dropped++;
 		r->stats.num_servfail++;
@@ -1501,12 +1582,18 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 			return resolver_to_mesh(r, pkt2, len2, q2, x);
 		}
 		if(mr != MCACHE_MISS) {
+			enum policy_respip_result pr = POLICY_RESPIP_PASS;
 			r->stats.num_cache_hits++;
-			if(r->respip && policy_respip_answer(r->pol, r->acl,
-				pkt2, q2, x->client, r->local, x->tp ==
+			if(r->respip && (pr = policy_respip_answer(r->pol,
+				r->acl, pkt2, q2, x->client, r->local, x->tp ==
 				RESOLVER_TCP, x->out, x->outlen, x->outmax,
-				&r->pstats) == POLICY_RESPIP_DROP)
+				&r->pstats)) == POLICY_RESPIP_DROP)
 				return RESOLVER_DROP;
+			if(pr == POLICY_RESPIP_REWRITTEN &&
+				resolver_chase_loops(ch, x->out, *x->outlen))
+				return resolver_chase_servfail(r, ch, pkt2,
+					len2, x->out, x->outlen, x->outmax) ==
+					0 ? RESOLVER_ANSWERED : RESOLVER_DROP;
 			if(mr == MCACHE_HIT_EXPIRED)
 				r->stats.num_expired++;
 			if(refresh & MCACHE_ANSWER_REFRESH)
@@ -1702,13 +1789,21 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		return RESOLVER_DROP;
 	}
 	if(err != 0) {
+		int fl;
 		r->stats.num_malformed++;
 		/* a PROXY v2 header sent to a port that is not a
 		 * proxy-protocol-port: no answer (the sender is a proxy) */
 		if(pp2_has_signature(pkt, len))
 			return RESOLVER_DROP;
-		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
-			out, outmax, outlen);
+		/* the query's own header flags with QR, without RA, as
+		 * Unbound answers a query it cannot parse (long_qname.rpl):
+		 * nothing was looked at for recursion */
+		fl = dns_build_error_reply(pkt, len, q, DNS_RCODE_FORMERR, 0,
+			-1, NULL, r->max_udp, out, outmax);
+		if(fl < 0)
+			return RESOLVER_DROP;
+		*outlen = (size_t)fl;
+		return RESOLVER_ANSWERED;
 	}
 	resolver_count_query(r, q, client);
 	if(q->opcode != DNS_OPCODE_QUERY)
@@ -2055,6 +2150,8 @@ resolver_sets_of(const struct module_rrlist *l, int section,
 		cs->ttl = first->ttl;
 		cs->section = (uint8_t)section;
 		cs->trust = first->trust;
+		cs->sec = (uint8_t)resolver_cache_sec(
+			(enum module_sec_status)first->sec);
 		cs->count = 0;
 		cs->rdata = &rd[*k];
 		cs->rdlen = &rdlen[*k];
@@ -2154,6 +2251,7 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	ca.ede = ans->ede;
 	ca.sets = sets;
 	ca.nsets = n;
+	ca.leeway = s->prefetch ? CACHE_REFRESH_LEEWAY : 0;
 	/* the message cache keeps only NOERROR and NXDOMAIN answers */
 	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
 		return cache_store_answer(NULL, r->rrset, &ca,
@@ -2336,6 +2434,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		ede = -1;
 	flags = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
 		(c->qflags & (DNS_FLAG_RD | DNS_FLAG_CD)) | (rcode & 0xf));
+	if(ans && !ans->policy && ans->sec == MODULE_SEC_SECURE &&
+		(c->do_bit || (c->qflags & DNS_FLAG_AD)))
+		flags |= DNS_FLAG_AD; /* as a cache hit sets it (a secure
+			answer that was not stored: TTL 0, no room) */
 	if(ans && (ans->policy == 1 || ans->policy == 3))
 		flags |= DNS_FLAG_AA; /* an RPZ answer: the policy zone's */
 	if(ans && ans->policy == 3)
@@ -2422,10 +2524,69 @@ resolver_zonemd_start(void *arg, const uint8_t *apex)
 		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
 }
 
+/** start one auth zone host name lookup (auth_zones_start_host_lookups),
+ * validated as a client's query is */
+static int
+resolver_host_start(void *arg, const uint8_t *name, uint16_t qtype)
+{
+	struct resolver *r = arg;
+	return mesh_new_background(r->mesh, name, qtype, DNS_CLASS_IN,
+		MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
+}
+
+void
+resolver_auth_host_lookups(struct resolver *r)
+{
+	auth_zones_start_host_lookups(r->authz, resolver_host_start, r);
+}
+
 void
 resolver_zonemd_lookups(struct resolver *r)
 {
 	auth_zones_start_lookups(r->authz, resolver_zonemd_start, r);
+	resolver_auth_host_lookups(r);
+}
+
+/**
+ * An auth zone's host name lookup finished: hand it the addresses, when
+ * the answer is not bogus (as Unbound takes a primary's addresses).
+ */
+static void
+resolver_auth_host(struct resolver *r, struct mesh_state *s,
+	const struct mesh_answer *ans)
+{
+	struct netaddr a[16];
+	size_t n = 0;
+	const struct module_rr *rr;
+	int ok;
+	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
+		!auth_zones_wants_host(r->authz, s->qname, s->qtype))
+		return;
+	ok = ans && (ans->rcode == DNS_RCODE_NOERROR || ans->rcode ==
+		DNS_RCODE_NXDOMAIN) && ans->sec != MODULE_SEC_BOGUS;
+	for(rr = ok ? ans->an.first : NULL; rr && n < 16; rr = rr->next) {
+		if(rr->type != s->qtype || rr->rrclass != DNS_CLASS_IN ||
+			rr->rdlen != (s->qtype == DNS_TYPE_A ? 4 : 16))
+			continue;
+		memset(&a[n], 0, sizeof(a[n]));
+		if(rr->rdlen == 4) {
+			struct sockaddr_in *sa = (struct sockaddr_in *)
+				&a[n].addr;
+			sa->sin_family = AF_INET;
+			sa->sin_port = htons(53);
+			memcpy(&sa->sin_addr, rr->rdata, 4);
+			a[n].len = (socklen_t)sizeof(*sa);
+		} else {
+			struct sockaddr_in6 *sa = (struct sockaddr_in6 *)
+				&a[n].addr;
+			sa->sin6_family = AF_INET6;
+			sa->sin6_port = htons(53);
+			memcpy(&sa->sin6_addr, rr->rdata, 16);
+			a[n].len = (socklen_t)sizeof(*sa);
+		}
+		n++;
+	}
+	auth_zones_host_answer(r->authz, s->qname, s->qtype, ok, a, n);
 }
 
 /**
@@ -2545,4 +2706,7 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
 		resolver_zonemd_keys(r, s, ans, ede);
+	if((s->qtype == DNS_TYPE_A || s->qtype == DNS_TYPE_AAAA) &&
+		(s->flags & MESH_FLAG_NOAUTH) && r->authz)
+		resolver_auth_host(r, s, ans);
 }

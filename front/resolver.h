@@ -394,6 +394,15 @@ void resolver_set_authz(struct resolver *r, struct auth_zones *az);
 void resolver_zonemd_lookups(struct resolver *r);
 
 /**
+ * Start the host name lookups the auth zones want (a primary: or
+ * allow-notify: given by name: its A and AAAA, validated, in the
+ * background; auth_zones_start_host_lookups). resolver_zonemd_lookups
+ * does it too; the replay runner, which has no wake-up, calls it after
+ * the resolver starts.
+ */
+void resolver_auth_host_lookups(struct resolver *r);
+
+/**
  * Give the resolver the client rate table of ip-ratelimit (shared by the
  * workers; NULL turns it off). The limit, factor and backoff come from
  * the resolver's config. Call as resolver_set_env.

@@ -100,6 +100,13 @@ struct az_rrw {
 struct az_data {
 	/** every RR, canonical order (owned) */
 	ldns_rr_list *rrs;
+	/** the same RRs in the order they came (the zone file, the
+	 * transfer, an IXFR's additions last): the base of the next IXFR
+	 * and the order of an RRset's records in the zone file written,
+	 * as Unbound keeps and writes them (pointers into rrs) */
+	ldns_rr **arrival;
+	/** for each RR of rrs (same index), its place in arrival */
+	uint32_t *seq;
 	/** the names */
 	struct az_node *nodes;
 	/** how many */
@@ -136,6 +143,40 @@ struct az_n3 {
 	/** the node holding the NSEC3 */
 	long nd;
 };
+
+/** the lookup of one type of a host name (struct az_host.st) */
+enum az_host_state {
+	/** a worker is to start it */
+	AZ_H_WANTED = 0,
+	/** started in a worker's mesh */
+	AZ_H_STARTED,
+	/** answered (or failed: a retry is posted) */
+	AZ_H_DONE
+};
+
+/** a host name of a zone: a primary: or an allow-notify: written as a
+ * name, whose addresses are looked up through the resolver, validated
+ * (a bogus answer is not used), as Unbound does */
+struct az_host {
+	/** the name, wire, lower case */
+	uint8_t wire[256];
+	/** the port to transfer from (a primary) */
+	int port;
+	/** the key to sign with (a primary), or NULL */
+	const struct xfr_tsig_key *key;
+	/** 1 for an allow-notify: name, 0 for a primary */
+	int notify;
+	/** the A and the AAAA lookup, enum az_host_state (under the
+	 * zones' lk_lock) */
+	int st[2];
+	/** AZ_H_DONE: 1 when it failed (it is asked again later) */
+	int failed[2];
+};
+
+/** most addresses kept from the host name lookups of a zone */
+#define AZ_MAX_HOST_ADDRS 32
+/** seconds before a failed host name lookup is tried again */
+#define AZ_HOST_RETRY 60
 
 /** one zone */
 struct auth_zone {
@@ -195,6 +236,22 @@ struct auth_zone {
 	size_t lk_n;
 	/** AZ_LK_STARTED: when it counts as failed */
 	time_t lk_deadline;
+	/** host names of primaries and allow-notify (or NULL) */
+	struct az_host *hosts;
+	/** how many */
+	size_t num_hosts;
+	/** of them primaries */
+	size_t num_host_prim;
+	/** the addresses they were found to have: each may NOTIFY (under
+	 * lk_lock) */
+	struct netaddr host_addrs[AZ_MAX_HOST_ADDRS];
+	/** how many */
+	size_t num_host_addrs;
+	/** of the primaries among them, the ones not yet handed to the
+	 * task (the transfer thread takes them: z_host_prims) */
+	struct xfr_primary host_new[AZ_MAX_HOST_ADDRS];
+	/** how many */
+	size_t num_host_new;
 	/** the zones (for the keys) */
 	struct auth_zones *az;
 };
@@ -223,6 +280,8 @@ struct auth_zones {
 	auth_zonemd_keys_func keys_check;
 	/** 1 when some zone may be held (zonemd-check with a DNSSEC check) */
 	int any_chain;
+	/** 1 when some zone has host names to look up */
+	int any_host;
 #ifdef HAVE_PTHREAD
 	/** guards the lookups (lk_* of the zones) and the waker; held for
 	 * a few instructions only; taken after a zone's writer mutex */
@@ -265,6 +324,8 @@ az_data_free(struct az_data *d)
 	if(!d)
 		return;
 	ldns_rr_list_deep_free(d->rrs);
+	free(d->arrival);
+	free(d->seq);
 	free(d->nodes);
 	free(d->w);
 	free(d->blob);
@@ -350,6 +411,81 @@ fail:
 
 static int az_n3_build(struct az_data *d, const ldns_rdf *apex);
 
+/** qsort: canonical RR order; equal RRs by address, so that of a
+ * duplicate pair the one dropped is found by its address */
+static int
+rr_cmp_stable(const void *a, const void *b)
+{
+	int c = rr_cmp(a, b);
+	const ldns_rr *x = *(ldns_rr *const *)a, *y = *(ldns_rr *const *)b;
+	if(c)
+		return c;
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/** a duplicate RR is freed: its slot in the arrival order empties */
+static void
+az_arrival_drop(ldns_rr **arrival, size_t n, const ldns_rr *rr)
+{
+	size_t i;
+	for(i = n; i > 0; i--)
+		if(arrival[i - 1] == rr) {
+			arrival[i - 1] = NULL;
+			return;
+		}
+}
+
+/** close the empty slots of the arrival order */
+static void
+az_arrival_pack(ldns_rr **arrival, size_t n)
+{
+	size_t i, k = 0;
+	for(i = 0; i < n; i++)
+		if(arrival[i])
+			arrival[k++] = arrival[i];
+}
+
+/** one arrival slot: the RR's address and its place */
+struct az_slot {
+	/** the RR */
+	const ldns_rr *rr;
+	/** its place in the arrival order */
+	uint32_t pos;
+};
+
+/** qsort: by address */
+static int
+slot_cmp(const void *a, const void *b)
+{
+	const struct az_slot *x = a, *y = b;
+	return x->rr < y->rr ? -1 : (x->rr > y->rr ? 1 : 0);
+}
+
+/** d->seq from d->arrival (n RRs). @return 0 or -1 */
+static int
+az_seq_build(struct az_data *d, size_t n)
+{
+	struct az_slot *sl = malloc((n ? n : 1) * sizeof(*sl));
+	size_t i;
+	if(!sl || !(d->seq = malloc((n ? n : 1) * sizeof(*d->seq)))) {
+		free(sl);
+		return -1;
+	}
+	for(i = 0; i < n; i++) {
+		sl[i].rr = d->arrival[i];
+		sl[i].pos = (uint32_t)i;
+	}
+	qsort(sl, n, sizeof(*sl), slot_cmp);
+	for(i = 0; i < n; i++) {
+		struct az_slot k, *f;
+		k.rr = ldns_rr_list_rr(d->rrs, i);
+		f = bsearch(&k, sl, n, sizeof(*sl), slot_cmp);
+		d->seq[i] = f ? f->pos : (uint32_t)i;
+	}
+	free(sl);
+	return 0;
+}
+
 /**
  * Build data from a list of RRs (taken: freed on failure too).
  * @return data or NULL with err.
@@ -376,20 +512,33 @@ az_data_build(ldns_rr_list *rrs, const ldns_rdf *apex, const char **err)
 			goto fail;
 		}
 	}
-	/* the array inside the list, sorted in place; duplicates dropped */
+	/* the array inside the list, sorted in place; duplicates dropped
+	 * (the later one of a pair: the arrival order keeps the first) */
 	arr = (ldns_rr **)rrs->_rrs;
+	if(!(d->arrival = malloc((n ? n : 1) * sizeof(*d->arrival)))) {
+		*err = "out of memory";
+		goto fail;
+	}
 	if(n)
-		qsort(arr, n, sizeof(*arr), rr_cmp);
+		memcpy(d->arrival, arr, n * sizeof(*arr));
+	if(n)
+		qsort(arr, n, sizeof(*arr), rr_cmp_stable);
 	for(i = 0; i < n; i++) {
 		if(k && ldns_rr_compare(arr[k - 1], arr[i]) == 0 &&
 			ldns_rr_compare_no_rdata(arr[k - 1], arr[i]) == 0) {
+			az_arrival_drop(d->arrival, n, arr[i]);
 			ldns_rr_free(arr[i]);
 			continue;
 		}
 		arr[k++] = arr[i];
 	}
 	ldns_rr_list_set_rr_count(rrs, k);
+	az_arrival_pack(d->arrival, n);
 	n = k;
+	if(az_seq_build(d, n) != 0) {
+		*err = "out of memory";
+		goto fail;
+	}
 	if(!(d->nodes = calloc(n ? n : 1, sizeof(*d->nodes)))) {
 		*err = "out of memory";
 		goto fail;
@@ -1232,13 +1381,151 @@ z_swap(struct auth_zone *z, struct az_data *d)
 	az_data_free(old);
 }
 
+/** print one RR as a zone file line: owner, TTL, class, type and RDATA
+ * separated by tabs, hexadecimal fields in upper case (as Unbound's
+ * writer, sldns, prints them; ldns prints them in lower case), a
+ * DNSKEY's key tag in a comment after it.
+ * @return 0 or -1 (out of memory) */
+static int
+z_print_rr(FILE *f, const ldns_rr *rr)
+{
+	char *o = ldns_rdf2str(ldns_rr_owner(rr));
+	char *c = ldns_rr_class2str(ldns_rr_get_class(rr));
+	char *t = ldns_rr_type2str(ldns_rr_get_type(rr));
+	size_t i;
+	int ret = -1;
+	if(!o || !c || !t)
+		goto done;
+	fprintf(f, "%s\t%u\t%s\t%s\t", o, (unsigned)ldns_rr_ttl(rr), c, t);
+	for(i = 0; i < ldns_rr_rd_count(rr); i++) {
+		const ldns_rdf *rd = ldns_rr_rdf(rr, i);
+		char *v = ldns_rdf2str(rd), *p;
+		if(!v)
+			goto done;
+		if(ldns_rdf_get_type(rd) == LDNS_RDF_TYPE_HEX ||
+			ldns_rdf_get_type(rd) == LDNS_RDF_TYPE_NSEC3_SALT ||
+			ldns_rdf_get_type(rd) == LDNS_RDF_TYPE_UNKNOWN)
+			for(p = v; *p; p++)
+				if(*p >= 'a' && *p <= 'f')
+					*p = (char)(*p - 'a' + 'A');
+		fprintf(f, "%s%s", i ? " " : "", v);
+		free(v);
+	}
+	/* a DNSKEY carries its key tag in a comment, as Unbound's */
+	if(ldns_rr_get_type(rr) == LDNS_RR_TYPE_DNSKEY)
+		fprintf(f, " ;{id = %u}", (unsigned)ldns_calc_keytag(rr));
+	fputc('\n', f);
+	ret = 0;
+done:
+	free(o);
+	free(c);
+	free(t);
+	return ret;
+}
+
+/** print the RRs at idx (k of them) in their arrival order (d->seq)
+ * @return 0 or -1 */
+static int
+z_print_seq(FILE *f, const struct az_data *d, size_t *idx, size_t k)
+{
+	size_t i, j;
+	/* insertion sort: an RRset has few records, and comes mostly in
+	 * order already */
+	for(i = 1; i < k; i++) {
+		size_t v = idx[i];
+		for(j = i; j > 0 && d->seq[idx[j - 1]] > d->seq[v]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = v;
+	}
+	for(i = 0; i < k; i++)
+		if(z_print_rr(f, ldns_rr_list_rr(d->rrs, idx[i])) != 0)
+			return -1;
+	return 0;
+}
+
+/** print a node's RRs of type t (its RRSIGs when t is RRSIG: those whose
+ * type has no RRs at the node) and, but for RRSIG, the RRSIGs covering t,
+ * each part in the order the records came (as Unbound keeps an RRset)
+ * @param idx: room for the node's RRs. @return 0 or -1 */
+static int
+z_print_rrset(FILE *f, const struct az_data *d, const struct az_node *n,
+	uint16_t t, size_t *idx)
+{
+	size_t i, j, k = 0;
+	for(i = n->first; i < n->first + n->num; i++) {
+		const struct az_rrw *w = &d->w[i];
+		if(w->type != t)
+			continue;
+		if(t == LDNS_RR_TYPE_RRSIG) {
+			for(j = n->first; j < n->first + n->num; j++)
+				if(d->w[j].type == w->covered &&
+					w->covered != LDNS_RR_TYPE_RRSIG)
+					break;
+			if(j < n->first + n->num)
+				continue; /* written with its RRset */
+		}
+		idx[k++] = i;
+	}
+	if(z_print_seq(f, d, idx, k) != 0)
+		return -1;
+	if(t == LDNS_RR_TYPE_RRSIG)
+		return 0;
+	k = 0;
+	for(i = n->first; i < n->first + n->num; i++)
+		if(d->w[i].type == LDNS_RR_TYPE_RRSIG && d->w[i].covered == t)
+			idx[k++] = i;
+	return z_print_seq(f, d, idx, k);
+}
+
+/**
+ * Write the zone's RRs as Unbound writes a zone it transferred, so that
+ * the files read the same: names in canonical order; at the apex the SOA
+ * first; then each RRset in type order followed by the RRSIGs that
+ * cover it; RRSIGs whose type has no RRs at the name take the RRSIG
+ * type's place. @return 0 or -1
+ */
+static int
+z_print_data(FILE *f, const struct az_data *d)
+{
+	size_t k, i, most = 0, *idx;
+	for(k = 0; k < d->num; k++)
+		if(d->nodes[k].num > most)
+			most = d->nodes[k].num;
+	if(!(idx = malloc((most ? most : 1) * sizeof(*idx))))
+		return -1;
+	for(k = 0; k < d->num; k++) {
+		const struct az_node *n = &d->nodes[k];
+		int apex = d->soa && ldns_dname_compare(ldns_rr_owner(d->soa),
+			n->name) == 0;
+		uint16_t last = 0;
+		if(apex && z_print_rrset(f, d, n, LDNS_RR_TYPE_SOA, idx) != 0)
+			goto fail;
+		/* the node's RRs are sorted by type: each type once */
+		for(i = n->first; i < n->first + n->num; i++) {
+			uint16_t t = d->w[i].type;
+			if((i > n->first && t == last) ||
+				(apex && t == LDNS_RR_TYPE_SOA)) {
+				last = t;
+				continue;
+			}
+			last = t;
+			if(z_print_rrset(f, d, n, t, idx) != 0)
+				goto fail;
+		}
+	}
+	free(idx);
+	return 0;
+fail:
+	free(idx);
+	return -1;
+}
+
 /** write the zone file atomically; @return 0 or -1 */
 static int
 z_write_file(struct auth_zone *z, const struct az_data *d)
 {
 	char tmp[1024];
 	FILE *f;
-	size_t i;
 	if(!z->zonefile)
 		return 0;
 	/* the process ID in the name: with fork, every worker process
@@ -1252,12 +1539,13 @@ z_write_file(struct auth_zone *z, const struct az_data *d)
 	}
 	fprintf(f, "; auth-zone %s, serial %u, written by petrel\n", z->name,
 		(unsigned)d->serial);
-	/* the SOA first */
-	if(d->soa)
-		ldns_rr_print(f, d->soa);
-	for(i = 0; i < ldns_rr_list_rr_count(d->rrs); i++)
-		if(ldns_rr_list_rr(d->rrs, i) != d->soa)
-			ldns_rr_print(f, ldns_rr_list_rr(d->rrs, i));
+	if(z_print_data(f, d) != 0) {
+		log_err("auth-zone %s: cannot write %s: out of memory",
+			z->name, tmp);
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
 	if(fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		log_err("auth-zone %s: cannot write %s: %s", z->name, tmp,
 			strerror(errno));
@@ -1737,6 +2025,21 @@ z_read_file(struct auth_zone *z, int missing_ok, int at_start, time_t *age,
 	return 0;
 }
 
+/** a list of the data's RRs in their arrival order: a view (free it
+ * with ldns_rr_list_free, not deep), or NULL (out of memory) */
+static ldns_rr_list *
+az_arrival_list(const struct az_data *d)
+{
+	size_t i, n = ldns_rr_list_rr_count(d->rrs);
+	ldns_rr_list *l = ldns_rr_list_new();
+	for(i = 0; l && i < n; i++)
+		if(!ldns_rr_list_push_rr(l, d->arrival[i])) {
+			ldns_rr_list_free(l);
+			return NULL;
+		}
+	return l;
+}
+
 /** the transfer callback (on the transfer thread) */
 static int
 z_xfr_cb(void *arg, struct xfr_result *res)
@@ -1762,11 +2065,18 @@ z_xfr_cb(void *arg, struct xfr_result *res)
 			z_wlock(z, 0);
 			return -1;
 		}
-		/* the differences follow the newest copy: a held one */
-		if(!(rrs = xfr_apply(z->held ? z->held : z->data->rrs, res,
-			&e)))
+		/* the differences follow the newest copy: a held one; the
+		 * data's RRs in the order they came */
+		ldns_rr_list *base = z->held;
+		if(!base && !(base = az_arrival_list(z->data)))
+			e = "out of memory";
+		if(base && !(rrs = xfr_apply(base, res, &e)))
 			snprintf(why, sizeof(why), "%s", e ? e :
 				"out of memory");
+		else if(!base)
+			snprintf(why, sizeof(why), "%s", e);
+		if(base && base != z->held)
+			ldns_rr_list_free(base); /* the view, not the RRs */
 	}
 	if(rrs)
 		d = z_build(z, rrs, res->from, &zmd_fail, why, sizeof(why));
@@ -2000,8 +2310,29 @@ z_free(struct auth_zone *z)
 	free(z->zonefile);
 	free(z->notify);
 	free(z->prim);
+	free(z->hosts);
 	free(z->url);
 	free(z);
+}
+
+/** add a host name to look up (z->hosts has room). @return 0 or -1 */
+static int
+z_add_host(struct auth_zone *z, const char *name, int port,
+	const struct xfr_tsig_key *key, int notify)
+{
+	struct az_host *h = &z->hosts[z->num_hosts];
+	size_t l = sizeof(h->wire);
+	if(dname_from_str(name, h->wire, &l) != 0)
+		return -1;
+	dname_tolower(h->wire);
+	h->port = port;
+	h->key = key;
+	h->notify = notify;
+	h->st[0] = h->st[1] = AZ_H_WANTED;
+	z->num_hosts++;
+	if(!notify)
+		z->num_host_prim++;
+	return 0;
 }
 
 /** make a zone from its clause; @return it or NULL with err */
@@ -2040,17 +2371,28 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 		goto oom;
 	for(n = 0, e = c->notify; e; e = e->next)
 		n++;
+	for(p = c->primaries; p; p = p->next)
+		n++; /* room for the host names of both */
+	if(n && !(z->hosts = calloc(n, sizeof(*z->hosts))))
+		goto oom;
+	for(n = 0, e = c->notify; e; e = e->next)
+		if(!e->host)
+			n++;
 	if(n && !(z->notify = calloc(n, sizeof(*z->notify))))
 		goto oom;
 	for(n = 0, e = c->notify; e; e = e->next)
-		z->notify[n++] = e->block;
+		if(!e->host)
+			z->notify[n++] = e->block;
+		else if(z_add_host(z, e->host, 53, NULL, 1) != 0)
+			goto badhost;
 	z->num_notify = n;
 	for(n = 0, p = c->primaries; p; p = p->next)
-		n++;
+		if(!p->host)
+			n++;
 	if(n && !(z->prim = calloc(n, sizeof(*z->prim))))
 		goto oom;
-	for(n = 0, p = c->primaries; p; p = p->next, n++) {
-		z->prim[n].addr = p->addr;
+	for(n = 0, p = c->primaries; p; p = p->next) {
+		const struct xfr_tsig_key *key = NULL;
 		if(p->tsig) {
 			const struct config_tsig *t;
 			size_t i = 0;
@@ -2063,10 +2405,20 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 				z_free(z);
 				return NULL;
 			}
-			z->prim[n].key = &az->keys[i];
+			key = &az->keys[i];
 		}
+		if(p->host) {
+			if(z_add_host(z, p->host, p->port, key, 0) != 0)
+				goto badhost;
+			continue;
+		}
+		z->prim[n].addr = p->addr;
+		z->prim[n].key = key;
+		n++;
 	}
 	z->num_prim = n;
+	if(z->num_hosts)
+		az->any_host = 1;
 	for(n = 0, u = c->urls; u; u = u->next)
 		n++;
 	if(n && !(z->url = calloc(n, sizeof(*z->url))))
@@ -2075,6 +2427,10 @@ z_create(struct auth_zones *az, const struct config_auth *c,
 		z->url[n++] = u->url;
 	z->num_url = n;
 	return z;
+badhost:
+	snprintf(err, errlen, "auth-zone '%s': a bad host name", c->name);
+	z_free(z);
+	return NULL;
 oom:
 	snprintf(err, errlen, "auth-zone '%s': out of memory", c->name);
 	z_free(z);
@@ -2240,14 +2596,14 @@ auth_zones_create_dnssec(const struct config_file *cfg,
 			}
 #endif
 		}
-		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0, 1, &age,
-			err, errlen) != 0)
+		if(z_read_file(z, z->num_prim > 0 || z->num_url > 0 ||
+			z->num_host_prim > 0, 1, &age, err, errlen) != 0)
 			goto fail;
 		if(z->data)
 			verbose(VERB_OPS, "auth-zone %s: serial %u from %s",
 				z->name, (unsigned)z->data->serial,
 				z->zonefile);
-		if(z->num_prim || z->num_url) {
+		if(z->num_prim || z->num_url || z->num_host_prim) {
 			char why[512];
 			const char *ca = config_tls_cert_bundle(cfg);
 			if(!az->xs && !(az->xs = xfr_service_create())) {
@@ -2287,12 +2643,178 @@ fail:
 	return NULL;
 }
 
+/** @return 1 when a host name of the zone wants a lookup (caller holds
+ * lk_lock) */
+static int
+z_host_wanted(const struct auth_zone *z)
+{
+	size_t i;
+	for(i = 0; i < z->num_hosts; i++)
+		if(z->hosts[i].st[0] == AZ_H_WANTED ||
+			z->hosts[i].st[1] == AZ_H_WANTED)
+			return 1;
+	return 0;
+}
+
+/** on the transfer thread: hand the primaries' new addresses to the
+ * task (it may transfer from them now) */
+static void
+z_host_prims(void *arg)
+{
+	struct auth_zone *z = arg;
+	struct xfr_primary p[AZ_MAX_HOST_ADDRS];
+	size_t n, i;
+	lk_lock(z->az);
+	n = z->num_host_new;
+	memcpy(p, z->host_new, n * sizeof(*p));
+	z->num_host_new = 0;
+	lk_unlock(z->az);
+	for(i = 0; i < n && z->task; i++)
+		(void)xfr_task_add_primary(z->task, &p[i]);
+}
+
+/** on the transfer thread: the failed host name lookups of a zone are
+ * wanted again */
+static void
+z_host_retry(void *arg)
+{
+	struct auth_zone *z = arg;
+	size_t i;
+	int t, any = 0;
+	lk_lock(z->az);
+	for(i = 0; i < z->num_hosts; i++)
+		for(t = 0; t < 2; t++)
+			if(z->hosts[i].st[t] == AZ_H_DONE &&
+				z->hosts[i].failed[t]) {
+				z->hosts[i].st[t] = AZ_H_WANTED;
+				z->hosts[i].failed[t] = 0;
+				any = 1;
+			}
+	if(any)
+		az_wake(z->az);
+	lk_unlock(z->az);
+}
+
+void
+auth_zones_start_host_lookups(struct auth_zones *az,
+	int (*start)(void *arg, const uint8_t *name, uint16_t qtype),
+	void *arg)
+{
+	size_t i, j;
+	int t;
+	if(!az || !az->any_host)
+		return;
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		for(j = 0; j < z->num_hosts; j++)
+			for(t = 0; t < 2; t++) {
+				uint16_t qt = t ? DNS_TYPE_AAAA : DNS_TYPE_A;
+				int go;
+				lk_lock(az);
+				go = z->hosts[j].st[t] == AZ_H_WANTED;
+				if(go)
+					z->hosts[j].st[t] = AZ_H_STARTED;
+				lk_unlock(az);
+				/* unlocked: the lookup may finish at once,
+				 * in auth_zones_host_answer */
+				if(go && start(arg, z->hosts[j].wire, qt) != 0)
+					auth_zones_host_answer(az,
+						z->hosts[j].wire, qt, 0, NULL,
+						0);
+			}
+	}
+}
+
+int
+auth_zones_wants_host(struct auth_zones *az, const uint8_t *qname,
+	uint16_t qtype)
+{
+	size_t i, j;
+	int t = qtype == DNS_TYPE_AAAA, r = 0;
+	if(!az || !az->any_host || (qtype != DNS_TYPE_A &&
+		qtype != DNS_TYPE_AAAA))
+		return 0;
+	lk_lock(az);
+	for(i = 0; i < az->num && !r; i++)
+		for(j = 0; j < az->z[i]->num_hosts && !r; j++)
+			if(az->z[i]->hosts[j].st[t] == AZ_H_STARTED &&
+				dname_equal(az->z[i]->hosts[j].wire, qname))
+				r = 1;
+	lk_unlock(az);
+	return r;
+}
+
+void
+auth_zones_host_answer(struct auth_zones *az, const uint8_t *qname,
+	uint16_t qtype, int ok, const struct netaddr *addrs, size_t n)
+{
+	size_t i, j, k;
+	int t = qtype == DNS_TYPE_AAAA;
+	char nm[256];
+	if(!az || !az->any_host)
+		return;
+	if(dname_to_str(qname, nm, sizeof(nm)) < 0)
+		snprintf(nm, sizeof(nm), "?");
+	for(i = 0; i < az->num; i++) {
+		struct auth_zone *z = az->z[i];
+		int prims = 0, retry = 0;
+		lk_lock(az);
+		for(j = 0; j < z->num_hosts; j++) {
+			struct az_host *h = &z->hosts[j];
+			if(h->st[t] != AZ_H_STARTED ||
+				!dname_equal(h->wire, qname))
+				continue;
+			h->st[t] = AZ_H_DONE;
+			h->failed[t] = !ok;
+			retry |= !ok;
+			for(k = 0; ok && k < n; k++) {
+				struct netaddr a = addrs[k];
+				size_t m;
+				netaddr_set_port(&a, h->port);
+				for(m = 0; m < z->num_host_addrs; m++)
+					if(netaddr_cmp_addr(&z->host_addrs[m],
+						&a) == 0)
+						break;
+				if(m == z->num_host_addrs && m <
+					AZ_MAX_HOST_ADDRS)
+					z->host_addrs[z->num_host_addrs++] = a;
+				if(h->notify || z->num_host_new >=
+					AZ_MAX_HOST_ADDRS)
+					continue;
+				z->host_new[z->num_host_new].addr = a;
+				z->host_new[z->num_host_new].key = h->key;
+				z->num_host_new++;
+				prims = 1;
+			}
+		}
+		lk_unlock(az);
+		if(retry) {
+			verbose(VERB_OPS, "auth-zone %s: no usable %s address "
+				"for the host name %s (failed or bogus); asked "
+				"again in %d s", z->name, t ? "AAAA" : "A", nm,
+				AZ_HOST_RETRY);
+			if(az->xs)
+				(void)xfr_service_post_at(az->xs, z_host_retry,
+					z, xfr_service_now(az->xs) +
+					AZ_HOST_RETRY);
+		}
+		if(prims) {
+			verbose(VERB_ALGO, "auth-zone %s: the host name %s "
+				"has %s addresses to transfer from", z->name,
+				nm, t ? "AAAA" : "A");
+			if(az->xs && xfr_service_post(az->xs, z_host_prims,
+				z) != 0)
+				log_err("auth-zone %s: out of memory", z->name);
+		}
+	}
+}
+
 int
 auth_zones_set_waker(struct auth_zones *az, void (*fn)(void *), void *arg)
 {
 	size_t i;
 	int r = 0;
-	if(!az || !az->any_chain || !az->keys_check)
+	if(!az || ((!az->any_chain || !az->keys_check) && !az->any_host))
 		return 0;
 	lk_lock(az);
 	if(!az->waker) {
@@ -2300,7 +2822,8 @@ auth_zones_set_waker(struct auth_zones *az, void (*fn)(void *), void *arg)
 		az->waker_arg = arg;
 		r = 1;
 		for(i = 0; i < az->num; i++)
-			if(az->z[i]->lk_state == AZ_LK_WANTED) {
+			if(az->z[i]->lk_state == AZ_LK_WANTED ||
+				z_host_wanted(az->z[i])) {
 				az_wake(az);
 				break;
 			}
@@ -2476,6 +2999,15 @@ az_find(struct auth_zones *az, const uint8_t *name, int dir)
 			best = z;
 	}
 	return best;
+}
+
+int
+auth_zones_fallback(struct auth_zones *az, const uint8_t *name)
+{
+	struct auth_zone *z;
+	if(!az || !az->any_up || !(z = az_find(az, name, 2)))
+		return 0;
+	return z->fallback;
 }
 
 /** the zone of a name given as text */
@@ -2682,6 +3214,15 @@ auth_zones_notify(struct auth_zones *az, const uint8_t *pkt, size_t len,
 		for(i = 0; i < z->num_prim && !allowed; i++)
 			if(netaddr_cmp_addr(&z->prim[i].addr, from) == 0)
 				allowed = 1;
+		if(!allowed && z->num_hosts) {
+			/* the addresses of the host names */
+			lk_lock(az);
+			for(i = 0; i < z->num_host_addrs && !allowed; i++)
+				if(netaddr_cmp_addr(&z->host_addrs[i], from)
+					== 0)
+					allowed = 1;
+			lk_unlock(az);
+		}
 	}
 	if(allowed) {
 		/* the serial of an SOA in the answer section, if any */

@@ -197,6 +197,38 @@ void auth_zones_start_lookups(struct auth_zones *az,
 	int (*start)(void *arg, const uint8_t *apex), void *arg);
 
 /**
+ * Host names (a primary: or allow-notify: written as a name, as Unbound
+ * allows): their A and AAAA records are looked up through the resolver
+ * (validated: a bogus answer is not used), by the worker that starts
+ * the DNSKEY lookups (the same wake-up), when the zones are made and
+ * again a minute after a lookup that failed. A primary's addresses are
+ * handed to its zone's transfer task; every address found may NOTIFY.
+ * @param start: starts the lookup of the wire name and type (A or
+ *	AAAA) in the background; @return 0, or -1 (the lookup counts as
+ *	failed). It may finish at once (calling auth_zones_host_answer).
+ * @param arg: its argument.
+ */
+void auth_zones_start_host_lookups(struct auth_zones *az,
+	int (*start)(void *arg, const uint8_t *name, uint16_t qtype),
+	void *arg);
+
+/** @return 1 when a host name lookup of the wire name qname and qtype
+ *	(A or AAAA) was started by auth_zones_start_host_lookups and waits
+ *	for its answer */
+int auth_zones_wants_host(struct auth_zones *az, const uint8_t *qname,
+	uint16_t qtype);
+
+/**
+ * A host name lookup finished.
+ * @param ok: 1 when the answer is usable (NOERROR, not bogus; no
+ *	addresses is usable too), 0 when it failed or was bogus (asked
+ *	again later).
+ * @param addrs: its addresses (port ignored), n of them.
+ */
+void auth_zones_host_answer(struct auth_zones *az, const uint8_t *qname,
+	uint16_t qtype, int ok, const struct netaddr *addrs, size_t n);
+
+/**
  * @return 1 when a held zone waits for the DNSKEY of the wire name qname
  *	(a lookup started by auth_zones_start_lookups).
  */
@@ -274,6 +306,14 @@ enum auth_answer auth_zones_answer_upstream(struct auth_zones *az,
 	const uint8_t *dp, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int do_bit, uint8_t *out, size_t outmax,
 	size_t *outlen);
+
+/**
+ * @return 1 when the closest for-upstream zone that holds the wire name
+ *	has fallback-enabled: an answer of its copy found bogus may then be
+ *	asked of the servers instead (the iterator, restarted by the
+ *	validator, as Unbound avoids the auth zone then), else 0.
+ */
+int auth_zones_fallback(struct auth_zones *az, const uint8_t *name);
 
 /**
  * Handle a NOTIFY message.

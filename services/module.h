@@ -392,6 +392,17 @@ struct module_env {
 	 */
 	int (*rpz_qname)(void *arg, struct module_qstate *qs,
 		const uint8_t *name);
+	/**
+	 * Whether a zone's answers must be signed (dnssec-lame detection
+	 * in the iterator): set by the validator when it has trust anchors
+	 * (its worker_start), else NULL.
+	 * @param arg: dnssec_zone_arg.
+	 * @param zone: the zone, lower-case wire.
+	 * @return 1 when a trust anchor sits at the zone, else 0.
+	 */
+	int (*dnssec_zone)(void *arg, const uint8_t *zone);
+	/** the argument of dnssec_zone */
+	void *dnssec_zone_arg;
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC

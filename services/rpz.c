@@ -30,10 +30,10 @@ struct rpz_rule {
 	uint32_t name_off;
 	/** hash of the key */
 	uint32_t hash;
-	/** first record (index + 1) of local data, 0 for none */
+	/** first record (index + 1) of local data, 0 for none: the
+	 * records of a rule are listed newest first, as Unbound answers
+	 * them (its local data puts each new RR of an RRset first) */
 	uint32_t data;
-	/** last record (index + 1), for appending in order */
-	uint32_t data_last;
 	/** length of the key */
 	uint16_t name_len;
 	/** enum rpz_action */
@@ -586,7 +586,7 @@ snap_add(struct rpz_snap *s, const uint8_t *origin, size_t origin_len,
 			goto oom;
 		rule = &s->rules[ri];
 		d = &s->data[s->ndata];
-		d->next = 0;
+		d->next = rule->data;
 		d->rd_off = (uint32_t)s->nrdata;
 		d->ttl = rr->ttl;
 		d->type = rr->type;
@@ -595,11 +595,7 @@ snap_add(struct rpz_snap *s, const uint8_t *origin, size_t origin_len,
 		memcpy(s->rdata + s->nrdata, rr->rdata, rr->rdlen);
 		s->nrdata += rr->rdlen;
 		s->ndata++;
-		if(rule->data_last)
-			s->data[rule->data_last - 1].next = (uint32_t)s->ndata;
-		else
-			rule->data = (uint32_t)s->ndata;
-		rule->data_last = (uint32_t)s->ndata;
+		rule->data = (uint32_t)s->ndata;
 	}
 	return 0;
 oom:
@@ -876,6 +872,21 @@ action_target(enum rpz_action a, uint16_t *len)
 	return NULL;
 }
 
+/** walk a rule's records (newest first in the list) oldest first: the
+ * record before `after` in the list (index + 1), or the last one when
+ * after is 0; 0 at the end. A rule has a handful of records: the walk
+ * is quadratic in them, and only runs when an IXFR rebuilds the rules */
+static uint32_t
+data_oldest(const struct rpz_snap *o, uint32_t first, uint32_t after)
+{
+	uint32_t d, prev = 0;
+	if(after == first)
+		return 0;
+	for(d = first; d && d != after; d = o->data[d-1].next)
+		prev = d;
+	return prev;
+}
+
 int
 rpz_zone_update(struct rpz *z, const struct rpz_rr *del, size_t ndel,
 	const struct rpz_rr *add, size_t nadd, char *err, size_t errlen)
@@ -914,7 +925,10 @@ rpz_zone_update(struct rpz *z, const struct rpz_rr *del, size_t ndel,
 				errlen) < 0)
 				goto fail;
 		}
-		for(d = r->data; d; d = o->data[d-1].next) {
+		/* oldest first, so that the new snapshot lists them newest
+		 * first again (snap_add puts each in front) */
+		for(d = data_oldest(o, r->data, 0); d; d = data_oldest(o,
+			r->data, d)) {
 			const struct rpz_data *x = &o->data[d-1];
 			rr.type = x->type;
 			rr.rrclass = x->rrclass;

@@ -678,6 +678,56 @@ rr_same(const ldns_rr *a, const ldns_rr *b)
 		ldns_rr_compare(a, b) == 0;
 }
 
+/** remove the RR at j of a list, the ones after it moving up (the
+ * order is kept: it is the order of the zone file written) */
+static void
+list_remove_at(ldns_rr_list *l, size_t j)
+{
+	size_t i, n = ldns_rr_list_rr_count(l);
+	for(i = j; i + 1 < n; i++)
+		ldns_rr_list_set_rr(l, ldns_rr_list_rr(l, i + 1), i);
+	ldns_rr_list_set_rr_count(l, n - 1);
+}
+
+/**
+ * The last record of an RRset went (the deleted rr was of its owner and
+ * type): the RRSIGs that covered it go to the end of the list, as in
+ * Unbound, whose zone keeps such signatures in the owner's RRSIG RRset,
+ * appended there (and writes them in that order).
+ * @param si: the SOA's place. @return the SOA's place after the moves.
+ */
+static size_t
+sigs_to_end(ldns_rr_list *l, const ldns_rr *rr, size_t si)
+{
+	size_t i, n = ldns_rr_list_rr_count(l), moved = 0;
+	ldns_rr_type t = ldns_rr_get_type(rr);
+	if(t == LDNS_RR_TYPE_RRSIG)
+		return si;
+	for(i = 0; i < n; i++) {
+		const ldns_rr *x = ldns_rr_list_rr(l, i);
+		if(ldns_rr_get_type(x) == t && ldns_dname_compare(
+			ldns_rr_owner(x), ldns_rr_owner(rr)) == 0)
+			return si; /* the RRset has records left */
+	}
+	for(i = 0; i + moved < n; ) {
+		ldns_rr *x = ldns_rr_list_rr(l, i);
+		if(ldns_rr_get_type(x) == LDNS_RR_TYPE_RRSIG &&
+			ldns_rr_rd_count(x) > 0 && ldns_rdf2native_int16(
+			ldns_rr_rdf(x, 0)) == (uint16_t)t && ldns_dname_compare(
+			ldns_rr_owner(x), ldns_rr_owner(rr)) == 0) {
+			list_remove_at(l, i);
+			ldns_rr_list_set_rr_count(l, n);
+			ldns_rr_list_set_rr(l, x, n - 1);
+			if(si > i && si != (size_t)-1)
+				si--;
+			moved++;
+			continue;
+		}
+		i++;
+	}
+	return si;
+}
+
 ldns_rr_list *
 xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 	const char **err)
@@ -717,11 +767,10 @@ xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 				goto fail;
 			}
 			ldns_rr_free(ldns_rr_list_rr(cur, j));
-			ldns_rr_list_set_rr(cur, ldns_rr_list_rr(cur, n - 1),
-				j);
-			ldns_rr_list_set_rr_count(cur, n - 1);
-			if(si == n - 1)
-				si = j; /* the SOA was moved into the hole */
+			list_remove_at(cur, j);
+			if(si > j)
+				si--;
+			si = sigs_to_end(cur, rr, si);
 		}
 		for(i = 0; i < ldns_rr_list_rr_count(df->add); i++) {
 			const ldns_rr *rr = ldns_rr_list_rr(df->add, i);
@@ -1628,6 +1677,32 @@ xfr_task_create(struct xfr_service *xs, const char *zone,
 #endif
 	xs_unlock(xs);
 	return t;
+}
+
+int
+xfr_task_add_primary(struct xfr_task *t, const struct xfr_primary *p)
+{
+	struct xfr_primary *n;
+	size_t i;
+	for(i = 0; i < t->nprim; i++)
+		if(netaddr_cmp(&t->prim[i].addr, &p->addr) == 0)
+			return 0;
+	if(!(n = realloc(t->prim, (t->nprim + 1) * sizeof(*n))))
+		return -1;
+	n[t->nprim] = *p;
+	xs_lock(t->xs);
+	t->prim = n;
+	t->nprim++;
+	if(t->nprim == 1 && !t->nurl && !t->have)
+		t->next_time = xs_now(t->xs);
+	xs_unlock(t->xs);
+	return 0;
+}
+
+time_t
+xfr_service_now(struct xfr_service *xs)
+{
+	return xs_now(xs);
 }
 
 int

@@ -211,7 +211,10 @@ typedef int (*xfr_cb_type)(void *arg, struct xfr_result *res);
  * @param err: a reason on failure.
  * @return the new zone's RRs (a new list; the SOA where it was), or NULL
  *	when a difference does not apply (its from serial is not the zone's, or it
- *	deletes an RR the zone does not have).
+ *	deletes an RR the zone does not have). The order is kept, as
+ *	Unbound keeps it in the zone file it writes: the remaining RRs in
+ *	theirs, the additions after them; the RRSIGs of an RRset whose last
+ *	record went move to the end (Unbound's RRSIG RRset of the name).
  */
 ldns_rr_list *xfr_apply(const ldns_rr_list *zone, const struct xfr_result *res,
 	const char **err);
@@ -348,6 +351,21 @@ struct xfr_task *xfr_task_create(struct xfr_service *xs, const char *zone,
  */
 int xfr_task_set_urls(struct xfr_task *t, const struct config_url *urls,
 	size_t n, const char *ca_bundle, char *why, size_t whylen);
+
+/**
+ * Give a task one more primary (an address found for a primary given by
+ * host name): call it on the transfer thread (a job, xfr_service_post)
+ * or before the service starts. A task that had no source yet and no
+ * data checks the new one at once (at the next run).
+ * @param p: the primary (copied; its key lives as long as the service);
+ *	one the task has already is not added again.
+ * @return 0, or -1 (out of memory).
+ */
+int xfr_task_add_primary(struct xfr_task *t, const struct xfr_primary *p);
+
+/** @return the service's clock (its transport's: time(NULL) for the real
+ * one), for xfr_service_post_at */
+time_t xfr_service_now(struct xfr_service *xs);
 
 /**
  * Tell a task the serial and SOA timers of data it has (read from a zone

@@ -858,6 +858,64 @@ START_TEST(test_nodata)
 }
 END_TEST
 
+/* for-downstream: no with for-upstream: no is accepted (as Unbound):
+ * the zone loads and answers nobody */
+START_TEST(test_no_downstream_no_upstream)
+{
+	char path[64];
+	struct auth_zones *az = make_zones(" for-downstream: no\n"
+		" for-upstream: no\n", path, sizeof(path));
+	uint8_t out[65535], dp[256], qn[256];
+	size_t ol, l;
+	enum auth_answer r;
+	ck_assert_ptr_null(ask(az, "www.example.", LDNS_RR_TYPE_A, 0, 0, &r));
+	ck_assert_int_ne(r, AUTH_ANSWERED);
+	l = sizeof(dp);
+	ck_assert_int_eq(dname_from_str("example.", dp, &l), 0);
+	l = sizeof(qn);
+	ck_assert_int_eq(dname_from_str("www.example.", qn, &l), 0);
+	ck_assert_int_ne(auth_zones_answer_upstream(az, dp, qn, 1, 1, 0, out,
+		sizeof(out), &ol), AUTH_ANSWERED);
+	auth_zones_delete(az);
+	unlink(path);
+}
+END_TEST
+
+/* a primary: or allow-notify: may be a host name (name, name@port), as
+ * in Unbound; what is neither an address nor a name is refused */
+START_TEST(test_host_names_config)
+{
+	static const char *good[] = {
+		"master: ns.example.net.\n", "master: ns.example.net@5353\n",
+		"primary: 192.0.2.1\n allow-notify: notifier.example.net\n",
+		NULL
+	}, *bad[] = {
+		"master: ns..example.net\n", "master: ns.example.net@0\n",
+		"master: 2001:db8::zz\n", "allow-notify: 192.0.2.0/33\n",
+		"allow-notify: a b\n", NULL
+	};
+	char text[512], err[512];
+	int i;
+	for(i = 0; good[i]; i++) {
+		struct config_file *cfg = config_create();
+		snprintf(text, sizeof(text), "auth-zone:\n name: example.\n "
+			"%s", good[i]);
+		ck_assert_msg(config_read_mem(cfg, "t.conf", text,
+			strlen(text), err, sizeof(err)) == 0, "%s: %s",
+			good[i], err);
+		config_delete(cfg);
+	}
+	for(i = 0; bad[i]; i++) {
+		struct config_file *cfg = config_create();
+		snprintf(text, sizeof(text), "auth-zone:\n name: example.\n "
+			"master: 192.0.2.1\n %s", bad[i]);
+		ck_assert_msg(config_read_mem(cfg, "t.conf", text,
+			strlen(text), err, sizeof(err)) != 0, "%s", bad[i]);
+		config_delete(cfg);
+	}
+}
+END_TEST
+
 START_TEST(test_zonefile_errors)
 {
 	char text[512], err[512];
@@ -1953,6 +2011,8 @@ authzone_suite(void)
 	tcase_add_test(tc, test_upstream);
 	tcase_add_test(tc, test_notify);
 	tcase_add_test(tc, test_nodata);
+	tcase_add_test(tc, test_no_downstream_no_upstream);
+	tcase_add_test(tc, test_host_names_config);
 	tcase_add_test(tc, test_zonefile_errors);
 	tcase_add_test(tc, test_rpz_downstream);
 	tcase_add_test(tc, test_zonemd_reject_at_load);

@@ -374,19 +374,20 @@ START_TEST(test_msg_sets)
 	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
 		"5 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
 	free(d);
-	/* the RRset cache has the set, without its RRSIG (as the store
-	 * path keeps it): that one is written, and the answer, whose
-	 * RRSIGs the dump now lacks, is not claimed secure */
+	/* the RRset cache has the set with its RRSIG (the store path
+	 * keeps the RRSIGs of the answer that cover a set): that one is
+	 * written, and the answer, whose RRSIGs the dump has, stays
+	 * secure */
 	sets[0].trust = RRSET_TRUST_ANS_AA;
 	ck_assert_int_eq(cache_store_answer(NULL, rc, &a, T0, buf,
 		sizeof(buf), NULL), MCACHE_NOT_CACHEABLE);
 	ck_assert_uint_eq(rrset_cache_get_count(rc), 1);
 	d = dump(mc, rc);
-	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 0 8 0\n"
-		"only.example.\t600\tIN\tA\t198.51.100.7\nEND_RRSET_CACHE")
-		!= NULL, "%s", d);
+	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 1 8 0\n"
+		"only.example.\t600\tIN\tA\t198.51.100.7\nonly.example.\t600"
+		"\tIN\tRRSIG\tA 8 2 600 ") != NULL, "%s", d);
 	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
-		"0 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
+		"5 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
 	free(d);
 	/* a secure answer for queries without DO (no RRSIGs): neither it
 	 * nor its set is written secure */

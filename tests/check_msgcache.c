@@ -859,6 +859,47 @@ START_TEST(test_truncation)
 	ck_assert(msg.flags & DNS_FLAG_TC);
 	ck_assert_uint_eq(msg.ancount, 1);
 	ck_assert_uint_eq(msg.nscount, 0);
+
+	/* an authority NS set that fits and its RRSIG that does not: the
+	 * set goes with its signature (one unit, as Unbound's encoder
+	 * truncates), and TC is set */
+	{
+		static uint8_t sig[480], nsname[32];
+		size_t l = sizeof(nsname);
+		memset(sig, 0, sizeof(sig));
+		dns_write_u16(sig, DNS_TYPE_NS);
+		sig[2] = 8;
+		sig[3] = 1;
+		ck_assert_int_eq(dname_from_str("ns1.example", nsname, &l), 0);
+		rrs[0].owner = "sig.example";
+		rrs[1].sec = DNS_SEC_AUTHORITY;
+		rrs[1].owner = "example";
+		rrs[1].type = DNS_TYPE_NS;
+		rrs[1].ttl = 300;
+		rrs[1].rdata = nsname;
+		rrs[1].rdlen = l;
+		rrs[2] = rrs[1];
+		rrs[2].type = DNS_TYPE_RRSIG;
+		rrs[2].rdata = sig;
+		rrs[2].rdlen = sizeof(sig);
+		len = make_reply(buf, sizeof(buf), "sig.example", DNS_TYPE_A,
+			0, 0, rrs, 3, 0);
+		ck_assert_uint_gt(len, 512);
+		qinfo(&qi, "sig.example", DNS_TYPE_A);
+		ck_assert_int_eq(mcache_store(c, &qi, 0, 0, buf, len, T0,
+			MCACHE_SEC_UNCHECKED, -1), MCACHE_STORED);
+		ck_assert_int_eq(ask(c, "sig.example", DNS_TYPE_A, 0, 0, 0, 0,
+			T0, out, &len, &msg, NULL), MCACHE_HIT);
+		ck_assert_uint_le(len, 512);
+		ck_assert(msg.flags & DNS_FLAG_TC);
+		ck_assert_uint_eq(msg.ancount, 1);
+		ck_assert_uint_eq(msg.nscount, 0);
+		/* with room for both, both */
+		ck_assert_int_eq(ask(c, "sig.example", DNS_TYPE_A, 0, 1, 1232,
+			0, T0, out, &len, &msg, NULL), MCACHE_HIT);
+		ck_assert(!(msg.flags & DNS_FLAG_TC));
+		ck_assert_uint_eq(msg.nscount, 2);
+	}
 	mcache_delete(c);
 }
 END_TEST

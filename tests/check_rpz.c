@@ -257,6 +257,56 @@ START_TEST(test_update)
 }
 END_TEST
 
+/** rpz_match_data callback: the last octets of the A records, in order */
+static int
+order_cb(void *arg, uint16_t type, uint16_t rrclass, uint32_t ttl,
+	const uint8_t *rdata, size_t rdlen)
+{
+	char *o = arg;
+	(void)rrclass; (void)ttl;
+	if(type == DNS_TYPE_A && rdlen == 4)
+		o[strlen(o)] = (char)('0' + rdata[3]);
+	return 0;
+}
+
+/* the local data of a name are listed newest first (as Unbound answers
+ * them), and an IXFR that rebuilds the rules keeps that order */
+START_TEST(test_data_order)
+{
+	static const uint8_t a1[4] = { 192, 0, 2, 1 }, a2[4] = { 192, 0, 2, 2 },
+		a3[4] = { 192, 0, 2, 3 };
+	struct rrbuf b, del, ad;
+	struct rpz *z = mkzone(NULL);
+	struct rpz_match m;
+	uint8_t d[DNS_MAX_NAME];
+	size_t dl = sizeof(d);
+	char err[256], o[8];
+	memset(&b, 0, sizeof(b));
+	memset(&del, 0, sizeof(del));
+	memset(&ad, 0, sizeof(ad));
+	add(&b, "two.example.rpz.test.", DNS_TYPE_A, NULL, a1);
+	add(&b, "two.example.rpz.test.", DNS_TYPE_A, NULL, a2);
+	add(&b, "one.example.rpz.test.", DNS_TYPE_CNAME, ".", NULL);
+	ck_assert_int_eq(rpz_zone_apply(z, b.rr, b.n, err, sizeof(err)), 0);
+	ck_assert_int_eq(dname_from_str("two.example.", d, &dl), 0);
+	ck_assert_int_eq(rpz_lookup_query(z, d, NULL, &m), 1);
+	memset(o, 0, sizeof(o));
+	rpz_match_data(&m, order_cb, o);
+	ck_assert_str_eq(o, "21");
+	/* an IXFR elsewhere rebuilds the rules: the order stays; one
+	 * added to the name comes first */
+	add(&del, "one.example.rpz.test.", DNS_TYPE_CNAME, ".", NULL);
+	add(&ad, "two.example.rpz.test.", DNS_TYPE_A, NULL, a3);
+	ck_assert_int_eq(rpz_zone_update(z, del.rr, del.n, ad.rr, ad.n, err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(rpz_lookup_query(z, d, NULL, &m), 1);
+	memset(o, 0, sizeof(o));
+	rpz_match_data(&m, order_cb, o);
+	ck_assert_str_eq(o, "321");
+	rpz_delete(z);
+}
+END_TEST
+
 START_TEST(test_override)
 {
 	struct rrbuf b;
@@ -468,6 +518,7 @@ rpz_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_triggers);
 	tcase_add_test(tc, test_update);
+	tcase_add_test(tc, test_data_order);
 	tcase_add_test(tc, test_override);
 	tcase_add_test(tc, test_wildcard_encloser);
 	tcase_add_test(tc, test_root_wildcard);

@@ -847,6 +847,31 @@ START_TEST(test_5011_revoke_remove)
 }
 END_TEST
 
+/* a set that revokes a key (self-signed) but does not validate, after a
+ * first success: the key is Revoked and the probe counts as failed, as
+ * Unbound counts it (its autotrust_revoked_with_invalid.rpl) */
+START_TEST(test_5011_revoke_unvalidated_counts)
+{
+	struct val_autr_cfg cfg;
+	struct val_autr_point *tp = start_point();
+	int both[] = { 1, 2 }, rev[] = { -1, 2 };
+	int sig_ok[] = { 1, 0 };
+	struct val_rr set[2];
+	val_autr_cfg_init(&cfg);
+	tp = probe(tp, &cfg, both, 2, NULL, T0);
+	tp = probe(tp, &cfg, both, 2, NULL, T0 + 31 * DAY);
+	ck_assert_int_eq(state_of(tp, 2), VAL_AUTR_VALID);
+	ck_assert_uint_eq(tp->query_failed, 0);
+	keyset(set, rev, 2);
+	ck_assert_int_eq(val_autr_update(tp, &cfg, set, 2, sig_ok, 0, 0,
+		T0 + 32 * DAY), 1);
+	ck_assert_int_eq(state_of(tp, 1), VAL_AUTR_REVOKED);
+	ck_assert_uint_eq(tp->query_failed, 1);
+	ck_assert_uint_eq(tp->last_success, T0 + 31 * DAY);
+	val_autr_free(tp);
+}
+END_TEST
+
 START_TEST(test_5011_missing)
 {
 	struct val_autr_cfg cfg;
@@ -996,6 +1021,7 @@ val_anchor_suite(void)
 	tcase_add_test(tc, test_5011_pending_forgotten);
 	tcase_add_test(tc, test_5011_small_holddown_needs_two_probes);
 	tcase_add_test(tc, test_5011_revoke_remove);
+	tcase_add_test(tc, test_5011_revoke_unvalidated_counts);
 	tcase_add_test(tc, test_5011_missing);
 	tcase_add_test(tc, test_5011_ds_bootstrap);
 	tcase_add_test(tc, test_5011_times);

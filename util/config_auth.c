@@ -175,15 +175,33 @@ config_auth_set(struct config_auth *a, const char *key, char **v, int n,
 				"[tsig-key name]", key);
 			return -1;
 		}
+		char *host = NULL;
+		int port = 53;
 		if(netaddr_parse(v[0], 53, &ad, &why) != 0) {
-			snprintf(err, errlen, "%s: expected an IP address (ip "
-				"or ip@port), got '%s': %s (petrel transfers "
-				"from addresses, not host names)", key, v[0],
-				why);
-			return -1;
+			/* a host name (name or name@port), looked up when
+			 * the zone starts, as Unbound does */
+			char nm[300], *at;
+			snprintf(nm, sizeof(nm), "%s", v[0]);
+			if((at = strchr(nm, '@')) != NULL) {
+				char *e;
+				long pt = strtol(at + 1, &e, 10);
+				if(*e || pt < 1 || pt > 65535)
+					nm[0] = 0;
+				port = (int)pt;
+				*at = 0;
+			}
+			if(!nm[0] || strchr(nm, ':') || !(host = auth_domain(
+				nm, &bad))) {
+				snprintf(err, errlen, "%s: expected an IP "
+					"address or a host name (ip, ip@port, "
+					"name or name@port), got '%s': %s",
+					key, v[0], why);
+				return -1;
+			}
 		}
 		if(!(p = calloc(1, sizeof(*p))) || !(p->str = strdup(v[0])) ||
 			(n == 2 && !(p->tsig = auth_domain(v[1], &bad)))) {
+			free(host);
 			if(p) {
 				free(p->str);
 				free(p);
@@ -193,7 +211,11 @@ config_auth_set(struct config_auth *a, const char *key, char **v, int n,
 				n == 2 ? v[1] : "");
 			return -1;
 		}
-		p->addr = ad;
+		if(host) {
+			p->host = host;
+			p->port = port;
+		} else
+			p->addr = ad;
 		for(t = &a->primaries; *t; t = &(*t)->next)
 			;
 		*t = p;
@@ -227,18 +249,25 @@ config_auth_set(struct config_auth *a, const char *key, char **v, int n,
 		struct config_auth_notify *e, **t;
 		const char *why = "";
 		struct netblock b;
-		if(n != 1 || netblock_parse(v[0], &b, 1, &why) != 0) {
-			snprintf(err, errlen, "%s: expected an address or "
-				"netblock, got '%s'%s%s", key, n ? v[0] : "",
-				n ? ": " : "", n ? why : "");
+		char *host = NULL;
+		int bad = 0;
+		memset(&b, 0, sizeof(b));
+		if(n != 1 || (netblock_parse(v[0], &b, 1, &why) != 0 &&
+			(strchr(v[0], '/') || strchr(v[0], ':') ||
+			!(host = auth_domain(v[0], &bad))))) {
+			snprintf(err, errlen, "%s: expected an address, a "
+				"netblock or a host name, got '%s'%s%s", key,
+				n ? v[0] : "", n ? ": " : "", n ? why : "");
 			return -1;
 		}
 		if(!(e = calloc(1, sizeof(*e))) || !(e->str = strdup(v[0]))) {
 			free(e);
+			free(host);
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
 		e->block = b;
+		e->host = host;
 		for(t = &a->notify; *t; t = &(*t)->next)
 			;
 		*t = e;
@@ -341,12 +370,9 @@ config_auth_check(const struct config_auth *a,
 			"a url: or a zonefile: line", a->name);
 		return -1;
 	}
-	if(!a->for_downstream && !a->for_upstream) {
-		snprintf(err, errlen, "auth-zone '%s': for-downstream: and "
-			"for-upstream: are both no; the zone would not be used",
-			a->name);
-		return -1;
-	}
+	/* for-downstream: no with for-upstream: no is accepted, as
+	 * Unbound does: the zone is loaded and kept up to date (its
+	 * transfers, its zone file, its ZONEMD check) and answers nobody */
 	for(p = a->primaries; p; p = p->next)
 		if(p->tsig && !config_tsig_find(keys, p->tsig)) {
 			snprintf(err, errlen, "auth-zone '%s': primary %s names "
@@ -401,12 +427,14 @@ config_auth_free(struct config_auth *a)
 			struct config_auth_primary *pn = p->next;
 			free(p->str);
 			free(p->tsig);
+			free(p->host);
 			free(p);
 			p = pn;
 		}
 		while(e) {
 			struct config_auth_notify *en = e->next;
 			free(e->str);
+			free(e->host);
 			free(e);
 			e = en;
 		}
@@ -477,8 +505,9 @@ config_auth_copy(struct config_auth **dst, const struct config_auth *s)
 			*pt = c;
 			pt = &c->next;
 			c->addr = p->addr;
+			c->port = p->port;
 			if(dup_str(&c->str, p->str) || dup_str(&c->tsig,
-				p->tsig))
+				p->tsig) || dup_str(&c->host, p->host))
 				return -1;
 		}
 		ut = &a->urls;
@@ -500,7 +529,8 @@ config_auth_copy(struct config_auth **dst, const struct config_auth *s)
 			*et = c;
 			et = &c->next;
 			c->block = e->block;
-			if(dup_str(&c->str, e->str))
+			if(dup_str(&c->str, e->str) || dup_str(&c->host,
+				e->host))
 				return -1;
 		}
 	}

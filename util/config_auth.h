@@ -30,12 +30,18 @@
 struct config_auth_primary {
 	/** next, or NULL */
 	struct config_auth_primary *next;
-	/** the address, port 53 unless given */
+	/** the address, port 53 unless given (unset for a host name) */
 	struct netaddr addr;
 	/** the text as written (malloced) */
 	char *str;
 	/** name of the tsig-key: to sign with, or NULL (malloced) */
 	char *tsig;
+	/** a host name instead of an address (name or name@port): its
+	 * addresses are looked up through the resolver, validated, as
+	 * Unbound does (malloced, ends in a dot), or NULL */
+	char *host;
+	/** the port of a host name primary (53 unless given) */
+	int port;
 };
 
 /** the parts of a url: (http:// or https://host[:port][/path]) */
@@ -73,10 +79,14 @@ struct config_auth_url {
 struct config_auth_notify {
 	/** next, or NULL */
 	struct config_auth_notify *next;
-	/** the netblock */
+	/** the netblock (unset for a host name) */
 	struct netblock block;
 	/** the text as written (malloced) */
 	char *str;
+	/** a host name instead of a netblock: the addresses it has, looked
+	 * up through the resolver, may notify (malloced, ends in a dot),
+	 * or NULL */
+	char *host;
 };
 
 /** one auth-zone: clause */

@@ -375,13 +375,12 @@ val_autr_update(struct val_autr_point *tp, const struct val_autr_cfg *cfg,
 		return 1;
 	}
 	if(!validated) {
-		if(revoked)
-			return 1;
 		/* as Unbound: counted (and written) only after a first
 		 * success, so that a point still starting from its DS or
-		 * configured keys keeps its file as it is */
+		 * configured keys keeps its file as it is; a set that
+		 * revoked a key and did not validate counts too */
 		if(!tp->last_success)
-			return 0;
+			return revoked;
 		tp->query_failed++;
 		return 1;
 	}

@@ -110,6 +110,9 @@ struct val_autr_point {
 	uint32_t retry_time;
 	/** the file had ";;REVOKED": the point was revoked for good */
 	int revoked;
+	/** fetches again of the probe under way whose DNSKEY set did not
+	 * validate (val-max-restart bounds them); not in the file */
+	unsigned probe_restarts;
 };
 
 /** the RFC 5011 settings */

@@ -347,7 +347,6 @@ wr_cached_set(const struct rrset_data *rs, void *arg)
 {
 	struct wr *a = arg;
 	uint8_t *name;
-	size_t i;
 	if(rs->ttl == 0 || rs->count + rs->sig_count == 0)
 		return;
 	name = region_alloc(a->region, rs->name_len);
@@ -360,11 +359,19 @@ wr_cached_set(const struct rrset_data *rs, void *arg)
 		a->oom = 1;
 		return;
 	}
-	wr_printf(a->rp, a->rarg, ";rrset %u %zu %zu %d %d\n",
+	cachedump_write_rrset(rs, a->rp, a->rarg);
+}
+
+void
+cachedump_write_rrset(const struct rrset_data *rs, cachedump_print_func f,
+	void *arg)
+{
+	size_t i;
+	wr_printf(f, arg, ";rrset %u %zu %zu %d %d\n",
 		(unsigned)rs->ttl, rs->count, rs->sig_count,
 		trust_to_ub(rs->trust), rrset_sec_to_ub(rs->sec));
 	for(i = 0; i < rs->count + rs->sig_count; i++)
-		wr_rr(a->rp, a->rarg, rs->name, i < rs->count ? rs->type :
+		wr_rr(f, arg, rs->name, i < rs->count ? rs->type :
 			DNS_TYPE_RRSIG, rs->rrclass, rs->ttl, rs->rdata[i],
 			rs->rdlen[i]);
 }

@@ -64,6 +64,7 @@
 
 struct mcache;
 struct rrset_cache;
+struct rrset_data;
 struct cachedump;
 
 /**
@@ -92,6 +93,15 @@ typedef void (*cachedump_print_func)(void *arg, const char *text,
 int cachedump_write(struct mcache *mc, struct rrset_cache *rc, time_t now,
 	cachedump_print_func rrsets, void *rarg, cachedump_print_func msgs,
 	void *marg);
+
+/**
+ * Write one RRset as a block of the dump's RRset section: the line
+ * ";rrset TTL COUNT SIGS TRUST SECURITY" and its records, RRSIGs last
+ * (also what unbound-control lookup prints of a delegation).
+ * @param rs: the set (ttl: the remaining seconds).
+ */
+void cachedump_write_rrset(const struct rrset_data *rs,
+	cachedump_print_func f, void *arg);
 
 /**
  * Read a whole dump (from START_RRSET_CACHE to EOF).

@@ -663,11 +663,18 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 			entry_ttl = t;
 		ME_TTL_OFF(e)[i] = rr->ttl_off;
 		dns_write_u32(ME_BODY(e) + rr->ttl_off - DNS_HDR_SIZE, t);
-		/* a new run starts at a section change or a different set */
+		/* a new run starts at a section change or a different set;
+		 * the RRSIGs right after the set they cover are of its run
+		 * (a truncation keeps or drops a set with its signatures,
+		 * as Unbound's encoder does) */
 		if(i == 0 || rr->section != msg->rrs[i-1].section ||
-			rr->type != msg->rrs[i-1].type ||
+			(rr->type != msg->rrs[i-1].type &&
+			!(rr->type == DNS_TYPE_RRSIG &&
+			rr->covered == msg->rrs[i-1].type)) ||
 			rr->rrclass != msg->rrs[i-1].rrclass ||
-			rr->covered != msg->rrs[i-1].covered ||
+			(rr->covered != msg->rrs[i-1].covered &&
+			!(rr->type == DNS_TYPE_RRSIG &&
+			msg->rrs[i-1].type != DNS_TYPE_RRSIG)) ||
 			!dname_pkt_equal(reply, len, rr->owner_off,
 			msg->rrs[i-1].owner_off))
 			ME_RR_FLAGS(e)[i] = MRR_START;

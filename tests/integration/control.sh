@@ -292,9 +292,16 @@ run_commands() {
 	expect_ok "verbosity 2" "^ok$" verbosity 2
 	expect_ok "verbosity 1" "^ok$" verbosity 1
 	expect_ok log_reopen "^ok$" log_reopen
-	expect_ok lookup "forward.*127\.0\.0\.1@$NSD_PORT" lookup www.ctl.example
-	echo "$OUT" | grep -q "^msg www.ctl.example. IN A" && ok "$TAG lookup shows the cached answer" \
-		|| bad "$TAG lookup: $(echo "$OUT" | tail -3)"
+	expect_ok lookup "^forwarding request:" lookup www.ctl.example
+	# Unbound's lines: the summary of the forward zone's servers, then
+	# one line per server with what the infra cache knows of it
+	echo "$OUT" | grep -q "^It provides 1 IP addresses\.$" &&
+		echo "$OUT" | grep -Eq "^127\.0\.0\.1@$NSD_PORT +	rto [0-9]+ msec, ttl [0-9]+, ping [0-9]+ var [0-9]+ rtt [0-9]+, tA [0-9]+, tAAAA [0-9]+, tother [0-9]+, (EDNS 0 (probed|assumed)|noEDNS probed)\.$" &&
+		ok "$TAG lookup: Unbound's delegation and server lines" ||
+		bad "$TAG lookup: $(echo "$OUT" | tail -4)"
+	ctl cache_lookup www.ctl.example
+	echo "$OUT" | grep -q "^msg www.ctl.example. IN A" && ok "$TAG cache_lookup shows the cached answer" \
+		|| bad "$TAG cache_lookup: $(echo "$OUT" | tail -3)"
 	expect_ok dump_requestlist "thread #1" dump_requestlist
 	expect_ok flush_requestlist "^ok" flush_requestlist
 	expect_ok dump_cache "^EOF$" dump_cache
@@ -302,10 +309,10 @@ run_commands() {
 	echo "$OUT" | grep -q '^;rrset ' && ok "$TAG dump has RRsets" || bad "$TAG dump has no RRset"
 	echo "$OUT" > "$W/dump-$model-$tr.txt"
 	expect_ok flush "^ok removed [0-9]+ rrsets, [1-9][0-9]* messages" flush www.ctl.example
-	ctl lookup www.ctl.example
+	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg " && bad "$TAG www still cached after flush" || ok "$TAG flush removed it"
 	expect_ok load_cache "^ok loaded [1-9]" load_cache < "$W/dump-$model-$tr.txt"
-	ctl lookup www.ctl.example
+	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www" && ok "$TAG load_cache brought it back" || bad "$TAG not back after load_cache"
 	expect_ok flush_type "^ok removed" flush_type mail.ctl.example A
 	expect_ok flush_negative "^ok removed [0-9]+ rrsets, [1-9]" flush_negative
@@ -355,7 +362,7 @@ run_commands() {
 	expect_ok "get_option after set_option" "^100$" get_option cache-max-ttl
 	ctl flush www.ctl.example
 	for i in 1 2 3 4 5 6; do q www.ctl.example >/dev/null; done
-	ctl lookup www.ctl.example
+	ctl cache_lookup www.ctl.example
 	t=$(echo "$OUT" | awk '/^msg www/ { print $6 }' | sort -n | tail -1)
 	[ -n "$t" ] && [ "$t" -le 100 ] && ok "$TAG cache-max-ttl: 100 applies (cached TTL $t)" \
 		|| bad "$TAG cached TTL '$t' after set_option cache-max-ttl: 100"
@@ -426,10 +433,10 @@ s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(5)' "$W/ctl.
 	q www.ctl.example >/dev/null
 	expect_ok reload_keep_cache "^ok$" reload_keep_cache
 	expect_ok "get_option after reload" "^86400$" get_option cache-max-ttl
-	ctl lookup www.ctl.example
+	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www" && ok "$TAG reload_keep_cache kept the cache" || bad "$TAG cache lost on reload_keep_cache"
 	expect_ok reload "^ok$" reload
-	ctl lookup www.ctl.example
+	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www" && bad "$TAG reload kept the cache" || ok "$TAG reload emptied the cache"
 	[ "$(qshort www.ctl.example)" = 192.0.2.1 ] && ok "$TAG resolving after reload" || bad "$TAG not resolving after reload"
 }

@@ -466,6 +466,19 @@ dnssec_flushes() {
 	else
 		fail "num.answer.secure: '$s0' then '$s1' after two cached secure answers"
 	fi
+	# lookup as Unbound's (defect 11): the cached delegation of the
+	# name as dump_cache writes it, the counts, a line per server
+	out=$(ctl lookup www.kz.)
+	if echo "$out" | head -1 | grep -qx 'The following name servers are used for lookup of www.kz.' &&
+		echo "$out" | grep -Eq '^;rrset [0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$' &&
+		echo "$out" | grep -Pq '^kz\.\t[0-9]+\tIN\tNS\t' &&
+		echo "$out" | grep -Eq '^Delegation with [1-9][0-9]* names, of which [0-9]+ can be examined to query further addresses\.$' &&
+		echo "$out" | grep -Eq '^It provides [1-9][0-9]* IP addresses\.$' &&
+		echo "$out" | grep -Eq '^127\.0\.210\.12 +	rto [0-9]+ msec, ttl [0-9]+, ping'; then
+		ok "lookup www.kz.: Unbound's format (the kz. NS set, the counts, 127.0.210.12's line)"
+	else
+		fail "lookup www.kz.: $(echo "$out" | head -12)"
+	fi
 	k0=$(keyc)
 	out=$(ctl flush_zone kz.)
 	kk=$(echo "$out" | nkeys); k1=$(keyc)

@@ -198,6 +198,9 @@ struct runner {
 	struct tb_var *vars;
 	/** the auth zones' transfer service on the fake network, or NULL */
 	struct xfr_service *xs;
+	/** the rpz zones' transfer service (policy_xfr), on the same fake
+	 * network and clock, or NULL */
+	struct xfr_service *pxs;
 };
 
 /** record a failure (the first one wins) */
@@ -470,6 +473,78 @@ deliver_entry(struct runner *r, struct fake_query *q, struct rpl_entry *e)
 	free(pkt);
 }
 
+/** @return 1 when addr is one of the scenario's root server addresses */
+static int
+is_root_addr(const struct rpl_scenario *s, const struct netaddr *addr)
+{
+	char list[sizeof(s->stub_addr)], *t, *save = NULL;
+	snprintf(list, sizeof(list), "%s", s->stub_addr);
+	for(t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		struct netaddr a;
+		if(netaddr_parse(t, 53, &a, NULL) == 0 &&
+			netaddr_cmp(&a, addr) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/** petrel's format: the priming query (. NS) to one of the scenario's
+ * root servers that no entry answers gets the answer a root server
+ * gives, naming that server (replay-root.) with its address as glue, so
+ * that a scenario need not spell out priming (petrel primes a stub zone
+ * for the root as it primes root hints, as Unbound). REPLAY_NO_AUTO_PRIME
+ * in the environment turns it off (tests/gen_val_rpl.py then records the
+ * real, signed priming answer). @return 1 when answered */
+static int
+deliver_priming(struct runner *r, struct fake_query *q)
+{
+	ldns_pkt *p;
+	ldns_rr *rr = NULL, *qrr;
+	uint8_t *pkt = NULL;
+	size_t len = 0, n = 0;
+	char ip[INET6_ADDRSTRLEN], text[512];
+	const uint8_t *b;
+	outbound_cb_type cb;
+	void *arg;
+	if(r->tb || getenv("REPLAY_NO_AUTO_PRIME") ||
+		!is_root_addr(r->s, &q->to) ||
+		ldns_pkt_qdcount(q->q) != 1)
+		return 0;
+	qrr = ldns_rr_list_rr(ldns_pkt_question(q->q), 0);
+	if(ldns_rr_get_type(qrr) != LDNS_RR_TYPE_NS ||
+		ldns_dname_label_count(ldns_rr_owner(qrr)) != 0)
+		return 0;
+	b = netaddr_bytes(&q->to, &n);
+	if(!inet_ntop(n == 4 ? AF_INET : AF_INET6, b, ip, sizeof(ip)) ||
+		!(p = ldns_pkt_new()))
+		return 0;
+	ldns_pkt_set_id(p, ldns_pkt_id(q->q));
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_aa(p, 1);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, ldns_rr_clone(qrr));
+	if(ldns_rr_new_frm_str(&rr, ". 3600000 IN NS replay-root.", 0, NULL,
+		NULL) == LDNS_STATUS_OK)
+		ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
+	snprintf(text, sizeof(text), "replay-root. 3600000 IN %s %s",
+		n == 4 ? "A" : "AAAA", ip);
+	rr = NULL;
+	if(ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) == LDNS_STATUS_OK)
+		ldns_pkt_push_rr(p, LDNS_SECTION_ADDITIONAL, rr);
+	if(ldns_pkt2wire(&pkt, p, &len) != LDNS_STATUS_OK) {
+		ldns_pkt_free(p);
+		return 0;
+	}
+	ldns_pkt_free(p);
+	if(verbosity >= 3)
+		log_info("replay: the priming query answered by the runner");
+	cb = q->cb;
+	arg = q->arg;
+	fake_remove(r, q);
+	cb(arg, OUTBOUND_REPLY, pkt, len, 10);
+	free(pkt);
+	return 1;
+}
+
 /** find the range entry for a query; @return entry or NULL */
 static struct rpl_entry *
 find_entry(struct runner *r, struct fake_query *q)
@@ -631,6 +706,19 @@ xfr_fake_now(void *ctx)
 	return (time_t)((struct runner *)ctx)->now.tv_sec;
 }
 
+/** run the transfers that are due, of the auth zones and of the rpz
+ * zones. @return how many ran */
+static int
+xfr_run_due(struct runner *r)
+{
+	int n = 0;
+	if(r->xs)
+		n += xfr_service_run_due(r->xs);
+	if(r->pxs && !r->failed)
+		n += xfr_service_run_due(r->pxs);
+	return n;
+}
+
 /** answer what the ranges can answer, fire due timers */
 static void
 run_network(struct runner *r)
@@ -650,6 +738,10 @@ run_network(struct runner *r)
 				progress = 1;
 				break;
 			}
+			if(deliver_priming(r, q)) {
+				progress = 1;
+				break;
+			}
 			if(!r->s->manual_out) {
 				char buf[512];
 				query_str(q, buf, sizeof(buf));
@@ -659,8 +751,8 @@ run_network(struct runner *r)
 		}
 		if(!progress)
 			progress = fire_timers(r);
-		if(!progress && r->xs)
-			progress = xfr_service_run_due(r->xs) > 0;
+		if(!progress)
+			progress = xfr_run_due(r) > 0;
 	}
 }
 
@@ -1266,8 +1358,9 @@ tb_check_file(struct runner *r, struct rpl_step *st)
 	fclose(f);
 }
 
-/** TIME_PASSES: the clock moves, the timers due strictly before the new
- * time fire, earliest first */
+/** TIME_PASSES: the clock moves, the timers due at or before the new
+ * time fire, earliest first (testbound's replay_get_oldest_timer, whose
+ * timeval_smaller() is true for equal times) */
 static void
 tb_time_passes(struct runner *r, struct rpl_step *st)
 {
@@ -1294,7 +1387,7 @@ tb_time_passes(struct runner *r, struct rpl_step *st)
 			struct fake_timer *t = *pp;
 			if((t->when.tv_sec < r->now.tv_sec ||
 				(t->when.tv_sec == r->now.tv_sec &&
-				t->when.tv_usec < r->now.tv_usec)) && (!best ||
+				t->when.tv_usec <= r->now.tv_usec)) && (!best ||
 				t->when.tv_sec < (*best)->when.tv_sec ||
 				(t->when.tv_sec == (*best)->when.tv_sec &&
 				t->when.tv_usec < (*best)->when.tv_usec)))
@@ -1312,8 +1405,8 @@ tb_time_passes(struct runner *r, struct rpl_step *st)
 	/* the zone transfers' timers are timers too (Unbound's first
 	 * probe of a zone waits on one): what is due runs now, its
 	 * queries answered by the ranges */
-	if(r->xs && !r->failed)
-		(void)xfr_service_run_due(r->xs);
+	if(!r->failed)
+		(void)xfr_run_due(r);
 }
 
 /** FLUSH_MESSAGE name class type: the message leaves the cache */
@@ -1455,7 +1548,8 @@ run_testbound(struct runner *r)
 		}
 		if(tb_answer_from_ranges(r))
 			continue;
-		if(r->xs && xfr_service_run_woken(r->xs) > 0)
+		if((r->xs && xfr_service_run_woken(r->xs) > 0) ||
+			(r->pxs && xfr_service_run_woken(r->pxs) > 0))
 			continue; /* a NOTIFY starts its transfer at once */
 		tb_do_moment(r, now);
 	}
@@ -1739,6 +1833,12 @@ runner_setup(struct runner *r)
 		return -1;
 	}
 	resolver_set_policy(r->res, r->pol);
+	if((r->pxs = policy_xfr(r->pol)) != NULL) {
+		/* the rpz zones' transfers: the fake network and clock too */
+		struct xfr_transport tp = { xfr_fake_open, xfr_fake_send,
+			xfr_fake_recv, xfr_fake_close, xfr_fake_now, r };
+		xfr_service_set_transport(r->pxs, &tp);
+	}
 	if(r->cfg->answer_cookie) {
 		if(!(r->cookies = cookie_secrets_create(r->cfg, err,
 			sizeof(err)))) {
@@ -1750,6 +1850,10 @@ runner_setup(struct runner *r)
 	/* one worker, number 0: it runs the RFC 5011 probe timer, which
 	 * ${timeout} then sees among the fake timers */
 	resolver_start(r->res, 0);
+	/* the auth zones' host name lookups start now (the daemon's
+	 * worker starts them on the zones' wake-up) */
+	if(r->authz)
+		resolver_auth_host_lookups(r->res);
 	return 0;
 }
 
@@ -1759,6 +1863,7 @@ runner_teardown(struct runner *r)
 {
 	resolver_delete(r->res);
 	r->xs = NULL;
+	r->pxs = NULL;
 	auth_zones_delete(r->authz);
 	r->authz = NULL;
 	rate_table_delete(r->ip_rate);
