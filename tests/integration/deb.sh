@@ -42,6 +42,9 @@
 #    petrel, petrel-control status works, /metrics answers and the
 #    Grafana dashboard names only metrics in it, SIGTERM stops it.
 #    Every process is stopped at the end (it_track, trap).
+# 4. dpkg -i again over it (what an upgrade does) keeps the anchor file,
+#    a drop-in and the user; dpkg --purge removes the config, the anchor
+#    state, the unit and its wants link.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=${PETREL_SRCDIR:-$(cd "$HERE/../.." && pwd)}
@@ -411,5 +414,36 @@ if ! kill -0 "$PID" 2>/dev/null && grep -q 'STOPPING=1' "$IT_WORK/notify.out"; t
 	ok "SIGTERM: petrel said STOPPING=1 and stopped"
 else
 	fail "SIGTERM: still running or no STOPPING=1: $(cat "$IT_WORK/notify.out")"
+fi
+
+# ------------------------------------------------ 4. again, then purge
+# the package over itself (an upgrade runs the same postinst, with the
+# old version): the anchor state the daemon keeps, a local drop-in and
+# the user stay as they were
+sum0=$(md5sum < /var/lib/petrel/root.key 2>/dev/null)
+uid0=$(id -u petrel)
+if dpkg -i "$DEB" > "$IT_WORK/reinstall.log" 2>&1 &&
+	[ "$(md5sum < /var/lib/petrel/root.key 2>/dev/null)" = "$sum0" ] &&
+	[ -f "$DROPIN" ] && [ "$(id -u petrel)" = "$uid0" ] &&
+	[ "$(stat -c %U:%G /var/lib/petrel)" = petrel:petrel ]; then
+	ok "dpkg -i over the installed package: anchor file, drop-in, user and home kept"
+else
+	fail "reinstall: $(tail -3 "$IT_WORK/reinstall.log"); anchor $(ls -l /var/lib/petrel 2>&1 | tr '\n' ' ')"
+fi
+# a purge takes away what the package made; the user stays (Debian
+# leaves system users in place)
+if [ "$KEEP" != 1 ]; then
+	rm -f "$DROPIN"
+	dpkg --purge petrel > "$IT_WORK/purge.log" 2>&1 && INSTALLED=0
+	left=""
+	for f in /etc/petrel /var/lib/petrel "$unit" /usr/sbin/petrel \
+		/etc/systemd/system/multi-user.target.wants/petrel.service; do
+		if [ -e "$f" ] || [ -L "$f" ]; then left="$left $f"; fi
+	done
+	if [ "$INSTALLED" = 0 ] && [ -z "$left" ]; then
+		ok "dpkg --purge petrel: the config, the anchor state, the unit, its wants link and the programs are gone"
+	else
+		fail "dpkg --purge: left:$left; $(tail -3 "$IT_WORK/purge.log")"
+	fi
 fi
 finish
