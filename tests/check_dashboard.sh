@@ -10,7 +10,8 @@
 #                 spells them (each "petrel_..." string literal; a
 #                 histogram's _bucket, _sum and _count are literals there)
 #
-# Checked: the file parses; it has panels, each target of a panel has a
+# Checked: the file is what contrib/grafana/gen-dashboard.py writes; it
+# parses; it has panels, each target of a panel has a
 # PromQL expression, ids are unique; every petrel_* name in an expression
 # (and in the templating queries) is exported; the dashboard covers what
 # the issue asks (queries, cache hits, the latency histogram, upstream
@@ -22,6 +23,17 @@ metrics=${2:-}
 dash=$top/contrib/grafana/petrel-dashboard.json
 command -v python3 > /dev/null 2>&1 || { echo "check_dashboard: python3 is needed"; exit 1; }
 [ -f "$dash" ] || { echo "check_dashboard: no $dash"; exit 1; }
+# the committed JSON is what contrib/grafana/gen-dashboard.py writes
+gen=$top/contrib/grafana/gen-dashboard.py
+if [ -f "$gen" ]; then
+	tmp=$(mktemp /tmp/petrel-dashboard.XXXXXX) || exit 1
+	if ! python3 "$gen" "$tmp" || ! cmp -s "$tmp" "$dash"; then
+		rm -f "$tmp"
+		echo "check_dashboard: $dash is not what $gen writes: run it and commit both"
+		exit 1
+	fi
+	rm -f "$tmp"
+fi
 exec python3 - "$dash" "$top/daemon/stats.c" "$metrics" <<'PY'
 import json, re, sys
 
