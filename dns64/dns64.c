@@ -336,39 +336,54 @@ dns64_synth_answer(struct module_qstate *qs, const struct dns64_env *de,
 	return ans;
 }
 
-/** The PTR answer: a CNAME from the ip6.arpa name to the in-addr.arpa
- * name and that name's answer. @return it, or NULL */
+/**
+ * The PTR answer: the in-addr.arpa name's PTR records, owned by the
+ * ip6.arpa name asked, with that answer's authority section (as Unbound
+ * translates it; RFC 6147 section 5.3.1 allows this or a CNAME).
+ * @return it, or NULL when the sub-query gave no PTR record (NXDOMAIN,
+ *	NODATA, a failure): the ip6.arpa name is then asked as it is.
+ */
 static struct mesh_answer *
 dns64_ptr_answer(struct module_qstate *qs, struct dns64_qstate *dq)
 {
 	struct mesh_answer *ans;
-	struct module_rr *c;
 	const struct module_rr *rr;
-	uint32_t ttl = 300;
-	if(!dq->got_sub || (dq->sub_rcode != DNS_RCODE_NOERROR &&
-		dq->sub_rcode != DNS_RCODE_NXDOMAIN))
+	uint8_t sname[DNS_MAX_NAME];
+	int n = 0;
+	if(!dq->got_sub || dq->sub_rcode != DNS_RCODE_NOERROR)
 		return NULL;
-	if(dq->sub_an.first)
-		ttl = dq->sub_an.first->ttl;
-	else if(dq->sub_ns.first)
-		ttl = dq->sub_ns.first->ttl;
+	/* the PTR set at the end of the chain (RFC 2317 delegations
+	 * reach it through a CNAME); the chain itself is left out */
+	(void)dname_copy_lower(sname, dq->sub_name);
+	for(rr = dq->sub_an.first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_CNAME && rr->rdlen > 0 &&
+			dname_equal(rr->owner, sname))
+			(void)dname_copy_lower(sname, rr->rdata);
+	for(rr = dq->sub_an.first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_PTR && dname_equal(rr->owner, sname))
+			n++;
+	if(n == 0)
+		return NULL;
 	if(!(ans = region_alloc_zero(qs->region, sizeof(*ans))))
 		return NULL;
-	ans->rcode = dq->sub_rcode;
+	ans->rcode = DNS_RCODE_NOERROR;
 	ans->ede = -1;
 	ans->sec = dq->sub_sec == MODULE_SEC_UNCHECKED ?
 		MODULE_SEC_UNCHECKED : MODULE_SEC_INSECURE;
-	c = module_rr_new(qs->region, qs->qname, qs->qname_len,
-		DNS_TYPE_CNAME, qs->qclass, ttl, dq->sub_name,
-		dname_len(dq->sub_name));
-	if(!c)
-		return NULL;
-	module_rrlist_append(&ans->an, c);
-	for(rr = dq->sub_an.first; rr; rr = rr->next)
-		if(module_rrlist_push(qs->region, &ans->an, rr) != 0)
+	for(rr = dq->sub_an.first; rr; rr = rr->next) {
+		struct module_rr *c;
+		if(rr->type != DNS_TYPE_PTR || !dname_equal(rr->owner, sname))
+			continue;
+		if(!(c = module_rr_new(qs->region, qs->qname, qs->qname_len,
+			rr->type, rr->rrclass, rr->ttl, rr->rdata, rr->rdlen)))
 			return NULL;
+		module_rrlist_append(&ans->an, c);
+	}
 	for(rr = dq->sub_ns.first; rr; rr = rr->next)
 		if(module_rrlist_push(qs->region, &ans->ns, rr) != 0)
+			return NULL;
+	for(rr = dq->sub_ar.first; rr; rr = rr->next)
+		if(module_rrlist_push(qs->region, &ans->ar, rr) != 0)
 			return NULL;
 	return ans;
 }

@@ -15,8 +15,10 @@
  * (RFC 6147 section 5.5). NXDOMAIN and failures pass through unchanged.
  *
  * A PTR question for a full ip6.arpa name under the prefix is answered,
- * as Unbound does, with a CNAME to the in-addr.arpa name of the embedded
- * IPv4 address and that name's PTR answer (RFC 6147 section 5.3.1).
+ * as Unbound does, with the PTR records of the in-addr.arpa name of the
+ * embedded IPv4 address, owned by the ip6.arpa name (RFC 6147 section
+ * 5.3.1 lets a DNS64 translate the answer so, or synthesize a CNAME);
+ * when that name has no PTR record, the ip6.arpa name is asked as is.
  *
  * Only client states (depth 0, including prefetches) are changed: the
  * iterator's own address lookups of name servers see real data. The
