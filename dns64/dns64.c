@@ -45,7 +45,10 @@ enum dns64_phase {
 	/** waiting for the A sub-query */
 	DNS64_WAIT_A,
 	/** waiting for the PTR sub-query of the in-addr.arpa name */
-	DNS64_WAIT_PTR
+	DNS64_WAIT_PTR,
+	/** waiting for the A sub-query of the target of a CNAME that a
+	 * response-ip rule put in the A answer */
+	DNS64_WAIT_ALIAS
 };
 
 /** per state */
@@ -65,6 +68,9 @@ struct dns64_qstate {
 	struct module_rrlist sub_an, sub_ns, sub_ar;
 	/** the AAAA answer that had no AAAA records (NODATA), or NULL */
 	struct mesh_answer *orig;
+	/** the A answer a rule rewrote to a CNAME, while its target is
+	 * looked up (DNS64_WAIT_ALIAS) */
+	struct module_rrlist alias_an;
 };
 
 void
@@ -388,6 +394,102 @@ dns64_ptr_answer(struct module_qstate *qs, struct dns64_qstate *dq)
 	return ans;
 }
 
+/** the records of the sub-query as an answer, for env->respip */
+static void
+dns64_sub_msg(const struct dns64_qstate *dq, struct mesh_answer *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->rcode = dq->sub_rcode;
+	m->ede = -1;
+	m->sec = dq->sub_sec;
+	m->an = dq->sub_an;
+}
+
+/**
+ * Response-ip on the A answer (env->respip, when the respip module is in
+ * the stack), before anything is made from it, as Unbound's respip module
+ * rewrites the sub-query's answer: a redirect gives the addresses made,
+ * a block (NXDOMAIN, NODATA, REFUSED, a drop) leaves none and the NODATA
+ * stands. A CNAME made by a rule is followed one step (its target's A
+ * records, to which the rules apply in turn; a target they would rewrite
+ * is left out, as Unbound strips it). An answer that a rule touched, and
+ * the answer of a state whose clients an RPZ passthru exempts, go to no
+ * cache: they hold for the clients of this state only.
+ * @return 1 when the target's sub-query was started (the state waits),
+ *	else 0 (the sub-query's records are what to make the answer from).
+ */
+static int
+dns64_respip(struct module_qstate *qs, struct dns64_qstate *dq)
+{
+	struct mesh_answer m, *out = NULL;
+	const struct module_rr *last;
+	if(!qs->env->respip || !dq->got_sub)
+		return 0;
+	if(qs->flags & MESH_FLAG_RPZPASS) {
+		/* passthru: the real records, in an answer the other
+		 * clients may not get (the rules are not asked, so that
+		 * their rpz-log lines stay true) */
+		qs->no_cache_store = 1;
+		return 0;
+	}
+	dns64_sub_msg(dq, &m);
+	if(!qs->env->respip(qs->env->rpz_ns_arg, qs, dq->sub_name,
+		DNS_TYPE_A, &m, &out))
+		return 0;
+	qs->no_cache_store = 1;
+	if(!out) {
+		dq->got_sub = 0; /* dropped: nothing to make AAAA from */
+		return 0;
+	}
+	dq->sub_rcode = out->rcode;
+	dq->sub_an = out->an;
+	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
+	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
+	if(dq->sub_sec != MODULE_SEC_UNCHECKED)
+		dq->sub_sec = MODULE_SEC_INSECURE; /* the policy's data */
+	last = out->an.last;
+	if(out->rcode != DNS_RCODE_NOERROR || !last ||
+		last->type != DNS_TYPE_CNAME || last->rdlen == 0 ||
+		dname_valid(last->rdata, last->rdlen) == 0)
+		return 0;
+	dq->alias_an = out->an;
+	if(dns64_sub(qs, dq, last->rdata, DNS_TYPE_A) != 0) {
+		dq->got_sub = 0;
+		return 0;
+	}
+	dq->phase = DNS64_WAIT_ALIAS;
+	return 1;
+}
+
+/** the target of a rule's CNAME has been looked up: the chain and, unless
+ * a rule would rewrite them too, its A records are what to make the
+ * answer from */
+static void
+dns64_alias_done(struct module_qstate *qs, struct dns64_qstate *dq)
+{
+	struct module_rrlist an = dq->alias_an;
+	struct mesh_answer m, *out = NULL;
+	int rcode = DNS_RCODE_NOERROR;
+	if(dq->got_sub && (dq->sub_rcode == DNS_RCODE_NOERROR ||
+		dq->sub_rcode == DNS_RCODE_NXDOMAIN)) {
+		dns64_sub_msg(dq, &m);
+		rcode = dq->sub_rcode;
+		if(!qs->env->respip(qs->env->rpz_ns_arg, qs, dq->sub_name,
+			DNS_TYPE_A, &m, &out) && dq->sub_an.first) {
+			an.last->next = dq->sub_an.first;
+			an.last = dq->sub_an.last;
+			an.count += dq->sub_an.count;
+		}
+	}
+	dq->got_sub = 1;
+	dq->sub_rcode = rcode;
+	dq->sub_sec = dq->sub_sec == MODULE_SEC_UNCHECKED ?
+		MODULE_SEC_UNCHECKED : MODULE_SEC_INSECURE;
+	dq->sub_an = an;
+	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
+	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
+}
+
 /** a new state: decide what to do with it */
 static void
 dns64_new(struct module_qstate *qs, const struct dns64_env *de,
@@ -472,7 +574,13 @@ dns64_operate(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_WAIT_MODULE;
 			return;
 		}
-		if(dq->phase == DNS64_WAIT_A) {
+		if(dq->phase == DNS64_WAIT_A || dq->phase == DNS64_WAIT_ALIAS) {
+			if(dq->phase == DNS64_WAIT_ALIAS)
+				dns64_alias_done(qs, dq);
+			else if(dns64_respip(qs, dq)) {
+				qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
+				return;
+			}
 			dq->phase = DNS64_PASS;
 			if((ans = dns64_synth_answer(qs, de, dq)) != NULL) {
 				dns64_finish(qs, ans, id);
