@@ -947,6 +947,11 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
 	r->menv.rpz_qname = r->rpzc ? policy_rpz_qname : NULL;
+	/* response-ip on a module's sub-query answers, where the respip
+	 * module runs (as Unbound's does on them) */
+	r->menv.respip = r->respip && r->stack &&
+		modstack_find(r->stack, "respip") >= 0 ? policy_respip_sub :
+		NULL;
 	r->ns_tag_mask = policy_ns_tag_mask(pol);
 	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
@@ -2092,8 +2097,9 @@ mesh:
 	resolver_ctx_init(&x, client, tp, handle, out, outmax, outlen,
 		has_ecs, &ecs, cookie_valid, info.set_rd);
 	x.flags = flags;
-	if(info.rpz_passthru && r->menv.rpz_ns)
-		x.flags |= MESH_FLAG_RPZPASS; /* no NSDNAME / NSIP rules */
+	if(info.rpz_passthru && (r->menv.rpz_ns || r->menv.respip))
+		x.flags |= MESH_FLAG_RPZPASS; /* no NSDNAME / NSIP rules, no
+					       * response-ip in the chain */
 	x.stale = stale;
 	x.tags = tags;
 	x.no_respip = info.rpz_passthru;

@@ -98,7 +98,8 @@ struct comm_base;
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08
 /** state key flag: an RPZ QNAME or CLIENT-IP rule said PASSTHRU for the
- * client: no NSDNAME / NSIP rule applies to its resolution (as Unbound's
+ * client: no NSDNAME / NSIP rule applies to its resolution, nor
+ * response-ip to its sub-queries' answers (env->respip) (as Unbound's
  * rpz_passthru); set only when such rules exist */
 #define MESH_FLAG_RPZPASS	0x80
 /** state key flag: a sub-query a module above the validator asks for
@@ -406,6 +407,27 @@ struct module_env {
 	 */
 	int (*rpz_qname)(void *arg, struct module_qstate *qs,
 		const uint8_t *name);
+	/**
+	 * Response-ip and the RPZ RESPONSE-IP triggers on the answer of a
+	 * sub-query a module asked for its own state (dns64's A lookup),
+	 * as Unbound's respip module rewrites the answers of the
+	 * sub-queries that run through it: the front end's policy
+	 * (front/policy.h, policy_respip_sub), set only when the respip
+	 * module is in the stack and there are such rules; else NULL. The
+	 * clients' own rules (views, tags) are the front end's, on the
+	 * answer they get.
+	 * @param arg: rpz_ns_arg.
+	 * @param qs: the state that asked (the answer made goes in its
+	 *	region).
+	 * @param qname, qtype: the sub-query's question.
+	 * @param ans: its answer.
+	 * @param out: set to the rewritten answer, or NULL when a rule
+	 *	drops it.
+	 * @return 1 when a rule acted, 0 when ans stands.
+	 */
+	int (*respip)(void *arg, struct module_qstate *qs,
+		const uint8_t *qname, uint16_t qtype,
+		const struct mesh_answer *ans, struct mesh_answer **out);
 	/**
 	 * Whether a zone's answers must be signed (dnssec-lame detection
 	 * in the iterator): set by the validator when it has trust anchors

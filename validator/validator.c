@@ -807,7 +807,8 @@ sub_exclude(struct module_qstate *sub, const struct netaddr *ex, int n)
 }
 
 /** start a sub-query for the walk (asking no server in vq->key_exclude).
- * @return 0, or -1 (walk made bogus) */
+ * @return 0, or -1 (the walk ended: made bogus, or insecure when an RPZ
+ *	rule blocks the lookup) */
 static int
 walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	enum val_sub what, const uint8_t *name, uint16_t type)
@@ -815,6 +816,23 @@ walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	struct module_qstate *sub;
 	vq->sub = what;
 	(void)dname_copy_lower(vq->sub_name, name);
+	if(what != VAL_SUB_ANCHOR_KEY && qs->env->rpz_qname &&
+		!(qs->flags & MESH_FLAG_RPZPASS) &&
+		qs->env->rpz_qname(qs->env->rpz_ns_arg, qs, vq->sub_name)) {
+		/* an RPZ QNAME rule blocks the zone's DS or DNSKEY lookup
+		 * (env->rpz_qname): the walk ends insecure, as Unbound ends
+		 * it: what is below is let through by the operator's policy
+		 * (RFC 4035 4.3), never shown as secure, and the verdict is
+		 * not kept in the key cache (it is the policy's, not the
+		 * zone's) */
+		verbose(VERB_ALGO, "validator: an rpz rule blocks the %s "
+			"lookup: insecure", type == DNS_TYPE_DS ? "DS" :
+			"DNSKEY");
+		kinfo_set_status(&vq->look, vq->sub_name, VAL_KEY_INSECURE,
+			-1, NULL);
+		walk_done(vq, &vq->look);
+		return -1;
+	}
 	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
 	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
 	vq->sub_rcode = -1;
