@@ -37,6 +37,7 @@
 #include "util/netevent/proxy_protocol.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/store.h"
+#include "services/cache/rrset.h"
 #include "front/cookie_secrets.h"
 #include "dns/cookie.h"
 #include "dns/padding.h"
@@ -2110,10 +2111,28 @@ resolver_cache_sec(enum module_sec_status sec)
 	}
 }
 
+/** a set's status (enum module_sec_status, as the validator marked its
+ * records) as the RRset cache's (enum rrset_security) */
+static uint8_t
+resolver_rrset_sec(uint8_t sec)
+{
+	switch(sec) {
+	case MODULE_SEC_SECURE:
+		return RRSET_SEC_SECURE;
+	case MODULE_SEC_INSECURE:
+		return RRSET_SEC_INSECURE;
+	case MODULE_SEC_BOGUS:
+		return RRSET_SEC_BOGUS;
+	default:
+		return RRSET_SEC_UNCHECKED;
+	}
+}
+
 /**
  * The RRsets of one section, for the store path: consecutive records of
  * one owner, type and class form a set (as the encoder groups them); its
- * TTL is the smallest, its trust the lowest of its records'.
+ * TTL is the smallest, its trust the lowest of its records', its
+ * security status the one the validator marked on them.
  * @param l: the section's records.
  * @param section: DNS_SEC_*.
  * @param sets: where the sets go (room for every record of the answer).
@@ -2137,6 +2156,7 @@ resolver_sets_of(const struct module_rrlist *l, int section,
 		cs->ttl = first->ttl;
 		cs->section = (uint8_t)section;
 		cs->trust = first->trust;
+		cs->sec = resolver_rrset_sec(first->sec);
 		cs->count = 0;
 		cs->rdata = &rd[*k];
 		cs->rdlen = &rdlen[*k];

@@ -16,12 +16,49 @@
 #include <stddef.h>
 #include <string.h>
 
-/** the marked sets into the RRset cache (RRSIGs are not kept there) */
+/** most records (RRs and RRSIGs) of a set stored with its RRSIGs; a
+ * larger set is stored without them (and so not as secure) */
+#define STORE_SIGNED_MAX 256
+
+/**
+ * The RRSIGs of an answer that cover a set (same owner, class and
+ * section, type covered), appended to rd/rdlen after the set's RRs.
+ * @return the number of RRSIGs appended (0 when none, or too many).
+ */
+static size_t
+store_sigs_of(const struct cache_answer *a, const struct cache_rrset *cs,
+	const uint8_t **rd, uint16_t *rdlen)
+{
+	size_t i, k, n = cs->count;
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *g = &a->sets[i];
+		if(g->type != DNS_TYPE_RRSIG || g->section != cs->section ||
+			g->rrclass != cs->rrclass ||
+			!dname_equal(g->owner, cs->owner))
+			continue;
+		for(k = 0; k < g->count; k++) {
+			if(g->rdlen[k] < 2 || dns_read_u16(g->rdata[k]) !=
+				cs->type)
+				continue;
+			if(n >= STORE_SIGNED_MAX)
+				return 0;
+			rd[n] = g->rdata[k];
+			rdlen[n] = g->rdlen[k];
+			n++;
+		}
+	}
+	return n - cs->count;
+}
+
+/** the marked sets into the RRset cache, each with its RRSIGs and the
+ * security status the validator gave it (see store.h) */
 static void
 store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 	time_t now)
 {
-	size_t i;
+	const uint8_t *rd[STORE_SIGNED_MAX];
+	uint16_t rdlen[STORE_SIGNED_MAX];
+	size_t i, k;
 	for(i = 0; i < a->nsets; i++) {
 		const struct cache_rrset *cs = &a->sets[i];
 		struct rrset_data rs;
@@ -39,6 +76,24 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 		rs.count = cs->count;
 		rs.rdata = cs->rdata;
 		rs.rdlen = cs->rdlen;
+		if(cs->count < STORE_SIGNED_MAX) {
+			for(k = 0; k < cs->count; k++) {
+				rd[k] = cs->rdata[k];
+				rdlen[k] = cs->rdlen[k];
+			}
+			rs.sig_count = store_sigs_of(a, cs, rd, rdlen);
+			if(rs.sig_count > 0) {
+				rs.rdata = rd;
+				rs.rdlen = rdlen;
+			}
+		}
+		/* secure only with the RRSIGs that show it (see store.h);
+		 * insecure is kept as the validator said */
+		if(cs->sec == RRSET_SEC_SECURE && rs.sig_count > 0) {
+			rs.sec = RRSET_SEC_SECURE;
+			rs.trust = RRSET_TRUST_VALIDATED;
+		} else if(cs->sec == RRSET_SEC_INSECURE)
+			rs.sec = RRSET_SEC_INSECURE;
 		(void)rrset_cache_store(rc, &rs, now);
 	}
 }

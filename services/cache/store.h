@@ -7,7 +7,14 @@
  * by dns/ from the upstream replies, never parsed again):
  *   - each RRset a module marked for it (a trust rank, set by the
  *     iterator on the answer records it got from an authoritative or
- *     forwarding server) goes into the RRset cache;
+ *     forwarding server) goes into the RRset cache, with the RRSIGs of
+ *     the answer that cover it (same owner and section) and the security
+ *     status the validator gave it: a secure set with its RRSIGs is
+ *     stored secure with trust RRSET_TRUST_VALIDATED (as Unbound's
+ *     validator updates its RRset cache); one without them (the answer
+ *     to a query without DO) keeps its trust and is stored unchecked, so
+ *     that the signed copy of a DO answer replaces it (higher trust) and
+ *     is never replaced by it (lower trust);
  *   - the whole answer goes into the message cache: it is encoded into
  *     the caller's buffer and, as each RR is written, its offsets are
  *     recorded; the message cache takes that record (mcache_store_msg)
@@ -50,6 +57,10 @@ struct cache_rrset {
 	/** trust rank (enum rrset_trust) to store it in the RRset cache
 	 *  with; RRSET_TRUST_NONE: not for the RRset cache */
 	uint8_t trust;
+	/** DNSSEC status (enum rrset_security) the validator gave the set;
+	 *  a secure set that has its RRSIGs in the answer is stored with
+	 *  them, secure and with trust RRSET_TRUST_VALIDATED */
+	uint8_t sec;
 	/** number of RRs */
 	size_t count;
 	/** their RDATA, uncompressed */
