@@ -2701,8 +2701,14 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	if(s->clients && s->er_agent_len && r->cfg &&
 		r->cfg->dns_error_reporting)
 		resolver_error_report(r, s, ede);
-	for(c = s->clients; c; c = c->next)
+	for(c = s->clients; c; c = c->next) {
+		/* num.answer.secure: each secure reply, as Unbound counts
+		 * (a validation with no client, or several, counts so) */
+		if(ans && ans->sec == MODULE_SEC_SECURE &&
+			ans->rcode != DNS_RCODE_SERVFAIL)
+			r->stats.num_answer_secure++;
 		resolver_answer_client(r, s, c, ans, ede, stored);
+	}
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
 		resolver_zonemd_keys(r, s, ans, ede);

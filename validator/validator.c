@@ -2661,8 +2661,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(sec == MODULE_SEC_SECURE && ve->neg &&
 		(a->rcode == DNS_RCODE_NXDOMAIN || a->an.count == 0))
 		neg_store(qs, ve, &a->ns);
-	if(sec == MODULE_SEC_SECURE && c->num_answer_secure)
-		(*c->num_answer_secure)++;
+	/* (num.answer.secure counts the replies to clients, as Unbound's:
+	 * the front end does, not this validation, which may have none) */
 	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
 		(*c->num_answer_bogus)++;
 	if(c->num_rrset_bogus)
@@ -3085,7 +3085,6 @@ static int
 neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 {
 	struct mesh_answer *a = NULL;
-	struct module_counters *c = &qs->env->ctr;
 	const struct val_anchor *an = val_anchors_lookup(ve->anchors,
 		qs->qname, DNS_CLASS_IN);
 	/* not for a name under a domain-insecure or a negative trust
@@ -3100,8 +3099,6 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 		return 1;
 	if(!(qs->flags & MESH_FLAG_DO))
 		strip_dnssec(&a->ns, qs->qtype);
-	if(c->num_answer_secure)
-		(*c->num_answer_secure)++;
 	qs->return_msg = a;
 	qs->return_rcode = a->rcode;
 	qs->ext_state[id] = MODULE_FINISHED;
