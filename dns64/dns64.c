@@ -62,7 +62,7 @@ struct dns64_qstate {
 	int got_sub;
 	int sub_rcode;
 	enum module_sec_status sub_sec;
-	struct module_rrlist sub_an, sub_ns;
+	struct module_rrlist sub_an, sub_ns, sub_ar;
 	/** the AAAA answer that had no AAAA records (NODATA), or NULL */
 	struct mesh_answer *orig;
 };
@@ -241,6 +241,7 @@ dns64_sub(struct module_qstate *qs, struct dns64_qstate *dq,
 	dq->got_sub = 0;
 	memset(&dq->sub_an, 0, sizeof(dq->sub_an));
 	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
+	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
 	if(!qs->env->attach_sub(qs, dq->sub_name, type, qs->qclass,
 		qs->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD)))
 		return -1;
@@ -325,6 +326,12 @@ dns64_synth_answer(struct module_qstate *qs, const struct dns64_env *de,
 	for(rr = dq->sub_ns.first; rr; rr = rr->next)
 		if(rr->type == DNS_TYPE_NS &&
 			module_rrlist_push(qs->region, &ans->ns, rr) != 0)
+			return NULL;
+	/* the servers' addresses that came with that NS set (as Unbound's
+	 * synthesised answer keeps the A answer's additional section) */
+	for(rr = dq->sub_ar.first; rr; rr = rr->next)
+		if((rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
+			module_rrlist_push(qs->region, &ans->ar, rr) != 0)
 			return NULL;
 	return ans;
 }
@@ -501,6 +508,7 @@ dns64_inform_super(struct module_qstate *sub, int id,
 	dq->sub_sec = sub->return_msg->sec;
 	copy_list(super->region, &dq->sub_an, &sub->return_msg->an);
 	copy_list(super->region, &dq->sub_ns, &sub->return_msg->ns);
+	copy_list(super->region, &dq->sub_ar, &sub->return_msg->ar);
 }
 
 /** module clear(): the data is in the state's region */

@@ -103,6 +103,10 @@ struct delegpt {
 	/** 1 when its answers must be signed: a trust anchor sits at the
 	 * zone, or its referral (or the cache) holds its DS set */
 	int dnssec_expected;
+	/** when its NS set expires (from the cache, or a referral's TTL),
+	 * 0 for a configured one (hints, stub, forward): a delegation
+	 * below it learnt from its servers expires no later */
+	time_t expire;
 };
 
 /** a configured forward or stub zone */
@@ -185,6 +189,9 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** harden-unknown-additional (0: records of other types in the
+	 * authority and additional sections of an answer are passed on) */
+	int harden_unknown_additional;
 	/** harden-unverified-glue: glue for NS names outside the referred
 	 * zone is only the last resort; the names are looked up */
 	int harden_unverified_glue;

@@ -32,8 +32,10 @@
  * Each reply is scrubbed (iterator/iter_scrub.h): records outside the
  * zone the queried server is authoritative for are dropped (bailiwick),
  * A/AAAA answers in private-address ranges are dropped unless under a
- * private-domain, and only answer records on the chain from the question
- * name are used. It is then classified (iter_classify):
+ * private-domain, and of the answer section only the records at the name
+ * asked and the DNAME that applies to it are kept (the chain cut, as
+ * Unbound's scrubber: each further link of a CNAME/DNAME chain is asked
+ * for, from the RRset cache first). It is then classified (iter_classify):
  *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
  *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
  *     resolved: from the top again, at most max-query-restarts links in
@@ -124,6 +126,13 @@
  * ITER_DONE: it resolves the question anew (iter_restart), never asking
  * an address in qstate->exclude; the sends and the time budget of the
  * state count on across restarts.
+ *
+ * The RRset cache answers a question (iter_answer_from_cache) with the
+ * set asked for, or a chain of CNAMEs and validated DNAMEs to it; for a
+ * state that asks for DNSSEC only sets stored with their RRSIGs (and not
+ * expanded from a wildcard), which the validator checks again; never
+ * after a restart by a module above. A YXDOMAIN reply with the DNAME whose
+ * substitution is too long is the answer (RFC 6672 2.2).
  *
  * Records (struct module_rr) and the delegation points live in the
  * state's region. Upstream replies are parsed by dns/msgparse: ldns is not
@@ -216,6 +225,10 @@ struct iter_qstate {
 	struct iter_zone *skipped;
 	/** 1 after a delegation from the cache failed: ignore the cache */
 	int no_cache;
+	/** 1 after a restart by a module above (val-max-restart): the
+	 * answer is not taken from the RRset cache again (what was cached
+	 * gave the answer that failed), it is asked for */
+	int restarted;
 	/** flags of the query in flight */
 	int cur_flags;
 	/** timeout (rto) the query in flight was sent with, ms */
@@ -234,6 +247,11 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** 1 when the answer may hold less than a DO client's answer: a
+	 * reply it was built from carried a DNSSEC record (RRSIG, NSEC,
+	 * NSEC3), or part of it came from the RRset cache (whose records
+	 * are not known to be all there is); see mesh_answer.do_same */
+	int dnssec_seen;
 	/** 1 when the last reply had A or AAAA records of the wrong length
 	 * dropped (iter_reply.len_dropped): its answer carries EDE 0 */
 	int len_scrubbed;
@@ -257,6 +275,11 @@ struct iter_qstate {
 	const struct delegpt *rpz_dp;
 	/** see rpz_dp */
 	int rpz_pass;
+	/** 1 when the state began as a refresh (prefetch, serve-expired:
+	 * no client), not one whose clients left nor a probe of a down
+	 * server: sets about to expire (CACHE_REFRESH_LEEWAY) are not used
+	 * or kept */
+	int refresh;
 };
 
 /** the iterator module (name "iterator") */

@@ -204,6 +204,11 @@ struct mesh_answer {
 	struct module_rrlist ar;
 	/** 1 when the answer came from a forwarder (taken as is) */
 	int forwarded;
+	/** 1 when the answer is also what a client with the other DO bit
+	 * gets: built from upstream replies only (asked with DO) that held
+	 * no DNSSEC record; the iterator sets it, a module that makes a
+	 * new answer leaves it 0 */
+	int do_same;
 	/** Extended DNS Error to add, or -1 */
 	int ede;
 	/** security status of the whole message (a validator sets it) */

@@ -505,15 +505,6 @@ START_TEST(test_store_signed)
 		DNS_TYPE_A, DNS_CLASS_IN, T0 + 1, region, &rs), 0);
 	ck_assert_uint_eq(rs.sig_count, 1);
 	ck_assert_int_eq(rs.sec, RRSET_SEC_SECURE);
-	/* an RRSIG in another section covers nothing here */
-	rrset_cache_flush_all(rc);
-	sets[1].section = DNS_SEC_AUTHORITY;
-	a.nsets = 2;
-	(void)cache_store_answer(NULL, rc, &a, T0, buf, sizeof(buf), NULL);
-	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "signed.example."),
-		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &rs), 0);
-	ck_assert_uint_eq(rs.sig_count, 0);
-	ck_assert_int_eq(rs.sec, RRSET_SEC_UNCHECKED);
 	rrset_cache_delete(rc);
 	region_destroy(region);
 }

@@ -20,6 +20,35 @@
  * most VAL_FREE_MAX blocks, so a validating miss allocates nothing in
  * steady state. A query that is not validated has no block at all (the
  * pass-through mark).
+ *
+ * Work per event-loop turn. Besides the query's own budget (struct
+ * val_budget), a worker's validating states together make at most
+ * VAL_TURN_VERIFY_DEFAULT signature verifications and
+ * VAL_TURN_HASH_DEFAULT NSEC3 hashes per turn of its event loop (struct
+ * val_worker, turn_*): a state about to verify an RRset, check a key
+ * walk's DNSKEY or DS answer, or hash for an NSEC3 proof, finds the
+ * turn's budget spent, or other states already waiting for the next
+ * turn, and is suspended (val_yield): it goes to the worker's queue,
+ * waits as MODULE_WAIT_REPLY on a 0 ms timer of the worker
+ * (env->timer_set, which runs in a later turn of the loop, after the
+ * turn's other callbacks, among them the cached answers), and goes on
+ * from where it was: the RRsets already checked keep their marks (a
+ * pass over the answer left open, pass_open, does not clear them), so
+ * no verdict is made twice. The timer refills the budget and resumes
+ * the queue in order while the budget lasts. A turn is told by the
+ * worker's clock (env->now is read once per loop iteration; a state
+ * that finds it moved refills the budget) and by that timer. Without an
+ * event loop (env->base NULL: the replay runner, whose clock stands
+ * still and whose testbound semantics run timers only when time passes)
+ * there are no turns and nothing is suspended, unless a test sets the
+ * turn's budget (val_set_turn_budget). The work is charged after each
+ * operate() (turn_charge, from the query's budget counters), so the
+ * last step of a turn may pass its budget (an RRset of the answer by at
+ * most VAL_MAX_RRSET_VERIFY; a walk's DNSKEY or DS answer by a few such
+ * sets; an NSEC3 proof, which is not split, by its hashes), never a
+ * second step. Nothing of this is on the cached-answer
+ * path: it runs only for states that validate. clear() takes a
+ * suspended state off the queue.
  */
 #include "config.h"
 #include "util/log.h"
@@ -230,7 +259,55 @@ struct val_qstate {
 	struct netaddr keys_origin[MODULE_ORIGIN_MAX];
 	/** how many */
 	int keys_norigin;
+	/** the state this block belongs to (for the resume from the
+	 * worker's turn timer) */
+	struct module_qstate *qs;
+	/** VAL_SUSP_*: what to go on with when resumed; 0: not suspended */
+	int suspended;
+	/** 1 while on the worker's queue of suspended states */
+	int queued;
+	/** neighbours on that queue */
+	struct val_qstate *susp_prev, *susp_next;
+	/** VAL_PASS_*: a pass over the answer left open (suspended, or
+	 * waiting for a walk): the next val_check_answer goes on from the
+	 * per-record marks */
+	int pass_open;
+	/** the wildcard expansion the pass found so far (its owner in the
+	 * answer's records) and its RRSIG labels */
+	const uint8_t *pass_wc;
+	/** RRSIG labels of pass_wc */
+	int pass_wclabs;
+	/** budget.verified and budget.hashed charged to the worker's turn
+	 * so far */
+	unsigned turn_verified, turn_hashed;
 };
+
+/** what a suspended state goes on with (val_qstate.suspended) */
+enum val_susp {
+	/** not suspended */
+	VAL_SUSP_NONE = 0,
+	/** the walk's answer in vq->sub (walk_resume), then the check */
+	VAL_SUSP_WALK,
+	/** the check of the answer (val_process, the pass left open) */
+	VAL_SUSP_CHECK
+};
+
+/** val_check_answer and check_section: suspended (turn budget spent) */
+#define VAL_CHECK_YIELD -2
+
+/** val_qstate.pass_open: why a pass over the answer was left open */
+enum val_pass {
+	/** not open: the next check is a new pass (marks cleared) */
+	VAL_PASS_NONE = 0,
+	/** suspended until the next turn (not a new step) */
+	VAL_PASS_SUSPENDED,
+	/** a walk was needed for an RRset's signer: the pass goes on after
+	 * it with the RRsets judged before (a new step) */
+	VAL_PASS_WALKED
+};
+
+static int val_yield(struct module_qstate *qs, struct val_qstate *vq,
+	int how);
 
 long
 val_parse_nsec3_iterations(const char *s)
@@ -1021,6 +1098,8 @@ walk_next(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve)
 		vq->sub_norigin = 0;
 		vq->sub_retry = 0;
 		vq->sub_cached = 1;
+		if(val_yield(qs, vq, VAL_SUSP_WALK))
+			return 1; /* checked next turn (walk_resume) */
 		return walk_got_ds(qs, vq, ve);
 	}
 	if(walk_sub(qs, vq, ve, VAL_SUB_DS, name, DNS_TYPE_DS) < 0)
@@ -1479,6 +1558,17 @@ nrec_count(const struct module_rrlist *l)
 	return n;
 }
 
+/** @return 1 when a list holds an SOA record */
+static int
+list_has_soa(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_SOA)
+			return 1;
+	return 0;
+}
+
 /**
  * Check the NSEC and NSEC3 RRsets of a list with the keys of kk (none
  * when there are more than max: no proof needs that many, and each
@@ -1894,7 +1984,10 @@ nsec_next_in_zone(const struct val_rr *rrs, size_t n, const uint8_t *signer)
  * @param drop_bad: remove RRsets that fail instead of failing the answer
  *	(authority NS sets of positive answers).
  * @param wc: set to the owner and labels of a wildcard expansion.
- * @return the status of the section, or -1 when a walk is needed.
+ * @return the status of the section, -1 when a walk is needed, or
+ *	VAL_CHECK_YIELD when the state was suspended (val_yield) before an
+ *	RRset: the RRsets judged keep their marks, and the next call goes
+ *	on from there.
  */
 static int
 check_section(struct module_qstate *qs, struct val_qstate *vq,
@@ -1913,8 +2006,14 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		const uint8_t *signer;
 		int seen = 0, s, r, ede = -1;
 		next = rr->next;
-		if(rr->type == DNS_TYPE_RRSIG || rr->sec != 0)
+		if(rr->type == DNS_TYPE_RRSIG)
 			continue;
+		if(rr->sec != 0) {
+			/* judged already (in this pass, or before the pass
+			 * was suspended) */
+			sec = sec_min(sec, rr->sec);
+			continue;
+		}
 		if(rr->type == DNS_TYPE_CNAME && !has_sigs(l, rr) &&
 			synth_dname(l, rr))
 			continue; /* judged with its DNAME, below */
@@ -1963,6 +2062,8 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 				"no keys for the signer");
 			s = MODULE_SEC_BOGUS;
 		} else {
+			if(val_yield(qs, vq, VAL_SUSP_CHECK))
+				return VAL_CHECK_YIELD;
 			set.owner = rr->owner;
 			set.type = rr->type;
 			set.rrclass = rr->rrclass;
@@ -2103,25 +2204,45 @@ final_name(const struct module_qstate *qs, const struct mesh_answer *a)
 	return name;
 }
 
+/** @return 1 when a list holds an NSEC3 record */
+static int
+has_nsec3(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC3)
+			return 1;
+	return 0;
+}
+
 /**
- * Check the answer.
+ * Check the answer: a new pass over it, or the rest of a pass that was
+ * suspended or waited for a walk (vq->pass_open: the failure noted, the
+ * marks and the wildcard found so far are kept, so no RRset is verified
+ * twice).
  * @param need: set to a zone to walk to.
- * @return the message status, or -1 when a walk is needed.
+ * @return the message status, -1 when a walk is needed, or
+ *	VAL_CHECK_YIELD when the state was suspended until the next turn.
  */
 static int
 val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, const uint8_t **need)
 {
 	struct mesh_answer *a = vq->ans;
-	const uint8_t *wc = NULL, *fname;
-	int wclabs = 0, s1, s2, neg, p;
+	const uint8_t *fname;
+	int s1, s2, neg, p;
 	struct val_nrec recs[VAL_MAX_NREC], recs3[VAL_MAX_NREC];
 	size_t n, n3;
 	const struct module_rr *rr;
-	vq->reason = NULL;
-	vq->ede = -1;
-	vq->keys_bad = 0;
-	clear_marks(a);
+	if(!vq->pass_open) {
+		vq->reason = NULL;
+		vq->ede = -1;
+		vq->keys_bad = 0;
+		vq->pass_wc = NULL;
+		vq->pass_wclabs = 0;
+		clear_marks(a);
+	}
+	vq->pass_open = VAL_PASS_NONE;
 	fname = final_name(qs, a);
 	neg = (a->rcode == DNS_RCODE_NXDOMAIN);
 	if(!neg) {
@@ -2139,23 +2260,33 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too many NSEC/NSEC3 records");
 		return MODULE_SEC_BOGUS;
 	}
-	s1 = check_section(qs, vq, ve, &a->an, need, 0, &wc, &wclabs);
+	s1 = check_section(qs, vq, ve, &a->an, need, 0, &vq->pass_wc,
+		&vq->pass_wclabs);
+	if(s1 == VAL_CHECK_YIELD)
+		goto yield;
 	if(s1 < 0)
-		return -1;
+		goto walk;
 	s2 = check_section(qs, vq, ve, &a->ns, need, !neg, NULL, NULL);
+	if(s2 == VAL_CHECK_YIELD)
+		goto yield;
 	if(s2 < 0)
-		return -1;
-	if(s1 == MODULE_SEC_SECURE && wc && (!neg || s2 ==
+		goto walk;
+	/* the NSEC3 proofs below hash: not in a turn whose budget is
+	 * spent (every RRset is marked now: the next call only proves) */
+	if(has_nsec3(&a->ns) && val_yield(qs, vq, VAL_SUSP_CHECK))
+		goto yield;
+	if(s1 == MODULE_SEC_SECURE && vq->pass_wc && (!neg || s2 ==
 		MODULE_SEC_SECURE)) {
 		/* a wildcard expansion (the answer, or a CNAME on the way
 		 * to a denial) needs its proof that nothing closer exists */
 		gather_nrecs(&a->ns, recs, &n, recs3, &n3);
 		if(n > 0)
-			p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
+			p = val_nsec_prove_wildcard(recs, n, vq->pass_wc,
+				vq->pass_wclabs);
 		else	p = VAL_PROOF_NONE;
 		if(p != VAL_PROOF_SECURE && n3 > 0)
-			p = val_nsec3_prove_wildcard(recs3, n3, wc,
-				wclabs, ve->max_iter, &vq->budget);
+			p = val_nsec3_prove_wildcard(recs3, n3, vq->pass_wc,
+				vq->pass_wclabs, ve->max_iter, &vq->budget);
 		if(p == VAL_PROOF_INSECURE)
 			s1 = MODULE_SEC_INSECURE;
 		else if(p != VAL_PROOF_SECURE) {
@@ -2174,12 +2305,13 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			return s1;
 		return s1;
 	}
-	if(a->ns.count == 0) {
-		/* nothing signed to look at: where is the zone? */
+	if(nrec_count(&a->ns) == 0 && !list_has_soa(&a->ns)) {
+		/* nothing signed to look at (at most the zone's NS set,
+		 * which proves nothing): where is the zone? */
 		const struct val_kinfo *ki = val_keys(qs, vq, ve, fname);
 		if(!ki) {
 			*need = fname;
-			return -1;
+			goto walk;
 		}
 		if(ki->status == VAL_KEY_INSECURE)
 			return MODULE_SEC_INSECURE;
@@ -2240,6 +2372,14 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		a->rcode == DNS_RCODE_NXDOMAIN ? "NXDOMAIN without proof" :
 		"NODATA without proof");
 	return MODULE_SEC_BOGUS;
+yield:
+	vq->pass_open = VAL_PASS_SUSPENDED;
+	return VAL_CHECK_YIELD;
+walk:
+	/* after the walk, the pass goes on from the RRsets judged so far
+	 * (their verdicts stand: the walk only adds keys) */
+	vq->pass_open = VAL_PASS_WALKED;
+	return -1;
 }
 
 /** remove DNSSEC records the client did not ask for (no DO) */
@@ -2707,10 +2847,35 @@ struct val_worker {
 	int prober;
 	/** its probe timer (env->timer_set), NULL when not armed */
 	void *probe_timer;
-	/** the worker's environment and the module's id, for the timer */
+	/** the worker's environment and the module's id, for the timers */
 	struct module_env *env;
 	/** the module's id */
 	int id;
+	/** signature verifications and NSEC3 hashes made in this turn of
+	 * the worker's event loop (charged after each operate()) */
+	unsigned turn_verify, turn_hash;
+	/** the turn's limits (VAL_TURN_*_DEFAULT) */
+	unsigned turn_verify_max, turn_hash_max;
+	/** the worker's clock when the turn's counts were last zeroed: a
+	 * state that finds the clock moved is in a new turn */
+	struct timeval turn_stamp;
+	/** the states suspended until the next turn, in order */
+	struct val_qstate *susp_first, *susp_last;
+	/** the timer that resumes them (env->timer_set, 0 ms), NULL when
+	 * not armed */
+	void *susp_timer;
+	/** 1 while that timer's callback resumes states (they go on while
+	 * the budget lasts; outside it, a state waits behind the queue); 2
+	 * when the timer could not be armed again and the rest go on
+	 * without suspending */
+	int in_resume;
+	/** states suspended so far (val_turn_stats) */
+	unsigned long suspends;
+	/** verifications charged so far (val_turn_stats) */
+	unsigned long verified;
+	/** 1 when a test set the turn's limits (val_set_turn_budget): the
+	 * states suspend without an event loop (env->base) too */
+	int turn_set;
 };
 
 /** the worker's data, made when missing; NULL when out of memory */
@@ -2722,9 +2887,165 @@ val_worker_get(struct module_env *env, int id)
 		w = calloc(1, sizeof(*w));
 		if(!w)
 			return NULL;
+		w->env = env;
+		w->id = id;
+		w->turn_verify_max = VAL_TURN_VERIFY_DEFAULT;
+		w->turn_hash_max = VAL_TURN_HASH_DEFAULT;
 		env->worker_data[id] = w;
 	}
 	return w;
+}
+
+/** a new turn of the worker's loop: nothing done in it yet */
+static void
+turn_refill(struct val_worker *w)
+{
+	w->turn_verify = 0;
+	w->turn_hash = 0;
+	w->turn_stamp = *w->env->now;
+}
+
+/** charge the work a state did since its last charge to the turn (the
+ * query budget's counters only grow); a new turn when the worker's clock
+ * moved since the last one began */
+static void
+turn_charge(struct val_worker *w, struct val_qstate *vq)
+{
+	if(w->turn_stamp.tv_sec != w->env->now->tv_sec ||
+		w->turn_stamp.tv_usec != w->env->now->tv_usec)
+		turn_refill(w);
+	w->turn_verify += vq->budget.verified - vq->turn_verified;
+	w->verified += vq->budget.verified - vq->turn_verified;
+	w->turn_hash += vq->budget.hashed - vq->turn_hashed;
+	vq->turn_verified = vq->budget.verified;
+	vq->turn_hashed = vq->budget.hashed;
+}
+
+/** @return 1 when the turn's budget is spent */
+static int
+turn_spent(const struct val_worker *w)
+{
+	return w->turn_verify >= w->turn_verify_max ||
+		w->turn_hash >= w->turn_hash_max;
+}
+
+/** take a state off the worker's queue */
+static void
+turn_unlink(struct val_worker *w, struct val_qstate *vq)
+{
+	if(!vq->queued)
+		return;
+	if(vq->susp_prev)
+		vq->susp_prev->susp_next = vq->susp_next;
+	else	w->susp_first = vq->susp_next;
+	if(vq->susp_next)
+		vq->susp_next->susp_prev = vq->susp_prev;
+	else	w->susp_last = vq->susp_prev;
+	vq->susp_prev = vq->susp_next = NULL;
+	vq->queued = 0;
+}
+
+static void turn_timer_cb(void *arg);
+
+/**
+ * Before expensive work (an RRset's signatures, a walk's DNSKEY or DS
+ * answer, NSEC3 hashing): when the worker's turn budget is spent, or
+ * states wait for the next turn already (they go first), suspend the
+ * state: it joins the worker's queue and the resume timer is armed. The
+ * caller then unwinds to val_operate(), which leaves the state waiting
+ * (MODULE_WAIT_REPLY); the timer resumes it with what to go on with.
+ * Without a timer (one cannot be set) the work goes on.
+ * @param how: VAL_SUSP_WALK or VAL_SUSP_CHECK.
+ * @return 1 when suspended, 0 to go on now.
+ */
+static int
+val_yield(struct module_qstate *qs, struct val_qstate *vq, int how)
+{
+	struct module_env *env = qs->env;
+	struct val_worker *w = env->worker_data[qs->curmod];
+	if(!w || !env->timer_set || !env->resume || !env->now ||
+		w->in_resume == 2 || (!env->base && !w->turn_set))
+		return 0;
+	turn_charge(w, vq);
+	if(!turn_spent(w) && (!w->susp_first || w->in_resume))
+		return 0;
+	if(!w->susp_timer && !w->in_resume) {
+		w->susp_timer = env->timer_set(env, 0, turn_timer_cb, w);
+		if(!w->susp_timer)
+			return 0;
+	}
+	vq->suspended = how;
+	vq->queued = 1;
+	vq->susp_next = NULL;
+	vq->susp_prev = w->susp_last;
+	if(w->susp_last)
+		w->susp_last->susp_next = vq;
+	else	w->susp_first = vq;
+	w->susp_last = vq;
+	w->suspends++;
+	if(verbosity >= VERB_ALGO) {
+		char n[DNS_MAX_NAME_STR];
+		(void)dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s type %u suspended until the "
+			"next turn (%u verifications, %u hashes this turn)", n,
+			(unsigned)qs->qtype, w->turn_verify, w->turn_hash);
+	}
+	return 1;
+}
+
+/** the turn timer: a new turn; resume the suspended states in order
+ * while its budget lasts, and arm again for the rest */
+static void
+turn_timer_cb(void *arg)
+{
+	struct val_worker *w = arg;
+	struct module_env *env = w->env;
+	w->susp_timer = NULL; /* freed by the timer's owner */
+	turn_refill(w);
+	w->in_resume = 1;
+	while(w->susp_first && !turn_spent(w)) {
+		struct val_qstate *vq = w->susp_first;
+		turn_unlink(w, vq);
+		/* (val_operate goes on with vq->suspended; the mesh runs
+		 * what follows, and may clear other queued states) */
+		env->resume(vq->qs, MODULE_EVENT_PASS);
+	}
+	w->in_resume = 0;
+	if(w->susp_first && !w->susp_timer) {
+		w->susp_timer = env->timer_set(env, 0, turn_timer_cb, w);
+		if(!w->susp_timer) {
+			/* cannot wait: the rest goes on now, unsuspended */
+			w->in_resume = 2;
+			while(w->susp_first) {
+				struct val_qstate *vq = w->susp_first;
+				turn_unlink(w, vq);
+				env->resume(vq->qs, MODULE_EVENT_PASS);
+			}
+			w->in_resume = 0;
+		}
+	}
+}
+
+int
+val_set_turn_budget(struct module_env *env, int id, unsigned verify,
+	unsigned hash)
+{
+	struct val_worker *w = val_worker_get(env, id);
+	if(!w)
+		return -1;
+	w->turn_verify_max = verify > 0 ? verify : 1;
+	w->turn_hash_max = hash > 0 ? hash : 1;
+	w->turn_set = 1;
+	return 0;
+}
+
+void
+val_turn_stats(struct module_env *env, int id, unsigned long *suspends,
+	unsigned long *verified)
+{
+	struct val_worker *w = env->worker_data[id];
+	*suspends = w ? w->suspends : 0;
+	*verified = w ? w->verified : 0;
 }
 
 /** the wait before a probe, as Unbound: 90 to 100% of wait (at least
@@ -3054,13 +3375,17 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 	for(;;) {
 		const uint8_t *need = NULL;
 		int sec;
-		if(++vq->steps > VAL_MAX_STEPS) {
+		/* (the rest of a suspended pass is not a new step) */
+		if(vq->pass_open != VAL_PASS_SUSPENDED &&
+			++vq->steps > VAL_MAX_STEPS) {
 			val_fail_keys(vq, DNS_EDE_DNSSEC_BOGUS,
 				"too many validation steps");
 			val_finish(qs, vq, ve, MODULE_SEC_BOGUS, id);
 			return;
 		}
 		sec = val_check_answer(qs, vq, ve, &need);
+		if(sec == VAL_CHECK_YIELD)
+			return; /* suspended: val_operate() sets the state */
 		if(sec >= 0) {
 			val_finish(qs, vq, ve, sec, id);
 			return;
@@ -3146,6 +3471,8 @@ val_worker_deinit(struct module_env *env, int id)
 		return;
 	if(w->probe_timer)
 		env->timer_cancel(env, w->probe_timer);
+	if(w->susp_timer)
+		env->timer_cancel(env, w->susp_timer);
 	while(w->free) {
 		struct val_qstate *vq = w->free;
 		w->free = vq->next_free;
@@ -3216,7 +3543,7 @@ val_qstate_clear(struct val_qstate *vq)
 }
 
 static void
-val_operate(struct module_qstate *qs, enum module_ev event, int id,
+val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 	struct module_reply *reply)
 {
 	struct val_env *ve = qs->env->modinfo[id];
@@ -3247,6 +3574,7 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		qs->minfo[id] = vq;
 		vq->ede = -1;
+		vq->qs = qs;
 		qs->flags |= MESH_FLAG_DNSSEC;
 		if(qs->depth == 0 && !qs->prefetch && !ve->permissive) {
 			int ede = bogus_lookup(qs, ve);
@@ -3301,6 +3629,17 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			MODULE_FINISHED : MODULE_ERROR;
 		return;
 	}
+	if(vq->suspended) {
+		/* resumed by the turn timer: go on where it stopped */
+		int how = vq->suspended;
+		vq->suspended = VAL_SUSP_NONE;
+		if(how == VAL_SUSP_WALK && walk_resume(qs, vq, ve)) {
+			qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
+			return;
+		}
+		val_process(qs, vq, ve, id);
+		return;
+	}
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
@@ -3352,6 +3691,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		vq->waiting = 0;
+		if(val_yield(qs, vq, VAL_SUSP_WALK))
+			return; /* the answer is checked next turn */
 		if(walk_resume(qs, vq, ve)) {
 			qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
 			return;
@@ -3361,6 +3702,24 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	}
 	/* passed on again: the iterator's business */
 	qs->ext_state[id] = MODULE_WAIT_MODULE;
+}
+
+/** module operate(): the work, then its charge to the worker's turn; a
+ * state suspended for the next turn waits on the module's own timer */
+static void
+val_operate(struct module_qstate *qs, enum module_ev event, int id,
+	struct module_reply *reply)
+{
+	struct val_qstate *vq;
+	val_operate_run(qs, event, id, reply);
+	vq = qs->minfo[id];
+	if(vq && (void *)vq != &val_passthrough_mark) {
+		struct val_worker *w = qs->env->worker_data[id];
+		if(w && qs->env->now)
+			turn_charge(w, vq);
+		if(vq->suspended)
+			qs->ext_state[id] = MODULE_WAIT_REPLY;
+	}
 }
 
 /** copy a list into a region */
@@ -3407,8 +3766,19 @@ static void
 val_clear(struct module_qstate *qs, int id)
 {
 	struct val_qstate *vq = qs->minfo[id];
-	if(vq && (void *)vq != &val_passthrough_mark)
+	if(vq && (void *)vq != &val_passthrough_mark) {
+		struct val_worker *w = qs->env->worker_data[id];
+		if(w && vq->queued) {
+			/* dropped while suspended: off the queue; the timer
+			 * goes when nothing is left for it */
+			turn_unlink(w, vq);
+			if(!w->susp_first && w->susp_timer && !w->in_resume) {
+				qs->env->timer_cancel(qs->env, w->susp_timer);
+				w->susp_timer = NULL;
+			}
+		}
 		vq_give(qs->env, id, vq);
+	}
 	qs->minfo[id] = NULL;
 }
 
