@@ -2171,7 +2171,8 @@ resolver_cache_sec(enum module_sec_status sec)
 /**
  * The RRsets of one section, for the store path: consecutive records of
  * one owner, type and class form a set (as the encoder groups them); its
- * TTL is the smallest, its trust the lowest of its records'.
+ * TTL is the smallest, its trust the lowest of its records', its
+ * security status the one the validator marked on them.
  * @param l: the section's records.
  * @param section: DNS_SEC_*.
  * @param sets: where the sets go (room for every record of the answer).
@@ -2809,8 +2810,14 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	if(s->clients && s->er_agent_len && r->cfg &&
 		r->cfg->dns_error_reporting)
 		resolver_error_report(r, s, ede);
-	for(c = s->clients; c; c = c->next)
+	for(c = s->clients; c; c = c->next) {
+		/* num.answer.secure: each secure reply, as Unbound counts
+		 * (a validation with no client, or several, counts so) */
+		if(ans && ans->sec == MODULE_SEC_SECURE &&
+			ans->rcode != DNS_RCODE_SERVFAIL)
+			r->stats.num_answer_secure++;
 		resolver_answer_client(r, s, c, ans, ede, stored);
+	}
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
 		resolver_zonemd_keys(r, s, ans, ede);

@@ -932,6 +932,64 @@ bogus:
 static int walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve);
 
+/** most records (RRs and RRSIGs) of a verified set put back in the RRset
+ * cache by ds_cache_secure */
+#define VAL_SECURE_STORE_MAX 64
+
+/**
+ * Put a DS set that was just verified (with the RRSIGs it came with) in
+ * the RRset cache as secure, with trust validated, as Unbound's validator
+ * updates the security status of the sets it proved
+ * (rrset_update_sec_status): the copy the iterator kept from the
+ * referral, unchecked, is replaced, and dump_cache writes it secure.
+ */
+static void
+ds_cache_secure(struct module_qstate *qs, const struct module_rrlist *l,
+	const uint8_t *name)
+{
+	const uint8_t *rd[VAL_SECURE_STORE_MAX];
+	uint16_t rdlen[VAL_SECURE_STORE_MAX];
+	struct rrset_data rs;
+	const struct module_rr *rr;
+	size_t k = 0, nsig = 0;
+	int pass;
+	if(!qs->env->rrset || qs->no_cache_store)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rs.ttl = 0xffffffffu;
+	/* the records first, then the signatures (rrset_data's layout) */
+	for(pass = 0; pass < 2; pass++)
+		for(rr = l->first; rr; rr = rr->next) {
+			if(rr->rrclass != DNS_CLASS_IN ||
+				!dname_equal(rr->owner, name) || (pass == 0 ?
+				rr->type != DNS_TYPE_DS : (rr->type !=
+				DNS_TYPE_RRSIG || sig_covered(rr) !=
+				DNS_TYPE_DS)))
+				continue;
+			if(k >= VAL_SECURE_STORE_MAX)
+				return;
+			rd[k] = rr->rdata;
+			rdlen[k] = rr->rdlen;
+			if(rr->ttl < rs.ttl)
+				rs.ttl = rr->ttl;
+			k++;
+			nsig += (size_t)pass;
+		}
+	if(nsig == 0 || k == nsig)
+		return;
+	rs.name = name;
+	rs.name_len = dname_len(name);
+	rs.type = DNS_TYPE_DS;
+	rs.rrclass = DNS_CLASS_IN;
+	rs.trust = RRSET_TRUST_VALIDATED;
+	rs.sec = RRSET_SEC_SECURE;
+	rs.count = k - nsig;
+	rs.sig_count = nsig;
+	rs.rdata = rd;
+	rs.rdlen = rdlen;
+	(void)rrset_cache_store(qs->env->rrset, &rs, qs->env->now->tv_sec);
+}
+
 /** the DS set (type DS, as an answer) or the NSEC at name (type NSEC, as
  * a denial) from the RRset cache, with its RRSIGs, into vq->sub_an or
  * vq->sub_ns (in the region). @return 1 when found */
@@ -1721,6 +1779,7 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		vq->ds = rrs;
 		vq->nds = nr;
 		vq->ds_cached = vq->sub_cached;
+		ds_cache_secure(qs, &vq->sub_an, name);
 		if(saved) {
 			/* the DNSKEY answer is at hand: judged again with
 			 * the parent's own DS set */
@@ -2778,8 +2837,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(sec == MODULE_SEC_SECURE && ve->neg &&
 		(a->rcode == DNS_RCODE_NXDOMAIN || a->an.count == 0))
 		neg_store(qs, ve, &a->ns);
-	if(sec == MODULE_SEC_SECURE && c->num_answer_secure)
-		(*c->num_answer_secure)++;
+	/* (num.answer.secure counts the replies to clients, as Unbound's:
+	 * the front end does, not this validation, which may have none) */
 	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
 		(*c->num_answer_bogus)++;
 	if(c->num_rrset_bogus)
@@ -3387,7 +3446,6 @@ static int
 neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 {
 	struct mesh_answer *a = NULL;
-	struct module_counters *c = &qs->env->ctr;
 	const struct val_anchor *an = val_anchors_lookup(ve->anchors,
 		qs->qname, DNS_CLASS_IN);
 	/* not for a name under a domain-insecure or a negative trust
@@ -3402,8 +3460,6 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 		return 1;
 	if(!(qs->flags & MESH_FLAG_DO))
 		strip_dnssec(&a->ns, qs->qtype);
-	if(c->num_answer_secure)
-		(*c->num_answer_secure)++;
 	qs->return_msg = a;
 	qs->return_rcode = a->rcode;
 	qs->ext_state[id] = MODULE_FINISHED;
