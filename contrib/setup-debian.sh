@@ -42,6 +42,12 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends debhelper dh-autoreconf dpkg-dev fakeroot \
 	systemd >/dev/null
+# the AF_XDP fast path (configure --with-libxdp: libxdp, libbpf, clang
+# -target bpf) and its test and benchmark (make check-xdp, bench/xdp:
+# ethtool turns a veth's checksum offload off, kxdpgun is in knot-dnsutils)
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends libxdp-dev libbpf-dev clang llvm ethtool \
+	>/dev/null
 # the user petrel changes to after binding its ports (username:'s
 # default, configure --with-username), as the package creates it
 if ! getent passwd petrel >/dev/null; then

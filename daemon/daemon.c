@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "daemon/daemon.h"
+#include "xdp/xdp_sock.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/dnstap_tls.h"
 #include "daemon/env.h"
@@ -164,6 +165,7 @@ listen_set_close(struct listen_set *ls)
 	tls_ctx_free(ls->https_server);
 	tls_ctx_free(ls->tls_client);
 	tls_ctx_free(ls->dnstap_tls);
+	xdp_set_close(ls->xdp);
 	free(ls);
 }
 
@@ -206,6 +208,34 @@ listen_advice(const struct listen_port *p, const struct config_file *cfg)
 	else if(errno == EADDRNOTAVAIL)
 		log_err("no interface of this machine has the address %s: "
 			"fix interface:", p->name);
+}
+
+/** xdp-interface: open the AF_XDP sockets for the UDP points (on
+ * failure, logged by xdp_set_open, the ordinary sockets answer alone) */
+static void
+listen_set_xdp(struct listen_set *ls, struct config_file *cfg,
+	int num_workers)
+{
+	struct xdp_set_opts xo;
+	struct netaddr *pts = calloc((size_t)ls->num + 1, sizeof(*pts));
+	int i;
+	if(!pts) {
+		log_err("out of memory");
+		return;
+	}
+	for(i = 0; i < ls->num; i++)
+		pts[i] = ls->ports[i].addr;
+	memset(&xo, 0, sizeof(xo));
+	xo.ifname = cfg->xdp_interface;
+	xo.points = pts;
+	xo.num_points = ls->num;
+	xo.num_workers = num_workers;
+	xo.batch = cfg->xdp_batch_size;
+	xo.ring = cfg->xdp_ring_size;
+	ls->xdp = xdp_set_open(&xo);
+	free(pts);
+	if(ls->xdp)
+		log_info("xdp-interface %s", xdp_set_describe(ls->xdp));
 }
 
 struct listen_set *
@@ -320,6 +350,8 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto fail;
 		}
 	}
+	if(cfg->xdp_interface[0] && cfg->do_udp)
+		listen_set_xdp(ls, cfg, num_workers);
 	return ls;
 sockfail:
 	listen_advice(&ls->ports[i], cfg);
@@ -345,6 +377,9 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->do_udp != b->do_udp || a->do_tcp != b->do_tcp ||
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
 		a->interface_automatic != b->interface_automatic ||
+		strcmp(a->xdp_interface, b->xdp_interface) ||
+		a->xdp_batch_size != b->xdp_batch_size ||
+		a->xdp_ring_size != b->xdp_ring_size ||
 		a->tls_port != b->tls_port ||
 		a->https_port != b->https_port ||
 		a->http_notls_downstream != b->http_notls_downstream ||

@@ -472,6 +472,12 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.s.num_tls,
 		(unsigned long long)tot.s.num_tls_resume,
 		(unsigned long long)tot.s.num_https);
+	stats_buf_printf(out, "num.xdp.answers=%llu\nnum.xdp.passed=%llu\n"
+		"num.xdp.invalid=%llu\nnum.xdp.tx_full=%llu\n",
+		(unsigned long long)tot.s.num_xdp_answers,
+		(unsigned long long)tot.s.num_xdp_passed,
+		(unsigned long long)tot.s.num_xdp_invalid,
+		(unsigned long long)tot.s.num_xdp_tx_full);
 	stats_buf_printf(out, "num.query.ipv6=%llu\n",
 		(unsigned long long)tot.r.qipv6);
 	for(i = 0; i < 8; i++)

@@ -219,6 +219,11 @@ struct config_file {
 	/** interface-automatic: bind the wildcard and answer from the address
 	 * the query came to (IP_PKTINFO) */
 	int interface_automatic;
+	/** xdp-interface: answer cached queries arriving on this interface
+	 * over AF_XDP ("": off); xdp-batch-size, xdp-ring-size */
+	char *xdp_interface;
+	int xdp_batch_size;
+	int xdp_ring_size;
 	/** access-control: netblock and action lines, in file order (the
 	 * resolver uses the longest matching netblock); when empty, the
 	 * resolver allows localhost only and refuses everything else */
