@@ -14,9 +14,11 @@
  * the kernel's answer frame byte for byte, apart from the fields it sets
  * on purpose (IPv4 identification 0, so its header checksum; IPv6 flow
  * label 0): the UDP checksums, which cover neither, are the kernel's.
+ * Last, xdp_set_open on an interface that is not there gives no set.
  */
 #include "config.h"
 #include "xdp/xdp_frame.h"
+#include "xdp/xdp_sock.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +325,26 @@ START_TEST(test_csum)
 }
 END_TEST
 
+/** an interface that is not there: no set (one log line), so that the
+ * daemon answers through its sockets; with or without libxdp */
+START_TEST(test_open_missing)
+{
+	struct xdp_set_opts o;
+	struct netaddr pt;
+	memset(&o, 0, sizeof(o));
+	memset(&pt, 0, sizeof(pt));
+	o.ifname = "pxdpnone0";
+	o.points = &pt;
+	o.num_points = 0;
+	o.num_workers = 1;
+	ck_assert_ptr_null(xdp_set_open(&o));
+	/* what the daemon does with no set: nothing, and no crash */
+	ck_assert_ptr_null(xdp_worker_start(NULL, 0, NULL, NULL, NULL));
+	ck_assert_str_eq(xdp_set_describe(NULL), "off");
+	xdp_set_close(NULL);
+}
+END_TEST
+
 static Suite *
 xdp_suite(void)
 {
@@ -336,6 +358,7 @@ xdp_suite(void)
 	tcase_add_test(tc, test_build_known);
 	tcase_add_test(tc, test_build_longer);
 	tcase_add_test(tc, test_csum);
+	tcase_add_test(tc, test_open_missing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -94,6 +94,10 @@ struct xdp_set {
 	/** the MTU of the interface: the largest IP packet sent */
 	int mtu;
 	/** the attach mode (XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE) */
+	uint32_t mode;
+	/** the BPF link that holds the program on the interface, or -1 */
+	int link_fd;
+	/** without a link: the mode of the netlink attach to undo, or 0 */
 	uint32_t xdp_flags;
 	/** the program */
 	struct bpf_object *obj;
@@ -371,7 +375,7 @@ queue_open(struct xdp_set *s, struct xdp_queue *q, uint32_t qid, int *err)
 	sc.rx_size = (uint32_t)s->ring;
 	sc.tx_size = (uint32_t)s->ring;
 	sc.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
-	sc.xdp_flags = s->xdp_flags;
+	sc.xdp_flags = s->mode;
 	/* zero-copy first; copy mode where the driver has none */
 	sc.bind_flags = XDP_ZEROCOPY | XDP_USE_NEED_WAKEUP;
 	rc = xsk_socket__create(&q->xsk, s->ifname, qid, q->umem, &q->rx,
@@ -414,6 +418,46 @@ queue_close(struct xdp_queue *q)
 	q->free = NULL;
 }
 
+/**
+ * Attach the program to the interface: native mode first, generic where
+ * the driver has none. Through a BPF link where the kernel has them
+ * (5.9): the link goes away with the last process that holds it, so a
+ * daemon that dies (or cannot detach after dropping privileges) leaves
+ * no program behind; else the older netlink attach, detached by
+ * xdp_set_close. @return 0 or -1 (*err set).
+ */
+static int
+xdp_attach(struct xdp_set *s, int prog_fd, int *err)
+{
+	static const uint32_t modes[2] = { XDP_FLAGS_DRV_MODE,
+		XDP_FLAGS_SKB_MODE };
+	struct bpf_link_create_opts lo;
+	int i, rc;
+	s->link_fd = -1;
+	for(i = 0; i < 2; i++) {
+		memset(&lo, 0, sizeof(lo));
+		lo.sz = sizeof(lo);
+		lo.flags = modes[i];
+		rc = bpf_link_create(prog_fd, s->ifindex, BPF_XDP, &lo);
+		if(rc >= 0) {
+			s->link_fd = rc;
+			s->mode = modes[i];
+			return 0;
+		}
+		*err = errno;
+	}
+	for(i = 0; i < 2; i++) {
+		rc = bpf_xdp_attach(s->ifindex, prog_fd, modes[i], NULL);
+		if(rc == 0) {
+			s->xdp_flags = modes[i];
+			s->mode = modes[i];
+			return 0;
+		}
+		*err = -rc;
+	}
+	return -1;
+}
+
 struct xdp_set *
 xdp_set_open(const struct xdp_set_opts *o)
 {
@@ -429,6 +473,7 @@ xdp_set_open(const struct xdp_set_opts *o)
 	}
 	snprintf(s->ifname, sizeof(s->ifname), "%s", o->ifname);
 	s->owner = getpid();
+	s->link_fd = -1;
 	s->num_workers = o->num_workers > 0 ? o->num_workers : 1;
 	s->batch = o->batch > 0 ? o->batch : 64;
 	s->ring = o->ring > 0 ? o->ring : 2048;
@@ -492,20 +537,9 @@ xdp_set_open(const struct xdp_set_opts *o)
 		goto fail;
 	}
 	memset(s->q, 0, (size_t)s->nq * sizeof(*s->q));
-	/* native mode first, generic where the driver has none */
-	s->xdp_flags = XDP_FLAGS_DRV_MODE;
-	rc = bpf_xdp_attach(s->ifindex, bpf_program__fd(prog), s->xdp_flags,
-		NULL);
-	if(rc) {
-		s->xdp_flags = XDP_FLAGS_SKB_MODE;
-		rc = bpf_xdp_attach(s->ifindex, bpf_program__fd(prog),
-			s->xdp_flags, NULL);
-	}
-	if(rc) {
-		s->xdp_flags = 0;
-		err = -rc;
-		what = "cannot attach the XDP program (privilege, or no "
-			"driver support)";
+	if(xdp_attach(s, bpf_program__fd(prog), &err) != 0) {
+		what = "cannot attach the XDP program (privilege, no driver "
+			"support, or another program on the interface)";
 		goto fail;
 	}
 	for(i = 0; i < s->nq; i++) {
@@ -524,7 +558,7 @@ xdp_set_open(const struct xdp_set_opts *o)
 	}
 	snprintf(s->desc, sizeof(s->desc), "%s: %s XDP, %d queue%s, %s, "
 		"batch %d, rings %d", s->ifname,
-		s->xdp_flags == XDP_FLAGS_DRV_MODE ? "native" : "generic",
+		s->mode == XDP_FLAGS_DRV_MODE ? "native" : "generic",
 		s->nq, s->nq == 1 ? "" : "s", s->q[0].zerocopy ? "zero-copy" :
 		"copy mode", s->batch, s->ring);
 	return s;
@@ -552,6 +586,8 @@ xdp_set_close(struct xdp_set *s)
 			queue_close(&s->q[i]);
 		munmap(s->q, (size_t)s->nq * sizeof(*s->q));
 	}
+	if(s->link_fd != -1)
+		close(s->link_fd);
 	if(s->xdp_flags)
 		(void)bpf_xdp_detach(s->ifindex, s->xdp_flags, NULL);
 	if(s->obj)

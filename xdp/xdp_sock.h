@@ -7,7 +7,9 @@
  * listening sockets, before privileges are dropped and before workers
  * start: it loads the XDP program (xdp/xdp_kern.bpf.c, carried in the
  * binary), tells it the addresses and ports petrel listens on, attaches
- * it to the interface (native mode first, then generic), and binds one
+ * it to the interface (native mode first, then generic; through a BPF
+ * link where the kernel has them, so that the program goes away with the
+ * last process that holds the link, even one that died), and binds one
  * AF_XDP socket to each receive queue (zero-copy first, then copy mode;
  * need_wakeup), each with its own UMEM of frames. Where any of that
  * cannot be done (no privilege, no driver support, no such interface, a

@@ -20,7 +20,7 @@
 # frame with a wrong UDP checksum is dropped and counted
 # (num.xdp.invalid); kxdpgun sends a bounded burst (2 s at 2000 qps) and
 # gets at least 95% answers; after a reload the hits are still answered
-# over XDP. Addresses: 198.18.0.0/15 and 2001:2::/48
+# over XDP; killed, it leaves no XDP program behind. Addresses: 198.18.0.0/15 and 2001:2::/48
 # only (the benchmarking ranges) and loopback; everything it makes
 # (namespaces, veth, processes) is removed on exit.
 #
@@ -28,7 +28,7 @@
 # libxdp. SKIPs (exit 0, one line) when namespaces or XDP cannot be used.
 # Run: make check-xdp. XDP_THREAD_MODEL, XDP_BACKEND and XDP_THREADS
 # pick the thread model, the event backend and num-threads (default:
-# petrel's defaults, 1 worker).
+# petrel's defaults, 1 worker); XDP_QUEUES the veth's queues (1).
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 : "${NSD:=/usr/sbin/nsd}"
@@ -58,8 +58,10 @@ C() { ip netns exec "$NS_C" "$@"; }
 
 ip netns add "$NS_S" 2>/dev/null || skip "cannot create network namespaces"
 ip netns add "$NS_C" || skip "cannot create network namespaces"
-ip link add "$IF_S" netns "$NS_S" type veth peer name "$IF_C" \
-	netns "$NS_C" || skip "cannot create a veth pair"
+ip link add "$IF_S" netns "$NS_S" numtxqueues "${XDP_QUEUES:-1}" \
+	numrxqueues "${XDP_QUEUES:-1}" type veth peer name "$IF_C" \
+	netns "$NS_C" numtxqueues "${XDP_QUEUES:-1}" \
+	numrxqueues "${XDP_QUEUES:-1}" || skip "cannot create a veth pair"
 S ip link set lo up
 C ip link set lo up
 S ip addr add 198.18.0.1/24 dev "$IF_S"
@@ -297,4 +299,25 @@ echo "$out" | grep -q 'status: NOERROR' && [ "$r1" -gt "$r0" ] &&
 # the server is still well
 S dig +time=2 +tries=1 @127.0.0.1 www.xdp.example A | grep -q 198.18.1.80 &&
 	ok "petrel still answers" || fail "petrel does not answer after the tests"
+
+# 9. killed (SIGKILL: no clean-up of its own), petrel leaves no XDP
+# program on the interface: the BPF link dies with the last process that
+# holds it
+S ip link show "$IF_S" | grep -q 'prog/xdp' ||
+	fail "no XDP program on $IF_S while petrel runs"
+pid=$(cat "$W/resolver.pid" 2>/dev/null)
+if [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; then
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 0.5
+	if S ip link show "$IF_S" | grep -q 'prog/xdp'; then
+		fail "an XDP program is left on $IF_S after SIGKILL: $(S ip link show "$IF_S")"
+	else
+		ok "SIGKILL: no XDP program left on $IF_S"
+	fi
+else
+	fail "no petrel pid to kill"
+fi
 finish
