@@ -223,8 +223,19 @@ listen_set_xdp(struct listen_set *ls, struct config_file *cfg,
 		log_err("out of memory");
 		return;
 	}
-	for(i = 0; i < ls->num; i++)
-		pts[i] = ls->ports[i].addr;
+	for(i = 0; i < ls->num; i++) {
+		const struct listen_port *p = &ls->ports[i];
+		const struct config_strlist *pp;
+		int proxy = 0;
+		for(pp = cfg->proxy_protocol_ports; pp; pp = pp->next)
+			if(atoi(pp->str) == netaddr_port(&p->addr))
+				proxy = 1;
+		/* a point without a UDP socket (DNS over TLS or HTTPS) or
+		 * whose datagrams carry a PROXY header stays with the
+		 * kernel: left empty, the program passes its frames */
+		if(p->udp && p->udp[0] != -1 && !proxy)
+			pts[i] = p->addr;
+	}
 	memset(&xo, 0, sizeof(xo));
 	xo.ifname = cfg->xdp_interface;
 	xo.points = pts;

@@ -275,6 +275,15 @@ static const struct stats_row stats_rows[] = {
   SK_COUNTER, SOFF(r.num_local) },
 { NULL, "petrel_tcp_queries_total", "Client queries over TCP.",
   SK_COUNTER, SOFF(s.num_tcp) },
+{ NULL, "petrel_xdp_answers_total", "Answers sent over AF_XDP "
+  "(xdp-interface).", SK_COUNTER, SOFF(s.num_xdp_answers) },
+{ NULL, "petrel_xdp_passed_total", "Queries that came over AF_XDP and "
+  "were answered through the ordinary path.", SK_COUNTER,
+  SOFF(s.num_xdp_passed) },
+{ NULL, "petrel_xdp_invalid_total", "Frames over AF_XDP dropped as not "
+  "valid (lengths, checksums).", SK_COUNTER, SOFF(s.num_xdp_invalid) },
+{ NULL, "petrel_xdp_tx_full_total", "Answers over AF_XDP dropped on a "
+  "full TX ring.", SK_COUNTER, SOFF(s.num_xdp_tx_full) },
 { NULL, "petrel_malformed_queries_total", "Malformed client queries.",
   SK_COUNTER, SOFF(r.num_malformed) },
 { NULL, "petrel_denied_queries_total", "Queries refused or dropped by "

@@ -193,6 +193,15 @@ point_key(const struct netaddr *a, struct xdp_dest_key *k)
 	}
 }
 
+/** @return 1 when the point is to be answered (an IPv4 or IPv6 address;
+ *	the daemon leaves the others empty) */
+static int
+point_used(const struct netaddr *a)
+{
+	return a->len && (a->addr.ss_family == AF_INET ||
+		a->addr.ss_family == AF_INET6);
+}
+
 /** @return 1 when the key's address is all zero (a wildcard point) */
 static int
 key_wildcard(const struct xdp_dest_key *k)
@@ -210,6 +219,8 @@ find_point(const struct xdp_set *s, const struct xdp_frame_info *fi,
 	int i, wild = -1;
 	point_key(&fi->dst, &want);
 	for(i = 0; i < s->num_points; i++) {
+		if(!point_used(&s->points[i]))
+			continue;
 		point_key(&s->points[i], &k);
 		if(k.family != want.family || k.port != want.port)
 			continue;
@@ -518,6 +529,8 @@ xdp_set_open(const struct xdp_set_opts *o)
 	for(i = 0; i < s->num_points; i++) {
 		struct xdp_dest_key k;
 		uint32_t v = (uint32_t)i;
+		if(!point_used(&s->points[i]))
+			continue;
 		point_key(&s->points[i], &k);
 		if(bpf_map_update_elem(dests_fd, &k, &v, BPF_ANY) != 0) {
 			err = errno;

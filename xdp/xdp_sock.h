@@ -51,7 +51,8 @@ struct xdp_set_opts {
 	/** the interface (xdp-interface) */
 	const char *ifname;
 	/** the listening points: their addresses (with ports); a wildcard
-	 * address answers every address on its port */
+	 * address answers every address on its port; an empty one (len 0)
+	 * is left to the kernel */
 	const struct netaddr *points;
 	/** how many */
 	int num_points;
