@@ -325,8 +325,17 @@ worker_xdp_cb(void *arg, const struct xdp_query *q)
 	if(q->point >= w->num_points || !w->udp[q->point] ||
 		q->len > w->xdp_cap)
 		return 0;
-	memset(&rep, 0, sizeof(rep));
+	/* the members worker_query_cb and comm_reply_save read */
 	rep.c = w->udp[q->point];
+	rep.peer.len = 0;
+	rep.local.family = 0;
+	rep.conn = NULL;
+	rep.gen = 0;
+	rep.is_tcp = 0;
+	rep.pad = 0;
+	rep.hint = 0;
+	rep.slot = 0;
+	rep.stream = 0;
 	memcpy(w->xdp_buf, q->dns, q->len);
 	rep.buf = w->xdp_buf;
 	rep.len = q->len;

@@ -312,14 +312,26 @@ END_TEST
 
 START_TEST(test_csum)
 {
-	uint8_t b[67];
-	size_t i, len;
+	uint8_t b[131];
+	size_t i, len, off;
+	uint32_t start;
 	for(i = 0; i < sizeof(b); i++)
 		b[i] = (uint8_t)(0xff - i * 5);
-	for(len = 0; len <= sizeof(b); len++)
-		ck_assert_uint_eq(xdp_csum_add(0, b, len),
-			naive_csum(b, len));
-	/* a starting sum is carried */
+	/* every length from every alignment, from several starting sums
+	 * (the naive sum of the start's two bytes, then the data) */
+	for(off = 0; off < 8; off++)
+		for(len = 0; len + off <= sizeof(b); len++)
+			for(start = 0; start < 0x30000; start += 0xfff1) {
+				uint32_t ns = naive_csum(b + off, len) +
+					start;
+				while(ns >> 16)
+					ns = (ns & 0xffff) + (ns >> 16);
+				ck_assert_uint_eq(xdp_csum_add(start, b + off,
+					len), ns);
+			}
+	/* all ones stays all ones; a carry out of the start is folded */
+	memset(b, 0xff, sizeof(b));
+	ck_assert_uint_eq(xdp_csum_add(0, b, 64), 0xffff);
 	ck_assert_uint_eq(xdp_csum_add(0xffff, b, 0), 0xffff);
 	ck_assert_uint_eq(xdp_csum_add(0x1ffff, b, 0), 1);
 }

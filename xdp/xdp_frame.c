@@ -31,27 +31,65 @@ swap_bytes(uint8_t *a, uint8_t *b, size_t n)
 	memcpy(b, t, n);
 }
 
+/** swap the bytes of a 16-bit value */
+static inline uint32_t
+swap16(uint32_t v)
+{
+	return ((v & 0xff) << 8) | ((v >> 8) & 0xff);
+}
+
 uint16_t
 xdp_csum_add(uint32_t sum, const uint8_t *b, size_t len)
 {
-	uint64_t s = sum;
-	/* four bytes at a time: two 16-bit words summed together; the
-	 * carries pile up in the high half and are folded at the end */
-	while(len >= 4) {
-		s += ((uint32_t)b[0] << 8 | b[1]) + ((uint32_t)b[2] << 8 | b[3]);
+	/* RFC 1071: the one's complement sum does not depend on the byte
+	 * order it is computed in, so it is summed in the CPU's own order,
+	 * eight bytes at a time as two 32-bit halves in a 64-bit
+	 * accumulator (the carries pile up in the high bits and are folded
+	 * at the end), and turned back into network order once */
+	uint64_t s;
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	s = swap16(sum);
+#else
+	s = sum;
+#endif
+	while(len >= 8) {
+		memcpy(&v8, b, 8);
+		s += (v8 & 0xffffffffu) + (v8 >> 32);
+		b += 8;
+		len -= 8;
+	}
+	if(len >= 4) {
+		memcpy(&v4, b, 4);
+		s += v4;
 		b += 4;
 		len -= 4;
 	}
 	if(len >= 2) {
-		s += (uint32_t)b[0] << 8 | b[1];
+		memcpy(&v2, b, 2);
+		s += v2;
 		b += 2;
 		len -= 2;
 	}
-	if(len)
+	if(len) {
+		/* the last byte is the high byte of a word padded with 0 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		s += b[0];
+#else
 		s += (uint32_t)b[0] << 8;
+#endif
+	}
 	while(s >> 16)
 		s = (s & 0xffff) + (s >> 16);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint16_t)swap16((uint32_t)s);
+#else
 	return (uint16_t)s;
+#endif
 }
 
 /** fill an IPv4 socket address */

@@ -101,8 +101,10 @@ struct xdp_set {
 	uint32_t xdp_flags;
 	/** the program */
 	struct bpf_object *obj;
-	/** the listening points */
+	/** the listening points, and their keys (made once at open; a
+	 * key of family 0 is a point left to the kernel) */
 	struct netaddr points[XDP_MAX_POINTS];
+	struct xdp_dest_key keys[XDP_MAX_POINTS];
 	int num_points;
 	/** the queues (shared mapping) */
 	struct xdp_queue *q;
@@ -215,20 +217,18 @@ static int
 find_point(const struct xdp_set *s, const struct xdp_frame_info *fi,
 	int *wildcard)
 {
-	struct xdp_dest_key want, k;
+	struct xdp_dest_key want;
 	int i, wild = -1;
 	point_key(&fi->dst, &want);
 	for(i = 0; i < s->num_points; i++) {
-		if(!point_used(&s->points[i]))
+		const struct xdp_dest_key *k = &s->keys[i];
+		if(k->family != want.family || k->port != want.port)
 			continue;
-		point_key(&s->points[i], &k);
-		if(k.family != want.family || k.port != want.port)
-			continue;
-		if(memcmp(k.addr, want.addr, sizeof(k.addr)) == 0) {
+		if(memcmp(k->addr, want.addr, sizeof(k->addr)) == 0) {
 			*wildcard = 0;
 			return i;
 		}
-		if(wild == -1 && key_wildcard(&k))
+		if(wild == -1 && key_wildcard(k))
 			wild = i;
 	}
 	*wildcard = 1;
@@ -527,12 +527,12 @@ xdp_set_open(const struct xdp_set_opts *o)
 		goto fail;
 	}
 	for(i = 0; i < s->num_points; i++) {
-		struct xdp_dest_key k;
 		uint32_t v = (uint32_t)i;
 		if(!point_used(&s->points[i]))
 			continue;
-		point_key(&s->points[i], &k);
-		if(bpf_map_update_elem(dests_fd, &k, &v, BPF_ANY) != 0) {
+		point_key(&s->points[i], &s->keys[i]);
+		if(bpf_map_update_elem(dests_fd, &s->keys[i], &v, BPF_ANY)
+			!= 0) {
 			err = errno;
 			what = "cannot fill the XDP program's address map";
 			goto fail;
