@@ -28,7 +28,9 @@
 # libxdp. SKIPs (exit 0, one line) when namespaces or XDP cannot be used.
 # Run: make check-xdp. XDP_THREAD_MODEL, XDP_BACKEND and XDP_THREADS
 # pick the thread model, the event backend and num-threads (default:
-# petrel's defaults, 1 worker); XDP_QUEUES the veth's queues (1).
+# petrel's defaults, 1 worker); XDP_QUEUES the veth's queues (1);
+# XDP_USER a user to drop privileges to; XDP_EXTRA lines for petrel's
+# server: clause ("\n" separated, e.g. "shared-cache: yes").
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 : "${NSD:=/usr/sbin/nsd}"
@@ -138,7 +140,7 @@ server:
   ${XDP_THREAD_MODEL:+thread-model: $XDP_THREAD_MODEL}
   ${XDP_BACKEND:+event-backend: $XDP_BACKEND}
   do-daemonize: no
-  username: ""
+  username: "${XDP_USER:-}"
   chroot: ""
   directory: "$W"
   pidfile: "$W/resolver.pid"
@@ -152,6 +154,7 @@ server:
   root-hints: "$W/root.hints"
   extended-statistics: yes
   xdp-interface: $IF_S
+$(printf '%b\n' "${XDP_EXTRA:-}" | sed 's/^/  /')
 remote-control:
   control-enable: yes
   control-interface: "$W/control.sock"
