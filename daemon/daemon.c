@@ -249,8 +249,20 @@ listen_set_xdp(struct listen_set *ls, struct config_file *cfg,
 		log_info("xdp-interface %s", xdp_set_describe(ls->xdp));
 }
 
+/** listen_set_open; with_xdp 0 leaves xdp-interface for the caller to
+ * open later (listen_set_xdp), once an older set has let go of the
+ * interface's queues */
+static struct listen_set *
+listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp);
+
 struct listen_set *
 listen_set_open(struct config_file *cfg, int num_workers)
+{
+	return listen_set_open_ex(cfg, num_workers, 1);
+}
+
+static struct listen_set *
+listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp)
 {
 	const struct config_strlist *s;
 	struct listen_set *ls = calloc(1, sizeof(*ls));
@@ -361,7 +373,7 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto fail;
 		}
 	}
-	if(cfg->xdp_interface[0] && cfg->do_udp)
+	if(with_xdp && cfg->xdp_interface[0] && cfg->do_udp)
 		listen_set_xdp(ls, cfg, num_workers);
 	return ls;
 sockfail:
@@ -1034,7 +1046,8 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 	in_place = same_listen && d->cfg->thread_model == THREAD_MODEL_FORK &&
 		d->children && !env_shared_cache_changed(d->env, ncfg);
 	if(!same_listen) {
-		struct listen_set *nls = listen_set_open(ncfg, d->num_workers);
+		struct listen_set *nls = listen_set_open_ex(ncfg,
+			d->num_workers, 0);
 		if(!nls) {
 			log_err("reload refused: cannot open the new listening "
 				"sockets; keeping the running config");
@@ -1045,6 +1058,9 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 		stop_workers(d);
 		listen_set_close(d->ls);
 		d->ls = nls;
+		/* the old set has let go of the interface's queues */
+		if(ncfg->xdp_interface[0] && ncfg->do_udp)
+			listen_set_xdp(nls, ncfg, d->num_workers);
 	} else if(!in_place)
 		stop_workers(d);
 	nenv = env_create(ncfg, d->num_workers, d->env, err, sizeof(err));

@@ -20,7 +20,8 @@
 # frame with a wrong UDP checksum is dropped and counted
 # (num.xdp.invalid); a proxy-protocol-port stays with the kernel; kxdpgun sends a bounded burst (2 s at 2000 qps) and
 # gets at least 95% answers; after a reload the hits are still answered
-# over XDP; killed, it leaves no XDP program behind. Addresses: 198.18.0.0/15 and 2001:2::/48
+# over XDP, and after a reload that adds a listening point the new one is
+# too; killed, it leaves no XDP program behind. Addresses: 198.18.0.0/15 and 2001:2::/48
 # only (the benchmarking ranges) and loopback; everything it makes
 # (namespaces, veth, processes) is removed on exit.
 #
@@ -314,6 +315,27 @@ r1=$(stat num.xdp.answers)
 echo "$out" | grep -q 'status: NOERROR' && [ "$r1" -gt "$r0" ] &&
 	ok "after a reload: answered over XDP (num.xdp.answers $r0 -> $r1)" ||
 	fail "after a reload: num.xdp.answers $r0 -> $r1: $out"
+
+# 8b. a reload that changes the listening points (one more interface
+# line): the old set lets go of the queues before the new one binds them
+sed -i 's/^  interface: 127.0.0.1$/  interface: 127.0.0.1\n  interface: 198.18.0.1@5300/' \
+	"$W/petrel.conf"
+"$PETREL_CONTROL" -c "$W/petrel.conf" reload >/dev/null 2>&1
+for i in $(seq 50); do
+	"$PETREL_CONTROL" -c "$W/petrel.conf" status >/dev/null 2>&1 && break
+	sleep 0.1
+done
+# (counted from here: forked workers stopped and started again by such a
+# reload do not carry their counters over)
+C dig +time=2 +tries=1 @198.18.0.1 n2.xdp.example A >/dev/null
+a0=$(stat num.xdp.answers)
+out=$(C dig +time=2 +tries=1 @198.18.0.1 -p 5300 n2.xdp.example A)
+a1=$(stat num.xdp.answers)
+if echo "$out" | grep -q 'status: NOERROR' && [ "$a1" -gt "$a0" ]; then
+	ok "reload with a new interface: the new port answered over XDP (num.xdp.answers $a0 -> $a1)"
+else
+	fail "reload with a new interface: num.xdp.answers $a0 -> $a1: $out; $(grep xdp-interface "$W/petrel.log" | tail -2)"
+fi
 
 # the server is still well
 S dig +time=2 +tries=1 @127.0.0.1 www.xdp.example A | grep -q 198.18.1.80 &&
