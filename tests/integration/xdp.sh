@@ -318,6 +318,11 @@ echo "$out" | grep -q 'status: NOERROR' && [ "$r1" -gt "$r0" ] &&
 
 # 8b. a reload that changes the listening points (one more interface
 # line): the old set lets go of the queues before the new one binds them
+# (not after a privilege drop: new sockets on port 53, and XDP, need
+# root, so such a reload is refused whole)
+if [ -n "${XDP_USER:-}" ]; then
+	echo "reload with a new interface: not run with XDP_USER (needs root)"
+else
 sed -i 's/^  interface: 127.0.0.1$/  interface: 127.0.0.1\n  interface: 198.18.0.1@5300/' \
 	"$W/petrel.conf"
 "$PETREL_CONTROL" -c "$W/petrel.conf" reload >/dev/null 2>&1
@@ -335,6 +340,7 @@ if echo "$out" | grep -q 'status: NOERROR' && [ "$a1" -gt "$a0" ]; then
 	ok "reload with a new interface: the new port answered over XDP (num.xdp.answers $a0 -> $a1)"
 else
 	fail "reload with a new interface: num.xdp.answers $a0 -> $a1: $out; $(grep xdp-interface "$W/petrel.log" | tail -2)"
+fi
 fi
 
 # the server is still well
