@@ -1079,7 +1079,8 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 		}
 		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
 			a->timeouts == 0 &&
-			infra_is_down(infra, &a->addr, st_now(s))) {
+			infra_is_down(infra, &a->addr, iq->qtype,
+			st_now(s))) {
 			/* known down: not waited on (see iterator.h) */
 			a->bad = 1;
 			iq->down_skipped++;
@@ -2775,7 +2776,7 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 	iq->phase = ITER_SEND;
 	if(s->env->infra && iq->cur)
 		infra_rtt_update(s->env->infra, &iq->cur->addr,
-			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
+			iq->sent_qtype, ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
 	if((ev == MODULE_EVENT_NOREPLY || ev == MODULE_EVENT_ERROR) &&
 		iq->cur && !(s->flags & MESH_FLAG_PROBE)) {
