@@ -162,7 +162,11 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.count = k;
 		rs.rdata = rd;
 		rs.rdlen = rdlen;
-		(void)rrset_cache_store_leeway(c, &rs, st_now(s), leeway);
+		/* an NS set not from a referral is compared at the time
+		 * the query started (rrset_cache_store_answer) */
+		(void)rrset_cache_store_answer(c, &rs, st_now(s), leeway,
+			rs.trust == RRSET_TRUST_AUTH_NOAA ? st_now(s) :
+			s->start.tv_sec);
 	}
 }
 

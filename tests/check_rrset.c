@@ -304,6 +304,70 @@ START_TEST(test_ghost_domain)
 }
 END_TEST
 
+/** store an NS set (one name) as a finished answer's, the query having
+ * started at qstart (rrset_cache_store_answer) */
+static int
+put_ns_answer(struct rrset_cache *c, const char *zone, const char *ns1,
+	uint32_t ttl, enum rrset_trust trust, time_t now, time_t qstart)
+{
+	static uint8_t name[DNS_MAX_NAME];
+	const uint8_t *rd[1];
+	uint16_t lens[1];
+	size_t l = DNS_MAX_NAME;
+	struct rrset_data d;
+	ck_assert_int_eq(dname_from_str(ns1, name, &l), 0);
+	rd[0] = name;
+	lens[0] = (uint16_t)l;
+	memset(&d, 0, sizeof(d));
+	d.name = N(zone);
+	d.name_len = dname_len(d.name);
+	d.type = DNS_TYPE_NS;
+	d.rrclass = DNS_CLASS_IN;
+	d.ttl = ttl;
+	d.trust = trust;
+	d.count = 1;
+	d.rdata = rd;
+	d.rdlen = lens;
+	return rrset_cache_store_answer(c, &d, now, 0, qstart);
+}
+
+/* an answer to a query that started before the NS set expired and
+ * arrived after does not renew it with an equal set (Unbound's
+ * iter_ghost_timewindow.rpl); one that started after it expired does */
+START_TEST(test_ghost_timewindow)
+{
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
+	struct rrset_data d;
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0, T0), RRSET_STORED);
+	/* started at T0 + 3595, answered at T0 + 3605: kept, expired */
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0 + 3605, T0 + 3595), RRSET_KEPT);
+	ck_assert_int_eq(get(c, "win.example", DNS_TYPE_NS, T0 + 3605, &d),
+		-1);
+	/* a changed set of the same trust still replaces it, at the old
+	 * expiry (a moved domain is not kept alive) */
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns2.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0 + 3605, T0 + 3595),
+		RRSET_STORED);
+	ck_assert_int_eq(get(c, "win.example", DNS_TYPE_NS, T0 + 3605, &d),
+		-1);
+	/* a query started after the expiry: stored with its own TTL */
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0 + 3610, T0 + 3601),
+		RRSET_STORED);
+	ck_assert_int_eq(get(c, "win.example", DNS_TYPE_NS, T0 + 3610, &d),
+		0);
+	ck_assert_uint_eq(d.expire, T0 + 7210);
+	/* other types are compared at the time they arrive */
+	ck_assert_int_eq(put_a(c, "ns.win.example", 1, 10,
+		RRSET_TRUST_ANS_AA, T0), RRSET_STORED);
+	ck_assert_int_eq(put_a(c, "ns.win.example", 1, 10,
+		RRSET_TRUST_ANS_AA, T0 + 20), RRSET_STORED);
+	rrset_cache_delete(c);
+}
+END_TEST
+
 START_TEST(test_delegation)
 {
 	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
@@ -453,6 +517,7 @@ rrset_suite(void)
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
+	tcase_add_test(tc, test_ghost_timewindow);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_from_msg);
@@ -466,6 +531,7 @@ rrset_suite(void)
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
+	tcase_add_test(tc, test_ghost_timewindow);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_from_msg);

@@ -212,6 +212,9 @@ struct rrset_decide_arg {
 	/** seconds before its expiry a cached set counts as expired
 	 * (rrset_cache_store_leeway) */
 	time_t leeway;
+	/** when the query started (rrset_cache_store_answer), at most
+	 * now: an NS set counts as expired only if it was then */
+	time_t qstart;
 };
 
 /** the insert policy (see the header); arg is a struct rrset_decide_arg */
@@ -220,7 +223,7 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	void *arg)
 {
 	const struct rrset_decide_arg *d = arg;
-	time_t now = d->now;
+	time_t now = e->type == DNS_TYPE_NS ? d->qstart : d->now;
 	if(old->expire <= now + d->leeway)
 		return 1;
 	if(e->trust < old->trust)
@@ -260,6 +263,13 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 int
 rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now, time_t leeway)
+{
+	return rrset_cache_store_answer(c, rs, now, leeway, now);
+}
+
+int
+rrset_cache_store_answer(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway, time_t qstart)
 {
 	struct rrset_decide_arg d;
 	struct rrset_lentry *le;
@@ -307,6 +317,7 @@ rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
 	d.now = now;
 	d.leeway = leeway;
+	d.qstart = qstart > 0 && qstart < now ? qstart : now;
 	key.name = RE_NAME(e);
 	key.name_len = nlen;
 	key.type = e->type;

@@ -195,6 +195,20 @@ int rrset_cache_store_leeway(struct rrset_cache *c,
 	const struct rrset_data *rs, time_t now, time_t leeway);
 
 /**
+ * Store an RRset of a finished answer as rrset_cache_store_leeway does,
+ * knowing when the query started: a cached NS set that was still live
+ * then is not replaced as expired (the time window of a query that ran
+ * across the delegation's expiry), so an answer that arrives after the
+ * delegation expired does not renew it with the child's equal set (a
+ * ghost domain: iter_ghost_timewindow.rpl), as Unbound compares NS sets
+ * at the query's start time.
+ * @param qstart: when the query started; 0 (or later than now): now.
+ */
+int rrset_cache_store_answer(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now, time_t leeway,
+	time_t qstart);
+
+/**
  * Look up a live (unexpired) RRset and copy it into region.
  * @param name: owner, uncompressed, any case.
  * @param out: filled in, pointing into region.
