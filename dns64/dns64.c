@@ -243,7 +243,8 @@ dns64_sub(struct module_qstate *qs, struct dns64_qstate *dq,
 	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
 	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
 	if(!qs->env->attach_sub(qs, dq->sub_name, type, qs->qclass,
-		qs->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD)))
+		(qs->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD)) |
+		MESH_FLAG_VALSUB))
 		return -1;
 	dq->waiting = 1;
 	return 0;
@@ -302,10 +303,20 @@ dns64_synth_answer(struct module_qstate *qs, const struct dns64_env *de,
 		return NULL;
 	ans->rcode = DNS_RCODE_NOERROR;
 	ans->ede = -1;
-	ans->sec = dq->sub_sec == MODULE_SEC_BOGUS ? MODULE_SEC_BOGUS :
-		(dq->sub_sec == MODULE_SEC_UNCHECKED ? MODULE_SEC_UNCHECKED :
-		MODULE_SEC_INSECURE);
+	/* RFC 6147 5.5 (2): with the negative AAAA answer and the A answer
+	 * both validated, the synthesis is secure (the validating DNS64
+	 * SHOULD set AD), as Unbound's dns64 gives it the A answer's
+	 * status; else insecure (bogus stays bogus) */
+	if(dq->sub_sec == MODULE_SEC_BOGUS)
+		ans->sec = MODULE_SEC_BOGUS;
+	else if(dq->sub_sec == MODULE_SEC_UNCHECKED)
+		ans->sec = MODULE_SEC_UNCHECKED;
+	else if(dq->sub_sec == MODULE_SEC_SECURE && dq->orig &&
+		dq->orig->sec == MODULE_SEC_SECURE)
+		ans->sec = MODULE_SEC_SECURE;
+	else	ans->sec = MODULE_SEC_INSECURE;
 	ans->forwarded = dq->orig ? dq->orig->forwarded : 0;
+	ans->no_cd_share = 1;
 	for(rr = dq->sub_an.first; rr; rr = rr->next) {
 		struct module_rr *c;
 		uint8_t v6[16];

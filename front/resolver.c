@@ -2280,7 +2280,8 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	 * was not validated for want of a trust anchor, and not taken from
 	 * a forwarder (which was asked with CD: it may not have validated
 	 * what it would have refused a non-CD client) */
-	if(!ca.cd_bit || (!ans->forwarded && !resolver_validates(r)))
+	if((!ca.cd_bit && !ans->no_cd_share) ||
+		(ca.cd_bit && !ans->forwarded && !resolver_validates(r)))
 		ca.share |= MCACHE_SHARE_CD;
 	/* a DO answer with no DNSSEC record (RRSIG, NSEC, NSEC3: what a
 	 * non-DO answer leaves out) is the non-DO answer too */

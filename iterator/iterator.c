@@ -981,6 +981,35 @@ iter_below_nxdomain(struct module_qstate *s)
 	return 0;
 }
 
+/**
+ * A CNAME or DNAME target the chain reached (from a reply or from the
+ * cache), answered from the validator's validated NSEC store (module_env.
+ * neg_answer, RFC 8198) before it is asked upstream, as Unbound's
+ * iterator reads its negative cache for the name it chases. Only for
+ * states that ask for DNSSEC records without CD: the validator checks
+ * the proof with the chain.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_neg_target(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist auth;
+	int rcode = 0;
+	if(!s->env->neg_answer || iq->chain.count == 0 ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD) ||
+		iq->qclass != DNS_CLASS_IN)
+		return 0;
+	memset(&auth, 0, sizeof(auth));
+	if(s->env->neg_answer(s->env->neg_answer_arg, s, iq->qname,
+		iq->qtype, &rcode, &auth) != 1)
+		return 0;
+	verbose(VERB_ALGO, "iterator: the chased name is denied by a "
+		"validated NSEC (aggressive NSEC)");
+	iter_finish(s, rcode, NULL, &auth, NULL, 0);
+	return 1;
+}
+
 /** run a state: send, wait, or finish, by its phase */
 static void
 iter_run(struct module_qstate *s)
@@ -990,7 +1019,8 @@ iter_run(struct module_qstate *s)
 		return;
 	switch(iq->phase) {
 	case ITER_INIT:
-		if(iter_below_nxdomain(s) || iter_answer_from_cache(s))
+		if(iter_below_nxdomain(s) || iter_answer_from_cache(s) ||
+			iter_neg_target(s))
 			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);

@@ -2429,13 +2429,31 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 	}
 }
 
-/** remember a bogus answer for val-bogus-ttl */
+/** @return the smallest TTL of the records of a list, at most cap */
+static uint32_t
+list_min_ttl(const struct module_rrlist *l, uint32_t cap)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->ttl < cap)
+			cap = rr->ttl;
+	return cap;
+}
+
+/** remember a bogus answer for val-bogus-ttl, or less: no longer than
+ * the records of the answer a live (a, when given), as Unbound's bogus
+ * message goes from its cache with the first of its RRsets that
+ * expires, and the question is then resolved again */
 static void
-bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
+bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
+	const struct mesh_answer *a)
 {
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	uint32_t ttl = ve->bogus_ttl;
 	size_t i, slot = 0;
-	if(ve->bogus_ttl == 0)
+	if(a)
+		ttl = list_min_ttl(&a->ns, list_min_ttl(&a->an, ttl));
+	if(ttl == 0)
 		return;
 	lock_basic_lock(&ve->bogus_lock);
 	for(i = 0; i < VAL_BOGUS_MAX; i++) {
@@ -2448,7 +2466,7 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
 		if(b->expire < ve->bogus[slot].expire)
 			slot = i; /* the free or oldest one */
 	}
-	ve->bogus[slot].expire = now + ve->bogus_ttl;
+	ve->bogus[slot].expire = now + ttl;
 	ve->bogus[slot].qtype = qs->qtype;
 	ve->bogus[slot].ede = ede;
 	(void)dname_copy_lower(ve->bogus[slot].qname, qs->qname);
@@ -2761,7 +2779,7 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			bogus_remember(qs, ve, qs->ede);
+			bogus_remember(qs, ve, qs->ede, a);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
@@ -3375,6 +3393,34 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 }
 
 
+/** module_env.neg_answer: a CNAME or DNAME target the iterator chases,
+ * answered from the validated NSEC store (RFC 8198) under the same rules
+ * as the client's question (neg_answer above). The records go back as
+ * the proof of the iterator's answer and are checked with it. */
+static int
+val_neg_target(void *arg, struct module_qstate *qs, const uint8_t *name,
+	uint16_t qtype, int *rcode, struct module_rrlist *auth)
+{
+	struct val_env *ve = arg;
+	struct mesh_answer *a = NULL;
+	struct module_rr *rr, *next;
+	const struct val_anchor *an = val_anchors_lookup(ve->anchors, name,
+		DNS_CLASS_IN);
+	if(!an || an->insecure || nta_covers(ve, name))
+		return 0;
+	if(val_neg_answer(ve->neg, name, qtype, (uint32_t)qs->env->now->tv_sec,
+		qs->region, &a) != 1 || !a)
+		return 0;
+	for(rr = a->ns.first; rr; rr = next) {
+		next = rr->next;
+		rr->next = NULL;
+		rr->sec = MODULE_SEC_UNCHECKED;
+		module_rrlist_append(auth, rr);
+	}
+	*rcode = a->rcode;
+	return 1;
+}
+
 /** a per-state block from the worker's free list or the heap (not
  * zeroed); NULL when out of memory */
 static struct val_qstate *
@@ -3450,6 +3496,10 @@ val_worker_start(struct module_env *env, int id)
 	if(ve && val_have_anchors(ve)) {
 		env->dnssec_zone = val_dnssec_zone;
 		env->dnssec_zone_arg = ve;
+		if(ve->neg) {
+			env->neg_answer = val_neg_target;
+			env->neg_answer_arg = ve;
+		}
 	}
 	if(!ve || !ve->have_autr || env->worker_index != 0 ||
 		!env->timer_set)
@@ -3494,7 +3544,8 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
-		if(!val_have_anchors(ve) || qs->depth > 0 ||
+		if(!val_have_anchors(ve) || (qs->depth > 0 &&
+			!(qs->flags & MESH_FLAG_VALSUB)) ||
 			/* (class ANY is resolved in class IN) */
 			(qs->qclass != DNS_CLASS_IN &&
 			qs->qclass != DNS_CLASS_ANY) ||
