@@ -341,8 +341,8 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
  * @return number of addresses added.
  */
 static int
-iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
-	int usable_only, int *usable)
+iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
+	int usable_only, int *usable, int pside)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
@@ -353,8 +353,10 @@ iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
 	for(t = 0; t < 2; t++) {
 		struct rrset_data rs;
 		size_t j;
-		if(rrset_cache_lookup(c, name, types[t], DNS_CLASS_IN,
-			st_now(s), s->region, &rs) < 0)
+		if((pside ? rrset_cache_lookup_pside(c, name, types[t],
+			DNS_CLASS_IN, st_now(s), s->region, &rs) :
+			rrset_cache_lookup(c, name, types[t], DNS_CLASS_IN,
+			st_now(s), s->region, &rs)) < 0)
 			continue;
 		for(j = 0; j < rs.count; j++) {
 			struct netaddr na;
@@ -372,6 +374,14 @@ iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
 		}
 	}
 	return added;
+}
+
+/** iter_ns_cached_addrs_side for the name's own sets */
+static int
+iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
+	int usable_only, int *usable)
+{
+	return iter_ns_cached_addrs_side(s, name, usable_only, usable, 0);
 }
 
 /** look the addresses of NS names up in the RRset cache.
@@ -422,6 +432,9 @@ iter_parent_glue(struct module_qstate *s)
 				&ns->parent[t]) == 0)
 				added++;
 		added += iter_ns_cached_addrs(s, ns->name, 1, NULL);
+		/* and the glue the parent gave for it, kept apart from
+		 * the child's answer for the name */
+		added += iter_ns_cached_addrs_side(s, ns->name, 1, NULL, 1);
 	}
 	if(added > 0)
 		verbose(VERB_ALGO, "iterator: %d server addresses from the "
@@ -2162,6 +2175,33 @@ iter_server_throwaway(struct module_qstate *s)
 	iter_again(s);
 }
 
+/** keep a glue record of a referral as the parent-side copy of its
+ * name's address set (rrset_cache_store_pside: the last resort,
+ * iter_parent_glue, when the child's own answer for the name fails) */
+static void
+iter_store_pside(struct module_qstate *s, const struct module_rr *rr)
+{
+	struct rrset_data rs;
+	const uint8_t *rd[1];
+	uint16_t rdlen[1];
+	if(!s->env->rrset || s->no_cache_store)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rd[0] = rr->rdata;
+	rdlen[0] = rr->rdlen;
+	rs.name = rr->owner;
+	rs.name_len = rr->owner_len;
+	rs.type = rr->type;
+	rs.rrclass = rr->rrclass;
+	rs.ttl = rr->ttl;
+	rs.trust = RRSET_TRUST_ADD_NOAA;
+	rs.sec = RRSET_SEC_UNCHECKED;
+	rs.count = 1;
+	rs.rdata = rd;
+	rs.rdlen = rdlen;
+	(void)rrset_cache_store_pside(s->env->rrset, &rs, st_now(s));
+}
+
 /** store one record as an RRset of its own */
 static void
 iter_store_one(struct module_qstate *s, const struct module_rr *rr,
@@ -2370,8 +2410,10 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
 			(!st_env(s)->harden_unverified_glue ||
-			dname_is_subdomain(rr->owner, zone)))
+			dname_is_subdomain(rr->owner, zone))) {
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
+			iter_store_pside(s, rr);
+		}
 	}
 	dp->no_cache = iq->dp->no_cache;
 	iter_dp_dnssec(s, dp, auth);

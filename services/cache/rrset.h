@@ -216,6 +216,25 @@ int rrset_cache_store_answer(struct rrset_cache *c,
 	time_t qstart);
 
 /**
+ * Store the parent-side copy of an address set: the glue a referral gave
+ * for an NS name, kept apart from the name's own set (which the child's
+ * answer for the name replaces), as Unbound keeps parent-side RRsets:
+ * when the child's address for a server fails, the parent's may still
+ * work (the iterator's last resort, iter_pcnamerec.rpl). The trust rules
+ * apply among copies. Lookups other than rrset_cache_lookup_pside and
+ * cache dumps do not see them; flushes remove them with the set.
+ * @return RRSET_STORED, RRSET_KEPT or RRSET_NOT_STORED.
+ */
+int rrset_cache_store_pside(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now);
+
+/** Look up a live parent-side copy (rrset_cache_store_pside), as
+ * rrset_cache_lookup does. @return 0, or -1 when there is none */
+int rrset_cache_lookup_pside(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out);
+
+/**
  * Look up a live (unexpired) RRset and copy it into region.
  * @param name: owner, uncompressed, any case.
  * @param out: filled in, pointing into region.
