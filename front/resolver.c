@@ -2304,6 +2304,7 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	ca.sets = sets;
 	ca.nsets = n;
 	ca.leeway = s->prefetch ? CACHE_REFRESH_LEEWAY : 0;
+	ca.qstart = s->qs.start.tv_sec;
 	/* the message cache keeps only NOERROR and NXDOMAIN answers */
 	if(ans->rcode != DNS_RCODE_NOERROR && ans->rcode != DNS_RCODE_NXDOMAIN)
 		return cache_store_answer(NULL, r->rrset, &ca,

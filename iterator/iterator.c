@@ -162,7 +162,11 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.count = k;
 		rs.rdata = rd;
 		rs.rdlen = rdlen;
-		(void)rrset_cache_store_leeway(c, &rs, st_now(s), leeway);
+		/* an NS set not from a referral is compared at the time
+		 * the query started (rrset_cache_store_answer) */
+		(void)rrset_cache_store_answer(c, &rs, st_now(s), leeway,
+			rs.trust == RRSET_TRUST_AUTH_NOAA ? st_now(s) :
+			s->start.tv_sec);
 	}
 }
 
@@ -337,8 +341,8 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
  * @return number of addresses added.
  */
 static int
-iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
-	int usable_only, int *usable)
+iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
+	int usable_only, int *usable, int pside)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
@@ -349,8 +353,10 @@ iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
 	for(t = 0; t < 2; t++) {
 		struct rrset_data rs;
 		size_t j;
-		if(rrset_cache_lookup(c, name, types[t], DNS_CLASS_IN,
-			st_now(s), s->region, &rs) < 0)
+		if((pside ? rrset_cache_lookup_pside(c, name, types[t],
+			DNS_CLASS_IN, st_now(s), s->region, &rs) :
+			rrset_cache_lookup(c, name, types[t], DNS_CLASS_IN,
+			st_now(s), s->region, &rs)) < 0)
 			continue;
 		for(j = 0; j < rs.count; j++) {
 			struct netaddr na;
@@ -368,6 +374,14 @@ iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
 		}
 	}
 	return added;
+}
+
+/** iter_ns_cached_addrs_side for the name's own sets */
+static int
+iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
+	int usable_only, int *usable)
+{
+	return iter_ns_cached_addrs_side(s, name, usable_only, usable, 0);
 }
 
 /** look the addresses of NS names up in the RRset cache.
@@ -418,6 +432,9 @@ iter_parent_glue(struct module_qstate *s)
 				&ns->parent[t]) == 0)
 				added++;
 		added += iter_ns_cached_addrs(s, ns->name, 1, NULL);
+		/* and the glue the parent gave for it, kept apart from
+		 * the child's answer for the name */
+		added += iter_ns_cached_addrs_side(s, ns->name, 1, NULL, 1);
 	}
 	if(added > 0)
 		verbose(VERB_ALGO, "iterator: %d server addresses from the "
@@ -1109,7 +1126,8 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 		}
 		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
 			a->timeouts == 0 &&
-			infra_is_down(infra, &a->addr, st_now(s))) {
+			infra_is_down(infra, &a->addr, iq->qtype,
+			st_now(s))) {
 			/* known down: not waited on (see iterator.h) */
 			a->bad = 1;
 			iq->down_skipped++;
@@ -2157,6 +2175,33 @@ iter_server_throwaway(struct module_qstate *s)
 	iter_again(s);
 }
 
+/** keep a glue record of a referral as the parent-side copy of its
+ * name's address set (rrset_cache_store_pside: the last resort,
+ * iter_parent_glue, when the child's own answer for the name fails) */
+static void
+iter_store_pside(struct module_qstate *s, const struct module_rr *rr)
+{
+	struct rrset_data rs;
+	const uint8_t *rd[1];
+	uint16_t rdlen[1];
+	if(!s->env->rrset || s->no_cache_store)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rd[0] = rr->rdata;
+	rdlen[0] = rr->rdlen;
+	rs.name = rr->owner;
+	rs.name_len = rr->owner_len;
+	rs.type = rr->type;
+	rs.rrclass = rr->rrclass;
+	rs.ttl = rr->ttl;
+	rs.trust = RRSET_TRUST_ADD_NOAA;
+	rs.sec = RRSET_SEC_UNCHECKED;
+	rs.count = 1;
+	rs.rdata = rd;
+	rs.rdlen = rdlen;
+	(void)rrset_cache_store_pside(s->env->rrset, &rs, st_now(s));
+}
+
 /** store one record as an RRset of its own */
 static void
 iter_store_one(struct module_qstate *s, const struct module_rr *rr,
@@ -2365,8 +2410,10 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 		if(delegpt_find_ns(dp, rr->owner) &&
 			(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA) &&
 			(!st_env(s)->harden_unverified_glue ||
-			dname_is_subdomain(rr->owner, zone)))
+			dname_is_subdomain(rr->owner, zone))) {
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
+			iter_store_pside(s, rr);
+		}
 	}
 	dp->no_cache = iq->dp->no_cache;
 	iter_dp_dnssec(s, dp, auth);
@@ -2805,7 +2852,7 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 	iq->phase = ITER_SEND;
 	if(s->env->infra && iq->cur)
 		infra_rtt_update(s->env->infra, &iq->cur->addr,
-			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
+			iq->sent_qtype, ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
 	if((ev == MODULE_EVENT_NOREPLY || ev == MODULE_EVENT_ERROR) &&
 		iq->cur && !(s->flags & MESH_FLAG_PROBE)) {

@@ -82,26 +82,26 @@ START_TEST(test_rtt)
 	ck_assert_int_eq(h.srtt, -1);
 	ck_assert_int_eq(infra_get_rto(c, &a, T0), 376);
 	/* first sample: srtt = R, rttvar = R/2, rto = srtt + 4 rttvar */
-	infra_rtt_update(c, &a, 100, 376, T0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, 100, 376, T0);
 	ck_assert_int_eq(infra_host_get(c, &a, T0, &h), 0);
 	ck_assert_int_eq(h.srtt, 100);
 	ck_assert_int_eq(h.rttvar, 50);
 	ck_assert_int_eq(h.rto, 300);
 	/* same sample again: the variance shrinks */
-	infra_rtt_update(c, &a, 100, 300, T0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, 100, 300, T0);
 	infra_host_get(c, &a, T0, &h);
 	ck_assert_int_eq(h.srtt, 100);
 	ck_assert_int_eq(h.rttvar, 38);
 	ck_assert_int_eq(h.rto, 252);
 	/* a slower sample moves srtt by 1/8 */
-	infra_rtt_update(c, &a, 180, 252, T0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, 180, 252, T0);
 	infra_host_get(c, &a, T0, &h);
 	ck_assert_int_eq(h.srtt, 110);
 	ck_assert_int_eq(h.rttvar, 48);
 	ck_assert_int_eq(h.rto, 110 + 4 * 48);
 	/* very fast: never below the minimum */
 	for(i = 0; i < 100; i++)
-		infra_rtt_update(c, &a, 1, 50, T0);
+		infra_rtt_update(c, &a, DNS_TYPE_A, 1, 50, T0);
 	ck_assert_int_eq(infra_get_rto(c, &a, T0), INFRA_RTO_MIN);
 	infra_delete(c);
 }
@@ -118,11 +118,11 @@ START_TEST(test_rtt_limits)
 	infra_set_rtt_limits(c, 1000, 5000);
 	ck_assert_int_eq(infra_get_rto(c, &b, T0), 1000);
 	for(i = 0; i < 50; i++)
-		infra_rtt_update(c, &a, 1, 1000, T0);
+		infra_rtt_update(c, &a, DNS_TYPE_A, 1, 1000, T0);
 	ck_assert_int_eq(infra_get_rto(c, &a, T0), 1000);
 	for(i = 0; i < 10; i++)
-		infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0 + 1),
-			T0 + 1);
+		infra_rtt_update(c, &a, DNS_TYPE_A, -1,
+			infra_get_rto(c, &a, T0 + 1), T0 + 1);
 	ck_assert_int_eq(infra_get_rto(c, &a, T0 + 1), 5000);
 	/* a low maximum caps the first timeout of a new server too */
 	infra_set_rtt_limits(c, 10, 200);
@@ -140,22 +140,22 @@ START_TEST(test_timeouts)
 	struct netaddr a = A("192.0.2.2");
 	struct infra_host h;
 	int i;
-	infra_rtt_update(c, &a, -1, 376, T0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, -1, 376, T0);
 	infra_host_get(c, &a, T0, &h);
 	ck_assert_int_eq(h.rto, 752);
 	ck_assert_int_eq(h.timeouts, 1);
-	infra_rtt_update(c, &a, -1, 752, T0 + 1);
+	infra_rtt_update(c, &a, DNS_TYPE_A, -1, 752, T0 + 1);
 	infra_host_get(c, &a, T0 + 1, &h);
 	ck_assert_int_eq(h.rto, 1504);
 	ck_assert_int_eq(h.timeouts, 2);
 	for(i = 0; i < 20; i++)
-		infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0 + 2),
-			T0 + 2);
+		infra_rtt_update(c, &a, DNS_TYPE_A, -1,
+			infra_get_rto(c, &a, T0 + 2), T0 + 2);
 	infra_host_get(c, &a, T0 + 2, &h);
 	ck_assert_int_eq(h.rto, INFRA_RTO_MAX);
 	ck_assert_int_eq(h.timeouts, 22);
 	/* an answer resets the count and brings the rto back */
-	infra_rtt_update(c, &a, 40, INFRA_RTO_MAX, T0 + 3);
+	infra_rtt_update(c, &a, DNS_TYPE_A, 40, INFRA_RTO_MAX, T0 + 3);
 	infra_host_get(c, &a, T0 + 3, &h);
 	ck_assert_int_eq(h.timeouts, 0);
 	ck_assert_int_eq(h.srtt, 40);
@@ -165,7 +165,7 @@ START_TEST(test_timeouts)
 	ck_assert_int_eq(infra_host_get(c, &a, T0 + 3 + 900, &h), -1);
 	ck_assert_int_eq(h.rto, INFRA_UNKNOWN_RTO);
 	/* an update after expiry starts from scratch */
-	infra_rtt_update(c, &a, -1, 376, T0 + 5000);
+	infra_rtt_update(c, &a, DNS_TYPE_A, -1, 376, T0 + 5000);
 	infra_host_get(c, &a, T0 + 5000, &h);
 	ck_assert_int_eq(h.timeouts, 1);
 	ck_assert_int_eq(h.rto, 752);
@@ -180,16 +180,17 @@ START_TEST(test_down_probe)
 	struct infra_host h;
 	int i;
 	/* unknown and answering servers are not down; a claim is free */
-	ck_assert_int_eq(infra_is_down(c, &a, T0), 0);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_A, T0), 0);
 	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 1);
-	infra_rtt_update(c, &b, 20, 376, T0);
-	ck_assert_int_eq(infra_is_down(c, &b, T0), 0);
+	infra_rtt_update(c, &b, DNS_TYPE_A, 20, 376, T0);
+	ck_assert_int_eq(infra_is_down(c, &b, DNS_TYPE_A, T0), 0);
 	/* INFRA_DOWN_TIMEOUTS timeouts in a row: down */
 	for(i = 0; i < INFRA_DOWN_TIMEOUTS; i++) {
-		ck_assert_int_eq(infra_is_down(c, &a, T0), 0);
-		infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0), T0);
+		ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_A, T0), 0);
+		infra_rtt_update(c, &a, DNS_TYPE_A, -1,
+			infra_get_rto(c, &a, T0), T0);
 	}
-	ck_assert_int_eq(infra_is_down(c, &a, T0), 1);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_A, T0), 1);
 	/* one probe at a time: the first claim wins, the next ones lose
 	 * until its secs have passed */
 	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 1);
@@ -200,21 +201,67 @@ START_TEST(test_down_probe)
 	infra_host_get(c, &a, T0, &h);
 	ck_assert_int_eq(h.expire, T0 + 900);
 	/* an answer: up again */
-	infra_rtt_update(c, &a, 30, 3008, T0 + 4);
-	ck_assert_int_eq(infra_is_down(c, &a, T0 + 4), 0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, 30, 3008, T0 + 4);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_A, T0 + 4), 0);
 	/* queries lost together (sent with the same rto) back off once */
 	for(i = 0; i < 10; i++)
-		infra_rtt_update(c, &b, -1, 60, T0 + 10);
+		infra_rtt_update(c, &b, DNS_TYPE_A, -1, 60, T0 + 10);
 	infra_host_get(c, &b, T0 + 10, &h);
 	ck_assert_int_eq(h.timeouts, 1);
 	ck_assert_int_eq(h.rto, 120);
-	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10), 0);
+	ck_assert_int_eq(infra_is_down(c, &b, DNS_TYPE_A, T0 + 10), 0);
 	/* a down entry that expired is unknown, not down */
 	for(i = 1; i < INFRA_DOWN_TIMEOUTS; i++)
-		infra_rtt_update(c, &b, -1, infra_get_rto(c, &b, T0 + 10),
-			T0 + 10);
-	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10), 1);
-	ck_assert_int_eq(infra_is_down(c, &b, T0 + 10 + 900), 0);
+		infra_rtt_update(c, &b, DNS_TYPE_A, -1,
+			infra_get_rto(c, &b, T0 + 10), T0 + 10);
+	ck_assert_int_eq(infra_is_down(c, &b, DNS_TYPE_A, T0 + 10), 1);
+	ck_assert_int_eq(infra_is_down(c, &b, DNS_TYPE_A, T0 + 10 + 900), 0);
+	infra_delete(c);
+}
+END_TEST
+
+/* down is per kind of query type: a server that drops only AAAA
+ * queries is down for AAAA and still asked for A and other types
+ * (Unbound's iter_timeout_ra_aaaa.rpl) */
+START_TEST(test_down_per_type)
+{
+	struct infra_cache *c = new_infra();
+	struct netaddr a = A("192.0.2.9");
+	struct infra_host h;
+	int i;
+	infra_rtt_update(c, &a, DNS_TYPE_A, 20, 376, T0);
+	for(i = 0; i < INFRA_DOWN_TIMEOUTS + 2; i++)
+		infra_rtt_update(c, &a, DNS_TYPE_AAAA, -1,
+			infra_get_rto(c, &a, T0), T0);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_AAAA, T0), 1);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_A, T0), 0);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_MX, T0), 0);
+	infra_host_get(c, &a, T0, &h);
+	ck_assert_int_eq(h.type_timeouts[INFRA_TIMEOUT_AAAA],
+		INFRA_DOWN_TIMEOUTS);
+	/* the probe of a down server is claimed whatever the type */
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 1);
+	ck_assert_int_eq(infra_probe_claim(c, &a, T0, 3), 0);
+	/* an A answer: up again; the AAAA count stays, but the timeouts
+	 * in a row start over */
+	infra_rtt_update(c, &a, DNS_TYPE_A, 30, 376, T0 + 1);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_AAAA, T0 + 1), 0);
+	infra_host_get(c, &a, T0 + 1, &h);
+	ck_assert_int_eq(h.type_timeouts[INFRA_TIMEOUT_AAAA],
+		INFRA_DOWN_TIMEOUTS);
+	/* A timeouts count for A only: an MX query is still sent */
+	for(i = 0; i < INFRA_DOWN_TIMEOUTS; i++)
+		infra_rtt_update(c, &a, DNS_TYPE_A, -1,
+			infra_get_rto(c, &a, T0 + 2), T0 + 2);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_A, T0 + 2), 1);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_AAAA, T0 + 2), 1);
+	ck_assert_int_eq(infra_is_down(c, &a, DNS_TYPE_TXT, T0 + 2), 0);
+	/* an AAAA answer clears the AAAA count */
+	infra_rtt_update(c, &a, DNS_TYPE_AAAA, 30, 376, T0 + 3);
+	infra_host_get(c, &a, T0 + 3, &h);
+	ck_assert_int_eq(h.type_timeouts[INFRA_TIMEOUT_AAAA], 0);
+	ck_assert_int_eq(h.type_timeouts[INFRA_TIMEOUT_A],
+		INFRA_DOWN_TIMEOUTS);
 	infra_delete(c);
 }
 END_TEST
@@ -227,7 +274,7 @@ START_TEST(test_edns_lame)
 	struct infra_host h;
 	uint8_t z1[DNS_MAX_NAME], z2[DNS_MAX_NAME];
 	infra_edns_update(c, &a, INFRA_EDNS_NO, T0);
-	infra_rtt_update(c, &a, 30, 376, T0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, 30, 376, T0);
 	infra_host_get(c, &a, T0, &h);
 	ck_assert_int_eq(h.edns, INFRA_EDNS_NO);
 	ck_assert_int_eq(h.srtt, 30);
@@ -261,8 +308,8 @@ START_TEST(test_select)
 	cands[1] = A("192.0.2.11");
 	cands[2] = A("192.0.2.12");
 	/* 0: fast (rto 150); 1: slow (rto ~3000); 2: unknown (376) */
-	infra_rtt_update(c, &cands[0], 50, 376, T0);
-	infra_rtt_update(c, &cands[1], 1000, 376, T0);
+	infra_rtt_update(c, &cands[0], DNS_TYPE_A, 50, 376, T0);
+	infra_rtt_update(c, &cands[1], DNS_TYPE_A, 1000, 376, T0);
 	for(i = 0; i < 1000; i++) {
 		int k = infra_select(c, cands, 3, NULL, T0, rnd, &rto);
 		ck_assert_int_ge(k, 0);
@@ -299,7 +346,7 @@ s_timeouts(void *arg)
 	/* sent with the largest rto, each timeout counts (one sent with
 	 * less than the current rto would not: see infra.h) */
 	for(i = 0; i < 2000; i++) {
-		infra_rtt_update(s_infra, &a, -1, INFRA_RTO_MAX, T0);
+		infra_rtt_update(s_infra, &a, DNS_TYPE_A, -1, INFRA_RTO_MAX, T0);
 		if(i % 16 == 0)
 			qsbr_quiescent(r);
 	}
@@ -337,6 +384,7 @@ infra_suite(void)
 	tcase_add_test(tc, test_timeouts);
 	tcase_add_test(tc, test_rtt_limits);
 	tcase_add_test(tc, test_down_probe);
+	tcase_add_test(tc, test_down_per_type);
 	tcase_add_test(tc, test_edns_lame);
 	tcase_add_test(tc, test_select);
 #ifdef PETREL_HAVE_THREADS
@@ -349,6 +397,7 @@ infra_suite(void)
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
 	tcase_add_test(tc, test_down_probe);
+	tcase_add_test(tc, test_down_per_type);
 	tcase_add_test(tc, test_edns_lame);
 	tcase_add_test(tc, test_select);
 	suite_add_tcase(s, tc);

@@ -304,6 +304,123 @@ START_TEST(test_ghost_domain)
 }
 END_TEST
 
+/** store an NS set (one name) as a finished answer's, the query having
+ * started at qstart (rrset_cache_store_answer) */
+static int
+put_ns_answer(struct rrset_cache *c, const char *zone, const char *ns1,
+	uint32_t ttl, enum rrset_trust trust, time_t now, time_t qstart)
+{
+	static uint8_t name[DNS_MAX_NAME];
+	const uint8_t *rd[1];
+	uint16_t lens[1];
+	size_t l = DNS_MAX_NAME;
+	struct rrset_data d;
+	ck_assert_int_eq(dname_from_str(ns1, name, &l), 0);
+	rd[0] = name;
+	lens[0] = (uint16_t)l;
+	memset(&d, 0, sizeof(d));
+	d.name = N(zone);
+	d.name_len = dname_len(d.name);
+	d.type = DNS_TYPE_NS;
+	d.rrclass = DNS_CLASS_IN;
+	d.ttl = ttl;
+	d.trust = trust;
+	d.count = 1;
+	d.rdata = rd;
+	d.rdlen = lens;
+	return rrset_cache_store_answer(c, &d, now, 0, qstart);
+}
+
+/* an answer to a query that started before the NS set expired and
+ * arrived after does not renew it with an equal set (Unbound's
+ * iter_ghost_timewindow.rpl); one that started after it expired does */
+START_TEST(test_ghost_timewindow)
+{
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
+	struct rrset_data d;
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0, T0), RRSET_STORED);
+	/* started at T0 + 3595, answered at T0 + 3605: kept, expired */
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0 + 3605, T0 + 3595), RRSET_KEPT);
+	ck_assert_int_eq(get(c, "win.example", DNS_TYPE_NS, T0 + 3605, &d),
+		-1);
+	/* a changed set of the same trust still replaces it, at the old
+	 * expiry (a moved domain is not kept alive) */
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns2.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0 + 3605, T0 + 3595),
+		RRSET_STORED);
+	ck_assert_int_eq(get(c, "win.example", DNS_TYPE_NS, T0 + 3605, &d),
+		-1);
+	/* a query started after the expiry: stored with its own TTL */
+	ck_assert_int_eq(put_ns_answer(c, "win.example", "ns.win.example",
+		3600, RRSET_TRUST_AUTH_AA, T0 + 3610, T0 + 3601),
+		RRSET_STORED);
+	ck_assert_int_eq(get(c, "win.example", DNS_TYPE_NS, T0 + 3610, &d),
+		0);
+	ck_assert_uint_eq(d.expire, T0 + 7210);
+	/* other types are compared at the time they arrive */
+	ck_assert_int_eq(put_a(c, "ns.win.example", 1, 10,
+		RRSET_TRUST_ANS_AA, T0), RRSET_STORED);
+	ck_assert_int_eq(put_a(c, "ns.win.example", 1, 10,
+		RRSET_TRUST_ANS_AA, T0 + 20), RRSET_STORED);
+	rrset_cache_delete(c);
+}
+END_TEST
+
+/* a parent-side copy of a glue set lives apart from the name's own set:
+ * the child's answer for the name does not replace it, plain lookups
+ * and dumps do not see it, a flush removes it (iter_pcnamerec.rpl) */
+static void
+count_set(const struct rrset_data *d, void *arg)
+{
+	(void)d;
+	(*(int *)arg)++;
+}
+
+START_TEST(test_parent_side)
+{
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
+	struct rrset_data d;
+	static const uint8_t a44[4] = {1, 2, 3, 44};
+	const uint8_t *rd[1] = {a44};
+	uint16_t lens[1] = {4};
+	int n = 0;
+	memset(&d, 0, sizeof(d));
+	d.name = N("ns.pside.example");
+	d.name_len = dname_len(d.name);
+	d.type = DNS_TYPE_A;
+	d.rrclass = DNS_CLASS_IN;
+	d.ttl = 3600;
+	d.trust = RRSET_TRUST_ADD_NOAA;
+	d.count = 1;
+	d.rdata = rd;
+	d.rdlen = lens;
+	ck_assert_int_eq(rrset_cache_store_pside(c, &d, T0), RRSET_STORED);
+	/* not the name's own set */
+	ck_assert_int_eq(get(c, "ns.pside.example", DNS_TYPE_A, T0, &d), -1);
+	/* the child's answer: the own set, the copy stays */
+	ck_assert_int_eq(put_a(c, "ns.pside.example", 55, 3600,
+		RRSET_TRUST_ANS_AA, T0), RRSET_STORED);
+	ck_assert_int_eq(get(c, "ns.pside.example", DNS_TYPE_A, T0, &d), 0);
+	ck_assert_uint_eq(d.rdata[0][3], 55);
+	ck_assert_int_eq(rrset_cache_lookup_pside(c, N("NS.pside.example"),
+		DNS_TYPE_A, DNS_CLASS_IN, T0 + 10, reg, &d), 0);
+	ck_assert_uint_eq(d.count, 1);
+	ck_assert_uint_eq(d.rdata[0][3], 44);
+	ck_assert_uint_eq(d.ttl, 3590);
+	/* a dump lists the own set only */
+	rrset_cache_traverse(c, T0, count_set, &n);
+	ck_assert_int_eq(n, 1);
+	/* flushing the type removes both */
+	ck_assert_uint_eq(rrset_cache_flush_type(c, N("ns.pside.example"),
+		DNS_TYPE_A, DNS_CLASS_IN), 2);
+	ck_assert_int_eq(rrset_cache_lookup_pside(c, N("ns.pside.example"),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, reg, &d), -1);
+	rrset_cache_delete(c);
+}
+END_TEST
+
 START_TEST(test_delegation)
 {
 	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
@@ -453,6 +570,8 @@ rrset_suite(void)
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
+	tcase_add_test(tc, test_ghost_timewindow);
+	tcase_add_test(tc, test_parent_side);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_from_msg);
@@ -466,6 +585,8 @@ rrset_suite(void)
 	tcase_add_test(tc, test_trust);
 	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
+	tcase_add_test(tc, test_ghost_timewindow);
+	tcase_add_test(tc, test_parent_side);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
 	tcase_add_test(tc, test_from_msg);

@@ -82,6 +82,9 @@ struct infra_upd {
 	enum infra_upd_kind kind;
 	/** RTT sample in ms, -1 for a timeout */
 	int rtt;
+	/** UPD_RTT: the kind of the query's type (enum
+	 * infra_timeout_kind) */
+	int tkind;
 	/** rto the query went out with */
 	int orig_rto;
 	/** EDNS status */
@@ -266,6 +269,7 @@ host_default(struct infra_host *h)
 	h->rttvar = 0;
 	h->rto = INFRA_UNKNOWN_RTO;
 	h->timeouts = 0;
+	memset(h->type_timeouts, 0, sizeof(h->type_timeouts));
 	h->edns = INFRA_EDNS_UNKNOWN;
 	h->expire = 0;
 	h->probe_at = 0;
@@ -301,10 +305,13 @@ host_apply(struct infra_host *h, const struct infra_upd *u)
 			}
 			h->rto = rto_clamp((long)h->srtt + 4L * h->rttvar, u);
 			h->timeouts = 0;
+			h->type_timeouts[u->tkind] = 0;
 		} else if(u->orig_rto >= h->rto) {
 			long base = h->rto > u->orig_rto ? h->rto : u->orig_rto;
 			h->rto = rto_clamp(base * 2, u);
 			h->timeouts++;
+			if(h->type_timeouts[u->tkind] < INFRA_DOWN_TIMEOUTS)
+				h->type_timeouts[u->tkind]++;
 		}
 		/* else: it went out before the last backoff, which a query
 		 * sent with it already made: queries lost together (a burst
@@ -441,14 +448,24 @@ infra_get_rto(struct infra_cache *c, const struct netaddr *addr, time_t now)
 		INFRA_UNKNOWN_RTO > c->max_rto ? c->max_rto : INFRA_UNKNOWN_RTO;
 }
 
+/** @return the kind of a query type, for infra_host.type_timeouts */
+static int
+timeout_kind(uint16_t qtype)
+{
+	return qtype == DNS_TYPE_A ? INFRA_TIMEOUT_A :
+		qtype == DNS_TYPE_AAAA ? INFRA_TIMEOUT_AAAA :
+		INFRA_TIMEOUT_OTHER;
+}
+
 void
 infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
-	int rtt_ms, int orig_rto, time_t now)
+	uint16_t qtype, int rtt_ms, int orig_rto, time_t now)
 {
 	struct infra_upd u;
 	memset(&u, 0, sizeof(u));
 	u.kind = UPD_RTT;
 	u.rtt = rtt_ms;
+	u.tkind = timeout_kind(qtype);
 	u.orig_rto = orig_rto;
 	u.min_rto = c->min_rto;
 	u.max_rto = c->max_rto;
@@ -457,10 +474,13 @@ infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
 }
 
 int
-infra_is_down(struct infra_cache *c, const struct netaddr *addr, time_t now)
+infra_is_down(struct infra_cache *c, const struct netaddr *addr,
+	uint16_t qtype, time_t now)
 {
 	const struct infra_entry *e = infra_find(c, addr, NULL, now);
-	return e && e->host.timeouts >= INFRA_DOWN_TIMEOUTS;
+	return e && e->host.timeouts >= INFRA_DOWN_TIMEOUTS &&
+		e->host.type_timeouts[timeout_kind(qtype)] >=
+		INFRA_DOWN_TIMEOUTS;
 }
 
 int
@@ -469,7 +489,8 @@ infra_probe_claim(struct infra_cache *c, const struct netaddr *addr,
 {
 	struct infra_upd u;
 	int won = 0;
-	if(!infra_is_down(c, addr, now))
+	const struct infra_entry *e = infra_find(c, addr, NULL, now);
+	if(!e || e->host.timeouts < INFRA_DOWN_TIMEOUTS)
 		return 1; /* not down (or unknown): nothing to share */
 	memset(&u, 0, sizeof(u));
 	u.kind = UPD_PROBE;

@@ -54,8 +54,23 @@ struct petrel_random;
 #define INFRA_RTT_BAND 400
 /** timeouts in a row after which a server is down: client queries skip
  * it (they fail at once rather than wait on it), and one background
- * probe at a time (infra_probe_claim) asks it until it answers again */
+ * probe at a time (infra_probe_claim) asks it until it answers again.
+ * Down is per kind of query type (A, AAAA, the others): a server is
+ * down for a type only when also that many of its timeouts were of
+ * queries of that kind since one of them was last answered, so a server
+ * that drops only AAAA queries is still asked for A, as Unbound's
+ * timeout_A, timeout_AAAA and timeout_other do */
 #define INFRA_DOWN_TIMEOUTS 3
+
+/** the kinds of query type infra_host.type_timeouts counts */
+enum infra_timeout_kind {
+	/** type A */
+	INFRA_TIMEOUT_A = 0,
+	/** type AAAA */
+	INFRA_TIMEOUT_AAAA,
+	/** any other type */
+	INFRA_TIMEOUT_OTHER
+};
 
 /** EDNS support of a server */
 enum infra_edns {
@@ -77,6 +92,10 @@ struct infra_host {
 	int rto;
 	/** timeouts in a row */
 	int timeouts;
+	/** timeouts of A, AAAA and other queries (by enum
+	 * infra_timeout_kind) since that kind was last answered, each
+	 * counted up to INFRA_DOWN_TIMEOUTS */
+	int type_timeouts[3];
 	/** EDNS support */
 	enum infra_edns edns;
 	/** when this entry expires */
@@ -151,21 +170,25 @@ int infra_get_rto(struct infra_cache *c, const struct netaddr *addr,
 
 /**
  * Record the outcome of a query.
+ * @param qtype: the type of the query (its kind's timeouts are counted,
+ *	or cleared by an answer).
  * @param rtt_ms: the measured round-trip time, or -1 for a timeout.
  * @param orig_rto: the rto the cache gave for the query (for the backoff;
  *	the caller may have sent it with a shorter timeout).
  */
 void infra_rtt_update(struct infra_cache *c, const struct netaddr *addr,
-	int rtt_ms, int orig_rto, time_t now);
+	uint16_t qtype, int rtt_ms, int orig_rto, time_t now);
 
-/** @return 1 when the server is down (INFRA_DOWN_TIMEOUTS timeouts in a
- * row, entry live), else 0 */
+/** @return 1 when the server is down for queries of type qtype
+ * (INFRA_DOWN_TIMEOUTS timeouts in a row, and as many of queries of
+ * qtype's kind; entry live), else 0 */
 int infra_is_down(struct infra_cache *c, const struct netaddr *addr,
-	time_t now);
+	uint16_t qtype, time_t now);
 
 /**
- * Claim the probe of a down server: one caller at a time (over threads
- * and forked workers: decided under the slab lock) gets to send it.
+ * Claim the probe of a down server (INFRA_DOWN_TIMEOUTS timeouts in a
+ * row, of any type): one caller at a time (over threads and forked
+ * workers: decided under the slab lock) gets to send it.
  * @param secs: seconds before the next claim may succeed (the probe's
  *	timeout, rounded up).
  * @return 1 when this caller should send the probe, 0 when a probe was

@@ -46,6 +46,9 @@ struct rrset_entry {
 	/** 1: a DNAME received with TTL 0, kept for RRSET_ZERO_TTL_GRACE
 	 * (its lookups say TTL 0) */
 	uint8_t zero_ttl;
+	/** 1: a parent-side copy (rrset_cache_store_pside), an entry apart
+	 * from the set of the same name, type and class */
+	uint8_t pside;
 };
 
 /** the owner of an entry */
@@ -74,7 +77,21 @@ struct rrset_key {
 	uint16_t type;
 	/** class */
 	uint16_t rrclass;
+	/** 1: the parent-side copy */
+	uint8_t pside;
 };
+
+/** mixed into the hash of a parent-side copy */
+#define RRSET_PSIDE_HASH 0x5bd1e995u
+
+/** the table hash of a key */
+static uint32_t
+rrset_hash(const uint8_t *lname, size_t len, uint16_t type,
+	uint16_t rrclass, int pside)
+{
+	return dns_qinfo_hash(lname, len, type, rrclass) ^
+		(pside ? RRSET_PSIDE_HASH : 0);
+}
 
 /** the cache */
 struct rrset_cache {
@@ -93,7 +110,7 @@ static int
 rrset_match_e(const struct rrset_entry *e, const struct rrset_key *k)
 {
 	return e->type == k->type && e->rrclass == k->rrclass &&
-		e->name_len == k->name_len &&
+		e->pside == k->pside && e->name_len == k->name_len &&
 		memcmp(RE_NAME(e), k->name, k->name_len) == 0;
 }
 
@@ -215,6 +232,9 @@ struct rrset_decide_arg {
 	/** seconds before its expiry a cached set counts as expired
 	 * (rrset_cache_store_leeway) */
 	time_t leeway;
+	/** when the query started (rrset_cache_store_answer), at most
+	 * now: an NS set counts as expired only if it was then */
+	time_t qstart;
 };
 
 /** the insert policy (see the header); arg is a struct rrset_decide_arg */
@@ -223,7 +243,7 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	void *arg)
 {
 	const struct rrset_decide_arg *d = arg;
-	time_t now = d->now;
+	time_t now = e->type == DNS_TYPE_NS ? d->qstart : d->now;
 	if(old->expire <= now + d->leeway || (old->zero_ttl && !e->zero_ttl))
 		return 1;
 	if(e->trust < old->trust)
@@ -263,6 +283,33 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 int
 rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now, time_t leeway)
+{
+	return rrset_cache_store_answer(c, rs, now, leeway, now);
+}
+
+/** store a set, as the set of its name (pside 0) or its parent-side
+ * copy (pside 1) */
+static int
+rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway, time_t qstart, int pside);
+
+int
+rrset_cache_store_answer(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway, time_t qstart)
+{
+	return rrset_store(c, rs, now, leeway, qstart, 0);
+}
+
+int
+rrset_cache_store_pside(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now)
+{
+	return rrset_store(c, rs, now, 0, now, 1);
+}
+
+static int
+rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway, time_t qstart, int pside)
 {
 	struct rrset_decide_arg d;
 	struct rrset_lentry *le;
@@ -311,14 +358,18 @@ rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 	 * does not each go upstream; it is given out with TTL 0 */
 	e->zero_ttl = (ttl == 0);
 	e->expire = now + (ttl == 0 ? RRSET_ZERO_TTL_GRACE + 1 : (time_t)ttl);
-	le->h.hash = dns_qinfo_hash(RE_NAME(e), nlen, e->type, e->rrclass);
+	e->pside = (uint8_t)(pside != 0);
+	le->h.hash = rrset_hash(RE_NAME(e), nlen, e->type, e->rrclass,
+		pside);
 	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
 	d.now = now;
 	d.leeway = leeway;
+	d.qstart = qstart > 0 && qstart < now ? qstart : now;
 	key.name = RE_NAME(e);
 	key.name_len = nlen;
 	key.type = e->type;
 	key.rrclass = e->rrclass;
+	key.pside = e->pside;
 	if(c->shm) {
 		/* copied into the mapping; the local copy goes */
 		r = shmhash_insert_decide(c->shm, le->h.hash, &key, e,
@@ -378,8 +429,8 @@ rrset_copy(const struct rrset_entry *e, time_t now, struct region *region,
 
 /** look up the live entry for name (lower-cased), type, class */
 static const struct rrset_entry *
-rrset_find(struct rrset_cache *c, const uint8_t *lname, size_t len,
-	uint16_t type, uint16_t rrclass, time_t now)
+rrset_find_side(struct rrset_cache *c, const uint8_t *lname, size_t len,
+	uint16_t type, uint16_t rrclass, time_t now, int pside)
 {
 	struct rrset_key key;
 	const struct rrset_entry *e;
@@ -387,17 +438,43 @@ rrset_find(struct rrset_cache *c, const uint8_t *lname, size_t len,
 	key.name_len = len;
 	key.type = type;
 	key.rrclass = rrclass;
+	key.pside = (uint8_t)(pside != 0);
 	if(c->shm)
-		e = shmhash_lookup(c->shm, dns_qinfo_hash(lname, len, type,
-			rrclass), &key);
+		e = shmhash_lookup(c->shm, rrset_hash(lname, len, type,
+			rrclass, pside), &key);
 	else {
 		const struct slabhash_entry *he = slabhash_lookup(c->table,
-			dns_qinfo_hash(lname, len, type, rrclass), &key);
+			rrset_hash(lname, len, type, rrclass, pside), &key);
 		e = he ? CRE(he) : NULL;
 	}
 	if(!e || e->expire <= now)
 		return NULL;
 	return e;
+}
+
+/** look up the live entry (not a parent-side copy) */
+static const struct rrset_entry *
+rrset_find(struct rrset_cache *c, const uint8_t *lname, size_t len,
+	uint16_t type, uint16_t rrclass, time_t now)
+{
+	return rrset_find_side(c, lname, len, type, rrclass, now, 0);
+}
+
+int
+rrset_cache_lookup_pside(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out)
+{
+	uint8_t lname[DNS_MAX_NAME + 1];
+	size_t len = dname_valid(name, DNS_MAX_NAME);
+	const struct rrset_entry *e;
+	if(len == 0)
+		return -1;
+	dname_copy_lower(lname, name);
+	e = rrset_find_side(c, lname, len, type, rrclass, now, 1);
+	if(!e)
+		return -1;
+	return rrset_copy(e, now, region, out, NULL, NULL);
 }
 
 int
@@ -608,15 +685,22 @@ rrset_cache_flush_type(struct rrset_cache *c, const uint8_t *name,
 	struct rrset_key key;
 	if(rflush_set(&a, name) != 0)
 		return 0;
+	size_t n = 0;
+	int side;
 	key.name = a.name;
 	key.name_len = a.len;
 	key.type = type;
 	key.rrclass = rrclass;
-	if(c->shm)
-		return (size_t)shmhash_remove(c->shm, dns_qinfo_hash(a.name,
-			a.len, type, rrclass), &key);
-	return (size_t)slabhash_remove(c->table, dns_qinfo_hash(a.name, a.len,
-		type, rrclass), &key);
+	for(side = 0; side < 2; side++) {
+		/* the set and its parent-side copy */
+		key.pside = (uint8_t)side;
+		if(c->shm)
+			n += (size_t)shmhash_remove(c->shm, rrset_hash(a.name,
+				a.len, type, rrclass, side), &key);
+		else	n += (size_t)slabhash_remove(c->table, rrset_hash(
+				a.name, a.len, type, rrclass, side), &key);
+	}
+	return n;
 }
 
 size_t
@@ -655,6 +739,8 @@ static void
 rdump_e(const struct rrset_entry *e, struct rdump_arg *a)
 {
 	struct rrset_data d;
+	if(e->pside)
+		return; /* (the parent-side copies are the iterator's) */
 	(void)rrset_copy(e, a->now, NULL, &d, a->arr, a->lens);
 	a->fn(&d, a->arg);
 }

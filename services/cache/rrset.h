@@ -202,6 +202,39 @@ int rrset_cache_store_leeway(struct rrset_cache *c,
 	const struct rrset_data *rs, time_t now, time_t leeway);
 
 /**
+ * Store an RRset of a finished answer as rrset_cache_store_leeway does,
+ * knowing when the query started: a cached NS set that was still live
+ * then is not replaced as expired (the time window of a query that ran
+ * across the delegation's expiry), so an answer that arrives after the
+ * delegation expired does not renew it with the child's equal set (a
+ * ghost domain: iter_ghost_timewindow.rpl), as Unbound compares NS sets
+ * at the query's start time.
+ * @param qstart: when the query started; 0 (or later than now): now.
+ */
+int rrset_cache_store_answer(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now, time_t leeway,
+	time_t qstart);
+
+/**
+ * Store the parent-side copy of an address set: the glue a referral gave
+ * for an NS name, kept apart from the name's own set (which the child's
+ * answer for the name replaces), as Unbound keeps parent-side RRsets:
+ * when the child's address for a server fails, the parent's may still
+ * work (the iterator's last resort, iter_pcnamerec.rpl). The trust rules
+ * apply among copies. Lookups other than rrset_cache_lookup_pside and
+ * cache dumps do not see them; flushes remove them with the set.
+ * @return RRSET_STORED, RRSET_KEPT or RRSET_NOT_STORED.
+ */
+int rrset_cache_store_pside(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now);
+
+/** Look up a live parent-side copy (rrset_cache_store_pside), as
+ * rrset_cache_lookup does. @return 0, or -1 when there is none */
+int rrset_cache_lookup_pside(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out);
+
+/**
  * Look up a live (unexpired) RRset and copy it into region.
  * @param name: owner, uncompressed, any case.
  * @param out: filled in, pointing into region.

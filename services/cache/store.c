@@ -100,8 +100,8 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 				rs.trust = RRSET_TRUST_VALIDATED;
 			else	rs.sec = RRSET_SEC_UNCHECKED;
 		}
-		if(rrset_cache_store_leeway(rc, &rs, now, a->leeway) ==
-			RRSET_STORED && stored)
+		if(rrset_cache_store_answer(rc, &rs, now, a->leeway,
+			a->qstart) == RRSET_STORED && stored)
 			stored[i] = 1;
 	}
 }

@@ -108,6 +108,9 @@ struct cache_answer {
 	 *  expiry cached sets are replaced (rrset_cache_store_leeway);
 	 *  0 for an answer a client waits for */
 	time_t leeway;
+	/** when the query started (rrset_cache_store_answer), 0: not
+	 *  known (now) */
+	time_t qstart;
 };
 
 /**

@@ -1230,6 +1230,14 @@ rpl_read(const char *file, int flags, char *err, size_t errlen)
 		return NULL;
 	}
 	r.tb = s->testbound = (flags & RPL_READ_TESTBOUND) != 0;
+	/* testbound reads records with no origin, and its parser makes a
+	 * relative name absolute (nobody is nobody.); ldns without an
+	 * origin would append the owner name instead */
+	if(r.tb && !(r.origin = ldns_dname_new_frm_str("."))) {
+		snprintf(err, errlen, "out of memory");
+		free(s);
+		return NULL;
+	}
 	s->file = strdup(file);
 	steptail = &s->steps;
 	rangetail = &s->ranges;

@@ -1508,7 +1508,7 @@ tb_do_moment(struct runner *r, struct rpl_step *now)
 		return;
 	case RPL_STEP_INFRA_RTT:
 		r->tb_now = now->next;
-		infra_rtt_update(r->infra, &now->addr, atoi(now->expr), -1,
+		infra_rtt_update(r->infra, &now->addr, 0, atoi(now->expr), -1,
 			r->now.tv_sec);
 		return;
 	case RPL_STEP_FLUSH_MESSAGE:
