@@ -225,6 +225,10 @@ listen_set_open(struct config_file *cfg, int num_workers)
 	opts.reuseport = cfg->so_reuseport;
 	opts.rcvbuf = (int)cfg->so_rcvbuf;
 	opts.sndbuf = (int)cfg->so_sndbuf;
+	opts.freebind = cfg->ip_freebind;
+	opts.transparent = cfg->ip_transparent;
+	opts.dscp = cfg->ip_dscp;
+	opts.tcp_mss = cfg->tcp_mss;
 	for(s = config_interfaces(cfg); s; s = s->next, i++) {
 		struct listen_port *p = &ls->ports[i];
 		const char *err = NULL;
@@ -924,6 +928,7 @@ apply_log_cfg(struct daemon *d, struct config_file *cfg)
 	log_set_verbosity(cfg->verbosity + d->cmdline_verbose);
 	log_set_format(cfg->log_time_ascii, cfg->log_time_iso,
 		cfg->log_thread_id);
+	log_ident_set(cfg->log_identity[0] ? cfg->log_identity : "petrel");
 	if(cfg->logfile[0] || cfg->use_syslog) {
 		if(log_init(cfg->logfile, cfg->use_syslog, cfg->chroot) != 0)
 			log_warn("cannot open logfile %s", cfg->logfile);

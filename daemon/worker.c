@@ -859,6 +859,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.tls_use_sni = cfg->tls_use_sni;
 	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	op.upstream_cookies = cfg->upstream_cookies;
+	op.udp_connect = cfg->udp_connect;
+	comm_base_set_out_opts(w->base, cfg->ip_dscp, cfg->outgoing_tcp_mss);
 	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)

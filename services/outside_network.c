@@ -274,6 +274,8 @@ struct outside_network {
 	struct comm_base *base;
 	/** random numbers */
 	struct petrel_random *rnd;
+	/** udp-connect: each UDP socket is connected to its server */
+	int udp_connect;
 	/** the seam */
 	struct outbound ob;
 	/** most UDP sockets open */
@@ -1429,6 +1431,31 @@ ports_setup(struct outside_network *on, const struct config_strlist *rules)
 	return 0;
 }
 
+/**
+ * The options of a bound upstream UDP socket: ip-dscp, and with
+ * udp-connect the connect() to its one server, after which the kernel
+ * drops datagrams from any other address and port before petrel sees
+ * them (Unbound's default), and send() needs no address.
+ * @return fd, or -1 (closed, logged).
+ */
+static int
+udp_ready(struct outside_network *on, int fd, const struct netaddr *to)
+{
+	char s[NETADDR_STRLEN];
+	int dscp = comm_base_out_dscp(on->base);
+	if(dscp > 0 && comm_sock_set_dscp(fd, netaddr_family(to), dscp) == -1)
+		verbose(VERB_OPS, "outside network: ip-dscp %d: %s", dscp,
+			strerror(errno));
+	if(on->udp_connect && connect(fd, (const struct sockaddr *)&to->addr,
+		to->len) == -1) {
+		verbose(VERB_ALGO, "outside network: connect %s: %s",
+			netaddr_str(to, -1, s, sizeof(s)), strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /** open a UDP socket on a random port. @return fd or -1 */
 static int
 open_udp(struct outside_network *on, const struct netaddr *to)
@@ -1474,7 +1501,7 @@ open_udp(struct outside_network *on, const struct netaddr *to)
 		else	netaddr_set_port(&a, 1024 + (int)random_uniform(
 				on->rnd, 65536 - 1024));
 		if(bind(fd, (struct sockaddr *)&a.addr, a.len) == 0)
-			return fd;
+			return udp_ready(on, fd, to);
 		if(errno != EADDRINUSE && errno != EACCES) {
 			char s[NETADDR_STRLEN];
 			log_warn("outside network: bind %s",
@@ -1513,8 +1540,9 @@ pend_start_udp(struct pend *p)
 			p);
 	if(!p->watch)
 		goto fail;
-	if(sendto(p->fd, p->pkt, p->pkt_len, 0,
-		(const struct sockaddr *)&p->to.addr, p->to.len) == -1) {
+	if((on->udp_connect ? send(p->fd, p->pkt, p->pkt_len, 0) :
+		sendto(p->fd, p->pkt, p->pkt_len, 0,
+		(const struct sockaddr *)&p->to.addr, p->to.len)) == -1) {
 		char s[NETADDR_STRLEN];
 		verbose(VERB_ALGO, "outside network: sendto %s: %s",
 			netaddr_str(&p->to, -1, s, sizeof(s)), strerror(errno));
@@ -1813,6 +1841,7 @@ outside_network_create(struct comm_base *base,
 	}
 	on->tls_use_sni = p->tls_use_sni;
 	on->tls_pad_block = p->tls_pad_block;
+	on->udp_connect = p->udp_connect;
 	if(p->upstream_cookies) {
 		on->cookies = calloc(ON_COOKIE_SLOTS, sizeof(*on->cookies));
 		if(!on->cookies) {

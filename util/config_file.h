@@ -682,6 +682,27 @@ struct config_file {
 	/** max-ecs-tree-size-ipv4/6: most subnets kept per question */
 	int max_ecs_tree_size_ipv4, max_ecs_tree_size_ipv6;
 
+	/* ---- Unbound options once ignored (issue 31, Options) ---- */
+	/** udp-connect: connect() each upstream UDP socket to its server */
+	int udp_connect;
+	/** ip-freebind: bind listening sockets to absent addresses */
+	int ip_freebind;
+	/** ip-transparent: bind listening sockets to non-local addresses */
+	int ip_transparent;
+	/** ip-dscp: the DSCP (0-63) of every packet sent, 0 for none */
+	int ip_dscp;
+	/** tcp-mss: the TCP MSS of client connections, 0 for the default */
+	int tcp_mss;
+	/** outgoing-tcp-mss: the TCP MSS of upstream connections, 0 for the
+	 * default */
+	int outgoing_tcp_mss;
+	/** log-identity: the name in syslog lines, "" for the program's */
+	char *log_identity;
+	/** log-destaddr: log-queries/log-replies name the address asked */
+	int log_destaddr;
+	/** statistics-inhibit-zero: stats leave out counters that are 0 */
+	int statistics_inhibit_zero;
+
 	/* ---- forward-zone: and stub-zone: ---- */
 	/** forward zones, in file order */
 	struct config_stub *forwards;

@@ -353,9 +353,39 @@ struct comm_sock_opts {
 	/** TCP listen backlog, 0 for 256 (as Unbound: room for a burst of
 	 * connections while a flood of others is being accepted and closed) */
 	int backlog;
-	/** IP_FREEBIND / IP_TRANSPARENT style binding of absent addresses */
+	/** ip-freebind: IP_FREEBIND, bind to an address not (yet) on the
+	 * machine */
 	int freebind;
+	/** ip-transparent: IP_TRANSPARENT (IP_BINDANY, SO_BINDANY), bind to
+	 * a non-local address (needs CAP_NET_ADMIN; a warning otherwise) */
+	int transparent;
+	/** ip-dscp: the DSCP (1-63) of every packet sent, 0 to leave it */
+	int dscp;
+	/** tcp-mss: TCP_MAXSEG of a TCP socket, 0 for the default */
+	int tcp_mss;
 };
+
+/**
+ * Set the DSCP of the packets a socket sends (IP_TOS or IPV6_TCLASS: the
+ * code point in the upper 6 bits). Nothing for 0.
+ * @param fd: the socket.
+ * @param family: AF_INET or AF_INET6.
+ * @param dscp: 0-63.
+ * @return 0, or -1 (errno set; the caller logs).
+ */
+int comm_sock_set_dscp(int fd, int family, int dscp);
+
+/**
+ * The options of the upstream sockets a base's users open (comm_tcp_out,
+ * the outside network's UDP sockets): ip-dscp and outgoing-tcp-mss.
+ * @param base: the event base.
+ * @param dscp: ip-dscp, 0 for none.
+ * @param tcp_mss: outgoing-tcp-mss, 0 for the default.
+ */
+void comm_base_set_out_opts(struct comm_base *base, int dscp, int tcp_mss);
+
+/** @return the ip-dscp set with comm_base_set_out_opts (0: none). */
+int comm_base_out_dscp(const struct comm_base *base);
 
 /**
  * Open a UDP socket bound to addr: nonblocking, close-on-exec, IPV6_V6ONLY

@@ -40,6 +40,10 @@ struct comm_base {
 	int awake;
 	/** the before-wait hooks (struct comm_wait_hook), linked */
 	struct comm_wait_hook *wait_hooks;
+	/** ip-dscp of upstream sockets, 0 for none */
+	int out_dscp;
+	/** outgoing-tcp-mss of upstream TCP connections, 0 for default */
+	int out_tcp_mss;
 };
 
 /** a timer */
