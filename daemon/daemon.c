@@ -13,6 +13,8 @@
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
+#include "util/locks.h"
+#include "util/netaddr.h"
 #include "util/netevent/netevent.h"
 #include "util/thread.h"
 #include <errno.h>
@@ -143,12 +145,151 @@ daemon_check_fds(struct daemon *d)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* tcp-connection-limit */
+
+/**
+ * The tcp-connection-limit lines: a netblock each, its limit, and the
+ * client TCP connections from it open now. A connection counts in the
+ * longest netblock that holds its address; past the limit it is accepted
+ * and closed at once (as Unbound). The lock is taken once per accept and
+ * close of a TCP connection, never per query.
+ */
+struct tcp_conn_limit {
+	/** guards count */
+	lock_basic_type lock;
+	/** the netblocks */
+	struct netblock *nb;
+	/** their limits */
+	int *limit;
+	/** their connections open now */
+	int *count;
+	/** how many */
+	int num;
+	/** the hooks given to the TCP points */
+	struct comm_tcp_limit hook;
+};
+
+/** comm_tcp_limit admit: the longest matching netblock, under its limit */
+static int
+tcp_limit_admit(void *arg, const struct netaddr *client, int *slot)
+{
+	struct tcp_conn_limit *tl = arg;
+	int i, best = -1, ok = 1;
+	for(i = 0; i < tl->num; i++)
+		if(netblock_match(&tl->nb[i], client) && (best < 0 ||
+			tl->nb[i].prefix > tl->nb[best].prefix))
+			best = i;
+	*slot = best;
+	if(best < 0)
+		return 1;
+	lock_basic_lock(&tl->lock);
+	if(tl->count[best] >= tl->limit[best])
+		ok = 0;
+	else	tl->count[best]++;
+	lock_basic_unlock(&tl->lock);
+	if(!ok && verbosity >= VERB_ALGO) {
+		char a[NETADDR_STRLEN], b[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tcp-connection-limit: %s has %d "
+			"connections, closing the one from %s",
+			netblock_str(&tl->nb[best], b, sizeof(b)),
+			tl->limit[best], netaddr_str(client, -1, a, sizeof(a)));
+	}
+	return ok;
+}
+
+/** comm_tcp_limit release */
+static void
+tcp_limit_release(void *arg, int slot)
+{
+	struct tcp_conn_limit *tl = arg;
+	if(slot < 0 || slot >= tl->num)
+		return;
+	lock_basic_lock(&tl->lock);
+	if(tl->count[slot] > 0)
+		tl->count[slot]--;
+	lock_basic_unlock(&tl->lock);
+}
+
+static void
+tcp_limit_free(struct tcp_conn_limit *tl)
+{
+	if(!tl)
+		return;
+	lock_basic_destroy(&tl->lock);
+	free(tl->nb);
+	free(tl->limit);
+	free(tl->count);
+	free(tl);
+}
+
+/** the tcp-connection-limit of the config, or NULL (none, or logged
+ * error: *fail set) */
+static struct tcp_conn_limit *
+tcp_limit_create(const struct config_strlist *lines, int *fail)
+{
+	const struct config_strlist *s;
+	struct tcp_conn_limit *tl;
+	int n = 0;
+	*fail = 0;
+	for(s = lines; s; s = s->next)
+		n++;
+	if(n == 0)
+		return NULL;
+	tl = calloc(1, sizeof(*tl));
+	if(!tl || !(tl->nb = calloc((size_t)n, sizeof(*tl->nb))) ||
+		!(tl->limit = calloc((size_t)n, sizeof(int))) ||
+		!(tl->count = calloc((size_t)n, sizeof(int)))) {
+		if(tl) {
+			free(tl->nb);
+			free(tl->limit);
+			free(tl);
+		}
+		log_err("tcp-connection-limit: out of memory");
+		*fail = 1;
+		return NULL;
+	}
+	lock_basic_init(&tl->lock);
+	for(s = lines; s; s = s->next) {
+		char blk[128];
+		const char *why = "";
+		const char *sp = strchr(s->str, ' ');
+		size_t bl = sp ? (size_t)(sp - s->str) : strlen(s->str);
+		if(!sp || bl >= sizeof(blk)) {
+			log_err("tcp-connection-limit: bad line '%s'", s->str);
+			goto fail;
+		}
+		memcpy(blk, s->str, bl);
+		blk[bl] = 0;
+		if(netblock_parse(blk, &tl->nb[tl->num], 1, &why) != 0) {
+			log_err("tcp-connection-limit: %s: %s", blk, why);
+			goto fail;
+		}
+		tl->limit[tl->num++] = atoi(sp + 1);
+	}
+	tl->hook.admit = tcp_limit_admit;
+	tl->hook.release = tcp_limit_release;
+	tl->hook.arg = tl;
+	return tl;
+fail:
+	tcp_limit_free(tl);
+	*fail = 1;
+	return NULL;
+}
+
+const struct comm_tcp_limit *
+listen_set_tcp_limit(const struct listen_set *ls)
+{
+	return ls && ls->tcp_limit ? &ls->tcp_limit->hook : NULL;
+}
+
 void
 listen_set_close(struct listen_set *ls)
 {
 	int i, j;
 	if(!ls)
 		return;
+	tcp_limit_free(ls->tcp_limit);
 	for(i = 0; i < ls->num; i++) {
 		for(j = 0; j < ls->ports[i].num; j++) {
 			if(ls->ports[i].udp && ls->ports[i].udp[j] != -1)
@@ -221,6 +362,13 @@ listen_set_open(struct config_file *cfg, int num_workers)
 	ls->ports = calloc((size_t)(n ? n : 1), sizeof(*ls->ports));
 	if(!ls->ports)
 		goto oom;
+	{
+		int fail;
+		ls->tcp_limit = tcp_limit_create(cfg->tcp_connection_limit,
+			&fail);
+		if(fail)
+			goto fail;
+	}
 	memset(&opts, 0, sizeof(opts));
 	opts.reuseport = cfg->so_reuseport;
 	opts.rcvbuf = (int)cfg->so_rcvbuf;

@@ -805,6 +805,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				0, worker_query_cb, w);
 			if(!w->tcp[i])
 				return -1;
+			comm_point_set_tcp_limit(w->tcp[i],
+				listen_set_tcp_limit(ls));
 			if(proxy)
 				comm_point_set_proxy(w->tcp[i]);
 			if(!p->https && cfg->edns_tcp_keepalive &&

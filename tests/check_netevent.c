@@ -1567,6 +1567,71 @@ START_TEST(test_tcp_limit)
 }
 END_TEST
 
+/** a limiter for test_tcp_conn_limit: one connection at a time (slot 0) */
+static int lim_used, lim_released;
+
+static int
+lim_admit(void *arg, const struct netaddr *client, int *slot)
+{
+	(void)arg;
+	ck_assert(netaddr_is_loopback(client));
+	if(lim_used >= 1)
+		return 0;
+	lim_used++;
+	*slot = 0;
+	return 1;
+}
+
+static void
+lim_release(void *arg, int slot)
+{
+	(void)arg;
+	ck_assert_int_eq(slot, 0);
+	lim_used--;
+	lim_released++;
+}
+
+/* tcp-connection-limit: a connection past the limit is accepted and
+ * closed at once, before it takes a slot; the one admitted is served;
+ * when it closes, its count is given back and a new one is admitted */
+START_TEST(test_tcp_conn_limit)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 5000, &a);
+	struct comm_tcp_limit lim;
+	uint8_t buf[16];
+	int f1, f2, f3;
+	lim.admit = lim_admit;
+	lim.release = lim_release;
+	lim.arg = NULL;
+	lim_used = lim_released = 0;
+	comm_point_set_tcp_limit(c, &lim);
+	f1 = tcp_connect_wait(b, c, &a, 1);
+	f2 = tcp_connect(&a);
+	ck_assert_int_eq(tcp_read_msg(b, f2, buf), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 1);
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	close(f1);
+	{
+		int k;
+		for(k = 0; k < 200 && lim_released < 1; k++)
+			comm_base_loop_once(b, 10);
+	}
+	ck_assert_int_eq(lim_released, 1);
+	ck_assert_int_eq(lim_used, 0);
+	f3 = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(tcp_still_served(b, f3), 1);
+	ck_assert_int_eq(lim_used, 1);
+	close(f2);
+	close(f3);
+	comm_point_delete(c);
+	ck_assert_int_eq(lim_used, 0);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* which idle connection goes first: one that never sent a whole query
  * (a stray byte does not count), oldest first; one that did, last */
 START_TEST(test_tcp_evict_order)
@@ -2154,6 +2219,7 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_fd_setsize, 0, NUM_BACKENDS);
 	tcase_add_test(tc, test_sock_opts);
 	tcase_add_loop_test(tc, test_tcp_out_opts, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_conn_limit, 0, NUM_BACKENDS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("udp");
 	tcase_set_timeout(tc, 120);

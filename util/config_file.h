@@ -702,6 +702,8 @@ struct config_file {
 	int log_destaddr;
 	/** statistics-inhibit-zero: stats leave out counters that are 0 */
 	int statistics_inhibit_zero;
+	/** tcp-connection-limit: "netblock number" lines */
+	struct config_strlist *tcp_connection_limit;
 
 	/* ---- forward-zone: and stub-zone: ---- */
 	/** forward zones, in file order */

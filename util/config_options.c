@@ -1051,7 +1051,9 @@ IGN("dlv-anchor", CLAUSE_SERVER),
   "address must pass access control too (deny: no answer, refuse: "
   "REFUSED); headers longer than 1024 bytes are refused; may be given "
   "several times" },
-IGN("tcp-connection-limit", CLAUSE_SERVER),
+LISTOPT("tcp-connection-limit", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST,
+  tcp_connection_limit, "192.0.2.0/24 10", IM, "<netblock> <limit>",
+  "most client TCP (and TLS, HTTPS) connections open at once from the addresses of the netblock (the longest prefix wins); past it a connection is accepted and closed at once (per process with thread-model fork)"),
 IGN("disable-edns-do", CLAUSE_SERVER),
 /* (gone from Unbound, which ignores them: lameness is kept per server
  * and zone in the infrastructure cache, for infra-host-ttl) */

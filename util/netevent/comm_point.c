@@ -188,6 +188,15 @@ comm_point_set_keepalive(struct comm_point *c, int ms)
 }
 
 void
+comm_point_set_tcp_limit(struct comm_point *c,
+	const struct comm_tcp_limit *lim)
+{
+	if(lim)
+		c->limit = *lim;
+	else	memset(&c->limit, 0, sizeof(c->limit));
+}
+
+void
 comm_point_set_proxy(struct comm_point *c)
 {
 	c->proxy = 1;

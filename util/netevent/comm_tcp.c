@@ -170,6 +170,9 @@ comm__tcp_conn_close(struct comm_tcp_conn *conn)
 	}
 	close(conn->fd);
 	conn->fd = -1;
+	if(conn->limit_slot >= 0 && conn->c->limit.release)
+		conn->c->limit.release(conn->c->limit.arg, conn->limit_slot);
+	conn->limit_slot = -1;
 	conn->gen++;
 	conn->mask = 0;
 	nev_wq_clear(&conn->wq);
@@ -901,7 +904,7 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 	for(k = 0; k < TCP_ACCEPTS_PER_WAKE && !c->accept_paused; k++) {
 		struct netaddr client;
 		struct comm_tcp_conn *conn = NULL;
-		int fd, i, fresh = 0;
+		int fd, i, fresh = 0, slot;
 		/* a free slot, else an idle connection's (closed once a
 		 * new connection is there) */
 		if(c->nconn < c->max_conn) {
@@ -943,6 +946,14 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 			continue;
 		}
 #endif
+		slot = -1;
+		if(c->limit.admit && !c->limit.admit(c->limit.arg, &client,
+			&slot)) {
+			/* tcp-connection-limit: accepted, closed at once */
+			c->stats.tcp_refused++;
+			close(fd);
+			continue;
+		}
 		if(!conn)
 			conn = tcp_evict(c, &fresh);
 		if(!conn) {
@@ -955,21 +966,28 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 					"owed an answer, refusing %s",
 					netaddr_str(&client, -1, a, sizeof(a)));
 			}
+			if(slot >= 0 && c->limit.release)
+				c->limit.release(c->limit.arg, slot);
 			close(fd);
 			continue;
 		}
 		if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
 			log_err("tcp accept: out of memory");
+			if(slot >= 0 && c->limit.release)
+				c->limit.release(c->limit.arg, slot);
 			close(fd);
 			continue;
 		}
 		conn->io = nev_io_new(c->base, fd, tcp_conn_event, conn);
 		if(!conn->io) {
 			c->stats.tcp_refused++;
+			if(slot >= 0 && c->limit.release)
+				c->limit.release(c->limit.arg, slot);
 			close(fd);
 			continue;
 		}
 		conn->fd = fd;
+		conn->limit_slot = slot;
 		conn->gen++;
 		conn->client = client;
 		conn->lgot = conn->got = conn->need = 0;

@@ -859,20 +859,31 @@ static void
 tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	const struct netaddr *client)
 {
-	if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
-		log_err("tcp accept: out of memory");
+	struct netaddr peer;
+	int slot = -1;
+	if(!client) {
+		peer.len = sizeof(peer.addr);
+		if(getpeername(fd, (struct sockaddr *)&peer.addr,
+			&peer.len) == -1)
+			peer.len = 0;
+		client = &peer;
+	}
+	if(c->limit.admit && !c->limit.admit(c->limit.arg, client, &slot)) {
+		/* tcp-connection-limit: accepted, closed at once */
+		c->stats.tcp_refused++;
 		close(fd);
 		return;
 	}
-	if(client)
-		conn->client = *client;
-	else {
-		conn->client.len = sizeof(conn->client.addr);
-		if(getpeername(fd, (struct sockaddr *)&conn->client.addr,
-			&conn->client.len) == -1)
-			conn->client.len = 0;
+	if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
+		log_err("tcp accept: out of memory");
+		if(slot >= 0 && c->limit.release)
+			c->limit.release(c->limit.arg, slot);
+		close(fd);
+		return;
 	}
+	conn->client = *client;
 	conn->fd = fd;
+	conn->limit_slot = slot;
 	conn->io = NULL;
 	conn->gen++;
 	conn->lgot = conn->got = conn->need = 0;

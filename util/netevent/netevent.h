@@ -751,6 +751,30 @@ void comm_point_get_http_stats(struct comm_point *c,
 int comm_point_set_keepalive(struct comm_point *c, int ms);
 
 /**
+ * A limit on the client TCP connections of a comm_point
+ * (tcp-connection-limit), kept by its owner: admit is asked about each
+ * connection as it is accepted, before it takes a slot; a refused one is
+ * closed at once (counted in tcp_refused). release is called when an
+ * admitted connection closes, with the slot admit gave.
+ */
+struct comm_tcp_limit {
+	/** @return 1 to keep the connection from client (with *slot set
+	 * for release, or -1 when no limit applies), 0 to close it */
+	int (*admit)(void *arg, const struct netaddr *client, int *slot);
+	/** an admitted connection with slot >= 0 closed */
+	void (*release)(void *arg, int slot);
+	/** their argument */
+	void *arg;
+};
+
+/**
+ * Set the connection limit of a TCP comm_point (before it accepts).
+ * @param lim: copied; NULL for none.
+ */
+void comm_point_set_tcp_limit(struct comm_point *c,
+	const struct comm_tcp_limit *lim);
+
+/**
  * proxy-protocol-port on a TCP (or TLS, or HTTPS) comm_point: every
  * connection accepted from now on starts with a PROXY v2 header, read
  * before anything else (before the TLS handshake), possibly in pieces;
