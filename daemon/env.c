@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/env.h"
 #include "services/authzone.h"
+#include "services/http_fetch.h"
 #include "util/ratelimit.h"
 #include "front/acl.h"
 #include "front/localzone.h"
@@ -167,6 +168,9 @@ env_build(struct daemon_env *env, struct config_file *cfg,
 	if(env_zonemd_dnssec(cfg) && !(env->zmd = val_zonemd_create(cfg, err,
 		errlen)))
 		return -1;
+	/* the downloads of url: sources (http-user-agent) */
+	http_fetch_set_user_agent(cfg->http_user_agent,
+		cfg->hide_http_user_agent);
 	{
 		int ok = 0;
 		/* a zone below its trust anchor: its DNSKEY is validated

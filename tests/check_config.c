@@ -1206,7 +1206,9 @@ START_TEST(test_table)
 		/* issue 31: once accepted and ignored */
 		"udp-connect", "ip-freebind", "ip-transparent", "ip-dscp",
 		"tcp-mss", "outgoing-tcp-mss", "log-identity",
-		"statistics-inhibit-zero", "tcp-connection-limit", NULL };
+		"statistics-inhibit-zero", "tcp-connection-limit",
+		"udp-upstream-without-downstream", "http-user-agent",
+		"hide-http-user-agent", NULL };
 	size_t i, j, ignored = 0;
 	for(i = 0; required[i]; i++) {
 		const struct config_option *o = config_option_find(required[i],

@@ -702,6 +702,13 @@ struct config_file {
 	int log_destaddr;
 	/** statistics-inhibit-zero: stats leave out counters that are 0 */
 	int statistics_inhibit_zero;
+	/** udp-upstream-without-downstream: with do-udp: no, still query
+	 * upstream over UDP */
+	int udp_upstream_without_downstream;
+	/** http-user-agent: "" for petrel/VERSION */
+	char *http_user_agent;
+	/** hide-http-user-agent: send no User-Agent header */
+	int hide_http_user_agent;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 
