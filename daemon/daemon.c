@@ -428,7 +428,9 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
 			if(!ls->tls_server || daemon_ticket_keys(ls->tls_server,
-				cfg, terr, sizeof(terr)) != 0) {
+				cfg, terr, sizeof(terr)) != 0 ||
+				tls_ctx_set_protocols(ls->tls_server,
+				cfg->tls_protocols, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}
@@ -441,7 +443,9 @@ listen_set_open(struct config_file *cfg, int num_workers)
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
 			if(!ls->https_server || daemon_ticket_keys(
-				ls->https_server, cfg, terr, sizeof(terr)) != 0) {
+				ls->https_server, cfg, terr, sizeof(terr)) != 0 ||
+				tls_ctx_set_protocols(ls->https_server,
+				cfg->tls_protocols, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}

@@ -709,6 +709,8 @@ struct config_file {
 	char *http_user_agent;
 	/** hide-http-user-agent: send no User-Agent header */
 	int hide_http_user_agent;
+	/** tls-protocols: the TLS versions served ("TLSv1.2 TLSv1.3") */
+	char *tls_protocols;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 
