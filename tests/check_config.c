@@ -1208,7 +1208,8 @@ START_TEST(test_table)
 		"tcp-mss", "outgoing-tcp-mss", "log-identity",
 		"statistics-inhibit-zero", "tcp-connection-limit",
 		"udp-upstream-without-downstream", "http-user-agent",
-		"hide-http-user-agent", "tls-protocols", NULL };
+		"hide-http-user-agent", "tls-protocols", "neg-cache-size",
+		NULL };
 	size_t i, j, ignored = 0;
 	for(i = 0; required[i]; i++) {
 		const struct config_option *o = config_option_find(required[i],

@@ -711,6 +711,8 @@ struct config_file {
 	int hide_http_user_agent;
 	/** tls-protocols: the TLS versions served ("TLSv1.2 TLSv1.3") */
 	char *tls_protocols;
+	/** neg-cache-size: bytes of the aggressive NSEC store */
+	size_t neg_cache_size;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 
