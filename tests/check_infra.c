@@ -107,6 +107,31 @@ START_TEST(test_rtt)
 }
 END_TEST
 
+/* unknown-server-time-limit: a server never heard from waits that long
+ * (first query; a timeout then doubles it), within the rto limits */
+START_TEST(test_unknown_rto)
+{
+	struct infra_cache *c = new_infra();
+	struct netaddr a = A("192.0.2.20"), b = A("192.0.2.21");
+	struct infra_host h;
+	infra_set_unknown_rto(c, 1128);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), 1128);
+	ck_assert_int_eq(infra_host_get(c, &a, T0, &h), -1);
+	ck_assert_int_eq(h.rto, 1128);
+	/* its first timeout doubles it */
+	infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0), T0);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), 2256);
+	/* a maximum below it caps it */
+	infra_set_rtt_limits(c, 50, 1000);
+	ck_assert_int_eq(infra_get_rto(c, &b, T0), 1000);
+	/* 0: the default */
+	infra_set_rtt_limits(c, 50, 120000);
+	infra_set_unknown_rto(c, 0);
+	ck_assert_int_eq(infra_get_rto(c, &b, T0), INFRA_UNKNOWN_RTO);
+	infra_delete(c);
+}
+END_TEST
+
 /* infra-cache-min-rtt / infra-cache-max-rtt: every rto stays within the
  * limits set; a server never heard from starts at the minimum when that
  * is above 376 ms; the budget of n servers holds n servers */
@@ -335,6 +360,7 @@ infra_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_unknown_rto);
 	tcase_add_test(tc, test_rtt_limits);
 	tcase_add_test(tc, test_down_probe);
 	tcase_add_test(tc, test_edns_lame);

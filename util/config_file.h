@@ -713,6 +713,8 @@ struct config_file {
 	char *tls_protocols;
 	/** neg-cache-size: bytes of the aggressive NSEC store */
 	size_t neg_cache_size;
+	/** unknown-server-time-limit: ms a server never heard from gets */
+	int unknown_server_time_limit;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 

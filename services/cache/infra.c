@@ -108,6 +108,9 @@ struct infra_cache {
 	uint32_t host_ttl;
 	/** infra-cache-min-rtt, infra-cache-max-rtt: the rto limits, ms */
 	int min_rto, max_rto;
+	/** unknown-server-time-limit: the rto of a server never heard
+	 * from, ms */
+	int unknown_rto;
 };
 
 /** does an entry hold the key? */
@@ -193,6 +196,7 @@ infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
 	c->host_ttl = host_ttl;
 	c->min_rto = INFRA_RTO_MIN;
 	c->max_rto = INFRA_RTO_MAX;
+	c->unknown_rto = INFRA_UNKNOWN_RTO;
 	return c;
 }
 
@@ -222,6 +226,7 @@ infra_create_shared(void *base, uint64_t off, uint32_t host_ttl)
 	c->host_ttl = host_ttl;
 	c->min_rto = INFRA_RTO_MIN;
 	c->max_rto = INFRA_RTO_MAX;
+	c->unknown_rto = INFRA_UNKNOWN_RTO;
 	return c;
 }
 
@@ -258,13 +263,19 @@ infra_mem_for_hosts(size_t n)
 	return n * slabhash_malloc_size(sizeof(struct infra_lentry));
 }
 
-/** the state of a server never heard from */
+void
+infra_set_unknown_rto(struct infra_cache *c, int ms)
+{
+	c->unknown_rto = ms > 0 ? ms : INFRA_UNKNOWN_RTO;
+}
+
+/** the state of a server never heard from (rto: the cache's unknown_rto) */
 static void
-host_default(struct infra_host *h)
+host_default(struct infra_host *h, int rto)
 {
 	h->srtt = -1;
 	h->rttvar = 0;
-	h->rto = INFRA_UNKNOWN_RTO;
+	h->rto = rto;
 	h->timeouts = 0;
 	h->edns = INFRA_EDNS_UNKNOWN;
 	h->expire = 0;
@@ -369,7 +380,7 @@ infra_update(struct infra_cache *c, const struct netaddr *addr,
 		return;
 	e = &le->e;
 	u->expire = u->now + (time_t)c->host_ttl;
-	host_default(&e->host);
+	host_default(&e->host, c->unknown_rto);
 	{
 		/* a probe claim is won against the live entry only (in the
 		 * insert policy), never by this fresh copy */
@@ -422,7 +433,7 @@ infra_host_get(struct infra_cache *c, const struct netaddr *addr,
 {
 	const struct infra_entry *e = infra_find(c, addr, NULL, now);
 	if(!e) {
-		host_default(out);
+		host_default(out, c->unknown_rto);
 		return -1;
 	}
 	*out = e->host;
@@ -437,8 +448,8 @@ infra_get_rto(struct infra_cache *c, const struct netaddr *addr, time_t now)
 		return e->host.rto;
 	/* a server never heard from: within the limits too (a raised
 	 * infra-cache-min-rtt for slow forwarders) */
-	return INFRA_UNKNOWN_RTO < c->min_rto ? c->min_rto :
-		INFRA_UNKNOWN_RTO > c->max_rto ? c->max_rto : INFRA_UNKNOWN_RTO;
+	return c->unknown_rto < c->min_rto ? c->min_rto :
+		c->unknown_rto > c->max_rto ? c->max_rto : c->unknown_rto;
 }
 
 void

@@ -128,6 +128,14 @@ struct shmhash *infra_shared_table(struct infra_cache *c);
  */
 void infra_set_rtt_limits(struct infra_cache *c, int min_ms, int max_ms);
 
+/**
+ * Set the rto of a server never heard from (unknown-server-time-limit;
+ * INFRA_UNKNOWN_RTO by default): how long its first query waits. Kept
+ * within the rto limits when asked with infra_get_rto.
+ * @param ms: milliseconds (0 or less for the default).
+ */
+void infra_set_unknown_rto(struct infra_cache *c, int ms);
+
 /** @return the byte budget that holds n servers (infra-cache-numhosts;
  *	a server's lameness for a zone is an entry too) */
 size_t infra_mem_for_hosts(size_t n);
