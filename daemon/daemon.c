@@ -73,14 +73,89 @@ daemon_create(const char *cfgfile, struct config_file *cfg)
 	return d;
 }
 
+/** free a list from listen_names */
+static void
+listen_names_free(struct config_strlist *l)
+{
+	while(l) {
+		struct config_strlist *n = l->next;
+		free(l->str);
+		free(l);
+		l = n;
+	}
+}
+
+/**
+ * interface-automatic-ports: with interface-automatic, every interface
+ * given without a port is listened on at each of the ports, as
+ * "ip@port" in the list returned (malloced, listen_names_free).
+ * @param fail: set to 1 on a bad port or out of memory (logged).
+ * @return the list, or NULL when there is nothing to expand (use
+ *	config_interfaces) or on failure.
+ */
+static struct config_strlist *
+listen_names(const struct config_file *cfg, int *fail)
+{
+	const struct config_strlist *s;
+	struct config_strlist *head = NULL, **tail = &head;
+	const char *ports = cfg->interface_automatic_ports;
+	*fail = 0;
+	if(!cfg->interface_automatic || !ports || !ports[0])
+		return NULL;
+	for(s = config_interfaces(cfg); s; s = s->next) {
+		const char *p = ports;
+		/* an address with its own port (ip@port) keeps it */
+		if(strchr(s->str, '@')) {
+			p = "";
+			if(!(*tail = calloc(1, sizeof(**tail))) ||
+				!((*tail)->str = strdup(s->str)))
+				goto oom;
+			tail = &(*tail)->next;
+		}
+		while(*p) {
+			char *end;
+			long port;
+			while(*p == ' ' || *p == '\t')
+				p++;
+			if(!*p)
+				break;
+			port = strtol(p, &end, 10);
+			if(end == p || port < 1 || port > 65535 ||
+				(*end && *end != ' ' && *end != '\t')) {
+				log_err("interface-automatic-ports: '%s' is "
+					"not a list of port numbers", ports);
+				listen_names_free(head);
+				*fail = 1;
+				return NULL;
+			}
+			p = end;
+			if(!(*tail = calloc(1, sizeof(**tail))))
+				goto oom;
+			if(!((*tail)->str = malloc(strlen(s->str) + 8)))
+				goto oom;
+			sprintf((*tail)->str, "%s@%ld", s->str, port);
+			tail = &(*tail)->next;
+		}
+	}
+	return head;
+oom:
+	log_err("interface-automatic-ports: out of memory");
+	listen_names_free(head);
+	*fail = 1;
+	return NULL;
+}
+
 /** the number of listening addresses in the config */
 static int
 count_interfaces(const struct config_file *cfg)
 {
 	const struct config_strlist *s;
-	int n = 0;
-	for(s = config_interfaces(cfg); s; s = s->next)
+	struct config_strlist *l;
+	int n = 0, fail;
+	l = listen_names(cfg, &fail);
+	for(s = l ? l : config_interfaces(cfg); s; s = s->next)
 		n++;
+	listen_names_free(l);
 	return n;
 }
 
@@ -355,9 +430,13 @@ listen_set_open(struct config_file *cfg, int num_workers)
 	const struct config_strlist *s;
 	struct listen_set *ls = calloc(1, sizeof(*ls));
 	struct comm_sock_opts opts;
-	int n = count_interfaces(cfg), i = 0, j;
+	struct config_strlist *names = NULL;
+	int n = count_interfaces(cfg), i = 0, j, nfail;
 	if(!ls)
 		goto oom;
+	names = listen_names(cfg, &nfail);
+	if(nfail)
+		goto fail;
 	ls->per_worker = cfg->so_reuseport && num_workers > 1;
 	ls->ports = calloc((size_t)(n ? n : 1), sizeof(*ls->ports));
 	if(!ls->ports)
@@ -377,7 +456,7 @@ listen_set_open(struct config_file *cfg, int num_workers)
 	opts.transparent = cfg->ip_transparent;
 	opts.dscp = cfg->ip_dscp;
 	opts.tcp_mss = cfg->tcp_mss;
-	for(s = config_interfaces(cfg); s; s = s->next, i++) {
+	for(s = names ? names : config_interfaces(cfg); s; s = s->next, i++) {
 		struct listen_port *p = &ls->ports[i];
 		const char *err = NULL;
 		ls->num = i + 1;
@@ -468,6 +547,9 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto fail;
 		}
 	}
+	/* the ports keep their names */
+	listen_names_free(names);
+	names = NULL;
 	if(dt_tls_wanted(cfg)) {
 		char err[512];
 		if(!(ls->dnstap_tls = dt_tls_ctx_create(cfg, err,
@@ -483,8 +565,19 @@ sockfail:
 oom:
 	log_err("out of memory");
 fail:
+	listen_names_free(names);
 	listen_set_close(ls);
 	return NULL;
+}
+
+/** @return 1 when two string lists hold the same strings in order */
+static int
+strlist_equal(const struct config_strlist *x, const struct config_strlist *y)
+{
+	for(; x && y; x = x->next, y = y->next)
+		if(strcmp(x->str, y->str) != 0)
+			return 0;
+	return x == NULL && y == NULL;
 }
 
 /** the listening-related options are equal in both configs */
@@ -501,6 +594,14 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->do_udp != b->do_udp || a->do_tcp != b->do_tcp ||
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
 		a->interface_automatic != b->interface_automatic ||
+		strcmp(a->interface_automatic_ports,
+			b->interface_automatic_ports) ||
+		a->ip_freebind != b->ip_freebind ||
+		a->ip_transparent != b->ip_transparent ||
+		a->ip_dscp != b->ip_dscp || a->tcp_mss != b->tcp_mss ||
+		strcmp(a->tls_protocols, b->tls_protocols) ||
+		!strlist_equal(a->tcp_connection_limit,
+			b->tcp_connection_limit) ||
 		a->tls_port != b->tls_port ||
 		a->https_port != b->https_port ||
 		a->http_notls_downstream != b->http_notls_downstream ||

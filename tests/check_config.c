@@ -1210,7 +1210,7 @@ START_TEST(test_table)
 		"statistics-inhibit-zero", "tcp-connection-limit",
 		"udp-upstream-without-downstream", "http-user-agent",
 		"hide-http-user-agent", "tls-protocols", "neg-cache-size",
-		"unknown-server-time-limit", NULL };
+		"unknown-server-time-limit", "interface-automatic-ports", NULL };
 	size_t i, j, ignored = 0;
 	for(i = 0; required[i]; i++) {
 		const struct config_option *o = config_option_find(required[i],

@@ -715,6 +715,8 @@ struct config_file {
 	size_t neg_cache_size;
 	/** unknown-server-time-limit: ms a server never heard from gets */
 	int unknown_server_time_limit;
+	/** interface-automatic-ports: "port port ..." ("" for port:) */
+	char *interface_automatic_ports;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 
