@@ -862,6 +862,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	op.upstream_cookies = cfg->upstream_cookies;
 	op.udp_connect = cfg->udp_connect;
+	op.delay_close = cfg->delay_close;
 	comm_base_set_out_opts(w->base, cfg->ip_dscp, cfg->outgoing_tcp_mss);
 	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);

@@ -276,6 +276,11 @@ struct outside_network {
 	struct petrel_random *rnd;
 	/** udp-connect: each UDP socket is connected to its server */
 	int udp_connect;
+	/** delay-close: ms a timed-out query's UDP socket stays open, 0 */
+	int delay_close;
+	/** delay-close: the sockets waiting out their delay, and the
+	 * records kept for reuse */
+	struct on_linger *lingers, *free_lingers;
 	/** the seam */
 	struct outbound ob;
 	/** most UDP sockets open */
@@ -884,10 +889,147 @@ count_unwanted(struct outside_network *on)
 	}
 }
 
+/**
+ * delay-close: the UDP socket of a query that timed out, kept open for
+ * delay-close ms so that a late reply finds the port open (not an ICMP
+ * port unreachable that counts against the server elsewhere); what it
+ * reads is counted unwanted (the query is gone). It counts among the
+ * outgoing-range sockets until it closes. Records are reused.
+ */
+struct on_linger {
+	/** the network */
+	struct outside_network *on;
+	/** the socket, -1 when the record is free */
+	int fd;
+	/** its watch (paused while free) */
+	struct comm_watch *watch;
+	/** the end of the delay */
+	struct comm_timer *timer;
+	/** in on->lingers or on->free_lingers */
+	struct on_linger *next, *prev;
+};
+
+/** read and count what reaches a lingering socket */
+static void
+linger_read(int fd, void *arg)
+{
+	struct on_linger *l = arg;
+	int k;
+	for(k = 0; k < 16; k++) {
+		if(recv(fd, l->on->rbuf, sizeof(l->on->rbuf), MSG_DONTWAIT)
+			== -1)
+			return;
+		count_unwanted(l->on);
+	}
+}
+
+/** close a lingering socket; its record goes to the free list */
+static void
+linger_close(struct on_linger *l)
+{
+	struct outside_network *on = l->on;
+	if(l->watch && comm_watch_pause(l->watch) != 0) {
+		comm_watch_delete(l->watch);
+		l->watch = NULL;
+	}
+	comm_timer_disable(l->timer);
+	close(l->fd);
+	l->fd = -1;
+	on->udp_open--;
+	if(l->prev)
+		l->prev->next = l->next;
+	else	on->lingers = l->next;
+	if(l->next)
+		l->next->prev = l->prev;
+	l->prev = NULL;
+	l->next = on->free_lingers;
+	on->free_lingers = l;
+}
+
+/** the delay is over */
+static void
+linger_end(void *arg)
+{
+	struct on_linger *l = arg;
+	struct outside_network *on = l->on;
+	linger_close(l);
+	run_queues(on);
+}
+
+/** free the lingering sockets and the records (network deletion) */
+static void
+linger_delete_all(struct outside_network *on)
+{
+	while(on->lingers)
+		linger_close(on->lingers);
+	while(on->free_lingers) {
+		struct on_linger *l = on->free_lingers;
+		on->free_lingers = l->next;
+		comm_watch_delete(l->watch);
+		comm_timer_delete(l->timer);
+		free(l);
+	}
+}
+
+/**
+ * Keep p's UDP socket open for delay-close ms (p no longer owns it).
+ * @return 0, or -1 (nothing changed; the socket closes as usual).
+ */
+static int
+linger_start(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	struct on_linger *l = on->free_lingers;
+	if(l)
+		on->free_lingers = l->next;
+	else {
+		if(!(l = calloc(1, sizeof(*l))))
+			return -1;
+		l->on = on;
+		l->fd = -1;
+		if(!(l->timer = comm_timer_create(on->base, linger_end, l))) {
+			free(l);
+			return -1;
+		}
+	}
+	/* the pend's watch lets go of the descriptor first */
+	if(p->watch && comm_watch_pause(p->watch) != 0) {
+		comm_watch_delete(p->watch);
+		p->watch = NULL;
+	}
+	if(l->watch && comm_watch_refd(l->watch, p->fd) != 0) {
+		comm_watch_delete(l->watch);
+		l->watch = NULL;
+	}
+	if(!l->watch)
+		l->watch = comm_watch_create(on->base, p->fd, linger_read, l);
+	if(!l->watch || comm_timer_set(l->timer, on->delay_close) != 0) {
+		if(l->watch && comm_watch_pause(l->watch) != 0) {
+			comm_watch_delete(l->watch);
+			l->watch = NULL;
+		}
+		l->next = on->free_lingers;
+		on->free_lingers = l;
+		return -1;
+	}
+	l->fd = p->fd;
+	p->fd = -1;
+	l->prev = NULL;
+	l->next = on->lingers;
+	if(on->lingers)
+		on->lingers->prev = l;
+	on->lingers = l;
+	return 0;
+}
+
 static void
 pend_timeout(void *arg)
 {
 	struct pend *p = arg;
+	/* delay-close: the socket outlives the query (the count of open
+	 * sockets keeps it until the delay ends) */
+	if(p->on->delay_close > 0 && p->state == PEND_UDP && p->fd != -1)
+		(void)linger_start(p);
 	pend_deliver(p, OUTBOUND_TIMEOUT, NULL, 0);
 }
 
@@ -1842,6 +1984,7 @@ outside_network_create(struct comm_base *base,
 	on->tls_use_sni = p->tls_use_sni;
 	on->tls_pad_block = p->tls_pad_block;
 	on->udp_connect = p->udp_connect;
+	on->delay_close = p->delay_close;
 	if(p->upstream_cookies) {
 		on->cookies = calloc(ON_COOKIE_SLOTS, sizeof(*on->cookies));
 		if(!on->cookies) {
@@ -1903,6 +2046,7 @@ outside_network_delete(struct outside_network *on)
 		on->free_queries = q->next;
 		free(q);
 	}
+	linger_delete_all(on);
 	while(on->num_free_tcp > 0)
 		comm_tcp_out_delete(on->free_tcp[--on->num_free_tcp]);
 	while(on->timers)

@@ -315,6 +315,8 @@ static const struct config_strlist *caps_exempt;
 static const struct config_strlist *port_rules;
 /** udp-connect for the next mknet */
 static int with_connect;
+/** delay-close (ms) for the next mknet */
+static int with_delay_close;
 
 static struct outside_network *
 mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
@@ -333,6 +335,7 @@ mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 	op.caps_exempt = caps_exempt;
 	op.port_rules = port_rules;
 	op.udp_connect = with_connect;
+	op.delay_close = with_delay_close;
 	op.edns_buffer_size = 1232;
 	op.do_ip4 = 1;
 	op.do_ip6 = 0;
@@ -890,6 +893,59 @@ START_TEST(test_timeout)
 }
 END_TEST
 
+/* delay-close: the socket of a query that timed out stays open for the
+ * delay (counted open), a late reply to it is read and counted unwanted,
+ * and it closes when the delay ends; without it, the socket closes with
+ * the timeout and the late reply meets a closed port */
+START_TEST(test_delay_close)
+{
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64], late[12];
+	size_t len = mkname(name, "late", 1);
+	int k;
+	with_delay_close = 1500;
+	on = mknet(16, 4, 0, 0);
+	with_delay_close = 0;
+	ob = outside_network_outbound(on);
+	mode = FAKE_SILENT;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_int_eq(outside_network_udp_open(on), 1);
+	ck_assert_int_eq(outside_network_pending(on), 0);
+	/* the late reply (any bytes: the query is gone) */
+	memset(late, 0, sizeof(late));
+	srv_send(srv_fd, late, sizeof(late), &seen_from);
+	for(k = 0; k < 200 && outside_network_get_stats(on)->unwanted < 1;
+		k++)
+		comm_base_loop_once(base, 5);
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 1);
+	/* the delay ends: closed */
+	for(k = 0; k < 1000 && outside_network_udp_open(on) > 0; k++)
+		comm_base_loop_once(base, 5);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	/* again, and the network deleted while the socket lingers */
+	len = mkname(name, "late", 2);
+	r.calls = 0;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(outside_network_udp_open(on), 1);
+	rmnet(on);
+
+	/* without delay-close the socket closes with the timeout */
+	on = mknet(16, 4, 0, 0);
+	ob = outside_network_outbound(on);
+	mode = FAKE_SILENT;
+	len = mkname(name, "late", 3);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
 START_TEST(test_cancel)
 {
 	struct outside_network *on = mknet(16, 4, 0, 0);
@@ -1258,6 +1314,7 @@ outnet_suite(void)
 	tcase_add_loop_test(tc, test_tcp_flag_and_limit, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_outgoing_range, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_delay_close, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_cancel, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_duplicates_sent_once, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_cancel_from_callback, 0, NUM_BACKENDS);

@@ -717,6 +717,8 @@ struct config_file {
 	int unknown_server_time_limit;
 	/** interface-automatic-ports: "port port ..." ("" for port:) */
 	char *interface_automatic_ports;
+	/** delay-close: ms a timed-out query's UDP socket stays open */
+	int delay_close;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 
