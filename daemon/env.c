@@ -268,6 +268,8 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	infra_set_rtt_limits(env->infra, cfg->infra_cache_min_rtt,
 		cfg->infra_cache_max_rtt);
 	infra_set_unknown_rto(env->infra, cfg->unknown_server_time_limit);
+	infra_set_fast(env->infra, cfg->fast_server_num,
+		cfg->fast_server_permil);
 	if(env_build(env, cfg, old, err, errlen) != 0)
 		goto fail;
 	return env;

@@ -311,6 +311,51 @@ START_TEST(test_select)
 }
 END_TEST
 
+/* fast-server-permil, fast-server-num: with 1000 permil every pick is
+ * among the num fastest (the unknown server within the band never
+ * picked); with 500, about half the picks are */
+START_TEST(test_select_fast)
+{
+	struct infra_cache *c = new_infra();
+	struct petrel_random *rnd = random_create_seeded(7);
+	struct netaddr cands[4];
+	int counts[4] = {0, 0, 0, 0}, i, rto;
+	cands[0] = A("192.0.2.30");
+	cands[1] = A("192.0.2.31");
+	cands[2] = A("192.0.2.32");
+	cands[3] = A("192.0.2.33");
+	/* rto 150, 300, 240; 3 unknown (376): all four in the band */
+	infra_rtt_update(c, &cands[0], 50, 376, T0);
+	infra_rtt_update(c, &cands[1], 100, 376, T0);
+	infra_rtt_update(c, &cands[2], 80, 376, T0);
+	infra_set_fast(c, 2, 1000);
+	for(i = 0; i < 400; i++) {
+		int k = infra_select(c, cands, 4, NULL, T0, rnd, &rto);
+		ck_assert(k == 0 || k == 2);
+		ck_assert_int_eq(rto, k == 0 ? 150 : 240);
+		counts[k]++;
+	}
+	ck_assert_int_gt(counts[0], 100);
+	ck_assert_int_gt(counts[2], 100);
+	/* half the time: the others get picked too */
+	infra_set_fast(c, 2, 500);
+	memset(counts, 0, sizeof(counts));
+	for(i = 0; i < 1000; i++)
+		counts[infra_select(c, cands, 4, NULL, T0, rnd, NULL)]++;
+	ck_assert_int_gt(counts[1] + counts[3], 100);
+	ck_assert_int_gt(counts[0] + counts[2], 600);
+	/* off: the band, every server */
+	infra_set_fast(c, 3, 0);
+	memset(counts, 0, sizeof(counts));
+	for(i = 0; i < 1000; i++)
+		counts[infra_select(c, cands, 4, NULL, T0, rnd, NULL)]++;
+	for(i = 0; i < 4; i++)
+		ck_assert_int_gt(counts[i], 150);
+	random_delete(rnd);
+	infra_delete(c);
+}
+END_TEST
+
 #ifdef PETREL_HAVE_THREADS
 /** the shared cache of the concurrency test */
 static struct infra_cache *s_infra;
@@ -361,6 +406,7 @@ infra_suite(void)
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
 	tcase_add_test(tc, test_unknown_rto);
+	tcase_add_test(tc, test_select_fast);
 	tcase_add_test(tc, test_rtt_limits);
 	tcase_add_test(tc, test_down_probe);
 	tcase_add_test(tc, test_edns_lame);

@@ -719,6 +719,11 @@ struct config_file {
 	char *interface_automatic_ports;
 	/** delay-close: ms a timed-out query's UDP socket stays open */
 	int delay_close;
+	/** fast-server-permil: times in 1000 the fastest servers are
+	 * picked (0 off) */
+	int fast_server_permil;
+	/** fast-server-num: how many fastest servers */
+	int fast_server_num;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 

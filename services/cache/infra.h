@@ -128,6 +128,18 @@ struct shmhash *infra_shared_table(struct infra_cache *c);
  */
 void infra_set_rtt_limits(struct infra_cache *c, int min_ms, int max_ms);
 
+/** the most servers fast-server-num may name */
+#define INFRA_FAST_MAX 64
+
+/**
+ * fast-server-permil and fast-server-num: permil times in 1000,
+ * infra_select picks at random among the num candidates with the
+ * smallest rto instead of within the RTT band (0: never, the default).
+ * @param num: 1 to INFRA_FAST_MAX (clamped).
+ * @param permil: 0 to 1000 (clamped).
+ */
+void infra_set_fast(struct infra_cache *c, int num, int permil);
+
 /**
  * Set the rto of a server never heard from (unknown-server-time-limit;
  * INFRA_UNKNOWN_RTO by default): how long its first query waits. Kept
