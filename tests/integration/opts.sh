@@ -12,7 +12,9 @@
 # to for sil.zz.
 #
 # 1. log-identity: the log lines carry the name given ("petrel-east[pid"),
-#    and without the option "petrel[pid".
+#    and without the option "petrel[pid"; log-destaddr: the log-queries
+#    and log-replies lines end with " on udp 127.0.250.1 61991" (tcp for
+#    a query over TCP).
 # 2. udp-connect: while a query to the silent server waits, petrel's
 #    upstream UDP socket has the server as its peer (ss shows
 #    127.0.250.2:53); with udp-connect: no its peer is "*".
@@ -107,7 +109,10 @@ conf plain 61990 ""
 conf set 61991 "	log-identity: petrel-east
 	udp-connect: no
 	statistics-inhibit-zero: no
-	tcp-connection-limit: 127.0.250.0/24 1"
+	tcp-connection-limit: 127.0.250.0/24 1
+	log-queries: yes
+	log-replies: yes
+	log-destaddr: yes"
 start plain
 start set
 
@@ -123,6 +128,16 @@ if grep -q ' petrel\[' "$IT_WORK/plain.log"; then
 	ok "no log-identity: lines carry petrel"
 else
 	fail "no log-identity: $(head -2 "$IT_WORK/plain.log")"
+fi
+
+# 1b. log-destaddr: query and reply lines end with where the query came
+dig @$RES_IP -p 61991 here.zz A +tcp +time=2 +tries=1 >/dev/null
+if grep -q " here.zz. A IN on udp $RES_IP 61991\$" "$IT_WORK/set.log" &&
+	grep -q " here.zz. A IN NOERROR [0-9.]* [01] [0-9]* on udp $RES_IP 61991\$" "$IT_WORK/set.log" &&
+	grep -q " here.zz. A IN NOERROR [0-9.]* [01] [0-9]* on tcp $RES_IP 61991\$" "$IT_WORK/set.log"; then
+	ok "log-destaddr: lines end with 'on udp|tcp $RES_IP 61991'"
+else
+	fail "log-destaddr: $(grep -m3 'here.zz' "$IT_WORK/set.log")"
 fi
 
 # 2. udp-connect: the peer of the upstream socket while a query waits
