@@ -870,6 +870,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 				return -1;
 			comm_point_set_tcp_limit(w->tcp[i],
 				listen_set_tcp_limit(ls));
+			comm_point_set_stream_wait(w->tcp[i],
+				cfg->stream_wait_size);
 			if(proxy)
 				comm_point_set_proxy(w->tcp[i]);
 			if(!p->https && cfg->edns_tcp_keepalive &&

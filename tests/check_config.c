@@ -1054,8 +1054,8 @@ END_TEST
 
 START_TEST(test_ignored_warn_once)
 {
-	const char *t = "server:\n stream-wait-size: 1000\n"
-		"stream-wait-size: 2000\n fake-dsa: yes\n"
+	const char *t = "server:\n shm-key: 1000\n"
+		"shm-key: 2000\n fake-dsa: yes\n"
 		"ipset:\n name-v4: a\n name-v6: b\n"
 		"ipset:\n name-v4: c\nserver:\n port: 5301\n";
 	char err[256];
@@ -1066,9 +1066,8 @@ START_TEST(test_ignored_warn_once)
 	log_capture(NULL, 0);
 	ck_assert_int_eq(cfg->num_warnings, 3);
 	ck_assert_str_eq(logbuf,
-		"warning: w.conf:2: stream-wait-size: ignored: not "
-		"implemented yet: answers wait in each TCP connection's own "
-		"queue, without a shared byte limit\n"
+		"warning: w.conf:2: shm-key: ignored: not implemented yet "
+		"(see shm-enable)\n"
 		"warning: w.conf:4: fake-dsa: ignored: a switch of Unbound's "
 		"test harness (testbound), not of the server\n"
 		"warning: w.conf:5: ipset: clause not implemented by petrel, "
@@ -1214,7 +1213,7 @@ START_TEST(test_table)
 		"hide-http-user-agent", "tls-protocols", "neg-cache-size",
 		"unknown-server-time-limit", "interface-automatic-ports",
 		"delay-close", "fast-server-permil", "fast-server-num",
-		"log-destaddr", NULL };
+		"log-destaddr", "stream-wait-size", NULL };
 	size_t i, j, ignored = 0;
 	for(i = 0; required[i]; i++) {
 		const struct config_option *o = config_option_find(required[i],

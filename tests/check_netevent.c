@@ -1632,6 +1632,39 @@ START_TEST(test_tcp_conn_limit)
 }
 END_TEST
 
+/* stream-wait-size: an answer that would queue more than the limit is
+ * dropped and counted; under it, answered, and the queued bytes go back
+ * to 0 once written */
+START_TEST(test_tcp_stream_wait)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 5000, &a);
+	const uint8_t q[] = { 0, 2, 'E', 'w' };
+	uint8_t buf[16];
+	int f, k;
+	comm_point_set_stream_wait(c, 3);
+	f = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(send(f, q, 4, 0), 4);
+	for(k = 0; k < 200 && comm_point_get_stats(c)->stream_wait_drops <
+		1; k++)
+		comm_base_loop_once(b, 5);
+	ck_assert_uint_eq(comm_point_get_stats(c)->stream_wait_drops, 1);
+	ck_assert_uint_eq(comm_point_tcp_queued(c), 0);
+	comm_point_set_stream_wait(c, 4096);
+	ck_assert_int_eq(send(f, q, 4, 0), 4);
+	ck_assert_int_eq(tcp_read_msg(b, f, buf), 2);
+	ck_assert_int_eq(memcmp(buf, "ew", 2), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->stream_wait_drops, 1);
+	for(k = 0; k < 200 && comm_point_tcp_queued(c) > 0; k++)
+		comm_base_loop_once(b, 5);
+	ck_assert_uint_eq(comm_point_tcp_queued(c), 0);
+	close(f);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* which idle connection goes first: one that never sent a whole query
  * (a stray byte does not count), oldest first; one that did, last */
 START_TEST(test_tcp_evict_order)
@@ -2220,6 +2253,7 @@ netevent_suite(void)
 	tcase_add_test(tc, test_sock_opts);
 	tcase_add_loop_test(tc, test_tcp_out_opts, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_tcp_conn_limit, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_stream_wait, 0, NUM_BACKENDS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("udp");
 	tcase_set_timeout(tc, 120);

@@ -724,6 +724,9 @@ struct config_file {
 	int fast_server_permil;
 	/** fast-server-num: how many fastest servers */
 	int fast_server_num;
+	/** stream-wait-size: bytes of TCP answers queued per listening
+	 * point and worker, 0 no limit */
+	size_t stream_wait_size;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 

@@ -188,6 +188,18 @@ comm_point_set_keepalive(struct comm_point *c, int ms)
 }
 
 void
+comm_point_set_stream_wait(struct comm_point *c, size_t bytes)
+{
+	c->wq_max = bytes;
+}
+
+size_t
+comm_point_tcp_queued(const struct comm_point *c)
+{
+	return c->wq_bytes;
+}
+
+void
 comm_point_set_tcp_limit(struct comm_point *c,
 	const struct comm_tcp_limit *lim)
 {

@@ -166,6 +166,11 @@ struct comm_point {
 	/** tcp-connection-limit (comm_point_set_tcp_limit); admit NULL
 	 * for none */
 	struct comm_tcp_limit limit;
+	/** stream-wait-size: the most bytes of answers queued on the
+	 * point's connections (comm_point_set_stream_wait), 0 no limit */
+	size_t wq_max;
+	/** the bytes queued now (each connection's queue adds to it) */
+	size_t wq_bytes;
 	/** UDP sock-queue-timeout, ms; 0 off (no timestamps asked for) */
 	int qt_ms;
 	/** size of one control buffer */

@@ -273,6 +273,12 @@ comm__tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 				(size_t)c->pad_block);
 		pkt = c->padbuf;
 	}
+	if(c->wq_max && c->wq_bytes + 2 + len > c->wq_max) {
+		/* stream-wait-size: the answer is dropped (the client asks
+		 * again, or times out), as Unbound */
+		c->stats.stream_wait_drops++;
+		return 0;
+	}
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
 	comm__tcp_conn_progress(conn);
@@ -1077,6 +1083,7 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	for(i = 0; i < c->nslots; i++) {
 		c->conns[i].c = c;
 		c->conns[i].fd = -1;
+		c->conns[i].wq.total = &c->wq_bytes;
 	}
 	for(i = 0; i < c->nslots; i++) {
 		c->conns[i].timer = comm_timer_create(base, tcp_conn_timeout,

@@ -638,8 +638,14 @@ comm__tcp_ring_conn_closing(struct comm_tcp_conn *conn)
 		tcp_ring_cancel(tr, &rc->recv_op) == 0)
 		rc->recv_cancelling = 1;
 	if(rc->send_inflight) {
+		/* the orphan's bytes leave the point's count (it may go
+		 * before the orphan does) */
+		if(conn->wq.total)
+			*conn->wq.total -= conn->wq.bytes;
 		rc->orphan = conn->wq;
+		rc->orphan.total = NULL;
 		memset(&conn->wq, 0, sizeof(conn->wq));
+		conn->wq.total = &conn->c->wq_bytes;
 	}
 	if(rc->need_buf) {
 		rc->need_buf = 0;

@@ -163,6 +163,18 @@ wq_append(struct nev_wq *q, struct nev_wq_item *w)
 	else	q->head = w;
 	q->tail = w;
 	q->num++;
+	q->bytes += w->len;
+	if(q->total)
+		*q->total += w->len;
+}
+
+/** an item's bytes leave the queue's counts */
+static void
+wq_uncount(struct nev_wq *q, const struct nev_wq_item *w)
+{
+	q->bytes -= w->len;
+	if(q->total)
+		*q->total -= w->len;
 }
 
 int
@@ -225,6 +237,7 @@ nev_wq_advance(struct nev_wq *q, size_t n, uint64_t *done)
 			q->tail = NULL;
 		q->num--;
 		(*done)++;
+		wq_uncount(q, w);
 		wq_retire(q, w);
 	}
 }
@@ -255,6 +268,7 @@ nev_wq_empty(struct nev_wq *q)
 	struct nev_wq_item *w, *n;
 	for(w = q->head; w; w = n) {
 		n = w->next;
+		wq_uncount(q, w);
 		wq_retire(q, w);
 	}
 	q->head = q->tail = NULL;

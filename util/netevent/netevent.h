@@ -548,6 +548,8 @@ struct comm_point_stats {
 	/** TCP connections refused (accepted and closed: every slot taken by
 	 * a connection owed an answer) */
 	uint64_t tcp_refused;
+	/** stream-wait-size: answers dropped for want of queue room */
+	uint64_t stream_wait_drops;
 	/** TCP connections closed to give their slot to a new one (idle,
 	 * owed nothing; those that never sent a whole query first) */
 	uint64_t tcp_evicted;
@@ -766,6 +768,18 @@ struct comm_tcp_limit {
 	/** their argument */
 	void *arg;
 };
+
+/**
+ * stream-wait-size on a TCP comm_point: an answer that would take the
+ * bytes queued on its connections (not yet written) past this is
+ * dropped (counted in stream_wait_drops). DNS over TCP and TLS framing;
+ * DoH streams are HTTP/2's.
+ * @param bytes: the limit, 0 for none.
+ */
+void comm_point_set_stream_wait(struct comm_point *c, size_t bytes);
+
+/** @return the bytes of answers queued now on the point's connections */
+size_t comm_point_tcp_queued(const struct comm_point *c);
 
 /**
  * Set the connection limit of a TCP comm_point (before it accepts).

@@ -111,6 +111,11 @@ struct nev_wq {
 	int keep_spare;
 	/** the spare item, or NULL */
 	struct nev_wq_item *spare;
+	/** bytes of the queued items (their whole lengths) */
+	size_t bytes;
+	/** a total the queue adds its items' bytes to and takes them from
+	 * (the comm_point's, stream-wait-size), or NULL */
+	size_t *total;
 };
 
 /**
