@@ -865,7 +865,8 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			worker_ifaddr(w, i, fd);
 			w->tcp[i] = comm_point_create_tcp(w->base, fd,
 				cfg->incoming_num_tcp, cfg->tcp_idle_timeout,
-				0, worker_query_cb, w);
+				(size_t)cfg->msg_buffer_size, worker_query_cb,
+				w);
 			if(!w->tcp[i])
 				return -1;
 			comm_point_set_tcp_limit(w->tcp[i],

@@ -1213,7 +1213,7 @@ START_TEST(test_table)
 		"hide-http-user-agent", "tls-protocols", "neg-cache-size",
 		"unknown-server-time-limit", "interface-automatic-ports",
 		"delay-close", "fast-server-permil", "fast-server-num",
-		"log-destaddr", "stream-wait-size", NULL };
+		"log-destaddr", "stream-wait-size", "msg-buffer-size", NULL };
 	size_t i, j, ignored = 0;
 	for(i = 0; required[i]; i++) {
 		const struct config_option *o = config_option_find(required[i],

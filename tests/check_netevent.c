@@ -2080,7 +2080,7 @@ START_TEST(test_sock_opts)
 	memset(&o, 0, sizeof(o));
 	u = comm_sock_open_udp(&a, &o);
 	ck_assert_int_ge(u, 0);
-	a = sock_addr(u);
+	/* a port of its own (the UDP one's may be taken over TCP) */
 	t = comm_sock_open_tcp(&a, &o);
 	ck_assert_int_ge(t, 0);
 #ifdef IP_FREEBIND
@@ -2098,7 +2098,7 @@ START_TEST(test_sock_opts)
 	a = lo_addr("127.0.0.1");
 	u = comm_sock_open_udp(&a, &o);
 	ck_assert_int_ge(u, 0);
-	a = sock_addr(u);
+	/* a port of its own (the UDP one's may be taken over TCP) */
 	t = comm_sock_open_tcp(&a, &o);
 	ck_assert_int_ge(t, 0);
 #ifdef IP_FREEBIND

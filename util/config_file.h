@@ -727,6 +727,8 @@ struct config_file {
 	/** stream-wait-size: bytes of TCP answers queued per listening
 	 * point and worker, 0 no limit */
 	size_t stream_wait_size;
+	/** msg-buffer-size: the largest message over TCP and TLS */
+	int msg_buffer_size;
 	/** tcp-connection-limit: "netblock number" lines */
 	struct config_strlist *tcp_connection_limit;
 

@@ -25,6 +25,8 @@
 #    connection from 127.0.250.9 is closed at once while the first stays
 #    open and is answered; another netblock is not limited; once the
 #    first closes, a new one from the netblock is answered.
+# 5. msg-buffer-size: with 4096, a 5000-byte query over TCP closes the
+#    connection; with the default it is answered.
 # Runs a few seconds, stops everything it started on exit (lib.sh). Exit
 # 0 when every check passed, 1 otherwise, 77 when a tool is missing or
 # without root.
@@ -112,7 +114,8 @@ conf set 61991 "	log-identity: petrel-east
 	tcp-connection-limit: 127.0.250.0/24 1
 	log-queries: yes
 	log-replies: yes
-	log-destaddr: yes"
+	log-destaddr: yes
+	msg-buffer-size: 4096"
 start plain
 start set
 
@@ -238,6 +241,37 @@ if grep -q '^second closed' "$IT_WORK/tcplimit.out" &&
 	ok "tcp-connection-limit: the second connection of the netblock closed"
 else
 	fail "tcp-connection-limit: $(tr '\n' ' ' < "$IT_WORK/tcplimit.out")"
+fi
+
+# 5. msg-buffer-size: a 5000-byte query over TCP (an EDNS padding
+# option) closes the connection with msg-buffer-size: 4096, and is
+# answered with the default
+bigq() {
+	python3 - "$RES_IP" "$1" <<'EOF'
+import socket, struct, sys
+ip, port = sys.argv[1], int(sys.argv[2])
+q = bytes.fromhex("1234010000010000000000010468657265027a7a0000010001")
+opt = b"\x00\x00\x29\x10\x00\x00\x00\x00\x00" + struct.pack("!H", 5004) + \
+    struct.pack("!HH", 12, 5000) + b"\x00" * 5000
+m = q + opt
+s = socket.socket()
+s.settimeout(3)
+s.bind(("127.0.0.9", 0))    # outside tcp-connection-limit's netblock
+s.connect((ip, port))
+s.sendall(struct.pack("!H", len(m)) + m)
+try:
+    h = s.recv(2)
+except OSError:
+    h = b""
+print("answered" if len(h) == 2 else "closed")
+EOF
+}
+big_set=$(bigq 61991)
+big_plain=$(bigq 61990)
+if [ "$big_set" = closed ] && [ "$big_plain" = answered ]; then
+	ok "msg-buffer-size: 4096 closes on a 5000-byte query; the default answers it"
+else
+	fail "msg-buffer-size: 4096: $big_set, default: $big_plain"
 fi
 
 finish
