@@ -37,6 +37,11 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 # the PROXY v2 client of make check-proxy
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends python3 >/dev/null
+# the Debian package (debian/; make check-deb builds it with
+# dpkg-buildpackage, checks its unit with systemd-analyze)
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends debhelper dh-autoreconf dpkg-dev fakeroot \
+	systemd >/dev/null
 # the user petrel changes to after binding its ports (username:'s
 # default, configure --with-username), as the package creates it
 if ! getent passwd petrel >/dev/null; then

@@ -737,7 +737,7 @@ daemon_detach_and_drop(struct daemon *d)
 		}
 	}
 	if(!cfg->username[0] && geteuid() == 0)
-		log_warn("username: is empty and petrel runs as root: it "
+		log_warnx("username: is empty and petrel runs as root: it "
 			"keeps root's privileges after binding its ports; set "
 			"username: to a user of its own (the default, \"%s\", "
 			"is created by the package)", PETREL_USERNAME[0] ?

@@ -45,14 +45,17 @@ module_find(const char *name)
 	return NULL;
 }
 
-/** @return position of a module in the table, or -1 */
+/** @return position of a module in the table, or -1; respip and dns64
+ * share the first place: Unbound takes them in either order ("respip
+ * dns64 ..." or "dns64 respip ..."), each rewriting what the one after
+ * it gives back */
 static int
 module_rank(const struct module_func_block *m)
 {
 	int i;
 	for(i = 0; module_table[i]; i++)
 		if(module_table[i] == m)
-			return i;
+			return m == &dns64_module_block ? 0 : i;
 	return -1;
 }
 
@@ -107,8 +110,7 @@ modstack_setup(struct module_stack *stack, const char *conf,
 			goto fail;
 		}
 		rank = (m == extra) ? last_rank : module_rank(m);
-		if(rank < last_rank || modstack_find(stack, word) >= 0 ||
-			(m != extra && rank == last_rank)) {
+		if(rank < last_rank || modstack_find(stack, word) >= 0) {
 			snprintf(err, errlen, "module-config: module '%s' is "
 				"misplaced (the order is %s)", word,
 				module_list_str(have, sizeof(have)));

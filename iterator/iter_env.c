@@ -65,6 +65,7 @@ iter_env_create_default(void)
 	env->qname_min = 1;
 	env->dnqlh = 1;
 	env->harden_glue = 1;
+	env->harden_unknown_additional = 1;
 	env->scrub_promiscuous = 1;
 	env->scrub_ns = 20;
 	env->max_restarts = 11; /* ITER_MAX_CNAME */
@@ -195,6 +196,7 @@ iter_env_create(struct config_file *cfg)
 	env->harden_glue = cfg->harden_glue;
 	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
 	env->harden_unverified_glue = cfg->harden_unverified_glue;
+	env->harden_unknown_additional = cfg->harden_unknown_additional;
 	env->scrub_ns = cfg->iter_scrub_ns;
 	env->max_restarts = cfg->max_query_restarts;
 	env->max_sent = cfg->max_sent_count;

@@ -62,6 +62,12 @@ struct delegpt_addr {
 	int reclame;
 	/** 1 when it was asked so (once) */
 	int rd_chased;
+	/** 1 when it answered without signatures for a zone whose answers
+	 * must be signed (dnssec lame): the other servers first; the last
+	 * resort, its reply then taken as it is (the validator judges) */
+	int dnsseclame;
+	/** 1 when it was asked so (once) */
+	int dnssec_chased;
 };
 
 /** a delegation point: a zone and its servers */
@@ -94,6 +100,13 @@ struct delegpt {
 	int parent_glue_done;
 	/** 1 when it came from the RRset cache */
 	int from_cache;
+	/** 1 when its answers must be signed: a trust anchor sits at the
+	 * zone, or its referral (or the cache) holds its DS set */
+	int dnssec_expected;
+	/** when its NS set expires (from the cache, or a referral's TTL),
+	 * 0 for a configured one (hints, stub, forward): a delegation
+	 * below it learnt from its servers expires no later */
+	time_t expire;
 };
 
 /** a configured forward or stub zone */
@@ -176,6 +189,9 @@ struct iter_env {
 	int dnqlh;
 	/** harden-glue */
 	int harden_glue;
+	/** harden-unknown-additional (0: records of other types in the
+	 * authority and additional sections of an answer are passed on) */
+	int harden_unknown_additional;
 	/** harden-unverified-glue: glue for NS names outside the referred
 	 * zone is only the last resort; the names are looked up */
 	int harden_unverified_glue;

@@ -95,6 +95,41 @@ iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone)
 	return ns;
 }
 
+/** SvcParamKeys of the address hints (RFC 9460 section 14.3.2) */
+#define SVC_KEY_IPV4HINT 4
+#define SVC_KEY_IPV6HINT 6
+
+/** @return 1 when an SVCB or HTTPS record's ipv4hint or ipv6hint
+ * (RFC 9460 section 7.3) holds a private address (private-address) */
+static int
+svcb_hint_private(struct iter_env *env, const struct module_rr *rr)
+{
+	size_t p = 2, n, vlen, i, alen;
+	if(rr->rdlen < 3)
+		return 0;
+	if((n = dname_valid(rr->rdata + 2, rr->rdlen - 2)) == 0)
+		return 0; /* (malformed: not ours to judge here) */
+	p += n;
+	while(p + 4 <= rr->rdlen) {
+		uint16_t key = dns_read_u16(rr->rdata + p);
+		vlen = dns_read_u16(rr->rdata + p + 2);
+		p += 4;
+		if(p + vlen > rr->rdlen)
+			return 0;
+		alen = key == SVC_KEY_IPV4HINT ? 4 : key == SVC_KEY_IPV6HINT ?
+			16 : 0;
+		for(i = 0; alen && i + alen <= vlen; i += alen) {
+			struct netaddr na;
+			if(iter_addr_from_rdata(&na, alen == 4 ? DNS_TYPE_A :
+				DNS_TYPE_AAAA, rr->rdata + p + i, alen) == 0 &&
+				iter_addr_private(env, &na))
+				return 1;
+		}
+		p += vlen;
+	}
+	return 0;
+}
+
 int
 iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 {
@@ -105,8 +140,11 @@ iter_scrub_private(struct iter_env *env, struct module_rrlist *l)
 	while(*pp) {
 		struct module_rr *rr = *pp;
 		struct netaddr na;
-		if(iter_addr_from_rdata(&na, rr->type, rr->rdata,
-			rr->rdlen) == 0 && iter_addr_private(env, &na) &&
+		if(((iter_addr_from_rdata(&na, rr->type, rr->rdata,
+			rr->rdlen) == 0 && iter_addr_private(env, &na)) ||
+			((rr->type == DNS_TYPE_SVCB ||
+			rr->type == DNS_TYPE_HTTPS) &&
+			svcb_hint_private(env, rr))) &&
 			!iter_name_privdom(env, rr->owner)) {
 			list_unlink(l, pp, prev);
 			removed++;
@@ -318,6 +356,136 @@ scrub_sig_count(struct module_rrlist *l)
 	}
 }
 
+/** @return 1 when rr is the DNAME record at owner, or an RRSIG over it */
+static int
+rr_is_dname_at(const struct module_rr *rr, const uint8_t *owner)
+{
+	if(!dname_equal(rr->owner, owner))
+		return 0;
+	return rr->type == DNS_TYPE_DNAME || (rr->type == DNS_TYPE_RRSIG &&
+		rr->rdlen >= 2 && dns_read_u16(rr->rdata) == DNS_TYPE_DNAME);
+}
+
+int
+iter_dname_too_long(const struct module_rr *d, const uint8_t *qname)
+{
+	int keep = dname_count_labels(qname) - dname_count_labels(d->owner);
+	size_t tlen = dname_valid(d->rdata, d->rdlen);
+	const uint8_t *p = qname;
+	int i;
+	if(tlen == 0 || keep <= 0 || !dname_is_strict_subdomain(qname,
+		d->owner))
+		return 0;
+	for(i = 0; i < keep; i++)
+		p += 1 + *p;
+	return (size_t)(p - qname) + tlen > 255;
+}
+
+/** @return 1 when the DNAME record d turns qname into target */
+static int
+dname_synth_is(const struct module_rr *d, const uint8_t *qname,
+	const uint8_t *target)
+{
+	int keep = dname_count_labels(qname) - dname_count_labels(d->owner);
+	size_t tlen = dname_valid(d->rdata, d->rdlen), prefix;
+	const uint8_t *p = qname;
+	uint8_t out[512];
+	int i;
+	if(tlen == 0 || keep <= 0)
+		return 0;
+	for(i = 0; i < keep; i++)
+		p += 1 + *p;
+	prefix = (size_t)(p - qname);
+	if(prefix + tlen > 255)
+		return 0;
+	memcpy(out, qname, prefix);
+	memcpy(out + prefix, d->rdata, tlen);
+	return dname_equal(out, target);
+}
+
+void
+iter_scrub_chain(struct iter_reply *rep)
+{
+	struct module_rrlist *l = &rep->sec[DNS_SEC_ANSWER];
+	struct module_rr **pp, *prev = NULL, *rr;
+	const uint8_t *cname_target = NULL, *dn = NULL;
+	if(rep->qdcount != 1)
+		return;
+	/* the DNAME that applies to the name asked: the first in the
+	 * packet; after a CNAME at the name only the DNAME that made that
+	 * very CNAME (a server that put its synthesis first) */
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_CNAME && !cname_target &&
+			dname_equal(rr->owner, rep->qname) &&
+			dname_valid(rr->rdata, rr->rdlen) > 0)
+			cname_target = rr->rdata;
+		if(rr->type != DNS_TYPE_DNAME ||
+			!dname_is_strict_subdomain(rep->qname, rr->owner))
+			continue;
+		if(!cname_target || dname_synth_is(rr, rep->qname,
+			cname_target))
+			dn = rr->owner;
+		break;
+	}
+	pp = &l->first;
+	while(*pp) {
+		rr = *pp;
+		if(!dname_equal(rr->owner, rep->qname) &&
+			!(dn && rr_is_dname_at(rr, dn))) {
+			list_unlink(l, pp, prev);
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+}
+
+/** @return 1 when rr is an NSEC record whose next name is outside zone
+ * (or unreadable) */
+static int
+nsec_overreach(const struct module_rr *rr, const uint8_t *zone)
+{
+	return rr->type == DNS_TYPE_NSEC && (dname_valid(rr->rdata,
+		rr->rdlen) == 0 || !dname_is_subdomain(rr->rdata, zone));
+}
+
+/** @return 1 when rr is the NSEC record or an RRSIG over NSEC at owner */
+static int
+rr_is_nsec_at(const struct module_rr *rr, const uint8_t *owner)
+{
+	return dname_equal(rr->owner, owner) && (rr->type == DNS_TYPE_NSEC ||
+		(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+		dns_read_u16(rr->rdata) == DNS_TYPE_NSEC));
+}
+
+int
+iter_scrub_nsec_overreach(struct module_rrlist *l, const uint8_t *zone)
+{
+	int removed = 0;
+	for(;;) {
+		struct module_rr **pp = &l->first, *prev = NULL, *rr;
+		uint8_t owner[256];
+		for(rr = l->first; rr && !nsec_overreach(rr, zone);
+			rr = rr->next)
+			;
+		if(!rr)
+			return removed;
+		/* the whole NSEC set at that owner goes, with its RRSIGs,
+		 * as Unbound's sanitize removes the RRset */
+		memcpy(owner, rr->owner, dname_len(rr->owner));
+		while(*pp) {
+			rr = *pp;
+			if(rr_is_nsec_at(rr, owner)) {
+				list_unlink(l, pp, prev);
+				removed++;
+				continue;
+			}
+			prev = rr;
+			pp = &rr->next;
+		}
+	}
+}
+
 void
 iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 	struct iter_env *env)
@@ -344,11 +512,16 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 			env->scrub_ns) > 0)
 			verbose(VERB_ALGO, "iterator: scrubbed NS records past "
 				"iter-scrub-ns (%d)", env->scrub_ns);
+		for(i = 0; i < DNS_SEC_NUM; i++)
+			if(iter_scrub_nsec_overreach(&rep->sec[i], zone) > 0)
+				verbose(VERB_ALGO, "iterator: scrubbed an NSEC "
+					"whose next name is outside the zone");
 		if(env->scrub_promiscuous && iter_scrub_promiscuous(rep) > 0)
 			verbose(VERB_ALGO, "iterator: scrubbed the promiscuous "
 				"NS set of an answer");
 	}
 	(void)iter_scrub_private(env, &rep->sec[DNS_SEC_ANSWER]);
+	iter_scrub_chain(rep);
 }
 
 /** synthesise the CNAME for name from a DNAME; @return rr or NULL */
@@ -409,8 +582,38 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 {
 	struct module_rr *rr;
 	for(;;) {
-		int found = 0;
-		for(rr = ans->first; rr; rr = rr->next) {
+		int found = 0, cname_first = 0;
+		/* a CNAME question below a DNAME: the CNAME the DNAME makes
+		 * for the name is the answer (the server's CNAME there is
+		 * that synthesis), as Unbound answers it */
+		for(rr = ans->first; qtype == DNS_TYPE_CNAME && rr;
+			rr = rr->next) {
+			struct module_rr *c;
+			if(rr->type != DNS_TYPE_DNAME ||
+				!dname_is_strict_subdomain(name, rr->owner))
+				continue;
+			if(++(*links) > max_links ||
+				!(c = scrub_synth_cname(r, rr, name)))
+				return -1;
+			if(module_rrlist_push(r, chain, rr) < 0 ||
+				(dnssec && scrub_push_sigs(r, ans, rr->owner,
+				DNS_TYPE_DNAME, chain) < 0))
+				return -1;
+			module_rrlist_append(final, c);
+			return 0;
+		}
+		/* a name with both a CNAME and data of the type (which no
+		 * zone can have): the one that comes first, as Unbound's
+		 * scrubber reads the answer in order */
+		if(qtype != DNS_TYPE_CNAME && qtype != DNS_TYPE_ANY)
+			for(rr = ans->first; rr; rr = rr->next)
+				if(dname_equal(rr->owner, name) && (rr->type ==
+					qtype || rr->type == DNS_TYPE_CNAME)) {
+					cname_first = rr->type ==
+						DNS_TYPE_CNAME;
+					break;
+				}
+		for(rr = ans->first; rr && !cname_first; rr = rr->next) {
 			if(!dname_equal(rr->owner, name))
 				continue;
 			/* (ANY under DNSSEC keeps the RRSIGs at the name:
@@ -447,6 +650,8 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 				DNS_TYPE_DNAME, chain) < 0))
 				return -1;
 			module_rrlist_append(chain, c);
+			if(dname_equal(c->rdata, name))
+				return 0; /* a link to itself: the end */
 			memcpy(name, c->rdata, c->rdlen);
 			dname_tolower(name);
 			found = 1;
@@ -469,6 +674,8 @@ iter_walk_chain(struct region *r, const struct module_rrlist *ans,
 			if(dnssec && scrub_push_sigs(r, ans, name,
 				DNS_TYPE_CNAME, chain) < 0)
 				return -1;
+			if(dname_equal(t, name))
+				return 0; /* a link to itself: the end */
 			memcpy(name, t, dname_len(t));
 			dname_tolower(name);
 			found = 1;
@@ -584,6 +791,27 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 	if(iter_walk_chain(r, &rep->sec[DNS_SEC_ANSWER], name, qtype, chain,
 		final, links, max_links, dnssec) < 0)
 		return ITER_CL_ERROR;
+	if(qtype == DNS_TYPE_CNAME && rep->rcode == DNS_RCODE_NXDOMAIN &&
+		final->first && final->first->type == DNS_TYPE_CNAME &&
+		dname_equal(final->first->owner, name) &&
+		rr_target(final->first)) {
+		/* a CNAME question answered with the CNAME and NXDOMAIN: the
+		 * server chased it, and says its target does not exist; the
+		 * target is asked for (its zone's denial, with its proof),
+		 * as Unbound takes it as a CNAME response */
+		const uint8_t *t = rr_target(final->first);
+		if(++(*links) > max_links)
+			return ITER_CL_ERROR;
+		memcpy(name, t, dname_len(t));
+		dname_tolower(name);
+		if(chain->last)
+			chain->last->next = final->first;
+		else	chain->first = final->first;
+		chain->last = final->last;
+		chain->count += final->count;
+		memset(final, 0, sizeof(*final));
+		return ITER_CL_CNAME;
+	}
 	if(forward) {
 		/* a forwarder answers recursively: taken as it is; but a
 		 * chain that stops short of the data (a CNAME and a denial)
@@ -671,10 +899,15 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		rep->sec[DNS_SEC_ADDITIONAL].count == 0)
 		return ITER_CL_EMPTY;
 	/* no SOA and not authoritative, but something in the authority
-	 * section (NSEC or NSEC3 records without their SOA): NODATA, as
-	 * Unbound takes it (an RA reply is recursion lame, iter_classify);
-	 * an entirely empty non-AA reply is lame */
-	if(aa || iter_has_soa(auth) || has_non_ns(auth))
+	 * section (NSEC or NSEC3 records without their SOA), or nothing at
+	 * all: NODATA (RFC 2308 2.2: no relevant answer and no NS records),
+	 * as Unbound takes it (an RA reply is recursion lame,
+	 * iter_classify); one with NS records not above the name, or
+	 * whose authority records the bailiwick scrub dropped (an upward
+	 * or sideways referral), is lame, as Unbound keeps such an NS set
+	 * to find the server lame */
+	if(aa || iter_has_soa(auth) || has_non_ns(auth) ||
+		(auth->count == 0 && rep->ns_dropped == 0))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
 }

@@ -9,6 +9,9 @@
  *     additional section stay: glue is believed), and so are stray OPT
  *     records; a forwarder's reply is not scrubbed for bailiwick (it
  *     answers recursively);
+ *   - overreaching NSEC sets: an NSEC (and its RRSIGs) whose next name
+ *     is outside that zone (iter_scrub_nsec_overreach; not for a
+ *     forwarder);
  *   - oversized NS sets: past iter-scrub-ns records of one owner, the
  *     rest are dropped (iter_scrub_ns; not for a forwarder);
  *   - promiscuous NS sets (iter-scrub-promiscuous, on by default, not
@@ -16,7 +19,11 @@
  *     NXDOMAIN or other error is dropped (iter_scrub_promiscuous);
  *   - private addresses: A and AAAA records in the answer section whose
  *     address is in a private-address block are dropped, unless their
- *     owner is under a private-domain (DNS rebinding protection).
+ *     owner is under a private-domain (DNS rebinding protection);
+ *   - the chain cut (iter_scrub_chain, as Unbound's scrubber): of the
+ *     answer section only the records at the name asked and the DNAME
+ *     that applies to it stay; the rest of a CNAME or DNAME chain is
+ *     asked for link by link (the RRset cache answers what it knows).
  *
  * Classification of what is left, for the name asked (after following
  * the CNAME and DNAME records of the answer section from it, DNAMEs
@@ -158,16 +165,44 @@ int iter_scrub_ns(struct module_rrlist *l, int max);
  */
 int iter_scrub_promiscuous(struct iter_reply *rep);
 
+/**
+ * Drop the NSEC sets (with their RRSIGs) of a list whose next name lies
+ * outside the zone the server was asked as: a proof that reaches over
+ * the zone's end (as Unbound's scrubber; aggressive-nsec would deny names
+ * of another zone with it).
+ * @return the number of records dropped.
+ */
+int iter_scrub_nsec_overreach(struct module_rrlist *l, const uint8_t *zone);
+
 /** Drop records not at or below zone (and OPT records) from a list.
  * @return the number of NS records dropped. */
 int iter_scrub_zone(struct module_rrlist *l, const uint8_t *zone);
 
 /**
- * Drop A/AAAA records with a private address (private-address) unless
- * their owner is under a private-domain.
+ * Drop A/AAAA records with a private address (private-address), and SVCB
+ * and HTTPS records whose ipv4hint or ipv6hint holds one (as Unbound),
+ * unless their owner is under a private-domain.
  * @return the number dropped.
  */
 int iter_scrub_private(struct iter_env *env, struct module_rrlist *l);
+
+/**
+ * The chain cut (as Unbound's scrubber): of the answer section only the
+ * records at the name asked stay (its data, its CNAME) and the DNAME
+ * (with its RRSIGs) that applies to that name; the rest of a CNAME or
+ * DNAME chain is the data of other names, which the iterator asks for
+ * itself (from the cache, else from their zone's servers). A forwarder's
+ * reply is cut too.
+ * @param rep: the reply (rep->qname is the name asked).
+ */
+void iter_scrub_chain(struct iter_reply *rep);
+
+/**
+ * @return 1 when the DNAME record d applies to qname (a name strictly
+ * below its owner) and the substitution makes a name longer than 255
+ * octets (RFC 6672 2.2: the server says YXDOMAIN).
+ */
+int iter_dname_too_long(const struct module_rr *d, const uint8_t *qname);
 
 /**
  * Classify a scrubbed reply, collecting the chain and the answer.
@@ -199,7 +234,10 @@ const char *iter_class_str(enum iter_class c);
 
 /**
  * Walk the answer section from name along CNAME/DNAME records, appending
- * the links to chain and the final RRset (if any) to final.
+ * the links to chain and the final RRset (if any) to final. A link from a
+ * name to itself (a CNAME to its owner, a DNAME that maps the name onto
+ * itself) ends the walk there: the name has no other data (as Unbound
+ * takes such a reply: an answer with the loop in it, RFC 1034 3.6.2).
  * @param r: region for the records appended.
  * @param ans: answer section (scrubbed).
  * @param name: start name; on return the end of the chain (buffer 256).

@@ -28,6 +28,7 @@
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
 #include "services/cache/msgcache.h"
+#include "services/cache/store.h"
 #include "dns/query.h"
 #include "util/config_file.h"
 
@@ -99,7 +100,9 @@ addr_from_rdata(struct netaddr *na, uint16_t type, const uint8_t *d,
  * RRset cache. Records of a set are grouped by owner, type and class.
  * @param s: the state.
  * @param l: the records.
- * @param trust: trust rank.
+ * @param trust: trust rank; RRSET_TRUST_NONE for the rank each set's
+ *	first record is marked with (iter_mark_trust; unmarked sets are not
+ *	stored).
  * @param only_type: 0 for all types, else only this type.
  */
 static void
@@ -110,6 +113,12 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 	struct module_rr *first, *rr;
 	size_t i, j, n;
 	uint8_t *done;
+	/* a refresh replaces the sets of an answer that are about to expire
+	 * (services/cache/store.h), not those of a referral (the
+	 * non-authoritative authority and additional ranks), as Unbound
+	 * stores a referral without its leeway (iter_prefetch_fail.rpl) */
+	time_t leeway = (IQ(s)->refresh && trust != RRSET_TRUST_AUTH_NOAA &&
+		trust != RRSET_TRUST_ADD_NOAA) ? CACHE_REFRESH_LEEWAY : 0;
 	if(!c || !l || (n = l->count) == 0 || s->no_cache_store)
 		return; /* (forward-no-cache, stub-no-cache: nothing cached) */
 	done = region_alloc_zero(s->region, n);
@@ -124,7 +133,8 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 			continue;
 		if(only_type && first->type != only_type)
 			continue;
-		if(first->type == DNS_TYPE_RRSIG)
+		if(first->type == DNS_TYPE_RRSIG || (trust ==
+			RRSET_TRUST_NONE && first->trust == RRSET_TRUST_NONE))
 			continue;
 		memset(&rs, 0, sizeof(rs));
 		rs.ttl = first->ttl;
@@ -146,12 +156,13 @@ iter_store_list(struct module_qstate *s, const struct module_rrlist *l,
 		rs.name_len = first->owner_len;
 		rs.type = first->type;
 		rs.rrclass = first->rrclass;
-		rs.trust = trust;
+		rs.trust = trust != RRSET_TRUST_NONE ? trust :
+			(enum rrset_trust)first->trust;
 		rs.sec = RRSET_SEC_UNCHECKED;
 		rs.count = k;
 		rs.rdata = rd;
 		rs.rdlen = rdlen;
-		(void)rrset_cache_store(c, &rs, st_now(s));
+		(void)rrset_cache_store_leeway(c, &rs, st_now(s), leeway);
 	}
 }
 
@@ -289,6 +300,7 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 	size_t i, j;
 	if(!dp)
 		return NULL;
+	dp->expire = d->ns.expire;
 	for(i = 0; i < d->ns.count; i++) {
 		if(dname_valid(d->ns.rdata[i], d->ns.rdlen[i]) == 0)
 			continue;
@@ -413,6 +425,16 @@ iter_parent_glue(struct module_qstate *s)
 	return added;
 }
 
+/** the class resolved for a state's question: class ANY is resolved in
+ * class IN, the one class with root hints and configured zones (Unbound
+ * asks every class that has root hints and merges the answers; petrel's
+ * hints, stub and forward zones are all class IN) */
+static uint16_t
+iter_qclass(const struct module_qstate *s)
+{
+	return s->qclass == DNS_CLASS_ANY ? DNS_CLASS_IN : s->qclass;
+}
+
 /** set up the iterator's data of a new state; @return 0 or -1 */
 static int
 iter_new_state(struct module_qstate *s, int id)
@@ -423,9 +445,10 @@ iter_new_state(struct module_qstate *s, int id)
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
-	iq->qclass = s->qclass;
+	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->phase = ITER_INIT;
+	iq->refresh = s->prefetch && !(s->flags & MESH_FLAG_PROBE);
 	s->minfo[id] = iq;
 	return 0;
 }
@@ -520,6 +543,49 @@ iter_dp_useless(struct module_qstate *s, const struct delegpt *dp)
 	return 1;
 }
 
+/**
+ * Whether the answers of a delegation's zone must be signed (for the
+ * dnssec-lame check, iter_dnssec_lame): only when the validator has trust
+ * anchors (module_env.dnssec_zone); a trust anchor at the zone, or a DS
+ * set for it in the referral (auth), or without one in the RRset cache,
+ * as Unbound's iter_indicates_dnssec.
+ * @param auth: the referral's authority section, or NULL.
+ */
+static void
+iter_dp_dnssec(struct module_qstate *s, struct delegpt *dp,
+	const struct module_rrlist *auth)
+{
+	struct module_env *env = s->env;
+	const struct module_rr *rr;
+	struct rrset_data rs;
+	dp->dnssec_expected = 0;
+	if(!env->dnssec_zone || dp->is_forward)
+		return;
+	if(env->dnssec_zone(env->dnssec_zone_arg, dp->name)) {
+		dp->dnssec_expected = 1;
+		return;
+	}
+	if(auth) {
+		for(rr = auth->first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_DS &&
+				dname_equal(rr->owner, dp->name))
+				dp->dnssec_expected = 1;
+		return;
+	}
+	if(env->rrset && rrset_cache_lookup(env->rrset, dp->name, DNS_TYPE_DS,
+		DNS_CLASS_IN, st_now(s), s->region, &rs) == 0 && rs.count > 0)
+		dp->dnssec_expected = 1;
+}
+
+/** @return 1 for a stub zone of the root: it stands in for the root
+ * hints, and is primed (. NS asked of its servers) as they are, whatever
+ * stub-prime says (as Unbound) */
+static int
+z_primes_root(const struct iter_zone *z)
+{
+	return !z->is_forward && z->len == 1;
+}
+
 /** find the starting delegation for the current name */
 static int
 iter_init_dp(struct module_qstate *s)
@@ -545,13 +611,30 @@ iter_init_dp(struct module_qstate *s)
 		 * configured stub zone (if any) */
 		struct rrset_delegation d;
 		const uint8_t *name = iq->qname;
+		/* a refresh (prefetch, serve-expired) does not start from
+		 * a delegation about to expire: its answer would be made
+		 * from servers the parent may have moved the zone away from
+		 * (iter_prefetch_change2.rpl), as Unbound looks it up */
+		time_t at = st_now(s) + (iq->refresh ? CACHE_REFRESH_LEEWAY :
+			0);
 		if(iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 			name = dname_strip_label(iq->qname);
 		while(rrset_cache_find_delegation(s->env->rrset, name,
-			iq->qclass, st_now(s), s->region, &d) == 0 &&
+			iq->qclass, at, s->region, &d) == 0 &&
 			(!z || dname_is_strict_subdomain(d.ns.name, z->name) ||
-			(z->prime && dname_equal(d.ns.name, z->name)))) {
+			((z->prime || z_primes_root(z)) &&
+			dname_equal(d.ns.name, z->name)))) {
 			iq->dp = dp_from_cache(s, &d);
+			if(iq->dp && d.ns.name_len <= 1 &&
+				iter_dp_useless(s, iq->dp)) {
+				/* the root's NS set without an address for any
+				 * of its servers: the safety belt, the hints
+				 * (or the root's stub zone), as Unbound */
+				verbose(VERB_ALGO, "iterator: cached root NS "
+					"set has no address: the hints");
+				iq->dp = NULL;
+				break;
+			}
 			if(!iq->dp || d.ns.name_len <= 1 ||
 				!iter_dp_useless(s, iq->dp))
 				break;
@@ -574,7 +657,7 @@ iter_init_dp(struct module_qstate *s)
 	}
 	if(!iq->dp && z) {
 		iq->dp = iter_env_zone_dp(z, s->region);
-		if(!z->is_forward && z->prime)
+		if(!z->is_forward && (z->prime || z_primes_root(z)))
 			iter_prime(s, z->name);
 	} else if(!iq->dp) {
 		static const uint8_t root[1] = {0};
@@ -584,6 +667,7 @@ iter_init_dp(struct module_qstate *s)
 	}
 	if(!iq->dp)
 		return -1;
+	iter_dp_dnssec(s, iq->dp, NULL);
 	iq->dp_sends = 0;
 	iq->zone = z;
 	iter_qmin_reset(s);
@@ -606,6 +690,108 @@ rr_from_cache(struct module_qstate *s, const struct rrset_data *rs, size_t i)
 	rr->rdata = rs->rdata[i];
 	rr->rdlen = rs->rdlen[i];
 	return rr;
+}
+
+/**
+ * May a cached RRset be given to this state? Any (learnt from answers,
+ * as the lookups check) when it does not ask for DNSSEC; with DNSSEC only
+ * one stored with its RRSIGs (the validator checks them again, with the
+ * keys of its key cache), and none expanded from a wildcard (its RRSIG
+ * has fewer labels than its owner: the proof that went with it, the
+ * NSEC or NSEC3 of the authority section, is not in the RRset cache).
+ * @return 1 when usable.
+ */
+static int
+iter_cache_set_usable(const struct rrset_data *rs, int dnssec)
+{
+	size_t i;
+	int labels;
+	if(rs->trust < RRSET_TRUST_ANS_NOAA || rs->count == 0)
+		return 0;
+	if(!dnssec)
+		return 1;
+	if(rs->sig_count == 0)
+		return 0;
+	labels = dname_count_labels(rs->name) - 1;
+	if(rs->name[0] == 1 && rs->name[1] == '*')
+		labels--;
+	for(i = rs->count; i < rs->count + rs->sig_count; i++)
+		if(rs->rdlen[i] < 4 || rs->rdata[i][3] < labels)
+			return 0;
+	return 1;
+}
+
+/** append a cached set's records (and with dnssec its RRSIGs) to l;
+ * @return 0 or -1 */
+static int
+iter_push_cached(struct module_qstate *s, const struct rrset_data *rs,
+	int dnssec, struct module_rrlist *l)
+{
+	size_t i, n = rs->count + (dnssec ? rs->sig_count : 0);
+	for(i = 0; i < n; i++) {
+		struct module_rr *rr = rr_from_cache(s, rs, i);
+		if(!rr)
+			return -1;
+		if(i >= rs->count)
+			rr->type = DNS_TYPE_RRSIG;
+		module_rrlist_append(l, rr);
+	}
+	return 0;
+}
+
+/**
+ * A DNAME in the RRset cache above the name resolved now (the closest
+ * one), when it was validated secure (as Unbound uses cached DNAMEs): its
+ * CNAME for the name is made, and both join the chain; the name becomes
+ * the CNAME's target. For a CNAME question that CNAME is the answer.
+ * @return 1 when one was followed, 2 when the state was finished (a CNAME
+ * question), 0 when there is none to follow.
+ */
+static int
+iter_dname_from_cache(struct module_qstate *s, int dnssec)
+{
+	struct iter_qstate *iq = IQ(s);
+	const uint8_t *anc = iq->qname;
+	struct rrset_data rs;
+	struct module_rr *cn;
+	uint8_t target[512];
+	size_t prefix, tlen;
+	while(anc[0] != 0) {
+		anc = dname_strip_label(anc);
+		if(rrset_cache_lookup(s->env->rrset, anc, DNS_TYPE_DNAME,
+			iq->qclass, st_now(s), s->region, &rs) == 0)
+			break;
+	}
+	if(anc[0] == 0 && rrset_cache_lookup(s->env->rrset, anc,
+		DNS_TYPE_DNAME, iq->qclass, st_now(s), s->region, &rs) != 0)
+		return 0;
+	if(rs.count != 1 || rs.sec != RRSET_SEC_SECURE ||
+		!iter_cache_set_usable(&rs, dnssec) ||
+		iq->cname_count >= st_env(s)->max_restarts ||
+		(tlen = dname_valid(rs.rdata[0], rs.rdlen[0])) == 0)
+		return 0;
+	prefix = (size_t)(anc - iq->qname);
+	if(prefix + tlen > 255)
+		return 0;
+	memcpy(target, iq->qname, prefix);
+	memcpy(target + prefix, rs.rdata[0], tlen);
+	cn = module_rr_new(s->region, iq->qname, iq->qname_len,
+		DNS_TYPE_CNAME, iq->qclass, rs.ttl, target, prefix + tlen);
+	if(!cn || iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
+		return 0;
+	if(iq->qtype == DNS_TYPE_CNAME) {
+		/* the CNAME the DNAME makes is the answer */
+		struct module_rrlist final;
+		memset(&final, 0, sizeof(final));
+		module_rrlist_append(&final, cn);
+		iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL, 0);
+		return 2;
+	}
+	module_rrlist_append(&iq->chain, cn);
+	iq->dnssec_seen = 1; /* (a chain part from the cache: do_same) */
+	iq->cname_count++;
+	iq->qname_len = dname_copy_lower(iq->qname, target);
+	return 1;
 }
 
 /**
@@ -649,9 +835,11 @@ iter_ds_from_cache(struct module_qstate *s)
 
 /**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
- * (followed in the cache) ending at it, learnt from answer sections (glue
- * and referral data are never given as answers). When the chain leaves
- * the cache, resolution goes on from its end.
+ * (followed in the cache, and through validated DNAMEs) ending at it,
+ * learnt from answer sections (glue and referral data are never given as
+ * answers). A state that asks for DNSSEC takes only sets stored with
+ * their RRSIGs (iter_cache_set_usable), which the validator checks again.
+ * When the chain leaves the cache, resolution goes on from its end.
  * @return 1 when the state was finished.
  */
 static int
@@ -660,16 +848,16 @@ iter_answer_from_cache(struct module_qstate *s)
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
 	struct module_rrlist final;
-	size_t i;
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	if(iter_ds_from_cache(s))
 		return 1;
 	if(!c || iq->qtype == DNS_TYPE_ANY || iq->qtype == DNS_TYPE_RRSIG ||
-		s->prefetch || s->tags || (s->flags & (MESH_FLAG_CD |
-		MESH_FLAG_DO | MESH_FLAG_DNSSEC)))
+		s->prefetch || s->tags || (s->flags & MESH_FLAG_CD) ||
+		iq->restarted)
 		return 0; /* a refresh must ask; CD answers are kept apart;
-			   * the RRset cache holds no signatures for DO; a
-			   * client with NS-trigger tags must see the
-			   * delegations (module_qstate.tags) */
+			   * a client with NS-trigger tags must see the
+			   * delegations (module_qstate.tags); a restarted
+			   * state asks the servers */
 	for(;;) {
 		struct rrset_data rs;
 		const struct iter_zone *z = st_env(s)->no_cache_zones ?
@@ -678,34 +866,41 @@ iter_answer_from_cache(struct module_qstate *s)
 			return 0; /* forward-no-cache, stub-no-cache */
 		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
 			st_now(s), s->region, &rs) == 0 &&
-			rs.trust >= RRSET_TRUST_ANS_NOAA && rs.count > 0) {
+			iter_cache_set_usable(&rs, dnssec)) {
 			memset(&final, 0, sizeof(final));
-			for(i = 0; i < rs.count; i++) {
-				struct module_rr *rr = rr_from_cache(s, &rs, i);
-				if(!rr)
-					return 0;
-				module_rrlist_append(&final, rr);
-			}
+			if(iter_push_cached(s, &rs, dnssec, &final) < 0)
+				return 0;
 			iter_finish(s, DNS_RCODE_NOERROR, &final, NULL, NULL,
 				0);
 			return 1;
 		}
 		if(iq->qtype != DNS_TYPE_CNAME && rrset_cache_lookup(c,
 			iq->qname, DNS_TYPE_CNAME, iq->qclass, st_now(s),
-			s->region, &rs) == 0 && rs.trust >=
-			RRSET_TRUST_ANS_NOAA && rs.count == 1 &&
+			s->region, &rs) == 0 && rs.count == 1 &&
+			iter_cache_set_usable(&rs, dnssec) &&
 			iq->cname_count < st_env(s)->max_restarts &&
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
-			struct module_rr *rr = rr_from_cache(s, &rs, 0);
-			if(!rr)
+			if(iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
 				return 0;
-			module_rrlist_append(&iq->chain, rr);
+			/* (mesh_answer.do_same: a chain part from the
+			 * cache, not known to be all a DO client gets) */
+			iq->dnssec_seen = 1;
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
 			if(iter_rpz_cname(s, iq->qname))
 				return 1;
 			continue;
+		}
+		switch(iter_dname_from_cache(s, dnssec)) {
+		case 2:
+			return 1; /* a CNAME question: answered */
+		case 1:
+			if(iter_rpz_cname(s, iq->qname))
+				return 1;
+			continue;
+		default:
+			break;
 		}
 		return 0;
 	}
@@ -782,6 +977,35 @@ iter_below_nxdomain(struct module_qstate *s)
 	return 0;
 }
 
+/**
+ * A CNAME or DNAME target the chain reached (from a reply or from the
+ * cache), answered from the validator's validated NSEC store (module_env.
+ * neg_answer, RFC 8198) before it is asked upstream, as Unbound's
+ * iterator reads its negative cache for the name it chases. Only for
+ * states that ask for DNSSEC records without CD: the validator checks
+ * the proof with the chain.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_neg_target(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist auth;
+	int rcode = 0;
+	if(!s->env->neg_answer || iq->chain.count == 0 ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD) ||
+		iq->qclass != DNS_CLASS_IN)
+		return 0;
+	memset(&auth, 0, sizeof(auth));
+	if(s->env->neg_answer(s->env->neg_answer_arg, s, iq->qname,
+		iq->qtype, &rcode, &auth) != 1)
+		return 0;
+	verbose(VERB_ALGO, "iterator: the chased name is denied by a "
+		"validated NSEC (aggressive NSEC)");
+	iter_finish(s, rcode, NULL, &auth, NULL, 0);
+	return 1;
+}
+
 /** run a state: send, wait, or finish, by its phase */
 static void
 iter_run(struct module_qstate *s)
@@ -791,7 +1015,8 @@ iter_run(struct module_qstate *s)
 		return;
 	switch(iq->phase) {
 	case ITER_INIT:
-		if(iter_below_nxdomain(s) || iter_answer_from_cache(s))
+		if(iter_below_nxdomain(s) || iter_answer_from_cache(s) ||
+			iter_neg_target(s))
 			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
@@ -883,6 +1108,7 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 			continue;
 		}
 		if(infra && !(s->flags & MESH_FLAG_PROBE) &&
+			a->timeouts == 0 &&
 			infra_is_down(infra, &a->addr, st_now(s))) {
 			/* known down: not waited on (see iterator.h) */
 			a->bad = 1;
@@ -955,6 +1181,35 @@ iter_pick_reclame(struct module_qstate *s, int *rto)
 			st_now(s)) : st_env(s)->timeout_ms;
 		verbose(VERB_ALGO, "iterator: only recursion lame servers "
 			"left: asking one with RD");
+		return a;
+	}
+	return NULL;
+}
+
+/**
+ * The last resort after the recursion lame ones: a server that answered
+ * without signatures for a zone whose answers must be signed (dnssec
+ * lame) is asked again and its reply taken unchecked (Unbound's "chase
+ * to dnssec lame server"); the validator judges it. Each such server
+ * once.
+ * @param rto: set to the timeout to use.
+ * @return the server, or NULL.
+ */
+static struct delegpt_addr *
+iter_pick_dnsseclame(struct module_qstate *s, int *rto)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct delegpt_addr *a;
+	for(a = iq->dp->addrs; a; a = a->next) {
+		if(!a->dnsseclame || a->dnssec_chased ||
+			!iter_addr_allowed(st_env(s), &a->addr) ||
+			(s->exclude_count > 0 && iter_excluded(s, &a->addr)))
+			continue;
+		a->dnssec_chased = 1;
+		*rto = s->env->infra ? infra_get_rto(s->env->infra, &a->addr,
+			st_now(s)) : st_env(s)->timeout_ms;
+		verbose(VERB_ALGO, "iterator: only dnssec lame servers left: "
+			"taking one's reply unchecked");
 		return a;
 	}
 	return NULL;
@@ -1261,6 +1516,10 @@ iter_rpz_cname(struct module_qstate *s, const uint8_t *target)
 		!s->env->rpz_qname(s->env->rpz_ns_arg, s, target))
 		return 0;
 	verbose(VERB_ALGO, "iterator: rpz QNAME rule on the CNAME target");
+	/* the chain learnt from the servers goes to the RRset cache (the
+	 * next question finds its CNAMEs there and meets the rule again
+	 * without asking); the answer with the rule's data does not */
+	iter_store_list(s, &IQ(s)->chain, RRSET_TRUST_NONE, 0);
 	s->no_cache_store = 1;
 	iter_finish(s, DNS_RCODE_NOERROR, NULL, NULL, NULL, 0);
 	return 1;
@@ -1334,6 +1593,8 @@ iter_send(struct module_qstate *s)
 			a = iter_pick_addr(s, &rto, 0);
 			if(!a && (a = iter_pick_reclame(s, &rto)) != NULL)
 				rd = 1;
+			if(!a)
+				a = iter_pick_dnsseclame(s, &rto);
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
 			if(!a)
@@ -1367,8 +1628,11 @@ iter_send(struct module_qstate *s)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
-		if((s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) &&
-			!a->noedns)
+		/* DO on every query with EDNS, as Unbound asks: a signed
+		 * zone sends its signatures, so that an answer without
+		 * any serves DO and non-DO clients alike
+		 * (mesh_answer.do_same); none with disable-edns-do */
+		if(!a->noedns && !(s->env->cfg && s->env->cfg->disable_edns_do))
 			flags |= OUTBOUND_FLAG_DO;
 		if(env->rl && !s->prefetch && !iter_ratelimit_ok(env->rl,
 			iq->dp->name, st_now(s), s->env->rnd)) {
@@ -1390,6 +1654,7 @@ iter_send(struct module_qstate *s)
 		iq->cur = a;
 		iq->cur_flags = flags;
 		iq->cur_rto = rto;
+		iq->dnssec_lame_query = a->dnsseclame;
 		a->attempts++;
 		iq->sends++;
 		iq->dp_sends++;
@@ -1471,45 +1736,146 @@ iter_list_has(const struct module_rrlist *l, const uint8_t *owner,
 	return 0;
 }
 
-/** push the addresses of server name t (and, with dnssec, their RRSIGs)
- * from the additional section ad to add; not an RRset the answer (final,
- * may be NULL) already holds (as Unbound keeps an RRset in one section
- * of a message). @return 0 or -1 */
+/** @return the name a record of type NS, MX, KX or SRV points at, whose
+ * addresses a reply's additional section may carry (RFC 1035 section
+ * 3.3.9 for MX, RFC 2230 KX, RFC 2782 SRV), or NULL */
+static const uint8_t *
+rr_add_target(const struct module_rr *rr)
+{
+	size_t skip;
+	switch(rr->type) {
+	case DNS_TYPE_NS:
+		skip = 0;
+		break;
+	case DNS_TYPE_MX:
+	case DNS_TYPE_KX:
+		skip = 2;
+		break;
+	case DNS_TYPE_SRV:
+		skip = 6;
+		break;
+	default:
+		return NULL;
+	}
+	if(rr->rdlen <= skip || dname_valid(rr->rdata + skip,
+		rr->rdlen - skip) == 0)
+		return NULL;
+	return rr->rdata + skip;
+}
+
+/** @return 1 when name is what a record of list l (may be NULL) points
+ * at (rr_add_target) */
 static int
-iter_push_glue(struct module_qstate *s, const struct module_rrlist *ad,
-	const uint8_t *t, const struct module_rrlist *final,
-	struct module_rrlist *add, int dnssec)
+iter_list_targets(const struct module_rrlist *l, const uint8_t *name)
+{
+	const struct module_rr *rr;
+	const uint8_t *t;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if((t = rr_add_target(rr)) != NULL && dname_equal(t, name))
+			return 1;
+	return 0;
+}
+
+/** push the addresses (A, AAAA and, with dnssec, their RRSIGs) from the
+ * additional section ad of the names the records of t1 or t2 (may be
+ * NULL) point at (rr_add_target); not an RRset the answer (final, may be
+ * NULL) already holds (as Unbound keeps an RRset in one section of a
+ * message). The addresses come in the reply's order, then their RRSIGs
+ * (the order in which Unbound writes an additional section).
+ * @return 0 or -1 */
+static int
+iter_push_addrs(struct module_qstate *s, const struct module_rrlist *ad,
+	const struct module_rrlist *t1, const struct module_rrlist *t2,
+	const struct module_rrlist *final, struct module_rrlist *add,
+	int dnssec)
 {
 	struct module_rr *g;
-	for(g = ad->first; g; g = g->next) {
-		if(iter_list_has(final, g->owner, g->type == DNS_TYPE_RRSIG &&
-			g->rdlen >= 2 ? dns_read_u16(g->rdata) : g->type))
-			continue;
-		/* (with harden-glue: no, out-of-zone addresses are in the
-		 * reply for referrals: not given to clients); an address's
-		 * RRSIGs go with it for DNSSEC queries */
-		if(!t || !dname_equal(g->owner, t) || (g->type !=
-			DNS_TYPE_A && g->type != DNS_TYPE_AAAA &&
-			!(dnssec && g->type == DNS_TYPE_RRSIG &&
-			g->rdlen >= 2 && (dns_read_u16(g->rdata) ==
-			DNS_TYPE_A || dns_read_u16(g->rdata) ==
-			DNS_TYPE_AAAA))) ||
-			(!IQ(s)->dp->is_forward &&
-			!dname_is_subdomain(g->owner, IQ(s)->dp->name)))
-			continue;
-		if(module_rrlist_push(s->region, add, g) < 0)
-			return -1;
+	int sigs;
+	for(sigs = 0; sigs <= dnssec; sigs++) {
+		for(g = ad->first; g; g = g->next) {
+			uint16_t t = g->type == DNS_TYPE_RRSIG &&
+				g->rdlen >= 2 ? dns_read_u16(g->rdata) :
+				g->type;
+			if((t != DNS_TYPE_A && t != DNS_TYPE_AAAA) ||
+				(g->type == DNS_TYPE_RRSIG) != sigs ||
+				iter_list_has(final, g->owner, t))
+				continue;
+			/* (with harden-glue: no, out-of-zone addresses are
+			 * in the reply for referrals: not given to
+			 * clients) */
+			if(!IQ(s)->dp->is_forward &&
+				!dname_is_subdomain(g->owner, IQ(s)->dp->name))
+				continue;
+			if(!iter_list_targets(t1, g->owner) &&
+				!iter_list_targets(t2, g->owner))
+				continue;
+			if(module_rrlist_push(s->region, add, g) < 0)
+				return -1;
+		}
 	}
 	return 0;
 }
 
+/** @return 1 when list l (may be NULL) holds an NSEC or NSEC3 record */
+static int
+iter_list_has_nsec(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l ? l->first : NULL; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			return 1;
+	return 0;
+}
+
+/** @return 1 when an authority section has an NS record before any
+ * NSEC or NSEC3 record (or no NSEC/NSEC3 at all) */
+static int
+iter_ns_before_proof(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NS)
+			return 1;
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			return 0;
+	}
+	return 1;
+}
+
 /**
- * Without minimal-responses, a positive answer carries the NS set of the
- * zone that gave it (from the reply's authority section) and the
- * addresses of those servers (from its additional section), as Unbound
- * and NSD do; the answer to an NS question (final, may be NULL), whose
- * NS set is the answer, carries its servers' addresses. The records are
- * appended to auth and add.
+ * @return 1 when the answer is one minimal-responses trims: it holds
+ * records of the question's type (final), the question is not for NS
+ * (whose servers' addresses are the answer's use), and no NSEC or NSEC3
+ * record came with it (auth, the reply's authority section, or the
+ * chain's proofs: a wildcard answer's proof, which must not be cut from
+ * the rest of the authority section). Every other answer (NODATA,
+ * NXDOMAIN, a CNAME to nothing, a referral's leftovers) keeps its
+ * authority and additional records, as Unbound's minimal-responses does.
+ */
+static int
+iter_positive_answer(struct module_qstate *s,
+	const struct module_rrlist *final, const struct module_rrlist *auth)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct module_rr *rr;
+	int has = 0;
+	if(iq->qtype == DNS_TYPE_NS)
+		return 0;
+	for(rr = final ? final->first : NULL; rr && !has; rr = rr->next)
+		if(rr->type == iq->qtype)
+			has = 1;
+	return has && !iter_list_has_nsec(auth) &&
+		!iter_list_has_nsec(&iq->chain_ns);
+}
+
+/**
+ * Without minimal-responses, an answer carries the NS set of the zone
+ * that gave it (from the reply's authority section) and, from its
+ * additional section, the addresses of the names the NS set and the
+ * answer's MX, KX and SRV records point at (the answer to an NS
+ * question: its servers' addresses), as Unbound and NSD do. With
+ * minimal-responses only a positive answer (iter_positive_answer) goes
+ * without them. The records are appended to auth and add.
  */
 static void
 iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
@@ -1518,37 +1884,137 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 {
 	struct module_rrlist *a = &p->sec[DNS_SEC_AUTHORITY];
 	struct module_rrlist *ad = &p->sec[DNS_SEC_ADDITIONAL];
-	struct module_rr *ns = iter_find_ns(a, name), *rr;
+	struct module_rr *ns = iter_find_ns(a, name), *rr, *last;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
-	if(!ns) {
-		/* the answer to an NS question: its servers' addresses,
-		 * also with minimal-responses (they are the answer's use,
-		 * as Unbound keeps them) */
-		for(rr = final ? final->first : NULL; rr; rr = rr->next)
-			if(rr->type == DNS_TYPE_NS && iter_push_glue(s, ad,
-				rr_target(rr), final, add, dnssec) < 0)
-				return;
+	int aa = (p->flags & DNS_FLAG_AA) != 0;
+	/* (a wildcard's proof in the authority built so far keeps it
+	 * whole too, as Unbound's encoder does) */
+	if(st_env(s)->minimal && iter_positive_answer(s, final, a) &&
+		!iter_list_has_nsec(auth))
 		return;
-	}
-	if(st_env(s)->minimal)
-		return;
-	for(rr = a->first; rr; rr = rr->next) {
+	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
-		if(dnssec && rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
-			dns_read_u16(rr->rdata) == DNS_TYPE_NS &&
-			dname_equal(rr->owner, ns->owner)) {
+		if(!dname_equal(rr->owner, ns->owner))
+			continue;
+		if(rr->type == DNS_TYPE_NS || (dnssec &&
+			rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			dns_read_u16(rr->rdata) == DNS_TYPE_NS))
 			if(module_rrlist_push(s->region, auth, rr) < 0)
 				return;
-			continue;
-		}
-		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, ns->owner))
-			continue;
-		if(module_rrlist_push(s->region, auth, rr) < 0 ||
-			iter_push_glue(s, ad, rr_target(rr), final, add,
-			dnssec) < 0)
-			return;
 	}
+	last = add->last;
+	if(iter_push_addrs(s, ad, auth, final, final, add, dnssec) < 0)
+		return;
+	/* the NS set and the addresses that go with the answer go to the
+	 * RRset cache with it (services/cache/store.h), with the trust of
+	 * their section of the reply; not from CD queries, and only the NS
+	 * set of the zone asked (or any from a forwarder): an NS set for a
+	 * zone below it in an answer is no delegation the parent made, and
+	 * kept it would outlive the parent's (a ghost domain,
+	 * iter_ghost_sub.rpl) */
+	if((s->flags & MESH_FLAG_CD) || !ns || (!IQ(s)->dp->is_forward &&
+		!dname_equal(ns->owner, IQ(s)->dp->name)))
+		return;
+	for(rr = auth->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NS && rr->trust == RRSET_TRUST_NONE)
+			rr->trust = aa ? RRSET_TRUST_AUTH_AA :
+				RRSET_TRUST_AUTH_NOAA;
+	for(rr = last ? last->next : add->first; rr; rr = rr->next)
+		if(rr->trust == RRSET_TRUST_NONE)
+			rr->trust = aa ? RRSET_TRUST_ADD_AA :
+				RRSET_TRUST_ADD_NOAA;
+}
+
+/** @return 1 when a record of type t in the authority section (auth 1)
+ * or additional section (auth 0) is one petrel does not use there: the
+ * types Unbound's harden-unknown-additional keeps out (in the authority
+ * section all but SOA, NS, DS, NSEC and NSEC3; in the additional section
+ * all but A and AAAA), less those its scrubber always drops there
+ * (CNAME, DNAME; A and AAAA in the authority, NS in the additional) */
+static int
+iter_unknown_type(uint16_t t, int auth)
+{
+	if(t == DNS_TYPE_CNAME || t == DNS_TYPE_DNAME || t == DNS_TYPE_OPT ||
+		t == DNS_TYPE_A || t == DNS_TYPE_AAAA)
+		return 0;
+	if(auth)
+		return t != DNS_TYPE_SOA && t != DNS_TYPE_NS &&
+			t != DNS_TYPE_DS && t != DNS_TYPE_NSEC &&
+			t != DNS_TYPE_NSEC3;
+	return t != DNS_TYPE_NS;
+}
+
+/**
+ * harden-unknown-additional: no: the records of the reply's authority
+ * and additional sections of types petrel does not use there (an SRV in
+ * the additional section, say; after the scrub) go to the client with
+ * the answer, as Unbound passes them on; for DNSSEC queries with their
+ * RRSIGs. They are appended to auth and add.
+ */
+static void
+iter_pass_unknown(struct module_qstate *s, struct iter_reply *p,
+	struct module_rrlist *auth, struct module_rrlist *add)
+{
+	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
+	int i;
+	if(st_env(s)->harden_unknown_additional)
+		return;
+	for(i = 0; i < 2; i++) {
+		const struct module_rr *rr;
+		for(rr = p->sec[i == 0 ? DNS_SEC_AUTHORITY :
+			DNS_SEC_ADDITIONAL].first; rr; rr = rr->next) {
+			uint16_t t = rr->type;
+			if(t == DNS_TYPE_RRSIG) {
+				if(!dnssec || rr->rdlen < 2)
+					continue;
+				t = dns_read_u16(rr->rdata);
+			}
+			if(!iter_unknown_type(t, i == 0))
+				continue;
+			if(module_rrlist_push(s->region, i == 0 ? auth : add,
+				rr) < 0)
+				return;
+		}
+	}
+	if(dnssec) {
+		/* the additional section's records, then their RRSIGs (as
+		 * Unbound writes that section: the signatures are what a
+		 * truncation drops first) */
+		struct module_rrlist data, sigs;
+		struct module_rr *rr, *nx;
+		memset(&data, 0, sizeof(data));
+		memset(&sigs, 0, sizeof(sigs));
+		for(rr = add->first; rr; rr = nx) {
+			nx = rr->next;
+			rr->next = NULL;
+			module_rrlist_append(rr->type == DNS_TYPE_RRSIG ?
+				&sigs : &data, rr);
+		}
+		if(sigs.first) {
+			if(data.last)
+				data.last->next = sigs.first;
+			else	data.first = sigs.first;
+			data.last = sigs.last;
+			data.count += sigs.count;
+		}
+		*add = data;
+	}
+}
+
+/** @return 1 when list l holds a record equal to rr (owner, type,
+ * class and RDATA) */
+static int
+list_has_rr(const struct module_rrlist *l, const struct module_rr *rr)
+{
+	const struct module_rr *o;
+	for(o = l->first; o; o = o->next)
+		if(o->type == rr->type && o->rrclass == rr->rrclass &&
+			o->rdlen == rr->rdlen && dname_equal(o->owner,
+			rr->owner) && memcmp(o->rdata, rr->rdata,
+			rr->rdlen) == 0)
+			return 1;
+	return 0;
 }
 
 /** append (copies of the structs of) the records of a list */
@@ -1561,6 +2027,27 @@ list_push_all(struct region *r, struct module_rrlist *to,
 		return 0;
 	for(rr = from->first; rr; rr = rr->next)
 		if(module_rrlist_push(r, to, rr) < 0)
+			return -1;
+	return 0;
+}
+
+/** list_push_all of the records of from that neither the list to nor the
+ * list later (pushed after them) has: a chain that meets a DNAME twice
+ * gives it once, and the proofs of the CNAME replies come before the
+ * final reply's authority section without the records that one has (as
+ * Unbound's iter_prepend leaves out the RRsets the message has). A
+ * reply's own records are pushed as they came (list_push_all: a proof
+ * that repeats a record is the validator's to judge). */
+static int
+list_push_new(struct region *r, struct module_rrlist *to,
+	const struct module_rrlist *from, const struct module_rrlist *later)
+{
+	struct module_rr *rr;
+	if(!from)
+		return 0;
+	for(rr = from->first; rr; rr = rr->next)
+		if(!(later && list_has_rr(later, rr)) && !list_has_rr(to, rr) &&
+			module_rrlist_push(r, to, rr) < 0)
 			return -1;
 	return 0;
 }
@@ -1588,9 +2075,9 @@ iter_finish(struct module_qstate *s, int rcode,
 		ans->policy = 4;
 		s->no_cache_store = 1;
 	}
-	if(list_push_all(s->region, &ans->an, &iq->chain) < 0 ||
+	if(list_push_new(s->region, &ans->an, &iq->chain, final) < 0 ||
 		list_push_all(s->region, &ans->an, final) < 0 ||
-		list_push_all(s->region, &ans->ns, &iq->chain_ns) < 0 ||
+		list_push_new(s->region, &ans->ns, &iq->chain_ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ns, auth) < 0 ||
 		list_push_all(s->region, &ans->ar, add) < 0) {
 		iter_fail(s, DNS_EDE_OTHER);
@@ -1601,6 +2088,32 @@ iter_finish(struct module_qstate *s, int rcode,
 	s->return_rcode = rcode;
 	s->ede = -1;
 	s->ext_state[s->curmod] = MODULE_FINISHED;
+}
+
+/** @return 1 when a reply holds a DNSSEC record (RRSIG, NSEC, NSEC3) in
+ * any section */
+static int
+iter_reply_has_dnssec(const struct iter_reply *p)
+{
+	const struct module_rr *rr;
+	int i;
+	for(i = 0; i < 3; i++)
+		for(rr = p->sec[i].first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_RRSIG || rr->type ==
+				DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+				return 1;
+	return 0;
+}
+
+/** a state finished from upstream replies: its answer is also the DO
+ * answer when none of them carried a DNSSEC record and nothing came
+ * from the cache (every upstream query asks with DO, as Unbound's, so
+ * a signed zone would have sent its signatures) */
+static void
+iter_mark_do_same(struct module_qstate *s)
+{
+	if(s->return_msg && !IQ(s)->dnssec_seen)
+		s->return_msg->do_same = 1;
 }
 
 /** mark the current server bad and try another */
@@ -1747,6 +2260,32 @@ iter_harden_referral(struct module_qstate *s, const struct delegpt *dp)
 	}
 }
 
+/** cap the TTL of a referral's NS set (in the reply's records) at the
+ * time its parent delegation (iq->dp) has left, and set the new
+ * delegation's expiry (the glue is left: without the NS set it
+ * delegates nothing) */
+static void
+iter_referral_cap(struct module_qstate *s, struct module_rrlist *auth,
+	const uint8_t *zone, struct delegpt *dp)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rr *rr;
+	time_t now = st_now(s);
+	uint32_t cap = 0xffffffffu, min = 0xffffffffu;
+	if(iq->dp && iq->dp->expire)
+		cap = iq->dp->expire > now ? (uint32_t)(iq->dp->expire - now) :
+			0;
+	for(rr = auth->first; rr; rr = rr->next) {
+		if(rr->type != DNS_TYPE_NS || !dname_equal(rr->owner, zone))
+			continue;
+		if(rr->ttl > cap)
+			rr->ttl = cap;
+		if(rr->ttl < min)
+			min = rr->ttl;
+	}
+	dp->expire = min == 0xffffffffu ? 0 : now + (time_t)min;
+}
+
 /** follow a referral: new delegation point from the NS set and glue */
 static void
 iter_referral(struct module_qstate *s, struct iter_reply *p,
@@ -1809,6 +2348,11 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 		iter_server_failed(s, -1);
 		return;
 	}
+	/* a delegation learnt from the servers of one that expires sooner
+	 * expires with it: a zone its parent no longer delegates takes
+	 * its subzones with it (no ghost domain below it,
+	 * iter_ghost_ns_childapex.rpl, as Unbound caps it) */
+	iter_referral_cap(s, auth, zone, dp);
 	/* remember the delegation: the NS set and the glue for its names */
 	iter_store_list(s, auth, RRSET_TRUST_AUTH_NOAA, DNS_TYPE_NS);
 	/* and what it says of the zone's DS: the DS set, or the NSEC
@@ -1825,6 +2369,7 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_store_one(s, rr, RRSET_TRUST_ADD_NOAA);
 	}
 	dp->no_cache = iq->dp->no_cache;
+	iter_dp_dnssec(s, dp, auth);
 	iq->dp = dp;
 	iq->dp_sends = 0;
 	iq->retry = NULL;
@@ -1903,6 +2448,98 @@ iter_note_origin(struct module_qstate *s)
 		s->origin[s->origin_count++] = a;
 }
 
+/** replies are checked for signatures while fewer queries than this
+ * went to a delegation's servers (Unbound's DNSSEC_LAME_DETECT_COUNT) */
+#define ITER_DNSSEC_LAME_DETECT 4
+
+/**
+ * dnssec-lame detection, as Unbound's iterator does it: a reply from a
+ * server of a zone whose answers must be signed (iter_dp_dnssec), to a
+ * query that asks for DNSSEC, that would be used (an answer, denial or
+ * CNAME) but has no RRSIG in its answer and authority sections comes
+ * from a server that does not serve the signed zone (an old copy, a
+ * parent and child mix-up): the server is dnssec lame for this
+ * resolution, the others are asked first, and it is the last resort
+ * (iter_pick_dnsseclame), its reply then taken as it is. Unlike
+ * Unbound, referrals are not checked: the validator proves a
+ * delegation's DS set (or its absence) with queries of its own.
+ * @return 1 when the reply was set aside so (the state goes on).
+ */
+static int
+iter_dnssec_lame(struct module_qstate *s, const struct iter_reply *p,
+	enum iter_class cl)
+{
+	struct iter_qstate *iq = IQ(s);
+	const struct module_rr *rr;
+	int sec;
+	if(!iq->dp->dnssec_expected || iq->dnssec_lame_query || !iq->cur ||
+		iq->dp->is_forward || (iq->cur_flags & OUTBOUND_FLAG_RD) ||
+		iq->dp_sends >= ITER_DNSSEC_LAME_DETECT)
+		return 0;
+	if(cl != ITER_CL_ANSWER && cl != ITER_CL_NODATA &&
+		cl != ITER_CL_NXDOMAIN && cl != ITER_CL_CNAME)
+		return 0;
+	for(sec = DNS_SEC_ANSWER; sec <= DNS_SEC_AUTHORITY; sec++)
+		for(rr = p->sec[sec].first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_RRSIG)
+				return 0;
+	if(verbosity >= VERB_ALGO) {
+		char a[128];
+		verbose(VERB_ALGO, "iterator: server %s is dnssec lame (no "
+			"signatures)", netaddr_str(&iq->cur->addr, 53, a,
+			sizeof(a)));
+	}
+	iq->cur->dnsseclame = 1;
+	iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+	return 1;
+}
+
+/** @return 1 when an authority section holds a signed denial: an NSEC
+ * or NSEC3 record and an RRSIG over one */
+static int
+iter_signed_denial(const struct module_rrlist *auth)
+{
+	const struct module_rr *rr;
+	int nsec = 0, sig = 0;
+	for(rr = auth->first; rr; rr = rr->next) {
+		if(rr->type == DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+			nsec = 1;
+		else if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2 &&
+			(dns_read_u16(rr->rdata) == DNS_TYPE_NSEC ||
+			dns_read_u16(rr->rdata) == DNS_TYPE_NSEC3))
+			sig = 1;
+	}
+	return nsec && sig;
+}
+
+/**
+ * A YXDOMAIN reply with the DNAME whose substitution makes the name asked
+ * too long (RFC 6672 2.2) answers the question: the chain so far and the
+ * reply's answer section after the scrub (the DNAME and its RRSIGs, the
+ * records at the name asked), rcode YXDOMAIN, nothing of it cached. A
+ * YXDOMAIN without such a DNAME is a failure like other rcodes.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_yxdomain(struct module_qstate *s, struct iter_reply *p)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rr *rr;
+	iter_scrub_reply(p, iq->dp->is_forward ? NULL : iq->dp->name,
+		st_env(s));
+	for(rr = p->sec[DNS_SEC_ANSWER].first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_DNAME && iter_dname_too_long(rr,
+			iq->sent_qname))
+			break;
+	if(!rr)
+		return 0;
+	iter_note_origin(s);
+	s->no_cache_store = 1;
+	iter_finish(s, DNS_RCODE_YXDOMAIN, &p->sec[DNS_SEC_ANSWER], NULL,
+		NULL, iq->dp->is_forward);
+	return 1;
+}
+
 /** handle a reply from the server the state asked */
 static void
 iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
@@ -1975,6 +2612,8 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_again(s);
 		return;
 	}
+	if(rcode == DNS_RCODE_YXDOMAIN && iter_yxdomain(s, p))
+		return;
 	if(rcode == DNS_RCODE_REFUSED || rcode == DNS_RCODE_NOTIMPL) {
 		/* lame: the server does not serve the zone */
 		iter_server_lame(s);
@@ -2011,10 +2650,17 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			iq->qmin_labels++;
 			if(iq->qmin_labels >= dname_count_labels(iq->qname))
 				iq->qmin_labels = 0;
-		} else if(st_env(s)->qname_min_strict) {
+		} else if(st_env(s)->qname_min_strict || (dnssec &&
+			!(s->flags & MESH_FLAG_CD) &&
+			iter_signed_denial(&p->sec[DNS_SEC_AUTHORITY]))) {
 			/* qname-minimisation-strict: the NXDOMAIN of the
 			 * minimised name is the answer (RFC 8020), no fall
-			 * back to the full name */
+			 * back to the full name; so is a signed one, for a
+			 * query the validator checks (as Unbound: a signed
+			 * zone's servers do not deny empty non-terminals,
+			 * and the validator checks the proof for the full
+			 * name) */
+			iter_note_origin(s);
 			iter_finish(s, DNS_RCODE_NXDOMAIN, NULL,
 				&p->sec[DNS_SEC_AUTHORITY], NULL, 0);
 			return;
@@ -2039,7 +2685,13 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_fail(s, DNS_EDE_OTHER);
 		return;
 	}
+	if(dnssec && iter_dnssec_lame(s, p, cl))
+		return;
 	iq->cname_count = links;
+	if((cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
+		cl == ITER_CL_NXDOMAIN || cl == ITER_CL_CNAME) &&
+		iter_reply_has_dnssec(p))
+		iq->dnssec_seen = 1;
 	/* the answer records (the chain and the final set) go to the RRset
 	 * cache when the answer is finished (services/cache/store.h), with
 	 * the trust of the reply they came in; not from CD queries, whose
@@ -2061,12 +2713,20 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	switch(cl) {
 	case ITER_CL_ANSWER:
 		/* (a forwarder's answer is taken as it is, rcode and all) */
-		iter_extra_sections(s, p, name, &final, &neg, &add);
-		if(dnssec) /* the NSEC/NSEC3 proof of a wildcard answer */
+		/* the zone's NS set and (DNSSEC) the NSEC/NSEC3 proof of a
+		 * wildcard answer, in the order the reply gave them (as
+		 * Unbound keeps the reply's authority section) */
+		if(!dnssec || iter_ns_before_proof(&p->sec[DNS_SEC_AUTHORITY]))
+			iter_extra_sections(s, p, name, &final, &neg, &add);
+		if(dnssec)
 			(void)iter_copy_soa(s->region,
 				&p->sec[DNS_SEC_AUTHORITY], name, &neg, dnssec);
+		if(dnssec && !iter_ns_before_proof(&p->sec[DNS_SEC_AUTHORITY]))
+			iter_extra_sections(s, p, name, &final, &neg, &add);
+		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
+		iter_mark_do_same(s);
 		break;
 	case ITER_CL_NXDOMAIN:
 	case ITER_CL_NODATA:
@@ -2079,9 +2739,11 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 			 * zone's NS set): the NS set and its addresses go
 			 * along as with an answer (as Unbound keeps them) */
 			iter_extra_sections(s, p, name, NULL, &neg, &add);
+		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
+		iter_mark_do_same(s);
 		break;
 	case ITER_CL_CNAME:
 		/* the proofs that came with the CNAME go with the answer
@@ -2145,11 +2807,14 @@ iter_handle_event(struct module_qstate *s, enum module_ev ev,
 		infra_rtt_update(s->env->infra, &iq->cur->addr,
 			ev == MODULE_EVENT_REPLY ? rep->rtt_ms : -1,
 			iq->cur_rto, st_now(s));
-	if(ev == MODULE_EVENT_NOREPLY && iq->cur &&
-		!(s->flags & MESH_FLAG_PROBE) &&
-		++iq->cur->timeouts < ITER_MAX_TIMEOUTS) {
-		/* the network does not retransmit: this server may be
-		 * asked again (with a doubled timeout), after the others */
+	if((ev == MODULE_EVENT_NOREPLY || ev == MODULE_EVENT_ERROR) &&
+		iq->cur && !(s->flags & MESH_FLAG_PROBE)) {
+		/* a timeout or a network error (the network does not
+		 * retransmit): this server may be asked again (a timeout
+		 * with a doubled timeout), after the others, until it was
+		 * asked outbound-msg-retry times (iter_pick_addr), as
+		 * Unbound's iterator does */
+		iq->cur->timeouts++;
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 		iter_again(s);
 	} else if(ev != MODULE_EVENT_REPLY || !rep || !rep->pkt)
@@ -2170,14 +2835,16 @@ static void
 iter_restart(struct module_qstate *s)
 {
 	struct iter_qstate *iq = IQ(s);
-	int sends = iq->sends;
+	int sends = iq->sends, refresh = iq->refresh;
 	memset(iq, 0, sizeof(*iq));
 	memcpy(iq->qname, s->qname, s->qname_len);
 	iq->qname_len = s->qname_len;
 	iq->qtype = s->qtype;
-	iq->qclass = s->qclass;
+	iq->qclass = iter_qclass(s);
 	iq->ede = -1;
 	iq->sends = sends;
+	iq->refresh = refresh;
+	iq->restarted = 1;
 	iq->phase = ITER_INIT;
 	s->origin_count = 0;
 	s->return_msg = NULL;

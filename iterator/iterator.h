@@ -14,6 +14,10 @@
  * and, when there is one, answers NXDOMAIN with that proof, which the
  * validator checks again for this name.
  *
+ * A class-ANY question is resolved in class IN, the one class with root
+ * hints and configured zones (Unbound asks each class with root hints and
+ * merges the answers): no class-ANY query goes upstream.
+ *
  * Where to start: a forward zone (longest match) is always used as is.
  * Otherwise the closest delegation in the RRset cache, when it lies below
  * the configured stub zone (if any); else the stub zone; else the root
@@ -28,8 +32,10 @@
  * Each reply is scrubbed (iterator/iter_scrub.h): records outside the
  * zone the queried server is authoritative for are dropped (bailiwick),
  * A/AAAA answers in private-address ranges are dropped unless under a
- * private-domain, and only answer records on the chain from the question
- * name are used. It is then classified (iter_classify):
+ * private-domain, and of the answer section only the records at the name
+ * asked and the DNAME that applies to it are kept (the chain cut, as
+ * Unbound's scrubber: each further link of a CNAME/DNAME chain is asked
+ * for, from the RRset cache first). It is then classified (iter_classify):
  *   - an answer (the question's RRset, possibly behind CNAMEs/DNAME);
  *   - a CNAME (or DNAME, synthesised into a CNAME) whose target must be
  *     resolved: from the top again, at most max-query-restarts links in
@@ -54,10 +60,19 @@
  *     asked again with RD and its reply taken as a forwarder's;
  *   - lame (REFUSED, NOTIMPL, upward or sideways referral, nothing
  *     useful): remembered in the infrastructure cache for the zone, and
- *     another server tried; SERVFAIL (and other error rcodes) and
- *     timeouts let the server be asked again, after the others, up to
- *     outbound-msg-retry times in all (timeouts also feed its RTT);
- *     garbage makes it skipped for this resolution.
+ *     another server tried; SERVFAIL (and other error rcodes),
+ *     timeouts and network errors let the server be asked again, after
+ *     the others, up to outbound-msg-retry times in all, as Unbound's
+ *     iterator does (the network does not retransmit; timeouts also feed
+ *     its RTT, so each retry gets the doubled timeout);
+ *     garbage makes it skipped for this resolution;
+ *   - dnssec lame (with a validator that has trust anchors): an answer,
+ *     denial or CNAME without any RRSIG from a server of a zone whose
+ *     answers must be signed (a trust anchor at the zone, or its DS set
+ *     in the referral or the cache) to a DNSSEC query: the other servers
+ *     are asked first; when none is left, the server is asked again and
+ *     its reply taken as it is (Unbound's dnssec-lame detection; the
+ *     replies to the first three queries to a delegation are checked).
  * Servers are chosen by the infrastructure cache (RTT band, lame servers
  * skipped) among those tried the fewest times (of the preferred family
  * first with prefer-ip4 or prefer-ip6; never those of
@@ -73,15 +88,18 @@
  * TC reply over TCP, and a forwarder's upward referral, fail the server.
  *
  * Bounded waits (issue 17): a server with INFRA_DOWN_TIMEOUTS timeouts in
- * a row is down; queries skip it, and when a delegation has no other
- * server they fail at once (SERVFAIL, EDE 22) instead of waiting on it,
+ * a row is down; queries skip it (the state that saw it time out goes on
+ * asking it up to outbound-msg-retry times), and when a delegation has
+ * no other server they fail at once (SERVFAIL, EDE 22) instead of
+ * waiting on it,
  * while one background probe (MESH_FLAG_PROBE, claimed in the
  * infrastructure cache so one runs at a time for all workers) asks it
  * with its backed-off timeout; its answer makes the server usable again.
  * No attempt other than a probe waits longer than ITER_CLIENT_RTO_MAX.
  * So a client waits, for a zone whose only server goes silent,
- * 376 + 752 + 1500 ms = 2.6 s the first time (the three timeouts that
- * mark the server down) and no upstream time at all afterwards.
+ * 376 + 752 + 1500 + 1500 + 1500 ms = 5.6 s the first time (the five
+ * attempts of outbound-msg-retry; the third timeout marks the server
+ * down) and no upstream time at all afterwards.
  *
  * Limits: ITER_MAX_REFERRALS referrals, ITER_MAX_SENDS upstream queries
  * per state (and max-sent-count to the servers of one delegation), max-global-quota upstream queries for a client question and
@@ -95,7 +113,9 @@
  * With qname-minimisation (RFC 9156, relaxed) the iterator asks for type
  * A of one label more than the zone cut it knows; a referral moves down, a
  * NOERROR answer adds a label, NXDOMAIN or an error falls back to the full
- * name (with qname-minimisation-strict, NXDOMAIN is the answer instead);
+ * name (with qname-minimisation-strict, NXDOMAIN is the answer instead;
+ * so is a signed NXDOMAIN, an NSEC or NSEC3 with its RRSIG, for a query
+ * the validator checks, as Unbound stops there);
  * an error rcode (REFUSED, SERVFAIL, ...) to a minimised query asks the
  * same server the full name before the server is judged by it.
  *
@@ -106,6 +126,13 @@
  * ITER_DONE: it resolves the question anew (iter_restart), never asking
  * an address in qstate->exclude; the sends and the time budget of the
  * state count on across restarts.
+ *
+ * The RRset cache answers a question (iter_answer_from_cache) with the
+ * set asked for, or a chain of CNAMEs and validated DNAMEs to it; for a
+ * state that asks for DNSSEC only sets stored with their RRSIGs (and not
+ * expanded from a wildcard), which the validator checks again; never
+ * after a restart by a module above. A YXDOMAIN reply with the DNAME whose
+ * substitution is too long is the answer (RFC 6672 2.2).
  *
  * Records (struct module_rr) and the delegation points live in the
  * state's region. Upstream replies are parsed by dns/msgparse: ldns is not
@@ -135,10 +162,6 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
-/** timeouts of one server before it is given up for a resolution (the
- * network does not retransmit; each retry gets the doubled timeout from
- * the infrastructure cache) */
-#define ITER_MAX_TIMEOUTS	3
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
 /** largest timeout of one upstream attempt made for a query other than
@@ -183,6 +206,9 @@ struct iter_qstate {
 	struct delegpt *dp;
 	/** referrals followed */
 	int referrals;
+	/** 1 when the query in flight went to a dnssec-lame server as the
+	 * last resort: its reply is not checked for signatures */
+	int dnssec_lame_query;
 	/** upstream queries sent */
 	int sends;
 	/** the upstream query in flight, or NULL */
@@ -199,6 +225,10 @@ struct iter_qstate {
 	struct iter_zone *skipped;
 	/** 1 after a delegation from the cache failed: ignore the cache */
 	int no_cache;
+	/** 1 after a restart by a module above (val-max-restart): the
+	 * answer is not taken from the RRset cache again (what was cached
+	 * gave the answer that failed), it is asked for */
+	int restarted;
 	/** flags of the query in flight */
 	int cur_flags;
 	/** timeout (rto) the query in flight was sent with, ms */
@@ -217,6 +247,11 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** 1 when the answer may hold less than a DO client's answer: a
+	 * reply it was built from carried a DNSSEC record (RRSIG, NSEC,
+	 * NSEC3), or part of it came from the RRset cache (whose records
+	 * are not known to be all there is); see mesh_answer.do_same */
+	int dnssec_seen;
 	/** 1 when the last reply had A or AAAA records of the wrong length
 	 * dropped (iter_reply.len_dropped): its answer carries EDE 0 */
 	int len_scrubbed;
@@ -240,6 +275,11 @@ struct iter_qstate {
 	const struct delegpt *rpz_dp;
 	/** see rpz_dp */
 	int rpz_pass;
+	/** 1 when the state began as a refresh (prefetch, serve-expired:
+	 * no client), not one whose clients left nor a probe of a down
+	 * server: sets about to expire (CACHE_REFRESH_LEEWAY) are not used
+	 * or kept */
+	int refresh;
 };
 
 /** the iterator module (name "iterator") */

@@ -284,6 +284,27 @@ mesh_clear_modules(struct mesh_state *s)
 	s->qs.return_msg = NULL;
 }
 
+/** a state got its first client: count it, and make it a forever state
+ * while fewer than half the states with clients (rounded up) are */
+static void
+mesh_client_state_join(struct mesh *m, struct mesh_state *s)
+{
+	m->num_client_states++;
+	s->forever = m->num_forever < (m->max_states + 1) / 2;
+	if(s->forever)
+		m->num_forever++;
+}
+
+/** a state has no client any more (answered, dropped, freed) */
+static void
+mesh_client_state_leave(struct mesh *m, struct mesh_state *s)
+{
+	m->num_client_states--;
+	if(s->forever)
+		m->num_forever--;
+	s->forever = 0;
+}
+
 /** free a state: unlink everything */
 static void
 mesh_state_free(struct mesh_state *s)
@@ -310,7 +331,7 @@ mesh_state_free(struct mesh_state *s)
 	if(s->next) s->next->prev = s->prev; else m->last = s->prev;
 	m->num_states--;
 	if(s->num_clients > 0) {
-		m->num_client_states--;
+		mesh_client_state_leave(m, s);
 		m->num_clients -= (size_t)s->num_clients;
 	}
 	mesh_region_release(m, s->region);
@@ -326,7 +347,7 @@ mesh_drop_clients(struct mesh_state *s)
 		m->fe.drop(m->fe_arg, c);
 	s->clients = NULL;
 	if(s->num_clients > 0) {
-		m->num_client_states--;
+		mesh_client_state_leave(m, s);
 		m->num_clients -= (size_t)s->num_clients;
 		s->num_clients = 0;
 	}
@@ -413,12 +434,12 @@ mesh_make_room(struct mesh *m)
 		return 0;
 	for(s = m->first; s; s = s->next) {
 		long ms;
-		if(s->num_clients == 0)
+		if(s->num_clients == 0 || s->forever)
 			continue;
-		ms = (long)(now->tv_sec - s->start.tv_sec) * 1000 +
-			(long)(now->tv_usec - s->start.tv_usec) / 1000;
+		ms = (long)(now->tv_sec - s->last_join.tv_sec) * 1000 +
+			(long)(now->tv_usec - s->last_join.tv_usec) / 1000;
 		if(ms < m->jostle_ms)
-			return -1; /* oldest is too young: none older */
+			return -1; /* the oldest is too young */
 		verbose(VERB_ALGO, "mesh full: jostling out an old query");
 		if(m->ctr_jostle)
 			(*m->ctr_jostle)++;
@@ -449,7 +470,7 @@ mesh_answer_stale(struct mesh_state *s)
 	}
 	if(had && s->num_clients == 0 && s->clients == NULL) {
 		/* keep resolving in the background to refresh the cache */
-		m->num_client_states--;
+		mesh_client_state_leave(m, s);
 		s->prefetch = 1;
 		s->qs.prefetch = 1;
 	}
@@ -508,7 +529,7 @@ mesh_new_client_tags(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	struct mesh_client *c;
 	if(!s || s->num_clients == 0) {
 		if(mesh_make_room(m) < 0)
-			return -1;
+			return MESH_FULL;
 		/* the find may have been jostled out */
 		s = mesh_find_tags(m, qname, qtype, qclass, flags, ecs, tags,
 			h);
@@ -541,8 +562,9 @@ mesh_new_client_tags(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	}
 	c->next = s->clients;
 	s->clients = c;
+	s->last_join = *m->out->now;
 	if(s->num_clients == 0)
-		m->num_client_states++;
+		mesh_client_state_join(m, s);
 	s->num_clients++;
 	m->num_clients++;
 	mesh_run(m);

@@ -17,14 +17,19 @@
  * mesh_run(), so at most one state runs at a time and a state is freed
  * only when nothing refers to it.
  *
- * Limits: at most num-queries-per-thread states with clients. When full,
- * the clients of every state that waited longer than discard-timeout are
- * dropped first (they have given up by then: stub resolvers retry after
- * a second or two); if that made no room, the oldest state older than
- * jostle-timeout is dropped (its clients get
- * no answer, as in Unbound) to make room; otherwise the new client is
- * answered SERVFAIL and counted. Every state has a total time budget; past
- * it the iterator gives up with SERVFAIL.
+ * Limits: at most num-queries-per-thread states with clients. As in
+ * Unbound's mesh, the first half of them (rounded up) are kept for good
+ * (the "forever" states) and the others may be jostled out: a state gets
+ * its kind when its first client joins, forever while fewer than half are
+ * forever. When full, the clients of every state that waited longer than
+ * discard-timeout are dropped first (they have given up by then: stub
+ * resolvers retry after a second or two); if that made no room, the
+ * oldest state that may be jostled out is dropped (its clients get no
+ * answer) when its newest client joined longer than jostle-timeout ago;
+ * otherwise the new client
+ * is dropped too, without an answer (MESH_FULL), and counted, as Unbound
+ * does. Every state has a total time budget; past it the iterator gives
+ * up with SERVFAIL.
  *
  * Modules: a state runs through the module stack (services/module.h); the
  * mesh knows no module by name. It calls the current module's operate()
@@ -53,6 +58,9 @@ struct region;
 struct outbound;
 struct mesh;
 struct mesh_state;
+
+/** mesh_new_client: the mesh is full and no state could be jostled out */
+#define MESH_FULL (-2)
 
 /** a client waiting on a mesh state */
 struct mesh_client {
@@ -133,6 +141,9 @@ struct mesh_state {
 	int prefetch;
 	/** when the state started */
 	struct timeval start;
+	/** when its newest client joined (jostle-timeout counts from it,
+	 * as Unbound's from its newest reply) */
+	struct timeval last_join;
 	/** the state as the modules see it */
 	struct module_qstate qs;
 	/** the client's subnet, part of the key when qs.ecs points here */
@@ -141,6 +152,9 @@ struct mesh_state {
 	void *expire_timer;
 	/** 1 when finished (answer delivered, waiting to be freed) */
 	int finished;
+	/** while it has clients: 1 for one of the forever states (never
+	 * jostled out), 0 for one that may be jostled out */
+	int forever;
 	/** dns-error-reporting: the agent domain (wire, in region) of the
 	 * Report-Channel option of the last reply to this state, and its
 	 * length; 0 when that reply had none */
@@ -186,6 +200,9 @@ struct mesh {
 	size_t num_clients;
 	/** max states with clients (num-queries-per-thread) */
 	size_t max_states;
+	/** number of states with clients that are forever states (at most
+	 * half of max_states, rounded up) */
+	size_t num_forever;
 	/** jostle timeout in ms */
 	int jostle_ms;
 	/** discard-timeout in ms (0: off) */
@@ -255,8 +272,9 @@ void mesh_delete(struct mesh *m);
  * @param datalen: its size.
  * @param qpkt: serve-expired: the client's query (copied), or NULL.
  * @param qlen: its length.
- * @return 0 when added, -1 when the mesh is full (the caller answers
- *	SERVFAIL or drops).
+ * @return 0 when added, MESH_FULL when the mesh is full (the caller
+ *	drops the query, as Unbound does), -1 when out of memory (the
+ *	caller answers SERVFAIL).
  */
 int mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
 	uint16_t qclass, int flags, const void *data, size_t datalen,
@@ -269,7 +287,7 @@ int mesh_new_client(struct mesh *m, const uint8_t *qname, uint16_t qtype,
  * share a resolution (or its scoped answer).
  * @param ecs: the client's subnet (copied into the state), or NULL (as
  *	mesh_new_client).
- * @return 0 when added, -1 when the mesh is full.
+ * @return 0 when added, MESH_FULL or -1 (as mesh_new_client).
  */
 int mesh_new_client_ecs(struct mesh *m, const uint8_t *qname,
 	uint16_t qtype, uint16_t qclass, int flags,

@@ -832,6 +832,24 @@ START_TEST(test_errors_inline)
 	expect_err("server:\n include: a b\n",
 		"t.conf:2: include: expected a file name or pattern, got 2 "
 		"values");
+	/* disable-edns-do with the validator and a trust anchor (as
+	 * Unbound refuses it); without the validator it loads */
+	expect_err("server:\n disable-edns-do: yes\n trust-anchor: \"a. DS "
+		"1 8 2 aabb\"\n", "t.conf:2: disable-edns-do: the validator with a "
+		"trust anchor needs the DNSSEC records that upstream queries "
+		"without DO do not get; remove the trust anchors or the "
+		"validator, or the option");
+	{
+		const char *t = "server:\n disable-edns-do: yes\n "
+			"module-config: \"iterator\"\n trust-anchor: \"a. DS 1 "
+			"8 2 aabb\"\n";
+		char err[512];
+		struct config_file *cfg = config_create();
+		ck_assert_int_eq(config_read_mem(cfg, "t.conf", t, strlen(t),
+			err, sizeof(err)), 0);
+		ck_assert_int_eq(cfg->disable_edns_do, 1);
+		config_delete(cfg);
+	}
 }
 END_TEST
 
@@ -1091,11 +1109,12 @@ START_TEST(test_only_yes_warn)
 	ck_assert_int_eq(config_read_mem(cfg, "y.conf", t, strlen(t), err,
 		sizeof(err)), 0);
 	log_capture(NULL, 0);
-	ck_assert_int_eq(cfg->num_warnings, 2);
+	ck_assert_int_eq(cfg->num_warnings, 1);
 	ck_assert_int_eq(count_str(logbuf, "warning: y.conf:3: "
 		"infra-keep-probing: petrel always keeps probing"), 1);
-	ck_assert_int_eq(count_str(logbuf, "warning: y.conf:4: "
-		"harden-unknown-additional: petrel always builds"), 1);
+	/* (harden-unknown-additional: no is an option of its own now) */
+	ck_assert_int_eq(count_str(logbuf, "harden-unknown-additional"), 0);
+	ck_assert_int_eq(cfg->harden_unknown_additional, 0);
 	ck_assert_int_eq(cfg->harden_short_bufsize, 1);
 	ck_assert_int_eq(cfg->ede, 0);
 	ck_assert_int_eq(cfg->ede_serve_expired, 0);
@@ -1141,6 +1160,18 @@ START_TEST(test_set_option)
 		"'verbosity'?");
 	ck_assert_int_eq(config_set_option(cfg, "module-config", "x",
 		err, sizeof(err)), -1);
+	/* respip and dns64 in either order, as Unbound takes them; each
+	 * once, and both above the others */
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"dns64 respip validator iterator\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"respip dns64 iterator\"", err, sizeof(err)), 0);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"dns64 dns64 iterator\"", err, sizeof(err)), -1);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"respip dns64 respip iterator\"", err, sizeof(err)), -1);
+	ck_assert_int_eq(config_set_option(cfg, "module-config",
+		"\"validator dns64 iterator\"", err, sizeof(err)), -1);
 	ck_assert_int_eq(config_option_sighup_applies("msg-cache-size"), 1);
 	ck_assert_int_eq(config_option_sighup_applies("port"), 0);
 	ck_assert_int_eq(config_option_sighup_applies("username"), 0);

@@ -276,7 +276,7 @@ START_TEST(test_tags_apart)
 	 * merged into one of them) */
 	ck_assert_int_eq(mesh_new_client_tags(res->mesh, qname, DNS_TYPE_A,
 		DNS_CLASS_IN, fl, NULL, (uint64_t)1 << 40, blob, sizeof(blob),
-		NULL, 0), -1);
+		NULL, 0), MESH_FULL);
 	ck_assert_uint_eq(mesh_num_clients(res->mesh), 4);
 }
 END_TEST
@@ -286,19 +286,52 @@ START_TEST(test_full_and_jostle)
 	uint8_t buf[512];
 	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
 	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
-	/* full (2), both younger than 200 ms: SERVFAIL now */
-	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_ANSWERED);
+	/* full (2), b (the one that may be jostled out: a, the first
+	 * half, is kept for good) younger than 200 ms: c is dropped, no
+	 * answer, as Unbound drops it */
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_DROP);
 	ck_assert_uint_eq(res->stats.num_dropped, 1);
+	ck_assert_uint_eq(res->stats.num_servfail, 0);
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
 	ck_assert_uint_eq(res->stats.num_jostled, 0);
-	/* a second later the oldest is jostled out for a new one */
+	/* a second later b is jostled out for a new one; a stays */
 	now.tv_sec += 1;
 	ck_assert_int_eq(client("d.example.com.", 0), RESOLVER_PENDING);
 	ck_assert_int_eq(num_drops, 1);
 	ck_assert_uint_eq(res->stats.num_jostled, 1);	/* overwritten */
 	ck_assert_int_eq(num_cancel, 1);	/* its upstream query too */
 	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	/* a is still there: its question joins it, no new state (the
+	 * mesh is full: a new one would be dropped) */
+	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_uint_eq(mesh_num_states(res->mesh), 2);
+	ck_assert_int_eq(num_drops, 1);
+	/* and b's state is gone: its question is dropped (d is younger
+	 * than 200 ms) */
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_DROP);
 	(void)buf;
+}
+END_TEST
+
+/* jostle-timeout counts from the newest client of a state (as Unbound
+ * counts from its newest reply): a state that may be jostled out but
+ * got a client lately stays */
+START_TEST(test_jostle_newest_client)
+{
+	ck_assert_int_eq(client("a.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
+	now.tv_sec += 1;
+	/* b gets a new client: younger than 200 ms again */
+	ck_assert_int_eq(client("b.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_DROP);
+	ck_assert_uint_eq(res->stats.num_jostled, 0);
+	ck_assert_int_eq(num_drops, 0);
+	/* half a second later it goes (a, 1.5 s old, is within
+	 * discard-timeout, and kept for good anyway) */
+	now.tv_usec += 500000;
+	ck_assert_int_eq(client("c.example.com.", 0), RESOLVER_PENDING);
+	ck_assert_uint_eq(res->stats.num_jostled, 1);
+	ck_assert_int_eq(num_drops, 2);	/* b's two clients */
 }
 END_TEST
 
@@ -589,6 +622,17 @@ START_TEST(test_module_table)
 	ck_assert_int_eq(modstack_setup(&st, "iterator subnetcache", NULL,
 		NULL, err, sizeof(err)), -1);
 
+	/* respip and dns64 in either order, as in Unbound; each once */
+	ck_assert_int_eq(modstack_setup(&st, "dns64 respip iterator", NULL,
+		NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(modstack_find(&st, "dns64"), 0);
+	ck_assert_int_eq(modstack_find(&st, "respip"), 1);
+	modstack_desetup(&st);
+	ck_assert_int_eq(modstack_setup(&st, "dns64 respip dns64 iterator",
+		NULL, NULL, err, sizeof(err)), -1);
+	ck_assert_int_eq(modstack_setup(&st, "subnetcache dns64 iterator",
+		NULL, NULL, err, sizeof(err)), -1);
+
 	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "
@@ -783,6 +827,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_do_apart);
 	tcase_add_test(tc, test_tags_apart);
 	tcase_add_test(tc, test_full_and_jostle);
+	tcase_add_test(tc, test_jostle_newest_client);
 	tcase_add_test(tc, test_log_servfail);
 	tcase_add_test(tc, test_harden_large);
 	tcase_add_test(tc, test_delete_pending);

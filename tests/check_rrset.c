@@ -205,6 +205,46 @@ START_TEST(test_trust)
 }
 END_TEST
 
+/* a refresh (prefetch) store with a leeway replaces a set of equal trust
+ * and data that expires within it, with the new TTL; one that lives
+ * longer than the leeway is kept */
+START_TEST(test_leeway)
+{
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
+	struct rrset_data d, s;
+	static uint8_t addr[4] = {192, 0, 2, 9};
+	const uint8_t *rd[1] = {addr};
+	uint16_t lens[1] = { 4 };
+	ck_assert_int_eq(put_a(c, "l.example", 9, 3600, RRSET_TRUST_ANS_AA,
+		T0), RRSET_STORED);
+	memset(&s, 0, sizeof(s));
+	s.name = N("l.example");
+	s.name_len = dname_len(s.name);
+	s.type = DNS_TYPE_A;
+	s.rrclass = DNS_CLASS_IN;
+	s.ttl = 3600;
+	s.trust = RRSET_TRUST_ANS_AA;
+	s.count = 1;
+	s.rdata = rd;
+	s.rdlen = lens;
+	/* 1000 s left, leeway 400: kept */
+	ck_assert_int_eq(rrset_cache_store_leeway(c, &s, T0 + 2600, 400),
+		RRSET_KEPT);
+	ck_assert_int_eq(get(c, "l.example", DNS_TYPE_A, T0 + 2600, &d), 0);
+	ck_assert_uint_eq(d.ttl, 1000);
+	/* 360 s left: replaced, the full TTL from now */
+	ck_assert_int_eq(rrset_cache_store_leeway(c, &s, T0 + 3240, 400),
+		RRSET_STORED);
+	ck_assert_int_eq(get(c, "l.example", DNS_TYPE_A, T0 + 3240, &d), 0);
+	ck_assert_uint_eq(d.ttl, 3600);
+	/* without a leeway the same store keeps it */
+	ck_assert_int_eq(rrset_cache_store(c, &s, T0 + 6480), RRSET_KEPT);
+	ck_assert_int_eq(get(c, "l.example", DNS_TYPE_A, T0 + 6480, &d), 0);
+	ck_assert_uint_eq(d.ttl, 360);
+	rrset_cache_delete(c);
+}
+END_TEST
+
 START_TEST(test_ghost_domain)
 {
 	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
@@ -239,10 +279,25 @@ START_TEST(test_ghost_domain)
 	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 3000, &d),
 		0);
 	ck_assert_uint_eq(d.expire, T0 + 6600);
+	/* the child's changed NS set at the same trust keeps that expiry
+	 * (its old servers do not keep a moved domain alive) */
+	ck_assert_int_eq(put_ns(c, "ghost.example", "ns5.ghost.example",
+		NULL, 3600, RRSET_TRUST_ANS_AA, T0 + 4000), RRSET_STORED);
+	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 4000, &d),
+		0);
+	ck_assert_uint_eq(d.rdata[0][3], '5');
+	ck_assert_uint_eq(d.expire, T0 + 6600);
 	/* after expiry, the parent's referral is taken again */
 	ck_assert_int_eq(put_ns(c, "ghost.example", "ns4.ghost.example",
 		NULL, 600, RRSET_TRUST_AUTH_NOAA, T0 + 7000), RRSET_STORED);
 	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 7000, &d),
+		0);
+	ck_assert_uint_eq(d.expire, T0 + 7600);
+	/* an NS answer without AA (the child apex asked for its NS set)
+	 * is more trusted than the referral, but does not extend it */
+	ck_assert_int_eq(put_ns(c, "ghost.example", "ns6.ghost.example",
+		NULL, 7200, RRSET_TRUST_ANS_NOAA, T0 + 7100), RRSET_STORED);
+	ck_assert_int_eq(get(c, "ghost.example", DNS_TYPE_NS, T0 + 7100, &d),
 		0);
 	ck_assert_uint_eq(d.expire, T0 + 7600);
 	rrset_cache_delete(c);
@@ -396,6 +451,7 @@ rrset_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_store_lookup);
 	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
@@ -408,6 +464,7 @@ rrset_suite(void)
 	tcase_add_checked_fixture(tc, shared_on, shared_off);
 	tcase_add_test(tc, test_store_lookup);
 	tcase_add_test(tc, test_trust);
+	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);

@@ -280,6 +280,11 @@ START_TEST(test_sig_sections)
 		"ns.example.com. RRSIG A 8 3 3600 20300101000000 "
 		"20200101000000 1 example.com. AAAA",
 		NULL };
+	static const char *const an3[] = {
+		"www.example.com. A 192.0.2.1",
+		"www.example.com. RRSIG TXT 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		NULL };
 	static const char *const ns[] = {
 		"example.com. NS ns.example.com.", NULL };
 	static const char *const an2[] = {
@@ -333,7 +338,7 @@ START_TEST(test_sig_sections)
 	ck_assert_int_eq(l->last->rdata[2], 8); /* the moved one (alg 8) */
 	ck_assert(dname_equal(l->last->owner, www));
 	/* an RRSIG whose RRset is nowhere in the message stays */
-	p = reply(0, 1, an, ns, NULL);
+	p = reply(0, 1, an3, ns, NULL);
 	iter_scrub_reply(p, zone, env);
 	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
 	iter_env_delete(env);
@@ -503,15 +508,16 @@ START_TEST(test_bailiwick)
 			"example.com. A 192.0.2.2",
 			"badexample.com. A 192.0.2.3", NULL };
 		p = reply(0, 1, an2, NULL, NULL);
-		iter_scrub_reply(p, zone, env);
+		(void)iter_scrub_zone(sec(p, DNS_SEC_ANSWER), zone);
 		ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
 		ck_assert(has(sec(p, DNS_SEC_ANSWER), "example.com.",
 			DNS_TYPE_A));
 			}
-	/* forwarder: no bailiwick */
+	/* forwarder: no bailiwick (the answer's other name goes by the
+	 * chain cut, which applies to a forwarder's reply too) */
 	p = reply(0, 0, an, ns, ar);
 	iter_scrub_reply(p, NULL, env);
-	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
 	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 2);
 	ck_assert_uint_eq(sec(p, DNS_SEC_ADDITIONAL)->count, 2);
 		iter_env_delete(env);
@@ -543,16 +549,123 @@ START_TEST(test_private)
 		DNS_TYPE_A));
 	ck_assert(has(sec(p, DNS_SEC_ANSWER), "txt.example.com.",
 		DNS_TYPE_TXT));
-		/* the same through iter_scrub_reply, also for a forwarder */
+		/* the same through iter_scrub_reply, also for a forwarder
+	 * (where the chain cut leaves the name asked: its public A) */
 	p = reply(0, 1, an, NULL, NULL);
 	iter_scrub_reply(p, NULL, env);
-	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 4);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "www.example.com.", DNS_TYPE_A));
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->first->rdata[0], 192);
 		iter_env_delete(env);
 	/* without private-address nothing is dropped */
 	env = iter_env_create_default();
 	p = reply(0, 1, an, NULL, NULL);
 	ck_assert_int_eq(iter_scrub_private(env, sec(p, DNS_SEC_ANSWER)), 0);
 		iter_env_delete(env);
+}
+END_TEST
+
+/** an NSEC whose next name is outside the zone asked goes, with its
+ * RRSIG; one inside the zone stays; a forwarder's reply is not judged */
+START_TEST(test_nsec_overreach)
+{
+	static const char *const ns[] = {
+		"example.com. SOA ns.example.com. h.example.com. 1 2 3 4 5",
+		"a.example.com. NSEC c.example.com. A RRSIG NSEC",
+		"a.example.com. RRSIG NSEC 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		"example.com. NSEC b.other.org. NS SOA RRSIG NSEC",
+		"example.com. RRSIG NSEC 8 2 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		"example.com. RRSIG SOA 8 2 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t zone[256];
+	struct iter_reply *p;
+	wire("example.com.", zone);
+	p = reply(0, 1, NULL, ns, NULL);
+	iter_scrub_reply(p, zone, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 4);
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "a.example.com.",
+		DNS_TYPE_NSEC));
+	ck_assert(!has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_NSEC));
+	/* the SOA's RRSIG at the same owner stays */
+	ck_assert(has(sec(p, DNS_SEC_AUTHORITY), "example.com.",
+		DNS_TYPE_RRSIG));
+	p = reply(0, 0, NULL, ns, NULL);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_AUTHORITY)->count, 6);
+	iter_env_delete(env);
+}
+END_TEST
+
+/** the chain cut: of the answer only the records at the name asked and
+ * the DNAME that applies to it stay; the rest of a chain is asked for */
+START_TEST(test_chain_cut)
+{
+	static const char *const cn[] = {
+		"www.example.com. CNAME host.example.com.",
+		"host.example.com. A 192.0.2.2",
+		"www.example.com. RRSIG CNAME 8 3 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA", NULL };
+	/* the server's CNAME before the DNAME that made it */
+	static const char *const rev[] = {
+		"www.example.com. CNAME www.example.net.",
+		"example.com. DNAME example.net.",
+		"example.com. RRSIG DNAME 8 2 3600 20300101000000 "
+		"20200101000000 1 example.com. AAAA",
+		"www.example.net. A 192.0.2.3", NULL };
+	/* a CNAME the DNAME after it did not make: the DNAME goes */
+	static const char *const other[] = {
+		"www.example.com. CNAME elsewhere.example.org.",
+		"example.com. DNAME example.net.", NULL };
+	/* two DNAMEs above the name: the first one stays */
+	static const char *const two[] = {
+		"example.com. DNAME example.net.",
+		"www.example.com. CNAME www.example.net.",
+		"com. DNAME org.", NULL };
+	struct iter_env *env = iter_env_create_default();
+	uint8_t root[1] = { 0 };
+	struct iter_reply *p;
+	struct cl r;
+
+	p = reply(0, 1, cn, NULL, NULL);
+	iter_scrub_reply(p, root, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	ck_assert(!has(sec(p, DNS_SEC_ANSWER), "host.example.com.",
+		DNS_TYPE_A));
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_str_eq(r.end, "host.example.com.");
+	/* also for a forwarder */
+	p = reply(0, 0, cn, NULL, NULL);
+	iter_scrub_reply(p, NULL, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+
+	p = reply(0, 1, rev, NULL, NULL);
+	iter_scrub_reply(p, root, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 3);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "example.com.", DNS_TYPE_DNAME));
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "example.com.", DNS_TYPE_RRSIG));
+	ck_assert(!has(sec(p, DNS_SEC_ANSWER), "www.example.net.",
+		DNS_TYPE_A));
+	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 0);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_str_eq(r.end, "www.example.net.");
+
+	p = reply(0, 1, other, NULL, NULL);
+	iter_scrub_reply(p, root, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 1);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "www.example.com.",
+		DNS_TYPE_CNAME));
+
+	p = reply(0, 1, two, NULL, NULL);
+	iter_scrub_reply(p, root, env);
+	ck_assert_uint_eq(sec(p, DNS_SEC_ANSWER)->count, 2);
+	ck_assert(has(sec(p, DNS_SEC_ANSWER), "example.com.", DNS_TYPE_DNAME));
+	ck_assert(!has(sec(p, DNS_SEC_ANSWER), "com.", DNS_TYPE_DNAME));
+	iter_env_delete(env);
 }
 END_TEST
 
@@ -571,6 +684,12 @@ START_TEST(test_classify_answers)
 	static const char *const loop[] = {
 		"www.example.com. CNAME b.example.com.",
 		"b.example.com. CNAME www.example.com.", NULL };
+	static const char *const cn_a[] = {
+		"www.example.com. CNAME host.example.net.",
+		"www.example.com. A 192.0.2.7", NULL };
+	static const char *const a_cn[] = {
+		"www.example.com. A 192.0.2.7",
+		"www.example.com. CNAME host.example.net.", NULL };
 	struct iter_reply *p;
 	struct cl r;
 
@@ -604,6 +723,19 @@ START_TEST(test_classify_answers)
 	p = reply(0, 1, loop, NULL, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_ERROR);
+
+	/* a CNAME and data at one name: the one that comes first */
+	p = reply(0, 1, cn_a, NULL, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	ck_assert_uint_eq(r.nchain, 1);
+	ck_assert_uint_eq(r.nfinal, 0);
+	ck_assert_str_eq(r.end, "host.example.net.");
+	p = reply(0, 1, a_cn, NULL, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
+	ck_assert_uint_eq(r.nchain, 0);
+	ck_assert_uint_eq(r.nfinal, 1);
 	}
 END_TEST
 
@@ -684,11 +816,17 @@ START_TEST(test_classify_other)
 	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
 	/* no AA and no SOA, but the NSEC that denies the type: NODATA, as
 	 * Unbound takes it (the validator judges the NSEC); entirely empty
-	 * it stays lame */
+	 * too (RFC 2308 2.2, Unbound's iter_resptype), unless the scrub
+	 * dropped its authority records (an upward or sideways referral:
+	 * lame) */
 	p = reply(0, 0, NULL, nsec, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
 	p = reply(0, 0, NULL, NULL, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	p = reply(0, 0, NULL, NULL, NULL);
+	p->ns_dropped = 1;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	
@@ -709,10 +847,12 @@ START_TEST(test_classify_other)
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
 	
-	/* an empty NOERROR without AA or SOA says nothing: lame */
+	/* an empty NOERROR without AA or SOA: NODATA (above); with RA it
+	 * is recursion lame */
 	p = reply(0, 0, NULL, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
 	
 	/* a forwarder's reply is taken as it is */
 	p = reply(0, 0, NULL, NULL, NULL);
@@ -823,6 +963,8 @@ scrub_suite(void)
 	tcase_add_test(tc, test_scrub_class);
 	tcase_add_test(tc, test_scrub_sig_count);
 	tcase_add_test(tc, test_private);
+	tcase_add_test(tc, test_chain_cut);
+	tcase_add_test(tc, test_nsec_overreach);
 	tcase_add_test(tc, test_classify_answers);
 	tcase_add_test(tc, test_classify_other);
 	tcase_add_test(tc, test_classify_lame_ra);

@@ -8,7 +8,8 @@
  * store (mcache_store of the same message encoded) answers, for a CNAME
  * chain with authority and additional data and for a negative answer;
  * answers with more RRs than a parse holds inline need the region; an
- * unmarked (CD) answer leaves the RRset cache alone.
+ * unmarked (CD) answer leaves the RRset cache alone; the message takes
+ * the remaining TTL of the sets the RRset cache kept.
  */
 #include "config.h"
 #include <check.h>
@@ -274,6 +275,88 @@ START_TEST(test_large)
 }
 END_TEST
 
+/* the message takes the remaining TTL of the sets the RRset cache holds
+ * with the same data (an NS set kept from an earlier answer: the message
+ * expires with it); a set whose cached data differs keeps its own TTL */
+START_TEST(test_cached_ttl)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info qi;
+	struct cache_rrset sets[3];
+	struct cache_answer a;
+	struct rrset_data ns;
+	const uint8_t *a_rd[1] = {a1}, *ns_rd[1], *glue_rd[1] = {a3};
+	const uint8_t *other_rd[1] = {a2};
+	uint16_t ns_len[1];
+	static uint8_t buf[DNS_MAX_MSG], out[DNS_MAX_MSG];
+	struct dns_msg msg;
+	size_t len, i;
+	mcache_params_default(&p);
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	ck_assert_int_eq(query_info_set(&qi, N(0, "www.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	ns_rd[0] = N(1, "ns.example.com.");
+	ns_len[0] = (uint16_t)dname_len(ns_rd[0]);
+	/* cached earlier: the NS set (10 s left at T0) and another address
+	 * for the server */
+	memset(&ns, 0, sizeof(ns));
+	ns.name = N(2, "example.com.");
+	ns.name_len = dname_len(ns.name);
+	ns.type = DNS_TYPE_NS;
+	ns.rrclass = DNS_CLASS_IN;
+	ns.ttl = 210;
+	ns.trust = RRSET_TRUST_AUTH_AA;
+	ns.count = 1;
+	ns.rdata = ns_rd;
+	ns.rdlen = ns_len;
+	ck_assert_int_eq(rrset_cache_store(rc, &ns, T0 - 200), RRSET_STORED);
+	ns.name = ns_rd[0];
+	ns.name_len = dname_len(ns.name);
+	ns.type = DNS_TYPE_A;
+	ns.trust = RRSET_TRUST_ANS_AA;
+	ns.rdata = other_rd;
+	ns.rdlen = len4;
+	ck_assert_int_eq(rrset_cache_store(rc, &ns, T0 - 200), RRSET_STORED);
+	set(&sets[0], N(0, "www.example.com."), DNS_TYPE_A, 205,
+		DNS_SEC_ANSWER, RRSET_TRUST_ANS_AA, 1, a_rd, len4);
+	set(&sets[1], N(2, "example.com."), DNS_TYPE_NS, 210,
+		DNS_SEC_AUTHORITY, RRSET_TRUST_AUTH_AA, 1, ns_rd, ns_len);
+	set(&sets[2], ns_rd[0], DNS_TYPE_A, 210, DNS_SEC_ADDITIONAL,
+		RRSET_TRUST_ADD_AA, 1, glue_rd, len4);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 3;
+	ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0, buf, sizeof(buf),
+		region), MCACHE_STORED);
+	/* the NS set's 10 s; the answer's own 205, the glue's own 210 */
+	len = ask(mc, &qi, out, sizeof(out), T0);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(dns_msg_parse(out, len, &msg, region, 0), 0);
+	for(i = 0; i < msg.rr_count; i++) {
+		const struct dns_rr *r = &msg.rrs[i];
+		if(r->type == DNS_TYPE_NS)
+			ck_assert_uint_eq(r->ttl, 10);
+		else if(r->section == DNS_SEC_ANSWER)
+			ck_assert_uint_eq(r->ttl, 205);
+		else if(r->type == DNS_TYPE_A)
+			ck_assert_uint_eq(r->ttl, 210);
+	}
+	/* and the message expires with the NS set */
+	ck_assert_uint_gt(ask(mc, &qi, out, sizeof(out), T0 + 9), 0);
+	ck_assert_uint_eq(ask(mc, &qi, out, sizeof(out), T0 + 10), 0);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -282,6 +365,7 @@ store_suite(void)
 	tcase_add_test(tc, test_chain);
 	tcase_add_test(tc, test_negative);
 	tcase_add_test(tc, test_large);
+	tcase_add_test(tc, test_cached_ttl);
 	suite_add_tcase(s, tc);
 	return s;
 }

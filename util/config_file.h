@@ -480,7 +480,9 @@ struct config_file {
 	/** harden-referral-path: fetch the NS set and in-zone server
 	 * addresses of each referral's zone in the background */
 	int harden_referral_path;
-	/** harden-unknown-additional: always yes (OPT_F_ONLY_YES) */
+	/** harden-unknown-additional: 0 passes records of types petrel
+	 * does not use from the authority and additional sections of an
+	 * upstream answer on to the client */
 	int harden_unknown_additional;
 	/** infra-keep-probing: always yes (OPT_F_ONLY_YES) */
 	int infra_keep_probing;
@@ -552,6 +554,9 @@ struct config_file {
 	int prefetch_key;
 	/** ignore-cd-flag: validate even when the client sets CD */
 	int ignore_cd_flag;
+	/** disable-edns-do: no DO bit upstream; a DO client's answer goes
+	 * without EDNS */
+	int disable_edns_do;
 	/** val-clean-additional: drop unvalidated additional records from
 	 * secure answers */
 	int val_clean_additional;

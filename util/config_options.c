@@ -107,7 +107,7 @@ config_check_modules(const char *v, char *err, size_t errlen)
 	char have[256];
 	const char *p = v;
 	size_t n = 0, i;
-	int last = -1, idx = -1;
+	int last = -1, idx = -1, seen = 0;
 	have[0] = 0;
 	for(i = 0; config_module_names[i]; i++) {
 		int r = snprintf(have + n, sizeof(have) - n, "%s%s",
@@ -131,12 +131,17 @@ config_check_modules(const char *v, char *err, size_t errlen)
 				have);
 			return -1;
 		}
-		if(idx <= last) {
+		/* respip and dns64 come in either order (as in Unbound),
+		 * each once */
+		if(idx < last || (idx == last && idx != 0) ||
+			(idx <= 1 && (seen & (1 << idx)))) {
 			snprintf(err, errlen, "module '%.*s' is misplaced (the "
 				"order is: %s)", (int)len, p, have);
 			return -1;
 		}
-		last = idx;
+		if(idx <= 1)
+			seen |= 1 << idx;
+		last = idx <= 1 ? 0 : idx;
 		p += len;
 	}
 	if(last < 0) {
@@ -221,7 +226,9 @@ INTOPT("num-queries-per-thread", CLAUSE_SERVER, num_queries_per_thread,
   "queries each worker resolves at the same time"),
 INTOPT("jostle-timeout", CLAUSE_SERVER, jostle_timeout, "200", 0, HOUR_MS,
   SH | IM, "<msec>",
-  "when full, a query older than this may be replaced by a new one"),
+  "when full, a query older than this may be replaced by a new one (one "
+  "of the newer half of the list, as in Unbound); else the new one is "
+  "dropped"),
 INTOPT("incoming-num-tcp", CLAUSE_SERVER, incoming_num_tcp, "10", 0, 65535,
   IM, "<number>", "client TCP connections each worker serves at once; when "
   "all are taken, a new one takes the slot of an idle one"),
@@ -336,6 +343,8 @@ BOOLOPT("ignore-cd-flag", CLAUSE_SERVER, ignore_cd_flag, "no", SH | IM,
   "validate (and SERVFAIL bogus) even when the client sets CD"),
 BOOLOPT("val-clean-additional", CLAUSE_SERVER, val_clean_additional, "yes",
   SH | IM, "remove the additional section of validated answers"),
+BOOLOPT("disable-edns-do", CLAUSE_SERVER, disable_edns_do, "no", SH | IM,
+  "ask upstream servers without the EDNS DO bit, so that they send no DNSSEC records (for clients that cannot handle them); a client that sets DO gets an answer without EDNS, to tell it; not with the validator and a trust anchor, which need the DNSSEC records"),
 BOOLOPT("aggressive-nsec", CLAUSE_SERVER, aggressive_nsec, "yes", SH | IM,
   "answer NXDOMAIN and NODATA from validated NSEC records in the cache (RFC 8198)"),
 BOOLOPT("harden-algo-downgrade", CLAUSE_SERVER, harden_algo_downgrade, "no",
@@ -382,7 +391,7 @@ BOOLOPT("do-nat64", CLAUSE_SERVER, do_nat64, "no", SH | IM,
   "with do-nat64, the prefix IPv4 server addresses are embedded in (RFC 6052: /32, /40, /48, /56, /64 or /96)" },
 INTOPT("outbound-msg-retry", CLAUSE_SERVER, outbound_msg_retry, "5", 0, 100,
   SH | IM, "<number>",
-  "the most times one server (or forwarder) is asked for a question; a server that answers SERVFAIL (or another error) or times out is asked again, after the others, up to this many times (0 or 1 for once)"),
+  "the most times one server (or forwarder) is asked for a question; a server that answers SERVFAIL (or another error), times out or fails on the network (a refused connection) is asked again, after the others, up to this many times (0 or 1 for once)"),
 INTOPT("iter-scrub-ns", CLAUSE_SERVER, iter_scrub_ns, "20", 1, 65535, SH | IM,
   "<number>", "most NS records kept of one NS set in a reply (the rest are dropped by the scrubber, and their addresses go unused): bounds the work an oversized delegation causes"),
 INTOPT("max-query-restarts", CLAUSE_SERVER, max_query_restarts, "11", 0,
@@ -858,7 +867,7 @@ BOOLOPT("harden-short-bufsize", CLAUSE_SERVER, harden_short_bufsize, "yes",
 BOOLOPT("harden-referral-path", CLAUSE_SERVER, harden_referral_path, "no",
   SH | IM, "for each referral on the way to a client's answer, ask the zone's servers in the background for its own NS set and the addresses of its in-zone servers, so that the cache holds authoritative (and, under a trust anchor, validated) infrastructure data instead of the referral's; more upstream queries (Unbound marks it experimental)"),
 BOOLOPT("harden-unknown-additional", CLAUSE_SERVER, harden_unknown_additional,
-  "yes", SH | IM | OPT_F_ONLY_YES, "petrel always builds the authority and additional sections of an answer only from the records it uses (the zone's NS set and their addresses) and never passes other upstream records on; 'no' (Unbound's default) has no effect"),
+  "yes", SH | IM, "yes: the authority and additional sections of an answer hold only the records petrel uses (the zone's NS set and their addresses, the DNSSEC proofs); no: records of other types the server put there (an SRV in the additional section, say), after the scrub, go to the client with the answer, which could carry what a future protocol adds there; Unbound's default is no"),
 BOOLOPT("rrset-roundrobin", CLAUSE_SERVER, rrset_roundrobin, "yes", SH | IM,
   "rotate the order of the records of RRsets in answers, by the query ID (sets of equal-length records, such as A and AAAA; others keep their order)"),
 INTOPT("ratelimit", CLAUSE_SERVER, ratelimit, "0", 0, INTMAX, SH | IM,
@@ -1089,7 +1098,6 @@ IGNW("dlv-anchor", CLAUSE_SERVER,
 LISTOPT("tcp-connection-limit", CLAUSE_SERVER, OPT_NETBLOCK_NUM_LIST,
   tcp_connection_limit, "192.0.2.0/24 10", IM, "<netblock> <limit>",
   "most client TCP (and TLS, HTTPS) connections open at once from the addresses of the netblock (the longest prefix wins); past it a connection is accepted and closed at once (per process with thread-model fork)"),
-IGN("disable-edns-do", CLAUSE_SERVER),
 /* (gone from Unbound, which ignores them: lameness is kept per server
  * and zone in the infrastructure cache, for infra-host-ttl) */
 IGNW("infra-cache-lame-size", CLAUSE_SERVER,

@@ -43,6 +43,9 @@ struct rrset_entry {
 	uint8_t trust;
 	/** enum rrset_security */
 	uint8_t sec;
+	/** 1: a DNAME received with TTL 0, kept for RRSET_ZERO_TTL_GRACE
+	 * (its lookups say TTL 0) */
+	uint8_t zero_ttl;
 };
 
 /** the owner of an entry */
@@ -183,26 +186,45 @@ rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
 	else	slabhash_set_maxmem(c->table, maxmem);
 }
 
-/** is this set protected against TTL extension at this trust? */
+/** is this set (replacing old, live) protected against TTL extension? */
 static int
-ghost_protected(const struct rrset_entry *e)
+ghost_protected(const struct rrset_entry *old, const struct rrset_entry *e)
 {
+	if(e->type == DNS_TYPE_NS)
+		/* an NS set not authoritatively from the child keeps the
+		 * old expiry (a child-apex NS answer without AA does not
+		 * extend the parent's delegation: iter_ghost_*.rpl), and
+		 * so does a changed NS set of no higher trust, the child's
+		 * own too (a domain moved away is not kept alive by its old
+		 * servers' answers: iter_domain_sale_nschange.rpl); the
+		 * child's authoritative data after the parent's referral
+		 * gets its own TTL */
+		return e->trust < RRSET_TRUST_AUTH_AA ||
+			e->trust <= old->trust;
 	if(e->trust >= RRSET_TRUST_AUTH_AA)
 		return 0; /* authoritative from the child itself */
-	if(e->type == DNS_TYPE_NS)
-		return 1;
 	/* glue: address records from outside an authoritative answer */
 	return (e->type == DNS_TYPE_A || e->type == DNS_TYPE_AAAA) &&
 		e->trust < RRSET_TRUST_ANS_NOAA;
 }
 
-/** the insert policy (see the header); arg is &now */
+/** what the insert policy is given */
+struct rrset_decide_arg {
+	/** the time */
+	time_t now;
+	/** seconds before its expiry a cached set counts as expired
+	 * (rrset_cache_store_leeway) */
+	time_t leeway;
+};
+
+/** the insert policy (see the header); arg is a struct rrset_decide_arg */
 static int
 rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	void *arg)
 {
-	time_t now = *(const time_t *)arg;
-	if(old->expire <= now)
+	const struct rrset_decide_arg *d = arg;
+	time_t now = d->now;
+	if(old->expire <= now + d->leeway || (old->zero_ttl && !e->zero_ttl))
 		return 1;
 	if(e->trust < old->trust)
 		return 0;
@@ -211,7 +233,7 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 		e->blob_len == old->blob_len &&
 		memcmp(RE_BLOB(e), RE_BLOB(old), e->blob_len) == 0)
 		return 0;
-	if(ghost_protected(e) && e->expire > old->expire)
+	if(ghost_protected(old, e) && e->expire > old->expire)
 		e->expire = old->expire;
 	return 1;
 }
@@ -235,6 +257,14 @@ int
 rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now)
 {
+	return rrset_cache_store_leeway(c, rs, now, 0);
+}
+
+int
+rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway)
+{
+	struct rrset_decide_arg d;
 	struct rrset_lentry *le;
 	struct rrset_entry *e;
 	struct rrset_key key;
@@ -242,7 +272,7 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	int r;
 	uint32_t ttl = rs->ttl > 0x7fffffffu ? 0 : rs->ttl;
 	uint8_t *p;
-	if(ttl == 0)
+	if(ttl == 0 && rs->type != DNS_TYPE_DNAME)
 		return RRSET_NOT_STORED;
 	nlen = dname_valid(rs->name, rs->name_len);
 	if(nlen == 0 || nlen != rs->name_len || rs->count == 0 ||
@@ -252,7 +282,7 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 		ttl = c->min_ttl;
 	if(ttl > c->max_ttl)
 		ttl = c->max_ttl;
-	if(ttl == 0)
+	if(ttl == 0 && rs->type != DNS_TYPE_DNAME)
 		return RRSET_NOT_STORED;
 	n = rs->count + rs->sig_count;
 	for(i = 0; i < n; i++)
@@ -275,9 +305,16 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	e->sig_count = (uint16_t)rs->sig_count;
 	e->trust = (uint8_t)rs->trust;
 	e->sec = (uint8_t)rs->sec;
-	e->expire = now + (time_t)ttl;
+	/* a DNAME of TTL 0 (RFC 2308: for the transaction in progress)
+	 * synthesises the names below it for a grace second more, as
+	 * Unbound's cache keeps it, so that a burst of queries under it
+	 * does not each go upstream; it is given out with TTL 0 */
+	e->zero_ttl = (ttl == 0);
+	e->expire = now + (ttl == 0 ? RRSET_ZERO_TTL_GRACE + 1 : (time_t)ttl);
 	le->h.hash = dns_qinfo_hash(RE_NAME(e), nlen, e->type, e->rrclass);
 	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
+	d.now = now;
+	d.leeway = leeway;
 	key.name = RE_NAME(e);
 	key.name_len = nlen;
 	key.type = e->type;
@@ -285,13 +322,13 @@ rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	if(c->shm) {
 		/* copied into the mapping; the local copy goes */
 		r = shmhash_insert_decide(c->shm, le->h.hash, &key, e,
-			sizeof(*e) + nlen + blob, rrset_shdecide, &now);
+			sizeof(*e) + nlen + blob, rrset_shdecide, &d);
 		free(le);
 		if(r == SHMHASH_NOMEM)
 			return RRSET_NOT_STORED;
 		return r == SHMHASH_KEPT ? RRSET_KEPT : RRSET_STORED;
 	}
-	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &now) ==
+	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &d) ==
 		SLABHASH_KEPT)
 		return RRSET_KEPT;
 	return RRSET_STORED;
@@ -327,7 +364,8 @@ rrset_copy(const struct rrset_entry *e, time_t now, struct region *region,
 	out->name_len = e->name_len;
 	out->type = e->type;
 	out->rrclass = e->rrclass;
-	out->ttl = e->expire > now ? (uint32_t)(e->expire - now) : 0;
+	out->ttl = e->expire > now && !e->zero_ttl ?
+		(uint32_t)(e->expire - now) : 0;
 	out->expire = e->expire;
 	out->trust = (enum rrset_trust)e->trust;
 	out->sec = (enum rrset_security)e->sec;

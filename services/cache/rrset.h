@@ -20,10 +20,13 @@
  *   - with equal trust and identical RDATA, keeps the old entry (a
  *     re-received set does not get a longer life);
  *   - otherwise replaces it, but an NS set, or an A/AAAA set of lower
- *     trust than the answer of an authoritative reply (glue), keeps the old
- *     expiry unless the new data comes authoritatively from the child
- *     (trust RRSET_TRUST_AUTH_AA or above): no "ghost domains", where a
- *     revoked delegation lives on because its servers keep re-sending it.
+ *     trust than the answer of an authoritative reply (glue), keeps the
+ *     old expiry unless the new data comes authoritatively from the
+ *     child (trust RRSET_TRUST_AUTH_AA or above), and an NS set of no
+ *     higher trust than the old one keeps it even then (the child's
+ *     changed NS set: a domain moved away is not kept alive by its old
+ *     servers): no "ghost domains", where a revoked delegation lives on
+ *     because its servers keep re-sending it.
  *
  * Shared by forked workers (shared-cache): the same cache on a table in
  * a shared mapping (util/storage/shmhash.h; rrset_cache_create_shared);
@@ -124,6 +127,10 @@ struct rrset_delegation {
 	size_t glue_count;
 };
 
+/** seconds after its store time a DNAME received with TTL 0 is still
+ * given out (with TTL 0) by the lookups */
+#define RRSET_ZERO_TTL_GRACE 1
+
 /** rrset_cache_store result: stored (new or replacing) */
 #define RRSET_STORED 1
 /** rrset_cache_store result: the cached set was kept (trust rules) */
@@ -173,12 +180,26 @@ void rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
  * Store an RRset under the trust rules above.
  * @param c: cache.
  * @param rs: the set (copied). rs->ttl is the received TTL; it is clamped
- *	to [cache-min-ttl, cache-max-ttl]; TTL 0 is not stored.
+ *	to [cache-min-ttl, cache-max-ttl]; TTL 0 is not stored, except for
+ *	a DNAME: that one is looked up (with TTL 0) for
+ *	RRSET_ZERO_TTL_GRACE seconds after now, as Unbound keeps a TTL-0
+ *	DNAME for the synthesis of the names below it.
  * @param now: the time.
  * @return RRSET_STORED, RRSET_KEPT or RRSET_NOT_STORED.
  */
 int rrset_cache_store(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now);
+
+/**
+ * Store an RRset as rrset_cache_store does, from a refresh (prefetch,
+ * serve-expired): a cached set that expires within leeway seconds counts
+ * as expired and is replaced whatever its trust, as Unbound's refresh
+ * stores (PREFETCH_LEEWAY; Unbound spares NS sets not from the parent
+ * side, but the NS sets that reach this path are the zone's own, from
+ * the server asked: iter_ghost_sub.rpl, iter_prefetch.rpl).
+ */
+int rrset_cache_store_leeway(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now, time_t leeway);
 
 /**
  * Look up a live (unexpired) RRset and copy it into region.

@@ -16,14 +16,53 @@
 #include <stddef.h>
 #include <string.h>
 
-/** the marked sets into the RRset cache (RRSIGs are not kept there) */
+/** most records and signatures of one set stored with its RRSIGs; a
+ * larger set is stored without them */
+#define STORE_MAX_SIGNED 128
+
+/**
+ * The RRSIGs of the answer that cover set cs (at its owner, of its type)
+ * after its records in rd/rdlen (which hold cs->count of them first).
+ * @return the number of signatures added.
+ */
+static size_t
+store_sigs_of(const struct cache_answer *a, const struct cache_rrset *cs,
+	const uint8_t **rd, uint16_t *rdlen)
+{
+	size_t i, k, n = 0;
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *s = &a->sets[i];
+		if(s->type != DNS_TYPE_RRSIG || s->rrclass != cs->rrclass ||
+			!dname_equal(s->owner, cs->owner))
+			continue;
+		for(k = 0; k < s->count; k++) {
+			if(s->rdlen[k] < 2 || dns_read_u16(s->rdata[k]) !=
+				cs->type)
+				continue;
+			if(cs->count + n >= STORE_MAX_SIGNED)
+				return 0;
+			rd[cs->count + n] = s->rdata[k];
+			rdlen[cs->count + n] = s->rdlen[k];
+			n++;
+		}
+	}
+	return n;
+}
+
+/** the marked sets into the RRset cache, each with the RRSIGs of the
+ * answer that cover it and its DNSSEC status (a DO question can then be
+ * answered from them, and validated again); stored (may be NULL): one
+ * byte per set, set to 1 for a set that went in (new or replacing), 0
+ * otherwise */
 static void
 store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
-	time_t now)
+	time_t now, uint8_t *stored)
 {
-	size_t i;
+	size_t i, k;
 	for(i = 0; i < a->nsets; i++) {
 		const struct cache_rrset *cs = &a->sets[i];
+		const uint8_t *rd[STORE_MAX_SIGNED];
+		uint16_t rdlen[STORE_MAX_SIGNED];
 		struct rrset_data rs;
 		if(cs->trust == RRSET_TRUST_NONE || cs->type == DNS_TYPE_RRSIG
 			|| cs->count == 0)
@@ -35,12 +74,106 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 		rs.rrclass = cs->rrclass;
 		rs.ttl = cs->ttl;
 		rs.trust = (enum rrset_trust)cs->trust;
-		rs.sec = RRSET_SEC_UNCHECKED;
+		rs.sec = (enum rrset_security)cs->sec;
 		rs.count = cs->count;
 		rs.rdata = cs->rdata;
 		rs.rdlen = cs->rdlen;
-		(void)rrset_cache_store(rc, &rs, now);
+		if(cs->count < STORE_MAX_SIGNED) {
+			for(k = 0; k < cs->count; k++) {
+				rd[k] = cs->rdata[k];
+				rdlen[k] = cs->rdlen[k];
+			}
+			if((rs.sig_count = store_sigs_of(a, cs, rd,
+				rdlen)) > 0) {
+				rs.rdata = rd;
+				rs.rdlen = rdlen;
+			}
+		}
+		/* secure with the RRSIGs that show it: trust validated, as
+		 * Unbound's validator ranks the sets it proved (then neither
+		 * the unsigned copy of an answer without DO nor an unchecked
+		 * one replaces it); without them (an answer to a query
+		 * without DO) not claimed secure, so that the signed copy
+		 * replaces it (see store.h) */
+		if(rs.sec == RRSET_SEC_SECURE) {
+			if(rs.sig_count > 0)
+				rs.trust = RRSET_TRUST_VALIDATED;
+			else	rs.sec = RRSET_SEC_UNCHECKED;
+		}
+		if(rrset_cache_store_leeway(rc, &rs, now, a->leeway) ==
+			RRSET_STORED && stored)
+			stored[i] = 1;
 	}
+}
+
+/** @return 1 when a cached set holds the same RDATA as cs, in any order */
+static int
+same_rdata(const struct rrset_data *c, const struct cache_rrset *cs)
+{
+	size_t i, j;
+	if(c->count != cs->count)
+		return 0;
+	for(i = 0; i < cs->count; i++) {
+		for(j = 0; j < c->count; j++)
+			if(c->rdlen[j] == cs->rdlen[i] && memcmp(c->rdata[j],
+				cs->rdata[i], cs->rdlen[i]) == 0)
+				break;
+		if(j == c->count)
+			return 0;
+	}
+	return 1;
+}
+
+/**
+ * The TTLs of the message's sets from the RRset cache (see store.h).
+ * @param ttl: one TTL per set of a, filled in (the set's own, or the
+ *	cached set's remaining seconds).
+ * @return 1 when some TTL changed, 0 when none did.
+ */
+static int
+cached_ttls(struct rrset_cache *rc, const struct cache_answer *a,
+	time_t now, struct region *region, const uint8_t *stored,
+	uint32_t *ttl)
+{
+	size_t i, j;
+	int changed = 0;
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *cs = &a->sets[i];
+		struct rrset_data c;
+		ttl[i] = cs->ttl;
+		/* (a set that went in is the message's own: the cache took
+		 * it, with its expiry or, guarding a delegation, an older
+		 * one that the message does not take, as the answer shows
+		 * what the server sent) */
+		if(stored[i] || cs->type == DNS_TYPE_RRSIG ||
+			cs->type == DNS_TYPE_SOA ||
+			cs->type == DNS_TYPE_NSEC ||
+			cs->type == DNS_TYPE_NSEC3 || cs->count == 0)
+			continue;
+		if(rrset_cache_lookup(rc, cs->owner, cs->type, cs->rrclass,
+			now, region, &c) != 0 || !same_rdata(&c, cs) ||
+			c.ttl == cs->ttl)
+			continue;
+		ttl[i] = c.ttl;
+		changed = 1;
+	}
+	if(!changed)
+		return 0;
+	/* an RRSIG set goes with the set it covers (same owner and
+	 * section) */
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *cs = &a->sets[i];
+		if(cs->type != DNS_TYPE_RRSIG || cs->count == 0 ||
+			cs->rdlen[0] < 2)
+			continue;
+		for(j = 0; j < a->nsets; j++)
+			if(a->sets[j].type == dns_read_u16(cs->rdata[0]) &&
+				a->sets[j].section == cs->section &&
+				dname_equal(a->sets[j].owner, cs->owner) &&
+				ttl[j] != a->sets[j].ttl && ttl[j] < ttl[i])
+				ttl[i] = ttl[j];
+	}
+	return 1;
 }
 
 /**
@@ -136,9 +269,28 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	const struct cache_answer *a, time_t now, uint8_t *buf,
 	size_t bufsize, struct region *region)
 {
+	struct cache_answer ca;
+	struct cache_rrset *sets;
+	uint32_t *ttl;
+	uint8_t *stored = NULL;
+	size_t i;
+	if(rc && mc && region && a->nsets > 0)
+		stored = region_alloc_zero(region, a->nsets);
 	if(rc)
-		store_rrsets(rc, a, now);
+		store_rrsets(rc, a, now, stored);
 	if(!mc)
 		return MCACHE_NOT_CACHEABLE;
-	return store_message(mc, a, now, buf, bufsize, region);
+	/* (serve-original-ttl answers with the TTLs as received) */
+	if(!rc || !stored || mcache_get_params(mc)->original_ttl ||
+		!(ttl = region_alloc(region, a->nsets * sizeof(*ttl))) ||
+		!cached_ttls(rc, a, now, region, stored, ttl) ||
+		!(sets = region_alloc(region, a->nsets * sizeof(*sets))))
+		return store_message(mc, a, now, buf, bufsize, region);
+	ca = *a;
+	for(i = 0; i < a->nsets; i++) {
+		sets[i] = a->sets[i];
+		sets[i].ttl = ttl[i];
+	}
+	ca.sets = sets;
+	return store_message(mc, &ca, now, buf, bufsize, region);
 }

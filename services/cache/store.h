@@ -7,7 +7,23 @@
  * by dns/ from the upstream replies, never parsed again):
  *   - each RRset a module marked for it (a trust rank, set by the
  *     iterator on the answer records it got from an authoritative or
- *     forwarding server) goes into the RRset cache;
+ *     forwarding server) goes into the RRset cache, with the RRSIGs of
+ *     the answer that cover it and the security status the validator
+ *     gave it: a secure set with its RRSIGs is stored secure with trust
+ *     RRSET_TRUST_VALIDATED (as Unbound's validator updates its RRset
+ *     cache); one without them (the answer to a query without DO) keeps
+ *     its trust and is stored unchecked, so that the signed copy of a DO
+ *     answer replaces it (higher trust) and is never replaced by it
+ *     (lower trust);
+ *   - each RRset of the message that did not go into the RRset cache
+ *     now (unmarked, or the cache kept its copy: the trust rules of
+ *     rrset.h) and that the cache holds, live, with the same RDATA
+ *     takes the cached set's remaining TTL (with its RRSIGs): the
+ *     message must not outlive the sets it is made of
+ *     (an NS set kept from an earlier answer, expiring sooner), as
+ *     Unbound's message cache refers to its RRset cache's sets; not the
+ *     SOA, NSEC and NSEC3 sets of negative answers, whose TTL is the
+ *     negative one, and not with serve-original-ttl;
  *   - the whole answer goes into the message cache: it is encoded into
  *     the caller's buffer and, as each RR is written, its offsets are
  *     recorded; the message cache takes that record (mcache_store_msg)
@@ -32,6 +48,12 @@ struct rrset_cache;
 struct query_info;
 struct region;
 
+/** seconds before their expiry that a refresh (prefetch, serve-expired)
+ * replaces cached RRsets (cache_answer.leeway), as Unbound's
+ * PREFETCH_LEEWAY: the refreshed answer is not made of sets about to
+ * expire */
+#define CACHE_REFRESH_LEEWAY 400
+
 /** one RRset of an answer, by reference (nothing is copied) */
 struct cache_rrset {
 	/** owner name, uncompressed wire, letter case as received */
@@ -50,6 +72,10 @@ struct cache_rrset {
 	/** trust rank (enum rrset_trust) to store it in the RRset cache
 	 *  with; RRSET_TRUST_NONE: not for the RRset cache */
 	uint8_t trust;
+	/** its DNSSEC status (enum rrset_security), kept with it in the
+	 *  RRset cache (secure only with its RRSIGs in the answer: then with
+	 *  trust RRSET_TRUST_VALIDATED) */
+	uint8_t sec;
 	/** number of RRs */
 	size_t count;
 	/** their RDATA, uncompressed */
@@ -78,6 +104,10 @@ struct cache_answer {
 	const struct cache_rrset *sets;
 	/** how many */
 	size_t nsets;
+	/** a refresh (prefetch, serve-expired): seconds before their
+	 *  expiry cached sets are replaced (rrset_cache_store_leeway);
+	 *  0 for an answer a client waits for */
+	time_t leeway;
 };
 
 /**

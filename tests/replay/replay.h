@@ -213,6 +213,11 @@ struct rpl_scenario {
 	/** fake-sha1: yes or fake-dsa: yes (testbound's switches): DSA
 	 * signatures verify without being checked */
 	int fake_dsa;
+	/** petrel's format: the addresses of the root's servers (a
+	 * top-level stub-addr:, or the stub-addr: of a stub zone of "."),
+	 * separated by spaces, whose priming query the runner answers when
+	 * no entry does; "" when none */
+	char stub_addr[256];
 };
 
 /** rpl_read flags: a file of Unbound's suite, read and run as Unbound's

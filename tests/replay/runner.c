@@ -41,6 +41,7 @@
 #include "front/resolver.h"
 #include "services/authzone.h"
 #include "services/xfr.h"
+#include "util/netevent/netevent.h"
 #include <unistd.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -163,6 +164,10 @@ struct runner {
 	char err[2048];
 	/** config */
 	struct config_file *cfg;
+	/** the fake client's TCP connection (all TCP queries of a run go
+	 * on one, as testbound's do) saw an edns-tcp-keepalive option
+	 * (comm_tcp_keepalive_query) */
+	int tcp_ka_seen;
 	/** iterator env */
 	struct module_stack mods;
 	/** message cache */
@@ -473,6 +478,78 @@ deliver_entry(struct runner *r, struct fake_query *q, struct rpl_entry *e)
 	free(pkt);
 }
 
+/** @return 1 when addr is one of the scenario's root server addresses */
+static int
+is_root_addr(const struct rpl_scenario *s, const struct netaddr *addr)
+{
+	char list[sizeof(s->stub_addr)], *t, *save = NULL;
+	snprintf(list, sizeof(list), "%s", s->stub_addr);
+	for(t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		struct netaddr a;
+		if(netaddr_parse(t, 53, &a, NULL) == 0 &&
+			netaddr_cmp(&a, addr) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/** petrel's format: the priming query (. NS) to one of the scenario's
+ * root servers that no entry answers gets the answer a root server
+ * gives, naming that server (replay-root.) with its address as glue, so
+ * that a scenario need not spell out priming (petrel primes a stub zone
+ * for the root as it primes root hints, as Unbound). REPLAY_NO_AUTO_PRIME
+ * in the environment turns it off (tests/gen_val_rpl.py then records the
+ * real, signed priming answer). @return 1 when answered */
+static int
+deliver_priming(struct runner *r, struct fake_query *q)
+{
+	ldns_pkt *p;
+	ldns_rr *rr = NULL, *qrr;
+	uint8_t *pkt = NULL;
+	size_t len = 0, n = 0;
+	char ip[INET6_ADDRSTRLEN], text[512];
+	const uint8_t *b;
+	outbound_cb_type cb;
+	void *arg;
+	if(r->tb || getenv("REPLAY_NO_AUTO_PRIME") ||
+		!is_root_addr(r->s, &q->to) ||
+		ldns_pkt_qdcount(q->q) != 1)
+		return 0;
+	qrr = ldns_rr_list_rr(ldns_pkt_question(q->q), 0);
+	if(ldns_rr_get_type(qrr) != LDNS_RR_TYPE_NS ||
+		ldns_dname_label_count(ldns_rr_owner(qrr)) != 0)
+		return 0;
+	b = netaddr_bytes(&q->to, &n);
+	if(!inet_ntop(n == 4 ? AF_INET : AF_INET6, b, ip, sizeof(ip)) ||
+		!(p = ldns_pkt_new()))
+		return 0;
+	ldns_pkt_set_id(p, ldns_pkt_id(q->q));
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_aa(p, 1);
+	ldns_pkt_push_rr(p, LDNS_SECTION_QUESTION, ldns_rr_clone(qrr));
+	if(ldns_rr_new_frm_str(&rr, ". 3600000 IN NS replay-root.", 0, NULL,
+		NULL) == LDNS_STATUS_OK)
+		ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
+	snprintf(text, sizeof(text), "replay-root. 3600000 IN %s %s",
+		n == 4 ? "A" : "AAAA", ip);
+	rr = NULL;
+	if(ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) == LDNS_STATUS_OK)
+		ldns_pkt_push_rr(p, LDNS_SECTION_ADDITIONAL, rr);
+	if(ldns_pkt2wire(&pkt, p, &len) != LDNS_STATUS_OK) {
+		ldns_pkt_free(p);
+		return 0;
+	}
+	ldns_pkt_free(p);
+	if(verbosity >= 3)
+		log_info("replay: the priming query answered by the runner");
+	cb = q->cb;
+	arg = q->arg;
+	fake_remove(r, q);
+	cb(arg, OUTBOUND_REPLY, pkt, len, 10);
+	free(pkt);
+	return 1;
+}
+
 /** find the range entry for a query; @return entry or NULL */
 static struct rpl_entry *
 find_entry(struct runner *r, struct fake_query *q)
@@ -666,6 +743,10 @@ run_network(struct runner *r)
 				progress = 1;
 				break;
 			}
+			if(deliver_priming(r, q)) {
+				progress = 1;
+				break;
+			}
 			if(!r->s->manual_out) {
 				char buf[512];
 				query_str(q, buf, sizeof(buf));
@@ -692,7 +773,7 @@ client_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	if(!pkt)
 		return; /* dropped */
 	a = calloc(1, sizeof(*a));
-	if(!a || !(a->pkt = malloc(len))) {
+	if(!a || !(a->pkt = malloc(len + 6))) {
 		free(a);
 		fail(r, "out of memory");
 		return;
@@ -700,6 +781,11 @@ client_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	memcpy(a->pkt, pkt, len);
 	a->len = len;
 	a->tcp = h && h->len >= 1 && h->data[0] == 1;
+	if(a->tcp && h->len >= 2 && h->data[1] && r->cfg)
+		/* edns-tcp-keepalive: what the TCP path adds (comm_tcp.c) */
+		a->len = comm_tcp_keepalive_add(
+			r->cfg->edns_tcp_keepalive_timeout, a->pkt, len,
+			len + 6);
 	for(pp = &r->answers; *pp; pp = &(*pp)->next)
 		;
 	*pp = a;
@@ -752,7 +838,12 @@ send:
 	else	(void)netaddr_parse("127.0.0.1", 53, &client, &err);
 	memset(&h, 0, sizeof(h));
 	h.data[0] = (e->match & RPL_M_TCP) ? 1 : 0;
-	h.len = 1;
+	/* over TCP, the keepalive decision of the TCP read path */
+	h.data[1] = (uint8_t)((e->match & RPL_M_TCP) && r->cfg &&
+		r->cfg->edns_tcp_keepalive && comm_tcp_keepalive_query(
+		r->cfg->edns_tcp_keepalive_timeout, &r->tcp_ka_seen, wire,
+		len));
+	h.len = 2;
 	resolver_set_local(r->res, st->has_iface ? &st->iface : NULL);
 	if(r->tb)
 		r->tb_now = st->next; /* testbound moves on first */
