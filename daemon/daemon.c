@@ -14,6 +14,8 @@
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
+#include "util/locks.h"
+#include "util/netaddr.h"
 #include "util/netevent/netevent.h"
 #include "util/thread.h"
 #include <errno.h>
@@ -72,14 +74,89 @@ daemon_create(const char *cfgfile, struct config_file *cfg)
 	return d;
 }
 
+/** free a list from listen_names */
+static void
+listen_names_free(struct config_strlist *l)
+{
+	while(l) {
+		struct config_strlist *n = l->next;
+		free(l->str);
+		free(l);
+		l = n;
+	}
+}
+
+/**
+ * interface-automatic-ports: with interface-automatic, every interface
+ * given without a port is listened on at each of the ports, as
+ * "ip@port" in the list returned (malloced, listen_names_free).
+ * @param fail: set to 1 on a bad port or out of memory (logged).
+ * @return the list, or NULL when there is nothing to expand (use
+ *	config_interfaces) or on failure.
+ */
+static struct config_strlist *
+listen_names(const struct config_file *cfg, int *fail)
+{
+	const struct config_strlist *s;
+	struct config_strlist *head = NULL, **tail = &head;
+	const char *ports = cfg->interface_automatic_ports;
+	*fail = 0;
+	if(!cfg->interface_automatic || !ports || !ports[0])
+		return NULL;
+	for(s = config_interfaces(cfg); s; s = s->next) {
+		const char *p = ports;
+		/* an address with its own port (ip@port) keeps it */
+		if(strchr(s->str, '@')) {
+			p = "";
+			if(!(*tail = calloc(1, sizeof(**tail))) ||
+				!((*tail)->str = strdup(s->str)))
+				goto oom;
+			tail = &(*tail)->next;
+		}
+		while(*p) {
+			char *end;
+			long port;
+			while(*p == ' ' || *p == '\t')
+				p++;
+			if(!*p)
+				break;
+			port = strtol(p, &end, 10);
+			if(end == p || port < 1 || port > 65535 ||
+				(*end && *end != ' ' && *end != '\t')) {
+				log_err("interface-automatic-ports: '%s' is "
+					"not a list of port numbers", ports);
+				listen_names_free(head);
+				*fail = 1;
+				return NULL;
+			}
+			p = end;
+			if(!(*tail = calloc(1, sizeof(**tail))))
+				goto oom;
+			if(!((*tail)->str = malloc(strlen(s->str) + 8)))
+				goto oom;
+			sprintf((*tail)->str, "%s@%ld", s->str, port);
+			tail = &(*tail)->next;
+		}
+	}
+	return head;
+oom:
+	log_err("interface-automatic-ports: out of memory");
+	listen_names_free(head);
+	*fail = 1;
+	return NULL;
+}
+
 /** the number of listening addresses in the config */
 static int
 count_interfaces(const struct config_file *cfg)
 {
 	const struct config_strlist *s;
-	int n = 0;
-	for(s = config_interfaces(cfg); s; s = s->next)
+	struct config_strlist *l;
+	int n = 0, fail;
+	l = listen_names(cfg, &fail);
+	for(s = l ? l : config_interfaces(cfg); s; s = s->next)
 		n++;
+	listen_names_free(l);
 	return n;
 }
 
@@ -144,12 +221,151 @@ daemon_check_fds(struct daemon *d)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* tcp-connection-limit */
+
+/**
+ * The tcp-connection-limit lines: a netblock each, its limit, and the
+ * client TCP connections from it open now. A connection counts in the
+ * longest netblock that holds its address; past the limit it is accepted
+ * and closed at once (as Unbound). The lock is taken once per accept and
+ * close of a TCP connection, never per query.
+ */
+struct tcp_conn_limit {
+	/** guards count */
+	lock_basic_type lock;
+	/** the netblocks */
+	struct netblock *nb;
+	/** their limits */
+	int *limit;
+	/** their connections open now */
+	int *count;
+	/** how many */
+	int num;
+	/** the hooks given to the TCP points */
+	struct comm_tcp_limit hook;
+};
+
+/** comm_tcp_limit admit: the longest matching netblock, under its limit */
+static int
+tcp_limit_admit(void *arg, const struct netaddr *client, int *slot)
+{
+	struct tcp_conn_limit *tl = arg;
+	int i, best = -1, ok = 1;
+	for(i = 0; i < tl->num; i++)
+		if(netblock_match(&tl->nb[i], client) && (best < 0 ||
+			tl->nb[i].prefix > tl->nb[best].prefix))
+			best = i;
+	*slot = best;
+	if(best < 0)
+		return 1;
+	lock_basic_lock(&tl->lock);
+	if(tl->count[best] >= tl->limit[best])
+		ok = 0;
+	else	tl->count[best]++;
+	lock_basic_unlock(&tl->lock);
+	if(!ok && verbosity >= VERB_ALGO) {
+		char a[NETADDR_STRLEN], b[NETADDR_STRLEN];
+		verbose(VERB_ALGO, "tcp-connection-limit: %s has %d "
+			"connections, closing the one from %s",
+			netblock_str(&tl->nb[best], b, sizeof(b)),
+			tl->limit[best], netaddr_str(client, -1, a, sizeof(a)));
+	}
+	return ok;
+}
+
+/** comm_tcp_limit release */
+static void
+tcp_limit_release(void *arg, int slot)
+{
+	struct tcp_conn_limit *tl = arg;
+	if(slot < 0 || slot >= tl->num)
+		return;
+	lock_basic_lock(&tl->lock);
+	if(tl->count[slot] > 0)
+		tl->count[slot]--;
+	lock_basic_unlock(&tl->lock);
+}
+
+static void
+tcp_limit_free(struct tcp_conn_limit *tl)
+{
+	if(!tl)
+		return;
+	lock_basic_destroy(&tl->lock);
+	free(tl->nb);
+	free(tl->limit);
+	free(tl->count);
+	free(tl);
+}
+
+/** the tcp-connection-limit of the config, or NULL (none, or logged
+ * error: *fail set) */
+static struct tcp_conn_limit *
+tcp_limit_create(const struct config_strlist *lines, int *fail)
+{
+	const struct config_strlist *s;
+	struct tcp_conn_limit *tl;
+	int n = 0;
+	*fail = 0;
+	for(s = lines; s; s = s->next)
+		n++;
+	if(n == 0)
+		return NULL;
+	tl = calloc(1, sizeof(*tl));
+	if(!tl || !(tl->nb = calloc((size_t)n, sizeof(*tl->nb))) ||
+		!(tl->limit = calloc((size_t)n, sizeof(int))) ||
+		!(tl->count = calloc((size_t)n, sizeof(int)))) {
+		if(tl) {
+			free(tl->nb);
+			free(tl->limit);
+			free(tl);
+		}
+		log_err("tcp-connection-limit: out of memory");
+		*fail = 1;
+		return NULL;
+	}
+	lock_basic_init(&tl->lock);
+	for(s = lines; s; s = s->next) {
+		char blk[128];
+		const char *why = "";
+		const char *sp = strchr(s->str, ' ');
+		size_t bl = sp ? (size_t)(sp - s->str) : strlen(s->str);
+		if(!sp || bl >= sizeof(blk)) {
+			log_err("tcp-connection-limit: bad line '%s'", s->str);
+			goto fail;
+		}
+		memcpy(blk, s->str, bl);
+		blk[bl] = 0;
+		if(netblock_parse(blk, &tl->nb[tl->num], 1, &why) != 0) {
+			log_err("tcp-connection-limit: %s: %s", blk, why);
+			goto fail;
+		}
+		tl->limit[tl->num++] = atoi(sp + 1);
+	}
+	tl->hook.admit = tcp_limit_admit;
+	tl->hook.release = tcp_limit_release;
+	tl->hook.arg = tl;
+	return tl;
+fail:
+	tcp_limit_free(tl);
+	*fail = 1;
+	return NULL;
+}
+
+const struct comm_tcp_limit *
+listen_set_tcp_limit(const struct listen_set *ls)
+{
+	return ls && ls->tcp_limit ? &ls->tcp_limit->hook : NULL;
+}
+
 void
 listen_set_close(struct listen_set *ls)
 {
 	int i, j;
 	if(!ls)
 		return;
+	tcp_limit_free(ls->tcp_limit);
 	for(i = 0; i < ls->num; i++) {
 		for(j = 0; j < ls->ports[i].num; j++) {
 			if(ls->ports[i].udp && ls->ports[i].udp[j] != -1)
@@ -267,18 +483,33 @@ listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp)
 	const struct config_strlist *s;
 	struct listen_set *ls = calloc(1, sizeof(*ls));
 	struct comm_sock_opts opts;
-	int n = count_interfaces(cfg), i = 0, j;
+	struct config_strlist *names = NULL;
+	int n = count_interfaces(cfg), i = 0, j, nfail;
 	if(!ls)
 		goto oom;
+	names = listen_names(cfg, &nfail);
+	if(nfail)
+		goto fail;
 	ls->per_worker = cfg->so_reuseport && num_workers > 1;
 	ls->ports = calloc((size_t)(n ? n : 1), sizeof(*ls->ports));
 	if(!ls->ports)
 		goto oom;
+	{
+		int fail;
+		ls->tcp_limit = tcp_limit_create(cfg->tcp_connection_limit,
+			&fail);
+		if(fail)
+			goto fail;
+	}
 	memset(&opts, 0, sizeof(opts));
 	opts.reuseport = cfg->so_reuseport;
 	opts.rcvbuf = (int)cfg->so_rcvbuf;
 	opts.sndbuf = (int)cfg->so_sndbuf;
-	for(s = config_interfaces(cfg); s; s = s->next, i++) {
+	opts.freebind = cfg->ip_freebind;
+	opts.transparent = cfg->ip_transparent;
+	opts.dscp = cfg->ip_dscp;
+	opts.tcp_mss = cfg->tcp_mss;
+	for(s = names ? names : config_interfaces(cfg); s; s = s->next, i++) {
 		struct listen_port *p = &ls->ports[i];
 		const char *err = NULL;
 		ls->num = i + 1;
@@ -329,7 +560,9 @@ listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp)
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
 			if(!ls->tls_server || daemon_ticket_keys(ls->tls_server,
-				cfg, terr, sizeof(terr)) != 0) {
+				cfg, terr, sizeof(terr)) != 0 ||
+				tls_ctx_set_protocols(ls->tls_server,
+				cfg->tls_protocols, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}
@@ -342,7 +575,9 @@ listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp)
 				config_tls_service_pem(cfg), cfg->tls_ciphers,
 				cfg->tls_ciphersuites, terr, sizeof(terr));
 			if(!ls->https_server || daemon_ticket_keys(
-				ls->https_server, cfg, terr, sizeof(terr)) != 0) {
+				ls->https_server, cfg, terr, sizeof(terr)) != 0 ||
+				tls_ctx_set_protocols(ls->https_server,
+				cfg->tls_protocols, terr, sizeof(terr)) != 0) {
 				log_err("%s", terr);
 				goto fail;
 			}
@@ -365,6 +600,9 @@ listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp)
 			goto fail;
 		}
 	}
+	/* the ports keep their names */
+	listen_names_free(names);
+	names = NULL;
 	if(dt_tls_wanted(cfg)) {
 		char err[512];
 		if(!(ls->dnstap_tls = dt_tls_ctx_create(cfg, err,
@@ -382,8 +620,19 @@ sockfail:
 oom:
 	log_err("out of memory");
 fail:
+	listen_names_free(names);
 	listen_set_close(ls);
 	return NULL;
+}
+
+/** @return 1 when two string lists hold the same strings in order */
+static int
+strlist_equal(const struct config_strlist *x, const struct config_strlist *y)
+{
+	for(; x && y; x = x->next, y = y->next)
+		if(strcmp(x->str, y->str) != 0)
+			return 0;
+	return x == NULL && y == NULL;
 }
 
 /** the listening-related options are equal in both configs */
@@ -403,6 +652,14 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		strcmp(a->xdp_interface, b->xdp_interface) ||
 		a->xdp_batch_size != b->xdp_batch_size ||
 		a->xdp_ring_size != b->xdp_ring_size ||
+		strcmp(a->interface_automatic_ports,
+			b->interface_automatic_ports) ||
+		a->ip_freebind != b->ip_freebind ||
+		a->ip_transparent != b->ip_transparent ||
+		a->ip_dscp != b->ip_dscp || a->tcp_mss != b->tcp_mss ||
+		strcmp(a->tls_protocols, b->tls_protocols) ||
+		!strlist_equal(a->tcp_connection_limit,
+			b->tcp_connection_limit) ||
 		a->tls_port != b->tls_port ||
 		a->https_port != b->https_port ||
 		a->http_notls_downstream != b->http_notls_downstream ||
@@ -982,6 +1239,7 @@ apply_log_cfg(struct daemon *d, struct config_file *cfg)
 	log_set_verbosity(cfg->verbosity + d->cmdline_verbose);
 	log_set_format(cfg->log_time_ascii, cfg->log_time_iso,
 		cfg->log_thread_id);
+	log_ident_set(cfg->log_identity[0] ? cfg->log_identity : "petrel");
 	if(cfg->logfile[0] || cfg->use_syslog) {
 		if(log_init(cfg->logfile, cfg->use_syslog, cfg->chroot) != 0)
 			log_warn("cannot open logfile %s", cfg->logfile);

@@ -49,6 +49,8 @@ struct daemon_env;
 struct remote;
 
 struct ssl_ctx_st;
+struct comm_tcp_limit;
+struct tcp_conn_limit;
 
 /** one listening address: its UDP socket and TCP socket (or -1) */
 struct listen_port {
@@ -97,7 +99,19 @@ struct listen_set {
 	 * interface's queues (xdp/xdp_sock.h), opened with the sockets;
 	 * NULL when off or when it could not be used */
 	struct xdp_set *xdp;
+	/** tcp-connection-limit, shared by the workers' TCP points
+	 * (listen_set_tcp_limit); NULL when none is set */
+	struct tcp_conn_limit *tcp_limit;
 };
+
+/**
+ * The tcp-connection-limit hooks of a listen set for its TCP points
+ * (comm_point_set_tcp_limit), or NULL when no limit is set. The counts
+ * are the set's: shared by the threads, per process with thread-model
+ * fork.
+ */
+const struct comm_tcp_limit *listen_set_tcp_limit(
+	const struct listen_set *ls);
 
 /** a forked worker, as the parent sees it */
 struct child {

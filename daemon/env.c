@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/env.h"
 #include "services/authzone.h"
+#include "services/http_fetch.h"
 #include "util/ratelimit.h"
 #include "front/acl.h"
 #include "front/localzone.h"
@@ -167,6 +168,9 @@ env_build(struct daemon_env *env, struct config_file *cfg,
 	if(env_zonemd_dnssec(cfg) && !(env->zmd = val_zonemd_create(cfg, err,
 		errlen)))
 		return -1;
+	/* the downloads of url: sources (http-user-agent) */
+	http_fetch_set_user_agent(cfg->http_user_agent,
+		cfg->hide_http_user_agent);
 	{
 		int ok = 0;
 		/* a zone below its trust anchor: its DNSKEY is validated
@@ -263,6 +267,9 @@ env_create(struct config_file *cfg, int num_workers, struct daemon_env *old,
 	}
 	infra_set_rtt_limits(env->infra, cfg->infra_cache_min_rtt,
 		cfg->infra_cache_max_rtt);
+	infra_set_unknown_rto(env->infra, cfg->unknown_server_time_limit);
+	infra_set_fast(env->infra, cfg->fast_server_num,
+		cfg->fast_server_permil);
 	if(env_build(env, cfg, old, err, errlen) != 0)
 		goto fail;
 	return env;

@@ -94,6 +94,7 @@ main(int argc, char *argv[])
 	log_set_verbosity(cfg->verbosity + vcount);
 	log_set_format(cfg->log_time_ascii, cfg->log_time_iso,
 		cfg->log_thread_id);
+	log_ident_set(cfg->log_identity[0] ? cfg->log_identity : "petrel");
 	if((cfg->logfile[0] || cfg->use_syslog) &&
 		log_init(cfg->logfile, cfg->use_syslog, NULL) != 0) {
 		fprintf(stderr, "petrel: cannot open logfile %s: %s\n",

@@ -241,6 +241,7 @@ gather_stats(struct daemon *d, int mode, struct stats_info *info,
 	g->up = g->now - ((double)d->started.tv_sec +
 		(double)d->started.tv_usec / 1e6);
 	g->extended = d->cfg->extended_statistics;
+	g->show_zero = !d->cfg->statistics_inhibit_zero;
 	return 0;
 }
 

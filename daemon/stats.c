@@ -450,23 +450,23 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 			(unsigned long long)tot.r.rec_hist[i]);
 	}
 	for(i = 0; i < RESOLVER_STATS_QTYPES; i++)
-		if(tot.r.qtype[i])
+		if(tot.r.qtype[i] || g->show_zero)
 			stats_buf_printf(out, "num.query.type.%s=%llu\n",
 				type_str(i, nb, sizeof(nb)),
 				(unsigned long long)tot.r.qtype[i]);
-	if(tot.r.qtype[RESOLVER_STATS_QTYPES])
+	if(tot.r.qtype[RESOLVER_STATS_QTYPES] || g->show_zero)
 		stats_buf_printf(out, "num.query.type.other=%llu\n",
 			(unsigned long long)tot.r.qtype[RESOLVER_STATS_QTYPES]);
 	for(i = 0; i < RESOLVER_STATS_QTYPES; i++)
-		if(tot.r.qclass[i])
+		if(tot.r.qclass[i] || g->show_zero)
 			stats_buf_printf(out, "num.query.class.%s=%llu\n",
 				class_str(i, nb, sizeof(nb)),
 				(unsigned long long)tot.r.qclass[i]);
-	if(tot.r.qclass[RESOLVER_STATS_QTYPES])
+	if(tot.r.qclass[RESOLVER_STATS_QTYPES] || g->show_zero)
 		stats_buf_printf(out, "num.query.class.other=%llu\n",
 			(unsigned long long)tot.r.qclass[RESOLVER_STATS_QTYPES]);
 	for(i = 0; i < 16; i++)
-		if(tot.r.qopcode[i])
+		if(tot.r.qopcode[i] || g->show_zero)
 			stats_buf_printf(out, "num.query.opcode.%s=%llu\n",
 				opcode_str(i, nb, sizeof(nb)),
 				(unsigned long long)tot.r.qopcode[i]);
@@ -497,7 +497,7 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 	stats_buf_printf(out, "num.query.edns.DO=%llu\n",
 		(unsigned long long)tot.r.qedns_do);
 	for(i = 0; i < 16; i++)
-		if(i <= 5 || tot.r.ans_rcode[i])
+		if(i <= 5 || tot.r.ans_rcode[i] || g->show_zero)
 			stats_buf_printf(out, "num.answer.rcode.%s=%llu\n",
 				rcode_str(i, nb, sizeof(nb)),
 				(unsigned long long)tot.r.ans_rcode[i]);

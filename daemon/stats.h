@@ -106,6 +106,10 @@ struct stats_globals {
 	struct stats_upstream upstream;
 	/** extended-statistics: print the extended counters */
 	int extended;
+	/** statistics-inhibit-zero: no: the extended counters by query
+	 * type, class and opcode and by rcode are printed when 0 too (else
+	 * only those with a value, and the rcodes NOERROR to REFUSED) */
+	int show_zero;
 };
 
 /** Append formatted text. Sets b->oom when out of memory. */

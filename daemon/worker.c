@@ -155,10 +155,13 @@ log_tagged(const char *type, const char *format, ...)
  * @param pkt: the query or the answer.
  * @param len: its length.
  * @param start: when the query came in (answers), or NULL for now.
+ * @param dest: log-destaddr's " on udp 127.0.0.1 53" to end the line
+ *	with, or "".
  */
 static void
 log_packet(struct worker *w, int is_reply, const struct netaddr *client,
-	const uint8_t *pkt, size_t len, const struct timeval *start)
+	const uint8_t *pkt, size_t len, const struct timeval *start,
+	const char *dest)
 {
 	char addr[NETADDR_STRLEN], name[DNS_MAX_NAME_STR], type[16];
 	uint8_t qname[DNS_MAX_NAME + 8];
@@ -174,7 +177,7 @@ log_packet(struct worker *w, int is_reply, const struct netaddr *client,
 	if(len < DNS_HDR_SIZE || pkt[4] != 0 || pkt[5] != 1 ||
 		dname_pkt_read(pkt, len, &pos, qname, &qlen) != 0 ||
 		pos + 4 > len) {
-		log_tagged(tag, "%s (no question) %zu", addr, len);
+		log_tagged(tag, "%s (no question) %zu%s", addr, len, dest);
 		return;
 	}
 	qtype = (uint16_t)(pkt[pos] << 8 | pkt[pos + 1]);
@@ -195,14 +198,14 @@ log_packet(struct worker *w, int is_reply, const struct netaddr *client,
 			if(sec < 0)
 				sec = usec = 0;
 		}
-		log_tagged(tag, "%s %s %s %s %s %lld.%6.6ld %d %zu", addr,
+		log_tagged(tag, "%s %s %s %s %s %lld.%6.6ld %d %zu%s", addr,
 			name, dns_type_str(qtype, type, sizeof(type)),
 			dns_class_str(qclass), dns_rcode_str(pkt[3] & 0x0f),
-			sec, usec, start ? 0 : 1, len);
+			sec, usec, start ? 0 : 1, len, dest);
 	} else
-		log_tagged(tag, "%s %s %s %s", addr, name,
+		log_tagged(tag, "%s %s %s %s%s", addr, name,
 			dns_type_str(qtype, type, sizeof(type)),
-			dns_class_str(qclass));
+			dns_class_str(qclass), dest);
 }
 
 /** the dnstap transport of a client's query: UDP, TCP, or TLS for the
@@ -259,6 +262,57 @@ worker_local_addr(struct worker *w, const struct comm_reply *rep,
 	return NULL;
 }
 
+/**
+ * log-destaddr: " on TRANSPORT ADDRESS PORT" for a query that came in on
+ * point c (udp, tcp, dot or doh), the address it was sent to, into buf;
+ * "" when log-destaddr is off.
+ */
+static const char *
+worker_dest_str(struct worker *w, const struct comm_point *c,
+	const struct comm_local *local, int is_tcp, char *buf, size_t len)
+{
+	char a[NETADDR_STRLEN], *at;
+	const char *tp = is_tcp ? "tcp" : "udp";
+	struct netaddr d;
+	int i, port = 0;
+	buf[0] = 0;
+	if(!w->log_destaddr)
+		return buf;
+	memset(&d, 0, sizeof(d));
+	for(i = 0; i < w->num_points; i++)
+		if(w->udp[i] == c || w->tcp[i] == c) {
+			const struct listen_port *p = &w->daemon->ls->ports[i];
+			if(is_tcp && p->tls)
+				tp = "dot";
+			else if(is_tcp && p->https)
+				tp = "doh";
+			if(w->ifaddr)
+				d = w->ifaddr[i];
+			port = netaddr_port(&p->addr);
+			break;
+		}
+	if(local && local->family == AF_INET) {
+		struct sockaddr_in *sa = (struct sockaddr_in *)&d.addr;
+		memset(&d, 0, sizeof(d));
+		sa->sin_family = AF_INET;
+		sa->sin_addr = local->pi.v4.ipi_addr;
+		d.len = sizeof(*sa);
+	} else if(local && local->family == AF_INET6) {
+		struct sockaddr_in6 *sa = (struct sockaddr_in6 *)&d.addr;
+		memset(&d, 0, sizeof(d));
+		sa->sin6_family = AF_INET6;
+		sa->sin6_addr = local->pi.v6.ipi6_addr;
+		d.len = sizeof(*sa);
+	}
+	if(!d.len)
+		return buf;
+	netaddr_str(&d, 0, a, sizeof(a));
+	if((at = strchr(a, '@')) != NULL)
+		*at = 0;
+	snprintf(buf, len, " on %s %s %d", tp, a, port);
+	return buf;
+}
+
 /** the per-query callback of the UDP and TCP comm_points */
 static int
 worker_query_cb(struct comm_reply *rep, void *arg)
@@ -266,12 +320,15 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	struct worker *w = arg;
 	struct resolver_handle h;
 	struct netaddr local, proxy;
+	char dest[NETADDR_STRLEN + 32];
 	size_t outlen = 0;
 	enum resolver_result r;
 	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
 	h.len = sizeof(struct comm_reply_addr);
 	if(w->log_queries)
-		log_packet(w, 0, &rep->client, rep->buf, rep->len, NULL);
+		log_packet(w, 0, &rep->client, rep->buf, rep->len, NULL,
+			worker_dest_str(w, rep->c, &rep->local, rep->is_tcp,
+			dest, sizeof(dest)));
 	if(w->dtio)
 		dt_client_query(w->dtio, &rep->client,
 			worker_dt_proto(w, rep->c, rep->is_tcp), rep->buf,
@@ -298,7 +355,9 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 		rep->len = outlen;
 		worker_count_rcode(w, rep->buf, outlen);
 		if(w->log_replies)
-			log_packet(w, 1, &rep->client, rep->buf, outlen, NULL);
+			log_packet(w, 1, &rep->client, rep->buf, outlen, NULL,
+				worker_dest_str(w, rep->c, &rep->local,
+				rep->is_tcp, dest, sizeof(dest)));
 		if(w->dtio)
 			dt_client_response(w->dtio, &rep->client,
 				worker_dt_proto(w, rep->c, rep->is_tcp),
@@ -429,9 +488,12 @@ worker_reply_cb(void *arg, const struct resolver_handle *h,
 	if(w->res)
 		worker_count_rcode(w, pkt, len);
 	memcpy(&ra, h->data, sizeof(ra));
-	if(w->log_replies)
+	if(w->log_replies) {
+		char dest[NETADDR_STRLEN + 32];
 		log_packet(w, 1, &ra.client, pkt, len, w->res ?
-			&w->res->reply_start : NULL);
+			&w->res->reply_start : NULL, worker_dest_str(w, ra.c,
+			&ra.local, ra.is_tcp, dest, sizeof(dest)));
+	}
 	if(w->dtio)
 		dt_client_response(w->dtio, &ra.client,
 			worker_dt_proto(w, ra.c, ra.is_tcp), pkt, len);
@@ -821,6 +883,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->log_queries = cfg->log_queries;
 	w->log_replies = cfg->log_replies;
 	w->log_tag = cfg->log_tag_queryreply;
+	w->log_destaddr = cfg->log_destaddr;
 	if(reader)
 		comm_base_set_idle_hooks(w->base, idle_before_wait,
 			idle_after_wake, reader);
@@ -842,7 +905,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	w->peeks = calloc(NETEVENT_UDP_BATCH_DEFAULT, sizeof(*w->peeks));
 	if(!w->udp || !w->tcp || !w->peeks)
 		return -1;
-	if(policy_has_interface_views(env->pol)) {
+	if(policy_has_interface_views(env->pol) || cfg->log_destaddr) {
 		w->ifaddr = calloc((size_t)ls->num + 1, sizeof(*w->ifaddr));
 		if(!w->ifaddr)
 			return -1;
@@ -886,9 +949,14 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			worker_ifaddr(w, i, fd);
 			w->tcp[i] = comm_point_create_tcp(w->base, fd,
 				cfg->incoming_num_tcp, cfg->tcp_idle_timeout,
-				0, worker_query_cb, w);
+				(size_t)cfg->msg_buffer_size, worker_query_cb,
+				w);
 			if(!w->tcp[i])
 				return -1;
+			comm_point_set_tcp_limit(w->tcp[i],
+				listen_set_tcp_limit(ls));
+			comm_point_set_stream_wait(w->tcp[i],
+				cfg->stream_wait_size);
 			if(proxy)
 				comm_point_set_proxy(w->tcp[i]);
 			if(!p->https && cfg->edns_tcp_keepalive &&
@@ -943,6 +1011,9 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.tls_use_sni = cfg->tls_use_sni;
 	op.tls_pad_block = cfg->pad_queries ? cfg->pad_queries_block_size : 0;
 	op.upstream_cookies = cfg->upstream_cookies;
+	op.udp_connect = cfg->udp_connect;
+	op.delay_close = cfg->delay_close;
+	comm_base_set_out_opts(w->base, cfg->ip_dscp, cfg->outgoing_tcp_mss);
 	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);
 	if(!w->outnet)

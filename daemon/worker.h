@@ -166,6 +166,8 @@ struct worker {
 	/** log-tag-queryreply: those lines are tagged 'query' and 'reply'
 	 * instead of 'info' */
 	int log_tag;
+	/** log-destaddr: those lines end with where the query came to */
+	int log_destaddr;
 	/** dnstap writer (util/dnstap.h), NULL when dnstap is off */
 	struct dt_io *dtio;
 	/** counters kept over reloads */

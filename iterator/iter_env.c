@@ -201,7 +201,10 @@ iter_env_create(struct config_file *cfg)
 	env->max_restarts = cfg->max_query_restarts;
 	env->max_sent = cfg->max_sent_count;
 	env->msg_retry = cfg->outbound_msg_retry;
-	env->tcp_upstream = cfg->tcp_upstream;
+	/* do-udp: no serves no UDP and asks over TCP too (as Unbound),
+	 * unless udp-upstream-without-downstream keeps UDP upstream */
+	env->tcp_upstream = cfg->tcp_upstream || (!cfg->do_udp &&
+		!cfg->udp_upstream_without_downstream);
 	env->do_nat64 = cfg->do_nat64;
 	if(iter_env_nat64_prefix(env, cfg->nat64_prefix ? cfg->nat64_prefix :
 		cfg->dns64_prefix) < 0)

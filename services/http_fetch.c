@@ -12,6 +12,9 @@
  * a slow server.
  */
 #include "config.h"
+#ifdef HAVE_PTHREAD
+#include <pthread.h>
+#endif
 #include "services/http_fetch.h"
 #include "services/deadline_io.h"
 #include "util/config_auth.h"
@@ -311,6 +314,45 @@ http_header(const char *head, const char *name, char *v, size_t vlen)
 	return 0;
 }
 
+/** http-user-agent ("" for petrel/VERSION) and hide-http-user-agent,
+ * written by the daemon's thread, read by the download's */
+static char fetch_ua[256];
+static int fetch_ua_hide;
+#ifdef HAVE_PTHREAD
+static pthread_mutex_t fetch_ua_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+
+void
+http_fetch_set_user_agent(const char *ua, int hide)
+{
+#ifdef HAVE_PTHREAD
+	pthread_mutex_lock(&fetch_ua_lock);
+#endif
+	snprintf(fetch_ua, sizeof(fetch_ua), "%s", ua ? ua : "");
+	fetch_ua_hide = hide;
+#ifdef HAVE_PTHREAD
+	pthread_mutex_unlock(&fetch_ua_lock);
+#endif
+}
+
+/** the User-Agent header line with its CRLF, or "" when hidden */
+static void
+fetch_ua_line(char *buf, size_t len)
+{
+#ifdef HAVE_PTHREAD
+	pthread_mutex_lock(&fetch_ua_lock);
+#endif
+	if(fetch_ua_hide)
+		buf[0] = 0;
+	else if(fetch_ua[0])
+		snprintf(buf, len, "User-Agent: %s\r\n", fetch_ua);
+	else	snprintf(buf, len, "User-Agent: petrel/%s\r\n",
+			PACKAGE_VERSION);
+#ifdef HAVE_PTHREAD
+	pthread_mutex_unlock(&fetch_ua_lock);
+#endif
+}
+
 int
 http_fetch_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
 	size_t max_bytes, uint8_t **body, size_t *blen, char *why,
@@ -318,7 +360,7 @@ http_fetch_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
 {
 	struct http_conn c;
 	struct netaddr a;
-	char req[1500 + sizeof(u->path)], host[300], v[64], *head;
+	char req[1500 + sizeof(u->path)], host[300], v[64], *head, ua[300];
 	uint8_t *buf = NULL;
 	size_t len = 0, max = 0, hl;
 	int ret = -1, status = 0, chunked = 0;
@@ -348,9 +390,10 @@ http_fetch_get(const struct config_url *u, SSL_CTX *ctx, volatile int *stop,
 	if(u->port != (u->tls ? 443 : 80))
 		snprintf(host + strlen(host), sizeof(host) - strlen(host),
 			":%d", u->port);
+	fetch_ua_line(ua, sizeof(ua));
 	if(snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n"
-		"User-Agent: petrel/%s\r\nAccept: */*\r\nConnection: close"
-		"\r\n\r\n", u->path, host, PACKAGE_VERSION) >= (int)sizeof(req)) {
+		"%sAccept: */*\r\nConnection: close"
+		"\r\n\r\n", u->path, host, ua) >= (int)sizeof(req)) {
 		snprintf(why, whylen, "the request is too long");
 		goto done;
 	}

@@ -47,4 +47,12 @@ int http_fetch_get(const struct config_url *u, SSL_CTX *ctx,
 	volatile int *stop, size_t max_bytes, uint8_t **body, size_t *blen,
 	char *why, size_t whylen);
 
+/**
+ * The User-Agent header of every later download (http-user-agent,
+ * hide-http-user-agent). Safe while a download runs on another thread.
+ * @param ua: the header's value; NULL or "" for "petrel/VERSION".
+ * @param hide: 1 to send no User-Agent header at all.
+ */
+void http_fetch_set_user_agent(const char *ua, int hide);
+
 #endif /* SERVICES_HTTP_FETCH_H */

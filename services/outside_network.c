@@ -274,6 +274,13 @@ struct outside_network {
 	struct comm_base *base;
 	/** random numbers */
 	struct petrel_random *rnd;
+	/** udp-connect: each UDP socket is connected to its server */
+	int udp_connect;
+	/** delay-close: ms a timed-out query's UDP socket stays open, 0 */
+	int delay_close;
+	/** delay-close: the sockets waiting out their delay, and the
+	 * records kept for reuse */
+	struct on_linger *lingers, *free_lingers;
 	/** the seam */
 	struct outbound ob;
 	/** most UDP sockets open */
@@ -882,10 +889,147 @@ count_unwanted(struct outside_network *on)
 	}
 }
 
+/**
+ * delay-close: the UDP socket of a query that timed out, kept open for
+ * delay-close ms so that a late reply finds the port open (not an ICMP
+ * port unreachable that counts against the server elsewhere); what it
+ * reads is counted unwanted (the query is gone). It counts among the
+ * outgoing-range sockets until it closes. Records are reused.
+ */
+struct on_linger {
+	/** the network */
+	struct outside_network *on;
+	/** the socket, -1 when the record is free */
+	int fd;
+	/** its watch (paused while free) */
+	struct comm_watch *watch;
+	/** the end of the delay */
+	struct comm_timer *timer;
+	/** in on->lingers or on->free_lingers */
+	struct on_linger *next, *prev;
+};
+
+/** read and count what reaches a lingering socket */
+static void
+linger_read(int fd, void *arg)
+{
+	struct on_linger *l = arg;
+	int k;
+	for(k = 0; k < 16; k++) {
+		if(recv(fd, l->on->rbuf, sizeof(l->on->rbuf), MSG_DONTWAIT)
+			== -1)
+			return;
+		count_unwanted(l->on);
+	}
+}
+
+/** close a lingering socket; its record goes to the free list */
+static void
+linger_close(struct on_linger *l)
+{
+	struct outside_network *on = l->on;
+	if(l->watch && comm_watch_pause(l->watch) != 0) {
+		comm_watch_delete(l->watch);
+		l->watch = NULL;
+	}
+	comm_timer_disable(l->timer);
+	close(l->fd);
+	l->fd = -1;
+	on->udp_open--;
+	if(l->prev)
+		l->prev->next = l->next;
+	else	on->lingers = l->next;
+	if(l->next)
+		l->next->prev = l->prev;
+	l->prev = NULL;
+	l->next = on->free_lingers;
+	on->free_lingers = l;
+}
+
+/** the delay is over */
+static void
+linger_end(void *arg)
+{
+	struct on_linger *l = arg;
+	struct outside_network *on = l->on;
+	linger_close(l);
+	run_queues(on);
+}
+
+/** free the lingering sockets and the records (network deletion) */
+static void
+linger_delete_all(struct outside_network *on)
+{
+	while(on->lingers)
+		linger_close(on->lingers);
+	while(on->free_lingers) {
+		struct on_linger *l = on->free_lingers;
+		on->free_lingers = l->next;
+		comm_watch_delete(l->watch);
+		comm_timer_delete(l->timer);
+		free(l);
+	}
+}
+
+/**
+ * Keep p's UDP socket open for delay-close ms (p no longer owns it).
+ * @return 0, or -1 (nothing changed; the socket closes as usual).
+ */
+static int
+linger_start(struct pend *p)
+{
+	struct outside_network *on = p->on;
+	struct on_linger *l = on->free_lingers;
+	if(l)
+		on->free_lingers = l->next;
+	else {
+		if(!(l = calloc(1, sizeof(*l))))
+			return -1;
+		l->on = on;
+		l->fd = -1;
+		if(!(l->timer = comm_timer_create(on->base, linger_end, l))) {
+			free(l);
+			return -1;
+		}
+	}
+	/* the pend's watch lets go of the descriptor first */
+	if(p->watch && comm_watch_pause(p->watch) != 0) {
+		comm_watch_delete(p->watch);
+		p->watch = NULL;
+	}
+	if(l->watch && comm_watch_refd(l->watch, p->fd) != 0) {
+		comm_watch_delete(l->watch);
+		l->watch = NULL;
+	}
+	if(!l->watch)
+		l->watch = comm_watch_create(on->base, p->fd, linger_read, l);
+	if(!l->watch || comm_timer_set(l->timer, on->delay_close) != 0) {
+		if(l->watch && comm_watch_pause(l->watch) != 0) {
+			comm_watch_delete(l->watch);
+			l->watch = NULL;
+		}
+		l->next = on->free_lingers;
+		on->free_lingers = l;
+		return -1;
+	}
+	l->fd = p->fd;
+	p->fd = -1;
+	l->prev = NULL;
+	l->next = on->lingers;
+	if(on->lingers)
+		on->lingers->prev = l;
+	on->lingers = l;
+	return 0;
+}
+
 static void
 pend_timeout(void *arg)
 {
 	struct pend *p = arg;
+	/* delay-close: the socket outlives the query (the count of open
+	 * sockets keeps it until the delay ends) */
+	if(p->on->delay_close > 0 && p->state == PEND_UDP && p->fd != -1)
+		(void)linger_start(p);
 	pend_deliver(p, OUTBOUND_TIMEOUT, NULL, 0);
 }
 
@@ -1429,6 +1573,31 @@ ports_setup(struct outside_network *on, const struct config_strlist *rules)
 	return 0;
 }
 
+/**
+ * The options of a bound upstream UDP socket: ip-dscp, and with
+ * udp-connect the connect() to its one server, after which the kernel
+ * drops datagrams from any other address and port before petrel sees
+ * them (Unbound's default), and send() needs no address.
+ * @return fd, or -1 (closed, logged).
+ */
+static int
+udp_ready(struct outside_network *on, int fd, const struct netaddr *to)
+{
+	char s[NETADDR_STRLEN];
+	int dscp = comm_base_out_dscp(on->base);
+	if(dscp > 0 && comm_sock_set_dscp(fd, netaddr_family(to), dscp) == -1)
+		verbose(VERB_OPS, "outside network: ip-dscp %d: %s", dscp,
+			strerror(errno));
+	if(on->udp_connect && connect(fd, (const struct sockaddr *)&to->addr,
+		to->len) == -1) {
+		verbose(VERB_ALGO, "outside network: connect %s: %s",
+			netaddr_str(to, -1, s, sizeof(s)), strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /** open a UDP socket on a random port. @return fd or -1 */
 static int
 open_udp(struct outside_network *on, const struct netaddr *to)
@@ -1474,7 +1643,7 @@ open_udp(struct outside_network *on, const struct netaddr *to)
 		else	netaddr_set_port(&a, 1024 + (int)random_uniform(
 				on->rnd, 65536 - 1024));
 		if(bind(fd, (struct sockaddr *)&a.addr, a.len) == 0)
-			return fd;
+			return udp_ready(on, fd, to);
 		if(errno != EADDRINUSE && errno != EACCES) {
 			char s[NETADDR_STRLEN];
 			log_warn("outside network: bind %s",
@@ -1513,8 +1682,9 @@ pend_start_udp(struct pend *p)
 			p);
 	if(!p->watch)
 		goto fail;
-	if(sendto(p->fd, p->pkt, p->pkt_len, 0,
-		(const struct sockaddr *)&p->to.addr, p->to.len) == -1) {
+	if((on->udp_connect ? send(p->fd, p->pkt, p->pkt_len, 0) :
+		sendto(p->fd, p->pkt, p->pkt_len, 0,
+		(const struct sockaddr *)&p->to.addr, p->to.len)) == -1) {
 		char s[NETADDR_STRLEN];
 		verbose(VERB_ALGO, "outside network: sendto %s: %s",
 			netaddr_str(&p->to, -1, s, sizeof(s)), strerror(errno));
@@ -1813,6 +1983,8 @@ outside_network_create(struct comm_base *base,
 	}
 	on->tls_use_sni = p->tls_use_sni;
 	on->tls_pad_block = p->tls_pad_block;
+	on->udp_connect = p->udp_connect;
+	on->delay_close = p->delay_close;
 	if(p->upstream_cookies) {
 		on->cookies = calloc(ON_COOKIE_SLOTS, sizeof(*on->cookies));
 		if(!on->cookies) {
@@ -1874,6 +2046,7 @@ outside_network_delete(struct outside_network *on)
 		on->free_queries = q->next;
 		free(q);
 	}
+	linger_delete_all(on);
 	while(on->num_free_tcp > 0)
 		comm_tcp_out_delete(on->free_tcp[--on->num_free_tcp]);
 	while(on->timers)

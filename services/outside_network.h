@@ -152,6 +152,12 @@ struct outside_network_params {
 	/** upstream-cookies: send DNS client cookies to upstream servers
 	 * over UDP and TCP (RFC 7873 section 5.1) */
 	int upstream_cookies;
+	/** udp-connect: connect() each upstream UDP socket to its server,
+	 * so that the kernel drops replies from other addresses and ports */
+	int udp_connect;
+	/** delay-close: ms the UDP socket of a query that timed out stays
+	 * open, its late replies counted unwanted; 0 closes it at once */
+	int delay_close;
 	/** dnstap writer for the queries and replies (util/dnstap.h; not
 	 * owned, must outlive the network), or NULL */
 	struct dt_io *dtio;

@@ -170,6 +170,15 @@ main(int argc, char *argv[])
 		}
 	}
 	if(opt) {
+		/* an option petrel accepts and ignores has no value: say so
+		 * (and why) on stderr, stdout stays the value's */
+		const struct config_option *io = config_option_find(opt, -1);
+		if(io && io->type == OPT_IGNORED)
+			fprintf(stderr, "petrel-checkconf: %s: ignored: %s\n",
+				io->name, io->desc ? io->desc :
+				"not implemented by petrel");
+	}
+	if(opt) {
 		/* grow the buffer until the value fits (a block list of
 		 * local-zone: lines can be many megabytes) */
 		size_t len = 64 * 1024;

@@ -22,6 +22,7 @@
 #include "validator/val_zonemd.h"
 #include "util/config_file.h"
 #include "util/config_auth.h"
+#include "services/http_fetch.h"
 #include "util/netaddr.h"
 #include "util/log.h"
 #include "dns/name.h"
@@ -33,6 +34,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef HAVE_PTHREAD
+#include <pthread.h>
+#endif
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 /** the secret of the test key, base64 */
 #define SECRET "cGV0cmVsLWF1dGh6b25lLXRlc3Qta2V5LW9uZQ=="
@@ -1944,6 +1951,91 @@ START_TEST(test_transport_ixfr_refused)
 }
 END_TEST
 
+#ifdef HAVE_PTHREAD
+/** the request a one-shot HTTP server read (ua_server) */
+static char ua_req[2048];
+
+/** accept one connection on *arg (a listening fd), keep its request,
+ * answer 200 "ok" */
+static void *
+ua_server(void *arg)
+{
+	int lfd = *(int *)arg, fd;
+	size_t n = 0;
+	const char *rep = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+		"Connection: close\r\n\r\nok";
+	ua_req[0] = 0;
+	fd = accept(lfd, NULL, NULL);
+	if(fd == -1)
+		return NULL;
+	while(n < sizeof(ua_req) - 1 && !strstr(ua_req, "\r\n\r\n")) {
+		ssize_t r = read(fd, ua_req + n, sizeof(ua_req) - 1 - n);
+		if(r <= 0)
+			break;
+		n += (size_t)r;
+		ua_req[n] = 0;
+	}
+	if(write(fd, rep, strlen(rep)) < 0) {
+		/* the fetch then fails, and the test says so */
+	}
+	close(fd);
+	return NULL;
+}
+
+/** fetch http://127.0.0.1:port/ua once and return the request sent */
+static const char *
+ua_fetch(void)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	struct config_url u;
+	pthread_t t;
+	uint8_t *body = NULL;
+	size_t blen = 0;
+	char why[256];
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 1), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	memset(&u, 0, sizeof(u));
+	snprintf(u.host, sizeof(u.host), "127.0.0.1");
+	u.port = ntohs(sa.sin_port);
+	snprintf(u.path, sizeof(u.path), "/ua");
+	ck_assert_int_eq(pthread_create(&t, NULL, ua_server, &lfd), 0);
+	why[0] = 0;
+	ck_assert_msg(http_fetch_get(&u, NULL, NULL, 1000, &body, &blen, why,
+		sizeof(why)) == 0, "fetch: %s", why);
+	ck_assert_uint_eq(blen, 2);
+	free(body);
+	pthread_join(t, NULL);
+	close(lfd);
+	return ua_req;
+}
+
+/* http-user-agent and hide-http-user-agent: the header of url: downloads */
+START_TEST(test_http_user_agent)
+{
+	const char *r;
+	http_fetch_set_user_agent("", 0);
+	r = ua_fetch();
+	ck_assert_ptr_nonnull(strstr(r, "GET /ua HTTP/1.1\r\n"));
+	ck_assert_ptr_nonnull(strstr(r, "\r\nUser-Agent: petrel/"));
+	http_fetch_set_user_agent("zone-fetcher 1.0", 0);
+	r = ua_fetch();
+	ck_assert_ptr_nonnull(strstr(r, "\r\nUser-Agent: zone-fetcher 1.0\r\n"));
+	http_fetch_set_user_agent("zone-fetcher 1.0", 1);
+	r = ua_fetch();
+	ck_assert_ptr_null(strstr(r, "User-Agent"));
+	ck_assert_ptr_nonnull(strstr(r, "\r\nAccept: */*\r\n"));
+	http_fetch_set_user_agent(NULL, 0);
+}
+END_TEST
+#endif /* HAVE_PTHREAD */
+
 START_TEST(test_url_parse)
 {
 	struct config_url u;
@@ -2020,6 +2112,9 @@ authzone_suite(void)
 	tcase_add_test(tc, test_zonemd_dnssec_zones);
 	tcase_add_test(tc, test_zonemd_held);
 	tcase_add_test(tc, test_url_parse);
+#ifdef HAVE_PTHREAD
+	tcase_add_test(tc, test_http_user_agent);
+#endif
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_transport_seam);
 	tcase_add_test(tc, test_transport_ixfr_refused);

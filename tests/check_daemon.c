@@ -127,6 +127,20 @@ START_TEST(test_listen_cfg_equal)
 	ck_assert_int_eq(daemon_listen_cfg_equal(a, e), 0);
 	config_delete(a); config_delete(b); config_delete(c);
 	config_delete(d); config_delete(e);
+	/* the socket options of issue 31 and tcp-connection-limit are the
+	 * listen set's too: a reload with new values opens it anew */
+	a = cfg_from("server:\n interface: 127.0.0.1\n");
+	b = cfg_from("server:\n interface: 127.0.0.1\n ip-dscp: 46\n");
+	c = cfg_from("server:\n interface: 127.0.0.1\n"
+		" tcp-connection-limit: 192.0.2.0/24 5\n");
+	d = cfg_from("server:\n interface: 127.0.0.1\n"
+		" tcp-connection-limit: 192.0.2.0/24 6\n");
+	ck_assert_int_eq(daemon_listen_cfg_equal(a, b), 0);
+	ck_assert_int_eq(daemon_listen_cfg_equal(a, c), 0);
+	ck_assert_int_eq(daemon_listen_cfg_equal(c, d), 0);
+	ck_assert_int_eq(daemon_listen_cfg_equal(c, c), 1);
+	config_delete(a); config_delete(b); config_delete(c);
+	config_delete(d);
 }
 END_TEST
 
@@ -247,6 +261,30 @@ START_TEST(test_listen_set)
 }
 END_TEST
 
+/* interface-automatic-ports: with interface-automatic, an interface
+ * without a port is listened on at each port of the list (not port:);
+ * a bad list fails clearly */
+START_TEST(test_listen_auto_ports)
+{
+	struct config_file *cfg;
+	struct listen_set *ls;
+	ls = listen_set_try("server:\n interface-automatic: yes\n"
+		" interface: 127.0.199.2\n port: 1\n"
+		" interface-automatic-ports: \"%d\"\n", 1, &cfg);
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_int_eq(ls->num, 1);
+	ck_assert_int_eq(netaddr_port(&ls->ports[0].addr),
+		atoi(cfg->interface_automatic_ports));
+	listen_set_close(ls);
+	config_delete(cfg);
+	cfg = cfg_from("server:\n interface-automatic: yes\n"
+		" interface: 127.0.199.2\n interface-automatic-ports: \"53 x\"\n");
+	log_capture(NULL, 0);
+	ck_assert_ptr_null(listen_set_open(cfg, 1));
+	config_delete(cfg);
+}
+END_TEST
+
 START_TEST(test_env_keeps_caches)
 {
 	struct config_file *a = cfg_from("server:\n msg-cache-size: 1m\n");
@@ -347,6 +385,7 @@ daemon_suite(void)
 	tcase_add_test(tc, test_fd_budget_refused);
 	tcase_add_test(tc, test_fd_budget_raised);
 	tcase_add_test(tc, test_listen_set);
+	tcase_add_test(tc, test_listen_auto_ports);
 	tcase_add_test(tc, test_env_keeps_caches);
 	tcase_add_test(tc, test_env_shared_cache);
 	suite_add_tcase(s, tc);

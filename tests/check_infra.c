@@ -107,6 +107,31 @@ START_TEST(test_rtt)
 }
 END_TEST
 
+/* unknown-server-time-limit: a server never heard from waits that long
+ * (first query; a timeout then doubles it), within the rto limits */
+START_TEST(test_unknown_rto)
+{
+	struct infra_cache *c = new_infra();
+	struct netaddr a = A("192.0.2.20"), b = A("192.0.2.21");
+	struct infra_host h;
+	infra_set_unknown_rto(c, 1128);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), 1128);
+	ck_assert_int_eq(infra_host_get(c, &a, T0, &h), -1);
+	ck_assert_int_eq(h.rto, 1128);
+	/* its first timeout doubles it */
+	infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0), T0);
+	ck_assert_int_eq(infra_get_rto(c, &a, T0), 2256);
+	/* a maximum below it caps it */
+	infra_set_rtt_limits(c, 50, 1000);
+	ck_assert_int_eq(infra_get_rto(c, &b, T0), 1000);
+	/* 0: the default */
+	infra_set_rtt_limits(c, 50, 120000);
+	infra_set_unknown_rto(c, 0);
+	ck_assert_int_eq(infra_get_rto(c, &b, T0), INFRA_UNKNOWN_RTO);
+	infra_delete(c);
+}
+END_TEST
+
 /* infra-cache-min-rtt / infra-cache-max-rtt: every rto stays within the
  * limits set; a server never heard from starts at the minimum when that
  * is above 376 ms; the budget of n servers holds n servers */
@@ -333,6 +358,51 @@ START_TEST(test_select)
 }
 END_TEST
 
+/* fast-server-permil, fast-server-num: with 1000 permil every pick is
+ * among the num fastest (the unknown server within the band never
+ * picked); with 500, about half the picks are */
+START_TEST(test_select_fast)
+{
+	struct infra_cache *c = new_infra();
+	struct petrel_random *rnd = random_create_seeded(7);
+	struct netaddr cands[4];
+	int counts[4] = {0, 0, 0, 0}, i, rto;
+	cands[0] = A("192.0.2.30");
+	cands[1] = A("192.0.2.31");
+	cands[2] = A("192.0.2.32");
+	cands[3] = A("192.0.2.33");
+	/* rto 150, 300, 240; 3 unknown (376): all four in the band */
+	infra_rtt_update(c, &cands[0], 50, 376, T0);
+	infra_rtt_update(c, &cands[1], 100, 376, T0);
+	infra_rtt_update(c, &cands[2], 80, 376, T0);
+	infra_set_fast(c, 2, 1000);
+	for(i = 0; i < 400; i++) {
+		int k = infra_select(c, cands, 4, NULL, T0, rnd, &rto);
+		ck_assert(k == 0 || k == 2);
+		ck_assert_int_eq(rto, k == 0 ? 150 : 240);
+		counts[k]++;
+	}
+	ck_assert_int_gt(counts[0], 100);
+	ck_assert_int_gt(counts[2], 100);
+	/* half the time: the others get picked too */
+	infra_set_fast(c, 2, 500);
+	memset(counts, 0, sizeof(counts));
+	for(i = 0; i < 1000; i++)
+		counts[infra_select(c, cands, 4, NULL, T0, rnd, NULL)]++;
+	ck_assert_int_gt(counts[1] + counts[3], 100);
+	ck_assert_int_gt(counts[0] + counts[2], 600);
+	/* off: the band, every server */
+	infra_set_fast(c, 3, 0);
+	memset(counts, 0, sizeof(counts));
+	for(i = 0; i < 1000; i++)
+		counts[infra_select(c, cands, 4, NULL, T0, rnd, NULL)]++;
+	for(i = 0; i < 4; i++)
+		ck_assert_int_gt(counts[i], 150);
+	random_delete(rnd);
+	infra_delete(c);
+}
+END_TEST
+
 #ifdef PETREL_HAVE_THREADS
 /** the shared cache of the concurrency test */
 static struct infra_cache *s_infra;
@@ -382,6 +452,8 @@ infra_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_rtt);
 	tcase_add_test(tc, test_timeouts);
+	tcase_add_test(tc, test_unknown_rto);
+	tcase_add_test(tc, test_select_fast);
 	tcase_add_test(tc, test_rtt_limits);
 	tcase_add_test(tc, test_down_probe);
 	tcase_add_test(tc, test_down_per_type);

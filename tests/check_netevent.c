@@ -1614,6 +1614,104 @@ START_TEST(test_tcp_limit)
 }
 END_TEST
 
+/** a limiter for test_tcp_conn_limit: one connection at a time (slot 0) */
+static int lim_used, lim_released;
+
+static int
+lim_admit(void *arg, const struct netaddr *client, int *slot)
+{
+	(void)arg;
+	ck_assert(netaddr_is_loopback(client));
+	if(lim_used >= 1)
+		return 0;
+	lim_used++;
+	*slot = 0;
+	return 1;
+}
+
+static void
+lim_release(void *arg, int slot)
+{
+	(void)arg;
+	ck_assert_int_eq(slot, 0);
+	lim_used--;
+	lim_released++;
+}
+
+/* tcp-connection-limit: a connection past the limit is accepted and
+ * closed at once, before it takes a slot; the one admitted is served;
+ * when it closes, its count is given back and a new one is admitted */
+START_TEST(test_tcp_conn_limit)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 5000, &a);
+	struct comm_tcp_limit lim;
+	uint8_t buf[16];
+	int f1, f2, f3;
+	lim.admit = lim_admit;
+	lim.release = lim_release;
+	lim.arg = NULL;
+	lim_used = lim_released = 0;
+	comm_point_set_tcp_limit(c, &lim);
+	f1 = tcp_connect_wait(b, c, &a, 1);
+	f2 = tcp_connect(&a);
+	ck_assert_int_eq(tcp_read_msg(b, f2, buf), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->tcp_refused, 1);
+	ck_assert_int_eq(comm_point_tcp_count(c), 1);
+	ck_assert_int_eq(tcp_still_served(b, f1), 1);
+	close(f1);
+	{
+		int k;
+		for(k = 0; k < 200 && lim_released < 1; k++)
+			comm_base_loop_once(b, 10);
+	}
+	ck_assert_int_eq(lim_released, 1);
+	ck_assert_int_eq(lim_used, 0);
+	f3 = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(tcp_still_served(b, f3), 1);
+	ck_assert_int_eq(lim_used, 1);
+	close(f2);
+	close(f3);
+	comm_point_delete(c);
+	ck_assert_int_eq(lim_used, 0);
+	comm_base_delete(b);
+}
+END_TEST
+
+/* stream-wait-size: an answer that would queue more than the limit is
+ * dropped and counted; under it, answered, and the queued bytes go back
+ * to 0 once written */
+START_TEST(test_tcp_stream_wait)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a;
+	struct comm_point *c = tcp_server(b, 4, 5000, &a);
+	const uint8_t q[] = { 0, 2, 'E', 'w' };
+	uint8_t buf[16];
+	int f, k;
+	comm_point_set_stream_wait(c, 3);
+	f = tcp_connect_wait(b, c, &a, 1);
+	ck_assert_int_eq(send(f, q, 4, 0), 4);
+	for(k = 0; k < 200 && comm_point_get_stats(c)->stream_wait_drops <
+		1; k++)
+		comm_base_loop_once(b, 5);
+	ck_assert_uint_eq(comm_point_get_stats(c)->stream_wait_drops, 1);
+	ck_assert_uint_eq(comm_point_tcp_queued(c), 0);
+	comm_point_set_stream_wait(c, 4096);
+	ck_assert_int_eq(send(f, q, 4, 0), 4);
+	ck_assert_int_eq(tcp_read_msg(b, f, buf), 2);
+	ck_assert_int_eq(memcmp(buf, "ew", 2), 0);
+	ck_assert_uint_eq(comm_point_get_stats(c)->stream_wait_drops, 1);
+	for(k = 0; k < 200 && comm_point_tcp_queued(c) > 0; k++)
+		comm_base_loop_once(b, 5);
+	ck_assert_uint_eq(comm_point_tcp_queued(c), 0);
+	close(f);
+	comm_point_delete(c);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* which idle connection goes first: one that never sent a whole query
  * (a stray byte does not count), oldest first; one that did, last */
 START_TEST(test_tcp_evict_order)
@@ -2009,6 +2107,114 @@ START_TEST(test_tcp_out)
 }
 END_TEST
 
+/** an int socket option of fd */
+static int
+sockopt_int(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+	ck_assert_int_eq(getsockopt(fd, level, name, &v, &l), 0);
+	return v;
+}
+
+/* ip-freebind, ip-transparent, ip-dscp, tcp-mss: the listening sockets
+ * carry them; with none set, none is */
+START_TEST(test_sock_opts)
+{
+	struct comm_sock_opts o;
+	struct netaddr a = lo_addr("127.0.0.1");
+	int u, t;
+	memset(&o, 0, sizeof(o));
+	u = comm_sock_open_udp(&a, &o);
+	ck_assert_int_ge(u, 0);
+	/* a port of its own (the UDP one's may be taken over TCP) */
+	t = comm_sock_open_tcp(&a, &o);
+	ck_assert_int_ge(t, 0);
+#ifdef IP_FREEBIND
+	ck_assert_int_eq(sockopt_int(u, IPPROTO_IP, IP_FREEBIND), 0);
+#endif
+	ck_assert_int_eq(sockopt_int(u, IPPROTO_IP, IP_TOS), 0);
+	ck_assert_int_eq(sockopt_int(t, IPPROTO_IP, IP_TOS), 0);
+	close(u);
+	close(t);
+
+	o.freebind = 1;
+	o.transparent = 1;
+	o.dscp = 46;	/* EF */
+	o.tcp_mss = 1200;
+	a = lo_addr("127.0.0.1");
+	u = comm_sock_open_udp(&a, &o);
+	ck_assert_int_ge(u, 0);
+	/* a port of its own (the UDP one's may be taken over TCP) */
+	t = comm_sock_open_tcp(&a, &o);
+	ck_assert_int_ge(t, 0);
+#ifdef IP_FREEBIND
+	ck_assert_int_eq(sockopt_int(u, IPPROTO_IP, IP_FREEBIND), 1);
+	ck_assert_int_eq(sockopt_int(t, IPPROTO_IP, IP_FREEBIND), 1);
+#endif
+#ifdef IP_TRANSPARENT
+	/* root has CAP_NET_ADMIN; others get a warning, not a failure */
+	if(geteuid() == 0) {
+		ck_assert_int_eq(sockopt_int(u, IPPROTO_IP, IP_TRANSPARENT), 1);
+		ck_assert_int_eq(sockopt_int(t, IPPROTO_IP, IP_TRANSPARENT), 1);
+	}
+#endif
+	ck_assert_int_eq(sockopt_int(u, IPPROTO_IP, IP_TOS), 46 << 2);
+	ck_assert_int_eq(sockopt_int(t, IPPROTO_IP, IP_TOS), 46 << 2);
+#ifdef TCP_MAXSEG
+	ck_assert_int_eq(sockopt_int(t, IPPROTO_TCP, TCP_MAXSEG), 1200);
+#endif
+	close(u);
+	close(t);
+#ifdef IPV6_TCLASS
+	{
+		struct netaddr a6;
+		int u6;
+		if(netaddr_parse("::1", 0, &a6, NULL) == 0 &&
+			(u6 = comm_sock_open_udp(&a6, &o)) >= 0) {
+			ck_assert_int_eq(sockopt_int(u6, IPPROTO_IPV6,
+				IPV6_TCLASS), 46 << 2);
+			close(u6);
+		}
+	}
+#endif
+}
+END_TEST
+
+/* outgoing-tcp-mss and ip-dscp on an upstream connection: the server end
+ * sees the segment size the client asked for */
+START_TEST(test_tcp_out_opts)
+{
+	struct comm_base *b = mkbase(_i);
+	struct netaddr a = lo_addr("127.0.0.1");
+	struct comm_tcp_out *t;
+	struct pollfd pfd;
+	int lfd, afd;
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a.addr, a.len), 0);
+	ck_assert_int_eq(listen(lfd, 5), 0);
+	a = sock_addr(lfd);
+	comm_base_set_out_opts(b, 10, 1000);
+	ck_assert_int_eq(comm_base_out_dscp(b), 10);
+	t = comm_tcp_out_create(b, &a, NULL, 2000, out_cb, NULL);
+	ck_assert_ptr_nonnull(t);
+	pfd.fd = lfd;
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, 2000), 1);
+	afd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(afd, 0);
+#ifdef TCP_MAXSEG
+	/* 1000 less the timestamp option; without the setting, the
+	 * loopback MTU's (tens of kilobytes) */
+	ck_assert_int_le(sockopt_int(afd, IPPROTO_TCP, TCP_MAXSEG), 1000);
+#endif
+	comm_tcp_out_delete(t);
+	close(afd);
+	close(lfd);
+	comm_base_delete(b);
+}
+END_TEST
+
 /* select refuses descriptors past FD_SETSIZE; libevent takes them */
 static void
 nop_watch(int fd, void *arg)
@@ -2092,6 +2298,10 @@ netevent_suite(void)
 	tcase_add_loop_test(tc, test_exit_other_thread, 0, NUM_BACKENDS);
 #endif
 	tcase_add_loop_test(tc, test_fd_setsize, 0, NUM_BACKENDS);
+	tcase_add_test(tc, test_sock_opts);
+	tcase_add_loop_test(tc, test_tcp_out_opts, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_conn_limit, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_stream_wait, 0, NUM_BACKENDS);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("udp");
 	tcase_set_timeout(tc, 120);

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <sys/uio.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -311,6 +313,10 @@ static int with_cookies;
 static const struct config_strlist *caps_exempt;
 /** outgoing-port-permit/-avoid rules for the next mknet (NULL: none) */
 static const struct config_strlist *port_rules;
+/** udp-connect for the next mknet */
+static int with_connect;
+/** delay-close (ms) for the next mknet */
+static int with_delay_close;
 
 static struct outside_network *
 mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
@@ -328,6 +334,8 @@ mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 	op.upstream_cookies = with_cookies;
 	op.caps_exempt = caps_exempt;
 	op.port_rules = port_rules;
+	op.udp_connect = with_connect;
+	op.delay_close = with_delay_close;
 	op.edns_buffer_size = 1232;
 	op.do_ip4 = 1;
 	op.do_ip6 = 0;
@@ -516,6 +524,89 @@ START_TEST(test_wrong_replies_ignored)
 	rmnet(on);
 }
 END_TEST
+
+/* udp-connect: the socket is connected to the server, so the kernel
+ * drops the reply from the server's other port before petrel reads it:
+ * two unwanted replies (wrong ID, wrong question), not three */
+START_TEST(test_udp_connect)
+{
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "conn", 1);
+	with_connect = 1;
+	on = mknet(16, 4, 0, 0);
+	with_connect = 0;
+	ob = outside_network_outbound(on);
+	mode = FAKE_WRONG_FIRST;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_REPLY);
+	ck_assert_int_eq(r.mark, MARK_UDP);
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 2);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
+/** TOS byte of the last query the raw server read, -1 for none */
+static int last_tos;
+
+static void
+tos_read(int fd, void *arg)
+{
+	uint8_t buf[512];
+	char cbuf[256];
+	struct iovec iov;
+	struct msghdr m;
+	struct cmsghdr *c;
+	(void)arg;
+	memset(&m, 0, sizeof(m));
+	iov.iov_base = buf;
+	iov.iov_len = sizeof(buf);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	if(recvmsg(fd, &m, 0) < 0)
+		return;
+	last_tos = -1;
+	for(c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if(c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS)
+			last_tos = *(uint8_t *)CMSG_DATA(c);
+	udp_seen++;
+}
+
+#ifdef IP_RECVTOS
+/* ip-dscp: upstream UDP queries carry the code point (the server reads
+ * the TOS byte of the datagram) */
+START_TEST(test_udp_dscp)
+{
+	struct outside_network *on = mknet(16, 4, 0, 0);
+	struct outbound *ob = outside_network_outbound(on);
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "tos", 1);
+	int on1 = 1;
+	ck_assert_int_eq(setsockopt(srv_fd, IPPROTO_IP, IP_RECVTOS, &on1,
+		sizeof(on1)), 0);
+	comm_watch_delete(srv_watch);
+	srv_watch = comm_watch_create(base, srv_fd, tos_read, NULL);
+	last_tos = -2;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r));
+	run_until(&udp_seen, 1);
+	ck_assert_int_eq(last_tos, 0);
+	comm_base_set_out_opts(base, 46, 0);
+	len = mkname(name, "tos", 2);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 1000, &r));
+	run_until(&udp_seen, 2);
+	ck_assert_int_eq(last_tos, 46 << 2);
+	rmnet(on);
+}
+END_TEST
+#endif
 
 static int unwanted_calls;
 
@@ -797,6 +888,59 @@ START_TEST(test_timeout)
 	ck_assert_int_ge(ms, 140);
 	ck_assert_int_lt(ms, 5000);
 	ck_assert_uint_eq(outside_network_get_stats(on)->timeouts, 1);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
+/* delay-close: the socket of a query that timed out stays open for the
+ * delay (counted open), a late reply to it is read and counted unwanted,
+ * and it closes when the delay ends; without it, the socket closes with
+ * the timeout and the late reply meets a closed port */
+START_TEST(test_delay_close)
+{
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64], late[12];
+	size_t len = mkname(name, "late", 1);
+	int k;
+	with_delay_close = 1500;
+	on = mknet(16, 4, 0, 0);
+	with_delay_close = 0;
+	ob = outside_network_outbound(on);
+	mode = FAKE_SILENT;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_int_eq(outside_network_udp_open(on), 1);
+	ck_assert_int_eq(outside_network_pending(on), 0);
+	/* the late reply (any bytes: the query is gone) */
+	memset(late, 0, sizeof(late));
+	srv_send(srv_fd, late, sizeof(late), &seen_from);
+	for(k = 0; k < 200 && outside_network_get_stats(on)->unwanted < 1;
+		k++)
+		comm_base_loop_once(base, 5);
+	ck_assert_uint_eq(outside_network_get_stats(on)->unwanted, 1);
+	/* the delay ends: closed */
+	for(k = 0; k < 1000 && outside_network_udp_open(on) > 0; k++)
+		comm_base_loop_once(base, 5);
+	ck_assert_int_eq(outside_network_udp_open(on), 0);
+	/* again, and the network deleted while the socket lingers */
+	len = mkname(name, "late", 2);
+	r.calls = 0;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
+	ck_assert_int_eq(outside_network_udp_open(on), 1);
+	rmnet(on);
+
+	/* without delay-close the socket closes with the timeout */
+	on = mknet(16, 4, 0, 0);
+	ob = outside_network_outbound(on);
+	mode = FAKE_SILENT;
+	len = mkname(name, "late", 3);
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
 	ck_assert_int_eq(outside_network_udp_open(on), 0);
 	rmnet(on);
 }
@@ -1157,6 +1301,10 @@ outnet_suite(void)
 	tcase_add_loop_test(tc, test_query_format, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_query_format_cookie, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_wrong_replies_ignored, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_udp_connect, 0, NUM_BACKENDS);
+#ifdef IP_RECVTOS
+	tcase_add_loop_test(tc, test_udp_dscp, 0, NUM_BACKENDS);
+#endif
 	tcase_add_loop_test(tc, test_unwanted_threshold, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_ports_and_ids_vary, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_caps_fallback, 0, NUM_BACKENDS);
@@ -1166,6 +1314,7 @@ outnet_suite(void)
 	tcase_add_loop_test(tc, test_tcp_flag_and_limit, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_outgoing_range, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_delay_close, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_cancel, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_duplicates_sent_once, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_cancel_from_callback, 0, NUM_BACKENDS);

@@ -123,6 +123,43 @@ START_TEST(test_print_basic)
 }
 END_TEST
 
+/* statistics-inhibit-zero: yes (the default) leaves out the type, class,
+ * opcode and rcode counters that are 0; no prints them all, as Unbound */
+START_TEST(test_print_inhibit_zero)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	fill(info, &g, 1);
+	memset(&b, 0, sizeof(b));
+	stats_print(&b, info, 2, &g);
+	ck_assert_int_eq(b.oom, 0);
+	ck_assert_ptr_null(strstr(b.data, "num.query.type.MX="));
+	ck_assert_ptr_null(strstr(b.data, "num.query.class.HS="));
+	ck_assert_ptr_null(strstr(b.data, "num.query.opcode.NOTIFY="));
+	ck_assert_ptr_null(strstr(b.data, "num.query.class.other="));
+	ck_assert_ptr_null(strstr(b.data, "num.answer.rcode.YXDOMAIN="));
+	ck_assert_int_eq(count_prefix(b.data, "num.query.type."), 3);
+	stats_buf_free(&b);
+
+	g.show_zero = 1;
+	memset(&b, 0, sizeof(b));
+	stats_print(&b, info, 2, &g);
+	ck_assert_int_eq(b.oom, 0);
+	ck_assert(value_of(b.data, "num.query.type.MX") == 0);
+	ck_assert(value_of(b.data, "num.query.type.A") == 10);
+	ck_assert(value_of(b.data, "num.query.class.CH") == 1);
+	ck_assert(value_of(b.data, "num.query.class.HS") == 0);
+	ck_assert(value_of(b.data, "num.query.class.other") == 0);
+	ck_assert(value_of(b.data, "num.query.opcode.NOTIFY") == 0);
+	ck_assert(value_of(b.data, "num.answer.rcode.YXDOMAIN") == 0);
+	/* every type 0-255 and other */
+	ck_assert_int_eq(count_prefix(b.data, "num.query.type."), 257);
+	ck_assert_int_eq(count_prefix(b.data, "num.query.opcode."), 16);
+	stats_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_print_lines_wellformed)
 {
 	struct stats_info info[2];
@@ -556,6 +593,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_print_basic);
 	tcase_add_test(tc, test_print_lines_wellformed);
 	tcase_add_test(tc, test_print_extended);
+	tcase_add_test(tc, test_print_inhibit_zero);
 	tcase_add_test(tc, test_print_unbound_names);
 	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
 	tcase_add_test(tc, test_quantile);

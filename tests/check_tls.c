@@ -489,6 +489,36 @@ run_loop(const char *bundle, const char *name, int padded,
 	comm_base_delete(base);
 }
 
+/* tls-protocols: the versions a server context accepts */
+START_TEST(test_tls_protocols)
+{
+	char err[256];
+	SSL_CTX *c = tls_server_ctx_create(keyfile, certfile, NULL, NULL,
+		err, sizeof(err));
+	if(!c)
+		ck_abort_msg("server ctx: %s", err);
+	ck_assert_int_eq(SSL_CTX_get_min_proto_version(c), TLS1_2_VERSION);
+	ck_assert_int_eq(tls_ctx_set_protocols(c, "TLSv1.2 TLSv1.3", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(SSL_CTX_get_min_proto_version(c), TLS1_2_VERSION);
+	ck_assert_int_eq(SSL_CTX_get_max_proto_version(c), TLS1_3_VERSION);
+	ck_assert_int_eq(tls_ctx_set_protocols(c, "TLSv1.3", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(SSL_CTX_get_min_proto_version(c), TLS1_3_VERSION);
+	ck_assert_int_eq(tls_ctx_set_protocols(c, "TLSv1.2", err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(SSL_CTX_get_min_proto_version(c), TLS1_2_VERSION);
+	ck_assert_int_eq(SSL_CTX_get_max_proto_version(c), TLS1_2_VERSION);
+	ck_assert_int_eq(tls_ctx_set_protocols(c, "TLSv1.3 TLSv1.1", err,
+		sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "'TLSv1.1'"));
+	/* a failed call leaves the context as it was */
+	ck_assert_int_eq(SSL_CTX_get_max_proto_version(c), TLS1_2_VERSION);
+	ck_assert_int_eq(tls_ctx_set_protocols(c, "", err, sizeof(err)), 0);
+	SSL_CTX_free(c);
+}
+END_TEST
+
 START_TEST(test_loop_good)
 {
 	struct loop_state ls;
@@ -591,6 +621,7 @@ tls_suite(void)
 	tcase_add_unchecked_fixture(tc, setup_certs, teardown_certs);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_loop_good);
+	tcase_add_test(tc, test_tls_protocols);
 	tcase_add_test(tc, test_loop_bad_name);
 	tcase_add_test(tc, test_loop_untrusted);
 #ifdef USE_DNSTAP

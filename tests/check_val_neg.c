@@ -155,6 +155,43 @@ START_TEST(test_order)
 }
 END_TEST
 
+/* neg-cache-size: a store with room for the SOA and two NSEC records
+ * answers NODATA from them; one with room for two loses the SOA (the
+ * record that expires first is replaced) and answers nothing */
+START_TEST(test_neg_cache_size)
+{
+	struct region *r = region_create(4096);
+	struct mesh_answer *a = NULL;
+	uint8_t q[256];
+	size_t l = sizeof(q), room;
+	ck_assert_int_eq(dname_from_str("b.neg.example.", q, &l), 0);
+	for(room = 3; room >= 2; room--) {
+		struct val_neg *n = val_neg_create_size(room *
+			val_neg_entry_size());
+		ck_assert_ptr_nonnull(n);
+		keep(n, r, "neg.example.", "SOA ns.neg.example. "
+			"h.neg.example. 1 3600 600 86400 300", "SOA");
+		keep(n, r, "neg.example.", "NSEC b.neg.example. NS SOA "
+			"RRSIG NSEC", "NSEC");
+		keep(n, r, "b.neg.example.", "NSEC d.neg.example. A RRSIG "
+			"NSEC", "NSEC");
+		a = NULL;
+		ck_assert_int_eq(val_neg_answer(n, q, DNS_TYPE_TXT, NOW, r,
+			&a), room == 3 ? 1 : 0);
+		val_neg_delete(n);
+	}
+	/* less than one entry still keeps one */
+	{
+		struct val_neg *n = val_neg_create_size(0);
+		ck_assert_ptr_nonnull(n);
+		keep(n, r, "neg.example.", "SOA ns.neg.example. "
+			"h.neg.example. 1 3600 600 86400 300", "SOA");
+		val_neg_delete(n);
+	}
+	region_destroy(r);
+}
+END_TEST
+
 /* a DS question: answered only from the NSEC at the name in the zone
  * strictly above it (the NSEC the key walk proved at a cut), never from
  * the child's own apex NSEC */
@@ -214,6 +251,7 @@ val_neg_suite(void)
 {
 	Suite *s = suite_create("val_neg");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_neg_cache_size);
 	tcase_add_test(tc, test_order);
 	tcase_add_test(tc, test_ds);
 	suite_add_tcase(s, tc);

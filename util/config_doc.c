@@ -195,7 +195,8 @@ ex_ignored(FILE *out, int clause, int refused)
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
 		int r;
-		if(!of_kind(o, refused) || o->clause != clause)
+		if(!of_kind(o, refused) || o->clause != clause ||
+			(!refused && o->desc))
 			continue;
 		r = snprintf(line + n, sizeof(line) - n, "%s%s:",
 			n ? " " : "", o->name);
@@ -205,6 +206,16 @@ ex_ignored(FILE *out, int clause, int refused)
 	if(n) {
 		fprintf(out, "# in %s\n", list_clause_str(clause));
 		ex_comment(out, "", line);
+	}
+	/* the ones that say why, a line each */
+	for(i = 0; !refused && i < config_option_count; i++) {
+		const struct config_option *o = &config_option_table[i];
+		char why[1024];
+		if(!of_kind(o, 0) || o->clause != clause || !o->desc)
+			continue;
+		snprintf(why, sizeof(why), "%s: (%s) %s", o->name,
+			list_clause_str(clause), o->desc);
+		ex_comment(out, "", why);
 	}
 }
 
@@ -406,7 +417,8 @@ man_ignored(FILE *out, int clause, int refused)
 	int first = 1;
 	for(i = 0; i < config_option_count; i++) {
 		const struct config_option *o = &config_option_table[i];
-		if(!of_kind(o, refused) || o->clause != clause)
+		if(!of_kind(o, refused) || o->clause != clause ||
+			(!refused && o->desc))
 			continue;
 		if(first) {
 			fputs(".TP\n.B ", out);
@@ -419,6 +431,17 @@ man_ignored(FILE *out, int clause, int refused)
 	}
 	if(!first)
 		fputs("\n", out);
+	/* the ones that say why, a paragraph each */
+	for(i = 0; !refused && i < config_option_count; i++) {
+		const struct config_option *o = &config_option_table[i];
+		if(!of_kind(o, 0) || o->clause != clause || !o->desc)
+			continue;
+		fputs(".TP\n.B ", out);
+		roff(out, o->name);
+		fputs(":\n", out);
+		roff(out, o->desc);
+		fputs("\n", out);
+	}
 }
 
 int

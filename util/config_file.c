@@ -2162,8 +2162,16 @@ again:
 		return perr(p, "unknown option '%s', did you mean '%s'?", key,
 			config_option_nearest(key));
 	}
-	if((o->type == OPT_IGNORED || !(o->flags & OPT_F_IMPLEMENTED)) &&
-		o->type != OPT_INSECURE)
+	if(o->type == OPT_IGNORED && o->desc) {
+		/* an ignored option that says why */
+		if(!p->warned[o - config_option_table]) {
+			p->warned[o - config_option_table] = 1;
+			p->nwarn++;
+			log_warnx("%s:%d: %s: ignored: %s", p->file ? p->file :
+				"", p->line, o->name, o->desc);
+		}
+	} else if((o->type == OPT_IGNORED ||
+		!(o->flags & OPT_F_IMPLEMENTED)) && o->type != OPT_INSECURE)
 		warn_ignored(p, &p->warned[o - config_option_table], o->name,
 			":");
 	if(set_value(p, o, v, n > MAX_VALUES ? MAX_VALUES + 1 : n) != 0)

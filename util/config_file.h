@@ -692,6 +692,56 @@ struct config_file {
 	/** max-ecs-tree-size-ipv4/6: most subnets kept per question */
 	int max_ecs_tree_size_ipv4, max_ecs_tree_size_ipv6;
 
+	/* ---- Unbound options once ignored (issue 31, Options) ---- */
+	/** udp-connect: connect() each upstream UDP socket to its server */
+	int udp_connect;
+	/** ip-freebind: bind listening sockets to absent addresses */
+	int ip_freebind;
+	/** ip-transparent: bind listening sockets to non-local addresses */
+	int ip_transparent;
+	/** ip-dscp: the DSCP (0-63) of every packet sent, 0 for none */
+	int ip_dscp;
+	/** tcp-mss: the TCP MSS of client connections, 0 for the default */
+	int tcp_mss;
+	/** outgoing-tcp-mss: the TCP MSS of upstream connections, 0 for the
+	 * default */
+	int outgoing_tcp_mss;
+	/** log-identity: the name in syslog lines, "" for the program's */
+	char *log_identity;
+	/** log-destaddr: log-queries/log-replies name the address asked */
+	int log_destaddr;
+	/** statistics-inhibit-zero: stats leave out counters that are 0 */
+	int statistics_inhibit_zero;
+	/** udp-upstream-without-downstream: with do-udp: no, still query
+	 * upstream over UDP */
+	int udp_upstream_without_downstream;
+	/** http-user-agent: "" for petrel/VERSION */
+	char *http_user_agent;
+	/** hide-http-user-agent: send no User-Agent header */
+	int hide_http_user_agent;
+	/** tls-protocols: the TLS versions served ("TLSv1.2 TLSv1.3") */
+	char *tls_protocols;
+	/** neg-cache-size: bytes of the aggressive NSEC store */
+	size_t neg_cache_size;
+	/** unknown-server-time-limit: ms a server never heard from gets */
+	int unknown_server_time_limit;
+	/** interface-automatic-ports: "port port ..." ("" for port:) */
+	char *interface_automatic_ports;
+	/** delay-close: ms a timed-out query's UDP socket stays open */
+	int delay_close;
+	/** fast-server-permil: times in 1000 the fastest servers are
+	 * picked (0 off) */
+	int fast_server_permil;
+	/** fast-server-num: how many fastest servers */
+	int fast_server_num;
+	/** stream-wait-size: bytes of TCP answers queued per listening
+	 * point and worker, 0 no limit */
+	size_t stream_wait_size;
+	/** msg-buffer-size: the largest message over TCP and TLS */
+	int msg_buffer_size;
+	/** tcp-connection-limit: "netblock number" lines */
+	struct config_strlist *tcp_connection_limit;
+
 	/* ---- forward-zone: and stub-zone: ---- */
 	/** forward zones, in file order */
 	struct config_stub *forwards;

@@ -51,16 +51,38 @@ struct neg_entry {
 struct val_neg {
 	/** guards the entries */
 	lock_basic_type lock;
+	/** how many entries (neg-cache-size) */
+	size_t max;
 	/** the entries */
-	struct neg_entry e[VAL_NEG_MAX];
+	struct neg_entry *e;
 };
 
 struct val_neg *
 val_neg_create(void)
 {
+	return val_neg_create_size(VAL_NEG_MAX * sizeof(struct neg_entry));
+}
+
+size_t
+val_neg_entry_size(void)
+{
+	return sizeof(struct neg_entry);
+}
+
+struct val_neg *
+val_neg_create_size(size_t bytes)
+{
 	struct val_neg *n = calloc(1, sizeof(*n));
 	if(!n)
 		return NULL;
+	n->max = bytes / sizeof(struct neg_entry);
+	if(n->max < 1)
+		n->max = 1;
+	n->e = calloc(n->max, sizeof(struct neg_entry));
+	if(!n->e) {
+		free(n);
+		return NULL;
+	}
 	lock_basic_init(&n->lock);
 	return n;
 }
@@ -71,6 +93,7 @@ val_neg_delete(struct val_neg *n)
 	if(!n)
 		return;
 	lock_basic_destroy(&n->lock);
+	free(n->e);
 	free(n);
 }
 
@@ -79,7 +102,7 @@ val_neg_clear(struct val_neg *n)
 {
 	size_t i;
 	lock_basic_lock(&n->lock);
-	for(i = 0; i < VAL_NEG_MAX; i++)
+	for(i = 0; i < n->max; i++)
 		n->e[i].used = 0;
 	lock_basic_unlock(&n->lock);
 }
@@ -89,7 +112,7 @@ val_neg_count(struct val_neg *n)
 {
 	size_t i, c = 0;
 	lock_basic_lock(&n->lock);
-	for(i = 0; i < VAL_NEG_MAX; i++)
+	for(i = 0; i < n->max; i++)
 		if(n->e[i].used)
 			c++;
 	lock_basic_unlock(&n->lock);
@@ -103,7 +126,7 @@ val_neg_add(struct val_neg *n, const struct module_rr *rr,
 	uint8_t owner[256], zone[256];
 	const uint8_t *signer;
 	uint32_t ttl, rem, use;
-	size_t i, slot = VAL_NEG_MAX;
+	size_t i, slot = n->max;
 	struct neg_entry *e;
 	if((rr->type != DNS_TYPE_NSEC && rr->type != DNS_TYPE_SOA) ||
 		rr->rrclass != DNS_CLASS_IN || rr->rdlen > VAL_NEG_RDATA_MAX ||
@@ -128,7 +151,7 @@ val_neg_add(struct val_neg *n, const struct module_rr *rr,
 	lock_basic_lock(&n->lock);
 	/* the same record again, else a free slot, else the one that
 	 * expires first */
-	for(i = 0; i < VAL_NEG_MAX; i++) {
+	for(i = 0; i < n->max; i++) {
 		e = &n->e[i];
 		if(e->used && e->type == rr->type &&
 			dname_equal(e->owner, owner) &&
@@ -137,9 +160,9 @@ val_neg_add(struct val_neg *n, const struct module_rr *rr,
 			break;
 		}
 		if(!e->used || e->expire <= now) {
-			if(slot == VAL_NEG_MAX || n->e[slot].used)
+			if(slot == n->max || n->e[slot].used)
 				slot = i;
-		} else if(slot == VAL_NEG_MAX || (n->e[slot].used &&
+		} else if(slot == n->max || (n->e[slot].used &&
 			e->expire < n->e[slot].expire))
 			slot = i;
 	}
@@ -218,7 +241,7 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 		return 0; /* ANY, RRSIG: an NSEC at the name cannot deny
 			   * them; the root's DS: no zone above */
 	lock_basic_lock(&n->lock);
-	for(i = 0; i < VAL_NEG_MAX; i++) {
+	for(i = 0; i < n->max; i++) {
 		const struct neg_entry *e = &n->e[i];
 		if(!e->used || e->expire <= now || e->type != DNS_TYPE_SOA ||
 			!dname_is_subdomain(qname, e->zone))
@@ -232,7 +255,7 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 	}
 	if(!soa)
 		goto done;
-	for(i = 0; i < VAL_NEG_MAX && !match; i++) {
+	for(i = 0; i < n->max && !match; i++) {
 		const struct neg_entry *e = &n->e[i];
 		struct val_nrec nr1;
 		if(!e->used || e->expire <= now || e->type != DNS_TYPE_NSEC ||
@@ -279,7 +302,7 @@ val_neg_answer(struct val_neg *n, const uint8_t *qname, uint16_t qtype,
 		if(ce < 0 || ce < dname_count_labels(soa->zone))
 			goto done;
 		make_wildcard(qname, ce, wc);
-		for(i = 0; i < VAL_NEG_MAX; i++) {
+		for(i = 0; i < n->max; i++) {
 			const struct neg_entry *e = &n->e[i];
 			struct val_nrec nr1;
 			if(!e->used || e->expire <= now ||

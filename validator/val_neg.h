@@ -26,7 +26,7 @@ struct region;
 struct module_rr;
 struct mesh_answer;
 
-/** entries in the store */
+/** entries in a store made by val_neg_create */
 #define VAL_NEG_MAX 256
 /** largest RDATA kept (NSEC, SOA, and RRSIG each) */
 #define VAL_NEG_RDATA_MAX 512
@@ -34,8 +34,17 @@ struct mesh_answer;
 /** the store (opaque) */
 struct val_neg;
 
-/** @return a new store, or NULL when out of memory */
+/** @return a new store of VAL_NEG_MAX entries, or NULL when out of memory */
 struct val_neg *val_neg_create(void);
+
+/**
+ * A new store in at most bytes of entries (neg-cache-size; at least one
+ * entry), or NULL when out of memory.
+ */
+struct val_neg *val_neg_create_size(size_t bytes);
+
+/** @return the bytes one entry takes (a record and its RRSIG) */
+size_t val_neg_entry_size(void);
 
 /** free the store */
 void val_neg_delete(struct val_neg *n);

@@ -442,7 +442,8 @@ val_init(struct module_env *env, int id, char *err, size_t errlen)
 	lock_basic_init(&ve->bogus_lock);
 	lock_basic_init(&ve->nta_lock);
 	if(!cfg || cfg->aggressive_nsec) {
-		if(!(ve->neg = val_neg_create()))
+		if(!(ve->neg = cfg ? val_neg_create_size(cfg->neg_cache_size)
+			: val_neg_create()))
 			goto oom;
 	}
 	ve->kcache = val_kcache_create(cfg ? cfg->key_cache_size :

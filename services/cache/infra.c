@@ -111,6 +111,14 @@ struct infra_cache {
 	uint32_t host_ttl;
 	/** infra-cache-min-rtt, infra-cache-max-rtt: the rto limits, ms */
 	int min_rto, max_rto;
+	/** unknown-server-time-limit: the rto of a server never heard
+	 * from, ms */
+	int unknown_rto;
+	/** fast-server-permil: times in 1000 a pick is among the fastest;
+	 * 0 off */
+	int fast_permil;
+	/** fast-server-num: how many fastest (1 to INFRA_FAST_MAX) */
+	int fast_num;
 };
 
 /** does an entry hold the key? */
@@ -196,6 +204,8 @@ infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
 	c->host_ttl = host_ttl;
 	c->min_rto = INFRA_RTO_MIN;
 	c->max_rto = INFRA_RTO_MAX;
+	c->unknown_rto = INFRA_UNKNOWN_RTO;
+	c->fast_num = 3;
 	return c;
 }
 
@@ -225,6 +235,8 @@ infra_create_shared(void *base, uint64_t off, uint32_t host_ttl)
 	c->host_ttl = host_ttl;
 	c->min_rto = INFRA_RTO_MIN;
 	c->max_rto = INFRA_RTO_MAX;
+	c->unknown_rto = INFRA_UNKNOWN_RTO;
+	c->fast_num = 3;
 	return c;
 }
 
@@ -261,13 +273,63 @@ infra_mem_for_hosts(size_t n)
 	return n * slabhash_malloc_size(sizeof(struct infra_lentry));
 }
 
-/** the state of a server never heard from */
+void
+infra_set_fast(struct infra_cache *c, int num, int permil)
+{
+	c->fast_num = num < 1 ? 1 : num > INFRA_FAST_MAX ? INFRA_FAST_MAX :
+		num;
+	c->fast_permil = permil < 0 ? 0 : permil > 1000 ? 1000 : permil;
+}
+
+/**
+ * fast-server-permil: a pick among the fast_num candidates with the
+ * smallest rto (not lame), at random.
+ * @return the index, or -1 when none is usable.
+ */
+static int
+infra_select_fast(struct infra_cache *c, const struct netaddr *cands,
+	size_t n, const uint8_t *zone, time_t now, struct petrel_random *rnd,
+	int *rto_out)
+{
+	int idx[INFRA_FAST_MAX], rtos[INFRA_FAST_MAX], k = 0, j, m;
+	size_t i;
+	/* the fast_num smallest, kept sorted (insertion, n is small) */
+	for(i = 0; i < n; i++) {
+		int rto;
+		if(infra_is_lame(c, &cands[i], zone, now))
+			continue;
+		rto = infra_get_rto(c, &cands[i], now);
+		if(k == c->fast_num && rto >= rtos[k - 1])
+			continue;
+		j = k < c->fast_num ? k++ : k - 1;
+		for(; j > 0 && rtos[j - 1] > rto; j--) {
+			rtos[j] = rtos[j - 1];
+			idx[j] = idx[j - 1];
+		}
+		rtos[j] = rto;
+		idx[j] = (int)i;
+	}
+	if(k == 0)
+		return -1;
+	m = (int)random_uniform(rnd, (uint32_t)k);
+	if(rto_out)
+		*rto_out = rtos[m];
+	return idx[m];
+}
+
+void
+infra_set_unknown_rto(struct infra_cache *c, int ms)
+{
+	c->unknown_rto = ms > 0 ? ms : INFRA_UNKNOWN_RTO;
+}
+
+/** the state of a server never heard from (rto: the cache's unknown_rto) */
 static void
-host_default(struct infra_host *h)
+host_default(struct infra_host *h, int rto)
 {
 	h->srtt = -1;
 	h->rttvar = 0;
-	h->rto = INFRA_UNKNOWN_RTO;
+	h->rto = rto;
 	h->timeouts = 0;
 	memset(h->type_timeouts, 0, sizeof(h->type_timeouts));
 	h->edns = INFRA_EDNS_UNKNOWN;
@@ -376,7 +438,7 @@ infra_update(struct infra_cache *c, const struct netaddr *addr,
 		return;
 	e = &le->e;
 	u->expire = u->now + (time_t)c->host_ttl;
-	host_default(&e->host);
+	host_default(&e->host, c->unknown_rto);
 	{
 		/* a probe claim is won against the live entry only (in the
 		 * insert policy), never by this fresh copy */
@@ -429,7 +491,7 @@ infra_host_get(struct infra_cache *c, const struct netaddr *addr,
 {
 	const struct infra_entry *e = infra_find(c, addr, NULL, now);
 	if(!e) {
-		host_default(out);
+		host_default(out, c->unknown_rto);
 		return -1;
 	}
 	*out = e->host;
@@ -444,8 +506,8 @@ infra_get_rto(struct infra_cache *c, const struct netaddr *addr, time_t now)
 		return e->host.rto;
 	/* a server never heard from: within the limits too (a raised
 	 * infra-cache-min-rtt for slow forwarders) */
-	return INFRA_UNKNOWN_RTO < c->min_rto ? c->min_rto :
-		INFRA_UNKNOWN_RTO > c->max_rto ? c->max_rto : INFRA_UNKNOWN_RTO;
+	return c->unknown_rto < c->min_rto ? c->min_rto :
+		c->unknown_rto > c->max_rto ? c->max_rto : c->unknown_rto;
 }
 
 /** @return the kind of a query type, for infra_host.type_timeouts */
@@ -544,6 +606,9 @@ infra_select(struct infra_cache *c, const struct netaddr *cands, size_t n,
 	/* two passes: the best rto, then a random pick within the band */
 	int best = -1, pick = -1, best_i = -1;
 	size_t i, inband = 0;
+	if(c->fast_permil > 0 && rnd && (int)random_uniform(rnd, 1000) <
+		c->fast_permil)
+		return infra_select_fast(c, cands, n, zone, now, rnd, rto_out);
 	for(i = 0; i < n; i++) {
 		int rto;
 		if(infra_is_lame(c, &cands[i], zone, now))

@@ -147,6 +147,26 @@ struct shmhash *infra_shared_table(struct infra_cache *c);
  */
 void infra_set_rtt_limits(struct infra_cache *c, int min_ms, int max_ms);
 
+/** the most servers fast-server-num may name */
+#define INFRA_FAST_MAX 64
+
+/**
+ * fast-server-permil and fast-server-num: permil times in 1000,
+ * infra_select picks at random among the num candidates with the
+ * smallest rto instead of within the RTT band (0: never, the default).
+ * @param num: 1 to INFRA_FAST_MAX (clamped).
+ * @param permil: 0 to 1000 (clamped).
+ */
+void infra_set_fast(struct infra_cache *c, int num, int permil);
+
+/**
+ * Set the rto of a server never heard from (unknown-server-time-limit;
+ * INFRA_UNKNOWN_RTO by default): how long its first query waits. Kept
+ * within the rto limits when asked with infra_get_rto.
+ * @param ms: milliseconds (0 or less for the default).
+ */
+void infra_set_unknown_rto(struct infra_cache *c, int ms);
+
 /** @return the byte budget that holds n servers (infra-cache-numhosts;
  *	a server's lameness for a zone is an entry too) */
 size_t infra_mem_for_hosts(size_t n);

@@ -188,6 +188,27 @@ comm_point_set_keepalive(struct comm_point *c, int ms)
 }
 
 void
+comm_point_set_stream_wait(struct comm_point *c, size_t bytes)
+{
+	c->wq_max = bytes;
+}
+
+size_t
+comm_point_tcp_queued(const struct comm_point *c)
+{
+	return c->wq_bytes;
+}
+
+void
+comm_point_set_tcp_limit(struct comm_point *c,
+	const struct comm_tcp_limit *lim)
+{
+	if(lim)
+		c->limit = *lim;
+	else	memset(&c->limit, 0, sizeof(c->limit));
+}
+
+void
 comm_point_set_proxy(struct comm_point *c)
 {
 	c->proxy = 1;

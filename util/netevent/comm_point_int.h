@@ -72,6 +72,8 @@ struct comm_tcp_conn {
 	int mask;
 	/** the client's address */
 	struct netaddr client;
+	/** the tcp-connection-limit slot the connection counts in, -1 */
+	int limit_slot;
 	/** read buffer (bufsize), allocated on first use */
 	uint8_t *rbuf;
 	/** the length prefix being read */
@@ -161,6 +163,14 @@ struct comm_point {
 	/** proxy-protocol-port: UDP datagrams and TCP connections start
 	 * with a PROXY v2 header */
 	int proxy;
+	/** tcp-connection-limit (comm_point_set_tcp_limit); admit NULL
+	 * for none */
+	struct comm_tcp_limit limit;
+	/** stream-wait-size: the most bytes of answers queued on the
+	 * point's connections (comm_point_set_stream_wait), 0 no limit */
+	size_t wq_max;
+	/** the bytes queued now (each connection's queue adds to it) */
+	size_t wq_bytes;
 	/** UDP sock-queue-timeout, ms; 0 off (no timestamps asked for) */
 	int qt_ms;
 	/** size of one control buffer */

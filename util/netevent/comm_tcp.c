@@ -170,6 +170,9 @@ comm__tcp_conn_close(struct comm_tcp_conn *conn)
 	}
 	close(conn->fd);
 	conn->fd = -1;
+	if(conn->limit_slot >= 0 && conn->c->limit.release)
+		conn->c->limit.release(conn->c->limit.arg, conn->limit_slot);
+	conn->limit_slot = -1;
 	conn->gen++;
 	conn->mask = 0;
 	nev_wq_clear(&conn->wq);
@@ -284,6 +287,12 @@ comm__tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 			len = dns_pad(c->padbuf, len, 65535,
 				(size_t)c->pad_block);
 		pkt = c->padbuf;
+	}
+	if(c->wq_max && c->wq_bytes + 2 + len > c->wq_max) {
+		/* stream-wait-size: the answer is dropped (the client asks
+		 * again, or times out), as Unbound */
+		c->stats.stream_wait_drops++;
+		return 0;
 	}
 	if(nev_wq_push(&conn->wq, pkt, len) != 0)
 		return -1;
@@ -918,7 +927,7 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 	for(k = 0; k < TCP_ACCEPTS_PER_WAKE && !c->accept_paused; k++) {
 		struct netaddr client;
 		struct comm_tcp_conn *conn = NULL;
-		int fd, i, fresh = 0;
+		int fd, i, fresh = 0, slot;
 		/* a free slot, else an idle connection's (closed once a
 		 * new connection is there) */
 		if(c->nconn < c->max_conn) {
@@ -960,6 +969,14 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 			continue;
 		}
 #endif
+		slot = -1;
+		if(c->limit.admit && !c->limit.admit(c->limit.arg, &client,
+			&slot)) {
+			/* tcp-connection-limit: accepted, closed at once */
+			c->stats.tcp_refused++;
+			close(fd);
+			continue;
+		}
 		if(!conn)
 			conn = tcp_evict(c, &fresh);
 		if(!conn) {
@@ -972,21 +989,28 @@ comm__tcp_acceptable(int lfd, int events, void *arg)
 					"owed an answer, refusing %s",
 					netaddr_str(&client, -1, a, sizeof(a)));
 			}
+			if(slot >= 0 && c->limit.release)
+				c->limit.release(c->limit.arg, slot);
 			close(fd);
 			continue;
 		}
 		if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
 			log_err("tcp accept: out of memory");
+			if(slot >= 0 && c->limit.release)
+				c->limit.release(c->limit.arg, slot);
 			close(fd);
 			continue;
 		}
 		conn->io = nev_io_new(c->base, fd, tcp_conn_event, conn);
 		if(!conn->io) {
 			c->stats.tcp_refused++;
+			if(slot >= 0 && c->limit.release)
+				c->limit.release(c->limit.arg, slot);
 			close(fd);
 			continue;
 		}
 		conn->fd = fd;
+		conn->limit_slot = slot;
 		conn->gen++;
 		conn->client = client;
 		conn->lgot = conn->got = conn->need = 0;
@@ -1076,6 +1100,7 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	for(i = 0; i < c->nslots; i++) {
 		c->conns[i].c = c;
 		c->conns[i].fd = -1;
+		c->conns[i].wq.total = &c->wq_bytes;
 	}
 	for(i = 0; i < c->nslots; i++) {
 		c->conns[i].timer = comm_timer_create(base, tcp_conn_timeout,

@@ -638,8 +638,14 @@ comm__tcp_ring_conn_closing(struct comm_tcp_conn *conn)
 		tcp_ring_cancel(tr, &rc->recv_op) == 0)
 		rc->recv_cancelling = 1;
 	if(rc->send_inflight) {
+		/* the orphan's bytes leave the point's count (it may go
+		 * before the orphan does) */
+		if(conn->wq.total)
+			*conn->wq.total -= conn->wq.bytes;
 		rc->orphan = conn->wq;
+		rc->orphan.total = NULL;
 		memset(&conn->wq, 0, sizeof(conn->wq));
+		conn->wq.total = &conn->c->wq_bytes;
 	}
 	if(rc->need_buf) {
 		rc->need_buf = 0;
@@ -859,20 +865,31 @@ static void
 tcp_ring_open(struct comm_point *c, struct comm_tcp_conn *conn, int fd,
 	const struct netaddr *client)
 {
-	if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
-		log_err("tcp accept: out of memory");
+	struct netaddr peer;
+	int slot = -1;
+	if(!client) {
+		peer.len = sizeof(peer.addr);
+		if(getpeername(fd, (struct sockaddr *)&peer.addr,
+			&peer.len) == -1)
+			peer.len = 0;
+		client = &peer;
+	}
+	if(c->limit.admit && !c->limit.admit(c->limit.arg, client, &slot)) {
+		/* tcp-connection-limit: accepted, closed at once */
+		c->stats.tcp_refused++;
 		close(fd);
 		return;
 	}
-	if(client)
-		conn->client = *client;
-	else {
-		conn->client.len = sizeof(conn->client.addr);
-		if(getpeername(fd, (struct sockaddr *)&conn->client.addr,
-			&conn->client.len) == -1)
-			conn->client.len = 0;
+	if(!conn->rbuf && !(conn->rbuf = malloc(c->bufsize))) {
+		log_err("tcp accept: out of memory");
+		if(slot >= 0 && c->limit.release)
+			c->limit.release(c->limit.arg, slot);
+		close(fd);
+		return;
 	}
+	conn->client = *client;
 	conn->fd = fd;
+	conn->limit_slot = slot;
 	conn->io = NULL;
 	conn->gen++;
 	conn->lgot = conn->got = conn->need = 0;

@@ -163,6 +163,18 @@ wq_append(struct nev_wq *q, struct nev_wq_item *w)
 	else	q->head = w;
 	q->tail = w;
 	q->num++;
+	q->bytes += w->len;
+	if(q->total)
+		*q->total += w->len;
+}
+
+/** an item's bytes leave the queue's counts */
+static void
+wq_uncount(struct nev_wq *q, const struct nev_wq_item *w)
+{
+	q->bytes -= w->len;
+	if(q->total)
+		*q->total -= w->len;
 }
 
 int
@@ -225,6 +237,7 @@ nev_wq_advance(struct nev_wq *q, size_t n, uint64_t *done)
 			q->tail = NULL;
 		q->num--;
 		(*done)++;
+		wq_uncount(q, w);
 		wq_retire(q, w);
 	}
 }
@@ -255,6 +268,7 @@ nev_wq_empty(struct nev_wq *q)
 	struct nev_wq_item *w, *n;
 	for(w = q->head; w; w = n) {
 		n = w->next;
+		wq_uncount(q, w);
 		wq_retire(q, w);
 	}
 	q->head = q->tail = NULL;
@@ -904,6 +918,74 @@ sock_bufsize(int fd, int opt, int force_opt, int want, const char *what,
 	}
 }
 
+int
+comm_sock_set_dscp(int fd, int family, int dscp)
+{
+	int tos = (dscp & 0x3f) << 2;
+	if(dscp <= 0)
+		return 0;
+#ifdef IPV6_TCLASS
+	if(family == AF_INET6)
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos,
+			sizeof(tos));
+#endif
+	if(family == AF_INET6) {
+		errno = ENOPROTOOPT;
+		return -1;
+	}
+	return setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+}
+
+void
+comm_base_set_out_opts(struct comm_base *base, int dscp, int tcp_mss)
+{
+	base->out_dscp = dscp;
+	base->out_tcp_mss = tcp_mss;
+}
+
+int
+comm_base_out_dscp(const struct comm_base *base)
+{
+	return base->out_dscp;
+}
+
+/** ip-transparent: let the socket bind a non-local address; a warning
+ * (not a failure) when the system refuses, as Unbound */
+static void
+sock_transparent(int fd, int fam, const char *kind, const char *astr)
+{
+	int on = 1;
+#if defined(IP_TRANSPARENT)
+	if(fam == AF_INET6) {
+#ifdef IPV6_TRANSPARENT
+		if(setsockopt(fd, IPPROTO_IPV6, IPV6_TRANSPARENT, &on,
+			sizeof(on)) == -1)
+			log_warn("%s %s: setsockopt IPV6_TRANSPARENT "
+				"(ip-transparent needs CAP_NET_ADMIN)", kind,
+				astr);
+#endif
+		return;
+	}
+	if(setsockopt(fd, IPPROTO_IP, IP_TRANSPARENT, &on, sizeof(on)) == -1)
+		log_warn("%s %s: setsockopt IP_TRANSPARENT (ip-transparent "
+			"needs CAP_NET_ADMIN)", kind, astr);
+#elif defined(IP_BINDANY)
+	if(setsockopt(fd, fam == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
+		fam == AF_INET6 ? IPV6_BINDANY : IP_BINDANY, &on,
+		sizeof(on)) == -1)
+		log_warn("%s %s: setsockopt IP_BINDANY (ip-transparent)",
+			kind, astr);
+#elif defined(SO_BINDANY)
+	(void)fam;
+	if(setsockopt(fd, SOL_SOCKET, SO_BINDANY, &on, sizeof(on)) == -1)
+		log_warn("%s %s: setsockopt SO_BINDANY (ip-transparent)",
+			kind, astr);
+#else
+	(void)fd; (void)fam; (void)on;
+	log_warnx("%s %s: ip-transparent is not supported here", kind, astr);
+#endif
+}
+
 /** common part of the socket helpers. @return fd or -1 */
 static int
 sock_open(const struct netaddr *addr, const struct comm_sock_opts *opts,
@@ -947,8 +1029,27 @@ sock_open(const struct netaddr *addr, const struct comm_sock_opts *opts,
 		if(setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on))
 			== -1)
 			log_warn("%s %s: setsockopt IP_FREEBIND", kind, astr);
+#else
+		log_warnx("%s %s: ip-freebind: IP_FREEBIND is not supported "
+			"here", kind, astr);
 #endif
 	}
+	if(opts && opts->transparent)
+		sock_transparent(fd, fam, kind, astr);
+	if(opts && opts->dscp > 0 && comm_sock_set_dscp(fd, fam, opts->dscp)
+		== -1)
+		log_warn("%s %s: ip-dscp %d", kind, astr, opts->dscp);
+#ifdef TCP_MAXSEG
+	if(type == SOCK_STREAM && opts && opts->tcp_mss > 0 &&
+		setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &opts->tcp_mss,
+		sizeof(opts->tcp_mss)) == -1)
+		log_warn("%s %s: setsockopt TCP_MAXSEG %d (tcp-mss)", kind, astr,
+			opts->tcp_mss);
+#else
+	if(type == SOCK_STREAM && opts && opts->tcp_mss > 0)
+		log_warnx("%s %s: tcp-mss: TCP_MAXSEG is not supported here",
+			kind, astr);
+#endif
 	if(opts) {
 #if defined(SO_RCVBUFFORCE) && defined(SO_SNDBUFFORCE)
 		sock_bufsize(fd, SO_RCVBUF, SO_RCVBUFFORCE, opts->rcvbuf,

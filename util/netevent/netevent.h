@@ -353,9 +353,39 @@ struct comm_sock_opts {
 	/** TCP listen backlog, 0 for 256 (as Unbound: room for a burst of
 	 * connections while a flood of others is being accepted and closed) */
 	int backlog;
-	/** IP_FREEBIND / IP_TRANSPARENT style binding of absent addresses */
+	/** ip-freebind: IP_FREEBIND, bind to an address not (yet) on the
+	 * machine */
 	int freebind;
+	/** ip-transparent: IP_TRANSPARENT (IP_BINDANY, SO_BINDANY), bind to
+	 * a non-local address (needs CAP_NET_ADMIN; a warning otherwise) */
+	int transparent;
+	/** ip-dscp: the DSCP (1-63) of every packet sent, 0 to leave it */
+	int dscp;
+	/** tcp-mss: TCP_MAXSEG of a TCP socket, 0 for the default */
+	int tcp_mss;
 };
+
+/**
+ * Set the DSCP of the packets a socket sends (IP_TOS or IPV6_TCLASS: the
+ * code point in the upper 6 bits). Nothing for 0.
+ * @param fd: the socket.
+ * @param family: AF_INET or AF_INET6.
+ * @param dscp: 0-63.
+ * @return 0, or -1 (errno set; the caller logs).
+ */
+int comm_sock_set_dscp(int fd, int family, int dscp);
+
+/**
+ * The options of the upstream sockets a base's users open (comm_tcp_out,
+ * the outside network's UDP sockets): ip-dscp and outgoing-tcp-mss.
+ * @param base: the event base.
+ * @param dscp: ip-dscp, 0 for none.
+ * @param tcp_mss: outgoing-tcp-mss, 0 for the default.
+ */
+void comm_base_set_out_opts(struct comm_base *base, int dscp, int tcp_mss);
+
+/** @return the ip-dscp set with comm_base_set_out_opts (0: none). */
+int comm_base_out_dscp(const struct comm_base *base);
 
 /**
  * Open a UDP socket bound to addr: nonblocking, close-on-exec, IPV6_V6ONLY
@@ -518,6 +548,8 @@ struct comm_point_stats {
 	/** TCP connections refused (accepted and closed: every slot taken by
 	 * a connection owed an answer) */
 	uint64_t tcp_refused;
+	/** stream-wait-size: answers dropped for want of queue room */
+	uint64_t stream_wait_drops;
 	/** TCP connections closed to give their slot to a new one (idle,
 	 * owed nothing; those that never sent a whole query first) */
 	uint64_t tcp_evicted;
@@ -719,6 +751,42 @@ void comm_point_get_http_stats(struct comm_point *c,
  * @return 0, or -1 (out of memory).
  */
 int comm_point_set_keepalive(struct comm_point *c, int ms);
+
+/**
+ * A limit on the client TCP connections of a comm_point
+ * (tcp-connection-limit), kept by its owner: admit is asked about each
+ * connection as it is accepted, before it takes a slot; a refused one is
+ * closed at once (counted in tcp_refused). release is called when an
+ * admitted connection closes, with the slot admit gave.
+ */
+struct comm_tcp_limit {
+	/** @return 1 to keep the connection from client (with *slot set
+	 * for release, or -1 when no limit applies), 0 to close it */
+	int (*admit)(void *arg, const struct netaddr *client, int *slot);
+	/** an admitted connection with slot >= 0 closed */
+	void (*release)(void *arg, int slot);
+	/** their argument */
+	void *arg;
+};
+
+/**
+ * stream-wait-size on a TCP comm_point: an answer that would take the
+ * bytes queued on its connections (not yet written) past this is
+ * dropped (counted in stream_wait_drops). DNS over TCP and TLS framing;
+ * DoH streams are HTTP/2's.
+ * @param bytes: the limit, 0 for none.
+ */
+void comm_point_set_stream_wait(struct comm_point *c, size_t bytes);
+
+/** @return the bytes of answers queued now on the point's connections */
+size_t comm_point_tcp_queued(const struct comm_point *c);
+
+/**
+ * Set the connection limit of a TCP comm_point (before it accepts).
+ * @param lim: copied; NULL for none.
+ */
+void comm_point_set_tcp_limit(struct comm_point *c,
+	const struct comm_tcp_limit *lim);
 
 /**
  * edns-tcp-keepalive on a TCP connection, for each query read on it (the

@@ -40,6 +40,10 @@ struct comm_base {
 	int awake;
 	/** the before-wait hooks (struct comm_wait_hook), linked */
 	struct comm_wait_hook *wait_hooks;
+	/** ip-dscp of upstream sockets, 0 for none */
+	int out_dscp;
+	/** outgoing-tcp-mss of upstream TCP connections, 0 for default */
+	int out_tcp_mss;
 };
 
 /** a timer */
@@ -107,6 +111,11 @@ struct nev_wq {
 	int keep_spare;
 	/** the spare item, or NULL */
 	struct nev_wq_item *spare;
+	/** bytes of the queued items (their whole lengths) */
+	size_t bytes;
+	/** a total the queue adds its items' bytes to and takes them from
+	 * (the comm_point's, stream-wait-size), or NULL */
+	size_t *total;
 };
 
 /**

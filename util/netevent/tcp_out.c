@@ -418,6 +418,18 @@ out_open(struct comm_tcp_out *t, const struct netaddr *to,
 		goto fail;
 #endif
 	(void)setsockopt(t->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+#ifdef TCP_MAXSEG
+	if(t->base->out_tcp_mss > 0 && setsockopt(t->fd, IPPROTO_TCP,
+		TCP_MAXSEG, &t->base->out_tcp_mss,
+		sizeof(t->base->out_tcp_mss)) == -1)
+		verbose(VERB_OPS, "tcp out: setsockopt TCP_MAXSEG %d "
+			"(outgoing-tcp-mss): %s", t->base->out_tcp_mss,
+			strerror(errno));
+#endif
+	if(t->base->out_dscp > 0 && comm_sock_set_dscp(t->fd,
+		to->addr.ss_family, t->base->out_dscp) == -1)
+		verbose(VERB_OPS, "tcp out: ip-dscp %d: %s", t->base->out_dscp,
+			strerror(errno));
 	if(from && bind(t->fd, (const struct sockaddr *)&from->addr,
 		from->len) == -1) {
 		verbose(VERB_OPS, "tcp out: bind %s: %s",

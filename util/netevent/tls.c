@@ -95,6 +95,47 @@ alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 	return SSL_TLSEXT_ERR_OK;
 }
 
+int
+tls_ctx_set_protocols(SSL_CTX *ctx, const char *protocols, char *err,
+	size_t errlen)
+{
+	const char *p = protocols ? protocols : "";
+	int lo = 0, hi = 0;
+	while(*p) {
+		size_t n;
+		int v;
+		while(*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		n = strcspn(p, " \t,");
+		if(n == 0)
+			break;
+		if(n == 7 && strncmp(p, "TLSv1.2", 7) == 0)
+			v = TLS1_2_VERSION;
+		else if(n == 7 && strncmp(p, "TLSv1.3", 7) == 0)
+			v = TLS1_3_VERSION;
+		else {
+			snprintf(err, errlen, "tls-protocols: '%.*s' is not "
+				"TLSv1.2 or TLSv1.3 (petrel offers no older "
+				"TLS)", (int)(n > 32 ? 32 : n), p);
+			return -1;
+		}
+		if(!lo || v < lo)
+			lo = v;
+		if(v > hi)
+			hi = v;
+		p += n;
+	}
+	if(!lo)
+		return 0;
+	if(!SSL_CTX_set_min_proto_version(ctx, lo) ||
+		!SSL_CTX_set_max_proto_version(ctx, hi)) {
+		snprintf(err, errlen, "tls-protocols: this OpenSSL cannot "
+			"limit the versions to '%s'", protocols);
+		return -1;
+	}
+	return 0;
+}
+
 SSL_CTX *
 tls_server_ctx_create(const char *key, const char *pem, const char *ciphers,
 	const char *ciphersuites, char *err, size_t errlen)

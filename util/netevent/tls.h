@@ -83,6 +83,17 @@ struct ssl_ctx_st *tls_server_ctx_create(const char *key, const char *pem,
 	size_t errlen);
 
 /**
+ * tls-protocols: the TLS versions a server context accepts.
+ * @param ctx: a context from tls_server_ctx_create.
+ * @param protocols: words "TLSv1.2" and "TLSv1.3", separated by spaces;
+ *	NULL or "" keeps both. TLS before 1.2 is refused (an error).
+ * @param err: the reason on failure; errlen its size.
+ * @return 0, or -1 with err set (the context is unchanged).
+ */
+int tls_ctx_set_protocols(struct ssl_ctx_st *ctx, const char *protocols,
+	char *err, size_t errlen);
+
+/**
  * Make a server context (from tls_server_ctx_create) select ALPN "h2"
  * instead of "dot", for DNS over HTTPS; a client that offers ALPN
  * without "h2" is refused.
