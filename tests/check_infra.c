@@ -119,7 +119,7 @@ START_TEST(test_unknown_rto)
 	ck_assert_int_eq(infra_host_get(c, &a, T0, &h), -1);
 	ck_assert_int_eq(h.rto, 1128);
 	/* its first timeout doubles it */
-	infra_rtt_update(c, &a, -1, infra_get_rto(c, &a, T0), T0);
+	infra_rtt_update(c, &a, DNS_TYPE_A, -1, infra_get_rto(c, &a, T0), T0);
 	ck_assert_int_eq(infra_get_rto(c, &a, T0), 2256);
 	/* a maximum below it caps it */
 	infra_set_rtt_limits(c, 50, 1000);
@@ -372,9 +372,9 @@ START_TEST(test_select_fast)
 	cands[2] = A("192.0.2.32");
 	cands[3] = A("192.0.2.33");
 	/* rto 150, 300, 240; 3 unknown (376): all four in the band */
-	infra_rtt_update(c, &cands[0], 50, 376, T0);
-	infra_rtt_update(c, &cands[1], 100, 376, T0);
-	infra_rtt_update(c, &cands[2], 80, 376, T0);
+	infra_rtt_update(c, &cands[0], DNS_TYPE_A, 50, 376, T0);
+	infra_rtt_update(c, &cands[1], DNS_TYPE_A, 100, 376, T0);
+	infra_rtt_update(c, &cands[2], DNS_TYPE_A, 80, 376, T0);
 	infra_set_fast(c, 2, 1000);
 	for(i = 0; i < 400; i++) {
 		int k = infra_select(c, cands, 4, NULL, T0, rnd, &rto);
