@@ -37,6 +37,7 @@
 #include "util/netevent/proxy_protocol.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/store.h"
+#include "services/cache/rrset.h"
 #include "front/cookie_secrets.h"
 #include "dns/cookie.h"
 #include "dns/padding.h"
@@ -953,6 +954,7 @@ resolver_delete(struct resolver *r)
 	free(r->cbuf);
 	free(r->chase);
 	region_destroy(r->chase_region);
+	region_destroy(r->norec_region);
 	wait_limit_delete(r->wl);
 	free(r->wl_blocks);
 	free(r->wl_cookie_blocks);
@@ -1720,6 +1722,167 @@ resolver_trustanchor(struct resolver *r, const uint8_t *pkt,
 	return *outlen != 0;
 }
 
+static int resolver_validates(struct resolver *r);
+
+/** @return 1 when the type bitmap of an NSEC record (its RDATA) lists
+ * type t */
+static int
+resolver_nsec_has_type(const uint8_t *rd, size_t len, uint16_t t)
+{
+	size_t pos = dname_valid(rd, len);
+	if(pos == 0)
+		return 0;
+	while(pos + 2 <= len) {
+		uint8_t win = rd[pos], blen = rd[pos + 1];
+		if(blen == 0 || blen > 32 || pos + 2 + blen > len)
+			return 0;
+		if(win == (uint8_t)(t >> 8)) {
+			uint8_t lo = (uint8_t)(t & 0xff);
+			return (size_t)(lo >> 3) < blen &&
+				(rd[pos + 2 + (lo >> 3)] & (0x80 >> (lo & 7))) != 0;
+		}
+		pos += 2 + (size_t)blen;
+	}
+	return 0;
+}
+
+/** write a cached set, and with do_bit its RRSIGs, to section; a set
+ * that does not fit is left out (dns_build_rrset: TC in the authority)
+ * @return 0, or -1 on bad data */
+static int
+resolver_norec_set(struct dns_builder *b, int section,
+	const struct rrset_data *rs, int do_bit)
+{
+	int rc = dns_build_rrset(b, section, rs->name, rs->type, rs->rrclass,
+		rs->ttl, rs->count, rs->rdata, rs->rdlen);
+	if(rc == DNS_ERR_NOSPACE)
+		return 0;
+	if(rc != 0)
+		return -1;
+	if(do_bit && rs->sig_count > 0 && dns_build_rrset(b, section,
+		rs->name, DNS_TYPE_RRSIG, rs->rrclass, rs->ttl, rs->sig_count,
+		rs->rdata + rs->count, rs->rdlen + rs->count) ==
+		DNS_ERR_BAD_RDATA)
+		return -1;
+	return 0;
+}
+
+/**
+ * A query without RD, from a client that may snoop, that the message
+ * cache did not answer: a referral from the RRset cache alone, as
+ * Unbound answers it (its answer_norec_from_cache): the closest cached
+ * delegation's NS set in the authority section, then the DS set at the
+ * cut (or an NSEC there that denies DS), the servers' A and AAAA sets in
+ * the additional section, each with its RRSIGs for a DO query; QR and RA,
+ * CD echoed, no AA, no RD. When the query is validated (a trust anchor,
+ * no CD) the authority sets decide: all secure gives AD (DO or AD asked)
+ * and leaves the additional sets that are not secure out
+ * (val-clean-additional, as the validator cleans a secure answer); one
+ * bogus gives SERVFAIL (EDE 6); one not yet validated gives no answer
+ * here, nor does a cache without a delegation (not even the root's NS
+ * set): the query then goes on as before.
+ * Off the hot path: called on a message cache miss only.
+ * @return 1 when answered (out written), 0 when not.
+ */
+static int __attribute__((noinline))
+resolver_norec_answer(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, enum resolver_transport tp, uint8_t *out,
+	size_t outmax, size_t *outlen, enum resolver_result *res)
+{
+	struct rrset_delegation d;
+	struct rrset_data ds;
+	struct dns_builder b;
+	time_t now = r->out->now->tv_sec;
+	int do_bit = q->edns.present && q->edns.do_bit, has_ds = 0;
+	int must_validate, secure = 0, bogus = 0, unchecked = 0;
+	size_t i;
+	uint16_t fl;
+	if(!r->rrset || !q->question_end)
+		return 0;
+	if(!r->norec_region && !(r->norec_region = region_create(8192)))
+		return 0;
+	if(rrset_cache_find_delegation(r->rrset, q->qinfo.qname,
+		q->qinfo.qclass, now, r->norec_region, &d) != 0)
+		goto none;
+	if(rrset_cache_lookup(r->rrset, d.ns.name, DNS_TYPE_DS,
+		q->qinfo.qclass, now, r->norec_region, &ds) == 0)
+		has_ds = 1;
+	else if(rrset_cache_lookup(r->rrset, d.ns.name, DNS_TYPE_NSEC,
+		q->qinfo.qclass, now, r->norec_region, &ds) == 0 &&
+		ds.count > 0 && !resolver_nsec_has_type(ds.rdata[0],
+		ds.rdlen[0], DNS_TYPE_DS))
+		/* the parent side's NSEC: no DS at the cut */
+		has_ds = 1;
+	must_validate = !(q->flags & DNS_FLAG_CD) && resolver_validates(r);
+	if(must_validate) {
+		enum rrset_security s[2];
+		int k, n = has_ds ? 2 : 1;
+		s[0] = d.ns.sec;
+		s[1] = has_ds ? ds.sec : RRSET_SEC_SECURE;
+		secure = 1;
+		for(k = 0; k < n; k++) {
+			if(s[k] == RRSET_SEC_BOGUS)
+				bogus = 1;
+			else if(s[k] == RRSET_SEC_UNCHECKED)
+				unchecked = 1;
+			if(s[k] != RRSET_SEC_SECURE)
+				secure = 0;
+		}
+		if(bogus) {
+			region_free_all(r->norec_region);
+			*res = resolver_error(r, pkt, len, q,
+				DNS_RCODE_SERVFAIL, DNS_EDE_DNSSEC_BOGUS, out,
+				outmax, outlen);
+			return 1;
+		}
+		if(unchecked)
+			/* to be validated first */
+			goto none;
+	}
+	fl = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | (q->flags &
+		DNS_FLAG_CD));
+	if(secure && (do_bit || (q->flags & DNS_FLAG_AD)))
+		fl |= DNS_FLAG_AD;
+	dns_build_init(&b, out, outmax, fast_query_answer_limit(q,
+		tp == RESOLVER_TCP, r->max_udp, outmax));
+	if(dns_build_header(&b, q->id, fl) != 0 ||
+		dns_build_question_raw(&b, pkt, q->qname_off, q->question_end)
+		!= 0)
+		goto none;
+	if(q->edns.present)
+		dns_build_reserve(&b, dns_opt_size(NULL, 0));
+	if(resolver_norec_set(&b, DNS_SEC_AUTHORITY, &d.ns, do_bit) != 0 ||
+		(has_ds && resolver_norec_set(&b, DNS_SEC_AUTHORITY, &ds,
+		do_bit) != 0))
+		goto none;
+	for(i = 0; i < d.glue_count; i++) {
+		if(secure && d.glue[i].sec != RRSET_SEC_SECURE)
+			continue; /* val-clean-additional */
+		if(resolver_norec_set(&b, DNS_SEC_ADDITIONAL, &d.glue[i],
+			do_bit) != 0)
+			goto none;
+	}
+	if(q->edns.present) {
+		dns_build_reserve(&b, 0);
+		if(dns_build_opt(&b, r->max_udp, DNS_RCODE_NOERROR, do_bit,
+			NULL, 0) != 0)
+			goto none;
+	}
+	*outlen = dns_build_finish(&b);
+	region_free_all(r->norec_region);
+	if(*outlen == 0)
+		return 0;
+	r->stats.num_cache_hits++;
+	if(secure)
+		r->stats.num_answer_secure++;
+	*res = RESOLVER_ANSWERED;
+	return 1;
+none:
+	region_free_all(r->norec_region);
+	*outlen = 0;
+	return 0;
+}
+
 static enum resolver_result
 resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	struct fast_query *q, int err, const struct netaddr *client,
@@ -2038,6 +2201,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		 * reload turned it on is served until it expires) */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
 			out, outmax, outlen);
+	if(!(q->flags & DNS_FLAG_RD) && !info.set_rd && !stale) {
+		/* a client that may snoop, without RD: a referral from the
+		 * RRset cache (Unbound does not recurse for it) */
+		enum resolver_result rr = RESOLVER_PENDING;
+		if(resolver_norec_answer(r, pkt, len, q, tp, out, outmax,
+			outlen, &rr))
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
+	}
 	if(r->authz && !norec_ok) {
 		/* auth-zone for-downstream, on a cache miss: a name the
 		 * zone answers is never in the cache, and a cached answer

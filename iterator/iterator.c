@@ -1850,11 +1850,24 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rr *ns = iter_find_ns(a, name), *rr, *last;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	int aa = (p->flags & DNS_FLAG_AA) != 0;
+	struct module_rrlist m_auth, m_add;
+	int minimal = 0;
 	/* (a wildcard's proof in the authority built so far keeps it
 	 * whole too, as Unbound's encoder does) */
 	if(st_env(s)->minimal && iter_positive_answer(s, final, a) &&
-		!iter_list_has_nsec(auth))
-		return;
+		!iter_list_has_nsec(auth)) {
+		/* left out of the answer, not out of the RRset cache (as
+		 * Unbound stores every set of a reply): they are gathered
+		 * in lists of their own and stored at the end; a referral
+		 * from the cache to a query without RD shows them
+		 * (fwd_minimal.rpl) */
+		memset(&m_auth, 0, sizeof(m_auth));
+		memset(&m_add, 0, sizeof(m_add));
+		auth = &m_auth;
+		add = &m_add;
+		dnssec = 0;
+		minimal = 1;
+	}
 	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
@@ -1887,6 +1900,10 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		if(rr->trust == RRSET_TRUST_NONE)
 			rr->trust = aa ? RRSET_TRUST_ADD_AA :
 				RRSET_TRUST_ADD_NOAA;
+	if(minimal) {
+		iter_store_list(s, auth, RRSET_TRUST_NONE, 0);
+		iter_store_list(s, add, RRSET_TRUST_NONE, 0);
+	}
 }
 
 /** @return 1 when a record of type t in the authority section (auth 1)
