@@ -102,6 +102,12 @@ struct resolver_client {
 	int chase;
 	/** the client's tags its state is keyed by (policy_ns_tags) */
 	uint64_t tags;
+	/** 1 when a query without RD found no delegation in the cache: it
+	 * waits for the root's priming (its state is ". NS") and is
+	 * answered with that answer under its own question (encode) */
+	int norec_prime;
+	/** its own question type and class (with norec_prime) */
+	uint16_t own_qtype, own_qclass;
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -1409,6 +1415,9 @@ struct resolver_ctx {
 	struct resolver_chase *chase;
 	/** an RPZ passthru: no response-ip for its answer */
 	int no_respip;
+	/** a query without RD and no delegation in the cache: the root is
+	 * primed for it (resolver_client.norec_prime) */
+	int norec_prime;
 };
 
 /**
@@ -1493,6 +1502,16 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 	}
 	c->tags = x->tags;
+	if(x->norec_prime) {
+		static const uint8_t root[1] = {0};
+		c->norec_prime = 1;
+		c->encode = 1;
+		c->own_qtype = q->qinfo.qtype;
+		c->own_qclass = q->qinfo.qclass;
+		rc = mesh_new_client_tags(r->mesh, root, DNS_TYPE_NS,
+			DNS_CLASS_IN, x->flags | MESH_FLAG_RD, NULL, c->tags,
+			c, RESOLVER_CLIENT_SIZE(len, 0), NULL, 0);
+	} else
 	rc = mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
 		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
 		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
@@ -1779,15 +1798,16 @@ resolver_norec_set(struct dns_builder *b, int section,
  * and leaves the additional sets that are not secure out
  * (val-clean-additional, as the validator cleans a secure answer); one
  * bogus gives SERVFAIL (EDE 6); one not yet validated gives no answer
- * here, nor does a cache without a delegation (not even the root's NS
- * set): the query then goes on as before.
+ * here (the query then goes on as before), nor does a cache without a
+ * delegation, not even the root's NS set (*no_dp is set: the caller
+ * primes the root for it, as Unbound's iterator does).
  * Off the hot path: called on a message cache miss only.
  * @return 1 when answered (out written), 0 when not.
  */
 static int __attribute__((noinline))
 resolver_norec_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *q, enum resolver_transport tp, uint8_t *out,
-	size_t outmax, size_t *outlen, enum resolver_result *res)
+	size_t outmax, size_t *outlen, enum resolver_result *res, int *no_dp)
 {
 	struct rrset_delegation d;
 	struct rrset_data ds;
@@ -1802,8 +1822,10 @@ resolver_norec_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(!r->norec_region && !(r->norec_region = region_create(8192)))
 		return 0;
 	if(rrset_cache_find_delegation(r->rrset, q->qinfo.qname,
-		q->qinfo.qclass, now, r->norec_region, &d) != 0)
+		q->qinfo.qclass, now, r->norec_region, &d) != 0) {
+		*no_dp = 1;
 		goto none;
+	}
 	if(rrset_cache_lookup(r->rrset, d.ns.name, DNS_TYPE_DS,
 		q->qinfo.qclass, now, r->norec_region, &ds) == 0)
 		has_ds = 1;
@@ -2205,10 +2227,28 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* a client that may snoop, without RD: a referral from the
 		 * RRset cache (Unbound does not recurse for it) */
 		enum resolver_result rr = RESOLVER_PENDING;
+		int no_dp = 0;
 		if(resolver_norec_answer(r, pkt, len, q, tp, out, outmax,
-			outlen, &rr))
+			outlen, &rr, &no_dp))
 			return resolver_done(r, q, tp, out, outmax, outlen,
 				rr);
+		if(no_dp && r->rrset && !(has_ecs > 0 && ecs.from_client) &&
+			!resolver_validates(r)) {
+			/* nothing cached, not even the root's NS set: the
+			 * priming answer (Unbound's iterator primes and
+			 * gives it). Not with a trust anchor: the client's
+			 * own question goes to the mesh as before, where the
+			 * validator gives the failure it remembers for it
+			 * (SERVFAIL with its EDE, as Unbound's message
+			 * cache keeps it: val_nx_failwc.rpl) */
+			resolver_ctx_init(&x, client, tp, handle, out, outmax,
+				outlen, 0, &ecs, cookie_valid, 0);
+			x.flags = flags & (MESH_FLAG_DO | MESH_FLAG_CD);
+			x.tags = tags;
+			x.norec_prime = 1;
+			x.no_respip = 1;
+			return resolver_to_mesh(r, pkt, len, q, &x);
+		}
 	}
 	if(r->authz && !norec_ok) {
 		/* auth-zone for-downstream, on a cache miss: a name the
@@ -2621,7 +2661,9 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	else	limit = DNS_MIN_UDP;
 	dns_build_init(&b, r->buf, DNS_MAX_MSG, limit);
 	if(dns_build_header(&b, c->id, flags) != 0 ||
-		dns_build_question(&b, c->qname, s->qtype, s->qclass) != 0)
+		dns_build_question(&b, c->qname, c->norec_prime ?
+		c->own_qtype : s->qtype, c->norec_prime ? c->own_qclass :
+		s->qclass) != 0)
 		goto drop;
 	if(c->edns) {
 		if(ede >= 0) {
