@@ -16,6 +16,7 @@
 #include "config.h"
 #include <check.h>
 #include "tests/testutil.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "services/cache/store.h"
@@ -455,6 +456,50 @@ START_TEST(test_follow)
 }
 END_TEST
 
+/* the reference table: a store of the same data (same fingerprint)
+ * leaves the references where they are; other data takes them, once;
+ * a full bucket forgets its oldest */
+START_TEST(test_refs)
+{
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info q[MCACHE_REF_SLOTS + 1];
+	struct mcache_ref out[MCACHE_REF_SLOTS];
+	char name[64];
+	size_t i;
+	mcache_params_default(&p);
+	mc = mcache_create(&p);
+	ck_assert(mc != NULL);
+	for(i = 0; i <= MCACHE_REF_SLOTS; i++) {
+		snprintf(name, sizeof(name), "q%u.example.", (unsigned)i);
+		ck_assert_int_eq(query_info_set(&q[i], N((int)i, name),
+			DNS_TYPE_A, DNS_CLASS_IN), 0);
+	}
+	mcache_ref_add(mc, 77, 1, &q[0], 0, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 1, out, MCACHE_REF_SLOTS),
+		0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 78, 2, out, MCACHE_REF_SLOTS),
+		0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, out, MCACHE_REF_SLOTS),
+		1);
+	ck_assert_uint_eq(out[0].qname_len, q[0].qname_len);
+	ck_assert_int_eq(memcmp(out[0].qname, q[0].qname, q[0].qname_len), 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, out, MCACHE_REF_SLOTS),
+		0);
+	/* one more than a bucket holds: the first is forgotten */
+	for(i = 0; i <= MCACHE_REF_SLOTS; i++)
+		mcache_ref_add(mc, 77, 1, &q[i], 1, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 3, out, MCACHE_REF_SLOTS),
+		MCACHE_REF_SLOTS);
+	for(i = 0; i < MCACHE_REF_SLOTS; i++) {
+		ck_assert_int_eq(out[i].do_bit, 1);
+		ck_assert(out[i].qname_len != q[0].qname_len ||
+			memcmp(out[i].qname, q[0].qname, q[0].qname_len) != 0);
+	}
+	mcache_delete(mc);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -465,6 +510,7 @@ store_suite(void)
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_cached_ttl);
 	tcase_add_test(tc, test_follow);
+	tcase_add_test(tc, test_refs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -193,6 +193,8 @@ struct mcache_key {
 struct mref_slot {
 	/** the set's hash */
 	uint32_t set_hash;
+	/** the fingerprint of its data in the message */
+	uint32_t data_fp;
 	/** 1 when in use */
 	uint8_t used;
 	/** the key's MKEY_DO | MKEY_CD */
@@ -397,7 +399,7 @@ mcache_delete(struct mcache *c)
 }
 
 void
-mcache_ref_add(struct mcache *c, uint32_t set_hash,
+mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 	const struct query_info *qinfo, int do_bit, int cd_bit)
 {
 	struct mref_bucket *b;
@@ -415,8 +417,9 @@ mcache_ref_add(struct mcache *c, uint32_t set_hash,
 			x->qtype == qinfo->qtype && x->qclass ==
 			qinfo->qclass && x->qname_len == qinfo->qname_len &&
 			memcmp(x->qname, qinfo->qname, x->qname_len) == 0) {
+			x->data_fp = data_fp; /* (known) */
 			lock_basic_unlock(&b->lock);
-			return; /* (known) */
+			return;
 		}
 		if(!x->used && !sl)
 			sl = x;
@@ -428,6 +431,7 @@ mcache_ref_add(struct mcache *c, uint32_t set_hash,
 	}
 	sl->used = 1;
 	sl->set_hash = set_hash;
+	sl->data_fp = data_fp;
 	sl->dc = dc;
 	sl->qtype = qinfo->qtype;
 	sl->qclass = qinfo->qclass;
@@ -437,8 +441,8 @@ mcache_ref_add(struct mcache *c, uint32_t set_hash,
 }
 
 size_t
-mcache_ref_take(struct mcache *c, uint32_t set_hash, struct mcache_ref *out,
-	size_t max)
+mcache_ref_take(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
+	struct mcache_ref *out, size_t max)
 {
 	struct mref_bucket *b;
 	size_t i, n = 0;
@@ -448,7 +452,8 @@ mcache_ref_take(struct mcache *c, uint32_t set_hash, struct mcache_ref *out,
 	lock_basic_lock(&b->lock);
 	for(i = 0; i < MCACHE_REF_SLOTS && n < max; i++) {
 		struct mref_slot *x = &b->s[i];
-		if(!x->used || x->set_hash != set_hash)
+		if(!x->used || x->set_hash != set_hash ||
+			x->data_fp == data_fp)
 			continue;
 		memcpy(out[n].qname, x->qname, x->qname_len);
 		out[n].qname_len = x->qname_len;

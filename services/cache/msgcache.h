@@ -420,9 +420,12 @@ void mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
  * with it in their authority or additional section. It is bounded
  * (MCACHE_REF_BUCKETS buckets of MCACHE_REF_SLOTS keys; a full bucket
  * forgets its oldest key, whose message then keeps the old set until it
- * expires, as before) and per process (with shared-cache, a store in one
- * worker process rebuilds only the messages it stored itself). A bucket
- * has its own lock, taken on the store path only. */
+ * expires, as before) and per process. Each reference holds a
+ * fingerprint of the set's data as the message has it, so that a store
+ * of the same data (a refresh, the SOA of every negative answer of a
+ * zone) costs a bucket look-up, not a rebuild. With shared-cache, a
+ * store in one worker process rebuilds only the messages it stored
+ * itself. A bucket has its own lock, taken on the store path only. */
 
 /** buckets of the reference table (a power of two) */
 #define MCACHE_REF_BUCKETS 1024
@@ -442,19 +445,21 @@ struct mcache_ref {
 };
 
 /**
- * Remember that the message of this key carries the set of set_hash (a
- * lost reference only loses the rebuild: no error).
+ * Remember that the message of this key carries the set of set_hash,
+ * with data of fingerprint data_fp (a lost reference only loses the
+ * rebuild: no error).
  */
-void mcache_ref_add(struct mcache *c, uint32_t set_hash,
+void mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 	const struct query_info *qinfo, int do_bit, int cd_bit);
 
 /**
- * Take (and forget) the keys remembered for set_hash.
+ * Take (and forget) the keys remembered for set_hash whose messages hold
+ * data of another fingerprint than data_fp (those with the same stay).
  * @param out: where they go; max: its room (MCACHE_REF_SLOTS is enough).
  * @return how many were written.
  */
 size_t mcache_ref_take(struct mcache *c, uint32_t set_hash,
-	struct mcache_ref *out, size_t max);
+	uint32_t data_fp, struct mcache_ref *out, size_t max);
 
 /**
  * As mcache_store_msg_share, and the entry expires at expire_max at the

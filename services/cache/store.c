@@ -7,6 +7,7 @@
 #include "services/cache/store.h"
 #include "services/cache/rrset.h"
 #include "services/cache/msgcache.h"
+#include "util/storage/slabhash.h"
 #include "util/region.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -268,6 +269,18 @@ ref_hash(const uint8_t *owner, uint16_t type, uint16_t rrclass)
 	return dns_qinfo_hash(l, n, type, rrclass);
 }
 
+/** the fingerprint of a set's data (in any order of its records) */
+static uint32_t
+ref_fp(const struct cache_rrset *cs)
+{
+	uint32_t fp = (uint32_t)cs->count;
+	size_t i;
+	for(i = 0; i < cs->count; i++)
+		fp += slabhash_hash_bytes(cs->rdata[i], cs->rdlen[i],
+			0x9747b28cu);
+	return fp;
+}
+
 /** @return 1 for a set the reference table keeps: one of the authority
  * or additional section, not RRSIG (it goes with its set) */
 static int
@@ -287,7 +300,8 @@ ref_add_all(struct mcache *mc, const struct cache_answer *a)
 		if(ref_kept(&a->sets[i]))
 			mcache_ref_add(mc, ref_hash(a->sets[i].owner,
 				a->sets[i].type, a->sets[i].rrclass),
-				a->qinfo, a->do_bit, a->cd_bit);
+				ref_fp(&a->sets[i]), a->qinfo, a->do_bit,
+				a->cd_bit);
 }
 
 /** @return 1 when two sets hold the same RDATA, in any order */
@@ -475,7 +489,7 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 			cs->section == DNS_SEC_AUTHORITY)))
 			continue;
 		n = mcache_ref_take(mc, ref_hash(cs->owner, cs->type,
-			cs->rrclass), refs, MCACHE_REF_SLOTS);
+			cs->rrclass), ref_fp(cs), refs, MCACHE_REF_SLOTS);
 		for(k = 0; k < n; k++) {
 			if(refs[k].qtype == a->qinfo->qtype &&
 				refs[k].qclass == a->qinfo->qclass &&
@@ -489,7 +503,7 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 				refs[k].qname, refs[k].qtype, refs[k].qclass)
 				== 0)
 				mcache_ref_add(mc, ref_hash(cs->owner,
-					cs->type, cs->rrclass), &qi,
+					cs->type, cs->rrclass), ref_fp(cs), &qi,
 					refs[k].do_bit, refs[k].cd_bit);
 		}
 	}
