@@ -108,6 +108,11 @@ struct resolver_client {
 	int norec_prime;
 	/** its own question type and class (with norec_prime) */
 	uint16_t own_qtype, own_qclass;
+	/** 1 when a query without RD found its closest delegation in the
+	 * cache not yet validated: it waits for the cut's NS set to be
+	 * resolved (and validated), then gets the referral from the cache
+	 * (resolver_norec_client) */
+	int norec_refer;
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -1418,6 +1423,10 @@ struct resolver_ctx {
 	/** a query without RD and no delegation in the cache: the root is
 	 * primed for it (resolver_client.norec_prime) */
 	int norec_prime;
+	/** a query without RD whose closest cached delegation is not yet
+	 * validated: the cut, whose NS set is resolved for it
+	 * (resolver_client.norec_refer), or NULL */
+	const uint8_t *norec_cut;
 };
 
 /**
@@ -1509,6 +1518,12 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		c->own_qtype = q->qinfo.qtype;
 		c->own_qclass = q->qinfo.qclass;
 		rc = mesh_new_client_tags(r->mesh, root, DNS_TYPE_NS,
+			DNS_CLASS_IN, x->flags | MESH_FLAG_RD, NULL, c->tags,
+			c, RESOLVER_CLIENT_SIZE(len, 0), NULL, 0);
+	} else if(x->norec_cut) {
+		c->norec_refer = 1;
+		c->encode = 1;
+		rc = mesh_new_client_tags(r->mesh, x->norec_cut, DNS_TYPE_NS,
 			DNS_CLASS_IN, x->flags | MESH_FLAG_RD, NULL, c->tags,
 			c, RESOLVER_CLIENT_SIZE(len, 0), NULL, 0);
 	} else
@@ -1743,6 +1758,20 @@ resolver_trustanchor(struct resolver *r, const uint8_t *pkt,
 
 static int resolver_validates(struct resolver *r);
 
+/** @return the EDE of a failure a module of the stack remembers for the
+ * question (failure_lookup), or -1 for none */
+static int
+resolver_failure(struct resolver *r, const struct fast_query *q)
+{
+	int i, ede;
+	for(i = 0; r->stack && i < r->stack->num; i++)
+		if(r->stack->mod[i]->failure_lookup && (ede = r->stack->
+			mod[i]->failure_lookup(&r->menv, i, q->qinfo.qname,
+			q->qinfo.qtype)) >= 0)
+			return ede;
+	return -1;
+}
+
 /** @return 1 when the type bitmap of an NSEC record (its RDATA) lists
  * type t */
 static int
@@ -1798,16 +1827,19 @@ resolver_norec_set(struct dns_builder *b, int section,
  * and leaves the additional sets that are not secure out
  * (val-clean-additional, as the validator cleans a secure answer); one
  * bogus gives SERVFAIL (EDE 6); one not yet validated gives no answer
- * here (the query then goes on as before), nor does a cache without a
- * delegation, not even the root's NS set (*no_dp is set: the caller
- * primes the root for it, as Unbound's iterator does).
+ * here (*no_dp is set to 2 and the cut written to cut, DNS_MAX_NAME
+ * bytes: the caller has its NS set validated first, as Unbound has the
+ * validator check the delegation), nor does a cache without a
+ * delegation, not even the root's NS set (*no_dp is set to 1: the
+ * caller primes the root for it, as Unbound's iterator does).
  * Off the hot path: called on a message cache miss only.
  * @return 1 when answered (out written), 0 when not.
  */
 static int __attribute__((noinline))
 resolver_norec_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 	const struct fast_query *q, enum resolver_transport tp, uint8_t *out,
-	size_t outmax, size_t *outlen, enum resolver_result *res, int *no_dp)
+	size_t outmax, size_t *outlen, enum resolver_result *res, int *no_dp,
+	uint8_t *cut)
 {
 	struct rrset_delegation d;
 	struct rrset_data ds;
@@ -1857,9 +1889,13 @@ resolver_norec_answer(struct resolver *r, const uint8_t *pkt, size_t len,
 				outmax, outlen);
 			return 1;
 		}
-		if(unchecked)
+		if(unchecked) {
 			/* to be validated first */
+			if(cut)
+				memcpy(cut, d.ns.name, d.ns.name_len);
+			*no_dp = 2;
 			goto none;
+		}
 	}
 	fl = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | (q->flags &
 		DNS_FLAG_CD));
@@ -2227,12 +2263,36 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		/* a client that may snoop, without RD: a referral from the
 		 * RRset cache (Unbound does not recurse for it) */
 		enum resolver_result rr = RESOLVER_PENDING;
-		int no_dp = 0;
+		int no_dp = 0, fail;
+		uint8_t cut[DNS_MAX_NAME];
+		if(!(q->flags & DNS_FLAG_CD) && (fail = resolver_failure(r,
+			q)) >= 0) {
+			/* a failure the validator remembers for the question:
+			 * SERVFAIL with its EDE, as Unbound answers it from
+			 * the bogus message its cache keeps */
+			r->stats.num_servfail++;
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				resolver_error(r, pkt, len, q,
+				DNS_RCODE_SERVFAIL, fail, out, outmax,
+				outlen));
+		}
 		if(resolver_norec_answer(r, pkt, len, q, tp, out, outmax,
-			outlen, &rr, &no_dp))
+			outlen, &rr, &no_dp, cut))
 			return resolver_done(r, q, tp, out, outmax, outlen,
 				rr);
-		if(no_dp && r->rrset && !(has_ecs > 0 && ecs.from_client) &&
+		if(no_dp == 2 && !(has_ecs > 0 && ecs.from_client)) {
+			/* the delegation is to be validated: its NS set is
+			 * resolved (and validated) first, then the client
+			 * gets the referral from the cache */
+			resolver_ctx_init(&x, client, tp, handle, out, outmax,
+				outlen, 0, &ecs, cookie_valid, 0);
+			x.flags = flags & (MESH_FLAG_DO | MESH_FLAG_CD);
+			x.tags = tags;
+			x.norec_cut = cut;
+			x.no_respip = 1;
+			return resolver_to_mesh(r, pkt, len, q, &x);
+		}
+		if(no_dp == 1 && r->rrset && !(has_ecs > 0 && ecs.from_client) &&
 			!resolver_validates(r)) {
 			/* nothing cached, not even the root's NS set: the
 			 * priming answer (Unbound's iterator primes and
@@ -2606,6 +2666,42 @@ resolver_log_servfail(const struct mesh_state *s, int ede)
 		ede >= 0 ? dns_ede_str(ede) : "misc failure");
 }
 
+/** A client without RD that waited for its delegation's NS set to be
+ * validated (resolver_client.norec_refer): the referral from the cache
+ * now, or SERVFAIL (with ede) when it still cannot be given. */
+static void
+resolver_norec_client(struct resolver *r, struct resolver_client *c, int ede)
+{
+	struct fast_query fq;
+	const uint8_t *pkt = RESOLVER_CLIENT_PKT(c);
+	enum resolver_result rr = RESOLVER_DROP;
+	size_t len = 0;
+	int why = 0;
+	if(dns_query_parse_fast(pkt, c->qlen, &fq) == 0) {
+		if(c->has_cookie && fq.edns.present)
+			fq.edns.cookie_reply = c->cookie;
+		if(!resolver_norec_answer(r, pkt, c->qlen, &fq, c->tp, r->buf,
+			DNS_MAX_MSG, &len, &rr, &why, NULL)) {
+			r->stats.num_servfail++;
+			rr = resolver_error(r, pkt, c->qlen, &fq,
+				DNS_RCODE_SERVFAIL, ede >= 0 ? ede :
+				DNS_EDE_OTHER, r->buf, DNS_MAX_MSG, &len);
+		}
+		rr = resolver_done(r, &fq, c->tp, r->buf, DNS_MAX_MSG, &len,
+			rr);
+	}
+	if(rr != RESOLVER_ANSWERED) {
+		r->stats.num_dropped++;
+		r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
+		return;
+	}
+	r->stats.num_recursive_replies++;
+	resolver_count_rec_time(r, c);
+	r->reply_start = c->start;
+	resolver_client_nsid(r, c, r->buf, &len);
+	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
+}
+
 /** Encode the answer (or SERVFAIL) for one client and call the reply
  * callback. */
 static void
@@ -2626,6 +2722,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		resolver_answer_stale(r, mc))
 		return; /* serve-expired: stale beats SERVFAIL */
 	resolver_client_leaves(r, c);
+	if(c->norec_refer) {
+		resolver_norec_client(r, c, ans ? ans->ede : ede);
+		return;
+	}
 	if(ans && ans->policy == 2)
 		goto drop; /* RPZ DROP from the iterator */
 	if(stored && !c->ecs_echo && resolver_answer_from_entry(r, c))

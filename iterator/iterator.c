@@ -1889,10 +1889,15 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	 * zone below it in an answer is no delegation the parent made, and
 	 * kept it would outlive the parent's (a ghost domain,
 	 * iter_ghost_sub.rpl) */
-	if((s->flags & MESH_FLAG_CD) || !ns || (!IQ(s)->dp->is_forward &&
-		!dname_equal(ns->owner, IQ(s)->dp->name)))
+	/* (the answer to an NS question carries its servers' addresses:
+	 * they go to the RRset cache with it, as Unbound stores them, and
+	 * a referral from the cache to a query without RD gives them) */
+	if((s->flags & MESH_FLAG_CD) || (!ns && !(IQ(s)->qtype ==
+		DNS_TYPE_NS && final && final->count > 0)) || (ns &&
+		!IQ(s)->dp->is_forward && !dname_equal(ns->owner,
+		IQ(s)->dp->name)))
 		return;
-	for(rr = auth->first; rr; rr = rr->next)
+	for(rr = ns ? auth->first : NULL; rr; rr = rr->next)
 		if(rr->type == DNS_TYPE_NS && rr->trust == RRSET_TRUST_NONE)
 			rr->trust = aa ? RRSET_TRUST_AUTH_AA :
 				RRSET_TRUST_AUTH_NOAA;
