@@ -37,6 +37,17 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 # the PROXY v2 client of make check-proxy
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends python3 >/dev/null
+# the Debian package (debian/; make check-deb builds it with
+# dpkg-buildpackage, checks its unit with systemd-analyze)
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends debhelper dh-autoreconf dpkg-dev fakeroot \
+	systemd >/dev/null
+# the AF_XDP fast path (configure --with-libxdp: libxdp, libbpf, clang
+# -target bpf) and its test and benchmark (make check-xdp, bench/xdp:
+# ethtool turns a veth's checksum offload off, kxdpgun is in knot-dnsutils)
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	--no-install-recommends libxdp-dev libbpf-dev clang llvm ethtool \
+	>/dev/null
 # the user petrel changes to after binding its ports (username:'s
 # default, configure --with-username), as the package creates it
 if ! getent passwd petrel >/dev/null; then

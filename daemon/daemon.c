@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "daemon/daemon.h"
+#include "xdp/xdp_sock.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/dnstap_tls.h"
 #include "daemon/env.h"
@@ -164,6 +165,7 @@ listen_set_close(struct listen_set *ls)
 	tls_ctx_free(ls->https_server);
 	tls_ctx_free(ls->tls_client);
 	tls_ctx_free(ls->dnstap_tls);
+	xdp_set_close(ls->xdp);
 	free(ls);
 }
 
@@ -208,8 +210,59 @@ listen_advice(const struct listen_port *p, const struct config_file *cfg)
 			"fix interface:", p->name);
 }
 
+/** xdp-interface: open the AF_XDP sockets for the UDP points (on
+ * failure, logged by xdp_set_open, the ordinary sockets answer alone) */
+static void
+listen_set_xdp(struct listen_set *ls, struct config_file *cfg,
+	int num_workers)
+{
+	struct xdp_set_opts xo;
+	struct netaddr *pts = calloc((size_t)ls->num + 1, sizeof(*pts));
+	int i;
+	if(!pts) {
+		log_err("out of memory");
+		return;
+	}
+	for(i = 0; i < ls->num; i++) {
+		const struct listen_port *p = &ls->ports[i];
+		const struct config_strlist *pp;
+		int proxy = 0;
+		for(pp = cfg->proxy_protocol_ports; pp; pp = pp->next)
+			if(atoi(pp->str) == netaddr_port(&p->addr))
+				proxy = 1;
+		/* a point without a UDP socket (DNS over TLS or HTTPS) or
+		 * whose datagrams carry a PROXY header stays with the
+		 * kernel: left empty, the program passes its frames */
+		if(p->udp && p->udp[0] != -1 && !proxy)
+			pts[i] = p->addr;
+	}
+	memset(&xo, 0, sizeof(xo));
+	xo.ifname = cfg->xdp_interface;
+	xo.points = pts;
+	xo.num_points = ls->num;
+	xo.num_workers = num_workers;
+	xo.batch = cfg->xdp_batch_size;
+	xo.ring = cfg->xdp_ring_size;
+	ls->xdp = xdp_set_open(&xo);
+	free(pts);
+	if(ls->xdp)
+		log_info("xdp-interface %s", xdp_set_describe(ls->xdp));
+}
+
+/** listen_set_open; with_xdp 0 leaves xdp-interface for the caller to
+ * open later (listen_set_xdp), once an older set has let go of the
+ * interface's queues */
+static struct listen_set *
+listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp);
+
 struct listen_set *
 listen_set_open(struct config_file *cfg, int num_workers)
+{
+	return listen_set_open_ex(cfg, num_workers, 1);
+}
+
+static struct listen_set *
+listen_set_open_ex(struct config_file *cfg, int num_workers, int with_xdp)
 {
 	const struct config_strlist *s;
 	struct listen_set *ls = calloc(1, sizeof(*ls));
@@ -320,6 +373,8 @@ listen_set_open(struct config_file *cfg, int num_workers)
 			goto fail;
 		}
 	}
+	if(with_xdp && cfg->xdp_interface[0] && cfg->do_udp)
+		listen_set_xdp(ls, cfg, num_workers);
 	return ls;
 sockfail:
 	listen_advice(&ls->ports[i], cfg);
@@ -345,6 +400,9 @@ daemon_listen_cfg_equal(const struct config_file *a,
 		a->do_udp != b->do_udp || a->do_tcp != b->do_tcp ||
 		a->so_rcvbuf != b->so_rcvbuf || a->so_sndbuf != b->so_sndbuf ||
 		a->interface_automatic != b->interface_automatic ||
+		strcmp(a->xdp_interface, b->xdp_interface) ||
+		a->xdp_batch_size != b->xdp_batch_size ||
+		a->xdp_ring_size != b->xdp_ring_size ||
 		a->tls_port != b->tls_port ||
 		a->https_port != b->https_port ||
 		a->http_notls_downstream != b->http_notls_downstream ||
@@ -480,7 +538,7 @@ daemon_detach_and_drop(struct daemon *d)
 		}
 	}
 	if(!cfg->username[0] && geteuid() == 0)
-		log_warn("username: is empty and petrel runs as root: it "
+		log_warnx("username: is empty and petrel runs as root: it "
 			"keeps root's privileges after binding its ports; set "
 			"username: to a user of its own (the default, \"%s\", "
 			"is created by the package)", PETREL_USERNAME[0] ?
@@ -988,7 +1046,8 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 	in_place = same_listen && d->cfg->thread_model == THREAD_MODEL_FORK &&
 		d->children && !env_shared_cache_changed(d->env, ncfg);
 	if(!same_listen) {
-		struct listen_set *nls = listen_set_open(ncfg, d->num_workers);
+		struct listen_set *nls = listen_set_open_ex(ncfg,
+			d->num_workers, 0);
 		if(!nls) {
 			log_err("reload refused: cannot open the new listening "
 				"sockets; keeping the running config");
@@ -999,6 +1058,9 @@ daemon_apply_config(struct daemon *d, struct config_file *ncfg,
 		stop_workers(d);
 		listen_set_close(d->ls);
 		d->ls = nls;
+		/* the old set has let go of the interface's queues */
+		if(ncfg->xdp_interface[0] && ncfg->do_udp)
+			listen_set_xdp(nls, ncfg, d->num_workers);
 	} else if(!in_place)
 		stop_workers(d);
 	nenv = env_create(ncfg, d->num_workers, d->env, err, sizeof(err));

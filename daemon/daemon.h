@@ -71,6 +71,8 @@ struct listen_port {
 };
 
 /** the set of listening sockets */
+struct xdp_set;
+
 struct listen_set {
 	/** the ports */
 	struct listen_port *ports;
@@ -91,6 +93,10 @@ struct listen_set {
 	/** dnstap over TLS client context (dnstap-tls-cert-bundle, the
 	 * client certificate), loaded likewise; NULL without it */
 	struct ssl_ctx_st *dnstap_tls;
+	/** xdp-interface: the XDP program and the AF_XDP sockets of the
+	 * interface's queues (xdp/xdp_sock.h), opened with the sockets;
+	 * NULL when off or when it could not be used */
+	struct xdp_set *xdp;
 };
 
 /** a forked worker, as the parent sees it */

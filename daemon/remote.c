@@ -219,6 +219,7 @@ gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			if(info[i].rrset_count > g->rrset_count)
 				g->rrset_count = info[i].rrset_count;
 			g->infra_count += info[i].infra_count;
+			stats_upstream_sum(&g->upstream, &info[i].upstream);
 		} else if(d->children || i == 0) {
 			/* threads share one cache: count it once */
 			g->mem_msg += info[i].mem_msg;
@@ -226,6 +227,7 @@ gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			g->msg_count += info[i].msg_count;
 			g->rrset_count += info[i].rrset_count;
 			g->infra_count += info[i].infra_count;
+			stats_upstream_sum(&g->upstream, &info[i].upstream);
 		}
 		/* the validator's key cache: one per process (the threads
 		 * share the module stack; it is not in a shared mapping) */

@@ -261,6 +261,24 @@ dump_print(void *arg, const char *text, size_t len)
 	stats_buf_append((struct stats_buf *)arg, text, len);
 }
 
+/** stats_get: where the upstream servers are counted, and the time */
+struct stats_infra_arg {
+	/** counted into */
+	struct stats_upstream *u;
+	/** the time: expired entries are left out */
+	time_t now;
+};
+
+/** stats_get: one infrastructure cache entry into the upstream picture
+ * (servers, not lameness entries, unexpired, with a measured RTT) */
+static void
+stats_infra_cb(const struct infra_dump_entry *e, void *arg)
+{
+	struct stats_infra_arg *a = arg;
+	if(!e->lame && !e->zone && e->host.expire > a->now)
+		stats_upstream_add(a->u, e->host.srtt);
+}
+
 /** lookup: one server's line, as Unbound's: the address padded to 16
  * and a tab, then what the infra cache knows ("not in infra cache."
  * when nothing). petrel counts timeouts per server, not per query type:
@@ -721,8 +739,13 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 			si.mem_rrset = rrset_cache_get_mem(w->env->rrset);
 			si.rrset_count = rrset_cache_get_count(w->env->rrset);
 		}
-		if(w->env->infra)
+		if(w->env->infra) {
+			struct stats_infra_arg ia;
+			ia.u = &si.upstream;
+			ia.now = worker_now(w);
 			si.infra_count = infra_get_count(w->env->infra);
+			infra_traverse(w->env->infra, stats_infra_cb, &ia);
+		}
 		if(w->res && (vi = modstack_find(w->res->stack,
 			"validator")) >= 0)
 			si.key_count = val_key_count(&w->res->menv, vi);

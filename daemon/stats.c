@@ -114,6 +114,28 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	a->tcp_usage += b->tcp_usage;
 }
 
+void
+stats_upstream_add(struct stats_upstream *u, int srtt_ms)
+{
+	int i = 0;
+	if(srtt_ms < 0)
+		return;
+	/* bucket i holds (2^(i-1), 2^i] ms; bucket 0 up to 1 ms */
+	while(i < STATS_UPSTREAM_BUCKETS - 1 && srtt_ms > (1 << i))
+		i++;
+	u->bucket[i]++;
+	u->srtt_sum_ms += (uint64_t)srtt_ms;
+}
+
+void
+stats_upstream_sum(struct stats_upstream *a, const struct stats_upstream *b)
+{
+	int i;
+	for(i = 0; i < STATS_UPSTREAM_BUCKETS; i++)
+		a->bucket[i] += b->bucket[i];
+	a->srtt_sum_ms += b->srtt_sum_ms;
+}
+
 uint64_t
 stats_hist_lower_us(int i)
 {
@@ -253,6 +275,15 @@ static const struct stats_row stats_rows[] = {
   SK_COUNTER, SOFF(r.num_local) },
 { NULL, "petrel_tcp_queries_total", "Client queries over TCP.",
   SK_COUNTER, SOFF(s.num_tcp) },
+{ NULL, "petrel_xdp_answers_total", "Answers sent over AF_XDP "
+  "(xdp-interface).", SK_COUNTER, SOFF(s.num_xdp_answers) },
+{ NULL, "petrel_xdp_passed_total", "Queries that came over AF_XDP and "
+  "were answered through the ordinary path.", SK_COUNTER,
+  SOFF(s.num_xdp_passed) },
+{ NULL, "petrel_xdp_invalid_total", "Frames over AF_XDP dropped as not "
+  "valid (lengths, checksums).", SK_COUNTER, SOFF(s.num_xdp_invalid) },
+{ NULL, "petrel_xdp_tx_full_total", "Answers over AF_XDP dropped on a "
+  "full TX ring.", SK_COUNTER, SOFF(s.num_xdp_tx_full) },
 { NULL, "petrel_malformed_queries_total", "Malformed client queries.",
   SK_COUNTER, SOFF(r.num_malformed) },
 { NULL, "petrel_denied_queries_total", "Queries refused or dropped by "
@@ -265,6 +296,14 @@ static const struct stats_row stats_rows[] = {
   "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
 { NULL, "petrel_global_quota_exceeded_total", "Queries and sub-queries "
   "ended by max-global-quota.", SK_COUNTER, SOFF(r.num_quota_exceeded) },
+/* the validator's outcomes (Unbound prints them as num.answer.secure,
+ * num.answer.bogus and num.rrset.bogus with extended-statistics only) */
+{ NULL, "petrel_secure_answers_total", "Answers validated secure (fresh "
+  "or from the cache).", SK_COUNTER, SOFF(r.num_answer_secure) },
+{ NULL, "petrel_bogus_answers_total", "Answers the validator found bogus.",
+  SK_COUNTER, SOFF(r.num_answer_bogus) },
+{ NULL, "petrel_bogus_rrsets_total", "RRsets the validator found bogus.",
+  SK_COUNTER, SOFF(r.num_rrset_bogus) },
 };
 
 /** the number of rows */
@@ -442,6 +481,12 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.s.num_tls,
 		(unsigned long long)tot.s.num_tls_resume,
 		(unsigned long long)tot.s.num_https);
+	stats_buf_printf(out, "num.xdp.answers=%llu\nnum.xdp.passed=%llu\n"
+		"num.xdp.invalid=%llu\nnum.xdp.tx_full=%llu\n",
+		(unsigned long long)tot.s.num_xdp_answers,
+		(unsigned long long)tot.s.num_xdp_passed,
+		(unsigned long long)tot.s.num_xdp_invalid,
+		(unsigned long long)tot.s.num_xdp_tx_full);
 	stats_buf_printf(out, "num.query.ipv6=%llu\n",
 		(unsigned long long)tot.r.qipv6);
 	for(i = 0; i < 8; i++)
@@ -537,6 +582,26 @@ stats_print_prometheus(struct stats_buf *out, const struct stats_info *info,
 		(unsigned long long)g->rrset_count,
 		(unsigned long long)g->msg_count,
 		(unsigned long long)g->infra_count);
+	/* the upstream servers now, cumulative by smoothed RTT as a
+	 * histogram's buckets are (histogram_quantile reads them), but a
+	 * gauge: servers come and go from the infrastructure cache */
+	prom_head(out, "petrel_upstream_servers", "gauge",
+		"Upstream servers in the infrastructure cache with a smoothed "
+		"round-trip time of at most le seconds.");
+	for(i = 0; i < STATS_UPSTREAM_BUCKETS; i++) {
+		cum += g->upstream.bucket[i];
+		if(i < STATS_UPSTREAM_BUCKETS - 1)
+			stats_buf_printf(out, "petrel_upstream_servers"
+				"{le=\"%.3f\"} %llu\n", (double)(1 << i) / 1e3,
+				(unsigned long long)cum);
+		else	stats_buf_printf(out, "petrel_upstream_servers"
+				"{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+	}
+	prom_head(out, "petrel_upstream_rtt_seconds_mean", "gauge",
+		"Mean smoothed round-trip time of those servers.");
+	stats_buf_printf(out, "petrel_upstream_rtt_seconds_mean %.6f\n", cum ?
+		(double)g->upstream.srtt_sum_ms / 1e3 / (double)cum : 0.0);
+	cum = 0;
 	prom_head(out, "petrel_recursion_time_seconds", "histogram",
 		"Time from a client query to its answer after recursion.");
 	for(i = 0; i < RESOLVER_STATS_HIST - 1; i++) {

@@ -38,6 +38,19 @@ struct stats_buf {
 	int oom;
 };
 
+/** the buckets of the upstream servers' smoothed RTT: at most 1 ms,
+ * 2, 4, ... 2048 ms, and the rest (+Inf) */
+#define STATS_UPSTREAM_BUCKETS 13
+
+/** the upstream servers of an infrastructure cache by smoothed RTT (a
+ * picture of now, not a counter): what petrel_upstream_servers shows */
+struct stats_upstream {
+	/** servers whose smoothed RTT falls in each bucket (not cumulative) */
+	uint64_t bucket[STATS_UPSTREAM_BUCKETS];
+	/** sum of their smoothed RTTs, ms */
+	uint64_t srtt_sum_ms;
+};
+
 /** what one worker reports */
 struct stats_info {
 	/** the basic counters */
@@ -64,6 +77,8 @@ struct stats_info {
 	uint64_t infra_count;
 	/** entries in the validator's key cache */
 	uint64_t key_count;
+	/** the servers of the infrastructure cache by smoothed RTT */
+	struct stats_upstream upstream;
 };
 
 /** process-wide values printed with the counters */
@@ -86,6 +101,9 @@ struct stats_globals {
 	uint64_t infra_count;
 	/** key.cache.count: entries */
 	uint64_t key_count;
+	/** the upstream servers by smoothed RTT (every infrastructure
+	 * cache counted once) */
+	struct stats_upstream upstream;
 	/** extended-statistics: print the extended counters */
 	int extended;
 };
@@ -106,6 +124,17 @@ void stats_add_resolver(struct resolver_stats *a,
 
 /** Add the worker counters b into a (elapsed is left alone). */
 void stats_add_worker(struct worker_stats *a, const struct worker_stats *b);
+
+/**
+ * Count one upstream server with a measured smoothed RTT.
+ * @param u: added to.
+ * @param srtt_ms: its smoothed RTT in ms (negative: no sample, ignored).
+ */
+void stats_upstream_add(struct stats_upstream *u, int srtt_ms);
+
+/** Add the upstream servers of b into a. */
+void stats_upstream_sum(struct stats_upstream *a,
+	const struct stats_upstream *b);
 
 /** Add every counter of b into a (for the total). */
 void stats_add(struct stats_info *a, const struct stats_info *b);

@@ -17,6 +17,8 @@
 #include "daemon/remote.h"
 #include "daemon/remote_worker.h"
 #include "daemon/stats.h"
+#include "xdp/xdp_sock.h"
+#include "xdp/xdp_frame.h"
 #include "services/authzone.h"
 #include "front/resolver.h"
 #include "front/policy.h"
@@ -306,6 +308,66 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	return r == RESOLVER_DROP ? -1 : 0;
 }
 
+/** xdp-interface: a query that came over AF_XDP (xdp/xdp_sock.h). It
+ * goes through worker_query_cb as if the UDP socket of its listening
+ * point had received it from the client, so it meets the same access
+ * control, rate limits, local zones, cache, counters, logs and dnstap,
+ * and a query that goes to the mesh is answered later through that
+ * socket. An answer given at once goes back in the frame when it fits
+ * the frame and the MTU, else through the socket (the kernel fragments
+ * it, as for any UDP answer). */
+static size_t
+worker_xdp_cb(void *arg, const struct xdp_query *q)
+{
+	struct worker *w = arg;
+	struct comm_reply rep;
+	struct comm_reply_addr ra;
+	if(q->point >= w->num_points || !w->udp[q->point] ||
+		q->len > w->xdp_cap)
+		return 0;
+	/* the members worker_query_cb and comm_reply_save read */
+	rep.c = w->udp[q->point];
+	rep.peer.len = 0;
+	rep.local.family = 0;
+	rep.conn = NULL;
+	rep.gen = 0;
+	rep.is_tcp = 0;
+	rep.pad = 0;
+	rep.hint = 0;
+	rep.slot = 0;
+	rep.stream = 0;
+	memcpy(w->xdp_buf, q->dns, q->len);
+	rep.buf = w->xdp_buf;
+	rep.len = q->len;
+	rep.cap = w->xdp_cap;
+	rep.client = q->fi->src;
+	if(q->wildcard) {
+		/* the address asked, as IP_PKTINFO gives it to a wildcard
+		 * socket: the later answer leaves from it */
+		if(q->fi->family == 4) {
+			const struct sockaddr_in *d = (const struct sockaddr_in *)
+				&q->fi->dst.addr;
+			rep.local.family = AF_INET;
+			rep.local.pi.v4.ipi_addr = d->sin_addr;
+			rep.local.pi.v4.ipi_spec_dst = d->sin_addr;
+		} else {
+			const struct sockaddr_in6 *d = (const struct
+				sockaddr_in6 *)&q->fi->dst.addr;
+			rep.local.family = AF_INET6;
+			rep.local.pi.v6.ipi6_addr = d->sin6_addr;
+		}
+	}
+	if(worker_query_cb(&rep, w) != 1)
+		return 0;
+	if(rep.len <= q->room) {
+		memcpy(q->out, rep.buf, rep.len);
+		return rep.len;
+	}
+	comm_reply_save(&rep, &ra);
+	(void)comm_reply_send(&ra, rep.buf, rep.len);
+	return 0;
+}
+
 /** @return 1 when the listening port p is one of proxy-protocol-port */
 static int
 worker_proxy_port(const struct listen_port *p, const struct config_file *cfg)
@@ -424,6 +486,21 @@ add_point_stats(struct worker *w, struct worker_stats *s, int reset)
 	}
 }
 
+/** add the AF_XDP queues' counters (they count from the last reset) */
+static void
+add_xdp_stats(struct worker *w, struct worker_stats *s, int reset)
+{
+	struct xdp_stats xs;
+	if(!w->xdp)
+		return;
+	memset(&xs, 0, sizeof(xs));
+	xdp_worker_stats(w->xdp, &xs, reset);
+	s->num_xdp_answers += xs.answers;
+	s->num_xdp_passed += xs.passed;
+	s->num_xdp_invalid += xs.invalid;
+	s->num_xdp_tx_full += xs.tx_full;
+}
+
 /** microseconds since the counters were last reset (time.elapsed is
  * printed with microseconds, as Unbound's: a reset a moment ago is not 0,
  * which the munin plugin takes for "no data") */
@@ -466,6 +543,7 @@ worker_get_stats(struct worker *w, struct worker_stats *out,
 		stats_add_resolver(rout, &w->res->stats);
 	add_point_stats(w, out, reset);
 	add_outnet_stats(w, out, reset);
+	add_xdp_stats(w, out, reset);
 	out->elapsed = worker_usec_since(w);
 	if(reset) {
 		stats_add_worker(&w->carry_s, out);
@@ -609,12 +687,18 @@ worker_teardown(struct worker *w)
 		 * the resolver are made anew, counting from 0) */
 		worker_get_stats(w, &s, &r, 0);
 		w->total = s;
+		/* the queues outlive the worker: they count anew */
+		add_xdp_stats(w, &s, 1);
 		w->ext_total = r;
 		memset(&w->res->stats, 0, sizeof(w->res->stats));
 		memset(&w->outnet_base, 0, sizeof(w->outnet_base));
 	}
 	comm_timer_delete(w->stat_timer);
 	w->stat_timer = NULL;
+	xdp_worker_stop(w->xdp);
+	w->xdp = NULL;
+	free(w->xdp_buf);
+	w->xdp_buf = NULL;
 	worker_zmd_close(w);
 	resolver_delete(w->res);
 	w->res = NULL;
@@ -885,6 +969,15 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 			"rpz zones keep what their zone files gave", w->index);
 	w->local_views = policy_has_interface_views(env->pol);
 	resolver_start(w->res, w->index);
+	if(ls->xdp) {
+		/* the answer buffer of a UDP comm_point, as big */
+		w->xdp_cap = (size_t)(cfg->max_udp_size > 512 ?
+			cfg->max_udp_size : 512);
+		if(!(w->xdp_buf = malloc(w->xdp_cap)))
+			return -1;
+		w->xdp = xdp_worker_start(ls->xdp, w->index, w->base,
+			worker_xdp_cb, w);
+	}
 	if(cfg->statistics_interval > 0) {
 		w->stat_timer = comm_timer_create(w->base, stat_timer_cb, w);
 		if(!w->stat_timer)

@@ -40,6 +40,7 @@ struct resolver_peek;
 struct outside_network;
 struct petrel_random;
 struct dt_io;
+struct xdp_worker;
 
 /** a worker's own counters, exported to the supervisor and the logs.
  * The query counters are the resolver's (struct resolver_stats, counted
@@ -68,6 +69,12 @@ struct worker_stats {
 	/** proxy-protocol-port: datagrams dropped and connections closed for
 	 * a bad PROXY v2 header (num.query.proxy_errors) */
 	uint64_t num_proxy_errors;
+	/** xdp-interface: answers sent over AF_XDP (num.xdp.answers), queries
+	 * handed to the ordinary path (num.xdp.passed), frames dropped as
+	 * not valid (num.xdp.invalid), answers dropped on a full TX ring
+	 * (num.xdp.tx_full) */
+	uint64_t num_xdp_answers, num_xdp_passed, num_xdp_invalid;
+	uint64_t num_xdp_tx_full;
 	/** microseconds the counters cover (not a counter: the members
 	 * from here on are not summed) */
 	uint64_t elapsed;
@@ -128,6 +135,12 @@ struct worker {
 	struct comm_signal *child_sig;
 	/** the last command read */
 	int cmd;
+	/** xdp-interface: this worker's AF_XDP queues (xdp/xdp_sock.h), or
+	 * NULL; and the buffer their queries are answered in (xdp_cap
+	 * bytes, as a UDP comm_point's) */
+	struct xdp_worker *xdp;
+	uint8_t *xdp_buf;
+	size_t xdp_cap;
 	/** the outside network (owned) */
 	struct outside_network *outnet;
 	/** the seam the resolver uses (points into outnet) */

@@ -45,7 +45,10 @@ enum dns64_phase {
 	/** waiting for the A sub-query */
 	DNS64_WAIT_A,
 	/** waiting for the PTR sub-query of the in-addr.arpa name */
-	DNS64_WAIT_PTR
+	DNS64_WAIT_PTR,
+	/** waiting for the A sub-query of the target of a CNAME that a
+	 * response-ip rule put in the A answer */
+	DNS64_WAIT_ALIAS
 };
 
 /** per state */
@@ -65,6 +68,9 @@ struct dns64_qstate {
 	struct module_rrlist sub_an, sub_ns, sub_ar;
 	/** the AAAA answer that had no AAAA records (NODATA), or NULL */
 	struct mesh_answer *orig;
+	/** the A answer a rule rewrote to a CNAME, while its target is
+	 * looked up (DNS64_WAIT_ALIAS) */
+	struct module_rrlist alias_an;
 };
 
 void
@@ -243,7 +249,8 @@ dns64_sub(struct module_qstate *qs, struct dns64_qstate *dq,
 	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
 	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
 	if(!qs->env->attach_sub(qs, dq->sub_name, type, qs->qclass,
-		qs->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD)))
+		(qs->flags & (MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_RD)) |
+		MESH_FLAG_VALSUB))
 		return -1;
 	dq->waiting = 1;
 	return 0;
@@ -302,10 +309,20 @@ dns64_synth_answer(struct module_qstate *qs, const struct dns64_env *de,
 		return NULL;
 	ans->rcode = DNS_RCODE_NOERROR;
 	ans->ede = -1;
-	ans->sec = dq->sub_sec == MODULE_SEC_BOGUS ? MODULE_SEC_BOGUS :
-		(dq->sub_sec == MODULE_SEC_UNCHECKED ? MODULE_SEC_UNCHECKED :
-		MODULE_SEC_INSECURE);
+	/* RFC 6147 5.5 (2): with the negative AAAA answer and the A answer
+	 * both validated, the synthesis is secure (the validating DNS64
+	 * SHOULD set AD), as Unbound's dns64 gives it the A answer's
+	 * status; else insecure (bogus stays bogus) */
+	if(dq->sub_sec == MODULE_SEC_BOGUS)
+		ans->sec = MODULE_SEC_BOGUS;
+	else if(dq->sub_sec == MODULE_SEC_UNCHECKED)
+		ans->sec = MODULE_SEC_UNCHECKED;
+	else if(dq->sub_sec == MODULE_SEC_SECURE && dq->orig &&
+		dq->orig->sec == MODULE_SEC_SECURE)
+		ans->sec = MODULE_SEC_SECURE;
+	else	ans->sec = MODULE_SEC_INSECURE;
 	ans->forwarded = dq->orig ? dq->orig->forwarded : 0;
+	ans->no_cd_share = 1;
 	for(rr = dq->sub_an.first; rr; rr = rr->next) {
 		struct module_rr *c;
 		uint8_t v6[16];
@@ -336,41 +353,152 @@ dns64_synth_answer(struct module_qstate *qs, const struct dns64_env *de,
 	return ans;
 }
 
-/** The PTR answer: a CNAME from the ip6.arpa name to the in-addr.arpa
- * name and that name's answer. @return it, or NULL */
+/**
+ * The PTR answer: the in-addr.arpa name's PTR records, owned by the
+ * ip6.arpa name asked, with that answer's authority section (as Unbound
+ * translates it; RFC 6147 section 5.3.1 allows this or a CNAME).
+ * @return it, or NULL when the sub-query gave no PTR record (NXDOMAIN,
+ *	NODATA, a failure): the ip6.arpa name is then asked as it is.
+ */
 static struct mesh_answer *
 dns64_ptr_answer(struct module_qstate *qs, struct dns64_qstate *dq)
 {
 	struct mesh_answer *ans;
-	struct module_rr *c;
 	const struct module_rr *rr;
-	uint32_t ttl = 300;
-	if(!dq->got_sub || (dq->sub_rcode != DNS_RCODE_NOERROR &&
-		dq->sub_rcode != DNS_RCODE_NXDOMAIN))
+	uint8_t sname[DNS_MAX_NAME];
+	int n = 0;
+	if(!dq->got_sub || dq->sub_rcode != DNS_RCODE_NOERROR)
 		return NULL;
-	if(dq->sub_an.first)
-		ttl = dq->sub_an.first->ttl;
-	else if(dq->sub_ns.first)
-		ttl = dq->sub_ns.first->ttl;
+	/* the PTR set at the end of the chain (RFC 2317 delegations
+	 * reach it through a CNAME); the chain itself is left out */
+	(void)dname_copy_lower(sname, dq->sub_name);
+	for(rr = dq->sub_an.first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_CNAME && rr->rdlen > 0 &&
+			dname_equal(rr->owner, sname))
+			(void)dname_copy_lower(sname, rr->rdata);
+	for(rr = dq->sub_an.first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_PTR && dname_equal(rr->owner, sname))
+			n++;
+	if(n == 0)
+		return NULL;
 	if(!(ans = region_alloc_zero(qs->region, sizeof(*ans))))
 		return NULL;
-	ans->rcode = dq->sub_rcode;
+	ans->rcode = DNS_RCODE_NOERROR;
 	ans->ede = -1;
 	ans->sec = dq->sub_sec == MODULE_SEC_UNCHECKED ?
 		MODULE_SEC_UNCHECKED : MODULE_SEC_INSECURE;
-	c = module_rr_new(qs->region, qs->qname, qs->qname_len,
-		DNS_TYPE_CNAME, qs->qclass, ttl, dq->sub_name,
-		dname_len(dq->sub_name));
-	if(!c)
-		return NULL;
-	module_rrlist_append(&ans->an, c);
-	for(rr = dq->sub_an.first; rr; rr = rr->next)
-		if(module_rrlist_push(qs->region, &ans->an, rr) != 0)
+	for(rr = dq->sub_an.first; rr; rr = rr->next) {
+		struct module_rr *c;
+		if(rr->type != DNS_TYPE_PTR || !dname_equal(rr->owner, sname))
+			continue;
+		if(!(c = module_rr_new(qs->region, qs->qname, qs->qname_len,
+			rr->type, rr->rrclass, rr->ttl, rr->rdata, rr->rdlen)))
 			return NULL;
+		module_rrlist_append(&ans->an, c);
+	}
 	for(rr = dq->sub_ns.first; rr; rr = rr->next)
 		if(module_rrlist_push(qs->region, &ans->ns, rr) != 0)
 			return NULL;
+	for(rr = dq->sub_ar.first; rr; rr = rr->next)
+		if(module_rrlist_push(qs->region, &ans->ar, rr) != 0)
+			return NULL;
 	return ans;
+}
+
+/** the records of the sub-query as an answer, for env->respip */
+static void
+dns64_sub_msg(const struct dns64_qstate *dq, struct mesh_answer *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->rcode = dq->sub_rcode;
+	m->ede = -1;
+	m->sec = dq->sub_sec;
+	m->an = dq->sub_an;
+}
+
+/**
+ * Response-ip on the A answer (env->respip, when the respip module is in
+ * the stack), before anything is made from it, as Unbound's respip module
+ * rewrites the sub-query's answer: a redirect gives the addresses made,
+ * a block (NXDOMAIN, NODATA, REFUSED, a drop) leaves none and the NODATA
+ * stands. A CNAME made by a rule is followed one step (its target's A
+ * records, to which the rules apply in turn; a target they would rewrite
+ * is left out, as Unbound strips it). An answer that a rule touched, and
+ * the answer of a state whose clients an RPZ passthru exempts, go to no
+ * cache: they hold for the clients of this state only.
+ * @return 1 when the target's sub-query was started (the state waits),
+ *	else 0 (the sub-query's records are what to make the answer from).
+ */
+static int
+dns64_respip(struct module_qstate *qs, struct dns64_qstate *dq)
+{
+	struct mesh_answer m, *out = NULL;
+	const struct module_rr *last;
+	if(!qs->env->respip || !dq->got_sub)
+		return 0;
+	if(qs->flags & MESH_FLAG_RPZPASS) {
+		/* passthru: the real records, in an answer the other
+		 * clients may not get (the rules are not asked, so that
+		 * their rpz-log lines stay true) */
+		qs->no_cache_store = 1;
+		return 0;
+	}
+	dns64_sub_msg(dq, &m);
+	if(!qs->env->respip(qs->env->rpz_ns_arg, qs, dq->sub_name,
+		DNS_TYPE_A, &m, &out))
+		return 0;
+	qs->no_cache_store = 1;
+	if(!out) {
+		dq->got_sub = 0; /* dropped: nothing to make AAAA from */
+		return 0;
+	}
+	dq->sub_rcode = out->rcode;
+	dq->sub_an = out->an;
+	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
+	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
+	if(dq->sub_sec != MODULE_SEC_UNCHECKED)
+		dq->sub_sec = MODULE_SEC_INSECURE; /* the policy's data */
+	last = out->an.last;
+	if(out->rcode != DNS_RCODE_NOERROR || !last ||
+		last->type != DNS_TYPE_CNAME || last->rdlen == 0 ||
+		dname_valid(last->rdata, last->rdlen) == 0)
+		return 0;
+	dq->alias_an = out->an;
+	if(dns64_sub(qs, dq, last->rdata, DNS_TYPE_A) != 0) {
+		dq->got_sub = 0;
+		return 0;
+	}
+	dq->phase = DNS64_WAIT_ALIAS;
+	return 1;
+}
+
+/** the target of a rule's CNAME has been looked up: the chain and, unless
+ * a rule would rewrite them too, its A records are what to make the
+ * answer from */
+static void
+dns64_alias_done(struct module_qstate *qs, struct dns64_qstate *dq)
+{
+	struct module_rrlist an = dq->alias_an;
+	struct mesh_answer m, *out = NULL;
+	int rcode = DNS_RCODE_NOERROR;
+	if(dq->got_sub && (dq->sub_rcode == DNS_RCODE_NOERROR ||
+		dq->sub_rcode == DNS_RCODE_NXDOMAIN)) {
+		dns64_sub_msg(dq, &m);
+		rcode = dq->sub_rcode;
+		if(!qs->env->respip(qs->env->rpz_ns_arg, qs, dq->sub_name,
+			DNS_TYPE_A, &m, &out) && dq->sub_an.first) {
+			an.last->next = dq->sub_an.first;
+			an.last = dq->sub_an.last;
+			an.count += dq->sub_an.count;
+		}
+	}
+	dq->got_sub = 1;
+	dq->sub_rcode = rcode;
+	dq->sub_sec = dq->sub_sec == MODULE_SEC_UNCHECKED ?
+		MODULE_SEC_UNCHECKED : MODULE_SEC_INSECURE;
+	dq->sub_an = an;
+	memset(&dq->sub_ns, 0, sizeof(dq->sub_ns));
+	memset(&dq->sub_ar, 0, sizeof(dq->sub_ar));
 }
 
 /** a new state: decide what to do with it */
@@ -457,7 +585,13 @@ dns64_operate(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_WAIT_MODULE;
 			return;
 		}
-		if(dq->phase == DNS64_WAIT_A) {
+		if(dq->phase == DNS64_WAIT_A || dq->phase == DNS64_WAIT_ALIAS) {
+			if(dq->phase == DNS64_WAIT_ALIAS)
+				dns64_alias_done(qs, dq);
+			else if(dns64_respip(qs, dq)) {
+				qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
+				return;
+			}
 			dq->phase = DNS64_PASS;
 			if((ans = dns64_synth_answer(qs, de, dq)) != NULL) {
 				dns64_finish(qs, ans, id);

@@ -15,13 +15,26 @@
  * (RFC 6147 section 5.5). NXDOMAIN and failures pass through unchanged.
  *
  * A PTR question for a full ip6.arpa name under the prefix is answered,
- * as Unbound does, with a CNAME to the in-addr.arpa name of the embedded
- * IPv4 address and that name's PTR answer (RFC 6147 section 5.3.1).
+ * as Unbound does, with the PTR records of the in-addr.arpa name of the
+ * embedded IPv4 address, owned by the ip6.arpa name (RFC 6147 section
+ * 5.3.1 lets a DNS64 translate the answer so, or synthesize a CNAME);
+ * when that name has no PTR record, the ip6.arpa name is asked as is.
+ *
+ * With the respip module in the stack, response-ip and the RPZ
+ * RESPONSE-IP triggers apply to the A answer before AAAA records are
+ * made from it (module_env.respip, as Unbound's respip module rewrites
+ * the sub-query's answer): a redirect's addresses are used, a blocked
+ * answer leaves the NODATA as it was, a CNAME a rule gives is followed.
+ * The clients' own rules apply again, per client, to the AAAA answer
+ * (front/policy.h).
  *
  * Only client states (depth 0, including prefetches) are changed: the
  * iterator's own address lookups of name servers see real data. The
  * answer is stored in the message cache like any other, so repeated
- * questions are cache hits and the module is not on that path.
+ * questions are cache hits and the module is not on that path; except
+ * an answer that a response-ip rule changed, or one made for clients an
+ * RPZ passthru exempts from the rules: those hold for the clients of the
+ * state only and go to no cache.
  */
 #ifndef DNS64_DNS64_H
 #define DNS64_DNS64_H

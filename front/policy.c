@@ -2227,26 +2227,20 @@ respip_apply_set(const struct policy *p, const struct policy_respip_set *rs,
 /** room for a rewritten answer (the chain, the data, the OPT) */
 #define RESPIP_SCRATCH 4096
 
-enum policy_respip_result
-policy_respip_answer(const struct policy *p, const struct acl_list *acl,
+/**
+ * policy_respip_answer() for a client in view vi (-1: none) with tags ct
+ * (NULL: none); client may be NULL (a sub-query's answer, which is for
+ * no client in particular).
+ */
+static enum policy_respip_result
+respip_answer_in(const struct policy *p, int vi, const struct local_tags *ct,
 	const uint8_t *pkt, const struct fast_query *fq,
-	const struct netaddr *client, const struct netaddr *local, int tcp,
-	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st)
+	const struct netaddr *client, int tcp, uint8_t *ans, size_t *anslen,
+	size_t ansmax, struct policy_stats *st)
 {
 	uint8_t scratch[RESPIP_SCRATCH];
-	const struct local_tags *ct = NULL;
-	int vi, matched = 0, r;
+	int matched = 0, r;
 	size_t i;
-	uint16_t qt = fq->qinfo.qtype;
-	if(!p->respip_on || (qt != DNS_TYPE_A && qt != DNS_TYPE_AAAA &&
-		qt != DNS_TYPE_ANY))
-		return POLICY_RESPIP_PASS;
-	vi = (p->nacv || p->nifv) ? policy_select_view(p, client, local) : -1;
-	if(p->nacltags || p->niftags) {
-		uint32_t ref = 0;
-		(void)acl_check_ref(acl, client, &ref);
-		ct = policy_client_tags(p, ref, local);
-	}
 	/* the view's lines first; the server's when none matched and the
 	 * view has view-first (or there is no view) */
 	if(vi >= 0) {
@@ -2307,6 +2301,140 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 		}
 	}
 	return POLICY_RESPIP_PASS;
+}
+
+enum policy_respip_result
+policy_respip_answer(const struct policy *p, const struct acl_list *acl,
+	const uint8_t *pkt, const struct fast_query *fq,
+	const struct netaddr *client, const struct netaddr *local, int tcp,
+	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st)
+{
+	const struct local_tags *ct = NULL;
+	int vi;
+	uint16_t qt = fq->qinfo.qtype;
+	if(!p->respip_on || (qt != DNS_TYPE_A && qt != DNS_TYPE_AAAA &&
+		qt != DNS_TYPE_ANY))
+		return POLICY_RESPIP_PASS;
+	vi = (p->nacv || p->nifv) ? policy_select_view(p, client, local) : -1;
+	if(p->nacltags || p->niftags) {
+		uint32_t ref = 0;
+		(void)acl_check_ref(acl, client, &ref);
+		ct = policy_client_tags(p, ref, local);
+	}
+	return respip_answer_in(p, vi, ct, pkt, fq, client, tcp, ans, anslen,
+		ansmax, st);
+}
+
+/* ---- response-ip on a module's sub-query answer ---- */
+
+/** room for the answer of a sub-query shown to the rules: its answer
+ * section (an address lookup's, a few records) and the rewrite */
+#define RESPIP_SUB_MAX 8192
+
+/**
+ * Read the answer section of a (rewritten) message into an answer in a
+ * region: owner names and the names in CNAME and DNAME RDATA
+ * uncompressed, other RDATA as it is (the rules put A, AAAA and CNAME
+ * records there).
+ * @return the answer, or NULL when it does not parse or out of memory.
+ */
+static struct mesh_answer *
+respip_sub_read(struct region *r, const uint8_t *m, size_t len)
+{
+	struct mesh_answer *ans;
+	size_t pos = DNS_HDR_SIZE, i;
+	unsigned qd, an;
+	if(len < DNS_HDR_SIZE || !(ans = region_alloc_zero(r, sizeof(*ans))))
+		return NULL;
+	ans->rcode = m[3] & 0x0f;
+	ans->ede = -1;
+	ans->sec = MODULE_SEC_INSECURE; /* the policy's, not the zone's */
+	qd = ((unsigned)m[4] << 8) | m[5];
+	an = ((unsigned)m[6] << 8) | m[7];
+	for(i = 0; i < qd; i++) {
+		if(dname_pkt_read(m, len, &pos, NULL, NULL) != 0 ||
+			pos + 4 > len)
+			return NULL;
+		pos += 4;
+	}
+	for(i = 0; i < an; i++) {
+		uint8_t owner[DNS_MAX_NAME], tgt[DNS_MAX_NAME];
+		const uint8_t *rd;
+		size_t ol = 0, tl = 0, rdl, wirelen;
+		uint16_t type, cls;
+		uint32_t ttl;
+		struct module_rr *rr;
+		if(dname_pkt_read(m, len, &pos, owner, &ol) != 0 ||
+			pos + 10 > len)
+			return NULL;
+		type = (uint16_t)((m[pos] << 8) | m[pos + 1]);
+		cls = (uint16_t)((m[pos + 2] << 8) | m[pos + 3]);
+		ttl = ((uint32_t)m[pos + 4] << 24) | ((uint32_t)m[pos + 5]
+			<< 16) | ((uint32_t)m[pos + 6] << 8) | m[pos + 7];
+		rdl = wirelen = (size_t)((m[pos + 8] << 8) | m[pos + 9]);
+		pos += 10;
+		if(pos + wirelen > len)
+			return NULL;
+		rd = m + pos;
+		if(type == DNS_TYPE_CNAME || type == DNS_TYPE_DNAME) {
+			size_t tp = pos;
+			if(dname_pkt_read(m, len, &tp, tgt, &tl) != 0)
+				return NULL;
+			rd = tgt;
+			rdl = tl;
+		}
+		pos += wirelen;
+		if(!(rr = module_rr_new(r, owner, ol, type, cls, ttl, rd,
+			rdl)))
+			return NULL;
+		module_rrlist_append(&ans->an, rr);
+	}
+	return ans;
+}
+
+int
+policy_respip_sub(void *arg, struct module_qstate *qs, const uint8_t *qname,
+	uint16_t qtype, const struct mesh_answer *ans, struct mesh_answer **out)
+{
+	const struct policy *p = arg;
+	uint8_t q[DNS_HDR_SIZE + DNS_MAX_NAME + 4], m[RESPIP_SUB_MAX];
+	struct dns_builder b;
+	struct fast_query fq;
+	const struct module_rr *rr;
+	size_t qlen, mlen;
+	*out = NULL;
+	if(!p || !p->respip_on || !ans || (qtype != DNS_TYPE_A &&
+		qtype != DNS_TYPE_AAAA))
+		return 0;
+	/* the question and the answer as the wire rules see them: the
+	 * sub-query is for no client (no view, no tags) */
+	dns_build_init(&b, q, sizeof(q), sizeof(q));
+	if(dns_build_header(&b, 0, DNS_FLAG_RD) != 0 ||
+		dns_build_question(&b, qname, qtype, qs->qclass) != 0 ||
+		(qlen = dns_build_finish(&b)) == 0 ||
+		dns_query_parse_fast(q, qlen, &fq) != 0)
+		return 0;
+	dns_build_init(&b, m, sizeof(m), sizeof(m));
+	if(dns_build_header(&b, 0, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RD |
+		DNS_FLAG_RA | (ans->rcode & 0x0f))) != 0 ||
+		dns_build_question(&b, qname, qtype, qs->qclass) != 0)
+		return 0;
+	for(rr = ans->an.first; rr; rr = rr->next)
+		if(dns_build_rr(&b, DNS_SEC_ANSWER, rr->owner, rr->type,
+			rr->rrclass, rr->ttl, rr->rdata, rr->rdlen) != 0)
+			return 0; /* (too big to look at: left as it is) */
+	if((mlen = dns_build_finish(&b)) == 0)
+		return 0;
+	switch(respip_answer_in(p, -1, NULL, q, &fq, NULL, 1, m, &mlen,
+		sizeof(m), NULL)) {
+	case POLICY_RESPIP_PASS:
+		return 0;
+	case POLICY_RESPIP_DROP:
+		return 1;
+	default:
+		*out = respip_sub_read(qs->region, m, mlen);
+		return 1;
+	}
 }
 
 enum policy_respip_result

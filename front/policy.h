@@ -248,6 +248,30 @@ struct mesh_answer *policy_rpz_ns(void *arg, struct module_qstate *qs,
 	const uint8_t *nsname, const struct netaddr *nsaddr, int *pass);
 
 /**
+ * Response-ip and the RPZ RESPONSE-IP triggers on the answer of a
+ * module's sub-query (module_env.respip, services/module.h: dns64's A
+ * lookup), as Unbound's respip module rewrites the answers of the
+ * sub-queries that run through it. The sub-query is for no client in
+ * particular: the response-ip lines of server: with their own action (no
+ * view, no tags) and the rpz zones without tags: apply, in the order and
+ * with the answers of policy_respip_answer() (a CNAME is not chased
+ * here: the caller may). A and AAAA questions only. The rpz-log lines
+ * name no client.
+ * @param arg: the policy.
+ * @param qs: the state that asked (the rewritten answer goes in its
+ *	region).
+ * @param qname, qtype: the sub-query's question.
+ * @param ans: its answer (the answer section is looked at).
+ * @param out: set to the rewritten answer (rcode and answer section; no
+ *	authority), or NULL when the rule drops the answer (or out of
+ *	memory).
+ * @return 1 when a rule acted (*out), 0 when the answer stands.
+ */
+int policy_respip_sub(void *arg, struct module_qstate *qs,
+	const uint8_t *qname, uint16_t qtype, const struct mesh_answer *ans,
+	struct mesh_answer **out);
+
+/**
  * The RPZ QNAME triggers on a CNAME target the iterator is about to
  * follow (module_env.rpz_qname, services/module.h): 1 when a QNAME rule
  * of an enabled zone (without tags:, or with one of the state's tags)

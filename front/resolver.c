@@ -329,6 +329,26 @@ resolver_chase_space(struct resolver *r, struct resolver_chase **ch,
 	return 0;
 }
 
+
+/**
+ * Parse a client's query again (a waiting client's stored packet, a
+ * CNAME chase's made-up one), as resolver_handle_parsed saw it: with
+ * disable-edns-do a query with DO is one without EDNS.
+ * @return dns_query_parse_fast's result.
+ */
+static int
+resolver_reparse(const struct resolver *r, const uint8_t *pkt, size_t len,
+	struct fast_query *q)
+{
+	int err = dns_query_parse_fast(pkt, len, q);
+	if(err == 0 && (r->front_opts & RESOLVER_OPT_NODO) &&
+		q->edns.present && q->edns.do_bit) {
+		q->edns.present = 0;
+		q->edns.do_bit = 0;
+	}
+	return err;
+}
+
 /**
  * Begin a CNAME chase (its records in ch): the client's query with the
  * target as its question name (header and EDNS kept) is written to
@@ -362,7 +382,7 @@ resolver_chase_begin(struct resolver *r, const uint8_t *pkt, size_t len,
 	memcpy(b + DNS_HDR_SIZE, ch->target, ch->target_len);
 	memcpy(b + DNS_HDR_SIZE + ch->target_len, pkt + q->question_end - 4,
 		4 + (len - q->question_end));
-	if(dns_query_parse_fast(b, n, q2) != 0)
+	if(resolver_reparse(r, b, n, q2) != 0)
 		return -1;
 	q2->edns.cookie_reply = q->edns.cookie_reply;
 	ch->qtype = q->qinfo.qtype;
@@ -493,7 +513,7 @@ resolver_chase_waiting(struct resolver *r, const struct resolver_client *c,
 	struct resolver_client *nc;
 	size_t len2;
 	int flags = MESH_FLAG_RD;
-	if(dns_query_parse_fast(qpkt, qlen, &fq) != 0 ||
+	if(resolver_reparse(r, qpkt, qlen, &fq) != 0 ||
 		fq.qinfo.qtype == DNS_TYPE_CNAME ||
 		fq.qinfo.qtype == DNS_TYPE_ANY ||
 		resolver_chase_rewritten(&ch, qpkt, &fq, buf, len) != 0 ||
@@ -763,7 +783,8 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
 			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0) |
-			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0);
+			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0) |
+			(cfg->disable_edns_do ? RESOLVER_OPT_NODO : 0);
 	}
 	if(modstack_find(stack, "subnetcache") >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
@@ -938,6 +959,11 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	r->menv.rpz_ns = policy_has_ns_triggers(pol) ? policy_rpz_ns : NULL;
 	r->menv.rpz_ns_arg = (void *)pol;
 	r->menv.rpz_qname = r->rpzc ? policy_rpz_qname : NULL;
+	/* response-ip on a module's sub-query answers, where the respip
+	 * module runs (as Unbound's does on them) */
+	r->menv.respip = r->respip && r->stack &&
+		modstack_find(r->stack, "respip") >= 0 ? policy_respip_sub :
+		NULL;
 	r->ns_tag_mask = policy_ns_tag_mask(pol);
 	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
@@ -997,31 +1023,37 @@ resolver_error(struct resolver *r, const uint8_t *pkt, size_t len,
 }
 
 /** serve-expired: answer a client from an expired cache entry (its query
- * packet is in c->qpkt) and call the reply callback (the mesh's stale
- * callback). @return 1 when answered, 0 when there is no usable entry. */
+ * packet is in c->qpkt, or else, not for a CNAME chase, the one its
+ * record keeps) and call the reply callback (the mesh's stale callback;
+ * a SERVFAIL's clients). @return 1 when answered, 0 when there is no
+ * usable entry. */
 static int
 resolver_answer_stale(void *arg, struct mesh_client *c)
 {
 	struct resolver *r = arg;
 	struct resolver_client *rc = c->data;
 	struct fast_query fq;
-	size_t len = 0;
+	const uint8_t *qpkt = c->qpkt;
+	size_t len = 0, qlen = c->qlen;
 	int refresh = 0, rv;
-	if(!r->mcache || !c->qpkt)
+	if(!qpkt && !rc->chase && !rc->encode) {
+		qpkt = RESOLVER_CLIENT_PKT(rc);
+		qlen = rc->qlen;
+	}
+	if(!r->mcache || !qpkt)
 		return 0;
-	if(dns_query_parse_fast(c->qpkt, c->qlen, &fq) != 0)
+	if(resolver_reparse(r, qpkt, qlen, &fq) != 0)
 		return 0;
 	if(rc->has_cookie && fq.edns.present)
 		fq.edns.cookie_reply = rc->cookie;
-	if(mcache_answer(r->mcache, &fq, c->qpkt, rc->tp == RESOLVER_TCP,
+	if(mcache_answer(r->mcache, &fq, qpkt, rc->tp == RESOLVER_TCP,
 		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, &len, &refresh) !=
 		MCACHE_HIT_EXPIRED)
 		return 0;
 	r->stats.num_expired++;
 	resolver_client_leaves(r, rc);
 	r->reply_start = rc->start;
-	if((rv = resolver_respip(r, rc, c->qpkt, c->qlen, r->buf, &len)) ==
-		1)
+	if((rv = resolver_respip(r, rc, qpkt, qlen, r->buf, &len)) == 1)
 		return 1; /* it waits for a CNAME target */
 	if(rv != 0) {
 		r->stats.num_dropped++;
@@ -1611,7 +1643,8 @@ resolver_chase_query(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum mcache_result mr = mcache_answer(r->mcache, q2, pkt2,
 			x->tp == RESOLVER_TCP, r->out->now->tv_sec, x->out,
 			x->outmax, x->outlen, &refresh);
-		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0 &&
+			!(refresh & MCACHE_ANSWER_NOREC)) {
 			/* a fresh answer first, as for any query */
 			*x->outlen = 0;
 			x->stale = 1;
@@ -2030,10 +2063,19 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 	if(q->opcode != DNS_OPCODE_QUERY)
 		return resolver_error(r, pkt, len, q, DNS_RCODE_NOTIMPL, -1,
 			out, outmax, outlen);
-	if(q->edns.present && q->edns.version != 0)
-		/* dns_build_error_reply answers BADVERS */
-		return resolver_error(r, pkt, len, q, DNS_RCODE_FORMERR, -1,
-			out, outmax, outlen);
+	if(q->edns.present && __builtin_expect(q->edns.version != 0 ||
+		(q->edns.do_bit && (r->front_opts & RESOLVER_OPT_NODO)), 0)) {
+		if(q->edns.version != 0)
+			/* dns_build_error_reply answers BADVERS */
+			return resolver_error(r, pkt, len, q,
+				DNS_RCODE_FORMERR, -1, out, outmax, outlen);
+		/* disable-edns-do (as Unbound): a client that sets DO is
+		 * answered without EDNS, which tells it that no DNSSEC
+		 * records come; it is served as a client without EDNS
+		 * (so also the 512-byte UDP limit of one) */
+		q->edns.present = 0;
+		q->edns.do_bit = 0;
+	}
 	/* edns-tcp-keepalive over TCP: a client must not send a TIMEOUT
 	 * (RFC 7828 section 3.2.1); a query that does is FORMERR, as in
 	 * Unbound (over UDP the option is ignored: section 3.2.2) */
@@ -2179,11 +2221,13 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		enum mcache_result mr;
 		mr = mcache_answer(r->mcache, q, pkt, tp == RESOLVER_TCP,
 			r->out->now->tv_sec, out, outmax, outlen, &refresh);
-		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0) {
+		if(mr == MCACHE_HIT_EXPIRED && r->expire_client_ms > 0 &&
+			!(refresh & MCACHE_ANSWER_NOREC)) {
 			/* serve-expired-client-timeout (or cachedb-check-
 			 * when-serve-expired): try for a fresh answer first;
 			 * the expired one (written to out, now discarded) is
-			 * given if that is slow or fails */
+			 * given if that is slow or fails (at once while a
+			 * failed refresh holds it, MCACHE_ANSWER_NOREC) */
 			*outlen = 0;
 			stale = 1;
 			goto mesh;
@@ -2325,8 +2369,9 @@ mesh:
 	resolver_ctx_init(&x, client, tp, handle, out, outmax, outlen,
 		has_ecs, &ecs, cookie_valid, info.set_rd);
 	x.flags = flags;
-	if(info.rpz_passthru && r->menv.rpz_ns)
-		x.flags |= MESH_FLAG_RPZPASS; /* no NSDNAME / NSIP rules */
+	if(info.rpz_passthru && (r->menv.rpz_ns || r->menv.respip))
+		x.flags |= MESH_FLAG_RPZPASS; /* no NSDNAME / NSIP rules, no
+					       * response-ip in the chain */
 	x.stale = stale;
 	x.tags = tags;
 	x.no_respip = info.rpz_passthru;
@@ -2398,7 +2443,8 @@ resolver_cache_sec(enum module_sec_status sec)
 /**
  * The RRsets of one section, for the store path: consecutive records of
  * one owner, type and class form a set (as the encoder groups them); its
- * TTL is the smallest, its trust the lowest of its records'.
+ * TTL is the smallest, its trust the lowest of its records', its
+ * security status the one the validator marked on them.
  * @param l: the section's records.
  * @param section: DNS_SEC_*.
  * @param sets: where the sets go (room for every record of the answer).
@@ -2513,11 +2559,17 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	 * was not validated for want of a trust anchor, and not taken from
 	 * a forwarder (which was asked with CD: it may not have validated
 	 * what it would have refused a non-CD client) */
-	if(!ca.cd_bit || (!ans->forwarded && !resolver_validates(r)))
+	if((!ca.cd_bit && !ans->no_cd_share) ||
+		(ca.cd_bit && !ans->forwarded && !resolver_validates(r)))
 		ca.share |= MCACHE_SHARE_CD;
 	/* a DO answer with no DNSSEC record (RRSIG, NSEC, NSEC3: what a
 	 * non-DO answer leaves out) is the non-DO answer too */
 	if(ca.do_bit && !resolver_has_dnssec(sets, n, s->qtype))
+		ca.share |= MCACHE_SHARE_DO;
+	/* and a non-DO answer is the DO answer too when the resolution
+	 * saw no DNSSEC record to leave out (mesh_answer.do_same): one
+	 * resolution serves both, as Unbound's one cache entry does */
+	if(!ca.do_bit && ans->do_same)
 		ca.share |= MCACHE_SHARE_DO;
 	ca.sec = resolver_cache_sec(ans->sec);
 	ca.ede = ans->ede;
@@ -2558,7 +2610,7 @@ resolver_answer_from_entry(struct resolver *r, struct resolver_client *c)
 	size_t len = 0;
 	enum mcache_result mr;
 	int rv;
-	if(c->encode || dns_query_parse_fast(RESOLVER_CLIENT_PKT(c), c->qlen,
+	if(c->encode || resolver_reparse(r, RESOLVER_CLIENT_PKT(c), c->qlen,
 		&fq) != 0)
 		return 0;
 	if(c->has_cookie && fq.edns.present)
@@ -2718,9 +2770,13 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	int rcode = ans ? ans->rcode : DNS_RCODE_SERVFAIL, rc;
 	uint16_t flags;
 
-	if(rcode == DNS_RCODE_SERVFAIL && mc->qpkt &&
-		resolver_answer_stale(r, mc))
-		return; /* serve-expired: stale beats SERVFAIL */
+	/* serve-expired: stale beats SERVFAIL, for every client (one that
+	 * asked while the entry was past serve-expired-ttl too: a failed
+	 * refresh may have started its window again, serve-expired-ttl-
+	 * reset), as Unbound's mesh does */
+	if(rcode == DNS_RCODE_SERVFAIL && (mc->qpkt || (r->cfg &&
+		r->cfg->serve_expired)) && resolver_answer_stale(r, mc))
+		return;
 	resolver_client_leaves(r, c);
 	if(c->norec_refer) {
 		resolver_norec_client(r, c, ans ? ans->ede : ede);
@@ -2990,6 +3046,52 @@ resolver_error_report(struct resolver *r, const struct mesh_state *s,
 		MESH_FLAG_RD);
 }
 
+/**
+ * A resolution failed for want of a working server (EDE 22, No
+ * Reachable Authority, or 23, Network Error): keep the SERVFAIL in the
+ * message cache a few seconds (RFC 9520 section 3.2; MCACHE_SERVFAIL_TTL,
+ * as Unbound's error_response_cache), so that repeats do not ask the
+ * failing servers again at once. Not when an answer that may still be
+ * given is there (a fresh one, or one serve-expired serves stale, of
+ * either DO bit): the failure does not replace it; an expired one is
+ * then served stale at once for those seconds (mcache_norec_set, as
+ * Unbound's serve_expired_norec_ttl). Other failures (a
+ * bogus answer, which the validator remembers itself; a refused,
+ * ratelimited or dropped query) are not kept.
+ */
+static void
+resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
+{
+	struct query_info qi;
+	struct mcache_state st;
+	int do_bit = (s->flags & MESH_FLAG_DO) != 0;
+	int cd_bit = (s->flags & MESH_FLAG_CD) != 0;
+	int d, kept = 0;
+	time_t now = r->out->now->tv_sec;
+	if(!r->mcache || s->qs.no_cache_store || (ede !=
+		DNS_EDE_NO_REACHABLE_AUTHORITY && ede != DNS_EDE_NETWORK_ERROR))
+		return;
+	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
+		return;
+	for(d = 0; d < 2; d++) {
+		int b = d ? !do_bit : do_bit;
+		if(mcache_peek(r->mcache, &qi, b, cd_bit, now, &st) != 0 ||
+			st.result == MCACHE_MISS ||
+			st.rcode == DNS_RCODE_SERVFAIL)
+			continue;
+		kept = 1;
+		/* an expired answer is served stale at once for as long
+		 * as the SERVFAIL would have been kept (its refreshes and
+		 * serve-expired-client-timeout wait on no failing server
+		 * meanwhile) */
+		if(st.result == MCACHE_HIT_EXPIRED)
+			mcache_norec_set(r->mcache, &qi, b, cd_bit, now);
+	}
+	if(!kept)
+		(void)mcache_store_servfail(r->mcache, &qi, do_bit, cd_bit,
+			now, ede);
+}
+
 /** the mesh's done callback: store the answer, answer every client */
 static void
 resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
@@ -3004,19 +3106,32 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	if((!ans || ans->rcode == DNS_RCODE_SERVFAIL) && r->mcache && r->cfg &&
 		r->cfg->serve_expired && r->cfg->serve_expired_ttl_reset) {
 		/* serve-expired-ttl-reset: the refresh failed; an expired
-		 * entry's serve-expired-ttl window starts again */
+		 * entry's serve-expired-ttl window starts again (the entry
+		 * of either DO bit: one may answer the other's key,
+		 * mcache_store_msg_share); before the SERVFAIL is kept,
+		 * which it then does not replace */
 		struct query_info qi;
+		int d;
 		if(query_info_set(&qi, s->qname, s->qtype, s->qclass) == 0)
-			mcache_stale_reset(r->mcache, &qi,
-				(s->flags & MESH_FLAG_DO) != 0,
-				(s->flags & MESH_FLAG_CD) != 0,
-				r->out->now->tv_sec);
+			for(d = 0; d < 2; d++)
+				mcache_stale_reset(r->mcache, &qi,
+					((s->flags & MESH_FLAG_DO) != 0) ^ d,
+					(s->flags & MESH_FLAG_CD) != 0,
+					r->out->now->tv_sec);
 	}
+	if(!ans)
+		resolver_store_servfail(r, s, ede);
 	if(s->clients && s->er_agent_len && r->cfg &&
 		r->cfg->dns_error_reporting)
 		resolver_error_report(r, s, ede);
-	for(c = s->clients; c; c = c->next)
+	for(c = s->clients; c; c = c->next) {
+		/* num.answer.secure: each secure reply, as Unbound counts
+		 * (a validation with no client, or several, counts so) */
+		if(ans && ans->sec == MODULE_SEC_SECURE &&
+			ans->rcode != DNS_RCODE_SERVFAIL)
+			r->stats.num_answer_secure++;
 		resolver_answer_client(r, s, c, ans, ede, stored);
+	}
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
 		resolver_zonemd_keys(r, s, ans, ede);

@@ -74,6 +74,8 @@ struct cookie_secrets;
 #define RESOLVER_OPT_LARGE 0x02
 /** front_opts: edns-tcp-keepalive */
 #define RESOLVER_OPT_KEEPALIVE 0x04
+/** front_opts: disable-edns-do */
+#define RESOLVER_OPT_NODO 0x08
 
 /** how big the opaque reply handle can be */
 #define RESOLVER_HANDLE_SIZE 224

@@ -899,10 +899,15 @@ classify(struct region *r, struct iter_reply *rep, uint8_t *name,
 		rep->sec[DNS_SEC_ADDITIONAL].count == 0)
 		return ITER_CL_EMPTY;
 	/* no SOA and not authoritative, but something in the authority
-	 * section (NSEC or NSEC3 records without their SOA): NODATA, as
-	 * Unbound takes it (an RA reply is recursion lame, iter_classify);
-	 * an entirely empty non-AA reply is lame */
-	if(aa || iter_has_soa(auth) || has_non_ns(auth))
+	 * section (NSEC or NSEC3 records without their SOA), or nothing at
+	 * all: NODATA (RFC 2308 2.2: no relevant answer and no NS records),
+	 * as Unbound takes it (an RA reply is recursion lame,
+	 * iter_classify); one with NS records not above the name, or
+	 * whose authority records the bailiwick scrub dropped (an upward
+	 * or sideways referral), is lame, as Unbound keeps such an NS set
+	 * to find the server lame */
+	if(aa || iter_has_soa(auth) || has_non_ns(auth) ||
+		(auth->count == 0 && rep->ns_dropped == 0))
 		return ITER_CL_NODATA;
 	return ITER_CL_LAME;
 }

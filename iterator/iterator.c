@@ -788,6 +788,7 @@ iter_dname_from_cache(struct module_qstate *s, int dnssec)
 		return 2;
 	}
 	module_rrlist_append(&iq->chain, cn);
+	iq->dnssec_seen = 1; /* (a chain part from the cache: do_same) */
 	iq->cname_count++;
 	iq->qname_len = dname_copy_lower(iq->qname, target);
 	return 1;
@@ -881,6 +882,9 @@ iter_answer_from_cache(struct module_qstate *s)
 			dname_valid(rs.rdata[0], rs.rdlen[0]) > 0) {
 			if(iter_push_cached(s, &rs, dnssec, &iq->chain) < 0)
 				return 0;
+			/* (mesh_answer.do_same: a chain part from the
+			 * cache, not known to be all a DO client gets) */
+			iq->dnssec_seen = 1;
 			iq->cname_count++;
 			iq->qname_len = dname_copy_lower(iq->qname,
 				rs.rdata[0]);
@@ -973,6 +977,35 @@ iter_below_nxdomain(struct module_qstate *s)
 	return 0;
 }
 
+/**
+ * A CNAME or DNAME target the chain reached (from a reply or from the
+ * cache), answered from the validator's validated NSEC store (module_env.
+ * neg_answer, RFC 8198) before it is asked upstream, as Unbound's
+ * iterator reads its negative cache for the name it chases. Only for
+ * states that ask for DNSSEC records without CD: the validator checks
+ * the proof with the chain.
+ * @return 1 when the state was finished.
+ */
+static int
+iter_neg_target(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct module_rrlist auth;
+	int rcode = 0;
+	if(!s->env->neg_answer || iq->chain.count == 0 ||
+		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD) ||
+		iq->qclass != DNS_CLASS_IN)
+		return 0;
+	memset(&auth, 0, sizeof(auth));
+	if(s->env->neg_answer(s->env->neg_answer_arg, s, iq->qname,
+		iq->qtype, &rcode, &auth) != 1)
+		return 0;
+	verbose(VERB_ALGO, "iterator: the chased name is denied by a "
+		"validated NSEC (aggressive NSEC)");
+	iter_finish(s, rcode, NULL, &auth, NULL, 0);
+	return 1;
+}
+
 /** run a state: send, wait, or finish, by its phase */
 static void
 iter_run(struct module_qstate *s)
@@ -982,7 +1015,8 @@ iter_run(struct module_qstate *s)
 		return;
 	switch(iq->phase) {
 	case ITER_INIT:
-		if(iter_below_nxdomain(s) || iter_answer_from_cache(s))
+		if(iter_below_nxdomain(s) || iter_answer_from_cache(s) ||
+			iter_neg_target(s))
 			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
@@ -1594,8 +1628,11 @@ iter_send(struct module_qstate *s)
 			flags |= OUTBOUND_FLAG_TCP;
 		if(s->flags & MESH_FLAG_CD)
 			flags |= OUTBOUND_FLAG_CD;
-		if((s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) &&
-			!a->noedns)
+		/* DO on every query with EDNS, as Unbound asks: a signed
+		 * zone sends its signatures, so that an answer without
+		 * any serves DO and non-DO clients alike
+		 * (mesh_answer.do_same); none with disable-edns-do */
+		if(!a->noedns && !(s->env->cfg && s->env->cfg->disable_edns_do))
 			flags |= OUTBOUND_FLAG_DO;
 		if(env->rl && !s->prefetch && !iter_ratelimit_ok(env->rl,
 			iq->dp->name, st_now(s), s->env->rnd)) {
@@ -2073,6 +2110,32 @@ iter_finish(struct module_qstate *s, int rcode,
 	s->return_rcode = rcode;
 	s->ede = -1;
 	s->ext_state[s->curmod] = MODULE_FINISHED;
+}
+
+/** @return 1 when a reply holds a DNSSEC record (RRSIG, NSEC, NSEC3) in
+ * any section */
+static int
+iter_reply_has_dnssec(const struct iter_reply *p)
+{
+	const struct module_rr *rr;
+	int i;
+	for(i = 0; i < 3; i++)
+		for(rr = p->sec[i].first; rr; rr = rr->next)
+			if(rr->type == DNS_TYPE_RRSIG || rr->type ==
+				DNS_TYPE_NSEC || rr->type == DNS_TYPE_NSEC3)
+				return 1;
+	return 0;
+}
+
+/** a state finished from upstream replies: its answer is also the DO
+ * answer when none of them carried a DNSSEC record and nothing came
+ * from the cache (every upstream query asks with DO, as Unbound's, so
+ * a signed zone would have sent its signatures) */
+static void
+iter_mark_do_same(struct module_qstate *s)
+{
+	if(s->return_msg && !IQ(s)->dnssec_seen)
+		s->return_msg->do_same = 1;
 }
 
 /** mark the current server bad and try another */
@@ -2647,6 +2710,10 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 	if(dnssec && iter_dnssec_lame(s, p, cl))
 		return;
 	iq->cname_count = links;
+	if((cl == ITER_CL_ANSWER || cl == ITER_CL_NODATA ||
+		cl == ITER_CL_NXDOMAIN || cl == ITER_CL_CNAME) &&
+		iter_reply_has_dnssec(p))
+		iq->dnssec_seen = 1;
 	/* the answer records (the chain and the final set) go to the RRset
 	 * cache when the answer is finished (services/cache/store.h), with
 	 * the trust of the reply they came in; not from CD queries, whose
@@ -2681,6 +2748,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_pass_unknown(s, p, &neg, &add);
 		iter_finish(s, iq->dp->is_forward ? rcode : DNS_RCODE_NOERROR,
 			&final, &neg, &add, iq->dp->is_forward);
+		iter_mark_do_same(s);
 		break;
 	case ITER_CL_NXDOMAIN:
 	case ITER_CL_NODATA:
@@ -2697,6 +2765,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_finish(s, cl == ITER_CL_NXDOMAIN ? DNS_RCODE_NXDOMAIN :
 			DNS_RCODE_NOERROR, &final, &neg, &add,
 			iq->dp->is_forward);
+		iter_mark_do_same(s);
 		break;
 	case ITER_CL_CNAME:
 		/* the proofs that came with the CNAME go with the answer

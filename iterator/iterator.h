@@ -247,6 +247,11 @@ struct iter_qstate {
 	int ede;
 	/** 1 when a reply of any kind came back */
 	int got_reply;
+	/** 1 when the answer may hold less than a DO client's answer: a
+	 * reply it was built from carried a DNSSEC record (RRSIG, NSEC,
+	 * NSEC3), or part of it came from the RRset cache (whose records
+	 * are not known to be all there is); see mesh_answer.do_same */
+	int dnssec_seen;
 	/** 1 when the last reply had A or AAAA records of the wrong length
 	 * dropped (iter_reply.len_dropped): its answer carries EDE 0 */
 	int len_scrubbed;

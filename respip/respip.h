@@ -17,6 +17,10 @@
  * the cache keeps the real answer, and a client without a matching rule
  * gets it unchanged. In the chain the module hands queries to the next
  * module and the answers back up untouched; it keeps no state per query.
+ * Its presence in the stack also turns on module_env.respip (the front
+ * end's policy_respip_sub): a module that makes an answer out of a
+ * sub-query's (dns64 out of the A records) shows that answer to the rules
+ * first, as Unbound's respip module rewrites the sub-queries' answers.
  */
 #ifndef RESPIP_RESPIP_H
 #define RESPIP_RESPIP_H

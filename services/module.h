@@ -98,9 +98,15 @@ struct comm_base;
  * forward-host, which would otherwise go to the forwarder it names) */
 #define MESH_FLAG_NOFWD	0x08
 /** state key flag: an RPZ QNAME or CLIENT-IP rule said PASSTHRU for the
- * client: no NSDNAME / NSIP rule applies to its resolution (as Unbound's
+ * client: no NSDNAME / NSIP rule applies to its resolution, nor
+ * response-ip to its sub-queries' answers (env->respip) (as Unbound's
  * rpz_passthru); set only when such rules exist */
 #define MESH_FLAG_RPZPASS	0x80
+/** state key flag: a sub-query a module above the validator asks for
+ * the client's question (dns64's A lookup, whose answer is synthesised
+ * into the client's): validated as a client question is; the other
+ * sub-queries (server addresses, keys) are not */
+#define MESH_FLAG_VALSUB	0x100
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
@@ -204,6 +210,11 @@ struct mesh_answer {
 	struct module_rrlist ar;
 	/** 1 when the answer came from a forwarder (taken as is) */
 	int forwarded;
+	/** 1 when the answer is also what a client with the other DO bit
+	 * gets: built from upstream replies only (asked with DO) that held
+	 * no DNSSEC record; the iterator sets it, a module that makes a
+	 * new answer leaves it 0 */
+	int do_same;
 	/** Extended DNS Error to add, or -1 */
 	int ede;
 	/** security status of the whole message (a validator sets it) */
@@ -216,6 +227,10 @@ struct mesh_answer {
 	 * clients get an empty TC answer; it is stored in no cache); 0 for
 	 * every other answer */
 	int policy;
+	/** 1 when a module made the answer for clients without CD (dns64's
+	 * synthesis, RFC 6147 5.5): the message cache gives it to no CD
+	 * client (for those the data is left as it is) */
+	int no_cd_share;
 };
 
 /** a reply (or its absence) to a query a module sent */
@@ -393,6 +408,27 @@ struct module_env {
 	int (*rpz_qname)(void *arg, struct module_qstate *qs,
 		const uint8_t *name);
 	/**
+	 * Response-ip and the RPZ RESPONSE-IP triggers on the answer of a
+	 * sub-query a module asked for its own state (dns64's A lookup),
+	 * as Unbound's respip module rewrites the answers of the
+	 * sub-queries that run through it: the front end's policy
+	 * (front/policy.h, policy_respip_sub), set only when the respip
+	 * module is in the stack and there are such rules; else NULL. The
+	 * clients' own rules (views, tags) are the front end's, on the
+	 * answer they get.
+	 * @param arg: rpz_ns_arg.
+	 * @param qs: the state that asked (the answer made goes in its
+	 *	region).
+	 * @param qname, qtype: the sub-query's question.
+	 * @param ans: its answer.
+	 * @param out: set to the rewritten answer, or NULL when a rule
+	 *	drops it.
+	 * @return 1 when a rule acted, 0 when ans stands.
+	 */
+	int (*respip)(void *arg, struct module_qstate *qs,
+		const uint8_t *qname, uint16_t qtype,
+		const struct mesh_answer *ans, struct mesh_answer **out);
+	/**
 	 * Whether a zone's answers must be signed (dnssec-lame detection
 	 * in the iterator): set by the validator when it has trust anchors
 	 * (its worker_start), else NULL.
@@ -403,6 +439,30 @@ struct module_env {
 	int (*dnssec_zone)(void *arg, const uint8_t *zone);
 	/** the argument of dnssec_zone */
 	void *dnssec_zone_arg;
+	/**
+	 * Aggressive use of validated NSEC (RFC 8198) for a name the
+	 * iterator reaches by following a CNAME or DNAME (the client's
+	 * question itself is answered so by the validator before it goes
+	 * down): set by the validator (its worker_start) when it keeps
+	 * such a store, else NULL. The iterator calls it for a state that
+	 * asks for DNSSEC records (MESH_FLAG_DNSSEC) without CD, before it
+	 * asks upstream for the target, as Unbound's iterator reads its
+	 * negative cache for the name it chases.
+	 * @param arg: neg_answer_arg.
+	 * @param qs: the state; the records are made in qs->region.
+	 * @param name: the target, lower-case wire; qtype: its type.
+	 * @param rcode: set to NXDOMAIN, or NOERROR for NODATA.
+	 * @param auth: records appended: the NSEC records, the zone's SOA,
+	 *	each with its RRSIG (trust 0: not stored again; the
+	 *	validator checks them with the rest of the answer).
+	 * @return 1 when the store proves the target or its type does not
+	 *	exist, else 0 (auth untouched).
+	 */
+	int (*neg_answer)(void *arg, struct module_qstate *qs,
+		const uint8_t *name, uint16_t qtype, int *rcode,
+		struct module_rrlist *auth);
+	/** the argument of neg_answer */
+	void *neg_answer_arg;
 };
 
 /** the subnet of the client a state answers (EDNS Client Subnet, RFC

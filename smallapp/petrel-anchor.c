@@ -11,7 +11,10 @@
  * with RFC 5011. A file that already holds a usable anchor is left alone:
  * the daemon's RFC 5011 state in it is worth more than the built-in one.
  * The file is written to a temporary name and renamed, so a reader never
- * sees half of it. No network is used.
+ * sees half of it. No network is used. The file is made readable by all
+ * (an anchor is public) and, when root writes it (a service's pre-start
+ * step), given to the owner of its folder: the user the daemon runs as,
+ * who reads it after dropping privileges and rewrites it (RFC 5011).
  *
  * Exit status (as unbound-anchor's): 0 the file was usable and left as
  * it was; 1 the file was written; 2 an error (message on stderr).
@@ -21,9 +24,11 @@
 #include "validator/val_autotrust.h"
 #include "validator/val_pres.h"
 #include "dns/dns.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /** default file */
@@ -82,6 +87,39 @@ file_usable(const char *path, int verbose)
 	return ok;
 }
 
+/**
+ * The file just written (mode 0600, owned by who ran this) becomes
+ * readable by all, and when root wrote it, the property of the owner of
+ * its folder, so that the daemon, running as that user, can read it and
+ * replace it. @return 0 or -1 (a message printed).
+ */
+static int
+give_to_folder_owner(const char *path)
+{
+	char dir[4096];
+	const char *sl = strrchr(path, '/');
+	struct stat st;
+	if(!sl)
+		snprintf(dir, sizeof(dir), ".");
+	else if(sl == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(sl - path), path);
+	if(chmod(path, 0644) != 0) {
+		fprintf(stderr, "petrel-anchor: chmod %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if(geteuid() != 0 || stat(dir, &st) != 0 || st.st_uid == 0)
+		return 0;
+	if(chown(path, st.st_uid, st.st_gid) != 0) {
+		fprintf(stderr, "petrel-anchor: chown %s to the owner of %s: "
+			"%s\n", path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /** write the built-in anchors to path; @return 0 or -1 */
 static int
 write_builtin(const char *path)
@@ -110,6 +148,8 @@ write_builtin(const char *path)
 		fprintf(stderr, "petrel-anchor: %s\n", err);
 		goto done;
 	}
+	if(give_to_folder_owner(path) != 0)
+		goto done;
 	ret = 0;
 done:
 	free(rr);

@@ -6,10 +6,13 @@
  * dump_cache` after resolving A, AAAA, a CNAME chain, NXDOMAIN, NODATA,
  * MX and TXT) parses and loads, and the loaded messages answer with the
  * records of the dump; petrel's own dump has Unbound's framing and grammar
- * and, loaded into empty caches, gives the same dump again; a set or an
- * answer is written secure only with its RRSIGs; a loaded set
- * or message never keeps the security status or the high trust its line
- * claims, and one marked bogus is not loaded; a message whose reference
+ * and, loaded into empty caches, gives the same dump again; the store
+ * path keeps a set's RRSIGs and the validator's status in the RRset
+ * cache (a secure set validated, one without RRSIGs not secure); a set
+ * or an answer is written secure only with its RRSIGs; a loaded set
+ * or message keeps the security status its line gives (a secure set
+ * validated; a secure message only on secure sets), and one marked
+ * bogus is not loaded; a message whose reference
  * names no set of the dump is skipped; every malformed line is an error
  * that names its line number, and the parse returns nothing (nothing can
  * be loaded half).
@@ -368,22 +371,36 @@ START_TEST(test_msg_sets)
 		sizeof(buf), NULL), MCACHE_STORED);
 	d = dump(mc, rc);
 	/* the set with its RRSIG, secure as the message was */
-	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 1 5 5\n"
+	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 1 11 5\n"
 		"only.example.\t600\tIN\tA\t198.51.100.7\nonly.example.\t600"
 		"\tIN\tRRSIG\tA 8 2 600 ") != NULL, "%s", d);
 	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
 		"5 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
 	free(d);
-	/* the RRset cache has the set with its RRSIG (the store path
-	 * keeps the RRSIGs of the answer that cover a set): that one is
-	 * written, and the answer, whose RRSIGs the dump has, stays
-	 * secure */
+	/* the RRset cache has the set with its RRSIG but not validated
+	 * (stored by a path without a validator): that one is written,
+	 * unchecked, and the answer, one of whose sets the dump does not
+	 * claim secure, is not claimed secure either */
 	sets[0].trust = RRSET_TRUST_ANS_AA;
 	ck_assert_int_eq(cache_store_answer(NULL, rc, &a, T0, buf,
 		sizeof(buf), NULL), MCACHE_NOT_CACHEABLE);
 	ck_assert_uint_eq(rrset_cache_get_count(rc), 1);
 	d = dump(mc, rc);
 	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 1 8 0\n"
+		"only.example.\t600\tIN\tA\t198.51.100.7\nonly.example.\t600"
+		"\tIN\tRRSIG\tA 8 2 600 ") != NULL, "%s", d);
+	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
+		"0 1 0 0\nonly.example. IN A 0\nEND_MSG_CACHE\n"));
+	free(d);
+	/* validated (the validator marked the set secure): the RRset
+	 * cache's copy is secure, validated, with its RRSIG, and so is
+	 * the answer in the dump (issue 31, defect 6) */
+	sets[0].sec = RRSET_SEC_SECURE;
+	ck_assert_int_eq(cache_store_answer(NULL, rc, &a, T0, buf,
+		sizeof(buf), NULL), MCACHE_NOT_CACHEABLE);
+	ck_assert_uint_eq(rrset_cache_get_count(rc), 1);
+	d = dump(mc, rc);
+	ck_assert_msg(strstr(d, "START_RRSET_CACHE\n;rrset 600 1 1 11 5\n"
 		"only.example.\t600\tIN\tA\t198.51.100.7\nonly.example.\t600"
 		"\tIN\tRRSIG\tA 8 2 600 ") != NULL, "%s", d);
 	ck_assert_ptr_nonnull(strstr(d, "msg only.example. IN A 32896 1 600 "
@@ -410,8 +427,93 @@ START_TEST(test_msg_sets)
 }
 END_TEST
 
-/* a loaded entry never brings its own security status or high trust;
- * bogus ones are not loaded */
+/* the store path keeps a set's RRSIGs and the validator's status in the
+ * RRset cache: secure with its RRSIGs is validated; the same set without
+ * them (the answer to a query without DO) is not secure, never replaces
+ * the signed copy and is replaced by it */
+START_TEST(test_store_signed)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct query_info qi;
+	struct cache_rrset sets[3];
+	struct cache_answer a;
+	struct rrset_data rs;
+	static uint8_t buf[DNS_MAX_MSG];
+	static const uint8_t ip[4] = {198, 51, 100, 8};
+	uint8_t sig[40], sig2[40];
+	const uint8_t *rd[1] = {ip}, *sd[2] = {sig, sig2};
+	uint16_t rl[1] = {4}, sl[2] = {sizeof(sig), sizeof(sig2)};
+	ck_assert(rc && region);
+	memset(sig, 0, sizeof(sig));
+	dns_write_u16(sig, DNS_TYPE_A);
+	sig[2] = 13;
+	sig[3] = 2;
+	dns_write_u32(sig + 4, 600);
+	/* an RRSIG of the same owner over another type: not the set's */
+	memcpy(sig2, sig, sizeof(sig2));
+	dns_write_u16(sig2, DNS_TYPE_TXT);
+	ck_assert_int_eq(query_info_set(&qi, N(0, "signed.example."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	memset(sets, 0, sizeof(sets));
+	sets[0].owner = N(1, "signed.example.");
+	sets[0].owner_len = dname_len(sets[0].owner);
+	sets[0].type = DNS_TYPE_A;
+	sets[0].rrclass = DNS_CLASS_IN;
+	sets[0].ttl = 600;
+	sets[0].trust = RRSET_TRUST_ANS_AA;
+	sets[0].sec = RRSET_SEC_SECURE;
+	sets[0].count = 1;
+	sets[0].rdata = rd;
+	sets[0].rdlen = rl;
+	sets[1] = sets[0];
+	sets[1].type = DNS_TYPE_RRSIG;
+	sets[1].count = 2;
+	sets[1].rdata = sd;
+	sets[1].rdlen = sl;
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.sec = MCACHE_SEC_SECURE;
+	a.ede = -1;
+	a.sets = sets;
+	/* without DO: no RRSIGs, not secure */
+	a.nsets = 1;
+	(void)cache_store_answer(NULL, rc, &a, T0, buf, sizeof(buf), NULL);
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "signed.example."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &rs), 0);
+	ck_assert_uint_eq(rs.sig_count, 0);
+	ck_assert_int_eq(rs.sec, RRSET_SEC_UNCHECKED);
+	ck_assert_int_eq(rs.trust, RRSET_TRUST_ANS_AA);
+	/* with DO: the RRSIG over A joins the set, secure, validated */
+	a.do_bit = 1;
+	a.nsets = 2;
+	(void)cache_store_answer(NULL, rc, &a, T0, buf, sizeof(buf), NULL);
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "signed.example."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &rs), 0);
+	ck_assert_uint_eq(rs.count, 1);
+	ck_assert_uint_eq(rs.sig_count, 1);
+	ck_assert_uint_eq(rs.rdlen[1], sizeof(sig));
+	ck_assert_int_eq(memcmp(rs.rdata[1], sig, sizeof(sig)), 0);
+	ck_assert_int_eq(rs.sec, RRSET_SEC_SECURE);
+	ck_assert_int_eq(rs.trust, RRSET_TRUST_VALIDATED);
+	/* without DO again: the signed copy stays */
+	a.do_bit = 0;
+	a.nsets = 1;
+	(void)cache_store_answer(NULL, rc, &a, T0 + 1, buf, sizeof(buf),
+		NULL);
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "signed.example."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0 + 1, region, &rs), 0);
+	ck_assert_uint_eq(rs.sig_count, 1);
+	ck_assert_int_eq(rs.sec, RRSET_SEC_SECURE);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
+/* a loaded entry keeps the security status of the dump, as in
+ * Unbound (a secure set is validated, the others never above a
+ * non-authoritative answer); a secure message on a set that is not
+ * secure is unchecked; bogus ones are not loaded */
 START_TEST(test_security)
 {
 	static const char text[] =
@@ -420,10 +522,18 @@ START_TEST(test_security)
 		"sec.example.\t300\tIN\tA\t192.0.2.9\n"
 		";rrset 300 1 0 8 1\n"
 		"bogus.example.\t300\tIN\tA\t192.0.2.66\n"
+		";rrset 300 1 0 8 3\n"
+		"ins.example.\t300\tIN\tA\t192.0.2.10\n"
+		";rrset 300 1 0 11 0\n"
+		"unch.example.\t300\tIN\tA\t192.0.2.11\n"
 		"END_RRSET_CACHE\n"
 		"START_MSG_CACHE\n"
 		"msg sec.example. IN A 33152 1 300 5 1 0 0\n"
 		"sec.example. IN A 0\n"
+		"msg ins.example. IN A 33152 1 300 3 1 0 0\n"
+		"ins.example. IN A 0\n"
+		"msg unch.example. IN A 33152 1 300 5 1 0 0\n"
+		"unch.example. IN A 0\n"
 		"msg bogus.example. IN A 33152 1 300 1 1 0 0\n"
 		"bogus.example. IN A 0\n"
 		"msg bogus2.example. IN A 33152 1 300 0 1 0 0\n"
@@ -441,17 +551,32 @@ START_TEST(test_security)
 	struct query_info qi;
 	caches(&mc, &rc);
 	c = load(text, mc, rc);
-	ck_assert_uint_eq(c.stored, 2);
+	ck_assert_uint_eq(c.stored, 6);
 	ck_assert_uint_eq(c.dropped, 4);
 	st = peek(mc, "sec.example.", DNS_TYPE_A);
 	ck_assert_int_eq(st.result, MCACHE_HIT);
-	ck_assert_int_eq(st.sec, MCACHE_SEC_UNCHECKED);
-	/* the DO variant too (AD comes only from a secure entry) */
+	ck_assert_int_eq(st.sec, MCACHE_SEC_SECURE);
+	/* the DO variant too (AD comes from a secure entry) */
 	ck_assert_int_eq(query_info_set(&qi, N(0, "sec.example."),
 		DNS_TYPE_A, DNS_CLASS_IN), 0);
 	ck_assert_int_eq(mcache_peek(mc, &qi, 1, 0, T0, &st), 0);
-	ck_assert_int_eq(st.sec, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(st.sec, MCACHE_SEC_SECURE);
 	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "sec.example."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &rs), 0);
+	ck_assert_int_eq(rs.sec, RRSET_SEC_SECURE);
+	ck_assert_int_eq(rs.trust, RRSET_TRUST_VALIDATED);
+	/* insecure stays insecure */
+	ck_assert_int_eq(peek(mc, "ins.example.", DNS_TYPE_A).sec,
+		MCACHE_SEC_INSECURE);
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "ins.example."),
+		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &rs), 0);
+	ck_assert_int_eq(rs.sec, RRSET_SEC_INSECURE);
+	ck_assert_int_eq(rs.trust, RRSET_TRUST_ANS_NOAA);
+	/* validated trust without a secure status: capped; a secure
+	 * message on it: unchecked */
+	ck_assert_int_eq(peek(mc, "unch.example.", DNS_TYPE_A).sec,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(rrset_cache_lookup(rc, N(0, "unch.example."),
 		DNS_TYPE_A, DNS_CLASS_IN, T0, region, &rs), 0);
 	ck_assert_int_eq(rs.sec, RRSET_SEC_UNCHECKED);
 	ck_assert_int_eq(rs.trust, RRSET_TRUST_ANS_NOAA);
@@ -622,6 +747,7 @@ cachedump_suite(void)
 	tcase_add_test(tc, test_unbound_dump);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_msg_sets);
+	tcase_add_test(tc, test_store_signed);
 	tcase_add_test(tc, test_security);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_bad_markers);

@@ -830,6 +830,24 @@ START_TEST(test_errors_inline)
 	expect_err("server:\n include: a b\n",
 		"t.conf:2: include: expected a file name or pattern, got 2 "
 		"values");
+	/* disable-edns-do with the validator and a trust anchor (as
+	 * Unbound refuses it); without the validator it loads */
+	expect_err("server:\n disable-edns-do: yes\n trust-anchor: \"a. DS "
+		"1 8 2 aabb\"\n", "t.conf:2: disable-edns-do: the validator with a "
+		"trust anchor needs the DNSSEC records that upstream queries "
+		"without DO do not get; remove the trust anchors or the "
+		"validator, or the option");
+	{
+		const char *t = "server:\n disable-edns-do: yes\n "
+			"module-config: \"iterator\"\n trust-anchor: \"a. DS 1 "
+			"8 2 aabb\"\n";
+		char err[512];
+		struct config_file *cfg = config_create();
+		ck_assert_int_eq(config_read_mem(cfg, "t.conf", t, strlen(t),
+			err, sizeof(err)), 0);
+		ck_assert_int_eq(cfg->disable_edns_do, 1);
+		config_delete(cfg);
+	}
 }
 END_TEST
 

@@ -3,7 +3,7 @@
 # against the layer order of doc/DESIGN (DESIGN.md, "Layout"):
 #
 #   1 util/ and dns/
-#   2 util/storage/, util/netevent/
+#   2 util/storage/, util/netevent/, xdp/ (the AF_XDP sockets and frames)
 #   3 services/cache/
 #   4 services/ (all of it but services/cache/): the mesh and the module
 #     contract, the outbound network, the auth zones and the zone
@@ -32,7 +32,7 @@ cd "$top" || exit 2
 layer_of() {
 	case "$1" in
 	config.h) echo 0 ;;
-	util/storage/*|util/netevent/*) echo 2 ;;
+	util/storage/*|util/netevent/*|xdp/*) echo 2 ;;
 	util/*|dns/*) echo 1 ;;
 	services/cache/*) echo 3 ;;
 	services/*) echo 4 ;;

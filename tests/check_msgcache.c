@@ -714,6 +714,123 @@ START_TEST(test_serve_expired)
 }
 END_TEST
 
+/* the TTLs of a stale answer: serve-expired-reply-ttl, at most the
+ * record's own TTL; with serve-original-ttl the stored TTLs */
+START_TEST(test_stale_ttl)
+{
+	struct mcache_params p;
+	struct mcache *c;
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	p.serve_expired_reply_ttl = 1000;
+	c = new_cache(&p);
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED); /* 300, 3600 */
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 4000, out, &len, &msg, NULL), MCACHE_HIT_EXPIRED);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 300);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 1000);
+	mcache_delete(c);
+	p.original_ttl = 1;
+	p.min_ttl = 0;
+	p.max_ttl = 86400;
+	c = new_cache(&p);
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 4000, out, &len, &msg, NULL), MCACHE_HIT_EXPIRED);
+	ck_assert_uint_eq(msg.rrs[0].ttl, 300);
+	ck_assert_uint_eq(msg.rrs[1].ttl, 3600);
+	mcache_delete(c);
+}
+END_TEST
+
+/* a SERVFAIL kept MCACHE_SERVFAIL_TTL seconds (RFC 9520 section 3.2):
+ * answered with its EDE while it lives, never served stale, not shared
+ * with the other DO bit */
+START_TEST(test_servfail)
+{
+	struct mcache_params p;
+	struct mcache *c;
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	struct query_info qi;
+	int refresh;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	c = new_cache(&p);
+	qinfo(&qi, "fail.example", DNS_TYPE_A);
+	ck_assert_int_eq(mcache_store_servfail(c, &qi, 0, 0, T0,
+		DNS_EDE_NO_REACHABLE_AUTHORITY), MCACHE_STORED);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 1,
+		1232, 0, T0 + 1, out, &len, &msg, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(msg.rcode, DNS_RCODE_SERVFAIL);
+	ck_assert_uint_eq(msg.ancount + msg.nscount, 0);
+	ck_assert_int_eq(find_ede(out, &msg), DNS_EDE_NO_REACHABLE_AUTHORITY);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 1,
+		1232, 1, T0 + 1, out, &len, NULL, NULL), MCACHE_MISS);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
+		0, 0, T0 + MCACHE_SERVFAIL_TTL, out, &len, NULL, &refresh),
+		MCACHE_MISS);
+	/* flush_negative removes it (as Unbound's) */
+	ck_assert_int_eq(mcache_store_servfail(c, &qi, 0, 0, T0, -1),
+		MCACHE_STORED);
+	ck_assert_uint_eq(mcache_flush_negative(c), 1);
+	ck_assert_int_eq(ask(c, "fail.example", DNS_TYPE_A, DNS_FLAG_RD, 0,
+		0, 0, T0 + 1, out, &len, NULL, &refresh), MCACHE_MISS);
+	/* a failed refresh of an expired answer: served stale at once, no
+	 * refresh signalled, for MCACHE_SERVFAIL_TTL seconds; a fresh
+	 * entry is left alone */
+	store_a(c, "old.example", 0, 0, MCACHE_SEC_UNCHECKED); /* TTL 300 */
+	qinfo(&qi, "old.example", DNS_TYPE_A);
+	mcache_norec_set(c, &qi, 0, 0, T0 + 10);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 10, out, &len, NULL, &refresh), MCACHE_HIT);
+	ck_assert_int_eq(refresh, 0);
+	mcache_norec_set(c, &qi, 0, 0, T0 + 400);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 401, out, &len, NULL, &refresh), MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(refresh, MCACHE_ANSWER_NOREC);
+	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
+		T0 + 400 + MCACHE_SERVFAIL_TTL, out, &len, NULL, &refresh),
+		MCACHE_HIT_EXPIRED);
+	ck_assert_int_eq(refresh, MCACHE_ANSWER_REFRESH);
+	mcache_delete(c);
+}
+END_TEST
+
+/* a non-DO answer stored as serving DO clients too replaces the entry of
+ * the DO key (an older answer, which would win over it) */
+START_TEST(test_share_do_supersedes)
+{
+	struct mcache *c = new_cache(NULL);
+	static uint8_t out[65535];
+	size_t len;
+	struct dns_msg msg;
+	/* the DO key's own entry: secure, so a DO client gets AD */
+	store_a(c, "both.example", 1, 0, MCACHE_SEC_SECURE);
+	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, 0, 1, 1232, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	/* a newer non-DO answer that serves DO clients too: the DO entry
+	 * goes, the DO client gets the new one (not secure: no AD) */
+	store_a_share_do(c, "both.example", 0, 0, MCACHE_SHARE_DO,
+		MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "both.example", DNS_TYPE_A, 0, 1, 1232, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(!(msg.flags & DNS_FLAG_AD));
+	/* not shared: the DO entry stays */
+	store_a(c, "kept.example", 1, 0, MCACHE_SEC_SECURE);
+	store_a_share_do(c, "kept.example", 0, 0, 0, MCACHE_SEC_UNCHECKED);
+	ck_assert_int_eq(ask(c, "kept.example", DNS_TYPE_A, 0, 1, 1232, 1, T0,
+		out, &len, &msg, NULL), MCACHE_HIT);
+	ck_assert(msg.flags & DNS_FLAG_AD);
+	mcache_delete(c);
+}
+END_TEST
+
 /* mcache_copy_msg (harden-below-nxdomain reads a parent's entry): the
  * whole message with TTLs counted down, its rcode and security; nothing
  * once expired or when it does not fit */
@@ -1287,6 +1404,9 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
+	tcase_add_test(tc, test_servfail);
+	tcase_add_test(tc, test_stale_ttl);
+	tcase_add_test(tc, test_share_do_supersedes);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
 	tcase_add_test(tc, test_copy_msg);
@@ -1308,6 +1428,9 @@ msgcache_suite(void)
 	tcase_add_test(tc, test_ttl_rules);
 	tcase_add_test(tc, test_prefetch);
 	tcase_add_test(tc, test_serve_expired);
+	tcase_add_test(tc, test_servfail);
+	tcase_add_test(tc, test_stale_ttl);
+	tcase_add_test(tc, test_share_do_supersedes);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_roundrobin);
 	tcase_add_test(tc, test_copy_msg);

@@ -66,6 +66,53 @@ sock_addr(int fd)
 
 /* ------------------------------------------------------------------ */
 
+/** a query "a. A" with an OPT record holding opts (olen bytes) */
+static size_t
+ka_query(uint8_t *b, const uint8_t *opts, size_t olen)
+{
+	static const uint8_t q[] = { 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1,
+		1, 'a', 0, 0, 1, 0, 1,
+		0, 0, 41, 4, 0xd0, 0, 0, 0, 0 };
+	size_t n = sizeof(q);
+	memcpy(b, q, n);
+	b[n++] = (uint8_t)(olen >> 8);
+	b[n++] = (uint8_t)olen;
+	if(olen)
+		memcpy(b + n, opts, olen);
+	return n + olen;
+}
+
+/* edns-tcp-keepalive on a connection (comm_tcp_keepalive_query): the
+ * option marks it, later answers get the option too; off: never */
+START_TEST(test_keepalive_conn)
+{
+	static const uint8_t ka[] = { 0, 11, 0, 0 };
+	uint8_t q[128], a[128];
+	size_t n, m;
+	int seen = 0;
+	n = ka_query(q, NULL, 0);
+	ck_assert_int_eq(comm_tcp_keepalive_query(30000, &seen, q, n), 0);
+	n = ka_query(q, ka, sizeof(ka));
+	ck_assert_int_eq(comm_tcp_keepalive_query(0, &seen, q, n), 0);
+	ck_assert_int_eq(seen, 0);
+	ck_assert_int_eq(comm_tcp_keepalive_query(30000, &seen, q, n), 1);
+	ck_assert_int_eq(seen, 1);
+	n = ka_query(q, NULL, 0);
+	ck_assert_int_eq(comm_tcp_keepalive_query(30000, &seen, q, n), 1);
+	/* the answer (here the query itself): TIMEOUT 300 added once */
+	m = comm_tcp_keepalive_add(30000, q, n, sizeof(q));
+	ck_assert_uint_eq(m, n + 6);
+	ck_assert_int_eq(q[m - 2], 1);
+	ck_assert_int_eq(q[m - 1], 0x2c);
+	ck_assert_uint_eq(comm_tcp_keepalive_add(30000, q, m, sizeof(q)), m);
+	/* no OPT record: left as it is */
+	memcpy(a, q, 19);
+	a[11] = 0;
+	ck_assert_uint_eq(comm_tcp_keepalive_add(30000, a, 19, sizeof(a)),
+		19);
+}
+END_TEST
+
 START_TEST(test_backend_names)
 {
 	const char *l = netevent_backends_compiled();
@@ -2027,6 +2074,7 @@ netevent_suite(void)
 	TCase *tc = tcase_create("base");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_backend_names);
+	tcase_add_test(tc, test_keepalive_conn);
 	tcase_add_test(tc, test_version_events);
 #ifdef HAVE_LIBURING
 	tcase_add_test(tc, test_uring_fallback);

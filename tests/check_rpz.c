@@ -9,6 +9,8 @@
 #include "front/policy.h"
 #include "util/config_file.h"
 #include "util/netaddr.h"
+#include "util/region.h"
+#include "services/module.h"
 #include "util/log.h"
 #include "dns/name.h"
 #include <check.h>
@@ -457,6 +459,85 @@ END_TEST
 /* wildcards by closest encloser (RFC 4592 3.3.1, as Unbound): *.a stands
  * only for names whose child of a.example does not exist in the zone;
  * and a name's first record decides its action */
+/** policy_respip_sub() on an answer of one A record to www.example. A
+ * @return its result; *out set as it leaves it */
+static int
+respip_sub_one(const struct policy *p, struct module_qstate *qs,
+	uint16_t qtype, const uint8_t v4[4], struct mesh_answer **out)
+{
+	uint8_t name[DNS_MAX_NAME];
+	size_t len = sizeof(name);
+	struct mesh_answer ans;
+	struct module_rr *rr;
+	ck_assert_int_eq(dname_from_str("www.example.", name, &len), 0);
+	memset(&ans, 0, sizeof(ans));
+	ans.rcode = DNS_RCODE_NOERROR;
+	ans.ede = -1;
+	rr = module_rr_new(qs->region, name, len, DNS_TYPE_A, DNS_CLASS_IN,
+		300, v4, 4);
+	ck_assert_ptr_nonnull(rr);
+	module_rrlist_append(&ans.an, rr);
+	return policy_respip_sub((void *)p, qs, name, qtype, &ans, out);
+}
+
+/* response-ip on a module's sub-query answer (dns64's A lookup): the
+ * server: lines with their own action; a netblock with tags only (no
+ * client, so no tag) leaves the answer alone */
+START_TEST(test_respip_sub)
+{
+	static const char *text = "server:\n"
+		"\tmodule-config: \"respip dns64 iterator\"\n"
+		"\tdefine-tag: \"k\"\n"
+		"\tresponse-ip: 192.0.2.1/32 redirect\n"
+		"\tresponse-ip-data: 192.0.2.1/32 \"A 198.51.100.1\"\n"
+		"\tresponse-ip: 192.0.2.2/32 always_nxdomain\n"
+		"\tresponse-ip: 192.0.2.3/32 always_deny\n"
+		"\tresponse-ip-tag: 192.0.2.4/32 \"k\"\n";
+	static const uint8_t a1[4] = { 192, 0, 2, 1 }, a2[4] = { 192, 0, 2, 2 },
+		a3[4] = { 192, 0, 2, 3 }, a4[4] = { 192, 0, 2, 4 },
+		a9[4] = { 192, 0, 2, 9 }, redir[4] = { 198, 51, 100, 1 };
+	struct config_file *cfg = config_create();
+	struct policy *p = NULL;
+	struct module_qstate qs;
+	struct mesh_answer *out;
+	char err[256];
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_apply_cfg(&p, cfg, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(p);
+	memset(&qs, 0, sizeof(qs));
+	qs.region = region_create(4096);
+	ck_assert_ptr_nonnull(qs.region);
+	qs.qclass = DNS_CLASS_IN;
+	/* redirect: the data's address, owned by the record's name */
+	ck_assert_int_eq(respip_sub_one(p, &qs, DNS_TYPE_A, a1, &out), 1);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(out->rcode, DNS_RCODE_NOERROR);
+	ck_assert_int_eq((int)out->an.count, 1);
+	ck_assert_int_eq(out->an.first->type, DNS_TYPE_A);
+	ck_assert_int_eq(out->an.first->rdlen, 4);
+	ck_assert_int_eq(memcmp(out->an.first->rdata, redir, 4), 0);
+	ck_assert_int_eq(dname_equal(out->an.first->owner,
+		(const uint8_t *)"\003www\007example"), 1);
+	/* always_nxdomain: NXDOMAIN without the records */
+	ck_assert_int_eq(respip_sub_one(p, &qs, DNS_TYPE_A, a2, &out), 1);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(out->rcode, DNS_RCODE_NXDOMAIN);
+	ck_assert_int_eq((int)out->an.count, 0);
+	/* a deny kind: dropped */
+	ck_assert_int_eq(respip_sub_one(p, &qs, DNS_TYPE_A, a3, &out), 1);
+	ck_assert_ptr_null(out);
+	/* tags only, no rule, or a question that is not A or AAAA: as is */
+	ck_assert_int_eq(respip_sub_one(p, &qs, DNS_TYPE_A, a4, &out), 0);
+	ck_assert_int_eq(respip_sub_one(p, &qs, DNS_TYPE_A, a9, &out), 0);
+	ck_assert_int_eq(respip_sub_one(p, &qs, DNS_TYPE_TXT, a1, &out), 0);
+	region_destroy(qs.region);
+	policy_delete(p);
+	config_delete(cfg);
+}
+END_TEST
+
 START_TEST(test_wildcard_encloser)
 {
 	struct rrbuf b;
@@ -523,6 +604,7 @@ rpz_suite(void)
 	tcase_add_test(tc, test_wildcard_encloser);
 	tcase_add_test(tc, test_root_wildcard);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_respip_sub);
 	suite_add_tcase(s, tc);
 	return s;
 }

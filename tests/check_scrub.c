@@ -816,11 +816,17 @@ START_TEST(test_classify_other)
 	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
 	/* no AA and no SOA, but the NSEC that denies the type: NODATA, as
 	 * Unbound takes it (the validator judges the NSEC); entirely empty
-	 * it stays lame */
+	 * too (RFC 2308 2.2, Unbound's iter_resptype), unless the scrub
+	 * dropped its authority records (an upward or sideways referral:
+	 * lame) */
 	p = reply(0, 0, NULL, nsec, NULL);
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NODATA);
 	p = reply(0, 0, NULL, NULL, NULL);
+	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
+	ck_assert_int_eq(r.c, ITER_CL_NODATA);
+	p = reply(0, 0, NULL, NULL, NULL);
+	p->ns_dropped = 1;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_LAME);
 	
@@ -841,10 +847,12 @@ START_TEST(test_classify_other)
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
 	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
 	
-	/* an empty NOERROR without AA or SOA says nothing: lame */
+	/* an empty NOERROR without AA or SOA: NODATA (above); with RA it
+	 * is recursion lame */
 	p = reply(0, 0, NULL, NULL, NULL);
+	p->flags |= DNS_FLAG_RA;
 	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
+	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
 	
 	/* a forwarder's reply is taken as it is */
 	p = reply(0, 0, NULL, NULL, NULL);

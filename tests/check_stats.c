@@ -236,6 +236,10 @@ START_TEST(test_print_unbound_names)
 	info[1].r.num_jostled = 8;
 	info[0].r.num_discard_timeout = 9;
 	info[1].r.num_wait_limit = 10;
+	/* the validator's outcomes */
+	info[0].r.num_answer_secure = 4;
+	info[1].r.num_answer_bogus = 2;
+	info[1].r.num_rrset_bogus = 3;
 	stats_print(&b, info, 2, &g);
 	for(at = b.data, i = 0; order[i]; i++) {
 		const char *p;
@@ -285,6 +289,16 @@ START_TEST(test_print_unbound_names)
 		"petrel_cache_entries{cache=\"message\"} 12\n"));
 	ck_assert_ptr_nonnull(strstr(b.data,
 		"petrel_queries_total{thread=\"1\"} 7\n"));
+	/* validation outcomes, exported with or without
+	 * extended-statistics (the Grafana dashboard graphs them) */
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"# TYPE petrel_secure_answers_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_secure_answers_total{thread=\"0\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_bogus_answers_total{thread=\"1\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_bogus_rrsets_total{thread=\"1\"} 3\n"));
 	stats_buf_free(&b);
 }
 END_TEST
@@ -461,6 +475,57 @@ START_TEST(test_add)
 }
 END_TEST
 
+/* the upstream servers by smoothed RTT: buckets of powers of two ms,
+ * printed cumulative as gauges, with the mean */
+START_TEST(test_upstream_rtt)
+{
+	struct stats_info info[1];
+	struct stats_globals g;
+	struct stats_upstream u;
+	struct stats_buf b;
+	memset(info, 0, sizeof(info));
+	memset(&g, 0, sizeof(g));
+	memset(&u, 0, sizeof(u));
+	memset(&b, 0, sizeof(b));
+	stats_upstream_add(&u, -1);	/* no sample yet: not counted */
+	stats_upstream_add(&u, 0);
+	stats_upstream_add(&u, 1);	/* le 1 ms */
+	stats_upstream_add(&u, 3);	/* le 4 ms */
+	stats_upstream_add(&u, 4);
+	stats_upstream_add(&u, 40);	/* le 64 ms */
+	stats_upstream_add(&u, 5000);	/* past 2048 ms */
+	ck_assert(u.bucket[0] == 2);
+	ck_assert(u.bucket[2] == 2);
+	ck_assert(u.bucket[6] == 1);
+	ck_assert(u.bucket[STATS_UPSTREAM_BUCKETS - 1] == 1);
+	ck_assert(u.srtt_sum_ms == 5048);
+	stats_upstream_sum(&g.upstream, &u);
+	stats_upstream_sum(&g.upstream, &u);
+	ck_assert(g.upstream.bucket[2] == 4);
+	stats_print_prometheus(&b, info, 1, &g);
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"# TYPE petrel_upstream_servers gauge\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_servers{le=\"0.001\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_servers{le=\"0.002\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_servers{le=\"0.004\"} 8\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_servers{le=\"0.064\"} 10\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_servers{le=\"2.048\"} 10\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_servers{le=\"+Inf\"} 12\n"));
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_upstream_rtt_seconds_mean 0.841333\n"));
+	/* the recursion histogram after it starts from 0 again */
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_recursion_time_seconds_bucket{le=\"+Inf\"} 0\n"));
+	stats_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_buf)
 {
 	struct stats_buf b;
@@ -495,6 +560,7 @@ stats_suite(void)
 	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
 	tcase_add_test(tc, test_quantile);
 	tcase_add_test(tc, test_add);
+	tcase_add_test(tc, test_upstream_rtt);
 	tcase_add_test(tc, test_buf);
 	suite_add_tcase(s, tc);
 	return s;

@@ -154,11 +154,13 @@ def build():
                  "cnamesec IN CNAME www\n"
                  "dn IN DNAME n3.vtest.\n"
                  "dnin IN DNAME insec.vtest.\n"
-                 "dnloc IN DNAME sec.vtest.\n")
+                 "dnloc IN DNAME sec.vtest.\n"
+                 "dnz 0 IN DNAME sec.vtest.\n")
     leaf("sec", 10, extra=sec_extra)
     leaf("n3", 11, alg="RSASHA256", bits=1024,
          extra="unsigned IN NS ns.unsigned\n"
-               "ns.unsigned IN A 198.51.100.12\n",
+               "ns.unsigned IN A 198.51.100.12\n"
+               "cnamenxsec IN CNAME nxb.sec.vtest.\n",
          nsec3=["-n", "-t", "0", "-s", "aabbccdd", "-p"])
     ZONES["unsigned.n3"] = ("unsigned.n3.vtest.", 12)
     write("unsigned.n3.vtest.zone", body("unsigned.n3.vtest.", 12))
@@ -199,10 +201,11 @@ def build():
     leaf("stripped", 24, post=lambda out, keys: edit_file(
         out, "stripped.vtest.zone.s2",
         grep_out(r"^www\.stripped\.vtest\.\s+\d+\s+IN\s+RRSIG\s+A\s")))
-    leaf("tampered", 25, post=lambda out, keys: edit_file(
+    leaf("tampered", 25, extra="short 5 IN A 192.0.2.1\n",
+         post=lambda out, keys: edit_file(
         out, "tampered.vtest.zone.s2",
-        lambda ls: [re.sub(r"^(www\.tampered\.vtest\.\s+\d+\s+IN\s+A\s+)"
-                           r"192\.0\.2\.1$", r"\g<1>192.0.2.66", l)
+        lambda ls: [re.sub(r"^((?:www|short)\.tampered\.vtest\.\s+\d+\s+IN"
+                           r"\s+A\s+)192\.0\.2\.1$", r"\g<1>192.0.2.66", l)
                     for l in ls]))
     # two KSKs (one a new key) and an extra ZSK: the DS names both KSKs
     leaf("roll", 27, more_keys=2,

@@ -210,6 +210,17 @@ def scenarios(g):
     L.append(S("dname_inzone", "a signed DNAME pointing into its own zone",
                [Q("www.dnloc.sec.vtest.", ad=True,
                   ans=[("sec", "www.dnloc.sec.vtest.", "A")])]))
+    L.append(S("dname_ttl0", "a signed DNAME of TTL 0 synthesises the "
+               "names below it from the cache for a grace second (with TTL "
+               "0, as Unbound), then is asked again",
+               [Q("www.dnz.sec.vtest.", ad=True,
+                  ans=[("sec", "www.dnz.sec.vtest.", "A")]),
+                Q("www.dnz.sec.vtest.", "TXT", ad=True,
+                  ans=[("sec", "www.dnz.sec.vtest.", "TXT")],
+                  sent=[("www.dnz.sec.vtest.", "TXT COUNT 0")]),
+                Q("ns.dnz.sec.vtest.", ad=True, step_time=2,
+                  ans=[("sec", "ns.dnz.sec.vtest.", "A")],
+                  sent=[("ns.dnz.sec.vtest.", "A COUNT 1")])]))
     L.append(S("dname_insecure", "a signed DNAME into an insecure zone: "
                "the data, no AD",
                [Q("www.dnin.sec.vtest.", ad=False,
@@ -446,6 +457,27 @@ def scenarios(g):
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
                 Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
                   at_step=20)], ranges_until=10))
+    L.append(S("dns64_secure", "dns64 on a validating resolver (RFC "
+               "6147 5.5): the AAAA synthesised from a validated NODATA "
+               "and a validated A answer gets AD (case 2, as Unbound); a "
+               "client with DO and CD gets the real data, no synthesis "
+               "(case 3), also after the synthesised answer is cached",
+               [Q("www.sec.vtest.", "AAAA", ad=True,
+                  lines=["www.sec.vtest. 3600 IN AAAA 64:ff9b::c000:201"]),
+                Q("www.sec.vtest.", "AAAA", cd=True, ad=False)],
+               conf=['module-config: "dns64 validator iterator"',
+                     "dns64-prefix: 64:ff9b::/96"]))
+    L.append(S("bogus_ttl_records", "a bogus answer is remembered no "
+               "longer than its records live (TTL 5 here, val-bogus-ttl 60 "
+               "s), as Unbound's bogus message leaves its cache with them: "
+               "6 s later the question is asked upstream again (its "
+               "server once more: 4 queries, 3 the first time from the "
+               "root down)",
+               [Q("short.tampered.vtest.", rcode="SERVFAIL", ede=6),
+                Q("short.tampered.vtest.", rcode="SERVFAIL", ede=6,
+                  step_time=6,
+                  sent=[("short.tampered.vtest.", "A COUNT 4")])],
+               conf=["val-max-restart: 0"]))
     L.append(S("bogus_ttl_cd", "a bogus answer remembered for "
                "val-bogus-ttl does not stop a CD client getting the data",
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
@@ -524,6 +556,14 @@ def scenarios(g):
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
                 Q("ok.sec.vtest.", rcode="NXDOMAIN", ad=True)],
                conf=["aggressive-nsec: no"]))
+    L.append(S("aggressive_nsec_cname_target", "aggressive-nsec: the "
+               "target of a CNAME (from another signed zone) that the "
+               "NSEC records of a validated NXDOMAIN cover is answered "
+               "from them, NXDOMAIN with AD, and not asked upstream",
+               [Q("nxa.sec.vtest.", rcode="NXDOMAIN", ad=True),
+                Q("cnamenxsec.n3.vtest.", rcode="NXDOMAIN", ad=True,
+                  ans=[("n3", "cnamenxsec.n3.vtest.", "A")],
+                  sent=[("nxb.sec.vtest.", "A COUNT 0")])]))
     L.append(S("aggressive_nsec_not_covered", "aggressive-nsec: a name the "
                "cached NSEC records do not cover is asked upstream",
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),

@@ -42,6 +42,26 @@ printf ';;id: . 1\n. 172800 IN DNSKEY 385 3 8 AwEAAQ== ;;state=4 [ REVOKED ] ;;c
 grep -q 'no trusted root anchor' "$tmp/out" || fail "-v did not say why"
 rm -f "$tmp/out"
 
+# the file is readable by all (the daemon reads it after dropping its
+# privileges); written by root into a folder of another user (a unit's
+# pre-start step into the daemon's home), it becomes that user's
+rm -f "$f"
+"$bin" -a "$f"; rc=$?
+[ "$(stat -c %a "$f")" = 644 ] || fail "mode $(stat -c %a "$f"), expected 644"
+if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1; then
+	chmod 711 "$tmp"
+	mkdir "$tmp/home"
+	chown nobody "$tmp/home"
+	"$bin" -a "$tmp/home/root.key"; rc=$?
+	[ $rc -eq 1 ] || fail "root into nobody's folder: exit $rc"
+	[ "$(stat -c %U "$tmp/home/root.key")" = nobody ] ||
+		fail "root into nobody's folder: owned by $(stat -c %U "$tmp/home/root.key")"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		cat "$tmp/home/root.key" > /dev/null 2>&1 ||
+		fail "nobody cannot read the file root wrote for it"
+	rm -rf "$tmp/home"
+fi
+
 # -l lists the built-in anchors
 [ "$("$bin" -l | grep -c ' DS ')" -eq 2 ] || fail "-l does not list 2 DS"
 

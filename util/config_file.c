@@ -100,6 +100,11 @@ struct cfg_parser {
 	char *dt_file;
 	/** its line */
 	int dt_line;
+	/** file and line of the last "disable-edns-do: yes", for the check
+	 * at the end of the load; file malloced */
+	char *nodo_file;
+	/** its line */
+	int nodo_line;
 	/** tail cache, so that appending to a long list (a block list of
 	 * 100000 local-zone: lines) does not walk it each time: the
 	 * address of a list head ... */
@@ -2210,6 +2215,15 @@ again:
 		p->dt_file = f;
 		p->dt_line = p->line;
 	}
+	if(p->file && strcmp(o->name, "disable-edns-do") == 0 &&
+		p->cfg->disable_edns_do) {
+		char *f = strdup(p->file);
+		if(!f)
+			return perr(p, "out of memory");
+		free(p->nodo_file);
+		p->nodo_file = f;
+		p->nodo_line = p->line;
+	}
 	if(p->file && (strcmp(o->name, "tls-upstream") == 0 ||
 		strcmp(o->name, "ssl-upstream") == 0) && p->cfg->tls_upstream) {
 		char *f = strdup(p->file);
@@ -2260,6 +2274,31 @@ parse_line(struct cfg_parser *p, char *s)
 	}
 	free(buf);
 	return r;
+}
+
+/**
+ * disable-edns-do once the whole config is read: the validator with a
+ * trust anchor needs the DNSSEC records the option keeps away (as
+ * Unbound, which refuses the combination). @return 0 or -1.
+ */
+static int
+end_load_nodo(struct cfg_parser *p)
+{
+	struct config_file *cfg = p->cfg;
+	if(!cfg->disable_edns_do || (cfg->module_config &&
+		!strstr(cfg->module_config, "validator")))
+		return 0;
+	if(p->nodo_file) {
+		p->file = p->nodo_file;
+		p->line = p->nodo_line;
+	}
+	if(cfg->trust_anchors || cfg->trust_anchor_files ||
+		cfg->trusted_keys_files || cfg->auto_trust_anchor_files)
+		return perr(p, "disable-edns-do: the validator with a trust "
+			"anchor needs the DNSSEC records that upstream "
+			"queries without DO do not get; remove the trust "
+			"anchors or the validator, or the option");
+	return 0;
 }
 
 /**
@@ -2461,6 +2500,8 @@ load(struct config_file *cfg, const char *name, const char *text,
 			r = end_load_tls(&p);
 		if(r == 0)
 			r = end_load_dnstap(&p);
+		if(r == 0)
+			r = end_load_nodo(&p);
 		free(copy);
 		free(nm);
 	} else {
@@ -2477,9 +2518,15 @@ load(struct config_file *cfg, const char *name, const char *text,
 			p.line = 0;
 			r = end_load_dnstap(&p);
 		}
+		if(r == 0) {
+			p.file = name;
+			p.line = 0;
+			r = end_load_nodo(&p);
+		}
 	}
 	free(p.zone_file);
 	free(p.dt_file);
+	free(p.nodo_file);
 	free(p.tls_up_file);
 	free(p.svc_file[0]);
 	free(p.svc_file[1]);

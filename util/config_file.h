@@ -219,6 +219,11 @@ struct config_file {
 	/** interface-automatic: bind the wildcard and answer from the address
 	 * the query came to (IP_PKTINFO) */
 	int interface_automatic;
+	/** xdp-interface: answer cached queries arriving on this interface
+	 * over AF_XDP ("": off); xdp-batch-size, xdp-ring-size */
+	char *xdp_interface;
+	int xdp_batch_size;
+	int xdp_ring_size;
 	/** access-control: netblock and action lines, in file order (the
 	 * resolver uses the longest matching netblock); when empty, the
 	 * resolver allows localhost only and refuses everything else */
@@ -554,6 +559,9 @@ struct config_file {
 	int prefetch_key;
 	/** ignore-cd-flag: validate even when the client sets CD */
 	int ignore_cd_flag;
+	/** disable-edns-do: no DO bit upstream; a DO client's answer goes
+	 * without EDNS */
+	int disable_edns_do;
 	/** val-clean-additional: drop unvalidated additional records from
 	 * secure answers */
 	int val_clean_additional;

@@ -18,6 +18,9 @@
 #ifdef HAVE_NGHTTP2
 #include <nghttp2/nghttp2.h>
 #endif
+#ifdef HAVE_LIBXDP
+#include <bpf/libbpf.h>
+#endif
 
 const char *
 version_thread_models(void)
@@ -71,5 +74,11 @@ version_print(FILE *out, const char *progname, void (*events)(FILE *out))
 		nghttp2_version(0)->version_str);
 #else
 	fprintf(out, "nghttp2: not compiled in (no DNS over HTTPS)\n");
+#endif
+#ifdef HAVE_LIBXDP
+	fprintf(out, "libxdp: yes, libbpf %s (AF_XDP fast path, "
+		"xdp-interface)\n", libbpf_version_string());
+#else
+	fprintf(out, "libxdp: not compiled in (no xdp-interface)\n");
 #endif
 }

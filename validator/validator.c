@@ -20,6 +20,35 @@
  * most VAL_FREE_MAX blocks, so a validating miss allocates nothing in
  * steady state. A query that is not validated has no block at all (the
  * pass-through mark).
+ *
+ * Work per event-loop turn. Besides the query's own budget (struct
+ * val_budget), a worker's validating states together make at most
+ * VAL_TURN_VERIFY_DEFAULT signature verifications and
+ * VAL_TURN_HASH_DEFAULT NSEC3 hashes per turn of its event loop (struct
+ * val_worker, turn_*): a state about to verify an RRset, check a key
+ * walk's DNSKEY or DS answer, or hash for an NSEC3 proof, finds the
+ * turn's budget spent, or other states already waiting for the next
+ * turn, and is suspended (val_yield): it goes to the worker's queue,
+ * waits as MODULE_WAIT_REPLY on a 0 ms timer of the worker
+ * (env->timer_set, which runs in a later turn of the loop, after the
+ * turn's other callbacks, among them the cached answers), and goes on
+ * from where it was: the RRsets already checked keep their marks (a
+ * pass over the answer left open, pass_open, does not clear them), so
+ * no verdict is made twice. The timer refills the budget and resumes
+ * the queue in order while the budget lasts. A turn is told by the
+ * worker's clock (env->now is read once per loop iteration; a state
+ * that finds it moved refills the budget) and by that timer. Without an
+ * event loop (env->base NULL: the replay runner, whose clock stands
+ * still and whose testbound semantics run timers only when time passes)
+ * there are no turns and nothing is suspended, unless a test sets the
+ * turn's budget (val_set_turn_budget). The work is charged after each
+ * operate() (turn_charge, from the query's budget counters), so the
+ * last step of a turn may pass its budget (an RRset of the answer by at
+ * most VAL_MAX_RRSET_VERIFY; a walk's DNSKEY or DS answer by a few such
+ * sets; an NSEC3 proof, which is not split, by its hashes), never a
+ * second step. Nothing of this is on the cached-answer
+ * path: it runs only for states that validate. clear() takes a
+ * suspended state off the queue.
  */
 #include "config.h"
 #include "util/log.h"
@@ -230,7 +259,55 @@ struct val_qstate {
 	struct netaddr keys_origin[MODULE_ORIGIN_MAX];
 	/** how many */
 	int keys_norigin;
+	/** the state this block belongs to (for the resume from the
+	 * worker's turn timer) */
+	struct module_qstate *qs;
+	/** VAL_SUSP_*: what to go on with when resumed; 0: not suspended */
+	int suspended;
+	/** 1 while on the worker's queue of suspended states */
+	int queued;
+	/** neighbours on that queue */
+	struct val_qstate *susp_prev, *susp_next;
+	/** VAL_PASS_*: a pass over the answer left open (suspended, or
+	 * waiting for a walk): the next val_check_answer goes on from the
+	 * per-record marks */
+	int pass_open;
+	/** the wildcard expansion the pass found so far (its owner in the
+	 * answer's records) and its RRSIG labels */
+	const uint8_t *pass_wc;
+	/** RRSIG labels of pass_wc */
+	int pass_wclabs;
+	/** budget.verified and budget.hashed charged to the worker's turn
+	 * so far */
+	unsigned turn_verified, turn_hashed;
 };
+
+/** what a suspended state goes on with (val_qstate.suspended) */
+enum val_susp {
+	/** not suspended */
+	VAL_SUSP_NONE = 0,
+	/** the walk's answer in vq->sub (walk_resume), then the check */
+	VAL_SUSP_WALK,
+	/** the check of the answer (val_process, the pass left open) */
+	VAL_SUSP_CHECK
+};
+
+/** val_check_answer and check_section: suspended (turn budget spent) */
+#define VAL_CHECK_YIELD -2
+
+/** val_qstate.pass_open: why a pass over the answer was left open */
+enum val_pass {
+	/** not open: the next check is a new pass (marks cleared) */
+	VAL_PASS_NONE = 0,
+	/** suspended until the next turn (not a new step) */
+	VAL_PASS_SUSPENDED,
+	/** a walk was needed for an RRset's signer: the pass goes on after
+	 * it with the RRsets judged before (a new step) */
+	VAL_PASS_WALKED
+};
+
+static int val_yield(struct module_qstate *qs, struct val_qstate *vq,
+	int how);
 
 long
 val_parse_nsec3_iterations(const char *s)
@@ -730,7 +807,8 @@ sub_exclude(struct module_qstate *sub, const struct netaddr *ex, int n)
 }
 
 /** start a sub-query for the walk (asking no server in vq->key_exclude).
- * @return 0, or -1 (walk made bogus) */
+ * @return 0, or -1 (the walk ended: made bogus, or insecure when an RPZ
+ *	rule blocks the lookup) */
 static int
 walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	enum val_sub what, const uint8_t *name, uint16_t type)
@@ -738,6 +816,23 @@ walk_sub(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve,
 	struct module_qstate *sub;
 	vq->sub = what;
 	(void)dname_copy_lower(vq->sub_name, name);
+	if(what != VAL_SUB_ANCHOR_KEY && qs->env->rpz_qname &&
+		!(qs->flags & MESH_FLAG_RPZPASS) &&
+		qs->env->rpz_qname(qs->env->rpz_ns_arg, qs, vq->sub_name)) {
+		/* an RPZ QNAME rule blocks the zone's DS or DNSKEY lookup
+		 * (env->rpz_qname): the walk ends insecure, as Unbound ends
+		 * it: what is below is let through by the operator's policy
+		 * (RFC 4035 4.3), never shown as secure, and the verdict is
+		 * not kept in the key cache (it is the policy's, not the
+		 * zone's) */
+		verbose(VERB_ALGO, "validator: an rpz rule blocks the %s "
+			"lookup: insecure", type == DNS_TYPE_DS ? "DS" :
+			"DNSKEY");
+		kinfo_set_status(&vq->look, vq->sub_name, VAL_KEY_INSECURE,
+			-1, NULL);
+		walk_done(vq, &vq->look);
+		return -1;
+	}
 	memset(&vq->sub_an, 0, sizeof(vq->sub_an));
 	memset(&vq->sub_ns, 0, sizeof(vq->sub_ns));
 	vq->sub_rcode = -1;
@@ -836,6 +931,64 @@ bogus:
 
 static int walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve);
+
+/** most records (RRs and RRSIGs) of a verified set put back in the RRset
+ * cache by ds_cache_secure */
+#define VAL_SECURE_STORE_MAX 64
+
+/**
+ * Put a DS set that was just verified (with the RRSIGs it came with) in
+ * the RRset cache as secure, with trust validated, as Unbound's validator
+ * updates the security status of the sets it proved
+ * (rrset_update_sec_status): the copy the iterator kept from the
+ * referral, unchecked, is replaced, and dump_cache writes it secure.
+ */
+static void
+ds_cache_secure(struct module_qstate *qs, const struct module_rrlist *l,
+	const uint8_t *name)
+{
+	const uint8_t *rd[VAL_SECURE_STORE_MAX];
+	uint16_t rdlen[VAL_SECURE_STORE_MAX];
+	struct rrset_data rs;
+	const struct module_rr *rr;
+	size_t k = 0, nsig = 0;
+	int pass;
+	if(!qs->env->rrset || qs->no_cache_store)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	rs.ttl = 0xffffffffu;
+	/* the records first, then the signatures (rrset_data's layout) */
+	for(pass = 0; pass < 2; pass++)
+		for(rr = l->first; rr; rr = rr->next) {
+			if(rr->rrclass != DNS_CLASS_IN ||
+				!dname_equal(rr->owner, name) || (pass == 0 ?
+				rr->type != DNS_TYPE_DS : (rr->type !=
+				DNS_TYPE_RRSIG || sig_covered(rr) !=
+				DNS_TYPE_DS)))
+				continue;
+			if(k >= VAL_SECURE_STORE_MAX)
+				return;
+			rd[k] = rr->rdata;
+			rdlen[k] = rr->rdlen;
+			if(rr->ttl < rs.ttl)
+				rs.ttl = rr->ttl;
+			k++;
+			nsig += (size_t)pass;
+		}
+	if(nsig == 0 || k == nsig)
+		return;
+	rs.name = name;
+	rs.name_len = dname_len(name);
+	rs.type = DNS_TYPE_DS;
+	rs.rrclass = DNS_CLASS_IN;
+	rs.trust = RRSET_TRUST_VALIDATED;
+	rs.sec = RRSET_SEC_SECURE;
+	rs.count = k - nsig;
+	rs.sig_count = nsig;
+	rs.rdata = rd;
+	rs.rdlen = rdlen;
+	(void)rrset_cache_store(qs->env->rrset, &rs, qs->env->now->tv_sec);
+}
 
 /** the DS set (type DS, as an answer) or the NSEC at name (type NSEC, as
  * a denial) from the RRset cache, with its RRSIGs, into vq->sub_an or
@@ -963,6 +1116,8 @@ walk_next(struct module_qstate *qs, struct val_qstate *vq, struct val_env *ve)
 		vq->sub_norigin = 0;
 		vq->sub_retry = 0;
 		vq->sub_cached = 1;
+		if(val_yield(qs, vq, VAL_SUSP_WALK))
+			return 1; /* checked next turn (walk_resume) */
 		return walk_got_ds(qs, vq, ve);
 	}
 	if(walk_sub(qs, vq, ve, VAL_SUB_DS, name, DNS_TYPE_DS) < 0)
@@ -1624,6 +1779,7 @@ walk_got_ds(struct module_qstate *qs, struct val_qstate *vq,
 		vq->ds = rrs;
 		vq->nds = nr;
 		vq->ds_cached = vq->sub_cached;
+		ds_cache_secure(qs, &vq->sub_an, name);
 		if(saved) {
 			/* the DNSKEY answer is at hand: judged again with
 			 * the parent's own DS set */
@@ -1846,7 +2002,10 @@ nsec_next_in_zone(const struct val_rr *rrs, size_t n, const uint8_t *signer)
  * @param drop_bad: remove RRsets that fail instead of failing the answer
  *	(authority NS sets of positive answers).
  * @param wc: set to the owner and labels of a wildcard expansion.
- * @return the status of the section, or -1 when a walk is needed.
+ * @return the status of the section, -1 when a walk is needed, or
+ *	VAL_CHECK_YIELD when the state was suspended (val_yield) before an
+ *	RRset: the RRsets judged keep their marks, and the next call goes
+ *	on from there.
  */
 static int
 check_section(struct module_qstate *qs, struct val_qstate *vq,
@@ -1865,8 +2024,14 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 		const uint8_t *signer;
 		int seen = 0, s, r, ede = -1;
 		next = rr->next;
-		if(rr->type == DNS_TYPE_RRSIG || rr->sec != 0)
+		if(rr->type == DNS_TYPE_RRSIG)
 			continue;
+		if(rr->sec != 0) {
+			/* judged already (in this pass, or before the pass
+			 * was suspended) */
+			sec = sec_min(sec, rr->sec);
+			continue;
+		}
 		if(rr->type == DNS_TYPE_CNAME && !has_sigs(l, rr) &&
 			synth_dname(l, rr))
 			continue; /* judged with its DNAME, below */
@@ -1915,6 +2080,8 @@ check_section(struct module_qstate *qs, struct val_qstate *vq,
 				"no keys for the signer");
 			s = MODULE_SEC_BOGUS;
 		} else {
+			if(val_yield(qs, vq, VAL_SUSP_CHECK))
+				return VAL_CHECK_YIELD;
 			set.owner = rr->owner;
 			set.type = rr->type;
 			set.rrclass = rr->rrclass;
@@ -2055,25 +2222,45 @@ final_name(const struct module_qstate *qs, const struct mesh_answer *a)
 	return name;
 }
 
+/** @return 1 when a list holds an NSEC3 record */
+static int
+has_nsec3(const struct module_rrlist *l)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_NSEC3)
+			return 1;
+	return 0;
+}
+
 /**
- * Check the answer.
+ * Check the answer: a new pass over it, or the rest of a pass that was
+ * suspended or waited for a walk (vq->pass_open: the failure noted, the
+ * marks and the wildcard found so far are kept, so no RRset is verified
+ * twice).
  * @param need: set to a zone to walk to.
- * @return the message status, or -1 when a walk is needed.
+ * @return the message status, -1 when a walk is needed, or
+ *	VAL_CHECK_YIELD when the state was suspended until the next turn.
  */
 static int
 val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	struct val_env *ve, const uint8_t **need)
 {
 	struct mesh_answer *a = vq->ans;
-	const uint8_t *wc = NULL, *fname;
-	int wclabs = 0, s1, s2, neg, p;
+	const uint8_t *fname;
+	int s1, s2, neg, p;
 	struct val_nrec recs[VAL_MAX_NREC], recs3[VAL_MAX_NREC];
 	size_t n, n3;
 	const struct module_rr *rr;
-	vq->reason = NULL;
-	vq->ede = -1;
-	vq->keys_bad = 0;
-	clear_marks(a);
+	if(!vq->pass_open) {
+		vq->reason = NULL;
+		vq->ede = -1;
+		vq->keys_bad = 0;
+		vq->pass_wc = NULL;
+		vq->pass_wclabs = 0;
+		clear_marks(a);
+	}
+	vq->pass_open = VAL_PASS_NONE;
 	fname = final_name(qs, a);
 	neg = (a->rcode == DNS_RCODE_NXDOMAIN);
 	if(!neg) {
@@ -2091,23 +2278,33 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		val_fail(vq, DNS_EDE_DNSSEC_BOGUS, "too many NSEC/NSEC3 records");
 		return MODULE_SEC_BOGUS;
 	}
-	s1 = check_section(qs, vq, ve, &a->an, need, 0, &wc, &wclabs);
+	s1 = check_section(qs, vq, ve, &a->an, need, 0, &vq->pass_wc,
+		&vq->pass_wclabs);
+	if(s1 == VAL_CHECK_YIELD)
+		goto yield;
 	if(s1 < 0)
-		return -1;
+		goto walk;
 	s2 = check_section(qs, vq, ve, &a->ns, need, !neg, NULL, NULL);
+	if(s2 == VAL_CHECK_YIELD)
+		goto yield;
 	if(s2 < 0)
-		return -1;
-	if(s1 == MODULE_SEC_SECURE && wc && (!neg || s2 ==
+		goto walk;
+	/* the NSEC3 proofs below hash: not in a turn whose budget is
+	 * spent (every RRset is marked now: the next call only proves) */
+	if(has_nsec3(&a->ns) && val_yield(qs, vq, VAL_SUSP_CHECK))
+		goto yield;
+	if(s1 == MODULE_SEC_SECURE && vq->pass_wc && (!neg || s2 ==
 		MODULE_SEC_SECURE)) {
 		/* a wildcard expansion (the answer, or a CNAME on the way
 		 * to a denial) needs its proof that nothing closer exists */
 		gather_nrecs(&a->ns, recs, &n, recs3, &n3);
 		if(n > 0)
-			p = val_nsec_prove_wildcard(recs, n, wc, wclabs);
+			p = val_nsec_prove_wildcard(recs, n, vq->pass_wc,
+				vq->pass_wclabs);
 		else	p = VAL_PROOF_NONE;
 		if(p != VAL_PROOF_SECURE && n3 > 0)
-			p = val_nsec3_prove_wildcard(recs3, n3, wc,
-				wclabs, ve->max_iter, &vq->budget);
+			p = val_nsec3_prove_wildcard(recs3, n3, vq->pass_wc,
+				vq->pass_wclabs, ve->max_iter, &vq->budget);
 		if(p == VAL_PROOF_INSECURE)
 			s1 = MODULE_SEC_INSECURE;
 		else if(p != VAL_PROOF_SECURE) {
@@ -2132,7 +2329,7 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		const struct val_kinfo *ki = val_keys(qs, vq, ve, fname);
 		if(!ki) {
 			*need = fname;
-			return -1;
+			goto walk;
 		}
 		if(ki->status == VAL_KEY_INSECURE)
 			return MODULE_SEC_INSECURE;
@@ -2193,6 +2390,14 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 		a->rcode == DNS_RCODE_NXDOMAIN ? "NXDOMAIN without proof" :
 		"NODATA without proof");
 	return MODULE_SEC_BOGUS;
+yield:
+	vq->pass_open = VAL_PASS_SUSPENDED;
+	return VAL_CHECK_YIELD;
+walk:
+	/* after the walk, the pass goes on from the RRsets judged so far
+	 * (their verdicts stand: the walk only adds keys) */
+	vq->pass_open = VAL_PASS_WALKED;
+	return -1;
 }
 
 /** remove DNSSEC records the client did not ask for (no DO) */
@@ -2301,13 +2506,31 @@ neg_store(struct module_qstate *qs, struct val_env *ve,
 	}
 }
 
-/** remember a bogus answer for val-bogus-ttl */
+/** @return the smallest TTL of the records of a list, at most cap */
+static uint32_t
+list_min_ttl(const struct module_rrlist *l, uint32_t cap)
+{
+	const struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->ttl < cap)
+			cap = rr->ttl;
+	return cap;
+}
+
+/** remember a bogus answer for val-bogus-ttl, or less: no longer than
+ * the records of the answer a live (a, when given), as Unbound's bogus
+ * message goes from its cache with the first of its RRsets that
+ * expires, and the question is then resolved again */
 static void
-bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
+bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
+	const struct mesh_answer *a)
 {
 	uint32_t now = (uint32_t)qs->env->now->tv_sec;
+	uint32_t ttl = ve->bogus_ttl;
 	size_t i, slot = 0;
-	if(ve->bogus_ttl == 0)
+	if(a)
+		ttl = list_min_ttl(&a->ns, list_min_ttl(&a->an, ttl));
+	if(ttl == 0)
 		return;
 	lock_basic_lock(&ve->bogus_lock);
 	for(i = 0; i < VAL_BOGUS_MAX; i++) {
@@ -2320,7 +2543,7 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede)
 		if(b->expire < ve->bogus[slot].expire)
 			slot = i; /* the free or oldest one */
 	}
-	ve->bogus[slot].expire = now + ve->bogus_ttl;
+	ve->bogus[slot].expire = now + ttl;
 	ve->bogus[slot].qtype = qs->qtype;
 	ve->bogus[slot].ede = ede;
 	(void)dname_copy_lower(ve->bogus[slot].qname, qs->qname);
@@ -2635,8 +2858,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 	if(sec == MODULE_SEC_SECURE && ve->neg &&
 		(a->rcode == DNS_RCODE_NXDOMAIN || a->an.count == 0))
 		neg_store(qs, ve, &a->ns);
-	if(sec == MODULE_SEC_SECURE && c->num_answer_secure)
-		(*c->num_answer_secure)++;
+	/* (num.answer.secure counts the replies to clients, as Unbound's:
+	 * the front end does, not this validation, which may have none) */
 	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
 		(*c->num_answer_bogus)++;
 	if(c->num_rrset_bogus)
@@ -2654,7 +2877,7 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			bogus_remember(qs, ve, qs->ede);
+			bogus_remember(qs, ve, qs->ede, a);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
@@ -2681,10 +2904,35 @@ struct val_worker {
 	int prober;
 	/** its probe timer (env->timer_set), NULL when not armed */
 	void *probe_timer;
-	/** the worker's environment and the module's id, for the timer */
+	/** the worker's environment and the module's id, for the timers */
 	struct module_env *env;
 	/** the module's id */
 	int id;
+	/** signature verifications and NSEC3 hashes made in this turn of
+	 * the worker's event loop (charged after each operate()) */
+	unsigned turn_verify, turn_hash;
+	/** the turn's limits (VAL_TURN_*_DEFAULT) */
+	unsigned turn_verify_max, turn_hash_max;
+	/** the worker's clock when the turn's counts were last zeroed: a
+	 * state that finds the clock moved is in a new turn */
+	struct timeval turn_stamp;
+	/** the states suspended until the next turn, in order */
+	struct val_qstate *susp_first, *susp_last;
+	/** the timer that resumes them (env->timer_set, 0 ms), NULL when
+	 * not armed */
+	void *susp_timer;
+	/** 1 while that timer's callback resumes states (they go on while
+	 * the budget lasts; outside it, a state waits behind the queue); 2
+	 * when the timer could not be armed again and the rest go on
+	 * without suspending */
+	int in_resume;
+	/** states suspended so far (val_turn_stats) */
+	unsigned long suspends;
+	/** verifications charged so far (val_turn_stats) */
+	unsigned long verified;
+	/** 1 when a test set the turn's limits (val_set_turn_budget): the
+	 * states suspend without an event loop (env->base) too */
+	int turn_set;
 };
 
 /** the worker's data, made when missing; NULL when out of memory */
@@ -2696,9 +2944,165 @@ val_worker_get(struct module_env *env, int id)
 		w = calloc(1, sizeof(*w));
 		if(!w)
 			return NULL;
+		w->env = env;
+		w->id = id;
+		w->turn_verify_max = VAL_TURN_VERIFY_DEFAULT;
+		w->turn_hash_max = VAL_TURN_HASH_DEFAULT;
 		env->worker_data[id] = w;
 	}
 	return w;
+}
+
+/** a new turn of the worker's loop: nothing done in it yet */
+static void
+turn_refill(struct val_worker *w)
+{
+	w->turn_verify = 0;
+	w->turn_hash = 0;
+	w->turn_stamp = *w->env->now;
+}
+
+/** charge the work a state did since its last charge to the turn (the
+ * query budget's counters only grow); a new turn when the worker's clock
+ * moved since the last one began */
+static void
+turn_charge(struct val_worker *w, struct val_qstate *vq)
+{
+	if(w->turn_stamp.tv_sec != w->env->now->tv_sec ||
+		w->turn_stamp.tv_usec != w->env->now->tv_usec)
+		turn_refill(w);
+	w->turn_verify += vq->budget.verified - vq->turn_verified;
+	w->verified += vq->budget.verified - vq->turn_verified;
+	w->turn_hash += vq->budget.hashed - vq->turn_hashed;
+	vq->turn_verified = vq->budget.verified;
+	vq->turn_hashed = vq->budget.hashed;
+}
+
+/** @return 1 when the turn's budget is spent */
+static int
+turn_spent(const struct val_worker *w)
+{
+	return w->turn_verify >= w->turn_verify_max ||
+		w->turn_hash >= w->turn_hash_max;
+}
+
+/** take a state off the worker's queue */
+static void
+turn_unlink(struct val_worker *w, struct val_qstate *vq)
+{
+	if(!vq->queued)
+		return;
+	if(vq->susp_prev)
+		vq->susp_prev->susp_next = vq->susp_next;
+	else	w->susp_first = vq->susp_next;
+	if(vq->susp_next)
+		vq->susp_next->susp_prev = vq->susp_prev;
+	else	w->susp_last = vq->susp_prev;
+	vq->susp_prev = vq->susp_next = NULL;
+	vq->queued = 0;
+}
+
+static void turn_timer_cb(void *arg);
+
+/**
+ * Before expensive work (an RRset's signatures, a walk's DNSKEY or DS
+ * answer, NSEC3 hashing): when the worker's turn budget is spent, or
+ * states wait for the next turn already (they go first), suspend the
+ * state: it joins the worker's queue and the resume timer is armed. The
+ * caller then unwinds to val_operate(), which leaves the state waiting
+ * (MODULE_WAIT_REPLY); the timer resumes it with what to go on with.
+ * Without a timer (one cannot be set) the work goes on.
+ * @param how: VAL_SUSP_WALK or VAL_SUSP_CHECK.
+ * @return 1 when suspended, 0 to go on now.
+ */
+static int
+val_yield(struct module_qstate *qs, struct val_qstate *vq, int how)
+{
+	struct module_env *env = qs->env;
+	struct val_worker *w = env->worker_data[qs->curmod];
+	if(!w || !env->timer_set || !env->resume || !env->now ||
+		w->in_resume == 2 || (!env->base && !w->turn_set))
+		return 0;
+	turn_charge(w, vq);
+	if(!turn_spent(w) && (!w->susp_first || w->in_resume))
+		return 0;
+	if(!w->susp_timer && !w->in_resume) {
+		w->susp_timer = env->timer_set(env, 0, turn_timer_cb, w);
+		if(!w->susp_timer)
+			return 0;
+	}
+	vq->suspended = how;
+	vq->queued = 1;
+	vq->susp_next = NULL;
+	vq->susp_prev = w->susp_last;
+	if(w->susp_last)
+		w->susp_last->susp_next = vq;
+	else	w->susp_first = vq;
+	w->susp_last = vq;
+	w->suspends++;
+	if(verbosity >= VERB_ALGO) {
+		char n[DNS_MAX_NAME_STR];
+		(void)dname_to_str(qs->qname, n, sizeof(n));
+		verbose(VERB_ALGO, "validator: %s type %u suspended until the "
+			"next turn (%u verifications, %u hashes this turn)", n,
+			(unsigned)qs->qtype, w->turn_verify, w->turn_hash);
+	}
+	return 1;
+}
+
+/** the turn timer: a new turn; resume the suspended states in order
+ * while its budget lasts, and arm again for the rest */
+static void
+turn_timer_cb(void *arg)
+{
+	struct val_worker *w = arg;
+	struct module_env *env = w->env;
+	w->susp_timer = NULL; /* freed by the timer's owner */
+	turn_refill(w);
+	w->in_resume = 1;
+	while(w->susp_first && !turn_spent(w)) {
+		struct val_qstate *vq = w->susp_first;
+		turn_unlink(w, vq);
+		/* (val_operate goes on with vq->suspended; the mesh runs
+		 * what follows, and may clear other queued states) */
+		env->resume(vq->qs, MODULE_EVENT_PASS);
+	}
+	w->in_resume = 0;
+	if(w->susp_first && !w->susp_timer) {
+		w->susp_timer = env->timer_set(env, 0, turn_timer_cb, w);
+		if(!w->susp_timer) {
+			/* cannot wait: the rest goes on now, unsuspended */
+			w->in_resume = 2;
+			while(w->susp_first) {
+				struct val_qstate *vq = w->susp_first;
+				turn_unlink(w, vq);
+				env->resume(vq->qs, MODULE_EVENT_PASS);
+			}
+			w->in_resume = 0;
+		}
+	}
+}
+
+int
+val_set_turn_budget(struct module_env *env, int id, unsigned verify,
+	unsigned hash)
+{
+	struct val_worker *w = val_worker_get(env, id);
+	if(!w)
+		return -1;
+	w->turn_verify_max = verify > 0 ? verify : 1;
+	w->turn_hash_max = hash > 0 ? hash : 1;
+	w->turn_set = 1;
+	return 0;
+}
+
+void
+val_turn_stats(struct module_env *env, int id, unsigned long *suspends,
+	unsigned long *verified)
+{
+	struct val_worker *w = env->worker_data[id];
+	*suspends = w ? w->suspends : 0;
+	*verified = w ? w->verified : 0;
 }
 
 /** the wait before a probe, as Unbound: 90 to 100% of wait (at least
@@ -3028,13 +3432,17 @@ val_process(struct module_qstate *qs, struct val_qstate *vq,
 	for(;;) {
 		const uint8_t *need = NULL;
 		int sec;
-		if(++vq->steps > VAL_MAX_STEPS) {
+		/* (the rest of a suspended pass is not a new step) */
+		if(vq->pass_open != VAL_PASS_SUSPENDED &&
+			++vq->steps > VAL_MAX_STEPS) {
 			val_fail_keys(vq, DNS_EDE_DNSSEC_BOGUS,
 				"too many validation steps");
 			val_finish(qs, vq, ve, MODULE_SEC_BOGUS, id);
 			return;
 		}
 		sec = val_check_answer(qs, vq, ve, &need);
+		if(sec == VAL_CHECK_YIELD)
+			return; /* suspended: val_operate() sets the state */
 		if(sec >= 0) {
 			val_finish(qs, vq, ve, sec, id);
 			return;
@@ -3059,7 +3467,6 @@ static int
 neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 {
 	struct mesh_answer *a = NULL;
-	struct module_counters *c = &qs->env->ctr;
 	const struct val_anchor *an = val_anchors_lookup(ve->anchors,
 		qs->qname, DNS_CLASS_IN);
 	/* not for a name under a domain-insecure or a negative trust
@@ -3074,14 +3481,40 @@ neg_answer(struct module_qstate *qs, struct val_env *ve, int id)
 		return 1;
 	if(!(qs->flags & MESH_FLAG_DO))
 		strip_dnssec(&a->ns, qs->qtype);
-	if(c->num_answer_secure)
-		(*c->num_answer_secure)++;
 	qs->return_msg = a;
 	qs->return_rcode = a->rcode;
 	qs->ext_state[id] = MODULE_FINISHED;
 	return 1;
 }
 
+
+/** module_env.neg_answer: a CNAME or DNAME target the iterator chases,
+ * answered from the validated NSEC store (RFC 8198) under the same rules
+ * as the client's question (neg_answer above). The records go back as
+ * the proof of the iterator's answer and are checked with it. */
+static int
+val_neg_target(void *arg, struct module_qstate *qs, const uint8_t *name,
+	uint16_t qtype, int *rcode, struct module_rrlist *auth)
+{
+	struct val_env *ve = arg;
+	struct mesh_answer *a = NULL;
+	struct module_rr *rr, *next;
+	const struct val_anchor *an = val_anchors_lookup(ve->anchors, name,
+		DNS_CLASS_IN);
+	if(!an || an->insecure || nta_covers(ve, name))
+		return 0;
+	if(val_neg_answer(ve->neg, name, qtype, (uint32_t)qs->env->now->tv_sec,
+		qs->region, &a) != 1 || !a)
+		return 0;
+	for(rr = a->ns.first; rr; rr = next) {
+		next = rr->next;
+		rr->next = NULL;
+		rr->sec = MODULE_SEC_UNCHECKED;
+		module_rrlist_append(auth, rr);
+	}
+	*rcode = a->rcode;
+	return 1;
+}
 
 /** a per-state block from the worker's free list or the heap (not
  * zeroed); NULL when out of memory */
@@ -3123,6 +3556,8 @@ val_worker_deinit(struct module_env *env, int id)
 		return;
 	if(w->probe_timer)
 		env->timer_cancel(env, w->probe_timer);
+	if(w->susp_timer)
+		env->timer_cancel(env, w->susp_timer);
 	while(w->free) {
 		struct val_qstate *vq = w->free;
 		w->free = vq->next_free;
@@ -3156,6 +3591,10 @@ val_worker_start(struct module_env *env, int id)
 	if(ve && val_have_anchors(ve)) {
 		env->dnssec_zone = val_dnssec_zone;
 		env->dnssec_zone_arg = ve;
+		if(ve->neg) {
+			env->neg_answer = val_neg_target;
+			env->neg_answer_arg = ve;
+		}
 	}
 	if(!ve || !ve->have_autr || env->worker_index != 0 ||
 		!env->timer_set)
@@ -3193,14 +3632,15 @@ val_qstate_clear(struct val_qstate *vq)
 }
 
 static void
-val_operate(struct module_qstate *qs, enum module_ev event, int id,
+val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 	struct module_reply *reply)
 {
 	struct val_env *ve = qs->env->modinfo[id];
 	struct val_qstate *vq = qs->minfo[id];
 	(void)reply;
 	if(event == MODULE_EVENT_NEW || !vq) {
-		if(!val_have_anchors(ve) || qs->depth > 0 ||
+		if(!val_have_anchors(ve) || (qs->depth > 0 &&
+			!(qs->flags & MESH_FLAG_VALSUB)) ||
 			/* (class ANY is resolved in class IN) */
 			(qs->qclass != DNS_CLASS_IN &&
 			qs->qclass != DNS_CLASS_ANY) ||
@@ -3224,6 +3664,7 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		qs->minfo[id] = vq;
 		vq->ede = -1;
+		vq->qs = qs;
 		qs->flags |= MESH_FLAG_DNSSEC;
 		if(qs->depth == 0 && !qs->prefetch && !ve->permissive) {
 			int ede = bogus_lookup(qs, ve);
@@ -3278,6 +3719,17 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			MODULE_FINISHED : MODULE_ERROR;
 		return;
 	}
+	if(vq->suspended) {
+		/* resumed by the turn timer: go on where it stopped */
+		int how = vq->suspended;
+		vq->suspended = VAL_SUSP_NONE;
+		if(how == VAL_SUSP_WALK && walk_resume(qs, vq, ve)) {
+			qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
+			return;
+		}
+		val_process(qs, vq, ve, id);
+		return;
+	}
 	if(event == MODULE_EVENT_MODDONE) {
 		struct val_anchor *pt = autr_point_of(qs, ve);
 		if(pt)
@@ -3329,6 +3781,8 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 			return;
 		}
 		vq->waiting = 0;
+		if(val_yield(qs, vq, VAL_SUSP_WALK))
+			return; /* the answer is checked next turn */
 		if(walk_resume(qs, vq, ve)) {
 			qs->ext_state[id] = MODULE_WAIT_SUBQUERY;
 			return;
@@ -3338,6 +3792,24 @@ val_operate(struct module_qstate *qs, enum module_ev event, int id,
 	}
 	/* passed on again: the iterator's business */
 	qs->ext_state[id] = MODULE_WAIT_MODULE;
+}
+
+/** module operate(): the work, then its charge to the worker's turn; a
+ * state suspended for the next turn waits on the module's own timer */
+static void
+val_operate(struct module_qstate *qs, enum module_ev event, int id,
+	struct module_reply *reply)
+{
+	struct val_qstate *vq;
+	val_operate_run(qs, event, id, reply);
+	vq = qs->minfo[id];
+	if(vq && (void *)vq != &val_passthrough_mark) {
+		struct val_worker *w = qs->env->worker_data[id];
+		if(w && qs->env->now)
+			turn_charge(w, vq);
+		if(vq->suspended)
+			qs->ext_state[id] = MODULE_WAIT_REPLY;
+	}
 }
 
 /** copy a list into a region */
@@ -3384,8 +3856,19 @@ static void
 val_clear(struct module_qstate *qs, int id)
 {
 	struct val_qstate *vq = qs->minfo[id];
-	if(vq && (void *)vq != &val_passthrough_mark)
+	if(vq && (void *)vq != &val_passthrough_mark) {
+		struct val_worker *w = qs->env->worker_data[id];
+		if(w && vq->queued) {
+			/* dropped while suspended: off the queue; the timer
+			 * goes when nothing is left for it */
+			turn_unlink(w, vq);
+			if(!w->susp_first && w->susp_timer && !w->in_resume) {
+				qs->env->timer_cancel(qs->env, w->susp_timer);
+				w->susp_timer = NULL;
+			}
+		}
 		vq_give(qs->env, id, vq);
+	}
 	qs->minfo[id] = NULL;
 }
 

@@ -77,8 +77,8 @@ struct set_key {
 	uint16_t type;
 	/** class */
 	uint16_t rrclass;
-	/** the reader: the index of the set; the writer: the RRSIGs it
-	 * wrote with the set */
+	/** the reader: the index of the set; the writer: 1 when it wrote
+	 * the set secure */
 	size_t val;
 };
 
@@ -269,6 +269,18 @@ trust_from_ub(unsigned t)
 	}
 }
 
+/** Unbound's security status of a loaded set as petrel's (what the
+ * operator's dump says: see cachedump.h) */
+static enum rrset_security
+rrset_sec_from_ub(unsigned sec)
+{
+	switch(sec) {
+	case UB_SEC_SECURE: return RRSET_SEC_SECURE;
+	case UB_SEC_INSECURE: return RRSET_SEC_INSECURE;
+	default: return RRSET_SEC_UNCHECKED;
+	}
+}
+
 /** a message's security status as Unbound's */
 static int
 msg_sec_to_ub(int sec)
@@ -355,7 +367,8 @@ wr_cached_set(const struct rrset_data *rs, void *arg)
 		return;
 	}
 	dname_copy_lower(name, rs->name);
-	if(key_add(&a->keys, name, rs->type, rs->rrclass, rs->sig_count) < 0) {
+	if(key_add(&a->keys, name, rs->type, rs->rrclass,
+		rs->sec == RRSET_SEC_SECURE) < 0) {
 		a->oom = 1;
 		return;
 	}
@@ -584,7 +597,7 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 	ldns_rdf *q;
 	char *qs;
 	struct set_key *key;
-	int unsigned_set = 0, sec;
+	int unsecure_set = 0, sec;
 	if(ldns_wire2pkt(&pkt, m->wire, m->len) != LDNS_STATUS_OK)
 		return;	/* cannot be printed: skipped, as Unbound does */
 	n = msg_sets(pkt, &s, &pool);
@@ -608,25 +621,27 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		if((key = key_find(&a->keys, nm, ldns_rr_get_type(f),
 			ldns_rr_get_class(f))) != NULL) {
 			if(key->val == 0)
-				unsigned_set = 1;
+				unsecure_set = 1;
 			continue;
 		}
-		if(s[i].sigs == 0)
-			unsigned_set = 1;
+		/* secure only with its RRSIGs, and then validated (as
+		 * Unbound's validator ranks the sets it proved) */
+		sec = m->sec == MCACHE_SEC_SECURE && s[i].sigs == 0 ?
+			UB_SEC_UNCHECKED : msg_sec_to_ub(m->sec);
+		if(sec != UB_SEC_SECURE)
+			unsecure_set = 1;
 		if(!(kn = region_memdup(a->region, nm, ldns_rdf_size(o))) ||
 			key_add(&a->keys, kn, ldns_rr_get_type(f),
-			ldns_rr_get_class(f), s[i].sigs) < 0) {
+			ldns_rr_get_class(f), sec == UB_SEC_SECURE) < 0) {
 			a->oom = 1;
 			goto skip;
 		}
 		for(k = 0; k < s[i].count + s[i].sigs; k++)
 			if(ldns_rr_ttl(s[i].rr[k]) < ttl)
 				ttl = ldns_rr_ttl(s[i].rr[k]);
-		/* secure only with its RRSIGs */
-		sec = m->sec == MCACHE_SEC_SECURE && s[i].sigs == 0 ?
-			UB_SEC_UNCHECKED : msg_sec_to_ub(m->sec);
 		wr_printf(a->rp, a->rarg, ";rrset %u %zu %zu %d %d\n",
 			(unsigned)ttl, s[i].count, s[i].sigs,
+			sec == UB_SEC_SECURE ? UB_TRUST_VALIDATED :
 			sec_trust[s[i].section], sec);
 		for(k = 0; k < s[i].count + s[i].sigs; k++)
 			wr_ldns_rr(a->rp, a->rarg, s[i].rr[k]);
@@ -640,10 +655,11 @@ wr_msg(struct wr *a, const struct msg_copy *m)
 		a->oom = 1;
 		goto skip;
 	}
-	/* a secure answer with a set the dump has without RRSIGs (the
-	 * RRset cache keeps none; a message for queries without DO has
-	 * none) is not claimed secure: whoever loads it could not check */
-	sec = m->sec == MCACHE_SEC_SECURE && unsigned_set ? UB_SEC_UNCHECKED :
+	/* a secure answer is written secure only when every set it
+	 * references is written secure (with its RRSIGs; a message for
+	 * queries without DO has none): Unbound serves a secure message
+	 * from its cache only when all its sets are secure too */
+	sec = m->sec == MCACHE_SEC_SECURE && unsecure_set ? UB_SEC_UNCHECKED :
 		msg_sec_to_ub(m->sec);
 	wr_printf(a->mp, a->marg, "msg %s %u 1 %u %d %zu %zu %zu\n", qs,
 		(unsigned)(UB_MSG_FLAGS | (m->rcode & 0xf)), (unsigned)m->ttl,
@@ -1199,6 +1215,7 @@ load_msg(const struct cachedump *d, const struct cd_msg *m,
 	struct query_info qi;
 	size_t n = m->n[0] + m->n[1] + m->n[2], i, k, ns;
 	int sec, do_bit, stored = 0;
+	enum mcache_security msg_sec = MCACHE_SEC_UNCHECKED;
 	if(m->bad || m->sec == UB_SEC_BOGUS || !mc)
 		return 0;
 	for(i = 0; i < n; i++)
@@ -1207,6 +1224,16 @@ load_msg(const struct cachedump *d, const struct cd_msg *m,
 			return 0;
 	if(query_info_set(&qi, m->qname, m->qtype, m->qclass) != 0)
 		return 0;
+	/* the dump's status (see cachedump.h); secure only when every set
+	 * it references is secure too (Unbound's answer from its cache
+	 * checks the same: reply_all_rrsets_secure) */
+	if(m->sec == UB_SEC_SECURE) {
+		msg_sec = MCACHE_SEC_SECURE;
+		for(i = 0; i < n; i++)
+			if(d->sets[m->ref[i]].sec != UB_SEC_SECURE)
+				msg_sec = MCACHE_SEC_UNCHECKED;
+	} else if(m->sec == UB_SEC_INSECURE)
+		msg_sec = MCACHE_SEC_INSECURE;
 	sets = region_alloc(region, (2 * n + 1) * sizeof(*sets));
 	if(!sets)
 		return -1;
@@ -1228,8 +1255,7 @@ load_msg(const struct cachedump *d, const struct cd_msg *m,
 		a.rcode = m->flags & 0xf;
 		a.do_bit = do_bit;
 		a.cd_bit = 0;
-		/* whatever the dump says: see cachedump.h */
-		a.sec = MCACHE_SEC_UNCHECKED;
+		a.sec = msg_sec;
 		a.ede = -1;
 		a.sets = sets;
 		a.nsets = ns;
@@ -1262,9 +1288,11 @@ cachedump_load(const struct cachedump *d, struct mcache *mc,
 		rs.type = s->type;
 		rs.rrclass = s->rrclass;
 		rs.ttl = s->ttl;
-		rs.trust = trust_from_ub(s->trust);
-		/* whatever the dump says: see cachedump.h */
-		rs.sec = RRSET_SEC_UNCHECKED;
+		/* the dump's status; a secure set is validated, the rest
+		 * never above a non-authoritative answer (see cachedump.h) */
+		rs.sec = rrset_sec_from_ub(s->sec);
+		rs.trust = rs.sec == RRSET_SEC_SECURE ? RRSET_TRUST_VALIDATED :
+			trust_from_ub(s->trust);
 		rs.count = s->count;
 		rs.sig_count = s->sigs;
 		rs.rdata = (const uint8_t *const *)s->rd;

@@ -31,10 +31,15 @@
  * message itself, so that every reference resolves. One message per
  * question: petrel keeps up to four (the DO and CD bits of the key); the
  * DO one is written (it carries the RRSIGs), CD ones never (they may hold
- * data that failed validation). A set or an answer is written secure
- * only when the dump has the RRSIGs (of the set, of every set of the
- * answer): the RRset cache keeps none, an answer for queries without DO
- * has none, and whoever loads the dump could not check the claim. The reference flags are written as 0:
+ * data that failed validation). The RRset cache keeps each set with its
+ * RRSIGs and the status the validator gave it (store.h), so a validated
+ * set is written with them, secure (5) and trust validated (11), as
+ * Unbound writes it. A set written from a message is secure (and
+ * validated) only when the message is and the set has its RRSIGs; an
+ * answer is written secure only when every set it references is written
+ * secure (an answer for queries without DO has no RRSIGs): Unbound
+ * serves a secure message from its cache only when all its sets are
+ * secure. The reference flags are written as 0:
  * Unbound looks a reference up by name, type, class and flags, and a set
  * read from a ";rrset" line has flags 0, so a negative answer's SOA
  * written with Unbound's own flag 4 would not be found on its load.
@@ -42,11 +47,15 @@
  * Reading is in two steps, so that nothing is loaded half:
  * cachedump_parse() reads and checks the whole text (an error names the
  * line and what was expected) into a parsed dump; cachedump_load() then
- * stores it. A loaded entry never brings its own security status: every
- * set and message is stored as unchecked (served without AD, re-validated
- * by a validator that asks for it), one marked bogus is not loaded at all,
- * and a set's trust is at most that of a non-authoritative answer, so it
- * never shadows what the resolver learns itself. Messages are rebuilt
+ * stores it. A loaded entry keeps the security status of the dump, as
+ * in Unbound (the operator gives the dump over the authenticated control
+ * channel; that is how a validated cache moves between resolvers): a set
+ * marked secure is stored secure with trust validated, one marked
+ * insecure insecure; a message marked secure is stored secure (served
+ * with AD) when every set it references is marked secure, else
+ * unchecked. One marked bogus is not loaded at all, and the trust of a
+ * set that is not secure is at most that of a non-authoritative answer,
+ * so it never shadows what the resolver learns itself. Messages are rebuilt
  * from the sets they reference (as Unbound does) and stored through the
  * one store path (cache_store_answer), once for queries without DO
  * (without RRSIGs) and once for DO queries (with them). A message whose

@@ -65,6 +65,11 @@
 /** size of a COOKIE option with a client and a server cookie */
 #define OPT_COOKIE 28
 
+/** mcache_entry.refresh_after: the flag of mcache_norec_set, above any
+ * time (the time is the value without it); kept in that field so that
+ * the entry does not grow and a fresh hit reads nothing more */
+#define REFRESH_NOREC ((int64_t)1 << 62)
+
 /** a run of one RRset's records that a hit may rotate (see the file
  * comment); message offsets */
 struct mcache_rot {
@@ -130,7 +135,9 @@ struct mcache_entry {
 	uint8_t alt;
 	/** from here on a prefetch is due */
 	time_t prefetch_at;
-	/** no refresh is signalled before this time (CAS by readers) */
+	/** no refresh is signalled before this time (CAS by readers); with
+	 * REFRESH_NOREC set, a refresh of the expired entry failed and
+	 * until then it is served stale at once (mcache_norec_set) */
 	_Atomic int64_t refresh_after;
 	/** serve-expired-ttl-reset: when the last refresh of the expired
 	 * entry failed; the serve-expired-ttl window runs from the later of
@@ -661,14 +668,20 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 		len, msg, now, sec, ede);
 }
 
+static enum mcache_store_result mcache_store_impl(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
+	const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	time_t now, enum mcache_security sec, int ede, int servfail,
+	time_t expire_max);
+
 enum mcache_store_result
 mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
 	enum mcache_security sec, int ede)
 {
-	return mcache_store_msg_capped(c, qinfo, do_bit, cd_bit, share,
-		reply, len, msg, now, sec, ede, 0);
+	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
+		msg, now, sec, ede, 0, 0);
 }
 
 enum mcache_store_result
@@ -677,13 +690,53 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 	size_t len, const struct dns_msg *msg, time_t now,
 	enum mcache_security sec, int ede, time_t expire_max)
 {
+	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
+		msg, now, sec, ede, 0, expire_max);
+}
+
+enum mcache_store_result
+mcache_store_servfail(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, int ede)
+{
+	uint8_t wire[DNS_HDR_SIZE + DNS_MAX_NAME + 4];
+	struct dns_msg msg;
+	size_t len = DNS_HDR_SIZE;
+	if(qinfo->qname_len > DNS_MAX_NAME)
+		return MCACHE_NOT_CACHEABLE;
+	memset(wire, 0, DNS_HDR_SIZE);
+	dns_write_u16(wire + 2, DNS_FLAG_QR | DNS_FLAG_RA |
+		DNS_RCODE_SERVFAIL);
+	dns_write_u16(wire + 4, 1);
+	memcpy(wire + len, qinfo->qname, qinfo->qname_len);
+	len += qinfo->qname_len;
+	dns_write_u16(wire + len, qinfo->qtype);
+	dns_write_u16(wire + len + 2, qinfo->qclass);
+	len += 4;
+	if(dns_msg_parse(wire, len, &msg, NULL, 0) != 0)
+		return MCACHE_ERROR;
+	return mcache_store_impl(c, qinfo, do_bit, cd_bit, 0, wire, len,
+		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1, 0);
+}
+
+/**
+ * Store an answer (mcache_store_msg_share), or with servfail a SERVFAIL
+ * with no records, kept MCACHE_SERVFAIL_TTL seconds (see the define);
+ * expiring at expire_max at the latest (0: no limit,
+ * mcache_store_msg_capped).
+ */
+static enum mcache_store_result
+mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, int share, const uint8_t *reply,
+	size_t len, const struct dns_msg *msg, time_t now,
+	enum mcache_security sec, int ede, int servfail, time_t expire_max)
+{
 	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_NOT_CACHEABLE;
 	size_t i, body_end, n, sz, nrot, dbl_at, dbl_len = 0;
 	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
-	int negative, soa_idx = -1;
+	int negative, soa_idx = -1, share_do;
 	struct mcache_rot rot[MCACHE_MAX_ROT];
 
 	if(msg->qdcount != 1 || msg->qtype != qinfo->qtype ||
@@ -692,7 +745,8 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 		goto fail;
 	if((msg->flags & DNS_FLAG_TC) || msg->tsig_off != 0)
 		goto fail;
-	if(msg->rcode != DNS_RCODE_NOERROR && msg->rcode != DNS_RCODE_NXDOMAIN)
+	if(msg->rcode != DNS_RCODE_NOERROR && msg->rcode != DNS_RCODE_NXDOMAIN &&
+		!(servfail && msg->rcode == DNS_RCODE_SERVFAIL))
 		goto fail;
 	if(msg->rr_count > 0xffff || qinfo->qname_len > DNS_MAX_NAME)
 		goto fail;
@@ -709,7 +763,9 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 
 	/* negative answer? NXDOMAIN, or no answer RR of the asked type */
 	negative = (msg->rcode == DNS_RCODE_NXDOMAIN);
-	if(!negative) {
+	if(servfail)
+		entry_ttl = MCACHE_SERVFAIL_TTL; /* (and not negative) */
+	else if(!negative) {
 		negative = 1;
 		for(i = 0; i < msg->sec_count[DNS_SEC_ANSWER]; i++) {
 			uint16_t t = msg->rrs[msg->sec_first[DNS_SEC_ANSWER]
@@ -831,7 +887,7 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 				rl - rot[i].rrlen);
 		}
 	}
-	if(n == 0 && !negative)
+	if(n == 0 && !negative && !servfail)
 		entry_ttl = 0; /* NOERROR with nothing in it: nothing to keep */
 	ret = MCACHE_NOT_CACHEABLE;
 	if(entry_ttl == 0 || entry_ttl == 0xffffffffu)
@@ -849,6 +905,7 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 	atomic_init(&e->stale_from, 0);
 	le->h.hash = mkey_hash(qinfo->hash, e->dc);
 	le->h.mem = slabhash_malloc_size(sz);
+	share_do = (e->alt & MALT_DO) != 0;
 	key.qname = ME_QNAME(e);
 	key.qname_len = e->qname_len;
 	key.qtype = e->qtype;
@@ -862,6 +919,19 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 		free(le);
 	} else
 		slabhash_insert(c->table, &le->h, &key, NULL, NULL);
+	if(share_do) {
+		/* the entry of the other DO bit is superseded: its key
+		 * is answered from this one now (mcache_find_alt), not
+		 * from an older answer, still less a stale one (the
+		 * caller's name: the entry's copy may be gone) */
+		key.qname = qinfo->qname;
+		key.dc ^= MKEY_DO;
+		if(c->shm)
+			(void)shmhash_remove(c->shm, mkey_hash(qinfo->hash,
+				key.dc), &key);
+		else	(void)slabhash_remove(c->table, mkey_hash(qinfo->hash,
+				key.dc), &key);
+	}
 	return MCACHE_STORED;
 fail:
 	free(le);
@@ -1079,8 +1149,11 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 		age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
 		if(c->p.prefetch && now >= e->prefetch_at)
 			res = MCACHE_HIT_PREFETCH;
-	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
+	} else if(c->p.serve_expired && e->rcode != DNS_RCODE_SERVFAIL &&
+		(c->p.serve_expired_ttl == 0 ||
 		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
+		/* (a SERVFAIL is never served stale: past its seconds the
+		 * question is asked again) */
 		res = MCACHE_HIT_EXPIRED;
 		stale = 1;
 		if(!c->p.no_ede_stale && !c->p.no_ede)
@@ -1121,12 +1194,19 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 			return MCACHE_MISS;
 	}
 
-	/* the refresh signal: one caller wins, until the retry time */
+	/* the refresh signal: one caller wins, until the retry time; none
+	 * while a failed refresh holds the expired entry (REFRESH_NOREC),
+	 * which is reported instead */
 	if(refresh && res != MCACHE_HIT) {
-		int64_t ra = atomic_load_explicit(&e->refresh_after,
+		int64_t raw = atomic_load_explicit(&e->refresh_after,
 			memory_order_relaxed);
-		if((int64_t)now >= ra && atomic_compare_exchange_strong_explicit(
-			&((struct mcache_entry *)e)->refresh_after, &ra,
+		int64_t ra = raw & ~REFRESH_NOREC;
+		if((raw & REFRESH_NOREC) && (int64_t)now < ra) {
+			if(stale)
+				*refresh = MCACHE_ANSWER_NOREC;
+		} else if((int64_t)now >= ra &&
+			atomic_compare_exchange_strong_explicit(
+			&((struct mcache_entry *)e)->refresh_after, &raw,
 			(int64_t)now + MCACHE_REFRESH_RETRY,
 			memory_order_relaxed, memory_order_relaxed))
 			*refresh = MCACHE_ANSWER_REFRESH;
@@ -1161,10 +1241,17 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	/* the TTLs */
 	if(stale) {
+		/* serve-expired-reply-ttl, but never more than a record's
+		 * own TTL (as Unbound); with serve-original-ttl (the entry
+		 * never counts down) the stored TTLs, as copied */
 		const uint16_t *toff = ME_TTL_OFF(e);
+		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
 		uint32_t rt = c->p.serve_expired_reply_ttl;
-		for(i = 0; i < nrr; i++)
-			dns_write_u32(out + toff[i], rt);
+		if(e->stored < e->expire)
+			for(i = 0; i < nrr; i++) {
+				uint32_t t = dns_read_u32(body + toff[i]);
+				dns_write_u32(out + toff[i], t < rt ? t : rt);
+			}
 	} else {
 		const uint16_t *toff = ME_TTL_OFF(e);
 		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
@@ -1227,7 +1314,8 @@ mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
 		st->ttl = (uint32_t)(e->expire - now);
 		st->result = (c->p.prefetch && now >= e->prefetch_at) ?
 			MCACHE_HIT_PREFETCH : MCACHE_HIT;
-	} else if(c->p.serve_expired && (c->p.serve_expired_ttl == 0 ||
+	} else if(c->p.serve_expired && e->rcode != DNS_RCODE_SERVFAIL &&
+		(c->p.serve_expired_ttl == 0 ||
 		now < stale_base(e) + (time_t)c->p.serve_expired_ttl)) {
 		st->result = MCACHE_HIT_EXPIRED;
 	}
@@ -1297,6 +1385,24 @@ mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 	if(e && now >= e->expire)
 		atomic_store_explicit(&((struct mcache_entry *)e)->stale_from,
 			(int64_t)now, memory_order_relaxed);
+}
+
+void
+mcache_norec_set(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now)
+{
+	const struct mcache_entry *e;
+	struct mcache_key key;
+	key.qname = qinfo->qname;
+	key.qname_len = qinfo->qname_len;
+	key.qtype = qinfo->qtype;
+	key.qclass = qinfo->qclass;
+	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	if(e && now >= e->expire)
+		atomic_store_explicit(&((struct mcache_entry *)e)->
+			refresh_after, ((int64_t)now + MCACHE_SERVFAIL_TTL) |
+			REFRESH_NOREC, memory_order_relaxed);
 }
 
 /* ---- flushing ---- */
@@ -1376,7 +1482,7 @@ static int
 pred_negative(const struct mcache_entry *e, void *arg)
 {
 	(void)arg;
-	return e->negative;
+	return e->negative || e->rcode == DNS_RCODE_SERVFAIL;
 }
 
 static int

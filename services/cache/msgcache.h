@@ -86,6 +86,14 @@ struct shmhash;
  * cache-max-negative-ttl still apply */
 #define MCACHE_NOSOA_NEG_TTL 5
 
+/** seconds a SERVFAIL is kept (mcache_store_servfail): RFC 9520 section
+ * 3.2 asks a resolver to cache a resolution failure, at least 1 s and
+ * at most 5 minutes; Unbound keeps it 5 s (its NORR_TTL), which stops a
+ * burst of repeats from asking the failing servers again and is short
+ * enough that a server that comes back is soon asked. Past it the entry
+ * is never served stale (serve-expired): the question is asked again */
+#define MCACHE_SERVFAIL_TTL 5
+
 /** DNSSEC status of a cached answer */
 enum mcache_security {
 	/** not validated (no validator, or CD query) */
@@ -295,7 +303,12 @@ enum mcache_store_result mcache_store_msg(struct mcache *c,
  * them, RFC 6840 section 5.9); a CD answer serves non-CD clients only
  * when no validation would have happened for them either (no trust
  * anchor); a DO answer serves non-DO clients when it holds no DNSSEC
- * record to strip (RRSIG, NSEC, NSEC3). A bogus answer is never shared.
+ * record to strip (RRSIG, NSEC, NSEC3); a non-DO answer serves DO
+ * clients when its resolution saw no such record (every upstream query
+ * asks with DO; mesh_answer.do_same). A bogus answer is never shared.
+ * Storing an answer that serves the other DO bit removes that key's own
+ * entry, which it supersedes (an older or expired answer must not be
+ * served in its place).
  * @param share: MCACHE_SHARE_CD | MCACHE_SHARE_DO, or 0.
  */
 enum mcache_store_result mcache_store_msg_share(struct mcache *c,
@@ -303,10 +316,33 @@ enum mcache_store_result mcache_store_msg_share(struct mcache *c,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede);
 
+/**
+ * Store a SERVFAIL for a question (RFC 9520 section 3.2): an entry with
+ * no records, rcode SERVFAIL, kept MCACHE_SERVFAIL_TTL seconds, answered
+ * by mcache_answer like any entry (with its EDE), never served stale and
+ * never shared with the other DO or CD bit. The caller decides which
+ * failures are kept (upstream failures, not a refused or ratelimited
+ * query) and that no servable answer is replaced by it.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ * @param ede: Extended DNS Error code to answer with, or -1.
+ * @return MCACHE_STORED, or MCACHE_ERROR (out of memory).
+ */
+enum mcache_store_result mcache_store_servfail(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, time_t now,
+	int ede);
+
 /** mcache_answer's *refresh: this caller starts the entry's refresh */
 #define MCACHE_ANSWER_REFRESH 1
 /** mcache_answer's *refresh: the answer came from a secure entry */
 #define MCACHE_ANSWER_SECURE 2
+/** mcache_answer's *refresh: an expired answer whose last refresh failed
+ * less than MCACHE_SERVFAIL_TTL seconds ago (mcache_norec_set): give it
+ * at once, without trying for a fresh answer (serve-expired-client-
+ * timeout); no refresh is signalled meanwhile */
+#define MCACHE_ANSWER_NOREC 4
 
 /**
  * The hot path: answer a client query from the cache.
@@ -472,6 +508,21 @@ enum mcache_store_result mcache_store_msg_capped(struct mcache *c,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede, time_t expire_max);
 
+/**
+ * serve-expired: a refresh of this question failed for want of a working
+ * server; if its entry has expired, it is served stale at once, with no
+ * refresh, for MCACHE_SERVFAIL_TTL seconds (as the SERVFAIL itself would
+ * be kept, RFC 9520 section 3.2; Unbound's serve_expired_norec_ttl):
+ * mcache_answer reports MCACHE_ANSWER_NOREC. One relaxed atomic store on
+ * the entry.
+ * @param c: cache.
+ * @param qinfo: the question (lower-cased name, hash as dns_qinfo_hash).
+ * @param do_bit: the DO bit of the key; cd_bit: its CD bit.
+ * @param now: the current time.
+ */
+void mcache_norec_set(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now);
+
 /* ---- flushing (control channel) ---- */
 
 /** Remove every entry for this name (all types, classes, DO/CD).
@@ -486,7 +537,9 @@ size_t mcache_flush_type(struct mcache *c, const uint8_t *name,
 /** Remove every entry at or below zone. @return entries removed */
 size_t mcache_flush_zone(struct mcache *c, const uint8_t *zone);
 
-/** Remove every negative entry (NXDOMAIN, NODATA). @return removed */
+/** Remove every negative entry (NXDOMAIN, NODATA) and every kept
+ * SERVFAIL (mcache_store_servfail), as Unbound's flush_negative does.
+ * @return removed */
 size_t mcache_flush_negative(struct mcache *c);
 
 /** Remove every bogus entry. @return removed */

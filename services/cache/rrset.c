@@ -43,6 +43,9 @@ struct rrset_entry {
 	uint8_t trust;
 	/** enum rrset_security */
 	uint8_t sec;
+	/** 1: a DNAME received with TTL 0, kept for RRSET_ZERO_TTL_GRACE
+	 * (its lookups say TTL 0) */
+	uint8_t zero_ttl;
 };
 
 /** the owner of an entry */
@@ -221,7 +224,7 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 {
 	const struct rrset_decide_arg *d = arg;
 	time_t now = d->now;
-	if(old->expire <= now + d->leeway)
+	if(old->expire <= now + d->leeway || (old->zero_ttl && !e->zero_ttl))
 		return 1;
 	/* a validated set replaces one that is not, whatever their trust
 	 * ranks (as Unbound prefers secure data): the glue a referral or
@@ -278,7 +281,7 @@ rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 	int r;
 	uint32_t ttl = rs->ttl > 0x7fffffffu ? 0 : rs->ttl;
 	uint8_t *p;
-	if(ttl == 0)
+	if(ttl == 0 && rs->type != DNS_TYPE_DNAME)
 		return RRSET_NOT_STORED;
 	nlen = dname_valid(rs->name, rs->name_len);
 	if(nlen == 0 || nlen != rs->name_len || rs->count == 0 ||
@@ -288,7 +291,7 @@ rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 		ttl = c->min_ttl;
 	if(ttl > c->max_ttl)
 		ttl = c->max_ttl;
-	if(ttl == 0)
+	if(ttl == 0 && rs->type != DNS_TYPE_DNAME)
 		return RRSET_NOT_STORED;
 	n = rs->count + rs->sig_count;
 	for(i = 0; i < n; i++)
@@ -311,7 +314,12 @@ rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 	e->sig_count = (uint16_t)rs->sig_count;
 	e->trust = (uint8_t)rs->trust;
 	e->sec = (uint8_t)rs->sec;
-	e->expire = now + (time_t)ttl;
+	/* a DNAME of TTL 0 (RFC 2308: for the transaction in progress)
+	 * synthesises the names below it for a grace second more, as
+	 * Unbound's cache keeps it, so that a burst of queries under it
+	 * does not each go upstream; it is given out with TTL 0 */
+	e->zero_ttl = (ttl == 0);
+	e->expire = now + (ttl == 0 ? RRSET_ZERO_TTL_GRACE + 1 : (time_t)ttl);
 	le->h.hash = dns_qinfo_hash(RE_NAME(e), nlen, e->type, e->rrclass);
 	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
 	d.now = now;
@@ -365,7 +373,8 @@ rrset_copy(const struct rrset_entry *e, time_t now, struct region *region,
 	out->name_len = e->name_len;
 	out->type = e->type;
 	out->rrclass = e->rrclass;
-	out->ttl = e->expire > now ? (uint32_t)(e->expire - now) : 0;
+	out->ttl = e->expire > now && !e->zero_ttl ?
+		(uint32_t)(e->expire - now) : 0;
 	out->expire = e->expire;
 	out->trust = (enum rrset_trust)e->trust;
 	out->sec = (enum rrset_security)e->sec;

@@ -127,6 +127,10 @@ struct rrset_delegation {
 	size_t glue_count;
 };
 
+/** seconds after its store time a DNAME received with TTL 0 is still
+ * given out (with TTL 0) by the lookups */
+#define RRSET_ZERO_TTL_GRACE 1
+
 /** rrset_cache_store result: stored (new or replacing) */
 #define RRSET_STORED 1
 /** rrset_cache_store result: the cached set was kept (trust rules) */
@@ -176,7 +180,10 @@ void rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
  * Store an RRset under the trust rules above.
  * @param c: cache.
  * @param rs: the set (copied). rs->ttl is the received TTL; it is clamped
- *	to [cache-min-ttl, cache-max-ttl]; TTL 0 is not stored.
+ *	to [cache-min-ttl, cache-max-ttl]; TTL 0 is not stored, except for
+ *	a DNAME: that one is looked up (with TTL 0) for
+ *	RRSET_ZERO_TTL_GRACE seconds after now, as Unbound keeps a TTL-0
+ *	DNAME for the synthesis of the names below it.
  * @param now: the time.
  * @return RRSET_STORED, RRSET_KEPT or RRSET_NOT_STORED.
  */

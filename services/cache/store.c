@@ -90,6 +90,17 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 				rs.rdlen = rdlen;
 			}
 		}
+		/* secure with the RRSIGs that show it: trust validated, as
+		 * Unbound's validator ranks the sets it proved (then neither
+		 * the unsigned copy of an answer without DO nor an unchecked
+		 * one replaces it); without them (an answer to a query
+		 * without DO) not claimed secure, so that the signed copy
+		 * replaces it (see store.h) */
+		if(rs.sec == RRSET_SEC_SECURE) {
+			if(rs.sig_count > 0)
+				rs.trust = RRSET_TRUST_VALIDATED;
+			else	rs.sec = RRSET_SEC_UNCHECKED;
+		}
 		if(rrset_cache_store_leeway(rc, &rs, now, a->leeway) ==
 			RRSET_STORED && stored)
 			stored[i] = 1;

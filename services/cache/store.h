@@ -7,7 +7,14 @@
  * by dns/ from the upstream replies, never parsed again):
  *   - each RRset a module marked for it (a trust rank, set by the
  *     iterator on the answer records it got from an authoritative or
- *     forwarding server) goes into the RRset cache;
+ *     forwarding server) goes into the RRset cache, with the RRSIGs of
+ *     the answer that cover it and the security status the validator
+ *     gave it: a secure set with its RRSIGs is stored secure with trust
+ *     RRSET_TRUST_VALIDATED (as Unbound's validator updates its RRset
+ *     cache); one without them (the answer to a query without DO) keeps
+ *     its trust and is stored unchecked, so that the signed copy of a DO
+ *     answer replaces it (higher trust) and is never replaced by it
+ *     (lower trust);
  *   - each RRset of the message that did not go into the RRset cache
  *     now (unmarked, or the cache kept its copy: the trust rules of
  *     rrset.h) and that the cache holds, live, with the same RDATA
@@ -66,7 +73,8 @@ struct cache_rrset {
 	 *  with; RRSET_TRUST_NONE: not for the RRset cache */
 	uint8_t trust;
 	/** its DNSSEC status (enum rrset_security), kept with it in the
-	 *  RRset cache */
+	 *  RRset cache (secure only with its RRSIGs in the answer: then with
+	 *  trust RRSET_TRUST_VALIDATED) */
 	uint8_t sec;
 	/** number of RRs */
 	size_t count;

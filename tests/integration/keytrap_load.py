@@ -22,6 +22,19 @@ answered, DRAIN_S seconds at most (default 3). Prints two lines:
   cached sent S answered A in_time T pct P p50_ms X p99_ms Y max_ms Z
   attack sent N answered K servfail F
 Exit 0.
+
+usage: keytrap_load.py burst SERVER PORT SOURCE CACHED_NAME NCACHED
+                       ATTACK_SUFFIX NATTACK
+A burst: NATTACK attack queries (rN.ATTACK_SUFFIX A, DO, new names) sent
+at once; when the first of their answers comes, NCACHED queries for
+CACHED_NAME at once; then every answer is awaited (10 s at most). The
+order of the answers is the kernel's receive timestamps (one clock for
+every socket). Prints one line:
+  burst attack sent N answered K span_ms S cached sent C answered A
+  after_last L max_ms M
+span_ms: from the first attack answer to the last; after_last: cached
+answers that came after the last attack answer; max_ms: the slowest
+cached answer, from its query. Exit 0.
 """
 import random
 import select
@@ -45,8 +58,84 @@ def query(qid, name, do=True):
     return q
 
 
+def open_socket(source):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((source, 0))
+    s.setblocking(False)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    except OSError:
+        pass
+    return s
+
+
+def receive(s):
+    """the datagrams waiting on s, each (packet, kernel receive time)"""
+    out = []
+    while True:
+        try:
+            pkt, anc, _, _ = s.recvmsg(65535, 64)
+        except (BlockingIOError, InterruptedError):
+            return out
+        got = time.time()
+        for lvl, typ, data in anc:
+            if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS \
+                    and len(data) >= 16:
+                sec, nsec = struct.unpack("qq", data[:16])
+                got = sec + nsec / 1e9
+        if len(pkt) >= 12:
+            out.append((pkt, got))
+
+
+def burst(a):
+    server, port, source = a[0], int(a[1]), a[2]
+    cname, ncached, asuffix, nattack = a[3], int(a[4]), a[5], int(a[6])
+    rnd = random.Random(29)
+    asock = open_socket(source)
+    csock = open_socket(source)
+    atimes = []
+    csent = {}          # id -> send time
+    cstarted = False
+    clat = []
+    cafter = []
+    for n in range(1, nattack + 1):
+        asock.sendto(query(rnd.randrange(65536), f"r{n}.{asuffix}"),
+                     (server, port))
+    end = time.monotonic() + 10.0
+    while time.monotonic() < end and (len(atimes) < nattack or
+                                      len(clat) < ncached):
+        r, _, _ = select.select([asock, csock], [], [], 0.05)
+        if asock in r:
+            for pkt, got in receive(asock):
+                atimes.append(got)
+            if atimes and not cstarted:
+                # the first attack answer: the cached queries, at once
+                cstarted = True
+                ids = rnd.sample(range(65536), ncached)
+                for qid in ids:
+                    csent[qid] = time.time()
+                    csock.sendto(query(qid, cname), (server, port))
+        if csock in r:
+            for pkt, got in receive(csock):
+                qid, flags = struct.unpack(">HH", pkt[:4])
+                if qid in csent and flags & 0xF == 0:
+                    clat.append(got - csent.pop(qid))
+                    cafter.append(got)
+    last = max(atimes) if atimes else 0
+    span = (last - min(atimes)) * 1000 if atimes else 0
+    print(f"burst attack sent {nattack} answered {len(atimes)} "
+          f"span_ms {span:.1f} cached sent {ncached} answered {len(clat)} "
+          f"after_last {sum(1 for t in cafter if t > last)} "
+          f"max_ms {(max(clat) * 1000 if clat else 0):.1f}")
+
+
 def main():
     a = sys.argv[1:]
+    if a and a[0] == "burst":
+        if len(a) < 8:
+            sys.exit(__doc__)
+        burst(a[1:])
+        return
     if len(a) < 8:
         sys.exit(__doc__)
     server, port, source = a[0], int(a[1]), a[2]

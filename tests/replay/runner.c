@@ -41,6 +41,7 @@
 #include "front/resolver.h"
 #include "services/authzone.h"
 #include "services/xfr.h"
+#include "util/netevent/netevent.h"
 #include <unistd.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -163,6 +164,10 @@ struct runner {
 	char err[2048];
 	/** config */
 	struct config_file *cfg;
+	/** the fake client's TCP connection (all TCP queries of a run go
+	 * on one, as testbound's do) saw an edns-tcp-keepalive option
+	 * (comm_tcp_keepalive_query) */
+	int tcp_ka_seen;
 	/** iterator env */
 	struct module_stack mods;
 	/** message cache */
@@ -768,7 +773,7 @@ client_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	if(!pkt)
 		return; /* dropped */
 	a = calloc(1, sizeof(*a));
-	if(!a || !(a->pkt = malloc(len))) {
+	if(!a || !(a->pkt = malloc(len + 6))) {
 		free(a);
 		fail(r, "out of memory");
 		return;
@@ -776,6 +781,11 @@ client_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	memcpy(a->pkt, pkt, len);
 	a->len = len;
 	a->tcp = h && h->len >= 1 && h->data[0] == 1;
+	if(a->tcp && h->len >= 2 && h->data[1] && r->cfg)
+		/* edns-tcp-keepalive: what the TCP path adds (comm_tcp.c) */
+		a->len = comm_tcp_keepalive_add(
+			r->cfg->edns_tcp_keepalive_timeout, a->pkt, len,
+			len + 6);
 	for(pp = &r->answers; *pp; pp = &(*pp)->next)
 		;
 	*pp = a;
@@ -828,7 +838,12 @@ send:
 	else	(void)netaddr_parse("127.0.0.1", 53, &client, &err);
 	memset(&h, 0, sizeof(h));
 	h.data[0] = (e->match & RPL_M_TCP) ? 1 : 0;
-	h.len = 1;
+	/* over TCP, the keepalive decision of the TCP read path */
+	h.data[1] = (uint8_t)((e->match & RPL_M_TCP) && r->cfg &&
+		r->cfg->edns_tcp_keepalive && comm_tcp_keepalive_query(
+		r->cfg->edns_tcp_keepalive_timeout, &r->tcp_ka_seen, wire,
+		len));
+	h.len = 2;
 	resolver_set_local(r->res, st->has_iface ? &st->iface : NULL);
 	if(r->tb)
 		r->tb_now = st->next; /* testbound moves on first */

@@ -248,6 +248,26 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 }
 
 int
+comm_tcp_keepalive_query(int ka_ms, int *seen, const uint8_t *q, size_t qlen)
+{
+	if(ka_ms <= 0)
+		return 0;
+	if(!*seen && dns_has_edns_option(q, qlen, DNS_EDNS_KEEPALIVE))
+		*seen = 1;
+	return *seen;
+}
+
+size_t
+comm_tcp_keepalive_add(int ka_ms, uint8_t *msg, size_t len, size_t cap)
+{
+	uint32_t t = (uint32_t)(ka_ms > 0 ? ka_ms : 0) / 100;
+	uint8_t v[2];
+	v[0] = (uint8_t)((t > 65535 ? 65535 : t) >> 8);
+	v[1] = (uint8_t)(t > 65535 ? 65535 : t);
+	return dns_add_edns_option(msg, len, cap, DNS_EDNS_KEEPALIVE, v, 2);
+}
+
+int
 comm__tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 	int pad)
 {
@@ -257,14 +277,9 @@ comm__tcp_conn_queue(struct comm_tcp_conn *conn, const uint8_t *pkt, size_t len,
 	if((((pad & 1) && conn->ssl) || (pad & 2)) && c->padbuf &&
 		len <= 65535) {
 		memcpy(c->padbuf, pkt, len);
-		if(pad & 2) {
-			uint32_t t = (uint32_t)c->ka_ms / 100;
-			uint8_t v[2];
-			v[0] = (uint8_t)((t > 65535 ? 65535 : t) >> 8);
-			v[1] = (uint8_t)(t > 65535 ? 65535 : t);
-			len = dns_add_edns_option(c->padbuf, len, 65535,
-				DNS_EDNS_KEEPALIVE, v, 2);
-		}
+		if(pad & 2)
+			len = comm_tcp_keepalive_add(c->ka_ms, c->padbuf, len,
+				65535);
 		if((pad & 1) && conn->ssl && c->pad_block)
 			len = dns_pad(c->padbuf, len, 65535,
 				(size_t)c->pad_block);
@@ -380,10 +395,12 @@ comm__tcp_conn_query(struct comm_tcp_conn *conn)
 	/* (no TLS on the ring: conn->ssl is NULL there) */
 	rep.pad = conn->ssl && c->pad_block &&
 		dns_has_padding(rep.buf, rep.len);
-	if(c->ka_ms > 0 && dns_has_edns_option(rep.buf, rep.len,
-		DNS_EDNS_KEEPALIVE)) {
-		rep.pad |= 2;
-		conn->ka = 1;
+	if(c->ka_ms > 0) {
+		int seen = conn->ka;
+		if(comm_tcp_keepalive_query(c->ka_ms, &seen, rep.buf,
+			rep.len))
+			rep.pad |= 2;
+		conn->ka = seen;
 	}
 	cr = c->cb(&rep, c->arg);
 	if(cr > 0 && rep.len > 0 && rep.len <= rep.cap) {

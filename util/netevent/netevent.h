@@ -721,6 +721,32 @@ void comm_point_get_http_stats(struct comm_point *c,
 int comm_point_set_keepalive(struct comm_point *c, int ms);
 
 /**
+ * edns-tcp-keepalive on a TCP connection, for each query read on it (the
+ * TCP read path and the replay runner's fake connection share it): a
+ * query with the option marks the connection; from then on every answer
+ * on it that has an OPT record carries the option (RFC 7828 section
+ * 3.3.2 allows it on any answer to an EDNS query; Unbound sends it so),
+ * and its idle timeout is the advertised one.
+ * @param ka_ms: edns-tcp-keepalive-timeout, ms; 0 when off (returns 0).
+ * @param seen: the connection's mark, in and out.
+ * @param q: the query; qlen its length.
+ * @return 1 when the answer gets the option (comm_tcp_keepalive_add).
+ */
+int comm_tcp_keepalive_query(int ka_ms, int *seen, const uint8_t *q,
+	size_t qlen);
+
+/**
+ * Add the edns-tcp-keepalive option, TIMEOUT ka_ms / 100 (in units of
+ * 100 ms, at most 65535), to an answer's OPT record.
+ * @param msg: the answer, changed in place; len its length; cap the
+ *	room at msg.
+ * @return the new length, or len when left as it is (no OPT record, the
+ *	option already there, no room).
+ */
+size_t comm_tcp_keepalive_add(int ka_ms, uint8_t *msg, size_t len,
+	size_t cap);
+
+/**
  * proxy-protocol-port on a TCP (or TLS, or HTTPS) comm_point: every
  * connection accepted from now on starts with a PROXY v2 header, read
  * before anything else (before the TLS handshake), possibly in pieces;
