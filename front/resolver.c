@@ -37,6 +37,7 @@
 #include "util/netevent/proxy_protocol.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/store.h"
+#include "services/cache/rrset.h"
 #include "front/cookie_secrets.h"
 #include "dns/cookie.h"
 #include "dns/padding.h"
@@ -101,6 +102,17 @@ struct resolver_client {
 	int chase;
 	/** the client's tags its state is keyed by (policy_ns_tags) */
 	uint64_t tags;
+	/** 1 when a query without RD found no delegation in the cache: it
+	 * waits for the root's priming (its state is ". NS") and is
+	 * answered with that answer under its own question (encode) */
+	int norec_prime;
+	/** its own question type and class (with norec_prime) */
+	uint16_t own_qtype, own_qclass;
+	/** 1 when a query without RD found its closest delegation in the
+	 * cache not yet validated: it waits for the cut's NS set to be
+	 * resolved (and validated), then gets the referral from the cache
+	 * (resolver_norec_client) */
+	int norec_refer;
 };
 
 /** a client leaves the mesh: it no longer counts for wait-limit */
@@ -979,6 +991,7 @@ resolver_delete(struct resolver *r)
 	free(r->cbuf);
 	free(r->chase);
 	region_destroy(r->chase_region);
+	region_destroy(r->norec_region);
 	wait_limit_delete(r->wl);
 	free(r->wl_blocks);
 	free(r->wl_cookie_blocks);
@@ -1439,6 +1452,13 @@ struct resolver_ctx {
 	struct resolver_chase *chase;
 	/** an RPZ passthru: no response-ip for its answer */
 	int no_respip;
+	/** a query without RD and no delegation in the cache: the root is
+	 * primed for it (resolver_client.norec_prime) */
+	int norec_prime;
+	/** a query without RD whose closest cached delegation is not yet
+	 * validated: the cut, whose NS set is resolved for it
+	 * (resolver_client.norec_refer), or NULL */
+	const uint8_t *norec_cut;
 };
 
 /**
@@ -1523,6 +1543,22 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 		}
 	}
 	c->tags = x->tags;
+	if(x->norec_prime) {
+		static const uint8_t root[1] = {0};
+		c->norec_prime = 1;
+		c->encode = 1;
+		c->own_qtype = q->qinfo.qtype;
+		c->own_qclass = q->qinfo.qclass;
+		rc = mesh_new_client_tags(r->mesh, root, DNS_TYPE_NS,
+			DNS_CLASS_IN, x->flags | MESH_FLAG_RD, NULL, c->tags,
+			c, RESOLVER_CLIENT_SIZE(len, 0), NULL, 0);
+	} else if(x->norec_cut) {
+		c->norec_refer = 1;
+		c->encode = 1;
+		rc = mesh_new_client_tags(r->mesh, x->norec_cut, DNS_TYPE_NS,
+			DNS_CLASS_IN, x->flags | MESH_FLAG_RD, NULL, c->tags,
+			c, RESOLVER_CLIENT_SIZE(len, 0), NULL, 0);
+	} else
 	rc = mesh_new_client_tags(r->mesh, q->qinfo.qname, q->qinfo.qtype,
 		q->qinfo.qclass, x->flags, x->has_ecs > 0 ? x->ecs : NULL,
 		c->tags, c, RESOLVER_CLIENT_SIZE(len, x->chase != NULL),
@@ -1751,6 +1787,191 @@ resolver_trustanchor(struct resolver *r, const uint8_t *pkt,
 		return 0;
 	*outlen = dns_build_finish(&b);
 	return *outlen != 0;
+}
+
+static int resolver_validates(struct resolver *r);
+
+/** @return the EDE of a failure a module of the stack remembers for the
+ * question (failure_lookup), or -1 for none */
+static int
+resolver_failure(struct resolver *r, const struct fast_query *q)
+{
+	int i, ede;
+	for(i = 0; r->stack && i < r->stack->num; i++)
+		if(r->stack->mod[i]->failure_lookup && (ede = r->stack->
+			mod[i]->failure_lookup(&r->menv, i, q->qinfo.qname,
+			q->qinfo.qtype)) >= 0)
+			return ede;
+	return -1;
+}
+
+/** @return 1 when the type bitmap of an NSEC record (its RDATA) lists
+ * type t */
+static int
+resolver_nsec_has_type(const uint8_t *rd, size_t len, uint16_t t)
+{
+	size_t pos = dname_valid(rd, len);
+	if(pos == 0)
+		return 0;
+	while(pos + 2 <= len) {
+		uint8_t win = rd[pos], blen = rd[pos + 1];
+		if(blen == 0 || blen > 32 || pos + 2 + blen > len)
+			return 0;
+		if(win == (uint8_t)(t >> 8)) {
+			uint8_t lo = (uint8_t)(t & 0xff);
+			return (size_t)(lo >> 3) < blen &&
+				(rd[pos + 2 + (lo >> 3)] & (0x80 >> (lo & 7))) != 0;
+		}
+		pos += 2 + (size_t)blen;
+	}
+	return 0;
+}
+
+/** write a cached set, and with do_bit its RRSIGs, to section; a set
+ * that does not fit is left out (dns_build_rrset: TC in the authority)
+ * @return 0, or -1 on bad data */
+static int
+resolver_norec_set(struct dns_builder *b, int section,
+	const struct rrset_data *rs, int do_bit)
+{
+	int rc = dns_build_rrset(b, section, rs->name, rs->type, rs->rrclass,
+		rs->ttl, rs->count, rs->rdata, rs->rdlen);
+	if(rc == DNS_ERR_NOSPACE)
+		return 0;
+	if(rc != 0)
+		return -1;
+	if(do_bit && rs->sig_count > 0 && dns_build_rrset(b, section,
+		rs->name, DNS_TYPE_RRSIG, rs->rrclass, rs->ttl, rs->sig_count,
+		rs->rdata + rs->count, rs->rdlen + rs->count) ==
+		DNS_ERR_BAD_RDATA)
+		return -1;
+	return 0;
+}
+
+/**
+ * A query without RD, from a client that may snoop, that the message
+ * cache did not answer: a referral from the RRset cache alone, as
+ * Unbound answers it (its answer_norec_from_cache): the closest cached
+ * delegation's NS set in the authority section, then the DS set at the
+ * cut (or an NSEC there that denies DS), the servers' A and AAAA sets in
+ * the additional section, each with its RRSIGs for a DO query; QR and RA,
+ * CD echoed, no AA, no RD. When the query is validated (a trust anchor,
+ * no CD) the authority sets decide: all secure gives AD (DO or AD asked)
+ * and leaves the additional sets that are not secure out
+ * (val-clean-additional, as the validator cleans a secure answer); one
+ * bogus gives SERVFAIL (EDE 6); one not yet validated gives no answer
+ * here (*no_dp is set to 2 and the cut written to cut, DNS_MAX_NAME
+ * bytes: the caller has its NS set validated first, as Unbound has the
+ * validator check the delegation), nor does a cache without a
+ * delegation, not even the root's NS set (*no_dp is set to 1: the
+ * caller primes the root for it, as Unbound's iterator does).
+ * Off the hot path: called on a message cache miss only.
+ * @return 1 when answered (out written), 0 when not.
+ */
+static int __attribute__((noinline))
+resolver_norec_answer(struct resolver *r, const uint8_t *pkt, size_t len,
+	const struct fast_query *q, enum resolver_transport tp, uint8_t *out,
+	size_t outmax, size_t *outlen, enum resolver_result *res, int *no_dp,
+	uint8_t *cut)
+{
+	struct rrset_delegation d;
+	struct rrset_data ds;
+	struct dns_builder b;
+	time_t now = r->out->now->tv_sec;
+	int do_bit = q->edns.present && q->edns.do_bit, has_ds = 0;
+	int must_validate, secure = 0, bogus = 0, unchecked = 0;
+	size_t i;
+	uint16_t fl;
+	if(!r->rrset || !q->question_end)
+		return 0;
+	if(!r->norec_region && !(r->norec_region = region_create(8192)))
+		return 0;
+	if(rrset_cache_find_delegation(r->rrset, q->qinfo.qname,
+		q->qinfo.qclass, now, r->norec_region, &d) != 0) {
+		*no_dp = 1;
+		goto none;
+	}
+	if(rrset_cache_lookup(r->rrset, d.ns.name, DNS_TYPE_DS,
+		q->qinfo.qclass, now, r->norec_region, &ds) == 0)
+		has_ds = 1;
+	else if(rrset_cache_lookup(r->rrset, d.ns.name, DNS_TYPE_NSEC,
+		q->qinfo.qclass, now, r->norec_region, &ds) == 0 &&
+		ds.count > 0 && !resolver_nsec_has_type(ds.rdata[0],
+		ds.rdlen[0], DNS_TYPE_DS))
+		/* the parent side's NSEC: no DS at the cut */
+		has_ds = 1;
+	must_validate = !(q->flags & DNS_FLAG_CD) && resolver_validates(r);
+	if(must_validate) {
+		enum rrset_security s[2];
+		int k, n = has_ds ? 2 : 1;
+		s[0] = d.ns.sec;
+		s[1] = has_ds ? ds.sec : RRSET_SEC_SECURE;
+		secure = 1;
+		for(k = 0; k < n; k++) {
+			if(s[k] == RRSET_SEC_BOGUS)
+				bogus = 1;
+			else if(s[k] == RRSET_SEC_UNCHECKED)
+				unchecked = 1;
+			if(s[k] != RRSET_SEC_SECURE)
+				secure = 0;
+		}
+		if(bogus) {
+			region_free_all(r->norec_region);
+			*res = resolver_error(r, pkt, len, q,
+				DNS_RCODE_SERVFAIL, DNS_EDE_DNSSEC_BOGUS, out,
+				outmax, outlen);
+			return 1;
+		}
+		if(unchecked) {
+			/* to be validated first */
+			if(cut)
+				memcpy(cut, d.ns.name, d.ns.name_len);
+			*no_dp = 2;
+			goto none;
+		}
+	}
+	fl = (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA | (q->flags &
+		DNS_FLAG_CD));
+	if(secure && (do_bit || (q->flags & DNS_FLAG_AD)))
+		fl |= DNS_FLAG_AD;
+	dns_build_init(&b, out, outmax, fast_query_answer_limit(q,
+		tp == RESOLVER_TCP, r->max_udp, outmax));
+	if(dns_build_header(&b, q->id, fl) != 0 ||
+		dns_build_question_raw(&b, pkt, q->qname_off, q->question_end)
+		!= 0)
+		goto none;
+	if(q->edns.present)
+		dns_build_reserve(&b, dns_opt_size(NULL, 0));
+	if(resolver_norec_set(&b, DNS_SEC_AUTHORITY, &d.ns, do_bit) != 0 ||
+		(has_ds && resolver_norec_set(&b, DNS_SEC_AUTHORITY, &ds,
+		do_bit) != 0))
+		goto none;
+	for(i = 0; i < d.glue_count; i++) {
+		if(secure && d.glue[i].sec != RRSET_SEC_SECURE)
+			continue; /* val-clean-additional */
+		if(resolver_norec_set(&b, DNS_SEC_ADDITIONAL, &d.glue[i],
+			do_bit) != 0)
+			goto none;
+	}
+	if(q->edns.present) {
+		dns_build_reserve(&b, 0);
+		if(dns_build_opt(&b, r->max_udp, DNS_RCODE_NOERROR, do_bit,
+			NULL, 0) != 0)
+			goto none;
+	}
+	*outlen = dns_build_finish(&b);
+	region_free_all(r->norec_region);
+	if(*outlen == 0)
+		return 0;
+	r->stats.num_cache_hits++;
+	if(secure)
+		r->stats.num_answer_secure++;
+	*res = RESOLVER_ANSWERED;
+	return 1;
+none:
+	region_free_all(r->norec_region);
+	*outlen = 0;
+	return 0;
 }
 
 static enum resolver_result
@@ -2082,6 +2303,57 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		 * reload turned it on is served until it expires) */
 		return resolver_error(r, pkt, len, q, DNS_RCODE_NOERROR, -1,
 			out, outmax, outlen);
+	if(!(q->flags & DNS_FLAG_RD) && !info.set_rd && !stale) {
+		/* a client that may snoop, without RD: a referral from the
+		 * RRset cache (Unbound does not recurse for it) */
+		enum resolver_result rr = RESOLVER_PENDING;
+		int no_dp = 0, fail;
+		uint8_t cut[DNS_MAX_NAME];
+		if(!(q->flags & DNS_FLAG_CD) && (fail = resolver_failure(r,
+			q)) >= 0) {
+			/* a failure the validator remembers for the question:
+			 * SERVFAIL with its EDE, as Unbound answers it from
+			 * the bogus message its cache keeps */
+			r->stats.num_servfail++;
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				resolver_error(r, pkt, len, q,
+				DNS_RCODE_SERVFAIL, fail, out, outmax,
+				outlen));
+		}
+		if(resolver_norec_answer(r, pkt, len, q, tp, out, outmax,
+			outlen, &rr, &no_dp, cut))
+			return resolver_done(r, q, tp, out, outmax, outlen,
+				rr);
+		if(no_dp == 2 && !(has_ecs > 0 && ecs.from_client)) {
+			/* the delegation is to be validated: its NS set is
+			 * resolved (and validated) first, then the client
+			 * gets the referral from the cache */
+			resolver_ctx_init(&x, client, tp, handle, out, outmax,
+				outlen, 0, &ecs, cookie_valid, 0);
+			x.flags = flags & (MESH_FLAG_DO | MESH_FLAG_CD);
+			x.tags = tags;
+			x.norec_cut = cut;
+			x.no_respip = 1;
+			return resolver_to_mesh(r, pkt, len, q, &x);
+		}
+		if(no_dp == 1 && r->rrset && !(has_ecs > 0 && ecs.from_client) &&
+			!resolver_validates(r)) {
+			/* nothing cached, not even the root's NS set: the
+			 * priming answer (Unbound's iterator primes and
+			 * gives it). Not with a trust anchor: the client's
+			 * own question goes to the mesh as before, where the
+			 * validator gives the failure it remembers for it
+			 * (SERVFAIL with its EDE, as Unbound's message
+			 * cache keeps it: val_nx_failwc.rpl) */
+			resolver_ctx_init(&x, client, tp, handle, out, outmax,
+				outlen, 0, &ecs, cookie_valid, 0);
+			x.flags = flags & (MESH_FLAG_DO | MESH_FLAG_CD);
+			x.tags = tags;
+			x.norec_prime = 1;
+			x.no_respip = 1;
+			return resolver_to_mesh(r, pkt, len, q, &x);
+		}
+	}
 	if(r->authz && !norec_ok) {
 		/* auth-zone for-downstream, on a cache miss: a name the
 		 * zone answers is never in the cache, and a cached answer
@@ -2447,6 +2719,42 @@ resolver_log_servfail(const struct mesh_state *s, int ede)
 		ede >= 0 ? dns_ede_str(ede) : "misc failure");
 }
 
+/** A client without RD that waited for its delegation's NS set to be
+ * validated (resolver_client.norec_refer): the referral from the cache
+ * now, or SERVFAIL (with ede) when it still cannot be given. */
+static void
+resolver_norec_client(struct resolver *r, struct resolver_client *c, int ede)
+{
+	struct fast_query fq;
+	const uint8_t *pkt = RESOLVER_CLIENT_PKT(c);
+	enum resolver_result rr = RESOLVER_DROP;
+	size_t len = 0;
+	int why = 0;
+	if(dns_query_parse_fast(pkt, c->qlen, &fq) == 0) {
+		if(c->has_cookie && fq.edns.present)
+			fq.edns.cookie_reply = c->cookie;
+		if(!resolver_norec_answer(r, pkt, c->qlen, &fq, c->tp, r->buf,
+			DNS_MAX_MSG, &len, &rr, &why, NULL)) {
+			r->stats.num_servfail++;
+			rr = resolver_error(r, pkt, c->qlen, &fq,
+				DNS_RCODE_SERVFAIL, ede >= 0 ? ede :
+				DNS_EDE_OTHER, r->buf, DNS_MAX_MSG, &len);
+		}
+		rr = resolver_done(r, &fq, c->tp, r->buf, DNS_MAX_MSG, &len,
+			rr);
+	}
+	if(rr != RESOLVER_ANSWERED) {
+		r->stats.num_dropped++;
+		r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
+		return;
+	}
+	r->stats.num_recursive_replies++;
+	resolver_count_rec_time(r, c);
+	r->reply_start = c->start;
+	resolver_client_nsid(r, c, r->buf, &len);
+	r->reply_cb(r->reply_arg, &c->handle, r->buf, len);
+}
+
 /** Encode the answer (or SERVFAIL) for one client and call the reply
  * callback. */
 static void
@@ -2471,6 +2779,10 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 		r->cfg->serve_expired)) && resolver_answer_stale(r, mc))
 		return;
 	resolver_client_leaves(r, c);
+	if(c->norec_refer) {
+		resolver_norec_client(r, c, ans ? ans->ede : ede);
+		return;
+	}
 	if(ans && ans->policy == 2)
 		goto drop; /* RPZ DROP from the iterator */
 	if(stored && !c->ecs_echo && resolver_answer_from_entry(r, c))
@@ -2506,7 +2818,9 @@ resolver_answer_client(struct resolver *r, struct mesh_state *s,
 	else	limit = DNS_MIN_UDP;
 	dns_build_init(&b, r->buf, DNS_MAX_MSG, limit);
 	if(dns_build_header(&b, c->id, flags) != 0 ||
-		dns_build_question(&b, c->qname, s->qtype, s->qclass) != 0)
+		dns_build_question(&b, c->qname, c->norec_prime ?
+		c->own_qtype : s->qtype, c->norec_prime ? c->own_qclass :
+		s->qclass) != 0)
 		goto drop;
 	if(c->edns) {
 		if(ede >= 0) {

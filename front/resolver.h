@@ -302,6 +302,9 @@ struct resolver {
 	uint8_t *chase;
 	/** for the parse of a chased answer with many records (with chase) */
 	struct region *chase_region;
+	/** for the RRsets of a referral answered from the RRset cache to a
+	 * query without RD (resolver_norec_answer); made at the first one */
+	struct region *norec_region;
 	/** policy_ns_tag_mask() of the policy: with it, a client's tags
 	 * key its mesh states (0: no rpz zone with tags: has NS triggers) */
 	uint64_t ns_tag_mask;

@@ -1905,11 +1905,24 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	struct module_rr *ns = iter_find_ns(a, name), *rr, *last;
 	int dnssec = (s->flags & (MESH_FLAG_DO | MESH_FLAG_DNSSEC)) != 0;
 	int aa = (p->flags & DNS_FLAG_AA) != 0;
+	struct module_rrlist m_auth, m_add;
+	int minimal = 0;
 	/* (a wildcard's proof in the authority built so far keeps it
 	 * whole too, as Unbound's encoder does) */
 	if(st_env(s)->minimal && iter_positive_answer(s, final, a) &&
-		!iter_list_has_nsec(auth))
-		return;
+		!iter_list_has_nsec(auth)) {
+		/* left out of the answer, not out of the RRset cache (as
+		 * Unbound stores every set of a reply): they are gathered
+		 * in lists of their own and stored at the end; a referral
+		 * from the cache to a query without RD shows them
+		 * (fwd_minimal.rpl) */
+		memset(&m_auth, 0, sizeof(m_auth));
+		memset(&m_add, 0, sizeof(m_add));
+		auth = &m_auth;
+		add = &m_add;
+		dnssec = 0;
+		minimal = 1;
+	}
 	for(rr = ns ? a->first : NULL; rr; rr = rr->next) {
 		/* with DNSSEC the RRSIGs go along (the validator checks
 		 * the NS set and drops it when it comes unsigned) */
@@ -1931,10 +1944,15 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 	 * zone below it in an answer is no delegation the parent made, and
 	 * kept it would outlive the parent's (a ghost domain,
 	 * iter_ghost_sub.rpl) */
-	if((s->flags & MESH_FLAG_CD) || !ns || (!IQ(s)->dp->is_forward &&
-		!dname_equal(ns->owner, IQ(s)->dp->name)))
+	/* (the answer to an NS question carries its servers' addresses:
+	 * they go to the RRset cache with it, as Unbound stores them, and
+	 * a referral from the cache to a query without RD gives them) */
+	if((s->flags & MESH_FLAG_CD) || (!ns && !(IQ(s)->qtype ==
+		DNS_TYPE_NS && final && final->count > 0)) || (ns &&
+		!IQ(s)->dp->is_forward && !dname_equal(ns->owner,
+		IQ(s)->dp->name)))
 		return;
-	for(rr = auth->first; rr; rr = rr->next)
+	for(rr = ns ? auth->first : NULL; rr; rr = rr->next)
 		if(rr->type == DNS_TYPE_NS && rr->trust == RRSET_TRUST_NONE)
 			rr->trust = aa ? RRSET_TRUST_AUTH_AA :
 				RRSET_TRUST_AUTH_NOAA;
@@ -1942,6 +1960,10 @@ iter_extra_sections(struct module_qstate *s, struct iter_reply *p,
 		if(rr->trust == RRSET_TRUST_NONE)
 			rr->trust = aa ? RRSET_TRUST_ADD_AA :
 				RRSET_TRUST_ADD_NOAA;
+	if(minimal) {
+		iter_store_list(s, auth, RRSET_TRUST_NONE, 0);
+		iter_store_list(s, add, RRSET_TRUST_NONE, 0);
+	}
 }
 
 /** @return 1 when a record of type t in the authority section (auth 1)

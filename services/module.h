@@ -639,6 +639,17 @@ struct module_func_block {
 	 */
 	int (*anchor_list)(struct module_env *env, int id, char *buf,
 		size_t len);
+	/**
+	 * A failure the module remembers for a question (the validator's
+	 * bogus answers, val-bogus-ttl), for the front end's answer to a
+	 * query without RD, which starts no resolution: Unbound keeps such
+	 * a failure in its message cache and answers it from there.
+	 * NULL in modules that remember none.
+	 * @param qname: the question name (any case); qtype: its type.
+	 * @return the Extended DNS Error of the failure, or -1 for none.
+	 */
+	int (*failure_lookup)(struct module_env *env, int id,
+		const uint8_t *qname, uint16_t qtype);
 	/** The worker's mesh is ready (env->worker_index, timer_set and
 	 * the mesh functions are set): start the module's per-worker jobs
 	 * (timers). Called once per mesh, before any query; NULL for none.

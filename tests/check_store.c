@@ -9,11 +9,14 @@
  * chain with authority and additional data and for a negative answer;
  * answers with more RRs than a parse holds inline need the region; an
  * unmarked (CD) answer leaves the RRset cache alone; the message takes
- * the remaining TTL of the sets the RRset cache kept.
+ * the remaining TTL of the sets the RRset cache kept; a set replaced
+ * with other data shows in the cached messages that carry it (or they
+ * go, when they carry its RRSIGs).
  */
 #include "config.h"
 #include <check.h>
 #include "tests/testutil.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "services/cache/store.h"
@@ -357,6 +360,146 @@ START_TEST(test_cached_ttl)
 }
 END_TEST
 
+/** store one answer: an A record for qi's name, and the NS set of
+ * example.com. (ns_rd, n records) in the authority section, with an
+ * RRSIG over it when sig is not NULL */
+static void
+store_with_ns(struct mcache *mc, struct rrset_cache *rc,
+	struct region *region, const struct query_info *qi, int do_bit,
+	enum mcache_security sec, const uint8_t *const *ns_rd,
+	const uint16_t *ns_len, size_t n, const uint8_t *const *sig,
+	const uint16_t *sig_len)
+{
+	static uint8_t buf[DNS_MAX_MSG];
+	static const uint8_t *a_rd[1] = {a1};
+	struct cache_rrset sets[3];
+	struct cache_answer a;
+	set(&sets[0], qi->qname, DNS_TYPE_A, 3600, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_AA, 1, a_rd, len4);
+	set(&sets[1], N(2, "example.com."), DNS_TYPE_NS, 3600,
+		DNS_SEC_AUTHORITY, RRSET_TRUST_AUTH_AA, n, ns_rd, ns_len);
+	sets[1].sec = (uint8_t)(sec == MCACHE_SEC_SECURE ? RRSET_SEC_SECURE :
+		RRSET_SEC_UNCHECKED);
+	if(sig)
+		set(&sets[2], N(2, "example.com."), DNS_TYPE_RRSIG, 3600,
+			DNS_SEC_AUTHORITY, RRSET_TRUST_NONE, 1, sig, sig_len);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.do_bit = do_bit;
+	a.sec = sec;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = sig ? 3 : 2;
+	ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0, buf, sizeof(buf),
+		region), MCACHE_STORED);
+}
+
+/* a set replaced in the RRset cache with other data: the cached messages
+ * that carry it are rebuilt with the new one, or removed when they carry
+ * its RRSIGs; the message that brought it is as stored */
+START_TEST(test_follow)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct mcache_state st;
+	struct query_info www, sig, bla;
+	static uint8_t out[DNS_MAX_MSG];
+	static const uint8_t rrsig[] = {0, 2, 8, 2, 0, 0, 0x0e, 0x10,
+		0x70, 0, 0, 0, 0x60, 0, 0, 0, 0x12, 0x34,
+		7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0,
+		1, 2, 3, 4};
+	const uint8_t *sig_rd[1] = {rrsig};
+	uint16_t sig_len[1] = {sizeof(rrsig)};
+	const uint8_t *old_rd[1], *new_rd[2];
+	uint16_t old_len[1], new_len[2];
+	struct dns_msg msg;
+	size_t len, i, nns = 0;
+	mcache_params_default(&p);
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	old_rd[0] = new_rd[0] = N(1, "ns1.example.com.");
+	new_rd[1] = N(3, "ns2.example.com.");
+	old_len[0] = new_len[0] = (uint16_t)dname_len(new_rd[0]);
+	new_len[1] = (uint16_t)dname_len(new_rd[1]);
+	ck_assert_int_eq(query_info_set(&www, N(4, "www.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	ck_assert_int_eq(query_info_set(&sig, N(5, "sig.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	ck_assert_int_eq(query_info_set(&bla, N(7, "bla.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	store_with_ns(mc, rc, region, &www, 0, MCACHE_SEC_UNCHECKED, old_rd,
+		old_len, 1, NULL, NULL);
+	store_with_ns(mc, rc, region, &sig, 1, MCACHE_SEC_UNCHECKED, old_rd,
+		old_len, 1, sig_rd, sig_len);
+	/* the zone's new NS set comes with another answer */
+	store_with_ns(mc, rc, region, &bla, 0, MCACHE_SEC_UNCHECKED, new_rd,
+		new_len, 2, NULL, NULL);
+	len = ask(mc, &www, out, sizeof(out), T0);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(dns_msg_parse(out, len, &msg, region, 0), 0);
+	for(i = 0; i < msg.rr_count; i++)
+		if(msg.rrs[i].type == DNS_TYPE_NS)
+			nns++;
+	ck_assert_uint_eq(nns, 2);
+	ck_assert_uint_eq(msg.ancount, 1);
+	ck_assert_int_eq(mcache_peek(mc, &sig, 1, 0, T0, &st), -1);
+	ck_assert_int_eq(mcache_peek(mc, &bla, 0, 0, T0, &st), 0);
+	/* the rebuilt message keeps its expiry */
+	ck_assert_int_eq(mcache_peek(mc, &www, 0, 0, T0, &st), 0);
+	ck_assert_uint_eq(st.ttl, 3600);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
+/* the reference table: a store of the same data (same fingerprint)
+ * leaves the references where they are; other data takes them, once;
+ * a full bucket forgets its oldest */
+START_TEST(test_refs)
+{
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info q[MCACHE_REF_SLOTS + 1];
+	struct mcache_ref out[MCACHE_REF_SLOTS];
+	char name[64];
+	size_t i;
+	mcache_params_default(&p);
+	mc = mcache_create(&p);
+	ck_assert(mc != NULL);
+	for(i = 0; i <= MCACHE_REF_SLOTS; i++) {
+		snprintf(name, sizeof(name), "q%u.example.", (unsigned)i);
+		ck_assert_int_eq(query_info_set(&q[i], N((int)i, name),
+			DNS_TYPE_A, DNS_CLASS_IN), 0);
+	}
+	mcache_ref_add(mc, 77, 1, &q[0], 0, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 1, out, MCACHE_REF_SLOTS),
+		0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 78, 2, out, MCACHE_REF_SLOTS),
+		0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, out, MCACHE_REF_SLOTS),
+		1);
+	ck_assert_uint_eq(out[0].qname_len, q[0].qname_len);
+	ck_assert_int_eq(memcmp(out[0].qname, q[0].qname, q[0].qname_len), 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, out, MCACHE_REF_SLOTS),
+		0);
+	/* one more than a bucket holds: the first is forgotten */
+	for(i = 0; i <= MCACHE_REF_SLOTS; i++)
+		mcache_ref_add(mc, 77, 1, &q[i], 1, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 3, out, MCACHE_REF_SLOTS),
+		MCACHE_REF_SLOTS);
+	for(i = 0; i < MCACHE_REF_SLOTS; i++) {
+		ck_assert_int_eq(out[i].do_bit, 1);
+		ck_assert(out[i].qname_len != q[0].qname_len ||
+			memcmp(out[i].qname, q[0].qname, q[0].qname_len) != 0);
+	}
+	mcache_delete(mc);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -366,6 +509,8 @@ store_suite(void)
 	tcase_add_test(tc, test_negative);
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_cached_ttl);
+	tcase_add_test(tc, test_follow);
+	tcase_add_test(tc, test_refs);
 	suite_add_tcase(s, tc);
 	return s;
 }

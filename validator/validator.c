@@ -2551,24 +2551,45 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
 	lock_basic_unlock(&ve->bogus_lock);
 }
 
-/** @return the EDE of a remembered bogus answer to this question, or -1 */
+/** @return the EDE of a remembered bogus answer to qname, qtype, or -1 */
 static int
-bogus_lookup(struct module_qstate *qs, struct val_env *ve)
+bogus_lookup_name(struct val_env *ve, uint32_t now, const uint8_t *qname,
+	uint16_t qtype)
 {
-	uint32_t now = (uint32_t)qs->env->now->tv_sec;
 	size_t i;
 	int ede = -1;
 	lock_basic_lock(&ve->bogus_lock);
 	for(i = 0; i < VAL_BOGUS_MAX; i++) {
 		const struct val_bogus_ent *b = &ve->bogus[i];
-		if(b->expire > now && b->qtype == qs->qtype &&
-			dname_equal(b->qname, qs->qname)) {
+		if(b->expire > now && b->qtype == qtype &&
+			dname_equal(b->qname, qname)) {
 			ede = b->ede;
 			break;
 		}
 	}
 	lock_basic_unlock(&ve->bogus_lock);
 	return ede;
+}
+
+/** @return the EDE of a remembered bogus answer to this question, or -1 */
+static int
+bogus_lookup(struct module_qstate *qs, struct val_env *ve)
+{
+	return bogus_lookup_name(ve, (uint32_t)qs->env->now->tv_sec,
+		qs->qname, qs->qtype);
+}
+
+/** module failure_lookup(): a remembered bogus answer (not with
+ * val-permissive-mode, which gives the answers) */
+static int
+val_failure_lookup(struct module_env *env, int id, const uint8_t *qname,
+	uint16_t qtype)
+{
+	struct val_env *ve = env->modinfo[id];
+	if(!ve || ve->permissive || ve->bogus_ttl == 0)
+		return -1;
+	return bogus_lookup_name(ve, (uint32_t)env->now->tv_sec, qname,
+		qtype);
 }
 
 size_t
@@ -3875,5 +3896,6 @@ const struct module_func_block val_module_block = {
 	.get_mem = val_get_mem,
 	.worker_deinit = val_worker_deinit,
 	.anchor_list = val_anchor_list,
+	.failure_lookup = val_failure_lookup,
 	.worker_start = val_worker_start,
 };

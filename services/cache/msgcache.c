@@ -32,6 +32,7 @@
 #include "util/config_file.h"
 #include "util/storage/slabhash.h"
 #include "util/storage/shmhash.h"
+#include "util/locks.h"
 #include <stddef.h>
 #include "util/region.h"
 #include "dns/dns.h"
@@ -195,6 +196,34 @@ struct mcache_key {
 };
 
 /** the cache */
+/** a slot of the reference table (msgcache.h: coherence) */
+struct mref_slot {
+	/** the set's hash */
+	uint32_t set_hash;
+	/** the fingerprint of its data in the message */
+	uint32_t data_fp;
+	/** 1 when in use */
+	uint8_t used;
+	/** the key's MKEY_DO | MKEY_CD */
+	uint8_t dc;
+	/** question name length */
+	uint8_t qname_len;
+	/** type and class */
+	uint16_t qtype, qclass;
+	/** question name, lower-cased */
+	uint8_t qname[DNS_MAX_NAME];
+};
+
+/** a bucket of the reference table */
+struct mref_bucket {
+	/** taken by add and take (the store path) */
+	lock_basic_type lock;
+	/** the slot the next new key goes to when none is free */
+	unsigned next;
+	/** the slots */
+	struct mref_slot s[MCACHE_REF_SLOTS];
+};
+
 struct mcache {
 	/** the table (per-process), or NULL when shared */
 	struct slabhash *table;
@@ -202,7 +231,35 @@ struct mcache {
 	struct shmhash *shm;
 	/** settings */
 	struct mcache_params p;
+	/** the reference table (MCACHE_REF_BUCKETS), or NULL when it could
+	 * not be made (then nothing is rebuilt) */
+	struct mref_bucket *refs;
 };
+
+/** make the reference table of c (a failure leaves it NULL) */
+static void
+mref_create(struct mcache *c)
+{
+	size_t i;
+	c->refs = calloc(MCACHE_REF_BUCKETS, sizeof(*c->refs));
+	if(!c->refs)
+		return;
+	for(i = 0; i < MCACHE_REF_BUCKETS; i++)
+		lock_basic_init(&c->refs[i].lock);
+}
+
+/** free the reference table of c */
+static void
+mref_delete(struct mcache *c)
+{
+	size_t i;
+	if(!c->refs)
+		return;
+	for(i = 0; i < MCACHE_REF_BUCKETS; i++)
+		lock_basic_destroy(&c->refs[i].lock);
+	free(c->refs);
+	c->refs = NULL;
+}
 
 const struct mcache_params *
 mcache_get_params(const struct mcache *c)
@@ -304,6 +361,7 @@ mcache_create(const struct mcache_params *p)
 		free(c);
 		return NULL;
 	}
+	mref_create(c);
 	return c;
 }
 
@@ -331,6 +389,7 @@ mcache_create_shared(const struct mcache_params *p, void *base, uint64_t off)
 		free(c);
 		return NULL;
 	}
+	mref_create(c);
 	return c;
 }
 
@@ -342,7 +401,78 @@ mcache_delete(struct mcache *c)
 	if(c->shm)
 		shmhash_detach(c->shm);
 	else	slabhash_delete(c->table);
+	mref_delete(c);
 	free(c);
+}
+
+void
+mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
+	const struct query_info *qinfo, int do_bit, int cd_bit)
+{
+	struct mref_bucket *b;
+	struct mref_slot *sl = NULL;
+	uint8_t dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD :
+		0));
+	size_t i;
+	if(!c->refs || qinfo->qname_len > DNS_MAX_NAME)
+		return;
+	b = &c->refs[set_hash & (MCACHE_REF_BUCKETS - 1)];
+	lock_basic_lock(&b->lock);
+	for(i = 0; i < MCACHE_REF_SLOTS; i++) {
+		struct mref_slot *x = &b->s[i];
+		if(x->used && x->set_hash == set_hash && x->dc == dc &&
+			x->qtype == qinfo->qtype && x->qclass ==
+			qinfo->qclass && x->qname_len == qinfo->qname_len &&
+			memcmp(x->qname, qinfo->qname, x->qname_len) == 0) {
+			x->data_fp = data_fp; /* (known) */
+			lock_basic_unlock(&b->lock);
+			return;
+		}
+		if(!x->used && !sl)
+			sl = x;
+	}
+	if(!sl) {
+		/* full: the oldest key goes */
+		sl = &b->s[b->next % MCACHE_REF_SLOTS];
+		b->next = (b->next + 1) % MCACHE_REF_SLOTS;
+	}
+	sl->used = 1;
+	sl->set_hash = set_hash;
+	sl->data_fp = data_fp;
+	sl->dc = dc;
+	sl->qtype = qinfo->qtype;
+	sl->qclass = qinfo->qclass;
+	sl->qname_len = (uint8_t)qinfo->qname_len;
+	memcpy(sl->qname, qinfo->qname, qinfo->qname_len);
+	lock_basic_unlock(&b->lock);
+}
+
+size_t
+mcache_ref_take(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
+	struct mcache_ref *out, size_t max)
+{
+	struct mref_bucket *b;
+	size_t i, n = 0;
+	if(!c->refs)
+		return 0;
+	b = &c->refs[set_hash & (MCACHE_REF_BUCKETS - 1)];
+	lock_basic_lock(&b->lock);
+	for(i = 0; i < MCACHE_REF_SLOTS && n < max; i++) {
+		struct mref_slot *x = &b->s[i];
+		if(!x->used || x->set_hash != set_hash ||
+			x->data_fp == data_fp)
+			continue;
+		memcpy(out[n].qname, x->qname, x->qname_len);
+		out[n].qname_len = x->qname_len;
+		out[n].qtype = x->qtype;
+		out[n].qclass = x->qclass;
+		out[n].do_bit = (x->dc & MKEY_DO) != 0;
+		out[n].cd_bit = (x->dc & MKEY_CD) != 0;
+		x->used = 0;
+		n++;
+	}
+	lock_basic_unlock(&b->lock);
+	return n;
 }
 
 void
@@ -541,7 +671,8 @@ mcache_store_msg(struct mcache *c, const struct query_info *qinfo,
 static enum mcache_store_result mcache_store_impl(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
-	time_t now, enum mcache_security sec, int ede, int servfail);
+	time_t now, enum mcache_security sec, int ede, int servfail,
+	time_t expire_max);
 
 enum mcache_store_result
 mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
@@ -550,7 +681,17 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	enum mcache_security sec, int ede)
 {
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
-		msg, now, sec, ede, 0);
+		msg, now, sec, ede, 0, 0);
+}
+
+enum mcache_store_result
+mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, int share, const uint8_t *reply,
+	size_t len, const struct dns_msg *msg, time_t now,
+	enum mcache_security sec, int ede, time_t expire_max)
+{
+	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
+		msg, now, sec, ede, 0, expire_max);
 }
 
 enum mcache_store_result
@@ -574,18 +715,20 @@ mcache_store_servfail(struct mcache *c, const struct query_info *qinfo,
 	if(dns_msg_parse(wire, len, &msg, NULL, 0) != 0)
 		return MCACHE_ERROR;
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, 0, wire, len,
-		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1);
+		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1, 0);
 }
 
 /**
  * Store an answer (mcache_store_msg_share), or with servfail a SERVFAIL
- * with no records, kept MCACHE_SERVFAIL_TTL seconds (see the define).
+ * with no records, kept MCACHE_SERVFAIL_TTL seconds (see the define);
+ * expiring at expire_max at the latest (0: no limit,
+ * mcache_store_msg_capped).
  */
 static enum mcache_store_result
 mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
-	enum mcache_security sec, int ede, int servfail)
+	enum mcache_security sec, int ede, int servfail, time_t expire_max)
 {
 	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
@@ -751,6 +894,10 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 		goto fail;
 	e->stored = now;
 	e->expire = now + (time_t)entry_ttl;
+	if(expire_max > now && e->expire > expire_max) {
+		entry_ttl = (uint32_t)(expire_max - now);
+		e->expire = expire_max;
+	}
 	if(c->p.original_ttl)
 		e->stored = e->expire; /* serve-original-ttl: no count down */
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
@@ -1216,6 +1363,9 @@ mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
 	st->ttl = (uint32_t)(e->expire - now);
 	st->rcode = e->rcode;
 	st->sec = (enum mcache_security)e->sec;
+	st->ede = e->ede;
+	st->share = (e->alt & MALT_CD ? MCACHE_SHARE_CD : 0) |
+		(e->alt & MALT_DO ? MCACHE_SHARE_DO : 0);
 	*len = msglen;
 	return 0;
 }

@@ -396,6 +396,10 @@ struct mcache_state {
 	int rcode;
 	/** the security status */
 	enum mcache_security sec;
+	/** the entry's Extended DNS Error code, or -1 */
+	int ede;
+	/** MCACHE_SHARE_CD | MCACHE_SHARE_DO: the other keys it serves */
+	int share;
 };
 
 /**
@@ -438,6 +442,71 @@ int mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
  */
 void mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now);
+
+/* ---- coherence: the messages that carry an RRset ----
+ *
+ * Unbound's message cache refers to the sets of its RRset cache, so a
+ * set replaced there (a zone's new NS set, an SOA with a new serial)
+ * shows in every cached message that carries it. petrel's entries are
+ * finished wire answers, and the hit path stays as it is: instead, the
+ * store path (services/cache/store.c) rebuilds, when it replaces a set
+ * with different data, the messages that carry it. It finds them in a
+ * small table of references kept beside the cache: per set (a hash of
+ * its owner, type and class) the keys of the last few messages stored
+ * with it in their authority or additional section. It is bounded
+ * (MCACHE_REF_BUCKETS buckets of MCACHE_REF_SLOTS keys; a full bucket
+ * forgets its oldest key, whose message then keeps the old set until it
+ * expires, as before) and per process. Each reference holds a
+ * fingerprint of the set's data as the message has it, so that a store
+ * of the same data (a refresh, the SOA of every negative answer of a
+ * zone) costs a bucket look-up, not a rebuild. With shared-cache, a
+ * store in one worker process rebuilds only the messages it stored
+ * itself. A bucket has its own lock, taken on the store path only. */
+
+/** buckets of the reference table (a power of two) */
+#define MCACHE_REF_BUCKETS 1024
+/** message keys per bucket */
+#define MCACHE_REF_SLOTS 4
+
+/** a message key taken from the reference table */
+struct mcache_ref {
+	/** the question name, lower-cased */
+	uint8_t qname[255];
+	/** its length */
+	size_t qname_len;
+	/** type and class */
+	uint16_t qtype, qclass;
+	/** the DO and CD bits of the key */
+	int do_bit, cd_bit;
+};
+
+/**
+ * Remember that the message of this key carries the set of set_hash,
+ * with data of fingerprint data_fp (a lost reference only loses the
+ * rebuild: no error).
+ */
+void mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
+	const struct query_info *qinfo, int do_bit, int cd_bit);
+
+/**
+ * Take (and forget) the keys remembered for set_hash whose messages hold
+ * data of another fingerprint than data_fp (those with the same stay).
+ * @param out: where they go; max: its room (MCACHE_REF_SLOTS is enough).
+ * @return how many were written.
+ */
+size_t mcache_ref_take(struct mcache *c, uint32_t set_hash,
+	uint32_t data_fp, struct mcache_ref *out, size_t max);
+
+/**
+ * As mcache_store_msg_share, and the entry expires at expire_max at the
+ * latest (a message rebuilt with a newer set keeps the expiry it had, as
+ * Unbound's message keeps its TTL while its sets show theirs); 0 for no
+ * limit.
+ */
+enum mcache_store_result mcache_store_msg_capped(struct mcache *c,
+	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
+	const uint8_t *reply, size_t len, const struct dns_msg *msg,
+	time_t now, enum mcache_security sec, int ede, time_t expire_max);
 
 /**
  * serve-expired: a refresh of this question failed for want of a working

@@ -246,6 +246,15 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	time_t now = e->type == DNS_TYPE_NS ? d->qstart : d->now;
 	if(old->expire <= now + d->leeway || (old->zero_ttl && !e->zero_ttl))
 		return 1;
+	/* a validated set replaces one that is not, whatever their trust
+	 * ranks (as Unbound prefers secure data): the glue a referral or
+	 * an NS answer left unchecked takes the status the validator gave
+	 * it later */
+	if(e->sec == RRSET_SEC_SECURE && old->sec != RRSET_SEC_SECURE) {
+		if(ghost_protected(old, e) && e->expire > old->expire)
+			e->expire = old->expire;
+		return 1;
+	}
 	if(e->trust < old->trust)
 		return 0;
 	if(e->trust == old->trust && e->count == old->count &&

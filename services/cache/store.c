@@ -7,6 +7,7 @@
 #include "services/cache/store.h"
 #include "services/cache/rrset.h"
 #include "services/cache/msgcache.h"
+#include "util/storage/slabhash.h"
 #include "util/region.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -206,10 +207,12 @@ write_rr_rec(struct dns_builder *b, uint8_t *buf, const struct cache_rrset *cs,
 	return 0;
 }
 
-/** encode the message, recording its parse, and store it */
+/** encode the message, recording its parse, and store it (expiring at
+ * expire_max at the latest, 0 for no limit) */
 static enum mcache_store_result
 store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
-	uint8_t *buf, size_t bufsize, struct region *region)
+	uint8_t *buf, size_t bufsize, struct region *region,
+	time_t expire_max)
 {
 	struct dns_msg msg;
 	struct dns_builder b;
@@ -260,8 +263,261 @@ store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	msg.arcount = (uint16_t)msg.sec_count[DNS_SEC_ADDITIONAL];
 	msg.len = dns_build_finish(&b);
 	msg.pkt = buf;
-	return mcache_store_msg_share(mc, a->qinfo, a->do_bit, a->cd_bit,
-		a->share, buf, msg.len, &msg, now, a->sec, a->ede);
+	return mcache_store_msg_capped(mc, a->qinfo, a->do_bit, a->cd_bit,
+		a->share, buf, msg.len, &msg, now, a->sec, a->ede, expire_max);
+}
+
+/* ---- coherence (msgcache.h): the messages that carry a replaced set
+ * are rebuilt with the new one ---- */
+
+/** the reference table's key of a set: its owner (lower-cased), type
+ * and class */
+static uint32_t
+ref_hash(const uint8_t *owner, uint16_t type, uint16_t rrclass)
+{
+	uint8_t l[DNS_MAX_NAME + 1];
+	size_t n = dname_copy_lower(l, owner);
+	return dns_qinfo_hash(l, n, type, rrclass);
+}
+
+/** the fingerprint of a set's data (in any order of its records) */
+static uint32_t
+ref_fp(const struct cache_rrset *cs)
+{
+	uint32_t fp = (uint32_t)cs->count;
+	size_t i;
+	for(i = 0; i < cs->count; i++)
+		fp += slabhash_hash_bytes(cs->rdata[i], cs->rdlen[i],
+			0x9747b28cu);
+	return fp;
+}
+
+/** @return 1 for a set the reference table keeps: one of the authority
+ * or additional section, not RRSIG (it goes with its set) */
+static int
+ref_kept(const struct cache_rrset *cs)
+{
+	return (cs->section == DNS_SEC_AUTHORITY ||
+		cs->section == DNS_SEC_ADDITIONAL) &&
+		cs->type != DNS_TYPE_RRSIG && cs->count > 0;
+}
+
+/** remember the sets of a stored message */
+static void
+ref_add_all(struct mcache *mc, const struct cache_answer *a)
+{
+	size_t i;
+	for(i = 0; i < a->nsets; i++)
+		if(ref_kept(&a->sets[i]))
+			mcache_ref_add(mc, ref_hash(a->sets[i].owner,
+				a->sets[i].type, a->sets[i].rrclass),
+				ref_fp(&a->sets[i]), a->qinfo, a->do_bit,
+				a->cd_bit);
+}
+
+/** @return 1 when two sets hold the same RDATA, in any order */
+static int
+same_set_rdata(const struct cache_rrset *x, const struct cache_rrset *y)
+{
+	size_t i, j;
+	if(x->count != y->count)
+		return 0;
+	for(i = 0; i < x->count; i++) {
+		for(j = 0; j < y->count; j++)
+			if(x->rdlen[i] == y->rdlen[j] && memcmp(x->rdata[i],
+				y->rdata[j], x->rdlen[i]) == 0)
+				break;
+		if(j == y->count)
+			return 0;
+	}
+	return 1;
+}
+
+/** scratch of a rebuild, allocated at the first one of a store */
+struct rebuild_space {
+	/** the copy of the message (DNS_MAX_MSG) */
+	uint8_t *copy;
+	/** for an uncompressed RDATA (DNS_MAX_MSG) */
+	uint8_t *scratch;
+};
+
+/**
+ * Rebuild the message of key ref, when it carries a set at nw's owner,
+ * type and class with other data, with nw's data in its place (its
+ * TTL: the RRset cache's, else nw's); the message keeps its expiry, its
+ * rcode, security, EDE and sharing. A message that carries the set's
+ * RRSIGs, or is secure while nw is not, is removed instead (it is made
+ * again by the next query for it, as Unbound revalidates).
+ * @return 1 when the message is there (as it was, or rebuilt), 0 when
+ *	it is not (expired, removed, or not to be read).
+ */
+static int
+store_rebuild(struct mcache *mc, struct rrset_cache *rc,
+	const struct mcache_ref *ref, const struct cache_rrset *nw,
+	time_t now, uint8_t *buf, size_t bufsize, struct region *region,
+	struct rebuild_space *sp)
+{
+	struct query_info qi;
+	struct mcache_state st;
+	struct dns_msg m;
+	struct cache_answer ca;
+	struct cache_rrset *sets;
+	const uint8_t **rd;
+	uint16_t *rl;
+	size_t len, i, n = 0, hit = 0;
+	int found = 0, signed_set = 0;
+	if(query_info_set(&qi, ref->qname, ref->qtype, ref->qclass) < 0)
+		return 0;
+	if(!sp->copy && (!(sp->copy = region_alloc(region, DNS_MAX_MSG)) ||
+		!(sp->scratch = region_alloc(region, DNS_MAX_MSG)))) {
+		sp->copy = NULL;
+		return 0;
+	}
+	if(mcache_copy_msg(mc, &qi, ref->do_bit, ref->cd_bit, now, sp->copy,
+		DNS_MAX_MSG, &len, &st) != 0 ||
+		dns_msg_parse(sp->copy, len, &m, region, 0) != 0 ||
+		m.rr_count == 0)
+		return 0;
+	sets = region_alloc(region, m.rr_count * sizeof(*sets));
+	rd = region_alloc(region, m.rr_count * sizeof(*rd));
+	rl = region_alloc(region, m.rr_count * sizeof(*rl));
+	if(!sets || !rd || !rl)
+		return 0;
+	/* the sets, as the message holds them (its records of a set are
+	 * together: store_message wrote them so) */
+	for(i = 0; i < m.rr_count; i++) {
+		const struct dns_rr *rr = &m.rrs[i];
+		uint8_t owner[DNS_MAX_NAME + 1];
+		size_t ol = dns_rr_owner(&m, rr, owner);
+		int l = dns_rr_rdata_uncompressed(&m, rr, sp->scratch,
+			DNS_MAX_MSG);
+		struct cache_rrset *cs = n > 0 ? &sets[n - 1] : NULL;
+		if(ol == 0 || l < 0)
+			return 0;
+		rd[i] = region_memdup(region, sp->scratch, (size_t)l);
+		rl[i] = (uint16_t)l;
+		if(!rd[i] && l > 0)
+			return 0;
+		if(cs && cs->section == rr->section && cs->type == rr->type &&
+			cs->rrclass == rr->rrclass && dname_equal(cs->owner,
+			owner) && (rr->type != DNS_TYPE_RRSIG ||
+			(cs->rdlen[0] >= 2 && dns_read_u16(cs->rdata[0]) ==
+			rr->covered))) {
+			cs->count++;
+			if(rr->ttl < cs->ttl)
+				cs->ttl = rr->ttl;
+			continue;
+		}
+		cs = &sets[n++];
+		memset(cs, 0, sizeof(*cs));
+		if(!(cs->owner = region_memdup(region, owner, ol)))
+			return 0;
+		cs->owner_len = ol;
+		cs->type = rr->type;
+		cs->rrclass = rr->rrclass;
+		cs->ttl = rr->ttl;
+		cs->section = rr->section;
+		cs->trust = 0; /* (RRSET_TRUST_NONE: not stored again) */
+		cs->count = 1;
+		cs->rdata = rd + i;
+		cs->rdlen = rl + i;
+	}
+	for(i = 0; i < n; i++) {
+		if(!dname_equal(sets[i].owner, nw->owner) ||
+			sets[i].rrclass != nw->rrclass)
+			continue;
+		if(sets[i].type == nw->type && ref_kept(&sets[i]) && !found) {
+			found = 1;
+			hit = i;
+		} else if(sets[i].type == DNS_TYPE_RRSIG &&
+			sets[i].rdlen[0] >= 2 &&
+			dns_read_u16(sets[i].rdata[0]) == nw->type)
+			signed_set = 1;
+	}
+	if(!found)
+		return 0; /* (another set of the same hash) */
+	if(same_set_rdata(&sets[hit], nw))
+		return 1;
+	/* (a secure message's sets are validated in the RRset cache, where
+	 * an unvalidated one does not replace them: a safety belt) */
+	if(signed_set || (st.sec == MCACHE_SEC_SECURE &&
+		nw->sec != RRSET_SEC_SECURE)) {
+		(void)mcache_flush_type(mc, qi.qname, qi.qtype, qi.qclass);
+		return 0;
+	}
+	{
+		struct rrset_data c;
+		uint8_t section = sets[hit].section;
+		sets[hit] = *nw;
+		sets[hit].section = section;
+		sets[hit].trust = 0;
+		if(rrset_cache_lookup(rc, nw->owner, nw->type, nw->rrclass,
+			now, region, &c) == 0) {
+			struct cache_rrset cc = *nw;
+			cc.count = c.count;
+			cc.rdata = c.rdata;
+			cc.rdlen = c.rdlen;
+			if(same_set_rdata(&cc, nw))
+				sets[hit].ttl = c.ttl;
+		}
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.qinfo = &qi;
+	ca.rcode = st.rcode;
+	ca.do_bit = ref->do_bit;
+	ca.cd_bit = ref->cd_bit;
+	ca.share = st.share;
+	ca.sec = st.sec;
+	ca.ede = st.ede;
+	ca.sets = sets;
+	ca.nsets = n;
+	if(store_message(mc, &ca, now, buf, bufsize, region, now +
+		(time_t)st.ttl) != MCACHE_STORED)
+		return 0;
+	ref_add_all(mc, &ca);
+	return 1;
+}
+
+/** the sets of a that went into the RRset cache (and its SOA): the other
+ * messages that carry them are rebuilt (store_rebuild) */
+static void
+store_coherence(struct mcache *mc, struct rrset_cache *rc,
+	const struct cache_answer *a, const uint8_t *stored, time_t now,
+	uint8_t *buf, size_t bufsize, struct region *region)
+{
+	struct mcache_ref refs[MCACHE_REF_SLOTS];
+	struct rebuild_space sp;
+	struct query_info qi;
+	size_t i, k, n;
+	memset(&sp, 0, sizeof(sp));
+	for(i = 0; i < a->nsets; i++) {
+		const struct cache_rrset *cs = &a->sets[i];
+		/* (the SOA of a negative answer is the zone's own, which
+		 * Unbound's RRset cache takes, and petrel's does not: it
+		 * counts as stored) */
+		if(cs->type == DNS_TYPE_RRSIG || cs->count == 0 ||
+			(!stored[i] && !(cs->type == DNS_TYPE_SOA &&
+			cs->section == DNS_SEC_AUTHORITY)))
+			continue;
+		n = mcache_ref_take(mc, ref_hash(cs->owner, cs->type,
+			cs->rrclass), ref_fp(cs), refs, MCACHE_REF_SLOTS);
+		for(k = 0; k < n; k++) {
+			if(refs[k].qtype == a->qinfo->qtype &&
+				refs[k].qclass == a->qinfo->qclass &&
+				refs[k].qname_len == a->qinfo->qname_len &&
+				memcmp(refs[k].qname, a->qinfo->qname,
+				refs[k].qname_len) == 0)
+				continue; /* (this question: replaced now) */
+			/* (a message still there keeps its reference) */
+			if(store_rebuild(mc, rc, &refs[k], cs, now, buf,
+				bufsize, region, &sp) && query_info_set(&qi,
+				refs[k].qname, refs[k].qtype, refs[k].qclass)
+				== 0)
+				mcache_ref_add(mc, ref_hash(cs->owner,
+					cs->type, cs->rrclass), ref_fp(cs), &qi,
+					refs[k].do_bit, refs[k].cd_bit);
+		}
+	}
 }
 
 enum mcache_store_result
@@ -274,23 +530,33 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	uint32_t *ttl;
 	uint8_t *stored = NULL;
 	size_t i;
+	enum mcache_store_result r;
 	if(rc && mc && region && a->nsets > 0)
 		stored = region_alloc_zero(region, a->nsets);
 	if(rc)
 		store_rrsets(rc, a, now, stored);
 	if(!mc)
 		return MCACHE_NOT_CACHEABLE;
+	if(rc && stored)
+		store_coherence(mc, rc, a, stored, now, buf, bufsize, region);
 	/* (serve-original-ttl answers with the TTLs as received) */
 	if(!rc || !stored || mcache_get_params(mc)->original_ttl ||
 		!(ttl = region_alloc(region, a->nsets * sizeof(*ttl))) ||
 		!cached_ttls(rc, a, now, region, stored, ttl) ||
-		!(sets = region_alloc(region, a->nsets * sizeof(*sets))))
-		return store_message(mc, a, now, buf, bufsize, region);
+		!(sets = region_alloc(region, a->nsets * sizeof(*sets)))) {
+		r = store_message(mc, a, now, buf, bufsize, region, 0);
+		if(r == MCACHE_STORED)
+			ref_add_all(mc, a);
+		return r;
+	}
 	ca = *a;
 	for(i = 0; i < a->nsets; i++) {
 		sets[i] = a->sets[i];
 		sets[i].ttl = ttl[i];
 	}
 	ca.sets = sets;
-	return store_message(mc, &ca, now, buf, bufsize, region);
+	r = store_message(mc, &ca, now, buf, bufsize, region, 0);
+	if(r == MCACHE_STORED)
+		ref_add_all(mc, &ca);
+	return r;
 }
