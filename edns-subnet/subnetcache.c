@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "edns-subnet/subnetcache.h"
+#include "dns/ecs.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include "dns/name.h"
@@ -108,96 +109,6 @@ struct subnet_qstate {
 	int got;
 	int scope;
 };
-
-/** @return bytes of an address of a family (1: 4, 2: 16) */
-static size_t
-fam_len(uint16_t family)
-{
-	return family == 1 ? 4 : 16;
-}
-
-/** zero the bits of an address past bits */
-static void
-mask_addr(uint8_t *a, size_t n, int bits)
-{
-	size_t i;
-	for(i = 0; i < n; i++) {
-		int b = bits - (int)i * 8;
-		if(b >= 8)
-			continue;
-		a[i] &= b <= 0 ? 0 : (uint8_t)(0xff << (8 - b));
-	}
-}
-
-int
-ecs_parse(const uint8_t *d, size_t len, int query, struct module_ecs *out)
-{
-	size_t n, alen;
-	uint8_t tmp[16];
-	memset(out, 0, sizeof(*out));
-	if(len < 4)
-		return -1;
-	out->family = (uint16_t)((d[0] << 8) | d[1]);
-	out->source = d[2];
-	out->scope = d[3];
-	if(out->family != 1 && out->family != 2)
-		return -1;
-	alen = fam_len(out->family);
-	if(out->source > alen * 8 || out->scope > alen * 8)
-		return -1;
-	if(query && out->scope != 0)
-		return -1;
-	n = ((size_t)out->source + 7) / 8;
-	if(len - 4 != n)
-		return -1;
-	memcpy(out->addr, d + 4, n);
-	memcpy(tmp, out->addr, sizeof(tmp));
-	mask_addr(tmp, alen, out->source);
-	if(memcmp(tmp, out->addr, alen) != 0)
-		return -1; /* bits set past the source prefix */
-	return 0;
-}
-
-size_t
-ecs_write(uint16_t code, const struct module_ecs *e, int source, int scope,
-	uint8_t *buf, size_t max)
-{
-	size_t n = ((size_t)source + 7) / 8;
-	uint8_t a[16];
-	if(max < 8 + n)
-		return 0;
-	memcpy(a, e->addr, sizeof(a));
-	mask_addr(a, fam_len(e->family), source);
-	buf[0] = (uint8_t)(code >> 8);
-	buf[1] = (uint8_t)code;
-	buf[2] = (uint8_t)((4 + n) >> 8);
-	buf[3] = (uint8_t)(4 + n);
-	buf[4] = (uint8_t)(e->family >> 8);
-	buf[5] = (uint8_t)e->family;
-	buf[6] = (uint8_t)source;
-	buf[7] = (uint8_t)scope;
-	memcpy(buf + 8, a, n);
-	return 8 + n;
-}
-
-int
-ecs_from_addr(const struct netaddr *a, struct module_ecs *out)
-{
-	size_t n = 0;
-	const uint8_t *b = netaddr_bytes(a, &n);
-	memset(out, 0, sizeof(*out));
-	if(!b || (n != 4 && n != 16))
-		return -1;
-	if(n == 16 && memcmp(b, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0) {
-		/* an IPv4-mapped address is the IPv4 client it is */
-		b += 12;
-		n = 4;
-	}
-	out->family = n == 4 ? 1 : 2;
-	out->source = (uint8_t)(n * 8);
-	memcpy(out->addr, b, n);
-	return 0;
-}
 
 /* ---- the cache ---- */
 
@@ -368,11 +279,11 @@ ecs_cache_store(struct ecs_cache *c, const uint8_t *qname, uint16_t qtype,
 	uint32_t ttl = 0xffffffffU;
 	uint8_t net[16], *p;
 	if((family != 1 && family != 2) || scope <= 0 ||
-		scope > (int)fam_len(family) * 8 || max == 0 || !ans)
+		scope > (int)ecs_addr_len(family) * 8 || max == 0 || !ans)
 		return -1;
 	memset(net, 0, sizeof(net));
-	memcpy(net, addr, fam_len(family));
-	mask_addr(net, sizeof(net), scope);
+	memcpy(net, addr, ecs_addr_len(family));
+	ecs_mask_addr(net, sizeof(net), scope);
 	size = sizeof(*e) + list_size(&ans->an, &nrr) +
 		list_size(&ans->ns, &nrr) + list_size(&ans->ar, &nrr);
 	if(sizeof(*c) + sizeof(*t) + size > c->maxmem)
@@ -503,7 +414,7 @@ ecs_cache_lookup(struct ecs_cache *c, const uint8_t *qname, uint16_t qtype,
 			(best && best->scope >= e->scope))
 			continue;
 		memcpy(net, client->addr, 16);
-		mask_addr(net, 16, e->scope);
+		ecs_mask_addr(net, 16, e->scope);
 		if(memcmp(net, e->net, 16) == 0)
 			best = e;
 	}
@@ -798,7 +709,7 @@ subnet_new(struct module_qstate *qs, int id)
 	sq->id = id;
 	sq->source = e->source < max ? e->source : max;
 	memcpy(sq->addr, e->addr, sizeof(sq->addr));
-	mask_addr(sq->addr, sizeof(sq->addr), sq->source);
+	ecs_mask_addr(sq->addr, sizeof(sq->addr), sq->source);
 	qs->minfo[id] = sq;
 	qs->edns_hook = &subnet_hook;
 	qs->edns_hook_arg = sq;

@@ -33,6 +33,9 @@
  * question used longest ago goes first). The set of a question is a
  * short list searched whole (at most the tree size, 100 by default) for
  * the most specific subnet that covers the client.
+ *
+ * The option's wire code (parse, write, a client's address as its
+ * subnet) is in dns/ecs.h, which the front end uses too.
  */
 #ifndef EDNS_SUBNET_SUBNETCACHE_H
 #define EDNS_SUBNET_SUBNETCACHE_H
@@ -45,41 +48,9 @@ struct module_func_block;
 struct module_ecs;
 struct mesh_answer;
 struct region;
-struct netaddr;
 
 /** the module */
 extern const struct module_func_block subnetcache_module_block;
-
-/** the ECS option code of RFC 7871 (client-subnet-opcode's default) */
-#define ECS_OPTION_CODE 8
-
-/**
- * Parse the data of an ECS option.
- * @param d: the option data; len its length.
- * @param query: 1 for a client's option (its scope must be 0).
- * @param out: family, source, scope and address (from_client is 0).
- * @return 0, or -1 when malformed (unknown family, prefix too long,
- *	address length not that of the source prefix, bits set past it, a
- *	scope in a query): the client gets FORMERR.
- */
-int ecs_parse(const uint8_t *d, size_t len, int query, struct module_ecs *out);
-
-/**
- * Write an ECS option (code, length, data).
- * @param code: the option code.
- * @param e: family and address (bits past source are written as zero).
- * @param source: the source prefix length; scope: the scope one.
- * @param buf: where; max its room.
- * @return bytes written, 0 when it does not fit.
- */
-size_t ecs_write(uint16_t code, const struct module_ecs *e, int source,
-	int scope, uint8_t *buf, size_t max);
-
-/**
- * The subnet of a client that sent no option: its whole address.
- * @return 0, or -1 for an address that is neither IPv4 nor IPv6.
- */
-int ecs_from_addr(const struct netaddr *a, struct module_ecs *out);
 
 /** the per-worker cache of scoped answers */
 struct ecs_cache;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "front/modstack.h"
+#include "util/config_options.h"
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"
@@ -31,9 +32,6 @@ static const struct module_func_block *const module_table[] = {
 	&iter_module_block,
 	NULL
 };
-
-/** the default module-config */
-#define MODULE_DEFAULT_CONF "iterator"
 
 const struct module_func_block *
 module_find(const char *name)
@@ -80,7 +78,7 @@ modstack_setup(struct module_stack *stack, const char *conf,
 	char *err, size_t errlen)
 {
 	char word[64], have[256];
-	const char *p = conf ? conf : MODULE_DEFAULT_CONF;
+	const char *p = conf ? conf : CONFIG_MODULE_DEFAULT;
 	int last_rank = -1, i;
 	memset(stack, 0, sizeof(*stack));
 	while(*p) {

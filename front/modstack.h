@@ -33,7 +33,8 @@ const char *module_list_str(char *buf, size_t len);
 /**
  * Set a stack up from a module-config string and run every init().
  * @param stack: zeroed stack to fill.
- * @param conf: module names separated by spaces (NULL: "iterator").
+ * @param conf: module names separated by spaces (NULL: the default,
+ *	CONFIG_MODULE_DEFAULT of util/config_options.h, the option's).
  * @param extra: a module that is not in the build's table but may be
  *	named in conf (the replay runner's recorder), or NULL.
  * @param cfg: the config given to init() (may be NULL for defaults).

@@ -511,7 +511,7 @@ build_respip(struct policy *p, const struct config_file *cfg, char *err,
 		/* as in Unbound: without the module nothing would be
 		 * filtered, so say so instead */
 		const char *m = cfg->module_config ? cfg->module_config :
-			"iterator";
+			CONFIG_MODULE_DEFAULT;
 		const char *w = strstr(m, "respip");
 		if(!w || (w != m && w[-1] != ' ' && w[-1] != '\t') ||
 			(w[6] && w[6] != ' ' && w[6] != '\t'))

@@ -24,7 +24,7 @@
 #include "services/authzone.h"
 #include "services/module.h"
 #include "front/modstack.h"
-#include "edns-subnet/subnetcache.h"
+#include "dns/ecs.h"
 #include "dns/dns.h"
 #include "dns/name.h"
 #include "dns/query.h"

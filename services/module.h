@@ -52,6 +52,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/time.h>
+#include "dns/ecs.h" /* struct module_ecs: the subnet of a client */
 
 struct region;
 struct config_file;
@@ -463,25 +464,6 @@ struct module_env {
 		struct module_rrlist *auth);
 	/** the argument of neg_answer */
 	void *neg_answer_arg;
-};
-
-/** the subnet of the client a state answers (EDNS Client Subnet, RFC
- * 7871): the front end makes it, only when the subnetcache module is in
- * the stack, from the client's ECS option or else from its address; the
- * mesh keys the state with it (clients of different subnets never share
- * a state) and keeps a copy in the state's region */
-struct module_ecs {
-	/** ECS FAMILY: 1 IPv4, 2 IPv6 */
-	uint16_t family;
-	/** source prefix length (for an address: 32 or 128) */
-	uint8_t source;
-	/** scope prefix length of the answer: set by the subnetcache
-	 * module, echoed to a client that sent the option */
-	uint8_t scope;
-	/** 1 when the client sent the option (its reply carries one) */
-	uint8_t from_client;
-	/** the address; bits past source are zero */
-	uint8_t addr[16];
 };
 
 /** EDNS options on the upstream queries of a state: a module (the

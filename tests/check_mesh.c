@@ -589,6 +589,39 @@ static const struct module_func_block pass_block = {
 	.operate = pass_operate,
 };
 
+/** one default module-config: the option's default (what config_create
+ * sets), the stack a NULL module-config builds, and the list the policy
+ * check names when the config has none are the same */
+START_TEST(test_module_default)
+{
+	const struct config_option *o = NULL;
+	struct config_file *c = config_create();
+	struct module_stack a, b;
+	char err[256];
+	size_t i;
+	int j;
+	for(i = 0; i < config_option_count; i++)
+		if(strcmp(config_option_table[i].name, "module-config") == 0)
+			o = &config_option_table[i];
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(o->def);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->module_config, o->def);
+	/* Unbound's default */
+	ck_assert_str_eq(o->def, "validator iterator");
+	ck_assert_int_eq(modstack_setup(&a, NULL, NULL, c, err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(modstack_setup(&b, o->def, NULL, c, err,
+		sizeof(err)), 0);
+	ck_assert_int_eq(a.num, b.num);
+	for(j = 0; j < a.num; j++)
+		ck_assert_ptr_eq(a.mod[j], b.mod[j]);
+	modstack_desetup(&a);
+	modstack_desetup(&b);
+	config_delete(c);
+}
+END_TEST
+
 /** the config parser's list of module names and the module table agree
  * (names and order), and the stack refuses unknown and misplaced
  * modules, naming the modules this build has */
@@ -835,6 +868,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
 	tcase_add_test(tc, test_module_table);
+	tcase_add_test(tc, test_module_default);
 	tcase_add_test(tc, test_prefetch_counter);
 	tcase_add_test(tc, test_module_in_front);
 	tcase_add_test(tc, test_quota_shared);

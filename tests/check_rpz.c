@@ -346,6 +346,29 @@ load(const char *text, char *err, size_t errlen)
 	return err;
 }
 
+/** a config without module-config (NULL) means the default list, and
+ * the response-ip check names that one (util/config_options.h's
+ * CONFIG_MODULE_DEFAULT, as the option and the module stack do) */
+START_TEST(test_respip_default_modules)
+{
+	static const char text[] = "server:\n\tresponse-ip: 10.0.0.0/8 "
+		"always_refuse\n";
+	struct config_file *cfg = config_create();
+	struct policy *p = NULL;
+	char err[512];
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "t.conf", text, strlen(text),
+		err, sizeof(err)), 0);
+	free(cfg->module_config);
+	cfg->module_config = NULL;
+	ck_assert_int_eq(policy_apply_cfg(&p, cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "t.conf:2: response-ip: needs the respip "
+		"module: module-config: \"respip validator iterator\"");
+	policy_delete(p);
+	config_delete(cfg);
+}
+END_TEST
+
 START_TEST(test_load_errors)
 {
 	char err[512];
@@ -604,6 +627,7 @@ rpz_suite(void)
 	tcase_add_test(tc, test_wildcard_encloser);
 	tcase_add_test(tc, test_root_wildcard);
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_respip_default_modules);
 	tcase_add_test(tc, test_respip_sub);
 	suite_add_tcase(s, tc);
 	return s;

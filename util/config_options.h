@@ -206,6 +206,13 @@ int config_clause_in_file(int clause);
  * checked to agree by tests/check_mesh.c) */
 extern const char *const config_module_names[];
 
+/** the default module-config, Unbound's: written here once, for the
+ * option's row in the table (util/config_options.c), the module stack
+ * given no module-config (front/modstack.c) and the check that names the
+ * list a config without one runs (front/policy.c); tests/check_mesh.c
+ * checks that they agree */
+#define CONFIG_MODULE_DEFAULT "validator iterator"
+
 /**
  * Check a module-config value: every name one of config_module_names, in
  * their order, none twice, the iterator last.
