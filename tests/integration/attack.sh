@@ -170,10 +170,13 @@ ms() {
 }
 set -- $(ms first.silent.zz.)
 echo "     silent server: first query $1 ms (${2:-no answer})"
-if [ "${1:-99999}" -le 5000 ]; then
-	ok "silent server: the first query is answered in $1 ms (bound 5000)"
+# the bound: the outbound-msg-retry (5) attempts Unbound makes too, 376 +
+# 752 + 1500 + 1500 + 1500 = 5628 ms (README), and room for a loaded
+# machine
+if [ "${1:-99999}" -le 7000 ]; then
+	ok "silent server: the first query is answered in $1 ms (bound 7000)"
 else
-	fail "silent server: the first query took $1 ms (${2:-no answer}; bound 5000)"
+	fail "silent server: the first query took $1 ms (${2:-no answer}; bound 7000)"
 fi
 slow=0; worst=0; waits=""
 for i in $(seq "$SILENT_CLIENTS"); do
