@@ -460,9 +460,9 @@ print_modules(const struct daemon *d, struct stats_buf *out)
 	stats_buf_printf(out, "]\n");
 }
 
-/** status */
+/** status; unbound: 1 for unbound-control (Unbound's options line) */
 static void
-do_status(struct remote *rc, struct stats_buf *out)
+do_status(struct remote *rc, struct stats_buf *out, int unbound)
 {
 	struct daemon *d = rc->d;
 	struct timeval now;
@@ -477,10 +477,23 @@ do_status(struct remote *rc, struct stats_buf *out)
 	print_modules(d, out);
 	stats_buf_printf(out, "uptime: %lld seconds\n",
 		(long long)(now.tv_sec - d->started.tv_sec));
-	stats_buf_printf(out, "options:%s%s control(%s)\n",
-		d->cfg->so_reuseport ? " reuseport" : "",
-		d->cfg->http_metrics_interface[0] ? " metrics" : "",
-		rc->ctx ? "ssl" : "plain");
+	if(unbound) {
+		/* Unbound's words: "control", "(ssl)" with TLS, and
+		 * "(namedpipe)" when the first control-interface is a unix
+		 * socket */
+		const struct config_strlist *ci =
+			config_control_interfaces(d->cfg);
+		stats_buf_printf(out, "options:%s%s%s%s\n",
+			d->cfg->so_reuseport ? " reuseport" : "",
+			d->cfg->control_enable ? " control" : "",
+			d->cfg->control_enable && rc->ctx ? "(ssl)" : "",
+			d->cfg->control_enable && ci && ci->str[0] == '/' ?
+			"(namedpipe)" : "");
+	} else
+		stats_buf_printf(out, "options:%s%s control(%s)\n",
+			d->cfg->so_reuseport ? " reuseport" : "",
+			d->cfg->http_metrics_interface[0] ? " metrics" : "",
+			rc->ctx ? "ssl" : "plain");
 	stats_buf_printf(out, "petrel (pid %d) is running...\n", (int)getpid());
 }
 
@@ -658,7 +671,7 @@ typedef void (*remote_cmd_func)(struct remote_req *q);
 static void
 cmd_status(struct remote_req *q)
 {
-	do_status(q->rc, q->out);
+	do_status(q->rc, q->out, q->unbound);
 }
 
 /**
@@ -808,10 +821,29 @@ cmd_flush(struct remote_req *q)
 
 /** insecure_add, insecure_remove: the validator's store is shared by
  * the threads of a process (one call), per process with fork (each) */
+/** @return 1 for unbound-control when the validator is not in the
+ * module stack: Unbound keeps domain-insecure names beside the trust
+ * anchors, which exist without a validator (insecure_add answers ok,
+ * list_insecure lists them), where they change nothing; petrel keeps them
+ * in its validator, and tells petrel-control that there is none */
+static int
+ub_no_validator(const struct remote_req *q)
+{
+	return q->unbound && (!q->d->env ||
+		modstack_find(&q->d->env->mods, "validator") < 0);
+}
+
 static void
 cmd_insecure(struct remote_req *q)
 {
 	unsigned long long sums[2];
+	uint8_t nm[DNS_MAX_NAME + 1];
+	size_t nl;
+	if(ub_no_validator(q) && remote_parse_name(q->args, nm, &nl) == 0 &&
+		!strchr(q->args, ' ')) {
+		stats_buf_printf(q->out, "ok\n");
+		return;
+	}
 	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 2,
 		q->out) != 0)
 		return;
@@ -822,6 +854,8 @@ cmd_insecure(struct remote_req *q)
 static void
 cmd_list_insecure(struct remote_req *q)
 {
+	if(ub_no_validator(q))
+		return;
 	join_workers(q->d, q->line, q->d->num_workers > 0 ? 1 : 0, q->out);
 }
 
