@@ -395,6 +395,24 @@ list_root_hints_unbound(struct stats_buf *out, const struct iter_env *ie)
 	stats_buf_append(out, "\n", 1);
 }
 
+static int ub_zone_name_cmp(const uint8_t *a, const uint8_t *b);
+
+/** a stub or forward zone and its name (wire), to sort */
+struct ub_stub_item {
+	/** the zone */
+	const struct config_stub *z;
+	/** its name */
+	uint8_t name[DNS_MAX_NAME + 1];
+};
+
+/** qsort: stubs, forwards in Unbound's order */
+static int
+ub_stub_cmp(const void *a, const void *b)
+{
+	return ub_zone_name_cmp(((const struct ub_stub_item *)a)->name,
+		((const struct ub_stub_item *)b)->name);
+}
+
 /**
  * list_stubs, list_forwards to unbound-control, as Unbound prints them:
  * "name IN stub prime|noprime NS... ADDR..." (the root hints first),
@@ -411,11 +429,30 @@ list_zones_unbound(const struct daemon *d, struct stats_buf *out,
 	for(c = z; c; c = c->next)
 		if(strcmp(c->name, ".") == 0)
 			root_stub = 1;
+	size_t n = 0, i;
+	struct ub_stub_item *ls = NULL;
 	if(!fwd && !root_stub && id >= 0 && env->mods.modinfo[id])
 		list_root_hints_unbound(out, env->mods.modinfo[id]);
-	for(; z; z = z->next) {
+	/* in the order of Unbound's trees of stubs and forwards (by name,
+	 * as its local zones), not in the order they were configured */
+	for(c = z; c; c = c->next)
+		n++;
+	if(n && !(ls = calloc(n, sizeof(*ls)))) {
+		stats_buf_printf(out, "error out of memory\n");
+		return;
+	}
+	for(i = 0, c = z; c && i < n; c = c->next, i++) {
+		size_t len;
+		ls[i].z = c;
+		if(remote_parse_name(c->name, ls[i].name, &len) != 0)
+			ls[i].name[0] = 0;
+	}
+	if(n)
+		qsort(ls, n, sizeof(*ls), ub_stub_cmp);
+	for(i = 0; i < n; i++) {
 		const struct config_addrlist *a;
 		const struct config_strlist *h;
+		z = ls[i].z;
 		stats_buf_printf(out, "%s IN %s", z->name, fwd ? "forward" :
 			(z->prime ? "stub prime" : "stub noprime"));
 		for(h = z->hosts; h; h = h->next)
@@ -424,6 +461,7 @@ list_zones_unbound(const struct daemon *d, struct stats_buf *out,
 			print_ip(out, &a->addr);
 		stats_buf_append(out, "\n", 1);
 	}
+	free(ls);
 }
 
 /** the zone clause that covers name (longest match), or NULL */

@@ -354,6 +354,12 @@ run_commands() {
 stub.example. IN stub noprime $NSD_IP" list_stubs
 	all_see 192.0.2.21 www.stub.example A &&
 		ok "$TAG stub answers" || bad "$TAG stub answers"
+	# in Unbound's order of names, not in the order they were added
+	expect_ok "stub_add (second)" "^ok$" stub_add s.example $NSD_IP@$NSD_PORT
+	expect_exact "list_stubs: Unbound's order" ". IN stub prime a.root. 127.0.80.3
+s.example. IN stub noprime $NSD_IP
+stub.example. IN stub noprime $NSD_IP" list_stubs
+	expect_ok "stub_remove (second)" "^ok$" stub_remove s.example
 	expect_ok "stub_remove" "^ok$" stub_remove stub.example
 	# a server lame for a zone (NSD refuses it): dump_infra names the
 	# zone, as Unbound's per-zone lines do
@@ -461,8 +467,14 @@ EOF2
 			echo "stub-zone:"
 			echo "  name: \"stub.example.\""
 			echo "  stub-addr: $NSD_IP@$NSD_PORT"
+			echo "stub-zone:"
+			echo "  name: \"s.example.\""
+			echo "  stub-addr: $NSD_IP@$NSD_PORT"
 			echo "forward-zone:"
 			echo "  name: \"ctl.example.\""
+			echo "  forward-addr: $NSD_IP@$NSD_PORT"
+			echo "forward-zone:"
+			echo "  name: \"b.example.\""
 			echo "  forward-addr: $NSD_IP@$NSD_PORT"
 			echo "auth-zone:"
 			echo "  name: \"auth.example.\""
