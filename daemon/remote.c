@@ -33,6 +33,7 @@
 #include "util/version.h"
 #include "util/log_limit.h"
 #include "front/cookie_secrets.h"
+#include "dns/as112.h"
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -1136,8 +1137,9 @@ cmd_auth_zone(struct remote_req *q)
 	join_workers(q->d, q->line, cache_workers(q->d), q->out);
 }
 
+struct ub_skip;
 static void ub_list_zones(struct stats_buf *out,
-	const struct local_zones *lz);
+	const struct local_zones *lz, const struct ub_skip *sk);
 
 /** list_local_zones: one zone */
 static void
@@ -1157,7 +1159,7 @@ cmd_list_local_zones(struct remote_req *q)
 	/* the zones in force, defaults and implicit zones included, as
 	 * Unbound lists them: "name type", in its order */
 	if(q->d->env && q->d->env->lz)
-		ub_list_zones(q->out, q->d->env->lz);
+		ub_list_zones(q->out, q->d->env->lz, NULL);
 }
 
 /** list_local_data: one record in presentation format, as Unbound's
@@ -1490,9 +1492,62 @@ ub_rank_records(struct ub_list *l, const char *const *lines, size_t n)
 	free(c);
 }
 
-/** print the zones of lz as Unbound's list_local_zones does */
+/** the zones of a view-first view that are left out (see ub_view_list):
+ * the default zones that the view's own local-zone lines do not name */
+struct ub_skip {
+	/** the config */
+	const struct config_file *cfg;
+	/** the view's block number */
+	int b;
+};
+
+/** @return 1 when zone is one of the default zones */
+static int
+ub_is_default_zone(const uint8_t *zone)
+{
+	static const char *const names[] = { "localhost.",
+		"127.in-addr.arpa.",
+		"1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
+		"0.0.ip6.arpa.", "home.arpa.", "onion.", "test.", "invalid.",
+		"resolver.arpa.", "service.arpa.", NULL };
+	uint8_t nm[DNS_MAX_NAME + 1];
+	size_t len;
+	int i;
+	for(i = 0; names[i]; i++)
+		if(remote_parse_name(names[i], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 1;
+	for(i = 0; dns_as112_zones[i]; i++)
+		if(remote_parse_name(dns_as112_zones[i], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 1;
+	return 0;
+}
+
+/** @return 1 when zone is to be left out of the view's lists */
+static int
+ub_skipped(const struct ub_skip *sk, const uint8_t *zone)
+{
+	const struct config_policyline *l;
+	if(!sk || !ub_is_default_zone(zone))
+		return 0;
+	for(l = sk->cfg->policy_lines; l; l = l->next) {
+		uint8_t nm[DNS_MAX_NAME + 1];
+		size_t len;
+		if(l->clause == CLAUSE_VIEW && l->block == sk->b && l->n > 0 &&
+			strcmp(l->key, "local-zone") == 0 &&
+			remote_parse_name(l->v[0], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 0;
+	}
+	return 1;
+}
+
+/** print the zones of lz as Unbound's list_local_zones does, without
+ * those sk leaves out (sk may be NULL) */
 static void
-ub_list_zones(struct stats_buf *out, const struct local_zones *lz)
+ub_list_zones(struct stats_buf *out, const struct local_zones *lz,
+	const struct ub_skip *sk)
 {
 	struct ub_list l;
 	size_t i;
@@ -1503,8 +1558,9 @@ ub_list_zones(struct stats_buf *out, const struct local_zones *lz)
 	else {
 		qsort(l.z, l.n, sizeof(*l.z), ub_zone_cmp);
 		for(i = 0; i < l.n; i++)
-			list_zone_cb(out, l.z[i].name, l.z[i].rrclass,
-				l.z[i].type);
+			if(!ub_skipped(sk, l.z[i].name))
+				list_zone_cb(out, l.z[i].name, l.z[i].rrclass,
+					l.z[i].type);
 	}
 	for(i = 0; i < l.n; i++)
 		free(l.z[i].name);
@@ -1512,10 +1568,11 @@ ub_list_zones(struct stats_buf *out, const struct local_zones *lz)
 }
 
 /** print the records of lz as Unbound's list_local_data does; lines:
- * the local-data lines they came from, in order */
+ * the local-data lines they came from, in order; without the zones sk
+ * leaves out (sk may be NULL) */
 static void
 ub_list_data(struct remote_req *q, const struct local_zones *lz,
-	const char *const *lines, size_t nlines)
+	const char *const *lines, size_t nlines, const struct ub_skip *sk)
 {
 	struct ub_list l;
 	size_t i;
@@ -1526,10 +1583,13 @@ ub_list_data(struct remote_req *q, const struct local_zones *lz,
 	else {
 		ub_rank_records(&l, lines, nlines);
 		qsort(l.d, l.n, sizeof(*l.d), ub_data_cmp);
-		for(i = 0; i < l.n; i++)
-			list_data_cb(q, l.d[i].zone, l.d[i].owner, l.d[i].type,
-				l.d[i].rrclass, l.d[i].ttl, l.d[i].rdata,
-				l.d[i].rdlen);
+		for(i = 0; i < l.n; i++) {
+			const struct ub_ld *d = &l.d[i];
+			if(!ub_skipped(sk, d->zone))
+				list_data_cb(q, d->zone, d->owner, d->type,
+					d->rrclass, d->ttl, d->rdata,
+					d->rdlen);
+		}
 	}
 	for(i = 0; i < l.n; i++)
 		free(l.d[i].zone);
@@ -1552,7 +1612,7 @@ cmd_list_local_data(struct remote_req *q)
 	}
 	for(s = q->d->cfg->local_data; s && i < n; s = s->next)
 		lines[i++] = s->str;
-	ub_list_data(q, q->d->env->lz, lines, n);
+	ub_list_data(q, q->d->env->lz, lines, n, NULL);
 	free(lines);
 }
 
@@ -1684,6 +1744,8 @@ ub_view_list(struct remote_req *q, int b, const char *key)
 	const struct config_policyline *l;
 	const char **lines = NULL;
 	size_t i, n = pol ? policy_view_count(pol) : 0, nl = 0;
+	struct ub_skip sk;
+	int first = 0;
 	for(i = 0; i < n; i++) {
 		const char *nm = policy_view_name(pol, i);
 		if(nm && strcmp(nm, q->args) == 0) {
@@ -1701,8 +1763,17 @@ ub_view_list(struct remote_req *q, int b, const char *key)
 			break;
 	if(!lz || !l)
 		return;
+	/* with view-first, Unbound does not give the view the default
+	 * zones (server:'s answer them) */
+	sk.cfg = q->d->cfg;
+	sk.b = b;
+	for(l = q->d->cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_VIEW && l->block == b && l->n > 0 &&
+			strcmp(l->key, "view-first") == 0 &&
+			strcmp(l->v[0], "yes") == 0)
+			first = 1;
 	if(strcmp(key, "local-zone") == 0) {
-		ub_list_zones(q->out, lz);
+		ub_list_zones(q->out, lz, first ? &sk : NULL);
 		return;
 	}
 	for(l = q->d->cfg->policy_lines; l; l = l->next)
@@ -1718,7 +1789,7 @@ ub_view_list(struct remote_req *q, int b, const char *key)
 		if(l->clause == CLAUSE_VIEW && l->block == b && l->n > 0 &&
 			strcmp(l->key, key) == 0)
 			lines[i++] = l->v[0];
-	ub_list_data(q, lz, lines, nl);
+	ub_list_data(q, lz, lines, nl, first ? &sk : NULL);
 	free(lines);
 }
 

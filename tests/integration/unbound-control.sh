@@ -464,6 +464,12 @@ EOF2
 			echo "  local-data: \"a.vz.example. 60 IN A 192.0.2.51\""
 			echo "view:"
 			echo "  name: \"v2\""
+			echo "view:"
+			echo "  name: \"v3\""
+			echo "  view-first: yes"
+			echo "  local-zone: \"v3.example.\" static"
+			echo "  local-zone: \"test.\" refuse"
+			echo "  local-data: \"a.v3.example. 60 IN A 192.0.2.70\""
 			echo "stub-zone:"
 			echo "  name: \"stub.example.\""
 			echo "  stub-addr: $NSD_IP@$NSD_PORT"
@@ -496,7 +502,8 @@ EOF2
 		for cmd in list_local_zones list_local_data list_stubs \
 			list_forwards list_auth_zones "view_list_local_zones v1" \
 			"view_list_local_data v1" "view_list_local_zones v2" \
-			"view_list_local_data v2" "view_list_local_zones nosuch" \
+			"view_list_local_data v2" "view_list_local_zones v3" \
+			"view_list_local_data v3" "view_list_local_zones nosuch" \
 			"view_list_local_data nosuch" "lookup WWW.One.Example" \
 			"get_option num-threads" "get_option do-ip6" \
 			"insecure_add foo.example" list_insecure \
