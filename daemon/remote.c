@@ -1139,7 +1139,8 @@ cmd_auth_zone(struct remote_req *q)
 
 struct ub_skip;
 static void ub_list_zones(struct stats_buf *out,
-	const struct local_zones *lz, const struct ub_skip *sk);
+	const struct local_zones *lz, const struct config_file *cfg, int b,
+	const struct ub_skip *sk);
 
 /** list_local_zones: one zone */
 static void
@@ -1159,7 +1160,7 @@ cmd_list_local_zones(struct remote_req *q)
 	/* the zones in force, defaults and implicit zones included, as
 	 * Unbound lists them: "name type", in its order */
 	if(q->d->env && q->d->env->lz)
-		ub_list_zones(q->out, q->d->env->lz, NULL);
+		ub_list_zones(q->out, q->d->env->lz, q->d->cfg, -1, NULL);
 }
 
 /** list_local_data: one record in presentation format, as Unbound's
@@ -1543,25 +1544,80 @@ ub_skipped(const struct ub_skip *sk, const uint8_t *zone)
 	return 1;
 }
 
+/** a zone name written with capitals in the config */
+struct ub_case {
+	/** the name (wire, lower case) */
+	uint8_t name[DNS_MAX_NAME + 1];
+	/** as written */
+	const char *text;
+};
+
+/** note name (as written in the config) when it has capitals: Unbound
+ * lists a zone with the letters of its config line (the last one, as it
+ * enters the lines last to first and keeps the first) */
+static void
+ub_case_add(struct ub_case **cs, size_t *n, const char *name)
+{
+	const char *p;
+	struct ub_case *m;
+	size_t len;
+	for(p = name; *p; p++)
+		if(*p >= 'A' && *p <= 'Z')
+			break;
+	if(!*p || !(m = realloc(*cs, (*n + 1) * sizeof(*m))))
+		return;
+	*cs = m;
+	if(remote_parse_name(name, m[*n].name, &len) != 0)
+		return;
+	m[*n].text = name;
+	(*n)++;
+}
+
 /** print the zones of lz as Unbound's list_local_zones does, without
- * those sk leaves out (sk may be NULL) */
+ * those sk leaves out (sk may be NULL); b: the view's block, or -1 for
+ * server:'s zones (whose config lines give the letter case) */
 static void
 ub_list_zones(struct stats_buf *out, const struct local_zones *lz,
-	const struct ub_skip *sk)
+	const struct config_file *cfg, int b, const struct ub_skip *sk)
 {
 	struct ub_list l;
-	size_t i;
+	struct ub_case *cs = NULL;
+	size_t i, j, ncs = 0;
 	memset(&l, 0, sizeof(l));
+	if(b < 0) {
+		const struct config_localzone *z;
+		for(z = cfg->local_zones; z; z = z->next)
+			ub_case_add(&cs, &ncs, z->name);
+	} else {
+		const struct config_policyline *pl;
+		for(pl = cfg->policy_lines; pl; pl = pl->next)
+			if(pl->clause == CLAUSE_VIEW && pl->block == b &&
+				pl->n > 0 && strcmp(pl->key, "local-zone") == 0)
+				ub_case_add(&cs, &ncs, pl->v[0]);
+	}
 	local_zones_walk(lz, ub_zone_cb, &l);
 	if(l.oom)
 		stats_buf_printf(out, "error out of memory\n");
 	else {
 		qsort(l.z, l.n, sizeof(*l.z), ub_zone_cmp);
-		for(i = 0; i < l.n; i++)
-			if(!ub_skipped(sk, l.z[i].name))
+		for(i = 0; i < l.n; i++) {
+			if(ub_skipped(sk, l.z[i].name))
+				continue;
+			for(j = ncs; j > 0; j--)
+				if(dname_equal(cs[j - 1].name, l.z[i].name))
+					break;
+			if(j == 0) {
 				list_zone_cb(out, l.z[i].name, l.z[i].rrclass,
 					l.z[i].type);
+				continue;
+			}
+			stats_buf_printf(out, "%s%s %s\n", cs[j - 1].text,
+				cs[j - 1].text[strlen(cs[j - 1].text) - 1] ==
+				'.' ? "" : ".", local_zone_type_str(
+				l.z[i].type));
+		}
 	}
+	free(cs);
 	for(i = 0; i < l.n; i++)
 		free(l.z[i].name);
 	free(l.z);
@@ -1773,7 +1829,7 @@ ub_view_list(struct remote_req *q, int b, const char *key)
 			strcmp(l->v[0], "yes") == 0)
 			first = 1;
 	if(strcmp(key, "local-zone") == 0) {
-		ub_list_zones(q->out, lz, first ? &sk : NULL);
+		ub_list_zones(q->out, lz, q->d->cfg, b, first ? &sk : NULL);
 		return;
 	}
 	for(l = q->d->cfg->policy_lines; l; l = l->next)
