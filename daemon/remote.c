@@ -33,7 +33,9 @@
 #include "util/version.h"
 #include "util/log_limit.h"
 #include "front/cookie_secrets.h"
+#include "dns/as112.h"
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -397,6 +399,24 @@ list_root_hints_unbound(struct stats_buf *out, const struct iter_env *ie)
 	stats_buf_append(out, "\n", 1);
 }
 
+static int ub_zone_name_cmp(const uint8_t *a, const uint8_t *b);
+
+/** a stub or forward zone and its name (wire), to sort */
+struct ub_stub_item {
+	/** the zone */
+	const struct config_stub *z;
+	/** its name */
+	uint8_t name[DNS_MAX_NAME + 1];
+};
+
+/** qsort: stubs, forwards in Unbound's order */
+static int
+ub_stub_cmp(const void *a, const void *b)
+{
+	return ub_zone_name_cmp(((const struct ub_stub_item *)a)->name,
+		((const struct ub_stub_item *)b)->name);
+}
+
 /**
  * list_stubs, list_forwards to unbound-control, as Unbound prints them:
  * "name IN stub prime|noprime NS... ADDR..." (the root hints first),
@@ -413,11 +433,30 @@ list_zones_unbound(const struct daemon *d, struct stats_buf *out,
 	for(c = z; c; c = c->next)
 		if(strcmp(c->name, ".") == 0)
 			root_stub = 1;
+	size_t n = 0, i;
+	struct ub_stub_item *ls = NULL;
 	if(!fwd && !root_stub && id >= 0 && env->mods.modinfo[id])
 		list_root_hints_unbound(out, env->mods.modinfo[id]);
-	for(; z; z = z->next) {
+	/* in the order of Unbound's trees of stubs and forwards (by name,
+	 * as its local zones), not in the order they were configured */
+	for(c = z; c; c = c->next)
+		n++;
+	if(n && !(ls = calloc(n, sizeof(*ls)))) {
+		stats_buf_printf(out, "error out of memory\n");
+		return;
+	}
+	for(i = 0, c = z; c && i < n; c = c->next, i++) {
+		size_t len;
+		ls[i].z = c;
+		if(remote_parse_name(c->name, ls[i].name, &len) != 0)
+			ls[i].name[0] = 0;
+	}
+	if(n)
+		qsort(ls, n, sizeof(*ls), ub_stub_cmp);
+	for(i = 0; i < n; i++) {
 		const struct config_addrlist *a;
 		const struct config_strlist *h;
+		z = ls[i].z;
 		stats_buf_printf(out, "%s IN %s", z->name, fwd ? "forward" :
 			(z->prime ? "stub prime" : "stub noprime"));
 		for(h = z->hosts; h; h = h->next)
@@ -426,6 +465,7 @@ list_zones_unbound(const struct daemon *d, struct stats_buf *out,
 			print_ip(out, &a->addr);
 		stats_buf_append(out, "\n", 1);
 	}
+	free(ls);
 }
 
 /** the zone clause that covers name (longest match), or NULL */
@@ -462,9 +502,9 @@ print_modules(const struct daemon *d, struct stats_buf *out)
 	stats_buf_printf(out, "]\n");
 }
 
-/** status */
+/** status; unbound: 1 for unbound-control (Unbound's options line) */
 static void
-do_status(struct remote *rc, struct stats_buf *out)
+do_status(struct remote *rc, struct stats_buf *out, int unbound)
 {
 	struct daemon *d = rc->d;
 	struct timeval now;
@@ -479,10 +519,23 @@ do_status(struct remote *rc, struct stats_buf *out)
 	print_modules(d, out);
 	stats_buf_printf(out, "uptime: %lld seconds\n",
 		(long long)(now.tv_sec - d->started.tv_sec));
-	stats_buf_printf(out, "options:%s%s control(%s)\n",
-		d->cfg->so_reuseport ? " reuseport" : "",
-		d->cfg->http_metrics_interface[0] ? " metrics" : "",
-		rc->ctx ? "ssl" : "plain");
+	if(unbound) {
+		/* Unbound's words: "control", "(ssl)" with TLS, and
+		 * "(namedpipe)" when the first control-interface is a unix
+		 * socket */
+		const struct config_strlist *ci =
+			config_control_interfaces(d->cfg);
+		stats_buf_printf(out, "options:%s%s%s%s\n",
+			d->cfg->so_reuseport ? " reuseport" : "",
+			d->cfg->control_enable ? " control" : "",
+			d->cfg->control_enable && rc->ctx ? "(ssl)" : "",
+			d->cfg->control_enable && ci && ci->str[0] == '/' ?
+			"(namedpipe)" : "");
+	} else
+		stats_buf_printf(out, "options:%s%s control(%s)\n",
+			d->cfg->so_reuseport ? " reuseport" : "",
+			d->cfg->http_metrics_interface[0] ? " metrics" : "",
+			rc->ctx ? "ssl" : "plain");
 	stats_buf_printf(out, "petrel (pid %d) is running...\n", (int)getpid());
 }
 
@@ -660,7 +713,7 @@ typedef void (*remote_cmd_func)(struct remote_req *q);
 static void
 cmd_status(struct remote_req *q)
 {
-	do_status(q->rc, q->out);
+	do_status(q->rc, q->out, q->unbound);
 }
 
 /**
@@ -810,10 +863,29 @@ cmd_flush(struct remote_req *q)
 
 /** insecure_add, insecure_remove: the validator's store is shared by
  * the threads of a process (one call), per process with fork (each) */
+/** @return 1 for unbound-control when the validator is not in the
+ * module stack: Unbound keeps domain-insecure names beside the trust
+ * anchors, which exist without a validator (insecure_add answers ok,
+ * list_insecure lists them), where they change nothing; petrel keeps them
+ * in its validator, and tells petrel-control that there is none */
+static int
+ub_no_validator(const struct remote_req *q)
+{
+	return q->unbound && (!q->d->env ||
+		modstack_find(&q->d->env->mods, "validator") < 0);
+}
+
 static void
 cmd_insecure(struct remote_req *q)
 {
 	unsigned long long sums[2];
+	uint8_t nm[DNS_MAX_NAME + 1];
+	size_t nl;
+	if(ub_no_validator(q) && remote_parse_name(q->args, nm, &nl) == 0 &&
+		!strchr(q->args, ' ')) {
+		stats_buf_printf(q->out, "ok\n");
+		return;
+	}
 	if(sum_workers(q->d, q->line, NULL, 0, cache_workers(q->d), sums, 2,
 		q->out) != 0)
 		return;
@@ -824,6 +896,8 @@ cmd_insecure(struct remote_req *q)
 static void
 cmd_list_insecure(struct remote_req *q)
 {
+	if(ub_no_validator(q))
+		return;
 	join_workers(q->d, q->line, q->d->num_workers > 0 ? 1 : 0, q->out);
 }
 
@@ -926,7 +1000,7 @@ cmd_lookup(struct remote_req *q)
 {
 	struct daemon *d = q->d;
 	uint8_t name[DNS_MAX_NAME + 1];
-	size_t nl;
+	size_t nl, n;
 	int labels = -1;
 	const struct config_stub *f, *s;
 	char line[REMOTE_LINE_MAX + 32];
@@ -936,8 +1010,12 @@ cmd_lookup(struct remote_req *q)
 		stats_buf_printf(q->out, "error expected: lookup name\n");
 		return;
 	}
+	/* the name as given, absolute (Unbound prints it with its final
+	 * dot and its letter case) */
+	n = strlen(q->args);
 	stats_buf_printf(q->out, "The following name servers are used for "
-		"lookup of %s\n", q->args);
+		"lookup of %s%s\n", q->args, n && q->args[n - 1] == '.' &&
+		(n < 2 || q->args[n - 2] != '\\') ? "" : ".");
 	f = zone_for(d->cfg->forwards, name, &labels);
 	s = zone_for(d->cfg->stubs, name, &labels);
 	/* zone_for kept the longer match; worker 0 looks in its caches
@@ -981,6 +1059,69 @@ cmd_list_stubs(struct remote_req *q)
 	else	list_zones(q->out, q->d->cfg->stubs, 0, 0);
 }
 
+static int ub_zone_name_cmp(const uint8_t *a, const uint8_t *b);
+
+/** an auth zone's line for list_auth_zones, with its name (wire) */
+struct ub_az_line {
+	/** the line */
+	char *text;
+	/** the zone */
+	uint8_t name[DNS_MAX_NAME + 1];
+};
+
+/** qsort: auth zones in Unbound's order */
+static int
+ub_az_cmp(const void *a, const void *b)
+{
+	return ub_zone_name_cmp(((const struct ub_az_line *)a)->name,
+		((const struct ub_az_line *)b)->name);
+}
+
+/** list_auth_zones to unbound-control: Unbound's lines ("name<TAB>serial
+ * N" or "name<TAB>no serial"), in its order of zones */
+static void
+ub_list_auth_zones(struct remote_req *q)
+{
+	struct stats_buf b;
+	struct ub_az_line *ls = NULL;
+	size_t n = 0, max = 0, i;
+	char *p, *nl;
+	memset(&b, 0, sizeof(b));
+	join_workers(q->d, "list_auth_zones +ub", cache_workers(q->d), &b);
+	for(p = b.data; p && *p; p = nl) {
+		char *tab = strchr(p, '\t');
+		size_t len;
+		if(!(nl = strchr(p, '\n')))
+			nl = p + strlen(p);
+		else	*nl++ = 0;
+		if(!tab) {	/* an error line: as it is */
+			stats_buf_printf(q->out, "%s\n", p);
+			continue;
+		}
+		if(n == max) {
+			struct ub_az_line *m = realloc(ls, (max ? 2 * max :
+				16) * sizeof(*m));
+			if(!m)
+				break;
+			ls = m;
+			max = max ? 2 * max : 16;
+		}
+		*tab = 0;
+		if(remote_parse_name(p, ls[n].name, &len) != 0)
+			ls[n].name[0] = 0;
+		*tab = '\t';
+		ls[n++].text = p;
+	}
+	if(n)
+		qsort(ls, n, sizeof(*ls), ub_az_cmp);
+	for(i = 0; i < n; i++)	/* (with fork each worker process lists
+				 * its zones: each once) */
+		if(i == 0 || strcmp(ls[i].text, ls[i - 1].text) != 0)
+			stats_buf_printf(q->out, "%s\n", ls[i].text);
+	free(ls);
+	stats_buf_free(&b);
+}
+
 /** list_auth_zones, auth_zone_reload, auth_zone_transfer: done by the
  * workers on their auth zones (one set with threads; with fork, one per
  * worker process, each answering) */
@@ -992,8 +1133,17 @@ cmd_auth_zone(struct remote_req *q)
 			q->cmd);
 		return;
 	}
+	if(q->unbound && strcmp(q->cmd, "list_auth_zones") == 0) {
+		ub_list_auth_zones(q);
+		return;
+	}
 	join_workers(q->d, q->line, cache_workers(q->d), q->out);
 }
+
+struct ub_skip;
+static void ub_list_zones(struct stats_buf *out,
+	const struct local_zones *lz, const struct config_file *cfg, int b,
+	const struct ub_skip *sk);
 
 /** list_local_zones: one zone */
 static void
@@ -1011,9 +1161,9 @@ static void
 cmd_list_local_zones(struct remote_req *q)
 {
 	/* the zones in force, defaults and implicit zones included, as
-	 * Unbound lists them: "name type" */
+	 * Unbound lists them: "name type", in its order */
 	if(q->d->env && q->d->env->lz)
-		local_zones_walk(q->d->env->lz, list_zone_cb, q->out);
+		ub_list_zones(q->out, q->d->env->lz, q->d->cfg, -1, NULL);
 }
 
 /** list_local_data: one record in presentation format, as Unbound's
@@ -1050,11 +1200,479 @@ list_data_cb(void *arg, const uint8_t *zone, const uint8_t *owner,
 	ldns_rr_free(rr);
 }
 
+/* ------------------------------------------------------------------ */
+/* list_local_zones, list_local_data in Unbound's order                */
+
+/*
+ * Unbound walks its local zones in the order of its zone tree: class,
+ * then its dname_lab_cmp order, which lines the names up at the root,
+ * compares the labels they have in common and lets the one nearest the
+ * root that differs decide (a shorter label first, then the lower-case
+ * bytes), and puts a name after its ancestors. Within a zone the records
+ * go by owner in canonical order (RFC 4034 6.1); the RRsets of an owner
+ * are a list each new one is put in front of, and so are the records of
+ * an RRset, and Unbound adds its default zones first, then the local-data
+ * lines last to first (its config list is built by putting each line in
+ * front). So an owner's RRsets come in the order of their last lines in
+ * the file, then those of a default zone in the reverse of the order
+ * Unbound adds them in; an RRset's records in the order of their lines.
+ * petrel's zone keeps the RRsets of an owner by type and the records in
+ * the order of the lines, so the RRsets are ranked from the config lines
+ * (and for the default zones from the order Unbound adds their records
+ * in). Records added with local_data at run time are ranked as if they
+ * were at the end of the file (Unbound would put the last one added
+ * first).
+ */
+
+/** @return <0, 0, >0: a before, equal to, after b in Unbound's order of
+ * zone names */
+static int
+ub_zone_name_cmp(const uint8_t *a, const uint8_t *b)
+{
+	const uint8_t *la[DNS_MAX_LABELS + 1], *lb[DNS_MAX_LABELS + 1];
+	int na = 0, nb = 0, n, i, diff = 0;
+	for(; *a && na <= DNS_MAX_LABELS; a += *a + 1)
+		la[na++] = a;
+	for(; *b && nb <= DNS_MAX_LABELS; b += *b + 1)
+		lb[nb++] = b;
+	n = na < nb ? na : nb;
+	for(i = 0; i < n; i++) {
+		const uint8_t *x = la[na - n + i], *y = lb[nb - n + i];
+		int k;
+		if(*x != *y) {
+			diff = *x < *y ? -1 : 1;
+			continue;
+		}
+		for(k = 1; k <= *x; k++) {
+			int cx = tolower(x[k]), cy = tolower(y[k]);
+			if(cx != cy) {
+				diff = cx < cy ? -1 : 1;
+				break;
+			}
+		}
+	}
+	if(diff == 0 && na != nb)
+		diff = na < nb ? -1 : 1;
+	return diff;
+}
+
+/** a zone of a list */
+struct ub_lz {
+	/** its apex (wire, malloced) */
+	uint8_t *name;
+	/** class */
+	uint16_t rrclass;
+	/** type */
+	enum local_zone_type type;
+};
+
+/** a record of a list */
+struct ub_ld {
+	/** the zone's apex, the owner (wire) and the rdata, in one malloced
+	 * block starting at zone */
+	uint8_t *zone, *owner, *rdata;
+	/** rdata length */
+	size_t rdlen;
+	/** type, class */
+	uint16_t type, rrclass;
+	/** TTL */
+	uint32_t ttl;
+	/** the order petrel gave it in (the order of addition within an
+	 * RRset) */
+	size_t seq;
+	/** its RRset's place among the owner's RRsets (smaller: first) */
+	long rank;
+};
+
+/** a growing list of zones or records */
+struct ub_list {
+	/** the zones, or the records */
+	struct ub_lz *z;
+	struct ub_ld *d;
+	/** number, room */
+	size_t n, max;
+	/** 1 after an allocation failed */
+	int oom;
+};
+
+/** @return room for one more item of size sz in *arr, or -1 */
+static int
+ub_list_grow(void **arr, size_t *max, size_t n, size_t sz)
+{
+	void *p;
+	size_t m;
+	if(n < *max)
+		return 0;
+	m = *max ? 2 * *max : 64;
+	if(!(p = realloc(*arr, m * sz)))
+		return -1;
+	*arr = p;
+	*max = m;
+	return 0;
+}
+
+/** local_zones_walk: keep one zone */
+static void
+ub_zone_cb(void *arg, const uint8_t *name, uint16_t rrclass,
+	enum local_zone_type type)
+{
+	struct ub_list *l = arg;
+	size_t len = dname_len(name);
+	if(l->oom || ub_list_grow((void **)&l->z, &l->max, l->n,
+		sizeof(*l->z)) != 0 || !(l->z[l->n].name = malloc(len))) {
+		l->oom = 1;
+		return;
+	}
+	memcpy(l->z[l->n].name, name, len);
+	l->z[l->n].rrclass = rrclass;
+	l->z[l->n].type = type;
+	l->n++;
+}
+
+/** qsort: zones in Unbound's order */
+static int
+ub_zone_cmp(const void *a, const void *b)
+{
+	const struct ub_lz *x = a, *y = b;
+	if(x->rrclass != y->rrclass)
+		return x->rrclass < y->rrclass ? -1 : 1;
+	return ub_zone_name_cmp(x->name, y->name);
+}
+
+/** local_data_walk: keep one record */
+static void
+ub_data_cb(void *arg, const uint8_t *zone, const uint8_t *owner,
+	uint16_t type, uint16_t rrclass, uint32_t ttl, const uint8_t *rdata,
+	size_t rdlen)
+{
+	struct ub_list *l = arg;
+	size_t zl = dname_len(zone), ol = dname_len(owner);
+	struct ub_ld *d;
+	if(l->oom || ub_list_grow((void **)&l->d, &l->max, l->n,
+		sizeof(*l->d)) != 0) {
+		l->oom = 1;
+		return;
+	}
+	d = &l->d[l->n];
+	if(!(d->zone = malloc(zl + ol + rdlen + 1))) {
+		l->oom = 1;
+		return;
+	}
+	d->owner = d->zone + zl;
+	d->rdata = d->owner + ol;
+	memcpy(d->zone, zone, zl);
+	memcpy(d->owner, owner, ol);
+	if(rdlen)
+		memcpy(d->rdata, rdata, rdlen);
+	d->rdlen = rdlen;
+	d->type = type;
+	d->rrclass = rrclass;
+	d->ttl = ttl;
+	d->seq = l->n;
+	d->rank = 0;
+	l->n++;
+}
+
+/** qsort: records in Unbound's order */
+static int
+ub_data_cmp(const void *a, const void *b)
+{
+	const struct ub_ld *x = a, *y = b;
+	int c;
+	if(x->rrclass != y->rrclass)
+		return x->rrclass < y->rrclass ? -1 : 1;
+	if((c = ub_zone_name_cmp(x->zone, y->zone)) != 0)
+		return c;
+	if((c = dname_canon_cmp(x->owner, y->owner)) != 0)
+		return c;
+	if(x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if(x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if(x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+/** an RRset named by a config line, and the line's number */
+struct ub_cfg_rr {
+	/** owner (wire, lower case) */
+	uint8_t owner[DNS_MAX_NAME + 1];
+	/** type */
+	uint16_t type;
+	/** the number of its last line */
+	long line;
+};
+
+/** qsort, bsearch: by owner and type, then line */
+static int
+ub_cfg_rr_cmp(const void *a, const void *b)
+{
+	const struct ub_cfg_rr *x = a, *y = b;
+	int c = dname_canon_cmp(x->owner, y->owner);
+	if(c != 0)
+		return c;
+	if(x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return 0;
+}
+
+/** the default zones whose records Unbound adds NS, SOA, then A, AAAA
+ * or PTR (the others: SOA, then NS) */
+static int
+ub_default_ns_first(const uint8_t *zone)
+{
+	static const char *const names[] = { "localhost.",
+		"127.in-addr.arpa.",
+		"1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
+		"0.0.ip6.arpa.", NULL };
+	int i;
+	for(i = 0; names[i]; i++) {
+		uint8_t nm[DNS_MAX_NAME + 1];
+		size_t len;
+		if(remote_parse_name(names[i], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 1;
+	}
+	return 0;
+}
+
+/**
+ * Rank each record's RRset by where Unbound lists it: the last config
+ * line that names it (lines[0..n-1], in order), else after them, its
+ * place among a default zone's records.
+ */
+static void
+ub_rank_records(struct ub_list *l, const char *const *lines, size_t n)
+{
+	struct ub_cfg_rr *c = n ? calloc(n, sizeof(*c)) : NULL;
+	size_t i, nc = 0;
+	for(i = 0; c && i < n; i++) {
+		ldns_rr *rr = NULL;
+		const ldns_rdf *o;
+		if(ldns_rr_new_frm_str(&rr, lines[i], 3600, NULL, NULL) !=
+			LDNS_STATUS_OK || !rr)
+			continue;
+		o = ldns_rr_owner(rr);
+		if(o && ldns_rdf_size(o) <= DNS_MAX_NAME) {
+			memcpy(c[nc].owner, ldns_rdf_data(o), ldns_rdf_size(o));
+			dname_copy_lower(c[nc].owner, c[nc].owner);
+			c[nc].type = (uint16_t)ldns_rr_get_type(rr);
+			c[nc].line = (long)i;
+			nc++;
+		}
+		ldns_rr_free(rr);
+	}
+	if(nc) {
+		/* the last line of each RRset */
+		size_t j = 0;
+		qsort(c, nc, sizeof(*c), ub_cfg_rr_cmp);
+		for(i = 1; i < nc; i++) {
+			if(ub_cfg_rr_cmp(&c[i], &c[j]) == 0) {
+				if(c[i].line > c[j].line)
+					c[j].line = c[i].line;
+				continue;
+			}
+			c[++j] = c[i];
+		}
+		nc = j + 1;
+	}
+	for(i = 0; i < l->n; i++) {
+		struct ub_ld *d = &l->d[i];
+		struct ub_cfg_rr key, *f = NULL;
+		if(nc) {
+			memcpy(key.owner, d->owner, dname_len(d->owner));
+			key.type = d->type;
+			f = bsearch(&key, c, nc, sizeof(*c), ub_cfg_rr_cmp);
+		}
+		if(f)
+			d->rank = f->line;
+		else if(d->type == DNS_TYPE_NS || d->type == DNS_TYPE_SOA)
+			d->rank = (long)n + 3 - ((d->type == DNS_TYPE_SOA) ==
+				ub_default_ns_first(d->zone) ? 1 : 0);
+		else	d->rank = (long)n + 3 - (d->type == DNS_TYPE_AAAA ?
+				3 : 2);
+	}
+	free(c);
+}
+
+/** the zones of a view-first view that are left out (see ub_view_list):
+ * the default zones that the view's own local-zone lines do not name */
+struct ub_skip {
+	/** the config */
+	const struct config_file *cfg;
+	/** the view's block number */
+	int b;
+};
+
+/** @return 1 when zone is one of the default zones */
+static int
+ub_is_default_zone(const uint8_t *zone)
+{
+	static const char *const names[] = { "localhost.",
+		"127.in-addr.arpa.",
+		"1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0."
+		"0.0.ip6.arpa.", "home.arpa.", "onion.", "test.", "invalid.",
+		"resolver.arpa.", "service.arpa.", NULL };
+	uint8_t nm[DNS_MAX_NAME + 1];
+	size_t len;
+	int i;
+	for(i = 0; names[i]; i++)
+		if(remote_parse_name(names[i], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 1;
+	for(i = 0; dns_as112_zones[i]; i++)
+		if(remote_parse_name(dns_as112_zones[i], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 1;
+	return 0;
+}
+
+/** @return 1 when zone is to be left out of the view's lists */
+static int
+ub_skipped(const struct ub_skip *sk, const uint8_t *zone)
+{
+	const struct config_policyline *l;
+	if(!sk || !ub_is_default_zone(zone))
+		return 0;
+	for(l = sk->cfg->policy_lines; l; l = l->next) {
+		uint8_t nm[DNS_MAX_NAME + 1];
+		size_t len;
+		if(l->clause == CLAUSE_VIEW && l->block == sk->b && l->n > 0 &&
+			strcmp(l->key, "local-zone") == 0 &&
+			remote_parse_name(l->v[0], nm, &len) == 0 &&
+			dname_equal(nm, zone))
+			return 0;
+	}
+	return 1;
+}
+
+/** a zone name written with capitals in the config */
+struct ub_case {
+	/** the name (wire, lower case) */
+	uint8_t name[DNS_MAX_NAME + 1];
+	/** as written */
+	const char *text;
+};
+
+/** note name (as written in the config) when it has capitals: Unbound
+ * lists a zone with the letters of its config line (the last one, as it
+ * enters the lines last to first and keeps the first) */
+static void
+ub_case_add(struct ub_case **cs, size_t *n, const char *name)
+{
+	const char *p;
+	struct ub_case *m;
+	size_t len;
+	for(p = name; *p; p++)
+		if(*p >= 'A' && *p <= 'Z')
+			break;
+	if(!*p || !(m = realloc(*cs, (*n + 1) * sizeof(*m))))
+		return;
+	*cs = m;
+	if(remote_parse_name(name, m[*n].name, &len) != 0)
+		return;
+	m[*n].text = name;
+	(*n)++;
+}
+
+/** print the zones of lz as Unbound's list_local_zones does, without
+ * those sk leaves out (sk may be NULL); b: the view's block, or -1 for
+ * server:'s zones (whose config lines give the letter case) */
+static void
+ub_list_zones(struct stats_buf *out, const struct local_zones *lz,
+	const struct config_file *cfg, int b, const struct ub_skip *sk)
+{
+	struct ub_list l;
+	struct ub_case *cs = NULL;
+	size_t i, j, ncs = 0;
+	memset(&l, 0, sizeof(l));
+	if(b < 0) {
+		const struct config_localzone *z;
+		for(z = cfg->local_zones; z; z = z->next)
+			ub_case_add(&cs, &ncs, z->name);
+	} else {
+		const struct config_policyline *pl;
+		for(pl = cfg->policy_lines; pl; pl = pl->next)
+			if(pl->clause == CLAUSE_VIEW && pl->block == b &&
+				pl->n > 0 && strcmp(pl->key, "local-zone") == 0)
+				ub_case_add(&cs, &ncs, pl->v[0]);
+	}
+	local_zones_walk(lz, ub_zone_cb, &l);
+	if(l.oom)
+		stats_buf_printf(out, "error out of memory\n");
+	else {
+		qsort(l.z, l.n, sizeof(*l.z), ub_zone_cmp);
+		for(i = 0; i < l.n; i++) {
+			if(ub_skipped(sk, l.z[i].name))
+				continue;
+			for(j = ncs; j > 0; j--)
+				if(dname_equal(cs[j - 1].name, l.z[i].name))
+					break;
+			if(j == 0) {
+				list_zone_cb(out, l.z[i].name, l.z[i].rrclass,
+					l.z[i].type);
+				continue;
+			}
+			stats_buf_printf(out, "%s%s %s\n", cs[j - 1].text,
+				cs[j - 1].text[strlen(cs[j - 1].text) - 1] ==
+				'.' ? "" : ".", local_zone_type_str(
+				l.z[i].type));
+		}
+	}
+	free(cs);
+	for(i = 0; i < l.n; i++)
+		free(l.z[i].name);
+	free(l.z);
+}
+
+/** print the records of lz as Unbound's list_local_data does; lines:
+ * the local-data lines they came from, in order; without the zones sk
+ * leaves out (sk may be NULL) */
+static void
+ub_list_data(struct remote_req *q, const struct local_zones *lz,
+	const char *const *lines, size_t nlines, const struct ub_skip *sk)
+{
+	struct ub_list l;
+	size_t i;
+	memset(&l, 0, sizeof(l));
+	local_data_walk(lz, ub_data_cb, &l);
+	if(l.oom)
+		stats_buf_printf(q->out, "error out of memory\n");
+	else {
+		ub_rank_records(&l, lines, nlines);
+		qsort(l.d, l.n, sizeof(*l.d), ub_data_cmp);
+		for(i = 0; i < l.n; i++) {
+			const struct ub_ld *d = &l.d[i];
+			if(!ub_skipped(sk, d->zone))
+				list_data_cb(q, d->zone, d->owner, d->type,
+					d->rrclass, d->ttl, d->rdata,
+					d->rdlen);
+		}
+	}
+	for(i = 0; i < l.n; i++)
+		free(l.d[i].zone);
+	free(l.d);
+}
+
 static void
 cmd_list_local_data(struct remote_req *q)
 {
-	if(q->d->env && q->d->env->lz)
-		local_data_walk(q->d->env->lz, list_data_cb, q);
+	const struct config_strlist *s;
+	const char **lines = NULL;
+	size_t n = 0, i = 0;
+	if(!q->d->env || !q->d->env->lz)
+		return;
+	for(s = q->d->cfg->local_data; s; s = s->next)
+		n++;
+	if(n && !(lines = calloc(n, sizeof(*lines)))) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	for(s = q->d->cfg->local_data; s && i < n; s = s->next)
+		lines[i++] = s->str;
+	ub_list_data(q, q->d->env->lz, lines, n, NULL);
+	free(lines);
 }
 
 /** rpz_enable, rpz_disable NAME: switch a response policy zone on or off
@@ -1169,6 +1787,71 @@ view_block_of(const struct config_file *cfg, const char *name)
 	return -1;
 }
 
+/**
+ * view_list_local_zones, view_list_local_data VIEW to unbound-control:
+ * as Unbound, the zones and records in force in the view (the default
+ * zones included, unless view-first leaves them to server:), in its
+ * order; nothing for a view without local zones.
+ * @param b: the view's block number in the config.
+ * @param key: "local-zone" or "local-data".
+ */
+static void
+ub_view_list(struct remote_req *q, int b, const char *key)
+{
+	const struct policy *pol = q->d->env ? q->d->env->pol : NULL;
+	const struct local_zones *lz = NULL;
+	const struct config_policyline *l;
+	const char **lines = NULL;
+	size_t i, n = pol ? policy_view_count(pol) : 0, nl = 0;
+	struct ub_skip sk;
+	int first = 0;
+	for(i = 0; i < n; i++) {
+		const char *nm = policy_view_name(pol, i);
+		if(nm && strcmp(nm, q->args) == 0) {
+			lz = policy_view_zones(pol, i);
+			break;
+		}
+	}
+	/* a view without local-zone: or local-data: lines has no zones of
+	 * its own in Unbound (server:'s answer), and lists none */
+	for(l = q->d->cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_VIEW && l->block == b &&
+			(strcmp(l->key, "local-zone") == 0 ||
+			strcmp(l->key, "local-data") == 0 ||
+			strcmp(l->key, "local-data-ptr") == 0))
+			break;
+	if(!lz || !l)
+		return;
+	/* with view-first, Unbound does not give the view the default
+	 * zones (server:'s answer them) */
+	sk.cfg = q->d->cfg;
+	sk.b = b;
+	for(l = q->d->cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_VIEW && l->block == b && l->n > 0 &&
+			strcmp(l->key, "view-first") == 0 &&
+			strcmp(l->v[0], "yes") == 0)
+			first = 1;
+	if(strcmp(key, "local-zone") == 0) {
+		ub_list_zones(q->out, lz, q->d->cfg, b, first ? &sk : NULL);
+		return;
+	}
+	for(l = q->d->cfg->policy_lines; l; l = l->next)
+		if(l->clause == CLAUSE_VIEW && l->block == b && l->n > 0 &&
+			strcmp(l->key, key) == 0)
+			nl++;
+	if(nl && !(lines = calloc(nl, sizeof(*lines)))) {
+		stats_buf_printf(q->out, "error out of memory\n");
+		return;
+	}
+	i = 0;
+	for(l = q->d->cfg->policy_lines; l && i < nl; l = l->next)
+		if(l->clause == CLAUSE_VIEW && l->block == b && l->n > 0 &&
+			strcmp(l->key, key) == 0)
+			lines[i++] = l->v[0];
+	ub_list_data(q, lz, lines, nl, first ? &sk : NULL);
+	free(lines);
+}
+
 /** view_list_local_zones, view_list_local_data VIEW: the view's lines */
 static void
 cmd_view_list(struct remote_req *q)
@@ -1185,6 +1868,10 @@ cmd_view_list(struct remote_req *q)
 				q->args);
 		else	stats_buf_printf(q->out, "error no view named '%s'\n",
 				q->args);
+		return;
+	}
+	if(q->unbound) {
+		ub_view_list(q, b, key);
 		return;
 	}
 	for(l = q->d->cfg->policy_lines; l; l = l->next) {

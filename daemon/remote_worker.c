@@ -366,6 +366,9 @@ worker_lookup(struct worker *w, char *args, const char *payload,
 			"The noprime stub servers are used:" :
 			"The stub is primed with servers:");
 		lookup_config_servers(w, payload, now, out);
+		/* Unbound shows the stub's servers alone (the cache's
+		 * delegation above the stub is not used for the name) */
+		return;
 	}
 	if(!w->env->rrset || !(region = region_create(8192)))
 		return;
@@ -381,12 +384,18 @@ worker_lookup(struct worker *w, char *args, const char *payload,
 		cachedump_write_rrset(&dp.glue[i], dump_print, out);
 		naddr += dp.glue[i].count;
 	}
-	/* the NS names with an address set in the cache */
+	/* the NS names whose addresses are known, as Unbound counts them:
+	 * both an A and an AAAA set in the cache (a name with one of them
+	 * can still be examined for the other) */
 	for(j = 0; j < dp.ns.count; j++) {
+		int got4 = 0, got6 = 0;
 		for(i = 0; i < dp.glue_count; i++)
-			if(dname_equal(dp.glue[i].name, dp.ns.rdata[j]))
-				break;
-		if(i < dp.glue_count)
+			if(dname_equal(dp.glue[i].name, dp.ns.rdata[j])) {
+				if(dp.glue[i].type == DNS_TYPE_AAAA)
+					got6 = 1;
+				else	got4 = 1;
+			}
+		if(got4 && got6)
 			nglued++;
 	}
 	stats_buf_printf(out, "Delegation with %zu names, of which %zu can be "
@@ -408,37 +417,121 @@ worker_lookup(struct worker *w, char *args, const char *payload,
 	region_destroy(region);
 }
 
+/** dump_infra: a lameness entry, kept until the walk is over (its line
+ * takes the server's round-trip data, which the walk may not look up) */
+struct infra_dump_lame {
+	/** the server, as text, "ip" or "ip@port" */
+	char ad[80];
+	/** the server */
+	struct netaddr addr;
+	/** the zone, presentation format */
+	char zone[DNS_MAX_NAME_STR];
+	/** when the lameness expires */
+	time_t expire;
+};
+
 /** dump_infra: where the lines go, and the time */
 struct infra_dump_arg {
 	/** output */
 	struct stats_buf *out;
 	/** the time */
 	time_t now;
+	/** the lameness entries seen (malloced), their number and room */
+	struct infra_dump_lame *lame;
+	size_t nlame, maxlame;
 };
 
-/** dump_infra: one server (or lameness) entry, in the order of
- * Unbound's line: address, zone, ttl, ping, var, rtt, rto; then
- * petrel's timeouts, edns and lame fields */
+/**
+ * dump_infra: one line as Unbound prints it ("ip[@port] zone ttl N ping
+ * N var N rtt N rto N tA N tAAAA N tother N ednsknown N edns N delay N
+ * lame dnssec N rec N A N other N"; "ip zone expired rto N" for an
+ * expired entry that was backed off to the cap). Unbound keeps these per
+ * server and zone; petrel keeps the round-trip data per server (zone
+ * ".") and lameness per server and zone: a lameness entry is a line of
+ * its zone with the server's data and "A 1 other 1" (petrel's lameness
+ * holds for every query type). The timeouts in a row are "tother".
+ */
+static void
+dump_infra_line(struct infra_dump_arg *a, const char *ad, const char *zone,
+	const struct infra_host *h, time_t expire, int lame)
+{
+	long long ttl = (long long)expire - (long long)a->now;
+	int srtt = h->srtt < 0 ? 0 : h->srtt;
+	int rtt = srtt + 4 * h->rttvar;
+	if(ttl < 0) {
+		if(h->rto >= INFRA_RTO_MAX)
+			stats_buf_printf(a->out, "%s %s expired rto %d\n", ad,
+				zone, h->rto);
+		return;
+	}
+	if(rtt < INFRA_RTO_MIN)
+		rtt = INFRA_RTO_MIN;
+	if(rtt > INFRA_RTO_MAX)
+		rtt = INFRA_RTO_MAX;
+	stats_buf_printf(a->out, "%s %s ttl %lld ping %d var %d rtt %d "
+		"rto %d tA 0 tAAAA 0 tother %d ednsknown %d edns %d delay %d "
+		"lame dnssec 0 rec 0 A %d other %d\n", ad, zone, ttl, srtt,
+		h->rttvar, rtt, h->rto, h->timeouts,
+		h->edns != INFRA_EDNS_UNKNOWN,
+		h->edns == INFRA_EDNS_NO ? -1 : 0,
+		h->probe_at > a->now ? (int)(h->probe_at - a->now) : 0,
+		lame, lame);
+}
+
+/** dump_infra: one entry of the walk; a server's line now, a lameness
+ * entry kept for after the walk */
 static void
 dump_infra_cb(const struct infra_dump_entry *e, void *arg)
 {
 	struct infra_dump_arg *a = arg;
-	char zone[DNS_MAX_NAME_STR], ad[80];
-	long long ttl = (long long)e->host.expire - (long long)a->now;
-	int srtt = e->host.srtt < 0 ? 0 : e->host.srtt;
-	if(ttl <= 0)
-		return;
-	if(!e->zone || dname_to_str(e->zone, zone, sizeof(zone)) != 0)
-		snprintf(zone, sizeof(zone), ".");
+	const char *err = NULL;
+	char ad[80];
 	if(e->port != 53)
 		snprintf(ad, sizeof(ad), "%s@%d", e->addr, e->port);
 	else	snprintf(ad, sizeof(ad), "%s", e->addr);
-	stats_buf_printf(a->out, "%s %s ttl %lld ping %d var %d rtt %d "
-		"rto %d timeouts %d ednsknown %d edns %d lame %d\n", ad,
-		zone, ttl, srtt,
-		e->host.rttvar, srtt + 4 * e->host.rttvar, e->host.rto,
-		e->host.timeouts, e->host.edns != INFRA_EDNS_UNKNOWN,
-		e->host.edns == INFRA_EDNS_YES ? 0 : -1, e->lame);
+	if(!e->lame || !e->zone) {
+		dump_infra_line(a, ad, ".", &e->host, e->host.expire, 0);
+		return;
+	}
+	if(a->nlame == a->maxlame) {
+		size_t m = a->maxlame ? 2 * a->maxlame : 16;
+		struct infra_dump_lame *n = realloc(a->lame, m * sizeof(*n));
+		if(!n)
+			return;
+		a->lame = n;
+		a->maxlame = m;
+	}
+	if(netaddr_parse(e->addr, e->port, &a->lame[a->nlame].addr,
+		&err) != 0 ||
+		dname_to_str(e->zone, a->lame[a->nlame].zone,
+		sizeof(a->lame[a->nlame].zone)) < 0)
+		return;
+	snprintf(a->lame[a->nlame].ad, sizeof(a->lame[a->nlame].ad), "%s",
+		ad);
+	a->lame[a->nlame].expire = e->host.expire;
+	a->nlame++;
+}
+
+/** dump_infra in a worker: the servers, then their lameness */
+static void
+worker_dump_infra(struct worker *w, struct stats_buf *out)
+{
+	struct infra_dump_arg ia;
+	size_t i;
+	memset(&ia, 0, sizeof(ia));
+	ia.out = out;
+	ia.now = worker_now(w);
+	if(!w->env->infra)
+		return;
+	infra_traverse(w->env->infra, dump_infra_cb, &ia);
+	for(i = 0; i < ia.nlame; i++) {
+		struct infra_host h;
+		(void)infra_host_get(w->env->infra, &ia.lame[i].addr, ia.now,
+			&h);
+		dump_infra_line(&ia, ia.lame[i].ad, ia.lame[i].zone, &h,
+			ia.lame[i].expire, 1);
+	}
+	free(ia.lame);
 }
 
 /** load_cache in a worker: the payload is the dump text (Unbound's
@@ -792,11 +885,7 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 			worker_load_cache(w, payload, plen, out);
 		else	stats_buf_printf(out, "0 0 0\n");
 	} else if(strcmp(cmd, "dump_infra") == 0) {
-		struct infra_dump_arg ia;
-		ia.out = out;
-		ia.now = worker_now(w);
-		if(w->env->infra)
-			infra_traverse(w->env->infra, dump_infra_cb, &ia);
+		worker_dump_infra(w, out);
 	} else if(strcmp(cmd, "list_auth_zones") == 0) {
 		char *buf = malloc(65536);
 		if(!buf) {
@@ -804,7 +893,26 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 			return;
 		}
 		(void)auth_zones_list(w->env->authz, buf, 65536);
-		stats_buf_printf(out, "%s", buf);
+		if(strcmp(args, "+ub") == 0) {
+			/* unbound-control's lines: "name<TAB>serial N" (or
+			 * "no serial") */
+			char *ln = buf, *nl;
+			for(; *ln; ln = nl) {
+				char *tab = strchr(ln, '\t');
+				int64_t sn;
+				if(!(nl = strchr(ln, '\n')))
+					nl = ln + strlen(ln);
+				else	*nl++ = 0;
+				if(tab)
+					*tab = 0;
+				sn = auth_zones_serial(w->env->authz, ln);
+				if(sn < 0)
+					stats_buf_printf(out, "%s\tno serial\n",
+						ln);
+				else	stats_buf_printf(out, "%s\tserial %u\n",
+						ln, (unsigned)sn);
+			}
+		} else	stats_buf_printf(out, "%s", buf);
 		free(buf);
 	} else if(strcmp(cmd, "auth_zone_reload") == 0 ||
 		strcmp(cmd, "auth_zone_transfer") == 0) {

@@ -239,6 +239,15 @@ stop_petrel() {
 run_commands() {
 	expect_ok "status" "is running" status
 	expect_ok "status names the threads" "^threads: 2" status
+	# Unbound's options line: control(namedpipe) on a unix socket,
+	# control(ssl) over TLS
+	if [ "${TAG#*/}" = "unix]" ]; then
+		expect_ok "status: Unbound's options line" \
+			"^options: reuseport control\(namedpipe\)$" status
+	else
+		expect_ok "status: Unbound's options line" \
+			"^options: reuseport control\(ssl\)$" status
+	fi
 	all_see 192.0.2.1 www.ctl.example A &&
 		ok "$TAG forwarded answer" || bad "$TAG forwarded answer"
 	qshort www.ctl.example A >/dev/null
@@ -256,7 +265,8 @@ run_commands() {
 	expect_ok "lookup" "forwarding request" lookup www.ctl.example
 	expect_ok "cache_lookup" "www\.ctl\.example\." cache_lookup www.ctl.example
 	expect_err "cache_lookup without a name" cache_lookup
-	expect_ok "dump_infra" "^$NSD_IP@$NSD_PORT \. ttl [0-9]+ ping" dump_infra
+	# Unbound's line, every field in its order and with its name
+	expect_ok "dump_infra" "^$NSD_IP@$NSD_PORT \. ttl [0-9]+ ping [0-9]+ var [0-9]+ rtt [0-9]+ rto [0-9]+ tA [0-9]+ tAAAA [0-9]+ tother [0-9]+ ednsknown [01] edns (0|-1) delay [0-9]+ lame dnssec [01] rec [01] A [01] other [01]$" dump_infra
 	expect_ok "dump_requestlist" "" dump_requestlist
 	[ "$(echo "$OUT" | sed -n 1,2p)" = "thread #0
 #   type cl name    seconds    module status" ] &&
@@ -344,7 +354,19 @@ run_commands() {
 stub.example. IN stub noprime $NSD_IP" list_stubs
 	all_see 192.0.2.21 www.stub.example A &&
 		ok "$TAG stub answers" || bad "$TAG stub answers"
+	# in Unbound's order of names, not in the order they were added
+	expect_ok "stub_add (second)" "^ok$" stub_add s.example $NSD_IP@$NSD_PORT
+	expect_exact "list_stubs: Unbound's order" ". IN stub prime a.root. 127.0.80.3
+s.example. IN stub noprime $NSD_IP
+stub.example. IN stub noprime $NSD_IP" list_stubs
+	expect_ok "stub_remove (second)" "^ok$" stub_remove s.example
 	expect_ok "stub_remove" "^ok$" stub_remove stub.example
+	# a server lame for a zone (NSD refuses it): dump_infra names the
+	# zone, as Unbound's per-zone lines do
+	expect_ok "stub_add (lame)" "^ok$" stub_add lame.example $NSD_IP@$NSD_PORT
+	q www.lame.example A >/dev/null
+	expect_ok "dump_infra: the lame zone" "^$NSD_IP@$NSD_PORT lame\.example\. ttl [0-9]+ ping [0-9]+ var [0-9]+ rtt [0-9]+ rto [0-9]+ tA [0-9]+ tAAAA [0-9]+ tother [0-9]+ ednsknown [01] edns (0|-1) delay [0-9]+ lame dnssec 0 rec 0 A 1 other 1$" dump_infra
+	expect_ok "stub_remove (lame)" "^ok$" stub_remove lame.example
 	expect_ok "forward_add" "^ok$" forward_add other.example $NSD_IP@$NSD_PORT
 	expect_ok "forward_remove" "^ok$" forward_remove other.example
 	expect_ok "forward (none)" "^off" forward
@@ -381,6 +403,134 @@ for MODEL in $MODELS; do
 		stop_petrel
 	done
 done
+
+# Side by side with Unbound: the same local zones, local data, views,
+# stubs, forwards and auth zone in Unbound (on 127.0.80.4) and in petrel;
+# the list commands a script parses answer the same bytes through
+# unbound-control. (resolver.arpa. and service.arpa., default zones of
+# petrel that Unbound 1.17 does not have yet, are switched off in both.)
+UB=${UNBOUND:-/usr/sbin/unbound}
+UB_IP=127.0.80.4
+if [ -x "$UB" ]; then
+	TAG="[parity/unix]"
+	ip addr show dev lo 2>/dev/null | grep -q "inet $UB_IP/" ||
+		ip addr add $UB_IP/32 dev lo 2>/dev/null
+	cat > "$W/auth.zone" <<'EOF2'
+$ORIGIN auth.example.
+$TTL 300
+@	IN SOA ns hostmaster 7 3600 600 86400 60
+@	IN NS ns
+ns	IN A 192.0.2.60
+EOF2
+	# parity_conf FILE ADDR SOCKET
+	parity_conf() {
+		{
+			echo "server:"
+			echo "  interface: $2@$DNS_PORT"
+			echo "  num-threads: 1"
+			echo "  do-daemonize: no"
+			echo "  pidfile: \"\""
+			echo "  chroot: \"\""
+			echo "  username: \"\""
+			echo "  directory: \"$W\""
+			echo "  logfile: \"$1.log\""
+			echo "  do-not-query-localhost: no"
+			echo "  root-hints: \"$W/root.hints\""
+			echo "  module-config: \"iterator\""
+			echo "  local-zone: \"resolver.arpa.\" nodefault"
+			echo "  local-zone: \"service.arpa.\" nodefault"
+			echo "  local-zone: \"one.example.\" static"
+			echo "  local-zone: \"Ref.Example.\" refuse"
+			echo "  local-zone: \"z.example.\" transparent"
+			echo "  local-zone: \"a.example.\" typetransparent"
+			echo "  local-data: \"www.one.example. 60 IN A 192.0.2.31\""
+			echo "  local-data: \"multi.one.example. 60 IN A 192.0.2.32\""
+			echo "  local-data: \"multi.one.example. 60 IN TXT multi\""
+			echo "  local-data: \"multi.one.example. 60 IN A 192.0.2.33\""
+			echo "  local-data: \"multi.one.example. 60 IN MX 10 www.one.example.\""
+			echo "  local-data: \"b.one.example. 60 IN AAAA 2001:db8::1\""
+			echo "  local-data: \"one.example. 60 IN NS ns.one.example.\""
+			echo "  local-data: \"x.z.example. 60 IN A 192.0.2.34\""
+			echo "  local-data: \"implicit.other. 60 IN A 192.0.2.35\""
+			echo "remote-control:"
+			echo "  control-enable: yes"
+			echo "  control-interface: $3"
+			echo "view:"
+			echo "  name: \"v1\""
+			echo "  local-zone: \"vz.example.\" static"
+			echo "  local-zone: \"resolver.arpa.\" nodefault"
+			echo "  local-zone: \"service.arpa.\" nodefault"
+			echo "  local-data: \"a.vz.example. 60 IN A 192.0.2.50\""
+			echo "  local-data: \"a.vz.example. 60 IN A 192.0.2.51\""
+			echo "view:"
+			echo "  name: \"v2\""
+			echo "view:"
+			echo "  name: \"v3\""
+			echo "  view-first: yes"
+			echo "  local-zone: \"V3.example\" static"
+			echo "  local-zone: \"test.\" refuse"
+			echo "  local-data: \"a.v3.example. 60 IN A 192.0.2.70\""
+			echo "stub-zone:"
+			echo "  name: \"stub.example.\""
+			echo "  stub-addr: $NSD_IP@$NSD_PORT"
+			echo "stub-zone:"
+			echo "  name: \"s.example.\""
+			echo "  stub-addr: $NSD_IP@$NSD_PORT"
+			echo "forward-zone:"
+			echo "  name: \"ctl.example.\""
+			echo "  forward-addr: $NSD_IP@$NSD_PORT"
+			echo "forward-zone:"
+			echo "  name: \"b.example.\""
+			echo "  forward-addr: $NSD_IP@$NSD_PORT"
+			echo "auth-zone:"
+			echo "  name: \"auth.example.\""
+			echo "  zonefile: \"$W/auth.zone\""
+		} > "$1"
+	}
+	parity_conf "$W/pp.conf" $IP "$W/pp.sock"
+	parity_conf "$W/pu.conf" $UB_IP "$W/pu.sock"
+	rm -f "$W/pp.sock" "$W/pu.sock"
+	"$UB" -d -c "$W/pu.conf" >"$W/pu.out" 2>&1 9>&- &
+	it_track $!
+	CONF=$W/pp.conf
+	UCONF=$CONF
+	if start_petrel; then
+		for i in $(seq 50); do
+			"$UC" -c "$W/pu.conf" status >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+		for cmd in list_local_zones list_local_data list_stubs \
+			list_forwards list_auth_zones "view_list_local_zones v1" \
+			"view_list_local_data v1" "view_list_local_zones v2" \
+			"view_list_local_data v2" "view_list_local_zones v3" \
+			"view_list_local_data v3" "view_list_local_zones nosuch" \
+			"view_list_local_data nosuch" "lookup WWW.One.Example" \
+			"get_option num-threads" "get_option do-ip6" \
+			"insecure_add foo.example" list_insecure \
+			"insecure_remove foo.example"; do
+			# shellcheck disable=SC2086
+			"$UC" -c "$W/pu.conf" $cmd >"$W/pu.txt" 2>&1
+			urc=$?
+			# shellcheck disable=SC2086
+			"$UC" -c "$W/pp.conf" $cmd >"$W/pp.txt" 2>&1
+			prc=$?
+			case $cmd in
+			lookup*) sed -i 2,\$d "$W/pu.txt" "$W/pp.txt" ;;
+			esac
+			if [ $urc = $prc ] && cmp -s "$W/pu.txt" "$W/pp.txt" &&
+				{ [ -s "$W/pu.txt" ] || case $cmd in
+					view_list*|list_insecure) true ;;
+					*) false ;; esac; }; then
+				ok "$TAG $cmd: Unbound's bytes"
+			else
+				bad "$TAG $cmd: rc $urc/$prc, $(diff "$W/pu.txt" "$W/pp.txt" | head -6)"
+			fi
+		done
+		stop_petrel
+	fi
+else
+	echo "unbound-control: no unbound at $UB, the parity checks skipped" >&2
+fi
 
 # Debian's munin plugin, as munin-node runs it
 if [ -f "$MUNIN" ]; then
