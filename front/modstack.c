@@ -6,9 +6,9 @@
  * a module's name, its functions and its rank (its place in the order:
  * as in Unbound, respip and dns64 first in either order, each rewriting
  * what the one after it gives back, then subnetcache, the validator,
- * cachedb, and the iterator last). A module left out of the build keeps
- * its row, with no functions, so that a config naming it is told the
- * build lacks it, not that the name is unknown.
+ * cachedb, and the iterator last). An optional module that configure
+ * can leave out keeps its row, with no functions, so that a config
+ * naming it is told the build lacks it, not that the name is unknown.
  * This file sits above the modules in the layer order (with the front
  * end), since it names them.
  */
@@ -24,12 +24,18 @@
 #include "respip/respip.h"
 #include "edns-subnet/subnetcache.h"
 #include "cachedb/cachedb.h"
+#ifdef USE_DNS64
 #include "dns64/dns64.h"
+/** dns64's functions, or NULL without dns64/ (configure --disable-dns64) */
+#define DNS64_BLOCK (&dns64_module_block)
+#else
+#define DNS64_BLOCK NULL
+#endif
 
 const struct module_row modstack_rows[] = {
 	/* name, functions, rank */
 	{ "respip", &respip_module_block, 0 },
-	{ "dns64", &dns64_module_block, 0 },
+	{ "dns64", DNS64_BLOCK, 0 },
 	{ "subnetcache", &subnetcache_module_block, 1 },
 	{ "validator", &val_module_block, 2 },
 	{ "cachedb", &cachedb_module_block, 3 },

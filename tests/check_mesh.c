@@ -655,6 +655,21 @@ START_TEST(test_module_table)
 	ck_assert_str_eq(module_list_str(have, sizeof(have)), want);
 	ck_assert_ptr_null(module_find("passer"));
 	ck_assert_ptr_null(modstack_left_out("\"passer validator iterator\""));
+	/* the optional module dns64: in the build unless configure left
+	 * it out */
+#ifdef USE_DNS64
+	ck_assert_ptr_nonnull(module_find("dns64"));
+	ck_assert_ptr_null(modstack_left_out("\"respip dns64 iterator\""));
+#else
+	ck_assert_ptr_null(module_find("dns64"));
+	ck_assert_str_eq(modstack_left_out("\"respip dns64 iterator\""),
+		"dns64");
+	ck_assert_int_eq(modstack_setup(&st, "dns64 iterator", NULL, NULL,
+		err, sizeof(err)), -1);
+	snprintf(msg, sizeof(msg), "module-config: module 'dns64' is not in "
+		"this build of petrel (this petrel has: %s)", want);
+	ck_assert_str_eq(err, msg);
+#endif
 
 	ck_assert_int_eq(modstack_setup(&st, "iterator", NULL, NULL, err,
 		sizeof(err)), 0);
