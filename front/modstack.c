@@ -33,14 +33,15 @@
 #endif
 
 const struct module_row modstack_rows[] = {
-	/* name, functions, rank */
-	{ "respip", &respip_module_block, 0 },
-	{ "dns64", DNS64_BLOCK, 0 },
-	{ "subnetcache", &subnetcache_module_block, 1 },
-	{ "validator", &val_module_block, 2 },
-	{ "cachedb", &cachedb_module_block, 3 },
-	{ "iterator", &iter_module_block, 4 },
-	{ NULL, NULL, 0 }
+	/* name, functions, rank, what it offers */
+	{ "respip", &respip_module_block, 0, MODSTACK_CAP_RESPIP },
+	{ "dns64", DNS64_BLOCK, 0, 0 },
+	{ "subnetcache", &subnetcache_module_block, 1,
+		MODSTACK_CAP_CLIENT_ECS },
+	{ "validator", &val_module_block, 2, MODSTACK_CAP_DNSSEC },
+	{ "cachedb", &cachedb_module_block, 3, MODSTACK_CAP_SECOND_CACHE },
+	{ "iterator", &iter_module_block, 4, MODSTACK_CAP_RESOLVES },
+	{ NULL, NULL, 0, 0 }
 };
 
 /** @return the row named by the n characters at w, or NULL */
@@ -271,4 +272,39 @@ modstack_find(const struct module_stack *stack, const char *name)
 		if(strcmp(stack->mod[i]->name, name) == 0)
 			return i;
 	return -1;
+}
+
+int
+modstack_find_cap(const struct module_stack *stack, unsigned cap)
+{
+	const struct module_row *r;
+	int i;
+	for(i = 0; i < stack->num; i++)
+		for(r = modstack_rows; r->name; r++)
+			if(r->mod && r->mod == stack->mod[i] && (r->caps & cap))
+				return i;
+	return -1;
+}
+
+int
+modstack_conf_has_cap(const char *conf, unsigned cap)
+{
+	const char *p = conf ? conf : CONFIG_MODULE_DEFAULT, *w;
+	size_t n;
+	while((w = next_word(&p, &n)) != NULL) {
+		const struct module_row *r = row_find(w, n);
+		if(r && (r->caps & cap))
+			return 1;
+	}
+	return 0;
+}
+
+const char *
+modstack_cap_name(unsigned cap)
+{
+	const struct module_row *r;
+	for(r = modstack_rows; r->name; r++)
+		if(r->caps & cap)
+			return r->name;
+	return "?";
 }

@@ -26,6 +26,28 @@
 
 struct config_file;
 
+/**
+ * What a module offers the rest of petrel, in its row, so that the front
+ * end and the daemon ask the stack (or a module-config string) for a
+ * capability, never for a module's name.
+ */
+enum modstack_cap {
+	/** it validates DNSSEC with the configured trust anchors: auth
+	 * zones' ZONEMD is checked with them (the validator) */
+	MODSTACK_CAP_DNSSEC = 1 << 0,
+	/** it applies the response-ip rules to the answers, its
+	 * sub-queries' too (respip) */
+	MODSTACK_CAP_RESPIP = 1 << 1,
+	/** it reads the client's EDNS Client Subnet option (subnetcache) */
+	MODSTACK_CAP_CLIENT_ECS = 1 << 2,
+	/** a second-level cache, that serve-expired may wait for before
+	 * it answers stale (cachedb) */
+	MODSTACK_CAP_SECOND_CACHE = 1 << 3,
+	/** it resolves: root hints, forward and stub zones, the
+	 * delegation state remote control lists and flushes (iterator) */
+	MODSTACK_CAP_RESOLVES = 1 << 4
+};
+
 /** a module petrel knows: its one row in the module list */
 struct module_row {
 	/** the name module-config gives it (its functions' name too) */
@@ -36,6 +58,8 @@ struct module_row {
 	/** its place: a module-config lists the modules in rising rank,
 	 * two of one rank in either order */
 	int rank;
+	/** what it offers, enum modstack_cap bits */
+	unsigned caps;
 };
 
 /**
@@ -110,5 +134,33 @@ void modstack_desetup(struct module_stack *stack);
 
 /** @return the index of the module named name in the stack, or -1 */
 int modstack_find(const struct module_stack *stack, const char *name);
+
+/**
+ * The first module of a stack that offers a capability.
+ * @param stack: the stack (modstack_setup()); a module not in the list
+ *	(the replay runner's recorder) offers none.
+ * @param cap: one enum modstack_cap bit.
+ * @return its index in the stack, or -1.
+ */
+int modstack_find_cap(const struct module_stack *stack, unsigned cap);
+
+/**
+ * Whether a module-config string names a module that offers a capability
+ * (before the stack is built: the config's checks). Unknown names offer
+ * none.
+ * @param conf: module names separated by spaces (NULL: the default,
+ *	CONFIG_MODULE_DEFAULT).
+ * @param cap: one enum modstack_cap bit.
+ * @return 1 or 0.
+ */
+int modstack_conf_has_cap(const char *conf, unsigned cap);
+
+/**
+ * The name of the module that offers a capability, for a message that
+ * says what to add to module-config.
+ * @param cap: one enum modstack_cap bit.
+ * @return its row's name, or "?" when no row offers it.
+ */
+const char *modstack_cap_name(unsigned cap);
 
 #endif /* FRONT_MODSTACK_H */

@@ -752,6 +752,48 @@ START_TEST(test_module_table)
 }
 END_TEST
 
+/** the capabilities of the rows: the front end and the daemon ask the
+ * stack, or the module-config string, for one, never for a name */
+START_TEST(test_module_caps)
+{
+	struct module_stack st;
+	char err[256];
+	const struct module_row *row;
+	unsigned all = 0;
+	for(row = modstack_rows; row->name; row++) {
+		/* one module offers each */
+		ck_assert_int_eq((int)(all & row->caps), 0);
+		all |= row->caps;
+		if(row->caps)
+			ck_assert_str_eq(modstack_cap_name(row->caps),
+				row->name);
+	}
+	ck_assert_str_eq(modstack_cap_name(1u << 30), "?");
+	ck_assert_str_eq(modstack_cap_name(MODSTACK_CAP_DNSSEC), "validator");
+	ck_assert_str_eq(modstack_cap_name(MODSTACK_CAP_RESPIP), "respip");
+	/* the default, validator iterator */
+	ck_assert_int_eq(modstack_conf_has_cap(NULL, MODSTACK_CAP_DNSSEC), 1);
+	ck_assert_int_eq(modstack_conf_has_cap(NULL, MODSTACK_CAP_RESPIP), 0);
+	ck_assert_int_eq(modstack_conf_has_cap("\"respip iterator\"",
+		MODSTACK_CAP_RESPIP), 1);
+	/* a word, not a part of one */
+	ck_assert_int_eq(modstack_conf_has_cap("respipx validatorx iterator",
+		MODSTACK_CAP_RESPIP | MODSTACK_CAP_DNSSEC), 0);
+	ck_assert_int_eq(modstack_conf_has_cap("iterator",
+		MODSTACK_CAP_DNSSEC), 0);
+
+	ck_assert_int_eq(modstack_setup(&st, "passer subnetcache validator "
+		"iterator", &pass_block, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_CLIENT_ECS), 1);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_DNSSEC), 2);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_RESOLVES), 3);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_RESPIP), -1);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_SECOND_CACHE),
+		-1);
+	modstack_desetup(&st);
+}
+END_TEST
+
 /** num.prefetch counts the front end's refreshes (prefetch and
  * serve-expired) only, as Unbound's: a module's background query (RFC
  * 5011 probes, RFC 8145 key tag signals, the iterator's NS checks) is
@@ -928,6 +970,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
 	tcase_add_test(tc, test_module_table);
+	tcase_add_test(tc, test_module_caps);
 	tcase_add_test(tc, test_module_default);
 	tcase_add_test(tc, test_prefetch_counter);
 	tcase_add_test(tc, test_module_in_front);
