@@ -919,6 +919,8 @@ config_line_tb(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			r->s->fake_dsa = 1;
 		return 0;
 	}
+	if(kw(p, "module-config:", &rest))
+		snprintf(r->modules, sizeof(r->modules), "%s", rest);
 	if(cfg_add(cfg, len, cap, line) < 0)
 		return -1;
 	return cfg_add(cfg, len, cap, "\n");
