@@ -120,24 +120,19 @@ env_keep_shared_cache(const struct daemon_env *env, struct config_file *cfg)
 
 /**
  * Is the ZONEMD of the auth zones checked with DNSSEC: some auth-zone has
- * zonemd-check and the validator is in module-config (its trust anchors
- * are the ones used)?
+ * zonemd-check and module-config has a module that validates DNSSEC (its
+ * trust anchors are the ones used)?
  */
 static int
 env_zonemd_dnssec(const struct config_file *cfg)
 {
 	const struct config_auth *c;
-	const char *m = cfg->module_config, *p;
-	int any = 0, val = 0;
+	int any = 0;
 	for(c = cfg->auths; c; c = c->next)
 		if(c->zonemd_check)
 			any = 1;
-	/* "validator" as a word of the module list */
-	for(p = m; any && p && (p = strstr(p, "validator")) != NULL; p++)
-		if((p == m || p[-1] == ' ' || p[-1] == '\t') &&
-			(p[9] == 0 || p[9] == ' ' || p[9] == '\t'))
-			val = 1;
-	return any && val;
+	return any && cfg->module_config && modstack_conf_has_cap(
+		cfg->module_config, MODSTACK_CAP_DNSSEC);
 }
 
 /**

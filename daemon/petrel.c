@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "daemon/daemon.h"
+#include "front/modstack.h"
 #include "util/config_file.h"
 #include "util/log.h"
 #include "util/netevent/netevent.h"
@@ -42,6 +43,8 @@ main(int argc, char *argv[])
 	char err[1024];
 	int c, vcount = 0, foreground = 0, nopidfile = 0, rc;
 	log_ident_set("petrel");
+	/* module-config is checked against this build's modules */
+	modstack_config_register();
 	while((c = getopt(argc, argv, "c:dpvVh")) != -1) {
 		switch(c) {
 		case 'c':

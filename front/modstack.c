@@ -1,11 +1,16 @@
 /*
- * front/modstack.c - the table of the modules this build has, and the
- * module stack built from module-config.
+ * front/modstack.c - the module list, and the module stack built from
+ * module-config.
  *
- * See modstack.h. The table below is the one place that names modules:
- * its order is the order module-config must follow (as in Unbound:
- * validator before iterator, the iterator last). This file sits above the
- * modules in the layer order (with the front end), since it names them.
+ * See modstack.h. The rows below are the one place that names modules:
+ * a module's name, its functions and its rank (its place in the order:
+ * as in Unbound, respip and dns64 first in either order, each rewriting
+ * what the one after it gives back, then subnetcache, the validator,
+ * cachedb, and the iterator last). An optional module that configure
+ * can leave out keeps its row, with no functions, so that a config
+ * naming it is told the build lacks it, not that the name is unknown.
+ * This file sits above the modules in the layer order (with the front
+ * end), since it names them.
  */
 #include "config.h"
 #include "util/log.h"
@@ -17,59 +22,195 @@
 #include "iterator/iterator.h"
 #include "validator/validator.h"
 #include "respip/respip.h"
-#include "dns64/dns64.h"
 #include "edns-subnet/subnetcache.h"
 #include "cachedb/cachedb.h"
+#ifdef USE_DNS64
+#include "dns64/dns64.h"
+/** dns64's functions, or NULL without dns64/ (configure --disable-dns64) */
+#define DNS64_BLOCK (&dns64_module_block)
+#else
+#define DNS64_BLOCK NULL
+#endif
 
-/** the modules of this build, in the order a module-config must list
- * them; the iterator is always last */
-static const struct module_func_block *const module_table[] = {
-	&respip_module_block,
-	&dns64_module_block,
-	&subnetcache_module_block,
-	&val_module_block,
-	&cachedb_module_block,
-	&iter_module_block,
-	NULL
+const struct module_row modstack_rows[] = {
+	/* name, functions, rank, what it offers */
+	{ "respip", &respip_module_block, 0, MODSTACK_CAP_RESPIP },
+	{ "dns64", DNS64_BLOCK, 0, 0 },
+	{ "subnetcache", &subnetcache_module_block, 1,
+		MODSTACK_CAP_CLIENT_ECS },
+	{ "validator", &val_module_block, 2, MODSTACK_CAP_DNSSEC },
+	{ "cachedb", &cachedb_module_block, 3, MODSTACK_CAP_SECOND_CACHE },
+	{ "iterator", &iter_module_block, 4, MODSTACK_CAP_RESOLVES },
+	{ NULL, NULL, 0, 0 }
 };
+
+/** @return the row named by the n characters at w, or NULL */
+static const struct module_row *
+row_find(const char *w, size_t n)
+{
+	const struct module_row *r;
+	for(r = modstack_rows; r->name; r++)
+		if(strlen(r->name) == n && strncmp(r->name, w, n) == 0)
+			return r;
+	return NULL;
+}
+
+/** @return the last row (its module ends every stack) */
+static const struct module_row *
+row_last(void)
+{
+	const struct module_row *r = modstack_rows;
+	while(r[1].name)
+		r++;
+	return r;
+}
 
 const struct module_func_block *
 module_find(const char *name)
 {
-	size_t i;
-	for(i = 0; module_table[i]; i++)
-		if(strcmp(module_table[i]->name, name) == 0)
-			return module_table[i];
-	return NULL;
-}
-
-/** @return position of a module in the table, or -1; respip and dns64
- * share the first place: Unbound takes them in either order ("respip
- * dns64 ..." or "dns64 respip ..."), each rewriting what the one after
- * it gives back */
-static int
-module_rank(const struct module_func_block *m)
-{
-	int i;
-	for(i = 0; module_table[i]; i++)
-		if(module_table[i] == m)
-			return m == &dns64_module_block ? 0 : i;
-	return -1;
+	const struct module_row *r = row_find(name, strlen(name));
+	return r ? r->mod : NULL;
 }
 
 const char *
 module_list_str(char *buf, size_t len)
 {
-	size_t i, n = 0;
+	const struct module_row *r;
+	size_t n = 0;
 	buf[0] = 0;
-	for(i = 0; module_table[i]; i++) {
-		int r = snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-			module_table[i]->name);
-		if(r < 0 || (size_t)r >= len - n)
+	for(r = modstack_rows; r->name; r++) {
+		int k;
+		if(!r->mod)
+			continue;
+		k = snprintf(buf + n, len - n, "%s%s", n ? " " : "", r->name);
+		if(k < 0 || (size_t)k >= len - n)
 			break;
-		n += (size_t)r;
+		n += (size_t)k;
 	}
 	return buf;
+}
+
+/** a separator between the words of a module-config string */
+static int
+is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '"';
+}
+
+/** the next word of a module-config string.
+ * @param p: where to read; moved past the word.
+ * @param n: the word's length.
+ * @return the word, or NULL at the end */
+static const char *
+next_word(const char **p, size_t *n)
+{
+	const char *w = *p;
+	while(is_sep(*w))
+		w++;
+	if(!*w)
+		return NULL;
+	*n = 0;
+	while(w[*n] && !is_sep(w[*n]))
+		(*n)++;
+	*p = w + *n;
+	return w;
+}
+
+const char *
+modstack_left_out(const char *conf)
+{
+	const char *p = conf, *w;
+	size_t n;
+	while((w = next_word(&p, &n)) != NULL) {
+		const struct module_row *r = row_find(w, n);
+		if(r && !r->mod)
+			return r->name;
+	}
+	return NULL;
+}
+
+/**
+ * Parse and check a module-config string: the one order check.
+ * @param conf: the names.
+ * @param extra: a module not in the list that may be named (not last),
+ *	or NULL.
+ * @param mods: the modules, in order, filled (MODULE_MAX of them).
+ * @param num: their number.
+ * @param err: what is wrong; errlen its size.
+ * @return 0 or -1.
+ */
+static int
+modstack_parse(const char *conf, const struct module_func_block *extra,
+	const struct module_func_block **mods, int *num, char *err,
+	size_t errlen)
+{
+	char have[256];
+	const char *p = conf, *w;
+	size_t n;
+	int last_rank = -1, i;
+	*num = 0;
+	while((w = next_word(&p, &n)) != NULL) {
+		const struct module_row *r = row_find(w, n);
+		const struct module_func_block *m = r ? r->mod : NULL;
+		int rank = r ? r->rank : last_rank, twice = 0;
+		if(!r && extra && strlen(extra->name) == n &&
+			strncmp(extra->name, w, n) == 0)
+			m = extra;
+		if(r && !m) {
+			snprintf(err, errlen, "module '%.*s' is not in this "
+				"build of petrel (this petrel has: %s)",
+				(int)n, w, module_list_str(have, sizeof(have)));
+			return -1;
+		}
+		if(!m) {
+			snprintf(err, errlen, "unknown module '%.*s' (this "
+				"petrel has: %s)", (int)(n > 64 ? 64 : n), w,
+				module_list_str(have, sizeof(have)));
+			return -1;
+		}
+		for(i = 0; i < *num; i++)
+			if(mods[i] == m)
+				twice = 1;
+		if(rank < last_rank || twice) {
+			snprintf(err, errlen, "module '%.*s' is misplaced (the "
+				"order is: %s)", (int)(n > 64 ? 64 : n), w,
+				module_list_str(have, sizeof(have)));
+			return -1;
+		}
+		if(*num >= MODULE_MAX) {
+			snprintf(err, errlen, "more than %d modules",
+				MODULE_MAX);
+			return -1;
+		}
+		last_rank = rank;
+		mods[(*num)++] = m;
+	}
+	if(*num == 0) {
+		snprintf(err, errlen, "expected a list of modules (this "
+			"petrel has: %s)", module_list_str(have, sizeof(have)));
+		return -1;
+	}
+	if(mods[*num - 1] != row_last()->mod) {
+		snprintf(err, errlen, "the last module must be %s (the order "
+			"is: %s)", row_last()->name,
+			module_list_str(have, sizeof(have)));
+		return -1;
+	}
+	return 0;
+}
+
+int
+modstack_config_check(const char *value, char *err, size_t errlen)
+{
+	const struct module_func_block *mods[MODULE_MAX];
+	int num;
+	return modstack_parse(value, NULL, mods, &num, err, errlen);
+}
+
+void
+modstack_config_register(void)
+{
+	config_modules_check_set(modstack_config_check);
 }
 
 int
@@ -77,55 +218,12 @@ modstack_setup(struct module_stack *stack, const char *conf,
 	const struct module_func_block *extra, struct config_file *cfg,
 	char *err, size_t errlen)
 {
-	char word[64], have[256];
-	const char *p = conf ? conf : CONFIG_MODULE_DEFAULT;
-	int last_rank = -1, i;
+	char why[384];
+	int i;
 	memset(stack, 0, sizeof(*stack));
-	while(*p) {
-		const struct module_func_block *m;
-		size_t n = 0;
-		int rank;
-		while(*p == ' ' || *p == '\t')
-			p++;
-		if(!*p)
-			break;
-		while(p[n] && p[n] != ' ' && p[n] != '\t')
-			n++;
-		if(n >= sizeof(word))
-			n = sizeof(word) - 1;
-		memcpy(word, p, n);
-		word[n] = 0;
-		p += n;
-		while(*p && *p != ' ' && *p != '\t')
-			p++;
-		m = module_find(word);
-		if(!m && extra && strcmp(extra->name, word) == 0)
-			m = extra;
-		if(!m) {
-			snprintf(err, errlen, "module-config: unknown module "
-				"'%s' (this petrel has %s)", word,
-				module_list_str(have, sizeof(have)));
-			goto fail;
-		}
-		rank = (m == extra) ? last_rank : module_rank(m);
-		if(rank < last_rank || modstack_find(stack, word) >= 0) {
-			snprintf(err, errlen, "module-config: module '%s' is "
-				"misplaced (the order is %s)", word,
-				module_list_str(have, sizeof(have)));
-			goto fail;
-		}
-		last_rank = rank;
-		if(stack->num >= MODULE_MAX) {
-			snprintf(err, errlen, "module-config: more than %d "
-				"modules", MODULE_MAX);
-			goto fail;
-		}
-		stack->mod[stack->num++] = m;
-	}
-	if(stack->num == 0 || stack->mod[stack->num - 1] != &iter_module_block) {
-		snprintf(err, errlen, "module-config: the last module must be "
-			"the iterator (this petrel has %s)",
-			module_list_str(have, sizeof(have)));
+	if(modstack_parse(conf ? conf : CONFIG_MODULE_DEFAULT, extra,
+		stack->mod, &stack->num, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "module-config: %s", why);
 		goto fail;
 	}
 	for(i = 0; i < stack->num; i++) {
@@ -176,3 +274,37 @@ modstack_find(const struct module_stack *stack, const char *name)
 	return -1;
 }
 
+int
+modstack_find_cap(const struct module_stack *stack, unsigned cap)
+{
+	const struct module_row *r;
+	int i;
+	for(i = 0; i < stack->num; i++)
+		for(r = modstack_rows; r->name; r++)
+			if(r->mod && r->mod == stack->mod[i] && (r->caps & cap))
+				return i;
+	return -1;
+}
+
+int
+modstack_conf_has_cap(const char *conf, unsigned cap)
+{
+	const char *p = conf ? conf : CONFIG_MODULE_DEFAULT, *w;
+	size_t n;
+	while((w = next_word(&p, &n)) != NULL) {
+		const struct module_row *r = row_find(w, n);
+		if(r && (r->caps & cap))
+			return 1;
+	}
+	return 0;
+}
+
+const char *
+modstack_cap_name(unsigned cap)
+{
+	const struct module_row *r;
+	for(r = modstack_rows; r->name; r++)
+		if(r->caps & cap)
+			return r->name;
+	return "?";
+}

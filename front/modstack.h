@@ -1,14 +1,22 @@
 /*
- * front/modstack.h - the modules this build has, and the stack of them
+ * front/modstack.h - the modules petrel knows, and the stack of them
  * that module-config asks for.
  *
+ * The module list (front/modstack.c) is the one place that names the
+ * modules: a row each, with the name module-config uses, the module's
+ * functions (NULL when configure left the module out of this build) and
+ * its rank (its place in the order). Everything else asks it: the config
+ * parser through the check modstack_config_register() hands to util/
+ * (which sits below the modules and cannot name them), the daemon and the
+ * replay runner through modstack_setup().
+ *
  * modstack_setup() reads a module-config string ("validator iterator"),
- * checks every name against the table of this build and the order (the
- * table's order; the iterator last), and runs each module's init() on the
- * config: the global data each module builds (its settings, for the
- * iterator the root hints and forward/stub zones) is kept in the stack
- * and copied into every worker's module environment. This sits with the
- * front end in the layer order: it is the one place that names modules.
+ * checks every name against the list and the order (rising rank; two of
+ * one rank in either order; the last row, the iterator, last), and runs
+ * each module's init() on the config: the global data each module builds
+ * (its settings, for the iterator the root hints and forward/stub zones)
+ * is kept in the stack and copied into every worker's module environment.
+ * This sits with the front end in the layer order, above the modules.
  */
 #ifndef FRONT_MODSTACK_H
 #define FRONT_MODSTACK_H
@@ -19,26 +27,102 @@
 struct config_file;
 
 /**
+ * What a module offers the rest of petrel, in its row, so that the front
+ * end and the daemon ask the stack (or a module-config string) for a
+ * capability, never for a module's name.
+ */
+enum modstack_cap {
+	/** it validates DNSSEC with the configured trust anchors: auth
+	 * zones' ZONEMD is checked with them (the validator) */
+	MODSTACK_CAP_DNSSEC = 1 << 0,
+	/** it applies the response-ip rules to the answers, its
+	 * sub-queries' too (respip) */
+	MODSTACK_CAP_RESPIP = 1 << 1,
+	/** it reads the client's EDNS Client Subnet option (subnetcache) */
+	MODSTACK_CAP_CLIENT_ECS = 1 << 2,
+	/** a second-level cache, that serve-expired may wait for before
+	 * it answers stale (cachedb) */
+	MODSTACK_CAP_SECOND_CACHE = 1 << 3,
+	/** it resolves: root hints, forward and stub zones, the
+	 * delegation state remote control lists and flushes (iterator) */
+	MODSTACK_CAP_RESOLVES = 1 << 4
+};
+
+/** a module petrel knows: its one row in the module list */
+struct module_row {
+	/** the name module-config gives it (its functions' name too) */
+	const char *name;
+	/** its functions, or NULL when this build leaves it out
+	 * (configure --disable-NAME) */
+	const struct module_func_block *mod;
+	/** its place: a module-config lists the modules in rising rank,
+	 * two of one rank in either order */
+	int rank;
+	/** what it offers, enum modstack_cap bits */
+	unsigned caps;
+};
+
+/**
+ * The rows of the module list, in order, the last one (the module that
+ * ends every stack) followed by a row whose name is NULL.
+ */
+extern const struct module_row modstack_rows[];
+
+/**
  * A module this build has, by name.
- * @return its table or NULL.
+ * @return its table, or NULL (unknown, or left out of this build).
  */
 const struct module_func_block *module_find(const char *name);
 
 /**
- * The names of the modules this build has, in table order (the order a
- * module-config must follow), as "a, b", into buf.
+ * The names of the modules this build has, in the order a module-config
+ * must follow, separated by spaces ("respip dns64 ... iterator"), into
+ * buf (len its size, truncated to fit).
+ * @return buf.
  */
 const char *module_list_str(char *buf, size_t len);
+
+/**
+ * The first name in a module-config string that petrel knows but this
+ * build leaves out (so a test that needs it can be skipped).
+ * @param conf: module names separated by spaces (quotes allowed).
+ * @return the row's name, or NULL when the build has every known name.
+ */
+const char *modstack_left_out(const char *conf);
+
+/**
+ * Check a module-config value against the module list, as the config
+ * parser needs it (config_modules_check_func of util/config_options.h):
+ * every name one of this build's modules, in rising rank, none twice,
+ * the last row's module last.
+ * @param value: module names separated by spaces.
+ * @param err: what was expected (no "module-config: " prefix); errlen
+ *	its size.
+ * @return 0, or -1.
+ */
+int modstack_config_check(const char *value, char *err, size_t errlen);
+
+/**
+ * Register modstack_config_check() with the config parser
+ * (config_modules_check_set()). Every program that reads a config and
+ * builds a module stack calls it once at start-up, before threads and
+ * before the config is read: the daemon, petrel-checkconf, the replay
+ * runner, the unit suites that check module-config.
+ */
+void modstack_config_register(void);
 
 /**
  * Set a stack up from a module-config string and run every init().
  * @param stack: zeroed stack to fill.
  * @param conf: module names separated by spaces (NULL: the default,
  *	CONFIG_MODULE_DEFAULT of util/config_options.h, the option's).
- * @param extra: a module that is not in the build's table but may be
- *	named in conf (the replay runner's recorder), or NULL.
+ * @param extra: a module that is not in the module list but may be
+ *	named in conf, anywhere but last (the replay runner's recorder),
+ *	or NULL.
  * @param cfg: the config given to init() (may be NULL for defaults).
- * @param err: message buffer; errlen its size.
+ * @param err: message buffer ("module-config: " and what
+ *	modstack_config_check() says, or the failed init()'s message);
+ *	errlen its size.
  * @return 0, or -1 (unknown or misplaced module, init failed).
  */
 int modstack_setup(struct module_stack *stack, const char *conf,
@@ -50,5 +134,33 @@ void modstack_desetup(struct module_stack *stack);
 
 /** @return the index of the module named name in the stack, or -1 */
 int modstack_find(const struct module_stack *stack, const char *name);
+
+/**
+ * The first module of a stack that offers a capability.
+ * @param stack: the stack (modstack_setup()); a module not in the list
+ *	(the replay runner's recorder) offers none.
+ * @param cap: one enum modstack_cap bit.
+ * @return its index in the stack, or -1.
+ */
+int modstack_find_cap(const struct module_stack *stack, unsigned cap);
+
+/**
+ * Whether a module-config string names a module that offers a capability
+ * (before the stack is built: the config's checks). Unknown names offer
+ * none.
+ * @param conf: module names separated by spaces (NULL: the default,
+ *	CONFIG_MODULE_DEFAULT).
+ * @param cap: one enum modstack_cap bit.
+ * @return 1 or 0.
+ */
+int modstack_conf_has_cap(const char *conf, unsigned cap);
+
+/**
+ * The name of the module that offers a capability, for a message that
+ * says what to add to module-config.
+ * @param cap: one enum modstack_cap bit.
+ * @return its row's name, or "?" when no row offers it.
+ */
+const char *modstack_cap_name(unsigned cap);
 
 #endif /* FRONT_MODSTACK_H */

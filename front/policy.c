@@ -11,6 +11,7 @@
 #include "services/rpz.h"
 #include "front/localzone.h"
 #include "front/acl.h"
+#include "front/modstack.h"
 #include "services/xfr.h"
 #include "services/module.h"
 #include "util/region.h"
@@ -512,12 +513,12 @@ build_respip(struct policy *p, const struct config_file *cfg, char *err,
 		 * filtered, so say so instead */
 		const char *m = cfg->module_config ? cfg->module_config :
 			CONFIG_MODULE_DEFAULT;
-		const char *w = strstr(m, "respip");
-		if(!w || (w != m && w[-1] != ' ' && w[-1] != '\t') ||
-			(w[6] && w[6] != ' ' && w[6] != '\t'))
-			return perr(err, errlen, first, "%s: needs the respip "
-				"module: module-config: \"respip %s\"",
-				first->key, m);
+		if(!modstack_conf_has_cap(m, MODSTACK_CAP_RESPIP))
+			return perr(err, errlen, first, "%s: needs the %s "
+				"module: module-config: \"%s %s\"",
+				first->key, modstack_cap_name(
+				MODSTACK_CAP_RESPIP), modstack_cap_name(
+				MODSTACK_CAP_RESPIP), m);
 		p->respip_on = 1;
 	}
 	for(i = 0; i < p->nrpz; i++)

@@ -41,10 +41,11 @@
  * the config by its init(), once per daemon environment and shared
  * read-only by the workers.
  *
- * Adding a module: a folder with its functions, one row in the table in
- * front/modstack.c, and its name in config_module_names (util/
- * config_options.c, which the config parser checks module-config with;
- * tests/check_mesh.c checks the two lists agree).
+ * Adding a module: a folder with its functions and its Makefile.inc (one
+ * include line in Makefile.am), and one row in the module list of
+ * front/modstack.c: its name, its functions and its place in the order.
+ * The config parser checks module-config against that list through the
+ * check front/modstack.c registers (util/config_options.h).
  */
 #ifndef SERVICES_MODULE_H
 #define SERVICES_MODULE_H

@@ -19,6 +19,7 @@
 #include "util/config_options.h"
 #include "util/log.h"
 #include "daemon/env.h"
+#include "front/modstack.h"
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -109,6 +110,7 @@ main(int argc, char *argv[])
 		usage();
 	file = argc == 1 ? argv[0] : config_default_file();
 	log_ident_set("petrel-checkconf");
+	modstack_config_register();
 
 	if(fullpath) {
 		char real[PATH_MAX];

@@ -622,22 +622,54 @@ START_TEST(test_module_default)
 }
 END_TEST
 
-/** the config parser's list of module names and the module table agree
- * (names and order), and the stack refuses unknown and misplaced
- * modules, naming the modules this build has */
+/** the module list: each row's name is its functions' name, ranks rise
+ * down the rows, the iterator ends them; module_find and
+ * module_list_str follow the rows this build has; the stack refuses
+ * unknown and misplaced modules, naming the modules this build has (the
+ * expected texts are built from the rows, so they hold in a build that
+ * leaves an optional module out, as configure --disable-dns64 does) */
 START_TEST(test_module_table)
 {
-	char have[256], want[256], err[256];
+	char have[256], want[256], err[256], msg[512];
+	const struct module_row *row;
 	struct module_stack st;
-	size_t i, n = 0;
+	size_t n = 0;
+	int last_rank = -1;
 	want[0] = 0;
-	for(i = 0; config_module_names[i]; i++) {
+	for(row = modstack_rows; row->name; row++) {
+		ck_assert_int_ge(row->rank, last_rank);
+		last_rank = row->rank;
+		ck_assert_ptr_eq(module_find(row->name), row->mod);
+		if(!row->mod) {
+			ck_assert_str_eq(modstack_left_out(row->name),
+				row->name);
+			continue;
+		}
+		ck_assert_str_eq(row->mod->name, row->name);
+		ck_assert_ptr_null(modstack_left_out(row->name));
 		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%s",
-			i ? ", " : "", config_module_names[i]);
-		ck_assert_ptr_nonnull(module_find(config_module_names[i]));
+			n ? " " : "", row->name);
 	}
+	ck_assert_str_eq(row[-1].name, "iterator");
+	ck_assert_int_gt(row[-1].rank, row[-2].rank);
 	ck_assert_str_eq(module_list_str(have, sizeof(have)), want);
 	ck_assert_ptr_null(module_find("passer"));
+	ck_assert_ptr_null(modstack_left_out("\"passer validator iterator\""));
+	/* the optional module dns64: in the build unless configure left
+	 * it out */
+#ifdef USE_DNS64
+	ck_assert_ptr_nonnull(module_find("dns64"));
+	ck_assert_ptr_null(modstack_left_out("\"respip dns64 iterator\""));
+#else
+	ck_assert_ptr_null(module_find("dns64"));
+	ck_assert_str_eq(modstack_left_out("\"respip dns64 iterator\""),
+		"dns64");
+	ck_assert_int_eq(modstack_setup(&st, "dns64 iterator", NULL, NULL,
+		err, sizeof(err)), -1);
+	snprintf(msg, sizeof(msg), "module-config: module 'dns64' is not in "
+		"this build of petrel (this petrel has: %s)", want);
+	ck_assert_str_eq(err, msg);
+#endif
 
 	ck_assert_int_eq(modstack_setup(&st, "iterator", NULL, NULL, err,
 		sizeof(err)), 0);
@@ -655,39 +687,109 @@ START_TEST(test_module_table)
 	ck_assert_int_eq(modstack_setup(&st, "iterator subnetcache", NULL,
 		NULL, err, sizeof(err)), -1);
 
-	/* respip and dns64 in either order, as in Unbound; each once */
-	ck_assert_int_eq(modstack_setup(&st, "dns64 respip iterator", NULL,
-		NULL, err, sizeof(err)), 0);
-	ck_assert_int_eq(modstack_find(&st, "dns64"), 0);
-	ck_assert_int_eq(modstack_find(&st, "respip"), 1);
-	modstack_desetup(&st);
-	ck_assert_int_eq(modstack_setup(&st, "dns64 respip dns64 iterator",
-		NULL, NULL, err, sizeof(err)), -1);
-	ck_assert_int_eq(modstack_setup(&st, "subnetcache dns64 iterator",
+	/* respip and dns64 in either order, as in Unbound; each once (a
+	 * rule of dns64's row: it needs the module) */
+	if(module_find("dns64")) {
+		ck_assert_int_eq(modstack_setup(&st, "dns64 respip iterator",
+			NULL, NULL, err, sizeof(err)), 0);
+		ck_assert_int_eq(modstack_find(&st, "dns64"), 0);
+		ck_assert_int_eq(modstack_find(&st, "respip"), 1);
+		modstack_desetup(&st);
+		ck_assert_int_eq(modstack_setup(&st, "respip dns64 iterator",
+			NULL, NULL, err, sizeof(err)), 0);
+		modstack_desetup(&st);
+		ck_assert_int_eq(modstack_setup(&st,
+			"dns64 respip dns64 iterator", NULL, NULL, err,
+			sizeof(err)), -1);
+		ck_assert_int_eq(modstack_setup(&st,
+			"subnetcache dns64 iterator", NULL, NULL, err,
+			sizeof(err)), -1);
+	}
+	ck_assert_int_eq(modstack_setup(&st, "respip respip iterator", NULL,
+		NULL, err, sizeof(err)), -1);
+	ck_assert_int_eq(modstack_setup(&st, "validator subnetcache iterator",
 		NULL, NULL, err, sizeof(err)), -1);
 
 	ck_assert_int_eq(modstack_setup(&st, "validatr iterator", NULL, NULL,
 		err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "module-config: unknown module 'validatr' "
-		"(this petrel has respip, dns64, subnetcache, validator, "
-		"cachedb, iterator)");
+	snprintf(msg, sizeof(msg), "module-config: unknown module 'validatr' "
+		"(this petrel has: %s)", want);
+	ck_assert_str_eq(err, msg);
 	ck_assert_int_eq(modstack_setup(&st, "iterator iterator", NULL, NULL,
 		err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "module-config: module 'iterator' is "
-		"misplaced (the order is respip, dns64, subnetcache, "
-		"validator, cachedb, iterator)");
-	/* the extra module only where it is named, and never last */
+	snprintf(msg, sizeof(msg), "module-config: module 'iterator' is "
+		"misplaced (the order is: %s)", want);
+	ck_assert_str_eq(err, msg);
+	ck_assert_int_eq(modstack_setup(&st, "  ", NULL, NULL, err,
+		sizeof(err)), -1);
+	snprintf(msg, sizeof(msg), "module-config: expected a list of "
+		"modules (this petrel has: %s)", want);
+	ck_assert_str_eq(err, msg);
+	/* the extra module only where it is named, once, and never last */
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", NULL, NULL,
 		err, sizeof(err)), -1);
 	ck_assert_int_eq(modstack_setup(&st, "iterator passer", &pass_block,
 		NULL, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "module-config: the last module must be the "
-		"iterator (this petrel has respip, dns64, subnetcache, "
-		"validator, cachedb, iterator)");
+	snprintf(msg, sizeof(msg), "module-config: the last module must be "
+		"iterator (the order is: %s)", want);
+	ck_assert_str_eq(err, msg);
+	ck_assert_int_eq(modstack_setup(&st, "passer passer iterator",
+		&pass_block, NULL, err, sizeof(err)), -1);
 	ck_assert_int_eq(modstack_setup(&st, "passer iterator", &pass_block,
 		NULL, err, sizeof(err)), 0);
 	ck_assert_int_eq(st.num, 2);
 	ck_assert_int_eq(modstack_find(&st, "passer"), 0);
+	modstack_desetup(&st);
+
+	/* the config parser asks the same list (registered in main) */
+	ck_assert_int_eq(config_check_modules("validatr iterator", err,
+		sizeof(err)), -1);
+	snprintf(msg, sizeof(msg), "unknown module 'validatr' (this petrel "
+		"has: %s)", want);
+	ck_assert_str_eq(err, msg);
+	ck_assert_int_eq(config_check_modules("validator iterator", err,
+		sizeof(err)), 0);
+}
+END_TEST
+
+/** the capabilities of the rows: the front end and the daemon ask the
+ * stack, or the module-config string, for one, never for a name */
+START_TEST(test_module_caps)
+{
+	struct module_stack st;
+	char err[256];
+	const struct module_row *row;
+	unsigned all = 0;
+	for(row = modstack_rows; row->name; row++) {
+		/* one module offers each */
+		ck_assert_int_eq((int)(all & row->caps), 0);
+		all |= row->caps;
+		if(row->caps)
+			ck_assert_str_eq(modstack_cap_name(row->caps),
+				row->name);
+	}
+	ck_assert_str_eq(modstack_cap_name(1u << 30), "?");
+	ck_assert_str_eq(modstack_cap_name(MODSTACK_CAP_DNSSEC), "validator");
+	ck_assert_str_eq(modstack_cap_name(MODSTACK_CAP_RESPIP), "respip");
+	/* the default, validator iterator */
+	ck_assert_int_eq(modstack_conf_has_cap(NULL, MODSTACK_CAP_DNSSEC), 1);
+	ck_assert_int_eq(modstack_conf_has_cap(NULL, MODSTACK_CAP_RESPIP), 0);
+	ck_assert_int_eq(modstack_conf_has_cap("\"respip iterator\"",
+		MODSTACK_CAP_RESPIP), 1);
+	/* a word, not a part of one */
+	ck_assert_int_eq(modstack_conf_has_cap("respipx validatorx iterator",
+		MODSTACK_CAP_RESPIP | MODSTACK_CAP_DNSSEC), 0);
+	ck_assert_int_eq(modstack_conf_has_cap("iterator",
+		MODSTACK_CAP_DNSSEC), 0);
+
+	ck_assert_int_eq(modstack_setup(&st, "passer subnetcache validator "
+		"iterator", &pass_block, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_CLIENT_ECS), 1);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_DNSSEC), 2);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_RESOLVES), 3);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_RESPIP), -1);
+	ck_assert_int_eq(modstack_find_cap(&st, MODSTACK_CAP_SECOND_CACHE),
+		-1);
 	modstack_desetup(&st);
 }
 END_TEST
@@ -868,6 +970,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
 	tcase_add_test(tc, test_module_table);
+	tcase_add_test(tc, test_module_caps);
 	tcase_add_test(tc, test_module_default);
 	tcase_add_test(tc, test_prefetch_counter);
 	tcase_add_test(tc, test_module_in_front);
@@ -883,6 +986,7 @@ main(void)
 	int failed;
 	log_init(NULL, 0, NULL);
 	dns_hash_set_seed(7);
+	modstack_config_register();
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

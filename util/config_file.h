@@ -331,7 +331,8 @@ struct config_file {
 	/** root-hints: file with the root servers; "" = built-in */
 	char *root_hints;
 	/** module-config: the modules a query runs through, in order
-	 * (names of config_module_names, checked when read) */
+	 * (names of the module list in front/modstack.c, checked when
+	 * read through config_check_modules()) */
 	char *module_config;
 	/** qname-minimisation: send minimal names upstream (RFC 9156) */
 	int qname_minimisation;

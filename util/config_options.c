@@ -80,79 +80,27 @@ static const char *const event_backend_words[] = {
 /** backend: words (cachedb:), in enum config_cachedb_backend order */
 static const char *const cachedb_backend_words[] = { "redis", NULL };
 
-const char *const config_module_names[] = {
-	"respip",
-	"dns64",
-	"subnetcache",
-	"validator",
-	"cachedb",
-	"iterator",
-	NULL };
+/** the module-config check the program registered, or NULL */
+static config_modules_check_func modules_check;
 
-/** @return index of a module name in config_module_names, or -1 */
-static int
-module_name_index(const char *w, size_t n)
+void
+config_modules_check_set(config_modules_check_func f)
 {
-	int i;
-	for(i = 0; config_module_names[i]; i++)
-		if(strlen(config_module_names[i]) == n &&
-			strncmp(config_module_names[i], w, n) == 0)
-			return i;
-	return -1;
+	modules_check = f;
 }
 
 int
 config_check_modules(const char *v, char *err, size_t errlen)
 {
-	char have[256];
 	const char *p = v;
-	size_t n = 0, i;
-	int last = -1, idx = -1, seen = 0;
-	have[0] = 0;
-	for(i = 0; config_module_names[i]; i++) {
-		int r = snprintf(have + n, sizeof(have) - n, "%s%s",
-			i ? " " : "", config_module_names[i]);
-		if(r < 0 || (size_t)r >= sizeof(have) - n)
-			break;
-		n += (size_t)r;
-	}
-	for(;;) {
-		size_t len = 0;
-		while(*p == ' ' || *p == '\t')
-			p++;
-		if(!*p)
-			break;
-		while(p[len] && p[len] != ' ' && p[len] != '\t')
-			len++;
-		idx = module_name_index(p, len);
-		if(idx < 0) {
-			snprintf(err, errlen, "unknown module '%.*s' (this "
-				"petrel has: %s)", (int)(len > 64 ? 64 : len), p,
-				have);
-			return -1;
-		}
-		/* respip and dns64 come in either order (as in Unbound),
-		 * each once */
-		if(idx < last || (idx == last && idx != 0) ||
-			(idx <= 1 && (seen & (1 << idx)))) {
-			snprintf(err, errlen, "module '%.*s' is misplaced (the "
-				"order is: %s)", (int)len, p, have);
-			return -1;
-		}
-		if(idx <= 1)
-			seen |= 1 << idx;
-		last = idx <= 1 ? 0 : idx;
-		p += len;
-	}
-	if(last < 0) {
-		snprintf(err, errlen, "expected a list of modules (this "
-			"petrel has: %s)", have);
-		return -1;
-	}
-	if(config_module_names[last + 1] != NULL) {
-		snprintf(err, errlen, "the last module must be %s (the "
-			"order is: %s)", config_module_names[
-			sizeof(config_module_names) / sizeof(char *) - 2], have);
+	if(modules_check)
+		return modules_check(v, err, errlen);
+	/* no module list registered: the form only, one name or more; the
+	 * stack refuses an unknown or misplaced name when it is built */
+	while(*p == ' ' || *p == '\t')
+		p++;
+	if(!*p) {
+		snprintf(err, errlen, "expected a list of modules");
 		return -1;
 	}
 	return 0;

@@ -201,11 +201,6 @@ struct config_option {
  */
 int config_clause_in_file(int clause);
 
-/** the modules this build has, in the order module-config must list
- * them (front/modstack.c holds their functions; the two lists are
- * checked to agree by tests/check_mesh.c) */
-extern const char *const config_module_names[];
-
 /** the default module-config, Unbound's: written here once, for the
  * option's row in the table (util/config_options.c), the module stack
  * given no module-config (front/modstack.c) and the check that names the
@@ -214,8 +209,32 @@ extern const char *const config_module_names[];
 #define CONFIG_MODULE_DEFAULT "validator iterator"
 
 /**
- * Check a module-config value: every name one of config_module_names, in
- * their order, none twice, the iterator last.
+ * The check of a module-config value against the module list, which sits
+ * above util/ (front/modstack.c: the modules' names, functions and order
+ * in one table). util/ cannot name the modules, so the program registers
+ * the check at start-up (modstack_config_register(): the daemon,
+ * petrel-checkconf, the replay runner and the test suites that read
+ * module-config).
+ * @param value: the names, separated by spaces.
+ * @param err: what was expected; errlen its size.
+ * @return 0 or -1.
+ */
+typedef int (*config_modules_check_func)(const char *value, char *err,
+	size_t errlen);
+
+/**
+ * Register the module-config check (NULL: none). Call at start-up, before
+ * any thread starts and any config is read; it is read, never written,
+ * after that.
+ */
+void config_modules_check_set(config_modules_check_func f);
+
+/**
+ * Check a module-config value with the registered check. With none
+ * registered (a program that builds no module stack: petrel-control, the
+ * fuzzers, benches and unit suites below the front end) only the form is
+ * checked, one name or more; the stack refuses an unknown or misplaced
+ * name when it is built (modstack_setup()).
  * @param value: the names, separated by spaces.
  * @param err: what was expected (the parser adds file:line and the option
  *	name); errlen its size.

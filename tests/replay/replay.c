@@ -42,6 +42,8 @@ struct rpl_reader {
 	int clause;
 	/** module-config value naming the test module, or "" */
 	char modconf[256];
+	/** the module-config value as written, or "" */
+	char modules[256];
 	/** in a stub-zone: clause (not forward-zone:), and its name is the
 	 * root: its stub-addr: values are the root servers' */
 	int in_stub, stub_root;
@@ -717,6 +719,8 @@ config_line(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			kl = sizeof(key) - 1;
 		memcpy(key, p, kl);
 		key[kl] = 0;
+		if(strcmp(key, "module-config") == 0)
+			snprintf(r->modules, sizeof(r->modules), "%s", val);
 		if(strcmp(key, "server") == 0 ||
 			strcmp(key, "remote-control") == 0)
 			r->clause = 1;
@@ -915,6 +919,8 @@ config_line_tb(struct rpl_reader *r, char *line, char **cfg, size_t *len,
 			r->s->fake_dsa = 1;
 		return 0;
 	}
+	if(kw(p, "module-config:", &rest))
+		snprintf(r->modules, sizeof(r->modules), "%s", rest);
 	if(cfg_add(cfg, len, cap, line) < 0)
 		return -1;
 	return cfg_add(cfg, len, cap, "\n");
@@ -1402,7 +1408,8 @@ rpl_read(const char *file, int flags, char *err, size_t errlen)
 		memcpy(s->config + s->config_len, buf, strlen(buf) + 1);
 		s->config_len += strlen(buf);
 	}
-	if(r.modconf[0] && !(s->module_config = strdup(r.modconf))) {
+	if((r.modconf[0] && !(s->module_config = strdup(r.modconf))) ||
+		(r.modules[0] && !(s->modules = strdup(r.modules)))) {
 		rd_err(&r, "out of memory");
 		goto fail;
 	}
@@ -1463,6 +1470,7 @@ rpl_free(struct rpl_scenario *s)
 		(void)rmdir(s->tmpdir);
 	}
 	free(s->module_config);
+	free(s->modules);
 	free(s->file);
 	free(s->title);
 	free(s->config);

@@ -204,6 +204,10 @@ struct rpl_scenario {
 	/** the module-config value when it names the runner's test module
 	 * (the config gets it without that name), or NULL */
 	char *module_config;
+	/** the module-config value as the scenario writes it (every name,
+	 * quotes kept), or NULL: the runner skips a scenario that names a
+	 * module the build leaves out */
+	char *modules;
 	/** the scenario's temporary folder (FILE_BEGIN, @TMPDIR@, testbound's
 	 * TEMPFILE_* and AUTOTRUST_FILE), removed with its files by rpl_free;
 	 * "" when none */

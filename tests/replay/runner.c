@@ -22,6 +22,9 @@
  * Usage: replay [-v level] [file.rpl ...]; without files it runs every
  * testdata/<name>.rpl of the source tree. The exit code is 0 only when every
  * scenario passed; each failure is printed as "file: step N: difference".
+ * A scenario whose module-config names a module this build leaves out
+ * (configure --disable-dns64) is not run: it is printed as "SKIP file:
+ * why" and counted on the last line.
  */
 #include "config.h"
 #include "util/log.h"
@@ -1921,23 +1924,32 @@ runner_teardown(struct runner *r)
 /** run one file.
  * @param file: the scenario.
  * @param flags: RPL_READ_*.
- * @param reason: the failure ("file: step N: what"), when it failed.
+ * @param reason: the failure ("file: step N: what"), when it failed,
+ *	or why it was skipped.
  * @param len: its size.
  * @param title: the scenario's title, when it passed.
  * @param tlen: its size.
- * @return 0 pass, -1 fail */
+ * @return 0 pass, -1 fail, 1 skipped (its module-config names a module
+ *	this build leaves out, as configure --disable-dns64 does) */
 static int
 run_one(const char *file, int flags, char *reason, size_t len, char *title,
 	size_t tlen)
 {
 	struct runner r;
 	struct rpl_step *st;
+	const char *lack;
 	char err[1024];
 	memset(&r, 0, sizeof(r));
 	r.s = rpl_read(file, flags, err, sizeof(err));
 	if(!r.s) {
 		snprintf(reason, len, "%s", err);
 		return -1;
+	}
+	if(r.s->modules && (lack = modstack_left_out(r.s->modules)) != NULL) {
+		snprintf(reason, len, "%s: module-config names %s, which this "
+			"build leaves out", file, lack);
+		rpl_free(r.s);
+		return 1;
 	}
 	if(runner_setup(&r) == 0) {
 		if(r.tb)
@@ -1960,15 +1972,21 @@ run_one(const char *file, int flags, char *reason, size_t len, char *title,
 }
 
 /** run one file; a failure is printed as FAIL, or as "XFAIL" (with
- * its reason) when the file must fail. @return 0 pass, -1 fail */
+ * its reason) when the file must fail; a skipped one as SKIP and why.
+ * @return 0 pass, -1 fail, 1 skipped */
 static int
 run_file(const char *file, int flags, int expect_fail)
 {
 	char reason[4096], title[256];
-	if(run_one(file, flags, reason, sizeof(reason), title,
-		sizeof(title)) < 0) {
+	int r = run_one(file, flags, reason, sizeof(reason), title,
+		sizeof(title));
+	if(r < 0) {
 		printf("%s %s\n", expect_fail ? "XFAIL" : "FAIL", reason);
 		return -1;
+	}
+	if(r > 0) {
+		printf("SKIP %s\n", reason);
+		return 1;
 	}
 	printf("PASS %s (%s)\n", file, title);
 	return 0;
@@ -1979,9 +1997,10 @@ run_file(const char *file, int flags, int expect_fail)
  * @param flags: RPL_READ_*.
  * @param expect_fail: 1 when every scenario must fail (runner self-test).
  * @param n: incremented per scenario.
+ * @param skipped: incremented per scenario skipped.
  * @return number of scenarios with the wrong outcome */
 static int
-run_glob(const char *pat, int flags, int expect_fail, int *n)
+run_glob(const char *pat, int flags, int expect_fail, int *n, int *skipped)
 {
 	glob_t g;
 	size_t k;
@@ -1992,7 +2011,9 @@ run_glob(const char *pat, int flags, int expect_fail, int *n)
 	}
 	for(k = 0; k < g.gl_pathc; k++, (*n)++) {
 		int r = run_file(g.gl_pathv[k], flags, expect_fail);
-		if(expect_fail && r == 0) {
+		if(r > 0)
+			(*skipped)++;
+		else if(expect_fail && r == 0) {
 			printf("FAIL %s: this scenario must fail (runner "
 				"self-test) but passed\n", g.gl_pathv[k]);
 			bad++;
@@ -2033,7 +2054,8 @@ suite_difference(const char *list, const char *name)
 }
 
 /** run one file of the suite in a child process (a crash or a loop
- * fails that file only). @return 0 pass, -1 fail (reason filled) */
+ * fails that file only). @return 0 pass, -1 fail, 1 skipped (reason
+ * filled) */
 static int
 suite_run_child(const char *file, int verbose, char *reason, size_t len)
 {
@@ -2064,7 +2086,7 @@ suite_run_child(const char *file, int verbose, char *reason, size_t len)
 			snprintf(reason, len, "P");
 		if(write(fd[1], reason, strlen(reason)) < 0)
 			_exit(3);
-		_exit(r == 0 ? 0 : 1);
+		_exit(r == 0 ? 0 : r > 0 ? 2 : 1);
 	}
 	close(fd[1]);
 	while((size_t)got < len - 1 && (k = read(fd[0], reason + got,
@@ -2084,6 +2106,8 @@ suite_run_child(const char *file, int verbose, char *reason, size_t len)
 	if(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 		strcmp(reason, "P") == 0)
 		return 0;
+	if(WIFEXITED(status) && WEXITSTATUS(status) == 2 && reason[0])
+		return 1;
 	if(!reason[0])
 		snprintf(reason, len, "%s: exited with %d", file,
 			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -2119,7 +2143,8 @@ run_suite(const char *dir, const char *difflist, const char *floorfile,
 	glob_t g;
 	char pat[1024];
 	size_t k;
-	int pass = 0, failn = 0, diff = 0, floor = suite_floor(floorfile);
+	int pass = 0, failn = 0, diff = 0, skipn = 0, r;
+	int floor = suite_floor(floorfile);
 	snprintf(pat, sizeof(pat), "%s/*.rpl", dir);
 	if(glob(pat, 0, NULL, &g) != 0) {
 		printf("unbound suite: no files in %s (set UNBOUND_TESTDATA)\n",
@@ -2131,12 +2156,22 @@ run_suite(const char *dir, const char *difflist, const char *floorfile,
 		char reason[8192], *first, *nl, *d;
 		name = name ? name + 1 : file;
 		d = suite_difference(difflist, name);
-		if(suite_run_child(file, verbose, reason, sizeof(reason)) == 0) {
+		if((r = suite_run_child(file, verbose, reason,
+			sizeof(reason))) == 0) {
 			pass++;
 			if(d)
 				printf("PASS %s (listed in %s: take it out)\n",
 					name, difflist);
 			else	printf("PASS %s\n", name);
+			free(d);
+			continue;
+		}
+		if(r > 0) {
+			/* the build lacks a module the file needs */
+			skipn++;
+			printf("SKIP %s: %s\n", name, strncmp(reason, file,
+				strlen(file)) == 0 && reason[strlen(file)] == ':' ?
+				reason + strlen(file) + 2 : reason);
 			free(d);
 			continue;
 		}
@@ -2161,8 +2196,8 @@ run_suite(const char *dir, const char *difflist, const char *floorfile,
 	}
 	globfree(&g);
 	printf("unbound suite: %d passed, %d failed (%d known differences, "
-		"%d files; floor %d)\n", pass, failn, diff, pass + failn + diff,
-		floor);
+		"%d skipped, %d files; floor %d)\n", pass, failn, diff, skipn,
+		pass + failn + diff + skipn, floor);
 	if(pass < floor) {
 		printf("unbound suite: %d passed is below the floor of %d in "
 			"%s\n", pass, floor, floorfile);
@@ -2174,11 +2209,12 @@ run_suite(const char *dir, const char *difflist, const char *floorfile,
 int
 main(int argc, char *argv[])
 {
-	int i, failed = 0, n = 0, flags = 0, verbose = 0;
+	int i, failed = 0, n = 0, flags = 0, verbose = 0, skipped = 0;
 	const char *v = getenv("REPLAY_VERBOSE");
 	const char *suite = NULL;
 	log_init(NULL, 0, NULL);
 	log_set_verbosity(v ? atoi(v) : 0);
+	modstack_config_register();
 	dns_hash_set_seed(42);
 	(void)setenv("TZ", "UTC", 1);
 	for(;;) {
@@ -2208,29 +2244,34 @@ main(int argc, char *argv[])
 			fl ? fl : REPLAY_UNBOUND_FLOOR, verbose);
 	}
 	if(argc > 1) {
-		for(i = 1; i < argc; i++, n++)
-			if(run_file(argv[i], flags, 0) < 0)
+		for(i = 1; i < argc; i++, n++) {
+			int r = run_file(argv[i], flags, 0);
+			if(r < 0)
 				failed++;
+			else if(r > 0)
+				skipped++;
+		}
 	} else {
 		const char *dir = getenv("REPLAY_TESTDATA");
 		char pat[1024];
 		snprintf(pat, sizeof(pat), "%s/*.rpl", dir ? dir :
 			REPLAY_TESTDATA);
-		failed += run_glob(pat, 0, 0, &n);
+		failed += run_glob(pat, 0, 0, &n, &skipped);
 		/* the runner's self-test: scenarios that must fail (a wrong
 		 * expected answer, an unanswered query, an unknown keyword) */
 		snprintf(pat, sizeof(pat), "%s/*.rpl", REPLAY_MUSTFAIL);
-		failed += run_glob(pat, 0, 1, &n);
+		failed += run_glob(pat, 0, 1, &n, &skipped);
 		/* testbound's semantics: petrel's own scenarios of the
 		 * runner's features for Unbound's files, that pass and that
 		 * must fail */
 		snprintf(pat, sizeof(pat), "%s/*.rpl", REPLAY_TESTBOUND);
-		failed += run_glob(pat, RPL_READ_TESTBOUND, 0, &n);
+		failed += run_glob(pat, RPL_READ_TESTBOUND, 0, &n, &skipped);
 		snprintf(pat, sizeof(pat), "%s/mustfail/*.rpl",
 			REPLAY_TESTBOUND);
-		failed += run_glob(pat, RPL_READ_TESTBOUND, 1, &n);
+		failed += run_glob(pat, RPL_READ_TESTBOUND, 1, &n, &skipped);
 	}
-	printf("%d scenarios, %d as expected, %d not\n", n, n - failed,
-		failed);
+	/* a skipped scenario (the build lacks what it tests) is neither */
+	printf("%d scenarios, %d as expected, %d not, %d skipped\n", n,
+		n - failed - skipped, failed, skipped);
 	return failed ? 1 : 0;
 }
