@@ -1032,6 +1032,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.upstream_cookies = cfg->upstream_cookies;
 	op.udp_connect = cfg->udp_connect;
 	op.delay_close = cfg->delay_close;
+	op.tcp_auth_query_timeout = cfg->tcp_auth_query_timeout;
 	comm_base_set_out_opts(w->base, cfg->ip_dscp, cfg->outgoing_tcp_mss);
 	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);
