@@ -22,6 +22,7 @@
 #include "services/authzone.h"
 #include "front/resolver.h"
 #include "front/policy.h"
+#include "front/acl.h"
 #include "services/outside_network.h"
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
@@ -313,6 +314,20 @@ worker_dest_str(struct worker *w, const struct comm_point *c,
 	return buf;
 }
 
+/** interface-action: the queries that came in on point c are checked
+ * with that point's access-control list */
+static void
+worker_iface_acl(struct worker *w, const struct comm_point *c)
+{
+	int i;
+	for(i = 0; i < w->num_points; i++)
+		if(w->udp[i] == c || w->tcp[i] == c) {
+			resolver_set_acl(w->res, w->if_acl[i]);
+			return;
+		}
+	resolver_set_acl(w->res, w->env->acl);
+}
+
 /** the per-query callback of the UDP and TCP comm_points */
 static int
 worker_query_cb(struct comm_reply *rep, void *arg)
@@ -335,6 +350,8 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 			rep->len);
 	if(w->local_views)
 		resolver_set_local(w->res, worker_local_addr(w, rep, &local));
+	if(w->if_acl)
+		worker_iface_acl(w, rep->c);
 	if(w->proxied) {
 		/* through a PROXY v2 header: the proxy must pass access
 		 * control too (rep->peer is the socket's own peer) */
@@ -789,6 +806,8 @@ worker_teardown(struct worker *w)
 	free(w->peeks);
 	free(w->ifaddr);
 	w->ifaddr = NULL;
+	free(w->if_acl);
+	w->if_acl = NULL;
 	w->peeks = NULL;
 	w->udp = w->tcp = NULL;
 	w->num_points = 0;
@@ -1013,6 +1032,7 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 	op.upstream_cookies = cfg->upstream_cookies;
 	op.udp_connect = cfg->udp_connect;
 	op.delay_close = cfg->delay_close;
+	op.tcp_auth_query_timeout = cfg->tcp_auth_query_timeout;
 	comm_base_set_out_opts(w->base, cfg->ip_dscp, cfg->outgoing_tcp_mss);
 	op.dtio = w->dtio;
 	w->outnet = outside_network_create(w->base, &op);
@@ -1039,6 +1059,14 @@ worker_setup(struct worker *w, struct qsbr_reader *reader)
 		log_warn("worker %d: cannot start the zone transfer thread; "
 			"rpz zones keep what their zone files gave", w->index);
 	w->local_views = policy_has_interface_views(env->pol);
+	if(acl_has_interface_actions(env->acl)) {
+		w->if_acl = calloc((size_t)ls->num + 1, sizeof(*w->if_acl));
+		if(!w->if_acl)
+			return -1;
+		for(i = 0; i < ls->num; i++)
+			w->if_acl[i] = acl_for_interface(env->acl,
+				&ls->ports[i].addr);
+	}
 	resolver_start(w->res, w->index);
 	if(ls->xdp) {
 		/* the answer buffer of a UDP comm_point, as big */

@@ -107,6 +107,10 @@ struct worker {
 	struct netaddr *ifaddr;
 	/** 1 when the policy has interface views */
 	int local_views;
+	/** interface-action: the access-control list of each listening
+	 * point (acl_for_interface()); NULL when no interface-action is
+	 * configured */
+	const struct acl_list **if_acl;
 	/** 1 when a listening point is a proxy-protocol-port: the proxy's own
 	 * address goes to access control with each of its queries */
 	int proxied;

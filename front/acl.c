@@ -21,6 +21,7 @@
 #include "util/config_options.h"
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <ifaddrs.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,18 @@ struct acl_family {
 	size_t n;
 };
 
+/** an interface-action: line, resolved (an interface name gives one
+ * entry per address of the interface) */
+struct acl_iface {
+	/** the listening address and port it names */
+	struct netaddr addr;
+	/** its action */
+	enum config_acl_action action;
+};
+
+/** the number of actions (acl_words) */
+#define ACL_NUM_ACTIONS 8
+
 /** an access-control list */
 struct acl_list {
 	/** entries being built (freed by finish) */
@@ -96,6 +109,19 @@ struct acl_list {
 	struct acl_family v4;
 	/** IPv6 lookup */
 	struct acl_family v6;
+	/** what a client address no netblock contains gets: refuse, or
+	 * the interface-action of the listening point (a variant) */
+	enum config_acl_action miss;
+	/** 1 for a variant: the lookup arrays are borrowed from the list
+	 * that owns the variant, not freed with it */
+	int borrowed;
+	/** the interface-action: lines, resolved (NULL when none) */
+	struct acl_iface *ifs;
+	/** number of ifs */
+	size_t nifs;
+	/** per action, the variant whose miss is that action (made for the
+	 * actions interface-action lines name, except refuse) */
+	struct acl_list *variant[ACL_NUM_ACTIONS];
 };
 
 /** the action words, indexed by enum config_acl_action */
@@ -142,15 +168,26 @@ acl_action_str(enum config_acl_action a)
 struct acl_list *
 acl_create(void)
 {
-	return calloc(1, sizeof(struct acl_list));
+	struct acl_list *acl = calloc(1, sizeof(struct acl_list));
+	if(acl)
+		acl->miss = ACL_REFUSE;
+	return acl;
 }
 
 void
 acl_delete(struct acl_list *acl)
 {
+	size_t i;
 	if(!acl)
 		return;
+	for(i = 0; i < ACL_NUM_ACTIONS; i++)
+		free(acl->variant[i]);
+	free(acl->ifs);
 	free(acl->build);
+	if(acl->borrowed) {
+		free(acl);
+		return;
+	}
 	free(acl->v4.keys);
 	free(acl->v4.acts);
 	free(acl->v4.refs);
@@ -413,6 +450,162 @@ acl_finish(struct acl_list *acl, char *err, size_t errlen)
 	return 0;
 }
 
+/** add one resolved interface-action entry (the first line for an
+ * address and port wins, as for access-control). @return 0 or -1 */
+static int
+acl_iface_add(struct acl_list *acl, const struct netaddr *a,
+	enum config_acl_action action, const struct config_policyline *l)
+{
+	size_t i;
+	struct acl_iface *n;
+	for(i = 0; i < acl->nifs; i++)
+		if(netaddr_cmp(&acl->ifs[i].addr, a) == 0) {
+			char buf[NETADDR_STRLEN];
+			log_warnx("%s:%d: duplicate interface-action %s "
+				"ignored", l->file, l->line, netaddr_str(a, -1,
+				buf, sizeof(buf)));
+			return 0;
+		}
+	n = realloc(acl->ifs, (acl->nifs + 1) * sizeof(*n));
+	if(!n)
+		return -1;
+	acl->ifs = n;
+	n[acl->nifs].addr = *a;
+	n[acl->nifs].action = action;
+	acl->nifs++;
+	return 0;
+}
+
+/**
+ * The addresses of a network interface by name (lo, eth0), as Unbound
+ * resolves an interface name in interface-action: each address of the
+ * interface with the port.
+ * @return the number added (0: no interface has that name), or -1.
+ */
+static int
+acl_iface_by_name(struct acl_list *acl, const char *name, int port,
+	enum config_acl_action action, const struct config_policyline *l)
+{
+	struct ifaddrs *ifa, *i;
+	int n = 0;
+	if(getifaddrs(&ifa) != 0)
+		return 0;
+	for(i = ifa; i; i = i->ifa_next) {
+		struct netaddr a;
+		socklen_t len;
+		if(!i->ifa_addr || strcmp(i->ifa_name, name) != 0)
+			continue;
+		if(i->ifa_addr->sa_family == AF_INET)
+			len = sizeof(struct sockaddr_in);
+		else if(i->ifa_addr->sa_family == AF_INET6)
+			len = sizeof(struct sockaddr_in6);
+		else	continue;
+		netaddr_from_sockaddr(&a, i->ifa_addr, len);
+		netaddr_set_port(&a, port);
+		if(acl_iface_add(acl, &a, action, l) != 0) {
+			freeifaddrs(ifa);
+			return -1;
+		}
+		n++;
+	}
+	freeifaddrs(ifa);
+	return n;
+}
+
+/** read the interface-action: lines into acl->ifs and make the variants
+ * of the finished list for the actions they name. @return 0 or -1 */
+static int
+acl_apply_ifaces(struct acl_list *acl, const struct config_file *cfg,
+	char *err, size_t errlen)
+{
+	const struct config_policyline *l;
+	size_t i;
+	for(l = cfg->policy_lines; l; l = l->next) {
+		char buf[512], *sp, *act, *at;
+		enum config_acl_action a;
+		struct netaddr na;
+		if(l->clause != CLAUSE_SERVER || l->n < 1 ||
+			strcmp(l->key, "interface-action") != 0)
+			continue;
+		/* "<ip or name[@port]> <action>": two values, or one with
+		 * both words */
+		if(l->n >= 2)
+			snprintf(buf, sizeof(buf), "%s %s", l->v[0], l->v[1]);
+		else	snprintf(buf, sizeof(buf), "%s", l->v[0]);
+		sp = strpbrk(buf, " \t");
+		act = sp;
+		if(sp) {
+			*sp = 0;
+			act = sp + 1;
+			act += strspn(act, " \t");
+		}
+		if(!act || !*act || l->n > 2 || strpbrk(act, " \t")) {
+			acl_err(err, errlen, "%s:%d: interface-action: expected "
+				"<ip or interface name[@port]> <action>",
+				l->file, l->line);
+			return -1;
+		}
+		if(acl_action_from_str(act, &a) != 0) {
+			acl_err(err, errlen, "%s:%d: interface-action: unknown "
+				"action '%s' (deny, refuse, allow, allow_setrd, "
+				"allow_snoop, deny_non_local, refuse_non_local, "
+				"allow_cookie)", l->file, l->line, act);
+			return -1;
+		}
+		if(netaddr_parse(buf, cfg->port, &na, NULL) == 0) {
+			if(acl_iface_add(acl, &na, a, l) != 0)
+				goto oom;
+			continue;
+		}
+		/* an interface name, with an optional @port */
+		{
+			int port = cfg->port, r;
+			if((at = strchr(buf, '@'))) {
+				char *end;
+				long p = strtol(at + 1, &end, 10);
+				if(end == at + 1 || *end || p < 1 || p > 65535) {
+					acl_err(err, errlen, "%s:%d: "
+						"interface-action: bad port "
+						"'%s'", l->file, l->line,
+						at + 1);
+					return -1;
+				}
+				*at = 0;
+				port = (int)p;
+			}
+			if((r = acl_iface_by_name(acl, buf, port, a, l)) < 0)
+				goto oom;
+			if(r == 0) {
+				acl_err(err, errlen, "%s:%d: interface-action: "
+					"'%s' is neither an address nor the "
+					"name of a network interface with an "
+					"address", l->file, l->line, buf);
+				return -1;
+			}
+		}
+	}
+	for(i = 0; i < acl->nifs; i++) {
+		enum config_acl_action a = acl->ifs[i].action;
+		struct acl_list *v;
+		if(a == ACL_REFUSE || acl->variant[a])
+			continue;
+		/* the same lookup arrays; only the miss differs */
+		if(!(v = malloc(sizeof(*v))))
+			goto oom;
+		*v = *acl;
+		v->ifs = NULL;
+		v->nifs = 0;
+		memset(v->variant, 0, sizeof(v->variant));
+		v->borrowed = 1;
+		v->miss = a;
+		acl->variant[a] = v;
+	}
+	return 0;
+oom:
+	acl_err(err, errlen, "out of memory");
+	return -1;
+}
+
 int
 acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
 	char *err, size_t errlen)
@@ -442,7 +635,9 @@ acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
 			return -1;
 		}
 	free(tb);
-	return acl_finish(acl, err, errlen);
+	if(acl_finish(acl, err, errlen) != 0)
+		return -1;
+	return acl_apply_ifaces(acl, cfg, err, errlen);
 }
 
 /** @return 1 when a policy line is one of the access-control-tag lines */
@@ -557,7 +752,7 @@ acl_check(const struct acl_list *acl, const struct netaddr *addr)
 	f = n == 4 ? &acl->v4 : &acl->v6;
 	if((i = acl_family_find(f, &k)) >= 0)
 		return f->acts[i];
-	return ACL_REFUSE;
+	return acl->miss;
 }
 
 enum config_acl_action
@@ -580,10 +775,30 @@ acl_check_ref(const struct acl_list *acl, const struct netaddr *addr,
 	acl_key_from(&k, a, n);
 	f = n == 4 ? &acl->v4 : &acl->v6;
 	if((i = acl_family_find(f, &k)) < 0)
-		return ACL_REFUSE;
+		return acl->miss;
 	if(f->refs)
 		*ref = f->refs[i];
 	return f->acts[i];
+}
+
+int
+acl_has_interface_actions(const struct acl_list *acl)
+{
+	return acl && acl->nifs > 0;
+}
+
+const struct acl_list *
+acl_for_interface(const struct acl_list *acl, const struct netaddr *bound)
+{
+	size_t i;
+	if(!acl || !bound)
+		return acl;
+	for(i = 0; i < acl->nifs; i++)
+		if(netaddr_cmp(&acl->ifs[i].addr, bound) == 0) {
+			enum config_acl_action a = acl->ifs[i].action;
+			return acl->variant[a] ? acl->variant[a] : acl;
+		}
+	return acl;
 }
 
 size_t

@@ -14,6 +14,17 @@
  * access-control lines is "localhost may ask, everybody else is refused".
  * IPv4-mapped IPv6 addresses are matched as IPv6 (as Unbound does).
  *
+ * interface-action (Unbound 1.16+): a client address that no netblock
+ * contains gets the action of the listening point the query came in on
+ * (its bound address and port, as the interface: line made it; an
+ * interface name stands for each of its addresses), refuse when no
+ * interface-action names that point. access-control lines, the
+ * localhost defaults included, thus win over interface-action. The list
+ * keeps, for each action an interface-action line names, a variant that
+ * shares its lookup arrays and differs only in what a miss gets
+ * (acl_for_interface()): the worker picks the variant of a listening
+ * point once, at start, and a check costs what it costs without it.
+ *
  * Lifecycle: acl_create(), acl_add()/acl_add_str() any number of times
  * (or acl_apply_cfg() for the whole config), then acl_finish(). After
  * acl_finish() the list is immutable: workers call acl_check() on it
@@ -93,7 +104,9 @@ int acl_add_str(struct acl_list *acl, const char *netblock,
 int acl_finish(struct acl_list *acl, char *err, size_t errlen);
 
 /**
- * Add every access-control: line of a config and finish the list.
+ * Add every access-control: line of a config and finish the list; read
+ * its interface-action: lines ("<ip or interface name[@port]> <action>",
+ * the port defaulting to port:) and make their variants.
  * @param acl: a list fresh from acl_create().
  * @param cfg: the config (not kept).
  * @return 0, or -1 with err filled.
@@ -102,8 +115,24 @@ int acl_apply_cfg(struct acl_list *acl, const struct config_file *cfg,
 	char *err, size_t errlen);
 
 /**
+ * The list to check the clients of a listening point with: the variant
+ * whose miss is the interface-action of that point, or acl itself (miss
+ * refuse) when no interface-action: line names it. The variant belongs
+ * to acl (freed with it).
+ * @param acl: a list made by acl_apply_cfg(); NULL gives NULL.
+ * @param bound: the address and port the listening socket is bound to
+ *	(a wildcard socket: 0.0.0.0 or ::, as Unbound matches it).
+ */
+const struct acl_list *acl_for_interface(const struct acl_list *acl,
+	const struct netaddr *bound);
+
+/** @return 1 when the config that made acl has interface-action: lines */
+int acl_has_interface_actions(const struct acl_list *acl);
+
+/**
  * The action for a client address: the longest matching netblock's, or
- * ACL_REFUSE when none matches. The port is ignored. Read-only; no locks,
+ * ACL_REFUSE when none matches (a variant of acl_for_interface(): the
+ * interface-action). The port is ignored. Read-only; no locks,
  * no allocation.
  * @param acl: a finished list; NULL gives the built-in default (allow
  *	loopback, refuse the rest).

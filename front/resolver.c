@@ -969,6 +969,12 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 }
 
 void
+resolver_set_acl(struct resolver *r, const struct acl_list *acl)
+{
+	r->acl = acl;
+}
+
+void
 resolver_set_local(struct resolver *r, const struct netaddr *local)
 {
 	r->local = local;

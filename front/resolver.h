@@ -432,6 +432,14 @@ void resolver_set_cookies(struct resolver *r,
 void resolver_set_policy(struct resolver *r, const struct policy *pol);
 
 /**
+ * The access-control list of the next queries (interface-action: the
+ * list of the listening point they came in on, acl_for_interface() in
+ * front/acl.h), in place of the one resolver_set_env() gave. The pointer
+ * is kept: the caller keeps it valid.
+ */
+void resolver_set_acl(struct resolver *r, const struct acl_list *acl);
+
+/**
  * The address the next queries came to (for interface-view), or NULL.
  * The pointer is kept: the caller keeps it valid while it handles them.
  */

@@ -57,6 +57,7 @@
  */
 #include "config.h"
 #include "services/outside_network.h"
+#include "services/cache/infra.h"
 #include "util/netevent/netevent.h"
 #include "util/netevent/tls.h"
 #include "util/netevent/http2.h"
@@ -176,8 +177,12 @@ struct pend {
 	/** 0x20 is off for this query: the server did not echo the letter
 	 * case of an earlier try (see pend_caps_fallback) */
 	int no_caps;
-	/** timeout in ms */
+	/** timeout in ms (the caller's: what a timeout reports) */
 	int timeout_ms;
+	/** how long the timer was last armed for, in ms (the TCP
+	 * connect and idle timeout too): timeout_ms, or longer over TCP
+	 * (tcp-auth-query-timeout) */
+	int wait_ms;
 	/** the packet as sent (ID and 0x20 name in it) */
 	uint8_t pkt[ON_MAX_PKT];
 	/** its length */
@@ -278,6 +283,8 @@ struct outside_network {
 	int udp_connect;
 	/** delay-close: ms a timed-out query's UDP socket stays open, 0 */
 	int delay_close;
+	/** tcp-auth-query-timeout in ms, 0 for none */
+	int tcp_auth_ms;
 	/** delay-close: the sockets waiting out their delay, and the
 	 * records kept for reuse */
 	struct on_linger *lingers, *free_lingers;
@@ -1131,11 +1138,11 @@ pend_start_tcp(struct pend *p)
 	if(on->num_free_tcp > 0) {
 		struct comm_tcp_out *t = on->free_tcp[--on->num_free_tcp];
 		if(comm_tcp_out_reopen(t, &p->to, pick_source(on, &p->to),
-			p->timeout_ms, pend_tcp_cb, p) == 0)
+			p->wait_ms, pend_tcp_cb, p) == 0)
 			p->tcp = t;
 		else	comm_tcp_out_delete(t);
 	} else	p->tcp = comm_tcp_out_create(on->base, &p->to,
-			pick_source(on, &p->to), p->timeout_ms, pend_tcp_cb, p);
+			pick_source(on, &p->to), p->wait_ms, pend_tcp_cb, p);
 	if(!p->tcp) {
 		/* tell the callers from the loop, not from here: 0 ms timer
 		 * firing reports an error */
@@ -1509,6 +1516,11 @@ pend_udp_read(int fd, void *arg)
 		if(on->rbuf[2] & 0x02) {
 			/* TC: retry over TCP, the callers see the TCP reply */
 			on->stats.tc_fallbacks++;
+			if(on->tcp_auth_ms > 0) {
+				/* tcp-auth-query-timeout, afresh (as Unbound) */
+				p->wait_ms = on->tcp_auth_ms;
+				comm_timer_set(p->timer, p->wait_ms);
+			}
 			pend_close_transport(p);
 			pend_build(p);
 			pend_start_tcp(p);
@@ -1790,6 +1802,11 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 			}
 	}
 	p->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+	p->wait_ms = p->timeout_ms;
+	p->tu = on->num_tls ? tls_find(on, to) : NULL;
+	if((flags & OUTBOUND_FLAG_TCP) && !p->tu && on->tcp_auth_ms >
+		p->wait_ms && p->wait_ms >= INFRA_UNKNOWN_RTO)
+		p->wait_ms = on->tcp_auth_ms; /* a server never measured */
 	p->start = *comm_base_now(on->base);
 	p->hash = h;
 	on->num_pend++;
@@ -1801,13 +1818,12 @@ on_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
 		p->hnext->hprev = p;
 	on->hash[h & (ON_HASH_SIZE - 1)] = p;
 	p->in_hash = 1;
-	if(comm_timer_set(p->timer, p->timeout_ms) == -1) {
+	if(comm_timer_set(p->timer, p->wait_ms) == -1) {
 		p->callers = NULL;
 		pend_free(p);
 		query_give(on, q);
 		return NULL;
 	}
-	p->tu = on->num_tls ? tls_find(on, to) : NULL;
 	pend_build(p);
 	if(p->tu)
 		pend_start_tls(p);
@@ -1985,6 +2001,8 @@ outside_network_create(struct comm_base *base,
 	on->tls_pad_block = p->tls_pad_block;
 	on->udp_connect = p->udp_connect;
 	on->delay_close = p->delay_close;
+	on->tcp_auth_ms = p->tcp_auth_query_timeout > 0 ?
+		p->tcp_auth_query_timeout : 0;
 	if(p->upstream_cookies) {
 		on->cookies = calloc(ON_COOKIE_SLOTS, sizeof(*on->cookies));
 		if(!on->cookies) {

@@ -35,7 +35,11 @@
  *    minute: its queries end with OUTBOUND_ERROR.
  *  - Timeout: one timer per query in flight, armed with the caller's
  *    timeout_ms when the query is created (time spent queued counts). The
- *    network does not retransmit by itself; the iterator decides.
+ *    network does not retransmit by itself; the iterator decides. Over
+ *    TCP, tcp-auth-query-timeout (as Unbound): the retry of a truncated
+ *    reply re-arms the timer with it, and a TCP query to a server never
+ *    measured (timeout_ms at least the unknown-server RTO) gets it when
+ *    that is longer.
  *
  * Ownership and callbacks follow outbound.h: send() returns a handle or
  * NULL (and then never calls back), callbacks run from the event loop
@@ -158,6 +162,13 @@ struct outside_network_params {
 	/** delay-close: ms the UDP socket of a query that timed out stays
 	 * open, its late replies counted unwanted; 0 closes it at once */
 	int delay_close;
+	/** tcp-auth-query-timeout (ms; 0: the caller's timeout for TCP as
+	 * for UDP): the TCP retry of a truncated UDP reply waits this long
+	 * from the retry on; a query the caller sends over plain TCP with
+	 * a timeout of INFRA_UNKNOWN_RTO or more (a server never measured)
+	 * waits at least this long. The callers are still told the
+	 * timeout they gave when it expires (their back-off is theirs). */
+	int tcp_auth_query_timeout;
 	/** dnstap writer for the queries and replies (util/dnstap.h; not
 	 * owned, must outlive the network), or NULL */
 	struct dt_io *dtio;

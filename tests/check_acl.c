@@ -7,6 +7,7 @@
 #include "front/acl.h"
 #include "util/log.h"
 #include "util/netaddr.h"
+#include "util/config_file.h"
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,135 @@ START_TEST(test_refs)
 }
 END_TEST
 
+/** a list from a config text (acl_apply_cfg); NULL with err set when the
+ * config or the list is refused */
+static struct acl_list *
+mkcfg(const char *text, char *err, size_t errlen)
+{
+	struct config_file *cfg = config_create();
+	struct acl_list *acl = acl_create();
+	err[0] = 0;
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_ptr_nonnull(acl);
+	if(config_read_mem(cfg, "t.conf", text, strlen(text), err, errlen)
+		!= 0 || acl_apply_cfg(acl, cfg, err, errlen) != 0) {
+		acl_delete(acl);
+		acl = NULL;
+	}
+	config_delete(cfg);
+	return acl;
+}
+
+/** the action a client gets on a listening point (text addresses) */
+static enum config_acl_action
+chk_if(const struct acl_list *acl, const char *bound, const char *client)
+{
+	struct netaddr b;
+	ck_assert_msg(netaddr_parse(bound, 53, &b, NULL) == 0, "%s", bound);
+	return chk(acl_for_interface(acl, &b), client);
+}
+
+/* interface-action: a client no access-control netblock contains gets
+ * the action of the listening point (address and port), refuse when no
+ * line names the point; access-control lines and the localhost defaults
+ * win */
+START_TEST(test_interface_action)
+{
+	static const char text[] = "server:\n"
+		"\tport: 5353\n"
+		"\tinterface-action: 192.0.2.1 allow\n"
+		"\tinterface-action: 192.0.2.2@53 deny\n"
+		"\tinterface-action: 2001:db8::1 allow_snoop\n"
+		"\tinterface-action: 0.0.0.0 refuse_non_local\n"
+		"\tinterface-action: 192.0.2.1 deny\n" /* dup: first wins */
+		"\taccess-control: 10.0.0.0/8 deny\n";
+	char err[512];
+	struct acl_list *acl = mkcfg(text, err, sizeof(err));
+	ck_assert_msg(acl != NULL, "%s", err);
+	ck_assert_int_eq(acl_has_interface_actions(acl), 1);
+	/* port: 5353 is the port of a line without one */
+	ck_assert_int_eq(chk_if(acl, "192.0.2.1@5353", "198.51.100.7"),
+		ACL_ALLOW);
+	ck_assert_int_eq(chk_if(acl, "192.0.2.1@53", "198.51.100.7"),
+		ACL_REFUSE);
+	ck_assert_int_eq(chk_if(acl, "192.0.2.2@53", "198.51.100.7"),
+		ACL_DENY);
+	ck_assert_int_eq(chk_if(acl, "192.0.2.2@5353", "198.51.100.7"),
+		ACL_REFUSE);
+	ck_assert_int_eq(chk_if(acl, "2001:db8::1@5353", "2001:db8::99"),
+		ACL_ALLOW_SNOOP);
+	ck_assert_int_eq(chk_if(acl, "0.0.0.0@5353", "198.51.100.7"),
+		ACL_REFUSE_NON_LOCAL);
+	/* a point no line names */
+	ck_assert_int_eq(chk_if(acl, "192.0.2.9@5353", "198.51.100.7"),
+		ACL_REFUSE);
+	/* access-control and the localhost default win */
+	ck_assert_int_eq(chk_if(acl, "192.0.2.1@5353", "10.1.2.3"), ACL_DENY);
+	ck_assert_int_eq(chk_if(acl, "192.0.2.2@53", "127.0.0.1"), ACL_ALLOW);
+	/* the list itself is unchanged */
+	ck_assert_int_eq(chk(acl, "198.51.100.7"), ACL_REFUSE);
+	ck_assert_ptr_eq(acl_for_interface(acl, NULL), acl);
+	acl_delete(acl);
+
+	/* none configured */
+	acl = mkcfg("server:\n\taccess-control: 10.0.0.0/8 allow\n", err,
+		sizeof(err));
+	ck_assert_msg(acl != NULL, "%s", err);
+	ck_assert_int_eq(acl_has_interface_actions(acl), 0);
+	ck_assert_int_eq(chk_if(acl, "192.0.2.1", "198.51.100.7"),
+		ACL_REFUSE);
+	acl_delete(acl);
+
+	/* an access-control line for 0.0.0.0/0 hides every interface */
+	acl = mkcfg("server:\n\tinterface-action: 192.0.2.1@53 allow\n"
+		"\taccess-control: 0.0.0.0/0 refuse\n", err, sizeof(err));
+	ck_assert_msg(acl != NULL, "%s", err);
+	ck_assert_int_eq(chk_if(acl, "192.0.2.1", "198.51.100.7"),
+		ACL_REFUSE);
+	acl_delete(acl);
+}
+END_TEST
+
+/* an interface name stands for each address of the interface (lo has
+ * 127.0.0.1 on every Linux machine) */
+START_TEST(test_interface_action_name)
+{
+	char err[512];
+	struct acl_list *acl = mkcfg("server:\n\tinterface-action: lo@5300 "
+		"allow_setrd\n", err, sizeof(err));
+	ck_assert_msg(acl != NULL, "%s", err);
+	ck_assert_int_eq(chk_if(acl, "127.0.0.1@5300", "198.51.100.7"),
+		ACL_ALLOW_SETRD);
+	ck_assert_int_eq(chk_if(acl, "127.0.0.1@53", "198.51.100.7"),
+		ACL_REFUSE);
+	acl_delete(acl);
+}
+END_TEST
+
+/* bad lines are refused with file:line and why */
+START_TEST(test_interface_action_errors)
+{
+	char err[512];
+	ck_assert_ptr_null(mkcfg("server:\n\tinterface-action: 192.0.2.1 "
+		"maybe\n", err, sizeof(err)));
+	ck_assert_str_eq(err, "t.conf:2: interface-action: unknown action "
+		"'maybe' (deny, refuse, allow, allow_setrd, allow_snoop, "
+		"deny_non_local, refuse_non_local, allow_cookie)");
+	ck_assert_ptr_null(mkcfg("server:\n\tinterface-action: 192.0.2.1\n",
+		err, sizeof(err)));
+	ck_assert_str_eq(err, "t.conf:2: interface-action: expected <ip or "
+		"interface name[@port]> <action>");
+	ck_assert_ptr_null(mkcfg("server:\n\tinterface-action: nosuchif0 "
+		"allow\n", err, sizeof(err)));
+	ck_assert_str_eq(err, "t.conf:2: interface-action: 'nosuchif0' is "
+		"neither an address nor the name of a network interface with "
+		"an address");
+	ck_assert_ptr_null(mkcfg("server:\n\tinterface-action: lo@99999 "
+		"allow\n", err, sizeof(err)));
+	ck_assert_str_eq(err, "t.conf:2: interface-action: bad port '99999'");
+}
+END_TEST
+
 static Suite *
 acl_suite(void)
 {
@@ -426,6 +556,9 @@ acl_suite(void)
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_random_vs_bruteforce);
 	tcase_add_test(tc, test_refs);
+	tcase_add_test(tc, test_interface_action);
+	tcase_add_test(tc, test_interface_action_name);
+	tcase_add_test(tc, test_interface_action_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1105,7 +1105,7 @@ START_TEST(test_ignored_warn_once)
 	log_capture(NULL, 0);
 	ck_assert_int_eq(cfg->num_warnings, 3);
 	ck_assert_str_eq(logbuf,
-		"warning: w.conf:2: shm-key: ignored: not implemented yet "
+		"warning: w.conf:2: shm-key: ignored: not implemented "
 		"(see shm-enable)\n"
 		"warning: w.conf:4: fake-dsa: ignored: a switch of Unbound's "
 		"test harness (testbound), not of the server\n"

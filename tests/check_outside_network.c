@@ -66,6 +66,8 @@ static struct netaddr seen_from;
 static int seen_id[64];
 static uint8_t seen_name[64][64];
 static int tcp_seen;
+/** 1: the TCP server reads queries and never answers */
+static int tcp_silent;
 
 /** answer marker in ANCOUNT: which path made the answer */
 #define MARK_UDP 1
@@ -176,6 +178,8 @@ tcp_srv_cb(struct comm_reply *rep, void *arg)
 {
 	(void)arg;
 	tcp_seen++;
+	if(tcp_silent)
+		return 0;
 	rep->buf[2] |= 0x80;
 	put16(rep->buf + 6, MARK_TCP);
 	return 1;
@@ -209,6 +213,7 @@ fake_start(void)
 		NULL);
 	ck_assert_ptr_nonnull(tcp_srv);
 	udp_seen = tcp_seen = 0;
+	tcp_silent = 0;
 	mode = FAKE_ANSWER;
 }
 
@@ -317,6 +322,8 @@ static const struct config_strlist *port_rules;
 static int with_connect;
 /** delay-close (ms) for the next mknet */
 static int with_delay_close;
+/** tcp-auth-query-timeout (ms) for the next mknet */
+static int with_tcp_auth;
 
 static struct outside_network *
 mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
@@ -336,6 +343,7 @@ mknet_(const char *backend, int range, int ntcp, int caps, int threshold)
 	op.port_rules = port_rules;
 	op.udp_connect = with_connect;
 	op.delay_close = with_delay_close;
+	op.tcp_auth_query_timeout = with_tcp_auth;
 	op.edns_buffer_size = 1232;
 	op.do_ip4 = 1;
 	op.do_ip6 = 0;
@@ -893,6 +901,93 @@ START_TEST(test_timeout)
 }
 END_TEST
 
+/** ms since a */
+static long
+ms_since(const struct timeval *a)
+{
+	struct timeval z;
+	gettimeofday(&z, NULL);
+	return (z.tv_sec - a->tv_sec) * 1000 + (z.tv_usec - a->tv_usec) / 1000;
+}
+
+/* tcp-auth-query-timeout: the TCP retry of a truncated answer waits the
+ * whole of it, from the retry on, not what is left of the caller's 100
+ * ms; the caller is told the timeout it gave */
+START_TEST(test_tcp_auth_timeout_tc)
+{
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "tca", 1);
+	struct timeval a;
+	long ms;
+	/* before the base exists: every timer counts from its clock, so
+	 * from after this */
+	gettimeofday(&a, NULL);
+	with_tcp_auth = 600;
+	on = mknet(16, 4, 0, 0);
+	with_tcp_auth = 0;
+	ob = outside_network_outbound(on);
+	mode = FAKE_TC;
+	tcp_silent = 1;
+	ck_assert_ptr_nonnull(ask(ob, name, len, 0, 100, &r));
+	run_until(&r.calls, 1);
+	ms = ms_since(&a);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_int_eq(r.rtt, 100);
+	ck_assert_int_eq(udp_seen, 1);
+	ck_assert_int_eq(tcp_seen, 1);
+	ck_assert_int_ge(ms, 599);
+	ck_assert_int_eq(outside_network_tcp_open(on), 0);
+	rmnet(on);
+}
+END_TEST
+
+/* tcp-auth-query-timeout: a query sent over TCP to a server never
+ * measured (the unknown-server timeout, 376 ms) waits at least the TCP
+ * timeout; one to a measured server (150 ms) keeps its own */
+START_TEST(test_tcp_auth_timeout_unknown)
+{
+	struct outside_network *on;
+	struct outbound *ob;
+	struct result r;
+	uint8_t name[64];
+	size_t len = mkname(name, "tcu", 1);
+	struct timeval a;
+	long ms;
+	/* before the base exists: every timer counts from its clock, so
+	 * from after this */
+	gettimeofday(&a, NULL);
+	with_tcp_auth = 900;
+	on = mknet(16, 4, 0, 0);
+	with_tcp_auth = 0;
+	ob = outside_network_outbound(on);
+	tcp_silent = 1;
+	ck_assert_ptr_nonnull(ask(ob, name, len, OUTBOUND_FLAG_TCP, 376, &r));
+	run_until(&r.calls, 1);
+	ms = ms_since(&a);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_int_eq(r.rtt, 376);
+	ck_assert_int_ge(ms, 899);
+	/* a measured server: its own timeout (the callback comes, and
+	 * reports it; nothing shorter than it) */
+	len = mkname(name, "tcu", 2);
+	gettimeofday(&a, NULL);
+	ck_assert_ptr_nonnull(ask(ob, name, len, OUTBOUND_FLAG_TCP, 150, &r));
+	run_until(&r.calls, 1);
+	ms = ms_since(&a);
+	ck_assert_int_eq(r.calls, 1);
+	ck_assert_int_eq(r.st, OUTBOUND_TIMEOUT);
+	ck_assert_int_eq(r.rtt, 150);
+	ck_assert_int_ge(ms, 140);
+	ck_assert_int_eq(tcp_seen, 2);
+	rmnet(on);
+}
+END_TEST
+
 /* delay-close: the socket of a query that timed out stays open for the
  * delay (counted open), a late reply to it is read and counted unwanted,
  * and it closes when the delay ends; without it, the socket closes with
@@ -1314,6 +1409,9 @@ outnet_suite(void)
 	tcase_add_loop_test(tc, test_tcp_flag_and_limit, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_outgoing_range, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_timeout, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_auth_timeout_tc, 0, NUM_BACKENDS);
+	tcase_add_loop_test(tc, test_tcp_auth_timeout_unknown, 0,
+		NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_delay_close, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_cancel, 0, NUM_BACKENDS);
 	tcase_add_loop_test(tc, test_duplicates_sent_once, 0, NUM_BACKENDS);

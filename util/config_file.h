@@ -730,6 +730,9 @@ struct config_file {
 	char *interface_automatic_ports;
 	/** delay-close: ms a timed-out query's UDP socket stays open */
 	int delay_close;
+	/** tcp-auth-query-timeout: ms a query over TCP to an
+	 * authoritative server waits (services/outside_network.h) */
+	int tcp_auth_query_timeout;
 	/** fast-server-permil: times in 1000 the fastest servers are
 	 * picked (0 off) */
 	int fast_server_permil;

@@ -14,7 +14,7 @@ usage: proxy_client.py MODE SERVER PORT HEADER QNAME [split]
           with N bytes of TLVs (NOOP TLVs of at most 1000 bytes each)
   split   TCP/TLS: the header goes in three writes 0.2 s apart
 The client sends from 127.0.180.10, or from $PROXY_SRC (the proxy's own
-address). Prints one line: "RCODE ANCOUNT" of the answer (e.g. "NOERROR 1"),
+address); with $PROXY_NORD set the query has no RD bit. Prints one line: "RCODE ANCOUNT" of the answer (e.g. "NOERROR 1"),
 "TIMEOUT" when nothing came within 2 s, or "CLOSED" when the server closed
 the connection without an answer.
 """
@@ -81,8 +81,9 @@ def header(spec, dgram):
 
 
 def query(qname, qid):
-    """a DNS query for qname A with RD"""
-    q = struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0)
+    """a DNS query for qname A with RD (without, when $PROXY_NORD is set)"""
+    rd = 0 if os.environ.get("PROXY_NORD") else 0x0100
+    q = struct.pack("!HHHHHH", qid, rd, 1, 0, 0, 0)
     for label in qname.rstrip(".").split("."):
         q += bytes([len(label)]) + label.encode()
     return q + b"\x00" + struct.pack("!HH", 1, 1)
