@@ -196,6 +196,7 @@ iter_env_create(struct config_file *cfg)
 	env->harden_glue = cfg->harden_glue;
 	env->scrub_promiscuous = cfg->iter_scrub_promiscuous;
 	env->harden_unverified_glue = cfg->harden_unverified_glue;
+	env->no_dnssec_lame = cfg->disable_dnssec_lame_check;
 	env->harden_unknown_additional = cfg->harden_unknown_additional;
 	env->scrub_ns = cfg->iter_scrub_ns;
 	env->max_restarts = cfg->max_query_restarts;

@@ -195,6 +195,9 @@ struct iter_env {
 	/** harden-unverified-glue: glue for NS names outside the referred
 	 * zone is only the last resort; the names are looked up */
 	int harden_unverified_glue;
+	/** disable-dnssec-lame-check: replies of signed zones' servers are
+	 * not checked for signatures (iter_dnssec_lame) */
+	int no_dnssec_lame;
 	/** iter-scrub-promiscuous: drop the NS set of answers (see
 	 * iter_scrub_promiscuous) */
 	int scrub_promiscuous;

@@ -2541,7 +2541,8 @@ iter_dnssec_lame(struct module_qstate *s, const struct iter_reply *p,
 	struct iter_qstate *iq = IQ(s);
 	const struct module_rr *rr;
 	int sec;
-	if(!iq->dp->dnssec_expected || iq->dnssec_lame_query || !iq->cur ||
+	if(st_env(s)->no_dnssec_lame || !iq->dp->dnssec_expected ||
+		iq->dnssec_lame_query || !iq->cur ||
 		iq->dp->is_forward || (iq->cur_flags & OUTBOUND_FLAG_RD) ||
 		iq->dp_sends >= ITER_DNSSEC_LAME_DETECT)
 		return 0;

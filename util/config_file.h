@@ -354,6 +354,8 @@ struct config_file {
 	int iter_scrub_promiscuous;
 	/** harden-unverified-glue: only in-zone glue is used at once */
 	int harden_unverified_glue;
+	/** disable-dnssec-lame-check: no dnssec-lame detection */
+	int disable_dnssec_lame_check;
 	/** do-nat64: reach IPv4 servers through NAT64 (over IPv6) */
 	int do_nat64;
 	/** nat64-prefix: the NAT64 prefix (ip6/len), or NULL for the
