@@ -68,6 +68,7 @@ iter_env_create_default(void)
 	env->harden_unknown_additional = 1;
 	env->scrub_promiscuous = 1;
 	env->scrub_ns = 20;
+	env->scrub_cname = 11;
 	env->max_restarts = 11; /* ITER_MAX_CNAME */
 	env->max_sent = 32;
 	env->msg_retry = 5;
@@ -199,6 +200,7 @@ iter_env_create(struct config_file *cfg)
 	env->no_dnssec_lame = cfg->disable_dnssec_lame_check;
 	env->harden_unknown_additional = cfg->harden_unknown_additional;
 	env->scrub_ns = cfg->iter_scrub_ns;
+	env->scrub_cname = cfg->iter_scrub_cname;
 	env->max_restarts = cfg->max_query_restarts;
 	env->max_sent = cfg->max_sent_count;
 	env->msg_retry = cfg->outbound_msg_retry;

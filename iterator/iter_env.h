@@ -201,6 +201,9 @@ struct iter_env {
 	/** iter-scrub-promiscuous: drop the NS set of answers (see
 	 * iter_scrub_promiscuous) */
 	int scrub_promiscuous;
+	/** iter-scrub-cname: most CNAME and DNAME records kept of an answer
+	 * section */
+	int scrub_cname;
 	/** iter-scrub-ns: most NS records kept per NS set */
 	int scrub_ns;
 	/** max-query-restarts: most CNAME/DNAME links per question */

@@ -221,6 +221,25 @@ iter_scrub_ns(struct module_rrlist *l, int max)
 }
 
 int
+iter_scrub_cname(struct module_rrlist *l, int max)
+{
+	struct module_rr **pp = &l->first, *prev = NULL;
+	int seen = 0, removed = 0;
+	while(*pp) {
+		struct module_rr *rr = *pp;
+		if((rr->type == DNS_TYPE_CNAME || rr->type == DNS_TYPE_DNAME) &&
+			++seen > max) {
+			list_unlink(l, pp, prev);
+			removed++;
+			continue;
+		}
+		prev = rr;
+		pp = &rr->next;
+	}
+	return removed;
+}
+
+int
 iter_scrub_promiscuous(struct iter_reply *rep)
 {
 	struct module_rrlist *l = &rep->sec[DNS_SEC_AUTHORITY];
@@ -507,6 +526,11 @@ iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 			iter_scrub_zone(&rep->sec[DNS_SEC_ADDITIONAL], zone);
 		else	scrub_zone_keep_addr(&rep->sec[DNS_SEC_ADDITIONAL],
 				zone);
+		if(iter_scrub_cname(&rep->sec[DNS_SEC_ANSWER],
+			env->scrub_cname) > 0)
+			verbose(VERB_ALGO, "iterator: scrubbed CNAME/DNAME "
+				"records past iter-scrub-cname (%d)",
+				env->scrub_cname);
 		if(iter_scrub_ns(&rep->sec[DNS_SEC_ANSWER], env->scrub_ns) +
 			iter_scrub_ns(&rep->sec[DNS_SEC_AUTHORITY],
 			env->scrub_ns) > 0)

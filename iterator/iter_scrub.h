@@ -153,6 +153,14 @@ void iter_scrub_reply(struct iter_reply *rep, const uint8_t *zone,
 int iter_scrub_ns(struct module_rrlist *l, int max);
 
 /**
+ * iter-scrub-cname: keep the first max CNAME and DNAME records of a list
+ * (an answer section), in the order they came; drop the rest (not their
+ * RRSIGs: unmatched, the validator ignores them).
+ * @return the number of records dropped.
+ */
+int iter_scrub_cname(struct module_rrlist *l, int max);
+
+/**
  * iter-scrub-promiscuous: drop the NS records (and their RRSIGs) from the
  * authority section of a reply that is not a referral or NODATA, that
  * is, one with answer records, or with an rcode other than NOERROR. Such

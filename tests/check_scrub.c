@@ -373,6 +373,33 @@ START_TEST(test_scrub_ns)
 }
 END_TEST
 
+/** iter-scrub-cname: past max CNAME and DNAME records of an answer
+ * section, the rest go, in the order they came; other records stay */
+START_TEST(test_scrub_cname)
+{
+	static const char *const an[] = {
+		"a.example.com. CNAME b.example.com.",
+		"b.example.com. CNAME c.example.com.",
+		"example.com. DNAME example.net.",
+		"c.example.com. CNAME d.example.com.",
+		"d.example.com. A 192.0.2.1",
+		"d.example.com. CNAME e.example.com.", NULL };
+	struct iter_reply *p = reply(0, 0, an, NULL, NULL);
+	struct module_rrlist *a = sec(p, DNS_SEC_ANSWER);
+	ck_assert_int_eq(iter_scrub_cname(a, 5), 0);
+	ck_assert_uint_eq(a->count, 6);
+	ck_assert_int_eq(iter_scrub_cname(a, 3), 2);
+	ck_assert_uint_eq(a->count, 4);
+	ck_assert(has(a, "example.com.", DNS_TYPE_DNAME));
+	ck_assert(has(a, "d.example.com.", DNS_TYPE_A));
+	ck_assert(!has(a, "c.example.com.", DNS_TYPE_CNAME));
+	ck_assert(!has(a, "d.example.com.", DNS_TYPE_CNAME));
+	ck_assert_ptr_nonnull(a->last);
+	ck_assert(a->last->next == NULL);
+	ck_assert_int_eq(a->last->type, DNS_TYPE_A);
+}
+END_TEST
+
 /** RA without AA from a server that is not a forwarder: its answer,
  * NXDOMAIN or NODATA is second hand (recursion lame), and nothing of it
  * is kept; an authoritative upward referral scrubbed to nothing is
@@ -959,6 +986,7 @@ scrub_suite(void)
 	tcase_add_test(tc, test_bailiwick);
 	tcase_add_test(tc, test_promiscuous);
 	tcase_add_test(tc, test_scrub_ns);
+	tcase_add_test(tc, test_scrub_cname);
 	tcase_add_test(tc, test_sig_sections);
 	tcase_add_test(tc, test_scrub_class);
 	tcase_add_test(tc, test_scrub_sig_count);

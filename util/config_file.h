@@ -363,6 +363,9 @@ struct config_file {
 	char *nat64_prefix;
 	/** outbound-msg-retry: most queries to one server for a question */
 	int outbound_msg_retry;
+	/** iter-scrub-cname: most CNAME and DNAME records kept of a reply's
+	 * answer section */
+	int iter_scrub_cname;
 	/** iter-scrub-ns: most NS records kept of one NS set in a reply */
 	int iter_scrub_ns;
 	/** max-query-restarts: most CNAME/DNAME links followed for one
