@@ -11,6 +11,7 @@
 #include "daemon/worker.h"
 #include "daemon/sdnotify.h"
 #include "daemon/remote.h"
+#include "daemon/shm_stats.h"
 #include "services/cache/shcache.h"
 #include "util/config_file.h"
 #include "util/log.h"
@@ -1435,6 +1436,10 @@ daemon_run(struct daemon *d)
 		rc = 1;
 		goto out;
 	}
+	if(shm_stats_start(d) != 0) {
+		rc = 1;
+		goto out;
+	}
 	/* (the backend in use: io_uring may have fallen back) */
 	log_info("petrel %s started: %d worker%s, %s, %s backend",
 		PACKAGE_VERSION, d->num_workers, d->num_workers == 1 ? "" : "s",
@@ -1452,6 +1457,7 @@ daemon_run(struct daemon *d)
 	}
 	sdnotify_send("STOPPING=1");
 out:
+	shm_stats_stop(d);
 	stop_workers(d);
 	remote_delete(d->rc);
 	d->rc = NULL;
@@ -1469,6 +1475,7 @@ daemon_delete(struct daemon *d)
 {
 	if(!d)
 		return;
+	shm_stats_stop(d);
 	stop_workers(d);
 	remote_delete(d->rc);
 	d->rc = NULL;

@@ -39,6 +39,7 @@
 #include <sys/time.h>
 #include "util/netaddr.h"
 
+struct shm_stats;
 struct config_file;
 struct comm_base;
 struct comm_signal;
@@ -186,6 +187,9 @@ struct daemon {
 	struct remote *rc;
 	/** when the daemon started (time.up) */
 	struct timeval started;
+	/** shm-enable: the statistics segments (daemon/shm_stats.h), or
+	 * NULL */
+	struct shm_stats *shm;
 };
 
 /**

@@ -191,9 +191,8 @@ cache_workers(struct daemon *d)
 	return d->children ? d->num_workers : (d->num_workers > 0 ? 1 : 0);
 }
 
-/** gather statistics from every worker */
-static int
-gather_stats(struct daemon *d, int mode, struct stats_info *info,
+int
+remote_gather_stats(struct daemon *d, int mode, struct stats_info *info,
 	struct stats_globals *g)
 {
 	struct timeval now;
@@ -752,7 +751,7 @@ cmd_stats(struct remote_req *q)
 		stats_buf_printf(q->out, "error out of memory\n");
 		return;
 	}
-	gather_stats(q->d, reset, info, &g);
+	remote_gather_stats(q->d, reset, info, &g);
 	stats_print(q->out, info, q->d->num_workers, &g);
 	free(info);
 }
@@ -768,7 +767,7 @@ cmd_flush_stats(struct remote_req *q)
 		stats_buf_printf(q->out, "error out of memory\n");
 		return;
 	}
-	gather_stats(q->d, 1, info, &g);
+	remote_gather_stats(q->d, 1, info, &g);
 	free(info);
 	stats_buf_printf(q->out, "ok\n");
 }
@@ -2159,7 +2158,7 @@ serve_http(struct remote *rc, struct remote_conn *c)
 			sizeof(*info));
 		struct stats_globals g;
 		if(info) {
-			gather_stats(d, STATS_GET_MONOTONIC, info, &g);
+			remote_gather_stats(d, STATS_GET_MONOTONIC, info, &g);
 			stats_print_prometheus(&body, info, d->num_workers, &g);
 			free(info);
 		}

@@ -53,6 +53,8 @@ struct daemon;
 struct worker;
 struct config_file;
 struct stats_buf;
+struct stats_info;
+struct stats_globals;
 struct comm_base;
 
 /** longest request line */
@@ -89,5 +91,18 @@ void remote_delete(struct remote *rc);
 /** In a forked child: close the inherited listening sockets (the
  * structure stays for the parent). NULL is allowed. */
 void remote_child_close(struct remote *rc);
+
+/**
+ * Gather the statistics of every worker (through the worker command
+ * channel, as petrel-control stats does), in the supervisor.
+ * @param d: the daemon.
+ * @param mode: a STATS_GET_ mode (daemon/remote_worker.h).
+ * @param info: d->num_workers entries, filled (zero for a worker that
+ *	did not answer).
+ * @param g: filled with the process-wide values.
+ * @return 0.
+ */
+int remote_gather_stats(struct daemon *d, int mode, struct stats_info *info,
+	struct stats_globals *g);
 
 #endif /* DAEMON_REMOTE_H */

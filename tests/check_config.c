@@ -1093,8 +1093,8 @@ END_TEST
 
 START_TEST(test_ignored_warn_once)
 {
-	const char *t = "server:\n shm-key: 1000\n"
-		"shm-key: 2000\n fake-dsa: yes\n"
+	const char *t = "server:\n dlv-anchor: a\n"
+		"dlv-anchor: b\n fake-dsa: yes\n"
 		"ipset:\n name-v4: a\n name-v6: b\n"
 		"ipset:\n name-v4: c\nserver:\n port: 5301\n";
 	char err[256];
@@ -1105,8 +1105,8 @@ START_TEST(test_ignored_warn_once)
 	log_capture(NULL, 0);
 	ck_assert_int_eq(cfg->num_warnings, 3);
 	ck_assert_str_eq(logbuf,
-		"warning: w.conf:2: shm-key: ignored: not implemented "
-		"(see shm-enable)\n"
+		"warning: w.conf:2: dlv-anchor: ignored: DNSSEC Lookaside "
+		"Validation is retired (RFC 8749); Unbound ignores it too\n"
 		"warning: w.conf:4: fake-dsa: ignored: a switch of Unbound's "
 		"test harness (testbound), not of the server\n"
 		"warning: w.conf:5: ipset: clause not implemented by petrel, "

@@ -718,6 +718,10 @@ struct config_file {
 	int log_destaddr;
 	/** statistics-inhibit-zero: stats leave out counters that are 0 */
 	int statistics_inhibit_zero;
+	/** shm-enable: statistics in System V shared memory */
+	int shm_enable;
+	/** shm-key: the key of the first segment (the second is +1) */
+	int shm_key;
 	/** udp-upstream-without-downstream: with do-udp: no, still query
 	 * upstream over UDP */
 	int udp_upstream_without_downstream;
