@@ -520,6 +520,54 @@ START_TEST(test_cache_inplace)
 }
 END_TEST
 
+/* the extended statistics count each header flag of a query in its own
+ * slot (qflags[0] QR, then AA, TC, RD, RA, Z, AD, CD): each flag alone,
+ * then all of them at once (a packet with QR is a response: dropped
+ * before it is counted) */
+START_TEST(test_flag_counts)
+{
+	static const uint16_t bit[8] = { 0x8000, 0x0400, 0x0200, 0x0100,
+		0x0080, 0x0040, 0x0020, 0x0010 };
+	uint8_t q[64], buf[4096];
+	static const uint8_t qname[] = "\003www\007example\003com";
+	size_t len, outlen;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	uint64_t before[8];
+	int i, j;
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(&h, 0, sizeof(h));
+	for(i = 0; i <= 8; i++) {
+		uint16_t fl = 0;
+		if(i < 8)
+			fl = bit[i];
+		else
+			for(j = 1; j < 8; j++)
+				fl |= bit[j];
+		memset(q, 0, sizeof(q));
+		q[0] = 0x12;
+		q[1] = (uint8_t)i;
+		q[2] = (uint8_t)(fl >> 8);
+		q[3] = (uint8_t)fl;
+		q[5] = 1;	/* qdcount */
+		memcpy(q + 12, qname, sizeof(qname));
+		len = 12 + sizeof(qname);
+		q[len + 1] = 1;	/* A */
+		q[len + 3] = 1;	/* IN */
+		len += 4;
+		memcpy(before, res->stats.qflags, sizeof(before));
+		outlen = 0;
+		(void)resolver_handle_query(res, q, len, &a, RESOLVER_UDP,
+			&h, buf, sizeof(buf), &outlen);
+		for(j = 0; j < 8; j++)
+			ck_assert_uint_eq(res->stats.qflags[j], before[j] +
+				((i == 8 ? (j > 0) : (j == i && i > 0)) ? 1 :
+				0));
+	}
+}
+END_TEST
+
 START_TEST(test_random_packets)
 {
 	/* garbage of every shape must give DROP or an immediate answer,
@@ -969,6 +1017,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
+	tcase_add_test(tc, test_flag_counts);
 	tcase_add_test(tc, test_module_table);
 	tcase_add_test(tc, test_module_caps);
 	tcase_add_test(tc, test_module_default);
