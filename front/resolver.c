@@ -1497,8 +1497,12 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 			r->stats.reqlist_max = n;
 	}
 	memset(c, 0, sizeof(*c));
-	if(x->handle)
-		c->handle = *x->handle;
+	if(x->handle) {
+		if(x->handle->fill)
+			x->handle->fill(x->handle->fill_arg, &c->handle);
+		else
+			c->handle = *x->handle;
+	}
 	c->id = q->id;
 	c->qflags = q->flags;
 	if(x->set_rd && !(q->flags & DNS_FLAG_RD)) {

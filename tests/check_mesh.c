@@ -52,6 +52,8 @@ static int num_sent, num_cancel, num_replies, num_drops;
 static struct timeval now;
 static uint8_t last_reply[65535];
 static size_t last_len;
+/** the handle of the last reply */
+static struct resolver_handle last_handle;
 
 static struct outbound_query *
 t_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
@@ -107,12 +109,13 @@ static void
 t_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	size_t len)
 {
-	(void)arg; (void)h;
+	(void)arg;
 	if(!pkt) {
 		num_drops++;
 		return;
 	}
 	num_replies++;
+	last_handle = *h;
 	memcpy(last_reply, pkt, len);
 	last_len = len;
 }
@@ -568,6 +571,66 @@ START_TEST(test_flag_counts)
 }
 END_TEST
 
+/** resolver_handle fill of test_handle_fill: counts, and writes a mark */
+static int num_fills;
+static void
+t_fill(void *arg, struct resolver_handle *h)
+{
+	num_fills++;
+	ck_assert_ptr_null(h->fill);
+	memcpy(h->data, arg, 4);
+	h->len = 4;
+}
+
+/* a handle with fill: filled once for a query that goes to the mesh (the
+ * reply gets what fill wrote), never for a cached answer */
+START_TEST(test_handle_fill)
+{
+	struct mcache_params mp;
+	struct mcache *mc;
+	uint8_t wire[64], buf[4096];
+	static const uint8_t qname[] = "\003www\007example\003com";
+	size_t len, outlen = 0;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	char mark[4] = "mrk";
+	mcache_params_default(&mp);
+	mc = mcache_create(&mp);
+	ck_assert_ptr_nonnull(mc);
+	resolver_set_env(res, mc, NULL, NULL, NULL, NULL);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(wire, 0, sizeof(wire));
+	wire[2] = 0x01;	/* RD */
+	wire[5] = 1;	/* qdcount */
+	memcpy(wire + 12, qname, sizeof(qname));
+	len = 12 + sizeof(qname);
+	wire[len + 1] = 1;	/* A */
+	wire[len + 3] = 1;	/* IN */
+	len += 4;
+	memset(&h, 0, sizeof(h));
+	h.fill = t_fill;
+	h.fill_arg = mark;
+	num_fills = 0;
+	ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen), RESOLVER_PENDING);
+	ck_assert_int_eq(num_fills, 1);
+	ck_assert_uint_eq(h.len, 0);	/* the caller's own is untouched */
+	answer(0, "www.example.com.");
+	ck_assert_int_eq(num_replies, 1);
+	ck_assert_uint_eq(last_handle.len, 4);
+	ck_assert_int_eq(memcmp(last_handle.data, "mrk", 4), 0);
+	/* the same question again: a cached answer, no fill */
+	ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen), RESOLVER_ANSWERED);
+	ck_assert_int_eq(num_fills, 1);
+	ck_assert_int_eq(num_sent, 1);
+	resolver_delete(res);
+	res = NULL;
+	mcache_delete(mc);
+}
+END_TEST
+
 START_TEST(test_random_packets)
 {
 	/* garbage of every shape must give DROP or an immediate answer,
@@ -1018,6 +1081,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
 	tcase_add_test(tc, test_flag_counts);
+	tcase_add_test(tc, test_handle_fill);
 	tcase_add_test(tc, test_module_table);
 	tcase_add_test(tc, test_module_caps);
 	tcase_add_test(tc, test_module_default);
