@@ -328,6 +328,15 @@ worker_iface_acl(struct worker *w, const struct comm_point *c)
 	resolver_set_acl(w->res, w->env->acl);
 }
 
+/** resolver_handle fill: the reply address of a query that goes to the
+ * mesh (arg: its comm_reply, valid during worker_query_cb) */
+static void
+worker_handle_fill(void *arg, struct resolver_handle *h)
+{
+	comm_reply_save(arg, (struct comm_reply_addr *)h->data);
+	h->len = sizeof(struct comm_reply_addr);
+}
+
 /** the per-query callback of the UDP and TCP comm_points */
 static int
 worker_query_cb(struct comm_reply *rep, void *arg)
@@ -338,8 +347,11 @@ worker_query_cb(struct comm_reply *rep, void *arg)
 	char dest[NETADDR_STRLEN + 32];
 	size_t outlen = 0;
 	enum resolver_result r;
-	comm_reply_save(rep, (struct comm_reply_addr *)h.data);
-	h.len = sizeof(struct comm_reply_addr);
+	/* the reply address is saved only for a query that waits for the
+	 * mesh (a cached answer is sent from rep itself) */
+	h.len = 0;
+	h.fill = worker_handle_fill;
+	h.fill_arg = rep;
 	if(w->log_queries)
 		log_packet(w, 0, &rep->client, rep->buf, rep->len, NULL,
 			worker_dest_str(w, rep->c, &rep->local, rep->is_tcp,

@@ -93,19 +93,6 @@ lower_word(uint64_t x)
 	return x | (up >> 2);
 }
 
-/** hash a zero-padded name (whole words) */
-static inline uint32_t
-hash_padded(const uint8_t *name, size_t len, uint16_t qtype, uint16_t qclass)
-{
-	uint64_t h = hash_seed, w;
-	size_t i;
-	for(i = 0; i < len; i += 8) {
-		memcpy(&w, name + i, 8);
-		h = hash_word(h, w);
-	}
-	return hash_final(h, len, qtype, qclass);
-}
-
 int
 query_info_set(struct query_info *qi, const uint8_t *name, uint16_t qtype,
 	uint16_t qclass)
@@ -232,6 +219,7 @@ dns_query_parse_fast(const uint8_t *pkt, size_t len, struct fast_query *out)
 {
 	size_t p, n, i, nrr;
 	uint8_t *q = out->qinfo.qname;
+	uint64_t h;
 	int r;
 
 	out->qname_off = 0;
@@ -277,19 +265,23 @@ dns_query_parse_fast(const uint8_t *pkt, size_t len, struct fast_query *out)
 	if(p + 4 > len)
 		return DNS_ERR_TRUNCATED;
 	n = p - DNS_HDR_SIZE;
-	/* copy, zero-pad to a word, lower-case a word at a time */
+	/* copy, zero-pad to a word, lower-case a word at a time and hash
+	 * it in the same pass: the zero padding makes the words those of
+	 * dns_qinfo_hash, whose last partial word is zero-filled too */
 	memset(q + (n & ~(size_t)7), 0, 8);
 	memcpy(q, pkt + DNS_HDR_SIZE, n);
+	h = hash_seed;
 	for(i = 0; i < n; i += 8) {
 		uint64_t w;
 		memcpy(&w, q + i, 8);
 		w = lower_word(w);
 		memcpy(q + i, &w, 8);
+		h = hash_word(h, w);
 	}
 	out->qinfo.qname_len = n;
 	out->qinfo.qtype = dns_read_u16(pkt + p);
 	out->qinfo.qclass = dns_read_u16(pkt + p + 2);
-	out->qinfo.hash = hash_padded(q, n, out->qinfo.qtype,
+	out->qinfo.hash = hash_final(h, n, out->qinfo.qtype,
 		out->qinfo.qclass);
 	out->qname_off = DNS_HDR_SIZE;
 	out->question_end = p + 4;

@@ -438,7 +438,7 @@ lz_find_zone_walk(const struct local_zones *lz, const uint8_t *name,
 }
 
 /** lz_find_zone_walk for every zone (no tags asked) */
-static const struct local_zone *
+LZ_INLINE const struct local_zone *
 lz_find_zone(const struct local_zones *lz, const uint8_t *name,
 	uint16_t qtype, uint16_t rrclass)
 {
@@ -1887,8 +1887,11 @@ lz_answer_tagged(const struct local_zones *lz, const uint8_t *pkt,
 		outlen, alias);
 }
 
-enum local_zone_answer
-local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
+/** local_zones_answer, inlined into the untagged front end without a
+ * view (the cached-answer path: one call level and its argument list
+ * fewer per query) */
+LZ_INLINE enum local_zone_answer
+lz_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 	size_t pktlen, const struct fast_query *fq,
 	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
 	size_t *outlen, struct local_alias *alias)
@@ -1912,6 +1915,16 @@ local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
 		return LOCAL_ZONE_NOT_LOCAL;
 	return lz_answer_zone(lz, z, z->type, pkt, fq, client, tcp, out,
 		outmax, outlen, alias);
+}
+
+enum local_zone_answer
+local_zones_answer(const struct local_zones *lz, const uint8_t *pkt,
+	size_t pktlen, const struct fast_query *fq,
+	const struct netaddr *client, int tcp, uint8_t *out, size_t outmax,
+	size_t *outlen, struct local_alias *alias)
+{
+	return lz_zones_answer(lz, pkt, pktlen, fq, client, tcp, out, outmax,
+		outlen, alias);
 }
 
 enum local_zone_answer
@@ -2040,7 +2053,7 @@ local_front_answer_norec(const struct acl_list *acl, const struct local_zones *l
 
 /** the local zones of a view, then (view-first, or a noview zone) the
  * global ones */
-static enum local_zone_answer
+LZ_INLINE enum local_zone_answer
 lz_answer_view(const struct local_zones *vlz, int view_first,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,
 	const struct fast_query *fq, const struct netaddr *client, int tcp,
@@ -2048,7 +2061,7 @@ lz_answer_view(const struct local_zones *vlz, int view_first,
 {
 	enum local_zone_answer r;
 	if(!vlz)
-		return local_zones_answer(lz, pkt, pktlen, fq, client, tcp,
+		return lz_zones_answer(lz, pkt, pktlen, fq, client, tcp,
 			out, outmax, outlen, alias);
 	r = local_zones_answer(vlz, pkt, pktlen, fq, client, tcp, out, outmax,
 		outlen, alias);
@@ -2062,8 +2075,9 @@ lz_answer_view(const struct local_zones *vlz, int view_first,
 }
 
 /** local_front_answer_view, and with norec_ok a query without RD goes on
- * (local_front_answer_norec) */
-static enum local_front_result
+ * (local_front_answer_norec); inlined into each, so that the cached-answer
+ * path (no view) keeps no test and no call for the view */
+LZ_INLINE enum local_front_result
 lz_front_answer(const struct acl_list *acl,
 	const struct local_zones *vlz, int view_first,
 	const struct local_zones *lz, const uint8_t *pkt, size_t pktlen,

@@ -1089,14 +1089,21 @@ resolver_count_query(struct resolver *r, const struct fast_query *fq,
 	const struct netaddr *client)
 {
 	uint16_t t = fq->qinfo.qtype, cl = fq->qinfo.qclass;
-	int i;
+	/* qflags[0] is QR, qflags[1..7] the bits AA (bit 10) down to CD
+	 * (bit 4): only the bits that are set are visited (a query has one
+	 * or two; a loop over all eight cost 81 instructions per cached
+	 * answer, bench/hitcost) */
+	unsigned f = fq->flags & 0x07f0u;
 	r->stats.qtype[t < RESOLVER_STATS_QTYPES ? t : RESOLVER_STATS_QTYPES]++;
 	r->stats.qclass[cl < RESOLVER_STATS_QTYPES ? cl :
 		RESOLVER_STATS_QTYPES]++;
 	r->stats.qopcode[fq->opcode & 0xf]++;
-	for(i = 0; i < 8; i++)
-		if(fq->flags & (DNS_FLAG_QR >> (i == 0 ? 0 : i + 4)))
-			r->stats.qflags[i]++;
+	if(fq->flags & DNS_FLAG_QR)
+		r->stats.qflags[0]++;
+	while(f) {
+		r->stats.qflags[11 - __builtin_ctz(f)]++;
+		f &= f - 1;
+	}
 	if(fq->edns.present) {
 		r->stats.qedns++;
 		if(fq->edns.do_bit)
@@ -1490,8 +1497,12 @@ resolver_to_mesh(struct resolver *r, const uint8_t *pkt, size_t len,
 			r->stats.reqlist_max = n;
 	}
 	memset(c, 0, sizeof(*c));
-	if(x->handle)
-		c->handle = *x->handle;
+	if(x->handle) {
+		if(x->handle->fill)
+			x->handle->fill(x->handle->fill_arg, &c->handle);
+		else
+			c->handle = *x->handle;
+	}
 	c->id = q->id;
 	c->qflags = q->flags;
 	if(x->set_rd && !(q->flags & DNS_FLAG_RD)) {
@@ -2155,7 +2166,15 @@ resolver_handle_parsed(struct resolver *r, const uint8_t *pkt, size_t len,
 		outlen))
 		return resolver_done(r, q, tp, out, outmax, outlen,
 			RESOLVER_ANSWERED);
-	memset(&info, 0, sizeof(info));
+	/* (not the whole struct: its alias target, 255 bytes, is read only
+	 * when alias.present is set, by whoever set it; a memset cost 42
+	 * instructions per cached answer) */
+	info.action = ACL_DENY;
+	info.set_rd = 0;
+	info.alias.present = 0;
+	info.alias.target_len = 0;
+	info.alias.ttl = 0;
+	info.rpz_passthru = 0;
 	norec_ok = r->authz && !(q->flags & DNS_FLAG_RD) &&
 		auth_zones_downstream_covers(r->authz, q->qinfo.qname);
 	/* with views, tags or RPZ zones the policy answers first */

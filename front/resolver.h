@@ -104,6 +104,14 @@ struct resolver_handle {
 	uint8_t data[RESOLVER_HANDLE_SIZE];
 	/** how many bytes of data are in use */
 	size_t len;
+	/** NULL, or the caller fills data and len in only when the query
+	 * goes to the mesh, called once during resolver_handle_query (or
+	 * _peeked) with fill_arg and the pending client's own handle (its
+	 * fill is NULL): a cached answer never needs the handle, so it
+	 * costs nothing there. NULL: data and len are copied as given. */
+	void (*fill)(void *fill_arg, struct resolver_handle *h);
+	/** the argument of fill */
+	void *fill_arg;
 };
 
 /**

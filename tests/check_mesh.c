@@ -52,6 +52,8 @@ static int num_sent, num_cancel, num_replies, num_drops;
 static struct timeval now;
 static uint8_t last_reply[65535];
 static size_t last_len;
+/** the handle of the last reply */
+static struct resolver_handle last_handle;
 
 static struct outbound_query *
 t_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
@@ -107,12 +109,13 @@ static void
 t_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
 	size_t len)
 {
-	(void)arg; (void)h;
+	(void)arg;
 	if(!pkt) {
 		num_drops++;
 		return;
 	}
 	num_replies++;
+	last_handle = *h;
 	memcpy(last_reply, pkt, len);
 	last_len = len;
 }
@@ -514,6 +517,114 @@ START_TEST(test_cache_inplace)
 	ck_assert_int_eq(memcmp(buf + 12, "\003WwW\007ExAmPlE\003CoM", 17), 0);
 	ck_assert_uint_eq(ldns_rr_list_rr_count(ldns_pkt_answer(a)), 1);
 	ldns_pkt_free(a);
+	resolver_delete(res);
+	res = NULL;
+	mcache_delete(mc);
+}
+END_TEST
+
+/* the extended statistics count each header flag of a query in its own
+ * slot (qflags[0] QR, then AA, TC, RD, RA, Z, AD, CD): each flag alone,
+ * then all of them at once (a packet with QR is a response: dropped
+ * before it is counted) */
+START_TEST(test_flag_counts)
+{
+	static const uint16_t bit[8] = { 0x8000, 0x0400, 0x0200, 0x0100,
+		0x0080, 0x0040, 0x0020, 0x0010 };
+	uint8_t q[64], buf[4096];
+	static const uint8_t qname[] = "\003www\007example\003com";
+	size_t len, outlen;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	uint64_t before[8];
+	int i, j;
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(&h, 0, sizeof(h));
+	for(i = 0; i <= 8; i++) {
+		uint16_t fl = 0;
+		if(i < 8)
+			fl = bit[i];
+		else
+			for(j = 1; j < 8; j++)
+				fl |= bit[j];
+		memset(q, 0, sizeof(q));
+		q[0] = 0x12;
+		q[1] = (uint8_t)i;
+		q[2] = (uint8_t)(fl >> 8);
+		q[3] = (uint8_t)fl;
+		q[5] = 1;	/* qdcount */
+		memcpy(q + 12, qname, sizeof(qname));
+		len = 12 + sizeof(qname);
+		q[len + 1] = 1;	/* A */
+		q[len + 3] = 1;	/* IN */
+		len += 4;
+		memcpy(before, res->stats.qflags, sizeof(before));
+		outlen = 0;
+		(void)resolver_handle_query(res, q, len, &a, RESOLVER_UDP,
+			&h, buf, sizeof(buf), &outlen);
+		for(j = 0; j < 8; j++)
+			ck_assert_uint_eq(res->stats.qflags[j], before[j] +
+				((i == 8 ? (j > 0) : (j == i && i > 0)) ? 1 :
+				0));
+	}
+}
+END_TEST
+
+/** resolver_handle fill of test_handle_fill: counts, and writes a mark */
+static int num_fills;
+static void
+t_fill(void *arg, struct resolver_handle *h)
+{
+	num_fills++;
+	ck_assert_ptr_null(h->fill);
+	memcpy(h->data, arg, 4);
+	h->len = 4;
+}
+
+/* a handle with fill: filled once for a query that goes to the mesh (the
+ * reply gets what fill wrote), never for a cached answer */
+START_TEST(test_handle_fill)
+{
+	struct mcache_params mp;
+	struct mcache *mc;
+	uint8_t wire[64], buf[4096];
+	static const uint8_t qname[] = "\003www\007example\003com";
+	size_t len, outlen = 0;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *err;
+	char mark[4] = "mrk";
+	mcache_params_default(&mp);
+	mc = mcache_create(&mp);
+	ck_assert_ptr_nonnull(mc);
+	resolver_set_env(res, mc, NULL, NULL, NULL, NULL);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &err), 0);
+	memset(wire, 0, sizeof(wire));
+	wire[2] = 0x01;	/* RD */
+	wire[5] = 1;	/* qdcount */
+	memcpy(wire + 12, qname, sizeof(qname));
+	len = 12 + sizeof(qname);
+	wire[len + 1] = 1;	/* A */
+	wire[len + 3] = 1;	/* IN */
+	len += 4;
+	memset(&h, 0, sizeof(h));
+	h.fill = t_fill;
+	h.fill_arg = mark;
+	num_fills = 0;
+	ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen), RESOLVER_PENDING);
+	ck_assert_int_eq(num_fills, 1);
+	ck_assert_uint_eq(h.len, 0);	/* the caller's own is untouched */
+	answer(0, "www.example.com.");
+	ck_assert_int_eq(num_replies, 1);
+	ck_assert_uint_eq(last_handle.len, 4);
+	ck_assert_int_eq(memcmp(last_handle.data, "mrk", 4), 0);
+	/* the same question again: a cached answer, no fill */
+	ck_assert_int_eq(resolver_handle_query(res, wire, len, &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen), RESOLVER_ANSWERED);
+	ck_assert_int_eq(num_fills, 1);
+	ck_assert_int_eq(num_sent, 1);
 	resolver_delete(res);
 	res = NULL;
 	mcache_delete(mc);
@@ -969,6 +1080,8 @@ mesh_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_cache_inplace);
 	tcase_add_test(tc, test_random_packets);
+	tcase_add_test(tc, test_flag_counts);
+	tcase_add_test(tc, test_handle_fill);
 	tcase_add_test(tc, test_module_table);
 	tcase_add_test(tc, test_module_caps);
 	tcase_add_test(tc, test_module_default);
