@@ -84,8 +84,8 @@ server:
   use-syslog: no
   verbosity: 1
   root-hints: "$W/root.hints"
-  local-zone: if.test. static
-  local-data: "a.if.test. A 192.0.2.53"
+  local-zone: if.zz. static
+  local-data: "a.if.zz. A 192.0.2.53"
 CONF
 
 LOG="$W/petrel.log"
@@ -97,12 +97,12 @@ up=0
 for i in $(seq 100); do
 	kill -0 "$PID" 2>/dev/null || break
 	if dig +time=1 +tries=1 -b 127.0.252.10 @127.0.252.1 -p $PORT \
-		a.if.test A >/dev/null 2>&1; then
+		a.if.zz A >/dev/null 2>&1; then
 		up=1
 		break
 	fi
 	# the proxy-protocol-port wants a header: a query from the client
-	if [ "$($CLIENT udp 127.0.252.1 $PORT local a.if.test)" = "NOERROR 1" ]
+	if [ "$($CLIENT udp 127.0.252.1 $PORT local a.if.zz)" = "NOERROR 1" ]
 	then
 		up=1
 		break
@@ -115,7 +115,7 @@ if [ "$up" != 1 ]; then
 	finish
 fi
 
-Q=a.if.test
+Q=a.if.zz
 C=v4:192.0.2.7:1234
 # 1. the listening point's action
 expect "udp on .1 (allow)" "NOERROR 1" "$($CLIENT udp 127.0.252.1 $PORT $C $Q)"
