@@ -1292,20 +1292,28 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 	return res;
 }
 
-int
-mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
-	int cd_bit, time_t now, struct mcache_state *st)
+/** the entry of a question with these DO and CD bits, or NULL */
+static const struct mcache_entry *
+mcache_find_q(struct mcache *c, const struct query_info *qinfo, int do_bit,
+	int cd_bit)
 {
-	const struct mcache_entry *e;
 	struct mcache_key key;
 	key.qname = qinfo->qname;
 	key.qname_len = qinfo->qname_len;
 	key.qtype = qinfo->qtype;
 	key.qclass = qinfo->qclass;
 	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
+	return mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+}
+
+int
+mcache_peek(struct mcache *c, const struct query_info *qinfo, int do_bit,
+	int cd_bit, time_t now, struct mcache_state *st)
+{
+	const struct mcache_entry *e;
 	memset(st, 0, sizeof(*st));
 	st->result = MCACHE_MISS;
-	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	e = mcache_find_q(c, qinfo, do_bit, cd_bit);
 	if(!e)
 		return -1;
 	st->rcode = e->rcode;
@@ -1328,18 +1336,12 @@ mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
 	size_t *len, struct mcache_state *st)
 {
 	const struct mcache_entry *e;
-	struct mcache_key key;
 	const uint16_t *toff;
 	uint32_t age;
 	size_t i, msglen;
-	key.qname = qinfo->qname;
-	key.qname_len = qinfo->qname_len;
-	key.qtype = qinfo->qtype;
-	key.qclass = qinfo->qclass;
-	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
 	memset(st, 0, sizeof(*st));
 	st->result = MCACHE_MISS;
-	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	e = mcache_find_q(c, qinfo, do_bit, cd_bit);
 	if(!e || now >= e->expire)
 		return -1;
 	msglen = DNS_HDR_SIZE + (size_t)e->body_len;
@@ -1374,14 +1376,8 @@ void
 mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now)
 {
-	const struct mcache_entry *e;
-	struct mcache_key key;
-	key.qname = qinfo->qname;
-	key.qname_len = qinfo->qname_len;
-	key.qtype = qinfo->qtype;
-	key.qclass = qinfo->qclass;
-	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
-	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	const struct mcache_entry *e = mcache_find_q(c, qinfo, do_bit,
+		cd_bit);
 	if(e && now >= e->expire)
 		atomic_store_explicit(&((struct mcache_entry *)e)->stale_from,
 			(int64_t)now, memory_order_relaxed);
@@ -1391,14 +1387,8 @@ void
 mcache_norec_set(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now)
 {
-	const struct mcache_entry *e;
-	struct mcache_key key;
-	key.qname = qinfo->qname;
-	key.qname_len = qinfo->qname_len;
-	key.qtype = qinfo->qtype;
-	key.qclass = qinfo->qclass;
-	key.dc = (uint8_t)((do_bit ? MKEY_DO : 0) | (cd_bit ? MKEY_CD : 0));
-	e = mcache_find(c, mkey_hash(qinfo->hash, key.dc), &key);
+	const struct mcache_entry *e = mcache_find_q(c, qinfo, do_bit,
+		cd_bit);
 	if(e && now >= e->expire)
 		atomic_store_explicit(&((struct mcache_entry *)e)->
 			refresh_after, ((int64_t)now + MCACHE_SERVFAIL_TTL) |

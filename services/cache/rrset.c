@@ -469,10 +469,12 @@ rrset_find(struct rrset_cache *c, const uint8_t *lname, size_t len,
 	return rrset_find_side(c, lname, len, type, rrclass, now, 0);
 }
 
-int
-rrset_cache_lookup_pside(struct rrset_cache *c, const uint8_t *name,
-	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
-	struct rrset_data *out)
+/** rrset_cache_lookup and its parent-side twin: side 1 looks for the
+ * parent-side copy */
+static int
+rrset_lookup_side(struct rrset_cache *c, const uint8_t *name, uint16_t type,
+	uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out, int side)
 {
 	uint8_t lname[DNS_MAX_NAME + 1];
 	size_t len = dname_valid(name, DNS_MAX_NAME);
@@ -480,10 +482,18 @@ rrset_cache_lookup_pside(struct rrset_cache *c, const uint8_t *name,
 	if(len == 0)
 		return -1;
 	dname_copy_lower(lname, name);
-	e = rrset_find_side(c, lname, len, type, rrclass, now, 1);
+	e = rrset_find_side(c, lname, len, type, rrclass, now, side);
 	if(!e)
 		return -1;
 	return rrset_copy(e, now, region, out, NULL, NULL);
+}
+
+int
+rrset_cache_lookup_pside(struct rrset_cache *c, const uint8_t *name,
+	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
+	struct rrset_data *out)
+{
+	return rrset_lookup_side(c, name, type, rrclass, now, region, out, 1);
 }
 
 int
@@ -491,16 +501,7 @@ rrset_cache_lookup(struct rrset_cache *c, const uint8_t *name,
 	uint16_t type, uint16_t rrclass, time_t now, struct region *region,
 	struct rrset_data *out)
 {
-	uint8_t lname[DNS_MAX_NAME + 1];
-	size_t len = dname_valid(name, DNS_MAX_NAME);
-	const struct rrset_entry *e;
-	if(len == 0)
-		return -1;
-	dname_copy_lower(lname, name);
-	e = rrset_find(c, lname, len, type, rrclass, now);
-	if(!e)
-		return -1;
-	return rrset_copy(e, now, region, out, NULL, NULL);
+	return rrset_lookup_side(c, name, type, rrclass, now, region, out, 0);
 }
 
 int
