@@ -1316,6 +1316,51 @@ iter_start_targets(struct module_qstate *s, int want)
 }
 
 /**
+ * Last resort before a delegation is given up: the IPv6 addresses of NS
+ * names whose glue gave only IPv4 ones (marked resolved by it, so never
+ * looked up), all of them excluded (the servers of a bogus answer,
+ * module_qstate.exclude), as Unbound counts a name with A glue alone as
+ * a target still missing its AAAA (ds_wildcard_cname.rpl: the parent
+ * that gave a bogus DS is asked again at its IPv6 address). Names whose
+ * IPv4 servers merely failed are left as they are.
+ * @return number of lookups now in flight.
+ */
+static int
+iter_start_aaaa_targets(struct module_qstate *s)
+{
+	struct delegpt_ns *ns;
+	const struct delegpt_addr *a;
+	int n = 0;
+	if(!st_env(s)->do_ip6 || !st_env(s)->do_ip4)
+		return 0;
+	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
+		int has4 = 0, has6 = 0, usable4 = 0;
+		if(!ns->resolved || ns->pending || ns->tried_a)
+			continue;
+		for(a = IQ(s)->dp->addrs; a; a = a->next)
+			if(a->glue_of && dname_equal(a->glue_of, ns->name)) {
+				if(a->addr.addr.ss_family == AF_INET6)
+					has6 = 1;
+				else	has4 = 1;
+				if(a->addr.addr.ss_family != AF_INET6 &&
+					!iter_excluded(s, &a->addr))
+					usable4 = 1;
+			}
+		if(!has4 || has6 || usable4)
+			continue; /* not glue, both families known, or an
+				   * IPv4 address not excluded (which failed
+				   * on its own: its AAAA is not sought) */
+		/* (tried_a: the lookup is for AAAA) */
+		ns->resolved = 0;
+		ns->tried_a = 1;
+		n++;
+	}
+	if(n == 0)
+		return 0;
+	return iter_start_targets(s, -1);
+}
+
+/**
  * target-fetch-policy: the first time a delegation is used, look up the
  * addresses of as many of its NS names without glue as the policy says
  * for the state's depth (-1: all), while the query goes to a server whose
@@ -1615,6 +1660,10 @@ iter_send(struct module_qstate *s)
 				a = iter_pick_dnsseclame(s, &rto);
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
+			if(!a && iter_start_aaaa_targets(s) > 0) {
+				iq->phase = ITER_SEND;
+				return;
+			}
 			if(!a)
 				break;
 		}

@@ -53,7 +53,11 @@
  *     when every server failed, the parent zone's glue for the NS names
  *     (seen by their lookups, or in the cache at any trust) is the last
  *     resort (iter_parent_glue: the child's answer for its server's
- *     address may be wrong where the parent's glue works);
+ *     address may be wrong where the parent's glue works); after it,
+ *     the AAAA of an NS name whose glue was IPv4 only, all of it
+ *     excluded by a module above (a bogus answer's servers), as Unbound
+ *     counts such a name as a target still missing its other family
+ *     (iter_start_aaaa_targets);
  *   - NXDOMAIN or NODATA (with the SOA, if given);
  *   - recursion lame (an answer or denial with RA and without AA): the
  *     other servers are asked first; when none is left, the server is
