@@ -2294,10 +2294,14 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	 * spent (every RRset is marked now: the next call only proves) */
 	if(has_nsec3(&a->ns) && val_yield(qs, vq, VAL_SUSP_CHECK))
 		goto yield;
-	if(s1 == MODULE_SEC_SECURE && vq->pass_wc && (!neg || s2 ==
+	if(s1 != MODULE_SEC_BOGUS && vq->pass_wc && (!neg || s2 ==
 		MODULE_SEC_SECURE)) {
 		/* a wildcard expansion (the answer, or a CNAME on the way
-		 * to a denial) needs its proof that nothing closer exists */
+		 * to a denial) needs its proof that nothing closer exists;
+		 * also when an earlier part of the chain is insecure (a
+		 * CNAME from an unsigned zone into a signed one): each part
+		 * is judged, the worst wins, as Unbound chases the chain
+		 * part by part (serve_expired_wildcard_swap_ad.rpl) */
 		gather_nrecs(&a->ns, recs, &n, recs3, &n3);
 		if(n > 0)
 			p = val_nsec_prove_wildcard(recs, n, vq->pass_wc,
@@ -2307,7 +2311,7 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			p = val_nsec3_prove_wildcard(recs3, n3, vq->pass_wc,
 				vq->pass_wclabs, ve->max_iter, &vq->budget);
 		if(p == VAL_PROOF_INSECURE)
-			s1 = MODULE_SEC_INSECURE;
+			s1 = sec_min(s1, MODULE_SEC_INSECURE);
 		else if(p != VAL_PROOF_SECURE) {
 			/* (the data is there, its proof is not: bogus, EDE 6,
 			 * as Unbound; EDE 12 is for missing data, RFC 8914) */
