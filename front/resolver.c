@@ -3083,7 +3083,10 @@ resolver_error_report(struct resolver *r, const struct mesh_state *s,
  * then served stale at once for those seconds (mcache_norec_set, as
  * Unbound's serve_expired_norec_ttl). Other failures (a
  * bogus answer, which the validator remembers itself; a refused,
- * ratelimited or dropped query) are not kept.
+ * ratelimited or dropped query) are not kept; with serve-expired they
+ * only hold an expired answer's recursion back for those seconds, as
+ * Unbound's norec time follows any failed refresh
+ * (serve_expired_val_bogus.rpl).
  */
 static void
 resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
@@ -3092,10 +3095,11 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 	struct mcache_state st;
 	int do_bit = (s->flags & MESH_FLAG_DO) != 0;
 	int cd_bit = (s->flags & MESH_FLAG_CD) != 0;
-	int d, kept = 0;
+	int d, kept = 0, keep = (ede == DNS_EDE_NO_REACHABLE_AUTHORITY ||
+		ede == DNS_EDE_NETWORK_ERROR);
 	time_t now = r->out->now->tv_sec;
-	if(!r->mcache || s->qs.no_cache_store || (ede !=
-		DNS_EDE_NO_REACHABLE_AUTHORITY && ede != DNS_EDE_NETWORK_ERROR))
+	if(!r->mcache || s->qs.no_cache_store || (!keep && !(r->cfg &&
+		r->cfg->serve_expired)))
 		return;
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
 		return;
@@ -3113,7 +3117,7 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 		if(st.result == MCACHE_HIT_EXPIRED)
 			mcache_norec_set(r->mcache, &qi, b, cd_bit, now);
 	}
-	if(!kept)
+	if(!kept && keep)
 		(void)mcache_store_servfail(r->mcache, &qi, do_bit, cd_bit,
 			now, ede);
 }

@@ -76,6 +76,8 @@
 #include "util/region.h"
 #include "util/config_file.h"
 #include "services/cache/rrset.h"
+#include "services/cache/msgcache.h"
+#include "dns/query.h"
 
 /** bogus answers remembered (val-bogus-ttl) */
 #define VAL_BOGUS_MAX 256
@@ -2555,6 +2557,31 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
 	lock_basic_unlock(&ve->bogus_lock);
 }
 
+/** @return 1 when serve-expired may give an expired answer to this
+ * question from the message cache (of either DO bit, not a failure):
+ * a bogus answer is then not remembered, so that the expired answer is
+ * what the question gets, and the next resolution after the front end's
+ * short no-recursion time asks again, as Unbound does not store a bogus
+ * message over an expired one it can serve */
+static int
+bogus_has_stale(struct module_qstate *qs)
+{
+	struct query_info qi;
+	struct mcache_state st;
+	int d, cd = (qs->flags & MESH_FLAG_CD) != 0;
+	if(!qs->env->cfg || !qs->env->cfg->serve_expired || !qs->env->mcache ||
+		query_info_set(&qi, qs->qname, qs->qtype, qs->qclass) < 0)
+		return 0;
+	for(d = 0; d < 2; d++)
+		if(mcache_peek(qs->env->mcache, &qi, d, cd,
+			qs->env->now->tv_sec, &st) == 0 &&
+			st.result == MCACHE_HIT_EXPIRED &&
+			st.rcode != DNS_RCODE_SERVFAIL &&
+			st.sec != MCACHE_SEC_BOGUS)
+			return 1;
+	return 0;
+}
+
 /** @return the EDE of a remembered bogus answer to qname, qtype, or -1 */
 static int
 bogus_lookup_name(struct val_env *ve, uint32_t now, const uint8_t *qname,
@@ -2882,7 +2909,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			bogus_remember(qs, ve, qs->ede, a);
+			if(!bogus_has_stale(qs))
+				bogus_remember(qs, ve, qs->ede, a);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
