@@ -207,10 +207,18 @@ modstack_config_check(const char *value, char *err, size_t errlen)
 	return modstack_parse(value, NULL, mods, &num, err, errlen);
 }
 
+/** config_modules_dnssec_func: does a module-config validate */
+static int
+modstack_conf_dnssec(const char *value)
+{
+	return modstack_conf_has_cap(value, MODSTACK_CAP_DNSSEC);
+}
+
 void
 modstack_config_register(void)
 {
 	config_modules_check_set(modstack_config_check);
+	config_modules_dnssec_set(modstack_conf_dnssec);
 }
 
 int

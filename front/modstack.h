@@ -104,7 +104,9 @@ int modstack_config_check(const char *value, char *err, size_t errlen);
 
 /**
  * Register modstack_config_check() with the config parser
- * (config_modules_check_set()). Every program that reads a config and
+ * (config_modules_check_set()), and the answer to "does this
+ * module-config validate DNSSEC" (config_modules_dnssec_set(): a module
+ * with MODSTACK_CAP_DNSSEC in it). Every program that reads a config and
  * builds a module stack calls it once at start-up, before threads and
  * before the config is read: the daemon, petrel-checkconf, the replay
  * runner, the unit suites that check module-config.
