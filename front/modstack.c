@@ -295,6 +295,35 @@ modstack_find_cap(const struct module_stack *stack, unsigned cap)
 }
 
 int
+modstack_control_find(const struct module_stack *stack, enum module_ctl what)
+{
+	struct module_env env;
+	int i;
+	memset(&env, 0, sizeof(env));
+	for(i = 0; i < stack->num; i++)
+		if(stack->mod[i]->control && stack->mod[i]->control(&env, i,
+			what, NULL) == 1)
+			return i;
+	return -1;
+}
+
+int
+modstack_control(const struct module_stack *stack, struct module_env *env,
+	enum module_ctl what, struct module_ctl_arg *arg)
+{
+	struct module_env own;
+	int i = modstack_control_find(stack, what);
+	if(i < 0)
+		return 0;
+	if(!env) {
+		memset(&own, 0, sizeof(own));
+		memcpy(own.modinfo, stack->modinfo, sizeof(own.modinfo));
+		env = &own;
+	}
+	return stack->mod[i]->control(env, i, what, arg);
+}
+
+int
 modstack_conf_has_cap(const char *conf, unsigned cap)
 {
 	const char *p = conf ? conf : CONFIG_MODULE_DEFAULT, *w;

@@ -43,8 +43,9 @@ enum modstack_cap {
 	/** a second-level cache, that serve-expired may wait for before
 	 * it answers stale (cachedb) */
 	MODSTACK_CAP_SECOND_CACHE = 1 << 3,
-	/** it resolves: root hints, forward and stub zones, the
-	 * delegation state remote control lists and flushes (iterator) */
+	/** it resolves: root hints, forward and stub zones (iterator;
+	 * remote control reaches them by control request, see
+	 * modstack_control) */
 	MODSTACK_CAP_RESOLVES = 1 << 4
 };
 
@@ -156,6 +157,31 @@ int modstack_find_cap(const struct module_stack *stack, unsigned cap);
  * @return 1 or 0.
  */
 int modstack_conf_has_cap(const char *conf, unsigned cap);
+
+/**
+ * The first module of a stack that answers a remote control request
+ * (module_func_block.control): the daemon asks the stack, never a name.
+ * @param stack: the stack.
+ * @param what: the request.
+ * @return its index in the stack, or -1 when no module answers it.
+ */
+int modstack_control_find(const struct module_stack *stack,
+	enum module_ctl what);
+
+/**
+ * Make a remote control request of the first module of a stack that
+ * answers it.
+ * @param stack: the stack.
+ * @param env: a module env built on the stack (a worker's), or NULL: one
+ *	is made with the stack's modinfo (for modules whose request reads
+ *	only their global data).
+ * @param what: the request.
+ * @param arg: its inputs and outputs (struct module_ctl_arg).
+ * @return the module's answer (1 done, -1 failed), or 0 when no module
+ *	of the stack answers what.
+ */
+int modstack_control(const struct module_stack *stack, struct module_env *env,
+	enum module_ctl what, struct module_ctl_arg *arg);
 
 /**
  * The name of the module that offers a capability, for a message that
