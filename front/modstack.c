@@ -21,6 +21,8 @@
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"
+#include "validator/val_zonemd.h"
+#include "services/authzone.h"
 #include "respip/respip.h"
 #include "edns-subnet/subnetcache.h"
 #include "cachedb/cachedb.h"
@@ -344,4 +346,27 @@ modstack_cap_name(unsigned cap)
 		if(r->caps & cap)
 			return r->name;
 	return "?";
+}
+
+struct val_zonemd *
+modstack_zonemd_create(const struct config_file *cfg, char *err,
+	size_t errlen)
+{
+	return val_zonemd_create(cfg, err, errlen);
+}
+
+void
+modstack_zonemd_delete(struct val_zonemd *zmd)
+{
+	val_zonemd_delete(zmd);
+}
+
+struct auth_zones *
+modstack_auth_zones_create(const struct config_file *cfg,
+	struct val_zonemd *zmd, int *ok, char *err, size_t errlen)
+{
+	/* a zone below its trust anchor: its DNSKEY is validated through
+	 * the mesh, then val_zonemd_check_keys */
+	return auth_zones_create_dnssec(cfg, zmd ? val_zonemd_check : NULL,
+		val_zonemd_check_keys, zmd, ok, err, errlen);
 }

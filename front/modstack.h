@@ -17,6 +17,15 @@
  * (its settings, for the iterator the root hints and forward/stub zones)
  * is kept in the stack and copied into every worker's module environment.
  * This sits with the front end in the layer order, above the modules.
+ *
+ * Nothing else names a module or includes its headers (tests/
+ * check_layers.sh refuses such an include in front/ and daemon/): the
+ * front end asks the stack for a capability (modstack_find_cap), the
+ * config parser whether a module-config validates (the registered
+ * config_modules_dnssec), the remote control which module answers a
+ * request (modstack_control: the module's control hook, services/
+ * module.h), and the daemon builds the auth zones' ZONEMD check of the
+ * module that validates here (modstack_zonemd_create).
  */
 #ifndef FRONT_MODSTACK_H
 #define FRONT_MODSTACK_H
@@ -25,6 +34,8 @@
 #include "services/module.h"
 
 struct config_file;
+struct auth_zones;
+struct val_zonemd;
 
 /**
  * What a module offers the rest of petrel, in its row, so that the front
@@ -148,17 +159,6 @@ int modstack_find(const struct module_stack *stack, const char *name);
 int modstack_find_cap(const struct module_stack *stack, unsigned cap);
 
 /**
- * Whether a module-config string names a module that offers a capability
- * (before the stack is built: the config's checks). Unknown names offer
- * none.
- * @param conf: module names separated by spaces (NULL: the default,
- *	CONFIG_MODULE_DEFAULT).
- * @param cap: one enum modstack_cap bit.
- * @return 1 or 0.
- */
-int modstack_conf_has_cap(const char *conf, unsigned cap);
-
-/**
  * The first module of a stack that answers a remote control request
  * (module_func_block.control): the daemon asks the stack, never a name.
  * @param stack: the stack.
@@ -184,11 +184,51 @@ int modstack_control(const struct module_stack *stack, struct module_env *env,
 	enum module_ctl what, struct module_ctl_arg *arg);
 
 /**
+ * Whether a module-config string names a module that offers a capability
+ * (before the stack is built: the config's checks). Unknown names offer
+ * none.
+ * @param conf: module names separated by spaces (NULL: the default,
+ *	CONFIG_MODULE_DEFAULT).
+ * @param cap: one enum modstack_cap bit.
+ * @return 1 or 0.
+ */
+int modstack_conf_has_cap(const char *conf, unsigned cap);
+
+/**
  * The name of the module that offers a capability, for a message that
  * says what to add to module-config.
  * @param cap: one enum modstack_cap bit.
  * @return its row's name, or "?" when no row offers it.
  */
 const char *modstack_cap_name(unsigned cap);
+
+/**
+ * The auth zones' ZONEMD check with DNSSEC (RFC 8976 4), which the module
+ * with MODSTACK_CAP_DNSSEC offers (validator/val_zonemd.h): its state,
+ * made from the config's trust anchors, so that the daemon builds it
+ * without including the module's headers.
+ * @param cfg: the config.
+ * @param err: reason on failure (a bad anchor line); errlen its size.
+ * @return the state (for modstack_auth_zones_create), or NULL.
+ */
+struct val_zonemd *modstack_zonemd_create(const struct config_file *cfg,
+	char *err, size_t errlen);
+
+/** Free a state of modstack_zonemd_create. NULL is allowed. */
+void modstack_zonemd_delete(struct val_zonemd *zmd);
+
+/**
+ * Build the auth zones of a config (auth_zones_create_dnssec,
+ * services/authzone.h) with the ZONEMD checks of the module with
+ * MODSTACK_CAP_DNSSEC.
+ * @param cfg: the config.
+ * @param zmd: the state of modstack_zonemd_create, or NULL: the digest
+ *	alone is checked (a held zone's keys still are, with no anchors).
+ * @param ok: set to 1 on success, 0 on failure.
+ * @param err: reason on failure; errlen its size.
+ * @return the zones (NULL with *ok 1: none), or NULL.
+ */
+struct auth_zones *modstack_auth_zones_create(const struct config_file *cfg,
+	struct val_zonemd *zmd, int *ok, char *err, size_t errlen);
 
 #endif /* FRONT_MODSTACK_H */
