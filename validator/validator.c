@@ -3918,6 +3918,58 @@ val_get_mem(struct module_env *env, int id)
 		0);
 }
 
+/** the remote control's requests of the key cache and the negative
+ * trust anchors (module_func_block.control) */
+static int
+val_control(struct module_env *env, int id, enum module_ctl what,
+	struct module_ctl_arg *a)
+{
+	char buf[VAL_NTA_MAX * 260 + 4096];
+	switch(what) {
+	case MODULE_CTL_KEY_COUNT:
+	case MODULE_CTL_FLUSH_KEYS:
+	case MODULE_CTL_FLUSH_BAD_KEYS:
+	case MODULE_CTL_FLUSH_BOGUS:
+	case MODULE_CTL_INSECURE_ADD:
+	case MODULE_CTL_INSECURE_REMOVE:
+	case MODULE_CTL_INSECURE_LIST:
+		break;
+	default:
+		return 0;
+	}
+	if(!a)
+		return 1;
+	switch(what) {
+	case MODULE_CTL_KEY_COUNT:
+		a->count = val_key_count(env, id);
+		break;
+	case MODULE_CTL_FLUSH_KEYS:
+		a->count = val_flush_keys(env, id, a->name, a->all);
+		break;
+	case MODULE_CTL_FLUSH_BAD_KEYS:
+		a->count = val_flush_bad_keys(env, id);
+		break;
+	case MODULE_CTL_FLUSH_BOGUS:
+		a->count = val_flush_bogus(env, id);
+		break;
+	case MODULE_CTL_INSECURE_ADD:
+		if(val_insecure_add(env, id, a->name) != 0) {
+			a->count = VAL_NTA_MAX;
+			return -1;
+		}
+		break;
+	case MODULE_CTL_INSECURE_REMOVE:
+		a->count = (size_t)val_insecure_remove(env, id, a->name);
+		break;
+	default:	/* MODULE_CTL_INSECURE_LIST */
+		if(a->text)
+			a->text(a->cbarg, buf, val_insecure_list(env, id, buf,
+				sizeof(buf)));
+		break;
+	}
+	return 1;
+}
+
 const struct module_func_block val_module_block = {
 	.name = "validator",
 	.init = val_init,
@@ -3930,4 +3982,5 @@ const struct module_func_block val_module_block = {
 	.anchor_list = val_anchor_list,
 	.failure_lookup = val_failure_lookup,
 	.worker_start = val_worker_start,
+	.control = val_control,
 };
