@@ -3203,6 +3203,40 @@ iter_get_mem(struct module_env *env, int id)
 	return env->modinfo[id] ? sizeof(struct iter_env) : 0;
 }
 
+/** iter_ratelimit_walk's callback for MODULE_CTL_RATELIMIT_LIST: to the
+ * request's rate() */
+static void
+iter_control_rate(const char *zone, int rate, int limit, void *arg)
+{
+	const struct module_ctl_arg *a = arg;
+	a->rate(a->cbarg, zone, rate, limit);
+}
+
+/** module control(): the remote control's ratelimit_list and the root
+ * hints list_stubs shows */
+static int
+iter_control(struct module_env *env, int id, enum module_ctl what,
+	struct module_ctl_arg *a)
+{
+	const struct iter_env *ie;
+	const struct iter_hint *h;
+	if(what != MODULE_CTL_RATELIMIT_LIST && what != MODULE_CTL_ROOT_HINTS)
+		return 0;
+	if(!a)
+		return 1;
+	if(!(ie = env->modinfo[id]))
+		return 1;
+	if(what == MODULE_CTL_RATELIMIT_LIST) {
+		if(ie->rl && a->rate)
+			iter_ratelimit_walk(ie->rl, a->now, a->all,
+				iter_control_rate, a);
+		return 1;
+	}
+	for(h = ie->hints; h && a->hint; h = h->next)
+		a->hint(a->cbarg, h->name, h->has_addr ? &h->addr : NULL);
+	return 1;
+}
+
 const struct module_func_block iter_module_block = {
 	.name = "iterator",
 	.init = iter_init,
@@ -3211,4 +3245,5 @@ const struct module_func_block iter_module_block = {
 	.inform_super = iter_inform_super,
 	.clear = iter_clear,
 	.get_mem = iter_get_mem,
+	.control = iter_control,
 };
