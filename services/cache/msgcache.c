@@ -468,6 +468,7 @@ mcache_ref_take(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 		out[n].qclass = x->qclass;
 		out[n].do_bit = (x->dc & MKEY_DO) != 0;
 		out[n].cd_bit = (x->dc & MKEY_CD) != 0;
+		out[n].data_fp = x->data_fp;
 		x->used = 0;
 		n++;
 	}
@@ -1095,7 +1096,8 @@ mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
 /**
  * The key of a query had no entry: the entry of the other CD bit, or
  * else of the other DO bit, when it was stored as serving both (MALT_CD,
- * MALT_DO). Off the hit path.
+ * MALT_DO), or else of both other bits, when it serves both. Off the
+ * hit path.
  * @param key: the key; its dc is changed.
  */
 static const struct mcache_entry * __attribute__((noinline))
@@ -1109,6 +1111,14 @@ mcache_find_alt(struct mcache *c, uint32_t qhash, struct mcache_key *key)
 	key->dc ^= MKEY_CD | MKEY_DO;
 	e = mcache_find(c, mkey_hash(qhash, key->dc), key);
 	if(e && (e->alt & MALT_DO))
+		return e;
+	/* both bits the other way: an entry that serves either other bit
+	 * serves both (the two conditions are independent), as Unbound's
+	 * one entry per question answers a CD and DO query that the plain
+	 * query filled */
+	key->dc ^= MKEY_CD;
+	e = mcache_find(c, mkey_hash(qhash, key->dc), key);
+	if(e && (e->alt & (MALT_CD | MALT_DO)) == (MALT_CD | MALT_DO))
 		return e;
 	return NULL;
 }

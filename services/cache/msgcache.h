@@ -296,7 +296,8 @@ enum mcache_store_result mcache_store_msg(struct mcache *c,
  * As mcache_store_msg, and say whether the answer also serves queries
  * with the other CD bit, or the other DO bit. A query whose own key (its
  * DO and CD bits) has no entry is answered from the entry of the other
- * CD bit, or else of the other DO bit, when that was stored shared (a
+ * CD bit, or else of the other DO bit, when that was stored shared, or
+ * else of both other bits, when that serves both (a
  * miss of the own key is the only cost: the hit path is unchanged). The
  * caller decides, so that both would be the same answer: a non-CD
  * answer serves CD clients (it is what a validating resolver gives
@@ -478,6 +479,8 @@ struct mcache_ref {
 	uint16_t qtype, qclass;
 	/** the DO and CD bits of the key */
 	int do_bit, cd_bit;
+	/** the fingerprint of the set's data the message holds */
+	uint32_t data_fp;
 };
 
 /**

@@ -478,8 +478,21 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	return 1;
 }
 
-/** the sets of a that went into the RRset cache (and its SOA): the other
- * messages that carry them are rebuilt (store_rebuild) */
+/** @return 1 when the RRset cache holds cs's data, live (put there by
+ * this store or before it, by the iterator as the reply came in) */
+static int
+store_cache_holds(struct rrset_cache *rc, const struct cache_rrset *cs,
+	time_t now, struct region *region)
+{
+	struct rrset_data c;
+	return rrset_cache_lookup(rc, cs->owner, cs->type, cs->rrclass, now,
+		region, &c) == 0 && same_rdata(&c, cs);
+}
+
+/** the sets of a that the RRset cache holds (it took them now, or the
+ * iterator stored them as the reply came in, before this store), and
+ * its SOA: the other messages that carry them with other data are
+ * rebuilt (store_rebuild) */
 static void
 store_coherence(struct mcache *mc, struct rrset_cache *rc,
 	const struct cache_answer *a, const uint8_t *stored, time_t now,
@@ -489,18 +502,32 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 	struct rebuild_space sp;
 	struct query_info qi;
 	size_t i, k, n;
+	uint32_t h;
 	memset(&sp, 0, sizeof(sp));
 	for(i = 0; i < a->nsets; i++) {
 		const struct cache_rrset *cs = &a->sets[i];
+		if(cs->type == DNS_TYPE_RRSIG || cs->count == 0)
+			continue;
+		h = ref_hash(cs->owner, cs->type, cs->rrclass);
+		n = mcache_ref_take(mc, h, ref_fp(cs), refs, MCACHE_REF_SLOTS);
+		if(n == 0)
+			continue;
 		/* (the SOA of a negative answer is the zone's own, which
 		 * Unbound's RRset cache takes, and petrel's does not: it
-		 * counts as stored) */
-		if(cs->type == DNS_TYPE_RRSIG || cs->count == 0 ||
-			(!stored[i] && !(cs->type == DNS_TYPE_SOA &&
-			cs->section == DNS_SEC_AUTHORITY)))
+		 * counts as held) */
+		if(!stored[i] && !(cs->type == DNS_TYPE_SOA && cs->section ==
+			DNS_SEC_AUTHORITY) && !store_cache_holds(rc, cs, now,
+			region)) {
+			/* the cache keeps other data: the messages keep
+			 * theirs, and their references */
+			for(k = 0; k < n; k++)
+				if(query_info_set(&qi, refs[k].qname,
+					refs[k].qtype, refs[k].qclass) == 0)
+					mcache_ref_add(mc, h, refs[k].data_fp,
+						&qi, refs[k].do_bit,
+						refs[k].cd_bit);
 			continue;
-		n = mcache_ref_take(mc, ref_hash(cs->owner, cs->type,
-			cs->rrclass), ref_fp(cs), refs, MCACHE_REF_SLOTS);
+		}
 		for(k = 0; k < n; k++) {
 			if(refs[k].qtype == a->qinfo->qtype &&
 				refs[k].qclass == a->qinfo->qclass &&
@@ -513,8 +540,7 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 				bufsize, region, &sp) && query_info_set(&qi,
 				refs[k].qname, refs[k].qtype, refs[k].qclass)
 				== 0)
-				mcache_ref_add(mc, ref_hash(cs->owner,
-					cs->type, cs->rrclass), ref_fp(cs), &qi,
+				mcache_ref_add(mc, h, ref_fp(cs), &qi,
 					refs[k].do_bit, refs[k].cd_bit);
 		}
 	}
