@@ -669,8 +669,11 @@ START_TEST(test_serve_expired)
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 1, 1232, 0,
 		T0 + 350, out, &len, &msg, &refresh), MCACHE_HIT_EXPIRED);
 	ck_assert_int_eq(refresh, 1);
+	/* the expired record says serve-expired-reply-ttl; the one still
+	 * live (TTL 3600) what is left of it, as Unbound's live sets do */
+	ck_assert_uint_eq(msg.rr_count, 2);
 	for(i = 0; i < msg.rr_count; i++)
-		ck_assert_uint_eq(msg.rrs[i].ttl, 30);
+		ck_assert_uint_eq(msg.rrs[i].ttl, i == 0 ? 30 : 3600 - 350);
 	ck_assert_int_eq(find_ede(out, &msg), DNS_EDE_STALE_ANSWER);
 	ck_assert_int_eq(ask(c, "old.example", DNS_TYPE_A, 0, 0, 0, 0,
 		T0 + 351, out, &len, &msg, &refresh), MCACHE_HIT_EXPIRED);

@@ -54,6 +54,10 @@
 #define MALT_DO MCACHE_SHARE_DO
 /** rr flag: first RR of a run of one RRset */
 #define MRR_START 0x01
+/** rr flag: its stored TTL is the RRset cache's remaining one, shorter
+ * than its own (store.h): once expired it is served stale with
+ * serve-expired-reply-ttl, not with that shorter TTL */
+#define MRR_CAPPED 0x02
 /** most runs an entry lists for rrset-roundrobin (more stay in order) */
 #define MCACHE_MAX_ROT 16
 /** most bytes of doubled runs an entry keeps for rrset-roundrobin */
@@ -673,7 +677,7 @@ static enum mcache_store_result mcache_store_impl(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede, int servfail,
-	time_t expire_max);
+	time_t expire_max, const uint8_t *rr_capped);
 
 enum mcache_store_result
 mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
@@ -682,17 +686,18 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	enum mcache_security sec, int ede)
 {
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
-		msg, now, sec, ede, 0, 0);
+		msg, now, sec, ede, 0, 0, NULL);
 }
 
 enum mcache_store_result
 mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
-	enum mcache_security sec, int ede, time_t expire_max)
+	enum mcache_security sec, int ede, time_t expire_max,
+	const uint8_t *rr_capped)
 {
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
-		msg, now, sec, ede, 0, expire_max);
+		msg, now, sec, ede, 0, expire_max, rr_capped);
 }
 
 enum mcache_store_result
@@ -716,20 +721,22 @@ mcache_store_servfail(struct mcache *c, const struct query_info *qinfo,
 	if(dns_msg_parse(wire, len, &msg, NULL, 0) != 0)
 		return MCACHE_ERROR;
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, 0, wire, len,
-		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1, 0);
+		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1, 0, NULL);
 }
 
 /**
  * Store an answer (mcache_store_msg_share), or with servfail a SERVFAIL
  * with no records, kept MCACHE_SERVFAIL_TTL seconds (see the define);
  * expiring at expire_max at the latest (0: no limit,
- * mcache_store_msg_capped).
+ * mcache_store_msg_capped); rr_capped: per RR, 1 when its TTL is the
+ * RRset cache's shorter one (MRR_CAPPED), or NULL.
  */
 static enum mcache_store_result
 mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
-	enum mcache_security sec, int ede, int servfail, time_t expire_max)
+	enum mcache_security sec, int ede, int servfail, time_t expire_max,
+	const uint8_t *rr_capped)
 {
 	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
@@ -875,6 +882,8 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 			!dname_pkt_equal(reply, len, rr->owner_off,
 			msg->rrs[i-1].owner_off))
 			ME_RR_FLAGS(e)[i] = MRR_START;
+		if(rr_capped && rr_capped[i])
+			ME_RR_FLAGS(e)[i] |= MRR_CAPPED;
 	}
 	if(nrot) {
 		/* the runs and their doubled copies, with the stored TTLs */
@@ -1082,6 +1091,34 @@ stale_base(const struct mcache_entry *e)
 	return (time_t)f > e->expire ? (time_t)f : e->expire;
 }
 
+/**
+ * The TTLs of an expired answer (off the hit path): a record still live
+ * (its set outlives the message, or was refreshed since) shows what is
+ * left of it; an expired one serve-expired-reply-ttl, but never more
+ * than its own TTL (as Unbound); with serve-original-ttl (the entry
+ * never counts down) the stored TTLs, as copied.
+ */
+static void __attribute__((noinline))
+stale_ttls(const struct mcache *c, const struct mcache_entry *e,
+	uint8_t *out, size_t nrr, time_t now)
+{
+	const uint16_t *toff = ME_TTL_OFF(e);
+	const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
+	uint32_t rt = c->p.serve_expired_reply_ttl;
+	uint32_t age = now > e->stored ? (uint32_t)(now - e->stored) : 0;
+	size_t i;
+	if(e->stored >= e->expire)
+		return;
+	for(i = 0; i < nrr; i++) {
+		uint32_t t = dns_read_u32(body + toff[i]);
+		if(t > age)
+			t -= age;
+		else if((ME_RR_FLAGS(e)[i] & MRR_CAPPED) || t > rt)
+			t = rt;
+		dns_write_u32(out + toff[i], t);
+	}
+}
+
 /** find the answer for a key (lock-free; see the tables' headers) */
 static inline const struct mcache_entry *
 mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
@@ -1251,17 +1288,7 @@ mcache_answer(struct mcache *c, const struct fast_query *q,
 
 	/* the TTLs */
 	if(stale) {
-		/* serve-expired-reply-ttl, but never more than a record's
-		 * own TTL (as Unbound); with serve-original-ttl (the entry
-		 * never counts down) the stored TTLs, as copied */
-		const uint16_t *toff = ME_TTL_OFF(e);
-		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;
-		uint32_t rt = c->p.serve_expired_reply_ttl;
-		if(e->stored < e->expire)
-			for(i = 0; i < nrr; i++) {
-				uint32_t t = dns_read_u32(body + toff[i]);
-				dns_write_u32(out + toff[i], t < rt ? t : rt);
-			}
+		stale_ttls(c, e, out, nrr, now);
 	} else {
 		const uint16_t *toff = ME_TTL_OFF(e);
 		const uint8_t *body = ME_BODY(e) - DNS_HDR_SIZE;

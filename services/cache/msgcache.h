@@ -22,8 +22,9 @@
  *     set DO or AD; the stored rcode; the counts;
  *   - the question name, with the client's bytes (its letter case);
  *   - every TTL: the stored TTL minus the entry's age (the stored TTL
- *     with serve-original-ttl; serve-expired-reply-ttl for an expired
- *     answer);
+ *     with serve-original-ttl; in an expired answer, the same for a
+ *     record still live and serve-expired-reply-ttl, at most its own
+ *     TTL, for an expired one: mcache_store_msg_capped);
  *   - with rrset-roundrobin, the order of the records of each RRset
  *     the entry lists as rotatable (equal-length records, such as A and
  *     AAAA sets), starting at the record the query ID picks;
@@ -117,9 +118,9 @@ enum mcache_result {
 	/** a fresh answer was written; the entry is in the last 10% of its
 	 * TTL (prefetch) */
 	MCACHE_HIT_PREFETCH,
-	/** an expired answer was written (serve-expired, RFC 8767), with
-	 * TTL serve-expired-reply-ttl and EDE 3 (19 for NXDOMAIN) when the
-	 * client has EDNS */
+	/** an expired answer was written (serve-expired, RFC 8767), its
+	 * expired records with TTL serve-expired-reply-ttl, and EDE 3 (19
+	 * for NXDOMAIN) when the client has EDNS */
 	MCACHE_HIT_EXPIRED
 };
 
@@ -504,12 +505,19 @@ size_t mcache_ref_take(struct mcache *c, uint32_t set_hash,
  * As mcache_store_msg_share, and the entry expires at expire_max at the
  * latest (a message rebuilt with a newer set keeps the expiry it had, as
  * Unbound's message keeps its TTL while its sets show theirs); 0 for no
- * limit.
+ * limit. rr_capped (NULL for none): one byte per record of msg, 1 for a
+ * record whose TTL is the RRset cache's, shorter than its own (store.h):
+ * once expired it is served stale with serve-expired-reply-ttl, as
+ * Unbound's expired set is, not with that shorter TTL. (An expired
+ * answer shows each record that is still live with what is left of it,
+ * and each expired one with serve-expired-reply-ttl, at most its own
+ * TTL.)
  */
 enum mcache_store_result mcache_store_msg_capped(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
-	time_t now, enum mcache_security sec, int ede, time_t expire_max);
+	time_t now, enum mcache_security sec, int ede, time_t expire_max,
+	const uint8_t *rr_capped);
 
 /**
  * serve-expired: a refresh of this question failed for want of a working

@@ -208,17 +208,25 @@ write_rr_rec(struct dns_builder *b, uint8_t *buf, const struct cache_rrset *cs,
 }
 
 /** encode the message, recording its parse, and store it (expiring at
- * expire_max at the latest, 0 for no limit) */
+ * expire_max at the latest, 0 for no limit); set_capped (NULL for none):
+ * per set, 1 when its TTL is the RRset cache's shorter one */
 static enum mcache_store_result
 store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	uint8_t *buf, size_t bufsize, struct region *region,
-	time_t expire_max)
+	time_t expire_max, const uint8_t *set_capped)
 {
 	struct dns_msg msg;
 	struct dns_builder b;
+	uint8_t *rr_capped = NULL;
 	size_t i, k, n = 0, sec;
 	for(i = 0; i < a->nsets; i++)
 		n += a->sets[i].count;
+	if(set_capped && region && (rr_capped = region_alloc(region, n + 1))) {
+		size_t r = 0;
+		for(i = 0; i < a->nsets; i++)
+			for(k = 0; k < a->sets[i].count; k++)
+				rr_capped[r++] = set_capped[i];
+	}
 	/* the header fields and counts (the inline record array is written
 	 * as used) */
 	memset(&msg, 0, offsetof(struct dns_msg, rr_inline));
@@ -264,7 +272,8 @@ store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	msg.len = dns_build_finish(&b);
 	msg.pkt = buf;
 	return mcache_store_msg_capped(mc, a->qinfo, a->do_bit, a->cd_bit,
-		a->share, buf, msg.len, &msg, now, a->sec, a->ede, expire_max);
+		a->share, buf, msg.len, &msg, now, a->sec, a->ede, expire_max,
+		rr_capped);
 }
 
 /* ---- coherence (msgcache.h): the messages that carry a replaced set
@@ -472,7 +481,7 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	ca.sets = sets;
 	ca.nsets = n;
 	if(store_message(mc, &ca, now, buf, bufsize, region, now +
-		(time_t)st.ttl) != MCACHE_STORED)
+		(time_t)st.ttl, NULL) != MCACHE_STORED)
 		return 0;
 	ref_add_all(mc, &ca);
 	return 1;
@@ -554,7 +563,7 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	struct cache_answer ca;
 	struct cache_rrset *sets;
 	uint32_t *ttl;
-	uint8_t *stored = NULL;
+	uint8_t *stored = NULL, *capped;
 	size_t i;
 	enum mcache_store_result r;
 	if(rc && mc && region && a->nsets > 0)
@@ -570,18 +579,21 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 		!(ttl = region_alloc(region, a->nsets * sizeof(*ttl))) ||
 		!cached_ttls(rc, a, now, region, stored, ttl) ||
 		!(sets = region_alloc(region, a->nsets * sizeof(*sets)))) {
-		r = store_message(mc, a, now, buf, bufsize, region, 0);
+		r = store_message(mc, a, now, buf, bufsize, region, 0, NULL);
 		if(r == MCACHE_STORED)
 			ref_add_all(mc, a);
 		return r;
 	}
 	ca = *a;
+	capped = region_alloc(region, a->nsets);
 	for(i = 0; i < a->nsets; i++) {
 		sets[i] = a->sets[i];
 		sets[i].ttl = ttl[i];
+		if(capped)
+			capped[i] = ttl[i] < a->sets[i].ttl;
 	}
 	ca.sets = sets;
-	r = store_message(mc, &ca, now, buf, bufsize, region, 0);
+	r = store_message(mc, &ca, now, buf, bufsize, region, 0, capped);
 	if(r == MCACHE_STORED)
 		ref_add_all(mc, &ca);
 	return r;
