@@ -457,8 +457,9 @@ START_TEST(test_follow)
 END_TEST
 
 /* the reference table: a store of the same data (same fingerprint)
- * leaves the references where they are; other data takes them, once;
- * a full bucket forgets its oldest */
+ * leaves the references where they are, until the message's copy of it
+ * expires; other data takes them, once; a full bucket forgets its
+ * oldest */
 START_TEST(test_refs)
 {
 	struct mcache_params p;
@@ -475,21 +476,30 @@ START_TEST(test_refs)
 		ck_assert_int_eq(query_info_set(&q[i], N((int)i, name),
 			DNS_TYPE_A, DNS_CLASS_IN), 0);
 	}
-	mcache_ref_add(mc, 77, 1, &q[0], 0, 0);
-	ck_assert_uint_eq(mcache_ref_take(mc, 77, 1, out, MCACHE_REF_SLOTS),
+	mcache_ref_add(mc, 77, 1, T0 + 100, &q[0], 0, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 1, 0, out, MCACHE_REF_SLOTS),
 		0);
-	ck_assert_uint_eq(mcache_ref_take(mc, 78, 2, out, MCACHE_REF_SLOTS),
+	ck_assert_uint_eq(mcache_ref_take(mc, 78, 2, 0, out, MCACHE_REF_SLOTS),
 		0);
-	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, out, MCACHE_REF_SLOTS),
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, 0, out, MCACHE_REF_SLOTS),
 		1);
 	ck_assert_uint_eq(out[0].qname_len, q[0].qname_len);
 	ck_assert_int_eq(memcmp(out[0].qname, q[0].qname, q[0].qname_len), 0);
-	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, out, MCACHE_REF_SLOTS),
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 2, 0, out, MCACHE_REF_SLOTS),
 		0);
+	/* the same data is taken once the message's copy of it expires
+	 * (renew_before at or past its expiry), with its expiry */
+	mcache_ref_add(mc, 77, 1, T0 + 100, &q[0], 0, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 1, T0 + 99, out,
+		MCACHE_REF_SLOTS), 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 1, T0 + 100, out,
+		MCACHE_REF_SLOTS), 1);
+	ck_assert_int_eq(out[0].set_expire, T0 + 100);
+	ck_assert_uint_eq(out[0].data_fp, 1);
 	/* one more than a bucket holds: the first is forgotten */
 	for(i = 0; i <= MCACHE_REF_SLOTS; i++)
-		mcache_ref_add(mc, 77, 1, &q[i], 1, 0);
-	ck_assert_uint_eq(mcache_ref_take(mc, 77, 3, out, MCACHE_REF_SLOTS),
+		mcache_ref_add(mc, 77, 1, T0 + 100, &q[i], 1, 0);
+	ck_assert_uint_eq(mcache_ref_take(mc, 77, 3, 0, out, MCACHE_REF_SLOTS),
 		MCACHE_REF_SLOTS);
 	for(i = 0; i < MCACHE_REF_SLOTS; i++) {
 		ck_assert_int_eq(out[i].do_bit, 1);

@@ -206,6 +206,8 @@ struct mref_slot {
 	uint32_t set_hash;
 	/** the fingerprint of its data in the message */
 	uint32_t data_fp;
+	/** when the set expires as the message holds it */
+	time_t set_expire;
 	/** 1 when in use */
 	uint8_t used;
 	/** the key's MKEY_DO | MKEY_CD */
@@ -411,7 +413,8 @@ mcache_delete(struct mcache *c)
 
 void
 mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
-	const struct query_info *qinfo, int do_bit, int cd_bit)
+	time_t set_expire, const struct query_info *qinfo, int do_bit,
+	int cd_bit)
 {
 	struct mref_bucket *b;
 	struct mref_slot *sl = NULL;
@@ -429,6 +432,7 @@ mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 			qinfo->qclass && x->qname_len == qinfo->qname_len &&
 			memcmp(x->qname, qinfo->qname, x->qname_len) == 0) {
 			x->data_fp = data_fp; /* (known) */
+			x->set_expire = set_expire;
 			lock_basic_unlock(&b->lock);
 			return;
 		}
@@ -443,6 +447,7 @@ mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 	sl->used = 1;
 	sl->set_hash = set_hash;
 	sl->data_fp = data_fp;
+	sl->set_expire = set_expire;
 	sl->dc = dc;
 	sl->qtype = qinfo->qtype;
 	sl->qclass = qinfo->qclass;
@@ -453,7 +458,7 @@ mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 
 size_t
 mcache_ref_take(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
-	struct mcache_ref *out, size_t max)
+	time_t renew_before, struct mcache_ref *out, size_t max)
 {
 	struct mref_bucket *b;
 	size_t i, n = 0;
@@ -464,7 +469,7 @@ mcache_ref_take(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 	for(i = 0; i < MCACHE_REF_SLOTS && n < max; i++) {
 		struct mref_slot *x = &b->s[i];
 		if(!x->used || x->set_hash != set_hash ||
-			x->data_fp == data_fp)
+			(x->data_fp == data_fp && x->set_expire > renew_before))
 			continue;
 		memcpy(out[n].qname, x->qname, x->qname_len);
 		out[n].qname_len = x->qname_len;
@@ -473,6 +478,7 @@ mcache_ref_take(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
 		out[n].do_bit = (x->dc & MKEY_DO) != 0;
 		out[n].cd_bit = (x->dc & MKEY_CD) != 0;
 		out[n].data_fp = x->data_fp;
+		out[n].set_expire = x->set_expire;
 		x->used = 0;
 		n++;
 	}
@@ -1405,6 +1411,44 @@ mcache_copy_msg(struct mcache *c, const struct query_info *qinfo,
 	st->ede = e->ede;
 	st->share = (e->alt & MALT_CD ? MCACHE_SHARE_CD : 0) |
 		(e->alt & MALT_DO ? MCACHE_SHARE_DO : 0);
+	*len = msglen;
+	return 0;
+}
+
+int
+mcache_copy_stale(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
+	size_t *len, struct mcache_state *st, time_t *stored, time_t *expire)
+{
+	const struct mcache_entry *e;
+	size_t msglen;
+	memset(st, 0, sizeof(*st));
+	st->result = MCACHE_MISS;
+	e = mcache_find_q(c, qinfo, do_bit, cd_bit);
+	if(!e || now < e->expire || !c->p.serve_expired ||
+		e->rcode == DNS_RCODE_SERVFAIL || e->stored >= e->expire ||
+		(c->p.serve_expired_ttl != 0 && now >= stale_base(e) +
+		(time_t)c->p.serve_expired_ttl))
+		return -1;
+	msglen = DNS_HDR_SIZE + (size_t)e->body_len;
+	if(msglen > bufmax)
+		return -1;
+	memcpy(buf + DNS_HDR_SIZE, ME_BODY(e), e->body_len);
+	dns_write_u16(buf, 0);
+	dns_write_u16(buf + 2, (uint16_t)(DNS_FLAG_QR | DNS_FLAG_RA |
+		e->rcode));
+	dns_write_u16(buf + 4, 1);
+	dns_write_u16(buf + 6, e->counts[0]);
+	dns_write_u16(buf + 8, e->counts[1]);
+	dns_write_u16(buf + 10, e->counts[2]);
+	st->result = MCACHE_HIT_EXPIRED;
+	st->rcode = e->rcode;
+	st->sec = (enum mcache_security)e->sec;
+	st->ede = e->ede;
+	st->share = (e->alt & MALT_CD ? MCACHE_SHARE_CD : 0) |
+		(e->alt & MALT_DO ? MCACHE_SHARE_DO : 0);
+	*stored = e->stored;
+	*expire = e->expire;
 	*len = msglen;
 	return 0;
 }

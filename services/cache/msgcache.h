@@ -482,24 +482,47 @@ struct mcache_ref {
 	int do_bit, cd_bit;
 	/** the fingerprint of the set's data the message holds */
 	uint32_t data_fp;
+	/** when the set expires as the message holds it */
+	time_t set_expire;
 };
 
 /**
  * Remember that the message of this key carries the set of set_hash,
- * with data of fingerprint data_fp (a lost reference only loses the
- * rebuild: no error).
+ * with data of fingerprint data_fp, expiring at set_expire there (a lost
+ * reference only loses the rebuild: no error).
  */
 void mcache_ref_add(struct mcache *c, uint32_t set_hash, uint32_t data_fp,
-	const struct query_info *qinfo, int do_bit, int cd_bit);
+	time_t set_expire, const struct query_info *qinfo, int do_bit,
+	int cd_bit);
 
 /**
  * Take (and forget) the keys remembered for set_hash whose messages hold
- * data of another fingerprint than data_fp (those with the same stay).
+ * data of another fingerprint than data_fp, or the same data expiring
+ * at renew_before or earlier (a set that comes again once its copy in
+ * the messages has expired, or, for a refresh, is about to: Unbound's
+ * messages show the renewed set); the others stay.
+ * @param renew_before: 0 to take only other data.
  * @param out: where they go; max: its room (MCACHE_REF_SLOTS is enough).
  * @return how many were written.
  */
 size_t mcache_ref_take(struct mcache *c, uint32_t set_hash,
-	uint32_t data_fp, struct mcache_ref *out, size_t max);
+	uint32_t data_fp, time_t renew_before, struct mcache_ref *out,
+	size_t max);
+
+/**
+ * Copy an expired entry that serve-expired may still serve, as stored:
+ * the message with ID 0, QR RA and the stored rcode, the counts, the
+ * stored question and the stored TTLs (not counted down; they count
+ * from *stored). Not the hot path (store.c rebuilds such a message when
+ * one of its sets is renewed: it is served stale with the live set).
+ * @param stored: set to the time its TTLs count from.
+ * @param expire: set to its expiry (in the past).
+ * Other parameters as mcache_copy_msg (st->result MCACHE_HIT_EXPIRED).
+ * @return 0, or -1 when there is no such entry or it does not fit.
+ */
+int mcache_copy_stale(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
+	size_t *len, struct mcache_state *st, time_t *stored, time_t *expire);
 
 /**
  * As mcache_store_msg_share, and the entry expires at expire_max at the

@@ -311,16 +311,18 @@ ref_kept(const struct cache_rrset *cs)
 		cs->type != DNS_TYPE_RRSIG && cs->count > 0;
 }
 
-/** remember the sets of a stored message */
+/** remember the sets of a message stored at base (its TTLs count from
+ * there) */
 static void
-ref_add_all(struct mcache *mc, const struct cache_answer *a)
+ref_add_all(struct mcache *mc, const struct cache_answer *a, time_t base)
 {
 	size_t i;
 	for(i = 0; i < a->nsets; i++)
 		if(ref_kept(&a->sets[i]))
 			mcache_ref_add(mc, ref_hash(a->sets[i].owner,
 				a->sets[i].type, a->sets[i].rrclass),
-				ref_fp(&a->sets[i]), a->qinfo, a->do_bit,
+				ref_fp(&a->sets[i]), base +
+				(time_t)a->sets[i].ttl, a->qinfo, a->do_bit,
 				a->cd_bit);
 }
 
@@ -352,19 +354,23 @@ struct rebuild_space {
 
 /**
  * Rebuild the message of key ref, when it carries a set at nw's owner,
- * type and class with other data, with nw's data in its place (its
- * TTL: the RRset cache's, else nw's); the message keeps its expiry, its
- * rcode, security, EDE and sharing. A message that carries the set's
- * RRSIGs, or is secure while nw is not, is removed instead (it is made
- * again by the next query for it, as Unbound revalidates).
- * @return 1 when the message is there (as it was, or rebuilt), 0 when
- *	it is not (expired, removed, or not to be read).
+ * type and class with other data, or with renew the same data (renewed:
+ * its copy in the message has expired, or is about to), with nw's data
+ * in its place (its TTL: the RRset cache's, else nw's); the message
+ * keeps its expiry, its rcode, security, EDE and sharing. An expired
+ * message that serve-expired still serves is rebuilt as it was stored
+ * (its TTLs count from then; it stays expired, and the renewed set shows
+ * what is left of it in its stale answers, as Unbound's live sets do).
+ * A message that carries the set's RRSIGs, or is secure while nw is
+ * not, is removed instead (it is made again by the next query for it,
+ * as Unbound revalidates). The references of a message that is there
+ * afterwards are remembered again.
  */
-static int
+static void
 store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	const struct mcache_ref *ref, const struct cache_rrset *nw,
-	time_t now, uint8_t *buf, size_t bufsize, struct region *region,
-	struct rebuild_space *sp)
+	int renew, time_t now, uint8_t *buf, size_t bufsize,
+	struct region *region, struct rebuild_space *sp)
 {
 	struct query_info qi;
 	struct mcache_state st;
@@ -375,23 +381,32 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	uint16_t *rl;
 	size_t len, i, n = 0, hit = 0;
 	int found = 0, signed_set = 0;
+	time_t base = now, expire_max, st_stored, st_expire;
 	if(query_info_set(&qi, ref->qname, ref->qtype, ref->qclass) < 0)
-		return 0;
+		return;
 	if(!sp->copy && (!(sp->copy = region_alloc(region, DNS_MAX_MSG)) ||
 		!(sp->scratch = region_alloc(region, DNS_MAX_MSG)))) {
 		sp->copy = NULL;
-		return 0;
+		return;
 	}
 	if(mcache_copy_msg(mc, &qi, ref->do_bit, ref->cd_bit, now, sp->copy,
-		DNS_MAX_MSG, &len, &st) != 0 ||
-		dns_msg_parse(sp->copy, len, &m, region, 0) != 0 ||
+		DNS_MAX_MSG, &len, &st) == 0)
+		expire_max = now + (time_t)st.ttl;
+	else if(mcache_copy_stale(mc, &qi, ref->do_bit, ref->cd_bit, now,
+		sp->copy, DNS_MAX_MSG, &len, &st, &st_stored, &st_expire)
+		== 0) {
+		base = st_stored;
+		expire_max = st_expire;
+	} else
+		return;
+	if(dns_msg_parse(sp->copy, len, &m, region, 0) != 0 ||
 		m.rr_count == 0)
-		return 0;
+		return;
 	sets = region_alloc(region, m.rr_count * sizeof(*sets));
 	rd = region_alloc(region, m.rr_count * sizeof(*rd));
 	rl = region_alloc(region, m.rr_count * sizeof(*rl));
 	if(!sets || !rd || !rl)
-		return 0;
+		return;
 	/* the sets, as the message holds them (its records of a set are
 	 * together: store_message wrote them so) */
 	for(i = 0; i < m.rr_count; i++) {
@@ -402,11 +417,11 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 			DNS_MAX_MSG);
 		struct cache_rrset *cs = n > 0 ? &sets[n - 1] : NULL;
 		if(ol == 0 || l < 0)
-			return 0;
+			return;
 		rd[i] = region_memdup(region, sp->scratch, (size_t)l);
 		rl[i] = (uint16_t)l;
 		if(!rd[i] && l > 0)
-			return 0;
+			return;
 		if(cs && cs->section == rr->section && cs->type == rr->type &&
 			cs->rrclass == rr->rrclass && dname_equal(cs->owner,
 			owner) && (rr->type != DNS_TYPE_RRSIG ||
@@ -420,7 +435,7 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 		cs = &sets[n++];
 		memset(cs, 0, sizeof(*cs));
 		if(!(cs->owner = region_memdup(region, owner, ol)))
-			return 0;
+			return;
 		cs->owner_len = ol;
 		cs->type = rr->type;
 		cs->rrclass = rr->rrclass;
@@ -444,15 +459,20 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 			signed_set = 1;
 	}
 	if(!found)
-		return 0; /* (another set of the same hash) */
-	if(same_set_rdata(&sets[hit], nw))
-		return 1;
+		return; /* (another set of the same hash) */
+	if(same_set_rdata(&sets[hit], nw) && !renew) {
+		/* (as it was: its reference stays) */
+		mcache_ref_add(mc, ref_hash(nw->owner, nw->type, nw->rrclass),
+			ref->data_fp, ref->set_expire, &qi, ref->do_bit,
+			ref->cd_bit);
+		return;
+	}
 	/* (a secure message's sets are validated in the RRset cache, where
 	 * an unvalidated one does not replace them: a safety belt) */
 	if(signed_set || (st.sec == MCACHE_SEC_SECURE &&
 		nw->sec != RRSET_SEC_SECURE)) {
 		(void)mcache_flush_type(mc, qi.qname, qi.qtype, qi.qclass);
-		return 0;
+		return;
 	}
 	{
 		struct rrset_data c;
@@ -469,6 +489,9 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 			if(same_set_rdata(&cc, nw))
 				sets[hit].ttl = c.ttl;
 		}
+		/* (an expired message's TTLs count from when it was
+		 * stored) */
+		sets[hit].ttl += (uint32_t)(now - base);
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.qinfo = &qi;
@@ -480,11 +503,10 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	ca.ede = st.ede;
 	ca.sets = sets;
 	ca.nsets = n;
-	if(store_message(mc, &ca, now, buf, bufsize, region, now +
-		(time_t)st.ttl, NULL) != MCACHE_STORED)
-		return 0;
-	ref_add_all(mc, &ca);
-	return 1;
+	if(store_message(mc, &ca, base, buf, bufsize, region, expire_max,
+		NULL) != MCACHE_STORED)
+		return;
+	ref_add_all(mc, &ca, base);
 }
 
 /** @return 1 when the RRset cache holds cs's data, live (put there by
@@ -518,7 +540,10 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 		if(cs->type == DNS_TYPE_RRSIG || cs->count == 0)
 			continue;
 		h = ref_hash(cs->owner, cs->type, cs->rrclass);
-		n = mcache_ref_take(mc, h, ref_fp(cs), refs, MCACHE_REF_SLOTS);
+		/* (other data, or the same data where the messages' copy
+		 * has expired, or for a refresh is about to) */
+		n = mcache_ref_take(mc, h, ref_fp(cs), now + a->leeway, refs,
+			MCACHE_REF_SLOTS);
 		if(n == 0)
 			continue;
 		/* (the SOA of a negative answer is the zone's own, which
@@ -533,7 +558,8 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 				if(query_info_set(&qi, refs[k].qname,
 					refs[k].qtype, refs[k].qclass) == 0)
 					mcache_ref_add(mc, h, refs[k].data_fp,
-						&qi, refs[k].do_bit,
+						refs[k].set_expire, &qi,
+						refs[k].do_bit,
 						refs[k].cd_bit);
 			continue;
 		}
@@ -544,13 +570,9 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 				memcmp(refs[k].qname, a->qinfo->qname,
 				refs[k].qname_len) == 0)
 				continue; /* (this question: replaced now) */
-			/* (a message still there keeps its reference) */
-			if(store_rebuild(mc, rc, &refs[k], cs, now, buf,
-				bufsize, region, &sp) && query_info_set(&qi,
-				refs[k].qname, refs[k].qtype, refs[k].qclass)
-				== 0)
-				mcache_ref_add(mc, h, ref_fp(cs), &qi,
-					refs[k].do_bit, refs[k].cd_bit);
+			/* (a message still there keeps its references) */
+			store_rebuild(mc, rc, &refs[k], cs, refs[k].data_fp ==
+				ref_fp(cs), now, buf, bufsize, region, &sp);
 		}
 	}
 }
@@ -581,7 +603,7 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 		!(sets = region_alloc(region, a->nsets * sizeof(*sets)))) {
 		r = store_message(mc, a, now, buf, bufsize, region, 0, NULL);
 		if(r == MCACHE_STORED)
-			ref_add_all(mc, a);
+			ref_add_all(mc, a, now);
 		return r;
 	}
 	ca = *a;
@@ -595,6 +617,6 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	ca.sets = sets;
 	r = store_message(mc, &ca, now, buf, bufsize, region, 0, capped);
 	if(r == MCACHE_STORED)
-		ref_add_all(mc, &ca);
+		ref_add_all(mc, &ca, now);
 	return r;
 }
