@@ -2550,7 +2550,9 @@ resolver_has_dnssec(const struct cache_rrset *sets, size_t n, uint16_t qtype)
 /** Store a finished state's answer (not SERVFAIL): the one store path,
  * services/cache/store.h (its marked RRsets in the RRset cache, the
  * message in the message cache).
- * @return 1 when the message was stored, 0 when not */
+ * @return 1 when the message was stored, 2 when it was and is to be
+ *	stored again after its clients are answered (MCACHE_STORED_HELD),
+ *	0 when not */
 static int
 resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	struct mesh_answer *ans)
@@ -2608,9 +2610,15 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 		return cache_store_answer(NULL, r->rrset, &ca,
 			r->out->now->tv_sec, r->buf, DNS_MAX_MSG,
 			s->qs.region) == MCACHE_STORED;
-	if(cache_store_answer(r->mcache, r->rrset, &ca, r->out->now->tv_sec,
-		r->buf, DNS_MAX_MSG, s->qs.region) == MCACHE_STORED)
+	switch(cache_store_answer(r->mcache, r->rrset, &ca,
+		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, s->qs.region)) {
+	case MCACHE_STORED:
 		return 1;
+	case MCACHE_STORED_HELD:
+		return 2; /* (stored again once the clients are answered) */
+	default:
+		break;
+	}
 	/* a newer answer that is not kept (a TTL 0 record...) replaces the
 	 * entries of its question: an expired one is not served stale
 	 * (serve-expired) after the upstream has answered otherwise; those
@@ -3163,6 +3171,9 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 			r->stats.num_answer_secure++;
 		resolver_answer_client(r, s, c, ans, ede, stored);
 	}
+	if(stored == 2)
+		/* later hits show the held set's TTL (store.h) */
+		(void)resolver_store_answer(r, s, ans);
 	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
 		r->authz)
 		resolver_zonemd_keys(r, s, ans, ede);

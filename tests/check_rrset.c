@@ -304,6 +304,48 @@ START_TEST(test_ghost_domain)
 }
 END_TEST
 
+/* the child's authoritative address set, the same as the glue it
+ * replaces, keeps the glue's expiry (rrset_cache_store_held says so);
+ * another address from the child sets its own */
+START_TEST(test_ghost_glue_same)
+{
+	struct rrset_cache *c = new_rrset(1 << 20, 4, 0, 86400);
+	struct rrset_data d;
+	static uint8_t addr[4] = { 192, 0, 2, 7 };
+	const uint8_t *rd[1] = { addr };
+	uint16_t lens[1] = { 4 };
+	int held = -1;
+	memset(&d, 0, sizeof(d));
+	ck_assert_int_eq(put_a(c, "ns.glue.example", 7, 4,
+		RRSET_TRUST_ADD_NOAA, T0), RRSET_STORED);
+	d.name = N("ns.glue.example");
+	d.name_len = dname_len(d.name);
+	d.type = DNS_TYPE_A;
+	d.rrclass = DNS_CLASS_IN;
+	d.ttl = 7200;
+	d.trust = RRSET_TRUST_ANS_AA;
+	d.count = 1;
+	d.rdata = rd;
+	d.rdlen = lens;
+	ck_assert_int_eq(rrset_cache_store_held(c, &d, T0 + 1, 0, T0 + 1,
+		&held), RRSET_STORED);
+	ck_assert_int_eq(held, 1);
+	ck_assert_int_eq(get(c, "ns.glue.example", DNS_TYPE_A, T0 + 1, &d),
+		0);
+	ck_assert_uint_eq(d.expire, T0 + 4);
+	ck_assert_int_eq(d.trust, RRSET_TRUST_ANS_AA);
+	/* other glue, then the child's other address: its own TTL */
+	ck_assert_int_eq(put_a(c, "ns2.glue.example", 8, 4,
+		RRSET_TRUST_ADD_NOAA, T0), RRSET_STORED);
+	ck_assert_int_eq(put_a(c, "ns2.glue.example", 9, 7200,
+		RRSET_TRUST_ANS_AA, T0 + 1), RRSET_STORED);
+	ck_assert_int_eq(get(c, "ns2.glue.example", DNS_TYPE_A, T0 + 1, &d),
+		0);
+	ck_assert_uint_eq(d.expire, T0 + 7201);
+	rrset_cache_delete(c);
+}
+END_TEST
+
 /** store an NS set (one name) as a finished answer's, the query having
  * started at qstart (rrset_cache_store_answer) */
 static int
@@ -571,6 +613,7 @@ rrset_suite(void)
 	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
 	tcase_add_test(tc, test_ghost_timewindow);
+	tcase_add_test(tc, test_ghost_glue_same);
 	tcase_add_test(tc, test_parent_side);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);
@@ -586,6 +629,7 @@ rrset_suite(void)
 	tcase_add_test(tc, test_leeway);
 	tcase_add_test(tc, test_ghost_domain);
 	tcase_add_test(tc, test_ghost_timewindow);
+	tcase_add_test(tc, test_ghost_glue_same);
 	tcase_add_test(tc, test_parent_side);
 	tcase_add_test(tc, test_delegation);
 	tcase_add_test(tc, test_flush);

@@ -132,7 +132,14 @@ enum mcache_store_result {
 	 * question mismatch, OPT not last...) */
 	MCACHE_NOT_CACHEABLE = 1,
 	/** malformed message or out of memory */
-	MCACHE_ERROR = -1
+	MCACHE_ERROR = -1,
+	/** (cache_store_answer only) stored, with the TTLs of the answer;
+	 * but a set of it went into the RRset cache with an older set's
+	 * shorter expiry (rrset_cache_store_held): the answer is to be
+	 * stored again once its waiting clients have been answered, so that
+	 * later hits show that set's TTL (as Unbound's first answer shows
+	 * the server's TTL, and its message the cached set's) */
+	MCACHE_STORED_HELD = 2
 };
 
 /** the message cache's settings (from the config) */

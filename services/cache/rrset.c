@@ -203,6 +203,30 @@ rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
 	else	slabhash_set_maxmem(c->table, maxmem);
 }
 
+/** @return 1 when two entries hold the same records (in any order;
+ * their RRSIGs are not compared) */
+static int
+rrset_same_rrs(const struct rrset_entry *a, const struct rrset_entry *b)
+{
+	const uint8_t *p, *q;
+	size_t i, j;
+	if(a->count != b->count)
+		return 0;
+	for(i = 0, p = RE_BLOB(a); i < a->count; i++) {
+		size_t l = dns_read_u16(p);
+		for(j = 0, q = RE_BLOB(b); j < b->count; j++) {
+			size_t m = dns_read_u16(q);
+			if(l == m && memcmp(p + 2, q + 2, l) == 0)
+				break;
+			q += 2 + m;
+		}
+		if(j == b->count)
+			return 0;
+		p += 2 + l;
+	}
+	return 1;
+}
+
 /** is this set (replacing old, live) protected against TTL extension? */
 static int
 ghost_protected(const struct rrset_entry *old, const struct rrset_entry *e)
@@ -219,7 +243,12 @@ ghost_protected(const struct rrset_entry *old, const struct rrset_entry *e)
 		return e->trust < RRSET_TRUST_AUTH_AA ||
 			e->trust <= old->trust;
 	if(e->trust >= RRSET_TRUST_AUTH_AA)
-		return 0; /* authoritative from the child itself */
+		/* authoritative from the child itself; but the same
+		 * addresses as the glue it replaces do not renew that glue
+		 * (the delegation would live on through them) */
+		return (e->type == DNS_TYPE_A || e->type == DNS_TYPE_AAAA) &&
+			old->trust < RRSET_TRUST_ANS_NOAA &&
+			rrset_same_rrs(old, e);
 	/* glue: address records from outside an authoritative answer */
 	return (e->type == DNS_TYPE_A || e->type == DNS_TYPE_AAAA) &&
 		e->trust < RRSET_TRUST_ANS_NOAA;
@@ -235,6 +264,8 @@ struct rrset_decide_arg {
 	/** when the query started (rrset_cache_store_answer), at most
 	 * now: an NS set counts as expired only if it was then */
 	time_t qstart;
+	/** out: 1 when the set went in with the old set's expiry */
+	int held;
 };
 
 /** the insert policy (see the header); arg is a struct rrset_decide_arg */
@@ -242,7 +273,7 @@ static int
 rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	void *arg)
 {
-	const struct rrset_decide_arg *d = arg;
+	struct rrset_decide_arg *d = arg;
 	time_t now = e->type == DNS_TYPE_NS ? d->qstart : d->now;
 	if(old->expire <= now + d->leeway || (old->zero_ttl && !e->zero_ttl))
 		return 1;
@@ -251,8 +282,10 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 	 * an NS answer left unchecked takes the status the validator gave
 	 * it later */
 	if(e->sec == RRSET_SEC_SECURE && old->sec != RRSET_SEC_SECURE) {
-		if(ghost_protected(old, e) && e->expire > old->expire)
+		if(ghost_protected(old, e) && e->expire > old->expire) {
 			e->expire = old->expire;
+			d->held = 1;
+		}
 		return 1;
 	}
 	if(e->trust < old->trust)
@@ -262,8 +295,10 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 		e->blob_len == old->blob_len &&
 		memcmp(RE_BLOB(e), RE_BLOB(old), e->blob_len) == 0)
 		return 0;
-	if(ghost_protected(old, e) && e->expire > old->expire)
+	if(ghost_protected(old, e) && e->expire > old->expire) {
 		e->expire = old->expire;
+		d->held = 1;
+	}
 	return 1;
 }
 
@@ -297,28 +332,35 @@ rrset_cache_store_leeway(struct rrset_cache *c, const struct rrset_data *rs,
 }
 
 /** store a set, as the set of its name (pside 0) or its parent-side
- * copy (pside 1) */
+ * copy (pside 1); held (may be NULL): rrset_cache_store_held */
 static int
 rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
-	time_t now, time_t leeway, time_t qstart, int pside);
+	time_t now, time_t leeway, time_t qstart, int pside, int *held);
 
 int
 rrset_cache_store_answer(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now, time_t leeway, time_t qstart)
 {
-	return rrset_store(c, rs, now, leeway, qstart, 0);
+	return rrset_store(c, rs, now, leeway, qstart, 0, NULL);
+}
+
+int
+rrset_cache_store_held(struct rrset_cache *c, const struct rrset_data *rs,
+	time_t now, time_t leeway, time_t qstart, int *held)
+{
+	return rrset_store(c, rs, now, leeway, qstart, 0, held);
 }
 
 int
 rrset_cache_store_pside(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now)
 {
-	return rrset_store(c, rs, now, 0, now, 1);
+	return rrset_store(c, rs, now, 0, now, 1, NULL);
 }
 
 static int
 rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
-	time_t now, time_t leeway, time_t qstart, int pside)
+	time_t now, time_t leeway, time_t qstart, int pside, int *held)
 {
 	struct rrset_decide_arg d;
 	struct rrset_lentry *le;
@@ -374,6 +416,9 @@ rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
 	d.now = now;
 	d.leeway = leeway;
 	d.qstart = qstart > 0 && qstart < now ? qstart : now;
+	d.held = 0;
+	if(held)
+		*held = 0;
 	key.name = RE_NAME(e);
 	key.name_len = nlen;
 	key.type = e->type;
@@ -386,11 +431,17 @@ rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
 		free(le);
 		if(r == SHMHASH_NOMEM)
 			return RRSET_NOT_STORED;
-		return r == SHMHASH_KEPT ? RRSET_KEPT : RRSET_STORED;
+		if(r == SHMHASH_KEPT)
+			return RRSET_KEPT;
+		if(held)
+			*held = d.held;
+		return RRSET_STORED;
 	}
 	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &d) ==
 		SLABHASH_KEPT)
 		return RRSET_KEPT;
+	if(held)
+		*held = d.held;
 	return RRSET_STORED;
 }
 

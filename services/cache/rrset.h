@@ -22,7 +22,10 @@
  *   - otherwise replaces it, but an NS set, or an A/AAAA set of lower
  *     trust than the answer of an authoritative reply (glue), keeps the
  *     old expiry unless the new data comes authoritatively from the
- *     child (trust RRSET_TRUST_AUTH_AA or above), and an NS set of no
+ *     child (trust RRSET_TRUST_AUTH_AA or above); the child's A/AAAA
+ *     set keeps it too when it replaces glue with the same addresses
+ *     (the child's TTL does not renew a delegation's glue:
+ *     ghost_glue_a.rpl), and an NS set of no
  *     higher trust than the old one keeps it even then (the child's
  *     changed NS set: a domain moved away is not kept alive by its old
  *     servers): no "ghost domains", where a revoked delegation lives on
@@ -214,6 +217,16 @@ int rrset_cache_store_leeway(struct rrset_cache *c,
 int rrset_cache_store_answer(struct rrset_cache *c,
 	const struct rrset_data *rs, time_t now, time_t leeway,
 	time_t qstart);
+
+/**
+ * As rrset_cache_store_answer, and say whether the set went in with an
+ * older set's shorter expiry (the ghost rules above: an NS set, or an
+ * address set replacing glue of the same data).
+ * @param held: set to 1 when so, else 0.
+ */
+int rrset_cache_store_held(struct rrset_cache *c,
+	const struct rrset_data *rs, time_t now, time_t leeway,
+	time_t qstart, int *held);
 
 /**
  * Store the parent-side copy of an address set: the glue a referral gave

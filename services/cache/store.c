@@ -53,8 +53,9 @@ store_sigs_of(const struct cache_answer *a, const struct cache_rrset *cs,
 /** the marked sets into the RRset cache, each with the RRSIGs of the
  * answer that cover it and its DNSSEC status (a DO question can then be
  * answered from them, and validated again); stored (may be NULL): one
- * byte per set, set to 1 for a set that went in (new or replacing), 0
- * otherwise */
+ * byte per set, set to 1 for a set that went in (new or replacing), 2
+ * for one that went in with an older set's shorter expiry
+ * (rrset_cache_store_held), 0 otherwise */
 static void
 store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 	time_t now, uint8_t *stored)
@@ -101,9 +102,12 @@ store_rrsets(struct rrset_cache *rc, const struct cache_answer *a,
 				rs.trust = RRSET_TRUST_VALIDATED;
 			else	rs.sec = RRSET_SEC_UNCHECKED;
 		}
-		if(rrset_cache_store_answer(rc, &rs, now, a->leeway,
-			a->qstart) == RRSET_STORED && stored)
-			stored[i] = 1;
+		{
+			int held = 0;
+			if(rrset_cache_store_held(rc, &rs, now, a->leeway,
+				a->qstart, &held) == RRSET_STORED && stored)
+				stored[i] = (uint8_t)(held ? 2 : 1);
+		}
 	}
 }
 
@@ -577,6 +581,22 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 	}
 }
 
+/** r, or MCACHE_STORED_HELD when the message is stored and a set of it
+ * went into the RRset cache with an older set's shorter expiry (not with
+ * serve-original-ttl, whose answers keep the TTLs as received) */
+static enum mcache_store_result
+store_held(const struct cache_answer *a, const uint8_t *stored,
+	enum mcache_store_result r)
+{
+	size_t i;
+	if(r != MCACHE_STORED || !stored)
+		return r;
+	for(i = 0; i < a->nsets; i++)
+		if(stored[i] == 2)
+			return MCACHE_STORED_HELD;
+	return r;
+}
+
 enum mcache_store_result
 cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	const struct cache_answer *a, time_t now, uint8_t *buf,
@@ -604,7 +624,8 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 		r = store_message(mc, a, now, buf, bufsize, region, 0, NULL);
 		if(r == MCACHE_STORED)
 			ref_add_all(mc, a, now);
-		return r;
+		return mcache_get_params(mc)->original_ttl ? r :
+			store_held(a, stored, r);
 	}
 	ca = *a;
 	capped = region_alloc(region, a->nsets);
@@ -618,5 +639,5 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 	r = store_message(mc, &ca, now, buf, bufsize, region, 0, capped);
 	if(r == MCACHE_STORED)
 		ref_add_all(mc, &ca, now);
-	return r;
+	return store_held(a, stored, r);
 }

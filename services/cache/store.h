@@ -127,7 +127,12 @@ struct cache_answer {
  *	DNS_MSG_INLINE_RRS RRs); may be NULL (then such answers are not
  *	stored in the message cache).
  * @return the message cache's result (MCACHE_STORED when the message is
- *	stored; MCACHE_NOT_CACHEABLE without a message cache).
+ *	stored; MCACHE_NOT_CACHEABLE without a message cache), or
+ *	MCACHE_STORED_HELD: stored, and a set of it went into the RRset
+ *	cache with an older set's shorter expiry (rrset_cache_store_held):
+ *	the message has the answer's TTLs for the clients waiting for it;
+ *	storing the answer again once they are answered gives it that
+ *	set's TTL and expiry for later hits (the set is then the cache's).
  */
 enum mcache_store_result cache_store_answer(struct mcache *mc,
 	struct rrset_cache *rc, const struct cache_answer *a, time_t now,
