@@ -1011,8 +1011,9 @@ iter_neg_target(struct module_qstate *s)
 	int rcode = 0;
 	if(!s->env->neg_answer || iq->chain.count == 0 ||
 		!(s->flags & MESH_FLAG_DNSSEC) || (s->flags & MESH_FLAG_CD) ||
-		iq->qclass != DNS_CLASS_IN)
-		return 0;
+		iq->qclass != DNS_CLASS_IN || s->prefetch)
+		return 0; /* (a refresh asks, as Unbound's prefetch skips
+			   * the caches for the whole chain) */
 	memset(&auth, 0, sizeof(auth));
 	if(s->env->neg_answer(s->env->neg_answer_arg, s, iq->qname,
 		iq->qtype, &rcode, &auth) != 1)

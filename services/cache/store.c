@@ -384,7 +384,7 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	const uint8_t **rd;
 	uint16_t *rl;
 	size_t len, i, n = 0, hit = 0;
-	int found = 0, signed_set = 0;
+	int found = 0, signed_set = 0, same;
 	time_t base = now, expire_max, st_stored, st_expire;
 	if(query_info_set(&qi, ref->qname, ref->qtype, ref->qclass) < 0)
 		return;
@@ -464,7 +464,8 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	}
 	if(!found)
 		return; /* (another set of the same hash) */
-	if(same_set_rdata(&sets[hit], nw) && !renew) {
+	same = same_set_rdata(&sets[hit], nw);
+	if(same && !renew) {
 		/* (as it was: its reference stays) */
 		mcache_ref_add(mc, ref_hash(nw->owner, nw->type, nw->rrclass),
 			ref->data_fp, ref->set_expire, &qi, ref->do_bit,
@@ -472,18 +473,23 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 		return;
 	}
 	/* (a secure message's sets are validated in the RRset cache, where
-	 * an unvalidated one does not replace them: a safety belt) */
-	if(signed_set || (st.sec == MCACHE_SEC_SECURE &&
-		nw->sec != RRSET_SEC_SECURE)) {
+	 * an unvalidated one does not replace them: a safety belt; the same
+	 * data renewed changes only TTLs, its signatures' with it) */
+	if(!same && (signed_set || (st.sec == MCACHE_SEC_SECURE &&
+		nw->sec != RRSET_SEC_SECURE))) {
 		(void)mcache_flush_type(mc, qi.qname, qi.qtype, qi.qclass);
 		return;
 	}
 	{
 		struct rrset_data c;
 		uint8_t section = sets[hit].section;
-		sets[hit] = *nw;
-		sets[hit].section = section;
-		sets[hit].trust = 0;
+		uint32_t ttl;
+		if(!same) {
+			sets[hit] = *nw;
+			sets[hit].section = section;
+			sets[hit].trust = 0;
+		}
+		sets[hit].ttl = nw->ttl;
 		if(rrset_cache_lookup(rc, nw->owner, nw->type, nw->rrclass,
 			now, region, &c) == 0) {
 			struct cache_rrset cc = *nw;
@@ -496,6 +502,15 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 		/* (an expired message's TTLs count from when it was
 		 * stored) */
 		sets[hit].ttl += (uint32_t)(now - base);
+		/* the RRSIGs over a renewed set in the message go with it */
+		ttl = sets[hit].ttl;
+		for(i = 0; same && i < n; i++)
+			if(sets[i].type == DNS_TYPE_RRSIG && sets[i].section ==
+				section && sets[i].rrclass == nw->rrclass &&
+				sets[i].rdlen[0] >= 2 &&
+				dns_read_u16(sets[i].rdata[0]) == nw->type &&
+				dname_equal(sets[i].owner, nw->owner))
+				sets[i].ttl = ttl;
 	}
 	memset(&ca, 0, sizeof(ca));
 	ca.qinfo = &qi;
