@@ -109,6 +109,10 @@ struct comm_base;
  * into the client's): validated as a client question is; the other
  * sub-queries (server addresses, keys) are not */
 #define MESH_FLAG_VALSUB	0x100
+/** state key flag: a lookup of the validator's own that it checks itself
+ * or needs unchecked (the RFC 5011 probe, the key tag signal): passed
+ * through unvalidated, where a client's CD query is validated */
+#define MESH_FLAG_NOVAL	0x200
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
