@@ -489,6 +489,21 @@ def scenarios(g):
                 Q("www.sec.vtest.", "AAAA", cd=True, ad=True)],
                conf=['module-config: "dns64 validator iterator"',
                      "dns64-prefix: 64:ff9b::/96"]))
+    L.append(S("dns64_bogus_a", "dns64 on a validating resolver: an "
+               "AAAA NODATA that validates, and an A answer that is bogus: "
+               "SERVFAIL with the A answer's EDE, not the NODATA (as "
+               "Unbound's synthesis takes the A answer's status, its "
+               "dns64_dnssec.rpl); a client with DO and CD gets the "
+               "validated NODATA (AD, no synthesis); one with CD without "
+               "DO the AAAA made from the bogus A data, without AD",
+               [Q("www.tampered.vtest.", "AAAA", rcode="SERVFAIL", ede=6),
+                Q("www.tampered.vtest.", "AAAA", cd=True, ad=True),
+                Q("www.tampered.vtest.", "AAAA", cd=True, do=False,
+                  ad=False,
+                  lines=["www.tampered.vtest. 3600 IN AAAA "
+                         "64:ff9b::c000:242"])],
+               conf=['module-config: "dns64 validator iterator"',
+                     "dns64-prefix: 64:ff9b::/96"]))
     L.append(S("bogus_ttl_records", "a bogus answer is remembered no "
                "longer than its records live (TTL 5 here, val-bogus-ttl 60 "
                "s), as Unbound's bogus message leaves its cache with them: "
