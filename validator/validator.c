@@ -3208,7 +3208,7 @@ autr_jitter(struct module_env *env, struct val_env *ve, uint32_t wait)
 
 /**
  * RFC 5011 active refresh (2.3): start the DNSKEY probes that are due, as
- * background queries (DO and CD: the answer comes back unvalidated and
+ * background queries (DO, CD, NOVAL: the answer comes back unvalidated and
  * autr_probe_result() checks it against the point's own trusted keys).
  * Run from the probe timer of worker 0. A probe started moves
  * next_probe_time by the retry time, so a lost probe is tried again; the
@@ -3695,7 +3695,7 @@ val_worker_start(struct module_env *env, int id)
 }
 
 /** the module data of a state that is not validated (passed through:
- * CD, sub-query, no anchors, not class IN): its address only */
+ * NOVAL, sub-query, no anchors, not class IN): its address only */
 static char val_passthrough_mark;
 
 /** module operate() */
@@ -3781,7 +3781,7 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_WAIT_MODULE;
 			return;
 		}
-		/* the RFC 5011 probe (a CD query: passed through) */
+		/* the RFC 5011 probe (NOVAL: passed through) */
 		if((pt = autr_point_of(qs, ve)) != NULL &&
 			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
 			&qs->return_msg->an : NULL, qs->return_rcode, 1)) {
