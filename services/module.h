@@ -529,6 +529,12 @@ struct module_qstate {
 	struct mesh_answer *return_msg;
 	/** Extended DNS Error for a SERVFAIL, or -1 */
 	int ede;
+	/** a client question without CD that the validator made SERVFAIL
+	 * as bogus: its bogus answer (TTLs at most val-bogus-ttl, in the
+	 * state's region), which the front end keeps for CD clients (their
+	 * message cache key), as Unbound serves its bogus message to them;
+	 * else NULL */
+	struct mesh_answer *bogus_msg;
 	/** the servers whose replies the answer in return_msg was made of
 	 * (the final reply, and those of the CNAMEs before it), recorded
 	 * by the iterator, at most MODULE_ORIGIN_MAX: pointers into its

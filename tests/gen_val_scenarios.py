@@ -516,10 +516,15 @@ def scenarios(g):
                   sent=[("short.tampered.vtest.", "A COUNT 4")])],
                conf=["val-max-restart: 0"]))
     L.append(S("bogus_ttl_cd", "a bogus answer remembered for "
-               "val-bogus-ttl does not stop a CD client getting the data",
-               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
+               "val-bogus-ttl does not stop a CD client getting the data: "
+               "from the message cache, where the SERVFAIL of the client "
+               "without CD left it (no upstream query), as Unbound serves "
+               "its bogus message to CD clients",
+               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
+                  sent=[("www.tampered.vtest.", "A COUNT 5")]),
                 Q("www.tampered.vtest.", cd=True, ad=False,
-                  ans=[("tampered", "www.tampered.vtest.", "A")])]))
+                  ans=[("tampered", "www.tampered.vtest.", "A")],
+                  sent=[("www.tampered.vtest.", "A COUNT 5")])]))
     L.append(S("bogus_ttl_zero", "val-bogus-ttl: 0 (nothing remembered) loads and "
                "the question fails the same way again",
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),

@@ -2789,6 +2789,36 @@ bogus_ttl_cap(struct module_rrlist *l, uint32_t ttl)
 			rr->ttl = ttl;
 }
 
+/** a client question without CD (not ignore-cd-flag) whose answer is
+ * bogus, final: hand the answer to the front end for CD clients
+ * (qs->bogus_msg), as it would be given to them: TTLs at most
+ * val-bogus-ttl, without DNSSEC records for a non-DO key, and marked for
+ * no RRset cache (trust none: bogus data serves no other question) */
+static void
+bogus_for_cd(struct module_qstate *qs, const struct val_env *ve,
+	struct mesh_answer *a)
+{
+	struct module_rrlist *l[3];
+	struct module_rr *rr;
+	int i;
+	if(qs->depth > 0 || ve->ignore_cd || ve->bogus_ttl == 0 ||
+		qs->no_cache_store)
+		return;
+	l[0] = &a->an;
+	l[1] = &a->ns;
+	l[2] = &a->ar;
+	for(i = 0; i < 3; i++) {
+		bogus_ttl_cap(l[i], ve->bogus_ttl);
+		if(!(qs->flags & MESH_FLAG_DO))
+			strip_dnssec(l[i], qs->qtype);
+		for(rr = l[i]->first; rr; rr = rr->next)
+			rr->trust = RRSET_TRUST_NONE;
+	}
+	a->sec = MODULE_SEC_BOGUS;
+	a->ede = -1;
+	qs->bogus_msg = a;
+}
+
 /**
  * val-max-restart: the answer is bogus; unless the restarts are used up,
  * the failure is in the keys, or no server is known to have given it,
@@ -2949,8 +2979,11 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			if(!bogus_has_stale(qs, ve))
+			if(!bogus_has_stale(qs, ve)) {
 				bogus_remember(qs, ve, qs->ede, a);
+				if(!cd)
+					bogus_for_cd(qs, ve, a);
+			}
 			if(!cd) {
 				qs->return_msg = NULL;
 				qs->return_rcode = DNS_RCODE_SERVFAIL;
