@@ -3123,6 +3123,25 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 			now, ede);
 }
 
+/**
+ * A question without CD whose answer the validator made SERVFAIL as
+ * bogus (qs.bogus_msg): the answer is kept under the CD key of the
+ * message cache (the state's DO bit), where CD clients get it with its
+ * data and without AD (mcache_answer sets AD on secure entries only), as
+ * Unbound serves its bogus message to them (RFC 4035 3.2.2: CD gets the
+ * data of the BAD cache). Off the hot path: on a bogus SERVFAIL only.
+ */
+static void
+resolver_store_bogus_cd(struct resolver *r, struct mesh_state *s)
+{
+	int flags = s->flags;
+	if(s->qs.no_cache_store)
+		return;
+	s->flags |= MESH_FLAG_CD; /* (the key the answer is stored under) */
+	(void)resolver_store_answer(r, s, s->qs.bogus_msg);
+	s->flags = flags;
+}
+
 /** the mesh's done callback: store the answer, answer every client */
 static void
 resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
@@ -3152,6 +3171,8 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	}
 	if(!ans)
 		resolver_store_servfail(r, s, ede);
+	if(!ans && s->qs.bogus_msg && !(s->flags & MESH_FLAG_CD))
+		resolver_store_bogus_cd(r, s);
 	if(s->clients && s->er_agent_len && r->cfg &&
 		r->cfg->dns_error_reporting)
 		resolver_error_report(r, s, ede);
