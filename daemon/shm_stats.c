@@ -17,6 +17,7 @@
 #include "daemon/remote_worker.h"
 #include "daemon/stats.h"
 #include "util/config_file.h"
+#include "util/histogram.h"
 #include "util/log.h"
 #include "util/netevent/netevent.h"
 #include <errno.h>
@@ -123,7 +124,7 @@ fill_thread(uint64_t *w, const struct stats_info *s,
 	w[W_UNWANTED_QUERIES] = r->num_acl_denied;
 	w[W_TCPUSAGE] = s->tcp_usage;
 	w[W_EXPIRED] = r->num_expired;
-	for(i = 0; i < RESOLVER_STATS_HIST && i < 40; i++) {
+	for(i = 0; i < HIST_BUCKETS && i < 40; i++) {
 		w[W_HIST + i] = r->rec_hist[i];
 		nrec += r->rec_hist[i];
 	}
@@ -143,7 +144,7 @@ fill_thread(uint64_t *w, const struct stats_info *s,
 	if(nrec)
 		put_tv(&w[W_WAIT_SEC], (double)r->rec_time_us / (double)nrec /
 			1e6 * (double)r->num_recursive_replies);
-	median = stats_hist_quantile(r->rec_hist, 0.5);
+	median = hist_quantile(r->rec_hist, 0.5);
 	memcpy(&w[W_MEDIAN], &median, sizeof(median));
 }
 

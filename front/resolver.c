@@ -32,6 +32,7 @@
 #include "dns/msgparse.h"
 #include "util/config_file.h"
 #include "util/ratelimit.h"
+#include "util/histogram.h"
 #include "util/random.h"
 #include "util/netaddr.h"
 #include "util/netevent/proxy_protocol.h"
@@ -1114,31 +1115,17 @@ resolver_count_query(struct resolver *r, const struct fast_query *fq,
 		r->stats.qipv6++;
 }
 
-uint64_t
-resolver_hist_lower_us(int i)
-{
-	if(i <= 0)
-		return 0;
-	if(i <= 20)	/* 1 us .. 524288 us */
-		return (uint64_t)1 << (i - 1);
-	return (uint64_t)1000000 << (i - 21);	/* 1 s, 2 s, 4 s, ... */
-}
-
 /** recursion time of a client answered after recursion, in the
- * histogram (resolver_hist_lower_us gives the buckets) */
+ * histogram (util/histogram.h gives the buckets) */
 static void
 resolver_count_rec_time(struct resolver *r, const struct resolver_client *c)
 {
 	const struct timeval *now = r->out->now;
 	long long us = (long long)(now->tv_sec - c->start.tv_sec) * 1000000LL +
 		(now->tv_usec - c->start.tv_usec);
-	int b = 0;
 	if(us < 0)
 		us = 0;
-	while(b < RESOLVER_STATS_HIST - 1 &&
-		resolver_hist_lower_us(b + 1) <= (uint64_t)us)
-		b++;
-	r->stats.rec_hist[b]++;
+	r->stats.rec_hist[hist_bucket((uint64_t)us)]++;
 	r->stats.rec_time_us += (uint64_t)us;
 }
 
