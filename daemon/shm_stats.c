@@ -148,10 +148,7 @@ fill_thread(uint64_t *w, const struct stats_info *s,
 	memcpy(&w[W_MEDIAN], &median, sizeof(median));
 }
 
-/** fill the two segments' images from the counters: main has
- * SHM_STATS_MAIN_WORDS words, threads (room + 1) blocks (the total, then
- * one per worker); info has n entries, all counted in the total */
-static void
+void
 shm_stats_fill(void *main, void *threads, const struct stats_info *info,
 	int n, int room, const struct stats_globals *g)
 {
