@@ -21,6 +21,7 @@
 #include "util/log.h"
 #include "util/netevent/netevent.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,71 +75,94 @@ put_tv(uint64_t *w, double t)
 	w[1] = us % 1000000;
 }
 
+/** a run of n 64-bit counters of struct stats_info (at off) that
+ * ub_stats_info holds in n words from word on */
+struct shm_run {
+	/** the first word */
+	int word;
+	/** the counters */
+	int n;
+	/** offsetof in struct stats_info */
+	size_t off;
+};
+
+/** offset of a member of struct stats_info */
+#define SOFF(m) offsetof(struct stats_info, m)
+
+/** the words copied as they are; the per-type and per-class counters
+ * end in the one for types past 255 (W_QTYPE_BIG, W_QCLASS_BIG), the
+ * rcodes in NODATA (W_NODATA), as petrel's arrays do */
+static const struct shm_run shm_runs[] = {
+	{ W_QUERIES, 1, SOFF(r.num_queries) },
+	{ W_IP_RATELIMITED, 1, SOFF(r.num_ip_ratelimited) },
+	{ W_CACHEMISS, 1, SOFF(r.num_cache_miss) },
+	{ W_PREFETCH, 1, SOFF(r.num_prefetch) },
+	{ W_REQLIST_MAX, 1, SOFF(r.reqlist_max) },
+	{ W_QTYPE, W_QTYPE_BIG - W_QTYPE + 1, SOFF(r.qtype) },
+	{ W_QCLASS, W_QCLASS_BIG - W_QCLASS + 1, SOFF(r.qclass) },
+	{ W_QOPCODE, 16, SOFF(r.qopcode) },
+	{ W_QTCP, 1, SOFF(s.num_tcp) },
+	{ W_QTCPOUT, 1, SOFF(s.num_tcpout) },
+	{ W_QUDPOUT, 1, SOFF(s.num_udpout) },
+	{ W_QTLS, 1, SOFF(s.num_tls) },
+	{ W_QHTTPS, 1, SOFF(s.num_https) },
+	{ W_QIPV6, 1, SOFF(r.qipv6) },
+	{ W_QFLAGS, 8, SOFF(r.qflags) },
+	{ W_EDNS, 1, SOFF(r.qedns) },
+	{ W_EDNS_DO, 1, SOFF(r.qedns_do) },
+	{ W_RCODE, W_NODATA - W_RCODE + 1, SOFF(r.ans_rcode) },
+	{ W_SECURE, 1, SOFF(r.num_answer_secure) },
+	{ W_BOGUS, 1, SOFF(r.num_answer_bogus) },
+	{ W_RRSET_BOGUS, 1, SOFF(r.num_rrset_bogus) },
+	{ W_RATELIMITED, 1, SOFF(r.num_ratelimited) },
+	{ W_UNWANTED_REPLIES, 1, SOFF(s.num_unwanted_replies) },
+	{ W_UNWANTED_QUERIES, 1, SOFF(r.num_acl_denied) },
+	{ W_TCPUSAGE, 1, SOFF(tcp_usage) },
+	{ W_EXPIRED, 1, SOFF(r.num_expired) },
+	{ W_HIST, W_MSG_COUNT - W_HIST, SOFF(r.rec_hist) },
+	{ W_SUBNET, 1, SOFF(r.num_subnet) },
+	{ W_SUBNET_CACHE, 1, SOFF(r.num_subnet_cache) },
+	{ W_TLS_RESUME, 1, SOFF(s.num_tls_resume) },
+	{ W_REQ_CURRENT, 1, SOFF(reqlist_current) },
+	{ W_REQ_USER, 1, SOFF(reqlist_user) },
+	{ W_JOSTLED, 1, SOFF(r.num_jostled) },
+	{ W_DROPPED, 1, SOFF(r.num_dropped) },
+	{ W_REPLIES, 1, SOFF(r.num_recursive_replies) }
+};
+
+/* the runs hold what petrel counts, no more */
+_Static_assert(W_QTYPE_BIG - W_QTYPE == RESOLVER_STATS_QTYPES,
+	"ub_stats_info's qtype words are petrel's qtype counters");
+_Static_assert(W_QCLASS_BIG - W_QCLASS == RESOLVER_STATS_QTYPES,
+	"ub_stats_info's qclass words are petrel's qclass counters");
+_Static_assert(W_NODATA - W_RCODE + 1 == 17,
+	"ub_stats_info's rcode words are petrel's ans_rcode counters");
+_Static_assert(W_MSG_COUNT - W_HIST == HIST_BUCKETS,
+	"ub_stats_info's histogram has petrel's buckets");
+
 /** one ub_stats_info block from one worker's (or the total) counters */
 static void
 fill_thread(uint64_t *w, const struct stats_info *s,
 	const struct stats_globals *g)
 {
 	const struct resolver_stats *r = &s->r;
-	uint64_t nrec = 0, misses = r->num_cache_miss + r->num_prefetch;
+	uint64_t nrec = hist_count(r->rec_hist);
+	uint64_t misses = r->num_cache_miss + r->num_prefetch;
 	double median;
-	int i;
+	size_t i;
 	memset(w, 0, SHM_STATS_THREAD_WORDS * sizeof(*w));
-	w[W_QUERIES] = r->num_queries;
-	w[W_IP_RATELIMITED] = r->num_ip_ratelimited;
-	w[W_CACHEMISS] = r->num_cache_miss;
-	w[W_PREFETCH] = r->num_prefetch;
+	for(i = 0; i < sizeof(shm_runs) / sizeof(shm_runs[0]); i++)
+		memcpy(&w[shm_runs[i].word], (const char *)s + shm_runs[i].off,
+			(size_t)shm_runs[i].n * sizeof(*w));
 	/* unbound-control prints word 4 / (cachemiss + prefetch) */
 	if(r->reqlist_samples)
 		w[W_REQLIST_SUM] = (uint64_t)((double)r->reqlist_sum *
 			(double)misses / (double)r->reqlist_samples + 0.5);
-	w[W_REQLIST_MAX] = r->reqlist_max;
 	w[W_EXTENDED] = (uint64_t)(g->extended != 0);
-	for(i = 0; i < 256; i++) {
-		w[W_QTYPE + i] = r->qtype[i];
-		w[W_QCLASS + i] = r->qclass[i];
-	}
-	w[W_QTYPE_BIG] = r->qtype[RESOLVER_STATS_QTYPES];
-	w[W_QCLASS_BIG] = r->qclass[RESOLVER_STATS_QTYPES];
-	for(i = 0; i < 16; i++) {
-		w[W_QOPCODE + i] = r->qopcode[i];
-		w[W_RCODE + i] = r->ans_rcode[i];
-	}
-	w[W_NODATA] = r->ans_rcode[16];
-	w[W_QTCP] = s->s.num_tcp;
-	w[W_QTCPOUT] = s->s.num_tcpout;
-	w[W_QUDPOUT] = s->s.num_udpout;
-	w[W_QTLS] = s->s.num_tls;
-	w[W_QHTTPS] = s->s.num_https;
-	w[W_TLS_RESUME] = s->s.num_tls_resume;
-	w[W_QIPV6] = r->qipv6;
-	for(i = 0; i < 8; i++)
-		w[W_QFLAGS + i] = r->qflags[i];
-	w[W_EDNS] = r->qedns;
-	w[W_EDNS_DO] = r->qedns_do;
-	w[W_SECURE] = r->num_answer_secure;
-	w[W_BOGUS] = r->num_answer_bogus;
-	w[W_RRSET_BOGUS] = r->num_rrset_bogus;
-	w[W_RATELIMITED] = r->num_ratelimited;
-	w[W_UNWANTED_REPLIES] = s->s.num_unwanted_replies;
-	w[W_UNWANTED_QUERIES] = r->num_acl_denied;
-	w[W_TCPUSAGE] = s->tcp_usage;
-	w[W_EXPIRED] = r->num_expired;
-	for(i = 0; i < HIST_BUCKETS && i < 40; i++) {
-		w[W_HIST + i] = r->rec_hist[i];
-		nrec += r->rec_hist[i];
-	}
 	w[W_MSG_COUNT] = g->msg_count;
 	w[W_RRSET_COUNT] = g->rrset_count;
 	w[W_INFRA_COUNT] = g->infra_count;
 	w[W_KEY_COUNT] = g->key_count;
-	w[W_SUBNET] = r->num_subnet;
-	w[W_SUBNET_CACHE] = r->num_subnet_cache;
-	w[W_REQ_CURRENT] = s->reqlist_current;
-	w[W_REQ_USER] = s->reqlist_user;
-	w[W_JOSTLED] = r->num_jostled;
-	w[W_DROPPED] = r->num_dropped;
-	w[W_REPLIES] = r->num_recursive_replies;
 	/* unbound-control prints the wait sum / word 654: scale petrel's
 	 * mean recursion time to that many replies */
 	if(nrec)
