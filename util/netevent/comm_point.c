@@ -24,13 +24,27 @@ comm_point_set_peek(struct comm_point *c, comm_point_peek_type peek,
 	c->peek_stages = stages > 0 ? stages : 1;
 }
 
+/** the name of the create call of a type, for the logs */
+static const char *
+cp_create_name(enum comm_point_type type)
+{
+	return type == COMM_UDP ? "comm_point_create_udp" :
+		"comm_point_create_tcp";
+}
+
 struct comm_point *
 comm__cp_new(struct comm_base *base, int fd, enum comm_point_type type,
 	size_t bufsize, comm_point_cb_type cb, void *arg)
 {
-	struct comm_point *c = calloc(1, sizeof(*c));
-	if(!c) {
+	struct comm_point *c;
+	if(nev_fd_nonblock(fd) == -1) {
+		log_warn("%s: fcntl", cp_create_name(type));
+		close(fd);
+		return NULL;
+	}
+	if(!(c = calloc(1, sizeof(*c)))) {
 		log_err("comm_point: out of memory");
+		close(fd);
 		return NULL;
 	}
 	c->base = base;
@@ -40,6 +54,26 @@ comm__cp_new(struct comm_base *base, int fd, enum comm_point_type type,
 	c->arg = arg;
 	c->bufsize = bufsize ? bufsize : NETEVENT_BUFSIZE_DEFAULT;
 	return c;
+}
+
+int
+comm__cp_listen(struct comm_point *c, nev_io_cb_type cb)
+{
+#ifdef HAVE_LIBURING
+	switch(c->type == COMM_UDP ? comm__udp_ring_setup(c) :
+		comm__tcp_ring_setup(c)) {
+	case 1:
+		return comm_point_start_listening(c);
+	case -1:
+		log_err("%s: out of memory", cp_create_name(c->type));
+		return -1;
+	default:
+		break;
+	}
+#endif
+	if(!(c->io = nev_io_new(c->base, c->fd, cb, c)))
+		return -1;
+	return comm_point_start_listening(c);
 }
 
 void

@@ -1059,16 +1059,8 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 {
 	struct comm_point *c;
 	int i;
-	if(nev_fd_nonblock(fd) == -1) {
-		log_warn("comm_point_create_tcp: fcntl");
-		close(fd);
+	if(!(c = comm__cp_new(base, fd, COMM_TCP, bufsize, cb, arg)))
 		return NULL;
-	}
-	c = comm__cp_new(base, fd, COMM_TCP, bufsize, cb, arg);
-	if(!c) {
-		close(fd);
-		return NULL;
-	}
 	if(c->bufsize > 65535)
 		c->bufsize = 65535;
 #ifdef TCP_DEFER_ACCEPT
@@ -1111,23 +1103,7 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	c->accept_timer = comm_timer_create(base, tcp_accept_resume, c);
 	if(!c->accept_timer)
 		goto fail;
-#ifdef HAVE_LIBURING
-	switch(comm__tcp_ring_setup(c)) {
-	case 1:
-		if(comm_point_start_listening(c) == -1)
-			goto fail;
-		return c;
-	case -1:
-		log_err("comm_point_create_tcp: out of memory");
-		goto fail;
-	default:
-		break;
-	}
-#endif
-	c->io = nev_io_new(base, fd, comm__tcp_acceptable, c);
-	if(!c->io)
-		goto fail;
-	if(comm_point_start_listening(c) == -1)
+	if(comm__cp_listen(c, comm__tcp_acceptable) == -1)
 		goto fail;
 	return c;
 fail:
