@@ -603,11 +603,52 @@ resolver_chase_servfail(struct resolver *r, const struct resolver_chase *ch,
 	return resolver_chase_splice(r, &none, buf, len, bufmax);
 }
 
+/** a policy step on an answer about to be sent
+ * (policy_rpz_cname_answer, policy_respip_answer) */
+typedef enum policy_respip_result (*resolver_policy_step_type)(
+	const struct policy *p, const struct acl_list *acl,
+	const uint8_t *pkt, const struct fast_query *fq,
+	const struct netaddr *client, const struct netaddr *local, int tcp,
+	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st);
+
 /**
- * The last step of an answer for a client that waited: response-ip
- * (front/policy.h), then, for a CNAME chase, the chase's records put
- * before it; an answer response-ip rewrote to a CNAME is chased (one
- * level).
+ * One policy step on the answer for a client that waited; an answer the
+ * step rewrote to a CNAME is chased (one level) unless the client is in
+ * a chase already.
+ * @param step: the policy's function.
+ * @param local: the local address it is given, or NULL.
+ * @param buf: the answer (r->buf); *len in/out.
+ * @return 0 when it passed the answer unchanged, 2 when it rewrote it,
+ *	1 when the client now waits for the CNAME target (send nothing now),
+ *	-1 to drop it.
+ */
+static int
+resolver_policy_step(struct resolver *r, const struct resolver_client *c,
+	resolver_policy_step_type step, const struct netaddr *local,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
+{
+	struct fast_query fq;
+	if(dns_query_parse_fast(qpkt, qlen, &fq) != 0)
+		return 0;
+	switch(step(r->pol, r->acl, qpkt, &fq, &c->client, local,
+		c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG, &r->pstats)) {
+	case POLICY_RESPIP_DROP:
+		return -1;
+	case POLICY_RESPIP_REWRITTEN:
+		if(!c->chase && resolver_chase_waiting(r, c, qpkt, qlen, buf,
+			*len))
+			return 1;
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * The last step of an answer for a client that waited: RPZ on the CNAME
+ * targets, then response-ip (front/policy.h), then, for a CNAME chase,
+ * the chase's records put before it; an answer either rewrote to a CNAME
+ * is chased (one level).
  * @param buf: the answer (r->buf); *len in/out.
  * @return 0 to send it, -1 to drop it, 1 when the client now waits for
  *	the CNAME target (send nothing now).
@@ -616,48 +657,22 @@ static int
 resolver_respip(struct resolver *r, const struct resolver_client *c,
 	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
 {
-	struct fast_query fq;
-	if(c->rpzc && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
-		/* RPZ on the CNAME targets first: its answer is final */
-		switch(policy_rpz_cname_answer(r->pol, r->acl, qpkt, &fq,
-			&c->client, r->local ? &c->local : NULL,
-			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
-			&r->pstats)) {
-		case POLICY_RESPIP_DROP:
-			return -1;
-		case POLICY_RESPIP_REWRITTEN:
-			/* a rule's CNAME that leaves the policy: its
-			 * target is chased (one level) */
-			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
-				qlen, buf, *len))
-				return 1;
-			goto chase;
-		default:
-			break;
-		}
+	int rv = 0;
+	/* RPZ on the CNAME targets first: its answer is final */
+	if(c->rpzc)
+		rv = resolver_policy_step(r, c, policy_rpz_cname_answer,
+			r->local ? &c->local : NULL, qpkt, qlen, buf, len);
+	if(rv == 0 && c->respip) {
+		rv = resolver_policy_step(r, c, policy_respip_answer,
+			c->respip == 2 ? &c->local : NULL, qpkt, qlen, buf,
+			len);
+		if(rv == 2 && c->chase && resolver_chase_loops(
+			RESOLVER_CHASE_OF(c), buf, *len))
+			return resolver_chase_servfail(r, RESOLVER_CHASE_OF(c),
+				qpkt, qlen, buf, len, DNS_MAX_MSG) == 0 ? 0 : -1;
 	}
-	if(c->respip && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
-		switch(policy_respip_answer(r->pol, r->acl, qpkt, &fq,
-			&c->client, c->respip == 2 ? &c->local : NULL,
-			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
-			&r->pstats)) {
-		case POLICY_RESPIP_DROP:
-			return -1;
-		case POLICY_RESPIP_REWRITTEN:
-			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
-				qlen, buf, *len))
-				return 1;
-			if(c->chase && resolver_chase_loops(
-				RESOLVER_CHASE_OF(c), buf, *len))
-				return resolver_chase_servfail(r,
-					RESOLVER_CHASE_OF(c), qpkt, qlen, buf,
-					len, DNS_MAX_MSG) == 0 ? 0 : -1;
-			break;
-		default:
-			break;
-		}
-	}
-chase:
+	if(rv == -1 || rv == 1)
+		return rv;
 	if(c->chase)
 		return resolver_chase_splice(r, RESOLVER_CHASE_OF(c), buf, len,
 			DNS_MAX_MSG);
