@@ -22,6 +22,7 @@
 #include "front/localzone.h"
 #include "front/acl.h"
 #include "services/authzone.h"
+#include "services/authzone_lookup.h"
 #include "services/module.h"
 #include "front/modstack.h"
 #include "dns/ecs.h"
@@ -2913,124 +2914,17 @@ drop:
 	r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
 }
 
-/** start one held zone's DNSKEY lookup (auth_zones_start_lookups)
- * @return 0 or -1 */
-static int
-resolver_zonemd_start(void *arg, const uint8_t *apex)
-{
-	struct resolver *r = arg;
-	return mesh_new_background(r->mesh, apex, DNS_TYPE_DNSKEY,
-		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
-}
-
-/** start one auth zone host name lookup (auth_zones_start_host_lookups),
- * validated as a client's query is */
-static int
-resolver_host_start(void *arg, const uint8_t *name, uint16_t qtype)
-{
-	struct resolver *r = arg;
-	return mesh_new_background(r->mesh, name, qtype, DNS_CLASS_IN,
-		MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
-}
-
 void
 resolver_auth_host_lookups(struct resolver *r)
 {
-	auth_zones_start_host_lookups(r->authz, resolver_host_start, r);
+	auth_lookup_hosts_start(r->authz, r->mesh);
 }
 
 void
 resolver_zonemd_lookups(struct resolver *r)
 {
-	auth_zones_start_lookups(r->authz, resolver_zonemd_start, r);
+	auth_lookup_keys_start(r->authz, r->mesh);
 	resolver_auth_host_lookups(r);
-}
-
-/**
- * An auth zone's host name lookup finished: hand it the addresses, when
- * the answer is not bogus (as Unbound takes a primary's addresses).
- */
-static void
-resolver_auth_host(struct resolver *r, struct mesh_state *s,
-	const struct mesh_answer *ans)
-{
-	struct netaddr a[16];
-	size_t n = 0;
-	const struct module_rr *rr;
-	int ok;
-	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
-		!auth_zones_wants_host(r->authz, s->qname, s->qtype))
-		return;
-	ok = ans && (ans->rcode == DNS_RCODE_NOERROR || ans->rcode ==
-		DNS_RCODE_NXDOMAIN) && ans->sec != MODULE_SEC_BOGUS;
-	for(rr = ok ? ans->an.first : NULL; rr && n < 16; rr = rr->next) {
-		if(rr->type != s->qtype || rr->rrclass != DNS_CLASS_IN ||
-			rr->rdlen != (s->qtype == DNS_TYPE_A ? 4 : 16))
-			continue;
-		memset(&a[n], 0, sizeof(a[n]));
-		if(rr->rdlen == 4) {
-			struct sockaddr_in *sa = (struct sockaddr_in *)
-				&a[n].addr;
-			sa->sin_family = AF_INET;
-			sa->sin_port = htons(53);
-			memcpy(&sa->sin_addr, rr->rdata, 4);
-			a[n].len = (socklen_t)sizeof(*sa);
-		} else {
-			struct sockaddr_in6 *sa = (struct sockaddr_in6 *)
-				&a[n].addr;
-			sa->sin6_family = AF_INET6;
-			sa->sin6_port = htons(53);
-			memcpy(&sa->sin6_addr, rr->rdata, 16);
-			a[n].len = (socklen_t)sizeof(*sa);
-		}
-		n++;
-	}
-	auth_zones_host_answer(r->authz, s->qname, s->qtype, ok, a, n);
-}
-
-/**
- * A held auth zone's DNSKEY lookup finished (MESH_FLAG_NOAUTH: asked of
- * the servers, not of the zone's old copy): hand the zone the validated
- * set (or why there is none). Not on the cached-answer path.
- */
-static void
-resolver_zonemd_keys(struct resolver *r, struct mesh_state *s,
-	const struct mesh_answer *ans, int ede)
-{
-	const uint8_t *key[64];
-	uint16_t keylen[64];
-	size_t n = 0;
-	const struct module_rr *rr;
-	int res;
-	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
-		!auth_zones_wants_keys(r->authz, s->qname))
-		return;
-	if(!ans && ede >= DNS_EDE_DNSSEC_INDETERMINATE &&
-		ede <= DNS_EDE_NSEC_MISSING)
-		res = AUTH_KEYS_BOGUS; /* the validator's SERVFAIL */
-	else if(ans && ans->sec == MODULE_SEC_BOGUS)
-		res = AUTH_KEYS_BOGUS; /* val-permissive-mode */
-	else if(!ans || ans->rcode != DNS_RCODE_NOERROR)
-		res = AUTH_KEYS_FAILED;
-	else if(ans->sec == MODULE_SEC_SECURE)
-		res = AUTH_KEYS_SECURE;
-	else if(ans->sec == MODULE_SEC_INSECURE)
-		res = AUTH_KEYS_INSECURE;
-	else	/* bogus, or not validated at all */
-		res = AUTH_KEYS_BOGUS;
-	if(res == AUTH_KEYS_SECURE) {
-		for(rr = ans->an.first; rr && n < 64; rr = rr->next)
-			if(rr->type == DNS_TYPE_DNSKEY && rr->rrclass ==
-				DNS_CLASS_IN && dname_equal(rr->owner,
-				s->qname)) {
-				key[n] = rr->rdata;
-				keylen[n] = rr->rdlen;
-				n++;
-			}
-		if(n == 0)
-			res = AUTH_KEYS_FAILED;
-	}
-	auth_zones_keys_answer(r->authz, s->qname, res, key, keylen, n);
 }
 
 /**
@@ -3165,10 +3059,6 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 			r->stats.num_answer_secure++;
 		resolver_answer_client(r, s, c, ans, ede, stored);
 	}
-	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
-		r->authz)
-		resolver_zonemd_keys(r, s, ans, ede);
-	if((s->qtype == DNS_TYPE_A || s->qtype == DNS_TYPE_AAAA) &&
-		(s->flags & MESH_FLAG_NOAUTH) && r->authz)
-		resolver_auth_host(r, s, ans);
+	/* an auth zone's DNSKEY or host name lookup */
+	auth_lookup_done(r->authz, s, ans, ede);
 }

@@ -399,9 +399,9 @@ void resolver_set_authz(struct resolver *r, struct auth_zones *az);
  * trust anchor, services/authzone.h): <apex> DNSKEY with DO and RD, a
  * background query through the mesh that the validator chains from the
  * anchor, asked of the zone's servers (MESH_FLAG_NOAUTH: not of its old
- * copy); its answer goes to the zone when it finishes. Call from the
- * worker's event loop
- * when the zones' wake-up fired.
+ * copy); its answer goes to the zone when it finishes
+ * (services/authzone_lookup.h does both on the resolver's mesh). Call
+ * from the worker's event loop when the zones' wake-up fired.
  */
 void resolver_zonemd_lookups(struct resolver *r);
 
