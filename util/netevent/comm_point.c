@@ -158,13 +158,22 @@ comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx)
 	return 0;
 }
 
+/** make the buffer an answer is rewritten in before it goes out (EDNS
+ * padding, the keepalive option) when need is set and it is not there
+ * yet; @return 0, or -1 out of memory */
+static int
+cp_want_padbuf(struct comm_point *c, int need)
+{
+	if(need && !c->padbuf && !(c->padbuf = malloc(65535)))
+		return -1;
+	return 0;
+}
+
 int
 comm_point_set_tls_padding(struct comm_point *c, int block)
 {
 	c->pad_block = block > 1 ? block : 0;
-	if(c->pad_block && !c->padbuf && !(c->padbuf = malloc(65535)))
-		return -1;
-	return 0;
+	return cp_want_padbuf(c, c->pad_block != 0);
 }
 
 int
@@ -216,9 +225,7 @@ int
 comm_point_set_keepalive(struct comm_point *c, int ms)
 {
 	c->ka_ms = ms > 0 ? ms : 0;
-	if(c->ka_ms && !c->padbuf && !(c->padbuf = malloc(65535)))
-		return -1;
-	return 0;
+	return cp_want_padbuf(c, c->ka_ms != 0);
 }
 
 void

@@ -213,6 +213,18 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 	return mask;
 }
 
+/** set the connection's interest to what it wants now
+ * @return 0, or -1 when that failed (the connection is closed) */
+static int
+tcp_conn_rearm(struct comm_tcp_conn *conn)
+{
+	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
+		comm__tcp_conn_close(conn);
+		return -1;
+	}
+	return 0;
+}
+
 /**
  * Write what the socket takes.
  * @return 0; 1 if the connection was closed because it is finished (all
@@ -240,10 +252,8 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 		comm__tcp_conn_close(conn);
 		return 1;
 	}
-	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
-		comm__tcp_conn_close(conn);
+	if(tcp_conn_rearm(conn) == -1)
 		return -1;
-	}
 	if(!tcp_conn_owed(conn))
 		/* owed nothing now: its shorter timeout */
 		comm__tcp_conn_arm(conn);
@@ -569,11 +579,7 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 		if(comm__tcp_conn_query(conn) == -1)
 			return -1;
 	}
-	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
-		comm__tcp_conn_close(conn);
-		return -1;
-	}
-	return 0;
+	return tcp_conn_rearm(conn);
 }
 
 /* DNS over HTTPS: the HTTP/2 session in place of the DNS framing */
@@ -729,11 +735,7 @@ tcp_conn_read_h2(struct comm_tcp_conn *conn)
 			return -1;
 		}
 	}
-	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
-		comm__tcp_conn_close(conn);
-		return -1;
-	}
-	return 0;
+	return tcp_conn_rearm(conn);
 }
 
 /**
