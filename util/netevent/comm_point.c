@@ -275,11 +275,12 @@ comm_point_tcp_set_timeouts(struct comm_point *c, int first_query_ms,
 			comm__tcp_conn_arm(&c->conns[i]);
 }
 
-int
-comm_point_stop_listening(struct comm_point *c)
+/** follow c->listening: the ring's receive or accept when c is served
+ * through io_uring, else the backend watch set to mask
+ * @return 0, or -1 when the backend failed */
+static int
+cp_listen_apply(struct comm_point *c, int mask)
 {
-	c->listening = 0;
-	comm__udp_busy_leave(c);
 #ifdef HAVE_LIBURING
 	if(c->ring) {
 		comm__udp_ring_listen(c);
@@ -290,7 +291,15 @@ comm_point_stop_listening(struct comm_point *c)
 		return 0;
 	}
 #endif
-	return nev_io_set(c->base, c->io, 0);
+	return nev_io_set(c->base, c->io, mask);
+}
+
+int
+comm_point_stop_listening(struct comm_point *c)
+{
+	c->listening = 0;
+	comm__udp_busy_leave(c);
+	return cp_listen_apply(c, 0);
 }
 
 int
@@ -299,17 +308,7 @@ comm_point_start_listening(struct comm_point *c)
 	c->listening = 1;
 	if(c->busy)
 		return 0;
-#ifdef HAVE_LIBURING
-	if(c->ring) {
-		comm__udp_ring_listen(c);
-		return 0;
-	}
-	if(c->tring) {
-		comm__tcp_ring_listen(c);
-		return 0;
-	}
-#endif
-	return nev_io_set(c->base, c->io, NEV_READ);
+	return cp_listen_apply(c, NEV_READ);
 }
 
 void
