@@ -86,48 +86,38 @@ struct shm_run {
 	size_t off;
 };
 
-/** offset of a member of struct stats_info */
-#define SOFF(m) offsetof(struct stats_info, m)
+/** a run of n counters at member m of struct stats_info, from word w */
+#define RUN(w, n, m) { (w), (n), offsetof(struct stats_info, m) }
+/** one counter */
+#define ONE(w, m) RUN(w, 1, m)
 
 /** the words copied as they are; the per-type and per-class counters
  * end in the one for types past 255 (W_QTYPE_BIG, W_QCLASS_BIG), the
  * rcodes in NODATA (W_NODATA), as petrel's arrays do */
 static const struct shm_run shm_runs[] = {
-	{ W_QUERIES, 1, SOFF(r.num_queries) },
-	{ W_IP_RATELIMITED, 1, SOFF(r.num_ip_ratelimited) },
-	{ W_CACHEMISS, 1, SOFF(r.num_cache_miss) },
-	{ W_PREFETCH, 1, SOFF(r.num_prefetch) },
-	{ W_REQLIST_MAX, 1, SOFF(r.reqlist_max) },
-	{ W_QTYPE, W_QTYPE_BIG - W_QTYPE + 1, SOFF(r.qtype) },
-	{ W_QCLASS, W_QCLASS_BIG - W_QCLASS + 1, SOFF(r.qclass) },
-	{ W_QOPCODE, 16, SOFF(r.qopcode) },
-	{ W_QTCP, 1, SOFF(s.num_tcp) },
-	{ W_QTCPOUT, 1, SOFF(s.num_tcpout) },
-	{ W_QUDPOUT, 1, SOFF(s.num_udpout) },
-	{ W_QTLS, 1, SOFF(s.num_tls) },
-	{ W_QHTTPS, 1, SOFF(s.num_https) },
-	{ W_QIPV6, 1, SOFF(r.qipv6) },
-	{ W_QFLAGS, 8, SOFF(r.qflags) },
-	{ W_EDNS, 1, SOFF(r.qedns) },
-	{ W_EDNS_DO, 1, SOFF(r.qedns_do) },
-	{ W_RCODE, W_NODATA - W_RCODE + 1, SOFF(r.ans_rcode) },
-	{ W_SECURE, 1, SOFF(r.num_answer_secure) },
-	{ W_BOGUS, 1, SOFF(r.num_answer_bogus) },
-	{ W_RRSET_BOGUS, 1, SOFF(r.num_rrset_bogus) },
-	{ W_RATELIMITED, 1, SOFF(r.num_ratelimited) },
-	{ W_UNWANTED_REPLIES, 1, SOFF(s.num_unwanted_replies) },
-	{ W_UNWANTED_QUERIES, 1, SOFF(r.num_acl_denied) },
-	{ W_TCPUSAGE, 1, SOFF(tcp_usage) },
-	{ W_EXPIRED, 1, SOFF(r.num_expired) },
-	{ W_HIST, W_MSG_COUNT - W_HIST, SOFF(r.rec_hist) },
-	{ W_SUBNET, 1, SOFF(r.num_subnet) },
-	{ W_SUBNET_CACHE, 1, SOFF(r.num_subnet_cache) },
-	{ W_TLS_RESUME, 1, SOFF(s.num_tls_resume) },
-	{ W_REQ_CURRENT, 1, SOFF(reqlist_current) },
-	{ W_REQ_USER, 1, SOFF(reqlist_user) },
-	{ W_JOSTLED, 1, SOFF(r.num_jostled) },
-	{ W_DROPPED, 1, SOFF(r.num_dropped) },
-	{ W_REPLIES, 1, SOFF(r.num_recursive_replies) }
+	ONE(W_QUERIES, r.num_queries), ONE(W_CACHEMISS, r.num_cache_miss),
+	ONE(W_IP_RATELIMITED, r.num_ip_ratelimited),
+	ONE(W_PREFETCH, r.num_prefetch), ONE(W_REQLIST_MAX, r.reqlist_max),
+	RUN(W_QTYPE, W_QTYPE_BIG - W_QTYPE + 1, r.qtype),
+	RUN(W_QCLASS, W_QCLASS_BIG - W_QCLASS + 1, r.qclass),
+	RUN(W_QOPCODE, 16, r.qopcode), ONE(W_QTCP, s.num_tcp),
+	ONE(W_QTCPOUT, s.num_tcpout), ONE(W_QUDPOUT, s.num_udpout),
+	ONE(W_QTLS, s.num_tls), ONE(W_QHTTPS, s.num_https),
+	ONE(W_QIPV6, r.qipv6), RUN(W_QFLAGS, 8, r.qflags),
+	ONE(W_EDNS, r.qedns), ONE(W_EDNS_DO, r.qedns_do),
+	RUN(W_RCODE, W_NODATA - W_RCODE + 1, r.ans_rcode),
+	ONE(W_SECURE, r.num_answer_secure), ONE(W_BOGUS, r.num_answer_bogus),
+	ONE(W_RRSET_BOGUS, r.num_rrset_bogus),
+	ONE(W_RATELIMITED, r.num_ratelimited),
+	ONE(W_UNWANTED_REPLIES, s.num_unwanted_replies),
+	ONE(W_UNWANTED_QUERIES, r.num_acl_denied),
+	ONE(W_TCPUSAGE, tcp_usage), ONE(W_EXPIRED, r.num_expired),
+	RUN(W_HIST, W_MSG_COUNT - W_HIST, r.rec_hist),
+	ONE(W_SUBNET, r.num_subnet), ONE(W_SUBNET_CACHE, r.num_subnet_cache),
+	ONE(W_TLS_RESUME, s.num_tls_resume),
+	ONE(W_REQ_CURRENT, reqlist_current), ONE(W_REQ_USER, reqlist_user),
+	ONE(W_JOSTLED, r.num_jostled), ONE(W_DROPPED, r.num_dropped),
+	ONE(W_REPLIES, r.num_recursive_replies)
 };
 
 /* the runs hold what petrel counts, no more */

@@ -12,7 +12,6 @@
 #include "dns/name.h"
 #include <string.h>
 #include <netinet/in.h>
-#include <arpa/inet.h>
 
 /** the most DNSKEY records handed to a zone */
 #define AUTH_LOOKUP_MAX_KEYS 64
@@ -51,6 +50,25 @@ auth_lookup_hosts_start(struct auth_zones *az, struct mesh *mesh)
 	auth_zones_start_host_lookups(az, auth_lookup_host_start, mesh);
 }
 
+/** an A (4 bytes) or AAAA (16) record's address, port 53 */
+static void
+auth_lookup_addr(struct netaddr *na, const uint8_t *ip, size_t len)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&na->addr;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&na->addr;
+	memset(na, 0, sizeof(*na));
+	if(len == 4) {
+		s4->sin_family = AF_INET;
+		memcpy(&s4->sin_addr, ip, 4);
+		na->len = (socklen_t)sizeof(*s4);
+	} else {
+		s6->sin6_family = AF_INET6;
+		memcpy(&s6->sin6_addr, ip, 16);
+		na->len = (socklen_t)sizeof(*s6);
+	}
+	netaddr_set_port(na, 53);
+}
+
 /**
  * A host name lookup finished: hand the zones the addresses, when the
  * answer is not bogus (as Unbound takes a primary's addresses).
@@ -72,23 +90,7 @@ auth_lookup_host_done(struct auth_zones *az, const struct mesh_state *s,
 		if(rr->type != s->qtype || rr->rrclass != DNS_CLASS_IN ||
 			rr->rdlen != (s->qtype == DNS_TYPE_A ? 4 : 16))
 			continue;
-		memset(&a[n], 0, sizeof(a[n]));
-		if(rr->rdlen == 4) {
-			struct sockaddr_in *sa = (struct sockaddr_in *)
-				&a[n].addr;
-			sa->sin_family = AF_INET;
-			sa->sin_port = htons(53);
-			memcpy(&sa->sin_addr, rr->rdata, 4);
-			a[n].len = (socklen_t)sizeof(*sa);
-		} else {
-			struct sockaddr_in6 *sa = (struct sockaddr_in6 *)
-				&a[n].addr;
-			sa->sin6_family = AF_INET6;
-			sa->sin6_port = htons(53);
-			memcpy(&sa->sin6_addr, rr->rdata, 16);
-			a[n].len = (socklen_t)sizeof(*sa);
-		}
-		n++;
+		auth_lookup_addr(&a[n++], rr->rdata, rr->rdlen);
 	}
 	auth_zones_host_answer(az, s->qname, s->qtype, ok, a, n);
 }

@@ -395,55 +395,44 @@ shm_check_block(const uint64_t *w, const struct stats_info *x,
 	uint64_t misses = r->num_cache_miss + r->num_prefetch, us;
 	double median;
 	int i;
+	/* the single counters: Unbound's word, petrel's counter */
+	const struct { int word; uint64_t v; } one[] = {
+		{ 0, r->num_queries }, { 1, r->num_ip_ratelimited },
+		{ 2, r->num_cache_miss }, { 3, r->num_prefetch },
+		{ 5, r->reqlist_max }, { 6, 1 }, { 537, x->s.num_tcp },
+		{ 538, x->s.num_tcpout }, { 539, x->s.num_udpout },
+		{ 540, x->s.num_tls }, { 541, x->s.num_https },
+		{ 542, r->qipv6 }, { 551, r->qedns }, { 552, r->qedns_do },
+		{ 570, r->num_answer_secure }, { 571, r->num_answer_bogus },
+		{ 572, r->num_rrset_bogus }, { 573, r->num_ratelimited },
+		{ 574, x->s.num_unwanted_replies }, { 575, r->num_acl_denied },
+		{ 576, x->tcp_usage }, { 577, r->num_expired },
+		{ 618, g->msg_count }, { 619, g->rrset_count },
+		{ 620, g->infra_count }, { 621, g->key_count },
+		{ 634, r->num_subnet }, { 635, r->num_subnet_cache },
+		{ 639, x->s.num_tls_resume }, { 650, x->reqlist_current },
+		{ 651, x->reqlist_user }, { 652, r->num_jostled },
+		{ 653, r->num_dropped }, { 654, r->num_recursive_replies }
+	};
 	memset(seen, 0, sizeof(seen));
-	shm_expect(w, seen, 0, r->num_queries);
-	shm_expect(w, seen, 1, r->num_ip_ratelimited);
-	shm_expect(w, seen, 2, r->num_cache_miss);
-	shm_expect(w, seen, 3, r->num_prefetch);
-	shm_expect(w, seen, 4, (uint64_t)((double)r->reqlist_sum *
-		(double)misses / (double)r->reqlist_samples + 0.5));
-	shm_expect(w, seen, 5, r->reqlist_max);
-	shm_expect(w, seen, 6, 1);
+	for(i = 0; i < (int)(sizeof(one) / sizeof(one[0])); i++)
+		shm_expect(w, seen, one[i].word, one[i].v);
+	/* the arrays */
 	for(i = 0; i <= 256; i++) {
 		shm_expect(w, seen, 7 + i, r->qtype[i]);
 		shm_expect(w, seen, 264 + i, r->qclass[i]);
 	}
 	for(i = 0; i < 16; i++)
 		shm_expect(w, seen, 521 + i, r->qopcode[i]);
-	shm_expect(w, seen, 537, x->s.num_tcp);
-	shm_expect(w, seen, 538, x->s.num_tcpout);
-	shm_expect(w, seen, 539, x->s.num_udpout);
-	shm_expect(w, seen, 540, x->s.num_tls);
-	shm_expect(w, seen, 541, x->s.num_https);
-	shm_expect(w, seen, 542, r->qipv6);
 	for(i = 0; i < 8; i++)
 		shm_expect(w, seen, 543 + i, r->qflags[i]);
-	shm_expect(w, seen, 551, r->qedns);
-	shm_expect(w, seen, 552, r->qedns_do);
 	for(i = 0; i < 17; i++)	/* the rcodes, then NODATA */
 		shm_expect(w, seen, 553 + i, r->ans_rcode[i]);
-	shm_expect(w, seen, 570, r->num_answer_secure);
-	shm_expect(w, seen, 571, r->num_answer_bogus);
-	shm_expect(w, seen, 572, r->num_rrset_bogus);
-	shm_expect(w, seen, 573, r->num_ratelimited);
-	shm_expect(w, seen, 574, x->s.num_unwanted_replies);
-	shm_expect(w, seen, 575, r->num_acl_denied);
-	shm_expect(w, seen, 576, x->tcp_usage);
-	shm_expect(w, seen, 577, r->num_expired);
 	for(i = 0; i < 40; i++)
 		shm_expect(w, seen, 578 + i, r->rec_hist[i]);
-	shm_expect(w, seen, 618, g->msg_count);
-	shm_expect(w, seen, 619, g->rrset_count);
-	shm_expect(w, seen, 620, g->infra_count);
-	shm_expect(w, seen, 621, g->key_count);
-	shm_expect(w, seen, 634, r->num_subnet);
-	shm_expect(w, seen, 635, r->num_subnet_cache);
-	shm_expect(w, seen, 639, x->s.num_tls_resume);
-	shm_expect(w, seen, 650, x->reqlist_current);
-	shm_expect(w, seen, 651, x->reqlist_user);
-	shm_expect(w, seen, 652, r->num_jostled);
-	shm_expect(w, seen, 653, r->num_dropped);
-	shm_expect(w, seen, 654, r->num_recursive_replies);
+	/* the computed words: requestlist.avg's sum */
+	shm_expect(w, seen, 4, (uint64_t)((double)r->reqlist_sum *
+		(double)misses / (double)r->reqlist_samples + 0.5));
 	/* the wait sum: the mean recursion time times the replies */
 	us = (uint64_t)((double)r->rec_time_us / (double)hist_count(
 		r->rec_hist) / 1e6 * (double)r->num_recursive_replies * 1e6 +
@@ -464,20 +453,12 @@ START_TEST(test_shm_stats_fill)
 	static struct stats_info info[3], tot;
 	static uint64_t threads[3 * SHM_STATS_THREAD_WORDS];
 	static uint64_t mainw[SHM_STATS_MAIN_WORDS];
-	struct stats_globals g;
+	struct stats_globals g = { .now = 1700000000.25, .up = 12.5,
+		.elapsed = 3.000001, .mem_msg = 111, .mem_rrset = 222,
+		.msg_count = 11, .rrset_count = 12, .infra_count = 13,
+		.key_count = 14, .extended = 1 };
 	int nthreads = 0, k;
 	size_t i;
-	memset(&g, 0, sizeof(g));
-	g.now = 1700000000.25;
-	g.up = 12.5;
-	g.elapsed = 3.000001;
-	g.mem_msg = 111;
-	g.mem_rrset = 222;
-	g.msg_count = 11;
-	g.rrset_count = 12;
-	g.infra_count = 13;
-	g.key_count = 14;
-	g.extended = 1;
 	memset(&tot, 0, sizeof(tot));
 	for(k = 0; k < 3; k++) {
 		uint64_t *u = (uint64_t *)&info[k];
