@@ -4,6 +4,7 @@
 #include "config.h"
 #include "daemon/stats.h"
 #include "dns/dns.h"
+#include "util/histogram.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -134,46 +135,6 @@ stats_upstream_sum(struct stats_upstream *a, const struct stats_upstream *b)
 	for(i = 0; i < STATS_UPSTREAM_BUCKETS; i++)
 		a->bucket[i] += b->bucket[i];
 	a->srtt_sum_ms += b->srtt_sum_ms;
-}
-
-uint64_t
-stats_hist_lower_us(int i)
-{
-	return resolver_hist_lower_us(i);
-}
-
-double
-stats_hist_quantile(const uint64_t *hist, double q)
-{
-	uint64_t total = 0, passed = 0;
-	double want;
-	int i;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++)
-		total += hist[i];
-	if(total == 0)
-		return 0.0;
-	want = q * (double)total;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++) {
-		if(hist[i] > 0 && (double)(passed + hist[i]) >= want) {
-			double lo = (double)stats_hist_lower_us(i);
-			double hi = (double)stats_hist_lower_us(i + 1);
-			double frac = (want - (double)passed) / (double)hist[i];
-			return (lo + frac * (hi - lo)) / 1e6;
-		}
-		passed += hist[i];
-	}
-	return (double)stats_hist_lower_us(RESOLVER_STATS_HIST) / 1e6;
-}
-
-/** answers counted in the histogram */
-static uint64_t
-hist_count(const uint64_t *hist)
-{
-	uint64_t n = 0;
-	int i;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++)
-		n += hist[i];
-	return n;
 }
 
 /** how a row of the counter table gets its value */
@@ -341,7 +302,7 @@ row_print(struct stats_buf *out, const struct stats_row *r,
 		break;
 	case SK_REC_MEDIAN:
 		stats_buf_printf(out, "%.6f",
-			stats_hist_quantile(s->r.rec_hist, 0.5));
+			hist_quantile(s->r.rec_hist, 0.5));
 		break;
 	default:
 		stats_buf_printf(out, "0");
@@ -438,9 +399,9 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)g->mem_msg);
 	if(!g->extended)
 		return;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++) {
-		uint64_t lo = stats_hist_lower_us(i);
-		uint64_t hi = stats_hist_lower_us(i + 1);
+	for(i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t lo = hist_lower_us(i);
+		uint64_t hi = hist_lower_us(i + 1);
 		stats_buf_printf(out, "histogram.%6.6llu.%6.6llu.to."
 			"%6.6llu.%6.6llu=%llu\n",
 			(unsigned long long)(lo / 1000000),
@@ -604,14 +565,14 @@ stats_print_prometheus(struct stats_buf *out, const struct stats_info *info,
 	cum = 0;
 	prom_head(out, "petrel_recursion_time_seconds", "histogram",
 		"Time from a client query to its answer after recursion.");
-	for(i = 0; i < RESOLVER_STATS_HIST - 1; i++) {
+	for(i = 0; i < HIST_BUCKETS - 1; i++) {
 		cum += tot.r.rec_hist[i];
 		stats_buf_printf(out, "petrel_recursion_time_seconds_bucket"
 			"{le=\"%.6f\"} %llu\n",
-			(double)stats_hist_lower_us(i + 1) / 1e6,
+			(double)hist_lower_us(i + 1) / 1e6,
 			(unsigned long long)cum);
 	}
-	cum += tot.r.rec_hist[RESOLVER_STATS_HIST - 1];
+	cum += tot.r.rec_hist[HIST_BUCKETS - 1];
 	stats_buf_printf(out, "petrel_recursion_time_seconds_bucket"
 		"{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
 	stats_buf_printf(out, "petrel_recursion_time_seconds_sum %.6f\n",

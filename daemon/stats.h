@@ -144,18 +144,6 @@ void stats_upstream_sum(struct stats_upstream *a,
 void stats_add(struct stats_info *a, const struct stats_info *b);
 
 /**
- * The recursion time at fraction q (0.5: median) of the histogram, in
- * seconds, interpolated within the bucket (as Unbound does).
- * @return seconds, 0 when the histogram is empty.
- */
-double stats_hist_quantile(const uint64_t *hist, double q);
-
-/**
- * The lower bound of histogram bucket i, in microseconds.
- */
-uint64_t stats_hist_lower_us(int i);
-
-/**
  * Print the statistics in Unbound's format: per thread, total, time,
  * memory, and the extended counters when g->extended.
  * @param out: appended to.

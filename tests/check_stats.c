@@ -462,34 +462,6 @@ START_TEST(test_prometheus_parses)
 }
 END_TEST
 
-START_TEST(test_quantile)
-{
-	uint64_t h[RESOLVER_STATS_HIST];
-	double m;
-	memset(h, 0, sizeof(h));
-	ck_assert(stats_hist_quantile(h, 0.5) == 0.0);
-	h[0] = 1;
-	ck_assert(stats_hist_quantile(h, 0.5) < 0.000001 + 1e-12);
-	memset(h, 0, sizeof(h));
-	h[10] = 1;	/* [512, 1024) us */
-	h[20] = 1;	/* [524288, 1048576) us */
-	h[21] = 2;
-	m = stats_hist_quantile(h, 0.5);
-	ck_assert(m >= 0.524288 && m <= 1.048576);
-	m = stats_hist_quantile(h, 0.25);
-	ck_assert(m >= 0.000512 && m <= 0.001024);
-	ck_assert(stats_hist_lower_us(0) == 0);
-	ck_assert(stats_hist_lower_us(1) == 1);
-	ck_assert(stats_hist_lower_us(11) == 1024);
-	/* Unbound's buckets: past half a second, whole seconds */
-	ck_assert(stats_hist_lower_us(20) == 524288);
-	ck_assert(stats_hist_lower_us(21) == 1000000);
-	ck_assert(stats_hist_lower_us(22) == 2000000);
-	ck_assert(stats_hist_lower_us(39) == 262144ULL * 1000000);
-	ck_assert(stats_hist_lower_us(40) == 524288ULL * 1000000);
-}
-END_TEST
-
 START_TEST(test_add)
 {
 	struct stats_info a, b;
@@ -596,7 +568,6 @@ stats_suite(void)
 	tcase_add_test(tc, test_print_inhibit_zero);
 	tcase_add_test(tc, test_print_unbound_names);
 	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
-	tcase_add_test(tc, test_quantile);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_upstream_rtt);
 	tcase_add_test(tc, test_buf);
