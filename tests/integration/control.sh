@@ -44,6 +44,7 @@ DNS_PORT=$((BASE + 1))
 CTL_PORT=$((BASE + 2))
 HTTP_PORT=$((BASE + 3))
 DEAD_PORT=$((BASE + 4))
+ALT_PORT=$((BASE + 5))
 
 cat > "$W/ctl.zone" <<'EOF'
 $ORIGIN ctl.example.
@@ -439,6 +440,33 @@ s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(5)' "$W/ctl.
 	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www" && bad "$TAG reload kept the cache" || ok "$TAG reload emptied the cache"
 	[ "$(qshort www.ctl.example)" = 192.0.2.1 ] && ok "$TAG resolving after reload" || bad "$TAG not resolving after reload"
+	# a reload that moves the listening point (another port): the
+	# workers stop and start again on the new socket. The reload and
+	# the command after it answer at once (with fork, the workers
+	# started during the reload held the control connection open, and
+	# petrel-control waited for its 60 s timeout); 10 s is far from the
+	# usual 0.1 s, so only that fault fails it
+	sed -i "s/^  interface: 127\.0\.0\.1@$DNS_PORT\$/  interface: 127.0.0.1@$ALT_PORT/" "$CONF"
+	t=$(date +%s)
+	v=$(timeout 10 "$PETREL_CONTROL" -c "$CONF" reload 2>&1)
+	n=$?
+	[ $n = 0 ] && [ "$v" = ok ] && ok "$TAG reload to another port answers at once" ||
+		bad "$TAG reload to another port: rc $n after $(( $(date +%s) - t )) s: $v"
+	t=$(date +%s)
+	v=$(timeout 10 "$PETREL_CONTROL" -c "$CONF" status 2>&1)
+	n=$?
+	[ $n = 0 ] && echo "$v" | grep -q "is running" && ok "$TAG status after it answers at once" ||
+		bad "$TAG status after the reload to another port: rc $n after $(( $(date +%s) - t )) s: $v"
+	v=""
+	for i in $(seq 30); do
+		v=$(dig +short +time=2 +tries=1 @127.0.0.1 -p $ALT_PORT www.ctl.example 2>/dev/null)
+		[ "$v" = 192.0.2.1 ] && break
+		sleep 0.1
+	done
+	[ "$v" = 192.0.2.1 ] && ok "$TAG answers on the new port" || bad "$TAG no answer on port $ALT_PORT: '$v'"
+	sed -i "s/^  interface: 127\.0\.0\.1@$ALT_PORT\$/  interface: 127.0.0.1@$DNS_PORT/" "$CONF"
+	v=$(timeout 10 "$PETREL_CONTROL" -c "$CONF" reload 2>&1)
+	[ "$v" = ok ] && ok "$TAG reload back to port $DNS_PORT" || bad "$TAG reload back: $v"
 }
 
 for model in ${MODELS:-pthreads fork}; do
