@@ -300,6 +300,12 @@ run_commands() {
 		echo "$OUT" | grep -Eq "^127\.0\.0\.1@$NSD_PORT +	rto [0-9]+ msec, ttl [0-9]+, ping [0-9]+ var [0-9]+ rtt [0-9]+, tA [0-9]+, tAAAA [0-9]+, tother [0-9]+, (EDNS 0 (probed|assumed)|noEDNS probed)\.$" &&
 		ok "$TAG lookup: Unbound's delegation and server lines" ||
 		bad "$TAG lookup: $(echo "$OUT" | tail -4)"
+	# the forwarder answered queries with EDNS: known to do EDNS, as
+	# Unbound's dump_infra says (ednsknown was 0 for every server)
+	ctl dump_infra
+	echo "$OUT" | grep -Eq "^127\.0\.0\.1@$NSD_PORT \. ttl [0-9]+ .* ednsknown 1 edns 0 " &&
+		ok "$TAG dump_infra: the forwarder is known to do EDNS (ednsknown 1 edns 0)" ||
+		bad "$TAG dump_infra: $(echo "$OUT" | grep "@$NSD_PORT" | head -2)"
 	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www.ctl.example. IN A" && ok "$TAG cache_lookup shows the cached answer" \
 		|| bad "$TAG cache_lookup: $(echo "$OUT" | tail -3)"
