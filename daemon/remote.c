@@ -237,9 +237,14 @@ remote_gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			stats_upstream_sum(&g->upstream, &info[i].upstream);
 		}
 		/* the validator's key cache: one per process (the threads
-		 * share the module stack; it is not in a shared mapping) */
-		if(d->children || i == 0)
+		 * share the module stack; it is not in a shared mapping);
+		 * so are the modules' memory: each process's, or worker
+		 * 0's figure for the threads (the stack's data and its own,
+		 * as Unbound reports the worker that serves the command) */
+		if(d->children || i == 0) {
 			g->key_count += info[i].key_count;
+			stats_mods_add(&g->mods, &info[i].mods);
+		}
 		if((double)info[i].s.elapsed / 1e6 > g->elapsed)
 			g->elapsed = (double)info[i].s.elapsed / 1e6;
 	}

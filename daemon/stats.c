@@ -112,6 +112,29 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	a->reqlist_user += b->reqlist_user;
 	a->reqlist_replies += b->reqlist_replies;
 	a->tcp_usage += b->tcp_usage;
+	a->mem_streamwait += b->mem_streamwait;
+	a->mem_http_query += b->mem_http_query;
+	a->mem_http_response += b->mem_http_response;
+}
+
+void
+stats_mods_add(struct stats_mods *a, const struct stats_mods *b)
+{
+	int i, j;
+	for(i = 0; i < b->num && i < MODULE_MAX; i++) {
+		for(j = 0; j < a->num; j++)
+			if(strcmp(a->name[j], b->name[i]) == 0)
+				break;
+		if(j == a->num) {
+			if(a->num >= MODULE_MAX)
+				continue;
+			memcpy(a->name[j], b->name[i], sizeof(a->name[j]));
+			a->name[j][sizeof(a->name[j]) - 1] = 0;
+			a->mem[j] = 0;
+			a->num++;
+		}
+		a->mem[j] += b->mem[i];
+	}
 }
 
 void
@@ -436,6 +459,17 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)g->mem_rrset);
 	stats_buf_printf(out, "mem.cache.message=%llu\n",
 		(unsigned long long)g->mem_msg);
+	/* the module below first, as Unbound's mem.mod.iterator comes
+	 * before mem.mod.validator */
+	for(i = g->mods.num - 1; i >= 0; i--)
+		stats_buf_printf(out, "mem.mod.%s=%llu\n", g->mods.name[i],
+			(unsigned long long)g->mods.mem[i]);
+	stats_buf_printf(out, "mem.streamwait=%llu\n",
+		(unsigned long long)tot.mem_streamwait);
+	stats_buf_printf(out, "mem.http.query_buffer=%llu\n",
+		(unsigned long long)tot.mem_http_query);
+	stats_buf_printf(out, "mem.http.response_buffer=%llu\n",
+		(unsigned long long)tot.mem_http_response);
 	if(!g->extended)
 		return;
 	for(i = 0; i < RESOLVER_STATS_HIST; i++) {

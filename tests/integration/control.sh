@@ -249,7 +249,9 @@ run_commands() {
 		total.requestlist.overwritten total.requestlist.exceeded \
 		total.requestlist.current.all total.recursion.time.avg \
 		total.recursion.time.median time.now time.up time.elapsed \
-		mem.cache.rrset mem.cache.message num.query.type.A num.query.type.AAAA \
+		mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.validator \
+		mem.streamwait mem.http.query_buffer mem.http.response_buffer \
+		num.query.type.A num.query.type.AAAA \
 		num.query.class.IN num.query.opcode.QUERY num.query.tcp num.query.ipv6 \
 		num.query.flags.RD num.query.edns.present num.answer.rcode.NOERROR \
 		num.answer.rcode.NXDOMAIN num.answer.rcode.nodata \
@@ -261,6 +263,10 @@ run_commands() {
 		&& ok "$TAG both workers served queries" || bad "$TAG a worker served no query"
 	[ "$(stat num.query.type.AAAA)" -ge 6 ] && ok "$TAG per-type counter" || bad "$TAG num.query.type.AAAA"
 	[ "$(stat mem.cache.message)" -gt 0 ] && ok "$TAG mem.cache.message" || bad "$TAG mem.cache.message is 0"
+	# the modules' memory: each process's with fork, summed
+	[ "$(stat mem.mod.validator)" -gt 0 ] && [ "$(stat mem.mod.iterator)" -gt 0 ] &&
+		ok "$TAG mem.mod.validator $(stat mem.mod.validator), mem.mod.iterator $(stat mem.mod.iterator)" ||
+		bad "$TAG mem.mod.validator '$(stat mem.mod.validator)', mem.mod.iterator '$(stat mem.mod.iterator)'"
 	# Prometheus
 	if curl -s -m 5 "http://127.0.0.1:$HTTP_PORT/metrics" > "$W/metrics.txt" &&
 		msg=$(parse_metrics < "$W/metrics.txt"); then

@@ -18,7 +18,10 @@
 #    counter where they were; only `stats` resets the control counters,
 #    and the Prometheus counter still never goes down. The log line of
 #    the metrics endpoint is a URL that answers.
-# 2. status prints the module stack of module-config, as Unbound's.
+# 2. status prints the module stack of module-config, as Unbound's;
+#    stats prints each module's memory (mem.mod.NAME, the module below
+#    first), mem.streamwait and mem.http.* after mem.cache.*, as
+#    Unbound's.
 # 3. A fatal start-up error says error:, that petrel stops, and what to
 #    do: a port another process holds; username: as a user who is not
 #    root (as root: run through setpriv as nobody).
@@ -192,7 +195,8 @@ done
 # ------------------------------------------------ 2. status's modules
 # module-config as Unbound prints it; a reload with another stack shows
 # the new one
-write_conf status '  module-config: "validator iterator"'
+write_conf status '  module-config: "validator iterator"
+  extended-statistics: yes'
 CONF=$IT_WORK/status.conf
 start_petrel status || { fail "status: petrel did not start"; finish; }
 out=$(ctl status)
@@ -200,6 +204,26 @@ if echo "$out" | grep -qx 'modules: 2 \[ validator iterator \]'; then
 	ok "status: modules: 2 [ validator iterator ]"
 else
 	fail "status: $(echo "$out" | grep modules)"
+fi
+# mem_lines: the names of the memory lines of stats_noreset, with the
+# line before them and the one after (Unbound 1.17 with "validator
+# iterator": time.elapsed mem.cache.rrset mem.cache.message
+# mem.mod.iterator mem.mod.validator [mem.mod.respip mem.mod.subnet]
+# mem.streamwait mem.http.query_buffer mem.http.response_buffer
+# histogram...; the respip and subnet lines are Unbound's fixed list,
+# petrel prints the modules of the stack)
+mem_lines() { echo "$1" | sed 's/=.*//' | grep -B1 -A1 '^mem\.' | sed 's/^histogram\..*/histogram/' | tr '\n' ' '; }
+out=$(ctl stats_noreset)
+want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.validator mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
+vi=$(echo "$out" | sed -n 's/^mem\.mod\.iterator=//p')
+vv=$(echo "$out" | sed -n 's/^mem\.mod\.validator=//p')
+if [ "$(mem_lines "$out")" = "$want" ] && [ "${vi:-0}" -gt 0 ] && [ "${vv:-0}" -gt 0 ] &&
+	echo "$out" | grep -Eq '^mem\.streamwait=[0-9]+$' &&
+	echo "$out" | grep -Eq '^mem\.http\.query_buffer=[0-9]+$' &&
+	echo "$out" | grep -Eq '^mem\.http\.response_buffer=[0-9]+$'; then
+	ok "stats: mem.mod.iterator=$vi mem.mod.validator=$vv, then mem.streamwait and mem.http.*, in Unbound's order"
+else
+	fail "stats: the memory lines: $(mem_lines "$out") ($(echo "$out" | grep '^mem\.' | tr '\n' ' '))"
 fi
 sed -i 's/module-config: .*/module-config: "iterator"/' "$CONF"
 ctl reload > /dev/null
@@ -209,6 +233,12 @@ if echo "$out" | grep -qx 'modules: 1 \[ iterator \]'; then
 else
 	fail "status after a reload: $(echo "$out" | grep modules)"
 fi
+# the stack's modules only: no validator line after the reload
+for i in $(seq 50); do q a.op.zz. A && break; sleep 0.1; done
+out=$(ctl stats_noreset)
+want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
+[ "$(mem_lines "$out")" = "$want" ] && ok "stats after the reload: mem.mod.iterator only" ||
+	fail "stats after the reload: $(mem_lines "$out")"
 it_kill "$PID"
 
 # ------------------------------------------ 3. fatal errors say so
