@@ -317,6 +317,9 @@ static const struct stats_row stats_rows[] = {
   SK_COUNTER, SOFF(r.num_outgoing) },
 { NULL, "petrel_unwanted_replies_total", "Upstream replies that matched "
   "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
+{ NULL, "petrel_proxy_errors_total", "Datagrams dropped and connections "
+  "closed for a missing, malformed or refused PROXY v2 header "
+  "(proxy-protocol-port).", SK_COUNTER, SOFF(s.num_proxy_errors) },
 { NULL, "petrel_global_quota_exceeded_total", "Queries and sub-queries "
   "ended by max-global-quota.", SK_COUNTER, SOFF(r.num_quota_exceeded) },
 /* the validator's outcomes (Unbound prints them as num.answer.secure,
@@ -515,6 +518,9 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.s.num_tls,
 		(unsigned long long)tot.s.num_tls_resume,
 		(unsigned long long)tot.s.num_https);
+	/* petrel's own (Unbound logs a bad PROXY header and counts none) */
+	stats_buf_printf(out, "num.query.proxy_errors=%llu\n",
+		(unsigned long long)tot.s.num_proxy_errors);
 	stats_buf_printf(out, "num.xdp.answers=%llu\nnum.xdp.passed=%llu\n"
 		"num.xdp.invalid=%llu\nnum.xdp.tx_full=%llu\n",
 		(unsigned long long)tot.s.num_xdp_answers,

@@ -649,6 +649,35 @@ START_TEST(test_print_mem)
 }
 END_TEST
 
+/* num.query.proxy_errors (petrel's own; Unbound counts none), summed
+ * over the workers, with the extended counters; per worker in the
+ * Prometheus text */
+START_TEST(test_print_proxy_errors)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 1);
+	info[0].s.num_proxy_errors = 2;
+	info[1].s.num_proxy_errors = 5;
+	stats_print(&b, info, 2, &g);
+	ck_assert(value_of(b.data, "num.query.proxy_errors") == 7);
+	ck_assert(strstr(b.data, "num.query.https=") <
+		strstr(b.data, "num.query.proxy_errors="));
+	stats_buf_free(&b);
+	fill(info, &g, 0);
+	info[1].s.num_proxy_errors = 5;
+	stats_print(&b, info, 2, &g);
+	ck_assert(value_of(b.data, "num.query.proxy_errors") == -1);
+	stats_buf_free(&b);
+	stats_print_prometheus(&b, info, 2, &g);
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_proxy_errors_total{thread=\"1\"} 5\n"));
+	stats_buf_free(&b);
+}
+END_TEST
+
 static Suite *
 stats_suite(void)
 {
@@ -660,6 +689,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_print_inhibit_zero);
 	tcase_add_test(tc, test_print_unbound_names);
 	tcase_add_test(tc, test_print_mem);
+	tcase_add_test(tc, test_print_proxy_errors);
 	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
 	tcase_add_test(tc, test_quantile);
 	tcase_add_test(tc, test_add);

@@ -251,7 +251,7 @@ run_commands() {
 		total.recursion.time.median time.now time.up time.elapsed \
 		mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.validator \
 		mem.streamwait mem.http.query_buffer mem.http.response_buffer \
-		num.query.type.A num.query.type.AAAA \
+		num.query.proxy_errors num.query.type.A num.query.type.AAAA \
 		num.query.class.IN num.query.opcode.QUERY num.query.tcp num.query.ipv6 \
 		num.query.flags.RD num.query.edns.present num.answer.rcode.NOERROR \
 		num.answer.rcode.NXDOMAIN num.answer.rcode.nodata \

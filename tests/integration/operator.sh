@@ -7,7 +7,8 @@
 # environment: PETREL=path, PETREL_CONTROL=path, PETREL_CHECKCONF=path;
 #   MODELS="fork" for a build without threads
 #
-# Addresses: petrel on 127.0.210.1 ports 62100-62105 (Unbound: 62106); no upstream is
+# Addresses: petrel on 127.0.210.1 ports 62100-62105 and 62108 (Unbound:
+# 62106), the PROXY client on 127.0.210.3; no upstream is
 # needed for 1-5 (the names asked are local-data); 6 runs NSD on
 # 127.0.210.11-13 port 53.
 #
@@ -21,7 +22,8 @@
 # 2. status prints the module stack of module-config, as Unbound's;
 #    stats prints each module's memory (mem.mod.NAME, the module below
 #    first), mem.streamwait and mem.http.* after mem.cache.*, as
-#    Unbound's.
+#    Unbound's; a bad PROXY v2 header on a proxy-protocol-port (62108)
+#    is counted in num.query.proxy_errors and petrel_proxy_errors_total.
 # 3. A fatal start-up error says error:, that petrel stops, and what to
 #    do: a port another process holds; username: as a user who is not
 #    root (as root: run through setpriv as nobody).
@@ -195,8 +197,11 @@ done
 # ------------------------------------------------ 2. status's modules
 # module-config as Unbound prints it; a reload with another stack shows
 # the new one
+PROXY_PORT=62108
 write_conf status '  module-config: "validator iterator"
-  extended-statistics: yes'
+  extended-statistics: yes
+  interface: '"$IP@$PROXY_PORT"'
+  proxy-protocol-port: '"$PROXY_PORT"
 CONF=$IT_WORK/status.conf
 start_petrel status || { fail "status: petrel did not start"; finish; }
 out=$(ctl status)
@@ -224,6 +229,20 @@ if [ "$(mem_lines "$out")" = "$want" ] && [ "${vi:-0}" -gt 0 ] && [ "${vv:-0}" -
 	ok "stats: mem.mod.iterator=$vi mem.mod.validator=$vv, then mem.streamwait and mem.http.*, in Unbound's order"
 else
 	fail "stats: the memory lines: $(mem_lines "$out") ($(echo "$out" | grep '^mem\.' | tr '\n' ' '))"
+fi
+# bad PROXY v2 headers (version 3): the datagram dropped, the connection
+# closed, each counted; a good one is not
+pc="python3 $here/proxy_client.py"
+p1=$(PROXY_SRC=127.0.210.3 $pc udp $IP $PROXY_PORT badver a.op.zz. 2>&1)
+p2=$(PROXY_SRC=127.0.210.3 $pc tcp $IP $PROXY_PORT badver a.op.zz. 2>&1)
+p3=$(PROXY_SRC=127.0.210.3 $pc udp $IP $PROXY_PORT local a.op.zz. 2>&1)
+pe=$(ctl stats_noreset | sed -n 's/^num\.query\.proxy_errors=//p')
+pm=$(curl -s -m 5 "http://$IP:$HTTP_PORT/metrics" | awk '/^petrel_proxy_errors_total[{ ]/ { s += $2; n++ } END { if (n) print s }')
+if [ "$p1" = TIMEOUT ] && [ "$p2" = CLOSED ] && [ "$p3" = "NOERROR 1" ] &&
+	[ "$pe" = 2 ] && [ "$pm" = 2 ]; then
+	ok "num.query.proxy_errors=2 and petrel_proxy_errors_total 2 after a bad header over UDP and over TCP"
+else
+	fail "proxy errors: udp '$p1', tcp '$p2', good '$p3'; num.query.proxy_errors '$pe', petrel_proxy_errors_total '$pm'"
 fi
 sed -i 's/module-config: .*/module-config: "iterator"/' "$CONF"
 ctl reload > /dev/null
