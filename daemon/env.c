@@ -16,7 +16,6 @@
 #include "services/cache/shcache.h"
 #include "front/modstack.h"
 #include "front/policy.h"
-#include "validator/val_zonemd.h"
 #include "util/config_file.h"
 #include "util/config_auth.h"
 #include "util/log.h"
@@ -160,19 +159,17 @@ env_build(struct daemon_env *env, struct config_file *cfg,
 			snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if(env_zonemd_dnssec(cfg) && !(env->zmd = val_zonemd_create(cfg, err,
-		errlen)))
+	if(env_zonemd_dnssec(cfg) && !(env->zmd = modstack_zonemd_create(cfg,
+		err, errlen)))
 		return -1;
 	/* the downloads of url: sources (http-user-agent) */
 	http_fetch_set_user_agent(cfg->http_user_agent,
 		cfg->hide_http_user_agent);
 	{
 		int ok = 0;
-		/* a zone below its trust anchor: its DNSKEY is validated
-		 * through the mesh, then val_zonemd_check_keys */
-		env->authz = auth_zones_create_dnssec(cfg, env->zmd ?
-			val_zonemd_check : NULL, val_zonemd_check_keys,
-			env->zmd, &ok, err, errlen);
+		/* the ZONEMD checks of the module that validates */
+		env->authz = modstack_auth_zones_create(cfg, env->zmd, &ok,
+			err, errlen);
 		if(!ok)
 			return -1;
 	}
@@ -322,7 +319,7 @@ env_delete(struct daemon_env *env)
 	local_zones_delete(env->lz);
 	acl_delete(env->acl);
 	auth_zones_delete(env->authz);
-	val_zonemd_delete(env->zmd);
+	modstack_zonemd_delete(env->zmd);
 	rate_table_delete(env->ip_rate);
 	cookie_secrets_delete(env->cookies);
 	policy_delete(env->pol);

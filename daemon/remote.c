@@ -17,7 +17,6 @@
 #include "front/policy.h"
 #include "front/localzone.h"
 #include "front/modstack.h"
-#include "iterator/iter_env.h"
 #include "services/rpz.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
@@ -380,16 +379,45 @@ print_ip(struct stats_buf *out, const struct netaddr *a)
 		stats_buf_printf(out, " %s", ip);
 }
 
+/** the root hints, as the module that resolves gives them
+ * (MODULE_CTL_ROOT_HINTS): at most 256, pointers into its data */
+struct root_hints_list {
+	/** NS names, wire */
+	const uint8_t *name[256];
+	/** their addresses, or NULL */
+	const struct netaddr *addr[256];
+	/** how many */
+	int n;
+};
+
+/** module_ctl_arg.hint: one root hint into a struct root_hints_list */
+static void
+root_hints_cb(void *arg, const uint8_t *name, const struct netaddr *addr)
+{
+	struct root_hints_list *l = (struct root_hints_list *)arg;
+	if(l->n >= 256)
+		return;
+	l->name[l->n] = name;
+	l->addr[l->n] = addr;
+	l->n++;
+}
+
 /** the root hints as Unbound's list_stubs shows them, the stub of ".":
  * ". IN stub prime NS... ADDR...", both lists in reverse order (the
  * order Unbound's delegation point holds them in) */
 static void
-list_root_hints_unbound(struct stats_buf *out, const struct iter_env *ie)
+list_root_hints_unbound(struct stats_buf *out,
+	const struct module_stack *mods)
 {
-	const struct iter_hint *h, *list[256];
-	int n = 0, i, j;
-	for(h = ie->hints; h && n < 256; h = h->next)
-		list[n++] = h;
+	struct root_hints_list l;
+	struct module_ctl_arg c;
+	int n, i, j;
+	memset(&c, 0, sizeof(c));
+	l.n = 0;
+	c.hint = root_hints_cb;
+	c.cbarg = &l;
+	(void)modstack_control(mods, NULL, MODULE_CTL_ROOT_HINTS, &c);
+	n = l.n;
 	if(n == 0)
 		return;
 	stats_buf_printf(out, ". IN stub prime");
@@ -397,15 +425,15 @@ list_root_hints_unbound(struct stats_buf *out, const struct iter_env *ie)
 		char nm[DNS_MAX_NAME_STR];
 		/* each name once */
 		for(j = n - 1; j > i; j--)
-			if(dname_equal(list[j]->name, list[i]->name))
+			if(dname_equal(l.name[j], l.name[i]))
 				break;
-		if(j > i || dname_to_str(list[i]->name, nm, sizeof(nm)) < 0)
+		if(j > i || dname_to_str(l.name[i], nm, sizeof(nm)) < 0)
 			continue;
 		stats_buf_printf(out, " %s", nm);
 	}
 	for(i = n - 1; i >= 0; i--)
-		if(list[i]->has_addr)
-			print_ip(out, &list[i]->addr);
+		if(l.addr[i])
+			print_ip(out, l.addr[i]);
 	stats_buf_append(out, "\n", 1);
 }
 
@@ -437,7 +465,6 @@ list_zones_unbound(const struct daemon *d, struct stats_buf *out,
 	const struct config_stub *z, int fwd)
 {
 	const struct daemon_env *env = d->env;
-	int id = env ? modstack_find(&env->mods, "iterator") : -1;
 	const struct config_stub *c;
 	int root_stub = 0;
 	for(c = z; c; c = c->next)
@@ -445,8 +472,8 @@ list_zones_unbound(const struct daemon *d, struct stats_buf *out,
 			root_stub = 1;
 	size_t n = 0, i;
 	struct ub_stub_item *ls = NULL;
-	if(!fwd && !root_stub && id >= 0 && env->mods.modinfo[id])
-		list_root_hints_unbound(out, env->mods.modinfo[id]);
+	if(!fwd && !root_stub && env)
+		list_root_hints_unbound(out, &env->mods);
 	/* in the order of Unbound's trees of stubs and forwards (by name,
 	 * as its local zones), not in the order they were configured */
 	for(c = z; c; c = c->next)
@@ -882,7 +909,8 @@ static int
 ub_no_validator(const struct remote_req *q)
 {
 	return q->unbound && (!q->d->env ||
-		modstack_find(&q->d->env->mods, "validator") < 0);
+		modstack_control_find(&q->d->env->mods,
+		MODULE_CTL_INSECURE_ADD) < 0);
 }
 
 static void

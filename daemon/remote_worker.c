@@ -16,7 +16,6 @@
 #include "front/modstack.h"
 #include "front/cookie_secrets.h"
 #include "front/resolver.h"
-#include "validator/validator.h"
 #include "front/policy.h"
 #include "services/rpz.h"
 #include "services/cache/msgcache.h"
@@ -30,8 +29,6 @@
 #include "util/ratelimit.h"
 #include "util/netaddr.h"
 #include "util/region.h"
-#include "iterator/iter_env.h"
-#include "iterator/iter_ratelimit.h"
 #include "front/modstack.h"
 #include "front/cookie_secrets.h"
 #include "util/log.h"
@@ -133,9 +130,9 @@ struct rate_list_arg {
 	int all;
 };
 
-/** ratelimit_list: one zone */
+/** ratelimit_list: one zone (module_ctl_arg.rate) */
 static void
-ratelimit_list_cb(const char *zone, int rate, int limit, void *arg)
+ratelimit_list_cb(void *arg, const char *zone, int rate, int limit)
 {
 	struct rate_list_arg *a = (struct rate_list_arg *)arg;
 	stats_buf_printf(a->out, "%s %d limit %d\n", zone, rate, limit);
@@ -171,13 +168,15 @@ worker_rate_list(struct worker *w, const char *cmd, const char *args,
 	a.out = out;
 	a.all = (args && strstr(args, "+a") != NULL);
 	if(strcmp(cmd, "ratelimit_list") == 0) {
-		int i = modstack_find(&w->env->mods, "iterator");
-		struct iter_env *ie = i >= 0 ?
-			(struct iter_env *)w->env->mods.modinfo[i] : NULL;
+		struct module_ctl_arg c;
+		memset(&c, 0, sizeof(c));
+		c.now = now;
+		c.all = a.all;
+		c.rate = ratelimit_list_cb;
+		c.cbarg = &a;
 		a.limit = cfg->ratelimit;
-		if(ie && ie->rl)
-			iter_ratelimit_walk(ie->rl, now, a.all,
-				ratelimit_list_cb, &a);
+		(void)modstack_control(&w->env->mods, NULL,
+			MODULE_CTL_RATELIMIT_LIST, &c);
 		return 1;
 	}
 	if(strcmp(cmd, "ip_ratelimit_list") == 0) {
@@ -707,6 +706,27 @@ worker_dump_requestlist(struct worker *w, struct stats_buf *out)
 	}
 }
 
+/** a request of the module that keeps a key cache (the validator), when
+ * the stack has one: flushed where Unbound's commands flush it.
+ * @param what: MODULE_CTL_FLUSH_* or MODULE_CTL_KEY_COUNT.
+ * @param name: the name of MODULE_CTL_FLUSH_KEYS, or NULL; below its
+ *	flag.
+ * @return the count of the request, 0 when no module answers */
+static size_t
+worker_key_ctl(struct worker *w, enum module_ctl what,
+	const uint8_t *name, int below)
+{
+	struct module_ctl_arg c;
+	if(!w->res)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.name = name;
+	c.all = below;
+	if(modstack_control(w->res->stack, &w->res->menv, what, &c) != 1)
+		return 0;
+	return c.count;
+}
+
 /** flush commands in a worker; replies "rrsets messages\n" */
 static int
 worker_flush(struct worker *w, const char *cmd, char *args,
@@ -716,20 +736,15 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 	uint8_t name[DNS_MAX_NAME + 1];
 	size_t nl, nr = 0, nm = 0, nk = 0;
 	char *rest, *a1;
-	/* the validator's key cache, when it is in the stack: flushed
-	 * where Unbound's commands flush it */
-	int vid = w->res ? modstack_find(w->res->stack, "validator") : -1;
 	a1 = remote_next_word(args, &rest);
 	if(strcmp(cmd, "flush_negative") == 0) {
 		if(env->msg)
 			nm = mcache_flush_negative(env->msg);
-		if(vid >= 0)
-			nk = val_flush_bad_keys(&w->res->menv, vid);
+		nk = worker_key_ctl(w, MODULE_CTL_FLUSH_BAD_KEYS, NULL, 0);
 	} else if(strcmp(cmd, "flush_bogus") == 0) {
 		if(env->msg)
 			nm = mcache_flush_bogus(env->msg);
-		if(vid >= 0)
-			nk = val_flush_bogus(&w->res->menv, vid);
+		nk = worker_key_ctl(w, MODULE_CTL_FLUSH_BOGUS, NULL, 0);
 	} else if(strcmp(cmd, "flush_all") == 0) {
 		if(env->msg) {
 			nm = mcache_get_count(env->msg);
@@ -779,8 +794,8 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 				nm = mcache_flush_zone(env->msg, name);
 			if(env->rrset)
 				nr = rrset_cache_flush_zone(env->rrset, name);
-			if(vid >= 0)
-				nk = val_flush_keys(&w->res->menv, vid, name, 1);
+			nk = worker_key_ctl(w, MODULE_CTL_FLUSH_KEYS, name,
+				1);
 		} else {	/* flush_type */
 			char *t = remote_next_word(rest, &rest);
 			int ty = dns_type_from_str(t);
@@ -797,12 +812,20 @@ worker_flush(struct worker *w, const char *cmd, char *args,
 					(uint16_t)ty, DNS_CLASS_IN);
 			/* the zone's keys go with its DNSKEY set, so that
 			 * they are fetched and validated again */
-			if(ty == DNS_TYPE_DNSKEY && vid >= 0)
-				nk = val_flush_keys(&w->res->menv, vid, name, 0);
+			if(ty == DNS_TYPE_DNSKEY)
+				nk = worker_key_ctl(w, MODULE_CTL_FLUSH_KEYS,
+					name, 0);
 		}
 	}
 	stats_buf_printf(out, "%zu %zu %zu\n", nr, nm, nk);
 	return 0;
+}
+
+/** list_insecure: the text of the list (module_ctl_arg.text) */
+static void
+insecure_text_cb(void *arg, const char *text, size_t len)
+{
+	stats_buf_append((struct stats_buf *)arg, text, len);
 }
 
 /** insecure_add, insecure_remove, list_insecure in a worker (the
@@ -814,30 +837,40 @@ worker_insecure(struct worker *w, const char *cmd, char *args,
 	uint8_t name[DNS_MAX_NAME + 1];
 	size_t nl;
 	char *rest, *a1 = remote_next_word(args, &rest);
-	int id = w->res ? modstack_find(w->res->stack, "validator") : -1;
-	if(id < 0) {
-		stats_buf_printf(out, "error the validator is not in "
-			"module-config\n");
+	struct module_ctl_arg c;
+	if(!w->res || modstack_control_find(w->res->stack,
+		MODULE_CTL_INSECURE_LIST) < 0) {
+		/* the name of the module with the negative trust anchors:
+		 * the one that validates */
+		stats_buf_printf(out, "error the %s is not in "
+			"module-config\n", modstack_cap_name(
+			MODSTACK_CAP_DNSSEC));
 		return;
 	}
+	memset(&c, 0, sizeof(c));
 	if(strcmp(cmd, "list_insecure") == 0) {
-		char buf[VAL_NTA_MAX * 260 + 4096];
-		size_t n = val_insecure_list(&w->res->menv, id, buf,
-			sizeof(buf));
-		stats_buf_append(out, buf, n);
+		c.text = insecure_text_cb;
+		c.cbarg = out;
+		(void)modstack_control(w->res->stack, &w->res->menv,
+			MODULE_CTL_INSECURE_LIST, &c);
 		return;
 	}
 	if(remote_parse_name(a1, name, &nl) != 0 || rest[0]) {
 		stats_buf_printf(out, "error expected: %s name\n", cmd);
 		return;
 	}
+	c.name = name;
 	if(strcmp(cmd, "insecure_add") == 0) {
-		if(val_insecure_add(&w->res->menv, id, name) != 0)
-			stats_buf_printf(out, "error too many (at most %d)\n",
-				VAL_NTA_MAX);
+		if(modstack_control(w->res->stack, &w->res->menv,
+			MODULE_CTL_INSECURE_ADD, &c) < 0)
+			stats_buf_printf(out, "error too many (at most %zu)\n",
+				c.count);
 		else	stats_buf_printf(out, "1 0\n");
-	} else	stats_buf_printf(out, "%d 0\n",
-			val_insecure_remove(&w->res->menv, id, name));
+	} else {
+		(void)modstack_control(w->res->stack, &w->res->menv,
+			MODULE_CTL_INSECURE_REMOVE, &c);
+		stats_buf_printf(out, "%zu 0\n", c.count);
+	}
 }
 
 /** run one worker command; the reply goes to out */
@@ -849,7 +882,6 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 	err[0] = 0;
 	if(strcmp(cmd, "stats_get") == 0) {
 		struct stats_info si;
-		int vi;
 		stats_collect(w, &si, atoi(args));
 		if(w->env->msg) {
 			si.mem_msg = mcache_get_mem(w->env->msg);
@@ -866,9 +898,8 @@ worker_exec(struct worker *w, char *line, char *payload, size_t plen,
 			si.infra_count = infra_get_count(w->env->infra);
 			infra_traverse(w->env->infra, stats_infra_cb, &ia);
 		}
-		if(w->res && (vi = modstack_find(w->res->stack,
-			"validator")) >= 0)
-			si.key_count = val_key_count(&w->res->menv, vi);
+		si.key_count = worker_key_ctl(w, MODULE_CTL_KEY_COUNT,
+			NULL, 0);
 		stats_buf_append(out, &si, sizeof(si));
 	} else if(strncmp(cmd, "flush", 5) == 0 &&
 		strcmp(cmd, "flush_requestlist") != 0) {

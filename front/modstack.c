@@ -21,6 +21,8 @@
 #include "services/module.h"
 #include "iterator/iterator.h"
 #include "validator/validator.h"
+#include "validator/val_zonemd.h"
+#include "services/authzone.h"
 #include "respip/respip.h"
 #include "edns-subnet/subnetcache.h"
 #include "cachedb/cachedb.h"
@@ -207,10 +209,18 @@ modstack_config_check(const char *value, char *err, size_t errlen)
 	return modstack_parse(value, NULL, mods, &num, err, errlen);
 }
 
+/** config_modules_dnssec_func: does a module-config validate */
+static int
+modstack_conf_dnssec(const char *value)
+{
+	return modstack_conf_has_cap(value, MODSTACK_CAP_DNSSEC);
+}
+
 void
 modstack_config_register(void)
 {
 	config_modules_check_set(modstack_config_check);
+	config_modules_dnssec_set(modstack_conf_dnssec);
 }
 
 int
@@ -287,6 +297,35 @@ modstack_find_cap(const struct module_stack *stack, unsigned cap)
 }
 
 int
+modstack_control_find(const struct module_stack *stack, enum module_ctl what)
+{
+	struct module_env env;
+	int i;
+	memset(&env, 0, sizeof(env));
+	for(i = 0; i < stack->num; i++)
+		if(stack->mod[i]->control && stack->mod[i]->control(&env, i,
+			what, NULL) == 1)
+			return i;
+	return -1;
+}
+
+int
+modstack_control(const struct module_stack *stack, struct module_env *env,
+	enum module_ctl what, struct module_ctl_arg *arg)
+{
+	struct module_env own;
+	int i = modstack_control_find(stack, what);
+	if(i < 0)
+		return 0;
+	if(!env) {
+		memset(&own, 0, sizeof(own));
+		memcpy(own.modinfo, stack->modinfo, sizeof(own.modinfo));
+		env = &own;
+	}
+	return stack->mod[i]->control(env, i, what, arg);
+}
+
+int
 modstack_conf_has_cap(const char *conf, unsigned cap)
 {
 	const char *p = conf ? conf : CONFIG_MODULE_DEFAULT, *w;
@@ -307,4 +346,27 @@ modstack_cap_name(unsigned cap)
 		if(r->caps & cap)
 			return r->name;
 	return "?";
+}
+
+struct val_zonemd *
+modstack_zonemd_create(const struct config_file *cfg, char *err,
+	size_t errlen)
+{
+	return val_zonemd_create(cfg, err, errlen);
+}
+
+void
+modstack_zonemd_delete(struct val_zonemd *zmd)
+{
+	val_zonemd_delete(zmd);
+}
+
+struct auth_zones *
+modstack_auth_zones_create(const struct config_file *cfg,
+	struct val_zonemd *zmd, int *ok, char *err, size_t errlen)
+{
+	/* a zone below its trust anchor: its DNSKEY is validated through
+	 * the mesh, then val_zonemd_check_keys */
+	return auth_zones_create_dnssec(cfg, zmd ? val_zonemd_check : NULL,
+		val_zonemd_check_keys, zmd, ok, err, errlen);
 }

@@ -17,6 +17,15 @@
  * (its settings, for the iterator the root hints and forward/stub zones)
  * is kept in the stack and copied into every worker's module environment.
  * This sits with the front end in the layer order, above the modules.
+ *
+ * Nothing else names a module or includes its headers (tests/
+ * check_layers.sh refuses such an include in front/ and daemon/): the
+ * front end asks the stack for a capability (modstack_find_cap), the
+ * config parser whether a module-config validates (the registered
+ * config_modules_dnssec), the remote control which module answers a
+ * request (modstack_control: the module's control hook, services/
+ * module.h), and the daemon builds the auth zones' ZONEMD check of the
+ * module that validates here (modstack_zonemd_create).
  */
 #ifndef FRONT_MODSTACK_H
 #define FRONT_MODSTACK_H
@@ -25,6 +34,8 @@
 #include "services/module.h"
 
 struct config_file;
+struct auth_zones;
+struct val_zonemd;
 
 /**
  * What a module offers the rest of petrel, in its row, so that the front
@@ -43,8 +54,9 @@ enum modstack_cap {
 	/** a second-level cache, that serve-expired may wait for before
 	 * it answers stale (cachedb) */
 	MODSTACK_CAP_SECOND_CACHE = 1 << 3,
-	/** it resolves: root hints, forward and stub zones, the
-	 * delegation state remote control lists and flushes (iterator) */
+	/** it resolves: root hints, forward and stub zones (iterator;
+	 * remote control reaches them by control request, see
+	 * modstack_control) */
 	MODSTACK_CAP_RESOLVES = 1 << 4
 };
 
@@ -104,7 +116,9 @@ int modstack_config_check(const char *value, char *err, size_t errlen);
 
 /**
  * Register modstack_config_check() with the config parser
- * (config_modules_check_set()). Every program that reads a config and
+ * (config_modules_check_set()), and the answer to "does this
+ * module-config validate DNSSEC" (config_modules_dnssec_set(): a module
+ * with MODSTACK_CAP_DNSSEC in it). Every program that reads a config and
  * builds a module stack calls it once at start-up, before threads and
  * before the config is read: the daemon, petrel-checkconf, the replay
  * runner, the unit suites that check module-config.
@@ -145,6 +159,31 @@ int modstack_find(const struct module_stack *stack, const char *name);
 int modstack_find_cap(const struct module_stack *stack, unsigned cap);
 
 /**
+ * The first module of a stack that answers a remote control request
+ * (module_func_block.control): the daemon asks the stack, never a name.
+ * @param stack: the stack.
+ * @param what: the request.
+ * @return its index in the stack, or -1 when no module answers it.
+ */
+int modstack_control_find(const struct module_stack *stack,
+	enum module_ctl what);
+
+/**
+ * Make a remote control request of the first module of a stack that
+ * answers it.
+ * @param stack: the stack.
+ * @param env: a module env built on the stack (a worker's), or NULL: one
+ *	is made with the stack's modinfo (for modules whose request reads
+ *	only their global data).
+ * @param what: the request.
+ * @param arg: its inputs and outputs (struct module_ctl_arg).
+ * @return the module's answer (1 done, -1 failed), or 0 when no module
+ *	of the stack answers what.
+ */
+int modstack_control(const struct module_stack *stack, struct module_env *env,
+	enum module_ctl what, struct module_ctl_arg *arg);
+
+/**
  * Whether a module-config string names a module that offers a capability
  * (before the stack is built: the config's checks). Unknown names offer
  * none.
@@ -162,5 +201,34 @@ int modstack_conf_has_cap(const char *conf, unsigned cap);
  * @return its row's name, or "?" when no row offers it.
  */
 const char *modstack_cap_name(unsigned cap);
+
+/**
+ * The auth zones' ZONEMD check with DNSSEC (RFC 8976 4), which the module
+ * with MODSTACK_CAP_DNSSEC offers (validator/val_zonemd.h): its state,
+ * made from the config's trust anchors, so that the daemon builds it
+ * without including the module's headers.
+ * @param cfg: the config.
+ * @param err: reason on failure (a bad anchor line); errlen its size.
+ * @return the state (for modstack_auth_zones_create), or NULL.
+ */
+struct val_zonemd *modstack_zonemd_create(const struct config_file *cfg,
+	char *err, size_t errlen);
+
+/** Free a state of modstack_zonemd_create. NULL is allowed. */
+void modstack_zonemd_delete(struct val_zonemd *zmd);
+
+/**
+ * Build the auth zones of a config (auth_zones_create_dnssec,
+ * services/authzone.h) with the ZONEMD checks of the module with
+ * MODSTACK_CAP_DNSSEC.
+ * @param cfg: the config.
+ * @param zmd: the state of modstack_zonemd_create, or NULL: the digest
+ *	alone is checked (a held zone's keys still are, with no anchors).
+ * @param ok: set to 1 on success, 0 on failure.
+ * @param err: reason on failure; errlen its size.
+ * @return the zones (NULL with *ok 1: none), or NULL.
+ */
+struct auth_zones *modstack_auth_zones_create(const struct config_file *cfg,
+	struct val_zonemd *zmd, int *ok, char *err, size_t errlen);
 
 #endif /* FRONT_MODSTACK_H */

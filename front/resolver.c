@@ -779,14 +779,15 @@ resolver_create(struct config_file *cfg, const struct module_stack *stack,
 		r->expire_client_ms = cfg->serve_expired_client_timeout;
 		if(cfg->serve_expired && r->expire_client_ms == 0 &&
 			cfg->cachedb_check_when_serve_expired &&
-			modstack_find(stack, "cachedb") >= 0)
+			modstack_find_cap(stack,
+			MODSTACK_CAP_SECOND_CACHE) >= 0)
 			r->expire_client_ms = resolver_cachedb_wait(cfg);
 		r->front_opts = (cfg->deny_any ? RESOLVER_OPT_DENY_ANY : 0) |
 			(cfg->harden_large_queries ? RESOLVER_OPT_LARGE : 0) |
 			(cfg->edns_tcp_keepalive ? RESOLVER_OPT_KEEPALIVE : 0) |
 			(cfg->disable_edns_do ? RESOLVER_OPT_NODO : 0);
 	}
-	if(modstack_find(stack, "subnetcache") >= 0) {
+	if(modstack_find_cap(stack, MODSTACK_CAP_CLIENT_ECS) >= 0) {
 		r->ecs_code = cfg ? (uint16_t)cfg->client_subnet_opcode :
 			ECS_OPTION_CODE;
 		r->ecs_always = cfg ? cfg->client_subnet_always_forward : 0;
@@ -962,8 +963,8 @@ resolver_set_policy(struct resolver *r, const struct policy *pol)
 	/* response-ip on a module's sub-query answers, where the respip
 	 * module runs (as Unbound's does on them) */
 	r->menv.respip = r->respip && r->stack &&
-		modstack_find(r->stack, "respip") >= 0 ? policy_respip_sub :
-		NULL;
+		modstack_find_cap(r->stack, MODSTACK_CAP_RESPIP) >= 0 ?
+		policy_respip_sub : NULL;
 	r->ns_tag_mask = policy_ns_tag_mask(pol);
 	r->notify = r->authz || policy_rpz_count(pol) > 0;
 }
@@ -3083,7 +3084,10 @@ resolver_error_report(struct resolver *r, const struct mesh_state *s,
  * then served stale at once for those seconds (mcache_norec_set, as
  * Unbound's serve_expired_norec_ttl). Other failures (a
  * bogus answer, which the validator remembers itself; a refused,
- * ratelimited or dropped query) are not kept.
+ * ratelimited or dropped query) are not kept; with serve-expired they
+ * only hold an expired answer's recursion back for those seconds, as
+ * Unbound's norec time follows any failed refresh
+ * (serve_expired_val_bogus.rpl).
  */
 static void
 resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
@@ -3092,10 +3096,11 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 	struct mcache_state st;
 	int do_bit = (s->flags & MESH_FLAG_DO) != 0;
 	int cd_bit = (s->flags & MESH_FLAG_CD) != 0;
-	int d, kept = 0;
+	int d, kept = 0, keep = (ede == DNS_EDE_NO_REACHABLE_AUTHORITY ||
+		ede == DNS_EDE_NETWORK_ERROR);
 	time_t now = r->out->now->tv_sec;
-	if(!r->mcache || s->qs.no_cache_store || (ede !=
-		DNS_EDE_NO_REACHABLE_AUTHORITY && ede != DNS_EDE_NETWORK_ERROR))
+	if(!r->mcache || s->qs.no_cache_store || (!keep && !(r->cfg &&
+		r->cfg->serve_expired)))
 		return;
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
 		return;
@@ -3113,7 +3118,7 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 		if(st.result == MCACHE_HIT_EXPIRED)
 			mcache_norec_set(r->mcache, &qi, b, cd_bit, now);
 	}
-	if(!kept)
+	if(!kept && keep)
 		(void)mcache_store_servfail(r->mcache, &qi, do_bit, cd_bit,
 			now, ede);
 }

@@ -1023,6 +1023,40 @@ iter_neg_target(struct module_qstate *s)
 	return 1;
 }
 
+/**
+ * An NS name's address lookup (a sub-query for A or AAAA) whose name the
+ * message cache holds as NXDOMAIN, fresh: finished with it at once, not
+ * asked again, and not stored again (its entry keeps its own TTL). The
+ * state is marked (iter_qstate.neg_cached): the state waiting on it does
+ * not count the name against its NXNS bounds, as Unbound does not count
+ * cached answers (iter_nxns_cached.rpl).
+ * @return 1 when the state was finished.
+ */
+static int
+iter_target_neg_cached(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct query_info qi;
+	struct mcache_state st;
+	if(!s->env->mcache || s->depth <= 0 ||
+		(iq->qtype != DNS_TYPE_A && iq->qtype != DNS_TYPE_AAAA) ||
+		(s->flags & (MESH_FLAG_VALSUB | MESH_FLAG_PROBE |
+		MESH_FLAG_DO)) || ((s->flags & MESH_FLAG_DNSSEC) &&
+		!(s->flags & MESH_FLAG_CD)) || s->prefetch)
+		return 0;
+	if(query_info_set(&qi, iq->qname, iq->qtype, iq->qclass) < 0 ||
+		mcache_peek(s->env->mcache, &qi, (s->flags & MESH_FLAG_DO) != 0,
+		(s->flags & MESH_FLAG_CD) != 0, st_now(s), &st) < 0 ||
+		st.result != MCACHE_HIT || st.rcode != DNS_RCODE_NXDOMAIN)
+		return 0;
+	verbose(VERB_ALGO, "iterator: the NS name is NXDOMAIN in the "
+		"message cache");
+	iq->neg_cached = 1;
+	s->no_cache_store = 1;
+	iter_finish(s, DNS_RCODE_NXDOMAIN, NULL, NULL, NULL, 0);
+	return 1;
+}
+
 /** run a state: send, wait, or finish, by its phase */
 static void
 iter_run(struct module_qstate *s)
@@ -1033,7 +1067,7 @@ iter_run(struct module_qstate *s)
 	switch(iq->phase) {
 	case ITER_INIT:
 		if(iter_below_nxdomain(s) || iter_answer_from_cache(s) ||
-			iter_neg_target(s))
+			iter_neg_target(s) || iter_target_neg_cached(s))
 			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
@@ -1295,10 +1329,13 @@ iter_start_targets(struct module_qstate *s, int want)
 		}
 		if(ns->resolved || (want >= 0 && started >= want))
 			continue;
-		if(iq->dp->targets_started >= iter_max_targets(s))
-			break;
+		/* (the AAAA asked after the A is not another name) */
+		if(!ns->tried_a) {
+			if(iq->dp->targets_started >= iter_max_targets(s))
+				continue;
+			iq->dp->targets_started++;
+		}
 		ns->resolved = 1;
-		iq->dp->targets_started++;
 		/* A first; AAAA when A gave nothing (or without IPv4) */
 		sub = s->env->attach_sub(s, ns->name,
 			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
@@ -1313,6 +1350,51 @@ iter_start_targets(struct module_qstate *s, int want)
 		inflight++;
 	}
 	return inflight;
+}
+
+/**
+ * Last resort before a delegation is given up: the IPv6 addresses of NS
+ * names whose glue gave only IPv4 ones (marked resolved by it, so never
+ * looked up), all of them excluded (the servers of a bogus answer,
+ * module_qstate.exclude), as Unbound counts a name with A glue alone as
+ * a target still missing its AAAA (ds_wildcard_cname.rpl: the parent
+ * that gave a bogus DS is asked again at its IPv6 address). Names whose
+ * IPv4 servers merely failed are left as they are.
+ * @return number of lookups now in flight.
+ */
+static int
+iter_start_aaaa_targets(struct module_qstate *s)
+{
+	struct delegpt_ns *ns;
+	const struct delegpt_addr *a;
+	int n = 0;
+	if(!st_env(s)->do_ip6 || !st_env(s)->do_ip4)
+		return 0;
+	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
+		int has4 = 0, has6 = 0, usable4 = 0;
+		if(!ns->resolved || ns->pending || ns->tried_a)
+			continue;
+		for(a = IQ(s)->dp->addrs; a; a = a->next)
+			if(a->glue_of && dname_equal(a->glue_of, ns->name)) {
+				if(a->addr.addr.ss_family == AF_INET6)
+					has6 = 1;
+				else	has4 = 1;
+				if(a->addr.addr.ss_family != AF_INET6 &&
+					!iter_excluded(s, &a->addr))
+					usable4 = 1;
+			}
+		if(!has4 || has6 || usable4)
+			continue; /* not glue, both families known, or an
+				   * IPv4 address not excluded (which failed
+				   * on its own: its AAAA is not sought) */
+		/* (tried_a: the lookup is for AAAA) */
+		ns->resolved = 0;
+		ns->tried_a = 1;
+		n++;
+	}
+	if(n == 0)
+		return 0;
+	return iter_start_targets(s, -1);
 }
 
 /**
@@ -1581,6 +1663,7 @@ iter_send(struct module_qstate *s)
 	struct netaddr nat;
 
 	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
+		iq->nx_targets > 2 * ITER_MAX_TARGET_NX ||
 		st_elapsed_ms(s) > env->max_time_ms) {
 		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
@@ -1595,6 +1678,15 @@ iter_send(struct module_qstate *s)
 		return;
 	if(s->env->rpz_ns && iter_rpz_ns(s, NULL))
 		return;
+	if(iq->nx_targets > ITER_MAX_TARGET_NX && !iq->no_cache) {
+		/* too many of its NS names do not exist: the delegation is
+		 * given up as one whose servers all failed (a cached one
+		 * for the configured zone or the root, where the count may
+		 * go on to twice the bound, as Unbound's NXNS fallback) */
+		verbose(VERB_ALGO, "iterator: %d NS names without an address",
+			iq->nx_targets);
+		goto dp_failed;
+	}
 	iter_fetch_ahead(s);
 	for(;;) {
 		a = iter_pick_addr(s, &rto, 1);
@@ -1615,6 +1707,10 @@ iter_send(struct module_qstate *s)
 				a = iter_pick_dnsseclame(s, &rto);
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
+			if(!a && iter_start_aaaa_targets(s) > 0) {
+				iq->phase = ITER_SEND;
+				return;
+			}
 			if(!a)
 				break;
 		}
@@ -1698,6 +1794,7 @@ iter_send(struct module_qstate *s)
 		a->bad = 1;
 		iq->ede = DNS_EDE_NETWORK_ERROR;
 	}
+dp_failed:
 	/* every server failed */
 	if(iq->empty_dp == iq->dp && iq->empty_dp) {
 		/* the only thing the zone's servers said: an empty
@@ -3007,6 +3104,31 @@ iter_note_parent_glue(struct module_qstate *sub, int id,
 			ns_add_parent(super->region, ns, &a->addr);
 }
 
+/** @return 1 when the delegation holds an address noted as ns's glue */
+static int
+iter_ns_has_addr(const struct delegpt *dp, const struct delegpt_ns *ns)
+{
+	const struct delegpt_addr *a;
+	for(a = dp->addrs; a; a = a->next)
+		if(a->glue_of && dname_equal(a->glue_of, ns->name))
+			return 1;
+	return 0;
+}
+
+/** @return 1 when an address lookup's answer (may be NULL) holds an
+ * A or AAAA record */
+static int
+iter_ans_has_addr(const struct mesh_answer *ans)
+{
+	const struct module_rr *rr;
+	if(!ans)
+		return 0;
+	for(rr = ans->an.first; rr; rr = rr->next)
+		if(rr->type == DNS_TYPE_A || rr->type == DNS_TYPE_AAAA)
+			return 1;
+	return 0;
+}
+
 /** module inform_super(): the address lookup of an NS name finished */
 static void
 iter_inform_super(struct module_qstate *sub, int id,
@@ -3024,9 +3146,21 @@ iter_inform_super(struct module_qstate *sub, int id,
 	iter_note_parent_glue(sub, id, super, ns);
 	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
-		ans->rcode == DNS_RCODE_NOERROR) {
-		/* no IPv4 address: look for an IPv6 one */
+		(ans->rcode == DNS_RCODE_NOERROR ||
+		ans->rcode == DNS_RCODE_NXDOMAIN)) {
+		/* no IPv4 address: look for an IPv6 one (after an
+		 * NXDOMAIN too: Unbound asks both families of a name) */
 		ns->resolved = 0;
+	} else if(!iter_ans_has_addr(ans) && !iter_ns_has_addr(iq->dp, ns) &&
+		(sub->qtype == DNS_TYPE_AAAA || !st_env(super)->do_ip6)) {
+		/* the name's lookups are over and gave no address */
+		struct iter_qstate *siq = sub->minfo[id];
+		if(siq && siq->neg_cached) {
+			/* a cached denial costs no upstream query: not
+			 * counted (Unbound's "do not count cached answers") */
+			if(iq->dp->targets_started > 0)
+				iq->dp->targets_started--;
+		} else	iq->nx_targets++;
 	}
 	if(ans) {
 		struct module_rr *rr;
@@ -3082,6 +3216,40 @@ iter_get_mem(struct module_env *env, int id)
 	return env->modinfo[id] ? sizeof(struct iter_env) : 0;
 }
 
+/** iter_ratelimit_walk's callback for MODULE_CTL_RATELIMIT_LIST: to the
+ * request's rate() */
+static void
+iter_control_rate(const char *zone, int rate, int limit, void *arg)
+{
+	const struct module_ctl_arg *a = arg;
+	a->rate(a->cbarg, zone, rate, limit);
+}
+
+/** module control(): the remote control's ratelimit_list and the root
+ * hints list_stubs shows */
+static int
+iter_control(struct module_env *env, int id, enum module_ctl what,
+	struct module_ctl_arg *a)
+{
+	const struct iter_env *ie;
+	const struct iter_hint *h;
+	if(what != MODULE_CTL_RATELIMIT_LIST && what != MODULE_CTL_ROOT_HINTS)
+		return 0;
+	if(!a)
+		return 1;
+	if(!(ie = env->modinfo[id]))
+		return 1;
+	if(what == MODULE_CTL_RATELIMIT_LIST) {
+		if(ie->rl && a->rate)
+			iter_ratelimit_walk(ie->rl, a->now, a->all,
+				iter_control_rate, a);
+		return 1;
+	}
+	for(h = ie->hints; h && a->hint; h = h->next)
+		a->hint(a->cbarg, h->name, h->has_addr ? &h->addr : NULL);
+	return 1;
+}
+
 const struct module_func_block iter_module_block = {
 	.name = "iterator",
 	.init = iter_init,
@@ -3090,4 +3258,5 @@ const struct module_func_block iter_module_block = {
 	.inform_super = iter_inform_super,
 	.clear = iter_clear,
 	.get_mem = iter_get_mem,
+	.control = iter_control,
 };

@@ -44,16 +44,27 @@
  *     set but no SOA): glue is kept only for the referred NS names and
  *     only from under the current zone; NS names without glue are looked
  *     up in the RRset cache, then by sub-queries through the mesh (A, then
- *     AAAA): when the delegation is first used, as many as
- *     target-fetch-policy gives for the state's dependency depth (-1 all,
- *     default "3 2 1 0 0"), and later one at a time, when every server
- *     with a known address was tried; at most ITER_MAX_TARGETS per
- *     delegation for a client query, half as many per level of depth
- *     (the NXNSAttack limit); dependency cycles are refused by the mesh;
+ *     AAAA when the A gave no address, NXDOMAIN included, as Unbound asks
+ *     both families of a name): when the delegation is first used, as
+ *     many as target-fetch-policy gives for the state's dependency depth
+ *     (-1 all, default "3 2 1 0 0"), and later one at a time, when every
+ *     server with a known address was tried; at most ITER_MAX_TARGETS
+ *     names per delegation for a client query, half as many per level of
+ *     depth (the NXNSAttack limit), and when more than ITER_MAX_TARGET_NX
+ *     names came back without an address from upstream the delegation
+ *     is given up (a cached one for the one from the top, which may see
+ *     twice as many); a lookup whose name the message cache denies
+ *     (NXDOMAIN) is answered from it and counts for neither bound, as
+ *     Unbound does not count cached answers; dependency cycles are
+ *     refused by the mesh;
  *     when every server failed, the parent zone's glue for the NS names
  *     (seen by their lookups, or in the cache at any trust) is the last
  *     resort (iter_parent_glue: the child's answer for its server's
- *     address may be wrong where the parent's glue works);
+ *     address may be wrong where the parent's glue works); after it,
+ *     the AAAA of an NS name whose glue was IPv4 only, all of it
+ *     excluded by a module above (a bogus answer's servers), as Unbound
+ *     counts such a name as a target still missing its other family
+ *     (iter_start_aaaa_targets);
  *   - NXDOMAIN or NODATA (with the SOA, if given);
  *   - recursion lame (an answer or denial with RA and without AA): the
  *     other servers are asked first; when none is left, the server is
@@ -162,6 +173,10 @@ struct iter_zone;
 #define ITER_MAX_SENDS		64
 /** most NS names resolved per delegation (NXNSAttack) */
 #define ITER_MAX_TARGETS	6
+/** most NS names of a state whose address lookups (asked upstream, not
+ * answered from the cache) all gave no address, before the state fails
+ * (Unbound's MAX_TARGET_NX: the sixth fails it) */
+#define ITER_MAX_TARGET_NX	5
 /** total time budget for one state, ms */
 #define ITER_MAX_TIME_MS	30000
 /** largest timeout of one upstream attempt made for a query other than
@@ -261,6 +276,12 @@ struct iter_qstate {
 	struct delegpt_addr *empty_from;
 	/** the delegation it was asked as (it counts for it only) */
 	struct delegpt *empty_dp;
+	/** NS names whose address lookups gave no address, asked
+	 * upstream (ITER_MAX_TARGET_NX) */
+	int nx_targets;
+	/** 1 when this state, an NS address lookup, was answered NXDOMAIN
+	 * from the message cache (iter_target_neg_cached) */
+	int neg_cached;
 	/** servers skipped as down (infra_is_down) for this resolution */
 	int down_skipped;
 	/** the last of them: the one to probe */

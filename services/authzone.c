@@ -1306,10 +1306,23 @@ auth_zonemd_verify(const ldns_rr_list *rrs, const ldns_rdf *apex,
 		return 0;
 	}
 	if(!checked) {
-		/* only unknown schemes or algorithms: RFC 8976 3.1 says
-		 * such a zone cannot be verified */
-		*err = "no ZONEMD with a supported scheme and hash (SIMPLE "
-			"with SHA-384 or SHA-512)";
+		/* only unknown schemes or hash algorithms: RFC 8976 section
+		 * 4 says verification is then not successful "with this
+		 * ZONEMD RR", not that the zone fails; a publisher may put a
+		 * private-use algorithm in first (as the root zone's first
+		 * ZONEMD was, deliberately unverifiable), and a recipient
+		 * that refused it would lose the zone. The zone is used
+		 * unverified, as Unbound does (auth_zonemd_file_unknown) */
+		if(verbosity >= VERB_OPS) {
+			char *zn = ldns_rdf2str(apex);
+			verbose(VERB_OPS, "auth zone %s: no ZONEMD with a "
+				"supported scheme and hash algorithm (SIMPLE with "
+				"SHA-384 or SHA-512): used unverified",
+				zn ? zn : "?");
+			free(zn);
+		}
+		*err = NULL;
+		return 0;
 	}
 	return -1;
 oom:

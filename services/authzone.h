@@ -350,7 +350,9 @@ int auth_zones_transfer(struct auth_zones *az, const char *name, char *err,
  * @param apex: the zone name.
  * @param reject_absence: 1 when a zone without ZONEMD fails.
  * @param err: reason on failure.
- * @return 0 when it verifies (or is absent and allowed), -1 otherwise.
+ * @return 0 when it verifies (or is absent and allowed, or has only
+ *	ZONEMD records of schemes or hash algorithms not supported: used
+ *	unverified, RFC 8976 section 4), -1 otherwise.
  */
 int auth_zonemd_verify(const ldns_rr_list *rrs, const ldns_rdf *apex,
 	int reject_absence, const char **err);

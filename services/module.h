@@ -45,7 +45,10 @@
  * include line in Makefile.am), and one row in the module list of
  * front/modstack.c: its name, its functions and its place in the order.
  * The config parser checks module-config against that list through the
- * check front/modstack.c registers (util/config_options.h).
+ * check front/modstack.c registers (util/config_options.h). What the
+ * remote control needs of a module's data (its key cache, its negative
+ * trust anchors, its rate limits, its root hints) it asks through the
+ * module's control hook (enum module_ctl), never by the module's name.
  */
 #ifndef SERVICES_MODULE_H
 #define SERVICES_MODULE_H
@@ -576,6 +579,67 @@ struct module_qstate {
 	void *mesh_info;
 };
 
+/**
+ * A request of the remote control (daemon/remote*.c) to the modules, made
+ * through module_func_block.control: the daemon asks the stack which
+ * module answers a request (modstack_control_find, front/modstack.h) and
+ * never names the module nor looks into its data. The inputs and outputs
+ * of each request are fields of struct module_ctl_arg, as listed here.
+ */
+enum module_ctl {
+	/** key.cache.count: count set to the entries of the module's key
+	 * cache */
+	MODULE_CTL_KEY_COUNT = 0,
+	/** flush_zone, flush_type NAME DNSKEY: forget the key cache
+	 * entries of name (all: 1 name and every name below it, 0 name
+	 * only); count set to how many went */
+	MODULE_CTL_FLUSH_KEYS,
+	/** flush_negative: forget the key cache's bad entries (failed DS
+	 * or DNSKEY lookups); count set to how many went */
+	MODULE_CTL_FLUSH_BAD_KEYS,
+	/** flush_bogus: forget the bogus answers the module remembers and
+	 * the bogus key cache entries; count set to how many went */
+	MODULE_CTL_FLUSH_BOGUS,
+	/** insecure_add: a negative trust anchor at name, added at run
+	 * time; the request fails (-1) when the module holds as many as it
+	 * can, with count set to that most */
+	MODULE_CTL_INSECURE_ADD,
+	/** insecure_remove: remove the one at name; count set to 1 when
+	 * one went, 0 when there was none */
+	MODULE_CTL_INSECURE_REMOVE,
+	/** list_insecure: the names not validated (config and run time),
+	 * one per line ("name\n"), given to text() */
+	MODULE_CTL_INSECURE_LIST,
+	/** ratelimit_list: rate() for each zone with a rate at second now
+	 * (all: 1 every one, 0 those over their limit) */
+	MODULE_CTL_RATELIMIT_LIST,
+	/** list_stubs: hint() for each root hint, in the module's order
+	 * (addr NULL for a name without an address) */
+	MODULE_CTL_ROOT_HINTS
+};
+
+/** the inputs and outputs of a control request (enum module_ctl says
+ * which fields each uses); the caller zeroes what it does not set */
+struct module_ctl_arg {
+	/** in: a name, wire format */
+	const uint8_t *name;
+	/** in: a flag of the request (below, all) */
+	int all;
+	/** in: the current second */
+	time_t now;
+	/** out: a count */
+	size_t count;
+	/** in: the argument of the callbacks below */
+	void *cbarg;
+	/** in: takes a piece of text (len bytes, not NUL-terminated) */
+	void (*text)(void *cbarg, const char *text, size_t len);
+	/** in: takes a zone (presentation format), its rate, its limit */
+	void (*rate)(void *cbarg, const char *zone, int rate, int limit);
+	/** in: takes a root hint: its NS name (wire) and address or NULL */
+	void (*hint)(void *cbarg, const uint8_t *name,
+		const struct netaddr *addr);
+};
+
 /** one module: a table of functions. A module fills it with designated
  * initialisers (.name = "x", .operate = x_operate, ...): a hook it does
  * not name is NULL, so a new hook touches only the modules that use it */
@@ -638,6 +702,21 @@ struct module_func_block {
 	 * (timers). Called once per mesh, before any query; NULL for none.
 	 * worker_deinit() undoes it. */
 	void (*worker_start)(struct module_env *env, int id);
+	/**
+	 * A request of the remote control (enum module_ctl), so that the
+	 * daemon reaches the module's data without naming the module.
+	 * NULL in modules that answer none.
+	 * @param env: a module env whose modinfo[id] is the module's (a
+	 *	worker's, or one made from the stack's modinfo).
+	 * @param what: the request.
+	 * @param arg: its inputs and outputs; NULL only to ask whether the
+	 *	module answers what (nothing is done).
+	 * @return 1 done (or, with arg NULL, the module answers what), 0
+	 *	the module does not answer what, -1 it answers but the request
+	 *	failed (as enum module_ctl says).
+	 */
+	int (*control)(struct module_env *env, int id, enum module_ctl what,
+		struct module_ctl_arg *arg);
 };
 
 /** the modules of module-config, in order, with their global data */

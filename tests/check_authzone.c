@@ -452,6 +452,39 @@ START_TEST(test_zonemd)
 	ck_assert_int_eq(auth_zonemd_verify(z, apex, 0, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "digest"));
 	ldns_rr_list_deep_free(z);
+	/* only unknown schemes or hash algorithms (RFC 8976 section 4:
+	 * not successful with those records; the zone is used unverified,
+	 * as Unbound's auth_zonemd_file_unknown.rpl), even when absence is
+	 * rejected: a ZONEMD is there */
+	z = zone_list("example. 86400 IN SOA ns1.example. admin.example. "
+		"2018031900 1800 900 604800 86400;"
+		"example. 86400 IN NS ns1.example.;"
+		"example. 86400 IN ZONEMD 2018031900 1 22 c68090d90a7aed716bc45"
+		"9f9340e3d7c1370d4d24b7e2fc3a1ddc0b9a87153b9a9713b3c9ae5cc2777"
+		"7f98b8e730044c;"
+		"example. 86400 IN ZONEMD 2018031900 21 2 c68090d90a7aed716bc45"
+		"9f9340e3d7c1370d4d24b7e2fc3a1ddc0b9a87153b9a9713b3c9ae5cc2777"
+		"7f98b8e730044c;"
+		"ns1.example. 3600 IN A 203.0.113.63");
+	ck_assert_msg(auth_zonemd_verify(z, apex, 0, &err) == 0, "%s",
+		err ? err : "");
+	ck_assert_int_eq(auth_zonemd_verify(z, apex, 1, &err), 0);
+	ldns_rr_list_deep_free(z);
+	/* a supported one that does not match beside an unknown one: the
+	 * supported one decides, refused */
+	z = zone_list("example. 86400 IN SOA ns1.example. admin.example. "
+		"2018031900 1800 900 604800 86400;"
+		"example. 86400 IN NS ns1.example.;"
+		"example. 86400 IN ZONEMD 2018031900 1 1 c68090d90a7aed716bc459"
+		"f9340e3d7c1370d4d24b7e2fc3a1ddc0b9a87153b9a9713b3c9ae5cc27777"
+		"f98b8e730044c;"
+		"example. 86400 IN ZONEMD 2018031900 1 240 c68090d90a7aed716bc4"
+		"59f9340e3d7c1370d4d24b7e2fc3a1ddc0b9a87153b9a9713b3c9ae5cc277"
+		"77f98b8e730044c;"
+		"ns1.example. 3600 IN A 203.0.113.64");
+	ck_assert_int_eq(auth_zonemd_verify(z, apex, 0, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "digest"));
+	ldns_rr_list_deep_free(z);
 	/* without ZONEMD: fine unless its absence is rejected */
 	z = zone_list("example. 86400 IN SOA ns1.example. admin.example. 1 1 "
 		"1 1 1;example. 86400 IN NS ns1.example.");

@@ -874,6 +874,50 @@ START_TEST(test_errors_inline)
 }
 END_TEST
 
+/** "does this module-config validate": the parser asks the module list
+ * (registered by modstack_config_register, from the rows'
+ * MODSTACK_CAP_DNSSEC), and without it names no module but answers the
+ * same for every module of the list */
+START_TEST(test_modules_dnssec)
+{
+	const struct module_row *row;
+	const char *t = "server:\n disable-edns-do: yes\n "
+		"module-config: \"respip iterator\"\n trust-anchor: \"a. DS "
+		"1 8 2 aabb\"\n";
+	char err[512];
+	struct config_file *cfg;
+	int reg;
+	for(reg = 1; reg >= 0; reg--) {
+		config_modules_dnssec_set(NULL);
+		if(reg)
+			modstack_config_register();
+		for(row = modstack_rows; row->name; row++) {
+			char v[64];
+			int want = (row->caps & MODSTACK_CAP_DNSSEC) ? 1 : 0;
+			ck_assert_int_eq(config_modules_dnssec(row->name), want);
+			snprintf(v, sizeof(v), "\"%s iterator\"", row->name);
+			ck_assert_int_eq(config_modules_dnssec(v), want);
+		}
+		/* the default module-config validates */
+		ck_assert_int_eq(config_modules_dnssec(NULL), 1);
+		ck_assert_int_eq(config_modules_dnssec(CONFIG_MODULE_DEFAULT),
+			1);
+		ck_assert_int_eq(config_modules_dnssec("iterator"), 0);
+		/* a name, not a part of one */
+		ck_assert_int_eq(config_modules_dnssec("xvalidator iterator"),
+			0);
+		/* disable-edns-do with a trust anchor and no validator */
+		cfg = config_create();
+		ck_assert_int_eq(config_read_mem(cfg, "t.conf", t, strlen(t),
+			err, sizeof(err)), 0);
+		config_delete(cfg);
+	}
+	/* the registered answer is the module list's */
+	config_modules_dnssec_set(NULL);
+	modstack_config_register();
+}
+END_TEST
+
 /** val-override-date reads as Unbound reads it: YYYYMMDDHHMMSS (UTC),
  * seconds since the epoch, -1 (dates not checked), 0 or "" (the clock);
  * anything else is a load error */
@@ -1595,6 +1639,7 @@ config_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_bad_configs);
+	tcase_add_test(tc, test_modules_dnssec);
 	tcase_add_test(tc, test_dnstap_clause);
 	tcase_add_test(tc, test_good_full);
 	tcase_add_test(tc, test_include_glob);

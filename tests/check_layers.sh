@@ -21,7 +21,14 @@
 # (layer A includes layer B)" and fails the check. tests/ and bench/ are
 # exempt (they drive every layer), and so is config.h. A file or header in
 # a folder the check does not know is an error too, so that a new folder
-# gets its place in the order. Usage: tests/check_layers.sh [srcdir]
+# gets its place in the order.
+#
+# The module seam: no file of front/ or daemon/ includes a module's header
+# (layer 5) but front/modstack.c, the module list, which names the
+# modules; the rest asks the stack for a capability or a control request
+# (front/modstack.h). Such an include is printed as "file:line: includes
+# header (a module's header outside front/modstack.c)" and fails the
+# check. Usage: tests/check_layers.sh [srcdir]
 # (default: the folder above this script). Exit 0 when clean, 1 otherwise.
 
 top=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -70,14 +77,20 @@ for f in $files; do
 			echo "$f:$ln: includes $h (layer $lf includes" \
 				"layer $lh: an upward include)"
 			bad=1
+		elif [ "$lh" -eq 5 ] && { [ "$lf" -eq 6 ] || [ "$lf" -eq 7 ]; } &&
+			[ "$f" != front/modstack.c ]; then
+			echo "$f:$ln: includes $h (a module's header" \
+				"outside front/modstack.c)"
+			bad=1
 		fi
 	done < "${TMPDIR:-/tmp}/layers.$$"
 	rm -f "${TMPDIR:-/tmp}/layers.$$"
 done
 if [ $bad -ne 0 ]; then
-	echo "check_layers: includes against the layer order (see" \
-		"tests/check_layers.sh): FAILED"
+	echo "check_layers: includes against the layer order and the" \
+		"module seam (see tests/check_layers.sh): FAILED"
 	exit 1
 fi
-echo "check_layers: $(echo "$files" | wc -l) files, no upward include"
+echo "check_layers: $(echo "$files" | wc -l) files, no upward include," \
+	"no module header outside front/modstack.c"
 exit 0

@@ -905,6 +905,177 @@ START_TEST(test_module_caps)
 }
 END_TEST
 
+/** what the control callbacks of test_module_control saw */
+struct ctl_seen {
+	/** root hints given */
+	int hints;
+	/** of them with an address */
+	int addrs;
+	/** the first hint's name */
+	const uint8_t *first;
+	/** text given */
+	char text[1024];
+	/** its length */
+	size_t len;
+};
+
+/** module_ctl_arg.hint of test_module_control */
+static void
+ctl_hint_cb(void *arg, const uint8_t *name, const struct netaddr *addr)
+{
+	struct ctl_seen *s = arg;
+	if(!s->hints++)
+		s->first = name;
+	if(addr)
+		s->addrs++;
+}
+
+/** module_ctl_arg.text of test_module_control */
+static void
+ctl_text_cb(void *arg, const char *text, size_t len)
+{
+	struct ctl_seen *s = arg;
+	ck_assert_uint_lt(s->len + len, sizeof(s->text));
+	memcpy(s->text + s->len, text, len);
+	s->len += len;
+	s->text[s->len] = 0;
+}
+
+/** the remote control's requests (module_func_block.control): the stack
+ * says which module answers each, and that module does it; a stack
+ * without such a module answers 0 (the daemon then says so) */
+START_TEST(test_module_control)
+{
+	static const uint8_t nta[] = "\001a\007example\000";
+	uint8_t many[] = "\003xxx\007example\000";
+	struct module_stack st;
+	struct module_ctl_arg c;
+	struct ctl_seen seen;
+	const struct iter_env *ie;
+	const struct iter_hint *h;
+	char err[256];
+	int n, added, rc = 0;
+	ck_assert_int_eq(modstack_setup(&st, "passer validator iterator",
+		&pass_block, NULL, err, sizeof(err)), 0);
+	/* who answers: the validator its key cache and negative trust
+	 * anchors, the iterator its rate limits and root hints */
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_KEY_COUNT), 1);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_FLUSH_KEYS), 1);
+	ck_assert_int_eq(modstack_control_find(&st,
+		MODULE_CTL_FLUSH_BAD_KEYS), 1);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_FLUSH_BOGUS),
+		1);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_INSECURE_ADD),
+		1);
+	ck_assert_int_eq(modstack_control_find(&st,
+		MODULE_CTL_INSECURE_REMOVE), 1);
+	ck_assert_int_eq(modstack_control_find(&st,
+		MODULE_CTL_INSECURE_LIST), 1);
+	ck_assert_int_eq(modstack_control_find(&st,
+		MODULE_CTL_RATELIMIT_LIST), 2);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_ROOT_HINTS),
+		2);
+
+	/* the root hints, in the iterator's order */
+	memset(&c, 0, sizeof(c));
+	memset(&seen, 0, sizeof(seen));
+	c.hint = ctl_hint_cb;
+	c.cbarg = &seen;
+	ck_assert_int_eq(modstack_control(&st, NULL, MODULE_CTL_ROOT_HINTS,
+		&c), 1);
+	ie = st.modinfo[2];
+	n = 0;
+	for(h = ie->hints; h; h = h->next)
+		n++;
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(seen.hints, n);
+	ck_assert_int_eq(seen.addrs, n);
+	ck_assert_ptr_eq(seen.first, ie->hints->name);
+	/* no ratelimit configured: no zone */
+	memset(&c, 0, sizeof(c));
+	c.all = 1;
+	c.now = 1000;
+	ck_assert_int_eq(modstack_control(&st, NULL,
+		MODULE_CTL_RATELIMIT_LIST, &c), 1);
+
+	/* the negative trust anchors added at run time */
+	memset(&c, 0, sizeof(c));
+	c.name = nta;
+	ck_assert_int_eq(modstack_control(&st, NULL, MODULE_CTL_INSECURE_ADD,
+		&c), 1);
+	memset(&c, 0, sizeof(c));
+	memset(&seen, 0, sizeof(seen));
+	c.text = ctl_text_cb;
+	c.cbarg = &seen;
+	ck_assert_int_eq(modstack_control(&st, NULL,
+		MODULE_CTL_INSECURE_LIST, &c), 1);
+	ck_assert_str_eq(seen.text, "a.example.\n");
+	memset(&c, 0, sizeof(c));
+	c.name = nta;
+	ck_assert_int_eq(modstack_control(&st, NULL,
+		MODULE_CTL_INSECURE_REMOVE, &c), 1);
+	ck_assert_uint_eq(c.count, 1);
+	c.count = 7;
+	ck_assert_int_eq(modstack_control(&st, NULL,
+		MODULE_CTL_INSECURE_REMOVE, &c), 1);
+	ck_assert_uint_eq(c.count, 0);
+	/* full: -1, with the most it holds */
+	for(added = 0; added < 1000; added++) {
+		/* a distinct first label of three letters */
+		memset(&c, 0, sizeof(c));
+		many[1] = (uint8_t)('a' + added % 26);
+		many[2] = (uint8_t)('a' + (added / 26) % 26);
+		many[3] = (uint8_t)('a' + added / 676);
+		c.name = many;
+		if((rc = modstack_control(&st, NULL, MODULE_CTL_INSECURE_ADD,
+			&c)) != 1)
+			break;
+	}
+	ck_assert_int_eq(rc, -1);
+	ck_assert_int_gt(added, 0);
+	ck_assert_int_lt(added, 1000);
+	ck_assert_uint_eq(c.count, (size_t)added);
+	/* the key cache: empty, nothing flushed */
+	memset(&c, 0, sizeof(c));
+	c.count = 9;
+	ck_assert_int_eq(modstack_control(&st, NULL, MODULE_CTL_KEY_COUNT,
+		&c), 1);
+	ck_assert_uint_eq(c.count, 0);
+	c.count = 9;
+	ck_assert_int_eq(modstack_control(&st, NULL, MODULE_CTL_FLUSH_BOGUS,
+		&c), 1);
+	ck_assert_uint_eq(c.count, 0);
+	c.count = 9;
+	ck_assert_int_eq(modstack_control(&st, NULL,
+		MODULE_CTL_FLUSH_BAD_KEYS, &c), 1);
+	ck_assert_uint_eq(c.count, 0);
+	c.count = 9;
+	c.name = nta;
+	c.all = 1;
+	ck_assert_int_eq(modstack_control(&st, NULL, MODULE_CTL_FLUSH_KEYS,
+		&c), 1);
+	ck_assert_uint_eq(c.count, 0);
+	modstack_desetup(&st);
+
+	/* no validator: nobody answers its requests */
+	ck_assert_int_eq(modstack_setup(&st, "passer iterator", &pass_block,
+		NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_INSECURE_ADD),
+		-1);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_KEY_COUNT),
+		-1);
+	ck_assert_int_eq(modstack_control_find(&st, MODULE_CTL_ROOT_HINTS),
+		1);
+	memset(&c, 0, sizeof(c));
+	c.name = nta;
+	c.count = 5;
+	ck_assert_int_eq(modstack_control(&st, NULL, MODULE_CTL_INSECURE_ADD,
+		&c), 0);
+	ck_assert_uint_eq(c.count, 5);
+	modstack_desetup(&st);
+}
+END_TEST
+
 /** num.prefetch counts the front end's refreshes (prefetch and
  * serve-expired) only, as Unbound's: a module's background query (RFC
  * 5011 probes, RFC 8145 key tag signals, the iterator's NS checks) is
@@ -1084,6 +1255,7 @@ mesh_suite(void)
 	tcase_add_test(tc, test_handle_fill);
 	tcase_add_test(tc, test_module_table);
 	tcase_add_test(tc, test_module_caps);
+	tcase_add_test(tc, test_module_control);
 	tcase_add_test(tc, test_module_default);
 	tcase_add_test(tc, test_prefetch_counter);
 	tcase_add_test(tc, test_module_in_front);

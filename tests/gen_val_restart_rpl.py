@@ -105,6 +105,12 @@ def vtest_entries(nservers):
             "REPLY QR AA NOERROR", "SECTION QUESTION",
             f"{ns_name(k)} IN A", "SECTION ANSWER",
             f"{ns_name(k)} 3600 IN A {addr(k)}", "ENTRY_END"]))
+        # and no IPv6 address (NODATA): asked once its IPv4 one is
+        # excluded, as Unbound asks the family an NS name lacks
+        out.append("\n".join([
+            "ENTRY_BEGIN", "MATCH opcode qtype qname", "ADJUST copy_id",
+            "REPLY QR AA NOERROR", "SECTION QUESTION",
+            f"{ns_name(k)} IN AAAA", "ENTRY_END"]))
     return out
 
 
@@ -344,7 +350,12 @@ def key_scenario(name, title, nservers, conf, steps, extra_root=(),
                            list(extra_vtest)))
     # the servers of tampered.vtest.: www A from the range (good), the
     # DNSKEY set by hand
-    text.append(range_text(addr(1), [WWW_GOOD],
+    # (and ns.tampered.vtest. AAAA: NODATA as recorded, asked once the
+    # servers' IPv4 addresses are excluded)
+    text.append(range_text(addr(1), [WWW_GOOD] +
+                           [e for e in R["198.51.100.25"]
+                            if asks(e) == ["ns.tampered.vtest.", "IN",
+                                           "AAAA"]],
                            [addr(k) for k in range(2, nservers + 1)]))
     text += steps
     text.append("SCENARIO_END\n")
@@ -422,7 +433,26 @@ key_scenario("key_none_left", "val-max-restart (default 5) for the key "
 # up only when it is needed: the DS set is asked again of it, and its copy
 # verifies: secure (AD). The DS answers are given by hand, in order; the
 # referral to tampered.vtest. carries no DS set (ds_scenario).
-DSQ = [e for e in R["198.51.100.2"] if asks(e) == [KZ, "IN", "DS"]][0]
+def ds_answer():
+    """vtest.'s server's answer for tampered.vtest. DS: recorded, or (when
+    the resolver that recorded the ranges took the DS set from the
+    referral and never asked) the DS set and its RRSIG as that referral
+    carries them, signed data unchanged"""
+    rec = [e for e in R["198.51.100.2"] if asks(e) == [KZ, "IN", "DS"]]
+    if rec:
+        return rec[0]
+    ref = [e for e in R["198.51.100.2"] if asks(e)[0] == Q][0]
+    ds = [l for l in section(ref, "AUTHORITY")
+          if l.split()[0] == KZ and (l.split()[3] == "DS" or
+                                     l.split()[3:5] == ["RRSIG", "DS"])]
+    assert len(ds) >= 2
+    return "\n".join(["ENTRY_BEGIN", "MATCH opcode qtype qname",
+                      "ADJUST copy_id", "REPLY QR AA NOERROR DO",
+                      "SECTION QUESTION", f"{KZ} IN DS",
+                      "SECTION ANSWER"] + ds + ["ENTRY_END"])
+
+
+DSQ = ds_answer()
 
 
 def break_ds_sig(entry):
@@ -537,3 +567,54 @@ ds_scenario("ds_forward", "a forward-zone's DS set is asked of the "
             clauses=["forward-zone:", f'\tname: "{KZ}"',
                      f"\tforward-addr: {addr(1)}"],
             extra_root=DSF_ROOT, ds_answer=True)
+
+# 12. the only server's glue is IPv4 (198.51.100.25) and its answer is
+# bogus: before the query fails, the server's IPv6 address is looked up
+# (the family its glue lacked, as Unbound asks a name's missing family
+# when no server is left; Unbound's ds_wildcard_cname.rpl), and the
+# answer from there is secure (AD). The AAAA answer is unsigned (the
+# lookup is a sub-query, not validated); the www answers are given by
+# hand, so exactly one query goes to each address.
+V6 = "2001:db8::25"
+V6_AAAA = "\n".join(["ENTRY_BEGIN", "MATCH opcode qtype qname",
+                     "ADJUST copy_id", "REPLY QR AA NOERROR",
+                     "SECTION QUESTION", "ns.tampered.vtest. IN AAAA",
+                     "SECTION ANSWER",
+                     f"ns.tampered.vtest. 3600 IN AAAA {V6}", "ENTRY_END"])
+
+
+def v6_scenario(name, title):
+    text = [f"; {title}",
+            "; made by tests/gen_val_restart_rpl.py from the signed data of "
+            "val_bogus_ttl.rpl",
+            "server:", "\tqname-minimisation: no",
+            "\ttarget-fetch-policy: \"0 0 0 0 0\"", ANCHOR.rstrip("\n"),
+            "stub-zone:", '\tname: "."', "\tstub-addr: 198.51.100.1",
+            "CONFIG_END", "", f"SCENARIO_BEGIN {title}", ""]
+    text.append(range_text("198.51.100.1", R["198.51.100.1"]))
+    text.append(range_text("198.51.100.2", vtest_entries(1)))
+    text.append(range_text(addr(1), [e for e in R["198.51.100.25"]
+                                     if asks(e)[0] not in
+                                     (Q, "ns.tampered.vtest.")] +
+                           [V6_AAAA], [V6]))
+    text += [query(1), out_query(2, 1), reply(3, BOGUS, 1),
+             "\n".join([f"STEP 4 CHECK_OUT_QUERY ADDRESS {V6}",
+                        "ENTRY_BEGIN", "MATCH opcode qtype qname",
+                        "SECTION QUESTION", f"{Q} IN A", "ENTRY_END", ""]),
+             "\n".join([f"STEP 5 REPLY ADDRESS {V6}", "ENTRY_BEGIN",
+                        "MATCH opcode qtype qname", "ADJUST copy_id",
+                        "REPLY QR AA NOERROR DO", "SECTION QUESTION",
+                        f"{Q} IN A", "SECTION ANSWER"] + GOOD +
+                       ["ENTRY_END", ""]),
+             check_secure(6), sent(7, 1, 1),
+             f"STEP 8 CHECK_SENT {Q} A ADDRESS {V6} COUNT 1\n",
+             "STEP 9 CHECK_SENT ns.tampered.vtest. AAAA COUNT 1\n"]
+    text.append("SCENARIO_END\n")
+    with open(os.path.join(TESTDATA, f"val_restart_{name}.rpl"), "w") as f:
+        f.write("\n".join(text))
+
+
+v6_scenario("v6_glue_missing", "val-max-restart (default 5): the only "
+            "server's IPv4 glue gave a bogus answer: its IPv6 address, "
+            "which the referral did not give, is looked up and asked: "
+            "secure (AD)")

@@ -370,12 +370,17 @@ class S:
 
     def __init__(self, name, title, queries, conf=(), anchor="ds",
                  edit=None, ranges_until=1000, comment="", phases=(),
-                 files=()):
+                 files=(), keep=()):
         self.name, self.title, self.queries = name, title, queries
         self.conf, self.anchor, self.edit = conf, anchor, edit
         self.ranges_until = ranges_until
         self.comment = comment
-        self.needed = []          # (n, qname, qtype, phase), in order
+        # (n, qname, qtype, phase), in order; keep: (n, qname, qtype)
+        # answers recorded even when this scenario does not ask them,
+        # because another generator (gen_val_restart_rpl.py,
+        # gen_val_keytrap_rpl.py) builds its scenarios from this file's
+        # ranges and its resolver asks them
+        self.needed = [(n, qn, qt, None) for (n, qn, qt) in keep]
         # phases: (first step, last step, {server: recorded from}): the
         # server answers as another NSD during those steps
         self.phases = phases

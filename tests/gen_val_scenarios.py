@@ -84,7 +84,8 @@ def scenarios(g):
 
     # --- denial: NSEC
     L.append(S("nxdomain_nsec", "NXDOMAIN proven by NSEC: AD",
-               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True)]))
+               [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True)],
+               keep=[(10, "ns.sec.vtest.", "AAAA")]))
     L.append(S("nodata_nsec", "NODATA proven by NSEC: AD",
                [Q("www.sec.vtest.", "MX", ad=True)]))
     L.append(S("nodata_ent", "NODATA at an empty non-terminal (NSEC)",
@@ -456,7 +457,8 @@ def scenarios(g):
                "EDE, without an upstream query (no range after step 10)",
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
                 Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
-                  at_step=20)], ranges_until=10))
+                  at_step=20)], ranges_until=10,
+               keep=[(1, "vtest.", "DS"), (2, "tampered.vtest.", "DS")]))
     L.append(S("dns64_secure", "dns64 on a validating resolver (RFC "
                "6147 5.5): the AAAA synthesised from a validated NODATA "
                "and a validated A answer gets AD (case 2, as Unbound); a "

@@ -2293,8 +2293,8 @@ static int
 end_load_nodo(struct cfg_parser *p)
 {
 	struct config_file *cfg = p->cfg;
-	if(!cfg->disable_edns_do || (cfg->module_config &&
-		!strstr(cfg->module_config, "validator")))
+	if(!cfg->disable_edns_do || !config_modules_dnssec(
+		cfg->module_config))
 		return 0;
 	if(p->nodo_file) {
 		p->file = p->nodo_file;

@@ -106,6 +106,45 @@ config_check_modules(const char *v, char *err, size_t errlen)
 	return 0;
 }
 
+/** the module-config DNSSEC answer the program registered, or NULL */
+static config_modules_dnssec_func modules_dnssec;
+
+void
+config_modules_dnssec_set(config_modules_dnssec_func f)
+{
+	modules_dnssec = f;
+}
+
+/** a separator between the names of a module-config value */
+static int
+modules_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '"';
+}
+
+int
+config_modules_dnssec(const char *value)
+{
+	const char *d = CONFIG_MODULE_DEFAULT, *p;
+	size_t dn = 0, n;
+	if(!value)
+		value = CONFIG_MODULE_DEFAULT;
+	if(modules_dnssec)
+		return modules_dnssec(value) ? 1 : 0;
+	/* none registered: a word of value equal to the default's first */
+	while(d[dn] && !modules_sep(d[dn]))
+		dn++;
+	for(p = value; *p; p += n) {
+		while(modules_sep(*p))
+			p++;
+		for(n = 0; p[n] && !modules_sep(p[n]); n++)
+			;
+		if(n == dn && strncmp(p, d, dn) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /** the build's best thread model */
 #if defined(HAVE_SOLARIS_THREADS)
 #define DEFAULT_THREAD_MODEL "solaris"

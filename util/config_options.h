@@ -242,6 +242,37 @@ void config_modules_check_set(config_modules_check_func f);
  */
 int config_check_modules(const char *value, char *err, size_t errlen);
 
+/**
+ * Whether a module-config has a module that validates DNSSEC, for the
+ * config's checks that depend on it (disable-edns-do with a trust
+ * anchor). util/ cannot name the modules: the program registers the
+ * answer with the check (modstack_config_register(), from the module
+ * list's MODSTACK_CAP_DNSSEC flag).
+ * @param value: the names, separated by spaces.
+ * @return 1 or 0.
+ */
+typedef int (*config_modules_dnssec_func)(const char *value);
+
+/**
+ * Register the answer of config_modules_dnssec() (NULL: none). Call at
+ * start-up, with config_modules_check_set().
+ */
+void config_modules_dnssec_set(config_modules_dnssec_func f);
+
+/**
+ * Does a module-config have a module that validates DNSSEC? Asks the
+ * registered function. With none registered (a program that builds no
+ * module stack: petrel-control, the fuzzers, the unit suites below the
+ * front end), as the parser answered before the module list was asked:
+ * when the value names the first module of CONFIG_MODULE_DEFAULT, the
+ * one the default stack validates with (tests/check_config.c checks
+ * that both answers agree on every module of the list).
+ * @param value: the names, separated by spaces (quotes allowed), or
+ *	NULL for CONFIG_MODULE_DEFAULT.
+ * @return 1 or 0.
+ */
+int config_modules_dnssec(const char *value);
+
 /** the table, in document order (clause by clause) */
 extern const struct config_option config_option_table[];
 

@@ -76,6 +76,8 @@
 #include "util/region.h"
 #include "util/config_file.h"
 #include "services/cache/rrset.h"
+#include "services/cache/msgcache.h"
+#include "dns/query.h"
 
 /** bogus answers remembered (val-bogus-ttl) */
 #define VAL_BOGUS_MAX 256
@@ -2294,10 +2296,14 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 	 * spent (every RRset is marked now: the next call only proves) */
 	if(has_nsec3(&a->ns) && val_yield(qs, vq, VAL_SUSP_CHECK))
 		goto yield;
-	if(s1 == MODULE_SEC_SECURE && vq->pass_wc && (!neg || s2 ==
+	if(s1 != MODULE_SEC_BOGUS && vq->pass_wc && (!neg || s2 ==
 		MODULE_SEC_SECURE)) {
 		/* a wildcard expansion (the answer, or a CNAME on the way
-		 * to a denial) needs its proof that nothing closer exists */
+		 * to a denial) needs its proof that nothing closer exists;
+		 * also when an earlier part of the chain is insecure (a
+		 * CNAME from an unsigned zone into a signed one): each part
+		 * is judged, the worst wins, as Unbound chases the chain
+		 * part by part (serve_expired_wildcard_swap_ad.rpl) */
 		gather_nrecs(&a->ns, recs, &n, recs3, &n3);
 		if(n > 0)
 			p = val_nsec_prove_wildcard(recs, n, vq->pass_wc,
@@ -2307,7 +2313,7 @@ val_check_answer(struct module_qstate *qs, struct val_qstate *vq,
 			p = val_nsec3_prove_wildcard(recs3, n3, vq->pass_wc,
 				vq->pass_wclabs, ve->max_iter, &vq->budget);
 		if(p == VAL_PROOF_INSECURE)
-			s1 = MODULE_SEC_INSECURE;
+			s1 = sec_min(s1, MODULE_SEC_INSECURE);
 		else if(p != VAL_PROOF_SECURE) {
 			/* (the data is there, its proof is not: bogus, EDE 6,
 			 * as Unbound; EDE 12 is for missing data, RFC 8914) */
@@ -2549,6 +2555,31 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
 	ve->bogus[slot].ede = ede;
 	(void)dname_copy_lower(ve->bogus[slot].qname, qs->qname);
 	lock_basic_unlock(&ve->bogus_lock);
+}
+
+/** @return 1 when serve-expired may give an expired answer to this
+ * question from the message cache (of either DO bit, not a failure):
+ * a bogus answer is then not remembered, so that the expired answer is
+ * what the question gets, and the next resolution after the front end's
+ * short no-recursion time asks again, as Unbound does not store a bogus
+ * message over an expired one it can serve */
+static int
+bogus_has_stale(struct module_qstate *qs)
+{
+	struct query_info qi;
+	struct mcache_state st;
+	int d, cd = (qs->flags & MESH_FLAG_CD) != 0;
+	if(!qs->env->cfg || !qs->env->cfg->serve_expired || !qs->env->mcache ||
+		query_info_set(&qi, qs->qname, qs->qtype, qs->qclass) < 0)
+		return 0;
+	for(d = 0; d < 2; d++)
+		if(mcache_peek(qs->env->mcache, &qi, d, cd,
+			qs->env->now->tv_sec, &st) == 0 &&
+			st.result == MCACHE_HIT_EXPIRED &&
+			st.rcode != DNS_RCODE_SERVFAIL &&
+			st.sec != MCACHE_SEC_BOGUS)
+			return 1;
+	return 0;
 }
 
 /** @return the EDE of a remembered bogus answer to qname, qtype, or -1 */
@@ -2878,7 +2909,8 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			bogus_remember(qs, ve, qs->ede, a);
+			if(!bogus_has_stale(qs))
+				bogus_remember(qs, ve, qs->ede, a);
 			qs->return_msg = NULL;
 			qs->return_rcode = DNS_RCODE_SERVFAIL;
 			qs->ext_state[id] = MODULE_ERROR;
@@ -3886,6 +3918,58 @@ val_get_mem(struct module_env *env, int id)
 		0);
 }
 
+/** the remote control's requests of the key cache and the negative
+ * trust anchors (module_func_block.control) */
+static int
+val_control(struct module_env *env, int id, enum module_ctl what,
+	struct module_ctl_arg *a)
+{
+	char buf[VAL_NTA_MAX * 260 + 4096];
+	switch(what) {
+	case MODULE_CTL_KEY_COUNT:
+	case MODULE_CTL_FLUSH_KEYS:
+	case MODULE_CTL_FLUSH_BAD_KEYS:
+	case MODULE_CTL_FLUSH_BOGUS:
+	case MODULE_CTL_INSECURE_ADD:
+	case MODULE_CTL_INSECURE_REMOVE:
+	case MODULE_CTL_INSECURE_LIST:
+		break;
+	default:
+		return 0;
+	}
+	if(!a)
+		return 1;
+	switch(what) {
+	case MODULE_CTL_KEY_COUNT:
+		a->count = val_key_count(env, id);
+		break;
+	case MODULE_CTL_FLUSH_KEYS:
+		a->count = val_flush_keys(env, id, a->name, a->all);
+		break;
+	case MODULE_CTL_FLUSH_BAD_KEYS:
+		a->count = val_flush_bad_keys(env, id);
+		break;
+	case MODULE_CTL_FLUSH_BOGUS:
+		a->count = val_flush_bogus(env, id);
+		break;
+	case MODULE_CTL_INSECURE_ADD:
+		if(val_insecure_add(env, id, a->name) != 0) {
+			a->count = VAL_NTA_MAX;
+			return -1;
+		}
+		break;
+	case MODULE_CTL_INSECURE_REMOVE:
+		a->count = (size_t)val_insecure_remove(env, id, a->name);
+		break;
+	default:	/* MODULE_CTL_INSECURE_LIST */
+		if(a->text)
+			a->text(a->cbarg, buf, val_insecure_list(env, id, buf,
+				sizeof(buf)));
+		break;
+	}
+	return 1;
+}
+
 const struct module_func_block val_module_block = {
 	.name = "validator",
 	.init = val_init,
@@ -3898,4 +3982,5 @@ const struct module_func_block val_module_block = {
 	.anchor_list = val_anchor_list,
 	.failure_lookup = val_failure_lookup,
 	.worker_start = val_worker_start,
+	.control = val_control,
 };
