@@ -62,9 +62,9 @@ IP=127.0.210.1
 PORT=62100
 HTTP_PORT=62102
 
-for tool in dig curl timeout; do
+for tool in dig curl timeout python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "operator: SKIP: $tool not found (apt-get install bind9-dnsutils curl)"
+		echo "operator: SKIP: $tool not found (apt-get install bind9-dnsutils curl python3)"
 		exit 77
 	fi
 done
