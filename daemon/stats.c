@@ -113,6 +113,29 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	a->reqlist_user += b->reqlist_user;
 	a->reqlist_replies += b->reqlist_replies;
 	a->tcp_usage += b->tcp_usage;
+	a->mem_streamwait += b->mem_streamwait;
+	a->mem_http_query += b->mem_http_query;
+	a->mem_http_response += b->mem_http_response;
+}
+
+void
+stats_mods_add(struct stats_mods *a, const struct stats_mods *b)
+{
+	int i, j;
+	for(i = 0; i < b->num && i < MODULE_MAX; i++) {
+		for(j = 0; j < a->num; j++)
+			if(strcmp(a->name[j], b->name[i]) == 0)
+				break;
+		if(j == a->num) {
+			if(a->num >= MODULE_MAX)
+				continue;
+			memcpy(a->name[j], b->name[i], sizeof(a->name[j]));
+			a->name[j][sizeof(a->name[j]) - 1] = 0;
+			a->mem[j] = 0;
+			a->num++;
+		}
+		a->mem[j] += b->mem[i];
+	}
 }
 
 void
@@ -255,6 +278,9 @@ static const struct stats_row stats_rows[] = {
   SK_COUNTER, SOFF(r.num_outgoing) },
 { NULL, "petrel_unwanted_replies_total", "Upstream replies that matched "
   "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
+{ NULL, "petrel_proxy_errors_total", "Datagrams dropped and connections "
+  "closed for a missing, malformed or refused PROXY v2 header "
+  "(proxy-protocol-port).", SK_COUNTER, SOFF(s.num_proxy_errors) },
 { NULL, "petrel_global_quota_exceeded_total", "Queries and sub-queries "
   "ended by max-global-quota.", SK_COUNTER, SOFF(r.num_quota_exceeded) },
 /* the validator's outcomes (Unbound prints them as num.answer.secure,
@@ -397,6 +423,17 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)g->mem_rrset);
 	stats_buf_printf(out, "mem.cache.message=%llu\n",
 		(unsigned long long)g->mem_msg);
+	/* the module below first, as Unbound's mem.mod.iterator comes
+	 * before mem.mod.validator */
+	for(i = g->mods.num - 1; i >= 0; i--)
+		stats_buf_printf(out, "mem.mod.%s=%llu\n", g->mods.name[i],
+			(unsigned long long)g->mods.mem[i]);
+	stats_buf_printf(out, "mem.streamwait=%llu\n",
+		(unsigned long long)tot.mem_streamwait);
+	stats_buf_printf(out, "mem.http.query_buffer=%llu\n",
+		(unsigned long long)tot.mem_http_query);
+	stats_buf_printf(out, "mem.http.response_buffer=%llu\n",
+		(unsigned long long)tot.mem_http_response);
 	if(!g->extended)
 		return;
 	for(i = 0; i < HIST_BUCKETS; i++) {
@@ -442,6 +479,9 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.s.num_tls,
 		(unsigned long long)tot.s.num_tls_resume,
 		(unsigned long long)tot.s.num_https);
+	/* petrel's own (Unbound logs a bad PROXY header and counts none) */
+	stats_buf_printf(out, "num.query.proxy_errors=%llu\n",
+		(unsigned long long)tot.s.num_proxy_errors);
 	stats_buf_printf(out, "num.xdp.answers=%llu\nnum.xdp.passed=%llu\n"
 		"num.xdp.invalid=%llu\nnum.xdp.tx_full=%llu\n",
 		(unsigned long long)tot.s.num_xdp_answers,

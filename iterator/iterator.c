@@ -2745,6 +2745,19 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 		return;
 	}
+	if(iq->cur && s->env->infra && !(iq->cur_flags &
+		OUTBOUND_FLAG_NOEDNS) && rcode != DNS_RCODE_NOTIMPL) {
+		/* a reply to a query with EDNS (FORMERR went above, NOTIMPL
+		 * is no answer to it): the server does EDNS, as Unbound's
+		 * "EDNS works" notes; written once, while the cache does
+		 * not know it yet (dump_infra's ednsknown, lookup's
+		 * "probed") */
+		struct infra_host h;
+		if(infra_host_get(s->env->infra, &iq->cur->addr, st_now(s),
+			&h) != 0 || h.edns != INFRA_EDNS_YES)
+			infra_edns_update(s->env->infra, &iq->cur->addr,
+				INFRA_EDNS_YES, st_now(s));
+	}
 	if(iq->qmin_labels > 0 && rcode != DNS_RCODE_NOERROR &&
 		rcode != DNS_RCODE_NXDOMAIN) {
 		/* RFC 9156 relaxed, as Unbound: an error to a minimised query

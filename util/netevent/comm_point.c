@@ -219,6 +219,8 @@ comm_point_get_http_stats(struct comm_point *c, struct comm_http_stats *out)
 	out->queries = c->http->queries;
 	out->http_errors = c->http->http_errors;
 	out->refused = c->http->refused;
+	out->query_bytes = c->http->query_used;
+	out->response_bytes = c->http->response_used;
 }
 
 int
