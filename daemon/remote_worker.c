@@ -202,6 +202,7 @@ stats_collect_mods(struct worker *w, struct stats_mods *out)
 	for(i = 0; st && i < st->num && i < MODULE_MAX; i++) {
 		const struct module_func_block *m = st->mod[i];
 		snprintf(out->name[i], sizeof(out->name[i]), "%s",
+			m->stats_name ? m->stats_name :
 			m->name ? m->name : "?");
 		out->mem[i] = m->get_mem ? (uint64_t)m->get_mem(&w->res->menv,
 			i) : 0;

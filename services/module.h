@@ -656,6 +656,9 @@ struct module_ctl_arg {
 struct module_func_block {
 	/** name as in module-config */
 	const char *name;
+	/** name in the statistics (mem.mod.NAME), where Unbound prints
+	 * another than the module-config one; NULL: the name above */
+	const char *stats_name;
 	/**
 	 * Set up: build env->modinfo[id] (settings) from env->cfg. Called
 	 * once per daemon environment (at start and at each reload).

@@ -258,6 +258,15 @@ out=$(ctl stats_noreset)
 want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
 [ "$(mem_lines "$out")" = "$want" ] && ok "stats after the reload: mem.mod.iterator only" ||
 	fail "stats after the reload: $(mem_lines "$out")"
+# a module whose statistics name is not its module-config name: Unbound
+# prints subnetcache's memory as mem.mod.subnet
+sed -i 's/module-config: .*/module-config: "subnetcache iterator"/' "$CONF"
+ctl reload > /dev/null
+for i in $(seq 50); do q a.op.zz. A && break; sleep 0.1; done
+out=$(ctl stats_noreset)
+want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.subnet mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
+[ "$(mem_lines "$out")" = "$want" ] && ok "stats with subnetcache: mem.mod.subnet, Unbound's name" ||
+	fail "stats with subnetcache: $(mem_lines "$out")"
 it_kill "$PID"
 
 # ------------------------------------------ 3. fatal errors say so
