@@ -330,6 +330,9 @@ want=$(sed -n 's/^#define PETREL_USERNAME "\(.*\)"$/\1/p' "${PETREL_BUILDDIR:-.}
 	fail "username: default is '$dflt', config.h says '$want'"
 if [ "$(id -u)" = 0 ] && [ -n "$dflt" ] && id "$dflt" >/dev/null 2>&1; then
 	chmod 644 "$IT_WORK/defuser.conf"
+	# with a log file, which becomes the user's (as Unbound's), so that
+	# a reload can reopen it after the privileges are gone
+	sed -i "s|^  logfile: .*|  logfile: \"$IT_WORK/defuser-file.log\"|" "$IT_WORK/defuser.conf"
 	"$PETREL" -d -c "$IT_WORK/defuser.conf" > "$IT_WORK/defuser.log" 2>&1 &
 	dpid=$!
 	it_track "$dpid"
@@ -342,7 +345,12 @@ if [ "$(id -u)" = 0 ] && [ -n "$dflt" ] && id "$dflt" >/dev/null 2>&1; then
 	[ "$uid" = "$(id -u "$dflt")" ] &&
 		ok "root with no username: line runs as $dflt (uid $uid)" ||
 		fail "root with no username: line: uid '$uid': $(head -c 300 "$IT_WORK/defuser.log")"
+	lown=$(stat -c %u "$IT_WORK/defuser-file.log" 2>/dev/null)
+	[ -n "$uid" ] && [ "$lown" = "$uid" ] &&
+		ok "the log file belongs to $dflt after the start (a reload can reopen it)" ||
+		fail "the log file's owner is '$lown', petrel runs as '$uid'"
 	it_kill "$dpid"
+	sed -i 's|^  logfile: .*|  logfile: ""|' "$IT_WORK/defuser.conf"
 	sed -i 's/^  port: .*/  port: 62106/; s/^server:/server:\n  username: ""/' "$IT_WORK/defuser.conf"
 	timeout 2 "$PETREL" -d -c "$IT_WORK/defuser.conf" > "$IT_WORK/rootuser.log" 2>&1
 	grep -q 'warning: username: is empty and petrel runs as root' "$IT_WORK/rootuser.log" &&
