@@ -1,5 +1,6 @@
-# tests/integration/lib.sh - shell library shared by the integration suite
-# (tests/integration/run.sh) and the benchmark (bench/run, bench/quick).
+# tests/integration/lib.sh - shell library shared by the integration suites
+# (tests/integration/*.sh, each started by it_suite) and the benchmarks
+# (bench/lib.sh).
 #
 # Sourced, never run. It owns every process the scripts start:
 #   it_track PID         remember a PID to stop at exit
@@ -112,8 +113,9 @@ it_suite() {
 }
 
 # it_find_petrel ALSO_UNBOUND: set and export PETREL (PETREL, else
-# ./petrel, else the PATH; a bare name is looked up in the PATH) and
-# PETREL_CONTROL (beside it); exit 1 with a line when there is none
+# ./petrel, else the PATH; a bare name is looked up in the PATH), set
+# PETREL_CONTROL (beside it) unless given; exit 1 with a line when there
+# is no petrel (ALSO_UNBOUND=1: the line names RESOLVER=unbound too)
 it_find_petrel() {
 	if [ -z "${PETREL:-}" ]; then
 		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
