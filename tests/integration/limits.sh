@@ -4,7 +4,9 @@
 #
 # usage: tests/integration/limits.sh [-k]
 #   -k  keep the work directory (configs, logs)
-# environment: PETREL=path, PETREL_CONTROL=path
+# environment: PETREL=path, PETREL_CONTROL=path, PETREL_CHECKCONF=path
+#   (the one that tells whether this petrel has dns64; default: beside
+#   petrel)
 #
 # Addresses (port 53, root needed): NSD on 127.0.110.2 serves lim.zz and
 # 2.0.192.in-addr.arpa; petrel listens on 127.0.110.1 and forwards both
