@@ -452,7 +452,7 @@ MODELS=$(petrel_models)
 for m in ${DNSSEC_MODELS:-pthreads fork}; do
 	case " $MODELS " in
 	*" $m "*) run_model "$m" ;;
-	*) echo "skip $m: not in this build" ;;
+	*) skip "$m: not in this build" ;;
 	esac
 done
 

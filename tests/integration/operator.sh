@@ -316,7 +316,7 @@ if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
 		fail "username: nobody as nobody: exit $rc: $(head -c 300 "$IT_WORK/user2.log")"
 	fi
 else
-	echo "skip the username checks (needs root, setpriv and a user daemon)"
+	skip "the username checks (needs root, setpriv and a user daemon)"
 fi
 # the default user (configure --with-username; issue 31, defect 7): with
 # no username: line, root becomes it after binding; username: "" as root
@@ -357,7 +357,7 @@ if [ "$(id -u)" = 0 ] && [ -n "$dflt" ] && id "$dflt" >/dev/null 2>&1; then
 		ok "username: \"\" as root: a warning that root's privileges are kept" ||
 		fail "username: \"\" as root: no warning: $(head -c 300 "$IT_WORK/rootuser.log")"
 else
-	echo "skip the default user's run (needs root and the user $dflt: contrib/setup-debian.sh creates it)"
+	skip "the default user's run (needs root and the user $dflt: contrib/setup-debian.sh creates it)"
 fi
 sed -i 's/^  username: .*/  username: "no-such-user-petrel"/' "$IT_WORK/defuser.conf"
 grep -q no-such-user "$IT_WORK/defuser.conf" ||
@@ -440,7 +440,7 @@ if [ -n "$PETREL_BUILDDIR" ]; then
 		it_kill "$PID"
 	fi
 else
-	echo "skip the unit checks (PETREL_BUILDDIR not set: make check-operator sets it)"
+	skip "the unit checks (PETREL_BUILDDIR not set: make check-operator sets it)"
 fi
 
 # ------------------------------------ 5. checkconf checks as the start
@@ -647,7 +647,7 @@ dump_secure() {
 	it_kill "$PID"
 	# the real Unbound, same trust anchor
 	if [ ! -x "$ub" ] || [ ! -x "$uc" ]; then
-		echo "skip the Unbound load_cache check (no $ub)"
+		skip "the Unbound load_cache check (no $ub)"
 		return 0
 	fi
 	p2=62106
@@ -691,7 +691,7 @@ if [ "$(id -u)" = 0 ] && command -v "$NSD" > /dev/null 2>&1 &&
 	command -v ldns-keygen > /dev/null 2>&1 && command -v ldns-signzone > /dev/null 2>&1; then
 	dnssec_flushes || fail "keys: the signed zones or NSD did not start"
 else
-	echo "skip the key cache checks (needs root, nsd, ldns-keygen, ldns-signzone)"
+	skip "the key cache checks (needs root, nsd, ldns-keygen, ldns-signzone)"
 fi
 
 finish
