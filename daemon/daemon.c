@@ -814,6 +814,12 @@ daemon_detach_and_drop(struct daemon *d)
 			(void)log_init(NULL, 1, NULL);
 		}
 	}
+	/* the log file becomes the user's, as Unbound does, so that a
+	 * reload (which reopens it after the privileges are gone) can */
+	if(d->change_user && cfg->logfile[0] && !cfg->use_syslog &&
+		chown(cfg->logfile, d->uid, d->gid) != 0)
+		verbose(VERB_DETAIL, "chown logfile %s: %s", cfg->logfile,
+			strerror(errno));
 	if(write_pidfile(d) != 0 && cfg->do_daemonize && !d->cmdline_foreground)
 		return -1;
 	if(cfg->chroot[0]) {

@@ -83,6 +83,12 @@ struct remote {
 	int num;
 	/** TLS context for TCP control connections, or NULL */
 	SSL_CTX *ctx;
+	/** the connection being served now, or -1: a command that starts
+	 * worker processes (a reload that moves the listening points) forks
+	 * while it is open, and each child closes its copy
+	 * (remote_child_close), or the client would wait for the end of
+	 * the answer until the children exit */
+	int conn_fd;
 };
 
 /** one connection */
@@ -230,9 +236,14 @@ remote_gather_stats(struct daemon *d, int mode, struct stats_info *info,
 			stats_upstream_sum(&g->upstream, &info[i].upstream);
 		}
 		/* the validator's key cache: one per process (the threads
-		 * share the module stack; it is not in a shared mapping) */
-		if(d->children || i == 0)
+		 * share the module stack; it is not in a shared mapping);
+		 * so are the modules' memory: each process's, or worker
+		 * 0's figure for the threads (the stack's data and its own,
+		 * as Unbound reports the worker that serves the command) */
+		if(d->children || i == 0) {
 			g->key_count += info[i].key_count;
+			stats_mods_add(&g->mods, &info[i].mods);
+		}
 		if((double)info[i].s.elapsed / 1e6 > g->elapsed)
 			g->elapsed = (double)info[i].s.elapsed / 1e6;
 	}
@@ -2246,8 +2257,10 @@ accept_cb(int fd, void *arg)
 	tv.tv_usec = (REMOTE_TIMEOUT_MS % 1000) * 1000;
 	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void)setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	rc->conn_fd = s;
 	if(l->http) {
 		serve_http(rc, &c);
+		rc->conn_fd = -1;
 		close(s);
 		return;
 	}
@@ -2272,6 +2285,7 @@ accept_cb(int fd, void *arg)
 done:
 	if(c.ssl)
 		SSL_free(c.ssl);
+	rc->conn_fd = -1;
 	close(s);
 }
 
@@ -2451,6 +2465,7 @@ remote_create(struct daemon *d, struct config_file *cfg)
 		return NULL;
 	}
 	rc->d = d;
+	rc->conn_fd = -1;
 	for(s = config_control_interfaces(cfg); s; s = s->next)
 		n++;
 	rc->ls = calloc((size_t)n, sizeof(*rc->ls));
@@ -2511,6 +2526,11 @@ remote_child_close(struct remote *rc)
 		rc->ls[i].fd = -1;
 		rc->ls[i].path[0] = 0;
 	}
+	/* (the parent answers on it and closes it; the TLS state is the
+	 * parent's too: the child only lets go of the descriptor) */
+	if(rc->conn_fd != -1)
+		close(rc->conn_fd);
+	rc->conn_fd = -1;
 }
 
 void

@@ -88,8 +88,9 @@ int remote_attach(struct remote *rc, struct comm_base *base);
 /** Close the listeners and free. NULL is allowed. */
 void remote_delete(struct remote *rc);
 
-/** In a forked child: close the inherited listening sockets (the
- * structure stays for the parent). NULL is allowed. */
+/** In a forked child: close the inherited listening sockets and the
+ * control connection being served, if any (the structure stays for the
+ * parent). NULL is allowed. */
 void remote_child_close(struct remote *rc);
 
 /**

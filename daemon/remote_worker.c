@@ -190,6 +190,26 @@ worker_rate_list(struct worker *w, const char *cmd, const char *args,
 	return 0;
 }
 
+/** the memory of each module of the worker's stack, as its get_mem hook
+ * reports it (the stack's global data and this worker's own), under the
+ * name the module's block gives it */
+static void
+stats_collect_mods(struct worker *w, struct stats_mods *out)
+{
+	const struct module_stack *st = w->res ? w->res->stack : NULL;
+	int i;
+	out->num = 0;
+	for(i = 0; st && i < st->num && i < MODULE_MAX; i++) {
+		const struct module_func_block *m = st->mod[i];
+		snprintf(out->name[i], sizeof(out->name[i]), "%s",
+			m->stats_name ? m->stats_name :
+			m->name ? m->name : "?");
+		out->mem[i] = m->get_mem ? (uint64_t)m->get_mem(&w->res->menv,
+			i) : 0;
+		out->num = i + 1;
+	}
+}
+
 /** collect a worker's counters, in its own thread or process
  * @param mode: a STATS_GET_ mode */
 static void
@@ -202,10 +222,18 @@ stats_collect(struct worker *w, struct stats_info *out, int mode)
 		out->reqlist_user = w->res->mesh->num_client_states;
 		out->reqlist_replies = mesh_num_clients(w->res->mesh);
 	}
-	for(i = 0; w->tcp && i < w->num_points; i++)
-		if(w->tcp[i])
-			out->tcp_usage += (uint64_t)comm_point_tcp_count(
-				w->tcp[i]);
+	for(i = 0; w->tcp && i < w->num_points; i++) {
+		struct comm_http_stats hs;
+		if(!w->tcp[i])
+			continue;
+		out->tcp_usage += (uint64_t)comm_point_tcp_count(w->tcp[i]);
+		out->mem_streamwait += (uint64_t)comm_point_tcp_queued(
+			w->tcp[i]);
+		comm_point_get_http_stats(w->tcp[i], &hs);
+		out->mem_http_query += hs.query_bytes;
+		out->mem_http_response += hs.response_bytes;
+	}
+	stats_collect_mods(w, &out->mods);
 	worker_get_stats(w, &out->s, &out->r, mode == STATS_GET_RESET);
 	if(mode == STATS_GET_MONOTONIC) {
 		stats_add_worker(&out->s, &w->carry_s);

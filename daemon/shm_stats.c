@@ -17,9 +17,11 @@
 #include "daemon/remote_worker.h"
 #include "daemon/stats.h"
 #include "util/config_file.h"
+#include "util/histogram.h"
 #include "util/log.h"
 #include "util/netevent/netevent.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,84 +75,94 @@ put_tv(uint64_t *w, double t)
 	w[1] = us % 1000000;
 }
 
+/** a run of n 64-bit counters of struct stats_info (at off) that
+ * ub_stats_info holds in n words from word on */
+struct shm_run {
+	/** the first word */
+	int word;
+	/** the counters */
+	int n;
+	/** offsetof in struct stats_info */
+	size_t off;
+};
+
+/** a run of n counters at member m of struct stats_info, from word w */
+#define RUN(w, n, m) { (w), (n), offsetof(struct stats_info, m) }
+/** one counter */
+#define ONE(w, m) RUN(w, 1, m)
+
+/** the words copied as they are; the per-type and per-class counters
+ * end in the one for types past 255 (W_QTYPE_BIG, W_QCLASS_BIG), the
+ * rcodes in NODATA (W_NODATA), as petrel's arrays do */
+static const struct shm_run shm_runs[] = {
+	ONE(W_QUERIES, r.num_queries), ONE(W_CACHEMISS, r.num_cache_miss),
+	ONE(W_IP_RATELIMITED, r.num_ip_ratelimited),
+	ONE(W_PREFETCH, r.num_prefetch), ONE(W_REQLIST_MAX, r.reqlist_max),
+	RUN(W_QTYPE, W_QTYPE_BIG - W_QTYPE + 1, r.qtype),
+	RUN(W_QCLASS, W_QCLASS_BIG - W_QCLASS + 1, r.qclass),
+	RUN(W_QOPCODE, 16, r.qopcode), ONE(W_QTCP, s.num_tcp),
+	ONE(W_QTCPOUT, s.num_tcpout), ONE(W_QUDPOUT, s.num_udpout),
+	ONE(W_QTLS, s.num_tls), ONE(W_QHTTPS, s.num_https),
+	ONE(W_QIPV6, r.qipv6), RUN(W_QFLAGS, 8, r.qflags),
+	ONE(W_EDNS, r.qedns), ONE(W_EDNS_DO, r.qedns_do),
+	RUN(W_RCODE, W_NODATA - W_RCODE + 1, r.ans_rcode),
+	ONE(W_SECURE, r.num_answer_secure), ONE(W_BOGUS, r.num_answer_bogus),
+	ONE(W_RRSET_BOGUS, r.num_rrset_bogus),
+	ONE(W_RATELIMITED, r.num_ratelimited),
+	ONE(W_UNWANTED_REPLIES, s.num_unwanted_replies),
+	ONE(W_UNWANTED_QUERIES, r.num_acl_denied),
+	ONE(W_TCPUSAGE, tcp_usage), ONE(W_EXPIRED, r.num_expired),
+	RUN(W_HIST, W_MSG_COUNT - W_HIST, r.rec_hist),
+	ONE(W_SUBNET, r.num_subnet), ONE(W_SUBNET_CACHE, r.num_subnet_cache),
+	ONE(W_TLS_RESUME, s.num_tls_resume),
+	ONE(W_REQ_CURRENT, reqlist_current), ONE(W_REQ_USER, reqlist_user),
+	ONE(W_JOSTLED, r.num_jostled), ONE(W_DROPPED, r.num_dropped),
+	ONE(W_REPLIES, r.num_recursive_replies)
+};
+
+/* the runs hold what petrel counts, no more */
+_Static_assert(W_QTYPE_BIG - W_QTYPE == RESOLVER_STATS_QTYPES,
+	"ub_stats_info's qtype words are petrel's qtype counters");
+_Static_assert(W_QCLASS_BIG - W_QCLASS == RESOLVER_STATS_QTYPES,
+	"ub_stats_info's qclass words are petrel's qclass counters");
+_Static_assert(W_NODATA - W_RCODE + 1 == 17,
+	"ub_stats_info's rcode words are petrel's ans_rcode counters");
+_Static_assert(W_MSG_COUNT - W_HIST == HIST_BUCKETS,
+	"ub_stats_info's histogram has petrel's buckets");
+
 /** one ub_stats_info block from one worker's (or the total) counters */
 static void
 fill_thread(uint64_t *w, const struct stats_info *s,
 	const struct stats_globals *g)
 {
 	const struct resolver_stats *r = &s->r;
-	uint64_t nrec = 0, misses = r->num_cache_miss + r->num_prefetch;
+	uint64_t nrec = hist_count(r->rec_hist);
+	uint64_t misses = r->num_cache_miss + r->num_prefetch;
 	double median;
-	int i;
+	size_t i;
 	memset(w, 0, SHM_STATS_THREAD_WORDS * sizeof(*w));
-	w[W_QUERIES] = r->num_queries;
-	w[W_IP_RATELIMITED] = r->num_ip_ratelimited;
-	w[W_CACHEMISS] = r->num_cache_miss;
-	w[W_PREFETCH] = r->num_prefetch;
+	for(i = 0; i < sizeof(shm_runs) / sizeof(shm_runs[0]); i++)
+		memcpy(&w[shm_runs[i].word], (const char *)s + shm_runs[i].off,
+			(size_t)shm_runs[i].n * sizeof(*w));
 	/* unbound-control prints word 4 / (cachemiss + prefetch) */
 	if(r->reqlist_samples)
 		w[W_REQLIST_SUM] = (uint64_t)((double)r->reqlist_sum *
 			(double)misses / (double)r->reqlist_samples + 0.5);
-	w[W_REQLIST_MAX] = r->reqlist_max;
 	w[W_EXTENDED] = (uint64_t)(g->extended != 0);
-	for(i = 0; i < 256; i++) {
-		w[W_QTYPE + i] = r->qtype[i];
-		w[W_QCLASS + i] = r->qclass[i];
-	}
-	w[W_QTYPE_BIG] = r->qtype[RESOLVER_STATS_QTYPES];
-	w[W_QCLASS_BIG] = r->qclass[RESOLVER_STATS_QTYPES];
-	for(i = 0; i < 16; i++) {
-		w[W_QOPCODE + i] = r->qopcode[i];
-		w[W_RCODE + i] = r->ans_rcode[i];
-	}
-	w[W_NODATA] = r->ans_rcode[16];
-	w[W_QTCP] = s->s.num_tcp;
-	w[W_QTCPOUT] = s->s.num_tcpout;
-	w[W_QUDPOUT] = s->s.num_udpout;
-	w[W_QTLS] = s->s.num_tls;
-	w[W_QHTTPS] = s->s.num_https;
-	w[W_TLS_RESUME] = s->s.num_tls_resume;
-	w[W_QIPV6] = r->qipv6;
-	for(i = 0; i < 8; i++)
-		w[W_QFLAGS + i] = r->qflags[i];
-	w[W_EDNS] = r->qedns;
-	w[W_EDNS_DO] = r->qedns_do;
-	w[W_SECURE] = r->num_answer_secure;
-	w[W_BOGUS] = r->num_answer_bogus;
-	w[W_RRSET_BOGUS] = r->num_rrset_bogus;
-	w[W_RATELIMITED] = r->num_ratelimited;
-	w[W_UNWANTED_REPLIES] = s->s.num_unwanted_replies;
-	w[W_UNWANTED_QUERIES] = r->num_acl_denied;
-	w[W_TCPUSAGE] = s->tcp_usage;
-	w[W_EXPIRED] = r->num_expired;
-	for(i = 0; i < RESOLVER_STATS_HIST && i < 40; i++) {
-		w[W_HIST + i] = r->rec_hist[i];
-		nrec += r->rec_hist[i];
-	}
 	w[W_MSG_COUNT] = g->msg_count;
 	w[W_RRSET_COUNT] = g->rrset_count;
 	w[W_INFRA_COUNT] = g->infra_count;
 	w[W_KEY_COUNT] = g->key_count;
-	w[W_SUBNET] = r->num_subnet;
-	w[W_SUBNET_CACHE] = r->num_subnet_cache;
-	w[W_REQ_CURRENT] = s->reqlist_current;
-	w[W_REQ_USER] = s->reqlist_user;
-	w[W_JOSTLED] = r->num_jostled;
-	w[W_DROPPED] = r->num_dropped;
-	w[W_REPLIES] = r->num_recursive_replies;
 	/* unbound-control prints the wait sum / word 654: scale petrel's
 	 * mean recursion time to that many replies */
 	if(nrec)
 		put_tv(&w[W_WAIT_SEC], (double)r->rec_time_us / (double)nrec /
 			1e6 * (double)r->num_recursive_replies);
-	median = stats_hist_quantile(r->rec_hist, 0.5);
+	median = hist_quantile(r->rec_hist, 0.5);
 	memcpy(&w[W_MEDIAN], &median, sizeof(median));
 }
 
-/** fill the two segments' images from the counters: main has
- * SHM_STATS_MAIN_WORDS words, threads (room + 1) blocks (the total, then
- * one per worker); info has n entries, all counted in the total */
-static void
+void
 shm_stats_fill(void *main, void *threads, const struct stats_info *info,
 	int n, int room, const struct stats_globals *g)
 {

@@ -26,6 +26,22 @@ struct stats_globals;
 #define SHM_STATS_MAIN_WORDS 32
 
 /**
+ * Fill the two segments' images from the counters (what the timer writes;
+ * a pure function, for the tests).
+ * @param main: SHM_STATS_MAIN_WORDS words: the number of threads, the
+ *	times and the memory counters.
+ * @param threads: (room + 1) blocks of SHM_STATS_THREAD_WORDS words: the
+ *	total, then one per worker.
+ * @param info: n workers' counters, all counted in the total.
+ * @param n: their number.
+ * @param room: the worker blocks threads has room for (those past it are
+ *	only in the total).
+ * @param g: the process-wide values.
+ */
+void shm_stats_fill(void *main, void *threads, const struct stats_info *info,
+	int n, int room, const struct stats_globals *g);
+
+/**
  * With shm-enable: create the segments and the timer that writes them,
  * on d->base. An error (a segment with another size, no permission) is
  * logged once and petrel runs without them.

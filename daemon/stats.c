@@ -4,6 +4,7 @@
 #include "config.h"
 #include "daemon/stats.h"
 #include "dns/dns.h"
+#include "util/histogram.h"
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -112,6 +113,29 @@ stats_add(struct stats_info *a, const struct stats_info *b)
 	a->reqlist_user += b->reqlist_user;
 	a->reqlist_replies += b->reqlist_replies;
 	a->tcp_usage += b->tcp_usage;
+	a->mem_streamwait += b->mem_streamwait;
+	a->mem_http_query += b->mem_http_query;
+	a->mem_http_response += b->mem_http_response;
+}
+
+void
+stats_mods_add(struct stats_mods *a, const struct stats_mods *b)
+{
+	int i, j;
+	for(i = 0; i < b->num && i < MODULE_MAX; i++) {
+		for(j = 0; j < a->num; j++)
+			if(strcmp(a->name[j], b->name[i]) == 0)
+				break;
+		if(j == a->num) {
+			if(a->num >= MODULE_MAX)
+				continue;
+			memcpy(a->name[j], b->name[i], sizeof(a->name[j]));
+			a->name[j][sizeof(a->name[j]) - 1] = 0;
+			a->mem[j] = 0;
+			a->num++;
+		}
+		a->mem[j] += b->mem[i];
+	}
 }
 
 void
@@ -134,46 +158,6 @@ stats_upstream_sum(struct stats_upstream *a, const struct stats_upstream *b)
 	for(i = 0; i < STATS_UPSTREAM_BUCKETS; i++)
 		a->bucket[i] += b->bucket[i];
 	a->srtt_sum_ms += b->srtt_sum_ms;
-}
-
-uint64_t
-stats_hist_lower_us(int i)
-{
-	return resolver_hist_lower_us(i);
-}
-
-double
-stats_hist_quantile(const uint64_t *hist, double q)
-{
-	uint64_t total = 0, passed = 0;
-	double want;
-	int i;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++)
-		total += hist[i];
-	if(total == 0)
-		return 0.0;
-	want = q * (double)total;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++) {
-		if(hist[i] > 0 && (double)(passed + hist[i]) >= want) {
-			double lo = (double)stats_hist_lower_us(i);
-			double hi = (double)stats_hist_lower_us(i + 1);
-			double frac = (want - (double)passed) / (double)hist[i];
-			return (lo + frac * (hi - lo)) / 1e6;
-		}
-		passed += hist[i];
-	}
-	return (double)stats_hist_lower_us(RESOLVER_STATS_HIST) / 1e6;
-}
-
-/** answers counted in the histogram */
-static uint64_t
-hist_count(const uint64_t *hist)
-{
-	uint64_t n = 0;
-	int i;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++)
-		n += hist[i];
-	return n;
 }
 
 /** how a row of the counter table gets its value */
@@ -294,6 +278,9 @@ static const struct stats_row stats_rows[] = {
   SK_COUNTER, SOFF(r.num_outgoing) },
 { NULL, "petrel_unwanted_replies_total", "Upstream replies that matched "
   "no query.", SK_COUNTER, SOFF(s.num_unwanted_replies) },
+{ NULL, "petrel_proxy_errors_total", "Datagrams dropped and connections "
+  "closed for a missing, malformed or refused PROXY v2 header "
+  "(proxy-protocol-port).", SK_COUNTER, SOFF(s.num_proxy_errors) },
 { NULL, "petrel_global_quota_exceeded_total", "Queries and sub-queries "
   "ended by max-global-quota.", SK_COUNTER, SOFF(r.num_quota_exceeded) },
 /* the validator's outcomes (Unbound prints them as num.answer.secure,
@@ -341,7 +328,7 @@ row_print(struct stats_buf *out, const struct stats_row *r,
 		break;
 	case SK_REC_MEDIAN:
 		stats_buf_printf(out, "%.6f",
-			stats_hist_quantile(s->r.rec_hist, 0.5));
+			hist_quantile(s->r.rec_hist, 0.5));
 		break;
 	default:
 		stats_buf_printf(out, "0");
@@ -436,11 +423,22 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)g->mem_rrset);
 	stats_buf_printf(out, "mem.cache.message=%llu\n",
 		(unsigned long long)g->mem_msg);
+	/* the module below first, as Unbound's mem.mod.iterator comes
+	 * before mem.mod.validator */
+	for(i = g->mods.num - 1; i >= 0; i--)
+		stats_buf_printf(out, "mem.mod.%s=%llu\n", g->mods.name[i],
+			(unsigned long long)g->mods.mem[i]);
+	stats_buf_printf(out, "mem.streamwait=%llu\n",
+		(unsigned long long)tot.mem_streamwait);
+	stats_buf_printf(out, "mem.http.query_buffer=%llu\n",
+		(unsigned long long)tot.mem_http_query);
+	stats_buf_printf(out, "mem.http.response_buffer=%llu\n",
+		(unsigned long long)tot.mem_http_response);
 	if(!g->extended)
 		return;
-	for(i = 0; i < RESOLVER_STATS_HIST; i++) {
-		uint64_t lo = stats_hist_lower_us(i);
-		uint64_t hi = stats_hist_lower_us(i + 1);
+	for(i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t lo = hist_lower_us(i);
+		uint64_t hi = hist_lower_us(i + 1);
 		stats_buf_printf(out, "histogram.%6.6llu.%6.6llu.to."
 			"%6.6llu.%6.6llu=%llu\n",
 			(unsigned long long)(lo / 1000000),
@@ -481,6 +479,9 @@ stats_print(struct stats_buf *out, const struct stats_info *info, int n,
 		(unsigned long long)tot.s.num_tls,
 		(unsigned long long)tot.s.num_tls_resume,
 		(unsigned long long)tot.s.num_https);
+	/* petrel's own (Unbound logs a bad PROXY header and counts none) */
+	stats_buf_printf(out, "num.query.proxy_errors=%llu\n",
+		(unsigned long long)tot.s.num_proxy_errors);
 	stats_buf_printf(out, "num.xdp.answers=%llu\nnum.xdp.passed=%llu\n"
 		"num.xdp.invalid=%llu\nnum.xdp.tx_full=%llu\n",
 		(unsigned long long)tot.s.num_xdp_answers,
@@ -604,14 +605,14 @@ stats_print_prometheus(struct stats_buf *out, const struct stats_info *info,
 	cum = 0;
 	prom_head(out, "petrel_recursion_time_seconds", "histogram",
 		"Time from a client query to its answer after recursion.");
-	for(i = 0; i < RESOLVER_STATS_HIST - 1; i++) {
+	for(i = 0; i < HIST_BUCKETS - 1; i++) {
 		cum += tot.r.rec_hist[i];
 		stats_buf_printf(out, "petrel_recursion_time_seconds_bucket"
 			"{le=\"%.6f\"} %llu\n",
-			(double)stats_hist_lower_us(i + 1) / 1e6,
+			(double)hist_lower_us(i + 1) / 1e6,
 			(unsigned long long)cum);
 	}
-	cum += tot.r.rec_hist[RESOLVER_STATS_HIST - 1];
+	cum += tot.r.rec_hist[HIST_BUCKETS - 1];
 	stats_buf_printf(out, "petrel_recursion_time_seconds_bucket"
 		"{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
 	stats_buf_printf(out, "petrel_recursion_time_seconds_sum %.6f\n",

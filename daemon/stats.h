@@ -13,7 +13,9 @@
  *
  * Names follow Unbound's unbound-control stats, so munin/collectd plugins
  * and dashboards written for Unbound read petrel unchanged: threadN.*,
- * total.*, time.*, mem.cache.*, and with extended-statistics: yes
+ * total.*, time.*, mem.cache.*, mem.mod.* (named by each module of the
+ * stack, as the module calls itself), mem.streamwait, mem.http.*, and
+ * with extended-statistics: yes
  * num.query.type.*, num.query.class.*, num.query.opcode.*,
  * num.query.flags.*, num.query.edns.*, num.query.tcp, num.query.ipv6,
  * num.answer.rcode.*, histogram.*.
@@ -25,6 +27,7 @@
 #include <stdint.h>
 #include "daemon/worker.h"
 #include "front/resolver.h"
+#include "services/module.h"
 
 /** a growable text buffer (control replies, dumps, metrics) */
 struct stats_buf {
@@ -41,6 +44,20 @@ struct stats_buf {
 /** the buckets of the upstream servers' smoothed RTT: at most 1 ms,
  * 2, 4, ... 2048 ms, and the rest (+Inf) */
 #define STATS_UPSTREAM_BUCKETS 13
+
+/** room for a module's name in the statistics (its block's name) */
+#define STATS_MOD_NAME 32
+
+/** the memory of the modules of a stack, by the name each module gives
+ * itself (mem.mod.NAME), in the order of the stack */
+struct stats_mods {
+	/** how many */
+	int num;
+	/** their names (module_func_block.name), NUL-terminated */
+	char name[MODULE_MAX][STATS_MOD_NAME];
+	/** the bytes each one's get_mem hook reports */
+	uint64_t mem[MODULE_MAX];
+};
 
 /** the upstream servers of an infrastructure cache by smoothed RTT (a
  * picture of now, not a counter): what petrel_upstream_servers shows */
@@ -79,6 +96,17 @@ struct stats_info {
 	uint64_t key_count;
 	/** the servers of the infrastructure cache by smoothed RTT */
 	struct stats_upstream upstream;
+	/** bytes of answers queued on the worker's TCP and TLS (and
+	 * HTTPS) connections, not yet written (mem.streamwait) */
+	uint64_t mem_streamwait;
+	/** DNS over HTTPS: bytes of queries held while their streams
+	 * come in (mem.http.query_buffer) */
+	uint64_t mem_http_query;
+	/** DNS over HTTPS: bytes of answers held until HTTP/2 sends them
+	 * (mem.http.response_buffer) */
+	uint64_t mem_http_response;
+	/** the modules of the worker's stack and their memory */
+	struct stats_mods mods;
 };
 
 /** process-wide values printed with the counters */
@@ -104,6 +132,9 @@ struct stats_globals {
 	/** the upstream servers by smoothed RTT (every infrastructure
 	 * cache counted once) */
 	struct stats_upstream upstream;
+	/** the modules' memory (mem.mod.*; every module stack counted
+	 * once: stats_mods_add) */
+	struct stats_mods mods;
 	/** extended-statistics: print the extended counters */
 	int extended;
 	/** statistics-inhibit-zero: no: the extended counters by query
@@ -140,24 +171,21 @@ void stats_upstream_add(struct stats_upstream *u, int srtt_ms);
 void stats_upstream_sum(struct stats_upstream *a,
 	const struct stats_upstream *b);
 
+/**
+ * Add the modules' memory of b into a, module by module (matched by
+ * name; a module a does not have yet is appended).
+ */
+void stats_mods_add(struct stats_mods *a, const struct stats_mods *b);
+
 /** Add every counter of b into a (for the total). */
 void stats_add(struct stats_info *a, const struct stats_info *b);
 
 /**
- * The recursion time at fraction q (0.5: median) of the histogram, in
- * seconds, interpolated within the bucket (as Unbound does).
- * @return seconds, 0 when the histogram is empty.
- */
-double stats_hist_quantile(const uint64_t *hist, double q);
-
-/**
- * The lower bound of histogram bucket i, in microseconds.
- */
-uint64_t stats_hist_lower_us(int i);
-
-/**
  * Print the statistics in Unbound's format: per thread, total, time,
- * memory, and the extended counters when g->extended.
+ * memory (the caches; each module of g->mods, from the last of the
+ * stack to the first, which is the order Unbound prints its modules in:
+ * mem.mod.iterator, then mem.mod.validator; the stream and HTTP
+ * buffers summed over info), and the extended counters when g->extended.
  * @param out: appended to.
  * @param info: one entry per worker.
  * @param n: number of workers.

@@ -403,7 +403,9 @@ worker_query_cb(struct comm_reply *rep, void *arg)
  * and a query that goes to the mesh is answered later through that
  * socket. An answer given at once goes back in the frame when it fits
  * the frame and the MTU, else through the socket (the kernel fragments
- * it, as for any UDP answer). */
+ * it, as for any UDP answer). Where the frame has room for max-udp-size
+ * bytes (an MTU of 1500 and the default 1232) the query is answered in
+ * the frame itself, with no copy either way. */
 static size_t
 worker_xdp_cb(void *arg, const struct xdp_query *q)
 {
@@ -424,8 +426,15 @@ worker_xdp_cb(void *arg, const struct xdp_query *q)
 	rep.hint = 0;
 	rep.slot = 0;
 	rep.stream = 0;
-	memcpy(w->xdp_buf, q->dns, q->len);
-	rep.buf = w->xdp_buf;
+	if(q->room >= w->xdp_cap) {
+		/* the frame holds the largest answer the UDP path may give
+		 * (max-udp-size): answered in place, as the socket path
+		 * answers in its receive buffer */
+		rep.buf = q->out;
+	} else {
+		memcpy(w->xdp_buf, q->dns, q->len);
+		rep.buf = w->xdp_buf;
+	}
 	rep.len = q->len;
 	rep.cap = w->xdp_cap;
 	rep.client = q->fi->src;
@@ -448,7 +457,8 @@ worker_xdp_cb(void *arg, const struct xdp_query *q)
 	if(worker_query_cb(&rep, w) != 1)
 		return 0;
 	if(rep.len <= q->room) {
-		memcpy(q->out, rep.buf, rep.len);
+		if(rep.buf != q->out)
+			memcpy(q->out, rep.buf, rep.len);
 		return rep.len;
 	}
 	comm_reply_save(&rep, &ra);

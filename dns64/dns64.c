@@ -66,6 +66,9 @@ struct dns64_qstate {
 	int sub_rcode;
 	enum module_sec_status sub_sec;
 	struct module_rrlist sub_an, sub_ns, sub_ar;
+	/** the EDE of an A sub-query the validator failed (bogus: its
+	 * SERVFAIL with a DNSSEC EDE, 5 to 12), else -1 */
+	int sub_bogus_ede;
 	/** the AAAA answer that had no AAAA records (NODATA), or NULL */
 	struct mesh_answer *orig;
 	/** the A answer a rule rewrote to a CNAME, while its target is
@@ -546,6 +549,7 @@ dns64_operate(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_ERROR;
 			return;
 		}
+		dq->sub_bogus_ede = -1;
 		qs->minfo[id] = dq;
 		dns64_new(qs, de, dq, id);
 		return;
@@ -593,6 +597,17 @@ dns64_operate(struct module_qstate *qs, enum module_ev event, int id,
 				return;
 			}
 			dq->phase = DNS64_PASS;
+			if(dq->sub_bogus_ede >= 0) {
+				/* the A answer is bogus: so is what would be
+				 * made from it, as Unbound's synthesis takes
+				 * the A answer's status (dns64_dnssec.rpl):
+				 * SERVFAIL, not the NODATA */
+				qs->ede = dq->sub_bogus_ede;
+				qs->return_msg = NULL;
+				qs->return_rcode = DNS_RCODE_SERVFAIL;
+				qs->ext_state[id] = MODULE_ERROR;
+				return;
+			}
 			if((ans = dns64_synth_answer(qs, de, dq)) != NULL) {
 				dns64_finish(qs, ans, id);
 				return;
@@ -635,8 +650,14 @@ dns64_inform_super(struct module_qstate *sub, int id,
 	if(!dq || !dq->waiting || sub->qtype != dq->sub_type ||
 		!dname_equal(sub->qname, dq->sub_name))
 		return;
-	if(!sub->return_msg)
+	if(!sub->return_msg) {
+		if(sub->qtype == DNS_TYPE_A && sub->return_rcode ==
+			DNS_RCODE_SERVFAIL && sub->ede >=
+			DNS_EDE_DNSSEC_INDETERMINATE &&
+			sub->ede <= DNS_EDE_NSEC_MISSING)
+			dq->sub_bogus_ede = sub->ede;
 		return;
+	}
 	dq->got_sub = 1;
 	dq->sub_rcode = sub->return_rcode;
 	dq->sub_sec = sub->return_msg->sec;

@@ -803,6 +803,7 @@ subnet_worker_deinit(struct module_env *env, int id)
 
 const struct module_func_block subnetcache_module_block = {
 	.name = "subnetcache",
+	.stats_name = "subnet",	/* Unbound's mem.mod.subnet */
 	.init = subnet_init,
 	.deinit = subnet_deinit,
 	.operate = subnet_operate,

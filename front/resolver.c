@@ -22,6 +22,7 @@
 #include "front/localzone.h"
 #include "front/acl.h"
 #include "services/authzone.h"
+#include "services/authzone_lookup.h"
 #include "services/module.h"
 #include "front/modstack.h"
 #include "dns/ecs.h"
@@ -32,6 +33,7 @@
 #include "dns/msgparse.h"
 #include "util/config_file.h"
 #include "util/ratelimit.h"
+#include "util/histogram.h"
 #include "util/random.h"
 #include "util/netaddr.h"
 #include "util/netevent/proxy_protocol.h"
@@ -602,11 +604,52 @@ resolver_chase_servfail(struct resolver *r, const struct resolver_chase *ch,
 	return resolver_chase_splice(r, &none, buf, len, bufmax);
 }
 
+/** a policy step on an answer about to be sent
+ * (policy_rpz_cname_answer, policy_respip_answer) */
+typedef enum policy_respip_result (*resolver_policy_step_type)(
+	const struct policy *p, const struct acl_list *acl,
+	const uint8_t *pkt, const struct fast_query *fq,
+	const struct netaddr *client, const struct netaddr *local, int tcp,
+	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st);
+
 /**
- * The last step of an answer for a client that waited: response-ip
- * (front/policy.h), then, for a CNAME chase, the chase's records put
- * before it; an answer response-ip rewrote to a CNAME is chased (one
- * level).
+ * One policy step on the answer for a client that waited; an answer the
+ * step rewrote to a CNAME is chased (one level) unless the client is in
+ * a chase already.
+ * @param step: the policy's function.
+ * @param local: the local address it is given, or NULL.
+ * @param buf: the answer (r->buf); *len in/out.
+ * @return 0 when it passed the answer unchanged, 2 when it rewrote it,
+ *	1 when the client now waits for the CNAME target (send nothing now),
+ *	-1 to drop it.
+ */
+static int
+resolver_policy_step(struct resolver *r, const struct resolver_client *c,
+	resolver_policy_step_type step, const struct netaddr *local,
+	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
+{
+	struct fast_query fq;
+	if(dns_query_parse_fast(qpkt, qlen, &fq) != 0)
+		return 0;
+	switch(step(r->pol, r->acl, qpkt, &fq, &c->client, local,
+		c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG, &r->pstats)) {
+	case POLICY_RESPIP_DROP:
+		return -1;
+	case POLICY_RESPIP_REWRITTEN:
+		if(!c->chase && resolver_chase_waiting(r, c, qpkt, qlen, buf,
+			*len))
+			return 1;
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * The last step of an answer for a client that waited: RPZ on the CNAME
+ * targets, then response-ip (front/policy.h), then, for a CNAME chase,
+ * the chase's records put before it; an answer either rewrote to a CNAME
+ * is chased (one level).
  * @param buf: the answer (r->buf); *len in/out.
  * @return 0 to send it, -1 to drop it, 1 when the client now waits for
  *	the CNAME target (send nothing now).
@@ -615,48 +658,22 @@ static int
 resolver_respip(struct resolver *r, const struct resolver_client *c,
 	const uint8_t *qpkt, size_t qlen, uint8_t *buf, size_t *len)
 {
-	struct fast_query fq;
-	if(c->rpzc && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
-		/* RPZ on the CNAME targets first: its answer is final */
-		switch(policy_rpz_cname_answer(r->pol, r->acl, qpkt, &fq,
-			&c->client, r->local ? &c->local : NULL,
-			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
-			&r->pstats)) {
-		case POLICY_RESPIP_DROP:
-			return -1;
-		case POLICY_RESPIP_REWRITTEN:
-			/* a rule's CNAME that leaves the policy: its
-			 * target is chased (one level) */
-			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
-				qlen, buf, *len))
-				return 1;
-			goto chase;
-		default:
-			break;
-		}
+	int rv = 0;
+	/* RPZ on the CNAME targets first: its answer is final */
+	if(c->rpzc)
+		rv = resolver_policy_step(r, c, policy_rpz_cname_answer,
+			r->local ? &c->local : NULL, qpkt, qlen, buf, len);
+	if(rv == 0 && c->respip) {
+		rv = resolver_policy_step(r, c, policy_respip_answer,
+			c->respip == 2 ? &c->local : NULL, qpkt, qlen, buf,
+			len);
+		if(rv == 2 && c->chase && resolver_chase_loops(
+			RESOLVER_CHASE_OF(c), buf, *len))
+			return resolver_chase_servfail(r, RESOLVER_CHASE_OF(c),
+				qpkt, qlen, buf, len, DNS_MAX_MSG) == 0 ? 0 : -1;
 	}
-	if(c->respip && dns_query_parse_fast(qpkt, qlen, &fq) == 0) {
-		switch(policy_respip_answer(r->pol, r->acl, qpkt, &fq,
-			&c->client, c->respip == 2 ? &c->local : NULL,
-			c->tp == RESOLVER_TCP, buf, len, DNS_MAX_MSG,
-			&r->pstats)) {
-		case POLICY_RESPIP_DROP:
-			return -1;
-		case POLICY_RESPIP_REWRITTEN:
-			if(!c->chase && resolver_chase_waiting(r, c, qpkt,
-				qlen, buf, *len))
-				return 1;
-			if(c->chase && resolver_chase_loops(
-				RESOLVER_CHASE_OF(c), buf, *len))
-				return resolver_chase_servfail(r,
-					RESOLVER_CHASE_OF(c), qpkt, qlen, buf,
-					len, DNS_MAX_MSG) == 0 ? 0 : -1;
-			break;
-		default:
-			break;
-		}
-	}
-chase:
+	if(rv == -1 || rv == 1)
+		return rv;
 	if(c->chase)
 		return resolver_chase_splice(r, RESOLVER_CHASE_OF(c), buf, len,
 			DNS_MAX_MSG);
@@ -1114,31 +1131,17 @@ resolver_count_query(struct resolver *r, const struct fast_query *fq,
 		r->stats.qipv6++;
 }
 
-uint64_t
-resolver_hist_lower_us(int i)
-{
-	if(i <= 0)
-		return 0;
-	if(i <= 20)	/* 1 us .. 524288 us */
-		return (uint64_t)1 << (i - 1);
-	return (uint64_t)1000000 << (i - 21);	/* 1 s, 2 s, 4 s, ... */
-}
-
 /** recursion time of a client answered after recursion, in the
- * histogram (resolver_hist_lower_us gives the buckets) */
+ * histogram (util/histogram.h gives the buckets) */
 static void
 resolver_count_rec_time(struct resolver *r, const struct resolver_client *c)
 {
 	const struct timeval *now = r->out->now;
 	long long us = (long long)(now->tv_sec - c->start.tv_sec) * 1000000LL +
 		(now->tv_usec - c->start.tv_usec);
-	int b = 0;
 	if(us < 0)
 		us = 0;
-	while(b < RESOLVER_STATS_HIST - 1 &&
-		resolver_hist_lower_us(b + 1) <= (uint64_t)us)
-		b++;
-	r->stats.rec_hist[b]++;
+	r->stats.rec_hist[hist_bucket((uint64_t)us)]++;
 	r->stats.rec_time_us += (uint64_t)us;
 }
 
@@ -2919,124 +2922,17 @@ drop:
 	r->reply_cb(r->reply_arg, &c->handle, NULL, 0);
 }
 
-/** start one held zone's DNSKEY lookup (auth_zones_start_lookups)
- * @return 0 or -1 */
-static int
-resolver_zonemd_start(void *arg, const uint8_t *apex)
-{
-	struct resolver *r = arg;
-	return mesh_new_background(r->mesh, apex, DNS_TYPE_DNSKEY,
-		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
-}
-
-/** start one auth zone host name lookup (auth_zones_start_host_lookups),
- * validated as a client's query is */
-static int
-resolver_host_start(void *arg, const uint8_t *name, uint16_t qtype)
-{
-	struct resolver *r = arg;
-	return mesh_new_background(r->mesh, name, qtype, DNS_CLASS_IN,
-		MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH);
-}
-
 void
 resolver_auth_host_lookups(struct resolver *r)
 {
-	auth_zones_start_host_lookups(r->authz, resolver_host_start, r);
+	auth_lookup_hosts_start(r->authz, r->mesh);
 }
 
 void
 resolver_zonemd_lookups(struct resolver *r)
 {
-	auth_zones_start_lookups(r->authz, resolver_zonemd_start, r);
+	auth_lookup_keys_start(r->authz, r->mesh);
 	resolver_auth_host_lookups(r);
-}
-
-/**
- * An auth zone's host name lookup finished: hand it the addresses, when
- * the answer is not bogus (as Unbound takes a primary's addresses).
- */
-static void
-resolver_auth_host(struct resolver *r, struct mesh_state *s,
-	const struct mesh_answer *ans)
-{
-	struct netaddr a[16];
-	size_t n = 0;
-	const struct module_rr *rr;
-	int ok;
-	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
-		!auth_zones_wants_host(r->authz, s->qname, s->qtype))
-		return;
-	ok = ans && (ans->rcode == DNS_RCODE_NOERROR || ans->rcode ==
-		DNS_RCODE_NXDOMAIN) && ans->sec != MODULE_SEC_BOGUS;
-	for(rr = ok ? ans->an.first : NULL; rr && n < 16; rr = rr->next) {
-		if(rr->type != s->qtype || rr->rrclass != DNS_CLASS_IN ||
-			rr->rdlen != (s->qtype == DNS_TYPE_A ? 4 : 16))
-			continue;
-		memset(&a[n], 0, sizeof(a[n]));
-		if(rr->rdlen == 4) {
-			struct sockaddr_in *sa = (struct sockaddr_in *)
-				&a[n].addr;
-			sa->sin_family = AF_INET;
-			sa->sin_port = htons(53);
-			memcpy(&sa->sin_addr, rr->rdata, 4);
-			a[n].len = (socklen_t)sizeof(*sa);
-		} else {
-			struct sockaddr_in6 *sa = (struct sockaddr_in6 *)
-				&a[n].addr;
-			sa->sin6_family = AF_INET6;
-			sa->sin6_port = htons(53);
-			memcpy(&sa->sin6_addr, rr->rdata, 16);
-			a[n].len = (socklen_t)sizeof(*sa);
-		}
-		n++;
-	}
-	auth_zones_host_answer(r->authz, s->qname, s->qtype, ok, a, n);
-}
-
-/**
- * A held auth zone's DNSKEY lookup finished (MESH_FLAG_NOAUTH: asked of
- * the servers, not of the zone's old copy): hand the zone the validated
- * set (or why there is none). Not on the cached-answer path.
- */
-static void
-resolver_zonemd_keys(struct resolver *r, struct mesh_state *s,
-	const struct mesh_answer *ans, int ede)
-{
-	const uint8_t *key[64];
-	uint16_t keylen[64];
-	size_t n = 0;
-	const struct module_rr *rr;
-	int res;
-	if((s->flags & MESH_FLAG_CD) || s->qclass != DNS_CLASS_IN ||
-		!auth_zones_wants_keys(r->authz, s->qname))
-		return;
-	if(!ans && ede >= DNS_EDE_DNSSEC_INDETERMINATE &&
-		ede <= DNS_EDE_NSEC_MISSING)
-		res = AUTH_KEYS_BOGUS; /* the validator's SERVFAIL */
-	else if(ans && ans->sec == MODULE_SEC_BOGUS)
-		res = AUTH_KEYS_BOGUS; /* val-permissive-mode */
-	else if(!ans || ans->rcode != DNS_RCODE_NOERROR)
-		res = AUTH_KEYS_FAILED;
-	else if(ans->sec == MODULE_SEC_SECURE)
-		res = AUTH_KEYS_SECURE;
-	else if(ans->sec == MODULE_SEC_INSECURE)
-		res = AUTH_KEYS_INSECURE;
-	else	/* bogus, or not validated at all */
-		res = AUTH_KEYS_BOGUS;
-	if(res == AUTH_KEYS_SECURE) {
-		for(rr = ans->an.first; rr && n < 64; rr = rr->next)
-			if(rr->type == DNS_TYPE_DNSKEY && rr->rrclass ==
-				DNS_CLASS_IN && dname_equal(rr->owner,
-				s->qname)) {
-				key[n] = rr->rdata;
-				keylen[n] = rr->rdlen;
-				n++;
-			}
-		if(n == 0)
-			res = AUTH_KEYS_FAILED;
-	}
-	auth_zones_keys_answer(r->authz, s->qname, res, key, keylen, n);
 }
 
 /**
@@ -3131,6 +3027,25 @@ resolver_store_servfail(struct resolver *r, struct mesh_state *s, int ede)
 			now, ede);
 }
 
+/**
+ * A question without CD whose answer the validator made SERVFAIL as
+ * bogus (qs.bogus_msg): the answer is kept under the CD key of the
+ * message cache (the state's DO bit), where CD clients get it with its
+ * data and without AD (mcache_answer sets AD on secure entries only), as
+ * Unbound serves its bogus message to them (RFC 4035 3.2.2: CD gets the
+ * data of the BAD cache). Off the hot path: on a bogus SERVFAIL only.
+ */
+static void
+resolver_store_bogus_cd(struct resolver *r, struct mesh_state *s)
+{
+	int flags = s->flags;
+	if(s->qs.no_cache_store)
+		return;
+	s->flags |= MESH_FLAG_CD; /* (the key the answer is stored under) */
+	(void)resolver_store_answer(r, s, s->qs.bogus_msg);
+	s->flags = flags;
+}
+
 /** the mesh's done callback: store the answer, answer every client */
 static void
 resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
@@ -3160,6 +3075,8 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	}
 	if(!ans)
 		resolver_store_servfail(r, s, ede);
+	if(!ans && s->qs.bogus_msg && !(s->flags & MESH_FLAG_CD))
+		resolver_store_bogus_cd(r, s);
 	if(s->clients && s->er_agent_len && r->cfg &&
 		r->cfg->dns_error_reporting)
 		resolver_error_report(r, s, ede);
@@ -3174,10 +3091,6 @@ resolver_mesh_done(void *arg, struct mesh_state *s, struct mesh_answer *ans,
 	if(stored == 2)
 		/* later hits show the held set's TTL (store.h) */
 		(void)resolver_store_answer(r, s, ans);
-	if(s->qtype == DNS_TYPE_DNSKEY && (s->flags & MESH_FLAG_NOAUTH) &&
-		r->authz)
-		resolver_zonemd_keys(r, s, ans, ede);
-	if((s->qtype == DNS_TYPE_A || s->qtype == DNS_TYPE_AAAA) &&
-		(s->flags & MESH_FLAG_NOAUTH) && r->authz)
-		resolver_auth_host(r, s, ans);
+	/* an auth zone's DNSKEY or host name lookup */
+	auth_lookup_done(r->authz, s, ans, ede);
 }

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <sys/time.h>
 #include "util/netaddr.h"
+#include "util/histogram.h"
 #include "dns/query.h"
 #include "services/module.h"
 #include "front/policy.h"
@@ -128,8 +129,6 @@ typedef void (*resolver_reply_cb_type)(void *arg,
 
 /** per-type and per-class counters kept for types 0..255 */
 #define RESOLVER_STATS_QTYPES 256
-/** buckets of the recursion time histogram (as Unbound's) */
-#define RESOLVER_STATS_HIST 40
 
 /** per-worker counters (each worker its own, on its own cache line) */
 struct resolver_stats {
@@ -179,10 +178,10 @@ struct resolver_stats {
 	/** answers by rcode (counted by the caller of resolver_handle_query
 	 * on what it sends); [16] counts NOERROR answers without data */
 	uint64_t ans_rcode[17];
-	/** recursion time histogram: bucket i from
-	 * resolver_hist_lower_us(i) to resolver_hist_lower_us(i + 1)
-	 * (Unbound's buckets); the last one is open */
-	uint64_t rec_hist[RESOLVER_STATS_HIST];
+	/** recursion time histogram: bucket i from hist_lower_us(i) to
+	 * hist_lower_us(i + 1) (util/histogram.h, Unbound's buckets); the
+	 * last one is open */
+	uint64_t rec_hist[HIST_BUCKETS];
 	/** sum of the recursion times, microseconds */
 	uint64_t rec_time_us;
 	/** sum of the in-flight states seen by each new recursion */
@@ -400,9 +399,9 @@ void resolver_set_authz(struct resolver *r, struct auth_zones *az);
  * trust anchor, services/authzone.h): <apex> DNSKEY with DO and RD, a
  * background query through the mesh that the validator chains from the
  * anchor, asked of the zone's servers (MESH_FLAG_NOAUTH: not of its old
- * copy); its answer goes to the zone when it finishes. Call from the
- * worker's event loop
- * when the zones' wake-up fired.
+ * copy); its answer goes to the zone when it finishes
+ * (services/authzone_lookup.h does both on the resolver's mesh). Call
+ * from the worker's event loop when the zones' wake-up fired.
  */
 void resolver_zonemd_lookups(struct resolver *r);
 
@@ -532,13 +531,5 @@ enum resolver_result resolver_handle_query(struct resolver *r,
 
 /** @return number of client queries waiting in the mesh */
 size_t resolver_num_pending(struct resolver *r);
-
-/**
- * The lower bound of recursion time histogram bucket i, in microseconds,
- * as Unbound's (util/timehist.c): 0, then powers of two from 1 us up to
- * 524288 us, then whole seconds, powers of two from 1 s up to 262144 s
- * (40 buckets: the upper bound of the last is 524288 s).
- */
-uint64_t resolver_hist_lower_us(int i);
 
 #endif /* FRONT_RESOLVER_H */

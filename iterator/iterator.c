@@ -1210,59 +1210,40 @@ iter_pick_addr(struct module_qstate *s, int *rto, int fresh_only)
 }
 
 /**
- * The last resort among the servers themselves: one that answered as a
- * recursive server (RA without AA, ITER_CL_RECLAME) is asked again, with
- * RD set, and its reply taken as it is, as a forwarder's (Unbound's
- * "chase to recursion lame server"). Each such server once.
- * @param rto: set to the timeout to use.
- * @return the server, or NULL.
- */
-static struct delegpt_addr *
-iter_pick_reclame(struct module_qstate *s, int *rto)
-{
-	struct iter_qstate *iq = IQ(s);
-	struct delegpt_addr *a;
-	if(iq->dp->is_forward)
-		return NULL;
-	for(a = iq->dp->addrs; a; a = a->next) {
-		if(!a->reclame || a->rd_chased ||
-			!iter_addr_allowed(st_env(s), &a->addr) ||
-			(s->exclude_count > 0 && iter_excluded(s, &a->addr)))
-			continue;
-		a->rd_chased = 1;
-		*rto = s->env->infra ? infra_get_rto(s->env->infra, &a->addr,
-			st_now(s)) : st_env(s)->timeout_ms;
-		verbose(VERB_ALGO, "iterator: only recursion lame servers "
-			"left: asking one with RD");
-		return a;
-	}
-	return NULL;
-}
-
-/**
- * The last resort after the recursion lame ones: a server that answered
+ * The last resorts among the servers themselves, each such server once:
+ * with dnssec 0, one that answered as a recursive server (RA without AA,
+ * ITER_CL_RECLAME) is asked again, with RD set, and its reply taken as it
+ * is, as a forwarder's (Unbound's "chase to recursion lame server"; not
+ * for a forward zone); with dnssec 1, after those, one that answered
  * without signatures for a zone whose answers must be signed (dnssec
  * lame) is asked again and its reply taken unchecked (Unbound's "chase
- * to dnssec lame server"); the validator judges it. Each such server
- * once.
+ * to dnssec lame server"); the validator judges it.
+ * @param dnssec: 0 for the recursion lame servers, 1 for the dnssec lame.
  * @param rto: set to the timeout to use.
  * @return the server, or NULL.
  */
 static struct delegpt_addr *
-iter_pick_dnsseclame(struct module_qstate *s, int *rto)
+iter_pick_lame(struct module_qstate *s, int dnssec, int *rto)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct delegpt_addr *a;
+	if(!dnssec && iq->dp->is_forward)
+		return NULL;
 	for(a = iq->dp->addrs; a; a = a->next) {
-		if(!a->dnsseclame || a->dnssec_chased ||
+		if((dnssec ? !a->dnsseclame || a->dnssec_chased :
+			!a->reclame || a->rd_chased) ||
 			!iter_addr_allowed(st_env(s), &a->addr) ||
 			(s->exclude_count > 0 && iter_excluded(s, &a->addr)))
 			continue;
-		a->dnssec_chased = 1;
+		if(dnssec)
+			a->dnssec_chased = 1;
+		else	a->rd_chased = 1;
 		*rto = s->env->infra ? infra_get_rto(s->env->infra, &a->addr,
 			st_now(s)) : st_env(s)->timeout_ms;
-		verbose(VERB_ALGO, "iterator: only dnssec lame servers left: "
-			"taking one's reply unchecked");
+		verbose(VERB_ALGO, "%s", dnssec ? "iterator: only dnssec lame "
+			"servers left: taking one's reply unchecked" :
+			"iterator: only recursion lame servers left: asking one "
+			"with RD");
 		return a;
 	}
 	return NULL;
@@ -1702,10 +1683,10 @@ iter_send(struct module_qstate *s)
 				return;
 			}
 			a = iter_pick_addr(s, &rto, 0);
-			if(!a && (a = iter_pick_reclame(s, &rto)) != NULL)
+			if(!a && (a = iter_pick_lame(s, 0, &rto)) != NULL)
 				rd = 1;
 			if(!a)
-				a = iter_pick_dnsseclame(s, &rto);
+				a = iter_pick_lame(s, 1, &rto);
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
 			if(!a && iter_start_aaaa_targets(s) > 0) {
@@ -2627,7 +2608,7 @@ iter_note_origin(struct module_qstate *s)
  * from a server that does not serve the signed zone (an old copy, a
  * parent and child mix-up): the server is dnssec lame for this
  * resolution, the others are asked first, and it is the last resort
- * (iter_pick_dnsseclame), its reply then taken as it is. Unlike
+ * (iter_pick_lame), its reply then taken as it is. Unlike
  * Unbound, referrals are not checked: the validator proves a
  * delegation's DS set (or its absence) with queries of its own.
  * @return 1 when the reply was set aside so (the state goes on).
@@ -2764,6 +2745,19 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		p->qtype != iq->sent_qtype || p->qclass != iq->qclass) {
 		iter_server_failed(s, DNS_EDE_NETWORK_ERROR);
 		return;
+	}
+	if(iq->cur && s->env->infra && !(iq->cur_flags &
+		OUTBOUND_FLAG_NOEDNS) && rcode != DNS_RCODE_NOTIMPL) {
+		/* a reply to a query with EDNS (FORMERR went above, NOTIMPL
+		 * is no answer to it): the server does EDNS, as Unbound's
+		 * "EDNS works" notes; written once, while the cache does
+		 * not know it yet (dump_infra's ednsknown, lookup's
+		 * "probed") */
+		struct infra_host h;
+		if(infra_host_get(s->env->infra, &iq->cur->addr, st_now(s),
+			&h) != 0 || h.edns != INFRA_EDNS_YES)
+			infra_edns_update(s->env->infra, &iq->cur->addr,
+				INFRA_EDNS_YES, st_now(s));
 	}
 	if(iq->qmin_labels > 0 && rcode != DNS_RCODE_NOERROR &&
 		rcode != DNS_RCODE_NXDOMAIN) {
@@ -2950,7 +2944,7 @@ iter_handle_reply(struct module_qstate *s, const uint8_t *pkt, size_t len)
 		break;
 	case ITER_CL_RECLAME:
 		/* the other servers first; this one is the last resort
-		 * (iter_pick_reclame), not remembered lame */
+		 * (iter_pick_lame), not remembered lame */
 		if(iq->cur)
 			iq->cur->reclame = 1;
 		iter_server_failed(s, DNS_EDE_NO_REACHABLE_AUTHORITY);

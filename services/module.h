@@ -112,6 +112,10 @@ struct comm_base;
  * into the client's): validated as a client question is; the other
  * sub-queries (server addresses, keys) are not */
 #define MESH_FLAG_VALSUB	0x100
+/** state key flag: a lookup of the validator's own that it checks itself
+ * or needs unchecked (the RFC 5011 probe, the key tag signal): passed
+ * through unvalidated, where a client's CD query is validated */
+#define MESH_FLAG_NOVAL	0x200
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
@@ -528,6 +532,12 @@ struct module_qstate {
 	struct mesh_answer *return_msg;
 	/** Extended DNS Error for a SERVFAIL, or -1 */
 	int ede;
+	/** a client question without CD that the validator made SERVFAIL
+	 * as bogus: its bogus answer (TTLs at most val-bogus-ttl, in the
+	 * state's region), which the front end keeps for CD clients (their
+	 * message cache key), as Unbound serves its bogus message to them;
+	 * else NULL */
+	struct mesh_answer *bogus_msg;
 	/** the servers whose replies the answer in return_msg was made of
 	 * (the final reply, and those of the CNAMEs before it), recorded
 	 * by the iterator, at most MODULE_ORIGIN_MAX: pointers into its
@@ -646,6 +656,9 @@ struct module_ctl_arg {
 struct module_func_block {
 	/** name as in module-config */
 	const char *name;
+	/** name in the statistics (mem.mod.NAME), where Unbound prints
+	 * another than the module-config one; NULL: the name above */
+	const char *stats_name;
 	/**
 	 * Set up: build env->modinfo[id] (settings) from env->cfg. Called
 	 * once per daemon environment (at start and at each reload).

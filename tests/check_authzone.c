@@ -19,6 +19,10 @@
 #include "config.h"
 #include "services/xfr.h"
 #include "services/authzone.h"
+#include "services/authzone_lookup.h"
+#include "services/mesh.h"
+#include "services/module.h"
+#include "dns/dns.h"
 #include "validator/val_zonemd.h"
 #include "util/config_file.h"
 #include "util/config_auth.h"
@@ -1640,6 +1644,73 @@ START_TEST(test_zonemd_held)
 }
 END_TEST
 
+/* services/authzone_lookup.c: a finished query is handed to the held
+ * zone that waits for its DNSKEY, as the answer's security says; a CD
+ * query, another class or a query not asked of the servers (no
+ * MESH_FLAG_NOAUTH) is not the zone's lookup and is left alone */
+START_TEST(test_lookup_done)
+{
+	ldns_key *ka = dz_key();
+	const char *rootds = ". 3600 IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D"
+		"7C65D08458E880409BBC683457104237C7F8EC8D";
+	ldns_rr_list *z = dz_sign(ka, 1, 0);
+	static struct mesh_state s;
+	struct mesh_answer ans;
+	struct auth_zones *az;
+	struct val_zonemd *vz;
+	char path[64], buf[512];
+	int c;
+	for(c = 0; c < 3; c++) {
+		az = dz_zones(z, "", rootds, path, sizeof(path), &vz);
+		ck_assert_int_eq(auth_zones_start(az), 0);
+		memset(&s, 0, sizeof(s));
+		s.qname_len = sizeof(s.qname);
+		ck_assert_int_eq(dname_from_str("example.", s.qname,
+			&s.qname_len), 0);
+		s.qtype = LDNS_RR_TYPE_DNSKEY;
+		s.qclass = LDNS_RR_CLASS_CH;
+		s.flags = MESH_FLAG_RD | MESH_FLAG_DO | MESH_FLAG_NOAUTH;
+		memset(&ans, 0, sizeof(ans));
+		ans.rcode = DNS_RCODE_NOERROR;
+		ans.sec = MODULE_SEC_INSECURE;
+		ck_assert_int_eq(auth_zones_wants_keys(az, s.qname), 1);
+		auth_lookup_done(az, &s, &ans, 0);
+		s.qclass = LDNS_RR_CLASS_IN;
+		s.flags |= MESH_FLAG_CD;
+		auth_lookup_done(az, &s, &ans, 0);
+		s.flags &= ~(MESH_FLAG_CD | MESH_FLAG_NOAUTH);
+		auth_lookup_done(az, &s, &ans, 0);
+		auth_lookup_done(NULL, &s, &ans, 0);
+		ck_assert_int_eq(auth_zones_wants_keys(az, s.qname), 1);
+		s.flags |= MESH_FLAG_NOAUTH;
+		if(c == 0) {
+			/* proven insecure: the digest alone; used */
+			auth_lookup_done(az, &s, &ans, 0);
+			ck_assert_int_eq(auth_zones_wants_keys(az, s.qname),
+				0);
+			ck_assert_int_eq(held_wait(az), 7);
+		} else {
+			/* the validator's SERVFAIL, or an answer it found
+			 * bogus (val-permissive-mode): refused */
+			ans.sec = MODULE_SEC_BOGUS;
+			auth_lookup_done(az, &s, c == 1 ? NULL : &ans,
+				c == 1 ? DNS_EDE_DNSSEC_BOGUS : 0);
+			ck_assert_int_eq(auth_zones_wants_keys(az, s.qname),
+				0);
+			ck_assert_int_eq(held_wait(az), -1);
+			(void)auth_zones_list(az, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "zonemd-refused") != NULL,
+				"%s", buf);
+		}
+		auth_zones_delete(az);
+		val_zonemd_delete(vz);
+		unlink(path);
+	}
+	ldns_rr_list_deep_free(z);
+	ldns_key_deep_free(ka);
+}
+END_TEST
+
 /* an answer larger than the client's UDP size: without the additional
  * section, else TC with the question only; over TCP all of it */
 START_TEST(test_truncation)
@@ -2144,6 +2215,7 @@ authzone_suite(void)
 	tcase_add_test(tc, test_zonemd_dnssec);
 	tcase_add_test(tc, test_zonemd_dnssec_zones);
 	tcase_add_test(tc, test_zonemd_held);
+	tcase_add_test(tc, test_lookup_done);
 	tcase_add_test(tc, test_url_parse);
 #ifdef HAVE_PTHREAD
 	tcase_add_test(tc, test_http_user_agent);

@@ -8,6 +8,9 @@
 #include "daemon/daemon.h"
 #include "daemon/env.h"
 #include "daemon/sdnotify.h"
+#include "daemon/shm_stats.h"
+#include "daemon/stats.h"
+#include "util/histogram.h"
 #include "services/cache/msgcache.h"
 #include "services/cache/rrset.h"
 #include "services/cache/infra.h"
@@ -372,6 +375,114 @@ START_TEST(test_env_shared_cache)
 }
 END_TEST
 
+/** the expected word of a ub_stats_info block: what is there, marked */
+static void
+shm_expect(const uint64_t *w, char *seen, int word, uint64_t want)
+{
+	ck_assert_msg(w[word] == want, "word %d: %llu, want %llu", word,
+		(unsigned long long)w[word], (unsigned long long)want);
+	seen[word] = 1;
+}
+
+/** one ub_stats_info block against the counters, with Unbound 1.17's
+ * word numbers written out (not shm_stats.c's names) */
+static void
+shm_check_block(const uint64_t *w, const struct stats_info *x,
+	const struct stats_globals *g)
+{
+	static char seen[SHM_STATS_THREAD_WORDS];
+	const struct resolver_stats *r = &x->r;
+	uint64_t misses = r->num_cache_miss + r->num_prefetch, us;
+	double median;
+	int i;
+	/* the single counters: Unbound's word, petrel's counter */
+	const struct { int word; uint64_t v; } one[] = {
+		{ 0, r->num_queries }, { 1, r->num_ip_ratelimited },
+		{ 2, r->num_cache_miss }, { 3, r->num_prefetch },
+		{ 5, r->reqlist_max }, { 6, 1 }, { 537, x->s.num_tcp },
+		{ 538, x->s.num_tcpout }, { 539, x->s.num_udpout },
+		{ 540, x->s.num_tls }, { 541, x->s.num_https },
+		{ 542, r->qipv6 }, { 551, r->qedns }, { 552, r->qedns_do },
+		{ 570, r->num_answer_secure }, { 571, r->num_answer_bogus },
+		{ 572, r->num_rrset_bogus }, { 573, r->num_ratelimited },
+		{ 574, x->s.num_unwanted_replies }, { 575, r->num_acl_denied },
+		{ 576, x->tcp_usage }, { 577, r->num_expired },
+		{ 618, g->msg_count }, { 619, g->rrset_count },
+		{ 620, g->infra_count }, { 621, g->key_count },
+		{ 634, r->num_subnet }, { 635, r->num_subnet_cache },
+		{ 639, x->s.num_tls_resume }, { 650, x->reqlist_current },
+		{ 651, x->reqlist_user }, { 652, r->num_jostled },
+		{ 653, r->num_dropped }, { 654, r->num_recursive_replies }
+	};
+	memset(seen, 0, sizeof(seen));
+	for(i = 0; i < (int)(sizeof(one) / sizeof(one[0])); i++)
+		shm_expect(w, seen, one[i].word, one[i].v);
+	/* the arrays */
+	for(i = 0; i <= 256; i++) {
+		shm_expect(w, seen, 7 + i, r->qtype[i]);
+		shm_expect(w, seen, 264 + i, r->qclass[i]);
+	}
+	for(i = 0; i < 16; i++)
+		shm_expect(w, seen, 521 + i, r->qopcode[i]);
+	for(i = 0; i < 8; i++)
+		shm_expect(w, seen, 543 + i, r->qflags[i]);
+	for(i = 0; i < 17; i++)	/* the rcodes, then NODATA */
+		shm_expect(w, seen, 553 + i, r->ans_rcode[i]);
+	for(i = 0; i < 40; i++)
+		shm_expect(w, seen, 578 + i, r->rec_hist[i]);
+	/* the computed words: requestlist.avg's sum */
+	shm_expect(w, seen, 4, (uint64_t)((double)r->reqlist_sum *
+		(double)misses / (double)r->reqlist_samples + 0.5));
+	/* the wait sum: the mean recursion time times the replies */
+	us = (uint64_t)((double)r->rec_time_us / (double)hist_count(
+		r->rec_hist) / 1e6 * (double)r->num_recursive_replies * 1e6 +
+		0.5);
+	shm_expect(w, seen, 655, us / 1000000);
+	shm_expect(w, seen, 656, us % 1000000);
+	median = hist_quantile(r->rec_hist, 0.5);
+	ck_assert(memcmp(&w[657], &median, sizeof(median)) == 0);
+	seen[657] = 1;
+	for(i = 0; i < SHM_STATS_THREAD_WORDS; i++)
+		ck_assert_msg(seen[i] || w[i] == 0, "word %d: %llu, want 0", i,
+			(unsigned long long)w[i]);
+}
+
+START_TEST(test_shm_stats_fill)
+{
+	/* every counter its own value; three workers, room for two */
+	static struct stats_info info[3], tot;
+	static uint64_t threads[3 * SHM_STATS_THREAD_WORDS];
+	static uint64_t mainw[SHM_STATS_MAIN_WORDS];
+	struct stats_globals g = { .now = 1700000000.25, .up = 12.5,
+		.elapsed = 3.000001, .mem_msg = 111, .mem_rrset = 222,
+		.msg_count = 11, .rrset_count = 12, .infra_count = 13,
+		.key_count = 14, .extended = 1 };
+	int nthreads = 0, k;
+	size_t i;
+	memset(&tot, 0, sizeof(tot));
+	for(k = 0; k < 3; k++) {
+		uint64_t *u = (uint64_t *)&info[k];
+		for(i = 0; i < sizeof(info[k]) / sizeof(*u); i++)
+			u[i] = (uint64_t)(1000 * k + i + 1);
+		stats_add(&tot, &info[k]);
+	}
+	memset(threads, 0xee, sizeof(threads));
+	memset(mainw, 0xee, sizeof(mainw));
+	shm_stats_fill(mainw, threads, info, 3, 2, &g);
+	shm_check_block(threads, &tot, &g);
+	shm_check_block(threads + SHM_STATS_THREAD_WORDS, &info[0], &g);
+	shm_check_block(threads + 2 * SHM_STATS_THREAD_WORDS, &info[1], &g);
+	memcpy(&nthreads, mainw, sizeof(nthreads));
+	ck_assert_int_eq(nthreads, 3);
+	ck_assert(mainw[1] == 1700000000 && mainw[2] == 250000);
+	ck_assert(mainw[3] == 12 && mainw[4] == 500000);
+	ck_assert(mainw[5] == 3 && mainw[6] == 1);
+	ck_assert(mainw[7] == 111 && mainw[8] == 222);
+	for(k = 9; k < SHM_STATS_MAIN_WORDS; k++)
+		ck_assert(mainw[k] == 0);
+}
+END_TEST
+
 static Suite *
 daemon_suite(void)
 {
@@ -388,6 +499,7 @@ daemon_suite(void)
 	tcase_add_test(tc, test_listen_auto_ports);
 	tcase_add_test(tc, test_env_keeps_caches);
 	tcase_add_test(tc, test_env_shared_cache);
+	tcase_add_test(tc, test_shm_stats_fill);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,10 @@
  * root hints (built-in and from a file), forward/stub zone matching,
  * delegation points, address filters (do-not-query-localhost, do-ip6,
  * private-address, private-domain), and building it from a config.
- * The resolution itself is proven by the replay scenarios (testdata).
+ * The resolution itself is proven by the replay scenarios (testdata);
+ * what the replies teach the infrastructure cache about a server's EDNS
+ * (dump_infra's ednsknown, which no scenario can read) is checked here
+ * with a fake network.
  */
 #include "config.h"
 #include "util/log.h"
@@ -18,6 +21,13 @@
 #include "util/region.h"
 #include "util/netaddr.h"
 #include "dns/name.h"
+#include "dns/dns.h"
+#include "front/resolver.h"
+#include "front/modstack.h"
+#include "services/outbound.h"
+#include "services/cache/infra.h"
+#include "util/random.h"
+#include <ldns/ldns.h>
 
 /** count hints */
 static int
@@ -404,6 +414,220 @@ START_TEST(test_nat64)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* what the replies teach the infrastructure cache about EDNS          */
+
+/** a query the fake network holds */
+static struct {
+	/** 1 while it waits for its answer */
+	int used;
+	/** its OUTBOUND_FLAG_ bits */
+	int flags;
+	/** whom to answer */
+	outbound_cb_type cb;
+	/** and its argument */
+	void *arg;
+} e_sent;
+/** answers the fake client got */
+static int e_replies;
+/** the fake clock */
+static struct timeval e_now;
+
+static struct outbound_query *
+e_send(void *ctx, const struct netaddr *to, const uint8_t *qname,
+	size_t qname_len, uint16_t qtype, uint16_t qclass, int flags,
+	const uint8_t *opts, size_t optlen, int timeout_ms, outbound_cb_type cb,
+	void *cb_arg)
+{
+	(void)ctx; (void)to; (void)qname; (void)qname_len; (void)qtype;
+	(void)qclass; (void)opts; (void)optlen; (void)timeout_ms;
+	ck_assert_int_eq(e_sent.used, 0);
+	e_sent.used = 1;
+	e_sent.flags = flags;
+	e_sent.cb = cb;
+	e_sent.arg = cb_arg;
+	return (struct outbound_query *)&e_sent;
+}
+
+static void
+e_cancel(void *ctx, struct outbound_query *q)
+{
+	(void)ctx; (void)q;
+	e_sent.used = 0;
+}
+
+static void *
+e_timer_set(void *ctx, int ms, void (*fn)(void *), void *arg)
+{
+	(void)ctx; (void)ms; (void)fn; (void)arg;
+	return NULL;
+}
+
+static void
+e_timer_cancel(void *ctx, void *t)
+{
+	(void)ctx; (void)t;
+}
+
+static void
+e_reply(void *arg, const struct resolver_handle *h, const uint8_t *pkt,
+	size_t len)
+{
+	(void)arg; (void)h; (void)pkt; (void)len;
+	e_replies++;
+}
+
+/** the resolver under test: the iterator forwarding "." to 192.0.2.1,
+ * with an infrastructure cache */
+static struct resolver *e_res;
+static struct module_stack e_stack;
+static struct config_file *e_cfg;
+static struct petrel_random *e_rnd;
+static struct infra_cache *e_infra;
+static struct outbound e_out;
+
+static void
+e_setup(void)
+{
+	struct iter_env *ie;
+	struct iter_zone *z;
+	char err[256];
+	memset(&e_sent, 0, sizeof(e_sent));
+	e_replies = 0;
+	e_now.tv_sec = 1000;
+	e_now.tv_usec = 0;
+	memset(&e_out, 0, sizeof(e_out));
+	e_out.send = e_send;
+	e_out.cancel = e_cancel;
+	e_out.timer_set = e_timer_set;
+	e_out.timer_cancel = e_timer_cancel;
+	e_out.now = &e_now;
+	e_cfg = config_create();
+	ck_assert_ptr_nonnull(e_cfg);
+	ck_assert_int_eq(modstack_setup(&e_stack, "iterator", NULL, NULL, err,
+		sizeof(err)), 0);
+	ie = iter_env_create_default();
+	ck_assert_ptr_nonnull(ie);
+	z = iter_env_add_zone(ie, ".", 1);
+	ck_assert_int_eq(iter_zone_add_addr(z, "192.0.2.1"), 0);
+	iter_env_delete(e_stack.modinfo[0]);
+	e_stack.modinfo[0] = ie;
+	e_rnd = random_create_seeded(1);
+	e_infra = infra_create(1 << 20, 4, 900);
+	ck_assert_ptr_nonnull(e_infra);
+	e_res = resolver_create(e_cfg, &e_stack, &e_out, e_rnd, e_reply, NULL);
+	ck_assert_ptr_nonnull(e_res);
+	resolver_set_env(e_res, NULL, NULL, e_infra, NULL, NULL);
+}
+
+static void
+e_teardown(void)
+{
+	resolver_delete(e_res);
+	modstack_desetup(&e_stack);
+	infra_delete(e_infra);
+	config_delete(e_cfg);
+	random_delete(e_rnd);
+}
+
+/** a client asks name A (RD) */
+static void
+e_client(const char *name)
+{
+	ldns_pkt *p = NULL;
+	uint8_t *wire = NULL, buf[4096];
+	size_t len = 0, outlen = 0;
+	struct netaddr a;
+	struct resolver_handle h;
+	const char *why;
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, name,
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	ck_assert_int_eq(netaddr_parse("127.0.0.1", 53, &a, &why), 0);
+	memset(&h, 0, sizeof(h));
+	ck_assert_int_eq(resolver_handle_query(e_res, wire, len, &a,
+		RESOLVER_UDP, &h, buf, sizeof(buf), &outlen), RESOLVER_PENDING);
+	free(wire);
+}
+
+/** the server answers the query in flight: rcode, with an A record
+ * for NOERROR, with an OPT record when edns */
+static void
+e_answer(const char *name, ldns_pkt_rcode rcode, int edns)
+{
+	ldns_pkt *p = NULL;
+	ldns_rr *rr = NULL;
+	uint8_t *wire = NULL;
+	size_t len = 0;
+	char txt[300];
+	ck_assert_int_eq(e_sent.used, 1);
+	ck_assert_int_eq(ldns_pkt_query_new_frm_str(&p, name,
+		LDNS_RR_TYPE_A, LDNS_RR_CLASS_IN, LDNS_RD), LDNS_STATUS_OK);
+	ldns_pkt_set_qr(p, 1);
+	ldns_pkt_set_ra(p, 1);
+	ldns_pkt_set_rcode(p, rcode);
+	if(rcode == LDNS_RCODE_NOERROR) {
+		snprintf(txt, sizeof(txt), "%s 300 IN A 192.0.2.99", name);
+		ck_assert_int_eq(ldns_rr_new_frm_str(&rr, txt, 300, NULL,
+			NULL), LDNS_STATUS_OK);
+		ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
+	}
+	if(edns)
+		ldns_pkt_set_edns_udp_size(p, 1232);
+	ck_assert_int_eq(ldns_pkt2wire(&wire, p, &len), LDNS_STATUS_OK);
+	ldns_pkt_free(p);
+	e_sent.used = 0;
+	e_sent.cb(e_sent.arg, OUTBOUND_REPLY, wire, len, 5);
+	free(wire);
+}
+
+/** what the cache knows of 192.0.2.1's EDNS */
+static enum infra_edns
+e_known(void)
+{
+	struct netaddr a;
+	struct infra_host h;
+	const char *why;
+	ck_assert_int_eq(netaddr_parse("192.0.2.1", 53, &a, &why), 0);
+	ck_assert_int_eq(infra_host_get(e_infra, &a, e_now.tv_sec, &h), 0);
+	return h.edns;
+}
+
+START_TEST(test_edns_works)
+{
+	/* a reply to a query with EDNS: the server is known to do EDNS
+	 * (Unbound's dump_infra says ednsknown 1 edns 0) */
+	e_client("www.example.com.");
+	ck_assert_int_eq(e_sent.used, 1);
+	ck_assert_int_eq(e_sent.flags & OUTBOUND_FLAG_NOEDNS, 0);
+	e_answer("www.example.com.", LDNS_RCODE_NOERROR, 1);
+	ck_assert_int_eq(e_replies, 1);
+	ck_assert_int_eq(e_known(), INFRA_EDNS_YES);
+	/* so is a negative answer */
+	e_client("nx.example.com.");
+	e_answer("nx.example.com.", LDNS_RCODE_NXDOMAIN, 1);
+	ck_assert_int_eq(e_replies, 2);
+	ck_assert_int_eq(e_known(), INFRA_EDNS_YES);
+}
+END_TEST
+
+START_TEST(test_edns_formerr)
+{
+	/* FORMERR to EDNS: asked again without; the answer to that does
+	 * not make it an EDNS server: it stays known as one without */
+	e_client("www.example.com.");
+	e_answer("www.example.com.", LDNS_RCODE_FORMERR, 0);
+	ck_assert_int_eq(e_known(), INFRA_EDNS_NO);
+	ck_assert_int_eq(e_sent.used, 1);
+	ck_assert_int_eq(e_sent.flags & OUTBOUND_FLAG_NOEDNS,
+		OUTBOUND_FLAG_NOEDNS);
+	e_answer("www.example.com.", LDNS_RCODE_NOERROR, 0);
+	ck_assert_int_eq(e_replies, 1);
+	ck_assert_int_eq(e_known(), INFRA_EDNS_NO);
+}
+END_TEST
+
 /** the suite */
 static Suite *
 iterator_suite(void)
@@ -420,6 +644,11 @@ iterator_suite(void)
 	tcase_add_test(tc, test_from_config);
 	tcase_add_test(tc, test_target_fetch_policy);
 	tcase_add_test(tc, test_nat64);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("edns");
+	tcase_add_checked_fixture(tc, e_setup, e_teardown);
+	tcase_add_test(tc, test_edns_works);
+	tcase_add_test(tc, test_edns_formerr);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -135,6 +135,63 @@ classify(struct iter_reply *p, const char *qname, uint16_t qtype,
 	return r;
 }
 
+/** a count a classification case checks: N(n) is n; 0 is "not checked" */
+#define N(n) ((n) + 1)
+
+/** one classification case: a reply (question www.example.com. A unless
+ * qname/qtype say otherwise), the zone it was asked of (example.com.
+ * unless zone says otherwise) and what iter_classify must make of it */
+struct ccase {
+	/** what the case shows: printed when it fails */
+	const char *what;
+	/** the reply: rcode, AA, RA, the records of two sections, and
+	 * whether the scrub dropped authority records (ns_dropped) */
+	int rcode, aa, ra, ns_dropped;
+	const char *const *an, *const *ns;
+	/** the question and the zone asked (NULL, 0: the defaults) */
+	const char *qname;
+	uint16_t qtype;
+	const char *zone;
+	/** asked of a forwarder */
+	int forward;
+	/** the class it must get */
+	enum iter_class want;
+	/** the chain's end and the referral's zone: NULL is not checked */
+	const char *end, *refzone;
+	/** the chain and answer record counts, N(n); 0 is not checked */
+	size_t nchain, nfinal;
+};
+
+/** classify every case of the table and check what it says */
+static void
+check_cases(const struct ccase *c, size_t n)
+{
+	for(; n > 0; n--, c++) {
+		struct iter_reply *p = reply(c->rcode, c->aa, c->an, c->ns,
+			NULL);
+		struct cl r;
+		if(c->ra)
+			p->flags |= DNS_FLAG_RA;
+		p->ns_dropped = c->ns_dropped;
+		r = classify(p, c->qname ? c->qname : "www.example.com.",
+			c->qtype ? c->qtype : DNS_TYPE_A,
+			c->zone ? c->zone : "example.com.", c->forward);
+		ck_assert_msg(r.c == c->want, "%s: class %d, want %d",
+			c->what, (int)r.c, (int)c->want);
+		ck_assert_msg(!c->end || strcmp(r.end, c->end) == 0,
+			"%s: chain end %s, want %s", c->what, r.end, c->end);
+		ck_assert_msg(!c->refzone || strcmp(r.refzone, c->refzone) == 0,
+			"%s: referral to %s, want %s", c->what, r.refzone,
+			c->refzone);
+		ck_assert_msg(!c->nchain || r.nchain == c->nchain - 1,
+			"%s: %zu chain records, want %zu", c->what, r.nchain,
+			c->nchain - 1);
+		ck_assert_msg(!c->nfinal || r.nfinal == c->nfinal - 1,
+			"%s: %zu answer records, want %zu", c->what, r.nfinal,
+			c->nfinal - 1);
+	}
+}
+
 /** iter-scrub-promiscuous: the NS set (and its RRSIG) goes from the
  * authority section of answers and errors; a referral, a NODATA and a
  * forwarder's reply keep theirs; with the option off, every reply does */
@@ -417,59 +474,37 @@ START_TEST(test_classify_lame_ra)
 		"sub.example.com. NS ns.sub.example.com.", NULL };
 	static const char *const up[] = {
 		". NS a.root-servers.net.", NULL };
+	/* the zone's own NS set, no SOA: a reply that would be lame */
+	static const char *const apex[] = {
+		"example.com. NS ns.example.com.", NULL };
+	static const struct ccase cases[] = {
+		{ "RA, an answer", .ra = 1, .an = an,
+		  .want = ITER_CL_RECLAME, .nchain = N(0) },
+		{ "RA, a CNAME", .ra = 1, .an = cn,
+		  .want = ITER_CL_RECLAME, .nchain = N(0) },
+		{ "RA, NXDOMAIN", .rcode = DNS_RCODE_NXDOMAIN, .ra = 1,
+		  .ns = soa, .want = ITER_CL_RECLAME },
+		{ "RA, NODATA", .ra = 1, .ns = soa, .want = ITER_CL_RECLAME },
+		/* with RA, recursion lame too; without, plain lame */
+		{ "RA, the zone's own NS set", .ra = 1, .ns = apex,
+		  .want = ITER_CL_RECLAME },
+		{ "the zone's own NS set", .ns = apex, .want = ITER_CL_LAME },
+		/* with AA too: authoritative, taken */
+		{ "RA and AA, an answer", .aa = 1, .ra = 1, .an = an,
+		  .want = ITER_CL_ANSWER },
+		/* a referral with RA is still a referral; a forwarder's
+		 * answer is taken */
+		{ "RA, a referral", .ra = 1, .ns = ref,
+		  .qname = "www.sub.example.com.", .want = ITER_CL_REFERRAL },
+		{ "RA, a forwarder's answer", .ra = 1, .an = an, .zone = ".",
+		  .forward = 1, .want = ITER_CL_ANSWER },
+	};
 	struct iter_env *env = iter_env_create_default();
 	struct iter_reply *p;
 	struct cl r;
 	uint8_t zone[256];
+	check_cases(cases, sizeof(cases) / sizeof(cases[0]));
 	wire("example.com.", zone);
-	p = reply(0, 0, an, NULL, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
-	ck_assert_uint_eq(r.nchain, 0);
-	p = reply(0, 0, cn, NULL, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
-	ck_assert_uint_eq(r.nchain, 0);
-	p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, soa, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
-	p = reply(0, 0, NULL, soa, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
-	/* a reply that would be lame (the zone's own NS set, no SOA): with
-	 * RA, recursion lame too; without, plain lame */
-	{
-		static const char *const apex[] = {
-			"example.com. NS ns.example.com.", NULL };
-		p = reply(0, 0, NULL, apex, NULL);
-		p->flags |= DNS_FLAG_RA;
-		r = classify(p, "www.example.com.", DNS_TYPE_A,
-			"example.com.", 0);
-		ck_assert_int_eq(r.c, ITER_CL_RECLAME);
-		p = reply(0, 0, NULL, apex, NULL);
-		r = classify(p, "www.example.com.", DNS_TYPE_A,
-			"example.com.", 0);
-		ck_assert_int_eq(r.c, ITER_CL_LAME);
-	}
-	/* with AA too: authoritative, taken */
-	p = reply(0, 1, an, NULL, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
-	/* a referral with RA is still a referral; a forwarder's answer is
-	 * taken */
-	p = reply(0, 0, NULL, ref, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.sub.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
-	p = reply(0, 0, an, NULL, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
 	/* AA, no answer, only an upward NS set (scrubbed away): useless;
 	 * an AA reply empty from the start is EMPTY (NODATA only when no
 	 * other server says more, RFC 2308 5) */
@@ -717,53 +752,29 @@ START_TEST(test_classify_answers)
 	static const char *const a_cn[] = {
 		"www.example.com. A 192.0.2.7",
 		"www.example.com. CNAME host.example.net.", NULL };
-	struct iter_reply *p;
-	struct cl r;
-
-	p = reply(0, 1, a, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
-	ck_assert_uint_eq(r.nfinal, 1);
-	ck_assert_uint_eq(r.nchain, 0);
-	
-	p = reply(0, 1, cn_in, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
-	ck_assert_uint_eq(r.nchain, 1);
-	ck_assert_uint_eq(r.nfinal, 1);
-	ck_assert_str_eq(r.end, "host.example.com.");
-	
-	p = reply(0, 1, cn_out, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_CNAME);
-	ck_assert_uint_eq(r.nchain, 1);
-	ck_assert_uint_eq(r.nfinal, 0);
-	ck_assert_str_eq(r.end, "host.example.net.");
-	
-	/* a DNAME: its CNAME is synthesised, the target resolved anew */
-	p = reply(0, 1, dn, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_CNAME);
-	ck_assert_uint_eq(r.nchain, 2);
-	ck_assert_str_eq(r.end, "www.example.net.");
-	
-	p = reply(0, 1, loop, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_ERROR);
-
-	/* a CNAME and data at one name: the one that comes first */
-	p = reply(0, 1, cn_a, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_CNAME);
-	ck_assert_uint_eq(r.nchain, 1);
-	ck_assert_uint_eq(r.nfinal, 0);
-	ck_assert_str_eq(r.end, "host.example.net.");
-	p = reply(0, 1, a_cn, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
-	ck_assert_uint_eq(r.nchain, 0);
-	ck_assert_uint_eq(r.nfinal, 1);
-	}
+	static const struct ccase cases[] = {
+		{ "an answer", .aa = 1, .an = a, .want = ITER_CL_ANSWER,
+		  .nchain = N(0), .nfinal = N(1) },
+		{ "a CNAME in the zone", .aa = 1, .an = cn_in,
+		  .want = ITER_CL_ANSWER, .end = "host.example.com.",
+		  .nchain = N(1), .nfinal = N(1) },
+		{ "a CNAME out of the zone", .aa = 1, .an = cn_out,
+		  .want = ITER_CL_CNAME, .end = "host.example.net.",
+		  .nchain = N(1), .nfinal = N(0) },
+		/* a DNAME: its CNAME is synthesised, the target resolved
+		 * anew */
+		{ "a DNAME", .aa = 1, .an = dn, .want = ITER_CL_CNAME,
+		  .end = "www.example.net.", .nchain = N(2) },
+		{ "a CNAME loop", .aa = 1, .an = loop, .want = ITER_CL_ERROR },
+		/* a CNAME and data at one name: the one that comes first */
+		{ "a CNAME before an A", .aa = 1, .an = cn_a,
+		  .want = ITER_CL_CNAME, .end = "host.example.net.",
+		  .nchain = N(1), .nfinal = N(0) },
+		{ "an A before a CNAME", .aa = 1, .an = a_cn,
+		  .want = ITER_CL_ANSWER, .nchain = N(0), .nfinal = N(1) },
+	};
+	check_cases(cases, sizeof(cases) / sizeof(cases[0]));
+}
 END_TEST
 
 /** referrals, negative answers and lame replies */
@@ -793,123 +804,92 @@ START_TEST(test_classify_other)
 		"example.com. NS ns1.example.com.",
 		"example.com. DS 12345 8 2 0123456789abcdef0123456789abcdef"
 		"0123456789abcdef0123456789abcdef", NULL };
-	struct iter_reply *p;
-	struct cl r;
-
-	/* from com.: a referral to example.com., with or without AA */
-	p = reply(0, 0, NULL, ref, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
-	ck_assert_str_eq(r.refzone, "example.com.");
-		p = reply(0, 1, NULL, ref, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
-	
-	/* from example.com.: NS for example.com. itself, for com. (upward)
-	 * or for another zone (sideways) is lame */
-	p = reply(0, 0, NULL, ref, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
-		p = reply(0, 0, NULL, up, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
-		p = reply(0, 0, NULL, side, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	/* an NXDOMAIN after a CNAME to a name outside the zone asked is
-	 * not the server's to give: the target is asked (as Unbound) */
-	p = reply(DNS_RCODE_NXDOMAIN, 1, cn_out, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_CNAME);
-	ck_assert_str_eq(r.end, "www.example.net.");
-	/* a DS question answered with a referral to that very zone: the
-	 * NSEC3 proof it carries is the parent's answer (NODATA); the DS
-	 * set it carries is the answer (Unbound's iter_ds_referral.rpl);
-	 * for another type it stays a referral */
-	p = reply(0, 0, NULL, ref_n3, NULL);
-	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	p = reply(0, 0, NULL, ref_ds, NULL);
-	r = classify(p, "example.com.", DNS_TYPE_DS, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_ANSWER);
-	ck_assert_uint_eq(r.nfinal, 1);
-	/* asked of the zone itself (its own servers): not the parent's
-	 * answer, lame as any referral to itself */
-	p = reply(0, 0, NULL, ref_ds, NULL);
-	r = classify(p, "example.com.", DNS_TYPE_DS, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	p = reply(0, 0, NULL, ref_n3, NULL);
-	r = classify(p, "example.com.", DNS_TYPE_A, "com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_REFERRAL);
-	/* no AA and no SOA, but the NSEC that denies the type: NODATA, as
-	 * Unbound takes it (the validator judges the NSEC); entirely empty
-	 * too (RFC 2308 2.2, Unbound's iter_resptype), unless the scrub
-	 * dropped its authority records (an upward or sideways referral:
-	 * lame) */
-	p = reply(0, 0, NULL, nsec, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	p = reply(0, 0, NULL, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	p = reply(0, 0, NULL, NULL, NULL);
-	p->ns_dropped = 1;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	
-	/* NXDOMAIN, NODATA (AA and SOA), and the same for a CNAME's target
-	 * in the server's zone */
-	p = reply(DNS_RCODE_NXDOMAIN, 1, NULL, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-		p = reply(0, 1, NULL, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-		p = reply(0, 1, cn_in, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	ck_assert_str_eq(r.end, "gone.example.com.");
-	ck_assert_uint_eq(r.nchain, 1);
-		p = reply(DNS_RCODE_NXDOMAIN, 1, cn_in, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-	
-	/* an empty NOERROR without AA or SOA: NODATA (above); with RA it
-	 * is recursion lame */
-	p = reply(0, 0, NULL, NULL, NULL);
-	p->flags |= DNS_FLAG_RA;
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "example.com.", 0);
-	ck_assert_int_eq(r.c, ITER_CL_RECLAME);
-	
-	/* a forwarder's reply is taken as it is */
-	p = reply(0, 0, NULL, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-		p = reply(DNS_RCODE_NXDOMAIN, 0, NULL, NULL, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_NXDOMAIN);
-	/* ... but an upward referral from a forwarder (no answer, no SOA,
-	 * an NS set above the zone it is asked for) says it did not
-	 * recurse: lame, as Unbound; one at or below it stays NODATA, and
-	 * so does its NODATA with the SOA */
-	p = reply(0, 0, NULL, ref, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, "www.example.com.", 1);
-	ck_assert_int_eq(r.c, ITER_CL_LAME);
-	p = reply(0, 0, NULL, ref, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	p = reply(0, 0, NULL, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_NODATA);
-	/* ... but a CNAME that stops short of the data is followed (the
-	 * target asked for, as Unbound does), with NODATA or NXDOMAIN */
-	p = reply(0, 0, cn_in, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_CNAME);
-	ck_assert_str_eq(r.end, "gone.example.com.");
-	p = reply(DNS_RCODE_NXDOMAIN, 0, cn_in, soa, NULL);
-	r = classify(p, "www.example.com.", DNS_TYPE_A, ".", 1);
-	ck_assert_int_eq(r.c, ITER_CL_CNAME);
+	static const struct ccase cases[] = {
+		/* from com.: a referral to example.com., with or without
+		 * AA */
+		{ "a referral", .ns = ref, .zone = "com.",
+		  .want = ITER_CL_REFERRAL, .refzone = "example.com." },
+		{ "a referral with AA", .aa = 1, .ns = ref, .zone = "com.",
+		  .want = ITER_CL_REFERRAL },
+		/* from example.com.: NS for example.com. itself, for com.
+		 * (upward) or for another zone (sideways) is lame */
+		{ "a referral to itself", .ns = ref, .want = ITER_CL_LAME },
+		{ "an upward referral", .ns = up, .want = ITER_CL_LAME },
+		{ "a sideways referral", .ns = side, .want = ITER_CL_LAME },
+		/* an NXDOMAIN after a CNAME to a name outside the zone asked
+		 * is not the server's to give: the target is asked (as
+		 * Unbound) */
+		{ "NXDOMAIN after a CNAME out of the zone",
+		  .rcode = DNS_RCODE_NXDOMAIN, .aa = 1, .an = cn_out,
+		  .ns = soa, .want = ITER_CL_CNAME, .end = "www.example.net." },
+		/* a DS question answered with a referral to that very zone:
+		 * the NSEC3 proof it carries is the parent's answer
+		 * (NODATA); the DS set it carries is the answer (Unbound's
+		 * iter_ds_referral.rpl); for another type it stays a
+		 * referral */
+		{ "DS: a referral with its NSEC3 proof", .ns = ref_n3,
+		  .qname = "example.com.", .qtype = DNS_TYPE_DS,
+		  .zone = "com.", .want = ITER_CL_NODATA },
+		{ "DS: a referral with the DS set", .ns = ref_ds,
+		  .qname = "example.com.", .qtype = DNS_TYPE_DS,
+		  .zone = "com.", .want = ITER_CL_ANSWER, .nfinal = N(1) },
+		/* asked of the zone itself (its own servers): not the
+		 * parent's answer, lame as any referral to itself */
+		{ "DS: a referral to itself", .ns = ref_ds,
+		  .qname = "example.com.", .qtype = DNS_TYPE_DS,
+		  .want = ITER_CL_LAME },
+		{ "A: a referral with an NSEC3 proof", .ns = ref_n3,
+		  .qname = "example.com.", .zone = "com.",
+		  .want = ITER_CL_REFERRAL },
+		/* no AA and no SOA, but the NSEC that denies the type:
+		 * NODATA, as Unbound takes it (the validator judges the
+		 * NSEC); entirely empty too (RFC 2308 2.2, Unbound's
+		 * iter_resptype), unless the scrub dropped its authority
+		 * records (an upward or sideways referral: lame) */
+		{ "the NSEC alone", .ns = nsec, .want = ITER_CL_NODATA },
+		{ "empty", .want = ITER_CL_NODATA },
+		{ "empty once scrubbed", .ns_dropped = 1,
+		  .want = ITER_CL_LAME },
+		/* NXDOMAIN, NODATA (AA and SOA), and the same for a CNAME's
+		 * target in the server's zone */
+		{ "NXDOMAIN", .rcode = DNS_RCODE_NXDOMAIN, .aa = 1, .ns = soa,
+		  .want = ITER_CL_NXDOMAIN },
+		{ "NODATA", .aa = 1, .ns = soa, .want = ITER_CL_NODATA },
+		{ "NODATA after a CNAME", .aa = 1, .an = cn_in, .ns = soa,
+		  .want = ITER_CL_NODATA, .end = "gone.example.com.",
+		  .nchain = N(1) },
+		{ "NXDOMAIN after a CNAME", .rcode = DNS_RCODE_NXDOMAIN,
+		  .aa = 1, .an = cn_in, .ns = soa, .want = ITER_CL_NXDOMAIN },
+		/* an empty NOERROR without AA or SOA: NODATA (above); with RA
+		 * it is recursion lame */
+		{ "empty with RA", .ra = 1, .want = ITER_CL_RECLAME },
+		/* a forwarder's reply is taken as it is */
+		{ "a forwarder's empty reply", .zone = ".", .forward = 1,
+		  .want = ITER_CL_NODATA },
+		{ "a forwarder's NXDOMAIN", .rcode = DNS_RCODE_NXDOMAIN,
+		  .zone = ".", .forward = 1, .want = ITER_CL_NXDOMAIN },
+		/* ... but an upward referral from a forwarder (no answer, no
+		 * SOA, an NS set above the zone it is asked for) says it did
+		 * not recurse: lame, as Unbound; one at or below it stays
+		 * NODATA, and so does its NODATA with the SOA */
+		{ "a forwarder's upward referral", .ns = ref,
+		  .zone = "www.example.com.", .forward = 1,
+		  .want = ITER_CL_LAME },
+		{ "a forwarder's referral below", .ns = ref, .zone = ".",
+		  .forward = 1, .want = ITER_CL_NODATA },
+		{ "a forwarder's NODATA", .ns = soa, .zone = ".", .forward = 1,
+		  .want = ITER_CL_NODATA },
+		/* ... but a CNAME that stops short of the data is followed
+		 * (the target asked for, as Unbound does), with NODATA or
+		 * NXDOMAIN */
+		{ "a forwarder's CNAME and NODATA", .an = cn_in, .ns = soa,
+		  .zone = ".", .forward = 1, .want = ITER_CL_CNAME,
+		  .end = "gone.example.com." },
+		{ "a forwarder's CNAME and NXDOMAIN",
+		  .rcode = DNS_RCODE_NXDOMAIN, .an = cn_in, .ns = soa,
+		  .zone = ".", .forward = 1, .want = ITER_CL_CNAME },
+	};
+	check_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 END_TEST
 

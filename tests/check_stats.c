@@ -462,34 +462,6 @@ START_TEST(test_prometheus_parses)
 }
 END_TEST
 
-START_TEST(test_quantile)
-{
-	uint64_t h[RESOLVER_STATS_HIST];
-	double m;
-	memset(h, 0, sizeof(h));
-	ck_assert(stats_hist_quantile(h, 0.5) == 0.0);
-	h[0] = 1;
-	ck_assert(stats_hist_quantile(h, 0.5) < 0.000001 + 1e-12);
-	memset(h, 0, sizeof(h));
-	h[10] = 1;	/* [512, 1024) us */
-	h[20] = 1;	/* [524288, 1048576) us */
-	h[21] = 2;
-	m = stats_hist_quantile(h, 0.5);
-	ck_assert(m >= 0.524288 && m <= 1.048576);
-	m = stats_hist_quantile(h, 0.25);
-	ck_assert(m >= 0.000512 && m <= 0.001024);
-	ck_assert(stats_hist_lower_us(0) == 0);
-	ck_assert(stats_hist_lower_us(1) == 1);
-	ck_assert(stats_hist_lower_us(11) == 1024);
-	/* Unbound's buckets: past half a second, whole seconds */
-	ck_assert(stats_hist_lower_us(20) == 524288);
-	ck_assert(stats_hist_lower_us(21) == 1000000);
-	ck_assert(stats_hist_lower_us(22) == 2000000);
-	ck_assert(stats_hist_lower_us(39) == 262144ULL * 1000000);
-	ck_assert(stats_hist_lower_us(40) == 524288ULL * 1000000);
-}
-END_TEST
-
 START_TEST(test_add)
 {
 	struct stats_info a, b;
@@ -585,6 +557,99 @@ START_TEST(test_buf)
 }
 END_TEST
 
+/* the memory lines: each module of the stack by its own name, the
+ * module below first (Unbound: mem.mod.iterator, then
+ * mem.mod.validator), after mem.cache.*; then the stream and HTTP
+ * buffers summed over the workers; the modules of two stacks (forked
+ * workers) added by name */
+START_TEST(test_print_mem)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_mods other;
+	struct stats_buf b;
+	const char *p;
+	static const char want[] = "\nmem.mod.iterator=30\n"
+		"mem.mod.validator=1500\nmem.streamwait=123\n"
+		"mem.http.query_buffer=7\nmem.http.response_buffer=900\n"
+		"histogram.";
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 1);
+	memset(&g.mods, 0, sizeof(g.mods));
+	info[0].mods.num = 2;
+	strcpy(info[0].mods.name[0], "validator");
+	strcpy(info[0].mods.name[1], "iterator");
+	info[0].mods.mem[0] = 1000;
+	info[0].mods.mem[1] = 20;
+	stats_mods_add(&g.mods, &info[0].mods);
+	/* another process, the same stack */
+	memset(&other, 0, sizeof(other));
+	other.num = 2;
+	strcpy(other.name[0], "validator");
+	strcpy(other.name[1], "iterator");
+	other.mem[0] = 500;
+	other.mem[1] = 10;
+	stats_mods_add(&g.mods, &other);
+	ck_assert_int_eq(g.mods.num, 2);
+	info[0].mem_streamwait = 100;
+	info[1].mem_streamwait = 23;
+	info[0].mem_http_query = 7;
+	info[1].mem_http_response = 900;
+	stats_print(&b, info, 2, &g);
+	ck_assert(!b.oom);
+	ck_assert(value_of(b.data, "mem.mod.validator") == 1500);
+	ck_assert(value_of(b.data, "mem.mod.iterator") == 30);
+	ck_assert(value_of(b.data, "mem.streamwait") == 123);
+	ck_assert(value_of(b.data, "mem.http.query_buffer") == 7);
+	ck_assert(value_of(b.data, "mem.http.response_buffer") == 900);
+	ck_assert_int_eq(count_prefix(b.data, "mem.mod."), 2);
+	p = strstr(b.data, "\nmem.cache.message=");
+	ck_assert_ptr_nonnull(p);
+	p = strchr(p + 1, '\n');
+	ck_assert(strncmp(p, want, strlen(want)) == 0);
+	stats_buf_free(&b);
+	/* a module the sum has not seen is added */
+	memset(&other, 0, sizeof(other));
+	other.num = 1;
+	strcpy(other.name[0], "respip");
+	other.mem[0] = 3;
+	stats_mods_add(&g.mods, &other);
+	ck_assert_int_eq(g.mods.num, 3);
+	ck_assert_str_eq(g.mods.name[2], "respip");
+	ck_assert_uint_eq(g.mods.mem[2], 3);
+	ck_assert_uint_eq(g.mods.mem[0], 1500);
+}
+END_TEST
+
+/* num.query.proxy_errors (petrel's own; Unbound counts none), summed
+ * over the workers, with the extended counters; per worker in the
+ * Prometheus text */
+START_TEST(test_print_proxy_errors)
+{
+	struct stats_info info[2];
+	struct stats_globals g;
+	struct stats_buf b;
+	memset(&b, 0, sizeof(b));
+	fill(info, &g, 1);
+	info[0].s.num_proxy_errors = 2;
+	info[1].s.num_proxy_errors = 5;
+	stats_print(&b, info, 2, &g);
+	ck_assert(value_of(b.data, "num.query.proxy_errors") == 7);
+	ck_assert(strstr(b.data, "num.query.https=") <
+		strstr(b.data, "num.query.proxy_errors="));
+	stats_buf_free(&b);
+	fill(info, &g, 0);
+	info[1].s.num_proxy_errors = 5;
+	stats_print(&b, info, 2, &g);
+	ck_assert(value_of(b.data, "num.query.proxy_errors") == -1);
+	stats_buf_free(&b);
+	stats_print_prometheus(&b, info, 2, &g);
+	ck_assert_ptr_nonnull(strstr(b.data,
+		"petrel_proxy_errors_total{thread=\"1\"} 5\n"));
+	stats_buf_free(&b);
+}
+END_TEST
+
 static Suite *
 stats_suite(void)
 {
@@ -595,8 +660,9 @@ stats_suite(void)
 	tcase_add_test(tc, test_print_extended);
 	tcase_add_test(tc, test_print_inhibit_zero);
 	tcase_add_test(tc, test_print_unbound_names);
+	tcase_add_test(tc, test_print_mem);
+	tcase_add_test(tc, test_print_proxy_errors);
 	tcase_add_loop_test(tc, test_prometheus_parses, 0, 2);
-	tcase_add_test(tc, test_quantile);
 	tcase_add_test(tc, test_add);
 	tcase_add_test(tc, test_upstream_rtt);
 	tcase_add_test(tc, test_buf);

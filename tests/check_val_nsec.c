@@ -121,6 +121,70 @@ START_TEST(test_bitmap)
 }
 END_TEST
 
+/** the proofs a table row asks for */
+enum proof_kind {
+	/** the name does not exist */
+	PR_NXDOMAIN,
+	/** the name has no data of type arg */
+	PR_NODATA,
+	/** what the records say of the name's DS */
+	PR_NO_DS,
+	/** the name was made from the wildcard whose parent has arg
+	 * labels */
+	PR_WILDCARD
+};
+
+/** one proof asked of a set of records, and what it must come out as */
+struct proof {
+	enum proof_kind kind;
+	const char *name;
+	/** the type (PR_NODATA) or the wildcard's labels (PR_WILDCARD) */
+	int arg;
+	/** the outcome (enum val_proof) */
+	int want;
+};
+
+/** ask every proof of the table of the n records r: NSEC records, or
+ * (is3) NSEC3 records with the iteration limit it */
+static void
+check_proofs(const struct val_nrec *r, size_t n, int is3, unsigned it,
+	const struct proof *p, size_t np)
+{
+	static const char *const kinds[] = { "NXDOMAIN", "NODATA", "no DS",
+		"wildcard" };
+	for(; np > 0; np--, p++) {
+		const uint8_t *q = N(p->name);
+		int got = -1;
+		switch(p->kind) {
+		case PR_NXDOMAIN:
+			got = is3 ? val_nsec3_prove_nxdomain(r, n, q, it, NULL)
+				: val_nsec_prove_nxdomain(r, n, q);
+			break;
+		case PR_NODATA:
+			got = is3 ? val_nsec3_prove_nodata(r, n, q,
+				(uint16_t)p->arg, it, NULL) :
+				val_nsec_prove_nodata(r, n, q, (uint16_t)p->arg);
+			break;
+		case PR_NO_DS:
+			got = is3 ? val_nsec3_prove_no_ds(r, n, q, it, NULL)
+				: val_nsec_prove_no_ds(r, n, q);
+			break;
+		case PR_WILDCARD:
+			got = is3 ? val_nsec3_prove_wildcard(r, n, q, p->arg,
+				it, NULL) : val_nsec_prove_wildcard(r, n, q,
+				p->arg);
+			break;
+		}
+		ck_assert_msg(got == p->want, "%s %s %s (%d): %s, want %s",
+			is3 ? "NSEC3" : "NSEC", kinds[p->kind], p->name,
+			p->arg, val_proof_str(got), val_proof_str(p->want));
+	}
+}
+
+/** check_proofs over a whole array */
+#define CHECK_PROOFS(r, n, is3, it, t) check_proofs((r), (n), (is3), \
+	(it), (t), sizeof(t) / sizeof((t)[0]))
+
 START_TEST(test_nsec_basics)
 {
 	struct val_nrec r[2];
@@ -178,10 +242,17 @@ START_TEST(test_nsec_nxdomain)
 	const char *both[] = { "ns1.alg8.example.", "alg8.example." };
 	const char *one[] = { "ns1.alg8.example." };
 	const char *sub[] = { "sub.alg8.example.", "alg8.example." };
-	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
-		N("nx.alg8.example.")), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
-		N("a.b.c.nx.alg8.example.")), VAL_PROOF_SECURE);
+	static const struct proof all[] = {
+		{ PR_NXDOMAIN, "nx.alg8.example.", 0, VAL_PROOF_SECURE },
+		{ PR_NXDOMAIN, "a.b.c.nx.alg8.example.", 0, VAL_PROOF_SECURE },
+		/* existing names and empty non-terminals */
+		{ PR_NXDOMAIN, "WWW.alg8.example.", 0, VAL_PROOF_BOGUS },
+		{ PR_NXDOMAIN, "b.ent.alg8.example.", 0, VAL_PROOF_BOGUS },
+		{ PR_NXDOMAIN, "ent.alg8.example.", 0, VAL_PROOF_BOGUS },
+		/* below the wildcard's parent, the wildcard exists */
+		{ PR_NXDOMAIN, "x.wild.alg8.example.", 0, VAL_PROOF_BOGUS },
+	};
+	CHECK_PROOFS(nsec.r, nsec.n, 0, 0, all);
 	n = subset(&nsec, both, 2, r);
 	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
 		N("nx.alg8.example.")), VAL_PROOF_SECURE);
@@ -192,16 +263,6 @@ START_TEST(test_nsec_nxdomain)
 	/* the NSEC does not cover the name */
 	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
 		N("zz.alg8.example.")), VAL_PROOF_NONE);
-	/* existing names and empty non-terminals */
-	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
-		N("WWW.alg8.example.")), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
-		N("b.ent.alg8.example.")), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
-		N("ent.alg8.example.")), VAL_PROOF_BOGUS);
-	/* below the wildcard's parent, the wildcard exists */
-	ck_assert_int_eq(val_nsec_prove_nxdomain(nsec.r, nsec.n,
-		N("x.wild.alg8.example.")), VAL_PROOF_BOGUS);
 	/* below a delegation the parent's NSEC cannot deny */
 	n = subset(&nsec, sub, 2, r);
 	ck_assert_int_eq(val_nsec_prove_nxdomain(r, n,
@@ -214,47 +275,48 @@ END_TEST
 
 START_TEST(test_nsec_nodata)
 {
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("www.alg8.example."), DNS_TYPE_TXT), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("www.alg8.example."), DNS_TYPE_A), VAL_PROOF_BOGUS);
-	/* a CNAME is there: no NODATA for any type */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("alias.alg8.example."), DNS_TYPE_A), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("alias.alg8.example."), DNS_TYPE_CNAME), VAL_PROOF_BOGUS);
-	/* empty non-terminals */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("b.ent.alg8.example."), DNS_TYPE_A), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("ent.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_SECURE);
-	/* the parent side of an insecure delegation (NS, no DS) shows
-	 * the name, and all below it, is in an unsigned child: insecure
-	 * (RFC 4035 5.2; as Unbound: a CNAME into a child on the same
-	 * servers gets the parent's NSEC) ... */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("sub.alg8.example."), DNS_TYPE_A), VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("www.sub.alg8.example."), DNS_TYPE_AAAA), VAL_PROOF_INSECURE);
-	/* ... the side of a signed one proves nothing for A ... */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("secsub.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
-	/* ... but does for DS */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("sub.alg8.example."), DNS_TYPE_DS), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("secsub.alg8.example."), DNS_TYPE_DS), VAL_PROOF_BOGUS);
-	/* the apex NSEC cannot deny the DS (it is the child's) */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("alg8.example."), DNS_TYPE_DS), VAL_PROOF_BOGUS);
-	/* wildcard NODATA */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("x.wild.alg8.example."), DNS_TYPE_A), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("x.wild.alg8.example."), DNS_TYPE_TXT), VAL_PROOF_BOGUS);
-	/* a name that does not exist, and no wildcard: no NODATA proof */
-	ck_assert_int_eq(val_nsec_prove_nodata(nsec.r, nsec.n,
-		N("nx.alg8.example."), DNS_TYPE_A), VAL_PROOF_NONE);
+	static const struct proof t[] = {
+		{ PR_NODATA, "www.alg8.example.", DNS_TYPE_TXT,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "www.alg8.example.", DNS_TYPE_A, VAL_PROOF_BOGUS },
+		/* a CNAME is there: no NODATA for any type */
+		{ PR_NODATA, "alias.alg8.example.", DNS_TYPE_A,
+		  VAL_PROOF_BOGUS },
+		{ PR_NODATA, "alias.alg8.example.", DNS_TYPE_CNAME,
+		  VAL_PROOF_BOGUS },
+		/* empty non-terminals */
+		{ PR_NODATA, "b.ent.alg8.example.", DNS_TYPE_A,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "ent.alg8.example.", DNS_TYPE_AAAA,
+		  VAL_PROOF_SECURE },
+		/* the parent side of an insecure delegation (NS, no DS)
+		 * shows the name, and all below it, is in an unsigned
+		 * child: insecure (RFC 4035 5.2; as Unbound: a CNAME into a
+		 * child on the same servers gets the parent's NSEC) ... */
+		{ PR_NODATA, "sub.alg8.example.", DNS_TYPE_A,
+		  VAL_PROOF_INSECURE },
+		{ PR_NODATA, "www.sub.alg8.example.", DNS_TYPE_AAAA,
+		  VAL_PROOF_INSECURE },
+		/* ... the side of a signed one proves nothing for A ... */
+		{ PR_NODATA, "secsub.alg8.example.", DNS_TYPE_A,
+		  VAL_PROOF_NONE },
+		/* ... but does for DS */
+		{ PR_NODATA, "sub.alg8.example.", DNS_TYPE_DS,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "secsub.alg8.example.", DNS_TYPE_DS,
+		  VAL_PROOF_BOGUS },
+		/* the apex NSEC cannot deny the DS (it is the child's) */
+		{ PR_NODATA, "alg8.example.", DNS_TYPE_DS, VAL_PROOF_BOGUS },
+		/* wildcard NODATA */
+		{ PR_NODATA, "x.wild.alg8.example.", DNS_TYPE_A,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "x.wild.alg8.example.", DNS_TYPE_TXT,
+		  VAL_PROOF_BOGUS },
+		/* a name that does not exist, and no wildcard: no NODATA
+		 * proof */
+		{ PR_NODATA, "nx.alg8.example.", DNS_TYPE_A, VAL_PROOF_NONE },
+	};
+	CHECK_PROOFS(nsec.r, nsec.n, 0, 0, t);
 }
 END_TEST
 
@@ -320,28 +382,18 @@ nsec_rd(const char *next, const uint16_t *types, size_t nt, uint8_t *out)
 	return l + 2 + w;
 }
 
-/* aggressive-nsec (val_neg): an NXDOMAIN made from the store carries the
- * NSEC for the wildcard, the NSEC for the name, then the SOA, in the
- * order Unbound gives them */
-START_TEST(test_neg_order)
+/** the negative store of the wc.test. tests: the zone's SOA (MINIMUM 60)
+ * and two NSECs, the apex's (to ns.wc.test.) and target.wc.test.'s (to
+ * *.w.wc.test.), kept at now with a limit of use of use_max seconds */
+static void
+wc_store(struct val_neg *n, struct region *r, uint32_t now, uint32_t use_max)
 {
 	static const uint16_t apex_t[] = { DNS_TYPE_NS, DNS_TYPE_SOA,
 		DNS_TYPE_RRSIG, DNS_TYPE_NSEC, DNS_TYPE_DNSKEY };
 	static const uint16_t tgt_t[] = { DNS_TYPE_TXT, DNS_TYPE_RRSIG,
 		DNS_TYPE_NSEC };
-	struct val_neg *n = val_neg_create();
-	struct region *r = region_create(8192);
-	struct mesh_answer *a = NULL;
-	struct module_rr *rr;
-	uint8_t rd[300], soa[300], q[256];
+	uint8_t rd[300], soa[300];
 	size_t l, m = 256;
-	uint32_t now = 1000000000;
-	const char *want[3] = { "wc.test.", "target.wc.test.", "wc.test." };
-	const uint16_t wtype[3] = { DNS_TYPE_NSEC, DNS_TYPE_NSEC,
-		DNS_TYPE_SOA };
-	int i = 0;
-	ck_assert_ptr_nonnull(n);
-	ck_assert_ptr_nonnull(r);
 	/* the SOA: mname, rname, five numbers */
 	ck_assert_int_eq(dname_from_str("ns.wc.test.", soa, &m), 0);
 	l = m;
@@ -351,10 +403,30 @@ START_TEST(test_neg_order)
 	memset(soa + l, 0, 20);
 	soa[l + 19] = 60;
 	neg_put(n, r, "wc.test.", DNS_TYPE_SOA, soa, l + 20, now);
-	neg_put(n, r, "wc.test.", DNS_TYPE_NSEC, rd, nsec_rd("ns.wc.test.",
-		apex_t, 5, rd), now);
-	neg_put(n, r, "target.wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
-		"*.w.wc.test.", tgt_t, 3, rd), now);
+	neg_put_max(n, r, "wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
+		"ns.wc.test.", apex_t, 5, rd), now, use_max);
+	neg_put_max(n, r, "target.wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
+		"*.w.wc.test.", tgt_t, 3, rd), now, use_max);
+}
+
+/* aggressive-nsec (val_neg): an NXDOMAIN made from the store carries the
+ * NSEC for the wildcard, the NSEC for the name, then the SOA, in the
+ * order Unbound gives them */
+START_TEST(test_neg_order)
+{
+	struct val_neg *n = val_neg_create();
+	struct region *r = region_create(8192);
+	struct mesh_answer *a = NULL;
+	struct module_rr *rr;
+	uint8_t q[256];
+	uint32_t now = 1000000000;
+	const char *want[3] = { "wc.test.", "target.wc.test.", "wc.test." };
+	const uint16_t wtype[3] = { DNS_TYPE_NSEC, DNS_TYPE_NSEC,
+		DNS_TYPE_SOA };
+	int i = 0;
+	ck_assert_ptr_nonnull(n);
+	ck_assert_ptr_nonnull(r);
+	wc_store(n, r, now, 0xffffffff);
 	ck_assert_int_eq(val_neg_answer(n, vt_name("v.wc.test.", q),
 		DNS_TYPE_A, now, r, &a), 1);
 	ck_assert_ptr_nonnull(a);
@@ -378,32 +450,16 @@ END_TEST
  * (Unbound's val_negcache_ttl.rpl) */
 START_TEST(test_neg_use_max)
 {
-	static const uint16_t apex_t[] = { DNS_TYPE_NS, DNS_TYPE_SOA,
-		DNS_TYPE_RRSIG, DNS_TYPE_NSEC, DNS_TYPE_DNSKEY };
-	static const uint16_t tgt_t[] = { DNS_TYPE_TXT, DNS_TYPE_RRSIG,
-		DNS_TYPE_NSEC };
 	struct val_neg *n = val_neg_create();
 	struct region *r = region_create(8192);
 	struct mesh_answer *a = NULL;
 	struct module_rr *rr;
-	uint8_t rd[300], soa[300], q[256];
-	size_t l, m = 256;
+	uint8_t q[256];
 	uint32_t now = 1000000000;
 	int nsecs = 0;
 	ck_assert_ptr_nonnull(n);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(dname_from_str("ns.wc.test.", soa, &m), 0);
-	l = m;
-	m = 256;
-	ck_assert_int_eq(dname_from_str("h.wc.test.", soa + l, &m), 0);
-	l += m;
-	memset(soa + l, 0, 20);
-	soa[l + 19] = 60;
-	neg_put(n, r, "wc.test.", DNS_TYPE_SOA, soa, l + 20, now);
-	neg_put_max(n, r, "wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
-		"ns.wc.test.", apex_t, 5, rd), now, 900);
-	neg_put_max(n, r, "target.wc.test.", DNS_TYPE_NSEC, rd, nsec_rd(
-		"*.w.wc.test.", tgt_t, 3, rd), now, 900);
+	wc_store(n, r, now, 900);
 	/* within the limit: the answer, with the records' own TTL */
 	ck_assert_int_eq(val_neg_answer(n, vt_name("v.wc.test.", q),
 		DNS_TYPE_A, now + 100, r, &a), 1);
@@ -425,32 +481,24 @@ END_TEST
 
 START_TEST(test_nsec_wildcard_and_ds)
 {
-	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
-		N("a.b.wild.alg8.example."), 3), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
-		N("x.wild.alg8.example."), 3), VAL_PROOF_SECURE);
-	/* a wrong closest encloser */
-	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
-		N("a.b.wild.alg8.example."), 2), VAL_PROOF_NONE);
-	/* an existing name was not synthesised */
-	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
-		N("www.alg8.example."), 2), VAL_PROOF_NONE);
-	/* labels not below the name */
-	ck_assert_int_eq(val_nsec_prove_wildcard(nsec.r, nsec.n,
-		N("x.wild.alg8.example."), 4), VAL_PROOF_NONE);
-	/* DS at referrals */
-	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
-		N("sub.alg8.example.")), VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
-		N("secsub.alg8.example.")), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
-		N("www.alg8.example.")), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
-		N("alg8.example.")), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
-		N("ent.alg8.example.")), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec_prove_no_ds(nsec.r, nsec.n,
-		N("nx.alg8.example.")), VAL_PROOF_NONE);
+	static const struct proof t[] = {
+		{ PR_WILDCARD, "a.b.wild.alg8.example.", 3, VAL_PROOF_SECURE },
+		{ PR_WILDCARD, "x.wild.alg8.example.", 3, VAL_PROOF_SECURE },
+		/* a wrong closest encloser */
+		{ PR_WILDCARD, "a.b.wild.alg8.example.", 2, VAL_PROOF_NONE },
+		/* an existing name was not synthesised */
+		{ PR_WILDCARD, "www.alg8.example.", 2, VAL_PROOF_NONE },
+		/* labels not below the name */
+		{ PR_WILDCARD, "x.wild.alg8.example.", 4, VAL_PROOF_NONE },
+		/* DS at referrals */
+		{ PR_NO_DS, "sub.alg8.example.", 0, VAL_PROOF_INSECURE },
+		{ PR_NO_DS, "secsub.alg8.example.", 0, VAL_PROOF_BOGUS },
+		{ PR_NO_DS, "www.alg8.example.", 0, VAL_PROOF_SECURE },
+		{ PR_NO_DS, "alg8.example.", 0, VAL_PROOF_BOGUS },
+		{ PR_NO_DS, "ent.alg8.example.", 0, VAL_PROOF_SECURE },
+		{ PR_NO_DS, "nx.alg8.example.", 0, VAL_PROOF_NONE },
+	};
+	CHECK_PROOFS(nsec.r, nsec.n, 0, 0, t);
 }
 END_TEST
 
@@ -572,67 +620,56 @@ no_optout(void)
 
 START_TEST(test_nsec3_proofs)
 {
+	/* the chain without opt-out */
+	static const struct proof t[] = {
+		/* NXDOMAIN */
+		{ PR_NXDOMAIN, "nx.alg7.example.", 0, VAL_PROOF_SECURE },
+		{ PR_NXDOMAIN, "a.b.nx.alg7.example.", 0, VAL_PROOF_SECURE },
+		{ PR_NXDOMAIN, "www.alg7.example.", 0, VAL_PROOF_BOGUS },
+		{ PR_NXDOMAIN, "ent.alg7.example.", 0, VAL_PROOF_BOGUS },
+		{ PR_NXDOMAIN, "x.wild.alg7.example.", 0, VAL_PROOF_BOGUS },
+		/* outside the zone of the records: nothing */
+		{ PR_NXDOMAIN, "nx.alg8.example.", 0, VAL_PROOF_NONE },
+		/* NODATA */
+		{ PR_NODATA, "www.alg7.example.", DNS_TYPE_TXT,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "www.alg7.example.", DNS_TYPE_AAAA,
+		  VAL_PROOF_BOGUS },
+		{ PR_NODATA, "alias.alg7.example.", DNS_TYPE_A,
+		  VAL_PROOF_BOGUS },
+		{ PR_NODATA, "b.ent.alg7.example.", DNS_TYPE_A,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "alg7.example.", DNS_TYPE_DS, VAL_PROOF_BOGUS },
+		{ PR_NODATA, "secsub.alg7.example.", DNS_TYPE_A,
+		  VAL_PROOF_NONE },
+		/* wildcard NODATA */
+		{ PR_NODATA, "x.wild.alg7.example.", DNS_TYPE_A,
+		  VAL_PROOF_SECURE },
+		{ PR_NODATA, "x.wild.alg7.example.", DNS_TYPE_TXT,
+		  VAL_PROOF_BOGUS },
+		{ PR_NODATA, "nx.alg7.example.", DNS_TYPE_A, VAL_PROOF_NONE },
+		/* wildcard answers */
+		{ PR_WILDCARD, "a.b.wild.alg7.example.", 3, VAL_PROOF_SECURE },
+		{ PR_WILDCARD, "a.b.wild.alg7.example.", 2, VAL_PROOF_NONE },
+		{ PR_WILDCARD, "www.alg7.example.", 2, VAL_PROOF_NONE },
+		{ PR_WILDCARD, "www.alg7.example.", 3, VAL_PROOF_NONE },
+	};
+	/* the chain as signed, with opt-out */
+	static const struct proof optout[] = {
+		/* under opt-out an NXDOMAIN is only insecure */
+		{ PR_NXDOMAIN, "nx.alg7.example.", 0, VAL_PROOF_INSECURE },
+		/* the next closer covered by opt-out (RFC 5155 9.2): a
+		 * wildcard answer and a wildcard NODATA are only
+		 * insecure */
+		{ PR_WILDCARD, "a.b.wild.alg7.example.", 3,
+		  VAL_PROOF_INSECURE },
+		{ PR_NODATA, "x.wild.alg7.example.", DNS_TYPE_A,
+		  VAL_PROOF_INSECURE },
+	};
 	struct recset *p = no_optout();
 	unsigned it = VAL_NSEC3_MAX_ITER_DEFAULT;
-	/* NXDOMAIN */
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg7.example."), it, NULL), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("a.b.nx.alg7.example."), it, NULL), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("www.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("ent.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("x.wild.alg7.example."), it, NULL), VAL_PROOF_BOGUS);
-	/* under opt-out an NXDOMAIN is only insecure */
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(nsec3.r, nsec3.n,
-		N("nx.alg7.example."), it, NULL), VAL_PROOF_INSECURE);
-	/* outside the zone of the records: nothing */
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg8.example."), it, NULL), VAL_PROOF_NONE);
-	/* NODATA */
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_TXT, it, NULL),
-		VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_AAAA, it, NULL),
-		VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("alias.alg7.example."), DNS_TYPE_A, it, NULL),
-		VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("b.ent.alg7.example."), DNS_TYPE_A, it, NULL),
-		VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("alg7.example."), DNS_TYPE_DS, it, NULL), VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("secsub.alg7.example."), DNS_TYPE_A, it, NULL),
-		VAL_PROOF_NONE);
-	/* wildcard NODATA */
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("x.wild.alg7.example."), DNS_TYPE_A, it, NULL),
-		VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("x.wild.alg7.example."), DNS_TYPE_TXT, it, NULL),
-		VAL_PROOF_BOGUS);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("nx.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_NONE);
-	/* wildcard answers */
-	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("a.b.wild.alg7.example."), 3, it, NULL), VAL_PROOF_SECURE);
-	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("a.b.wild.alg7.example."), 2, it, NULL), VAL_PROOF_NONE);
-	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("www.alg7.example."), 2, it, NULL), VAL_PROOF_NONE);
-	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("www.alg7.example."), 3, it, NULL), VAL_PROOF_NONE);
-	/* the next closer covered by opt-out (RFC 5155 9.2): a wildcard
-	 * answer and a wildcard NODATA are only insecure */
-	ck_assert_int_eq(val_nsec3_prove_wildcard(nsec3.r, nsec3.n,
-		N("a.b.wild.alg7.example."), 3, it, NULL), VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec3_prove_nodata(nsec3.r, nsec3.n,
-		N("x.wild.alg7.example."), DNS_TYPE_A, it, NULL), VAL_PROOF_INSECURE);
+	CHECK_PROOFS(p->r, p->n, 1, it, t);
+	CHECK_PROOFS(nsec3.r, nsec3.n, 1, it, optout);
 }
 END_TEST
 
@@ -794,26 +831,26 @@ END_TEST
 
 START_TEST(test_nsec3_iterations)
 {
-	struct recset *p = no_optout();
 	/* the fixture has 5 iterations: a limit of 4 makes it insecure,
 	 * whatever the records say */
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("www.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec3_prove_nodata(p->r, p->n,
-		N("www.alg7.example."), DNS_TYPE_TXT, 4, NULL),
-		VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec3_prove_wildcard(p->r, p->n,
-		N("a.b.wild.alg7.example."), 3, 4, NULL), VAL_PROOF_INSECURE);
-	ck_assert_int_eq(val_nsec3_prove_no_ds(p->r, p->n,
-		N("secsub.alg7.example."), 4, NULL), VAL_PROOF_INSECURE);
+	static const struct proof over[] = {
+		{ PR_NXDOMAIN, "nx.alg7.example.", 0, VAL_PROOF_INSECURE },
+		{ PR_NXDOMAIN, "www.alg7.example.", 0, VAL_PROOF_INSECURE },
+		{ PR_NODATA, "www.alg7.example.", DNS_TYPE_TXT,
+		  VAL_PROOF_INSECURE },
+		{ PR_WILDCARD, "a.b.wild.alg7.example.", 3,
+		  VAL_PROOF_INSECURE },
+		{ PR_NO_DS, "secsub.alg7.example.", 0, VAL_PROOF_INSECURE },
+		/* records of another zone do not count */
+		{ PR_NXDOMAIN, "nx.alg8.example.", 0, VAL_PROOF_NONE },
+	};
 	/* at the limit: as before */
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg7.example."), 5, NULL), VAL_PROOF_SECURE);
-	/* records of another zone do not count */
-	ck_assert_int_eq(val_nsec3_prove_nxdomain(p->r, p->n,
-		N("nx.alg8.example."), 4, NULL), VAL_PROOF_NONE);
+	static const struct proof at[] = {
+		{ PR_NXDOMAIN, "nx.alg7.example.", 0, VAL_PROOF_SECURE },
+	};
+	struct recset *p = no_optout();
+	CHECK_PROOFS(p->r, p->n, 1, 4, over);
+	CHECK_PROOFS(p->r, p->n, 1, 5, at);
 }
 END_TEST
 

@@ -288,13 +288,34 @@ def scenarios(g):
                [Q("www.tampered.vtest.", ad=False,
                   ans=[("tampered", "www.tampered.vtest.", "A")])],
                conf=["val-permissive-mode: yes"]))
-    L.append(S("cd_bogus", "CD: the bogus data is given unvalidated",
+    L.append(S("cd_bogus", "CD: a query with CD is validated (as "
+               "Unbound), and the bogus data is given to it as it came, "
+               "NOERROR without AD (RFC 4035 3.2.2, RFC 6840 5.9), also "
+               "from the cache; a client without CD after it gets "
+               "SERVFAIL (the bogus answer is remembered: no upstream "
+               "query for it); the bogus data is cached no longer than "
+               "val-bogus-ttl (60 s), as Unbound's bogus RRsets",
                [Q("www.expired.vtest.", cd=True, ad=False,
-                  ans=[("expired", "www.expired.vtest.", "A")])]))
-    L.append(S("cd_secure", "CD on a secure name: the data, no AD (not "
-               "validated)",
-               [Q("www.sec.vtest.", cd=True, ad=False,
-                  ans=[("sec", "www.sec.vtest.", "A")])]))
+                  ans=[("expired", "www.expired.vtest.", "A")]),
+                Q("www.expired.vtest.", cd=True, ad=False,
+                  ans=[("expired", "www.expired.vtest.", "A")]),
+                Q("www.expired.vtest.", rcode="SERVFAIL", ede=7,
+                  sent=[("www.expired.vtest.", "A COUNT 3")]),
+                Q("www.expired.vtest.", cd=True, ad=False, step_time=61,
+                  ans=[("expired", "www.expired.vtest.", "A")],
+                  sent=[("www.expired.vtest.", "A COUNT 4")])]))
+    L.append(S("cd_secure", "CD on a secure name: validated as Unbound "
+               "does, AD by the DO and AD rules (DO, or AD asked), also "
+               "from the cache",
+               [Q("www.sec.vtest.", cd=True, ad=True,
+                  ans=[("sec", "www.sec.vtest.", "A")]),
+                Q("www.sec.vtest.", cd=True, ad=True,
+                  ans=[("sec", "www.sec.vtest.", "A")],
+                  sent=[("www.sec.vtest.", "A COUNT 3")]),
+                Q("www.sec.vtest.", cd=True, do=False, ad=False,
+                  ans=[("sec", "www.sec.vtest.", "A")]),
+                Q("www.sec.vtest.", cd=True, do=False, ad_q=True,
+                  ad=True, ans=[("sec", "www.sec.vtest.", "A")])]))
     L.append(S("ignore_cd", "ignore-cd-flag: a CD query is validated "
                "anyway: SERVFAIL for the expired zone",
                [Q("www.expired.vtest.", cd=True, rcode="SERVFAIL", ede=7)],
@@ -463,10 +484,26 @@ def scenarios(g):
                "6147 5.5): the AAAA synthesised from a validated NODATA "
                "and a validated A answer gets AD (case 2, as Unbound); a "
                "client with DO and CD gets the real data, no synthesis "
-               "(case 3), also after the synthesised answer is cached",
+               "(case 3), validated (AD, as Unbound), also after the "
+               "synthesised answer is cached",
                [Q("www.sec.vtest.", "AAAA", ad=True,
                   lines=["www.sec.vtest. 3600 IN AAAA 64:ff9b::c000:201"]),
-                Q("www.sec.vtest.", "AAAA", cd=True, ad=False)],
+                Q("www.sec.vtest.", "AAAA", cd=True, ad=True)],
+               conf=['module-config: "dns64 validator iterator"',
+                     "dns64-prefix: 64:ff9b::/96"]))
+    L.append(S("dns64_bogus_a", "dns64 on a validating resolver: an "
+               "AAAA NODATA that validates, and an A answer that is bogus: "
+               "SERVFAIL with the A answer's EDE, not the NODATA (as "
+               "Unbound's synthesis takes the A answer's status, its "
+               "dns64_dnssec.rpl); a client with DO and CD gets the "
+               "validated NODATA (AD, no synthesis); one with CD without "
+               "DO the AAAA made from the bogus A data, without AD",
+               [Q("www.tampered.vtest.", "AAAA", rcode="SERVFAIL", ede=6),
+                Q("www.tampered.vtest.", "AAAA", cd=True, ad=True),
+                Q("www.tampered.vtest.", "AAAA", cd=True, do=False,
+                  ad=False,
+                  lines=["www.tampered.vtest. 3600 IN AAAA "
+                         "64:ff9b::c000:242"])],
                conf=['module-config: "dns64 validator iterator"',
                      "dns64-prefix: 64:ff9b::/96"]))
     L.append(S("bogus_ttl_records", "a bogus answer is remembered no "
@@ -481,10 +518,15 @@ def scenarios(g):
                   sent=[("short.tampered.vtest.", "A COUNT 4")])],
                conf=["val-max-restart: 0"]))
     L.append(S("bogus_ttl_cd", "a bogus answer remembered for "
-               "val-bogus-ttl does not stop a CD client getting the data",
-               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
+               "val-bogus-ttl does not stop a CD client getting the data: "
+               "from the message cache, where the SERVFAIL of the client "
+               "without CD left it (no upstream query), as Unbound serves "
+               "its bogus message to CD clients",
+               [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6,
+                  sent=[("www.tampered.vtest.", "A COUNT 5")]),
                 Q("www.tampered.vtest.", cd=True, ad=False,
-                  ans=[("tampered", "www.tampered.vtest.", "A")])]))
+                  ans=[("tampered", "www.tampered.vtest.", "A")],
+                  sent=[("www.tampered.vtest.", "A COUNT 5")])]))
     L.append(S("bogus_ttl_zero", "val-bogus-ttl: 0 (nothing remembered) loads and "
                "the question fails the same way again",
                [Q("www.tampered.vtest.", rcode="SERVFAIL", ede=6),
@@ -545,9 +587,10 @@ def scenarios(g):
                   at_step=20)],
                ranges_until=10))
     L.append(S("aggressive_nsec_cd", "aggressive-nsec: a CD client is not "
-               "answered from the validated NSEC store (asked upstream)",
+               "answered from the validated NSEC store (asked upstream; "
+               "the answer is validated: AD)",
                [Q("nx.sec.vtest.", rcode="NXDOMAIN", ad=True),
-                Q("ok.sec.vtest.", rcode="NXDOMAIN", cd=True, ad=False)]))
+                Q("ok.sec.vtest.", rcode="NXDOMAIN", cd=True, ad=True)]))
     L.append(S("aggressive_nsec_any", "aggressive-nsec: an NSEC at the "
                "name does not answer an ANY question (asked upstream)",
                [Q("www.sec.vtest.", "MX", ad=True),

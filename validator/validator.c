@@ -142,6 +142,19 @@ struct val_env {
 	lock_basic_type autr_lock;
 };
 
+/**
+ * A client's query with CD (RFC 4035 3.2.2), not ignore-cd-flag: it is
+ * validated as any other (AD when secure, as Unbound does), but a bogus
+ * answer is given to it with its data (NOERROR or NXDOMAIN, no AD), not
+ * SERVFAIL, and no remembered bogus answer stops it.
+ * @return 1 for such a query.
+ */
+static int
+val_cd_client(const struct module_qstate *qs, const struct val_env *ve)
+{
+	return (qs->flags & MESH_FLAG_CD) && !ve->ignore_cd;
+}
+
 /** what the sub-query in flight is for */
 enum val_sub {
 	/** none */
@@ -161,7 +174,7 @@ enum val_sub {
 struct val_qstate {
 	/** next on the worker's free list (only while on it) */
 	struct val_qstate *next_free;
-	/** 1: not validated (CD, sub-query, no anchors) */
+	/** 1: not validated (sub-query, no anchors) */
 	int passthrough;
 	/** 1 while the walk waits on a sub-query */
 	int waiting;
@@ -1246,7 +1259,7 @@ ta_signal(struct module_qstate *qs, struct val_env *ve,
 		return;
 	memcpy(name + pos, an->name, nl);
 	(void)qs->env->add_background(qs->env, name, DNS_TYPE_NULL,
-		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_CD);
+		DNS_CLASS_IN, MESH_FLAG_RD | MESH_FLAG_CD | MESH_FLAG_NOVAL);
 }
 
 /**
@@ -2564,11 +2577,13 @@ bogus_remember(struct module_qstate *qs, struct val_env *ve, int ede,
  * short no-recursion time asks again, as Unbound does not store a bogus
  * message over an expired one it can serve */
 static int
-bogus_has_stale(struct module_qstate *qs)
+bogus_has_stale(struct module_qstate *qs, const struct val_env *ve)
 {
 	struct query_info qi;
 	struct mcache_state st;
-	int d, cd = (qs->flags & MESH_FLAG_CD) != 0;
+	/* (the answers a non-CD client would be given: a CD client's
+	 * bogus answer is remembered for them) */
+	int d, cd = (qs->flags & MESH_FLAG_CD) && ve->ignore_cd;
 	if(!qs->env->cfg || !qs->env->cfg->serve_expired || !qs->env->mcache ||
 		query_info_set(&qi, qs->qname, qs->qtype, qs->qclass) < 0)
 		return 0;
@@ -2734,11 +2749,11 @@ root_anchor_has(struct val_env *ve, unsigned tag)
  * label is a root-key-sentinel label becomes SERVFAIL when the is-ta
  * key is not trusted or the not-ta key is, with EDE 6 (DNSSEC Bogus) as
  * Unbound says; whether the answer was validated now or made from the
- * validated NSEC store.
- * @return 1 when the state was finished so (MODULE_ERROR).
+ * validated NSEC store. (A CD client gets the answer, without AD.)
+ * @return 1 when the answer fails so.
  */
 static int
-sentinel_servfail(struct module_qstate *qs, struct val_env *ve, int id)
+sentinel_fails(struct module_qstate *qs, struct val_env *ve)
 {
 	unsigned tag;
 	int kind;
@@ -2746,13 +2761,62 @@ sentinel_servfail(struct module_qstate *qs, struct val_env *ve, int id)
 		qs->qtype != DNS_TYPE_AAAA))
 		return 0;
 	kind = sentinel_label(qs->qname, &tag);
-	if(kind == 0 || (kind == 1) == root_anchor_has(ve, tag))
+	return kind != 0 && (kind == 1) != root_anchor_has(ve, tag);
+}
+
+/** sentinel_fails(): then the state is finished SERVFAIL, EDE 6.
+ * @return 1 when the state was finished so (MODULE_ERROR). */
+static int
+sentinel_servfail(struct module_qstate *qs, struct val_env *ve, int id)
+{
+	if(!sentinel_fails(qs, ve))
 		return 0;
 	qs->ede = DNS_EDE_DNSSEC_BOGUS;
 	qs->return_msg = NULL;
 	qs->return_rcode = DNS_RCODE_SERVFAIL;
 	qs->ext_state[id] = MODULE_ERROR;
 	return 1;
+}
+
+/** lower the TTLs of a list's records to at most ttl (the bogus answer
+ * given to a CD client) */
+static void
+bogus_ttl_cap(struct module_rrlist *l, uint32_t ttl)
+{
+	struct module_rr *rr;
+	for(rr = l->first; rr; rr = rr->next)
+		if(rr->ttl > ttl)
+			rr->ttl = ttl;
+}
+
+/** a client question without CD (not ignore-cd-flag) whose answer is
+ * bogus, final: hand the answer to the front end for CD clients
+ * (qs->bogus_msg), as it would be given to them: TTLs at most
+ * val-bogus-ttl, without DNSSEC records for a non-DO key, and marked for
+ * no RRset cache (trust none: bogus data serves no other question) */
+static void
+bogus_for_cd(struct module_qstate *qs, const struct val_env *ve,
+	struct mesh_answer *a)
+{
+	struct module_rrlist *l[3];
+	struct module_rr *rr;
+	int i;
+	if(qs->depth > 0 || ve->ignore_cd || ve->bogus_ttl == 0 ||
+		qs->no_cache_store)
+		return;
+	l[0] = &a->an;
+	l[1] = &a->ns;
+	l[2] = &a->ar;
+	for(i = 0; i < 3; i++) {
+		bogus_ttl_cap(l[i], ve->bogus_ttl);
+		if(!(qs->flags & MESH_FLAG_DO))
+			strip_dnssec(l[i], qs->qtype);
+		for(rr = l[i]->first; rr; rr = rr->next)
+			rr->trust = RRSET_TRUST_NONE;
+	}
+	a->sec = MODULE_SEC_BOGUS;
+	a->ede = -1;
+	qs->bogus_msg = a;
 }
 
 /**
@@ -2884,6 +2948,7 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 {
 	struct mesh_answer *a = vq->ans;
 	struct module_counters *c = &qs->env->ctr;
+	int cd = val_cd_client(qs, ve);
 	if(sec == MODULE_SEC_BOGUS && val_restart(qs, vq, ve, id))
 		return;
 	a->sec = (enum module_sec_status)sec;
@@ -2892,12 +2957,17 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 		neg_store(qs, ve, &a->ns);
 	/* (num.answer.secure counts the replies to clients, as Unbound's:
 	 * the front end does, not this validation, which may have none) */
-	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus)
+	/* (num.answer.bogus counts the answers made SERVFAIL, as
+	 * Unbound's: not those given to CD clients) */
+	if(sec == MODULE_SEC_BOGUS && c->num_answer_bogus && !cd)
 		(*c->num_answer_bogus)++;
 	if(c->num_rrset_bogus)
 		*c->num_rrset_bogus += count_bogus(&a->an) +
 			count_bogus(&a->ns);
-	if(sec == MODULE_SEC_SECURE && sentinel_servfail(qs, ve, id))
+	if(sec == MODULE_SEC_SECURE && cd) {
+		if(sentinel_fails(qs, ve))
+			a->sec = MODULE_SEC_INSECURE; /* the answer, no AD */
+	} else if(sec == MODULE_SEC_SECURE && sentinel_servfail(qs, ve, id))
 		return;
 	if(sec == MODULE_SEC_BOGUS) {
 		val_log_bogus(qs, vq, ve);
@@ -2909,12 +2979,27 @@ val_finish(struct module_qstate *qs, struct val_qstate *vq,
 			 * Unbound keeps the more specific one */
 			if(qs->ede == DNS_EDE_DNSSEC_BOGUS && a->ede >= 0)
 				qs->ede = a->ede;
-			if(!bogus_has_stale(qs))
+			if(!bogus_has_stale(qs, ve)) {
 				bogus_remember(qs, ve, qs->ede, a);
-			qs->return_msg = NULL;
-			qs->return_rcode = DNS_RCODE_SERVFAIL;
-			qs->ext_state[id] = MODULE_ERROR;
-			return;
+				if(!cd)
+					bogus_for_cd(qs, ve, a);
+			}
+			if(!cd) {
+				qs->return_msg = NULL;
+				qs->return_rcode = DNS_RCODE_SERVFAIL;
+				qs->ext_state[id] = MODULE_ERROR;
+				return;
+			}
+			/* a CD client gets the data (RFC 4035 3.2.2, RFC
+			 * 6840 5.9), remembered for the others all the
+			 * same; its TTLs (every record's, so that the
+			 * cached message goes when its bogus RRsets would)
+			 * at most val-bogus-ttl, as Unbound sets its bogus
+			 * RRsets'; no EDE (the answer is not a failure) */
+			qs->ede = -1;
+			bogus_ttl_cap(&a->an, ve->bogus_ttl);
+			bogus_ttl_cap(&a->ns, ve->bogus_ttl);
+			bogus_ttl_cap(&a->ar, ve->bogus_ttl);
 		}
 	}
 	if(ve->clean_add)
@@ -3156,7 +3241,7 @@ autr_jitter(struct module_env *env, struct val_env *ve, uint32_t wait)
 
 /**
  * RFC 5011 active refresh (2.3): start the DNSKEY probes that are due, as
- * background queries (DO and CD: the answer comes back unvalidated and
+ * background queries (DO, CD, NOVAL: the answer comes back unvalidated and
  * autr_probe_result() checks it against the point's own trusted keys).
  * Run from the probe timer of worker 0. A probe started moves
  * next_probe_time by the retry time, so a lost probe is tried again; the
@@ -3184,7 +3269,7 @@ autr_probe_due(struct module_env *env, struct val_env *ve)
 		lock_basic_unlock(&ve->autr_lock);
 		if(due && env->add_background(env, an->name,
 			DNS_TYPE_DNSKEY, DNS_CLASS_IN, MESH_FLAG_RD |
-			MESH_FLAG_DO | MESH_FLAG_CD) != 0)
+			MESH_FLAG_DO | MESH_FLAG_CD | MESH_FLAG_NOVAL) != 0)
 			log_warn("validator: cannot start the RFC 5011 probe");
 	}
 }
@@ -3643,7 +3728,7 @@ val_worker_start(struct module_env *env, int id)
 }
 
 /** the module data of a state that is not validated (passed through:
- * CD, sub-query, no anchors, not class IN): its address only */
+ * NOVAL, sub-query, no anchors, not class IN): its address only */
 static char val_passthrough_mark;
 
 /** module operate() */
@@ -3677,7 +3762,7 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 			/* (class ANY is resolved in class IN) */
 			(qs->qclass != DNS_CLASS_IN &&
 			qs->qclass != DNS_CLASS_ANY) ||
-			((qs->flags & MESH_FLAG_CD) && !ve->ignore_cd)) {
+			(qs->flags & MESH_FLAG_NOVAL)) {
 			/* not validated: no state of its own (the walk's
 			 * state is kilobytes: a heap block per query) */
 			qs->minfo[id] = &val_passthrough_mark;
@@ -3699,7 +3784,8 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 		vq->ede = -1;
 		vq->qs = qs;
 		qs->flags |= MESH_FLAG_DNSSEC;
-		if(qs->depth == 0 && !qs->prefetch && !ve->permissive) {
+		if(qs->depth == 0 && !qs->prefetch && !ve->permissive &&
+			!val_cd_client(qs, ve)) {
 			int ede = bogus_lookup(qs, ve);
 			if(ede >= 0) {
 				struct module_counters *c = &qs->env->ctr;
@@ -3712,8 +3798,12 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 				return;
 			}
 		}
+		/* (a CD client, which validates for itself, gets the
+		 * servers' answer, not one made from the NSEC store, as
+		 * before CD queries were validated; Unbound's
+		 * dns64_dnssec.rpl has the servers' answer there too) */
 		if(ve->neg && qs->depth == 0 && !qs->prefetch &&
-			neg_answer(qs, ve, id))
+			!val_cd_client(qs, ve) && neg_answer(qs, ve, id))
 			return;
 		qs->ext_state[id] = MODULE_WAIT_MODULE;
 		return;
@@ -3724,7 +3814,7 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 			qs->ext_state[id] = MODULE_WAIT_MODULE;
 			return;
 		}
-		/* the RFC 5011 probe (a CD query: passed through) */
+		/* the RFC 5011 probe (NOVAL: passed through) */
 		if((pt = autr_point_of(qs, ve)) != NULL &&
 			autr_probe_result(qs, ve, pt, id, qs->return_msg ?
 			&qs->return_msg->an : NULL, qs->return_rcode, 1)) {

@@ -2,7 +2,7 @@
  * validator/validator.h - the validator module: DNSSEC validation of what
  * the iterator returns (module "validator", above "iterator").
  *
- * A client query (depth 0, CD clear or ignore-cd-flag) is passed down with
+ * A client query (depth 0, CD or not) is passed down with
  * MESH_FLAG_DNSSEC, so the iterator asks with DO and keeps RRSIG, NSEC and
  * NSEC3 records. When the answer comes back up (MODULE_EVENT_MODDONE),
  * each RRset of the answer and authority sections is checked with the
@@ -25,7 +25,8 @@
  * secure, insecure or bogus (mesh_answer.sec, and each record's sec): the
  * message cache keeps it and sets AD for DO or AD clients on secure ones.
  * Bogus is SERVFAIL with an Extended DNS Error (RFC 8914) unless
- * val-permissive-mode. Before an answer is bogus, the query is restarted
+ * val-permissive-mode, or the client set CD (not ignore-cd-flag): it gets
+ * the bogus data, without AD (RFC 4035 3.2.2), TTLs at most val-bogus-ttl. Before an answer is bogus, the query is restarted
  * up to val-max-restart times: passed down again to the iterator with the
  * servers that gave the bogus answer (qstate->origin) excluded
  * (qstate->exclude); only when the restarts are used up, or no server is

@@ -173,6 +173,7 @@ xdp_frame_parse(const uint8_t *f, size_t len, struct xdp_frame_info *fi)
 		return XDP_FRAME_CHECKSUM;
 	fi->dns_off = fi->udp_off + 8;
 	fi->dns_len = ulen - 8;
+	fi->psum = sum;
 	if(fi->family == 4) {
 		set_addr4(&fi->src, ip + 12, udp);
 		set_addr4(&fi->dst, ip + 16, udp + 2);
@@ -188,7 +189,6 @@ xdp_frame_reply(uint8_t *f, const struct xdp_frame_info *fi, size_t alen)
 {
 	uint8_t *ip = f + XDP_ETH_LEN, *udp = f + fi->udp_off;
 	uint16_t ulen = (uint16_t)(8 + alen), c;
-	uint32_t sum;
 	swap_bytes(f, f + 6, 6);
 	if(fi->family == 4) {
 		ip[1] = 0;
@@ -199,19 +199,17 @@ xdp_frame_reply(uint8_t *f, const struct xdp_frame_info *fi, size_t alen)
 		wr16(ip + 10, 0);
 		swap_bytes(ip + 12, ip + 16, 4);
 		wr16(ip + 10, (uint16_t)~xdp_csum_add(0, ip, 20));
-		sum = (uint32_t)xdp_csum_add(0, ip + 12, 8);
 	} else {
 		ip[0] = 0x60;
 		ip[1] = ip[2] = ip[3] = 0;
 		wr16(ip + 4, ulen);
 		ip[7] = 64;
 		swap_bytes(ip + 8, ip + 24, 16);
-		sum = (uint32_t)xdp_csum_add(0, ip + 8, 32);
 	}
 	swap_bytes(udp, udp + 2, 2);
 	wr16(udp + 4, ulen);
 	wr16(udp + 6, 0);
-	c = (uint16_t)~xdp_csum_add(sum + IPPROTO_UDP + ulen, udp, ulen);
+	c = (uint16_t)~xdp_csum_add(fi->psum + ulen, udp, ulen);
 	wr16(udp + 6, c ? c : 0xffff);
 	return fi->udp_off + ulen;
 }

@@ -55,6 +55,10 @@ struct xdp_frame_info {
 	size_t dns_off;
 	/** length of the DNS message (from the UDP length) */
 	size_t dns_len;
+	/** the UDP pseudo header's partial sum without the length (the two
+	 * addresses and the protocol): the reply's is the same, its
+	 * addresses only swap places */
+	uint32_t psum;
 	/** the client: source address and port */
 	struct netaddr src;
 	/** the address and port the query was sent to */

@@ -62,7 +62,6 @@ NS_IP=127.0.40.3
 REFUSER_IP=127.0.40.4
 SILENT_IP=127.0.40.5
 SILENT_CLIENTS=${SILENT_CLIENTS:-20}
-T0=$(date +%s)
 
 for tool in "$NSD" dig perl timeout; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -74,36 +73,8 @@ if [ "$(id -u)" != 0 ]; then
 	echo "attack: SKIP: needs root to bind NSD to $NS_IP port 53"
 	exit 77
 fi
-if [ "$RESOLVER" = petrel ]; then
-	if [ -z "$PETREL" ]; then
-		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
-		else PETREL=$(command -v petrel)
-		fi
-	fi
-	if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
-		echo "attack: petrel binary not found: build it, or set PETREL=path"
-		exit 1
-	fi
-	export PETREL
-fi
-
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "attack: another run holds /tmp/petrel-integration.lock for 5 minutes"
-	exit 1
-fi
-
-T0=$(date +%s)
-it_init petrel-attack
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
-finish() {
-	echo "attack: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s, $RESOLVER)"
-	[ "$FAILED" = 0 ]
-	exit $?
-}
+# petrel or (RESOLVER=unbound) Unbound, the lock, ok/fail/finish
+it_suite -u attack
 
 nsd_start root "$ROOT_IP" ".=$ZONES/attack-root.zone" &&
 nsd_start victim "$NS_IP" "victim.zz.=$ZONES/victim.zz.zone" \

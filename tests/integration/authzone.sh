@@ -42,6 +42,64 @@ PA=127.0.120.10
 it_suite authzone
 W=$IT_WORK
 
+# refused ZONE REASON OK FAIL: the validating petrel answers www.ZONE. A
+# with SERVFAIL and its log says the copy of ZONE. was refused for REASON
+# (a regular expression): "ok OK", else "FAIL FAIL: 'status'" and the
+# log's lines about ZONE
+refused() {
+	local r
+	r=$(dig +norec +time=1 +tries=1 @$PV "www.$1." A | grep -o 'status: [A-Z]*')
+	[ "$r" = "status: SERVFAIL" ] &&
+		grep -q "auth-zone $1\.: .*refused, not used: $2" "$W/petrel-v.log" &&
+		ok "$3" ||
+		{ bad "$4: '$r'"; grep "$1" "$W/petrel-v.log"; }
+}
+
+# server_conf ADDR THREADS NAME MODULES: the server: clause both petrels
+# start with (port 53 on ADDR, pidfile NAME.pid, module-config MODULES);
+# the lines that differ follow it
+server_conf() {
+	cat <<EOF
+server:
+  interface: $1
+  port: 53
+  do-ip6: no
+  num-threads: $2
+  do-daemonize: no
+  username: ""
+  chroot: ""
+  directory: "$W"
+  pidfile: "$W/$3.pid"
+  use-syslog: no
+  verbosity: 1
+  access-control: 127.0.0.0/8 allow
+  do-not-query-localhost: no
+  qname-minimisation: no
+  module-config: "$4"
+EOF
+}
+
+# azone NAME WORD...: an auth-zone clause, one line per WORD: up
+# (for-upstream: yes, for-downstream: no), down (for-downstream: yes), zmd
+# (zonemd-check: yes), strict (zonemd-reject-absence: yes), file=PATH
+# (zonefile: "PATH"); any other WORD is a line as it is
+azone() {
+	local w
+	echo "auth-zone:"
+	echo "  name: $1"
+	shift
+	for w in "$@"; do
+		case $w in
+		up) printf '  for-upstream: yes\n  for-downstream: no\n' ;;
+		down) echo "  for-downstream: yes" ;;
+		zmd) echo "  zonemd-check: yes" ;;
+		strict) echo "  zonemd-reject-absence: yes" ;;
+		file=*) echo "  zonefile: \"${w#file=}\"" ;;
+		*) echo "  $w" ;;
+		esac
+	done
+}
+
 # ---- zones ----
 root_zone() { # serial [extra lines]
 	cat <<EOF
@@ -216,23 +274,8 @@ cat > "$W/hints" <<EOF
 .                   3600000 NS a.root-servers.net.
 a.root-servers.net. 3600000 A 127.0.120.1
 EOF
-cat > "$W/petrel.conf" <<EOF
-server:
-  interface: $PA
-  port: 53
-  do-ip6: no
-  num-threads: 2
-  do-daemonize: no
-  username: ""
-  chroot: ""
-  directory: "$W"
-  pidfile: "$W/petrel.pid"
-  use-syslog: no
-  verbosity: 1
-  access-control: 127.0.0.0/8 allow
-  do-not-query-localhost: no
-  qname-minimisation: no
-  module-config: "iterator"
+server_conf "$PA" 2 petrel "iterator" > "$W/petrel.conf"
+cat >> "$W/petrel.conf" <<EOF
   root-hints: "$W/hints"
   tls-cert-bundle: "$W/ca.pem"
 remote-control:
@@ -247,57 +290,21 @@ tsig-key:
   name: k2
   algorithm: hmac-sha256
   secret: "$K2WRONG"
-auth-zone:
-  name: "."
-  primary: 127.0.120.3
-  allow-notify: 127.0.0.1
-  zonefile: "$W/root.copy"
-  for-upstream: yes
-  for-downstream: no
-  zonemd-check: yes
-  zonemd-reject-absence: yes
-auth-zone:
-  name: signed.
-  primary: 127.0.120.3 k1
-  for-downstream: yes
-auth-zone:
-  name: badkey.
-  primary: 127.0.120.3 k2
-  for-downstream: yes
-auth-zone:
-  name: zmd.
-  primary: 127.0.120.3
-  for-downstream: yes
-  zonemd-check: yes
-auth-zone:
-  name: ixfr.
-  primary: 127.0.120.5
-  zonefile: "$W/ixfr.copy"
-  for-downstream: yes
-auth-zone:
-  name: noixfr.
-  primary: 127.0.120.6
-  zonefile: "$W/noixfr.copy"
-  for-downstream: yes
-auth-zone:
-  name: timers.
-  primary: 127.0.120.9
-  primary: 127.0.120.3
-  for-downstream: yes
-auth-zone:
-  name: web.
-  url: "http://127.0.120.20:8080/web.zone"
-  zonefile: "$W/web.copy"
-  for-downstream: yes
-auth-zone:
-  name: webs.
-  url: "https://127.0.120.21:8443/webs.zone"
-  for-downstream: yes
-auth-zone:
-  name: webbad.
-  url: "https://127.0.120.22:8443/webbad.zone"
-  for-downstream: yes
 EOF
+{
+	azone '"."' "primary: 127.0.120.3" "allow-notify: 127.0.0.1" \
+		file="$W/root.copy" up zmd strict
+	azone signed. "primary: 127.0.120.3 k1" down
+	azone badkey. "primary: 127.0.120.3 k2" down
+	azone zmd. "primary: 127.0.120.3" down zmd
+	azone ixfr. "primary: 127.0.120.5" file="$W/ixfr.copy" down
+	azone noixfr. "primary: 127.0.120.6" file="$W/noixfr.copy" down
+	azone timers. "primary: 127.0.120.9" "primary: 127.0.120.3" down
+	azone web. 'url: "http://127.0.120.20:8080/web.zone"' \
+		file="$W/web.copy" down
+	azone webs. 'url: "https://127.0.120.21:8443/webs.zone"' down
+	azone webbad. 'url: "https://127.0.120.22:8443/webbad.zone"' down
+} >> "$W/petrel.conf"
 ctl() { "$PETREL_CONTROL" -c "$W/petrel.conf" "$@"; }
 "$PETREL" -d -c "$W/petrel.conf" >"$W/petrel.log" 2>&1 &
 PID=$!
@@ -393,78 +400,22 @@ grep -q "RRSIG.*ZONEMD" "$W/sroot.zone" && grep -q "RRSIG.*ZONEMD" "$W/tampered.
 	grep -q "ZONEMD" "$W/unsig.copy" &&
 	dig +short +time=1 +tries=1 @127.0.120.4 sec. SOA | grep -q "^ns1.sec. " ||
 	{ echo "ldns-keygen/ldns-signzone failed"; exit 1; }
-cat > "$W/petrel-v.conf" <<EOF
-server:
-  interface: $PV
-  port: 53
-  do-ip6: no
-  num-threads: 1
-  do-daemonize: no
-  username: ""
-  chroot: ""
-  directory: "$W"
-  pidfile: "$W/petrel-v.pid"
-  use-syslog: no
-  verbosity: 1
-  access-control: 127.0.0.0/8 allow
-  do-not-query-localhost: no
-  qname-minimisation: no
-  module-config: "validator iterator"
-  trust-anchor-file: "$W/anchors"
-  root-hints: "$W/hints"
-auth-zone:
-  name: "."
-  zonefile: "$W/sroot.zone"
-  for-upstream: yes
-  for-downstream: no
-  zonemd-check: yes
-  zonemd-reject-absence: yes
-auth-zone:
-  name: tampered.
-  zonefile: "$W/tampered.zone"
-  for-downstream: yes
-  zonemd-check: yes
-auth-zone:
-  name: wrongkey.
-  zonefile: "$W/wrongkey.zone"
-  for-downstream: yes
-  zonemd-check: yes
-auth-zone:
-  name: zz.
-  zonefile: "$W/zz.copy"
-  for-upstream: yes
-  for-downstream: no
-  zonemd-check: yes
-  fallback-enabled: yes
-auth-zone:
-  name: sec.
-  zonefile: "$W/sec.copy"
-  for-upstream: yes
-  for-downstream: no
-  zonemd-check: yes
-  zonemd-reject-absence: yes
-auth-zone:
-  name: sectamp.
-  zonefile: "$W/sectamp.copy"
-  for-downstream: yes
-  zonemd-check: yes
-auth-zone:
-  name: secother.
-  zonefile: "$W/secother.copy"
-  for-downstream: yes
-  zonemd-check: yes
-auth-zone:
-  name: secbad.
-  zonefile: "$W/secbad.copy"
-  for-downstream: yes
-  zonemd-check: yes
-auth-zone:
-  name: unsig.
-  zonefile: "$W/unsig.copy"
-  for-upstream: yes
-  for-downstream: no
-  zonemd-check: yes
-EOF
+{
+	server_conf "$PV" 1 petrel-v "validator iterator"
+	echo "  trust-anchor-file: \"$W/anchors\""
+	echo "  root-hints: \"$W/hints\""
+} > "$W/petrel-v.conf"
+{
+	azone '"."' file="$W/sroot.zone" up zmd strict
+	azone tampered. file="$W/tampered.zone" down zmd
+	azone wrongkey. file="$W/wrongkey.zone" down zmd
+	azone zz. file="$W/zz.copy" up zmd "fallback-enabled: yes"
+	azone sec. file="$W/sec.copy" up zmd strict
+	for z in sectamp secother secbad; do
+		azone $z. file="$W/$z.copy" down zmd
+	done
+	azone unsig. file="$W/unsig.copy" up zmd
+} >> "$W/petrel-v.conf"
 "$PETREL" -d -c "$W/petrel-v.conf" >"$W/petrel-v.log" 2>&1 &
 PIDV=$!
 it_track $PIDV
@@ -488,16 +439,12 @@ r=$(dig +short +time=2 +tries=1 @$PV www.zz. A)
 [ "$r" = 192.0.2.100 ] && grep -q "auth-zone zz\.: .*refused, not used" "$W/petrel-v.log" &&
 	ok "a for-upstream zone refused for its ZONEMD, fallback-enabled: the iterator asks its server (www.zz. $r)" ||
 	{ bad "zz. refused for-upstream: '$r'"; grep "zz\." "$W/petrel-v.log"; }
-r=$(dig +norec +time=1 +tries=1 @$PV www.tampered. A | grep -o 'status: [A-Z]*')
-[ "$r" = "status: SERVFAIL" ] &&
-	grep -q "auth-zone tampered\.: .*refused, not used: the ZONEMD RRSIG does not verify" "$W/petrel-v.log" &&
-	ok "a tampered ZONEMD (its RRSIG fails) is refused: SERVFAIL" ||
-	{ bad "tampered ZONEMD: '$r'"; grep tampered "$W/petrel-v.log"; }
-r=$(dig +norec +time=1 +tries=1 @$PV www.wrongkey. A | grep -o 'status: [A-Z]*')
-[ "$r" = "status: SERVFAIL" ] &&
-	grep -q "auth-zone wrongkey\.: .*refused, not used: the DNSKEY set does not verify with the trust anchor" "$W/petrel-v.log" &&
-	ok "a zone signed by a key other than its trust anchor is refused: SERVFAIL" ||
-	{ bad "wrong key: '$r'"; grep wrongkey "$W/petrel-v.log"; }
+refused tampered "the ZONEMD RRSIG does not verify" \
+	"a tampered ZONEMD (its RRSIG fails) is refused: SERVFAIL" \
+	"tampered ZONEMD"
+refused wrongkey "the DNSKEY set does not verify with the trust anchor" \
+	"a zone signed by a key other than its trust anchor is refused: SERVFAIL" \
+	"wrong key"
 it_kill "$(cat "$W/nsd-sec/nsd.pid")"
 dig +short @127.0.120.4 sec. SOA +time=1 +tries=1 >/dev/null 2>&1 &&
 	bad "the TLDs' server still answers"
@@ -508,21 +455,15 @@ echo "$out" | grep -q "status: NOERROR" && echo "$out" | grep -q "flags: qr rd r
 	! grep -q "auth-zone sec\.: .*refused" "$W/petrel-v.log" &&
 	ok "a TLD copy below the root's anchor: its DNSKEY validated through the validator, used (its server stopped; www.sec. validated: ad)" ||
 	{ bad "the signed TLD copy:"; echo "$out"; grep "sec\." "$W/petrel-v.log"; }
-r=$(dig +norec +time=1 +tries=1 @$PV www.sectamp. A | grep -o 'status: [A-Z]*')
-[ "$r" = "status: SERVFAIL" ] &&
-	grep -q "auth-zone sectamp\.: .*refused, not used: the ZONEMD RRSIG does not verify" "$W/petrel-v.log" &&
-	ok "a TLD copy with a tampered ZONEMD is refused: SERVFAIL" ||
-	{ bad "the tampered TLD copy: '$r'"; grep sectamp "$W/petrel-v.log"; }
-r=$(dig +norec +time=1 +tries=1 @$PV www.secother. A | grep -o 'status: [A-Z]*')
-[ "$r" = "status: SERVFAIL" ] &&
-	grep -q "auth-zone secother\.: .*refused, not used: the zone's DNSKEY set is not the one validated" "$W/petrel-v.log" &&
-	ok "a TLD copy signed by a key outside the DS chain is refused: SERVFAIL" ||
-	{ bad "the TLD copy with another key: '$r'"; grep secother "$W/petrel-v.log"; }
-r=$(dig +norec +time=1 +tries=1 @$PV www.secbad. A | grep -o 'status: [A-Z]*')
-[ "$r" = "status: SERVFAIL" ] &&
-	grep -q "auth-zone secbad\.: .*refused, not used: the lookup of its DNSKEY through the validator is bogus" "$W/petrel-v.log" &&
-	ok "a TLD copy whose DNSKEY lookup is bogus (the DS is another key's) is refused: SERVFAIL" ||
-	{ bad "the TLD copy with a bogus lookup: '$r'"; grep secbad "$W/petrel-v.log"; }
+refused sectamp "the ZONEMD RRSIG does not verify" \
+	"a TLD copy with a tampered ZONEMD is refused: SERVFAIL" \
+	"the tampered TLD copy"
+refused secother "the zone's DNSKEY set is not the one validated" \
+	"a TLD copy signed by a key outside the DS chain is refused: SERVFAIL" \
+	"the TLD copy with another key"
+refused secbad "the lookup of its DNSKEY through the validator is bogus" \
+	"a TLD copy whose DNSKEY lookup is bogus (the DS is another key's) is refused: SERVFAIL" \
+	"the TLD copy with a bogus lookup"
 out=$(dig +dnssec +time=2 +tries=1 @$PV www.unsig. A)
 echo "$out" | grep -q "www.unsig.*A.*192.0.2.44" && ! echo "$out" | grep -q "flags: qr rd ra ad" &&
 	grep -q "auth-zone unsig\.: serial 5 from .*unsig.copy is verified and used" "$W/petrel-v.log" &&

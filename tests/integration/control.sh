@@ -44,6 +44,7 @@ DNS_PORT=$((BASE + 1))
 CTL_PORT=$((BASE + 2))
 HTTP_PORT=$((BASE + 3))
 DEAD_PORT=$((BASE + 4))
+ALT_PORT=$((BASE + 5))
 
 cat > "$W/ctl.zone" <<'EOF'
 $ORIGIN ctl.example.
@@ -248,7 +249,9 @@ run_commands() {
 		total.requestlist.overwritten total.requestlist.exceeded \
 		total.requestlist.current.all total.recursion.time.avg \
 		total.recursion.time.median time.now time.up time.elapsed \
-		mem.cache.rrset mem.cache.message num.query.type.A num.query.type.AAAA \
+		mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.validator \
+		mem.streamwait mem.http.query_buffer mem.http.response_buffer \
+		num.query.proxy_errors num.query.type.A num.query.type.AAAA \
 		num.query.class.IN num.query.opcode.QUERY num.query.tcp num.query.ipv6 \
 		num.query.flags.RD num.query.edns.present num.answer.rcode.NOERROR \
 		num.answer.rcode.NXDOMAIN num.answer.rcode.nodata \
@@ -260,6 +263,10 @@ run_commands() {
 		&& ok "$TAG both workers served queries" || bad "$TAG a worker served no query"
 	[ "$(stat num.query.type.AAAA)" -ge 6 ] && ok "$TAG per-type counter" || bad "$TAG num.query.type.AAAA"
 	[ "$(stat mem.cache.message)" -gt 0 ] && ok "$TAG mem.cache.message" || bad "$TAG mem.cache.message is 0"
+	# the modules' memory: each process's with fork, summed
+	[ "$(stat mem.mod.validator)" -gt 0 ] && [ "$(stat mem.mod.iterator)" -gt 0 ] &&
+		ok "$TAG mem.mod.validator $(stat mem.mod.validator), mem.mod.iterator $(stat mem.mod.iterator)" ||
+		bad "$TAG mem.mod.validator '$(stat mem.mod.validator)', mem.mod.iterator '$(stat mem.mod.iterator)'"
 	# Prometheus
 	if curl -s -m 5 "http://127.0.0.1:$HTTP_PORT/metrics" > "$W/metrics.txt" &&
 		msg=$(parse_metrics < "$W/metrics.txt"); then
@@ -299,6 +306,12 @@ run_commands() {
 		echo "$OUT" | grep -Eq "^127\.0\.0\.1@$NSD_PORT +	rto [0-9]+ msec, ttl [0-9]+, ping [0-9]+ var [0-9]+ rtt [0-9]+, tA [0-9]+, tAAAA [0-9]+, tother [0-9]+, (EDNS 0 (probed|assumed)|noEDNS probed)\.$" &&
 		ok "$TAG lookup: Unbound's delegation and server lines" ||
 		bad "$TAG lookup: $(echo "$OUT" | tail -4)"
+	# the forwarder answered queries with EDNS: known to do EDNS, as
+	# Unbound's dump_infra says (ednsknown was 0 for every server)
+	ctl dump_infra
+	echo "$OUT" | grep -Eq "^127\.0\.0\.1@$NSD_PORT \. ttl [0-9]+ .* ednsknown 1 edns 0 " &&
+		ok "$TAG dump_infra: the forwarder is known to do EDNS (ednsknown 1 edns 0)" ||
+		bad "$TAG dump_infra: $(echo "$OUT" | grep "@$NSD_PORT" | head -2)"
 	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www.ctl.example. IN A" && ok "$TAG cache_lookup shows the cached answer" \
 		|| bad "$TAG cache_lookup: $(echo "$OUT" | tail -3)"
@@ -439,6 +452,33 @@ s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(5)' "$W/ctl.
 	ctl cache_lookup www.ctl.example
 	echo "$OUT" | grep -q "^msg www" && bad "$TAG reload kept the cache" || ok "$TAG reload emptied the cache"
 	[ "$(qshort www.ctl.example)" = 192.0.2.1 ] && ok "$TAG resolving after reload" || bad "$TAG not resolving after reload"
+	# a reload that moves the listening point (another port): the
+	# workers stop and start again on the new socket. The reload and
+	# the command after it answer at once (with fork, the workers
+	# started during the reload held the control connection open, and
+	# petrel-control waited for its 60 s timeout); 10 s is far from the
+	# usual 0.1 s, so only that fault fails it
+	sed -i "s/^  interface: 127\.0\.0\.1@$DNS_PORT\$/  interface: 127.0.0.1@$ALT_PORT/" "$CONF"
+	t=$(date +%s)
+	v=$(timeout 10 "$PETREL_CONTROL" -c "$CONF" reload 2>&1)
+	n=$?
+	[ $n = 0 ] && [ "$v" = ok ] && ok "$TAG reload to another port answers at once" ||
+		bad "$TAG reload to another port: rc $n after $(( $(date +%s) - t )) s: $v"
+	t=$(date +%s)
+	v=$(timeout 10 "$PETREL_CONTROL" -c "$CONF" status 2>&1)
+	n=$?
+	[ $n = 0 ] && echo "$v" | grep -q "is running" && ok "$TAG status after it answers at once" ||
+		bad "$TAG status after the reload to another port: rc $n after $(( $(date +%s) - t )) s: $v"
+	v=""
+	for i in $(seq 30); do
+		v=$(dig +short +time=2 +tries=1 @127.0.0.1 -p $ALT_PORT www.ctl.example 2>/dev/null)
+		[ "$v" = 192.0.2.1 ] && break
+		sleep 0.1
+	done
+	[ "$v" = 192.0.2.1 ] && ok "$TAG answers on the new port" || bad "$TAG no answer on port $ALT_PORT: '$v'"
+	sed -i "s/^  interface: 127\.0\.0\.1@$ALT_PORT\$/  interface: 127.0.0.1@$DNS_PORT/" "$CONF"
+	v=$(timeout 10 "$PETREL_CONTROL" -c "$CONF" reload 2>&1)
+	[ "$v" = ok ] && ok "$TAG reload back to port $DNS_PORT" || bad "$TAG reload back: $v"
 }
 
 for model in ${MODELS:-pthreads fork}; do

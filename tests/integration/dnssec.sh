@@ -27,8 +27,9 @@
 #                the DNSKEY set again of .49 after .48's bogus one: AD
 # Checks: AD on secure answers (positive, NXDOMAIN, NODATA, wildcard, CNAME
 # across zones, NSEC3), no AD on insecure ones, SERVFAIL with the EDE code
-# on bogus ones, the data with +cd, no DNSSEC records for clients without
-# DO; in the pthreads and fork thread models.
+# on bogus ones, the data with +cd (and AD with +cd on secure ones), no
+# DNSSEC records for clients without DO; in the pthreads and fork thread
+# models.
 #
 # Needs root (port 53 on 127.0.30.x), NSD, ldns-keygen, ldns-signzone, dig.
 # Takes /tmp/petrel-integration.lock; stops everything it started.
@@ -268,7 +269,7 @@ q() { dig +time=5 +tries=1 @127.0.0.1 -p "$PORT" "$@" 2>&1; }
 status() { sed -n 's/.*status: \([A-Z]*\).*/\1/p' | head -1; }
 has_ad() { grep -q '^;; flags:[^;]* ad[ ;]'; }
 
-# expect_secure NAME TYPE RCODE
+# expect_secure NAME TYPE RCODE (with +cd too: validated, as Unbound)
 expect_secure() {
 	local out
 	out=$(q +dnssec "$1" "$2")
@@ -276,6 +277,12 @@ expect_secure() {
 		ok "$MODEL: $1 $2: $3 with AD"
 	else
 		fail "$MODEL: $1 $2: want $3 with AD, got:"; echo "$out" | sed -n '/HEADER/,/^$/p;/EDE/p'
+	fi
+	out=$(q +dnssec +cd "$1" "$2")
+	if [ "$(echo "$out" | status)" = "$3" ] && echo "$out" | has_ad; then
+		ok "$MODEL: $1 $2 +cd: $3 with AD"
+	else
+		fail "$MODEL: $1 $2 +cd: want $3 with AD, got:"; echo "$out" | sed -n '/HEADER/,/^$/p;/EDE/p'
 	fi
 }
 # expect_insecure NAME TYPE
@@ -445,7 +452,7 @@ MODELS=$(petrel_models)
 for m in ${DNSSEC_MODELS:-pthreads fork}; do
 	case " $MODELS " in
 	*" $m "*) run_model "$m" ;;
-	*) echo "skip $m: not in this build" ;;
+	*) skip "$m: not in this build" ;;
 	esac
 done
 

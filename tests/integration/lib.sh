@@ -1,5 +1,6 @@
-# tests/integration/lib.sh - shell library shared by the integration suite
-# (tests/integration/run.sh) and the benchmark (bench/run, bench/quick).
+# tests/integration/lib.sh - shell library shared by the integration suites
+# (tests/integration/*.sh, each started by it_suite) and the benchmarks
+# (bench/lib.sh).
 #
 # Sourced, never run. It owns every process the scripts start:
 #   it_track PID         remember a PID to stop at exit
@@ -44,15 +45,78 @@ it_init() {
 	trap 'exit 129' HUP
 }
 
-# it_suite NAME: what a suite of petrel checks starts with, after its own
-# tool and root checks: find petrel (PETREL, else ./petrel, else the PATH)
-# and petrel-control, take /tmp/petrel-integration.lock (IT_LOCK=0 skips
-# it; 5 minutes at most), make the work directory (it_init petrel-NAME),
-# and define ok, fail (bad is another name for it) and finish (prints
-# "NAME: P passed, F failed (S s)" and exits 0 only if nothing failed).
-# IT_QUIET=1: ok counts without printing, unless VERBOSE is set.
+# it_suite [-u] NAME: what a suite starts with, after its own tool and
+# root checks: find the resolver under test, take
+# /tmp/petrel-integration.lock (IT_LOCK=0 skips it; 5 minutes at most),
+# make the work directory (it_init petrel-NAME), and define
+#   ok MSG     a check passed: counted, and printed ("ok   MSG") unless
+#              IT_QUIET=1 (then only when VERBOSE is set)
+#   fail MSG   a check failed: "FAIL MSG", counted (bad is another name)
+#   skip MSG   a check not made here (a module or tool this build or
+#              machine lacks): "skip MSG", counted apart from the passes
+#              (a suite that defines its own skip before it_suite keeps it)
+#   finish     prints "NAME: P passed, F failed (S s)", with ", K skipped"
+#              after the failures when K > 0, and exits 0 only if nothing
+#              failed
+# The resolver is petrel: PETREL, else ./petrel, else the PATH, and
+# PETREL_CONTROL beside it. With -u the suite runs against Unbound too:
+# RESOLVER=unbound picks $UNBOUND (a SKIP, exit 77, when it is missing),
+# RESOLVER=petrel (the default) petrel, and finish names the resolver
+# ("(S s, unbound)"). Without -u, RESOLVER is petrel whatever it was.
 it_suite() {
+	local both=0
+	if [ "$1" = -u ]; then both=1; shift; fi
 	IT_SUITE=$1
+	[ $both = 1 ] || RESOLVER=petrel
+	case $RESOLVER in
+	petrel)
+		it_find_petrel "$both" ;;
+	unbound)
+		if [ ! -x "$UNBOUND" ]; then
+			echo "$IT_SUITE: SKIP: $UNBOUND not found"
+			exit 77
+		fi ;;
+	*)
+		echo "RESOLVER must be petrel or unbound" >&2
+		exit 2 ;;
+	esac
+	export RESOLVER
+	exec 9>/tmp/petrel-integration.lock
+	if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
+		echo "$IT_SUITE: another run holds /tmp/petrel-integration.lock for 5 minutes"
+		exit 1
+	fi
+	IT_T0=$(date +%s)
+	IT_NAMES_RESOLVER=$both
+	it_init "petrel-$IT_SUITE"
+	PASSED=0
+	FAILED=0
+	SKIPPED=0
+	ok()   {
+		PASSED=$((PASSED + 1))
+		[ "${IT_QUIET:-0}" = 0 ] || [ -n "${VERBOSE:-}" ] &&
+			echo "ok   $*"
+		return 0
+	}
+	fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); return 0; }
+	bad()  { fail "$@"; }
+	declare -F skip >/dev/null ||
+		skip() { echo "skip $*"; SKIPPED=$((SKIPPED + 1)); return 0; }
+	finish() {
+		local s="" r=""
+		[ "$SKIPPED" = 0 ] || s=", $SKIPPED skipped"
+		[ "$IT_NAMES_RESOLVER" = 0 ] || r=", $RESOLVER"
+		echo "$IT_SUITE: $PASSED passed, $FAILED failed$s ($(( $(date +%s) - IT_T0 )) s$r)"
+		[ "$FAILED" = 0 ]
+		exit $?
+	}
+}
+
+# it_find_petrel ALSO_UNBOUND: set and export PETREL (PETREL, else
+# ./petrel, else the PATH; a bare name is looked up in the PATH), set
+# PETREL_CONTROL (beside it) unless given; exit 1 with a line when there
+# is no petrel (ALSO_UNBOUND=1: the line names RESOLVER=unbound too)
+it_find_petrel() {
 	if [ -z "${PETREL:-}" ]; then
 		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
 		else PETREL=$(command -v petrel)
@@ -63,33 +127,11 @@ it_suite() {
 	*) PETREL=$(command -v "$PETREL") ;;	# a name in the PATH
 	esac
 	if [ -z "${PETREL:-}" ] || [ ! -x "$PETREL" ]; then
-		echo "$IT_SUITE: petrel binary not found: build it, or set PETREL=path"
+		echo "$IT_SUITE: petrel binary not found: build it, or set PETREL=path$([ "$1" = 1 ] && echo " (or RESOLVER=unbound)")"
 		exit 1
 	fi
 	: "${PETREL_CONTROL:=$(dirname "$PETREL")/petrel-control}"
-	export PETREL RESOLVER=petrel
-	exec 9>/tmp/petrel-integration.lock
-	if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-		echo "$IT_SUITE: another run holds /tmp/petrel-integration.lock for 5 minutes"
-		exit 1
-	fi
-	IT_T0=$(date +%s)
-	it_init "petrel-$IT_SUITE"
-	PASSED=0
-	FAILED=0
-	ok()   {
-		PASSED=$((PASSED + 1))
-		[ "${IT_QUIET:-0}" = 0 ] || [ -n "${VERBOSE:-}" ] &&
-			echo "ok   $*"
-		return 0
-	}
-	fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); return 0; }
-	bad()  { fail "$@"; }
-	finish() {
-		echo "$IT_SUITE: $PASSED passed, $FAILED failed ($(( $(date +%s) - IT_T0 )) s)"
-		[ "$FAILED" = 0 ]
-		exit $?
-	}
+	export PETREL
 }
 
 it_track() { IT_PIDS+=("$1"); }
@@ -228,6 +270,36 @@ petrel_models() {
 }
 petrel_backends() {
 	"$(resolver_bin)" -V 2>/dev/null | sed -n 's/^event backends: *//p'
+}
+
+# petrel_has_module NAME: false (1) when this build of petrel lacks the
+# module NAME (configure --disable-dns64 leaves dns64 out), true when it
+# has it. petrel-checkconf (PETREL_CHECKCONF, else the one beside petrel
+# in the build tree or installed) judges a config whose module-config is
+# "NAME iterator": "is not in this build" in its answer means absent.
+# Without a petrel-checkconf the answer is true (the suite then tests the
+# module, and fails if it is not there: a skip must never hide a fault).
+petrel_has_module() {
+	local cc=${PETREL_CHECKCONF:-} d f out
+	d=$(dirname "$(resolver_bin)")
+	if [ -z "$cc" ]; then
+		for f in "$d/smallapp/petrel-checkconf" "$d/petrel-checkconf"; do
+			[ -x "$f" ] && { cc=$f; break; }
+		done
+	fi
+	if [ -z "$cc" ] || [ ! -x "$cc" ]; then
+		echo "petrel_has_module $1: no petrel-checkconf beside $(resolver_bin) (PETREL_CHECKCONF=path): taken as present" >&2
+		return 0
+	fi
+	f=$(mktemp "${IT_WORK:-/tmp}/module-$1.XXXXXX.conf") || return 0
+	if [ "$1" = iterator ]; then
+		printf 'server:\n  module-config: "iterator"\n' > "$f"
+	else
+		printf 'server:\n  module-config: "%s iterator"\n' "$1" > "$f"
+	fi
+	out=$("$cc" "$f" 2>&1)
+	rm -f "$f"
+	! echo "$out" | grep -q "module '$1' is not in this build"
 }
 
 # resolver_conf FILE key=value...: write a config. Keys:

@@ -7,7 +7,8 @@
 # environment: PETREL=path, PETREL_CONTROL=path, PETREL_CHECKCONF=path;
 #   MODELS="fork" for a build without threads
 #
-# Addresses: petrel on 127.0.210.1 ports 62100-62105 (Unbound: 62106); no upstream is
+# Addresses: petrel on 127.0.210.1 ports 62100-62105 and 62108 (Unbound:
+# 62106), the PROXY client on 127.0.210.3; no upstream is
 # needed for 1-5 (the names asked are local-data); 6 runs NSD on
 # 127.0.210.11-13 port 53.
 #
@@ -18,7 +19,11 @@
 #    counter where they were; only `stats` resets the control counters,
 #    and the Prometheus counter still never goes down. The log line of
 #    the metrics endpoint is a URL that answers.
-# 2. status prints the module stack of module-config, as Unbound's.
+# 2. status prints the module stack of module-config, as Unbound's;
+#    stats prints each module's memory (mem.mod.NAME, the module below
+#    first), mem.streamwait and mem.http.* after mem.cache.*, as
+#    Unbound's; a bad PROXY v2 header on a proxy-protocol-port (62108)
+#    is counted in num.query.proxy_errors and petrel_proxy_errors_total.
 # 3. A fatal start-up error says error:, that petrel stops, and what to
 #    do: a port another process holds; username: as a user who is not
 #    root (as root: run through setpriv as nobody).
@@ -57,9 +62,9 @@ IP=127.0.210.1
 PORT=62100
 HTTP_PORT=62102
 
-for tool in dig curl timeout; do
+for tool in dig curl timeout python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "operator: SKIP: $tool not found (apt-get install bind9-dnsutils curl)"
+		echo "operator: SKIP: $tool not found (apt-get install bind9-dnsutils curl python3)"
 		exit 77
 	fi
 done
@@ -192,7 +197,11 @@ done
 # ------------------------------------------------ 2. status's modules
 # module-config as Unbound prints it; a reload with another stack shows
 # the new one
-write_conf status '  module-config: "validator iterator"'
+PROXY_PORT=62108
+write_conf status '  module-config: "validator iterator"
+  extended-statistics: yes
+  interface: '"$IP@$PROXY_PORT"'
+  proxy-protocol-port: '"$PROXY_PORT"
 CONF=$IT_WORK/status.conf
 start_petrel status || { fail "status: petrel did not start"; finish; }
 out=$(ctl status)
@@ -200,6 +209,40 @@ if echo "$out" | grep -qx 'modules: 2 \[ validator iterator \]'; then
 	ok "status: modules: 2 [ validator iterator ]"
 else
 	fail "status: $(echo "$out" | grep modules)"
+fi
+# mem_lines: the names of the memory lines of stats_noreset, with the
+# line before them and the one after (Unbound 1.17 with "validator
+# iterator": time.elapsed mem.cache.rrset mem.cache.message
+# mem.mod.iterator mem.mod.validator [mem.mod.respip mem.mod.subnet]
+# mem.streamwait mem.http.query_buffer mem.http.response_buffer
+# histogram...; the respip and subnet lines are Unbound's fixed list,
+# petrel prints the modules of the stack)
+mem_lines() { echo "$1" | sed 's/=.*//' | grep -B1 -A1 '^mem\.' | sed 's/^histogram\..*/histogram/' | tr '\n' ' '; }
+out=$(ctl stats_noreset)
+want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.validator mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
+vi=$(echo "$out" | sed -n 's/^mem\.mod\.iterator=//p')
+vv=$(echo "$out" | sed -n 's/^mem\.mod\.validator=//p')
+if [ "$(mem_lines "$out")" = "$want" ] && [ "${vi:-0}" -gt 0 ] && [ "${vv:-0}" -gt 0 ] &&
+	echo "$out" | grep -Eq '^mem\.streamwait=[0-9]+$' &&
+	echo "$out" | grep -Eq '^mem\.http\.query_buffer=[0-9]+$' &&
+	echo "$out" | grep -Eq '^mem\.http\.response_buffer=[0-9]+$'; then
+	ok "stats: mem.mod.iterator=$vi mem.mod.validator=$vv, then mem.streamwait and mem.http.*, in Unbound's order"
+else
+	fail "stats: the memory lines: $(mem_lines "$out") ($(echo "$out" | grep '^mem\.' | tr '\n' ' '))"
+fi
+# bad PROXY v2 headers (version 3): the datagram dropped, the connection
+# closed, each counted; a good one is not
+pc="python3 $here/proxy_client.py"
+p1=$(PROXY_SRC=127.0.210.3 $pc udp $IP $PROXY_PORT badver a.op.zz. 2>&1)
+p2=$(PROXY_SRC=127.0.210.3 $pc tcp $IP $PROXY_PORT badver a.op.zz. 2>&1)
+p3=$(PROXY_SRC=127.0.210.3 $pc udp $IP $PROXY_PORT local a.op.zz. 2>&1)
+pe=$(ctl stats_noreset | sed -n 's/^num\.query\.proxy_errors=//p')
+pm=$(curl -s -m 5 "http://$IP:$HTTP_PORT/metrics" | awk '/^petrel_proxy_errors_total[{ ]/ { s += $2; n++ } END { if (n) print s }')
+if [ "$p1" = TIMEOUT ] && [ "$p2" = CLOSED ] && [ "$p3" = "NOERROR 1" ] &&
+	[ "$pe" = 2 ] && [ "$pm" = 2 ]; then
+	ok "num.query.proxy_errors=2 and petrel_proxy_errors_total 2 after a bad header over UDP and over TCP"
+else
+	fail "proxy errors: udp '$p1', tcp '$p2', good '$p3'; num.query.proxy_errors '$pe', petrel_proxy_errors_total '$pm'"
 fi
 sed -i 's/module-config: .*/module-config: "iterator"/' "$CONF"
 ctl reload > /dev/null
@@ -209,6 +252,21 @@ if echo "$out" | grep -qx 'modules: 1 \[ iterator \]'; then
 else
 	fail "status after a reload: $(echo "$out" | grep modules)"
 fi
+# the stack's modules only: no validator line after the reload
+for i in $(seq 50); do q a.op.zz. A && break; sleep 0.1; done
+out=$(ctl stats_noreset)
+want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
+[ "$(mem_lines "$out")" = "$want" ] && ok "stats after the reload: mem.mod.iterator only" ||
+	fail "stats after the reload: $(mem_lines "$out")"
+# a module whose statistics name is not its module-config name: Unbound
+# prints subnetcache's memory as mem.mod.subnet
+sed -i 's/module-config: .*/module-config: "subnetcache iterator"/' "$CONF"
+ctl reload > /dev/null
+for i in $(seq 50); do q a.op.zz. A && break; sleep 0.1; done
+out=$(ctl stats_noreset)
+want="time.elapsed mem.cache.rrset mem.cache.message mem.mod.iterator mem.mod.subnet mem.streamwait mem.http.query_buffer mem.http.response_buffer histogram "
+[ "$(mem_lines "$out")" = "$want" ] && ok "stats with subnetcache: mem.mod.subnet, Unbound's name" ||
+	fail "stats with subnetcache: $(mem_lines "$out")"
 it_kill "$PID"
 
 # ------------------------------------------ 3. fatal errors say so
@@ -258,7 +316,7 @@ if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
 		fail "username: nobody as nobody: exit $rc: $(head -c 300 "$IT_WORK/user2.log")"
 	fi
 else
-	echo "skip the username checks (needs root, setpriv and a user daemon)"
+	skip "the username checks (needs root, setpriv and a user daemon)"
 fi
 # the default user (configure --with-username; issue 31, defect 7): with
 # no username: line, root becomes it after binding; username: "" as root
@@ -272,6 +330,9 @@ want=$(sed -n 's/^#define PETREL_USERNAME "\(.*\)"$/\1/p' "${PETREL_BUILDDIR:-.}
 	fail "username: default is '$dflt', config.h says '$want'"
 if [ "$(id -u)" = 0 ] && [ -n "$dflt" ] && id "$dflt" >/dev/null 2>&1; then
 	chmod 644 "$IT_WORK/defuser.conf"
+	# with a log file, which becomes the user's (as Unbound's), so that
+	# a reload can reopen it after the privileges are gone
+	sed -i "s|^  logfile: .*|  logfile: \"$IT_WORK/defuser-file.log\"|" "$IT_WORK/defuser.conf"
 	"$PETREL" -d -c "$IT_WORK/defuser.conf" > "$IT_WORK/defuser.log" 2>&1 &
 	dpid=$!
 	it_track "$dpid"
@@ -284,14 +345,19 @@ if [ "$(id -u)" = 0 ] && [ -n "$dflt" ] && id "$dflt" >/dev/null 2>&1; then
 	[ "$uid" = "$(id -u "$dflt")" ] &&
 		ok "root with no username: line runs as $dflt (uid $uid)" ||
 		fail "root with no username: line: uid '$uid': $(head -c 300 "$IT_WORK/defuser.log")"
+	lown=$(stat -c %u "$IT_WORK/defuser-file.log" 2>/dev/null)
+	[ -n "$uid" ] && [ "$lown" = "$uid" ] &&
+		ok "the log file belongs to $dflt after the start (a reload can reopen it)" ||
+		fail "the log file's owner is '$lown', petrel runs as '$uid'"
 	it_kill "$dpid"
+	sed -i 's|^  logfile: .*|  logfile: ""|' "$IT_WORK/defuser.conf"
 	sed -i 's/^  port: .*/  port: 62106/; s/^server:/server:\n  username: ""/' "$IT_WORK/defuser.conf"
 	timeout 2 "$PETREL" -d -c "$IT_WORK/defuser.conf" > "$IT_WORK/rootuser.log" 2>&1
 	grep -q 'warning: username: is empty and petrel runs as root' "$IT_WORK/rootuser.log" &&
 		ok "username: \"\" as root: a warning that root's privileges are kept" ||
 		fail "username: \"\" as root: no warning: $(head -c 300 "$IT_WORK/rootuser.log")"
 else
-	echo "skip the default user's run (needs root and the user $dflt: contrib/setup-debian.sh creates it)"
+	skip "the default user's run (needs root and the user $dflt: contrib/setup-debian.sh creates it)"
 fi
 sed -i 's/^  username: .*/  username: "no-such-user-petrel"/' "$IT_WORK/defuser.conf"
 grep -q no-such-user "$IT_WORK/defuser.conf" ||
@@ -374,7 +440,7 @@ if [ -n "$PETREL_BUILDDIR" ]; then
 		it_kill "$PID"
 	fi
 else
-	echo "skip the unit checks (PETREL_BUILDDIR not set: make check-operator sets it)"
+	skip "the unit checks (PETREL_BUILDDIR not set: make check-operator sets it)"
 fi
 
 # ------------------------------------ 5. checkconf checks as the start
@@ -581,7 +647,7 @@ dump_secure() {
 	it_kill "$PID"
 	# the real Unbound, same trust anchor
 	if [ ! -x "$ub" ] || [ ! -x "$uc" ]; then
-		echo "skip the Unbound load_cache check (no $ub)"
+		skip "the Unbound load_cache check (no $ub)"
 		return 0
 	fi
 	p2=62106
@@ -625,7 +691,7 @@ if [ "$(id -u)" = 0 ] && command -v "$NSD" > /dev/null 2>&1 &&
 	command -v ldns-keygen > /dev/null 2>&1 && command -v ldns-signzone > /dev/null 2>&1; then
 	dnssec_flushes || fail "keys: the signed zones or NSD did not start"
 else
-	echo "skip the key cache checks (needs root, nsd, ldns-keygen, ldns-signzone)"
+	skip "the key cache checks (needs root, nsd, ldns-keygen, ldns-signzone)"
 fi
 
 finish

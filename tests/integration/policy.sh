@@ -447,7 +447,7 @@ for m in pthreads fork; do
 
 	case " $(petrel_models) " in
 	*" $m "*) run_model "$m" ;;
-	*) echo "skip $m: not in this build" ;;
+	*) skip "$m: not in this build" ;;
 	esac
 done
 

@@ -25,7 +25,7 @@
 #   127.0.0.11 a relay to 127.0.0.4 that drops each question's first copy (flaky.zz)
 #
 # Prints one line per check ("ok", "FAIL" or "skip") and last
-#   integration: N passed, M failed
+#   integration: N passed, M failed[, K skipped] (S s, RESOLVER)
 # Exit 0 when nothing failed, 1 otherwise, 77 when a tool is missing or
 # when it cannot bind port 53 (needs root). Every process it starts is
 # stopped on exit, also on failure or interruption (lib.sh, it_cleanup).
@@ -53,7 +53,6 @@ ZONES="$top/testdata/zones"
 PORT=${RES_PORT:-61530}
 # how long a client waits for the SERVFAIL about a dead or silent server
 SLOW_TIMEOUT=${SLOW_TIMEOUT:-30}
-T0=$(date +%s)
 
 for tool in "$NSD" dig kdig drill dnsperf perl; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -65,44 +64,8 @@ if [ "$(id -u)" != 0 ]; then
 	echo "integration: SKIP: needs root to bind NSD to 127.0.0.x port 53"
 	exit 77
 fi
-case "$RESOLVER" in
-petrel)
-	if [ -z "$PETREL" ]; then
-		if [ -x ./petrel ]; then PETREL=$(pwd)/petrel
-		else PETREL=$(command -v petrel)
-		fi
-	fi
-	if [ -z "$PETREL" ] || [ ! -x "$PETREL" ]; then
-		echo "integration: petrel binary not found: build it, or set PETREL=path (or RESOLVER=unbound)"
-		echo "integration: 0 passed, 1 failed"
-		exit 1
-	fi
-	export PETREL ;;
-unbound)
-	if [ ! -x "$UNBOUND" ]; then
-		echo "integration: SKIP: $UNBOUND not found"
-		exit 77
-	fi ;;
-*) echo "RESOLVER must be petrel or unbound" >&2; exit 2 ;;
-esac
-
-exec 9>/tmp/petrel-integration.lock
-if [ "${IT_LOCK:-1}" != 0 ] && ! flock -w 300 9; then
-	echo "integration: another run holds /tmp/petrel-integration.lock for 5 minutes"
-	exit 1
-fi
-
-it_init petrel-it
-PASSED=0
-FAILED=0
-ok()   { echo "ok   $*"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
-skip() { echo "skip $*"; }
-finish() {
-	echo "integration: $PASSED passed, $FAILED failed ($(( $(date +%s) - T0 )) s, $RESOLVER)"
-	[ "$FAILED" = 0 ]
-	exit $?
-}
+# petrel or (RESOLVER=unbound) Unbound, the lock, ok/fail/skip/finish
+it_suite -u integration
 
 # ------------------------------------------------------- the hierarchy
 start_hierarchy() {
@@ -672,7 +635,7 @@ if [ "$what" != daemon ]; then
 		for m in $MODELS; do
 			for b in $BACKENDS; do
 				k=$((k + 1))
-				( PORT=$((PORT + k)); PASSED=0; FAILED=0
+				( PORT=$((PORT + k)); PASSED=0; FAILED=0; SKIPPED=0
 				  run_answers "petrel $m/$b x2" threads=2 model="$m" backend="$b"
 				) >"$IT_WORK/answers.$k.out" 2>&1 &
 				apids+=($!)
@@ -684,6 +647,7 @@ if [ "$what" != daemon ]; then
 			cat "$IT_WORK/answers.$i.out"
 			PASSED=$((PASSED + $(grep -c '^ok ' "$IT_WORK/answers.$i.out")))
 			FAILED=$((FAILED + $(grep -c '^FAIL' "$IT_WORK/answers.$i.out")))
+			SKIPPED=$((SKIPPED + $(grep -c '^skip ' "$IT_WORK/answers.$i.out")))
 		done
 	else
 		run_answers "unbound x2" threads=2

@@ -20,7 +20,10 @@
 # frame with a wrong UDP checksum is dropped and counted
 # (num.xdp.invalid); a proxy-protocol-port stays with the kernel; kxdpgun sends a bounded burst (2 s at 2000 qps) and
 # gets at least 95% answers; after a reload the hits are still answered
-# over XDP, and after a reload that adds a listening point the new one is
+# over XDP; with max-udp-size 4096 (more than a frame holds: the query
+# is copied out of the frame and the answer back, where by default it
+# is answered in the frame) the bytes still equal the socket's; after a
+# reload that adds a listening point the new one is
 # too; killed, it leaves no XDP program behind. Addresses: 198.18.0.0/15 and 2001:2::/48
 # only (the benchmarking ranges) and loopback; everything it makes
 # (namespaces, veth, processes) is removed on exit.
@@ -315,6 +318,32 @@ r1=$(stat num.xdp.answers)
 echo "$out" | grep -q 'status: NOERROR' && [ "$r1" -gt "$r0" ] &&
 	ok "after a reload: answered over XDP (num.xdp.answers $r0 -> $r1)" ||
 	fail "after a reload: num.xdp.answers $r0 -> $r1: $out"
+
+# 8a. with max-udp-size above what a frame holds (1472 bytes of UDP
+# payload on a 1500 MTU), the query is copied into the worker's buffer
+# and the answer back into the frame (below it, it is answered in the
+# frame itself): the bytes are the socket's all the same
+sed -i 's/^  xdp-interface: \(.*\)$/  xdp-interface: \1\n  max-udp-size: 4096/' \
+	"$W/petrel.conf"
+"$PETREL_CONTROL" -c "$W/petrel.conf" reload >/dev/null 2>&1
+for i in $(seq 50); do
+	"$PETREL_CONTROL" -c "$W/petrel.conf" status >/dev/null 2>&1 && break
+	sleep 0.1
+done
+C dig +time=2 +tries=1 @198.18.0.1 www.xdp.example A >/dev/null
+same=0
+for i in 1 2 3; do
+	b0=$(stat num.xdp.answers)
+	x=$(C python3 "$HERE/xdp_query.py" 198.18.0.1 www.xdp.example A)
+	b1=$(stat num.xdp.answers)
+	k=$(S python3 "$HERE/xdp_query.py" 127.0.0.1 www.xdp.example A)
+	if [ -n "$x" ] && [ "$x" = "$k" ] && [ "$b1" = $((b0 + 1)) ]; then
+		same=1
+		break
+	fi
+done
+[ $same = 1 ] && ok "max-udp-size 4096 (copied out of the frame and back): answer over XDP = answer over the socket (num.xdp.answers $b0 -> $b1)" ||
+	fail "max-udp-size 4096: XDP answer $x ($b0 -> $b1), socket answer $k"
 
 # 8b. a reload that changes the listening points (one more interface
 # line): the old set lets go of the queues before the new one binds them

@@ -24,13 +24,27 @@ comm_point_set_peek(struct comm_point *c, comm_point_peek_type peek,
 	c->peek_stages = stages > 0 ? stages : 1;
 }
 
+/** the name of the create call of a type, for the logs */
+static const char *
+cp_create_name(enum comm_point_type type)
+{
+	return type == COMM_UDP ? "comm_point_create_udp" :
+		"comm_point_create_tcp";
+}
+
 struct comm_point *
 comm__cp_new(struct comm_base *base, int fd, enum comm_point_type type,
 	size_t bufsize, comm_point_cb_type cb, void *arg)
 {
-	struct comm_point *c = calloc(1, sizeof(*c));
-	if(!c) {
+	struct comm_point *c;
+	if(nev_fd_nonblock(fd) == -1) {
+		log_warn("%s: fcntl", cp_create_name(type));
+		close(fd);
+		return NULL;
+	}
+	if(!(c = calloc(1, sizeof(*c)))) {
 		log_err("comm_point: out of memory");
+		close(fd);
 		return NULL;
 	}
 	c->base = base;
@@ -40,6 +54,26 @@ comm__cp_new(struct comm_base *base, int fd, enum comm_point_type type,
 	c->arg = arg;
 	c->bufsize = bufsize ? bufsize : NETEVENT_BUFSIZE_DEFAULT;
 	return c;
+}
+
+int
+comm__cp_listen(struct comm_point *c, nev_io_cb_type cb)
+{
+#ifdef HAVE_LIBURING
+	switch(c->type == COMM_UDP ? comm__udp_ring_setup(c) :
+		comm__tcp_ring_setup(c)) {
+	case 1:
+		return comm_point_start_listening(c);
+	case -1:
+		log_err("%s: out of memory", cp_create_name(c->type));
+		return -1;
+	default:
+		break;
+	}
+#endif
+	if(!(c->io = nev_io_new(c->base, c->fd, cb, c)))
+		return -1;
+	return comm_point_start_listening(c);
 }
 
 void
@@ -124,13 +158,22 @@ comm_point_set_tls(struct comm_point *c, struct ssl_ctx_st *ctx)
 	return 0;
 }
 
+/** make the buffer an answer is rewritten in before it goes out (EDNS
+ * padding, the keepalive option) when need is set and it is not there
+ * yet; @return 0, or -1 out of memory */
+static int
+cp_want_padbuf(struct comm_point *c, int need)
+{
+	if(need && !c->padbuf && !(c->padbuf = malloc(65535)))
+		return -1;
+	return 0;
+}
+
 int
 comm_point_set_tls_padding(struct comm_point *c, int block)
 {
 	c->pad_block = block > 1 ? block : 0;
-	if(c->pad_block && !c->padbuf && !(c->padbuf = malloc(65535)))
-		return -1;
-	return 0;
+	return cp_want_padbuf(c, c->pad_block != 0);
 }
 
 int
@@ -176,15 +219,15 @@ comm_point_get_http_stats(struct comm_point *c, struct comm_http_stats *out)
 	out->queries = c->http->queries;
 	out->http_errors = c->http->http_errors;
 	out->refused = c->http->refused;
+	out->query_bytes = c->http->query_used;
+	out->response_bytes = c->http->response_used;
 }
 
 int
 comm_point_set_keepalive(struct comm_point *c, int ms)
 {
 	c->ka_ms = ms > 0 ? ms : 0;
-	if(c->ka_ms && !c->padbuf && !(c->padbuf = malloc(65535)))
-		return -1;
-	return 0;
+	return cp_want_padbuf(c, c->ka_ms != 0);
 }
 
 void
@@ -234,11 +277,12 @@ comm_point_tcp_set_timeouts(struct comm_point *c, int first_query_ms,
 			comm__tcp_conn_arm(&c->conns[i]);
 }
 
-int
-comm_point_stop_listening(struct comm_point *c)
+/** follow c->listening: the ring's receive or accept when c is served
+ * through io_uring, else the backend watch set to mask
+ * @return 0, or -1 when the backend failed */
+static int
+cp_listen_apply(struct comm_point *c, int mask)
 {
-	c->listening = 0;
-	comm__udp_busy_leave(c);
 #ifdef HAVE_LIBURING
 	if(c->ring) {
 		comm__udp_ring_listen(c);
@@ -249,7 +293,15 @@ comm_point_stop_listening(struct comm_point *c)
 		return 0;
 	}
 #endif
-	return nev_io_set(c->base, c->io, 0);
+	return nev_io_set(c->base, c->io, mask);
+}
+
+int
+comm_point_stop_listening(struct comm_point *c)
+{
+	c->listening = 0;
+	comm__udp_busy_leave(c);
+	return cp_listen_apply(c, 0);
 }
 
 int
@@ -258,17 +310,7 @@ comm_point_start_listening(struct comm_point *c)
 	c->listening = 1;
 	if(c->busy)
 		return 0;
-#ifdef HAVE_LIBURING
-	if(c->ring) {
-		comm__udp_ring_listen(c);
-		return 0;
-	}
-	if(c->tring) {
-		comm__tcp_ring_listen(c);
-		return 0;
-	}
-#endif
-	return nev_io_set(c->base, c->io, NEV_READ);
+	return cp_listen_apply(c, NEV_READ);
 }
 
 void

@@ -260,10 +260,22 @@ struct comm_point {
 };
 
 /* comm_point.c: the shared part */
-/** allocate a comm_point's common part */
+/**
+ * The head of comm_point_create_udp and _tcp: make fd non-blocking and
+ * allocate the comm_point's common part.
+ * @return the comm_point, or NULL (logged; fd is closed).
+ */
 struct comm_point *comm__cp_new(struct comm_base *base, int fd,
 	enum comm_point_type type, size_t bufsize, comm_point_cb_type cb,
 	void *arg);
+/**
+ * The tail of comm_point_create_udp and _tcp, once their own state is
+ * made: serve c through the ring when its base is io_uring and the kernel
+ * allows (comm__udp_ring_setup, comm__tcp_ring_setup), else watch c->fd
+ * with cb; then start listening.
+ * @return 0, or -1 (logged when out of memory; the caller deletes c).
+ */
+int comm__cp_listen(struct comm_point *c, nev_io_cb_type cb);
 
 /* comm_udp.c: UDP */
 /**

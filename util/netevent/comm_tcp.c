@@ -213,6 +213,18 @@ tcp_conn_want(struct comm_tcp_conn *conn)
 	return mask;
 }
 
+/** set the connection's interest to what it wants now
+ * @return 0, or -1 when that failed (the connection is closed) */
+static int
+tcp_conn_rearm(struct comm_tcp_conn *conn)
+{
+	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
+		comm__tcp_conn_close(conn);
+		return -1;
+	}
+	return 0;
+}
+
 /**
  * Write what the socket takes.
  * @return 0; 1 if the connection was closed because it is finished (all
@@ -240,10 +252,8 @@ tcp_conn_flush(struct comm_tcp_conn *conn)
 		comm__tcp_conn_close(conn);
 		return 1;
 	}
-	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
-		comm__tcp_conn_close(conn);
+	if(tcp_conn_rearm(conn) == -1)
 		return -1;
-	}
 	if(!tcp_conn_owed(conn))
 		/* owed nothing now: its shorter timeout */
 		comm__tcp_conn_arm(conn);
@@ -569,11 +579,7 @@ tcp_conn_read(struct comm_tcp_conn *conn)
 		if(comm__tcp_conn_query(conn) == -1)
 			return -1;
 	}
-	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
-		comm__tcp_conn_close(conn);
-		return -1;
-	}
-	return 0;
+	return tcp_conn_rearm(conn);
 }
 
 /* DNS over HTTPS: the HTTP/2 session in place of the DNS framing */
@@ -729,11 +735,7 @@ tcp_conn_read_h2(struct comm_tcp_conn *conn)
 			return -1;
 		}
 	}
-	if(tcp_conn_mask(conn, tcp_conn_want(conn)) == -1) {
-		comm__tcp_conn_close(conn);
-		return -1;
-	}
-	return 0;
+	return tcp_conn_rearm(conn);
 }
 
 /**
@@ -1059,16 +1061,8 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 {
 	struct comm_point *c;
 	int i;
-	if(nev_fd_nonblock(fd) == -1) {
-		log_warn("comm_point_create_tcp: fcntl");
-		close(fd);
+	if(!(c = comm__cp_new(base, fd, COMM_TCP, bufsize, cb, arg)))
 		return NULL;
-	}
-	c = comm__cp_new(base, fd, COMM_TCP, bufsize, cb, arg);
-	if(!c) {
-		close(fd);
-		return NULL;
-	}
 	if(c->bufsize > 65535)
 		c->bufsize = 65535;
 #ifdef TCP_DEFER_ACCEPT
@@ -1111,23 +1105,7 @@ comm_point_create_tcp(struct comm_base *base, int fd, int max_conn,
 	c->accept_timer = comm_timer_create(base, tcp_accept_resume, c);
 	if(!c->accept_timer)
 		goto fail;
-#ifdef HAVE_LIBURING
-	switch(comm__tcp_ring_setup(c)) {
-	case 1:
-		if(comm_point_start_listening(c) == -1)
-			goto fail;
-		return c;
-	case -1:
-		log_err("comm_point_create_tcp: out of memory");
-		goto fail;
-	default:
-		break;
-	}
-#endif
-	c->io = nev_io_new(base, fd, comm__tcp_acceptable, c);
-	if(!c->io)
-		goto fail;
-	if(comm_point_start_listening(c) == -1)
+	if(comm__cp_listen(c, comm__tcp_acceptable) == -1)
 		goto fail;
 	return c;
 fail:

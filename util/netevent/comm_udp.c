@@ -470,16 +470,8 @@ comm_point_create_udp_opts(struct comm_base *base, int fd, size_t bufsize,
 	struct comm_point *c;
 	struct netaddr local;
 	int i;
-	if(nev_fd_nonblock(fd) == -1) {
-		log_warn("comm_point_create_udp: fcntl");
-		close(fd);
+	if(!(c = comm__cp_new(base, fd, COMM_UDP, bufsize, cb, arg)))
 		return NULL;
-	}
-	c = comm__cp_new(base, fd, COMM_UDP, bufsize, cb, arg);
-	if(!c) {
-		close(fd);
-		return NULL;
-	}
 	c->batch = batch > 0 ? batch : NETEVENT_UDP_BATCH_DEFAULT;
 	if(opts) {
 		c->proxy = opts->proxy;
@@ -525,23 +517,7 @@ comm_point_create_udp_opts(struct comm_base *base, int fd, size_t bufsize,
 		c->reps[i].c = c;
 		c->reps[i].slot = i;
 	}
-#ifdef HAVE_LIBURING
-	switch(comm__udp_ring_setup(c)) {
-	case 1:
-		if(comm_point_start_listening(c) == -1)
-			goto fail;
-		return c;
-	case -1:
-		log_err("comm_point_create_udp: out of memory");
-		goto fail;
-	default:
-		break;
-	}
-#endif
-	c->io = nev_io_new(base, fd, udp_readable, c);
-	if(!c->io)
-		goto fail;
-	if(comm_point_start_listening(c) == -1)
+	if(comm__cp_listen(c, udp_readable) == -1)
 		goto fail;
 	return c;
 fail:

@@ -736,6 +736,10 @@ struct comm_http_stats {
 	uint64_t http_errors;
 	/** streams refused for want of buffer space */
 	uint64_t refused;
+	/** query bytes held now (of http-query-buffer-size) */
+	uint64_t query_bytes;
+	/** answer bytes held now (of http-response-buffer-size) */
+	uint64_t response_bytes;
 };
 
 /** fill in the DoH counters of a comm_point */
