@@ -11,6 +11,7 @@
 #include "config.h"
 #include "services/cache/infra.h"
 #include "util/storage/cachetab.h"
+#include "util/storage/shmhash.h"
 #include "util/netaddr.h"
 #include "util/random.h"
 #include "dns/dns.h"

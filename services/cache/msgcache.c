@@ -31,6 +31,7 @@
 #include "services/cache/msgcache.h"
 #include "util/config_file.h"
 #include "util/storage/cachetab.h"
+#include "util/storage/shmhash.h"
 #include "util/locks.h"
 #include <stddef.h>
 #include "util/region.h"

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "services/cache/rrset.h"
 #include "util/storage/cachetab.h"
+#include "util/storage/shmhash.h"
 #include <stddef.h>
 #include "util/region.h"
 #include "dns/dns.h"

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 #include "util/storage/cachetab.h"
+#include "util/storage/shmhash.h"
 #include <stdlib.h>
 
 /* ---- the per-process table ---- */
@@ -181,7 +182,6 @@ cachetab_init_local(struct cachetab *t, const struct cachetab_type *type,
 	size_t slabs, size_t maxmem)
 {
 	t->ops = &cachetab_local_ops;
-	t->shared = 0;
 	t->tab = slabhash_create(slabs, maxmem, type->local_match, local_del,
 		NULL);
 	return t->tab ? 0 : -1;
@@ -245,7 +245,6 @@ cachetab_init_shared(struct cachetab *t, const struct cachetab_type *type,
 	void *base, uint64_t off)
 {
 	t->ops = &cachetab_shared_ops;
-	t->shared = 1;
 	t->tab = shmhash_attach(base, off, type->match);
 	return t->tab ? 0 : -1;
 }

@@ -32,11 +32,13 @@
  * per-process form of the match (the user's function, inlined behind the
  * header offset): no extra call per compared entry.
  *
- * Cost of the dispatch: lookup and prefetch (the cached-answer path) are
- * inline functions here that test the table's kind (one predictable
- * branch) and call the table directly, as the caches did before; every
- * other operation goes through the ops table (doc/benchmarks.md, ninth
- * session, has the instructions per cached answer of both ways).
+ * Cost of the dispatch: every operation goes through the ops table, the
+ * lookup of the cached-answer path too. That indirect call (and the
+ * local kind's step from header to bytes) costs about 6 instructions of
+ * some 1240 per cached answer, 0.5 % (bench/hitcost; doc/benchmarks.md,
+ * ninth session): within the 1 % budget, so there is no inline
+ * special case for one kind. Should it ever matter, the lookup is the
+ * one function to make inline (a test of the kind, one branch).
  *
  * Figures that only a shared table has (slabs repaired after a dead
  * writer, inserts refused for lack of room) are answered 0 by a
@@ -48,7 +50,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util/storage/slabhash.h"
-#include "util/storage/shmhash.h"
 
 /**
  * Does the entry hold this key?
@@ -147,7 +148,7 @@ struct cachetab_figures {
 struct cachetab_ops {
 	/** name of the kind, for logs and tests: "local" or "shared" */
 	const char *name;
-	/** look a key up (the inline cachetab_lookup is the hot path) */
+	/** look a key up */
 	const void *(*lookup)(void *tab, uint32_t hash, const void *key);
 	/** warm the CPU cache for a lookup */
 	void (*prefetch)(void *tab, uint32_t hash, int stage);
@@ -191,8 +192,6 @@ struct cachetab {
 	const struct cachetab_ops *ops;
 	/** the table: struct slabhash * or struct shmhash * */
 	void *tab;
-	/** 1 for a shared table (the one test of the inline hot path) */
-	int shared;
 };
 
 /**
@@ -223,25 +222,19 @@ void cachetab_destroy(struct cachetab *t);
 /**
  * Look a key up: lock-free, sets the entry's CLOCK bit when clear.
  * @return the entry's bytes or NULL, valid until the caller's next
- *	quiescent state. Inline: the cached-answer path.
+ *	quiescent state.
  */
 static inline const void *
 cachetab_lookup(const struct cachetab *t, uint32_t hash, const void *key)
 {
-	const struct slabhash_entry *he;
-	if(t->shared)
-		return shmhash_lookup(t->tab, hash, key);
-	he = slabhash_lookup(t->tab, hash, key);
-	return he ? cachetab_local_data(he) : NULL;
+	return t->ops->lookup(t->tab, hash, key);
 }
 
 /** Warm the CPU cache for a coming lookup (slabhash_prefetch). */
 static inline void
 cachetab_prefetch(const struct cachetab *t, uint32_t hash, int stage)
 {
-	if(t->shared)
-		shmhash_prefetch(t->tab, hash, stage);
-	else	slabhash_prefetch(t->tab, hash, stage);
+	t->ops->prefetch(t->tab, hash, stage);
 }
 
 /** @return a zeroed, 16-aligned buffer for a new entry of len bytes, or
