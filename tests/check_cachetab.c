@@ -318,7 +318,7 @@ shared_setup(struct cachetab *t, size_t slabs, size_t maxmem)
 	ck_assert_ptr_nonnull(base);
 	off = shmhash_create(base, slabs, maxmem);
 	ck_assert_uint_ne(off, 0);
-	ck_assert_int_eq(cachetab_init_shared(t, &ttype, base, off), 0);
+	ck_assert_int_eq(cachetab_init(t, &ttype, 0, 0, base, off), 0);
 }
 
 START_TEST(test_same_script)
@@ -328,7 +328,9 @@ START_TEST(test_same_script)
 	size_t i;
 	memset(&rl, 0, sizeof(rl));
 	memset(&rs, 0, sizeof(rs));
-	ck_assert_int_eq(cachetab_init_local(&local, &ttype, 4, TMAXMEM), 0);
+	/* the one-stop set-up: the kind follows from the mapping */
+	ck_assert_int_eq(cachetab_init(&local, &ttype, 4, TMAXMEM, NULL, 0),
+		0);
 	shared_setup(&shared, 4, TMAXMEM);
 	ck_assert_str_eq(local.ops->name, "local");
 	ck_assert_str_eq(shared.ops->name, "shared");

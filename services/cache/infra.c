@@ -163,13 +163,17 @@ infra_hash(const struct infra_key *k)
 		slabhash_hash_bytes(k->addr, k->alen, 0x1f2a));
 }
 
-struct infra_cache *
-infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
+/** make a cache on a table of its own (base NULL) or on the shared
+ * table at off in the mapping base (cachetab_init) */
+static struct infra_cache *
+infra_make(size_t maxmem, size_t slabs, void *base, uint64_t off,
+	uint32_t host_ttl)
 {
 	struct infra_cache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
-	if(cachetab_init_local(&c->tab, &infra_type, slabs, maxmem) != 0) {
+	if(cachetab_init(&c->tab, &infra_type, slabs, maxmem, base, off)
+		!= 0) {
 		free(c);
 		return NULL;
 	}
@@ -179,6 +183,12 @@ infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
 	c->unknown_rto = INFRA_UNKNOWN_RTO;
 	c->fast_num = 3;
 	return c;
+}
+
+struct infra_cache *
+infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
+{
+	return infra_make(maxmem, slabs, NULL, 0, host_ttl);
 }
 
 size_t
@@ -196,19 +206,7 @@ infra_shared_init(void *base, size_t maxmem, size_t slabs)
 struct infra_cache *
 infra_create_shared(void *base, uint64_t off, uint32_t host_ttl)
 {
-	struct infra_cache *c = calloc(1, sizeof(*c));
-	if(!c)
-		return NULL;
-	if(cachetab_init_shared(&c->tab, &infra_type, base, off) != 0) {
-		free(c);
-		return NULL;
-	}
-	c->host_ttl = host_ttl;
-	c->min_rto = INFRA_RTO_MIN;
-	c->max_rto = INFRA_RTO_MAX;
-	c->unknown_rto = INFRA_UNKNOWN_RTO;
-	c->fast_num = 3;
-	return c;
+	return infra_make(0, 0, base, off, host_ttl);
 }
 
 void

@@ -319,20 +319,28 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	}
 }
 
-struct mcache *
-mcache_create(const struct mcache_params *p)
+/** make a cache on a table of its own (base NULL) or on the shared
+ * table at off in the mapping base (cachetab_init) */
+static struct mcache *
+mcache_make(const struct mcache_params *p, void *base, uint64_t off)
 {
 	struct mcache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
 	c->p = *p;
-	if(cachetab_init_local(&c->tab, &mcache_type, p->slabs,
-		p->maxmem) != 0) {
+	if(cachetab_init(&c->tab, &mcache_type, p->slabs, p->maxmem, base,
+		off) != 0) {
 		free(c);
 		return NULL;
 	}
 	mref_create(c);
 	return c;
+}
+
+struct mcache *
+mcache_create(const struct mcache_params *p)
+{
+	return mcache_make(p, NULL, 0);
 }
 
 size_t
@@ -350,16 +358,7 @@ mcache_shared_init(void *base, const struct mcache_params *p)
 struct mcache *
 mcache_create_shared(const struct mcache_params *p, void *base, uint64_t off)
 {
-	struct mcache *c = calloc(1, sizeof(*c));
-	if(!c)
-		return NULL;
-	c->p = *p;
-	if(cachetab_init_shared(&c->tab, &mcache_type, base, off) != 0) {
-		free(c);
-		return NULL;
-	}
-	mref_create(c);
-	return c;
+	return mcache_make(p, base, off);
 }
 
 void

@@ -108,20 +108,30 @@ rrset_match(const void *data, const void *key)
 /** the RRset cache's keys, for either kind of table */
 CACHETAB_TYPE(rrset_type, rrset_match);
 
-struct rrset_cache *
-rrset_cache_create(size_t maxmem, size_t slabs, uint32_t min_ttl,
-	uint32_t max_ttl)
+/** make a cache on a table of its own (base NULL) or on the shared
+ * table at off in the mapping base (cachetab_init) */
+static struct rrset_cache *
+rrset_cache_make(size_t maxmem, size_t slabs, void *base, uint64_t off,
+	uint32_t min_ttl, uint32_t max_ttl)
 {
 	struct rrset_cache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
-	if(cachetab_init_local(&c->tab, &rrset_type, slabs, maxmem) != 0) {
+	if(cachetab_init(&c->tab, &rrset_type, slabs, maxmem, base, off)
+		!= 0) {
 		free(c);
 		return NULL;
 	}
 	c->min_ttl = min_ttl;
 	c->max_ttl = max_ttl;
 	return c;
+}
+
+struct rrset_cache *
+rrset_cache_create(size_t maxmem, size_t slabs, uint32_t min_ttl,
+	uint32_t max_ttl)
+{
+	return rrset_cache_make(maxmem, slabs, NULL, 0, min_ttl, max_ttl);
 }
 
 size_t
@@ -140,16 +150,7 @@ struct rrset_cache *
 rrset_cache_create_shared(void *base, uint64_t off, uint32_t min_ttl,
 	uint32_t max_ttl)
 {
-	struct rrset_cache *c = calloc(1, sizeof(*c));
-	if(!c)
-		return NULL;
-	if(cachetab_init_shared(&c->tab, &rrset_type, base, off) != 0) {
-		free(c);
-		return NULL;
-	}
-	c->min_ttl = min_ttl;
-	c->max_ttl = max_ttl;
-	return c;
+	return rrset_cache_make(0, 0, base, off, min_ttl, max_ttl);
 }
 
 void

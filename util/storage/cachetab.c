@@ -251,6 +251,15 @@ cachetab_init_shared(struct cachetab *t, const struct cachetab_type *type,
 
 /* ---- both ---- */
 
+int
+cachetab_init(struct cachetab *t, const struct cachetab_type *type,
+	size_t slabs, size_t maxmem, void *base, uint64_t off)
+{
+	if(base)
+		return cachetab_init_shared(t, type, base, off);
+	return cachetab_init_local(t, type, slabs, maxmem);
+}
+
 void
 cachetab_destroy(struct cachetab *t)
 {

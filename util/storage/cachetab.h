@@ -216,6 +216,15 @@ int cachetab_init_local(struct cachetab *t, const struct cachetab_type *type,
 int cachetab_init_shared(struct cachetab *t, const struct cachetab_type *type,
 	void *base, uint64_t off);
 
+/**
+ * Set up a handle of either kind: cachetab_init_local with base NULL,
+ * else cachetab_init_shared (slabs and maxmem are then the shared
+ * table's own, set when it was made). For a cache's one constructor.
+ * @return 0, or -1 when out of memory.
+ */
+int cachetab_init(struct cachetab *t, const struct cachetab_type *type,
+	size_t slabs, size_t maxmem, void *base, uint64_t off);
+
 /** Free the table or the handle (see the ops). A zeroed t is ok. */
 void cachetab_destroy(struct cachetab *t);
 
