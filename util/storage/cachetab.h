@@ -16,9 +16,9 @@
  *     which takes it whatever the result (or cachetab_free_new drops it
  *     unused). A per-process table keeps the buffer itself, behind its
  *     own header (CACHETAB_LOCAL_HDR bytes); a shared table copies the
- *     bytes into the mapping and frees the buffer. So the bytes hold no
- *     pointer, and the user never writes them after the insert (except
- *     its own atomic fields).
+ *     bytes into the mapping and frees the buffer. So the bytes must
+ *     hold no pointer, and the user never writes them after the insert
+ *     (except its own atomic fields).
  *   - Every callback (match, decide, pred, traverse) is given a pointer
  *     to the entry's bytes, whichever the table.
  *   - A lookup returns the entry's bytes, valid until the caller's next
