@@ -24,6 +24,7 @@
 #include "dns/query.h"
 #include "dns/msgencode.h"
 #include "dns/msgparse.h"
+#include "dns/addrscan.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1945,69 +1946,7 @@ policy_view_zones(const struct policy *p, size_t i)
 
 /* ---- response-ip: answers by the addresses they hold ---- */
 
-/** an address record of an answer, found by respip_scan */
-struct respip_hit {
-	/** index of the record in the answer section */
-	size_t idx;
-	/** offset of its owner name in the answer packet */
-	size_t owner_off;
-	/** its type (A or AAAA) */
-	uint16_t type;
-};
-
-/** called for each A/AAAA record of an answer section (class IN).
- * @return 1 to stop at this record */
-typedef int (*respip_addr_cb)(void *arg, const uint8_t *addr, size_t alen);
-
-/**
- * Walk the answer section of a (checked) answer packet and call cb for
- * the address of each A and AAAA record.
- * @return 1 with hit set when cb stopped at a record, 0 when none, -1
- *	when the packet does not parse (the caller then leaves it alone: it
- *	is our own answer, so this does not happen).
- */
-static int
-respip_scan(const uint8_t *ans, size_t len, respip_addr_cb cb, void *arg,
-	struct respip_hit *hit)
-{
-	size_t pos = DNS_HDR_SIZE, i;
-	unsigned qd, an;
-	if(len < DNS_HDR_SIZE)
-		return -1;
-	qd = ((unsigned)ans[4] << 8) | ans[5];
-	an = ((unsigned)ans[6] << 8) | ans[7];
-	for(i = 0; i < qd; i++) {
-		if(dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
-			pos + 4 > len)
-			return -1;
-		pos += 4;
-	}
-	for(i = 0; i < an; i++) {
-		size_t owner = pos;
-		uint16_t type, cls, rdlen;
-		if(dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
-			pos + 10 > len)
-			return -1;
-		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
-		cls = (uint16_t)((ans[pos + 2] << 8) | ans[pos + 3]);
-		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
-		pos += 10;
-		if(pos + rdlen > len)
-			return -1;
-		if(cls == DNS_CLASS_IN && ((type == DNS_TYPE_A && rdlen == 4) ||
-			(type == DNS_TYPE_AAAA && rdlen == 16)) &&
-			cb(arg, ans + pos, rdlen)) {
-			hit->idx = i;
-			hit->owner_off = owner;
-			hit->type = type;
-			return 1;
-		}
-		pos += rdlen;
-	}
-	return 0;
-}
-
-/** respip_scan state: a response-ip set */
+/** dns_addr_scan state: a response-ip set */
 struct respip_find {
 	/** the set */
 	const struct policy_respip_set *rs;
@@ -2032,7 +1971,7 @@ respip_in_block(const struct netblock *nb, const uint8_t *addr, size_t alen)
 	return 1;
 }
 
-/** respip_scan callback: the longest netblock of the set holding addr */
+/** dns_addr_scan callback: the longest netblock of the set holding addr */
 static int
 respip_find_cb(void *arg, const uint8_t *addr, size_t alen)
 {
@@ -2044,22 +1983,6 @@ respip_find_cb(void *arg, const uint8_t *addr, size_t alen)
 			return 1;
 		}
 	return 0;
-}
-
-/** respip_scan state: an rpz zone's RESPONSE-IP triggers */
-struct respip_rpz {
-	/** the zone */
-	const struct rpz *z;
-	/** the rule found */
-	struct rpz_match m;
-};
-
-/** respip_scan callback: an RPZ RESPONSE-IP trigger holding addr */
-static int
-respip_rpz_cb(void *arg, const uint8_t *addr, size_t alen)
-{
-	struct respip_rpz *r = arg;
-	return rpz_lookup_ip(r->z, addr, alen, &r->m);
 }
 
 /** log an inform response-ip action */
@@ -2088,7 +2011,7 @@ respip_inform(const struct policy_respip *e, const struct fast_query *fq,
 static size_t
 respip_rewrite(const struct policy *p, const uint8_t *pkt,
 	const struct fast_query *fq, int tcp, const uint8_t *ans, size_t alen,
-	const struct respip_hit *hit, const struct local_zones *d, int rcode,
+	const struct dns_addr_hit *hit, const struct local_zones *d, int rcode,
 	uint8_t *out, size_t outmax)
 {
 	struct dns_builder b;
@@ -2157,7 +2080,7 @@ respip_apply_set(const struct policy *p, const struct policy_respip_set *rs,
 	size_t scratchmax, int *matched)
 {
 	struct respip_find f;
-	struct respip_hit hit;
+	struct dns_addr_hit hit;
 	const struct local_zones *d;
 	enum local_zone_type t;
 	int tag = -1, rcode;
@@ -2167,7 +2090,7 @@ respip_apply_set(const struct policy *p, const struct policy_respip_set *rs,
 		return 0;
 	f.rs = rs;
 	f.found = NULL;
-	if(respip_scan(ans, *anslen, respip_find_cb, &f, &hit) != 1)
+	if(dns_addr_scan(ans, *anslen, respip_find_cb, &f, &hit) != 1)
 		return 0;
 	*matched = 1;
 	t = f.found->action;
@@ -2264,22 +2187,22 @@ respip_answer_in(const struct policy *p, int vi, const struct local_tags *ct,
 		return POLICY_RESPIP_PASS;
 	/* the RPZ RESPONSE-IP triggers, zone by zone */
 	for(i = 0; i < p->nrpz; i++) {
-		struct respip_rpz rz;
-		struct respip_hit hit;
+		const struct rpz *z = p->rpz[i];
+		struct rpz_match m;
+		struct dns_addr_hit hit;
 		size_t n = 0;
 		if(p->rpz_tags[i] && !(ct && (ct->tags & p->rpz_tags[i])))
 			continue;
-		rz.z = p->rpz[i];
-		if(!rpz_count(rz.z, RPZ_TRIGGER_RESPONSE_IP) ||
-			!rpz_is_enabled(rz.z) || respip_scan(ans, *anslen,
-			respip_rpz_cb, &rz, &hit) != 1)
+		if(!rpz_count(z, RPZ_TRIGGER_RESPONSE_IP) ||
+			!rpz_is_enabled(z) || !rpz_lookup_answer(z, ans,
+			*anslen, &m, &hit))
 			continue;
-		if(rpz_get_settings(rz.z)->log)
-			rpz_log(p, i, &rz.m, fq, client);
-		if(st && (size_t)rz.m.action < sizeof(st->rpz_action) /
+		if(rpz_get_settings(z)->log)
+			rpz_log(p, i, &m, fq, client);
+		if(st && (size_t)m.action < sizeof(st->rpz_action) /
 			sizeof(st->rpz_action[0]))
-			st->rpz_action[rz.m.action]++;
-		switch(rz.m.action) {
+			st->rpz_action[m.action]++;
+		switch(m.action) {
 		case RPZ_ACTION_DISABLED:
 		case RPZ_ACTION_NONE:
 			continue;
@@ -2292,7 +2215,7 @@ respip_answer_in(const struct policy *p, int vi, const struct local_tags *ct,
 				return POLICY_RESPIP_PASS;
 			/* fallthrough */
 		default:
-			if(rpz_answer(p, rz.z, &rz.m, pkt, fq, tcp, scratch,
+			if(rpz_answer(p, z, &m, pkt, fq, tcp, scratch,
 				sizeof(scratch), &n, NULL, ct) !=
 				LOCAL_FRONT_ANSWERED || n > ansmax)
 				return POLICY_RESPIP_DROP;
