@@ -37,6 +37,12 @@ struct delegpt_ns {
 	int parent_n;
 	/** 1 when its A record was looked up (next: AAAA) */
 	int tried_a;
+	/** 1 when its AAAA record was looked up */
+	int tried_aaaa;
+	/** 1 when an IPv4 address of it is known (glue, cache, lookup) */
+	int got4;
+	/** 1 when an IPv6 address of it is known */
+	int got6;
 };
 
 /** a server address of a delegation */

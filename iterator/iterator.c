@@ -296,6 +296,32 @@ dp_note_glue(struct delegpt *dp, const struct netaddr *na,
 		}
 }
 
+/**
+ * Note that an NS name has an address of na's family (from glue, the
+ * cache or its lookup). Per family, as Unbound's got4/got6: while IPv4
+ * is in use, the name needs no lookup (resolved) only once it has an
+ * IPv4 address; IPv6 glue alone leaves its A missing
+ * (iter_failreply.rpl: an NS name whose only glue is an unusable ::1 is
+ * looked up for its A). Without IPv4 an IPv6 address does. (The AAAA
+ * half of the rule, IPv4 glue alone leaving the AAAA missing, is only
+ * the last resort here, iter_start_aaaa_targets: as a rule it would
+ * have target-fetch-policy look up the AAAA of every NS name with IPv4
+ * glue alone.)
+ */
+static void
+ns_note_family(const struct iter_env *env, struct delegpt_ns *ns,
+	const struct netaddr *na)
+{
+	if(!iter_addr_family_ok(env, na))
+		return;
+	if(netaddr_family(na) == AF_INET)
+		ns->got4 = 1;
+	else if(netaddr_family(na) == AF_INET6)
+		ns->got6 = 1;
+	if(ns->got4 || (!(env->do_ip4 || env->do_nat64) && ns->got6))
+		ns->resolved = 1;
+}
+
 /** build a delegation point from a cached delegation */
 static struct delegpt *
 dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
@@ -321,10 +347,10 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 				continue;
 			if(delegpt_add_addr(dp, s->region, &na) < 0)
 				return NULL;
-			if(ns && iter_addr_family_ok(st_env(s), &na))
-				ns->resolved = 1;
-			if(ns)
+			if(ns) {
+				ns_note_family(st_env(s), ns, &na);
 				dp_note_glue(dp, &na, ns->name);
+			}
 		}
 	}
 	return dp;
@@ -336,13 +362,14 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
  * @param name: the NS name.
  * @param usable_only: add only addresses of a family in use (do-ip4,
  *	do-ip6); else every one.
- * @param usable: set to 1 when an address of a family in use was found,
- *	else left alone (may be NULL).
+ * @param note: the name's entry, told of the families found
+ *	(ns_note_family), or NULL.
+ * @param pside: 1 for the parent-side copies of the sets.
  * @return number of addresses added.
  */
 static int
 iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
-	int usable_only, int *usable, int pside)
+	int usable_only, struct delegpt_ns *note, int pside)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
@@ -369,8 +396,8 @@ iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
 				continue;
 			if(delegpt_add_addr(iq->dp, s->region, &na) == 0)
 				added++;
-			if(ok && usable)
-				*usable = 1;
+			if(note)
+				ns_note_family(st_env(s), note, &na);
 		}
 	}
 	return added;
@@ -379,9 +406,9 @@ iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
 /** iter_ns_cached_addrs_side for the name's own sets */
 static int
 iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
-	int usable_only, int *usable)
+	int usable_only, struct delegpt_ns *note)
 {
-	return iter_ns_cached_addrs_side(s, name, usable_only, usable, 0);
+	return iter_ns_cached_addrs_side(s, name, usable_only, note, 0);
 }
 
 /** look the addresses of NS names up in the RRset cache.
@@ -392,12 +419,9 @@ iter_targets_from_cache(struct module_qstate *s)
 	struct delegpt_ns *ns;
 	int added = 0;
 	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
-		int usable = 0;
 		if(ns->resolved)
 			continue;
-		added += iter_ns_cached_addrs(s, ns->name, 0, &usable);
-		if(usable)
-			ns->resolved = 1;
+		added += iter_ns_cached_addrs(s, ns->name, 0, ns);
 	}
 	return added;
 }
@@ -1305,26 +1329,38 @@ iter_start_targets(struct module_qstate *s, int want)
 	int inflight = 0, started = 0;
 	for(ns = iq->dp->nslist; ns; ns = ns->next) {
 		struct module_qstate *sub;
+		uint16_t qtype;
 		if(ns->pending) {
 			inflight++;
 			continue;
 		}
 		if(ns->resolved || (want >= 0 && started >= want))
 			continue;
+		/* A first; AAAA when A gave nothing (or without IPv4); a
+		 * family the name has an address of is not asked for
+		 * (ns_note_family) */
+		if(st_env(s)->do_ip4 && !ns->tried_a && !ns->got4)
+			qtype = DNS_TYPE_A;
+		else if(st_env(s)->do_ip6 && !ns->tried_aaaa && !ns->got6)
+			qtype = DNS_TYPE_AAAA;
+		else {
+			ns->resolved = 1;
+			continue;
+		}
 		/* (the AAAA asked after the A is not another name) */
-		if(!ns->tried_a) {
+		if(!ns->tried_a && !ns->tried_aaaa) {
 			if(iq->dp->targets_started >= iter_max_targets(s))
 				continue;
 			iq->dp->targets_started++;
 		}
 		ns->resolved = 1;
-		/* A first; AAAA when A gave nothing (or without IPv4) */
-		sub = s->env->attach_sub(s, ns->name,
-			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
-			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD |
-			(iter_target_nofwd(s) ? MESH_FLAG_NOFWD : 0));
+		sub = s->env->attach_sub(s, ns->name, qtype, DNS_CLASS_IN,
+			MESH_FLAG_RD | (iter_target_nofwd(s) ? MESH_FLAG_NOFWD :
+			0));
 		if(sub && sub->qtype == DNS_TYPE_A)
 			ns->tried_a = 1;
+		else if(sub)
+			ns->tried_aaaa = 1;
 		if(!sub)
 			continue;
 		ns->pending = 1;
@@ -1354,7 +1390,8 @@ iter_start_aaaa_targets(struct module_qstate *s)
 		return 0;
 	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
 		int has4 = 0, has6 = 0, usable4 = 0;
-		if(!ns->resolved || ns->pending || ns->tried_a)
+		if(!ns->resolved || ns->pending || ns->tried_a ||
+			ns->tried_aaaa)
 			continue;
 		for(a = IQ(s)->dp->addrs; a; a = a->next)
 			if(a->glue_of && dname_equal(a->glue_of, ns->name)) {
@@ -2484,10 +2521,10 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
-		/* glue of a family not in use (only IPv6 with do-ip6: no)
-		 * leaves the name to be looked up */
-		if(iter_addr_family_ok(st_env(s), &na))
-			ns->resolved = 1;
+		/* glue of a family not in use (only IPv6 with do-ip6: no),
+		 * or of only one of the families in use, leaves the name
+		 * to be looked up (for the other family) */
+		ns_note_family(st_env(s), ns, &na);
 		dp_note_glue(dp, &na, ns->name);
 	}
 	if(!dp->nslist) {
@@ -3128,6 +3165,7 @@ iter_inform_super(struct module_qstate *sub, int id,
 	iter_note_parent_glue(sub, id, super, ns);
 	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
+		!ns->got6 && !ns->tried_aaaa &&
 		(ans->rcode == DNS_RCODE_NOERROR ||
 		ans->rcode == DNS_RCODE_NXDOMAIN)) {
 		/* no IPv4 address: look for an IPv6 one (after an
@@ -3155,6 +3193,8 @@ iter_inform_super(struct module_qstate *sub, int id,
 				rr->rdlen) < 0)
 				continue;
 			(void)delegpt_add_addr(iq->dp, super->region, &na);
+			if(dname_equal(rr->owner, ns->name))
+				ns_note_family(st_env(super), ns, &na);
 		}
 	}
 }
