@@ -575,7 +575,10 @@ iter_dp_dnssec(struct module_qstate *s, struct delegpt *dp,
 	const struct module_rr *rr;
 	struct rrset_data rs;
 	dp->dnssec_expected = 0;
-	if(!env->dnssec_zone || dp->is_forward)
+	/* (trust anchors are of class IN: another class's zones are not
+	 * expected to be signed, as Unbound looks anchors up by class) */
+	if(!env->dnssec_zone || dp->is_forward ||
+		IQ(s)->qclass != DNS_CLASS_IN)
 		return;
 	if(env->dnssec_zone(env->dnssec_zone_arg, dp->name)) {
 		dp->dnssec_expected = 1;
