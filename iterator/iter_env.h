@@ -43,6 +43,11 @@ struct delegpt_ns {
 	int got4;
 	/** 1 when an IPv6 address of it is known */
 	int got6;
+	/** 1 when its A record was looked up from the parent side (the
+	 * last resort, iter_start_pside_targets) */
+	int done_pside4;
+	/** 1 when its AAAA record was looked up from the parent side */
+	int done_pside6;
 };
 
 /** a server address of a delegation */

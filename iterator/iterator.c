@@ -656,6 +656,9 @@ iter_init_dp(struct module_qstate *s)
 		 * configured stub zone (if any) */
 		struct rrset_delegation d;
 		const uint8_t *name = iq->qname;
+		/* a parent-side lookup starts from the zone above the
+		 * closest delegation (Unbound's refetch_glue) */
+		int up = (s->flags & MESH_FLAG_PSIDE) != 0;
 		/* a refresh (prefetch, serve-expired) does not start from
 		 * a delegation about to expire: its answer would be made
 		 * from servers the parent may have moved the zone away from
@@ -679,6 +682,12 @@ iter_init_dp(struct module_qstate *s)
 					"set has no address: the hints");
 				iq->dp = NULL;
 				break;
+			}
+			if(up && iq->dp && d.ns.name_len > 1) {
+				up = 0;
+				iq->dp = NULL;
+				name = dname_strip_label(d.ns.name);
+				continue;
 			}
 			if(!iq->dp || d.ns.name_len <= 1 ||
 				!iter_dp_useless(s, iq->dp))
@@ -1096,8 +1105,11 @@ iter_run(struct module_qstate *s)
 		return;
 	switch(iq->phase) {
 	case ITER_INIT:
-		if(iter_below_nxdomain(s) || iter_answer_from_cache(s) ||
-			iter_neg_target(s) || iter_target_neg_cached(s))
+		/* (a parent-side lookup asks the servers: the caches hold
+		 * the child's view, which failed) */
+		if(!(s->flags & MESH_FLAG_PSIDE) && (iter_below_nxdomain(s) ||
+			iter_answer_from_cache(s) || iter_neg_target(s) ||
+			iter_target_neg_cached(s)))
 			return;
 		if(iter_init_dp(s) < 0) {
 			iter_fail(s, DNS_EDE_OTHER);
@@ -1422,6 +1434,74 @@ iter_start_aaaa_targets(struct module_qstate *s)
 }
 
 /**
+ * The last resort once every server of a delegation learnt from a
+ * referral failed, and the cache and the parent glue gave no other:
+ * look the NS names' addresses up from the parent side (AAAA and A,
+ * each once per name, one name at a time), as Unbound's
+ * processLastResort does: lookups flagged MESH_FLAG_PSIDE, which skip
+ * the caches and start from the zone above the name's closest cached
+ * delegation, so that the parent's glue is asked afresh and the
+ * servers it names are tried again for the name (iter_failreply.rpl).
+ * Their addresses join the delegation (iter_inform_super). Not for a
+ * configured zone (stub, forward: nothing above is asked), the root, a
+ * cached delegation (it is first abandoned for the one from the top),
+ * a parent-side lookup itself, a state too deep for lookups, a state
+ * with servers excluded by the validator (Unbound still picks those as
+ * a last choice, so it never comes to this: serve_expired_val_bogus.rpl),
+ * a delegation whose servers said NODATA without SOA (that answer is
+ * taken: iter_nodata_nosoa.rpl), or a refresh (prefetch, serve-expired:
+ * the cached answer is still served; and a lookup's answer, of higher
+ * trust than the glue the next answer brings, would keep its earlier
+ * expiry where Unbound renews equal data: iter_prefetch_fail.rpl step
+ * 200, iter_prefetch_fail_no_pside.rpl).
+ * @return number of lookups started.
+ */
+static int
+iter_start_pside_targets(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	struct iter_env *env = st_env(s);
+	struct delegpt_ns *ns;
+	int n = 0, flags = MESH_FLAG_RD | MESH_FLAG_PSIDE |
+		(iter_target_nofwd(s) ? MESH_FLAG_NOFWD : 0);
+	if(iq->dp->is_forward || iq->dp->is_stub || iq->dp->len <= 1 ||
+		(iq->dp->from_cache && !iq->no_cache) ||
+		(s->flags & MESH_FLAG_PSIDE) || s->exclude_count > 0 ||
+		(iq->empty_dp && iq->empty_dp == iq->dp) || iq->refresh ||
+		iter_max_targets(s) == 0)
+		return 0;
+	for(ns = iq->dp->nslist; ns && n == 0; ns = ns->next) {
+		const struct iter_zone *z = iter_env_find_zone(env, ns->name);
+		if(ns->pending)
+			continue;
+		if(z && z->len == ns->len) {
+			/* the name is a configured zone: not above it */
+			ns->done_pside4 = ns->done_pside6 = 1;
+			continue;
+		}
+		if(env->do_ip6 && !ns->done_pside6) {
+			ns->done_pside6 = 1;
+			if(s->env->attach_sub(s, ns->name, DNS_TYPE_AAAA,
+				DNS_CLASS_IN, flags))
+				n++;
+		}
+		if(env->do_ip4 && !ns->done_pside4) {
+			ns->done_pside4 = 1;
+			if(s->env->attach_sub(s, ns->name, DNS_TYPE_A,
+				DNS_CLASS_IN, flags))
+				n++;
+		}
+		if(n > 0 && verbosity >= VERB_ALGO) {
+			char nm[DNS_MAX_NAME_STR];
+			(void)dname_to_str(ns->name, nm, sizeof(nm));
+			verbose(VERB_ALGO, "iterator: last resort: %s looked "
+				"up from the parent side", nm);
+		}
+	}
+	return n;
+}
+
+/**
  * target-fetch-policy: the first time a delegation is used, look up the
  * addresses of as many of its NS names without glue as the policy says
  * for the state's depth (-1: all), while the query goes to a server whose
@@ -1689,7 +1769,10 @@ iter_send(struct module_qstate *s)
 	if(iq->sends >= ITER_MAX_SENDS || iq->dp_sends >= env->max_sent ||
 		iq->nx_targets > 2 * ITER_MAX_TARGET_NX ||
 		st_elapsed_ms(s) > env->max_time_ms) {
-		iter_fail(s, DNS_EDE_NO_REACHABLE_AUTHORITY);
+		/* (what the servers did, if known: the last resort's
+		 * lookups may use up the budget after all timed out) */
+		iter_fail(s, iq->ede >= 0 ? iq->ede :
+			DNS_EDE_NO_REACHABLE_AUTHORITY);
 		return;
 	}
 	if(s->env->global_quota && !s->env->global_quota(s, 0)) {
@@ -1732,6 +1815,10 @@ iter_send(struct module_qstate *s)
 			if(!a && iter_parent_glue(s) > 0)
 				continue;
 			if(!a && iter_start_aaaa_targets(s) > 0) {
+				iq->phase = ITER_SEND;
+				return;
+			}
+			if(!a && iter_start_pside_targets(s) > 0) {
 				iq->phase = ITER_SEND;
 				return;
 			}
@@ -3310,7 +3397,10 @@ iter_inform_super(struct module_qstate *sub, int id,
 		return;
 	ns->pending = 0;
 	iter_note_parent_glue(sub, id, super, ns);
-	if(ans && ans->an.count == 0 &&
+	if(sub->flags & MESH_FLAG_PSIDE) {
+		/* a parent-side lookup (iter_start_pside_targets): only
+		 * the addresses it found count */
+	} else if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
 		!ns->got6 && !ns->tried_aaaa &&
 		(ans->rcode == DNS_RCODE_NOERROR ||

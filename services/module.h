@@ -116,6 +116,11 @@ struct comm_base;
  * or needs unchecked (the RFC 5011 probe, the key tag signal): passed
  * through unvalidated, where a client's CD query is validated */
 #define MESH_FLAG_NOVAL	0x200
+/** state key flag: the iterator's parent-side lookup of a server's
+ * address (its last resort when every server of a delegation failed):
+ * not answered from the caches, resolved from the zone above the
+ * closest cached delegation of the name */
+#define MESH_FLAG_PSIDE	0x400
 /** state flag (not a key flag; set on qstate->flags by the validator):
  * ask upstream with DO and keep the DNSSEC records of the replies */
 #define MESH_FLAG_DNSSEC	0x10
