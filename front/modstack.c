@@ -348,6 +348,16 @@ modstack_cap_name(unsigned cap)
 	return "?";
 }
 
+const struct module_respip_ops *
+modstack_respip(void)
+{
+	const struct module_row *r;
+	for(r = modstack_rows; r->name; r++)
+		if(r->mod && (r->caps & MODSTACK_CAP_RESPIP) && r->mod->respip)
+			return r->mod->respip;
+	return NULL;
+}
+
 struct val_zonemd *
 modstack_zonemd_create(const struct config_file *cfg, char *err,
 	size_t errlen)

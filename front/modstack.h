@@ -203,6 +203,15 @@ int modstack_conf_has_cap(const char *conf, unsigned cap);
 const char *modstack_cap_name(unsigned cap);
 
 /**
+ * response-ip's rules (struct module_respip_ops, services/module.h),
+ * which the module with MODSTACK_CAP_RESPIP offers in its block, so that
+ * the front end (front/policy.c) builds and applies them without
+ * including the module's headers.
+ * @return the table, or NULL when this build has no such module.
+ */
+const struct module_respip_ops *modstack_respip(void);
+
+/**
  * The auth zones' ZONEMD check with DNSSEC (RFC 8976 4), which the module
  * with MODSTACK_CAP_DNSSEC offers (validator/val_zonemd.h): its state,
  * made from the config's trust anchors, so that the daemon builds it

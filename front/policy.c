@@ -24,6 +24,7 @@
 #include "dns/query.h"
 #include "dns/msgencode.h"
 #include "dns/msgparse.h"
+#include "dns/addrscan.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,30 +34,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-/** one response-ip netblock (server: or view:) */
-struct policy_respip {
-	/** the netblock */
-	struct netblock nb;
-	/** response-ip: action (a local-zone type), LOCAL_ZONE_UNSET when
-	 * the netblock has only data (then redirect) or only tags */
-	enum local_zone_type action;
-	/** response-ip-tag: the tags whose -action and -data apply */
-	uint64_t tags;
-	/** response-ip-data: a local_zones with a redirect zone at the root
-	 * holding the records, or NULL */
-	struct local_zones *data;
-	/** where it was given, for the inform log line */
-	int line;
-};
-
-/** the response-ip netblocks of server: or of a view */
-struct policy_respip_set {
-	/** the netblocks, longest prefix first */
-	struct policy_respip *e;
-	/** how many */
-	size_t n;
-};
-
 /** one view: clause */
 struct policy_view {
 	/** its name (malloced) */
@@ -65,8 +42,8 @@ struct policy_view {
 	struct local_zones *lz;
 	/** view-first: */
 	int view_first;
-	/** its response-ip lines */
-	struct policy_respip_set respip;
+	/** its response-ip lines (the respip module's rules), or NULL */
+	struct respip_set *respip;
 };
 
 /** a netblock or address that selects a view */
@@ -89,6 +66,13 @@ struct policy_tagset {
 	struct local_zones *data[CONFIG_MAX_TAGS];
 	/** what the local zones are given (points into this struct) */
 	struct local_tags lt;
+	/** per tag, the action as response-ip's rules code it
+	 * (module_respip_ops.action_of), 0 for none */
+	uint8_t respip_action[CONFIG_MAX_TAGS];
+	/** per tag, data as the rules see it (the same zones) */
+	const void *respip_data[CONFIG_MAX_TAGS];
+	/** what the rules are given (points into this struct) */
+	struct module_respip_client rc;
 };
 
 /** the zone transfer of an rpz: zone with primary: or url: lines */
@@ -148,8 +132,10 @@ struct policy {
 	struct policy_tagset *iftags;
 	/** how many */
 	size_t niftags;
-	/** the response-ip lines of server: */
-	struct policy_respip_set respip;
+	/** the respip module's rules (NULL: the stack has none) */
+	const struct module_respip_ops *rops;
+	/** the response-ip lines of server: (rops's), or NULL */
+	struct respip_set *respip;
 	/** 1 when answers are checked for addresses (response-ip in
 	 * server: or a view, or an rpz zone with RESPONSE-IP triggers) */
 	int respip_on;
@@ -273,18 +259,6 @@ tagset_clear(struct policy_tagset *t)
 		local_zones_delete(t->data[i]);
 }
 
-/** free a response-ip set's contents */
-static void
-respip_set_clear(struct policy_respip_set *rs)
-{
-	size_t i;
-	for(i = 0; i < rs->n; i++)
-		local_zones_delete(rs->e[i].data);
-	free(rs->e);
-	rs->e = NULL;
-	rs->n = 0;
-}
-
 void
 policy_delete(struct policy *p)
 {
@@ -294,9 +268,11 @@ policy_delete(struct policy *p)
 	for(i = 0; i < p->nviews; i++) {
 		free(p->views[i].name);
 		local_zones_delete(p->views[i].lz);
-		respip_set_clear(&p->views[i].respip);
+		if(p->views[i].respip)
+			p->rops->set_delete(p->views[i].respip);
 	}
-	respip_set_clear(&p->respip);
+	if(p->respip)
+		p->rops->set_delete(p->respip);
 	/* the transfer thread first: its callbacks use the zones */
 	xfr_service_delete(p->xs);
 	for(i = 0; p->rpzx && i < p->nrpz; i++) {
@@ -357,134 +333,105 @@ block_header(const struct config_file *cfg, int clause, int b)
 	return NULL;
 }
 
-/** the entry of a netblock in a response-ip set, made when new.
- * @return it or NULL (out of memory) */
-static struct policy_respip *
-respip_entry(struct policy_respip_set *rs, const struct netblock *nb,
-	int line)
-{
-	size_t i;
-	struct policy_respip *e;
-	for(i = 0; i < rs->n; i++)
-		if(rs->e[i].nb.prefix == nb->prefix &&
-			netblock_match(&rs->e[i].nb, &nb->a))
-			return &rs->e[i];
-	e = realloc(rs->e, (rs->n + 1) * sizeof(*e));
-	if(!e)
-		return NULL;
-	rs->e = e;
-	e = &rs->e[rs->n++];
-	memset(e, 0, sizeof(*e));
-	e->nb = *nb;
-	e->line = line;
-	return e;
-}
+/* ---- response-ip: the glue to the respip module's rules ---- */
 
-/** @return 1 for a local-zone type response-ip takes (Unbound's list:
- * not static, refuse, transparent, typetransparent, nodefault, nor the
- * types that only make sense for names) */
-static int
-respip_action_ok(enum local_zone_type t)
+/** module_respip_data: a data zone (one redirect zone at the root) */
+static void *
+respip_data_create(void)
 {
-	switch(t) {
-	case LOCAL_ZONE_DENY:
-	case LOCAL_ZONE_REDIRECT:
-	case LOCAL_ZONE_INFORM:
-	case LOCAL_ZONE_INFORM_DENY:
-	case LOCAL_ZONE_INFORM_REDIRECT:
-	case LOCAL_ZONE_ALWAYS_TRANSPARENT:
-	case LOCAL_ZONE_ALWAYS_REFUSE:
-	case LOCAL_ZONE_ALWAYS_NXDOMAIN:
-	case LOCAL_ZONE_ALWAYS_NODATA:
-	case LOCAL_ZONE_ALWAYS_DENY:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/** a response-ip, response-ip-data or response-ip-tag line into a set.
- * @return 0 or -1 */
-static int
-respip_line(const struct config_file *cfg, struct policy_respip_set *rs,
-	const struct config_policyline *l, char *err, size_t errlen)
-{
-	char buf[8192], e[512];
-	const char *a, *rest, *why = NULL;
-	struct netblock nb;
-	struct policy_respip *ent;
-	if(l->n >= 2) {
-		size_t i;
-		a = l->v[0];
-		buf[0] = 0;
-		for(i = 1; i < (size_t)l->n; i++) {
-			size_t k = strlen(buf);
-			snprintf(buf + k, sizeof(buf) - k, "%s%s", i > 1 ?
-				" " : "", l->v[i]);
-		}
-		rest = buf;
-	} else if(two_values(l, buf, sizeof(buf), &a, &rest) != 0)
-		return perr(err, errlen, l, "%s: expected <netblock> %s",
-			l->key, strcmp(l->key, "response-ip") == 0 ? "<action>"
-			: strcmp(l->key, "response-ip-tag") == 0 ?
-			"\"<tags>\"" : "\"<rr>\"");
-	if(netblock_parse(a, &nb, 0, &why) != 0)
-		return perr(err, errlen, l, "%s: bad netblock '%s': %s",
-			l->key, a, why ? why : "syntax");
-	if(!(ent = respip_entry(rs, &nb, l->line)))
-		return perr(err, errlen, l, "out of memory");
-	if(strcmp(l->key, "response-ip") == 0) {
-		enum local_zone_type t = local_zone_type_from_str(rest);
-		if(!respip_action_ok(t))
-			return perr(err, errlen, l, "response-ip: bad action "
-				"'%s' (deny, redirect, inform, inform_deny, "
-				"inform_redirect, always_transparent, "
-				"always_refuse, always_nxdomain, always_nodata "
-				"or always_deny)", rest);
-		ent->action = t;
-	} else if(strcmp(l->key, "response-ip-tag") == 0) {
-		if(config_tag_mask(cfg, rest, &ent->tags, e, sizeof(e)) != 0)
-			return perr(err, errlen, l, "response-ip-tag: %s", e);
-	} else {
-		char rr[8192];
-		if(!ent->data && (!(ent->data = local_zones_create()) ||
-			local_zones_add_zone(ent->data, ".", "redirect", e,
-			sizeof(e)) != 0))
-			return perr(err, errlen, l, "out of memory");
-		snprintf(rr, sizeof(rr), ". %s", rest);
-		if(local_zones_add_data(ent->data, rr, e, sizeof(e)) != 0)
-			return perr(err, errlen, l, "response-ip-data: %s", e);
-	}
-	return 0;
-}
-
-/** order response-ip netblocks: longest prefix first */
-static int
-respip_cmp(const void *a, const void *b)
-{
-	const struct policy_respip *x = a, *y = b;
-	return y->nb.prefix - x->nb.prefix;
-}
-
-/** finish a response-ip set: data zones built, longest prefix first, a
- * netblock with data and no action redirects. @return 0 or -1 */
-static int
-respip_set_finish(struct policy_respip_set *rs, char *err, size_t errlen)
-{
-	size_t i;
+	struct local_zones *d = local_zones_create();
 	char e[512];
-	for(i = 0; i < rs->n; i++) {
-		struct policy_respip *ent = &rs->e[i];
-		if(ent->data && local_zones_finish(ent->data, e, sizeof(e))
-			!= 0)
-			return perr(err, errlen, NULL, "response-ip-data: %s",
-				e);
-		if(ent->data && ent->action == LOCAL_ZONE_UNSET)
-			ent->action = LOCAL_ZONE_REDIRECT;
+	if(d && local_zones_add_zone(d, ".", "redirect", e, sizeof(e)) != 0) {
+		local_zones_delete(d);
+		return NULL;
 	}
-	if(rs->n > 1)
-		qsort(rs->e, rs->n, sizeof(*rs->e), respip_cmp);
-	return 0;
+	return d;
+}
+
+/** module_respip_data: a record into a data zone */
+static int
+respip_data_add(void *d, const char *rr, char *err, size_t errlen)
+{
+	return local_zones_add_data(d, rr, err, errlen);
+}
+
+/** module_respip_data: finish a data zone */
+static int
+respip_data_finish(void *d, char *err, size_t errlen)
+{
+	return local_zones_finish(d, err, errlen);
+}
+
+/** module_respip_data: free a data zone */
+static void
+respip_data_del(void *d)
+{
+	local_zones_delete(d);
+}
+
+/** module_respip_data: apex data of a type in a data zone */
+static int
+respip_data_has(const void *d, uint16_t type)
+{
+	return local_zones_has_apex_data(d, type);
+}
+
+/** module_respip_data: put the apex data of a type in an answer */
+static int
+respip_data_put(const void *d, struct dns_builder *b, const uint8_t *owner,
+	uint16_t type)
+{
+	return local_zones_put_apex_data(d, b, owner, type);
+}
+
+/** the data zones, as response-ip's rules reach them */
+static const struct module_respip_data respip_data = {
+	.create = respip_data_create,
+	.add = respip_data_add,
+	.finish = respip_data_finish,
+	.del = respip_data_del,
+	.has = respip_data_has,
+	.put = respip_data_put,
+};
+
+/** a response-ip, response-ip-data or response-ip-tag line into a set of
+ * the respip module's rules, made when new. @return 0 or -1 */
+static int
+respip_line(struct policy *p, const struct config_file *cfg,
+	struct respip_set **rs, const struct config_policyline *l, char *err,
+	size_t errlen)
+{
+	if(!p->rops)
+		return perr(err, errlen, l, "%s: needs the %s module, which "
+			"this build leaves out", l->key, modstack_cap_name(
+			MODSTACK_CAP_RESPIP));
+	if(!*rs && !(*rs = p->rops->set_new(&respip_data)))
+		return perr(err, errlen, l, "out of memory");
+	return p->rops->set_line(*rs, cfg, l, err, errlen);
+}
+
+/** finish a set of rules (NULL: none). @return 0 or -1 */
+static int
+respip_finish(const struct policy *p, struct respip_set *rs, char *err,
+	size_t errlen)
+{
+	return rs ? p->rops->set_finish(rs, err, errlen) : 0;
+}
+
+/** what a tag set gives the rules: its tags, actions and data */
+static void
+respip_tagset(const struct policy *p, struct policy_tagset *t)
+{
+	size_t i;
+	for(i = 0; i < CONFIG_MAX_TAGS; i++) {
+		t->respip_action[i] = t->action[i] == LOCAL_ZONE_UNSET ? 0 :
+			p->rops->action_of(local_zone_type_str(
+			(enum local_zone_type)t->action[i]));
+		t->respip_data[i] = t->data[i];
+	}
+	t->rc.tags = t->lt.tags;
+	t->rc.action = t->respip_action;
+	t->rc.data = t->respip_data;
 }
 
 /** the server: response-ip lines, and whether answers are checked at
@@ -502,11 +449,11 @@ build_respip(struct policy *p, const struct config_file *cfg, char *err,
 			continue;
 		if(!first)
 			first = l;
-		if(l->clause == CLAUSE_SERVER && respip_line(cfg, &p->respip,
-			l, err, errlen) != 0)
+		if(l->clause == CLAUSE_SERVER && respip_line(p, cfg,
+			&p->respip, l, err, errlen) != 0)
 			return -1;
 	}
-	if(respip_set_finish(&p->respip, err, errlen) != 0)
+	if(respip_finish(p, p->respip, err, errlen) != 0)
 		return -1;
 	if(first) {
 		/* as in Unbound: without the module nothing would be
@@ -520,6 +467,10 @@ build_respip(struct policy *p, const struct config_file *cfg, char *err,
 				MODSTACK_CAP_RESPIP), modstack_cap_name(
 				MODSTACK_CAP_RESPIP), m);
 		p->respip_on = 1;
+		for(i = 0; i < p->nacltags; i++)
+			respip_tagset(p, &p->acltags[i]);
+		for(i = 0; i < p->niftags; i++)
+			respip_tagset(p, &p->iftags[i]);
 	}
 	for(i = 0; i < p->nrpz; i++)
 		if(p->rpz[i] && rpz_count(p->rpz[i], RPZ_TRIGGER_RESPONSE_IP))
@@ -586,7 +537,8 @@ build_view(struct policy *p, const struct config_file *cfg, int b,
 					"expected yes or no");
 		} else if(strcmp(l->key, "response-ip") == 0 ||
 			strcmp(l->key, "response-ip-data") == 0) {
-			if(respip_line(cfg, &v->respip, l, err, errlen) != 0)
+			if(respip_line(p, cfg, &v->respip, l, err, errlen)
+				!= 0)
 				return -1;
 		}
 	}
@@ -598,7 +550,7 @@ build_view(struct policy *p, const struct config_file *cfg, int b,
 	local_zones_set_ede(v->lz, cfg->ede);
 	if(local_zones_finish(v->lz, e, sizeof(e)) != 0)
 		return perr(err, errlen, hd, "view '%s': %s", v->name, e);
-	return respip_set_finish(&v->respip, err, errlen);
+	return respip_finish(p, v->respip, err, errlen);
 }
 
 /** a primary: (master:), url: or allow-notify: line of rpz block b.
@@ -1349,20 +1301,29 @@ build_tags(struct policy *p, const struct config_file *cfg, char *err,
 	return 0;
 }
 
-/** the tags of a client: its access-control entry's, else those of the
- * address the query came to. @return them or NULL */
-static const struct local_tags *
-policy_client_tags(const struct policy *p, uint32_t ref,
+/** the tag set of a client: its access-control entry's, else that of
+ * the address the query came to. @return it or NULL */
+static const struct policy_tagset *
+policy_client_tagset(const struct policy *p, uint32_t ref,
 	const struct netaddr *local)
 {
 	size_t i;
 	if(ref && ref <= p->nacltags)
-		return &p->acltags[ref - 1].lt;
+		return &p->acltags[ref - 1];
 	if(local)
 		for(i = 0; i < p->niftags; i++)
 			if(netblock_match(&p->iftags[i].nb, local))
-				return &p->iftags[i].lt;
+				return &p->iftags[i];
 	return NULL;
+}
+
+/** the tags of a client (policy_client_tagset). @return them or NULL */
+static const struct local_tags *
+policy_client_tags(const struct policy *p, uint32_t ref,
+	const struct netaddr *local)
+{
+	const struct policy_tagset *t = policy_client_tagset(p, ref, local);
+	return t ? &t->lt : NULL;
 }
 
 /** the tsig-key: clauses, for the rpz primaries. @return 0 or -1 */
@@ -1494,6 +1455,7 @@ policy_apply_cfg(struct policy **out, const struct config_file *cfg,
 		cfg->max_udp_size < 65536 ? cfg->max_udp_size : 1232);
 	p->no_ede = !cfg->ede;
 	p->minimal = cfg->minimal_responses;
+	p->rops = modstack_respip();
 	nv = count_blocks(cfg, CLAUSE_VIEW);
 	nr = count_blocks(cfg, CLAUSE_RPZ);
 	if(nv) {
@@ -1945,341 +1907,70 @@ policy_view_zones(const struct policy *p, size_t i)
 
 /* ---- response-ip: answers by the addresses they hold ---- */
 
-/** an address record of an answer, found by respip_scan */
-struct respip_hit {
-	/** index of the record in the answer section */
-	size_t idx;
-	/** offset of its owner name in the answer packet */
-	size_t owner_off;
-	/** its type (A or AAAA) */
-	uint16_t type;
-};
-
-/** called for each A/AAAA record of an answer section (class IN).
- * @return 1 to stop at this record */
-typedef int (*respip_addr_cb)(void *arg, const uint8_t *addr, size_t alen);
-
-/**
- * Walk the answer section of a (checked) answer packet and call cb for
- * the address of each A and AAAA record.
- * @return 1 with hit set when cb stopped at a record, 0 when none, -1
- *	when the packet does not parse (the caller then leaves it alone: it
- *	is our own answer, so this does not happen).
- */
-static int
-respip_scan(const uint8_t *ans, size_t len, respip_addr_cb cb, void *arg,
-	struct respip_hit *hit)
-{
-	size_t pos = DNS_HDR_SIZE, i;
-	unsigned qd, an;
-	if(len < DNS_HDR_SIZE)
-		return -1;
-	qd = ((unsigned)ans[4] << 8) | ans[5];
-	an = ((unsigned)ans[6] << 8) | ans[7];
-	for(i = 0; i < qd; i++) {
-		if(dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
-			pos + 4 > len)
-			return -1;
-		pos += 4;
-	}
-	for(i = 0; i < an; i++) {
-		size_t owner = pos;
-		uint16_t type, cls, rdlen;
-		if(dname_pkt_read(ans, len, &pos, NULL, NULL) != 0 ||
-			pos + 10 > len)
-			return -1;
-		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
-		cls = (uint16_t)((ans[pos + 2] << 8) | ans[pos + 3]);
-		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
-		pos += 10;
-		if(pos + rdlen > len)
-			return -1;
-		if(cls == DNS_CLASS_IN && ((type == DNS_TYPE_A && rdlen == 4) ||
-			(type == DNS_TYPE_AAAA && rdlen == 16)) &&
-			cb(arg, ans + pos, rdlen)) {
-			hit->idx = i;
-			hit->owner_off = owner;
-			hit->type = type;
-			return 1;
-		}
-		pos += rdlen;
-	}
-	return 0;
-}
-
-/** respip_scan state: a response-ip set */
-struct respip_find {
-	/** the set */
-	const struct policy_respip_set *rs;
-	/** the entry found */
-	const struct policy_respip *found;
-};
-
-/** @return 1 when an address lies in a netblock */
-static int
-respip_in_block(const struct netblock *nb, const uint8_t *addr, size_t alen)
-{
-	size_t n, i;
-	const uint8_t *b = netaddr_bytes(&nb->a, &n);
-	int bits = nb->prefix;
-	if(!b || n != alen)
-		return 0;
-	for(i = 0; bits > 0; i++, bits -= 8) {
-		uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff << (8 - bits));
-		if((addr[i] & m) != (b[i] & m))
-			return 0;
-	}
-	return 1;
-}
-
-/** respip_scan callback: the longest netblock of the set holding addr */
-static int
-respip_find_cb(void *arg, const uint8_t *addr, size_t alen)
-{
-	struct respip_find *f = arg;
-	size_t i;
-	for(i = 0; i < f->rs->n; i++)
-		if(respip_in_block(&f->rs->e[i].nb, addr, alen)) {
-			f->found = &f->rs->e[i];
-			return 1;
-		}
-	return 0;
-}
-
-/** respip_scan state: an rpz zone's RESPONSE-IP triggers */
-struct respip_rpz {
-	/** the zone */
-	const struct rpz *z;
-	/** the rule found */
-	struct rpz_match m;
-};
-
-/** respip_scan callback: an RPZ RESPONSE-IP trigger holding addr */
-static int
-respip_rpz_cb(void *arg, const uint8_t *addr, size_t alen)
-{
-	struct respip_rpz *r = arg;
-	return rpz_lookup_ip(r->z, addr, alen, &r->m);
-}
-
-/** log an inform response-ip action */
-static void
-respip_inform(const struct policy_respip *e, const struct fast_query *fq,
-	const struct netaddr *client)
-{
-	char nb[NETADDR_STRLEN + 8], qn[DNS_MAX_NAME_STR], ip[NETADDR_STRLEN];
-	char tb[16];
-	(void)dname_to_str(fq->qinfo.qname, qn, sizeof(qn));
-	if(client)
-		netaddr_str(client, -1, ip, sizeof(ip));
-	else
-		snprintf(ip, sizeof(ip), "-");
-	log_info("response-ip %s inform %s %s %s IN", netblock_str(&e->nb, nb,
-		sizeof(nb)), ip, qn, dns_type_str(fq->qinfo.qtype, tb,
-		sizeof(tb)));
-}
-
-/**
- * Write a rewritten answer: the client's header and question, the CNAME
- * and DNAME records that came before the address record (the chain to
- * it), then the data (when d), with rcode; OPT as the client asked.
- * @return its length, 0 on failure
- */
-static size_t
-respip_rewrite(const struct policy *p, const uint8_t *pkt,
-	const struct fast_query *fq, int tcp, const uint8_t *ans, size_t alen,
-	const struct respip_hit *hit, const struct local_zones *d, int rcode,
-	uint8_t *out, size_t outmax)
-{
-	struct dns_builder b;
-	size_t pos = DNS_HDR_SIZE, i;
-	uint16_t flags = (uint16_t)(((ans[2] << 8) | ans[3]) &
-		~(DNS_FLAG_RCODE_MASK | DNS_FLAG_AD | DNS_FLAG_TC));
-	unsigned qd = ((unsigned)ans[4] << 8) | ans[5];
-	uint8_t owner[DNS_MAX_NAME];
-	dns_build_init(&b, out, outmax, fast_query_answer_limit(fq, tcp,
-		p->max_udp, outmax));
-	if(dns_build_header(&b, fq->id, (uint16_t)(flags | rcode)) != 0 ||
-		dns_build_question_raw(&b, pkt, fq->qname_off,
-		fq->question_end) != 0)
-		return 0;
-	if(fq->edns.present)
-		dns_build_reserve(&b, dns_opt_size(NULL, 0));
-	for(i = 0; i < qd; i++) {
-		if(dname_pkt_read(ans, alen, &pos, NULL, NULL) != 0)
-			return 0;
-		pos += 4;
-	}
-	for(i = 0; i < hit->idx; i++) {
-		uint16_t type, cls, rdlen;
-		uint32_t ttl;
-		size_t ol = 0;
-		if(dname_pkt_read(ans, alen, &pos, owner, &ol) != 0)
-			return 0;
-		type = (uint16_t)((ans[pos] << 8) | ans[pos + 1]);
-		cls = (uint16_t)((ans[pos + 2] << 8) | ans[pos + 3]);
-		ttl = ((uint32_t)ans[pos + 4] << 24) | ((uint32_t)ans[pos + 5]
-			<< 16) | ((uint32_t)ans[pos + 6] << 8) | ans[pos + 7];
-		rdlen = (uint16_t)((ans[pos + 8] << 8) | ans[pos + 9]);
-		pos += 10;
-		if(type == DNS_TYPE_CNAME || type == DNS_TYPE_DNAME) {
-			uint8_t tgt[DNS_MAX_NAME];
-			size_t tp = pos, tl = 0;
-			if(dname_pkt_read(ans, alen, &tp, tgt, &tl) != 0)
-				return 0;
-			if(dns_build_rr(&b, DNS_SEC_ANSWER, owner, type, cls,
-				ttl, tgt, tl) != 0) {
-				dns_build_truncate(&b);
-				break;
-			}
-		}
-		pos += rdlen;
-	}
-	if(d) {
-		size_t ol = 0, op = hit->owner_off;
-		if(dname_pkt_read(ans, alen, &op, owner, &ol) != 0)
-			return 0;
-		(void)local_zones_put_apex_data(d, &b, owner, hit->type);
-	}
-	if(fq->edns.present && dns_build_opt(&b, p->edns_size, rcode,
-		fq->edns.do_bit, NULL, 0) != 0)
-		return 0;
-	return dns_build_finish(&b);
-}
-
-/** what the response-ip lines do with an answer.
- * @return 0 to go on (untouched), 1 rewritten, 2 drop */
-static int
-respip_apply_set(const struct policy *p, const struct policy_respip_set *rs,
-	int use_tags, const struct local_tags *ct, const uint8_t *pkt,
-	const struct fast_query *fq, const struct netaddr *client, int tcp,
-	uint8_t *ans, size_t *anslen, size_t ansmax, uint8_t *scratch,
-	size_t scratchmax, int *matched)
-{
-	struct respip_find f;
-	struct respip_hit hit;
-	const struct local_zones *d;
-	enum local_zone_type t;
-	int tag = -1, rcode;
-	size_t n;
-	*matched = 0;
-	if(rs->n == 0)
-		return 0;
-	f.rs = rs;
-	f.found = NULL;
-	if(respip_scan(ans, *anslen, respip_find_cb, &f, &hit) != 1)
-		return 0;
-	*matched = 1;
-	t = f.found->action;
-	if(use_tags && f.found->tags && ct && (f.found->tags & ct->tags)) {
-		uint64_t m = f.found->tags & ct->tags;
-		tag = 0;
-		while(!(m & 1)) {
-			m >>= 1;
-			tag++;
-		}
-		if(ct->action && ct->action[tag] != LOCAL_ZONE_UNSET)
-			t = (enum local_zone_type)ct->action[tag];
-	}
-	if(t == LOCAL_ZONE_INFORM || t == LOCAL_ZONE_INFORM_DENY ||
-		t == LOCAL_ZONE_INFORM_REDIRECT)
-		respip_inform(f.found, fq, client);
-	d = NULL;
-	if(t != LOCAL_ZONE_ALWAYS_REFUSE && t != LOCAL_ZONE_ALWAYS_TRANSPARENT &&
-		t != LOCAL_ZONE_ALWAYS_NXDOMAIN && t != LOCAL_ZONE_UNSET) {
-		if(t == LOCAL_ZONE_REDIRECT && tag >= 0 && ct->data &&
-			local_zones_has_apex_data(ct->data[tag], hit.type))
-			d = ct->data[tag];
-		else if(local_zones_has_apex_data(f.found->data, hit.type))
-			d = f.found->data;
-	}
-	rcode = DNS_RCODE_NOERROR;
-	if(!d) {
-		switch(t) {
-		case LOCAL_ZONE_ALWAYS_REFUSE:
-			rcode = DNS_RCODE_REFUSED;
-			hit.idx = 0;
-			break;
-		case LOCAL_ZONE_ALWAYS_NXDOMAIN:
-			rcode = DNS_RCODE_NXDOMAIN;
-			break;
-		case LOCAL_ZONE_REDIRECT:
-		case LOCAL_ZONE_INFORM_REDIRECT:
-		case LOCAL_ZONE_ALWAYS_NODATA:
-			break;
-		case LOCAL_ZONE_DENY:
-		case LOCAL_ZONE_INFORM_DENY:
-		case LOCAL_ZONE_ALWAYS_DENY:
-			return 2;
-		default:
-			/* inform, always_transparent, no action */
-			return 0;
-		}
-	}
-	n = respip_rewrite(p, pkt, fq, tcp, ans, *anslen, &hit, d, rcode,
-		scratch, scratchmax);
-	if(n == 0 || n > ansmax)
-		return 2;
-	memcpy(ans, scratch, n);
-	*anslen = n;
-	return 1;
-}
-
 /** room for a rewritten answer (the chain, the data, the OPT) */
 #define RESPIP_SCRATCH 4096
 
+/** a result of the rules as policy_respip_answer() gives it */
+static enum policy_respip_result
+respip_result(enum module_respip_result r)
+{
+	return r == MODULE_RESPIP_REWRITTEN ? POLICY_RESPIP_REWRITTEN :
+		r == MODULE_RESPIP_DROP ? POLICY_RESPIP_DROP :
+		POLICY_RESPIP_PASS;
+}
+
 /**
  * policy_respip_answer() for a client in view vi (-1: none) with tags ct
- * (NULL: none); client may be NULL (a sub-query's answer, which is for
- * no client in particular).
+ * and rc (NULL: none); client may be NULL (a sub-query's answer, which
+ * is for no client in particular).
  */
 static enum policy_respip_result
 respip_answer_in(const struct policy *p, int vi, const struct local_tags *ct,
+	const struct module_respip_client *rc,
 	const uint8_t *pkt, const struct fast_query *fq,
 	const struct netaddr *client, int tcp, uint8_t *ans, size_t *anslen,
 	size_t ansmax, struct policy_stats *st)
 {
 	uint8_t scratch[RESPIP_SCRATCH];
-	int matched = 0, r;
+	enum module_respip_result r;
+	int matched = 0;
 	size_t i;
-	/* the view's lines first; the server's when none matched and the
-	 * view has view-first (or there is no view) */
-	if(vi >= 0) {
-		r = respip_apply_set(p, &p->views[vi].respip, 0, NULL, pkt, fq,
-			client, tcp, ans, anslen, ansmax, scratch,
-			sizeof(scratch), &matched);
-		if(r)
-			return r == 1 ? POLICY_RESPIP_REWRITTEN :
-				POLICY_RESPIP_DROP;
+	/* the view's lines first (without tags); the server's when none
+	 * matched and the view has view-first (or there is no view) */
+	if(vi >= 0 && p->views[vi].respip) {
+		r = p->rops->apply(p->views[vi].respip, NULL, pkt, fq, client,
+			tcp, p->edns_size, p->max_udp, ans, anslen, ansmax,
+			scratch, sizeof(scratch), &matched);
+		if(r != MODULE_RESPIP_PASS)
+			return respip_result(r);
 	}
-	if(!matched && (vi < 0 || p->views[vi].view_first)) {
-		r = respip_apply_set(p, &p->respip, 1, ct, pkt, fq, client,
-			tcp, ans, anslen, ansmax, scratch, sizeof(scratch),
-			&matched);
-		if(r)
-			return r == 1 ? POLICY_RESPIP_REWRITTEN :
-				POLICY_RESPIP_DROP;
+	if(!matched && p->respip && (vi < 0 || p->views[vi].view_first)) {
+		r = p->rops->apply(p->respip, rc, pkt, fq, client, tcp,
+			p->edns_size, p->max_udp, ans, anslen, ansmax, scratch,
+			sizeof(scratch), &matched);
+		if(r != MODULE_RESPIP_PASS)
+			return respip_result(r);
 	}
 	if(matched)
 		return POLICY_RESPIP_PASS;
 	/* the RPZ RESPONSE-IP triggers, zone by zone */
 	for(i = 0; i < p->nrpz; i++) {
-		struct respip_rpz rz;
-		struct respip_hit hit;
+		const struct rpz *z = p->rpz[i];
+		struct rpz_match m;
+		struct dns_addr_hit hit;
 		size_t n = 0;
 		if(p->rpz_tags[i] && !(ct && (ct->tags & p->rpz_tags[i])))
 			continue;
-		rz.z = p->rpz[i];
-		if(!rpz_count(rz.z, RPZ_TRIGGER_RESPONSE_IP) ||
-			!rpz_is_enabled(rz.z) || respip_scan(ans, *anslen,
-			respip_rpz_cb, &rz, &hit) != 1)
+		if(!rpz_count(z, RPZ_TRIGGER_RESPONSE_IP) ||
+			!rpz_is_enabled(z) || !rpz_lookup_answer(z, ans,
+			*anslen, &m, &hit))
 			continue;
-		if(rpz_get_settings(rz.z)->log)
-			rpz_log(p, i, &rz.m, fq, client);
-		if(st && (size_t)rz.m.action < sizeof(st->rpz_action) /
+		if(rpz_get_settings(z)->log)
+			rpz_log(p, i, &m, fq, client);
+		if(st && (size_t)m.action < sizeof(st->rpz_action) /
 			sizeof(st->rpz_action[0]))
-			st->rpz_action[rz.m.action]++;
-		switch(rz.m.action) {
+			st->rpz_action[m.action]++;
+		switch(m.action) {
 		case RPZ_ACTION_DISABLED:
 		case RPZ_ACTION_NONE:
 			continue;
@@ -2292,7 +1983,7 @@ respip_answer_in(const struct policy *p, int vi, const struct local_tags *ct,
 				return POLICY_RESPIP_PASS;
 			/* fallthrough */
 		default:
-			if(rpz_answer(p, rz.z, &rz.m, pkt, fq, tcp, scratch,
+			if(rpz_answer(p, z, &m, pkt, fq, tcp, scratch,
 				sizeof(scratch), &n, NULL, ct) !=
 				LOCAL_FRONT_ANSWERED || n > ansmax)
 				return POLICY_RESPIP_DROP;
@@ -2310,7 +2001,7 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 	const struct netaddr *client, const struct netaddr *local, int tcp,
 	uint8_t *ans, size_t *anslen, size_t ansmax, struct policy_stats *st)
 {
-	const struct local_tags *ct = NULL;
+	const struct policy_tagset *ts = NULL;
 	int vi;
 	uint16_t qt = fq->qinfo.qtype;
 	if(!p->respip_on || (qt != DNS_TYPE_A && qt != DNS_TYPE_AAAA &&
@@ -2320,10 +2011,10 @@ policy_respip_answer(const struct policy *p, const struct acl_list *acl,
 	if(p->nacltags || p->niftags) {
 		uint32_t ref = 0;
 		(void)acl_check_ref(acl, client, &ref);
-		ct = policy_client_tags(p, ref, local);
+		ts = policy_client_tagset(p, ref, local);
 	}
-	return respip_answer_in(p, vi, ct, pkt, fq, client, tcp, ans, anslen,
-		ansmax, st);
+	return respip_answer_in(p, vi, ts ? &ts->lt : NULL, ts ? &ts->rc :
+		NULL, pkt, fq, client, tcp, ans, anslen, ansmax, st);
 }
 
 /* ---- response-ip on a module's sub-query answer ---- */
@@ -2426,7 +2117,7 @@ policy_respip_sub(void *arg, struct module_qstate *qs, const uint8_t *qname,
 			return 0; /* (too big to look at: left as it is) */
 	if((mlen = dns_build_finish(&b)) == 0)
 		return 0;
-	switch(respip_answer_in(p, -1, NULL, q, &fq, NULL, 1, m, &mlen,
+	switch(respip_answer_in(p, -1, NULL, NULL, q, &fq, NULL, 1, m, &mlen,
 		sizeof(m), NULL)) {
 	case POLICY_RESPIP_PASS:
 		return 0;

@@ -37,7 +37,11 @@
  * Answers on their way out: response-ip lines and the RPZ RESPONSE-IP
  * triggers are applied per client to every answer (cache hit or fresh) by
  * policy_respip_answer(); the front end calls it only when
- * policy_has_respip() (one test per cached answer otherwise).
+ * policy_has_respip() (one test per cached answer otherwise). The
+ * response-ip rules are the respip module's (built, matched and applied
+ * by the table modstack_respip() gives, services/module.h struct
+ * module_respip_ops); the policy keeps a set per scope (server:, each
+ * view) and picks the one for the client's view and tags.
  *
  * RPZ by transfer: an rpz: clause with primary: or url: lines gets a task
  * of the transfer service (services/xfr.h, its own thread, started by

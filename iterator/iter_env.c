@@ -226,8 +226,10 @@ iter_env_create(struct config_file *cfg)
 	/* (both set: IPv6, as Unbound checks prefer-ip6 first) */
 	env->prefer_family = cfg->prefer_ip6 ? AF_INET6 :
 		cfg->prefer_ip4 ? AF_INET : 0;
-	if(cfg->root_hints && cfg->root_hints[0]) {
-		if(iter_env_read_hints(env, cfg->root_hints) < 0)
+	for(sl = cfg->root_hints; sl; sl = sl->next) {
+		/* the file of each class replaces the built-in hints of
+		 * class IN; hints given by an earlier file stay */
+		if(sl->str[0] && iter_env_read_hints(env, sl->str) < 0)
 			goto fail;
 	}
 	for(s = cfg->stubs; s; s = s->next)
@@ -261,14 +263,24 @@ fail:
 	return NULL;
 }
 
+/** free a list of hints */
+static void
+hint_list_free(struct iter_hint *h)
+{
+	while(h) {
+		struct iter_hint *n = h->next;
+		free(h);
+		h = n;
+	}
+}
+
 void
 iter_env_clear_hints(struct iter_env *env)
 {
-	while(env->hints) {
-		struct iter_hint *h = env->hints;
-		env->hints = h->next;
-		free(h);
-	}
+	hint_list_free(env->hints);
+	env->hints = NULL;
+	hint_list_free(env->class_hints);
+	env->class_hints = NULL;
 }
 
 void
@@ -300,10 +312,11 @@ iter_env_delete(struct iter_env *env)
 	free(env);
 }
 
-/** add a hint from wire name and optional address */
+/** append a hint (wire name, optional address, class) to a list, to
+ * keep file order; @return 0 or -1 */
 static int
-iter_env_add_hint_wire(struct iter_env *env, const uint8_t *name,
-	size_t len, const struct netaddr *a)
+hint_list_add(struct iter_hint **list, const uint8_t *name, size_t len,
+	const struct netaddr *a, uint16_t rrclass, int from_file)
 {
 	struct iter_hint *h = calloc(1, sizeof(*h)), **pp;
 	if(!h)
@@ -313,11 +326,65 @@ iter_env_add_hint_wire(struct iter_env *env, const uint8_t *name,
 		h->addr = *a;
 		h->has_addr = 1;
 	}
-	/* append, to keep file order */
-	for(pp = &env->hints; *pp; pp = &(*pp)->next)
+	h->rrclass = rrclass;
+	h->from_file = from_file;
+	for(pp = list; *pp; pp = &(*pp)->next)
 		;
 	*pp = h;
 	return 0;
+}
+
+/** add a class-IN hint from wire name and optional address */
+static int
+iter_env_add_hint_wire(struct iter_env *env, const uint8_t *name,
+	size_t len, const struct netaddr *a)
+{
+	return hint_list_add(&env->hints, name, len, a, DNS_CLASS_IN, 0);
+}
+
+/** @return the first hint of a class, or NULL */
+static const struct iter_hint *
+iter_env_class_hint(const struct iter_env *env, uint16_t rrclass)
+{
+	const struct iter_hint *h;
+	if(rrclass == DNS_CLASS_IN)
+		return env->hints;
+	for(h = env->class_hints; h; h = h->next)
+		if(h->rrclass == rrclass)
+			return h;
+	return NULL;
+}
+
+/** remove the hints of a class */
+static void
+iter_env_drop_class(struct iter_env *env, uint16_t rrclass)
+{
+	struct iter_hint **pp = &env->class_hints;
+	if(rrclass == DNS_CLASS_IN) {
+		hint_list_free(env->hints);
+		env->hints = NULL;
+		return;
+	}
+	while(*pp) {
+		struct iter_hint *h = *pp;
+		if(h->rrclass == rrclass) {
+			*pp = h->next;
+			free(h);
+		} else	pp = &h->next;
+	}
+}
+
+uint16_t
+iter_env_next_class(const struct iter_env *env, uint16_t after)
+{
+	const struct iter_hint *h;
+	uint32_t best = 0x10000;
+	if(after < DNS_CLASS_IN && env->hints)
+		return DNS_CLASS_IN;
+	for(h = env->class_hints; h; h = h->next)
+		if(h->rrclass > after && h->rrclass < best)
+			best = h->rrclass;
+	return best == 0x10000 ? 0 : (uint16_t)best;
 }
 
 int
@@ -342,7 +409,9 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 {
 	FILE *in = fopen(file, "r");
 	ldns_zone *z = NULL;
-	int line = 0;
+	struct iter_hint *fresh = NULL, *h;
+	int line = 0, skipped = 0;
+	uint16_t warned = 0;
 	size_t i;
 	if(!in) {
 		log_warn("could not open root-hints %s", file);
@@ -355,10 +424,11 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 		return -1;
 	}
 	fclose(in);
-	iter_env_clear_hints(env);
-	/* NS names first, then their addresses */
+	/* NS names first, then their addresses (of the NS record's class) */
 	for(i = 0; i < ldns_rr_list_rr_count(ldns_zone_rrs(z)); i++) {
 		ldns_rr *rr = ldns_rr_list_rr(ldns_zone_rrs(z), i);
+		uint16_t c = (uint16_t)ldns_rr_get_class(rr);
+		const struct iter_hint *old;
 		ldns_rdf *t;
 		uint8_t wire[256];
 		size_t j, len;
@@ -368,6 +438,16 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 		t = ldns_rr_rdf(rr, 0);
 		if(!t || ldns_rdf_size(t) > 255)
 			continue;
+		old = iter_env_class_hint(env, c);
+		if(old && old->from_file) {
+			/* an earlier root-hints file gave this class */
+			if(warned != c)
+				log_warnx("root-hints %s: second hints for class "
+					"%u ignored", file, (unsigned)c);
+			warned = c;
+			skipped++;
+			continue;
+		}
 		len = ldns_rdf_size(t);
 		memcpy(wire, ldns_rdf_data(t), len);
 		dname_tolower(wire);
@@ -378,7 +458,8 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 			if(ldns_rr_get_type(a) != LDNS_RR_TYPE_A &&
 			   ldns_rr_get_type(a) != LDNS_RR_TYPE_AAAA)
 				continue;
-			if(ldns_dname_compare(ldns_rr_owner(a), t) != 0)
+			if((uint16_t)ldns_rr_get_class(a) != c ||
+				ldns_dname_compare(ldns_rr_owner(a), t) != 0)
 				continue;
 			ad = ldns_rr_rdf(a, 0);
 			if(!ad)
@@ -387,20 +468,38 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 				ldns_rr_get_type(a), ldns_rdf_data(ad),
 				ldns_rdf_size(ad)) < 0)
 				continue;
-			if(iter_env_add_hint_wire(env, wire, len, &na) < 0)
+			if(hint_list_add(&fresh, wire, len, &na, c, 1) < 0)
 				goto fail;
 			found = 1;
 		}
-		if(!found && iter_env_add_hint_wire(env, wire, len, NULL) < 0)
+		if(!found && hint_list_add(&fresh, wire, len, NULL, c, 1) < 0)
 			goto fail;
 	}
 	ldns_zone_deep_free(z);
-	if(!env->hints) {
+	if(!fresh) {
+		if(skipped)
+			return 0;
 		log_err("root-hints %s: no NS records", file);
 		return -1;
 	}
+	/* the file's classes replace what the env held of them (the
+	 * built-in class IN hints; a class an earlier file gave was
+	 * skipped above) */
+	for(h = fresh; h; h = h->next)
+		iter_env_drop_class(env, h->rrclass);
+	while(fresh) {
+		struct iter_hint **pp;
+		h = fresh;
+		fresh = h->next;
+		h->next = NULL;
+		for(pp = h->rrclass == DNS_CLASS_IN ? &env->hints :
+			&env->class_hints; *pp; pp = &(*pp)->next)
+			;
+		*pp = h;
+	}
 	return 0;
 fail:
+	hint_list_free(fresh);
 	ldns_zone_deep_free(z);
 	return -1;
 }
@@ -570,12 +669,25 @@ delegpt_add_addr(struct delegpt *dp, struct region *r,
 struct delegpt *
 iter_env_root_dp(struct iter_env *env, struct region *r)
 {
+	return iter_env_class_root_dp(env, DNS_CLASS_IN, r);
+}
+
+struct delegpt *
+iter_env_class_root_dp(struct iter_env *env, uint16_t rrclass,
+	struct region *r)
+{
 	static const uint8_t root[1] = {0};
-	struct delegpt *dp = delegpt_create(r, root);
+	struct delegpt *dp;
 	struct iter_hint *h;
+	if(!iter_env_class_hint(env, rrclass))
+		return NULL;
+	dp = delegpt_create(r, root);
 	if(!dp)
 		return NULL;
-	for(h = env->hints; h; h = h->next) {
+	for(h = rrclass == DNS_CLASS_IN ? env->hints : env->class_hints; h;
+		h = h->next) {
+		if(h->rrclass != rrclass)
+			continue;
 		struct delegpt_ns *ns = delegpt_add_ns(dp, r, h->name);
 		if(!ns)
 			return NULL;

@@ -37,6 +37,12 @@ struct delegpt_ns {
 	int parent_n;
 	/** 1 when its A record was looked up (next: AAAA) */
 	int tried_a;
+	/** 1 when its AAAA record was looked up */
+	int tried_aaaa;
+	/** 1 when an IPv4 address of it is known (glue, cache, lookup) */
+	int got4;
+	/** 1 when an IPv6 address of it is known */
+	int got6;
 };
 
 /** a server address of a delegation */
@@ -163,6 +169,11 @@ struct iter_hint {
 	struct netaddr addr;
 	/** 1 when addr is set */
 	int has_addr;
+	/** the class it is a root server of */
+	uint16_t rrclass;
+	/** 1 when read from a root-hints file (a second file for the same
+	 * class is ignored, as Unbound ignores second hints for a zone) */
+	int from_file;
 };
 
 /** most values of target-fetch-policy (dependency depths) */
@@ -172,8 +183,13 @@ struct iter_hint {
 struct iter_env {
 	/** forward and stub zones */
 	struct iter_zone *zones;
-	/** root hints */
+	/** root hints of class IN (the built-in ones unless a root-hints
+	 * file gives class IN hints) */
 	struct iter_hint *hints;
+	/** root hints of the other classes (from root-hints files, in
+	 * file order): a class-ANY question is resolved in each class
+	 * that has hints, the answers merged (iterator.h) */
+	struct iter_hint *class_hints;
 	/** private-address blocks */
 	struct iter_private *priv;
 	/** private-domain names */
@@ -278,14 +294,28 @@ int iter_env_parse_tfp(struct iter_env *env, const char *v, char *err,
 void iter_env_delete(struct iter_env *env);
 
 /**
- * Replace the root hints with those from a zone file (NS and A/AAAA
- * records, parsed with ldns).
- * @return 0 or -1 (logged).
+ * Read root hints from a zone file (NS and A/AAAA records, parsed with
+ * ldns; records without a class are class IN). The hints of each class
+ * the file's NS records give replace those the env holds of that class
+ * (the built-in ones of class IN), unless an earlier file gave that
+ * class: then the file's hints of the class are ignored (a warning), as
+ * Unbound ignores second hints for a zone. An A/AAAA record counts for
+ * the NS names of its own class.
+ * @return 0 or -1 (logged; the env unchanged).
  */
 int iter_env_read_hints(struct iter_env *env, const char *file);
 
-/** Remove all root hints. */
+/** Remove all root hints (of every class). */
 void iter_env_clear_hints(struct iter_env *env);
+
+/**
+ * The classes with root hints, in ascending order: class IN whenever it
+ * has hints (the built-in ones at least), then those read from files.
+ * @param env: the env.
+ * @param after: 0 for the first class, else the class returned before.
+ * @return the next class with hints, or 0 when there is none.
+ */
+uint16_t iter_env_next_class(const struct iter_env *env, uint16_t after);
 
 /**
  * Add a root hint.
@@ -324,10 +354,19 @@ struct iter_zone *iter_env_find_zone(struct iter_env *env,
 	const uint8_t *qname);
 
 /**
- * Build the delegation point for the root from the hints, in region.
+ * Build the delegation point for the root from the hints of class IN, in
+ * region.
  * @return dp or NULL.
  */
 struct delegpt *iter_env_root_dp(struct iter_env *env, struct region *r);
+
+/**
+ * Build the delegation point for the root of a class from its hints, in
+ * region.
+ * @return dp, or NULL when out of memory or the class has no hints.
+ */
+struct delegpt *iter_env_class_root_dp(struct iter_env *env,
+	uint16_t rrclass, struct region *r);
 
 /**
  * Build a delegation point for a configured zone, in region.

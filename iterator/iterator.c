@@ -296,6 +296,32 @@ dp_note_glue(struct delegpt *dp, const struct netaddr *na,
 		}
 }
 
+/**
+ * Note that an NS name has an address of na's family (from glue, the
+ * cache or its lookup). Per family, as Unbound's got4/got6: while IPv4
+ * is in use, the name needs no lookup (resolved) only once it has an
+ * IPv4 address; IPv6 glue alone leaves its A missing
+ * (iter_failreply.rpl: an NS name whose only glue is an unusable ::1 is
+ * looked up for its A). Without IPv4 an IPv6 address does. (The AAAA
+ * half of the rule, IPv4 glue alone leaving the AAAA missing, is only
+ * the last resort here, iter_start_aaaa_targets: as a rule it would
+ * have target-fetch-policy look up the AAAA of every NS name with IPv4
+ * glue alone.)
+ */
+static void
+ns_note_family(const struct iter_env *env, struct delegpt_ns *ns,
+	const struct netaddr *na)
+{
+	if(!iter_addr_family_ok(env, na))
+		return;
+	if(netaddr_family(na) == AF_INET)
+		ns->got4 = 1;
+	else if(netaddr_family(na) == AF_INET6)
+		ns->got6 = 1;
+	if(ns->got4 || (!(env->do_ip4 || env->do_nat64) && ns->got6))
+		ns->resolved = 1;
+}
+
 /** build a delegation point from a cached delegation */
 static struct delegpt *
 dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
@@ -321,10 +347,10 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
 				continue;
 			if(delegpt_add_addr(dp, s->region, &na) < 0)
 				return NULL;
-			if(ns && iter_addr_family_ok(st_env(s), &na))
-				ns->resolved = 1;
-			if(ns)
+			if(ns) {
+				ns_note_family(st_env(s), ns, &na);
 				dp_note_glue(dp, &na, ns->name);
+			}
 		}
 	}
 	return dp;
@@ -336,13 +362,14 @@ dp_from_cache(struct module_qstate *s, struct rrset_delegation *d)
  * @param name: the NS name.
  * @param usable_only: add only addresses of a family in use (do-ip4,
  *	do-ip6); else every one.
- * @param usable: set to 1 when an address of a family in use was found,
- *	else left alone (may be NULL).
+ * @param note: the name's entry, told of the families found
+ *	(ns_note_family), or NULL.
+ * @param pside: 1 for the parent-side copies of the sets.
  * @return number of addresses added.
  */
 static int
 iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
-	int usable_only, int *usable, int pside)
+	int usable_only, struct delegpt_ns *note, int pside)
 {
 	struct iter_qstate *iq = IQ(s);
 	struct rrset_cache *c = s->env->rrset;
@@ -369,8 +396,8 @@ iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
 				continue;
 			if(delegpt_add_addr(iq->dp, s->region, &na) == 0)
 				added++;
-			if(ok && usable)
-				*usable = 1;
+			if(note)
+				ns_note_family(st_env(s), note, &na);
 		}
 	}
 	return added;
@@ -379,9 +406,9 @@ iter_ns_cached_addrs_side(struct module_qstate *s, const uint8_t *name,
 /** iter_ns_cached_addrs_side for the name's own sets */
 static int
 iter_ns_cached_addrs(struct module_qstate *s, const uint8_t *name,
-	int usable_only, int *usable)
+	int usable_only, struct delegpt_ns *note)
 {
-	return iter_ns_cached_addrs_side(s, name, usable_only, usable, 0);
+	return iter_ns_cached_addrs_side(s, name, usable_only, note, 0);
 }
 
 /** look the addresses of NS names up in the RRset cache.
@@ -392,12 +419,9 @@ iter_targets_from_cache(struct module_qstate *s)
 	struct delegpt_ns *ns;
 	int added = 0;
 	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
-		int usable = 0;
 		if(ns->resolved)
 			continue;
-		added += iter_ns_cached_addrs(s, ns->name, 0, &usable);
-		if(usable)
-			ns->resolved = 1;
+		added += iter_ns_cached_addrs(s, ns->name, 0, ns);
 	}
 	return added;
 }
@@ -442,10 +466,8 @@ iter_parent_glue(struct module_qstate *s)
 	return added;
 }
 
-/** the class resolved for a state's question: class ANY is resolved in
- * class IN, the one class with root hints and configured zones (Unbound
- * asks every class that has root hints and merges the answers; petrel's
- * hints, stub and forward zones are all class IN) */
+/** the class resolved for a state's question (class ANY is not resolved
+ * itself: its sub-queries are, one per class, see iter_collect_start) */
 static uint16_t
 iter_qclass(const struct module_qstate *s)
 {
@@ -524,9 +546,10 @@ iter_qmin_reset(struct module_qstate *s)
  * fills the RRset cache with the zone's real NS set and addresses.
  * @param s: the state that needs the zone.
  * @param zone: the zone name.
+ * @param qclass: its class.
  */
 static void
-iter_prime(struct module_qstate *s, const uint8_t *zone)
+iter_prime(struct module_qstate *s, const uint8_t *zone, uint16_t qclass)
 {
 	if(!s->env->rrset)
 		return;
@@ -534,7 +557,7 @@ iter_prime(struct module_qstate *s, const uint8_t *zone)
 		return; /* this is the priming query */
 	/* the priming query asks the configured servers, never a
 	 * forwarder */
-	(void)s->env->add_background(s->env, zone, DNS_TYPE_NS, DNS_CLASS_IN,
+	(void)s->env->add_background(s->env, zone, DNS_TYPE_NS, qclass,
 		MESH_FLAG_RD | MESH_FLAG_NOFWD);
 }
 
@@ -576,7 +599,10 @@ iter_dp_dnssec(struct module_qstate *s, struct delegpt *dp,
 	const struct module_rr *rr;
 	struct rrset_data rs;
 	dp->dnssec_expected = 0;
-	if(!env->dnssec_zone || dp->is_forward)
+	/* (trust anchors are of class IN: another class's zones are not
+	 * expected to be signed, as Unbound looks anchors up by class) */
+	if(!env->dnssec_zone || dp->is_forward ||
+		IQ(s)->qclass != DNS_CLASS_IN)
 		return;
 	if(env->dnssec_zone(env->dnssec_zone_arg, dp->name)) {
 		dp->dnssec_expected = 1;
@@ -613,7 +639,9 @@ iter_init_dp(struct module_qstate *s)
 	 * Unbound does (a forward-zone for the child must not get it) */
 	const uint8_t *zname = (iq->qtype == DNS_TYPE_DS && iq->qname_len > 1)
 		? dname_strip_label(iq->qname) : iq->qname;
-	struct iter_zone *z = iter_env_find_zone(st_env(s), zname);
+	/* (forward and stub zones are of class IN) */
+	struct iter_zone *z = iq->qclass == DNS_CLASS_IN ?
+		iter_env_find_zone(st_env(s), zname) : NULL;
 	while(z && z->is_forward && (s->flags & MESH_FLAG_NOFWD))
 		z = (z->len > 1) ? iter_env_find_zone(st_env(s),
 			dname_strip_label(z->name)) : NULL;
@@ -675,12 +703,13 @@ iter_init_dp(struct module_qstate *s)
 	if(!iq->dp && z) {
 		iq->dp = iter_env_zone_dp(z, s->region);
 		if(!z->is_forward && (z->prime || z_primes_root(z)))
-			iter_prime(s, z->name);
+			iter_prime(s, z->name, DNS_CLASS_IN);
 	} else if(!iq->dp) {
 		static const uint8_t root[1] = {0};
-		iq->dp = iter_env_root_dp(st_env(s), s->region);
-		if(st_env(s)->hints)
-			iter_prime(s, root);
+		iq->dp = iter_env_class_root_dp(st_env(s), iq->qclass,
+			s->region);
+		if(iq->dp && iq->dp->nslist)
+			iter_prime(s, root, iq->qclass);
 	}
 	if(!iq->dp)
 		return -1;
@@ -1328,26 +1357,38 @@ iter_start_targets(struct module_qstate *s, int want)
 	int inflight = 0, started = 0;
 	for(ns = iq->dp->nslist; ns; ns = ns->next) {
 		struct module_qstate *sub;
+		uint16_t qtype;
 		if(ns->pending) {
 			inflight++;
 			continue;
 		}
 		if(ns->resolved || (want >= 0 && started >= want))
 			continue;
+		/* A first; AAAA when A gave nothing (or without IPv4); a
+		 * family the name has an address of is not asked for
+		 * (ns_note_family) */
+		if(st_env(s)->do_ip4 && !ns->tried_a && !ns->got4)
+			qtype = DNS_TYPE_A;
+		else if(st_env(s)->do_ip6 && !ns->tried_aaaa && !ns->got6)
+			qtype = DNS_TYPE_AAAA;
+		else {
+			ns->resolved = 1;
+			continue;
+		}
 		/* (the AAAA asked after the A is not another name) */
-		if(!ns->tried_a) {
+		if(!ns->tried_a && !ns->tried_aaaa) {
 			if(iq->dp->targets_started >= iter_max_targets(s))
 				continue;
 			iq->dp->targets_started++;
 		}
 		ns->resolved = 1;
-		/* A first; AAAA when A gave nothing (or without IPv4) */
-		sub = s->env->attach_sub(s, ns->name,
-			(st_env(s)->do_ip4 && !ns->tried_a) ? DNS_TYPE_A :
-			DNS_TYPE_AAAA, DNS_CLASS_IN, MESH_FLAG_RD |
-			(iter_target_nofwd(s) ? MESH_FLAG_NOFWD : 0));
+		sub = s->env->attach_sub(s, ns->name, qtype, DNS_CLASS_IN,
+			MESH_FLAG_RD | (iter_target_nofwd(s) ? MESH_FLAG_NOFWD :
+			0));
 		if(sub && sub->qtype == DNS_TYPE_A)
 			ns->tried_a = 1;
+		else if(sub)
+			ns->tried_aaaa = 1;
 		if(!sub)
 			continue;
 		ns->pending = 1;
@@ -1377,7 +1418,8 @@ iter_start_aaaa_targets(struct module_qstate *s)
 		return 0;
 	for(ns = IQ(s)->dp->nslist; ns; ns = ns->next) {
 		int has4 = 0, has6 = 0, usable4 = 0;
-		if(!ns->resolved || ns->pending || ns->tried_a)
+		if(!ns->resolved || ns->pending || ns->tried_a ||
+			ns->tried_aaaa)
 			continue;
 		for(a = IQ(s)->dp->addrs; a; a = a->next)
 			if(a->glue_of && dname_equal(a->glue_of, ns->name)) {
@@ -2507,10 +2549,10 @@ iter_referral(struct module_qstate *s, struct iter_reply *p,
 			iter_fail(s, DNS_EDE_OTHER);
 			return;
 		}
-		/* glue of a family not in use (only IPv6 with do-ip6: no)
-		 * leaves the name to be looked up */
-		if(iter_addr_family_ok(st_env(s), &na))
-			ns->resolved = 1;
+		/* glue of a family not in use (only IPv6 with do-ip6: no),
+		 * or of only one of the families in use, leaves the name
+		 * to be looked up (for the other family) */
+		ns_note_family(st_env(s), ns, &na);
 		dp_note_glue(dp, &na, ns->name);
 	}
 	if(!dp->nslist) {
@@ -3039,6 +3081,140 @@ iter_restart(struct module_qstate *s)
 		s->exclude_count, sends);
 }
 
+/**
+ * A class-ANY question: ask it in each class with root hints, by a
+ * sub-query per class (validated as the client's question, as Unbound's
+ * class sub-queries are), whose answers iter_collect_inform merges.
+ */
+static void
+iter_collect_start(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	int flags = (s->flags & (MESH_FLAG_DO | MESH_FLAG_CD |
+		MESH_FLAG_RD)) | MESH_FLAG_VALSUB;
+	uint16_t c = 0;
+	iq->collect = 1;
+	iq->collect_ede = -1;
+	while((c = iter_env_next_class(st_env(s), c)) != 0) {
+		verbose(VERB_ALGO, "iterator: class ANY: asked in class %u",
+			(unsigned)c);
+		if(!s->env->attach_sub(s, s->qname, s->qtype, c, flags)) {
+			iter_fail(s, DNS_EDE_OTHER);
+			return;
+		}
+		iq->collect_pending++;
+	}
+	if(iq->collect_pending == 0)
+		iter_fail(s, DNS_EDE_OTHER); /* (no class has hints) */
+}
+
+/** copy the records of a list into the region, appended to another;
+ * the copies are not stored in the RRset cache again (trust 0: their
+ * own query stored them); @return 0 or -1 */
+static int
+iter_collect_copy(struct region *r, struct module_rrlist *to,
+	const struct module_rrlist *from)
+{
+	const struct module_rr *rr;
+	for(rr = from->first; rr; rr = rr->next) {
+		struct module_rr *c = module_rr_new(r, rr->owner,
+			rr->owner_len, rr->type, rr->rrclass, rr->ttl,
+			rr->rdata, rr->rdlen);
+		if(!c)
+			return -1;
+		c->sec = rr->sec;
+		module_rrlist_append(to, c);
+	}
+	return 0;
+}
+
+/**
+ * One class's sub-query of a class-ANY question finished: its sections
+ * are appended to the merged answer (in the order the classes finish,
+ * as Unbound's); NOERROR when a part is NOERROR, else the first part's
+ * rcode (NXDOMAIN); the lowest security status of the parts; a failed
+ * part makes the whole SERVFAIL.
+ */
+static void
+iter_collect_inform(struct module_qstate *sub, struct module_qstate *super)
+{
+	struct iter_qstate *iq = IQ(super);
+	const struct mesh_answer *ans = sub->return_msg;
+	struct mesh_answer *m;
+	if(iq->collect_pending > 0)
+		iq->collect_pending--;
+	if(iq->collect_failed)
+		return;
+	if(!ans || ans->policy || (sub->return_rcode != DNS_RCODE_NOERROR &&
+		sub->return_rcode != DNS_RCODE_NXDOMAIN)) {
+		iq->collect_failed = 1;
+		iq->collect_ede = sub->ede >= 0 ? sub->ede : DNS_EDE_OTHER;
+		return;
+	}
+	if(!(m = iq->collect_ans)) {
+		m = region_alloc_zero(super->region, sizeof(*m));
+		if(!m) {
+			iq->collect_failed = 1;
+			iq->collect_ede = DNS_EDE_OTHER;
+			return;
+		}
+		m->rcode = sub->return_rcode;
+		m->sec = ans->sec;
+		m->ede = ans->ede;
+		m->forwarded = ans->forwarded;
+		m->do_same = ans->do_same;
+		iq->collect_ans = m;
+	} else {
+		if(sub->return_rcode == DNS_RCODE_NOERROR)
+			m->rcode = DNS_RCODE_NOERROR;
+		if(ans->sec < m->sec)
+			m->sec = ans->sec;
+		if(m->ede < 0)
+			m->ede = ans->ede;
+		m->forwarded = m->forwarded && ans->forwarded;
+		m->do_same = m->do_same && ans->do_same;
+	}
+	m->no_cd_share |= ans->no_cd_share;
+	if(sub->no_cache_store)
+		super->no_cache_store = 1;
+	if(iter_collect_copy(super->region, &m->an, &ans->an) < 0 ||
+		iter_collect_copy(super->region, &m->ns, &ans->ns) < 0 ||
+		iter_collect_copy(super->region, &m->ar, &ans->ar) < 0) {
+		iq->collect_failed = 1;
+		iq->collect_ede = DNS_EDE_OTHER;
+	}
+}
+
+/** operate() for a class-ANY question (iter_collect_start) */
+static void
+iter_collect_operate(struct module_qstate *s, enum module_ev ev, int id)
+{
+	struct iter_qstate *iq = s->minfo[id];
+	if(iq->phase == ITER_DONE)
+		return; /* (its result stands) */
+	if(!iq->collect) {
+		if(ev != MODULE_EVENT_NEW && ev != MODULE_EVENT_PASS)
+			return;
+		iter_collect_start(s);
+		if(iq->phase == ITER_DONE)
+			return;
+	}
+	if(iq->collect_pending > 0) {
+		s->ext_state[id] = MODULE_WAIT_SUBQUERY;
+		return;
+	}
+	if(iq->collect_failed || !iq->collect_ans) {
+		iter_fail(s, iq->collect_ede >= 0 ? iq->collect_ede :
+			DNS_EDE_OTHER);
+		return;
+	}
+	iq->phase = ITER_DONE;
+	s->return_msg = iq->collect_ans;
+	s->return_rcode = iq->collect_ans->rcode;
+	s->ede = -1;
+	s->ext_state[id] = MODULE_FINISHED;
+}
+
 /** module operate(): run the state for an event */
 static void
 iter_operate(struct module_qstate *s, enum module_ev ev, int id,
@@ -3052,6 +3228,10 @@ iter_operate(struct module_qstate *s, enum module_ev ev, int id,
 			return;
 		}
 		iq = s->minfo[id];
+	}
+	if(s->qclass == DNS_CLASS_ANY) {
+		iter_collect_operate(s, ev, id);
+		return;
 	}
 	iq->again = 0;
 	switch(ev) {
@@ -3142,6 +3322,10 @@ iter_inform_super(struct module_qstate *sub, int id,
 	struct iter_qstate *iq = super->minfo[id];
 	struct mesh_answer *ans = sub->return_msg;
 	struct delegpt_ns *ns;
+	if(iq && iq->collect) {
+		iter_collect_inform(sub, super);
+		return;
+	}
 	if(!iq || iq->phase == ITER_DONE || !iq->dp)
 		return;
 	ns = delegpt_find_ns(iq->dp, sub->qname);
@@ -3151,6 +3335,7 @@ iter_inform_super(struct module_qstate *sub, int id,
 	iter_note_parent_glue(sub, id, super, ns);
 	if(ans && ans->an.count == 0 &&
 		sub->qtype == DNS_TYPE_A && st_env(super)->do_ip6 &&
+		!ns->got6 && !ns->tried_aaaa &&
 		(ans->rcode == DNS_RCODE_NOERROR ||
 		ans->rcode == DNS_RCODE_NXDOMAIN)) {
 		/* no IPv4 address: look for an IPv6 one (after an
@@ -3178,6 +3363,8 @@ iter_inform_super(struct module_qstate *sub, int id,
 				rr->rdlen) < 0)
 				continue;
 			(void)delegpt_add_addr(iq->dp, super->region, &na);
+			if(dname_equal(rr->owner, ns->name))
+				ns_note_family(st_env(super), ns, &na);
 		}
 	}
 }

@@ -14,9 +14,16 @@
  * and, when there is one, answers NXDOMAIN with that proof, which the
  * validator checks again for this name.
  *
- * A class-ANY question is resolved in class IN, the one class with root
- * hints and configured zones (Unbound asks each class with root hints and
- * merges the answers): no class-ANY query goes upstream.
+ * A class-ANY question is asked, as Unbound asks it, in each class with
+ * root hints (class IN, with its forward and stub zones, and the classes
+ * root-hints files give): one sub-query per class, validated as a client
+ * question is (MESH_FLAG_VALSUB), in the order the classes finish; their
+ * sections are joined, the rcode is NOERROR when a part is NOERROR (else
+ * the first part's), the security status the lowest of the parts' (so no
+ * AD unless every part is secure), and SERVFAIL when a part fails. No
+ * class-ANY query goes upstream. A question of another class than IN
+ * starts from the root hints of its class (forward and stub zones are of
+ * class IN), and primes them in its class.
  *
  * Where to start: a forward zone (longest match) is always used as is.
  * Otherwise the closest delegation in the RRset cache, when it lies below
@@ -301,6 +308,18 @@ struct iter_qstate {
 	 * server: sets about to expire (CACHE_REFRESH_LEEWAY) are not used
 	 * or kept */
 	int refresh;
+	/** 1 for a class-ANY question: it is asked in each class with
+	 * root hints by sub-queries, whose answers are merged
+	 * (iter_collect_*); nothing is sent for it */
+	int collect;
+	/** those sub-queries still out */
+	int collect_pending;
+	/** 1 when one of them failed: the answer is SERVFAIL */
+	int collect_failed;
+	/** the Extended DNS Error of the failure, or -1 */
+	int collect_ede;
+	/** the merged answer so far (in the region), or NULL */
+	struct mesh_answer *collect_ans;
 };
 
 /** the iterator module (name "iterator") */

@@ -1,17 +1,19 @@
 /*
  * respip/respip.c - the respip module in the module chain.
  *
- * See respip/respip.h: the rules are applied per client by the front end
- * (front/policy.c); in the chain this module passes queries down and
- * answers up.
+ * See respip/respip.h: the rules (respip/respip_rules.c) are applied per
+ * client by the front end through this block; in the chain this module
+ * passes queries down and answers up.
  */
 #include "config.h"
 #include "respip/respip.h"
+#include "respip/respip_rules.h"
 #include "services/module.h"
 #include "dns/dns.h"
 #include <stddef.h>
 
-/** module init(): no settings of its own (the rules live in the policy) */
+/** module init(): no settings of its own (the front end holds the rule
+ * sets it built with the block's rules) */
 static int
 respip_init(struct module_env *env, int id, char *err, size_t errlen)
 {
@@ -73,4 +75,5 @@ const struct module_func_block respip_module_block = {
 	.inform_super = respip_inform_super,
 	.clear = respip_clear,
 	.get_mem = respip_get_mem,
+	.respip = &respip_rules_ops,
 };

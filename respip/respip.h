@@ -12,10 +12,15 @@
  * question was a cache hit and the ones that waited for a resolution
  * alike, from the message cache entry by copy-and-patch, and the rewrite
  * depends on the client (its view, its tags). So the rule is applied per
- * client where its answer is written (policy_respip_answer() in
- * front/policy.h, called by the front end), never to what is stored:
- * the cache keeps the real answer, and a client without a matching rule
- * gets it unchanged. In the chain the module hands queries to the next
+ * client where its answer is written, never to what is stored: the cache
+ * keeps the real answer, and a client without a matching rule gets it
+ * unchanged. The rules themselves (built from the config lines, matched
+ * and applied to an answer) are this module's, in respip/respip_rules.h;
+ * the module offers them in its block (module_func_block.respip), and
+ * the front end, which knows the client's view and tags, picks the set
+ * that applies and calls them through the stack (policy_respip_answer()
+ * in front/policy.h, modstack_respip() in front/modstack.h), never by
+ * these headers. In the chain the module hands queries to the next
  * module and the answers back up untouched; it keeps no state per query.
  * Its presence in the stack also turns on module_env.respip (the front
  * end's policy_respip_sub): a module that makes an answer out of a

@@ -650,6 +650,115 @@ struct module_ctl_arg {
 		const struct netaddr *addr);
 };
 
+struct respip_set;
+struct config_policyline;
+struct dns_builder;
+struct fast_query;
+
+/**
+ * The front end's local data, as response-ip's rules use it (the
+ * response-ip-data records of a netblock, the access-control-tag-data of
+ * a tag): a record store with the records at its apex, built from RR
+ * lines. The front end hands it to the rules when it makes a set
+ * (module_respip_ops.set_new), so that the module (below the front end)
+ * reaches the store without naming it. The data pointers are the store's.
+ */
+struct module_respip_data {
+	/** @return an empty store, or NULL when out of memory */
+	void *(*create)(void);
+	/** add a record ("ttl class type rdata" after an owner of "."):
+	 * @return 0, or -1 with err filled */
+	int (*add)(void *d, const char *rr, char *err, size_t errlen);
+	/** finish a store after its last add: @return 0, or -1 with err */
+	int (*finish)(void *d, char *err, size_t errlen);
+	/** free a store (NULL allowed) */
+	void (*del)(void *d);
+	/** @return 1 when a finished store (or NULL: 0) holds an RRset of
+	 * the type, or a CNAME, at its apex */
+	int (*has)(const void *d, uint16_t type);
+	/** put that RRset (or the CNAME) in the answer section being
+	 * built, with the owner given. @return 1 put (or truncated), 0 none */
+	int (*put)(const void *d, struct dns_builder *b, const uint8_t *owner,
+		uint16_t type);
+};
+
+/**
+ * A client, as response-ip's rules see it: its tags, and per tag what
+ * access-control-tag-action and -data say (module_respip_ops.action_of
+ * of the action's word, data of the store above). Owned by the front
+ * end, read-only.
+ */
+struct module_respip_client {
+	/** the tag bits */
+	uint64_t tags;
+	/** per tag a response-ip action (module_respip_ops.action_of), 0
+	 * for none; CONFIG_MAX_TAGS entries */
+	const uint8_t *action;
+	/** per tag its data store, or NULL; CONFIG_MAX_TAGS entries */
+	const void *const *data;
+};
+
+/** what module_respip_ops.apply() did with an answer */
+enum module_respip_result {
+	/** no rule acted: the answer goes on as it is */
+	MODULE_RESPIP_PASS = 0,
+	/** the answer was rewritten (in the caller's buffer) */
+	MODULE_RESPIP_REWRITTEN,
+	/** send nothing */
+	MODULE_RESPIP_DROP
+};
+
+/**
+ * response-ip's rules (response-ip, response-ip-data, response-ip-tag),
+ * which the module with the front end's respip capability offers
+ * (module_func_block.respip): the front end builds a set per scope
+ * (server:, each view:) from the config lines and applies the set that
+ * fits the client to each answer it sends, without naming the module
+ * (front/modstack.h, modstack_respip()).
+ */
+struct module_respip_ops {
+	/** @return an empty set whose data lives in the store of dat
+	 * (kept), or NULL when out of memory */
+	struct respip_set *(*set_new)(const struct module_respip_data *dat);
+	/** add a response-ip, response-ip-data or response-ip-tag line
+	 * (cfg for the tag names): @return 0, or -1 with "file:line:
+	 * reason" in err */
+	int (*set_line)(struct respip_set *rs, const struct config_file *cfg,
+		const struct config_policyline *l, char *err, size_t errlen);
+	/** finish a set after its last line: @return 0, or -1 with err */
+	int (*set_finish)(struct respip_set *rs, char *err, size_t errlen);
+	/** @return the number of netblocks of a set */
+	size_t (*set_count)(const struct respip_set *rs);
+	/** free a set (NULL allowed) */
+	void (*set_delete)(struct respip_set *rs);
+	/** @return the action code of a local-zone type word for
+	 * module_respip_client.action (never 0 for a word) */
+	uint8_t (*action_of)(const char *word);
+	/**
+	 * Apply a set to an answer about to go to a client: the longest
+	 * netblock holding an address of the answer section decides.
+	 * @param rs: the set.
+	 * @param c: the client's tags (a netblock's response-ip-tag), or
+	 *	NULL when tags do not apply.
+	 * @param pkt, fq: the client's query and its parse; client its
+	 *	address (NULL: no client, for the inform line); tcp its
+	 *	transport.
+	 * @param edns_size, max_udp: our EDNS size and UDP answer limit.
+	 * @param ans: the answer, rewritten in place; anslen in/out,
+	 *	ansmax its buffer's size.
+	 * @param scratch: room for the rewrite; scratchmax its size.
+	 * @param matched: set to 1 when a netblock held an address (even
+	 *	when its action lets the answer pass), else 0.
+	 * @return what it did. No allocation, no locks.
+	 */
+	enum module_respip_result (*apply)(const struct respip_set *rs,
+		const struct module_respip_client *c, const uint8_t *pkt,
+		const struct fast_query *fq, const struct netaddr *client,
+		int tcp, uint16_t edns_size, uint16_t max_udp, uint8_t *ans,
+		size_t *anslen, size_t ansmax, uint8_t *scratch,
+		size_t scratchmax, int *matched);
+};
+
 /** one module: a table of functions. A module fills it with designated
  * initialisers (.name = "x", .operate = x_operate, ...): a hook it does
  * not name is NULL, so a new hook touches only the modules that use it */
@@ -730,6 +839,9 @@ struct module_func_block {
 	 */
 	int (*control)(struct module_env *env, int id, enum module_ctl what,
 		struct module_ctl_arg *arg);
+	/** response-ip's rules, which the front end applies per client
+	 * (struct module_respip_ops); NULL in the other modules */
+	const struct module_respip_ops *respip;
 };
 
 /** the modules of module-config, in order, with their global data */

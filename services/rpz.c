@@ -10,6 +10,7 @@
 #include "config.h"
 #include "services/rpz.h"
 #include "dns/name.h"
+#include "dns/addrscan.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 #include "util/storage/qsbr.h"
@@ -1232,6 +1233,32 @@ rpz_lookup_ip(const struct rpz *z, const uint8_t *addr, size_t len,
 	if(s->nnets[1] == 0 || (r = net_find(s, 1, addr, len)) == NULL)
 		return 0;
 	return rpz_matched(z, s, r, m);
+}
+
+/** rpz_lookup_answer's walk: the zone and the rule found */
+struct rpz_ans_find {
+	/** the zone */
+	const struct rpz *z;
+	/** the rule found */
+	struct rpz_match *m;
+};
+
+/** dns_addr_scan callback: a RESPONSE-IP trigger holding addr */
+static int
+rpz_ans_find_cb(void *arg, const uint8_t *addr, size_t alen)
+{
+	struct rpz_ans_find *f = arg;
+	return rpz_lookup_ip(f->z, addr, alen, f->m);
+}
+
+int
+rpz_lookup_answer(const struct rpz *z, const uint8_t *ans, size_t len,
+	struct rpz_match *m, struct dns_addr_hit *hit)
+{
+	struct rpz_ans_find f;
+	f.z = z;
+	f.m = m;
+	return dns_addr_scan(ans, len, rpz_ans_find_cb, &f, hit) == 1;
 }
 
 int

@@ -225,6 +225,19 @@ int rpz_lookup_query(const struct rpz *z, const uint8_t *qname,
 int rpz_lookup_ip(const struct rpz *z, const uint8_t *addr, size_t len,
 	struct rpz_match *m);
 
+struct dns_addr_hit;
+
+/**
+ * The RESPONSE-IP triggers on an answer: the first A or AAAA record of
+ * its answer section (dns_addr_scan, dns/addrscan.h) whose address a
+ * trigger holds.
+ * @param ans: the answer packet; len its length.
+ * @param m: filled when found; hit: the record it was found at.
+ * @return 1 when a rule matched, else 0.
+ */
+int rpz_lookup_answer(const struct rpz *z, const uint8_t *ans, size_t len,
+	struct rpz_match *m, struct dns_addr_hit *hit);
+
 /**
  * Look up a name server name in the NSDNAME triggers (exact, then the
  * closest "*." rule above it).

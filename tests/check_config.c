@@ -450,7 +450,9 @@ START_TEST(test_good_full)
 	ck_assert_int_eq(cfg->serve_expired_ttl, 86400);
 	ck_assert_int_eq(cfg->serve_expired_reply_ttl, 10);
 	ck_assert_int_eq(cfg->serve_expired_client_timeout, 1800);
-	ck_assert_str_eq(cfg->root_hints, "/usr/share/dns/root.hints");
+	ck_assert_ptr_nonnull(cfg->root_hints);
+	ck_assert_str_eq(cfg->root_hints->str, "/usr/share/dns/root.hints");
+	ck_assert_ptr_null(cfg->root_hints->next);
 	ck_assert_int_eq(cfg->qname_minimisation, 0);
 	ck_assert_int_eq(cfg->use_caps_for_id, 1);
 	ck_assert_int_eq(cfg->harden_glue, 0);

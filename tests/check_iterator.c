@@ -120,6 +120,90 @@ START_TEST(test_hints_file_garbage)
 }
 END_TEST
 
+/** write a hints file from text into path (a mkstemp template) */
+static void
+write_hints(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* two root-hints lines: both files are read, each with the class of its
+ * records; the CH hints are kept apart from the IN ones (Unbound's
+ * iter_class_any_merge.rpl); a second file for a class is ignored */
+START_TEST(test_hints_per_class)
+{
+	char in[] = "/tmp/check_iterator_hintsXXXXXX";
+	char ch[] = "/tmp/check_iterator_hintsXXXXXX";
+	char in2[] = "/tmp/check_iterator_hintsXXXXXX";
+	char conf[1024], buf[64];
+	struct config_file *cfg;
+	struct iter_env *env;
+	struct region *r = region_create(0);
+	struct delegpt *dp;
+	int wa;
+	write_hints(in, ". 3600 NS k.root.\nk.root. 3600 IN A 192.0.2.1\n");
+	write_hints(ch, "; class CH\n. 3600 CH NS ns.ch.test.\n"
+		"ns.ch.test. 3600 CH A 192.0.2.5\n"
+		"ns.ch.test. 3600 IN A 192.0.2.99\n");
+	write_hints(in2, ". 3600 IN NS other.root.\n"
+		"other.root. 3600 IN A 192.0.2.7\n");
+	snprintf(conf, sizeof(conf), "server:\n root-hints: \"%s\"\n"
+		" root-hints: \"%s\"\n root-hints: \"%s\"\n", in, ch, in2);
+	cfg = config_create();
+	ck_assert_ptr_nonnull(cfg);
+	ck_assert_int_eq(config_read_mem(cfg, "test", conf, strlen(conf), buf, sizeof(buf)), 0);
+	env = iter_env_create(cfg);
+	ck_assert_ptr_nonnull(env);
+	/* class IN: the first file's server only (the built-in ones
+	 * replaced, the third file's second IN hints ignored) */
+	ck_assert_int_eq(num_hints(env, &wa), 1);
+	ck_assert_int_eq(wa, 1);
+	ck_assert_str_eq((char *)env->hints->name, "\001k\004root");
+	/* class CH: its own server, with its CH address only */
+	ck_assert_ptr_nonnull(env->class_hints);
+	ck_assert_int_eq(env->class_hints->rrclass, DNS_CLASS_CH);
+	ck_assert_ptr_null(env->class_hints->next);
+	ck_assert_int_eq(iter_env_next_class(env, 0), DNS_CLASS_IN);
+	ck_assert_int_eq(iter_env_next_class(env, DNS_CLASS_IN),
+		DNS_CLASS_CH);
+	ck_assert_int_eq(iter_env_next_class(env, DNS_CLASS_CH), 0);
+	dp = iter_env_class_root_dp(env, DNS_CLASS_CH, r);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_ptr_nonnull(dp->nslist);
+	ck_assert_str_eq((char *)dp->nslist->name, "\002ns\002ch\004test");
+	ck_assert_ptr_null(dp->nslist->next);
+	ck_assert_ptr_nonnull(dp->addrs);
+	ck_assert_ptr_null(dp->addrs->next);
+	ck_assert_ptr_null(iter_env_class_root_dp(env, DNS_CLASS_HS, r));
+	dp = iter_env_root_dp(env, r);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_str_eq((char *)dp->nslist->name, "\001k\004root");
+	iter_env_delete(env);
+	/* a CH file alone keeps the built-in IN hints */
+	snprintf(conf, sizeof(conf), "server:\n root-hints: \"%s\"\n", ch);
+	config_delete(cfg);
+	cfg = config_create();
+	ck_assert_int_eq(config_read_mem(cfg, "test", conf, strlen(conf), buf, sizeof(buf)), 0);
+	env = iter_env_create(cfg);
+	ck_assert_ptr_nonnull(env);
+	ck_assert_int_eq(num_hints(env, &wa), 26);
+	ck_assert_int_eq(iter_env_next_class(env, DNS_CLASS_IN),
+		DNS_CLASS_CH);
+	iter_env_delete(env);
+	config_delete(cfg);
+	region_destroy(r);
+	unlink(in);
+	unlink(ch);
+	unlink(in2);
+}
+END_TEST
+
 START_TEST(test_find_zone)
 {
 	struct iter_env *env = iter_env_create_default();
@@ -637,6 +721,7 @@ iterator_suite(void)
 	tcase_add_test(tc, test_default_hints);
 	tcase_add_test(tc, test_hints_file);
 	tcase_add_test(tc, test_hints_file_garbage);
+	tcase_add_test(tc, test_hints_per_class);
 	tcase_add_test(tc, test_find_zone);
 	tcase_add_test(tc, test_zone_dp);
 	tcase_add_test(tc, test_delegpt);

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "services/cache/msgcache.h"
-#include "util/storage/slabhash.h"
+#include "util/storage/cachetab.h"
 #include "util/storage/qsbr.h"
 #include "util/storage/shmarena.h"
 #include "util/storage/shmhash.h"
@@ -156,7 +156,7 @@ new_cache(struct mcache_params *p)
 		ck_assert_uint_ne(off, 0);
 		c = mcache_create_shared(p, base, off);
 		ck_assert_ptr_nonnull(c);
-		ck_assert_ptr_null(mcache_table(c));
+		ck_assert_ptr_null(cachetab_local_table(mcache_cachetab(c)));
 		return c;
 	}
 	c = mcache_create(p);
@@ -1269,6 +1269,7 @@ START_TEST(test_mallinfo)
 	struct mcache_params p;
 	struct mcache *c;
 	struct mallinfo2 m0, m1;
+	struct cachetab_figures fig;
 	size_t used, counted;
 	int i;
 	char nm[64];
@@ -1283,8 +1284,9 @@ START_TEST(test_mallinfo)
 	}
 	m1 = mallinfo2();
 	used = m1.uordblks - m0.uordblks;
-	counted = mcache_get_mem(c) + slabhash_get_limbo_mem(mcache_table(c))
-		+ slabhash_overhead(mcache_table(c));
+	cachetab_figures(mcache_cachetab(c), &fig);
+	counted = fig.mem + fig.limbo_mem + slabhash_overhead(
+		cachetab_local_table(mcache_cachetab(c)));
 	ck_assert_uint_le(mcache_get_mem(c), p.maxmem);
 	ck_assert_msg(counted * 10 >= used * 9 && counted * 10 <= used * 11,
 		"counted %zu, malloc says %zu", counted, used);

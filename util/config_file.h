@@ -328,8 +328,10 @@ struct config_file {
 	/** serve-expired-client-timeout: ms to wait for a fresh answer before
 	 * serving an expired one; 0 = serve expired at once */
 	int serve_expired_client_timeout;
-	/** root-hints: file with the root servers; "" = built-in */
-	char *root_hints;
+	/** root-hints: files of root servers, each read with the class of
+	 * its records (repeatable; none = the built-in root servers for
+	 * class IN, which stay unless a file gives class IN hints) */
+	struct config_strlist *root_hints;
 	/** module-config: the modules a query runs through, in order
 	 * (names of the module list in front/modstack.c, checked when
 	 * read through config_check_modules()) */

@@ -3759,9 +3759,9 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 	if(event == MODULE_EVENT_NEW || !vq) {
 		if(!val_have_anchors(ve) || (qs->depth > 0 &&
 			!(qs->flags & MESH_FLAG_VALSUB)) ||
-			/* (class ANY is resolved in class IN) */
-			(qs->qclass != DNS_CLASS_IN &&
-			qs->qclass != DNS_CLASS_ANY) ||
+			/* (class ANY: the iterator asks each class by a
+			 * sub-query, validated as the client's question) */
+			qs->qclass != DNS_CLASS_IN ||
 			(qs->flags & MESH_FLAG_NOVAL)) {
 			/* not validated: no state of its own (the walk's
 			 * state is kilobytes: a heap block per query) */

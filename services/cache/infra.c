@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "services/cache/infra.h"
-#include "util/storage/slabhash.h"
+#include "util/storage/cachetab.h"
 #include "util/storage/shmhash.h"
 #include "util/netaddr.h"
 #include "util/random.h"
@@ -40,17 +40,6 @@ struct infra_entry {
 	/** zone, lower-cased */
 	uint8_t zone[DNS_MAX_NAME + 1];
 };
-
-/** an entry of a per-process table: the table part, then the entry */
-struct infra_lentry {
-	/** table part; must be first */
-	struct slabhash_entry h;
-	/** the entry */
-	struct infra_entry e;
-};
-
-/** the entry of a per-process table entry */
-#define CIE(he) (&((const struct infra_lentry *)(he))->e)
 
 /** a key */
 struct infra_key {
@@ -103,10 +92,9 @@ struct infra_upd {
 
 /** the cache */
 struct infra_cache {
-	/** the table (per-process), or NULL when shared */
-	struct slabhash *table;
-	/** the shared table (this process's handle), or NULL */
-	struct shmhash *shm;
+	/** the table: per-process or shared (util/storage/cachetab.h);
+	 * an entry is a struct infra_entry */
+	struct cachetab tab;
 	/** infra-host-ttl */
 	uint32_t host_ttl;
 	/** infra-cache-min-rtt, infra-cache-max-rtt: the rto limits, ms */
@@ -121,34 +109,20 @@ struct infra_cache {
 	int fast_num;
 };
 
-/** does an entry hold the key? */
-static int
-infra_match_e(const struct infra_entry *e, const struct infra_key *k)
+/** does an entry (a struct infra_entry) hold the key (a struct
+ * infra_key)? */
+static inline int
+infra_match(const void *data, const void *key)
 {
+	const struct infra_entry *e = data;
+	const struct infra_key *k = key;
 	return e->alen == k->alen && e->zlen == k->zlen &&
 		memcmp(e->addr, k->addr, k->alen) == 0 &&
 		memcmp(e->zone, k->zone, k->zlen) == 0;
 }
 
-static int
-infra_match(const struct slabhash_entry *he, const void *key)
-{
-	return infra_match_e(CIE(he), key);
-}
-
-/** match of the shared table: its data is the entry */
-static int
-infra_shmatch(const void *data, const void *key)
-{
-	return infra_match_e(data, key);
-}
-
-static void
-infra_del(struct slabhash_entry *he, void *arg)
-{
-	(void)arg;
-	free(he);
-}
+/** the infrastructure cache's keys, for either kind of table */
+CACHETAB_TYPE(infra_type, infra_match);
 
 /** fill a key from an address and an optional zone; @return 0 or -1 */
 static int
@@ -189,15 +163,17 @@ infra_hash(const struct infra_key *k)
 		slabhash_hash_bytes(k->addr, k->alen, 0x1f2a));
 }
 
-struct infra_cache *
-infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
+/** make a cache on a table of its own (base NULL) or on the shared
+ * table at off in the mapping base (cachetab_init) */
+static struct infra_cache *
+infra_make(size_t maxmem, size_t slabs, void *base, uint64_t off,
+	uint32_t host_ttl)
 {
 	struct infra_cache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
-	c->table = slabhash_create(slabs, maxmem, infra_match, infra_del,
-		NULL);
-	if(!c->table) {
+	if(cachetab_init(&c->tab, &infra_type, slabs, maxmem, base, off)
+		!= 0) {
 		free(c);
 		return NULL;
 	}
@@ -207,6 +183,12 @@ infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
 	c->unknown_rto = INFRA_UNKNOWN_RTO;
 	c->fast_num = 3;
 	return c;
+}
+
+struct infra_cache *
+infra_create(size_t maxmem, size_t slabs, uint32_t host_ttl)
+{
+	return infra_make(maxmem, slabs, NULL, 0, host_ttl);
 }
 
 size_t
@@ -224,20 +206,7 @@ infra_shared_init(void *base, size_t maxmem, size_t slabs)
 struct infra_cache *
 infra_create_shared(void *base, uint64_t off, uint32_t host_ttl)
 {
-	struct infra_cache *c = calloc(1, sizeof(*c));
-	if(!c)
-		return NULL;
-	c->shm = shmhash_attach(base, off, infra_shmatch);
-	if(!c->shm) {
-		free(c);
-		return NULL;
-	}
-	c->host_ttl = host_ttl;
-	c->min_rto = INFRA_RTO_MIN;
-	c->max_rto = INFRA_RTO_MAX;
-	c->unknown_rto = INFRA_UNKNOWN_RTO;
-	c->fast_num = 3;
-	return c;
+	return infra_make(0, 0, base, off, host_ttl);
 }
 
 void
@@ -245,9 +214,7 @@ infra_delete(struct infra_cache *c)
 {
 	if(!c)
 		return;
-	if(c->shm)
-		shmhash_detach(c->shm);
-	else	slabhash_delete(c->table);
+	cachetab_destroy(&c->tab);
 	free(c);
 }
 
@@ -255,9 +222,7 @@ void
 infra_set_params(struct infra_cache *c, size_t maxmem, uint32_t host_ttl)
 {
 	c->host_ttl = host_ttl;
-	if(c->shm)
-		shmhash_set_maxmem(c->shm, maxmem);
-	else	slabhash_set_maxmem(c->table, maxmem);
+	cachetab_set_maxmem(&c->tab, maxmem);
 }
 
 void
@@ -270,7 +235,7 @@ infra_set_rtt_limits(struct infra_cache *c, int min_ms, int max_ms)
 size_t
 infra_mem_for_hosts(size_t n)
 {
-	return n * slabhash_malloc_size(sizeof(struct infra_lentry));
+	return n * cachetab_local_entry_mem(sizeof(struct infra_entry));
 }
 
 void
@@ -395,11 +360,13 @@ host_apply(struct infra_host *h, const struct infra_upd *u)
 	h->expire = u->expire;
 }
 
-/** the insert policy: apply the update to the live state; arg is upd */
+/** the insert policy (a cachetab_decide_func): apply the update to the
+ * live state; old and data are entries, arg is the struct infra_upd */
 static int
-infra_decide_e(const struct infra_entry *old, struct infra_entry *e,
-	void *arg)
+infra_decide(const void *olddata, void *data, void *arg)
 {
+	const struct infra_entry *old = olddata;
+	struct infra_entry *e = data;
 	const struct infra_upd *u = arg;
 	if(old->host.expire > u->now) {
 		e->host = old->host;
@@ -408,35 +375,18 @@ infra_decide_e(const struct infra_entry *old, struct infra_entry *e,
 	return 1;
 }
 
-/** the policy for the per-process table */
-static int
-infra_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
-	void *arg)
-{
-	return infra_decide_e(CIE(oh), &((struct infra_lentry *)nh)->e, arg);
-}
-
-/** the policy for the shared table */
-static int
-infra_shdecide(const void *old, void *data, void *arg)
-{
-	return infra_decide_e(old, data, arg);
-}
-
 /** build and insert an entry carrying an update */
 static void
 infra_update(struct infra_cache *c, const struct netaddr *addr,
 	const uint8_t *zone, struct infra_upd *u)
 {
 	struct infra_key k;
-	struct infra_lentry *le;
 	struct infra_entry *e;
 	if(infra_key_set(&k, addr, zone) != 0)
 		return;
-	le = calloc(1, sizeof(*le));
-	if(!le)
+	e = cachetab_alloc(&c->tab, sizeof(*e));
+	if(!e)
 		return;
-	e = &le->e;
 	u->expire = u->now + (time_t)c->host_ttl;
 	host_default(&e->host, c->unknown_rto);
 	{
@@ -452,16 +402,9 @@ infra_update(struct infra_cache *c, const struct netaddr *addr,
 	e->alen = (uint8_t)k.alen;
 	memcpy(e->zone, k.zone, k.zlen);
 	e->zlen = (uint8_t)k.zlen;
-	le->h.hash = infra_hash(&k);
-	le->h.mem = slabhash_malloc_size(sizeof(*le));
-	if(c->shm) {
-		/* copied into the mapping; the local copy goes */
-		(void)shmhash_insert_decide(c->shm, le->h.hash, &k, e,
-			sizeof(*e), infra_shdecide, u);
-		free(le);
-		return;
-	}
-	(void)slabhash_insert(c->table, &le->h, &k, infra_decide, u);
+	/* the table takes e, whatever the result */
+	(void)cachetab_insert(&c->tab, infra_hash(&k), &k, e, sizeof(*e),
+		infra_decide, u);
 }
 
 /** find a live entry */
@@ -473,13 +416,7 @@ infra_find(struct infra_cache *c, const struct netaddr *addr,
 	const struct infra_entry *e;
 	if(infra_key_set(&k, addr, zone) != 0)
 		return NULL;
-	if(c->shm)
-		e = shmhash_lookup(c->shm, infra_hash(&k), &k);
-	else {
-		const struct slabhash_entry *he = slabhash_lookup(c->table,
-			infra_hash(&k), &k);
-		e = he ? CIE(he) : NULL;
-	}
+	e = cachetab_lookup(&c->tab, infra_hash(&k), &k);
 	if(!e || e->host.expire <= now)
 		return NULL;
 	return e;
@@ -657,29 +594,17 @@ infra_select(struct infra_cache *c, const struct netaddr *cands, size_t n,
 void
 infra_flush_all(struct infra_cache *c)
 {
-	if(c->shm)
-		shmhash_clear(c->shm);
-	else	slabhash_clear(c->table);
+	cachetab_clear(&c->tab);
 }
 
-/** does the entry belong to the address? */
+/** removal predicate: does the entry (data) belong to the address of
+ * the key (arg, a struct infra_key)? */
 static int
-ipred_addr_e(const struct infra_entry *e, const struct infra_key *k)
+ipred_addr(const void *data, void *arg)
 {
+	const struct infra_entry *e = data;
+	const struct infra_key *k = arg;
 	return e->alen == k->alen && memcmp(e->addr, k->addr, k->alen) == 0;
-}
-
-static int
-ipred_addr(const struct slabhash_entry *he, void *arg)
-{
-	return ipred_addr_e(CIE(he), arg);
-}
-
-/** the same predicate for the shared table */
-static int
-ipred_addr_shared(const void *data, void *arg)
-{
-	return ipred_addr_e(data, arg);
 }
 
 size_t
@@ -688,9 +613,7 @@ infra_flush_addr(struct infra_cache *c, const struct netaddr *addr)
 	struct infra_key k;
 	if(infra_key_set(&k, addr, NULL) != 0)
 		return 0;
-	if(c->shm)
-		return shmhash_remove_if(c->shm, ipred_addr_shared, &k);
-	return slabhash_remove_if(c->table, ipred_addr, &k);
+	return cachetab_remove_if(&c->tab, ipred_addr, &k);
 }
 
 /** infra_traverse's state */
@@ -701,10 +624,13 @@ struct infra_walk {
 	void *arg;
 };
 
-/** infra_traverse: one table entry, unpacked for the caller */
+/** infra_traverse: one table entry (data), unpacked for the caller
+ * (arg: the struct infra_walk) */
 static void
-infra_walk_entry(const struct infra_entry *e, struct infra_walk *w)
+infra_walk_entry(const void *data, void *arg)
 {
+	const struct infra_entry *e = data;
+	struct infra_walk *w = arg;
 	struct infra_dump_entry d;
 	uint16_t port;
 	memset(&d, 0, sizeof(d));
@@ -720,20 +646,6 @@ infra_walk_entry(const struct infra_entry *e, struct infra_walk *w)
 	w->fn(&d, w->arg);
 }
 
-/** infra_traverse over a per-process table */
-static void
-infra_walk_cb(const struct slabhash_entry *he, void *arg)
-{
-	infra_walk_entry(CIE(he), arg);
-}
-
-/** infra_traverse over a shared table: the data is the entry itself */
-static void
-infra_walk_shared_cb(const void *data, void *arg)
-{
-	infra_walk_entry(data, arg);
-}
-
 void
 infra_traverse(struct infra_cache *c,
 	void (*fn)(const struct infra_dump_entry *e, void *arg), void *arg)
@@ -741,29 +653,27 @@ infra_traverse(struct infra_cache *c,
 	struct infra_walk w;
 	w.fn = fn;
 	w.arg = arg;
-	if(c->shm)
-		shmhash_traverse(c->shm, infra_walk_shared_cb, &w);
-	else	slabhash_traverse(c->table, infra_walk_cb, &w);
+	cachetab_traverse(&c->tab, infra_walk_entry, &w);
 }
 
 size_t
 infra_get_count(struct infra_cache *c)
 {
-	if(c->shm)
-		return shmhash_get_count(c->shm);
-	return slabhash_get_count(c->table);
+	struct cachetab_figures f;
+	cachetab_figures(&c->tab, &f);
+	return f.count;
 }
 
 size_t
 infra_get_mem(struct infra_cache *c)
 {
-	if(c->shm)
-		return shmhash_get_mem(c->shm);
-	return slabhash_get_mem(c->table);
+	struct cachetab_figures f;
+	cachetab_figures(&c->tab, &f);
+	return f.mem;
 }
 
 struct shmhash *
 infra_shared_table(struct infra_cache *c)
 {
-	return c->shm;
+	return cachetab_shared_table(&c->tab);
 }

@@ -30,7 +30,7 @@
 #include "config.h"
 #include "services/cache/msgcache.h"
 #include "util/config_file.h"
-#include "util/storage/slabhash.h"
+#include "util/storage/cachetab.h"
 #include "util/storage/shmhash.h"
 #include "util/locks.h"
 #include <stddef.h>
@@ -154,21 +154,6 @@ struct mcache_entry {
 };
 
 
-/**
- * An entry of a per-process table: the table part, then the answer. In
- * a shared table (util/storage/shmhash.h) only the answer is stored: it
- * holds no pointer, so it reads the same from every process.
- */
-struct mcache_lentry {
-	/** table part; must be first */
-	struct slabhash_entry h;
-	/** the answer */
-	struct mcache_entry e;
-};
-
-/** the answer of a per-process table entry */
-#define CLE(he) (&((const struct mcache_lentry *)(he))->e)
-
 /** the lower-cased qname of an entry */
 #define ME_QNAME(e) ((e)->data)
 /** the body: the message from offset 12 */
@@ -231,10 +216,10 @@ struct mref_bucket {
 };
 
 struct mcache {
-	/** the table (per-process), or NULL when shared */
-	struct slabhash *table;
-	/** the shared table (this process's handle), or NULL */
-	struct shmhash *shm;
+	/** the table: per-process or shared (util/storage/cachetab.h); an
+	 * entry is a struct mcache_entry, which holds no pointer, so it
+	 * reads the same from every process */
+	struct cachetab tab;
 	/** settings */
 	struct mcache_params p;
 	/** the reference table (MCACHE_REF_BUCKETS), or NULL when it could
@@ -298,34 +283,20 @@ mkey_hash(uint32_t qhash, uint8_t dc)
 	return qhash ^ ((uint32_t)dc * 0x9e3779b9u);
 }
 
-/** does an answer hold the key? */
-static int
-mcache_match_e(const struct mcache_entry *e, const struct mcache_key *k)
+/** does an answer (a struct mcache_entry) hold the key (a struct
+ * mcache_key)? */
+static inline int
+mcache_match(const void *data, const void *key)
 {
+	const struct mcache_entry *e = data;
+	const struct mcache_key *k = key;
 	return e->qtype == k->qtype && e->qclass == k->qclass &&
 		e->dc == k->dc && e->qname_len == k->qname_len &&
 		memcmp(ME_QNAME(e), k->qname, k->qname_len) == 0;
 }
 
-static int
-mcache_match(const struct slabhash_entry *he, const void *key)
-{
-	return mcache_match_e(CLE(he), key);
-}
-
-/** match for the shared table: its data is the answer */
-static int
-mcache_shmatch(const void *data, const void *key)
-{
-	return mcache_match_e(data, key);
-}
-
-static void
-mcache_del(struct slabhash_entry *he, void *arg)
-{
-	(void)arg;
-	free(he);
-}
+/** the message cache's keys, for either kind of table */
+CACHETAB_TYPE(mcache_type, mcache_match);
 
 void
 mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
@@ -354,21 +325,28 @@ mcache_params_from_cfg(struct mcache_params *p, const struct config_file *cfg)
 	}
 }
 
-struct mcache *
-mcache_create(const struct mcache_params *p)
+/** make a cache on a table of its own (base NULL) or on the shared
+ * table at off in the mapping base (cachetab_init) */
+static struct mcache *
+mcache_make(const struct mcache_params *p, void *base, uint64_t off)
 {
 	struct mcache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
 	c->p = *p;
-	c->table = slabhash_create(p->slabs, p->maxmem, mcache_match,
-		mcache_del, NULL);
-	if(!c->table) {
+	if(cachetab_init(&c->tab, &mcache_type, p->slabs, p->maxmem, base,
+		off) != 0) {
 		free(c);
 		return NULL;
 	}
 	mref_create(c);
 	return c;
+}
+
+struct mcache *
+mcache_create(const struct mcache_params *p)
+{
+	return mcache_make(p, NULL, 0);
 }
 
 size_t
@@ -386,17 +364,7 @@ mcache_shared_init(void *base, const struct mcache_params *p)
 struct mcache *
 mcache_create_shared(const struct mcache_params *p, void *base, uint64_t off)
 {
-	struct mcache *c = calloc(1, sizeof(*c));
-	if(!c)
-		return NULL;
-	c->p = *p;
-	c->shm = shmhash_attach(base, off, mcache_shmatch);
-	if(!c->shm) {
-		free(c);
-		return NULL;
-	}
-	mref_create(c);
-	return c;
+	return mcache_make(p, base, off);
 }
 
 void
@@ -404,9 +372,7 @@ mcache_delete(struct mcache *c)
 {
 	if(!c)
 		return;
-	if(c->shm)
-		shmhash_detach(c->shm);
-	else	slabhash_delete(c->table);
+	cachetab_destroy(&c->tab);
 	mref_delete(c);
 	free(c);
 }
@@ -490,9 +456,7 @@ void
 mcache_set_params(struct mcache *c, const struct mcache_params *p)
 {
 	c->p = *p;
-	if(c->shm)
-		shmhash_set_maxmem(c->shm, p->maxmem);
-	else	slabhash_set_maxmem(c->table, p->maxmem);
+	cachetab_set_maxmem(&c->tab, p->maxmem);
 }
 
 /** clamp a TTL as received (RFC 2181 8: above 2^31-1 means 0) */
@@ -744,12 +708,11 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	enum mcache_security sec, int ede, int servfail, time_t expire_max,
 	const uint8_t *rr_capped)
 {
-	struct mcache_lentry *le = NULL;
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
 	enum mcache_store_result ret = MCACHE_NOT_CACHEABLE;
 	size_t i, body_end, n, sz, nrot, dbl_at, dbl_len = 0;
-	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0;
+	uint32_t entry_ttl = 0xffffffffu, neg_ttl = 0, hash;
 	int negative, soa_idx = -1, share_do;
 	struct mcache_rot rot[MCACHE_MAX_ROT];
 
@@ -831,11 +794,10 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	/* allocate: struct, qname, body, ttl offsets, flags, runs and their
 	 * doubled copies */
 	ret = MCACHE_ERROR;
-	sz = sizeof(*le) + dbl_at + dbl_len;
-	le = calloc(1, sz);
-	if(!le)
+	sz = sizeof(*e) + dbl_at + dbl_len;
+	e = cachetab_alloc(&c->tab, sz);
+	if(!e)
 		goto fail;
-	e = &le->e;
 	e->qname_len = (uint8_t)qinfo->qname_len;
 	e->body_len = (uint16_t)(body_end - DNS_HDR_SIZE);
 	e->n_rr = (uint16_t)n;
@@ -919,22 +881,17 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
 	atomic_init(&e->refresh_after, 0);
 	atomic_init(&e->stale_from, 0);
-	le->h.hash = mkey_hash(qinfo->hash, e->dc);
-	le->h.mem = slabhash_malloc_size(sz);
+	hash = mkey_hash(qinfo->hash, e->dc);
 	share_do = (e->alt & MALT_DO) != 0;
 	key.qname = ME_QNAME(e);
 	key.qname_len = e->qname_len;
 	key.qtype = e->qtype;
 	key.qclass = e->qclass;
 	key.dc = e->dc;
-	if(c->shm) {
-		/* copied into the mapping; the local copy goes */
-		if(shmhash_insert(c->shm, le->h.hash, &key, e,
-			sz - offsetof(struct mcache_lentry, e)) == SHMHASH_NOMEM)
-			goto fail;
-		free(le);
-	} else
-		slabhash_insert(c->table, &le->h, &key, NULL, NULL);
+	/* the table takes e, whatever the result */
+	if(cachetab_insert(&c->tab, hash, &key, e, sz, NULL, NULL) ==
+		CACHETAB_NOMEM)
+		return ret;
 	if(share_do) {
 		/* the entry of the other DO bit is superseded: its key
 		 * is answered from this one now (mcache_find_alt), not
@@ -942,15 +899,12 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 		 * caller's name: the entry's copy may be gone) */
 		key.qname = qinfo->qname;
 		key.dc ^= MKEY_DO;
-		if(c->shm)
-			(void)shmhash_remove(c->shm, mkey_hash(qinfo->hash,
-				key.dc), &key);
-		else	(void)slabhash_remove(c->table, mkey_hash(qinfo->hash,
-				key.dc), &key);
+		(void)cachetab_remove(&c->tab, mkey_hash(qinfo->hash,
+			key.dc), &key);
 	}
 	return MCACHE_STORED;
 fail:
-	free(le);
+	cachetab_free_new(&c->tab, e);
 	return ret;
 }
 
@@ -1022,9 +976,7 @@ mcache_hash(const struct fast_query *q)
 void
 mcache_prefetch(struct mcache *c, uint32_t hash, int stage)
 {
-	if(c->shm)
-		shmhash_prefetch(c->shm, hash, stage);
-	else	slabhash_prefetch(c->table, hash, stage);
+	cachetab_prefetch(&c->tab, hash, stage);
 }
 
 /**
@@ -1129,11 +1081,7 @@ stale_ttls(const struct mcache *c, const struct mcache_entry *e,
 static inline const struct mcache_entry *
 mcache_find(struct mcache *c, uint32_t hash, const struct mcache_key *key)
 {
-	const struct slabhash_entry *he;
-	if(c->shm)
-		return shmhash_lookup(c->shm, hash, key);
-	he = slabhash_lookup(c->table, hash, key);
-	return he ? CLE(he) : NULL;
+	return cachetab_lookup(&c->tab, hash, key);
 }
 
 /**
@@ -1497,68 +1445,37 @@ flush_arg_set(struct flush_arg *a, const uint8_t *name)
 	return 0;
 }
 
-/** a removal predicate on answers, and its argument */
-struct pred_adapt {
-	/** the predicate */
-	int (*fn)(const struct mcache_entry *e, void *arg);
-	/** its argument */
-	void *arg;
-};
-
-/** slabhash predicate calling an answer predicate */
-static int
-pred_local(const struct slabhash_entry *he, void *arg)
-{
-	struct pred_adapt *p = arg;
-	return p->fn(CLE(he), p->arg);
-}
-
-/** shmhash predicate calling an answer predicate */
-static int
-pred_shared(const void *data, void *arg)
-{
-	struct pred_adapt *p = arg;
-	return p->fn(data, p->arg);
-}
-
-/** remove the answers fn selects, from either kind of table */
-static size_t
-mcache_remove_if(struct mcache *c, int (*fn)(const struct mcache_entry *,
-	void *), void *arg)
-{
-	struct pred_adapt p;
-	p.fn = fn;
-	p.arg = arg;
-	if(c->shm)
-		return shmhash_remove_if(c->shm, pred_shared, &p);
-	return slabhash_remove_if(c->table, pred_local, &p);
-}
+/* the removal predicates (cachetab_pred_func): data is an answer */
 
 static int
-pred_name(const struct mcache_entry *e, void *arg)
+pred_name(const void *data, void *arg)
 {
+	const struct mcache_entry *e = data;
 	const struct flush_arg *a = arg;
 	return e->qname_len == a->len &&
 		memcmp(ME_QNAME(e), a->name, a->len) == 0;
 }
 
 static int
-pred_zone(const struct mcache_entry *e, void *arg)
+pred_zone(const void *data, void *arg)
 {
 	const struct flush_arg *a = arg;
-	return dname_is_subdomain(ME_QNAME(e), a->name);
+	return dname_is_subdomain(ME_QNAME((const struct mcache_entry *)
+		data), a->name);
 }
 
 static int
-pred_negative(const struct mcache_entry *e, void *arg)
+pred_negative(const void *data, void *arg)
 {
+	const struct mcache_entry *e = data;
 	(void)arg;
 	return e->negative || e->rcode == DNS_RCODE_SERVFAIL;
 }
 
 static int
-pred_bogus(const struct mcache_entry *e, void *arg)
+pred_bogus(const void *data, void *arg)
 {
+	const struct mcache_entry *e = data;
 	(void)arg;
 	return e->sec == MCACHE_SEC_BOGUS;
 }
@@ -1569,7 +1486,7 @@ mcache_flush_name(struct mcache *c, const uint8_t *name)
 	struct flush_arg a;
 	if(flush_arg_set(&a, name) != 0)
 		return 0;
-	return mcache_remove_if(c, pred_name, &a);
+	return cachetab_remove_if(&c->tab, pred_name, &a);
 }
 
 size_t
@@ -1590,11 +1507,8 @@ mcache_flush_type(struct mcache *c, const uint8_t *name, uint16_t qtype,
 	key.qclass = qclass;
 	for(dc = 0; dc < 4; dc++) {
 		key.dc = (uint8_t)dc;
-		if(c->shm)
-			n += (size_t)shmhash_remove(c->shm,
-				mkey_hash(h, key.dc), &key);
-		else	n += (size_t)slabhash_remove(c->table,
-				mkey_hash(h, key.dc), &key);
+		n += (size_t)cachetab_remove(&c->tab, mkey_hash(h, key.dc),
+			&key);
 	}
 	return n;
 }
@@ -1605,27 +1519,25 @@ mcache_flush_zone(struct mcache *c, const uint8_t *zone)
 	struct flush_arg a;
 	if(flush_arg_set(&a, zone) != 0)
 		return 0;
-	return mcache_remove_if(c, pred_zone, &a);
+	return cachetab_remove_if(&c->tab, pred_zone, &a);
 }
 
 size_t
 mcache_flush_negative(struct mcache *c)
 {
-	return mcache_remove_if(c, pred_negative, NULL);
+	return cachetab_remove_if(&c->tab, pred_negative, NULL);
 }
 
 size_t
 mcache_flush_bogus(struct mcache *c)
 {
-	return mcache_remove_if(c, pred_bogus, NULL);
+	return cachetab_remove_if(&c->tab, pred_bogus, NULL);
 }
 
 void
 mcache_flush_all(struct mcache *c)
 {
-	if(c->shm)
-		shmhash_clear(c->shm);
-	else	slabhash_clear(c->table);
+	cachetab_clear(&c->tab);
 }
 
 /* ---- dump ---- */
@@ -1642,10 +1554,13 @@ struct dump_arg {
 	uint8_t *buf;
 };
 
-/** report one answer to the traversal callback */
+/** report one answer (data) to the traversal callback (arg: the
+ * struct dump_arg) */
 static void
-dump_e(const struct mcache_entry *e, struct dump_arg *a)
+dump_one(const void *data, void *arg)
 {
+	const struct mcache_entry *e = data;
+	struct dump_arg *a = arg;
 	struct mcache_dump_entry d;
 	uint32_t age = (uint32_t)(a->now > e->stored ? a->now - e->stored : 0);
 	size_t i;
@@ -1678,20 +1593,6 @@ dump_e(const struct mcache_entry *e, struct dump_arg *a)
 	a->fn(&d, a->arg);
 }
 
-/** slabhash traversal callback */
-static void
-dump_one(const struct slabhash_entry *he, void *arg)
-{
-	dump_e(CLE(he), arg);
-}
-
-/** shmhash traversal callback */
-static void
-dump_one_shared(const void *data, void *arg)
-{
-	dump_e(data, arg);
-}
-
 int
 mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 	void *arg)
@@ -1703,9 +1604,7 @@ mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 	a.buf = malloc(DNS_MAX_MSG);
 	if(!a.buf)
 		return -1;
-	if(c->shm)
-		shmhash_traverse(c->shm, dump_one_shared, &a);
-	else	slabhash_traverse(c->table, dump_one, &a);
+	cachetab_traverse(&c->tab, dump_one, &a);
 	free(a.buf);
 	return 0;
 }
@@ -1713,27 +1612,27 @@ mcache_traverse(struct mcache *c, time_t now, mcache_traverse_func fn,
 size_t
 mcache_get_mem(struct mcache *c)
 {
-	if(c->shm)
-		return shmhash_get_mem(c->shm);
-	return slabhash_get_mem(c->table);
+	struct cachetab_figures f;
+	cachetab_figures(&c->tab, &f);
+	return f.mem;
 }
 
 size_t
 mcache_get_count(struct mcache *c)
 {
-	if(c->shm)
-		return shmhash_get_count(c->shm);
-	return slabhash_get_count(c->table);
+	struct cachetab_figures f;
+	cachetab_figures(&c->tab, &f);
+	return f.count;
 }
 
 struct shmhash *
 mcache_shared_table(struct mcache *c)
 {
-	return c->shm;
+	return cachetab_shared_table(&c->tab);
 }
 
-struct slabhash *
-mcache_table(struct mcache *c)
+const struct cachetab *
+mcache_cachetab(struct mcache *c)
 {
-	return c->table;
+	return &c->tab;
 }

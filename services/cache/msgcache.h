@@ -75,6 +75,7 @@ struct fast_query;
 struct dns_msg;
 struct mcache;
 struct shmhash;
+struct cachetab;
 
 /** seconds after a refresh was signalled before another may be signalled */
 #define MCACHE_REFRESH_RETRY 5
@@ -640,9 +641,9 @@ size_t mcache_get_mem(struct mcache *c);
 /** @return number of entries */
 size_t mcache_get_count(struct mcache *c);
 
-/** @return the underlying table (for tests and statistics); NULL when
- *	the cache is shared */
-struct slabhash *mcache_table(struct mcache *c);
+/** @return the cache's table handle (tests and statistics: its
+ *	figures, util/storage/cachetab.h) */
+const struct cachetab *mcache_cachetab(struct mcache *c);
 
 /** @return the shared table, or NULL when the cache is per-process */
 struct shmhash *mcache_shared_table(struct mcache *c);

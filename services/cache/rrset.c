@@ -8,7 +8,7 @@
  */
 #include "config.h"
 #include "services/cache/rrset.h"
-#include "util/storage/slabhash.h"
+#include "util/storage/cachetab.h"
 #include "util/storage/shmhash.h"
 #include <stddef.h>
 #include "util/region.h"
@@ -56,17 +56,6 @@ struct rrset_entry {
 /** the RDATA blob of an entry */
 #define RE_BLOB(e) (RE_NAME(e) + (e)->name_len)
 
-/** an entry of a per-process table: the table part, then the RRset */
-struct rrset_lentry {
-	/** table part; must be first */
-	struct slabhash_entry h;
-	/** the RRset */
-	struct rrset_entry e;
-};
-
-/** the RRset of a per-process table entry */
-#define CRE(he) (&((const struct rrset_lentry *)(he))->e)
-
 /** a lookup key */
 struct rrset_key {
 	/** lower-cased owner */
@@ -95,61 +84,54 @@ rrset_hash(const uint8_t *lname, size_t len, uint16_t type,
 
 /** the cache */
 struct rrset_cache {
-	/** the table (per-process), or NULL when shared */
-	struct slabhash *table;
-	/** the shared table (this process's handle), or NULL */
-	struct shmhash *shm;
+	/** the table: per-process or shared (util/storage/cachetab.h);
+	 * an entry is a struct rrset_entry, its owner and blob */
+	struct cachetab tab;
 	/** cache-min-ttl */
 	uint32_t min_ttl;
 	/** cache-max-ttl */
 	uint32_t max_ttl;
 };
 
-/** does an RRset hold the key? */
-static int
-rrset_match_e(const struct rrset_entry *e, const struct rrset_key *k)
+/** does an RRset (a struct rrset_entry) hold the key (a struct
+ * rrset_key)? */
+static inline int
+rrset_match(const void *data, const void *key)
 {
+	const struct rrset_entry *e = data;
+	const struct rrset_key *k = key;
 	return e->type == k->type && e->rrclass == k->rrclass &&
 		e->pside == k->pside && e->name_len == k->name_len &&
 		memcmp(RE_NAME(e), k->name, k->name_len) == 0;
 }
 
-static int
-rrset_match(const struct slabhash_entry *he, const void *key)
-{
-	return rrset_match_e(CRE(he), key);
-}
+/** the RRset cache's keys, for either kind of table */
+CACHETAB_TYPE(rrset_type, rrset_match);
 
-/** match of the shared table: its data is the RRset */
-static int
-rrset_shmatch(const void *data, const void *key)
-{
-	return rrset_match_e(data, key);
-}
-
-static void
-rrset_del(struct slabhash_entry *he, void *arg)
-{
-	(void)arg;
-	free(he);
-}
-
-struct rrset_cache *
-rrset_cache_create(size_t maxmem, size_t slabs, uint32_t min_ttl,
-	uint32_t max_ttl)
+/** make a cache on a table of its own (base NULL) or on the shared
+ * table at off in the mapping base (cachetab_init) */
+static struct rrset_cache *
+rrset_cache_make(size_t maxmem, size_t slabs, void *base, uint64_t off,
+	uint32_t min_ttl, uint32_t max_ttl)
 {
 	struct rrset_cache *c = calloc(1, sizeof(*c));
 	if(!c)
 		return NULL;
-	c->table = slabhash_create(slabs, maxmem, rrset_match, rrset_del,
-		NULL);
-	if(!c->table) {
+	if(cachetab_init(&c->tab, &rrset_type, slabs, maxmem, base, off)
+		!= 0) {
 		free(c);
 		return NULL;
 	}
 	c->min_ttl = min_ttl;
 	c->max_ttl = max_ttl;
 	return c;
+}
+
+struct rrset_cache *
+rrset_cache_create(size_t maxmem, size_t slabs, uint32_t min_ttl,
+	uint32_t max_ttl)
+{
+	return rrset_cache_make(maxmem, slabs, NULL, 0, min_ttl, max_ttl);
 }
 
 size_t
@@ -168,17 +150,7 @@ struct rrset_cache *
 rrset_cache_create_shared(void *base, uint64_t off, uint32_t min_ttl,
 	uint32_t max_ttl)
 {
-	struct rrset_cache *c = calloc(1, sizeof(*c));
-	if(!c)
-		return NULL;
-	c->shm = shmhash_attach(base, off, rrset_shmatch);
-	if(!c->shm) {
-		free(c);
-		return NULL;
-	}
-	c->min_ttl = min_ttl;
-	c->max_ttl = max_ttl;
-	return c;
+	return rrset_cache_make(0, 0, base, off, min_ttl, max_ttl);
 }
 
 void
@@ -186,9 +158,7 @@ rrset_cache_delete(struct rrset_cache *c)
 {
 	if(!c)
 		return;
-	if(c->shm)
-		shmhash_detach(c->shm);
-	else	slabhash_delete(c->table);
+	cachetab_destroy(&c->tab);
 	free(c);
 }
 
@@ -198,9 +168,7 @@ rrset_cache_set_params(struct rrset_cache *c, size_t maxmem,
 {
 	c->min_ttl = min_ttl;
 	c->max_ttl = max_ttl;
-	if(c->shm)
-		shmhash_set_maxmem(c->shm, maxmem);
-	else	slabhash_set_maxmem(c->table, maxmem);
+	cachetab_set_maxmem(&c->tab, maxmem);
 }
 
 /** @return 1 when two entries hold the same records (in any order;
@@ -268,11 +236,13 @@ struct rrset_decide_arg {
 	int held;
 };
 
-/** the insert policy (see the header); arg is a struct rrset_decide_arg */
+/** the insert policy (see the header; a cachetab_decide_func): old and
+ * data are RRsets, arg is a struct rrset_decide_arg */
 static int
-rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
-	void *arg)
+rrset_decide(const void *olddata, void *data, void *arg)
 {
+	const struct rrset_entry *old = olddata;
+	struct rrset_entry *e = data;
 	struct rrset_decide_arg *d = arg;
 	time_t now = e->type == DNS_TYPE_NS ? d->qstart : d->now;
 	if(old->expire <= now + d->leeway || (old->zero_ttl && !e->zero_ttl))
@@ -300,21 +270,6 @@ rrset_decide_e(const struct rrset_entry *old, struct rrset_entry *e,
 		d->held = 1;
 	}
 	return 1;
-}
-
-/** the policy for the per-process table */
-static int
-rrset_decide(const struct slabhash_entry *oh, struct slabhash_entry *nh,
-	void *arg)
-{
-	return rrset_decide_e(CRE(oh), &((struct rrset_lentry *)nh)->e, arg);
-}
-
-/** the policy for the shared table */
-static int
-rrset_shdecide(const void *old, void *data, void *arg)
-{
-	return rrset_decide_e(old, data, arg);
 }
 
 int
@@ -363,7 +318,6 @@ rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
 	time_t now, time_t leeway, time_t qstart, int pside, int *held)
 {
 	struct rrset_decide_arg d;
-	struct rrset_lentry *le;
 	struct rrset_entry *e;
 	struct rrset_key key;
 	size_t i, n, blob = 0, nlen;
@@ -385,10 +339,9 @@ rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
 	n = rs->count + rs->sig_count;
 	for(i = 0; i < n; i++)
 		blob += 2 + (size_t)rs->rdlen[i];
-	le = calloc(1, sizeof(*le) + nlen + blob);
-	if(!le)
+	e = cachetab_alloc(&c->tab, sizeof(*e) + nlen + blob);
+	if(!e)
 		return RRSET_NOT_STORED;
-	e = &le->e;
 	e->blob_len = blob;
 	dname_copy_lower(RE_NAME(e), rs->name);
 	e->name_len = (uint8_t)nlen;
@@ -410,9 +363,6 @@ rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
 	e->zero_ttl = (ttl == 0);
 	e->expire = now + (ttl == 0 ? RRSET_ZERO_TTL_GRACE + 1 : (time_t)ttl);
 	e->pside = (uint8_t)(pside != 0);
-	le->h.hash = rrset_hash(RE_NAME(e), nlen, e->type, e->rrclass,
-		pside);
-	le->h.mem = slabhash_malloc_size(sizeof(*le) + nlen + blob);
 	d.now = now;
 	d.leeway = leeway;
 	d.qstart = qstart > 0 && qstart < now ? qstart : now;
@@ -424,21 +374,13 @@ rrset_store(struct rrset_cache *c, const struct rrset_data *rs,
 	key.type = e->type;
 	key.rrclass = e->rrclass;
 	key.pside = e->pside;
-	if(c->shm) {
-		/* copied into the mapping; the local copy goes */
-		r = shmhash_insert_decide(c->shm, le->h.hash, &key, e,
-			sizeof(*e) + nlen + blob, rrset_shdecide, &d);
-		free(le);
-		if(r == SHMHASH_NOMEM)
-			return RRSET_NOT_STORED;
-		if(r == SHMHASH_KEPT)
-			return RRSET_KEPT;
-		if(held)
-			*held = d.held;
-		return RRSET_STORED;
-	}
-	if(slabhash_insert(c->table, &le->h, &key, rrset_decide, &d) ==
-		SLABHASH_KEPT)
+	/* the table takes e, whatever the result */
+	r = cachetab_insert(&c->tab, rrset_hash(key.name, nlen, key.type,
+		key.rrclass, pside), &key, e, sizeof(*e) + nlen + blob,
+		rrset_decide, &d);
+	if(r == CACHETAB_NOMEM)
+		return RRSET_NOT_STORED;
+	if(r == CACHETAB_KEPT)
 		return RRSET_KEPT;
 	if(held)
 		*held = d.held;
@@ -499,14 +441,8 @@ rrset_find_side(struct rrset_cache *c, const uint8_t *lname, size_t len,
 	key.type = type;
 	key.rrclass = rrclass;
 	key.pside = (uint8_t)(pside != 0);
-	if(c->shm)
-		e = shmhash_lookup(c->shm, rrset_hash(lname, len, type,
-			rrclass, pside), &key);
-	else {
-		const struct slabhash_entry *he = slabhash_lookup(c->table,
-			rrset_hash(lname, len, type, rrclass, pside), &key);
-		e = he ? CRE(he) : NULL;
-	}
+	e = cachetab_lookup(&c->tab, rrset_hash(lname, len, type, rrclass,
+		pside), &key);
 	if(!e || e->expire <= now)
 		return NULL;
 	return e;
@@ -667,56 +603,23 @@ struct rflush_arg {
 	size_t len;
 };
 
+/* the removal predicates (cachetab_pred_func): data is an RRset */
+
 static int
-rpred_name(const struct rrset_entry *e, void *arg)
+rpred_name(const void *data, void *arg)
 {
+	const struct rrset_entry *e = data;
 	const struct rflush_arg *a = arg;
 	return e->name_len == a->len && memcmp(RE_NAME(e), a->name, a->len)
 		== 0;
 }
 
 static int
-rpred_zone(const struct rrset_entry *e, void *arg)
+rpred_zone(const void *data, void *arg)
 {
+	const struct rrset_entry *e = data;
 	return dname_is_subdomain(RE_NAME(e), ((const struct rflush_arg *)
 		arg)->name);
-}
-
-/** a removal predicate on RRsets, and its argument */
-struct rpred_adapt {
-	/** the predicate */
-	int (*fn)(const struct rrset_entry *e, void *arg);
-	/** its argument */
-	void *arg;
-};
-
-/** slabhash predicate calling an RRset predicate */
-static int
-rpred_local(const struct slabhash_entry *he, void *arg)
-{
-	struct rpred_adapt *p = arg;
-	return p->fn(CRE(he), p->arg);
-}
-
-/** shmhash predicate calling an RRset predicate */
-static int
-rpred_shared(const void *data, void *arg)
-{
-	struct rpred_adapt *p = arg;
-	return p->fn(data, p->arg);
-}
-
-/** remove the RRsets fn selects, from either kind of table */
-static size_t
-rrset_remove_if(struct rrset_cache *c, int (*fn)(const struct rrset_entry *,
-	void *), void *arg)
-{
-	struct rpred_adapt p;
-	p.fn = fn;
-	p.arg = arg;
-	if(c->shm)
-		return shmhash_remove_if(c->shm, rpred_shared, &p);
-	return slabhash_remove_if(c->table, rpred_local, &p);
 }
 
 static int
@@ -735,7 +638,7 @@ rrset_cache_flush_name(struct rrset_cache *c, const uint8_t *name)
 	struct rflush_arg a;
 	if(rflush_set(&a, name) != 0)
 		return 0;
-	return rrset_remove_if(c, rpred_name, &a);
+	return cachetab_remove_if(&c->tab, rpred_name, &a);
 }
 
 size_t
@@ -755,11 +658,8 @@ rrset_cache_flush_type(struct rrset_cache *c, const uint8_t *name,
 	for(side = 0; side < 2; side++) {
 		/* the set and its parent-side copy */
 		key.pside = (uint8_t)side;
-		if(c->shm)
-			n += (size_t)shmhash_remove(c->shm, rrset_hash(a.name,
-				a.len, type, rrclass, side), &key);
-		else	n += (size_t)slabhash_remove(c->table, rrset_hash(
-				a.name, a.len, type, rrclass, side), &key);
+		n += (size_t)cachetab_remove(&c->tab, rrset_hash(a.name,
+			a.len, type, rrclass, side), &key);
 	}
 	return n;
 }
@@ -770,15 +670,13 @@ rrset_cache_flush_zone(struct rrset_cache *c, const uint8_t *zone)
 	struct rflush_arg a;
 	if(rflush_set(&a, zone) != 0)
 		return 0;
-	return rrset_remove_if(c, rpred_zone, &a);
+	return cachetab_remove_if(&c->tab, rpred_zone, &a);
 }
 
 void
 rrset_cache_flush_all(struct rrset_cache *c)
 {
-	if(c->shm)
-		shmhash_clear(c->shm);
-	else	slabhash_clear(c->table);
+	cachetab_clear(&c->tab);
 }
 
 /** traversal state */
@@ -795,29 +693,18 @@ struct rdump_arg {
 	uint16_t *lens;
 };
 
-/** report one RRset to the traversal callback */
+/** report one RRset (data) to the traversal callback (arg: the struct
+ * rdump_arg) */
 static void
-rdump_e(const struct rrset_entry *e, struct rdump_arg *a)
+rdump_one(const void *data, void *arg)
 {
+	const struct rrset_entry *e = data;
+	struct rdump_arg *a = arg;
 	struct rrset_data d;
 	if(e->pside)
 		return; /* (the parent-side copies are the iterator's) */
 	(void)rrset_copy(e, a->now, NULL, &d, a->arr, a->lens);
 	a->fn(&d, a->arg);
-}
-
-/** slabhash traversal callback */
-static void
-rdump_one(const struct slabhash_entry *he, void *arg)
-{
-	rdump_e(CRE(he), arg);
-}
-
-/** shmhash traversal callback */
-static void
-rdump_one_shared(const void *data, void *arg)
-{
-	rdump_e(data, arg);
 }
 
 int
@@ -835,9 +722,7 @@ rrset_cache_traverse(struct rrset_cache *c, time_t now,
 		free(a.lens);
 		return -1;
 	}
-	if(c->shm)
-		shmhash_traverse(c->shm, rdump_one_shared, &a);
-	else	slabhash_traverse(c->table, rdump_one, &a);
+	cachetab_traverse(&c->tab, rdump_one, &a);
 	free(a.arr);
 	free(a.lens);
 	return 0;
@@ -846,21 +731,21 @@ rrset_cache_traverse(struct rrset_cache *c, time_t now,
 size_t
 rrset_cache_get_mem(struct rrset_cache *c)
 {
-	if(c->shm)
-		return shmhash_get_mem(c->shm);
-	return slabhash_get_mem(c->table);
+	struct cachetab_figures f;
+	cachetab_figures(&c->tab, &f);
+	return f.mem;
 }
 
 size_t
 rrset_cache_get_count(struct rrset_cache *c)
 {
-	if(c->shm)
-		return shmhash_get_count(c->shm);
-	return slabhash_get_count(c->table);
+	struct cachetab_figures f;
+	cachetab_figures(&c->tab, &f);
+	return f.count;
 }
 
 struct shmhash *
 rrset_cache_shared_table(struct rrset_cache *c)
 {
-	return c->shm;
+	return cachetab_shared_table(&c->tab);
 }
