@@ -2566,6 +2566,7 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 	const uint8_t **rd;
 	uint16_t *rdlen;
 	size_t total, n = 0, k = 0;
+	enum mcache_store_result res;
 	if((!r->mcache && !r->rrset) || !ans || ans->policy)
 		return 0; /* (a policy answer is for now, not for the cache) */
 	if(query_info_set(&qi, s->qname, s->qtype, s->qclass) < 0)
@@ -2613,12 +2614,16 @@ resolver_store_answer(struct resolver *r, struct mesh_state *s,
 		return cache_store_answer(NULL, r->rrset, &ca,
 			r->out->now->tv_sec, r->buf, DNS_MAX_MSG,
 			s->qs.region) == MCACHE_STORED;
-	switch(cache_store_answer(r->mcache, r->rrset, &ca,
-		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, s->qs.region)) {
+	switch((res = cache_store_answer(r->mcache, r->rrset, &ca,
+		r->out->now->tv_sec, r->buf, DNS_MAX_MSG, s->qs.region))) {
 	case MCACHE_STORED:
-		return 1;
 	case MCACHE_STORED_HELD:
-		return 2; /* (stored again once the clients are answered) */
+		/* a CNAME chain's target's answer: a message of its own */
+		(void)cache_store_chain_target(r->mcache, r->rrset, &ca,
+			r->out->now->tv_sec, r->buf, DNS_MAX_MSG,
+			s->qs.region);
+		/* (HELD: stored again once the clients are answered) */
+		return res == MCACHE_STORED ? 1 : 2;
 	default:
 		break;
 	}

@@ -889,6 +889,26 @@ iter_ds_from_cache(struct module_qstate *s)
 }
 
 /**
+ * Is the state's RRset (of the name it resolves now) answered from the
+ * RRset cache? As Unbound's dns_cache_lookup makes answers from its RRset
+ * cache: a DS or DNSKEY set, a CNAME question; and the names a CNAME or
+ * DNAME chain reaches (Unbound reads its message cache for them, which
+ * petrel's iterator does not). Any other question is answered from the
+ * message cache only, by the front end: a message evicted from it is
+ * asked again (Unbound's fwd_lrudrop.rpl), and a CNAME chain's target
+ * finds its answer there (services/cache/store.h,
+ * cache_store_chain_target; iter_rrset_answer.rpl).
+ * @return 1 when it is.
+ */
+static int
+iter_rrset_answers(struct module_qstate *s)
+{
+	struct iter_qstate *iq = IQ(s);
+	return iq->qtype == DNS_TYPE_DS || iq->qtype == DNS_TYPE_DNSKEY ||
+		iq->qtype == DNS_TYPE_CNAME || iq->chain.count > 0;
+}
+
+/**
  * Answer from the RRset cache: the question's RRset, or a CNAME chain
  * (followed in the cache, and through validated DNAMEs) ending at it,
  * learnt from answer sections (glue and referral data are never given as
@@ -919,8 +939,11 @@ iter_answer_from_cache(struct module_qstate *s)
 			iter_env_find_zone(st_env(s), iq->qname) : NULL;
 		if(z && z->no_cache)
 			return 0; /* forward-no-cache, stub-no-cache */
-		if(rrset_cache_lookup(c, iq->qname, iq->qtype, iq->qclass,
-			st_now(s), s->region, &rs) == 0 &&
+		/* (the others are answered from the message cache, which
+		 * holds each chased target's answer as a message of its
+		 * own: cache_store_chain_target) */
+		if(iter_rrset_answers(s) && rrset_cache_lookup(c, iq->qname,
+			iq->qtype, iq->qclass, st_now(s), s->region, &rs) == 0 &&
 			iter_cache_set_usable(&rs, dnssec)) {
 			memset(&final, 0, sizeof(final));
 			if(iter_push_cached(s, &rs, dnssec, &final) < 0)

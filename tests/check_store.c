@@ -11,7 +11,8 @@
  * unmarked (CD) answer leaves the RRset cache alone; the message takes
  * the remaining TTL of the sets the RRset cache kept; a set replaced
  * with other data shows in the cached messages that carry it (or they
- * go, when they carry its RRSIGs).
+ * go, when they carry its RRSIGs); the answer of a CNAME chain's
+ * target is stored as a message of its own (cache_store_chain_target).
  */
 #include "config.h"
 #include <check.h>
@@ -510,6 +511,107 @@ START_TEST(test_refs)
 }
 END_TEST
 
+/* the answer of a CNAME chain's target, as a message of its own
+ * (cache_store_chain_target): the target's sets and the other sections,
+ * not the CNAME; its security as the rules say; not again while fresh */
+START_TEST(test_chain_target)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info qi, ti;
+	struct cache_rrset sets[4];
+	struct cache_answer a;
+	struct mcache_state st;
+	struct dns_msg m;
+	const uint8_t *cname_rd[1], *a_rd[2] = {a1, a2}, *ns_rd[1];
+	const uint8_t *glue_rd[1] = {a3};
+	uint16_t cname_len[1], ns_len[1];
+	static uint8_t buf[DNS_MAX_MSG], out[DNS_MAX_MSG];
+	size_t len;
+	mcache_params_default(&p);
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	ck_assert_int_eq(query_info_set(&qi, N(0, "www.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	ck_assert_int_eq(query_info_set(&ti, N(6, "host.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	cname_rd[0] = N(1, "Host.example.com.");
+	cname_len[0] = (uint16_t)dname_len(cname_rd[0]);
+	ns_rd[0] = N(3, "ns.example.com.");
+	ns_len[0] = (uint16_t)dname_len(ns_rd[0]);
+	set(&sets[0], N(4, "WWW.example.com."), DNS_TYPE_CNAME, 600,
+		DNS_SEC_ANSWER, RRSET_TRUST_ANS_AA, 1, cname_rd, cname_len);
+	set(&sets[1], cname_rd[0], DNS_TYPE_A, 300, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_AA, 2, a_rd, len4);
+	set(&sets[2], N(2, "example.com."), DNS_TYPE_NS, 900,
+		DNS_SEC_AUTHORITY, RRSET_TRUST_NONE, 1, ns_rd, ns_len);
+	set(&sets[3], ns_rd[0], DNS_TYPE_A, 900, DNS_SEC_ADDITIONAL,
+		RRSET_TRUST_NONE, 1, glue_rd, len4);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 4;
+	/* no chain: a question for the target itself, a CNAME question */
+	a.qinfo = &ti;
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0, buf,
+		sizeof(buf), region), MCACHE_NOT_CACHEABLE);
+	ck_assert_int_eq(query_info_set(&ti, N(6, "www.example.com."),
+		DNS_TYPE_CNAME, DNS_CLASS_IN), 0);
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0, buf,
+		sizeof(buf), region), MCACHE_NOT_CACHEABLE);
+	ck_assert_uint_eq(mcache_get_count(mc), 0);
+	a.qinfo = &qi;
+	ck_assert_int_eq(query_info_set(&ti, N(6, "host.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	/* bogus: nothing; insecure with the target's sets secure: nothing */
+	a.sec = MCACHE_SEC_BOGUS;
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0, buf,
+		sizeof(buf), region), MCACHE_NOT_CACHEABLE);
+	a.sec = MCACHE_SEC_INSECURE;
+	sets[1].sec = RRSET_SEC_SECURE;
+	sets[2].sec = RRSET_SEC_SECURE;
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0, buf,
+		sizeof(buf), region), MCACHE_NOT_CACHEABLE);
+	ck_assert_uint_eq(mcache_get_count(mc), 0);
+	/* insecure, its NS set not validated: stored insecure */
+	sets[2].sec = RRSET_SEC_UNCHECKED;
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0, buf,
+		sizeof(buf), region), MCACHE_STORED);
+	ck_assert_int_eq(mcache_peek(mc, &ti, 0, 0, T0, &st), 0);
+	ck_assert_int_eq(st.result, MCACHE_HIT);
+	ck_assert_int_eq(st.sec, MCACHE_SEC_INSECURE);
+	ck_assert_int_eq(st.rcode, DNS_RCODE_NOERROR);
+	/* its message: the A set, the NS set and the glue, no CNAME */
+	ck_assert_int_eq(mcache_copy_msg(mc, &ti, 0, 0, T0, out, sizeof(out),
+		&len, &st), 0);
+	ck_assert_int_eq(dns_msg_parse(out, len, &m, region, 0), 0);
+	ck_assert_uint_eq(m.ancount, 2);
+	ck_assert_uint_eq(m.nscount, 1);
+	ck_assert_uint_eq(m.arcount, 1);
+	ck_assert_int_eq(m.rrs[0].type, DNS_TYPE_A);
+	/* the sets went to no cache (the answer's store does that) */
+	ck_assert_uint_eq(rrset_cache_get_count(rc), 0);
+	/* fresh in the cache: not stored again; expired: stored again */
+	a.sec = MCACHE_SEC_UNCHECKED;
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0 + 10, buf,
+		sizeof(buf), region), MCACHE_NOT_CACHEABLE);
+	ck_assert_int_eq(mcache_peek(mc, &ti, 0, 0, T0 + 10, &st), 0);
+	ck_assert_int_eq(st.sec, MCACHE_SEC_INSECURE);
+	ck_assert_int_eq(cache_store_chain_target(mc, rc, &a, T0 + 400, buf,
+		sizeof(buf), region), MCACHE_STORED);
+	ck_assert_int_eq(mcache_peek(mc, &ti, 0, 0, T0 + 400, &st), 0);
+	ck_assert_int_eq(st.sec, MCACHE_SEC_UNCHECKED);
+	ck_assert_uint_eq(st.ttl, 300);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -521,6 +623,7 @@ store_suite(void)
 	tcase_add_test(tc, test_cached_ttl);
 	tcase_add_test(tc, test_follow);
 	tcase_add_test(tc, test_refs);
+	tcase_add_test(tc, test_chain_target);
 	suite_add_tcase(s, tc);
 	return s;
 }

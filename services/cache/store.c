@@ -656,3 +656,99 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 		ref_add_all(mc, &ca, now);
 	return store_held(a, stored, r);
 }
+
+/** @return 1 when set cs is part of the target's message: an answer
+ * set owned by the target, or any set of the other sections */
+static int
+chain_target_set(const struct cache_rrset *cs, const uint8_t *target)
+{
+	return cs->section != DNS_SEC_ANSWER || dname_equal(cs->owner,
+		target);
+}
+
+/** @return 1 when the message cache holds a fresh answer for the
+ * target's key (its own entry, or one of the other DO or CD bits that
+ * serves it, as mcache_answer finds them), with more than leeway
+ * seconds left; buf is scratch space */
+static int
+chain_target_cached(struct mcache *mc, const struct cache_answer *t,
+	time_t now, uint8_t *buf, size_t bufsize)
+{
+	struct mcache_state st;
+	size_t len;
+	int k;
+	for(k = 0; k < 4; k++) {
+		int need = ((k & 1) ? MCACHE_SHARE_CD : 0) |
+			((k & 2) ? MCACHE_SHARE_DO : 0);
+		if(mcache_copy_msg(mc, t->qinfo, (k & 2) ? !t->do_bit :
+			t->do_bit, (k & 1) ? !t->cd_bit : t->cd_bit, now, buf,
+			bufsize, &len, &st) == 0 && (st.share & need) == need &&
+			(time_t)st.ttl > t->leeway)
+			return 1;
+	}
+	return 0;
+}
+
+enum mcache_store_result
+cache_store_chain_target(struct mcache *mc, struct rrset_cache *rc,
+	const struct cache_answer *a, time_t now, uint8_t *buf,
+	size_t bufsize, struct region *region)
+{
+	uint8_t target[DNS_MAX_NAME + 1];
+	const uint8_t *cur = a->qinfo->qname;
+	struct query_info qi;
+	struct cache_answer t;
+	struct cache_rrset *sets;
+	size_t i, n = 0;
+	int links = 0, insecure = 0;
+	if(!mc || !region || a->nsets == 0 ||
+		a->qinfo->qtype == DNS_TYPE_CNAME ||
+		a->qinfo->qtype == DNS_TYPE_DNAME ||
+		(a->rcode != DNS_RCODE_NOERROR &&
+		a->rcode != DNS_RCODE_NXDOMAIN) ||
+		(a->sec != MCACHE_SEC_UNCHECKED &&
+		a->sec != MCACHE_SEC_SECURE && a->sec != MCACHE_SEC_INSECURE))
+		return MCACHE_NOT_CACHEABLE;
+	/* the chain, in answer order (each CNAME set once: no loop) */
+	for(i = 0; i < a->nsets && a->sets[i].section == DNS_SEC_ANSWER;
+		i++) {
+		const struct cache_rrset *cs = &a->sets[i];
+		if(cs->type != DNS_TYPE_CNAME || cs->count != 1 ||
+			cs->rrclass != a->qinfo->qclass ||
+			!dname_equal(cs->owner, cur) ||
+			dname_valid(cs->rdata[0], cs->rdlen[0]) == 0)
+			continue;
+		cur = cs->rdata[0];
+		links++;
+	}
+	if(links == 0 || dname_equal(cur, a->qinfo->qname))
+		return MCACHE_NOT_CACHEABLE;
+	if(!(sets = region_alloc(region, a->nsets * sizeof(*sets))))
+		return MCACHE_NOT_CACHEABLE;
+	for(i = 0; i < a->nsets; i++) {
+		if(!chain_target_set(&a->sets[i], cur))
+			continue;
+		sets[n] = a->sets[i];
+		sets[n].trust = RRSET_TRUST_NONE; /* (stored with the answer) */
+		if(sets[n].section != DNS_SEC_ADDITIONAL &&
+			sets[n].type != DNS_TYPE_RRSIG &&
+			sets[n].sec != RRSET_SEC_SECURE)
+			insecure = 1;
+		n++;
+	}
+	if(a->sec == MCACHE_SEC_INSECURE && !insecure)
+		return MCACHE_NOT_CACHEABLE;
+	(void)dname_copy_lower(target, cur);
+	if(query_info_set(&qi, target, a->qinfo->qtype, a->qinfo->qclass) < 0)
+		return MCACHE_NOT_CACHEABLE;
+	t = *a;
+	t.qinfo = &qi;
+	t.sets = sets;
+	t.nsets = n;
+	/* (as Unbound's iterator answers a chased name from its message
+	 * cache, and so stores nothing for it: the entry keeps its
+	 * expiry, ttl_msg.rpl) */
+	if(chain_target_cached(mc, &t, now, buf, bufsize))
+		return MCACHE_NOT_CACHEABLE;
+	return cache_store_answer(mc, rc, &t, now, buf, bufsize, region);
+}

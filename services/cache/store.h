@@ -138,4 +138,41 @@ enum mcache_store_result cache_store_answer(struct mcache *mc,
 	struct rrset_cache *rc, const struct cache_answer *a, time_t now,
 	uint8_t *buf, size_t bufsize, struct region *region);
 
+/**
+ * Store the answer of the last name a CNAME chain reaches as a message of
+ * its own, keyed by that name's question (the same type and class), as
+ * Unbound's iterator stores the reply for each name it chases: a later
+ * question for the target is then answered from the message cache, and
+ * only DS, DNSKEY, CNAME and chased questions are answered from the
+ * RRset cache (iterator/iterator.c). The chain is followed in the answer
+ * section from the question name through the CNAME sets (DNAMEs come
+ * with their CNAME); the target's message holds the answer section's
+ * sets owned by the target and every authority and additional set, with
+ * the answer's rcode, DO and CD bits, sharing and EDE. Its sets go to no
+ * cache themselves (they went with the answer): each takes the RRset
+ * cache's TTL where the cache holds it (as cache_store_answer). Its
+ * security: that of a secure or unchecked answer; an insecure answer
+ * gives an insecure target only when a set of the target's part (answer
+ * and authority) is not secure (insecure, or unchecked: not validated,
+ * as without trust anchors); when all are secure the target may be
+ * secure on its own, and is left for a query of its own; a bogus or
+ * indeterminate answer stores nothing. Nothing is stored without a
+ * chain, for CNAME and DNAME questions, for rcodes the message cache
+ * does not keep, or when the message cache holds a fresh answer for the
+ * target's key already (its own, or one that serves it; for a refresh,
+ * one with more than its leeway left): Unbound's iterator answers the
+ * chased name from that message, so stores none, and the entry keeps
+ * its expiry.
+ * @param mc: message cache.
+ * @param rc: RRset cache, NULL for none.
+ * @param a: the answer (as stored for its question).
+ * @param now, buf, bufsize, region: as cache_store_answer (region is
+ *	also where the target's set array is made).
+ * @return as cache_store_answer; MCACHE_NOT_CACHEABLE when nothing was
+ *	to be stored.
+ */
+enum mcache_store_result cache_store_chain_target(struct mcache *mc,
+	struct rrset_cache *rc, const struct cache_answer *a, time_t now,
+	uint8_t *buf, size_t bufsize, struct region *region);
+
 #endif /* SERVICES_CACHE_STORE_H */
