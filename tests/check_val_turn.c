@@ -533,6 +533,93 @@ START_TEST(test_walk_keeps_verdicts)
 }
 END_TEST
 
+/* an ANY answer keeps its first VAL_ANY_MAX_SIGNED signed sets (and the
+ * unsigned ones before the cut); an RRSIG that stands apart from its set
+ * still marks that set signed; a smaller answer is left whole */
+static struct module_rr any_rrs[80];
+static uint8_t any_sig[80][2];
+
+static void
+any_add(struct mesh_answer *a, size_t *n, const uint8_t *owner,
+	uint16_t type, uint16_t covered)
+{
+	struct module_rr *rr = &any_rrs[*n];
+	memset(rr, 0, sizeof(*rr));
+	rr->owner = owner;
+	rr->owner_len = 13;
+	rr->type = type;
+	rr->rrclass = 1;
+	if(type == DNS_TYPE_RRSIG) {
+		any_sig[*n][0] = (uint8_t)(covered >> 8);
+		any_sig[*n][1] = (uint8_t)covered;
+		rr->rdata = any_sig[*n];
+		rr->rdlen = 2;
+	}
+	module_rrlist_append(&a->an, rr);
+	(*n)++;
+}
+
+START_TEST(test_any_cut)
+{
+	static const uint8_t owner[] = "\007example\003com";
+	struct mesh_answer a;
+	struct module_rr *rr;
+	size_t n = 0, i, sets = 0;
+	uint16_t last = 0;
+	memset(&a, 0, sizeof(a));
+	/* an unsigned TXT set first, then 30 signed sets of types
+	 * 4001-4030, the RRSIG of 4005 placed before its set */
+	any_add(&a, &n, owner, DNS_TYPE_TXT, 0);
+	for(i = 0; i < 30; i++) {
+		uint16_t t = (uint16_t)(4001 + i);
+		if(t == 4005) {
+			any_add(&a, &n, owner, DNS_TYPE_RRSIG, t);
+			any_add(&a, &n, owner, t, 0);
+			continue;
+		}
+		any_add(&a, &n, owner, t, 0);
+		any_add(&a, &n, owner, DNS_TYPE_RRSIG, t);
+	}
+	ck_assert_uint_eq(a.an.count, 61);
+	ck_assert_uint_eq(val_any_cut(&a, VAL_ANY_MAX_SIGNED),
+		2 * (30 - VAL_ANY_MAX_SIGNED));
+	ck_assert_uint_eq(a.an.count, 1 + 2 * VAL_ANY_MAX_SIGNED);
+	for(rr = a.an.first; rr; rr = rr->next) {
+		uint16_t t = rr->type == DNS_TYPE_RRSIG ?
+			(uint16_t)(rr->rdata[0] << 8 | rr->rdata[1]) : rr->type;
+		ck_assert_uint_le(t == DNS_TYPE_TXT ? 0 : t - 4000,
+			VAL_ANY_MAX_SIGNED);
+		if(t != last)
+			sets++;
+		last = t;
+		if(!rr->next)
+			ck_assert_ptr_eq(a.an.last, rr);
+	}
+	ck_assert_uint_eq(sets, 1 + VAL_ANY_MAX_SIGNED);
+	/* at the bound: nothing dropped */
+	ck_assert_uint_eq(val_any_cut(&a, VAL_ANY_MAX_SIGNED), 0);
+	ck_assert_uint_eq(a.an.count, 1 + 2 * VAL_ANY_MAX_SIGNED);
+	/* unsigned sets only: the first VAL_ANY_MAX_SETS are looked at,
+	 * the rest cut */
+	memset(&a, 0, sizeof(a));
+	n = 0;
+	for(i = 0; i < VAL_ANY_MAX_SETS + 6; i++)
+		any_add(&a, &n, owner, (uint16_t)(4001 + i), 0);
+	ck_assert_uint_eq(val_any_cut(&a, VAL_ANY_MAX_SIGNED), 6);
+	ck_assert_uint_eq(a.an.count, VAL_ANY_MAX_SETS);
+	ck_assert_uint_eq(a.an.last->type, 4000 + VAL_ANY_MAX_SETS);
+	/* a small answer is left whole */
+	memset(&a, 0, sizeof(a));
+	n = 0;
+	for(i = 0; i < 5; i++) {
+		any_add(&a, &n, owner, (uint16_t)(4001 + i), 0);
+		any_add(&a, &n, owner, DNS_TYPE_RRSIG, (uint16_t)(4001 + i));
+	}
+	ck_assert_uint_eq(val_any_cut(&a, VAL_ANY_MAX_SIGNED), 0);
+	ck_assert_uint_eq(a.an.count, 10);
+}
+END_TEST
+
 static Suite *
 val_turn_suite(void)
 {
@@ -544,6 +631,7 @@ val_turn_suite(void)
 	tcase_add_test(tc, test_turn_queue_order);
 	tcase_add_test(tc, test_turn_clear_suspended);
 	tcase_add_test(tc, test_walk_keeps_verdicts);
+	tcase_add_test(tc, test_any_cut);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2200,6 +2200,79 @@ gather_nrecs(const struct module_rrlist *l, struct val_nrec *recs,
 	}
 }
 
+/** the set of a record: its type, or the type an RRSIG covers */
+static uint16_t
+any_set_type(const struct module_rr *rr)
+{
+	if(rr->type == DNS_TYPE_RRSIG && rr->rdlen >= 2)
+		return dns_read_u16(rr->rdata);
+	return rr->type;
+}
+
+size_t
+val_any_cut(struct mesh_answer *a, size_t max_signed)
+{
+	/* the sets in the order they first appear (at most
+	 * VAL_ANY_MAX_SETS of them are looked at: the ones after are past
+	 * any cut); an RRSIG marks its set signed wherever it stands */
+	struct {
+		const uint8_t *owner;
+		uint16_t type;
+		int signed_set;
+	} seen[VAL_ANY_MAX_SETS];
+	size_t nseen = 0, nsigned = 0, i, dropped = 0;
+	struct module_rr *rr, *prev = NULL, *next;
+	if(max_signed > VAL_ANY_MAX_SIGNED)
+		max_signed = VAL_ANY_MAX_SIGNED;
+	for(rr = a->an.first; rr; rr = rr->next) {
+		uint16_t t = any_set_type(rr);
+		for(i = 0; i < nseen; i++)
+			if(seen[i].type == t && dname_equal(seen[i].owner,
+				rr->owner))
+				break;
+		if(i == nseen) {
+			if(nseen == VAL_ANY_MAX_SETS) {
+				nsigned = max_signed + 1;	/* cut */
+				continue;
+			}
+			seen[nseen].owner = rr->owner;
+			seen[nseen].type = t;
+			seen[nseen].signed_set = 0;
+			nseen++;
+		}
+		if(rr->type == DNS_TYPE_RRSIG && !seen[i].signed_set) {
+			seen[i].signed_set = 1;
+			nsigned++;
+		}
+	}
+	if(nsigned <= max_signed)
+		return 0;
+	/* keep the sets before the (max_signed + 1)th signed one */
+	for(i = 0, nsigned = 0; i < nseen; i++)
+		if(seen[i].signed_set && ++nsigned > max_signed)
+			break;
+	nseen = i;
+	for(rr = a->an.first; rr; rr = next) {
+		uint16_t t = any_set_type(rr);
+		next = rr->next;
+		for(i = 0; i < nseen; i++)
+			if(seen[i].type == t && dname_equal(seen[i].owner,
+				rr->owner))
+				break;
+		if(i < nseen) {
+			prev = rr;
+			continue;
+		}
+		if(prev)
+			prev->next = next;
+		else	a->an.first = next;
+		a->an.count--;
+		dropped++;
+	}
+	a->an.last = prev;
+	return dropped;
+}
+
 /** clear the per-record marks (a new pass over the answer) */
 static void
 clear_marks(struct mesh_answer *a)
@@ -3895,6 +3968,8 @@ val_operate_run(struct module_qstate *qs, enum module_ev event, int id,
 		}
 		vq->ans = qs->return_msg;
 		vq->ans->rcode = qs->return_rcode;
+		if(qs->qtype == DNS_TYPE_ANY)
+			(void)val_any_cut(vq->ans, VAL_ANY_MAX_SIGNED);
 		val_process(qs, vq, ve, id);
 		return;
 	}

@@ -48,6 +48,7 @@
 struct module_func_block;
 struct config_file;
 struct module_env;
+struct mesh_answer;
 
 /** most negative trust anchors added at run time (insecure_add) */
 #define VAL_NTA_MAX 64
@@ -161,5 +162,28 @@ int val_set_turn_budget(struct module_env *env, int id, unsigned verify,
  */
 void val_turn_stats(struct module_env *env, int id, unsigned long *suspends,
 	unsigned long *verified);
+
+/**
+ * How many signed RRsets an answer to a qtype ANY question keeps: the
+ * validator checks the first 24 and cuts the answer section before the
+ * next signed set, as Unbound does (it verifies at most 8 RRSIGs at once
+ * and cuts an ANY answer after its second resumption: Unbound's
+ * val_any_cap.rpl keeps 24 of 38 sets). RFC 8482 section 4.1 lets an
+ * ANY answer be a subset; the bound keeps a client's ANY question from
+ * costing a signature check per set of a name with many types.
+ */
+#define VAL_ANY_MAX_SIGNED 24
+/** how many RRsets of an ANY answer val_any_cut() looks at: the sets
+ * after the first 64 (by first appearance) are cut whatever they are */
+#define VAL_ANY_MAX_SETS 64
+
+/**
+ * Cut the answer section of an ANY answer before its (max_signed+1)th
+ * signed RRset (a set with an RRSIG; sets in the order they first
+ * appear; at most VAL_ANY_MAX_SIGNED), or after its first
+ * VAL_ANY_MAX_SETS sets. Unsigned sets before the cut stay.
+ * @return the number of records dropped.
+ */
+size_t val_any_cut(struct mesh_answer *a, size_t max_signed);
 
 #endif /* VALIDATOR_VALIDATOR_H */
