@@ -438,6 +438,14 @@ iter_env_read_hints(struct iter_env *env, const char *file)
 		t = ldns_rr_rdf(rr, 0);
 		if(!t || ldns_rdf_size(t) > 255)
 			continue;
+		if(c == DNS_CLASS_ANY || c == DNS_CLASS_NONE) {
+			/* a query class, no class of data (RFC 6895 3.2): a
+			 * class-ANY question would be asked in it again */
+			log_err("root-hints %s: an NS record of class %s: "
+				"hints are of a class of data (IN, CH, ...)",
+				file, c == DNS_CLASS_ANY ? "ANY" : "NONE");
+			goto fail;
+		}
 		old = iter_env_class_hint(env, c);
 		if(old && old->from_file) {
 			/* an earlier root-hints file gave this class */

@@ -133,6 +133,34 @@ write_hints(char *path, const char *text)
 	fclose(f);
 }
 
+/* a hints file of class ANY (or NONE): a query class, not a class of data
+ * (RFC 6895 3.2), which a class-ANY question would be asked in again by a
+ * sub-query of its own (iter_collect_start): the file is refused with an
+ * error, and the hints stay as they were */
+START_TEST(test_hints_meta_class)
+{
+	static const char *const text[2] = {
+		". 3600 ANY NS ns.any.test.\nns.any.test. 3600 ANY A "
+		"192.0.2.30\n",
+		". 3600 IN NS k.root.\nk.root. 3600 IN A 192.0.2.1\n"
+		". 3600 NONE NS ns.none.test.\n"
+	};
+	int i;
+	for(i = 0; i < 2; i++) {
+		char path[] = "/tmp/check_iterator_hintsXXXXXX";
+		struct iter_env *env = iter_env_create_default();
+		int wa;
+		ck_assert_ptr_nonnull(env);
+		write_hints(path, text[i]);
+		ck_assert_int_eq(iter_env_read_hints(env, path), -1);
+		ck_assert_int_eq(num_hints(env, &wa), 26);
+		ck_assert_int_eq(iter_env_next_class(env, DNS_CLASS_IN), 0);
+		unlink(path);
+		iter_env_delete(env);
+	}
+}
+END_TEST
+
 /* two root-hints lines: both files are read, each with the class of its
  * records; the CH hints are kept apart from the IN ones (Unbound's
  * iter_class_any_merge.rpl); a second file for a class is ignored */
@@ -722,6 +750,7 @@ iterator_suite(void)
 	tcase_add_test(tc, test_hints_file);
 	tcase_add_test(tc, test_hints_file_garbage);
 	tcase_add_test(tc, test_hints_per_class);
+	tcase_add_test(tc, test_hints_meta_class);
 	tcase_add_test(tc, test_find_zone);
 	tcase_add_test(tc, test_zone_dp);
 	tcase_add_test(tc, test_delegpt);
