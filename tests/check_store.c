@@ -12,7 +12,8 @@
  * the remaining TTL of the sets the RRset cache kept; a set replaced
  * with other data shows in the cached messages that carry it (or they
  * go, when they carry its RRSIGs); the answer of a CNAME chain's
- * target is stored as a message of its own (cache_store_chain_target).
+ * target is stored as a message of its own (cache_store_chain_target);
+ * one store rebuilds at most 64 messages, one at a time in memory.
  */
 #include "config.h"
 #include <check.h>
@@ -457,6 +458,131 @@ START_TEST(test_follow)
 }
 END_TEST
 
+/** sets (and referencing messages) of test_rebuild_bound: more than
+ * store.c's bound of 64 rebuilds per store */
+#define RB_SETS 160
+/** answer records of each referencing message: more than a parse holds
+ * inline, so that each rebuild's parse takes region memory */
+#define RB_ANS 60
+/** the most memory the store's region may hold afterwards: the two
+ * 64 KB buffers of the rebuilds, the store's own arrays and lookups,
+ * and one rebuild; the old code held RB_SETS rebuilds at once (over
+ * 1.3 MB; the new one some 140 KB) */
+#define RB_MEM (256 * 1024)
+
+/* an answer whose additional section renews RB_SETS sets, each carried
+ * by another cached message: the first 64 messages are rebuilt (they
+ * show the new address), the others removed; the store's region holds
+ * one rebuild's memory at a time */
+START_TEST(test_rebuild_bound)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 24, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct mcache_state st;
+	static uint8_t qn[RB_SETS][DNS_MAX_NAME], nsn[RB_SETS][DNS_MAX_NAME];
+	static uint8_t ans[RB_ANS][4], buf[DNS_MAX_MSG], out[DNS_MAX_MSG];
+	static const uint8_t oldad[4] = {10, 9, 9, 9};
+	static struct cache_rrset big[RB_SETS + 1];
+	static const uint8_t *nrd[RB_SETS];
+	static uint8_t newad[RB_SETS][4];
+	const uint8_t *ard[RB_ANS], *ord[1] = {oldad};
+	uint16_t alen[RB_ANS];
+	static uint16_t nlen[RB_SETS];
+	struct query_info qi[RB_SETS], bq;
+	struct cache_answer a;
+	struct dns_msg msg;
+	char name[64];
+	size_t i, j, len, rebuilt = 0, gone = 0;
+	enum mcache_store_result r;
+	mcache_params_default(&p);
+	p.maxmem = 1 << 26;
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	for(i = 0; i < RB_ANS; i++) {
+		ans[i][0] = 10; ans[i][1] = 1; ans[i][2] = 0;
+		ans[i][3] = (uint8_t)i;
+		ard[i] = ans[i];
+		alen[i] = 4;
+	}
+	for(i = 0; i < RB_SETS; i++) {
+		struct cache_rrset sets[2];
+		snprintf(name, sizeof(name), "q%zu.example.com.", i);
+		(void)tu_name(name, qn[i]);
+		snprintf(name, sizeof(name), "ns%zu.example.com.", i);
+		(void)tu_name(name, nsn[i]);
+		ck_assert_int_eq(query_info_set(&qi[i], qn[i], DNS_TYPE_A,
+			DNS_CLASS_IN), 0);
+		set(&sets[0], qn[i], DNS_TYPE_A, 3600, DNS_SEC_ANSWER,
+			RRSET_TRUST_ANS_AA, RB_ANS, ard, alen);
+		set(&sets[1], nsn[i], DNS_TYPE_A, 3600, DNS_SEC_ADDITIONAL,
+			RRSET_TRUST_ADD_NOAA, 1, ord, len4);
+		memset(&a, 0, sizeof(a));
+		a.qinfo = &qi[i];
+		a.rcode = DNS_RCODE_NOERROR;
+		a.ede = -1;
+		a.sets = sets;
+		a.nsets = 2;
+		ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0, buf,
+			sizeof(buf), region), MCACHE_STORED);
+		region_free_all(region);
+	}
+	/* one answer with every name's new address */
+	ck_assert_int_eq(query_info_set(&bq, N(0, "big.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	set(&big[0], N(0, "big.example.com."), DNS_TYPE_A, 3600,
+		DNS_SEC_ANSWER, RRSET_TRUST_ANS_AA, 1, ord, len4);
+	for(i = 0; i < RB_SETS; i++) {
+		newad[i][0] = 10; newad[i][1] = 2;
+		newad[i][2] = (uint8_t)(i / 256); newad[i][3] = (uint8_t)i;
+		nrd[i] = newad[i];
+		nlen[i] = 4;
+		set(&big[i + 1], nsn[i], DNS_TYPE_A, 3600, DNS_SEC_ADDITIONAL,
+			RRSET_TRUST_ADD_NOAA, 1, &nrd[i], &nlen[i]);
+	}
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &bq;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = big;
+	a.nsets = RB_SETS + 1;
+	r = cache_store_answer(mc, rc, &a, T0 + 10, buf, sizeof(buf),
+		region);
+	ck_assert(r == MCACHE_STORED || r == MCACHE_STORED_HELD);
+	ck_assert_uint_lt(region_get_mem(region), RB_MEM);
+	region_free_all(region);
+	for(i = 0; i < RB_SETS; i++) {
+		if(mcache_peek(mc, &qi[i], 0, 0, T0 + 10, &st) != 0) {
+			gone++;
+			ck_assert_uint_ge(i, 64);
+			continue;
+		}
+		/* (rebuilt: the new address, the message's own expiry) */
+		ck_assert_uint_lt(i, 64);
+		ck_assert_uint_eq(st.ttl, 3590);
+		len = ask(mc, &qi[i], out, sizeof(out), T0 + 10);
+		ck_assert_uint_gt(len, 0);
+		ck_assert_int_eq(dns_msg_parse(out, len, &msg, region, 0), 0);
+		ck_assert_uint_eq(msg.ancount, RB_ANS);
+		for(j = 0; j < msg.rr_count; j++)
+			if(msg.rrs[j].section == DNS_SEC_ADDITIONAL &&
+				msg.rrs[j].type == DNS_TYPE_A) {
+				ck_assert_uint_eq(msg.rrs[j].rdlen, 4);
+				ck_assert_int_eq(memcmp(out +
+					msg.rrs[j].rdata_off, newad[i], 4), 0);
+				rebuilt++;
+			}
+		region_free_all(region);
+	}
+	ck_assert_uint_eq(rebuilt, 64);
+	ck_assert_uint_eq(gone, RB_SETS - 64);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
 /* the reference table: a store of the same data (same fingerprint)
  * leaves the references where they are, until the message's copy of it
  * expires; other data takes them, once; a full bucket forgets its
@@ -622,6 +748,7 @@ store_suite(void)
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_cached_ttl);
 	tcase_add_test(tc, test_follow);
+	tcase_add_test(tc, test_rebuild_bound);
 	tcase_add_test(tc, test_refs);
 	tcase_add_test(tc, test_chain_target);
 	suite_add_tcase(s, tc);

@@ -348,12 +348,29 @@ same_set_rdata(const struct cache_rrset *x, const struct cache_rrset *y)
 	return 1;
 }
 
-/** scratch of a rebuild, allocated at the first one of a store */
+/**
+ * Most messages one store rebuilds. Each set of a stored answer can take
+ * up to MCACHE_REF_SLOTS messages to rebuild, and an answer can hold
+ * some 2000 small sets: the rebuilds of one store are bounded in number
+ * (their time) as their memory is in bytes (one at a time, see
+ * rebuild_space). Past the bound, the messages that would be rebuilt are
+ * removed instead: a removal is always safe (the next query for one is
+ * a miss, and stores it afresh).
+ */
+#define STORE_MAX_REBUILDS 64
+
+/** scratch of the rebuilds of one store, allocated at the first one */
 struct rebuild_space {
-	/** the copy of the message (DNS_MAX_MSG) */
+	/** the copy of the message (DNS_MAX_MSG, in the store's region) */
 	uint8_t *copy;
-	/** for an uncompressed RDATA (DNS_MAX_MSG) */
+	/** for an uncompressed RDATA (DNS_MAX_MSG, in the store's region) */
 	uint8_t *scratch;
+	/** the parse, sets and arrays of one rebuild, freed after each
+	 * (region_free_all): a store holds one rebuild's memory at a time,
+	 * however many it makes; NULL until the first */
+	struct region *work;
+	/** rebuilds tried so far (STORE_MAX_REBUILDS) */
+	size_t count;
 };
 
 /**
@@ -371,7 +388,7 @@ struct rebuild_space {
  * afterwards are remembered again.
  */
 static void
-store_rebuild(struct mcache *mc, struct rrset_cache *rc,
+store_rebuild_one(struct mcache *mc, struct rrset_cache *rc,
 	const struct mcache_ref *ref, const struct cache_rrset *nw,
 	int renew, time_t now, uint8_t *buf, size_t bufsize,
 	struct region *region, struct rebuild_space *sp)
@@ -393,6 +410,9 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 		sp->copy = NULL;
 		return;
 	}
+	/* (from here on, memory of this rebuild only: the caller frees it
+	 * after each) */
+	region = sp->work;
 	if(mcache_copy_msg(mc, &qi, ref->do_bit, ref->cd_bit, now, sp->copy,
 		DNS_MAX_MSG, &len, &st) == 0)
 		expire_max = now + (time_t)st.ttl;
@@ -528,6 +548,28 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	ref_add_all(mc, &ca, base);
 }
 
+/** rebuild the message of ref (store_rebuild_one) in sp's own region,
+ * freed afterwards; past STORE_MAX_REBUILDS, or without that region,
+ * remove it instead */
+static void
+store_rebuild(struct mcache *mc, struct rrset_cache *rc,
+	const struct mcache_ref *ref, const struct cache_rrset *nw,
+	int renew, time_t now, uint8_t *buf, size_t bufsize,
+	struct region *region, struct rebuild_space *sp)
+{
+	if(sp->count < STORE_MAX_REBUILDS && !sp->work)
+		sp->work = region_create(0);
+	if(sp->count >= STORE_MAX_REBUILDS || !sp->work) {
+		(void)mcache_flush_type(mc, ref->qname, ref->qtype,
+			ref->qclass);
+		return;
+	}
+	sp->count++;
+	store_rebuild_one(mc, rc, ref, nw, renew, now, buf, bufsize, region,
+		sp);
+	region_free_all(sp->work);
+}
+
 /** @return 1 when the RRset cache holds cs's data, live (put there by
  * this store or before it, by the iterator as the reply came in) */
 static int
@@ -594,6 +636,7 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 				ref_fp(cs), now, buf, bufsize, region, &sp);
 		}
 	}
+	region_destroy(sp.work);
 }
 
 /** r, or MCACHE_STORED_HELD when the message is stored and a set of it
