@@ -12,7 +12,10 @@
  * the remaining TTL of the sets the RRset cache kept; a set replaced
  * with other data shows in the cached messages that carry it (or they
  * go, when they carry its RRSIGs); the answer of a CNAME chain's
- * target is stored as a message of its own (cache_store_chain_target).
+ * target is stored as a message of its own (cache_store_chain_target);
+ * one store rebuilds at most 64 messages, one at a time in memory; a
+ * rebuilt message keeps its capped TTLs, its failed refresh's "no
+ * recursion" window and its serve-expired-ttl start.
  */
 #include "config.h"
 #include <check.h>
@@ -75,10 +78,11 @@ encode(const struct cache_answer *a, uint8_t *buf, size_t cap)
 	return dns_build_finish(&b);
 }
 
-/** ask a cache; @return the answer length, 0 on a miss */
+/** ask a cache, with mcache_answer's refresh flags in *refresh (NULL
+ * for none); @return the answer length, 0 on a miss */
 static size_t
-ask(struct mcache *c, const struct query_info *qi, uint8_t *out,
-	size_t cap, time_t now)
+ask_r(struct mcache *c, const struct query_info *qi, uint8_t *out,
+	size_t cap, time_t now, int *refresh)
 {
 	uint8_t q[512];
 	struct dns_builder b;
@@ -91,10 +95,18 @@ ask(struct mcache *c, const struct query_info *qi, uint8_t *out,
 	ck_assert_int_eq(dns_build_opt(&b, 4096, 0, 0, NULL, 0), 0);
 	qlen = dns_build_finish(&b);
 	ck_assert_int_eq(dns_query_parse_fast(q, qlen, &fq), 0);
-	if(mcache_answer(c, &fq, q, 1, now, out, cap, &len, NULL) ==
+	if(mcache_answer(c, &fq, q, 1, now, out, cap, &len, refresh) ==
 		MCACHE_MISS)
 		return 0;
 	return len;
+}
+
+/** ask a cache; @return the answer length, 0 on a miss */
+static size_t
+ask(struct mcache *c, const struct query_info *qi, uint8_t *out,
+	size_t cap, time_t now)
+{
+	return ask_r(c, qi, out, cap, now, NULL);
 }
 
 /** store a through both paths and compare the answers they give */
@@ -457,6 +469,321 @@ START_TEST(test_follow)
 }
 END_TEST
 
+/** store an answer for qi at now: an A record and the NS set of
+ * example.com. (ns1), both with TTL ttl */
+static void
+store_a_ns(struct mcache *mc, struct rrset_cache *rc,
+	struct region *region, const struct query_info *qi, uint32_t ttl,
+	time_t now)
+{
+	static uint8_t buf[DNS_MAX_MSG];
+	static const uint8_t *a_rd[1] = {a1};
+	const uint8_t *ns_rd[1];
+	uint16_t ns_len[1];
+	struct cache_rrset sets[2];
+	struct cache_answer a;
+	ns_rd[0] = N(1, "ns1.example.com.");
+	ns_len[0] = (uint16_t)dname_len(ns_rd[0]);
+	set(&sets[0], qi->qname, DNS_TYPE_A, ttl, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_AA, 1, a_rd, len4);
+	set(&sets[1], N(2, "example.com."), DNS_TYPE_NS, ttl,
+		DNS_SEC_AUTHORITY, RRSET_TRUST_AUTH_AA, 1, ns_rd, ns_len);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 2;
+	ck_assert_int_eq(cache_store_answer(mc, rc, &a, now, buf, sizeof(buf),
+		region), MCACHE_STORED);
+	region_free_all(region);
+}
+
+/** the TTL of the first record of type t in the answer out (len) */
+static uint32_t
+ttl_of(const uint8_t *out, size_t len, uint16_t t, struct region *region)
+{
+	struct dns_msg msg;
+	size_t i;
+	ck_assert_int_eq(dns_msg_parse(out, len, &msg, region, 0), 0);
+	for(i = 0; i < msg.rr_count; i++)
+		if(msg.rrs[i].type == t)
+			return dns_read_u32(out + msg.rrs[i].ttl_off);
+	ck_abort_msg("no record of type %u", (unsigned)t);
+	return 0;
+}
+
+/* an expired message whose refresh failed (mcache_norec_set, and
+ * serve-expired-ttl-reset's mcache_stale_reset), rebuilt when another
+ * answer renews its NS set: it keeps its "no recursion" window (the
+ * next client gets the stale answer without a refresh for 5 s) and its
+ * serve-expired-ttl start */
+START_TEST(test_rebuild_keeps)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info www, bla;
+	static uint8_t out[DNS_MAX_MSG];
+	size_t len;
+	int refresh = 0;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	p.serve_expired_ttl = 300;
+	p.serve_expired_reply_ttl = 30;
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	ck_assert_int_eq(query_info_set(&www, N(4, "www.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	ck_assert_int_eq(query_info_set(&bla, N(7, "bla.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	store_a_ns(mc, rc, region, &www, 60, T0);
+	/* expired; its refresh fails at T0 + 100 */
+	mcache_norec_set(mc, &www, 0, 0, T0 + 100);
+	mcache_stale_reset(mc, &www, 0, 0, T0 + 100);
+	/* another answer renews the NS set: www's message is rebuilt */
+	store_a_ns(mc, rc, region, &bla, 60, T0 + 101);
+	len = ask_r(mc, &www, out, sizeof(out), T0 + 102, &refresh);
+	ck_assert_uint_gt(len, 0);
+	/* (rebuilt: its NS record is the live one, 59 s left, not
+	 * serve-expired-reply-ttl) */
+	ck_assert_uint_eq(ttl_of(out, len, DNS_TYPE_NS, region), 59);
+	ck_assert_uint_eq(ttl_of(out, len, DNS_TYPE_A, region), 30);
+	region_free_all(region);
+	ck_assert_int_eq(refresh & MCACHE_ANSWER_NOREC, MCACHE_ANSWER_NOREC);
+	ck_assert_int_eq(refresh & MCACHE_ANSWER_REFRESH, 0);
+	/* after the window, a refresh */
+	refresh = 0;
+	ck_assert_uint_gt(ask_r(mc, &www, out, sizeof(out), T0 + 106,
+		&refresh), 0);
+	ck_assert_int_eq(refresh & MCACHE_ANSWER_REFRESH,
+		MCACHE_ANSWER_REFRESH);
+	/* serve-expired-ttl counts from the failed refresh (T0 + 100), not
+	 * from the expiry (T0 + 60) */
+	ck_assert_uint_gt(ask(mc, &www, out, sizeof(out), T0 + 380), 0);
+	ck_assert_uint_eq(ask(mc, &www, out, sizeof(out), T0 + 401), 0);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
+/* a message rebuilt while fresh keeps its records' capped flags: its
+ * NS record, with the RRset cache's shorter TTL, is once expired served
+ * with serve-expired-reply-ttl (30), not with what was left of it */
+START_TEST(test_rebuild_capped)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 20, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct query_info qi, nq;
+	struct cache_rrset sets[3];
+	struct cache_answer a;
+	struct rrset_data ns;
+	const uint8_t *a_rd[1] = {a1}, *ns_rd[1], *glue_rd[1] = {a3};
+	const uint8_t *other_rd[1] = {a2};
+	uint16_t ns_len[1];
+	static uint8_t buf[DNS_MAX_MSG], out[DNS_MAX_MSG];
+	struct dns_msg msg;
+	size_t len, i, glue = 0;
+	mcache_params_default(&p);
+	p.serve_expired = 1;
+	p.serve_expired_ttl = 300;
+	p.serve_expired_reply_ttl = 30;
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	ck_assert_int_eq(query_info_set(&qi, N(0, "www.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	ns_rd[0] = N(1, "ns.example.com.");
+	ns_len[0] = (uint16_t)dname_len(ns_rd[0]);
+	ck_assert_int_eq(query_info_set(&nq, ns_rd[0], DNS_TYPE_A,
+		DNS_CLASS_IN), 0);
+	/* cached earlier: the NS set, 10 s left at T0 (as test_cached_ttl) */
+	memset(&ns, 0, sizeof(ns));
+	ns.name = N(2, "example.com.");
+	ns.name_len = dname_len(ns.name);
+	ns.type = DNS_TYPE_NS;
+	ns.rrclass = DNS_CLASS_IN;
+	ns.ttl = 210;
+	ns.trust = RRSET_TRUST_AUTH_AA;
+	ns.count = 1;
+	ns.rdata = ns_rd;
+	ns.rdlen = ns_len;
+	ck_assert_int_eq(rrset_cache_store(rc, &ns, T0 - 200), RRSET_STORED);
+	set(&sets[0], qi.qname, DNS_TYPE_A, 205, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_AA, 1, a_rd, len4);
+	set(&sets[1], ns.name, DNS_TYPE_NS, 210, DNS_SEC_AUTHORITY,
+		RRSET_TRUST_AUTH_AA, 1, ns_rd, ns_len);
+	set(&sets[2], ns_rd[0], DNS_TYPE_A, 210, DNS_SEC_ADDITIONAL,
+		RRSET_TRUST_ADD_AA, 1, glue_rd, len4);
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &qi;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = sets;
+	a.nsets = 3;
+	ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0, buf, sizeof(buf),
+		region), MCACHE_STORED);
+	region_free_all(region);
+	/* at T0 + 1 the server's address changes: www's message is rebuilt
+	 * with it */
+	set(&sets[0], ns_rd[0], DNS_TYPE_A, 300, DNS_SEC_ANSWER,
+		RRSET_TRUST_ANS_AA, 1, other_rd, len4);
+	a.qinfo = &nq;
+	a.nsets = 1;
+	ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0 + 1, buf,
+		sizeof(buf), region), MCACHE_STORED);
+	region_free_all(region);
+	len = ask(mc, &qi, out, sizeof(out), T0 + 1);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_eq(dns_msg_parse(out, len, &msg, region, 0), 0);
+	for(i = 0; i < msg.rr_count; i++)
+		if(msg.rrs[i].section == DNS_SEC_ADDITIONAL &&
+			msg.rrs[i].type == DNS_TYPE_A) {
+			ck_assert_int_eq(memcmp(out + msg.rrs[i].rdata_off, a2,
+				4), 0);
+			glue++;
+		}
+	ck_assert_uint_eq(glue, 1);
+	region_free_all(region);
+	/* expired (at T0 + 10, with the NS set): the capped NS record
+	 * shows serve-expired-reply-ttl */
+	len = ask(mc, &qi, out, sizeof(out), T0 + 12);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(ttl_of(out, len, DNS_TYPE_NS, region), 30);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
+/** sets (and referencing messages) of test_rebuild_bound: more than
+ * store.c's bound of 64 rebuilds per store */
+#define RB_SETS 160
+/** answer records of each referencing message: more than a parse holds
+ * inline, so that each rebuild's parse takes region memory */
+#define RB_ANS 60
+/** the most memory the store's region may hold afterwards: the two
+ * 64 KB buffers of the rebuilds, the store's own arrays and lookups,
+ * and one rebuild; the old code held RB_SETS rebuilds at once (over
+ * 1.3 MB; the new one some 140 KB) */
+#define RB_MEM (256 * 1024)
+
+/* an answer whose additional section renews RB_SETS sets, each carried
+ * by another cached message: the first 64 messages are rebuilt (they
+ * show the new address), the others removed; the store's region holds
+ * one rebuild's memory at a time */
+START_TEST(test_rebuild_bound)
+{
+	struct rrset_cache *rc = rrset_cache_create(1 << 24, 4, 0, 86400);
+	struct region *region = region_create(0);
+	struct mcache_params p;
+	struct mcache *mc;
+	struct mcache_state st;
+	static uint8_t qn[RB_SETS][DNS_MAX_NAME], nsn[RB_SETS][DNS_MAX_NAME];
+	static uint8_t ans[RB_ANS][4], buf[DNS_MAX_MSG], out[DNS_MAX_MSG];
+	static const uint8_t oldad[4] = {10, 9, 9, 9};
+	static struct cache_rrset big[RB_SETS + 1];
+	static const uint8_t *nrd[RB_SETS];
+	static uint8_t newad[RB_SETS][4];
+	const uint8_t *ard[RB_ANS], *ord[1] = {oldad};
+	uint16_t alen[RB_ANS];
+	static uint16_t nlen[RB_SETS];
+	struct query_info qi[RB_SETS], bq;
+	struct cache_answer a;
+	struct dns_msg msg;
+	char name[64];
+	size_t i, j, len, rebuilt = 0, gone = 0;
+	enum mcache_store_result r;
+	mcache_params_default(&p);
+	p.maxmem = 1 << 26;
+	mc = mcache_create(&p);
+	ck_assert(rc && region && mc);
+	for(i = 0; i < RB_ANS; i++) {
+		ans[i][0] = 10; ans[i][1] = 1; ans[i][2] = 0;
+		ans[i][3] = (uint8_t)i;
+		ard[i] = ans[i];
+		alen[i] = 4;
+	}
+	for(i = 0; i < RB_SETS; i++) {
+		struct cache_rrset sets[2];
+		snprintf(name, sizeof(name), "q%zu.example.com.", i);
+		(void)tu_name(name, qn[i]);
+		snprintf(name, sizeof(name), "ns%zu.example.com.", i);
+		(void)tu_name(name, nsn[i]);
+		ck_assert_int_eq(query_info_set(&qi[i], qn[i], DNS_TYPE_A,
+			DNS_CLASS_IN), 0);
+		set(&sets[0], qn[i], DNS_TYPE_A, 3600, DNS_SEC_ANSWER,
+			RRSET_TRUST_ANS_AA, RB_ANS, ard, alen);
+		set(&sets[1], nsn[i], DNS_TYPE_A, 3600, DNS_SEC_ADDITIONAL,
+			RRSET_TRUST_ADD_NOAA, 1, ord, len4);
+		memset(&a, 0, sizeof(a));
+		a.qinfo = &qi[i];
+		a.rcode = DNS_RCODE_NOERROR;
+		a.ede = -1;
+		a.sets = sets;
+		a.nsets = 2;
+		ck_assert_int_eq(cache_store_answer(mc, rc, &a, T0, buf,
+			sizeof(buf), region), MCACHE_STORED);
+		region_free_all(region);
+	}
+	/* one answer with every name's new address */
+	ck_assert_int_eq(query_info_set(&bq, N(0, "big.example.com."),
+		DNS_TYPE_A, DNS_CLASS_IN), 0);
+	set(&big[0], N(0, "big.example.com."), DNS_TYPE_A, 3600,
+		DNS_SEC_ANSWER, RRSET_TRUST_ANS_AA, 1, ord, len4);
+	for(i = 0; i < RB_SETS; i++) {
+		newad[i][0] = 10; newad[i][1] = 2;
+		newad[i][2] = (uint8_t)(i / 256); newad[i][3] = (uint8_t)i;
+		nrd[i] = newad[i];
+		nlen[i] = 4;
+		set(&big[i + 1], nsn[i], DNS_TYPE_A, 3600, DNS_SEC_ADDITIONAL,
+			RRSET_TRUST_ADD_NOAA, 1, &nrd[i], &nlen[i]);
+	}
+	memset(&a, 0, sizeof(a));
+	a.qinfo = &bq;
+	a.rcode = DNS_RCODE_NOERROR;
+	a.ede = -1;
+	a.sets = big;
+	a.nsets = RB_SETS + 1;
+	r = cache_store_answer(mc, rc, &a, T0 + 10, buf, sizeof(buf),
+		region);
+	ck_assert(r == MCACHE_STORED || r == MCACHE_STORED_HELD);
+	ck_assert_uint_lt(region_get_mem(region), RB_MEM);
+	region_free_all(region);
+	for(i = 0; i < RB_SETS; i++) {
+		if(mcache_peek(mc, &qi[i], 0, 0, T0 + 10, &st) != 0) {
+			gone++;
+			ck_assert_uint_ge(i, 64);
+			continue;
+		}
+		/* (rebuilt: the new address, the message's own expiry) */
+		ck_assert_uint_lt(i, 64);
+		ck_assert_uint_eq(st.ttl, 3590);
+		len = ask(mc, &qi[i], out, sizeof(out), T0 + 10);
+		ck_assert_uint_gt(len, 0);
+		ck_assert_int_eq(dns_msg_parse(out, len, &msg, region, 0), 0);
+		ck_assert_uint_eq(msg.ancount, RB_ANS);
+		for(j = 0; j < msg.rr_count; j++)
+			if(msg.rrs[j].section == DNS_SEC_ADDITIONAL &&
+				msg.rrs[j].type == DNS_TYPE_A) {
+				ck_assert_uint_eq(msg.rrs[j].rdlen, 4);
+				ck_assert_int_eq(memcmp(out +
+					msg.rrs[j].rdata_off, newad[i], 4), 0);
+				rebuilt++;
+			}
+		region_free_all(region);
+	}
+	ck_assert_uint_eq(rebuilt, 64);
+	ck_assert_uint_eq(gone, RB_SETS - 64);
+	mcache_delete(mc);
+	rrset_cache_delete(rc);
+	region_destroy(region);
+}
+END_TEST
+
 /* the reference table: a store of the same data (same fingerprint)
  * leaves the references where they are, until the message's copy of it
  * expires; other data takes them, once; a full bucket forgets its
@@ -622,6 +949,9 @@ store_suite(void)
 	tcase_add_test(tc, test_large);
 	tcase_add_test(tc, test_cached_ttl);
 	tcase_add_test(tc, test_follow);
+	tcase_add_test(tc, test_rebuild_bound);
+	tcase_add_test(tc, test_rebuild_keeps);
+	tcase_add_test(tc, test_rebuild_capped);
 	tcase_add_test(tc, test_refs);
 	tcase_add_test(tc, test_chain_target);
 	suite_add_tcase(s, tc);

@@ -647,7 +647,8 @@ static enum mcache_store_result mcache_store_impl(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede, int servfail,
-	time_t expire_max, const uint8_t *rr_capped);
+	time_t expire_max, const uint8_t *rr_capped,
+	const struct mcache_keep *keep);
 
 enum mcache_store_result
 mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
@@ -656,7 +657,7 @@ mcache_store_msg_share(struct mcache *c, const struct query_info *qinfo,
 	enum mcache_security sec, int ede)
 {
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
-		msg, now, sec, ede, 0, 0, NULL);
+		msg, now, sec, ede, 0, 0, NULL, NULL);
 }
 
 enum mcache_store_result
@@ -664,10 +665,10 @@ mcache_store_msg_capped(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
 	enum mcache_security sec, int ede, time_t expire_max,
-	const uint8_t *rr_capped)
+	const uint8_t *rr_capped, const struct mcache_keep *keep)
 {
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, share, reply, len,
-		msg, now, sec, ede, 0, expire_max, rr_capped);
+		msg, now, sec, ede, 0, expire_max, rr_capped, keep);
 }
 
 enum mcache_store_result
@@ -691,7 +692,7 @@ mcache_store_servfail(struct mcache *c, const struct query_info *qinfo,
 	if(dns_msg_parse(wire, len, &msg, NULL, 0) != 0)
 		return MCACHE_ERROR;
 	return mcache_store_impl(c, qinfo, do_bit, cd_bit, 0, wire, len,
-		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1, 0, NULL);
+		&msg, now, MCACHE_SEC_UNCHECKED, ede, 1, 0, NULL, NULL);
 }
 
 /**
@@ -699,14 +700,15 @@ mcache_store_servfail(struct mcache *c, const struct query_info *qinfo,
  * with no records, kept MCACHE_SERVFAIL_TTL seconds (see the define);
  * expiring at expire_max at the latest (0: no limit,
  * mcache_store_msg_capped); rr_capped: per RR, 1 when its TTL is the
- * RRset cache's shorter one (MRR_CAPPED), or NULL.
+ * RRset cache's shorter one (MRR_CAPPED), or NULL; keep: the refresh
+ * and serve-expired state the entry takes (a rebuilt one's), or NULL.
  */
 static enum mcache_store_result
 mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, int share, const uint8_t *reply,
 	size_t len, const struct dns_msg *msg, time_t now,
 	enum mcache_security sec, int ede, int servfail, time_t expire_max,
-	const uint8_t *rr_capped)
+	const uint8_t *rr_capped, const struct mcache_keep *keep)
 {
 	struct mcache_entry *e = NULL;
 	struct mcache_key key;
@@ -879,8 +881,8 @@ mcache_store_impl(struct mcache *c, const struct query_info *qinfo,
 	if(c->p.original_ttl)
 		e->stored = e->expire; /* serve-original-ttl: no count down */
 	e->prefetch_at = e->expire - (time_t)(entry_ttl / 10);
-	atomic_init(&e->refresh_after, 0);
-	atomic_init(&e->stale_from, 0);
+	atomic_init(&e->refresh_after, keep ? keep->refresh_after : 0);
+	atomic_init(&e->stale_from, keep ? keep->stale_from : 0);
 	hash = mkey_hash(qinfo->hash, e->dc);
 	share_do = (e->alt & MALT_DO) != 0;
 	key.qname = ME_QNAME(e);
@@ -1410,6 +1412,26 @@ mcache_stale_reset(struct mcache *c, const struct query_info *qinfo,
 	if(e && now >= e->expire)
 		atomic_store_explicit(&((struct mcache_entry *)e)->stale_from,
 			(int64_t)now, memory_order_relaxed);
+}
+
+int
+mcache_get_keep(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, struct mcache_keep *keep, uint8_t *rr_capped,
+	size_t max)
+{
+	const struct mcache_entry *e = mcache_find_q(c, qinfo, do_bit,
+		cd_bit);
+	size_t i;
+	if(!e)
+		return -1;
+	keep->refresh_after = atomic_load_explicit(
+		&((struct mcache_entry *)e)->refresh_after,
+		memory_order_relaxed);
+	keep->stale_from = atomic_load_explicit(
+		&((struct mcache_entry *)e)->stale_from, memory_order_relaxed);
+	for(i = 0; rr_capped && i < e->n_rr && i < max; i++)
+		rr_capped[i] = (ME_RR_FLAGS(e)[i] & MRR_CAPPED) != 0;
+	return (int)e->n_rr;
 }
 
 void

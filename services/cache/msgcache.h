@@ -532,6 +532,8 @@ int mcache_copy_stale(struct mcache *c, const struct query_info *qinfo,
 	int do_bit, int cd_bit, time_t now, uint8_t *buf, size_t bufmax,
 	size_t *len, struct mcache_state *st, time_t *stored, time_t *expire);
 
+struct mcache_keep;
+
 /**
  * As mcache_store_msg_share, and the entry expires at expire_max at the
  * latest (a message rebuilt with a newer set keeps the expiry it had, as
@@ -542,13 +544,39 @@ int mcache_copy_stale(struct mcache *c, const struct query_info *qinfo,
  * Unbound's expired set is, not with that shorter TTL. (An expired
  * answer shows each record that is still live with what is left of it,
  * and each expired one with serve-expired-reply-ttl, at most its own
- * TTL.)
+ * TTL.) keep (NULL for none): the refresh and serve-expired state
+ * the new entry starts with (mcache_get_keep of the entry it rebuilds).
  */
 enum mcache_store_result mcache_store_msg_capped(struct mcache *c,
 	const struct query_info *qinfo, int do_bit, int cd_bit, int share,
 	const uint8_t *reply, size_t len, const struct dns_msg *msg,
 	time_t now, enum mcache_security sec, int ede, time_t expire_max,
-	const uint8_t *rr_capped);
+	const uint8_t *rr_capped, const struct mcache_keep *keep);
+
+/** the state an entry keeps beside its message, which a rebuild of it
+ * (store.c) carries over: without it, an expired message rebuilt during
+ * an outage would lose its "no recursion" window (mcache_norec_set) and
+ * its serve-expired-ttl-reset start (mcache_stale_reset) */
+struct mcache_keep {
+	/** the refresh time, with the REFRESH_NOREC flag (as stored) */
+	int64_t refresh_after;
+	/** the serve-expired-ttl-reset start, 0 for none */
+	int64_t stale_from;
+};
+
+/**
+ * Read the kept state of the entry of this key, and its records'
+ * capped flags (off the hit path: store.c, before a rebuild).
+ * @param keep: set to the entry's refresh and serve-expired state.
+ * @param rr_capped: NULL, or one byte per record (in message order), set
+ *	to 1 for a record whose TTL is the RRset cache's shorter one
+ *	(mcache_store_msg_capped); max: its room.
+ * @return the entry's number of records (OPT not counted), or -1 when
+ *	there is no entry.
+ */
+int mcache_get_keep(struct mcache *c, const struct query_info *qinfo,
+	int do_bit, int cd_bit, struct mcache_keep *keep, uint8_t *rr_capped,
+	size_t max);
 
 /**
  * serve-expired: a refresh of this question failed for want of a working

@@ -213,11 +213,14 @@ write_rr_rec(struct dns_builder *b, uint8_t *buf, const struct cache_rrset *cs,
 
 /** encode the message, recording its parse, and store it (expiring at
  * expire_max at the latest, 0 for no limit); set_capped (NULL for none):
- * per set, 1 when its TTL is the RRset cache's shorter one */
+ * per set, 1 when its TTL is the RRset cache's shorter one; keep (NULL
+ * for none): the refresh and serve-expired state of the entry it
+ * rebuilds */
 static enum mcache_store_result
 store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	uint8_t *buf, size_t bufsize, struct region *region,
-	time_t expire_max, const uint8_t *set_capped)
+	time_t expire_max, const uint8_t *set_capped,
+	const struct mcache_keep *keep)
 {
 	struct dns_msg msg;
 	struct dns_builder b;
@@ -277,7 +280,7 @@ store_message(struct mcache *mc, const struct cache_answer *a, time_t now,
 	msg.pkt = buf;
 	return mcache_store_msg_capped(mc, a->qinfo, a->do_bit, a->cd_bit,
 		a->share, buf, msg.len, &msg, now, a->sec, a->ede, expire_max,
-		rr_capped);
+		rr_capped, keep);
 }
 
 /* ---- coherence (msgcache.h): the messages that carry a replaced set
@@ -348,12 +351,29 @@ same_set_rdata(const struct cache_rrset *x, const struct cache_rrset *y)
 	return 1;
 }
 
-/** scratch of a rebuild, allocated at the first one of a store */
+/**
+ * Most messages one store rebuilds. Each set of a stored answer can take
+ * up to MCACHE_REF_SLOTS messages to rebuild, and an answer can hold
+ * some 2000 small sets: the rebuilds of one store are bounded in number
+ * (their time) as their memory is in bytes (one at a time, see
+ * rebuild_space). Past the bound, the messages that would be rebuilt are
+ * removed instead: a removal is always safe (the next query for one is
+ * a miss, and stores it afresh).
+ */
+#define STORE_MAX_REBUILDS 64
+
+/** scratch of the rebuilds of one store, allocated at the first one */
 struct rebuild_space {
-	/** the copy of the message (DNS_MAX_MSG) */
+	/** the copy of the message (DNS_MAX_MSG, in the store's region) */
 	uint8_t *copy;
-	/** for an uncompressed RDATA (DNS_MAX_MSG) */
+	/** for an uncompressed RDATA (DNS_MAX_MSG, in the store's region) */
 	uint8_t *scratch;
+	/** the parse, sets and arrays of one rebuild, freed after each
+	 * (region_free_all): a store holds one rebuild's memory at a time,
+	 * however many it makes; NULL until the first */
+	struct region *work;
+	/** rebuilds tried so far (STORE_MAX_REBUILDS) */
+	size_t count;
 };
 
 /**
@@ -361,7 +381,8 @@ struct rebuild_space {
  * type and class with other data, or with renew the same data (renewed:
  * its copy in the message has expired, or is about to), with nw's data
  * in its place (its TTL: the RRset cache's, else nw's); the message
- * keeps its expiry, its rcode, security, EDE and sharing. An expired
+ * keeps its expiry, its rcode, security, EDE and sharing, its records'
+ * capped flags and its refresh and serve-expired state (mcache_keep). An expired
  * message that serve-expired still serves is rebuilt as it was stored
  * (its TTLs count from then; it stays expired, and the renewed set shows
  * what is left of it in its stale answers, as Unbound's live sets do).
@@ -371,7 +392,7 @@ struct rebuild_space {
  * afterwards are remembered again.
  */
 static void
-store_rebuild(struct mcache *mc, struct rrset_cache *rc,
+store_rebuild_one(struct mcache *mc, struct rrset_cache *rc,
 	const struct mcache_ref *ref, const struct cache_rrset *nw,
 	int renew, time_t now, uint8_t *buf, size_t bufsize,
 	struct region *region, struct rebuild_space *sp)
@@ -383,6 +404,8 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	struct cache_rrset *sets;
 	const uint8_t **rd;
 	uint16_t *rl;
+	struct mcache_keep keep;
+	uint8_t *rr_capped, *set_capped;
 	size_t len, i, n = 0, hit = 0;
 	int found = 0, signed_set = 0, same;
 	time_t base = now, expire_max, st_stored, st_expire;
@@ -393,6 +416,9 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 		sp->copy = NULL;
 		return;
 	}
+	/* (from here on, memory of this rebuild only: the caller frees it
+	 * after each) */
+	region = sp->work;
 	if(mcache_copy_msg(mc, &qi, ref->do_bit, ref->cd_bit, now, sp->copy,
 		DNS_MAX_MSG, &len, &st) == 0)
 		expire_max = now + (time_t)st.ttl;
@@ -409,8 +435,21 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	sets = region_alloc(region, m.rr_count * sizeof(*sets));
 	rd = region_alloc(region, m.rr_count * sizeof(*rd));
 	rl = region_alloc(region, m.rr_count * sizeof(*rl));
-	if(!sets || !rd || !rl)
+	rr_capped = region_alloc(region, m.rr_count);
+	set_capped = region_alloc_zero(region, m.rr_count);
+	if(!sets || !rd || !rl || !rr_capped || !set_capped)
 		return;
+	/* what the entry keeps beside its message goes with it: its
+	 * records' capped flags, and its refresh and serve-expired state
+	 * (a failed refresh's "no recursion" window, mcache_norec_set: an
+	 * expired message rebuilt during an outage does not ask upstream
+	 * at once) */
+	i = (size_t)mcache_get_keep(mc, &qi, ref->do_bit, ref->cd_bit, &keep,
+		rr_capped, m.rr_count);
+	if(i == (size_t)-1)
+		return;
+	if(i != m.rr_count)
+		memset(rr_capped, 0, m.rr_count); /* (replaced meanwhile) */
 	/* the sets, as the message holds them (its records of a set are
 	 * together: store_message wrote them so) */
 	for(i = 0; i < m.rr_count; i++) {
@@ -436,6 +475,7 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 				cs->ttl = rr->ttl;
 			continue;
 		}
+		set_capped[n] = rr_capped[i];
 		cs = &sets[n++];
 		memset(cs, 0, sizeof(*cs));
 		if(!(cs->owner = region_memdup(region, owner, ol)))
@@ -490,14 +530,17 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 			sets[hit].trust = 0;
 		}
 		sets[hit].ttl = nw->ttl;
+		set_capped[hit] = 0;
 		if(rrset_cache_lookup(rc, nw->owner, nw->type, nw->rrclass,
 			now, region, &c) == 0) {
 			struct cache_rrset cc = *nw;
 			cc.count = c.count;
 			cc.rdata = c.rdata;
 			cc.rdlen = c.rdlen;
-			if(same_set_rdata(&cc, nw))
+			if(same_set_rdata(&cc, nw)) {
 				sets[hit].ttl = c.ttl;
+				set_capped[hit] = c.ttl < nw->ttl;
+			}
 		}
 		/* (an expired message's TTLs count from when it was
 		 * stored) */
@@ -523,9 +566,31 @@ store_rebuild(struct mcache *mc, struct rrset_cache *rc,
 	ca.sets = sets;
 	ca.nsets = n;
 	if(store_message(mc, &ca, base, buf, bufsize, region, expire_max,
-		NULL) != MCACHE_STORED)
+		set_capped, &keep) != MCACHE_STORED)
 		return;
 	ref_add_all(mc, &ca, base);
+}
+
+/** rebuild the message of ref (store_rebuild_one) in sp's own region,
+ * freed afterwards; past STORE_MAX_REBUILDS, or without that region,
+ * remove it instead */
+static void
+store_rebuild(struct mcache *mc, struct rrset_cache *rc,
+	const struct mcache_ref *ref, const struct cache_rrset *nw,
+	int renew, time_t now, uint8_t *buf, size_t bufsize,
+	struct region *region, struct rebuild_space *sp)
+{
+	if(sp->count < STORE_MAX_REBUILDS && !sp->work)
+		sp->work = region_create(0);
+	if(sp->count >= STORE_MAX_REBUILDS || !sp->work) {
+		(void)mcache_flush_type(mc, ref->qname, ref->qtype,
+			ref->qclass);
+		return;
+	}
+	sp->count++;
+	store_rebuild_one(mc, rc, ref, nw, renew, now, buf, bufsize, region,
+		sp);
+	region_free_all(sp->work);
 }
 
 /** @return 1 when the RRset cache holds cs's data, live (put there by
@@ -594,6 +659,7 @@ store_coherence(struct mcache *mc, struct rrset_cache *rc,
 				ref_fp(cs), now, buf, bufsize, region, &sp);
 		}
 	}
+	region_destroy(sp.work);
 }
 
 /** r, or MCACHE_STORED_HELD when the message is stored and a set of it
@@ -636,7 +702,8 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 		!(ttl = region_alloc(region, a->nsets * sizeof(*ttl))) ||
 		!cached_ttls(rc, a, now, region, stored, ttl) ||
 		!(sets = region_alloc(region, a->nsets * sizeof(*sets)))) {
-		r = store_message(mc, a, now, buf, bufsize, region, 0, NULL);
+		r = store_message(mc, a, now, buf, bufsize, region, 0, NULL,
+			NULL);
 		if(r == MCACHE_STORED)
 			ref_add_all(mc, a, now);
 		return mcache_get_params(mc)->original_ttl ? r :
@@ -651,7 +718,8 @@ cache_store_answer(struct mcache *mc, struct rrset_cache *rc,
 			capped[i] = ttl[i] < a->sets[i].ttl;
 	}
 	ca.sets = sets;
-	r = store_message(mc, &ca, now, buf, bufsize, region, 0, capped);
+	r = store_message(mc, &ca, now, buf, bufsize, region, 0, capped,
+		NULL);
 	if(r == MCACHE_STORED)
 		ref_add_all(mc, &ca, now);
 	return store_held(a, stored, r);
