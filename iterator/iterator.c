@@ -1090,8 +1090,9 @@ iter_neg_target(struct module_qstate *s)
  * message cache holds as NXDOMAIN, fresh: finished with it at once, not
  * asked again, and not stored again (its entry keeps its own TTL). The
  * state is marked (iter_qstate.neg_cached): the state waiting on it does
- * not count the name against its NXNS bounds, as Unbound does not count
- * cached answers (iter_nxns_cached.rpl).
+ * not count the name against its NXNS bounds when every lookup of the
+ * name was answered so (delegpt_ns.asked_upstream), as Unbound does not
+ * count cached answers (iter_nxns_cached.rpl).
  * @return 1 when the state was finished.
  */
 static int
@@ -3420,6 +3421,11 @@ iter_inform_super(struct module_qstate *sub, int id,
 		return;
 	ns->pending = 0;
 	iter_note_parent_glue(sub, id, super, ns);
+	if(!(sub->flags & MESH_FLAG_PSIDE)) {
+		struct iter_qstate *siq = sub->minfo[id];
+		if(!siq || !siq->neg_cached)
+			ns->asked_upstream = 1;
+	}
 	if(sub->flags & MESH_FLAG_PSIDE) {
 		/* a parent-side lookup (iter_start_pside_targets): only
 		 * the addresses it found count */
@@ -3434,10 +3440,14 @@ iter_inform_super(struct module_qstate *sub, int id,
 	} else if(!iter_ans_has_addr(ans) && !iter_ns_has_addr(iq->dp, ns) &&
 		(sub->qtype == DNS_TYPE_AAAA || !st_env(super)->do_ip6)) {
 		/* the name's lookups are over and gave no address */
-		struct iter_qstate *siq = sub->minfo[id];
-		if(siq && siq->neg_cached) {
-			/* a cached denial costs no upstream query: not
-			 * counted (Unbound's "do not count cached answers") */
+		if(!ns->asked_upstream) {
+			/* every lookup of it (A and AAAA) was a cached
+			 * denial and cost no upstream query: the name is
+			 * not counted (Unbound's "do not count cached
+			 * answers"); one that went upstream (an A asked
+			 * before its AAAA came from the cache) keeps its
+			 * place in the bound and counts as a name without
+			 * an address (iter_nxns_cached_aaaa.rpl) */
 			if(iq->dp->targets_started > 0)
 				iq->dp->targets_started--;
 		} else	iq->nx_targets++;
