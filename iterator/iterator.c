@@ -1466,7 +1466,9 @@ iter_start_aaaa_targets(struct module_qstate *s)
  * the caches and start from the zone above the name's closest cached
  * delegation, so that the parent's glue is asked afresh and the
  * servers it names are tried again for the name (iter_failreply.rpl).
- * Their addresses join the delegation (iter_inform_super). Not for a
+ * Their addresses join the delegation (iter_inform_super). Only names
+ * the NXNS bound let be looked up (or with glue), and each counts in
+ * it (delegpt.targets_started), as in Unbound. Not for a
  * configured zone (stub, forward: nothing above is asked), the root, a
  * cached delegation (it is first abandoned for the one from the top),
  * a parent-side lookup itself, a state too deep for lookups, a state
@@ -1496,7 +1498,12 @@ iter_start_pside_targets(struct module_qstate *s)
 		return 0;
 	for(ns = iq->dp->nslist; ns && n == 0; ns = ns->next) {
 		const struct iter_zone *z = iter_env_find_zone(env, ns->name);
-		if(ns->pending)
+		/* (not resolved, not pending: the NXNS bound kept the name
+		 * from being looked up, and it is not looked up from this
+		 * side either; Unbound fails the query at that point, when
+		 * query_for_targets is past MAX_DP_TARGET_COUNT, before any
+		 * parent-side lookup: iter_pside_bound.rpl) */
+		if(ns->pending || !ns->resolved)
 			continue;
 		if(z && z->len == ns->len) {
 			/* the name is a configured zone: not above it */
@@ -1515,6 +1522,13 @@ iter_start_pside_targets(struct module_qstate *s)
 				DNS_CLASS_IN, flags))
 				n++;
 		}
+		/* a name looked up counts in the bound, as Unbound's
+		 * processLastResort counts its parent-side lookups
+		 * (target_count_increase: once per name); it is not held
+		 * back by it, as Unbound's are not (the names it looks up
+		 * are those the bound let through) */
+		if(n > 0)
+			iq->dp->targets_started++;
 		if(n > 0 && verbosity >= VERB_ALGO) {
 			char nm[DNS_MAX_NAME_STR];
 			(void)dname_to_str(ns->name, nm, sizeof(nm));
