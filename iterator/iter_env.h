@@ -48,6 +48,10 @@ struct delegpt_ns {
 	int done_pside4;
 	/** 1 when its AAAA record was looked up from the parent side */
 	int done_pside6;
+	/** 1 when one of its address lookups (A or AAAA, not from the
+	 * parent side) was not answered from the message cache: it went
+	 * upstream, so the name keeps its place in the NXNS bound */
+	int asked_upstream;
 };
 
 /** a server address of a delegation */

@@ -1090,8 +1090,9 @@ iter_neg_target(struct module_qstate *s)
  * message cache holds as NXDOMAIN, fresh: finished with it at once, not
  * asked again, and not stored again (its entry keeps its own TTL). The
  * state is marked (iter_qstate.neg_cached): the state waiting on it does
- * not count the name against its NXNS bounds, as Unbound does not count
- * cached answers (iter_nxns_cached.rpl).
+ * not count the name against its NXNS bounds when every lookup of the
+ * name was answered so (delegpt_ns.asked_upstream), as Unbound does not
+ * count cached answers (iter_nxns_cached.rpl).
  * @return 1 when the state was finished.
  */
 static int
@@ -1465,7 +1466,9 @@ iter_start_aaaa_targets(struct module_qstate *s)
  * the caches and start from the zone above the name's closest cached
  * delegation, so that the parent's glue is asked afresh and the
  * servers it names are tried again for the name (iter_failreply.rpl).
- * Their addresses join the delegation (iter_inform_super). Not for a
+ * Their addresses join the delegation (iter_inform_super). Only names
+ * the NXNS bound let be looked up (or with glue), and each counts in
+ * it (delegpt.targets_started), as in Unbound. Not for a
  * configured zone (stub, forward: nothing above is asked), the root, a
  * cached delegation (it is first abandoned for the one from the top),
  * a parent-side lookup itself, a state too deep for lookups, a state
@@ -1495,7 +1498,12 @@ iter_start_pside_targets(struct module_qstate *s)
 		return 0;
 	for(ns = iq->dp->nslist; ns && n == 0; ns = ns->next) {
 		const struct iter_zone *z = iter_env_find_zone(env, ns->name);
-		if(ns->pending)
+		/* (not resolved, not pending: the NXNS bound kept the name
+		 * from being looked up, and it is not looked up from this
+		 * side either; Unbound fails the query at that point, when
+		 * query_for_targets is past MAX_DP_TARGET_COUNT, before any
+		 * parent-side lookup: iter_pside_bound.rpl) */
+		if(ns->pending || !ns->resolved)
 			continue;
 		if(z && z->len == ns->len) {
 			/* the name is a configured zone: not above it */
@@ -1514,6 +1522,13 @@ iter_start_pside_targets(struct module_qstate *s)
 				DNS_CLASS_IN, flags))
 				n++;
 		}
+		/* a name looked up counts in the bound, as Unbound's
+		 * processLastResort counts its parent-side lookups
+		 * (target_count_increase: once per name); it is not held
+		 * back by it, as Unbound's are not (the names it looks up
+		 * are those the bound let through) */
+		if(n > 0)
+			iq->dp->targets_started++;
 		if(n > 0 && verbosity >= VERB_ALGO) {
 			char nm[DNS_MAX_NAME_STR];
 			(void)dname_to_str(ns->name, nm, sizeof(nm));
@@ -3420,6 +3435,11 @@ iter_inform_super(struct module_qstate *sub, int id,
 		return;
 	ns->pending = 0;
 	iter_note_parent_glue(sub, id, super, ns);
+	if(!(sub->flags & MESH_FLAG_PSIDE)) {
+		struct iter_qstate *siq = sub->minfo[id];
+		if(!siq || !siq->neg_cached)
+			ns->asked_upstream = 1;
+	}
 	if(sub->flags & MESH_FLAG_PSIDE) {
 		/* a parent-side lookup (iter_start_pside_targets): only
 		 * the addresses it found count */
@@ -3434,10 +3454,14 @@ iter_inform_super(struct module_qstate *sub, int id,
 	} else if(!iter_ans_has_addr(ans) && !iter_ns_has_addr(iq->dp, ns) &&
 		(sub->qtype == DNS_TYPE_AAAA || !st_env(super)->do_ip6)) {
 		/* the name's lookups are over and gave no address */
-		struct iter_qstate *siq = sub->minfo[id];
-		if(siq && siq->neg_cached) {
-			/* a cached denial costs no upstream query: not
-			 * counted (Unbound's "do not count cached answers") */
+		if(!ns->asked_upstream) {
+			/* every lookup of it (A and AAAA) was a cached
+			 * denial and cost no upstream query: the name is
+			 * not counted (Unbound's "do not count cached
+			 * answers"); one that went upstream (an A asked
+			 * before its AAAA came from the cache) keeps its
+			 * place in the bound and counts as a name without
+			 * an address (iter_nxns_cached_aaaa.rpl) */
 			if(iq->dp->targets_started > 0)
 				iq->dp->targets_started--;
 		} else	iq->nx_targets++;
