@@ -2209,34 +2209,48 @@ any_set_type(const struct module_rr *rr)
 	return rr->type;
 }
 
+/** an RRset of an ANY answer, as val_any_cut() tallies it */
+struct any_set {
+	/** its owner */
+	const uint8_t *owner;
+	/** its type */
+	uint16_t type;
+	/** 1 when an RRSIG covers it */
+	int signed_set;
+};
+
+/** @return the index of rr's set among the first n of seen, or n */
+static size_t
+any_set_find(const struct any_set *seen, size_t n, const struct module_rr *rr)
+{
+	uint16_t t = any_set_type(rr);
+	size_t i;
+	for(i = 0; i < n; i++)
+		if(seen[i].type == t && dname_equal(seen[i].owner, rr->owner))
+			break;
+	return i;
+}
+
 size_t
 val_any_cut(struct mesh_answer *a, size_t max_signed)
 {
 	/* the sets in the order they first appear (at most
 	 * VAL_ANY_MAX_SETS of them are looked at: the ones after are past
 	 * any cut); an RRSIG marks its set signed wherever it stands */
-	struct {
-		const uint8_t *owner;
-		uint16_t type;
-		int signed_set;
-	} seen[VAL_ANY_MAX_SETS];
+	struct any_set seen[VAL_ANY_MAX_SETS];
 	size_t nseen = 0, nsigned = 0, i, dropped = 0;
 	struct module_rr *rr, *prev = NULL, *next;
 	if(max_signed > VAL_ANY_MAX_SIGNED)
 		max_signed = VAL_ANY_MAX_SIGNED;
 	for(rr = a->an.first; rr; rr = rr->next) {
-		uint16_t t = any_set_type(rr);
-		for(i = 0; i < nseen; i++)
-			if(seen[i].type == t && dname_equal(seen[i].owner,
-				rr->owner))
-				break;
+		i = any_set_find(seen, nseen, rr);
 		if(i == nseen) {
 			if(nseen == VAL_ANY_MAX_SETS) {
 				nsigned = max_signed + 1;	/* cut */
 				continue;
 			}
 			seen[nseen].owner = rr->owner;
-			seen[nseen].type = t;
+			seen[nseen].type = any_set_type(rr);
 			seen[nseen].signed_set = 0;
 			nseen++;
 		}
@@ -2253,13 +2267,8 @@ val_any_cut(struct mesh_answer *a, size_t max_signed)
 			break;
 	nseen = i;
 	for(rr = a->an.first; rr; rr = next) {
-		uint16_t t = any_set_type(rr);
 		next = rr->next;
-		for(i = 0; i < nseen; i++)
-			if(seen[i].type == t && dname_equal(seen[i].owner,
-				rr->owner))
-				break;
-		if(i < nseen) {
+		if(any_set_find(seen, nseen, rr) < nseen) {
 			prev = rr;
 			continue;
 		}
